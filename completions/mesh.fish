@@ -1,0 +1,87 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_mesh_global_optspecs
+    string join \n C= state= json q/quiet v/verbose color= h/help V/version
+end
+
+function __fish_mesh_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_mesh_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_mesh_using_subcommand
+    set -l cmd (__fish_mesh_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c mesh -n "__fish_mesh_needs_command" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_needs_command" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_needs_command" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_needs_command" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_needs_command" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_needs_command" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_needs_command" -s V -l version -d 'Print version'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "init" -d 'Write a commented mesh.toml to start a mesh'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "graph" -d 'Show every module and its build, presence and instantiation edges'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "completions" -d 'Print shell completions for mesh'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mesh -n "__fish_mesh_using_subcommand init" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand init" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand init" -l force -d 'Overwrite an existing mesh.toml'
+complete -c mesh -n "__fish_mesh_using_subcommand init" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand init" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand init" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l format -d 'Output format (`--json` is the same as `--format json`)' -r -f -a "text\t''
+dot\t''
+json\t''"
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l why -d 'Print the imports that make the build edge from A to B' -r
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand man" -l out -d 'Write every page into this directory instead' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand man" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand man" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand man" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand man" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand man" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand man" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph completions man help" -f -a "init" -d 'Write a commented mesh.toml to start a mesh'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph completions man help" -f -a "graph" -d 'Show every module and its build, presence and instantiation edges'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph completions man help" -f -a "completions" -d 'Print shell completions for mesh'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph completions man help" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

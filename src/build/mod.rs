@@ -1,0 +1,2 @@
+//! Building modules, judging them, and the artifact store.
+pub mod artifact;

@@ -1,0 +1,26 @@
+//! `mesh completions SHELL`.
+
+use clap_complete::Shell;
+
+/// Print shell completions for mesh.
+///
+/// The generated files are also committed under `completions/`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    shell: Shell,
+}
+
+pub fn run(a: &Args) -> crate::Result<i32> {
+    let mut out = std::io::stdout().lock();
+    clap_complete::generate(a.shell, &mut super::command(), "mesh", &mut out);
+    Ok(0)
+}
+
+/// The completion script for `shell`, as committed under `completions/`.
+pub fn generate(shell: Shell) -> Vec<u8> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut super::command(), "mesh", &mut out);
+    out
+}

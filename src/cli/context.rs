@@ -1,0 +1,61 @@
+//! Where the mesh is: its `mesh.toml`, its store and its artifact and log directories.
+
+use super::Cli;
+use crate::config::{MESH_TOML, MeshConfig, find_mesh_toml};
+use crate::{Error, Result};
+use std::path::PathBuf;
+
+/// A loaded mesh: its configuration and where its state lives.
+pub struct Ctx {
+    /// `mesh.toml`, validated.
+    pub mesh: MeshConfig,
+    /// `.mesh/` in the mesh directory.
+    pub dot_mesh: PathBuf,
+    /// The store file.
+    pub state: PathBuf,
+}
+
+impl Ctx {
+    /// Finds and loads `mesh.toml` (from `-C DIR` or upward from the working directory).
+    pub fn load(cli: &Cli) -> Result<Ctx> {
+        let start = match &cli.dir {
+            Some(d) => d.clone(),
+            None => std::env::current_dir().map_err(|e| {
+                Error::io(
+                    "cannot read the working directory",
+                    e,
+                    "cd into the mesh directory, or pass -C DIR",
+                )
+            })?,
+        };
+        let file = if cli.dir.is_some() {
+            let f = start.join(MESH_TOML);
+            if !f.is_file() {
+                return Err(Error::Failed {
+                    message: format!("there is no {MESH_TOML} in {}", start.display()),
+                    hint: "run `mesh init` there to write one, or point -C at the directory that holds it".into(),
+                });
+            }
+            f
+        } else {
+            find_mesh_toml(&start).ok_or_else(|| Error::Failed {
+                message: format!(
+                    "no {MESH_TOML} in {} or any directory above it",
+                    start.display()
+                ),
+                hint: "run `mesh init` to write one, `mesh init --example demo` for a demo mesh, or pass -C DIR".into(),
+            })?
+        };
+        let mesh = MeshConfig::load(&file)?;
+        let dot_mesh = mesh.dir.join(".mesh");
+        let state = cli
+            .state
+            .clone()
+            .unwrap_or_else(|| dot_mesh.join("state.redb"));
+        Ok(Ctx {
+            mesh,
+            dot_mesh,
+            state,
+        })
+    }
+}

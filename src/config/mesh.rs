@@ -1,0 +1,611 @@
+//! `mesh.toml`: the mesh's repositories, nodes, assignments and settings.
+
+use super::MESH_TOML;
+use super::diag::ConfigError;
+use super::name::{NAME_PATTERN, is_valid_name};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use toml::Spanned;
+
+/// The whole of `mesh.toml`, validated.
+#[derive(Debug, Clone)]
+pub struct MeshConfig {
+    /// The directory holding `mesh.toml`; relative paths are taken from here.
+    pub dir: PathBuf,
+    /// The file itself, as shown in messages.
+    pub file: String,
+    /// Its text, kept so later checks (against the modules found) can point into it.
+    pub text: String,
+    /// `[mesh] name`.
+    pub name: String,
+    /// `[[repo]]`, in file order.
+    pub repos: Vec<RepoConfig>,
+    /// `[ssh]`: defaults for every ssh node.
+    pub ssh: SshDefaults,
+    /// `[node.NAME]`, by name.
+    pub nodes: BTreeMap<String, NodeConfig>,
+    /// `[assign]`, in file order.
+    pub assign: Vec<Assignment>,
+    /// `[hooks]`.
+    pub hooks: Hooks,
+    /// `[mesh]` settings beyond the name.
+    pub settings: Settings,
+}
+
+/// One `[[repo]]`: a local git repository read at a ref, never its work tree.
+#[derive(Debug, Clone)]
+pub struct RepoConfig {
+    /// The repository's name in the mesh.
+    pub name: String,
+    /// Absolute path of the repository (bare or not).
+    pub path: PathBuf,
+    /// The ref read; `None` means `HEAD`.
+    pub reference: Option<String>,
+    /// Where `path` is written, for diagnostics.
+    pub path_span: Range<usize>,
+    /// Where `ref` is written (or the repo's name when absent), for diagnostics.
+    pub ref_span: Range<usize>,
+}
+
+/// `[ssh]` defaults.
+#[derive(Debug, Clone)]
+pub struct SshDefaults {
+    /// How many nodes are worked on at once.
+    pub parallel: usize,
+    /// Extra ssh arguments for every ssh node.
+    pub options: Vec<String>,
+    /// ssh's `ConnectTimeout`.
+    pub connect_timeout: Duration,
+}
+
+/// How a node is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// The system `ssh` binary.
+    Ssh,
+    /// A directory on this machine.
+    Local,
+}
+
+/// One `[node.NAME]`.
+#[derive(Debug, Clone)]
+pub struct NodeConfig {
+    /// The node's name.
+    pub name: String,
+    /// How it is reached.
+    pub transport: Transport,
+    /// `user@host` handed to ssh (ssh nodes only).
+    pub address: Option<String>,
+    /// The node's root directory; for local nodes made absolute from the mesh directory.
+    pub root: String,
+    /// Tags, used by `@tag` in `[assign]`.
+    pub tags: Vec<String>,
+    /// Extra ssh arguments for this node, after `[ssh] options`.
+    pub options: Vec<String>,
+}
+
+/// One line of `[assign]`: a module and where it runs.
+#[derive(Debug, Clone)]
+pub struct Assignment {
+    /// The module assigned.
+    pub module: String,
+    /// Where the module's name is written.
+    pub module_span: Range<usize>,
+    /// The nodes and tags it is assigned to.
+    pub targets: Vec<(Target, Range<usize>)>,
+}
+
+/// A node by name, or every node carrying a tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// `"ace"`.
+    Node(String),
+    /// `"@edge"`.
+    Tag(String),
+}
+
+/// `[hooks]`.
+#[derive(Debug, Clone, Default)]
+pub struct Hooks {
+    /// A command that receives each new fact as JSON on stdin.
+    pub on_event: Option<String>,
+    /// How long a hook may run before it is stopped.
+    pub timeout: Duration,
+}
+
+/// `[mesh]` settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// A current node not seen for longer than this needs a look.
+    pub silent_after: Duration,
+    /// How many facts the events log keeps.
+    pub events_keep: u64,
+    /// How many build logs are kept per module.
+    pub logs_keep: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMesh {
+    mesh: RawMeshSection,
+    #[serde(default)]
+    repo: Vec<RawRepo>,
+    ssh: Option<RawSsh>,
+    #[serde(default)]
+    node: BTreeMap<Spanned<String>, RawNode>,
+    #[serde(default)]
+    assign: BTreeMap<Spanned<String>, Spanned<Vec<Spanned<String>>>>,
+    hooks: Option<RawHooks>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMeshSection {
+    name: Spanned<String>,
+    silent_after: Option<Spanned<String>>,
+    events_keep: Option<u64>,
+    logs_keep: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRepo {
+    name: Spanned<String>,
+    path: Spanned<String>,
+    #[serde(rename = "ref")]
+    reference: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSsh {
+    parallel: Option<Spanned<usize>>,
+    #[serde(default)]
+    options: Vec<String>,
+    connect_timeout: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNode {
+    transport: Option<Spanned<String>>,
+    address: Option<Spanned<String>>,
+    root: Option<Spanned<String>>,
+    #[serde(default)]
+    tags: Vec<Spanned<String>>,
+    #[serde(default)]
+    options: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHooks {
+    on_event: Option<String>,
+    timeout: Option<Spanned<String>>,
+}
+
+/// Finds `mesh.toml` in `start` or the nearest directory above it.
+pub fn find_mesh_toml(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|d| d.join(MESH_TOML))
+        .find(|p| p.is_file())
+}
+
+/// Builds diagnostics for one file.
+pub(crate) struct Reporter<'a> {
+    pub file: &'a str,
+    pub text: &'a str,
+}
+
+impl Reporter<'_> {
+    pub fn error(
+        &self,
+        code: &'static str,
+        span: Option<Range<usize>>,
+        message: impl Into<String>,
+        label: impl Into<String>,
+        help: impl Into<String>,
+    ) -> ConfigError {
+        ConfigError::new(code, self.file, self.text, span, message, label, help)
+    }
+
+    /// A TOML syntax or shape error (bad TOML, unknown field, wrong type, missing field).
+    pub fn toml(&self, e: toml::de::Error, help: &str) -> ConfigError {
+        let msg = e.message().trim().to_string();
+        let code = if msg.starts_with("unknown field") {
+            "mesh::config::unknown_field"
+        } else if msg.starts_with("missing field") {
+            "mesh::config::missing_field"
+        } else {
+            "mesh::config::invalid_toml"
+        };
+        let first = msg.lines().next().unwrap_or("invalid TOML").to_string();
+        self.error(code, e.span(), first.clone(), first, help)
+    }
+
+    /// Checks a name against the pattern.
+    pub fn name(&self, what: &str, name: &Spanned<String>) -> Result<String, ConfigError> {
+        if is_valid_name(name.get_ref()) {
+            Ok(name.get_ref().clone())
+        } else {
+            Err(self.error(
+                "mesh::config::invalid_name",
+                Some(name.span()),
+                format!("invalid {what} name `{}`", name.get_ref()),
+                format!("must match {NAME_PATTERN}"),
+                format!(
+                    "{what} names are lowercase letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+                ),
+            ))
+        }
+    }
+
+    /// Parses a duration such as `10m`, `24h`, `30s`.
+    pub fn duration(&self, field: &str, d: &Spanned<String>) -> Result<Duration, ConfigError> {
+        humantime::parse_duration(d.get_ref()).map_err(|e| {
+            self.error(
+                "mesh::config::invalid_duration",
+                Some(d.span()),
+                format!("`{field}` is not a duration: {e}"),
+                "not a duration",
+                "write a duration such as \"30s\", \"10m\" or \"24h\"",
+            )
+        })
+    }
+}
+
+const MESH_HELP: &str =
+    "see the configuration reference in README.md (`mesh init` writes a commented example)";
+
+impl MeshConfig {
+    /// Reads and validates `mesh.toml` at `path`.
+    pub fn load(path: &Path) -> Result<MeshConfig, crate::Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| crate::Error::Io {
+            what: format!("cannot read {}", path.display()),
+            source: e,
+            hint: "run `mesh init` to write a mesh.toml, or pass `-C DIR` to point at the mesh"
+                .into(),
+        })?;
+        let dir = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let dir = std::path::absolute(&dir).unwrap_or(dir);
+        Ok(MeshConfig::parse(&text, &path.display().to_string(), &dir)?)
+    }
+
+    /// Parses `text` as `mesh.toml` shown as `file`, with relative paths taken from `dir`.
+    pub fn parse(text: &str, file: &str, dir: &Path) -> Result<MeshConfig, ConfigError> {
+        let r = Reporter { file, text };
+        let raw: RawMesh = toml::from_str(text).map_err(|e| r.toml(e, MESH_HELP))?;
+        let name = r.name("mesh", &raw.mesh.name)?;
+
+        let mut repos = Vec::new();
+        let mut repo_names = BTreeSet::new();
+        for repo in &raw.repo {
+            let repo_name = r.name("repository", &repo.name)?;
+            if !repo_names.insert(repo_name.clone()) {
+                return Err(r.error(
+                    "mesh::config::duplicate_repo",
+                    Some(repo.name.span()),
+                    format!("repository `{repo_name}` is named twice"),
+                    "second repository with this name",
+                    "give every [[repo]] its own name",
+                ));
+            }
+            repos.push(RepoConfig {
+                name: repo_name,
+                path: dir.join(repo.path.get_ref()),
+                reference: repo.reference.as_ref().map(|r| r.get_ref().clone()),
+                path_span: repo.path.span(),
+                ref_span: repo
+                    .reference
+                    .as_ref()
+                    .map_or_else(|| repo.name.span(), |r| r.span()),
+            });
+        }
+
+        let ssh = match &raw.ssh {
+            None => SshDefaults {
+                parallel: 16,
+                options: Vec::new(),
+                connect_timeout: Duration::from_secs(10),
+            },
+            Some(s) => SshDefaults {
+                parallel: match &s.parallel {
+                    Some(p) if *p.get_ref() == 0 => {
+                        return Err(r.error(
+                            "mesh::config::invalid_parallel",
+                            Some(p.span()),
+                            "`parallel` must be at least 1",
+                            "zero",
+                            "set `parallel` to how many nodes may be worked on at once, e.g. 16",
+                        ));
+                    }
+                    Some(p) => *p.get_ref(),
+                    None => 16,
+                },
+                options: s.options.clone(),
+                connect_timeout: match &s.connect_timeout {
+                    Some(d) => r.duration("connect_timeout", d)?,
+                    None => Duration::from_secs(10),
+                },
+            },
+        };
+
+        let mut nodes = BTreeMap::new();
+        for (node_name, node) in &raw.node {
+            let n = r.name("node", node_name)?;
+            nodes.insert(n.clone(), Self::node(&r, dir, n, node_name, node)?);
+        }
+
+        let tags: BTreeSet<&str> = nodes
+            .values()
+            .flat_map(|n| n.tags.iter().map(String::as_str))
+            .collect();
+        let mut assign = Vec::new();
+        for (module, targets) in &raw.assign {
+            let m = r.name("module", module)?;
+            let mut ts = Vec::new();
+            for t in targets.get_ref() {
+                let target = if let Some(tag) = t.get_ref().strip_prefix('@') {
+                    if !tags.contains(tag) {
+                        return Err(r.error(
+                            "mesh::config::unknown_tag",
+                            Some(t.span()),
+                            format!("no node carries the tag `{tag}`"),
+                            "unknown tag",
+                            format!(
+                                "add \"{tag}\" to some node's `tags`, or assign by node name{}",
+                                known_list("tags", tags.iter().copied())
+                            ),
+                        ));
+                    }
+                    Target::Tag(tag.to_string())
+                } else {
+                    if !nodes.contains_key(t.get_ref()) {
+                        return Err(r.error(
+                            "mesh::config::unknown_node",
+                            Some(t.span()),
+                            format!("no node is named `{}`", t.get_ref()),
+                            "unknown node",
+                            format!(
+                                "define [node.{}], or assign to a node that exists{}",
+                                t.get_ref(),
+                                known_list("nodes", nodes.keys().map(String::as_str))
+                            ),
+                        ));
+                    }
+                    Target::Node(t.get_ref().clone())
+                };
+                ts.push((target, t.span()));
+            }
+            assign.push(Assignment {
+                module: m,
+                module_span: module.span(),
+                targets: ts,
+            });
+        }
+        assign.sort_by_key(|a| a.module_span.start);
+
+        let hooks = match &raw.hooks {
+            None => Hooks {
+                on_event: None,
+                timeout: Duration::from_secs(10),
+            },
+            Some(h) => Hooks {
+                on_event: h.on_event.clone(),
+                timeout: match &h.timeout {
+                    Some(d) => r.duration("timeout", d)?,
+                    None => Duration::from_secs(10),
+                },
+            },
+        };
+        let settings = Settings {
+            silent_after: match &raw.mesh.silent_after {
+                Some(d) => r.duration("silent_after", d)?,
+                None => Duration::from_secs(24 * 3600),
+            },
+            events_keep: raw.mesh.events_keep.unwrap_or(100_000),
+            logs_keep: raw.mesh.logs_keep.unwrap_or(10),
+        };
+
+        Ok(MeshConfig {
+            dir: dir.to_path_buf(),
+            file: file.to_string(),
+            text: text.to_string(),
+            name,
+            repos,
+            ssh,
+            nodes,
+            assign,
+            hooks,
+            settings,
+        })
+    }
+
+    fn node(
+        r: &Reporter,
+        dir: &Path,
+        name: String,
+        key: &Spanned<String>,
+        node: &RawNode,
+    ) -> Result<NodeConfig, ConfigError> {
+        let transport = match node.transport.as_ref().map(|t| (t.get_ref().as_str(), t)) {
+            None | Some(("ssh", _)) => Transport::Ssh,
+            Some(("local", _)) => Transport::Local,
+            Some((other, t)) => {
+                return Err(r.error(
+                    "mesh::config::unknown_transport",
+                    Some(t.span()),
+                    format!("unknown transport `{other}`"),
+                    "not a transport",
+                    "`transport` is \"ssh\" (the default) or \"local\"",
+                ));
+            }
+        };
+        let address = node.address.as_ref().map(|a| a.get_ref().clone());
+        if transport == Transport::Ssh && address.as_deref().is_none_or(str::is_empty) {
+            return Err(r.error(
+                "mesh::config::missing_address",
+                Some(node.address.as_ref().map_or_else(|| key.span(), |a| a.span())),
+                format!("node `{name}` has no address"),
+                "an ssh node needs an address",
+                format!(
+                    "add `address = \"user@host\"` under [node.{name}], or `transport = \"local\"` for a directory on this machine"
+                ),
+            ));
+        }
+        if let Some(a) = &node.address
+            && a.get_ref().starts_with('-')
+        {
+            return Err(r.error(
+                "mesh::config::invalid_address",
+                Some(a.span()),
+                "an address may not start with `-`",
+                "would be read by ssh as an option",
+                "put ssh options in `options`, and the host in `address`",
+            ));
+        }
+        let root = match &node.root {
+            Some(root) => root.get_ref().clone(),
+            None if transport == Transport::Ssh => "/var/lib/mesh".to_string(),
+            None => {
+                return Err(r.error(
+                    "mesh::config::missing_root",
+                    Some(key.span()),
+                    format!("local node `{name}` has no root"),
+                    "a local node needs a root",
+                    format!("add `root = \"nodes/{name}\"` under [node.{name}]"),
+                ));
+            }
+        };
+        let root = if transport == Transport::Local {
+            dir.join(root).display().to_string()
+        } else {
+            root
+        };
+        let mut tags = Vec::new();
+        for t in &node.tags {
+            tags.push(r.name("tag", t)?);
+        }
+        Ok(NodeConfig {
+            name,
+            transport,
+            address,
+            root,
+            tags,
+            options: node.options.clone(),
+        })
+    }
+
+    /// Checks `[assign]` against the modules the repositories hold: every assigned module must
+    /// exist and must not be a library.
+    pub fn check_assignments<'a>(
+        &self,
+        mut kind_of: impl FnMut(&str) -> Option<super::Kind>,
+        all: impl Iterator<Item = &'a str> + Clone,
+    ) -> Result<(), ConfigError> {
+        let r = Reporter {
+            file: &self.file,
+            text: &self.text,
+        };
+        for a in &self.assign {
+            match kind_of(&a.module) {
+                None => {
+                    return Err(r.error(
+                        "mesh::config::unknown_module",
+                        Some(a.module_span.clone()),
+                        format!("no module is named `{}`", a.module),
+                        "unknown module",
+                        format!(
+                            "assign a module some repository holds (a directory with a mesh-module.toml){}",
+                            known_list("modules", all.clone())
+                        ),
+                    ));
+                }
+                Some(super::Kind::Library) => {
+                    return Err(r.error(
+                        "mesh::config::library_assigned",
+                        Some(a.module_span.clone()),
+                        format!("`{}` is a library and cannot be assigned", a.module),
+                        "a library",
+                        "libraries are built and judged but never run on a node: remove this line",
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The nodes a module is assigned to (by name or tag), sorted and without repeats.
+    pub fn nodes_of(&self, module: &str) -> Vec<String> {
+        let mut out = BTreeSet::new();
+        for a in self.assign.iter().filter(|a| a.module == module) {
+            for (t, _) in &a.targets {
+                match t {
+                    Target::Node(n) => {
+                        out.insert(n.clone());
+                    }
+                    Target::Tag(tag) => {
+                        out.extend(
+                            self.nodes
+                                .values()
+                                .filter(|n| n.tags.contains(tag))
+                                .map(|n| n.name.clone()),
+                        );
+                    }
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// A diagnostic pointing at a repository's `path` or `ref`.
+    pub fn repo_error(
+        &self,
+        repo: &RepoConfig,
+        at_ref: bool,
+        message: String,
+        help: String,
+    ) -> ConfigError {
+        let span = if at_ref {
+            repo.ref_span.clone()
+        } else {
+            repo.path_span.clone()
+        };
+        ConfigError::new(
+            if at_ref {
+                "mesh::source::unknown_ref"
+            } else {
+                "mesh::source::unreadable_repo"
+            },
+            &self.file,
+            &self.text,
+            Some(span),
+            message,
+            if at_ref {
+                "this ref"
+            } else {
+                "this repository"
+            },
+            help,
+        )
+    }
+}
+
+/// ", known X: a, b, c" or nothing when there are none.
+pub fn known_list<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.take(12).collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!(" (known {what}: {})", names.join(", "))
+    }
+}

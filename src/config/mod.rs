@@ -1,0 +1,20 @@
+//! `mesh.toml` and `mesh-module.toml`: parsed with spans kept, so every mistake is a miette
+//! diagnostic that points at the file, line and column, and says what to do next.
+
+mod diag;
+mod mesh;
+mod module;
+mod name;
+
+pub use diag::ConfigError;
+pub use mesh::{
+    Assignment, Hooks, MeshConfig, NodeConfig, RepoConfig, Settings, SshDefaults, Target,
+    Transport, find_mesh_toml, known_list,
+};
+pub use module::{Instantiation, Kind, ModuleManifest, Policy};
+pub use name::{NAME_PATTERN, is_valid_name};
+
+/// The file name every module directory holds.
+pub const MODULE_MANIFEST: &str = "mesh-module.toml";
+/// The mesh's own file name.
+pub const MESH_TOML: &str = "mesh.toml";

@@ -1,0 +1,229 @@
+//! `mesh-module.toml`: one module's name, recipe, policy and declared edges.
+
+use super::ConfigError;
+use super::mesh::Reporter;
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+use std::time::Duration;
+use toml::Spanned;
+
+/// What a module is: run on nodes, or only built against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Assignable to nodes.
+    Service,
+    /// Built and judged, never assigned.
+    Library,
+}
+
+/// Whether a fit build is declared at once or waits for `mesh declare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// A fit build of the current source is declared at once.
+    #[default]
+    Auto,
+    /// Waits for `mesh declare`.
+    Hold,
+}
+
+/// `instantiation = [{ module = "postgres", as = "db" }]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Instantiation {
+    /// The module that makes something for this one.
+    pub module: String,
+    /// What this module calls it.
+    pub alias: String,
+}
+
+/// A module's manifest, validated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModuleManifest {
+    /// The module's name, unique in the mesh.
+    pub name: String,
+    /// Service or library.
+    pub kind: Kind,
+    /// Build command, run by `sh -c` in the module directory with `$MESH_OUT`.
+    pub build: String,
+    /// Test command, the first tier of the verdict.
+    pub test: Option<String>,
+    /// Auto or hold.
+    pub policy: Policy,
+    /// Repo-root paths that are part of the source id.
+    pub inputs: Vec<String>,
+    /// Run on the node in the unpacked artifact after each switch.
+    pub activate: Option<String>,
+    /// Modules that must be assigned to the same node.
+    pub presence: Vec<String>,
+    /// Modules that make something for this one.
+    pub instantiation: Vec<Instantiation>,
+    /// Import patterns dropped before resolution.
+    pub ignore: Vec<String>,
+    /// How long build and test may each run.
+    pub timeout: Duration,
+    /// Where the name is written, for diagnostics.
+    #[serde(skip)]
+    pub name_span: Range<usize>,
+    /// Spans of declared edges, for diagnostics: (module named, where).
+    #[serde(skip)]
+    pub edge_spans: Vec<(String, Range<usize>)>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawModule {
+    name: Spanned<String>,
+    kind: Option<Spanned<String>>,
+    build: String,
+    test: Option<String>,
+    policy: Option<Spanned<String>>,
+    #[serde(default)]
+    inputs: Vec<Spanned<String>>,
+    activate: Option<String>,
+    #[serde(default)]
+    presence: Vec<Spanned<String>>,
+    #[serde(default)]
+    instantiation: Vec<Spanned<RawInstantiation>>,
+    imports: Option<RawImports>,
+    timeout: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInstantiation {
+    module: Spanned<String>,
+    #[serde(rename = "as")]
+    alias: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawImports {
+    #[serde(default)]
+    ignore: Vec<Spanned<String>>,
+}
+
+const MODULE_HELP: &str = "a mesh-module.toml holds name, kind, build, test, policy, inputs, activate, presence, instantiation, timeout and [imports] ignore; see README.md";
+
+impl ModuleManifest {
+    /// Parses a manifest's `text`, shown as `file` in diagnostics.
+    pub fn parse(text: &str, file: &str) -> Result<ModuleManifest, ConfigError> {
+        let r = Reporter { file, text };
+        let raw: RawModule = toml::from_str(text).map_err(|e| r.toml(e, MODULE_HELP))?;
+        let name = r.name("module", &raw.name)?;
+        let kind = match raw.kind.as_ref().map(|k| (k.get_ref().as_str(), k)) {
+            None | Some(("service", _)) => Kind::Service,
+            Some(("library", _)) => Kind::Library,
+            Some((other, k)) => {
+                return Err(r.error(
+                    "mesh::config::unknown_kind",
+                    Some(k.span()),
+                    format!("unknown kind `{other}`"),
+                    "not a kind",
+                    "`kind` is \"service\" (the default) or \"library\"",
+                ));
+            }
+        };
+        let policy = match raw.policy.as_ref().map(|p| (p.get_ref().as_str(), p)) {
+            None | Some(("auto", _)) => Policy::Auto,
+            Some(("hold", _)) => Policy::Hold,
+            Some((other, p)) => {
+                return Err(r.error(
+                    "mesh::config::unknown_policy",
+                    Some(p.span()),
+                    format!("unknown policy `{other}`"),
+                    "not a policy",
+                    "`policy` is \"auto\" (a fit build is declared at once) or \"hold\" (waits for `mesh declare`)",
+                ));
+            }
+        };
+        let mut inputs = Vec::new();
+        for i in &raw.inputs {
+            let p = i.get_ref();
+            if p.is_empty() || p.starts_with('/') || p.split('/').any(|s| s == "..") {
+                return Err(r.error(
+                    "mesh::config::invalid_input",
+                    Some(i.span()),
+                    format!("input `{p}` is not a path inside the repository"),
+                    "not a repository path",
+                    "inputs are paths from the repository root, such as \"go.mod\" or \"proto/\"",
+                ));
+            }
+            inputs.push(p.trim_end_matches('/').to_string());
+        }
+        let mut edge_spans = Vec::new();
+        let mut presence = Vec::new();
+        for p in &raw.presence {
+            let n = r.name("module", p)?;
+            edge_spans.push((n.clone(), p.span()));
+            presence.push(n);
+        }
+        let mut instantiation = Vec::new();
+        for i in &raw.instantiation {
+            let n = r.name("module", &i.get_ref().module)?;
+            edge_spans.push((n.clone(), i.get_ref().module.span()));
+            instantiation.push(Instantiation {
+                module: n,
+                alias: i.get_ref().alias.clone(),
+            });
+        }
+        let mut ignore = Vec::new();
+        for pat in raw.imports.iter().flat_map(|i| &i.ignore) {
+            if let Err(e) = globset::Glob::new(pat.get_ref()) {
+                return Err(r.error(
+                    "mesh::config::invalid_pattern",
+                    Some(pat.span()),
+                    format!("`{}` is not a valid pattern: {e}", pat.get_ref()),
+                    "invalid pattern",
+                    "ignore patterns are globs such as \"golang.org/x/*\"",
+                ));
+            }
+            ignore.push(pat.get_ref().clone());
+        }
+        let timeout = match &raw.timeout {
+            Some(t) => r.duration("timeout", t)?,
+            None => Duration::from_secs(30 * 60),
+        };
+        Ok(ModuleManifest {
+            name,
+            kind,
+            build: raw.build,
+            test: raw.test,
+            policy,
+            inputs,
+            activate: raw.activate,
+            presence,
+            instantiation,
+            ignore,
+            timeout,
+            name_span: raw.name.span(),
+            edge_spans,
+        })
+    }
+
+    /// A diagnostic pointing at one of this manifest's declared edges.
+    pub fn edge_error(
+        &self,
+        file: &str,
+        text: &str,
+        target: &str,
+        message: String,
+        help: String,
+    ) -> ConfigError {
+        let span = self
+            .edge_spans
+            .iter()
+            .find(|(n, _)| n == target)
+            .map(|(_, s)| s.clone());
+        ConfigError::new(
+            "mesh::config::unknown_module",
+            file,
+            text,
+            span,
+            message,
+            "no such module",
+            help,
+        )
+    }
+}

@@ -1,0 +1,30 @@
+//! Names of modules, nodes, repositories and tags: safe in paths, shell arguments and tables.
+
+/// The pattern every name must match, for messages.
+pub const NAME_PATTERN: &str = "[a-z0-9][a-z0-9._-]*";
+
+/// Whether `s` matches `[a-z0-9][a-z0-9._-]*` (and is at most 128 bytes).
+pub fn is_valid_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 128
+        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && b.iter().all(|c| {
+            c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_valid_name;
+
+    #[test]
+    fn names() {
+        for ok in ["a", "route-proxy", "lib.core", "x_1", "0day"] {
+            assert!(is_valid_name(ok), "{ok}");
+        }
+        for bad in ["", "-a", ".a", "A", "a b", "a/b", "ä", "a;rm", "_x"] {
+            assert!(!is_valid_name(bad), "{bad}");
+        }
+    }
+}

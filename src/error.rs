@@ -1,0 +1,91 @@
+//! The top-level error: every layer's error, and the exit code each one means.
+
+use miette::Diagnostic;
+use thiserror::Error;
+
+/// Everything that can stop a verb. The cli maps it to an exit code in one place.
+#[derive(Debug, Error, Diagnostic)]
+pub enum Error {
+    /// A mistake in a configuration file.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Config(#[from] crate::config::ConfigError),
+
+    /// Reading the git repositories failed.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Source(#[from] crate::source::SourceError),
+
+    /// The module graph is not usable (a cycle).
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Graph(#[from] crate::graph::GraphError),
+
+    /// The store could not be opened, read or written.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Store(#[from] crate::store::StoreError),
+
+    /// A file or directory could not be read or written.
+    #[error("{what}: {source}")]
+    #[diagnostic(code(mesh::io), help("{hint}"))]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The OS error.
+        source: std::io::Error,
+        /// What to do next.
+        hint: String,
+    },
+
+    /// Something the mesh cannot do as things are (exit 1), with what to do next.
+    #[error("{message}")]
+    #[diagnostic(code(mesh::failed), help("{hint}"))]
+    Failed {
+        /// What is wrong.
+        message: String,
+        /// What to do next.
+        hint: String,
+    },
+
+    /// The user asked for something that cannot be done as asked.
+    #[error("{message}")]
+    #[diagnostic(code(mesh::usage), help("{hint}"))]
+    Usage {
+        /// What is wrong.
+        message: String,
+        /// What to do next.
+        hint: String,
+    },
+}
+
+impl Error {
+    /// The process exit code this error means (DESIGN.md §3).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Store(e) if e.is_locked() => 75,
+            Error::Usage { .. } => 2,
+            _ => 1,
+        }
+    }
+
+    /// A failure with what to do next.
+    pub fn failed(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Error::Failed {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    /// An IO error with what was being done and what to do next.
+    pub fn io(what: impl Into<String>, source: std::io::Error, help: impl Into<String>) -> Self {
+        Error::Io {
+            what: what.into(),
+            source,
+            hint: help.into(),
+        }
+    }
+}
+
+/// The result of anything in mesh.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,471 @@
+//! Loading the graph: read the sources, reuse what the store learned about modules whose source
+//! id did not move, scan only blobs never scanned before, resolve, record what is new.
+
+use super::{EdgeKind, GraphModule, ModuleGraph};
+use crate::Result;
+use crate::config::MeshConfig;
+use crate::imports::manifest::{self, MANIFEST_FILES, ManifestFacts};
+use crate::imports::resolve::{self, ModuleImports};
+use crate::imports::{Import, Language, SCANNER_VERSION, ScannedFile};
+use crate::source::{self, ModuleSource, RepoSnapshot, Snapshot, SourceError};
+use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Store};
+use gix::ObjectId;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Files larger than this are not scanned (generated code, vendored bundles).
+const MAX_SCANNED_FILE: u64 = 4 << 20;
+
+/// How much work loading took: a second run over an unchanged mesh parses nothing.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Stats {
+    /// Source files read and scanned this run.
+    pub files_parsed: u64,
+    /// Source files whose imports came from the store.
+    pub files_cached: u64,
+    /// Modules whose tree was walked (their source id moved, or they are new).
+    pub modules_walked: u64,
+}
+
+/// The sources and the graph derived from them.
+pub struct Loaded {
+    /// Repositories and modules at their refs.
+    pub snapshot: Snapshot,
+    /// The module graph.
+    pub graph: ModuleGraph,
+    /// How much work it took.
+    pub stats: Stats,
+    /// Details for `-v`: modules without a language manifest, skipped files.
+    pub notes: Vec<String>,
+}
+
+/// What one module's walk (or its cached record) gave.
+struct Learned {
+    record: ModuleRecord,
+    walked: bool,
+    new_imports: Vec<(ObjectId, Vec<Import>)>,
+    parsed: u64,
+    cached: u64,
+    skipped: Vec<String>,
+}
+
+/// Reads every repository, derives the module graph, and records what was learned in one
+/// store write (only when something was new). Nothing is written when anything fails.
+pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
+    let snapshot = Snapshot::read(mesh)?;
+    let records: Vec<Option<ModuleRecord>> = {
+        let store = Store::open(store_path)?;
+        store.read(|r| {
+            snapshot
+                .modules
+                .iter()
+                .map(|m| r.get::<ModuleRecord>(MODULES, m.name().as_bytes()))
+                .collect()
+        })?
+    };
+    let stale: Vec<usize> = (0..snapshot.modules.len())
+        .filter(|&i| {
+            records[i].as_ref().is_none_or(|r| {
+                r.source_id != snapshot.modules[i].source_id || r.scanner_version != SCANNER_VERSION
+            })
+        })
+        .collect();
+
+    // Which blobs of the modules to walk were scanned before.
+    let walked = walk_all(&snapshot, &stale)?;
+    let wanted: Vec<ObjectId> = walked
+        .iter()
+        .flat_map(|(_, files)| files.iter().filter(|f| f.1.is_some()).map(|f| f.0.id))
+        .collect();
+    let known: HashMap<ObjectId, Vec<Import>> = if wanted.is_empty() {
+        HashMap::new()
+    } else {
+        let store = Store::open(store_path)?;
+        store.read(|r| {
+            let mut out = HashMap::new();
+            for id in &wanted {
+                let key = store::imports_key(id.as_bytes(), SCANNER_VERSION);
+                if let Some(v) = r.get::<Vec<Import>>(IMPORTS, &key)? {
+                    out.insert(*id, v);
+                }
+            }
+            Ok(out)
+        })?
+    };
+
+    let mut learned: Vec<Option<Learned>> = records
+        .into_iter()
+        .map(|r| {
+            r.map(|record| Learned {
+                record,
+                walked: false,
+                new_imports: Vec::new(),
+                parsed: 0,
+                cached: 0,
+                skipped: Vec::new(),
+            })
+        })
+        .collect();
+    let results = scan_modules(&snapshot, walked, &known)?;
+    for (i, l) in results {
+        learned[i] = Some(l);
+    }
+    let learned: Vec<Learned> = learned
+        .into_iter()
+        .map(|l| l.expect("every module is either cached or walked"))
+        .collect();
+
+    let mut stats = Stats::default();
+    let mut notes = Vec::new();
+    for (m, l) in snapshot.modules.iter().zip(&learned) {
+        stats.files_parsed += l.parsed;
+        stats.files_cached += l.cached;
+        stats.modules_walked += u64::from(l.walked);
+        for n in &l.record.manifests.notes {
+            notes.push(format!("module `{}`: {n}", m.name()));
+        }
+        notes.extend(l.skipped.iter().cloned());
+    }
+
+    if learned.iter().any(|l| l.walked) {
+        let store = Store::open(store_path)?;
+        store.write(|w| {
+            for l in learned.iter().filter(|l| l.walked) {
+                for (id, imports) in &l.new_imports {
+                    w.put(
+                        IMPORTS,
+                        &store::imports_key(id.as_bytes(), SCANNER_VERSION),
+                        imports,
+                    )?;
+                }
+            }
+            for (m, l) in snapshot.modules.iter().zip(&learned) {
+                if l.walked {
+                    w.put(MODULES, m.name().as_bytes(), &l.record)?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+
+    let go = go_names(&snapshot, &learned)?;
+    let provides: Vec<Vec<(Language, String)>> = learned
+        .iter()
+        .zip(go)
+        .map(|(l, go)| {
+            let mut p = l.record.manifests.provides.clone();
+            p.extend(go.map(|g| (Language::Go, g)));
+            p
+        })
+        .collect();
+    let inputs: Vec<ModuleImports> = snapshot
+        .modules
+        .iter()
+        .zip(&learned)
+        .zip(&provides)
+        .map(|((m, l), p)| ModuleImports {
+            name: m.name(),
+            repo: m.repo,
+            dir: &m.dir,
+            provides: p,
+            renames: &l.record.manifests.rust_renames,
+            ignore: &m.manifest.ignore,
+            files: &l.record.files,
+        })
+        .collect();
+    let res = resolve::resolve(&inputs);
+
+    let index: HashMap<&str, usize> = snapshot
+        .modules
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.name(), i))
+        .collect();
+    let mut declared = Vec::new();
+    for (i, m) in snapshot.modules.iter().enumerate() {
+        for p in &m.manifest.presence {
+            declared.push((i, index[p.as_str()], EdgeKind::Presence));
+        }
+        for inst in &m.manifest.instantiation {
+            declared.push((i, index[inst.module.as_str()], EdgeKind::Instantiation));
+        }
+    }
+    let modules: Vec<GraphModule> = snapshot
+        .modules
+        .iter()
+        .zip(&provides)
+        .map(|(m, p)| GraphModule {
+            name: m.name().to_string(),
+            kind: m.manifest.kind,
+            repo: snapshot.repo_of(m).name.clone(),
+            path: m.dir.clone(),
+            source: m.source_id.clone(),
+            provides: p.iter().map(|(_, n)| n.clone()).collect(),
+        })
+        .collect();
+    let graph = ModuleGraph::new(modules, res.edges, declared, res.warnings)?;
+    Ok(Loaded {
+        snapshot,
+        graph,
+        stats,
+        notes,
+    })
+}
+
+/// A module's files: (entry, language if it is a source file to scan).
+type Walked = Vec<(usize, Vec<(source::FileEntry, Option<Language>)>)>;
+
+fn walk_all(snapshot: &Snapshot, stale: &[usize]) -> Result<Walked> {
+    let mut out = Vec::new();
+    for &i in stale {
+        let m = &snapshot.modules[i];
+        let snap = snapshot.repo_of(m);
+        let files = source::module_files(snap, &m.dir, m.tree, &m.nested)?;
+        let files = files
+            .into_iter()
+            .map(|f| {
+                let lang = Language::of_path(&f.path);
+                (f, lang)
+            })
+            .collect();
+        out.push((i, files));
+    }
+    Ok(out)
+}
+
+/// Scans the walked modules, two threads when there is enough to do.
+fn scan_modules(
+    snapshot: &Snapshot,
+    walked: Walked,
+    known: &HashMap<ObjectId, Vec<Import>>,
+) -> Result<Vec<(usize, Learned)>> {
+    let total: usize = walked.iter().map(|(_, f)| f.len()).sum();
+    let threads = if total > 400 {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8)
+    } else {
+        1
+    };
+    let mut chunks: Vec<Walked> = (0..threads).map(|_| Vec::new()).collect();
+    for (k, w) in walked.into_iter().enumerate() {
+        chunks[k % threads].push(w);
+    }
+    let names: Vec<String> = snapshot.repos.iter().map(|r| r.name.clone()).collect();
+    let results: Vec<std::result::Result<Vec<(usize, Learned)>, SourceError>> =
+        std::thread::scope(|s| {
+            let handles: Vec<_> = chunks
+                .into_iter()
+                .map(|chunk| {
+                    let repos: Vec<gix::Repository> =
+                        snapshot.repos.iter().map(|r| r.repo.clone()).collect();
+                    let names = &names;
+                    let modules = &snapshot.modules;
+                    s.spawn(move || {
+                        chunk
+                            .into_iter()
+                            .map(|(i, files)| {
+                                let m = &modules[i];
+                                scan_module(&names[m.repo], &repos[m.repo], m, files, known)
+                                    .map(|l| (i, l))
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| match h.join() {
+                    Ok(r) => r,
+                    Err(p) => std::panic::resume_unwind(p),
+                })
+                .collect()
+        });
+    let mut out = Vec::new();
+    for r in results {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+fn scan_module(
+    repo_name: &str,
+    repo: &gix::Repository,
+    m: &ModuleSource,
+    files: Vec<(source::FileEntry, Option<Language>)>,
+    known: &HashMap<ObjectId, Vec<Import>>,
+) -> std::result::Result<Learned, SourceError> {
+    let err = |what: String, e: &dyn std::fmt::Display| SourceError {
+        repo: repo_name.to_string(),
+        message: format!("{what}: {e}"),
+        help: "check the repository with `git fsck`; mesh reads only committed objects".into(),
+    };
+    let mut scanned = Vec::new();
+    let mut new_imports = Vec::new();
+    let (mut parsed, mut cached) = (0, 0);
+    let mut skipped = Vec::new();
+    let mut manifest_texts: Vec<(String, String)> = Vec::new();
+    let mut packages = Vec::new();
+    let prefix = if m.dir.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", m.dir)
+    };
+    for (f, lang) in &files {
+        let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
+        if MANIFEST_FILES.contains(&rel) {
+            let blob = repo
+                .find_blob(f.id)
+                .map_err(|e| err(format!("cannot read {}", f.path), &e))?;
+            manifest_texts.push((
+                rel.to_string(),
+                String::from_utf8_lossy(&blob.data).into_owned(),
+            ));
+        }
+        if let Some(pkg) = python_package(rel) {
+            packages.push(pkg);
+        }
+        let Some(lang) = lang else { continue };
+        if let Some(imports) = known.get(&f.id) {
+            cached += 1;
+            scanned.push(ScannedFile {
+                path: f.path.clone(),
+                language: *lang,
+                imports: imports.clone(),
+            });
+            continue;
+        }
+        let header = repo
+            .find_header(f.id)
+            .map_err(|e| err(format!("cannot read {}", f.path), &e))?;
+        let imports = if header.size() > MAX_SCANNED_FILE {
+            skipped.push(format!(
+                "{}:{}: skipped, {} bytes is larger than the {} byte limit for source files",
+                repo_name,
+                f.path,
+                header.size(),
+                MAX_SCANNED_FILE
+            ));
+            Vec::new()
+        } else {
+            let blob = repo
+                .find_blob(f.id)
+                .map_err(|e| err(format!("cannot read {}", f.path), &e))?;
+            if blob.data.iter().take(8000).any(|&b| b == 0) {
+                skipped.push(format!("{repo_name}:{}: skipped, binary", f.path));
+                Vec::new()
+            } else {
+                crate::imports::scan(*lang, &String::from_utf8_lossy(&blob.data))
+            }
+        };
+        parsed += 1;
+        new_imports.push((f.id, imports.clone()));
+        scanned.push(ScannedFile {
+            path: f.path.clone(),
+            language: *lang,
+            imports,
+        });
+    }
+    packages.sort();
+    packages.dedup();
+    let texts: Vec<(&str, &str)> = manifest_texts
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let mut facts: ManifestFacts = manifest::read_facts(&texts, &packages);
+    if files.iter().any(|(_, l)| *l == Some(Language::Go)) {
+        facts
+            .notes
+            .retain(|n| !n.starts_with("no language manifest"));
+    }
+    Ok(Learned {
+        record: ModuleRecord {
+            source_id: m.source_id.clone(),
+            scanner_version: SCANNER_VERSION,
+            files: scanned,
+            manifests: facts,
+        },
+        walked: true,
+        new_imports,
+        parsed,
+        cached,
+        skipped,
+    })
+}
+
+/// `pkg` for `pkg/__init__.py` or `src/pkg/__init__.py` (relative to the module directory).
+fn python_package(rel: &str) -> Option<String> {
+    let rel = rel.strip_prefix("src/").unwrap_or(rel);
+    let (pkg, rest) = rel.split_once('/')?;
+    (rest == "__init__.py").then(|| pkg.to_string())
+}
+
+/// Go import names: the nearest `go.mod` at or above each module that has Go code or a go.mod,
+/// its `module` path joined with the module's directory below it.
+fn go_names(snapshot: &Snapshot, learned: &[Learned]) -> Result<Vec<Option<String>>> {
+    let mut memo: HashMap<(usize, String), Option<(String, String)>> = HashMap::new();
+    let mut out = Vec::new();
+    for (m, l) in snapshot.modules.iter().zip(learned) {
+        let has_go = l.record.files.iter().any(|f| f.language == Language::Go);
+        if !has_go {
+            out.push(None);
+            continue;
+        }
+        let snap = snapshot.repo_of(m);
+        let found = nearest_go_mod(snap, m.repo, &m.dir, &mut memo)?;
+        out.push(found.map(|(dir, path)| {
+            let below = if dir.is_empty() {
+                m.dir.as_str()
+            } else {
+                m.dir
+                    .strip_prefix(&dir)
+                    .unwrap_or("")
+                    .trim_start_matches('/')
+            };
+            if below.is_empty() {
+                path
+            } else {
+                format!("{path}/{below}")
+            }
+        }));
+    }
+    Ok(out)
+}
+
+/// (directory of the nearest go.mod at or above `dir`, its module path).
+fn nearest_go_mod(
+    snap: &RepoSnapshot,
+    repo: usize,
+    dir: &str,
+    memo: &mut HashMap<(usize, String), Option<(String, String)>>,
+) -> Result<Option<(String, String)>> {
+    if let Some(v) = memo.get(&(repo, dir.to_string())) {
+        return Ok(v.clone());
+    }
+    let root = snap
+        .repo
+        .find_tree(snap.tree)
+        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
+    let path = source::join(dir, "go.mod");
+    let here = root
+        .lookup_entry_by_path(&path)
+        .map_err(|e| SourceError::git(&snap.name, "cannot look up go.mod", e))?;
+    let found = match here {
+        Some(entry) if entry.mode().is_blob() => {
+            let blob = snap
+                .repo
+                .find_blob(entry.object_id())
+                .map_err(|e| SourceError::git(&snap.name, "cannot read go.mod", e))?;
+            manifest::go_module_path(&String::from_utf8_lossy(&blob.data))
+                .map(|p| (dir.to_string(), p))
+        }
+        _ if dir.is_empty() => None,
+        _ => {
+            let parent = dir.rsplit_once('/').map_or("", |(p, _)| p);
+            nearest_go_mod(snap, repo, parent, memo)?
+        }
+    };
+    memo.insert((repo, dir.to_string()), found.clone());
+    Ok(found)
+}

@@ -1,0 +1,493 @@
+//! The JavaScript/TypeScript import scanner: the specifier string of static imports and
+//! re-exports (`import … from "s"`, `export … from "s"`, `import "s"`), dynamic `import("s")`
+//! and `require("s")`, exactly as written ("@scope/pkg/sub", "./x", "lodash/fp").
+//!
+//! The lexer follows template literals through nested `${…}` expressions and tells regex
+//! literals from division by the token before the `/`, so neither can derail string tracking.
+
+use super::scan::{
+    Collector, Import, Kind, Token, at, block_comment, ident_end, is_ident_continue, line_comment,
+    line_end, punct_at, quoted_end,
+};
+
+/// Scans a JS or TS file: every import specifier given as a string literal.
+pub fn scan(src: &str) -> Vec<Import> {
+    let mut c = Collector::new(src);
+    let toks = Lexer::new(src.as_bytes(), &mut c).run();
+    collect(&toks, src, &mut c);
+    c.finish()
+}
+
+/// Whether a `/` right after this token starts a regex rather than a division: after most
+/// punctuation (not `)`, `]`, `.`) and after keywords that precede expressions.
+fn regex_may_follow(kind: Kind, text: &[u8]) -> bool {
+    match kind {
+        Kind::Punct(p) => matches!(
+            p,
+            b'(' | b','
+                | b'='
+                | b':'
+                | b'['
+                | b'!'
+                | b'&'
+                | b'|'
+                | b'?'
+                | b'{'
+                | b'}'
+                | b';'
+                | b'+'
+                | b'-'
+                | b'*'
+                | b'%'
+                | b'<'
+                | b'>'
+                | b'~'
+                | b'^'
+        ),
+        Kind::Ident => matches!(
+            text,
+            b"return"
+                | b"typeof"
+                | b"case"
+                | b"do"
+                | b"else"
+                | b"in"
+                | b"of"
+                | b"new"
+                | b"delete"
+                | b"void"
+                | b"throw"
+                | b"instanceof"
+                | b"yield"
+                | b"await"
+        ),
+        _ => false,
+    }
+}
+
+/// The JS lexer's state: where it is, and what it needs to tell a regex from a division and
+/// to come back into a template literal after a `${…}` expression.
+struct Lexer<'a, 'c, 's> {
+    b: &'a [u8],
+    c: &'c mut Collector<'s>,
+    toks: Vec<Token>,
+    i: usize,
+    /// Whether a `/` here would start a regex (decided by the previous token).
+    regex_ok: bool,
+    /// Whether nothing but whitespace precedes `i` on its line.
+    line_start: bool,
+    /// One entry per open `${` expression: how many `{` are open inside it.
+    templates: Vec<u32>,
+}
+
+impl<'a, 'c, 's> Lexer<'a, 'c, 's> {
+    /// A lexer at the start of `b`.
+    fn new(b: &'a [u8], c: &'c mut Collector<'s>) -> Self {
+        Lexer {
+            b,
+            c,
+            toks: Vec::new(),
+            i: 0,
+            regex_ok: true,
+            line_start: true,
+            templates: Vec::new(),
+        }
+    }
+
+    /// Lexes the whole input; comments are recorded, not returned.
+    fn run(mut self) -> Vec<Token> {
+        if self.b.starts_with(b"#!") {
+            self.i = line_end(self.b, 0);
+        }
+        while let Some(&ch) = self.b.get(self.i) {
+            self.step(ch);
+        }
+        self.toks
+    }
+
+    /// Lexes what starts at `self.i` (the byte `ch`) and moves past it.
+    fn step(&mut self, ch: u8) {
+        let (b, i) = (self.b, self.i);
+        match ch {
+            b'\n' => {
+                self.line_start = true;
+                self.i += 1;
+            }
+            b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.i += 1,
+            b'/' if at(b, i + 1) == b'/' => self.i = line_comment(self.c, b, i),
+            b'/' if at(b, i + 1) == b'*' => self.i = block_comment(self.c, b, i, false),
+            b'/' if self.regex_ok || self.line_start => self.regex_or_slash(),
+            b'\'' | b'"' => {
+                let (content_end, end) = quoted_end(b, i + 1, ch, false);
+                self.emit(Token::with_value(Kind::Str, i, end, (i + 1, content_end)));
+            }
+            b'`' => self.template(i + 1, true),
+            b'{' => {
+                if let Some(open) = self.templates.last_mut() {
+                    *open += 1;
+                }
+                self.emit(Token::new(Kind::Punct(ch), i, i + 1));
+            }
+            b'}' => self.close_brace(),
+            ch if ch == b'$' || ch == b'_' || ch.is_ascii_alphabetic() || ch >= 0x80 => {
+                self.emit(Token::new(Kind::Ident, i, js_ident_end(b, i)));
+            }
+            ch if ch.is_ascii_digit() => self.emit(Token::new(Kind::Other, i, ident_end(b, i))),
+            ch => self.emit(Token::new(Kind::Punct(ch), i, i + 1)),
+        }
+    }
+
+    /// Adds a token, moves past it, and notes whether a `/` may start a regex after it.
+    fn emit(&mut self, tok: Token) {
+        let text = self.b.get(tok.start..tok.end).unwrap_or(&[]);
+        self.regex_ok = regex_may_follow(tok.kind, text);
+        self.line_start = false;
+        self.i = tok.end.max(self.i + 1);
+        self.toks.push(tok);
+    }
+
+    /// A `}`: either closes a `${…}` expression (the template goes on) or is punctuation.
+    fn close_brace(&mut self) {
+        let i = self.i;
+        match self.templates.last_mut() {
+            Some(0) => {
+                self.templates.pop();
+                self.template(i + 1, false);
+            }
+            Some(open) => {
+                *open -= 1;
+                self.emit(Token::new(Kind::Punct(b'}'), i, i + 1));
+            }
+            None => self.emit(Token::new(Kind::Punct(b'}'), i, i + 1)),
+        }
+    }
+
+    /// Scans template text from `from` up to its closing backquote or the next `${`.
+    /// `opening`: this is the literal's first part (just after its backquote), which makes its
+    /// token: `Str` if the literal has no `${}`, else `Other`.
+    fn template(&mut self, from: usize, opening: bool) {
+        let b = self.b;
+        let start = from.saturating_sub(1);
+        let mut j = from;
+        while let Some(&c) = b.get(j) {
+            match c {
+                b'\\' => j += 2,
+                b'`' => {
+                    if opening {
+                        self.emit(Token::with_value(Kind::Str, start, j + 1, (from, j)));
+                    } else {
+                        self.after_value(j + 1);
+                    }
+                    return;
+                }
+                b'$' if at(b, j + 1) == b'{' => {
+                    if opening {
+                        self.emit(Token::new(Kind::Other, start, j + 2));
+                    }
+                    self.templates.push(0);
+                    self.regex_ok = true;
+                    self.line_start = false;
+                    self.i = j + 2;
+                    return;
+                }
+                _ => j += 1,
+            }
+        }
+        if opening {
+            self.emit(Token::new(Kind::Other, start, b.len()));
+        }
+        self.i = b.len();
+    }
+
+    /// Moves to `end` after a value that makes no token (the tail of a template literal).
+    fn after_value(&mut self, end: usize) {
+        self.i = end;
+        self.regex_ok = false;
+        self.line_start = false;
+    }
+
+    /// A `/` where a regex may start: a regex literal if one closes on this line (with its
+    /// flags), else a lone `/`.
+    fn regex_or_slash(&mut self) {
+        let (b, i) = (self.b, self.i);
+        let mut j = i + 1;
+        let mut in_class = false;
+        while let Some(&c) = b.get(j) {
+            match c {
+                b'\n' => break,
+                b'\\' if at(b, j + 1) == b'\n' => break,
+                b'\\' => j += 2,
+                b'[' => {
+                    in_class = true;
+                    j += 1;
+                }
+                b']' => {
+                    in_class = false;
+                    j += 1;
+                }
+                b'/' if !in_class => {
+                    let end = ident_end(b, j + 1); // flags
+                    self.emit(Token::new(Kind::Other, i, end));
+                    return;
+                }
+                _ => j += 1,
+            }
+        }
+        self.emit(Token::new(Kind::Punct(b'/'), i, i + 1));
+    }
+}
+
+/// The end of the JS identifier at `i` (letters, digits, `_`, `$`, non-ASCII).
+fn js_ident_end(b: &[u8], i: usize) -> usize {
+    let mut j = i;
+    while b.get(j).is_some_and(|&c| c == b'$' || is_ident_continue(c)) {
+        j += 1;
+    }
+    j
+}
+
+/// Finds the import forms among the tokens. `import`, `export` and `require` only count as
+/// keywords when not a property (`x.require`, `obj.import`).
+fn collect(toks: &[Token], src: &str, c: &mut Collector) {
+    for (i, t) in toks.iter().enumerate() {
+        let after_dot = i.checked_sub(1).is_some_and(|p| punct_at(toks, p, b'.'));
+        if t.kind != Kind::Ident || after_dot {
+            continue;
+        }
+        let specifier = match t.text(src) {
+            "import" => import(toks, i, src),
+            "export" => export(toks, i, src),
+            "require" => call_argument(toks, i + 1, false),
+            _ => None,
+        };
+        if let Some(s) = specifier {
+            c.push_value(s);
+        }
+    }
+}
+
+/// The specifier of the `import` at `i`: dynamic `import("s")`, side-effect `import "s"`, or
+/// a clause `import … from "s"`.
+fn import<'t>(toks: &'t [Token], i: usize, src: &str) -> Option<&'t Token> {
+    let next = toks.get(i + 1)?;
+    match next.kind {
+        Kind::Punct(b'(') => call_argument(toks, i + 1, true),
+        Kind::Str => Some(next),
+        _ => from_clause(toks, i + 1, src),
+    }
+}
+
+/// The specifier of the `export` at `i` if it re-exports: `export [type] * [as n] from "s"`,
+/// `export [type] {…} from "s"`.
+fn export<'t>(toks: &'t [Token], i: usize, src: &str) -> Option<&'t Token> {
+    let mut j = i + 1;
+    if toks
+        .get(j)
+        .is_some_and(|t| t.kind == Kind::Ident && t.text(src) == "type")
+    {
+        j += 1;
+    }
+    if punct_at(toks, j, b'*') || punct_at(toks, j, b'{') {
+        from_clause(toks, j, src)
+    } else {
+        None
+    }
+}
+
+/// The string argument of a call whose `(` is at `open`: `("s")`, or with `more_args`,
+/// also `("s", {…})` (import attributes).
+fn call_argument(toks: &[Token], open: usize, more_args: bool) -> Option<&Token> {
+    if !punct_at(toks, open, b'(') {
+        return None;
+    }
+    let arg = toks.get(open + 1).filter(|t| t.kind == Kind::Str)?;
+    let closed = punct_at(toks, open + 2, b')') || (more_args && punct_at(toks, open + 2, b','));
+    closed.then_some(arg)
+}
+
+/// Reads an import or export clause from `i` up to `from "s"`: default names, `type`, `*`,
+/// `as`, commas, and `{…}` lists of names. `None` at anything else (`=`, `;`, a call…), and
+/// at another `import`/`export`, so no token is walked by two clauses.
+fn from_clause<'t>(toks: &'t [Token], mut i: usize, src: &str) -> Option<&'t Token> {
+    let mut in_braces = false;
+    while let Some(t) = toks.get(i) {
+        match (in_braces, t.kind) {
+            (_, Kind::Ident) if matches!(t.text(src), "import" | "export") => return None,
+            (false, Kind::Ident) if t.text(src) == "from" => {
+                if let Some(s) = toks.get(i + 1).filter(|s| s.kind == Kind::Str) {
+                    return Some(s);
+                }
+            }
+            (_, Kind::Ident | Kind::Punct(b','))
+            | (false, Kind::Punct(b'*'))
+            | (true, Kind::Str) => {}
+            (false, Kind::Punct(b'{')) => in_braces = true,
+            (true, Kind::Punct(b'}')) => in_braces = false,
+            _ => return None,
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan;
+    use crate::imports::scan::tests::{assert_survives, names, pairs};
+
+    #[test]
+    fn static_import_forms() {
+        let src = r#"import x from "a";
+import {b1, b2} from 'b';
+import * as n from "c";
+import "d";
+import type {T} from "e";
+import x2, {y} from "f";
+import x3, * as ns from "g";
+import {default as z, "str name" as w} from "h";
+import typeof Q from "i";
+import j from "j" with { type: "json" };
+"#;
+        assert_eq!(
+            names(&scan(src)),
+            ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
+        );
+    }
+
+    #[test]
+    fn multi_line_braces_report_the_specifier_line() {
+        let src = "import {\n  a,\n  b,\n} from \"@scope/name/sub\";\n";
+        assert_eq!(pairs(&scan(src)), [(4, "@scope/name/sub")]);
+    }
+
+    #[test]
+    fn re_exports() {
+        let src = r#"export * from "a";
+export {b} from "b";
+export type {T} from "c";
+export * as ns from "d";
+export type * from "e";
+export { default } from 'f';
+"#;
+        assert_eq!(names(&scan(src)), ["a", "b", "c", "d", "e", "f"]);
+    }
+
+    #[test]
+    fn plain_exports_are_not_imports() {
+        let src = "export const from = \"x\";\nexport default \"y\";\nexport { a, b };\nexport function f() { return \"z\" }\nexport {};\n";
+        assert!(scan(src).is_empty(), "{:?}", scan(src));
+    }
+
+    #[test]
+    fn require_and_dynamic_import() {
+        let src = "const a = require(\"a\");\nconst b = require('b');\nconst c = await import('c');\nimport(\"d\").then(f);\nconst e = import(`e`);\nimport(\"f\", { with: { type: \"json\" } });\n";
+        assert_eq!(names(&scan(src)), ["a", "b", "c", "d", "e", "f"]);
+    }
+
+    #[test]
+    fn non_literal_arguments_do_not_count() {
+        let src = "import(variable);\nimport(`./x/${name}`);\nrequire(a + \"b\");\nrequire(\"c\" + d);\nimport.meta.url;\n";
+        assert!(scan(src).is_empty(), "{:?}", scan(src));
+    }
+
+    #[test]
+    fn properties_named_import_or_require_are_not_imports() {
+        let src = "x.require(\"a\");\nobj.import(\"b\");\nobj?.require(\"c\");\nconst o = { import: \"d\", require: 1 };\n";
+        assert!(scan(src).is_empty(), "{:?}", scan(src));
+    }
+
+    #[test]
+    fn typescript_import_equals_require() {
+        assert_eq!(names(&scan("import fs = require(\"fs\");")), ["fs"]);
+    }
+
+    #[test]
+    fn specifiers_are_raw() {
+        let src =
+            "import a from './x';\nimport b from '../sibling/y';\nimport c from 'lodash/fp';\n";
+        assert_eq!(names(&scan(src)), ["./x", "../sibling/y", "lodash/fp"]);
+    }
+
+    #[test]
+    fn comments_are_not_imports() {
+        let src = "// import a from \"a\";\n/* require(\"b\")\nimport \"c\" */\nimport(/* webpackChunkName: \"x\" */ \"d\");\n";
+        assert_eq!(pairs(&scan(src)), [(4, "d")]);
+    }
+
+    #[test]
+    fn strings_are_not_imports() {
+        let src = "const s = \"import a from 'a'\";\nconst t = 'require(\"b\")';\nconst u = `import c from \"c\"`;\nconst v = \"it's\"; import real from \"real\";\n";
+        assert_eq!(pairs(&scan(src)), [(4, "real")]);
+    }
+
+    #[test]
+    fn template_expressions_nest() {
+        let src = "const s = `a ${ {x: `b ${\"}`\"} c`}.x } import \"no\" ${'`'}`;\nconst r = require(`${x}`);\nconst t = `${ require(\"inner\") }`;\nimport \"yes\";\n";
+        assert_eq!(pairs(&scan(src)), [(3, "inner"), (4, "yes")]);
+    }
+
+    #[test]
+    fn regexes_do_not_break_strings() {
+        let src = "const r = /\"/;\nconst q = x.replace(/'/g, '');\nconst k = /[/\"]/.test(s);\nif (ok) return /`/;\nimport a from \"a\";\n";
+        assert_eq!(pairs(&scan(src)), [(5, "a")]);
+    }
+
+    #[test]
+    fn division_is_not_a_regex() {
+        let src = "const x = a / b; const y = (c) / 2 / \"d\";\nconst z = arr[0] / 3; import q from \"q\";\n";
+        assert_eq!(pairs(&scan(src)), [(2, "q")]);
+    }
+
+    #[test]
+    fn a_slash_with_no_regex_end_is_a_slash() {
+        let src = "let x = y\n/ 2; import a from \"a\";";
+        assert_eq!(names(&scan(src)), ["a"]);
+    }
+
+    #[test]
+    fn shebang_is_skipped() {
+        let src = "#!/usr/bin/env node\nconst a = require('a');\n";
+        assert_eq!(pairs(&scan(src)), [(2, "a")]);
+    }
+
+    #[test]
+    fn jsx_text_apostrophes_stay_on_their_line() {
+        let src = "const C = () => <p>Don't do that</p>;\nimport a from \"a\";\n";
+        assert_eq!(names(&scan(src)), ["a"]);
+    }
+
+    #[test]
+    fn mesh_ignore() {
+        let src = "import x from \"y\"; // mesh: ignore\nconst z = require(\"z\"); /* mesh: ignore */\nimport w from \"w\";\n";
+        assert_eq!(names(&scan(src)), ["w"]);
+    }
+
+    #[test]
+    fn duplicates_on_a_line_collapse() {
+        let src = "const a = require(\"a\"), b = require(\"a\"), c = require(\"c\");";
+        assert_eq!(pairs(&scan(src)), [(1, "a"), (1, "c")]);
+    }
+
+    #[test]
+    fn text_is_the_trimmed_line() {
+        let imports = scan("  \timport x from \"y\";  \n");
+        assert_eq!(imports[0].text, "import x from \"y\";");
+    }
+
+    #[test]
+    fn many_clause_starts_stay_linear() {
+        let src = "import {".to_string() + &"import, ".repeat(50_000) + "} from \"x\"";
+        let start = std::time::Instant::now();
+        assert!(scan(&src).is_empty());
+        assert!(start.elapsed().as_secs() < 5);
+    }
+
+    #[test]
+    fn garbage_does_not_panic() {
+        assert!(scan("`${").is_empty());
+        assert!(scan("`${`${`${ import('a')").len() == 1);
+        assert!(scan("/* import 'a'").is_empty());
+        assert!(scan("}}}} import 'a'").len() == 1);
+        assert_survives(scan);
+    }
+}

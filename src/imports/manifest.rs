@@ -1,0 +1,222 @@
+//! What a module's language manifests say it provides: the names other modules import it by.
+
+use super::Language;
+use serde::{Deserialize, Serialize};
+
+/// Facts read from the manifests inside one module's directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestFacts {
+    /// Names provided, per language (Go's come from the nearest `go.mod`, found separately).
+    pub provides: Vec<(Language, String)>,
+    /// Rust dependency renames in its `Cargo.toml`: (name used in code, crate name).
+    pub rust_renames: Vec<(String, String)>,
+    /// Notes for `-v`, e.g. "no language manifest".
+    pub notes: Vec<String>,
+}
+
+/// The language manifests a module directory may hold, relative to it.
+pub const MANIFEST_FILES: &[&str] = &["Cargo.toml", "pyproject.toml", "package.json", "go.mod"];
+
+/// `-` → `_`: how a Rust package name is written in code.
+pub fn rust_ident(name: &str) -> String {
+    name.replace('-', "_")
+}
+
+/// Reads the facts from the module's own manifests. `files` are (path relative to the module
+/// directory, contents) of the files named in [`MANIFEST_FILES`] found there; `package_dirs`
+/// are the module's top-level Python package directories (those with `__init__.py`).
+pub fn read_facts(files: &[(&str, &str)], package_dirs: &[String]) -> ManifestFacts {
+    let mut f = ManifestFacts::default();
+    for (name, text) in files {
+        match *name {
+            "Cargo.toml" => cargo(text, &mut f),
+            "pyproject.toml" => pyproject(text, &mut f),
+            "package.json" => package_json(text, &mut f),
+            _ => {}
+        }
+    }
+    for p in package_dirs {
+        push(&mut f, Language::Python, p.clone());
+    }
+    if f.provides.is_empty() && !files.iter().any(|(n, _)| *n == "go.mod") {
+        f.notes
+            .push("no language manifest (Cargo.toml, pyproject.toml, package.json, go.mod, or a Python package): it provides no import names".into());
+    }
+    f
+}
+
+fn push(f: &mut ManifestFacts, lang: Language, name: String) {
+    if !name.is_empty() && !f.provides.contains(&(lang, name.clone())) {
+        f.provides.push((lang, name));
+    }
+}
+
+fn cargo(text: &str, f: &mut ManifestFacts) {
+    let table: toml::Table = match toml::from_str(text) {
+        Ok(t) => t,
+        Err(e) => {
+            f.notes.push(format!(
+                "Cargo.toml is not valid TOML ({}): ignored",
+                e.message().trim()
+            ));
+            return;
+        }
+    };
+    if let Some(name) = table
+        .get("package")
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str())
+    {
+        let lib_name = table
+            .get("lib")
+            .and_then(|l| l.get("name"))
+            .and_then(|n| n.as_str())
+            .unwrap_or(name);
+        push(f, Language::Rust, rust_ident(lib_name));
+    }
+    let mut dep_tables: Vec<&toml::Table> = Vec::new();
+    for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        if let Some(t) = table.get(key).and_then(|t| t.as_table()) {
+            dep_tables.push(t);
+        }
+    }
+    if let Some(targets) = table.get("target").and_then(|t| t.as_table()) {
+        for spec in targets.values().filter_map(|t| t.as_table()) {
+            for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
+                if let Some(t) = spec.get(key).and_then(|t| t.as_table()) {
+                    dep_tables.push(t);
+                }
+            }
+        }
+    }
+    for deps in dep_tables {
+        for (local, spec) in deps {
+            if let Some(pkg) = spec.get("package").and_then(|p| p.as_str()) {
+                let pair = (rust_ident(local), rust_ident(pkg));
+                if !f.rust_renames.contains(&pair) {
+                    f.rust_renames.push(pair);
+                }
+            }
+        }
+    }
+}
+
+fn pyproject(text: &str, f: &mut ManifestFacts) {
+    let table: toml::Table = match toml::from_str(text) {
+        Ok(t) => t,
+        Err(e) => {
+            f.notes.push(format!(
+                "pyproject.toml is not valid TOML ({}): ignored",
+                e.message().trim()
+            ));
+            return;
+        }
+    };
+    if let Some(name) = table
+        .get("project")
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str())
+    {
+        push(
+            f,
+            Language::Python,
+            name.to_lowercase().replace(['-', '.'], "_"),
+        );
+    }
+}
+
+fn package_json(text: &str, f: &mut ManifestFacts) {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) => {
+            if let Some(name) = v.get("name").and_then(|n| n.as_str()) {
+                push(f, Language::Js, name.to_string());
+            }
+        }
+        Err(e) => f
+            .notes
+            .push(format!("package.json is not valid JSON ({e}): ignored")),
+    }
+}
+
+/// The `module` path a `go.mod` declares.
+pub fn go_module_path(text: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let l = l.split("//").next().unwrap_or("").trim();
+        let rest = l.strip_prefix("module")?;
+        if !rest.starts_with(char::is_whitespace) {
+            return None;
+        }
+        let p = rest.trim().trim_matches('"');
+        (!p.is_empty()).then(|| p.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cargo_name_and_renames() {
+        let f = read_facts(
+            &[(
+                "Cargo.toml",
+                r#"
+[package]
+name = "route-proxy"
+[dependencies]
+core = { package = "mesh-core", path = "../core" }
+serde = "1"
+[target.'cfg(unix)'.dependencies]
+nix2 = { package = "nix", version = "1" }
+"#,
+            )],
+            &[],
+        );
+        assert_eq!(
+            f.provides,
+            vec![(Language::Rust, "route_proxy".to_string())]
+        );
+        assert_eq!(
+            f.rust_renames,
+            vec![
+                ("core".to_string(), "mesh_core".to_string()),
+                ("nix2".to_string(), "nix".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn python_and_js() {
+        let f = read_facts(
+            &[
+                ("pyproject.toml", "[project]\nname = \"Inventory-Client\"\n"),
+                ("package.json", r#"{"name": "@mesh/ui"}"#),
+            ],
+            &["inventory".to_string()],
+        );
+        assert_eq!(
+            f.provides,
+            vec![
+                (Language::Python, "inventory_client".to_string()),
+                (Language::Js, "@mesh/ui".to_string()),
+                (Language::Python, "inventory".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_manifests_are_notes_not_errors() {
+        let f = read_facts(&[("Cargo.toml", "[package"), ("package.json", "{")], &[]);
+        assert!(f.provides.is_empty());
+        assert_eq!(f.notes.len(), 3);
+    }
+
+    #[test]
+    fn go_mod() {
+        assert_eq!(
+            go_module_path("// x\nmodule example.com/platform // c\n\ngo 1.22\n").as_deref(),
+            Some("example.com/platform")
+        );
+        assert_eq!(go_module_path("modules x\n"), None);
+    }
+}

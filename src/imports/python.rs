@@ -1,0 +1,310 @@
+//! The Python import scanner: the dotted module names of `import` and `from … import`
+//! statements, at any indentation. Relative imports (`from . import x`) stay inside the module
+//! and are not reported.
+//!
+//! f-strings are lexed as plain strings: before Python 3.12 their expressions cannot reuse the
+//! enclosing quote, and a 3.12 reuse still pairs up, so the lexer stays in step.
+
+use super::scan::{
+    Collector, Import, Kind, Token, at, ident_end, is_ident_start, kind_at, line_comment, punct_at,
+    quoted_end,
+};
+
+/// Scans a Python file: `import a.b` → "a.b", `from a.b import c` → "a.b".
+pub fn scan(src: &str) -> Vec<Import> {
+    let mut c = Collector::new(src);
+    let toks = lex(src.as_bytes(), &mut c);
+    collect(&toks, src, &mut c);
+    c.finish()
+}
+
+/// Turns Python source into tokens, with a `Newline` at the end of each logical line (none
+/// inside brackets or after a backslash continuation); comments are recorded, not returned.
+fn lex(b: &[u8], c: &mut Collector) -> Vec<Token> {
+    let mut toks = Vec::new();
+    let mut depth = 0u32;
+    let mut i = 0;
+    while let Some(&ch) = b.get(i) {
+        let tok = match ch {
+            b'\n' if depth == 0 => Token::new(Kind::Newline, i, i + 1),
+            b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' => {
+                i += 1;
+                continue;
+            }
+            b'\\' => {
+                i = continuation_end(b, i);
+                continue;
+            }
+            b'#' => {
+                i = line_comment(c, b, i);
+                continue;
+            }
+            b'\'' | b'"' => string(b, i, i),
+            ch if is_ident_start(ch) => word(b, i),
+            ch if ch.is_ascii_digit() => Token::new(Kind::Other, i, ident_end(b, i)),
+            ch => {
+                match ch {
+                    b'(' | b'[' | b'{' => depth += 1,
+                    b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                Token::new(Kind::Punct(ch), i, i + 1)
+            }
+        };
+        i = tok.end.max(i + 1);
+        toks.push(tok);
+    }
+    toks
+}
+
+/// Past a backslash and the line end it escapes (a stray backslash is just skipped).
+fn continuation_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    if at(b, j) == b'\r' {
+        j += 1;
+    }
+    if at(b, j) == b'\n' {
+        j += 1;
+    }
+    j
+}
+
+/// An identifier at `i`, or the string it prefixes (`r"…"`, `b'…'`, `f"""…"""`, `rb'…'`).
+fn word(b: &[u8], i: usize) -> Token {
+    let end = ident_end(b, i);
+    let prefix = b.get(i..end).unwrap_or(&[]);
+    let is_prefix = prefix.len() <= 2 && prefix.iter().all(|c| b"rRbBuUfFtT".contains(c));
+    if is_prefix && matches!(at(b, end), b'\'' | b'"') {
+        return string(b, i, end);
+    }
+    Token::new(Kind::Ident, i, end)
+}
+
+/// A string literal whose opening quote is at `quote` (after any prefix from `start`):
+/// triple-quoted ones span lines, others end at the line end if left open. A backslash always
+/// escapes the next byte, which is right for raw strings too (`r"\""` is one string).
+fn string(b: &[u8], start: usize, quote: usize) -> Token {
+    let q = at(b, quote);
+    if at(b, quote + 1) == q && at(b, quote + 2) == q {
+        let (content_end, end) = triple_end(b, quote + 3, q);
+        return Token::with_value(Kind::Str, start, end, (quote + 3, content_end));
+    }
+    let (content_end, end) = quoted_end(b, quote + 1, q, false);
+    Token::with_value(Kind::Str, start, end, (quote + 1, content_end))
+}
+
+/// Scans a triple-quoted string's content from `i`; returns (content end, token end).
+fn triple_end(b: &[u8], i: usize, q: u8) -> (usize, usize) {
+    let mut j = i;
+    while let Some(&c) = b.get(j) {
+        if c == b'\\' {
+            j += 2;
+        } else if c == q && at(b, j + 1) == q && at(b, j + 2) == q {
+            return (j, j + 3);
+        } else {
+            j += 1;
+        }
+    }
+    (b.len(), b.len())
+}
+
+/// Finds the import statements: `import` or `from` at the start of a logical statement
+/// (a new line, after `;`, or after a block's `:` as in `try: import x`).
+fn collect(toks: &[Token], src: &str, c: &mut Collector) {
+    let mut at_start = true;
+    let mut depth = 0u32;
+    for (i, t) in toks.iter().enumerate() {
+        if at_start && t.kind == Kind::Ident {
+            match t.text(src) {
+                "import" => import_names(toks, i + 1, src, c),
+                "from" => from_module(toks, i + 1, src, c),
+                _ => {}
+            }
+        }
+        match t.kind {
+            Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
+            Kind::Punct(b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at_start = match t.kind {
+            Kind::Newline | Kind::Punct(b';') => true,
+            Kind::Punct(b':') => depth == 0,
+            _ => false,
+        };
+    }
+}
+
+/// `import a.b [as x], c …` after the keyword: reports each dotted name.
+fn import_names(toks: &[Token], mut i: usize, src: &str, c: &mut Collector) {
+    while let Some((offset, name, mut next)) = dotted_name(toks, i, src) {
+        c.push(offset, name);
+        if toks.get(next).is_some_and(|t| t.text(src) == "as") {
+            next += 2;
+        }
+        if !punct_at(toks, next, b',') {
+            return;
+        }
+        i = next + 1;
+    }
+}
+
+/// `from a.b import …` after `from`: reports "a.b"; a relative module (leading dots) is local.
+fn from_module(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
+    if punct_at(toks, i, b'.') {
+        return;
+    }
+    if let Some((offset, name, next)) = dotted_name(toks, i, src)
+        && toks
+            .get(next)
+            .is_some_and(|t| t.kind == Kind::Ident && t.text(src) == "import")
+    {
+        c.push(offset, name);
+    }
+}
+
+/// A dotted name `a.b.c` at `i`: (offset of its first segment, the name, index after it).
+fn dotted_name(toks: &[Token], i: usize, src: &str) -> Option<(usize, String, usize)> {
+    let first = toks.get(i).filter(|t| t.kind == Kind::Ident)?;
+    let mut name = first.text(src).to_string();
+    let mut j = i + 1;
+    while punct_at(toks, j, b'.') && kind_at(toks, j + 1, Kind::Ident) {
+        name.push('.');
+        name.push_str(toks.get(j + 1).map_or("", |t| t.text(src)));
+        j += 2;
+    }
+    Some((first.start, name, j))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan;
+    use crate::imports::scan::tests::{assert_survives, names, pairs};
+
+    #[test]
+    fn plain_imports() {
+        assert_eq!(pairs(&scan("import a.b.c\n")), [(1, "a.b.c")]);
+        assert_eq!(
+            names(&scan("import a, b.c as d, e as f")),
+            ["a", "b.c", "e"]
+        );
+        assert_eq!(names(&scan("import a . b")), ["a.b"]);
+    }
+
+    #[test]
+    fn from_imports() {
+        assert_eq!(pairs(&scan("from a.b import c, d\n")), [(1, "a.b")]);
+        assert_eq!(names(&scan("from a import *")), ["a"]);
+        assert_eq!(
+            names(&scan("from __future__ import annotations")),
+            ["__future__"]
+        );
+    }
+
+    #[test]
+    fn parenthesised_from_import_spans_lines() {
+        let src = "from a.b import (\n    c,\n    d,  # import e\n)\nimport f\n";
+        assert_eq!(pairs(&scan(src)), [(1, "a.b"), (5, "f")]);
+    }
+
+    #[test]
+    fn backslash_continuations() {
+        assert_eq!(
+            pairs(&scan("import a, \\\n    b\nimport c")),
+            [(1, "a"), (2, "b"), (3, "c")]
+        );
+        assert_eq!(
+            pairs(&scan("from a \\\n  import b\r\nimport c")),
+            [(1, "a"), (3, "c")]
+        );
+        assert!(scan("x = \\\nimport y").is_empty());
+    }
+
+    #[test]
+    fn relative_imports_are_local() {
+        let src = "from . import x\nfrom .mod import y\nfrom ..pkg import z\nfrom ... import w";
+        assert!(scan(src).is_empty());
+    }
+
+    #[test]
+    fn indented_and_nested_imports_count() {
+        let src = "def f():\n    import os\n    if x:\n        from json import loads\ntry: import yaml\nexcept ImportError: yaml = None\nelse: import toml\n";
+        assert_eq!(
+            pairs(&scan(src)),
+            [(2, "os"), (4, "json"), (5, "yaml"), (7, "toml")]
+        );
+    }
+
+    #[test]
+    fn semicolons_start_statements() {
+        assert_eq!(names(&scan("x = 1; import a; from b import c")), ["a", "b"]);
+    }
+
+    #[test]
+    fn import_must_start_a_statement() {
+        let src = "x = 1 if importer else 2\nsomething.import_x()\ny = a.from_b\nprint(import_)\nz = {k: v for k in w}\n";
+        assert!(scan(src).is_empty());
+        assert!(scan("d = {1: 2}\nf(a=b, import_=3)").is_empty());
+        assert!(scan("yield from gen()").is_empty());
+    }
+
+    #[test]
+    fn comments_are_not_imports() {
+        assert_eq!(
+            pairs(&scan("# import a\nx = 1  # from b import c\nimport d")),
+            [(3, "d")]
+        );
+    }
+
+    #[test]
+    fn strings_are_not_imports() {
+        let src = "s = 'import a'\nt = \"from b import c\"\nu = r'\\'import d'\nv = b\"import e\"\nw = f'{x!r} import f'\nimport real\n";
+        assert_eq!(pairs(&scan(src)), [(6, "real")]);
+    }
+
+    #[test]
+    fn docstrings_are_not_imports() {
+        let src = "\"\"\"Module doc.\n\nimport os\nfrom sys import path\n\"\"\"\ndef f():\n    '''\n    import json\n    '''\n    import re\nx = rb'''\nimport z'''\n";
+        assert_eq!(pairs(&scan(src)), [(10, "re")]);
+    }
+
+    #[test]
+    fn triple_quotes_with_inner_quotes() {
+        let src = "s = \"\"\"a \"quoted\" ''' b\"\"\"\nimport real";
+        assert_eq!(names(&scan(src)), ["real"]);
+    }
+
+    #[test]
+    fn an_unclosed_single_quote_ends_at_the_line() {
+        assert_eq!(names(&scan("s = 'oops\nimport real")), ["real"]);
+    }
+
+    #[test]
+    fn mesh_ignore() {
+        let src = "import foo  # mesh: ignore\nimport bar\nfrom baz import q  # mesh: ignore";
+        assert_eq!(names(&scan(src)), ["bar"]);
+    }
+
+    #[test]
+    fn duplicates_on_a_line_collapse() {
+        assert_eq!(
+            pairs(&scan("import a, a, b; import a")),
+            [(1, "a"), (1, "b")]
+        );
+    }
+
+    #[test]
+    fn text_is_the_trimmed_line() {
+        let imports = scan("if x:\n    from a.b import (c,\n    d)   \n");
+        assert_eq!(imports[0].text, "from a.b import (c,");
+        assert_eq!(imports[0].line, 2);
+    }
+
+    #[test]
+    fn garbage_does_not_panic() {
+        assert!(scan("'''import a").is_empty());
+        assert!(scan("f'").is_empty());
+        assert!(scan("(((\nimport a").is_empty());
+        assert_eq!(names(&scan(")))\nimport a")), ["a"]);
+        assert_survives(scan);
+    }
+}

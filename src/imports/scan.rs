@@ -1,0 +1,593 @@
+//! The shared side of the import scanners (DESIGN.md §5.2): the types, the `scan` dispatcher,
+//! and the lexing helpers every language uses.
+//!
+//! Each language has a small hand-written lexer (comments and literals understood, no parser)
+//! that turns a file into [`Token`]s; a few token patterns then name the imports. Lexers work on
+//! bytes: every delimiter they look for is ASCII, so token boundaries are always char
+//! boundaries, and text is only ever taken with `str::get`, which cannot panic.
+
+use super::{go, js, python, rust};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// Bumped whenever any scanner's output could change, so cached results are re-read.
+pub const SCANNER_VERSION: u32 = 1;
+
+/// A source language that has an import scanner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Language {
+    /// Go (`.go`).
+    Go,
+    /// Rust (`.rs`).
+    Rust,
+    /// Python (`.py`, `.pyi`).
+    Python,
+    /// JavaScript and TypeScript, which share one scanner.
+    Js,
+}
+
+impl Language {
+    /// By file extension: .go; .rs; .py/.pyi; .js .jsx .mjs .cjs .ts .tsx .mts .cts
+    pub fn of_path(path: &str) -> Option<Language> {
+        let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        let (stem, ext) = file.rsplit_once('.')?;
+        if stem.is_empty() {
+            return None; // a dot file such as `.go` has no extension
+        }
+        match ext {
+            "go" => Some(Language::Go),
+            "rs" => Some(Language::Rust),
+            "py" | "pyi" => Some(Language::Python),
+            "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" => Some(Language::Js),
+            _ => None,
+        }
+    }
+
+    /// The separator between segments of this language's import names: "/" for Go and Js,
+    /// "::" for Rust, "." for Python.
+    pub fn separator(self) -> &'static str {
+        match self {
+            Language::Go | Language::Js => "/",
+            Language::Rust => "::",
+            Language::Python => ".",
+        }
+    }
+}
+
+/// One import found in a source file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    /// 1-based line of the import's name.
+    pub line: u32,
+    /// The imported name, as resolution wants it (see per-language rules).
+    pub name: String,
+    /// The source line's text, trimmed, for evidence (`mesh graph --why`), capped at 200 chars.
+    pub text: String,
+}
+
+/// Scans one file's text. Never panics on any input (arbitrary bytes decoded lossily are
+/// passed in).
+pub fn scan(lang: Language, src: &str) -> Vec<Import> {
+    match lang {
+        Language::Go => go::scan(src),
+        Language::Rust => rust::scan(src),
+        Language::Python => python::scan(src),
+        Language::Js => js::scan(src),
+    }
+}
+
+/// A comment containing this drops the imports found on its line (DESIGN.md §5.4).
+pub const IGNORE_MARKER: &str = "mesh: ignore";
+
+/// The most characters of a source line kept as an import's evidence text.
+const TEXT_CAP: usize = 200;
+
+/// What a lexer found; comments and whitespace produce no token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// An identifier or keyword.
+    Ident,
+    /// A string literal whose whole text is known (no interpolation); `value` is its content.
+    Str,
+    /// One ASCII punctuation byte.
+    Punct(u8),
+    /// Rust's `::`.
+    PathSep,
+    /// A logical line end (Python only).
+    Newline,
+    /// Anything else: numbers, chars, lifetimes, regexes, interpolated strings.
+    Other,
+}
+
+/// A token: its kind and byte ranges into the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Token {
+    /// What it is.
+    pub kind: Kind,
+    /// Where the whole token starts (a byte offset).
+    pub start: usize,
+    /// Where it ends (exclusive).
+    pub end: usize,
+    /// The meaningful part: a string's content, a raw identifier without `r#`; else the token.
+    pub value: (usize, usize),
+}
+
+impl Token {
+    /// A token whose value is the whole token.
+    pub fn new(kind: Kind, start: usize, end: usize) -> Token {
+        Token {
+            kind,
+            start,
+            end,
+            value: (start, end),
+        }
+    }
+
+    /// A token whose value is a part of it (a literal's content).
+    pub fn with_value(kind: Kind, start: usize, end: usize, value: (usize, usize)) -> Token {
+        Token {
+            kind,
+            start,
+            end,
+            value,
+        }
+    }
+
+    /// The token's whole text ("" if the offsets are not valid for `src`).
+    pub fn text<'a>(&self, src: &'a str) -> &'a str {
+        src.get(self.start..self.end).unwrap_or("")
+    }
+
+    /// The token's value text ("" if the offsets are not valid for `src`).
+    pub fn value<'a>(&self, src: &'a str) -> &'a str {
+        src.get(self.value.0..self.value.1).unwrap_or("")
+    }
+
+    /// Whether it is this punctuation byte.
+    pub fn is_punct(&self, p: u8) -> bool {
+        self.kind == Kind::Punct(p)
+    }
+}
+
+/// Whether `toks[i]` exists and is this punctuation byte.
+pub(crate) fn punct_at(toks: &[Token], i: usize, p: u8) -> bool {
+    toks.get(i).is_some_and(|t| t.is_punct(p))
+}
+
+/// Whether `toks[i]` exists and is of this kind.
+pub(crate) fn kind_at(toks: &[Token], i: usize, kind: Kind) -> bool {
+    toks.get(i).is_some_and(|t| t.kind == kind)
+}
+
+/// Gathers one file's imports and `mesh: ignore` markers, then produces the final list:
+/// ignored lines dropped, identical (line, name) pairs removed, in source order.
+pub(crate) struct Collector<'a> {
+    src: &'a str,
+    /// Whether the marker occurs in the file at all; most files have none, and their comments
+    /// need no search.
+    has_marker: bool,
+    /// (offset of the name, name) of every import found.
+    found: Vec<(usize, String)>,
+    /// Offsets of the markers found in comments.
+    markers: Vec<usize>,
+}
+
+impl<'a> Collector<'a> {
+    /// A collector for this file's text.
+    pub fn new(src: &'a str) -> Collector<'a> {
+        Collector {
+            src,
+            has_marker: src.contains(IGNORE_MARKER),
+            found: Vec::new(),
+            markers: Vec::new(),
+        }
+    }
+
+    /// Records the comment at `start..end`: each `mesh: ignore` in it marks its line.
+    pub fn comment(&mut self, start: usize, end: usize) {
+        if !self.has_marker {
+            return;
+        }
+        let text = self.src.get(start..end).unwrap_or("");
+        let found = text.match_indices(IGNORE_MARKER).map(|(at, _)| start + at);
+        self.markers.extend(found);
+    }
+
+    /// Records an import named `name` whose name starts at byte `offset`.
+    pub fn push(&mut self, offset: usize, name: impl Into<String>) {
+        self.found.push((offset, name.into()));
+    }
+
+    /// Records the value of a literal token as an import.
+    pub fn push_value(&mut self, tok: &Token) {
+        self.push(tok.start, tok.value(self.src));
+    }
+
+    /// The imports: in source order, without ignored lines or repeated (line, name) pairs.
+    /// Lines are counted here, in one forward pass, rather than indexed up front.
+    pub fn finish(mut self) -> Vec<Import> {
+        self.markers.sort_unstable();
+        let mut lines = LineCursor::new(self.src);
+        let ignored: Vec<u32> = self.markers.iter().map(|&at| lines.line_of(at)).collect();
+
+        self.found.sort_by_key(|&(offset, _)| offset); // stable: keeps order at one offset
+        let mut lines = LineCursor::new(self.src);
+        let mut seen = HashSet::new();
+        let mut text = (0, String::new()); // the last line's text, reused by its other imports
+        let mut out = Vec::with_capacity(self.found.len());
+        for (offset, name) in &self.found {
+            let line = lines.line_of(*offset);
+            if ignored.binary_search(&line).is_ok() || !seen.insert((line, name.as_str())) {
+                continue;
+            }
+            if text.0 != line {
+                text = (line, lines.text());
+            }
+            out.push(Import {
+                line,
+                name: name.clone(),
+                text: text.1.clone(),
+            });
+        }
+        out
+    }
+}
+
+/// Walks a text forward, counting lines: linear over any sequence of rising offsets.
+pub(crate) struct LineCursor<'a> {
+    src: &'a str,
+    /// Where counting has reached.
+    pos: usize,
+    /// The 1-based line holding `pos`.
+    line: u32,
+    /// Where that line starts.
+    line_start: usize,
+}
+
+impl<'a> LineCursor<'a> {
+    /// A cursor at the start of `src`.
+    pub fn new(src: &'a str) -> LineCursor<'a> {
+        LineCursor {
+            src,
+            pos: 0,
+            line: 1,
+            line_start: 0,
+        }
+    }
+
+    /// The 1-based line holding byte `offset` (offsets past the end are on the last line).
+    /// Moving backwards restarts from the top.
+    pub fn line_of(&mut self, offset: usize) -> u32 {
+        if offset < self.pos {
+            *self = LineCursor::new(self.src);
+        }
+        let bytes = self.src.as_bytes();
+        let offset = offset.min(bytes.len());
+        let segment = bytes.get(self.pos..offset).unwrap_or(&[]);
+        let newlines = segment.iter().filter(|&&b| b == b'\n').count();
+        if let Some(last) = segment.iter().rposition(|&b| b == b'\n') {
+            self.line_start = self.pos + last + 1;
+        }
+        let newlines = u32::try_from(newlines).unwrap_or(u32::MAX);
+        self.line = self.line.saturating_add(newlines);
+        self.pos = offset;
+        self.line
+    }
+
+    /// The text of the current line, trimmed and capped at [`TEXT_CAP`] chars.
+    pub fn text(&self) -> String {
+        let end = line_end(self.src.as_bytes(), self.line_start);
+        let text = self.src.get(self.line_start..end).unwrap_or("").trim();
+        match text.char_indices().nth(TEXT_CAP) {
+            Some((cut, _)) => text.get(..cut).unwrap_or("").trim_end().to_string(),
+            None => text.to_string(),
+        }
+    }
+}
+
+/// The byte at `i`, or 0 past the end (only for comparing with non-zero ASCII bytes).
+pub(crate) fn at(b: &[u8], i: usize) -> u8 {
+    b.get(i).copied().unwrap_or(0)
+}
+
+/// Whether `c` can start an identifier: an ASCII letter, `_`, or any non-ASCII byte.
+pub(crate) fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c >= 0x80
+}
+
+/// Whether `c` can continue an identifier (also used for number literals).
+pub(crate) fn is_ident_continue(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+}
+
+/// The end of the identifier-like run starting at `i`.
+pub(crate) fn ident_end(b: &[u8], i: usize) -> usize {
+    let mut j = i;
+    while b.get(j).is_some_and(|&c| is_ident_continue(c)) {
+        j += 1;
+    }
+    j
+}
+
+/// The offset of the next `\n` at or after `i`, or the end.
+pub(crate) fn line_end(b: &[u8], i: usize) -> usize {
+    b.get(i..)
+        .and_then(|rest| rest.iter().position(|&c| c == b'\n'))
+        .map_or(b.len(), |p| i + p)
+}
+
+/// Scans a backslash-escaped literal whose content starts at `i`, closed by `quote`.
+/// Returns (content end, token end). A single-line literal left open ends before the newline;
+/// any literal left open ends at the end of the file.
+pub(crate) fn quoted_end(b: &[u8], i: usize, quote: u8, multiline: bool) -> (usize, usize) {
+    let mut j = i;
+    while let Some(&c) = b.get(j) {
+        match c {
+            b'\\' => j += 2,
+            b'\n' if !multiline => return (j, j),
+            c if c == quote => return (j, j + 1),
+            _ => j += 1,
+        }
+    }
+    (b.len(), b.len())
+}
+
+/// Skips the line comment starting at `i` (recording it); returns where it ends (at the `\n`).
+pub(crate) fn line_comment(c: &mut Collector, b: &[u8], i: usize) -> usize {
+    let end = line_end(b, i);
+    c.comment(i, end);
+    end
+}
+
+/// Skips the `/* */` comment starting at `i` (recording it), nested ones too if `nested`;
+/// returns where it ends. An unclosed comment runs to the end of the file.
+pub(crate) fn block_comment(c: &mut Collector, b: &[u8], i: usize, nested: bool) -> usize {
+    let mut j = i + 2;
+    let mut depth = 1u32;
+    while j < b.len() {
+        if b[j] == b'*' && at(b, j + 1) == b'/' {
+            j += 2;
+            depth -= 1;
+            if depth == 0 {
+                break;
+            }
+        } else if nested && b[j] == b'/' && at(b, j + 1) == b'*' {
+            j += 2;
+            depth += 1;
+        } else {
+            j += 1;
+        }
+    }
+    let end = j.min(b.len());
+    c.comment(i, end);
+    end
+}
+
+/// The length of the UTF-8 character whose first byte is `lead` (1 for anything odd).
+pub(crate) fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// (line, name) pairs, for compact assertions.
+    pub(crate) fn pairs(imports: &[Import]) -> Vec<(u32, &str)> {
+        imports.iter().map(|i| (i.line, i.name.as_str())).collect()
+    }
+
+    /// Names only.
+    pub(crate) fn names(imports: &[Import]) -> Vec<&str> {
+        imports.iter().map(|i| i.name.as_str()).collect()
+    }
+
+    /// Inputs that have broken scanners: unterminated things, lone quotes, odd bytes.
+    pub(crate) const ADVERSARIAL: &[&str] = &[
+        "",
+        "\n",
+        "\"",
+        "'",
+        "`",
+        "/",
+        "\\",
+        "#",
+        "r#\"",
+        "r##\"abc\"#",
+        "br#",
+        "b'",
+        "'\\",
+        "'\\u{",
+        "/*",
+        "/* /* */",
+        "//",
+        "\"\"\"",
+        "'''",
+        "f'",
+        "`${",
+        "`${`${`${",
+        "}}}}`",
+        "import",
+        "import (",
+        "import \"",
+        "import `",
+        "from",
+        "from .",
+        "from a import",
+        "import a.",
+        "import a,",
+        "use",
+        "use {",
+        "use {{{{{{{{",
+        "use a::{",
+        "use a::{b as",
+        "extern crate",
+        "mod",
+        "a::",
+        "require(",
+        "require(\"",
+        "import(",
+        "export {",
+        "export * from",
+        "/[/",
+        "x = /\\",
+        "é'é'é\"é`é",
+        "\u{FFFD}\u{FFFD}'\u{FFFD}",
+        "'\u{1F600}",
+        "package",
+        "package main\nimport (\n\"a\"",
+        "\r\n\r\n\\\r\n",
+        "\0\0\"\0'\0",
+    ];
+
+    /// Deterministic pseudo-random garbage made of bytes scanners care about.
+    pub(crate) fn garbage(seed: u64, len: usize) -> String {
+        const ALPHABET: &[u8] = b"\"'`/\\*#{}()[];:.,$!=<> \n\tabrfimportusexnc_0@\xc3\xa9\xff\x00";
+        let mut state = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ALPHABET[(state >> 33) as usize % ALPHABET.len()]
+            })
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// Runs a scanner over the adversarial inputs and garbage, checking its output is sane.
+    pub(crate) fn assert_survives(scan: fn(&str) -> Vec<Import>) {
+        let garbage = (0..300u64).map(|seed| garbage(seed, (seed as usize * 7) % 400));
+        let inputs = ADVERSARIAL.iter().map(|s| s.to_string()).chain(garbage);
+        for src in inputs {
+            let lines = src.split('\n').count() as u32;
+            for import in scan(&src) {
+                assert!(
+                    import.line >= 1 && import.line <= lines,
+                    "{src:?} -> {import:?}"
+                );
+                assert!(import.text.chars().count() <= TEXT_CAP);
+            }
+        }
+    }
+
+    #[test]
+    fn language_of_path() {
+        assert_eq!(Language::of_path("a/b/main.go"), Some(Language::Go));
+        assert_eq!(Language::of_path("src/lib.rs"), Some(Language::Rust));
+        assert_eq!(Language::of_path("pkg/mod.py"), Some(Language::Python));
+        assert_eq!(Language::of_path("pkg/stubs.pyi"), Some(Language::Python));
+        for ext in ["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"] {
+            assert_eq!(
+                Language::of_path(&format!("web/x.{ext}")),
+                Some(Language::Js),
+                "{ext}"
+            );
+        }
+        assert_eq!(Language::of_path("types/index.d.ts"), Some(Language::Js));
+        assert_eq!(Language::of_path("README.md"), None);
+        assert_eq!(Language::of_path("Makefile"), None);
+        assert_eq!(Language::of_path("dir.go/file"), None);
+        assert_eq!(Language::of_path(".go"), None);
+        assert_eq!(Language::of_path(""), None);
+    }
+
+    #[test]
+    fn separators() {
+        assert_eq!(Language::Go.separator(), "/");
+        assert_eq!(Language::Js.separator(), "/");
+        assert_eq!(Language::Rust.separator(), "::");
+        assert_eq!(Language::Python.separator(), ".");
+    }
+
+    #[test]
+    fn dispatch_reaches_each_scanner() {
+        assert_eq!(
+            names(&scan(Language::Go, "package a\nimport \"x/y\"")),
+            ["x/y"]
+        );
+        assert_eq!(
+            names(&scan(Language::Rust, "use serde::Serialize;")),
+            ["serde"]
+        );
+        assert_eq!(
+            names(&scan(Language::Python, "import os.path")),
+            ["os.path"]
+        );
+        assert_eq!(names(&scan(Language::Js, "import x from 'y'")), ["y"]);
+    }
+
+    #[test]
+    fn collector_dedups_orders_and_ignores() {
+        let src = "one\ntwo // mesh: ignore\nthree\n";
+        let mut c = Collector::new(src);
+        c.push(24, "c");
+        c.push(0, "a");
+        c.push(1, "a");
+        c.push(2, "b");
+        c.push(4, "ignored");
+        c.comment(8, 23);
+        assert_eq!(pairs(&c.finish()), [(1, "a"), (1, "b"), (3, "c")]);
+    }
+
+    #[test]
+    fn collector_text_is_trimmed_and_capped() {
+        let long = format!("  \t{}é{}  \r\n", "x".repeat(150), "y".repeat(100));
+        let mut c = Collector::new(&long);
+        c.push(5, "x");
+        let text = &c.finish()[0].text;
+        assert_eq!(text.chars().count(), 200);
+        assert!(text.starts_with("xxx") && text.contains('é'));
+    }
+
+    #[test]
+    fn line_cursor_counts_lines() {
+        let mut lines = LineCursor::new("a\nb\n\nc");
+        assert_eq!(lines.line_of(0), 1);
+        assert_eq!(lines.line_of(1), 1);
+        assert_eq!(lines.line_of(2), 2);
+        assert_eq!(lines.text(), "b");
+        assert_eq!(lines.line_of(4), 3);
+        assert_eq!(lines.text(), "");
+        assert_eq!(lines.line_of(5), 4);
+        assert_eq!(lines.line_of(99), 4);
+        assert_eq!(lines.text(), "c");
+        assert_eq!(lines.line_of(2), 2, "moving back restarts");
+        assert_eq!(lines.text(), "b");
+    }
+
+    #[test]
+    fn quoted_end_handles_escapes_and_open_literals() {
+        assert_eq!(quoted_end(b"ab\"c", 0, b'"', false), (2, 3));
+        assert_eq!(quoted_end(b"a\\\"b\"", 0, b'"', false), (4, 5));
+        assert_eq!(quoted_end(b"ab\ncd\"", 0, b'"', false), (2, 2));
+        assert_eq!(quoted_end(b"ab\ncd\"", 0, b'"', true), (5, 6));
+        assert_eq!(quoted_end(b"ab\\", 0, b'"', true), (3, 3));
+    }
+
+    #[test]
+    fn block_comments_nest_only_when_asked() {
+        let src = "/* a /* b */ c */ d";
+        let mut c = Collector::new(src);
+        assert_eq!(block_comment(&mut c, src.as_bytes(), 0, true), 17);
+        assert_eq!(block_comment(&mut c, src.as_bytes(), 0, false), 12);
+        assert_eq!(block_comment(&mut c, b"/*/", 0, false), 3);
+    }
+
+    #[test]
+    fn every_scanner_survives_garbage() {
+        for lang in [Language::Go, Language::Rust, Language::Python, Language::Js] {
+            let garbage = (0..200u64).map(|seed| garbage(seed ^ 0xabcdef, 1 + seed as usize * 3));
+            for src in ADVERSARIAL.iter().map(|s| s.to_string()).chain(garbage) {
+                let _ = scan(lang, &src);
+            }
+        }
+    }
+}

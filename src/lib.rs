@@ -1,0 +1,15 @@
+//! mesh: a local-first delivery controller.
+//!
+//! The library computes and returns values; `cli` renders them. Each folder is one concern,
+//! named with the vocabulary of DESIGN.md §1.
+
+pub mod build;
+pub mod cli;
+pub mod config;
+mod error;
+pub mod graph;
+pub mod imports;
+pub mod source;
+pub mod store;
+
+pub use error::{Error, Result};

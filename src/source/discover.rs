@@ -1,0 +1,166 @@
+//! Walking trees: where the modules are, what each one owns, and its source id.
+
+use super::{RepoSnapshot, SourceError, is_below};
+use crate::config::MODULE_MANIFEST;
+use gix::ObjectId;
+use gix::objs::tree::EntryKind;
+
+/// A manifest found in a tree.
+pub struct Found {
+    /// The module directory, repo-relative.
+    pub dir: String,
+    /// The manifest blob.
+    pub manifest: ObjectId,
+    /// The directory's tree.
+    pub tree: ObjectId,
+}
+
+/// One file a module owns.
+#[derive(Debug, Clone)]
+pub struct FileEntry {
+    /// Repo-relative path.
+    pub path: String,
+    /// Blob id.
+    pub id: ObjectId,
+}
+
+fn git_err(snap: &RepoSnapshot, what: &str, e: impl std::fmt::Display) -> SourceError {
+    SourceError::git(&snap.name, what, e)
+}
+
+/// Every directory holding a `mesh-module.toml`, found by reading tree objects only.
+pub fn manifests(snap: &RepoSnapshot) -> Result<Vec<Found>, SourceError> {
+    let mut out = Vec::new();
+    let mut stack = vec![(String::new(), snap.tree)];
+    while let Some((dir, id)) = stack.pop() {
+        let tree = snap
+            .repo
+            .find_tree(id)
+            .map_err(|e| git_err(snap, &format!("cannot read tree `{dir}`"), e))?;
+        for entry in tree.iter() {
+            let entry =
+                entry.map_err(|e| git_err(snap, &format!("cannot decode tree `{dir}`"), e))?;
+            let name = entry.filename().to_string();
+            match entry.mode().kind() {
+                EntryKind::Tree => stack.push((join(&dir, &name), entry.object_id())),
+                EntryKind::Blob | EntryKind::BlobExecutable if name == MODULE_MANIFEST => {
+                    out.push(Found {
+                        dir: dir.clone(),
+                        manifest: entry.object_id(),
+                        tree: id,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    Ok(out)
+}
+
+/// `dir/name`, or `name` at the root.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// The source id of a module at `dir` with tree `tree`: the tree id itself when it owns the whole
+/// directory and names no inputs; otherwise a blake3 over its tree with nested modules left out
+/// and the ids of its inputs, so a change in a nested module never moves it.
+pub fn source_id(
+    snap: &RepoSnapshot,
+    dir: &str,
+    tree: ObjectId,
+    nested: &[String],
+    inputs: &[String],
+) -> Result<String, SourceError> {
+    if nested.is_empty() && inputs.is_empty() {
+        return Ok(tree.to_string());
+    }
+    let mut h = blake3::Hasher::new();
+    h.update(b"mesh source v1\n");
+    hash_tree(snap, dir, tree, nested, &mut h)?;
+    let root = snap
+        .repo
+        .find_tree(snap.tree)
+        .map_err(|e| git_err(snap, "cannot read the root tree", e))?;
+    for input in inputs {
+        let entry = root
+            .lookup_entry_by_path(input)
+            .map_err(|e| git_err(snap, &format!("cannot look up input `{input}`"), e))?;
+        match entry {
+            Some(e) => h.update(format!("input {input} {}\n", e.object_id()).as_bytes()),
+            None => h.update(format!("input {input} missing\n").as_bytes()),
+        };
+    }
+    Ok(h.finalize().to_hex().to_string())
+}
+
+/// Feeds a tree's listing to `h`, descending only into subtrees that hold nested modules.
+fn hash_tree(
+    snap: &RepoSnapshot,
+    dir: &str,
+    id: ObjectId,
+    nested: &[String],
+    h: &mut blake3::Hasher,
+) -> Result<(), SourceError> {
+    let tree = snap
+        .repo
+        .find_tree(id)
+        .map_err(|e| git_err(snap, &format!("cannot read tree `{dir}`"), e))?;
+    for entry in tree.iter() {
+        let entry = entry.map_err(|e| git_err(snap, &format!("cannot decode tree `{dir}`"), e))?;
+        let path = join(dir, &entry.filename().to_string());
+        if nested.contains(&path) {
+            continue;
+        }
+        let kind = entry.mode().kind();
+        if kind == EntryKind::Tree && nested.iter().any(|n| is_below(n, &path)) {
+            h.update(format!("tree {path}\n").as_bytes());
+            hash_tree(snap, &path, entry.object_id(), nested, h)?;
+        } else {
+            h.update(
+                format!("{:o} {path} {}\n", entry.mode().value(), entry.object_id()).as_bytes(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every regular file a module owns: its tree without nested modules' subtrees. Symlinks and
+/// submodules are not files of the module.
+pub fn module_files(
+    snap: &RepoSnapshot,
+    dir: &str,
+    tree: ObjectId,
+    nested: &[String],
+) -> Result<Vec<FileEntry>, SourceError> {
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_string(), tree)];
+    while let Some((d, id)) = stack.pop() {
+        let t = snap
+            .repo
+            .find_tree(id)
+            .map_err(|e| git_err(snap, &format!("cannot read tree `{d}`"), e))?;
+        for entry in t.iter() {
+            let entry =
+                entry.map_err(|e| git_err(snap, &format!("cannot decode tree `{d}`"), e))?;
+            let path = join(&d, &entry.filename().to_string());
+            match entry.mode().kind() {
+                EntryKind::Tree if !nested.contains(&path) => {
+                    stack.push((path, entry.object_id()));
+                }
+                EntryKind::Blob | EntryKind::BlobExecutable => out.push(FileEntry {
+                    path,
+                    id: entry.object_id(),
+                }),
+                _ => {}
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}

@@ -1,0 +1,1 @@
+//! Exporting a tree at a commit into a plain directory for builds.

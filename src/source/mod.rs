@@ -1,0 +1,271 @@
+//! Reading the mesh's git repositories with gix: refs, tree ids, module discovery, source ids,
+//! blobs. Only the objects at the configured ref are read, never the work tree.
+
+mod discover;
+pub mod export;
+
+pub use discover::{FileEntry, join, module_files};
+
+use crate::Error;
+use crate::config::{MODULE_MANIFEST, MeshConfig, ModuleManifest, RepoConfig};
+use gix::ObjectId;
+use miette::Diagnostic;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use thiserror::Error as ThisError;
+
+/// A git read that failed after the repository was opened.
+#[derive(Debug, ThisError, Diagnostic)]
+#[error("repository `{repo}`: {message}")]
+#[diagnostic(code(mesh::source::git), help("{help}"))]
+pub struct SourceError {
+    /// The repository's name in the mesh.
+    pub repo: String,
+    /// What failed.
+    pub message: String,
+    /// What to do next.
+    pub help: String,
+}
+
+impl SourceError {
+    /// A failed git read in repository `repo`.
+    pub fn git(repo: &str, what: &str, e: impl std::fmt::Display) -> Self {
+        SourceError {
+            repo: repo.to_string(),
+            message: format!("{what}: {e}"),
+            help: "check the repository with `git fsck`; mesh reads only committed objects".into(),
+        }
+    }
+}
+
+/// One repository, resolved to a commit.
+pub struct RepoSnapshot {
+    /// The repository's name in the mesh.
+    pub name: String,
+    /// Where it is.
+    pub path: PathBuf,
+    /// The commit the ref points at.
+    pub commit: ObjectId,
+    /// That commit's root tree.
+    pub tree: ObjectId,
+    /// The open repository.
+    pub repo: gix::Repository,
+}
+
+/// One module as found at the ref.
+#[derive(Debug, Clone)]
+pub struct ModuleSource {
+    /// The parsed manifest.
+    pub manifest: ModuleManifest,
+    /// Index into [`Snapshot::repos`].
+    pub repo: usize,
+    /// The module's directory, relative to the repository root (`""` for the root).
+    pub dir: String,
+    /// The tree id of that directory.
+    pub tree: ObjectId,
+    /// Directories of the modules nested inside this one (repo-relative), which it does not own.
+    pub nested: Vec<String>,
+    /// The source id (DESIGN.md §1).
+    pub source_id: String,
+}
+
+impl ModuleSource {
+    /// The module's name.
+    pub fn name(&self) -> &str {
+        &self.manifest.name
+    }
+}
+
+/// Every repository and module, at their refs.
+pub struct Snapshot {
+    /// Repositories, in `mesh.toml` order.
+    pub repos: Vec<RepoSnapshot>,
+    /// Modules, sorted by name.
+    pub modules: Vec<ModuleSource>,
+}
+
+impl Snapshot {
+    /// Reads every repository of the mesh: resolves refs, finds modules, parses their manifests,
+    /// computes source ids. Fails on the first unreadable repository or bad manifest.
+    pub fn read(mesh: &MeshConfig) -> Result<Snapshot, Error> {
+        let mut repos = Vec::new();
+        let mut modules: Vec<ModuleSource> = Vec::new();
+        let mut seen: BTreeMap<String, (String, String)> = BTreeMap::new();
+        for cfg in &mesh.repos {
+            let snap = open(mesh, cfg)?;
+            let found = discover::manifests(&snap)?;
+            let dirs: Vec<String> = found.iter().map(|m| m.dir.clone()).collect();
+            for m in found {
+                let blob = snap
+                    .repo
+                    .find_blob(m.manifest)
+                    .map_err(|e| SourceError::git(&cfg.name, "cannot read a manifest", e))?;
+                let text = String::from_utf8_lossy(&blob.data).into_owned();
+                let shown = manifest_name(&cfg.name, &m.dir);
+                let manifest = ModuleManifest::parse(&text, &shown)?;
+                if let Some((first, _)) = seen.get(&manifest.name) {
+                    return Err(crate::config::ConfigError::new(
+                        "mesh::config::duplicate_module",
+                        &shown,
+                        &text,
+                        Some(manifest.name_span.clone()),
+                        format!("module `{}` is defined twice", manifest.name),
+                        "second module with this name",
+                        format!("it is also defined in {first}; rename one of them"),
+                    )
+                    .into());
+                }
+                seen.insert(manifest.name.clone(), (shown, text));
+                let nested: Vec<String> = dirs
+                    .iter()
+                    .filter(|d| is_below(d, &m.dir))
+                    .cloned()
+                    .collect();
+                let source_id =
+                    discover::source_id(&snap, &m.dir, m.tree, &nested, &manifest.inputs)?;
+                modules.push(ModuleSource {
+                    manifest,
+                    repo: repos.len(),
+                    dir: m.dir,
+                    tree: m.tree,
+                    nested,
+                    source_id,
+                });
+            }
+            repos.push(snap);
+        }
+        modules.sort_by(|a, b| a.manifest.name.cmp(&b.manifest.name));
+        let snapshot = Snapshot { repos, modules };
+        snapshot.check_declared_edges(&seen)?;
+        mesh.check_assignments(
+            |name| snapshot.module(name).map(|m| m.manifest.kind),
+            snapshot.modules.iter().map(|m| m.name()),
+        )?;
+        Ok(snapshot)
+    }
+
+    /// The module called `name`.
+    pub fn module(&self, name: &str) -> Option<&ModuleSource> {
+        self.modules
+            .binary_search_by(|m| m.manifest.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.modules[i])
+    }
+
+    /// Presence and instantiation edges must name modules that exist.
+    fn check_declared_edges(
+        &self,
+        texts: &BTreeMap<String, (String, String)>,
+    ) -> Result<(), Error> {
+        for m in &self.modules {
+            let declared = m
+                .manifest
+                .presence
+                .iter()
+                .chain(m.manifest.instantiation.iter().map(|i| &i.module));
+            for target in declared {
+                if self.module(target).is_none() {
+                    let (file, text) = &texts[m.name()];
+                    return Err(m
+                        .manifest
+                        .edge_error(
+                            file,
+                            text,
+                            target,
+                            format!(
+                                "`{}` names module `{target}`, which does not exist",
+                                m.name()
+                            ),
+                            format!(
+                                "name a module some repository holds{}",
+                                crate::config::known_list(
+                                    "modules",
+                                    self.modules.iter().map(|m| m.name())
+                                )
+                            ),
+                        )
+                        .into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The repository a module lives in.
+    pub fn repo_of(&self, m: &ModuleSource) -> &RepoSnapshot {
+        &self.repos[m.repo]
+    }
+}
+
+/// How a manifest is named in messages: `repo:dir/mesh-module.toml`.
+pub fn manifest_name(repo: &str, dir: &str) -> String {
+    if dir.is_empty() {
+        format!("{repo}:{MODULE_MANIFEST}")
+    } else {
+        format!("{repo}:{dir}/{MODULE_MANIFEST}")
+    }
+}
+
+/// Whether directory `d` is strictly inside directory `parent` (both repo-relative).
+pub fn is_below(d: &str, parent: &str) -> bool {
+    if parent.is_empty() {
+        !d.is_empty()
+    } else {
+        d.len() > parent.len() && d.starts_with(parent) && d.as_bytes()[parent.len()] == b'/'
+    }
+}
+
+/// Opens one repository and resolves its ref.
+fn open(mesh: &MeshConfig, cfg: &RepoConfig) -> Result<RepoSnapshot, Error> {
+    let repo = gix::open_opts(&cfg.path, gix::open::Options::isolated()).map_err(|e| {
+        mesh.repo_error(
+            cfg,
+            false,
+            format!(
+                "repository `{}` at {} cannot be opened: {e}",
+                cfg.name,
+                cfg.path.display()
+            ),
+            "`path` must name a git repository (bare or not), relative to mesh.toml".into(),
+        )
+    })?;
+    let mut repo = repo;
+    repo.object_cache_size_if_unset(16 << 20);
+    let (commit, tree) = resolve_ref(mesh, cfg, &repo)?;
+    Ok(RepoSnapshot {
+        name: cfg.name.clone(),
+        path: cfg.path.clone(),
+        commit,
+        tree,
+        repo,
+    })
+}
+
+/// The commit and root tree the repository's ref points at.
+fn resolve_ref(
+    mesh: &MeshConfig,
+    cfg: &RepoConfig,
+    repo: &gix::Repository,
+) -> Result<(ObjectId, ObjectId), Error> {
+    let commit = match &cfg.reference {
+        None => repo.head_commit().map_err(|e| e.to_string()),
+        Some(r) => repo
+            .find_reference(r.as_str())
+            .map_err(|e| e.to_string())
+            .and_then(|mut r| r.peel_to_commit().map_err(|e| e.to_string())),
+    };
+    let commit = commit.map_err(|e| {
+        let shown = cfg.reference.as_deref().unwrap_or("HEAD");
+        mesh.repo_error(
+            cfg,
+            true,
+            format!("ref `{shown}` of repository `{}` does not resolve to a commit: {e}", cfg.name),
+            "set `ref` to a branch or tag that exists, e.g. \"refs/heads/main\" (`git -C PATH branch -a` lists them)".into(),
+        )
+    })?;
+    let tree = commit
+        .tree_id()
+        .map_err(|e| SourceError::git(&cfg.name, "cannot read the commit's tree", e))?
+        .detach();
+    Ok((commit.id, tree))
+}

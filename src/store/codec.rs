@@ -1,0 +1,36 @@
+//! The one place values are turned into bytes: a value-format byte, then bincode 2.
+//! Swapping the serializer means changing these two functions.
+
+use super::StoreError;
+use serde::{Serialize, de::DeserializeOwned};
+
+/// The per-value format byte written before every value.
+const VALUE_FORMAT: u8 = 1;
+
+/// Encodes a value for a table.
+pub fn encode<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
+    let mut out = vec![VALUE_FORMAT];
+    // Serializing plain data structs into a Vec cannot fail.
+    if let Err(e) = bincode::serde::encode_into_std_write(v, &mut out, bincode::config::standard())
+    {
+        unreachable!("encoding into memory failed: {e}");
+    }
+    out
+}
+
+/// Decodes a value read from `table`.
+pub fn decode<T: DeserializeOwned>(table: &str, bytes: &[u8]) -> Result<T, StoreError> {
+    let err = |message: String| StoreError::Decode {
+        table: table.to_string(),
+        message,
+    };
+    match bytes.split_first() {
+        Some((&VALUE_FORMAT, rest)) => {
+            bincode::serde::decode_from_slice(rest, bincode::config::standard())
+                .map(|(v, _)| v)
+                .map_err(|e| err(e.to_string()))
+        }
+        Some((v, _)) => Err(err(format!("value format {v} is not one this mesh reads"))),
+        None => Err(err("empty value".into())),
+    }
+}

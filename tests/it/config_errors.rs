@@ -1,0 +1,140 @@
+//! Mistakes in mesh.toml and mesh-module.toml: a diagnostic with file, line, column, the span
+//! underlined and a help line; exit 1; nothing written to the store.
+
+use crate::common::{EXAMPLE_MESH, example};
+
+/// Runs `mesh graph` expecting a config diagnostic; checks location, help and the store.
+fn diagnostic(t: &crate::common::TestMesh, location: &str, words: &str) -> String {
+    let err = t.fails(&["graph"], 1);
+    assert!(err.contains(location), "expected {location} in:\n{err}");
+    assert!(err.contains(words), "expected {words:?} in:\n{err}");
+    assert!(err.contains("help:"), "no help line:\n{err}");
+    assert!(
+        err.contains("`--") || err.contains("╰─"),
+        "no underlined span:\n{err}"
+    );
+    assert!(
+        !t.path(".mesh/state.redb").exists(),
+        "a bad config wrote the store"
+    );
+    err
+}
+
+fn mesh_with(extra: &str) -> crate::common::TestMesh {
+    let t = example();
+    t.write("mesh.toml", &format!("{EXAMPLE_MESH}{extra}"));
+    t
+}
+
+#[test]
+fn bad_toml() {
+    let t = example();
+    t.write("mesh.toml", "[mesh]\nname = \"x\n");
+    diagnostic(&t, "mesh.toml:2:", "invalid");
+}
+
+#[test]
+fn unknown_field() {
+    let t = example();
+    t.write(
+        "mesh.toml",
+        &EXAMPLE_MESH.replace("tags = [\"edge\"]", "tagz = [\"edge\"]"),
+    );
+    diagnostic(&t, "mesh.toml:13:1", "unknown field `tagz`");
+}
+
+#[test]
+fn unknown_module_in_assign() {
+    let t = mesh_with("route-proxie = [\"g14\"]\n");
+    diagnostic(&t, "mesh.toml:17:1", "no module is named `route-proxie`");
+}
+
+#[test]
+fn unknown_tag_in_assign() {
+    let t = mesh_with("resolver = [\"@core\"]\n");
+    diagnostic(&t, "mesh.toml:17:13", "no node carries the tag `core`");
+}
+
+#[test]
+fn unknown_node_in_assign() {
+    let t = mesh_with("resolver = [\"g15\"]\n");
+    let err = diagnostic(&t, "mesh.toml:17:13", "no node is named `g15`");
+    assert!(err.contains("known nodes: g14"), "{err}");
+}
+
+#[test]
+fn invalid_name() {
+    let t = example();
+    t.write(
+        "mesh.toml",
+        &EXAMPLE_MESH
+            .replace("[node.g14]", "[node.G14]")
+            .replace("\"@edge\"", "\"G14\""),
+    );
+    diagnostic(&t, "mesh.toml:10:7", "invalid node name `G14`");
+}
+
+#[test]
+fn assigning_a_library() {
+    let t = mesh_with("geo = [\"g14\"]\n");
+    diagnostic(&t, "mesh.toml:17:1", "`geo` is a library");
+}
+
+#[test]
+fn duplicate_module_name() {
+    let t = example();
+    t.write(
+        "platform/ts/other/mesh-module.toml",
+        "name = \"geo\"\nbuild = \"true\"\n",
+    );
+    t.commit("platform", "dup");
+    let err = diagnostic(
+        &t,
+        "platform:ts/other/mesh-module.toml:1:8",
+        "module `geo` is defined twice",
+    );
+    assert!(
+        err.contains("platform:go/lib/geo/mesh-module.toml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn presence_edge_to_a_missing_module() {
+    let t = example();
+    let p = t.path("platform/go/services/route-proxy/mesh-module.toml");
+    let text = std::fs::read_to_string(&p).expect("read");
+    std::fs::write(
+        &p,
+        text.replace("presence = [\"resolver\"]", "presence = [\"resolvr\"]"),
+    )
+    .expect("write");
+    t.commit("platform", "typo");
+    diagnostic(
+        &t,
+        "platform:go/services/route-proxy/mesh-module.toml:5:",
+        "names module `resolvr`, which does not exist",
+    );
+}
+
+#[test]
+fn module_manifest_typo() {
+    let t = example();
+    let p = t.path("platform/go/lib/geo/mesh-module.toml");
+    let text = std::fs::read_to_string(&p).expect("read");
+    std::fs::write(&p, text.replace("test  =", "tset  =")).expect("write");
+    t.commit("platform", "typo");
+    diagnostic(
+        &t,
+        "platform:go/lib/geo/mesh-module.toml:4:1",
+        "unknown field `tset`",
+    );
+}
+
+#[test]
+fn no_mesh_toml() {
+    let t = crate::common::TestMesh::new();
+    let err = t.fails(&["graph"], 1);
+    assert!(err.contains("there is no mesh.toml"), "{err}");
+    assert!(err.contains("mesh init"), "{err}");
+}

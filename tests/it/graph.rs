@@ -1,0 +1,336 @@
+//! `mesh graph`: modules, edges from imports, the cache, nesting, cycles, bad input.
+
+use crate::common::{TestMesh, example, git};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+fn edges(v: &Value, kind: &str) -> BTreeSet<(String, String)> {
+    v["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .filter(|e| e["kind"] == kind)
+        .map(|e| {
+            (
+                e["from"].as_str().expect("from").to_string(),
+                e["to"].as_str().expect("to").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn set(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn example_edges_are_exactly_the_imports() {
+    let t = example();
+    let v = t.json(&["graph"]);
+    assert_eq!(
+        edges(&v, "build"),
+        set(&[
+            ("dashboard", "reporter"),
+            ("dashboard", "ui-kit"),
+            ("geo", "go-platform"),
+            ("inventory", "rust-core"),
+            ("reporter", "py-common"),
+            ("resolver", "geo"),
+            ("route-proxy", "geo"),
+        ])
+    );
+    assert_eq!(edges(&v, "presence"), set(&[("route-proxy", "resolver")]));
+    assert_eq!(
+        edges(&v, "instantiation"),
+        set(&[("dashboard", "route-proxy")])
+    );
+    let names: Vec<&str> = v["modules"]
+        .as_array()
+        .expect("modules")
+        .iter()
+        .map(|m| m["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names.len(), 10);
+    let proxy = v["modules"]
+        .as_array()
+        .expect("modules")
+        .iter()
+        .find(|m| m["name"] == "route-proxy")
+        .expect("route-proxy");
+    assert_eq!(proxy["kind"], "service");
+    assert_eq!(proxy["repo"], "platform");
+    assert_eq!(proxy["path"], "go/services/route-proxy");
+    assert_eq!(
+        proxy["provides"][0],
+        "example.com/platform/services/route-proxy"
+    );
+    assert_eq!(v["warnings"].as_array().expect("warnings").len(), 0);
+}
+
+#[test]
+fn why_prints_the_import_lines() {
+    let t = example();
+    let out = t.ok(&["graph", "--why", "dashboard", "reporter"]);
+    assert_eq!(
+        out.trim(),
+        r#"ts/dashboard/src/app.ts:2: import schema from "../../../python/reporter/schema.json";"#
+    );
+    let out = t.ok(&["graph", "--why", "inventory", "rust-core"]);
+    assert_eq!(out.trim(), "rust/inventory/src/main.rs:1: use core::Node;");
+    let err = t.fails(&["graph", "--why", "geo", "route-proxy"], 1);
+    assert!(err.contains("the edge goes the other way"), "{err}");
+}
+
+#[test]
+fn text_and_dot_formats() {
+    let t = example();
+    let text = t.ok(&["graph"]);
+    assert!(
+        text.contains("route-proxy (service, platform:go/services/route-proxy"),
+        "{text}"
+    );
+    assert!(text.contains("  presence      → resolver"), "{text}");
+    let dot = t.ok(&["graph", "--format", "dot"]);
+    assert!(dot.starts_with("digraph mesh {"), "{dot}");
+    assert!(
+        dot.contains(r#""route-proxy" -> "geo" [style=solid"#),
+        "{dot}"
+    );
+}
+
+fn stats(v: &Value) -> (u64, u64, u64) {
+    let s = &v["stats"];
+    (
+        s["files_parsed"].as_u64().expect("parsed"),
+        s["files_cached"].as_u64().expect("cached"),
+        s["modules_walked"].as_u64().expect("walked"),
+    )
+}
+
+#[test]
+fn unchanged_mesh_parses_nothing_and_one_change_parses_one_file() {
+    let t = example();
+    let (parsed, _, walked) = stats(&t.json(&["graph"]));
+    assert_eq!((parsed, walked), (12, 10));
+    assert_eq!(stats(&t.json(&["graph"])), (0, 0, 0));
+
+    t.write(
+        "platform/go/lib/geo/geo.go",
+        "package geo\n\nimport \"example.com/platform/internal/logx\"\n\nvar X = logx.Line\n",
+    );
+    t.commit("platform", "one file");
+    assert_eq!(stats(&t.json(&["graph"])), (1, 0, 1));
+    assert_eq!(stats(&t.json(&["graph"])), (0, 0, 0));
+
+    // A new file whose bytes equal an existing file's: read from the cache, not parsed.
+    let same = std::fs::read_to_string(t.path("platform/go/lib/geo/geo.go")).expect("read");
+    t.write("platform/go/lib/geo/copy.go", &same);
+    t.commit("platform", "copy");
+    assert_eq!(stats(&t.json(&["graph"])), (0, 2, 1));
+}
+
+#[test]
+fn nested_modules_leave_the_parent_source_id_alone() {
+    let t = example();
+    let source = |v: &Value, name: &str| {
+        v["modules"]
+            .as_array()
+            .expect("modules")
+            .iter()
+            .find(|m| m["name"] == name)
+            .expect("module")["source"]
+            .as_str()
+            .expect("source")
+            .to_string()
+    };
+    let before = t.json(&["graph"]);
+    t.write("platform/go/services/resolver/extra.go", "package main\n");
+    t.commit("platform", "nested change");
+    let after = t.json(&["graph"]);
+    assert_eq!(
+        source(&before, "go-platform"),
+        source(&after, "go-platform")
+    );
+    assert_ne!(source(&before, "resolver"), source(&after, "resolver"));
+
+    t.write("platform/go/internal/logx/more.go", "package logx\n");
+    t.commit("platform", "parent change");
+    let last = t.json(&["graph"]);
+    assert_ne!(source(&after, "go-platform"), source(&last, "go-platform"));
+    assert_eq!(source(&after, "resolver"), source(&last, "resolver"));
+    // A module with no nested modules and no inputs: its source id is its git tree id.
+    let tree = git(
+        &t.path("platform"),
+        &["rev-parse", "HEAD:go/services/resolver"],
+    );
+    assert_eq!(source(&last, "resolver"), tree.trim());
+}
+
+#[test]
+fn inputs_move_the_source_id() {
+    let t = example();
+    let manifest = t.path("platform/go/services/resolver/mesh-module.toml");
+    let text = std::fs::read_to_string(&manifest).expect("read");
+    std::fs::write(&manifest, format!("inputs = [\"go/go.mod\"]\n{text}")).expect("write");
+    t.commit("platform", "inputs");
+    let src = |v: &Value| {
+        v["modules"]
+            .as_array()
+            .expect("modules")
+            .iter()
+            .find(|m| m["name"] == "resolver")
+            .expect("resolver")["source"]
+            .as_str()
+            .expect("source")
+            .to_string()
+    };
+    let before = src(&t.json(&["graph"]));
+    t.write(
+        "platform/go/go.mod",
+        "module example.com/platform\n\ngo 1.23\n",
+    );
+    t.commit("platform", "go.mod");
+    assert_ne!(before, src(&t.json(&["graph"])));
+}
+
+#[test]
+fn a_cycle_is_an_error_with_evidence() {
+    let t = example();
+    t.write(
+        "platform/go/internal/logx/cycle.go",
+        "package logx\n\nimport \"example.com/platform/services/route-proxy\"\n",
+    );
+    t.commit("platform", "cycle");
+    let err = t.fails(&["graph"], 1);
+    assert!(err.contains("build edges form a cycle"), "{err}");
+    assert!(
+        err.contains(
+            "geo → go-platform   go/lib/geo/geo.go:6: \"example.com/platform/internal/logx\""
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("go-platform → route-proxy   go/internal/logx/cycle.go:3:"),
+        "{err}"
+    );
+    assert!(err.contains("route-proxy → geo"), "{err}");
+}
+
+#[test]
+fn ambiguous_names_make_edges_to_both_and_a_warning() {
+    let t = example();
+    t.write(
+        "platform/ts/ui-kit-2/mesh-module.toml",
+        "name = \"ui-kit-2\"\nkind = \"library\"\nbuild = \"true\"\n",
+    );
+    t.write(
+        "platform/ts/ui-kit-2/package.json",
+        r#"{"name": "@mesh/ui-kit"}"#,
+    );
+    t.commit("platform", "twin");
+    let out = t.mesh(&["graph", "--json"]).output().expect("run");
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let build = edges(&v, "build");
+    assert!(build.contains(&("dashboard".into(), "ui-kit".into())));
+    assert!(build.contains(&("dashboard".into(), "ui-kit-2".into())));
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("ui-kit, ui-kit-2"), "{warnings}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("warning: modules ui-kit, ui-kit-2"));
+}
+
+#[test]
+fn mesh_ignore_comment_drops_an_import() {
+    let t = example();
+    t.write(
+        "platform/go/services/resolver/main.go",
+        "package main\n\nimport . \"example.com/platform/lib/geo\" // mesh: ignore\n",
+    );
+    t.commit("platform", "ignore");
+    let v = t.json(&["graph"]);
+    assert!(!edges(&v, "build").contains(&("resolver".into(), "geo".into())));
+}
+
+#[test]
+fn odd_files_are_skipped_not_fatal() {
+    let t = example();
+    // Binary, non-UTF-8, a large generated file, a symlink loop.
+    std::fs::write(
+        t.path("platform/go/lib/geo/blob.go"),
+        [0u8, 159, 146, 150, 0, 1, 2],
+    )
+    .expect("w");
+    std::fs::write(
+        t.path("platform/go/lib/geo/latin1.go"),
+        b"package geo\n// caf\xe9\nimport \"example.com/platform/internal/logx\"\n",
+    )
+    .expect("w");
+    let big = "// generated\n".repeat(50 * 1024 * 1024 / 13);
+    std::fs::write(t.path("platform/go/lib/geo/big.go"), big).expect("w");
+    std::os::unix::fs::symlink("loop", t.path("platform/go/lib/geo/loop")).expect("link");
+    t.commit("platform", "odd files");
+    let out = t.mesh(&["graph", "--json", "-v"]).output().expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("go/lib/geo/big.go: skipped"), "{err}");
+    assert!(err.contains("go/lib/geo/blob.go: skipped, binary"), "{err}");
+}
+
+#[test]
+fn module_without_language_manifest_is_said_in_verbose() {
+    let t = example();
+    t.write(
+        "platform/scripts/mesh-module.toml",
+        "name = \"scripts\"\nbuild = \"true\"\n",
+    );
+    t.write("platform/scripts/run.sh", "echo hi\n");
+    t.commit("platform", "scripts");
+    let out = t.mesh(&["graph", "-v"]).output().expect("run");
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("module `scripts`: no language manifest"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_repositories_are_clear_errors_and_write_nothing() {
+    let t = TestMesh::new();
+    t.write(
+        "mesh.toml",
+        "[mesh]\nname = \"x\"\n[[repo]]\nname = \"p\"\npath = \"nowhere\"\n",
+    );
+    let err = t.fails(&["graph"], 1);
+    assert!(err.contains("repository `p`"), "{err}");
+    assert!(err.contains("mesh.toml:5:8"), "{err}");
+    assert!(!t.path(".mesh/state.redb").exists());
+
+    t.repo_from_fixture("platform", "example");
+    t.write(
+        "mesh.toml",
+        "[mesh]\nname = \"x\"\n[[repo]]\nname = \"p\"\npath = \"platform\"\nref = \"refs/heads/nope\"\n",
+    );
+    let err = t.fails(&["graph"], 1);
+    assert!(err.contains("ref `refs/heads/nope`"), "{err}");
+    assert!(err.contains("mesh.toml:6:7"), "{err}");
+    assert!(!t.path(".mesh/state.redb").exists());
+}
+
+#[test]
+fn only_committed_objects_are_read() {
+    let t = example();
+    let before = t.json(&["graph"]);
+    // An uncommitted change in the work tree is not seen.
+    t.write("platform/go/services/resolver/main.go", "package main\n");
+    let after = t.json(&["graph"]);
+    assert_eq!(before["modules"], after["modules"]);
+    assert_eq!(edges(&before, "build"), edges(&after, "build"));
+}
