@@ -36,6 +36,9 @@ complete -c mesh -n "__fish_mesh_needs_command" -s h -l help -d 'Print help (see
 complete -c mesh -n "__fish_mesh_needs_command" -s V -l version -d 'Print version'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "init" -d 'Write a commented mesh.toml to start a mesh'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "graph" -d 'Show every module and its build, presence and instantiation edges'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "plan" -d 'Say what would be built, declared and sent, and why. Changes nothing'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "build" -d 'Build what is stale, in dependency order, independent modules in parallel'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "builds" -d 'List build records: id, module, commit, verdict, artifact, duration, inputs'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "completions" -d 'Print shell completions for mesh'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -61,6 +64,38 @@ complete -c mesh -n "__fish_mesh_using_subcommand graph" -l json -d 'Machine-rea
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand plan" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand plan" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand plan" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand plan" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand plan" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand plan" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -s j -l jobs -d 'How many builds run at once (default: the number of CPUs)' -r
+complete -c mesh -n "__fish_mesh_using_subcommand build" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand build" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand build" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand build" -l behind -d 'Build exactly the stale set (the default when no module is named)'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -l dry-run -d 'Print what would be built, build nothing'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -l log -d 'Print the log of build ID' -r
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -s n -l limit -d 'How many of the newest builds to list' -r
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand completions" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand completions" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand completions" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
@@ -80,8 +115,11 @@ complete -c mesh -n "__fish_mesh_using_subcommand man" -l json -d 'Machine-reada
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph completions man help" -f -a "init" -d 'Write a commented mesh.toml to start a mesh'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph completions man help" -f -a "graph" -d 'Show every module and its build, presence and instantiation edges'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph completions man help" -f -a "completions" -d 'Print shell completions for mesh'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph completions man help" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds completions man help" -f -a "init" -d 'Write a commented mesh.toml to start a mesh'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds completions man help" -f -a "graph" -d 'Show every module and its build, presence and instantiation edges'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds completions man help" -f -a "plan" -d 'Say what would be built, declared and sent, and why. Changes nothing'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds completions man help" -f -a "build" -d 'Build what is stale, in dependency order, independent modules in parallel'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds completions man help" -f -a "builds" -d 'List build records: id, module, commit, verdict, artifact, duration, inputs'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds completions man help" -f -a "completions" -d 'Print shell completions for mesh'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds completions man help" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -6,10 +6,13 @@
 pub mod build;
 pub mod cli;
 pub mod config;
+pub mod declare;
 mod error;
 pub mod graph;
 pub mod imports;
+pub mod node;
 pub mod source;
+pub mod status;
 pub mod store;
 
 pub use error::{Error, Result};

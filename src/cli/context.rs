@@ -58,4 +58,17 @@ impl Ctx {
             state,
         })
     }
+
+    /// Where the state lives.
+    pub fn paths(&self) -> crate::store::Paths {
+        crate::store::Paths {
+            dot_mesh: self.dot_mesh.clone(),
+            state: self.state.clone(),
+        }
+    }
+
+    /// Takes the mesh lock for a verb that changes the mesh (exit 75 if another holds it).
+    pub fn lock(&self, verb: &str) -> Result<crate::store::MeshLock> {
+        Ok(crate::store::MeshLock::take(&self.dot_mesh, verb)?)
+    }
 }

@@ -1,11 +1,16 @@
 //! The command line: clap definitions (one file per verb), rendering, and the one place errors
 //! become exit codes. Data goes to stdout; progress, summaries and hints go to stderr.
 
+mod build;
+mod builds;
 pub mod completions;
 mod context;
 mod graph;
 mod init;
 pub mod man;
+mod plan;
+mod progress;
+mod table;
 mod ui;
 
 pub use context::Ctx;
@@ -45,6 +50,9 @@ pub struct Cli {
 enum Command {
     Init(init::Args),
     Graph(graph::Args),
+    Plan(plan::Args),
+    Build(build::Args),
+    Builds(builds::Args),
     Completions(completions::Args),
     Man(man::Args),
 }
@@ -87,6 +95,9 @@ fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
     match &cli.command {
         Command::Init(a) => init::run(cli, ui, a),
         Command::Graph(a) => graph::run(&Ctx::load(cli)?, ui, a),
+        Command::Plan(a) => plan::run(&Ctx::load(cli)?, ui, a),
+        Command::Build(a) => build::run(&Ctx::load(cli)?, ui, a),
+        Command::Builds(a) => builds::run(&Ctx::load(cli)?, ui, a),
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),
     }

@@ -63,7 +63,9 @@ impl ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line_col() {
-            Some((line, col)) => write!(f, "{}:{line}:{col}: {}", self.0.src.name(), self.0.message),
+            Some((line, col)) => {
+                write!(f, "{}:{line}:{col}: {}", self.0.src.name(), self.0.message)
+            }
             None => write!(f, "{}: {}", self.0.src.name(), self.0.message),
         }
     }

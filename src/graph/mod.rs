@@ -2,6 +2,7 @@
 
 mod cycle;
 mod load;
+pub mod stale;
 
 pub use load::{Loaded, Stats, load};
 

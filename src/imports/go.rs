@@ -205,6 +205,11 @@ mod tests {
     }
 
     #[test]
+    fn empty_paths_name_nothing() {
+        assert_eq!(names(&scan("package x\nimport (\"\"; ``; \"a\")")), ["a"]);
+    }
+
+    #[test]
     fn no_package_clause_still_scans() {
         assert_eq!(names(&scan("import \"a\"")), ["a"]);
     }

@@ -250,8 +250,10 @@ impl<'a> Parser<'a, '_> {
             .map(|t| t.kind);
         let continues = matches!(follows, Some(Kind::PathSep | Kind::Punct(b'.' | b'$')));
         let name = tok.value(self.src);
+        let turbofish = punct_at(self.toks, i + 2, b'<'); // `size_of::<T>()`: a generic item
         if kind_at(self.toks, i + 1, Kind::PathSep)
             && !continues
+            && !turbofish
             && name.starts_with(|c: char| c.is_ascii_lowercase())
             && !is_reserved(name)
         {
@@ -353,11 +355,16 @@ impl<'a> Parser<'a, '_> {
     }
 }
 
-/// Keywords and primitive types: never a crate name, even when followed by `::`.
+/// Keywords, primitive types and tool attribute namespaces (`#[allow(clippy::x)]`): never
+/// a crate name, even when followed by `::`.
 fn is_reserved(name: &str) -> bool {
     matches!(
         name,
-        "as" | "async"
+        "clippy"
+            | "rustfmt"
+            | "diagnostic"
+            | "as"
+            | "async"
             | "await"
             | "break"
             | "const"
@@ -477,6 +484,12 @@ mod tests {
             names(&scan("fn f() { a::b::c::d(); x.y::<u8>(); $m::z; }")),
             ["a"]
         );
+    }
+
+    #[test]
+    fn tool_attributes_and_turbofish_calls_are_not_crates() {
+        let src = "#[allow(clippy::all)]\n#[rustfmt::skip]\n#[diagnostic::on_unimplemented(message = \"x\")]\nfn f() { size_of::<u8>(); iter::<T>::x(); }";
+        assert!(scan(src).is_empty(), "{:?}", scan(src));
     }
 
     #[test]

@@ -193,9 +193,13 @@ impl<'a> Collector<'a> {
         self.markers.extend(found);
     }
 
-    /// Records an import named `name` whose name starts at byte `offset`.
+    /// Records an import named `name` whose name starts at byte `offset` (an empty name, as
+    /// in `import ""`, names nothing and is dropped).
     pub fn push(&mut self, offset: usize, name: impl Into<String>) {
-        self.found.push((offset, name.into()));
+        let name = name.into();
+        if !name.is_empty() {
+            self.found.push((offset, name));
+        }
     }
 
     /// Records the value of a literal token as an import.

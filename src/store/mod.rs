@@ -4,9 +4,11 @@
 //! needed, drop the [`Store`], do the slow work, reopen and record in one [`Store::write`].
 
 mod codec;
+mod lock;
 mod tables;
 
 pub use codec::{decode, encode};
+pub use lock::MeshLock;
 pub use tables::*;
 
 use miette::Diagnostic;
@@ -34,6 +36,18 @@ pub enum StoreError {
     Locked {
         /// The store file.
         path: PathBuf,
+    },
+    /// Another mesh process holds the mesh's lock.
+    #[error("the mesh is busy: {holder} holds its lock")]
+    #[diagnostic(
+        code(mesh::store::busy),
+        help(
+            "wait for it to finish and try again; reading verbs (status, plan, graph, events) do not need the lock"
+        )
+    )]
+    Busy {
+        /// Who: pid, verb and since when.
+        holder: String,
     },
     /// The file was written by a newer mesh.
     #[error("the store {path} has format {found}; this mesh reads format {FORMAT} and older")]
@@ -82,7 +96,43 @@ pub enum StoreError {
 impl StoreError {
     /// Whether this means "another process holds it" (exit 75).
     pub fn is_locked(&self) -> bool {
-        matches!(self, StoreError::Locked { .. })
+        matches!(self, StoreError::Locked { .. } | StoreError::Busy { .. })
+    }
+}
+
+/// Where a mesh keeps its state: the store file and the directories beside it in `.mesh/`.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    /// `.mesh/`.
+    pub dot_mesh: PathBuf,
+    /// The store file (default `.mesh/state.redb`).
+    pub state: PathBuf,
+}
+
+impl Paths {
+    /// `.mesh/artifacts/`: the content-addressed artifact store.
+    pub fn artifacts(&self) -> PathBuf {
+        self.dot_mesh.join("artifacts")
+    }
+    /// `.mesh/logs/`: build and test logs, bounded per module.
+    pub fn logs(&self) -> PathBuf {
+        self.dot_mesh.join("logs")
+    }
+    /// `.mesh/exports/`: trees exported at a commit for builds.
+    pub fn exports(&self) -> PathBuf {
+        self.dot_mesh.join("exports")
+    }
+    /// `.mesh/deps/`: unpacked artifacts handed to builds as `MESH_DEP_<NAME>`.
+    pub fn deps(&self) -> PathBuf {
+        self.dot_mesh.join("deps")
+    }
+    /// `.mesh/tmp/`: scratch space (`$MESH_OUT`).
+    pub fn tmp(&self) -> PathBuf {
+        self.dot_mesh.join("tmp")
+    }
+    /// Opens the store.
+    pub fn open(&self) -> Result<Store, StoreError> {
+        Store::open(&self.state)
     }
 }
 

@@ -11,7 +11,7 @@ pub const IMPORTS: Table = Table::new("imports");
 pub const MODULES: Table = Table::new("modules");
 
 /// Every table, created when the store is made.
-pub const ALL_TABLES: &[Table] = &[META, IMPORTS, MODULES];
+pub const ALL_TABLES: &[Table] = &[META, IMPORTS, MODULES, BUILDS, LATEST, CURRENT];
 
 /// The `imports` key: blob id bytes then the scanner version.
 pub fn imports_key(blob: &[u8], scanner_version: u32) -> Vec<u8> {
@@ -31,4 +31,62 @@ pub struct ModuleRecord {
     pub files: Vec<crate::imports::ScannedFile>,
     /// What its language manifests say (provided names, Rust renames).
     pub manifests: crate::imports::ManifestFacts,
+}
+
+/// build id (u64, big-endian) → [`BuildRecord`].
+pub const BUILDS: Table = Table::new("builds");
+/// module name → its newest [`BuildRecord`].
+pub const LATEST: Table = Table::new("latest");
+/// closure key → [`CurrentEntry`]: the build with a verdict for it, what makes a module current.
+pub const CURRENT: Table = Table::new("current");
+
+/// A build id as a key: big-endian, so keys sort by id.
+pub fn id_key(id: u64) -> [u8; 8] {
+    id.to_be_bytes()
+}
+
+/// One build of one module: its input closure, verdict and artifact.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BuildRecord {
+    /// The build id.
+    pub id: u64,
+    /// The module built.
+    pub module: String,
+    /// The repository's name.
+    pub repo: String,
+    /// The commit built from.
+    pub commit: String,
+    /// The module's source id.
+    pub source: String,
+    /// The recipe digest (build and test commands).
+    pub recipe: String,
+    /// Each build input: (module, artifact digest), sorted by module.
+    pub inputs: Vec<(String, String)>,
+    /// The closure key: what makes this build current.
+    pub closure: String,
+    /// The verdict (or outstanding, which is none).
+    pub verdict: crate::build::Verdict,
+    /// Why, for anything but fit.
+    pub reason: Option<String>,
+    /// The artifact digest (fit and unfit builds have one).
+    pub artifact: Option<String>,
+    /// The artifact's size in bytes.
+    pub size: u64,
+    /// Unix milliseconds.
+    pub started: u64,
+    /// Unix milliseconds.
+    pub finished: u64,
+    /// The log file, relative to `.mesh/`.
+    pub log: Option<String>,
+}
+
+/// The build that makes a closure key current, kept small so every key can be loaded at once.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CurrentEntry {
+    /// The build id.
+    pub id: u64,
+    /// Its verdict (never outstanding).
+    pub verdict: crate::build::Verdict,
+    /// Its artifact digest.
+    pub artifact: Option<String>,
 }

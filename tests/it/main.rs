@@ -1,5 +1,6 @@
 //! mesh's integration tests: one binary, a module per area (DESIGN.md §12).
 
+mod build;
 mod common;
 mod config_errors;
 mod generated;

@@ -1,0 +1,361 @@
+//! Running one build: `build` then `test` with `sh -c`, in the module's directory of the export,
+//! with `$MESH_OUT` and the inputs' artifacts; logs capped; a timeout; the verdict.
+
+use super::Verdict;
+use super::artifact::{ArtifactError, ArtifactStore};
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
+
+/// Logs are capped at this many bytes per build; the rest is counted, not kept.
+pub const LOG_CAP: u64 = 4 << 20;
+/// Lines kept for the end-of-run summary of a failed build.
+pub const TAIL_LINES: usize = 20;
+
+/// Everything one build needs.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The module.
+    pub module: String,
+    /// Its directory inside the export: the working directory.
+    pub cwd: PathBuf,
+    /// The commit.
+    pub commit: String,
+    /// `build`.
+    pub build: String,
+    /// `test`.
+    pub test: Option<String>,
+    /// For each of the two steps.
+    pub timeout: Duration,
+    /// `MESH_DEP_<NAME>` → unpacked artifact directory.
+    pub deps: Vec<(String, PathBuf)>,
+}
+
+/// How a build ended.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why, for anything but fit.
+    pub reason: Option<String>,
+    /// The step that decided a non-fit verdict: "build" or "test".
+    pub step: Option<&'static str>,
+    /// (digest, size) of the artifact, for fit and unfit builds.
+    pub artifact: Option<(String, u64)>,
+    /// The last lines of output.
+    pub tail: Vec<String>,
+}
+
+/// Where builds put things.
+pub struct Dirs {
+    /// Scratch space for `$MESH_OUT`.
+    pub tmp: PathBuf,
+    /// The artifact store.
+    pub artifacts: ArtifactStore,
+}
+
+/// What the progress display sees of a running build.
+#[derive(Default)]
+pub struct Live {
+    /// The newest output line.
+    pub last_line: Mutex<String>,
+}
+
+/// Runs build and test, packs `$MESH_OUT`, and judges. `log` receives both steps' output.
+pub fn run(job: &Job, dirs: &Dirs, log: &Path, live: &Arc<Live>) -> Outcome {
+    let mut sink = match LogSink::create(log) {
+        Ok(s) => s,
+        Err(e) => {
+            return outstanding(
+                None,
+                format!("cannot write the log {}: {e}", log.display()),
+                vec![],
+            );
+        }
+    };
+    let out = match tempfile::Builder::new()
+        .prefix("out-")
+        .tempdir_in(&dirs.tmp)
+    {
+        Ok(d) => d,
+        Err(e) => {
+            return outstanding(
+                None,
+                format!("cannot make $MESH_OUT in {}: {e}", dirs.tmp.display()),
+                vec![],
+            );
+        }
+    };
+    let env = Env {
+        job,
+        out: out.path(),
+    };
+    match step(&env, "build", &job.build, &mut sink, live) {
+        Step::Ok => {}
+        Step::Failed(why) => {
+            return judged(Verdict::Broken, "build", why, None, sink.tail());
+        }
+        Step::Environmental(why) => return outstanding(Some("build"), why, sink.tail()),
+    }
+    let artifact = match dirs.artifacts.put_dir(out.path()) {
+        Ok(a) => a,
+        Err(e @ (ArtifactError::LinkOutOfTree { .. } | ArtifactError::Unsupported { .. })) => {
+            sink.line(&format!("mesh: the artifact was refused: {e}"));
+            return judged(
+                Verdict::Broken,
+                "build",
+                format!("the artifact was refused: {e}"),
+                None,
+                sink.tail(),
+            );
+        }
+        Err(e) => {
+            return outstanding(
+                Some("build"),
+                format!("cannot store the artifact: {e}"),
+                sink.tail(),
+            );
+        }
+    };
+    if let Some(test) = &job.test {
+        match step(&env, "test", test, &mut sink, live) {
+            Step::Ok => {}
+            Step::Failed(why) => {
+                return judged(Verdict::Unfit, "test", why, Some(artifact), sink.tail());
+            }
+            Step::Environmental(why) => return outstanding(Some("test"), why, sink.tail()),
+        }
+    }
+    Outcome {
+        verdict: Verdict::Fit,
+        reason: None,
+        step: None,
+        artifact: Some(artifact),
+        tail: sink.tail(),
+    }
+}
+
+fn outstanding(step: Option<&'static str>, why: String, tail: Vec<String>) -> Outcome {
+    Outcome {
+        verdict: Verdict::Outstanding,
+        reason: Some(why),
+        step,
+        artifact: None,
+        tail,
+    }
+}
+
+fn judged(
+    verdict: Verdict,
+    step: &'static str,
+    why: String,
+    artifact: Option<(String, u64)>,
+    tail: Vec<String>,
+) -> Outcome {
+    Outcome {
+        verdict,
+        reason: Some(why),
+        step: Some(step),
+        artifact,
+        tail,
+    }
+}
+
+struct Env<'a> {
+    job: &'a Job,
+    out: &'a Path,
+}
+
+enum Step {
+    Ok,
+    Failed(String),
+    Environmental(String),
+}
+
+fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) -> Step {
+    sink.line(&format!("mesh: {name}: {cmd}"));
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(cmd)
+        .current_dir(&env.job.cwd)
+        .env("MESH_OUT", env.out)
+        .env("MESH_MODULE", &env.job.module)
+        .env("MESH_COMMIT", &env.job.commit)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    for (name, dir) in &env.job.deps {
+        c.env(super::dep_env_name(name), dir);
+    }
+    let mut child = match c.spawn() {
+        Ok(c) => c,
+        Err(e) => return Step::Environmental(format!("{name} could not be started: {e}")),
+    };
+    let pid = child.id() as i32;
+    let shared = Arc::new(Mutex::new(std::mem::take(sink)));
+    let readers: Vec<_> = [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|r| {
+        let shared = Arc::clone(&shared);
+        let live = Arc::clone(live);
+        std::thread::spawn(move || pump(r, &shared, &live))
+    })
+    .collect();
+    let (tx, rx) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = tx.send(());
+        status
+    });
+    let timed_out = rx.recv_timeout(env.job.timeout).is_err();
+    if timed_out {
+        // The whole process group: a shell's children go too.
+        kill_group(pid);
+    }
+    let status = waiter.join();
+    for r in readers {
+        let _ = r.join();
+    }
+    *sink = match Arc::try_unwrap(shared) {
+        Ok(m) => m.into_inner().unwrap_or_default(),
+        Err(a) => std::mem::take(&mut *a.lock().unwrap_or_else(|p| p.into_inner())),
+    };
+    let status = match status {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => return Step::Environmental(format!("{name} could not be waited for: {e}")),
+        Err(_) => return Step::Environmental(format!("{name} could not be waited for")),
+    };
+    if timed_out {
+        let why = format!(
+            "{name} timed out after {}",
+            humantime::format_duration(env.job.timeout)
+        );
+        sink.line(&format!("mesh: {why}"));
+        return Step::Environmental(why);
+    }
+    match (status.code(), status.signal()) {
+        (Some(0), _) => Step::Ok,
+        (Some(75), _) => {
+            Step::Environmental(format!("{name} exited 75 (EX_TEMPFAIL): try again later"))
+        }
+        (Some(code), _) => Step::Failed(format!("{name} exited {code}")),
+        (None, Some(sig)) => Step::Environmental(format!("{name} was killed by signal {sig}")),
+        (None, None) => Step::Environmental(format!("{name} ended without a status")),
+    }
+}
+
+fn kill_group(pid: i32) {
+    let _ = Command::new("kill")
+        .arg("-KILL")
+        .arg("--")
+        .arg(format!("-{pid}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// Copies a stream into the log, line by line for the tail and the progress line.
+fn pump(mut r: Box<dyn Read + Send>, sink: &Mutex<LogSink>, live: &Live) {
+    let mut buf = [0u8; 16 * 1024];
+    let mut partial = Vec::new();
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
+        s.write(&buf[..n]);
+        partial.extend_from_slice(&buf[..n]);
+        while let Some(pos) = partial.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = partial.drain(..=pos).collect();
+            let text = String::from_utf8_lossy(&line).trim_end().to_string();
+            if let Ok(mut l) = live.last_line.lock() {
+                l.clone_from(&text);
+            }
+            s.remember(text);
+        }
+        if partial.len() > 4096 {
+            let text = String::from_utf8_lossy(&partial).to_string();
+            s.remember(text);
+            partial.clear();
+        }
+    }
+    if !partial.is_empty() {
+        let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
+        s.remember(String::from_utf8_lossy(&partial).trim_end().to_string());
+    }
+}
+
+/// The build's log file, capped, and its last lines.
+#[derive(Default)]
+struct LogSink {
+    file: Option<std::fs::File>,
+    written: u64,
+    dropped: u64,
+    tail: VecDeque<String>,
+}
+
+impl LogSink {
+    fn create(path: &Path) -> std::io::Result<LogSink> {
+        if let Some(d) = path.parent() {
+            std::fs::create_dir_all(d)?;
+        }
+        Ok(LogSink {
+            file: Some(std::fs::File::create(path)?),
+            ..LogSink::default()
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let room = LOG_CAP.saturating_sub(self.written);
+        let keep = (bytes.len() as u64).min(room) as usize;
+        if let Some(f) = &mut self.file
+            && keep > 0
+            && f.write_all(&bytes[..keep]).is_ok()
+        {
+            self.written += keep as u64;
+        }
+        self.dropped += (bytes.len() - keep) as u64;
+    }
+
+    fn line(&mut self, text: &str) {
+        self.write(format!("{text}\n").as_bytes());
+        self.remember(text.to_string());
+    }
+
+    fn remember(&mut self, line: String) {
+        if self.tail.len() == TAIL_LINES {
+            self.tail.pop_front();
+        }
+        self.tail.push_back(line);
+    }
+
+    fn tail(&mut self) -> Vec<String> {
+        if self.dropped > 0 {
+            let note = format!(
+                "mesh: the log was capped at {LOG_CAP} bytes; {} more bytes were not kept",
+                self.dropped
+            );
+            if let Some(f) = &mut self.file {
+                let _ = writeln!(f, "{note}");
+            }
+            self.dropped = 0;
+        }
+        self.tail.iter().cloned().collect()
+    }
+}

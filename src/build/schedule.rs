@@ -1,0 +1,422 @@
+//! `build --behind` and `build MODULE…`: the stale set in dependency order, independent modules
+//! in parallel, a module that waited re-judged once its inputs finished (early cutoff), every
+//! build recorded in one transaction when it ends — the store is closed while builds run.
+
+use super::artifact::{self, ArtifactStore};
+use super::run::{self, Dirs, Job, Live, Outcome};
+use super::{Verdict, now_ms};
+use crate::graph::Loaded;
+use crate::graph::stale::{self, Known, ModuleInput, ModuleState};
+use crate::store::{self, BUILDS, BuildRecord, CURRENT, CurrentEntry, LATEST, META, Paths};
+use crate::{Error, Result};
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, mpsc};
+
+/// What to build.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Named modules (and whatever of their inputs is stale); empty means every module.
+    pub names: Vec<String>,
+    /// How many builds run at once.
+    pub jobs: usize,
+    /// Say what would run, run nothing.
+    pub dry_run: bool,
+    /// How many logs to keep per module.
+    pub logs_keep: usize,
+}
+
+/// One build that ran.
+#[derive(Debug, Clone, Serialize)]
+pub struct Built {
+    /// The module.
+    pub module: String,
+    /// The recorded build id.
+    pub id: u64,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Why, for anything but fit.
+    pub reason: Option<String>,
+    /// The step that failed.
+    pub step: Option<&'static str>,
+    /// The artifact digest.
+    pub artifact: Option<String>,
+    /// Milliseconds.
+    pub duration_ms: u64,
+    /// The last lines of output (for broken and unfit builds).
+    #[serde(skip)]
+    pub tail: Vec<String>,
+    /// The log file.
+    pub log: String,
+}
+
+/// What a build run did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BuildSummary {
+    /// Builds that ran, in the order they finished.
+    pub built: Vec<Built>,
+    /// Modules that waited on an input whose artifact did not move: spared by early cutoff.
+    pub spared: Vec<String>,
+    /// (module, the input that blocks it).
+    pub blocked: Vec<(String, String)>,
+    /// With `--dry-run`: the modules that would be built, in order, with why.
+    pub would_build: Vec<(String, String)>,
+}
+
+/// Told what happens, to draw progress.
+pub trait Progress: Sync {
+    /// A build started.
+    fn started(&self, module: &str, live: Arc<Live>);
+    /// A build finished (and was recorded).
+    fn finished(&self, built: &Built);
+}
+
+/// Everything that does not change during the run.
+struct Plan<'a> {
+    loaded: &'a Loaded,
+    inputs: Vec<ModuleInput<'a>>,
+    targets: BTreeSet<usize>,
+}
+
+/// Builds what is stale among the targets; returns what ran.
+pub fn build(
+    paths: &Paths,
+    loaded: &Loaded,
+    opts: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<BuildSummary> {
+    let g = &loaded.graph;
+    let recipes: Vec<String> = loaded
+        .snapshot
+        .modules
+        .iter()
+        .map(|m| stale::recipe_digest(&m.manifest.build, m.manifest.test.as_deref()))
+        .collect();
+    let inputs: Vec<ModuleInput> = loaded
+        .snapshot
+        .modules
+        .iter()
+        .zip(&recipes)
+        .map(|(m, r)| ModuleInput {
+            source: &m.source_id,
+            recipe: r,
+        })
+        .collect();
+    let targets = targets(loaded, &opts.names)?;
+    let plan = Plan {
+        loaded,
+        inputs,
+        targets,
+    };
+    let mut known = paths.open()?.read(Known::load)?;
+
+    if opts.dry_run {
+        let states = stale::assess(g, &plan.inputs, &known);
+        let mut summary = BuildSummary::default();
+        for &m in &g.order {
+            if !plan.targets.contains(&m) {
+                continue;
+            }
+            let why = match &states[m] {
+                ModuleState::Stale(r) => r.to_string(),
+                ModuleState::Waits(on) => format!("if {} moves", names(g, on)),
+                _ => continue,
+            };
+            summary.would_build.push((g.modules[m].name.clone(), why));
+        }
+        return Ok(summary);
+    }
+
+    let dirs = Dirs {
+        tmp: paths.tmp(),
+        artifacts: ArtifactStore::new(paths.artifacts()),
+    };
+    for d in [paths.tmp(), paths.artifacts(), paths.logs()] {
+        std::fs::create_dir_all(&d).map_err(|e| {
+            Error::io(
+                format!("cannot create {}", d.display()),
+                e,
+                "check that the mesh directory is writable",
+            )
+        })?;
+    }
+    let jobs = opts.jobs.max(1);
+    let mut summary = BuildSummary::default();
+    let mut states: Vec<Option<ModuleState>> = vec![None; g.modules.len()];
+    let mut running: BTreeSet<usize> = BTreeSet::new();
+    let mut done: BTreeSet<usize> = BTreeSet::new();
+    let mut waited: BTreeSet<usize> = BTreeSet::new();
+    let mut exports: HashMap<usize, PathBuf> = HashMap::new();
+    let (tx, rx) = mpsc::channel::<(usize, Job, Outcome, u64, PathBuf)>();
+
+    std::thread::scope(|scope| -> Result<()> {
+        loop {
+            // Judge every module again with what is known now, in graph order.
+            for &m in &g.order {
+                if !running.contains(&m) && !done.contains(&m) {
+                    let s = stale::assess_one(g, &plan.inputs, &known, &states, m);
+                    if matches!(s, ModuleState::Waits(_)) {
+                        waited.insert(m);
+                    }
+                    states[m] = Some(s);
+                }
+            }
+            let ready: Vec<usize> = g
+                .order
+                .iter()
+                .copied()
+                .filter(|m| {
+                    plan.targets.contains(m)
+                        && !running.contains(m)
+                        && !done.contains(m)
+                        && matches!(states[*m], Some(ModuleState::Stale(_)))
+                        && stale::input_artifacts(g, &states, *m).is_ok()
+                })
+                .collect();
+            for m in ready {
+                if running.len() >= jobs {
+                    break;
+                }
+                let job = prepare(paths, &plan, &states, &mut exports, m)?;
+                let started = now_ms();
+                let log = paths
+                    .logs()
+                    .join(&g.modules[m].name)
+                    .join(format!("{started}.log"));
+                let live = Arc::new(Live::default());
+                progress.started(&g.modules[m].name, Arc::clone(&live));
+                running.insert(m);
+                let tx = tx.clone();
+                let dirs = &dirs;
+                scope.spawn(move || {
+                    let outcome = run::run(&job, dirs, &log, &live);
+                    let _ = tx.send((m, job, outcome, started, log));
+                });
+            }
+            if running.is_empty() {
+                break;
+            }
+            let Ok((m, _job, outcome, started, log)) = rx.recv() else {
+                break;
+            };
+            running.remove(&m);
+            done.insert(m);
+            let record = record(paths, &plan, &states, m, &outcome, started, &log)?;
+            known.learn(&record);
+            prune_logs(&paths.logs().join(&record.module), opts.logs_keep);
+            let built = Built {
+                module: record.module.clone(),
+                id: record.id,
+                verdict: record.verdict,
+                reason: record.reason.clone(),
+                step: outcome.step,
+                artifact: record.artifact.clone(),
+                duration_ms: record.finished.saturating_sub(record.started),
+                tail: outcome.tail,
+                log: log.display().to_string(),
+            };
+            progress.finished(&built);
+            states[m] = Some(match record.verdict {
+                Verdict::Outstanding => ModuleState::Stale(stale::StaleReason::Retry),
+                v => ModuleState::Current {
+                    build: record.id,
+                    verdict: v,
+                    artifact: record.artifact.clone(),
+                },
+            });
+            summary.built.push(built);
+        }
+        Ok(())
+    })?;
+
+    for m in waited {
+        if let Some(ModuleState::Current { .. }) = states[m]
+            && !done.contains(&m)
+            && plan.targets.contains(&m)
+        {
+            summary.spared.push(g.modules[m].name.clone());
+        }
+    }
+    for &m in &g.order {
+        if let Some(ModuleState::Blocked(by)) = states[m]
+            && plan.targets.contains(&m)
+        {
+            summary
+                .blocked
+                .push((g.modules[m].name.clone(), g.modules[by].name.clone()));
+        }
+    }
+    crate::source::export::prune(&paths.exports(), &exports.into_values().collect::<Vec<_>>());
+    Ok(summary)
+}
+
+fn names(g: &crate::graph::ModuleGraph, idx: &[usize]) -> String {
+    idx.iter()
+        .map(|&i| g.modules[i].name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The modules to consider: the named ones and all their build inputs, or every module.
+fn targets(loaded: &Loaded, names: &[String]) -> Result<BTreeSet<usize>> {
+    let g = &loaded.graph;
+    if names.is_empty() {
+        return Ok((0..g.modules.len()).collect());
+    }
+    let mut out = BTreeSet::new();
+    let mut stack = Vec::new();
+    for n in names {
+        let i = g.index(n).ok_or_else(|| {
+            Error::failed(
+                format!("there is no module `{n}`"),
+                format!(
+                    "`mesh graph` lists the modules{}",
+                    crate::config::known_list("modules", g.modules.iter().map(|m| m.name.as_str()))
+                ),
+            )
+        })?;
+        stack.push(i);
+    }
+    while let Some(i) = stack.pop() {
+        if out.insert(i) {
+            stack.extend(g.inputs[i].iter().copied());
+        }
+    }
+    Ok(out)
+}
+
+/// The job for module `m`: its export, and its inputs' artifacts unpacked.
+fn prepare(
+    paths: &Paths,
+    plan: &Plan,
+    states: &[Option<ModuleState>],
+    exports: &mut HashMap<usize, PathBuf>,
+    m: usize,
+) -> Result<Job> {
+    let loaded = plan.loaded;
+    let src = &loaded.snapshot.modules[m];
+    let repo = loaded.snapshot.repo_of(src);
+    let root = match exports.get(&src.repo) {
+        Some(p) => p.clone(),
+        None => {
+            let p = crate::source::export::export(repo, &paths.exports())?;
+            exports.insert(src.repo, p.clone());
+            p
+        }
+    };
+    let inputs = stale::input_artifacts(&loaded.graph, states, m).unwrap_or_default();
+    let store = ArtifactStore::new(paths.artifacts());
+    let mut deps = Vec::new();
+    for (name, digest) in inputs {
+        let dir = paths.deps().join(&digest);
+        if !dir.is_dir() {
+            let file = std::fs::File::open(store.path(&digest)).map_err(|e| {
+                Error::io(
+                    format!("the artifact {digest} of `{name}` is missing from the artifact store"),
+                    e,
+                    format!("run `mesh build {name}` to build it again"),
+                )
+            })?;
+            if let Err(e) = artifact::unpack(file, &dir)
+                && !dir.is_dir()
+            {
+                return Err(Error::failed(
+                    format!("cannot unpack the artifact of `{name}`: {e}"),
+                    "check the disk; the artifact store may be damaged",
+                ));
+            }
+        }
+        deps.push((name, dir));
+    }
+    Ok(Job {
+        module: src.name().to_string(),
+        cwd: if src.dir.is_empty() {
+            root
+        } else {
+            root.join(&src.dir)
+        },
+        commit: repo.commit.to_string(),
+        build: src.manifest.build.clone(),
+        test: src.manifest.test.clone(),
+        timeout: src.manifest.timeout,
+        deps,
+    })
+}
+
+/// Records a finished build in one write transaction.
+fn record(
+    paths: &Paths,
+    plan: &Plan,
+    states: &[Option<ModuleState>],
+    m: usize,
+    outcome: &Outcome,
+    started: u64,
+    log: &std::path::Path,
+) -> Result<BuildRecord> {
+    let loaded = plan.loaded;
+    let src = &loaded.snapshot.modules[m];
+    let inputs = stale::input_artifacts(&loaded.graph, states, m).unwrap_or_default();
+    let closure = stale::closure_key(src.name(), &src.source_id, plan.inputs[m].recipe, &inputs);
+    let mut rec = BuildRecord {
+        id: 0,
+        module: src.name().to_string(),
+        repo: loaded.snapshot.repo_of(src).name.clone(),
+        commit: loaded.snapshot.repo_of(src).commit.to_string(),
+        source: src.source_id.clone(),
+        recipe: plan.inputs[m].recipe.to_string(),
+        inputs,
+        closure,
+        verdict: outcome.verdict,
+        reason: outcome.reason.clone(),
+        artifact: outcome.artifact.as_ref().map(|(d, _)| d.clone()),
+        size: outcome.artifact.as_ref().map_or(0, |(_, s)| *s),
+        started,
+        finished: now_ms(),
+        log: log
+            .strip_prefix(&paths.dot_mesh)
+            .ok()
+            .map(|p| p.display().to_string()),
+    };
+    let store = paths.open()?;
+    let rec = store.write(|w| {
+        let id = w.get::<u64>(META, b"next_build")?.unwrap_or(1);
+        w.put(META, b"next_build", &(id + 1))?;
+        rec.id = id;
+        w.put(BUILDS, &store::id_key(id), &rec)?;
+        w.put(LATEST, rec.module.as_bytes(), &rec)?;
+        if rec.verdict.is_verdict() {
+            w.put(
+                CURRENT,
+                rec.closure.as_bytes(),
+                &CurrentEntry {
+                    id,
+                    verdict: rec.verdict,
+                    artifact: rec.artifact.clone(),
+                },
+            )?;
+        }
+        Ok(rec)
+    })?;
+    Ok(rec)
+}
+
+/// Keeps the newest `keep` logs of a module.
+fn prune_logs(dir: &std::path::Path, keep: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut logs: Vec<(u64, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let p = e.path();
+            let stem = p.file_stem()?.to_str()?.parse::<u64>().ok()?;
+            Some((stem, p))
+        })
+        .collect();
+    logs.sort();
+    let excess = logs.len().saturating_sub(keep.max(1));
+    for (_, p) in logs.into_iter().take(excess) {
+        let _ = std::fs::remove_file(p);
+    }
+}

@@ -1,0 +1,115 @@
+//! `mesh build`: build exactly what is stale, in dependency order.
+
+use super::{Ctx, Ui, progress::BuildProgress};
+use crate::build::{BuildOptions, Verdict};
+use crate::{Error, Result};
+
+/// Build what is stale, in dependency order, independent modules in parallel.
+///
+/// With `--behind` (or no names): every stale module. With names: those modules and whatever of
+/// their build inputs is stale. A module that waited on an input is re-judged once the input
+/// finished: if the input's artifact did not move, it is not rebuilt (early cutoff).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Modules to build (with whatever of their inputs is stale).
+    #[arg(value_name = "MODULE")]
+    modules: Vec<String>,
+    /// Build exactly the stale set (the default when no module is named).
+    #[arg(long, conflicts_with = "modules")]
+    behind: bool,
+    /// How many builds run at once (default: the number of CPUs).
+    #[arg(short, long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Print what would be built, build nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
+    let _lock = if a.dry_run {
+        None
+    } else {
+        Some(ctx.lock("build")?)
+    };
+    let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
+    for w in &loaded.graph.warnings {
+        ui.warn(w);
+    }
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        return Err(Error::Usage {
+            message: "-j 0 would build nothing".into(),
+            hint: "pass -j 1 or more".into(),
+        });
+    }
+    let opts = BuildOptions {
+        names: a.modules.clone(),
+        jobs,
+        dry_run: a.dry_run,
+        logs_keep: ctx.mesh.settings.logs_keep,
+    };
+    let progress = BuildProgress::new(ui);
+    let summary = crate::build::build(&ctx.paths(), &loaded, &opts, &progress)?;
+    progress.clear();
+    if a.dry_run {
+        if ui.json {
+            ui.json_data(&summary.would_build);
+        } else if summary.would_build.is_empty() {
+            ui.status("nothing to build: every module is current");
+        } else {
+            let mut out = String::new();
+            for (m, why) in &summary.would_build {
+                out.push_str(&format!("would build {m} ({why})\n"));
+            }
+            ui.data(out);
+        }
+        return Ok(0);
+    }
+    if ui.json {
+        ui.json_data(&summary);
+    }
+    for b in summary
+        .built
+        .iter()
+        .filter(|b| matches!(b.verdict, Verdict::Broken | Verdict::Unfit))
+    {
+        ui.status(format!(
+            "\n{} is {}: {} failed ({})\n{}",
+            b.module,
+            b.verdict,
+            b.step.unwrap_or("build"),
+            b.reason.as_deref().unwrap_or(""),
+            b.tail
+                .iter()
+                .map(|l| format!("  | {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ));
+        ui.hint(format!("the whole log: `mesh builds --log {}`", b.id));
+    }
+    for (m, by) in &summary.blocked {
+        ui.status(format!("{m} is blocked by {by}"));
+    }
+    if !summary.spared.is_empty() {
+        ui.status(format!(
+            "spared by early cutoff (inputs rebuilt to the same artifact): {}",
+            summary.spared.join(", ")
+        ));
+    }
+    let count = |v: Verdict| summary.built.iter().filter(|b| b.verdict == v).count();
+    if summary.built.is_empty() {
+        ui.status("nothing to build: every module is current");
+    } else {
+        ui.status(format!(
+            "built {}: {} fit, {} unfit, {} broken, {} outstanding",
+            summary.built.len(),
+            count(Verdict::Fit),
+            count(Verdict::Unfit),
+            count(Verdict::Broken),
+            count(Verdict::Outstanding)
+        ));
+    }
+    Ok(0)
+}

@@ -1,0 +1,147 @@
+//! `mesh builds`: the build history.
+
+use super::{Ctx, Ui, graph::short, table};
+use crate::store::{BUILDS, BuildRecord, id_key};
+use crate::{Error, Result};
+use serde::Serialize;
+
+/// List build records: id, module, commit, verdict, artifact, duration, inputs.
+///
+/// `--log ID` prints one build's log (build and test output, capped).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Only this module's builds.
+    #[arg(value_name = "MODULE")]
+    module: Option<String>,
+    /// Print the log of build ID.
+    #[arg(long, value_name = "ID")]
+    log: Option<u64>,
+    /// How many of the newest builds to list.
+    #[arg(short = 'n', long, default_value_t = 50)]
+    limit: usize,
+}
+
+/// A build as `mesh builds --json` shows it (DESIGN.md §14).
+#[derive(Serialize)]
+struct BuildJson<'a> {
+    id: u64,
+    module: &'a str,
+    commit: &'a str,
+    source: &'a str,
+    verdict: crate::build::Verdict,
+    reason: Option<&'a str>,
+    artifact: Option<&'a str>,
+    inputs: Vec<InputJson<'a>>,
+    started: String,
+    finished: String,
+    duration_ms: u64,
+    log: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct InputJson<'a> {
+    module: &'a str,
+    artifact: &'a str,
+}
+
+/// Unix milliseconds as RFC 3339 UTC.
+pub fn rfc3339(ms: u64) -> String {
+    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms))
+        .to_string()
+}
+
+pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
+    let paths = ctx.paths();
+    let store = paths.open()?;
+    if let Some(id) = a.log {
+        let rec = store
+            .read(|r| r.get::<BuildRecord>(BUILDS, &id_key(id)))?
+            .ok_or_else(|| {
+                Error::failed(
+                    format!("there is no build {id}"),
+                    "`mesh builds` lists them",
+                )
+            })?;
+        drop(store);
+        let Some(log) = &rec.log else {
+            return Err(Error::failed(
+                format!("build {id} kept no log"),
+                "logs are kept for the newest builds of each module",
+            ));
+        };
+        let path = paths.dot_mesh.join(log);
+        let text = std::fs::read(&path).map_err(|e| {
+            Error::io(
+                format!("the log of build {id} ({}) cannot be read", path.display()),
+                e,
+                "only the newest logs of each module are kept (`logs_keep` in mesh.toml)",
+            )
+        })?;
+        ui.data(String::from_utf8_lossy(&text));
+        return Ok(0);
+    }
+    let mut builds: Vec<BuildRecord> = store
+        .read(|r| r.range::<BuildRecord>(BUILDS, b"", None))?
+        .into_iter()
+        .map(|(_, b)| b)
+        .filter(|b| a.module.as_ref().is_none_or(|m| &b.module == m))
+        .collect();
+    drop(store);
+    builds.reverse();
+    builds.truncate(a.limit);
+    if ui.json {
+        let out: Vec<BuildJson> = builds
+            .iter()
+            .map(|b| BuildJson {
+                id: b.id,
+                module: &b.module,
+                commit: &b.commit,
+                source: &b.source,
+                verdict: b.verdict,
+                reason: b.reason.as_deref(),
+                artifact: b.artifact.as_deref(),
+                inputs: b
+                    .inputs
+                    .iter()
+                    .map(|(m, a)| InputJson {
+                        module: m,
+                        artifact: a,
+                    })
+                    .collect(),
+                started: rfc3339(b.started),
+                finished: rfc3339(b.finished),
+                duration_ms: b.finished.saturating_sub(b.started),
+                log: b.log.as_deref(),
+            })
+            .collect();
+        ui.json_data(&out);
+        return Ok(0);
+    }
+    let mut t = table::new(&[
+        "id", "module", "commit", "verdict", "artifact", "duration", "inputs",
+    ]);
+    for b in &builds {
+        let verdict = match &b.reason {
+            Some(r) if b.verdict != crate::build::Verdict::Fit => format!("{} ({r})", b.verdict),
+            _ => b.verdict.to_string(),
+        };
+        t.add_row(vec![
+            b.id.to_string(),
+            b.module.clone(),
+            short(&b.commit).get(..8).unwrap_or("").to_string(),
+            verdict,
+            b.artifact.as_deref().map(short).unwrap_or("-").to_string(),
+            format!(
+                "{:.1}s",
+                b.finished.saturating_sub(b.started) as f64 / 1000.0
+            ),
+            b.inputs
+                .iter()
+                .map(|(m, a)| format!("{m}@{}", a.get(..8).unwrap_or(a)))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ]);
+    }
+    ui.data(table::render(&t));
+    Ok(0)
+}

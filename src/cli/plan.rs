@@ -1,0 +1,42 @@
+//! `mesh plan`: what would be built (in order, with why), declared and sent. Changes nothing.
+
+use super::{Ctx, Ui, table};
+use crate::Result;
+
+/// Say what would be built, declared and sent, and why. Changes nothing.
+///
+/// Every module's answer, in graph order: current; stale (never built, source moved, recipe
+/// moved, an input's artifact moved); waits on an input that is itself stale (early cutoff may
+/// spare it); or blocked by an input that is broken or unfit.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
+    let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
+    let plan = crate::status::plan::plan(&ctx.paths(), &loaded)?;
+    for w in &plan.warnings {
+        ui.warn(w);
+    }
+    if ui.json {
+        ui.json_data(&plan);
+        return Ok(0);
+    }
+    let mut t = table::new(&["module", "state", "why"]);
+    for m in &plan.modules {
+        let why = match (m.state, &m.verdict, &m.reason) {
+            ("current", Some(v), _) => v.to_string(),
+            (_, _, Some(r)) => r.clone(),
+            _ => String::new(),
+        };
+        t.add_row(vec![m.name.clone(), m.state.to_string(), why]);
+    }
+    ui.data(table::render(&t));
+    let stale = plan.modules.iter().filter(|m| m.state == "stale").count();
+    let waits = plan.modules.iter().filter(|m| m.state == "waits").count();
+    if stale + waits > 0 {
+        ui.hint(format!(
+            "{stale} stale, {waits} waiting: `mesh build --behind` builds them"
+        ));
+    }
+    Ok(0)
+}

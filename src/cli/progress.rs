@@ -1,0 +1,95 @@
+//! Build progress: a line per running build (indicatif) on a terminal, plain lines otherwise.
+
+use super::Ui;
+use crate::build::run::Live;
+use crate::build::schedule::{Built, Progress};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Draws builds as they run.
+pub struct BuildProgress {
+    multi: Option<MultiProgress>,
+    bars: Mutex<HashMap<String, (ProgressBar, Arc<Live>)>>,
+    quiet: bool,
+}
+
+impl BuildProgress {
+    /// Bars when stderr is a terminal, lines otherwise.
+    pub fn new(ui: &Ui) -> BuildProgress {
+        let multi = (ui.interactive && !ui.quiet)
+            .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
+        BuildProgress {
+            multi,
+            bars: Mutex::new(HashMap::new()),
+            quiet: ui.quiet,
+        }
+    }
+
+    /// Removes any bars left.
+    pub fn clear(&self) {
+        if let Some(m) = &self.multi {
+            let _ = m.clear();
+        }
+    }
+}
+
+impl Progress for BuildProgress {
+    fn started(&self, module: &str, live: Arc<Live>) {
+        match &self.multi {
+            Some(multi) => {
+                let bar = multi.add(ProgressBar::new_spinner());
+                bar.set_style(
+                    ProgressStyle::with_template(
+                        "{spinner} {prefix:.bold} {elapsed:>4} {wide_msg}",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar.set_prefix(module.to_string());
+                bar.enable_steady_tick(Duration::from_millis(120));
+                let b = bar.clone();
+                let l = Arc::clone(&live);
+                std::thread::spawn(move || {
+                    while !b.is_finished() {
+                        if let Ok(line) = l.last_line.lock() {
+                            b.set_message(line.clone());
+                        }
+                        std::thread::sleep(Duration::from_millis(200));
+                    }
+                });
+                if let Ok(mut bars) = self.bars.lock() {
+                    bars.insert(module.to_string(), (bar, live));
+                }
+            }
+            None if !self.quiet => eprintln!("building {module}"),
+            None => {}
+        }
+    }
+
+    fn finished(&self, b: &Built) {
+        let line = format!(
+            "{} {} ({:.1}s){}",
+            b.module,
+            b.verdict,
+            b.duration_ms as f64 / 1000.0,
+            b.reason
+                .as_deref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default()
+        );
+        match &self.multi {
+            Some(multi) => {
+                if let Ok(mut bars) = self.bars.lock()
+                    && let Some((bar, _)) = bars.remove(&b.module)
+                {
+                    bar.finish_and_clear();
+                    multi.remove(&bar);
+                }
+                let _ = multi.println(line);
+            }
+            None if !self.quiet => eprintln!("{line}"),
+            None => {}
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! The stale set, computed without building: per module, current, stale (and why), waits on an
+//! input that is itself stale (early cutoff may spare it), or blocked by an input that is broken
+//! or unfit. Currency is the whole input closure.
+
+use super::ModuleGraph;
+use crate::build::Verdict;
+use crate::store::{BuildRecord, CURRENT, CurrentEntry, LATEST, Reader, StoreError};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Why a module must be built.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "why", content = "input")]
+pub enum StaleReason {
+    /// No build of it was ever recorded.
+    NeverBuilt,
+    /// Its source id differs from its newest build's.
+    SourceMoved,
+    /// Its build or test command changed.
+    RecipeMoved,
+    /// This input's artifact digest differs from the one it was built against.
+    InputMoved(String),
+    /// Its set of build inputs changed (an import added or removed).
+    InputsChanged,
+    /// Its newest build was outstanding (not a verdict): retried.
+    Retry,
+}
+
+impl std::fmt::Display for StaleReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StaleReason::NeverBuilt => write!(f, "never built"),
+            StaleReason::SourceMoved => write!(f, "source moved"),
+            StaleReason::RecipeMoved => write!(f, "recipe moved"),
+            StaleReason::InputMoved(x) => write!(f, "input {x}'s artifact moved"),
+            StaleReason::InputsChanged => write!(f, "its build inputs changed"),
+            StaleReason::Retry => write!(f, "last build was outstanding: retry"),
+        }
+    }
+}
+
+/// A module's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModuleState {
+    /// A build with this closure has a verdict.
+    Current {
+        /// That build.
+        build: u64,
+        /// Its verdict.
+        verdict: Verdict,
+        /// Its artifact (fit and unfit builds).
+        artifact: Option<String>,
+    },
+    /// Must be built.
+    Stale(StaleReason),
+    /// An input is stale: known only once its new artifact digest is.
+    Waits(Vec<usize>),
+    /// An input is broken or unfit: not built.
+    Blocked(usize),
+}
+
+/// What currency needs to know of one module.
+pub struct ModuleInput<'a> {
+    /// Its source id.
+    pub source: &'a str,
+    /// Its recipe digest.
+    pub recipe: &'a str,
+}
+
+/// What the store knows: the newest build per module and the build of each closure key.
+#[derive(Default)]
+pub struct Known {
+    /// Module name → its newest build.
+    pub latest: HashMap<String, BuildRecord>,
+    /// Closure key → the build with a verdict for it.
+    pub current: HashMap<String, CurrentEntry>,
+}
+
+impl Known {
+    /// Loads the newest build of each module and every current closure key.
+    pub fn load(r: &Reader) -> Result<Known, StoreError> {
+        let latest = r
+            .range::<BuildRecord>(LATEST, b"", None)?
+            .into_iter()
+            .map(|(_, b)| (b.module.clone(), b))
+            .collect();
+        let current = r
+            .range::<CurrentEntry>(CURRENT, b"", None)?
+            .into_iter()
+            .map(|(k, e)| (String::from_utf8_lossy(&k).into_owned(), e))
+            .collect();
+        Ok(Known { latest, current })
+    }
+
+    /// Takes in a build just recorded.
+    pub fn learn(&mut self, b: &BuildRecord) {
+        if b.verdict.is_verdict() {
+            self.current.insert(
+                b.closure.clone(),
+                CurrentEntry {
+                    id: b.id,
+                    verdict: b.verdict,
+                    artifact: b.artifact.clone(),
+                },
+            );
+        }
+        self.latest.insert(b.module.clone(), b.clone());
+    }
+}
+
+/// The closure key: blake3 over module, source id, recipe digest and each (input, artifact).
+pub fn closure_key(
+    module: &str,
+    source: &str,
+    recipe: &str,
+    inputs: &[(String, String)],
+) -> String {
+    let mut h = blake3::Hasher::new();
+    for part in [module, source, recipe] {
+        h.update(part.as_bytes());
+        h.update(b"\0");
+    }
+    for (m, a) in inputs {
+        h.update(m.as_bytes());
+        h.update(b"=");
+        h.update(a.as_bytes());
+        h.update(b"\0");
+    }
+    h.finalize().to_hex().to_string()
+}
+
+/// The recipe digest: what the module's manifest says to run.
+pub fn recipe_digest(build: &str, test: Option<&str>) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(b"build\0");
+    h.update(build.as_bytes());
+    h.update(b"\0test\0");
+    h.update(test.unwrap_or("").as_bytes());
+    h.finalize().to_hex().to_string()
+}
+
+/// Judges every module in graph order. `states` of modules before it in the order are used.
+pub fn assess(graph: &ModuleGraph, modules: &[ModuleInput], known: &Known) -> Vec<ModuleState> {
+    let mut states: Vec<Option<ModuleState>> = vec![None; graph.modules.len()];
+    for &m in &graph.order {
+        states[m] = Some(assess_one(graph, modules, known, &states, m));
+    }
+    states
+        .into_iter()
+        .map(|s| s.unwrap_or(ModuleState::Stale(StaleReason::NeverBuilt)))
+        .collect()
+}
+
+/// The inputs' (name, artifact) when every input is current and fit.
+pub fn input_artifacts(
+    graph: &ModuleGraph,
+    states: &[Option<ModuleState>],
+    m: usize,
+) -> Result<Vec<(String, String)>, ModuleState> {
+    let mut waits = Vec::new();
+    let mut out = Vec::new();
+    for &d in &graph.inputs[m] {
+        match &states[d] {
+            Some(ModuleState::Current {
+                verdict: Verdict::Fit,
+                artifact: Some(a),
+                ..
+            }) => out.push((graph.modules[d].name.clone(), a.clone())),
+            Some(ModuleState::Current { .. }) | Some(ModuleState::Blocked(_)) => {
+                return Err(ModuleState::Blocked(d));
+            }
+            _ => waits.push(d),
+        }
+    }
+    if waits.is_empty() {
+        out.sort();
+        Ok(out)
+    } else {
+        Err(ModuleState::Waits(waits))
+    }
+}
+
+/// One module, given the states of its inputs.
+pub fn assess_one(
+    graph: &ModuleGraph,
+    modules: &[ModuleInput],
+    known: &Known,
+    states: &[Option<ModuleState>],
+    m: usize,
+) -> ModuleState {
+    let name = &graph.modules[m].name;
+    let me = &modules[m];
+    let latest = known.latest.get(name);
+    let own = own_reason(latest, me);
+    match input_artifacts(graph, states, m) {
+        Err(ModuleState::Blocked(d)) => ModuleState::Blocked(d),
+        Err(waits) => match own {
+            Some(r) => ModuleState::Stale(r),
+            None => waits,
+        },
+        Ok(inputs) => {
+            let key = closure_key(name, me.source, me.recipe, &inputs);
+            if let Some(b) = known.current.get(&key) {
+                return ModuleState::Current {
+                    build: b.id,
+                    verdict: b.verdict,
+                    artifact: b.artifact.clone(),
+                };
+            }
+            ModuleState::Stale(own.unwrap_or_else(|| input_reason(latest, &inputs)))
+        }
+    }
+}
+
+/// Why, from the module's own source and recipe, compared with its newest build.
+fn own_reason(latest: Option<&BuildRecord>, me: &ModuleInput) -> Option<StaleReason> {
+    match latest {
+        None => Some(StaleReason::NeverBuilt),
+        Some(l) if l.source != me.source => Some(StaleReason::SourceMoved),
+        Some(l) if l.recipe != me.recipe => Some(StaleReason::RecipeMoved),
+        Some(_) => None,
+    }
+}
+
+/// Why, from the inputs, when the module's own source and recipe did not move.
+fn input_reason(latest: Option<&BuildRecord>, inputs: &[(String, String)]) -> StaleReason {
+    let Some(l) = latest else {
+        return StaleReason::NeverBuilt;
+    };
+    for (m, a) in inputs {
+        match l.inputs.iter().find(|(lm, _)| lm == m) {
+            Some((_, la)) if la != a => return StaleReason::InputMoved(m.clone()),
+            None => return StaleReason::InputsChanged,
+            _ => {}
+        }
+    }
+    if l.inputs.len() != inputs.len() {
+        return StaleReason::InputsChanged;
+    }
+    StaleReason::Retry
+}

@@ -1,0 +1,188 @@
+//! Running a module's `activate` command, bounded in time, keeping the tail of its output for
+//! the reason a report gives.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How many lines of output a failure reason keeps (the last ones).
+const TAIL_LINES: usize = 20;
+/// How many bytes from the end of the output are looked at for those lines.
+const TAIL_BYTES: u64 = 16 * 1024;
+
+/// Runs `command` with `sh -c` in `cwd` (the unpacked artifact), with `MESH_MODULE` and
+/// `MESH_NODE_ROOT` set, stdin empty and stdout+stderr captured to an anonymous temp file
+/// under `root` (a file, not a pipe: a background child left holding it can never hang us).
+/// It runs in its own process group; past `timeout` the whole group is killed.
+///
+/// `Ok` when it exited 0; otherwise the reason, with the last lines of its output.
+pub(super) fn run(
+    command: &str,
+    cwd: &Path,
+    module: &str,
+    root: &Path,
+    timeout: Duration,
+) -> Result<(), String> {
+    let mut out = tempfile::tempfile_in(root)
+        .map_err(|e| format!("activate could not be started: no file for its output: {e}"))?;
+    let (stdout, stderr) = match (out.try_clone(), out.try_clone()) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            return Err(format!(
+                "activate could not be started: no file for its output: {e}"
+            ));
+        }
+    };
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(cwd)
+        .env("MESH_MODULE", module)
+        .env("MESH_NODE_ROOT", root)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("activate could not be started: {e}"))?;
+
+    let result = match wait(&mut child, timeout) {
+        Ok(Some(status)) if status.success() => return Ok(()),
+        Ok(Some(status)) => format!("activate {}", describe(status)),
+        Ok(None) => {
+            kill_group(&mut child);
+            format!(
+                "activate timed out after {}",
+                humantime::format_duration(timeout)
+            )
+        }
+        Err(e) => {
+            kill_group(&mut child);
+            format!("activate could not be waited for: {e}")
+        }
+    };
+    Err(match tail(&mut out) {
+        Some(tail) => format!("{result}; last output:\n{tail}"),
+        None => result,
+    })
+}
+
+/// Waits for `child` up to `timeout`; `None` if it is still running then.
+fn wait(child: &mut Child, timeout: Duration) -> std::io::Result<Option<ExitStatus>> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(5);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= timeout {
+            return Ok(None);
+        }
+        thread::sleep(pause.min(timeout - elapsed));
+        pause = (pause * 2).min(Duration::from_millis(100));
+    }
+}
+
+/// Kills the child's whole process group (what `sh -c` started too), then reaps the child.
+fn kill_group(child: &mut Child) {
+    // std has no killpg; the shell's `kill` builtin takes a negative id for a group. The
+    // child leads its group (process_group(0)), so the group id is its pid.
+    let _ = Command::new("sh")
+        .arg("-c")
+        .arg("kill -s KILL -- -\"$1\"")
+        .arg("sh")
+        .arg(child.id().to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    // In case the group kill could not run; errors mean it is already gone.
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// How a process ended, for a reason.
+fn describe(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal}"),
+        (None, None) => format!("ended with {status}"),
+    }
+}
+
+/// The last [`TAIL_LINES`] non-empty lines of the captured output, if any.
+fn tail(out: &mut File) -> Option<String> {
+    let len = out.seek(SeekFrom::End(0)).ok()?;
+    out.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))
+        .ok()?;
+    let mut bytes = Vec::new();
+    out.read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let start = lines.len().saturating_sub(TAIL_LINES);
+    let tail = lines[start..].join("\n");
+    (!tail.is_empty()).then_some(tail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn success_failure_and_output() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path();
+        let long = Duration::from_secs(30);
+        assert_eq!(
+            run(
+                "test \"$MESH_MODULE\" = m && test -n \"$MESH_NODE_ROOT\"",
+                p,
+                "m",
+                p,
+                long
+            ),
+            Ok(())
+        );
+        let err = run(
+            "for i in $(seq 1 30); do echo line$i; done; echo oops >&2; exit 3",
+            p,
+            "m",
+            p,
+            long,
+        )
+        .unwrap_err();
+        assert!(err.starts_with("activate exited with status 3"), "{err}");
+        assert!(err.ends_with("line29\nline30\noops"), "{err}");
+        assert!(!err.contains("line10\n"), "only the tail: {err}");
+        assert_eq!(err.lines().count(), 1 + TAIL_LINES);
+    }
+
+    #[test]
+    fn timeout_kills_the_group() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path();
+        let start = Instant::now();
+        let err = run(
+            "(sleep 1; touch late) & echo started; sleep 30",
+            p,
+            "m",
+            p,
+            Duration::from_millis(300),
+        )
+        .unwrap_err();
+        assert!(start.elapsed() < Duration::from_secs(10));
+        assert_eq!(err, "activate timed out after 300ms; last output:\nstarted");
+        // The background child went with the group.
+        thread::sleep(Duration::from_millis(1500));
+        assert!(!p.join("late").exists());
+    }
+}

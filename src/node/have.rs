@@ -1,0 +1,50 @@
+//! `mesh node have`: what the node holds, so the controller sends only the artifacts missing.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{HOST_VERSION, Held, Layout, NodeError, PROTOCOL};
+
+/// What a node holds: the answer to `have`, one JSON object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Have {
+    /// The node protocol version this binary speaks ([`PROTOCOL`]).
+    pub protocol: u32,
+    /// The version of the node's mesh binary.
+    pub version: String,
+    /// Every artifact digest held in `artifacts/`, sorted.
+    pub artifacts: Vec<String>,
+    /// The declaration in force (`declaration.json`), if any.
+    pub declaration: Option<Held>,
+    /// The declaration last applied (`state.json`), if any. An apply that failed counts: see
+    /// [`super::apply()`].
+    pub applied: Option<Held>,
+}
+
+/// Reads what the node at `root` holds. Takes no lock (every file it reads is replaced
+/// atomically) and writes nothing: a root that does not exist yet holds nothing.
+pub fn have(root: &Path) -> Result<Have, NodeError> {
+    let layout = Layout::new(root);
+    Ok(Have {
+        protocol: PROTOCOL,
+        version: HOST_VERSION.to_string(),
+        artifacts: layout.store().list()?,
+        declaration: layout.declaration_held()?,
+        applied: layout.applied()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_root_holds_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        let h = have(&t.path().join("missing")).unwrap();
+        assert_eq!(h.protocol, PROTOCOL);
+        assert!(h.artifacts.is_empty() && h.declaration.is_none() && h.applied.is_none());
+        assert!(!t.path().join("missing").exists());
+    }
+}

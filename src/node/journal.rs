@@ -1,0 +1,311 @@
+//! The report journal (`root/reports/`): one report per file, named by a rising report
+//! sequence, bounded to the newest [`JOURNAL_LIMIT`]. The controller collects by report
+//! sequence (`report --since N`), so none is lost or counted twice however rarely it asks.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+
+use super::disk::{sync_dir, write_atomic};
+use super::{HOST_VERSION, Held, Layout, NodeError};
+
+/// How many reports the journal keeps (the newest).
+pub const JOURNAL_LIMIT: usize = 100;
+
+/// Digits of a report file's name (a zero-padded u64, so names sort as numbers do).
+const NAME_DIGITS: usize = 20;
+
+/// What a node says after an apply, or a refusal: one JSON object per file, and per line of
+/// `report --since`. Unknown fields are ignored when reading, so a newer node may add some.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// Rises by one with every report this node writes.
+    pub report_sequence: u64,
+    /// The declaration this report is about (None when a refused envelope could not be read).
+    pub declaration: Option<Held>,
+    /// How it went, overall.
+    pub outcome: Outcome,
+    /// Why it was refused or failed (None when applied).
+    pub reason: Option<String>,
+    /// One line per resource, sorted by id (empty for a refusal).
+    pub resources: Vec<ResourceReport>,
+    /// The version of the node's mesh binary.
+    pub host_version: String,
+    /// When, RFC 3339 UTC.
+    pub at: String,
+}
+
+/// The overall outcome of a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Every resource read back as declared.
+    Applied,
+    /// At least one resource failed; see `resources`.
+    Failed,
+    /// The declaration was refused whole; the one in force was kept.
+    Refused,
+}
+
+/// What became of one resource.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceReport {
+    /// `module:<name>`.
+    pub id: String,
+    /// ok, failed or removed.
+    pub outcome: ResourceOutcome,
+    /// Why it failed (None otherwise).
+    pub reason: Option<String>,
+}
+
+/// The outcome of one resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResourceOutcome {
+    /// Read back as declared.
+    Ok,
+    /// Not as declared; the reason says why.
+    Failed,
+    /// No longer declared: switched off.
+    Removed,
+}
+
+impl Report {
+    /// A report stamped with this host's version and the time; its sequence is given by
+    /// [`append`].
+    pub(super) fn new(
+        declaration: Option<Held>,
+        outcome: Outcome,
+        reason: Option<String>,
+        mut resources: Vec<ResourceReport>,
+    ) -> Report {
+        resources.sort_by(|a, b| a.id.cmp(&b.id));
+        Report {
+            report_sequence: 0,
+            declaration,
+            outcome,
+            reason,
+            resources,
+            host_version: HOST_VERSION.to_string(),
+            at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        }
+    }
+}
+
+/// The report sequence a file name stands for, if it is a report file.
+fn parse_name(name: &str) -> Option<u64> {
+    let digits = name.strip_suffix(".json")?;
+    if digits.len() != NAME_DIGITS || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The file name of a report sequence.
+fn file_name(sequence: u64) -> String {
+    format!("{sequence:0width$}.json", width = NAME_DIGITS)
+}
+
+/// Every report file in `dir` as (sequence, path), oldest first; a missing dir holds none.
+fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>, NodeError> {
+    let read = match fs::read_dir(dir) {
+        Ok(read) => read,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(NodeError::Io {
+                what: "list",
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let mut out = Vec::new();
+    for entry in read {
+        let entry = entry.map_err(NodeError::io("list", dir))?;
+        if let Some(seq) = entry.file_name().to_str().and_then(parse_name) {
+            out.push((seq, entry.path()));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Appends `report` to the journal with the next report sequence (one above the highest held)
+/// and drops the oldest beyond [`JOURNAL_LIMIT`]. The caller holds the root lock.
+pub(super) fn append(root: &Path, mut report: Report) -> Result<Report, NodeError> {
+    let dir = Layout::new(root).reports();
+    let held = list(&dir)?;
+    report.report_sequence = held.last().map_or(1, |(seq, _)| seq.saturating_add(1));
+    let mut line = serde_json::to_vec(&report).map_err(|e| NodeError::Corrupt {
+        path: dir.clone(),
+        reason: format!("the report could not be encoded: {e}"),
+    })?;
+    line.push(b'\n');
+    write_atomic(&dir.join(file_name(report.report_sequence)), &line)?;
+
+    // Bounded: the newest JOURNAL_LIMIT, the one just written included.
+    let excess = (held.len() + 1).saturating_sub(JOURNAL_LIMIT);
+    if excess > 0 {
+        for (_, path) in held.iter().take(excess) {
+            match fs::remove_file(path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(NodeError::Io {
+                        what: "remove",
+                        path: path.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+        sync_dir(&dir)?;
+    }
+    Ok(report)
+}
+
+/// `report --since N`: writes every report with a report sequence above `since` to `output`,
+/// oldest first, one JSON object per line, and returns how many. A file that cannot be read or
+/// is not JSON is skipped (the rest are still worth collecting); a missing journal holds none.
+/// Fields are passed on as the node wrote them, unknown ones included.
+pub fn reports_since(root: &Path, since: u64, output: &mut impl Write) -> Result<u64, NodeError> {
+    let dir = Layout::new(root).reports();
+    let mut count = 0;
+    for (_, path) in list(&dir)?.into_iter().filter(|(seq, _)| *seq > since) {
+        // Read without a lock: a file may vanish to pruning meanwhile.
+        let Ok(bytes) = fs::read(&path) else { continue };
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            continue;
+        };
+        if !value.is_object() {
+            continue;
+        }
+        serde_json::to_writer(&mut *output, &value)
+            .map_err(io::Error::from)
+            .and_then(|()| output.write_all(b"\n"))
+            .map_err(|source| NodeError::Answer { source })?;
+        count += 1;
+    }
+    output
+        .flush()
+        .map_err(|source| NodeError::Answer { source })?;
+    Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(reason: &str) -> Report {
+        Report::new(None, Outcome::Refused, Some(reason.into()), Vec::new())
+    }
+
+    fn lines(root: &Path, since: u64) -> Vec<Report> {
+        let mut out = Vec::new();
+        let n = reports_since(root, since, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let reports: Vec<Report> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(reports.len() as u64, n);
+        reports
+    }
+
+    #[test]
+    fn sequence_rises_and_journal_is_bounded() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        assert!(lines(root, 0).is_empty(), "a missing journal holds none");
+        for i in 1..=(JOURNAL_LIMIT as u64 + 5) {
+            let r = append(root, refused(&format!("r{i}"))).unwrap();
+            assert_eq!(r.report_sequence, i);
+        }
+        let names: Vec<_> = list(&root.join("reports")).unwrap();
+        assert_eq!(names.len(), JOURNAL_LIMIT);
+        assert_eq!(names[0].0, 6);
+        assert_eq!(
+            fs::read_dir(root.join("reports")).unwrap().count(),
+            JOURNAL_LIMIT,
+            "no temp files left"
+        );
+        let all = lines(root, 0);
+        assert_eq!(all.len(), JOURNAL_LIMIT);
+        assert_eq!(
+            all.last().unwrap().report_sequence,
+            JOURNAL_LIMIT as u64 + 5
+        );
+
+        // Rising on after pruning, and past a missing directory.
+        fs::remove_dir_all(root.join("reports")).unwrap();
+        assert_eq!(append(root, refused("x")).unwrap().report_sequence, 1);
+    }
+
+    #[test]
+    fn since_returns_only_newer_and_skips_junk() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        for i in 0..5 {
+            append(root, refused(&format!("r{i}"))).unwrap();
+        }
+        let newer = lines(root, 3);
+        assert_eq!(
+            newer.iter().map(|r| r.report_sequence).collect::<Vec<_>>(),
+            [4, 5]
+        );
+        assert!(lines(root, 5).is_empty());
+
+        // Not JSON: skipped. Not a report name: ignored. Extra fields: passed on.
+        fs::write(root.join("reports").join(file_name(6)), b"{torn").unwrap();
+        fs::write(root.join("reports/notes.json"), b"{}").unwrap();
+        let mut extra = serde_json::to_value(refused("new")).unwrap();
+        extra["report_sequence"] = 7.into();
+        extra["from_the_future"] = true.into();
+        fs::write(
+            root.join("reports").join(file_name(7)),
+            serde_json::to_vec_pretty(&extra).unwrap(),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        assert_eq!(reports_since(root, 5, &mut out).unwrap(), 1);
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.lines().count(), 1, "one line per report: {text}");
+        assert!(text.contains("from_the_future"));
+        let r: Report = serde_json::from_str(text.trim()).unwrap();
+        assert_eq!(r.report_sequence, 7);
+        // The next report rises above the junk too.
+        assert_eq!(append(root, refused("y")).unwrap().report_sequence, 8);
+    }
+
+    #[test]
+    fn encoding() {
+        let r = Report::new(
+            None,
+            Outcome::Failed,
+            None,
+            vec![
+                ResourceReport {
+                    id: "module:b".into(),
+                    outcome: ResourceOutcome::Removed,
+                    reason: None,
+                },
+                ResourceReport {
+                    id: "module:a".into(),
+                    outcome: ResourceOutcome::Ok,
+                    reason: None,
+                },
+            ],
+        );
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["outcome"], "failed");
+        assert_eq!(v["resources"][0]["id"], "module:a");
+        assert_eq!(v["resources"][1]["outcome"], "removed");
+        assert!(r.at.ends_with('Z'), "{}", r.at);
+        assert_eq!(file_name(42), "00000000000000000042.json");
+        assert_eq!(parse_name("00000000000000000042.json"), Some(42));
+        assert_eq!(parse_name("42.json"), None);
+    }
+}

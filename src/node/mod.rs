@@ -1,0 +1,201 @@
+//! The node half of the protocol (DESIGN.md §8): what runs on a node as `mesh node
+//! have|receive|apply|report --root DIR`, over ssh or on a local directory.
+//!
+//! Everything lives under one root directory:
+//!
+//! ```text
+//! artifacts/<digest>              received artifacts (an ArtifactStore)
+//! declaration.json                the envelope in force, written only once everything it names is held
+//! modules/<name>/<digest>/        unpacked artifacts
+//! modules/<name>/current          symlink to <digest>, switched atomically
+//! reports/<report_sequence>.json  the journal: one report per file (20-digit name), newest 100 kept
+//! state.json                      {"sequence","digest"} of the last declaration applied (the floor)
+//! .lock                           held exclusively by `receive` and `apply`
+//! ```
+//!
+//! Every file is written to a temp file beside it, fsynced, renamed into place and its
+//! directory fsynced, so a crash leaves the old version or the new one, never a torn one.
+//! The functions take the root and std::io streams and return values; the cli only wires them.
+
+mod activate;
+mod apply;
+mod disk;
+mod have;
+mod journal;
+mod receive;
+
+#[cfg(test)]
+mod tests;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use miette::Diagnostic;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::build::artifact::ArtifactError;
+
+pub use apply::{ACTIVATE_TIMEOUT, ApplyOptions, KEEP_VERSIONS, apply, apply_with};
+pub use have::{Have, have};
+pub use journal::{JOURNAL_LIMIT, Outcome, Report, ResourceOutcome, ResourceReport, reports_since};
+pub use receive::{MAX_DECLARATION, Received, receive};
+
+/// The node protocol's version: `have` says it, so a controller can tell an old node binary.
+pub const PROTOCOL: u32 = 1;
+
+/// The version of this binary, as `have` and every report say it.
+pub const HOST_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A declaration as the node knows it: its digest and sequence (in force, or last applied).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Held {
+    /// blake3 of the declaration's canonical encoding.
+    pub digest: String,
+    /// The sequence it was sent with.
+    pub sequence: u64,
+}
+
+/// Why a node verb could not do its work.
+#[derive(Debug, Error, Diagnostic)]
+pub enum NodeError {
+    /// A file or directory under the node root could not be read or written.
+    #[error("could not {what} {}: {source}", path.display())]
+    #[diagnostic(
+        code(mesh::node::io),
+        help(
+            "check that the node root exists and is writable by the user mesh runs as, and that the disk is not full"
+        )
+    )]
+    Io {
+        /// What was being done ("write", "read", "lock", ...).
+        what: &'static str,
+        /// The file or directory concerned.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+
+    /// The node refused what it was sent, whole; the declaration in force was kept.
+    #[error("refused: {reason}")]
+    #[diagnostic(
+        code(mesh::node::refused),
+        help(
+            "the declaration in force is unchanged and the refusal is in the node's reports; fix what the reason names and push again"
+        )
+    )]
+    Refused {
+        /// Why, as the refusal report says it.
+        reason: String,
+    },
+
+    /// `apply` found no declaration to apply.
+    #[error("nothing is declared on this node: {} does not exist", path.display())]
+    #[diagnostic(
+        code(mesh::node::nothing_declared),
+        help("send the node a declaration first (`mesh push`)")
+    )]
+    NothingDeclared {
+        /// Where the declaration would be.
+        path: PathBuf,
+    },
+
+    /// A file mesh itself wrote on the node cannot be understood.
+    #[error("{} is damaged: {reason}", path.display())]
+    #[diagnostic(
+        code(mesh::node::corrupt),
+        help(
+            "mesh writes this file atomically, so something else changed it; look at it, and remove it if it cannot be repaired (the controller sends it again)"
+        )
+    )]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// The answer could not be written back to the controller.
+    #[error("could not write the answer: {source}")]
+    #[diagnostic(
+        code(mesh::node::answer),
+        help("the controller went away (closed connection?); it will ask again")
+    )]
+    Answer {
+        /// The OS error.
+        source: io::Error,
+    },
+
+    /// The artifact store failed (not a refusal: the disk, not the sender, is at fault).
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Artifact(#[from] ArtifactError),
+}
+
+impl NodeError {
+    /// An [`NodeError::Io`] for `path`.
+    fn io(what: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(io::Error) -> NodeError {
+        let path = path.into();
+        move |source| NodeError::Io { what, path, source }
+    }
+}
+
+/// The paths under a node root, in one place.
+#[derive(Debug, Clone)]
+struct Layout {
+    root: PathBuf,
+}
+
+impl Layout {
+    fn new(root: &Path) -> Self {
+        Layout {
+            root: root.to_path_buf(),
+        }
+    }
+
+    fn artifacts(&self) -> PathBuf {
+        self.root.join("artifacts")
+    }
+
+    fn declaration(&self) -> PathBuf {
+        self.root.join("declaration.json")
+    }
+
+    fn state(&self) -> PathBuf {
+        self.root.join("state.json")
+    }
+
+    fn modules(&self) -> PathBuf {
+        self.root.join("modules")
+    }
+
+    fn reports(&self) -> PathBuf {
+        self.root.join("reports")
+    }
+
+    fn lock(&self) -> PathBuf {
+        self.root.join(".lock")
+    }
+
+    fn store(&self) -> crate::build::artifact::ArtifactStore {
+        crate::build::artifact::ArtifactStore::new(self.artifacts())
+    }
+
+    /// The envelope in force, if any.
+    fn read_declaration(&self) -> Result<Option<crate::declare::wire::Envelope>, NodeError> {
+        disk::read_json(&self.declaration())
+    }
+
+    /// The envelope in force, as digest + sequence.
+    fn declaration_held(&self) -> Result<Option<Held>, NodeError> {
+        Ok(self.read_declaration()?.map(|e| Held {
+            digest: e.digest,
+            sequence: e.sequence,
+        }))
+    }
+
+    /// What was last applied (state.json), if anything.
+    fn applied(&self) -> Result<Option<Held>, NodeError> {
+        disk::read_json(&self.state())
+    }
+}

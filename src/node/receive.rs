@@ -1,0 +1,333 @@
+//! `mesh node receive`: takes the missing artifacts and a declaration from a stream, and puts
+//! the declaration in force only once it is whole, valid, not older than what the node holds,
+//! and everything it names is held. Only then does it answer with the digest, and only then
+//! does the controller record the send (DESIGN.md §8).
+//!
+//! The stream, as the controller writes it:
+//!
+//! ```text
+//! artifact <digest> <size>\n<size raw bytes>     (zero or more)
+//! declaration <size>\n<size bytes: the envelope JSON>
+//! end\n
+//! ```
+//!
+//! The answer is one JSON line: `{"received":"<digest>","sequence":N}` or
+//! `{"refused":"<reason>"}`.
+
+use std::collections::BTreeSet;
+use std::io::{self, BufRead, Read, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::disk::{RootLock, write_atomic};
+use super::journal::{self, Outcome, Report};
+use super::{Held, Layout, NodeError};
+use crate::build::artifact::{ArtifactError, is_digest};
+use crate::config::is_valid_name;
+use crate::declare::wire::Envelope;
+
+/// The largest declaration envelope accepted, in bytes.
+pub const MAX_DECLARATION: u64 = 16 * 1024 * 1024;
+
+/// The longest header line accepted, newline included.
+const MAX_LINE: u64 = 1024;
+
+/// What a successful receive did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Received {
+    /// The digest of the declaration now in force.
+    pub digest: String,
+    /// Its sequence.
+    pub sequence: u64,
+    /// The artifacts that came with it, in stream order.
+    pub artifacts: Vec<String>,
+    /// Whether that very declaration was already in force (a repeated send).
+    pub unchanged: bool,
+}
+
+/// Why receiving stopped.
+enum Stop {
+    /// The sender's fault: refused whole, reported, answered.
+    Refuse {
+        reason: String,
+        declaration: Option<Held>,
+    },
+    /// The node's own trouble (disk, lock): an error, no refusal report.
+    Fail(NodeError),
+}
+
+impl From<NodeError> for Stop {
+    fn from(e: NodeError) -> Self {
+        Stop::Fail(e)
+    }
+}
+
+/// A refusal not (yet) about a parsed declaration.
+fn refuse(reason: impl Into<String>) -> Stop {
+    Stop::Refuse {
+        reason: reason.into(),
+        declaration: None,
+    }
+}
+
+/// Reads the stream from `input`, stores its artifacts (each verified against its blake3
+/// before it is renamed into `artifacts/`), checks the declaration, writes it to
+/// `declaration.json` (temp + fsync + rename + fsync of the root), and answers on `output`.
+///
+/// Refused whole, with a "refused" report appended and `{"refused":…}` answered: a malformed
+/// or truncated stream (no `end` line), an artifact whose bytes do not match its digest, an
+/// envelope that does not parse strictly (unknown fields included), whose digest does not
+/// match its content, that names an invalid module name or an artifact not held, or whose
+/// sequence is lower than the one in force or last applied (or equal with another digest).
+/// The declaration in force is never replaced by a refused or partial one. Artifacts verified
+/// before a refusal are kept: they are content-addressed and whole, and spare a resend.
+///
+/// Holds the root lock throughout, so the node's own `apply` never runs halfway through.
+pub fn receive(
+    root: &Path,
+    input: &mut impl BufRead,
+    output: &mut impl Write,
+) -> Result<Received, NodeError> {
+    let layout = Layout::new(root);
+    let _lock = RootLock::acquire(root, &layout.lock())?;
+    match receive_locked(&layout, input) {
+        Ok(received) => {
+            answer(
+                output,
+                &serde_json::json!({"received": received.digest, "sequence": received.sequence}),
+            )?;
+            Ok(received)
+        }
+        Err(Stop::Fail(e)) => Err(e),
+        Err(Stop::Refuse {
+            mut reason,
+            declaration,
+        }) => {
+            let report = Report::new(declaration, Outcome::Refused, Some(reason.clone()), vec![]);
+            if let Err(e) = journal::append(root, report) {
+                reason = format!("{reason} (and the refusal could not be reported: {e})");
+            }
+            answer(output, &serde_json::json!({"refused": reason}))?;
+            Err(NodeError::Refused { reason })
+        }
+    }
+}
+
+/// Writes one JSON line to the controller.
+fn answer(output: &mut impl Write, value: &serde_json::Value) -> Result<(), NodeError> {
+    serde_json::to_writer(&mut *output, value)
+        .map_err(io::Error::from)
+        .and_then(|()| output.write_all(b"\n"))
+        .and_then(|()| output.flush())
+        .map_err(|source| NodeError::Answer { source })
+}
+
+/// Everything between taking the lock and answering.
+fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received, Stop> {
+    let store = layout.store();
+    let mut artifacts = Vec::new();
+    let bytes = loop {
+        let line = read_line(input)?.ok_or_else(|| {
+            refuse("the stream ended before the declaration (truncated)".to_string())
+        })?;
+        let words: Vec<&str> = line.split(' ').collect();
+        match words.as_slice() {
+            ["artifact", digest, size] => {
+                let size = parse_size(size, &line)?;
+                if !is_digest(digest) {
+                    return Err(refuse(format!(
+                        "not an artifact digest: {digest:?} (expected 64 lowercase hex characters)"
+                    )));
+                }
+                let mut exact = Exact {
+                    inner: &mut *input,
+                    remaining: size,
+                };
+                match store.put_verified(digest, &mut exact) {
+                    Ok(_) => artifacts.push((*digest).to_string()),
+                    Err(ArtifactError::DigestMismatch { actual, .. }) => {
+                        return Err(refuse(format!(
+                            "artifact {digest} does not match its digest (its bytes hash to {actual})"
+                        )));
+                    }
+                    Err(ArtifactError::Read { source }) => {
+                        return Err(refuse(stream_failed(
+                            &format!("artifact {digest}"),
+                            &source,
+                        )));
+                    }
+                    Err(e) => return Err(Stop::Fail(e.into())),
+                }
+            }
+            ["declaration", size] => {
+                let size = parse_size(size, &line)?;
+                if size > MAX_DECLARATION {
+                    return Err(refuse(format!(
+                        "the declaration is {size} bytes, more than the {MAX_DECLARATION} accepted"
+                    )));
+                }
+                let mut bytes = Vec::new();
+                Exact {
+                    inner: &mut *input,
+                    remaining: size,
+                }
+                .read_to_end(&mut bytes)
+                .map_err(|e| refuse(stream_failed("the declaration", &e)))?;
+                break bytes;
+            }
+            _ => return Err(refuse(format!("unexpected line in the stream: {line:?}"))),
+        }
+    };
+    match read_line(input)?.as_deref() {
+        Some("end") => {}
+        Some(other) => {
+            return Err(refuse(format!(
+                "expected `end` after the declaration, got {other:?}"
+            )));
+        }
+        None => {
+            return Err(refuse(
+                "the stream ended without its `end` line (truncated)",
+            ));
+        }
+    }
+
+    let envelope: Envelope = serde_json::from_slice(&bytes)
+        .map_err(|e| refuse(format!("the declaration is not a valid envelope: {e}")))?;
+    let held = Held {
+        digest: envelope.digest.clone(),
+        sequence: envelope.sequence,
+    };
+    let refuse_this = |reason: String| Stop::Refuse {
+        reason,
+        declaration: Some(held.clone()),
+    };
+    if !envelope.digest_matches() {
+        return Err(refuse_this(format!(
+            "declaration digest {} does not match content (it hashes to {})",
+            envelope.digest,
+            envelope.declaration.digest()
+        )));
+    }
+    let mut names = BTreeSet::new();
+    for module in &envelope.declaration.modules {
+        if !is_valid_name(&module.name) {
+            return Err(refuse_this(format!(
+                "invalid module name {:?} (must match {})",
+                module.name,
+                crate::config::NAME_PATTERN
+            )));
+        }
+        if !names.insert(module.name.as_str()) {
+            return Err(refuse_this(format!(
+                "module {} is declared twice",
+                module.name
+            )));
+        }
+        if !store.contains(&module.artifact) {
+            return Err(refuse_this(format!(
+                "module {} names artifact {} which the node does not hold",
+                module.name, module.artifact
+            )));
+        }
+    }
+
+    let in_force = layout.declaration_held()?;
+    let applied = layout.applied()?;
+    for (floor, what) in [(&applied, "applied"), (&in_force, "held")] {
+        if let Some(floor) = floor {
+            if held.sequence < floor.sequence {
+                return Err(refuse_this(format!(
+                    "sequence {} is lower than {} already {what}",
+                    held.sequence, floor.sequence
+                )));
+            }
+            if held.sequence == floor.sequence && held.digest != floor.digest {
+                return Err(refuse_this(format!(
+                    "sequence {} is already {what} with another digest ({})",
+                    held.sequence, floor.digest
+                )));
+            }
+        }
+    }
+
+    let unchanged = in_force.as_ref() == Some(&held);
+    if !unchanged {
+        write_atomic(&layout.declaration(), &bytes)?;
+    }
+    Ok(Received {
+        digest: held.digest,
+        sequence: held.sequence,
+        artifacts,
+        unchanged,
+    })
+}
+
+/// Reads one header line (without its newline); `None` at the end of the stream.
+fn read_line(input: &mut impl BufRead) -> Result<Option<String>, Stop> {
+    let mut buf = Vec::new();
+    input
+        .by_ref()
+        .take(MAX_LINE)
+        .read_until(b'\n', &mut buf)
+        .map_err(|e| refuse(stream_failed("a header line", &e)))?;
+    if buf.is_empty() {
+        return Ok(None);
+    }
+    if buf.pop() != Some(b'\n') {
+        return Err(refuse(if buf.len() as u64 + 1 >= MAX_LINE {
+            "a header line is too long".to_string()
+        } else {
+            "the stream ended in the middle of a header line (truncated)".to_string()
+        }));
+    }
+    String::from_utf8(buf)
+        .map(Some)
+        .map_err(|_| refuse("a header line is not UTF-8"))
+}
+
+/// A size field of a header line.
+fn parse_size(size: &str, line: &str) -> Result<u64, Stop> {
+    if size.is_empty() || !size.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(refuse(format!("bad size in header line {line:?}")));
+    }
+    size.parse()
+        .map_err(|_| refuse(format!("bad size in header line {line:?}")))
+}
+
+/// The refusal reason for a failed read of `what`.
+fn stream_failed(what: &str, e: &io::Error) -> String {
+    if e.kind() == io::ErrorKind::UnexpectedEof {
+        format!("the stream was truncated: {what} {e}")
+    } else {
+        format!("the stream failed while reading {what}: {e}")
+    }
+}
+
+/// Reads exactly `remaining` bytes of the stream, failing with `UnexpectedEof` if it ends
+/// sooner, so that a short stream is a truncation and not a digest mismatch.
+struct Exact<'a, R> {
+    inner: &'a mut R,
+    remaining: u64,
+}
+
+impl<R: Read> Read for Exact<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.remaining == 0 || buf.is_empty() {
+            return Ok(0);
+        }
+        let max = buf
+            .len()
+            .min(usize::try_from(self.remaining).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..max])?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("ended {} bytes early", self.remaining),
+            ));
+        }
+        self.remaining -= n as u64;
+        Ok(n)
+    }
+}

@@ -1,0 +1,116 @@
+//! `mesh plan`: every module's answer (current, stale and why, waits on, blocked by) in graph
+//! order, computed from the store alone. Changes nothing.
+
+use crate::Result;
+use crate::build::Verdict;
+use crate::graph::Loaded;
+use crate::graph::stale::{self, Known, ModuleInput, ModuleState};
+use crate::store::Paths;
+use serde::Serialize;
+
+/// One module's line of the plan (DESIGN.md §14).
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanModule {
+    /// The module.
+    pub name: String,
+    /// `current`, `stale`, `waits` or `blocked`.
+    pub state: &'static str,
+    /// Why (for stale and blocked), or what it waits on.
+    pub reason: Option<String>,
+    /// The inputs it waits on.
+    pub waits_on: Vec<String>,
+    /// The verdict of its current build, if it is current.
+    pub verdict: Option<Verdict>,
+}
+
+/// The plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// Modules in graph order.
+    pub modules: Vec<PlanModule>,
+    /// Nodes and what would be sent to them.
+    pub nodes: Vec<serde_json::Value>,
+    /// Warnings from the graph (ambiguous names).
+    pub warnings: Vec<String>,
+}
+
+/// Every module's state, from the store alone.
+pub fn module_states(paths: &Paths, loaded: &Loaded) -> Result<(Vec<ModuleState>, Known)> {
+    let recipes: Vec<String> = loaded
+        .snapshot
+        .modules
+        .iter()
+        .map(|m| stale::recipe_digest(&m.manifest.build, m.manifest.test.as_deref()))
+        .collect();
+    let inputs: Vec<ModuleInput> = loaded
+        .snapshot
+        .modules
+        .iter()
+        .zip(&recipes)
+        .map(|(m, r)| ModuleInput {
+            source: &m.source_id,
+            recipe: r,
+        })
+        .collect();
+    let known = paths.open()?.read(Known::load)?;
+    Ok((stale::assess(&loaded.graph, &inputs, &known), known))
+}
+
+/// Computes the plan.
+pub fn plan(paths: &Paths, loaded: &Loaded) -> Result<Plan> {
+    let g = &loaded.graph;
+    let (states, _) = module_states(paths, loaded)?;
+    let modules = g
+        .order
+        .iter()
+        .map(|&m| {
+            let name = g.modules[m].name.clone();
+            match &states[m] {
+                ModuleState::Current { verdict, .. } => PlanModule {
+                    name,
+                    state: "current",
+                    reason: None,
+                    waits_on: vec![],
+                    verdict: Some(*verdict),
+                },
+                ModuleState::Stale(r) => PlanModule {
+                    name,
+                    state: "stale",
+                    reason: Some(r.to_string()),
+                    waits_on: vec![],
+                    verdict: None,
+                },
+                ModuleState::Waits(on) => {
+                    let on: Vec<String> = on.iter().map(|&i| g.modules[i].name.clone()).collect();
+                    PlanModule {
+                        name,
+                        state: "waits",
+                        reason: Some(format!("waits on {}", on.join(", "))),
+                        waits_on: on,
+                        verdict: None,
+                    }
+                }
+                ModuleState::Blocked(by) => {
+                    let why = match &states[*by] {
+                        ModuleState::Current { verdict, .. } => {
+                            format!("blocked by {} ({verdict})", g.modules[*by].name)
+                        }
+                        _ => format!("blocked by {}", g.modules[*by].name),
+                    };
+                    PlanModule {
+                        name,
+                        state: "blocked",
+                        reason: Some(why),
+                        waits_on: vec![],
+                        verdict: None,
+                    }
+                }
+            }
+        })
+        .collect();
+    Ok(Plan {
+        modules,
+        nodes: Vec::new(),
+        warnings: g.warnings.clone(),
+    })
+}

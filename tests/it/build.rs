@@ -1,0 +1,336 @@
+//! `mesh build` and `mesh plan`: exactly the stale set, in order; early cutoff; verdicts.
+
+use crate::common::{TestMesh, example};
+use serde_json::Value;
+
+/// Runs `mesh build ARGS --json`; returns (module, verdict) in the order they finished.
+fn build(t: &TestMesh, args: &[&str]) -> Vec<(String, String)> {
+    let mut a = vec!["build"];
+    a.extend_from_slice(args);
+    let v = t.json(&a);
+    v["built"]
+        .as_array()
+        .expect("built")
+        .iter()
+        .map(|b| {
+            (
+                b["module"].as_str().expect("module").to_string(),
+                b["verdict"].as_str().expect("verdict").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn modules(built: &[(String, String)]) -> Vec<&str> {
+    built.iter().map(|(m, _)| m.as_str()).collect()
+}
+
+fn plan_state(t: &TestMesh, module: &str) -> (String, String) {
+    let v = t.json(&["plan"]);
+    let m = v["modules"]
+        .as_array()
+        .expect("modules")
+        .iter()
+        .find(|m| m["name"] == module)
+        .unwrap_or_else(|| panic!("{module} not in plan"))
+        .clone();
+    (
+        m["state"].as_str().expect("state").to_string(),
+        m["reason"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+#[test]
+fn first_build_builds_everything_in_order_and_a_second_builds_nothing() {
+    let t = example();
+    let built = build(&t, &["--behind", "-j", "1"]);
+    assert_eq!(built.len(), 10);
+    assert!(built.iter().all(|(_, v)| v == "fit"), "{built:?}");
+    let pos = |m: &str| modules(&built).iter().position(|x| *x == m).expect(m);
+    assert!(pos("go-platform") < pos("geo"));
+    assert!(pos("geo") < pos("route-proxy"));
+    assert!(pos("py-common") < pos("reporter") && pos("reporter") < pos("dashboard"));
+    assert!(build(&t, &["--behind"]).is_empty());
+    let err = String::from_utf8(t.mesh(&["build", "--behind"]).output().expect("run").stderr)
+        .expect("utf8");
+    assert!(err.contains("nothing to build"), "{err}");
+    assert_eq!(plan_state(&t, "geo").0, "current");
+}
+
+#[test]
+fn a_library_change_rebuilds_exactly_its_dependents() {
+    let t = example();
+    build(&t, &["--behind"]);
+    t.write("platform/go/lib/geo/geo.go", "package geo\n\nimport \"example.com/platform/internal/logx\"\n\n// Distance v2\nfunc Distance(a, b float64) float64 { _ = logx.Line(\"\"); return a - b }\n");
+    t.commit("platform", "geo v2");
+    assert_eq!(
+        plan_state(&t, "geo"),
+        ("stale".into(), "source moved".into())
+    );
+    assert_eq!(
+        plan_state(&t, "route-proxy"),
+        ("waits".into(), "waits on geo".into())
+    );
+    assert_eq!(plan_state(&t, "inventory").0, "current");
+    let built = build(&t, &["--behind", "-j", "2"]);
+    let mut names = modules(&built);
+    assert_eq!(names[0], "geo");
+    names.sort();
+    assert_eq!(names, vec!["geo", "resolver", "route-proxy"]);
+    let v = t.json(&["builds", "route-proxy"]);
+    assert_eq!(v[0]["inputs"][0]["module"], "geo");
+}
+
+#[test]
+fn an_identical_artifact_spares_the_dependents() {
+    let t = example();
+    build(&t, &["--behind"]);
+    // go-platform's artifact is its go.mod: a comment in its Go code does not change it.
+    t.write("platform/go/internal/logx/log.go", "package logx\n\nimport \"fmt\"\n\n// Line formats one log line (reworded).\nfunc Line(msg string) string { return fmt.Sprintf(\"[mesh] %s\", msg) }\n");
+    t.commit("platform", "comment");
+    assert_eq!(
+        plan_state(&t, "go-platform"),
+        ("stale".into(), "source moved".into())
+    );
+    assert_eq!(plan_state(&t, "geo").0, "waits");
+    let v = t.json(&["build", "--behind"]);
+    let built: Vec<&str> = v["built"]
+        .as_array()
+        .expect("built")
+        .iter()
+        .map(|b| b["module"].as_str().expect("m"))
+        .collect();
+    assert_eq!(built, vec!["go-platform"]);
+    assert_eq!(
+        v["spared"],
+        serde_json::json!(["geo", "resolver", "route-proxy"])
+    );
+    assert_eq!(plan_state(&t, "geo").0, "current");
+}
+
+fn set_manifest(t: &TestMesh, rel: &str, from: &str, to: &str) {
+    let p = t.path(rel);
+    let text = std::fs::read_to_string(&p).expect("read");
+    assert!(text.contains(from), "{text}");
+    std::fs::write(&p, text.replace(from, to)).expect("write");
+}
+
+#[test]
+fn broken_blocks_dependents_and_unfit_is_judged() {
+    let t = example();
+    set_manifest(
+        &t,
+        "platform/go/lib/geo/mesh-module.toml",
+        "build = '",
+        "build = 'echo compiling; echo oops >&2; exit 3; ",
+    );
+    set_manifest(
+        &t,
+        "platform/rust/core/mesh-module.toml",
+        "test  = 'grep",
+        "test  = 'echo failing test; false && grep",
+    );
+    t.commit("platform", "break");
+    let out = t
+        .mesh(&["build", "--behind", "--json"])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let verdict = |m: &str| {
+        v["built"]
+            .as_array()
+            .expect("built")
+            .iter()
+            .find(|b| b["module"] == m)
+            .map(|b| b["verdict"].as_str().expect("v").to_string())
+    };
+    assert_eq!(verdict("geo").as_deref(), Some("broken"));
+    assert_eq!(verdict("rust-core").as_deref(), Some("unfit"));
+    assert_eq!(verdict("route-proxy"), None);
+    assert_eq!(verdict("inventory"), None);
+    assert!(
+        v["blocked"]
+            .to_string()
+            .contains(r#"["route-proxy","geo"]"#),
+        "{}",
+        v["blocked"]
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("geo is broken: build failed (build exited 3)"),
+        "{err}"
+    );
+    assert!(err.contains("  | oops"), "{err}");
+    assert_eq!(
+        plan_state(&t, "route-proxy"),
+        ("blocked".into(), "blocked by geo (broken)".into())
+    );
+    assert_eq!(
+        plan_state(&t, "inventory"),
+        ("blocked".into(), "blocked by rust-core (unfit)".into())
+    );
+    // A verdict is a verdict: the next run does not retry it.
+    assert!(build(&t, &["--behind"]).is_empty());
+    let id = t.json(&["builds", "geo"])[0]["id"].as_u64().expect("id");
+    let log = t.ok(&["builds", "--log", &id.to_string()]);
+    assert!(log.contains("compiling") && log.contains("oops"), "{log}");
+}
+
+#[test]
+fn exit_75_and_a_timeout_are_outstanding_and_retried() {
+    let t = example();
+    set_manifest(
+        &t,
+        "platform/go/lib/geo/mesh-module.toml",
+        "build = '",
+        "build = 'exit 75; ",
+    );
+    set_manifest(
+        &t,
+        "platform/rust/core/mesh-module.toml",
+        "build = '",
+        "timeout = \"1s\"\nbuild = 'sleep 30; ",
+    );
+    t.commit("platform", "flaky");
+    let built = build(&t, &["--behind"]);
+    let get = |m: &str| built.iter().find(|(x, _)| x == m).map(|(_, v)| v.clone());
+    assert_eq!(get("geo").as_deref(), Some("outstanding"));
+    assert_eq!(get("rust-core").as_deref(), Some("outstanding"));
+    assert_eq!(
+        plan_state(&t, "geo"),
+        ("stale".into(), "last build was outstanding: retry".into())
+    );
+    let again = build(&t, &["--behind"]);
+    let mut names = modules(&again);
+    names.sort();
+    assert_eq!(names, vec!["geo", "rust-core"]);
+    let v = t.json(&["builds", "rust-core"]);
+    assert!(
+        v[0]["reason"]
+            .as_str()
+            .expect("reason")
+            .contains("timed out after 1s"),
+        "{v}"
+    );
+}
+
+#[test]
+fn named_builds_take_their_stale_inputs_only() {
+    let t = example();
+    let built = build(&t, &["route-proxy"]);
+    let mut names = modules(&built);
+    names.sort();
+    assert_eq!(names, vec!["geo", "go-platform", "route-proxy"]);
+    let dry = t.ok(&["build", "--dry-run"]);
+    assert!(dry.contains("would build dashboard (never built)"), "{dry}");
+    assert!(!dry.contains("would build geo"), "{dry}");
+    t.fails(&["build", "nope"], 1);
+}
+
+#[test]
+fn the_build_environment() {
+    let t = example();
+    set_manifest(
+        &t,
+        "platform/go/services/route-proxy/mesh-module.toml",
+        "build    = '",
+        "build    = 'env | grep ^MESH_ | sort > /tmp/mesh-env-$$; cp /tmp/mesh-env-$$ \"$MESH_OUT/env\"; rm /tmp/mesh-env-$$; test -f \"$MESH_DEP_GEO/geo.src\" && test \"$(basename $PWD)\" = route-proxy && ",
+    );
+    t.commit("platform", "env");
+    let built = build(&t, &["route-proxy"]);
+    assert!(built.iter().all(|(_, v)| v == "fit"), "{built:?}");
+}
+
+#[test]
+fn bad_builds_keep_the_artifact_to_mesh_out() {
+    let t = example();
+    // A link out of $MESH_OUT is refused with a clear verdict.
+    set_manifest(
+        &t,
+        "platform/go/lib/geo/mesh-module.toml",
+        "build = '",
+        "build = 'ln -s /etc/passwd \"$MESH_OUT/passwd\"; ",
+    );
+    // Writing outside $MESH_OUT (the export is read-only, but root may write anyway) does not
+    // reach the artifact.
+    set_manifest(
+        &t,
+        "platform/rust/core/mesh-module.toml",
+        "build = '",
+        "build = 'touch ../stray 2>/dev/null; ",
+    );
+    // 100 MB of output: the log is capped.
+    set_manifest(
+        &t,
+        "platform/python/common/mesh-module.toml",
+        "build = '",
+        "build = 'head -c 100000000 /dev/zero | tr \"\\\\0\" x; ",
+    );
+    // No output at all is an empty artifact, still fit.
+    set_manifest(
+        &t,
+        "platform/ts/ui-kit/mesh-module.toml",
+        "build = 'mkdir -p \"$MESH_OUT\" && cp index.ts button.ts \"$MESH_OUT/\"'",
+        "build = 'true'",
+    );
+    t.commit("platform", "bad builds");
+    let v = t.json(&["build", "--behind"]);
+    let find = |m: &str| {
+        v["built"]
+            .as_array()
+            .expect("built")
+            .iter()
+            .find(|b| b["module"] == m)
+            .cloned()
+            .expect(m)
+    };
+    let geo = find("geo");
+    assert_eq!(geo["verdict"], "broken");
+    assert!(
+        geo["reason"].as_str().expect("r").contains("refused"),
+        "{geo}"
+    );
+    let core = find("rust-core");
+    assert_eq!(core["verdict"], "fit");
+    let tar = t.path(&format!(
+        ".mesh/artifacts/{}",
+        core["artifact"].as_str().expect("artifact")
+    ));
+    let listing = std::process::Command::new("tar")
+        .arg("tf")
+        .arg(tar)
+        .output()
+        .expect("tar");
+    assert_eq!(String::from_utf8_lossy(&listing.stdout).trim(), "lib.rs");
+    assert_eq!(find("py-common")["verdict"], "fit");
+    assert_eq!(find("ui-kit")["verdict"], "fit");
+    let log = std::fs::metadata(find("py-common")["log"].as_str().expect("log"))
+        .expect("log")
+        .len();
+    assert!(log < 5 << 20, "log not capped: {log}");
+}
+
+#[test]
+fn the_store_is_not_held_during_a_build() {
+    let t = example();
+    set_manifest(
+        &t,
+        "platform/go/lib/geo/mesh-module.toml",
+        "build = '",
+        "build = 'sleep 3; ",
+    );
+    t.commit("platform", "slow");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
+        .args(["-C"])
+        .arg(t.dir())
+        .args(["build", "geo", "-q"])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert_eq!(plan_state(&t, "geo").0, "stale");
+    let busy = t.fails(&["build", "--behind"], 75);
+    assert!(busy.contains("mesh build"), "{busy}");
+    assert!(child.wait().expect("wait").success());
+    assert_eq!(plan_state(&t, "geo").0, "current");
+}
