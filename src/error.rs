@@ -26,6 +26,11 @@ pub enum Error {
     #[diagnostic(transparent)]
     Store(#[from] crate::store::StoreError),
 
+    /// The node side refused or failed.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Node(#[from] crate::node::NodeError),
+
     /// A file or directory could not be read or written.
     #[error("{what}: {source}")]
     #[diagnostic(code(mesh::io), help("{hint}"))]

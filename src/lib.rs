@@ -14,5 +14,6 @@ pub mod node;
 pub mod source;
 pub mod status;
 pub mod store;
+pub mod transport;
 
 pub use error::{Error, Result};

@@ -8,6 +8,7 @@ mod context;
 mod graph;
 mod init;
 pub mod man;
+mod node;
 mod plan;
 mod progress;
 mod table;
@@ -53,6 +54,7 @@ enum Command {
     Plan(plan::Args),
     Build(build::Args),
     Builds(builds::Args),
+    Node(node::Args),
     Completions(completions::Args),
     Man(man::Args),
 }
@@ -98,6 +100,7 @@ fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
         Command::Plan(a) => plan::run(&Ctx::load(cli)?, ui, a),
         Command::Build(a) => build::run(&Ctx::load(cli)?, ui, a),
         Command::Builds(a) => builds::run(&Ctx::load(cli)?, ui, a),
+        Command::Node(a) => node::run(ui, a),
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),
     }

@@ -5,3 +5,4 @@ mod common;
 mod config_errors;
 mod generated;
 mod graph;
+mod sshd;

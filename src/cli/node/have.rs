@@ -1,0 +1,18 @@
+//! `mesh node have`.
+
+use crate::Result;
+use std::path::PathBuf;
+
+/// Print what this node holds: artifacts, the declaration in force, what was last applied.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The node's root directory.
+    #[arg(long, value_name = "DIR")]
+    root: PathBuf,
+}
+
+pub fn run(ui: &super::Ui, a: &Args) -> Result<i32> {
+    let have = crate::node::have(&a.root)?;
+    ui.data(serde_json::to_string(&have).unwrap_or_default());
+    Ok(0)
+}

@@ -1,0 +1,24 @@
+//! `mesh node receive`.
+
+use crate::Result;
+use std::path::PathBuf;
+
+/// Receive artifacts and a declaration on stdin; answer the digest now held.
+///
+/// Each artifact's blake3 is verified before it is kept; the declaration is written only after
+/// everything it names is held. A lower sequence, a digest that does not match, or an unknown
+/// field refuses the whole declaration, and the refusal is reported.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The node's root directory.
+    #[arg(long, value_name = "DIR")]
+    root: PathBuf,
+}
+
+pub fn run(_ui: &super::Ui, a: &Args) -> Result<i32> {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout().lock();
+    crate::node::receive(&a.root, &mut input, &mut out)?;
+    Ok(0)
+}

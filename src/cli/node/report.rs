@@ -1,0 +1,21 @@
+//! `mesh node report`.
+
+use crate::Result;
+use std::path::PathBuf;
+
+/// Print the reports newer than `--since`, one JSON object per line.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The node's root directory.
+    #[arg(long, value_name = "DIR")]
+    root: PathBuf,
+    /// Only reports with a higher report sequence.
+    #[arg(long, default_value_t = 0)]
+    since: u64,
+}
+
+pub fn run(_ui: &super::Ui, a: &Args) -> Result<i32> {
+    let mut out = std::io::stdout().lock();
+    crate::node::reports_since(&a.root, a.since, &mut out)?;
+    Ok(0)
+}

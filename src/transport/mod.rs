@@ -1,0 +1,3 @@
+//! Transports: how the controller reaches its nodes (DESIGN.md §8).
+
+pub mod ssh;
