@@ -284,14 +284,27 @@ impl<W: Write> Write for HashWriter<W> {
     }
 }
 
-/// Reads exactly `remaining` bytes from a file, failing if it ends sooner (it shrank while
-/// being packed) rather than leaving a short tar entry.
-struct ExactReader<'a> {
-    inner: &'a mut File,
+/// Reads exactly `remaining` bytes, failing with `UnexpectedEof` (and `short`) if the source
+/// ends sooner: a file that shrank while packed, or a stream that was cut off, is an error and
+/// never a short entry or a digest mismatch.
+pub struct Exact<'a, R> {
+    inner: &'a mut R,
     remaining: u64,
+    short: &'static str,
 }
 
-impl Read for ExactReader<'_> {
+impl<'a, R: Read> Exact<'a, R> {
+    /// At most, and at least, `len` bytes of `inner`.
+    pub fn new(inner: &'a mut R, len: u64, short: &'static str) -> Self {
+        Exact {
+            inner,
+            remaining: len,
+            short,
+        }
+    }
+}
+
+impl<R: Read> Read for Exact<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.remaining == 0 || buf.is_empty() {
             return Ok(0);
@@ -303,7 +316,7 @@ impl Read for ExactReader<'_> {
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                "the file shrank while it was being packed",
+                format!("{} ({} bytes missing)", self.short, self.remaining),
             ));
         }
         self.remaining -= n as u64;
@@ -458,10 +471,11 @@ fn append_node<W: Write>(
                 MODE_FILE
             };
             let mut h = fresh_header(tar::EntryType::Regular, meta.len(), mode);
-            let data = ExactReader {
-                inner: &mut f,
-                remaining: meta.len(),
-            };
+            let data = Exact::new(
+                &mut f,
+                meta.len(),
+                "the file shrank while it was being packed",
+            );
             builder
                 .append_data(&mut h, &rel, data)
                 .map_err(|e| io_err(builder, e))?;

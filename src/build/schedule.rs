@@ -87,22 +87,7 @@ pub fn build(
     progress: &dyn Progress,
 ) -> Result<BuildSummary> {
     let g = &loaded.graph;
-    let recipes: Vec<String> = loaded
-        .snapshot
-        .modules
-        .iter()
-        .map(|m| stale::recipe_digest(&m.manifest.build, m.manifest.test.as_deref()))
-        .collect();
-    let inputs: Vec<ModuleInput> = loaded
-        .snapshot
-        .modules
-        .iter()
-        .zip(&recipes)
-        .map(|(m, r)| ModuleInput {
-            source: &m.source_id,
-            recipe: r,
-        })
-        .collect();
+    let inputs = stale::module_inputs(loaded);
     let targets = targets(loaded, &opts.names)?;
     let plan = Plan {
         loaded,
@@ -357,14 +342,14 @@ fn record(
     let loaded = plan.loaded;
     let src = &loaded.snapshot.modules[m];
     let inputs = stale::input_artifacts(&loaded.graph, states, m).unwrap_or_default();
-    let closure = stale::closure_key(src.name(), &src.source_id, plan.inputs[m].recipe, &inputs);
+    let closure = stale::closure_key(src.name(), &src.source_id, &plan.inputs[m].recipe, &inputs);
     let mut rec = BuildRecord {
         id: 0,
         module: src.name().to_string(),
         repo: loaded.snapshot.repo_of(src).name.clone(),
         commit: loaded.snapshot.repo_of(src).commit.to_string(),
         source: src.source_id.clone(),
-        recipe: plan.inputs[m].recipe.to_string(),
+        recipe: plan.inputs[m].recipe.clone(),
         inputs,
         closure,
         verdict: outcome.verdict,

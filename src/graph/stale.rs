@@ -64,7 +64,20 @@ pub struct ModuleInput<'a> {
     /// Its source id.
     pub source: &'a str,
     /// Its recipe digest.
-    pub recipe: &'a str,
+    pub recipe: String,
+}
+
+/// Every module's source id and recipe digest, indexed like the graph's modules.
+pub fn module_inputs(loaded: &super::Loaded) -> Vec<ModuleInput<'_>> {
+    loaded
+        .snapshot
+        .modules
+        .iter()
+        .map(|m| ModuleInput {
+            source: &m.source_id,
+            recipe: recipe_digest(&m.manifest.build, m.manifest.test.as_deref()),
+        })
+        .collect()
 }
 
 /// What the store knows: the newest build per module and the build of each closure key.
@@ -199,7 +212,7 @@ pub fn assess_one(
             None => waits,
         },
         Ok(inputs) => {
-            let key = closure_key(name, me.source, me.recipe, &inputs);
+            let key = closure_key(name, me.source, &me.recipe, &inputs);
             if let Some(b) = known.current.get(&key) {
                 return ModuleState::Current {
                     build: b.id,

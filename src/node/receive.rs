@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::disk::{RootLock, write_atomic};
 use super::journal::{self, Outcome, Report};
 use super::{Held, Layout, NodeError};
-use crate::build::artifact::{ArtifactError, is_digest};
+use crate::build::artifact::{ArtifactError, Exact, is_digest};
 use crate::config::is_valid_name;
 use crate::declare::wire::Envelope;
 
@@ -140,10 +140,7 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
                         "not an artifact digest: {digest:?} (expected 64 lowercase hex characters)"
                     )));
                 }
-                let mut exact = Exact {
-                    inner: &mut *input,
-                    remaining: size,
-                };
+                let mut exact = Exact::new(&mut *input, size, "the stream ended early");
                 match store.put_verified(digest, &mut exact) {
                     Ok(_) => artifacts.push((*digest).to_string()),
                     Err(ArtifactError::DigestMismatch { actual, .. }) => {
@@ -168,12 +165,9 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
                     )));
                 }
                 let mut bytes = Vec::new();
-                Exact {
-                    inner: &mut *input,
-                    remaining: size,
-                }
-                .read_to_end(&mut bytes)
-                .map_err(|e| refuse(stream_failed("the declaration", &e)))?;
+                Exact::new(&mut *input, size, "the stream ended early")
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| refuse(stream_failed("the declaration", &e)))?;
                 break bytes;
             }
             _ => return Err(refuse(format!("unexpected line in the stream: {line:?}"))),
@@ -302,32 +296,5 @@ fn stream_failed(what: &str, e: &io::Error) -> String {
         format!("the stream was truncated: {what} {e}")
     } else {
         format!("the stream failed while reading {what}: {e}")
-    }
-}
-
-/// Reads exactly `remaining` bytes of the stream, failing with `UnexpectedEof` if it ends
-/// sooner, so that a short stream is a truncation and not a digest mismatch.
-struct Exact<'a, R> {
-    inner: &'a mut R,
-    remaining: u64,
-}
-
-impl<R: Read> Read for Exact<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.remaining == 0 || buf.is_empty() {
-            return Ok(0);
-        }
-        let max = buf
-            .len()
-            .min(usize::try_from(self.remaining).unwrap_or(usize::MAX));
-        let n = self.inner.read(&mut buf[..max])?;
-        if n == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                format!("ended {} bytes early", self.remaining),
-            ));
-        }
-        self.remaining -= n as u64;
-        Ok(n)
     }
 }

@@ -4,7 +4,7 @@
 use crate::Result;
 use crate::build::Verdict;
 use crate::graph::Loaded;
-use crate::graph::stale::{self, Known, ModuleInput, ModuleState};
+use crate::graph::stale::{self, Known, ModuleState};
 use crate::store::Paths;
 use serde::Serialize;
 
@@ -36,22 +36,7 @@ pub struct Plan {
 
 /// Every module's state, from the store alone.
 pub fn module_states(paths: &Paths, loaded: &Loaded) -> Result<(Vec<ModuleState>, Known)> {
-    let recipes: Vec<String> = loaded
-        .snapshot
-        .modules
-        .iter()
-        .map(|m| stale::recipe_digest(&m.manifest.build, m.manifest.test.as_deref()))
-        .collect();
-    let inputs: Vec<ModuleInput> = loaded
-        .snapshot
-        .modules
-        .iter()
-        .zip(&recipes)
-        .map(|(m, r)| ModuleInput {
-            source: &m.source_id,
-            recipe: r,
-        })
-        .collect();
+    let inputs = stale::module_inputs(loaded);
     let known = paths.open()?.read(Known::load)?;
     Ok((stale::assess(&loaded.graph, &inputs, &known), known))
 }
