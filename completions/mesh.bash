@@ -25,6 +25,9 @@ _mesh() {
             mesh,completions)
                 cmd="mesh__subcmd__completions"
                 ;;
+            mesh,declare)
+                cmd="mesh__subcmd__declare"
+                ;;
             mesh,graph)
                 cmd="mesh__subcmd__graph"
                 ;;
@@ -43,6 +46,9 @@ _mesh() {
             mesh,plan)
                 cmd="mesh__subcmd__plan"
                 ;;
+            mesh,push)
+                cmd="mesh__subcmd__push"
+                ;;
             mesh__subcmd__help,build)
                 cmd="mesh__subcmd__help__subcmd__build"
                 ;;
@@ -51,6 +57,9 @@ _mesh() {
                 ;;
             mesh__subcmd__help,completions)
                 cmd="mesh__subcmd__help__subcmd__completions"
+                ;;
+            mesh__subcmd__help,declare)
+                cmd="mesh__subcmd__help__subcmd__declare"
                 ;;
             mesh__subcmd__help,graph)
                 cmd="mesh__subcmd__help__subcmd__graph"
@@ -70,11 +79,17 @@ _mesh() {
             mesh__subcmd__help,plan)
                 cmd="mesh__subcmd__help__subcmd__plan"
                 ;;
+            mesh__subcmd__help,push)
+                cmd="mesh__subcmd__help__subcmd__push"
+                ;;
             mesh__subcmd__help__subcmd__node,apply)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__apply"
                 ;;
             mesh__subcmd__help__subcmd__node,have)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__have"
+                ;;
+            mesh__subcmd__help__subcmd__node,install)
+                cmd="mesh__subcmd__help__subcmd__node__subcmd__install"
                 ;;
             mesh__subcmd__help__subcmd__node,receive)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__receive"
@@ -91,6 +106,9 @@ _mesh() {
             mesh__subcmd__node,help)
                 cmd="mesh__subcmd__node__subcmd__help"
                 ;;
+            mesh__subcmd__node,install)
+                cmd="mesh__subcmd__node__subcmd__install"
+                ;;
             mesh__subcmd__node,receive)
                 cmd="mesh__subcmd__node__subcmd__receive"
                 ;;
@@ -106,6 +124,9 @@ _mesh() {
             mesh__subcmd__node__subcmd__help,help)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__help"
                 ;;
+            mesh__subcmd__node__subcmd__help,install)
+                cmd="mesh__subcmd__node__subcmd__help__subcmd__install"
+                ;;
             mesh__subcmd__node__subcmd__help,receive)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__receive"
                 ;;
@@ -119,7 +140,7 @@ _mesh() {
 
     case "${cmd}" in
         mesh)
-            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init graph plan build builds node completions man help"
+            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init graph plan build builds declare push node completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -242,6 +263,32 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__declare)
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__graph)
             opts="-C -q -v -h --format --why --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -277,7 +324,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help)
-            opts="init graph plan build builds node completions man help"
+            opts="init graph plan build builds declare push node completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -319,6 +366,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__declare)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -389,7 +450,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node)
-            opts="have receive apply report"
+            opts="have install receive apply report"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -417,6 +478,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node__subcmd__have)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__node__subcmd__install)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -459,6 +534,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__push)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -525,7 +614,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help have receive apply report help"
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help have install receive apply report help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -611,7 +700,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__help)
-            opts="have receive apply report help"
+            opts="have install receive apply report help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -666,6 +755,20 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__node__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__node__subcmd__help__subcmd__receive)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -687,6 +790,32 @@ _mesh() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__node__subcmd__install)
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -760,6 +889,32 @@ _mesh() {
             ;;
         mesh__subcmd__plan)
             opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__push)
+            opts="-C -q -v -h --behind --all --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

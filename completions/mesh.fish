@@ -39,6 +39,8 @@ complete -c mesh -n "__fish_mesh_needs_command" -f -a "graph" -d 'Show every mod
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "plan" -d 'Say what would be built, declared and sent, and why. Changes nothing'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "build" -d 'Build what is stale, in dependency order, independent modules in parallel'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "builds" -d 'List build records: id, module, commit, verdict, artifact, duration, inputs'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "declare" -d 'Make a build the declared one for a module (for `hold` modules). One write'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "push" -d 'Send declarations (and the artifacts they name) to nodes'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "node" -d 'The node side: run on a node by the controller, over ssh or locally'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "completions" -d 'Print shell completions for mesh'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
@@ -97,20 +99,41 @@ complete -c mesh -n "__fish_mesh_using_subcommand builds" -l json -d 'Machine-re
 complete -c mesh -n "__fish_mesh_using_subcommand builds" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand builds" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand builds" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have receive apply report help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand push" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand push" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand push" -l behind -d 'Every node that is out of date or never told (the default)'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -l all -d 'Every node, even when current'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -121,6 +144,15 @@ complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcomma
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -153,6 +185,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcomma
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
@@ -176,16 +209,19 @@ complete -c mesh -n "__fish_mesh_using_subcommand man" -l json -d 'Machine-reada
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds node completions man help" -f -a "init" -d 'Write a commented mesh.toml to start a mesh'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds node completions man help" -f -a "graph" -d 'Show every module and its build, presence and instantiation edges'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds node completions man help" -f -a "plan" -d 'Say what would be built, declared and sent, and why. Changes nothing'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds node completions man help" -f -a "build" -d 'Build what is stale, in dependency order, independent modules in parallel'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds node completions man help" -f -a "builds" -d 'List build records: id, module, commit, verdict, artifact, duration, inputs'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds node completions man help" -f -a "node" -d 'The node side: run on a node by the controller, over ssh or locally'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds node completions man help" -f -a "completions" -d 'Print shell completions for mesh'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds node completions man help" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds node completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push node completions man help" -f -a "init" -d 'Write a commented mesh.toml to start a mesh'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push node completions man help" -f -a "graph" -d 'Show every module and its build, presence and instantiation edges'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push node completions man help" -f -a "plan" -d 'Say what would be built, declared and sent, and why. Changes nothing'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push node completions man help" -f -a "build" -d 'Build what is stale, in dependency order, independent modules in parallel'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push node completions man help" -f -a "builds" -d 'List build records: id, module, commit, verdict, artifact, duration, inputs'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push node completions man help" -f -a "declare" -d 'Make a build the declared one for a module (for `hold` modules). One write'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push node completions man help" -f -a "push" -d 'Send declarations (and the artifacts they name) to nodes'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push node completions man help" -f -a "node" -d 'The node side: run on a node by the controller, over ssh or locally'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push node completions man help" -f -a "completions" -d 'Print shell completions for mesh'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push node completions man help" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push node completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'

@@ -7,7 +7,9 @@ use super::run::{self, Dirs, Job, Live, Outcome};
 use super::{Verdict, now_ms};
 use crate::graph::Loaded;
 use crate::graph::stale::{self, Known, ModuleInput, ModuleState};
-use crate::store::{self, BUILDS, BuildRecord, CURRENT, CurrentEntry, LATEST, META, Paths};
+use crate::store::{
+    self, BUILDS, BuildRecord, CURRENT, CurrentEntry, DECLARED, LATEST, META, Paths,
+};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
@@ -232,7 +234,16 @@ pub fn build(
                 .push((g.modules[m].name.clone(), g.modules[by].name.clone()));
         }
     }
-    crate::source::export::prune(&paths.exports(), &exports.into_values().collect::<Vec<_>>());
+    // Keep the export of every repository's current commit: the next build of it reuses it.
+    let keep: Vec<PathBuf> = loaded
+        .snapshot
+        .repos
+        .iter()
+        .map(|r| crate::source::export::export_dir(&paths.exports(), &r.name, &r.commit))
+        .collect();
+    if !exports.is_empty() {
+        crate::source::export::prune(&paths.exports(), &keep);
+    }
     Ok(summary)
 }
 
@@ -362,6 +373,15 @@ fn record(
             .strip_prefix(&paths.dot_mesh)
             .ok()
             .map(|p| p.display().to_string()),
+        activate: src.manifest.activate.clone(),
+        presence: src.manifest.presence.clone(),
+        instantiation: src
+            .manifest
+            .instantiation
+            .iter()
+            .map(|i| i.module.clone())
+            .collect(),
+        policy: src.manifest.policy,
     };
     let store = paths.open()?;
     let rec = store.write(|w| {
@@ -370,6 +390,10 @@ fn record(
         rec.id = id;
         w.put(BUILDS, &store::id_key(id), &rec)?;
         w.put(LATEST, rec.module.as_bytes(), &rec)?;
+        // Deploy is one write: an auto module's fit build is declared in the same transaction.
+        if rec.verdict == Verdict::Fit && rec.policy == crate::config::Policy::Auto {
+            w.put(DECLARED, rec.module.as_bytes(), &rec)?;
+        }
         if rec.verdict.is_verdict() {
             w.put(
                 CURRENT,

@@ -5,12 +5,14 @@ mod build;
 mod builds;
 pub mod completions;
 mod context;
+mod declare;
 mod graph;
 mod init;
 pub mod man;
 mod node;
 mod plan;
 mod progress;
+mod push;
 mod table;
 mod ui;
 
@@ -54,6 +56,8 @@ enum Command {
     Plan(plan::Args),
     Build(build::Args),
     Builds(builds::Args),
+    Declare(declare::Args),
+    Push(push::Args),
     Node(node::Args),
     Completions(completions::Args),
     Man(man::Args),
@@ -100,7 +104,9 @@ fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
         Command::Plan(a) => plan::run(&Ctx::load(cli)?, ui, a),
         Command::Build(a) => build::run(&Ctx::load(cli)?, ui, a),
         Command::Builds(a) => builds::run(&Ctx::load(cli)?, ui, a),
-        Command::Node(a) => node::run(ui, a),
+        Command::Declare(a) => declare::run(&Ctx::load(cli)?, ui, a),
+        Command::Push(a) => push::run(&Ctx::load(cli)?, ui, a),
+        Command::Node(a) => node::run(cli, ui, a),
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),
     }

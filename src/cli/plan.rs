@@ -13,7 +13,8 @@ pub struct Args {}
 
 pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
     let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
-    let plan = crate::status::plan::plan(&ctx.paths(), &loaded)?;
+    let mut plan = crate::status::plan::plan(&ctx.paths(), &loaded)?;
+    plan.nodes = crate::status::plan::nodes(&ctx.paths(), &ctx.mesh)?;
     for w in &plan.warnings {
         ui.warn(w);
     }
@@ -31,6 +32,32 @@ pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
         t.add_row(vec![m.name.clone(), m.state.to_string(), why]);
     }
     ui.data(table::render(&t));
+    if !plan.nodes.is_empty() {
+        let mut t = table::new(&["node", "state", "would send", "why"]);
+        for n in &plan.nodes {
+            t.add_row(vec![
+                n.name.clone(),
+                n.state.to_string(),
+                n.would_send
+                    .as_deref()
+                    .map(super::graph::short)
+                    .unwrap_or("-")
+                    .to_string(),
+                n.reason.clone().unwrap_or_default(),
+            ]);
+        }
+        ui.data(format!("\n{}", table::render(&t)));
+    }
+    let behind = plan
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.state, "out of date" | "never told"))
+        .count();
+    if behind > 0 {
+        ui.hint(format!(
+            "{behind} nodes are behind: `mesh push --behind` sends them"
+        ));
+    }
     let stale = plan.modules.iter().filter(|m| m.state == "stale").count();
     let waits = plan.modules.iter().filter(|m| m.state == "waits").count();
     if stale + waits > 0 {

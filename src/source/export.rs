@@ -6,7 +6,8 @@ use super::{RepoSnapshot, SourceError, join};
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Where the export of `commit` lives under `exports`.
@@ -82,14 +83,20 @@ fn write_tree(snap: &RepoSnapshot, id: ObjectId, dir: &Path, rel: &str) -> Resul
                     .repo
                     .find_blob(entry.object_id())
                     .map_err(|e| git(format!("cannot read {child}"), &e))?;
-                fs::write(&path, &blob.data).map_err(|e| io(format!("cannot write {child}"), e))?;
+                // Read-only from birth: no second pass of chmods over every file.
                 let mode = if kind == EntryKind::BlobExecutable {
-                    0o755
+                    0o555
                 } else {
-                    0o644
+                    0o444
                 };
-                fs::set_permissions(&path, fs::Permissions::from_mode(mode))
-                    .map_err(|e| io(format!("cannot set the mode of {child}"), e))?;
+                let mut f = fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(mode)
+                    .open(&path)
+                    .map_err(|e| io(format!("cannot write {child}"), e))?;
+                f.write_all(&blob.data)
+                    .map_err(|e| io(format!("cannot write {child}"), e))?;
             }
             EntryKind::Link => {
                 let blob = snap
@@ -109,32 +116,27 @@ fn write_tree(snap: &RepoSnapshot, id: ObjectId, dir: &Path, rel: &str) -> Resul
     Ok(())
 }
 
-fn walk_modes(dir: &Path, f: &dyn Fn(u32) -> u32) -> std::io::Result<()> {
+/// Directories are made read-only once filled (files were created read-only).
+fn make_read_only(dir: &Path) -> std::io::Result<()> {
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
-        let ft = entry.file_type()?;
-        if ft.is_symlink() {
-            continue;
+        if entry.file_type()?.is_dir() {
+            make_read_only(&entry.path())?;
         }
-        let p = entry.path();
-        if ft.is_dir() {
-            walk_modes(&p, f)?;
-        }
-        let mode = entry.metadata()?.permissions().mode();
-        fs::set_permissions(&p, fs::Permissions::from_mode(f(mode)))?;
     }
-    Ok(())
-}
-
-fn make_read_only(dir: &Path) -> std::io::Result<()> {
-    walk_modes(dir, &|m| m & !0o222)?;
     fs::set_permissions(dir, fs::Permissions::from_mode(0o555))
 }
 
-/// Gives the owner write permission back on an export, so it can be removed.
+/// Gives the owner write permission back on an export's directories, so it can be removed.
 pub fn make_writable(dir: &Path) -> std::io::Result<()> {
     fs::set_permissions(dir, fs::Permissions::from_mode(0o755))?;
-    walk_modes(dir, &|m| m | 0o200)
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            make_writable(&entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// Removes every export under `exports` except those in `keep`.

@@ -23,13 +23,70 @@ pub struct PlanModule {
     pub verdict: Option<Verdict>,
 }
 
+/// One node's line of the plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanNode {
+    /// The node.
+    pub name: String,
+    /// `not worked out`, `never told`, `out of date` or `current`.
+    pub state: &'static str,
+    /// Why it is not worked out.
+    pub reason: Option<String>,
+    /// The digest it would be sent, when it can be composed.
+    pub would_send: Option<String>,
+}
+
+/// Every node's would-send, compared with what it was last sent, from the store alone.
+pub fn nodes(paths: &Paths, mesh: &crate::config::MeshConfig) -> Result<Vec<PlanNode>> {
+    use crate::declare::{Composed, compose};
+    use crate::store::{NODES, NodeRecord};
+    let store = paths.open()?;
+    let (composed, records) = store.read(|r| {
+        let declared = compose::declared(r)?;
+        let records: std::collections::HashMap<String, NodeRecord> = r
+            .range::<NodeRecord>(NODES, b"", None)?
+            .into_iter()
+            .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+            .collect();
+        Ok((compose::compose_all(mesh, &declared), records))
+    })?;
+    Ok(composed
+        .into_iter()
+        .map(|(name, c)| {
+            let sent = records.get(&name).and_then(|r| r.sent.as_ref());
+            match c {
+                Composed::NotWorkedOut(reason) => PlanNode {
+                    name,
+                    state: "not worked out",
+                    reason: Some(reason),
+                    would_send: None,
+                },
+                ready => {
+                    let digest = ready.digest();
+                    let state = match sent {
+                        None => "never told",
+                        Some(s) if Some(&s.digest) != digest.as_ref() => "out of date",
+                        Some(_) => "current",
+                    };
+                    PlanNode {
+                        name,
+                        state,
+                        reason: None,
+                        would_send: digest,
+                    }
+                }
+            }
+        })
+        .collect())
+}
+
 /// The plan.
 #[derive(Debug, Clone, Serialize)]
 pub struct Plan {
     /// Modules in graph order.
     pub modules: Vec<PlanModule>,
     /// Nodes and what would be sent to them.
-    pub nodes: Vec<serde_json::Value>,
+    pub nodes: Vec<PlanNode>,
     /// Warnings from the graph (ambiguous names).
     pub warnings: Vec<String>,
 }

@@ -11,7 +11,9 @@ pub const IMPORTS: Table = Table::new("imports");
 pub const MODULES: Table = Table::new("modules");
 
 /// Every table, created when the store is made.
-pub const ALL_TABLES: &[Table] = &[META, IMPORTS, MODULES, BUILDS, LATEST, CURRENT];
+pub const ALL_TABLES: &[Table] = &[
+    META, IMPORTS, MODULES, BUILDS, LATEST, CURRENT, DECLARED, NODES,
+];
 
 /// The `imports` key: blob id bytes then the scanner version.
 pub fn imports_key(blob: &[u8], scanner_version: u32) -> Vec<u8> {
@@ -78,6 +80,14 @@ pub struct BuildRecord {
     pub finished: u64,
     /// The log file, relative to `.mesh/`.
     pub log: Option<String>,
+    /// What the manifest at this commit said to run on the node after a switch.
+    pub activate: Option<String>,
+    /// The manifest's presence edges at this commit.
+    pub presence: Vec<String>,
+    /// The manifest's instantiation providers at this commit.
+    pub instantiation: Vec<String>,
+    /// The module's policy at this commit.
+    pub policy: crate::config::Policy,
 }
 
 /// The build that makes a closure key current, kept small so every key can be loaded at once.
@@ -89,4 +99,62 @@ pub struct CurrentEntry {
     pub verdict: crate::build::Verdict,
     /// Its artifact digest.
     pub artifact: Option<String>,
+}
+
+/// module name → [`BuildRecord`] of the build declared for it (always fit).
+pub const DECLARED: Table = Table::new("declared");
+/// node name → [`NodeRecord`]: what was sent, what it reported, when it was last seen.
+pub const NODES: Table = Table::new("nodes");
+
+/// A declaration as sent to a node (or reported applied by it).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Sent {
+    /// The declaration's digest.
+    pub digest: String,
+    /// Its sequence.
+    pub sequence: u64,
+    /// Unix milliseconds.
+    pub at: u64,
+}
+
+/// The current failure streak of a node: the same failed resources, report after report.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Failure {
+    /// When the first report of this streak arrived (Unix ms).
+    pub since: u64,
+    /// How many reports in a row carried it.
+    pub count: u64,
+    /// The outcome and the sorted failed resource ids: the streak's identity.
+    pub outcome: String,
+    /// The failed resources, sorted.
+    pub resources: Vec<String>,
+    /// The node's words, from the newest report.
+    pub reasons: Vec<String>,
+}
+
+/// Everything the mesh knows about one node.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct NodeRecord {
+    /// The last declaration the node confirmed it holds. Recorded only after it did.
+    pub sent: Option<Sent>,
+    /// The module → build id pairs of that declaration.
+    pub sent_builds: Vec<(String, u64)>,
+    /// The last declaration the node reported applied cleanly.
+    pub applied: Option<Sent>,
+    /// The last time mesh reached the node (Unix ms).
+    pub last_seen: Option<u64>,
+    /// Since when the node could not be reached, while it cannot.
+    pub unreachable_since: Option<u64>,
+    /// Why, in ssh's words made into a sentence.
+    pub unreachable_reason: Option<String>,
+    /// The node's mesh version, from its last report or `have`.
+    pub host_version: Option<String>,
+    /// The highest report sequence collected.
+    pub report_sequence: u64,
+    /// The newest report about the declaration last sent, as the node wrote it (JSON).
+    pub last_report: Option<String>,
+    /// The current failure streak.
+    pub failure: Option<Failure>,
+    /// Reports that could not be read, with why (newest last, a few kept).
+    pub unreadable: Vec<String>,
 }

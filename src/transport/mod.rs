@@ -1,3 +1,75 @@
-//! Transports: how the controller reaches its nodes (DESIGN.md §8).
+//! Transports: how the controller reaches its nodes (DESIGN.md §8). The same node protocol
+//! (`have`, `receive`, `apply`, `report`) behind one trait, with an ssh side and a local side;
+//! the controller never knows which.
 
+pub mod local;
+pub mod push;
 pub mod ssh;
+pub mod ssh_node;
+pub mod stream;
+
+use crate::config::{MeshConfig, NodeConfig, Transport as Kind};
+use crate::node::Have;
+use serde::Deserialize;
+use std::io::Read;
+use std::path::Path;
+
+/// The node's answer to a receive.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Answer {
+    /// It holds this declaration now.
+    Received {
+        /// The digest in force.
+        received: String,
+        /// Its sequence.
+        sequence: u64,
+    },
+    /// It refused the whole declaration.
+    Refused {
+        /// The node's reason.
+        refused: String,
+    },
+}
+
+/// Why a transport call did not do what was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransportError {
+    /// The node could not be reached: a fact about reachability, not a failure of the node.
+    Unreachable(String),
+    /// The node has no (or an older) mesh binary.
+    NotInstalled(String),
+    /// The node answered, and the call failed there.
+    Failed(String),
+}
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransportError::Unreachable(r) | TransportError::Failed(r) => f.write_str(r),
+            TransportError::NotInstalled(r) => write!(f, "mesh is not installed on the node: {r}"),
+        }
+    }
+}
+
+/// One node's side of the protocol, reached somehow.
+pub trait Transport: Send + Sync {
+    /// What the node holds.
+    fn have(&self) -> Result<Have, TransportError>;
+    /// Streams artifacts and an envelope; the node's answer.
+    fn receive(&self, stream: &mut (dyn Read + Send)) -> Result<Answer, TransportError>;
+    /// Makes the node apply what it holds.
+    fn apply(&self) -> Result<(), TransportError>;
+    /// The node's reports newer than `since`, as JSON lines.
+    fn reports(&self, since: u64) -> Result<Vec<u8>, TransportError>;
+    /// Puts this mesh binary on the node.
+    fn install(&self) -> Result<(), TransportError>;
+}
+
+/// The transport for a node: ssh with this run's control directory, or local.
+pub fn for_node(mesh: &MeshConfig, node: &NodeConfig, control_dir: &Path) -> Box<dyn Transport> {
+    match node.transport {
+        Kind::Local => Box::new(local::Local::new(Path::new(&node.root))),
+        Kind::Ssh => Box::new(ssh_node::SshNode::new(mesh, node, control_dir)),
+    }
+}

@@ -5,4 +5,5 @@ mod common;
 mod config_errors;
 mod generated;
 mod graph;
-mod sshd;
+mod push;
+pub mod sshd;

@@ -3,10 +3,11 @@
 
 mod apply;
 mod have;
+mod install;
 mod receive;
 mod report;
 
-use super::Ui;
+use super::{Cli, Ctx, Ui};
 use crate::Result;
 
 /// The node side: run on a node by the controller, over ssh or locally.
@@ -19,13 +20,15 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 enum Command {
     Have(have::Args),
+    Install(install::Args),
     Receive(receive::Args),
     Apply(apply::Args),
     Report(report::Args),
 }
 
-pub fn run(ui: &Ui, a: &Args) -> Result<i32> {
+pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
     match &a.command {
+        Command::Install(a) => install::run(&Ctx::load(cli)?, ui, a),
         Command::Have(a) => have::run(ui, a),
         Command::Receive(a) => receive::run(ui, a),
         Command::Apply(a) => apply::run(ui, a),

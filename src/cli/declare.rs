@@ -1,0 +1,34 @@
+//! `mesh declare`: make a build the declared one.
+
+use super::{Ctx, Ui, graph::short};
+use crate::Result;
+
+/// Make a build the declared one for a module (for `hold` modules). One write.
+///
+/// Without BUILD: the module's newest fit build. `auto` modules are declared as soon as a fit
+/// build of their current source exists; `mesh push` then sends it.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The module.
+    module: String,
+    /// The build id (`mesh builds MODULE` lists them).
+    build: Option<u64>,
+}
+
+pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
+    let _lock = ctx.lock("declare")?;
+    let rec = crate::declare::declare(&ctx.paths(), &a.module, a.build)?;
+    if ui.json {
+        ui.json_data(
+            &serde_json::json!({"module": rec.module, "build": rec.id, "artifact": rec.artifact}),
+        );
+    }
+    ui.status(format!(
+        "{} is declared at build {} ({})",
+        rec.module,
+        rec.id,
+        rec.artifact.as_deref().map(short).unwrap_or("-")
+    ));
+    ui.hint("`mesh push --behind` sends it to the nodes it is assigned to");
+    Ok(0)
+}

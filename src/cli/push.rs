@@ -1,0 +1,100 @@
+//! `mesh push`: send declarations to the nodes that are behind.
+
+use super::{Ctx, Ui, graph::short};
+use crate::Result;
+use crate::transport::push::{NodePush, Outcome, PushOptions, PushProgress};
+
+/// Send declarations (and the artifacts they name) to nodes.
+///
+/// Bare, or with `--behind`: every node whose would-send digest differs from the digest it was
+/// last sent, or that was never told. Named: those nodes only. `--all`: every node, resent even
+/// when current. A send is recorded only after the node confirmed it holds the declaration; an
+/// unreachable node stays out of date.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Nodes to push to.
+    #[arg(value_name = "NODE")]
+    nodes: Vec<String>,
+    /// Every node that is out of date or never told (the default).
+    #[arg(long, conflicts_with_all = ["nodes", "all"])]
+    behind: bool,
+    /// Every node, even when current.
+    #[arg(long)]
+    all: bool,
+}
+
+struct Lines<'a>(&'a Ui);
+
+impl PushProgress for Lines<'_> {
+    fn node_done(&self, p: &NodePush) {
+        if !matches!(p.outcome, Outcome::Unchanged) {
+            self.0.status(line(p));
+        }
+    }
+}
+
+fn line(p: &NodePush) -> String {
+    match &p.outcome {
+        Outcome::Sent {
+            sequence,
+            digest,
+            artifacts,
+            bytes,
+            installed,
+            apply_failed,
+        } => {
+            let mut s = format!(
+                "{}: sent sequence {sequence} ({}), {artifacts} artifacts, {bytes} bytes",
+                p.node,
+                short(digest)
+            );
+            if *installed {
+                s.push_str("; installed mesh first");
+            }
+            if let Some(f) = apply_failed {
+                s.push_str(&format!("; apply could not be started: {f}"));
+            }
+            s
+        }
+        Outcome::Unchanged => format!("{}: unchanged", p.node),
+        Outcome::NotWorkedOut { reason } => format!("{}: not worked out: {reason}", p.node),
+        Outcome::Unreachable { reason } => format!("{}: unreachable: {reason}", p.node),
+        Outcome::Refused { reason } => format!("{}: refused: {reason}", p.node),
+        Outcome::Failed { reason } => format!("{}: failed: {reason}", p.node),
+    }
+}
+
+pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
+    let _lock = ctx.lock("push")?;
+    let opts = PushOptions {
+        nodes: a.nodes.clone(),
+        all: a.all,
+    };
+    let results = crate::transport::push::push(&ctx.paths(), &ctx.mesh, &opts, &Lines(ui))?;
+    if ui.json {
+        ui.json_data(&results);
+    }
+    let count = |f: fn(&Outcome) -> bool| results.iter().filter(|r| f(&r.outcome)).count();
+    let sent = count(|o| matches!(o, Outcome::Sent { .. }));
+    let unchanged = count(|o| matches!(o, Outcome::Unchanged));
+    let trouble = count(|o| {
+        matches!(
+            o,
+            Outcome::Unreachable { .. } | Outcome::Refused { .. } | Outcome::Failed { .. }
+        )
+    });
+    let nwo = count(|o| matches!(o, Outcome::NotWorkedOut { .. }));
+    if sent == 0 && trouble == 0 && nwo == 0 {
+        ui.status(format!(
+            "nothing to send: {unchanged} nodes already hold what they would be sent"
+        ));
+    } else {
+        ui.status(format!(
+            "sent {sent}, unchanged {unchanged}, not worked out {nwo}, unreachable/refused/failed {trouble}"
+        ));
+    }
+    if nwo > 0 {
+        ui.hint("`mesh plan` says why a node is not worked out");
+    }
+    Ok(if trouble > 0 { 3 } else { 0 })
+}

@@ -1,0 +1,397 @@
+//! `push`: send each node the declaration it would be sent, when it differs from what it was
+//! last sent (or was never sent anything). Nodes in parallel, bounded by `ssh.parallel`; one
+//! node failing never stops the others. A send is recorded only after the node answered that it
+//! holds the declaration.
+
+use super::stream::Stream;
+use super::{Answer, TransportError, for_node};
+use crate::build::artifact::ArtifactStore;
+use crate::build::now_ms;
+use crate::config::MeshConfig;
+use crate::declare::{Composed, compose};
+use crate::store::{NODES, NodeRecord, Paths, Sent};
+use crate::{Error, Result};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Mutex, mpsc};
+
+/// Which nodes.
+#[derive(Debug, Clone, Default)]
+pub struct PushOptions {
+    /// Named nodes only (else every node).
+    pub nodes: Vec<String>,
+    /// Resend even when the node is current.
+    pub all: bool,
+}
+
+/// What happened to one node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The node holds the new declaration.
+    Sent {
+        /// Its sequence.
+        sequence: u64,
+        /// Its digest.
+        digest: String,
+        /// How many artifacts went over the wire.
+        artifacts: usize,
+        /// How many bytes of artifacts.
+        bytes: u64,
+        /// Whether mesh was installed on the node first.
+        installed: bool,
+        /// Why apply could not be run, if it could not (the next apply or timer does it).
+        apply_failed: Option<String>,
+    },
+    /// It already holds what it would be sent.
+    Unchanged,
+    /// The mesh cannot say what it should run.
+    NotWorkedOut {
+        /// Why.
+        reason: String,
+    },
+    /// It could not be reached; it stays out of date.
+    Unreachable {
+        /// ssh's reason, as a sentence.
+        reason: String,
+    },
+    /// It refused the declaration, whole.
+    Refused {
+        /// The node's reason.
+        reason: String,
+    },
+    /// It was reached, and something failed there.
+    Failed {
+        /// What.
+        reason: String,
+    },
+}
+
+/// One node's line of the summary.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodePush {
+    /// The node.
+    pub node: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// Told as each node finishes.
+pub trait PushProgress: Sync {
+    /// A node's outcome.
+    fn node_done(&self, p: &NodePush);
+}
+
+/// What a worker tells the recorder.
+enum Event {
+    Confirmed {
+        node: String,
+        sent: Sent,
+        builds: Vec<(String, u64)>,
+        host: String,
+    },
+    Unreachable {
+        node: String,
+        reason: String,
+    },
+    Seen {
+        node: String,
+        host: Option<String>,
+    },
+}
+
+/// Pushes; returns one line per node considered, sorted by node.
+pub fn push(
+    paths: &Paths,
+    mesh: &MeshConfig,
+    opts: &PushOptions,
+    progress: &dyn PushProgress,
+) -> Result<Vec<NodePush>> {
+    for n in &opts.nodes {
+        if !mesh.nodes.contains_key(n) {
+            return Err(Error::failed(
+                format!("there is no node `{n}`"),
+                format!(
+                    "name a node of mesh.toml{}",
+                    crate::config::known_list("nodes", mesh.nodes.keys().map(String::as_str))
+                ),
+            ));
+        }
+    }
+    let (composed, records) = {
+        let store = paths.open()?;
+        store.read(|r| {
+            let declared = compose::declared(r)?;
+            let records: BTreeMap<String, NodeRecord> = r
+                .range::<NodeRecord>(NODES, b"", None)?
+                .into_iter()
+                .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+                .collect();
+            Ok((compose::compose_all(mesh, &declared), records))
+        })?
+    };
+    let named: BTreeSet<&str> = opts.nodes.iter().map(String::as_str).collect();
+    let mut results = Vec::new();
+    let mut work = Vec::new();
+    for (node, c) in &composed {
+        if !named.is_empty() && !named.contains(node.as_str()) {
+            continue;
+        }
+        let rec = records.get(node).cloned().unwrap_or_default();
+        match c {
+            Composed::NotWorkedOut(reason) => results.push(NodePush {
+                node: node.clone(),
+                outcome: Outcome::NotWorkedOut {
+                    reason: reason.clone(),
+                },
+            }),
+            Composed::Ready {
+                declaration,
+                builds,
+            } => {
+                let digest = declaration.digest();
+                let same = rec.sent.as_ref().is_some_and(|s| s.digest == digest);
+                if same && !opts.all {
+                    results.push(NodePush {
+                        node: node.clone(),
+                        outcome: Outcome::Unchanged,
+                    });
+                } else {
+                    work.push((node.clone(), declaration.clone(), builds.clone(), rec));
+                }
+            }
+        }
+    }
+    for r in &results {
+        progress.node_done(r);
+    }
+    if work.is_empty() {
+        return Ok(results);
+    }
+
+    let control = tempfile::Builder::new()
+        .prefix("mesh-ssh-")
+        .tempdir_in("/tmp")
+        .map_err(|e| {
+            Error::io(
+                "cannot make a directory for ssh's control sockets",
+                e,
+                "check /tmp",
+            )
+        })?;
+    let store_artifacts = ArtifactStore::new(paths.artifacts());
+    let queue = Mutex::new(work.into_iter());
+    let (tx, rx) = mpsc::channel::<Event>();
+    let done = Mutex::new(Vec::new());
+    let threads = mesh.ssh.parallel.max(1);
+    let mut record_err = None;
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (queue, done, control, store_artifacts) =
+                (&queue, &done, control.path(), &store_artifacts);
+            s.spawn(move || {
+                loop {
+                    let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
+                    let Some((node, declaration, builds, rec)) = next else {
+                        break;
+                    };
+                    let cfg = &mesh.nodes[&node];
+                    let t = for_node(mesh, cfg, control);
+                    let outcome = send_one(
+                        t.as_ref(),
+                        &node,
+                        declaration,
+                        builds,
+                        &rec,
+                        store_artifacts,
+                        &tx,
+                    );
+                    let p = NodePush { node, outcome };
+                    progress.node_done(&p);
+                    if let Ok(mut d) = done.lock() {
+                        d.push(p);
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Record each fact as it arrives: a confirmed send is on disk before the run ends.
+        for ev in rx {
+            if let Err(e) = record(paths, ev) {
+                record_err.get_or_insert(e);
+            }
+        }
+    });
+    if let Some(e) = record_err {
+        return Err(e);
+    }
+    results.extend(done.into_inner().unwrap_or_default());
+    results.sort_by(|a, b| a.node.cmp(&b.node));
+    Ok(results)
+}
+
+fn send_one(
+    t: &dyn super::Transport,
+    node: &str,
+    declaration: crate::declare::Declaration,
+    builds: Vec<(String, u64)>,
+    rec: &NodeRecord,
+    artifacts: &ArtifactStore,
+    tx: &mpsc::Sender<Event>,
+) -> Outcome {
+    let unreachable = |reason: String| {
+        let _ = tx.send(Event::Unreachable {
+            node: node.to_string(),
+            reason: reason.clone(),
+        });
+        Outcome::Unreachable { reason }
+    };
+    let mut installed = false;
+    let have = match t.have() {
+        Ok(h) if h.protocol >= crate::node::PROTOCOL => h,
+        Ok(_) | Err(TransportError::NotInstalled(_)) => {
+            if let Err(e) = t.install() {
+                return match e {
+                    TransportError::Unreachable(r) => unreachable(r),
+                    e => Outcome::Failed {
+                        reason: format!("could not install mesh: {e}"),
+                    },
+                };
+            }
+            installed = true;
+            match t.have() {
+                Ok(h) => h,
+                Err(TransportError::Unreachable(r)) => return unreachable(r),
+                Err(e) => {
+                    return Outcome::Failed {
+                        reason: e.to_string(),
+                    };
+                }
+            }
+        }
+        Err(TransportError::Unreachable(r)) => return unreachable(r),
+        Err(e) => {
+            return Outcome::Failed {
+                reason: e.to_string(),
+            };
+        }
+    };
+    let _ = tx.send(Event::Seen {
+        node: node.to_string(),
+        host: Some(have.version.clone()),
+    });
+    let digest = declaration.digest();
+    // The sequence rises only when a different digest is sent; never below what the node holds.
+    let sequence = match &rec.sent {
+        Some(s) if s.digest == digest => s.sequence,
+        Some(s) => s.sequence + 1,
+        None => 1,
+    };
+    let sequence = match &have.declaration {
+        Some(h) if h.digest == digest => h.sequence.max(sequence),
+        Some(h) if h.sequence >= sequence => h.sequence + 1,
+        _ => sequence,
+    };
+    let held: BTreeSet<&str> = have.artifacts.iter().map(String::as_str).collect();
+    let mut missing: Vec<(String, std::path::PathBuf, u64)> = Vec::new();
+    for m in &declaration.modules {
+        if !held.contains(m.artifact.as_str()) && !missing.iter().any(|(d, _, _)| *d == m.artifact)
+        {
+            missing.push((m.artifact.clone(), artifacts.path(&m.artifact), m.size));
+        }
+    }
+    let envelope = declaration.seal(sequence).to_bytes();
+    let parts: Vec<(String, &std::path::Path, u64)> = missing
+        .iter()
+        .map(|(d, p, s)| (d.clone(), p.as_path(), *s))
+        .collect();
+    let mut stream = match Stream::new(&parts, &envelope) {
+        Ok(s) => s,
+        Err(e) => {
+            return Outcome::Failed {
+                reason: format!(
+                    "an artifact is missing from .mesh/artifacts ({e}): rebuild with `mesh build`"
+                ),
+            };
+        }
+    };
+    let bytes = stream.artifact_bytes;
+    match t.receive(&mut stream) {
+        Ok(Answer::Received {
+            received,
+            sequence: s,
+        }) if received == digest => {
+            let _ = tx.send(Event::Confirmed {
+                node: node.to_string(),
+                sent: Sent {
+                    digest: digest.clone(),
+                    sequence: s,
+                    at: now_ms(),
+                },
+                builds,
+                host: have.version.clone(),
+            });
+            let apply_failed = t.apply().err().map(|e| e.to_string());
+            Outcome::Sent {
+                sequence: s,
+                digest,
+                artifacts: missing.len(),
+                bytes,
+                installed,
+                apply_failed,
+            }
+        }
+        Ok(Answer::Received { received, .. }) => Outcome::Failed {
+            reason: format!("the node answered digest {received}, not {digest}"),
+        },
+        Ok(Answer::Refused { refused }) => Outcome::Refused { reason: refused },
+        Err(TransportError::Unreachable(r)) => unreachable(r),
+        Err(e) => Outcome::Failed {
+            reason: e.to_string(),
+        },
+    }
+}
+
+/// Records one fact about a node in one write.
+fn record(paths: &Paths, ev: Event) -> Result<()> {
+    let store = paths.open()?;
+    let node = match &ev {
+        Event::Confirmed { node, .. }
+        | Event::Unreachable { node, .. }
+        | Event::Seen { node, .. } => node.clone(),
+    };
+    store.write(|w| {
+        let mut rec = w
+            .get::<NodeRecord>(NODES, node.as_bytes())?
+            .unwrap_or_default();
+        let now = now_ms();
+        match ev {
+            Event::Confirmed {
+                sent, builds, host, ..
+            } => {
+                rec.sent = Some(sent);
+                rec.sent_builds = builds;
+                rec.host_version = Some(host);
+                rec.last_seen = Some(now);
+                rec.unreachable_since = None;
+                rec.unreachable_reason = None;
+            }
+            Event::Seen { host, .. } => {
+                rec.last_seen = Some(now);
+                rec.unreachable_since = None;
+                rec.unreachable_reason = None;
+                if host.is_some() {
+                    rec.host_version = host;
+                }
+            }
+            Event::Unreachable { reason, .. } => {
+                rec.unreachable_since.get_or_insert(now);
+                rec.unreachable_reason = Some(reason);
+            }
+        }
+        w.put(NODES, node.as_bytes(), &rec)
+    })?;
+    Ok(())
+}

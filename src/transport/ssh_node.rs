@@ -1,0 +1,165 @@
+//! The ssh transport: `ROOT/bin/mesh node …` on the node, through one ssh session per node per
+//! run (a ControlMaster, so a node costs one handshake per run).
+
+use super::ssh::{SshError, SshSession};
+use super::{Answer, Transport, TransportError};
+use crate::config::{MeshConfig, NodeConfig};
+use crate::node::Have;
+use std::io::Read;
+use std::path::Path;
+use std::time::Duration;
+
+/// How long the short calls (have, report, apply of small modules) may take.
+const SHORT: Duration = Duration::from_secs(120);
+/// How long a receive (artifacts on the wire) or an install may take.
+const LONG: Duration = Duration::from_secs(30 * 60);
+
+/// A node reached over ssh.
+pub struct SshNode {
+    session: SshSession,
+    root: String,
+    program: String,
+}
+
+impl SshNode {
+    /// The node's session for this run; `control_dir` holds the ControlMaster socket.
+    pub fn new(mesh: &MeshConfig, node: &NodeConfig, control_dir: &Path) -> SshNode {
+        let mut options = mesh.ssh.options.clone();
+        options.extend(node.options.iter().cloned());
+        let address = node.address.clone().unwrap_or_default();
+        SshNode {
+            session: SshSession::new(&address, &options, control_dir, mesh.ssh.connect_timeout),
+            program: format!("{}/bin/mesh", node.root.trim_end_matches('/')),
+            root: node.root.clone(),
+        }
+    }
+
+    fn node(
+        &self,
+        verb: &str,
+        extra: &[&str],
+        stdin: Option<&mut (dyn Read + Send)>,
+        timeout: Duration,
+    ) -> Result<super::ssh::Output, TransportError> {
+        let mut argv = vec![
+            self.program.as_str(),
+            "node",
+            verb,
+            "--root",
+            self.root.as_str(),
+        ];
+        argv.extend_from_slice(extra);
+        let out = self.session.run(&argv, stdin, timeout).map_err(ssh_error)?;
+        if out.status == 127 || out.status == 126 {
+            return Err(TransportError::NotInstalled(format!(
+                "{} cannot be run there (exit {})",
+                self.program, out.status
+            )));
+        }
+        Ok(out)
+    }
+}
+
+fn ssh_error(e: SshError) -> TransportError {
+    if e.is_unreachable() {
+        TransportError::Unreachable(e.to_string())
+    } else {
+        TransportError::Failed(e.to_string())
+    }
+}
+
+fn words(out: &super::ssh::Output) -> String {
+    let s = out.stderr.trim();
+    let last = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+    format!("exit {}: {last}", out.status)
+}
+
+impl Transport for SshNode {
+    fn have(&self) -> Result<Have, TransportError> {
+        let out = self.node("have", &[], None, SHORT)?;
+        if out.status != 0 {
+            return Err(TransportError::Failed(format!(
+                "`mesh node have` failed: {}",
+                words(&out)
+            )));
+        }
+        let line = out
+            .stdout
+            .split(|&b| b == b'\n')
+            .find(|l| l.starts_with(b"{"))
+            .unwrap_or(&[]);
+        serde_json::from_slice(line).map_err(|e| {
+            TransportError::NotInstalled(format!(
+                "its `mesh node have` answer is not one this mesh reads ({e})"
+            ))
+        })
+    }
+
+    fn receive(&self, stream: &mut (dyn Read + Send)) -> Result<Answer, TransportError> {
+        let out = self.node("receive", &[], Some(stream), LONG)?;
+        let answer = out
+            .stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| l.starts_with(b"{"))
+            .find_map(|l| serde_json::from_slice::<Answer>(l).ok());
+        answer.ok_or_else(|| {
+            TransportError::Failed(format!(
+                "`mesh node receive` gave no answer: {}",
+                words(&out)
+            ))
+        })
+    }
+
+    fn apply(&self) -> Result<(), TransportError> {
+        let out = self.node("apply", &[], None, LONG)?;
+        match out.status {
+            0 | 3 => Ok(()),
+            _ => Err(TransportError::Failed(format!(
+                "`mesh node apply` failed: {}",
+                words(&out)
+            ))),
+        }
+    }
+
+    fn reports(&self, since: u64) -> Result<Vec<u8>, TransportError> {
+        let since = since.to_string();
+        let out = self.node("report", &["--since", &since], None, SHORT)?;
+        if out.status != 0 {
+            return Err(TransportError::Failed(format!(
+                "`mesh node report` failed: {}",
+                words(&out)
+            )));
+        }
+        Ok(out.stdout)
+    }
+
+    fn install(&self) -> Result<(), TransportError> {
+        let exe = std::env::current_exe()
+            .map_err(|e| TransportError::Failed(format!("cannot find this mesh binary: {e}")))?;
+        let mut file = std::fs::File::open(&exe)
+            .map_err(|e| TransportError::Failed(format!("cannot read {}: {e}", exe.display())))?;
+        let script = r#"set -e; mkdir -p "$1/bin"; cat > "$1/bin/mesh.tmp"; chmod 755 "$1/bin/mesh.tmp"; mv "$1/bin/mesh.tmp" "$1/bin/mesh""#;
+        let out = self
+            .session
+            .run(
+                &["sh", "-c", script, "sh", &self.root],
+                Some(&mut file),
+                LONG,
+            )
+            .map_err(ssh_error)?;
+        if out.status != 0 {
+            return Err(TransportError::Failed(format!(
+                "installing mesh under {}/bin failed: {}",
+                self.root,
+                words(&out)
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for SshNode {
+    fn drop(&mut self) {
+        self.session.close();
+    }
+}

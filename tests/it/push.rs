@@ -1,0 +1,330 @@
+//! `mesh declare` and `mesh push`: only behind nodes are sent; a send is recorded only after the
+//! node holds it; unreachable nodes stay out of date; local and real ssh nodes.
+
+use crate::common::{TestMesh, example};
+use crate::sshd::SshNode;
+use serde_json::Value;
+
+const LOCAL_MESH: &str = r#"
+[mesh]
+name = "test"
+
+[[repo]]
+name = "platform"
+path = "platform"
+ref  = "refs/heads/main"
+
+[node.a]
+transport = "local"
+root = "nodes/a"
+tags = ["edge"]
+
+[node.b]
+transport = "local"
+root = "nodes/b"
+
+[assign]
+route-proxy = ["@edge"]
+resolver    = ["a"]
+dashboard   = ["b"]
+"#;
+
+fn local_mesh() -> TestMesh {
+    let t = example();
+    t.write("mesh.toml", LOCAL_MESH);
+    t
+}
+
+/// `mesh push ARGS --json`: (node → outcome object), and the exit code.
+fn push(t: &TestMesh, args: &[&str]) -> (Vec<Value>, i32) {
+    let mut a = vec!["push"];
+    a.extend_from_slice(args);
+    a.push("--json");
+    let out = t.mesh(&a).output().expect("run");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (
+        v.as_array().expect("array").clone(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn outcome<'a>(results: &'a [Value], node: &str) -> &'a Value {
+    results
+        .iter()
+        .find(|r| r["node"] == node)
+        .unwrap_or_else(|| panic!("{node} not in {results:?}"))
+}
+
+fn plan_node(t: &TestMesh, node: &str) -> Value {
+    t.json(&["plan"])["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .find(|n| n["name"] == node)
+        .cloned()
+        .expect("node")
+}
+
+#[test]
+fn push_sends_behind_nodes_once_and_only_what_changed() {
+    let t = local_mesh();
+    assert_eq!(plan_node(&t, "a")["state"], "not worked out");
+    t.ok(&["build", "--behind", "-q"]);
+    assert_eq!(plan_node(&t, "a")["state"], "never told");
+    let (r, code) = push(&t, &["--behind"]);
+    assert_eq!(code, 0);
+    let a = outcome(&r, "a");
+    assert_eq!(a["outcome"], "sent");
+    assert_eq!(a["sequence"], 1);
+    assert_eq!(a["artifacts"], 2);
+    assert_eq!(outcome(&r, "b")["outcome"], "sent");
+    assert_eq!(plan_node(&t, "a")["state"], "current");
+    assert!(t.path("nodes/a/modules/route-proxy/current").exists());
+    assert!(t.path("nodes/a/modules/resolver/current").exists());
+
+    // Nothing moved: nothing sent, and no node is even asked.
+    let (r, code) = push(&t, &[]);
+    assert_eq!(code, 0);
+    assert!(r.iter().all(|n| n["outcome"] == "unchanged"), "{r:?}");
+
+    // One module changes: only its artifact travels, and only to its node.
+    let p = t.path("platform/go/services/resolver/mesh-module.toml");
+    let text = std::fs::read_to_string(&p).expect("read");
+    std::fs::write(&p, text.replace("echo resolver ok", "echo resolver v2")).expect("write");
+    t.commit("platform", "resolver v2");
+    t.ok(&["build", "--behind", "-q"]);
+    assert_eq!(plan_node(&t, "a")["state"], "out of date");
+    assert_eq!(plan_node(&t, "b")["state"], "current");
+    let (r, _) = push(&t, &["--behind"]);
+    let a = outcome(&r, "a");
+    assert_eq!(a["outcome"], "sent");
+    assert_eq!(a["sequence"], 2);
+    assert_eq!(a["artifacts"], 1);
+    assert!(a["bytes"].as_u64().expect("bytes") > 0);
+    assert_eq!(outcome(&r, "b")["outcome"], "unchanged");
+
+    // --all resends the same declaration under the same sequence.
+    let (r, _) = push(&t, &["--all"]);
+    assert_eq!(outcome(&r, "a")["sequence"], 2);
+    assert_eq!(outcome(&r, "a")["artifacts"], 0);
+}
+
+#[test]
+fn hold_modules_wait_for_declare_and_unmet_presence_is_not_worked_out() {
+    let t = local_mesh();
+    t.write("mesh.toml", &format!("{LOCAL_MESH}inventory = [\"b\"]\n"));
+    t.ok(&["build", "--behind", "-q"]);
+    let b = plan_node(&t, "b");
+    assert_eq!(b["state"], "not worked out");
+    assert!(
+        b["reason"].as_str().expect("reason").contains("inventory"),
+        "{b}"
+    );
+    let (r, _) = push(&t, &[]);
+    assert_eq!(outcome(&r, "b")["outcome"], "not_worked_out");
+    assert!(!t.path("nodes/b/declaration.json").exists());
+    t.ok(&["declare", "inventory"]);
+    assert_eq!(plan_node(&t, "b")["state"], "never told");
+    let err = t.fails(&["declare", "inventory", "999"], 1);
+    assert!(err.contains("there is no build 999"), "{err}");
+
+    // route-proxy needs resolver on the same node.
+    t.write(
+        "mesh.toml",
+        &LOCAL_MESH.replace("resolver    = [\"a\"]", "resolver    = [\"b\"]"),
+    );
+    let a = plan_node(&t, "a");
+    assert_eq!(a["state"], "not worked out");
+    assert!(
+        a["reason"]
+            .as_str()
+            .expect("r")
+            .contains("needs resolver present"),
+        "{a}"
+    );
+}
+
+#[test]
+fn an_unknown_node_is_a_clear_error() {
+    let t = local_mesh();
+    let err = t.fails(&["push", "nope"], 1);
+    assert!(
+        err.contains("there is no node `nope`") && err.contains("known nodes: a, b"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_replayed_older_declaration_is_refused_whole() {
+    let t = local_mesh();
+    t.ok(&["build", "--behind", "-q"]);
+    push(&t, &[]);
+    let old = std::fs::read(t.path("nodes/a/declaration.json")).expect("read");
+    let p = t.path("platform/go/services/resolver/mesh-module.toml");
+    let text = std::fs::read_to_string(&p).expect("read");
+    std::fs::write(&p, text.replace("echo resolver ok", "echo resolver v2")).expect("write");
+    t.commit("platform", "v2");
+    t.ok(&["build", "--behind", "-q"]);
+    push(&t, &[]);
+    let current = std::fs::read(t.path("nodes/a/declaration.json")).expect("read");
+    let mut stream = format!("declaration {}\n", old.len()).into_bytes();
+    stream.extend_from_slice(&old);
+    stream.extend_from_slice(b"end\n");
+    let out = t
+        .mesh(&[
+            "node",
+            "receive",
+            "--root",
+            t.path("nodes/a").to_str().expect("path"),
+        ])
+        .write_stdin(stream)
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        answer.contains("refused") && answer.contains("lower"),
+        "{answer}"
+    );
+    assert_eq!(
+        std::fs::read(t.path("nodes/a/declaration.json")).expect("read"),
+        current
+    );
+    let reports = t.ok(&[
+        "node",
+        "report",
+        "--root",
+        t.path("nodes/a").to_str().expect("path"),
+    ]);
+    assert!(
+        reports
+            .lines()
+            .last()
+            .expect("a report")
+            .contains("\"refused\""),
+        "{reports}"
+    );
+}
+
+/// A mesh with two ssh nodes (real sshd on loopback) and one local node.
+fn ssh_mesh(t: &TestMesh, a: &SshNode, b: &SshNode) {
+    let opts = |n: &SshNode| {
+        n.client_options()
+            .iter()
+            .map(|o| format!("{o:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    t.write(
+        "mesh.toml",
+        &format!(
+            r#"
+[mesh]
+name = "test"
+
+[[repo]]
+name = "platform"
+path = "platform"
+ref  = "refs/heads/main"
+
+[ssh]
+parallel = 4
+connect_timeout = "3s"
+
+[node.ace]
+address = "{}"
+root = "{}"
+options = [{}]
+tags = ["edge"]
+
+[node.bee]
+address = "{}"
+root = "{}"
+options = [{}]
+tags = ["edge"]
+
+[node.lab]
+transport = "local"
+root = "nodes/lab"
+
+[assign]
+route-proxy = ["@edge"]
+resolver    = ["@edge"]
+dashboard   = ["lab"]
+"#,
+            a.address(),
+            a.root.display(),
+            opts(a),
+            b.address(),
+            b.root.display(),
+            opts(b),
+        ),
+    );
+}
+
+/// Puts the test binary on an ssh node the way `mesh node install` would, without copying it.
+fn preinstall(n: &SshNode) {
+    let bin = n.root.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
+        .expect("link");
+}
+
+#[test]
+fn ssh_nodes_and_an_unreachable_one() {
+    let t = example();
+    let a = SshNode::start(t.dir(), "ace");
+    let mut b = SshNode::start(t.dir(), "bee");
+    preinstall(&a);
+    ssh_mesh(&t, &a, &b);
+    t.ok(&["build", "--behind", "-q"]);
+    // bee has no mesh yet: the push installs it first, and says so.
+    let (r, code) = push(&t, &[]);
+    assert_eq!(code, 0, "{r:?}");
+    assert_eq!(outcome(&r, "ace")["outcome"], "sent");
+    assert_eq!(outcome(&r, "ace")["installed"], false);
+    assert_eq!(outcome(&r, "bee")["outcome"], "sent");
+    assert_eq!(outcome(&r, "bee")["installed"], true);
+    assert_eq!(outcome(&r, "lab")["outcome"], "sent");
+    assert!(a.root.join("modules/route-proxy/current").exists());
+    assert!(b.root.join("bin/mesh").exists());
+
+    // A change while bee is down: ace is sent, bee is unreachable and stays out of date.
+    let p = t.path("platform/go/services/resolver/mesh-module.toml");
+    let text = std::fs::read_to_string(&p).expect("read");
+    std::fs::write(&p, text.replace("echo resolver ok", "echo resolver v2")).expect("write");
+    t.commit("platform", "v2");
+    t.ok(&["build", "--behind", "-q"]);
+    b.stop();
+    let (r, code) = push(&t, &[]);
+    assert_eq!(code, 3);
+    assert_eq!(outcome(&r, "ace")["outcome"], "sent");
+    assert_eq!(outcome(&r, "ace")["sequence"], 2);
+    let bee = outcome(&r, "bee");
+    assert_eq!(bee["outcome"], "unreachable");
+    assert!(
+        bee["reason"]
+            .as_str()
+            .expect("reason")
+            .contains("connection refused"),
+        "{bee}"
+    );
+    assert_eq!(outcome(&r, "lab")["outcome"], "unchanged");
+    assert_eq!(plan_node(&t, "bee")["state"], "out of date");
+    assert_eq!(plan_node(&t, "ace")["state"], "current");
+
+    // It comes back: the next push converges it.
+    b.restart();
+    let (r, code) = push(&t, &["--behind"]);
+    assert_eq!(code, 0, "{r:?}");
+    assert_eq!(outcome(&r, "bee")["outcome"], "sent");
+    assert_eq!(outcome(&r, "bee")["sequence"], 2);
+    assert_eq!(outcome(&r, "ace")["outcome"], "unchanged");
+    assert_eq!(plan_node(&t, "bee")["state"], "current");
+}
