@@ -22,11 +22,17 @@ _mesh() {
             mesh,builds)
                 cmd="mesh__subcmd__builds"
                 ;;
+            mesh,collect)
+                cmd="mesh__subcmd__collect"
+                ;;
             mesh,completions)
                 cmd="mesh__subcmd__completions"
                 ;;
             mesh,declare)
                 cmd="mesh__subcmd__declare"
+                ;;
+            mesh,events)
+                cmd="mesh__subcmd__events"
                 ;;
             mesh,graph)
                 cmd="mesh__subcmd__graph"
@@ -49,17 +55,26 @@ _mesh() {
             mesh,push)
                 cmd="mesh__subcmd__push"
                 ;;
+            mesh,status)
+                cmd="mesh__subcmd__status"
+                ;;
             mesh__subcmd__help,build)
                 cmd="mesh__subcmd__help__subcmd__build"
                 ;;
             mesh__subcmd__help,builds)
                 cmd="mesh__subcmd__help__subcmd__builds"
                 ;;
+            mesh__subcmd__help,collect)
+                cmd="mesh__subcmd__help__subcmd__collect"
+                ;;
             mesh__subcmd__help,completions)
                 cmd="mesh__subcmd__help__subcmd__completions"
                 ;;
             mesh__subcmd__help,declare)
                 cmd="mesh__subcmd__help__subcmd__declare"
+                ;;
+            mesh__subcmd__help,events)
+                cmd="mesh__subcmd__help__subcmd__events"
                 ;;
             mesh__subcmd__help,graph)
                 cmd="mesh__subcmd__help__subcmd__graph"
@@ -81,6 +96,9 @@ _mesh() {
                 ;;
             mesh__subcmd__help,push)
                 cmd="mesh__subcmd__help__subcmd__push"
+                ;;
+            mesh__subcmd__help,status)
+                cmd="mesh__subcmd__help__subcmd__status"
                 ;;
             mesh__subcmd__help__subcmd__node,apply)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__apply"
@@ -140,7 +158,7 @@ _mesh() {
 
     case "${cmd}" in
         mesh)
-            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init graph plan build builds declare push node completions man help"
+            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init graph plan build builds declare push collect status events node completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -237,6 +255,32 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__collect)
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__completions)
             opts="-C -q -v -h --state --json --quiet --verbose --color --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -270,6 +314,40 @@ _mesh() {
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__events)
+            opts="-C -q -v -h --since --kind --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -324,7 +402,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help)
-            opts="init graph plan build builds declare push node completions man help"
+            opts="init graph plan build builds declare push collect status events node completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -365,6 +443,20 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__help__subcmd__collect)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -380,6 +472,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__declare)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__events)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -561,13 +667,31 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__init)
-            opts="-q -v -h --force --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --force --example --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --state)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -915,6 +1039,32 @@ _mesh() {
             ;;
         mesh__subcmd__push)
             opts="-C -q -v -h --behind --all --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__status)
+            opts="-C -q -v -h --nodes --modules --check --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

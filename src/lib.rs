@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod declare;
 mod error;
+pub mod events;
 pub mod graph;
 pub mod imports;
 pub mod node;

@@ -1,22 +1,32 @@
-//! `mesh init`: write a commented mesh.toml.
+//! `mesh init`: write a commented mesh.toml, or (`--example`) a complete demo mesh.
 
-use super::{Cli, Ui};
+use super::{Cli, Ui, example};
 use crate::config::MESH_TOML;
 use crate::{Error, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// Write a commented mesh.toml to start a mesh.
+/// Write a commented mesh.toml to start a mesh, or a complete demo mesh with --example.
 ///
 /// The file names every setting with a comment; edit the repositories and nodes, then run
 /// `mesh graph` to see the modules mesh finds.
+///
+/// `mesh init --example demo` makes a demo mesh in the new directory `demo`: a git repository
+/// `platform` with modules in Go, Rust, Python and TypeScript (plain shell builds, no toolchain
+/// needed), three local nodes, and a mesh.toml assigning the services to them. Then
+/// `cd demo && mesh reconcile && mesh status` delivers it end to end.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Where to write it (default: -C DIR, or the working directory).
-    #[arg(value_name = "DIR")]
+    /// Where to write it (default: -C DIR, or the working directory; relative to -C DIR if both
+    /// are given).
+    // Its own id: `dir` is already the global -C's.
+    #[arg(id = "init_dir", value_name = "DIR")]
     dir: Option<PathBuf>,
     /// Overwrite an existing mesh.toml.
     #[arg(long)]
     force: bool,
+    /// Make a complete demo mesh in DIR, which must not exist or be empty.
+    #[arg(long, conflicts_with = "force")]
+    example: bool,
 }
 
 /// The commented `mesh.toml` that `mesh init` writes.
@@ -62,11 +72,16 @@ name = "my-mesh"
 # on_event = "logger -t mesh"   # receives each new fact as JSON on stdin
 "#;
 
+/// Runs `mesh init`.
 pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
-    let dir = match (&a.dir, &cli.dir) {
-        (Some(d), _) | (None, Some(d)) => d.clone(),
+    let dir = match (&cli.dir, &a.dir) {
+        (Some(c), Some(d)) => c.join(d),
+        (Some(d), None) | (None, Some(d)) => d.clone(),
         (None, None) => PathBuf::from("."),
     };
+    if a.example {
+        return run_example(ui, &dir);
+    }
     let file = dir.join(MESH_TOML);
     if file.exists() && !a.force {
         return Err(Error::failed(
@@ -90,5 +105,30 @@ pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
     })?;
     ui.status(format!("wrote {}", file.display()));
     ui.hint("add a [[repo]], then `mesh graph` shows the modules it holds");
+    Ok(0)
+}
+
+/// `mesh init --example`: make the demo mesh and say what to run next.
+fn run_example(ui: &Ui, dir: &Path) -> Result<i32> {
+    example::create(dir)?;
+    let shown = dir.display().to_string();
+    ui.status(format!("made a demo mesh in {shown}:"));
+    ui.status(format!(
+        "  {}: three local nodes; route-proxy and resolver on edge-1 and edge-2, \
+         dashboard and reporter on lab",
+        dir.join(MESH_TOML).display()
+    ));
+    ui.status(format!(
+        "  {}: a git repository, {} files on main; modules in Go, Rust, Python and TypeScript",
+        dir.join(example::REPO).display(),
+        example::FILES.len()
+    ));
+    let next = "mesh reconcile && mesh status";
+    if dir == Path::new(".") {
+        ui.hint(next);
+    } else {
+        let cd = shlex::try_quote(&shown).unwrap_or_else(|_| shown.as_str().into());
+        ui.hint(format!("cd {cd} && {next}"));
+    }
     Ok(0)
 }

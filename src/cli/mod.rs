@@ -3,16 +3,21 @@
 
 mod build;
 mod builds;
+mod collect;
 pub mod completions;
 mod context;
 mod declare;
+mod events;
+mod example;
 mod graph;
+mod hooks;
 mod init;
 pub mod man;
 mod node;
 mod plan;
 mod progress;
 mod push;
+mod status;
 mod table;
 mod ui;
 
@@ -58,6 +63,9 @@ enum Command {
     Builds(builds::Args),
     Declare(declare::Args),
     Push(push::Args),
+    Collect(collect::Args),
+    Status(status::Args),
+    Events(events::Args),
     Node(node::Args),
     Completions(completions::Args),
     Man(man::Args),
@@ -106,6 +114,9 @@ fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
         Command::Builds(a) => builds::run(&Ctx::load(cli)?, ui, a),
         Command::Declare(a) => declare::run(&Ctx::load(cli)?, ui, a),
         Command::Push(a) => push::run(&Ctx::load(cli)?, ui, a),
+        Command::Collect(a) => collect::run(&Ctx::load(cli)?, ui, a),
+        Command::Status(a) => status::run(&Ctx::load(cli)?, ui, a),
+        Command::Events(a) => events::run(&Ctx::load(cli)?, ui, a),
         Command::Node(a) => node::run(cli, ui, a),
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),

@@ -110,10 +110,24 @@ impl Ui {
         }
     }
 
-    /// A value as pretty JSON on stdout.
+    /// A value as JSON on stdout, and a newline: indented when stdout is a terminal (a person
+    /// reads it), compact otherwise (a program does). Streamed through a buffer rather than
+    /// built as one string: `mesh graph --json` on a large mesh is megabytes of evidence.
     pub fn json_data<T: serde::Serialize>(&self, v: &T) {
-        match serde_json::to_string_pretty(v) {
-            Ok(s) => self.data(s),
+        let stdout = std::io::stdout();
+        let pretty = stdout.is_terminal();
+        let mut out = std::io::BufWriter::with_capacity(64 << 10, stdout.lock());
+        let encoded = if pretty {
+            serde_json::to_writer_pretty(&mut out, v)
+        } else {
+            serde_json::to_writer(&mut out, v)
+        };
+        match encoded {
+            // Like `data`: a closed pipe (`mesh graph --json | head`) is not worth a word.
+            Ok(()) => {
+                let _ = out.write_all(b"\n").and_then(|()| out.flush());
+            }
+            Err(e) if e.is_io() => {}
             Err(e) => self.warn(format!("could not encode JSON: {e}")),
         }
     }

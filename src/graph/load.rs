@@ -38,6 +38,11 @@ pub struct Loaded {
     pub stats: Stats,
     /// Details for `-v`: modules without a language manifest, skipped files.
     pub notes: Vec<String>,
+    /// What the store knows about each module (its files and their imports), in
+    /// `snapshot.modules` order. Kept, not freed at the end of [`load`], so that a verb about
+    /// to exit can `std::mem::forget` the whole `Loaded` instead of freeing some 300 000 small
+    /// allocations one by one (some 15 ms of a warm `mesh graph` on 20 000 files).
+    pub records: Vec<ModuleRecord>,
 }
 
 /// What one module's walk (or its cached record) gave.
@@ -54,44 +59,48 @@ struct Learned {
 /// store write (only when something was new). Nothing is written when anything fails.
 pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
     let snapshot = Snapshot::read(mesh)?;
-    let records: Vec<Option<ModuleRecord>> = {
+    // One open for every read: the modules' records, then (after walking the trees of the
+    // modules whose source id moved: git reads only) the imports of the blobs found there.
+    // Closed before scanning; reopened to write only when something was learned.
+    let (records, walked, known) = {
         let store = Store::open(store_path)?;
-        store.read(|r| {
+        let records: Vec<Option<ModuleRecord>> = store.read(|r| {
             snapshot
                 .modules
                 .iter()
                 .map(|m| r.get::<ModuleRecord>(MODULES, m.name().as_bytes()))
                 .collect()
-        })?
-    };
-    let stale: Vec<usize> = (0..snapshot.modules.len())
-        .filter(|&i| {
-            records[i].as_ref().is_none_or(|r| {
-                r.source_id != snapshot.modules[i].source_id || r.scanner_version != SCANNER_VERSION
+        })?;
+        let stale: Vec<usize> = (0..snapshot.modules.len())
+            .filter(|&i| {
+                records[i].as_ref().is_none_or(|r| {
+                    r.source_id != snapshot.modules[i].source_id
+                        || r.scanner_version != SCANNER_VERSION
+                })
             })
-        })
-        .collect();
+            .collect();
 
-    // Which blobs of the modules to walk were scanned before.
-    let walked = walk_all(&snapshot, &stale)?;
-    let wanted: Vec<ObjectId> = walked
-        .iter()
-        .flat_map(|(_, files)| files.iter().filter(|f| f.1.is_some()).map(|f| f.0.id))
-        .collect();
-    let known: HashMap<ObjectId, Vec<Import>> = if wanted.is_empty() {
-        HashMap::new()
-    } else {
-        let store = Store::open(store_path)?;
-        store.read(|r| {
-            let mut out = HashMap::new();
-            for id in &wanted {
-                let key = store::imports_key(id.as_bytes(), SCANNER_VERSION);
-                if let Some(v) = r.get::<Vec<Import>>(IMPORTS, &key)? {
-                    out.insert(*id, v);
+        // Which blobs of the modules to walk were scanned before.
+        let walked = walk_all(&snapshot, &stale)?;
+        let wanted: Vec<ObjectId> = walked
+            .iter()
+            .flat_map(|(_, files)| files.iter().filter(|f| f.1.is_some()).map(|f| f.0.id))
+            .collect();
+        let known: HashMap<ObjectId, Vec<Import>> = if wanted.is_empty() {
+            HashMap::new()
+        } else {
+            store.read(|r| {
+                let mut out = HashMap::new();
+                for id in &wanted {
+                    let key = store::imports_key(id.as_bytes(), SCANNER_VERSION);
+                    if let Some(v) = r.get::<Vec<Import>>(IMPORTS, &key)? {
+                        out.insert(*id, v);
+                    }
                 }
-            }
-            Ok(out)
-        })?
+                Ok(out)
+            })?
+        };
+        (records, walked, known)
     };
 
     let mut learned: Vec<Option<Learned>> = records
@@ -205,11 +214,13 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
         })
         .collect();
     let graph = ModuleGraph::new(modules, res.edges, declared, res.warnings)?;
+    let records = learned.into_iter().map(|l| l.record).collect();
     Ok(Loaded {
         snapshot,
         graph,
         stats,
         notes,
+        records,
     })
 }
 

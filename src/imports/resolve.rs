@@ -6,6 +6,7 @@ use super::{Language, ScannedFile};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// What resolution needs to know about one module.
 pub struct ModuleImports<'a> {
@@ -47,7 +48,7 @@ pub struct Resolution {
 
 /// Resolves every import of every module.
 pub fn resolve(modules: &[ModuleImports]) -> Resolution {
-    let mut providers: HashMap<(Language, &str), Vec<usize>> = HashMap::new();
+    let mut providers: Providers = HashMap::default();
     for (i, m) in modules.iter().enumerate() {
         for (lang, name) in m.provides {
             let v = providers.entry((*lang, name.as_str())).or_default();
@@ -72,40 +73,60 @@ pub fn resolve(modules: &[ModuleImports]) -> Resolution {
         .map(|(i, m)| ((m.repo, m.dir), i))
         .collect();
 
+    // Separator positions of the name being looked up, reused for every import.
+    let mut cuts = Vec::new();
+    // Hashed while collecting (one lookup per resolved import), ordered once at the end.
+    let mut edges: FxHashMap<(usize, usize), Vec<Evidence>> = HashMap::default();
     for (from, m) in modules.iter().enumerate() {
-        let ignore = globs(m.ignore);
+        // Most modules ignore nothing: no glob set, no candidate per import.
+        let ignore = (!m.ignore.is_empty()).then(|| globs(m.ignore));
         for file in m.files {
             for imp in &file.imports {
-                if ignore.is_match(&imp.name) {
+                if let Some(ignore) = &ignore
+                    && ignore.is_match(&imp.name)
+                {
                     continue;
                 }
-                let targets: Vec<usize> = if is_relative(&imp.name) {
-                    relative_target(&dirs, m.repo, &file.path, &imp.name)
-                        .into_iter()
-                        .collect()
+                let relative;
+                let targets: &[usize] = if is_relative(&imp.name) {
+                    relative = relative_target(&dirs, m.repo, &file.path, &imp.name);
+                    relative.as_slice()
                 } else {
                     let name = match file.language {
                         Language::Rust => rename(m.renames, &imp.name),
-                        _ => imp.name.clone(),
+                        _ => &imp.name,
                     };
-                    longest_prefix(&providers, file.language, &name)
+                    longest_prefix(&providers, file.language, name, &mut cuts)
                 };
-                for to in targets.into_iter().filter(|&to| to != from) {
-                    let ev = Evidence {
-                        file: file.path.clone(),
-                        line: imp.line,
-                        import: imp.text.clone(),
-                    };
-                    let list = res.edges.entry((from, to)).or_default();
-                    if !list.contains(&ev) {
-                        list.push(ev);
+                for &to in targets.iter().filter(|&&to| to != from) {
+                    let list = edges.entry((from, to)).or_default();
+                    // One file's evidence for an edge is contiguous at the end of its list
+                    // (files are resolved one after another), so a repeat can only be there.
+                    let seen = list
+                        .iter()
+                        .rev()
+                        .take_while(|e| e.file == file.path)
+                        .any(|e| e.line == imp.line && e.import == imp.text);
+                    if !seen {
+                        list.push(Evidence {
+                            file: file.path.clone(),
+                            line: imp.line,
+                            import: imp.text.clone(),
+                        });
                     }
                 }
             }
         }
     }
+    res.edges = edges.into_iter().collect();
     res
 }
+
+/// A hash map with [`FxHasher`].
+type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// Provided names → the modules providing them.
+type Providers<'a> = FxHashMap<(Language, &'a str), Vec<usize>>;
 
 fn globs(patterns: &[String]) -> GlobSet {
     let mut b = GlobSetBuilder::new();
@@ -123,28 +144,48 @@ fn is_relative(name: &str) -> bool {
 }
 
 /// Rust code names a crate by its local name; `Cargo.toml` may rename it.
-fn rename(renames: &[(String, String)], name: &str) -> String {
+fn rename<'a>(renames: &'a [(String, String)], name: &'a str) -> &'a str {
     renames
         .iter()
         .find(|(local, _)| local == name)
-        .map_or_else(|| name.to_string(), |(_, krate)| krate.clone())
+        .map_or(name, |(_, krate)| krate.as_str())
 }
 
-/// The providers of the longest prefix of `name` (by segments) in `lang`.
-fn longest_prefix(
-    providers: &HashMap<(Language, &str), Vec<usize>>,
+/// The providers of the longest prefix of `name` (by segments) in `lang`. The prefixes are
+/// borrowed slices of `name`, longest first; `cuts` is scratch space for the separator positions.
+fn longest_prefix<'p>(
+    providers: &'p Providers<'_>,
     lang: Language,
-    name: &str,
-) -> Vec<usize> {
-    let sep = lang.separator();
-    let segments: Vec<&str> = name.split(sep).collect();
-    for n in (1..=segments.len()).rev() {
-        let prefix = segments[..n].join(sep);
-        if let Some(v) = providers.get(&(lang, prefix.as_str())) {
-            return v.clone();
+    name: &'p str,
+    cuts: &mut Vec<usize>,
+) -> &'p [usize] {
+    separators(name, lang.separator(), cuts);
+    cuts.push(name.len());
+    cuts.iter()
+        .rev()
+        .find_map(|&end| providers.get(&(lang, &name[..end])))
+        .map_or(&[], Vec::as_slice)
+}
+
+/// The byte positions of `sep` in `name` into `out` (cleared first), left to right and not
+/// overlapping, exactly where `split(sep)` cuts (a run such as ":::" cuts after the first
+/// "::"). A plain byte loop: names are short and `str::match_indices` sets up a two-way
+/// searcher per call.
+fn separators(name: &str, sep: &str, out: &mut Vec<usize>) {
+    out.clear();
+    let (name, sep) = (name.as_bytes(), sep.as_bytes());
+    let Some((&first, _)) = sep.split_first() else {
+        return;
+    };
+    let mut i = 0;
+    while i + sep.len() <= name.len() {
+        if name[i] == first && name[i..].starts_with(sep) {
+            out.push(i);
+            i += sep.len();
+        } else {
+            i += 1;
         }
     }
-    Vec::new()
 }
 
 /// The module owning the path a relative import lands on, in the same repository.
@@ -171,5 +212,134 @@ fn relative_target(
             return Some(i);
         }
         parts.pop()?;
+    }
+}
+
+/// A small, fast, non-cryptographic hasher (the multiply-rotate scheme of rustc's FxHash) for
+/// the lookups done several times per import (short names, pairs of indices); nothing here is attacker-chosen in a way that matters to a local CLI.
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+impl FxHasher {
+    const K: u64 = 0xf135_7aea_2e62_a9c5;
+
+    fn add(&mut self, word: u64) {
+        self.0 = self.0.wrapping_add(word).wrapping_mul(Self::K);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(26)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn providers<'a>(names: &'a [(Language, &'a str)]) -> Providers<'a> {
+        let mut p: Providers = HashMap::default();
+        for (i, (lang, name)) in names.iter().enumerate() {
+            p.entry((*lang, *name)).or_default().push(i);
+        }
+        p
+    }
+
+    #[test]
+    fn longest_prefix_by_segments() {
+        let names = [
+            (Language::Go, "example.com/a"),
+            (Language::Go, "example.com/a/b"),
+            (Language::Rust, "foo"),
+            (Language::Python, "pkg"),
+            (Language::Go, ""),
+        ];
+        let p = providers(&names);
+        let mut cuts = Vec::new();
+        let mut lp = |lang, name| longest_prefix(&p, lang, name, &mut cuts).to_vec();
+        assert_eq!(lp(Language::Go, "example.com/a/b/c"), [1]);
+        assert_eq!(lp(Language::Go, "example.com/a/bc"), [0]);
+        assert_eq!(lp(Language::Go, "example.com/a"), [0]);
+        // Whole segments only; the empty name is a prefix only of names starting with a cut.
+        assert_eq!(lp(Language::Go, "example.com/ab"), Vec::<usize>::new());
+        assert_eq!(lp(Language::Go, "/x"), [4]);
+        assert_eq!(lp(Language::Rust, "foo::bar::baz"), [2]);
+        assert_eq!(lp(Language::Rust, "foobar::baz"), Vec::<usize>::new());
+        assert_eq!(lp(Language::Python, "pkg.sub.mod"), [3]);
+        assert_eq!(lp(Language::Python, "pkgx.sub"), Vec::<usize>::new());
+        // Not Rust's separator: the whole name is one segment.
+        assert_eq!(lp(Language::Rust, "pkg.sub"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn separators_cut_where_split_does() {
+        let mut cuts = Vec::new();
+        for (name, sep) in [
+            ("a::b::c", "::"),
+            ("a:::b", "::"),
+            ("::a::", "::"),
+            ("a::::b", "::"),
+            ("", "::"),
+            (":", "::"),
+            ("x/y//z/", "/"),
+            ("a.b.c", "."),
+            ("abc", "."),
+        ] {
+            separators(name, sep, &mut cuts);
+            let mut want = Vec::new();
+            let mut at = 0;
+            let mut parts = name.split(sep).peekable();
+            while let Some(p) = parts.next() {
+                at += p.len();
+                if parts.peek().is_some() {
+                    want.push(at);
+                    at += sep.len();
+                }
+            }
+            assert_eq!(cuts, want, "{name:?} split by {sep:?}");
+        }
+    }
+
+    #[test]
+    fn renames_borrow() {
+        let renames = [("local".to_string(), "krate".to_string())];
+        assert_eq!(rename(&renames, "local"), "krate");
+        assert_eq!(rename(&renames, "other"), "other");
+    }
+
+    #[test]
+    fn fx_hasher_differs_by_length_and_content() {
+        let h = |b: &[u8]| {
+            let mut s = FxHasher::default();
+            s.write(b);
+            s.finish()
+        };
+        assert_ne!(h(b"a"), h(b"a\0"));
+        assert_ne!(h(b"abcdefgh"), h(b"abcdefgi"));
+        assert_ne!(h(b""), h(b"\0"));
     }
 }

@@ -128,6 +128,8 @@ pub struct Failure {
     pub outcome: String,
     /// The failed resources, sorted.
     pub resources: Vec<String>,
+    /// The sequence of the declaration the newest report of the streak was about.
+    pub sequence: u64,
     /// The node's words, from the newest report.
     pub reasons: Vec<String>,
 }
@@ -141,6 +143,8 @@ pub struct NodeRecord {
     pub sent_builds: Vec<(String, u64)>,
     /// The last declaration the node reported applied cleanly.
     pub applied: Option<Sent>,
+    /// The module → build id pairs of that declaration.
+    pub applied_builds: Vec<(String, u64)>,
     /// The last time mesh reached the node (Unix ms).
     pub last_seen: Option<u64>,
     /// Since when the node could not be reached, while it cannot.
@@ -158,3 +162,6 @@ pub struct NodeRecord {
     /// Reports that could not be read, with why (newest last, a few kept).
     pub unreadable: Vec<String>,
 }
+
+/// event sequence (u64, big-endian) → [`crate::events::Event`]: the facts log.
+pub const EVENTS: Table = Table::new("events");

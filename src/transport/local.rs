@@ -43,6 +43,11 @@ impl Transport for Local {
     }
 
     fn apply(&self) -> Result<(), TransportError> {
+        // One local apply at a time in this process: an apply writes executables while another
+        // forks for `activate`, and a fork can hold a file open for writing just when the other
+        // executes it (ETXTBSY). Separate node processes (ssh) do not share this.
+        static APPLY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one = APPLY.lock().unwrap_or_else(|p| p.into_inner());
         node::apply(&self.root).map(|_| ()).map_err(failed)
     }
 

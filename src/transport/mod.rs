@@ -2,6 +2,7 @@
 //! (`have`, `receive`, `apply`, `report`) behind one trait, with an ssh side and a local side;
 //! the controller never knows which.
 
+pub mod collect;
 pub mod local;
 pub mod push;
 pub mod ssh;

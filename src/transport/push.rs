@@ -9,6 +9,7 @@ use crate::build::artifact::ArtifactStore;
 use crate::build::now_ms;
 use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
+use crate::events::{self, Fact};
 use crate::store::{NODES, NodeRecord, Paths, Sent};
 use crate::{Error, Result};
 use serde::Serialize;
@@ -219,7 +220,7 @@ pub fn push(
         drop(tx);
         // Record each fact as it arrives: a confirmed send is on disk before the run ends.
         for ev in rx {
-            if let Err(e) = record(paths, ev) {
+            if let Err(e) = record(paths, mesh, ev) {
                 record_err.get_or_insert(e);
             }
         }
@@ -354,8 +355,8 @@ fn send_one(
     }
 }
 
-/// Records one fact about a node in one write.
-fn record(paths: &Paths, ev: Event) -> Result<()> {
+/// Records one thing learned about a node, and the facts it changed, in one write.
+fn record(paths: &Paths, mesh: &MeshConfig, ev: Event) -> Result<()> {
     let store = paths.open()?;
     let node = match &ev {
         Event::Confirmed { node, .. }
@@ -367,10 +368,21 @@ fn record(paths: &Paths, ev: Event) -> Result<()> {
             .get::<NodeRecord>(NODES, node.as_bytes())?
             .unwrap_or_default();
         let now = now_ms();
+        let mut facts = Vec::new();
+        if !matches!(ev, Event::Unreachable { .. }) && rec.unreachable_since.is_some() {
+            facts.push(Fact::Reachable { node: node.clone() });
+        }
         match ev {
             Event::Confirmed {
                 sent, builds, host, ..
             } => {
+                if rec.sent.as_ref().map(|s| &s.digest) != Some(&sent.digest) {
+                    facts.push(Fact::Sent {
+                        node: node.clone(),
+                        sequence: sent.sequence,
+                        digest: sent.digest.clone(),
+                    });
+                }
                 rec.sent = Some(sent);
                 rec.sent_builds = builds;
                 rec.host_version = Some(host);
@@ -387,11 +399,18 @@ fn record(paths: &Paths, ev: Event) -> Result<()> {
                 }
             }
             Event::Unreachable { reason, .. } => {
-                rec.unreachable_since.get_or_insert(now);
+                if rec.unreachable_since.is_none() {
+                    rec.unreachable_since = Some(now);
+                    facts.push(Fact::Unreachable {
+                        node: node.clone(),
+                        reason: reason.clone(),
+                    });
+                }
                 rec.unreachable_reason = Some(reason);
             }
         }
-        w.put(NODES, node.as_bytes(), &rec)
+        w.put(NODES, node.as_bytes(), &rec)?;
+        events::append(w, &facts, now, mesh.settings.events_keep)
     })?;
     Ok(())
 }

@@ -3,7 +3,9 @@
 mod build;
 mod common;
 mod config_errors;
+mod example;
 mod generated;
 mod graph;
 mod push;
 pub mod sshd;
+mod status;

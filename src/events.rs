@@ -1,0 +1,177 @@
+//! Facts: every change of what the mesh knows, appended to the `events` table only when
+//! something changed (two identical reports make one fact, not two), read by `mesh events` and
+//! handed to the `on_event` hook after they are committed.
+
+use crate::store::{EVENTS, META, StoreError, Writer, id_key};
+use serde::{Deserialize, Serialize};
+
+/// One fact. Serialized with `kind` as the tag; `subject` says what it is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Fact {
+    /// A module's source id moved.
+    SourceMoved {
+        /// The module.
+        module: String,
+        /// Its new source id.
+        source: String,
+    },
+    /// A build ended with a verdict (or outstanding).
+    Built {
+        /// The module.
+        module: String,
+        /// The build id.
+        build: u64,
+        /// fit, unfit, broken, outstanding.
+        verdict: String,
+    },
+    /// A build became the declared one.
+    Declared {
+        /// The module.
+        module: String,
+        /// The build id.
+        build: u64,
+    },
+    /// A node now holds a new declaration.
+    Sent {
+        /// The node.
+        node: String,
+        /// The declaration's sequence.
+        sequence: u64,
+        /// Its digest.
+        digest: String,
+    },
+    /// A node now runs this build of this module (read back, from its report).
+    Applied {
+        /// The node.
+        node: String,
+        /// The module.
+        module: String,
+        /// The build.
+        build: u64,
+    },
+    /// A node refused or failed a resource, in its own words.
+    Refused {
+        /// The node.
+        node: String,
+        /// The resource (`module:NAME`), or `declaration` for a whole refusal.
+        resource: String,
+        /// The node's reason.
+        reason: String,
+    },
+    /// The same failure three reports in a row.
+    Stuck {
+        /// The node.
+        node: String,
+        /// The failing resources.
+        resources: Vec<String>,
+    },
+    /// A stuck node applied cleanly.
+    Recovered {
+        /// The node.
+        node: String,
+    },
+    /// A node could not be reached.
+    Unreachable {
+        /// The node.
+        node: String,
+        /// Why.
+        reason: String,
+    },
+    /// A node that could not be reached was reached.
+    Reachable {
+        /// The node.
+        node: String,
+    },
+}
+
+impl Fact {
+    /// The kind word (`source-moved`, `built`, …).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Fact::SourceMoved { .. } => "source-moved",
+            Fact::Built { .. } => "built",
+            Fact::Declared { .. } => "declared",
+            Fact::Sent { .. } => "sent",
+            Fact::Applied { .. } => "applied",
+            Fact::Refused { .. } => "refused",
+            Fact::Stuck { .. } => "stuck",
+            Fact::Recovered { .. } => "recovered",
+            Fact::Unreachable { .. } => "unreachable",
+            Fact::Reachable { .. } => "reachable",
+        }
+    }
+
+    /// What the fact is about: a node or a module.
+    pub fn subject(&self) -> &str {
+        match self {
+            Fact::SourceMoved { module, .. }
+            | Fact::Built { module, .. }
+            | Fact::Declared { module, .. } => module,
+            Fact::Sent { node, .. }
+            | Fact::Applied { node, .. }
+            | Fact::Refused { node, .. }
+            | Fact::Stuck { node, .. }
+            | Fact::Recovered { node }
+            | Fact::Unreachable { node, .. }
+            | Fact::Reachable { node } => node,
+        }
+    }
+}
+
+/// A fact as stored: its sequence, time, and the fact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    /// Rises by one per fact.
+    pub seq: u64,
+    /// Unix milliseconds.
+    pub at: u64,
+    /// The fact, as JSON (so the store keeps what any version wrote).
+    pub fact: String,
+}
+
+impl Event {
+    /// The JSON object `mesh events --json` prints: `{"seq", "at", "kind", "subject", ...}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&self.fact).unwrap_or_else(|_| serde_json::json!({}));
+        let at = humantime::format_rfc3339_seconds(
+            std::time::UNIX_EPOCH + std::time::Duration::from_millis(self.at),
+        )
+        .to_string();
+        if let Some(o) = v.as_object_mut() {
+            let subject = serde_json::from_str::<Fact>(&self.fact)
+                .map(|f| f.subject().to_string())
+                .unwrap_or_default();
+            o.insert("seq".into(), self.seq.into());
+            o.insert("at".into(), at.into());
+            o.insert("subject".into(), subject.into());
+        }
+        v
+    }
+}
+
+/// Appends facts in this transaction, drops the oldest beyond `keep`; returns what was appended.
+pub fn append(w: &Writer, facts: &[Fact], now: u64, keep: u64) -> Result<Vec<Event>, StoreError> {
+    if facts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut seq = w.get::<u64>(META, b"next_event")?.unwrap_or(1);
+    let mut out = Vec::new();
+    for f in facts {
+        let e = Event {
+            seq,
+            at: now,
+            fact: serde_json::to_string(f).unwrap_or_default(),
+        };
+        w.put(EVENTS, &id_key(seq), &e)?;
+        out.push(e);
+        seq += 1;
+    }
+    w.put(META, b"next_event", &seq)?;
+    let len = w.len(EVENTS)?;
+    if len > keep {
+        w.drop_first(EVENTS, len - keep)?;
+    }
+    Ok(out)
+}

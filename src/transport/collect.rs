@@ -1,0 +1,178 @@
+//! `collect`: read every node's reports newer than the last one recorded, over the transport,
+//! in parallel; take each into the store by report sequence, so none is lost or counted twice
+//! however rarely it runs.
+
+use super::{TransportError, for_node};
+use crate::build::now_ms;
+use crate::config::MeshConfig;
+use crate::events::{self, Event, Fact};
+use crate::status::account;
+use crate::store::{NODES, NodeRecord, Paths};
+use crate::{Error, Result};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, mpsc};
+
+/// What collecting from one node gave.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeCollect {
+    /// The node.
+    pub node: String,
+    /// Reports taken in.
+    pub reports: usize,
+    /// Why it could not be read from, if it could not.
+    pub unreachable: Option<String>,
+    /// Another failure reading it.
+    pub failed: Option<String>,
+}
+
+/// Collects from the named nodes (or all); returns per-node results and the facts recorded.
+pub fn collect(
+    paths: &Paths,
+    mesh: &MeshConfig,
+    names: &[String],
+) -> Result<(Vec<NodeCollect>, Vec<Event>)> {
+    for n in names {
+        if !mesh.nodes.contains_key(n) {
+            return Err(Error::failed(
+                format!("there is no node `{n}`"),
+                format!(
+                    "name a node of mesh.toml{}",
+                    crate::config::known_list("nodes", mesh.nodes.keys().map(String::as_str))
+                ),
+            ));
+        }
+    }
+    let since: BTreeMap<String, u64> = {
+        let store = paths.open()?;
+        store.read(|r| {
+            Ok(r.range::<NodeRecord>(NODES, b"", None)?
+                .into_iter()
+                .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v.report_sequence))
+                .collect())
+        })?
+    };
+    let nodes: Vec<&String> = mesh
+        .nodes
+        .keys()
+        .filter(|n| names.is_empty() || names.contains(n))
+        .collect();
+    let control = tempfile::Builder::new()
+        .prefix("mesh-ssh-")
+        .tempdir_in("/tmp")
+        .map_err(|e| {
+            Error::io(
+                "cannot make a directory for ssh's control sockets",
+                e,
+                "check /tmp",
+            )
+        })?;
+    let queue = Mutex::new(nodes.into_iter());
+    let (tx, rx) = mpsc::channel::<(String, Result<Vec<u8>, TransportError>)>();
+    let mut out = Vec::new();
+    let mut events = Vec::new();
+    let mut first_err = None;
+    std::thread::scope(|s| {
+        for _ in 0..mesh.ssh.parallel.max(1) {
+            let tx = tx.clone();
+            let (queue, control, since) = (&queue, control.path(), &since);
+            s.spawn(move || {
+                loop {
+                    let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
+                    let Some(node) = next else { break };
+                    let t = for_node(mesh, &mesh.nodes[node], control);
+                    let got = t.reports(since.get(node).copied().unwrap_or(0));
+                    let _ = tx.send((node.clone(), got));
+                }
+            });
+        }
+        drop(tx);
+        for (node, got) in rx {
+            match record(paths, mesh, &node, got) {
+                Ok((c, e)) => {
+                    out.push(c);
+                    events.extend(e);
+                }
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+    });
+    if let Some(e) = first_err {
+        return Err(e);
+    }
+    out.sort_by(|a, b| a.node.cmp(&b.node));
+    Ok((out, events))
+}
+
+/// Takes one node's reports (or its unreachability) into the store in one write.
+fn record(
+    paths: &Paths,
+    mesh: &MeshConfig,
+    node: &str,
+    got: Result<Vec<u8>, TransportError>,
+) -> Result<(NodeCollect, Vec<Event>)> {
+    let now = now_ms();
+    let store = paths.open()?;
+    let (c, events) = store.write(|w| {
+        let mut rec = w
+            .get::<NodeRecord>(NODES, node.as_bytes())?
+            .unwrap_or_default();
+        let mut facts = Vec::new();
+        let mut c = NodeCollect {
+            node: node.to_string(),
+            reports: 0,
+            unreachable: None,
+            failed: None,
+        };
+        match got {
+            Ok(bytes) => {
+                if rec.unreachable_since.take().is_some() {
+                    facts.push(Fact::Reachable {
+                        node: node.to_string(),
+                    });
+                }
+                rec.unreachable_reason = None;
+                rec.last_seen = Some(now);
+                let text = String::from_utf8_lossy(&bytes);
+                let mut lines: Vec<(u64, &str)> = text
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| {
+                        let seq = serde_json::from_str::<serde_json::Value>(l)
+                            .ok()
+                            .and_then(|v| v["report_sequence"].as_u64())
+                            .unwrap_or(0);
+                        (seq, l)
+                    })
+                    .collect();
+                lines.sort_by_key(|(s, _)| *s);
+                for (_, line) in lines {
+                    let before = rec.report_sequence;
+                    facts.extend(account::account(&mut rec, node, line, now));
+                    c.reports += usize::from(rec.report_sequence > before);
+                }
+            }
+            Err(TransportError::Unreachable(reason)) => {
+                if rec.unreachable_since.is_none() {
+                    rec.unreachable_since = Some(now);
+                    facts.push(Fact::Unreachable {
+                        node: node.to_string(),
+                        reason: reason.clone(),
+                    });
+                }
+                rec.unreachable_reason = Some(reason.clone());
+                c.unreachable = Some(reason);
+            }
+            Err(e) => {
+                rec.last_seen = Some(now);
+                c.failed = Some(e.to_string());
+            }
+        }
+        w.put(NODES, node.as_bytes(), &rec)?;
+        let events = events::append(w, &facts, now, mesh.settings.events_keep)?;
+        Ok((c, events))
+    })?;
+    Ok((c, events))
+}

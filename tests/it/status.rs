@@ -1,0 +1,249 @@
+//! `mesh collect` and `mesh status`: reports taken by sequence, the failure streak, every node
+//! state at once, and the JSON shape.
+
+use crate::common::{TestMesh, example};
+use serde_json::Value;
+
+const NODES: &[&str] = &[
+    "n-current",
+    "n-failed",
+    "n-never",
+    "n-nwo",
+    "n-outofdate",
+    "n-outstanding",
+    "n-stuck",
+];
+
+/// Seven local nodes, each running resolver (whose activate fails where a `fail` file is in
+/// the node's root); n-nwo also gets inventory, a hold module nobody declared.
+fn mesh() -> TestMesh {
+    let t = example();
+    let p = t.path("platform/go/services/resolver/mesh-module.toml");
+    let text = std::fs::read_to_string(&p).expect("read");
+    std::fs::write(
+        &p,
+        text.replace(
+            "activate = \"bin/resolver\"",
+            "activate = 'if test -f \"$MESH_NODE_ROOT/fail\"; then echo \"resolver failed at $(date +%s%N)\"; exit 1; fi; bin/resolver'",
+        ),
+    )
+    .expect("write");
+    t.commit("platform", "activate can fail");
+    let mut toml = String::from(
+        "[mesh]\nname = \"test\"\n\n[[repo]]\nname = \"platform\"\npath = \"platform\"\nref = \"refs/heads/main\"\n\n",
+    );
+    for n in NODES {
+        toml.push_str(&format!(
+            "[node.{n}]\ntransport = \"local\"\nroot = \"nodes/{n}\"\ntags = [\"all\"]\n\n"
+        ));
+    }
+    toml.push_str("[assign]\nresolver = [\"@all\"]\ninventory = [\"n-nwo\"]\n");
+    t.write("mesh.toml", &toml);
+    t
+}
+
+fn node_root(t: &TestMesh, n: &str) -> String {
+    t.path(&format!("nodes/{n}")).display().to_string()
+}
+
+fn states(v: &Value) -> Vec<(String, String)> {
+    v["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .map(|n| {
+            (
+                n["name"].as_str().expect("name").to_string(),
+                n["state"].as_str().expect("state").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn node<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .find(|n| n["name"] == name)
+        .expect("node")
+}
+
+#[test]
+fn every_state_at_once() {
+    let t = mesh();
+    t.ok(&["build", "--behind", "-q"]);
+    for n in ["n-failed", "n-stuck"] {
+        t.write(&format!("nodes/{n}/fail"), "");
+    }
+    t.ok(&[
+        "push",
+        "-q",
+        "n-current",
+        "n-failed",
+        "n-stuck",
+        "n-outofdate",
+    ]);
+    // The stuck node's own timer applies twice more: three reports, the same failure.
+    for _ in 0..2 {
+        t.mesh(&["node", "apply", "--root", &node_root(&t, "n-stuck")])
+            .output()
+            .expect("apply");
+    }
+    t.ok(&["collect", "-q"]);
+    t.ok(&["push", "-q", "n-outstanding"]);
+    // A new assignment: n-outofdate would now be sent something else.
+    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("read");
+    t.write(
+        "mesh.toml",
+        &toml.replace(
+            "inventory = [\"n-nwo\"]",
+            "inventory = [\"n-nwo\"]\nreporter = [\"n-outofdate\"]",
+        ),
+    );
+
+    let v = t.json(&["status"]);
+    assert_eq!(
+        node(&v, "n-current")["state"],
+        "current",
+        "{}",
+        node(&v, "n-current")
+    );
+    assert_eq!(
+        states(&v),
+        vec![
+            ("n-current".into(), "current".into()),
+            ("n-failed".into(), "failed".into()),
+            ("n-never".into(), "never told".into()),
+            ("n-nwo".into(), "not worked out".into()),
+            ("n-outofdate".into(), "out of date".into()),
+            ("n-outstanding".into(), "outstanding".into()),
+            ("n-stuck".into(), "stuck".into()),
+        ]
+    );
+    let stuck = node(&v, "n-stuck");
+    assert_eq!(stuck["failure"]["count"], 3);
+    assert_eq!(
+        stuck["failure"]["resources"],
+        serde_json::json!(["module:resolver"])
+    );
+    let failed = node(&v, "n-failed");
+    assert_eq!(failed["failure"]["count"], 1);
+    assert!(
+        failed["reason"]
+            .as_str()
+            .expect("reason")
+            .contains("resolver failed"),
+        "{failed}"
+    );
+    assert!(
+        node(&v, "n-nwo")["reason"]
+            .as_str()
+            .expect("reason")
+            .contains("inventory")
+    );
+    for field in [
+        "name",
+        "state",
+        "reason",
+        "last_seen",
+        "unreachable_since",
+        "silent",
+        "declared",
+        "sent",
+        "applied",
+        "failure",
+    ] {
+        assert!(
+            stuck.get(field).is_some(),
+            "status JSON lacks {field}: {stuck}"
+        );
+    }
+    let resolver = v["modules"]
+        .as_array()
+        .expect("modules")
+        .iter()
+        .find(|m| m["name"] == "resolver")
+        .expect("resolver");
+    for field in [
+        "name",
+        "source",
+        "built_from",
+        "verdict",
+        "declared_on",
+        "applied_on",
+        "outstanding_on",
+    ] {
+        assert!(
+            resolver.get(field).is_some(),
+            "module JSON lacks {field}: {resolver}"
+        );
+    }
+    assert_eq!(resolver["declared_on"], 6);
+    assert_eq!(resolver["applied_on"], 2);
+    assert_eq!(resolver["outstanding_on"], 2);
+    assert_eq!(resolver["failed_on"], 2);
+
+    let out = t.mesh(&["status", "--check"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(3));
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    insta::with_settings!({filters => vec![(r"\b[0-9a-f]{8}\b", "[commit]")]}, {
+        insta::assert_snapshot!("every_state_at_once", table);
+    });
+}
+
+#[test]
+fn the_streak_counts_failures_not_words_and_a_clean_apply_clears_it() {
+    let t = mesh();
+    t.ok(&["build", "--behind", "-q"]);
+    t.write("nodes/n-stuck/fail", "");
+    t.ok(&["push", "-q", "n-stuck"]);
+    t.ok(&["collect", "-q"]);
+    assert_eq!(node(&t.json(&["status"]), "n-stuck")["failure"]["count"], 1);
+    // The same resource fails with other words (the message carries a timestamp).
+    t.mesh(&["node", "apply", "--root", &node_root(&t, "n-stuck")])
+        .output()
+        .expect("apply");
+    t.mesh(&["node", "apply", "--root", &node_root(&t, "n-stuck")])
+        .output()
+        .expect("apply");
+    t.ok(&["collect", "-q"]);
+    let v = t.json(&["status"]);
+    let stuck = node(&v, "n-stuck");
+    assert_eq!(stuck["state"], "stuck");
+    assert_eq!(stuck["failure"]["count"], 3);
+    // Collecting again counts nothing twice.
+    t.ok(&["collect", "-q"]);
+    assert_eq!(node(&t.json(&["status"]), "n-stuck")["failure"]["count"], 3);
+    let events = t.ok(&["events", "--kind", "stuck", "--json"]);
+    assert_eq!(events.lines().count(), 1, "{events}");
+    // Fixed: a clean apply clears it.
+    std::fs::remove_file(t.path("nodes/n-stuck/fail")).expect("rm");
+    t.mesh(&["node", "apply", "--root", &node_root(&t, "n-stuck")])
+        .output()
+        .expect("apply");
+    t.ok(&["collect", "-q"]);
+    let v = t.json(&["status"]);
+    assert_eq!(node(&v, "n-stuck")["state"], "current");
+    assert!(node(&v, "n-stuck")["failure"].is_null());
+    let recovered = t.ok(&["events", "--kind", "recovered", "--json"]);
+    assert_eq!(recovered.lines().count(), 1, "{recovered}");
+}
+
+#[test]
+fn a_garbage_report_is_recorded_as_unreadable_and_loses_nothing() {
+    let t = mesh();
+    t.ok(&["build", "--behind", "-q"]);
+    t.ok(&["push", "-q", "n-current"]);
+    t.ok(&["collect", "-q"]);
+    assert_eq!(node(&t.json(&["status"]), "n-current")["state"], "current");
+    t.write(
+        "nodes/n-current/reports/00000000000000000099.json",
+        "{\"report_sequence\": 99, \"trunc",
+    );
+    t.ok(&["collect", "-q"]);
+    let v = t.json(&["status"]);
+    let n = node(&v, "n-current");
+    assert_eq!(n["state"], "current");
+    assert!(n["applied"]["sequence"] == 1, "{n}");
+}
