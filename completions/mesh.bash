@@ -55,6 +55,9 @@ _mesh() {
             mesh,push)
                 cmd="mesh__subcmd__push"
                 ;;
+            mesh,reconcile)
+                cmd="mesh__subcmd__reconcile"
+                ;;
             mesh,status)
                 cmd="mesh__subcmd__status"
                 ;;
@@ -96,6 +99,9 @@ _mesh() {
                 ;;
             mesh__subcmd__help,push)
                 cmd="mesh__subcmd__help__subcmd__push"
+                ;;
+            mesh__subcmd__help,reconcile)
+                cmd="mesh__subcmd__help__subcmd__reconcile"
                 ;;
             mesh__subcmd__help,status)
                 cmd="mesh__subcmd__help__subcmd__status"
@@ -158,7 +164,7 @@ _mesh() {
 
     case "${cmd}" in
         mesh)
-            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init graph plan build builds declare push collect status events node completions man help"
+            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init graph plan build builds declare push collect status reconcile events node completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -402,7 +408,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help)
-            opts="init graph plan build builds declare push collect status events node completions man help"
+            opts="init graph plan build builds declare push collect status reconcile events node completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -654,6 +660,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__push)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__reconcile)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1044,6 +1064,40 @@ _mesh() {
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__reconcile)
+            opts="-j -C -q -v -h --jobs --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

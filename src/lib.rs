@@ -12,6 +12,7 @@ pub mod events;
 pub mod graph;
 pub mod imports;
 pub mod node;
+pub mod reconcile;
 pub mod source;
 pub mod status;
 pub mod store;

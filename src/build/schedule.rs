@@ -5,6 +5,7 @@
 use super::artifact::{self, ArtifactStore};
 use super::run::{self, Dirs, Job, Live, Outcome};
 use super::{Verdict, now_ms};
+use crate::events::Fact;
 use crate::graph::Loaded;
 use crate::graph::stale::{self, Known, ModuleInput, ModuleState};
 use crate::store::{
@@ -27,6 +28,8 @@ pub struct BuildOptions {
     pub dry_run: bool,
     /// How many logs to keep per module.
     pub logs_keep: usize,
+    /// How many facts the events log keeps.
+    pub events_keep: u64,
 }
 
 /// One build that ran.
@@ -64,6 +67,9 @@ pub struct BuildSummary {
     pub blocked: Vec<(String, String)>,
     /// With `--dry-run`: the modules that would be built, in order, with why.
     pub would_build: Vec<(String, String)>,
+    /// The facts recorded (built, declared), for hooks.
+    #[serde(skip)]
+    pub events: Vec<crate::events::Event>,
 }
 
 /// Told what happens, to draw progress.
@@ -77,6 +83,7 @@ pub trait Progress: Sync {
 /// Everything that does not change during the run.
 struct Plan<'a> {
     loaded: &'a Loaded,
+    events_keep: u64,
     inputs: Vec<ModuleInput<'a>>,
     targets: BTreeSet<usize>,
 }
@@ -93,6 +100,7 @@ pub fn build(
     let targets = targets(loaded, &opts.names)?;
     let plan = Plan {
         loaded,
+        events_keep: opts.events_keep,
         inputs,
         targets,
     };
@@ -189,7 +197,8 @@ pub fn build(
             };
             running.remove(&m);
             done.insert(m);
-            let record = record(paths, &plan, &states, m, &outcome, started, &log)?;
+            let (record, events) = record(paths, &plan, &states, m, &outcome, started, &log)?;
+            summary.events.extend(events);
             known.learn(&record);
             prune_logs(&paths.logs().join(&record.module), opts.logs_keep);
             let built = Built {
@@ -349,7 +358,7 @@ fn record(
     outcome: &Outcome,
     started: u64,
     log: &std::path::Path,
-) -> Result<BuildRecord> {
+) -> Result<(BuildRecord, Vec<crate::events::Event>)> {
     let loaded = plan.loaded;
     let src = &loaded.snapshot.modules[m];
     let inputs = stale::input_artifacts(&loaded.graph, states, m).unwrap_or_default();
@@ -390,9 +399,18 @@ fn record(
         rec.id = id;
         w.put(BUILDS, &store::id_key(id), &rec)?;
         w.put(LATEST, rec.module.as_bytes(), &rec)?;
+        let mut facts = vec![Fact::Built {
+            module: rec.module.clone(),
+            build: id,
+            verdict: rec.verdict.to_string(),
+        }];
         // Deploy is one write: an auto module's fit build is declared in the same transaction.
         if rec.verdict == Verdict::Fit && rec.policy == crate::config::Policy::Auto {
             w.put(DECLARED, rec.module.as_bytes(), &rec)?;
+            facts.push(Fact::Declared {
+                module: rec.module.clone(),
+                build: id,
+            });
         }
         if rec.verdict.is_verdict() {
             w.put(
@@ -405,7 +423,8 @@ fn record(
                 },
             )?;
         }
-        Ok(rec)
+        let events = crate::events::append(w, &facts, rec.finished, plan.events_keep)?;
+        Ok((rec, events))
     })?;
     Ok(rec)
 }

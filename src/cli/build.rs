@@ -49,6 +49,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         jobs,
         dry_run: a.dry_run,
         logs_keep: ctx.mesh.settings.logs_keep,
+        events_keep: ctx.mesh.settings.events_keep,
     };
     let progress = BuildProgress::new(ui);
     let summary = crate::build::build(&ctx.paths(), &loaded, &opts, &progress)?;
@@ -70,6 +71,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     if ui.json {
         ui.json_data(&summary);
     }
+    super::hooks::run_hooks(ctx, ui, &summary.events);
     for b in summary
         .built
         .iter()

@@ -17,7 +17,13 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("declare")?;
-    let rec = crate::declare::declare(&ctx.paths(), &a.module, a.build)?;
+    let (rec, events) = crate::declare::declare(
+        &ctx.paths(),
+        &a.module,
+        a.build,
+        ctx.mesh.settings.events_keep,
+    )?;
+    super::hooks::run_hooks(ctx, ui, &events);
     if ui.json {
         ui.json_data(
             &serde_json::json!({"module": rec.module, "build": rec.id, "artifact": rec.artifact}),

@@ -4,22 +4,49 @@
 use super::{Ctx, Ui};
 use crate::events::Event;
 use std::io::Write;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs the hook once per event, in order.
+/// Runs the hook once per event, in order. A hook that hangs once would hang for every fact,
+/// so after one timeout the rest of this run's facts are left to `mesh events`.
 pub fn run_hooks(ctx: &Ctx, ui: &Ui, events: &[Event]) {
     let Some(cmd) = &ctx.mesh.hooks.on_event else {
         return;
     };
-    for e in events {
-        if let Err(why) = run_one(cmd, &e.to_json(), ctx.mesh.hooks.timeout, &ctx.mesh.dir) {
-            ui.warn(format!(
-                "the on_event hook failed for fact {}: {why}",
-                e.seq
-            ));
+    for (i, e) in events.iter().enumerate() {
+        match run_one(cmd, &e.to_json(), ctx.mesh.hooks.timeout, &ctx.mesh.dir) {
+            Ok(()) => {}
+            Err(Failure::Failed(why)) => {
+                ui.warn(format!(
+                    "the on_event hook failed for fact {}: {why}",
+                    e.seq
+                ));
+            }
+            Err(Failure::Hung(why)) => {
+                ui.warn(format!(
+                    "the on_event hook failed for fact {}: {why}",
+                    e.seq
+                ));
+                let rest = events.len() - i - 1;
+                if rest > 0 {
+                    ui.warn(format!(
+                        "the {rest} facts after it were not handed to the hook: `mesh events --since {}` lists them",
+                        e.seq
+                    ));
+                }
+                return;
+            }
         }
     }
+}
+
+/// Why one hook run did not succeed.
+enum Failure {
+    /// It ran and failed, or could not start.
+    Failed(String),
+    /// It did not finish in time and was stopped.
+    Hung(String),
 }
 
 fn run_one(
@@ -27,7 +54,7 @@ fn run_one(
     fact: &serde_json::Value,
     timeout: Duration,
     dir: &std::path::Path,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(cmd)
@@ -35,8 +62,9 @@ fn run_one(
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
+        .process_group(0)
         .spawn()
-        .map_err(|e| format!("`{cmd}` could not be started: {e}"))?;
+        .map_err(|e| Failure::Failed(format!("`{cmd}` could not be started: {e}")))?;
     if let Some(mut stdin) = child.stdin.take() {
         let _ = writeln!(stdin, "{fact}");
     }
@@ -44,17 +72,27 @@ fn run_one(
     loop {
         match child.try_wait() {
             Ok(Some(s)) if s.success() => return Ok(()),
-            Ok(Some(s)) => return Err(format!("`{cmd}` exited with {s}")),
+            Ok(Some(s)) => return Err(Failure::Failed(format!("`{cmd}` exited with {s}"))),
             Ok(None) if start.elapsed() > timeout => {
+                // The whole group: what the shell started must not hold our stderr open.
+                let _ = Command::new("kill")
+                    .args(["-KILL", "--", &format!("-{}", child.id())])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!(
+                return Err(Failure::Hung(format!(
                     "`{cmd}` did not finish within {} and was stopped",
                     humantime::format_duration(timeout)
-                ));
+                )));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(format!("`{cmd}` could not be waited for: {e}")),
+            Err(e) => {
+                return Err(Failure::Failed(format!(
+                    "`{cmd}` could not be waited for: {e}"
+                )));
+            }
         }
     }
 }

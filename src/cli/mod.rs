@@ -17,6 +17,7 @@ mod node;
 mod plan;
 mod progress;
 mod push;
+mod reconcile;
 mod status;
 mod table;
 mod ui;
@@ -65,6 +66,7 @@ enum Command {
     Push(push::Args),
     Collect(collect::Args),
     Status(status::Args),
+    Reconcile(reconcile::Args),
     Events(events::Args),
     Node(node::Args),
     Completions(completions::Args),
@@ -116,6 +118,7 @@ fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
         Command::Push(a) => push::run(&Ctx::load(cli)?, ui, a),
         Command::Collect(a) => collect::run(&Ctx::load(cli)?, ui, a),
         Command::Status(a) => status::run(&Ctx::load(cli)?, ui, a),
+        Command::Reconcile(a) => reconcile::run(&Ctx::load(cli)?, ui, a),
         Command::Events(a) => events::run(&Ctx::load(cli)?, ui, a),
         Command::Node(a) => node::run(cli, ui, a),
         Command::Completions(a) => completions::run(a),

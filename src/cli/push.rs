@@ -57,6 +57,12 @@ fn line(p: &NodePush) -> String {
             s
         }
         Outcome::Unchanged => format!("{}: unchanged", p.node),
+        Outcome::Reapplied { sequence } => {
+            format!(
+                "{}: held sequence {sequence} without a report; asked to apply",
+                p.node
+            )
+        }
         Outcome::NotWorkedOut { reason } => format!("{}: not worked out: {reason}", p.node),
         Outcome::Unreachable { reason } => format!("{}: unreachable: {reason}", p.node),
         Outcome::Refused { reason } => format!("{}: refused: {reason}", p.node),
@@ -69,8 +75,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let opts = PushOptions {
         nodes: a.nodes.clone(),
         all: a.all,
+        reapply_unanswered: false,
     };
-    let results = crate::transport::push::push(&ctx.paths(), &ctx.mesh, &opts, &Lines(ui))?;
+    let (results, events) =
+        crate::transport::push::push(&ctx.paths(), &ctx.mesh, &opts, &Lines(ui))?;
+    super::hooks::run_hooks(ctx, ui, &events);
     if ui.json {
         ui.json_data(&results);
     }

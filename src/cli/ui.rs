@@ -14,6 +14,7 @@ pub enum ColorChoice {
 }
 
 /// How to talk to the person running mesh.
+#[derive(Clone)]
 pub struct Ui {
     /// `-q`.
     pub quiet: bool,

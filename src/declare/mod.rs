@@ -11,8 +11,14 @@ use crate::build::Verdict;
 use crate::store::{BUILDS, BuildRecord, DECLARED, LATEST, Paths, id_key};
 use crate::{Error, Result};
 
-/// Makes `build` (default: the module's newest fit build) the declared one. One write.
-pub fn declare(paths: &Paths, module: &str, build: Option<u64>) -> Result<BuildRecord> {
+/// Makes `build` (default: the module's newest fit build) the declared one. One write; returns
+/// the build and the fact recorded.
+pub fn declare(
+    paths: &Paths,
+    module: &str,
+    build: Option<u64>,
+    events_keep: u64,
+) -> Result<(BuildRecord, Vec<crate::events::Event>)> {
     let store = paths.open()?;
     store
         .write(|w| {
@@ -45,7 +51,12 @@ pub fn declare(paths: &Paths, module: &str, build: Option<u64>) -> Result<BuildR
                 )));
             }
             w.put(DECLARED, module.as_bytes(), &rec)?;
-            Ok(Ok(rec))
+            let fact = crate::events::Fact::Declared {
+                module: module.to_string(),
+                build: rec.id,
+            };
+            let events = crate::events::append(w, &[fact], crate::build::now_ms(), events_keep)?;
+            Ok(Ok((rec, events)))
         })?
 }
 

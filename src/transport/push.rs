@@ -23,6 +23,9 @@ pub struct PushOptions {
     pub nodes: Vec<String>,
     /// Resend even when the node is current.
     pub all: bool,
+    /// Ask a node that holds its declaration but never reported on it to apply again (what
+    /// `reconcile` does, so a run killed between a send and its apply converges next time).
+    pub reapply_unanswered: bool,
 }
 
 /// What happened to one node.
@@ -46,6 +49,11 @@ pub enum Outcome {
     },
     /// It already holds what it would be sent.
     Unchanged,
+    /// It already held it, had not reported applying it, and was asked to apply.
+    Reapplied {
+        /// The sequence it holds.
+        sequence: u64,
+    },
     /// The mesh cannot say what it should run.
     NotWorkedOut {
         /// Why.
@@ -108,7 +116,7 @@ pub fn push(
     mesh: &MeshConfig,
     opts: &PushOptions,
     progress: &dyn PushProgress,
-) -> Result<Vec<NodePush>> {
+) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
     for n in &opts.nodes {
         if !mesh.nodes.contains_key(n) {
             return Err(Error::failed(
@@ -153,13 +161,25 @@ pub fn push(
             } => {
                 let digest = declaration.digest();
                 let same = rec.sent.as_ref().is_some_and(|s| s.digest == digest);
-                if same && !opts.all {
+                // Sent, and never reported on: the node holds it but may not have applied it
+                // (a run killed between the send and the apply). It is asked to apply again.
+                let sent_seq = rec.sent.as_ref().map(|s| s.sequence);
+                let unanswered = opts.reapply_unanswered
+                    && rec.applied.as_ref().map(|a| a.sequence) != sent_seq
+                    && rec.failure.as_ref().map(|f| f.sequence) != sent_seq;
+                if same && !opts.all && !unanswered {
                     results.push(NodePush {
                         node: node.clone(),
                         outcome: Outcome::Unchanged,
                     });
                 } else {
-                    work.push((node.clone(), declaration.clone(), builds.clone(), rec));
+                    work.push(Work {
+                        node: node.clone(),
+                        declaration: declaration.clone(),
+                        builds: builds.clone(),
+                        nudge: same && !opts.all,
+                        rec,
+                    });
                 }
             }
         }
@@ -168,7 +188,7 @@ pub fn push(
         progress.node_done(r);
     }
     if work.is_empty() {
-        return Ok(results);
+        return Ok((results, Vec::new()));
     }
 
     let control = tempfile::Builder::new()
@@ -187,6 +207,7 @@ pub fn push(
     let done = Mutex::new(Vec::new());
     let threads = mesh.ssh.parallel.max(1);
     let mut record_err = None;
+    let mut events = Vec::new();
     std::thread::scope(|s| {
         for _ in 0..threads {
             let tx = tx.clone();
@@ -195,20 +216,12 @@ pub fn push(
             s.spawn(move || {
                 loop {
                     let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
-                    let Some((node, declaration, builds, rec)) = next else {
+                    let Some(work) = next else {
                         break;
                     };
-                    let cfg = &mesh.nodes[&node];
-                    let t = for_node(mesh, cfg, control);
-                    let outcome = send_one(
-                        t.as_ref(),
-                        &node,
-                        declaration,
-                        builds,
-                        &rec,
-                        store_artifacts,
-                        &tx,
-                    );
+                    let t = for_node(mesh, &mesh.nodes[&work.node], control);
+                    let node = work.node.clone();
+                    let outcome = send_one(t.as_ref(), work, store_artifacts, &tx);
                     let p = NodePush { node, outcome };
                     progress.node_done(&p);
                     if let Ok(mut d) = done.lock() {
@@ -220,8 +233,11 @@ pub fn push(
         drop(tx);
         // Record each fact as it arrives: a confirmed send is on disk before the run ends.
         for ev in rx {
-            if let Err(e) = record(paths, mesh, ev) {
-                record_err.get_or_insert(e);
+            match record(paths, mesh, ev) {
+                Ok(e) => events.extend(e),
+                Err(e) => {
+                    record_err.get_or_insert(e);
+                }
             }
         }
     });
@@ -230,18 +246,33 @@ pub fn push(
     }
     results.extend(done.into_inner().unwrap_or_default());
     results.sort_by(|a, b| a.node.cmp(&b.node));
-    Ok(results)
+    Ok((results, events))
+}
+
+/// One node to send to.
+struct Work {
+    node: String,
+    declaration: crate::declare::Declaration,
+    builds: Vec<(String, u64)>,
+    rec: NodeRecord,
+    /// It holds this declaration already and never reported on it: only asked to apply.
+    nudge: bool,
 }
 
 fn send_one(
     t: &dyn super::Transport,
-    node: &str,
-    declaration: crate::declare::Declaration,
-    builds: Vec<(String, u64)>,
-    rec: &NodeRecord,
+    work: Work,
     artifacts: &ArtifactStore,
     tx: &mpsc::Sender<Event>,
 ) -> Outcome {
+    let Work {
+        node,
+        declaration,
+        builds,
+        rec,
+        nudge,
+    } = work;
+    let (node, rec) = (node.as_str(), &rec);
     let unreachable = |reason: String| {
         let _ = tx.send(Event::Unreachable {
             node: node.to_string(),
@@ -335,6 +366,12 @@ fn send_one(
                 host: have.version.clone(),
             });
             let apply_failed = t.apply().err().map(|e| e.to_string());
+            if nudge {
+                return match apply_failed {
+                    None => Outcome::Reapplied { sequence: s },
+                    Some(reason) => Outcome::Failed { reason },
+                };
+            }
             Outcome::Sent {
                 sequence: s,
                 digest,
@@ -356,61 +393,62 @@ fn send_one(
 }
 
 /// Records one thing learned about a node, and the facts it changed, in one write.
-fn record(paths: &Paths, mesh: &MeshConfig, ev: Event) -> Result<()> {
+fn record(paths: &Paths, mesh: &MeshConfig, ev: Event) -> Result<Vec<crate::events::Event>> {
     let store = paths.open()?;
     let node = match &ev {
         Event::Confirmed { node, .. }
         | Event::Unreachable { node, .. }
         | Event::Seen { node, .. } => node.clone(),
     };
-    store.write(|w| {
-        let mut rec = w
-            .get::<NodeRecord>(NODES, node.as_bytes())?
-            .unwrap_or_default();
-        let now = now_ms();
-        let mut facts = Vec::new();
-        if !matches!(ev, Event::Unreachable { .. }) && rec.unreachable_since.is_some() {
-            facts.push(Fact::Reachable { node: node.clone() });
-        }
-        match ev {
-            Event::Confirmed {
-                sent, builds, host, ..
-            } => {
-                if rec.sent.as_ref().map(|s| &s.digest) != Some(&sent.digest) {
-                    facts.push(Fact::Sent {
-                        node: node.clone(),
-                        sequence: sent.sequence,
-                        digest: sent.digest.clone(),
-                    });
-                }
-                rec.sent = Some(sent);
-                rec.sent_builds = builds;
-                rec.host_version = Some(host);
-                rec.last_seen = Some(now);
-                rec.unreachable_since = None;
-                rec.unreachable_reason = None;
+    store
+        .write(|w| {
+            let mut rec = w
+                .get::<NodeRecord>(NODES, node.as_bytes())?
+                .unwrap_or_default();
+            let now = now_ms();
+            let mut facts = Vec::new();
+            if !matches!(ev, Event::Unreachable { .. }) && rec.unreachable_since.is_some() {
+                facts.push(Fact::Reachable { node: node.clone() });
             }
-            Event::Seen { host, .. } => {
-                rec.last_seen = Some(now);
-                rec.unreachable_since = None;
-                rec.unreachable_reason = None;
-                if host.is_some() {
-                    rec.host_version = host;
+            match ev {
+                Event::Confirmed {
+                    sent, builds, host, ..
+                } => {
+                    if rec.sent.as_ref().map(|s| &s.digest) != Some(&sent.digest) {
+                        facts.push(Fact::Sent {
+                            node: node.clone(),
+                            sequence: sent.sequence,
+                            digest: sent.digest.clone(),
+                        });
+                    }
+                    rec.sent = Some(sent);
+                    rec.sent_builds = builds;
+                    rec.host_version = Some(host);
+                    rec.last_seen = Some(now);
+                    rec.unreachable_since = None;
+                    rec.unreachable_reason = None;
+                }
+                Event::Seen { host, .. } => {
+                    rec.last_seen = Some(now);
+                    rec.unreachable_since = None;
+                    rec.unreachable_reason = None;
+                    if host.is_some() {
+                        rec.host_version = host;
+                    }
+                }
+                Event::Unreachable { reason, .. } => {
+                    if rec.unreachable_since.is_none() {
+                        rec.unreachable_since = Some(now);
+                        facts.push(Fact::Unreachable {
+                            node: node.clone(),
+                            reason: reason.clone(),
+                        });
+                    }
+                    rec.unreachable_reason = Some(reason);
                 }
             }
-            Event::Unreachable { reason, .. } => {
-                if rec.unreachable_since.is_none() {
-                    rec.unreachable_since = Some(now);
-                    facts.push(Fact::Unreachable {
-                        node: node.clone(),
-                        reason: reason.clone(),
-                    });
-                }
-                rec.unreachable_reason = Some(reason);
-            }
-        }
-        w.put(NODES, node.as_bytes(), &rec)?;
-        events::append(w, &facts, now, mesh.settings.events_keep)
-    })?;
-    Ok(())
+            w.put(NODES, node.as_bytes(), &rec)?;
+            events::append(w, &facts, now, mesh.settings.events_keep)
+        })
+        .map_err(Into::into)
 }

@@ -7,5 +7,6 @@ mod example;
 mod generated;
 mod graph;
 mod push;
+mod reconcile;
 pub mod sshd;
 mod status;

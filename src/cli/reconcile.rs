@@ -1,0 +1,73 @@
+//! `mesh reconcile`: one cron-safe pass.
+
+use super::{Ctx, Ui, progress::BuildProgress};
+use crate::Result;
+use crate::transport::push::{NodePush, Outcome, PushProgress};
+
+/// One pass: read sources, build what is behind, declare (auto), push what is behind, collect.
+///
+/// For cron: idempotent (a second run in a row builds, sends and states nothing), quiet unless
+/// something needs a person. Exit 0 when everything converged or is progressing; 3 when a node
+/// is stuck or refused or a build is broken or unfit; 75 when another mesh holds the mesh.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// How many builds run at once (default: the number of CPUs).
+    #[arg(short, long, value_name = "N")]
+    jobs: Option<usize>,
+}
+
+struct Lines<'a>(&'a Ui);
+
+impl PushProgress for Lines<'_> {
+    fn node_done(&self, p: &NodePush) {
+        let line = match &p.outcome {
+            Outcome::Sent { sequence, .. } => format!("{}: sent sequence {sequence}", p.node),
+            Outcome::Unreachable { reason } => format!("{}: unreachable: {reason}", p.node),
+            Outcome::Refused { reason } => format!("{}: refused: {reason}", p.node),
+            Outcome::Failed { reason } => format!("{}: failed: {reason}", p.node),
+            _ => return,
+        };
+        if self.0.interactive {
+            self.0.status(line);
+        } else {
+            self.0.detail(line);
+        }
+    }
+}
+
+pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
+    let _lock = ctx.lock("reconcile")?;
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    // Under cron (not a terminal) progress stays quiet; only what needs a person is said.
+    let quiet_ui = Ui {
+        quiet: ui.quiet || !ui.interactive,
+        ..ui.clone()
+    };
+    let progress = BuildProgress::new(&quiet_ui);
+    let s = crate::reconcile::reconcile(&ctx.paths(), &ctx.mesh, jobs, &progress, &Lines(ui))?;
+    progress.clear();
+    super::hooks::run_hooks(ctx, ui, &s.events);
+    if ui.json {
+        ui.json_data(&s);
+    }
+    let line = format!(
+        "built {}, declared {}, sent {}, applied {}, outstanding {}, stuck {}",
+        s.built, s.declared, s.sent, s.applied, s.outstanding, s.stuck
+    );
+    if s.needs_a_person.is_empty() {
+        if ui.interactive {
+            ui.status(line);
+        } else {
+            ui.detail(line);
+        }
+        return Ok(0);
+    }
+    ui.status(line);
+    for n in &s.needs_a_person {
+        ui.warn(n);
+    }
+    Ok(3)
+}

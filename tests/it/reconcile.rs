@@ -1,0 +1,333 @@
+//! `mesh reconcile`: one idempotent pass, facts only on change, hooks, the lock, and what
+//! survives a SIGKILL.
+
+use crate::common::{TestMesh, example};
+use serde_json::Value;
+use std::time::Duration;
+
+const MESH: &str = r#"
+[mesh]
+name = "test"
+
+[[repo]]
+name = "platform"
+path = "platform"
+ref  = "refs/heads/main"
+
+[node.edge-1]
+transport = "local"
+root = "nodes/edge-1"
+tags = ["edge"]
+
+[node.lab]
+transport = "local"
+root = "nodes/lab"
+
+[assign]
+route-proxy = ["@edge"]
+resolver    = ["@edge"]
+dashboard   = ["lab"]
+reporter    = ["lab"]
+"#;
+
+fn mesh(extra: &str) -> TestMesh {
+    let t = example();
+    t.write("mesh.toml", &format!("{MESH}{extra}"));
+    t
+}
+
+fn events(t: &TestMesh) -> Vec<Value> {
+    t.ok(&["events", "--json"])
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+fn states(t: &TestMesh) -> Vec<String> {
+    t.json(&["status"])["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .map(|n| n["state"].as_str().expect("state").to_string())
+        .collect()
+}
+
+#[test]
+fn one_pass_converges_and_a_second_does_nothing() {
+    let t = mesh("");
+    let out = t.mesh(&["reconcile", "--json"]).output().expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(s["built"], 10);
+    assert_eq!(s["sent"], 2);
+    assert_eq!(s["applied"], 4);
+    assert_eq!(states(&t), vec!["current", "current"]);
+    let before = events(&t);
+    let kinds: Vec<&str> = before
+        .iter()
+        .map(|e| e["kind"].as_str().expect("kind"))
+        .collect();
+    for k in ["built", "declared", "sent", "applied"] {
+        assert!(kinds.contains(&k), "no {k} fact in {kinds:?}");
+    }
+    let applied = before
+        .iter()
+        .find(|e| e["kind"] == "applied")
+        .expect("applied");
+    for field in ["seq", "at", "kind", "subject", "node", "module", "build"] {
+        assert!(applied.get(field).is_some(), "{field} missing: {applied}");
+    }
+
+    let out = t.mesh(&["reconcile", "--json"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let s: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        (s["built"].clone(), s["sent"].clone(), s["applied"].clone()),
+        (0.into(), 0.into(), 0.into())
+    );
+    assert_eq!(events(&t), before, "a second pass stated facts");
+    // Quiet under cron: nothing on stderr when nothing needs a person.
+    let out = t.mesh(&["reconcile"]).output().expect("run");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A change: exactly the facts of its delivery, once.
+    let p = t.path("platform/go/services/resolver/mesh-module.toml");
+    let text = std::fs::read_to_string(&p).expect("read");
+    std::fs::write(&p, text.replace("echo resolver ok", "echo resolver v2")).expect("write");
+    t.commit("platform", "resolver v2");
+    t.ok(&["reconcile"]);
+    let new: Vec<(String, String)> = events(&t)[before.len()..]
+        .iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().expect("k").to_string(),
+                e["subject"].as_str().expect("s").to_string(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("source-moved", "resolver"),
+        ("built", "resolver"),
+        ("declared", "resolver"),
+        ("sent", "edge-1"),
+        ("applied", "edge-1"),
+    ]
+    .iter()
+    .map(|(k, s)| (k.to_string(), s.to_string()))
+    .collect();
+    assert_eq!(new, want);
+}
+
+#[test]
+fn a_broken_build_exits_3_and_names_it() {
+    let t = mesh("");
+    let p = t.path("platform/go/lib/geo/mesh-module.toml");
+    let text = std::fs::read_to_string(&p).expect("read");
+    std::fs::write(&p, text.replace("build = '", "build = 'exit 4; ")).expect("write");
+    t.commit("platform", "break geo");
+    let err = t.fails(&["reconcile"], 3);
+    assert!(err.contains("geo is broken"), "{err}");
+    // lab does not depend on geo: it still converges.
+    let v = t.json(&["status"]);
+    let lab = v["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .find(|n| n["name"] == "lab")
+        .expect("lab")
+        .clone();
+    assert_eq!(lab["state"], "current");
+    // Still broken next time: still exit 3, and no new facts.
+    let n = events(&t).len();
+    t.fails(&["reconcile"], 3);
+    assert_eq!(events(&t).len(), n);
+}
+
+#[test]
+fn hooks_receive_each_fact_and_a_failing_or_hanging_hook_is_not_fatal() {
+    let t = mesh("\n[hooks]\non_event = \"cat >> hook.log\"\n");
+    t.ok(&["reconcile"]);
+    let log = std::fs::read_to_string(t.path("hook.log")).expect("hook ran");
+    let got: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(got, events(&t));
+
+    let t = mesh("\n[hooks]\non_event = \"exit 7\"\n");
+    let out = t.mesh(&["reconcile"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the on_event hook failed"));
+    assert_eq!(states(&t), vec!["current", "current"]);
+
+    let t = mesh("\n[hooks]\non_event = \"no-such-command-here\"\ntimeout = \"1s\"\n");
+    assert_eq!(
+        t.mesh(&["reconcile"]).output().expect("run").status.code(),
+        Some(0)
+    );
+
+    let t = mesh("\n[hooks]\non_event = \"sleep 30\"\ntimeout = \"200ms\"\n");
+    let start = std::time::Instant::now();
+    let out = t.mesh(&["reconcile"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did not finish within 200ms"));
+    assert!(
+        start.elapsed() < Duration::from_secs(25),
+        "the hook was not bounded"
+    );
+}
+
+#[test]
+fn an_unreachable_node_is_one_fact_however_many_passes() {
+    let t = example();
+    t.write(
+        "mesh.toml",
+        &format!(
+            "{MESH}\n[node.far]\naddress = \"nobody@127.0.0.1\"\nroot = \"/tmp/none\"\noptions = [\"-p\", \"1\"]\ntags = [\"edge\"]\n"
+        ),
+    );
+    for _ in 0..3 {
+        let out = t.mesh(&["reconcile"]).output().expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "unreachable is not a failure: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let unreachable = events(&t)
+        .into_iter()
+        .filter(|e| e["kind"] == "unreachable")
+        .count();
+    assert_eq!(unreachable, 1);
+    let v = t.json(&["status"]);
+    let far = v["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .find(|n| n["name"] == "far")
+        .expect("far")
+        .clone();
+    assert_eq!(far["state"], "never told");
+    assert!(far["unreachable_since"].is_string(), "{far}");
+}
+
+#[test]
+fn a_second_mesh_exits_75_naming_the_holder_and_readers_do_not_wait() {
+    let t = mesh("");
+    let p = t.path("platform/go/lib/geo/mesh-module.toml");
+    let text = std::fs::read_to_string(&p).expect("read");
+    std::fs::write(&p, text.replace("build = '", "build = 'sleep 3; ")).expect("write");
+    t.commit("platform", "slow");
+    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
+        .arg("-C")
+        .arg(t.dir())
+        .args(["reconcile", "-q"])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(1500));
+    let err = t.fails(&["reconcile"], 75);
+    assert!(
+        err.contains("mesh reconcile") && err.contains("pid"),
+        "{err}"
+    );
+    t.fails(&["push"], 75);
+    t.ok(&["status"]);
+    t.ok(&["plan"]);
+    t.ok(&["events"]);
+    assert!(first.wait().expect("wait").success());
+    assert_eq!(states(&t), vec!["current", "current"]);
+}
+
+#[test]
+fn an_invalid_mesh_toml_between_passes_changes_nothing() {
+    let t = mesh("");
+    t.ok(&["reconcile"]);
+    let before = events(&t);
+    t.write(
+        "mesh.toml",
+        &format!("{MESH}\nroute-proxy = [\"nowhere\"]\n"),
+    );
+    let err = t.fails(&["reconcile"], 1);
+    assert!(err.contains("mesh.toml:"), "{err}");
+    t.write(
+        "mesh.toml",
+        &MESH.replace("dashboard   = [\"lab\"]", "dashbord = [\"lab\"]"),
+    );
+    let err = t.fails(&["reconcile"], 1);
+    assert!(err.contains("no module is named `dashbord`"), "{err}");
+    t.write("mesh.toml", MESH);
+    assert_eq!(events(&t), before);
+}
+
+/// Kills `mesh reconcile` with SIGKILL after `delay`, then checks what the store says.
+fn kill_and_check(delay: Duration) {
+    let t = mesh("");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
+        .arg("-C")
+        .arg(t.dir())
+        .args(["reconcile", "-q"])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(delay);
+    let _ = child.kill();
+    let _ = child.wait();
+    // The store opens; every recorded build's artifact exists; every recorded send is held.
+    for b in t
+        .json(&["builds", "-n", "1000"])
+        .as_array()
+        .expect("builds")
+    {
+        if let Some(a) = b["artifact"].as_str() {
+            assert!(
+                t.path(&format!(".mesh/artifacts/{a}")).exists(),
+                "build {} has no artifact",
+                b["id"]
+            );
+        }
+    }
+    let v = t.json(&["status"]);
+    for n in v["nodes"].as_array().expect("nodes") {
+        if let Some(sent) = n["sent"]["sequence"].as_u64() {
+            let name = n["name"].as_str().expect("name");
+            let held: Value = serde_json::from_slice(
+                &std::fs::read(t.path(&format!("nodes/{name}/declaration.json")))
+                    .expect("a recorded send is held"),
+            )
+            .expect("json");
+            assert!(
+                held["sequence"].as_u64().expect("seq") >= sent,
+                "{name}: sent {sent}, holds {held}"
+            );
+        }
+    }
+    // The next pass finishes the work.
+    let out = t.mesh(&["reconcile"]).output().expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "after a kill at {delay:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        states(&t),
+        vec!["current", "current"],
+        "after a kill at {delay:?}"
+    );
+}
+
+#[test]
+fn a_sigkill_at_any_point_leaves_a_store_the_next_pass_converges() {
+    for ms in [5, 40, 80, 120, 160, 220, 300, 400, 600] {
+        kill_and_check(Duration::from_millis(ms));
+    }
+}
