@@ -115,11 +115,17 @@ _mesh() {
             mesh__subcmd__help__subcmd__node,install)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__install"
                 ;;
+            mesh__subcmd__help__subcmd__node,list)
+                cmd="mesh__subcmd__help__subcmd__node__subcmd__list"
+                ;;
             mesh__subcmd__help__subcmd__node,receive)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__receive"
                 ;;
             mesh__subcmd__help__subcmd__node,report)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__report"
+                ;;
+            mesh__subcmd__help__subcmd__node,show)
+                cmd="mesh__subcmd__help__subcmd__node__subcmd__show"
                 ;;
             mesh__subcmd__node,apply)
                 cmd="mesh__subcmd__node__subcmd__apply"
@@ -133,11 +139,17 @@ _mesh() {
             mesh__subcmd__node,install)
                 cmd="mesh__subcmd__node__subcmd__install"
                 ;;
+            mesh__subcmd__node,list)
+                cmd="mesh__subcmd__node__subcmd__list"
+                ;;
             mesh__subcmd__node,receive)
                 cmd="mesh__subcmd__node__subcmd__receive"
                 ;;
             mesh__subcmd__node,report)
                 cmd="mesh__subcmd__node__subcmd__report"
+                ;;
+            mesh__subcmd__node,show)
+                cmd="mesh__subcmd__node__subcmd__show"
                 ;;
             mesh__subcmd__node__subcmd__help,apply)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__apply"
@@ -151,11 +163,17 @@ _mesh() {
             mesh__subcmd__node__subcmd__help,install)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__install"
                 ;;
+            mesh__subcmd__node__subcmd__help,list)
+                cmd="mesh__subcmd__node__subcmd__help__subcmd__list"
+                ;;
             mesh__subcmd__node__subcmd__help,receive)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__receive"
                 ;;
             mesh__subcmd__node__subcmd__help,report)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__report"
+                ;;
+            mesh__subcmd__node__subcmd__help,show)
+                cmd="mesh__subcmd__node__subcmd__help__subcmd__show"
                 ;;
             *)
                 ;;
@@ -562,7 +580,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node)
-            opts="have install receive apply report"
+            opts="have install list show receive apply report"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -617,6 +635,20 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__help__subcmd__node__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__help__subcmd__node__subcmd__receive)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -632,6 +664,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node__subcmd__report)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__node__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -758,7 +804,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help have install receive apply report help"
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help have install list show receive apply report help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -844,7 +890,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__help)
-            opts="have install receive apply report help"
+            opts="have install list show receive apply report help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -913,6 +959,20 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__node__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__node__subcmd__help__subcmd__receive)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -941,7 +1001,47 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__node__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__node__subcmd__install)
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__node__subcmd__list)
             opts="-C -q -v -h --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1012,6 +1112,32 @@ _mesh() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__node__subcmd__show)
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -167,21 +167,23 @@ complete -c mesh -n "__fish_mesh_using_subcommand events" -l json -d 'Machine-re
 complete -c mesh -n "__fish_mesh_using_subcommand events" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand events" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand events" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install receive apply report help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "list" -d 'List the nodes: transport, where, tags and state'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -201,6 +203,24 @@ complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcomma
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -234,6 +254,8 @@ complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcomma
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the nodes: transport, where, tags and state'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
@@ -274,6 +296,8 @@ complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subc
 complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events node completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "list" -d 'List the nodes: transport, where, tags and state'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'

@@ -19,7 +19,7 @@ mod progress;
 mod push;
 mod reconcile;
 mod status;
-mod table;
+pub(crate) mod table;
 mod ui;
 
 pub use context::Ctx;

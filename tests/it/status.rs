@@ -215,6 +215,15 @@ fn the_streak_counts_failures_not_words_and_a_clean_apply_clears_it() {
     // Collecting again counts nothing twice.
     t.ok(&["collect", "-q"]);
     assert_eq!(node(&t.json(&["status"]), "n-stuck")["failure"]["count"], 3);
+    let show = t.ok(&["node", "show", "n-stuck"]);
+    assert!(
+        show.contains("failure   3 reports in a row: module:resolver"),
+        "{show}"
+    );
+    assert!(show.contains("resolver failed at"), "{show}");
+    assert!(show.contains("host      0.1.0"), "{show}");
+    let list = t.ok(&["node", "list"]);
+    assert!(list.contains("n-stuck") && list.contains("stuck"), "{list}");
     let events = t.ok(&["events", "--kind", "stuck", "--json"]);
     assert_eq!(events.lines().count(), 1, "{events}");
     // Fixed: a clean apply clears it.

@@ -4,8 +4,10 @@
 mod apply;
 mod have;
 mod install;
+mod list;
 mod receive;
 mod report;
+mod show;
 
 use super::{Cli, Ctx, Ui};
 use crate::Result;
@@ -21,6 +23,8 @@ pub struct Args {
 enum Command {
     Have(have::Args),
     Install(install::Args),
+    List(list::Args),
+    Show(show::Args),
     Receive(receive::Args),
     Apply(apply::Args),
     Report(report::Args),
@@ -29,6 +33,8 @@ enum Command {
 pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
     match &a.command {
         Command::Install(a) => install::run(&Ctx::load(cli)?, ui, a),
+        Command::List(a) => list::run(&Ctx::load(cli)?, ui, a),
+        Command::Show(a) => show::run(&Ctx::load(cli)?, ui, a),
         Command::Have(a) => have::run(ui, a),
         Command::Receive(a) => receive::run(ui, a),
         Command::Apply(a) => apply::run(ui, a),

@@ -1,0 +1,53 @@
+//! `mesh node list`.
+
+use crate::Result;
+use crate::cli::{Ctx, table};
+
+/// List the nodes: transport, where, tags and state.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(ctx: &Ctx, ui: &super::Ui, _a: &Args) -> Result<i32> {
+    let status = crate::status::nodes::status(&ctx.paths(), &ctx.mesh)?;
+    if ui.json {
+        let rows: Vec<serde_json::Value> = ctx
+            .mesh
+            .nodes
+            .values()
+            .map(|n| {
+                let state = status
+                    .nodes
+                    .iter()
+                    .find(|s| s.name == n.name)
+                    .map(|s| s.state);
+                serde_json::json!({
+                    "name": n.name, "transport": n.transport, "address": n.address,
+                    "root": n.root, "tags": n.tags, "state": state,
+                })
+            })
+            .collect();
+        ui.json_data(&rows);
+        return Ok(0);
+    }
+    let mut t = table::new(&["node", "transport", "where", "tags", "state"]);
+    for n in ctx.mesh.nodes.values() {
+        let state = status
+            .nodes
+            .iter()
+            .find(|s| s.name == n.name)
+            .map_or("", |s| s.state);
+        let at = match &n.address {
+            Some(a) => format!("{a}:{}", n.root),
+            None => n.root.clone(),
+        };
+        t.add_row(vec![
+            n.name.clone(),
+            format!("{:?}", n.transport).to_lowercase(),
+            at,
+            n.tags.join(" "),
+            state.to_string(),
+        ]);
+    }
+    ui.data(table::render(&t));
+    Ok(0)
+}
