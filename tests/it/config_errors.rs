@@ -138,3 +138,16 @@ fn no_mesh_toml() {
     assert!(err.contains("there is no mesh.toml"), "{err}");
     assert!(err.contains("mesh init"), "{err}");
 }
+
+#[test]
+fn an_ssh_node_without_an_address() {
+    let t = mesh_with("");
+    t.write(
+        "mesh.toml",
+        &EXAMPLE_MESH.replace(
+            "transport = \"local\"\nroot = \"nodes/g14\"",
+            "root = \"/srv/mesh\"",
+        ),
+    );
+    diagnostic(&t, "mesh.toml:10:7", "node `g14` has no address");
+}

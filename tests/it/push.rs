@@ -328,3 +328,131 @@ fn ssh_nodes_and_an_unreachable_one() {
     assert_eq!(outcome(&r, "ace")["outcome"], "unchanged");
     assert_eq!(plan_node(&t, "bee")["state"], "current");
 }
+
+/// One ssh node with the given client options, and the module route-proxy + resolver on it.
+fn one_ssh_node(t: &TestMesh, n: &SshNode, options: &[String]) {
+    let opts = options
+        .iter()
+        .map(|o| format!("{o:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    t.write(
+        "mesh.toml",
+        &format!(
+            "[mesh]\nname = \"test\"\n\n[[repo]]\nname = \"platform\"\npath = \"platform\"\nref = \"refs/heads/main\"\n\n\
+             [node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = [{opts}]\n\n[assign]\nroute-proxy = [\"ace\"]\nresolver = [\"ace\"]\n",
+            n.address(),
+            n.root.display()
+        ),
+    );
+}
+
+#[test]
+fn a_changed_host_key_is_refused_and_nothing_is_recorded() {
+    let t = example();
+    let mut n = SshNode::start(t.dir(), "ace");
+    preinstall(&n);
+    let known = t.path("known_hosts");
+    std::fs::write(&known, n.known_hosts_line()).expect("known_hosts");
+    one_ssh_node(&t, &n, &n.strict_client_options(&known));
+    t.ok(&["build", "--behind", "-q"]);
+    let (r, code) = push(&t, &[]);
+    assert_eq!(
+        (code, outcome(&r, "ace")["outcome"].as_str()),
+        (0, Some("sent")),
+        "{r:?}"
+    );
+
+    let p = t.path("platform/go/services/resolver/mesh-module.toml");
+    let text = std::fs::read_to_string(&p).expect("read");
+    std::fs::write(&p, text.replace("echo resolver ok", "echo resolver v2")).expect("write");
+    t.commit("platform", "v2");
+    t.ok(&["build", "--behind", "-q"]);
+    n.rotate_host_key();
+    n.restart();
+    let known_before = std::fs::read_to_string(&known).expect("known_hosts");
+    let (r, code) = push(&t, &[]);
+    assert_eq!(code, 3);
+    let ace = outcome(&r, "ace");
+    assert_eq!(ace["outcome"], "failed", "{ace}");
+    assert!(
+        ace["reason"]
+            .as_str()
+            .expect("reason")
+            .contains("host key changed"),
+        "{ace}"
+    );
+    assert_eq!(plan_node(&t, "ace")["state"], "out of date");
+    // known_hosts is untouched: the check is never bypassed.
+    assert_eq!(
+        std::fs::read_to_string(&known).expect("known_hosts"),
+        known_before
+    );
+}
+
+#[test]
+fn a_node_root_that_cannot_be_written_is_a_clear_failure() {
+    let t = local_mesh();
+    t.write("blocker", "a file where a directory should be");
+    t.write(
+        "mesh.toml",
+        &LOCAL_MESH.replace("root = \"nodes/a\"", "root = \"blocker/a\""),
+    );
+    t.ok(&["build", "--behind", "-q"]);
+    let (r, code) = push(&t, &[]);
+    assert_eq!(code, 3);
+    let a = outcome(&r, "a");
+    assert_eq!(a["outcome"], "failed", "{a}");
+    assert!(
+        a["reason"].as_str().expect("reason").contains("blocker/a"),
+        "{a}"
+    );
+    assert_eq!(outcome(&r, "b")["outcome"], "sent");
+    assert_eq!(plan_node(&t, "a")["state"], "never told");
+}
+
+#[test]
+fn a_push_killed_mid_transfer_leaves_a_whole_declaration_and_the_next_push_converges() {
+    let t = example();
+    let n = SshNode::start(t.dir(), "ace");
+    preinstall(&n);
+    one_ssh_node(&t, &n, &n.client_options());
+    t.ok(&["build", "--behind", "-q"]);
+    push(&t, &[]);
+    let old = std::fs::read(n.root.join("declaration.json")).expect("held");
+    // A big artifact, so that a kill lands while it is on the wire.
+    let p = t.path("platform/go/services/resolver/mesh-module.toml");
+    let text = std::fs::read_to_string(&p).expect("read");
+    std::fs::write(
+        &p,
+        text.replace(
+            "build    = '",
+            "build    = 'head -c 30000000 /dev/urandom > \"$MESH_OUT/blob\"; ",
+        ),
+    )
+    .expect("write");
+    t.commit("platform", "big");
+    t.ok(&["build", "--behind", "-q"]);
+    for ms in [50, 150, 300] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
+            .arg("-C")
+            .arg(t.dir())
+            .args(["push", "-q"])
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let held = std::fs::read(n.root.join("declaration.json")).expect("held");
+        let v: Value = serde_json::from_slice(&held).expect("the declaration in force is whole");
+        if held != old {
+            assert_eq!(v["sequence"], 2, "{v}");
+        }
+    }
+    let (r, code) = push(&t, &["--behind"]);
+    assert_eq!(code, 0, "{r:?}");
+    t.ok(&["collect", "-q"]);
+    let v = t.json(&["status"]);
+    assert_eq!(v["nodes"][0]["state"], "current", "{v}");
+}
