@@ -334,3 +334,29 @@ fn the_store_is_not_held_during_a_build() {
     assert!(child.wait().expect("wait").success());
     assert_eq!(plan_state(&t, "geo").0, "current");
 }
+
+#[test]
+fn logs_are_kept_for_the_newest_builds_only() {
+    let t = example();
+    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("read");
+    t.write(
+        "mesh.toml",
+        &toml.replace("name = \"test\"", "name = \"test\"\nlogs_keep = 2"),
+    );
+    for i in 0..3 {
+        t.write("platform/go/lib/geo/version.txt", &format!("{i}\n"));
+        t.commit("platform", "bump");
+        build(&t, &["geo"]);
+    }
+    let logs = std::fs::read_dir(t.path(".mesh/logs/geo"))
+        .expect("logs")
+        .count();
+    assert_eq!(logs, 2);
+    let newest = t.json(&["builds", "geo"])[0]["id"].as_u64().expect("id");
+    t.ok(&["builds", "--log", &newest.to_string()]);
+    let err = t.fails(&["builds", "--log", &(newest - 2).to_string()], 1);
+    assert!(
+        err.contains("cannot be read") || err.contains("kept no log"),
+        "{err}"
+    );
+}

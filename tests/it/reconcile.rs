@@ -331,3 +331,24 @@ fn a_sigkill_at_any_point_leaves_a_store_the_next_pass_converges() {
         kill_and_check(Duration::from_millis(ms));
     }
 }
+
+#[test]
+fn the_events_log_keeps_the_newest_events_keep() {
+    let t = example();
+    t.write(
+        "mesh.toml",
+        &MESH.replace("name = \"test\"", "name = \"test\"\nevents_keep = 5"),
+    );
+    t.ok(&["reconcile"]);
+    let kept = events(&t);
+    assert_eq!(kept.len(), 5);
+    // The oldest were dropped: what is left are the last five facts, in order.
+    let seqs: Vec<u64> = kept
+        .iter()
+        .map(|e| e["seq"].as_u64().expect("seq"))
+        .collect();
+    assert!(seqs[0] > 5, "{seqs:?}");
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
+    let since = t.ok(&["events", "--since", &seqs[3].to_string(), "--json"]);
+    assert_eq!(since.lines().count(), 1);
+}
