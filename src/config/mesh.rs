@@ -341,7 +341,7 @@ impl MeshConfig {
         let mut nodes = BTreeMap::new();
         for (node_name, node) in &raw.node {
             let n = r.name("node", node_name)?;
-            nodes.insert(n.clone(), Self::node(&r, dir, n, node_name, node)?);
+            nodes.insert(n.clone(), Self::parse_node(&r, dir, n, node_name, node)?);
         }
 
         let tags: BTreeSet<&str> = nodes
@@ -429,7 +429,7 @@ impl MeshConfig {
         })
     }
 
-    fn node(
+    fn parse_node(
         r: &Reporter,
         dir: &Path,
         name: String,
@@ -542,6 +542,19 @@ impl MeshConfig {
             }
         }
         Ok(())
+    }
+
+    /// The node called `name`, or an error naming the nodes there are.
+    pub fn node(&self, name: &str) -> Result<&NodeConfig, crate::Error> {
+        self.nodes.get(name).ok_or_else(|| {
+            crate::Error::failed(
+                format!("there is no node `{name}`"),
+                format!(
+                    "name a node of mesh.toml{}",
+                    known_list("nodes", self.nodes.keys().map(String::as_str))
+                ),
+            )
+        })
     }
 
     /// The nodes a module is assigned to (by name or tag), sorted and without repeats.

@@ -3,15 +3,14 @@
 //! however rarely it runs.
 
 use super::{TransportError, for_node};
+use crate::Result;
 use crate::build::now_ms;
 use crate::config::MeshConfig;
 use crate::events::{self, Event, Fact};
 use crate::status::account;
 use crate::store::{NODES, NodeRecord, Paths};
-use crate::{Error, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::{Mutex, mpsc};
 
 /// What collecting from one node gave.
 #[derive(Debug, Clone, Serialize)]
@@ -33,15 +32,7 @@ pub fn collect(
     names: &[String],
 ) -> Result<(Vec<NodeCollect>, Vec<Event>)> {
     for n in names {
-        if !mesh.nodes.contains_key(n) {
-            return Err(Error::failed(
-                format!("there is no node `{n}`"),
-                format!(
-                    "name a node of mesh.toml{}",
-                    crate::config::known_list("nodes", mesh.nodes.keys().map(String::as_str))
-                ),
-            ));
-        }
+        mesh.node(n)?;
     }
     let since: BTreeMap<String, u64> = {
         let store = paths.open()?;
@@ -57,48 +48,28 @@ pub fn collect(
         .keys()
         .filter(|n| names.is_empty() || names.contains(n))
         .collect();
-    let control = tempfile::Builder::new()
-        .prefix("mesh-ssh-")
-        .tempdir_in("/tmp")
-        .map_err(|e| {
-            Error::io(
-                "cannot make a directory for ssh's control sockets",
-                e,
-                "check /tmp",
-            )
-        })?;
-    let queue = Mutex::new(nodes.into_iter());
-    let (tx, rx) = mpsc::channel::<(String, Result<Vec<u8>, TransportError>)>();
+    let control = super::control_dir()?;
     let mut out = Vec::new();
     let mut events = Vec::new();
     let mut first_err = None;
-    std::thread::scope(|s| {
-        for _ in 0..mesh.ssh.parallel.max(1) {
-            let tx = tx.clone();
-            let (queue, control, since) = (&queue, control.path(), &since);
-            s.spawn(move || {
-                loop {
-                    let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
-                    let Some(node) = next else { break };
-                    let t = for_node(mesh, &mesh.nodes[node], control);
-                    let got = t.reports(since.get(node).copied().unwrap_or(0));
-                    let _ = tx.send((node.clone(), got));
-                }
-            });
-        }
-        drop(tx);
-        for (node, got) in rx {
-            match record(paths, mesh, &node, got) {
-                Ok((c, e)) => {
-                    out.push(c);
-                    events.extend(e);
-                }
-                Err(e) => {
-                    first_err.get_or_insert(e);
-                }
+    super::fan_out(
+        nodes,
+        mesh.ssh.parallel,
+        |node: &String, tx: &std::sync::mpsc::Sender<(String, Result<Vec<u8>, TransportError>)>| {
+            let t = for_node(mesh, &mesh.nodes[node], control.path());
+            let got = t.reports(since.get(node).copied().unwrap_or(0));
+            let _ = tx.send((node.clone(), got));
+        },
+        |(node, got)| match record(paths, mesh, &node, got) {
+            Ok((c, e)) => {
+                out.push(c);
+                events.extend(e);
             }
-        }
-    });
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        },
+    );
     if let Some(e) = first_err {
         return Err(e);
     }

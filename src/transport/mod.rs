@@ -74,3 +74,45 @@ pub fn for_node(mesh: &MeshConfig, node: &NodeConfig, control_dir: &Path) -> Box
         Kind::Ssh => Box::new(ssh_node::SshNode::new(mesh, node, control_dir)),
     }
 }
+
+/// A private directory for this run's ssh ControlMaster sockets (short, under /tmp: a socket
+/// path is limited to 108 bytes).
+pub fn control_dir() -> crate::Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix("mesh-ssh-")
+        .tempdir_in("/tmp")
+        .map_err(|e| {
+            crate::Error::io(
+                "cannot make a directory for ssh's control sockets",
+                e,
+                "check that /tmp exists and is writable",
+            )
+        })
+}
+
+/// Runs `work` for every item on up to `parallel` threads (one node failing never stops the
+/// others). Each message a worker sends reaches `on_message` on the calling thread as it
+/// arrives: that is where the store is written, one handle per process.
+pub fn fan_out<T: Send, M: Send>(
+    items: Vec<T>,
+    parallel: usize,
+    work: impl Fn(T, &std::sync::mpsc::Sender<M>) + Sync,
+    mut on_message: impl FnMut(M),
+) {
+    let queue = std::sync::Mutex::new(items.into_iter());
+    let (tx, rx) = std::sync::mpsc::channel::<M>();
+    std::thread::scope(|s| {
+        for _ in 0..parallel.max(1) {
+            let (tx, queue, work) = (tx.clone(), &queue, &work);
+            s.spawn(move || {
+                while let Some(item) = queue.lock().map(|mut q| q.next()).unwrap_or(None) {
+                    work(item, &tx);
+                }
+            });
+        }
+        drop(tx);
+        for m in rx {
+            on_message(m);
+        }
+    });
+}

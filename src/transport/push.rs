@@ -5,16 +5,16 @@
 
 use super::stream::Stream;
 use super::{Answer, TransportError, for_node};
+use crate::Result;
 use crate::build::artifact::ArtifactStore;
 use crate::build::now_ms;
 use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
 use crate::events::{self, Fact};
 use crate::store::{NODES, NodeRecord, Paths, Sent};
-use crate::{Error, Result};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Mutex, mpsc};
+use std::sync::mpsc;
 
 /// Which nodes.
 #[derive(Debug, Clone, Default)]
@@ -92,6 +92,14 @@ pub trait PushProgress: Sync {
     fn node_done(&self, p: &NodePush);
 }
 
+/// What a worker tells the calling thread.
+enum Msg {
+    /// Something to record.
+    Record(Event),
+    /// A node is done.
+    Done(NodePush),
+}
+
 /// What a worker tells the recorder.
 enum Event {
     Confirmed {
@@ -118,15 +126,7 @@ pub fn push(
     progress: &dyn PushProgress,
 ) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
     for n in &opts.nodes {
-        if !mesh.nodes.contains_key(n) {
-            return Err(Error::failed(
-                format!("there is no node `{n}`"),
-                format!(
-                    "name a node of mesh.toml{}",
-                    crate::config::known_list("nodes", mesh.nodes.keys().map(String::as_str))
-                ),
-            ));
-        }
+        mesh.node(n)?;
     }
     let (composed, records) = {
         let store = paths.open()?;
@@ -191,60 +191,38 @@ pub fn push(
         return Ok((results, Vec::new()));
     }
 
-    let control = tempfile::Builder::new()
-        .prefix("mesh-ssh-")
-        .tempdir_in("/tmp")
-        .map_err(|e| {
-            Error::io(
-                "cannot make a directory for ssh's control sockets",
-                e,
-                "check /tmp",
-            )
-        })?;
+    let control = super::control_dir()?;
     let store_artifacts = ArtifactStore::new(paths.artifacts());
-    let queue = Mutex::new(work.into_iter());
-    let (tx, rx) = mpsc::channel::<Event>();
-    let done = Mutex::new(Vec::new());
-    let threads = mesh.ssh.parallel.max(1);
     let mut record_err = None;
     let mut events = Vec::new();
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let (queue, done, control, store_artifacts) =
-                (&queue, &done, control.path(), &store_artifacts);
-            s.spawn(move || {
-                loop {
-                    let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
-                    let Some(work) = next else {
-                        break;
-                    };
-                    let t = for_node(mesh, &mesh.nodes[&work.node], control);
-                    let node = work.node.clone();
-                    let outcome = send_one(t.as_ref(), work, store_artifacts, &tx);
-                    let p = NodePush { node, outcome };
-                    progress.node_done(&p);
-                    if let Ok(mut d) = done.lock() {
-                        d.push(p);
-                    }
-                }
-            });
-        }
-        drop(tx);
-        // Record each fact as it arrives: a confirmed send is on disk before the run ends.
-        for ev in rx {
-            match record(paths, mesh, ev) {
+    let mut done = Vec::new();
+    super::fan_out(
+        work,
+        mesh.ssh.parallel,
+        |work: Work, tx: &mpsc::Sender<Msg>| {
+            let t = for_node(mesh, &mesh.nodes[&work.node], control.path());
+            let node = work.node.clone();
+            let outcome = send_one(t.as_ref(), work, &store_artifacts, tx);
+            let _ = tx.send(Msg::Done(NodePush { node, outcome }));
+        },
+        // Each fact is recorded as it arrives: a confirmed send is on disk before the run ends.
+        |msg| match msg {
+            Msg::Record(ev) => match record(paths, mesh, ev) {
                 Ok(e) => events.extend(e),
                 Err(e) => {
                     record_err.get_or_insert(e);
                 }
+            },
+            Msg::Done(p) => {
+                progress.node_done(&p);
+                done.push(p);
             }
-        }
-    });
+        },
+    );
     if let Some(e) = record_err {
         return Err(e);
     }
-    results.extend(done.into_inner().unwrap_or_default());
+    results.extend(done);
     results.sort_by(|a, b| a.node.cmp(&b.node));
     Ok((results, events))
 }
@@ -263,7 +241,7 @@ fn send_one(
     t: &dyn super::Transport,
     work: Work,
     artifacts: &ArtifactStore,
-    tx: &mpsc::Sender<Event>,
+    tx: &mpsc::Sender<Msg>,
 ) -> Outcome {
     let Work {
         node,
@@ -274,10 +252,10 @@ fn send_one(
     } = work;
     let (node, rec) = (node.as_str(), &rec);
     let unreachable = |reason: String| {
-        let _ = tx.send(Event::Unreachable {
+        let _ = tx.send(Msg::Record(Event::Unreachable {
             node: node.to_string(),
             reason: reason.clone(),
-        });
+        }));
         Outcome::Unreachable { reason }
     };
     let mut installed = false;
@@ -310,10 +288,10 @@ fn send_one(
             };
         }
     };
-    let _ = tx.send(Event::Seen {
+    let _ = tx.send(Msg::Record(Event::Seen {
         node: node.to_string(),
         host: Some(have.version.clone()),
-    });
+    }));
     let digest = declaration.digest();
     // The sequence rises only when a different digest is sent; never below what the node holds.
     let sequence = match &rec.sent {
@@ -355,7 +333,7 @@ fn send_one(
             received,
             sequence: s,
         }) if received == digest => {
-            let _ = tx.send(Event::Confirmed {
+            let _ = tx.send(Msg::Record(Event::Confirmed {
                 node: node.to_string(),
                 sent: Sent {
                     digest: digest.clone(),
@@ -364,7 +342,7 @@ fn send_one(
                 },
                 builds,
                 host: have.version.clone(),
-            });
+            }));
             let apply_failed = t.apply().err().map(|e| e.to_string());
             if nudge {
                 return match apply_failed {

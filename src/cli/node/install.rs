@@ -11,25 +11,8 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
-    let node = ctx.mesh.nodes.get(&a.node).ok_or_else(|| {
-        Error::failed(
-            format!("there is no node `{}`", a.node),
-            format!(
-                "name a node of mesh.toml{}",
-                crate::config::known_list("nodes", ctx.mesh.nodes.keys().map(String::as_str))
-            ),
-        )
-    })?;
-    let control = tempfile::Builder::new()
-        .prefix("mesh-ssh-")
-        .tempdir_in("/tmp")
-        .map_err(|e| {
-            Error::io(
-                "cannot make a directory for ssh's control sockets",
-                e,
-                "check /tmp",
-            )
-        })?;
+    let node = ctx.mesh.node(&a.node)?;
+    let control = crate::transport::control_dir()?;
     let t = crate::transport::for_node(&ctx.mesh, node, control.path());
     t.install().map_err(|e| {
         Error::failed(

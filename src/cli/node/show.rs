@@ -1,9 +1,9 @@
 //! `mesh node show NODE`.
 
+use crate::Result;
 use crate::cli::Ctx;
 use crate::declare::{Composed, compose};
 use crate::store::{NODES, NodeRecord};
-use crate::{Error, Result};
 use std::fmt::Write;
 
 /// Everything known about one node: its declaration (modules and builds), what it was last
@@ -15,15 +15,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
-    let cfg = ctx.mesh.nodes.get(&a.node).ok_or_else(|| {
-        Error::failed(
-            format!("there is no node `{}`", a.node),
-            format!(
-                "name a node of mesh.toml{}",
-                crate::config::known_list("nodes", ctx.mesh.nodes.keys().map(String::as_str))
-            ),
-        )
-    })?;
+    let cfg = ctx.mesh.node(&a.node)?;
     let paths = ctx.paths();
     let (composed, rec) = {
         let store = paths.open()?;
