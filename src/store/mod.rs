@@ -63,6 +63,18 @@ pub enum StoreError {
         /// The format found in the file.
         found: u32,
     },
+    /// Something that is not a directory is where the mesh keeps its state (`.mesh`).
+    #[error("{path} is not a directory, so the mesh's state cannot be kept in it")]
+    #[diagnostic(
+        code(mesh::store::not_a_directory),
+        help(
+            "mesh makes this directory itself and keeps its store, artifacts and logs there: move the file that is in its place aside"
+        )
+    )]
+    NotADirectory {
+        /// The path that should be a directory.
+        path: PathBuf,
+    },
     /// redb failed.
     #[error("the store {path} could not be used: {message}")]
     #[diagnostic(
@@ -136,10 +148,38 @@ impl Paths {
     }
 }
 
+/// Creates `dir` (and its parents) unless it exists; a file in its place (or in a parent's) is
+/// [`StoreError::NotADirectory`] rather than the OS's "File exists".
+pub fn make_dir(dir: &Path) -> Result<(), StoreError> {
+    match std::fs::create_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            if let Some(blocker) = dir.ancestors().find(|a| a.exists() && !a.is_dir()) {
+                return Err(StoreError::NotADirectory {
+                    path: blocker.to_path_buf(),
+                });
+            }
+            Err(StoreError::Db {
+                path: dir.to_path_buf(),
+                message: e.to_string(),
+            })
+        }
+    }
+}
+
 /// An open store. Drop it before slow work.
 pub struct Store {
     db: redb::Database,
     path: PathBuf,
+}
+
+/// How every store is opened: a modest cache, and several processes may have it open at once
+/// (one write transaction at a time), so readers are not locked out by a writer.
+fn builder() -> redb::Builder {
+    let mut b = redb::Builder::new();
+    b.set_cache_size(64 << 20)
+        .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    b
 }
 
 /// How long an open retries while another process holds the file.
@@ -156,14 +196,20 @@ impl Store {
         if let Some(dir) = path.parent()
             && !dir.as_os_str().is_empty()
         {
-            std::fs::create_dir_all(dir).map_err(|e| db_err(&e))?;
+            make_dir(dir).map_err(|e| match e {
+                StoreError::Db { message, .. } => db_err(&message),
+                e => e,
+            })?;
+        }
+        if !path.exists() {
+            Self::create_whole(path).map_err(|e| match e {
+                StoreError::Db { message, .. } => db_err(&message),
+                e => e,
+            })?;
         }
         let start = Instant::now();
         let db = loop {
-            let res = redb::Builder::new()
-                .set_cache_size(64 << 20)
-                .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
-                .create(path);
+            let res = builder().create(path);
             match res {
                 Ok(db) => break db,
                 Err(redb::DatabaseError::DatabaseAlreadyOpen)
@@ -185,6 +231,46 @@ impl Store {
         };
         store.prepare()?;
         Ok(store)
+    }
+
+    /// Makes a new store beside `path` and links it into place whole, so a process killed
+    /// while creating it never leaves a file that is not a store.
+    fn create_whole(path: &Path) -> Result<(), StoreError> {
+        let name = path
+            .file_name()
+            .map_or_else(|| "state.redb".into(), |n| n.to_string_lossy().into_owned());
+        let tmp = path.with_file_name(format!(".{name}.new-{}", std::process::id()));
+        let err = |e: &dyn std::fmt::Display| StoreError::Db {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let _ = std::fs::remove_file(&tmp);
+        {
+            let db = builder().create(&tmp).map_err(|e| err(&e))?;
+            let store = Store {
+                db,
+                path: tmp.clone(),
+            };
+            store.prepare()?;
+        }
+        let linked = std::fs::hard_link(&tmp, path);
+        let _ = std::fs::remove_file(&tmp);
+        match linked {
+            Ok(()) => {}
+            // Another process made it first: theirs is whole too.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(err(&e)),
+        }
+        if let Some(dir) = path.parent()
+            && let Ok(d) = std::fs::File::open(if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            })
+        {
+            let _ = d.sync_all();
+        }
+        Ok(())
     }
 
     /// The store file.
