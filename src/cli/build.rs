@@ -71,7 +71,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     if ui.json {
         ui.json_data(&summary);
     }
-    super::hooks::run_hooks(ctx, ui, &summary.events);
+    super::run_hooks(ctx, ui, &summary.events);
     for b in summary
         .built
         .iter()

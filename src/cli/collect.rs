@@ -34,6 +34,6 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         results.len(),
         events.len()
     ));
-    crate::cli::hooks::run_hooks(ctx, ui, &events);
+    super::run_hooks(ctx, ui, &events);
     Ok(0)
 }

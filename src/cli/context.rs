@@ -69,6 +69,7 @@ impl Ctx {
 
     /// Takes the mesh lock for a verb that changes the mesh (exit 75 if another holds it).
     pub fn lock(&self, verb: &str) -> Result<crate::store::MeshLock> {
+        crate::store::make_dir(&self.dot_mesh)?;
         Ok(crate::store::MeshLock::take(&self.dot_mesh, verb)?)
     }
 }

@@ -23,7 +23,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         a.build,
         ctx.mesh.settings.events_keep,
     )?;
-    super::hooks::run_hooks(ctx, ui, &events);
+    super::run_hooks(ctx, ui, &events);
     if ui.json {
         ui.json_data(
             &serde_json::json!({"module": rec.module, "build": rec.id, "artifact": rec.artifact}),

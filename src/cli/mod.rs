@@ -10,7 +10,6 @@ mod declare;
 mod events;
 mod example;
 mod graph;
-mod hooks;
 mod init;
 pub mod man;
 mod node;
@@ -79,6 +78,13 @@ fn version() -> String {
         env!("CARGO_PKG_VERSION"),
         crate::store::FORMAT
     )
+}
+
+/// Hands new facts to the `[hooks] on_event` command; what went wrong is a warning.
+fn run_hooks(ctx: &Ctx, ui: &Ui, events: &[crate::events::Event]) {
+    for problem in crate::events::run_hooks(&ctx.mesh.hooks, &ctx.mesh.dir, events) {
+        ui.warn(problem);
+    }
 }
 
 /// The clap command, for completions and man pages.

@@ -79,7 +79,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     };
     let (results, events) =
         crate::transport::push::push(&ctx.paths(), &ctx.mesh, &opts, &Lines(ui))?;
-    super::hooks::run_hooks(ctx, ui, &events);
+    super::run_hooks(ctx, ui, &events);
     if ui.json {
         ui.json_data(&results);
     }

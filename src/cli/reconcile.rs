@@ -49,7 +49,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let progress = BuildProgress::new(&quiet_ui);
     let s = crate::reconcile::reconcile(&ctx.paths(), &ctx.mesh, jobs, &progress, &Lines(ui))?;
     progress.clear();
-    super::hooks::run_hooks(ctx, ui, &s.events);
+    super::run_hooks(ctx, ui, &s.events);
     if ui.json {
         ui.json_data(&s);
     }

@@ -2,6 +2,10 @@
 //! something changed (two identical reports make one fact, not two), read by `mesh events` and
 //! handed to the `on_event` hook after they are committed.
 
+mod hook;
+
+pub use hook::run_hooks;
+
 use crate::store::{EVENTS, META, StoreError, Writer, id_key};
 use serde::{Deserialize, Serialize};
 

@@ -1,44 +1,48 @@
 //! `[hooks] on_event`: each new fact, as JSON on stdin, after it is committed. A failing or
 //! hanging hook is reported, never fatal.
 
-use super::{Ctx, Ui};
-use crate::events::Event;
+use super::Event;
+use crate::config::Hooks;
 use std::io::Write;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs the hook once per event, in order. A hook that hangs once would hang for every fact,
-/// so after one timeout the rest of this run's facts are left to `mesh events`.
-pub fn run_hooks(ctx: &Ctx, ui: &Ui, events: &[Event]) {
-    let Some(cmd) = &ctx.mesh.hooks.on_event else {
-        return;
+/// Runs the hook once per event, in order; returns what went wrong, one sentence each. A hook
+/// that hangs once would hang for every fact, so after one timeout the rest of this run's facts
+/// are left to `mesh events`.
+pub fn run_hooks(hooks: &Hooks, dir: &Path, events: &[Event]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(cmd) = &hooks.on_event else {
+        return problems;
     };
     for (i, e) in events.iter().enumerate() {
-        match run_one(cmd, &e.to_json(), ctx.mesh.hooks.timeout, &ctx.mesh.dir) {
+        match run_one(cmd, &e.to_json(), hooks.timeout, dir) {
             Ok(()) => {}
             Err(Failure::Failed(why)) => {
-                ui.warn(format!(
+                problems.push(format!(
                     "the on_event hook failed for fact {}: {why}",
                     e.seq
                 ));
             }
             Err(Failure::Hung(why)) => {
-                ui.warn(format!(
+                problems.push(format!(
                     "the on_event hook failed for fact {}: {why}",
                     e.seq
                 ));
                 let rest = events.len() - i - 1;
                 if rest > 0 {
-                    ui.warn(format!(
+                    problems.push(format!(
                         "the {rest} facts after it were not handed to the hook: `mesh events --since {}` lists them",
                         e.seq
                     ));
                 }
-                return;
+                break;
             }
         }
     }
+    problems
 }
 
 /// Why one hook run did not succeed.
@@ -53,7 +57,7 @@ fn run_one(
     cmd: &str,
     fact: &serde_json::Value,
     timeout: Duration,
-    dir: &std::path::Path,
+    dir: &Path,
 ) -> Result<(), Failure> {
     let mut child = Command::new("sh")
         .arg("-c")
