@@ -1,0 +1,525 @@
+//! The most likely mistakes, each met with one clear error: one sentence and a `help:` line on
+//! stderr (nothing on stdout), the exit code DESIGN.md §3 gives it, never a panic or a backtrace,
+//! and no file left behind where none should be.
+//!
+//! Covered elsewhere, and not repeated here: a mistake in mesh.toml or a manifest, through
+//! `mesh graph` (config_errors.rs, including `no_mesh_toml` and `module_manifest_typo`); a wrong
+//! repository path or ref, and a cycle, through `mesh graph` (graph.rs,
+//! `bad_repositories_are_clear_errors_and_write_nothing`, `a_cycle_is_an_error_with_evidence`);
+//! `mesh push nope` (push.rs, `an_unknown_node_is_a_clear_error`); a second `mesh reconcile`
+//! while one runs (reconcile.rs, `a_second_mesh_exits_75_naming_the_holder_and_readers_do_not_wait`).
+//! The tests here take the same mistakes through the verbs that change the mesh, and add the
+//! ones nothing else checks.
+
+use crate::common::{EXAMPLE_MESH, TestMesh, example};
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+/// `mesh ARGS` run in `cwd` without `-C`, as a user types it.
+fn mesh_in(cwd: &Path, args: &[&str]) -> Output {
+    Command::cargo_bin("mesh")
+        .expect("binary")
+        .current_dir(cwd)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("MESH_STATE")
+        .output()
+        .expect("run mesh")
+}
+
+/// Runs `mesh -C <mesh> ARGS`.
+fn run(t: &TestMesh, args: &[&str]) -> Output {
+    t.mesh(args).output().expect("run mesh")
+}
+
+/// Asserts one clear error: exit `code`, nothing on stdout, exactly one diagnostic on stderr
+/// holding every one of `words` and a help line, and no panic or backtrace. Returns stderr.
+fn one_error(out: &Output, args: &[&str], code: i32, words: &[&str]) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "mesh {args:?}: stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert_eq!(stdout, "", "mesh {args:?} printed data with an error");
+    no_panic(&stderr);
+    let errors = stderr
+        .lines()
+        .filter(|l| {
+            let l = l.trim_start();
+            l.starts_with("x ") || l.starts_with("× ")
+        })
+        .count();
+    assert_eq!(errors, 1, "mesh {args:?}: not exactly one error:\n{stderr}");
+    assert!(
+        stderr.contains("help:"),
+        "mesh {args:?}: no help line:\n{stderr}"
+    );
+    for w in words {
+        assert!(
+            stderr.contains(w),
+            "mesh {args:?}: expected {w:?} in:\n{stderr}"
+        );
+    }
+    stderr
+}
+
+fn no_panic(stderr: &str) {
+    for bad in ["panicked", "RUST_BACKTRACE", "stack backtrace"] {
+        assert!(!stderr.contains(bad), "{bad} in:\n{stderr}");
+    }
+}
+
+/// Everything under `dir`, leaving out the repositories' `.git`.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("read dir") {
+            let p = e.expect("entry").path();
+            if p.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            out.push(p.strip_prefix(root).expect("below root").to_path_buf());
+            if p.is_dir() && !p.is_symlink() {
+                walk(root, &p, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// A failed verb on a new mesh may leave the mesh's (released) lock file, nothing else: no
+/// store, no artifacts, no logs.
+fn nothing_but_the_lock(t: &TestMesh) {
+    let dot = t.path(".mesh");
+    if dot.exists() {
+        let left: Vec<PathBuf> = files(&dot);
+        assert!(
+            left.iter().all(|p| p == Path::new("lock")),
+            "a failed verb left {left:?} in .mesh"
+        );
+    }
+}
+
+/// The example repository with a mesh.toml delivering route-proxy and resolver to one local node.
+const ONE_NODE: &str = r#"
+[mesh]
+name = "test"
+
+[[repo]]
+name = "platform"
+path = "platform"
+ref  = "refs/heads/main"
+
+[node.g14]
+transport = "local"
+root = "nodes/g14"
+
+[assign]
+route-proxy = ["g14"]
+resolver    = ["g14"]
+"#;
+
+fn one_node() -> TestMesh {
+    let t = TestMesh::new();
+    t.repo_from_fixture("platform", "example");
+    t.write("mesh.toml", ONE_NODE);
+    t
+}
+
+/// Rewrites a file of the platform repository and commits it.
+fn edit_and_commit(t: &TestMesh, rel: &str, from: &str, to: &str) {
+    let p = t.path(&format!("platform/{rel}"));
+    let text = std::fs::read_to_string(&p).expect("read");
+    assert!(text.contains(from), "{rel} has no {from:?}");
+    std::fs::write(&p, text.replacen(from, to, 1)).expect("write");
+    t.commit("platform", "a mistake");
+}
+
+fn events(t: &TestMesh) -> String {
+    t.ok(&["events", "--json"])
+}
+
+// (1) No mesh.toml here: every verb, run from an empty directory (no -C), says so in one sentence
+// that names `mesh init`, and leaves the directory empty.
+#[test]
+fn every_verb_outside_a_mesh_says_so_and_writes_nothing() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let verbs: &[&[&str]] = &[
+        &["graph"],
+        &["plan"],
+        &["build"],
+        &["build", "--behind"],
+        &["builds"],
+        &["declare", "inventory"],
+        &["push"],
+        &["collect"],
+        &["status"],
+        &["status", "--json"],
+        &["reconcile"],
+        &["events"],
+        &["node", "list"],
+        &["node", "show", "g14"],
+        &["node", "install", "g14"],
+    ];
+    for args in verbs {
+        let out = mesh_in(tmp.path(), args);
+        one_error(&out, args, 1, &["no mesh.toml in", "mesh init"]);
+    }
+    assert_eq!(files(tmp.path()), Vec::<PathBuf>::new());
+}
+
+// (2) The repository path is wrong: the verbs that build say where, and record nothing.
+#[test]
+fn a_wrong_repository_path_is_named_and_nothing_is_built() {
+    let t = one_node();
+    t.write(
+        "mesh.toml",
+        &ONE_NODE.replace("path = \"platform\"", "path = \"platfrom\""),
+    );
+    // (`mesh push` sends what is declared, from the store, and does not read the repositories.)
+    for args in [&["build"][..], &["reconcile"], &["plan"]] {
+        one_error(
+            &run(&t, args),
+            args,
+            1,
+            &[
+                "mesh.toml:7:8",
+                "repository `platform`",
+                "platfrom",
+                "cannot be opened",
+                "must name a git repository",
+            ],
+        );
+    }
+    nothing_but_the_lock(&t);
+}
+
+// (3) The ref does not exist (a typo, or a branch not fetched yet).
+#[test]
+fn a_missing_ref_is_named_and_nothing_is_built() {
+    let t = one_node();
+    t.write(
+        "mesh.toml",
+        &ONE_NODE.replace("refs/heads/main", "refs/heads/mian"),
+    );
+    for args in [&["build"][..], &["reconcile"], &["plan"]] {
+        one_error(
+            &run(&t, args),
+            args,
+            1,
+            &[
+                "mesh.toml:8:8",
+                "ref `refs/heads/mian`",
+                "does not resolve to a commit",
+                "branch -a",
+            ],
+        );
+    }
+    nothing_but_the_lock(&t);
+}
+
+// (4) An unknown node, in every verb that names one (push.rs covers `mesh push nope`).
+#[test]
+fn an_unknown_node_is_named_with_the_known_ones() {
+    let t = one_node();
+    for args in [
+        &["collect", "nope"][..],
+        &["push", "g14", "nope"],
+        &["node", "show", "nope"],
+        &["node", "install", "nope"],
+    ] {
+        one_error(
+            &run(&t, args),
+            args,
+            1,
+            &["there is no node `nope`", "known nodes: g14"],
+        );
+    }
+    nothing_but_the_lock(&t);
+    assert!(!t.path("nodes/g14").exists(), "g14 was pushed to");
+}
+
+// (5) No ssh client on this machine: the push says so for the ssh node, exits 3 (a node was not
+// delivered to), and records no send.
+#[test]
+fn no_ssh_client_is_said_for_the_node_and_no_send_is_recorded() {
+    let t = TestMesh::new();
+    t.repo_from_fixture("platform", "example");
+    t.write(
+        "mesh.toml",
+        r#"
+[mesh]
+name = "test"
+
+[[repo]]
+name = "platform"
+path = "platform"
+ref  = "refs/heads/main"
+
+[node.far]
+address = "mesh@127.0.0.1"
+options = ["-p", "9"]
+
+[assign]
+resolver = ["far"]
+"#,
+    );
+    t.ok(&["build", "-q"]);
+    let empty = t.path("no-ssh-here");
+    std::fs::create_dir(&empty).expect("mkdir");
+
+    let out = t.mesh(&["push"]).env("PATH", &empty).output().expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    no_panic(&err);
+    assert!(
+        err.contains("far: failed: the ssh client is not installed"),
+        "{err}"
+    );
+
+    let out = t
+        .mesh(&["push", "--json"])
+        .env("PATH", &empty)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("push JSON");
+    assert_eq!(v[0]["node"], "far", "{v}");
+    assert_eq!(v[0]["outcome"], "failed", "{v}");
+    assert!(
+        v[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("ssh client is not installed")),
+        "{v}"
+    );
+
+    let status = t.json(&["status"]);
+    assert_eq!(status["nodes"][0]["state"], "never told", "{status}");
+    assert!(status["nodes"][0]["sent"].is_null(), "{status}");
+    assert!(!events(&t).contains("\"kind\":\"sent\""));
+}
+
+// (6) The mesh is locked by another process (here flock(1), holding `.mesh/lock` and writing a
+// holder line as mesh does): a verb that changes the mesh exits 75 at once, naming the holder;
+// once the holder is gone the lock is simply taken.
+#[test]
+fn a_held_lock_exits_75_at_once_naming_the_holder() {
+    let t = one_node();
+    std::fs::create_dir_all(t.path(".mesh")).expect("mkdir");
+    let held = t.path("held");
+    let release = t.path("release");
+    let script = format!(
+        "printf 'pid %s (mesh reconcile) since 2026-11-29T10:00:00Z' \"$$\" > .mesh/lock; \
+         touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done",
+        held.display(),
+        release.display()
+    );
+    let mut holder = std::process::Command::new("flock")
+        .arg(".mesh/lock")
+        .args(["sh", "-c", &script])
+        .current_dir(t.dir())
+        .spawn()
+        .expect("flock(1) is needed for this test (util-linux)");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !held.exists() {
+        assert!(Instant::now() < deadline, "flock never took the lock");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+
+    for args in [&["build"][..], &["declare", "inventory"], &["push"]] {
+        let start = Instant::now();
+        let out = run(&t, args);
+        let took = start.elapsed();
+        one_error(
+            &out,
+            args,
+            75,
+            &[
+                "the mesh is busy",
+                "pid ",
+                "(mesh reconcile)",
+                "holds its lock",
+            ],
+        );
+        assert!(took < Duration::from_secs(2), "{args:?} waited {took:?}");
+    }
+    assert!(!t.path(".mesh/state.redb").exists());
+
+    std::fs::write(&release, "").expect("release");
+    assert!(holder.wait().expect("wait for flock").success());
+    t.ok(&["build", "-q"]);
+}
+
+// (7) A store written by a newer mesh: every verb that opens it refuses it, names both formats,
+// and leaves it as it was.
+#[test]
+fn a_store_from_a_newer_mesh_is_refused_and_left_alone() {
+    let t = one_node();
+    let state = t.path(".mesh/state.redb");
+    {
+        let store = mesh::store::Store::open(&state).expect("make a store");
+        store
+            .write(|w| w.put(mesh::store::META, b"format", &99u32))
+            .expect("raise its format");
+    }
+    let ours = format!("format {}", mesh::store::FORMAT);
+    for args in [
+        &["status"][..],
+        &["plan"],
+        &["build"],
+        &["reconcile"],
+        &["events"],
+        &["builds"],
+    ] {
+        one_error(
+            &run(&t, args),
+            args,
+            1,
+            &["has format 99", &ours, "mesh --version"],
+        );
+    }
+    match mesh::store::Store::open(&state) {
+        Err(mesh::store::StoreError::NewerFormat { found: 99, .. }) => {}
+        Err(e) => panic!("the store was changed: {e}"),
+        Ok(_) => panic!("the store was changed: it opens"),
+    }
+    assert!(!t.path(".mesh/artifacts").exists());
+}
+
+// (8) A typo in a module manifest of a mesh that was delivered: the diagnostic points at it, and
+// nothing is built, sent or recorded (config_errors.rs checks the diagnostic itself). `mesh push`
+// still sends what was declared before the typo: it reads the store, not the manifests.
+#[test]
+fn a_manifest_typo_stops_every_verb_and_records_nothing() {
+    let t = one_node();
+    t.ok(&["reconcile", "-q"]);
+    let before = events(&t);
+    edit_and_commit(&t, "go/lib/geo/mesh-module.toml", "test  =", "tset  =");
+    for args in [&["reconcile"][..], &["build"], &["plan"]] {
+        one_error(
+            &run(&t, args),
+            args,
+            1,
+            &[
+                "platform:go/lib/geo/mesh-module.toml:4:1",
+                "unknown field `tset`",
+            ],
+        );
+    }
+    assert_eq!(events(&t), before);
+}
+
+// (9) A build-edge cycle: the verbs that build print it with its import lines and build nothing
+// (graph.rs checks the evidence through `mesh graph`).
+#[test]
+fn a_cycle_stops_the_build_with_its_imports() {
+    let t = one_node();
+    t.write(
+        "platform/go/internal/logx/cycle.go",
+        "package logx\n\nimport \"example.com/platform/services/route-proxy\"\n",
+    );
+    t.commit("platform", "cycle");
+    for args in [&["build"][..], &["reconcile"], &["plan"]] {
+        one_error(
+            &run(&t, args),
+            args,
+            1,
+            &[
+                "build edges form a cycle",
+                "go/internal/logx/cycle.go:3",
+                "remove one of these imports",
+            ],
+        );
+    }
+    assert!(!t.path(".mesh/artifacts").exists());
+    assert!(!t.path("nodes/g14").exists());
+    assert_eq!(events(&t), "");
+}
+
+// (10) `mesh declare` for a module that has no fit build (its build is broken): exit 1, and
+// nothing is declared.
+#[test]
+fn declaring_a_module_without_a_fit_build_is_refused() {
+    let t = one_node();
+    edit_and_commit(
+        &t,
+        "rust/inventory/mesh-module.toml",
+        "build    = '",
+        "build    = 'exit 1; ",
+    );
+    t.ok(&["build", "-q"]);
+    one_error(
+        &run(&t, &["declare", "inventory"]),
+        &["declare", "inventory"],
+        1,
+        &["`inventory` has no fit build", "mesh builds inventory"],
+    );
+    let declared = t.ok(&["events", "--json", "--kind", "declared"]);
+    assert!(!declared.contains("\"inventory\""), "{declared}");
+}
+
+// `.mesh` cannot be a directory (a file is in its place; as root, chmod would not stop mesh, so
+// this is the unwritable state directory tests can make): one sentence, exit 1, the file alone.
+#[test]
+fn a_file_where_the_state_directory_goes_is_one_clear_error() {
+    let t = one_node();
+    t.write(".mesh", "not mesh's\n");
+    for args in [
+        &["status"][..],
+        &["plan"],
+        &["graph"],
+        &["build"],
+        &["declare", "inventory"],
+        &["push"],
+        &["collect"],
+        &["reconcile"],
+        &["events"],
+    ] {
+        one_error(
+            &run(&t, args),
+            args,
+            1,
+            &[".mesh is not a directory", "move the file"],
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(t.path(".mesh")).expect("read"),
+        "not mesh's\n"
+    );
+}
+
+#[test]
+fn version_names_the_store_format() {
+    for flag in ["--version", "-V"] {
+        let out = mesh_in(Path::new("/"), &[flag]);
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!(
+                "mesh {} (store format {})\n",
+                env!("CARGO_PKG_VERSION"),
+                mesh::store::FORMAT
+            )
+        );
+    }
+}
+
+#[test]
+fn a_usage_mistake_exits_2_without_touching_the_mesh() {
+    let t = example();
+    t.write("mesh.toml", EXAMPLE_MESH);
+    for args in [&["deploy"][..], &["build", "--behnid"], &["declare"]] {
+        let out = run(&t, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        no_panic(&err);
+        assert!(err.contains("--help"), "{args:?}: {err}");
+    }
+    assert!(!t.path(".mesh").exists());
+}
