@@ -210,7 +210,7 @@ pub fn build(
                 artifact: record.artifact.clone(),
                 duration_ms: record.finished.saturating_sub(record.started),
                 tail: outcome.tail,
-                log: log.display().to_string(),
+                log: record.log.clone().unwrap_or_default(),
             };
             progress.finished(&built);
             states[m] = Some(match record.verdict {

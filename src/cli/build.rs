@@ -56,7 +56,12 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     progress.clear();
     if a.dry_run {
         if ui.json {
-            ui.json_data(&summary.would_build);
+            let rows: Vec<serde_json::Value> = summary
+                .would_build
+                .iter()
+                .map(|(m, why)| serde_json::json!({"module": m, "reason": why}))
+                .collect();
+            ui.json_data(&rows);
         } else if summary.would_build.is_empty() {
             ui.status("nothing to build: every module is current");
         } else {
@@ -101,6 +106,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         ));
     }
     let count = |v: Verdict| summary.built.iter().filter(|b| b.verdict == v).count();
+    let needs_a_person = count(Verdict::Broken) + count(Verdict::Unfit) > 0;
     if summary.built.is_empty() {
         ui.status("nothing to build: every module is current");
     } else {
@@ -113,5 +119,17 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             count(Verdict::Outstanding)
         ));
     }
-    Ok(0)
+    // A broken or unfit build needs a person, as for reconcile (exit 3).
+    Ok(if needs_a_person { 3 } else { 0 })
+}
+
+/// "there is no module `X`", naming the modules there are.
+pub fn unknown_module(g: &crate::graph::ModuleGraph, name: &str) -> crate::Error {
+    crate::Error::failed(
+        format!("there is no module `{name}`"),
+        format!(
+            "`mesh graph` lists the modules{}",
+            crate::config::known_list("modules", g.modules.iter().map(|m| m.name.as_str()))
+        ),
+    )
 }

@@ -87,6 +87,14 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         .filter(|b| a.module.as_ref().is_none_or(|m| &b.module == m))
         .collect();
     drop(store);
+    if let Some(m) = &a.module
+        && builds.is_empty()
+    {
+        let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
+        if loaded.graph.index(m).is_none() {
+            return Err(super::build::unknown_module(&loaded.graph, m));
+        }
+    }
     builds.reverse();
     builds.truncate(a.limit);
     if ui.json {

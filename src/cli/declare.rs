@@ -17,6 +17,21 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("declare")?;
+    let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
+    let m = loaded
+        .graph
+        .index(&a.module)
+        .map(|i| &loaded.graph.modules[i])
+        .ok_or_else(|| super::build::unknown_module(&loaded.graph, &a.module))?;
+    if m.kind == crate::config::Kind::Library {
+        return Err(crate::Error::failed(
+            format!(
+                "`{}` is a library: libraries are built against, never declared",
+                a.module
+            ),
+            "declare the services that import it; `mesh graph` shows which",
+        ));
+    }
     let (rec, events) = crate::declare::declare(
         &ctx.paths(),
         &a.module,

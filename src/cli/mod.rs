@@ -1,7 +1,7 @@
 //! The command line: clap definitions (one file per verb), rendering, and the one place errors
 //! become exit codes. Data goes to stdout; progress, summaries and hints go to stderr.
 
-mod build;
+pub(crate) mod build;
 mod builds;
 mod collect;
 pub mod completions;
@@ -78,6 +78,15 @@ fn version() -> String {
         env!("CARGO_PKG_VERSION"),
         crate::store::FORMAT
     )
+}
+
+/// "1 node is", "3 nodes are": counts said the way a person says them.
+fn nodes(n: usize) -> String {
+    if n == 1 {
+        "1 node is".to_string()
+    } else {
+        format!("{n} nodes are")
+    }
 }
 
 /// Hands new facts to the `[hooks] on_event` command; what went wrong is a warning.

@@ -55,7 +55,8 @@ pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
         .count();
     if behind > 0 {
         ui.hint(format!(
-            "{behind} nodes are behind: `mesh push --behind` sends them"
+            "{} behind: `mesh push --behind` sends them",
+            super::nodes(behind)
         ));
     }
     let stale = plan.modules.iter().filter(|m| m.state == "stale").count();

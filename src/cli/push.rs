@@ -95,7 +95,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let nwo = count(|o| matches!(o, Outcome::NotWorkedOut { .. }));
     if sent == 0 && trouble == 0 && nwo == 0 {
         ui.status(format!(
-            "nothing to send: {unchanged} nodes already hold what they would be sent"
+            "nothing to send: every node holds what it would be sent ({unchanged} unchanged)"
         ));
     } else {
         ui.status(format!(

@@ -145,7 +145,10 @@ fn hints(ui: &Ui, status: &Status) {
         .filter(|n| matches!(n.state, "out of date" | "never told"))
         .count();
     if behind > 0 {
-        ui.hint(format!("{behind} nodes are behind: `mesh push --behind`"));
+        ui.hint(format!(
+            "{} behind: `mesh push --behind`",
+            super::nodes(behind)
+        ));
     }
     if status.nodes.iter().any(|n| n.state == "outstanding") {
         ui.hint("outstanding is not failure: `mesh collect` reads what the nodes applied");

@@ -34,7 +34,9 @@ pub fn declare(
                     ),
                     None => Error::failed(
                         format!("`{module}` has no fit build"),
-                        format!("`mesh build {module}` builds it; `mesh builds {module}` shows what happened before"),
+                        format!(
+                            "`mesh build {module}` builds it; if it was built and is broken or unfit, `mesh builds {module}` lists the builds and `mesh builds --log ID` says why"
+                        ),
                     ),
                 }));
             };

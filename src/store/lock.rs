@@ -18,7 +18,7 @@ impl MeshLock {
     /// Takes the lock in `dot_mesh` for `verb`, or fails at once naming the holder (exit 75).
     pub fn take(dot_mesh: &Path, verb: &str) -> Result<MeshLock, StoreError> {
         let path = dot_mesh.join("lock");
-        let err = |e: std::io::Error| StoreError::Db {
+        let err = |e: std::io::Error| StoreError::LockFile {
             path: path.clone(),
             message: e.to_string(),
         };

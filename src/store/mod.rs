@@ -49,6 +49,18 @@ pub enum StoreError {
         /// Who: pid, verb and since when.
         holder: String,
     },
+    /// The lock file could not be made or read.
+    #[error("the lock file {path} could not be used: {message}")]
+    #[diagnostic(
+        code(mesh::store::lock_file),
+        help("check that the mesh directory is writable and the disk is not full")
+    )]
+    LockFile {
+        /// The lock file.
+        path: PathBuf,
+        /// The OS's words.
+        message: String,
+    },
     /// The file was written by a newer mesh.
     #[error("the store {path} has format {found}; this mesh reads format {FORMAT} and older")]
     #[diagnostic(

@@ -54,7 +54,8 @@ pub enum Outcome {
         /// The sequence it holds.
         sequence: u64,
     },
-    /// The mesh cannot say what it should run.
+    /// The mesh cannot say what it should run (spelt as `status` and `plan` spell it).
+    #[serde(rename = "not worked out")]
     NotWorkedOut {
         /// Why.
         reason: String,

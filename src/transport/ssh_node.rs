@@ -60,11 +60,17 @@ impl SshNode {
     }
 }
 
+/// ssh's failure as one sentence, with its help (what to do next) after a semicolon.
 fn ssh_error(e: SshError) -> TransportError {
+    use miette::Diagnostic;
+    let text = match e.help() {
+        Some(help) => format!("{e}; {help}"),
+        None => e.to_string(),
+    };
     if e.is_unreachable() {
-        TransportError::Unreachable(e.to_string())
+        TransportError::Unreachable(text)
     } else {
-        TransportError::Failed(e.to_string())
+        TransportError::Failed(text)
     }
 }
 

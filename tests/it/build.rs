@@ -5,9 +5,7 @@ use serde_json::Value;
 
 /// Runs `mesh build ARGS --json`; returns (module, verdict) in the order they finished.
 fn build(t: &TestMesh, args: &[&str]) -> Vec<(String, String)> {
-    let mut a = vec!["build"];
-    a.extend_from_slice(args);
-    let v = t.json(&a);
+    let v = build_json(t, args);
     v["built"]
         .as_array()
         .expect("built")
@@ -19,6 +17,20 @@ fn build(t: &TestMesh, args: &[&str]) -> Vec<(String, String)> {
             )
         })
         .collect()
+}
+
+/// `mesh build ARGS --json`, which exits 0, or 3 when a build is broken or unfit.
+fn build_json(t: &TestMesh, args: &[&str]) -> Value {
+    let mut a = vec!["build"];
+    a.extend_from_slice(args);
+    a.push("--json");
+    let out = t.mesh(&a).output().expect("run");
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
 }
 
 fn modules(built: &[(String, String)]) -> Vec<&str> {
@@ -135,7 +147,7 @@ fn broken_blocks_dependents_and_unfit_is_judged() {
         .mesh(&["build", "--behind", "--json"])
         .output()
         .expect("run");
-    assert!(out.status.success());
+    assert_eq!(out.status.code(), Some(3), "a broken build needs a person");
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     let verdict = |m: &str| {
         v["built"]
@@ -275,7 +287,7 @@ fn bad_builds_keep_the_artifact_to_mesh_out() {
         "build = 'true'",
     );
     t.commit("platform", "bad builds");
-    let v = t.json(&["build", "--behind"]);
+    let v = build_json(&t, &["--behind"]);
     let find = |m: &str| {
         v["built"]
             .as_array()
@@ -305,9 +317,12 @@ fn bad_builds_keep_the_artifact_to_mesh_out() {
     assert_eq!(String::from_utf8_lossy(&listing.stdout).trim(), "lib.rs");
     assert_eq!(find("py-common")["verdict"], "fit");
     assert_eq!(find("ui-kit")["verdict"], "fit");
-    let log = std::fs::metadata(find("py-common")["log"].as_str().expect("log"))
-        .expect("log")
-        .len();
+    let log = std::fs::metadata(t.path(&format!(
+        ".mesh/{}",
+        find("py-common")["log"].as_str().expect("log")
+    )))
+    .expect("log")
+    .len();
     assert!(log < 5 << 20, "log not capped: {log}");
 }
 

@@ -453,7 +453,15 @@ fn declaring_a_module_without_a_fit_build_is_refused() {
         "build    = '",
         "build    = 'exit 1; ",
     );
-    t.ok(&["build", "-q"]);
+    // A broken build needs a person: exit 3.
+    assert_eq!(
+        t.mesh(&["build", "-q"])
+            .output()
+            .expect("run")
+            .status
+            .code(),
+        Some(3)
+    );
     one_error(
         &run(&t, &["declare", "inventory"]),
         &["declare", "inventory"],

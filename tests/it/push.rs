@@ -127,7 +127,7 @@ fn hold_modules_wait_for_declare_and_unmet_presence_is_not_worked_out() {
         "{b}"
     );
     let (r, _) = push(&t, &[]);
-    assert_eq!(outcome(&r, "b")["outcome"], "not_worked_out");
+    assert_eq!(outcome(&r, "b")["outcome"], "not worked out");
     assert!(!t.path("nodes/b/declaration.json").exists());
     t.ok(&["declare", "inventory"]);
     assert_eq!(plan_node(&t, "b")["state"], "never told");
