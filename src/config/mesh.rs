@@ -557,29 +557,6 @@ impl MeshConfig {
         })
     }
 
-    /// The nodes a module is assigned to (by name or tag), sorted and without repeats.
-    pub fn nodes_of(&self, module: &str) -> Vec<String> {
-        let mut out = BTreeSet::new();
-        for a in self.assign.iter().filter(|a| a.module == module) {
-            for (t, _) in &a.targets {
-                match t {
-                    Target::Node(n) => {
-                        out.insert(n.clone());
-                    }
-                    Target::Tag(tag) => {
-                        out.extend(
-                            self.nodes
-                                .values()
-                                .filter(|n| n.tags.contains(tag))
-                                .map(|n| n.name.clone()),
-                        );
-                    }
-                }
-            }
-        }
-        out.into_iter().collect()
-    }
-
     /// A diagnostic pointing at a repository's `path` or `ref`.
     pub fn repo_error(
         &self,

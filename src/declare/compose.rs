@@ -3,9 +3,9 @@
 //! **not worked out**, with the reason — never "waiting".
 
 use super::{Declaration, DeclaredModule};
-use crate::config::MeshConfig;
+use crate::config::{MeshConfig, Target};
 use crate::store::{BuildRecord, DECLARED, Reader, StoreError};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One node's composition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,27 +44,37 @@ pub fn compose_all(
     mesh: &MeshConfig,
     declared: &HashMap<String, BuildRecord>,
 ) -> BTreeMap<String, Composed> {
-    let mut assigned: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    let mut where_: HashMap<&str, Vec<String>> = HashMap::new();
+    let mut tagged: HashMap<&str, Vec<&str>> = HashMap::new();
+    for n in mesh.nodes.values() {
+        for t in &n.tags {
+            tagged.entry(t.as_str()).or_default().push(n.name.as_str());
+        }
+    }
+    // module → the nodes it is assigned to; node → its modules.
+    let mut where_: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    let mut assigned: HashMap<&str, BTreeSet<&str>> = HashMap::new();
     for a in &mesh.assign {
-        let nodes = mesh.nodes_of(&a.module);
-        for n in &nodes {
-            if let Some(node) = mesh.nodes.get(n) {
-                let list = assigned.entry(node.name.as_str()).or_default();
-                if !list.contains(&a.module.as_str()) {
-                    list.push(a.module.as_str());
+        let nodes = where_.entry(a.module.as_str()).or_default();
+        for (t, _) in &a.targets {
+            match t {
+                Target::Node(n) => {
+                    nodes.insert(n.as_str());
                 }
+                Target::Tag(tag) => nodes.extend(tagged.get(tag.as_str()).into_iter().flatten()),
             }
         }
-        where_.insert(a.module.as_str(), nodes);
+        for n in nodes.iter() {
+            assigned.entry(n).or_default().insert(a.module.as_str());
+        }
     }
+    let none = BTreeSet::new();
     mesh.nodes
         .keys()
         .map(|node| {
-            let modules = assigned.get(node.as_str()).cloned().unwrap_or_default();
+            let modules = assigned.get(node.as_str()).unwrap_or(&none);
             (
                 node.clone(),
-                compose_node(mesh, node, &modules, declared, &where_),
+                compose_node(mesh, node, modules, declared, &where_),
             )
         })
         .collect()
@@ -73,9 +83,9 @@ pub fn compose_all(
 fn compose_node(
     mesh: &MeshConfig,
     node: &str,
-    modules: &[&str],
+    modules: &BTreeSet<&str>,
     declared: &HashMap<String, BuildRecord>,
-    where_: &HashMap<&str, Vec<String>>,
+    where_: &HashMap<&str, BTreeSet<&str>>,
 ) -> Composed {
     let mut out = Vec::new();
     let mut builds = Vec::new();
@@ -86,10 +96,7 @@ fn compose_node(
             continue;
         };
         for p in &b.presence {
-            if !where_
-                .get(p.as_str())
-                .is_some_and(|ns| ns.iter().any(|n| n == node))
-            {
+            if !where_.get(p.as_str()).is_some_and(|ns| ns.contains(node)) {
                 return Composed::NotWorkedOut(format!(
                     "{m} needs {p} present on the same node, and {p} is not assigned to {node}"
                 ));

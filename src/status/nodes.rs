@@ -154,32 +154,43 @@ pub fn status(paths: &Paths, mesh: &MeshConfig) -> Result<Status> {
         }
     }
     names.sort();
+    // One pass over the nodes: per module, (declared on, applied on, failed on).
+    let mut counts: HashMap<&str, (usize, usize, usize)> = HashMap::new();
+    for (node, c) in &composed {
+        let Composed::Ready { builds, .. } = c else {
+            continue;
+        };
+        let rec = records.get(node).unwrap_or(&empty);
+        let sent_seq = rec.sent.as_ref().map(|s| s.sequence);
+        let current = rec.applied.is_some() && rec.applied.as_ref().map(|a| a.sequence) == sent_seq;
+        let failure = rec
+            .failure
+            .as_ref()
+            .filter(|f| Some(f.sequence) == sent_seq);
+        for (m, build) in builds {
+            let e = counts.entry(m.as_str()).or_default();
+            e.0 += 1;
+            if current
+                && rec
+                    .applied_builds
+                    .iter()
+                    .any(|(am, ab)| am == m && ab == build)
+            {
+                e.1 += 1;
+            } else if failure.is_some_and(|f| {
+                f.resources
+                    .iter()
+                    .any(|r| r.strip_prefix("module:") == Some(m.as_str()))
+            }) {
+                e.2 += 1;
+            }
+        }
+    }
     let modules = names
         .into_iter()
         .map(|m| {
             let l = latest.get(&m);
-            let (mut on, mut applied, mut failed) = (0, 0, 0);
-            for (node, c) in &composed {
-                let Composed::Ready { builds, .. } = c else {
-                    continue;
-                };
-                let Some((_, build)) = builds.iter().find(|(bm, _)| *bm == m) else {
-                    continue;
-                };
-                on += 1;
-                let rec = records.get(node).unwrap_or(&empty);
-                let current = rec.applied.is_some()
-                    && rec.applied.as_ref().map(|a| a.sequence)
-                        == rec.sent.as_ref().map(|s| s.sequence);
-                if current && rec.applied_builds.contains(&(m.clone(), *build)) {
-                    applied += 1;
-                } else if rec.failure.as_ref().is_some_and(|f| {
-                    Some(f.sequence) == rec.sent.as_ref().map(|s| s.sequence)
-                        && f.resources.contains(&format!("module:{m}"))
-                }) {
-                    failed += 1;
-                }
-            }
+            let (on, applied, failed) = counts.get(m.as_str()).copied().unwrap_or_default();
             ModuleStatus {
                 source: l.and_then(|l| heads.get(&l.repo).cloned()),
                 built_from: l.map(|l| l.commit.clone()),
