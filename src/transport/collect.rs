@@ -8,7 +8,7 @@ use crate::build::now_ms;
 use crate::config::MeshConfig;
 use crate::events::{self, Event, Fact};
 use crate::status::account;
-use crate::store::{NODES, NodeRecord, Paths};
+use crate::store::{NODES, NodeRecord, Paths, StoreError, Writer};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -51,7 +51,7 @@ pub fn collect(
     let control = super::control_dir()?;
     let mut out = Vec::new();
     let mut events = Vec::new();
-    let mut first_err = None;
+    let mut answers = Vec::new();
     super::fan_out(
         nodes,
         mesh.ssh.parallel,
@@ -60,90 +60,86 @@ pub fn collect(
             let got = t.reports(since.get(node).copied().unwrap_or(0));
             let _ = tx.send((node.clone(), got));
         },
-        |(node, got)| match record(paths, mesh, &node, got) {
-            Ok((c, e)) => {
-                out.push(c);
-                events.extend(e);
-            }
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
-        },
+        |got| answers.push(got),
     );
-    if let Some(e) = first_err {
-        return Err(e);
-    }
+    // Reports can be read again by sequence, so one transaction for every node is enough:
+    // one sync instead of one per node.
+    let now = now_ms();
+    paths.open()?.write(|w| {
+        for (node, got) in answers {
+            let (c, e) = record(w, mesh, &node, got, now)?;
+            out.push(c);
+            events.extend(e);
+        }
+        Ok(())
+    })?;
     out.sort_by(|a, b| a.node.cmp(&b.node));
     Ok((out, events))
 }
 
-/// Takes one node's reports (or its unreachability) into the store in one write.
+/// Takes one node's reports (or its unreachability) into the store, in the transaction `w`.
 fn record(
-    paths: &Paths,
+    w: &Writer,
     mesh: &MeshConfig,
     node: &str,
     got: Result<Vec<u8>, TransportError>,
-) -> Result<(NodeCollect, Vec<Event>)> {
-    let now = now_ms();
-    let store = paths.open()?;
-    let (c, events) = store.write(|w| {
-        let mut rec = w
-            .get::<NodeRecord>(NODES, node.as_bytes())?
-            .unwrap_or_default();
-        let mut facts = Vec::new();
-        let mut c = NodeCollect {
-            node: node.to_string(),
-            reports: 0,
-            unreachable: None,
-            failed: None,
-        };
-        match got {
-            Ok(bytes) => {
-                if rec.unreachable_since.take().is_some() {
-                    facts.push(Fact::Reachable {
-                        node: node.to_string(),
-                    });
-                }
-                rec.unreachable_reason = None;
-                rec.last_seen = Some(now);
-                let text = String::from_utf8_lossy(&bytes);
-                let mut lines: Vec<(u64, &str)> = text
-                    .lines()
-                    .filter(|l| !l.trim().is_empty())
-                    .map(|l| {
-                        let seq = serde_json::from_str::<serde_json::Value>(l)
-                            .ok()
-                            .and_then(|v| v["report_sequence"].as_u64())
-                            .unwrap_or(0);
-                        (seq, l)
-                    })
-                    .collect();
-                lines.sort_by_key(|(s, _)| *s);
-                for (_, line) in lines {
-                    let before = rec.report_sequence;
-                    facts.extend(account::account(&mut rec, node, line, now));
-                    c.reports += usize::from(rec.report_sequence > before);
-                }
+    now: u64,
+) -> Result<(NodeCollect, Vec<Event>), StoreError> {
+    let mut rec = w
+        .get::<NodeRecord>(NODES, node.as_bytes())?
+        .unwrap_or_default();
+    let mut facts = Vec::new();
+    let mut c = NodeCollect {
+        node: node.to_string(),
+        reports: 0,
+        unreachable: None,
+        failed: None,
+    };
+    match got {
+        Ok(bytes) => {
+            if rec.unreachable_since.take().is_some() {
+                facts.push(Fact::Reachable {
+                    node: node.to_string(),
+                });
             }
-            Err(TransportError::Unreachable(reason)) => {
-                if rec.unreachable_since.is_none() {
-                    rec.unreachable_since = Some(now);
-                    facts.push(Fact::Unreachable {
-                        node: node.to_string(),
-                        reason: reason.clone(),
-                    });
-                }
-                rec.unreachable_reason = Some(reason.clone());
-                c.unreachable = Some(reason);
-            }
-            Err(e) => {
-                rec.last_seen = Some(now);
-                c.failed = Some(e.to_string());
+            rec.unreachable_reason = None;
+            rec.last_seen = Some(now);
+            let text = String::from_utf8_lossy(&bytes);
+            let mut lines: Vec<(u64, &str)> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| {
+                    let seq = serde_json::from_str::<serde_json::Value>(l)
+                        .ok()
+                        .and_then(|v| v["report_sequence"].as_u64())
+                        .unwrap_or(0);
+                    (seq, l)
+                })
+                .collect();
+            lines.sort_by_key(|(s, _)| *s);
+            for (_, line) in lines {
+                let before = rec.report_sequence;
+                facts.extend(account::account(&mut rec, node, line, now));
+                c.reports += usize::from(rec.report_sequence > before);
             }
         }
-        w.put(NODES, node.as_bytes(), &rec)?;
-        let events = events::append(w, &facts, now, mesh.settings.events_keep)?;
-        Ok((c, events))
-    })?;
+        Err(TransportError::Unreachable(reason)) => {
+            if rec.unreachable_since.is_none() {
+                rec.unreachable_since = Some(now);
+                facts.push(Fact::Unreachable {
+                    node: node.to_string(),
+                    reason: reason.clone(),
+                });
+            }
+            rec.unreachable_reason = Some(reason.clone());
+            c.unreachable = Some(reason);
+        }
+        Err(e) => {
+            rec.last_seen = Some(now);
+            c.failed = Some(e.to_string());
+        }
+    }
+    w.put(NODES, node.as_bytes(), &rec)?;
+    let events = events::append(w, &facts, now, mesh.settings.events_keep)?;
     Ok((c, events))
 }
