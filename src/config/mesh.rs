@@ -59,6 +59,9 @@ pub struct SshDefaults {
     pub options: Vec<String>,
     /// ssh's `ConnectTimeout`.
     pub connect_timeout: Duration,
+    /// Keep each node's ssh connection open this long after a run, so the next run (cron)
+    /// reuses it instead of a new handshake. `None`: one connection per node per run.
+    pub persist: Option<Duration>,
 }
 
 /// How a node is reached.
@@ -167,6 +170,7 @@ struct RawSsh {
     #[serde(default)]
     options: Vec<String>,
     connect_timeout: Option<Spanned<String>>,
+    persist: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -315,6 +319,7 @@ impl MeshConfig {
                 parallel: 16,
                 options: Vec::new(),
                 connect_timeout: Duration::from_secs(10),
+                persist: None,
             },
             Some(s) => SshDefaults {
                 parallel: match &s.parallel {
@@ -334,6 +339,10 @@ impl MeshConfig {
                 connect_timeout: match &s.connect_timeout {
                     Some(d) => r.duration("connect_timeout", d)?,
                     None => Duration::from_secs(10),
+                },
+                persist: match &s.persist {
+                    Some(d) => Some(r.duration("persist", d)?),
+                    None => None,
                 },
             },
         };

@@ -48,7 +48,7 @@ pub fn collect(
         .keys()
         .filter(|n| names.is_empty() || names.contains(n))
         .collect();
-    let control = super::control_dir()?;
+    let control = super::control_dir(mesh)?;
     let mut out = Vec::new();
     let mut events = Vec::new();
     let mut answers = Vec::new();

@@ -75,12 +75,49 @@ pub fn for_node(mesh: &MeshConfig, node: &NodeConfig, control_dir: &Path) -> Box
     }
 }
 
-/// A private directory for this run's ssh ControlMaster sockets (short, under /tmp: a socket
-/// path is limited to 108 bytes).
-pub fn control_dir() -> crate::Result<tempfile::TempDir> {
+/// Where this run's ssh ControlMaster sockets live: a private temp dir removed at the end of the
+/// run, or, with `[ssh] persist`, a private directory kept between runs so the next run finds
+/// the connections still open. Short, under /tmp: a socket path is limited to 108 bytes.
+pub enum ControlDir {
+    /// Removed when the run ends (the connections close with it).
+    Run(tempfile::TempDir),
+    /// Kept: `/tmp/mesh-ssh-<uid>-<mesh>`.
+    Kept(std::path::PathBuf),
+}
+
+impl ControlDir {
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        match self {
+            ControlDir::Run(t) => t.path(),
+            ControlDir::Kept(p) => p,
+        }
+    }
+}
+
+/// The control directory for a run of `mesh`.
+pub fn control_dir(mesh: &MeshConfig) -> crate::Result<ControlDir> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    if mesh.ssh.persist.is_some() {
+        let id = blake3::hash(mesh.dir.as_os_str().as_encoded_bytes()).to_hex();
+        let uid = std::fs::metadata("/proc/self")
+            .map(|m| m.uid())
+            .unwrap_or(0);
+        let dir = std::path::PathBuf::from(format!("/tmp/mesh-ssh-{uid}-{}", &id[..12]));
+        let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+        // Only a directory that is ours and private: otherwise a fresh one for this run.
+        if let Ok(m) = std::fs::symlink_metadata(&dir)
+            && m.is_dir()
+            && m.uid() == uid
+            && m.permissions().mode() & 0o077 == 0
+        {
+            return Ok(ControlDir::Kept(dir));
+        }
+    }
     tempfile::Builder::new()
         .prefix("mesh-ssh-")
         .tempdir_in("/tmp")
+        .map(ControlDir::Run)
         .map_err(|e| {
             crate::Error::io(
                 "cannot make a directory for ssh's control sockets",

@@ -192,7 +192,7 @@ pub fn push(
         return Ok((results, Vec::new()));
     }
 
-    let control = super::control_dir()?;
+    let control = super::control_dir(mesh)?;
     let store_artifacts = ArtifactStore::new(paths.artifacts());
     let mut record_err = None;
     let mut events = Vec::new();

@@ -279,6 +279,18 @@ impl SshSession {
         }
     }
 
+    /// Keeps the control master for `persist` after its last use instead of the default
+    /// (`[ssh] persist`: later runs within that time reuse the connection, no handshake).
+    pub fn with_persist(mut self, persist: Duration) -> SshSession {
+        let wanted = format!("ControlPersist={}", persist.as_secs().max(1));
+        for a in &mut self.args {
+            if a.to_string_lossy().starts_with("ControlPersist=") {
+                *a = OsString::from(&wanted);
+            }
+        }
+        self
+    }
+
     /// The node's ssh address, as given to [`new`](Self::new).
     pub fn address(&self) -> &str {
         &self.address

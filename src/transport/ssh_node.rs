@@ -17,6 +17,8 @@ const LONG: Duration = Duration::from_secs(30 * 60);
 /// A node reached over ssh.
 pub struct SshNode {
     session: SshSession,
+    /// Leave the connection open for the next run (`[ssh] persist`).
+    persist: bool,
     root: String,
     program: String,
 }
@@ -27,8 +29,14 @@ impl SshNode {
         let mut options = mesh.ssh.options.clone();
         options.extend(node.options.iter().cloned());
         let address = node.address.clone().unwrap_or_default();
+        let mut session =
+            SshSession::new(&address, &options, control_dir, mesh.ssh.connect_timeout);
+        if let Some(persist) = mesh.ssh.persist {
+            session = session.with_persist(persist);
+        }
         SshNode {
-            session: SshSession::new(&address, &options, control_dir, mesh.ssh.connect_timeout),
+            persist: mesh.ssh.persist.is_some(),
+            session,
             program: format!("{}/bin/mesh", node.root.trim_end_matches('/')),
             root: node.root.clone(),
         }
@@ -166,6 +174,8 @@ impl Transport for SshNode {
 
 impl Drop for SshNode {
     fn drop(&mut self) {
-        self.session.close();
+        if !self.persist {
+            self.session.close();
+        }
     }
 }

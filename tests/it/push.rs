@@ -456,3 +456,29 @@ fn a_push_killed_mid_transfer_leaves_a_whole_declaration_and_the_next_push_conve
     let v = t.json(&["status"]);
     assert_eq!(v["nodes"][0]["state"], "current", "{v}");
 }
+
+#[test]
+fn with_ssh_persist_the_next_run_reuses_the_connection() {
+    let t = example();
+    let n = SshNode::start(t.dir(), "ace");
+    preinstall(&n);
+    one_ssh_node(&t, &n, &n.client_options());
+    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("read");
+    t.write(
+        "mesh.toml",
+        &toml.replace("[node.ace]", "[ssh]\npersist = \"1m\"\n\n[node.ace]"),
+    );
+    t.ok(&["build", "--behind", "-q"]);
+    t.ok(&["push", "-q"]);
+    let accepted = |n: &SshNode| n.log().matches("Accepted publickey").count();
+    let after_push = accepted(&n);
+    t.ok(&["collect", "-q"]);
+    t.ok(&["collect", "-q"]);
+    assert_eq!(
+        accepted(&n),
+        after_push,
+        "a later run made a new connection:\n{}",
+        n.log()
+    );
+    assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
+}

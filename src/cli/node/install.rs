@@ -12,7 +12,7 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
     let node = ctx.mesh.node(&a.node)?;
-    let control = crate::transport::control_dir()?;
+    let control = crate::transport::control_dir(&ctx.mesh)?;
     let t = crate::transport::for_node(&ctx.mesh, node, control.path());
     t.install().map_err(|e| {
         Error::failed(
