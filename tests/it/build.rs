@@ -1,6 +1,6 @@
 //! `mesh build` and `mesh plan`: exactly the stale set, in order; early cutoff; verdicts.
 
-use crate::common::{TestMesh, example};
+use crate::common::{TestMesh, example, named};
 use serde_json::Value;
 
 /// Runs `mesh build ARGS --json`; returns (module, verdict) in the order they finished.
@@ -39,13 +39,7 @@ fn modules(built: &[(String, String)]) -> Vec<&str> {
 
 fn plan_state(t: &TestMesh, module: &str) -> (String, String) {
     let v = t.json(&["plan"]);
-    let m = v["modules"]
-        .as_array()
-        .expect("modules")
-        .iter()
-        .find(|m| m["name"] == module)
-        .unwrap_or_else(|| panic!("{module} not in plan"))
-        .clone();
+    let m = named(&v, "modules", module);
     (
         m["state"].as_str().expect("state").to_string(),
         m["reason"].as_str().unwrap_or("").to_string(),
@@ -120,24 +114,15 @@ fn an_identical_artifact_spares_the_dependents() {
     assert_eq!(plan_state(&t, "geo").0, "current");
 }
 
-fn set_manifest(t: &TestMesh, rel: &str, from: &str, to: &str) {
-    let p = t.path(rel);
-    let text = std::fs::read_to_string(&p).expect("read");
-    assert!(text.contains(from), "{text}");
-    std::fs::write(&p, text.replace(from, to)).expect("write");
-}
-
 #[test]
 fn broken_blocks_dependents_and_unfit_is_judged() {
     let t = example();
-    set_manifest(
-        &t,
+    t.edit(
         "platform/go/lib/geo/mesh-module.toml",
         "build = '",
         "build = 'echo compiling; echo oops >&2; exit 3; ",
     );
-    set_manifest(
-        &t,
+    t.edit(
         "platform/rust/core/mesh-module.toml",
         "test  = 'grep",
         "test  = 'echo failing test; false && grep",
@@ -192,14 +177,12 @@ fn broken_blocks_dependents_and_unfit_is_judged() {
 #[test]
 fn exit_75_and_a_timeout_are_outstanding_and_retried() {
     let t = example();
-    set_manifest(
-        &t,
+    t.edit(
         "platform/go/lib/geo/mesh-module.toml",
         "build = '",
         "build = 'exit 75; ",
     );
-    set_manifest(
-        &t,
+    t.edit(
         "platform/rust/core/mesh-module.toml",
         "build = '",
         "timeout = \"1s\"\nbuild = 'sleep 30; ",
@@ -243,13 +226,13 @@ fn named_builds_take_their_stale_inputs_only() {
 #[test]
 fn the_build_environment() {
     let t = example();
-    set_manifest(
-        &t,
-        "platform/go/services/route-proxy/mesh-module.toml",
+    t.edit_and_commit(
+        "platform",
+        "go/services/route-proxy/mesh-module.toml",
         "build    = '",
         "build    = 'env | grep ^MESH_ | sort > /tmp/mesh-env-$$; cp /tmp/mesh-env-$$ \"$MESH_OUT/env\"; rm /tmp/mesh-env-$$; test -f \"$MESH_DEP_GEO/geo.src\" && test \"$(basename $PWD)\" = route-proxy && ",
+        "env",
     );
-    t.commit("platform", "env");
     let built = build(&t, &["route-proxy"]);
     assert!(built.iter().all(|(_, v)| v == "fit"), "{built:?}");
 }
@@ -258,30 +241,26 @@ fn the_build_environment() {
 fn bad_builds_keep_the_artifact_to_mesh_out() {
     let t = example();
     // A link out of $MESH_OUT is refused with a clear verdict.
-    set_manifest(
-        &t,
+    t.edit(
         "platform/go/lib/geo/mesh-module.toml",
         "build = '",
         "build = 'ln -s /etc/passwd \"$MESH_OUT/passwd\"; ",
     );
     // Writing outside $MESH_OUT (the export is read-only, but root may write anyway) does not
     // reach the artifact.
-    set_manifest(
-        &t,
+    t.edit(
         "platform/rust/core/mesh-module.toml",
         "build = '",
         "build = 'touch ../stray 2>/dev/null; ",
     );
     // 100 MB of output: the log is capped.
-    set_manifest(
-        &t,
+    t.edit(
         "platform/python/common/mesh-module.toml",
         "build = '",
         "build = 'head -c 100000000 /dev/zero | tr \"\\\\0\" x; ",
     );
     // No output at all is an empty artifact, still fit.
-    set_manifest(
-        &t,
+    t.edit(
         "platform/ts/ui-kit/mesh-module.toml",
         "build = 'mkdir -p \"$MESH_OUT\" && cp index.ts button.ts \"$MESH_OUT/\"'",
         "build = 'true'",
@@ -329,19 +308,14 @@ fn bad_builds_keep_the_artifact_to_mesh_out() {
 #[test]
 fn the_store_is_not_held_during_a_build() {
     let t = example();
-    set_manifest(
-        &t,
-        "platform/go/lib/geo/mesh-module.toml",
+    t.edit_and_commit(
+        "platform",
+        "go/lib/geo/mesh-module.toml",
         "build = '",
         "build = 'sleep 3; ",
+        "slow",
     );
-    t.commit("platform", "slow");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
-        .args(["-C"])
-        .arg(t.dir())
-        .args(["build", "geo", "-q"])
-        .spawn()
-        .expect("spawn");
+    let mut child = t.spawn(&["build", "geo", "-q"]);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     assert_eq!(plan_state(&t, "geo").0, "stale");
     let busy = t.fails(&["build", "--behind"], 75);
@@ -353,10 +327,10 @@ fn the_store_is_not_held_during_a_build() {
 #[test]
 fn logs_are_kept_for_the_newest_builds_only() {
     let t = example();
-    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("read");
-    t.write(
+    t.edit(
         "mesh.toml",
-        &toml.replace("name = \"test\"", "name = \"test\"\nlogs_keep = 2"),
+        "name = \"test\"",
+        "name = \"test\"\nlogs_keep = 2",
     );
     for i in 0..3 {
         t.write("platform/go/lib/geo/version.txt", &format!("{i}\n"));

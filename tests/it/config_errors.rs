@@ -102,14 +102,13 @@ fn duplicate_module_name() {
 #[test]
 fn presence_edge_to_a_missing_module() {
     let t = example();
-    let p = t.path("platform/go/services/route-proxy/mesh-module.toml");
-    let text = std::fs::read_to_string(&p).expect("read");
-    std::fs::write(
-        &p,
-        text.replace("presence = [\"resolver\"]", "presence = [\"resolvr\"]"),
-    )
-    .expect("write");
-    t.commit("platform", "typo");
+    t.edit_and_commit(
+        "platform",
+        "go/services/route-proxy/mesh-module.toml",
+        "presence = [\"resolver\"]",
+        "presence = [\"resolvr\"]",
+        "typo",
+    );
     diagnostic(
         &t,
         "platform:go/services/route-proxy/mesh-module.toml:5:",
@@ -120,10 +119,7 @@ fn presence_edge_to_a_missing_module() {
 #[test]
 fn module_manifest_typo() {
     let t = example();
-    let p = t.path("platform/go/lib/geo/mesh-module.toml");
-    let text = std::fs::read_to_string(&p).expect("read");
-    std::fs::write(&p, text.replace("test  =", "tset  =")).expect("write");
-    t.commit("platform", "typo");
+    t.commit_a_manifest_typo();
     diagnostic(
         &t,
         "platform:go/lib/geo/mesh-module.toml:4:1",

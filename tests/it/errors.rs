@@ -11,23 +11,10 @@
 //! The tests here take the same mistakes through the verbs that change the mesh, and add the
 //! ones nothing else checks.
 
-use crate::common::{EXAMPLE_MESH, TestMesh, example};
-use assert_cmd::Command;
+use crate::common::{EXAMPLE_MESH, MESH_HEAD, TestMesh, example, local_nodes_toml, mesh_in};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
-
-/// `mesh ARGS` run in `cwd` without `-C`, as a user types it.
-fn mesh_in(cwd: &Path, args: &[&str]) -> Output {
-    Command::cargo_bin("mesh")
-        .expect("binary")
-        .current_dir(cwd)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("MESH_STATE")
-        .output()
-        .expect("run mesh")
-}
 
 /// Runs `mesh -C <mesh> ARGS`.
 fn run(t: &TestMesh, args: &[&str]) -> Output {
@@ -66,6 +53,17 @@ fn one_error(out: &Output, args: &[&str], code: i32, words: &[&str]) -> String {
     }
     stderr
 }
+
+/// Runs each of `verbs` on `t`, asserting [`one_error`] for each.
+fn each_one_error(t: &TestMesh, verbs: &[&[&str]], code: i32, words: &[&str]) {
+    for args in verbs {
+        one_error(&run(t, args), args, code, words);
+    }
+}
+
+/// The verbs that build (`mesh push` sends what is declared, from the store, and does not read
+/// the repositories).
+const BUILDING: &[&[&str]] = &[&["build"], &["reconcile"], &["plan"]];
 
 fn no_panic(stderr: &str) {
     for bad in ["panicked", "RUST_BACKTRACE", "stack backtrace"] {
@@ -106,39 +104,21 @@ fn nothing_but_the_lock(t: &TestMesh) {
     }
 }
 
-/// The example repository with a mesh.toml delivering route-proxy and resolver to one local node.
-const ONE_NODE: &str = r#"
-[mesh]
-name = "test"
+/// A mesh.toml delivering route-proxy and resolver to one local node (the repository's path on
+/// line 7, its ref on line 8).
+fn one_node_toml() -> String {
+    local_nodes_toml(
+        &[("g14", &[])],
+        &[("route-proxy", &["g14"]), ("resolver", &["g14"])],
+    )
+}
 
-[[repo]]
-name = "platform"
-path = "platform"
-ref  = "refs/heads/main"
-
-[node.g14]
-transport = "local"
-root = "nodes/g14"
-
-[assign]
-route-proxy = ["g14"]
-resolver    = ["g14"]
-"#;
-
+/// The example repository with [`one_node_toml`].
 fn one_node() -> TestMesh {
     let t = TestMesh::new();
     t.repo_from_fixture("platform", "example");
-    t.write("mesh.toml", ONE_NODE);
+    t.write("mesh.toml", &one_node_toml());
     t
-}
-
-/// Rewrites a file of the platform repository and commits it.
-fn edit_and_commit(t: &TestMesh, rel: &str, from: &str, to: &str) {
-    let p = t.path(&format!("platform/{rel}"));
-    let text = std::fs::read_to_string(&p).expect("read");
-    assert!(text.contains(from), "{rel} has no {from:?}");
-    std::fs::write(&p, text.replacen(from, to, 1)).expect("write");
-    t.commit("platform", "a mistake");
 }
 
 fn events(t: &TestMesh) -> String {
@@ -180,23 +160,20 @@ fn a_wrong_repository_path_is_named_and_nothing_is_built() {
     let t = one_node();
     t.write(
         "mesh.toml",
-        &ONE_NODE.replace("path = \"platform\"", "path = \"platfrom\""),
+        &one_node_toml().replace("path = \"platform\"", "path = \"platfrom\""),
     );
-    // (`mesh push` sends what is declared, from the store, and does not read the repositories.)
-    for args in [&["build"][..], &["reconcile"], &["plan"]] {
-        one_error(
-            &run(&t, args),
-            args,
-            1,
-            &[
-                "mesh.toml:7:8",
-                "repository `platform`",
-                "platfrom",
-                "cannot be opened",
-                "must name a git repository",
-            ],
-        );
-    }
+    each_one_error(
+        &t,
+        BUILDING,
+        1,
+        &[
+            "mesh.toml:7:8",
+            "repository `platform`",
+            "platfrom",
+            "cannot be opened",
+            "must name a git repository",
+        ],
+    );
     nothing_but_the_lock(&t);
 }
 
@@ -206,21 +183,19 @@ fn a_missing_ref_is_named_and_nothing_is_built() {
     let t = one_node();
     t.write(
         "mesh.toml",
-        &ONE_NODE.replace("refs/heads/main", "refs/heads/mian"),
+        &one_node_toml().replace("refs/heads/main", "refs/heads/mian"),
     );
-    for args in [&["build"][..], &["reconcile"], &["plan"]] {
-        one_error(
-            &run(&t, args),
-            args,
-            1,
-            &[
-                "mesh.toml:8:8",
-                "ref `refs/heads/mian`",
-                "does not resolve to a commit",
-                "branch -a",
-            ],
-        );
-    }
+    each_one_error(
+        &t,
+        BUILDING,
+        1,
+        &[
+            "mesh.toml:8:8",
+            "ref `refs/heads/mian`",
+            "does not resolve to a commit",
+            "branch -a",
+        ],
+    );
     nothing_but_the_lock(&t);
 }
 
@@ -228,19 +203,17 @@ fn a_missing_ref_is_named_and_nothing_is_built() {
 #[test]
 fn an_unknown_node_is_named_with_the_known_ones() {
     let t = one_node();
-    for args in [
-        &["collect", "nope"][..],
-        &["push", "g14", "nope"],
-        &["node", "show", "nope"],
-        &["node", "install", "nope"],
-    ] {
-        one_error(
-            &run(&t, args),
-            args,
-            1,
-            &["there is no node `nope`", "known nodes: g14"],
-        );
-    }
+    each_one_error(
+        &t,
+        &[
+            &["collect", "nope"],
+            &["push", "g14", "nope"],
+            &["node", "show", "nope"],
+            &["node", "install", "nope"],
+        ],
+        1,
+        &["there is no node `nope`", "known nodes: g14"],
+    );
     nothing_but_the_lock(&t);
     assert!(!t.path("nodes/g14").exists(), "g14 was pushed to");
 }
@@ -253,22 +226,16 @@ fn no_ssh_client_is_said_for_the_node_and_no_send_is_recorded() {
     t.repo_from_fixture("platform", "example");
     t.write(
         "mesh.toml",
-        r#"
-[mesh]
-name = "test"
-
-[[repo]]
-name = "platform"
-path = "platform"
-ref  = "refs/heads/main"
-
+        &format!(
+            r#"{MESH_HEAD}
 [node.far]
 address = "mesh@127.0.0.1"
 options = ["-p", "9"]
 
 [assign]
 resolver = ["far"]
-"#,
+"#
+        ),
     );
     t.ok(&["build", "-q"]);
     let empty = t.path("no-ssh-here");
@@ -369,21 +336,19 @@ fn a_store_from_a_newer_mesh_is_refused_and_left_alone() {
             .expect("raise its format");
     }
     let ours = format!("format {}", mesh::store::FORMAT);
-    for args in [
-        &["status"][..],
-        &["plan"],
-        &["build"],
-        &["reconcile"],
-        &["events"],
-        &["builds"],
-    ] {
-        one_error(
-            &run(&t, args),
-            args,
-            1,
-            &["has format 99", &ours, "mesh --version"],
-        );
-    }
+    each_one_error(
+        &t,
+        &[
+            &["status"],
+            &["plan"],
+            &["build"],
+            &["reconcile"],
+            &["events"],
+            &["builds"],
+        ],
+        1,
+        &["has format 99", &ours, "mesh --version"],
+    );
     match mesh::store::Store::open(&state) {
         Err(mesh::store::StoreError::NewerFormat { found: 99, .. }) => {}
         Err(e) => panic!("the store was changed: {e}"),
@@ -400,18 +365,16 @@ fn a_manifest_typo_stops_every_verb_and_records_nothing() {
     let t = one_node();
     t.ok(&["reconcile", "-q"]);
     let before = events(&t);
-    edit_and_commit(&t, "go/lib/geo/mesh-module.toml", "test  =", "tset  =");
-    for args in [&["reconcile"][..], &["build"], &["plan"]] {
-        one_error(
-            &run(&t, args),
-            args,
-            1,
-            &[
-                "platform:go/lib/geo/mesh-module.toml:4:1",
-                "unknown field `tset`",
-            ],
-        );
-    }
+    t.commit_a_manifest_typo();
+    each_one_error(
+        &t,
+        &[&["reconcile"], &["build"], &["plan"]],
+        1,
+        &[
+            "platform:go/lib/geo/mesh-module.toml:4:1",
+            "unknown field `tset`",
+        ],
+    );
     assert_eq!(events(&t), before);
 }
 
@@ -420,23 +383,17 @@ fn a_manifest_typo_stops_every_verb_and_records_nothing() {
 #[test]
 fn a_cycle_stops_the_build_with_its_imports() {
     let t = one_node();
-    t.write(
-        "platform/go/internal/logx/cycle.go",
-        "package logx\n\nimport \"example.com/platform/services/route-proxy\"\n",
+    t.commit_a_cycle();
+    each_one_error(
+        &t,
+        BUILDING,
+        1,
+        &[
+            "build edges form a cycle",
+            "go/internal/logx/cycle.go:3",
+            "remove one of these imports",
+        ],
     );
-    t.commit("platform", "cycle");
-    for args in [&["build"][..], &["reconcile"], &["plan"]] {
-        one_error(
-            &run(&t, args),
-            args,
-            1,
-            &[
-                "build edges form a cycle",
-                "go/internal/logx/cycle.go:3",
-                "remove one of these imports",
-            ],
-        );
-    }
     assert!(!t.path(".mesh/artifacts").exists());
     assert!(!t.path("nodes/g14").exists());
     assert_eq!(events(&t), "");
@@ -447,11 +404,12 @@ fn a_cycle_stops_the_build_with_its_imports() {
 #[test]
 fn declaring_a_module_without_a_fit_build_is_refused() {
     let t = one_node();
-    edit_and_commit(
-        &t,
+    t.edit_and_commit(
+        "platform",
         "rust/inventory/mesh-module.toml",
         "build    = '",
         "build    = 'exit 1; ",
+        "a mistake",
     );
     // A broken build needs a person: exit 3.
     assert_eq!(
@@ -478,24 +436,22 @@ fn declaring_a_module_without_a_fit_build_is_refused() {
 fn a_file_where_the_state_directory_goes_is_one_clear_error() {
     let t = one_node();
     t.write(".mesh", "not mesh's\n");
-    for args in [
-        &["status"][..],
-        &["plan"],
-        &["graph"],
-        &["build"],
-        &["declare", "inventory"],
-        &["push"],
-        &["collect"],
-        &["reconcile"],
-        &["events"],
-    ] {
-        one_error(
-            &run(&t, args),
-            args,
-            1,
-            &[".mesh is not a directory", "move the file"],
-        );
-    }
+    each_one_error(
+        &t,
+        &[
+            &["status"],
+            &["plan"],
+            &["graph"],
+            &["build"],
+            &["declare", "inventory"],
+            &["push"],
+            &["collect"],
+            &["reconcile"],
+            &["events"],
+        ],
+        1,
+        &[".mesh is not a directory", "move the file"],
+    );
     assert_eq!(
         std::fs::read_to_string(t.path(".mesh")).expect("read"),
         "not mesh's\n"

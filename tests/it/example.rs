@@ -1,40 +1,7 @@
 //! `mesh init --example`: a newcomer gets a demo mesh that delivers end to end, run from inside it.
 
-use crate::common::{fixtures, git};
-use assert_cmd::Command;
-use serde_json::Value;
-use std::collections::BTreeSet;
+use crate::common::{EXAMPLE_BUILD_EDGES, edges, fixtures, git, json_in, mesh_in, ok_in, set};
 use std::path::{Path, PathBuf};
-
-/// `mesh ARGS` run in `cwd`, as a user would: no -C, the mesh found from the working directory.
-fn mesh_in(cwd: &Path, args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("mesh")
-        .expect("binary")
-        .current_dir(cwd)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("MESH_STATE")
-        .output()
-        .expect("run mesh")
-}
-
-fn ok_in(cwd: &Path, args: &[&str]) -> String {
-    let out = mesh_in(cwd, args);
-    assert!(
-        out.status.success(),
-        "mesh {args:?} failed ({:?}):\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn json_in(cwd: &Path, args: &[&str]) -> Value {
-    let mut a = args.to_vec();
-    a.push("--json");
-    let s = ok_in(cwd, &a);
-    serde_json::from_str(&s).unwrap_or_else(|e| panic!("not JSON ({e}):\n{s}"))
-}
 
 /// Every file under `dir` (relative path → bytes), leaving out `.git`.
 fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -122,31 +89,7 @@ fn example_has_the_fixture_build_edges() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let demo = init_example(tmp.path());
     let v = json_in(&demo, &["graph"]);
-    let build: BTreeSet<(String, String)> = v["edges"]
-        .as_array()
-        .expect("edges")
-        .iter()
-        .filter(|e| e["kind"] == "build")
-        .map(|e| {
-            (
-                e["from"].as_str().expect("from").to_string(),
-                e["to"].as_str().expect("to").to_string(),
-            )
-        })
-        .collect();
-    let want: BTreeSet<(String, String)> = [
-        ("dashboard", "reporter"),
-        ("dashboard", "ui-kit"),
-        ("geo", "go-platform"),
-        ("inventory", "rust-core"),
-        ("reporter", "py-common"),
-        ("resolver", "geo"),
-        ("route-proxy", "geo"),
-    ]
-    .iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
-    assert_eq!(build, want);
+    assert_eq!(edges(&v, "build"), set(EXAMPLE_BUILD_EDGES));
 }
 
 #[test]

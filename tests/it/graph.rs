@@ -1,47 +1,13 @@
 //! `mesh graph`: modules, edges from imports, the cache, nesting, cycles, bad input.
 
-use crate::common::{TestMesh, example, git};
+use crate::common::{EXAMPLE_BUILD_EDGES, TestMesh, edges, example, git, named, set};
 use serde_json::Value;
-use std::collections::BTreeSet;
-
-fn edges(v: &Value, kind: &str) -> BTreeSet<(String, String)> {
-    v["edges"]
-        .as_array()
-        .expect("edges")
-        .iter()
-        .filter(|e| e["kind"] == kind)
-        .map(|e| {
-            (
-                e["from"].as_str().expect("from").to_string(),
-                e["to"].as_str().expect("to").to_string(),
-            )
-        })
-        .collect()
-}
-
-fn set(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
-    pairs
-        .iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
-}
 
 #[test]
 fn example_edges_are_exactly_the_imports() {
     let t = example();
     let v = t.json(&["graph"]);
-    assert_eq!(
-        edges(&v, "build"),
-        set(&[
-            ("dashboard", "reporter"),
-            ("dashboard", "ui-kit"),
-            ("geo", "go-platform"),
-            ("inventory", "rust-core"),
-            ("reporter", "py-common"),
-            ("resolver", "geo"),
-            ("route-proxy", "geo"),
-        ])
-    );
+    assert_eq!(edges(&v, "build"), set(EXAMPLE_BUILD_EDGES));
     assert_eq!(edges(&v, "presence"), set(&[("route-proxy", "resolver")]));
     assert_eq!(
         edges(&v, "instantiation"),
@@ -54,12 +20,7 @@ fn example_edges_are_exactly_the_imports() {
         .map(|m| m["name"].as_str().expect("name"))
         .collect();
     assert_eq!(names.len(), 10);
-    let proxy = v["modules"]
-        .as_array()
-        .expect("modules")
-        .iter()
-        .find(|m| m["name"] == "route-proxy")
-        .expect("route-proxy");
+    let proxy = named(&v, "modules", "route-proxy");
     assert_eq!(proxy["kind"], "service");
     assert_eq!(proxy["repo"], "platform");
     assert_eq!(proxy["path"], "go/services/route-proxy");
@@ -136,12 +97,7 @@ fn unchanged_mesh_parses_nothing_and_one_change_parses_one_file() {
 fn nested_modules_leave_the_parent_source_id_alone() {
     let t = example();
     let source = |v: &Value, name: &str| {
-        v["modules"]
-            .as_array()
-            .expect("modules")
-            .iter()
-            .find(|m| m["name"] == name)
-            .expect("module")["source"]
+        named(v, "modules", name)["source"]
             .as_str()
             .expect("source")
             .to_string()
@@ -177,12 +133,7 @@ fn inputs_move_the_source_id() {
     std::fs::write(&manifest, format!("inputs = [\"go/go.mod\"]\n{text}")).expect("write");
     t.commit("platform", "inputs");
     let src = |v: &Value| {
-        v["modules"]
-            .as_array()
-            .expect("modules")
-            .iter()
-            .find(|m| m["name"] == "resolver")
-            .expect("resolver")["source"]
+        named(v, "modules", "resolver")["source"]
             .as_str()
             .expect("source")
             .to_string()
@@ -199,11 +150,7 @@ fn inputs_move_the_source_id() {
 #[test]
 fn a_cycle_is_an_error_with_evidence() {
     let t = example();
-    t.write(
-        "platform/go/internal/logx/cycle.go",
-        "package logx\n\nimport \"example.com/platform/services/route-proxy\"\n",
-    );
-    t.commit("platform", "cycle");
+    t.commit_a_cycle();
     let err = t.fails(&["graph"], 1);
     assert!(err.contains("build edges form a cycle"), "{err}");
     assert!(

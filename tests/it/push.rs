@@ -1,37 +1,25 @@
 //! `mesh declare` and `mesh push`: only behind nodes are sent; a send is recorded only after the
 //! node holds it; unreachable nodes stay out of date; local and real ssh nodes.
 
-use crate::common::{TestMesh, example};
+use crate::common::{MESH_HEAD, TestMesh, example, local_nodes_toml, named, toml_array};
 use crate::sshd::SshNode;
 use serde_json::Value;
 
-const LOCAL_MESH: &str = r#"
-[mesh]
-name = "test"
-
-[[repo]]
-name = "platform"
-path = "platform"
-ref  = "refs/heads/main"
-
-[node.a]
-transport = "local"
-root = "nodes/a"
-tags = ["edge"]
-
-[node.b]
-transport = "local"
-root = "nodes/b"
-
-[assign]
-route-proxy = ["@edge"]
-resolver    = ["a"]
-dashboard   = ["b"]
-"#;
+/// Two local nodes: a (tagged edge) and b.
+fn local_mesh_toml() -> String {
+    local_nodes_toml(
+        &[("a", &["edge"]), ("b", &[])],
+        &[
+            ("route-proxy", &["@edge"]),
+            ("resolver", &["a"]),
+            ("dashboard", &["b"]),
+        ],
+    )
+}
 
 fn local_mesh() -> TestMesh {
     let t = example();
-    t.write("mesh.toml", LOCAL_MESH);
+    t.write("mesh.toml", &local_mesh_toml());
     t
 }
 
@@ -62,13 +50,7 @@ fn outcome<'a>(results: &'a [Value], node: &str) -> &'a Value {
 }
 
 fn plan_node(t: &TestMesh, node: &str) -> Value {
-    t.json(&["plan"])["nodes"]
-        .as_array()
-        .expect("nodes")
-        .iter()
-        .find(|n| n["name"] == node)
-        .cloned()
-        .expect("node")
+    named(&t.json(&["plan"]), "nodes", node).clone()
 }
 
 #[test]
@@ -94,10 +76,7 @@ fn push_sends_behind_nodes_once_and_only_what_changed() {
     assert!(r.iter().all(|n| n["outcome"] == "unchanged"), "{r:?}");
 
     // One module changes: only its artifact travels, and only to its node.
-    let p = t.path("platform/go/services/resolver/mesh-module.toml");
-    let text = std::fs::read_to_string(&p).expect("read");
-    std::fs::write(&p, text.replace("echo resolver ok", "echo resolver v2")).expect("write");
-    t.commit("platform", "resolver v2");
+    t.resolver_v2();
     t.ok(&["build", "--behind", "-q"]);
     assert_eq!(plan_node(&t, "a")["state"], "out of date");
     assert_eq!(plan_node(&t, "b")["state"], "current");
@@ -118,7 +97,10 @@ fn push_sends_behind_nodes_once_and_only_what_changed() {
 #[test]
 fn hold_modules_wait_for_declare_and_unmet_presence_is_not_worked_out() {
     let t = local_mesh();
-    t.write("mesh.toml", &format!("{LOCAL_MESH}inventory = [\"b\"]\n"));
+    t.write(
+        "mesh.toml",
+        &format!("{}inventory = [\"b\"]\n", local_mesh_toml()),
+    );
     t.ok(&["build", "--behind", "-q"]);
     let b = plan_node(&t, "b");
     assert_eq!(b["state"], "not worked out");
@@ -137,7 +119,7 @@ fn hold_modules_wait_for_declare_and_unmet_presence_is_not_worked_out() {
     // route-proxy needs resolver on the same node.
     t.write(
         "mesh.toml",
-        &LOCAL_MESH.replace("resolver    = [\"a\"]", "resolver    = [\"b\"]"),
+        &local_mesh_toml().replace("resolver    = [\"a\"]", "resolver    = [\"b\"]"),
     );
     let a = plan_node(&t, "a");
     assert_eq!(a["state"], "not worked out");
@@ -166,10 +148,7 @@ fn a_replayed_older_declaration_is_refused_whole() {
     t.ok(&["build", "--behind", "-q"]);
     push(&t, &[]);
     let old = std::fs::read(t.path("nodes/a/declaration.json")).expect("read");
-    let p = t.path("platform/go/services/resolver/mesh-module.toml");
-    let text = std::fs::read_to_string(&p).expect("read");
-    std::fs::write(&p, text.replace("echo resolver ok", "echo resolver v2")).expect("write");
-    t.commit("platform", "v2");
+    t.resolver_v2();
     t.ok(&["build", "--behind", "-q"]);
     push(&t, &[]);
     let current = std::fs::read(t.path("nodes/a/declaration.json")).expect("read");
@@ -214,25 +193,11 @@ fn a_replayed_older_declaration_is_refused_whole() {
 
 /// A mesh with two ssh nodes (real sshd on loopback) and one local node.
 fn ssh_mesh(t: &TestMesh, a: &SshNode, b: &SshNode) {
-    let opts = |n: &SshNode| {
-        n.client_options()
-            .iter()
-            .map(|o| format!("{o:?}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let opts = |n: &SshNode| toml_array(&n.client_options());
     t.write(
         "mesh.toml",
         &format!(
-            r#"
-[mesh]
-name = "test"
-
-[[repo]]
-name = "platform"
-path = "platform"
-ref  = "refs/heads/main"
-
+            r#"{MESH_HEAD}
 [ssh]
 parallel = 4
 connect_timeout = "3s"
@@ -240,13 +205,13 @@ connect_timeout = "3s"
 [node.ace]
 address = "{}"
 root = "{}"
-options = [{}]
+options = {}
 tags = ["edge"]
 
 [node.bee]
 address = "{}"
 root = "{}"
-options = [{}]
+options = {}
 tags = ["edge"]
 
 [node.lab]
@@ -296,10 +261,7 @@ fn ssh_nodes_and_an_unreachable_one() {
     assert!(b.root.join("bin/mesh").exists());
 
     // A change while bee is down: ace is sent, bee is unreachable and stays out of date.
-    let p = t.path("platform/go/services/resolver/mesh-module.toml");
-    let text = std::fs::read_to_string(&p).expect("read");
-    std::fs::write(&p, text.replace("echo resolver ok", "echo resolver v2")).expect("write");
-    t.commit("platform", "v2");
+    t.resolver_v2();
     t.ok(&["build", "--behind", "-q"]);
     b.stop();
     let (r, code) = push(&t, &[]);
@@ -331,16 +293,11 @@ fn ssh_nodes_and_an_unreachable_one() {
 
 /// One ssh node with the given client options, and the module route-proxy + resolver on it.
 fn one_ssh_node(t: &TestMesh, n: &SshNode, options: &[String]) {
-    let opts = options
-        .iter()
-        .map(|o| format!("{o:?}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let opts = toml_array(options);
     t.write(
         "mesh.toml",
         &format!(
-            "[mesh]\nname = \"test\"\n\n[[repo]]\nname = \"platform\"\npath = \"platform\"\nref = \"refs/heads/main\"\n\n\
-             [node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = [{opts}]\n\n[assign]\nroute-proxy = [\"ace\"]\nresolver = [\"ace\"]\n",
+            "{MESH_HEAD}\n[node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = {opts}\n\n[assign]\nroute-proxy = [\"ace\"]\nresolver = [\"ace\"]\n",
             n.address(),
             n.root.display()
         ),
@@ -363,10 +320,7 @@ fn a_changed_host_key_is_refused_and_nothing_is_recorded() {
         "{r:?}"
     );
 
-    let p = t.path("platform/go/services/resolver/mesh-module.toml");
-    let text = std::fs::read_to_string(&p).expect("read");
-    std::fs::write(&p, text.replace("echo resolver ok", "echo resolver v2")).expect("write");
-    t.commit("platform", "v2");
+    t.resolver_v2();
     t.ok(&["build", "--behind", "-q"]);
     n.rotate_host_key();
     n.restart();
@@ -396,7 +350,7 @@ fn a_node_root_that_cannot_be_written_is_a_clear_failure() {
     t.write("blocker", "a file where a directory should be");
     t.write(
         "mesh.toml",
-        &LOCAL_MESH.replace("root = \"nodes/a\"", "root = \"blocker/a\""),
+        &local_mesh_toml().replace("root = \"nodes/a\"", "root = \"blocker/a\""),
     );
     t.ok(&["build", "--behind", "-q"]);
     let (r, code) = push(&t, &[]);
@@ -421,25 +375,16 @@ fn a_push_killed_mid_transfer_leaves_a_whole_declaration_and_the_next_push_conve
     push(&t, &[]);
     let old = std::fs::read(n.root.join("declaration.json")).expect("held");
     // A big artifact, so that a kill lands while it is on the wire.
-    let p = t.path("platform/go/services/resolver/mesh-module.toml");
-    let text = std::fs::read_to_string(&p).expect("read");
-    std::fs::write(
-        &p,
-        text.replace(
-            "build    = '",
-            "build    = 'head -c 30000000 /dev/urandom > \"$MESH_OUT/blob\"; ",
-        ),
-    )
-    .expect("write");
-    t.commit("platform", "big");
+    t.edit_and_commit(
+        "platform",
+        "go/services/resolver/mesh-module.toml",
+        "build    = '",
+        "build    = 'head -c 30000000 /dev/urandom > \"$MESH_OUT/blob\"; ",
+        "big",
+    );
     t.ok(&["build", "--behind", "-q"]);
     for ms in [50, 150, 300] {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
-            .arg("-C")
-            .arg(t.dir())
-            .args(["push", "-q"])
-            .spawn()
-            .expect("spawn");
+        let mut child = t.spawn(&["push", "-q"]);
         std::thread::sleep(std::time::Duration::from_millis(ms));
         let _ = child.kill();
         let _ = child.wait();
@@ -463,10 +408,10 @@ fn with_ssh_persist_the_next_run_reuses_the_connection() {
     let n = SshNode::start(t.dir(), "ace");
     preinstall(&n);
     one_ssh_node(&t, &n, &n.client_options());
-    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("read");
-    t.write(
+    t.edit(
         "mesh.toml",
-        &toml.replace("[node.ace]", "[ssh]\npersist = \"1m\"\n\n[node.ace]"),
+        "[node.ace]",
+        "[ssh]\npersist = \"1m\"\n\n[node.ace]",
     );
     t.ok(&["build", "--behind", "-q"]);
     t.ok(&["push", "-q"]);

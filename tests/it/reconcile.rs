@@ -1,38 +1,26 @@
 //! `mesh reconcile`: one idempotent pass, facts only on change, hooks, the lock, and what
 //! survives a SIGKILL.
 
-use crate::common::{TestMesh, example};
+use crate::common::{TestMesh, example, local_nodes_toml, named};
 use serde_json::Value;
 use std::time::Duration;
 
-const MESH: &str = r#"
-[mesh]
-name = "test"
-
-[[repo]]
-name = "platform"
-path = "platform"
-ref  = "refs/heads/main"
-
-[node.edge-1]
-transport = "local"
-root = "nodes/edge-1"
-tags = ["edge"]
-
-[node.lab]
-transport = "local"
-root = "nodes/lab"
-
-[assign]
-route-proxy = ["@edge"]
-resolver    = ["@edge"]
-dashboard   = ["lab"]
-reporter    = ["lab"]
-"#;
+/// Two local nodes: edge-1 (tagged edge) and lab.
+fn mesh_toml() -> String {
+    local_nodes_toml(
+        &[("edge-1", &["edge"]), ("lab", &[])],
+        &[
+            ("route-proxy", &["@edge"]),
+            ("resolver", &["@edge"]),
+            ("dashboard", &["lab"]),
+            ("reporter", &["lab"]),
+        ],
+    )
+}
 
 fn mesh(extra: &str) -> TestMesh {
     let t = example();
-    t.write("mesh.toml", &format!("{MESH}{extra}"));
+    t.write("mesh.toml", &format!("{}{extra}", mesh_toml()));
     t
 }
 
@@ -100,10 +88,7 @@ fn one_pass_converges_and_a_second_does_nothing() {
     );
 
     // A change: exactly the facts of its delivery, once.
-    let p = t.path("platform/go/services/resolver/mesh-module.toml");
-    let text = std::fs::read_to_string(&p).expect("read");
-    std::fs::write(&p, text.replace("echo resolver ok", "echo resolver v2")).expect("write");
-    t.commit("platform", "resolver v2");
+    t.resolver_v2();
     t.ok(&["reconcile"]);
     let new: Vec<(String, String)> = events(&t)[before.len()..]
         .iter()
@@ -130,21 +115,18 @@ fn one_pass_converges_and_a_second_does_nothing() {
 #[test]
 fn a_broken_build_exits_3_and_names_it() {
     let t = mesh("");
-    let p = t.path("platform/go/lib/geo/mesh-module.toml");
-    let text = std::fs::read_to_string(&p).expect("read");
-    std::fs::write(&p, text.replace("build = '", "build = 'exit 4; ")).expect("write");
-    t.commit("platform", "break geo");
+    t.edit_and_commit(
+        "platform",
+        "go/lib/geo/mesh-module.toml",
+        "build = '",
+        "build = 'exit 4; ",
+        "break geo",
+    );
     let err = t.fails(&["reconcile"], 3);
     assert!(err.contains("geo is broken"), "{err}");
     // lab does not depend on geo: it still converges.
     let v = t.json(&["status"]);
-    let lab = v["nodes"]
-        .as_array()
-        .expect("nodes")
-        .iter()
-        .find(|n| n["name"] == "lab")
-        .expect("lab")
-        .clone();
+    let lab = named(&v, "nodes", "lab");
     assert_eq!(lab["state"], "current");
     // Still broken next time: still exit 3, and no new facts.
     let n = events(&t).len();
@@ -192,7 +174,8 @@ fn an_unreachable_node_is_one_fact_however_many_passes() {
     t.write(
         "mesh.toml",
         &format!(
-            "{MESH}\n[node.far]\naddress = \"nobody@127.0.0.1\"\nroot = \"/tmp/none\"\noptions = [\"-p\", \"1\"]\ntags = [\"edge\"]\n"
+            "{}\n[node.far]\naddress = \"nobody@127.0.0.1\"\nroot = \"/tmp/none\"\noptions = [\"-p\", \"1\"]\ntags = [\"edge\"]\n",
+            mesh_toml()
         ),
     );
     for _ in 0..3 {
@@ -210,13 +193,7 @@ fn an_unreachable_node_is_one_fact_however_many_passes() {
         .count();
     assert_eq!(unreachable, 1);
     let v = t.json(&["status"]);
-    let far = v["nodes"]
-        .as_array()
-        .expect("nodes")
-        .iter()
-        .find(|n| n["name"] == "far")
-        .expect("far")
-        .clone();
+    let far = named(&v, "nodes", "far");
     assert_eq!(far["state"], "never told");
     assert!(far["unreachable_since"].is_string(), "{far}");
 }
@@ -224,16 +201,14 @@ fn an_unreachable_node_is_one_fact_however_many_passes() {
 #[test]
 fn a_second_mesh_exits_75_naming_the_holder_and_readers_do_not_wait() {
     let t = mesh("");
-    let p = t.path("platform/go/lib/geo/mesh-module.toml");
-    let text = std::fs::read_to_string(&p).expect("read");
-    std::fs::write(&p, text.replace("build = '", "build = 'sleep 3; ")).expect("write");
-    t.commit("platform", "slow");
-    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
-        .arg("-C")
-        .arg(t.dir())
-        .args(["reconcile", "-q"])
-        .spawn()
-        .expect("spawn");
+    t.edit_and_commit(
+        "platform",
+        "go/lib/geo/mesh-module.toml",
+        "build = '",
+        "build = 'sleep 3; ",
+        "slow",
+    );
+    let mut first = t.spawn(&["reconcile", "-q"]);
     std::thread::sleep(Duration::from_millis(1500));
     let err = t.fails(&["reconcile"], 75);
     assert!(
@@ -255,29 +230,24 @@ fn an_invalid_mesh_toml_between_passes_changes_nothing() {
     let before = events(&t);
     t.write(
         "mesh.toml",
-        &format!("{MESH}\nroute-proxy = [\"nowhere\"]\n"),
+        &format!("{}\nroute-proxy = [\"nowhere\"]\n", mesh_toml()),
     );
     let err = t.fails(&["reconcile"], 1);
     assert!(err.contains("mesh.toml:"), "{err}");
     t.write(
         "mesh.toml",
-        &MESH.replace("dashboard   = [\"lab\"]", "dashbord = [\"lab\"]"),
+        &mesh_toml().replace("dashboard   = [\"lab\"]", "dashbord = [\"lab\"]"),
     );
     let err = t.fails(&["reconcile"], 1);
     assert!(err.contains("no module is named `dashbord`"), "{err}");
-    t.write("mesh.toml", MESH);
+    t.write("mesh.toml", &mesh_toml());
     assert_eq!(events(&t), before);
 }
 
 /// Kills `mesh reconcile` with SIGKILL after `delay`, then checks what the store says.
 fn kill_and_check(delay: Duration) {
     let t = mesh("");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
-        .arg("-C")
-        .arg(t.dir())
-        .args(["reconcile", "-q"])
-        .spawn()
-        .expect("spawn");
+    let mut child = t.spawn(&["reconcile", "-q"]);
     std::thread::sleep(delay);
     let _ = child.kill();
     let _ = child.wait();
@@ -337,7 +307,7 @@ fn the_events_log_keeps_the_newest_events_keep() {
     let t = example();
     t.write(
         "mesh.toml",
-        &MESH.replace("name = \"test\"", "name = \"test\"\nevents_keep = 5"),
+        &mesh_toml().replace("name = \"test\"", "name = \"test\"\nevents_keep = 5"),
     );
     t.ok(&["reconcile"]);
     let kept = events(&t);

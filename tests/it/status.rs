@@ -1,7 +1,7 @@
 //! `mesh collect` and `mesh status`: reports taken by sequence, the failure streak, every node
 //! state at once, and the JSON shape.
 
-use crate::common::{TestMesh, example};
+use crate::common::{TestMesh, example, local_nodes_toml, named};
 use serde_json::Value;
 
 const NODES: &[&str] = &[
@@ -18,32 +18,30 @@ const NODES: &[&str] = &[
 /// the node's root); n-nwo also gets inventory, a hold module nobody declared.
 fn mesh() -> TestMesh {
     let t = example();
-    let p = t.path("platform/go/services/resolver/mesh-module.toml");
-    let text = std::fs::read_to_string(&p).expect("read");
-    std::fs::write(
-        &p,
-        text.replace(
-            "activate = \"bin/resolver\"",
-            "activate = 'if test -f \"$MESH_NODE_ROOT/fail\"; then echo \"resolver failed at $(date +%s%N)\"; exit 1; fi; bin/resolver'",
-        ),
-    )
-    .expect("write");
-    t.commit("platform", "activate can fail");
-    let mut toml = String::from(
-        "[mesh]\nname = \"test\"\n\n[[repo]]\nname = \"platform\"\npath = \"platform\"\nref = \"refs/heads/main\"\n\n",
+    t.edit_and_commit(
+        "platform",
+        "go/services/resolver/mesh-module.toml",
+        "activate = \"bin/resolver\"",
+        "activate = 'if test -f \"$MESH_NODE_ROOT/fail\"; then echo \"resolver failed at $(date +%s%N)\"; exit 1; fi; bin/resolver'",
+        "activate can fail",
     );
-    for n in NODES {
-        toml.push_str(&format!(
-            "[node.{n}]\ntransport = \"local\"\nroot = \"nodes/{n}\"\ntags = [\"all\"]\n\n"
-        ));
-    }
-    toml.push_str("[assign]\nresolver = [\"@all\"]\ninventory = [\"n-nwo\"]\n");
-    t.write("mesh.toml", &toml);
+    let nodes: Vec<(&str, &[&str])> = NODES.iter().map(|n| (*n, &["all"][..])).collect();
+    t.write(
+        "mesh.toml",
+        &local_nodes_toml(
+            &nodes,
+            &[("resolver", &["@all"]), ("inventory", &["n-nwo"])],
+        ),
+    );
     t
 }
 
-fn node_root(t: &TestMesh, n: &str) -> String {
-    t.path(&format!("nodes/{n}")).display().to_string()
+/// What the node's own timer runs: `mesh node apply` in its root (it may fail).
+fn node_apply(t: &TestMesh, n: &str) {
+    let root = t.path(&format!("nodes/{n}")).display().to_string();
+    t.mesh(&["node", "apply", "--root", &root])
+        .output()
+        .expect("apply");
 }
 
 fn states(v: &Value) -> Vec<(String, String)> {
@@ -61,12 +59,7 @@ fn states(v: &Value) -> Vec<(String, String)> {
 }
 
 fn node<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["nodes"]
-        .as_array()
-        .expect("nodes")
-        .iter()
-        .find(|n| n["name"] == name)
-        .expect("node")
+    named(v, "nodes", name)
 }
 
 #[test]
@@ -86,20 +79,15 @@ fn every_state_at_once() {
     ]);
     // The stuck node's own timer applies twice more: three reports, the same failure.
     for _ in 0..2 {
-        t.mesh(&["node", "apply", "--root", &node_root(&t, "n-stuck")])
-            .output()
-            .expect("apply");
+        node_apply(&t, "n-stuck");
     }
     t.ok(&["collect", "-q"]);
     t.ok(&["push", "-q", "n-outstanding"]);
     // A new assignment: n-outofdate would now be sent something else.
-    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("read");
-    t.write(
+    t.edit(
         "mesh.toml",
-        &toml.replace(
-            "inventory = [\"n-nwo\"]",
-            "inventory = [\"n-nwo\"]\nreporter = [\"n-outofdate\"]",
-        ),
+        "inventory = [\"n-nwo\"]",
+        "inventory = [\"n-nwo\"]\nreporter = [\"n-outofdate\"]",
     );
 
     let v = t.json(&["status"]);
@@ -159,12 +147,7 @@ fn every_state_at_once() {
             "status JSON lacks {field}: {stuck}"
         );
     }
-    let resolver = v["modules"]
-        .as_array()
-        .expect("modules")
-        .iter()
-        .find(|m| m["name"] == "resolver")
-        .expect("resolver");
+    let resolver = named(&v, "modules", "resolver");
     for field in [
         "name",
         "source",
@@ -201,12 +184,8 @@ fn the_streak_counts_failures_not_words_and_a_clean_apply_clears_it() {
     t.ok(&["collect", "-q"]);
     assert_eq!(node(&t.json(&["status"]), "n-stuck")["failure"]["count"], 1);
     // The same resource fails with other words (the message carries a timestamp).
-    t.mesh(&["node", "apply", "--root", &node_root(&t, "n-stuck")])
-        .output()
-        .expect("apply");
-    t.mesh(&["node", "apply", "--root", &node_root(&t, "n-stuck")])
-        .output()
-        .expect("apply");
+    node_apply(&t, "n-stuck");
+    node_apply(&t, "n-stuck");
     t.ok(&["collect", "-q"]);
     let v = t.json(&["status"]);
     let stuck = node(&v, "n-stuck");
@@ -228,9 +207,7 @@ fn the_streak_counts_failures_not_words_and_a_clean_apply_clears_it() {
     assert_eq!(events.lines().count(), 1, "{events}");
     // Fixed: a clean apply clears it.
     std::fs::remove_file(t.path("nodes/n-stuck/fail")).expect("rm");
-    t.mesh(&["node", "apply", "--root", &node_root(&t, "n-stuck")])
-        .output()
-        .expect("apply");
+    node_apply(&t, "n-stuck");
     t.ok(&["collect", "-q"]);
     let v = t.json(&["status"]);
     assert_eq!(node(&v, "n-stuck")["state"], "current");

@@ -3,7 +3,10 @@
 #![allow(dead_code)]
 
 use assert_cmd::Command;
+use serde_json::Value;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::process::{Child, Output};
 
 /// The repository's fixtures directory.
 pub fn fixtures() -> PathBuf {
@@ -56,6 +59,54 @@ impl TestMesh {
         std::fs::write(p, text).expect("write");
     }
 
+    /// Replaces `from`, which must be there, with `to` in the file `rel`.
+    pub fn edit(&self, rel: &str, from: &str, to: &str) {
+        let p = self.path(rel);
+        let text = std::fs::read_to_string(&p).expect("read");
+        assert!(text.contains(from), "{rel} has no {from:?}:\n{text}");
+        std::fs::write(&p, text.replace(from, to)).expect("write");
+    }
+
+    /// [`edit`](Self::edit)s `<repo>/<rel>` and commits repo `repo`.
+    pub fn edit_and_commit(&self, repo: &str, rel: &str, from: &str, to: &str, msg: &str) {
+        self.edit(&format!("{repo}/{rel}"), from, to);
+        self.commit(repo, msg);
+    }
+
+    /// Commits a change to resolver in the example repository `platform`: what its binary prints.
+    pub fn resolver_v2(&self) {
+        self.edit_and_commit(
+            "platform",
+            "go/services/resolver/mesh-module.toml",
+            "echo resolver ok",
+            "echo resolver v2",
+            "resolver v2",
+        );
+    }
+
+    /// Commits, in the example repository `platform`, an import from logx (in go-platform) of
+    /// route-proxy, which closes the build-edge cycle go-platform → route-proxy → geo →
+    /// go-platform.
+    pub fn commit_a_cycle(&self) {
+        self.write(
+            "platform/go/internal/logx/cycle.go",
+            "package logx\n\nimport \"example.com/platform/services/route-proxy\"\n",
+        );
+        self.commit("platform", "cycle");
+    }
+
+    /// Commits, in the example repository `platform`, a typo in geo's manifest: `tset` for
+    /// `test`, at line 4, column 1.
+    pub fn commit_a_manifest_typo(&self) {
+        self.edit_and_commit(
+            "platform",
+            "go/lib/geo/mesh-module.toml",
+            "test  =",
+            "tset  =",
+            "typo",
+        );
+    }
+
     /// Commits everything in repo `name`.
     pub fn commit(&self, name: &str, msg: &str) {
         let dir = self.path(name);
@@ -78,30 +129,29 @@ impl TestMesh {
 
     /// `mesh -C <dir> ARGS`.
     pub fn mesh(&self, args: &[&str]) -> Command {
-        let mut c = Command::cargo_bin("mesh").expect("binary");
+        let mut c = mesh_command();
         c.arg("-C").arg(self.dir()).args(args);
-        c.env("NO_COLOR", "1").env_remove("MESH_STATE");
         c
+    }
+
+    /// Starts `mesh -C <dir> ARGS` in the background, in the test's own environment.
+    pub fn spawn(&self, args: &[&str]) -> Child {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
+            .arg("-C")
+            .arg(self.dir())
+            .args(args)
+            .spawn()
+            .expect("spawn")
     }
 
     /// Runs and asserts success; stdout as a string.
     pub fn ok(&self, args: &[&str]) -> String {
-        let out = self.mesh(args).output().expect("run mesh");
-        assert!(
-            out.status.success(),
-            "mesh {args:?} failed ({:?}):\n{}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        succeeded(args, &self.mesh(args).output().expect("run mesh"))
     }
 
     /// Runs with `--json` and parses stdout.
-    pub fn json(&self, args: &[&str]) -> serde_json::Value {
-        let mut a = args.to_vec();
-        a.push("--json");
-        let s = self.ok(&a);
-        serde_json::from_str(&s).unwrap_or_else(|e| panic!("not JSON ({e}):\n{s}"))
+    pub fn json(&self, args: &[&str]) -> Value {
+        with_json(args, |a| self.ok(a))
     }
 
     /// Runs, expecting failure with `code`; stderr as a string.
@@ -117,6 +167,97 @@ impl TestMesh {
         String::from_utf8_lossy(&out.stderr).into_owned()
     }
 }
+
+/// The binary under test, without colour and without a `MESH_STATE` from outside.
+fn mesh_command() -> Command {
+    let mut c = Command::cargo_bin("mesh").expect("binary");
+    c.env("NO_COLOR", "1").env_remove("MESH_STATE");
+    c
+}
+
+/// `mesh ARGS` run in `cwd` without `-C`, as a user types it: the mesh found from the working
+/// directory.
+pub fn mesh_in(cwd: &Path, args: &[&str]) -> Output {
+    mesh_command()
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("run mesh")
+}
+
+/// [`mesh_in`], asserting success; stdout as a string.
+pub fn ok_in(cwd: &Path, args: &[&str]) -> String {
+    succeeded(args, &mesh_in(cwd, args))
+}
+
+/// [`mesh_in`] with `--json`, asserting success; stdout parsed.
+pub fn json_in(cwd: &Path, args: &[&str]) -> Value {
+    with_json(args, |a| ok_in(cwd, a))
+}
+
+/// Asserts that `mesh ARGS` succeeded; its stdout as a string.
+fn succeeded(args: &[&str], out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "mesh {args:?} failed ({:?}):\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs `ARGS --json` with `ok` and parses what it printed.
+fn with_json(args: &[&str], ok: impl FnOnce(&[&str]) -> String) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let s = ok(&a);
+    serde_json::from_str(&s).unwrap_or_else(|e| panic!("not JSON ({e}):\n{s}"))
+}
+
+/// The entry of the array `v[list]` (`"nodes"`, `"modules"`) whose `name` is `name`.
+pub fn named<'a>(v: &'a Value, list: &str, name: &str) -> &'a Value {
+    v[list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {list} in {v}"))
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not in {list}: {v}"))
+}
+
+/// The edges of `kind` in `mesh graph --json`, as (from, to).
+pub fn edges(v: &Value, kind: &str) -> BTreeSet<(String, String)> {
+    v["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .filter(|e| e["kind"] == kind)
+        .map(|e| {
+            (
+                e["from"].as_str().expect("from").to_string(),
+                e["to"].as_str().expect("to").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `pairs` as a set of owned (from, to) pairs, to compare with [`edges`].
+pub fn set(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+/// The build edges of the example fixture: exactly its imports.
+pub const EXAMPLE_BUILD_EDGES: &[(&str, &str)] = &[
+    ("dashboard", "reporter"),
+    ("dashboard", "ui-kit"),
+    ("geo", "go-platform"),
+    ("inventory", "rust-core"),
+    ("reporter", "py-common"),
+    ("resolver", "geo"),
+    ("route-proxy", "geo"),
+];
 
 /// Runs git in `dir`, panicking on failure.
 pub fn git(dir: &Path, args: &[&str]) -> String {
@@ -150,8 +291,11 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// The mesh.toml the example fixture is used with in tests.
-pub const EXAMPLE_MESH: &str = r#"
+/// The head of every test mesh.toml, as a literal: the mesh `test` and the repository
+/// `platform` on `main`, whose `path` is on line 7 and `ref` on line 8.
+macro_rules! mesh_head {
+    () => {
+        r#"
 [mesh]
 name = "test"
 
@@ -159,7 +303,44 @@ name = "test"
 name = "platform"
 path = "platform"
 ref  = "refs/heads/main"
+"#
+    };
+}
 
+/// The head of every test mesh.toml ([`mesh_head!`]).
+pub const MESH_HEAD: &str = mesh_head!();
+
+/// A mesh.toml of local nodes, laid out as [`EXAMPLE_MESH`] is: [`MESH_HEAD`], then each
+/// `(node, tags)` rooted at `nodes/<node>`, then `[assign]` with each `(module, targets)`, the
+/// `=` signs lined up.
+pub fn local_nodes_toml(nodes: &[(&str, &[&str])], assign: &[(&str, &[&str])]) -> String {
+    let mut toml = String::from(MESH_HEAD);
+    for (node, tags) in nodes {
+        toml.push_str(&format!(
+            "\n[node.{node}]\ntransport = \"local\"\nroot = \"nodes/{node}\"\n"
+        ));
+        if !tags.is_empty() {
+            toml.push_str(&format!("tags = {}\n", toml_array(tags)));
+        }
+    }
+    toml.push_str("\n[assign]\n");
+    let width = assign.iter().map(|(m, _)| m.len()).max().unwrap_or(0);
+    for (module, targets) in assign {
+        toml.push_str(&format!("{module:width$} = {}\n", toml_array(targets)));
+    }
+    toml
+}
+
+/// `items` as a TOML array of strings: `["a", "b"]`.
+pub fn toml_array(items: &[impl AsRef<str>]) -> String {
+    let items: Vec<String> = items.iter().map(|i| format!("{:?}", i.as_ref())).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The mesh.toml the example fixture is used with in tests.
+pub const EXAMPLE_MESH: &str = concat!(
+    mesh_head!(),
+    r#"
 [node.g14]
 transport = "local"
 root = "nodes/g14"
@@ -167,7 +348,8 @@ tags = ["edge"]
 
 [assign]
 route-proxy = ["@edge"]
-"#;
+"#
+);
 
 /// A mesh with the example fixture as repo `platform`.
 pub fn example() -> TestMesh {
