@@ -64,7 +64,7 @@ pub fn reconcile(
         events_keep: mesh.settings.events_keep,
     };
     let build = crate::build::build(paths, &loaded, &opts, build_progress)?;
-    let mut events = loaded.events.clone();
+    let mut events = Vec::new();
     drop(loaded);
     let (push, push_events) = crate::transport::push::push(
         paths,

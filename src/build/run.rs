@@ -228,6 +228,9 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
         kill_group(pid);
     }
     let status = waiter.join();
+    // What the step left running in its group (a daemon, `cmd &`) would hold the pipes open and
+    // the readers with them, past any timeout: the step is over, so is its group.
+    kill_group(pid);
     for r in readers {
         let _ = r.join();
     }

@@ -123,6 +123,19 @@ pub fn build(
         return Ok(summary);
     }
 
+    // Moved sources are stated here, by the verb that acts on them, once.
+    let announced = paths.open()?.write(|w| {
+        crate::events::announce_sources(
+            w,
+            loaded
+                .snapshot
+                .modules
+                .iter()
+                .map(|m| (m.name(), m.source_id.as_str())),
+            now_ms(),
+            opts.events_keep,
+        )
+    })?;
     let dirs = Dirs {
         tmp: paths.tmp(),
         artifacts: ArtifactStore::new(paths.artifacts()),
@@ -137,7 +150,10 @@ pub fn build(
         })?;
     }
     let jobs = opts.jobs.max(1);
-    let mut summary = BuildSummary::default();
+    let mut summary = BuildSummary {
+        events: announced,
+        ..BuildSummary::default()
+    };
     let mut states: Vec<Option<ModuleState>> = vec![None; g.modules.len()];
     let mut running: BTreeSet<usize> = BTreeSet::new();
     let mut done: BTreeSet<usize> = BTreeSet::new();

@@ -1,9 +1,10 @@
-//! `mesh plan`: what would be built (in order, with why), declared and sent. Changes nothing.
+//! `mesh plan`: what would be built (in order, with why), declared and sent. Changes nothing
+//! the mesh knows (it may fill the import cache).
 
 use super::{Ctx, Ui, table};
 use crate::Result;
 
-/// Say what would be built, declared and sent, and why. Changes nothing.
+/// Say what would be built, declared and sent, and why. Changes nothing the mesh knows.
 ///
 /// Every module's answer, in graph order: current; stale (never built, source moved, recipe
 /// moved, an input's artifact moved); waits on an input that is itself stale (early cutoff may

@@ -6,7 +6,7 @@ mod hook;
 
 pub use hook::run_hooks;
 
-use crate::store::{EVENTS, META, StoreError, Writer, id_key};
+use crate::store::{ANNOUNCED, EVENTS, META, StoreError, Writer, id_key};
 use serde::{Deserialize, Serialize};
 
 /// One fact. Serialized with `kind` as the tag; `subject` says what it is about.
@@ -178,4 +178,28 @@ pub fn append(w: &Writer, facts: &[Fact], now: u64, keep: u64) -> Result<Vec<Eve
         w.drop_first(EVENTS, len - keep)?;
     }
     Ok(out)
+}
+
+/// States `source-moved` for every module whose source id differs from the one last stated
+/// (a module seen for the first time is recorded, not stated), in this transaction.
+pub fn announce_sources<'a>(
+    w: &Writer,
+    modules: impl IntoIterator<Item = (&'a str, &'a str)>,
+    now: u64,
+    keep: u64,
+) -> Result<Vec<Event>, StoreError> {
+    let mut facts = Vec::new();
+    for (module, source) in modules {
+        let old = w.get::<String>(ANNOUNCED, module.as_bytes())?;
+        if old.as_deref() != Some(source) {
+            w.put(ANNOUNCED, module.as_bytes(), source)?;
+            if old.is_some() {
+                facts.push(Fact::SourceMoved {
+                    module: module.to_string(),
+                    source: source.to_string(),
+                });
+            }
+        }
+    }
+    append(w, &facts, now, keep)
 }

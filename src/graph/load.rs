@@ -4,7 +4,6 @@
 use super::{EdgeKind, GraphModule, ModuleGraph};
 use crate::Result;
 use crate::config::MeshConfig;
-use crate::events::Fact;
 use crate::imports::manifest::{self, MANIFEST_FILES, ManifestFacts};
 use crate::imports::resolve::{self, ModuleImports};
 use crate::imports::{Import, Language, SCANNER_VERSION, ScannedFile};
@@ -44,8 +43,6 @@ pub struct Loaded {
     /// to exit can `std::mem::forget` the whole `Loaded` instead of freeing some 300 000 small
     /// allocations one by one (some 15 ms of a warm `mesh graph` on 20 000 files).
     pub records: Vec<ModuleRecord>,
-    /// The facts this load recorded (source-moved), for hooks.
-    pub events: Vec<crate::events::Event>,
 }
 
 /// What one module's walk (or its cached record) gave.
@@ -106,8 +103,6 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
         (records, walked, known)
     };
 
-    // A module with a record that is walked again: its source moved (a fact).
-    let had_record: Vec<bool> = records.iter().map(Option::is_some).collect();
     let mut learned: Vec<Option<Learned>> = records
         .into_iter()
         .map(|r| {
@@ -142,10 +137,9 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
         notes.extend(l.skipped.iter().cloned());
     }
 
-    let mut events = Vec::new();
     if learned.iter().any(|l| l.walked) {
         let store = Store::open(store_path)?;
-        events = store.write(|w| {
+        store.write(|w| {
             for l in learned.iter().filter(|l| l.walked) {
                 for (id, imports) in &l.new_imports {
                     w.put(
@@ -160,18 +154,7 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
                     w.put(MODULES, m.name().as_bytes(), &l.record)?;
                 }
             }
-            let moved: Vec<Fact> = snapshot
-                .modules
-                .iter()
-                .zip(&learned)
-                .zip(&had_record)
-                .filter(|((_, l), had)| l.walked && **had)
-                .map(|((m, _), _)| Fact::SourceMoved {
-                    module: m.name().to_string(),
-                    source: m.source_id.clone(),
-                })
-                .collect();
-            crate::events::append(w, &moved, crate::build::now_ms(), mesh.settings.events_keep)
+            Ok(())
         })?;
     }
 
@@ -238,7 +221,6 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
         stats,
         notes,
         records,
-        events,
     })
 }
 

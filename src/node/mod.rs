@@ -89,6 +89,17 @@ pub enum NodeError {
         reason: String,
     },
 
+    /// The receive stream was cut short: nothing was kept and nothing reported.
+    #[error("the stream was cut short: {reason}")]
+    #[diagnostic(
+        code(mesh::node::cut),
+        help("the declaration in force is unchanged; push again when the connection holds")
+    )]
+    Cut {
+        /// What was missing.
+        reason: String,
+    },
+
     /// `apply` found no declaration to apply.
     #[error("nothing is declared on this node: {} does not exist", path.display())]
     #[diagnostic(

@@ -48,6 +48,9 @@ pub struct Received {
 
 /// Why receiving stopped.
 enum Stop {
+    /// The stream was cut short (a network or a sender that died): nothing is kept, nothing is
+    /// reported — it is not the node refusing anything — and the controller sees no answer.
+    Cut(String),
     /// The sender's fault: refused whole, reported, answered.
     Refuse {
         reason: String,
@@ -100,6 +103,7 @@ pub fn receive(
             Ok(received)
         }
         Err(Stop::Fail(e)) => Err(e),
+        Err(Stop::Cut(reason)) => Err(NodeError::Cut { reason }),
         Err(Stop::Refuse {
             mut reason,
             declaration,
@@ -129,7 +133,7 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
     let mut artifacts = Vec::new();
     let bytes = loop {
         let line = read_line(input)?.ok_or_else(|| {
-            refuse("the stream ended before the declaration (truncated)".to_string())
+            Stop::Cut("the stream ended before the declaration (truncated)".to_string())
         })?;
         let words: Vec<&str> = line.split(' ').collect();
         match words.as_slice() {
@@ -149,7 +153,7 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
                         )));
                     }
                     Err(ArtifactError::Read { source }) => {
-                        return Err(refuse(stream_failed(
+                        return Err(Stop::Cut(stream_failed(
                             &format!("artifact {digest}"),
                             &source,
                         )));
@@ -167,7 +171,7 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
                 let mut bytes = Vec::new();
                 Exact::new(&mut *input, size, "the stream ended early")
                     .read_to_end(&mut bytes)
-                    .map_err(|e| refuse(stream_failed("the declaration", &e)))?;
+                    .map_err(|e| Stop::Cut(stream_failed("the declaration", &e)))?;
                 break bytes;
             }
             _ => return Err(refuse(format!("unexpected line in the stream: {line:?}"))),
@@ -181,8 +185,8 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
             )));
         }
         None => {
-            return Err(refuse(
-                "the stream ended without its `end` line (truncated)",
+            return Err(Stop::Cut(
+                "the stream ended without its `end` line (truncated)".to_string(),
             ));
         }
     }
@@ -270,11 +274,11 @@ fn read_line(input: &mut impl BufRead) -> Result<Option<String>, Stop> {
         return Ok(None);
     }
     if buf.pop() != Some(b'\n') {
-        return Err(refuse(if buf.len() as u64 + 1 >= MAX_LINE {
-            "a header line is too long".to_string()
+        return Err(if buf.len() as u64 + 1 >= MAX_LINE {
+            refuse("a header line is too long")
         } else {
-            "the stream ended in the middle of a header line (truncated)".to_string()
-        }));
+            Stop::Cut("the stream ended in the middle of a header line (truncated)".to_string())
+        });
     }
     String::from_utf8(buf)
         .map(Some)

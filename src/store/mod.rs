@@ -27,7 +27,7 @@ pub type Table = TableDefinition<'static, &'static [u8], &'static [u8]>;
 /// Why the store could not be used.
 #[derive(Debug, Error, Diagnostic)]
 pub enum StoreError {
-    /// Another process kept the file open for longer than we wait.
+    /// Another process kept the file (or its write transaction) for longer than we wait.
     #[error("the store {path} is in use by another mesh process")]
     #[diagnostic(
         code(mesh::store::locked),
@@ -194,7 +194,7 @@ fn builder() -> redb::Builder {
     b
 }
 
-/// How long an open retries while another process holds the file.
+/// How long an open, or a write, waits for another process before saying so (exit 75).
 const OPEN_PATIENCE: Duration = Duration::from_secs(2);
 
 impl Store {
@@ -330,7 +330,23 @@ impl Store {
         &self,
         f: impl FnOnce(&Writer) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let tx = self.db.begin_write().map_err(|e| self.err(e))?;
+        // Another process may be in its write transaction (they are short): wait a little,
+        // then say so (exit 75) rather than wait without end.
+        let start = Instant::now();
+        let tx = loop {
+            match self.db.try_begin_write() {
+                Ok(tx) => break tx,
+                Err(redb::TransactionError::WouldBlock) if start.elapsed() < OPEN_PATIENCE => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(redb::TransactionError::WouldBlock) => {
+                    return Err(StoreError::Locked {
+                        path: self.path.clone(),
+                    });
+                }
+                Err(e) => return Err(self.err(e)),
+            }
+        };
         let w = Writer { tx, store: self };
         let out = f(&w)?;
         w.tx.commit().map_err(|e| self.err(e))?;

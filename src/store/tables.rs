@@ -165,3 +165,7 @@ pub struct NodeRecord {
 
 /// event sequence (u64, big-endian) → [`crate::events::Event`]: the facts log.
 pub const EVENTS: Table = Table::new("events");
+
+/// module name → the source id last stated in a `source-moved` fact (or first seen), so a move
+/// is stated once, by a verb that changes the mesh, whatever read the sources in between.
+pub const ANNOUNCED: Table = Table::new("announced");

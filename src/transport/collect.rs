@@ -1,6 +1,6 @@
 //! `collect`: read every node's reports newer than the last one recorded, over the transport,
-//! in parallel; take each into the store by report sequence, so none is lost or counted twice
-//! however rarely it runs.
+//! in parallel; take each into the store by report sequence, so none is counted twice and none
+//! is lost as long as a node's journal (its newest 100 reports) still holds it.
 
 use super::{TransportError, for_node};
 use crate::Result;
@@ -135,7 +135,7 @@ fn record(
             c.unreachable = Some(reason);
         }
         Err(e) => {
-            rec.last_seen = Some(now);
+            // Not "seen": a node whose host key changed, or whose mesh fails, did not answer.
             c.failed = Some(e.to_string());
         }
     }

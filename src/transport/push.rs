@@ -305,6 +305,11 @@ fn send_one(
         Some(h) if h.sequence >= sequence => h.sequence + 1,
         _ => sequence,
     };
+    // Nor below what it last applied (a store restored from a backup is behind the node).
+    let sequence = match &have.applied {
+        Some(a) if a.digest != digest && a.sequence >= sequence => a.sequence + 1,
+        _ => sequence,
+    };
     let held: BTreeSet<&str> = have.artifacts.iter().map(String::as_str).collect();
     let mut missing: Vec<(String, std::path::PathBuf, u64)> = Vec::new();
     for m in &declaration.modules {

@@ -9,9 +9,10 @@ use std::io::Read;
 use std::path::Path;
 use std::time::Duration;
 
-/// How long the short calls (have, report, apply of small modules) may take.
+/// How long the short calls (have, report) may take.
 const SHORT: Duration = Duration::from_secs(120);
-/// How long a receive (artifacts on the wire) or an install may take.
+/// How long a receive (artifacts on the wire), an apply (activate commands) or an install may
+/// take.
 const LONG: Duration = Duration::from_secs(30 * 60);
 
 /// A node reached over ssh.
@@ -152,11 +153,17 @@ impl Transport for SshNode {
             .map_err(|e| TransportError::Failed(format!("cannot find this mesh binary: {e}")))?;
         let mut file = std::fs::File::open(&exe)
             .map_err(|e| TransportError::Failed(format!("cannot read {}: {e}", exe.display())))?;
-        let script = r#"set -e; mkdir -p "$1/bin"; cat > "$1/bin/mesh.tmp"; chmod 755 "$1/bin/mesh.tmp"; mv "$1/bin/mesh.tmp" "$1/bin/mesh""#;
+        let size = file
+            .metadata()
+            .map_err(|e| TransportError::Failed(format!("cannot read {}: {e}", exe.display())))?
+            .len()
+            .to_string();
+        // A cut upload looks like a short input to `cat`: only a whole binary is moved in.
+        let script = r#"set -e; mkdir -p "$1/bin"; cat > "$1/bin/mesh.tmp"; test "$(wc -c < "$1/bin/mesh.tmp")" -eq "$2" || { rm -f "$1/bin/mesh.tmp"; echo "the upload was cut short" >&2; exit 1; }; chmod 755 "$1/bin/mesh.tmp"; mv "$1/bin/mesh.tmp" "$1/bin/mesh""#;
         let out = self
             .session
             .run(
-                &["sh", "-c", script, "sh", &self.root],
+                &["sh", "-c", script, "sh", &self.root, &size],
                 Some(&mut file),
                 LONG,
             )

@@ -89,6 +89,10 @@ fn one_pass_converges_and_a_second_does_nothing() {
 
     // A change: exactly the facts of its delivery, once.
     t.resolver_v2();
+    // Reading verbs read the moved source first: the fact is still stated once, by reconcile.
+    t.ok(&["plan"]);
+    t.ok(&["graph"]);
+    assert_eq!(events(&t).len(), before.len(), "a reading verb stated a fact");
     t.ok(&["reconcile"]);
     let new: Vec<(String, String)> = events(&t)[before.len()..]
         .iter()
