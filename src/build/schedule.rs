@@ -105,6 +105,7 @@ pub fn build(
         targets,
     };
     let mut known = paths.open()?.read(Known::load)?;
+    known.artifacts = Some(paths.artifacts());
 
     if opts.dry_run {
         let states = stale::assess(g, &plan.inputs, &known);
@@ -159,7 +160,8 @@ pub fn build(
     let mut done: BTreeSet<usize> = BTreeSet::new();
     let mut waited: BTreeSet<usize> = BTreeSet::new();
     let mut exports: HashMap<usize, PathBuf> = HashMap::new();
-    let (tx, rx) = mpsc::channel::<(usize, Job, Outcome, u64, PathBuf)>();
+    let (tx, rx) = mpsc::channel::<(usize, Outcome, u64, PathBuf)>();
+    let mut record_err: Option<crate::Error> = None;
 
     std::thread::scope(|scope| -> Result<()> {
         loop {
@@ -185,12 +187,34 @@ pub fn build(
                         && stale::input_artifacts(g, &states, *m).is_ok()
                 })
                 .collect();
+            // After a store error nothing new starts; what runs is waited for.
+            let ready = if record_err.is_some() {
+                Vec::new()
+            } else {
+                ready
+            };
             for m in ready {
                 if running.len() >= jobs {
                     break;
                 }
-                let job = prepare(paths, &plan, &states, &mut exports, m)?;
                 let started = now_ms();
+                let job = match prepare(paths, &plan, &states, &mut exports, m) {
+                    Ok(job) => job,
+                    Err(e) => {
+                        // This module could not be set up (its export, an input's artifact):
+                        // outstanding, not a verdict; the others go on.
+                        let outcome = Outcome {
+                            verdict: Verdict::Outstanding,
+                            reason: Some(format!("could not prepare the build: {e}")),
+                            step: None,
+                            artifact: None,
+                            tail: Vec::new(),
+                        };
+                        let _ = tx.send((m, outcome, started, PathBuf::new()));
+                        running.insert(m);
+                        continue;
+                    }
+                };
                 let log = paths
                     .logs()
                     .join(&g.modules[m].name)
@@ -202,18 +226,26 @@ pub fn build(
                 let dirs = &dirs;
                 scope.spawn(move || {
                     let outcome = run::run(&job, dirs, &log, &live);
-                    let _ = tx.send((m, job, outcome, started, log));
+                    let _ = tx.send((m, outcome, started, log));
                 });
             }
             if running.is_empty() {
                 break;
             }
-            let Ok((m, _job, outcome, started, log)) = rx.recv() else {
+            let Ok((m, outcome, started, log)) = rx.recv() else {
                 break;
             };
             running.remove(&m);
             done.insert(m);
-            let (record, events) = record(paths, &plan, &states, m, &outcome, started, &log)?;
+            let (record, events) = match record(paths, &plan, &states, m, &outcome, started, &log) {
+                Ok(r) => r,
+                Err(e) => {
+                    // Builds still running are waited for; the first error is the answer.
+                    record_err.get_or_insert(e);
+                    states[m] = Some(ModuleState::Stale(stale::StaleReason::Retry));
+                    continue;
+                }
+            };
             summary.events.extend(events);
             known.learn(&record);
             prune_logs(&paths.logs().join(&record.module), opts.logs_keep);
@@ -241,6 +273,9 @@ pub fn build(
         }
         Ok(())
     })?;
+    if let Some(e) = record_err {
+        return Err(e);
+    }
 
     for m in waited {
         if let Some(ModuleState::Current { .. }) = states[m]

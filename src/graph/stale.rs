@@ -24,6 +24,8 @@ pub enum StaleReason {
     InputsChanged,
     /// Its newest build was outstanding (not a verdict): retried.
     Retry,
+    /// Its current build's artifact is gone from `.mesh/artifacts`.
+    ArtifactMissing,
 }
 
 impl std::fmt::Display for StaleReason {
@@ -35,6 +37,9 @@ impl std::fmt::Display for StaleReason {
             StaleReason::InputMoved(x) => write!(f, "input {x}'s artifact moved"),
             StaleReason::InputsChanged => write!(f, "its build inputs changed"),
             StaleReason::Retry => write!(f, "last build was outstanding: retry"),
+            StaleReason::ArtifactMissing => {
+                write!(f, "its artifact is missing from .mesh/artifacts")
+            }
         }
     }
 }
@@ -87,6 +92,9 @@ pub struct Known {
     pub latest: HashMap<String, BuildRecord>,
     /// Closure key → the build with a verdict for it.
     pub current: HashMap<String, CurrentEntry>,
+    /// The artifact store, when known: a current build whose artifact is gone from it must be
+    /// built again (nothing could be built against it or sent).
+    pub artifacts: Option<std::path::PathBuf>,
 }
 
 impl Known {
@@ -102,7 +110,11 @@ impl Known {
             .into_iter()
             .map(|(k, e)| (String::from_utf8_lossy(&k).into_owned(), e))
             .collect();
-        Ok(Known { latest, current })
+        Ok(Known {
+            latest,
+            current,
+            artifacts: None,
+        })
     }
 
     /// Takes in a build just recorded.
@@ -214,6 +226,15 @@ pub fn assess_one(
         Ok(inputs) => {
             let key = closure_key(name, me.source, &me.recipe, &inputs);
             if let Some(b) = known.current.get(&key) {
+                let gone = |a: &String| {
+                    known
+                        .artifacts
+                        .as_ref()
+                        .is_some_and(|d| !d.join(a).exists())
+                };
+                if b.artifact.as_ref().is_some_and(gone) {
+                    return ModuleState::Stale(StaleReason::ArtifactMissing);
+                }
                 return ModuleState::Current {
                     build: b.id,
                     verdict: b.verdict,

@@ -94,7 +94,8 @@ pub struct Plan {
 /// Every module's state, from the store alone.
 pub fn module_states(paths: &Paths, loaded: &Loaded) -> Result<(Vec<ModuleState>, Known)> {
     let inputs = stale::module_inputs(loaded);
-    let known = paths.open()?.read(Known::load)?;
+    let mut known = paths.open()?.read(Known::load)?;
+    known.artifacts = Some(paths.artifacts());
     Ok((stale::assess(&loaded.graph, &inputs, &known), known))
 }
 

@@ -349,3 +349,30 @@ fn logs_are_kept_for_the_newest_builds_only() {
         "{err}"
     );
 }
+
+#[test]
+fn a_lost_artifact_is_built_again() {
+    let t = example();
+    build(&t, &["--behind"]);
+    let artifact = t.json(&["builds", "rust-core"])[0]["artifact"]
+        .as_str()
+        .expect("artifact")
+        .to_string();
+    std::fs::remove_file(t.path(&format!(".mesh/artifacts/{artifact}"))).expect("rm");
+    let v = t.json(&["plan"]);
+    let core = crate::common::named(&v, "modules", "rust-core");
+    assert_eq!(core["state"], "stale", "{core}");
+    assert!(
+        core["reason"]
+            .as_str()
+            .expect("reason")
+            .contains("artifact is missing"),
+        "{core}"
+    );
+    let built = build(&t, &["--behind"]);
+    assert_eq!(modules(&built), vec!["rust-core"]);
+    assert!(
+        t.path(&format!(".mesh/artifacts/{artifact}")).exists(),
+        "a reproducible build gives the same bytes back"
+    );
+}

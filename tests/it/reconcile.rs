@@ -92,7 +92,11 @@ fn one_pass_converges_and_a_second_does_nothing() {
     // Reading verbs read the moved source first: the fact is still stated once, by reconcile.
     t.ok(&["plan"]);
     t.ok(&["graph"]);
-    assert_eq!(events(&t).len(), before.len(), "a reading verb stated a fact");
+    assert_eq!(
+        events(&t).len(),
+        before.len(),
+        "a reading verb stated a fact"
+    );
     t.ok(&["reconcile"]);
     let new: Vec<(String, String)> = events(&t)[before.len()..]
         .iter()
