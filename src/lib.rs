@@ -5,6 +5,7 @@
 
 pub mod build;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod declare;
 mod error;

@@ -55,10 +55,3 @@ pub fn dep_env_name(module: &str) -> String {
         module.to_ascii_uppercase().replace(['-', '.'], "_")
     )
 }
-
-/// Unix milliseconds now.
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}

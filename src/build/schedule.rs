@@ -2,9 +2,10 @@
 //! in parallel, a module that waited re-judged once its inputs finished (early cutoff), every
 //! build recorded in one transaction when it ends — the store is closed while builds run.
 
+use super::Verdict;
 use super::artifact::{self, ArtifactStore};
 use super::run::{self, Dirs, Job, Live, Outcome};
-use super::{Verdict, now_ms};
+use crate::clock::now_ms;
 use crate::events::Fact;
 use crate::graph::Loaded;
 use crate::graph::stale::{self, Known, ModuleInput, ModuleState};

@@ -44,11 +44,7 @@ struct InputJson<'a> {
     artifact: &'a str,
 }
 
-/// Unix milliseconds as RFC 3339 UTC.
-pub fn rfc3339(ms: u64) -> String {
-    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms))
-        .to_string()
-}
+use crate::clock::rfc3339;
 
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let paths = ctx.paths();

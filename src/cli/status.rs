@@ -29,7 +29,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     } else {
         let mut out = String::new();
         if !a.modules {
-            out.push_str(&nodes_table(&status, crate::build::now_ms()));
+            out.push_str(&nodes_table(&status, crate::clock::now_ms()));
         }
         if !a.nodes {
             if !out.is_empty() {

@@ -57,7 +57,7 @@ pub fn declare(
                 module: module.to_string(),
                 build: rec.id,
             };
-            let events = crate::events::append(w, &[fact], crate::build::now_ms(), events_keep)?;
+            let events = crate::events::append(w, &[fact], crate::clock::now_ms(), events_keep)?;
             Ok(Ok((rec, events)))
         })?
 }

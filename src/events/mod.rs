@@ -139,10 +139,7 @@ impl Event {
     pub fn to_json(&self) -> serde_json::Value {
         let mut v: serde_json::Value =
             serde_json::from_str(&self.fact).unwrap_or_else(|_| serde_json::json!({}));
-        let at = humantime::format_rfc3339_seconds(
-            std::time::UNIX_EPOCH + std::time::Duration::from_millis(self.at),
-        )
-        .to_string();
+        let at = crate::clock::rfc3339(self.at);
         if let Some(o) = v.as_object_mut() {
             let subject = serde_json::from_str::<Fact>(&self.fact)
                 .map(|f| f.subject().to_string())

@@ -2,7 +2,7 @@
 //! (and the repositories' refs, for "source"). One value feeds both the tables and `--json`.
 
 use crate::Result;
-use crate::build::now_ms;
+use crate::clock::{now_ms, rfc3339};
 use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
 use crate::store::{BuildRecord, LATEST, NODES, NodeRecord, Paths};
@@ -101,11 +101,6 @@ impl Status {
     pub fn needs_a_look(&self) -> bool {
         self.nodes.iter().any(|n| n.state != "current" || n.silent)
     }
-}
-
-fn rfc3339(ms: u64) -> String {
-    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms))
-        .to_string()
 }
 
 /// "4 days ago", "20 minutes ago", "just now".

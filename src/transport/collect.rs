@@ -4,7 +4,7 @@
 
 use super::{TransportError, for_node};
 use crate::Result;
-use crate::build::now_ms;
+use crate::clock::now_ms;
 use crate::config::MeshConfig;
 use crate::events::{self, Event, Fact};
 use crate::status::account;

@@ -7,7 +7,7 @@ use super::stream::Stream;
 use super::{Answer, TransportError, for_node};
 use crate::Result;
 use crate::build::artifact::ArtifactStore;
-use crate::build::now_ms;
+use crate::clock::now_ms;
 use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
 use crate::events::{self, Fact};
