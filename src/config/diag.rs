@@ -39,11 +39,6 @@ impl ConfigError {
         }))
     }
 
-    /// The stable code, e.g. `mesh::config::unknown_module`.
-    pub fn stable_code(&self) -> &'static str {
-        self.0.code
-    }
-
     /// The file the mistake is in, as shown.
     pub fn file_name(&self) -> &str {
         self.0.src.name()

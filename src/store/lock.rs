@@ -6,12 +6,11 @@
 use super::StoreError;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Held while a verb changes the mesh; released on drop (or when the process dies).
 pub struct MeshLock {
     file: File,
-    path: PathBuf,
 }
 
 impl MeshLock {
@@ -55,12 +54,7 @@ impl MeshLock {
             std::process::id()
         );
         let _ = file.flush();
-        Ok(MeshLock { file, path })
-    }
-
-    /// The lock file.
-    pub fn path(&self) -> &Path {
-        &self.path
+        Ok(MeshLock { file })
     }
 }
 

@@ -465,22 +465,6 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Sets many values of one table.
-    pub fn put_all<'k, T: Serialize + 'k>(
-        &self,
-        t: Table,
-        items: impl IntoIterator<Item = (&'k [u8], &'k T)>,
-    ) -> Result<(), StoreError> {
-        let mut table = self.table(t)?;
-        for (k, v) in items {
-            let bytes = encode(v);
-            table
-                .insert(k, bytes.as_slice())
-                .map_err(|e| self.store.err(e))?;
-        }
-        Ok(())
-    }
-
     /// Removes one value.
     pub fn remove(&self, t: Table, key: &[u8]) -> Result<(), StoreError> {
         self.table(t)?.remove(key).map_err(|e| self.store.err(e))?;
