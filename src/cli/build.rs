@@ -25,6 +25,7 @@ pub struct Args {
     dry_run: bool,
 }
 
+/// Runs `mesh build` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = if a.dry_run {
         None

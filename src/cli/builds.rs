@@ -46,6 +46,7 @@ struct InputJson<'a> {
 
 use crate::clock::rfc3339;
 
+/// Runs `mesh builds` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let paths = ctx.paths();
     let store = paths.open()?;

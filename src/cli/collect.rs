@@ -14,6 +14,7 @@ pub struct Args {
     nodes: Vec<String>,
 }
 
+/// Runs `mesh collect` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let (results, events) = crate::transport::collect::collect(&ctx.paths(), &ctx.mesh, &a.nodes)?;
     if ui.json {

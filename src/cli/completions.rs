@@ -12,6 +12,7 @@ pub struct Args {
     shell: Shell,
 }
 
+/// Runs `mesh completions` and returns its exit code.
 pub fn run(a: &Args) -> crate::Result<i32> {
     let mut out = std::io::stdout().lock();
     clap_complete::generate(a.shell, &mut super::command(), "mesh", &mut out);

@@ -15,6 +15,7 @@ pub struct Args {
     build: Option<u64>,
 }
 
+/// Runs `mesh declare` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("declare")?;
     let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;

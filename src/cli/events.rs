@@ -21,6 +21,7 @@ pub struct Args {
     kind: Option<String>,
 }
 
+/// Runs `mesh events` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let events: Vec<Event> = {
         let store = ctx.paths().open()?;

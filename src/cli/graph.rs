@@ -35,6 +35,7 @@ struct GraphJson<'a> {
     stats: &'a Stats,
 }
 
+/// Runs `mesh graph` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
     let g = &loaded.graph;

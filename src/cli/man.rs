@@ -12,6 +12,7 @@ pub struct Args {
     out: Option<PathBuf>,
 }
 
+/// Runs `mesh man` and returns its exit code.
 pub fn run(a: &Args) -> crate::Result<i32> {
     let pages = pages();
     match &a.out {

@@ -12,6 +12,7 @@ use crate::Result;
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
+/// Runs `mesh plan` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
     let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
     let mut plan = crate::status::plan::plan(&ctx.paths(), &loaded)?;

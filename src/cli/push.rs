@@ -70,6 +70,7 @@ fn line(p: &NodePush) -> String {
     }
 }
 
+/// Runs `mesh push` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("push")?;
     let opts = PushOptions {

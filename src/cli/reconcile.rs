@@ -35,6 +35,7 @@ impl PushProgress for Lines<'_> {
     }
 }
 
+/// Runs `mesh reconcile` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("reconcile")?;
     let jobs = a

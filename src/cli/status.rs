@@ -22,6 +22,7 @@ pub struct Args {
     check: bool,
 }
 
+/// Runs `mesh status` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let status = crate::status::nodes::status(&ctx.paths(), &ctx.mesh)?;
     if ui.json {

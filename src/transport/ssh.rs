@@ -26,8 +26,9 @@ const POLL_AT_MOST: Duration = Duration::from_millis(4);
 /// How long a control master outlives the last command that used it, in seconds.
 const CONTROL_PERSIST_SECS: u64 = 60;
 
-/// One ssh session to a node for this run: options, and a per-run ControlMaster so one node costs
-/// one TCP+auth handshake per run.
+/// One ssh session to a node: options, and a ControlMaster so one node costs one TCP+auth
+/// handshake per run (or none, when [`with_persist`](Self::with_persist) keeps the master
+/// between runs).
 ///
 /// The session is cheap to make and holds no process itself: the first [`run`](Self::run) starts
 /// a control master in the background (it exits [`CONTROL_PERSIST_SECS`] after its last use, when

@@ -13,6 +13,7 @@ pub struct Args {
     root: PathBuf,
 }
 
+/// Runs `mesh node apply` and returns its exit code.
 pub fn run(ui: &super::Ui, a: &Args) -> Result<i32> {
     let report = crate::node::apply(&a.root)?;
     ui.data(serde_json::to_string(&report).unwrap_or_default());

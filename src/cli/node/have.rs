@@ -11,6 +11,7 @@ pub struct Args {
     root: PathBuf,
 }
 
+/// Runs `mesh node have` and returns its exit code.
 pub fn run(ui: &super::Ui, a: &Args) -> Result<i32> {
     let have = crate::node::have(&a.root)?;
     ui.data(serde_json::to_string(&have).unwrap_or_default());

@@ -10,6 +10,7 @@ pub struct Args {
     node: String,
 }
 
+/// Runs `mesh node install` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
     let node = ctx.mesh.node(&a.node)?;
     let control = crate::transport::control_dir(&ctx.mesh)?;

@@ -7,6 +7,7 @@ use crate::cli::{Ctx, table};
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
+/// Runs `mesh node list` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &super::Ui, _a: &Args) -> Result<i32> {
     let status = crate::status::nodes::status(&ctx.paths(), &ctx.mesh)?;
     if ui.json {

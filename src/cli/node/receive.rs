@@ -15,6 +15,7 @@ pub struct Args {
     root: PathBuf,
 }
 
+/// Runs `mesh node receive` and returns its exit code.
 pub fn run(_ui: &super::Ui, a: &Args) -> Result<i32> {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();

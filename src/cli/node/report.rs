@@ -14,6 +14,7 @@ pub struct Args {
     since: u64,
 }
 
+/// Runs `mesh node report` and returns its exit code.
 pub fn run(_ui: &super::Ui, a: &Args) -> Result<i32> {
     let mut out = std::io::stdout().lock();
     crate::node::reports_since(&a.root, a.since, &mut out)?;

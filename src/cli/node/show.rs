@@ -14,6 +14,7 @@ pub struct Args {
     node: String,
 }
 
+/// Runs `mesh node show` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
     let cfg = ctx.mesh.node(&a.node)?;
     let paths = ctx.paths();
