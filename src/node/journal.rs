@@ -36,6 +36,10 @@ pub struct Report {
     pub host_version: String,
     /// When, RFC 3339 UTC.
     pub at: String,
+    /// Which journal wrote it: made once per node root, so a controller can tell a journal that
+    /// started again (a wiped or reinstalled node) from one it has read before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub journal: Option<String>,
 }
 
 /// The overall outcome of a report.
@@ -91,8 +95,33 @@ impl Report {
             resources,
             host_version: HOST_VERSION.to_string(),
             at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+            journal: None,
         }
     }
+}
+
+/// This journal's id (`root/journal-id`), made the first time a report is written.
+fn journal_id(root: &Path) -> Result<String, NodeError> {
+    let path = root.join("journal-id");
+    if let Ok(id) = fs::read_to_string(&path)
+        && !id.trim().is_empty()
+    {
+        return Ok(id.trim().to_string());
+    }
+    let mut h = blake3::Hasher::new();
+    h.update(
+        format!(
+            "{:?} {} {}",
+            SystemTime::now(),
+            std::process::id(),
+            root.display()
+        )
+        .as_bytes(),
+    );
+    let id = h.finalize().to_hex()[..16].to_string();
+    fs::create_dir_all(root).map_err(NodeError::io("create", root))?;
+    write_atomic(&path, id.as_bytes())?;
+    Ok(id)
 }
 
 /// The report sequence a file name stands for, if it is a report file.
@@ -139,6 +168,7 @@ pub(super) fn append(root: &Path, mut report: Report) -> Result<Report, NodeErro
     let dir = Layout::new(root).reports();
     let held = list(&dir)?;
     report.report_sequence = held.last().map_or(1, |(seq, _)| seq.saturating_add(1));
+    report.journal = Some(journal_id(root)?);
     let mut line = serde_json::to_vec(&report).map_err(|e| NodeError::Corrupt {
         path: dir.clone(),
         reason: format!("the report could not be encoded: {e}"),
@@ -174,7 +204,14 @@ pub(super) fn append(root: &Path, mut report: Report) -> Result<Report, NodeErro
 pub fn reports_since(root: &Path, since: u64, output: &mut impl Write) -> Result<u64, NodeError> {
     let dir = Layout::new(root).reports();
     let mut count = 0;
-    for (_, path) in list(&dir)?.into_iter().filter(|(seq, _)| *seq > since) {
+    let held = list(&dir)?;
+    // Asked for more than this journal ever wrote: it started again (a wiped node). Everything
+    // it holds is new to the asker, who tells by the journal id in each report.
+    let since = match held.last() {
+        Some((highest, _)) if since > *highest => 0,
+        _ => since,
+    };
+    for (_, path) in held.into_iter().filter(|(seq, _)| *seq > since) {
         // Read without a lock: a file may vanish to pruning meanwhile.
         let Ok(bytes) = fs::read(&path) else { continue };
         let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {

@@ -236,6 +236,7 @@ fn receive_apply_report_round_trip() {
             ".lock",
             "artifacts",
             "declaration.json",
+            "journal-id",
             "modules",
             "reports",
             "state.json"

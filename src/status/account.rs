@@ -27,6 +27,19 @@ pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fac
             return Vec::new();
         }
     };
+    if let Some(j) = &report.journal
+        && rec.journal.as_ref() != Some(j)
+    {
+        // A journal that started again (a wiped or reinstalled node) counts from one again.
+        if rec.journal.is_some() {
+            note(
+                rec,
+                format!("the node's report journal started again (journal {j})"),
+            );
+            rec.report_sequence = 0;
+        }
+        rec.journal = Some(j.clone());
+    }
     if report.report_sequence <= rec.report_sequence {
         return Vec::new();
     }
@@ -165,7 +178,8 @@ pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fac
     facts
 }
 
-fn note(rec: &mut NodeRecord, text: String) {
+/// Keeps a note about a node's reports (the newest few).
+pub fn note(rec: &mut NodeRecord, text: String) {
     rec.unreadable.push(text);
     let excess = rec.unreadable.len().saturating_sub(UNREADABLE_KEPT);
     rec.unreadable.drain(..excess);
@@ -332,6 +346,33 @@ mod tests {
         assert_eq!(rec.failure, None);
         assert_eq!(rec.last_seen, Some(99));
         assert_eq!(rec.report_sequence, 2);
+    }
+
+    #[test]
+    fn a_journal_that_starts_again_is_read_again() {
+        let mut rec = NodeRecord::default();
+        sent(&mut rec, 3);
+        let with = |r: String, j: &str| {
+            let mut v: serde_json::Value = serde_json::from_str(&r).expect("json");
+            v["journal"] = serde_json::json!(j);
+            v.to_string()
+        };
+        account(
+            &mut rec,
+            "n",
+            &with(report(7, 3, "failed", &[("module:web", "x")]), "aaa"),
+            0,
+        );
+        assert_eq!(rec.report_sequence, 7);
+        // The node was wiped: its new journal counts from 1, and is not ignored.
+        let facts = account(&mut rec, "n", &with(report(1, 3, "applied", &[]), "bbb"), 0);
+        assert_eq!(rec.report_sequence, 1);
+        assert!(facts.contains(&Fact::Applied {
+            node: "n".into(),
+            module: "web".into(),
+            build: 3
+        }));
+        assert!(rec.unreadable.iter().any(|u| u.contains("started again")));
     }
 
     #[test]

@@ -155,6 +155,8 @@ pub struct NodeRecord {
     pub host_version: Option<String>,
     /// The highest report sequence collected.
     pub report_sequence: u64,
+    /// The id of the node's report journal those sequences count in.
+    pub journal: Option<String>,
     /// The newest report about the declaration last sent, as the node wrote it (JSON).
     pub last_report: Option<String>,
     /// The current failure streak.

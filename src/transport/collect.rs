@@ -55,9 +55,15 @@ pub fn collect(
     super::fan_out(
         nodes,
         mesh.ssh.parallel,
-        |node: &String, tx: &std::sync::mpsc::Sender<(String, Result<Vec<u8>, TransportError>)>| {
+        |node: &String, tx: &std::sync::mpsc::Sender<(String, Answer)>| {
             let t = for_node(mesh, &mesh.nodes[node], control.path());
-            let got = t.reports(since.get(node).copied().unwrap_or(0));
+            // What it holds, then what it reported: a node that was wiped or reinstalled no
+            // longer holds what it was sent, and must not go on counting as current.
+            let got = t.have().and_then(|have| {
+                let held = have.declaration.map(|h| h.digest);
+                t.reports(since.get(node).copied().unwrap_or(0))
+                    .map(|reports| (held, reports))
+            });
             let _ = tx.send((node.clone(), got));
         },
         |got| answers.push(got),
@@ -78,11 +84,14 @@ pub fn collect(
 }
 
 /// Takes one node's reports (or its unreachability) into the store, in the transaction `w`.
+/// What a node answered: the digest of the declaration it holds, and its new reports.
+type Answer = Result<(Option<String>, Vec<u8>), TransportError>;
+
 fn record(
     w: &Writer,
     mesh: &MeshConfig,
     node: &str,
-    got: Result<Vec<u8>, TransportError>,
+    got: Answer,
     now: u64,
 ) -> Result<(NodeCollect, Vec<Event>), StoreError> {
     let mut rec = w
@@ -96,7 +105,31 @@ fn record(
         failed: None,
     };
     match got {
-        Ok(bytes) => {
+        Ok((held, bytes)) => {
+            if let Some(sent) = rec.sent.clone()
+                && held.as_ref() != Some(&sent.digest)
+            {
+                let holds = held
+                    .as_deref()
+                    .map_or("nothing", |h| h.get(..12).unwrap_or(h));
+                account::note(
+                    &mut rec,
+                    format!(
+                        "the node no longer holds the declaration it was sent ({}): it holds {holds}; it will be sent again",
+                        sent.digest.get(..12).unwrap_or(&sent.digest)
+                    ),
+                );
+                rec.sent = None;
+                rec.sent_builds.clear();
+                rec.applied = None;
+                rec.applied_builds.clear();
+                rec.failure = None;
+                if held.is_none() {
+                    // Wiped: its report journal starts again too.
+                    rec.report_sequence = 0;
+                    rec.journal = None;
+                }
+            }
             if rec.unreachable_since.take().is_some() {
                 facts.push(Fact::Reachable {
                     node: node.to_string(),

@@ -330,3 +330,23 @@ fn the_events_log_keeps_the_newest_events_keep() {
     let since = t.ok(&["events", "--since", &seqs[3].to_string(), "--json"]);
     assert_eq!(since.lines().count(), 1);
 }
+
+#[test]
+fn a_wiped_node_is_not_current_and_the_next_pass_converges_it() {
+    let t = mesh("");
+    t.ok(&["reconcile"]);
+    assert_eq!(states(&t), vec!["current", "current"]);
+    // The machine is reinstalled: its root is gone, its journal starts again.
+    std::fs::remove_dir_all(t.path("nodes/lab")).expect("wipe");
+    t.ok(&["collect", "-q"]);
+    let v = t.json(&["status"]);
+    let lab = crate::common::named(&v, "nodes", "lab");
+    assert_eq!(lab["state"], "never told", "{lab}");
+    assert!(
+        lab["unreadable"].to_string().contains("no longer holds"),
+        "{lab}"
+    );
+    t.ok(&["reconcile"]);
+    assert_eq!(states(&t), vec!["current", "current"]);
+    assert!(t.path("nodes/lab/modules/dashboard/current").exists());
+}
