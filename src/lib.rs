@@ -13,6 +13,7 @@ pub mod events;
 pub mod graph;
 pub mod imports;
 pub mod node;
+pub mod process;
 pub mod reconcile;
 pub mod source;
 pub mod status;

@@ -196,7 +196,7 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
         Ok(c) => c,
         Err(e) => return Step::Environmental(format!("{name} could not be started: {e}")),
     };
-    let pid = child.id() as i32;
+    let pid = child.id();
     let shared = Arc::new(Mutex::new(std::mem::take(sink)));
     let readers: Vec<_> = [
         child
@@ -225,12 +225,12 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
     let timed_out = rx.recv_timeout(env.job.timeout).is_err();
     if timed_out {
         // The whole process group: a shell's children go too.
-        kill_group(pid);
+        crate::process::kill_group(pid);
     }
     let status = waiter.join();
     // What the step left running in its group (a daemon, `cmd &`) would hold the pipes open and
     // the readers with them, past any timeout: the step is over, so is its group.
-    kill_group(pid);
+    crate::process::kill_group(pid);
     for r in readers {
         let _ = r.join();
     }
@@ -260,16 +260,6 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
         (None, Some(sig)) => Step::Environmental(format!("{name} was killed by signal {sig}")),
         (None, None) => Step::Environmental(format!("{name} ended without a status")),
     }
-}
-
-fn kill_group(pid: i32) {
-    let _ = Command::new("kill")
-        .arg("-KILL")
-        .arg("--")
-        .arg(format!("-{pid}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
 }
 
 /// Copies a stream into the log, line by line for the tail and the progress line.

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Runs the hook once per event, in order; returns what went wrong, one sentence each. A hook
 /// that hangs once would hang for every fact, so after one timeout the rest of this run's facts
@@ -72,31 +72,22 @@ fn run_one(
     if let Some(mut stdin) = child.stdin.take() {
         let _ = writeln!(stdin, "{fact}");
     }
-    let start = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(s)) if s.success() => return Ok(()),
-            Ok(Some(s)) => return Err(Failure::Failed(format!("`{cmd}` exited with {s}"))),
-            Ok(None) if start.elapsed() > timeout => {
-                // The whole group: what the shell started must not hold our stderr open.
-                let _ = Command::new("kill")
-                    .args(["-KILL", "--", &format!("-{}", child.id())])
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status();
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(Failure::Hung(format!(
-                    "`{cmd}` did not finish within {} and was stopped",
-                    humantime::format_duration(timeout)
-                )));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => {
-                return Err(Failure::Failed(format!(
-                    "`{cmd}` could not be waited for: {e}"
-                )));
-            }
+    match crate::process::wait_until(&mut child, timeout) {
+        Ok(Some(s)) if s.success() => Ok(()),
+        Ok(Some(s)) => Err(Failure::Failed(format!("`{cmd}` exited with {s}"))),
+        Ok(None) => {
+            // The whole group: what the shell started must not hold our stderr open.
+            crate::process::stop(&mut child);
+            Err(Failure::Hung(format!(
+                "`{cmd}` did not finish within {} and was stopped",
+                humantime::format_duration(timeout)
+            )))
+        }
+        Err(e) => {
+            crate::process::stop(&mut child);
+            Err(Failure::Failed(format!(
+                "`{cmd}` could not be waited for: {e}"
+            )))
         }
     }
 }

@@ -5,9 +5,8 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::Duration;
 
 /// How many lines of output a failure reason keeps (the last ones).
 const TAIL_LINES: usize = 20;
@@ -50,18 +49,18 @@ pub(super) fn run(
         .spawn()
         .map_err(|e| format!("activate could not be started: {e}"))?;
 
-    let result = match wait(&mut child, timeout) {
+    let result = match crate::process::wait_until(&mut child, timeout) {
         Ok(Some(status)) if status.success() => return Ok(()),
         Ok(Some(status)) => format!("activate {}", describe(status)),
         Ok(None) => {
-            kill_group(&mut child);
+            crate::process::stop(&mut child);
             format!(
                 "activate timed out after {}",
                 humantime::format_duration(timeout)
             )
         }
         Err(e) => {
-            kill_group(&mut child);
+            crate::process::stop(&mut child);
             format!("activate could not be waited for: {e}")
         }
     };
@@ -69,41 +68,6 @@ pub(super) fn run(
         Some(tail) => format!("{result}; last output:\n{tail}"),
         None => result,
     })
-}
-
-/// Waits for `child` up to `timeout`; `None` if it is still running then.
-fn wait(child: &mut Child, timeout: Duration) -> std::io::Result<Option<ExitStatus>> {
-    let start = Instant::now();
-    let mut pause = Duration::from_millis(5);
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
-        }
-        let elapsed = start.elapsed();
-        if elapsed >= timeout {
-            return Ok(None);
-        }
-        thread::sleep(pause.min(timeout - elapsed));
-        pause = (pause * 2).min(Duration::from_millis(100));
-    }
-}
-
-/// Kills the child's whole process group (what `sh -c` started too), then reaps the child.
-fn kill_group(child: &mut Child) {
-    // std has no killpg; the shell's `kill` builtin takes a negative id for a group. The
-    // child leads its group (process_group(0)), so the group id is its pid.
-    let _ = Command::new("sh")
-        .arg("-c")
-        .arg("kill -s KILL -- -\"$1\"")
-        .arg("sh")
-        .arg(child.id().to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    // In case the group kill could not run; errors mean it is already gone.
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 /// How a process ended, for a reason.
@@ -170,7 +134,7 @@ mod tests {
     fn timeout_kills_the_group() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path();
-        let start = Instant::now();
+        let start = std::time::Instant::now();
         let err = run(
             "(sleep 1; touch late) & echo started; sleep 30",
             p,
@@ -182,7 +146,7 @@ mod tests {
         assert!(start.elapsed() < Duration::from_secs(10));
         assert_eq!(err, "activate timed out after 300ms; last output:\nstarted");
         // The background child went with the group.
-        thread::sleep(Duration::from_millis(1500));
+        std::thread::sleep(Duration::from_millis(1500));
         assert!(!p.join("late").exists());
     }
 }
