@@ -89,6 +89,20 @@ fn nodes(n: usize) -> String {
     }
 }
 
+/// "2 nodes are behind: `mesh push --behind` sends them", when any node is out of date or
+/// never told.
+fn hint_behind<'a>(ui: &Ui, states: impl Iterator<Item = &'a str>) {
+    let behind = states
+        .filter(|s| matches!(*s, "out of date" | "never told"))
+        .count();
+    if behind > 0 {
+        ui.hint(format!(
+            "{} behind: `mesh push --behind` sends them",
+            nodes(behind)
+        ));
+    }
+}
+
 /// Hands new facts to the `[hooks] on_event` command; what went wrong is a warning.
 fn run_hooks(ctx: &Ctx, ui: &Ui, events: &[crate::events::Event]) {
     for problem in crate::events::run_hooks(&ctx.mesh.hooks, &ctx.mesh.dir, events) {

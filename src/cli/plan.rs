@@ -50,17 +50,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
         }
         ui.data(format!("\n{}", table::render(&t)));
     }
-    let behind = plan
-        .nodes
-        .iter()
-        .filter(|n| matches!(n.state, "out of date" | "never told"))
-        .count();
-    if behind > 0 {
-        ui.hint(format!(
-            "{} behind: `mesh push --behind` sends them",
-            super::nodes(behind)
-        ));
-    }
+    super::hint_behind(ui, plan.nodes.iter().map(|n| n.state));
     let stale = plan.modules.iter().filter(|m| m.state == "stale").count();
     let waits = plan.modules.iter().filter(|m| m.state == "waits").count();
     if stale + waits > 0 {

@@ -140,17 +140,7 @@ pub fn modules_table(status: &Status) -> String {
 }
 
 fn hints(ui: &Ui, status: &Status) {
-    let behind = status
-        .nodes
-        .iter()
-        .filter(|n| matches!(n.state, "out of date" | "never told"))
-        .count();
-    if behind > 0 {
-        ui.hint(format!(
-            "{} behind: `mesh push --behind`",
-            super::nodes(behind)
-        ));
-    }
+    super::hint_behind(ui, status.nodes.iter().map(|n| n.state));
     if status.nodes.iter().any(|n| n.state == "outstanding") {
         ui.hint("outstanding is not failure: `mesh collect` reads what the nodes applied");
     }
