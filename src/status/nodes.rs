@@ -5,7 +5,7 @@ use crate::Result;
 use crate::clock::{now_ms, rfc3339};
 use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
-use crate::store::{BuildRecord, LATEST, NODES, NodeRecord, Paths};
+use crate::store::{BuildRecord, LATEST, NodeRecord, Paths};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -122,11 +122,7 @@ pub fn status(paths: &Paths, mesh: &MeshConfig) -> Result<Status> {
         let store = paths.open()?;
         store.read(|r| {
             let declared = compose::declared(r)?;
-            let records: HashMap<String, NodeRecord> = r
-                .range::<NodeRecord>(NODES, b"", None)?
-                .into_iter()
-                .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-                .collect();
+            let records = crate::store::node_records(r)?;
             let latest: BTreeMap<String, BuildRecord> = r
                 .range::<BuildRecord>(LATEST, b"", None)?
                 .into_iter()
@@ -156,12 +152,8 @@ pub fn status(paths: &Paths, mesh: &MeshConfig) -> Result<Status> {
             continue;
         };
         let rec = records.get(node).unwrap_or(&empty);
-        let sent_seq = rec.sent.as_ref().map(|s| s.sequence);
-        let current = rec.applied.is_some() && rec.applied.as_ref().map(|a| a.sequence) == sent_seq;
-        let failure = rec
-            .failure
-            .as_ref()
-            .filter(|f| Some(f.sequence) == sent_seq);
+        let current = rec.applied_what_was_sent();
+        let failure = rec.failure_of_sent();
         for (m, build) in builds {
             let e = counts.entry(m.as_str()).or_default();
             e.0 += 1;
@@ -225,11 +217,7 @@ fn node_status(
         },
         at: None,
     });
-    let sent_seq = rec.sent.as_ref().map(|s| s.sequence);
-    let failure = rec
-        .failure
-        .as_ref()
-        .filter(|f| Some(f.sequence) == sent_seq);
+    let failure = rec.failure_of_sent();
     let silent_after = mesh.settings.silent_after.as_millis() as u64;
     let (state, reason): (&'static str, Option<String>) = match c {
         Composed::NotWorkedOut(r) => ("not worked out", Some(r.clone())),
@@ -245,7 +233,7 @@ fn node_status(
                 )),
             ),
             Some(f) => ("failed", Some(f.reasons.join("; "))),
-            None if rec.applied.as_ref().map(|a| a.sequence) != sent_seq => ("outstanding", None),
+            None if !rec.applied_what_was_sent() => ("outstanding", None),
             None => ("current", None),
         },
     };

@@ -39,16 +39,13 @@ pub struct PlanNode {
 /// Every node's would-send, compared with what it was last sent, from the store alone.
 pub fn nodes(paths: &Paths, mesh: &crate::config::MeshConfig) -> Result<Vec<PlanNode>> {
     use crate::declare::{Composed, compose};
-    use crate::store::{NODES, NodeRecord};
     let store = paths.open()?;
     let (composed, records) = store.read(|r| {
         let declared = compose::declared(r)?;
-        let records: std::collections::HashMap<String, NodeRecord> = r
-            .range::<NodeRecord>(NODES, b"", None)?
-            .into_iter()
-            .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-            .collect();
-        Ok((compose::compose_all(mesh, &declared), records))
+        Ok((
+            compose::compose_all(mesh, &declared),
+            crate::store::node_records(r)?,
+        ))
     })?;
     Ok(composed
         .into_iter()

@@ -171,3 +171,30 @@ pub const EVENTS: Table = Table::new("events");
 /// module name → the source id last stated in a `source-moved` fact (or first seen), so a move
 /// is stated once, by a verb that changes the mesh, whatever read the sources in between.
 pub const ANNOUNCED: Table = Table::new("announced");
+
+impl NodeRecord {
+    /// Whether the node reported applying the very declaration it was last sent.
+    pub fn applied_what_was_sent(&self) -> bool {
+        self.sent.is_some()
+            && self.applied.as_ref().map(|a| a.sequence) == self.sent.as_ref().map(|s| s.sequence)
+    }
+
+    /// The failure streak, if it is about the declaration last sent (an older one's failures
+    /// say nothing about what the node was told since).
+    pub fn failure_of_sent(&self) -> Option<&Failure> {
+        let sent = self.sent.as_ref()?;
+        self.failure
+            .as_ref()
+            .filter(|f| f.sequence == sent.sequence)
+    }
+}
+
+/// Every node's record, by node name.
+pub fn node_records(
+    r: &super::Reader,
+) -> Result<std::collections::HashMap<String, NodeRecord>, super::StoreError> {
+    Ok(r.range::<NodeRecord>(NODES, b"", None)?
+        .into_iter()
+        .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+        .collect())
+}

@@ -37,9 +37,9 @@ pub fn collect(
     let since: BTreeMap<String, u64> = {
         let store = paths.open()?;
         store.read(|r| {
-            Ok(r.range::<NodeRecord>(NODES, b"", None)?
+            Ok(crate::store::node_records(r)?
                 .into_iter()
-                .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v.report_sequence))
+                .map(|(k, v)| (k, v.report_sequence))
                 .collect())
         })?
     };

@@ -13,7 +13,7 @@ use crate::declare::{Composed, compose};
 use crate::events::{self, Fact};
 use crate::store::{NODES, NodeRecord, Paths, Sent};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::mpsc;
 
 /// Which nodes.
@@ -133,12 +133,10 @@ pub fn push(
         let store = paths.open()?;
         store.read(|r| {
             let declared = compose::declared(r)?;
-            let records: BTreeMap<String, NodeRecord> = r
-                .range::<NodeRecord>(NODES, b"", None)?
-                .into_iter()
-                .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-                .collect();
-            Ok((compose::compose_all(mesh, &declared), records))
+            Ok((
+                compose::compose_all(mesh, &declared),
+                crate::store::node_records(r)?,
+            ))
         })?
     };
     let named: BTreeSet<&str> = opts.nodes.iter().map(String::as_str).collect();
@@ -164,10 +162,9 @@ pub fn push(
                 let same = rec.sent.as_ref().is_some_and(|s| s.digest == digest);
                 // Sent, and never reported on: the node holds it but may not have applied it
                 // (a run killed between the send and the apply). It is asked to apply again.
-                let sent_seq = rec.sent.as_ref().map(|s| s.sequence);
                 let unanswered = opts.reapply_unanswered
-                    && rec.applied.as_ref().map(|a| a.sequence) != sent_seq
-                    && rec.failure.as_ref().map(|f| f.sequence) != sent_seq;
+                    && !rec.applied_what_was_sent()
+                    && rec.failure_of_sent().is_none();
                 if same && !opts.all && !unanswered {
                     results.push(NodePush {
                         node: node.clone(),
