@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::activate;
-use super::disk::{RootLock, sync_dir, write_atomic};
+use super::disk::{RootLock, list_dir, sync_dir, write_atomic};
 use super::journal::{self, Outcome, Report, ResourceOutcome, ResourceReport};
 use super::{Held, Layout, NodeError};
 use crate::build::artifact::{ArtifactError, is_digest, unpack};
@@ -279,23 +279,8 @@ fn switch_off_undeclared(
 
 /// The module directories under `modules_dir` (valid names only), sorted.
 fn module_dirs(modules_dir: &Path) -> Result<Vec<(String, PathBuf)>, NodeError> {
-    let read = match fs::read_dir(modules_dir) {
-        Ok(read) => read,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(NodeError::Io {
-                what: "list",
-                path: modules_dir.to_path_buf(),
-                source,
-            });
-        }
-    };
     let mut out = Vec::new();
-    for entry in read {
-        let entry = entry.map_err(NodeError::io("list", modules_dir))?;
-        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-            continue;
-        };
+    for (name, entry) in list_dir(modules_dir)? {
         if is_valid_name(&name) && entry.file_type().is_ok_and(|t| t.is_dir()) {
             out.push((name, entry.path()));
         }

@@ -8,6 +8,23 @@ use serde::de::DeserializeOwned;
 
 use super::NodeError;
 
+/// The entries of `dir` (names that are not UTF-8 left out); a missing directory has none.
+pub(super) fn list_dir(dir: &Path) -> Result<Vec<(String, fs::DirEntry)>, NodeError> {
+    let read = match fs::read_dir(dir) {
+        Ok(read) => read,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(NodeError::io("list", dir)(e)),
+    };
+    let mut out = Vec::new();
+    for entry in read {
+        let entry = entry.map_err(NodeError::io("list", dir))?;
+        if let Some(name) = entry.file_name().to_str().map(str::to_string) {
+            out.push((name, entry));
+        }
+    }
+    Ok(out)
+}
+
 /// Reads and parses a JSON file mesh wrote; `None` if it does not exist.
 pub(super) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, NodeError> {
     let bytes = match fs::read(path) {

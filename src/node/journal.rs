@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use super::disk::{sync_dir, write_atomic};
+use super::disk::{list_dir, sync_dir, write_atomic};
 use super::{HOST_VERSION, Held, Layout, NodeError};
 
 /// How many reports the journal keeps (the newest).
@@ -140,21 +140,9 @@ fn file_name(sequence: u64) -> String {
 
 /// Every report file in `dir` as (sequence, path), oldest first; a missing dir holds none.
 fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>, NodeError> {
-    let read = match fs::read_dir(dir) {
-        Ok(read) => read,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(NodeError::Io {
-                what: "list",
-                path: dir.to_path_buf(),
-                source,
-            });
-        }
-    };
     let mut out = Vec::new();
-    for entry in read {
-        let entry = entry.map_err(NodeError::io("list", dir))?;
-        if let Some(seq) = entry.file_name().to_str().and_then(parse_name) {
+    for (name, entry) in list_dir(dir)? {
+        if let Some(seq) = parse_name(&name) {
             out.push((seq, entry.path()));
         }
     }

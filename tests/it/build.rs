@@ -308,13 +308,7 @@ fn bad_builds_keep_the_artifact_to_mesh_out() {
 #[test]
 fn the_store_is_not_held_during_a_build() {
     let t = example();
-    t.edit_and_commit(
-        "platform",
-        "go/lib/geo/mesh-module.toml",
-        "build = '",
-        "build = 'sleep 3; ",
-        "slow",
-    );
+    t.slow_geo();
     let mut child = t.spawn(&["build", "geo", "-q"]);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     assert_eq!(plan_state(&t, "geo").0, "stale");

@@ -209,13 +209,7 @@ fn an_unreachable_node_is_one_fact_however_many_passes() {
 #[test]
 fn a_second_mesh_exits_75_naming_the_holder_and_readers_do_not_wait() {
     let t = mesh("");
-    t.edit_and_commit(
-        "platform",
-        "go/lib/geo/mesh-module.toml",
-        "build = '",
-        "build = 'sleep 3; ",
-        "slow",
-    );
+    t.slow_geo();
     let mut first = t.spawn(&["reconcile", "-q"]);
     std::thread::sleep(Duration::from_millis(1500));
     let err = t.fails(&["reconcile"], 75);

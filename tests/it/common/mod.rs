@@ -84,6 +84,18 @@ impl TestMesh {
         );
     }
 
+    /// Commits, in the example repository `platform`, a geo build that sleeps 3 s first: long
+    /// enough to run other verbs while it runs.
+    pub fn slow_geo(&self) {
+        self.edit_and_commit(
+            "platform",
+            "go/lib/geo/mesh-module.toml",
+            "build = '",
+            "build = 'sleep 3; ",
+            "slow",
+        );
+    }
+
     /// Commits, in the example repository `platform`, an import from logx (in go-platform) of
     /// route-proxy, which closes the build-edge cycle go-platform → route-proxy → geo →
     /// go-platform.
