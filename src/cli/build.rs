@@ -32,7 +32,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     } else {
         Some(ctx.lock("build")?)
     };
-    let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
+    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
     for w in &loaded.graph.warnings {
         ui.warn(w);
     }
@@ -53,7 +53,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         events_keep: ctx.mesh.settings.events_keep,
     };
     let progress = BuildProgress::new(ui);
-    let summary = crate::build::build(&ctx.paths(), &loaded, &opts, &progress)?;
+    let summary = crate::build::build(ctx.paths(), &loaded, &opts, &progress)?;
     progress.clear();
     if a.dry_run {
         if ui.json {

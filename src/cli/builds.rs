@@ -87,7 +87,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     if let Some(m) = &a.module
         && builds.is_empty()
     {
-        let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
+        let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
         if loaded.graph.index(m).is_none() {
             return Err(super::build::unknown_module(&loaded.graph, m));
         }

@@ -3,16 +3,13 @@
 use super::Cli;
 use crate::config::{MESH_TOML, MeshConfig, find_mesh_toml};
 use crate::{Error, Result};
-use std::path::PathBuf;
 
 /// A loaded mesh: its configuration and where its state lives.
 pub struct Ctx {
     /// `mesh.toml`, validated.
     pub mesh: MeshConfig,
-    /// `.mesh/` in the mesh directory.
-    pub dot_mesh: PathBuf,
-    /// The store file.
-    pub state: PathBuf,
+    /// `.mesh/` and the store file.
+    paths: crate::store::Paths,
 }
 
 impl Ctx {
@@ -54,22 +51,18 @@ impl Ctx {
             .unwrap_or_else(|| dot_mesh.join("state.redb"));
         Ok(Ctx {
             mesh,
-            dot_mesh,
-            state,
+            paths: crate::store::Paths { dot_mesh, state },
         })
     }
 
     /// Where the state lives.
-    pub fn paths(&self) -> crate::store::Paths {
-        crate::store::Paths {
-            dot_mesh: self.dot_mesh.clone(),
-            state: self.state.clone(),
-        }
+    pub fn paths(&self) -> &crate::store::Paths {
+        &self.paths
     }
 
     /// Takes the mesh lock for a verb that changes the mesh (exit 75 if another holds it).
     pub fn lock(&self, verb: &str) -> Result<crate::store::MeshLock> {
-        crate::store::make_dir(&self.dot_mesh)?;
-        Ok(crate::store::MeshLock::take(&self.dot_mesh, verb)?)
+        crate::store::make_dir(&self.paths.dot_mesh)?;
+        Ok(crate::store::MeshLock::take(&self.paths.dot_mesh, verb)?)
     }
 }

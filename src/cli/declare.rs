@@ -18,7 +18,7 @@ pub struct Args {
 /// Runs `mesh declare` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("declare")?;
-    let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
+    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
     let m = loaded
         .graph
         .index(&a.module)
@@ -34,7 +34,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         ));
     }
     let (rec, events) = crate::declare::declare(
-        &ctx.paths(),
+        ctx.paths(),
         &a.module,
         a.build,
         ctx.mesh.settings.events_keep,

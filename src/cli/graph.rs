@@ -37,7 +37,7 @@ struct GraphJson<'a> {
 
 /// Runs `mesh graph` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
+    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
     let g = &loaded.graph;
     let s = &loaded.stats;
     ui.detail(format!(

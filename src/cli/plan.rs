@@ -14,9 +14,9 @@ pub struct Args {}
 
 /// Runs `mesh plan` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
-    let loaded = crate::graph::load(&ctx.mesh, &ctx.state)?;
-    let mut plan = crate::status::plan::plan(&ctx.paths(), &loaded)?;
-    plan.nodes = crate::status::plan::nodes(&ctx.paths(), &ctx.mesh)?;
+    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
+    let mut plan = crate::status::plan::plan(ctx.paths(), &loaded)?;
+    plan.nodes = crate::status::plan::nodes(ctx.paths(), &ctx.mesh)?;
     for w in &plan.warnings {
         ui.warn(w);
     }

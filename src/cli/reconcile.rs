@@ -48,7 +48,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         ..ui.clone()
     };
     let progress = BuildProgress::new(&quiet_ui);
-    let s = crate::reconcile::reconcile(&ctx.paths(), &ctx.mesh, jobs, &progress, &Lines(ui))?;
+    let s = crate::reconcile::reconcile(ctx.paths(), &ctx.mesh, jobs, &progress, &Lines(ui))?;
     progress.clear();
     super::run_hooks(ctx, ui, &s.events);
     if ui.json {

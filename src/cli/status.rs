@@ -24,7 +24,7 @@ pub struct Args {
 
 /// Runs `mesh status` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    let status = crate::status::nodes::status(&ctx.paths(), &ctx.mesh)?;
+    let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh)?;
     if ui.json {
         ui.json_data(&status);
     } else {
