@@ -392,7 +392,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__graph)
-            opts="-C -q -v -h --format --why --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --format --why --kind --check --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -404,6 +404,10 @@ _mesh() {
                     ;;
                 --why)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "build dev optional presence instantiation" -- "${cur}"))
                     return 0
                     ;;
                 -C)

@@ -35,7 +35,7 @@ complete -c mesh -n "__fish_mesh_needs_command" -s v -l verbose -d 'Say more (re
 complete -c mesh -n "__fish_mesh_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_needs_command" -s V -l version -d 'Print version'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "init" -d 'Write a commented mesh.toml to start a mesh, or a complete demo mesh with --example'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "graph" -d 'Show every module and its build, presence and instantiation edges'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "graph" -d 'Show every module, its edges, and the cycles of build edges'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "plan" -d 'Say what would be built, declared and sent, and why. Changes nothing the mesh knows'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "build" -d 'Build what is stale, in dependency order, independent modules in parallel'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "builds" -d 'List build records: id, module, commit, verdict, artifact, duration, inputs'
@@ -63,12 +63,18 @@ complete -c mesh -n "__fish_mesh_using_subcommand init" -s h -l help -d 'Print h
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -l format -d 'Output format (`--json` is the same as `--format json`)' -r -f -a "text\t''
 dot\t''
 json\t''"
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -l why -d 'Print the imports that make the build edge from A to B' -r
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l why -d 'Print the imports that make the edge from A to B' -r
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l kind -d 'Show only edges of this kind' -r -f -a "build\t''
+dev\t''
+optional\t''
+presence\t''
+instantiation\t''"
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l check -d 'Exit 3 when the build edges form a cycle or an import name is ambiguous'
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s v -l verbose -d 'Say more (repeat for even more)'
@@ -280,7 +286,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand man" -s q -l quiet -d 'Say les
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events node completions man help" -f -a "init" -d 'Write a commented mesh.toml to start a mesh, or a complete demo mesh with --example'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events node completions man help" -f -a "graph" -d 'Show every module and its build, presence and instantiation edges'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events node completions man help" -f -a "graph" -d 'Show every module, its edges, and the cycles of build edges'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events node completions man help" -f -a "plan" -d 'Say what would be built, declared and sent, and why. Changes nothing the mesh knows'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events node completions man help" -f -a "build" -d 'Build what is stale, in dependency order, independent modules in parallel'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events node completions man help" -f -a "builds" -d 'List build records: id, module, commit, verdict, artifact, duration, inputs'

@@ -16,11 +16,6 @@ pub enum Error {
     #[diagnostic(transparent)]
     Source(#[from] crate::source::SourceError),
 
-    /// The module graph is not usable (a cycle).
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Graph(#[from] crate::graph::GraphError),
-
     /// The store could not be opened, read or written.
     #[error(transparent)]
     #[diagnostic(transparent)]

@@ -338,6 +338,8 @@ fn targets(loaded: &Loaded, names: &[String]) -> Result<BTreeSet<usize>> {
     while let Some(i) = stack.pop() {
         if out.insert(i) {
             stack.extend(g.inputs[i].iter().copied());
+            // A cycle is built as one unit.
+            stack.extend(g.unit[i].iter().copied());
         }
     }
     Ok(out)
@@ -414,7 +416,14 @@ fn record(
     let loaded = plan.loaded;
     let src = &loaded.snapshot.modules[m];
     let inputs = stale::input_artifacts(&loaded.graph, states, m).unwrap_or_default();
-    let closure = stale::closure_key(src.name(), &src.source_id, &plan.inputs[m].recipe, &inputs);
+    let sources = stale::source_inputs(&loaded.graph, &plan.inputs, m);
+    let closure = stale::closure_key(
+        src.name(),
+        &src.source_id,
+        &plan.inputs[m].recipe,
+        &inputs,
+        &sources,
+    );
     let mut rec = BuildRecord {
         id: 0,
         module: src.name().to_string(),
@@ -423,6 +432,8 @@ fn record(
         source: src.source_id.clone(),
         recipe: plan.inputs[m].recipe.clone(),
         inputs,
+        sources,
+        rule: stale::CLOSURE_RULE,
         closure,
         verdict: outcome.verdict,
         reason: outcome.reason.clone(),

@@ -1,4 +1,4 @@
-//! `mesh graph`: modules and their three kinds of edges.
+//! `mesh graph`: modules, their edges of every kind, and the cycles built as one unit.
 
 use super::{Ctx, Ui};
 use crate::graph::{EdgeKind, ModuleGraph, Stats};
@@ -6,18 +6,49 @@ use crate::{Error, Result};
 use serde::Serialize;
 use std::fmt::Write;
 
-/// Show every module and its build, presence and instantiation edges.
+/// Show every module, its edges, and the cycles of build edges.
 ///
-/// Build edges are derived from the modules' imports; `--why A B` prints the import lines
-/// (file:line and the import) that make A's build edge to B.
+/// Edges from imports are `build` (code the artifact is built from), `dev` (tests, benches,
+/// examples) or `optional` (a guarded import); `presence` and `instantiation` edges are
+/// declared. `--why A B` prints the import lines (file:line, kind, the import) that make
+/// A's edge to B. `--check` exits 3 when there is a cycle or an ambiguous name, so CI can
+/// forbid them.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Output format (`--json` is the same as `--format json`).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Print the imports that make the build edge from A to B.
+    /// Print the imports that make the edge from A to B.
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
     why: Option<Vec<String>>,
+    /// Show only edges of this kind.
+    #[arg(long, value_enum)]
+    kind: Option<KindFilter>,
+    /// Exit 3 when the build edges form a cycle or an import name is ambiguous.
+    #[arg(long)]
+    check: bool,
+}
+
+/// The edge kinds `--kind` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum KindFilter {
+    Build,
+    Dev,
+    Optional,
+    Presence,
+    Instantiation,
+}
+
+impl KindFilter {
+    fn kind(self) -> EdgeKind {
+        match self {
+            KindFilter::Build => EdgeKind::Build,
+            KindFilter::Dev => EdgeKind::Dev,
+            KindFilter::Optional => EdgeKind::Optional,
+            KindFilter::Presence => EdgeKind::Presence,
+            KindFilter::Instantiation => EdgeKind::Instantiation,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -31,13 +62,17 @@ enum Format {
 struct GraphJson<'a> {
     modules: &'a [crate::graph::GraphModule],
     edges: &'a [crate::graph::Edge],
+    cycles: &'a [crate::graph::Cycle],
     warnings: &'a [String],
     stats: &'a Stats,
 }
 
 /// Runs `mesh graph` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
+    let mut loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
+    if let Some(k) = a.kind {
+        loaded.graph.edges.retain(|e| e.kind == k.kind());
+    }
     let g = &loaded.graph;
     let s = &loaded.stats;
     ui.detail(format!(
@@ -53,6 +88,9 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     for w in &g.warnings {
         ui.warn(w);
     }
+    for c in &g.cycles {
+        ui.note(cycle_note(c));
+    }
     let code = if let Some(why) = &a.why {
         why_edge(g, ui, &why[0], &why[1])?
     } else {
@@ -61,6 +99,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             Format::Json => ui.json_data(&GraphJson {
                 modules: &g.modules,
                 edges: &g.edges,
+                cycles: &g.cycles,
                 warnings: &g.warnings,
                 stats: s,
             }),
@@ -68,6 +107,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             Format::Text => ui.data(text(g)),
         }
         0
+    };
+    let code = if a.check && code == 0 && (!g.cycles.is_empty() || !g.warnings.is_empty()) {
+        3
+    } else {
+        code
     };
     // The process exits right after this verb: freeing the graph and the records behind it
     // (hundreds of thousands of small strings on a large mesh) would be work for nothing, the
@@ -86,27 +130,41 @@ fn why_edge(g: &ModuleGraph, ui: &Ui, a: &str, b: &str) -> Result<i32> {
             ));
         }
     }
-    let Some(edge) = g.build_edge(a, b) else {
-        let hint = if g.build_edge(b, a).is_some() {
+    let Some(edge) = g.import_edge(a, b) else {
+        let hint = if g.import_edge(b, a).is_some() {
             format!("the edge goes the other way: `mesh graph --why {b} {a}`")
         } else {
             format!("no file of `{a}` imports a name `{b}` provides")
         };
-        return Err(Error::failed(
-            format!("`{a}` has no build edge to `{b}`"),
-            hint,
-        ));
+        return Err(Error::failed(format!("`{a}` has no edge to `{b}`"), hint));
     };
     if ui.json {
         ui.json_data(&edge.evidence);
     } else {
-        let mut out = String::new();
+        let mut out = format!("{} edge {a} → {b}\n", edge.kind);
         for e in &edge.evidence {
-            let _ = writeln!(out, "{}:{}: {}", e.file, e.line, e.import);
+            let _ = writeln!(out, "{}:{}: [{}] {}", e.file, e.line, e.kind, e.import);
         }
         ui.data(out);
     }
     Ok(0)
+}
+
+/// A cycle as a note: its members, built as one unit, and one import per edge.
+fn cycle_note(c: &crate::graph::Cycle) -> String {
+    let mut out = format!(
+        "{} import each other: built as one unit ({})",
+        c.modules.join(", "),
+        "`mesh graph --check` fails on it, for CI that forbids cycles"
+    );
+    for e in &c.edges {
+        let _ = write!(
+            out,
+            "\n  {} → {}   {}:{}: {}",
+            e.from, e.to, e.file, e.line, e.import
+        );
+    }
+    out
 }
 
 fn text(g: &ModuleGraph) -> String {
@@ -128,12 +186,12 @@ fn text(g: &ModuleGraph) -> String {
             short(&m.source)
         );
         for e in g.edges.iter().filter(|e| e.from == m.name) {
-            let (word, extra) = match e.kind {
-                EdgeKind::Build => ("build", format!("  ({} imports)", e.evidence.len())),
-                EdgeKind::Presence => ("presence", String::new()),
-                EdgeKind::Instantiation => ("instantiation", String::new()),
+            let extra = match e.evidence.len() {
+                0 => String::new(),
+                1 => "  (1 import)".to_string(),
+                n => format!("  ({n} imports)"),
             };
-            let _ = writeln!(out, "  {word:<13} → {}{extra}", e.to);
+            let _ = writeln!(out, "  {:<13} → {}{extra}", e.kind.as_str(), e.to);
         }
     }
     out
@@ -150,16 +208,18 @@ fn dot(g: &ModuleGraph) -> String {
     }
     for e in &g.edges {
         let style = match e.kind {
-            EdgeKind::Build => "solid",
-            EdgeKind::Presence => "dashed",
-            EdgeKind::Instantiation => "dotted",
+            EdgeKind::Build => "style=solid",
+            EdgeKind::Dev => "style=dashed, color=gray50",
+            EdgeKind::Optional => "style=dashed, color=steelblue",
+            EdgeKind::Presence => "style=dotted",
+            EdgeKind::Instantiation => "style=dotted, color=darkgreen",
         };
         let _ = writeln!(
             out,
-            "  \"{}\" -> \"{}\" [style={style}, label=\"{}\"];",
+            "  \"{}\" -> \"{}\" [{style}, label=\"{}\"];",
             e.from,
             e.to,
-            format!("{:?}", e.kind).to_lowercase()
+            e.kind.as_str()
         );
     }
     out.push_str("}\n");

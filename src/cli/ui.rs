@@ -84,6 +84,19 @@ impl Ui {
         }
     }
 
+    /// A note: something true a person should know that is not a problem (a cycle built
+    /// as one unit). Shown unless `-q`.
+    pub fn note(&self, msg: impl AsRef<str>) {
+        if !self.quiet {
+            let prefix = if self.color {
+                "\x1b[36mnote\x1b[0m"
+            } else {
+                "note"
+            };
+            let _ = writeln!(std::io::stderr(), "{prefix}: {}", msg.as_ref());
+        }
+    }
+
     /// A hint naming the next command.
     pub fn hint(&self, msg: impl AsRef<str>) {
         if !self.quiet {

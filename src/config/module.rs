@@ -60,6 +60,8 @@ pub struct ModuleManifest {
     pub instantiation: Vec<Instantiation>,
     /// Import patterns dropped before resolution.
     pub ignore: Vec<String>,
+    /// Globs over module-relative paths whose imports are dev code (`[imports] dev`).
+    pub dev: Vec<String>,
     /// How long build and test may each run.
     pub timeout: Duration,
     /// Where the name is written, for diagnostics.
@@ -102,9 +104,11 @@ struct RawInstantiation {
 struct RawImports {
     #[serde(default)]
     ignore: Vec<Spanned<String>>,
+    #[serde(default)]
+    dev: Vec<Spanned<String>>,
 }
 
-const MODULE_HELP: &str = "a mesh-module.toml holds name, kind, build, test, policy, inputs, activate, presence, instantiation, timeout and [imports] ignore; see README.md";
+const MODULE_HELP: &str = "a mesh-module.toml holds name, kind, build, test, policy, inputs, activate, presence, instantiation, timeout and [imports] ignore/dev; see README.md";
 
 impl ModuleManifest {
     /// Parses a manifest's `text`, shown as `file` in diagnostics.
@@ -181,6 +185,19 @@ impl ModuleManifest {
             }
             ignore.push(pat.get_ref().clone());
         }
+        let mut dev = Vec::new();
+        for pat in raw.imports.iter().flat_map(|i| &i.dev) {
+            if let Err(e) = globset::Glob::new(pat.get_ref()) {
+                return Err(r.error(
+                    "mesh::config::invalid_pattern",
+                    Some(pat.span()),
+                    format!("`{}` is not a valid pattern: {e}", pat.get_ref()),
+                    "invalid pattern",
+                    "dev patterns are globs over paths inside the module, such as \"tools/**\"",
+                ));
+            }
+            dev.push(pat.get_ref().clone());
+        }
         let timeout = match &raw.timeout {
             Some(t) => r.duration("timeout", t)?,
             None => Duration::from_secs(30 * 60),
@@ -196,6 +213,7 @@ impl ModuleManifest {
             presence,
             instantiation,
             ignore,
+            dev,
             timeout,
             name_span: raw.name.span(),
             edge_spans,

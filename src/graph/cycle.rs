@@ -1,96 +1,129 @@
-//! The build order (petgraph's topological sort) and, when there is none, the cycle with its
-//! evidence.
+//! Cycles of build edges and the build order. A cycle is legal (Go modules may import each
+//! other's packages): its members — one strongly connected component — are one unit, built
+//! together, in name order (DESIGN.md §5.7).
 
-use super::{GraphError, GraphModule};
-use crate::imports::resolve::Evidence;
+use super::{Cycle, CycleEdge, Edge, EdgeKind, GraphModule};
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::BTreeMap;
+use std::collections::{BTreeSet, HashMap};
 
-/// Dependencies first. Ties are broken by name so the order is stable.
-pub fn order(
-    modules: &[GraphModule],
-    inputs: &[Vec<usize>],
-    evidence: &BTreeMap<(usize, usize), Vec<Evidence>>,
-) -> Result<Vec<usize>, GraphError> {
-    // Edges point from a dependency to its dependent, so a topological order builds inputs first.
-    let mut g: DiGraph<usize, ()> = DiGraph::with_capacity(modules.len(), evidence.len());
-    let nodes: Vec<NodeIndex> = (0..modules.len()).map(|i| g.add_node(i)).collect();
-    for (from, tos) in inputs.iter().enumerate() {
-        for &to in tos {
-            g.add_edge(nodes[to], nodes[from], ());
-        }
-    }
-    match petgraph::algo::toposort(&g, None) {
-        Ok(sorted) => Ok(sorted.into_iter().map(|n| g[n]).collect()),
-        Err(_) => Err(GraphError::Cycle {
-            cycle: describe_cycle(modules, inputs, evidence),
-        }),
-    }
-}
-
-/// Finds one ring in the strongly connected components and writes it one edge per line.
-fn describe_cycle(
-    modules: &[GraphModule],
-    inputs: &[Vec<usize>],
-    evidence: &BTreeMap<(usize, usize), Vec<Evidence>>,
-) -> String {
-    let mut g: DiGraph<usize, ()> = DiGraph::new();
-    let nodes: Vec<NodeIndex> = (0..modules.len()).map(|i| g.add_node(i)).collect();
-    for (from, tos) in inputs.iter().enumerate() {
+/// The units of the build graph: its strongly connected components (petgraph's Tarjan), each
+/// sorted by index (modules are sorted by name), most of them single modules.
+pub fn units(n: usize, build: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut g: DiGraph<usize, ()> = DiGraph::with_capacity(n, 0);
+    let nodes: Vec<NodeIndex> = (0..n).map(|i| g.add_node(i)).collect();
+    for (from, tos) in build.iter().enumerate() {
         for &to in tos {
             g.add_edge(nodes[from], nodes[to], ());
         }
     }
-    let Some(scc) = petgraph::algo::tarjan_scc(&g)
+    petgraph::algo::tarjan_scc(&g)
         .into_iter()
-        .filter(|c| c.len() > 1)
-        .min_by_key(|c| c.iter().map(|n| modules[g[*n]].name.clone()).min())
-    else {
-        return "(a cycle exists but could not be traced)".into();
-    };
-    let members: Vec<usize> = scc.iter().map(|n| g[*n]).collect();
-    let start = members
-        .iter()
-        .copied()
-        .min_by_key(|&i| &modules[i].name)
-        .unwrap_or(members[0]);
-    // Walk inside the component back to the start: a breadth-first search gives the shortest ring.
-    let mut prev: BTreeMap<usize, usize> = BTreeMap::new();
-    let mut queue = std::collections::VecDeque::from([start]);
-    let mut ring = Vec::new();
-    'search: while let Some(at) = queue.pop_front() {
-        for &next in &inputs[at] {
-            if !members.contains(&next) {
-                continue;
-            }
-            if next == start {
-                let mut path = vec![at];
-                let mut cur = at;
-                while cur != start {
-                    cur = prev[&cur];
-                    path.push(cur);
-                }
-                path.reverse();
-                ring = path;
-                break 'search;
-            }
-            if let std::collections::btree_map::Entry::Vacant(e) = prev.entry(next) {
-                e.insert(at);
-                queue.push_back(next);
+        .map(|c| {
+            let mut m: Vec<usize> = c.into_iter().map(|x| g[x]).collect();
+            m.sort_unstable();
+            m
+        })
+        .collect()
+}
+
+/// Dependencies before their dependents, a unit's members together; among units that are
+/// ready at once, the one whose first member's name sorts first, so the order is stable.
+pub fn order(units: &[Vec<usize>], build: &[Vec<usize>]) -> Vec<usize> {
+    let n = build.len();
+    let mut unit_of = vec![0; n];
+    for (u, members) in units.iter().enumerate() {
+        for &m in members {
+            unit_of[m] = u;
+        }
+    }
+    // How many units each unit still waits for, and who waits on each.
+    let mut waiting = vec![0usize; units.len()];
+    let mut dependents: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); units.len()];
+    for (from, tos) in build.iter().enumerate() {
+        for &to in tos {
+            let (uf, ut) = (unit_of[from], unit_of[to]);
+            if uf != ut && dependents[ut].insert(uf) {
+                waiting[uf] += 1;
             }
         }
     }
-    let mut out = String::new();
-    for (k, &from) in ring.iter().enumerate() {
-        let to = ring[(k + 1) % ring.len()];
-        let ev = evidence.get(&(from, to)).and_then(|v| v.first());
-        let why = ev.map_or_else(String::new, |e| {
-            format!("   {}:{}: {}", e.file, e.line, e.import)
-        });
-        out.push_str(&format!(
-            "  {} → {}{}\n",
-            modules[from].name, modules[to].name, why
-        ));
+    let mut ready: BTreeSet<(usize, usize)> = (0..units.len())
+        .filter(|&u| waiting[u] == 0)
+        .map(|u| (units[u][0], u))
+        .collect();
+    let mut out = Vec::with_capacity(n);
+    while let Some((_, u)) = ready.pop_first() {
+        out.extend(units[u].iter().copied());
+        for &d in &dependents[u] {
+            waiting[d] -= 1;
+            if waiting[d] == 0 {
+                ready.insert((units[d][0], d));
+            }
+        }
     }
-    out.trim_end().to_string()
+    out
+}
+
+/// Every unit of more than one module as a [`Cycle`]: its members and each build edge
+/// between them with its first import.
+pub fn describe(modules: &[GraphModule], units: &[Vec<usize>], edges: &[Edge]) -> Vec<Cycle> {
+    let mut cycles: Vec<Cycle> = units
+        .iter()
+        .filter(|u| u.len() > 1)
+        .map(|u| {
+            let names: Vec<String> = u.iter().map(|&m| modules[m].name.clone()).collect();
+            let member: HashMap<&str, ()> = names.iter().map(|n| (n.as_str(), ())).collect();
+            let mut inner: Vec<CycleEdge> = edges
+                .iter()
+                .filter(|e| {
+                    e.kind == EdgeKind::Build
+                        && member.contains_key(e.from.as_str())
+                        && member.contains_key(e.to.as_str())
+                })
+                .filter_map(|e| {
+                    let ev = e
+                        .evidence
+                        .iter()
+                        .find(|ev| ev.kind == crate::imports::ImportKind::Build)?;
+                    Some(CycleEdge {
+                        from: e.from.clone(),
+                        to: e.to.clone(),
+                        file: ev.file.clone(),
+                        line: ev.line,
+                        import: ev.import.clone(),
+                    })
+                })
+                .collect();
+            inner.sort_by(|a, b| (&a.from, &a.to).cmp(&(&b.from, &b.to)));
+            Cycle {
+                modules: names,
+                edges: inner,
+            }
+        })
+        .collect();
+    cycles.sort_by(|a, b| a.modules.cmp(&b.modules));
+    cycles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dag_orders_dependencies_first_and_ties_by_name() {
+        // 0 ← 2, 1 ← 2: 2 needs 0 and 1; 3 stands alone.
+        let build = vec![vec![], vec![], vec![0, 1], vec![]];
+        let u = units(4, &build);
+        assert!(u.iter().all(|x| x.len() == 1));
+        assert_eq!(order(&u, &build), [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_cycle_is_one_unit_built_together_after_its_inputs() {
+        // 1 ⇄ 2 (a cycle) needs 3; 0 needs the cycle.
+        let build = vec![vec![1], vec![2, 3], vec![1], vec![]];
+        let u = units(4, &build);
+        assert!(u.contains(&vec![1, 2]));
+        assert_eq!(order(&u, &build), [3, 1, 2, 0]);
+    }
 }

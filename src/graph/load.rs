@@ -6,7 +6,7 @@ use crate::Result;
 use crate::config::MeshConfig;
 use crate::imports::manifest::{self, MANIFEST_FILES, ManifestFacts};
 use crate::imports::resolve::{self, ModuleImports};
-use crate::imports::{Import, Language, SCANNER_VERSION, ScannedFile};
+use crate::imports::{FileScan, Language, SCANNER_VERSION, ScannedFile, component, place};
 use crate::source::{self, ModuleSource, RepoSnapshot, Snapshot, SourceError};
 use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Store};
 use gix::ObjectId;
@@ -49,7 +49,7 @@ pub struct Loaded {
 struct Learned {
     record: ModuleRecord,
     walked: bool,
-    new_imports: Vec<(ObjectId, Vec<Import>)>,
+    new_imports: Vec<(ObjectId, FileScan)>,
     parsed: u64,
     cached: u64,
     skipped: Vec<String>,
@@ -86,14 +86,14 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
             .iter()
             .flat_map(|(_, files)| files.iter().filter(|f| f.1.is_some()).map(|f| f.0.id))
             .collect();
-        let known: HashMap<ObjectId, Vec<Import>> = if wanted.is_empty() {
+        let known: HashMap<ObjectId, FileScan> = if wanted.is_empty() {
             HashMap::new()
         } else {
             store.read(|r| {
                 let mut out = HashMap::new();
                 for id in &wanted {
                     let key = store::imports_key(id.as_bytes(), SCANNER_VERSION);
-                    if let Some(v) = r.get::<Vec<Import>>(IMPORTS, &key)? {
+                    if let Some(v) = r.get::<FileScan>(IMPORTS, &key)? {
                         out.insert(*id, v);
                     }
                 }
@@ -213,7 +213,7 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
             provides: p.iter().map(|(_, n)| n.clone()).collect(),
         })
         .collect();
-    let graph = ModuleGraph::new(modules, res.edges, declared, res.warnings)?;
+    let graph = ModuleGraph::new(modules, res.edges, declared, res.warnings);
     let records = learned.into_iter().map(|l| l.record).collect();
     Ok(Loaded {
         snapshot,
@@ -233,8 +233,15 @@ fn walk_all(snapshot: &Snapshot, stale: &[usize]) -> Result<Walked> {
         let m = &snapshot.modules[i];
         let snap = snapshot.repo_of(m);
         let files = source::module_files(snap, &m.dir, m.tree, &m.nested)?;
+        let prefix = if m.dir.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", m.dir)
+        };
         let files = files
             .into_iter()
+            // Test data is not code: never read (DESIGN.md §5.3).
+            .filter(|f| !place::is_test_data(f.path.strip_prefix(&prefix).unwrap_or(&f.path)))
             .map(|f| {
                 let lang = Language::of_path(&f.path);
                 (f, lang)
@@ -249,7 +256,7 @@ fn walk_all(snapshot: &Snapshot, stale: &[usize]) -> Result<Walked> {
 fn scan_modules(
     snapshot: &Snapshot,
     walked: Walked,
-    known: &HashMap<ObjectId, Vec<Import>>,
+    known: &HashMap<ObjectId, FileScan>,
 ) -> Result<Vec<(usize, Learned)>> {
     let total: usize = walked.iter().map(|(_, f)| f.len()).sum();
     let threads = if total > 400 {
@@ -305,7 +312,7 @@ fn scan_module(
     repo: &gix::Repository,
     m: &ModuleSource,
     files: Vec<(source::FileEntry, Option<Language>)>,
-    known: &HashMap<ObjectId, Vec<Import>>,
+    known: &HashMap<ObjectId, FileScan>,
 ) -> std::result::Result<Learned, SourceError> {
     let err = |what: String, e: &dyn std::fmt::Display| SourceError {
         repo: repo_name.to_string(),
@@ -317,7 +324,8 @@ fn scan_module(
     let (mut parsed, mut cached) = (0, 0);
     let mut skipped = Vec::new();
     let mut manifest_texts: Vec<(String, String)> = Vec::new();
-    let mut packages = Vec::new();
+    let mut python_files: Vec<&str> = Vec::new();
+    let mut rust_test_files: Vec<String> = Vec::new();
     let prefix = if m.dir.is_empty() {
         String::new()
     } else {
@@ -334,16 +342,18 @@ fn scan_module(
                 String::from_utf8_lossy(&blob.data).into_owned(),
             ));
         }
-        if let Some(pkg) = python_package(rel) {
-            packages.push(pkg);
+        if *lang == Some(Language::Python) {
+            python_files.push(rel);
         }
         let Some(lang) = lang else { continue };
-        if let Some(imports) = known.get(&f.id) {
+        if let Some(found) = known.get(&f.id) {
             cached += 1;
+            rust_test_files.extend(place::rust_test_files(rel, &found.test_mods));
             scanned.push(ScannedFile {
                 path: f.path.clone(),
                 language: *lang,
-                imports: imports.clone(),
+                kind: crate::imports::ImportKind::Build,
+                imports: found.imports.clone(),
             });
             continue;
         }
@@ -358,33 +368,48 @@ fn scan_module(
                 header.size(),
                 MAX_SCANNED_FILE
             ));
-            Vec::new()
+            FileScan::default()
         } else {
             let blob = repo
                 .find_blob(f.id)
                 .map_err(|e| err(format!("cannot read {}", f.path), &e))?;
             if blob.data.iter().take(8000).any(|&b| b == 0) {
                 skipped.push(format!("{repo_name}:{}: skipped, binary", f.path));
-                Vec::new()
+                FileScan::default()
             } else {
-                crate::imports::scan(*lang, &String::from_utf8_lossy(&blob.data))
+                let text = String::from_utf8_lossy(&blob.data);
+                if component::is_component(&f.path) {
+                    crate::imports::scan_file(*lang, &component::script_text(&text, &f.path))
+                } else {
+                    crate::imports::scan_file(*lang, &text)
+                }
             }
         };
         parsed += 1;
-        new_imports.push((f.id, imports.clone()));
+        rust_test_files.extend(place::rust_test_files(rel, &imports.test_mods));
         scanned.push(ScannedFile {
             path: f.path.clone(),
             language: *lang,
-            imports,
+            kind: crate::imports::ImportKind::Build,
+            imports: imports.imports.clone(),
         });
+        new_imports.push((f.id, imports));
     }
-    packages.sort();
-    packages.dedup();
     let texts: Vec<(&str, &str)> = manifest_texts
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))
         .collect();
-    let mut facts: ManifestFacts = manifest::read_facts(&texts, &packages);
+    let mut facts: ManifestFacts = manifest::read_facts(&texts, &python_files);
+    // Where each file stands decides the kind of its imports.
+    let places = place::Places::new(
+        &m.manifest.dev,
+        facts.python_shipped.clone(),
+        rust_test_files,
+    );
+    for file in &mut scanned {
+        let rel = file.path.strip_prefix(&prefix).unwrap_or(&file.path);
+        file.kind = places.kind(file.language, rel);
+    }
     if files.iter().any(|(_, l)| *l == Some(Language::Go)) {
         facts
             .notes
@@ -403,13 +428,6 @@ fn scan_module(
         cached,
         skipped,
     })
-}
-
-/// `pkg` for `pkg/__init__.py` or `src/pkg/__init__.py` (relative to the module directory).
-fn python_package(rel: &str) -> Option<String> {
-    let rel = rel.strip_prefix("src/").unwrap_or(rel);
-    let (pkg, rest) = rel.split_once('/')?;
-    (rest == "__init__.py").then(|| pkg.to_string())
 }
 
 /// Go import names: the nearest `go.mod` at or above each module that has Go code or a go.mod,

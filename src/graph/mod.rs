@@ -1,4 +1,5 @@
-//! The module graph: modules and their three kinds of edges, the build order, and cycles.
+//! The module graph: modules and their edges (build, dev, optional, presence,
+//! instantiation), the build order, and the cycles of build edges, each built as one unit.
 
 mod cycle;
 mod load;
@@ -7,28 +8,10 @@ pub mod stale;
 pub use load::{Loaded, Stats, load};
 
 use crate::config::Kind;
+use crate::imports::ImportKind;
 use crate::imports::resolve::Evidence;
-use miette::Diagnostic;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use thiserror::Error;
-
-/// A build-edge cycle: no build order exists.
-#[derive(Debug, Error, Diagnostic)]
-pub enum GraphError {
-    /// Modules import each other in a ring.
-    #[error("build edges form a cycle:\n{cycle}")]
-    #[diagnostic(
-        code(mesh::graph::cycle),
-        help(
-            "a module cannot be built against itself: remove one of these imports, move the shared code into a library both import, or drop a false import with `// mesh: ignore` on its line or `[imports] ignore`"
-        )
-    )]
-    Cycle {
-        /// The ring, one line per edge with the import that makes it.
-        cycle: String,
-    },
-}
 
 /// A module as the graph shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -47,16 +30,83 @@ pub struct GraphModule {
     pub provides: Vec<String>,
 }
 
-/// Which of the three relationships an edge is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// Which relationship an edge is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EdgeKind {
-    /// Built against (derived from imports).
+    /// Built against (derived from imports in code the artifact is built from).
     Build,
+    /// Imported only by code that is not part of the artifact: tests, benches, examples.
+    Dev,
+    /// Imported only where the code runs without it (a guarded Python import).
+    Optional,
     /// Must exist on the same node (declared).
     Presence,
     /// Makes something for it (declared).
     Instantiation,
+}
+
+impl EdgeKind {
+    /// The word used in output, JSON and `--kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Build => "build",
+            EdgeKind::Dev => "dev",
+            EdgeKind::Optional => "optional",
+            EdgeKind::Presence => "presence",
+            EdgeKind::Instantiation => "instantiation",
+        }
+    }
+
+    /// The kind of an edge made by imports of this kind.
+    pub fn of_import(kind: ImportKind) -> EdgeKind {
+        match kind {
+            ImportKind::Build => EdgeKind::Build,
+            ImportKind::Dev => EdgeKind::Dev,
+            ImportKind::Optional => EdgeKind::Optional,
+        }
+    }
+}
+
+impl std::fmt::Display for EdgeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a module's closure names another module's source id (rather than its artifact).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SourceInput {
+    /// A dev edge: its tests may use the other module.
+    Dev,
+    /// An optional edge: it may use the other module when present.
+    Optional,
+    /// Both are members of one cycle of build edges, built as one unit.
+    Cycle,
+}
+
+/// A cycle of build edges: its members are built as one unit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cycle {
+    /// The members, by name.
+    pub modules: Vec<String>,
+    /// Every build edge between members, with one import line that makes it.
+    pub edges: Vec<CycleEdge>,
+}
+
+/// One build edge inside a cycle, with the import that makes it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CycleEdge {
+    /// The importing member.
+    pub from: String,
+    /// The imported member.
+    pub to: String,
+    /// Repo-relative file of the import.
+    pub file: String,
+    /// Its line.
+    pub line: u32,
+    /// The import as written.
+    pub import: String,
 }
 
 /// One edge between two modules.
@@ -66,9 +116,9 @@ pub struct Edge {
     pub from: String,
     /// The module needed.
     pub to: String,
-    /// Which kind.
+    /// Which kind: for edges from imports, the strongest kind among them.
     pub kind: EdgeKind,
-    /// For build edges: the import lines that make it.
+    /// For edges from imports: the import lines that make it, each with its kind.
     pub evidence: Vec<Evidence>,
 }
 
@@ -77,40 +127,88 @@ pub struct Edge {
 pub struct ModuleGraph {
     /// Every module.
     pub modules: Vec<GraphModule>,
-    /// Every edge, build edges first, each kind sorted by (from, to).
+    /// Every edge, in kind order (build, dev, optional, presence, instantiation), each kind
+    /// sorted by (from, to).
     pub edges: Vec<Edge>,
+    /// The cycles of build edges, each built as one unit.
+    pub cycles: Vec<Cycle>,
     /// Things a person should know (ambiguous names, skipped files).
     pub warnings: Vec<String>,
-    /// Indices into `modules`, dependencies before their dependents.
+    /// Indices into `modules`, dependencies before their dependents; the members of a cycle
+    /// together, by name.
     #[serde(skip)]
     pub order: Vec<usize>,
-    /// Per module index: the indices it has build edges to (its build inputs), sorted.
+    /// Per module index: the modules outside its own cycle it has build edges to (its build
+    /// inputs, whose artifacts its closure names), sorted.
     #[serde(skip)]
     pub inputs: Vec<Vec<usize>>,
+    /// Per module index: the modules whose source ids its closure names (dev and optional
+    /// edges, the other members of its cycle), sorted.
+    #[serde(skip)]
+    pub sources: Vec<Vec<(usize, SourceInput)>>,
+    /// Per module index: the other members of its cycle (empty for most).
+    #[serde(skip)]
+    pub unit: Vec<Vec<usize>>,
 }
 
 impl ModuleGraph {
-    /// Assembles the graph and its build order; a build-edge cycle is an error.
+    /// Assembles the graph, its cycles and its build order. `imports` are the edges derived
+    /// from imports with their evidence; each takes the strongest kind among its imports.
     pub fn new(
         modules: Vec<GraphModule>,
-        build: BTreeMap<(usize, usize), Vec<Evidence>>,
+        imports: BTreeMap<(usize, usize), Vec<Evidence>>,
         declared: Vec<(usize, usize, EdgeKind)>,
         warnings: Vec<String>,
-    ) -> Result<ModuleGraph, GraphError> {
-        let mut inputs = vec![Vec::new(); modules.len()];
-        for &(from, to) in build.keys() {
-            inputs[from].push(to);
-        }
-        let order = cycle::order(&modules, &inputs, &build)?;
-        let mut edges: Vec<Edge> = build
-            .into_iter()
-            .map(|((from, to), evidence)| Edge {
+    ) -> ModuleGraph {
+        let n = modules.len();
+        let mut build: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut weak: Vec<Vec<(usize, SourceInput)>> = vec![Vec::new(); n];
+        let mut edges: Vec<Edge> = Vec::with_capacity(imports.len() + declared.len());
+        for ((from, to), evidence) in imports {
+            let strongest = evidence.iter().map(|e| e.kind).max().unwrap_or_default();
+            let kind = EdgeKind::of_import(strongest);
+            match kind {
+                EdgeKind::Build => build[from].push(to),
+                EdgeKind::Optional => weak[from].push((to, SourceInput::Optional)),
+                _ => weak[from].push((to, SourceInput::Dev)),
+            }
+            edges.push(Edge {
                 from: modules[from].name.clone(),
                 to: modules[to].name.clone(),
-                kind: EdgeKind::Build,
+                kind,
                 evidence,
+            });
+        }
+        let units = cycle::units(n, &build);
+        let order = cycle::order(&units, &build);
+        let mut unit = vec![Vec::new(); n];
+        for members in units.iter().filter(|u| u.len() > 1) {
+            for &m in members {
+                unit[m] = members.iter().copied().filter(|&o| o != m).collect();
+            }
+        }
+        let inputs: Vec<Vec<usize>> = (0..n)
+            .map(|m| {
+                let mut v: Vec<usize> = build[m]
+                    .iter()
+                    .copied()
+                    .filter(|d| !unit[m].contains(d))
+                    .collect();
+                v.sort_unstable();
+                v
             })
             .collect();
+        let sources: Vec<Vec<(usize, SourceInput)>> = (0..n)
+            .map(|m| {
+                let mut v = weak[m].clone();
+                v.extend(unit[m].iter().map(|&o| (o, SourceInput::Cycle)));
+                v.sort_unstable();
+                v.dedup_by_key(|(d, _)| *d);
+                v
+            })
+            .collect();
+        let cycles = cycle::describe(&modules, &units, &edges);
+        edges.sort_by(|a, b| (a.kind, &a.from, &a.to).cmp(&(b.kind, &b.from, &b.to)));
         let mut declared: Vec<Edge> = declared
             .into_iter()
             .map(|(from, to, kind)| Edge {
@@ -123,13 +221,16 @@ impl ModuleGraph {
         declared.sort_by(|a, b| (a.kind, &a.from, &a.to).cmp(&(b.kind, &b.from, &b.to)));
         declared.dedup_by(|a, b| (a.kind, &a.from, &a.to) == (b.kind, &b.from, &b.to));
         edges.extend(declared);
-        Ok(ModuleGraph {
+        ModuleGraph {
             modules,
             edges,
+            cycles,
             warnings,
             order,
             inputs,
-        })
+            sources,
+            unit,
+        }
     }
 
     /// The index of the module called `name`.
@@ -139,10 +240,12 @@ impl ModuleGraph {
             .ok()
     }
 
-    /// The build edge from `a` to `b`, if there is one.
-    pub fn build_edge(&self, a: &str, b: &str) -> Option<&Edge> {
-        self.edges
-            .iter()
-            .find(|e| e.kind == EdgeKind::Build && e.from == a && e.to == b)
+    /// The edge derived from imports from `a` to `b` (build, dev or optional), if any.
+    pub fn import_edge(&self, a: &str, b: &str) -> Option<&Edge> {
+        self.edges.iter().find(|e| {
+            matches!(e.kind, EdgeKind::Build | EdgeKind::Dev | EdgeKind::Optional)
+                && e.from == a
+                && e.to == b
+        })
     }
 }

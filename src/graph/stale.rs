@@ -2,7 +2,7 @@
 //! input that is itself stale (early cutoff may spare it), or blocked by an input that is broken
 //! or unfit. Currency is the whole input closure.
 
-use super::ModuleGraph;
+use super::{ModuleGraph, SourceInput};
 use crate::build::Verdict;
 use crate::store::{BuildRecord, CURRENT, CurrentEntry, LATEST, Reader, StoreError};
 use serde::Serialize;
@@ -26,6 +26,15 @@ pub enum StaleReason {
     Retry,
     /// Its current build's artifact is gone from `.mesh/artifacts`.
     ArtifactMissing,
+    /// A module it imports only in dev code (tests) moved: its tests may now fail.
+    DevMoved(String),
+    /// A module it imports only where guarded (optional) moved.
+    OptionalMoved(String),
+    /// Another member of its build cycle moved: the unit is built again.
+    CycleMoved(String),
+    /// Its newest build was judged under older closure rules (before edge kinds and cycles),
+    /// which no longer say what its closure is.
+    ClosureRulesChanged,
 }
 
 impl std::fmt::Display for StaleReason {
@@ -40,6 +49,10 @@ impl std::fmt::Display for StaleReason {
             StaleReason::ArtifactMissing => {
                 write!(f, "its artifact is missing from .mesh/artifacts")
             }
+            StaleReason::DevMoved(x) => write!(f, "dev dependency {x} moved"),
+            StaleReason::OptionalMoved(x) => write!(f, "optional dependency {x} moved"),
+            StaleReason::CycleMoved(x) => write!(f, "{x}, in its build cycle, moved"),
+            StaleReason::ClosureRulesChanged => write!(f, "closure rules changed"),
         }
     }
 }
@@ -133,12 +146,35 @@ impl Known {
     }
 }
 
-/// The closure key: blake3 over module, source id, recipe digest and each (input, artifact).
+/// The closure rules every new build is judged under: 2 added the source ids of dev and
+/// optional dependencies and of the other members of a build cycle. A build recorded under
+/// older rules that no longer matches is stale for that reason, said once.
+pub const CLOSURE_RULE: u32 = 2;
+
+/// The (module, source id) pairs module `m`'s closure names: its dev and optional
+/// dependencies and the other members of its cycle, sorted by module.
+pub fn source_inputs(
+    graph: &ModuleGraph,
+    modules: &[ModuleInput],
+    m: usize,
+) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = graph.sources[m]
+        .iter()
+        .map(|&(d, _)| (graph.modules[d].name.clone(), modules[d].source.to_string()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The closure key: blake3 over module, source id, recipe digest, each (input, artifact),
+/// and — when there are any — each (dependency, source id) of `sources`. A module with no
+/// dev, optional or cycle dependency keeps the key older rules gave it.
 pub fn closure_key(
     module: &str,
     source: &str,
     recipe: &str,
     inputs: &[(String, String)],
+    sources: &[(String, String)],
 ) -> String {
     let mut h = blake3::Hasher::new();
     for part in [module, source, recipe] {
@@ -150,6 +186,15 @@ pub fn closure_key(
         h.update(b"=");
         h.update(a.as_bytes());
         h.update(b"\0");
+    }
+    if !sources.is_empty() {
+        h.update(b"\x01sources\0");
+        for (m, s) in sources {
+            h.update(m.as_bytes());
+            h.update(b"@");
+            h.update(s.as_bytes());
+            h.update(b"\0");
+        }
     }
     h.finalize().to_hex().to_string()
 }
@@ -224,7 +269,8 @@ pub fn assess_one(
             None => waits,
         },
         Ok(inputs) => {
-            let key = closure_key(name, me.source, &me.recipe, &inputs);
+            let sources = source_inputs(graph, modules, m);
+            let key = closure_key(name, me.source, &me.recipe, &inputs, &sources);
             if let Some(b) = known.current.get(&key) {
                 let gone = |a: &String| {
                     known
@@ -241,7 +287,9 @@ pub fn assess_one(
                     artifact: b.artifact.clone(),
                 };
             }
-            ModuleState::Stale(own.unwrap_or_else(|| input_reason(latest, &inputs)))
+            ModuleState::Stale(
+                own.unwrap_or_else(|| input_reason(graph, m, latest, &inputs, &sources)),
+            )
         }
     }
 }
@@ -257,10 +305,32 @@ fn own_reason(latest: Option<&BuildRecord>, me: &ModuleInput) -> Option<StaleRea
 }
 
 /// Why, from the inputs, when the module's own source and recipe did not move.
-fn input_reason(latest: Option<&BuildRecord>, inputs: &[(String, String)]) -> StaleReason {
+fn input_reason(
+    graph: &ModuleGraph,
+    me: usize,
+    latest: Option<&BuildRecord>,
+    inputs: &[(String, String)],
+    sources: &[(String, String)],
+) -> StaleReason {
     let Some(l) = latest else {
         return StaleReason::NeverBuilt;
     };
+    if l.rule < CLOSURE_RULE {
+        return StaleReason::ClosureRulesChanged;
+    }
+    for (m, s) in sources {
+        if l.sources.iter().any(|(lm, ls)| lm == m && ls != s) {
+            let why = graph.sources[me]
+                .iter()
+                .find(|(d, _)| graph.modules[*d].name == *m)
+                .map_or(SourceInput::Dev, |(_, k)| *k);
+            return match why {
+                SourceInput::Dev => StaleReason::DevMoved(m.clone()),
+                SourceInput::Optional => StaleReason::OptionalMoved(m.clone()),
+                SourceInput::Cycle => StaleReason::CycleMoved(m.clone()),
+            };
+        }
+    }
     for (m, a) in inputs {
         match l.inputs.iter().find(|(lm, _)| lm == m) {
             Some((_, la)) if la != a => return StaleReason::InputMoved(m.clone()),
@@ -268,7 +338,14 @@ fn input_reason(latest: Option<&BuildRecord>, inputs: &[(String, String)]) -> St
             _ => {}
         }
     }
-    if l.inputs.len() != inputs.len() {
+    if l.inputs.len() != inputs.len() || l.sources.len() != sources.len() {
+        return StaleReason::InputsChanged;
+    }
+    if l.sources
+        .iter()
+        .map(|(m, _)| m)
+        .ne(sources.iter().map(|(m, _)| m))
+    {
         return StaleReason::InputsChanged;
     }
     StaleReason::Retry

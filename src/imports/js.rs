@@ -261,6 +261,9 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
             _ => None,
         };
         if let Some(s) = specifier {
+            // The statement runs from its keyword to its specifier: an ignore marker on any
+            // of its lines counts.
+            c.statement(t.start, s.end);
             c.push_value(s);
         }
     }
@@ -480,6 +483,22 @@ export { default } from 'f';
         let start = std::time::Instant::now();
         assert!(scan(&src).is_empty());
         assert!(start.elapsed().as_secs() < 5);
+    }
+
+    #[test]
+    fn forms_that_trip_scanners() {
+        let src = "import type { A } from 'types-a';\nexport type { B } from \"types-b\";\nconst m = await import('dyn');\nconst r = require(\"req\");\nimport fs = require('ts-eq');\nconst s = `import x from 'tpl'`;\n// import y from 'comment'\nimport {\n  c, // mesh: ignore\n  d,\n} from 'ignored';\nimport '@scope/side-effect';\n";
+        assert_eq!(
+            pairs(&scan(src)),
+            [
+                (1, "types-a"),
+                (2, "types-b"),
+                (3, "dyn"),
+                (4, "req"),
+                (5, "ts-eq"),
+                (12, "@scope/side-effect"),
+            ]
+        );
     }
 
     #[test]

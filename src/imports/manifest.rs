@@ -12,6 +12,9 @@ pub struct ManifestFacts {
     pub rust_renames: Vec<(String, String)>,
     /// Notes for `-v`, e.g. "no language manifest".
     pub notes: Vec<String>,
+    /// Module-relative directories (or `.py` files) of the Python packages the module ships:
+    /// its other Python files are dev code.
+    pub python_shipped: Vec<String>,
 }
 
 /// The language manifests a module directory may hold, relative to it.
@@ -23,20 +26,28 @@ pub fn rust_ident(name: &str) -> String {
 }
 
 /// Reads the facts from the module's own manifests. `files` are (path relative to the module
-/// directory, contents) of the files named in [`MANIFEST_FILES`] found there; `package_dirs`
-/// are the module's top-level Python package directories (those with `__init__.py`).
-pub fn read_facts(files: &[(&str, &str)], package_dirs: &[String]) -> ManifestFacts {
+/// directory, contents) of the files named in [`MANIFEST_FILES`] found there; `python_files`
+/// are the module-relative paths of its Python files (`__init__.py` marks a package).
+pub fn read_facts(files: &[(&str, &str)], python_files: &[&str]) -> ManifestFacts {
     let mut f = ManifestFacts::default();
+    let mut pyproject_table = None;
     for (name, text) in files {
         match *name {
             "Cargo.toml" => cargo(text, &mut f),
-            "pyproject.toml" => pyproject(text, &mut f),
+            "pyproject.toml" => pyproject_table = pyproject(text, &mut f),
             "package.json" => package_json(text, &mut f),
             _ => {}
         }
     }
-    for p in package_dirs {
-        push(&mut f, Language::Python, p.clone());
+    if !python_files.is_empty() {
+        let shipped =
+            super::python_packages::shipped(pyproject_table.as_ref(), python_files, &mut f.notes);
+        for (name, dir) in shipped {
+            push(&mut f, Language::Python, name);
+            if !f.python_shipped.contains(&dir) {
+                f.python_shipped.push(dir);
+            }
+        }
     }
     if f.provides.is_empty() && !files.iter().any(|(n, _)| *n == "go.mod") {
         f.notes
@@ -101,7 +112,8 @@ fn cargo(text: &str, f: &mut ManifestFacts) {
     }
 }
 
-fn pyproject(text: &str, f: &mut ManifestFacts) {
+/// The `[project] name`, and the table for reading which packages it ships.
+fn pyproject(text: &str, f: &mut ManifestFacts) -> Option<toml::Table> {
     let table: toml::Table = match toml::from_str(text) {
         Ok(t) => t,
         Err(e) => {
@@ -109,7 +121,7 @@ fn pyproject(text: &str, f: &mut ManifestFacts) {
                 "pyproject.toml is not valid TOML ({}): ignored",
                 e.message().trim()
             ));
-            return;
+            return None;
         }
     };
     if let Some(name) = table
@@ -123,6 +135,7 @@ fn pyproject(text: &str, f: &mut ManifestFacts) {
             name.to_lowercase().replace(['-', '.'], "_"),
         );
     }
+    Some(table)
 }
 
 fn package_json(text: &str, f: &mut ManifestFacts) {
@@ -192,7 +205,7 @@ nix2 = { package = "nix", version = "1" }
                 ("pyproject.toml", "[project]\nname = \"Inventory-Client\"\n"),
                 ("package.json", r#"{"name": "@mesh/ui"}"#),
             ],
-            &["inventory".to_string()],
+            &["inventory/__init__.py"],
         );
         assert_eq!(
             f.provides,

@@ -5,16 +5,19 @@
 //! *imports* names (from a small scanner that understands comments and strings), and an import
 //! resolves to the module providing its longest prefix.
 
+pub mod component;
 pub mod go;
 pub mod js;
 pub mod manifest;
+pub mod place;
 pub mod python;
+pub mod python_packages;
 pub mod resolve;
 pub mod rust;
 pub mod scan;
 
 pub use manifest::ManifestFacts;
-pub use scan::{Import, Language, SCANNER_VERSION, scan};
+pub use scan::{FileScan, Import, ImportKind, Language, SCANNER_VERSION, scan, scan_file};
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +28,8 @@ pub struct ScannedFile {
     pub path: String,
     /// Its language.
     pub language: Language,
+    /// The kind of code it is, from where it stands in its module (tests are dev code).
+    pub kind: ImportKind,
     /// What it imports.
     pub imports: Vec<Import>,
 }

@@ -6,16 +6,124 @@
 //! enclosing quote, and a 3.12 reuse still pairs up, so the lexer stays in step.
 
 use super::scan::{
-    Collector, Import, Kind, Token, at, ident_end, is_ident_start, kind_at, line_comment, punct_at,
-    quoted_end,
+    Collector, Import, ImportKind, Kind, Token, at, ident_end, is_ident_start, kind_at,
+    line_comment, punct_at, quoted_end,
 };
 
-/// Scans a Python file: `import a.b` → "a.b", `from a.b import c` → "a.b".
+/// Scans a Python file: `import a.b` → "a.b", `from a.b import c` → "a.b",
+/// `__import__("a")` and `importlib.import_module("a")` → "a". Imports inside a `try` that
+/// handles `ImportError` or `ModuleNotFoundError` (its body or its handlers) are `optional`.
 pub fn scan(src: &str) -> Vec<Import> {
     let mut c = Collector::new(src);
     let toks = lex(src.as_bytes(), &mut c);
     collect(&toks, src, &mut c);
+    guarded(&toks, src, &mut c);
     c.finish()
+}
+
+/// One logical line: its tokens `toks[start..end]` and the indentation of its first token.
+struct Line {
+    start: usize,
+    end: usize,
+    indent: usize,
+}
+
+/// The logical lines (those with tokens), with their indentation in bytes.
+fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
+    let b = src.as_bytes();
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for (i, t) in toks.iter().enumerate() {
+        if t.kind == Kind::Newline {
+            if start < i {
+                let first = toks[start].start;
+                let line_start = b
+                    .get(..first)
+                    .and_then(|s| s.iter().rposition(|&c| c == b'\n'))
+                    .map_or(0, |p| p + 1);
+                lines.push(Line {
+                    start,
+                    end: i,
+                    indent: first - line_start,
+                });
+            }
+            start = i + 1;
+        }
+    }
+    if start < toks.len() {
+        let first = toks[start].start;
+        let line_start = b
+            .get(..first)
+            .and_then(|s| s.iter().rposition(|&c| c == b'\n'))
+            .map_or(0, |p| p + 1);
+        lines.push(Line {
+            start,
+            end: toks.len(),
+            indent: first - line_start,
+        });
+    }
+    lines
+}
+
+/// Marks the body and the handlers of every `try` statement that handles `ImportError` or
+/// `ModuleNotFoundError` as optional. A `try` with no `except` guards nothing.
+fn guarded(toks: &[Token], src: &str, c: &mut Collector) {
+    if !src.contains("ImportError") && !src.contains("ModuleNotFoundError") {
+        return;
+    }
+    let lines = logical_lines(toks, src);
+    let first_word = |l: &Line| toks.get(l.start).map_or("", |t| t.text(src));
+    // The end (exclusive line index) of the block whose header is line `h`: the lines after
+    // it that are indented deeper.
+    let block_end = |h: usize| {
+        let indent = lines[h].indent;
+        let mut k = h + 1;
+        while lines.get(k).is_some_and(|l| l.indent > indent) {
+            k += 1;
+        }
+        k
+    };
+    for (h, line) in lines.iter().enumerate() {
+        if first_word(line) != "try" || !punct_at(toks, line.start + 1, b':') {
+            continue;
+        }
+        let body_end = block_end(h);
+        let mut handles = false;
+        let mut clauses = Vec::new(); // (first line, end line) of each except clause
+        let mut k = body_end;
+        while let Some(l) = lines.get(k).filter(|l| l.indent == line.indent) {
+            match first_word(l) {
+                "except" => {
+                    let header = toks.get(l.start..l.end).unwrap_or(&[]);
+                    handles |= header
+                        .iter()
+                        .any(|t| matches!(t.text(src), "ImportError" | "ModuleNotFoundError"));
+                    let end = block_end(k);
+                    clauses.push((k, end));
+                    k = end;
+                }
+                "else" | "finally" => k = block_end(k),
+                _ => break,
+            }
+        }
+        if !handles {
+            continue;
+        }
+        let span = |from: usize, to: usize| {
+            let start = toks[lines[from].start].start;
+            let last = &lines[to - 1];
+            let end = toks
+                .get(last.end.saturating_sub(1))
+                .map_or(src.len(), |t| t.end);
+            (start, end)
+        };
+        let (s, e) = span(h, body_end);
+        c.weaken(s, e, ImportKind::Optional);
+        for (from, to) in clauses {
+            let (s, e) = span(from, to);
+            c.weaken(s, e, ImportKind::Optional);
+        }
+    }
 }
 
 /// Turns Python source into tokens, with a `Newline` at the end of each logical line (none
@@ -114,12 +222,25 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
     let mut at_start = true;
     let mut depth = 0u32;
     for (i, t) in toks.iter().enumerate() {
-        if at_start && t.kind == Kind::Ident {
-            match t.text(src) {
-                "import" => import_names(toks, i + 1, src, c),
-                "from" => from_module(toks, i + 1, src, c),
-                _ => {}
+        if at_start && t.kind == Kind::Ident && matches!(t.text(src), "import" | "from") {
+            // The statement runs to the end of its logical line (or a `;`): an ignore marker
+            // anywhere in it counts.
+            let end = toks
+                .get(i..)
+                .and_then(|rest| {
+                    rest.iter()
+                        .find(|t| matches!(t.kind, Kind::Newline | Kind::Punct(b';')))
+                })
+                .map_or(src.len(), |t| t.start);
+            c.statement(t.start, end);
+            if t.text(src) == "import" {
+                import_names(toks, i + 1, src, c);
+            } else {
+                from_module(toks, i + 1, src, c);
             }
+        }
+        if t.kind == Kind::Ident {
+            dynamic_import(toks, i, src, c);
         }
         match t.kind {
             Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
@@ -131,6 +252,38 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
             Kind::Punct(b':') => depth == 0,
             _ => false,
         };
+    }
+}
+
+/// `__import__("a.b")` or `import_module("a.b")` (as `importlib.import_module` or imported
+/// by name) with a literal: reports "a.b". A relative name (`".x"`) stays inside the module.
+fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
+    let word = toks[i].text(src);
+    let after_dot = i.checked_sub(1).is_some_and(|p| punct_at(toks, p, b'.'));
+    let callee = match word {
+        "__import__" => !after_dot,
+        "import_module" => {
+            !after_dot
+                || i.checked_sub(2)
+                    .and_then(|p| toks.get(p))
+                    .is_some_and(|t| t.text(src) == "importlib")
+        }
+        _ => false,
+    };
+    if !callee || !punct_at(toks, i + 1, b'(') {
+        return;
+    }
+    if let Some(arg) = toks.get(i + 2).filter(|t| t.kind == Kind::Str)
+        && (punct_at(toks, i + 3, b')') || punct_at(toks, i + 3, b','))
+    {
+        let name = arg.value(src);
+        let valid = !name.is_empty()
+            && name.split('.').all(|s| {
+                !s.is_empty() && s.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+            });
+        if valid {
+            c.push_value(arg);
+        }
     }
 }
 
@@ -297,6 +450,60 @@ mod tests {
         let imports = scan("if x:\n    from a.b import (c,\n    d)   \n");
         assert_eq!(imports[0].text, "from a.b import (c,");
         assert_eq!(imports[0].line, 2);
+    }
+
+    /// (line, name, kind) triples.
+    fn kinds(src: &str) -> Vec<(u32, String, crate::imports::ImportKind)> {
+        scan(src)
+            .into_iter()
+            .map(|i| (i.line, i.name, i.kind))
+            .collect()
+    }
+
+    #[test]
+    fn guarded_imports_are_optional_in_body_and_handlers() {
+        use crate::imports::ImportKind::{Build, Optional};
+        let src = "import a\ntry:\n    import b\n    from c import d\nexcept (ImportError, OSError):\n    import e\nelse:\n    import f\nfinally:\n    import g\nimport h\ntry: import i\nexcept ModuleNotFoundError: i = None\ntry:\n    import j\nexcept ValueError:\n    pass\n";
+        assert_eq!(
+            kinds(src),
+            [
+                (1, "a".into(), Build),
+                (3, "b".into(), Optional),
+                (4, "c".into(), Optional),
+                (6, "e".into(), Optional),
+                (8, "f".into(), Build),
+                (10, "g".into(), Build),
+                (11, "h".into(), Build),
+                (12, "i".into(), Optional),
+                (15, "j".into(), Build),
+            ]
+        );
+    }
+
+    #[test]
+    fn nested_guards_and_a_try_without_except() {
+        use crate::imports::ImportKind::{Build, Optional};
+        let src = "def f():\n    try:\n        import a\n    except ImportError:\n        pass\n    import b\ntry:\n    import c\n";
+        assert_eq!(
+            kinds(src),
+            [
+                (3, "a".into(), Optional),
+                (6, "b".into(), Build),
+                (8, "c".into(), Build)
+            ]
+        );
+    }
+
+    #[test]
+    fn dynamic_imports_with_a_literal() {
+        let src = "m = __import__(\"a.b\")\nimportlib.import_module('c')\nimport_module(\"d\", package=None)\nimportlib.import_module(name)\nimportlib.import_module('.rel', 'pkg')\nx.__import__('e')\nother.import_module('f')\n";
+        assert_eq!(pairs(&scan(src)), [(1, "a.b"), (2, "c"), (3, "d")]);
+    }
+
+    #[test]
+    fn an_ignore_marker_anywhere_in_a_multi_line_statement() {
+        let src = "from a import (  # mesh: ignore\n    b,\n)\nfrom c import (\n    d,  # mesh: ignore\n)\nimport e, \\\n    f  # mesh: ignore\nimport g\n";
+        assert_eq!(names(&scan(src)), ["g"]);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! relative path landing in another module's directory; ambiguity means an edge to every
 //! candidate, because staleness must over-approximate and never miss.
 
-use super::{Language, ScannedFile};
+use super::{ImportKind, Language, ScannedFile};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -35,6 +35,8 @@ pub struct Evidence {
     pub line: u32,
     /// The import as written.
     pub import: String,
+    /// Where it stands: build, dev or optional code.
+    pub kind: ImportKind,
 }
 
 /// Build edges (from, to) by module index with their evidence, and warnings.
@@ -98,7 +100,13 @@ pub fn resolve(modules: &[ModuleImports]) -> Resolution {
                     };
                     longest_prefix(&providers, file.language, name, &mut cuts)
                 };
-                for &to in targets.iter().filter(|&&to| to != from) {
+                // A name the importing module itself provides is its own: a self-import,
+                // whoever else provides it too.
+                if targets.contains(&from) {
+                    continue;
+                }
+                let kind = imp.kind.min(file.kind);
+                for &to in targets {
                     let list = edges.entry((from, to)).or_default();
                     // One file's evidence for an edge is contiguous at the end of its list
                     // (files are resolved one after another), so a repeat can only be there.
@@ -112,6 +120,7 @@ pub fn resolve(modules: &[ModuleImports]) -> Resolution {
                             file: file.path.clone(),
                             line: imp.line,
                             import: imp.text.clone(),
+                            kind,
                         });
                     }
                 }

@@ -6,8 +6,8 @@
 //! out; other lowercase false positives are left for resolution to drop.
 
 use super::scan::{
-    Collector, Import, Kind, Token, at, block_comment, ident_end, is_ident_start, kind_at,
-    line_comment, punct_at, quoted_end, utf8_len,
+    Collector, FileScan, Import, ImportKind, Kind, Token, at, block_comment, ident_end,
+    is_ident_start, kind_at, line_comment, punct_at, quoted_end, utf8_len,
 };
 use std::collections::HashSet;
 
@@ -17,6 +17,12 @@ const MAX_USE_DEPTH: usize = 32;
 /// Scans a Rust file: the first segment (crate name) of every `use`, `extern crate` and
 /// in-place path that is not a local name.
 pub fn scan(src: &str) -> Vec<Import> {
+    scan_file(src).imports
+}
+
+/// Scans a Rust file: its imports (those inside test-only items are `dev`) and the modules it
+/// declares only for tests (`#[cfg(test)] mod tests;`), whose files are dev code.
+pub fn scan_file(src: &str) -> FileScan {
     let mut c = Collector::new(src);
     let toks = lex(src.as_bytes(), &mut c);
     let mut parser = Parser {
@@ -25,10 +31,162 @@ pub fn scan(src: &str) -> Vec<Import> {
         found: Vec::new(),
         local_mods: HashSet::new(),
         aliases: HashSet::new(),
+        statements: Vec::new(),
     };
     parser.run();
     parser.report(&mut c);
-    c.finish()
+    let test_mods = test_items(&toks, src, &mut c);
+    FileScan {
+        imports: c.finish(),
+        test_mods,
+    }
+}
+
+/// Marks the items compiled only for tests as dev code: an item under `#[cfg(test)]` (also
+/// inside `all(…)`/`any(…)`, never under `not(…)`) or a test function (`#[test]`,
+/// `#[tokio::test]`); an inner `#![cfg(test)]` marks the whole file. Returns the names of
+/// `#[cfg(test)] mod name;` declarations. An item whose braces never close runs to the end.
+fn test_items(toks: &[Token], src: &str, c: &mut Collector) -> Vec<String> {
+    let mut mods = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        if !punct_at(toks, i, b'#') {
+            i += 1;
+            continue;
+        }
+        let inner = punct_at(toks, i + 1, b'!');
+        let open = if inner { i + 2 } else { i + 1 };
+        if !punct_at(toks, open, b'[') {
+            i += 1;
+            continue;
+        }
+        let close = matching(toks, open);
+        let attr = toks.get(open + 1..close).unwrap_or(&[]);
+        if is_test_attr(attr, src) {
+            let start = toks[i].start;
+            if inner {
+                c.weaken(start, src.len(), ImportKind::Dev);
+            } else {
+                let (item_start, end) = item_extent(toks, close + 1);
+                if let Some(name) = mod_declaration(toks, item_start, src) {
+                    mods.push(name);
+                }
+                c.weaken(start, end.min(src.len()), ImportKind::Dev);
+            }
+        }
+        i = close + 1;
+    }
+    mods
+}
+
+/// The index of the bracket closing the one at `open` (counting `[`/`]`), or the end.
+fn matching(toks: &[Token], open: usize) -> usize {
+    let (o, c) = match toks.get(open).map(|t| t.kind) {
+        Some(Kind::Punct(b'[')) => (b'[', b']'),
+        Some(Kind::Punct(b'(')) => (b'(', b')'),
+        _ => (b'{', b'}'),
+    };
+    let mut depth = 0usize;
+    for (j, t) in toks.iter().enumerate().skip(open) {
+        if t.is_punct(o) {
+            depth += 1;
+        } else if t.is_punct(c) {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return j;
+            }
+        }
+    }
+    toks.len()
+}
+
+/// Whether an attribute's tokens (inside `#[…]`) say "only for tests".
+fn is_test_attr(attr: &[Token], src: &str) -> bool {
+    let text = |t: &Token| t.text(src);
+    match attr.first().map(text) {
+        Some("cfg") => cfg_has_test(attr.get(1..).unwrap_or(&[]), src),
+        // `#[test]`, `#[tokio::test]`, `#[async_std::test(…)]`: a path ending in `test`.
+        Some(_) => {
+            let path_end = attr
+                .iter()
+                .position(|t| !matches!(t.kind, Kind::Ident | Kind::PathSep))
+                .unwrap_or(attr.len());
+            path_end > 0 && attr.get(path_end - 1).is_some_and(|t| text(t) == "test")
+        }
+        None => false,
+    }
+}
+
+/// Whether a cfg predicate names `test` other than under `not(…)`.
+fn cfg_has_test(pred: &[Token], src: &str) -> bool {
+    // For each open parenthesis: whether it is a `not(`.
+    let mut stack: Vec<bool> = Vec::new();
+    let mut prev_not = false;
+    for t in pred {
+        match t.kind {
+            Kind::Punct(b'(') => stack.push(prev_not),
+            Kind::Punct(b')') => {
+                stack.pop();
+            }
+            Kind::Ident => {
+                let w = t.text(src);
+                if w == "test" && !stack.iter().any(|&n| n) {
+                    return true;
+                }
+                prev_not = w == "not";
+                continue;
+            }
+            _ => {}
+        }
+        prev_not = false;
+    }
+    false
+}
+
+/// The item after an attribute that ends at `j`: (index of its first token after further
+/// attributes, byte offset where it ends: its `;` or its block's closing brace).
+fn item_extent(toks: &[Token], mut j: usize) -> (usize, usize) {
+    while punct_at(toks, j, b'#') && punct_at(toks, j + 1, b'[') {
+        j = matching(toks, j + 1) + 1;
+    }
+    let start = j;
+    let mut depth = 0usize;
+    let mut k = j;
+    while let Some(t) = toks.get(k) {
+        match t.kind {
+            Kind::Punct(b'(' | b'[') => depth += 1,
+            Kind::Punct(b')' | b']') => depth = depth.saturating_sub(1),
+            Kind::Punct(b';') if depth == 0 => return (start, t.end),
+            Kind::Punct(b'{') if depth == 0 => {
+                let close = matching(toks, k);
+                return (start, toks.get(close).map_or(usize::MAX, |t| t.end));
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    (start, usize::MAX)
+}
+
+/// `[pub[(…)]] mod name;` at `j`: the module's name (an inline `mod name { … }` has no file).
+fn mod_declaration(toks: &[Token], mut j: usize, src: &str) -> Option<String> {
+    let word = |k: usize| {
+        toks.get(k)
+            .filter(|t| t.kind == Kind::Ident)
+            .map(|t| t.text(src))
+    };
+    if word(j) == Some("pub") {
+        j += 1;
+        if punct_at(toks, j, b'(') {
+            j = matching(toks, j) + 1;
+        }
+    }
+    if word(j) != Some("mod") || !punct_at(toks, j + 2, b';') {
+        return None;
+    }
+    toks.get(j + 1)
+        .filter(|t| t.kind == Kind::Ident)
+        .map(|t| t.value(src).to_string())
 }
 
 /// Turns Rust source into tokens; comments are recorded, not returned.
@@ -170,6 +328,8 @@ struct Parser<'a, 't> {
     local_mods: HashSet<&'a str>,
     /// Names a `use` or `extern crate` binds to something other than a crate of that name.
     aliases: HashSet<&'a str>,
+    /// Byte ranges of `use` statements: an ignore marker on any of their lines counts.
+    statements: Vec<(usize, usize)>,
 }
 
 impl<'a> Parser<'a, '_> {
@@ -190,12 +350,22 @@ impl<'a> Parser<'a, '_> {
                 c.push(offset, name);
             }
         }
+        for &(start, end) in &self.statements {
+            c.statement(start, end);
+        }
     }
 
     /// Handles the token at `i`; returns the index of the next one to visit.
     fn step(&mut self, i: usize) -> usize {
         match self.keyword(i) {
-            "use" => self.use_tree(i + 1, None, None, 0),
+            "use" => {
+                let end = self.use_tree(i + 1, None, None, 0);
+                let last = self.toks.get(end).or(self.toks.last());
+                if let (Some(first), Some(last)) = (self.toks.get(i), last) {
+                    self.statements.push((first.start, last.end));
+                }
+                end
+            }
             "extern" if self.keyword(i + 1) == "crate" => self.extern_crate(i + 2),
             "mod" => {
                 if kind_at(self.toks, i + 1, Kind::Ident) {
@@ -248,7 +418,19 @@ impl<'a> Parser<'a, '_> {
             .checked_sub(1)
             .and_then(|p| self.toks.get(p))
             .map(|t| t.kind);
-        let continues = matches!(follows, Some(Kind::PathSep | Kind::Punct(b'.' | b'$')));
+        // `a::b` continues a path; a leading `::b` (nothing path-like before the `::`) is a
+        // crate path of its own.
+        let before_sep = i
+            .checked_sub(2)
+            .and_then(|p| self.toks.get(p))
+            .map(|t| t.kind);
+        let leading = follows == Some(Kind::PathSep)
+            && !matches!(
+                before_sep,
+                Some(Kind::Ident | Kind::Punct(b'>' | b')' | b']' | b'$'))
+            );
+        let continues =
+            !leading && matches!(follows, Some(Kind::PathSep | Kind::Punct(b'.' | b'$')));
         let name = tok.value(self.src);
         let turbofish = punct_at(self.toks, i + 2, b'<'); // `size_of::<T>()`: a generic item
         if kind_at(self.toks, i + 1, Kind::PathSep)
@@ -423,8 +605,77 @@ fn is_reserved(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::scan;
+    use super::{scan, scan_file};
+    use crate::imports::ImportKind;
     use crate::imports::scan::tests::{assert_survives, names, pairs};
+
+    /// (line, name, kind) triples.
+    fn kinds(src: &str) -> Vec<(u32, String, ImportKind)> {
+        scan(src)
+            .into_iter()
+            .map(|i| (i.line, i.name, i.kind))
+            .collect()
+    }
+
+    #[test]
+    fn cfg_test_items_and_test_functions_are_dev() {
+        let src = "use a::x;\n#[cfg(test)]\nmod tests {\n    use b::y;\n    #[test]\n    fn t() { c::z(); }\n}\n#[tokio::test]\nasync fn u() { d::w(); }\n#[cfg(all(test, unix))]\nuse e::v;\n#[cfg(not(test))]\nuse f::u;\nfn g() { h::i(); }\n";
+        let got = kinds(src);
+        let dev = ImportKind::Dev;
+        let build = ImportKind::Build;
+        assert_eq!(
+            got,
+            [
+                (1, "a".into(), build),
+                (4, "b".into(), dev),
+                (6, "c".into(), dev),
+                (8, "tokio".into(), dev),
+                (9, "d".into(), dev),
+                (11, "e".into(), dev),
+                (13, "f".into(), build),
+                (14, "h".into(), build),
+            ]
+        );
+    }
+
+    #[test]
+    fn cfg_test_module_declarations_are_named() {
+        let f = scan_file(
+            "#[cfg(test)]\nmod tests;\n#[cfg(test)]\n#[path = \"x.rs\"]\npub(crate) mod more;\nmod real;\n#[cfg(test)]\nmod inline { use a::b; }\n",
+        );
+        assert_eq!(f.test_mods, ["tests", "more"]);
+        assert_eq!(f.imports[0].kind, ImportKind::Dev);
+    }
+
+    #[test]
+    fn an_inner_cfg_test_makes_the_whole_file_dev() {
+        let got = kinds("//! helpers\n#![cfg(test)]\nuse a::b;\nfn f() { c::d(); }\n");
+        assert!(got.iter().all(|(_, _, k)| *k == ImportKind::Dev), "{got:?}");
+    }
+
+    #[test]
+    fn an_unclosed_test_item_runs_to_the_end_without_losing_what_came_before() {
+        let got = kinds("use a::x;\n#[cfg(test)]\nmod tests {\n    use b::y;\n    fn f() {\n");
+        assert_eq!(
+            got,
+            [
+                (1, "a".into(), ImportKind::Build),
+                (4, "b".into(), ImportKind::Dev)
+            ]
+        );
+    }
+
+    #[test]
+    fn an_ignore_marker_anywhere_in_a_multi_line_use() {
+        let src = "use a::{\n    b, // mesh: ignore\n    c,\n};\nuse d::e;\n";
+        assert_eq!(names(&scan(src)), ["d"]);
+    }
+
+    #[test]
+    fn leading_colons_and_raw_identifiers_in_paths() {
+        assert_eq!(names(&scan("fn f() { ::serde::to_string(); }")), ["serde"]);
+        assert_eq!(names(&scan("use r#async_x::y;")), ["async_x"]);
+    }
 
     #[test]
     fn use_reports_the_first_segment() {

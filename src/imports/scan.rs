@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
 /// Bumped whenever any scanner's output could change, so cached results are re-read.
-pub const SCANNER_VERSION: u32 = 1;
+/// 2: import kinds (dev, optional), `#[cfg(test)]` modules, component script blocks.
+pub const SCANNER_VERSION: u32 = 2;
 
 /// A source language that has an import scanner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -27,7 +28,8 @@ pub enum Language {
 }
 
 impl Language {
-    /// By file extension: .go; .rs; .py/.pyi; .js .jsx .mjs .cjs .ts .tsx .mts .cts
+    /// By file extension: .go; .rs; .py/.pyi; .js .jsx .mjs .cjs .ts .tsx .mts .cts, and the
+    /// components .svelte .vue .astro
     pub fn of_path(path: &str) -> Option<Language> {
         let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
         let (stem, ext) = file.rsplit_once('.')?;
@@ -39,6 +41,8 @@ impl Language {
             "rs" => Some(Language::Rust),
             "py" | "pyi" => Some(Language::Python),
             "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" => Some(Language::Js),
+            // Components: their script blocks are read (see `component`).
+            "svelte" | "vue" | "astro" => Some(Language::Js),
             _ => None,
         }
     }
@@ -54,6 +58,40 @@ impl Language {
     }
 }
 
+/// Where an import stands, which decides the kind of edge it makes (DESIGN.md §5.3): code the
+/// artifact is built from, code that only tests or shows it, or an import guarded against
+/// being absent. Ordered weakest first, so `max` is the strongest of several.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ImportKind {
+    /// Not part of the artifact: tests, benches, examples, tool configs.
+    Dev,
+    /// Guarded: the code runs without it (Python's `try: … except ImportError`).
+    Optional,
+    /// Compiled into or shipped with the artifact.
+    #[default]
+    Build,
+}
+
+impl ImportKind {
+    /// The word used in output and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImportKind::Dev => "dev",
+            ImportKind::Optional => "optional",
+            ImportKind::Build => "build",
+        }
+    }
+}
+
+impl std::fmt::Display for ImportKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One import found in a source file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Import {
@@ -63,16 +101,44 @@ pub struct Import {
     pub name: String,
     /// The source line's text, trimmed, for evidence (`mesh graph --why`), capped at 200 chars.
     pub text: String,
+    /// Where it stands inside the file (a `#[cfg(test)]` item, a guarded `try`); the file's
+    /// own place in the module may weaken it further.
+    pub kind: ImportKind,
 }
 
-/// Scans one file's text. Never panics on any input (arbitrary bytes decoded lossily are
-/// passed in).
+/// What a scanner read from one file: its imports, and the file-level facts that decide the
+/// kind of other files (Rust's `#[cfg(test)] mod name;`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileScan {
+    /// The imports, in source order.
+    pub imports: Vec<Import>,
+    /// Modules this file declares only for tests (`#[cfg(test)] mod tests;`): their files are
+    /// dev code.
+    pub test_mods: Vec<String>,
+}
+
+/// Scans one file's text for its imports. Never panics on any input (arbitrary bytes decoded
+/// lossily are passed in).
 pub fn scan(lang: Language, src: &str) -> Vec<Import> {
+    scan_file(lang, src).imports
+}
+
+/// Scans one file's text: its imports and file-level facts. Never panics on any input.
+pub fn scan_file(lang: Language, src: &str) -> FileScan {
     match lang {
-        Language::Go => go::scan(src),
-        Language::Rust => rust::scan(src),
-        Language::Python => python::scan(src),
-        Language::Js => js::scan(src),
+        Language::Go => FileScan {
+            imports: go::scan(src),
+            test_mods: Vec::new(),
+        },
+        Language::Rust => rust::scan_file(src),
+        Language::Python => FileScan {
+            imports: python::scan(src),
+            test_mods: Vec::new(),
+        },
+        Language::Js => FileScan {
+            imports: js::scan(src),
+            test_mods: Vec::new(),
+        },
     }
 }
 
@@ -170,6 +236,11 @@ pub(crate) struct Collector<'a> {
     found: Vec<(usize, String)>,
     /// Offsets of the markers found in comments.
     markers: Vec<usize>,
+    /// Byte ranges whose imports are of a weaker kind (a `#[cfg(test)]` item, a `try`).
+    ranges: Vec<(usize, usize, ImportKind)>,
+    /// Byte ranges of multi-line statements: a marker on any of their lines drops every
+    /// import of the statement.
+    statements: Vec<(usize, usize)>,
 }
 
 impl<'a> Collector<'a> {
@@ -180,6 +251,23 @@ impl<'a> Collector<'a> {
             has_marker: src.contains(IGNORE_MARKER),
             found: Vec::new(),
             markers: Vec::new(),
+            ranges: Vec::new(),
+            statements: Vec::new(),
+        }
+    }
+
+    /// Marks `start..end` as code whose imports are at most of `kind`.
+    pub fn weaken(&mut self, start: usize, end: usize, kind: ImportKind) {
+        if start < end {
+            self.ranges.push((start, end, kind));
+        }
+    }
+
+    /// Marks `start..end` as one statement: an ignore marker on any of its lines counts for
+    /// every import in it.
+    pub fn statement(&mut self, start: usize, end: usize) {
+        if self.has_marker && start < end {
+            self.statements.push((start, end));
         }
     }
 
@@ -212,7 +300,21 @@ impl<'a> Collector<'a> {
     pub fn finish(mut self) -> Vec<Import> {
         self.markers.sort_unstable();
         let mut lines = LineCursor::new(self.src);
-        let ignored: Vec<u32> = self.markers.iter().map(|&at| lines.line_of(at)).collect();
+        let mut ignored: Vec<u32> = self.markers.iter().map(|&at| lines.line_of(at)).collect();
+        // A statement with a marker on any of its lines is ignored on all of them.
+        if !ignored.is_empty() {
+            let mut extra = Vec::new();
+            for &(start, end) in &self.statements {
+                let mut lines = LineCursor::new(self.src);
+                let (first, last) = (lines.line_of(start), lines.line_of(end));
+                if ignored.iter().any(|l| (first..=last).contains(l)) {
+                    extra.extend(first..=last);
+                }
+            }
+            ignored.extend(extra);
+            ignored.sort_unstable();
+            ignored.dedup();
+        }
 
         self.found.sort_by_key(|&(offset, _)| offset); // stable: keeps order at one offset
         let mut lines = LineCursor::new(self.src);
@@ -227,10 +329,18 @@ impl<'a> Collector<'a> {
             if text.0 != line {
                 text = (line, lines.text());
             }
+            let kind = self
+                .ranges
+                .iter()
+                .filter(|(start, end, _)| (*start..*end).contains(offset))
+                .map(|r| r.2)
+                .min()
+                .unwrap_or_default();
             out.push(Import {
                 line,
                 name: name.clone(),
                 text: text.1.clone(),
+                kind,
             });
         }
         out

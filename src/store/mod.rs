@@ -5,6 +5,7 @@
 
 mod codec;
 mod lock;
+mod migrate;
 mod tables;
 
 pub use codec::{decode, encode};
@@ -19,7 +20,8 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 /// The store format this binary reads and writes. Raised when a table's shape changes.
-pub const FORMAT: u32 = 1;
+/// 2: build records name the source ids of dev, optional and cycle dependencies.
+pub const FORMAT: u32 = 2;
 
 /// A table: byte keys, codec-encoded values.
 pub type Table = TableDefinition<'static, &'static [u8], &'static [u8]>;
@@ -306,9 +308,12 @@ impl Store {
                 path: self.path.clone(),
                 found: f,
             }),
-            _ => self.write(|w| {
+            older => self.write(|w| {
                 for t in ALL_TABLES {
                     w.table(*t)?;
+                }
+                if older == Some(1) {
+                    migrate::from_1(w)?;
                 }
                 w.put(META, b"format", &FORMAT)
             }),

@@ -64,6 +64,10 @@ pub struct BuildRecord {
     pub recipe: String,
     /// Each build input: (module, artifact digest), sorted by module.
     pub inputs: Vec<(String, String)>,
+    /// Each dev, optional and cycle dependency: (module, source id), sorted by module.
+    pub sources: Vec<(String, String)>,
+    /// The closure rules this build was judged under ([`crate::graph::stale::CLOSURE_RULE`]).
+    pub rule: u32,
     /// The closure key: what makes this build current.
     pub closure: String,
     /// The verdict (or outstanding, which is none).

@@ -4,8 +4,8 @@
 //!
 //! Covered elsewhere, and not repeated here: a mistake in mesh.toml or a manifest, through
 //! `mesh graph` (config_errors.rs, including `no_mesh_toml` and `module_manifest_typo`); a wrong
-//! repository path or ref, and a cycle, through `mesh graph` (graph.rs,
-//! `bad_repositories_are_clear_errors_and_write_nothing`, `a_cycle_is_an_error_with_evidence`);
+//! repository path or ref, through `mesh graph` (graph.rs,
+//! `bad_repositories_are_clear_errors_and_write_nothing`); a cycle is no error (edges.rs);
 //! `mesh push nope` (push.rs, `an_unknown_node_is_a_clear_error`); a second `mesh reconcile`
 //! while one runs (reconcile.rs, `a_second_mesh_exits_75_naming_the_holder_and_readers_do_not_wait`).
 //! The tests here take the same mistakes through the verbs that change the mesh, and add the
@@ -376,27 +376,6 @@ fn a_manifest_typo_stops_every_verb_and_records_nothing() {
         ],
     );
     assert_eq!(events(&t), before);
-}
-
-// (9) A build-edge cycle: the verbs that build print it with its import lines and build nothing
-// (graph.rs checks the evidence through `mesh graph`).
-#[test]
-fn a_cycle_stops_the_build_with_its_imports() {
-    let t = one_node();
-    t.commit_a_cycle();
-    each_one_error(
-        &t,
-        BUILDING,
-        1,
-        &[
-            "build edges form a cycle",
-            "go/internal/logx/cycle.go:3",
-            "remove one of these imports",
-        ],
-    );
-    assert!(!t.path(".mesh/artifacts").exists());
-    assert!(!t.path("nodes/g14").exists());
-    assert_eq!(events(&t), "");
 }
 
 // (10) `mesh declare` for a module that has no fit build (its build is broken): exit 1, and

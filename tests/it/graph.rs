@@ -37,10 +37,14 @@ fn why_prints_the_import_lines() {
     let out = t.ok(&["graph", "--why", "dashboard", "reporter"]);
     assert_eq!(
         out.trim(),
-        r#"ts/dashboard/src/app.ts:2: import schema from "../../../python/reporter/schema.json";"#
+        "build edge dashboard → reporter\n\
+         ts/dashboard/src/app.ts:2: [build] import schema from \"../../../python/reporter/schema.json\";"
     );
     let out = t.ok(&["graph", "--why", "inventory", "rust-core"]);
-    assert_eq!(out.trim(), "rust/inventory/src/main.rs:1: use core::Node;");
+    assert_eq!(
+        out.trim(),
+        "build edge inventory → rust-core\nrust/inventory/src/main.rs:1: [build] use core::Node;"
+    );
     let err = t.fails(&["graph", "--why", "geo", "route-proxy"], 1);
     assert!(err.contains("the edge goes the other way"), "{err}");
 }
@@ -148,11 +152,16 @@ fn inputs_move_the_source_id() {
 }
 
 #[test]
-fn a_cycle_is_an_error_with_evidence() {
+fn a_cycle_is_a_note_with_evidence_and_check_exits_3() {
     let t = example();
     t.commit_a_cycle();
-    let err = t.fails(&["graph"], 1);
-    assert!(err.contains("build edges form a cycle"), "{err}");
+    let out = t.mesh(&["graph"]).output().expect("run");
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("geo, go-platform, route-proxy import each other: built as one unit"),
+        "{err}"
+    );
     assert!(
         err.contains(
             "geo → go-platform   go/lib/geo/geo.go:6: \"example.com/platform/internal/logx\""
@@ -163,7 +172,13 @@ fn a_cycle_is_an_error_with_evidence() {
         err.contains("go-platform → route-proxy   go/internal/logx/cycle.go:3:"),
         "{err}"
     );
-    assert!(err.contains("route-proxy → geo"), "{err}");
+    let v = t.json(&["graph"]);
+    assert_eq!(
+        v["cycles"][0]["modules"],
+        serde_json::json!(["geo", "go-platform", "route-proxy"])
+    );
+    assert_eq!(v["cycles"][0]["edges"].as_array().map(Vec::len), Some(3));
+    t.fails(&["graph", "--check"], 3);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 mod build;
 mod common;
 mod config_errors;
+mod edges;
 mod errors;
 mod example;
 mod generated;

@@ -1,0 +1,298 @@
+//! Where a file stands in its module, which decides the kind of its imports (DESIGN.md §5.3):
+//! code the artifact is built from, dev code (tests, benches, examples, tool configs), or test
+//! data that is not read at all.
+
+use super::{ImportKind, Language};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+/// Directories that hold test data, not code: never read.
+const TEST_DATA: &[&str] = &[
+    "testdata",
+    "__fixtures__",
+    "__testfixtures__",
+    "__snapshots__",
+];
+
+/// Directory names that hold tests (a `fixtures/` below one is test data).
+const TEST_DIRS: &[&str] = &["test", "tests", "__tests__", "e2e", "spec"];
+
+/// Whether a module-relative path is test data, never read: Go's `testdata/`,
+/// `__fixtures__/`, `__testfixtures__/`, `__snapshots__/`, and `fixtures/` inside a test
+/// directory.
+pub fn is_test_data(rel: &str) -> bool {
+    let dirs: Vec<&str> = rel.split('/').collect();
+    let dirs = &dirs[..dirs.len().saturating_sub(1)];
+    dirs.iter().enumerate().any(|(k, d)| {
+        TEST_DATA.contains(d)
+            || (*d == "fixtures" && dirs[..k].iter().any(|p| TEST_DIRS.contains(p)))
+    })
+}
+
+/// What decides the kind of a module's files beyond their own path.
+#[derive(Default)]
+pub struct Places {
+    /// `[imports] dev` globs over module-relative paths.
+    dev: Option<GlobSet>,
+    /// Module-relative directories (or `.py` files) of the Python packages the module ships;
+    /// when there are any, other Python files are dev code.
+    python_shipped: Vec<String>,
+    /// Module-relative path prefixes of Rust files declared only for tests
+    /// (`#[cfg(test)] mod tests;` → `src/tests.rs`, `src/tests/`).
+    rust_test_files: Vec<String>,
+}
+
+impl Places {
+    /// The places of one module: its `[imports] dev` globs (validated when the manifest was
+    /// read), the Python packages it ships, and its Rust test-only files.
+    pub fn new(
+        dev: &[String],
+        python_shipped: Vec<String>,
+        rust_test_files: Vec<String>,
+    ) -> Places {
+        let dev = (!dev.is_empty()).then(|| {
+            let mut b = GlobSetBuilder::new();
+            for p in dev {
+                if let Ok(g) = GlobBuilder::new(p).literal_separator(true).build() {
+                    b.add(g);
+                }
+            }
+            b.build().unwrap_or_else(|_| GlobSet::empty())
+        });
+        Places {
+            dev,
+            python_shipped,
+            rust_test_files,
+        }
+    }
+
+    /// The kind of the imports of the file at `rel` (module-relative), before what the file
+    /// itself says (a `#[cfg(test)]` item, a guarded `try`).
+    pub fn kind(&self, lang: Language, rel: &str) -> ImportKind {
+        let is_dev = self.dev.as_ref().is_some_and(|g| g.is_match(rel))
+            || match lang {
+                Language::Go => rel.ends_with("_test.go"),
+                Language::Rust => self.rust_dev(rel),
+                Language::Python => self.python_dev(rel),
+                Language::Js => js_dev(rel),
+            };
+        if is_dev {
+            ImportKind::Dev
+        } else {
+            ImportKind::Build
+        }
+    }
+
+    /// Rust: `tests/`, `benches/`, `examples/` at the crate root, and `#[cfg(test)]` modules.
+    fn rust_dev(&self, rel: &str) -> bool {
+        let first = rel.split('/').next().unwrap_or("");
+        matches!(first, "tests" | "benches" | "examples")
+            || self
+                .rust_test_files
+                .iter()
+                .any(|p| rel == p || (p.ends_with('/') && rel.starts_with(p.as_str())))
+    }
+
+    /// Python: tests, docs and examples wherever they stand, the tools beside a package
+    /// (`conftest.py`, `noxfile.py`, `setup.py`), and any file outside the packages the
+    /// module ships, when it ships some.
+    fn python_dev(&self, rel: &str) -> bool {
+        let (dirs, file) = rel.rsplit_once('/').unwrap_or(("", rel));
+        let stem = file.trim_end_matches(".pyi").trim_end_matches(".py");
+        let dev_dir = dirs.split('/').any(|d| {
+            matches!(
+                d,
+                "tests" | "test" | "examples" | "example" | "docs" | "doc" | "benchmarks"
+            )
+        });
+        let dev_file = matches!(
+            file,
+            "conftest.py" | "noxfile.py" | "setup.py" | "fabfile.py" | "tasks.py"
+        ) || stem.starts_with("test_")
+            || stem.ends_with("_test")
+            || stem == "tests";
+        let outside = !self.python_shipped.is_empty()
+            && !self.python_shipped.iter().any(|p| {
+                rel == p
+                    || rel
+                        .strip_prefix(p.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            });
+        dev_dir || dev_file || outside
+    }
+}
+
+/// JS/TS: tests, specs, stories, mocks and tool configs.
+fn js_dev(rel: &str) -> bool {
+    let (dirs, file) = rel.rsplit_once('/').unwrap_or(("", rel));
+    let dev_dir = dirs.split('/').any(|d| {
+        matches!(
+            d,
+            "__tests__" | "__mocks__" | "test" | "tests" | "e2e" | ".storybook"
+        )
+    });
+    let parts: Vec<&str> = file.split('.').collect();
+    let middle = parts.get(1..parts.len().saturating_sub(1)).unwrap_or(&[]);
+    let dev_file = file.starts_with('.')
+        || middle
+            .iter()
+            .any(|p| matches!(*p, "test" | "spec" | "stories" | "story" | "config"));
+    dev_dir || dev_file
+}
+
+/// The module-relative prefixes of the files a Rust file at `rel` declares with
+/// `#[cfg(test)] mod name;`: `dir/name.rs` and `dir/name/`, where `dir` is the file's own
+/// directory for `lib.rs`, `main.rs` and `mod.rs`, else the directory named after it.
+pub fn rust_test_files(rel: &str, mods: &[String]) -> Vec<String> {
+    let (dir, file) = rel.rsplit_once('/').map_or(("", rel), |(d, f)| (d, f));
+    let base = match file {
+        "lib.rs" | "main.rs" | "mod.rs" => dir.to_string(),
+        f => {
+            let stem = f.trim_end_matches(".rs");
+            if dir.is_empty() {
+                stem.to_string()
+            } else {
+                format!("{dir}/{stem}")
+            }
+        }
+    };
+    let join = |x: &str| {
+        if base.is_empty() {
+            x.to_string()
+        } else {
+            format!("{base}/{x}")
+        }
+    };
+    mods.iter()
+        .flat_map(|m| [join(&format!("{m}.rs")), join(&format!("{m}/"))])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_data_is_not_read() {
+        assert!(is_test_data("pkg/testdata/x.go"));
+        assert!(is_test_data("src/__testfixtures__/a.input.js"));
+        assert!(is_test_data("__fixtures__/b.ts"));
+        assert!(is_test_data("tests/fixtures/c.py"));
+        assert!(is_test_data("src/__tests__/fixtures/d.ts"));
+        assert!(
+            !is_test_data("src/fixtures/e.ts"),
+            "fixtures outside a test dir is code"
+        );
+        assert!(!is_test_data("testdata.go"));
+        assert!(!is_test_data("src/lib.rs"));
+    }
+
+    #[test]
+    fn go_tests_are_dev() {
+        let p = Places::default();
+        assert_eq!(p.kind(Language::Go, "x_test.go"), ImportKind::Dev);
+        assert_eq!(p.kind(Language::Go, "pkg/x.go"), ImportKind::Build);
+        assert_eq!(p.kind(Language::Go, "examples/main.go"), ImportKind::Build);
+    }
+
+    #[test]
+    fn rust_places() {
+        let p = Places::new(
+            &[],
+            vec![],
+            rust_test_files("src/lib.rs", &["tests".into()]),
+        );
+        for dev in [
+            "tests/it.rs",
+            "benches/b.rs",
+            "examples/e.rs",
+            "src/tests.rs",
+            "src/tests/mod.rs",
+        ] {
+            assert_eq!(p.kind(Language::Rust, dev), ImportKind::Dev, "{dev}");
+        }
+        for build in [
+            "src/lib.rs",
+            "build.rs",
+            "src/testsuite.rs",
+            "src/a/tests.rs",
+        ] {
+            assert_eq!(p.kind(Language::Rust, build), ImportKind::Build, "{build}");
+        }
+        assert_eq!(
+            rust_test_files("src/net/tcp.rs", &["t".into()]),
+            ["src/net/tcp/t.rs", "src/net/tcp/t/"]
+        );
+        assert_eq!(rust_test_files("main.rs", &["t".into()]), ["t.rs", "t/"]);
+    }
+
+    #[test]
+    fn python_places() {
+        let none = Places::default();
+        assert_eq!(none.kind(Language::Python, "app.py"), ImportKind::Build);
+        assert_eq!(
+            none.kind(Language::Python, "tests/test_a.py"),
+            ImportKind::Dev
+        );
+        assert_eq!(none.kind(Language::Python, "conftest.py"), ImportKind::Dev);
+        assert_eq!(
+            none.kind(Language::Python, "pkg/a_test.py"),
+            ImportKind::Dev
+        );
+        let shipped = Places::new(&[], vec!["src/pkg".into()], vec![]);
+        assert_eq!(
+            shipped.kind(Language::Python, "src/pkg/a.py"),
+            ImportKind::Build
+        );
+        assert_eq!(
+            shipped.kind(Language::Python, "src/pkg/tests/t.py"),
+            ImportKind::Dev
+        );
+        assert_eq!(
+            shipped.kind(Language::Python, "scripts/gen.py"),
+            ImportKind::Dev
+        );
+        assert_eq!(
+            shipped.kind(Language::Python, "src/pkgx/a.py"),
+            ImportKind::Dev
+        );
+        assert_eq!(
+            shipped.kind(Language::Python, "noxfile.py"),
+            ImportKind::Dev
+        );
+    }
+
+    #[test]
+    fn js_places() {
+        let p = Places::default();
+        for dev in [
+            "src/a.test.ts",
+            "src/a.spec.tsx",
+            "src/__tests__/a.ts",
+            "src/__mocks__/fs.js",
+            "test/a.js",
+            "e2e/login.ts",
+            "src/Button.stories.tsx",
+            "vite.config.ts",
+            "jest.config.cjs",
+            ".eslintrc.js",
+        ] {
+            assert_eq!(p.kind(Language::Js, dev), ImportKind::Dev, "{dev}");
+        }
+        for build in [
+            "src/index.ts",
+            "src/config.ts",
+            "src/testing.ts",
+            "lib/spec-parser.js",
+        ] {
+            assert_eq!(p.kind(Language::Js, build), ImportKind::Build, "{build}");
+        }
+    }
+
+    #[test]
+    fn dev_globs() {
+        let p = Places::new(&["tools/**".into(), "*.gen.go".into()], vec![], vec![]);
+        assert_eq!(p.kind(Language::Go, "tools/x/y.go"), ImportKind::Dev);
+        assert_eq!(p.kind(Language::Go, "a.gen.go"), ImportKind::Dev);
+        assert_eq!(p.kind(Language::Go, "sub/a.gen.go"), ImportKind::Build);
+    }
+}

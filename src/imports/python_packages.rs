@@ -1,0 +1,403 @@
+//! Which Python packages a module ships (DESIGN.md §5.1): the import names it provides and the
+//! directories whose files are part of its artifact. Read from `pyproject.toml` when it says
+//! (setuptools, hatch, poetry, flit, uv_build, maturin), else the package directories at its
+//! root or under `src/`, never tests, docs or examples. A PEP 420 namespace (no
+//! `__init__.py`) is provided down to its first regular package, never bare.
+
+use std::collections::BTreeSet;
+
+/// Directory names that are never a shipped package when inferred.
+const NOT_PACKAGES: &[&str] = &[
+    "tests",
+    "test",
+    "docs",
+    "doc",
+    "examples",
+    "example",
+    "benchmarks",
+    "scripts",
+    "src",
+];
+
+/// (dotted import name, module-relative directory or `.py` file) of every package shipped.
+/// `files` are the module's Python files, module-relative. Names the pyproject gives that do
+/// not exist are left out with a note.
+pub fn shipped(
+    pyproject: Option<&toml::Table>,
+    files: &[&str],
+    notes: &mut Vec<String>,
+) -> Vec<(String, String)> {
+    let packages: BTreeSet<&str> = files
+        .iter()
+        .filter_map(|f| {
+            f.strip_suffix("/__init__.py")
+                .or(f.strip_suffix("/__init__.pyi"))
+        })
+        .collect();
+    let tree = Tree {
+        packages: &packages,
+        files,
+    };
+    let declared = pyproject
+        .map(|t| declared(t, &tree, notes))
+        .unwrap_or_default();
+    let mut out = match declared {
+        Some(found) => found,
+        None => {
+            let roots = pyproject
+                .and_then(|t| lookup(t, &["tool", "maturin", "python-source"]))
+                .and_then(|v| v.as_str())
+                .map_or_else(
+                    || vec!["".to_string(), "src".to_string()],
+                    |r| vec![r.to_string()],
+                );
+            roots.iter().flat_map(|r| tree.infer(r, &[], &[])).collect()
+        }
+    };
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The module's Python files and package directories.
+struct Tree<'a> {
+    packages: &'a BTreeSet<&'a str>,
+    files: &'a [&'a str],
+}
+
+impl Tree<'_> {
+    /// Whether `dir` holds any Python package (itself or below: a namespace).
+    fn holds_packages(&self, dir: &str) -> bool {
+        self.packages
+            .iter()
+            .any(|p| *p == dir || p.starts_with(&format!("{dir}/")))
+    }
+
+    /// The packages found under `root`: each top-level directory that is a package, and for a
+    /// namespace directory the first regular package down each path. `include`/`exclude` are
+    /// globs over dotted names (setuptools' `packages.find`).
+    fn infer(&self, root: &str, include: &[String], exclude: &[String]) -> Vec<(String, String)> {
+        let prefix = if root.is_empty() {
+            String::new()
+        } else {
+            format!("{root}/")
+        };
+        let mut out = Vec::new();
+        for pkg in self.packages.iter() {
+            let Some(rel) = pkg.strip_prefix(prefix.as_str()) else {
+                continue;
+            };
+            let segments: Vec<&str> = rel.split('/').collect();
+            if segments
+                .iter()
+                .any(|s| NOT_PACKAGES.contains(s) || s.is_empty())
+            {
+                continue;
+            }
+            // The first regular package on its path: no package directory above it under root.
+            let regular_above = (1..segments.len()).any(|k| {
+                self.packages
+                    .contains(format!("{prefix}{}", segments[..k].join("/")).as_str())
+            });
+            if regular_above {
+                continue;
+            }
+            let name = segments.join(".");
+            let matches = |globs: &[String]| {
+                globs.iter().any(|g| {
+                    globset::Glob::new(g)
+                        .map(|g| g.compile_matcher().is_match(&name))
+                        .unwrap_or(false)
+                })
+            };
+            if (!include.is_empty() && !matches(include)) || matches(exclude) {
+                continue;
+            }
+            out.push((name, pkg.to_string()));
+        }
+        out
+    }
+
+    /// A dotted package or module name under `base`: its directory (a package or a namespace
+    /// holding packages) or its `.py` file, if the module has it.
+    fn find(&self, base: &str, name: &str) -> Option<String> {
+        let rel = name.replace('.', "/");
+        let dir = if base.is_empty() {
+            rel
+        } else {
+            format!("{base}/{rel}")
+        };
+        if self.holds_packages(&dir) {
+            return Some(dir);
+        }
+        let file = format!("{dir}.py");
+        self.files.contains(&file.as_str()).then_some(file)
+    }
+}
+
+/// The packages `pyproject.toml` names, or `None` when it names none (then they are inferred).
+fn declared(
+    t: &toml::Table,
+    tree: &Tree,
+    notes: &mut Vec<String>,
+) -> Option<Vec<(String, String)>> {
+    let strs = |v: Option<&toml::Value>| -> Vec<String> {
+        v.and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // (name, base directory) pairs named by a build backend.
+    let mut named: Vec<(String, String)> = Vec::new();
+    let mut any = false;
+
+    // setuptools: packages = [...], packages.find, package-dir, py-modules.
+    let st = lookup(t, &["tool", "setuptools"]);
+    let base = st
+        .and_then(|s| s.get("package-dir"))
+        .and_then(|d| d.get(""))
+        .and_then(|d| d.as_str())
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .to_string();
+    if let Some(st) = st {
+        match st.get("packages") {
+            Some(toml::Value::Array(_)) => {
+                any = true;
+                named.extend(
+                    strs(st.get("packages"))
+                        .into_iter()
+                        .map(|n| (n, base.clone())),
+                );
+            }
+            Some(toml::Value::Table(p)) => {
+                if let Some(find) = p.get("find") {
+                    return Some(setuptools_find(find, tree, &strs));
+                }
+            }
+            _ => {}
+        }
+        let modules = strs(st.get("py-modules"));
+        any |= !modules.is_empty();
+        named.extend(modules.into_iter().map(|n| (n, base.clone())));
+    }
+    // hatch: packages = ["src/foo"] (the last segment is the name).
+    for path in [
+        &["tool", "hatch", "build", "targets", "wheel", "packages"][..],
+        &["tool", "hatch", "build", "packages"][..],
+    ] {
+        for p in strs(lookup(t, path)) {
+            any = true;
+            let p = p.trim_end_matches('/');
+            let (base, name) = p.rsplit_once('/').unwrap_or(("", p));
+            named.push((name.to_string(), base.to_string()));
+        }
+    }
+    // poetry: packages = [{ include = "foo", from = "src" }].
+    if let Some(pkgs) = lookup(t, &["tool", "poetry", "packages"]).and_then(|v| v.as_array()) {
+        for p in pkgs {
+            if let Some(include) = p.get("include").and_then(|i| i.as_str()) {
+                any = true;
+                let from = p.get("from").and_then(|f| f.as_str()).unwrap_or("");
+                let name = include.trim_end_matches(".py").replace('/', ".");
+                named.push((name, from.trim_end_matches('/').to_string()));
+            }
+        }
+    }
+    // flit: [tool.flit.module] name.
+    if let Some(name) = lookup(t, &["tool", "flit", "module", "name"]).and_then(|n| n.as_str()) {
+        any = true;
+        named.push((name.to_string(), String::new()));
+        named.push((name.to_string(), "src".to_string()));
+    }
+    // uv_build: module-name (one or several) under module-root (default `src`).
+    if let Some(uv) = lookup(t, &["tool", "uv", "build-backend"]) {
+        let root = uv
+            .get("module-root")
+            .and_then(|r| r.as_str())
+            .unwrap_or("src")
+            .trim_end_matches('/')
+            .to_string();
+        let names = match uv.get("module-name") {
+            Some(toml::Value::String(s)) => vec![s.clone()],
+            v => strs(v),
+        };
+        for n in names {
+            any = true;
+            named.push((n, root.clone()));
+        }
+    }
+    if !any {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut missing = BTreeSet::new();
+    for (name, base) in &named {
+        match tree.find(base, name) {
+            Some(dir) => out.push((name.clone(), dir)),
+            None => {
+                missing.insert(name.clone());
+            }
+        }
+    }
+    for name in missing {
+        if !out.iter().any(|(n, _)| *n == name) {
+            notes.push(format!(
+                "pyproject.toml names the package `{name}`, which is not in the module: left out"
+            ));
+        }
+    }
+    // A namespace named whole provides its first regular packages, never the bare namespace.
+    let mut resolved = Vec::new();
+    for (name, dir) in out {
+        if dir.ends_with(".py") || tree.packages.contains(dir.as_str()) {
+            resolved.push((name, dir));
+        } else {
+            let below = tree.infer(&dir, &[], &[]);
+            resolved.extend(below.into_iter().map(|(n, d)| (format!("{name}.{n}"), d)));
+        }
+    }
+    Some(resolved)
+}
+
+/// setuptools' `[tool.setuptools.packages.find]`: `where`, `include`, `exclude`.
+fn setuptools_find(
+    find: &toml::Value,
+    tree: &Tree,
+    strs: &dyn Fn(Option<&toml::Value>) -> Vec<String>,
+) -> Vec<(String, String)> {
+    let mut roots = strs(find.get("where"));
+    if roots.is_empty() {
+        roots.push(String::new());
+    }
+    let include = strs(find.get("include"));
+    let exclude = strs(find.get("exclude"));
+    roots
+        .iter()
+        .map(|r| {
+            let r = r.trim_end_matches('/').trim_start_matches("./");
+            if r == "." {
+                String::new()
+            } else {
+                r.to_string()
+            }
+        })
+        .flat_map(|r| tree.infer(&r, &include, &exclude))
+        .collect()
+}
+
+/// The value at a path of keys.
+fn lookup<'a>(t: &'a toml::Table, path: &[&str]) -> Option<&'a toml::Value> {
+    let (first, rest) = path.split_first()?;
+    let mut v = t.get(*first)?;
+    for k in rest {
+        v = v.get(*k)?;
+    }
+    Some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(pyproject: &str, files: &[&str]) -> (Vec<(String, String)>, Vec<String>) {
+        let t: Option<toml::Table> = (!pyproject.is_empty())
+            .then(|| toml::from_str(pyproject).expect("test pyproject parses"));
+        let mut notes = Vec::new();
+        (shipped(t.as_ref(), files, &mut notes), notes)
+    }
+
+    fn pairs(v: &[(String, String)]) -> Vec<(&str, &str)> {
+        v.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
+    }
+
+    #[test]
+    fn inferred_flat_and_src_layouts_skip_tests_and_docs() {
+        let (got, _) = run(
+            "",
+            &[
+                "pkg/__init__.py",
+                "pkg/sub/__init__.py",
+                "src/other/__init__.py",
+                "tests/__init__.py",
+                "tests/cli/__init__.py",
+                "docs/conf.py",
+                "setup.py",
+            ],
+        );
+        assert_eq!(pairs(&got), [("other", "src/other"), ("pkg", "pkg")]);
+    }
+
+    #[test]
+    fn namespace_packages_down_to_the_first_regular_one() {
+        let (got, _) = run(
+            "",
+            &[
+                "azure/storage/blob/__init__.py",
+                "azure/storage/blob/_inner/__init__.py",
+                "azure/storage/blob/aio/client.py",
+            ],
+        );
+        assert_eq!(pairs(&got), [("azure.storage.blob", "azure/storage/blob")]);
+    }
+
+    #[test]
+    fn setuptools_hatch_poetry_flit_uv() {
+        let files = [
+            "src/a/__init__.py",
+            "b/__init__.py",
+            "c.py",
+            "src/d/__init__.py",
+        ];
+        let (got, _) = run(
+            "[tool.setuptools]\npackages = [\"a\"]\npackage-dir = {\"\" = \"src\"}\n",
+            &files,
+        );
+        assert_eq!(pairs(&got), [("a", "src/a")]);
+        let (got, _) = run(
+            "[tool.setuptools.packages.find]\nwhere = [\"src\"]\nexclude = [\"d*\"]\n",
+            &files,
+        );
+        assert_eq!(pairs(&got), [("a", "src/a")]);
+        let (got, _) = run(
+            "[tool.hatch.build.targets.wheel]\npackages = [\"src/d\", \"b\"]\n",
+            &files,
+        );
+        assert_eq!(pairs(&got), [("b", "b"), ("d", "src/d")]);
+        let (got, _) = run(
+            "[tool.poetry]\npackages = [{ include = \"a\", from = \"src\" }, { include = \"c.py\" }]\n",
+            &files,
+        );
+        assert_eq!(pairs(&got), [("a", "src/a"), ("c", "c.py")]);
+        let (got, _) = run("[tool.flit.module]\nname = \"d\"\n", &files);
+        assert_eq!(pairs(&got), [("d", "src/d")]);
+        let (got, _) = run("[tool.uv.build-backend]\nmodule-name = \"a\"\n", &files);
+        assert_eq!(pairs(&got), [("a", "src/a")]);
+    }
+
+    #[test]
+    fn a_named_package_that_does_not_exist_is_a_note() {
+        let (got, notes) = run(
+            "[tool.setuptools]\npackages = [\"ghost\", \"b\"]\n",
+            &["b/__init__.py"],
+        );
+        assert_eq!(pairs(&got), [("b", "b")]);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("`ghost`"), "{notes:?}");
+    }
+
+    #[test]
+    fn a_namespace_named_whole_provides_its_packages() {
+        let (got, _) = run(
+            "[tool.uv.build-backend]\nmodule-name = \"acme\"\nmodule-root = \"\"\n",
+            &["acme/one/__init__.py", "acme/two/__init__.py"],
+        );
+        assert_eq!(
+            pairs(&got),
+            [("acme.one", "acme/one"), ("acme.two", "acme/two")]
+        );
+    }
+}

@@ -1,0 +1,427 @@
+//! Edge kinds and cycles on the patterns real monorepos have (DESIGN.md §5.3, §5.7, §6): test
+//! code that imports back, guarded imports, `tests` packages, namespace packages, components,
+//! test data; a Go module-level cycle built as one unit with early cutoff at its boundary.
+
+use crate::common::{TestMesh, edges, named, set};
+use serde_json::Value;
+
+const MESH: &str = "[mesh]\nname = \"mono\"\n\n[[repo]]\nname = \"mono\"\npath = \"mono\"\n";
+
+fn module(t: &TestMesh, dir: &str, name: &str, build: &str) {
+    t.write(
+        &format!("mono/{dir}/mesh-module.toml"),
+        &format!("name = \"{name}\"\nkind = \"library\"\nbuild = '{build}'\n"),
+    );
+}
+
+/// One repository holding each pattern, with the edges each must make.
+fn patterns() -> TestMesh {
+    let t = TestMesh::new();
+    t.empty_repo("mono");
+    t.write("mesh.toml", MESH);
+    // Rust: a test-support crate that uses the crate its tests use.
+    module(&t, "rust/corelib", "corelib", "true");
+    t.write(
+        "mono/rust/corelib/Cargo.toml",
+        "[package]\nname = \"corelib\"\n[dev-dependencies]\ntestkit = { path = \"../testkit\" }\n",
+    );
+    t.write(
+        "mono/rust/corelib/src/lib.rs",
+        "pub struct Thing;\n#[cfg(test)]\nmod more;\n\n#[cfg(test)]\nmod tests {\n    use testkit::fake;\n}\n\n#[test]\nfn inline() { testkit::fake(); }\n",
+    );
+    t.write("mono/rust/corelib/src/more.rs", "use testkit::other;\n");
+    t.write("mono/rust/corelib/tests/it.rs", "use testkit::fake;\n");
+    module(&t, "rust/testkit", "testkit", "true");
+    t.write(
+        "mono/rust/testkit/Cargo.toml",
+        "[package]\nname = \"testkit\"\n[dependencies]\ncorelib = { path = \"../corelib\" }\n",
+    );
+    t.write(
+        "mono/rust/testkit/src/lib.rs",
+        "use corelib::Thing;\npub fn fake() {}\n",
+    );
+    // Go: a root module whose test imports a nested module that imports the root; test data
+    // that would import it too is not read.
+    module(&t, "go", "gomono", "true");
+    t.write("mono/go/go.mod", "module example.com/mono\n\ngo 1.22\n");
+    t.write("mono/go/util/util.go", "package util\n");
+    t.write(
+        "mono/go/util/util_test.go",
+        "package util\n\nimport \"example.com/mono/nested/helper\"\n",
+    );
+    t.write(
+        "mono/go/util/testdata/gen.go",
+        "package gen\n\nimport \"example.com/mono/nested/helper\"\n",
+    );
+    module(&t, "go/nested", "gonested", "true");
+    t.write(
+        "mono/go/nested/go.mod",
+        "module example.com/mono/nested\n\ngo 1.22\n",
+    );
+    t.write(
+        "mono/go/nested/helper/h.go",
+        "package helper\n\nimport \"example.com/mono/util\"\n",
+    );
+    // Python: a guarded import of a plugin that imports the package back.
+    module(&t, "py/app", "app", "true");
+    t.write("mono/py/app/pyproject.toml", "[project]\nname = \"app\"\n");
+    t.write(
+        "mono/py/app/app/__init__.py",
+        "try:\n    import plugin_x\nexcept ImportError:\n    plugin_x = None\n",
+    );
+    module(&t, "py/plugin_x", "plugin-x", "true");
+    t.write(
+        "mono/py/plugin_x/pyproject.toml",
+        "[project]\nname = \"plugin-x\"\n",
+    );
+    t.write("mono/py/plugin_x/plugin_x/__init__.py", "import app\n");
+    // Python: a `tests` package in two modules is neither module's name.
+    for (dir, name) in [("py/alpha", "alpha"), ("py/beta", "beta")] {
+        module(&t, dir, name, "true");
+        t.write(&format!("mono/{dir}/{name}/__init__.py"), "");
+        t.write(&format!("mono/{dir}/tests/__init__.py"), "");
+        t.write(&format!("mono/{dir}/tests/cli.py"), "x = 1\n");
+        t.write(
+            &format!("mono/{dir}/tests/test_cli.py"),
+            "from tests.cli import x\n",
+        );
+    }
+    // Python: a namespace package shared by two modules.
+    module(&t, "py/ns_one", "ns-one", "true");
+    t.write("mono/py/ns_one/acme/one/__init__.py", "");
+    module(&t, "py/ns_two", "ns-two", "true");
+    t.write(
+        "mono/py/ns_two/acme/two/__init__.py",
+        "import acme\nfrom acme.one import thing\n",
+    );
+    // JS/TS: Svelte and Vue components import sibling packages; a test imports a test kit;
+    // a jscodeshift-style test fixture imports something no build has.
+    module(&t, "js/ui", "ui", "true");
+    t.write("mono/js/ui/package.json", r#"{"name": "@demo/ui"}"#);
+    t.write(
+        "mono/js/ui/src/App.svelte",
+        "<script lang=\"ts\">\n  import { x } from '@demo/lib';\n</script>\n<p>import y from '@demo/other'</p>\n",
+    );
+    t.write(
+        "mono/js/ui/src/C.vue",
+        "<template><div/></template>\n<script setup>\nimport y from '@demo/util'\n</script>\n",
+    );
+    t.write(
+        "mono/js/ui/src/App.test.ts",
+        "import { render } from '@demo/testkit';\n",
+    );
+    t.write(
+        "mono/js/ui/src/__testfixtures__/t.input.js",
+        "import z from '@demo/other';\n",
+    );
+    for (dir, name, pkg) in [
+        ("js/lib", "lib", "@demo/lib"),
+        ("js/util", "util", "@demo/util"),
+        ("js/other", "other", "@demo/other"),
+        ("js/testkit", "testkit-js", "@demo/testkit"),
+    ] {
+        module(&t, dir, name, "true");
+        t.write(
+            &format!("mono/{dir}/package.json"),
+            &format!("{{\"name\": \"{pkg}\"}}"),
+        );
+        t.write(&format!("mono/{dir}/index.js"), "export const x = 1;\n");
+    }
+    t.commit("mono", "patterns");
+    t
+}
+
+#[test]
+fn each_pattern_makes_exactly_its_edges_with_kinds() {
+    let t = patterns();
+    let v = t.json(&["graph"]);
+    assert_eq!(
+        edges(&v, "build"),
+        set(&[
+            ("gonested", "gomono"),
+            ("ns-two", "ns-one"),
+            ("plugin-x", "app"),
+            ("testkit", "corelib"),
+            ("ui", "lib"),
+            ("ui", "util"),
+        ])
+    );
+    assert_eq!(
+        edges(&v, "dev"),
+        set(&[
+            ("corelib", "testkit"),
+            ("gomono", "gonested"),
+            ("ui", "testkit-js"),
+        ])
+    );
+    assert_eq!(edges(&v, "optional"), set(&[("app", "plugin-x")]));
+    assert_eq!(v["cycles"], serde_json::json!([]));
+    assert_eq!(v["warnings"], serde_json::json!([]), "no ambiguity: {v}");
+    // Every piece of evidence carries its kind.
+    let corelib: &Value = v["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .find(|e| e["from"] == "corelib")
+        .expect("corelib's edge");
+    let mut lines: Vec<String> = corelib["evidence"]
+        .as_array()
+        .expect("evidence")
+        .iter()
+        .map(|e| {
+            format!(
+                "{}:{} {}",
+                e["file"].as_str().unwrap_or(""),
+                e["line"],
+                e["kind"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            "rust/corelib/src/lib.rs:11 dev",
+            "rust/corelib/src/lib.rs:7 dev",
+            "rust/corelib/src/more.rs:1 dev",
+            "rust/corelib/tests/it.rs:1 dev",
+        ]
+    );
+    // The kind filter, the table and --why name the kinds; --check passes.
+    let dev = t.json(&["graph", "--kind", "dev"]);
+    assert_eq!(dev["edges"].as_array().map(Vec::len), Some(3));
+    let why = t.ok(&["graph", "--why", "app", "plugin-x"]);
+    assert!(why.starts_with("optional edge app → plugin-x"), "{why}");
+    assert!(
+        why.contains("py/app/app/__init__.py:2: [optional] import plugin_x"),
+        "{why}"
+    );
+    let table = t.ok(&["graph"]);
+    assert!(table.contains("  dev           → testkit"), "{table}");
+    let dot = t.ok(&["graph", "--format", "dot"]);
+    assert!(
+        dot.contains("\"app\" -> \"plugin-x\" [style=dashed, color=steelblue, label=\"optional\"]"),
+        "{dot}"
+    );
+    t.ok(&["graph", "--check"]);
+}
+
+#[test]
+fn every_pattern_builds_and_a_dev_dependency_move_rejudges_its_users() {
+    let t = patterns();
+    let out = t
+        .mesh(&["build", "--behind", "--json"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let built = v["built"].as_array().expect("built");
+    assert_eq!(built.len(), 15);
+    assert!(built.iter().all(|b| b["verdict"] == "fit"), "{v}");
+    // The test kit moves: the crate whose tests use it is re-judged; the kit's own
+    // dependents are not (nothing depends on corelib's artifact through a dev edge).
+    t.write(
+        "mono/rust/testkit/src/lib.rs",
+        "use corelib::Thing;\npub fn fake() { }\n",
+    );
+    t.commit("mono", "testkit moves");
+    let plan = t.json(&["plan"]);
+    let corelib = named(&plan, "modules", "corelib");
+    assert_eq!(corelib["state"], "stale");
+    assert_eq!(corelib["reason"], "dev dependency testkit moved");
+    assert_eq!(named(&plan, "modules", "gomono")["state"], "current");
+}
+
+/// A Go root module and a nested module that import each other's packages in non-test code,
+/// and a service built against the root.
+fn go_cycle() -> TestMesh {
+    let t = TestMesh::new();
+    t.empty_repo("mono");
+    t.write("mesh.toml", MESH);
+    // Each build's artifact is made from its own files only, so a rebuild whose own files did
+    // not change reproduces its digest.
+    module(&t, "go", "root", "cp types/t.go \"$MESH_OUT/\"");
+    t.write("mono/go/go.mod", "module example.com/mono\n\ngo 1.22\n");
+    t.write(
+        "mono/go/types/t.go",
+        "package types\n\nimport \"example.com/mono/api/client\"\n",
+    );
+    module(&t, "go/api", "api", "cp client/c.go \"$MESH_OUT/\"");
+    t.write(
+        "mono/go/api/go.mod",
+        "module example.com/mono/api\n\ngo 1.22\n",
+    );
+    t.write(
+        "mono/go/api/client/c.go",
+        "package client\n\nimport \"example.com/mono/types\"\n",
+    );
+    module(
+        &t,
+        "svc",
+        "svc",
+        "test -f \"$MESH_DEP_ROOT/t.go\" && cp main.go \"$MESH_OUT/\"",
+    );
+    t.write("mono/svc/go.mod", "module example.com/svc\n\ngo 1.22\n");
+    t.write(
+        "mono/svc/main.go",
+        "package main\n\nimport \"example.com/mono/types\"\n",
+    );
+    t.commit("mono", "a module-level cycle");
+    t
+}
+
+fn built(t: &TestMesh) -> Vec<String> {
+    let out = t
+        .mesh(&["build", "--behind", "--json"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut names: Vec<String> = v["built"]
+        .as_array()
+        .expect("built")
+        .iter()
+        .map(|b| {
+            assert_eq!(b["verdict"], "fit", "{v}");
+            b["module"].as_str().unwrap_or("").to_string()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_go_module_cycle_is_built_as_one_unit_with_early_cutoff_at_its_boundary() {
+    let t = go_cycle();
+    let v = t.json(&["graph"]);
+    assert_eq!(
+        edges(&v, "build"),
+        set(&[("api", "root"), ("root", "api"), ("svc", "root")])
+    );
+    assert_eq!(
+        v["cycles"][0]["modules"],
+        serde_json::json!(["api", "root"])
+    );
+    assert_eq!(built(&t), ["api", "root", "svc"]);
+    assert!(built(&t).is_empty(), "a second run builds nothing");
+
+    // A change inside the cycle rebuilds the whole unit; root's artifact did not change, so
+    // svc, built against it, is spared.
+    t.write(
+        "mono/go/api/client/c.go",
+        "package client\n\nimport \"example.com/mono/types\"\n\n// v2\n",
+    );
+    t.commit("mono", "api moves");
+    let plan = t.json(&["plan"]);
+    assert_eq!(
+        named(&plan, "modules", "root")["reason"],
+        "api, in its build cycle, moved"
+    );
+    assert_eq!(named(&plan, "modules", "svc")["state"], "waits");
+    assert_eq!(built(&t), ["api", "root"]);
+    assert_eq!(
+        named(&t.json(&["plan"]), "modules", "svc")["state"],
+        "current"
+    );
+
+    // A change to root's own files changes its artifact: the unit and its dependent rebuild.
+    t.write(
+        "mono/go/types/t.go",
+        "package types\n\nimport \"example.com/mono/api/client\"\n\n// v2\n",
+    );
+    t.commit("mono", "root moves");
+    assert_eq!(built(&t), ["api", "root", "svc"]);
+}
+
+#[test]
+fn the_example_cycle_builds_and_check_forbids_it() {
+    let t = crate::common::example();
+    t.commit_a_cycle();
+    let out = t
+        .mesh(&["build", "--behind", "--json"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["built"].as_array().map(Vec::len), Some(10));
+    t.fails(&["graph", "--check"], 3);
+}
+
+#[test]
+fn damaged_files_are_read_as_far_as_they_go() {
+    let t = TestMesh::new();
+    t.empty_repo("mono");
+    t.write("mesh.toml", MESH);
+    module(&t, "a", "a", "true");
+    t.write("mono/a/Cargo.toml", "[package]\nname = \"a\"\n");
+    t.write(
+        "mono/a/src/lib.rs",
+        "use b::x;\n#[cfg(test)]\nmod tests {\n    use c::y;\n    fn f() {\n",
+    );
+    module(&t, "p", "p", "true");
+    t.write(
+        "mono/p/pyproject.toml",
+        "[project]\nname = \"p\"\n[tool.setuptools]\npackages = [\"ghost\", \"p\"]\n",
+    );
+    t.write(
+        "mono/p/p/__init__.py",
+        "import b_py\ntry:\n    import c_py\n",
+    );
+    t.write(
+        "mono/p/p/two.svelte",
+        "<script>import '@d/x'</script><script>import '@d/y'</script>",
+    );
+    t.write("mono/p/p/none.svelte", "<p>no script</p>");
+    for (dir, name, manifest) in [
+        ("b", "b", ("Cargo.toml", "[package]\nname = \"b\"\n")),
+        ("c", "c", ("Cargo.toml", "[package]\nname = \"c\"\n")),
+        (
+            "bpy",
+            "b-py",
+            ("pyproject.toml", "[project]\nname = \"b_py\"\n"),
+        ),
+        (
+            "cpy",
+            "c-py",
+            ("pyproject.toml", "[project]\nname = \"c_py\"\n"),
+        ),
+        ("dx", "dx", ("package.json", "{\"name\": \"@d/x\"}")),
+        ("dy", "dy", ("package.json", "{\"name\": \"@d/y\"}")),
+    ] {
+        module(&t, dir, name, "true");
+        t.write(&format!("mono/{dir}/{}", manifest.0), manifest.1);
+    }
+    t.commit("mono", "damage");
+    let out = t.mesh(&["graph", "--json", "-v"]).output().expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        edges(&v, "build"),
+        set(&[
+            ("a", "b"),
+            ("p", "b-py"),
+            ("p", "c-py"),
+            ("p", "dx"),
+            ("p", "dy")
+        ])
+    );
+    assert_eq!(edges(&v, "dev"), set(&[("a", "c")]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`ghost`, which is not in the module"), "{err}");
+}
