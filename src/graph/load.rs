@@ -349,6 +349,12 @@ fn scan_module(
         if let Some(found) = known.get(&f.id) {
             cached += 1;
             rust_test_files.extend(place::rust_test_files(rel, &found.test_mods));
+            skipped.extend(
+                found
+                    .notes
+                    .iter()
+                    .map(|n| format!("{repo_name}:{}: {n}", f.path)),
+            );
             scanned.push(ScannedFile {
                 path: f.path.clone(),
                 language: *lang,
@@ -379,7 +385,12 @@ fn scan_module(
             } else {
                 let text = String::from_utf8_lossy(&blob.data);
                 if component::is_component(&f.path) {
-                    crate::imports::scan_file(*lang, &component::script_text(&text, &f.path))
+                    let (script, blocks) = component::script_blocks(&text, &f.path);
+                    let mut found = crate::imports::scan_file(*lang, &script);
+                    if blocks == 0 {
+                        found.notes.push("no <script> block: no imports".into());
+                    }
+                    found
                 } else {
                     crate::imports::scan_file(*lang, &text)
                 }
@@ -387,6 +398,12 @@ fn scan_module(
         };
         parsed += 1;
         rust_test_files.extend(place::rust_test_files(rel, &imports.test_mods));
+        skipped.extend(
+            imports
+                .notes
+                .iter()
+                .map(|n| format!("{repo_name}:{}: {n}", f.path)),
+        );
         scanned.push(ScannedFile {
             path: f.path.clone(),
             language: *lang,

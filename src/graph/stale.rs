@@ -350,3 +350,117 @@ fn input_reason(
     }
     StaleReason::Retry
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::GraphModule;
+    use crate::imports::ImportKind;
+    use crate::imports::resolve::Evidence;
+    use std::collections::BTreeMap;
+
+    /// Two modules: `app`, whose tests import `kit` (a dev edge), and `kit`.
+    fn graph() -> ModuleGraph {
+        let module = |name: &str| GraphModule {
+            name: name.into(),
+            kind: crate::config::Kind::Library,
+            repo: "r".into(),
+            path: name.into(),
+            source: format!("src-{name}"),
+            provides: vec![],
+        };
+        let mut imports = BTreeMap::new();
+        imports.insert(
+            (0, 1),
+            vec![Evidence {
+                file: "app/tests/t.py".into(),
+                line: 1,
+                import: "import kit".into(),
+                kind: ImportKind::Dev,
+            }],
+        );
+        ModuleGraph::new(vec![module("app"), module("kit")], imports, vec![], vec![])
+    }
+
+    fn record(g: &ModuleGraph, inputs: &[ModuleInput], m: usize, rule: u32) -> BuildRecord {
+        let sources = source_inputs(g, inputs, m);
+        let name = &g.modules[m].name;
+        BuildRecord {
+            id: m as u64 + 1,
+            module: name.clone(),
+            repo: "r".into(),
+            commit: "c".into(),
+            source: inputs[m].source.to_string(),
+            recipe: inputs[m].recipe.clone(),
+            inputs: vec![],
+            closure: if rule < CLOSURE_RULE {
+                closure_key(name, inputs[m].source, &inputs[m].recipe, &[], &[])
+            } else {
+                closure_key(name, inputs[m].source, &inputs[m].recipe, &[], &sources)
+            },
+            sources: if rule < CLOSURE_RULE { vec![] } else { sources },
+            rule,
+            verdict: Verdict::Fit,
+            reason: None,
+            artifact: Some(format!("art-{name}")),
+            size: 0,
+            started: 0,
+            finished: 0,
+            log: None,
+            activate: None,
+            presence: vec![],
+            instantiation: vec![],
+            policy: crate::config::Policy::Auto,
+        }
+    }
+
+    #[test]
+    fn builds_from_older_rules_say_so_once_and_a_dev_move_rejudges() {
+        let g = graph();
+        assert!(g.inputs[0].is_empty(), "a dev edge is no build input");
+        let inputs = vec![
+            ModuleInput {
+                source: "src-app",
+                recipe: "r".into(),
+            },
+            ModuleInput {
+                source: "src-kit",
+                recipe: "r".into(),
+            },
+        ];
+        // Both built under the old rules: kit (no dev dependency) keeps its key and stays
+        // current; app's closure now names kit's source id, so it is stale, and says why.
+        let mut known = Known::default();
+        known.learn(&record(&g, &inputs, 0, 1));
+        known.learn(&record(&g, &inputs, 1, 1));
+        let states = assess(&g, &inputs, &known);
+        assert!(
+            matches!(states[1], ModuleState::Current { .. }),
+            "{states:?}"
+        );
+        assert_eq!(
+            states[0],
+            ModuleState::Stale(StaleReason::ClosureRulesChanged)
+        );
+        // Built again under the current rules: current; then kit moves.
+        known.learn(&record(&g, &inputs, 0, CLOSURE_RULE));
+        assert!(matches!(
+            assess(&g, &inputs, &known)[0],
+            ModuleState::Current { .. }
+        ));
+        let moved = vec![
+            ModuleInput {
+                source: "src-app",
+                recipe: "r".into(),
+            },
+            ModuleInput {
+                source: "src-kit-2",
+                recipe: "r".into(),
+            },
+        ];
+        assert_eq!(
+            assess(&g, &moved, &known)[0],
+            ModuleState::Stale(StaleReason::DevMoved("kit".into()))
+        );
+    }
+}

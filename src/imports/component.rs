@@ -10,13 +10,15 @@ pub fn is_component(path: &str) -> bool {
 }
 
 /// The file's text with every byte outside its script blocks turned into a space (newlines
-/// kept). A file with no script block gives only blanks; one with several keeps each. A
-/// block left open runs to the end of the file. HTML comments are not searched.
-pub fn script_text(src: &str, path: &str) -> String {
+/// kept), and how many blocks it has. A file with no script block gives only blanks; one
+/// with several keeps each. A block left open runs to the end of the file. HTML comments are
+/// not searched.
+pub fn script_blocks(src: &str, path: &str) -> (String, usize) {
     let b = src.as_bytes();
     let mut keep = vec![false; b.len()];
-    if path.ends_with(".astro") {
-        frontmatter(b, &mut keep);
+    let mut blocks = 0;
+    if path.ends_with(".astro") && frontmatter(b, &mut keep) {
+        blocks += 1;
     }
     let lower = src.to_ascii_lowercase();
     let lb = lower.as_bytes();
@@ -45,6 +47,7 @@ pub fn script_text(src: &str, path: &str) -> String {
         let content = tag_end + 1;
         let end = find(lb, content, b"</script").unwrap_or(lb.len());
         keep[content..end].iter_mut().for_each(|k| *k = true);
+        blocks += 1;
         i = end.max(content);
     }
     let out: Vec<u8> = b
@@ -54,17 +57,22 @@ pub fn script_text(src: &str, path: &str) -> String {
         .collect();
     // Only whole ASCII bytes were replaced by spaces and whole blocks kept, but a block
     // boundary may fall inside a multi-byte character of odd markup: decode lossily.
-    String::from_utf8_lossy(&out).into_owned()
+    (String::from_utf8_lossy(&out).into_owned(), blocks)
 }
 
-/// Astro's frontmatter: from a first line `---` to the next line `---`.
-fn frontmatter(b: &[u8], keep: &mut [bool]) {
+/// [`script_blocks`]' text alone.
+pub fn script_text(src: &str, path: &str) -> String {
+    script_blocks(src, path).0
+}
+
+/// Astro's frontmatter: from a first line `---` to the next line `---`. Whether there is one.
+fn frontmatter(b: &[u8], keep: &mut [bool]) -> bool {
     let start = b
         .iter()
         .position(|c| !c.is_ascii_whitespace())
         .unwrap_or(b.len());
     if !b[start..].starts_with(b"---") {
-        return;
+        return false;
     }
     let content = start + 3;
     let mut i = content;
@@ -72,11 +80,12 @@ fn frontmatter(b: &[u8], keep: &mut [bool]) {
         let line = &b[nl + 1..];
         if line.starts_with(b"---") {
             keep[content..nl].iter_mut().for_each(|k| *k = true);
-            return;
+            return true;
         }
         i = nl + 1;
     }
     keep[content..].iter_mut().for_each(|k| *k = true);
+    true
 }
 
 /// The offset of `needle` at or after `from`.
@@ -127,6 +136,16 @@ mod tests {
                 (7, "@site/analytics".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn blocks_are_counted() {
+        assert_eq!(script_blocks("<p/>", "a.svelte").1, 0);
+        assert_eq!(
+            script_blocks("<script></script><script>x</script>", "a.svelte").1,
+            2
+        );
+        assert_eq!(script_blocks("---\nx\n---\n", "a.astro").1, 1);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! enclosing quote, and a 3.12 reuse still pairs up, so the lexer stays in step.
 
 use super::scan::{
-    Collector, Import, ImportKind, Kind, Token, at, ident_end, is_ident_start, kind_at,
+    Collector, FileScan, Import, ImportKind, Kind, Token, at, ident_end, is_ident_start, kind_at,
     line_comment, punct_at, quoted_end,
 };
 
@@ -14,11 +14,21 @@ use super::scan::{
 /// `__import__("a")` and `importlib.import_module("a")` → "a". Imports inside a `try` that
 /// handles `ImportError` or `ModuleNotFoundError` (its body or its handlers) are `optional`.
 pub fn scan(src: &str) -> Vec<Import> {
+    scan_file(src).imports
+}
+
+/// Scans a Python file: its imports, and notes on what could not be read whole.
+pub fn scan_file(src: &str) -> FileScan {
     let mut c = Collector::new(src);
     let toks = lex(src.as_bytes(), &mut c);
     collect(&toks, src, &mut c);
-    guarded(&toks, src, &mut c);
-    c.finish()
+    let mut notes = Vec::new();
+    guarded(&toks, src, &mut c, &mut notes);
+    FileScan {
+        imports: c.finish(),
+        test_mods: Vec::new(),
+        notes,
+    }
 }
 
 /// One logical line: its tokens `toks[start..end]` and the indentation of its first token.
@@ -67,8 +77,8 @@ fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
 
 /// Marks the body and the handlers of every `try` statement that handles `ImportError` or
 /// `ModuleNotFoundError` as optional. A `try` with no `except` guards nothing.
-fn guarded(toks: &[Token], src: &str, c: &mut Collector) {
-    if !src.contains("ImportError") && !src.contains("ModuleNotFoundError") {
+fn guarded(toks: &[Token], src: &str, c: &mut Collector, notes: &mut Vec<String>) {
+    if !src.contains("try") {
         return;
     }
     let lines = logical_lines(toks, src);
@@ -105,6 +115,15 @@ fn guarded(toks: &[Token], src: &str, c: &mut Collector) {
                 "else" | "finally" => k = block_end(k),
                 _ => break,
             }
+        }
+        if k == body_end {
+            let line = src
+                .get(..toks[line.start].start)
+                .map_or(0, |s| s.matches('\n').count())
+                + 1;
+            notes.push(format!(
+                "line {line}: `try:` has no `except` or `finally`: nothing is guarded"
+            ));
         }
         if !handles {
             continue;

@@ -35,10 +35,12 @@ pub fn scan_file(src: &str) -> FileScan {
     };
     parser.run();
     parser.report(&mut c);
-    let test_mods = test_items(&toks, src, &mut c);
+    let mut notes = Vec::new();
+    let test_mods = test_items(&toks, src, &mut c, &mut notes);
     FileScan {
         imports: c.finish(),
         test_mods,
+        notes,
     }
 }
 
@@ -46,7 +48,12 @@ pub fn scan_file(src: &str) -> FileScan {
 /// inside `all(…)`/`any(…)`, never under `not(…)`) or a test function (`#[test]`,
 /// `#[tokio::test]`); an inner `#![cfg(test)]` marks the whole file. Returns the names of
 /// `#[cfg(test)] mod name;` declarations. An item whose braces never close runs to the end.
-fn test_items(toks: &[Token], src: &str, c: &mut Collector) -> Vec<String> {
+fn test_items(
+    toks: &[Token],
+    src: &str,
+    c: &mut Collector,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
     let mut mods = Vec::new();
     let mut i = 0;
     while i < toks.len() {
@@ -68,6 +75,12 @@ fn test_items(toks: &[Token], src: &str, c: &mut Collector) -> Vec<String> {
                 c.weaken(start, src.len(), ImportKind::Dev);
             } else {
                 let (item_start, end) = item_extent(toks, close + 1);
+                if end == usize::MAX {
+                    let line = src.get(..start).map_or(0, |s| s.matches('\n').count()) + 1;
+                    notes.push(format!(
+                        "line {line}: a test-only item never closes: the rest of the file is read as test code"
+                    ));
+                }
                 if let Some(name) = mod_declaration(toks, item_start, src) {
                     mods.push(name);
                 }

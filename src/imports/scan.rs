@@ -115,6 +115,8 @@ pub struct FileScan {
     /// Modules this file declares only for tests (`#[cfg(test)] mod tests;`): their files are
     /// dev code.
     pub test_mods: Vec<String>,
+    /// What a person should know about reading it (a block that never closes), for `-v`.
+    pub notes: Vec<String>,
 }
 
 /// Scans one file's text for its imports. Never panics on any input (arbitrary bytes decoded
@@ -128,16 +130,13 @@ pub fn scan_file(lang: Language, src: &str) -> FileScan {
     match lang {
         Language::Go => FileScan {
             imports: go::scan(src),
-            test_mods: Vec::new(),
+            ..FileScan::default()
         },
         Language::Rust => rust::scan_file(src),
-        Language::Python => FileScan {
-            imports: python::scan(src),
-            test_mods: Vec::new(),
-        },
+        Language::Python => python::scan_file(src),
         Language::Js => FileScan {
             imports: js::scan(src),
-            test_mods: Vec::new(),
+            ..FileScan::default()
         },
     }
 }

@@ -424,4 +424,16 @@ fn damaged_files_are_read_as_far_as_they_go() {
     assert_eq!(edges(&v, "dev"), set(&[("a", "c")]));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("`ghost`, which is not in the module"), "{err}");
+    assert!(
+        err.contains("mono:a/src/lib.rs: line 2: a test-only item never closes"),
+        "{err}"
+    );
+    assert!(
+        err.contains("mono:p/p/__init__.py: line 2: `try:` has no `except`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("mono:p/p/none.svelte: no <script> block"),
+        "{err}"
+    );
 }
