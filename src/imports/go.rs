@@ -2,16 +2,37 @@
 //! a file (after `package`, before the first other declaration).
 
 use super::scan::{
-    Collector, Import, Kind, Token, at, block_comment, ident_end, is_ident_start, kind_at,
-    line_comment, punct_at, quoted_end,
+    Collector, Import, ImportKind, Kind, Token, at, block_comment, ident_end, is_ident_start,
+    kind_at, line_comment, punct_at, quoted_end,
 };
 
 /// Scans a Go file: every import path (single, grouped, aliased, dot, blank, raw-string).
+/// A file constrained by `//go:build ignore` (a generator or tool run with `go run`) is never
+/// part of a build: its imports are dev.
 pub fn scan(src: &str) -> Vec<Import> {
     let mut c = Collector::new(src);
     let toks = lex(src.as_bytes(), &mut c);
     collect(&toks, src, &mut c);
+    if build_ignored(src) {
+        c.weaken(0, src.len(), ImportKind::Dev);
+    }
     c.finish()
+}
+
+/// Whether a `//go:build` line before the package clause names the `ignore` tag alone or as
+/// a required term (`ignore`, `ignore && linux`), as Go's tools read it.
+fn build_ignored(src: &str) -> bool {
+    for line in src.lines() {
+        let line = line.trim();
+        if line.starts_with("package ") {
+            return false;
+        }
+        if let Some(expr) = line.strip_prefix("//go:build ") {
+            let terms: Vec<&str> = expr.split("&&").map(str::trim).collect();
+            return !expr.contains("||") && terms.contains(&"ignore");
+        }
+    }
+    false
 }
 
 /// Turns Go source into tokens; comments are recorded, not returned.
@@ -109,6 +130,17 @@ fn import_spec(toks: &[Token], i: usize, c: &mut Collector) -> usize {
 mod tests {
     use super::scan;
     use crate::imports::scan::tests::{assert_survives, names, pairs};
+
+    #[test]
+    fn build_ignore_files_are_dev() {
+        use crate::imports::ImportKind;
+        let tool = scan("//go:build ignore\n\npackage main\n\nimport \"example.com/x\"\n");
+        assert_eq!(tool[0].kind, ImportKind::Dev);
+        let linux = scan("//go:build linux\n\npackage a\n\nimport \"example.com/x\"\n");
+        assert_eq!(linux[0].kind, ImportKind::Build);
+        let either = scan("//go:build ignore || linux\npackage a\nimport \"x\"\n");
+        assert_eq!(either[0].kind, ImportKind::Build);
+    }
 
     #[test]
     fn single_import() {
