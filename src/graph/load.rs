@@ -159,6 +159,7 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
     }
 
     let go = go_names(&snapshot, &learned)?;
+    let renames = rust_renames(&snapshot, &learned)?;
     let provides: Vec<Vec<(Language, String)>> = learned
         .iter()
         .zip(go)
@@ -173,12 +174,13 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
         .iter()
         .zip(&learned)
         .zip(&provides)
-        .map(|((m, l), p)| ModuleImports {
+        .zip(&renames)
+        .map(|(((m, l), p), renames)| ModuleImports {
             name: m.name(),
             repo: m.repo,
             dir: &m.dir,
             provides: p,
-            renames: &l.record.manifests.rust_renames,
+            renames,
             ignore: &m.manifest.ignore,
             files: &l.record.files,
         })
@@ -418,6 +420,7 @@ fn scan_module(
         .collect();
     let mut facts: ManifestFacts = manifest::read_facts(&texts, &python_files);
     // Where each file stands decides the kind of its imports.
+    rust_test_files.extend(facts.rust_dev_paths.iter().cloned());
     let places = place::Places::new(
         &m.manifest.dev,
         facts.python_shipped.clone(),
@@ -477,6 +480,62 @@ fn go_names(snapshot: &Snapshot, learned: &[Learned]) -> Result<Vec<Option<Strin
         }));
     }
     Ok(out)
+}
+
+/// Each module's Rust renames: its own `Cargo.toml`'s, and those its workspace's `Cargo.toml`
+/// gives the dependencies it inherits. Read on every load (the workspace manifest may lie
+/// outside the module, so no cached record can hold them), but only for modules that inherit.
+fn rust_renames(snapshot: &Snapshot, learned: &[Learned]) -> Result<Vec<Vec<(String, String)>>> {
+    let mut out = Vec::with_capacity(learned.len());
+    for (m, l) in snapshot.modules.iter().zip(learned) {
+        let facts = &l.record.manifests;
+        let mut renames = facts.rust_renames.clone();
+        if !facts.rust_workspace_deps.is_empty()
+            && let Some(text) = workspace_manifest(snapshot.repo_of(m), &m.dir)?
+        {
+            for pair in manifest::workspace_renames(&text, &facts.rust_workspace_deps) {
+                if !renames.contains(&pair) {
+                    renames.push(pair);
+                }
+            }
+        }
+        out.push(renames);
+    }
+    Ok(out)
+}
+
+/// The text of the nearest `Cargo.toml` at or above `dir` that declares a `[workspace]`.
+fn workspace_manifest(snap: &RepoSnapshot, dir: &str) -> Result<Option<String>> {
+    let root = snap
+        .repo
+        .find_tree(snap.tree)
+        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
+    let mut at = Some(dir);
+    while let Some(d) = at {
+        let path = source::join(d, "Cargo.toml");
+        let entry = root
+            .lookup_entry_by_path(&path)
+            .map_err(|e| SourceError::git(&snap.name, "cannot look up Cargo.toml", e))?;
+        if let Some(entry) = entry.filter(|e| e.mode().is_blob()) {
+            let blob = snap
+                .repo
+                .find_blob(entry.object_id())
+                .map_err(|e| SourceError::git(&snap.name, "cannot read Cargo.toml", e))?;
+            let text = String::from_utf8_lossy(&blob.data);
+            if text
+                .lines()
+                .any(|l| l.trim() == "[workspace]" || l.trim().starts_with("[workspace."))
+            {
+                return Ok(Some(text.into_owned()));
+            }
+        }
+        at = if d.is_empty() {
+            None
+        } else {
+            Some(d.rsplit_once('/').map_or("", |(p, _)| p))
+        };
+    }
+    Ok(None)
 }
 
 /// (directory of the nearest go.mod at or above `dir`, its module path).

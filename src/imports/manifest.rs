@@ -15,6 +15,12 @@ pub struct ManifestFacts {
     /// Module-relative directories (or `.py` files) of the Python packages the module ships:
     /// its other Python files are dev code.
     pub python_shipped: Vec<String>,
+    /// Module-relative paths of its Cargo `[[bench]]`, `[[example]]` and `[[test]]` targets:
+    /// dev code wherever they stand.
+    pub rust_dev_paths: Vec<String>,
+    /// Dependencies it inherits from its workspace (`name = { workspace = true }`), whose
+    /// renames the workspace's `Cargo.toml` holds.
+    pub rust_workspace_deps: Vec<String>,
 }
 
 /// The language manifests a module directory may hold, relative to it.
@@ -107,9 +113,45 @@ fn cargo(text: &str, f: &mut ManifestFacts) {
                 if !f.rust_renames.contains(&pair) {
                     f.rust_renames.push(pair);
                 }
+            } else if spec.get("workspace").and_then(|w| w.as_bool()) == Some(true)
+                && !f.rust_workspace_deps.contains(local)
+            {
+                f.rust_workspace_deps.push(local.clone());
             }
         }
     }
+    for key in ["bench", "example", "test"] {
+        let targets = table.get(key).and_then(|t| t.as_array());
+        for path in targets.into_iter().flatten().filter_map(|t| t.get("path")) {
+            if let Some(p) = path.as_str() {
+                f.rust_dev_paths
+                    .push(p.trim_start_matches("./").to_string());
+            }
+        }
+    }
+}
+
+/// The renames a workspace's `Cargo.toml` gives the dependencies its members inherit:
+/// `[workspace.dependencies] bee = { package = "b-crate", … }` → (`bee`, `b_crate`) for each of
+/// `inherited` it renames.
+pub fn workspace_renames(text: &str, inherited: &[String]) -> Vec<(String, String)> {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+        return Vec::new();
+    };
+    let Some(deps) = table
+        .get("workspace")
+        .and_then(|w| w.get("dependencies"))
+        .and_then(|d| d.as_table())
+    else {
+        return Vec::new();
+    };
+    inherited
+        .iter()
+        .filter_map(|local| {
+            let pkg = deps.get(local)?.get("package")?.as_str()?;
+            Some((rust_ident(local), rust_ident(pkg)))
+        })
+        .collect()
 }
 
 /// The `[project] name`, and the table for reading which packages it ships.
@@ -196,6 +238,25 @@ nix2 = { package = "nix", version = "1" }
                 ("nix2".to_string(), "nix".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn cargo_targets_and_workspace_inheritance() {
+        let f = read_facts(
+            &[(
+                "Cargo.toml",
+                "[package]\nname = \"benches\"\n[dependencies]\nbee = { workspace = true }\n[[bench]]\nname = \"fs\"\npath = \"fs.rs\"\n[[example]]\nname = \"e\"\npath = \"./demo/e.rs\"\n",
+            )],
+            &[],
+        );
+        assert_eq!(f.rust_dev_paths, ["fs.rs", "demo/e.rs"]);
+        assert_eq!(f.rust_workspace_deps, ["bee"]);
+        let root = "[workspace]\nmembers = [\"a\"]\n[workspace.dependencies]\nbee = { path = \"b\", package = \"b-crate\" }\nplain = \"1\"\n";
+        assert_eq!(
+            workspace_renames(root, &["bee".into(), "plain".into()]),
+            [("bee".to_string(), "b_crate".to_string())]
+        );
+        assert!(workspace_renames("[package", &["bee".into()]).is_empty());
     }
 
     #[test]

@@ -330,8 +330,34 @@ fn from_module(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
             .get(next)
             .is_some_and(|t| t.kind == Kind::Ident && t.text(src) == "import")
     {
+        // `from a.b import c` may import the submodule `a.b.c`, which another module can
+        // provide (a namespace package, a plugin): report both, at the statement's line.
+        for sub in imported_names(toks, next + 1, src) {
+            c.push(offset, format!("{name}.{sub}"));
+        }
         c.push(offset, name);
     }
+}
+
+/// The names after `from … import`: `c, d as e`, `(c,\n d)`; none for `*`.
+fn imported_names<'a>(toks: &[Token], mut i: usize, src: &'a str) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let paren = punct_at(toks, i, b'(');
+    if paren {
+        i += 1;
+    }
+    while let Some(t) = toks.get(i).filter(|t| t.kind == Kind::Ident) {
+        out.push(t.text(src));
+        i += 1;
+        if toks.get(i).is_some_and(|t| t.text(src) == "as") {
+            i += 2;
+        }
+        if !punct_at(toks, i, b',') {
+            break;
+        }
+        i += 1;
+    }
+    out
 }
 
 /// A dotted name `a.b.c` at `i`: (offset of its first segment, the name, index after it).
@@ -364,18 +390,24 @@ mod tests {
 
     #[test]
     fn from_imports() {
-        assert_eq!(pairs(&scan("from a.b import c, d\n")), [(1, "a.b")]);
+        assert_eq!(
+            pairs(&scan("from a.b import c, d as e\n")),
+            [(1, "a.b.c"), (1, "a.b.d"), (1, "a.b")]
+        );
         assert_eq!(names(&scan("from a import *")), ["a"]);
         assert_eq!(
             names(&scan("from __future__ import annotations")),
-            ["__future__"]
+            ["__future__.annotations", "__future__"]
         );
     }
 
     #[test]
     fn parenthesised_from_import_spans_lines() {
         let src = "from a.b import (\n    c,\n    d,  # import e\n)\nimport f\n";
-        assert_eq!(pairs(&scan(src)), [(1, "a.b"), (5, "f")]);
+        assert_eq!(
+            pairs(&scan(src)),
+            [(1, "a.b.c"), (1, "a.b.d"), (1, "a.b"), (5, "f")]
+        );
     }
 
     #[test]
@@ -386,7 +418,7 @@ mod tests {
         );
         assert_eq!(
             pairs(&scan("from a \\\n  import b\r\nimport c")),
-            [(1, "a"), (3, "c")]
+            [(1, "a.b"), (1, "a"), (3, "c")]
         );
         assert!(scan("x = \\\nimport y").is_empty());
     }
@@ -402,13 +434,22 @@ mod tests {
         let src = "def f():\n    import os\n    if x:\n        from json import loads\ntry: import yaml\nexcept ImportError: yaml = None\nelse: import toml\n";
         assert_eq!(
             pairs(&scan(src)),
-            [(2, "os"), (4, "json"), (5, "yaml"), (7, "toml")]
+            [
+                (2, "os"),
+                (4, "json.loads"),
+                (4, "json"),
+                (5, "yaml"),
+                (7, "toml")
+            ]
         );
     }
 
     #[test]
     fn semicolons_start_statements() {
-        assert_eq!(names(&scan("x = 1; import a; from b import c")), ["a", "b"]);
+        assert_eq!(
+            names(&scan("x = 1; import a; from b import c")),
+            ["a", "b.c", "b"]
+        );
     }
 
     #[test]
@@ -488,6 +529,7 @@ mod tests {
             [
                 (1, "a".into(), Build),
                 (3, "b".into(), Optional),
+                (4, "c.d".into(), Optional),
                 (4, "c".into(), Optional),
                 (6, "e".into(), Optional),
                 (8, "f".into(), Build),

@@ -51,7 +51,10 @@ pub fn shipped(
                     || vec!["".to_string(), "src".to_string()],
                     |r| vec![r.to_string()],
                 );
-            roots.iter().flat_map(|r| tree.infer(r, &[], &[])).collect()
+            roots
+                .iter()
+                .flat_map(|r| tree.infer(r, &[], &[], 2))
+                .collect()
         }
     };
     out.sort();
@@ -68,15 +71,39 @@ struct Tree<'a> {
 impl Tree<'_> {
     /// Whether `dir` holds any Python package (itself or below: a namespace).
     fn holds_packages(&self, dir: &str) -> bool {
+        let below = format!("{dir}/");
         self.packages
             .iter()
-            .any(|p| *p == dir || p.starts_with(&format!("{dir}/")))
+            .any(|p| *p == dir || p.starts_with(&below))
+            || self.files.iter().any(|f| f.starts_with(&below))
+    }
+
+    /// Whether a regular package lies below `dir`.
+    fn holds_regular(&self, dir: &str) -> bool {
+        let below = format!("{dir}/");
+        self.packages.iter().any(|p| p.starts_with(&below))
+    }
+
+    /// Whether some directory from `prefix` down to `dir` (inclusive) is a regular package.
+    fn regular_at_or_above(&self, prefix: &str, segments: &[&str]) -> bool {
+        (1..=segments.len()).any(|k| {
+            self.packages
+                .contains(format!("{prefix}{}", segments[..k].join("/")).as_str())
+        })
     }
 
     /// The packages found under `root`: each top-level directory that is a package, and for a
-    /// namespace directory the first regular package down each path. `include`/`exclude` are
-    /// globs over dotted names (setuptools' `packages.find`).
-    fn infer(&self, root: &str, include: &[String], exclude: &[String]) -> Vec<(String, String)> {
+    /// namespace directory the first regular package down each path and the modules (`.py`
+    /// files) directly in it, when at least `min_depth` segments deep (2 at a module's root,
+    /// where a lone `setup.py` is no module it ships). `include`/`exclude` are globs over
+    /// dotted names (setuptools' `packages.find`).
+    fn infer(
+        &self,
+        root: &str,
+        include: &[String],
+        exclude: &[String],
+        min_depth: usize,
+    ) -> Vec<(String, String)> {
         let prefix = if root.is_empty() {
             String::new()
         } else {
@@ -114,6 +141,41 @@ impl Tree<'_> {
                 continue;
             }
             out.push((name, pkg.to_string()));
+        }
+        // Modules directly in a namespace directory: `ns/sub/tool.py` is `ns.sub.tool`.
+        for file in self.files {
+            let Some(rel) = file.strip_prefix(prefix.as_str()) else {
+                continue;
+            };
+            let Some(stem) = rel.strip_suffix(".py") else {
+                continue;
+            };
+            let segments: Vec<&str> = stem.split('/').collect();
+            let (dirs, last) = segments.split_at(segments.len() - 1);
+            let skip = segments.len() < min_depth
+                || last[0] == "__init__"
+                || last[0].starts_with("test_")
+                || last[0] == "conftest"
+                || segments.iter().any(|s| NOT_PACKAGES.contains(s) || s.is_empty())
+                || self.regular_at_or_above(&prefix, dirs)
+                // Inferred, a directory is a namespace only when it holds a regular package
+                // somewhere (`tools/gen.py` beside no package is no namespace).
+                || (min_depth >= 2 && !self.holds_regular(&format!("{prefix}{}", segments[0])));
+            if skip {
+                continue;
+            }
+            let name = segments.join(".");
+            let matches = |globs: &[String]| {
+                globs.iter().any(|g| {
+                    globset::Glob::new(g)
+                        .map(|g| g.compile_matcher().is_match(&name))
+                        .unwrap_or(false)
+                })
+            };
+            if (!include.is_empty() && !matches(include)) || matches(exclude) {
+                continue;
+            }
+            out.push((name, file.to_string()));
         }
         out
     }
@@ -256,7 +318,7 @@ fn declared(
         if dir.ends_with(".py") || tree.packages.contains(dir.as_str()) {
             resolved.push((name, dir));
         } else {
-            let below = tree.infer(&dir, &[], &[]);
+            let below = tree.infer(&dir, &[], &[], 1);
             resolved.extend(below.into_iter().map(|(n, d)| (format!("{name}.{n}"), d)));
         }
     }
@@ -285,7 +347,7 @@ fn setuptools_find(
                 r.to_string()
             }
         })
-        .flat_map(|r| tree.infer(&r, &include, &exclude))
+        .flat_map(|r| tree.infer(&r, &include, &exclude, 2))
         .collect()
 }
 
@@ -376,6 +438,44 @@ mod tests {
         assert_eq!(pairs(&got), [("d", "src/d")]);
         let (got, _) = run("[tool.uv.build-backend]\nmodule-name = \"a\"\n", &files);
         assert_eq!(pairs(&got), [("a", "src/a")]);
+    }
+
+    #[test]
+    fn modules_in_a_namespace_directory_are_provided() {
+        let (got, _) = run(
+            "",
+            &[
+                "src/otel/instrumentation/instrumentor.py",
+                "src/otel/instrumentation/_labeler/__init__.py",
+                "src/otel/instrumentation/test_x.py",
+                "setup.py",
+                "src/single.py",
+            ],
+        );
+        assert_eq!(
+            pairs(&got),
+            [
+                (
+                    "otel.instrumentation._labeler",
+                    "src/otel/instrumentation/_labeler"
+                ),
+                (
+                    "otel.instrumentation.instrumentor",
+                    "src/otel/instrumentation/instrumentor.py"
+                ),
+            ]
+        );
+        let (got, _) = run(
+            "[tool.hatch.build.targets.wheel]\npackages = [\"src/otel\"]\n",
+            &["src/otel/instrumentation/instrumentor.py"],
+        );
+        assert_eq!(
+            pairs(&got),
+            [(
+                "otel.instrumentation.instrumentor",
+                "src/otel/instrumentation/instrumentor.py"
+            )]
+        );
     }
 
     #[test]

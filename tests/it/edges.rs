@@ -437,3 +437,57 @@ fn damaged_files_are_read_as_far_as_they_go() {
         "{err}"
     );
 }
+
+/// What real repositories taught: workspace-inherited Rust renames, Cargo bench targets,
+/// Python modules inside a namespace directory, `from pkg import submodule`.
+#[test]
+fn manifest_facts_found_on_real_repositories() {
+    let t = TestMesh::new();
+    t.empty_repo("mono");
+    t.write("mesh.toml", MESH);
+    t.write(
+        "mono/ws/Cargo.toml",
+        "[workspace]\nmembers = [\"a\", \"b\", \"benches\"]\n[workspace.dependencies]\nbee = { path = \"b\", package = \"b-crate\" }\n",
+    );
+    module(&t, "ws/a", "a", "true");
+    t.write(
+        "mono/ws/a/Cargo.toml",
+        "[package]\nname = \"a-crate\"\n[dependencies]\nbee = { workspace = true }\n",
+    );
+    t.write("mono/ws/a/src/lib.rs", "use bee::x;\n");
+    module(&t, "ws/b", "b", "true");
+    t.write("mono/ws/b/Cargo.toml", "[package]\nname = \"b-crate\"\n");
+    module(&t, "ws/benches", "benches", "true");
+    t.write(
+        "mono/ws/benches/Cargo.toml",
+        "[package]\nname = \"benches\"\n[[bench]]\nname = \"fs\"\npath = \"fs.rs\"\n",
+    );
+    t.write("mono/ws/benches/fs.rs", "use a_crate::y;\n");
+    module(&t, "py/inst", "inst", "true");
+    t.write(
+        "mono/py/inst/src/otel/instrumentation/instrumentor.py",
+        "x = 1\n",
+    );
+    t.write(
+        "mono/py/inst/src/otel/instrumentation/_labeler/__init__.py",
+        "",
+    );
+    module(&t, "py/dbapi", "dbapi", "true");
+    t.write(
+        "mono/py/dbapi/src/otel/instrumentation/dbapi/__init__.py",
+        "",
+    );
+    module(&t, "py/user", "user", "true");
+    t.write(
+        "mono/py/user/user/__init__.py",
+        "from otel.instrumentation.instrumentor import Base\nfrom otel.instrumentation import dbapi\n",
+    );
+    t.commit("mono", "facts");
+    let v = t.json(&["graph"]);
+    assert_eq!(
+        edges(&v, "build"),
+        set(&[("a", "b"), ("user", "dbapi"), ("user", "inst")])
+    );
+    assert_eq!(edges(&v, "dev"), set(&[("benches", "a")]));
+    assert_eq!(v["warnings"], serde_json::json!([]), "{v}");
+}
