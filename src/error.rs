@@ -69,6 +69,8 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Store(e) if e.is_locked() => 75,
+            // The node side tells its controller "busy, try again" (EX_TEMPFAIL).
+            Error::Node(crate::node::NodeError::Busy { .. }) => 75,
             Error::Usage { .. } => 2,
             _ => 1,
         }
