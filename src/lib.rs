@@ -20,4 +20,4 @@ pub mod status;
 pub mod store;
 pub mod transport;
 
-pub use error::{Error, Result};
+pub use error::{Error, Result, check_stopped};

@@ -126,7 +126,16 @@ pub fn main() -> i32 {
         }
     };
     let ui = Ui::new(&cli);
-    match run(&cli, &ui) {
+    crate::process::stop_on_signals();
+    let result = run(&cli, &ui);
+    // Asked to stop: the builds were stopped and what finished is recorded; the exit code
+    // says so (130/143) whatever the verb made of its stopped builds.
+    let result = match (result, crate::process::stopped()) {
+        (Err(e @ crate::Error::Stopped { .. }), _) => Err(e),
+        (_, Some(signal)) => Err(crate::Error::Stopped { signal }),
+        (r, None) => r,
+    };
+    match result {
         Ok(code) => code,
         Err(e) => {
             let code = e.exit_code();
