@@ -5,6 +5,7 @@ mod common;
 mod config_errors;
 mod errors;
 mod example;
+mod faults;
 mod generated;
 mod graph;
 mod push;
