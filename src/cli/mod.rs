@@ -7,8 +7,10 @@ mod collect;
 pub mod completions;
 mod context;
 mod declare;
+mod doctor;
 mod events;
 mod example;
+mod gc;
 mod graph;
 mod init;
 pub mod man;
@@ -67,6 +69,8 @@ enum Command {
     Status(status::Args),
     Reconcile(reconcile::Args),
     Events(events::Args),
+    Doctor(doctor::Args),
+    Gc(gc::Args),
     Node(node::Args),
     Completions(completions::Args),
     Man(man::Args),
@@ -158,6 +162,8 @@ fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
         Command::Status(a) => status::run(&Ctx::load(cli)?, ui, a),
         Command::Reconcile(a) => reconcile::run(&Ctx::load(cli)?, ui, a),
         Command::Events(a) => events::run(&Ctx::load(cli)?, ui, a),
+        Command::Doctor(a) => doctor::run(&Ctx::load(cli)?, ui, a),
+        Command::Gc(a) => gc::run(&Ctx::load(cli)?, ui, a),
         Command::Node(a) => node::run(cli, ui, a),
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),

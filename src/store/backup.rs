@@ -67,3 +67,55 @@ pub fn backup(state: &Path, every: Duration) -> Result<bool, StoreError> {
     }
     made
 }
+
+/// Checks redb's own page checksums of the store at `state` on a copy, so that redb's repair
+/// (which rewrites a file whose checksums fail) never touches the store itself. `Ok` when
+/// every page verifies; the finding otherwise.
+pub fn check_pages(state: &Path) -> Result<(), String> {
+    let name = state
+        .file_name()
+        .map_or_else(|| "state.redb".into(), |n| n.to_string_lossy().into_owned());
+    let copy = state.with_file_name(format!(".{name}.check-{}", std::process::id()));
+    let checked = (|| {
+        std::fs::copy(state, &copy).map_err(|e| format!("could not copy it to check: {e}"))?;
+        let found = super::guard::guarded(|| -> Result<bool, String> {
+            let mut db = super::builder().create(&copy).map_err(|e| e.to_string())?;
+            db.check_integrity().map_err(|e| e.to_string())
+        })
+        .map_err(|p| p.to_string())??;
+        if found {
+            Ok(())
+        } else {
+            Err("redb's page checksums do not match (a page was changed on disk)".into())
+        }
+    })();
+    let _ = std::fs::remove_file(&copy);
+    checked
+}
+
+/// Whether the backup of `state` opens and every value in it verifies: (tables, values).
+pub fn check_backup(state: &Path) -> Result<(usize, u64), StoreError> {
+    let bak = backup_path(state);
+    let name = bak.file_name().map_or_else(
+        || "state.redb.bak".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let copy = bak.with_file_name(format!(".{name}.check-{}", std::process::id()));
+    let checked = (|| {
+        std::fs::copy(&bak, &copy).map_err(|e| StoreError::Db {
+            path: bak.clone(),
+            message: e.to_string(),
+        })?;
+        let store = Store::open(&copy).map_err(|e| match e {
+            StoreError::Damaged { message, .. } => StoreError::damaged(&bak, message),
+            e => e,
+        })?;
+        let tables = store.read(|r| r.verify_all()).map_err(|e| match e {
+            StoreError::Damaged { message, .. } => StoreError::damaged(&bak, message),
+            e => e,
+        })?;
+        Ok((tables.len(), tables.iter().map(|(_, n)| n).sum()))
+    })();
+    let _ = std::fs::remove_file(&copy);
+    checked
+}
