@@ -356,3 +356,166 @@ fn a_flipped_bit_in_an_artifact_is_found_before_it_is_sent_and_healed() {
     let held = std::fs::read(t.path(&format!(".mesh/artifacts/{digest}"))).expect("artifact");
     assert_eq!(blake3::hash(&held).to_hex().as_str(), digest);
 }
+
+/// [`two_nodes`] with route-proxy on `hold` and `builds_keep = 1`, declared once and then
+/// built `changes` more times (each build's artifact different), never declared again, and
+/// never collected.
+fn held_and_rebuilt(changes: usize) -> TestMesh {
+    let t = two_nodes();
+    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("mesh.toml");
+    t.write(
+        "mesh.toml",
+        &toml.replacen("[mesh]\n", "[mesh]\nbuilds_keep = 1\n", 1),
+    );
+    let manifest = "platform/go/services/route-proxy/mesh-module.toml";
+    t.edit(
+        manifest,
+        "build    = '",
+        "policy   = \"hold\"\nbuild    = '",
+    );
+    t.commit("platform", "hold route-proxy");
+    t.ok(&["build", "--behind"]);
+    t.ok(&["declare", "route-proxy"]);
+    t.ok(&["reconcile"]);
+    for i in 0..changes {
+        t.edit(
+            manifest,
+            "build    = '",
+            &format!("build    = 'echo v{i} >> \"$MESH_OUT/version\"; "),
+        );
+        t.commit("platform", &format!("change {i}"));
+        // Built, not reconciled: nothing collects yet.
+        t.ok(&["build", "--behind"]);
+    }
+    t
+}
+
+fn artifacts(t: &TestMesh) -> std::collections::BTreeSet<String> {
+    std::fs::read_dir(t.path(".mesh/artifacts"))
+        .expect("artifacts")
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n.len() == 64)
+        .collect()
+}
+
+/// Every artifact a node holds, was sent or would be sent is in `.mesh/artifacts`, whole.
+fn nothing_a_node_needs_is_gone(t: &TestMesh) {
+    let held = artifacts(t);
+    for node in ["edge-1", "lab"] {
+        let decl: Value = serde_json::from_slice(
+            &std::fs::read(t.path(&format!("nodes/{node}/declaration.json"))).expect("held"),
+        )
+        .expect("json");
+        let modules = decl["declaration"]["modules"]
+            .as_array()
+            .or_else(|| decl["modules"].as_array())
+            .unwrap_or_else(|| panic!("modules in {decl}"));
+        for m in modules {
+            let a = m["artifact"].as_str().expect("artifact");
+            assert!(
+                held.contains(a),
+                "{node} holds {a}, gone from the controller"
+            );
+        }
+    }
+}
+
+#[test]
+fn gc_keeps_what_a_node_holds_or_may_be_sent_and_removes_the_rest() {
+    let t = held_and_rebuilt(3);
+    let before = artifacts(&t);
+    let builds_before = t.json(&["builds", "route-proxy", "-n", "100"]);
+    let dry = t.json(&["gc", "--dry-run"]);
+    assert_eq!(artifacts(&t), before, "--dry-run removes nothing");
+    assert!(
+        dry["builds"].as_array().is_some_and(|b| !b.is_empty()),
+        "{dry}"
+    );
+    let gc = t.json(&["gc"]);
+    assert_eq!(gc["builds"], dry["builds"], "the dry run said what goes");
+    assert!(artifacts(&t).len() < before.len(), "old artifacts go");
+    nothing_a_node_needs_is_gone(&t);
+    let kept = t.json(&["builds", "route-proxy", "-n", "100"]);
+    let kept = kept.as_array().expect("builds");
+    assert!(
+        kept.len() <= 3,
+        "route-proxy keeps the declared, the newest and the newest fit: {kept:?} (was {})",
+        builds_before.as_array().map_or(0, Vec::len)
+    );
+    // The store is sound and nothing recorded lost its artifact.
+    t.ok(&["doctor"]);
+    // The newest build can still be declared and delivered.
+    t.ok(&["declare", "route-proxy"]);
+    t.ok(&["reconcile"]);
+    let status = t.json(&["status"]);
+    assert_eq!(node(&status, "edge-1")["state"], "current", "{status}");
+    nothing_a_node_needs_is_gone(&t);
+}
+
+#[test]
+fn reconcile_bounds_the_artifacts_of_the_controller_and_the_node() {
+    let t = held_and_rebuilt(0);
+    let mut sizes = Vec::new();
+    for i in 0..6 {
+        t.edit(
+            "platform/go/services/route-proxy/mesh-module.toml",
+            "build    = '",
+            &format!("build    = 'echo v{i} >> \"$MESH_OUT/version\"; "),
+        );
+        t.commit("platform", &format!("change {i}"));
+        t.ok(&["build", "--behind"]);
+        t.ok(&["declare", "route-proxy"]);
+        t.ok(&["reconcile"]);
+        let node = std::fs::read_dir(t.path("nodes/edge-1/artifacts"))
+            .expect("node artifacts")
+            .count();
+        sizes.push((artifacts(&t).len(), node));
+    }
+    // Each change adds an artifact; collection keeps the controller's count flat, and the
+    // node's once it holds its few kept versions.
+    assert!(sizes.iter().all(|s| s.0 == sizes[0].0), "{sizes:?}");
+    assert!(sizes[3..].iter().all(|s| s.1 == sizes[3].1), "{sizes:?}");
+    nothing_a_node_needs_is_gone(&t);
+}
+
+#[test]
+fn a_kill_during_gc_leaves_a_store_that_opens_and_a_next_run_that_converges() {
+    let base = held_and_rebuilt(3);
+    for ms in [1u64, 10, 30, 60, 120] {
+        let t = TestMesh::new();
+        // `cp -a`: the node roots hold symlinks that must stay links.
+        let copied = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(format!("{}/.", base.dir().display()))
+            .arg(t.dir())
+            .status()
+            .expect("cp");
+        assert!(copied.success());
+        let mut child = t.spawn(&["gc", "-q"]);
+        std::thread::sleep(Duration::from_millis(ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let doctor = t.mesh(&["doctor"]).output().expect("doctor");
+        assert_eq!(
+            doctor.status.code(),
+            Some(0),
+            "after a kill at {ms} ms: {}{}",
+            String::from_utf8_lossy(&doctor.stdout),
+            String::from_utf8_lossy(&doctor.stderr)
+        );
+        nothing_a_node_needs_is_gone(&t);
+        t.ok(&["gc"]);
+        let out = t.mesh(&["reconcile"]).output().expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "after a kill at {ms} ms: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let status = t.json(&["status"]);
+        for n in ["edge-1", "lab"] {
+            assert_eq!(node(&status, n)["state"], "current", "{status}");
+        }
+    }
+}
