@@ -519,3 +519,39 @@ fn a_kill_during_gc_leaves_a_store_that_opens_and_a_next_run_that_converges() {
         }
     }
 }
+
+#[test]
+fn doctor_names_a_damaged_artifact_and_repair_lets_the_next_run_heal_it() {
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    t.ok(&["doctor"]);
+    let builds = t.json(&["builds", "dashboard"]);
+    let digest = builds[0]["artifact"]
+        .as_str()
+        .expect("artifact")
+        .to_string();
+    let file = t.path(&format!(".mesh/artifacts/{digest}"));
+    let mut bytes = std::fs::read(&file).expect("artifact");
+    bytes[0] ^= 0x40;
+    std::fs::write(&file, &bytes).expect("flip");
+    let out = t.mesh(&["doctor"]).output().expect("doctor");
+    assert_eq!(out.status.code(), Some(3));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(&digest[..12]) && said.contains("damaged"),
+        "{said}"
+    );
+    assert!(file.exists(), "doctor alone changes nothing");
+    t.ok(&["doctor", "--repair"]);
+    assert!(!file.exists(), "--repair removes the damaged artifact");
+    t.ok(&["reconcile"]);
+    t.ok(&["doctor"]);
+    assert!(file.exists(), "built again");
+
+    // A damaged store: named, exit 3, and the backup is said whole.
+    std::fs::write(t.path(".mesh/state.redb"), b"").expect("truncate");
+    let out = t.mesh(&["doctor"]).output().expect("doctor");
+    assert_eq!(out.status.code(), Some(3));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("the store is damaged"), "{said}");
+}
