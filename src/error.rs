@@ -48,6 +48,18 @@ pub enum Error {
         hint: String,
     },
 
+    /// SIGINT or SIGTERM asked mesh to stop: the builds it started were stopped and what
+    /// finished before is recorded (exit 130/143).
+    #[error("stopped: mesh received {}; the builds it started were stopped", crate::process::signal_name(*signal))]
+    #[diagnostic(
+        code(mesh::stopped),
+        help("what finished before is recorded; the next run does the rest")
+    )]
+    Stopped {
+        /// The signal.
+        signal: i32,
+    },
+
     /// The user asked for something that cannot be done as asked.
     #[error("{message}")]
     #[diagnostic(code(mesh::usage), help("{hint}"))]
@@ -64,7 +76,10 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Store(e) if e.is_locked() => 75,
+            // The node side tells its controller "busy, try again" (EX_TEMPFAIL).
+            Error::Node(crate::node::NodeError::Busy { .. }) => 75,
             Error::Usage { .. } => 2,
+            Error::Stopped { signal } => 128 + signal,
             _ => 1,
         }
     }
@@ -84,6 +99,15 @@ impl Error {
             source,
             hint: help.into(),
         }
+    }
+}
+
+/// Fails with [`Error::Stopped`] once SIGINT or SIGTERM asked mesh to stop: called between
+/// the steps of a run, so nothing new starts after the signal.
+pub fn check_stopped() -> Result<()> {
+    match crate::process::stopped() {
+        Some(signal) => Err(Error::Stopped { signal }),
+        None => Ok(()),
     }
 }
 

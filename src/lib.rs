@@ -8,8 +8,10 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod declare;
+pub mod doctor;
 mod error;
 pub mod events;
+pub mod gc;
 pub mod graph;
 pub mod imports;
 pub mod node;
@@ -20,4 +22,4 @@ pub mod status;
 pub mod store;
 pub mod transport;
 
-pub use error::{Error, Result};
+pub use error::{Error, Result, check_stopped};

@@ -40,3 +40,156 @@ pub fn stop(child: &mut Child) {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Nothing outlives mesh: SIGINT/SIGTERM stop the groups mesh started; after a SIGKILL the next
+// run stops the groups it recorded.
+// ---------------------------------------------------------------------------------------------
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// The signal that asked mesh to stop (0: none yet).
+static STOPPED: AtomicI32 = AtomicI32::new(0);
+/// The process groups running now (0: a free slot). Read by the signal handler, which may
+/// only do what is async-signal-safe: load these and `kill` them.
+static GROUPS: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
+
+extern "C" fn on_stop_signal(sig: libc::c_int) {
+    if STOPPED.swap(sig, Ordering::SeqCst) != 0 {
+        // Asked twice: go now.
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(128 + sig) };
+    }
+    for g in &GROUPS {
+        let pid = g.load(Ordering::SeqCst);
+        if pid > 0 {
+            // SAFETY: kill is async-signal-safe; a negative pid names the group.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        }
+    }
+}
+
+/// Makes SIGINT and SIGTERM stop the build process groups at once and let the run end with
+/// what it recorded (exit 130/143) instead of killing mesh and leaving its builds running.
+pub fn stop_on_signals() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only touches atomics and calls async-signal-safe functions.
+        unsafe {
+            libc::signal(
+                sig,
+                on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
+}
+
+/// The signal that asked mesh to stop, if one did.
+pub fn stopped() -> Option<i32> {
+    match STOPPED.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// The signal's name, for messages.
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+/// A running process group mesh started: known to the signal handler, and recorded on disk
+/// (`.mesh/groups/<pid>`, with its start time) so that a run after a SIGKILL can stop it.
+/// Dropping it forgets the group (call once the group is stopped or over).
+pub struct Group {
+    pid: i32,
+    record: Option<PathBuf>,
+}
+
+impl Group {
+    /// Registers the group led by `pid`, recording it in `dir`.
+    pub fn register(pid: u32, dir: &Path) -> Group {
+        let pid = pid as i32;
+        for g in &GROUPS {
+            if g.compare_exchange(0, pid, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                break;
+            }
+        }
+        let record = start_time(pid).and_then(|t| {
+            let path = dir.join(pid.to_string());
+            std::fs::create_dir_all(dir).ok()?;
+            std::fs::write(&path, t.to_string()).ok()?;
+            Some(path)
+        });
+        // Asked to stop between the spawn and now: the handler did not see this group.
+        if stopped().is_some() {
+            kill_group(pid as u32);
+        }
+        Group { pid, record }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        for g in &GROUPS {
+            if g.compare_exchange(self.pid, 0, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                break;
+            }
+        }
+        if let Some(r) = &self.record {
+            let _ = std::fs::remove_file(r);
+        }
+    }
+}
+
+/// A process's start time (clock ticks after boot, `/proc/PID/stat` field 22): with the pid,
+/// it names one process, never a later one that reused the pid.
+fn start_time(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: count after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Stops the process groups a killed mesh recorded in `dir` and left running; returns one
+/// line per group stopped. The caller holds the mesh lock, so no recorded group is a live
+/// run's. A group whose leader's pid now names another process is long gone (a pid is not
+/// reused while its group lives) and is only forgotten.
+pub fn stop_orphans(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut stopped = Vec::new();
+    for e in entries.flatten() {
+        let path = e.path();
+        let pid = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok());
+        let recorded = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok());
+        if let (Some(pid), Some(recorded)) = (pid, recorded)
+            && pid > 1
+        {
+            let ours = match start_time(pid) {
+                Some(now) => now == recorded,
+                // The leader is gone; members of its group may live on, and the pgid cannot
+                // have been given to anyone else while they do.
+                None => true,
+            };
+            // SAFETY: kill with a negative pid signals that process group; no memory involved.
+            if ours && unsafe { libc::kill(-pid, libc::SIGKILL) } == 0 {
+                stopped.push(format!(
+                    "stopped the build process group {pid} left running by a mesh that was killed"
+                ));
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+    stopped
+}

@@ -64,6 +64,8 @@ pub fn reconcile(
         events_keep: mesh.settings.events_keep,
     };
     let build = crate::build::build(paths, &loaded, &opts, build_progress)?;
+    // Asked to stop during the builds: nothing is sent on their account.
+    crate::check_stopped()?;
     let mut events = Vec::new();
     drop(loaded);
     let (push, push_events) = crate::transport::push::push(
@@ -75,6 +77,7 @@ pub fn reconcile(
         },
         push_progress,
     )?;
+    crate::check_stopped()?;
     let (collect, collect_events) = crate::transport::collect::collect(paths, mesh, &[])?;
     let status = crate::status::nodes::status(paths, mesh)?;
 

@@ -657,6 +657,42 @@ impl ArtifactStore {
         is_digest(digest) && fs::metadata(self.path(digest)).is_ok_and(|m| m.is_file())
     }
 
+    /// Whether the file stored as `digest` holds exactly the bytes of that digest (false for
+    /// an absent file). Read whole: used before an artifact is sent and when a build's output
+    /// meets a file already there.
+    pub fn verify(&self, digest: &str) -> Result<bool, ArtifactError> {
+        if !is_digest(digest) {
+            return Ok(false);
+        }
+        let path = self.path(digest);
+        let mut f = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(source) => return Err(ArtifactError::Io { path, source }),
+        };
+        let mut hasher = blake3::Hasher::new();
+        hasher
+            .update_reader(&mut f)
+            .map_err(|source| ArtifactError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(hasher.finalize().to_hex().as_str() == digest)
+    }
+
+    /// Removes the file stored as `digest` (a damaged one: its module is built again).
+    pub fn remove(&self, digest: &str) -> Result<(), ArtifactError> {
+        if !is_digest(digest) {
+            return Ok(());
+        }
+        let path = self.path(digest);
+        match fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(source) => Err(ArtifactError::Io { path, source }),
+        }
+    }
+
     /// Every digest held, sorted (file names that are digests; temp files are ignored). An
     /// absent store holds nothing.
     pub fn list(&self) -> Result<Vec<Digest>, ArtifactError> {
@@ -714,7 +750,11 @@ impl ArtifactStore {
                 source,
             })?;
         let dest = self.path(digest);
-        if fs::symlink_metadata(&dest).is_ok_and(|m| m.is_file() && m.len() == size) {
+        // A file already there is kept only when its content is this digest: a damaged one
+        // of the same size (a flipped bit) is replaced, never believed.
+        if fs::symlink_metadata(&dest).is_ok_and(|m| m.is_file() && m.len() == size)
+            && self.verify(digest).unwrap_or(false)
+        {
             return Ok(());
         }
         tmp.persist(&dest).map_err(|e| ArtifactError::Io {

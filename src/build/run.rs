@@ -54,6 +54,8 @@ pub struct Outcome {
 pub struct Dirs {
     /// Scratch space for `$MESH_OUT`.
     pub tmp: PathBuf,
+    /// Where running process groups are recorded (see [`crate::process::Group`]).
+    pub groups: PathBuf,
     /// The artifact store.
     pub artifacts: ArtifactStore,
 }
@@ -93,6 +95,7 @@ pub fn run(job: &Job, dirs: &Dirs, log: &Path, live: &Arc<Live>) -> Outcome {
     let env = Env {
         job,
         out: out.path(),
+        groups: &dirs.groups,
     };
     match step(&env, "build", &job.build, &mut sink, live) {
         Step::Ok => {}
@@ -168,6 +171,7 @@ fn judged(
 struct Env<'a> {
     job: &'a Job,
     out: &'a Path,
+    groups: &'a Path,
 }
 
 enum Step {
@@ -192,11 +196,16 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
     for (name, dir) in &env.job.deps {
         c.env(super::dep_env_name(name), dir);
     }
+    if let Some(sig) = crate::process::stopped() {
+        return Step::Environmental(stopped_why(name, sig));
+    }
     let mut child = match c.spawn() {
         Ok(c) => c,
         Err(e) => return Step::Environmental(format!("{name} could not be started: {e}")),
     };
     let pid = child.id();
+    // Known to the SIGINT/SIGTERM handler and recorded for a run after a SIGKILL.
+    let group = crate::process::Group::register(pid, env.groups);
     let shared = Arc::new(Mutex::new(std::mem::take(sink)));
     let readers: Vec<_> = [
         child
@@ -231,6 +240,7 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
     // What the step left running in its group (a daemon, `cmd &`) would hold the pipes open and
     // the readers with them, past any timeout: the step is over, so is its group.
     crate::process::kill_group(pid);
+    drop(group);
     for r in readers {
         let _ = r.join();
     }
@@ -243,6 +253,11 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
         Ok(Err(e)) => return Step::Environmental(format!("{name} could not be waited for: {e}")),
         Err(_) => return Step::Environmental(format!("{name} could not be waited for")),
     };
+    if let Some(sig) = crate::process::stopped() {
+        let why = stopped_why(name, sig);
+        sink.line(&format!("mesh: {why}"));
+        return Step::Environmental(why);
+    }
     if timed_out {
         let why = format!(
             "{name} timed out after {}",
@@ -260,6 +275,14 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
         (None, Some(sig)) => Step::Environmental(format!("{name} was killed by signal {sig}")),
         (None, None) => Step::Environmental(format!("{name} ended without a status")),
     }
+}
+
+/// Why a step did not run to its end: mesh was asked to stop.
+fn stopped_why(name: &str, sig: i32) -> String {
+    format!(
+        "{name} was stopped: mesh received {}",
+        crate::process::signal_name(sig)
+    )
 }
 
 /// Copies a stream into the log, line by line for the tail and the progress line.

@@ -140,6 +140,7 @@ pub fn build(
     })?;
     let dirs = Dirs {
         tmp: paths.tmp(),
+        groups: paths.groups(),
         artifacts: ArtifactStore::new(paths.artifacts()),
     };
     for d in [paths.tmp(), paths.artifacts(), paths.logs()] {
@@ -189,7 +190,8 @@ pub fn build(
                 })
                 .collect();
             // After a store error nothing new starts; what runs is waited for.
-            let ready = if record_err.is_some() {
+            // Nor after mesh was asked to stop (SIGINT/SIGTERM).
+            let ready = if record_err.is_some() || crate::process::stopped().is_some() {
                 Vec::new()
             } else {
                 ready

@@ -10,6 +10,8 @@ pub struct Ctx {
     pub mesh: MeshConfig,
     /// `.mesh/` and the store file.
     paths: crate::store::Paths,
+    /// Where to say what taking the lock tidied up.
+    ui: super::Ui,
 }
 
 impl Ctx {
@@ -52,6 +54,7 @@ impl Ctx {
         Ok(Ctx {
             mesh,
             paths: crate::store::Paths { dot_mesh, state },
+            ui: super::Ui::new(cli),
         })
     }
 
@@ -60,9 +63,31 @@ impl Ctx {
         &self.paths
     }
 
-    /// Takes the mesh lock for a verb that changes the mesh (exit 75 if another holds it).
+    /// Takes the mesh lock for a verb that changes the mesh (exit 75 if another holds it),
+    /// then clears what a killed run left: it stops the build process groups that run
+    /// recorded and sweeps `.mesh/tmp`. Only a holder of the lock may do either: no other run
+    /// is building.
     pub fn lock(&self, verb: &str) -> Result<crate::store::MeshLock> {
         crate::store::make_dir(&self.paths.dot_mesh)?;
-        Ok(crate::store::MeshLock::take(&self.paths.dot_mesh, verb)?)
+        let lock = crate::store::MeshLock::take(&self.paths.dot_mesh, verb)?;
+        for line in crate::process::stop_orphans(&self.paths.groups()) {
+            self.ui.warn(line);
+        }
+        sweep(&self.paths.tmp());
+        Ok(lock)
+    }
+}
+
+/// Removes everything inside `dir` (a killed build's `$MESH_OUT`), keeping `dir`.
+fn sweep(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let _ = match e.file_type() {
+            Ok(t) if t.is_dir() => std::fs::remove_dir_all(&p),
+            _ => std::fs::remove_file(&p),
+        };
     }
 }

@@ -7,8 +7,10 @@ mod collect;
 pub mod completions;
 mod context;
 mod declare;
+mod doctor;
 mod events;
 mod example;
+mod gc;
 mod graph;
 mod init;
 pub mod man;
@@ -67,6 +69,8 @@ enum Command {
     Status(status::Args),
     Reconcile(reconcile::Args),
     Events(events::Args),
+    Doctor(doctor::Args),
+    Gc(gc::Args),
     Node(node::Args),
     Completions(completions::Args),
     Man(man::Args),
@@ -126,7 +130,16 @@ pub fn main() -> i32 {
         }
     };
     let ui = Ui::new(&cli);
-    match run(&cli, &ui) {
+    crate::process::stop_on_signals();
+    let result = run(&cli, &ui);
+    // Asked to stop: the builds were stopped and what finished is recorded; the exit code
+    // says so (130/143) whatever the verb made of its stopped builds.
+    let result = match (result, crate::process::stopped()) {
+        (Err(e @ crate::Error::Stopped { .. }), _) => Err(e),
+        (_, Some(signal)) => Err(crate::Error::Stopped { signal }),
+        (r, None) => r,
+    };
+    match result {
         Ok(code) => code,
         Err(e) => {
             let code = e.exit_code();
@@ -149,6 +162,8 @@ fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
         Command::Status(a) => status::run(&Ctx::load(cli)?, ui, a),
         Command::Reconcile(a) => reconcile::run(&Ctx::load(cli)?, ui, a),
         Command::Events(a) => events::run(&Ctx::load(cli)?, ui, a),
+        Command::Doctor(a) => doctor::run(&Ctx::load(cli)?, ui, a),
+        Command::Gc(a) => gc::run(&Ctx::load(cli)?, ui, a),
         Command::Node(a) => node::run(cli, ui, a),
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),

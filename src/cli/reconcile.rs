@@ -51,6 +51,23 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let s = crate::reconcile::reconcile(ctx.paths(), &ctx.mesh, jobs, &progress, &Lines(ui))?;
     progress.clear();
     super::run_hooks(ctx, ui, &s.events);
+    // What nothing needs any more goes, for a bounded time (the rest next pass).
+    if let Err(e) = crate::gc::gc(
+        ctx.paths(),
+        &crate::gc::GcOptions {
+            dry_run: false,
+            builds_keep: ctx.mesh.settings.builds_keep,
+            time_limit: Some(std::time::Duration::from_secs(5)),
+        },
+    ) {
+        ui.warn(format!("garbage collection did not finish: {e}"));
+    }
+    // A pass that changed something is worth a verified copy of the store (at most hourly).
+    if !s.events.is_empty()
+        && let Err(e) = crate::store::backup(&ctx.paths().state, crate::store::BACKUP_EVERY)
+    {
+        ui.warn(format!("no backup of the store was made: {e}"));
+    }
     if ui.json {
         ui.json_data(&s);
     }

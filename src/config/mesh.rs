@@ -129,6 +129,9 @@ pub struct Settings {
     pub events_keep: u64,
     /// How many build logs are kept per module.
     pub logs_keep: usize,
+    /// How many of each module's newest builds garbage collection keeps (besides every build a
+    /// node was sent or applied, and the declared one).
+    pub builds_keep: usize,
 }
 
 #[derive(Deserialize)]
@@ -152,6 +155,7 @@ struct RawMeshSection {
     silent_after: Option<Spanned<String>>,
     events_keep: Option<u64>,
     logs_keep: Option<usize>,
+    builds_keep: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -422,6 +426,7 @@ impl MeshConfig {
             },
             events_keep: raw.mesh.events_keep.unwrap_or(100_000),
             logs_keep: raw.mesh.logs_keep.unwrap_or(10),
+            builds_keep: raw.mesh.builds_keep.unwrap_or(10).max(1),
         };
 
         Ok(MeshConfig {

@@ -87,6 +87,14 @@ pub enum Fact {
         /// The node.
         node: String,
     },
+    /// An artifact in `.mesh/artifacts` did not match its digest: it was removed and its
+    /// module is built again.
+    ArtifactDamaged {
+        /// The module it was built for.
+        module: String,
+        /// The artifact's digest.
+        artifact: String,
+    },
 }
 
 impl Fact {
@@ -103,6 +111,7 @@ impl Fact {
             Fact::Recovered { .. } => "recovered",
             Fact::Unreachable { .. } => "unreachable",
             Fact::Reachable { .. } => "reachable",
+            Fact::ArtifactDamaged { .. } => "artifact-damaged",
         }
     }
 
@@ -111,7 +120,8 @@ impl Fact {
         match self {
             Fact::SourceMoved { module, .. }
             | Fact::Built { module, .. }
-            | Fact::Declared { module, .. } => module,
+            | Fact::Declared { module, .. }
+            | Fact::ArtifactDamaged { module, .. } => module,
             Fact::Sent { node, .. }
             | Fact::Applied { node, .. }
             | Fact::Refused { node, .. }

@@ -101,6 +101,7 @@ pub fn apply_with(root: &Path, options: &ApplyOptions) -> Result<Report, NodeErr
     let names: BTreeSet<&str> = declared.iter().map(|m| m.name.as_str()).collect();
     resources.extend(switch_off_undeclared(&modules_dir, &names)?);
     prune_all(&modules_dir);
+    prune_artifacts(&layout, &envelope.declaration.modules);
 
     let held = Held {
         digest: envelope.digest.clone(),
@@ -294,6 +295,32 @@ fn module_dirs(modules_dir: &Path) -> Result<Vec<(String, PathBuf)>, NodeError> 
 fn prune_all(modules_dir: &Path) {
     for (_, dir) in module_dirs(modules_dir).unwrap_or_default() {
         let _ = prune(&dir, KEEP_VERSIONS);
+    }
+}
+
+/// Removes from `root/artifacts` every artifact that neither the declaration in force names
+/// nor a version kept under `root/modules` was unpacked from: without this the directory
+/// grows by one file per change for ever. Housekeeping, as [`prune_all`]: the controller
+/// sends again whatever a later declaration names and the node no longer holds.
+fn prune_artifacts(layout: &Layout, declared: &[DeclaredModule]) {
+    let mut keep: BTreeSet<String> = declared.iter().map(|m| m.artifact.clone()).collect();
+    for (_, dir) in module_dirs(&layout.modules()).unwrap_or_default() {
+        for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if let Some(name) = entry.file_name().to_str()
+                && is_digest(name)
+            {
+                keep.insert(name.to_string());
+            }
+        }
+    }
+    let dir = layout.artifacts();
+    for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
+        if let Some(name) = entry.file_name().to_str()
+            && is_digest(name)
+            && !keep.contains(name)
+        {
+            let _ = fs::remove_file(entry.path());
+        }
     }
 }
 

@@ -81,6 +81,9 @@ fn parent(path: &Path) -> PathBuf {
     }
 }
 
+/// How long `receive` and `apply` wait for the node's lock before saying the node is busy.
+pub const ROOT_LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The exclusive lock on `root/.lock`, held while `receive` or `apply` runs so that a node's
 /// own timer never applies half of what is being received. Released on drop.
 #[derive(Debug)]
@@ -89,7 +92,21 @@ pub(super) struct RootLock {
 }
 
 impl RootLock {
-    /// Waits for the lock, creating the root and the lock file if missing.
+    /// Waits (bounded, as [`RootLock::acquire`]) for a lock that exists, creating nothing: a
+    /// reader of the node (its reports) waits for a receive or apply in progress, and a lock
+    /// held without end makes the node busy for the reader too, not silently half-read.
+    pub(super) fn probe(lock: &Path) -> Result<Option<RootLock>, NodeError> {
+        let file = match OpenOptions::new().write(true).open(lock) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(NodeError::io("open the lock file", lock)(e)),
+        };
+        Self::wait(file, lock).map(Some)
+    }
+
+    /// Waits for the lock, up to [`ROOT_LOCK_PATIENCE`] (then [`NodeError::Busy`]: a lock
+    /// held without end must never hang the controller), creating the root and the lock file
+    /// if missing.
     pub(super) fn acquire(root: &Path, lock: &Path) -> Result<RootLock, NodeError> {
         fs::create_dir_all(root).map_err(NodeError::io("create", root))?;
         let file = OpenOptions::new()
@@ -98,7 +115,25 @@ impl RootLock {
             .write(true)
             .open(lock)
             .map_err(NodeError::io("open the lock file", lock))?;
-        file.lock().map_err(NodeError::io("lock", lock))?;
-        Ok(RootLock { _file: file })
+        Self::wait(file, lock)
+    }
+
+    fn wait(file: File, lock: &Path) -> Result<RootLock, NodeError> {
+        let start = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(RootLock { _file: file }),
+                Err(fs::TryLockError::WouldBlock) if start.elapsed() < ROOT_LOCK_PATIENCE => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(fs::TryLockError::WouldBlock) => {
+                    return Err(NodeError::Busy {
+                        path: lock.to_path_buf(),
+                        waited: ROOT_LOCK_PATIENCE,
+                    });
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(NodeError::io("lock", lock)(e)),
+            }
+        }
     }
 }

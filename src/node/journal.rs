@@ -190,7 +190,9 @@ pub(super) fn append(root: &Path, mut report: Report) -> Result<Report, NodeErro
 /// is not JSON is skipped (the rest are still worth collecting); a missing journal holds none.
 /// Fields are passed on as the node wrote them, unknown ones included.
 pub fn reports_since(root: &Path, since: u64, output: &mut impl Write) -> Result<u64, NodeError> {
-    let dir = Layout::new(root).reports();
+    let layout = Layout::new(root);
+    let _lock = super::disk::RootLock::probe(&layout.lock())?;
+    let dir = layout.reports();
     let mut count = 0;
     let held = list(&dir)?;
     // Asked for more than this journal ever wrote: it started again (a wiped node). Everything

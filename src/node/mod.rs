@@ -89,6 +89,22 @@ pub enum NodeError {
         reason: String,
     },
 
+    /// Another process held the node's lock (`root/.lock`) for longer than mesh waits: the
+    /// node's own apply timer, or another controller. Nothing was changed.
+    #[error("the node is busy: {} was held by another process for {}", path.display(), humantime::format_duration(*waited))]
+    #[diagnostic(
+        code(mesh::node::busy),
+        help(
+            "something on the node (its own apply, or another mesh) holds the lock; nothing was changed and the next run tries again"
+        )
+    )]
+    Busy {
+        /// The lock file.
+        path: PathBuf,
+        /// How long mesh waited.
+        waited: std::time::Duration,
+    },
+
     /// The receive stream was cut short: nothing was kept and nothing reported.
     #[error("the stream was cut short: {reason}")]
     #[diagnostic(

@@ -305,12 +305,13 @@ fn a_lower_sequence_is_refused_whole() {
         "sequence 2 is already held with another digest",
     );
 
-    // Lower than what was applied, even with declaration.json gone.
+    // Lower than what was applied, even with declaration.json gone. (The apply removed `b`,
+    // which nothing in force names: it is sent again.)
     apply(root).unwrap();
     fs::remove_file(root.join("declaration.json")).unwrap();
     refused(
         root,
-        &stream(&[], &older.to_bytes()),
+        &stream(&[&b], &older.to_bytes()),
         "sequence 1 is lower than 2 already applied",
     );
     assert!(!root.join("declaration.json").exists());
@@ -324,7 +325,7 @@ fn a_lower_sequence_is_refused_whole() {
 
     // A higher one is taken.
     let next = envelope(vec![module("m", &b, None)], 3);
-    send(root, &[], &next);
+    send(root, &[&b], &next);
     assert_eq!(have(root).unwrap().declaration, held(&next));
 }
 
@@ -670,4 +671,29 @@ fn a_damaged_state_file_is_not_a_floor_to_guess() {
     assert!(matches!(err, NodeError::Corrupt { .. }), "{err:?}");
     assert!(!root.join("declaration.json").exists());
     assert!(matches!(have(root), Err(NodeError::Corrupt { .. })));
+}
+
+#[test]
+fn apply_removes_the_artifacts_nothing_in_force_or_kept_names() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let a = artifact(&[("a", "1")]);
+    let b = artifact(&[("a", "2")]);
+    let stray = artifact(&[("a", "3")]);
+    send(
+        root,
+        &[&a, &stray],
+        &envelope(vec![module("m", &a, None)], 1),
+    );
+    apply(root).unwrap();
+    let held = |d: &str| root.join("artifacts").join(d).exists();
+    assert!(held(&a.0), "named by the declaration in force");
+    assert!(!held(&stray.0), "named by nothing");
+    send(root, &[&b], &envelope(vec![module("m", &b, None)], 2));
+    apply(root).unwrap();
+    assert!(held(&b.0), "in force");
+    assert!(
+        held(&a.0),
+        "a kept version under modules/ was unpacked from it"
+    );
 }

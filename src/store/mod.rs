@@ -3,11 +3,14 @@
 //! It is opened for moments, never across a build, a test or a network call: read what is
 //! needed, drop the [`Store`], do the slow work, reopen and record in one [`Store::write`].
 
+mod backup;
 mod codec;
+mod guard;
 mod lock;
 mod migrate;
 mod tables;
 
+pub use backup::{BACKUP_EVERY, backup, backup_path, check_backup, check_pages};
 pub use codec::{decode, encode};
 pub use lock::MeshLock;
 pub use tables::*;
@@ -16,12 +19,16 @@ use miette::Diagnostic;
 use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use serde::{Serialize, de::DeserializeOwned};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
-/// The store format this binary reads and writes. Raised when a table's shape changes.
-/// 2: build records name the source ids of dev, optional and cycle dependencies.
-pub const FORMAT: u32 = 2;
+/// The store format this binary reads and writes. Raised when a table's shape changes; an
+/// older file is migrated in one transaction (`migrate.rs`).
+///
+/// 2: every value carries a checksum (`codec.rs`).
+/// 3: build records name the source ids of dev, optional and cycle dependencies.
+pub const FORMAT: u32 = 3;
 
 /// A table: byte keys, codec-encoded values.
 pub type Table = TableDefinition<'static, &'static [u8], &'static [u8]>;
@@ -89,6 +96,33 @@ pub enum StoreError {
         /// The path that should be a directory.
         path: PathBuf,
     },
+    /// The store file is damaged: it cannot be read as it was written. Never repaired or
+    /// replaced behind the user's back.
+    #[error("the store {path} is damaged: {message}")]
+    #[diagnostic(code(mesh::store::damaged), help("{help}"))]
+    Damaged {
+        /// The store file.
+        path: PathBuf,
+        /// What was found.
+        message: String,
+        /// What to do: `mesh doctor`, and the backup to restore.
+        help: String,
+    },
+    /// The store (or its directory) cannot be written.
+    #[error("the store {path} cannot be written: {message}")]
+    #[diagnostic(
+        code(mesh::store::read_only),
+        help(
+            "mesh records every run in the store, reading verbs included: make {} writable (or mount it read-write), or point `--state FILE` (MESH_STATE) at a writable file",
+            path.parent().map_or_else(|| ".".into(), |p| p.display().to_string())
+        )
+    )]
+    ReadOnly {
+        /// The store file.
+        path: PathBuf,
+        /// The OS's words.
+        message: String,
+    },
     /// redb failed.
     #[error("the store {path} could not be used: {message}")]
     #[diagnostic(
@@ -103,13 +137,11 @@ pub enum StoreError {
         /// redb's words.
         message: String,
     },
-    /// A value could not be decoded.
+    /// A value could not be decoded (inside the store this becomes [`StoreError::Damaged`]).
     #[error("a value in table `{table}` could not be read: {message}")]
     #[diagnostic(
         code(mesh::store::corrupt),
-        help(
-            "the store may have been written by another program; move it aside and run `mesh reconcile` to rebuild what can be rebuilt"
-        )
+        help("`mesh doctor` says more about the store")
     )]
     Decode {
         /// The table.
@@ -124,6 +156,72 @@ impl StoreError {
     pub fn is_locked(&self) -> bool {
         matches!(self, StoreError::Locked { .. } | StoreError::Busy { .. })
     }
+
+    /// The store at `path` is damaged: `message` says how.
+    pub fn damaged(path: &Path, message: impl Into<String>) -> StoreError {
+        let bak = backup_path(path);
+        let restore = if bak.is_file() {
+            format!(
+                "to go back to the last verified copy, move the damaged file aside and restore {} (`cp {} {}`)",
+                bak.display(),
+                bak.display(),
+                path.display()
+            )
+        } else {
+            format!(
+                "there is no backup ({} is made after a run that changed something): move the damaged file aside to start a new store (its history is lost)",
+                bak.display()
+            )
+        };
+        StoreError::Damaged {
+            path: path.to_path_buf(),
+            message: message.into(),
+            help: format!("`mesh doctor` says more; {restore}"),
+        }
+    }
+
+    /// Whether this names a damaged store.
+    pub fn is_damaged(&self) -> bool {
+        matches!(self, StoreError::Damaged { .. })
+    }
+
+    /// A redb error about the store at `path`, named for what it is: damage, a store that
+    /// cannot be written, or anything else.
+    fn from_redb(path: &Path, e: impl Into<redb::Error>) -> StoreError {
+        let e: redb::Error = e.into();
+        match &e {
+            redb::Error::Corrupted(m) => StoreError::damaged(path, m.clone()),
+            redb::Error::Io(io) if read_only(io) => StoreError::ReadOnly {
+                path: path.to_path_buf(),
+                message: io.to_string(),
+            },
+            // Passing conditions of this process or this machine, not of the file.
+            redb::Error::Io(_)
+            | redb::Error::DatabaseAlreadyOpen
+            | redb::Error::LockProtocolMismatch
+            | redb::Error::TransactionInProgress
+            | redb::Error::WouldBlock
+            | redb::Error::PreviousIo
+            | redb::Error::DatabaseClosed
+            | redb::Error::Backend(_)
+            | redb::Error::Unsupported
+            | redb::Error::ValueTooLarge(_) => StoreError::Db {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            },
+            // mesh's tables have one fixed shape: a table that reads as another type, a type
+            // that changed, a format redb does not know, are what a damaged file looks like.
+            _ => StoreError::damaged(path, e.to_string()),
+        }
+    }
+}
+
+/// Whether an OS error means "this cannot be written here" rather than a passing failure.
+fn read_only(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::ReadOnlyFilesystem | std::io::ErrorKind::PermissionDenied
+    )
 }
 
 /// Where a mesh keeps its state: the store file and the directories beside it in `.mesh/`.
@@ -152,9 +250,14 @@ impl Paths {
     pub fn deps(&self) -> PathBuf {
         self.dot_mesh.join("deps")
     }
-    /// `.mesh/tmp/`: scratch space (`$MESH_OUT`).
+    /// `.mesh/tmp/`: scratch space (`$MESH_OUT`), swept by every run that takes the lock.
     pub fn tmp(&self) -> PathBuf {
         self.dot_mesh.join("tmp")
+    }
+    /// `.mesh/groups/`: one file per running build process group (pid, start time), so a run
+    /// after a SIGKILL can stop what the killed one left running.
+    pub fn groups(&self) -> PathBuf {
+        self.dot_mesh.join("groups")
     }
     /// Opens the store.
     pub fn open(&self) -> Result<Store, StoreError> {
@@ -173,6 +276,12 @@ pub fn make_dir(dir: &Path) -> Result<(), StoreError> {
                     path: blocker.to_path_buf(),
                 });
             }
+            if read_only(&e) {
+                return Err(StoreError::ReadOnly {
+                    path: dir.to_path_buf(),
+                    message: e.to_string(),
+                });
+            }
             Err(StoreError::Db {
                 path: dir.to_path_buf(),
                 message: e.to_string(),
@@ -183,8 +292,24 @@ pub fn make_dir(dir: &Path) -> Result<(), StoreError> {
 
 /// An open store. Drop it before slow work.
 pub struct Store {
-    db: redb::Database,
+    /// `None` only while dropping.
+    db: Option<redb::Database>,
     path: PathBuf,
+    /// Set once damage was seen: the handle is then never closed (closing writes).
+    damaged: AtomicBool,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if let Some(db) = self.db.take() {
+            if self.damaged.load(Ordering::Relaxed) {
+                // Closing writes to the file; a damaged one is left exactly as it was found.
+                std::mem::forget(db);
+            } else {
+                let _ = guard::guarded(|| drop(db));
+            }
+        }
+    }
 }
 
 /// How every store is opened: a modest cache, and several processes may have it open at once
@@ -202,28 +327,31 @@ const OPEN_PATIENCE: Duration = Duration::from_secs(2);
 impl Store {
     /// Opens (or creates) the store at `path`, creating its directory; waits up to 2 s for
     /// another process, checks the format and migrates an older file in one transaction.
+    ///
+    /// A file that is there but is not a store (empty, or not a redb file) is refused, never
+    /// replaced; damage found on the way, a panic inside redb included, is
+    /// [`StoreError::Damaged`].
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let db_err = |e: &dyn std::fmt::Display| StoreError::Db {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        };
         if let Some(dir) = path.parent()
             && !dir.as_os_str().is_empty()
         {
             make_dir(dir).map_err(|e| match e {
-                StoreError::Db { message, .. } => db_err(&message),
+                StoreError::Db { message, .. } => StoreError::Db {
+                    path: path.to_path_buf(),
+                    message,
+                },
                 e => e,
             })?;
         }
-        if !path.exists() {
-            Self::create_whole(path).map_err(|e| match e {
-                StoreError::Db { message, .. } => db_err(&message),
-                e => e,
-            })?;
+        match std::fs::symlink_metadata(path) {
+            Ok(_) => check_header(path)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Self::create_whole(path)?,
+            Err(e) => return Err(StoreError::from_redb(path, e)),
         }
         let start = Instant::now();
         let db = loop {
-            let res = builder().create(path);
+            let res = guard::guarded(|| builder().create(path))
+                .map_err(|p| StoreError::damaged(path, p))?;
             match res {
                 Ok(db) => break db,
                 Err(redb::DatabaseError::DatabaseAlreadyOpen)
@@ -236,12 +364,13 @@ impl Store {
                         path: path.to_path_buf(),
                     });
                 }
-                Err(e) => return Err(db_err(&e)),
+                Err(e) => return Err(StoreError::from_redb(path, e)),
             }
         };
         let store = Store {
-            db,
+            db: Some(db),
             path: path.to_path_buf(),
+            damaged: AtomicBool::new(false),
         };
         store.prepare()?;
         Ok(store)
@@ -254,16 +383,15 @@ impl Store {
             .file_name()
             .map_or_else(|| "state.redb".into(), |n| n.to_string_lossy().into_owned());
         let tmp = path.with_file_name(format!(".{name}.new-{}", std::process::id()));
-        let err = |e: &dyn std::fmt::Display| StoreError::Db {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        };
         let _ = std::fs::remove_file(&tmp);
         {
-            let db = builder().create(&tmp).map_err(|e| err(&e))?;
+            let db = guard::guarded(|| builder().create(&tmp))
+                .map_err(|p| StoreError::damaged(&tmp, p))?
+                .map_err(|e| StoreError::from_redb(path, e))?;
             let store = Store {
-                db,
+                db: Some(db),
                 path: tmp.clone(),
+                damaged: AtomicBool::new(false),
             };
             store.prepare()?;
         }
@@ -273,7 +401,7 @@ impl Store {
             Ok(()) => {}
             // Another process made it first: theirs is whole too.
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(err(&e)),
+            Err(e) => return Err(StoreError::from_redb(path, e)),
         }
         if let Some(dir) = path.parent()
             && let Ok(d) = std::fs::File::open(if dir.as_os_str().is_empty() {
@@ -292,28 +420,53 @@ impl Store {
         &self.path
     }
 
-    fn err(&self, e: impl std::fmt::Display) -> StoreError {
-        StoreError::Db {
+    fn db(&self) -> Result<&redb::Database, StoreError> {
+        self.db.as_ref().ok_or_else(|| StoreError::Db {
             path: self.path.clone(),
-            message: e.to_string(),
+            message: "the store was closed".into(),
+        })
+    }
+
+    fn err(&self, e: impl Into<redb::Error>) -> StoreError {
+        let e = StoreError::from_redb(&self.path, e);
+        if e.is_damaged() {
+            self.damaged.store(true, Ordering::Relaxed);
         }
+        e
+    }
+
+    /// Damage found in a value (a checksum that does not match, bytes that do not decode).
+    fn bad_value(&self, e: StoreError) -> StoreError {
+        self.damaged.store(true, Ordering::Relaxed);
+        match e {
+            StoreError::Decode { table, message } => {
+                StoreError::damaged(&self.path, format!("in table `{table}`: {message}"))
+            }
+            e => e,
+        }
+    }
+
+    /// A panic caught inside redb (or the code reading through it): damage, named.
+    fn panicked(&self, what: String) -> StoreError {
+        self.damaged.store(true, Ordering::Relaxed);
+        StoreError::damaged(&self.path, what)
     }
 
     /// Creates every table and checks the format, migrating an older file.
     fn prepare(&self) -> Result<(), StoreError> {
-        let found = self.read(|r| r.get::<u32>(META, b"format"))?;
+        let found = self.read(|r| r.format())?;
         match found {
             Some(f) if f == FORMAT => Ok(()),
             Some(f) if f > FORMAT => Err(StoreError::NewerFormat {
                 path: self.path.clone(),
                 found: f,
             }),
-            older => self.write(|w| {
+            _ => self.write(|w| {
+                if let Some(f) = found {
+                    migrate::run(w, f)?;
+                }
                 for t in ALL_TABLES {
                     w.table(*t)?;
-                }
-                if older == Some(1) {
-                    migrate::from_1(w)?;
                 }
                 w.put(META, b"format", &FORMAT)
             }),
@@ -325,8 +478,11 @@ impl Store {
         &self,
         f: impl FnOnce(&Reader) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let tx = self.db.begin_read().map_err(|e| self.err(e))?;
-        f(&Reader { tx, store: self })
+        guard::guarded(|| {
+            let tx = self.db()?.begin_read().map_err(|e| self.err(e))?;
+            f(&Reader { tx, store: self })
+        })
+        .map_err(|p| self.panicked(p))?
     }
 
     /// Runs `f` in one write transaction and commits it (immediate durability) when `f`
@@ -339,7 +495,9 @@ impl Store {
         // then say so (exit 75) rather than wait without end.
         let start = Instant::now();
         let tx = loop {
-            match self.db.try_begin_write() {
+            let tried = guard::guarded(|| self.db().map(|db| db.try_begin_write()))
+                .map_err(|p| self.panicked(p))??;
+            match tried {
                 Ok(tx) => break tx,
                 Err(redb::TransactionError::WouldBlock) if start.elapsed() < OPEN_PATIENCE => {
                     std::thread::sleep(Duration::from_millis(10));
@@ -352,11 +510,45 @@ impl Store {
                 Err(e) => return Err(self.err(e)),
             }
         };
-        let w = Writer { tx, store: self };
-        let out = f(&w)?;
-        w.tx.commit().map_err(|e| self.err(e))?;
-        Ok(out)
+        guard::guarded(move || {
+            let w = Writer { tx, store: self };
+            let out = f(&w)?;
+            w.tx.commit().map_err(|e| self.err(e))?;
+            Ok(out)
+        })
+        .map_err(|p| self.panicked(p))?
     }
+}
+
+/// Refuses a file that cannot be a store: empty, or not starting as a redb file does. Such a
+/// file is never replaced by a new store: its history would be lost without a word.
+fn check_header(path: &Path) -> Result<(), StoreError> {
+    use std::io::Read;
+    /// The first bytes of every redb file.
+    const MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
+    let mut f = std::fs::File::open(path).map_err(|e| StoreError::from_redb(path, e))?;
+    let mut head = [0u8; MAGIC.len()];
+    let mut got = 0;
+    while got < head.len() {
+        match f.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) => return Err(StoreError::from_redb(path, e)),
+        }
+    }
+    if got == 0 {
+        return Err(StoreError::damaged(
+            path,
+            "it is empty (0 bytes), so everything it recorded is gone; mesh does not start a new store in its place",
+        ));
+    }
+    if got < MAGIC.len() || head != MAGIC {
+        return Err(StoreError::damaged(
+            path,
+            "it is not a redb file (it does not begin as one), so mesh does not use or replace it",
+        ));
+    }
+    Ok(())
 }
 
 /// A read transaction.
@@ -385,7 +577,22 @@ impl Reader<'_> {
             Err(e) => return Err(self.store.err(e)),
         };
         let v = table.get(key).map_err(|e| self.store.err(e))?;
-        v.map(|v| decode(&table_name(t), v.value())).transpose()
+        v.map(|v| decode(&table_name(t), key, v.value()))
+            .transpose()
+            .map_err(|e| self.store.bad_value(e))
+    }
+
+    /// The store's format number, from a file of any format.
+    fn format(&self) -> Result<Option<u32>, StoreError> {
+        let table = match self.tx.open_table(META) {
+            Ok(table) => table,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(self.store.err(e)),
+        };
+        let v = table.get(&b"format"[..]).map_err(|e| self.store.err(e))?;
+        v.map(|v| codec::decode_any(&table_name(META), b"format", v.value()))
+            .transpose()
+            .map_err(|e| self.store.bad_value(e))
     }
 
     /// Every (key, value) with `lo <= key < hi` (`hi` None: to the end), in key order.
@@ -411,6 +618,37 @@ impl Reader<'_> {
             Err(e) => Err(self.store.err(e)),
         }
     }
+
+    /// Every table's name and raw entries, each value's checksum checked: what `mesh doctor`
+    /// and the backup's verification read. Returns (table, entries) per table.
+    pub fn verify_all(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        use redb::TableHandle;
+        let names: Vec<String> = self
+            .tx
+            .list_tables()
+            .map_err(|e| self.store.err(e))?
+            .map(|h| h.name().to_string())
+            .collect();
+        let mut out = Vec::new();
+        for name in names {
+            let def = redb::TableDefinition::<&[u8], &[u8]>::new(&name);
+            let table = self.tx.open_table(def).map_err(|e| self.store.err(e))?;
+            let mut n = 0u64;
+            for item in table.iter().map_err(|e| self.store.err(e))? {
+                let (k, v) = item.map_err(|e| self.store.err(e))?;
+                codec::verify(&name, k.value(), v.value()).map_err(|e| self.store.bad_value(e))?;
+                n += 1;
+            }
+            let len = table.len().map_err(|e| self.store.err(e))?;
+            if len != n {
+                return Err(self.store.panicked(format!(
+                    "table `{name}` says it holds {len} entries, {n} were read"
+                )));
+            }
+            out.push((name, n));
+        }
+        Ok(out)
+    }
 }
 
 fn collect<T: DeserializeOwned>(
@@ -429,7 +667,22 @@ fn collect<T: DeserializeOwned>(
     let mut out = Vec::new();
     for item in iter {
         let (k, v) = item.map_err(|e| store.err(e))?;
-        out.push((k.value().to_vec(), decode(&name, v.value())?));
+        let key = k.value();
+        out.push((
+            key.to_vec(),
+            decode(&name, key, v.value()).map_err(|e| store.bad_value(e))?,
+        ));
+    }
+    // A whole table read: its entries must be as many as it says it holds, so a damaged page
+    // that hides entries is named rather than believed.
+    if lo.is_empty() && hi.is_none() {
+        let len = table.len().map_err(|e| store.err(e))?;
+        if len != out.len() as u64 {
+            return Err(store.panicked(format!(
+                "table `{name}` says it holds {len} entries, {} were read",
+                out.len()
+            )));
+        }
     }
     Ok(out)
 }
@@ -443,7 +696,9 @@ impl Writer<'_> {
     pub fn get<T: DeserializeOwned>(&self, t: Table, key: &[u8]) -> Result<Option<T>, StoreError> {
         let table = self.table(t)?;
         let v = table.get(key).map_err(|e| self.store.err(e))?;
-        v.map(|v| decode(&table_name(t), v.value())).transpose()
+        v.map(|v| decode(&table_name(t), key, v.value()))
+            .transpose()
+            .map_err(|e| self.store.bad_value(e))
     }
 
     /// Every (key, value) with `lo <= key < hi`, as this transaction sees it.
@@ -463,7 +718,7 @@ impl Writer<'_> {
         key: &[u8],
         v: &T,
     ) -> Result<(), StoreError> {
-        let bytes = encode(v);
+        let bytes = encode(&table_name(t), key, v);
         self.table(t)?
             .insert(key, bytes.as_slice())
             .map_err(|e| self.store.err(e))?;

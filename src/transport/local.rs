@@ -21,7 +21,11 @@ impl Local {
 }
 
 fn failed(e: NodeError) -> TransportError {
-    TransportError::Failed(e.to_string())
+    match e {
+        // A busy node was not reached this run: a fact about reachability, retried next run.
+        NodeError::Busy { .. } => TransportError::Unreachable(e.to_string()),
+        e => TransportError::Failed(e.to_string()),
+    }
 }
 
 impl Transport for Local {

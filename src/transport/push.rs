@@ -99,6 +99,13 @@ enum Msg {
     Record(Event),
     /// A node is done.
     Done(NodePush),
+    /// An artifact about to be sent did not match its digest and was removed.
+    Damaged {
+        /// The module it was built for.
+        module: String,
+        /// Its digest.
+        artifact: String,
+    },
 }
 
 /// What a worker tells the recorder.
@@ -211,6 +218,18 @@ pub fn push(
                     record_err.get_or_insert(e);
                 }
             },
+            Msg::Damaged { module, artifact } => {
+                let fact = crate::events::Fact::ArtifactDamaged { module, artifact };
+                let written = paths.open().and_then(|store| {
+                    store.write(|w| events::append(w, &[fact], now_ms(), mesh.settings.events_keep))
+                });
+                match written {
+                    Ok(e) => events.extend(e),
+                    Err(e) => {
+                        record_err.get_or_insert(e.into());
+                    }
+                }
+            }
             Msg::Done(p) => {
                 progress.node_done(&p);
                 done.push(p);
@@ -314,6 +333,30 @@ fn send_one(
         {
             missing.push((m.artifact.clone(), artifacts.path(&m.artifact), m.size));
         }
+    }
+    // Every artifact is checked against its digest before it goes: a damaged one (a flipped
+    // bit on this disk) is removed, which makes its module stale, and the next build makes
+    // it again; the node is not sent a declaration it would refuse.
+    for (digest, _, _) in &missing {
+        if artifacts.verify(digest).unwrap_or(true) {
+            continue;
+        }
+        let module = declaration
+            .modules
+            .iter()
+            .find(|m| &m.artifact == digest)
+            .map_or_else(String::new, |m| m.name.clone());
+        let _ = artifacts.remove(digest);
+        let _ = tx.send(Msg::Damaged {
+            module: module.clone(),
+            artifact: digest.clone(),
+        });
+        return Outcome::Failed {
+            reason: format!(
+                "the artifact of {module} ({}) in .mesh/artifacts did not match its digest and was removed; the next run builds it again",
+                &digest[..digest.len().min(12)]
+            ),
+        };
     }
     let envelope = declaration.seal(sequence).to_bytes();
     let parts: Vec<(String, &std::path::Path, u64)> = missing

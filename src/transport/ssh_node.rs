@@ -83,6 +83,18 @@ fn ssh_error(e: SshError) -> TransportError {
     }
 }
 
+/// Exit 75 from the node side: its lock was held for longer than it waits. The node was not
+/// reached this run (nothing changed there), which the next run retries.
+fn busy(out: &super::ssh::Output) -> Result<(), TransportError> {
+    if out.status == 75 {
+        return Err(TransportError::Unreachable(format!(
+            "the node is busy ({})",
+            words(out)
+        )));
+    }
+    Ok(())
+}
+
 fn words(out: &super::ssh::Output) -> String {
     let s = out.stderr.trim();
     let last = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
@@ -112,6 +124,7 @@ impl Transport for SshNode {
 
     fn receive(&self, stream: &mut (dyn Read + Send)) -> Result<Answer, TransportError> {
         let out = self.node("receive", &[], Some(stream), LONG)?;
+        busy(&out)?;
         let answer = out
             .stdout
             .split(|&b| b == b'\n')
@@ -127,6 +140,7 @@ impl Transport for SshNode {
 
     fn apply(&self) -> Result<(), TransportError> {
         let out = self.node("apply", &[], None, LONG)?;
+        busy(&out)?;
         match out.status {
             0 | 3 => Ok(()),
             _ => Err(TransportError::Failed(format!(
@@ -139,6 +153,7 @@ impl Transport for SshNode {
     fn reports(&self, since: u64) -> Result<Vec<u8>, TransportError> {
         let since = since.to_string();
         let out = self.node("report", &["--since", &since], None, SHORT)?;
+        busy(&out)?;
         if out.status != 0 {
             return Err(TransportError::Failed(format!(
                 "`mesh node report` failed: {}",

@@ -6,6 +6,7 @@ mod config_errors;
 mod edges;
 mod errors;
 mod example;
+mod faults;
 mod generated;
 mod graph;
 mod push;

@@ -1,0 +1,51 @@
+//! `mesh gc`: remove what nothing needs.
+
+use super::{Ctx, Ui};
+use crate::Result;
+
+/// Remove what nothing needs: old builds, their artifacts, closure entries and logs.
+///
+/// Kept: every build a node was sent or applied, the declared and newest build of every
+/// module, and each module's newest `builds_keep` builds (mesh.toml, default 10) with their
+/// artifacts — never anything a node could still be sent. Also run, time-bounded, at the end
+/// of every `mesh reconcile`. Safe to kill at any point.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Only list what would be removed.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Runs `mesh gc` and returns its exit code.
+pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
+    let _lock = ctx.lock("gc")?;
+    let c = crate::gc::gc(
+        ctx.paths(),
+        &crate::gc::GcOptions {
+            dry_run: a.dry_run,
+            builds_keep: ctx.mesh.settings.builds_keep,
+            time_limit: None,
+        },
+    )?;
+    if ui.json {
+        ui.json_data(&c);
+    } else if a.dry_run {
+        for id in &c.builds {
+            ui.data(format!("build {id}"));
+        }
+        for d in &c.artifacts {
+            ui.data(format!("artifact {d}"));
+        }
+    }
+    ui.status(format!(
+        "{} {} builds, {} closure entries, {} artifacts, {} logs, {} other ({} bytes)",
+        if a.dry_run { "would remove" } else { "removed" },
+        c.builds.len(),
+        c.closures,
+        c.artifacts.len(),
+        c.logs,
+        c.other,
+        c.bytes
+    ));
+    Ok(0)
+}

@@ -1,0 +1,557 @@
+//! A year under cron: a held node lock, a damaged store, signals, orphaned builds and a damaged
+//! artifact — each named and survived, never a hang, a panic or a changed answer.
+
+use crate::common::{TestMesh, example, local_nodes_toml};
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The example with two local nodes, each running one module.
+fn two_nodes() -> TestMesh {
+    let t = example();
+    t.write(
+        "mesh.toml",
+        &local_nodes_toml(
+            &[("edge-1", &[]), ("lab", &[])],
+            &[
+                ("route-proxy", &["edge-1"]),
+                ("resolver", &["edge-1"]),
+                ("dashboard", &["lab"]),
+            ],
+        ),
+    );
+    t
+}
+
+fn node<'a>(status: &'a Value, name: &str) -> &'a Value {
+    status["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .find(|n| n["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not in {status}"))
+}
+
+/// Whether a process runs (a zombie does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, r)| r.split_whitespace().next() != Some("Z"))
+        })
+        .unwrap_or(false)
+}
+
+fn wait_dead(pids: &[u32]) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(5) {
+        if pids.iter().all(|p| !alive(*p)) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn a_held_node_lock_names_that_node_and_the_others_are_served() {
+    let t = two_nodes();
+    std::fs::create_dir_all(t.path("nodes/lab")).expect("mkdir");
+    let held = std::fs::File::create(t.path("nodes/lab/.lock")).expect("lock file");
+    held.lock().expect("hold the node's lock");
+    let start = Instant::now();
+    let out = t
+        .mesh(&["reconcile"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .expect("run");
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "reconcile waited {:?}",
+        start.elapsed()
+    );
+    assert_ne!(out.status.code(), Some(75));
+    assert!(
+        out.status.code().is_some(),
+        "reconcile did not end by itself"
+    );
+    let status = t.json(&["status"]);
+    assert_eq!(node(&status, "edge-1")["state"], "current", "{status}");
+    let lab = node(&status, "lab");
+    assert_ne!(lab["state"], "current", "{lab}");
+    assert!(!lab["unreachable_since"].is_null(), "{lab}");
+    assert!(
+        lab.to_string().contains("busy"),
+        "the reason is named: {lab}"
+    );
+    // Released: the next pass serves it.
+    drop(held);
+    t.ok(&["reconcile"]);
+    let status = t.json(&["status"]);
+    assert_eq!(node(&status, "lab")["state"], "current", "{status}");
+}
+
+/// Runs a reading verb on `state`: (exit code, stdout, stderr).
+fn read(t: &TestMesh, state: &Path, verb: &[&str]) -> (Option<i32>, String, String) {
+    let out = t
+        .mesh(verb)
+        .arg("--json")
+        .arg("--state")
+        .arg(state)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .expect("run");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_flipped_byte_anywhere_in_the_store_is_named_never_a_panic_never_believed() {
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    let store = t.path(".mesh/state.redb");
+    let bytes = std::fs::read(&store).expect("store");
+    let verbs: [&[&str]; 2] = [&["status"], &["builds", "-n", "1000"]];
+    let base: Vec<_> = verbs.iter().map(|v| read(&t, &store, v)).collect();
+    for b in &base {
+        assert_eq!(b.0, Some(0), "{}", b.2);
+    }
+    // Bytes that are not zero are where the store's pages, keys and values are.
+    let used: Vec<usize> = (0..bytes.len()).filter(|&i| bytes[i] != 0).collect();
+    let step = (used.len() / 60).max(1);
+    let (mut same, mut named) = (0, 0);
+    for &at in used.iter().step_by(step) {
+        for (verb, base) in verbs.iter().zip(&base) {
+            let copy = t.path("flipped.redb");
+            let mut b = bytes.clone();
+            b[at] ^= 0x10;
+            std::fs::write(&copy, &b).expect("write");
+            let (code, out, err) = read(&t, &copy, verb);
+            assert_ne!(code, Some(101), "a panic at byte {at}: {err}");
+            match code {
+                Some(0) => {
+                    assert_eq!(out, base.1, "byte {at}: a changed answer without an error");
+                    same += 1;
+                }
+                Some(1) => {
+                    assert!(err.contains("is damaged"), "byte {at}: {err}");
+                    assert!(err.contains("mesh doctor"), "byte {at}: {err}");
+                    named += 1;
+                }
+                c => panic!("byte {at}: exit {c:?}: {err}"),
+            }
+        }
+    }
+    assert!(named > 0 && same > 0, "named {named}, same {same}");
+}
+
+#[test]
+fn an_empty_or_foreign_store_is_refused_never_replaced_and_the_backup_restores() {
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    let store = t.path(".mesh/state.redb");
+    let bak = t.path(".mesh/state.redb.bak");
+    assert!(
+        bak.is_file(),
+        "a pass that changed something leaves a backup"
+    );
+    let before = t.json(&["status"]);
+
+    std::fs::write(&store, b"").expect("truncate");
+    for verb in [&["status"][..], &["reconcile"], &["plan"]] {
+        let err = t.fails(verb, 1);
+        assert!(err.contains("is damaged") && err.contains("empty"), "{err}");
+        assert!(err.contains("state.redb.bak"), "the backup is named: {err}");
+    }
+    assert_eq!(
+        std::fs::metadata(&store).expect("store").len(),
+        0,
+        "never replaced"
+    );
+
+    std::fs::write(&store, b"SQLite format 3\0 not ours").expect("write");
+    let err = t.fails(&["status"], 1);
+    assert!(err.contains("not a redb file"), "{err}");
+    assert_eq!(
+        std::fs::read(&store).expect("store"),
+        b"SQLite format 3\0 not ours"
+    );
+
+    std::fs::copy(&bak, &store).expect("restore");
+    let after = t.json(&["status"]);
+    assert_eq!(
+        after["nodes"].as_array().map(Vec::len),
+        before["nodes"].as_array().map(Vec::len)
+    );
+    t.ok(&["reconcile"]);
+    assert_eq!(node(&t.json(&["status"]), "lab")["state"], "current");
+}
+
+/// The example, with geo's build recording its shell's and a child's pid in `pids` and then
+/// sleeping (once: a second build of it is quick).
+fn slow_build(t: &TestMesh) -> std::path::PathBuf {
+    let pids = t.path("pids");
+    let mark = t.path("slept");
+    t.edit(
+        "platform/go/lib/geo/mesh-module.toml",
+        "build = '",
+        &format!(
+            "build = 'if [ ! -e {m} ]; then touch {m}; echo $$ >> {p}; sleep 120 & echo $! >> {p}; wait; fi; ",
+            m = mark.display(),
+            p = pids.display()
+        ),
+    );
+    t.commit("platform", "slow geo");
+    pids
+}
+
+fn pids_when_started(pids: &Path) -> Vec<u32> {
+    let start = Instant::now();
+    loop {
+        let got: Vec<u32> = std::fs::read_to_string(pids)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        if got.len() == 2 {
+            return got;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the build did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn tmp_is_empty(t: &TestMesh) -> bool {
+    std::fs::read_dir(t.path(".mesh/tmp")).map_or(true, |mut d| d.next().is_none())
+}
+
+fn stop_during_a_build(signal: &str, code: i32) {
+    let t = example();
+    let pids = slow_build(&t);
+    let mut child = t.spawn(&["reconcile", "-q"]);
+    let group = pids_when_started(&pids);
+    let status = std::process::Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let start = Instant::now();
+    let ended = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "mesh did not stop on {signal}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(ended.code(), Some(code), "{signal}");
+    assert!(
+        wait_dead(&group),
+        "{signal}: the build's group outlived mesh"
+    );
+    assert!(tmp_is_empty(&t), "{signal}: $MESH_OUT left in .mesh/tmp");
+    // Nothing was sent on account of a stopped run; the next one finishes the work.
+    let out = t.mesh(&["reconcile"]).output().expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn sigterm_during_a_build_stops_its_group_and_exits_143() {
+    stop_during_a_build("TERM", 143);
+}
+
+#[test]
+fn sigint_during_a_build_stops_its_group_and_exits_130() {
+    stop_during_a_build("INT", 130);
+}
+
+#[test]
+fn after_a_sigkill_the_next_run_stops_the_orphaned_build() {
+    let t = example();
+    let pids = slow_build(&t);
+    let mut child = t.spawn(&["build", "--behind", "-q"]);
+    let group = pids_when_started(&pids);
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        group.iter().any(|p| alive(*p)),
+        "the orphan should be running until a run stops it"
+    );
+    assert!(!tmp_is_empty(&t), "the killed build's $MESH_OUT is there");
+    let out = t.mesh(&["build", "--behind"]).output().expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("left running by a mesh that was killed"),
+        "{err}"
+    );
+    assert!(wait_dead(&group), "the orphaned group was not stopped");
+    assert!(tmp_is_empty(&t), "the next run sweeps .mesh/tmp");
+}
+
+#[test]
+fn a_flipped_bit_in_an_artifact_is_found_before_it_is_sent_and_healed() {
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    let builds = t.json(&["builds", "route-proxy"]);
+    let digest = builds[0]["artifact"]
+        .as_str()
+        .expect("artifact")
+        .to_string();
+    let file = t.path(&format!(".mesh/artifacts/{digest}"));
+    let mut bytes = std::fs::read(&file).expect("artifact");
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    std::fs::write(&file, &bytes).expect("flip");
+    // The node must be sent it again: wipe it.
+    std::fs::remove_dir_all(t.path("nodes/edge-1")).expect("wipe");
+    // The first pass learns the node was wiped (its journal restarted); a pass then sends.
+    let mut said = Vec::new();
+    for _ in 0..3 {
+        let out = t.mesh(&["reconcile"]).output().expect("run");
+        said.push(String::from_utf8_lossy(&out.stderr).into_owned());
+        if said
+            .last()
+            .is_some_and(|e| e.contains("did not match its digest"))
+        {
+            assert_eq!(out.status.code(), Some(3), "a person is told");
+            break;
+        }
+    }
+    assert!(
+        said.last()
+            .is_some_and(|e| e.contains("did not match its digest")),
+        "{said:?}"
+    );
+    assert!(!file.exists(), "the damaged artifact is removed");
+    let facts = t.ok(&["events", "--json"]);
+    assert!(facts.contains("artifact-damaged"), "{facts}");
+    // The next run builds it again and delivers it.
+    let out = t.mesh(&["reconcile"]).output().expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status = t.json(&["status"]);
+    assert_eq!(node(&status, "edge-1")["state"], "current", "{status}");
+    let now = t.json(&["builds", "route-proxy"]);
+    let digest = now[0]["artifact"].as_str().expect("artifact");
+    let held = std::fs::read(t.path(&format!(".mesh/artifacts/{digest}"))).expect("artifact");
+    assert_eq!(blake3::hash(&held).to_hex().as_str(), digest);
+}
+
+/// [`two_nodes`] with route-proxy on `hold` and `builds_keep = 1`, declared once and then
+/// built `changes` more times (each build's artifact different), never declared again, and
+/// never collected.
+fn held_and_rebuilt(changes: usize) -> TestMesh {
+    let t = two_nodes();
+    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("mesh.toml");
+    t.write(
+        "mesh.toml",
+        &toml.replacen("[mesh]\n", "[mesh]\nbuilds_keep = 1\n", 1),
+    );
+    let manifest = "platform/go/services/route-proxy/mesh-module.toml";
+    t.edit(
+        manifest,
+        "build    = '",
+        "policy   = \"hold\"\nbuild    = '",
+    );
+    t.commit("platform", "hold route-proxy");
+    t.ok(&["build", "--behind"]);
+    t.ok(&["declare", "route-proxy"]);
+    t.ok(&["reconcile"]);
+    for i in 0..changes {
+        t.edit(
+            manifest,
+            "build    = '",
+            &format!("build    = 'echo v{i} >> \"$MESH_OUT/version\"; "),
+        );
+        t.commit("platform", &format!("change {i}"));
+        // Built, not reconciled: nothing collects yet.
+        t.ok(&["build", "--behind"]);
+    }
+    t
+}
+
+fn artifacts(t: &TestMesh) -> std::collections::BTreeSet<String> {
+    std::fs::read_dir(t.path(".mesh/artifacts"))
+        .expect("artifacts")
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n.len() == 64)
+        .collect()
+}
+
+/// Every artifact a node holds, was sent or would be sent is in `.mesh/artifacts`, whole.
+fn nothing_a_node_needs_is_gone(t: &TestMesh) {
+    let held = artifacts(t);
+    for node in ["edge-1", "lab"] {
+        let decl: Value = serde_json::from_slice(
+            &std::fs::read(t.path(&format!("nodes/{node}/declaration.json"))).expect("held"),
+        )
+        .expect("json");
+        let modules = decl["declaration"]["modules"]
+            .as_array()
+            .or_else(|| decl["modules"].as_array())
+            .unwrap_or_else(|| panic!("modules in {decl}"));
+        for m in modules {
+            let a = m["artifact"].as_str().expect("artifact");
+            assert!(
+                held.contains(a),
+                "{node} holds {a}, gone from the controller"
+            );
+        }
+    }
+}
+
+#[test]
+fn gc_keeps_what_a_node_holds_or_may_be_sent_and_removes_the_rest() {
+    let t = held_and_rebuilt(3);
+    let before = artifacts(&t);
+    let builds_before = t.json(&["builds", "route-proxy", "-n", "100"]);
+    let dry = t.json(&["gc", "--dry-run"]);
+    assert_eq!(artifacts(&t), before, "--dry-run removes nothing");
+    assert!(
+        dry["builds"].as_array().is_some_and(|b| !b.is_empty()),
+        "{dry}"
+    );
+    let gc = t.json(&["gc"]);
+    assert_eq!(gc["builds"], dry["builds"], "the dry run said what goes");
+    assert!(artifacts(&t).len() < before.len(), "old artifacts go");
+    nothing_a_node_needs_is_gone(&t);
+    let kept = t.json(&["builds", "route-proxy", "-n", "100"]);
+    let kept = kept.as_array().expect("builds");
+    assert!(
+        kept.len() <= 3,
+        "route-proxy keeps the declared, the newest and the newest fit: {kept:?} (was {})",
+        builds_before.as_array().map_or(0, Vec::len)
+    );
+    // The store is sound and nothing recorded lost its artifact.
+    t.ok(&["doctor"]);
+    // The newest build can still be declared and delivered.
+    t.ok(&["declare", "route-proxy"]);
+    t.ok(&["reconcile"]);
+    let status = t.json(&["status"]);
+    assert_eq!(node(&status, "edge-1")["state"], "current", "{status}");
+    nothing_a_node_needs_is_gone(&t);
+}
+
+#[test]
+fn reconcile_bounds_the_artifacts_of_the_controller_and_the_node() {
+    let t = held_and_rebuilt(0);
+    let mut sizes = Vec::new();
+    for i in 0..6 {
+        t.edit(
+            "platform/go/services/route-proxy/mesh-module.toml",
+            "build    = '",
+            &format!("build    = 'echo v{i} >> \"$MESH_OUT/version\"; "),
+        );
+        t.commit("platform", &format!("change {i}"));
+        t.ok(&["build", "--behind"]);
+        t.ok(&["declare", "route-proxy"]);
+        t.ok(&["reconcile"]);
+        let node = std::fs::read_dir(t.path("nodes/edge-1/artifacts"))
+            .expect("node artifacts")
+            .count();
+        sizes.push((artifacts(&t).len(), node));
+    }
+    // Each change adds an artifact; collection keeps the controller's count flat, and the
+    // node's once it holds its few kept versions.
+    assert!(sizes.iter().all(|s| s.0 == sizes[0].0), "{sizes:?}");
+    assert!(sizes[3..].iter().all(|s| s.1 == sizes[3].1), "{sizes:?}");
+    nothing_a_node_needs_is_gone(&t);
+}
+
+#[test]
+fn a_kill_during_gc_leaves_a_store_that_opens_and_a_next_run_that_converges() {
+    let base = held_and_rebuilt(3);
+    for ms in [1u64, 10, 30, 60, 120] {
+        let t = TestMesh::new();
+        // `cp -a`: the node roots hold symlinks that must stay links.
+        let copied = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(format!("{}/.", base.dir().display()))
+            .arg(t.dir())
+            .status()
+            .expect("cp");
+        assert!(copied.success());
+        let mut child = t.spawn(&["gc", "-q"]);
+        std::thread::sleep(Duration::from_millis(ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let doctor = t.mesh(&["doctor"]).output().expect("doctor");
+        assert_eq!(
+            doctor.status.code(),
+            Some(0),
+            "after a kill at {ms} ms: {}{}",
+            String::from_utf8_lossy(&doctor.stdout),
+            String::from_utf8_lossy(&doctor.stderr)
+        );
+        nothing_a_node_needs_is_gone(&t);
+        t.ok(&["gc"]);
+        let out = t.mesh(&["reconcile"]).output().expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "after a kill at {ms} ms: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let status = t.json(&["status"]);
+        for n in ["edge-1", "lab"] {
+            assert_eq!(node(&status, n)["state"], "current", "{status}");
+        }
+    }
+}
+
+#[test]
+fn doctor_names_a_damaged_artifact_and_repair_lets_the_next_run_heal_it() {
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    t.ok(&["doctor"]);
+    let builds = t.json(&["builds", "dashboard"]);
+    let digest = builds[0]["artifact"]
+        .as_str()
+        .expect("artifact")
+        .to_string();
+    let file = t.path(&format!(".mesh/artifacts/{digest}"));
+    let mut bytes = std::fs::read(&file).expect("artifact");
+    bytes[0] ^= 0x40;
+    std::fs::write(&file, &bytes).expect("flip");
+    let out = t.mesh(&["doctor"]).output().expect("doctor");
+    assert_eq!(out.status.code(), Some(3));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(&digest[..12]) && said.contains("damaged"),
+        "{said}"
+    );
+    assert!(file.exists(), "doctor alone changes nothing");
+    t.ok(&["doctor", "--repair"]);
+    assert!(!file.exists(), "--repair removes the damaged artifact");
+    t.ok(&["reconcile"]);
+    t.ok(&["doctor"]);
+    assert!(file.exists(), "built again");
+
+    // A damaged store: named, exit 3, and the backup is said whole.
+    std::fs::write(t.path(".mesh/state.redb"), b"").expect("truncate");
+    let out = t.mesh(&["doctor"]).output().expect("doctor");
+    assert_eq!(out.status.code(), Some(3));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("the store is damaged"), "{said}");
+}
