@@ -4,9 +4,7 @@
 //! Each step is one function, run when the file's format is below the one that introduced it;
 //! steps run in order, so steps from different changes stack.
 
-use super::{
-    BUILDS, BuildRecord, DECLARED, IMPORTS, LATEST, MODULES, StoreError, Writer, codec,
-};
+use super::{BUILDS, BuildRecord, DECLARED, IMPORTS, LATEST, MODULES, StoreError, Writer, codec};
 use serde::{Deserialize, Serialize};
 
 /// Runs every step the file at `found` still needs.
