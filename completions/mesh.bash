@@ -109,6 +109,9 @@ _mesh() {
             mesh__subcmd__help__subcmd__node,apply)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__apply"
                 ;;
+            mesh__subcmd__help__subcmd__node,forget)
+                cmd="mesh__subcmd__help__subcmd__node__subcmd__forget"
+                ;;
             mesh__subcmd__help__subcmd__node,have)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__have"
                 ;;
@@ -129,6 +132,9 @@ _mesh() {
                 ;;
             mesh__subcmd__node,apply)
                 cmd="mesh__subcmd__node__subcmd__apply"
+                ;;
+            mesh__subcmd__node,forget)
+                cmd="mesh__subcmd__node__subcmd__forget"
                 ;;
             mesh__subcmd__node,have)
                 cmd="mesh__subcmd__node__subcmd__have"
@@ -153,6 +159,9 @@ _mesh() {
                 ;;
             mesh__subcmd__node__subcmd__help,apply)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__apply"
+                ;;
+            mesh__subcmd__node__subcmd__help,forget)
+                cmd="mesh__subcmd__node__subcmd__help__subcmd__forget"
                 ;;
             mesh__subcmd__node__subcmd__help,have)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__have"
@@ -182,7 +191,7 @@ _mesh() {
 
     case "${cmd}" in
         mesh)
-            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init graph plan build builds declare push collect status reconcile events node completions man help"
+            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init plan status reconcile events completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -242,21 +251,21 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__builds)
-            opts="-n -C -q -v -h --log --limit --state --json --quiet --verbose --color --help"
+            opts="-n -C -q -v -h --limit --log --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --log)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -369,7 +378,7 @@ _mesh() {
                     return 0
                     ;;
                 --kind)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "source-moved built declared sent applied refused stuck recovered unreachable reachable forgotten" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -426,7 +435,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help)
-            opts="init graph plan build builds declare push collect status reconcile events node completions man help"
+            opts="init plan status reconcile events completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -580,7 +589,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node)
-            opts="have install list show receive apply report"
+            opts="list have receive apply report show install forget"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -594,6 +603,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__node__subcmd__forget)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -804,7 +827,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help have install list show receive apply report help"
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help list have receive apply report show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -859,6 +882,32 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__node__subcmd__forget)
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__node__subcmd__have)
             opts="-C -q -v -h --root --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -890,7 +939,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__help)
-            opts="have install list show receive apply report help"
+            opts="list have receive apply report show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -904,6 +953,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__node__subcmd__help__subcmd__forget)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -87,6 +87,11 @@ pub enum Fact {
         /// The node.
         node: String,
     },
+    /// A node gone from mesh.toml had its records dropped (`mesh node forget`).
+    Forgotten {
+        /// The node.
+        node: String,
+    },
 }
 
 impl Fact {
@@ -103,6 +108,7 @@ impl Fact {
             Fact::Recovered { .. } => "recovered",
             Fact::Unreachable { .. } => "unreachable",
             Fact::Reachable { .. } => "reachable",
+            Fact::Forgotten { .. } => "forgotten",
         }
     }
 
@@ -118,7 +124,8 @@ impl Fact {
             | Fact::Stuck { node, .. }
             | Fact::Recovered { node }
             | Fact::Unreachable { node, .. }
-            | Fact::Reachable { node } => node,
+            | Fact::Reachable { node }
+            | Fact::Forgotten { node } => node,
         }
     }
 }
