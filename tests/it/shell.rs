@@ -440,3 +440,91 @@ fn a_node_gone_from_mesh_toml_is_listed_until_forgotten() {
     let out = mesh(&demo, &["node", "forget", "edge-2"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
+
+/// The README's node setup over ssh, as an operator with an ssh config file of their own does
+/// it: a `Host` alias in a config passed with `-F` in `[ssh] options`, the host key accepted
+/// with the same `-F` (into the `UserKnownHostsFile` that config names, in the
+/// `[127.0.0.1]:PORT` form), a reconcile; then a changed host key, removed with
+/// `ssh-keygen -R '[127.0.0.1]:PORT' -f FILE`, accepted again, and the node retried with
+/// `mesh push --all NODE && mesh collect NODE`.
+#[test]
+fn node_setup_over_ssh_with_an_ssh_config_file() {
+    use crate::sshd::{SshNode, client_key};
+    let t = crate::common::example();
+    let mut n = SshNode::start(t.dir(), "edge-a");
+    let bin = n.root.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
+        .expect("link");
+    let user = n.address().split('@').next().expect("user").to_string();
+    let known = t.path("known_hosts_mesh");
+    let config = t.path("mesh_ssh_config");
+    t.write(
+        "mesh_ssh_config",
+        &format!(
+            "Host edge-a\n  HostName 127.0.0.1\n  Port {}\n  User {user}\n  IdentityFile {}\n  \
+             IdentitiesOnly yes\n  UserKnownHostsFile {}\n  StrictHostKeyChecking yes\n  \
+             LogLevel ERROR\n",
+            n.port,
+            client_key().display(),
+            known.display()
+        ),
+    );
+    t.write(
+        "mesh.toml",
+        &format!(
+            "{}\n[ssh]\noptions = [\"-F\", \"{}\"]\n\n[node.edge-a]\naddress = \"edge-a\"\n\
+             root = \"{}\"\n\n[assign]\nroute-proxy = [\"edge-a\"]\nresolver = [\"edge-a\"]\n",
+            crate::common::MESH_HEAD,
+            config.display(),
+            n.root.display()
+        ),
+    );
+    // Step 3: accept the host key once, with the same -F (a person answers "yes"; here
+    // accept-new says it for them).
+    let accept = || {
+        let out = std::process::Command::new("ssh")
+            .arg("-F")
+            .arg(&config)
+            .args(["-o", "StrictHostKeyChecking=accept-new", "edge-a", "true"])
+            .output()
+            .expect("ssh");
+        assert!(out.status.success(), "{out:?}");
+    };
+    accept();
+    let line = std::fs::read_to_string(&known).expect("the key lands in the config's file");
+    assert!(
+        line.starts_with(&format!("[127.0.0.1]:{} ", n.port)),
+        "{line}"
+    );
+    // Step 5: reconcile builds, sends and collects.
+    t.ok(&["reconcile", "-q"]);
+    let v = t.json(&["status"]);
+    assert_eq!(v["nodes"][0]["state"], "current", "{v}");
+
+    // The node's host key changes (on purpose): refused, with the help naming what to do.
+    n.rotate_host_key();
+    n.restart();
+    t.resolver_v2();
+    t.ok(&["build", "-q"]);
+    let out = t.mesh(&["push"]).output().expect("push");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("host key changed"),
+        "{out:?}"
+    );
+    let out = std::process::Command::new("ssh-keygen")
+        .arg("-R")
+        .arg(format!("[127.0.0.1]:{}", n.port))
+        .arg("-f")
+        .arg(&known)
+        .output()
+        .expect("ssh-keygen");
+    assert!(out.status.success(), "{out:?}");
+    accept();
+    // The retry the README gives.
+    t.ok(&["push", "--all", "edge-a", "-q"]);
+    t.ok(&["collect", "edge-a", "-q"]);
+    let v = t.json(&["status"]);
+    assert_eq!(v["nodes"][0]["state"], "current", "{v}");
+}
