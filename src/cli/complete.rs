@@ -57,18 +57,20 @@ fn words() -> Vec<String> {
         .collect()
 }
 
-/// The value of `-C DIR` / `--state FILE` on the line being completed.
-fn flag(words: &[String], short: Option<&str>, long: &str) -> Option<PathBuf> {
+/// The value of an option on the line being completed: `-C DIR` or `-CDIR` for a short one,
+/// `--state FILE` or `--state=FILE` for a long one.
+fn flag(words: &[String], name: &str) -> Option<PathBuf> {
+    let glued = if name.starts_with("--") {
+        format!("{name}=")
+    } else {
+        name.to_string()
+    };
     let mut it = words.iter();
     while let Some(w) = it.next() {
-        if Some(w.as_str()) == short || w == long {
+        if w == name {
             return it.next().map(PathBuf::from);
         }
-        if let Some(v) = w.strip_prefix(&format!("{long}=")) {
-            return Some(PathBuf::from(v));
-        }
-        if let Some(s) = short
-            && let Some(v) = w.strip_prefix(s)
+        if let Some(v) = w.strip_prefix(&glued)
             && !v.is_empty()
         {
             return Some(PathBuf::from(v));
@@ -80,12 +82,12 @@ fn flag(words: &[String], short: Option<&str>, long: &str) -> Option<PathBuf> {
 /// The mesh the line being completed is about, as `mesh` would find it.
 fn mesh() -> Option<(MeshConfig, PathBuf)> {
     let words = words();
-    let file = match flag(&words, Some("-C"), "--dir") {
+    let file = match flag(&words, "-C") {
         Some(dir) => dir.join(MESH_TOML),
         None => find_mesh_toml(&std::env::current_dir().ok()?)?,
     };
     let mesh = MeshConfig::load(&file).ok()?;
-    let state = flag(&words, None, "--state")
+    let state = flag(&words, "--state")
         .or_else(|| std::env::var_os("MESH_STATE").map(PathBuf::from))
         .unwrap_or_else(|| mesh.dir.join(".mesh").join("state.redb"));
     Some((mesh, state))

@@ -41,11 +41,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let g = &loaded.graph;
     let s = &loaded.stats;
     ui.detail(format!(
-        "{} modules; {} files parsed, {} from the cache; {} modules walked",
-        g.modules.len(),
-        s.files_parsed,
+        "{}; {} parsed, {} from the cache; {} walked",
+        super::count(g.modules.len() as u64, "module", "modules"),
+        super::count(s.files_parsed, "file", "files"),
         s.files_cached,
-        s.modules_walked
+        super::count(s.modules_walked, "module", "modules")
     ));
     for n in &loaded.notes {
         ui.detail(n);
@@ -129,7 +129,13 @@ fn text(g: &ModuleGraph) -> String {
         );
         for e in g.edges.iter().filter(|e| e.from == m.name) {
             let (word, extra) = match e.kind {
-                EdgeKind::Build => ("build", format!("  ({} imports)", e.evidence.len())),
+                EdgeKind::Build => (
+                    "build",
+                    format!(
+                        "  ({})",
+                        super::count(e.evidence.len() as u64, "import", "imports")
+                    ),
+                ),
                 EdgeKind::Presence => ("presence", String::new()),
                 EdgeKind::Instantiation => ("instantiation", String::new()),
             };

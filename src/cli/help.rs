@@ -266,8 +266,15 @@ pub fn decorate(cmd: Command) -> Command {
     decorate_sub(cmd, "")
 }
 
+/// What `mesh --help` ends with: where the rest is.
+const MORE: &str = "`mesh VERB --help` shows a verb's options and examples; `mesh man | man -l -` \
+                    reads mesh(1). Completions that know the mesh's nodes and modules: \
+                    `source <(COMPLETE=bash mesh)` (zsh and fish too: see the README).";
+
 fn decorate_sub(mut cmd: Command, path: &str) -> Command {
-    if !path.is_empty() {
+    if path.is_empty() {
+        cmd = cmd.after_help(MORE);
+    } else {
         let mut long = String::new();
         if let Some(e) = examples(path) {
             long.push_str(&examples_text(e));

@@ -64,11 +64,21 @@ fn collect(cmd: &clap::Command, path: &[String], out: &mut Vec<(String, Vec<u8>)
         format!("{}.1", path.join("-")),
         page(cmd, path).into_bytes(),
     ));
-    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+    for sub in verbs(cmd) {
         let mut p = path.to_vec();
         p.push(sub.get_name().to_string());
         collect(sub, &p, out);
     }
+}
+
+/// The verbs of `cmd` in the order its help lists them, without clap's `help`.
+fn verbs(cmd: &clap::Command) -> Vec<&clap::Command> {
+    let mut subs: Vec<&clap::Command> = cmd
+        .get_subcommands()
+        .filter(|s| s.get_name() != "help")
+        .collect();
+    subs.sort_by_key(|s| s.get_display_order());
+    subs
 }
 
 /// Text made safe for roff: backslashes and hyphens escaped, and no line starting with a
@@ -186,10 +196,7 @@ fn page(cmd: &clap::Command, path: &[String]) -> String {
     for a in cmd.get_positionals().filter(|a| shown(a)) {
         syn.push(positional(a, true));
     }
-    let subs: Vec<&clap::Command> = cmd
-        .get_subcommands()
-        .filter(|s| s.get_name() != "help")
-        .collect();
+    let subs = verbs(cmd);
     if !subs.is_empty() {
         syn.push(italic("COMMAND"));
     }
@@ -254,10 +261,16 @@ fn page(cmd: &clap::Command, path: &[String]) -> String {
             r.push_str("Run by mesh on the node, over ssh or for a local node; not for people.\n");
         }
         for s in list {
+            let about = s.get_about().map(|a| a.to_string()).unwrap_or_default();
+            let about = if about.ends_with('.') || about.is_empty() {
+                about
+            } else {
+                format!("{about}.")
+            };
             r.push_str(&format!(
                 ".TP\n{}\n{} See \\fB{}\\-{}\\fR(1).\n",
                 bold(&format!("{words} {}", s.get_name())),
-                esc(&s.get_about().map(|a| a.to_string()).unwrap_or_default()),
+                esc(&about),
                 esc(&name),
                 esc(s.get_name())
             ));
