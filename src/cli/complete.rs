@@ -8,7 +8,7 @@
 //! (no mesh here, a bad file, a busy store) means no candidates, never an error on the prompt.
 
 use crate::config::{MESH_TOML, MeshConfig, find_mesh_toml};
-use crate::store::{ANNOUNCED, BUILDS, BuildRecord, LATEST, NODES, Store};
+use crate::store::{ANNOUNCED, BUILDS, BuildRecord, LATEST, NODES};
 use clap::Command;
 use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
 use std::ffi::OsString;
@@ -93,13 +93,20 @@ fn mesh() -> Option<(MeshConfig, PathBuf)> {
     Some((mesh, state))
 }
 
-/// Reads the store for a moment, if there is one: a missing store is not made.
-fn read_store<T>(state: &std::path::Path, f: impl FnOnce(&Store) -> Option<T>) -> Option<T> {
+/// One table of the store, read-only, if there is a store: completion never makes one, never
+/// waits for one, never writes to one.
+fn peek<T: serde::de::DeserializeOwned>(
+    state: &std::path::Path,
+    table: crate::store::Table,
+) -> Vec<(String, T)> {
     if !state.is_file() {
-        return None;
+        return Vec::new();
     }
-    let store = Store::open(state).ok()?;
-    f(&store)
+    crate::store::peek::<T>(state, table)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+        .collect()
 }
 
 fn candidate(value: &str, help: String) -> CompletionCandidate {
@@ -155,16 +162,12 @@ pub fn forgotten() -> Vec<CompletionCandidate> {
     let Some((mesh, state)) = mesh() else {
         return Vec::new();
     };
-    read_store(&state, |s| {
-        s.read(|r| r.range::<crate::store::NodeRecord>(NODES, b"", None))
-            .ok()
-    })
-    .unwrap_or_default()
-    .into_iter()
-    .map(|(k, _)| String::from_utf8_lossy(&k).into_owned())
-    .filter(|n| !mesh.nodes.contains_key(n))
-    .map(|n| candidate(&n, "no longer in mesh.toml".into()))
-    .collect()
+    peek::<crate::store::NodeRecord>(&state, NODES)
+        .into_iter()
+        .map(|(k, _)| k)
+        .filter(|n| !mesh.nodes.contains_key(n))
+        .map(|n| candidate(&n, "no longer in mesh.toml".into()))
+        .collect()
 }
 
 /// The modules the mesh knows by name: those assigned in mesh.toml and those the store has
@@ -173,26 +176,15 @@ pub fn modules() -> Vec<CompletionCandidate> {
     let Some((mesh, state)) = mesh() else {
         return Vec::new();
     };
-    let mut names: Vec<String> = read_store(&state, |s| {
-        s.read(|r| {
-            let mut names: Vec<Vec<u8>> = r
-                .range::<BuildRecord>(LATEST, b"", None)?
+    let mut names: Vec<String> = peek::<BuildRecord>(&state, LATEST)
+        .into_iter()
+        .map(|(k, _)| k)
+        .chain(
+            peek::<String>(&state, ANNOUNCED)
                 .into_iter()
-                .map(|(k, _)| k)
-                .collect();
-            names.extend(
-                r.range::<String>(ANNOUNCED, b"", None)?
-                    .into_iter()
-                    .map(|(k, _)| k),
-            );
-            Ok(names)
-        })
-        .ok()
-    })
-    .unwrap_or_default()
-    .into_iter()
-    .map(|k| String::from_utf8_lossy(&k).into_owned())
-    .collect();
+                .map(|(k, _)| k),
+        )
+        .collect();
     names.extend(mesh.assign.iter().map(|a| a.module.clone()));
     names.sort();
     names.dedup();
@@ -212,18 +204,15 @@ pub fn builds() -> Vec<CompletionCandidate> {
         .and_then(|i| words[i + 1..].iter().find(|w| !w.starts_with('-')))
         .filter(|m| !m.is_empty())
         .cloned();
-    let mut builds: Vec<BuildRecord> = read_store(&state, |s| {
-        s.read(|r| r.range::<BuildRecord>(BUILDS, b"", None)).ok()
-    })
-    .unwrap_or_default()
-    .into_iter()
-    .map(|(_, b)| b)
-    .filter(|b| {
-        declare_module
-            .as_deref()
-            .is_none_or(|m| b.module == m && b.verdict == crate::build::Verdict::Fit)
-    })
-    .collect();
+    let mut builds: Vec<BuildRecord> = peek::<BuildRecord>(&state, BUILDS)
+        .into_iter()
+        .map(|(_, b)| b)
+        .filter(|b| {
+            declare_module
+                .as_deref()
+                .is_none_or(|m| b.module == m && b.verdict == crate::build::Verdict::Fit)
+        })
+        .collect();
     builds.reverse();
     builds
         .iter()
