@@ -528,3 +528,38 @@ fn node_setup_over_ssh_with_an_ssh_config_file() {
     let v = t.json(&["status"]);
     assert_eq!(v["nodes"][0]["state"], "current", "{v}");
 }
+
+/// The README's bash line, `source <(COMPLETE=bash mesh)`, as bash runs it: the function it
+/// registers asks mesh and fills COMPREPLY with the nodes.
+#[test]
+fn bash_completion_registers_and_asks_mesh() {
+    let (_t, demo) = demo();
+    let bin_dir = assert_cmd::cargo::cargo_bin("mesh")
+        .parent()
+        .expect("bin dir")
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let script = r#"source <(COMPLETE=bash mesh)
+COMP_WORDS=(mesh push e); COMP_CWORD=2; COMP_LINE="mesh push e"; COMP_POINT=${#COMP_LINE}; COMP_TYPE=9
+_clap_complete_mesh mesh e push
+printf '%s\n' "${COMPREPLY[@]}""#;
+    let out = std::process::Command::new("bash")
+        .args(["-c", script])
+        .current_dir(&demo)
+        .env("PATH", path)
+        .env_remove("MESH_STATE")
+        .output()
+        .expect("bash");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .collect::<Vec<_>>(),
+        ["edge-1", "edge-2"],
+        "{out:?}"
+    );
+}
