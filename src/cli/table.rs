@@ -8,12 +8,14 @@
 use comfy_table::{ColumnConstraint, ContentArrangement, Table, presets};
 use std::io::IsTerminal;
 
-/// A table with these column headers.
+/// A table with these column headers (none: a table of label and value lines).
 pub fn new(headers: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(headers.iter().map(|h| h.to_uppercase()));
+        .set_content_arrangement(ContentArrangement::Disabled);
+    if !headers.is_empty() {
+        t.set_header(headers.iter().map(|h| h.to_uppercase()));
+    }
     if let Some(width) = width() {
         t.set_content_arrangement(ContentArrangement::Dynamic)
             // The first column's left padding is trimmed by `render`: one more to use.

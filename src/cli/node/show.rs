@@ -57,9 +57,10 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
         return Ok(0);
     }
     let now = crate::clock::now_ms();
-    let mut out = String::new();
+    // Label and value, the values wrapped to the terminal's width (a table without a header).
+    let mut head = crate::cli::table::new(&[]);
     let mut line = |label: &str, text: String| {
-        let _ = writeln!(out, "{label:<12}{text}");
+        head.add_row(vec![label.to_string(), text]);
     };
     line("node", a.node.clone());
     line(
@@ -181,6 +182,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
     for u in &rec.unreadable {
         line("unreadable", u.clone());
     }
+    let mut out = crate::cli::table::render(&head);
     for m in modules {
         let _ = writeln!(out, "{m}");
     }
