@@ -91,8 +91,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
                     }
                 }
             }
-            let _ = writeln!(
-                out,
+            let line = format!(
                 "{:>5}  {}  {:<12} {:<16} {}",
                 e.seq,
                 v["at"].as_str().unwrap_or(""),
@@ -100,6 +99,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
                 v["subject"].as_str().unwrap_or(""),
                 details.join(" ")
             );
+            let _ = writeln!(out, "{}", line.trim_end());
         }
     }
     if !out.is_empty() {
