@@ -401,6 +401,18 @@ fn a_busy_lock_is_one_line_on_a_terminal_and_silent_under_cron() {
     );
     std::fs::write(&release, "").expect("release");
     assert!(holder.wait().expect("wait for flock").success());
+    // Free again: reconcile says its one summary line on a terminal, and nothing on a pipe.
+    let (screen, code) = on_a_terminal(&demo, &format!("{} reconcile", bin()));
+    assert_eq!(code, Some(0), "{screen}");
+    assert_eq!(
+        screen.trim(),
+        "built 0, declared 0, sent 0, applied 0, outstanding 0, stuck 0"
+    );
+    let out = mesh(&demo, &["reconcile"]);
+    assert!(
+        out.status.success() && out.stderr.is_empty() && out.stdout.is_empty(),
+        "{out:?}"
+    );
 }
 
 #[test]
