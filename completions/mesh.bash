@@ -121,6 +121,9 @@ _mesh() {
             mesh__subcmd__help__subcmd__node,apply)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__apply"
                 ;;
+            mesh__subcmd__help__subcmd__node,forget)
+                cmd="mesh__subcmd__help__subcmd__node__subcmd__forget"
+                ;;
             mesh__subcmd__help__subcmd__node,have)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__have"
                 ;;
@@ -141,6 +144,9 @@ _mesh() {
                 ;;
             mesh__subcmd__node,apply)
                 cmd="mesh__subcmd__node__subcmd__apply"
+                ;;
+            mesh__subcmd__node,forget)
+                cmd="mesh__subcmd__node__subcmd__forget"
                 ;;
             mesh__subcmd__node,have)
                 cmd="mesh__subcmd__node__subcmd__have"
@@ -165,6 +171,9 @@ _mesh() {
                 ;;
             mesh__subcmd__node__subcmd__help,apply)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__apply"
+                ;;
+            mesh__subcmd__node__subcmd__help,forget)
+                cmd="mesh__subcmd__node__subcmd__help__subcmd__forget"
                 ;;
             mesh__subcmd__node__subcmd__help,have)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__have"
@@ -194,7 +203,7 @@ _mesh() {
 
     case "${cmd}" in
         mesh)
-            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init graph plan build builds declare push collect status reconcile events doctor gc node completions man help"
+            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init plan status reconcile events doctor gc completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -254,21 +263,21 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__builds)
-            opts="-n -C -q -v -h --log --limit --state --json --quiet --verbose --color --help"
+            opts="-n -C -q -v -h --limit --log --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --log)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -407,7 +416,7 @@ _mesh() {
                     return 0
                     ;;
                 --kind)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "source-moved built declared sent applied refused stuck recovered unreachable reachable artifact-damaged forgotten" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -456,7 +465,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__graph)
-            opts="-C -q -v -h --format --why --kind --check --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --format --kind --check --why --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -466,12 +475,12 @@ _mesh() {
                     COMPREPLY=($(compgen -W "text dot json" -- "${cur}"))
                     return 0
                     ;;
-                --why)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --kind)
                     COMPREPLY=($(compgen -W "build dev optional presence instantiation" -- "${cur}"))
+                    return 0
+                    ;;
+                --why)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -494,7 +503,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help)
-            opts="init graph plan build builds declare push collect status reconcile events doctor gc node completions man help"
+            opts="init plan status reconcile events doctor gc completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -676,7 +685,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node)
-            opts="have install list show receive apply report"
+            opts="list have receive apply report show install forget"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -690,6 +699,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__node__subcmd__forget)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -900,7 +923,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help have install list show receive apply report help"
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help list have receive apply report show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -955,6 +978,32 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__node__subcmd__forget)
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__node__subcmd__have)
             opts="-C -q -v -h --root --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -986,7 +1035,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__help)
-            opts="have install list show receive apply report help"
+            opts="list have receive apply report show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1000,6 +1049,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__node__subcmd__help__subcmd__forget)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

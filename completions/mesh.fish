@@ -35,21 +35,21 @@ complete -c mesh -n "__fish_mesh_needs_command" -s v -l verbose -d 'Say more (re
 complete -c mesh -n "__fish_mesh_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_needs_command" -s V -l version -d 'Print version'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "init" -d 'Write a commented mesh.toml to start a mesh, or a complete demo mesh with --example'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "graph" -d 'Show every module, its edges, and the cycles of build edges'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "plan" -d 'Say what would be built, declared and sent, and why. Changes nothing the mesh knows'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "status" -d 'Say what is current, out of date, never told, outstanding or stuck'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "reconcile" -d 'One pass: read sources, build what is behind, declare (auto), push what is behind, collect'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "events" -d 'List the facts the mesh recorded: source-moved, built, declared, sent, applied, refused, stuck, recovered, unreachable, reachable, artifact-damaged, forgotten'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "doctor" -d 'Check the store and the artifacts it names; with --repair, fix what can be fixed'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "gc" -d 'Remove what nothing needs: old builds, their artifacts, closure entries and logs'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "completions" -d 'Print shell completions for mesh'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "push" -d 'Send declarations (and the artifacts they name) to nodes'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "collect" -d 'Read nodes\' new reports over the transport and record them'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "build" -d 'Build what is stale, in dependency order, independent modules in parallel'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "builds" -d 'List build records: id, module, commit, verdict, artifact, duration, inputs'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "declare" -d 'Make a build the declared one for a module (for `hold` modules). One write'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "push" -d 'Send declarations (and the artifacts they name) to nodes'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "collect" -d 'Read nodes\' new reports over the transport and record them'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "status" -d 'Say what is current, out of date, never told, outstanding or stuck'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "reconcile" -d 'One pass: read sources, build what is behind, declare (auto), push what is behind, collect'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "events" -d 'List the facts the mesh recorded: source-moved, built, declared, sent, applied, refused, stuck, recovered, unreachable, reachable'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "doctor" -d 'Check the store and the artifacts it names; with --repair, fix what can be fixed'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "gc" -d 'Remove what nothing needs: old builds, their artifacts, closure entries and logs'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "node" -d 'The node side: run on a node by the controller, over ssh or locally'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "completions" -d 'Print shell completions for mesh'
-complete -c mesh -n "__fish_mesh_needs_command" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "graph" -d 'Show every module, its edges, and the cycles of build edges'
+complete -c mesh -n "__fish_mesh_needs_command" -f -a "node" -d 'The nodes: list them, show one, install mesh on one, forget one gone from mesh.toml'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mesh -n "__fish_mesh_using_subcommand init" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand init" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -62,25 +62,6 @@ complete -c mesh -n "__fish_mesh_using_subcommand init" -l json -d 'Machine-read
 complete -c mesh -n "__fish_mesh_using_subcommand init" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand init" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -l format -d 'Output format (`--json` is the same as `--format json`)' -r -f -a "text\t''
-dot\t''
-json\t''"
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -l why -d 'Print the imports that make the edge from A to B' -r
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -l kind -d 'Show only edges of this kind' -r -f -a "build\t''
-dev\t''
-optional\t''
-presence\t''
-instantiation\t''"
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -l check -d 'Exit 3 when the build edges form a cycle or an import name is ambiguous'
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
@@ -90,58 +71,6 @@ complete -c mesh -n "__fish_mesh_using_subcommand plan" -l json -d 'Machine-read
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand build" -s j -l jobs -d 'How many builds run at once (default: the number of CPUs)' -r
-complete -c mesh -n "__fish_mesh_using_subcommand build" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand build" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand build" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand build" -l behind -d 'Build exactly the stale set (the default when no module is named)'
-complete -c mesh -n "__fish_mesh_using_subcommand build" -l dry-run -d 'Print what would be built, build nothing'
-complete -c mesh -n "__fish_mesh_using_subcommand build" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand build" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand build" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand build" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand builds" -l log -d 'Print the log of build ID' -r
-complete -c mesh -n "__fish_mesh_using_subcommand builds" -s n -l limit -d 'How many of the newest builds to list' -r
-complete -c mesh -n "__fish_mesh_using_subcommand builds" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand builds" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand builds" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand builds" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand builds" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand builds" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand builds" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand declare" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand declare" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand declare" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand declare" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand declare" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand declare" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand declare" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand push" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand push" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand push" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand push" -l behind -d 'Every node that is out of date or never told (the default)'
-complete -c mesh -n "__fish_mesh_using_subcommand push" -l all -d 'Every node, even when current'
-complete -c mesh -n "__fish_mesh_using_subcommand push" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand push" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand push" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand push" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand collect" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand collect" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand collect" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand collect" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand collect" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand collect" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand collect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand status" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand status" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand status" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
@@ -165,7 +94,18 @@ complete -c mesh -n "__fish_mesh_using_subcommand reconcile" -s q -l quiet -d 'S
 complete -c mesh -n "__fish_mesh_using_subcommand reconcile" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand reconcile" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand events" -l since -d 'Only facts after this sequence' -r
-complete -c mesh -n "__fish_mesh_using_subcommand events" -l kind -d 'Only facts of this kind' -r
+complete -c mesh -n "__fish_mesh_using_subcommand events" -l kind -d 'Only facts of this kind' -r -f -a "source-moved\t'A module\'s source moved'
+built\t'A build ended, with its verdict'
+declared\t'A build became the declared one'
+sent\t'A node now holds a new declaration'
+applied\t'A node runs a build of a module (read back)'
+refused\t'A node refused or failed a resource'
+stuck\t'The same failure three reports in a row'
+recovered\t'A stuck node applied cleanly'
+unreachable\t'A node could not be reached'
+reachable\t'A node that could not be reached was reached'
+artifact-damaged\t'An artifact did not match its digest: removed, and its module built again'
+forgotten\t'A node gone from mesh.toml had its records dropped'"
 complete -c mesh -n "__fish_mesh_using_subcommand events" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand events" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand events" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
@@ -195,23 +135,123 @@ complete -c mesh -n "__fish_mesh_using_subcommand gc" -l json -d 'Machine-readab
 complete -c mesh -n "__fish_mesh_using_subcommand gc" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand gc" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand gc" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "list" -d 'List the nodes: transport, where, tags and state'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from have install list show receive apply report help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand man" -l out -d 'Write every page into this directory instead' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand man" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand man" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand man" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand man" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand man" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand man" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand push" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand push" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand push" -l behind -d 'Every node that is out of date or never told (the default)'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -l all -d 'Every node, even when current'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand collect" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand collect" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand collect" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand collect" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand collect" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand collect" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand collect" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -s j -l jobs -d 'How many builds run at once (default: the number of CPUs)' -r
+complete -c mesh -n "__fish_mesh_using_subcommand build" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand build" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand build" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand build" -l behind -d 'Build exactly the stale set (the default when no module is named)'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -l dry-run -d 'Print what would be built, build nothing'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -s n -l limit -d 'How many of the newest builds to list' -r
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -l log -d 'Print the log of build ID' -r
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l format -d 'Output format (`--json` is the same as `--format json`)' -r -f -a "text\t''
+dot\t''
+json\t''"
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l kind -d 'Show only edges of this kind' -r -f -a "build\t''
+dev\t''
+optional\t''
+presence\t''
+instantiation\t''"
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l why -d 'Print the imports that make the edge from A to B' -r
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l check -d 'Exit 3 when the build edges form a cycle or an import name is ambiguous'
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -f -a "list" -d 'List the nodes: transport, where, tags and state'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -f -a "forget" -d 'Drop the records of a node removed from mesh.toml'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report show install forget help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -222,33 +262,6 @@ complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcomma
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -280,54 +293,64 @@ complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcomma
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the nodes: transport, where, tags and state'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Drop the records of a node removed from mesh.toml'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c mesh -n "__fish_mesh_using_subcommand completions" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand completions" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand completions" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand completions" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand completions" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand completions" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand man" -l out -d 'Write every page into this directory instead' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand man" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand man" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand man" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand man" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand man" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand man" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "init" -d 'Write a commented mesh.toml to start a mesh, or a complete demo mesh with --example'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "graph" -d 'Show every module, its edges, and the cycles of build edges'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "plan" -d 'Say what would be built, declared and sent, and why. Changes nothing the mesh knows'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "build" -d 'Build what is stale, in dependency order, independent modules in parallel'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "builds" -d 'List build records: id, module, commit, verdict, artifact, duration, inputs'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "declare" -d 'Make a build the declared one for a module (for `hold` modules). One write'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "push" -d 'Send declarations (and the artifacts they name) to nodes'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "collect" -d 'Read nodes\' new reports over the transport and record them'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "status" -d 'Say what is current, out of date, never told, outstanding or stuck'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "reconcile" -d 'One pass: read sources, build what is behind, declare (auto), push what is behind, collect'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "events" -d 'List the facts the mesh recorded: source-moved, built, declared, sent, applied, refused, stuck, recovered, unreachable, reachable'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "doctor" -d 'Check the store and the artifacts it names; with --repair, fix what can be fixed'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "gc" -d 'Remove what nothing needs: old builds, their artifacts, closure entries and logs'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "node" -d 'The node side: run on a node by the controller, over ssh or locally'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "completions" -d 'Print shell completions for mesh'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init graph plan build builds declare push collect status reconcile events doctor gc node completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "init" -d 'Write a commented mesh.toml to start a mesh, or a complete demo mesh with --example'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "plan" -d 'Say what would be built, declared and sent, and why. Changes nothing the mesh knows'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "status" -d 'Say what is current, out of date, never told, outstanding or stuck'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "reconcile" -d 'One pass: read sources, build what is behind, declare (auto), push what is behind, collect'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "events" -d 'List the facts the mesh recorded: source-moved, built, declared, sent, applied, refused, stuck, recovered, unreachable, reachable, artifact-damaged, forgotten'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "doctor" -d 'Check the store and the artifacts it names; with --repair, fix what can be fixed'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "gc" -d 'Remove what nothing needs: old builds, their artifacts, closure entries and logs'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "completions" -d 'Print shell completions for mesh'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "man" -d 'Write man pages: mesh.1 and one page per verb'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "push" -d 'Send declarations (and the artifacts they name) to nodes'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "collect" -d 'Read nodes\' new reports over the transport and record them'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "build" -d 'Build what is stale, in dependency order, independent modules in parallel'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "builds" -d 'List build records: id, module, commit, verdict, artifact, duration, inputs'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "declare" -d 'Make a build the declared one for a module (for `hold` modules). One write'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "graph" -d 'Show every module, its edges, and the cycles of build edges'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "node" -d 'The nodes: list them, show one, install mesh on one, forget one gone from mesh.toml'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and not __fish_seen_subcommand_from init plan status reconcile events doctor gc completions man push collect build builds declare graph node help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "list" -d 'List the nodes: transport, where, tags and state'
-complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "forget" -d 'Drop the records of a node removed from mesh.toml'

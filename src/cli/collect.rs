@@ -9,7 +9,7 @@ use crate::Result;
 /// runs. "applied" comes only from a node's read-back report.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Nodes to collect from (default: every node).
+    /// Nodes to collect from (default: every node); `@tag` names every node with that tag.
     #[arg(value_name = "NODE")]
     nodes: Vec<String>,
 }
@@ -18,24 +18,37 @@ pub struct Args {
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     // What a node holds is compared with what it was sent: not while a push records sends.
     let _lock = ctx.lock("collect")?;
-    let (results, events) = crate::transport::collect::collect(ctx.paths(), &ctx.mesh, &a.nodes)?;
+    let (results, events) = crate::transport::collect::collect(
+        ctx.paths(),
+        &ctx.mesh,
+        &super::select_nodes(&ctx.mesh, &a.nodes)?,
+    )?;
     if ui.json {
         ui.json_data(&results);
     }
     for r in &results {
         if let Some(u) = &r.unreachable {
-            ui.status(format!("{}: unreachable: {u}", r.node));
+            ui.status(format!(
+                "{}: unreachable: {}",
+                r.node,
+                super::about(&r.node, u)
+            ));
         } else if let Some(f) = &r.failed {
-            ui.status(format!("{}: failed: {f}", r.node));
+            ui.status(format!("{}: failed: {}", r.node, super::about(&r.node, f)));
         } else if r.reports > 0 {
-            ui.detail(format!("{}: {} new reports", r.node, r.reports));
+            ui.detail(format!(
+                "{}: {}",
+                r.node,
+                super::count(r.reports as u64, "new report", "new reports")
+            ));
         }
     }
     let reports: usize = results.iter().map(|r| r.reports).sum();
     ui.status(format!(
-        "collected {reports} reports from {} nodes; {} new facts",
-        results.len(),
-        events.len()
+        "collected {} from {}; {}",
+        super::count(reports as u64, "report", "reports"),
+        super::count(results.len() as u64, "node", "nodes"),
+        super::count(events.len() as u64, "new fact", "new facts")
     ));
     super::run_hooks(ctx, ui, &events);
     Ok(0)

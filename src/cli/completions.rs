@@ -4,7 +4,11 @@ use clap_complete::Shell;
 
 /// Print shell completions for mesh.
 ///
-/// The generated files are also committed under `completions/`.
+/// These static scripts complete verbs, options and fixed choices (event kinds, formats); they
+/// are also committed under `completions/`. For completions that also know the mesh (its
+/// nodes, `@tags`, modules and build ids), let mesh answer the shell itself:
+/// `source <(COMPLETE=bash mesh)` in ~/.bashrc, `source <(COMPLETE=zsh mesh)` in ~/.zshrc, or
+/// `COMPLETE=fish mesh | source` in fish.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The shell to complete for.

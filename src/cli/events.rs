@@ -7,7 +7,7 @@ use crate::store::EVENTS;
 use std::fmt::Write;
 
 /// List the facts the mesh recorded: source-moved, built, declared, sent, applied, refused,
-/// stuck, recovered, unreachable, reachable.
+/// stuck, recovered, unreachable, reachable, artifact-damaged, forgotten.
 ///
 /// A fact is recorded only when something changed. With `--json`, one JSON object a line:
 /// `{"seq", "at", "kind", "subject", ...}`.
@@ -17,8 +17,48 @@ pub struct Args {
     #[arg(long, value_name = "SEQ", default_value_t = 0)]
     since: u64,
     /// Only facts of this kind.
-    #[arg(long, value_name = "KIND")]
-    kind: Option<String>,
+    #[arg(long, value_name = "KIND", value_enum)]
+    kind: Option<Kind>,
+}
+
+/// The kinds of fact, as `--kind` takes them (a word not among them is a usage error that
+/// lists them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// A module's source moved.
+    SourceMoved,
+    /// A build ended, with its verdict.
+    Built,
+    /// A build became the declared one.
+    Declared,
+    /// A node now holds a new declaration.
+    Sent,
+    /// A node runs a build of a module (read back).
+    Applied,
+    /// A node refused or failed a resource.
+    Refused,
+    /// The same failure three reports in a row.
+    Stuck,
+    /// A stuck node applied cleanly.
+    Recovered,
+    /// A node could not be reached.
+    Unreachable,
+    /// A node that could not be reached was reached.
+    Reachable,
+    /// An artifact did not match its digest: removed, and its module built again.
+    ArtifactDamaged,
+    /// A node gone from mesh.toml had its records dropped.
+    Forgotten,
+}
+
+impl Kind {
+    /// The word the fact carries in its `kind` field.
+    pub fn word(self) -> String {
+        use clap::ValueEnum;
+        self.to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default()
+    }
 }
 
 /// Runs `mesh events` and returns its exit code.
@@ -35,7 +75,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let mut out = String::new();
     for e in &events {
         let v = e.to_json();
-        if a.kind.as_deref().is_some_and(|k| v["kind"] != k) {
+        if a.kind.is_some_and(|k| v["kind"] != k.word().as_str()) {
             continue;
         }
         if ui.json {
@@ -53,8 +93,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
                     }
                 }
             }
-            let _ = writeln!(
-                out,
+            let line = format!(
                 "{:>5}  {}  {:<12} {:<16} {}",
                 e.seq,
                 v["at"].as_str().unwrap_or(""),
@@ -62,6 +101,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
                 v["subject"].as_str().unwrap_or(""),
                 details.join(" ")
             );
+            let _ = writeln!(out, "{}", line.trim_end());
         }
     }
     if !out.is_empty() {

@@ -145,14 +145,19 @@ pub fn create(dir: &Path) -> Result<()> {
 
 /// Whether `dir` exists (empty); an error if it is not an empty directory.
 fn check_empty(dir: &Path) -> Result<bool> {
-    let help = "`mesh init --example` writes only into a new or empty directory: \
-                name one that does not exist yet, e.g. `mesh init --example demo`";
+    let free = free_name(dir);
+    let free = free.display().to_string();
+    let help = format!(
+        "`mesh init --example` writes only into a new or empty directory: \
+         name one that does not exist yet, e.g. `mesh init --example {}`",
+        shlex::try_quote(&free).unwrap_or_else(|_| free.as_str().into())
+    );
     match fs::read_dir(dir) {
         Ok(mut entries) => match entries.next() {
             None => Ok(true),
             Some(_) => Err(Error::failed(
                 format!("{} is not empty", dir.display()),
-                help,
+                help.clone(),
             )),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
@@ -166,6 +171,27 @@ fn check_empty(dir: &Path) -> Result<bool> {
             "choose a directory you can write to",
         )),
     }
+}
+
+/// A directory beside `dir` that does not exist yet, to suggest instead: `demo` (or `dir`'s own
+/// name) with the first free `-2`, `-3`… after it.
+fn free_name(dir: &Path) -> std::path::PathBuf {
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new(""));
+    let base = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "demo".to_string());
+    (1..1000)
+        .map(|i| match i {
+            1 => base.clone(),
+            i => format!("{base}-{i}"),
+        })
+        .map(|name| parent.join(name))
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| parent.join("mesh-demo"))
 }
 
 /// Removes what [`write_all`] wrote (best effort: it runs after an error already reported).

@@ -76,11 +76,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let g = &loaded.graph;
     let s = &loaded.stats;
     ui.detail(format!(
-        "{} modules; {} files parsed, {} from the cache; {} modules walked",
-        g.modules.len(),
-        s.files_parsed,
+        "{}; {} parsed, {} from the cache; {} walked",
+        super::count(g.modules.len() as u64, "module", "modules"),
+        super::count(s.files_parsed, "file", "files"),
         s.files_cached,
-        s.modules_walked
+        super::count(s.modules_walked, "module", "modules")
     ));
     for n in &loaded.notes {
         ui.detail(n);
@@ -188,8 +188,7 @@ fn text(g: &ModuleGraph) -> String {
         for e in g.edges.iter().filter(|e| e.from == m.name) {
             let extra = match e.evidence.len() {
                 0 => String::new(),
-                1 => "  (1 import)".to_string(),
-                n => format!("  ({n} imports)"),
+                n => format!("  ({})", super::count(n as u64, "import", "imports")),
             };
             let _ = writeln!(out, "  {:<13} → {}{extra}", e.kind.as_str(), e.to);
         }

@@ -51,6 +51,7 @@ name = "my-mesh"
 # parallel = 16
 # options  = ["-o", "ServerAliveInterval=15"]
 # connect_timeout = "10s"
+# persist  = "5m"          # keep node connections open between runs (cron: no handshake each time)
 
 # A machine reached over ssh: ~/.ssh/config, the agent and ProxyJump all apply.
 # [node.ace]

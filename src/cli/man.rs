@@ -46,27 +46,285 @@ pub fn run(a: &Args) -> crate::Result<i32> {
     Ok(0)
 }
 
-/// Every page: (file name, roff), `mesh.1` first, then `mesh-VERB.1` (and `mesh-node-VERB.1`).
+/// The date the pages carry: when their text last changed in a way worth a reader's notice.
+/// A fixed date, not the build's, so generated pages are the same on every machine.
+const DATE: &str = "2026-12-01";
+
+/// Every page: (file name, roff), `mesh.1` first, then `mesh-VERB.1` (and `mesh-node-VERB.1`,
+/// the node-side commands too). clap's built-in `help` verb gets none.
 pub fn pages() -> Vec<(String, Vec<u8>)> {
     let cmd = super::command();
     let mut out = Vec::new();
-    collect(&cmd, "mesh", &mut out);
+    collect(&cmd, &["mesh".to_string()], &mut out);
     out
 }
 
-fn collect(cmd: &clap::Command, name: &str, out: &mut Vec<(String, Vec<u8>)>) {
-    let mut buf = Vec::new();
-    let page = cmd.clone().name(name.to_string());
-    let man = clap_mangen::Man::new(page);
-    if man.render(&mut buf).is_ok() {
-        if name == "mesh" {
-            buf.extend_from_slice(EXIT_STATUS.as_bytes());
+fn collect(cmd: &clap::Command, path: &[String], out: &mut Vec<(String, Vec<u8>)>) {
+    out.push((
+        format!("{}.1", path.join("-")),
+        page(cmd, path).into_bytes(),
+    ));
+    for sub in verbs(cmd) {
+        let mut p = path.to_vec();
+        p.push(sub.get_name().to_string());
+        collect(sub, &p, out);
+    }
+}
+
+/// The verbs of `cmd` in the order its help lists them, without clap's `help`.
+fn verbs(cmd: &clap::Command) -> Vec<&clap::Command> {
+    let mut subs: Vec<&clap::Command> = cmd
+        .get_subcommands()
+        .filter(|s| s.get_name() != "help")
+        .collect();
+    subs.sort_by_key(|s| s.get_display_order());
+    subs
+}
+
+/// Text made safe for roff: backslashes and hyphens escaped, and no line starting with a
+/// control character.
+fn esc(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            let l = l.replace('\\', "\\e").replace('-', "\\-");
+            if l.starts_with('.') || l.starts_with('\'') {
+                format!("\\&{l}")
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn bold(s: &str) -> String {
+    format!("\\fB{}\\fR", esc(s))
+}
+
+fn italic(s: &str) -> String {
+    format!("\\fI{}\\fR", esc(s))
+}
+
+/// An option as the synopsis and the OPTIONS section write it: `-C DIR`, `--kind KIND`.
+fn option(arg: &clap::Arg) -> String {
+    let mut names = Vec::new();
+    if let Some(s) = arg.get_short() {
+        names.push(bold(&format!("-{s}")));
+    }
+    if let Some(l) = arg.get_long() {
+        names.push(bold(&format!("--{l}")));
+    }
+    let mut s = names.join(", ");
+    if arg.get_action().takes_values() {
+        for v in arg.get_value_names().unwrap_or_default() {
+            s.push(' ');
+            s.push_str(&italic(v));
         }
-        out.push((format!("{name}.1"), buf));
     }
-    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-        collect(sub, &format!("{name}-{}", sub.get_name()), out);
+    s
+}
+
+/// A positional argument: `NODE`, `[NODE]...`.
+fn positional(arg: &clap::Arg, synopsis: bool) -> String {
+    let name = arg
+        .get_value_names()
+        .map(|v| v.join(" "))
+        .unwrap_or_else(|| arg.get_id().to_string().to_uppercase());
+    let many = matches!(arg.get_action(), clap::ArgAction::Append)
+        || arg.get_num_args().is_some_and(|n| n.max_values() > 1);
+    let mut s = italic(&name);
+    if synopsis && !arg.is_required_set() {
+        s = format!("[{s}]");
     }
+    if many {
+        s.push_str("...");
+    }
+    s
+}
+
+fn shown(arg: &clap::Arg) -> bool {
+    !arg.is_hide_set() && !matches!(arg.get_id().as_str(), "help" | "version")
+}
+
+/// One man page: name, synopsis, description, options, commands, examples, the global options,
+/// exit status (mesh.1) and the pages to see also.
+fn page(cmd: &clap::Command, path: &[String]) -> String {
+    let name = path.join("-");
+    let words = path.join(" ");
+    let mut r = String::new();
+    r.push_str(&format!(
+        ".TH {} 1 {DATE} \"mesh {}\" \"mesh manual\"\n",
+        esc(&name.to_uppercase()),
+        esc(env!("CARGO_PKG_VERSION"))
+    ));
+    let about = cmd.get_about().map(|a| a.to_string()).unwrap_or_default();
+    r.push_str(&format!(
+        ".SH NAME\n{} \\- {}\n",
+        esc(&name),
+        esc(about.trim_end_matches('.'))
+    ));
+    // SYNOPSIS
+    let mut syn = vec![bold(&words)];
+    for a in cmd
+        .get_arguments()
+        .filter(|a| shown(a) && !a.is_positional())
+    {
+        let o = match (a.get_short(), a.get_long()) {
+            (Some(s), _) if a.get_long().is_none() || !a.get_action().takes_values() => {
+                let mut o = bold(&format!("-{s}"));
+                if let Some(l) = a.get_long() {
+                    o = format!("{o}|{}", bold(&format!("--{l}")));
+                }
+                if a.get_action().takes_values() {
+                    for v in a.get_value_names().unwrap_or_default() {
+                        o.push(' ');
+                        o.push_str(&italic(v));
+                    }
+                }
+                o
+            }
+            _ => option(a).replace(", ", "|"),
+        };
+        if matches!(a.get_action(), clap::ArgAction::Count) {
+            syn.push(format!("[{o}]..."));
+        } else if a.is_required_set() {
+            syn.push(o);
+        } else {
+            syn.push(format!("[{o}]"));
+        }
+    }
+    for a in cmd.get_positionals().filter(|a| shown(a)) {
+        syn.push(positional(a, true));
+    }
+    let subs = verbs(cmd);
+    if !subs.is_empty() {
+        syn.push(italic("COMMAND"));
+    }
+    r.push_str(&format!(".SH SYNOPSIS\n{}\n", syn.join(" ")));
+    // DESCRIPTION
+    let long = cmd
+        .get_long_about()
+        .or_else(|| cmd.get_about())
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    r.push_str(".SH DESCRIPTION\n");
+    r.push_str(&paragraphs(&long));
+    // OPTIONS
+    let args: Vec<&clap::Arg> = cmd.get_arguments().filter(|a| shown(a)).collect();
+    if !args.is_empty() {
+        let own = if path.len() == 1 {
+            "GLOBAL OPTIONS"
+        } else {
+            "OPTIONS"
+        };
+        r.push_str(&format!(".SH \"{own}\"\n"));
+        for a in args {
+            let head = if a.is_positional() {
+                positional(a, false)
+            } else {
+                option(a)
+            };
+            let mut help = a
+                .get_long_help()
+                .or_else(|| a.get_help())
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            let values: Vec<String> = a
+                .get_possible_values()
+                .iter()
+                .filter(|v| !v.is_hide_set())
+                .map(|v| v.get_name().to_string())
+                .collect();
+            if !values.is_empty() && a.get_action().takes_values() {
+                help.push_str(&format!(" One of: {}.", values.join(", ")));
+            }
+            let defaults: Vec<String> = a
+                .get_default_values()
+                .iter()
+                .map(|v| v.to_string_lossy().into_owned())
+                .collect();
+            if !defaults.is_empty() && a.get_action().takes_values() {
+                help.push_str(&format!(" Default: {}.", defaults.join(", ")));
+            }
+            r.push_str(&format!(".TP\n{head}\n{}\n", esc(help.trim())));
+        }
+    }
+    // COMMANDS
+    let (plumbing, commands): (Vec<&clap::Command>, Vec<&clap::Command>) =
+        subs.iter().partition(|s| s.is_hide_set());
+    for (title, list) in [("COMMANDS", commands), ("NODE-SIDE COMMANDS", plumbing)] {
+        if list.is_empty() {
+            continue;
+        }
+        r.push_str(&format!(".SH \"{title}\"\n"));
+        if title == "NODE-SIDE COMMANDS" {
+            r.push_str("Run by mesh on the node, over ssh or for a local node; not for people.\n");
+        }
+        for s in list {
+            let about = s.get_about().map(|a| a.to_string()).unwrap_or_default();
+            let about = if about.ends_with('.') || about.is_empty() {
+                about
+            } else {
+                format!("{about}.")
+            };
+            r.push_str(&format!(
+                ".TP\n{}\n{} See \\fB{}\\-{}\\fR(1).\n",
+                bold(&format!("{words} {}", s.get_name())),
+                esc(&about),
+                esc(&name),
+                esc(s.get_name())
+            ));
+        }
+    }
+    // EXAMPLES
+    let key = path[1..].join(" ");
+    if let Some(examples) = super::help::examples(&key) {
+        r.push_str(".SH EXAMPLES\n");
+        for (line, what) in examples {
+            r.push_str(&format!(".TP\n{}\n{}\n", bold(line), esc(what)));
+        }
+    }
+    if path.len() > 1 {
+        r.push_str(".SH \"GLOBAL OPTIONS\"\n");
+        r.push_str(&esc(
+            "-C DIR, --state FILE, --json, -q, -v and --color WHEN apply to every verb; \
+             mesh(1) describes them.",
+        ));
+        r.push('\n');
+    } else {
+        r.push_str(EXIT_STATUS);
+    }
+    // SEE ALSO
+    let mut see: Vec<String> = Vec::new();
+    if path.len() > 1 {
+        see.push("mesh".to_string());
+        if path.len() > 2 {
+            see.push(path[..path.len() - 1].join("-"));
+        }
+    }
+    see.extend(subs.iter().map(|s| format!("{name}-{}", s.get_name())));
+    if !see.is_empty() {
+        r.push_str(".SH \"SEE ALSO\"\n");
+        let n = see.len();
+        for (i, s) in see.iter().enumerate() {
+            let comma = if i + 1 < n { "," } else { "" };
+            r.push_str(&format!(".BR {} (1){comma}\n", esc(s)));
+        }
+    }
+    r
+}
+
+/// Text as roff paragraphs: one `.PP` between blank-line-separated paragraphs.
+fn paragraphs(text: &str) -> String {
+    let mut out = String::new();
+    for (i, p) in text.trim().split("\n\n").enumerate() {
+        if i > 0 {
+            out.push_str(".PP\n");
+        }
+        out.push_str(&esc(p.trim()));
+        out.push('\n');
+    }
+    out
 }
 
 const EXIT_STATUS: &str = r#".SH "EXIT STATUS"

@@ -4,6 +4,7 @@
 pub(crate) mod build;
 mod builds;
 mod collect;
+pub mod complete;
 pub mod completions;
 mod context;
 mod declare;
@@ -12,6 +13,7 @@ mod events;
 mod example;
 mod gc;
 mod graph;
+pub mod help;
 mod init;
 pub mod man;
 mod node;
@@ -35,22 +37,22 @@ use std::path::PathBuf;
 #[command(name = "mesh", version = version(), max_term_width = 100)]
 pub struct Cli {
     /// The mesh directory (default: the nearest directory upward holding mesh.toml).
-    #[arg(short = 'C', global = true, value_name = "DIR")]
+    #[arg(short = 'C', global = true, help_heading = help::GLOBAL, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// The store file (default: .mesh/state.redb in the mesh directory).
-    #[arg(long, global = true, env = "MESH_STATE", value_name = "FILE")]
+    #[arg(long, global = true, help_heading = help::GLOBAL, env = "MESH_STATE", value_name = "FILE")]
     pub state: Option<PathBuf>,
     /// Machine-readable output on every reading verb.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = help::GLOBAL)]
     pub json: bool,
     /// Say less: only errors and what needs a person.
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    #[arg(short, long, global = true, help_heading = help::GLOBAL, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Say more (repeat for even more).
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    #[arg(short, long, global = true, help_heading = help::GLOBAL, action = clap::ArgAction::Count)]
     pub verbose: u8,
     /// When to use colour (NO_COLOR is honoured by `auto`).
-    #[arg(long, global = true, value_enum, default_value_t = ui::ColorChoice::Auto, value_name = "WHEN")]
+    #[arg(long, global = true, help_heading = help::GLOBAL, value_enum, default_value_t = ui::ColorChoice::Auto, value_name = "WHEN")]
     pub color: ui::ColorChoice,
     #[command(subcommand)]
     command: Command,
@@ -93,6 +95,66 @@ fn nodes(n: usize) -> String {
     }
 }
 
+/// A node's reason without the node's name in front (`edge-1: failed: edge-1: …` says it twice).
+fn about<'a>(node: &str, reason: &'a str) -> &'a str {
+    reason
+        .strip_prefix(node)
+        .and_then(|r| r.strip_prefix(": "))
+        .unwrap_or(reason)
+}
+
+/// "1 report", "3 reports", "0 reports": a count and its noun, singular only for one.
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The nodes named on a command line, with each `@tag` replaced by the nodes that carry it
+/// (in name order, each once). An unknown node or tag is an error naming the known ones.
+fn select_nodes(mesh: &crate::config::MeshConfig, named: &[String]) -> crate::Result<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    for n in named {
+        match n.strip_prefix('@') {
+            Some(tag) => {
+                let tagged: Vec<&String> = mesh
+                    .nodes
+                    .values()
+                    .filter(|c| c.tags.iter().any(|t| t == tag))
+                    .map(|c| &c.name)
+                    .collect();
+                if tagged.is_empty() {
+                    let mut tags: Vec<&str> = mesh
+                        .nodes
+                        .values()
+                        .flat_map(|c| c.tags.iter().map(String::as_str))
+                        .collect();
+                    tags.sort_unstable();
+                    tags.dedup();
+                    return Err(crate::Error::Usage {
+                        message: format!("no node carries the tag `{tag}`"),
+                        hint: format!(
+                            "name a tag of mesh.toml{}",
+                            crate::config::known_list("tags", tags.into_iter())
+                        ),
+                    });
+                }
+                for t in tagged {
+                    if !out.contains(t) {
+                        out.push(t.clone());
+                    }
+                }
+            }
+            None => {
+                mesh.node(n)?;
+                if !out.contains(n) {
+                    out.push(n.clone());
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// "2 nodes are behind: `mesh push --behind` sends them", when any node is out of date or
 /// never told.
 fn hint_behind<'a>(ui: &Ui, states: impl Iterator<Item = &'a str>) {
@@ -101,8 +163,9 @@ fn hint_behind<'a>(ui: &Ui, states: impl Iterator<Item = &'a str>) {
         .count();
     if behind > 0 {
         ui.hint(format!(
-            "{} behind: `mesh push --behind` sends them",
-            nodes(behind)
+            "{} behind: `mesh push --behind` sends {}",
+            nodes(behind),
+            if behind == 1 { "it" } else { "them" }
         ));
     }
 }
@@ -114,14 +177,24 @@ fn run_hooks(ctx: &Ctx, ui: &Ui, events: &[crate::events::Event]) {
     }
 }
 
-/// The clap command, for completions and man pages.
+/// The clap command with its examples, headings and completers: what completions and man
+/// pages are made from.
 pub fn command() -> clap::Command {
-    Cli::command()
+    complete::attach(help::decorate(Cli::command()))
 }
 
 /// Runs mesh with the process's arguments; returns the exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    // `COMPLETE=bash mesh` prints the shell's registration; the shell then calls mesh with
+    // COMPLETE set for candidates. Either way mesh exits here.
+    clap_complete::CompleteEnv::with_factory(command).complete();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let color = ui::ColorChoice::from_args(&args);
+    let parsed = help::for_parsing(command())
+        .color(color.for_clap())
+        .try_get_matches_from(&args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };

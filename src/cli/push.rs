@@ -12,7 +12,7 @@ use crate::transport::push::{NodePush, Outcome, PushOptions, PushProgress};
 /// unreachable node stays out of date.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Nodes to push to.
+    /// Nodes to push to; `@tag` names every node with that tag.
     #[arg(value_name = "NODE")]
     nodes: Vec<String>,
     /// Every node that is out of date or never told (the default).
@@ -44,9 +44,11 @@ fn line(p: &NodePush) -> String {
             apply_failed,
         } => {
             let mut s = format!(
-                "{}: sent sequence {sequence} ({}), {artifacts} artifacts, {bytes} bytes",
+                "{}: sent sequence {sequence} ({}), {}, {}",
                 p.node,
-                short(digest)
+                short(digest),
+                super::count(*artifacts as u64, "artifact", "artifacts"),
+                super::count(*bytes, "byte", "bytes")
             );
             if *installed {
                 s.push_str("; installed mesh first");
@@ -63,10 +65,22 @@ fn line(p: &NodePush) -> String {
                 p.node
             )
         }
-        Outcome::NotWorkedOut { reason } => format!("{}: not worked out: {reason}", p.node),
-        Outcome::Unreachable { reason } => format!("{}: unreachable: {reason}", p.node),
-        Outcome::Refused { reason } => format!("{}: refused: {reason}", p.node),
-        Outcome::Failed { reason } => format!("{}: failed: {reason}", p.node),
+        Outcome::NotWorkedOut { reason } => {
+            format!(
+                "{}: not worked out: {}",
+                p.node,
+                super::about(&p.node, reason)
+            )
+        }
+        Outcome::Unreachable { reason } => {
+            format!("{}: unreachable: {}", p.node, super::about(&p.node, reason))
+        }
+        Outcome::Refused { reason } => {
+            format!("{}: refused: {}", p.node, super::about(&p.node, reason))
+        }
+        Outcome::Failed { reason } => {
+            format!("{}: failed: {}", p.node, super::about(&p.node, reason))
+        }
     }
 }
 
@@ -74,7 +88,7 @@ fn line(p: &NodePush) -> String {
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("push")?;
     let opts = PushOptions {
-        nodes: a.nodes.clone(),
+        nodes: super::select_nodes(&ctx.mesh, &a.nodes)?,
         all: a.all,
         reapply_unanswered: false,
     };

@@ -22,9 +22,15 @@ impl PushProgress for Lines<'_> {
     fn node_done(&self, p: &NodePush) {
         let line = match &p.outcome {
             Outcome::Sent { sequence, .. } => format!("{}: sent sequence {sequence}", p.node),
-            Outcome::Unreachable { reason } => format!("{}: unreachable: {reason}", p.node),
-            Outcome::Refused { reason } => format!("{}: refused: {reason}", p.node),
-            Outcome::Failed { reason } => format!("{}: failed: {reason}", p.node),
+            Outcome::Unreachable { reason } => {
+                format!("{}: unreachable: {}", p.node, super::about(&p.node, reason))
+            }
+            Outcome::Refused { reason } => {
+                format!("{}: refused: {}", p.node, super::about(&p.node, reason))
+            }
+            Outcome::Failed { reason } => {
+                format!("{}: failed: {}", p.node, super::about(&p.node, reason))
+            }
             _ => return,
         };
         if self.0.interactive {

@@ -6,9 +6,10 @@ use crate::status::nodes::{NodeStatus, Status, ago};
 
 /// Say what is current, out of date, never told, outstanding or stuck.
 ///
-/// Two tables: nodes (state, declared, sent and applied sequences, last seen, failure streak)
-/// and modules (source · built from · verdict · declared on N · applied on M, K outstanding).
-/// `--check` exits 3 when anything is not current.
+/// Two tables: nodes (state, the sequences declared, sent and applied, last seen, and why) and
+/// modules (source · built from · verdict · declared on N · applied on M, K outstanding).
+/// Under the nodes, the nodes the store still has records of that mesh.toml no longer names.
+/// `--check` exits 3 when anything is not current. On a terminal the tables fit its width.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only the nodes table.
@@ -52,62 +53,80 @@ fn seq(s: &Option<crate::status::nodes::Stamp>) -> String {
     s.as_ref().map_or("-".into(), |s| s.sequence.to_string())
 }
 
-fn node_state(n: &NodeStatus, now: u64) -> String {
-    let mut s = n.state.to_string();
+/// The state word: one of DESIGN.md §9's, with `silent` beside a current node not seen lately.
+fn node_state(n: &NodeStatus) -> String {
     if n.silent {
-        let age = n.last_seen_ms.map_or("never seen".into(), |t| ago(t, now));
-        s = format!("current, silent ({age})");
+        "current, silent".to_string()
+    } else {
+        n.state.to_string()
     }
-    if n.unreachable_since.is_some() {
-        s.push_str(", unreachable");
-    }
-    s
 }
 
-/// The nodes table.
-pub fn nodes_table(status: &Status, now: u64) -> String {
-    let mut t = table::new(&[
-        "node",
-        "state",
-        "declared",
-        "sent",
-        "applied",
-        "last seen",
-        "failure",
-    ]);
-    for n in &status.nodes {
-        let when = |s: &Option<crate::status::nodes::Stamp>| {
-            s.as_ref().map_or("-".to_string(), |s| {
-                let at =
-                    s.at.as_deref()
-                        .and_then(|a| humantime::parse_rfc3339(a).ok())
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .map(|d| ago(d.as_millis() as u64, now));
-                format!("{} ({})", s.sequence, at.unwrap_or_default())
-            })
-        };
-        let failure = n.failure.as_ref().map_or(String::new(), |f| {
-            format!("{}× {}", f.count, f.resources.join(" "))
-        });
-        let state = match &n.reason {
-            Some(r) if matches!(n.state, "not worked out" | "failed" | "stuck") => {
-                let first = r.lines().next().unwrap_or("");
-                let first = first.split("; last output").next().unwrap_or(first);
-                format!("{}: {first}", node_state(n, now))
-            }
-            _ => node_state(n, now),
-        };
-        t.add_row(vec![
-            n.name.clone(),
-            state,
-            seq(&n.declared),
-            when(&n.sent),
-            when(&n.applied),
-            n.last_seen_ms.map_or("never".into(), |t| ago(t, now)),
-            failure,
-        ]);
+/// Why a node is in its state, in one cell: the reason (first line, without the node's output),
+/// and since when it cannot be reached.
+fn node_reason(n: &NodeStatus, now: u64) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(u) = &n.unreachable_since {
+        let since = humantime::parse_rfc3339(u)
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or_else(|| u.clone(), |d| ago(d.as_millis() as u64, now));
+        parts.push(format!("unreachable since {since}"));
     }
-    table::render(&t)
+    if let Some(r) = &n.reason {
+        let first = r.lines().next().unwrap_or("");
+        let first = first.split("; last output").next().unwrap_or(first);
+        let first = first
+            .strip_prefix(&format!("{}: ", n.name))
+            .unwrap_or(first);
+        if !first.is_empty() {
+            parts.push(first.to_string());
+        }
+    }
+    parts.join(": ")
+}
+
+/// The nodes table: the state word in its column, the sequences declared, sent and applied,
+/// when the node was last seen, and why (wrapped to the terminal) in the last column, which is
+/// left out when no node has a why.
+pub fn nodes_table(status: &Status, now: u64) -> String {
+    let reasons: Vec<String> = status.nodes.iter().map(|n| node_reason(n, now)).collect();
+    let any_reason = reasons.iter().any(|r| !r.is_empty());
+    let mut headers = vec!["node", "state", "declared", "sent", "applied", "last seen"];
+    if any_reason {
+        headers.push("reason");
+    }
+    let mut t = table::new(&headers);
+    for (n, reason) in status.nodes.iter().zip(reasons) {
+        let mut row = vec![
+            n.name.clone(),
+            node_state(n),
+            seq(&n.declared),
+            seq(&n.sent),
+            seq(&n.applied),
+            n.last_seen_ms.map_or("never".into(), |t| ago(t, now)),
+        ];
+        if any_reason {
+            row.push(reason);
+        }
+        t.add_row(row);
+    }
+    let mut out = table::render(&t);
+    for f in &status.forgotten {
+        out.push_str(&forgotten_line(f));
+        out.push('\n');
+    }
+    out
+}
+
+/// `edge-2: no longer in mesh.toml; it last applied sequence 2 (route-proxy, resolver)`.
+fn forgotten_line(f: &crate::status::nodes::ForgottenNode) -> String {
+    let last = match &f.applied {
+        Some(seq) if f.modules.is_empty() => format!("it last applied sequence {seq}"),
+        Some(seq) => format!("it last applied sequence {seq} ({})", f.modules.join(", ")),
+        None => "it never reported applying anything".to_string(),
+    };
+    format!("{}: no longer in mesh.toml; {last}", f.name)
 }
 
 /// The modules table: the seed's one line per module.
@@ -146,5 +165,12 @@ fn hints(ui: &Ui, status: &Status) {
     }
     if status.nodes.iter().any(|n| n.state == "not worked out") {
         ui.hint("`mesh plan` says why a node is not worked out");
+    }
+    if let Some(f) = status.forgotten.first() {
+        ui.hint(format!(
+            "`mesh node forget {}` drops the records of a node removed from mesh.toml \
+             (after you stopped what it runs)",
+            f.name
+        ));
     }
 }

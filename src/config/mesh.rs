@@ -74,6 +74,15 @@ pub enum Transport {
     Local,
 }
 
+impl std::fmt::Display for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Transport::Ssh => "ssh",
+            Transport::Local => "local",
+        })
+    }
+}
+
 /// One `[node.NAME]`.
 #[derive(Debug, Clone)]
 pub struct NodeConfig {

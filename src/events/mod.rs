@@ -95,6 +95,11 @@ pub enum Fact {
         /// The artifact's digest.
         artifact: String,
     },
+    /// A node gone from mesh.toml had its records dropped (`mesh node forget`).
+    Forgotten {
+        /// The node.
+        node: String,
+    },
 }
 
 impl Fact {
@@ -112,6 +117,7 @@ impl Fact {
             Fact::Unreachable { .. } => "unreachable",
             Fact::Reachable { .. } => "reachable",
             Fact::ArtifactDamaged { .. } => "artifact-damaged",
+            Fact::Forgotten { .. } => "forgotten",
         }
     }
 
@@ -128,7 +134,8 @@ impl Fact {
             | Fact::Stuck { node, .. }
             | Fact::Recovered { node }
             | Fact::Unreachable { node, .. }
-            | Fact::Reachable { node } => node,
+            | Fact::Reachable { node }
+            | Fact::Forgotten { node } => node,
         }
     }
 }

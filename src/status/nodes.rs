@@ -87,6 +87,20 @@ pub struct ModuleStatus {
     pub failed_on: usize,
 }
 
+/// A node the store has records of that mesh.toml no longer names: it may still run what it
+/// was last sent, so it is listed until `mesh node forget` drops its records.
+#[derive(Debug, Clone, Serialize)]
+pub struct ForgottenNode {
+    /// The node.
+    pub name: String,
+    /// The sequence of the declaration it last reported applying.
+    pub applied: Option<u64>,
+    /// The modules of that declaration.
+    pub modules: Vec<String>,
+    /// The last time mesh reached it.
+    pub last_seen: Option<String>,
+}
+
 /// The whole status.
 #[derive(Debug, Clone, Serialize)]
 pub struct Status {
@@ -94,6 +108,24 @@ pub struct Status {
     pub nodes: Vec<NodeStatus>,
     /// Modules, sorted by name.
     pub modules: Vec<ModuleStatus>,
+    /// Nodes gone from mesh.toml whose records the store keeps, sorted by name.
+    pub forgotten: Vec<ForgottenNode>,
+}
+
+/// The nodes in `records` that mesh.toml does not name, sorted by name.
+pub fn forgotten(mesh: &MeshConfig, records: &HashMap<String, NodeRecord>) -> Vec<ForgottenNode> {
+    let mut out: Vec<ForgottenNode> = records
+        .iter()
+        .filter(|(name, _)| !mesh.nodes.contains_key(*name))
+        .map(|(name, rec)| ForgottenNode {
+            name: name.clone(),
+            applied: rec.applied.as_ref().map(|a| a.sequence),
+            modules: rec.applied_builds.iter().map(|(m, _)| m.clone()).collect(),
+            last_seen: rec.last_seen.map(rfc3339),
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
 }
 
 impl Status {
@@ -190,7 +222,12 @@ pub fn status(paths: &Paths, mesh: &MeshConfig) -> Result<Status> {
             }
         })
         .collect();
-    Ok(Status { nodes, modules })
+    let forgotten = forgotten(mesh, &records);
+    Ok(Status {
+        nodes,
+        modules,
+        forgotten,
+    })
 }
 
 fn node_status(

@@ -747,3 +747,47 @@ impl Writer<'_> {
         Ok(())
     }
 }
+
+/// Every entry of one table, read from a store opened read-only: nothing is created, migrated
+/// or written (not even what redb writes when a writable handle closes), and nothing waits.
+/// For shell completion, which must answer at once and never change the mesh; a store that is
+/// missing, busy or unreadable is an error the caller may ignore.
+pub fn peek<T: DeserializeOwned>(path: &Path, t: Table) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
+    // A damaged file makes redb panic: guarded, it is an error like any other.
+    guard::guarded(|| peek_unguarded(path, t)).unwrap_or_else(|message| {
+        Err(StoreError::Db {
+            path: path.to_path_buf(),
+            message,
+        })
+    })
+}
+
+/// [`peek`] without the guard.
+fn peek_unguarded<T: DeserializeOwned>(
+    path: &Path,
+    t: Table,
+) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
+    let err = |e: &dyn std::fmt::Display| StoreError::Db {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let mut b = redb::Builder::new();
+    b.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    let db = b.open_read_only(path).map_err(|e| err(&e))?;
+    let tx = db.begin_read().map_err(|e| err(&e))?;
+    let table = match tx.open_table(t) {
+        Ok(table) => table,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+        Err(e) => return Err(err(&e)),
+    };
+    let name = redb::TableHandle::name(&t).to_string();
+    let mut out = Vec::new();
+    for entry in table.iter().map_err(|e| err(&e))? {
+        let (k, v) = entry.map_err(|e| err(&e))?;
+        out.push((
+            k.value().to_vec(),
+            codec::decode(&name, k.value(), v.value())?,
+        ));
+    }
+    Ok(out)
+}

@@ -129,7 +129,7 @@ pub enum SshError {
     #[diagnostic(
         code(mesh::ssh::host_key),
         help(
-            "ask whoever runs the node whether the key changed on purpose; if so, remove the old key (`ssh-keygen -R HOST`) and accept the new one by running `ssh` to the node once. mesh never bypasses host key checking"
+            "unknown: accept it once by running ssh to the node with the options mesh passes (with `-F FILE` in `[ssh] options`: `ssh -F FILE ADDRESS true`). Changed: ask whoever runs the node whether on purpose; if so, remove the old key from the known_hosts file that ssh uses (`ssh-keygen -R HOST -f FILE`, FILE being `UserKnownHostsFile` of your ssh config, default ~/.ssh/known_hosts; a node on another port is `'[HOST]:PORT'`, e.g. `'[127.0.0.1]:24001'`) and accept the new one the same way. mesh never bypasses host key checking"
         )
     )]
     HostKey {

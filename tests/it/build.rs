@@ -312,7 +312,7 @@ fn the_store_is_not_held_during_a_build() {
     let mut child = t.spawn(&["build", "geo", "-q"]);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     assert_eq!(plan_state(&t, "geo").0, "stale");
-    let busy = t.fails(&["build", "--behind"], 75);
+    let busy = t.fails(&["build", "--behind", "-v"], 75);
     assert!(busy.contains("mesh build"), "{busy}");
     assert!(child.wait().expect("wait").success());
     assert_eq!(plan_state(&t, "geo").0, "current");

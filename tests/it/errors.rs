@@ -299,7 +299,12 @@ fn a_held_lock_exits_75_at_once_naming_the_holder() {
         std::thread::sleep(Duration::from_millis(10));
     }
 
-    for args in [&["build"][..], &["declare", "inventory"], &["push"]] {
+    // -v: the whole diagnostic (without it, a pipe gets nothing: see shell.rs).
+    for args in [
+        &["build", "-v"][..],
+        &["declare", "inventory", "-v"],
+        &["push", "-v"],
+    ] {
         let start = Instant::now();
         let out = run(&t, args);
         let took = start.elapsed();

@@ -12,5 +12,6 @@ mod graph;
 mod push;
 mod readme;
 mod reconcile;
+mod shell;
 pub mod sshd;
 mod status;

@@ -280,6 +280,18 @@ fn ssh_nodes_and_an_unreachable_one() {
     assert_eq!(outcome(&r, "lab")["outcome"], "unchanged");
     assert_eq!(plan_node(&t, "bee")["state"], "out of date");
     assert_eq!(plan_node(&t, "ace")["state"], "current");
+    // The table: the state word in its column, and since when in the reason, said once.
+    let table = t.ok(&["status", "--nodes"]);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("bee "))
+        .unwrap_or_else(|| panic!("no bee in:\n{table}"));
+    assert!(row.contains(" out of date "), "{row}");
+    assert!(
+        row.contains("unreachable since just now: ") && row.contains("connection refused"),
+        "{row}"
+    );
+    assert!(!row.contains("bee: "), "{row}");
 
     // It comes back: the next push converges it.
     b.restart();

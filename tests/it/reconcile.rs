@@ -212,7 +212,7 @@ fn a_second_mesh_exits_75_naming_the_holder_and_readers_do_not_wait() {
     t.slow_geo();
     let mut first = t.spawn(&["reconcile", "-q"]);
     std::thread::sleep(Duration::from_millis(1500));
-    let err = t.fails(&["reconcile"], 75);
+    let err = t.fails(&["reconcile", "-v"], 75);
     assert!(
         err.contains("mesh reconcile") && err.contains("pid"),
         "{err}"

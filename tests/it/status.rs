@@ -195,12 +195,18 @@ fn the_streak_counts_failures_not_words_and_a_clean_apply_clears_it() {
     t.ok(&["collect", "-q"]);
     assert_eq!(node(&t.json(&["status"]), "n-stuck")["failure"]["count"], 3);
     let show = t.ok(&["node", "show", "n-stuck"]);
+    // Label and value, spaced as wide as the labels need.
+    let show = show
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n");
     assert!(
-        show.contains("failure   3 reports in a row: module:resolver"),
+        show.contains("failure 3 reports in a row: module:resolver"),
         "{show}"
     );
     assert!(show.contains("resolver failed at"), "{show}");
-    assert!(show.contains("host      0.1.0"), "{show}");
+    assert!(show.contains("host mesh 0.1.0"), "{show}");
     let list = t.ok(&["node", "list"]);
     assert!(list.contains("n-stuck") && list.contains("stuck"), "{list}");
     let events = t.ok(&["events", "--kind", "stuck", "--json"]);

@@ -16,9 +16,27 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
     let control = crate::transport::control_dir(&ctx.mesh)?;
     let t = crate::transport::for_node(&ctx.mesh, node, control.path());
     t.install().map_err(|e| {
+        let reason = e.to_string();
+        let reason = reason
+            .strip_prefix(&format!("{}: ", a.node))
+            .unwrap_or(&reason)
+            .to_string();
+        let hint = match (&node.transport, &node.address) {
+            (crate::config::Transport::Ssh, Some(address)) => {
+                // The command mesh's ssh runs, with the same options, so it tries the same.
+                let mut words: Vec<&str> = vec!["ssh"];
+                words.extend(ctx.mesh.ssh.options.iter().map(String::as_str));
+                words.extend(node.options.iter().map(String::as_str));
+                words.push(address);
+                words.push("true");
+                let cmd = shlex::try_join(words).unwrap_or_default();
+                format!("check that the node is reachable (`{cmd}`) and its root is writable")
+            }
+            _ => format!("check that {} is a directory you can write to", node.root),
+        };
         Error::failed(
-            format!("could not install mesh on `{}`: {e}", a.node),
-            "check that the node is reachable (`ssh ADDRESS true`) and its root is writable",
+            format!("could not install mesh on `{}`: {reason}", a.node),
+            hint,
         )
     })?;
     ui.status(format!(

@@ -43,7 +43,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, _a: &Args) -> Result<i32> {
         };
         t.add_row(vec![
             n.name.clone(),
-            format!("{:?}", n.transport).to_lowercase(),
+            n.transport.to_string(),
             at,
             n.tags.join(" "),
             state.to_string(),

@@ -1,7 +1,10 @@
-//! `mesh node …`: the node half of the protocol, run on the machine (over ssh or for a local
-//! directory). Dispatch only; the work is in `crate::node`.
+//! `mesh node …`: the nodes as people use them (`list`, `show`, `install`, `forget`), and the
+//! node half of the protocol, run on the machine over ssh or for a local directory (`have`,
+//! `receive`, `apply`, `report`: hidden from `mesh node --help`, see `cli::help`). Dispatch
+//! only; the work is in `crate::node`.
 
 mod apply;
+mod forget;
 mod have;
 mod install;
 mod list;
@@ -12,7 +15,7 @@ mod show;
 use super::{Cli, Ctx, Ui};
 use crate::Result;
 
-/// The node side: run on a node by the controller, over ssh or locally.
+/// The nodes: list them, show one, install mesh on one, forget one gone from mesh.toml.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -21,10 +24,11 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum Command {
-    Have(have::Args),
-    Install(install::Args),
     List(list::Args),
     Show(show::Args),
+    Install(install::Args),
+    Forget(forget::Args),
+    Have(have::Args),
     Receive(receive::Args),
     Apply(apply::Args),
     Report(report::Args),
@@ -35,6 +39,7 @@ pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
         Command::Install(a) => install::run(&Ctx::load(cli)?, ui, a),
         Command::List(a) => list::run(&Ctx::load(cli)?, ui, a),
         Command::Show(a) => show::run(&Ctx::load(cli)?, ui, a),
+        Command::Forget(a) => forget::run(&Ctx::load(cli)?, ui, a),
         Command::Have(a) => have::run(ui, a),
         Command::Receive(a) => receive::run(ui, a),
         Command::Apply(a) => apply::run(ui, a),

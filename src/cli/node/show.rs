@@ -2,7 +2,9 @@
 
 use crate::Result;
 use crate::cli::Ctx;
+use crate::cli::graph::short;
 use crate::declare::{Composed, compose};
+use crate::status::nodes::ago;
 use crate::store::{NODES, NodeRecord};
 use std::fmt::Write;
 
@@ -54,109 +56,180 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
         }));
         return Ok(0);
     }
-    let mut out = String::new();
-    let _ = writeln!(out, "node      {}", a.node);
-    let _ = writeln!(
-        out,
-        "where     {}{} ({:?})",
-        cfg.address
-            .as_deref()
-            .map(|a| format!("{a}:"))
-            .unwrap_or_default(),
-        cfg.root,
-        cfg.transport
+    let now = crate::clock::now_ms();
+    // Label and value, the values wrapped to the terminal's width (a table without a header).
+    let mut head = crate::cli::table::new(&[]);
+    let mut line = |label: &str, text: String| {
+        head.add_row(vec![label.to_string(), text]);
+    };
+    line("node", a.node.clone());
+    line(
+        "where",
+        format!(
+            "{}{} ({})",
+            cfg.address
+                .as_deref()
+                .map(|a| format!("{a}:"))
+                .unwrap_or_default(),
+            cfg.root,
+            cfg.transport
+        ),
     );
     if let Some(st) = &st {
-        let _ = writeln!(
-            out,
-            "state     {}{}",
-            st.state,
-            st.reason
+        let reason = st
+            .reason
+            .as_deref()
+            .map(|r| r.strip_prefix(&format!("{}: ", a.node)).unwrap_or(r))
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        line("state", format!("{}{reason}", st.state));
+        line(
+            "host",
+            st.host_version
                 .as_deref()
-                .map(|r| format!(": {r}"))
-                .unwrap_or_default()
+                .map_or("not reported".to_string(), |v| format!("mesh {v}")),
         );
-        let _ = writeln!(
-            out,
-            "host      {}",
-            st.host_version.as_deref().unwrap_or("not reported")
-        );
-        let _ = writeln!(
-            out,
-            "last seen {}",
-            st.last_seen.as_deref().unwrap_or("never")
+        line(
+            "last seen",
+            match (&st.last_seen, st.last_seen_ms) {
+                (Some(at), Some(ms)) => format!("{at} ({})", ago(ms, now)),
+                _ => "never".to_string(),
+            },
         );
         if let Some(u) = &st.unreachable_since {
-            let _ = writeln!(out, "unreachable since {u}");
+            line("unreachable", format!("since {u}"));
         }
     }
+    let sequence = st
+        .as_ref()
+        .and_then(|s| s.declared.as_ref())
+        .map(|d| d.sequence);
+    let mut modules: Vec<String> = Vec::new();
     match &composed {
         Some(Composed::Ready { declaration, .. }) => {
-            let _ = writeln!(
-                out,
-                "declared  {} ({})",
-                declaration.digest(),
-                declaration.modules.len()
+            line(
+                "declared",
+                format!(
+                    "sequence {} ({}), {}",
+                    sequence.map_or("-".to_string(), |s| s.to_string()),
+                    short(&declaration.digest()),
+                    crate::cli::count(declaration.modules.len() as u64, "module", "modules")
+                ),
             );
+            let width = declaration
+                .modules
+                .iter()
+                .map(|m| m.name.len())
+                .max()
+                .unwrap_or(0);
             for m in &declaration.modules {
-                let _ = writeln!(
-                    out,
-                    "  {:<20} build {:<6} artifact {}",
+                modules.push(format!(
+                    "  {:<width$}  build {:<5} artifact {}",
                     m.name,
                     m.build,
-                    m.artifact.get(..12).unwrap_or(&m.artifact)
-                );
+                    short(&m.artifact)
+                ));
             }
         }
-        Some(Composed::NotWorkedOut(r)) => {
-            let _ = writeln!(out, "declared  not worked out: {r}");
-        }
+        Some(Composed::NotWorkedOut(r)) => line("declared", format!("not worked out: {r}")),
         None => {}
     }
-    match &rec.sent {
-        Some(s) => {
-            let _ = writeln!(out, "sent      sequence {} ({})", s.sequence, s.digest);
-        }
-        None => {
-            let _ = writeln!(out, "sent      never");
-        }
-    }
-    match &rec.applied {
-        Some(s) => {
-            let builds: Vec<String> = rec
-                .applied_builds
-                .iter()
-                .map(|(m, b)| format!("{m}@{b}"))
-                .collect();
-            let _ = writeln!(
-                out,
-                "applied   sequence {} ({}): {}",
+    line(
+        "sent",
+        match &rec.sent {
+            Some(s) => format!(
+                "sequence {} ({}), {}",
                 s.sequence,
-                s.digest,
-                builds.join(" ")
-            );
-        }
-        None => {
-            let _ = writeln!(out, "applied   nothing reported");
-        }
+                short(&s.digest),
+                ago(s.at, now)
+            ),
+            None => "never".to_string(),
+        },
+    );
+    line(
+        "applied",
+        match &rec.applied {
+            Some(s) => {
+                let builds: Vec<String> = rec
+                    .applied_builds
+                    .iter()
+                    .map(|(m, b)| format!("{m}@{b}"))
+                    .collect();
+                format!(
+                    "sequence {} ({}), {}: {}",
+                    s.sequence,
+                    short(&s.digest),
+                    ago(s.at, now),
+                    builds.join(" ")
+                )
+            }
+            None => "nothing reported".to_string(),
+        },
+    );
+    if let Some(f) = &rec.failure {
+        line(
+            "failure",
+            format!(
+                "{} in a row: {}",
+                crate::cli::count(f.count, "report", "reports"),
+                f.resources.join(", ")
+            ),
+        );
+    }
+    if let Some(r) = &last_report {
+        line("last report", report_summary(r));
+    }
+    for u in &rec.unreadable {
+        line("unreadable", u.clone());
+    }
+    let mut out = crate::cli::table::render(&head);
+    for m in modules {
+        let _ = writeln!(out, "{m}");
     }
     if let Some(f) = &rec.failure {
-        let _ = writeln!(
-            out,
-            "failure   {} reports in a row: {}",
-            f.count,
-            f.resources.join(", ")
-        );
         for r in &f.reasons {
             let _ = writeln!(out, "  | {}", r.replace('\n', "\n  | "));
         }
     }
     if let Some(r) = &last_report {
-        let _ = writeln!(out, "last report {}", r);
-    }
-    for u in &rec.unreadable {
-        let _ = writeln!(out, "unreadable {u}");
+        out.push_str(&report_resources(r));
     }
     ui.data(out);
     Ok(0)
+}
+
+/// The report's head: `#3, 2026-12-01T02:05:48Z: applied sequence 2`.
+fn report_summary(r: &serde_json::Value) -> String {
+    let word = |v: &serde_json::Value| {
+        v.as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| v.to_string())
+    };
+    let mut s = format!(
+        "#{}, {}: {} sequence {}",
+        r["report_sequence"],
+        word(&r["at"]),
+        word(&r["outcome"]),
+        r["declaration"]["sequence"]
+    );
+    if let Some(reason) = r["reason"].as_str() {
+        s.push_str(&format!(": {reason}"));
+    }
+    s
+}
+
+/// The report's resources, one a line: resource, outcome, and the reason where there is one.
+fn report_resources(r: &serde_json::Value) -> String {
+    let Some(resources) = r["resources"].as_array() else {
+        return String::new();
+    };
+    let mut t = crate::cli::table::new(&["resource", "outcome", "reason"]);
+    for res in resources {
+        t.add_row(vec![
+            res["id"].as_str().unwrap_or("?").to_string(),
+            res["outcome"].as_str().unwrap_or("?").to_string(),
+            res["reason"].as_str().unwrap_or("").to_string(),
+        ]);
+    }
+    crate::cli::table::render(&t)
 }

@@ -1,0 +1,581 @@
+//! mesh at home in a shell: completions that know the mesh, usage errors that list the choices,
+//! help that reads well (snapshots), man pages that lint clean, tables that fit a terminal, a
+//! busy lock said once on a terminal and not at all under cron, and forgotten nodes.
+
+use crate::common::TestMesh;
+use assert_cmd::Command;
+use std::path::Path;
+use std::process::Output;
+
+/// The demo mesh of `mesh init --example demo`, delivered once (`mesh reconcile`).
+fn demo() -> (TestMesh, std::path::PathBuf) {
+    let t = TestMesh::new();
+    let out = mesh(t.dir(), &["init", "--example", "demo"]);
+    assert!(out.status.success(), "{out:?}");
+    let demo = t.path("demo");
+    let out = mesh(&demo, &["reconcile", "-q"]);
+    assert!(out.status.success(), "{out:?}");
+    (t, demo)
+}
+
+/// `mesh ARGS` in `cwd`, without colour, at a fixed help width.
+fn mesh(cwd: &Path, args: &[&str]) -> Output {
+    Command::cargo_bin("mesh")
+        .expect("binary")
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .env_remove("MESH_STATE")
+        .env_remove("COMPLETE")
+        .args(args)
+        .output()
+        .expect("run mesh")
+}
+
+/// What mesh offers for the last word of `line` (fish's protocol: `value<TAB>help` a line),
+/// the values only, without options (words starting with `-`).
+fn candidates(cwd: &Path, line: &[&str]) -> Vec<String> {
+    let out = Command::cargo_bin("mesh")
+        .expect("binary")
+        .current_dir(cwd)
+        .env("COMPLETE", "fish")
+        .env_remove("MESH_STATE")
+        .arg("--")
+        .arg("mesh")
+        .args(line)
+        .output()
+        .expect("run mesh");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or("").to_string())
+        .filter(|v| !v.starts_with('-'))
+        .collect()
+}
+
+const DEMO_MODULES: &[&str] = &[
+    "dashboard",
+    "geo",
+    "go-platform",
+    "inventory",
+    "py-common",
+    "reporter",
+    "resolver",
+    "route-proxy",
+    "rust-core",
+    "ui-kit",
+];
+
+#[test]
+fn completions_know_the_mesh() {
+    let (t, demo) = demo();
+    // Node names, and @tags where a verb takes them; the mesh found from the working
+    // directory, or from -C on the line being completed.
+    assert_eq!(
+        candidates(&demo, &["push", ""]),
+        ["edge-1", "edge-2", "lab", "@edge"]
+    );
+    let d = demo.display().to_string();
+    assert_eq!(
+        candidates(t.dir(), &["-C", &d, "collect", "e"]),
+        ["edge-1", "edge-2"]
+    );
+    assert_eq!(candidates(&demo, &["push", "@"]), ["@edge"]);
+    assert_eq!(
+        candidates(&demo, &["node", "show", ""]),
+        ["edge-1", "edge-2", "lab"]
+    );
+    // Modules: every one the mesh has seen.
+    assert_eq!(candidates(&demo, &["build", ""]), DEMO_MODULES);
+    assert_eq!(
+        candidates(&demo, &["declare", "re"]),
+        ["reporter", "resolver"]
+    );
+    // Build ids: newest first; for `declare MODULE`, that module's fit builds only.
+    let builds = candidates(&demo, &["builds", "--log", ""]);
+    let want: Vec<String> = (1..=10).rev().map(|i| i.to_string()).collect();
+    assert_eq!(builds, want);
+    let resolver = mesh(&demo, &["builds", "resolver", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&resolver.stdout).expect("json");
+    let id = v[0]["id"].to_string();
+    assert_eq!(candidates(&demo, &["declare", "resolver", ""]), [id]);
+    // Event kinds, from the value enum (the static scripts have them too).
+    assert_eq!(
+        candidates(&demo, &["events", "--kind", ""]),
+        [
+            "source-moved",
+            "built",
+            "declared",
+            "sent",
+            "applied",
+            "refused",
+            "stuck",
+            "recovered",
+            "unreachable",
+            "reachable",
+            "artifact-damaged",
+            "forgotten"
+        ]
+    );
+    let fish = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/mesh.fish"),
+    )
+    .expect("completions/mesh.fish");
+    assert!(fish.contains("source-moved"), "static fish lacks the kinds");
+    // Nowhere near a mesh: nothing, and no error on the prompt.
+    assert!(candidates(t.dir(), &["push", ""]).is_empty());
+    // Fast: reading mesh.toml and the store for a moment.
+    let start = std::time::Instant::now();
+    for _ in 0..10 {
+        candidates(&demo, &["declare", "resolver", ""]);
+    }
+    let each = start.elapsed() / 10;
+    eprintln!("completion latency: {each:?} a call");
+    assert!(
+        each < std::time::Duration::from_millis(500),
+        "a completion took {each:?}"
+    );
+}
+
+#[test]
+fn an_unknown_event_kind_is_a_usage_error_listing_the_kinds() {
+    let (_t, demo) = demo();
+    let out = mesh(&demo, &["events", "--kind", "sen"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    for k in [
+        "source-moved",
+        "sent",
+        "refused",
+        "unreachable",
+        "forgotten",
+    ] {
+        assert!(err.contains(k), "{err}");
+    }
+    assert!(out.stdout.is_empty());
+    // A known kind filters.
+    let out = mesh(&demo, &["events", "--kind", "sent", "--json"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(
+        text.lines().all(|l| l.contains("\"kind\":\"sent\"")),
+        "{text}"
+    );
+}
+
+#[test]
+fn help_reads_well() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (name, args) in [
+        ("help_mesh", &["--help"][..]),
+        ("help_status", &["status", "--help"]),
+        ("help_node", &["node", "--help"]),
+    ] {
+        let out = mesh(dir.path(), args);
+        assert!(out.status.success(), "{out:?}");
+        insta::assert_snapshot!(name, String::from_utf8_lossy(&out.stdout));
+    }
+    // The global options are described once, in `mesh --help`; a verb names them in one line.
+    let status = mesh(dir.path(), &["status", "-h"]);
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(!status.contains("--state <FILE>"), "{status}");
+    assert!(status.contains("Global options: -C DIR"), "{status}");
+    // The plumbing is hidden from `mesh node --help` but still runs.
+    let node = mesh(dir.path(), &["node", "--help"]);
+    let node = String::from_utf8_lossy(&node.stdout);
+    assert!(!node.contains("  receive "), "{node}");
+    let root = dir.path().join("root");
+    let have = mesh(
+        dir.path(),
+        &["node", "have", "--root", &root.display().to_string()],
+    );
+    assert!(have.status.success(), "{have:?}");
+    // Every verb's long help has examples.
+    let cmd = mesh::cli::command();
+    for sub in cmd.get_subcommands() {
+        let mut paths = vec![sub.get_name().to_string()];
+        paths.extend(
+            sub.get_subcommands()
+                .map(|s| format!("{} {}", sub.get_name(), s.get_name())),
+        );
+        for p in paths {
+            assert!(
+                mesh::cli::help::examples(&p).is_some(),
+                "`mesh {p}` has no examples in cli::help::EXAMPLES"
+            );
+        }
+    }
+    // Global options still work after the verb.
+    let out = mesh(dir.path(), &["status", "--color", "never", "-q"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+}
+
+#[test]
+fn errors_have_no_code_line_unless_verbose_and_honour_colour() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = mesh(dir.path(), &["status"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!err.contains("mesh::"), "{err}");
+    assert!(err.contains("help:"), "{err}");
+    let out = mesh(dir.path(), &["status", "-v"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mesh::failed"), "{err}");
+    // Usage errors: no colour when asked for none, colour when asked for it.
+    let out = mesh(dir.path(), &["--color", "never", "status", "--bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!out.stderr.contains(&0x1b), "{out:?}");
+    let out = mesh(dir.path(), &["status", "--bogus", "--color=always"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stderr.contains(&0x1b), "{out:?}");
+    // `mesh init --example demo` where demo is taken suggests a name that is free.
+    std::fs::create_dir_all(dir.path().join("demo/x")).expect("mkdir");
+    let out = mesh(dir.path(), &["init", "--example", "demo"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`mesh init --example demo-2`"), "{err}");
+}
+
+/// Every page lints without a warning: `mandoc -T lint -W warning` where mandoc is installed
+/// (scripts/test installs it), else `man --warnings -l`.
+#[test]
+fn man_pages_lint_clean() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let pages = mesh::cli::man::pages();
+    assert!(!pages.iter().any(|(n, _)| n == "mesh-help.1"));
+    let mandoc = std::process::Command::new("mandoc")
+        .arg("-V")
+        .output()
+        .is_ok();
+    for (name, roff) in pages {
+        let p = dir.path().join(&name);
+        std::fs::write(&p, &roff).expect("write page");
+        let out = if mandoc {
+            std::process::Command::new("mandoc")
+                .args(["-T", "lint", "-W", "warning"])
+                .arg(&p)
+                .output()
+        } else {
+            std::process::Command::new("man")
+                .args(["--warnings", "-l"])
+                .arg(&p)
+                .env("MANWIDTH", "80")
+                .env("MAN_KEEP_FORMATTING", "0")
+                .output()
+        }
+        .expect("mandoc or man is needed to lint the man pages");
+        let complaints = format!(
+            "{}{}",
+            if mandoc {
+                String::from_utf8_lossy(&out.stdout).into_owned()
+            } else {
+                String::new()
+            },
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(complaints.trim().is_empty(), "{name}:\n{complaints}");
+        let text = String::from_utf8_lossy(&roff);
+        // The synopsis names the verb as typed and the value of every option.
+        let synopsis = text
+            .split(".SH SYNOPSIS\n")
+            .nth(1)
+            .and_then(|s| s.lines().next())
+            .unwrap_or("");
+        let words = name.trim_end_matches(".1").replace('-', " ");
+        assert!(
+            synopsis.starts_with(&format!("\\fB{words}\\fR")),
+            "{name}: {synopsis}"
+        );
+        assert!(!synopsis.contains("\\fB\\-C \\fR]"), "{name}: {synopsis}");
+    }
+}
+
+/// Runs `sh -c CMD` on a pseudo-terminal (script(1)), in `cwd`; what the terminal showed and
+/// the exit code.
+fn on_a_terminal(cwd: &Path, cmd: &str) -> (String, Option<i32>) {
+    let out = std::process::Command::new("script")
+        .args(["-qec", cmd, "/dev/null"])
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env_remove("MESH_STATE")
+        .output()
+        .expect("script(1) is needed for the terminal tests (util-linux)");
+    (
+        String::from_utf8_lossy(&out.stdout).replace('\r', ""),
+        out.status.code(),
+    )
+}
+
+fn bin() -> String {
+    assert_cmd::cargo::cargo_bin("mesh").display().to_string()
+}
+
+#[test]
+fn tables_fit_the_terminal() {
+    let (_t, demo) = demo();
+    // lab is not worked out: inventory (held, never declared) is assigned to it, under a long
+    // module-less reason; its REASON column wraps at 80 columns.
+    let toml = std::fs::read_to_string(demo.join("mesh.toml")).expect("mesh.toml");
+    std::fs::write(
+        demo.join("mesh.toml"),
+        toml.replace("# inventory = [\"lab\"]", "inventory = [\"lab\"]"),
+    )
+    .expect("write");
+    let (screen, code) = on_a_terminal(&demo, &format!("COLUMNS=80 {} status", bin()));
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(screen.contains("not worked out"), "{screen}");
+    assert!(screen.contains("REASON"), "{screen}");
+    for line in screen.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} columns: {line:?}\n{screen}",
+            line.chars().count()
+        );
+    }
+    // The state word stands alone in its column.
+    let lab = screen
+        .lines()
+        .find(|l| l.starts_with("lab "))
+        .expect("lab's row");
+    assert!(lab.contains("not worked out  "), "{lab}");
+    // On a pipe nothing is wrapped: one line a node.
+    let out = mesh(&demo, &["status", "--nodes"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 4, "{text}");
+    // `node show`: no type names, the sequence declared, the last report as lines.
+    let show = String::from_utf8_lossy(&mesh(&demo, &["node", "show", "edge-1"]).stdout)
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(!show.contains("(Local)"), "{show}");
+    assert!(show.contains("(local)"), "{show}");
+    assert!(show.contains("declared sequence 1 ("), "{show}");
+    assert!(show.contains("2 modules"), "{show}");
+    assert!(show.contains("module:route-proxy ok"), "{show}");
+    assert!(!show.contains("{\""), "{show}");
+}
+
+#[test]
+fn a_busy_lock_is_one_line_on_a_terminal_and_silent_under_cron() {
+    let (_t, demo) = demo();
+    let held = demo.join("held");
+    let release = demo.join("release");
+    let script = format!(
+        "printf 'pid %s (mesh reconcile) since 2026-11-29T10:00:00Z' \"$$\" > .mesh/lock; \
+         touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done",
+        held.display(),
+        release.display()
+    );
+    let mut holder = std::process::Command::new("flock")
+        .arg(".mesh/lock")
+        .args(["sh", "-c", &script])
+        .current_dir(&demo)
+        .spawn()
+        .expect("flock(1) is needed for this test (util-linux)");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !held.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "flock never took the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // A pipe (cron): exit 75 and nothing at all.
+    let out = mesh(&demo, &["reconcile"]);
+    assert_eq!(out.status.code(), Some(75), "{out:?}");
+    assert!(out.stderr.is_empty() && out.stdout.is_empty(), "{out:?}");
+    // A terminal: one line naming the holder.
+    let (screen, code) = on_a_terminal(&demo, &format!("{} push", bin()));
+    assert_eq!(code, Some(75), "{screen}");
+    assert_eq!(screen.trim().lines().count(), 1, "{screen}");
+    assert!(
+        screen.contains("(mesh reconcile)") && screen.contains("try again"),
+        "{screen}"
+    );
+    // -v: the whole diagnostic, code and help.
+    let out = mesh(&demo, &["reconcile", "-v"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("mesh::store::busy") && err.contains("help:"),
+        "{err}"
+    );
+    std::fs::write(&release, "").expect("release");
+    assert!(holder.wait().expect("wait for flock").success());
+    // Free again: reconcile says its one summary line on a terminal, and nothing on a pipe.
+    let (screen, code) = on_a_terminal(&demo, &format!("{} reconcile", bin()));
+    assert_eq!(code, Some(0), "{screen}");
+    assert_eq!(
+        screen.trim(),
+        "built 0, declared 0, sent 0, applied 0, outstanding 0, stuck 0"
+    );
+    let out = mesh(&demo, &["reconcile"]);
+    assert!(
+        out.status.success() && out.stderr.is_empty() && out.stdout.is_empty(),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_node_gone_from_mesh_toml_is_listed_until_forgotten() {
+    let (_t, demo) = demo();
+    let toml = std::fs::read_to_string(demo.join("mesh.toml")).expect("mesh.toml");
+    let without = toml.replace(
+        "[node.edge-2]\ntransport = \"local\"\nroot      = \"nodes/edge-2\"\ntags      = [\"edge\"]\n",
+        "",
+    );
+    assert_ne!(toml, without, "the demo's edge-2 section moved");
+    std::fs::write(demo.join("mesh.toml"), without).expect("write");
+    let out = mesh(&demo, &["status", "--nodes"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "edge-2: no longer in mesh.toml; it last applied sequence 1 (resolver, route-proxy)"
+        ),
+        "{text}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("mesh node forget edge-2"),
+        "{out:?}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&mesh(&demo, &["status", "--json"]).stdout).expect("json");
+    assert_eq!(v["forgotten"][0]["name"], "edge-2", "{v}");
+    assert_eq!(candidates(&demo, &["node", "forget", ""]), ["edge-2"]);
+    // A node still in mesh.toml is not forgotten.
+    let out = mesh(&demo, &["node", "forget", "edge-1"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let out = mesh(&demo, &["node", "forget", "edge-2"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&mesh(&demo, &["status", "--nodes"]).stdout).into_owned();
+    assert!(!text.contains("edge-2"), "{text}");
+    let facts = mesh(&demo, &["events", "--kind", "forgotten", "--json"]);
+    assert_eq!(String::from_utf8_lossy(&facts.stdout).lines().count(), 1);
+    // A second forget has nothing to drop.
+    let out = mesh(&demo, &["node", "forget", "edge-2"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+}
+
+/// The README's node setup over ssh, as an operator with an ssh config file of their own does
+/// it: a `Host` alias in a config passed with `-F` in `[ssh] options`, the host key accepted
+/// with the same `-F` (into the `UserKnownHostsFile` that config names, in the
+/// `[127.0.0.1]:PORT` form), a reconcile; then a changed host key, removed with
+/// `ssh-keygen -R '[127.0.0.1]:PORT' -f FILE`, accepted again, and the node retried with
+/// `mesh push --all NODE && mesh collect NODE`.
+#[test]
+fn node_setup_over_ssh_with_an_ssh_config_file() {
+    use crate::sshd::{SshNode, client_key};
+    let t = crate::common::example();
+    let mut n = SshNode::start(t.dir(), "edge-a");
+    let bin = n.root.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
+        .expect("link");
+    let user = n.address().split('@').next().expect("user").to_string();
+    let known = t.path("known_hosts_mesh");
+    let config = t.path("mesh_ssh_config");
+    t.write(
+        "mesh_ssh_config",
+        &format!(
+            "Host edge-a\n  HostName 127.0.0.1\n  Port {}\n  User {user}\n  IdentityFile {}\n  \
+             IdentitiesOnly yes\n  UserKnownHostsFile {}\n  StrictHostKeyChecking yes\n  \
+             LogLevel ERROR\n",
+            n.port,
+            client_key().display(),
+            known.display()
+        ),
+    );
+    t.write(
+        "mesh.toml",
+        &format!(
+            "{}\n[ssh]\noptions = [\"-F\", \"{}\"]\n\n[node.edge-a]\naddress = \"edge-a\"\n\
+             root = \"{}\"\n\n[assign]\nroute-proxy = [\"edge-a\"]\nresolver = [\"edge-a\"]\n",
+            crate::common::MESH_HEAD,
+            config.display(),
+            n.root.display()
+        ),
+    );
+    // Step 3: accept the host key once, with the same -F (a person answers "yes"; here
+    // accept-new says it for them).
+    let accept = || {
+        let out = std::process::Command::new("ssh")
+            .arg("-F")
+            .arg(&config)
+            .args(["-o", "StrictHostKeyChecking=accept-new", "edge-a", "true"])
+            .output()
+            .expect("ssh");
+        assert!(out.status.success(), "{out:?}");
+    };
+    accept();
+    let line = std::fs::read_to_string(&known).expect("the key lands in the config's file");
+    assert!(
+        line.starts_with(&format!("[127.0.0.1]:{} ", n.port)),
+        "{line}"
+    );
+    // Step 5: reconcile builds, sends and collects.
+    t.ok(&["reconcile", "-q"]);
+    let v = t.json(&["status"]);
+    assert_eq!(v["nodes"][0]["state"], "current", "{v}");
+
+    // The node's host key changes (on purpose): refused, with the help naming what to do.
+    n.rotate_host_key();
+    n.restart();
+    t.resolver_v2();
+    t.ok(&["build", "-q"]);
+    let out = t.mesh(&["push"]).output().expect("push");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("host key changed"),
+        "{out:?}"
+    );
+    let out = std::process::Command::new("ssh-keygen")
+        .arg("-R")
+        .arg(format!("[127.0.0.1]:{}", n.port))
+        .arg("-f")
+        .arg(&known)
+        .output()
+        .expect("ssh-keygen");
+    assert!(out.status.success(), "{out:?}");
+    accept();
+    // The retry the README gives.
+    t.ok(&["push", "--all", "edge-a", "-q"]);
+    t.ok(&["collect", "edge-a", "-q"]);
+    let v = t.json(&["status"]);
+    assert_eq!(v["nodes"][0]["state"], "current", "{v}");
+}
+
+/// The README's bash line, `source <(COMPLETE=bash mesh)`, as bash runs it: the function it
+/// registers asks mesh and fills COMPREPLY with the nodes.
+#[test]
+fn bash_completion_registers_and_asks_mesh() {
+    let (_t, demo) = demo();
+    let bin_dir = assert_cmd::cargo::cargo_bin("mesh")
+        .parent()
+        .expect("bin dir")
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let script = r#"source <(COMPLETE=bash mesh)
+COMP_WORDS=(mesh push e); COMP_CWORD=2; COMP_LINE="mesh push e"; COMP_POINT=${#COMP_LINE}; COMP_TYPE=9
+_clap_complete_mesh mesh e push
+printf '%s\n' "${COMPREPLY[@]}""#;
+    let out = std::process::Command::new("bash")
+        .args(["-c", script])
+        .current_dir(&demo)
+        .env("PATH", path)
+        .env_remove("MESH_STATE")
+        .output()
+        .expect("bash");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .collect::<Vec<_>>(),
+        ["edge-1", "edge-2"],
+        "{out:?}"
+    );
+}
