@@ -18,6 +18,8 @@ pub struct Args {
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     // What a node holds is compared with what it was sent: not while a push records sends.
     let _lock = ctx.lock("collect")?;
+    // A mesh another verb would refuse is refused here too.
+    ctx.sources()?;
     let (results, events) = crate::transport::collect::collect(ctx.paths(), &ctx.mesh, &a.nodes)?;
     if ui.json {
         ui.json_data(&results);

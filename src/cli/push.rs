@@ -79,7 +79,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         reapply_unanswered: false,
     };
     let (results, events) =
-        crate::transport::push::push(ctx.paths(), &ctx.mesh, &opts, &Lines(ui))?;
+        crate::transport::push::push(ctx.paths(), &ctx.mesh, &ctx.sources()?, &opts, &Lines(ui))?;
     super::run_hooks(ctx, ui, &events);
     if ui.json {
         ui.json_data(&results);

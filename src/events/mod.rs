@@ -87,6 +87,22 @@ pub enum Fact {
         /// The node.
         node: String,
     },
+    /// mesh could not do its work on a node (its ssh refused us, its mesh failed, it lost what
+    /// it was sent); stated once, when the trouble begins or changes.
+    Trouble {
+        /// The node.
+        node: String,
+        /// Why, as a sentence.
+        reason: String,
+    },
+    /// A build stayed outstanding for the same reason three builds in a row of the same
+    /// closure: no run will fix it, a person must.
+    BuildStuck {
+        /// The module.
+        module: String,
+        /// The reason the builds gave.
+        reason: String,
+    },
 }
 
 impl Fact {
@@ -103,6 +119,8 @@ impl Fact {
             Fact::Recovered { .. } => "recovered",
             Fact::Unreachable { .. } => "unreachable",
             Fact::Reachable { .. } => "reachable",
+            Fact::Trouble { .. } => "trouble",
+            Fact::BuildStuck { .. } => "build-stuck",
         }
     }
 
@@ -111,14 +129,16 @@ impl Fact {
         match self {
             Fact::SourceMoved { module, .. }
             | Fact::Built { module, .. }
-            | Fact::Declared { module, .. } => module,
+            | Fact::Declared { module, .. }
+            | Fact::BuildStuck { module, .. } => module,
             Fact::Sent { node, .. }
             | Fact::Applied { node, .. }
             | Fact::Refused { node, .. }
             | Fact::Stuck { node, .. }
             | Fact::Recovered { node }
             | Fact::Unreachable { node, .. }
-            | Fact::Reachable { node } => node,
+            | Fact::Reachable { node }
+            | Fact::Trouble { node, .. } => node,
         }
     }
 }

@@ -17,6 +17,61 @@ pub const STUCK_AFTER: u64 = 3;
 /// How many unreadable-report notes are kept per node.
 const UNREADABLE_KEPT: usize = 5;
 
+pub use crate::node::MAX_SEQUENCE;
+
+/// Takes the lines a node answered to `report --since ASKED` into `rec`, oldest first; returns
+/// how many reports were taken and the facts. The controller asks from one below the newest
+/// report it took, so that report comes back: as a duplicate when the journal is the one read
+/// before, with another journal id when it started again.
+///
+/// A node answers only reports above ASKED, unless its journal holds nothing that high: then
+/// the journal started again (its files removed, its numbers reset, its id perhaps kept) and it
+/// answers from its start. A line at or below ASKED therefore means the journal started again,
+/// and it is read from its start, so a restarted journal never freezes the account. A line
+/// whose sequence is not below [`MAX_SEQUENCE`] is noted and not believed.
+pub fn take_reports(
+    rec: &mut NodeRecord,
+    node: &str,
+    lines: &[&str],
+    asked: u64,
+    now: u64,
+) -> (usize, Vec<Fact>) {
+    let since = asked;
+    let mut parsed: Vec<(u64, &str)> = Vec::new();
+    for line in lines.iter().filter(|l| !l.trim().is_empty()) {
+        let seq = serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .and_then(|v| v["report_sequence"].as_u64())
+            .unwrap_or(0);
+        if seq >= MAX_SEQUENCE {
+            note(
+                rec,
+                format!("a report claims report sequence {seq}, beyond any journal: not believed"),
+            );
+            continue;
+        }
+        parsed.push((seq, line));
+    }
+    if since > 0 && parsed.iter().any(|&(s, _)| s >= 1 && s <= since) {
+        note(
+            rec,
+            format!(
+                "the node's report journal started again (it answered reports at or below {since}): read from its start"
+            ),
+        );
+        rec.report_sequence = 0;
+    }
+    parsed.sort_by_key(|&(s, _)| s);
+    let mut facts = Vec::new();
+    let mut taken = 0;
+    for (_, line) in parsed {
+        let before = rec.report_sequence;
+        facts.extend(account(rec, node, line, now));
+        taken += usize::from(rec.report_sequence != before);
+    }
+    (taken, facts)
+}
+
 /// Takes one raw report line into `rec`; returns the facts it changed.
 pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fact> {
     let report: Report = match serde_json::from_str(raw) {
@@ -41,6 +96,16 @@ pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fac
         rec.journal = Some(j.clone());
     }
     if report.report_sequence <= rec.report_sequence {
+        return Vec::new();
+    }
+    if report.report_sequence >= MAX_SEQUENCE {
+        note(
+            rec,
+            format!(
+                "a report claims report sequence {}, beyond any journal: not believed",
+                report.report_sequence
+            ),
+        );
         return Vec::new();
     }
     rec.report_sequence = report.report_sequence;

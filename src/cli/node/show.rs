@@ -28,7 +28,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
             Ok((compose::compose_all(&ctx.mesh, &declared), rec))
         })?
     };
-    let status = crate::status::nodes::status(paths, &ctx.mesh)?;
+    let status = crate::status::nodes::status(paths, &ctx.mesh, &ctx.sources()?)?;
     let st = status.nodes.into_iter().find(|n| n.name == a.node);
     let composed = composed.get(&a.node).cloned();
     let last_report: Option<serde_json::Value> = rec
