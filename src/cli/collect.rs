@@ -6,7 +6,9 @@ use crate::Result;
 /// Read nodes' new reports over the transport and record them.
 ///
 /// Reports are taken by report sequence, so none is lost or counted twice however rarely this
-/// runs. "applied" comes only from a node's read-back report.
+/// runs. "applied" comes only from a node's read-back report. A node found without mesh gets
+/// it back first, so that its reports are read. Exits 3 when a node could not be read from
+/// (unreachable, refusing us, its mesh failing).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Nodes to collect from (default: every node).
@@ -32,6 +34,18 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         } else if r.reports > 0 {
             ui.detail(format!("{}: {} new reports", r.node, r.reports));
         }
+        if r.installed {
+            ui.status(format!(
+                "{}: mesh was missing there and was installed",
+                r.node
+            ));
+        }
+        if r.lost {
+            ui.status(format!(
+                "{}: no longer holds the declaration it was sent: `mesh push` sends it again",
+                r.node
+            ));
+        }
     }
     let reports: usize = results.iter().map(|r| r.reports).sum();
     ui.status(format!(
@@ -40,5 +54,9 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         events.len()
     ));
     super::run_hooks(ctx, ui, &events);
-    Ok(0)
+    Ok(if results.iter().any(|r| r.trouble()) {
+        3
+    } else {
+        0
+    })
 }

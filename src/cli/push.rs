@@ -9,7 +9,8 @@ use crate::transport::push::{NodePush, Outcome, PushOptions, PushProgress};
 /// Bare, or with `--behind`: every node whose would-send digest differs from the digest it was
 /// last sent, or that was never told. Named: those nodes only. `--all`: every node, resent even
 /// when current. A send is recorded only after the node confirmed it holds the declaration; an
-/// unreachable node stays out of date.
+/// unreachable node stays out of date. Exits 3 when a node could not be delivered to or its
+/// apply failed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Nodes to push to.
@@ -52,7 +53,7 @@ fn line(p: &NodePush) -> String {
                 s.push_str("; installed mesh first");
             }
             if let Some(f) = apply_failed {
-                s.push_str(&format!("; apply could not be started: {f}"));
+                s.push_str(&format!("; the apply failed: {f}"));
             }
             s
         }
@@ -90,7 +91,13 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let trouble = count(|o| {
         matches!(
             o,
-            Outcome::Unreachable { .. } | Outcome::Refused { .. } | Outcome::Failed { .. }
+            Outcome::Unreachable { .. }
+                | Outcome::Refused { .. }
+                | Outcome::Failed { .. }
+                | Outcome::Sent {
+                    apply_failed: Some(_),
+                    ..
+                }
         )
     });
     let nwo = count(|o| matches!(o, Outcome::NotWorkedOut { .. }));

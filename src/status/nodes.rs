@@ -319,7 +319,12 @@ fn node_status(
         },
         at: None,
     });
-    let failure = rec.failure_of_sent();
+    // A node that lost what it was sent (a wiped root) keeps the failure of the apply that
+    // lost it: an activate that removes the root is a failing node, not a "never told" one.
+    let lost = rec.sent.is_none() && trouble.is_some_and(|t| t.repairable);
+    let failure = rec
+        .failure_of_sent()
+        .or_else(|| rec.failure.as_ref().filter(|_| lost));
     let silent_after = mesh.settings.silent_after.as_millis() as u64;
     let trouble_reason = trouble.map(|t| t.reason.clone());
     let (state, reason): (&'static str, Option<String>) = match c {
@@ -329,6 +334,17 @@ fn node_status(
             "stuck",
             trouble.map(|t| format!("{} times in a row: {}", t.count, t.reason)),
         ),
+        _ if lost && failure.is_some() => match failure {
+            Some(f) if f.count >= crate::status::account::STUCK_AFTER => (
+                "stuck",
+                Some(format!(
+                    "{} reports in a row: {}",
+                    f.count,
+                    f.resources.join(", ")
+                )),
+            ),
+            _ => ("failed", failure.map(|f| f.reasons.join("; "))),
+        },
         _ if rec.sent.is_none() => ("never told", trouble_reason),
         _ if would.as_ref() != rec.sent.as_ref().map(|s| &s.digest) => {
             ("out of date", trouble_reason)

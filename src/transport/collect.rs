@@ -185,7 +185,16 @@ fn record(
                 rec.applied = None;
                 rec.applied_builds.clear();
                 c.lost = true;
-                facts.extend(trouble::found(w, node, "lost", &reason, true, now)?);
+                // The failed apply that lost it says "stuck" itself, once.
+                let stuck = rec
+                    .failure
+                    .as_ref()
+                    .is_some_and(|f| f.count >= account::STUCK_AFTER);
+                facts.extend(
+                    trouble::found(w, node, "lost", &reason, true, now)?
+                        .into_iter()
+                        .filter(|f| !(stuck && matches!(f, Fact::Stuck { .. }))),
+                );
             } else {
                 facts.extend(trouble::cleared(w, node, rec.applied_what_was_sent())?);
             }

@@ -316,8 +316,11 @@ fn send_one(
         _ => sequence,
     };
     // Nor below what it last applied (a store restored from a backup is behind the node).
+    // The same declaration it applied keeps that number (a node whose activate removed its
+    // root still has its state.json rewritten).
     let sequence = match &have.applied {
-        Some(a) if a.digest != digest && a.sequence >= sequence => a.sequence.saturating_add(1),
+        Some(a) if a.digest == digest => a.sequence.max(sequence),
+        Some(a) if a.sequence >= sequence => a.sequence.saturating_add(1),
         _ => sequence,
     };
     // Bounded: never a sequence a JSON reader cannot hold exactly, never a wrap to 0.
