@@ -45,15 +45,11 @@ pub fn collect(
     for n in names {
         mesh.node(n)?;
     }
-    let since: BTreeMap<String, u64> = {
+    let records: BTreeMap<String, NodeRecord> = {
         let store = paths.open()?;
-        store.read(|r| {
-            Ok(crate::store::node_records(r)?
-                .into_iter()
-                .map(|(k, v)| (k, v.report_sequence))
-                .collect())
-        })?
+        store.read(|r| Ok(crate::store::node_records(r)?.into_iter().collect()))?
     };
+    let none = NodeRecord::default();
     let nodes: Vec<&String> = mesh
         .nodes
         .keys()
@@ -84,14 +80,27 @@ pub fn collect(
             // Asked from one below the newest taken: that report comes back as a duplicate
             // when the journal is the one read before, and as another journal's (its id, or a
             // sequence at or below the asked one) when it started again.
-            let asked = since.get(node).copied().unwrap_or(0).saturating_sub(1);
+            let rec = records.get(node).unwrap_or(&none);
             let got = have.and_then(|have| {
                 let held = have.declaration.map(|h| h.digest);
-                t.reports(asked).map(|reports| Collected {
-                    held,
-                    reports,
-                    installed,
-                    asked,
+                let asked = account::ask_from(rec.report_sequence);
+                let reports = t.reports(asked)?;
+                Ok(if account::answer_means_restart(rec, &reports) {
+                    Collected {
+                        held,
+                        reports: t.reports(0)?,
+                        installed,
+                        asked: 0,
+                        restarted: true,
+                    }
+                } else {
+                    Collected {
+                        held,
+                        reports,
+                        installed,
+                        asked,
+                        restarted: false,
+                    }
                 })
             });
             let _ = tx.send((node.clone(), got));
@@ -123,6 +132,8 @@ pub struct Collected {
     pub installed: bool,
     /// The report sequence asked from (`report --since`).
     pub asked: u64,
+    /// The journal no longer held the newest report taken: it was asked again from its start.
+    pub restarted: bool,
 }
 
 type Answer = Result<Collected, TransportError>;
@@ -154,7 +165,11 @@ fn record(
             reports,
             installed,
             asked,
+            restarted,
         }) => {
+            if restarted {
+                account::journal_restarted(&mut rec);
+            }
             c.installed = installed;
             if rec.unreachable_since.take().is_some() {
                 facts.push(Fact::Reachable {
