@@ -529,3 +529,31 @@ fn an_ssh_activate_failing_three_passes_is_stuck() {
     assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
     assert_eq!(node(&t, "ace")["state"], "current");
 }
+
+// ---- (4) exports are bytes ---------------------------------------------------------------
+
+#[test]
+fn file_names_that_are_not_utf8_are_exported_as_git_holds_them() {
+    use std::os::unix::ffi::OsStrExt;
+    let t = mesh();
+    let dir = t.path("platform/go/services/resolver");
+    for name in [&b"data-\xff"[..], b"data-\xfe"] {
+        std::fs::write(dir.join(std::ffi::OsStr::from_bytes(name)), name).expect("write");
+    }
+    t.commit("platform", "two names that are not UTF-8");
+    t.edit_and_commit(
+        "platform",
+        "go/services/resolver/mesh-module.toml",
+        "build    = '",
+        "build    = 'test \"$(ls data-* | wc -l)\" -eq 2 && ",
+        "the build needs both",
+    );
+    let (v, c) = reconcile(&t);
+    assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
+    let b = t.json(&["builds", "resolver"]);
+    assert_eq!(
+        b[b.as_array().expect("builds").len() - 1]["verdict"],
+        "fit",
+        "{b}"
+    );
+}
