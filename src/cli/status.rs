@@ -145,6 +145,15 @@ pub fn modules_table(status: &Status) -> String {
         if m.not_sent_on > 0 {
             line.push_str(&format!(", {} not sent", m.not_sent_on));
         }
+        // The nodes run the declared build: say so when it is not the newest one.
+        if let Some(d) = &m.declared_from
+            && (m.verdict != Some(crate::build::Verdict::Fit) || Some(d) != m.built_from.as_ref())
+        {
+            line.push_str(&format!(
+                " · nodes are sent the build from {}",
+                c(&Some(d.clone()))
+            ));
+        }
         if let Some(why) = &m.stuck {
             line.push_str(&format!(" · stuck: {why}"));
         }

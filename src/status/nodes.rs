@@ -107,6 +107,9 @@ pub struct ModuleStatus {
     pub failed_on: usize,
     /// Nodes it is declared on that were not sent it yet (out of date, never told).
     pub not_sent_on: usize,
+    /// The commit its declared build (what the nodes are sent) was made from: not the newest
+    /// build's when that one is unfit, broken, outstanding or held.
+    pub declared_from: Option<String>,
     /// Its builds stayed outstanding for the same reason three times in a row for its current
     /// closure (*stuck outstanding*): the reason. No run will fix it; a person must.
     pub stuck: Option<String>,
@@ -199,7 +202,7 @@ pub fn ago(ms: u64, now: u64) -> String {
 /// never a table of current nodes).
 pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<Status> {
     let now = now_ms();
-    let (composed, records, latest, troubles, streaks) = {
+    let (composed, records, latest, troubles, (streaks, declared_from)) = {
         let store = paths.open()?;
         store.read(|r| {
             let declared = compose::declared(r)?;
@@ -215,12 +218,16 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
                 .into_iter()
                 .map(|(_, b)| (b.module.clone(), b))
                 .collect();
+            let declared_from: HashMap<String, String> = declared
+                .iter()
+                .map(|(m, b)| (m.clone(), b.commit.clone()))
+                .collect();
             Ok((
                 compose::compose_all(mesh, &declared),
                 records,
                 latest,
                 troubles,
-                streaks,
+                (streaks, declared_from),
             ))
         })?
     };
@@ -287,6 +294,7 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
                 failed_on: n.failed,
                 not_sent_on: n.not_sent,
                 stuck: l.and_then(|l| stuck_outstanding(l, streaks.get(&m))),
+                declared_from: declared_from.get(&m).cloned(),
                 name: m,
             }
         })

@@ -557,3 +557,57 @@ fn file_names_that_are_not_utf8_are_exported_as_git_holds_them() {
         "{b}"
     );
 }
+
+// ---- (6) the smaller untruths ---------------------------------------------------------------
+
+#[test]
+fn node_show_and_status_say_the_same_sequence_after_a_declare() {
+    let t = mesh();
+    t.write(
+        "mesh.toml",
+        &local_nodes_toml(
+            &[("a", &[]), ("b", &[])],
+            &[("resolver", &["a", "b"]), ("inventory", &["b"])],
+        ),
+    );
+    let (_, c) = reconcile(&t);
+    assert_eq!(c, 3);
+    t.ok(&["declare", "inventory"]);
+    let (v, c) = reconcile(&t);
+    assert_eq!(c, 0, "{v}");
+    let b = node(&t, "b");
+    let seq = b["declared"]["sequence"].as_u64().expect("sequence");
+    assert_eq!(b["sent"]["sequence"].as_u64(), Some(seq), "{b}");
+    let show = t.ok(&["node", "show", "b"]);
+    assert!(
+        show.contains(&format!("declared  sequence {seq} ")),
+        "{show}\n{b}"
+    );
+    let json = t.json(&["node", "show", "b"]);
+    assert_eq!(json["status"]["declared"], b["declared"]);
+}
+
+#[test]
+fn an_unfit_newest_build_does_not_hide_what_the_nodes_run() {
+    let t = mesh();
+    t.ok(&["reconcile"]);
+    t.edit_and_commit(
+        "platform",
+        "go/services/resolver/mesh-module.toml",
+        "name     = \"resolver\"",
+        "name     = \"resolver\"\ntest     = \"false\"",
+        "a failing test",
+    );
+    let (v, c) = reconcile(&t);
+    assert_eq!(c, 3, "{v}");
+    assert!(needs(&v).contains("resolver is unfit"), "{v}");
+    let table = t.ok(&["status", "--modules"]);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("resolver"))
+        .expect("resolver row");
+    assert!(row.contains("unfit"), "{row}");
+    assert!(row.contains("nodes are sent the build from"), "{row}");
+    // The nodes still run the fit build: current.
+    assert_eq!(node(&t, "a")["state"], "current");
+}

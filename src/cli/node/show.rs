@@ -92,9 +92,14 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
     }
     match &composed {
         Some(Composed::Ready { declaration, .. }) => {
+            // The sequence as status says it: one account for every verb.
+            let seq = st
+                .as_ref()
+                .and_then(|s| s.declared.as_ref())
+                .map_or(String::new(), |d| format!("sequence {} ", d.sequence));
             let _ = writeln!(
                 out,
-                "declared  {} ({})",
+                "declared  {seq}{} ({} modules)",
                 declaration.digest(),
                 declaration.modules.len()
             );
@@ -140,7 +145,8 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
             let _ = writeln!(out, "applied   nothing reported");
         }
     }
-    if let Some(f) = &rec.failure {
+    // The failure streak status counts (about what the node was sent), not an older one.
+    if let Some(f) = st.as_ref().and_then(|s| s.failure.as_ref()) {
         let _ = writeln!(
             out,
             "failure   {} reports in a row: {}",
@@ -150,6 +156,13 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
         for r in &f.reasons {
             let _ = writeln!(out, "  | {}", r.replace('\n', "\n  | "));
         }
+    }
+    if let Some(t) = st.as_ref().and_then(|s| s.trouble.as_ref()) {
+        let _ = writeln!(
+            out,
+            "trouble   {} time(s) since {}: {}",
+            t.count, t.since, t.reason
+        );
     }
     if let Some(r) = &last_report {
         let _ = writeln!(out, "last report {}", r);
