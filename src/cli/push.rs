@@ -7,7 +7,8 @@ use crate::transport::push::{NodePush, Outcome, PushOptions, PushProgress};
 /// Send declarations (and the artifacts they name) to nodes.
 ///
 /// Bare, or with `--behind`: every node whose would-send digest differs from the digest it was
-/// last sent, or that was never told. Named: those nodes only. `--all`: every node, resent even
+/// last sent, or that was never told. Named: those nodes only, each asked what it holds (sent
+/// again when it lost what it was sent). `--all`: every node, resent even
 /// when current. A send is recorded only after the node confirmed it holds the declaration; an
 /// unreachable node stays out of date. Exits 3 when a node could not be delivered to or its
 /// apply failed.
@@ -103,7 +104,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let nwo = count(|o| matches!(o, Outcome::NotWorkedOut { .. }));
     if sent == 0 && trouble == 0 && nwo == 0 {
         ui.status(format!(
-            "nothing to send: every node holds what it would be sent ({unchanged} unchanged)"
+            "nothing to send: every node was already sent what it would be sent ({unchanged} unchanged; `mesh collect` asks them what they hold)"
         ));
     } else {
         ui.status(format!(

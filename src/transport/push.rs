@@ -177,7 +177,10 @@ pub fn push(
                 // Sent, and never reported on: the node holds it but may not have applied it
                 // (a run killed between the send and the apply). It is asked to apply again.
                 let unanswered = opts.reapply_unanswered && !rec.applied_what_was_sent();
-                if same && !opts.all && !unanswered {
+                // A node named on the command line is asked what it holds, never answered for
+                // from the store: "unchanged" is then what it said.
+                let verify = same && !opts.all && !unanswered && named.contains(node.as_str());
+                if same && !opts.all && !unanswered && !verify {
                     results.push(NodePush {
                         node: node.clone(),
                         outcome: Outcome::Unchanged,
@@ -187,7 +190,8 @@ pub fn push(
                         node: node.clone(),
                         declaration: declaration.clone(),
                         builds: builds.clone(),
-                        nudge: same && !opts.all,
+                        nudge: same && !opts.all && !verify,
+                        verify,
                         rec,
                     });
                 }
@@ -245,6 +249,9 @@ struct Work {
     rec: NodeRecord,
     /// It holds this declaration already and never reported on it: only asked to apply.
     nudge: bool,
+    /// Named, and sent this declaration before: asked what it holds, sent again only when it
+    /// no longer holds it.
+    verify: bool,
 }
 
 fn send_one(
@@ -259,6 +266,7 @@ fn send_one(
         builds,
         rec,
         nudge,
+        verify,
     } = work;
     let (node, rec) = (node.as_str(), &rec);
     let unreachable = |reason: String| {
@@ -304,6 +312,14 @@ fn send_one(
         host: Some(have.version.clone()),
     }));
     let digest = declaration.digest();
+    if verify
+        && have
+            .declaration
+            .as_ref()
+            .is_some_and(|h| h.digest == digest)
+    {
+        return Outcome::Unchanged;
+    }
     // The sequence rises only when a different digest is sent; never below what the node holds.
     let sequence = match &rec.sent {
         Some(s) if s.digest == digest => s.sequence,

@@ -611,3 +611,19 @@ fn an_unfit_newest_build_does_not_hide_what_the_nodes_run() {
     // The nodes still run the fit build: current.
     assert_eq!(node(&t, "a")["state"], "current");
 }
+
+#[test]
+fn a_named_push_asks_the_node_what_it_holds() {
+    let t = mesh();
+    t.ok(&["reconcile"]);
+    let push = |t: &TestMesh| -> Value {
+        let out = t.mesh(&["push", "a", "--json"]).output().expect("run");
+        serde_json::from_slice::<Value>(&out.stdout).expect("json")[0].clone()
+    };
+    assert_eq!(push(&t)["outcome"], "unchanged");
+    // Wiped: push does not answer for it from the store.
+    std::fs::remove_dir_all(t.path("nodes/a")).expect("wipe");
+    let a = push(&t);
+    assert_eq!(a["outcome"], "sent", "{a}");
+    assert!(t.path("nodes/a/modules/resolver/current").exists());
+}
