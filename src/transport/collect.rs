@@ -77,9 +77,9 @@ pub fn collect(
                 }),
                 Err(e) => Err(e),
             };
-            // Asked from one below the newest taken: that report comes back as a duplicate
-            // when the journal is the one read before, and as another journal's (its id, or a
-            // sequence at or below the asked one) when it started again.
+            // Asked from one below the newest taken: that very report must come back (a
+            // duplicate). When it does not, the journal started again, and is read from its
+            // start (`account::answer_means_restart`).
             let rec = records.get(node).unwrap_or(&none);
             let got = have.and_then(|have| {
                 let held = have.declaration.map(|h| h.digest);
