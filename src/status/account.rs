@@ -97,7 +97,24 @@ pub fn take_reports(
     parsed.sort_by_key(|&(s, _)| s);
     let mut facts = Vec::new();
     let mut taken = 0;
-    for (_, line) in parsed {
+    // A journal holds at most JOURNAL_LIMIT reports, numbered one after another: a report
+    // numbered far beyond the others of the same answer is not one it wrote in turn.
+    let mut previous: Option<u64> = None;
+    for (seq, line) in parsed {
+        if let Some(p) = previous
+            && seq > p.saturating_add(crate::node::JOURNAL_LIMIT as u64)
+        {
+            note(
+                rec,
+                format!(
+                    "a report claims report sequence {seq}, far beyond the journal's {p}: not believed"
+                ),
+            );
+            continue;
+        }
+        if seq > 0 {
+            previous = Some(seq);
+        }
         let before = rec.report_sequence;
         facts.extend(account(rec, node, line, now));
         taken += usize::from(rec.report_sequence != before);
@@ -467,6 +484,43 @@ mod tests {
             build: 3
         }));
         assert!(rec.unreadable.is_empty(), "nothing was unreadable");
+    }
+
+    #[test]
+    fn a_report_numbered_far_beyond_the_journal_is_not_believed() {
+        let mut rec = NodeRecord::default();
+        sent(&mut rec, 5);
+        let lie = {
+            let mut v: serde_json::Value =
+                serde_json::from_str(&report(3, 5, "applied", &[])).expect("json");
+            v["report_sequence"] = serde_json::json!(1_000_000);
+            v.to_string()
+        };
+        let answer = [
+            report(1, 5, "failed", &[("module:web", "x")]),
+            report(2, 5, "failed", &[("module:web", "x")]),
+            lie,
+        ];
+        // Collected twice: the node answers the files (numbered 1, 2, 3) above what is asked.
+        for _ in 0..2 {
+            let asked = ask_from(rec.report_sequence);
+            let lines: Vec<&str> = answer
+                .iter()
+                .zip(1u64..)
+                .filter(|(_, file)| *file > asked)
+                .map(|(l, _)| l.as_str())
+                .collect();
+            assert!(!answer_means_restart(&rec, lines.join("\n").as_bytes()));
+            take_reports(&mut rec, "n", &lines, asked, 0);
+        }
+        assert_eq!(rec.report_sequence, 2);
+        assert!(rec.applied.is_none(), "the lie claimed an apply");
+        assert_eq!(
+            rec.failure.as_ref().map(|f| f.count),
+            Some(2),
+            "counted once"
+        );
+        assert!(rec.unreadable.iter().any(|u| u.contains("far beyond")));
     }
 
     #[test]
