@@ -100,6 +100,7 @@ pub fn reconcile(
         collect.sort_by(|a, b| a.node.cmp(&b.node));
     }
     let status = crate::status::nodes::status(paths, mesh, &sources)?;
+    events.extend(state_not_worked_out(paths, mesh, &status)?);
 
     let mut all_events = build.events.clone();
     all_events.extend(events);
@@ -132,6 +133,48 @@ pub fn reconcile(
         status: Some(status),
         events,
     })
+}
+
+/// States `not-worked-out` once per node, when it begins or its reason changes, in one write
+/// (only when something changed).
+fn state_not_worked_out(paths: &Paths, mesh: &MeshConfig, status: &Status) -> Result<Vec<Event>> {
+    use crate::store::NOT_WORKED_OUT;
+    let store = paths.open()?;
+    let stated: std::collections::HashMap<String, String> = store.read(|r| {
+        Ok(r.range::<String>(NOT_WORKED_OUT, b"", None)?
+            .into_iter()
+            .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+            .collect())
+    })?;
+    let now: Vec<(&str, &str)> = status
+        .nodes
+        .iter()
+        .filter(|n| n.state == "not worked out")
+        .map(|n| (n.name.as_str(), n.reason.as_deref().unwrap_or("")))
+        .collect();
+    let changed = now
+        .iter()
+        .any(|(n, r)| stated.get(*n).map(String::as_str) != Some(*r))
+        || stated.keys().any(|k| !now.iter().any(|(n, _)| n == k));
+    if !changed {
+        return Ok(Vec::new());
+    }
+    Ok(store.write(|w| {
+        let mut facts = Vec::new();
+        for k in stated.keys().filter(|k| !now.iter().any(|(n, _)| n == *k)) {
+            w.remove(NOT_WORKED_OUT, k.as_bytes())?;
+        }
+        for (n, r) in &now {
+            if stated.get(*n).map(String::as_str) != Some(*r) {
+                w.put(NOT_WORKED_OUT, n.as_bytes(), &r.to_string())?;
+                facts.push(Fact::NotWorkedOut {
+                    node: n.to_string(),
+                    reason: r.to_string(),
+                });
+            }
+        }
+        crate::events::append(w, &facts, crate::clock::now_ms(), mesh.settings.events_keep)
+    })?)
 }
 
 /// Everything the pass leaves that no run will fix by itself, one sentence each: broken and

@@ -7,7 +7,7 @@ use crate::store::EVENTS;
 use std::fmt::Write;
 
 /// List the facts the mesh recorded: source-moved, built, declared, sent, applied, refused,
-/// stuck, recovered, unreachable, reachable, trouble, build-stuck.
+/// stuck, recovered, unreachable, reachable, trouble, build-stuck, not-worked-out.
 ///
 /// A fact is recorded only when something changed. With `--json`, one JSON object a line:
 /// `{"seq", "at", "kind", "subject", ...}`.

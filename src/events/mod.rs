@@ -95,6 +95,14 @@ pub enum Fact {
         /// Why, as a sentence.
         reason: String,
     },
+    /// The mesh cannot say what a node should run; stated once, when it begins or its reason
+    /// changes.
+    NotWorkedOut {
+        /// The node.
+        node: String,
+        /// Why.
+        reason: String,
+    },
     /// A build stayed outstanding for the same reason three builds in a row of the same
     /// closure: no run will fix it, a person must.
     BuildStuck {
@@ -121,6 +129,7 @@ impl Fact {
             Fact::Reachable { .. } => "reachable",
             Fact::Trouble { .. } => "trouble",
             Fact::BuildStuck { .. } => "build-stuck",
+            Fact::NotWorkedOut { .. } => "not-worked-out",
         }
     }
 
@@ -138,7 +147,8 @@ impl Fact {
             | Fact::Recovered { node }
             | Fact::Unreachable { node, .. }
             | Fact::Reachable { node }
-            | Fact::Trouble { node, .. } => node,
+            | Fact::Trouble { node, .. }
+            | Fact::NotWorkedOut { node, .. } => node,
         }
     }
 }

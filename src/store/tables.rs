@@ -22,6 +22,7 @@ pub const ALL_TABLES: &[Table] = &[
     NODES,
     TROUBLE,
     OUTSTANDING,
+    NOT_WORKED_OUT,
 ];
 
 /// The `imports` key: blob id bytes then the scanner version.
@@ -206,6 +207,10 @@ impl Trouble {
         !self.repairable || self.count >= TROUBLE_AFTER
     }
 }
+
+/// node name → the reason it was last stated *not worked out* (a `not-worked-out` fact), so
+/// that the fact is stated once, when it begins or its reason changes.
+pub const NOT_WORKED_OUT: Table = Table::new("not_worked_out");
 
 /// module name → [`OutstandingStreak`]: a build that stays outstanding for the same reason.
 pub const OUTSTANDING: Table = Table::new("outstanding");

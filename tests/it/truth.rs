@@ -198,6 +198,7 @@ fn a_node_not_worked_out_needs_a_person_every_pass() {
         assert!(needs(&v).contains("b is not worked out"), "{v}");
     }
     assert_eq!(code(&t, &["status", "--check"]), 3);
+    assert_eq!(facts(&t, "not-worked-out", "b"), 1, "said once");
     // Declaring the held module converges it.
     t.ok(&["declare", "inventory"]);
     let (v, c) = reconcile(&t);
