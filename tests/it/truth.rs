@@ -436,15 +436,7 @@ fn ssh_mesh(t: &TestMesh, n: &SshNode, options: &[String]) {
         "activate = 'if test -f \"$MESH_NODE_ROOT/fail\"; then echo \"resolver failed\"; exit 1; fi; bin/resolver'",
         "activate can fail",
     );
-    t.write(
-        "mesh.toml",
-        &format!(
-            "{MESH_HEAD}\n[node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = {}\n\n[node.a]\ntransport = \"local\"\nroot = \"nodes/a\"\n\n[assign]\nresolver = [\"ace\", \"a\"]\n",
-            n.address(),
-            n.root.display(),
-            toml_array(options)
-        ),
-    );
+    ssh_mesh_again(t, n, options);
 }
 
 #[test]
@@ -627,4 +619,55 @@ fn a_named_push_asks_the_node_what_it_holds() {
     let a = push(&t);
     assert_eq!(a["outcome"], "sent", "{a}");
     assert!(t.path("nodes/a/modules/resolver/current").exists());
+}
+
+#[test]
+fn a_refused_key_is_recorded_against_the_node() {
+    let t = example();
+    let n = SshNode::start(t.dir(), "ace");
+    preinstall(&n);
+    let other = t.path("other_key");
+    let out = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+        .arg(&other)
+        .output()
+        .expect("ssh-keygen");
+    assert!(out.status.success(), "{out:?}");
+    let mut options = n.client_options();
+    let i = options.iter().position(|o| o == "-i").expect("-i");
+    options[i + 1] = other.display().to_string();
+    ssh_mesh(&t, &n, &options);
+    for _ in 0..2 {
+        let (v, c) = reconcile(&t);
+        assert_eq!(c, 3, "{v}");
+        assert!(needs(&v).contains("refused the key"), "{v}");
+    }
+    let ace = node(&t, "ace");
+    assert_ne!(ace["state"], "current", "{ace}");
+    assert!(
+        ace["trouble"]["reason"]
+            .to_string()
+            .contains("refused the key"),
+        "{ace}"
+    );
+    assert_eq!(facts(&t, "trouble", "ace"), 1, "said once");
+    assert_eq!(code(&t, &["collect"]), 3);
+    // The right key: the next pass converges.
+    ssh_mesh_again(&t, &n, &n.client_options());
+    let (v, c) = reconcile(&t);
+    assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
+    assert_eq!(node(&t, "ace")["state"], "current");
+}
+
+/// [`ssh_mesh`]'s mesh.toml again, with other options (the module change is made once).
+fn ssh_mesh_again(t: &TestMesh, n: &SshNode, options: &[String]) {
+    t.write(
+        "mesh.toml",
+        &format!(
+            "{MESH_HEAD}\n[node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = {}\n\n[node.a]\ntransport = \"local\"\nroot = \"nodes/a\"\n\n[assign]\nresolver = [\"ace\", \"a\"]\n",
+            n.address(),
+            n.root.display(),
+            toml_array(options)
+        ),
+    );
 }
