@@ -416,7 +416,7 @@ _mesh() {
                     return 0
                     ;;
                 --kind)
-                    COMPREPLY=($(compgen -W "source-moved built declared sent applied refused stuck recovered unreachable reachable artifact-damaged forgotten" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "source-moved built declared sent applied refused stuck recovered unreachable reachable trouble build-stuck not-worked-out artifact-damaged forgotten" -- "${cur}"))
                     return 0
                     ;;
                 -C)

@@ -67,29 +67,129 @@ pub fn reconcile(
     // Asked to stop during the builds: nothing is sent on their account.
     crate::check_stopped()?;
     let mut events = Vec::new();
-    drop(loaded);
-    let (push, push_events) = crate::transport::push::push(
-        paths,
-        mesh,
-        &PushOptions {
-            reapply_unanswered: true,
-            ..PushOptions::default()
-        },
-        push_progress,
-    )?;
+    // The one reading of the mesh is kept for push and status; the graph is freed.
+    let sources = loaded.snapshot;
+    let reapply = PushOptions {
+        reapply_unanswered: true,
+        ..PushOptions::default()
+    };
+    let (mut push, push_events) =
+        crate::transport::push::push(paths, mesh, &sources, &reapply, push_progress)?;
     crate::check_stopped()?;
-    let (collect, collect_events) = crate::transport::collect::collect(paths, mesh, &[])?;
-    let status = crate::status::nodes::status(paths, mesh)?;
-
-    events.extend(build.events.iter().cloned());
     events.extend(push_events);
+    let (mut collect, collect_events) = crate::transport::collect::collect(paths, mesh, &[])?;
     events.extend(collect_events);
+    // A node found without what it was sent (a wiped root) is sent it again in this pass, and
+    // read again, so that the pass ends with what it did rather than a stale "outstanding".
+    let lost: Vec<String> = collect
+        .iter()
+        .filter(|c| c.lost)
+        .map(|c| c.node.clone())
+        .collect();
+    if !lost.is_empty() {
+        let again = PushOptions {
+            nodes: lost.clone(),
+            ..reapply
+        };
+        let (p, e) = crate::transport::push::push(paths, mesh, &sources, &again, push_progress)?;
+        events.extend(e);
+        push.retain(|r| !lost.contains(&r.node));
+        push.extend(p);
+        push.sort_by(|a, b| a.node.cmp(&b.node));
+        let (c, e) = crate::transport::collect::collect(paths, mesh, &lost)?;
+        events.extend(e);
+        collect.retain(|r| !lost.contains(&r.node));
+        collect.extend(c);
+        collect.sort_by(|a, b| a.node.cmp(&b.node));
+    }
+    let status = crate::status::nodes::status(paths, mesh, &sources)?;
+    events.extend(state_not_worked_out(paths, mesh, &status)?);
+
+    let mut all_events = build.events.clone();
+    all_events.extend(events);
+    let events = all_events;
     let kinds = |k: &str| {
         events
             .iter()
             .filter(|e| serde_json::from_str::<Fact>(&e.fact).is_ok_and(|f| f.kind() == k))
             .count()
     };
+    let needs = needs_a_person(&build, &push, &collect, &status);
+    Ok(Summary {
+        built: build.built.len(),
+        declared: kinds("declared"),
+        sent: push
+            .iter()
+            .filter(|p| matches!(p.outcome, Outcome::Sent { .. }))
+            .count(),
+        applied: kinds("applied"),
+        outstanding: status
+            .nodes
+            .iter()
+            .filter(|n| n.state == "outstanding")
+            .count(),
+        stuck: status.nodes.iter().filter(|n| n.state == "stuck").count(),
+        needs_a_person: needs,
+        build,
+        push,
+        collect,
+        status: Some(status),
+        events,
+    })
+}
+
+/// States `not-worked-out` once per node, when it begins or its reason changes, in one write
+/// (only when something changed).
+fn state_not_worked_out(paths: &Paths, mesh: &MeshConfig, status: &Status) -> Result<Vec<Event>> {
+    use crate::store::NOT_WORKED_OUT;
+    let store = paths.open()?;
+    let stated: std::collections::HashMap<String, String> = store.read(|r| {
+        Ok(r.range::<String>(NOT_WORKED_OUT, b"", None)?
+            .into_iter()
+            .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+            .collect())
+    })?;
+    let now: Vec<(&str, &str)> = status
+        .nodes
+        .iter()
+        .filter(|n| n.state == "not worked out")
+        .map(|n| (n.name.as_str(), n.reason.as_deref().unwrap_or("")))
+        .collect();
+    let changed = now
+        .iter()
+        .any(|(n, r)| stated.get(*n).map(String::as_str) != Some(*r))
+        || stated.keys().any(|k| !now.iter().any(|(n, _)| n == k));
+    if !changed {
+        return Ok(Vec::new());
+    }
+    Ok(store.write(|w| {
+        let mut facts = Vec::new();
+        for k in stated.keys().filter(|k| !now.iter().any(|(n, _)| n == *k)) {
+            w.remove(NOT_WORKED_OUT, k.as_bytes())?;
+        }
+        for (n, r) in &now {
+            if stated.get(*n).map(String::as_str) != Some(*r) {
+                w.put(NOT_WORKED_OUT, n.as_bytes(), &r.to_string())?;
+                facts.push(Fact::NotWorkedOut {
+                    node: n.to_string(),
+                    reason: r.to_string(),
+                });
+            }
+        }
+        crate::events::append(w, &facts, crate::clock::now_ms(), mesh.settings.events_keep)
+    })?)
+}
+
+/// Everything the pass leaves that no run will fix by itself, one sentence each: broken and
+/// unfit builds, builds stuck outstanding, nodes not worked out, stuck or failed, and nodes
+/// mesh could not do its work on (refused us, failed there) — never an unreachable node, which
+/// is a fact about the network and converges when it comes back.
+fn needs_a_person(
+    build: &BuildSummary,
+    push: &[NodePush],
+    collect: &[NodeCollect],
+    status: &Status,
+) -> Vec<String> {
     let mut needs = Vec::new();
     for b in &build.built {
         if matches!(b.verdict, Verdict::Broken | Verdict::Unfit) {
@@ -112,46 +212,50 @@ pub fn reconcile(
                 m.name
             ));
         }
-    }
-    for p in &push {
-        match &p.outcome {
-            Outcome::Refused { reason } => {
-                needs.push(format!("{} refused its declaration: {reason}", p.node))
-            }
-            Outcome::Failed { reason } => needs.push(format!("{}: {reason}", p.node)),
-            _ => {}
-        }
-    }
-    for n in &status.nodes {
-        if n.state == "stuck" {
+        if let Some(why) = &m.stuck {
             needs.push(format!(
-                "{} is stuck: {}",
-                n.name,
-                n.reason
-                    .as_deref()
-                    .unwrap_or("the same failure three reports in a row")
+                "{} is stuck {why}: `mesh builds {}` and its log say more",
+                m.name, m.name
             ));
         }
     }
-    Ok(Summary {
-        built: build.built.len(),
-        declared: kinds("declared"),
-        sent: push
-            .iter()
-            .filter(|p| matches!(p.outcome, Outcome::Sent { .. }))
-            .count(),
-        applied: kinds("applied"),
-        outstanding: status
-            .nodes
-            .iter()
-            .filter(|n| n.state == "outstanding")
-            .count(),
-        stuck: status.nodes.iter().filter(|n| n.state == "stuck").count(),
-        needs_a_person: needs,
-        build,
-        push,
-        collect,
-        status: Some(status),
-        events,
-    })
+    let mut told: Vec<&str> = Vec::new();
+    for n in status.nodes.iter().filter(|n| n.needs_a_person) {
+        let why = n
+            .reason
+            .as_deref()
+            .or(n.trouble.as_ref().map(|t| t.reason.as_str()))
+            .unwrap_or("");
+        needs.push(match n.state {
+            "not worked out" => format!(
+                "{} is not worked out: {why} (`mesh plan` says more)",
+                n.name
+            ),
+            "stuck" => format!("{} is stuck: {why}", n.name),
+            state => format!("{} is {state}: {why}", n.name),
+        });
+        told.push(&n.name);
+    }
+    for p in push {
+        if told.contains(&p.node.as_str()) {
+            continue;
+        }
+        match &p.outcome {
+            Outcome::Refused { reason } => {
+                needs.push(format!("{} refused its declaration: {reason}", p.node));
+                told.push(&p.node);
+            }
+            Outcome::Failed { reason } => {
+                needs.push(format!("{}: {reason}", p.node));
+                told.push(&p.node);
+            }
+            _ => {}
+        }
+    }
+    for c in collect.iter().filter(|c| !told.contains(&c.node.as_str())) {
+        if let Some(f) = &c.failed {
+            needs.push(format!("{}: could not collect: {f}", c.node));
+        }
+    }
+    needs
 }

@@ -470,13 +470,18 @@ fn record(
             verdict: rec.verdict.to_string(),
         }];
         // Deploy is one write: an auto module's fit build is declared in the same transaction.
-        if rec.verdict == Verdict::Fit && rec.policy == crate::config::Policy::Auto {
+        // A library is built against, never declared.
+        if rec.verdict == Verdict::Fit
+            && rec.policy == crate::config::Policy::Auto
+            && src.manifest.kind != crate::config::Kind::Library
+        {
             w.put(DECLARED, rec.module.as_bytes(), &rec)?;
             facts.push(Fact::Declared {
                 module: rec.module.clone(),
                 build: id,
             });
         }
+        facts.extend(outstanding_streak(w, &rec)?);
         if rec.verdict.is_verdict() {
             w.put(
                 CURRENT,
@@ -492,6 +497,47 @@ fn record(
         Ok((rec, events))
     })?;
     Ok(rec)
+}
+
+/// Keeps the streak of builds of one closure that ended outstanding for the same reason, in
+/// the build's own transaction; returns `build-stuck` when it reaches three. A build with a
+/// verdict ends the streak.
+fn outstanding_streak(
+    w: &crate::store::Writer,
+    rec: &BuildRecord,
+) -> std::result::Result<Vec<Fact>, crate::store::StoreError> {
+    use crate::status::account::STUCK_AFTER;
+    use crate::store::{OUTSTANDING, OutstandingStreak, identity_of};
+    let key = rec.module.as_bytes();
+    if rec.verdict != Verdict::Outstanding {
+        w.remove(OUTSTANDING, key)?;
+        return Ok(Vec::new());
+    }
+    let reason = rec.reason.clone().unwrap_or_default();
+    let identity = identity_of(&reason);
+    let streak = match w.get::<OutstandingStreak>(OUTSTANDING, key)? {
+        Some(mut s) if s.closure == rec.closure && s.identity == identity => {
+            s.count += 1;
+            s.reason = reason.clone();
+            s
+        }
+        _ => OutstandingStreak {
+            closure: rec.closure.clone(),
+            identity,
+            reason: reason.clone(),
+            count: 1,
+            since: rec.finished,
+        },
+    };
+    w.put(OUTSTANDING, key, &streak)?;
+    Ok(if streak.count == STUCK_AFTER {
+        vec![Fact::BuildStuck {
+            module: rec.module.clone(),
+            reason,
+        }]
+    } else {
+        Vec::new()
+    })
 }
 
 /// Keeps the newest `keep` logs of a module.

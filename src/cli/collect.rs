@@ -6,7 +6,9 @@ use crate::Result;
 /// Read nodes' new reports over the transport and record them.
 ///
 /// Reports are taken by report sequence, so none is lost or counted twice however rarely this
-/// runs. "applied" comes only from a node's read-back report.
+/// runs. "applied" comes only from a node's read-back report. A node found without mesh gets
+/// it back first, so that its reports are read. Exits 3 when a node could not be read from
+/// (unreachable, refusing us, its mesh failing).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Nodes to collect from (default: every node); `@tag` names every node with that tag.
@@ -18,6 +20,8 @@ pub struct Args {
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     // What a node holds is compared with what it was sent: not while a push records sends.
     let _lock = ctx.lock("collect")?;
+    // A mesh another verb would refuse is refused here too.
+    ctx.sources()?;
     let (results, events) = crate::transport::collect::collect(
         ctx.paths(),
         &ctx.mesh,
@@ -42,6 +46,18 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
                 super::count(r.reports as u64, "new report", "new reports")
             ));
         }
+        if r.installed {
+            ui.status(format!(
+                "{}: mesh was missing there and was installed",
+                r.node
+            ));
+        }
+        if r.lost {
+            ui.status(format!(
+                "{}: no longer holds the declaration it was sent: `mesh push` sends it again",
+                r.node
+            ));
+        }
     }
     let reports: usize = results.iter().map(|r| r.reports).sum();
     ui.status(format!(
@@ -51,5 +67,9 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         super::count(events.len() as u64, "new fact", "new facts")
     ));
     super::run_hooks(ctx, ui, &events);
-    Ok(0)
+    Ok(if results.iter().any(|r| r.trouble()) {
+        3
+    } else {
+        0
+    })
 }

@@ -58,6 +58,13 @@ impl Ctx {
         })
     }
 
+    /// The one reading of the mesh: every repository at its ref, every module's manifest, and
+    /// `[assign]` checked against them (no unknown module, no library). Every verb that acts
+    /// on or reports about nodes goes through it, so no verb sees a mesh another would refuse.
+    pub fn sources(&self) -> Result<crate::source::Snapshot> {
+        crate::source::Snapshot::read(&self.mesh)
+    }
+
     /// Where the state lives.
     pub fn paths(&self) -> &crate::store::Paths {
         &self.paths

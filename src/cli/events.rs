@@ -7,7 +7,8 @@ use crate::store::EVENTS;
 use std::fmt::Write;
 
 /// List the facts the mesh recorded: source-moved, built, declared, sent, applied, refused,
-/// stuck, recovered, unreachable, reachable, artifact-damaged, forgotten.
+/// stuck, recovered, unreachable, reachable, trouble, build-stuck, not-worked-out,
+/// artifact-damaged, forgotten.
 ///
 /// A fact is recorded only when something changed. With `--json`, one JSON object a line:
 /// `{"seq", "at", "kind", "subject", ...}`.
@@ -45,6 +46,12 @@ pub enum Kind {
     Unreachable,
     /// A node that could not be reached was reached.
     Reachable,
+    /// mesh could not do its work on a node (refused, its mesh failed, it lost what it held).
+    Trouble,
+    /// A build stayed outstanding for the same reason three times in a row.
+    BuildStuck,
+    /// The mesh cannot say what a node should run.
+    NotWorkedOut,
     /// An artifact did not match its digest: removed, and its module built again.
     ArtifactDamaged,
     /// A node gone from mesh.toml had its records dropped.

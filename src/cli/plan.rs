@@ -16,7 +16,8 @@ pub struct Args {}
 pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
     let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
     let mut plan = crate::status::plan::plan(ctx.paths(), &loaded)?;
-    plan.nodes = crate::status::plan::nodes(ctx.paths(), &ctx.mesh)?;
+    let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &loaded.snapshot)?;
+    plan.nodes = crate::status::plan::nodes(&status);
     for w in &plan.warnings {
         ui.warn(w);
     }
@@ -50,7 +51,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
         }
         ui.data(format!("\n{}", table::render(&t)));
     }
-    super::hint_behind(ui, plan.nodes.iter().map(|n| n.state));
+    super::hint_behind(ui, status.pushable_states());
     let stale = plan.modules.iter().filter(|m| m.state == "stale").count();
     let waits = plan.modules.iter().filter(|m| m.state == "waits").count();
     if stale + waits > 0 {

@@ -7,9 +7,11 @@ use crate::transport::push::{NodePush, Outcome, PushOptions, PushProgress};
 /// Send declarations (and the artifacts they name) to nodes.
 ///
 /// Bare, or with `--behind`: every node whose would-send digest differs from the digest it was
-/// last sent, or that was never told. Named: those nodes only. `--all`: every node, resent even
+/// last sent, or that was never told. Named: those nodes only, each asked what it holds (sent
+/// again when it lost what it was sent). `--all`: every node, resent even
 /// when current. A send is recorded only after the node confirmed it holds the declaration; an
-/// unreachable node stays out of date.
+/// unreachable node stays out of date. Exits 3 when a node could not be delivered to or its
+/// apply failed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Nodes to push to; `@tag` names every node with that tag.
@@ -54,7 +56,7 @@ fn line(p: &NodePush) -> String {
                 s.push_str("; installed mesh first");
             }
             if let Some(f) = apply_failed {
-                s.push_str(&format!("; apply could not be started: {f}"));
+                s.push_str(&format!("; the apply failed: {f}"));
             }
             s
         }
@@ -93,7 +95,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         reapply_unanswered: false,
     };
     let (results, events) =
-        crate::transport::push::push(ctx.paths(), &ctx.mesh, &opts, &Lines(ui))?;
+        crate::transport::push::push(ctx.paths(), &ctx.mesh, &ctx.sources()?, &opts, &Lines(ui))?;
     super::run_hooks(ctx, ui, &events);
     if ui.json {
         ui.json_data(&results);
@@ -104,13 +106,19 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let trouble = count(|o| {
         matches!(
             o,
-            Outcome::Unreachable { .. } | Outcome::Refused { .. } | Outcome::Failed { .. }
+            Outcome::Unreachable { .. }
+                | Outcome::Refused { .. }
+                | Outcome::Failed { .. }
+                | Outcome::Sent {
+                    apply_failed: Some(_),
+                    ..
+                }
         )
     });
     let nwo = count(|o| matches!(o, Outcome::NotWorkedOut { .. }));
     if sent == 0 && trouble == 0 && nwo == 0 {
         ui.status(format!(
-            "nothing to send: every node holds what it would be sent ({unchanged} unchanged)"
+            "nothing to send: every node was already sent what it would be sent ({unchanged} unchanged; `mesh collect` asks them what they hold)"
         ));
     } else {
         ui.status(format!(

@@ -7,8 +7,10 @@ use crate::transport::push::{NodePush, Outcome, PushProgress};
 /// One pass: read sources, build what is behind, declare (auto), push what is behind, collect.
 ///
 /// For cron: idempotent (a second run in a row builds, sends and states nothing), quiet unless
-/// something needs a person. Exit 0 when everything converged or is progressing; 3 when a node
-/// is stuck or refused or a build is broken or unfit; 75 when another mesh holds the mesh.
+/// something needs a person. Exit 0 when everything converged or is progressing (an unreachable
+/// node converges when it comes back); 3 when a node is not worked out, failed, stuck or
+/// refusing us, or a build is broken, unfit or stuck outstanding (each one listed); 75 when
+/// another mesh holds the mesh.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// How many builds run at once (default: the number of CPUs).

@@ -25,7 +25,7 @@ pub struct Args {
 
 /// Runs `mesh status` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh)?;
+    let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &ctx.sources()?)?;
     if ui.json {
         ui.json_data(&status);
     } else {
@@ -41,6 +41,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         }
         ui.data(out);
         hints(ui, &status);
+    }
+    for n in status.nodes.iter().filter(|n| n.trouble.is_some()) {
+        if let Some(t) = &n.trouble {
+            ui.warn(format!("{}: {}", n.name, t.reason));
+        }
     }
     Ok(if a.check && status.needs_a_look() {
         3
@@ -153,13 +158,29 @@ pub fn modules_table(status: &Status) -> String {
         if m.failed_on > 0 {
             line.push_str(&format!(", {} failed", m.failed_on));
         }
+        if m.not_sent_on > 0 {
+            line.push_str(&format!(", {} not sent", m.not_sent_on));
+        }
+        // The nodes run the declared build: say so when it is not the newest one.
+        if let Some(d) = &m.declared_from
+            && (m.verdict != Some(crate::build::Verdict::Fit) || Some(d) != m.built_from.as_ref())
+        {
+            line.push_str(&format!(
+                " · nodes are sent the build from {}",
+                c(&Some(d.clone()))
+            ));
+        }
+        if let Some(why) = &m.stuck {
+            line.push_str(&format!(" · stuck: {why}"));
+        }
         t.add_row(vec![m.name.clone(), line]);
     }
     table::render(&t)
 }
 
 fn hints(ui: &Ui, status: &Status) {
-    super::hint_behind(ui, status.nodes.iter().map(|n| n.state));
+    // Only the nodes a push can reach: not one that is unreachable or refusing us.
+    super::hint_behind(ui, status.pushable_states());
     if status.nodes.iter().any(|n| n.state == "outstanding") {
         ui.hint("outstanding is not failure: `mesh collect` reads what the nodes applied");
     }

@@ -366,6 +366,8 @@ impl MeshConfig {
             nodes.insert(n.clone(), Self::parse_node(&r, dir, n, node_name, node)?);
         }
 
+        Self::check_distinct_roots(&r, &raw, &nodes)?;
+
         let tags: BTreeSet<&str> = nodes
             .values()
             .flat_map(|n| n.tags.iter().map(String::as_str))
@@ -450,6 +452,54 @@ impl MeshConfig {
             hooks,
             settings,
         })
+    }
+
+    /// Two nodes on the same machine with the same root would overwrite each other's
+    /// declaration, and every run would send and apply again: refused. The machine is the
+    /// address's host part (ssh) or this machine (local); an ssh `Host` alias that names the
+    /// same machine under another name cannot be seen from here.
+    fn check_distinct_roots(
+        r: &Reporter,
+        raw: &RawMesh,
+        nodes: &BTreeMap<String, NodeConfig>,
+    ) -> Result<(), ConfigError> {
+        let mut seen: BTreeMap<(String, String), &str> = BTreeMap::new();
+        for key in raw.node.keys() {
+            let Some(n) = nodes.get(key.get_ref()) else {
+                continue;
+            };
+            let machine = match n.transport {
+                Transport::Local => String::from("(this machine)"),
+                Transport::Ssh => {
+                    let a = n.address.as_deref().unwrap_or("");
+                    let host = a.rsplit_once('@').map_or(a, |(_, h)| h);
+                    let port = n
+                        .options
+                        .windows(2)
+                        .find(|w| w[0] == "-p")
+                        .map_or("", |w| w[1].as_str());
+                    format!("{host}:{port}")
+                }
+            };
+            let root = n.root.trim_end_matches('/').to_string();
+            let root = if root.is_empty() { "/".into() } else { root };
+            if let Some(first) = seen.insert((machine, root), n.name.as_str()) {
+                return Err(r.error(
+                    "mesh::config::shared_root",
+                    Some(key.span()),
+                    format!(
+                        "nodes `{first}` and `{}` have the same root on the same machine",
+                        n.name
+                    ),
+                    "same machine and root as another node",
+                    format!(
+                        "give [node.{}] a `root` of its own: two nodes in one directory overwrite each other's declaration and every run sends again",
+                        n.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn parse_node(

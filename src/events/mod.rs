@@ -100,6 +100,30 @@ pub enum Fact {
         /// The node.
         node: String,
     },
+    /// mesh could not do its work on a node (its ssh refused us, its mesh failed, it lost what
+    /// it was sent); stated once, when the trouble begins or changes.
+    Trouble {
+        /// The node.
+        node: String,
+        /// Why, as a sentence.
+        reason: String,
+    },
+    /// The mesh cannot say what a node should run; stated once, when it begins or its reason
+    /// changes.
+    NotWorkedOut {
+        /// The node.
+        node: String,
+        /// Why.
+        reason: String,
+    },
+    /// A build stayed outstanding for the same reason three builds in a row of the same
+    /// closure: no run will fix it, a person must.
+    BuildStuck {
+        /// The module.
+        module: String,
+        /// The reason the builds gave.
+        reason: String,
+    },
 }
 
 impl Fact {
@@ -118,6 +142,9 @@ impl Fact {
             Fact::Reachable { .. } => "reachable",
             Fact::ArtifactDamaged { .. } => "artifact-damaged",
             Fact::Forgotten { .. } => "forgotten",
+            Fact::Trouble { .. } => "trouble",
+            Fact::BuildStuck { .. } => "build-stuck",
+            Fact::NotWorkedOut { .. } => "not-worked-out",
         }
     }
 
@@ -127,7 +154,8 @@ impl Fact {
             Fact::SourceMoved { module, .. }
             | Fact::Built { module, .. }
             | Fact::Declared { module, .. }
-            | Fact::ArtifactDamaged { module, .. } => module,
+            | Fact::ArtifactDamaged { module, .. }
+            | Fact::BuildStuck { module, .. } => module,
             Fact::Sent { node, .. }
             | Fact::Applied { node, .. }
             | Fact::Refused { node, .. }
@@ -135,7 +163,9 @@ impl Fact {
             | Fact::Recovered { node }
             | Fact::Unreachable { node, .. }
             | Fact::Reachable { node }
-            | Fact::Forgotten { node } => node,
+            | Fact::Forgotten { node }
+            | Fact::Trouble { node, .. }
+            | Fact::NotWorkedOut { node, .. } => node,
         }
     }
 }

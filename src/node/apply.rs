@@ -99,7 +99,18 @@ pub fn apply_with(root: &Path, options: &ApplyOptions) -> Result<Report, NodeErr
         .map(|m| apply_module(&layout, &root_abs, m, options))
         .collect();
     let names: BTreeSet<&str> = declared.iter().map(|m| m.name.as_str()).collect();
-    resources.extend(switch_off_undeclared(&modules_dir, &names)?);
+    // An `activate` may have damaged the root (removed it, even): the apply still ends with its
+    // report, which says so, never with nothing the controller could read.
+    match switch_off_undeclared(&modules_dir, &names) {
+        Ok(off) => resources.extend(off),
+        Err(e) => resources.push(ResourceReport {
+            id: "root".into(),
+            outcome: ResourceOutcome::Failed,
+            reason: Some(format!(
+                "the node's root was damaged during the apply (by an activate?): {e}"
+            )),
+        }),
+    }
     prune_all(&modules_dir);
     prune_artifacts(&layout, &envelope.declaration.modules);
 

@@ -124,13 +124,17 @@ fn journal_id(root: &Path) -> Result<String, NodeError> {
     Ok(id)
 }
 
-/// The report sequence a file name stands for, if it is a report file.
+/// The report sequence a file name stands for, if it is a report file. A name at or beyond
+/// [`super::MAX_SEQUENCE`] is no report this journal wrote: it would freeze the numbering.
 fn parse_name(name: &str) -> Option<u64> {
     let digits = name.strip_suffix(".json")?;
     if digits.len() != NAME_DIGITS || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    digits.parse().ok()
+    digits
+        .parse()
+        .ok()
+        .filter(|s| (1..super::MAX_SEQUENCE).contains(s))
 }
 
 /// The file name of a report sequence.
@@ -155,7 +159,13 @@ fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>, NodeError> {
 pub(super) fn append(root: &Path, mut report: Report) -> Result<Report, NodeError> {
     let dir = Layout::new(root).reports();
     let held = list(&dir)?;
-    report.report_sequence = held.last().map_or(1, |(seq, _)| seq.saturating_add(1));
+    report.report_sequence = held.last().map_or(1, |(seq, _)| seq + 1);
+    // A journal holding no report starts at one: it is a new journal (its reports were
+    // removed, or it never had any), with an id of its own, so that a controller that read the
+    // old one reads this one from its start.
+    if held.is_empty() {
+        let _ = fs::remove_file(root.join("journal-id"));
+    }
     report.journal = Some(journal_id(root)?);
     let mut line = serde_json::to_vec(&report).map_err(|e| NodeError::Corrupt {
         path: dir.clone(),
@@ -201,15 +211,17 @@ pub fn reports_since(root: &Path, since: u64, output: &mut impl Write) -> Result
         Some((highest, _)) if since > *highest => 0,
         _ => since,
     };
-    for (_, path) in held.into_iter().filter(|(seq, _)| *seq > since) {
+    for (seq, path) in held.into_iter().filter(|(seq, _)| *seq > since) {
         // Read without a lock: a file may vanish to pruning meanwhile.
         let Ok(bytes) = fs::read(&path) else { continue };
-        let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
             continue;
         };
-        if !value.is_object() {
+        let Some(object) = value.as_object_mut() else {
             continue;
-        }
+        };
+        // The file's name is its sequence: what it says inside cannot move the numbering.
+        object.insert("report_sequence".into(), seq.into());
         serde_json::to_writer(&mut *output, &value)
             .map_err(io::Error::from)
             .and_then(|()| output.write_all(b"\n"))

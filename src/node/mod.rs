@@ -36,6 +36,11 @@ use thiserror::Error;
 
 use crate::build::artifact::ArtifactError;
 
+/// Sequences (of declarations and of reports) are bounded below this: 2^53, the largest
+/// integer every JSON reader holds exactly. A node refuses a declaration at or above it and the
+/// controller never computes one; a report claiming one is not believed.
+pub const MAX_SEQUENCE: u64 = 1 << 53;
+
 pub use apply::{ACTIVATE_TIMEOUT, ApplyOptions, KEEP_VERSIONS, apply, apply_with};
 pub use have::{Have, have};
 pub use journal::{JOURNAL_LIMIT, Outcome, Report, ResourceOutcome, ResourceReport, reports_since};

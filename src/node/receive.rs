@@ -231,6 +231,12 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
         }
     }
 
+    if held.sequence >= super::MAX_SEQUENCE {
+        return Err(refuse_this(format!(
+            "sequence {} is not below 2^53, the bound of declaration sequences",
+            held.sequence
+        )));
+    }
     let in_force = layout.declaration_held()?;
     let applied = layout.applied()?;
     for (floor, what) in [(&applied, "applied"), (&in_force, "held")] {

@@ -7,6 +7,7 @@ use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 use std::fs;
 use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -67,12 +68,14 @@ fn write_tree(snap: &RepoSnapshot, id: ObjectId, dir: &Path, rel: &str) -> Resul
         .map_err(|e| git(format!("cannot read tree `{rel}`"), &e))?;
     for entry in tree.iter() {
         let entry = entry.map_err(|e| git(format!("cannot decode tree `{rel}`"), &e))?;
-        let name = entry.filename().to_string();
-        if name == "." || name == ".." || name.contains('/') || name == ".git" {
+        // The name as the bytes git holds (Unix), never through a lossy conversion: two names
+        // that are not UTF-8 must not collide. Only messages show it lossily.
+        let bytes: &[u8] = entry.filename().as_ref();
+        if bytes == b"." || bytes == b".." || bytes.contains(&b'/') || bytes == b".git" {
             continue;
         }
-        let path = dir.join(&name);
-        let child = join(rel, &name);
+        let path = dir.join(std::ffi::OsStr::from_bytes(bytes));
+        let child = join(rel, &String::from_utf8_lossy(bytes));
         match entry.mode().kind() {
             EntryKind::Tree => {
                 fs::create_dir(&path).map_err(|e| io(format!("cannot create {child}"), e))?;
@@ -103,8 +106,8 @@ fn write_tree(snap: &RepoSnapshot, id: ObjectId, dir: &Path, rel: &str) -> Resul
                     .repo
                     .find_blob(entry.object_id())
                     .map_err(|e| git(format!("cannot read {child}"), &e))?;
-                let target = String::from_utf8_lossy(&blob.data).into_owned();
-                std::os::unix::fs::symlink(&target, &path)
+                let target = std::ffi::OsStr::from_bytes(&blob.data);
+                std::os::unix::fs::symlink(target, &path)
                     .map_err(|e| io(format!("cannot link {child}"), e))?;
             }
             EntryKind::Commit => {

@@ -269,17 +269,3 @@ fn resolve_ref(
         .detach();
     Ok((commit.id, tree))
 }
-
-/// The commit each repository's ref points at now, by repository name (repositories that cannot
-/// be read are left out: `status` must answer even then).
-pub fn head_commits(mesh: &MeshConfig) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for cfg in &mesh.repos {
-        if let Ok(repo) = gix::open_opts(&cfg.path, gix::open::Options::isolated())
-            && let Ok((commit, _)) = resolve_ref(mesh, cfg, &repo)
-        {
-            out.insert(cfg.name.clone(), commit.to_string());
-        }
-    }
-    out
-}

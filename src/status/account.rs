@@ -17,6 +17,111 @@ pub const STUCK_AFTER: u64 = 3;
 /// How many unreadable-report notes are kept per node.
 const UNREADABLE_KEPT: usize = 5;
 
+pub use crate::node::MAX_SEQUENCE;
+
+/// What to ask a node's journal for (`report --since`): one below the newest report taken, so
+/// that one comes back when the journal is the one read before.
+pub fn ask_from(report_sequence: u64) -> u64 {
+    report_sequence.saturating_sub(1)
+}
+
+/// Whether the answer to [`ask_from`] says the journal started again, so that it must be
+/// asked again from its start (after [`journal_restarted`]): a journal that is the one read
+/// before answers the newest report taken, with its sequence and journal id. An answer without
+/// it comes from a journal whose files went and whose numbers restarted (or whose newest were
+/// pruned by a hundred newer, which reading from the start reads just the same).
+pub fn answer_means_restart(rec: &NodeRecord, answer: &[u8]) -> bool {
+    if rec.report_sequence == 0 {
+        return false;
+    }
+    !answer
+        .split(|&b| b == b'\n')
+        .filter_map(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
+        .any(|v| {
+            v["report_sequence"].as_u64() == Some(rec.report_sequence)
+                && match (v["journal"].as_str(), &rec.journal) {
+                    (Some(theirs), Some(ours)) => theirs == ours,
+                    _ => true,
+                }
+        })
+}
+
+/// The node's journal started again: it is read from its start. (Not a note among the
+/// unreadable reports: nothing was unreadable, and a wiped node says so as its trouble.)
+pub fn journal_restarted(rec: &mut NodeRecord) {
+    rec.report_sequence = 0;
+}
+
+/// Takes the lines a node answered to `report --since ASKED` into `rec`, oldest first; returns
+/// how many reports were taken and the facts. The controller asks from one below the newest
+/// report it took, so that report comes back: as a duplicate when the journal is the one read
+/// before, with another journal id when it started again.
+///
+/// A node answers only reports above ASKED, unless its journal holds nothing that high: then
+/// the journal started again (its files removed, its numbers reset, its id perhaps kept) and it
+/// answers from its start. A line at or below ASKED therefore means the journal started again,
+/// and it is read from its start, so a restarted journal never freezes the account. A line
+/// whose sequence is not below [`MAX_SEQUENCE`] is noted and not believed.
+pub fn take_reports(
+    rec: &mut NodeRecord,
+    node: &str,
+    lines: &[&str],
+    asked: u64,
+    now: u64,
+) -> (usize, Vec<Fact>) {
+    let since = asked;
+    let mut parsed: Vec<(u64, &str)> = Vec::new();
+    for line in lines.iter().filter(|l| !l.trim().is_empty()) {
+        let seq = serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .and_then(|v| v["report_sequence"].as_u64())
+            .unwrap_or(0);
+        if seq >= MAX_SEQUENCE {
+            note(
+                rec,
+                format!("a report claims report sequence {seq}, beyond any journal: not believed"),
+            );
+            continue;
+        }
+        parsed.push((seq, line));
+    }
+    if since > 0 && parsed.iter().any(|&(s, _)| s >= 1 && s <= since) {
+        note(
+            rec,
+            format!(
+                "the node's report journal started again (it answered reports at or below {since}): read from its start"
+            ),
+        );
+        rec.report_sequence = 0;
+    }
+    parsed.sort_by_key(|&(s, _)| s);
+    let mut facts = Vec::new();
+    let mut taken = 0;
+    // A journal holds at most JOURNAL_LIMIT reports, numbered one after another: a report
+    // numbered far beyond the others of the same answer is not one it wrote in turn.
+    let mut previous: Option<u64> = None;
+    for (seq, line) in parsed {
+        if let Some(p) = previous
+            && seq > p.saturating_add(crate::node::JOURNAL_LIMIT as u64)
+        {
+            note(
+                rec,
+                format!(
+                    "a report claims report sequence {seq}, far beyond the journal's {p}: not believed"
+                ),
+            );
+            continue;
+        }
+        if seq > 0 {
+            previous = Some(seq);
+        }
+        let before = rec.report_sequence;
+        facts.extend(account(rec, node, line, now));
+        taken += usize::from(rec.report_sequence != before);
+    }
+    (taken, facts)
+}
+
 /// Takes one raw report line into `rec`; returns the facts it changed.
 pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fact> {
     let report: Report = match serde_json::from_str(raw) {
@@ -32,15 +137,21 @@ pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fac
     {
         // A journal that started again (a wiped or reinstalled node) counts from one again.
         if rec.journal.is_some() {
-            note(
-                rec,
-                format!("the node's report journal started again (journal {j})"),
-            );
             rec.report_sequence = 0;
         }
         rec.journal = Some(j.clone());
     }
     if report.report_sequence <= rec.report_sequence {
+        return Vec::new();
+    }
+    if report.report_sequence >= MAX_SEQUENCE {
+        note(
+            rec,
+            format!(
+                "a report claims report sequence {}, beyond any journal: not believed",
+                report.report_sequence
+            ),
+        );
         return Vec::new();
     }
     rec.report_sequence = report.report_sequence;
@@ -372,7 +483,44 @@ mod tests {
             module: "web".into(),
             build: 3
         }));
-        assert!(rec.unreadable.iter().any(|u| u.contains("started again")));
+        assert!(rec.unreadable.is_empty(), "nothing was unreadable");
+    }
+
+    #[test]
+    fn a_report_numbered_far_beyond_the_journal_is_not_believed() {
+        let mut rec = NodeRecord::default();
+        sent(&mut rec, 5);
+        let lie = {
+            let mut v: serde_json::Value =
+                serde_json::from_str(&report(3, 5, "applied", &[])).expect("json");
+            v["report_sequence"] = serde_json::json!(1_000_000);
+            v.to_string()
+        };
+        let answer = [
+            report(1, 5, "failed", &[("module:web", "x")]),
+            report(2, 5, "failed", &[("module:web", "x")]),
+            lie,
+        ];
+        // Collected twice: the node answers the files (numbered 1, 2, 3) above what is asked.
+        for _ in 0..2 {
+            let asked = ask_from(rec.report_sequence);
+            let lines: Vec<&str> = answer
+                .iter()
+                .zip(1u64..)
+                .filter(|(_, file)| *file > asked)
+                .map(|(l, _)| l.as_str())
+                .collect();
+            assert!(!answer_means_restart(&rec, lines.join("\n").as_bytes()));
+            take_reports(&mut rec, "n", &lines, asked, 0);
+        }
+        assert_eq!(rec.report_sequence, 2);
+        assert!(rec.applied.is_none(), "the lie claimed an apply");
+        assert_eq!(
+            rec.failure.as_ref().map(|f| f.count),
+            Some(2),
+            "counted once"
+        );
+        assert!(rec.unreadable.iter().any(|u| u.contains("far beyond")));
     }
 
     #[test]
@@ -395,5 +543,171 @@ mod tests {
         v["surprise"] = serde_json::json!({"x": 1});
         account(&mut rec, "n", &v.to_string(), 0);
         assert_eq!(rec.applied.as_ref().map(|a| a.sequence), Some(1));
+    }
+}
+
+/// The property: over any sequence of reports a node's journal may answer (duplicates, gaps,
+/// restarts, garbage, out of order, about declarations never sent or older), the account
+/// never claims an apply the journal did not report, and never stops reading newer reports.
+#[cfg(test)]
+mod journal_property {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The declaration the controller sent: sequence 5.
+    const SENT: u64 = 5;
+    /// A small journal bound, so pruning happens.
+    const LIMIT: usize = 6;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// The node applies and reports: applied or failed, about declaration `about`.
+        Report { applied: bool, about: u64 },
+        /// A file that is not a report the node wrote: not JSON, or with a lying sequence.
+        Garbage { lie: Option<u64> },
+        /// The journal's files are removed (a wiped or reinstalled node): a new journal id.
+        Restart,
+        /// The controller collects; the node answers out of order, some lines twice.
+        Collect { shuffle: u64, dup: bool },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (any::<bool>(), prop_oneof![3 => Just(SENT), 1 => 1..SENT, 1 => SENT + 1..SENT + 3])
+                .prop_map(|(applied, about)| Op::Report { applied, about }),
+            1 => prop::option::of(prop_oneof![
+                Just(u64::MAX),
+                Just(MAX_SEQUENCE),
+                Just(MAX_SEQUENCE - 1),
+                0..1_000_000u64
+            ])
+            .prop_map(|lie| Op::Garbage { lie }),
+            1 => Just(Op::Restart),
+            3 => (any::<u64>(), any::<bool>()).prop_map(|(shuffle, dup)| Op::Collect { shuffle, dup }),
+        ]
+    }
+
+    /// A node's journal as `report --since` serves it: files named by sequence, the name
+    /// being the sequence, the newest [`LIMIT`] kept.
+    struct Journal {
+        id: u32,
+        next: u64,
+        files: Vec<(u64, String)>,
+    }
+
+    impl Journal {
+        fn push(&mut self, line: String) {
+            self.files.push((self.next, line));
+            self.next += 1;
+            let excess = self.files.len().saturating_sub(LIMIT);
+            self.files.drain(..excess);
+        }
+
+        /// What the node answers to `report --since asked` (an old node: lines as written).
+        fn since(&self, asked: u64) -> Vec<String> {
+            let highest = self.files.last().map_or(0, |f| f.0);
+            let asked = if asked > highest { 0 } else { asked };
+            self.files
+                .iter()
+                .filter(|f| f.0 > asked)
+                .map(|f| f.1.clone())
+                .collect()
+        }
+    }
+
+    fn line(seq: u64, journal: u32, applied: bool, about: u64) -> String {
+        let resources = if applied {
+            serde_json::json!([{"id": "module:web", "outcome": "ok", "reason": null}])
+        } else {
+            serde_json::json!([{"id": "module:web", "outcome": "failed", "reason": "exit 1"}])
+        };
+        serde_json::json!({
+            "report_sequence": seq,
+            "declaration": {"digest": format!("d{about}"), "sequence": about},
+            "outcome": if applied { "applied" } else { "failed" },
+            "reason": null,
+            "resources": resources,
+            "host_version": "0.1.0",
+            "at": "2026-11-29T10:00:00Z",
+            "journal": format!("j{journal}"),
+        })
+        .to_string()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        #[test]
+        fn the_account_follows_the_journal(ops in prop::collection::vec(op(), 1..60)) {
+            let mut rec = NodeRecord {
+                sent: Some(Sent { digest: format!("d{SENT}"), sequence: SENT, at: 0 }),
+                sent_builds: vec![("web".into(), 9)],
+                ..NodeRecord::default()
+            };
+            let mut j = Journal { id: 0, next: 1, files: Vec::new() };
+            // Whether the node ever reported applying the declaration sent.
+            let mut reported_applied = false;
+            // The newest report about the declaration sent, not yet collected and still in the
+            // journal: (its sequence, its outcome).
+            let mut newest: Option<(u64, bool)> = None;
+            for op in ops {
+                match op {
+                    Op::Report { applied, about } => {
+                        if about == SENT {
+                            reported_applied |= applied;
+                            newest = Some((j.next, applied));
+                        }
+                        j.push(line(j.next, j.id, applied, about));
+                    }
+                    Op::Garbage { lie: None } => j.push("{\"report_sequence\": 3, \"trunc".into()),
+                    Op::Garbage { lie: Some(seq) } => {
+                        // A report that lies about its sequence; it is about nothing sent.
+                        let l = line(seq, j.id, true, SENT + 7);
+                        j.push(l);
+                    }
+                    Op::Restart => {
+                        j = Journal { id: j.id + 1, next: 1, files: Vec::new() };
+                        // What was never collected is gone with it.
+                        newest = None;
+                    }
+                    Op::Collect { shuffle, dup } => {
+                        let mut asked = ask_from(rec.report_sequence);
+                        let mut lines = j.since(asked);
+                        if answer_means_restart(&rec, lines.join("\n").as_bytes()) {
+                            journal_restarted(&mut rec);
+                            asked = 0;
+                            lines = j.since(0);
+                        }
+                        if dup && !lines.is_empty() {
+                            let again = lines[(shuffle as usize) % lines.len()].clone();
+                            lines.push(again);
+                        }
+                        // Out of order: rotate by a random amount.
+                        if !lines.is_empty() {
+                            let k = (shuffle as usize) % lines.len();
+                            lines.rotate_left(k);
+                        }
+                        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+                        take_reports(&mut rec, "n", &refs, asked, 0);
+                        // Never an apply the journal did not report.
+                        prop_assert!(
+                            !rec.applied_what_was_sent() || reported_applied,
+                            "claims an apply never reported: {rec:?}"
+                        );
+                        // Never stops reading newer reports: the newest one about the
+                        // declaration sent is what the account says now.
+                        let held = |s: u64| j.files.iter().any(|f| f.0 == s);
+                        if let Some((_, applied)) = newest.take().filter(|&(s, _)| held(s)) {
+                            if applied {
+                                prop_assert!(rec.applied_what_was_sent() && rec.failure.is_none(),
+                                    "a newer clean apply was not read: {rec:?}");
+                            } else {
+                                prop_assert!(rec.failure_of_sent().is_some(),
+                                    "a newer failure was not read: {rec:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -5,7 +5,10 @@ use crate::Result;
 use crate::clock::{now_ms, rfc3339};
 use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
-use crate::store::{BuildRecord, LATEST, NodeRecord, Paths};
+use crate::source::Snapshot;
+use crate::store::{
+    BuildRecord, LATEST, NodeRecord, OUTSTANDING, OutstandingStreak, Paths, Trouble,
+};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -34,6 +37,17 @@ pub struct FailureJson {
     pub reasons: Vec<String>,
 }
 
+/// What stopped mesh doing its work on a node.
+#[derive(Debug, Clone, Serialize)]
+pub struct TroubleJson {
+    /// When it began.
+    pub since: String,
+    /// How many times in a row it was found.
+    pub count: u64,
+    /// Why, as a sentence.
+    pub reason: String,
+}
+
 /// One node (DESIGN.md §14).
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeStatus {
@@ -59,8 +73,14 @@ pub struct NodeStatus {
     pub failure: Option<FailureJson>,
     /// Its mesh version, as it last said.
     pub host_version: Option<String>,
-    /// Reports that could not be read.
+    /// Reports that could not be read, or were not believed.
     pub unreadable: Vec<String>,
+    /// What stopped mesh doing its work on the node (its ssh refused us, its mesh failed, it
+    /// lost what it was sent), while it lasts.
+    pub trouble: Option<TroubleJson>,
+    /// Whether a person must act: the node is not worked out, stuck or failed, or its trouble
+    /// is one no run repairs. What `reconcile` exits 3 for.
+    pub needs_a_person: bool,
     /// Unix ms of last seen, for ages in tables.
     #[serde(skip)]
     pub last_seen_ms: Option<u64>,
@@ -85,6 +105,57 @@ pub struct ModuleStatus {
     pub outstanding_on: usize,
     /// Nodes where applying it failed.
     pub failed_on: usize,
+    /// Nodes it is declared on that were not sent it yet (out of date, never told).
+    pub not_sent_on: usize,
+    /// The commit its declared build (what the nodes are sent) was made from: not the newest
+    /// build's when that one is unfit, broken, outstanding or held.
+    pub declared_from: Option<String>,
+    /// Its builds stayed outstanding for the same reason three times in a row for its current
+    /// closure (*stuck outstanding*): the reason. No run will fix it; a person must.
+    pub stuck: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    declared: usize,
+    applied: usize,
+    failed: usize,
+    not_sent: usize,
+}
+
+/// The reason a module's newest build is *stuck outstanding*: outstanding for the same reason
+/// [`crate::status::account::STUCK_AFTER`] builds in a row of the same closure.
+pub fn stuck_outstanding(
+    latest: &BuildRecord,
+    streak: Option<&OutstandingStreak>,
+) -> Option<String> {
+    let s = streak?;
+    (latest.verdict == crate::build::Verdict::Outstanding
+        && s.closure == latest.closure
+        && s.count >= crate::status::account::STUCK_AFTER)
+        .then(|| format!("outstanding {} builds in a row: {}", s.count, s.reason))
+}
+
+/// The modules the node's newest report about the declaration it was sent read back `ok`
+/// (a module can be running while another failed beside it).
+fn modules_ok(rec: &NodeRecord) -> std::collections::BTreeSet<String> {
+    let (Some(sent), Some(raw)) = (&rec.sent, &rec.last_report) else {
+        return Default::default();
+    };
+    let Ok(report) = serde_json::from_str::<crate::node::Report>(raw) else {
+        return Default::default();
+    };
+    if report.declaration.as_ref().map(|h| (&h.digest, h.sequence))
+        != Some((&sent.digest, sent.sequence))
+    {
+        return Default::default();
+    }
+    report
+        .resources
+        .iter()
+        .filter(|r| r.outcome == crate::node::ResourceOutcome::Ok)
+        .filter_map(|r| r.id.strip_prefix("module:").map(str::to_string))
+        .collect()
 }
 
 /// A node the store has records of that mesh.toml no longer names: it may still run what it
@@ -129,9 +200,20 @@ pub fn forgotten(mesh: &MeshConfig, records: &HashMap<String, NodeRecord>) -> Ve
 }
 
 impl Status {
-    /// Whether anything is not current (or is silent): what `--check` exits 3 for.
+    /// The states of the nodes a push can reach (not unreachable, not refusing us): what the
+    /// "N nodes are behind: `mesh push --behind`" hint counts.
+    pub fn pushable_states(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.nodes
+            .iter()
+            .filter(|n| n.unreachable_since.is_none() && n.trouble.is_none())
+            .map(|n| n.state)
+    }
+
+    /// Whether anything is not current (or is silent), or a build is stuck outstanding: what
+    /// `--check` exits 3 for.
     pub fn needs_a_look(&self) -> bool {
         self.nodes.iter().any(|n| n.state != "current" || n.silent)
+            || self.modules.iter().any(|m| m.stuck.is_some())
     }
 }
 
@@ -147,61 +229,83 @@ pub fn ago(ms: u64, now: u64) -> String {
     format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" })
 }
 
-/// Computes the status.
-pub fn status(paths: &Paths, mesh: &MeshConfig) -> Result<Status> {
+/// Computes the status of the mesh as `sources` read it (the one validated reading: modules
+/// gone from the repositories are not listed, a repository that cannot be read is an error,
+/// never a table of current nodes).
+pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<Status> {
     let now = now_ms();
-    let (composed, records, latest) = {
+    let (composed, records, latest, troubles, (streaks, declared_from)) = {
         let store = paths.open()?;
         store.read(|r| {
             let declared = compose::declared(r)?;
             let records = crate::store::node_records(r)?;
+            let troubles = crate::transport::trouble::all(r)?;
+            let streaks: HashMap<String, OutstandingStreak> = r
+                .range::<OutstandingStreak>(OUTSTANDING, b"", None)?
+                .into_iter()
+                .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+                .collect();
             let latest: BTreeMap<String, BuildRecord> = r
                 .range::<BuildRecord>(LATEST, b"", None)?
                 .into_iter()
                 .map(|(_, b)| (b.module.clone(), b))
                 .collect();
-            Ok((compose::compose_all(mesh, &declared), records, latest))
+            let declared_from: HashMap<String, String> = declared
+                .iter()
+                .map(|(m, b)| (m.clone(), b.commit.clone()))
+                .collect();
+            Ok((
+                compose::compose_all(mesh, &declared),
+                records,
+                latest,
+                troubles,
+                (streaks, declared_from),
+            ))
         })?
     };
-    let heads = crate::source::head_commits(mesh);
+    let heads: BTreeMap<&str, String> = sources
+        .repos
+        .iter()
+        .map(|r| (r.name.as_str(), r.commit.to_string()))
+        .collect();
     let empty = NodeRecord::default();
     let mut nodes = Vec::new();
     for (name, c) in &composed {
         let rec = records.get(name).unwrap_or(&empty);
-        nodes.push(node_status(mesh, name, c, rec, now));
+        nodes.push(node_status(mesh, name, c, rec, troubles.get(name), now));
     }
-    let mut names: Vec<String> = latest.keys().cloned().collect();
-    for a in &mesh.assign {
-        if !names.contains(&a.module) {
-            names.push(a.module.clone());
-        }
-    }
-    names.sort();
-    // One pass over the nodes: per module, (declared on, applied on, failed on).
-    let mut counts: HashMap<&str, (usize, usize, usize)> = HashMap::new();
+    // The modules the repositories hold now (sorted by name): a deleted module is not listed.
+    let names: Vec<String> = sources
+        .modules
+        .iter()
+        .map(|m| m.name().to_string())
+        .collect();
+    // One pass over the nodes: per module, how many nodes it is declared on, applied on,
+    // failed on, and not yet sent to; the rest are outstanding (sent, no report yet).
+    let mut counts: HashMap<&str, Counts> = HashMap::new();
     for (node, c) in &composed {
         let Composed::Ready { builds, .. } = c else {
             continue;
         };
         let rec = records.get(node).unwrap_or(&empty);
-        let current = rec.applied_what_was_sent();
+        let ok = modules_ok(rec);
         let failure = rec.failure_of_sent();
         for (m, build) in builds {
             let e = counts.entry(m.as_str()).or_default();
-            e.0 += 1;
-            if current
-                && rec
-                    .applied_builds
-                    .iter()
-                    .any(|(am, ab)| am == m && ab == build)
+            e.declared += 1;
+            let pair = (m.clone(), *build);
+            if !rec.sent_builds.contains(&pair) {
+                e.not_sent += 1;
+            } else if (rec.applied_what_was_sent() && rec.applied_builds.contains(&pair))
+                || ok.contains(m.as_str())
             {
-                e.1 += 1;
+                e.applied += 1;
             } else if failure.is_some_and(|f| {
                 f.resources
                     .iter()
                     .any(|r| r.strip_prefix("module:") == Some(m.as_str()))
             }) {
-                e.2 += 1;
+                e.failed += 1;
             }
         }
     }
@@ -209,15 +313,20 @@ pub fn status(paths: &Paths, mesh: &MeshConfig) -> Result<Status> {
         .into_iter()
         .map(|m| {
             let l = latest.get(&m);
-            let (on, applied, failed) = counts.get(m.as_str()).copied().unwrap_or_default();
+            let n = counts.get(m.as_str()).copied().unwrap_or_default();
             ModuleStatus {
-                source: l.and_then(|l| heads.get(&l.repo).cloned()),
+                source: sources
+                    .module(&m)
+                    .and_then(|s| heads.get(sources.repo_of(s).name.as_str()).cloned()),
                 built_from: l.map(|l| l.commit.clone()),
                 verdict: l.map(|l| l.verdict),
-                declared_on: on,
-                applied_on: applied,
-                outstanding_on: on - applied - failed,
-                failed_on: failed,
+                declared_on: n.declared,
+                applied_on: n.applied,
+                outstanding_on: n.declared - n.applied - n.failed - n.not_sent,
+                failed_on: n.failed,
+                not_sent_on: n.not_sent,
+                stuck: l.and_then(|l| stuck_outstanding(l, streaks.get(&m))),
+                declared_from: declared_from.get(&m).cloned(),
                 name: m,
             }
         })
@@ -235,6 +344,7 @@ fn node_status(
     name: &str,
     c: &Composed,
     rec: &NodeRecord,
+    trouble: Option<&Trouble>,
     now: u64,
 ) -> NodeStatus {
     let stamp = |s: &crate::store::Sent| Stamp {
@@ -249,17 +359,43 @@ fn node_status(
         digest: d.clone(),
         sequence: match &rec.sent {
             Some(s) if &s.digest == d => s.sequence,
-            Some(s) => s.sequence + 1,
+            Some(s) => s.sequence.saturating_add(1),
             None => 1,
         },
         at: None,
     });
-    let failure = rec.failure_of_sent();
+    // A node that lost what it was sent (a wiped root) keeps the failure of the apply that
+    // lost it: an activate that removes the root is a failing node, not a "never told" one.
+    let lost = rec.sent.is_none() && trouble.is_some_and(|t| t.repairable);
+    let failure = rec
+        .failure_of_sent()
+        .or_else(|| rec.failure.as_ref().filter(|_| lost));
     let silent_after = mesh.settings.silent_after.as_millis() as u64;
+    let trouble_reason = trouble.map(|t| t.reason.clone());
     let (state, reason): (&'static str, Option<String>) = match c {
         Composed::NotWorkedOut(r) => ("not worked out", Some(r.clone())),
-        _ if rec.sent.is_none() => ("never told", None),
-        _ if would.as_ref() != rec.sent.as_ref().map(|s| &s.digest) => ("out of date", None),
+        // The same repairable trouble (a lost declaration) after every repair.
+        _ if trouble.is_some_and(|t| t.repairable && t.needs_a_person()) => (
+            "stuck",
+            trouble.map(|t| format!("{} times in a row: {}", t.count, t.reason)),
+        ),
+        _ if lost && failure.is_some() => match failure {
+            Some(f) if f.count >= crate::status::account::STUCK_AFTER => (
+                "stuck",
+                Some(format!(
+                    "{} reports in a row: {}",
+                    f.count,
+                    f.resources.join(", ")
+                )),
+            ),
+            _ => ("failed", failure.map(|f| f.reasons.join("; "))),
+        },
+        _ if rec.sent.is_none() => ("never told", trouble_reason),
+        _ if would.as_ref() != rec.sent.as_ref().map(|s| &s.digest) => {
+            ("out of date", trouble_reason)
+        }
+        // What it was sent, mesh could not check since: not current.
+        _ if trouble.is_some_and(|t| !t.repairable) => ("failed", trouble_reason),
         _ => match failure {
             Some(f) if f.count >= crate::status::account::STUCK_AFTER => (
                 "stuck",
@@ -278,6 +414,8 @@ fn node_status(
         && rec
             .last_seen
             .is_none_or(|t| now.saturating_sub(t) > silent_after);
+    let needs_a_person = matches!(state, "not worked out" | "stuck" | "failed")
+        || trouble.is_some_and(Trouble::needs_a_person);
     NodeStatus {
         name: name.to_string(),
         state,
@@ -296,6 +434,12 @@ fn node_status(
         }),
         host_version: rec.host_version.clone(),
         unreadable: rec.unreadable.clone(),
+        trouble: trouble.map(|t| TroubleJson {
+            since: rfc3339(t.since),
+            count: t.count,
+            reason: t.reason.clone(),
+        }),
+        needs_a_person,
         last_seen_ms: rec.last_seen,
     }
 }

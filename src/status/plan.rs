@@ -28,7 +28,7 @@ pub struct PlanModule {
 pub struct PlanNode {
     /// The node.
     pub name: String,
-    /// `not worked out`, `never told`, `out of date` or `current`.
+    /// The node's state, as `status` says it.
     pub state: &'static str,
     /// Why it is not worked out.
     pub reason: Option<String>,
@@ -36,45 +36,18 @@ pub struct PlanNode {
     pub would_send: Option<String>,
 }
 
-/// Every node's would-send, compared with what it was last sent, from the store alone.
-pub fn nodes(paths: &Paths, mesh: &crate::config::MeshConfig) -> Result<Vec<PlanNode>> {
-    use crate::declare::{Composed, compose};
-    let store = paths.open()?;
-    let (composed, records) = store.read(|r| {
-        let declared = compose::declared(r)?;
-        Ok((
-            compose::compose_all(mesh, &declared),
-            crate::store::node_records(r)?,
-        ))
-    })?;
-    Ok(composed
-        .into_iter()
-        .map(|(name, c)| {
-            let sent = records.get(&name).and_then(|r| r.sent.as_ref());
-            match c {
-                Composed::NotWorkedOut(reason) => PlanNode {
-                    name,
-                    state: "not worked out",
-                    reason: Some(reason),
-                    would_send: None,
-                },
-                ready => {
-                    let digest = ready.digest();
-                    let state = match sent {
-                        None => "never told",
-                        Some(s) if Some(&s.digest) != digest.as_ref() => "out of date",
-                        Some(_) => "current",
-                    };
-                    PlanNode {
-                        name,
-                        state,
-                        reason: None,
-                        would_send: digest,
-                    }
-                }
-            }
+/// Every node's line, as `status` says it (one account for every verb), with its would-send.
+pub fn nodes(status: &crate::status::nodes::Status) -> Vec<PlanNode> {
+    status
+        .nodes
+        .iter()
+        .map(|n| PlanNode {
+            name: n.name.clone(),
+            state: n.state,
+            reason: n.reason.clone(),
+            would_send: n.declared.as_ref().map(|d| d.digest.clone()),
         })
-        .collect())
+        .collect()
 }
 
 /// The plan.

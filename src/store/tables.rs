@@ -12,7 +12,17 @@ pub const MODULES: Table = Table::new("modules");
 
 /// Every table, created when the store is made.
 pub const ALL_TABLES: &[Table] = &[
-    META, IMPORTS, MODULES, BUILDS, LATEST, CURRENT, DECLARED, NODES,
+    META,
+    IMPORTS,
+    MODULES,
+    BUILDS,
+    LATEST,
+    CURRENT,
+    DECLARED,
+    NODES,
+    TROUBLE,
+    OUTSTANDING,
+    NOT_WORKED_OUT,
 ];
 
 /// The `imports` key: blob id bytes then the scanner version.
@@ -167,6 +177,67 @@ pub struct NodeRecord {
     pub failure: Option<Failure>,
     /// Reports that could not be read, with why (newest last, a few kept).
     pub unreadable: Vec<String>,
+}
+
+/// node name → [`Trouble`]: why mesh could not do its work on the node, while it cannot. Its
+/// own table (not a field of [`NodeRecord`]) so that older stores read on unchanged.
+pub const TROUBLE: Table = Table::new("trouble");
+
+/// What stopped mesh doing its work on a node: its ssh refused us (a changed host key, a
+/// refused key), its mesh failed, or it lost what it was sent (a wiped root). Recorded against
+/// the node so that no verb calls it current meanwhile; cleared when the node is worked on
+/// again (a clean apply, for a lost declaration).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Trouble {
+    /// When this trouble began (Unix ms).
+    pub since: u64,
+    /// How many times in a row it was found.
+    pub count: u64,
+    /// The trouble's identity: its kind and the node's words without numbers.
+    pub identity: String,
+    /// The words, newest.
+    pub reason: String,
+    /// Whether a run can repair it by itself (install mesh, send again). When it cannot, or
+    /// when the repair was followed by the same trouble [`TROUBLE_AFTER`] times, a person must act.
+    pub repairable: bool,
+}
+
+/// A repairable trouble found this many times in a row needs a person.
+pub const TROUBLE_AFTER: u64 = 3;
+
+impl Trouble {
+    /// Whether a person must act: a run cannot repair it, or repairing did not help.
+    pub fn needs_a_person(&self) -> bool {
+        !self.repairable || self.count >= TROUBLE_AFTER
+    }
+}
+
+/// node name → the reason it was last stated *not worked out* (a `not-worked-out` fact), so
+/// that the fact is stated once, when it begins or its reason changes.
+pub const NOT_WORKED_OUT: Table = Table::new("not_worked_out");
+
+/// module name → [`OutstandingStreak`]: a build that stays outstanding for the same reason.
+pub const OUTSTANDING: Table = Table::new("outstanding");
+
+/// Builds of one closure that ended outstanding for the same reason, run after run. Three make
+/// the build *stuck outstanding*: a person must act (the seeds' rule for stuck, for builds).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct OutstandingStreak {
+    /// The closure key the builds were of.
+    pub closure: String,
+    /// The reason, without numbers (durations, pids), its identity.
+    pub identity: String,
+    /// The newest reason, as it was.
+    pub reason: String,
+    /// Builds in a row.
+    pub count: u64,
+    /// When the first ended (Unix ms).
+    pub since: u64,
+}
+
+/// Text without its digits: the identity of a reason whose durations, pids and sizes vary.
+pub fn identity_of(text: &str) -> String {
+    text.chars().filter(|c| !c.is_ascii_digit()).collect()
 }
 
 /// event sequence (u64, big-endian) → [`crate::events::Event`]: the facts log.

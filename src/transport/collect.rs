@@ -2,7 +2,7 @@
 //! in parallel; take each into the store by report sequence, so none is counted twice and none
 //! is lost as long as a node's journal (its newest 100 reports) still holds it.
 
-use super::{TransportError, for_node};
+use super::{TransportError, for_node, trouble};
 use crate::Result;
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
@@ -21,8 +21,19 @@ pub struct NodeCollect {
     pub reports: usize,
     /// Why it could not be read from, if it could not.
     pub unreachable: Option<String>,
-    /// Another failure reading it.
+    /// Another failure reading it (recorded against the node as its trouble).
     pub failed: Option<String>,
+    /// It no longer holds the declaration it was sent (a wiped root): it will be sent again.
+    pub lost: bool,
+    /// mesh was missing on the node and was installed so that its reports could be read.
+    pub installed: bool,
+}
+
+impl NodeCollect {
+    /// Whether collecting could not do its work on this node.
+    pub fn trouble(&self) -> bool {
+        self.unreachable.is_some() || self.failed.is_some()
+    }
 }
 
 /// Collects from the named nodes (or all); returns per-node results and the facts recorded.
@@ -34,15 +45,11 @@ pub fn collect(
     for n in names {
         mesh.node(n)?;
     }
-    let since: BTreeMap<String, u64> = {
+    let records: BTreeMap<String, NodeRecord> = {
         let store = paths.open()?;
-        store.read(|r| {
-            Ok(crate::store::node_records(r)?
-                .into_iter()
-                .map(|(k, v)| (k, v.report_sequence))
-                .collect())
-        })?
+        store.read(|r| Ok(crate::store::node_records(r)?.into_iter().collect()))?
     };
+    let none = NodeRecord::default();
     let nodes: Vec<&String> = mesh
         .nodes
         .keys()
@@ -59,10 +66,42 @@ pub fn collect(
             let t = for_node(mesh, &mesh.nodes[node], control.path());
             // What it holds, then what it reported: a node that was wiped or reinstalled no
             // longer holds what it was sent, and must not go on counting as current.
-            let got = t.have().and_then(|have| {
+            // A node whose mesh is missing (a wiped root) gets it back first: its reports,
+            // a failed apply's among them, are read, never taken as silence.
+            let mut installed = false;
+            let have = match t.have() {
+                Ok(h) if h.protocol >= crate::node::PROTOCOL => Ok(h),
+                Ok(_) | Err(TransportError::NotInstalled(_)) => t.install().and_then(|()| {
+                    installed = true;
+                    t.have()
+                }),
+                Err(e) => Err(e),
+            };
+            // Asked from one below the newest taken: that very report must come back (a
+            // duplicate). When it does not, the journal started again, and is read from its
+            // start (`account::answer_means_restart`).
+            let rec = records.get(node).unwrap_or(&none);
+            let got = have.and_then(|have| {
                 let held = have.declaration.map(|h| h.digest);
-                t.reports(since.get(node).copied().unwrap_or(0))
-                    .map(|reports| (held, reports))
+                let asked = account::ask_from(rec.report_sequence);
+                let reports = t.reports(asked)?;
+                Ok(if account::answer_means_restart(rec, &reports) {
+                    Collected {
+                        held,
+                        reports: t.reports(0)?,
+                        installed,
+                        asked: 0,
+                        restarted: true,
+                    }
+                } else {
+                    Collected {
+                        held,
+                        reports,
+                        installed,
+                        asked,
+                        restarted: false,
+                    }
+                })
             });
             let _ = tx.send((node.clone(), got));
         },
@@ -83,10 +122,24 @@ pub fn collect(
     Ok((out, events))
 }
 
-/// Takes one node's reports (or its unreachability) into the store, in the transaction `w`.
 /// What a node answered: the digest of the declaration it holds, and its new reports.
-type Answer = Result<(Option<String>, Vec<u8>), TransportError>;
+pub struct Collected {
+    /// The digest of the declaration it holds.
+    pub held: Option<String>,
+    /// Its reports newer than asked, as JSON lines.
+    pub reports: Vec<u8>,
+    /// Whether mesh had to be installed first.
+    pub installed: bool,
+    /// The report sequence asked from (`report --since`).
+    pub asked: u64,
+    /// The journal no longer held the newest report taken: it was asked again from its start.
+    pub restarted: bool,
+}
 
+type Answer = Result<Collected, TransportError>;
+
+/// Takes one node's reports (or its unreachability, or its trouble) into the store, in the
+/// transaction `w`.
 fn record(
     w: &Writer,
     mesh: &MeshConfig,
@@ -103,33 +156,21 @@ fn record(
         reports: 0,
         unreachable: None,
         failed: None,
+        lost: false,
+        installed: false,
     };
     match got {
-        Ok((held, bytes)) => {
-            if let Some(sent) = rec.sent.clone()
-                && held.as_ref() != Some(&sent.digest)
-            {
-                let holds = held
-                    .as_deref()
-                    .map_or("nothing", |h| h.get(..12).unwrap_or(h));
-                account::note(
-                    &mut rec,
-                    format!(
-                        "the node no longer holds the declaration it was sent ({}): it holds {holds}; it will be sent again",
-                        sent.digest.get(..12).unwrap_or(&sent.digest)
-                    ),
-                );
-                rec.sent = None;
-                rec.sent_builds.clear();
-                rec.applied = None;
-                rec.applied_builds.clear();
-                rec.failure = None;
-                if held.is_none() {
-                    // Wiped: its report journal starts again too.
-                    rec.report_sequence = 0;
-                    rec.journal = None;
-                }
+        Ok(Collected {
+            held,
+            reports,
+            installed,
+            asked,
+            restarted,
+        }) => {
+            if restarted {
+                account::journal_restarted(&mut rec);
             }
+            c.installed = installed;
             if rec.unreachable_since.take().is_some() {
                 facts.push(Fact::Reachable {
                     node: node.to_string(),
@@ -137,23 +178,40 @@ fn record(
             }
             rec.unreachable_reason = None;
             rec.last_seen = Some(now);
-            let text = String::from_utf8_lossy(&bytes);
-            let mut lines: Vec<(u64, &str)> = text
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(|l| {
-                    let seq = serde_json::from_str::<serde_json::Value>(l)
-                        .ok()
-                        .and_then(|v| v["report_sequence"].as_u64())
-                        .unwrap_or(0);
-                    (seq, l)
-                })
-                .collect();
-            lines.sort_by_key(|(s, _)| *s);
-            for (_, line) in lines {
-                let before = rec.report_sequence;
-                facts.extend(account::account(&mut rec, node, line, now));
-                c.reports += usize::from(rec.report_sequence > before);
+            // Its reports first: a failed apply that damaged the root is still that apply's
+            // account (the failure streak goes on across the resends).
+            let text = String::from_utf8_lossy(&reports);
+            let lines: Vec<&str> = text.lines().collect();
+            let (taken, f) = account::take_reports(&mut rec, node, &lines, asked, now);
+            c.reports = taken;
+            facts.extend(f);
+            if let Some(sent) = rec.sent.clone()
+                && held.as_ref() != Some(&sent.digest)
+            {
+                let holds = held
+                    .as_deref()
+                    .map_or("nothing", |h| h.get(..12).unwrap_or(h));
+                let reason = format!(
+                    "the node no longer holds the declaration it was sent ({}): it holds {holds}; it is sent again",
+                    sent.digest.get(..12).unwrap_or(&sent.digest)
+                );
+                rec.sent = None;
+                rec.sent_builds.clear();
+                rec.applied = None;
+                rec.applied_builds.clear();
+                c.lost = true;
+                // The failed apply that lost it says "stuck" itself, once.
+                let stuck = rec
+                    .failure
+                    .as_ref()
+                    .is_some_and(|f| f.count >= account::STUCK_AFTER);
+                facts.extend(
+                    trouble::found(w, node, "lost", &reason, true, now)?
+                        .into_iter()
+                        .filter(|f| !(stuck && matches!(f, Fact::Stuck { .. }))),
+                );
+            } else {
+                facts.extend(trouble::cleared(w, node, rec.applied_what_was_sent())?);
             }
         }
         Err(TransportError::Unreachable(reason)) => {
@@ -169,7 +227,12 @@ fn record(
         }
         Err(e) => {
             // Not "seen": a node whose host key changed, or whose mesh fails, did not answer.
-            c.failed = Some(e.to_string());
+            // Recorded against it, so that it is not called current meanwhile.
+            let reason = e.to_string();
+            if let Some((kind, repairable)) = trouble::kind_of(&e) {
+                facts.extend(trouble::found(w, node, kind, &reason, repairable, now)?);
+            }
+            c.failed = Some(reason);
         }
     }
     w.put(NODES, node.as_bytes(), &rec)?;

@@ -46,13 +46,18 @@ impl Transport for Local {
         }
     }
 
-    fn apply(&self) -> Result<(), TransportError> {
+    fn apply(&self) -> Result<Option<String>, TransportError> {
         // One local apply at a time in this process: an apply writes executables while another
         // forks for `activate`, and a fork can hold a file open for writing just when the other
         // executes it (ETXTBSY). Separate node processes (ssh) do not share this.
         static APPLY: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let _one = APPLY.lock().unwrap_or_else(|p| p.into_inner());
-        node::apply(&self.root).map(|_| ()).map_err(failed)
+        node::apply(&self.root)
+            .map(|r| {
+                (r.outcome != node::Outcome::Applied)
+                    .then(|| r.reason.unwrap_or_else(|| "the apply failed".into()))
+            })
+            .map_err(failed)
     }
 
     fn reports(&self, since: u64) -> Result<Vec<u8>, TransportError> {

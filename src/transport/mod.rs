@@ -8,6 +8,7 @@ pub mod push;
 pub mod ssh;
 pub mod ssh_node;
 pub mod stream;
+pub mod trouble;
 
 use crate::config::{MeshConfig, NodeConfig, Transport as Kind};
 use crate::node::Have;
@@ -40,6 +41,9 @@ pub enum TransportError {
     Unreachable(String),
     /// The node has no (or an older) mesh binary.
     NotInstalled(String),
+    /// The node's ssh refused this controller (a changed host key, a refused key): no run can
+    /// repair it, a person must act.
+    Refused(String),
     /// The node answered, and the call failed there.
     Failed(String),
 }
@@ -47,7 +51,9 @@ pub enum TransportError {
 impl std::fmt::Display for TransportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            TransportError::Unreachable(r) | TransportError::Failed(r) => f.write_str(r),
+            TransportError::Unreachable(r)
+            | TransportError::Refused(r)
+            | TransportError::Failed(r) => f.write_str(r),
             TransportError::NotInstalled(r) => write!(f, "mesh is not installed on the node: {r}"),
         }
     }
@@ -59,8 +65,9 @@ pub trait Transport: Send + Sync {
     fn have(&self) -> Result<Have, TransportError>;
     /// Streams artifacts and an envelope; the node's answer.
     fn receive(&self, stream: &mut (dyn Read + Send)) -> Result<Answer, TransportError>;
-    /// Makes the node apply what it holds.
-    fn apply(&self) -> Result<(), TransportError>;
+    /// Makes the node apply what it holds: `Ok(None)` when it applied cleanly, `Ok(Some(why))`
+    /// when the apply ran and failed (its report says more).
+    fn apply(&self) -> Result<Option<String>, TransportError>;
     /// The node's reports newer than `since`, as JSON lines.
     fn reports(&self, since: u64) -> Result<Vec<u8>, TransportError>;
     /// Puts this mesh binary on the node.

@@ -11,6 +11,8 @@ use crate::clock::now_ms;
 use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
 use crate::events::{self, Fact};
+use crate::source::Snapshot;
+use crate::status::account::MAX_SEQUENCE;
 use crate::store::{NODES, NodeRecord, Paths, Sent};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -23,8 +25,10 @@ pub struct PushOptions {
     pub nodes: Vec<String>,
     /// Resend even when the node is current.
     pub all: bool,
-    /// Ask a node that holds its declaration but never reported on it to apply again (what
-    /// `reconcile` does, so a run killed between a send and its apply converges next time).
+    /// Ask a node that holds its declaration but never reported applying it cleanly to apply
+    /// again (what `reconcile` does: a run killed between a send and its apply converges next
+    /// time, and a failed apply is tried on every pass, so that the same failure three times in
+    /// a row makes the node stuck and a person is told).
     pub reapply_unanswered: bool,
 }
 
@@ -44,7 +48,8 @@ pub enum Outcome {
         bytes: u64,
         /// Whether mesh was installed on the node first.
         installed: bool,
-        /// Why apply could not be run, if it could not (the next apply or timer does it).
+        /// Why the apply failed or could not be run, if it did not apply cleanly (its report,
+        /// read by `collect`, says more).
         apply_failed: Option<String>,
     },
     /// It already holds what it would be sent.
@@ -124,12 +129,21 @@ enum Event {
         node: String,
         host: Option<String>,
     },
+    /// The node was reached and mesh could not do its work there.
+    Trouble {
+        node: String,
+        kind: &'static str,
+        reason: String,
+        repairable: bool,
+    },
 }
 
-/// Pushes; returns one line per node considered, sorted by node.
+/// Pushes; returns one line per node considered, sorted by node. `_validated` is the mesh as
+/// read by [`Snapshot::read`]: push is never run on a mesh `plan` would refuse.
 pub fn push(
     paths: &Paths,
     mesh: &MeshConfig,
+    _validated: &Snapshot,
     opts: &PushOptions,
     progress: &dyn PushProgress,
 ) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
@@ -169,10 +183,11 @@ pub fn push(
                 let same = rec.sent.as_ref().is_some_and(|s| s.digest == digest);
                 // Sent, and never reported on: the node holds it but may not have applied it
                 // (a run killed between the send and the apply). It is asked to apply again.
-                let unanswered = opts.reapply_unanswered
-                    && !rec.applied_what_was_sent()
-                    && rec.failure_of_sent().is_none();
-                if same && !opts.all && !unanswered {
+                let unanswered = opts.reapply_unanswered && !rec.applied_what_was_sent();
+                // A node named on the command line is asked what it holds, never answered for
+                // from the store: "unchanged" is then what it said.
+                let verify = same && !opts.all && !unanswered && named.contains(node.as_str());
+                if same && !opts.all && !unanswered && !verify {
                     results.push(NodePush {
                         node: node.clone(),
                         outcome: Outcome::Unchanged,
@@ -182,7 +197,8 @@ pub fn push(
                         node: node.clone(),
                         declaration: declaration.clone(),
                         builds: builds.clone(),
-                        nudge: same && !opts.all,
+                        nudge: same && !opts.all && !verify,
+                        verify,
                         rec,
                     });
                 }
@@ -252,6 +268,9 @@ struct Work {
     rec: NodeRecord,
     /// It holds this declaration already and never reported on it: only asked to apply.
     nudge: bool,
+    /// Named, and sent this declaration before: asked what it holds, sent again only when it
+    /// no longer holds it.
+    verify: bool,
 }
 
 fn send_one(
@@ -266,6 +285,7 @@ fn send_one(
         builds,
         rec,
         nudge,
+        verify,
     } = work;
     let (node, rec) = (node.as_str(), &rec);
     let unreachable = |reason: String| {
@@ -275,57 +295,79 @@ fn send_one(
         }));
         Outcome::Unreachable { reason }
     };
+    // Reached, and mesh could not do its work there: recorded against the node.
+    let trouble = |e: TransportError, what: &str| -> Outcome {
+        if let TransportError::Unreachable(r) = e {
+            return unreachable(r);
+        }
+        let reason = format!("{what}{e}");
+        if let Some((kind, repairable)) = super::trouble::kind_of(&e) {
+            let _ = tx.send(Msg::Record(Event::Trouble {
+                node: node.to_string(),
+                kind,
+                reason: reason.clone(),
+                repairable,
+            }));
+        }
+        Outcome::Failed { reason }
+    };
     let mut installed = false;
     let have = match t.have() {
         Ok(h) if h.protocol >= crate::node::PROTOCOL => h,
         Ok(_) | Err(TransportError::NotInstalled(_)) => {
             if let Err(e) = t.install() {
-                return match e {
-                    TransportError::Unreachable(r) => unreachable(r),
-                    e => Outcome::Failed {
-                        reason: format!("could not install mesh: {e}"),
-                    },
-                };
+                return trouble(e, "could not install mesh: ");
             }
             installed = true;
             match t.have() {
                 Ok(h) => h,
-                Err(TransportError::Unreachable(r)) => return unreachable(r),
-                Err(e) => {
-                    return Outcome::Failed {
-                        reason: e.to_string(),
-                    };
-                }
+                Err(e) => return trouble(e, ""),
             }
         }
-        Err(TransportError::Unreachable(r)) => return unreachable(r),
-        Err(e) => {
-            return Outcome::Failed {
-                reason: e.to_string(),
-            };
-        }
+        Err(e) => return trouble(e, ""),
     };
     let _ = tx.send(Msg::Record(Event::Seen {
         node: node.to_string(),
         host: Some(have.version.clone()),
     }));
     let digest = declaration.digest();
+    if verify
+        && have
+            .declaration
+            .as_ref()
+            .is_some_and(|h| h.digest == digest)
+    {
+        return Outcome::Unchanged;
+    }
     // The sequence rises only when a different digest is sent; never below what the node holds.
     let sequence = match &rec.sent {
         Some(s) if s.digest == digest => s.sequence,
-        Some(s) => s.sequence + 1,
+        Some(s) => s.sequence.saturating_add(1),
         None => 1,
     };
     let sequence = match &have.declaration {
         Some(h) if h.digest == digest => h.sequence.max(sequence),
-        Some(h) if h.sequence >= sequence => h.sequence + 1,
+        Some(h) if h.sequence >= sequence => h.sequence.saturating_add(1),
         _ => sequence,
     };
     // Nor below what it last applied (a store restored from a backup is behind the node).
+    // The same declaration it applied keeps that number (a node whose activate removed its
+    // root still has its state.json rewritten).
     let sequence = match &have.applied {
-        Some(a) if a.digest != digest && a.sequence >= sequence => a.sequence + 1,
+        Some(a) if a.digest == digest => a.sequence.max(sequence),
+        Some(a) if a.sequence >= sequence => a.sequence.saturating_add(1),
         _ => sequence,
     };
+    // Bounded: never a sequence a JSON reader cannot hold exactly, never a wrap to 0.
+    if sequence >= MAX_SEQUENCE {
+        return trouble(
+            TransportError::Failed(format!(
+                "the node holds declaration sequence {}, and the next is not below 2^53: mesh will not send past it; clear the node's declaration (`rm {{root}}/declaration.json {{root}}/state.json` on the node) and push again",
+                sequence.saturating_sub(1)
+            )),
+            "",
+        );
+    }
     let held: BTreeSet<&str> = have.artifacts.iter().map(String::as_str).collect();
     let mut missing: Vec<(String, std::path::PathBuf, u64)> = Vec::new();
     for m in &declaration.modules {
@@ -389,7 +431,10 @@ fn send_one(
                 builds,
                 host: have.version.clone(),
             }));
-            let apply_failed = t.apply().err().map(|e| e.to_string());
+            let apply_failed = match t.apply() {
+                Ok(failed) => failed,
+                Err(e) => Some(e.to_string()),
+            };
             if nudge {
                 return match apply_failed {
                     None => Outcome::Reapplied { sequence: s },
@@ -409,10 +454,7 @@ fn send_one(
             reason: format!("the node answered digest {received}, not {digest}"),
         },
         Ok(Answer::Refused { refused }) => Outcome::Refused { reason: refused },
-        Err(TransportError::Unreachable(r)) => unreachable(r),
-        Err(e) => Outcome::Failed {
-            reason: e.to_string(),
-        },
+        Err(e) => trouble(e, ""),
     }
 }
 
@@ -422,7 +464,8 @@ fn record(paths: &Paths, mesh: &MeshConfig, ev: Event) -> Result<Vec<crate::even
     let node = match &ev {
         Event::Confirmed { node, .. }
         | Event::Unreachable { node, .. }
-        | Event::Seen { node, .. } => node.clone(),
+        | Event::Seen { node, .. }
+        | Event::Trouble { node, .. } => node.clone(),
     };
     store
         .write(|w| {
@@ -459,6 +502,21 @@ fn record(paths: &Paths, mesh: &MeshConfig, ev: Event) -> Result<Vec<crate::even
                     if host.is_some() {
                         rec.host_version = host;
                     }
+                    // Reached and answering: a trouble no run could repair is over.
+                    facts.extend(super::trouble::cleared(w, &node, false)?);
+                }
+                Event::Trouble {
+                    kind,
+                    reason,
+                    repairable,
+                    ..
+                } => {
+                    // Not "seen": a node that refused us, or whose mesh failed, told nothing.
+                    rec.unreachable_since = None;
+                    rec.unreachable_reason = None;
+                    facts.extend(super::trouble::found(
+                        w, &node, kind, &reason, repairable, now,
+                    )?);
                 }
                 Event::Unreachable { reason, .. } => {
                     if rec.unreachable_since.is_none() {

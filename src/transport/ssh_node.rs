@@ -78,6 +78,8 @@ fn ssh_error(e: SshError) -> TransportError {
     };
     if e.is_unreachable() {
         TransportError::Unreachable(text)
+    } else if matches!(e, SshError::HostKey { .. } | SshError::KeyRefused { .. }) {
+        TransportError::Refused(text)
     } else {
         TransportError::Failed(text)
     }
@@ -138,11 +140,21 @@ impl Transport for SshNode {
         })
     }
 
-    fn apply(&self) -> Result<(), TransportError> {
+    fn apply(&self) -> Result<Option<String>, TransportError> {
         let out = self.node("apply", &[], None, LONG)?;
         busy(&out)?;
         match out.status {
-            0 | 3 => Ok(()),
+            0 => Ok(None),
+            3 => {
+                // The node's report, one JSON line: its reason.
+                let reason = out
+                    .stdout
+                    .split(|&b| b == b'\n')
+                    .filter(|l| l.starts_with(b"{"))
+                    .find_map(|l| serde_json::from_slice::<crate::node::Report>(l).ok())
+                    .and_then(|r| r.reason);
+                Ok(Some(reason.unwrap_or_else(|| "the apply failed".into())))
+            }
             _ => Err(TransportError::Failed(format!(
                 "`mesh node apply` failed: {}",
                 words(&out)

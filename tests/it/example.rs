@@ -56,6 +56,8 @@ fn example_delivers_to_every_node() {
 
     ok_in(&demo, &["build", "--behind", "-q"]);
     ok_in(&demo, &["push", "-q"]);
+    // Current once the nodes' reports say they applied it.
+    ok_in(&demo, &["collect", "-q"]);
 
     let plan = json_in(&demo, &["plan"]);
     let nodes = plan["nodes"].as_array().expect("nodes");

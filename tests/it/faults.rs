@@ -234,6 +234,14 @@ fn tmp_is_empty(t: &TestMesh) -> bool {
 
 fn stop_during_a_build(signal: &str, code: i32) {
     let t = example();
+    // A mesh that can be worked out, so that the next run's exit says only what it did.
+    t.write(
+        "mesh.toml",
+        &crate::common::local_nodes_toml(
+            &[("g14", &["edge"])],
+            &[("route-proxy", &["@edge"]), ("resolver", &["@edge"])],
+        ),
+    );
     let pids = slow_build(&t);
     let mut child = t.spawn(&["reconcile", "-q"]);
     let group = pids_when_started(&pids);

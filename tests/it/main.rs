@@ -15,3 +15,4 @@ mod reconcile;
 mod shell;
 pub mod sshd;
 mod status;
+mod truth;

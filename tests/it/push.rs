@@ -66,7 +66,7 @@ fn push_sends_behind_nodes_once_and_only_what_changed() {
     assert_eq!(a["sequence"], 1);
     assert_eq!(a["artifacts"], 2);
     assert_eq!(outcome(&r, "b")["outcome"], "sent");
-    assert_eq!(plan_node(&t, "a")["state"], "current");
+    assert_eq!(plan_node(&t, "a")["state"], "outstanding"); // sent; applied once collected
     assert!(t.path("nodes/a/modules/route-proxy/current").exists());
     assert!(t.path("nodes/a/modules/resolver/current").exists());
 
@@ -79,7 +79,7 @@ fn push_sends_behind_nodes_once_and_only_what_changed() {
     t.resolver_v2();
     t.ok(&["build", "--behind", "-q"]);
     assert_eq!(plan_node(&t, "a")["state"], "out of date");
-    assert_eq!(plan_node(&t, "b")["state"], "current");
+    assert_eq!(plan_node(&t, "b")["state"], "outstanding");
     let (r, _) = push(&t, &["--behind"]);
     let a = outcome(&r, "a");
     assert_eq!(a["outcome"], "sent");
@@ -279,7 +279,7 @@ fn ssh_nodes_and_an_unreachable_one() {
     );
     assert_eq!(outcome(&r, "lab")["outcome"], "unchanged");
     assert_eq!(plan_node(&t, "bee")["state"], "out of date");
-    assert_eq!(plan_node(&t, "ace")["state"], "current");
+    assert_eq!(plan_node(&t, "ace")["state"], "outstanding");
     // The table: the state word in its column, and since when in the reason, said once.
     let table = t.ok(&["status", "--nodes"]);
     let row = table
@@ -300,7 +300,7 @@ fn ssh_nodes_and_an_unreachable_one() {
     assert_eq!(outcome(&r, "bee")["outcome"], "sent");
     assert_eq!(outcome(&r, "bee")["sequence"], 2);
     assert_eq!(outcome(&r, "ace")["outcome"], "unchanged");
-    assert_eq!(plan_node(&t, "bee")["state"], "current");
+    assert_eq!(plan_node(&t, "bee")["state"], "outstanding");
 }
 
 /// One ssh node with the given client options, and the module route-proxy + resolver on it.

@@ -337,8 +337,15 @@ fn a_wiped_node_is_not_current_and_the_next_pass_converges_it() {
     let lab = crate::common::named(&v, "nodes", "lab");
     assert_eq!(lab["state"], "never told", "{lab}");
     assert!(
-        lab["unreadable"].to_string().contains("no longer holds"),
+        lab["trouble"]["reason"]
+            .to_string()
+            .contains("no longer holds"),
         "{lab}"
+    );
+    assert_eq!(
+        lab["unreadable"],
+        serde_json::json!([]),
+        "a lost declaration is no unreadable report: {lab}"
     );
     t.ok(&["reconcile"]);
     assert_eq!(states(&t), vec!["current", "current"]);

@@ -113,6 +113,9 @@ fn completions_know_the_mesh() {
             "recovered",
             "unreachable",
             "reachable",
+            "trouble",
+            "build-stuck",
+            "not-worked-out",
             "artifact-damaged",
             "forgotten"
         ]

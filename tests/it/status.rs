@@ -69,14 +69,18 @@ fn every_state_at_once() {
     for n in ["n-failed", "n-stuck"] {
         t.write(&format!("nodes/{n}/fail"), "");
     }
-    t.ok(&[
-        "push",
-        "-q",
-        "n-current",
-        "n-failed",
-        "n-stuck",
-        "n-outofdate",
-    ]);
+    // Two of the applies fail: push says so (exit 3).
+    t.fails(
+        &[
+            "push",
+            "-q",
+            "n-current",
+            "n-failed",
+            "n-stuck",
+            "n-outofdate",
+        ],
+        3,
+    );
     // The stuck node's own timer applies twice more: three reports, the same failure.
     for _ in 0..2 {
         node_apply(&t, "n-stuck");
@@ -164,8 +168,10 @@ fn every_state_at_once() {
     }
     assert_eq!(resolver["declared_on"], 6);
     assert_eq!(resolver["applied_on"], 2);
-    assert_eq!(resolver["outstanding_on"], 2);
+    // Outstanding is sent and not yet applied: n-never was never sent it.
+    assert_eq!(resolver["outstanding_on"], 1);
     assert_eq!(resolver["failed_on"], 2);
+    assert_eq!(resolver["not_sent_on"], 1);
 
     let out = t.mesh(&["status", "--check"]).output().expect("run");
     assert_eq!(out.status.code(), Some(3));
@@ -180,7 +186,7 @@ fn the_streak_counts_failures_not_words_and_a_clean_apply_clears_it() {
     let t = mesh();
     t.ok(&["build", "--behind", "-q"]);
     t.write("nodes/n-stuck/fail", "");
-    t.ok(&["push", "-q", "n-stuck"]);
+    t.fails(&["push", "-q", "n-stuck"], 3);
     t.ok(&["collect", "-q"]);
     assert_eq!(node(&t.json(&["status"]), "n-stuck")["failure"]["count"], 1);
     // The same resource fails with other words (the message carries a timestamp).

@@ -39,12 +39,15 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             return Ok(None);
         }
         w.remove(NODES, node.as_bytes())?;
+        // Its trouble and its not-worked-out reason go with it.
+        w.remove(crate::store::TROUBLE, node.as_bytes())?;
+        w.remove(crate::store::NOT_WORKED_OUT, node.as_bytes())?;
         let fact = Fact::Forgotten { node: node.clone() };
         crate::events::append(w, &[fact], crate::clock::now_ms(), keep).map(Some)
     })?;
     drop(store);
     let Some(events) = events else {
-        let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh)?;
+        let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &ctx.sources()?)?;
         return Err(Error::failed(
             format!("the mesh has no records of a node `{}`", a.node),
             match status.forgotten.is_empty() {

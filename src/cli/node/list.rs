@@ -9,7 +9,7 @@ pub struct Args {}
 
 /// Runs `mesh node list` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &super::Ui, _a: &Args) -> Result<i32> {
-    let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh)?;
+    let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &ctx.sources()?)?;
     if ui.json {
         let rows: Vec<serde_json::Value> = ctx
             .mesh

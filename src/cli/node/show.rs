@@ -30,7 +30,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
             Ok((compose::compose_all(&ctx.mesh, &declared), rec))
         })?
     };
-    let status = crate::status::nodes::status(paths, &ctx.mesh)?;
+    let status = crate::status::nodes::status(paths, &ctx.mesh, &ctx.sources()?)?;
     let st = status.nodes.into_iter().find(|n| n.name == a.node);
     let composed = composed.get(&a.node).cloned();
     let last_report: Option<serde_json::Value> = rec
@@ -166,7 +166,9 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
             None => "nothing reported".to_string(),
         },
     );
-    if let Some(f) = &rec.failure {
+    // The failure streak status counts (about what the node was sent), not an older one.
+    let failure = st.as_ref().and_then(|s| s.failure.as_ref());
+    if let Some(f) = failure {
         line(
             "failure",
             format!(
@@ -182,11 +184,22 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
     for u in &rec.unreadable {
         line("unreadable", u.clone());
     }
+    if let Some(t) = st.as_ref().and_then(|s| s.trouble.as_ref()) {
+        line(
+            "trouble",
+            format!(
+                "{} since {}: {}",
+                crate::cli::count(t.count, "time", "times"),
+                t.since,
+                t.reason
+            ),
+        );
+    }
     let mut out = crate::cli::table::render(&head);
     for m in modules {
         let _ = writeln!(out, "{m}");
     }
-    if let Some(f) = &rec.failure {
+    if let Some(f) = rec.failure.as_ref().filter(|_| failure.is_some()) {
         for r in &f.reasons {
             let _ = writeln!(out, "  | {}", r.replace('\n', "\n  | "));
         }
