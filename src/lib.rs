@@ -18,6 +18,7 @@ pub mod reconcile;
 pub mod source;
 pub mod status;
 pub mod store;
+pub mod trace;
 pub mod transport;
 
 pub use error::{Error, Result};

@@ -20,6 +20,7 @@ mod reconcile;
 mod status;
 pub(crate) mod table;
 mod ui;
+mod where_;
 
 pub use context::Ctx;
 pub use ui::Ui;
@@ -67,6 +68,7 @@ enum Command {
     Status(status::Args),
     Reconcile(reconcile::Args),
     Events(events::Args),
+    Where(where_::Args),
     Node(node::Args),
     Completions(completions::Args),
     Man(man::Args),
@@ -149,6 +151,7 @@ fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
         Command::Status(a) => status::run(&Ctx::load(cli)?, ui, a),
         Command::Reconcile(a) => reconcile::run(&Ctx::load(cli)?, ui, a),
         Command::Events(a) => events::run(&Ctx::load(cli)?, ui, a),
+        Command::Where(a) => where_::run(&Ctx::load(cli)?, ui, a),
         Command::Node(a) => node::run(cli, ui, a),
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),
