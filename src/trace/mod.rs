@@ -132,7 +132,8 @@ pub struct NodeWhere {
     pub name: String,
     /// The answer.
     pub state: Answer,
-    /// Running: when the node reported applying the build (RFC 3339).
+    /// Running: when the node reported applying the build; failing because the node refused
+    /// the declaration: when it did (RFC 3339).
     pub since: Option<String>,
     /// The build the answer is about (running, sent, declared, held, unfit…).
     pub build: Option<u64>,
@@ -305,7 +306,7 @@ pub fn trace(
         });
         modules.extend(t.modules()?);
     }
-    fill_since(paths, &mut modules, &by_module)?;
+    read_facts(paths, &mut modules, &by_module)?;
     let everywhere = modules
         .iter()
         .all(|m| m.nodes.iter().all(|n| n.state.is_live()));
@@ -589,10 +590,12 @@ impl<'a> Trace<'a> {
                         })
                     })
             };
-            let mut carriers: HashSet<String> = HashSet::new();
+            // First what carries it or is built the same way, then what shares an artifact
+            // with one of those (fit: only fit builds are ever declared).
+            let at_rev = self.at_rev.get(m).cloned().flatten();
             let mut carry: Vec<(u64, Carry)> = Vec::new();
             for b in builds {
-                let c = if same_repo {
+                let carries = if same_repo {
                     match ObjectId::from_hex(b.commit.as_bytes()) {
                         Ok(id) => matches!(self.commit_carries(id, roots)?, Ok(true)),
                         Err(_) => false,
@@ -601,41 +604,47 @@ impl<'a> Trace<'a> {
                     // Another repository's module: it carries the change through its inputs.
                     !inputs.is_empty() && inputs_have_effect(b, &self.effect_artifacts)
                 };
-                if c {
-                    if b.verdict == Verdict::Fit
-                        && let Some(a) = &b.artifact
-                    {
-                        carriers.insert(a.clone());
-                    }
-                    carry.push((b.id, Carry::Carries));
-                } else {
-                    carry.push((b.id, Carry::No));
-                }
+                // Built from the very source the module has at the commit, against inputs with
+                // the effect: what building the commit itself would have made (a revert's
+                // effect is the build from before the reverted change).
+                let same_source = same_repo
+                    && at_rev.as_deref() == Some(b.source.as_str())
+                    && inputs_have_effect(b, &self.effect_artifacts);
+                carry.push((
+                    b.id,
+                    if carries {
+                        Carry::Carries
+                    } else if same_source {
+                        Carry::SameSource
+                    } else {
+                        Carry::No
+                    },
+                ));
             }
-            let at_rev = self.at_rev.get(m).cloned().flatten();
-            let mut eff = HashSet::new();
+            let fit_artifact = |b: &BuildRecord| {
+                b.artifact
+                    .as_ref()
+                    .filter(|_| b.verdict == Verdict::Fit)
+                    .cloned()
+            };
+            let mut eff: HashSet<String> = builds
+                .iter()
+                .zip(&carry)
+                .filter(|(_, (_, c))| *c != Carry::No)
+                .filter_map(|(b, _)| fit_artifact(b))
+                .collect();
             for (b, (_, c)) in builds.iter().zip(carry.iter_mut()) {
-                if *c == Carry::No {
-                    let same_artifact = b.artifact.as_ref().is_some_and(|a| carriers.contains(a));
-                    // Built from the very source the module has at the commit, against inputs
-                    // with the effect: what building the commit itself would have made (a
-                    // revert's effect is the build from before the reverted change).
-                    let same_build = same_repo
-                        && at_rev.as_deref() == Some(b.source.as_str())
-                        && inputs_have_effect(b, &self.effect_artifacts);
-                    if same_artifact {
-                        *c = Carry::SameArtifact;
-                    } else if same_build {
-                        *c = Carry::SameSource;
-                    }
-                }
-                if *c != Carry::No
-                    && b.verdict == Verdict::Fit
-                    && let Some(a) = &b.artifact
-                {
-                    eff.insert(a.clone());
+                if *c == Carry::No && b.artifact.as_ref().is_some_and(|a| eff.contains(a)) {
+                    *c = Carry::SameArtifact;
                 }
             }
+            eff.extend(
+                builds
+                    .iter()
+                    .zip(&carry)
+                    .filter(|(_, (_, c))| *c == Carry::SameArtifact)
+                    .filter_map(|(b, _)| fit_artifact(b)),
+            );
             self.carry.extend(carry);
             self.effect_artifacts.insert(*m, eff);
         }
@@ -975,40 +984,47 @@ fn short(s: &str) -> &str {
     s.get(..8).unwrap_or(s)
 }
 
-/// Fills `since` of every running line from the node's `applied` fact (newest first, reading
-/// the facts log back only as far as the oldest such build was finished), else from the last
-/// clean apply the node reported.
-fn fill_since(
+/// Reads back the facts log for what the node records do not keep: when each running node
+/// began running its build (its `applied` fact; else the last clean apply it reported), and
+/// whether a node that was not sent the declaration carrying the change refused it (its
+/// `refused` fact about the declaration: then it is failing, not waiting). Facts are appended in
+/// time order, so the log is read newest first, in chunks, only back to the oldest build
+/// concerned: nothing about a build happened before it was built.
+fn read_facts(
     paths: &Paths,
     modules: &mut [ModuleWhere],
     by_module: &HashMap<&str, Vec<&BuildRecord>>,
 ) -> Result<()> {
-    let mut wanted: HashMap<(String, String, u64), Option<u64>> = HashMap::new();
+    let mut applied: HashMap<(String, String, u64), Option<u64>> = HashMap::new();
+    let mut refused: HashMap<String, Option<(u64, String)>> = HashMap::new();
     let mut oldest = u64::MAX;
     for m in modules.iter() {
         for n in &m.nodes {
-            if n.state == Answer::Running
-                && let Some(b) = n.build
-            {
-                wanted.insert((n.name.clone(), m.name.clone(), b), None);
-                let finished = by_module
-                    .get(m.name.as_str())
-                    .and_then(|bs| bs.iter().find(|x| x.id == b))
-                    .map_or(0, |x| x.finished);
-                oldest = oldest.min(finished);
+            let Some(b) = n.build else { continue };
+            match n.state {
+                Answer::Running => {
+                    applied.insert((n.name.clone(), m.name.clone(), b), None);
+                }
+                Answer::Declared => {
+                    refused.insert(n.name.clone(), None);
+                }
+                _ => continue,
             }
+            let finished = by_module
+                .get(m.name.as_str())
+                .and_then(|bs| bs.iter().find(|x| x.id == b))
+                .map_or(0, |x| x.finished);
+            oldest = oldest.min(finished);
         }
     }
-    if wanted.is_empty() {
+    if applied.is_empty() && refused.is_empty() {
         return Ok(());
     }
     let store = paths.open()?;
     let records = store.read(|r| {
-        // Facts are appended in time order: read back in chunks until one is older than the
-        // oldest running build (it cannot have been applied before it was built).
         const CHUNK: u64 = 4096;
         let mut hi = r.get::<u64>(META, b"next_event")?.unwrap_or(1);
-        let mut left = wanted.len();
+        let mut left = applied.len() + refused.len();
         'back: while hi > 1 && left > 0 {
             let lo = hi.saturating_sub(CHUNK).max(1);
             let chunk = r.range::<Event>(EVENTS, &id_key(lo), Some(&id_key(hi)))?;
@@ -1019,19 +1035,35 @@ fn fill_since(
                 if e.at < oldest {
                     break 'back;
                 }
-                if !e.fact.contains("\"applied\"") {
+                if !(e.fact.contains("\"applied\"") || e.fact.contains("\"refused\"")) {
                     continue;
                 }
-                if let Ok(Fact::Applied {
-                    node,
-                    module,
-                    build,
-                }) = serde_json::from_str::<Fact>(&e.fact)
-                    && let Some(slot) = wanted.get_mut(&(node, module, build))
-                    && slot.is_none()
-                {
-                    *slot = Some(e.at);
-                    left -= 1;
+                match serde_json::from_str::<Fact>(&e.fact) {
+                    Ok(Fact::Applied {
+                        node,
+                        module,
+                        build,
+                    }) => {
+                        if let Some(slot) = applied.get_mut(&(node, module, build))
+                            && slot.is_none()
+                        {
+                            *slot = Some(e.at);
+                            left -= 1;
+                        }
+                    }
+                    Ok(Fact::Refused {
+                        node,
+                        resource,
+                        reason,
+                    }) if resource == "declaration" => {
+                        if let Some(slot) = refused.get_mut(&node)
+                            && slot.is_none()
+                        {
+                            *slot = Some((e.at, reason));
+                            left -= 1;
+                        }
+                    }
+                    _ => {}
                 }
             }
             hi = lo;
@@ -1040,22 +1072,32 @@ fn fill_since(
     })?;
     for m in modules.iter_mut() {
         for n in &mut m.nodes {
-            if n.state != Answer::Running {
-                continue;
+            match n.state {
+                Answer::Running => {
+                    let Some(b) = n.build else { continue };
+                    let at = applied
+                        .get(&(n.name.clone(), m.name.clone(), b))
+                        .copied()
+                        .flatten()
+                        .or_else(|| {
+                            records
+                                .get(&n.name)
+                                .and_then(|r| r.applied.as_ref())
+                                .map(|a| a.at)
+                        });
+                    n.since_ms = at;
+                    n.since = at.map(rfc3339);
+                }
+                Answer::Declared => {
+                    if let Some(Some((at, reason))) = refused.get(&n.name) {
+                        n.state = Answer::Failing;
+                        n.reason = Some(format!("the node refused the declaration: {reason}"));
+                        n.since_ms = Some(*at);
+                        n.since = Some(rfc3339(*at));
+                    }
+                }
+                _ => {}
             }
-            let Some(b) = n.build else { continue };
-            let at = wanted
-                .get(&(n.name.clone(), m.name.clone(), b))
-                .copied()
-                .flatten()
-                .or_else(|| {
-                    records
-                        .get(&n.name)
-                        .and_then(|r| r.applied.as_ref())
-                        .map(|a| a.at)
-                });
-            n.since_ms = at;
-            n.since = at.map(rfc3339);
         }
     }
     Ok(())

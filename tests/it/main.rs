@@ -12,3 +12,4 @@ mod readme;
 mod reconcile;
 pub mod sshd;
 mod status;
+mod where_;
