@@ -61,6 +61,9 @@ _mesh() {
             mesh,status)
                 cmd="mesh__subcmd__status"
                 ;;
+            mesh,where)
+                cmd="mesh__subcmd__where"
+                ;;
             mesh__subcmd__help,build)
                 cmd="mesh__subcmd__help__subcmd__build"
                 ;;
@@ -105,6 +108,9 @@ _mesh() {
                 ;;
             mesh__subcmd__help,status)
                 cmd="mesh__subcmd__help__subcmd__status"
+                ;;
+            mesh__subcmd__help,where)
+                cmd="mesh__subcmd__help__subcmd__where"
                 ;;
             mesh__subcmd__help__subcmd__node,apply)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__apply"
@@ -182,7 +188,7 @@ _mesh() {
 
     case "${cmd}" in
         mesh)
-            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init graph plan build builds declare push collect status reconcile events node completions man help"
+            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init graph plan build builds declare push collect status reconcile events where node completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -426,7 +432,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help)
-            opts="init graph plan build builds declare push collect status reconcile events node completions man help"
+            opts="init graph plan build builds declare push collect status reconcile events where node completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -734,6 +740,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__where)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1250,6 +1270,40 @@ _mesh() {
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__where)
+            opts="-C -q -v -h --repo --wait --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

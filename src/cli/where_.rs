@@ -25,9 +25,10 @@ pub struct Args {
     /// The repository REV is in, when it names a commit in more than one.
     #[arg(long, value_name = "NAME")]
     repo: Option<String>,
-    /// Collect every few seconds (nothing else: no build, no push) until every node runs it
-    /// (exit 0), a failure is reported (exit 3), or DURATION is up (exit 3). Takes the mesh's
-    /// lock only for each collect.
+    /// Collect every 2 seconds (nothing else: no build, no push) until every node runs it
+    /// (exit 0), something waiting cannot fix is reported — a failure or refusal on a node, an
+    /// unfit, broken or blocked build, a superseded change — (exit 3), or DURATION (`10m`, `90s`)
+    /// is up (exit 3). Takes the mesh's lock only for each collect.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     wait: Option<Duration>,
 }
