@@ -69,6 +69,8 @@ pub(super) struct Trace<'a> {
     found: HashMap<ObjectId, ancestry::Found>,
     /// Source ids of changed modules at commits that contain the commit.
     sources: HashMap<(ObjectId, usize), Option<String>>,
+    /// Directory listings read so far.
+    trees: rev::Trees,
     /// Per reached module: each of its builds' carry.
     carry: HashMap<u64, Carry>,
     /// Per reached module: artifact digests of its fit builds with the effect.
@@ -90,6 +92,7 @@ impl<'a> Trace<'a> {
         let parent = rev::first_parent(snap, commit)?
             .map(|p| rev::at(snap, p))
             .transpose()?;
+        let mut trees = rev::Trees::default();
         let mut at_rev = HashMap::new();
         let mut before = HashMap::new();
         let mut changed = Vec::new();
@@ -97,14 +100,14 @@ impl<'a> Trace<'a> {
             if m.repo != ri {
                 continue;
             }
-            let now = rev::source_at(&at, m)?;
+            let now = trees.source(&at, m)?;
             if now.is_none() {
                 at_rev.insert(i, None);
                 continue;
             }
             let was = match &parent {
                 Some(p) if p.tree == at.tree => now.clone(),
-                Some(p) => rev::source_at(p, m)?,
+                Some(p) => trees.source(p, m)?,
                 None => None,
             };
             if was != now {
@@ -159,6 +162,7 @@ impl<'a> Trace<'a> {
             before,
             found,
             sources: HashMap::new(),
+            trees,
             carry: HashMap::new(),
             effect_artifacts: HashMap::new(),
         };
@@ -176,7 +180,7 @@ impl<'a> Trace<'a> {
                 Some(s) => s.clone(),
                 None => {
                     let at = rev::at(self.snap, c)?;
-                    let s = rev::source_at(&at, &self.loaded.snapshot.modules[x])?;
+                    let s = self.trees.source(&at, &self.loaded.snapshot.modules[x])?;
                     self.sources.insert((c, x), s.clone());
                     s
                 }

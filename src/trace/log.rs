@@ -5,7 +5,7 @@ use super::{Answer, ModuleWhere};
 use crate::Result;
 use crate::clock::rfc3339;
 use crate::events::{Event, Fact};
-use crate::store::{BuildRecord, EVENTS, META, Paths, id_key};
+use crate::store::{BuildRecord, EVENTS, META, NodeRecord, Store, id_key};
 use std::collections::HashMap;
 
 /// Reads back the facts log for what the node records do not keep: when each running node
@@ -15,7 +15,8 @@ use std::collections::HashMap;
 /// time order, so the log is read newest first, in chunks, only back to the oldest build
 /// concerned: nothing about a build happened before it was built.
 pub(super) fn read_facts(
-    paths: &Paths,
+    store: &Store,
+    records: &HashMap<String, NodeRecord>,
     modules: &mut [ModuleWhere],
     by_module: &HashMap<&str, Vec<&BuildRecord>>,
 ) -> Result<()> {
@@ -44,13 +45,14 @@ pub(super) fn read_facts(
     if applied.is_empty() && refused.is_empty() {
         return Ok(());
     }
-    let store = paths.open()?;
-    let records = store.read(|r| {
-        const CHUNK: u64 = 4096;
+    store.read(|r| {
+        // Small chunks first: what is running was usually applied moments ago.
+        let mut chunk_len: u64 = 256;
         let mut hi = r.get::<u64>(META, b"next_event")?.unwrap_or(1);
         let mut left = applied.len() + refused.len();
         'back: while hi > 1 && left > 0 {
-            let lo = hi.saturating_sub(CHUNK).max(1);
+            let lo = hi.saturating_sub(chunk_len).max(1);
+            chunk_len = (chunk_len * 2).min(8192);
             let chunk = r.range::<Event>(EVENTS, &id_key(lo), Some(&id_key(hi)))?;
             if chunk.is_empty() {
                 break;
@@ -92,7 +94,7 @@ pub(super) fn read_facts(
             }
             hi = lo;
         }
-        crate::store::node_records(r)
+        Ok(())
     })?;
     for m in modules.iter_mut() {
         for n in &mut m.nodes {

@@ -259,20 +259,32 @@ pub fn trace(
     let graph = &loaded.graph;
     let revs = pick_revs(loaded, rev, repo)?;
 
-    let (states, _) = crate::status::plan::module_states(paths, loaded)?;
-    let (builds, records, declared, composed) = {
-        let store = paths.open()?;
-        store.read(|r| {
-            let builds: Vec<BuildRecord> = r
-                .range::<BuildRecord>(BUILDS, b"", None)?
-                .into_iter()
-                .map(|(_, b)| b)
-                .collect();
-            let declared = compose::declared(r)?;
-            let composed = compose::compose_all(mesh, &declared);
-            Ok((builds, crate::store::node_records(r)?, declared, composed))
-        })?
+    // One open of the store for everything: the facts log is read once the lines are known.
+    let store = paths.open()?;
+    let (known, builds, records, declared, composed) = store.read(|r| {
+        let known = crate::graph::stale::Known::load(r)?;
+        let builds: Vec<BuildRecord> = r
+            .range::<BuildRecord>(BUILDS, b"", None)?
+            .into_iter()
+            .map(|(_, b)| b)
+            .collect();
+        let declared = compose::declared(r)?;
+        let composed = compose::compose_all(mesh, &declared);
+        Ok((
+            known,
+            builds,
+            crate::store::node_records(r)?,
+            declared,
+            composed,
+        ))
+    })?;
+    // Every module's state at the refs, as `mesh plan` judges it.
+    let known = crate::graph::stale::Known {
+        artifacts: Some(paths.artifacts()),
+        ..known
     };
+    let states =
+        crate::graph::stale::assess(graph, &crate::graph::stale::module_inputs(loaded), &known);
     let mut by_module: HashMap<&str, Vec<&BuildRecord>> = HashMap::new();
     for b in &builds {
         by_module.entry(b.module.as_str()).or_default().push(b);
@@ -308,7 +320,7 @@ pub fn trace(
         });
         modules.extend(t.modules()?);
     }
-    log::read_facts(paths, &mut modules, &by_module)?;
+    log::read_facts(&store, &records, &mut modules, &by_module)?;
     let everywhere = modules
         .iter()
         .all(|m| m.nodes.iter().all(|n| n.state.is_live()));

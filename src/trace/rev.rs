@@ -3,6 +3,7 @@
 
 use crate::source::{ModuleSource, RepoSnapshot, SourceError};
 use gix::ObjectId;
+use std::collections::HashMap;
 
 /// Resolves `spec` in `repo` to a commit: a full or abbreviated commit id, a ref (`HEAD`,
 /// `main`, `refs/heads/main`, a tag), each optionally followed by `~N`, `^` or `^N`, as git
@@ -110,25 +111,63 @@ pub fn at(snap: &RepoSnapshot, commit: ObjectId) -> Result<RepoSnapshot, SourceE
     })
 }
 
-/// The source id `m` has in `snap` (a repository at some commit), or `None` when its directory
-/// is not there. The module's nested modules and inputs are the ones it has at the ref.
-pub fn source_at(snap: &RepoSnapshot, m: &ModuleSource) -> Result<Option<String>, SourceError> {
-    let root = snap
-        .repo
-        .find_tree(snap.tree)
-        .map_err(|e| SourceError::git(&snap.name, "cannot read a tree", e))?;
-    let tree = if m.dir.is_empty() {
-        snap.tree
-    } else {
-        match root
-            .lookup_entry_by_path(&m.dir)
-            .map_err(|e| SourceError::git(&snap.name, "cannot look up a module", e))?
-        {
-            Some(e) if e.mode().is_tree() => e.object_id(),
-            _ => return Ok(None),
+/// Directory listings read from git once per tree id, whatever the commit: modules of one
+/// repository share most of their trees between a commit and its parent, so looking up 500
+/// module directories at both costs a few tree reads, not a thousand.
+#[derive(Default)]
+pub struct Trees {
+    /// Tree id → its entries: name → (id, whether it is a tree).
+    listings: HashMap<ObjectId, HashMap<String, (ObjectId, bool)>>,
+}
+
+impl Trees {
+    /// The tree id of `dir` (repo-relative, `""` for the root) in `snap`'s tree, or `None`.
+    pub fn dir(&mut self, snap: &RepoSnapshot, dir: &str) -> Result<Option<ObjectId>, SourceError> {
+        let mut at = snap.tree;
+        if dir.is_empty() {
+            return Ok(Some(at));
         }
-    };
-    crate::source::source_id(snap, &m.dir, tree, &m.nested, &m.manifest.inputs).map(Some)
+        for part in dir.split('/') {
+            let listing = match self.listings.entry(at) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let tree = snap
+                        .repo
+                        .find_tree(at)
+                        .map_err(|e| SourceError::git(&snap.name, "cannot read a tree", e))?;
+                    let mut entries = HashMap::new();
+                    for entry in tree.iter() {
+                        let entry = entry
+                            .map_err(|e| SourceError::git(&snap.name, "cannot decode a tree", e))?;
+                        entries.insert(
+                            entry.filename().to_string(),
+                            (entry.object_id(), entry.mode().is_tree()),
+                        );
+                    }
+                    e.insert(entries)
+                }
+            };
+            match listing.get(part) {
+                Some((id, true)) => at = *id,
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(at))
+    }
+
+    /// The source id `m` has in `snap` (a repository at some commit), or `None` when its
+    /// directory is not there. The module's nested modules and inputs are the ones it has at
+    /// the ref.
+    pub fn source(
+        &mut self,
+        snap: &RepoSnapshot,
+        m: &ModuleSource,
+    ) -> Result<Option<String>, SourceError> {
+        let Some(tree) = self.dir(snap, &m.dir)? else {
+            return Ok(None);
+        };
+        crate::source::source_id(snap, &m.dir, tree, &m.nested, &m.manifest.inputs).map(Some)
+    }
 }
 
 /// One commit's subject line and committer time (Unix seconds).
