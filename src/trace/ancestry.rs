@@ -10,7 +10,7 @@
 use crate::source::SourceError;
 use gix::ObjectId;
 use gix::revwalk::graph::Commit;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What the walk learned about one commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +114,61 @@ pub fn containing(
     Ok(out)
 }
 
+/// Which of `candidates` are `rev` or one of its ancestors: one walk from `rev` towards its
+/// parents, which stops when every candidate is found, and (with a commit-graph) does not go
+/// below the lowest candidate's generation.
+pub fn ancestors_among(
+    repo: &gix::Repository,
+    repo_name: &str,
+    rev: ObjectId,
+    candidates: &HashSet<ObjectId>,
+) -> Result<HashSet<ObjectId>, SourceError> {
+    let err = |what: &str, e: &dyn std::fmt::Display| SourceError::git(repo_name, what, e);
+    let mut found = HashSet::new();
+    if candidates.is_empty() {
+        return Ok(found);
+    }
+    let cache = repo.commit_graph_if_enabled().ok().flatten();
+    let mut graph = repo.revision_graph::<Commit<Mark>>(cache.as_ref());
+    let mut floor: Option<u32> = Some(u32::MAX);
+    for c in candidates {
+        let g = graph
+            .get_or_insert_commit(*c, |_| {})
+            .map_err(|e| err("cannot read a commit", &e))?
+            .and_then(|c| c.generation);
+        floor = match (floor, g) {
+            (Some(f), Some(g)) => Some(f.min(g)),
+            _ => None,
+        };
+    }
+    let mut todo = vec![rev];
+    let mut seen = HashSet::new();
+    while let Some(id) = todo.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        if candidates.contains(&id) {
+            found.insert(id);
+            if found.len() == candidates.len() {
+                break;
+            }
+        }
+        let Some(c) = graph
+            .get_or_insert_commit(id, |_| {})
+            .map_err(|e| err("cannot read a commit", &e))?
+        else {
+            continue;
+        };
+        if let (Some(g), Some(floor)) = (c.generation, floor)
+            && g <= floor
+        {
+            continue;
+        }
+        todo.extend(c.parents.iter().copied());
+    }
+    Ok(found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,6 +246,22 @@ mod tests {
         expect("d", &["d"]);
         expect("o", &["o"]);
         expect("a", &["a", "b", "c", "s1", "s2", "m", "d", "o"]);
+        let older = |rev: &str, yes: &[&str]| {
+            let set: HashSet<ObjectId> = all.iter().copied().collect();
+            let found = ancestors_among(&repo, "t", ids[rev], &set).expect("walk");
+            let mut names: Vec<&str> = ["a", "b", "c", "s1", "s2", "m", "d", "o"]
+                .into_iter()
+                .filter(|n| found.contains(&ids[n]))
+                .collect();
+            names.sort();
+            let mut yes = yes.to_vec();
+            yes.sort();
+            assert_eq!(names, yes, "ancestors of {rev}");
+        };
+        older("m", &["a", "b", "c", "s1", "s2", "m"]);
+        older("s2", &["a", "b", "s1", "s2"]);
+        older("o", &["a", "o"]);
+        older("a", &["a"]);
     }
 
     #[test]

@@ -71,6 +71,8 @@ pub(super) struct Trace<'a> {
     sources: HashMap<(ObjectId, usize), Option<String>>,
     /// Directory listings read so far.
     trees: rev::Trees,
+    /// The commits builds were made from that are the commit's ancestors (once asked).
+    older: Option<HashSet<ObjectId>>,
     /// Per reached module: each of its builds' carry.
     carry: HashMap<u64, Carry>,
     /// Per reached module: artifact digests of its fit builds with the effect.
@@ -163,6 +165,7 @@ impl<'a> Trace<'a> {
             found,
             sources: HashMap::new(),
             trees,
+            older: None,
             carry: HashMap::new(),
             effect_artifacts: HashMap::new(),
         };
@@ -301,8 +304,9 @@ impl<'a> Trace<'a> {
             .unwrap_or(Carry::No)
     }
 
-    /// Whether commit `c` is later than the one followed and does not carry it (a branch that
-    /// moved sideways, a revert): `Some(why)`.
+    /// Whether build `b` is from a commit that moved on without the one followed: neither
+    /// carries it nor is one of its ancestors (a branch that moved sideways), or contains it
+    /// and undid it (a revert). `Some(why)`.
     fn supersedes(&mut self, b: &BuildRecord, roots: &BTreeSet<usize>) -> Result<Option<String>> {
         if b.repo != self.snap.name {
             return Ok(None);
@@ -318,22 +322,43 @@ impl<'a> Trace<'a> {
         c: ObjectId,
         roots: &BTreeSet<usize>,
     ) -> Result<Option<String>> {
-        let Some(f) = self.found.get(&c).copied() else {
+        if !self.found.contains_key(&c) {
             return Ok(None);
-        };
+        }
         Ok(match self.commit_carries(c, roots)? {
             Ok(true) => None,
             Err(x) => Some(format!(
-                "{}'s change was undone at {}",
+                "{}, where {}'s change was undone",
+                short(&c.to_string()),
                 self.facts.graph.modules[x].name,
-                short(&c.to_string())
             )),
-            Ok(false) if f.time > self.time => Some(format!(
-                "{} is later and does not contain it",
+            Ok(false) if !self.is_older(c)? => Some(format!(
+                "{}, which does not contain it",
                 short(&c.to_string())
             )),
             Ok(false) => None,
         })
+    }
+
+    /// Whether `c` is the commit followed or one of its ancestors: a build from it is older,
+    /// not later. Every commit the walk found that does not contain the commit is looked for in
+    /// one walk back from it, the first time this is asked.
+    fn is_older(&mut self, c: ObjectId) -> Result<bool> {
+        if self.older.is_none() {
+            let candidates = self
+                .found
+                .iter()
+                .filter(|(_, f)| !f.contains)
+                .map(|(id, _)| *id)
+                .collect();
+            self.older = Some(ancestry::ancestors_among(
+                &self.snap.repo,
+                &self.snap.name,
+                self.commit,
+                &candidates,
+            )?);
+        }
+        Ok(self.older.as_ref().is_some_and(|o| o.contains(&c)))
     }
 
     /// The module-level answer, and the fit build with the effect, if there is one.
@@ -357,7 +382,7 @@ impl<'a> Trace<'a> {
                 answer(
                     BuildAnswer::Superseded,
                     None,
-                    Some(format!("the ref moved on: {why}")),
+                    Some(format!("the ref moved on to {why}")),
                 ),
                 None,
             ));

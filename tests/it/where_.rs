@@ -379,7 +379,7 @@ fn a_reverted_change_is_superseded() {
             .expect("reason")
             .to_string();
         assert!(
-            reason.contains("geo's change was undone at") && reason.contains(&revert[..8]),
+            reason.contains(&format!("{}, where geo's change was undone", &revert[..8])),
             "{reason}"
         );
     }
@@ -505,4 +505,76 @@ fn wait_returns_0_when_the_nodes_apply_and_3_when_one_fails() {
         "{l}"
     );
     assert!(l["runs"].as_u64() < l["build"].as_u64(), "{l}");
+}
+
+#[test]
+fn a_branch_that_moved_sideways_supersedes_the_change() {
+    let t = local_mesh(&[]);
+    ship_geo(&t);
+    t.ok(&["reconcile", "-q"]);
+    let rev = change_geo(&t, "faster distance");
+    t.ok(&["reconcile", "-q"]);
+    // main is reset to before the change and moves on without it (a force-push).
+    git(&t.path("platform"), &["reset", "-q", "--hard", "HEAD~1"]);
+    let other = change_geo(&t, "another idea");
+    t.ok(&["reconcile", "-q"]);
+    let (v, code) = where_(&t, &[&rev]);
+    assert_eq!(code, 3, "{v:#}");
+    for (m, n, s) in states(&v) {
+        let l = line(&v, &m, &n);
+        assert_eq!(s, "superseded", "{m} on {n}: {v:#}");
+        assert_eq!(
+            l["reason"],
+            format!(
+                "it runs build {} from {}, which does not contain it",
+                l["runs"],
+                &other[..8]
+            ),
+            "{l}"
+        );
+    }
+    assert_eq!(where_(&t, &[]).1, 0);
+}
+
+#[test]
+fn each_repository_is_followed_and_an_ambiguous_rev_needs_repo() {
+    let t = local_mesh(&[("probe", &["n1"])]);
+    t.empty_repo("infra");
+    t.write(
+        "infra/probe/mesh-module.toml",
+        "name  = \"probe\"\nbuild = 'printf probe > \"$MESH_OUT/id\"'\n",
+    );
+    t.commit("infra", "probe");
+    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("read");
+    t.write(
+        "mesh.toml",
+        &toml.replacen(
+            "\n[node.",
+            "\n[[repo]]\nname = \"infra\"\npath = \"infra\"\nref  = \"refs/heads/main\"\n\n[node.",
+            1,
+        ),
+    );
+    t.ok(&["reconcile", "-q"]);
+    let (v, code) = where_(&t, &[]);
+    assert_eq!(code, 0, "{v:#}");
+    let repos: Vec<&str> = v["revs"]
+        .as_array()
+        .expect("revs")
+        .iter()
+        .map(|r| r["repo"].as_str().expect("repo"))
+        .collect();
+    assert_eq!(repos, ["platform", "infra"]);
+    assert_eq!(line(&v, "probe", "n1")["state"], "running");
+
+    let err = t.fails(&["where", "main"], 2);
+    assert!(
+        err.contains("`main` names a commit in more than one repository: platform, infra")
+            && err.contains("--repo"),
+        "{err}"
+    );
+    let (v, code) = where_(&t, &["main", "--repo", "infra"]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["revs"][0]["repo"], "infra");
+    assert_eq!(v["revs"][0]["changed"], serde_json::json!(["probe"]));
+    assert_eq!(v["revs"].as_array().map(Vec::len), Some(1));
 }
