@@ -578,3 +578,56 @@ fn each_repository_is_followed_and_an_ambiguous_rev_needs_repo() {
     assert_eq!(v["revs"][0]["changed"], serde_json::json!(["probe"]));
     assert_eq!(v["revs"].as_array().map(Vec::len), Some(1));
 }
+
+#[test]
+fn sent_not_applied_unfit_and_broken() {
+    let t = local_mesh(&[]);
+    t.ok(&["reconcile", "-q"]);
+
+    // Pushed, and the node applied it, but mesh has not read its report yet.
+    t.resolver_v2();
+    t.ok(&["build", "--behind", "-q"]);
+    t.ok(&["push", "-q"]);
+    let (v, code) = where_(&t, &[]);
+    assert_eq!(code, 3, "{v:#}");
+    for n in ["n1", "n2"] {
+        let l = line(&v, "resolver", n);
+        assert_eq!(l["state"], "sent", "{l}");
+        assert!(l["last_seen"].is_string(), "{l}");
+    }
+    let (table, _) = where_table(&t, &[]);
+    assert!(table.contains("sent, not applied (last seen"), "{table}");
+    t.ok(&["collect", "-q"]);
+    assert_eq!(where_(&t, &[]).1, 0);
+
+    // resolver's tests fail: unfit, with its build.
+    t.edit_and_commit(
+        "platform",
+        "go/services/resolver/mesh-module.toml",
+        "activate = \"bin/resolver\"",
+        "activate = \"bin/resolver\"\ntest     = 'false'",
+        "resolver: a failing test",
+    );
+    t.fails(&["reconcile", "-q"], 3);
+    let (v, code) = where_(&t, &[]);
+    assert_eq!(code, 3, "{v:#}");
+    let l = line(&v, "resolver", "n1");
+    assert_eq!(l["state"], "unfit", "{l}");
+    assert_eq!(l["build"], module(&v, "resolver")["build"]["build"]);
+    assert!(l["reason"].is_string(), "{l}");
+
+    // resolver's build fails: broken.
+    t.edit_and_commit(
+        "platform",
+        "go/services/resolver/mesh-module.toml",
+        "build    = '",
+        "build    = 'exit 1; ",
+        "resolver: a broken build",
+    );
+    t.fails(&["reconcile", "-q"], 3);
+    let (v, code) = where_(&t, &[]);
+    assert_eq!(code, 3, "{v:#}");
+    assert_eq!(line(&v, "resolver", "n2")["state"], "broken");
+    let (table, _) = where_table(&t, &[]);
+    assert!(table.contains("broken (build "), "{table}");
+}
