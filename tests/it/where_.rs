@@ -218,6 +218,13 @@ fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
         table.contains("declared, not sent") && table.contains("unreachable since"),
         "{table}"
     );
+    insta::with_settings!({filters => vec![
+        (r"\b[0-9a-f]{8}\b", "[commit]"),
+        (r"\b\d\d:\d\d\b", "[time]"),
+        (r"build \d+", "build [id]"),
+    ]}, {
+        insta::assert_snapshot!("one_node_unreachable", table);
+    });
     // The first change is in what ace runs now (a descendant), and still in what bee runs.
     let (v, code) = where_(&t, &[&rev]);
     assert_eq!(code, 0, "{v:#}");
