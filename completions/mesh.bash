@@ -67,6 +67,9 @@ _mesh() {
             mesh,status)
                 cmd="mesh__subcmd__status"
                 ;;
+            mesh,where)
+                cmd="mesh__subcmd__where"
+                ;;
             mesh__subcmd__help,build)
                 cmd="mesh__subcmd__help__subcmd__build"
                 ;;
@@ -117,6 +120,9 @@ _mesh() {
                 ;;
             mesh__subcmd__help,status)
                 cmd="mesh__subcmd__help__subcmd__status"
+                ;;
+            mesh__subcmd__help,where)
+                cmd="mesh__subcmd__help__subcmd__where"
                 ;;
             mesh__subcmd__help__subcmd__node,apply)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__apply"
@@ -203,7 +209,7 @@ _mesh() {
 
     case "${cmd}" in
         mesh)
-            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init plan status reconcile events doctor gc completions man push collect build builds declare graph node help"
+            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init plan status reconcile events doctor gc where completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -503,7 +509,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help)
-            opts="init plan status reconcile events doctor gc completions man push collect build builds declare graph node help"
+            opts="init plan status reconcile events doctor gc where completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -853,6 +859,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__where)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1409,6 +1429,40 @@ _mesh() {
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__where)
+            opts="-C -q -v -h --repo --wait --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -20,6 +20,7 @@ pub mod reconcile;
 pub mod source;
 pub mod status;
 pub mod store;
+pub mod trace;
 pub mod transport;
 
 pub use error::{Error, Result, check_stopped};

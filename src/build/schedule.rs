@@ -297,6 +297,9 @@ pub fn build(
                 .push((g.modules[m].name.clone(), g.modules[by].name.clone()));
         }
     }
+    summary
+        .events
+        .extend(declare_current(paths, &plan, &states)?);
     // Keep the export of every repository's current commit: the next build of it reuses it.
     let keep: Vec<PathBuf> = loaded
         .snapshot
@@ -308,6 +311,66 @@ pub fn build(
         crate::source::export::prune(&paths.exports(), &keep);
     }
     Ok(summary)
+}
+
+/// Declares, for every `auto` module that is current by a fit build other than its declared one,
+/// that build: the declared build is the current source's. A revert (or a ref moved back) makes
+/// a module current by an older build without building anything; without this, the reverted
+/// build stayed declared and the revert never reached a node. One write, only when needed.
+fn declare_current(
+    paths: &Paths,
+    plan: &Plan,
+    states: &[Option<ModuleState>],
+) -> Result<Vec<crate::events::Event>> {
+    let g = &plan.loaded.graph;
+    let current: Vec<(&str, u64)> = g
+        .order
+        .iter()
+        .filter_map(|&m| match &states[m] {
+            Some(ModuleState::Current {
+                build,
+                verdict: Verdict::Fit,
+                ..
+            }) if plan.targets.contains(&m)
+                && plan.loaded.snapshot.modules[m].manifest.policy
+                    == crate::config::Policy::Auto
+                // Libraries are built and judged, never declared.
+                && plan.loaded.snapshot.modules[m].manifest.kind
+                    != crate::config::Kind::Library =>
+            {
+                Some((g.modules[m].name.as_str(), *build))
+            }
+            _ => None,
+        })
+        .collect();
+    if current.is_empty() {
+        return Ok(Vec::new());
+    }
+    let store = paths.open()?;
+    let stale: Vec<(&str, u64)> = store.read(|r| {
+        let declared = crate::declare::compose::declared(r)?;
+        Ok(current
+            .into_iter()
+            .filter(|(m, id)| declared.get(*m).is_none_or(|d| d.id != *id))
+            .collect())
+    })?;
+    if stale.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(store.write(|w| {
+        let mut facts = Vec::new();
+        for (module, id) in &stale {
+            let Some(rec) = w.get::<BuildRecord>(BUILDS, &store::id_key(*id))? else {
+                continue;
+            };
+            w.put(DECLARED, module.as_bytes(), &rec)?;
+            facts.push(Fact::Declared {
+                module: module.to_string(),
+                build: *id,
+            });
+        }
+        crate::events::append(w, &facts, now_ms(), plan.events_keep)
+    })?)
 }
 
 fn names(g: &crate::graph::ModuleGraph, idx: &[usize]) -> String {

@@ -141,6 +141,24 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "where",
+        &[
+            (
+                "mesh where",
+                "is the newest commit of each repository running everywhere it matters?",
+            ),
+            ("mesh where 3f2a9c1", "follow one commit to every machine"),
+            (
+                "mesh where HEAD~1 --repo platform --json",
+                "the same, in a repository named platform, as JSON",
+            ),
+            (
+                "mesh reconcile; mesh where --wait 10m",
+                "in CI: block until the change is live, or say what holds it",
+            ),
+        ],
+    ),
+    (
         "gc",
         &[
             ("mesh gc --dry-run", "what would be removed, and why"),

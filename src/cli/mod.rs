@@ -24,6 +24,7 @@ mod reconcile;
 mod status;
 pub(crate) mod table;
 mod ui;
+mod where_;
 
 pub use context::Ctx;
 pub use ui::Ui;
@@ -73,6 +74,7 @@ enum Command {
     Events(events::Args),
     Doctor(doctor::Args),
     Gc(gc::Args),
+    Where(where_::Args),
     Node(node::Args),
     Completions(completions::Args),
     Man(man::Args),
@@ -237,6 +239,7 @@ fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
         Command::Events(a) => events::run(&Ctx::load(cli)?, ui, a),
         Command::Doctor(a) => doctor::run(&Ctx::load(cli)?, ui, a),
         Command::Gc(a) => gc::run(&Ctx::load(cli)?, ui, a),
+        Command::Where(a) => where_::run(&Ctx::load(cli)?, ui, a),
         Command::Node(a) => node::run(cli, ui, a),
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),

@@ -39,20 +39,15 @@ pub fn declared(r: &Reader) -> Result<HashMap<String, BuildRecord>, StoreError> 
         .collect())
 }
 
-/// Composes every node of the mesh.
-pub fn compose_all(
-    mesh: &MeshConfig,
-    declared: &HashMap<String, BuildRecord>,
-) -> BTreeMap<String, Composed> {
+/// Module → the nodes it is assigned to (by name, or by tag), from `[assign]`.
+pub fn placement(mesh: &MeshConfig) -> HashMap<&str, BTreeSet<&str>> {
     let mut tagged: HashMap<&str, Vec<&str>> = HashMap::new();
     for n in mesh.nodes.values() {
         for t in &n.tags {
             tagged.entry(t.as_str()).or_default().push(n.name.as_str());
         }
     }
-    // module → the nodes it is assigned to; node → its modules.
     let mut where_: HashMap<&str, BTreeSet<&str>> = HashMap::new();
-    let mut assigned: HashMap<&str, BTreeSet<&str>> = HashMap::new();
     for a in &mesh.assign {
         let nodes = where_.entry(a.module.as_str()).or_default();
         for (t, _) in &a.targets {
@@ -63,8 +58,21 @@ pub fn compose_all(
                 Target::Tag(tag) => nodes.extend(tagged.get(tag.as_str()).into_iter().flatten()),
             }
         }
-        for n in nodes.iter() {
-            assigned.entry(n).or_default().insert(a.module.as_str());
+    }
+    where_
+}
+
+/// Composes every node of the mesh.
+pub fn compose_all(
+    mesh: &MeshConfig,
+    declared: &HashMap<String, BuildRecord>,
+) -> BTreeMap<String, Composed> {
+    // module → the nodes it is assigned to; node → its modules.
+    let where_ = placement(mesh);
+    let mut assigned: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    for (m, nodes) in &where_ {
+        for n in nodes {
+            assigned.entry(n).or_default().insert(m);
         }
     }
     let none = BTreeSet::new();

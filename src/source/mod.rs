@@ -4,7 +4,7 @@
 mod discover;
 pub mod export;
 
-pub use discover::{FileEntry, join, module_files};
+pub use discover::{FileEntry, join, module_files, source_id};
 
 use crate::Error;
 use crate::config::{MODULE_MANIFEST, MeshConfig, ModuleManifest, RepoConfig};

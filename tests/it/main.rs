@@ -16,3 +16,4 @@ mod shell;
 pub mod sshd;
 mod status;
 mod truth;
+mod where_;
