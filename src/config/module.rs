@@ -172,32 +172,29 @@ impl ModuleManifest {
                 alias: i.get_ref().alias.clone(),
             });
         }
-        let mut ignore = Vec::new();
-        for pat in raw.imports.iter().flat_map(|i| &i.ignore) {
-            if let Err(e) = globset::Glob::new(pat.get_ref()) {
-                return Err(r.error(
-                    "mesh::config::invalid_pattern",
-                    Some(pat.span()),
-                    format!("`{}` is not a valid pattern: {e}", pat.get_ref()),
-                    "invalid pattern",
-                    "ignore patterns are globs such as \"golang.org/x/*\"",
-                ));
-            }
-            ignore.push(pat.get_ref().clone());
-        }
-        let mut dev = Vec::new();
-        for pat in raw.imports.iter().flat_map(|i| &i.dev) {
-            if let Err(e) = globset::Glob::new(pat.get_ref()) {
-                return Err(r.error(
-                    "mesh::config::invalid_pattern",
-                    Some(pat.span()),
-                    format!("`{}` is not a valid pattern: {e}", pat.get_ref()),
-                    "invalid pattern",
-                    "dev patterns are globs over paths inside the module, such as \"tools/**\"",
-                ));
-            }
-            dev.push(pat.get_ref().clone());
-        }
+        // Both lists are globs: each is checked where it is written.
+        let globs = |pats: Vec<&Spanned<String>>, help: &str| -> Result<Vec<String>, ConfigError> {
+            pats.into_iter()
+                .map(|pat| match globset::Glob::new(pat.get_ref()) {
+                    Ok(_) => Ok(pat.get_ref().clone()),
+                    Err(e) => Err(r.error(
+                        "mesh::config::invalid_pattern",
+                        Some(pat.span()),
+                        format!("`{}` is not a valid pattern: {e}", pat.get_ref()),
+                        "invalid pattern",
+                        help,
+                    )),
+                })
+                .collect()
+        };
+        let ignore = globs(
+            raw.imports.iter().flat_map(|i| &i.ignore).collect(),
+            "ignore patterns are globs such as \"golang.org/x/*\"",
+        )?;
+        let dev = globs(
+            raw.imports.iter().flat_map(|i| &i.dev).collect(),
+            "dev patterns are globs over paths inside the module, such as \"tools/**\"",
+        )?;
         let timeout = match &raw.timeout {
             Some(t) => r.duration("timeout", t)?,
             None => Duration::from_secs(30 * 60),

@@ -122,25 +122,13 @@ impl Tree<'_> {
                 continue;
             }
             // The first regular package on its path: no package directory above it under root.
-            let regular_above = (1..segments.len()).any(|k| {
-                self.packages
-                    .contains(format!("{prefix}{}", segments[..k].join("/")).as_str())
-            });
-            if regular_above {
+            if self.regular_at_or_above(&prefix, &segments[..segments.len() - 1]) {
                 continue;
             }
             let name = segments.join(".");
-            let matches = |globs: &[String]| {
-                globs.iter().any(|g| {
-                    globset::Glob::new(g)
-                        .map(|g| g.compile_matcher().is_match(&name))
-                        .unwrap_or(false)
-                })
-            };
-            if (!include.is_empty() && !matches(include)) || matches(exclude) {
-                continue;
+            if selected(&name, include, exclude) {
+                out.push((name, pkg.to_string()));
             }
-            out.push((name, pkg.to_string()));
         }
         // Modules directly in a namespace directory: `ns/sub/tool.py` is `ns.sub.tool`.
         for file in self.files {
@@ -165,17 +153,9 @@ impl Tree<'_> {
                 continue;
             }
             let name = segments.join(".");
-            let matches = |globs: &[String]| {
-                globs.iter().any(|g| {
-                    globset::Glob::new(g)
-                        .map(|g| g.compile_matcher().is_match(&name))
-                        .unwrap_or(false)
-                })
-            };
-            if (!include.is_empty() && !matches(include)) || matches(exclude) {
-                continue;
+            if selected(&name, include, exclude) {
+                out.push((name, file.to_string()));
             }
-            out.push((name, file.to_string()));
         }
         out
     }
@@ -195,6 +175,18 @@ impl Tree<'_> {
         let file = format!("{dir}.py");
         self.files.contains(&file.as_str()).then_some(file)
     }
+}
+
+/// Whether a dotted name passes setuptools-style `include` (none: all) and `exclude` globs.
+fn selected(name: &str, include: &[String], exclude: &[String]) -> bool {
+    let matches = |globs: &[String]| {
+        globs.iter().any(|g| {
+            globset::Glob::new(g)
+                .map(|g| g.compile_matcher().is_match(name))
+                .unwrap_or(false)
+        })
+    };
+    (include.is_empty() || matches(include)) && !matches(exclude)
 }
 
 /// The packages `pyproject.toml` names, or `None` when it names none (then they are inferred).

@@ -406,3 +406,52 @@ fn pick_revs(
 fn short(s: &str) -> &str {
     s.get(..8).unwrap_or(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::GraphModule;
+    use crate::imports::ImportKind;
+    use crate::imports::resolve::Evidence;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn a_change_is_delivered_through_build_edges_and_cycles_never_dev_edges() {
+        // api ⇄ root (a cycle of build edges), svc built against root, kit used by svc's tests.
+        let names = ["api", "kit", "root", "svc"];
+        let modules = names
+            .iter()
+            .map(|n| GraphModule {
+                name: n.to_string(),
+                kind: Kind::Library,
+                repo: "r".into(),
+                path: n.to_string(),
+                source: format!("src-{n}"),
+                provides: vec![],
+            })
+            .collect();
+        let edge = |kind| {
+            vec![Evidence {
+                file: "f".into(),
+                line: 1,
+                import: "i".into(),
+                kind,
+            }]
+        };
+        let mut imports = BTreeMap::new();
+        imports.insert((0, 2), edge(ImportKind::Build));
+        imports.insert((2, 0), edge(ImportKind::Build));
+        imports.insert((3, 2), edge(ImportKind::Build));
+        imports.insert((3, 1), edge(ImportKind::Dev));
+        let g = ModuleGraph::new(modules, imports, vec![], vec![]);
+        let d = delivery_dependents(&g);
+        assert_eq!(d[0], [2], "a change to api reaches root, in its cycle");
+        let mut root = d[2].clone();
+        root.sort_unstable();
+        assert_eq!(root, [0, 3], "a change to root reaches api and svc");
+        assert!(
+            d[1].is_empty(),
+            "kit reaches nobody: only svc's tests use it"
+        );
+    }
+}

@@ -209,19 +209,7 @@ fn each_pattern_makes_exactly_its_edges_with_kinds() {
 #[test]
 fn every_pattern_builds_and_a_dev_dependency_move_rejudges_its_users() {
     let t = patterns();
-    let out = t
-        .mesh(&["build", "--behind", "--json"])
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
-    let built = v["built"].as_array().expect("built");
-    assert_eq!(built.len(), 15);
-    assert!(built.iter().all(|b| b["verdict"] == "fit"), "{v}");
+    assert_eq!(built(&t).len(), 15, "every module built, each fit");
     // The test kit moves: the crate whose tests use it is re-judged; the kit's own
     // dependents are not (nothing depends on corelib's artifact through a dev edge).
     t.write(
@@ -345,17 +333,7 @@ fn a_go_module_cycle_is_built_as_one_unit_with_early_cutoff_at_its_boundary() {
 fn the_example_cycle_builds_and_check_forbids_it() {
     let t = crate::common::example();
     t.commit_a_cycle();
-    let out = t
-        .mesh(&["build", "--behind", "--json"])
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(v["built"].as_array().map(Vec::len), Some(10));
+    assert_eq!(built(&t).len(), 10, "every module built, each fit");
     t.fails(&["graph", "--check"], 3);
 }
 
