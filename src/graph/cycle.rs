@@ -126,4 +126,38 @@ mod tests {
         assert!(u.contains(&vec![1, 2]));
         assert_eq!(order(&u, &build), [3, 1, 2, 0]);
     }
+
+    #[test]
+    fn every_member_of_a_unit_is_built_against_the_units_inputs() {
+        use crate::graph::{GraphModule, ModuleGraph};
+        use crate::imports::ImportKind;
+        use crate::imports::resolve::Evidence;
+        // a ⇄ b, and b alone imports c: a waits for c too, and names c's artifact.
+        let modules = ["a", "b", "c"]
+            .iter()
+            .map(|n| GraphModule {
+                name: n.to_string(),
+                kind: crate::config::Kind::Library,
+                repo: "r".into(),
+                path: n.to_string(),
+                source: format!("s-{n}"),
+                provides: vec![],
+            })
+            .collect();
+        let ev = || {
+            vec![Evidence {
+                file: "f".into(),
+                line: 1,
+                import: "i".into(),
+                kind: ImportKind::Build,
+            }]
+        };
+        let imports = [((0, 1), ev()), ((1, 0), ev()), ((1, 2), ev())]
+            .into_iter()
+            .collect();
+        let g = ModuleGraph::new(modules, imports, vec![], vec![]);
+        assert_eq!(g.inputs[0], [2]);
+        assert_eq!(g.inputs[1], [2]);
+        assert_eq!(g.order, [2, 0, 1]);
+    }
 }

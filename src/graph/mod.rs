@@ -138,8 +138,8 @@ pub struct ModuleGraph {
     /// together, by name.
     #[serde(skip)]
     pub order: Vec<usize>,
-    /// Per module index: the modules outside its own cycle it has build edges to (its build
-    /// inputs, whose artifacts its closure names), sorted.
+    /// Per module index: its build inputs, whose artifacts its closure names: the modules
+    /// outside its cycle that it (or, in a cycle, any member of it) has build edges to, sorted.
     #[serde(skip)]
     pub inputs: Vec<Vec<usize>>,
     /// Per module index: the modules whose source ids its closure names (dev and optional
@@ -187,14 +187,17 @@ impl ModuleGraph {
                 unit[m] = members.iter().copied().filter(|&o| o != m).collect();
             }
         }
+        // A unit is built against what any of its members imports from outside it: every
+        // member waits for those inputs, names their artifacts, and is blocked by them.
         let inputs: Vec<Vec<usize>> = (0..n)
             .map(|m| {
-                let mut v: Vec<usize> = build[m]
-                    .iter()
-                    .copied()
-                    .filter(|d| !unit[m].contains(d))
+                let mut v: Vec<usize> = std::iter::once(m)
+                    .chain(unit[m].iter().copied())
+                    .flat_map(|x| build[x].iter().copied())
+                    .filter(|d| *d != m && !unit[m].contains(d))
                     .collect();
                 v.sort_unstable();
+                v.dedup();
                 v
             })
             .collect();

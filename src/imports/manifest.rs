@@ -12,8 +12,9 @@ pub struct ManifestFacts {
     pub rust_renames: Vec<(String, String)>,
     /// Notes for `-v`, e.g. "no language manifest".
     pub notes: Vec<String>,
-    /// Module-relative directories (or `.py` files) of the Python packages the module ships:
-    /// its other Python files are dev code.
+    /// Module-relative directories (or `.py` files) of the Python packages its `pyproject.toml`
+    /// says it ships: its other Python files are dev code. Empty when the packages were only
+    /// inferred (a service's `main.py` beside its packages is part of it).
     pub python_shipped: Vec<String>,
     /// Module-relative paths of its Cargo `[[bench]]`, `[[example]]` and `[[test]]` targets:
     /// dev code wherever they stand.
@@ -48,9 +49,9 @@ pub fn read_facts(files: &[(&str, &str)], python_files: &[&str]) -> ManifestFact
     if !python_files.is_empty() {
         let shipped =
             super::python_packages::shipped(pyproject_table.as_ref(), python_files, &mut f.notes);
-        for (name, dir) in shipped {
+        for (name, dir) in shipped.packages {
             push(&mut f, Language::Python, name);
-            if !f.python_shipped.contains(&dir) {
+            if shipped.declared && !f.python_shipped.contains(&dir) {
                 f.python_shipped.push(dir);
             }
         }

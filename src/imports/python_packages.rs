@@ -26,7 +26,7 @@ pub fn shipped(
     pyproject: Option<&toml::Table>,
     files: &[&str],
     notes: &mut Vec<String>,
-) -> Vec<(String, String)> {
+) -> Shipped {
     let packages: BTreeSet<&str> = files
         .iter()
         .filter_map(|f| {
@@ -41,6 +41,7 @@ pub fn shipped(
     let declared = pyproject
         .map(|t| declared(t, &tree, notes))
         .unwrap_or_default();
+    let by_pyproject = declared.is_some();
     let mut out = match declared {
         Some(found) => found,
         None => {
@@ -59,7 +60,19 @@ pub fn shipped(
     };
     out.sort();
     out.dedup();
-    out
+    Shipped {
+        packages: out,
+        declared: by_pyproject,
+    }
+}
+
+/// What a module ships.
+pub struct Shipped {
+    /// (dotted import name, module-relative directory or `.py` file) of every package.
+    pub packages: Vec<(String, String)>,
+    /// Whether `pyproject.toml` named them (then the module's other Python files are not part
+    /// of what it ships); inferred packages say nothing of a service's `main.py` beside them.
+    pub declared: bool,
 }
 
 /// The module's Python files and package directories.
@@ -361,7 +374,7 @@ mod tests {
         let t: Option<toml::Table> = (!pyproject.is_empty())
             .then(|| toml::from_str(pyproject).expect("test pyproject parses"));
         let mut notes = Vec::new();
-        (shipped(t.as_ref(), files, &mut notes), notes)
+        (shipped(t.as_ref(), files, &mut notes).packages, notes)
     }
 
     fn pairs(v: &[(String, String)]) -> Vec<(&str, &str)> {

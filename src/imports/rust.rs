@@ -130,30 +130,47 @@ fn is_test_attr(attr: &[Token], src: &str) -> bool {
     }
 }
 
-/// Whether a cfg predicate names `test` other than under `not(…)`.
+/// Whether a cfg predicate (the tokens after `cfg`, parentheses included) holds only in test
+/// builds: `test`, `all(…)` with a part that does, `any(…)` whose every branch does; never
+/// `not(…)` (`#[cfg(any(test, feature = "testing"))]` is also compiled in normal builds).
 fn cfg_has_test(pred: &[Token], src: &str) -> bool {
-    // For each open parenthesis: whether it is a `not(`.
-    let mut stack: Vec<bool> = Vec::new();
-    let mut prev_not = false;
-    for t in pred {
-        match t.kind {
-            Kind::Punct(b'(') => stack.push(prev_not),
-            Kind::Punct(b')') => {
-                stack.pop();
-            }
-            Kind::Ident => {
-                let w = t.text(src);
-                if w == "test" && !stack.iter().any(|&n| n) {
-                    return true;
-                }
-                prev_not = w == "not";
-                continue;
-            }
-            _ => {}
-        }
-        prev_not = false;
+    let mut i = 0;
+    if !punct_at(pred, i, b'(') {
+        return false;
     }
-    false
+    i += 1;
+    implies_test(pred, &mut i, src, 0)
+}
+
+/// Reads one cfg predicate at `*i` (leaving `*i` after it); whether it implies `test`.
+fn implies_test(toks: &[Token], i: &mut usize, src: &str, depth: usize) -> bool {
+    let Some(word) = toks.get(*i).filter(|t| t.kind == Kind::Ident) else {
+        *i += 1;
+        return false;
+    };
+    let word = word.text(src);
+    *i += 1;
+    if punct_at(toks, *i, b'=') {
+        *i += 2; // `feature = "x"`
+        return false;
+    }
+    if !punct_at(toks, *i, b'(') || depth > MAX_USE_DEPTH {
+        return word == "test";
+    }
+    *i += 1;
+    let mut parts = Vec::new();
+    while *i < toks.len() && !punct_at(toks, *i, b')') {
+        parts.push(implies_test(toks, i, src, depth + 1));
+        if punct_at(toks, *i, b',') {
+            *i += 1;
+        }
+    }
+    *i += 1; // the `)`
+    match word {
+        "all" => parts.iter().any(|&p| p),
+        "any" => !parts.is_empty() && parts.iter().all(|&p| p),
+        _ => false,
+    }
 }
 
 /// The item after an attribute that ends at `j`: (index of its first token after further
@@ -632,7 +649,7 @@ mod tests {
 
     #[test]
     fn cfg_test_items_and_test_functions_are_dev() {
-        let src = "use a::x;\n#[cfg(test)]\nmod tests {\n    use b::y;\n    #[test]\n    fn t() { c::z(); }\n}\n#[tokio::test]\nasync fn u() { d::w(); }\n#[cfg(all(test, unix))]\nuse e::v;\n#[cfg(not(test))]\nuse f::u;\nfn g() { h::i(); }\n";
+        let src = "use a::x;\n#[cfg(test)]\nmod tests {\n    use b::y;\n    #[test]\n    fn t() { c::z(); }\n}\n#[tokio::test]\nasync fn u() { d::w(); }\n#[cfg(all(test, unix))]\nuse e::v;\n#[cfg(not(test))]\nuse f::u;\nfn g() { h::i(); }\n#[cfg(any(test, feature = \"testing\"))]\nuse j::k;\n#[cfg(any(test, all(test, unix)))]\nuse l::m;\n#[cfg(any(test, not(test)))]\nuse n::o;\n";
         let got = kinds(src);
         let dev = ImportKind::Dev;
         let build = ImportKind::Build;
@@ -647,6 +664,9 @@ mod tests {
                 (11, "e".into(), dev),
                 (13, "f".into(), build),
                 (14, "h".into(), build),
+                (16, "j".into(), build),
+                (18, "l".into(), dev),
+                (20, "n".into(), build),
             ]
         );
     }

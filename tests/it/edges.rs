@@ -460,12 +460,31 @@ fn manifest_facts_found_on_real_repositories() {
         "mono/py/user/user/__init__.py",
         "from otel.instrumentation.instrumentor import Base\nfrom otel.instrumentation import dbapi\n",
     );
+    // A service whose entry point stands beside its (inferred) packages: built against lib.
+    module(&t, "py/svc", "svc", "true");
+    t.write("mono/py/svc/main.py", "import user\n");
+    t.write("mono/py/svc/handlers/__init__.py", "");
+    t.write(
+        "mono/py/svc/tests/test_main.py",
+        "from otel.instrumentation import dbapi\n",
+    );
+    // `any(test, …)` is compiled in normal builds too.
+    t.write(
+        "mono/ws/b/src/lib.rs",
+        "#[cfg(any(test, feature = \"testing\"))]\npub mod testing {\n    pub use a_crate::y;\n}\n",
+    );
     t.commit("mono", "facts");
     let v = t.json(&["graph"]);
     assert_eq!(
         edges(&v, "build"),
-        set(&[("a", "b"), ("user", "dbapi"), ("user", "inst")])
+        set(&[
+            ("a", "b"),
+            ("b", "a"),
+            ("svc", "user"),
+            ("user", "dbapi"),
+            ("user", "inst")
+        ])
     );
-    assert_eq!(edges(&v, "dev"), set(&[("benches", "a")]));
+    assert_eq!(edges(&v, "dev"), set(&[("benches", "a"), ("svc", "dbapi")]));
     assert_eq!(v["warnings"], serde_json::json!([]), "{v}");
 }
