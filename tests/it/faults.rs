@@ -555,3 +555,36 @@ fn doctor_names_a_damaged_artifact_and_repair_lets_the_next_run_heal_it() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("the store is damaged"), "{said}");
 }
+
+#[test]
+fn gc_removes_the_builds_and_logs_of_a_deleted_module() {
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    assert!(t.path(".mesh/logs/inventory").is_dir());
+    let had = t.json(&["builds", "inventory"]);
+    let digest = had[0]["artifact"].as_str().expect("artifact").to_string();
+    std::fs::remove_dir_all(t.path("platform/rust/inventory")).expect("delete the module");
+    t.commit("platform", "inventory is gone");
+    t.ok(&["gc"]);
+    let builds = t.json(&["builds", "-n", "1000"]);
+    assert!(
+        builds
+            .as_array()
+            .expect("builds")
+            .iter()
+            .all(|b| b["module"] != "inventory"),
+        "{builds}"
+    );
+    assert!(!t.path(".mesh/logs/inventory").exists(), "its logs go");
+    // Never declared (it was assigned nowhere): its artifact goes too.
+    assert!(
+        !t.path(&format!(".mesh/artifacts/{digest}")).exists(),
+        "its artifact goes"
+    );
+    t.ok(&["doctor"]);
+    t.ok(&["reconcile"]);
+    let status = t.json(&["status"]);
+    for n in ["edge-1", "lab"] {
+        assert_eq!(node(&status, n)["state"], "current", "{status}");
+    }
+}
