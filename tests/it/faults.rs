@@ -588,3 +588,15 @@ fn gc_removes_the_builds_and_logs_of_a_deleted_module() {
         assert_eq!(node(&status, n)["state"], "current", "{status}");
     }
 }
+
+#[test]
+fn a_store_that_cannot_be_written_says_what_to_do() {
+    // sysfs is read-only to everyone, root included: a store there cannot be made.
+    let place = Path::new("/sys/kernel");
+    assert!(place.is_dir(), "this test needs /sys mounted");
+    let t = two_nodes();
+    let err = t.fails(&["--state", "/sys/kernel/mesh-test.redb", "status"], 1);
+    assert!(err.contains("cannot be written"), "{err}");
+    assert!(err.contains("make /sys/kernel writable"), "{err}");
+    assert!(err.contains("--state"), "{err}");
+}
