@@ -293,6 +293,9 @@ fn after_a_sigkill_the_next_run_stops_the_orphaned_build() {
         "the orphan should be running until a run stops it"
     );
     assert!(!tmp_is_empty(&t), "the killed build's $MESH_OUT is there");
+    // As a backup a killed run was making (its pid long gone).
+    let half = t.path(".mesh/.state.redb.bak.new-999999");
+    std::fs::write(&half, b"half a copy").expect("write");
     let out = t.mesh(&["build", "--behind"]).output().expect("run");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
@@ -302,6 +305,7 @@ fn after_a_sigkill_the_next_run_stops_the_orphaned_build() {
     );
     assert!(wait_dead(&group), "the orphaned group was not stopped");
     assert!(tmp_is_empty(&t), "the next run sweeps .mesh/tmp");
+    assert!(!half.exists(), "and the half-made copy of the store");
 }
 
 #[test]
