@@ -604,3 +604,43 @@ fn a_store_that_cannot_be_written_says_what_to_do() {
     assert!(err.contains("make /sys/kernel writable"), "{err}");
     assert!(err.contains("--state"), "{err}");
 }
+
+#[test]
+fn a_held_lock_on_an_ssh_node_is_busy_too() {
+    use crate::sshd::SshNode;
+    let t = example();
+    let n = SshNode::start(t.dir(), "ace");
+    let bin = n.root.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
+        .expect("link");
+    t.write(
+        "mesh.toml",
+        &format!(
+            "{}\n[node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = {}\n\n[assign]\nroute-proxy = [\"ace\"]\nresolver = [\"ace\"]\n",
+            crate::common::MESH_HEAD,
+            n.address(),
+            n.root.display(),
+            crate::common::toml_array(&n.client_options())
+        ),
+    );
+    t.ok(&["build", "--behind", "-q"]);
+    let held = std::fs::File::create(n.root.join(".lock")).expect("lock file");
+    held.lock().expect("hold the node's lock");
+    let out = t
+        .mesh(&["push", "--json"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .expect("run");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let ace = &v[0];
+    assert_eq!(ace["outcome"], "unreachable", "{v}");
+    assert!(
+        ace["reason"].as_str().expect("reason").contains("busy"),
+        "{v}"
+    );
+    drop(held);
+    t.ok(&["push"]);
+    let status = t.json(&["status"]);
+    assert_ne!(node(&status, "ace")["sent"], Value::Null, "{status}");
+}
