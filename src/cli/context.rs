@@ -65,8 +65,8 @@ impl Ctx {
 
     /// Takes the mesh lock for a verb that changes the mesh (exit 75 if another holds it),
     /// then clears what a killed run left: it stops the build process groups that run
-    /// recorded, sweeps `.mesh/tmp` and removes half-made copies of the store. Only a holder of the lock may do either: no other run
-    /// is building.
+    /// recorded, sweeps `.mesh/tmp` and removes half-made copies of the store. Only the
+    /// lock's holder may: no other run is building.
     pub fn lock(&self, verb: &str) -> Result<crate::store::MeshLock> {
         crate::store::make_dir(&self.paths.dot_mesh)?;
         let lock = crate::store::MeshLock::take(&self.paths.dot_mesh, verb)?;
