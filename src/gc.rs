@@ -35,6 +35,10 @@ pub struct GcOptions {
     pub builds_keep: usize,
     /// Stop removing files after this long (the rest goes next time); `None`: no limit.
     pub time_limit: Option<Duration>,
+    /// The modules the mesh has now, when known: a module gone from the repositories keeps
+    /// only the builds a node holds or was sent and its declared one, so its builds and logs
+    /// go too.
+    pub modules: Option<BTreeSet<String>>,
 }
 
 /// What was removed (or, with `dry_run`, would be).
@@ -73,7 +77,13 @@ pub fn gc(paths: &Paths, opts: &GcOptions) -> Result<Collected> {
 
     // What stays.
     let mut keep: BTreeSet<u64> = BTreeSet::new();
-    keep.extend(latest.iter().map(|(_, b)| b.id));
+    let in_mesh = |m: &str| opts.modules.as_ref().is_none_or(|ms| ms.contains(m));
+    keep.extend(
+        latest
+            .iter()
+            .filter(|(_, b)| in_mesh(&b.module))
+            .map(|(_, b)| b.id),
+    );
     keep.extend(declared.iter().map(|(_, b)| b.id));
     for (_, n) in &nodes {
         keep.extend(n.sent_builds.iter().chain(&n.applied_builds).map(|p| p.1));
@@ -82,6 +92,7 @@ pub fn gc(paths: &Paths, opts: &GcOptions) -> Result<Collected> {
     for (_, b) in &builds {
         per_module.entry(b.module.as_str()).or_default().push(b);
     }
+    per_module.retain(|m, _| in_mesh(m));
     for list in per_module.values_mut() {
         list.sort_by_key(|b| std::cmp::Reverse(b.id));
         keep.extend(list.iter().take(opts.builds_keep).map(|b| b.id));
@@ -128,7 +139,12 @@ pub fn gc(paths: &Paths, opts: &GcOptions) -> Result<Collected> {
     for (_, b) in builds.iter().filter(|(_, b)| !gone_ids.contains(&b.id)) {
         named.extend(b.artifact.as_deref());
     }
-    for (_, b) in latest.iter().chain(&declared) {
+    for (_, b) in latest.iter().filter(|(_, b)| in_mesh(&b.module)) {
+        named.extend(b.artifact.as_deref());
+    }
+    // The declared build of every module, in the mesh or not: a declaration is composed from
+    // these, so what they name could be sent.
+    for (_, b) in &declared {
         named.extend(b.artifact.as_deref());
     }
     for (_, e) in &current {
@@ -170,7 +186,12 @@ pub fn gc(paths: &Paths, opts: &GcOptions) -> Result<Collected> {
         .iter()
         .filter(|(_, b)| !gone_ids.contains(&b.id))
         .map(|(_, b)| b.module.as_str())
-        .chain(latest.iter().map(|(_, b)| b.module.as_str()))
+        .chain(
+            latest
+                .iter()
+                .filter(|(_, b)| in_mesh(&b.module))
+                .map(|(_, b)| b.module.as_str()),
+        )
         .collect();
     for (name, path) in entries(&paths.logs()) {
         if !modules.contains(name.as_str()) && path.is_dir() && files.remove(&path) {

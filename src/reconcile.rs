@@ -45,6 +45,9 @@ pub struct Summary {
     /// Every fact recorded in the pass, for hooks.
     #[serde(skip)]
     pub events: Vec<Event>,
+    /// The modules the repositories hold now (for garbage collection).
+    #[serde(skip)]
+    pub modules: std::collections::BTreeSet<String>,
 }
 
 /// Runs one pass. The caller holds the mesh lock.
@@ -67,6 +70,13 @@ pub fn reconcile(
     // Asked to stop during the builds: nothing is sent on their account.
     crate::check_stopped()?;
     let mut events = Vec::new();
+    // The modules the repositories hold now, for garbage collection.
+    let modules = loaded
+        .graph
+        .modules
+        .iter()
+        .map(|m| m.name.clone())
+        .collect();
     // The one reading of the mesh is kept for push and status; the graph is freed.
     let sources = loaded.snapshot;
     let reapply = PushOptions {
@@ -135,6 +145,7 @@ pub fn reconcile(
         collect,
         status: Some(status),
         events,
+        modules,
     })
 }
 

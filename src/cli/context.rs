@@ -72,8 +72,8 @@ impl Ctx {
 
     /// Takes the mesh lock for a verb that changes the mesh (exit 75 if another holds it),
     /// then clears what a killed run left: it stops the build process groups that run
-    /// recorded and sweeps `.mesh/tmp`. Only a holder of the lock may do either: no other run
-    /// is building.
+    /// recorded, sweeps `.mesh/tmp` and removes half-made copies of the store. Only the
+    /// lock's holder may: no other run is building.
     pub fn lock(&self, verb: &str) -> Result<crate::store::MeshLock> {
         crate::store::make_dir(&self.paths.dot_mesh)?;
         let lock = crate::store::MeshLock::take(&self.paths.dot_mesh, verb)?;
@@ -81,6 +81,7 @@ impl Ctx {
             self.ui.warn(line);
         }
         sweep(&self.paths.tmp());
+        crate::store::sweep_copies(&self.paths.state);
         Ok(lock)
     }
 }

@@ -7,7 +7,8 @@ use crate::Result;
 ///
 /// Kept: every build a node was sent or applied, the declared and newest build of every
 /// module, and each module's newest `builds_keep` builds (mesh.toml, default 10) with their
-/// artifacts — never anything a node could still be sent. Also run, time-bounded, at the end
+/// artifacts — never anything a node could still be sent. A module gone from the repositories
+/// keeps only what a node holds or was sent and its declared build. Also run, time-bounded, at the end
 /// of every `mesh reconcile`. Safe to kill at any point.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -19,12 +20,22 @@ pub struct Args {
 /// Runs `mesh gc` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("gc")?;
+    // Which modules the repositories hold now: a deleted module's builds and logs go.
+    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
+    let modules = loaded
+        .graph
+        .modules
+        .iter()
+        .map(|m| m.name.clone())
+        .collect();
+    drop(loaded);
     let c = crate::gc::gc(
         ctx.paths(),
         &crate::gc::GcOptions {
             dry_run: a.dry_run,
             builds_keep: ctx.mesh.settings.builds_keep,
             time_limit: None,
+            modules: Some(modules),
         },
     )?;
     if ui.json {

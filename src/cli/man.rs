@@ -343,4 +343,7 @@ something needs a person: \fB\-\-check\fR found something not current, a push wa
 .TP
 \fB75\fR
 another mesh process holds the mesh's lock; try again
+.TP
+\fB130\fR, \fB143\fR
+stopped by SIGINT or SIGTERM: the builds mesh started were stopped too, and what finished before is recorded
 "#;

@@ -66,6 +66,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             dry_run: false,
             builds_keep: ctx.mesh.settings.builds_keep,
             time_limit: Some(std::time::Duration::from_secs(5)),
+            modules: Some(s.modules.clone()),
         },
     ) {
         ui.warn(format!("garbage collection did not finish: {e}"));

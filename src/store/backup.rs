@@ -119,3 +119,37 @@ pub fn check_backup(state: &Path) -> Result<(usize, u64), StoreError> {
     let _ = std::fs::remove_file(&copy);
     checked
 }
+
+/// Removes the copies a killed mesh left beside the store at `state` (a backup being made, a
+/// copy being checked, a new store being made), each named with the pid that made it: only
+/// those whose process is gone, so a `mesh doctor` checking a copy now keeps it.
+pub fn sweep_copies(state: &Path) {
+    let (Some(dir), Some(name)) = (state.parent(), state.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let name = name.to_string_lossy();
+    let prefixes = [
+        format!(".{name}.new-"),
+        format!(".{name}.check-"),
+        format!(".{name}.bak.new-"),
+        format!(".{name}.bak.check-"),
+    ];
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let file = e.file_name();
+        let file = file.to_string_lossy();
+        let pid = prefixes
+            .iter()
+            .find_map(|p| file.strip_prefix(p.as_str()))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && !Path::new(&format!("/proc/{pid}")).exists()
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}

@@ -10,7 +10,7 @@ mod lock;
 mod migrate;
 mod tables;
 
-pub use backup::{BACKUP_EVERY, backup, backup_path, check_backup, check_pages};
+pub use backup::{BACKUP_EVERY, backup, backup_path, check_backup, check_pages, sweep_copies};
 pub use codec::{decode, encode};
 pub use lock::MeshLock;
 pub use tables::*;

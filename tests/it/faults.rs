@@ -301,6 +301,9 @@ fn after_a_sigkill_the_next_run_stops_the_orphaned_build() {
         "the orphan should be running until a run stops it"
     );
     assert!(!tmp_is_empty(&t), "the killed build's $MESH_OUT is there");
+    // As a backup a killed run was making (its pid long gone).
+    let half = t.path(".mesh/.state.redb.bak.new-999999");
+    std::fs::write(&half, b"half a copy").expect("write");
     let out = t.mesh(&["build", "--behind"]).output().expect("run");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
@@ -310,6 +313,7 @@ fn after_a_sigkill_the_next_run_stops_the_orphaned_build() {
     );
     assert!(wait_dead(&group), "the orphaned group was not stopped");
     assert!(tmp_is_empty(&t), "the next run sweeps .mesh/tmp");
+    assert!(!half.exists(), "and the half-made copy of the store");
 }
 
 #[test]
@@ -562,4 +566,89 @@ fn doctor_names_a_damaged_artifact_and_repair_lets_the_next_run_heal_it() {
     assert_eq!(out.status.code(), Some(3));
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("the store is damaged"), "{said}");
+}
+
+#[test]
+fn gc_removes_the_builds_and_logs_of_a_deleted_module() {
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    assert!(t.path(".mesh/logs/inventory").is_dir());
+    let had = t.json(&["builds", "inventory"]);
+    let digest = had[0]["artifact"].as_str().expect("artifact").to_string();
+    std::fs::remove_dir_all(t.path("platform/rust/inventory")).expect("delete the module");
+    t.commit("platform", "inventory is gone");
+    t.ok(&["gc"]);
+    let builds = t.json(&["builds", "-n", "1000"]);
+    assert!(
+        builds
+            .as_array()
+            .expect("builds")
+            .iter()
+            .all(|b| b["module"] != "inventory"),
+        "{builds}"
+    );
+    assert!(!t.path(".mesh/logs/inventory").exists(), "its logs go");
+    // Never declared (it was assigned nowhere): its artifact goes too.
+    assert!(
+        !t.path(&format!(".mesh/artifacts/{digest}")).exists(),
+        "its artifact goes"
+    );
+    t.ok(&["doctor"]);
+    t.ok(&["reconcile"]);
+    let status = t.json(&["status"]);
+    for n in ["edge-1", "lab"] {
+        assert_eq!(node(&status, n)["state"], "current", "{status}");
+    }
+}
+
+#[test]
+fn a_store_that_cannot_be_written_says_what_to_do() {
+    // sysfs is read-only to everyone, root included: a store there cannot be made.
+    let place = Path::new("/sys/kernel");
+    assert!(place.is_dir(), "this test needs /sys mounted");
+    let t = two_nodes();
+    let err = t.fails(&["--state", "/sys/kernel/mesh-test.redb", "status"], 1);
+    assert!(err.contains("cannot be written"), "{err}");
+    assert!(err.contains("make /sys/kernel writable"), "{err}");
+    assert!(err.contains("--state"), "{err}");
+}
+
+#[test]
+fn a_held_lock_on_an_ssh_node_is_busy_too() {
+    use crate::sshd::SshNode;
+    let t = example();
+    let n = SshNode::start(t.dir(), "ace");
+    let bin = n.root.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
+        .expect("link");
+    t.write(
+        "mesh.toml",
+        &format!(
+            "{}\n[node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = {}\n\n[assign]\nroute-proxy = [\"ace\"]\nresolver = [\"ace\"]\n",
+            crate::common::MESH_HEAD,
+            n.address(),
+            n.root.display(),
+            crate::common::toml_array(&n.client_options())
+        ),
+    );
+    t.ok(&["build", "--behind", "-q"]);
+    let held = std::fs::File::create(n.root.join(".lock")).expect("lock file");
+    held.lock().expect("hold the node's lock");
+    let out = t
+        .mesh(&["push", "--json"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .expect("run");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let ace = &v[0];
+    assert_eq!(ace["outcome"], "unreachable", "{v}");
+    assert!(
+        ace["reason"].as_str().expect("reason").contains("busy"),
+        "{v}"
+    );
+    drop(held);
+    t.ok(&["push"]);
+    let status = t.json(&["status"]);
+    assert_ne!(node(&status, "ace")["sent"], Value::Null, "{status}");
 }
