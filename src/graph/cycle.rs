@@ -4,7 +4,7 @@
 
 use super::{Cycle, CycleEdge, Edge, EdgeKind, GraphModule};
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashSet};
 
 /// The units of the build graph: its strongly connected components (petgraph's Tarjan), each
 /// sorted by index (modules are sorted by name), most of them single modules.
@@ -72,13 +72,13 @@ pub fn describe(modules: &[GraphModule], units: &[Vec<usize>], edges: &[Edge]) -
         .filter(|u| u.len() > 1)
         .map(|u| {
             let names: Vec<String> = u.iter().map(|&m| modules[m].name.clone()).collect();
-            let member: HashMap<&str, ()> = names.iter().map(|n| (n.as_str(), ())).collect();
+            let member: HashSet<&str> = names.iter().map(String::as_str).collect();
             let mut inner: Vec<CycleEdge> = edges
                 .iter()
                 .filter(|e| {
                     e.kind == EdgeKind::Build
-                        && member.contains_key(e.from.as_str())
-                        && member.contains_key(e.to.as_str())
+                        && member.contains(e.from.as_str())
+                        && member.contains(e.to.as_str())
                 })
                 .filter_map(|e| {
                     let ev = e

@@ -348,60 +348,20 @@ fn scan_module(
             python_files.push(rel);
         }
         let Some(lang) = lang else { continue };
-        if let Some(found) = known.get(&f.id) {
+        // A blob scanned before comes from the store; any other is read and scanned now.
+        let fresh = if known.contains_key(&f.id) {
             cached += 1;
-            rust_test_files.extend(place::rust_test_files(rel, &found.test_mods));
-            skipped.extend(
-                found
-                    .notes
-                    .iter()
-                    .map(|n| format!("{repo_name}:{}: {n}", f.path)),
-            );
-            scanned.push(ScannedFile {
-                path: f.path.clone(),
-                language: *lang,
-                kind: crate::imports::ImportKind::Build,
-                imports: found.imports.clone(),
-            });
-            continue;
-        }
-        let header = repo
-            .find_header(f.id)
-            .map_err(|e| err(format!("cannot read {}", f.path), &e))?;
-        let imports = if header.size() > MAX_SCANNED_FILE {
-            skipped.push(format!(
-                "{}:{}: skipped, {} bytes is larger than the {} byte limit for source files",
-                repo_name,
-                f.path,
-                header.size(),
-                MAX_SCANNED_FILE
-            ));
-            FileScan::default()
+            None
         } else {
-            let blob = repo
-                .find_blob(f.id)
-                .map_err(|e| err(format!("cannot read {}", f.path), &e))?;
-            if blob.data.iter().take(8000).any(|&b| b == 0) {
-                skipped.push(format!("{repo_name}:{}: skipped, binary", f.path));
-                FileScan::default()
-            } else {
-                let text = String::from_utf8_lossy(&blob.data);
-                if component::is_component(&f.path) {
-                    let (script, blocks) = component::script_blocks(&text, &f.path);
-                    let mut found = crate::imports::scan_file(*lang, &script);
-                    if blocks == 0 {
-                        found.notes.push("no <script> block: no imports".into());
-                    }
-                    found
-                } else {
-                    crate::imports::scan_file(*lang, &text)
-                }
-            }
+            parsed += 1;
+            Some(read_and_scan(repo, repo_name, f, *lang, &mut skipped)?)
         };
-        parsed += 1;
-        rust_test_files.extend(place::rust_test_files(rel, &imports.test_mods));
+        let Some(found) = fresh.as_ref().or_else(|| known.get(&f.id)) else {
+            continue;
+        };
+        rust_test_files.extend(place::rust_test_files(rel, &found.test_mods));
         skipped.extend(
-            imports
+            found
                 .notes
                 .iter()
                 .map(|n| format!("{repo_name}:{}: {n}", f.path)),
@@ -410,9 +370,11 @@ fn scan_module(
             path: f.path.clone(),
             language: *lang,
             kind: crate::imports::ImportKind::Build,
-            imports: imports.imports.clone(),
+            imports: found.imports.clone(),
         });
-        new_imports.push((f.id, imports));
+        if let Some(scan) = fresh {
+            new_imports.push((f.id, scan));
+        }
     }
     let texts: Vec<(&str, &str)> = manifest_texts
         .iter()
@@ -448,6 +410,48 @@ fn scan_module(
         cached,
         skipped,
     })
+}
+
+/// Reads one source blob and scans it: too large or binary files are skipped (said in
+/// `skipped`, for `-v`), components are read through their script blocks.
+fn read_and_scan(
+    repo: &gix::Repository,
+    repo_name: &str,
+    f: &source::FileEntry,
+    lang: Language,
+    skipped: &mut Vec<String>,
+) -> std::result::Result<FileScan, SourceError> {
+    let err = |e: &dyn std::fmt::Display| SourceError {
+        repo: repo_name.to_string(),
+        message: format!("cannot read {}: {e}", f.path),
+        help: "check the repository with `git fsck`; mesh reads only committed objects".into(),
+    };
+    let header = repo.find_header(f.id).map_err(|e| err(&e))?;
+    if header.size() > MAX_SCANNED_FILE {
+        skipped.push(format!(
+            "{}:{}: skipped, {} bytes is larger than the {} byte limit for source files",
+            repo_name,
+            f.path,
+            header.size(),
+            MAX_SCANNED_FILE
+        ));
+        return Ok(FileScan::default());
+    }
+    let blob = repo.find_blob(f.id).map_err(|e| err(&e))?;
+    if blob.data.iter().take(8000).any(|&b| b == 0) {
+        skipped.push(format!("{repo_name}:{}: skipped, binary", f.path));
+        return Ok(FileScan::default());
+    }
+    let text = String::from_utf8_lossy(&blob.data);
+    if !component::is_component(&f.path) {
+        return Ok(crate::imports::scan_file(lang, &text));
+    }
+    let (script, blocks) = component::script_blocks(&text, &f.path);
+    let mut found = crate::imports::scan_file(lang, &script);
+    if blocks == 0 {
+        found.notes.push("no <script> block: no imports".into());
+    }
+    Ok(found)
 }
 
 /// Go import names: the nearest `go.mod` at or above each module that has Go code or a go.mod,
@@ -487,11 +491,13 @@ fn go_names(snapshot: &Snapshot, learned: &[Learned]) -> Result<Vec<Option<Strin
 /// outside the module, so no cached record can hold them), but only for modules that inherit.
 fn rust_renames(snapshot: &Snapshot, learned: &[Learned]) -> Result<Vec<Vec<(String, String)>>> {
     let mut out = Vec::with_capacity(learned.len());
+    // Members share their workspace's manifest: each Cargo.toml is read once.
+    let mut memo = HashMap::new();
     for (m, l) in snapshot.modules.iter().zip(learned) {
         let facts = &l.record.manifests;
         let mut renames = facts.rust_renames.clone();
         if !facts.rust_workspace_deps.is_empty()
-            && let Some(text) = workspace_manifest(snapshot.repo_of(m), &m.dir)?
+            && let Some(text) = workspace_manifest(snapshot.repo_of(m), m.repo, &m.dir, &mut memo)?
         {
             for pair in manifest::workspace_renames(&text, &facts.rust_workspace_deps) {
                 if !renames.contains(&pair) {
@@ -505,7 +511,13 @@ fn rust_renames(snapshot: &Snapshot, learned: &[Learned]) -> Result<Vec<Vec<(Str
 }
 
 /// The text of the nearest `Cargo.toml` at or above `dir` that declares a `[workspace]`.
-fn workspace_manifest(snap: &RepoSnapshot, dir: &str) -> Result<Option<String>> {
+/// `memo` holds, per (repository, path) already looked at, that file's text if it declares one.
+fn workspace_manifest(
+    snap: &RepoSnapshot,
+    repo: usize,
+    dir: &str,
+    memo: &mut HashMap<(usize, String), Option<String>>,
+) -> Result<Option<String>> {
     let root = snap
         .repo
         .find_tree(snap.tree)
@@ -513,29 +525,48 @@ fn workspace_manifest(snap: &RepoSnapshot, dir: &str) -> Result<Option<String>> 
     let mut at = Some(dir);
     while let Some(d) = at {
         let path = source::join(d, "Cargo.toml");
-        let entry = root
-            .lookup_entry_by_path(&path)
-            .map_err(|e| SourceError::git(&snap.name, "cannot look up Cargo.toml", e))?;
-        if let Some(entry) = entry.filter(|e| e.mode().is_blob()) {
-            let blob = snap
-                .repo
-                .find_blob(entry.object_id())
-                .map_err(|e| SourceError::git(&snap.name, "cannot read Cargo.toml", e))?;
-            let text = String::from_utf8_lossy(&blob.data);
-            if text
-                .lines()
-                .any(|l| l.trim() == "[workspace]" || l.trim().starts_with("[workspace."))
-            {
-                return Ok(Some(text.into_owned()));
+        let found = match memo.get(&(repo, path.clone())) {
+            Some(known) => known.clone(),
+            None => {
+                let found = workspace_text(snap, &root, &path)?;
+                memo.insert((repo, path), found.clone());
+                found
             }
-        }
-        at = if d.is_empty() {
-            None
-        } else {
-            Some(d.rsplit_once('/').map_or("", |(p, _)| p))
         };
+        if found.is_some() {
+            return Ok(found);
+        }
+        at = parent(d);
     }
     Ok(None)
+}
+
+/// The directory above `d` (`None` above the repository's root).
+fn parent(d: &str) -> Option<&str> {
+    if d.is_empty() {
+        None
+    } else {
+        Some(d.rsplit_once('/').map_or("", |(p, _)| p))
+    }
+}
+
+/// The text of the `Cargo.toml` at `path`, if there is one and it declares a `[workspace]`.
+fn workspace_text(snap: &RepoSnapshot, root: &gix::Tree, path: &str) -> Result<Option<String>> {
+    let entry = root
+        .lookup_entry_by_path(path)
+        .map_err(|e| SourceError::git(&snap.name, "cannot look up Cargo.toml", e))?;
+    let Some(entry) = entry.filter(|e| e.mode().is_blob()) else {
+        return Ok(None);
+    };
+    let blob = snap
+        .repo
+        .find_blob(entry.object_id())
+        .map_err(|e| SourceError::git(&snap.name, "cannot read Cargo.toml", e))?;
+    let text = String::from_utf8_lossy(&blob.data);
+    let declares = text
+        .lines()
+        .any(|l| l.trim() == "[workspace]" || l.trim().starts_with("[workspace."));
+    Ok(declares.then(|| text.into_owned()))
 }
 
 /// (directory of the nearest go.mod at or above `dir`, its module path).

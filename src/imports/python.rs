@@ -41,36 +41,30 @@ struct Line {
 /// The logical lines (those with tokens), with their indentation in bytes.
 fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
     let b = src.as_bytes();
-    let mut lines = Vec::new();
-    let mut start = 0;
-    for (i, t) in toks.iter().enumerate() {
-        if t.kind == Kind::Newline {
-            if start < i {
-                let first = toks[start].start;
-                let line_start = b
-                    .get(..first)
-                    .and_then(|s| s.iter().rposition(|&c| c == b'\n'))
-                    .map_or(0, |p| p + 1);
-                lines.push(Line {
-                    start,
-                    end: i,
-                    indent: first - line_start,
-                });
-            }
-            start = i + 1;
-        }
-    }
-    if start < toks.len() {
+    let line = |start: usize, end: usize| {
         let first = toks[start].start;
         let line_start = b
             .get(..first)
             .and_then(|s| s.iter().rposition(|&c| c == b'\n'))
             .map_or(0, |p| p + 1);
-        lines.push(Line {
+        Line {
             start,
-            end: toks.len(),
+            end,
             indent: first - line_start,
-        });
+        }
+    };
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for (i, t) in toks.iter().enumerate() {
+        if t.kind == Kind::Newline {
+            if start < i {
+                lines.push(line(start, i));
+            }
+            start = i + 1;
+        }
+    }
+    if start < toks.len() {
+        lines.push(line(start, toks.len()));
     }
     lines
 }
