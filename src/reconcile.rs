@@ -71,12 +71,7 @@ pub fn reconcile(
     crate::check_stopped()?;
     let mut events = Vec::new();
     // The modules the repositories hold now, for garbage collection.
-    let modules = loaded
-        .graph
-        .modules
-        .iter()
-        .map(|m| m.name.clone())
-        .collect();
+    let modules = loaded.snapshot.module_names();
     // The one reading of the mesh is kept for push and status; the graph is freed.
     let sources = loaded.snapshot;
     let reapply = PushOptions {

@@ -20,15 +20,9 @@ pub struct Args {
 /// Runs `mesh gc` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("gc")?;
-    // Which modules the repositories hold now: a deleted module's builds and logs go.
-    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
-    let modules = loaded
-        .graph
-        .modules
-        .iter()
-        .map(|m| m.name.clone())
-        .collect();
-    drop(loaded);
+    // Which modules the repositories hold now: a deleted module's builds and logs go. The
+    // sources say; the import graph is not needed for it.
+    let modules = ctx.sources()?.module_names();
     let c = crate::gc::gc(
         ctx.paths(),
         &crate::gc::GcOptions {

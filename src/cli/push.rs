@@ -67,23 +67,28 @@ fn line(p: &NodePush) -> String {
                 p.node
             )
         }
-        Outcome::NotWorkedOut { reason } => {
-            format!(
-                "{}: not worked out: {}",
-                p.node,
-                super::about(&p.node, reason)
-            )
-        }
-        Outcome::Unreachable { reason } => {
-            format!("{}: unreachable: {}", p.node, super::about(&p.node, reason))
-        }
-        Outcome::Refused { reason } => {
-            format!("{}: refused: {}", p.node, super::about(&p.node, reason))
-        }
-        Outcome::Failed { reason } => {
-            format!("{}: failed: {}", p.node, super::about(&p.node, reason))
-        }
+        Outcome::NotWorkedOut { .. }
+        | Outcome::Unreachable { .. }
+        | Outcome::Refused { .. }
+        | Outcome::Failed { .. } => trouble_line(p).unwrap_or_default(),
     }
+}
+
+/// The line for a node the push could not serve: not worked out, unreachable, refused or
+/// failed, with the reason (`None` for any other outcome).
+pub fn trouble_line(p: &NodePush) -> Option<String> {
+    let (word, reason) = match &p.outcome {
+        Outcome::NotWorkedOut { reason } => ("not worked out", reason),
+        Outcome::Unreachable { reason } => ("unreachable", reason),
+        Outcome::Refused { reason } => ("refused", reason),
+        Outcome::Failed { reason } => ("failed", reason),
+        _ => return None,
+    };
+    Some(format!(
+        "{}: {word}: {}",
+        p.node,
+        super::about(&p.node, reason)
+    ))
 }
 
 /// Runs `mesh push` and returns its exit code.

@@ -24,16 +24,12 @@ impl PushProgress for Lines<'_> {
     fn node_done(&self, p: &NodePush) {
         let line = match &p.outcome {
             Outcome::Sent { sequence, .. } => format!("{}: sent sequence {sequence}", p.node),
-            Outcome::Unreachable { reason } => {
-                format!("{}: unreachable: {}", p.node, super::about(&p.node, reason))
-            }
-            Outcome::Refused { reason } => {
-                format!("{}: refused: {}", p.node, super::about(&p.node, reason))
-            }
-            Outcome::Failed { reason } => {
-                format!("{}: failed: {}", p.node, super::about(&p.node, reason))
-            }
-            _ => return,
+            // Listed in the pass's summary of what needs a person, not per node.
+            Outcome::NotWorkedOut { .. } => return,
+            _ => match super::push::trouble_line(p) {
+                Some(line) => line,
+                None => return,
+            },
         };
         if self.0.interactive {
             self.0.status(line);

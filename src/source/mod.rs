@@ -85,6 +85,12 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The names of the modules the repositories hold now (a module deleted from them is not
+    /// among them: what garbage collection needs to know).
+    pub fn module_names(&self) -> std::collections::BTreeSet<String> {
+        self.modules.iter().map(|m| m.name().to_string()).collect()
+    }
+
     /// Reads every repository of the mesh: resolves refs, finds modules, parses their manifests,
     /// computes source ids. Fails on the first unreadable repository or bad manifest.
     pub fn read(mesh: &MeshConfig) -> Result<Snapshot, Error> {
