@@ -145,6 +145,9 @@ _mesh() {
             mesh__subcmd__help__subcmd__node,report)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__report"
                 ;;
+            mesh__subcmd__help__subcmd__node,session)
+                cmd="mesh__subcmd__help__subcmd__node__subcmd__session"
+                ;;
             mesh__subcmd__help__subcmd__node,show)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__show"
                 ;;
@@ -172,6 +175,9 @@ _mesh() {
             mesh__subcmd__node,report)
                 cmd="mesh__subcmd__node__subcmd__report"
                 ;;
+            mesh__subcmd__node,session)
+                cmd="mesh__subcmd__node__subcmd__session"
+                ;;
             mesh__subcmd__node,show)
                 cmd="mesh__subcmd__node__subcmd__show"
                 ;;
@@ -198,6 +204,9 @@ _mesh() {
                 ;;
             mesh__subcmd__node__subcmd__help,report)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__report"
+                ;;
+            mesh__subcmd__node__subcmd__help,session)
+                cmd="mesh__subcmd__node__subcmd__help__subcmd__session"
                 ;;
             mesh__subcmd__node__subcmd__help,show)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__show"
@@ -691,7 +700,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node)
-            opts="list have receive apply report show install forget"
+            opts="list have receive apply report session show install forget"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -789,6 +798,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node__subcmd__report)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__node__subcmd__session)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -943,7 +966,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help list have receive apply report show install forget help"
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help list have receive apply report session show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1055,7 +1078,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__help)
-            opts="list have receive apply report show install forget help"
+            opts="list have receive apply report session show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1180,6 +1203,20 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__node__subcmd__help__subcmd__session)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__node__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1288,6 +1325,36 @@ _mesh() {
                     return 0
                     ;;
                 --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__node__subcmd__session)
+            opts="-C -q -v -h --root --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

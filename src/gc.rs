@@ -12,7 +12,7 @@
 
 use crate::Result;
 use crate::build::Verdict;
-use crate::build::artifact::is_digest;
+use crate::build::artifact::{COMPRESSED, is_digest};
 use crate::store::{
     BUILDS, BuildRecord, CURRENT, CurrentEntry, DECLARED, LATEST, NODES, NodeRecord, Paths, id_key,
 };
@@ -163,6 +163,11 @@ pub fn gc(paths: &Paths, opts: &GcOptions) -> Result<Collected> {
         if is_digest(&name) {
             if !named.contains(name.as_str()) && files.remove(&path) {
                 files.out.artifacts.push(name);
+            }
+        } else if let Some(digest) = name.strip_suffix(COMPRESSED).filter(|d| is_digest(d)) {
+            // The compressed copy goes with its artifact (not counted twice).
+            if !named.contains(digest) {
+                files.remove(&path);
             }
         } else if old(&path) && files.remove(&path) {
             files.out.other += 1;

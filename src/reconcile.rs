@@ -50,6 +50,10 @@ pub struct Summary {
     pub modules: std::collections::BTreeSet<String>,
 }
 
+/// How many nodes' sessions a pass keeps open from its push to its collect; a node beyond
+/// opens a second one (each open session holds a process, pipes and two threads).
+const KEEP_SESSIONS: usize = 128;
+
 /// Runs one pass. The caller holds the mesh lock.
 pub fn reconcile(
     paths: &Paths,
@@ -78,11 +82,14 @@ pub fn reconcile(
         reapply_unanswered: true,
         ..PushOptions::default()
     };
+    // One session per node for the whole pass: what push opened, collect goes on with.
+    let sessions = crate::transport::Sessions::new(mesh, KEEP_SESSIONS)?;
     let (mut push, push_events) =
-        crate::transport::push::push(paths, mesh, &sources, &reapply, push_progress)?;
+        crate::transport::push::push(paths, mesh, &sources, &reapply, push_progress, &sessions)?;
     crate::check_stopped()?;
     events.extend(push_events);
-    let (mut collect, collect_events) = crate::transport::collect::collect(paths, mesh, &[])?;
+    let (mut collect, collect_events) =
+        crate::transport::collect::collect(paths, mesh, &[], &sessions)?;
     events.extend(collect_events);
     // A node found without what it was sent (a wiped root) is sent it again in this pass, and
     // read again, so that the pass ends with what it did rather than a stale "outstanding".
@@ -96,17 +103,19 @@ pub fn reconcile(
             nodes: lost.clone(),
             ..reapply
         };
-        let (p, e) = crate::transport::push::push(paths, mesh, &sources, &again, push_progress)?;
+        let (p, e) =
+            crate::transport::push::push(paths, mesh, &sources, &again, push_progress, &sessions)?;
         events.extend(e);
         push.retain(|r| !lost.contains(&r.node));
         push.extend(p);
         push.sort_by(|a, b| a.node.cmp(&b.node));
-        let (c, e) = crate::transport::collect::collect(paths, mesh, &lost)?;
+        let (c, e) = crate::transport::collect::collect(paths, mesh, &lost, &sessions)?;
         events.extend(e);
         collect.retain(|r| !lost.contains(&r.node));
         collect.extend(c);
         collect.sort_by(|a, b| a.node.cmp(&b.node));
     }
+    drop(sessions);
     let status = crate::status::nodes::status(paths, mesh, &sources)?;
     events.extend(state_not_worked_out(paths, mesh, &status)?);
 

@@ -26,6 +26,13 @@ use thiserror::Error;
 /// A blake3 digest of an artifact's bytes, lowercase hex (64 chars). It names the artifact.
 pub type Digest = String;
 
+/// The name ending of an artifact's compressed copy (`<digest>.zst`), kept beside it.
+pub const COMPRESSED: &str = ".zst";
+
+/// zstd's own default: a 10 MiB release binary in ~0.1 s to 40% of its size; made once per
+/// artifact, sent to every node.
+const ZSTD_LEVEL: i32 = 3;
+
 /// Mode of directories and executable files in an artifact.
 const MODE_EXEC: u32 = 0o755;
 /// Mode of other files in an artifact.
@@ -680,11 +687,74 @@ impl ArtifactStore {
         Ok(hasher.finalize().to_hex().as_str() == digest)
     }
 
+    /// The artifact `digest` compressed with zstd, as it travels to nodes: (path, length),
+    /// made from the stored tar the first time it is asked for (then kept beside it, and
+    /// removed with it). A copy that does not decompress to `digest` is made again.
+    pub fn compressed(&self, digest: &str) -> Result<(PathBuf, u64), ArtifactError> {
+        let path = self.compressed_path(digest);
+        if let Ok(m) = fs::metadata(&path)
+            && m.is_file()
+            && self.verify_compressed(digest).unwrap_or(false)
+        {
+            return Ok((path, m.len()));
+        }
+        let tar = self.path(digest);
+        let mut input = File::open(&tar).map_err(|source| ArtifactError::Io {
+            path: tar.clone(),
+            source,
+        })?;
+        let mut tmp = self.temp()?;
+        let tmp_path = tmp.path().to_path_buf();
+        let io = |source| ArtifactError::Io {
+            path: tmp_path.clone(),
+            source,
+        };
+        {
+            let mut encoder = zstd::stream::write::Encoder::new(
+                BufWriter::with_capacity(CHUNK, tmp.as_file_mut()),
+                ZSTD_LEVEL,
+            )
+            .map_err(io)?;
+            encoder.include_checksum(true).map_err(io)?;
+            io::copy(&mut input, &mut encoder).map_err(io)?;
+            encoder.finish().and_then(|mut w| w.flush()).map_err(io)?;
+        }
+        tmp.as_file().sync_all().map_err(io)?;
+        let len = tmp.as_file().metadata().map_err(io)?.len();
+        tmp.persist(&path).map_err(|e| ArtifactError::Io {
+            path: path.clone(),
+            source: e.error,
+        })?;
+        sync_dir(&self.root)?;
+        Ok((path, len))
+    }
+
+    /// Where the compressed copy of `digest` is (or would be) kept.
+    fn compressed_path(&self, digest: &str) -> PathBuf {
+        self.root.join(format!("{digest}{COMPRESSED}"))
+    }
+
+    /// Whether the compressed copy of `digest` decompresses to exactly that digest.
+    fn verify_compressed(&self, digest: &str) -> Result<bool, ArtifactError> {
+        let path = self.compressed_path(digest);
+        let file = File::open(&path).map_err(|source| ArtifactError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let Ok(mut decoder) = zstd::stream::read::Decoder::new(file) else {
+            return Ok(false);
+        };
+        let mut hasher = blake3::Hasher::new();
+        Ok(hasher.update_reader(&mut decoder).is_ok()
+            && hasher.finalize().to_hex().as_str() == digest)
+    }
+
     /// Removes the file stored as `digest` (a damaged one: its module is built again).
     pub fn remove(&self, digest: &str) -> Result<(), ArtifactError> {
         if !is_digest(digest) {
             return Ok(());
         }
+        let _ = fs::remove_file(self.compressed_path(digest));
         let path = self.path(digest);
         match fs::remove_file(&path) {
             Ok(()) => Ok(()),

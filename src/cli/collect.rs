@@ -26,6 +26,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         ctx.paths(),
         &ctx.mesh,
         &super::select_nodes(&ctx.mesh, &a.nodes)?,
+        &crate::transport::Sessions::new(&ctx.mesh, 0)?,
     )?;
     if ui.json {
         ui.json_data(&results);

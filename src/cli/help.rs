@@ -261,6 +261,13 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "node session",
+        &[(
+            "ssh node 'mesh node session --root /var/lib/mesh'",
+            "what the controller runs: have, receive, apply and report through one process",
+        )],
+    ),
+    (
         "completions",
         &[
             (
@@ -287,7 +294,7 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
 
 /// The node-side commands: run by mesh on a node, not by people. Hidden from `mesh node --help`,
 /// documented in their own man pages and named under `mesh node --help`.
-pub const PLUMBING: &[&str] = &["have", "receive", "apply", "report"];
+pub const PLUMBING: &[&str] = &["have", "receive", "apply", "report", "session"];
 
 /// The examples of the verb at `path` (`"node show"`).
 pub fn examples(path: &str) -> Option<&'static [(&'static str, &'static str)]> {

@@ -42,6 +42,7 @@ fn line(p: &NodePush) -> String {
             digest,
             artifacts,
             bytes,
+            wire_bytes,
             installed,
             apply_failed,
         } => {
@@ -52,6 +53,9 @@ fn line(p: &NodePush) -> String {
                 super::count(*artifacts as u64, "artifact", "artifacts"),
                 super::count(*bytes, "byte", "bytes")
             );
+            if wire_bytes < bytes {
+                s.push_str(&format!(" ({wire_bytes} on the wire)"));
+            }
             if *installed {
                 s.push_str("; installed mesh first");
             }
@@ -99,8 +103,14 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         all: a.all,
         reapply_unanswered: false,
     };
-    let (results, events) =
-        crate::transport::push::push(ctx.paths(), &ctx.mesh, &ctx.sources()?, &opts, &Lines(ui))?;
+    let (results, events) = crate::transport::push::push(
+        ctx.paths(),
+        &ctx.mesh,
+        &ctx.sources()?,
+        &opts,
+        &Lines(ui),
+        &crate::transport::Sessions::new(&ctx.mesh, 0)?,
+    )?;
     super::run_hooks(ctx, ui, &events);
     if ui.json {
         ui.json_data(&results);

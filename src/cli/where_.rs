@@ -96,7 +96,12 @@ fn collect(ctx: &Ctx, ui: &Ui, nodes: &std::collections::BTreeSet<String>) -> Re
         Err(e) => return Err(e),
     };
     let names: Vec<String> = nodes.iter().cloned().collect();
-    let (results, events) = crate::transport::collect::collect(ctx.paths(), &ctx.mesh, &names)?;
+    let (results, events) = crate::transport::collect::collect(
+        ctx.paths(),
+        &ctx.mesh,
+        &names,
+        &crate::transport::Sessions::new(&ctx.mesh, 0)?,
+    )?;
     drop(lock);
     for r in &results {
         if let Some(u) = &r.unreachable {

@@ -20,9 +20,11 @@
 mod activate;
 mod apply;
 mod disk;
+pub mod frame;
 mod have;
 mod journal;
 mod receive;
+mod session;
 
 #[cfg(test)]
 mod tests;
@@ -45,9 +47,11 @@ pub use apply::{ACTIVATE_TIMEOUT, ApplyOptions, KEEP_VERSIONS, apply, apply_with
 pub use have::{Have, have};
 pub use journal::{JOURNAL_LIMIT, Outcome, Report, ResourceOutcome, ResourceReport, reports_since};
 pub use receive::{MAX_DECLARATION, Received, receive};
+pub use session::{Hello, SESSION_SINCE, session};
 
-/// The node protocol's version: `have` says it, so a controller can tell an old node binary.
-pub const PROTOCOL: u32 = 1;
+/// The node protocol's version: `have` and a session's hello say it, so a controller can tell
+/// an old node binary. 2: `mesh node session`, and artifacts that travel compressed.
+pub const PROTOCOL: u32 = 2;
 
 /// The version of this binary, as `have` and every report say it.
 pub const HOST_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -118,6 +122,19 @@ pub enum NodeError {
     )]
     Cut {
         /// What was missing.
+        reason: String,
+    },
+
+    /// A session frame could not be read: the conversation was ended.
+    #[error("the session was ended: {reason}")]
+    #[diagnostic(
+        code(mesh::node::session),
+        help(
+            "the controller and this node speak different mesh versions, or something else wrote into the conversation; push again (the controller installs its own mesh when the node's is older)"
+        )
+    )]
+    Session {
+        /// What was wrong.
         reason: String,
     },
 

@@ -137,15 +137,25 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
         })?;
         let words: Vec<&str> = line.split(' ').collect();
         match words.as_slice() {
-            ["artifact", digest, size] => {
+            ["artifact", digest, size, rest @ ..] => {
                 let size = parse_size(size, &line)?;
                 if !is_digest(digest) {
                     return Err(refuse(format!(
                         "not an artifact digest: {digest:?} (expected 64 lowercase hex characters)"
                     )));
                 }
-                let mut exact = Exact::new(&mut *input, size, "the stream ended early");
-                match store.put_verified(digest, &mut exact) {
+                let stored = match rest {
+                    [] => {
+                        let mut exact = Exact::new(&mut *input, size, "the stream ended early");
+                        store.put_verified(digest, &mut exact)
+                    }
+                    ["zstd", length] => {
+                        let length = parse_size(length, &line)?;
+                        put_compressed(&store, digest, size, length, &mut *input)?
+                    }
+                    _ => return Err(refuse(format!("unexpected line in the stream: {line:?}"))),
+                };
+                match stored {
                     Ok(_) => artifacts.push((*digest).to_string()),
                     Err(ArtifactError::DigestMismatch { actual, .. }) => {
                         return Err(refuse(format!(
@@ -178,7 +188,16 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
         }
     };
     match read_line(input)?.as_deref() {
-        Some("end") => {}
+        // Taken only once the stream has ended there too: a session's `End` frame, or the end
+        // of stdin. A cut just after `end` is still a cut, unanswered and not in force.
+        Some("end") => {
+            let mut more = [0u8; 1];
+            match input.read(&mut more) {
+                Ok(0) => {}
+                Ok(_) => return Err(refuse("bytes after the `end` line")),
+                Err(e) => return Err(Stop::Cut(stream_failed("the end of the stream", &e))),
+            }
+        }
         Some(other) => {
             return Err(refuse(format!(
                 "expected `end` after the declaration, got {other:?}"
@@ -266,6 +285,79 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
         artifacts,
         unchanged,
     })
+}
+
+/// Stores an artifact sent compressed: `length` bytes of one zstd frame that decompress to
+/// `size` bytes hashing to `digest`. Bytes that are not zstd, or decompress to another size,
+/// are refused; a stream that ends early is cut.
+fn put_compressed(
+    store: &crate::build::artifact::ArtifactStore,
+    digest: &str,
+    size: u64,
+    length: u64,
+    input: &mut impl BufRead,
+) -> Result<Result<u64, ArtifactError>, Stop> {
+    let bad = |e: &io::Error| {
+        refuse(format!(
+            "artifact {digest}: its compressed bytes are not what was sent ({e})"
+        ))
+    };
+    let mut compressed = Exact::new(input, length, "the stream ended early");
+    let mut decoder = match zstd::stream::read::Decoder::new(&mut compressed) {
+        Ok(d) => d.single_frame(),
+        Err(e) => {
+            return Err(Stop::Fail(NodeError::Cut {
+                reason: e.to_string(),
+            }));
+        }
+    };
+    let stored = {
+        let mut exact = Exact::new(&mut decoder, size, "the compressed artifact ended early");
+        store.put_verified(digest, &mut exact)
+    };
+    match &stored {
+        Err(ArtifactError::Read { source }) => {
+            // The wire ended (cut), or the bytes are not zstd or too short (refused).
+            let wire_ended = source.kind() == io::ErrorKind::UnexpectedEof
+                && !source
+                    .to_string()
+                    .starts_with("the compressed artifact ended early");
+            return Err(if wire_ended {
+                Stop::Cut(stream_failed(&format!("artifact {digest}"), source))
+            } else {
+                bad(source)
+            });
+        }
+        Err(_) => return Ok(stored),
+        Ok(_) => {}
+    }
+    // The frame must end where the sender said: nothing more decompresses, nothing is left.
+    let mut more = [0u8; 1];
+    match decoder.read(&mut more) {
+        Ok(0) => {}
+        Ok(_) => {
+            return Err(refuse(format!(
+                "artifact {digest}: it decompresses to more than its {size} bytes"
+            )));
+        }
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+            return Err(Stop::Cut(stream_failed(&format!("artifact {digest}"), &e)));
+        }
+        Err(e) => return Err(bad(&e)),
+    }
+    if !decoder.finish().buffer().is_empty() {
+        return Err(refuse(format!(
+            "artifact {digest}: bytes after its compressed frame"
+        )));
+    }
+    let mut rest = Vec::new();
+    match compressed.read_to_end(&mut rest) {
+        Ok(0) => Ok(stored),
+        Ok(_) => Err(refuse(format!(
+            "artifact {digest}: bytes after its compressed frame"
+        ))),
+        Err(e) => Err(Stop::Cut(stream_failed(&format!("artifact {digest}"), &e))),
+    }
 }
 
 /// Reads one header line (without its newline); `None` at the end of the stream.

@@ -2,7 +2,7 @@
 //! in parallel; take each into the store by report sequence, so none is counted twice and none
 //! is lost as long as a node's journal (its newest 100 reports) still holds it.
 
-use super::{TransportError, for_node, trouble};
+use super::{Sessions, trouble};
 use crate::Result;
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
@@ -36,11 +36,13 @@ impl NodeCollect {
     }
 }
 
-/// Collects from the named nodes (or all); returns per-node results and the facts recorded.
+/// Collects from the named nodes (or all) through `sessions`; returns per-node results and the
+/// facts recorded.
 pub fn collect(
     paths: &Paths,
     mesh: &MeshConfig,
     names: &[String],
+    sessions: &Sessions,
 ) -> Result<(Vec<NodeCollect>, Vec<Event>)> {
     for n in names {
         mesh.node(n)?;
@@ -55,7 +57,6 @@ pub fn collect(
         .keys()
         .filter(|n| names.is_empty() || names.contains(n))
         .collect();
-    let control = super::control_dir(mesh)?;
     let mut out = Vec::new();
     let mut events = Vec::new();
     let mut answers = Vec::new();
@@ -63,49 +64,19 @@ pub fn collect(
         nodes,
         mesh.ssh.parallel,
         |node: &String, tx: &std::sync::mpsc::Sender<(String, Answer)>| {
-            let t = for_node(mesh, &mesh.nodes[node], control.path());
             // What it holds, then what it reported: a node that was wiped or reinstalled no
             // longer holds what it was sent, and must not go on counting as current.
             // A node whose mesh is missing (a wiped root) gets it back first: its reports,
             // a failed apply's among them, are read, never taken as silence.
-            let mut installed = false;
-            let have = match t.have() {
-                Ok(h) if h.protocol >= crate::node::PROTOCOL => Ok(h),
-                Ok(_) | Err(TransportError::NotInstalled(_)) => t.install().and_then(|()| {
-                    installed = true;
-                    t.have()
-                }),
-                Err(e) => Err(e),
-            };
-            // Asked from one below the newest taken: that very report must come back (a
-            // duplicate). When it does not, the journal started again, and is read from its
-            // start (`account::answer_means_restart`).
             let rec = records.get(node).unwrap_or(&none);
-            let got = have.and_then(|have| {
-                let held = have.declaration.map(|h| h.digest);
-                let asked = account::ask_from(rec.report_sequence);
-                let reports = t.reports(asked)?;
-                Ok(if account::answer_means_restart(rec, &reports) {
-                    Collected {
-                        held,
-                        reports: t.reports(0)?,
-                        installed,
-                        asked: 0,
-                        restarted: true,
-                    }
-                } else {
-                    Collected {
-                        held,
-                        reports,
-                        installed,
-                        asked,
-                        restarted: false,
-                    }
-                })
+            let got = sessions.take(node).and_then(|mut taken| {
+                let got = read(&mut taken.session, rec, taken.installed);
+                sessions.keep(node, taken);
+                got
             });
             let _ = tx.send((node.clone(), got));
         },
-        |got| answers.push(got),
+        |got| answers.extend(got),
     );
     // Reports can be read again by sequence, so one transaction for every node is enough:
     // one sync instead of one per node.
@@ -122,6 +93,36 @@ pub fn collect(
     Ok((out, events))
 }
 
+/// What it holds, and its reports newer than the newest taken. Asked from one below the
+/// newest taken: that very report must come back (a duplicate). When it does not, the journal
+/// started again, and is read from its start (`account::answer_means_restart`).
+fn read(
+    session: &mut super::session::Session,
+    rec: &NodeRecord,
+    installed: bool,
+) -> Result<Collected, super::TransportError> {
+    let held = session.have()?.declaration.map(|h| h.digest);
+    let asked = account::ask_from(rec.report_sequence);
+    let reports = session.reports(asked)?;
+    Ok(if account::answer_means_restart(rec, &reports) {
+        Collected {
+            held,
+            reports: session.reports(0)?,
+            installed,
+            asked: 0,
+            restarted: true,
+        }
+    } else {
+        Collected {
+            held,
+            reports,
+            installed,
+            asked,
+            restarted: false,
+        }
+    })
+}
+
 /// What a node answered: the digest of the declaration it holds, and its new reports.
 pub struct Collected {
     /// The digest of the declaration it holds.
@@ -136,7 +137,7 @@ pub struct Collected {
     pub restarted: bool,
 }
 
-type Answer = Result<Collected, TransportError>;
+type Answer = Result<Collected, super::TransportError>;
 
 /// Takes one node's reports (or its unreachability, or its trouble) into the store, in the
 /// transaction `w`.
@@ -214,7 +215,7 @@ fn record(
                 facts.extend(trouble::cleared(w, node, rec.applied_what_was_sent())?);
             }
         }
-        Err(TransportError::Unreachable(reason)) => {
+        Err(super::TransportError::Unreachable(reason)) => {
             if rec.unreachable_since.is_none() {
                 rec.unreachable_since = Some(now);
                 facts.push(Fact::Unreachable {

@@ -1,10 +1,12 @@
-//! The local transport: a node that is a directory on this machine, spoken to in-process with
-//! the same protocol functions the node binary runs.
+//! The local transport: a node that is a directory on this machine, served by this very mesh
+//! binary as a child process (`mesh node session --root DIR`). A process per node, not a thread:
+//! an apply writes executables while another forks for `activate`, and a fork would hold the
+//! other's fresh file open for writing (ETXTBSY).
 
-use super::{Answer, Transport, TransportError};
-use crate::node::{self, Have, NodeError};
-use std::io::{BufReader, Read};
+use super::session::Session;
+use super::{Transport, TransportError};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// A node at a directory on this machine.
 pub struct Local {
@@ -20,54 +22,29 @@ impl Local {
     }
 }
 
-fn failed(e: NodeError) -> TransportError {
-    match e {
-        // A busy node was not reached this run: a fact about reachability, retried next run.
-        NodeError::Busy { .. } => TransportError::Unreachable(e.to_string()),
-        e => TransportError::Failed(e.to_string()),
-    }
-}
-
 impl Transport for Local {
-    fn have(&self) -> Result<Have, TransportError> {
-        node::have(&self.root).map_err(failed)
-    }
-
-    fn receive(&self, stream: &mut (dyn Read + Send)) -> Result<Answer, TransportError> {
-        let mut input = BufReader::new(stream);
-        let mut out = Vec::new();
-        match node::receive(&self.root, &mut input, &mut out) {
-            Ok(r) => Ok(Answer::Received {
-                received: r.digest,
-                sequence: r.sequence,
+    fn open(&self) -> Result<Session, TransportError> {
+        let exe = std::env::current_exe()
+            .map_err(|e| TransportError::Failed(format!("cannot find this mesh binary: {e}")))?;
+        let mut command = Command::new(exe);
+        command.args(["node", "session", "--root"]).arg(&self.root);
+        let child = super::session::piped(&mut command)
+            .spawn()
+            .map_err(|e| TransportError::Failed(format!("cannot run this mesh binary: {e}")))?;
+        Session::start(
+            child,
+            Box::new(|status, stderr| match status {
+                None => TransportError::Failed("the node's mesh gave no answer in time".into()),
+                Some(status) => TransportError::Failed(format!(
+                    "the node's mesh ended ({status}): {}",
+                    super::last_line(stderr)
+                )),
             }),
-            Err(NodeError::Refused { reason }) => Ok(Answer::Refused { refused: reason }),
-            Err(e) => Err(failed(e)),
-        }
-    }
-
-    fn apply(&self) -> Result<Option<String>, TransportError> {
-        // One local apply at a time in this process: an apply writes executables while another
-        // forks for `activate`, and a fork can hold a file open for writing just when the other
-        // executes it (ETXTBSY). Separate node processes (ssh) do not share this.
-        static APPLY: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let _one = APPLY.lock().unwrap_or_else(|p| p.into_inner());
-        node::apply(&self.root)
-            .map(|r| {
-                (r.outcome != node::Outcome::Applied)
-                    .then(|| r.reason.unwrap_or_else(|| "the apply failed".into()))
-            })
-            .map_err(failed)
-    }
-
-    fn reports(&self, since: u64) -> Result<Vec<u8>, TransportError> {
-        let mut out = Vec::new();
-        node::reports_since(&self.root, since, &mut out).map_err(failed)?;
-        Ok(out)
+        )
     }
 
     fn install(&self) -> Result<(), TransportError> {
-        // The protocol runs in this very process: nothing to install.
+        // This very binary serves the node: nothing to install.
         Ok(())
     }
 }

@@ -1,20 +1,22 @@
-//! Transports: how the controller reaches its nodes (DESIGN.md §8). The same node protocol
-//! (`have`, `receive`, `apply`, `report`) behind one trait, with an ssh side and a local side;
-//! the controller never knows which.
+//! Transports: how the controller reaches its nodes (DESIGN.md §8). One conversation per node
+//! per run (`mesh node session`: have, receive, apply, report) behind one trait, with an ssh
+//! side and a local side; the controller never knows which.
 
 pub mod collect;
 pub mod local;
 pub mod push;
+pub mod session;
 pub mod ssh;
 pub mod ssh_node;
 pub mod stream;
 pub mod trouble;
 
 use crate::config::{MeshConfig, NodeConfig, Transport as Kind};
-use crate::node::Have;
 use serde::Deserialize;
-use std::io::Read;
+use session::Session;
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Mutex;
 
 /// The node's answer to a receive.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -59,19 +61,147 @@ impl std::fmt::Display for TransportError {
     }
 }
 
-/// One node's side of the protocol, reached somehow.
+/// One node, reached somehow.
 pub trait Transport: Send + Sync {
-    /// What the node holds.
-    fn have(&self) -> Result<Have, TransportError>;
-    /// Streams artifacts and an envelope; the node's answer.
-    fn receive(&self, stream: &mut (dyn Read + Send)) -> Result<Answer, TransportError>;
-    /// Makes the node apply what it holds: `Ok(None)` when it applied cleanly, `Ok(Some(why))`
-    /// when the apply ran and failed (its report says more).
-    fn apply(&self) -> Result<Option<String>, TransportError>;
-    /// The node's reports newer than `since`, as JSON lines.
-    fn reports(&self, since: u64) -> Result<Vec<u8>, TransportError>;
+    /// Starts the node's `mesh node session`: one process for every request of the run.
+    /// [`TransportError::NotInstalled`] when the node's mesh is missing or older.
+    fn open(&self) -> Result<Session, TransportError>;
     /// Puts this mesh binary on the node.
     fn install(&self) -> Result<(), TransportError>;
+}
+
+/// Opens the node's session, installing this mesh first when the node's is missing or older;
+/// whether it installed.
+pub fn connect(t: &dyn Transport) -> Result<(Session, bool), TransportError> {
+    match t.open() {
+        Ok(s) => Ok((s, false)),
+        Err(TransportError::NotInstalled(_)) => {
+            t.install().map_err(|e| match e {
+                TransportError::Failed(r) => {
+                    TransportError::Failed(format!("could not install mesh: {r}"))
+                }
+                e => e,
+            })?;
+            Ok((t.open()?, true))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The last line of a process's stderr that says something.
+pub fn last_line(stderr: &str) -> &str {
+    stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or("no message")
+}
+
+/// The nodes' sessions for one run: each opened once, on first use, and kept for every step of
+/// the run (a reconcile pass pushes and collects through the same one); all ended when dropped.
+pub struct Sessions<'m> {
+    mesh: &'m MeshConfig,
+    /// How many sessions may wait open for a later step (each holds a process, three pipes and
+    /// two threads): a node beyond that opens another in the later step.
+    keep: usize,
+    control: ControlDir,
+    transports: Mutex<HashMap<String, std::sync::Arc<dyn Transport>>>,
+    open: Mutex<HashMap<String, Session>>,
+}
+
+/// A node's session, taken for one step.
+pub struct Taken {
+    /// The conversation.
+    pub session: Session,
+    /// This mesh was installed on the node to open it.
+    pub installed: bool,
+}
+
+impl<'m> Sessions<'m> {
+    /// No session open yet; ssh's control sockets in this run's directory. Up to `keep`
+    /// sessions are kept open between steps (0 for a run of one step).
+    pub fn new(mesh: &'m MeshConfig, keep: usize) -> crate::Result<Sessions<'m>> {
+        Ok(Sessions {
+            mesh,
+            keep,
+            control: control_dir(mesh)?,
+            transports: Mutex::new(HashMap::new()),
+            open: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The node's session: the one kept from an earlier step, or a new one.
+    pub fn take(&self, node: &str) -> Result<Taken, TransportError> {
+        if let Some(session) = self.open.lock().ok().and_then(|mut o| o.remove(node)) {
+            return Ok(Taken {
+                session,
+                installed: false,
+            });
+        }
+        let transport = {
+            let mut all = self
+                .transports
+                .lock()
+                .map_err(|_| TransportError::Failed("a worker panicked".into()))?;
+            all.entry(node.to_string())
+                .or_insert_with(|| {
+                    std::sync::Arc::from(for_node(
+                        self.mesh,
+                        &self.mesh.nodes[node],
+                        self.control.path(),
+                    ))
+                })
+                .clone()
+        };
+        let (session, installed) = connect(transport.as_ref())?;
+        Ok(Taken { session, installed })
+    }
+
+    /// Keeps a session for the next step, when it is still good for one and there is room;
+    /// else ends it.
+    pub fn keep(&self, node: &str, taken: Taken) {
+        let session = taken.session;
+        if !session.is_open() {
+            return;
+        }
+        let Ok(mut open) = self.open.lock() else {
+            return session.quit();
+        };
+        if open.len() < self.keep {
+            open.insert(node.to_string(), session);
+        } else {
+            drop(open);
+            session.quit();
+        }
+    }
+}
+
+impl Drop for Sessions<'_> {
+    fn drop(&mut self) {
+        let open: Vec<Session> = self
+            .open
+            .get_mut()
+            .map(|o| o.drain().map(|(_, s)| s).collect())
+            .unwrap_or_default();
+        let transports: Vec<_> = self
+            .transports
+            .get_mut()
+            .map(|t| t.drain().map(|(_, t)| t).collect())
+            .unwrap_or_default();
+        // Ended side by side: each waits for its process (and an ssh control master to close).
+        fan_out(
+            open,
+            self.mesh.ssh.parallel,
+            |s, _: &std::sync::mpsc::Sender<()>| s.quit(),
+            |_| {},
+        );
+        fan_out(
+            transports,
+            self.mesh.ssh.parallel,
+            |t, _: &std::sync::mpsc::Sender<()>| drop(t),
+            |_| {},
+        );
+    }
 }
 
 /// The transport for a node: ssh with this run's control directory, or local.
@@ -135,13 +265,14 @@ pub fn control_dir(mesh: &MeshConfig) -> crate::Result<ControlDir> {
 }
 
 /// Runs `work` for every item on up to `parallel` threads (one node failing never stops the
-/// others). Each message a worker sends reaches `on_message` on the calling thread as it
-/// arrives: that is where the store is written, one handle per process.
+/// others). The messages workers send reach `on_messages` on the calling thread as they
+/// arrive, all those waiting at once: that is where the store is written, one handle per
+/// process and one write for what arrived together.
 pub fn fan_out<T: Send, M: Send>(
     items: Vec<T>,
     parallel: usize,
     work: impl Fn(T, &std::sync::mpsc::Sender<M>) + Sync,
-    mut on_message: impl FnMut(M),
+    mut on_messages: impl FnMut(Vec<M>),
 ) {
     let queue = std::sync::Mutex::new(items.into_iter());
     let (tx, rx) = std::sync::mpsc::channel::<M>();
@@ -155,8 +286,10 @@ pub fn fan_out<T: Send, M: Send>(
             });
         }
         drop(tx);
-        for m in rx {
-            on_message(m);
+        while let Ok(first) = rx.recv() {
+            let mut waiting = vec![first];
+            waiting.extend(rx.try_iter());
+            on_messages(waiting);
         }
     });
 }

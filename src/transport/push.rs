@@ -3,8 +3,9 @@
 //! node failing never stops the others. A send is recorded only after the node answered that it
 //! holds the declaration.
 
-use super::stream::Stream;
-use super::{Answer, TransportError, for_node};
+use super::session::Session;
+use super::stream::{Part, Stream};
+use super::{Answer, Sessions, TransportError};
 use crate::Result;
 use crate::build::artifact::ArtifactStore;
 use crate::clock::now_ms;
@@ -17,6 +18,7 @@ use crate::store::{NODES, NodeRecord, Paths, Sent};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Which nodes.
 #[derive(Debug, Clone, Default)]
@@ -44,8 +46,10 @@ pub enum Outcome {
         digest: String,
         /// How many artifacts went over the wire.
         artifacts: usize,
-        /// How many bytes of artifacts.
+        /// How many bytes of artifacts (as tars).
         bytes: u64,
+        /// How many of those went over the wire (compressed where that is smaller).
+        wire_bytes: u64,
         /// Whether mesh was installed on the node first.
         installed: bool,
         /// Why the apply failed or could not be run, if it did not apply cleanly (its report,
@@ -104,13 +108,6 @@ enum Msg {
     Record(Event),
     /// A node is done.
     Done(NodePush),
-    /// An artifact about to be sent did not match its digest and was removed.
-    Damaged {
-        /// The module it was built for.
-        module: String,
-        /// Its digest.
-        artifact: String,
-    },
 }
 
 /// What a worker tells the recorder.
@@ -136,16 +133,25 @@ enum Event {
         reason: String,
         repairable: bool,
     },
+    /// An artifact about to be sent did not match its digest and was removed.
+    Damaged {
+        /// The module it was built for.
+        module: String,
+        /// Its digest.
+        artifact: String,
+    },
 }
 
-/// Pushes; returns one line per node considered, sorted by node. `_validated` is the mesh as
-/// read by [`Snapshot::read`]: push is never run on a mesh `plan` would refuse.
+/// Pushes through `sessions`; returns one line per node considered, sorted by node.
+/// `_validated` is the mesh as read by [`Snapshot::read`]: push is never run on a mesh `plan`
+/// would refuse.
 pub fn push(
     paths: &Paths,
     mesh: &MeshConfig,
     _validated: &Snapshot,
     opts: &PushOptions,
     progress: &dyn PushProgress,
+    sessions: &Sessions,
 ) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
     for n in &opts.nodes {
         mesh.node(n)?;
@@ -212,8 +218,7 @@ pub fn push(
         return Ok((results, Vec::new()));
     }
 
-    let control = super::control_dir(mesh)?;
-    let store_artifacts = ArtifactStore::new(paths.artifacts());
+    let outgoing = Outgoing::new(ArtifactStore::new(paths.artifacts()));
     let mut record_err = None;
     let mut events = Vec::new();
     let mut done = Vec::new();
@@ -221,32 +226,39 @@ pub fn push(
         work,
         mesh.ssh.parallel,
         |work: Work, tx: &mpsc::Sender<Msg>| {
-            let t = for_node(mesh, &mesh.nodes[&work.node], control.path());
             let node = work.node.clone();
-            let outcome = send_one(t.as_ref(), work, &store_artifacts, tx);
+            let outcome = match sessions.take(&node) {
+                Ok(mut taken) => {
+                    let outcome =
+                        send_one(&mut taken.session, taken.installed, work, &outgoing, tx);
+                    sessions.keep(&node, taken);
+                    outcome
+                }
+                Err(e) => trouble(&node, e, tx),
+            };
             let _ = tx.send(Msg::Done(NodePush { node, outcome }));
         },
-        // Each fact is recorded as it arrives: a confirmed send is on disk before the run ends.
-        |msg| match msg {
-            Msg::Record(ev) => match record(paths, mesh, ev) {
-                Ok(e) => events.extend(e),
-                Err(e) => {
-                    record_err.get_or_insert(e);
+        // What the workers learn is recorded as it arrives, all that waits in one write: a
+        // confirmed send is on disk before the node is told done, and a thousand nodes cost a
+        // few commits, not a thousand.
+        |msgs| {
+            let mut finished = Vec::new();
+            let mut learnt = Vec::new();
+            for msg in msgs {
+                match msg {
+                    Msg::Record(ev) => learnt.push(ev),
+                    Msg::Done(p) => finished.push(p),
                 }
-            },
-            Msg::Damaged { module, artifact } => {
-                let fact = crate::events::Fact::ArtifactDamaged { module, artifact };
-                let written = paths.open().and_then(|store| {
-                    store.write(|w| events::append(w, &[fact], now_ms(), mesh.settings.events_keep))
-                });
-                match written {
+            }
+            if !learnt.is_empty() {
+                match record(paths, mesh, learnt) {
                     Ok(e) => events.extend(e),
                     Err(e) => {
-                        record_err.get_or_insert(e.into());
+                        record_err.get_or_insert(e);
                     }
                 }
             }
-            Msg::Done(p) => {
+            for p in finished {
                 progress.node_done(&p);
                 done.push(p);
             }
@@ -273,10 +285,98 @@ struct Work {
     verify: bool,
 }
 
+/// An artifact ready to go, or why it cannot go; made once per push.
+type Ready = Arc<OnceLock<std::result::Result<Arc<Part>, String>>>;
+
+/// The artifacts of a push, each checked and compressed once, by the first node to need it.
+struct Outgoing {
+    store: ArtifactStore,
+    ready: Mutex<std::collections::HashMap<String, Ready>>,
+}
+
+impl Outgoing {
+    fn new(store: ArtifactStore) -> Outgoing {
+        Outgoing {
+            store,
+            ready: Mutex::new(Default::default()),
+        }
+    }
+
+    /// The artifact `digest` of `module`, ready to go; or why it cannot go.
+    ///
+    /// Every artifact is checked against its digest before it goes: a damaged one (a flipped
+    /// bit on this disk) is removed, which makes its module stale, and the next build makes
+    /// it again; the node is not sent a declaration it would refuse.
+    fn part(
+        &self,
+        digest: &str,
+        module: &str,
+        tx: &mpsc::Sender<Msg>,
+    ) -> std::result::Result<Arc<Part>, String> {
+        let cell = match self.ready.lock() {
+            Ok(mut ready) => ready.entry(digest.to_string()).or_default().clone(),
+            Err(_) => return Err("a worker panicked".into()),
+        };
+        cell.get_or_init(|| {
+            let tar = self.store.path(digest);
+            let size = std::fs::metadata(&tar).map(|m| m.len()).map_err(|e| {
+                format!("an artifact is missing from .mesh/artifacts ({e}): rebuild with `mesh build`")
+            })?;
+            if !self.store.verify(digest).unwrap_or(true) {
+                let _ = self.store.remove(digest);
+                let _ = tx.send(Msg::Record(Event::Damaged {
+                    module: module.to_string(),
+                    artifact: digest.to_string(),
+                }));
+                return Err(format!(
+                    "the artifact of {module} ({}) in .mesh/artifacts did not match its digest and was removed; the next run builds it again",
+                    &digest[..digest.len().min(12)]
+                ));
+            }
+            // Compressed when that is smaller; a failure to compress sends the tar.
+            let compressed = self
+                .store
+                .compressed(digest)
+                .ok()
+                .filter(|(_, length)| *length < size);
+            Ok(Arc::new(Part {
+                digest: digest.to_string(),
+                tar,
+                size,
+                compressed,
+            }))
+        })
+        .clone()
+    }
+}
+
+/// A node that could not be reached, or where mesh could not do its work: recorded against
+/// it (an unreachable node stays out of date), and its outcome.
+fn trouble(node: &str, e: TransportError, tx: &mpsc::Sender<Msg>) -> Outcome {
+    if let TransportError::Unreachable(reason) = e {
+        let _ = tx.send(Msg::Record(Event::Unreachable {
+            node: node.to_string(),
+            reason: reason.clone(),
+        }));
+        return Outcome::Unreachable { reason };
+    }
+    let reason = e.to_string();
+    if let Some((kind, repairable)) = super::trouble::kind_of(&e) {
+        let _ = tx.send(Msg::Record(Event::Trouble {
+            node: node.to_string(),
+            kind,
+            reason: reason.clone(),
+            repairable,
+        }));
+    }
+    Outcome::Failed { reason }
+}
+
 fn send_one(
-    t: &dyn super::Transport,
+    session: &mut Session,
+    installed: bool,
     work: Work,
-    artifacts: &ArtifactStore,
+    outgoing: &Outgoing,
     tx: &mpsc::Sender<Msg>,
 ) -> Outcome {
     let Work {
@@ -288,43 +388,10 @@ fn send_one(
         verify,
     } = work;
     let (node, rec) = (node.as_str(), &rec);
-    let unreachable = |reason: String| {
-        let _ = tx.send(Msg::Record(Event::Unreachable {
-            node: node.to_string(),
-            reason: reason.clone(),
-        }));
-        Outcome::Unreachable { reason }
-    };
-    // Reached, and mesh could not do its work there: recorded against the node.
-    let trouble = |e: TransportError, what: &str| -> Outcome {
-        if let TransportError::Unreachable(r) = e {
-            return unreachable(r);
-        }
-        let reason = format!("{what}{e}");
-        if let Some((kind, repairable)) = super::trouble::kind_of(&e) {
-            let _ = tx.send(Msg::Record(Event::Trouble {
-                node: node.to_string(),
-                kind,
-                reason: reason.clone(),
-                repairable,
-            }));
-        }
-        Outcome::Failed { reason }
-    };
-    let mut installed = false;
-    let have = match t.have() {
-        Ok(h) if h.protocol >= crate::node::PROTOCOL => h,
-        Ok(_) | Err(TransportError::NotInstalled(_)) => {
-            if let Err(e) = t.install() {
-                return trouble(e, "could not install mesh: ");
-            }
-            installed = true;
-            match t.have() {
-                Ok(h) => h,
-                Err(e) => return trouble(e, ""),
-            }
-        }
-        Err(e) => return trouble(e, ""),
+    let trouble = |e: TransportError| trouble(node, e, tx);
+    let have = match session.have() {
+        Ok(h) => h,
+        Err(e) => return trouble(e),
     };
     let _ = tx.send(Msg::Record(Event::Seen {
         node: node.to_string(),
@@ -360,52 +427,30 @@ fn send_one(
     };
     // Bounded: never a sequence a JSON reader cannot hold exactly, never a wrap to 0.
     if sequence >= MAX_SEQUENCE {
-        return trouble(
-            TransportError::Failed(format!(
-                "the node holds declaration sequence {}, and the next is not below 2^53: mesh will not send past it; clear the node's declaration (`rm {{root}}/declaration.json {{root}}/state.json` on the node) and push again",
-                sequence.saturating_sub(1)
-            )),
-            "",
-        );
+        return trouble(TransportError::Failed(format!(
+            "the node holds declaration sequence {}, and the next is not below 2^53: mesh will not send past it; clear the node's declaration (`rm {{root}}/declaration.json {{root}}/state.json` on the node) and push again",
+            sequence.saturating_sub(1)
+        )));
     }
     let held: BTreeSet<&str> = have.artifacts.iter().map(String::as_str).collect();
-    let mut missing: Vec<(String, std::path::PathBuf, u64)> = Vec::new();
+    let mut missing: Vec<&crate::declare::wire::DeclaredModule> = Vec::new();
     for m in &declaration.modules {
-        if !held.contains(m.artifact.as_str()) && !missing.iter().any(|(d, _, _)| *d == m.artifact)
+        if !held.contains(m.artifact.as_str()) && !missing.iter().any(|d| d.artifact == m.artifact)
         {
-            missing.push((m.artifact.clone(), artifacts.path(&m.artifact), m.size));
+            missing.push(m);
         }
     }
-    // Every artifact is checked against its digest before it goes: a damaged one (a flipped
-    // bit on this disk) is removed, which makes its module stale, and the next build makes
-    // it again; the node is not sent a declaration it would refuse.
-    for (digest, _, _) in &missing {
-        if artifacts.verify(digest).unwrap_or(true) {
-            continue;
+    let mut parts = Vec::new();
+    for m in &missing {
+        match outgoing.part(&m.artifact, &m.name, tx) {
+            Ok(p) => parts.push(p),
+            Err(reason) => return Outcome::Failed { reason },
         }
-        let module = declaration
-            .modules
-            .iter()
-            .find(|m| &m.artifact == digest)
-            .map_or_else(String::new, |m| m.name.clone());
-        let _ = artifacts.remove(digest);
-        let _ = tx.send(Msg::Damaged {
-            module: module.clone(),
-            artifact: digest.clone(),
-        });
-        return Outcome::Failed {
-            reason: format!(
-                "the artifact of {module} ({}) in .mesh/artifacts did not match its digest and was removed; the next run builds it again",
-                &digest[..digest.len().min(12)]
-            ),
-        };
     }
+    let sent_artifacts = missing.len();
     let envelope = declaration.seal(sequence).to_bytes();
-    let parts: Vec<(String, &std::path::Path, u64)> = missing
-        .iter()
-        .map(|(d, p, s)| (d.clone(), p.as_path(), *s))
-        .collect();
-    let mut stream = match Stream::new(&parts, &envelope) {
+    let refs: Vec<&Part> = parts.iter().map(|p| p.as_ref()).collect();
+    let mut stream = match Stream::new(&refs, &envelope) {
         Ok(s) => s,
         Err(e) => {
             return Outcome::Failed {
@@ -415,8 +460,8 @@ fn send_one(
             };
         }
     };
-    let bytes = stream.artifact_bytes;
-    match t.receive(&mut stream) {
+    let (bytes, wire_bytes) = (stream.artifact_bytes, stream.wire_bytes);
+    match session.receive(&mut stream) {
         Ok(Answer::Received {
             received,
             sequence: s,
@@ -431,7 +476,7 @@ fn send_one(
                 builds,
                 host: have.version.clone(),
             }));
-            let apply_failed = match t.apply() {
+            let apply_failed = match session.apply() {
                 Ok(failed) => failed,
                 Err(e) => Some(e.to_string()),
             };
@@ -444,8 +489,9 @@ fn send_one(
             Outcome::Sent {
                 sequence: s,
                 digest,
-                artifacts: missing.len(),
+                artifacts: sent_artifacts,
                 bytes,
+                wire_bytes,
                 installed,
                 apply_failed,
             }
@@ -454,83 +500,107 @@ fn send_one(
             reason: format!("the node answered digest {received}, not {digest}"),
         },
         Ok(Answer::Refused { refused }) => Outcome::Refused { reason: refused },
-        Err(e) => trouble(e, ""),
+        Err(e) => trouble(e),
     }
 }
 
-/// Records one thing learned about a node, and the facts it changed, in one write.
-fn record(paths: &Paths, mesh: &MeshConfig, ev: Event) -> Result<Vec<crate::events::Event>> {
+/// Records what the workers learnt about nodes, and the facts it changed, in one write.
+fn record(
+    paths: &Paths,
+    mesh: &MeshConfig,
+    learnt: Vec<Event>,
+) -> Result<Vec<crate::events::Event>> {
     let store = paths.open()?;
+    store
+        .write(|w| {
+            let now = now_ms();
+            let mut facts = Vec::new();
+            for ev in learnt {
+                facts.extend(record_one(w, ev, now)?);
+            }
+            events::append(w, &facts, now, mesh.settings.events_keep)
+        })
+        .map_err(Into::into)
+}
+
+/// One thing learnt, in the write `w`; the facts it changed.
+fn record_one(
+    w: &crate::store::Writer,
+    ev: Event,
+    now: u64,
+) -> std::result::Result<Vec<Fact>, crate::store::StoreError> {
     let node = match &ev {
         Event::Confirmed { node, .. }
         | Event::Unreachable { node, .. }
         | Event::Seen { node, .. }
         | Event::Trouble { node, .. } => node.clone(),
+        Event::Damaged { module, artifact } => {
+            return Ok(vec![Fact::ArtifactDamaged {
+                module: module.clone(),
+                artifact: artifact.clone(),
+            }]);
+        }
     };
-    store
-        .write(|w| {
-            let mut rec = w
-                .get::<NodeRecord>(NODES, node.as_bytes())?
-                .unwrap_or_default();
-            let now = now_ms();
-            let mut facts = Vec::new();
-            if !matches!(ev, Event::Unreachable { .. }) && rec.unreachable_since.is_some() {
-                facts.push(Fact::Reachable { node: node.clone() });
+    let mut rec = w
+        .get::<NodeRecord>(NODES, node.as_bytes())?
+        .unwrap_or_default();
+    let mut facts = Vec::new();
+    if !matches!(ev, Event::Unreachable { .. }) && rec.unreachable_since.is_some() {
+        facts.push(Fact::Reachable { node: node.clone() });
+    }
+    match ev {
+        Event::Confirmed {
+            sent, builds, host, ..
+        } => {
+            if rec.sent.as_ref().map(|s| &s.digest) != Some(&sent.digest) {
+                facts.push(Fact::Sent {
+                    node: node.clone(),
+                    sequence: sent.sequence,
+                    digest: sent.digest.clone(),
+                });
             }
-            match ev {
-                Event::Confirmed {
-                    sent, builds, host, ..
-                } => {
-                    if rec.sent.as_ref().map(|s| &s.digest) != Some(&sent.digest) {
-                        facts.push(Fact::Sent {
-                            node: node.clone(),
-                            sequence: sent.sequence,
-                            digest: sent.digest.clone(),
-                        });
-                    }
-                    rec.sent = Some(sent);
-                    rec.sent_builds = builds;
-                    rec.host_version = Some(host);
-                    rec.last_seen = Some(now);
-                    rec.unreachable_since = None;
-                    rec.unreachable_reason = None;
-                }
-                Event::Seen { host, .. } => {
-                    rec.last_seen = Some(now);
-                    rec.unreachable_since = None;
-                    rec.unreachable_reason = None;
-                    if host.is_some() {
-                        rec.host_version = host;
-                    }
-                    // Reached and answering: a trouble no run could repair is over.
-                    facts.extend(super::trouble::cleared(w, &node, false)?);
-                }
-                Event::Trouble {
-                    kind,
-                    reason,
-                    repairable,
-                    ..
-                } => {
-                    // Not "seen": a node that refused us, or whose mesh failed, told nothing.
-                    rec.unreachable_since = None;
-                    rec.unreachable_reason = None;
-                    facts.extend(super::trouble::found(
-                        w, &node, kind, &reason, repairable, now,
-                    )?);
-                }
-                Event::Unreachable { reason, .. } => {
-                    if rec.unreachable_since.is_none() {
-                        rec.unreachable_since = Some(now);
-                        facts.push(Fact::Unreachable {
-                            node: node.clone(),
-                            reason: reason.clone(),
-                        });
-                    }
-                    rec.unreachable_reason = Some(reason);
-                }
+            rec.sent = Some(sent);
+            rec.sent_builds = builds;
+            rec.host_version = Some(host);
+            rec.last_seen = Some(now);
+            rec.unreachable_since = None;
+            rec.unreachable_reason = None;
+        }
+        Event::Seen { host, .. } => {
+            rec.last_seen = Some(now);
+            rec.unreachable_since = None;
+            rec.unreachable_reason = None;
+            if host.is_some() {
+                rec.host_version = host;
             }
-            w.put(NODES, node.as_bytes(), &rec)?;
-            events::append(w, &facts, now, mesh.settings.events_keep)
-        })
-        .map_err(Into::into)
+            // Reached and answering: a trouble no run could repair is over.
+            facts.extend(super::trouble::cleared(w, &node, false)?);
+        }
+        Event::Trouble {
+            kind,
+            reason,
+            repairable,
+            ..
+        } => {
+            // Not "seen": a node that refused us, or whose mesh failed, told nothing.
+            rec.unreachable_since = None;
+            rec.unreachable_reason = None;
+            facts.extend(super::trouble::found(
+                w, &node, kind, &reason, repairable, now,
+            )?);
+        }
+        Event::Unreachable { reason, .. } => {
+            if rec.unreachable_since.is_none() {
+                rec.unreachable_since = Some(now);
+                facts.push(Fact::Unreachable {
+                    node: node.clone(),
+                    reason: reason.clone(),
+                });
+            }
+            rec.unreachable_reason = Some(reason);
+        }
+        Event::Damaged { .. } => {}
+    }
+    w.put(NODES, node.as_bytes(), &rec)?;
+    Ok(facts)
 }

@@ -356,6 +356,20 @@ impl SshSession {
         self.output(status, stdout, stderr)
     }
 
+    /// The `ssh` command that runs `argv` on the node, its stdio left to the caller: for a
+    /// conversation with a long-running remote process (`mesh node session`).
+    pub fn command_for(&self, argv: &[&str]) -> Result<Command, SshError> {
+        let remote = remote_command(argv)?;
+        let mut command = self.command();
+        command.arg("--").arg(&self.address).arg(remote);
+        Ok(command)
+    }
+
+    /// What ssh's exit 255 with this stderr means.
+    pub fn failure(&self, stderr: &str) -> SshError {
+        classify(&self.address, stderr)
+    }
+
     /// Closes the ControlMaster (`ssh -O exit`), ignoring errors (there may be none running).
     pub fn close(&self) {
         let _ = self
@@ -482,7 +496,8 @@ impl SshSession {
         }
     }
 
-    fn spawn_error(&self, source: io::Error) -> SshError {
+    /// What a failure to start ssh means (no ssh client, or no processes left).
+    pub fn spawn_error(&self, source: io::Error) -> SshError {
         if source.kind() == io::ErrorKind::NotFound {
             SshError::NotInstalled
         } else {

@@ -1,19 +1,12 @@
-//! The ssh transport: `ROOT/bin/mesh node …` on the node, through one ssh session per node per
-//! run (a ControlMaster, so a node costs one handshake per run).
+//! The ssh transport: `ROOT/bin/mesh node session` on the node, one remote process per node
+//! per run, through a ControlMaster (an install before it, or a later run with `[ssh] persist`,
+//! reuses the connection).
 
+use super::session::{LONG, Session};
 use super::ssh::{SshError, SshSession};
-use super::{Answer, Transport, TransportError};
+use super::{Transport, TransportError};
 use crate::config::{MeshConfig, NodeConfig};
-use crate::node::Have;
-use std::io::Read;
 use std::path::Path;
-use std::time::Duration;
-
-/// How long the short calls (have, report) may take.
-const SHORT: Duration = Duration::from_secs(120);
-/// How long a receive (artifacts on the wire), an apply (activate commands) or an install may
-/// take.
-const LONG: Duration = Duration::from_secs(30 * 60);
 
 /// A node reached over ssh.
 pub struct SshNode {
@@ -42,30 +35,39 @@ impl SshNode {
             root: node.root.clone(),
         }
     }
+}
 
-    fn node(
-        &self,
-        verb: &str,
-        extra: &[&str],
-        stdin: Option<&mut (dyn Read + Send)>,
-        timeout: Duration,
-    ) -> Result<super::ssh::Output, TransportError> {
-        let mut argv = vec![
-            self.program.as_str(),
-            "node",
-            verb,
-            "--root",
-            self.root.as_str(),
-        ];
-        argv.extend_from_slice(extra);
-        let out = self.session.run(&argv, stdin, timeout).map_err(ssh_error)?;
-        if out.status == 127 || out.status == 126 {
-            return Err(TransportError::NotInstalled(format!(
-                "{} cannot be run there (exit {})",
-                self.program, out.status
-            )));
+/// What the end of a session's ssh means: ssh's own failure (exit 255), a node without mesh
+/// or with one from before sessions, a timeout, or mesh failing there.
+fn failure(
+    ssh: &SshSession,
+    program: &str,
+    status: Option<std::process::ExitStatus>,
+    stderr: &str,
+) -> TransportError {
+    let Some(code) = status.and_then(|s| s.code()) else {
+        return match status {
+            None => TransportError::Failed(format!(
+                "{}: no answer in time; the node or the network is slow or stuck",
+                ssh.address()
+            )),
+            Some(s) => TransportError::Failed(format!("{}: ssh ended ({s})", ssh.address())),
+        };
+    };
+    match code {
+        255 => ssh_error(ssh.failure(stderr)),
+        127 | 126 => {
+            TransportError::NotInstalled(format!("{} cannot be run there (exit {code})", program))
         }
-        Ok(out)
+        // clap's answer to a verb it does not know: a mesh from before sessions.
+        2 if stderr.contains("unrecognized subcommand") => TransportError::NotInstalled(format!(
+            "{} is older than this mesh (it has no `node session`)",
+            program
+        )),
+        _ => TransportError::Failed(format!(
+            "`mesh node session` ended (exit {code}): {}",
+            super::last_line(stderr)
+        )),
     }
 }
 
@@ -85,94 +87,24 @@ fn ssh_error(e: SshError) -> TransportError {
     }
 }
 
-/// Exit 75 from the node side: its lock was held for longer than it waits. The node was not
-/// reached this run (nothing changed there), which the next run retries.
-fn busy(out: &super::ssh::Output) -> Result<(), TransportError> {
-    if out.status == 75 {
-        return Err(TransportError::Unreachable(format!(
-            "the node is busy ({})",
-            words(out)
-        )));
-    }
-    Ok(())
-}
-
-fn words(out: &super::ssh::Output) -> String {
-    let s = out.stderr.trim();
-    let last = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
-    format!("exit {}: {last}", out.status)
-}
-
 impl Transport for SshNode {
-    fn have(&self) -> Result<Have, TransportError> {
-        let out = self.node("have", &[], None, SHORT)?;
-        if out.status != 0 {
-            return Err(TransportError::Failed(format!(
-                "`mesh node have` failed: {}",
-                words(&out)
-            )));
-        }
-        let line = out
-            .stdout
-            .split(|&b| b == b'\n')
-            .find(|l| l.starts_with(b"{"))
-            .unwrap_or(&[]);
-        serde_json::from_slice(line).map_err(|e| {
-            TransportError::NotInstalled(format!(
-                "its `mesh node have` answer is not one this mesh reads ({e})"
-            ))
-        })
-    }
-
-    fn receive(&self, stream: &mut (dyn Read + Send)) -> Result<Answer, TransportError> {
-        let out = self.node("receive", &[], Some(stream), LONG)?;
-        busy(&out)?;
-        let answer = out
-            .stdout
-            .split(|&b| b == b'\n')
-            .filter(|l| l.starts_with(b"{"))
-            .find_map(|l| serde_json::from_slice::<Answer>(l).ok());
-        answer.ok_or_else(|| {
-            TransportError::Failed(format!(
-                "`mesh node receive` gave no answer: {}",
-                words(&out)
-            ))
-        })
-    }
-
-    fn apply(&self) -> Result<Option<String>, TransportError> {
-        let out = self.node("apply", &[], None, LONG)?;
-        busy(&out)?;
-        match out.status {
-            0 => Ok(None),
-            3 => {
-                // The node's report, one JSON line: its reason.
-                let reason = out
-                    .stdout
-                    .split(|&b| b == b'\n')
-                    .filter(|l| l.starts_with(b"{"))
-                    .find_map(|l| serde_json::from_slice::<crate::node::Report>(l).ok())
-                    .and_then(|r| r.reason);
-                Ok(Some(reason.unwrap_or_else(|| "the apply failed".into())))
-            }
-            _ => Err(TransportError::Failed(format!(
-                "`mesh node apply` failed: {}",
-                words(&out)
-            ))),
-        }
-    }
-
-    fn reports(&self, since: u64) -> Result<Vec<u8>, TransportError> {
-        let since = since.to_string();
-        let out = self.node("report", &["--since", &since], None, SHORT)?;
-        busy(&out)?;
-        if out.status != 0 {
-            return Err(TransportError::Failed(format!(
-                "`mesh node report` failed: {}",
-                words(&out)
-            )));
-        }
-        Ok(out.stdout)
+    fn open(&self) -> Result<Session, TransportError> {
+        let argv = [
+            self.program.as_str(),
+            "node",
+            "session",
+            "--root",
+            self.root.as_str(),
+        ];
+        let mut command = self.session.command_for(&argv).map_err(ssh_error)?;
+        let child = super::session::piped(&mut command)
+            .spawn()
+            .map_err(|e| ssh_error(self.session.spawn_error(e)))?;
+        let (ssh, program) = (self.session.clone(), self.program.clone());
+        Session::start(
+            child,
+            Box::new(move |status, stderr| failure(&ssh, &program, status, stderr)),
+        )
     }
 
     fn install(&self) -> Result<(), TransportError> {
@@ -197,9 +129,10 @@ impl Transport for SshNode {
             .map_err(ssh_error)?;
         if out.status != 0 {
             return Err(TransportError::Failed(format!(
-                "installing mesh under {}/bin failed: {}",
+                "installing mesh under {}/bin failed: exit {}: {}",
                 self.root,
-                words(&out)
+                out.status,
+                super::last_line(&out.stderr)
             )));
         }
         Ok(())

@@ -1,28 +1,55 @@
-//! The receive stream the controller writes: artifacts (header line, raw bytes), then the
-//! declaration envelope, then `end`. Files are read as the stream is consumed, never loaded.
+//! The receive stream the controller writes: artifacts (header line, bytes: raw, or zstd when
+//! that is smaller), then the declaration envelope, then `end`. Files are read as the stream is
+//! consumed, never loaded.
 
 use std::collections::VecDeque;
 use std::io::{Cursor, Read};
-use std::path::Path;
+use std::path::PathBuf;
+
+/// One artifact, ready to go: its tar, and its compressed copy when that travels smaller.
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// The tar's digest (what the node verifies after decompressing).
+    pub digest: String,
+    /// The tar in the artifact store.
+    pub tar: PathBuf,
+    /// The tar's length.
+    pub size: u64,
+    /// The zstd copy and its length, sent instead of the tar.
+    pub compressed: Option<(PathBuf, u64)>,
+}
 
 /// A reader over several readers in turn.
 pub struct Stream {
     parts: VecDeque<Box<dyn Read + Send>>,
-    /// Bytes of artifacts in the stream.
+    /// Bytes of artifacts in the stream, as tars.
     pub artifact_bytes: u64,
+    /// Bytes of artifacts in the stream, as they travel (compressed where they are).
+    pub wire_bytes: u64,
 }
 
 impl Stream {
-    /// The stream for `artifacts` ((digest, file, size)) and `envelope`.
-    pub fn new(artifacts: &[(String, &Path, u64)], envelope: &[u8]) -> std::io::Result<Stream> {
+    /// The stream for `artifacts` and `envelope`.
+    pub fn new(artifacts: &[&Part], envelope: &[u8]) -> std::io::Result<Stream> {
         let mut parts: VecDeque<Box<dyn Read + Send>> = VecDeque::new();
-        let mut bytes = 0;
-        for (digest, path, size) in artifacts {
-            parts.push_back(Box::new(Cursor::new(
-                format!("artifact {digest} {size}\n").into_bytes(),
-            )));
-            parts.push_back(Box::new(std::fs::File::open(path)?.take(*size)));
-            bytes += size;
+        let (mut bytes, mut wire) = (0, 0);
+        for p in artifacts {
+            let (header, path, length) = match &p.compressed {
+                Some((path, length)) => (
+                    format!("artifact {} {} zstd {length}\n", p.digest, p.size),
+                    path,
+                    *length,
+                ),
+                None => (
+                    format!("artifact {} {}\n", p.digest, p.size),
+                    &p.tar,
+                    p.size,
+                ),
+            };
+            parts.push_back(Box::new(Cursor::new(header.into_bytes())));
+            parts.push_back(Box::new(std::fs::File::open(path)?.take(length)));
+            bytes += p.size;
+            wire += length;
         }
         let mut tail = format!("declaration {}\n", envelope.len()).into_bytes();
         tail.extend_from_slice(envelope);
@@ -31,6 +58,7 @@ impl Stream {
         Ok(Stream {
             parts,
             artifact_bytes: bytes,
+            wire_bytes: wire,
         })
     }
 }

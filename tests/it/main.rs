@@ -12,6 +12,7 @@ mod graph;
 mod push;
 mod readme;
 mod reconcile;
+mod session;
 mod shell;
 pub mod sshd;
 mod status;

@@ -24,7 +24,7 @@ fn local_mesh() -> TestMesh {
 }
 
 /// `mesh push ARGS --json`: (node → outcome object), and the exit code.
-fn push(t: &TestMesh, args: &[&str]) -> (Vec<Value>, i32) {
+pub(crate) fn push(t: &TestMesh, args: &[&str]) -> (Vec<Value>, i32) {
     let mut a = vec!["push"];
     a.extend_from_slice(args);
     a.push("--json");
@@ -234,7 +234,7 @@ dashboard   = ["lab"]
 }
 
 /// Puts the test binary on an ssh node the way `mesh node install` would, without copying it.
-fn preinstall(n: &SshNode) {
+pub(crate) fn preinstall(n: &SshNode) {
     let bin = n.root.join("bin");
     std::fs::create_dir_all(&bin).expect("mkdir");
     std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
@@ -304,7 +304,7 @@ fn ssh_nodes_and_an_unreachable_one() {
 }
 
 /// One ssh node with the given client options, and the module route-proxy + resolver on it.
-fn one_ssh_node(t: &TestMesh, n: &SshNode, options: &[String]) {
+pub(crate) fn one_ssh_node(t: &TestMesh, n: &SshNode, options: &[String]) {
     let opts = toml_array(options);
     t.write(
         "mesh.toml",

@@ -1,6 +1,6 @@
 //! `mesh node …`: the nodes as people use them (`list`, `show`, `install`, `forget`), and the
 //! node half of the protocol, run on the machine over ssh or for a local directory (`have`,
-//! `receive`, `apply`, `report`: hidden from `mesh node --help`, see `cli::help`). Dispatch
+//! `receive`, `apply`, `report`, `session`: hidden from `mesh node --help`, see `cli::help`). Dispatch
 //! only; the work is in `crate::node`.
 
 mod apply;
@@ -10,6 +10,7 @@ mod install;
 mod list;
 mod receive;
 mod report;
+mod session;
 mod show;
 
 use super::{Cli, Ctx, Ui};
@@ -32,6 +33,7 @@ enum Command {
     Receive(receive::Args),
     Apply(apply::Args),
     Report(report::Args),
+    Session(session::Args),
 }
 
 pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
@@ -44,5 +46,6 @@ pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
         Command::Receive(a) => receive::run(ui, a),
         Command::Apply(a) => apply::run(ui, a),
         Command::Report(a) => report::run(ui, a),
+        Command::Session(a) => session::run(ui, a),
     }
 }

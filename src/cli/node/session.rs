@@ -1,0 +1,24 @@
+//! `mesh node session`.
+
+use crate::Result;
+use std::path::PathBuf;
+
+/// Serve the whole node protocol over one conversation on stdin/stdout (framed, versioned).
+///
+/// What the controller runs on a node: one process per node per run for have, receive, apply
+/// and report, so a node pays its ssh handshake and login shell once.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The node's root directory.
+    #[arg(long, value_name = "DIR")]
+    root: PathBuf,
+}
+
+/// Runs `mesh node session` and returns its exit code.
+pub fn run(_ui: &super::Ui, a: &Args) -> Result<i32> {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    crate::node::session(&a.root, &mut input, &mut out)?;
+    Ok(0)
+}

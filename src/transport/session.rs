@@ -1,0 +1,451 @@
+//! The controller's half of `mesh node session`: one process on the node (through ssh, or a
+//! child for a local node) for every request of a run (see [`crate::node::frame`]).
+//!
+//! Every request has a deadline; when it passes, the process is killed and the request fails
+//! as a timeout. When the conversation breaks (the process or the connection died), the error
+//! is what the process's exit says: ssh's exit 255 is read by the ssh side (unreachable,
+//! refused key...), an exit before the greeting means the node's mesh is missing or older.
+
+use super::{Answer, TransportError};
+use crate::node::frame::{self, FrameError, Kind};
+use crate::node::{Have, Hello, PROTOCOL, Report};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long the short requests (hello, have, report) may take.
+pub const SHORT: Duration = Duration::from_secs(120);
+/// How long a receive (artifacts on the wire) or an apply (activate commands) may take.
+pub const LONG: Duration = Duration::from_secs(30 * 60);
+
+/// The most bytes a login shell may print before the greeting.
+const MAX_BANNER: usize = 64 * 1024;
+
+/// How a transport reads the end of its process: its exit status (`None` when it was killed
+/// for a timeout) and the last of its stderr, into the error it means.
+pub type Ended = Box<dyn Fn(Option<ExitStatus>, &str) -> TransportError + Send + Sync>;
+
+/// `command` with its stdin, stdout and stderr piped, for [`Session::start`].
+pub fn piped(command: &mut Command) -> &mut Command {
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+}
+
+/// One open conversation with a node.
+pub struct Session {
+    child: Arc<Mutex<Child>>,
+    /// `None` once closed (the node reads the end of its input).
+    input: Option<BufWriter<ChildStdin>>,
+    output: BufReader<ChildStdout>,
+    stderr: Option<thread::JoinHandle<Vec<u8>>>,
+    watchdog: Arc<Watchdog>,
+    ended: Ended,
+    /// What the node said first.
+    pub hello: Hello,
+    /// Bytes written to the node so far.
+    pub sent: u64,
+}
+
+/// Kills the process when the current request's deadline passes.
+struct Watchdog {
+    state: Mutex<WatchState>,
+    wake: Condvar,
+}
+
+struct WatchState {
+    deadline: Option<Instant>,
+    fired: bool,
+    done: bool,
+}
+
+impl Watchdog {
+    fn set(&self, timeout: Option<Duration>) {
+        if let Ok(mut s) = self.state.lock() {
+            s.deadline = timeout.map(|t| Instant::now() + t);
+            self.wake.notify_one();
+        }
+    }
+
+    fn fired(&self) -> bool {
+        self.state.lock().map(|s| s.fired).unwrap_or(false)
+    }
+
+    fn watch(&self, child: &Mutex<Child>) {
+        let Ok(mut s) = self.state.lock() else { return };
+        loop {
+            if s.done {
+                return;
+            }
+            match s.deadline {
+                Some(d) if Instant::now() >= d => {
+                    s.fired = true;
+                    s.deadline = None;
+                    if let Ok(mut c) = child.lock() {
+                        let _ = c.kill();
+                    }
+                }
+                Some(d) => {
+                    let wait = d.saturating_duration_since(Instant::now());
+                    s = match self.wake.wait_timeout(s, wait) {
+                        Ok((s, _)) => s,
+                        Err(_) => return,
+                    };
+                }
+                None => {
+                    s = match self.wake.wait(s) {
+                        Ok(s) => s,
+                        Err(_) => return,
+                    };
+                }
+            }
+        }
+    }
+}
+
+impl Session {
+    /// Takes over `child` (started with [`piped`] stdio) and reads the node's greeting and
+    /// hello. An older node (a hello with a lower protocol, or a process that ends before its
+    /// greeting) is [`TransportError::NotInstalled`] as `ended` says.
+    pub fn start(mut child: Child, ended: Ended) -> Result<Session, TransportError> {
+        let (Some(input), Some(output), Some(err)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(TransportError::Failed("its pipes could not be made".into()));
+        };
+        let stderr = thread::spawn(move || tail(err));
+        let child = Arc::new(Mutex::new(child));
+        let watchdog = Arc::new(Watchdog {
+            state: Mutex::new(WatchState {
+                deadline: None,
+                fired: false,
+                done: false,
+            }),
+            wake: Condvar::new(),
+        });
+        {
+            let (watchdog, child) = (watchdog.clone(), child.clone());
+            thread::spawn(move || watchdog.watch(&child));
+        }
+        let mut session = Session {
+            child,
+            input: Some(BufWriter::with_capacity(frame::DATA_CHUNK + 64, input)),
+            output: BufReader::new(output),
+            stderr: Some(stderr),
+            watchdog,
+            ended,
+            hello: Hello {
+                protocol: 0,
+                version: String::new(),
+            },
+            sent: 0,
+        };
+        session.watchdog.set(Some(SHORT));
+        let mine = Hello {
+            protocol: PROTOCOL,
+            version: crate::node::HOST_VERSION.to_string(),
+        };
+        let hello = serde_json::to_vec(&mine).unwrap_or_default();
+        // A node that is not there or too old ends before reading this: its exit says why.
+        let _ = session
+            .write(Kind::Hello, &hello)
+            .and_then(|()| session.flush());
+        if !session.greeting() {
+            return Err(session.broken());
+        }
+        let theirs = match frame::read(&mut session.output) {
+            Ok((Kind::Hello, payload)) => serde_json::from_slice::<Hello>(&payload).ok(),
+            _ => None,
+        };
+        session.watchdog.set(None);
+        match theirs {
+            Some(h) if h.protocol >= PROTOCOL => {
+                session.hello = h;
+                Ok(session)
+            }
+            Some(h) => {
+                let err = TransportError::NotInstalled(format!(
+                    "its mesh {} speaks protocol {}, older than {PROTOCOL}",
+                    h.version, h.protocol
+                ));
+                session.quit();
+                Err(err)
+            }
+            None => Err(session.broken()),
+        }
+    }
+
+    /// Skips what a login shell printed up to the greeting line; false when the process ended
+    /// (or printed too much) first.
+    fn greeting(&mut self) -> bool {
+        let mut seen = 0;
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match (&mut self.output)
+                .take((MAX_BANNER - seen.min(MAX_BANNER)) as u64 + 1)
+                .read_until(b'\n', &mut line)
+            {
+                Ok(0) | Err(_) => return false,
+                Ok(n) => seen += n,
+            }
+            if line == frame::GREETING {
+                return true;
+            }
+            if seen > MAX_BANNER {
+                return false;
+            }
+        }
+    }
+
+    /// What the node holds.
+    pub fn have(&mut self) -> Result<Have, TransportError> {
+        let answer = self.request(Kind::Have, &[], SHORT)?;
+        serde_json::from_slice(&answer).map_err(|e| {
+            TransportError::Failed(format!(
+                "its answer to `have` is not one this mesh reads ({e})"
+            ))
+        })
+    }
+
+    /// Streams artifacts and an envelope (the receive stream); the node's answer.
+    pub fn receive(&mut self, stream: &mut (dyn Read + Send)) -> Result<Answer, TransportError> {
+        self.watchdog.set(Some(LONG));
+        let Some(input) = self.input.as_mut() else {
+            return Err(self.broken());
+        };
+        let mut counted = Counted(input, 0);
+        let written = frame::write(&mut counted, Kind::Receive, &[])
+            .map_err(frame::StreamError::Write)
+            .and_then(|()| frame::write_stream(&mut counted, stream));
+        self.sent += counted.1;
+        match written {
+            Ok(_) => {}
+            Err(frame::StreamError::Read(e)) => {
+                // The local file failed: the node must never see a clean end. Killed first.
+                self.kill();
+                self.wait();
+                return Err(TransportError::Failed(format!(
+                    "could not read the data to send: {e}; check the local file being sent, then push again"
+                )));
+            }
+            Err(frame::StreamError::Write(_)) => return Err(self.broken()),
+        }
+        let answer = self.answer()?;
+        self.watchdog.set(None);
+        serde_json::from_slice::<Answer>(answer.trim_ascii()).map_err(|e| {
+            TransportError::Failed(format!(
+                "its answer to `receive` is not one this mesh reads ({e})"
+            ))
+        })
+    }
+
+    /// Makes the node apply what it holds: `Ok(None)` when it applied cleanly, `Ok(Some(why))`
+    /// when the apply ran and failed (its report says more).
+    pub fn apply(&mut self) -> Result<Option<String>, TransportError> {
+        let answer = self.request(Kind::Apply, &[], LONG)?;
+        let report: Report = serde_json::from_slice(&answer).map_err(|e| {
+            TransportError::Failed(format!(
+                "its answer to `apply` is not one this mesh reads ({e})"
+            ))
+        })?;
+        Ok((report.outcome != crate::node::Outcome::Applied)
+            .then(|| report.reason.unwrap_or_else(|| "the apply failed".into())))
+    }
+
+    /// The node's reports newer than `since`, as JSON lines.
+    pub fn reports(&mut self, since: u64) -> Result<Vec<u8>, TransportError> {
+        self.request(Kind::Report, since.to_string().as_bytes(), SHORT)
+    }
+
+    /// Whether the conversation can go on (the process runs, its input is open).
+    pub fn is_open(&self) -> bool {
+        self.input.is_some()
+            && self
+                .child
+                .lock()
+                .is_ok_and(|mut c| matches!(c.try_wait(), Ok(None)))
+    }
+
+    /// Ends the conversation: the node exits once it reads `Quit` (or the end of its input).
+    pub fn quit(mut self) {
+        let _ = self.write(Kind::Quit, &[]).and_then(|()| self.flush());
+        self.input = None;
+        self.watchdog.set(Some(Duration::from_secs(10)));
+        self.wait();
+    }
+
+    fn request(
+        &mut self,
+        kind: Kind,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> Result<Vec<u8>, TransportError> {
+        self.watchdog.set(Some(timeout));
+        if self
+            .write(kind, payload)
+            .and_then(|()| self.flush())
+            .is_err()
+        {
+            return Err(self.broken());
+        }
+        let answer = self.answer();
+        self.watchdog.set(None);
+        answer
+    }
+
+    /// The node's answer frame; an error frame as the error it names.
+    fn answer(&mut self) -> Result<Vec<u8>, TransportError> {
+        if self.flush().is_err() {
+            return Err(self.broken());
+        }
+        match frame::read(&mut self.output) {
+            Ok((Kind::Answer, payload)) => Ok(payload),
+            Ok((Kind::Error, payload)) => {
+                #[derive(serde::Deserialize)]
+                struct Said {
+                    error: String,
+                    message: String,
+                }
+                match serde_json::from_slice::<Said>(&payload) {
+                    // Its lock was held for longer than it waits: not reached this run (nothing
+                    // changed there), which the next run retries.
+                    Ok(s) if s.error == "busy" => Err(TransportError::Unreachable(s.message)),
+                    Ok(s) => Err(TransportError::Failed(format!(
+                        "the node's mesh: {}",
+                        s.message
+                    ))),
+                    Err(_) => Err(TransportError::Failed(
+                        "the node answered an error that is not JSON".into(),
+                    )),
+                }
+            }
+            Ok((kind, _)) => {
+                self.kill();
+                Err(TransportError::Failed(format!(
+                    "the node answered a {kind:?} frame: not a mesh session"
+                )))
+            }
+            Err(FrameError::Garbage(why)) => {
+                self.kill();
+                Err(TransportError::Failed(format!(
+                    "the node's answer is not a mesh session frame: {why}"
+                )))
+            }
+            Err(_) => Err(self.broken()),
+        }
+    }
+
+    fn write(&mut self, kind: Kind, payload: &[u8]) -> std::io::Result<()> {
+        self.sent += 5 + payload.len() as u64;
+        match self.input.as_mut() {
+            Some(input) => frame::write(input, kind, payload),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.input.as_mut() {
+            Some(input) => input.flush(),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn kill(&mut self) {
+        if let Ok(mut c) = self.child.lock() {
+            let _ = c.kill();
+        }
+    }
+
+    /// The conversation broke: wait for the process, and say what its end means.
+    fn broken(&mut self) -> TransportError {
+        self.watchdog.set(Some(Duration::from_secs(10)));
+        let status = self.wait();
+        let fired = self.watchdog.fired();
+        let stderr = self
+            .stderr
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default();
+        let stderr = String::from_utf8_lossy(&stderr);
+        if fired {
+            return (self.ended)(None, &stderr);
+        }
+        (self.ended)(status, &stderr)
+    }
+
+    /// Waits for the process to exit (the watchdog kills it at the deadline set).
+    fn wait(&mut self) -> Option<ExitStatus> {
+        let status = loop {
+            let polled = match self.child.lock() {
+                Ok(mut c) => c.try_wait(),
+                Err(_) => break None,
+            };
+            match polled {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) => thread::sleep(Duration::from_millis(2)),
+                Err(_) => break None,
+            }
+        };
+        if let Ok(mut s) = self.watchdog.state.lock() {
+            s.done = true;
+            self.watchdog.wake.notify_one();
+        }
+        status
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // A session dropped without `quit` (a panic, an early return): never leave the process.
+        let running = self
+            .child
+            .lock()
+            .map(|mut c| matches!(c.try_wait(), Ok(None)))
+            .unwrap_or(false);
+        if running {
+            self.kill();
+            self.wait();
+        }
+        if let Ok(mut s) = self.watchdog.state.lock() {
+            s.done = true;
+            self.watchdog.wake.notify_one();
+        }
+    }
+}
+
+/// A writer that counts what passes.
+struct Counted<'a, W>(&'a mut W, u64);
+
+impl<W: Write> Write for Counted<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.0.write(buf)?;
+        self.1 += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// The last 64 KiB of a pipe, read until it ends.
+fn tail(mut pipe: impl Read) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        match pipe.read(&mut buf) {
+            Ok(0) | Err(_) => return out,
+            Ok(n) => {
+                out.extend_from_slice(&buf[..n]);
+                if out.len() > 64 * 1024 {
+                    out.drain(..out.len() - 64 * 1024);
+                }
+            }
+        }
+    }
+}

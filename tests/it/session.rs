@@ -1,0 +1,202 @@
+//! `mesh node session`: one remote process per node per run. A conversation cut at any frame
+//! boundary leaves the node's declaration whole and the controller's record truthful; a node
+//! whose mesh predates sessions is upgraded; what a login shell prints is skipped; a node that
+//! answers garbage is a failure, and nothing is recorded.
+
+use crate::common::TestMesh;
+use crate::push::{one_ssh_node, preinstall, push};
+use crate::sshd::SshNode;
+use serde_json::Value;
+use std::path::Path;
+
+/// Puts `script` at ROOT/bin/mesh (`REAL` in it is the mesh under test).
+fn node_program(n: &SshNode, script: &str) {
+    let bin = n.root.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    let real = assert_cmd::cargo::cargo_bin("mesh");
+    let path = bin.join("mesh");
+    let _ = std::fs::remove_file(&path);
+    std::fs::write(&path, script.replace("REAL", &real.display().to_string())).expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// `cp -a`: symlinks (a module's `current`) stay symlinks.
+fn copy_all(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    let ok = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("cp");
+    assert!(ok.success());
+}
+
+/// Where each frame the controller wrote ends: kind byte, u32 length, payload.
+fn frame_ends(trace: &[u8]) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut at = 0;
+    while at + 5 <= trace.len() {
+        let len = u32::from_be_bytes(trace[at + 1..at + 5].try_into().expect("4 bytes")) as usize;
+        at += 5 + len;
+        ends.push(at);
+    }
+    assert_eq!(at, trace.len(), "the trace is whole frames");
+    ends
+}
+
+#[test]
+fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_truthful() {
+    let t = crate::common::example();
+    let n = SshNode::start(t.dir(), "ace");
+    let (cut, trace) = (t.path("cut"), t.path("trace"));
+    // The node's mesh, behind a cut: only the first N bytes the controller sends reach it
+    // (dd passes each read on at once; GNU head -c holds them back).
+    node_program(
+        &n,
+        &format!(
+            "#!/bin/sh\nif [ -s {cut} ]; then dd bs=65536 iflag=count_bytes count=\"$(cat {cut})\" status=none | REAL \"$@\"; else tee {trace} | REAL \"$@\"; fi\n",
+            cut = cut.display(),
+            trace = trace.display()
+        ),
+    );
+    one_ssh_node(&t, &n, &n.client_options());
+    t.ok(&["build", "--behind", "-q"]);
+    assert_eq!(push(&t, &[]).0[0]["outcome"], "sent");
+    let old: Value =
+        serde_json::from_slice(&std::fs::read(n.root.join("declaration.json")).expect("held"))
+            .expect("json");
+    t.edit_and_commit(
+        "platform",
+        "go/services/resolver/mesh-module.toml",
+        "build    = '",
+        "build    = 'head -c 600000 /dev/urandom > \"$MESH_OUT/blob\"; ",
+        "bigger",
+    );
+    t.ok(&["build", "--behind", "-q"]);
+    let (saved_node, saved_store) = (t.path("saved-root"), t.path("saved-mesh"));
+    copy_all(&n.root, &saved_node);
+    copy_all(&t.path(".mesh"), &saved_store);
+    // One whole push, traced, says where the frames of this conversation end.
+    let (r, code) = push(&t, &[]);
+    assert_eq!((code, &r[0]["outcome"]), (0, &Value::from("sent")), "{r:?}");
+    let new = r[0]["digest"].as_str().expect("digest").to_string();
+    let ends = frame_ends(&std::fs::read(&trace).expect("trace"));
+    assert!(
+        ends.len() >= 7,
+        "hello, have, receive, data…, end, apply, quit: {ends:?}"
+    );
+
+    let mut cuts: Vec<usize> = ends.iter().flat_map(|&e| [e, e + 3]).collect();
+    cuts.insert(0, 0);
+    for at in cuts {
+        copy_all(&saved_node, &n.root);
+        copy_all(&saved_store, &t.path(".mesh"));
+        std::fs::write(&cut, at.to_string()).expect("write");
+        let (r, _) = push(&t, &[]);
+        let held: Value =
+            serde_json::from_slice(&std::fs::read(n.root.join("declaration.json")).expect("held"))
+                .unwrap_or_else(|e| panic!("cut at {at}: the declaration is not whole: {e}"));
+        let outcome = r[0]["outcome"].as_str().expect("outcome").to_string();
+        let state = t.json(&["status"])["nodes"][0]["state"].clone();
+        if outcome == "sent" {
+            // Recorded as sent only when the node holds it.
+            assert_eq!(held["digest"], new.as_str(), "cut at {at}: {r:?}");
+            assert_eq!(state, "outstanding", "cut at {at}");
+        } else {
+            assert!(
+                held["digest"] == old["digest"] || held["digest"] == new.as_str(),
+                "cut at {at}: {held}"
+            );
+            assert_eq!(state, "out of date", "cut at {at}: {r:?}");
+        }
+    }
+    // Whole again: the next push converges.
+    std::fs::remove_file(&cut).expect("rm");
+    let (r, code) = push(&t, &[]);
+    assert_eq!(code, 0, "{r:?}");
+    t.ok(&["collect", "-q"]);
+    assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
+}
+
+#[test]
+fn a_node_mesh_from_before_sessions_is_upgraded() {
+    let t = crate::common::example();
+    let n = SshNode::start(t.dir(), "ace");
+    // What an older mesh says to a verb it does not know (clap's words, exit 2).
+    node_program(
+        &n,
+        "#!/bin/sh\necho \"error: unrecognized subcommand 'session'\" >&2\nexit 2\n",
+    );
+    one_ssh_node(&t, &n, &n.client_options());
+    t.ok(&["build", "--behind", "-q"]);
+    let (r, code) = push(&t, &[]);
+    assert_eq!(code, 0, "{r:?}");
+    assert_eq!(r[0]["outcome"], "sent", "{r:?}");
+    assert_eq!(r[0]["installed"], true, "{r:?}");
+    let installed = std::fs::metadata(n.root.join("bin/mesh"))
+        .expect("bin")
+        .len();
+    let real = std::fs::metadata(assert_cmd::cargo::cargo_bin("mesh"))
+        .expect("mesh")
+        .len();
+    assert_eq!(installed, real, "the node runs this mesh now");
+    // The next run opens one session and installs nothing.
+    t.ok(&["collect", "-q"]);
+    assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
+}
+
+#[test]
+fn what_a_login_shell_prints_is_skipped() {
+    let t = crate::common::example();
+    let n = SshNode::start(t.dir(), "ace");
+    node_program(
+        &n,
+        "#!/bin/sh\necho 'Welcome to ace!'\necho\nexec REAL \"$@\"\n",
+    );
+    one_ssh_node(&t, &n, &n.client_options());
+    t.ok(&["build", "--behind", "-q"]);
+    let (r, code) = push(&t, &[]);
+    assert_eq!((code, &r[0]["outcome"]), (0, &Value::from("sent")), "{r:?}");
+    t.ok(&["collect", "-q"]);
+    assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
+}
+
+#[test]
+fn a_node_answering_garbage_is_a_failure_and_nothing_is_recorded() {
+    let t = crate::common::example();
+    let n = SshNode::start(t.dir(), "ace");
+    preinstall(&n);
+    node_program(
+        &n,
+        "#!/bin/sh\nprintf 'mesh-session\\nZ\\377\\377\\377\\377garbage'\ncat >/dev/null\n",
+    );
+    one_ssh_node(&t, &n, &n.client_options());
+    t.ok(&["build", "--behind", "-q"]);
+    let (r, code) = push(&t, &[]);
+    assert_eq!(code, 3, "{r:?}");
+    assert_eq!(r[0]["outcome"], "failed", "{r:?}");
+    assert_eq!(t.json(&["status"])["nodes"][0]["state"], "never told");
+    assert!(!n.root.join("declaration.json").exists());
+}
+
+/// A garbage frame sent to `mesh node session` is refused, said, and ends the session; the
+/// root is untouched.
+#[test]
+fn mesh_node_session_refuses_a_garbage_frame() {
+    let t = TestMesh::new();
+    let root = t.path("root");
+    let out = t
+        .mesh(&["node", "session", "--root", root.to_str().expect("utf-8")])
+        .write_stdin("GET / HTTP/1.1\r\n\r\n")
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a mesh session frame"), "{err}");
+    assert!(out.stdout.starts_with(b"mesh-session\n"));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("\"error\":\"frame\""), "{said}");
+    assert!(!root.join("declaration.json").exists());
+}
