@@ -145,6 +145,9 @@ _mesh() {
             mesh__subcmd__help__subcmd__node,report)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__report"
                 ;;
+            mesh__subcmd__help__subcmd__node,serve)
+                cmd="mesh__subcmd__help__subcmd__node__subcmd__serve"
+                ;;
             mesh__subcmd__help__subcmd__node,session)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__session"
                 ;;
@@ -175,6 +178,9 @@ _mesh() {
             mesh__subcmd__node,report)
                 cmd="mesh__subcmd__node__subcmd__report"
                 ;;
+            mesh__subcmd__node,serve)
+                cmd="mesh__subcmd__node__subcmd__serve"
+                ;;
             mesh__subcmd__node,session)
                 cmd="mesh__subcmd__node__subcmd__session"
                 ;;
@@ -204,6 +210,9 @@ _mesh() {
                 ;;
             mesh__subcmd__node__subcmd__help,report)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__report"
+                ;;
+            mesh__subcmd__node__subcmd__help,serve)
+                cmd="mesh__subcmd__node__subcmd__help__subcmd__serve"
                 ;;
             mesh__subcmd__node__subcmd__help,session)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__session"
@@ -700,7 +709,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node)
-            opts="list have receive apply report session show install forget"
+            opts="list have receive apply report session serve show install forget"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -798,6 +807,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node__subcmd__report)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__node__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -966,7 +989,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help list have receive apply report session show install forget help"
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help list have receive apply report session serve show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1078,7 +1101,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__help)
-            opts="list have receive apply report session show install forget help"
+            opts="list have receive apply report session serve show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1190,6 +1213,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__help__subcmd__report)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__node__subcmd__help__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1347,14 +1384,52 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        mesh__subcmd__node__subcmd__session)
-            opts="-C -q -v -h --root --state --json --quiet --verbose --color --help"
+        mesh__subcmd__node__subcmd__serve)
+            opts="-C -q -v -h --root --idle --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__node__subcmd__session)
+            opts="-C -q -v -h --root --linger --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --linger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -240,25 +240,26 @@ complete -c mesh -n "__fish_mesh_using_subcommand graph" -l json -d 'Machine-rea
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -l json -d 'Machine-readable output on every reading verb'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -s q -l quiet -d 'Say less: only errors and what needs a person'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -s v -l verbose -d 'Say more (repeat for even more)'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -f -a "list" -d 'List the nodes: transport, where, tags and state'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -f -a "session" -d 'Serve the whole node protocol over one conversation on stdin/stdout (framed, versioned)'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -f -a "forget" -d 'Drop the records of a node removed from mesh.toml'
-complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session show install forget help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -f -a "list" -d 'List the nodes: transport, where, tags and state'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -f -a "have" -d 'Print what this node holds: artifacts, the declaration in force, what was last applied'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -f -a "receive" -d 'Receive artifacts and a declaration on stdin; answer the digest now held'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -f -a "session" -d 'Serve the whole node protocol over one conversation on stdin/stdout (framed, versioned)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -f -a "serve" -d 'Answer sessions on ROOT/.session.sock until none came for `--idle` seconds'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -f -a "forget" -d 'Drop the records of a node removed from mesh.toml'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list have receive apply report session serve show install forget help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
@@ -310,6 +311,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcomma
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -l root -d 'The node\'s root directory' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -l linger -d 'Afterwards, keep answering sessions on ROOT/.session.sock until none came for SECS (`mesh node serve`): what the controller asks for with `[ssh] persist`' -r
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
@@ -319,6 +321,17 @@ complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcomma
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -l root -d 'The node\'s root directory' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -l idle -d 'Seconds without a session after which it exits' -r
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -l json -d 'Machine-readable output on every reading verb'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -s q -l quiet -d 'Say less: only errors and what needs a person'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'
@@ -352,6 +365,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcomma
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "session" -d 'Serve the whole node protocol over one conversation on stdin/stdout (framed, versioned)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Answer sessions on ROOT/.session.sock until none came for `--idle` seconds'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Drop the records of a node removed from mesh.toml'
@@ -380,6 +394,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcomma
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "apply" -d 'Apply the declaration in force: unpack, switch, activate, read back, and report'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "report" -d 'Print the reports newer than `--since`, one JSON object per line'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "session" -d 'Serve the whole node protocol over one conversation on stdin/stdout (framed, versioned)'
+complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "serve" -d 'Answer sessions on ROOT/.session.sock until none came for `--idle` seconds'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "show" -d 'Everything known about one node: its declaration (modules and builds), what it was last sent, what it applied, its last report, host version and failure streak'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "install" -d 'Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply'
 complete -c mesh -n "__fish_mesh_using_subcommand help; and __fish_seen_subcommand_from node" -f -a "forget" -d 'Drop the records of a node removed from mesh.toml'

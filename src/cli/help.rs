@@ -268,6 +268,13 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "node serve",
+        &[(
+            "mesh node serve --root /var/lib/mesh --idle 300",
+            "answer sessions on /var/lib/mesh/.session.sock until none came for 5 minutes",
+        )],
+    ),
+    (
         "completions",
         &[
             (
@@ -294,7 +301,7 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
 
 /// The node-side commands: run by mesh on a node, not by people. Hidden from `mesh node --help`,
 /// documented in their own man pages and named under `mesh node --help`.
-pub const PLUMBING: &[&str] = &["have", "receive", "apply", "report", "session"];
+pub const PLUMBING: &[&str] = &["have", "receive", "apply", "report", "session", "serve"];
 
 /// The examples of the verb at `path` (`"node show"`).
 pub fn examples(path: &str) -> Option<&'static [(&'static str, &'static str)]> {

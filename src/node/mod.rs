@@ -24,6 +24,7 @@ pub mod frame;
 mod have;
 mod journal;
 mod receive;
+mod serve;
 mod session;
 
 #[cfg(test)]
@@ -47,6 +48,7 @@ pub use apply::{ACTIVATE_TIMEOUT, ApplyOptions, KEEP_VERSIONS, apply, apply_with
 pub use have::{Have, have};
 pub use journal::{JOURNAL_LIMIT, Outcome, Report, ResourceOutcome, ResourceReport, reports_since};
 pub use receive::{MAX_DECLARATION, Received, receive};
+pub use serve::{linger, serve, socket_path};
 pub use session::{Hello, SESSION_SINCE, session};
 
 /// The node protocol's version: `have` and a session's hello say it, so a controller can tell

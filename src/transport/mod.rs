@@ -132,7 +132,10 @@ impl<'m> Sessions<'m> {
 
     /// The node's session: the one kept from an earlier step, or a new one.
     pub fn take(&self, node: &str) -> Result<Taken, TransportError> {
-        if let Some(session) = self.open.lock().ok().and_then(|mut o| o.remove(node)) {
+        // A kept one whose process ended meanwhile is replaced by a new one.
+        if let Some(session) = self.open.lock().ok().and_then(|mut o| o.remove(node))
+            && session.is_open()
+        {
             return Ok(Taken {
                 session,
                 installed: false,

@@ -10,7 +10,8 @@ use super::{Answer, TransportError};
 use crate::node::frame::{self, FrameError, Kind};
 use crate::node::{Have, Hello, PROTOCOL, Report};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::os::unix::net::UnixStream;
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -37,10 +38,10 @@ pub fn piped(command: &mut Command) -> &mut Command {
 
 /// One open conversation with a node.
 pub struct Session {
-    child: Arc<Mutex<Child>>,
+    peer: Arc<Mutex<Peer>>,
     /// `None` once closed (the node reads the end of its input).
-    input: Option<BufWriter<ChildStdin>>,
-    output: BufReader<ChildStdout>,
+    input: Option<BufWriter<Box<dyn Write + Send>>>,
+    output: BufReader<Box<dyn Read + Send>>,
     stderr: Option<thread::JoinHandle<Vec<u8>>>,
     watchdog: Arc<Watchdog>,
     ended: Ended,
@@ -48,6 +49,40 @@ pub struct Session {
     pub hello: Hello,
     /// Bytes written to the node so far.
     pub sent: u64,
+}
+
+/// What the conversation is with: a process (ssh, or this binary for a local node), or a
+/// socket (a lingering session reached through a kept ssh connection).
+enum Peer {
+    Process(Child),
+    Socket(UnixStream),
+}
+
+impl Peer {
+    /// Ends it now: the process is killed, the socket shut.
+    fn kill(&mut self) {
+        match self {
+            Peer::Process(c) => {
+                let _ = c.kill();
+            }
+            Peer::Socket(s) => {
+                let _ = s.shutdown(std::net::Shutdown::Both);
+            }
+        }
+    }
+
+    /// `None` while the process runs; its exit status once it ended (`Some(None)`: none to
+    /// read, as for a socket).
+    fn ended(&mut self) -> Option<Option<ExitStatus>> {
+        match self {
+            Peer::Process(c) => match c.try_wait() {
+                Ok(None) => None,
+                Ok(Some(status)) => Some(Some(status)),
+                Err(_) => Some(None),
+            },
+            Peer::Socket(_) => Some(None),
+        }
+    }
 }
 
 /// Kills the process when the current request's deadline passes.
@@ -74,7 +109,7 @@ impl Watchdog {
         self.state.lock().map(|s| s.fired).unwrap_or(false)
     }
 
-    fn watch(&self, child: &Mutex<Child>) {
+    fn watch(&self, peer: &Mutex<Peer>) {
         let Ok(mut s) = self.state.lock() else { return };
         loop {
             if s.done {
@@ -84,8 +119,8 @@ impl Watchdog {
                 Some(d) if Instant::now() >= d => {
                     s.fired = true;
                     s.deadline = None;
-                    if let Ok(mut c) = child.lock() {
-                        let _ = c.kill();
+                    if let Ok(mut p) = peer.lock() {
+                        p.kill();
                     }
                 }
                 Some(d) => {
@@ -119,7 +154,41 @@ impl Session {
             return Err(TransportError::Failed("its pipes could not be made".into()));
         };
         let stderr = thread::spawn(move || tail(err));
-        let child = Arc::new(Mutex::new(child));
+        Session::begin(
+            Peer::Process(child),
+            Box::new(input),
+            Box::new(output),
+            Some(stderr),
+            ended,
+        )
+    }
+
+    /// A session over `stream`, a connected socket whose other end serves sessions (a
+    /// lingering one, `mesh node serve`); greeted as [`start`](Self::start) is.
+    pub fn over_socket(stream: UnixStream, ended: Ended) -> Result<Session, TransportError> {
+        let clones = (stream.try_clone(), stream.try_clone());
+        let (Ok(input), Ok(output)) = clones else {
+            return Err(TransportError::Failed(
+                "the socket could not be used".into(),
+            ));
+        };
+        Session::begin(
+            Peer::Socket(stream),
+            Box::new(input),
+            Box::new(output),
+            None,
+            ended,
+        )
+    }
+
+    fn begin(
+        peer: Peer,
+        input: Box<dyn Write + Send>,
+        output: Box<dyn Read + Send>,
+        stderr: Option<thread::JoinHandle<Vec<u8>>>,
+        ended: Ended,
+    ) -> Result<Session, TransportError> {
+        let peer = Arc::new(Mutex::new(peer));
         let watchdog = Arc::new(Watchdog {
             state: Mutex::new(WatchState {
                 deadline: None,
@@ -129,14 +198,14 @@ impl Session {
             wake: Condvar::new(),
         });
         {
-            let (watchdog, child) = (watchdog.clone(), child.clone());
-            thread::spawn(move || watchdog.watch(&child));
+            let (watchdog, peer) = (watchdog.clone(), peer.clone());
+            thread::spawn(move || watchdog.watch(&peer));
         }
         let mut session = Session {
-            child,
+            peer,
             input: Some(BufWriter::with_capacity(frame::DATA_CHUNK + 64, input)),
             output: BufReader::new(output),
-            stderr: Some(stderr),
+            stderr,
             watchdog,
             ended,
             hello: Hello {
@@ -266,10 +335,10 @@ impl Session {
     /// Whether the conversation can go on (the process runs, its input is open).
     pub fn is_open(&self) -> bool {
         self.input.is_some()
-            && self
-                .child
-                .lock()
-                .is_ok_and(|mut c| matches!(c.try_wait(), Ok(None)))
+            && self.peer.lock().is_ok_and(|mut p| match &mut *p {
+                Peer::Process(c) => matches!(c.try_wait(), Ok(None)),
+                Peer::Socket(_) => true,
+            })
     }
 
     /// Ends the conversation: the node exits once it reads `Quit` (or the end of its input).
@@ -357,8 +426,8 @@ impl Session {
     }
 
     fn kill(&mut self) {
-        if let Ok(mut c) = self.child.lock() {
-            let _ = c.kill();
+        if let Ok(mut p) = self.peer.lock() {
+            p.kill();
         }
     }
 
@@ -382,14 +451,13 @@ impl Session {
     /// Waits for the process to exit (the watchdog kills it at the deadline set).
     fn wait(&mut self) -> Option<ExitStatus> {
         let status = loop {
-            let polled = match self.child.lock() {
-                Ok(mut c) => c.try_wait(),
+            let ended = match self.peer.lock() {
+                Ok(mut p) => p.ended(),
                 Err(_) => break None,
             };
-            match polled {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) => thread::sleep(Duration::from_millis(2)),
-                Err(_) => break None,
+            match ended {
+                Some(status) => break status,
+                None => thread::sleep(Duration::from_millis(2)),
             }
         };
         if let Ok(mut s) = self.watchdog.state.lock() {
@@ -404,9 +472,9 @@ impl Drop for Session {
     fn drop(&mut self) {
         // A session dropped without `quit` (a panic, an early return): never leave the process.
         let running = self
-            .child
+            .peer
             .lock()
-            .map(|mut c| matches!(c.try_wait(), Ok(None)))
+            .map(|mut p| p.ended().is_none())
             .unwrap_or(false);
         if running {
             self.kill();

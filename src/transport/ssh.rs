@@ -365,6 +365,25 @@ impl SshSession {
         Ok(command)
     }
 
+    /// Asks the control master to forward the local socket `local` to the node's socket
+    /// `remote` for as long as it lives (`ssh -O forward -L local:remote`); whether it did.
+    pub fn forward(&self, local: &Path, remote: &str) -> bool {
+        let _ = std::fs::remove_file(local);
+        let mut spec = local.as_os_str().to_owned();
+        spec.push(":");
+        spec.push(remote);
+        self.command()
+            .args(["-O", "forward", "-L"])
+            .arg(spec)
+            .arg("--")
+            .arg(&self.address)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
     /// What ssh's exit 255 with this stderr means.
     pub fn failure(&self, stderr: &str) -> SshError {
         classify(&self.address, stderr)

@@ -13,6 +13,10 @@ pub struct SshNode {
     session: SshSession,
     /// Leave the connection open for the next run (`[ssh] persist`).
     persist: bool,
+    /// With `[ssh] persist`: how long the node's session lingers after a run, and the local
+    /// socket the kept connection forwards to it (`ROOT/.session.sock`), so that the next runs
+    /// start no remote command, and no login shell, at all.
+    linger: Option<(std::time::Duration, std::path::PathBuf)>,
     root: String,
     program: String,
 }
@@ -28,7 +32,13 @@ impl SshNode {
         if let Some(persist) = mesh.ssh.persist {
             session = session.with_persist(persist);
         }
+        let absolute = node.root.starts_with('/');
+        let linger = mesh.ssh.persist.filter(|_| absolute).map(|p| {
+            let id = blake3::hash(format!("{}\0{}", address, node.root).as_bytes()).to_hex();
+            (p, control_dir.join(format!("{}.s", &id[..16])))
+        });
         SshNode {
+            linger,
             persist: mesh.ssh.persist.is_some(),
             session,
             program: format!("{}/bin/mesh", node.root.trim_end_matches('/')),
@@ -89,22 +99,45 @@ fn ssh_error(e: SshError) -> TransportError {
 
 impl Transport for SshNode {
     fn open(&self) -> Result<Session, TransportError> {
-        let argv = [
+        // A lingering session, through the kept connection: no remote command started.
+        if let Some((_, local)) = &self.linger
+            && let Ok(stream) = std::os::unix::net::UnixStream::connect(local)
+        {
+            let broke = |_: Option<std::process::ExitStatus>, _: &str| {
+                TransportError::Failed("the connection to the node's session broke".into())
+            };
+            if let Ok(session) = Session::over_socket(stream, Box::new(broke)) {
+                return Ok(session);
+            }
+        }
+        let linger = self
+            .linger
+            .as_ref()
+            .map(|(d, _)| d.as_secs().max(1).to_string());
+        let mut argv = vec![
             self.program.as_str(),
             "node",
             "session",
             "--root",
             self.root.as_str(),
         ];
+        if let Some(secs) = &linger {
+            argv.extend(["--linger", secs.as_str()]);
+        }
         let mut command = self.session.command_for(&argv).map_err(ssh_error)?;
         let child = super::session::piped(&mut command)
             .spawn()
             .map_err(|e| ssh_error(self.session.spawn_error(e)))?;
         let (ssh, program) = (self.session.clone(), self.program.clone());
-        Session::start(
+        let session = Session::start(
             child,
             Box::new(move |status, stderr| failure(&ssh, &program, status, stderr)),
-        )
+        )?;
+        if let Some((_, local)) = &self.linger {
+            let remote = crate::node::socket_path(std::path::Path::new(&self.root));
+            self.session.forward(local, &remote.to_string_lossy());
+        }
+        Ok(session)
     }
 
     fn install(&self) -> Result<(), TransportError> {

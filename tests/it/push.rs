@@ -418,15 +418,39 @@ fn a_push_killed_mid_transfer_leaves_a_whole_declaration_and_the_next_push_conve
 fn with_ssh_persist_the_next_run_reuses_the_connection() {
     let t = example();
     let n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
     one_ssh_node(&t, &n, &n.client_options());
     t.edit(
         "mesh.toml",
         "[node.ace]",
         "[ssh]\npersist = \"1m\"\n\n[node.ace]",
     );
+    // The node's mesh counts the remote commands that start it.
+    let runs = t.path("runs");
+    let bin = n.root.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    // Never written through: preinstall's link points at the mesh under test.
+    let _ = std::fs::remove_file(bin.join("mesh"));
+    std::fs::write(
+        bin.join("mesh"),
+        format!(
+            "#!/bin/sh\necho run >> {}\nexec {} \"$@\"\n",
+            runs.display(),
+            assert_cmd::cargo::cargo_bin("mesh").display()
+        ),
+    )
+    .expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("mesh"), std::fs::Permissions::from_mode(0o755))
+        .expect("chmod");
+    let started = || {
+        std::fs::read_to_string(&runs)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
     t.ok(&["build", "--behind", "-q"]);
     t.ok(&["push", "-q"]);
+    assert_eq!(started(), 1, "one session for the push");
     let accepted = |n: &SshNode| n.log().matches("Accepted publickey").count();
     let after_push = accepted(&n);
     t.ok(&["collect", "-q"]);
@@ -437,5 +461,19 @@ fn with_ssh_persist_the_next_run_reuses_the_connection() {
         "a later run made a new connection:\n{}",
         n.log()
     );
+    // The session lingered on the node, reached through the kept connection's forwarded
+    // socket: no remote command, no login shell.
+    assert_eq!(started(), 1, "a later run started mesh on the node again");
     assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
+    // A node whose mesh is replaced (an upgrade) stops answering from the old binary: the next
+    // run starts the new one.
+    let mesh_bin = std::fs::read(assert_cmd::cargo::cargo_bin("mesh")).expect("read");
+    let fresh = bin.join("mesh.new");
+    std::fs::write(&fresh, &mesh_bin).expect("write");
+    std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::rename(&fresh, bin.join("mesh")).expect("rename");
+    t.ok(&["collect", "-q"]);
+    assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
+    // Cleaned up: the lingering session exits once its root's socket is gone with the test.
+    let _ = std::fs::remove_file(n.root.join(".session.sock"));
 }

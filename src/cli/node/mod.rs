@@ -1,6 +1,6 @@
 //! `mesh node …`: the nodes as people use them (`list`, `show`, `install`, `forget`), and the
 //! node half of the protocol, run on the machine over ssh or for a local directory (`have`,
-//! `receive`, `apply`, `report`, `session`: hidden from `mesh node --help`, see `cli::help`). Dispatch
+//! `receive`, `apply`, `report`, `session`, `serve`: hidden from `mesh node --help`, see `cli::help`). Dispatch
 //! only; the work is in `crate::node`.
 
 mod apply;
@@ -10,6 +10,7 @@ mod install;
 mod list;
 mod receive;
 mod report;
+mod serve;
 mod session;
 mod show;
 
@@ -34,6 +35,7 @@ enum Command {
     Apply(apply::Args),
     Report(report::Args),
     Session(session::Args),
+    Serve(serve::Args),
 }
 
 pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
@@ -47,5 +49,6 @@ pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
         Command::Apply(a) => apply::run(ui, a),
         Command::Report(a) => report::run(ui, a),
         Command::Session(a) => session::run(ui, a),
+        Command::Serve(a) => serve::run(ui, a),
     }
 }

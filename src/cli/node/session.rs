@@ -12,6 +12,10 @@ pub struct Args {
     /// The node's root directory.
     #[arg(long, value_name = "DIR")]
     root: PathBuf,
+    /// Afterwards, keep answering sessions on ROOT/.session.sock until none came for SECS
+    /// (`mesh node serve`): what the controller asks for with `[ssh] persist`.
+    #[arg(long, value_name = "SECS")]
+    linger: Option<u64>,
 }
 
 /// Runs `mesh node session` and returns its exit code.
@@ -20,5 +24,8 @@ pub fn run(_ui: &super::Ui, a: &Args) -> Result<i32> {
     let mut input = stdin.lock();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     crate::node::session(&a.root, &mut input, &mut out)?;
+    if let Some(secs) = a.linger {
+        crate::node::linger(&a.root, std::time::Duration::from_secs(secs));
+    }
     Ok(0)
 }
