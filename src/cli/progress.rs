@@ -93,3 +93,61 @@ impl Progress for BuildProgress {
         }
     }
 }
+
+/// Push progress: on a terminal, a spinner per node in flight saying what it does now
+/// (connecting, sending, applying), each replaced by its line when the node is done; plain
+/// lines otherwise. A slow node shows as the one spinner left.
+pub struct NodeProgress {
+    multi: Option<MultiProgress>,
+    bars: Mutex<HashMap<String, ProgressBar>>,
+}
+
+impl NodeProgress {
+    /// Spinners when stderr is a terminal (and not `-q`).
+    pub fn new(ui: &Ui) -> NodeProgress {
+        NodeProgress {
+            multi: (ui.interactive && !ui.quiet)
+                .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
+            bars: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// What `node` does now.
+    pub fn step(&self, node: &str, what: &str) {
+        let Some(multi) = &self.multi else { return };
+        let Ok(mut bars) = self.bars.lock() else {
+            return;
+        };
+        let bar = bars.entry(node.to_string()).or_insert_with(|| {
+            let bar = multi.add(ProgressBar::new_spinner());
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {prefix:.bold} {elapsed:>4} {wide_msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar.set_prefix(node.to_string());
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        bar.set_message(what.to_string());
+    }
+
+    /// `node` is done: its spinner goes; `line`, if any, is said (above the spinners left, or
+    /// by `say` when there are none).
+    pub fn done(&self, node: &str, line: Option<String>, say: impl FnOnce(String)) {
+        let bar = self.bars.lock().ok().and_then(|mut b| b.remove(node));
+        match (&self.multi, bar) {
+            (Some(multi), Some(bar)) => {
+                bar.finish_and_clear();
+                multi.remove(&bar);
+                if let Some(line) = line {
+                    let _ = multi.println(line);
+                }
+            }
+            _ => {
+                if let Some(line) = line {
+                    say(line);
+                }
+            }
+        }
+    }
+}

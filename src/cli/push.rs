@@ -1,6 +1,6 @@
 //! `mesh push`: send declarations to the nodes that are behind.
 
-use super::{Ctx, Ui, graph::short};
+use super::{Ctx, Ui, graph::short, progress::NodeProgress};
 use crate::Result;
 use crate::transport::push::{NodePush, Outcome, PushOptions, PushProgress};
 
@@ -25,13 +25,16 @@ pub struct Args {
     all: bool,
 }
 
-struct Lines<'a>(&'a Ui);
+struct Lines<'a>(&'a Ui, NodeProgress);
 
 impl PushProgress for Lines<'_> {
+    fn node_step(&self, node: &str, what: &str) {
+        self.1.step(node, what);
+    }
+
     fn node_done(&self, p: &NodePush) {
-        if !matches!(p.outcome, Outcome::Unchanged) {
-            self.0.status(line(p));
-        }
+        let said = (!matches!(p.outcome, Outcome::Unchanged)).then(|| line(p));
+        self.1.done(&p.node, said, |l| self.0.status(l));
     }
 }
 
@@ -108,7 +111,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         &ctx.mesh,
         &ctx.sources()?,
         &opts,
-        &Lines(ui),
+        &Lines(ui, NodeProgress::new(ui)),
         &crate::transport::Sessions::new(&ctx.mesh, 0)?,
     )?;
     super::run_hooks(ctx, ui, &events);

@@ -18,24 +18,27 @@ pub struct Args {
     jobs: Option<usize>,
 }
 
-struct Lines<'a>(&'a Ui);
+struct Lines<'a>(&'a Ui, super::progress::NodeProgress);
 
 impl PushProgress for Lines<'_> {
+    fn node_step(&self, node: &str, what: &str) {
+        self.1.step(node, what);
+    }
+
     fn node_done(&self, p: &NodePush) {
         let line = match &p.outcome {
-            Outcome::Sent { sequence, .. } => format!("{}: sent sequence {sequence}", p.node),
+            Outcome::Sent { sequence, .. } => Some(format!("{}: sent sequence {sequence}", p.node)),
             // Listed in the pass's summary of what needs a person, not per node.
-            Outcome::NotWorkedOut { .. } => return,
-            _ => match super::push::trouble_line(p) {
-                Some(line) => line,
-                None => return,
-            },
+            Outcome::NotWorkedOut { .. } => None,
+            _ => super::push::trouble_line(p),
         };
-        if self.0.interactive {
-            self.0.status(line);
-        } else {
-            self.0.detail(line);
-        }
+        self.1.done(&p.node, line, |line| {
+            if self.0.interactive {
+                self.0.status(line);
+            } else {
+                self.0.detail(line);
+            }
+        });
     }
 }
 
@@ -52,7 +55,13 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         ..ui.clone()
     };
     let progress = BuildProgress::new(&quiet_ui);
-    let s = crate::reconcile::reconcile(ctx.paths(), &ctx.mesh, jobs, &progress, &Lines(ui))?;
+    let s = crate::reconcile::reconcile(
+        ctx.paths(),
+        &ctx.mesh,
+        jobs,
+        &progress,
+        &Lines(ui, super::progress::NodeProgress::new(ui)),
+    )?;
     progress.clear();
     super::run_hooks(ctx, ui, &s.events);
     // What nothing needs any more goes, for a bounded time (the rest next pass).

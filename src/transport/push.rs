@@ -96,8 +96,10 @@ pub struct NodePush {
     pub outcome: Outcome,
 }
 
-/// Told as each node finishes.
+/// Told as each node goes, from the worker threads, and as each finishes.
 pub trait PushProgress: Sync {
+    /// What a node does now ("connecting", "sending 3.5 MiB", "applying").
+    fn node_step(&self, _node: &str, _what: &str) {}
     /// A node's outcome.
     fn node_done(&self, p: &NodePush);
 }
@@ -227,10 +229,17 @@ pub fn push(
         mesh.ssh.parallel,
         |work: Work, tx: &mpsc::Sender<Msg>| {
             let node = work.node.clone();
+            progress.node_step(&node, "connecting");
             let outcome = match sessions.take(&node) {
                 Ok(mut taken) => {
-                    let outcome =
-                        send_one(&mut taken.session, taken.installed, work, &outgoing, tx);
+                    let outcome = send_one(
+                        &mut taken.session,
+                        taken.installed,
+                        work,
+                        &outgoing,
+                        tx,
+                        progress,
+                    );
                     sessions.keep(&node, taken);
                     outcome
                 }
@@ -378,6 +387,7 @@ fn send_one(
     work: Work,
     outgoing: &Outgoing,
     tx: &mpsc::Sender<Msg>,
+    progress: &dyn PushProgress,
 ) -> Outcome {
     let Work {
         node,
@@ -461,6 +471,14 @@ fn send_one(
         }
     };
     let (bytes, wire_bytes) = (stream.artifact_bytes, stream.wire_bytes);
+    progress.node_step(
+        node,
+        &match sent_artifacts {
+            0 => "sending the declaration".to_string(),
+            1 => format!("sending 1 artifact, {wire_bytes} bytes"),
+            n => format!("sending {n} artifacts, {wire_bytes} bytes"),
+        },
+    );
     match session.receive(&mut stream) {
         Ok(Answer::Received {
             received,
@@ -476,6 +494,7 @@ fn send_one(
                 builds,
                 host: have.version.clone(),
             }));
+            progress.node_step(node, "applying");
             let apply_failed = match session.apply() {
                 Ok(failed) => failed,
                 Err(e) => Some(e.to_string()),
