@@ -28,6 +28,13 @@ pub const GREETING: &[u8] = b"mesh-session\n";
 /// The longest payload a frame may carry: a declaration envelope (16 MiB at most) and a little.
 pub const MAX_FRAME: u32 = 17 * 1024 * 1024;
 
+/// The most bytes of reports one `Report` answer carries (whole lines); when more were held,
+/// the answer ends with [`MORE`] and the controller asks again from the last one it got.
+pub const REPORT_PAGE: usize = 4 * 1024 * 1024;
+
+/// The last line of a `Report` answer that stopped short of the newest report.
+pub const MORE: &[u8] = b"{\"more\":true}\n";
+
 /// The most bytes of a receive stream one `Data` frame carries.
 pub const DATA_CHUNK: usize = 256 * 1024;
 
@@ -203,6 +210,7 @@ impl<'a, R: Read> Data<'a, R> {
             match self.read(&mut sink) {
                 Ok(0) => break,
                 Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => break,
             }
         }
@@ -241,7 +249,15 @@ impl<R: Read> Read for Data<'_, R> {
             return Ok(0);
         }
         let max = buf.len().min(self.left as usize);
-        let n = self.input.read(&mut buf[..max])?;
+        let n = match self.input.read(&mut buf[..max]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => return Err(e),
+            Err(e) => {
+                // Inside a frame: the conversation cannot be read on from here.
+                self.broken = Some(e.to_string());
+                return Err(e);
+            }
+        };
         if n == 0 {
             let why = "the conversation ended inside a frame".to_string();
             self.broken = Some(why.clone());

@@ -288,8 +288,8 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
 }
 
 /// Stores an artifact sent compressed: `length` bytes of one zstd frame that decompress to
-/// `size` bytes hashing to `digest`. Bytes that are not zstd, or decompress to another size,
-/// are refused; a stream that ends early is cut.
+/// `size` bytes hashing to `digest`. Bytes that are not that are refused; a stream that ends or
+/// fails while they are read is cut.
 fn put_compressed(
     store: &crate::build::artifact::ArtifactStore,
     digest: &str,
@@ -297,66 +297,82 @@ fn put_compressed(
     length: u64,
     input: &mut impl BufRead,
 ) -> Result<Result<u64, ArtifactError>, Stop> {
-    let bad = |e: &io::Error| {
-        refuse(format!(
-            "artifact {digest}: its compressed bytes are not what was sent ({e})"
-        ))
+    let what = format!("artifact {digest}");
+    let bad = |why: String| refuse(format!("{what}: {why}"));
+    // Whether the wire itself failed, as opposed to what came over it.
+    let wire_failed = std::cell::Cell::new(None::<io::Error>);
+    let cut = |e: io::Error| Stop::Cut(stream_failed(&what, &e));
+    let mut wire = Watched {
+        inner: Exact::new(input, length, "the stream ended early"),
+        failed: &wire_failed,
     };
-    let mut compressed = Exact::new(input, length, "the stream ended early");
-    let mut decoder = match zstd::stream::read::Decoder::new(&mut compressed) {
+    let mut decoder = match zstd::stream::read::Decoder::new(&mut wire) {
         Ok(d) => d.single_frame(),
-        Err(e) => {
-            return Err(Stop::Fail(NodeError::Cut {
-                reason: e.to_string(),
+        Err(source) => {
+            return Err(Stop::Fail(NodeError::Io {
+                what: "decompress into",
+                path: store.path(digest),
+                source,
             }));
         }
     };
     let stored = {
-        let mut exact = Exact::new(&mut decoder, size, "the compressed artifact ended early");
+        let mut exact = Exact::new(&mut decoder, size, "it decompresses to fewer bytes");
         store.put_verified(digest, &mut exact)
     };
-    match &stored {
-        Err(ArtifactError::Read { source }) => {
-            // The wire ended (cut), or the bytes are not zstd or too short (refused).
-            let wire_ended = source.kind() == io::ErrorKind::UnexpectedEof
-                && !source
-                    .to_string()
-                    .starts_with("the compressed artifact ended early");
-            return Err(if wire_ended {
-                Stop::Cut(stream_failed(&format!("artifact {digest}"), source))
-            } else {
-                bad(source)
-            });
-        }
-        Err(_) => return Ok(stored),
-        Ok(_) => {}
+    if let Err(ArtifactError::Read { source }) = &stored {
+        return Err(match wire_failed.take() {
+            Some(e) => cut(e),
+            None => bad(format!(
+                "its compressed bytes are not what was sent ({source})"
+            )),
+        });
+    }
+    if stored.is_err() {
+        return Ok(stored);
     }
     // The frame must end where the sender said: nothing more decompresses, nothing is left.
     let mut more = [0u8; 1];
-    match decoder.read(&mut more) {
+    let after = decoder.read(&mut more);
+    if let Some(e) = wire_failed.take() {
+        return Err(cut(e));
+    }
+    match after {
         Ok(0) => {}
         Ok(_) => {
-            return Err(refuse(format!(
-                "artifact {digest}: it decompresses to more than its {size} bytes"
+            return Err(bad(format!(
+                "it decompresses to more than its {size} bytes"
             )));
         }
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-            return Err(Stop::Cut(stream_failed(&format!("artifact {digest}"), &e)));
+        Err(e) => {
+            return Err(bad(format!(
+                "its compressed bytes are not what was sent ({e})"
+            )));
         }
-        Err(e) => return Err(bad(&e)),
     }
     if !decoder.finish().buffer().is_empty() {
-        return Err(refuse(format!(
-            "artifact {digest}: bytes after its compressed frame"
-        )));
+        return Err(bad("bytes after its compressed frame".into()));
     }
     let mut rest = Vec::new();
-    match compressed.read_to_end(&mut rest) {
+    match wire.read_to_end(&mut rest) {
         Ok(0) => Ok(stored),
-        Ok(_) => Err(refuse(format!(
-            "artifact {digest}: bytes after its compressed frame"
-        ))),
-        Err(e) => Err(Stop::Cut(stream_failed(&format!("artifact {digest}"), &e))),
+        Ok(_) => Err(bad("bytes after its compressed frame".into())),
+        Err(e) => Err(cut(e)),
+    }
+}
+
+/// A reader that remembers the error its source gave (the wire failing, not the data).
+struct Watched<'a, R> {
+    inner: R,
+    failed: &'a std::cell::Cell<Option<io::Error>>,
+}
+
+impl<R: Read> Read for Watched<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).inspect_err(|e| {
+            self.failed
+                .set(Some(io::Error::new(e.kind(), e.to_string())));
+        })
     }
 }
 

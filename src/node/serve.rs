@@ -27,7 +27,8 @@ pub fn socket_path(root: &Path) -> PathBuf {
 /// one already listening is left alone, else this binary is started, detached, as
 /// `mesh node serve`. Never fails the session it follows: a node without one is only slower.
 pub fn linger(root: &Path, idle: Duration) {
-    if UnixStream::connect(socket_path(root)).is_ok() {
+    let socket = socket_path(root);
+    if owned_by_me(&socket) && UnixStream::connect(&socket).is_ok() {
         return;
     }
     let Ok(exe) = std::env::current_exe() else {
@@ -42,16 +43,18 @@ pub fn linger(root: &Path, idle: Duration) {
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
-    // Its own session: the ssh session that started it ends without it.
+    // Its own process group: the ssh session that started it ends without it (there is no
+    // terminal to hang up).
     use std::os::unix::process::CommandExt;
-    // SAFETY: setsid is async-signal-safe and touches no memory of this process.
-    unsafe {
-        command.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
+    command.process_group(0);
     let _ = command.spawn();
+}
+
+/// Whether `path` exists and belongs to this user: nothing another user made is trusted.
+fn owned_by_me(path: &Path) -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    fs::symlink_metadata(path).is_ok_and(|m| m.uid() == me)
 }
 
 /// The identity of a file: (device, inode, modified), to notice a binary replaced.
@@ -66,6 +69,18 @@ fn identity(path: &Path) -> Option<(u64, u64, i64)> {
 /// root's session lock.
 pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
     fs::create_dir_all(root).map_err(NodeError::io("create", root))?;
+    // Where another user could put their own socket, sessions are not offered at all.
+    let shared = fs::metadata(root)
+        .map(|m| m.mode() & 0o022 != 0)
+        .unwrap_or(true);
+    if !owned_by_me(root) || shared {
+        return Err(NodeError::Refused {
+            reason: format!(
+                "{} is not this user's alone (owned by another user, or writable by group or others): no lingering session is offered there",
+                root.display()
+            ),
+        });
+    }
     let lock_path = root.join(".session.lock");
     let lock = OpenOptions::new()
         .create(true)
@@ -73,15 +88,22 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
         .write(true)
         .open(&lock_path)
         .map_err(NodeError::io("open the lock file", &lock_path))?;
-    if lock.try_lock().is_err() {
-        return Ok(());
+    // One that is ending (its binary replaced) lets go within its next look: waited for.
+    let asked = Instant::now();
+    while lock.try_lock().is_err() {
+        if asked.elapsed() > Duration::from_secs(2) {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
     let socket = socket_path(root);
     let _ = fs::remove_file(&socket);
-    // Only this user may connect: the socket is made with no permissions for others.
-    // SAFETY: umask only changes this process's file creation mask.
+    // Only this user may connect: the socket is made with no permissions for others. The mask
+    // is the whole process's, set and restored while it has one thread.
+    // SAFETY: umask has no preconditions and only changes this process's file creation mask.
     let old = unsafe { libc::umask(0o077) };
     let listener = UnixListener::bind(&socket);
+    // SAFETY: as above.
     unsafe { libc::umask(old) };
     let listener = listener.map_err(NodeError::io("listen on", &socket))?;
     let ours = identity(&socket);
@@ -128,6 +150,11 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
         let replaced = exe.as_deref().and_then(identity) != started_as || identity(&socket) != ours;
         let quiet = Duration::from_millis(start.elapsed().as_millis() as u64)
             .saturating_sub(Duration::from_millis(last.load(Ordering::SeqCst)));
+        // Asked to stop (SIGTERM, a shutdown): now, whatever is in progress (a session cut
+        // short is a cut stream to the node: nothing half-done stays in force).
+        if crate::process::stopped().is_some() {
+            break;
+        }
         if active.load(Ordering::SeqCst) == 0 && (replaced || quiet >= idle) {
             break;
         }

@@ -93,7 +93,7 @@ pub fn session(
                     return refuse_frame(output, "a report request without a sequence".into());
                 };
                 let mut lines = Vec::new();
-                let answer = super::reports_since(root, since, &mut lines).map(|_| lines);
+                let answer = super::reports_since(root, since, &mut lines).map(|_| page(lines));
                 reply(output, answer)?;
             }
             Kind::Quit => return Ok(()),
@@ -126,6 +126,26 @@ fn receive(
         Ok(_) | Err(NodeError::Refused { .. }) => send(output, Kind::Answer, &answer),
         Err(e) => reply(output, Err(e)),
     }
+}
+
+/// The first [`frame::REPORT_PAGE`] bytes of report lines (whole lines, at least one), and
+/// [`frame::MORE`] after them when some were left out.
+pub(super) fn page(mut lines: Vec<u8>) -> Vec<u8> {
+    if lines.len() <= frame::REPORT_PAGE {
+        return lines;
+    }
+    let mut end = 0;
+    for (i, b) in lines.iter().enumerate() {
+        if *b == b'\n' {
+            if i + 1 > frame::REPORT_PAGE && end > 0 {
+                break;
+            }
+            end = i + 1;
+        }
+    }
+    lines.truncate(end);
+    lines.extend_from_slice(frame::MORE);
+    lines
 }
 
 /// The answer to a request, or the error frame for its failure.

@@ -906,3 +906,49 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn a_refused_receive_is_answered_and_the_session_goes_on() {
+    use super::frame::{Kind, write};
+    let t = tempfile::tempdir().unwrap();
+    let art = artifact(&[("bin/run", "v1")]);
+    let env = envelope(vec![module("web", &art, None)], 1);
+    // The artifact's bytes do not match its digest: refused at once, the rest drained.
+    let mut body = stream(&[&art], &env.to_bytes());
+    let at = body.iter().position(|&b| b == b'\n').unwrap() + 10;
+    body[at] ^= 0xff;
+    let mut wire = Vec::new();
+    write(&mut wire, Kind::Receive, &[]).unwrap();
+    for chunk in body.chunks(100) {
+        write(&mut wire, Kind::Data, chunk).unwrap();
+    }
+    write(&mut wire, Kind::End, &[]).unwrap();
+    write(&mut wire, Kind::Have, &[]).unwrap();
+    let mut out = Vec::new();
+    session(t.path(), &mut &wire[..], &mut out).unwrap();
+    let got = answers(&out);
+    assert_eq!(got.len(), 3, "hello, the refusal, the have");
+    assert!(String::from_utf8_lossy(&got[1].1).contains("\"refused\""));
+    let have: Have = serde_json::from_slice(&got[2].1).unwrap();
+    assert!(have.declaration.is_none());
+}
+
+#[test]
+fn many_reports_come_in_pages_the_controller_asks_on_from() {
+    // Lines of a little over 1 MiB each: a 4 MiB page holds three, then says there are more.
+    let line = |seq: u64| {
+        let mut l = format!("{{\"report_sequence\":{seq},\"x\":\"").into_bytes();
+        l.resize(1024 * 1024, b'x');
+        l.extend_from_slice(b"\"}\n");
+        l
+    };
+    let all: Vec<u8> = (1..=9).flat_map(line).collect();
+    let page = super::session::page(all.clone());
+    assert!(page.ends_with(super::frame::MORE));
+    let body = &page[..page.len() - super::frame::MORE.len()];
+    assert_eq!(body.iter().filter(|&&b| b == b'\n').count(), 3);
+    assert!(body.len() <= super::frame::REPORT_PAGE);
+    // Few enough: as they are.
+    let small: Vec<u8> = (1..=2).flat_map(line).collect();
+    assert_eq!(super::session::page(small.clone()), small);
+}

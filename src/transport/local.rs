@@ -33,12 +33,14 @@ impl Transport for Local {
             .map_err(|e| TransportError::Failed(format!("cannot run this mesh binary: {e}")))?;
         Session::start(
             child,
-            Box::new(|status, stderr| match status {
-                None => TransportError::Failed("the node's mesh gave no answer in time".into()),
+            Box::new(|status, stderr| {
+                match status {
+                None => TransportError::Failed("the node's mesh gave no answer in time (an `activate` that hangs?): check the node's directory, then try again".into()),
                 Some(status) => TransportError::Failed(format!(
                     "the node's mesh ended ({status}): {}",
                     super::last_line(stderr)
                 )),
+            }
             }),
         )
     }

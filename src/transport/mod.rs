@@ -63,7 +63,8 @@ impl std::fmt::Display for TransportError {
 
 /// One node, reached somehow.
 pub trait Transport: Send + Sync {
-    /// Starts the node's `mesh node session`: one process for every request of the run.
+    /// Opens the node's session, one for every request of the run: its `mesh node session`, or
+    /// (ssh with `[ssh] persist`) the one lingering there from an earlier run.
     /// [`TransportError::NotInstalled`] when the node's mesh is missing or older.
     fn open(&self) -> Result<Session, TransportError>;
     /// Puts this mesh binary on the node.
@@ -103,7 +104,7 @@ pub struct Sessions<'m> {
     mesh: &'m MeshConfig,
     /// How many sessions may wait open for a later step (each holds a process, three pipes and
     /// two threads): a node beyond that opens another in the later step.
-    keep: usize,
+    max_kept: usize,
     control: ControlDir,
     transports: Mutex<HashMap<String, std::sync::Arc<dyn Transport>>>,
     open: Mutex<HashMap<String, Session>>,
@@ -123,7 +124,7 @@ impl<'m> Sessions<'m> {
     pub fn new(mesh: &'m MeshConfig, keep: usize) -> crate::Result<Sessions<'m>> {
         Ok(Sessions {
             mesh,
-            keep,
+            max_kept: keep,
             control: control_dir(mesh)?,
             transports: Mutex::new(HashMap::new()),
             open: Mutex::new(HashMap::new()),
@@ -170,7 +171,7 @@ impl<'m> Sessions<'m> {
         let Ok(mut open) = self.open.lock() else {
             return session.quit();
         };
-        if open.len() < self.keep {
+        if open.len() < self.max_kept {
             open.insert(node.to_string(), session);
         } else {
             drop(open);

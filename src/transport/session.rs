@@ -45,10 +45,18 @@ pub struct Session {
     stderr: Option<thread::JoinHandle<Vec<u8>>>,
     watchdog: Arc<Watchdog>,
     ended: Ended,
-    /// What the node said first.
-    pub hello: Hello,
-    /// Bytes written to the node so far.
-    pub sent: u64,
+    /// Killed, broken or quit: never used again (a pool must not keep it).
+    closed: bool,
+}
+
+/// How the start of a conversation went, up to the greeting line.
+enum Greeting {
+    /// The greeting came (after whatever the login shell printed).
+    Found,
+    /// The process or connection ended first.
+    Ended,
+    /// More than [`MAX_BANNER`] came without it.
+    TooMuch,
 }
 
 /// What the conversation is with: a process (ssh, or this binary for a local node), or a
@@ -208,35 +216,43 @@ impl Session {
             stderr,
             watchdog,
             ended,
-            hello: Hello {
-                protocol: 0,
-                version: String::new(),
-            },
-            sent: 0,
+            closed: false,
         };
         session.watchdog.set(Some(SHORT));
+        match session.greeting() {
+            Greeting::Found => {}
+            // A node without mesh, or with one from before sessions: its exit says so.
+            Greeting::Ended => return Err(session.broken()),
+            Greeting::TooMuch => {
+                session.kill();
+                session.wait();
+                return Err(TransportError::Failed(format!(
+                    "the node printed more than {} KiB before mesh answered; make the login shell of the node's ssh user quiet for commands (no output from ~/.bashrc when it is not interactive)",
+                    MAX_BANNER / 1024
+                )));
+            }
+        }
+        // Written only now: a login script that reads its input cannot eat it.
         let mine = Hello {
             protocol: PROTOCOL,
             version: crate::node::HOST_VERSION.to_string(),
         };
         let hello = serde_json::to_vec(&mine).unwrap_or_default();
-        // A node that is not there or too old ends before reading this: its exit says why.
-        let _ = session
+        if session
             .write(Kind::Hello, &hello)
-            .and_then(|()| session.flush());
-        if !session.greeting() {
+            .and_then(|()| session.flush())
+            .is_err()
+        {
             return Err(session.broken());
         }
         let theirs = match frame::read(&mut session.output) {
             Ok((Kind::Hello, payload)) => serde_json::from_slice::<Hello>(&payload).ok(),
+            Err(FrameError::Closed | FrameError::Io(_)) => return Err(session.broken()),
             _ => None,
         };
         session.watchdog.set(None);
         match theirs {
-            Some(h) if h.protocol >= PROTOCOL => {
-                session.hello = h;
-                Ok(session)
-            }
+            Some(h) if h.protocol >= PROTOCOL => Ok(session),
             Some(h) => {
                 let err = TransportError::NotInstalled(format!(
                     "its mesh {} speaks protocol {}, older than {PROTOCOL}",
@@ -245,13 +261,19 @@ impl Session {
                 session.quit();
                 Err(err)
             }
-            None => Err(session.broken()),
+            None => {
+                session.kill();
+                session.wait();
+                Err(TransportError::Failed(
+                    "the node's mesh did not answer as a mesh session; reinstall it (`mesh node install NODE`) and push again".into(),
+                ))
+            }
         }
     }
 
-    /// Skips what a login shell printed up to the greeting line; false when the process ended
-    /// (or printed too much) first.
-    fn greeting(&mut self) -> bool {
+    /// Skips what a login shell printed up to the greeting (which may follow output without a
+    /// line break, such as a terminal title).
+    fn greeting(&mut self) -> Greeting {
         let mut seen = 0;
         let mut line = Vec::new();
         loop {
@@ -260,14 +282,14 @@ impl Session {
                 .take((MAX_BANNER - seen.min(MAX_BANNER)) as u64 + 1)
                 .read_until(b'\n', &mut line)
             {
-                Ok(0) | Err(_) => return false,
+                Ok(0) | Err(_) => return Greeting::Ended,
                 Ok(n) => seen += n,
             }
-            if line == frame::GREETING {
-                return true;
+            if line.ends_with(frame::GREETING) {
+                return Greeting::Found;
             }
             if seen > MAX_BANNER {
-                return false;
+                return Greeting::TooMuch;
             }
         }
     }
@@ -288,11 +310,9 @@ impl Session {
         let Some(input) = self.input.as_mut() else {
             return Err(self.broken());
         };
-        let mut counted = Counted(input, 0);
-        let written = frame::write(&mut counted, Kind::Receive, &[])
+        let written = frame::write(input, Kind::Receive, &[])
             .map_err(frame::StreamError::Write)
-            .and_then(|()| frame::write_stream(&mut counted, stream));
-        self.sent += counted.1;
+            .and_then(|()| frame::write_stream(input, stream));
         match written {
             Ok(_) => {}
             Err(frame::StreamError::Read(e)) => {
@@ -305,8 +325,9 @@ impl Session {
             }
             Err(frame::StreamError::Write(_)) => return Err(self.broken()),
         }
-        let answer = self.answer()?;
+        let answer = self.answer();
         self.watchdog.set(None);
+        let answer = answer?;
         serde_json::from_slice::<Answer>(answer.trim_ascii()).map_err(|e| {
             TransportError::Failed(format!(
                 "its answer to `receive` is not one this mesh reads ({e})"
@@ -327,14 +348,35 @@ impl Session {
             .then(|| report.reason.unwrap_or_else(|| "the apply failed".into())))
     }
 
-    /// The node's reports newer than `since`, as JSON lines.
+    /// The node's reports newer than `since`, as JSON lines: page after page, each asked from
+    /// the last report of the one before.
     pub fn reports(&mut self, since: u64) -> Result<Vec<u8>, TransportError> {
-        self.request(Kind::Report, since.to_string().as_bytes(), SHORT)
+        let mut all = Vec::new();
+        let mut from = since;
+        loop {
+            let mut page = self.request(Kind::Report, from.to_string().as_bytes(), SHORT)?;
+            let more = page.ends_with(frame::MORE);
+            if more {
+                page.truncate(page.len() - frame::MORE.len());
+            }
+            let last = page
+                .split(|&b| b == b'\n')
+                .rev()
+                .find(|l| !l.is_empty())
+                .and_then(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
+                .and_then(|v| v["report_sequence"].as_u64());
+            all.extend_from_slice(&page);
+            match last {
+                Some(last) if more && last > from => from = last,
+                _ => return Ok(all),
+            }
+        }
     }
 
-    /// Whether the conversation can go on (the process runs, its input is open).
+    /// Whether the conversation can go on: never killed, broken or quit, and its process runs.
     pub fn is_open(&self) -> bool {
-        self.input.is_some()
+        !self.closed
+            && self.input.is_some()
             && self.peer.lock().is_ok_and(|mut p| match &mut *p {
                 Peer::Process(c) => matches!(c.try_wait(), Ok(None)),
                 Peer::Socket(_) => true,
@@ -343,9 +385,10 @@ impl Session {
 
     /// Ends the conversation: the node exits once it reads `Quit` (or the end of its input).
     pub fn quit(mut self) {
+        self.closed = true;
+        self.watchdog.set(Some(Duration::from_secs(10)));
         let _ = self.write(Kind::Quit, &[]).and_then(|()| self.flush());
         self.input = None;
-        self.watchdog.set(Some(Duration::from_secs(10)));
         self.wait();
     }
 
@@ -385,6 +428,14 @@ impl Session {
                     // Its lock was held for longer than it waits: not reached this run (nothing
                     // changed there), which the next run retries.
                     Ok(s) if s.error == "busy" => Err(TransportError::Unreachable(s.message)),
+                    // It refused our frame and ended the conversation.
+                    Ok(s) if s.error == "frame" => {
+                        self.closed = true;
+                        Err(TransportError::Failed(format!(
+                            "the node's mesh refused what this mesh sent ({}); reinstall it (`mesh node install NODE`) and push again",
+                            s.message
+                        )))
+                    }
                     Ok(s) => Err(TransportError::Failed(format!(
                         "the node's mesh: {}",
                         s.message
@@ -411,7 +462,6 @@ impl Session {
     }
 
     fn write(&mut self, kind: Kind, payload: &[u8]) -> std::io::Result<()> {
-        self.sent += 5 + payload.len() as u64;
         match self.input.as_mut() {
             Some(input) => frame::write(input, kind, payload),
             None => Err(std::io::ErrorKind::BrokenPipe.into()),
@@ -426,6 +476,7 @@ impl Session {
     }
 
     fn kill(&mut self) {
+        self.closed = true;
         if let Ok(mut p) = self.peer.lock() {
             p.kill();
         }
@@ -433,6 +484,7 @@ impl Session {
 
     /// The conversation broke: wait for the process, and say what its end means.
     fn broken(&mut self) -> TransportError {
+        self.closed = true;
         self.watchdog.set(Some(Duration::from_secs(10)));
         let status = self.wait();
         let fired = self.watchdog.fired();
@@ -484,20 +536,6 @@ impl Drop for Session {
             s.done = true;
             self.watchdog.wake.notify_one();
         }
-    }
-}
-
-/// A writer that counts what passes.
-struct Counted<'a, W>(&'a mut W, u64);
-
-impl<W: Write> Write for Counted<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.0.write(buf)?;
-        self.1 += n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
     }
 }
 

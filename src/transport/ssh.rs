@@ -368,6 +368,12 @@ impl SshSession {
     /// Asks the control master to forward the local socket `local` to the node's socket
     /// `remote` for as long as it lives (`ssh -O forward -L local:remote`); whether it did.
     pub fn forward(&self, local: &Path, remote: &str) -> bool {
+        // Already forwarded (the master connects to the node's socket anew for each
+        // connection, so a restarted server there is reached as it is).
+        if std::os::unix::net::UnixStream::connect(local).is_ok() {
+            return true;
+        }
+        // A stale file from a master that is gone.
         let _ = std::fs::remove_file(local);
         let mut spec = local.as_os_str().to_owned();
         spec.push(":");

@@ -58,7 +58,7 @@ fn failure(
     let Some(code) = status.and_then(|s| s.code()) else {
         return match status {
             None => TransportError::Failed(format!(
-                "{}: no answer in time; the node or the network is slow or stuck",
+                "{}: no answer in time; the node or the network is slow or stuck (an `activate` that hangs?): check the node, then try again",
                 ssh.address()
             )),
             Some(s) => TransportError::Failed(format!("{}: ssh ended ({s})", ssh.address())),
@@ -70,10 +70,13 @@ fn failure(
             TransportError::NotInstalled(format!("{} cannot be run there (exit {code})", program))
         }
         // clap's answer to a verb it does not know: a mesh from before sessions.
-        2 if stderr.contains("unrecognized subcommand") => TransportError::NotInstalled(format!(
-            "{} is older than this mesh (it has no `node session`)",
-            program
-        )),
+        2 if stderr.contains("unrecognized subcommand")
+            || stderr.contains("unexpected argument") =>
+        {
+            TransportError::NotInstalled(format!(
+                "{program} is older than this mesh (it has no `node session`, or not all of it)"
+            ))
+        }
         _ => TransportError::Failed(format!(
             "`mesh node session` ended (exit {code}): {}",
             super::last_line(stderr)
@@ -104,7 +107,7 @@ impl Transport for SshNode {
             && let Ok(stream) = std::os::unix::net::UnixStream::connect(local)
         {
             let broke = |_: Option<std::process::ExitStatus>, _: &str| {
-                TransportError::Failed("the connection to the node's session broke".into())
+                TransportError::Failed("the connection to the node's lingering session broke; try again (the next run starts a new one)".into())
             };
             if let Ok(session) = Session::over_socket(stream, Box::new(broke)) {
                 return Ok(session);

@@ -467,12 +467,21 @@ fn with_ssh_persist_the_next_run_reuses_the_connection() {
     assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
     // A node whose mesh is replaced (an upgrade) stops answering from the old binary: the next
     // run starts the new one.
-    let mesh_bin = std::fs::read(assert_cmd::cargo::cargo_bin("mesh")).expect("read");
     let fresh = bin.join("mesh.new");
-    std::fs::write(&fresh, &mesh_bin).expect("write");
-    std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::copy(bin.join("mesh"), &fresh).expect("copy");
     std::fs::rename(&fresh, bin.join("mesh")).expect("rename");
     t.ok(&["collect", "-q"]);
+    assert_eq!(started(), 2, "the new binary was started once");
+    // And its session lingers in turn, once the old one let go: then runs start nothing.
+    let settled = (0..4).any(|_| {
+        let before = started();
+        t.ok(&["collect", "-q"]);
+        started() == before
+    });
+    assert!(
+        settled,
+        "every run after the upgrade started mesh on the node"
+    );
     assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
     // Cleaned up: the lingering session exits once its root's socket is gone with the test.
     let _ = std::fs::remove_file(n.root.join(".session.sock"));
