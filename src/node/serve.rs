@@ -13,7 +13,8 @@ use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::NodeError;
@@ -48,6 +49,14 @@ pub fn linger(root: &Path, idle: Duration) {
     use std::os::unix::process::CommandExt;
     command.process_group(0);
     let _ = command.spawn();
+}
+
+/// What a lingering server is doing.
+struct Serving {
+    /// Sessions in progress.
+    active: usize,
+    /// It decided to end: no new session starts.
+    closing: bool,
 }
 
 /// Whether `path` exists and belongs to this user: nothing another user made is trusted.
@@ -94,7 +103,7 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
         if asked.elapsed() > Duration::from_secs(2) {
             return Ok(());
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     }
     let socket = socket_path(root);
     let _ = fs::remove_file(&socket);
@@ -118,20 +127,28 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
 
     let start = Instant::now();
     let last = Arc::new(AtomicU64::new(0));
-    let active = Arc::new(AtomicUsize::new(0));
+    // Sessions in progress, and whether this server decided to end: decided under the same
+    // lock as a new session starts, so none starts only to be cut by the exit.
+    let state = Arc::new(Mutex::new(Serving {
+        active: 0,
+        closing: false,
+    }));
     {
-        let (last, active, root) = (last.clone(), active.clone(), root.to_path_buf());
+        let (last, state, root) = (last.clone(), state.clone(), root.to_path_buf());
         let (exe, started_as) = (exe.clone(), started_as);
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
-                // Replaced (an upgrade): this old binary must not answer for the new one.
-                if exe.as_deref().and_then(identity) != started_as {
-                    drop(stream);
-                    return;
+                {
+                    let Ok(mut st) = state.lock() else { return };
+                    // Ending, or replaced (an upgrade): the old binary must not answer for the
+                    // new one. Dropped unanswered, the controller starts a session itself.
+                    if st.closing || exe.as_deref().and_then(identity) != started_as {
+                        return;
+                    }
+                    st.active += 1;
                 }
-                active.fetch_add(1, Ordering::SeqCst);
-                let (last, active, root) = (last.clone(), active.clone(), root.clone());
+                let (last, state, root) = (last.clone(), state.clone(), root.clone());
                 std::thread::spawn(move || {
                     if let Ok(reader) = stream.try_clone() {
                         let mut input = BufReader::new(reader);
@@ -139,13 +156,16 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
                         let _ = super::session(&root, &mut input, &mut output);
                     }
                     last.store(start.elapsed().as_millis() as u64, Ordering::SeqCst);
-                    active.fetch_sub(1, Ordering::SeqCst);
+                    if let Ok(mut st) = state.lock() {
+                        st.active -= 1;
+                    }
                 });
             }
         });
     }
     loop {
-        std::thread::sleep(Duration::from_millis(200).min(idle));
+        // Often enough that an upgrade's new server takes over at once.
+        std::thread::sleep(Duration::from_millis(50).min(idle));
         // Replaced (an upgrade), or its socket removed (the root wiped): no one can reach it.
         let replaced = exe.as_deref().and_then(identity) != started_as || identity(&socket) != ours;
         let quiet = Duration::from_millis(start.elapsed().as_millis() as u64)
@@ -155,7 +175,11 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
         if crate::process::stopped().is_some() {
             break;
         }
-        if active.load(Ordering::SeqCst) == 0 && (replaced || quiet >= idle) {
+        if let Ok(mut st) = state.lock()
+            && st.active == 0
+            && (replaced || quiet >= idle)
+        {
+            st.closing = true;
             break;
         }
     }
@@ -165,4 +189,60 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
     }
     drop(lock);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+        let start = Instant::now();
+        while !done() {
+            assert!(start.elapsed() < Duration::from_secs(10), "{what}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn a_lingering_session_answers_only_its_user_and_ends_when_unused() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("root");
+        fs::create_dir(&root).unwrap();
+        fs::set_permissions(&root, fs::Permissions::from_mode(0o755)).unwrap();
+        let r = root.clone();
+        let server = std::thread::spawn(move || serve(&r, Duration::from_millis(600)));
+        let socket = socket_path(&root);
+        wait_for("the socket", || socket.exists());
+        let mode = fs::metadata(&socket).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "only its user may connect: {mode:o}");
+        let mut s = UnixStream::connect(&socket).unwrap();
+        let mut greeting = [0u8; 13];
+        s.read_exact(&mut greeting).unwrap();
+        assert_eq!(&greeting, super::super::frame::GREETING);
+        drop(s);
+        // A second server for the same root does not start while this one serves.
+        let r = root.clone();
+        let second = std::thread::spawn(move || serve(&r, Duration::from_secs(60)));
+        // Unused for its idle time: it ends, and takes its socket with it.
+        wait_for("the idle end", || server.is_finished());
+        server.join().unwrap().unwrap();
+        // The second one took over once the first let go; removing its socket ends it.
+        wait_for("the second's socket", || socket.exists());
+        fs::remove_file(&socket).unwrap();
+        wait_for("the end on a removed socket", || second.is_finished());
+        second.join().unwrap().unwrap();
+    }
+
+    #[test]
+    fn a_root_others_could_write_to_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("root");
+        fs::create_dir(&root).unwrap();
+        fs::set_permissions(&root, fs::Permissions::from_mode(0o777)).unwrap();
+        let err = serve(&root, Duration::from_secs(1)).unwrap_err();
+        assert!(err.to_string().contains("not this user's alone"), "{err}");
+        assert!(!socket_path(&root).exists());
+    }
 }

@@ -168,12 +168,18 @@ impl Session {
             Box::new(output),
             Some(stderr),
             ended,
+            SHORT,
         )
     }
 
     /// A session over `stream`, a connected socket whose other end serves sessions (a
-    /// lingering one, `mesh node serve`); greeted as [`start`](Self::start) is.
-    pub fn over_socket(stream: UnixStream, ended: Ended) -> Result<Session, TransportError> {
+    /// lingering one, `mesh node serve`); greeted as [`start`](Self::start) is, within
+    /// `greet_within` (a server that does not answer soon is given up for a new session).
+    pub fn over_socket(
+        stream: UnixStream,
+        ended: Ended,
+        greet_within: Duration,
+    ) -> Result<Session, TransportError> {
         let clones = (stream.try_clone(), stream.try_clone());
         let (Ok(input), Ok(output)) = clones else {
             return Err(TransportError::Failed(
@@ -186,6 +192,7 @@ impl Session {
             Box::new(output),
             None,
             ended,
+            greet_within,
         )
     }
 
@@ -195,6 +202,7 @@ impl Session {
         output: Box<dyn Read + Send>,
         stderr: Option<thread::JoinHandle<Vec<u8>>>,
         ended: Ended,
+        greet_within: Duration,
     ) -> Result<Session, TransportError> {
         let peer = Arc::new(Mutex::new(peer));
         let watchdog = Arc::new(Watchdog {
@@ -218,7 +226,7 @@ impl Session {
             ended,
             closed: false,
         };
-        session.watchdog.set(Some(SHORT));
+        session.watchdog.set(Some(greet_within));
         match session.greeting() {
             Greeting::Found => {}
             // A node without mesh, or with one from before sessions: its exit says so.

@@ -17,6 +17,8 @@ pub struct SshNode {
     /// socket the kept connection forwards to it (`ROOT/.session.sock`), so that the next runs
     /// start no remote command, and no login shell, at all.
     linger: Option<(std::time::Duration, std::path::PathBuf)>,
+    /// How long a lingering session may take to greet (`[ssh] connect_timeout`).
+    connect_timeout: std::time::Duration,
     root: String,
     program: String,
 }
@@ -39,6 +41,7 @@ impl SshNode {
         });
         SshNode {
             linger,
+            connect_timeout: mesh.ssh.connect_timeout,
             persist: mesh.ssh.persist.is_some(),
             session,
             program: format!("{}/bin/mesh", node.root.trim_end_matches('/')),
@@ -109,7 +112,8 @@ impl Transport for SshNode {
             let broke = |_: Option<std::process::ExitStatus>, _: &str| {
                 TransportError::Failed("the connection to the node's lingering session broke; try again (the next run starts a new one)".into())
             };
-            if let Ok(session) = Session::over_socket(stream, Box::new(broke)) {
+            if let Ok(session) = Session::over_socket(stream, Box::new(broke), self.connect_timeout)
+            {
                 return Ok(session);
             }
         }
