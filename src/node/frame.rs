@@ -12,7 +12,7 @@
 //! Have                                  Answer: the Have JSON
 //! Receive, Data…, End                   Answer: {"received":…} or {"refused":…}
 //! Apply                                 Answer: the report JSON
-//! Report "N" (since)                    Answer: the reports, JSON lines
+//! Report "N" (since)                    Answer: the reports, JSON lines (a page: see MORE)
 //! Quit                                  (exit 0)
 //!                                       Error {"error":"busy"|"failed"|"frame","message":…}
 //! ```

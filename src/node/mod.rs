@@ -1,5 +1,6 @@
 //! The node half of the protocol (DESIGN.md §8): what runs on a node as `mesh node
-//! have|receive|apply|report --root DIR`, over ssh or on a local directory.
+//! session|have|receive|apply|report --root DIR` (and `serve`, a lingering session), over ssh
+//! or on a local directory.
 //!
 //! Everything lives under one root directory:
 //!
@@ -11,6 +12,7 @@
 //! reports/<report_sequence>.json  the journal: one report per file (20-digit name), newest 100 kept
 //! state.json                      {"sequence","digest"} of the last declaration applied (the floor)
 //! .lock                           held exclusively by `receive` and `apply`
+//! .session.sock, .session.lock    a lingering session's socket (0600) and its one-server lock
 //! ```
 //!
 //! Every file is written to a temp file beside it, fsynced, renamed into place and its

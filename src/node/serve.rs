@@ -14,7 +14,6 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::NodeError;
@@ -55,6 +54,8 @@ pub fn linger(root: &Path, idle: Duration) {
 struct Serving {
     /// Sessions in progress.
     active: usize,
+    /// When the last one ended (or the server started).
+    last: Instant,
     /// It decided to end: no new session starts.
     closing: bool,
 }
@@ -125,16 +126,15 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
     };
     let started_as = exe.as_deref().and_then(identity);
 
-    let start = Instant::now();
-    let last = Arc::new(AtomicU64::new(0));
     // Sessions in progress, and whether this server decided to end: decided under the same
     // lock as a new session starts, so none starts only to be cut by the exit.
     let state = Arc::new(Mutex::new(Serving {
         active: 0,
+        last: Instant::now(),
         closing: false,
     }));
     {
-        let (last, state, root) = (last.clone(), state.clone(), root.to_path_buf());
+        let (state, root) = (state.clone(), root.to_path_buf());
         let (exe, started_as) = (exe.clone(), started_as);
         std::thread::spawn(move || {
             for stream in listener.incoming() {
@@ -148,16 +148,16 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
                     }
                     st.active += 1;
                 }
-                let (last, state, root) = (last.clone(), state.clone(), root.clone());
+                let (state, root) = (state.clone(), root.clone());
                 std::thread::spawn(move || {
                     if let Ok(reader) = stream.try_clone() {
                         let mut input = BufReader::new(reader);
                         let mut output = BufWriter::new(stream);
                         let _ = super::session(&root, &mut input, &mut output);
                     }
-                    last.store(start.elapsed().as_millis() as u64, Ordering::SeqCst);
                     if let Ok(mut st) = state.lock() {
                         st.active -= 1;
+                        st.last = Instant::now();
                     }
                 });
             }
@@ -168,8 +168,6 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
         std::thread::sleep(Duration::from_millis(50).min(idle));
         // Replaced (an upgrade), or its socket removed (the root wiped): no one can reach it.
         let replaced = exe.as_deref().and_then(identity) != started_as || identity(&socket) != ours;
-        let quiet = Duration::from_millis(start.elapsed().as_millis() as u64)
-            .saturating_sub(Duration::from_millis(last.load(Ordering::SeqCst)));
         // Asked to stop (SIGTERM, a shutdown): now, whatever is in progress (a session cut
         // short is a cut stream to the node: nothing half-done stays in force).
         if crate::process::stopped().is_some() {
@@ -177,7 +175,7 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
         }
         if let Ok(mut st) = state.lock()
             && st.active == 0
-            && (replaced || quiet >= idle)
+            && (replaced || st.last.elapsed() >= idle)
         {
             st.closing = true;
             break;

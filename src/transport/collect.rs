@@ -104,22 +104,18 @@ fn read(
     let held = session.have()?.declaration.map(|h| h.digest);
     let asked = account::ask_from(rec.report_sequence);
     let reports = session.reports(asked)?;
-    Ok(if account::answer_means_restart(rec, &reports) {
-        Collected {
-            held,
-            reports: session.reports(0)?,
-            installed,
-            asked: 0,
-            restarted: true,
-        }
+    let restarted = account::answer_means_restart(rec, &reports);
+    let (reports, asked) = if restarted {
+        (session.reports(0)?, 0)
     } else {
-        Collected {
-            held,
-            reports,
-            installed,
-            asked,
-            restarted: false,
-        }
+        (reports, asked)
+    };
+    Ok(Collected {
+        held,
+        reports,
+        installed,
+        asked,
+        restarted,
     })
 }
 

@@ -73,7 +73,7 @@ pub trait Transport: Send + Sync {
 
 /// Opens the node's session, installing this mesh first when the node's is missing or older;
 /// whether it installed.
-pub fn connect(t: &dyn Transport) -> Result<(Session, bool), TransportError> {
+fn connect(t: &dyn Transport) -> Result<(Session, bool), TransportError> {
     match t.open() {
         Ok(s) => Ok((s, false)),
         Err(TransportError::NotInstalled(_)) => {
@@ -119,12 +119,12 @@ pub struct Taken {
 }
 
 impl<'m> Sessions<'m> {
-    /// No session open yet; ssh's control sockets in this run's directory. Up to `keep`
+    /// No session open yet; ssh's control sockets in this run's directory. Up to `max_kept`
     /// sessions are kept open between steps (0 for a run of one step).
-    pub fn new(mesh: &'m MeshConfig, keep: usize) -> crate::Result<Sessions<'m>> {
+    pub fn new(mesh: &'m MeshConfig, max_kept: usize) -> crate::Result<Sessions<'m>> {
         Ok(Sessions {
             mesh,
-            max_kept: keep,
+            max_kept,
             control: control_dir(mesh)?,
             transports: Mutex::new(HashMap::new()),
             open: Mutex::new(HashMap::new()),

@@ -426,22 +426,14 @@ fn with_ssh_persist_the_next_run_reuses_the_connection() {
     );
     // The node's mesh counts the remote commands that start it.
     let runs = t.path("runs");
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    // Never written through: preinstall's link points at the mesh under test.
-    let _ = std::fs::remove_file(bin.join("mesh"));
-    std::fs::write(
-        bin.join("mesh"),
-        format!(
-            "#!/bin/sh\necho run >> {}\nexec {} \"$@\"\n",
-            runs.display(),
-            assert_cmd::cargo::cargo_bin("mesh").display()
+    crate::session::node_program(
+        &n,
+        &format!(
+            "#!/bin/sh\necho run >> {}\nexec REAL \"$@\"\n",
+            runs.display()
         ),
-    )
-    .expect("write");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(bin.join("mesh"), std::fs::Permissions::from_mode(0o755))
-        .expect("chmod");
+    );
+    let bin = n.root.join("bin");
     let started = || {
         std::fs::read_to_string(&runs)
             .unwrap_or_default()

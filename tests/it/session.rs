@@ -9,8 +9,9 @@ use crate::sshd::SshNode;
 use serde_json::Value;
 use std::path::Path;
 
-/// Puts `script` at ROOT/bin/mesh (`REAL` in it is the mesh under test).
-fn node_program(n: &SshNode, script: &str) {
+/// Puts `script` at ROOT/bin/mesh (`REAL` in it is the mesh under test), never writing through
+/// a link that is there (preinstall's points at the mesh under test).
+pub(crate) fn node_program(n: &SshNode, script: &str) {
     let bin = n.root.join("bin");
     std::fs::create_dir_all(&bin).expect("mkdir");
     let real = assert_cmd::cargo::cargo_bin("mesh");
