@@ -3,7 +3,7 @@
 //! history. What cannot be fixed is said with what to do.
 
 use crate::Result;
-use crate::build::artifact::ArtifactStore;
+use crate::artifact::ArtifactStore;
 use crate::events::Event;
 use crate::store::{
     BUILDS, BuildRecord, CURRENT, CurrentEntry, DECLARED, EVENTS, LATEST, META, NODES, NodeRecord,
@@ -199,7 +199,7 @@ pub fn doctor(paths: &Paths, repair: bool) -> Result<Checkup> {
         "{sends} recorded sends name builds the store holds"
     ));
     for (k, d) in &declared {
-        if d.verdict != crate::build::Verdict::Fit {
+        if d.verdict != crate::builder::Verdict::Fit {
             c.problem(
                 format!(
                     "{} is declared with build {}, which is {}",

@@ -11,8 +11,8 @@
 //! what is declared is kept, and every declaration is composed from it.
 
 use crate::Result;
-use crate::build::Verdict;
-use crate::build::artifact::{COMPRESSED, is_digest};
+use crate::artifact::{COMPRESSED, is_digest};
+use crate::builder::Verdict;
 use crate::store::{
     BUILDS, BuildRecord, CURRENT, CurrentEntry, DECLARED, LATEST, NODES, NodeRecord, Paths, id_key,
 };

@@ -3,12 +3,14 @@
 //! The library computes and returns values; `cli` renders them. Each folder is one concern,
 //! named with the vocabulary of DESIGN.md §1.
 
-pub mod build;
+pub mod artifact;
+pub mod builder;
 pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod declare;
 pub mod doctor;
+pub mod durable;
 mod error;
 pub mod events;
 pub mod gc;

@@ -3,8 +3,8 @@
 //! reports. A missed run costs latency, never correctness; a second run in a row does nothing.
 
 use crate::Result;
-use crate::build::Verdict;
-use crate::build::schedule::{BuildOptions, BuildSummary, Progress};
+use crate::builder::Verdict;
+use crate::builder::schedule::{BuildOptions, BuildSummary, Progress};
 use crate::config::MeshConfig;
 use crate::events::{Event, Fact};
 use crate::status::nodes::Status;
@@ -70,7 +70,7 @@ pub fn reconcile(
         logs_keep: mesh.settings.logs_keep,
         events_keep: mesh.settings.events_keep,
     };
-    let build = crate::build::build(paths, &loaded, &opts, build_progress)?;
+    let build = crate::builder::build(paths, &loaded, &opts, build_progress)?;
     // Asked to stop during the builds: nothing is sent on their account.
     crate::check_stopped()?;
     let mut events = Vec::new();

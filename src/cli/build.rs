@@ -1,7 +1,7 @@
 //! `mesh build`: build exactly what is stale, in dependency order.
 
 use super::{Ctx, Ui, progress::BuildProgress};
-use crate::build::{BuildOptions, Verdict};
+use crate::builder::{BuildOptions, Verdict};
 use crate::{Error, Result};
 
 /// Build what is stale, in dependency order, independent modules in parallel.
@@ -53,7 +53,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         events_keep: ctx.mesh.settings.events_keep,
     };
     let progress = BuildProgress::new(ui);
-    let summary = crate::build::build(ctx.paths(), &loaded, &opts, &progress)?;
+    let summary = crate::builder::build(ctx.paths(), &loaded, &opts, &progress)?;
     progress.clear();
     if a.dry_run {
         if ui.json {

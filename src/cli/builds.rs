@@ -1,6 +1,7 @@
 //! `mesh builds`: the build history.
 
-use super::{Ctx, Ui, graph::short, table};
+use super::{Ctx, Ui, table};
+use crate::artifact::{SHORT, short};
 use crate::store::{BUILDS, BuildRecord, id_key};
 use crate::{Error, Result};
 use serde::Serialize;
@@ -28,7 +29,7 @@ struct BuildJson<'a> {
     module: &'a str,
     commit: &'a str,
     source: &'a str,
-    verdict: crate::build::Verdict,
+    verdict: crate::builder::Verdict,
     reason: Option<&'a str>,
     artifact: Option<&'a str>,
     inputs: Vec<InputJson<'a>>,
@@ -127,15 +128,19 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     ]);
     for b in &builds {
         let verdict = match &b.reason {
-            Some(r) if b.verdict != crate::build::Verdict::Fit => format!("{} ({r})", b.verdict),
+            Some(r) if b.verdict != crate::builder::Verdict::Fit => format!("{} ({r})", b.verdict),
             _ => b.verdict.to_string(),
         };
         t.add_row(vec![
             b.id.to_string(),
             b.module.clone(),
-            short(&b.commit).get(..8).unwrap_or("").to_string(),
+            short(&b.commit, 8).to_string(),
             verdict,
-            b.artifact.as_deref().map(short).unwrap_or("-").to_string(),
+            b.artifact
+                .as_deref()
+                .map(|a| short(a, SHORT))
+                .unwrap_or("-")
+                .to_string(),
             format!(
                 "{:.1}s",
                 b.finished.saturating_sub(b.started) as f64 / 1000.0

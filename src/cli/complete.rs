@@ -210,7 +210,7 @@ pub fn builds() -> Vec<CompletionCandidate> {
         .filter(|b| {
             declare_module
                 .as_deref()
-                .is_none_or(|m| b.module == m && b.verdict == crate::build::Verdict::Fit)
+                .is_none_or(|m| b.module == m && b.verdict == crate::builder::Verdict::Fit)
         })
         .collect();
     builds.reverse();

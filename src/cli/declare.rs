@@ -1,7 +1,8 @@
 //! `mesh declare`: make a build the declared one.
 
-use super::{Ctx, Ui, graph::short};
+use super::{Ctx, Ui};
 use crate::Result;
+use crate::artifact::{SHORT, short};
 
 /// Make a build the declared one for a module (for `hold` modules). One write.
 ///
@@ -49,7 +50,10 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         "{} is declared at build {} ({})",
         rec.module,
         rec.id,
-        rec.artifact.as_deref().map(short).unwrap_or("-")
+        rec.artifact
+            .as_deref()
+            .map(|a| short(a, SHORT))
+            .unwrap_or("-")
     ));
     ui.hint("`mesh push --behind` sends it to the nodes it is assigned to");
     Ok(0)

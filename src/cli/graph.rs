@@ -1,6 +1,7 @@
 //! `mesh graph`: modules, their edges of every kind, and the cycles built as one unit.
 
 use super::{Ctx, Ui};
+use crate::artifact::{SHORT, short};
 use crate::graph::{EdgeKind, ModuleGraph, Stats};
 use crate::{Error, Result};
 use serde::Serialize;
@@ -183,7 +184,7 @@ fn text(g: &ModuleGraph) -> String {
             out,
             "{} ({kind}, {at}, source {})",
             m.name,
-            short(&m.source)
+            short(&m.source, SHORT)
         );
         for e in g.edges.iter().filter(|e| e.from == m.name) {
             let extra = match e.evidence.len() {
@@ -223,9 +224,4 @@ fn dot(g: &ModuleGraph) -> String {
     }
     out.push_str("}\n");
     out
-}
-
-/// The first 12 characters of a digest or id, for tables.
-pub fn short(id: &str) -> &str {
-    id.get(..12).unwrap_or(id)
 }

@@ -1,8 +1,8 @@
 //! Build progress: a line per running build (indicatif) on a terminal, plain lines otherwise.
 
 use super::Ui;
-use crate::build::run::Live;
-use crate::build::schedule::{Built, Progress};
+use crate::builder::run::Live;
+use crate::builder::schedule::{Built, Progress};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,8 @@
 //! `mesh push`: send declarations to the nodes that are behind.
 
-use super::{Ctx, Ui, graph::short, progress::NodeProgress};
+use super::{Ctx, Ui, progress::NodeProgress};
 use crate::Result;
+use crate::artifact::{SHORT, short};
 use crate::transport::push::{NodePush, Outcome, PushOptions, PushProgress};
 
 /// Send declarations (and the artifacts they name) to nodes.
@@ -52,7 +53,7 @@ fn line(p: &NodePush) -> String {
             let mut s = format!(
                 "{}: sent sequence {sequence} ({}), {}, {}",
                 p.node,
-                short(digest),
+                short(digest, SHORT),
                 super::count(*artifacts as u64, "artifact", "artifacts"),
                 super::count(*bytes, "byte", "bytes")
             );

@@ -1,7 +1,8 @@
 //! `mesh status`: what every node runs, and every module's delivery.
 
-use super::{Ctx, Ui, graph::short, table};
+use super::{Ctx, Ui, table};
 use crate::Result;
+use crate::artifact::short;
 use crate::status::nodes::{NodeStatus, Status, ago};
 
 /// Say what is current, out of date, never told, outstanding or stuck.
@@ -139,9 +140,8 @@ pub fn modules_table(status: &Status) -> String {
     let mut t = table::new(&["module", "delivery"]);
     for m in &status.modules {
         let c = |s: &Option<String>| {
-            s.as_deref().map_or("-".to_string(), |c| {
-                short(c).get(..8).unwrap_or(c).to_string()
-            })
+            s.as_deref()
+                .map_or("-".to_string(), |c| short(c, 8).to_string())
         };
         let mut line = format!(
             "source {} · built from {} · {} · declared on {} · applied on {}",
@@ -163,7 +163,7 @@ pub fn modules_table(status: &Status) -> String {
         }
         // The nodes run the declared build: say so when it is not the newest one.
         if let Some(d) = &m.declared_from
-            && (m.verdict != Some(crate::build::Verdict::Fit) || Some(d) != m.built_from.as_ref())
+            && (m.verdict != Some(crate::builder::Verdict::Fit) || Some(d) != m.built_from.as_ref())
         {
             line.push_str(&format!(
                 " · nodes are sent the build from {}",

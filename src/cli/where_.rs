@@ -2,6 +2,7 @@
 
 use super::{Ctx, Ui, table};
 use crate::Result;
+use crate::artifact::short;
 use crate::status::nodes::ago;
 use crate::trace::{Answer, BuildAnswer, ModuleWhere, NodeWhere, Where, build_word, clock_time};
 use std::time::{Duration, Instant};
@@ -129,7 +130,7 @@ fn render(ui: &Ui, w: &Where) {
         };
         out.push_str(&format!(
             "{} ({}) {:?} changed {changed}\n",
-            short(&r.commit),
+            short(&r.commit, 8),
             r.repo,
             r.subject
         ));
@@ -166,10 +167,6 @@ fn render(ui: &Ui, w: &Where) {
     if w.lines().any(|(_, n)| n.state == Answer::NotBuilt) {
         ui.hint("not built yet: `mesh build --behind` builds them");
     }
-}
-
-fn short(s: &str) -> &str {
-    s.get(..8).unwrap_or(s)
 }
 
 /// The first line of a reason, without a log's tail.

@@ -10,12 +10,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::activate;
-use super::disk::{RootLock, list_dir, sync_dir, write_atomic};
+use super::disk::{RootLock, list_dir};
 use super::journal::{self, Outcome, Report, ResourceOutcome, ResourceReport};
 use super::{Held, Layout, NodeError};
-use crate::build::artifact::{ArtifactError, is_digest, unpack};
+use crate::artifact::{ArtifactError, is_digest, unpack};
 use crate::config::is_valid_name;
 use crate::declare::wire::DeclaredModule;
+use crate::durable::{sync_dir, write_atomic};
 
 /// How long `activate` may run before it is killed and the module reported failed.
 pub const ACTIVATE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -249,7 +250,7 @@ fn switch_current(module_dir: &Path, digest: &str) -> Result<(), NodeError> {
             source,
         });
     }
-    sync_dir(module_dir)
+    Ok(sync_dir(module_dir)?)
 }
 
 /// Removes the `current` link of every module under `modules_dir` not in `declared`, and

@@ -1,8 +1,8 @@
 //! Crash-safe file handling under the node root: atomic writes, directory fsyncs, the root lock.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::Path;
 
 use serde::de::DeserializeOwned;
 
@@ -44,41 +44,6 @@ pub(super) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, N
             path: path.to_path_buf(),
             reason: e.to_string(),
         })
-}
-
-/// Writes `bytes` to `path` whole or not at all: a temp file beside it, fsync, rename, fsync
-/// of the directory (created if missing).
-pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), NodeError> {
-    let dir = parent(path);
-    fs::create_dir_all(&dir).map_err(NodeError::io("create", &dir))?;
-    let mut prefix = std::ffi::OsString::from(".");
-    prefix.push(path.file_name().unwrap_or_default());
-    prefix.push(".tmp-");
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&prefix)
-        .tempfile_in(&dir)
-        .map_err(NodeError::io("create a temp file in", &dir))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(NodeError::io("write", tmp.path()))?;
-    tmp.persist(path)
-        .map_err(|e| NodeError::io("write", path)(e.error))?;
-    sync_dir(&dir)
-}
-
-/// Fsyncs a directory so that renames and removals in it survive a crash.
-pub(super) fn sync_dir(dir: &Path) -> Result<(), NodeError> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(NodeError::io("sync", dir))
-}
-
-/// The directory holding `path` (`.` for a bare name).
-fn parent(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
 }
 
 /// How long `receive` and `apply` wait for the node's lock before saying the node is busy.

@@ -1,5 +1,6 @@
 //! `mesh node have`: what the node holds, so the controller sends only the artifacts missing.
 
+use crate::artifact::Digest;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -29,7 +30,12 @@ pub fn have(root: &Path) -> Result<Have, NodeError> {
     Ok(Have {
         protocol: PROTOCOL,
         version: HOST_VERSION.to_string(),
-        artifacts: layout.store().list()?,
+        artifacts: layout
+            .store()
+            .list()?
+            .into_iter()
+            .map(Digest::into_string)
+            .collect(),
         declaration: layout.declaration_held()?,
         applied: layout.applied()?,
     })

@@ -9,8 +9,9 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use super::disk::{list_dir, sync_dir, write_atomic};
+use super::disk::list_dir;
 use super::{HOST_VERSION, Held, Layout, NodeError};
+use crate::durable::{sync_dir, write_atomic};
 
 /// How many reports the journal keeps (the newest).
 pub const JOURNAL_LIMIT: usize = 100;

@@ -39,7 +39,7 @@ use miette::Diagnostic;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::build::artifact::ArtifactError;
+use crate::artifact::ArtifactError;
 
 /// Sequences (of declarations and of reports) are bounded below this: 2^53, the largest
 /// integer every JSON reader holds exactly. A node refuses a declaration at or above it and the
@@ -193,6 +193,16 @@ impl NodeError {
     }
 }
 
+impl From<crate::durable::DurableError> for NodeError {
+    fn from(e: crate::durable::DurableError) -> NodeError {
+        NodeError::Io {
+            what: e.action,
+            path: e.path,
+            source: e.source,
+        }
+    }
+}
+
 /// The paths under a node root, in one place.
 #[derive(Debug, Clone)]
 struct Layout {
@@ -230,8 +240,8 @@ impl Layout {
         self.root.join(".lock")
     }
 
-    fn store(&self) -> crate::build::artifact::ArtifactStore {
-        crate::build::artifact::ArtifactStore::new(self.artifacts())
+    fn store(&self) -> crate::artifact::ArtifactStore {
+        crate::artifact::ArtifactStore::new(self.artifacts())
     }
 
     /// The envelope in force, if any.

@@ -20,12 +20,13 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::disk::{RootLock, write_atomic};
+use super::disk::RootLock;
 use super::journal::{self, Outcome, Report};
 use super::{Held, Layout, NodeError};
-use crate::build::artifact::{ArtifactError, Exact, is_digest};
+use crate::artifact::{ArtifactError, Exact, is_digest};
 use crate::config::is_valid_name;
 use crate::declare::wire::Envelope;
+use crate::durable::write_atomic;
 
 /// The largest declaration envelope accepted, in bytes.
 pub const MAX_DECLARATION: u64 = 16 * 1024 * 1024;
@@ -277,7 +278,7 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
 
     let unchanged = in_force.as_ref() == Some(&held);
     if !unchanged {
-        write_atomic(&layout.declaration(), &bytes)?;
+        write_atomic(&layout.declaration(), &bytes).map_err(NodeError::from)?;
     }
     Ok(Received {
         digest: held.digest,
@@ -291,7 +292,7 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
 /// `size` bytes hashing to `digest`. Bytes that are not that are refused; a stream that ends or
 /// fails while they are read is cut.
 fn put_compressed(
-    store: &crate::build::artifact::ArtifactStore,
+    store: &crate::artifact::ArtifactStore,
     digest: &str,
     size: u64,
     length: u64,

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::*;
-use crate::build::artifact::pack;
+use crate::artifact::pack;
 use crate::declare::wire::{Declaration, DeclaredModule, Envelope};
 
 /// An artifact packed from a temp dir holding `files`: (digest, bytes).
@@ -18,7 +18,7 @@ fn artifact(files: &[(&str, &str)]) -> (String, Vec<u8>) {
     }
     let mut bytes = Vec::new();
     let (digest, _) = pack(t.path(), &mut bytes).unwrap();
-    (digest, bytes)
+    (digest.into_string(), bytes)
 }
 
 /// A tar whose second entry is `../evil`: (digest, bytes).

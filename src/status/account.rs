@@ -8,6 +8,7 @@
 //!   three in a row make the node stuck; a different failure restarts at one; a clean apply
 //!   clears it.
 
+use crate::artifact::{SHORT, short};
 use crate::events::Fact;
 use crate::node::{Outcome, Report, ResourceOutcome};
 use crate::store::{Failure, NodeRecord, Sent};
@@ -197,7 +198,7 @@ pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fac
                 "report {} claims declaration {} ({}), which was never sent",
                 report.report_sequence,
                 held.sequence,
-                short(&held.digest)
+                short(&held.digest, SHORT)
             ),
         );
         return Vec::new();
@@ -294,10 +295,6 @@ pub fn note(rec: &mut NodeRecord, text: String) {
     rec.unreadable.push(text);
     let excess = rec.unreadable.len().saturating_sub(UNREADABLE_KEPT);
     rec.unreadable.drain(..excess);
-}
-
-fn short(d: &str) -> &str {
-    d.get(..12).unwrap_or(d)
 }
 
 #[cfg(test)]

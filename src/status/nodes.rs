@@ -96,7 +96,7 @@ pub struct ModuleStatus {
     /// The commit its newest build was made from.
     pub built_from: Option<String>,
     /// Its newest build's verdict.
-    pub verdict: Option<crate::build::Verdict>,
+    pub verdict: Option<crate::builder::Verdict>,
     /// Nodes it is declared on.
     pub declared_on: usize,
     /// Nodes that reported applying its declared build.
@@ -130,7 +130,7 @@ pub fn stuck_outstanding(
     streak: Option<&OutstandingStreak>,
 ) -> Option<String> {
     let s = streak?;
-    (latest.verdict == crate::build::Verdict::Outstanding
+    (latest.verdict == crate::builder::Verdict::Outstanding
         && s.closure == latest.closure
         && s.count >= crate::status::account::STUCK_AFTER)
         .then(|| format!("outstanding {} builds in a row: {}", s.count, s.reason))

@@ -55,11 +55,7 @@ pub fn backup(state: &Path, every: Duration) -> Result<bool, StoreError> {
             .and_then(|f| f.sync_all())
             .map_err(io)?;
         std::fs::rename(&tmp, &bak).map_err(io)?;
-        if let Some(dir) = bak.parent()
-            && let Ok(d) = std::fs::File::open(dir)
-        {
-            let _ = d.sync_all();
-        }
+        let _ = crate::durable::sync_dir(&crate::durable::parent_dir(&bak));
         Ok(true)
     })();
     if made.is_err() {

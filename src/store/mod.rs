@@ -403,15 +403,7 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(StoreError::from_redb(path, e)),
         }
-        if let Some(dir) = path.parent()
-            && let Ok(d) = std::fs::File::open(if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            })
-        {
-            let _ = d.sync_all();
-        }
+        let _ = crate::durable::sync_dir(&crate::durable::parent_dir(path));
         Ok(())
     }
 

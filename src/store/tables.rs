@@ -81,7 +81,7 @@ pub struct BuildRecord {
     /// The closure key: what makes this build current.
     pub closure: String,
     /// The verdict (or outstanding, which is none).
-    pub verdict: crate::build::Verdict,
+    pub verdict: crate::builder::Verdict,
     /// Why, for anything but fit.
     pub reason: Option<String>,
     /// The artifact digest (fit and unfit builds have one).
@@ -110,7 +110,7 @@ pub struct CurrentEntry {
     /// The build id.
     pub id: u64,
     /// Its verdict (never outstanding).
-    pub verdict: crate::build::Verdict,
+    pub verdict: crate::builder::Verdict,
     /// Its artifact digest.
     pub artifact: Option<String>,
 }

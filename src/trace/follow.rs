@@ -1,9 +1,10 @@
 //! Following one commit: which builds carry it or have its effect, the answer about each
 //! reached module's build, and each node's answer.
 
-use super::{Answer, BuildAnswer, BuildWhere, ModuleWhere, NodeWhere, ancestry, rev, short};
+use super::{Answer, BuildAnswer, BuildWhere, ModuleWhere, NodeWhere, ancestry, rev};
 use crate::Result;
-use crate::build::Verdict;
+use crate::artifact::short;
+use crate::builder::Verdict;
 use crate::clock::rfc3339;
 use crate::config::Policy;
 use crate::declare::Composed;
@@ -329,12 +330,12 @@ impl<'a> Trace<'a> {
             Ok(true) => None,
             Err(x) => Some(format!(
                 "{}, where {}'s change was undone",
-                short(&c.to_string()),
+                short(&c.to_string(), 8),
                 self.facts.graph.modules[x].name,
             )),
             Ok(false) if !self.is_older(c)? => Some(format!(
                 "{}, which does not contain it",
-                short(&c.to_string())
+                short(&c.to_string(), 8)
             )),
             Ok(false) => None,
         })
@@ -427,7 +428,7 @@ impl<'a> Trace<'a> {
                     None,
                     Some(format!(
                         "the ref mesh builds ({}) does not contain it yet",
-                        short(&self.snap.commit.to_string())
+                        short(&self.snap.commit.to_string(), 8)
                     )),
                 ),
                 None,

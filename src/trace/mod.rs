@@ -402,11 +402,6 @@ fn pick_revs(
     }
 }
 
-/// The first 8 characters of a commit id or digest.
-fn short(s: &str) -> &str {
-    s.get(..8).unwrap_or(s)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

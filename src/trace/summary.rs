@@ -1,6 +1,7 @@
 //! The one line a person reads at the end: how many nodes run it, what holds the others.
 
-use super::{Answer, BuildAnswer, ModuleWhere, RevWhere, short};
+use super::{Answer, BuildAnswer, ModuleWhere, RevWhere};
+use crate::artifact::short;
 use crate::clock::rfc3339;
 use std::collections::HashSet;
 
@@ -27,7 +28,7 @@ pub(super) fn summary(
     now: u64,
 ) -> String {
     let what = match revs {
-        [r] => short(&r.commit).to_string(),
+        [r] => short(&r.commit, 8).to_string(),
         _ => "the refs".to_string(),
     };
     if modules.is_empty() {

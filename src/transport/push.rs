@@ -7,7 +7,7 @@ use super::session::Session;
 use super::stream::{Part, Stream};
 use super::{Answer, Sessions, TransportError};
 use crate::Result;
-use crate::build::artifact::ArtifactStore;
+use crate::artifact::ArtifactStore;
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};

@@ -1,8 +1,8 @@
 //! `mesh node show NODE`.
 
 use crate::Result;
+use crate::artifact::{SHORT, short};
 use crate::cli::Ctx;
-use crate::cli::graph::short;
 use crate::declare::{Composed, compose};
 use crate::status::nodes::ago;
 use crate::store::{NODES, NodeRecord};
@@ -112,7 +112,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
                 format!(
                     "sequence {} ({}), {}",
                     sequence.map_or("-".to_string(), |s| s.to_string()),
-                    short(&declaration.digest()),
+                    short(&declaration.digest(), SHORT),
                     crate::cli::count(declaration.modules.len() as u64, "module", "modules")
                 ),
             );
@@ -127,7 +127,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
                     "  {:<width$}  build {:<5} artifact {}",
                     m.name,
                     m.build,
-                    short(&m.artifact)
+                    short(&m.artifact, SHORT)
                 ));
             }
         }
@@ -140,7 +140,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
             Some(s) => format!(
                 "sequence {} ({}), {}",
                 s.sequence,
-                short(&s.digest),
+                short(&s.digest, SHORT),
                 ago(s.at, now)
             ),
             None => "never".to_string(),
@@ -158,7 +158,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
                 format!(
                     "sequence {} ({}), {}: {}",
                     s.sequence,
-                    short(&s.digest),
+                    short(&s.digest, SHORT),
                     ago(s.at, now),
                     builds.join(" ")
                 )

@@ -3,8 +3,8 @@
 //! build recorded in one transaction when it ends — the store is closed while builds run.
 
 use super::Verdict;
-use super::artifact::{self, ArtifactStore};
 use super::run::{self, Dirs, Job, Live, Outcome};
+use crate::artifact::{self, ArtifactStore};
 use crate::clock::now_ms;
 use crate::events::Fact;
 use crate::graph::Loaded;
@@ -502,7 +502,7 @@ fn record(
         closure,
         verdict: outcome.verdict,
         reason: outcome.reason.clone(),
-        artifact: outcome.artifact.as_ref().map(|(d, _)| d.clone()),
+        artifact: outcome.artifact.as_ref().map(|(d, _)| d.to_string()),
         size: outcome.artifact.as_ref().map_or(0, |(_, s)| *s),
         started,
         finished: now_ms(),

@@ -1,7 +1,6 @@
 //! Building modules: running build and test in a scratch export of the commit, judging the
 //! result, packing the artifact, and recording it — with the store closed while anything runs.
 
-pub mod artifact;
 pub mod run;
 pub mod schedule;
 

@@ -2,7 +2,7 @@
 //! with `$MESH_OUT` and the inputs' artifacts; logs capped; a timeout; the verdict.
 
 use super::Verdict;
-use super::artifact::{ArtifactError, ArtifactStore};
+use crate::artifact::{ArtifactError, ArtifactStore, Digest};
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -45,7 +45,7 @@ pub struct Outcome {
     /// The step that decided a non-fit verdict: "build" or "test".
     pub step: Option<&'static str>,
     /// (digest, size) of the artifact, for fit and unfit builds.
-    pub artifact: Option<(String, u64)>,
+    pub artifact: Option<(Digest, u64)>,
     /// The last lines of output.
     pub tail: Vec<String>,
 }
@@ -156,7 +156,7 @@ fn judged(
     verdict: Verdict,
     step: &'static str,
     why: String,
-    artifact: Option<(String, u64)>,
+    artifact: Option<(Digest, u64)>,
     tail: Vec<String>,
 ) -> Outcome {
     Outcome {
