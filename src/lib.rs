@@ -9,6 +9,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod declare;
+pub mod deliver;
 pub mod doctor;
 pub mod durable;
 mod error;

@@ -6,11 +6,11 @@ use crate::Result;
 use crate::builder::Verdict;
 use crate::builder::schedule::{BuildOptions, BuildSummary, Progress};
 use crate::config::MeshConfig;
+use crate::deliver::collect::NodeCollect;
+use crate::deliver::push::{NodePush, Outcome, PushOptions, PushProgress};
 use crate::events::{Event, Fact};
 use crate::status::nodes::Status;
 use crate::store::Paths;
-use crate::transport::collect::NodeCollect;
-use crate::transport::push::{NodePush, Outcome, PushOptions, PushProgress};
 use serde::Serialize;
 
 /// What one pass did, and what it left.
@@ -83,13 +83,13 @@ pub fn reconcile(
         ..PushOptions::default()
     };
     // One session per node for the whole pass: what push opened, collect goes on with.
-    let sessions = crate::transport::Sessions::new(mesh, KEEP_SESSIONS)?;
+    let sessions = crate::transport::Connections::new(mesh, KEEP_SESSIONS)?;
     let (mut push, push_events) =
-        crate::transport::push::push(paths, mesh, &sources, &reapply, push_progress, &sessions)?;
+        crate::deliver::push::push(paths, mesh, &sources, &reapply, push_progress, &sessions)?;
     crate::check_stopped()?;
     events.extend(push_events);
     let (mut collect, collect_events) =
-        crate::transport::collect::collect(paths, mesh, &[], &sessions)?;
+        crate::deliver::collect::collect(paths, mesh, &[], &sessions)?;
     events.extend(collect_events);
     // A node found without what it was sent (a wiped root) is sent it again in this pass, and
     // read again, so that the pass ends with what it did rather than a stale "outstanding".
@@ -104,12 +104,12 @@ pub fn reconcile(
             ..reapply
         };
         let (p, e) =
-            crate::transport::push::push(paths, mesh, &sources, &again, push_progress, &sessions)?;
+            crate::deliver::push::push(paths, mesh, &sources, &again, push_progress, &sessions)?;
         events.extend(e);
         push.retain(|r| !lost.contains(&r.node));
         push.extend(p);
         push.sort_by(|a, b| a.node.cmp(&b.node));
-        let (c, e) = crate::transport::collect::collect(paths, mesh, &lost, &sessions)?;
+        let (c, e) = crate::deliver::collect::collect(paths, mesh, &lost, &sessions)?;
         events.extend(e);
         collect.retain(|r| !lost.contains(&r.node));
         collect.extend(c);

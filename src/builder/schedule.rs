@@ -569,7 +569,7 @@ fn outstanding_streak(
     w: &crate::store::Writer,
     rec: &BuildRecord,
 ) -> std::result::Result<Vec<Fact>, crate::store::StoreError> {
-    use crate::status::account::STUCK_AFTER;
+    use crate::deliver::account::STUCK_AFTER;
     use crate::store::{OUTSTANDING, OutstandingStreak, identity_of};
     let key = rec.module.as_bytes();
     if rec.verdict != Verdict::Outstanding {

@@ -22,11 +22,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("collect")?;
     // A mesh another verb would refuse is refused here too.
     ctx.sources()?;
-    let (results, events) = crate::transport::collect::collect(
+    let (results, events) = crate::deliver::collect::collect(
         ctx.paths(),
         &ctx.mesh,
         &super::select_nodes(&ctx.mesh, &a.nodes)?,
-        &crate::transport::Sessions::new(&ctx.mesh, 0)?,
+        &crate::transport::Connections::new(&ctx.mesh, 0)?,
     )?;
     if ui.json {
         ui.json_data(&results);

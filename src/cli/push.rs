@@ -3,7 +3,7 @@
 use super::{Ctx, Ui, progress::NodeProgress};
 use crate::Result;
 use crate::artifact::{SHORT, short};
-use crate::transport::push::{NodePush, Outcome, PushOptions, PushProgress};
+use crate::deliver::push::{NodePush, Outcome, PushOptions, PushProgress};
 
 /// Send declarations (and the artifacts they name) to nodes.
 ///
@@ -107,13 +107,13 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         all: a.all,
         reapply_unanswered: false,
     };
-    let (results, events) = crate::transport::push::push(
+    let (results, events) = crate::deliver::push::push(
         ctx.paths(),
         &ctx.mesh,
         &ctx.sources()?,
         &opts,
         &Lines(ui, NodeProgress::new(ui)),
-        &crate::transport::Sessions::new(&ctx.mesh, 0)?,
+        &crate::transport::Connections::new(&ctx.mesh, 0)?,
     )?;
     super::run_hooks(ctx, ui, &events);
     if ui.json {

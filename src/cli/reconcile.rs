@@ -2,7 +2,7 @@
 
 use super::{Ctx, Ui, progress::BuildProgress};
 use crate::Result;
-use crate::transport::push::{NodePush, Outcome, PushProgress};
+use crate::deliver::push::{NodePush, Outcome, PushProgress};
 
 /// One pass: read sources, build what is behind, declare (auto), push what is behind, collect.
 ///

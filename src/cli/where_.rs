@@ -97,11 +97,11 @@ fn collect(ctx: &Ctx, ui: &Ui, nodes: &std::collections::BTreeSet<String>) -> Re
         Err(e) => return Err(e),
     };
     let names: Vec<String> = nodes.iter().cloned().collect();
-    let (results, events) = crate::transport::collect::collect(
+    let (results, events) = crate::deliver::collect::collect(
         ctx.paths(),
         &ctx.mesh,
         &names,
-        &crate::transport::Sessions::new(&ctx.mesh, 0)?,
+        &crate::transport::Connections::new(&ctx.mesh, 0)?,
     )?;
     drop(lock);
     for r in &results {

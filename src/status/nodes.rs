@@ -124,7 +124,7 @@ struct Counts {
 }
 
 /// The reason a module's newest build is *stuck outstanding*: outstanding for the same reason
-/// [`crate::status::account::STUCK_AFTER`] builds in a row of the same closure.
+/// [`crate::deliver::account::STUCK_AFTER`] builds in a row of the same closure.
 pub fn stuck_outstanding(
     latest: &BuildRecord,
     streak: Option<&OutstandingStreak>,
@@ -132,7 +132,7 @@ pub fn stuck_outstanding(
     let s = streak?;
     (latest.verdict == crate::builder::Verdict::Outstanding
         && s.closure == latest.closure
-        && s.count >= crate::status::account::STUCK_AFTER)
+        && s.count >= crate::deliver::account::STUCK_AFTER)
         .then(|| format!("outstanding {} builds in a row: {}", s.count, s.reason))
 }
 
@@ -239,7 +239,7 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
         store.read(|r| {
             let declared = compose::declared(r)?;
             let records = crate::store::node_records(r)?;
-            let troubles = crate::transport::trouble::all(r)?;
+            let troubles = crate::deliver::trouble::all(r)?;
             let streaks: HashMap<String, OutstandingStreak> = r
                 .range::<OutstandingStreak>(OUTSTANDING, b"", None)?
                 .into_iter()
@@ -380,7 +380,7 @@ fn node_status(
             trouble.map(|t| format!("{} times in a row: {}", t.count, t.reason)),
         ),
         _ if lost && failure.is_some() => match failure {
-            Some(f) if f.count >= crate::status::account::STUCK_AFTER => (
+            Some(f) if f.count >= crate::deliver::account::STUCK_AFTER => (
                 "stuck",
                 Some(format!(
                     "{} reports in a row: {}",
@@ -397,7 +397,7 @@ fn node_status(
         // What it was sent, mesh could not check since: not current.
         _ if trouble.is_some_and(|t| !t.repairable) => ("failed", trouble_reason),
         _ => match failure {
-            Some(f) if f.count >= crate::status::account::STUCK_AFTER => (
+            Some(f) if f.count >= crate::deliver::account::STUCK_AFTER => (
                 "stuck",
                 Some(format!(
                     "{} reports in a row: {}",

@@ -569,7 +569,7 @@ impl<'a> Trace<'a> {
             line.build = sent;
             if let Some(f) = rec.failure_of_sent() {
                 line.state = Answer::Failing;
-                let stuck = f.count >= crate::status::account::STUCK_AFTER;
+                let stuck = f.count >= crate::deliver::account::STUCK_AFTER;
                 line.reason = Some(format!(
                     "{} {}: {}",
                     if stuck { "stuck" } else { f.outcome.as_str() },

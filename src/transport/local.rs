@@ -3,7 +3,7 @@
 //! an apply writes executables while another forks for `activate`, and a fork would hold the
 //! other's fresh file open for writing (ETXTBSY).
 
-use super::session::Session;
+use super::session::NodeSession;
 use super::{Transport, TransportError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,7 +23,7 @@ impl Local {
 }
 
 impl Transport for Local {
-    fn open(&self) -> Result<Session, TransportError> {
+    fn open(&self) -> Result<NodeSession, TransportError> {
         let exe = std::env::current_exe()
             .map_err(|e| TransportError::Failed(format!("cannot find this mesh binary: {e}")))?;
         let mut command = Command::new(exe);
@@ -31,7 +31,7 @@ impl Transport for Local {
         let child = super::session::piped(&mut command)
             .spawn()
             .map_err(|e| TransportError::Failed(format!("cannot run this mesh binary: {e}")))?;
-        Session::start(
+        NodeSession::start(
             child,
             Box::new(|status, stderr| {
                 match status {

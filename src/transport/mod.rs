@@ -1,19 +1,17 @@
-//! Transports: how the controller reaches its nodes (DESIGN.md §8). One conversation per node
-//! per run (`mesh node session`: have, receive, apply, report) behind one trait, with an ssh
-//! side and a local side; the controller never knows which.
+//! Transports: how the controller reaches its nodes. One conversation per node per run (`mesh
+//! node session`: have, receive, apply, report) behind one trait, with an ssh side and a local
+//! side; the controller never knows which. This room opens sessions and moves frames; what to
+//! send and what an answer means is decided above it, in the delivery room.
 
-pub mod collect;
 pub mod local;
-pub mod push;
 pub mod session;
 pub mod ssh;
 pub mod ssh_node;
 pub mod stream;
-pub mod trouble;
 
 use crate::config::{MeshConfig, NodeConfig, Transport as Kind};
 use serde::Deserialize;
-use session::Session;
+use session::NodeSession;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -66,14 +64,14 @@ pub trait Transport: Send + Sync {
     /// Opens the node's session, one for every request of the run: its `mesh node session`, or
     /// (ssh with `[ssh] persist`) the one lingering there from an earlier run.
     /// [`TransportError::NotInstalled`] when the node's mesh is missing or older.
-    fn open(&self) -> Result<Session, TransportError>;
+    fn open(&self) -> Result<NodeSession, TransportError>;
     /// Puts this mesh binary on the node.
     fn install(&self) -> Result<(), TransportError>;
 }
 
 /// Opens the node's session, installing this mesh first when the node's is missing or older;
 /// whether it installed.
-fn connect(t: &dyn Transport) -> Result<(Session, bool), TransportError> {
+fn connect(t: &dyn Transport) -> Result<(NodeSession, bool), TransportError> {
     match t.open() {
         Ok(s) => Ok((s, false)),
         Err(TransportError::NotInstalled(_)) => {
@@ -100,29 +98,29 @@ pub fn last_line(stderr: &str) -> &str {
 
 /// The nodes' sessions for one run: each opened once, on first use, and kept for every step of
 /// the run (a reconcile pass pushes and collects through the same one); all ended when dropped.
-pub struct Sessions<'m> {
+pub struct Connections<'m> {
     mesh: &'m MeshConfig,
     /// How many sessions may wait open for a later step (each holds a process, three pipes and
     /// two threads): a node beyond that opens another in the later step.
     max_kept: usize,
     control: ControlDir,
     transports: Mutex<HashMap<String, std::sync::Arc<dyn Transport>>>,
-    open: Mutex<HashMap<String, Session>>,
+    open: Mutex<HashMap<String, NodeSession>>,
 }
 
 /// A node's session, taken for one step.
 pub struct Taken {
     /// The conversation.
-    pub session: Session,
+    pub session: NodeSession,
     /// This mesh was installed on the node to open it.
     pub installed: bool,
 }
 
-impl<'m> Sessions<'m> {
+impl<'m> Connections<'m> {
     /// No session open yet; ssh's control sockets in this run's directory. Up to `max_kept`
     /// sessions are kept open between steps (0 for a run of one step).
-    pub fn new(mesh: &'m MeshConfig, max_kept: usize) -> crate::Result<Sessions<'m>> {
-        Ok(Sessions {
+    pub fn new(mesh: &'m MeshConfig, max_kept: usize) -> crate::Result<Connections<'m>> {
+        Ok(Connections {
             mesh,
             max_kept,
             control: control_dir(mesh)?,
@@ -180,9 +178,9 @@ impl<'m> Sessions<'m> {
     }
 }
 
-impl Drop for Sessions<'_> {
+impl Drop for Connections<'_> {
     fn drop(&mut self) {
-        let open: Vec<Session> = self
+        let open: Vec<NodeSession> = self
             .open
             .get_mut()
             .map(|o| o.drain().map(|(_, s)| s).collect())

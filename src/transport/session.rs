@@ -37,7 +37,7 @@ pub fn piped(command: &mut Command) -> &mut Command {
 }
 
 /// One open conversation with a node.
-pub struct Session {
+pub struct NodeSession {
     peer: Arc<Mutex<Peer>>,
     /// `None` once closed (the node reads the end of its input).
     input: Option<BufWriter<Box<dyn Write + Send>>>,
@@ -149,11 +149,11 @@ impl Watchdog {
     }
 }
 
-impl Session {
+impl NodeSession {
     /// Takes over `child` (started with [`piped`] stdio) and reads the node's greeting and
     /// hello. An older node (a hello with a lower protocol, or a process that ends before its
     /// greeting) is [`TransportError::NotInstalled`] as `ended` says.
-    pub fn start(mut child: Child, ended: Ended) -> Result<Session, TransportError> {
+    pub fn start(mut child: Child, ended: Ended) -> Result<NodeSession, TransportError> {
         let (Some(input), Some(output), Some(err)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -162,7 +162,7 @@ impl Session {
             return Err(TransportError::Failed("its pipes could not be made".into()));
         };
         let stderr = thread::spawn(move || tail(err));
-        Session::begin(
+        NodeSession::begin(
             Peer::Process(child),
             Box::new(input),
             Box::new(output),
@@ -179,14 +179,14 @@ impl Session {
         stream: UnixStream,
         ended: Ended,
         greet_within: Duration,
-    ) -> Result<Session, TransportError> {
+    ) -> Result<NodeSession, TransportError> {
         let clones = (stream.try_clone(), stream.try_clone());
         let (Ok(input), Ok(output)) = clones else {
             return Err(TransportError::Failed(
                 "the socket could not be used".into(),
             ));
         };
-        Session::begin(
+        NodeSession::begin(
             Peer::Socket(stream),
             Box::new(input),
             Box::new(output),
@@ -203,7 +203,7 @@ impl Session {
         stderr: Option<thread::JoinHandle<Vec<u8>>>,
         ended: Ended,
         greet_within: Duration,
-    ) -> Result<Session, TransportError> {
+    ) -> Result<NodeSession, TransportError> {
         let peer = Arc::new(Mutex::new(peer));
         let watchdog = Arc::new(Watchdog {
             state: Mutex::new(WatchState {
@@ -217,7 +217,7 @@ impl Session {
             let (watchdog, peer) = (watchdog.clone(), peer.clone());
             thread::spawn(move || watchdog.watch(&peer));
         }
-        let mut session = Session {
+        let mut session = NodeSession {
             peer,
             input: Some(BufWriter::with_capacity(frame::DATA_CHUNK + 64, input)),
             output: BufReader::new(output),
@@ -528,7 +528,7 @@ impl Session {
     }
 }
 
-impl Drop for Session {
+impl Drop for NodeSession {
     fn drop(&mut self) {
         // A session dropped without `quit` (a panic, an early return): never leave the process.
         let running = self

@@ -1,6 +1,6 @@
 //! Running commands on a node with the system `ssh` client (DESIGN.md §8).
 //!
-//! There is no ssh library here: [`SshSession`] builds an `ssh` command line and runs it. Every
+//! There is no ssh library here: [`Ssh`] builds an `ssh` command line and runs it. Every
 //! call uses `BatchMode=yes` (never a password prompt) and a per-run `ControlMaster`, so the first
 //! command to a node pays for the TCP connection and the authentication and the following ones
 //! ride on it. The user's `~/.ssh/config` applies as usual: mesh never passes `-F` and never turns
@@ -34,7 +34,7 @@ const CONTROL_PERSIST_SECS: u64 = 60;
 /// a control master in the background (it exits [`CONTROL_PERSIST_SECS`] after its last use, when
 /// the connection drops, or on [`close`](Self::close)). `run` may be called from several threads.
 #[derive(Debug, Clone)]
-pub struct SshSession {
+pub struct Ssh {
     /// The program to run: `ssh` on the `PATH` (tests name a missing one).
     program: PathBuf,
     /// `user@host` or a `Host` alias of `~/.ssh/config`.
@@ -234,7 +234,7 @@ impl SshError {
     }
 }
 
-impl SshSession {
+impl Ssh {
     /// A session to `address`: "user@host" (or a ~/.ssh/config Host alias).
     ///
     /// `options` are extra ssh args (e.g. `["-p", "2222", "-i", "key"]`) appended after the
@@ -249,7 +249,7 @@ impl SshSession {
         options: &[String],
         control_dir: &Path,
         connect_timeout: Duration,
-    ) -> SshSession {
+    ) -> Ssh {
         let secs = connect_timeout.as_secs().max(1);
         let mut control_path = OsString::from("ControlPath=");
         control_path.push(control_dir.join("%C"));
@@ -273,7 +273,7 @@ impl SshSession {
         }
         args.push("-T".into());
         args.extend(options.iter().map(OsString::from));
-        SshSession {
+        Ssh {
             program: PathBuf::from("ssh"),
             address: address.to_string(),
             args,
@@ -282,7 +282,7 @@ impl SshSession {
 
     /// Keeps the control master for `persist` after its last use instead of the default
     /// (`[ssh] persist`: later runs within that time reuse the connection, no handshake).
-    pub fn with_persist(mut self, persist: Duration) -> SshSession {
+    pub fn with_persist(mut self, persist: Duration) -> Ssh {
         let wanted = format!("ControlPersist={}", persist.as_secs().max(1));
         for a in &mut self.args {
             if a.to_string_lossy().starts_with("ControlPersist=") {
@@ -671,7 +671,7 @@ mod tests {
 
     #[test]
     fn arguments_come_in_order() {
-        let session = SshSession::new(
+        let session = Ssh::new(
             "root@node",
             &["-p".to_string(), "2222".to_string()],
             Path::new("/run/ctl"),
@@ -763,7 +763,7 @@ mod tests {
 
     #[test]
     fn a_missing_ssh_is_named() {
-        let mut session = SshSession::new("root@node", &[], Path::new("/tmp"), Duration::ZERO);
+        let mut session = Ssh::new("root@node", &[], Path::new("/tmp"), Duration::ZERO);
         session.program = PathBuf::from("/nonexistent/ssh");
         let err = session
             .run(&["true"], None, Duration::from_secs(1))

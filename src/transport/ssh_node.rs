@@ -2,15 +2,15 @@
 //! per run, through a ControlMaster (an install before it, or a later run with `[ssh] persist`,
 //! reuses the connection).
 
-use super::session::{LONG, Session};
-use super::ssh::{SshError, SshSession};
+use super::session::{LONG, NodeSession};
+use super::ssh::{Ssh, SshError};
 use super::{Transport, TransportError};
 use crate::config::{MeshConfig, NodeConfig};
 use std::path::Path;
 
 /// A node reached over ssh.
 pub struct SshNode {
-    session: SshSession,
+    session: Ssh,
     /// Leave the connection open for the next run (`[ssh] persist`).
     persist: bool,
     /// With `[ssh] persist`: how long the node's session lingers after a run, and the local
@@ -29,8 +29,7 @@ impl SshNode {
         let mut options = mesh.ssh.options.clone();
         options.extend(node.options.iter().cloned());
         let address = node.address.clone().unwrap_or_default();
-        let mut session =
-            SshSession::new(&address, &options, control_dir, mesh.ssh.connect_timeout);
+        let mut session = Ssh::new(&address, &options, control_dir, mesh.ssh.connect_timeout);
         if let Some(persist) = mesh.ssh.persist {
             session = session.with_persist(persist);
         }
@@ -53,7 +52,7 @@ impl SshNode {
 /// What the end of a session's ssh means: ssh's own failure (exit 255), a node without mesh
 /// or with one from before sessions, a timeout, or mesh failing there.
 fn failure(
-    ssh: &SshSession,
+    ssh: &Ssh,
     program: &str,
     status: Option<std::process::ExitStatus>,
     stderr: &str,
@@ -104,7 +103,7 @@ fn ssh_error(e: SshError) -> TransportError {
 }
 
 impl Transport for SshNode {
-    fn open(&self) -> Result<Session, TransportError> {
+    fn open(&self) -> Result<NodeSession, TransportError> {
         // A lingering session, through the kept connection: no remote command started.
         if let Some((_, local)) = &self.linger
             && let Ok(stream) = std::os::unix::net::UnixStream::connect(local)
@@ -112,7 +111,8 @@ impl Transport for SshNode {
             let broke = |_: Option<std::process::ExitStatus>, _: &str| {
                 TransportError::Failed("the connection to the node's lingering session broke; try again (the next run starts a new one)".into())
             };
-            if let Ok(session) = Session::over_socket(stream, Box::new(broke), self.connect_timeout)
+            if let Ok(session) =
+                NodeSession::over_socket(stream, Box::new(broke), self.connect_timeout)
             {
                 return Ok(session);
             }
@@ -136,7 +136,7 @@ impl Transport for SshNode {
             .spawn()
             .map_err(|e| ssh_error(self.session.spawn_error(e)))?;
         let (ssh, program) = (self.session.clone(), self.program.clone());
-        let session = Session::start(
+        let session = NodeSession::start(
             child,
             Box::new(move |status, stderr| failure(&ssh, &program, status, stderr)),
         )?;

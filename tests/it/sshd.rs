@@ -6,7 +6,7 @@
 
 #![allow(dead_code)]
 
-use mesh::transport::ssh::{SshError, SshSession};
+use mesh::transport::ssh::{Ssh, SshError};
 use std::collections::HashMap;
 use std::fs;
 use std::io::Read;
@@ -331,8 +331,8 @@ fn control_dir(base: &Path, name: &str) -> PathBuf {
     dir
 }
 
-fn session(node: &SshNode, base: &Path, options: &[String], ctl: &str) -> SshSession {
-    SshSession::new(
+fn session(node: &SshNode, base: &Path, options: &[String], ctl: &str) -> Ssh {
+    Ssh::new(
         &node.address(),
         options,
         &control_dir(base, ctl),
@@ -424,7 +424,7 @@ fn a_second_run_reuses_the_control_master() {
     let base = tempfile::tempdir().expect("temp dir");
     let node = SshNode::start(base.path(), "gamma");
     let ctl = control_dir(base.path(), "gamma");
-    let ssh = SshSession::new(
+    let ssh = Ssh::new(
         &node.address(),
         &node.client_options(),
         &ctl,

@@ -4,14 +4,15 @@
 
 use crate::events::Fact;
 use crate::store::{StoreError, TROUBLE, TROUBLE_AFTER, Trouble, Writer, identity_of};
+use crate::transport::TransportError;
 
 /// What a transport error means for the node: (kind, whether a run can repair it).
-pub fn kind_of(e: &super::TransportError) -> Option<(&'static str, bool)> {
+pub fn kind_of(e: &TransportError) -> Option<(&'static str, bool)> {
     match e {
-        super::TransportError::Unreachable(_) => None,
-        super::TransportError::Refused(_) => Some(("refused", false)),
-        super::TransportError::NotInstalled(_) => Some(("not installed", true)),
-        super::TransportError::Failed(_) => Some(("failed", false)),
+        TransportError::Unreachable(_) => None,
+        TransportError::Refused(_) => Some(("refused", false)),
+        TransportError::NotInstalled(_) => Some(("not installed", true)),
+        TransportError::Failed(_) => Some(("failed", false)),
     }
 }
 

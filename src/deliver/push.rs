@@ -3,18 +3,19 @@
 //! node failing never stops the others. A send is recorded only after the node answered that it
 //! holds the declaration.
 
-use super::session::Session;
-use super::stream::{Part, Stream};
-use super::{Answer, Sessions, TransportError};
+use super::trouble;
 use crate::Result;
 use crate::artifact::ArtifactStore;
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
+use crate::deliver::account::MAX_SEQUENCE;
 use crate::events::{self, Fact};
 use crate::source::Snapshot;
-use crate::status::account::MAX_SEQUENCE;
 use crate::store::{NODES, NodeRecord, Paths, Sent};
+use crate::transport::session::NodeSession;
+use crate::transport::stream::{Part, Stream};
+use crate::transport::{Answer, Connections, TransportError, fan_out};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::sync::mpsc;
@@ -153,7 +154,7 @@ pub fn push(
     _validated: &Snapshot,
     opts: &PushOptions,
     progress: &dyn PushProgress,
-    sessions: &Sessions,
+    sessions: &Connections,
 ) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
     for n in &opts.nodes {
         mesh.node(n)?;
@@ -224,7 +225,7 @@ pub fn push(
     let mut record_err = None;
     let mut events = Vec::new();
     let mut done = Vec::new();
-    super::fan_out(
+    fan_out(
         work,
         mesh.ssh.parallel,
         |work: Work, tx: &mpsc::Sender<Msg>| {
@@ -370,7 +371,7 @@ fn trouble(node: &str, e: TransportError, tx: &mpsc::Sender<Msg>) -> Outcome {
         return Outcome::Unreachable { reason };
     }
     let reason = e.to_string();
-    if let Some((kind, repairable)) = super::trouble::kind_of(&e) {
+    if let Some((kind, repairable)) = trouble::kind_of(&e) {
         let _ = tx.send(Msg::Record(Event::Trouble {
             node: node.to_string(),
             kind,
@@ -382,7 +383,7 @@ fn trouble(node: &str, e: TransportError, tx: &mpsc::Sender<Msg>) -> Outcome {
 }
 
 fn send_one(
-    session: &mut Session,
+    session: &mut NodeSession,
     installed: bool,
     work: Work,
     outgoing: &Outgoing,
@@ -593,7 +594,7 @@ fn record_one(
                 rec.host_version = host;
             }
             // Reached and answering: a trouble no run could repair is over.
-            facts.extend(super::trouble::cleared(w, &node, false)?);
+            facts.extend(trouble::cleared(w, &node, false)?);
         }
         Event::Trouble {
             kind,
@@ -604,9 +605,7 @@ fn record_one(
             // Not "seen": a node that refused us, or whose mesh failed, told nothing.
             rec.unreachable_since = None;
             rec.unreachable_reason = None;
-            facts.extend(super::trouble::found(
-                w, &node, kind, &reason, repairable, now,
-            )?);
+            facts.extend(trouble::found(w, &node, kind, &reason, repairable, now)?);
         }
         Event::Unreachable { reason, .. } => {
             if rec.unreachable_since.is_none() {

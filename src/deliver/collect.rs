@@ -2,13 +2,15 @@
 //! in parallel; take each into the store by report sequence, so none is counted twice and none
 //! is lost as long as a node's journal (its newest 100 reports) still holds it.
 
-use super::{Sessions, trouble};
+use super::trouble;
 use crate::Result;
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
+use crate::deliver::account;
 use crate::events::{self, Event, Fact};
-use crate::status::account;
 use crate::store::{NODES, NodeRecord, Paths, StoreError, Writer};
+use crate::transport::session::NodeSession;
+use crate::transport::{Connections, TransportError, fan_out};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -42,7 +44,7 @@ pub fn collect(
     paths: &Paths,
     mesh: &MeshConfig,
     names: &[String],
-    sessions: &Sessions,
+    sessions: &Connections,
 ) -> Result<(Vec<NodeCollect>, Vec<Event>)> {
     for n in names {
         mesh.node(n)?;
@@ -60,7 +62,7 @@ pub fn collect(
     let mut out = Vec::new();
     let mut events = Vec::new();
     let mut answers = Vec::new();
-    super::fan_out(
+    fan_out(
         nodes,
         mesh.ssh.parallel,
         |node: &String, tx: &std::sync::mpsc::Sender<(String, Answer)>| {
@@ -97,10 +99,10 @@ pub fn collect(
 /// newest taken: that very report must come back (a duplicate). When it does not, the journal
 /// started again, and is read from its start (`account::answer_means_restart`).
 fn read(
-    session: &mut super::session::Session,
+    session: &mut NodeSession,
     rec: &NodeRecord,
     installed: bool,
-) -> Result<Collected, super::TransportError> {
+) -> Result<Collected, TransportError> {
     let held = session.have()?.declaration.map(|h| h.digest);
     let asked = account::ask_from(rec.report_sequence);
     let reports = session.reports(asked)?;
@@ -133,7 +135,7 @@ pub struct Collected {
     pub restarted: bool,
 }
 
-type Answer = Result<Collected, super::TransportError>;
+type Answer = Result<Collected, TransportError>;
 
 /// Takes one node's reports (or its unreachability, or its trouble) into the store, in the
 /// transaction `w`.
@@ -211,7 +213,7 @@ fn record(
                 facts.extend(trouble::cleared(w, node, rec.applied_what_was_sent())?);
             }
         }
-        Err(super::TransportError::Unreachable(reason)) => {
+        Err(TransportError::Unreachable(reason)) => {
             if rec.unreachable_since.is_none() {
                 rec.unreachable_since = Some(now);
                 facts.push(Fact::Unreachable {

@@ -1,0 +1,9 @@
+//! Delivery: what each node is sent and what its answers mean. `push` sends each node its
+//! declaration, `collect` takes its reports into the store, `account` keeps the apply account
+//! and failure streaks, `trouble` records what stopped mesh doing its work on a node. It moves
+//! its bytes through [`crate::transport`], which never calls back up here.
+
+pub mod account;
+pub mod collect;
+pub mod push;
+pub mod trouble;
