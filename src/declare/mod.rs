@@ -7,7 +7,7 @@ pub mod wire;
 pub use compose::{Composed, compose_all};
 pub use wire::{Declaration, DeclaredModule, Envelope};
 
-use crate::builder::Verdict;
+use crate::store::Verdict;
 use crate::store::{BUILDS, BuildRecord, DECLARED, LATEST, Paths, id_key};
 use crate::{Error, Result};
 

@@ -13,8 +13,7 @@ use crate::events::Fact;
 use crate::node::{Outcome, Report, ResourceOutcome};
 use crate::store::{Failure, NodeRecord, Sent};
 
-/// Reports a node was stuck after this many in a row.
-pub const STUCK_AFTER: u64 = 3;
+pub use crate::store::STUCK_AFTER;
 /// How many unreadable-report notes are kept per node.
 const UNREADABLE_KEPT: usize = 5;
 

@@ -3,7 +3,7 @@
 //! or unfit. Currency is the whole input closure.
 
 use super::{ModuleGraph, SourceInput};
-use crate::builder::Verdict;
+use crate::store::Verdict;
 use crate::store::{BuildRecord, CURRENT, CurrentEntry, LATEST, Reader, StoreError};
 use serde::Serialize;
 use std::collections::HashMap;

@@ -96,7 +96,7 @@ pub struct ModuleStatus {
     /// The commit its newest build was made from.
     pub built_from: Option<String>,
     /// Its newest build's verdict.
-    pub verdict: Option<crate::builder::Verdict>,
+    pub verdict: Option<crate::store::Verdict>,
     /// Nodes it is declared on.
     pub declared_on: usize,
     /// Nodes that reported applying its declared build.
@@ -124,15 +124,15 @@ struct Counts {
 }
 
 /// The reason a module's newest build is *stuck outstanding*: outstanding for the same reason
-/// [`crate::deliver::account::STUCK_AFTER`] builds in a row of the same closure.
+/// [`crate::store::STUCK_AFTER`] builds in a row of the same closure.
 pub fn stuck_outstanding(
     latest: &BuildRecord,
     streak: Option<&OutstandingStreak>,
 ) -> Option<String> {
     let s = streak?;
-    (latest.verdict == crate::builder::Verdict::Outstanding
+    (latest.verdict == crate::store::Verdict::Outstanding
         && s.closure == latest.closure
-        && s.count >= crate::deliver::account::STUCK_AFTER)
+        && s.count >= crate::store::STUCK_AFTER)
         .then(|| format!("outstanding {} builds in a row: {}", s.count, s.reason))
 }
 
@@ -380,7 +380,7 @@ fn node_status(
             trouble.map(|t| format!("{} times in a row: {}", t.count, t.reason)),
         ),
         _ if lost && failure.is_some() => match failure {
-            Some(f) if f.count >= crate::deliver::account::STUCK_AFTER => (
+            Some(f) if f.count >= crate::store::STUCK_AFTER => (
                 "stuck",
                 Some(format!(
                     "{} reports in a row: {}",
@@ -397,7 +397,7 @@ fn node_status(
         // What it was sent, mesh could not check since: not current.
         _ if trouble.is_some_and(|t| !t.repairable) => ("failed", trouble_reason),
         _ => match failure {
-            Some(f) if f.count >= crate::deliver::account::STUCK_AFTER => (
+            Some(f) if f.count >= crate::store::STUCK_AFTER => (
                 "stuck",
                 Some(format!(
                     "{} reports in a row: {}",

@@ -2,7 +2,7 @@
 //! order, computed from the store alone. Changes nothing.
 
 use crate::Result;
-use crate::builder::Verdict;
+use crate::store::Verdict;
 use crate::graph::Loaded;
 use crate::graph::stale::{self, Known, ModuleState};
 use crate::store::Paths;

@@ -45,6 +45,45 @@ pub struct ModuleRecord {
     pub manifests: crate::imports::ManifestFacts,
 }
 
+/// The judgement of a build. `Outstanding` is not a verdict: the build failed for reasons that
+/// say nothing about the artifact (a timeout, a signal, a spawn failure, exit 75), and the next
+/// run retries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Built, and the tests passed.
+    Fit,
+    /// Built, and the tests failed.
+    Unfit,
+    /// The build failed.
+    Broken,
+    /// An environmental failure: no verdict.
+    Outstanding,
+}
+
+impl Verdict {
+    /// The word used in tables and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Fit => "fit",
+            Verdict::Unfit => "unfit",
+            Verdict::Broken => "broken",
+            Verdict::Outstanding => "outstanding",
+        }
+    }
+
+    /// Whether it is a verdict at all (outstanding is not).
+    pub fn is_verdict(self) -> bool {
+        self != Verdict::Outstanding
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// build id (u64, big-endian) → [`BuildRecord`].
 pub const BUILDS: Table = Table::new("builds");
 /// module name → its newest [`BuildRecord`].
@@ -76,12 +115,12 @@ pub struct BuildRecord {
     pub inputs: Vec<(String, String)>,
     /// Each dev, optional and cycle dependency: (module, source id), sorted by module.
     pub sources: Vec<(String, String)>,
-    /// The closure rules this build was judged under ([`crate::graph::stale::CLOSURE_RULE`]).
+    /// The closure rules this build was judged under (the stale set's `CLOSURE_RULE`).
     pub rule: u32,
     /// The closure key: what makes this build current.
     pub closure: String,
     /// The verdict (or outstanding, which is none).
-    pub verdict: crate::builder::Verdict,
+    pub verdict: Verdict,
     /// Why, for anything but fit.
     pub reason: Option<String>,
     /// The artifact digest (fit and unfit builds have one).
@@ -110,7 +149,7 @@ pub struct CurrentEntry {
     /// The build id.
     pub id: u64,
     /// Its verdict (never outstanding).
-    pub verdict: crate::builder::Verdict,
+    pub verdict: Verdict,
     /// Its artifact digest.
     pub artifact: Option<String>,
 }
@@ -202,6 +241,10 @@ pub struct Trouble {
     pub repairable: bool,
 }
 
+/// Three in a row make a streak a person's business: a node's failure reports make it stuck,
+/// a build's outstanding endings make it stuck outstanding (the seeds' rule for stuck).
+pub const STUCK_AFTER: u64 = 3;
+
 /// A repairable trouble found this many times in a row needs a person.
 pub const TROUBLE_AFTER: u64 = 3;
 
@@ -240,7 +283,7 @@ pub fn identity_of(text: &str) -> String {
     text.chars().filter(|c| !c.is_ascii_digit()).collect()
 }
 
-/// event sequence (u64, big-endian) → [`crate::events::Event`]: the facts log.
+/// event sequence (u64, big-endian) → an event of the facts log.
 pub const EVENTS: Table = Table::new("events");
 
 /// module name → the source id last stated in a `source-moved` fact (or first seen), so a move

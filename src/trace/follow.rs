@@ -4,7 +4,7 @@
 use super::{Answer, BuildAnswer, BuildWhere, ModuleWhere, NodeWhere, ancestry, rev};
 use crate::Result;
 use crate::artifact::short;
-use crate::builder::Verdict;
+use crate::store::Verdict;
 use crate::clock::rfc3339;
 use crate::config::Policy;
 use crate::declare::Composed;
@@ -569,7 +569,7 @@ impl<'a> Trace<'a> {
             line.build = sent;
             if let Some(f) = rec.failure_of_sent() {
                 line.state = Answer::Failing;
-                let stuck = f.count >= crate::deliver::account::STUCK_AFTER;
+                let stuck = f.count >= crate::store::STUCK_AFTER;
                 line.reason = Some(format!(
                     "{} {}: {}",
                     if stuck { "stuck" } else { f.outcome.as_str() },
