@@ -100,7 +100,7 @@ fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::imports::js;
-    use crate::imports::scan::tests::{assert_survives, pairs};
+    use crate::imports::lex::tests::{assert_survives, pairs};
 
     fn imports(src: &str, path: &str) -> Vec<(u32, String)> {
         pairs(&js::scan(&script_text(src, path)))

@@ -1,7 +1,7 @@
 //! The Go import scanner: the path of every import spec in the import declarations that open
 //! a file (after `package`, before the first other declaration).
 
-use super::scan::{
+use super::lex::{
     Collector, Import, ImportKind, Kind, Token, at, block_comment, ident_end, is_ident_start,
     kind_at, line_comment, punct_at, quoted_end,
 };
@@ -129,11 +129,11 @@ fn import_spec(toks: &[Token], i: usize, c: &mut Collector) -> usize {
 #[cfg(test)]
 mod tests {
     use super::scan;
-    use crate::imports::scan::tests::{assert_survives, names, pairs};
+    use crate::imports::lex::tests::{assert_survives, names, pairs};
 
     #[test]
     fn build_ignore_files_are_dev() {
-        use crate::imports::ImportKind;
+        use crate::imports::lex::ImportKind;
         let tool = scan("//go:build ignore\n\npackage main\n\nimport \"example.com/x\"\n");
         assert_eq!(tool[0].kind, ImportKind::Dev);
         let linux = scan("//go:build linux\n\npackage a\n\nimport \"example.com/x\"\n");

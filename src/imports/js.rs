@@ -5,7 +5,7 @@
 //! The lexer follows template literals through nested `${…}` expressions and tells regex
 //! literals from division by the token before the `/`, so neither can derail string tracking.
 
-use super::scan::{
+use super::lex::{
     Collector, Import, Kind, Token, at, block_comment, ident_end, is_ident_continue, line_comment,
     line_end, punct_at, quoted_end,
 };
@@ -336,7 +336,7 @@ fn from_clause<'t>(toks: &'t [Token], mut i: usize, src: &str) -> Option<&'t Tok
 #[cfg(test)]
 mod tests {
     use super::scan;
-    use crate::imports::scan::tests::{assert_survives, names, pairs};
+    use crate::imports::lex::tests::{assert_survives, names, pairs};
 
     #[test]
     fn static_import_forms() {

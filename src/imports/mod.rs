@@ -8,16 +8,16 @@
 pub mod component;
 pub mod go;
 pub mod js;
+pub mod lex;
 pub mod manifest;
 pub mod place;
 pub mod python;
 pub mod python_packages;
 pub mod resolve;
 pub mod rust;
-pub mod scan;
 
+pub use lex::{FileScan, Import, ImportKind, Language};
 pub use manifest::ManifestFacts;
-pub use scan::{FileScan, Import, ImportKind, Language, SCANNER_VERSION, scan, scan_file};
 
 use serde::{Deserialize, Serialize};
 
@@ -32,4 +32,63 @@ pub struct ScannedFile {
     pub kind: ImportKind,
     /// What it imports.
     pub imports: Vec<Import>,
+}
+
+/// Bumped whenever any scanner's output could change, so cached results are re-read.
+/// 2: import kinds (dev, optional), `#[cfg(test)]` modules, component script blocks.
+pub const SCANNER_VERSION: u32 = 2;
+
+/// Scans one file's text for its imports. Never panics on any input (arbitrary bytes decoded
+/// lossily are passed in).
+pub fn scan(lang: Language, src: &str) -> Vec<Import> {
+    scan_file(lang, src).imports
+}
+
+/// Scans one file's text: its imports and file-level facts. Never panics on any input.
+pub fn scan_file(lang: Language, src: &str) -> FileScan {
+    match lang {
+        Language::Go => FileScan {
+            imports: go::scan(src),
+            ..FileScan::default()
+        },
+        Language::Rust => rust::scan_file(src),
+        Language::Python => python::scan_file(src),
+        Language::Js => FileScan {
+            imports: js::scan(src),
+            ..FileScan::default()
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lex::tests::{ADVERSARIAL, garbage, names};
+
+    #[test]
+    fn dispatch_reaches_each_scanner() {
+        assert_eq!(
+            names(&scan(Language::Go, "package a\nimport \"x/y\"")),
+            ["x/y"]
+        );
+        assert_eq!(
+            names(&scan(Language::Rust, "use serde::Serialize;")),
+            ["serde"]
+        );
+        assert_eq!(
+            names(&scan(Language::Python, "import os.path")),
+            ["os.path"]
+        );
+        assert_eq!(names(&scan(Language::Js, "import x from 'y'")), ["y"]);
+    }
+
+    #[test]
+    fn every_scanner_survives_garbage() {
+        for lang in [Language::Go, Language::Rust, Language::Python, Language::Js] {
+            let garbage = (0..200u64).map(|seed| garbage(seed ^ 0xabcdef, 1 + seed as usize * 3));
+            for src in ADVERSARIAL.iter().map(|s| s.to_string()).chain(garbage) {
+                let _ = scan(lang, &src);
+            }
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! code the artifact is built from, dev code (tests, benches, examples, tool configs), or test
 //! data that is not read at all.
 
-use super::{ImportKind, Language};
+use super::lex::{ImportKind, Language};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// Directories that hold test data, not code: never read.

@@ -2,7 +2,8 @@
 //! relative path landing in another module's directory; ambiguity means an edge to every
 //! candidate, because staleness must over-approximate and never miss.
 
-use super::{ImportKind, Language, ScannedFile};
+use super::ScannedFile;
+use super::lex::{ImportKind, Language};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};

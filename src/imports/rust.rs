@@ -5,7 +5,7 @@
 //! file declares (`mod x`) or binds by a `use` (`use std::fmt;` then `fmt::Display`) are left
 //! out; other lowercase false positives are left for resolution to drop.
 
-use super::scan::{
+use super::lex::{
     Collector, FileScan, Import, ImportKind, Kind, Token, at, block_comment, ident_end,
     is_ident_start, kind_at, line_comment, punct_at, quoted_end, utf8_len,
 };
@@ -636,8 +636,8 @@ fn is_reserved(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{scan, scan_file};
-    use crate::imports::ImportKind;
-    use crate::imports::scan::tests::{assert_survives, names, pairs};
+    use crate::imports::lex::ImportKind;
+    use crate::imports::lex::tests::{assert_survives, names, pairs};
 
     /// (line, name, kind) triples.
     fn kinds(src: &str) -> Vec<(u32, String, ImportKind)> {
