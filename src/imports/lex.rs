@@ -550,12 +550,12 @@ pub(crate) mod tests {
     }
 
     /// Runs a scanner over the adversarial inputs and garbage, checking its output is sane.
-    pub(crate) fn assert_survives(scan: fn(&str) -> Vec<Import>) {
+    pub(crate) fn assert_survives(scan_file: fn(&str) -> FileScan) {
         let garbage = (0..300u64).map(|seed| garbage(seed, (seed as usize * 7) % 400));
         let inputs = ADVERSARIAL.iter().map(|s| s.to_string()).chain(garbage);
         for src in inputs {
             let lines = src.split('\n').count() as u32;
-            for import in scan(&src) {
+            for import in scan_file(&src).imports {
                 assert!(
                     import.line >= 1 && import.line <= lines,
                     "{src:?} -> {import:?}"

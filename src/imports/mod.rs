@@ -38,25 +38,14 @@ pub struct ScannedFile {
 /// 2: import kinds (dev, optional), `#[cfg(test)]` modules, component script blocks.
 pub const SCANNER_VERSION: u32 = 2;
 
-/// Scans one file's text for its imports. Never panics on any input (arbitrary bytes decoded
-/// lossily are passed in).
-pub fn scan(lang: Language, src: &str) -> Vec<Import> {
-    scan_file(lang, src).imports
-}
-
-/// Scans one file's text: its imports and file-level facts. Never panics on any input.
+/// Scans one file's text with its language's scanner: its imports and file-level facts.
+/// Never panics on any input (arbitrary bytes decoded lossily are passed in).
 pub fn scan_file(lang: Language, src: &str) -> FileScan {
     match lang {
-        Language::Go => FileScan {
-            imports: go::scan(src),
-            ..FileScan::default()
-        },
+        Language::Go => go::scan_file(src),
         Language::Rust => rust::scan_file(src),
         Language::Python => python::scan_file(src),
-        Language::Js => FileScan {
-            imports: js::scan(src),
-            ..FileScan::default()
-        },
+        Language::Js => js::scan_file(src),
     }
 }
 
@@ -68,18 +57,21 @@ mod tests {
     #[test]
     fn dispatch_reaches_each_scanner() {
         assert_eq!(
-            names(&scan(Language::Go, "package a\nimport \"x/y\"")),
+            names(&scan_file(Language::Go, "package a\nimport \"x/y\"").imports),
             ["x/y"]
         );
         assert_eq!(
-            names(&scan(Language::Rust, "use serde::Serialize;")),
+            names(&scan_file(Language::Rust, "use serde::Serialize;").imports),
             ["serde"]
         );
         assert_eq!(
-            names(&scan(Language::Python, "import os.path")),
+            names(&scan_file(Language::Python, "import os.path").imports),
             ["os.path"]
         );
-        assert_eq!(names(&scan(Language::Js, "import x from 'y'")), ["y"]);
+        assert_eq!(
+            names(&scan_file(Language::Js, "import x from 'y'").imports),
+            ["y"]
+        );
     }
 
     #[test]
@@ -87,7 +79,7 @@ mod tests {
         for lang in [Language::Go, Language::Rust, Language::Python, Language::Js] {
             let garbage = (0..200u64).map(|seed| garbage(seed ^ 0xabcdef, 1 + seed as usize * 3));
             for src in ADVERSARIAL.iter().map(|s| s.to_string()).chain(garbage) {
-                let _ = scan(lang, &src);
+                let _ = scan_file(lang, &src);
             }
         }
     }

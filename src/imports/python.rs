@@ -6,18 +6,14 @@
 //! enclosing quote, and a 3.12 reuse still pairs up, so the lexer stays in step.
 
 use super::lex::{
-    Collector, FileScan, Import, ImportKind, Kind, Token, at, ident_end, is_ident_start, kind_at,
+    Collector, FileScan, ImportKind, Kind, Token, at, ident_end, is_ident_start, kind_at,
     line_comment, punct_at, quoted_end,
 };
 
-/// Scans a Python file: `import a.b` → "a.b", `from a.b import c` → "a.b",
-/// `__import__("a")` and `importlib.import_module("a")` → "a". Imports inside a `try` that
-/// handles `ImportError` or `ModuleNotFoundError` (its body or its handlers) are `optional`.
-pub fn scan(src: &str) -> Vec<Import> {
-    scan_file(src).imports
-}
-
 /// Scans a Python file: its imports, and notes on what could not be read whole.
+/// `import a.b` → "a.b", `from a.b import c` → "a.b.c" and "a.b", `__import__("a")` and
+/// `importlib.import_module("a")` → "a". Imports inside a `try` that handles `ImportError` or
+/// `ModuleNotFoundError` (its body or its handlers) are `optional`.
 pub fn scan_file(src: &str) -> FileScan {
     let mut c = Collector::new(src);
     let toks = lex(src.as_bytes(), &mut c);
@@ -369,8 +365,14 @@ fn dotted_name(toks: &[Token], i: usize, src: &str) -> Option<(usize, String, us
 
 #[cfg(test)]
 mod tests {
-    use super::scan;
+    use super::scan_file;
+    use crate::imports::lex::Import;
     use crate::imports::lex::tests::{assert_survives, names, pairs};
+
+    /// The imports `scan_file` finds in `src`, for compact assertions.
+    fn scan(src: &str) -> Vec<Import> {
+        scan_file(src).imports
+    }
 
     #[test]
     fn plain_imports() {
@@ -567,6 +569,6 @@ mod tests {
         assert!(scan("f'").is_empty());
         assert!(scan("(((\nimport a").is_empty());
         assert_eq!(names(&scan(")))\nimport a")), ["a"]);
-        assert_survives(scan);
+        assert_survives(scan_file);
     }
 }
