@@ -54,9 +54,9 @@ impl Language {
     }
 }
 
-/// Where an import stands, which decides the kind of edge it makes (DESIGN.md §5.3): code the
-/// artifact is built from, code that only tests or shows it, or an import guarded against
-/// being absent. Ordered weakest first, so `max` is the strongest of several.
+/// Where an import stands, which decides the kind of edge it makes: code the artifact is built
+/// from, code that only tests or shows it, or an import guarded against being absent. Ordered
+/// weakest first, so `max` is the strongest of several.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
@@ -115,7 +115,9 @@ pub struct FileScan {
     pub notes: Vec<String>,
 }
 
-/// A comment containing this drops the imports found on its line (DESIGN.md §5.4).
+/// A comment containing this drops the imports found on its line: the way to silence an
+/// import that makes no real edge. A statement a scanner marks (`Collector::statement`)
+/// is dropped whole when any of its lines has one.
 pub const IGNORE_MARKER: &str = "mesh: ignore";
 
 /// The most characters of a source line kept as an import's evidence text.

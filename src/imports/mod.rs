@@ -1,9 +1,14 @@
-//! Import scanners, one per language, and their resolution to modules (DESIGN.md §5).
+//! Import scanners, one per language, and their resolution to modules.
 //!
 //! A build edge is a fact about code that already exists, so it is read from imports rather
 //! than declared: each module *provides* names (from its language manifests), each source file
 //! *imports* names (from a small scanner that understands comments and strings), and an import
 //! resolves to the module providing its longest prefix.
+//!
+//! Layout: [`lex`] holds the types and lexing helpers every scanner shares and depends on no
+//! scanner; each language module ([`go`], [`js`], [`python`], [`rust`]) builds on it and
+//! exposes one `scan_file(&str) -> FileScan`; this file picks the scanner by [`Language`]
+//! ([`scan_file`]). Dependencies run one way, so no file imports one that imports it back.
 
 pub mod component;
 pub mod go;

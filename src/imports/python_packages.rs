@@ -1,5 +1,5 @@
-//! Which Python packages a module ships (DESIGN.md §5.1): the import names it provides and the
-//! directories whose files are part of its artifact. Read from `pyproject.toml` when it says
+//! Which Python packages a module ships: the import names it provides and the directories
+//! whose files are part of its artifact. Read from `pyproject.toml` when it says
 //! (setuptools, hatch, poetry, flit, uv_build, maturin), else the package directories at its
 //! root or under `src/`, never tests, docs or examples. A PEP 420 namespace (no
 //! `__init__.py`) is provided down to its first regular package, never bare.

@@ -166,6 +166,7 @@ type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// Provided names → the modules providing them.
 type Providers<'a> = FxHashMap<(Language, &'a str), Vec<usize>>;
 
+/// A module's `[imports] ignore` patterns as one set, matched against import names.
 fn globs(patterns: &[String]) -> GlobSet {
     let mut b = GlobSetBuilder::new();
     for p in patterns {
@@ -177,6 +178,7 @@ fn globs(patterns: &[String]) -> GlobSet {
     b.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
+/// Whether an import names a path relative to its file (`./x`, `../y`), not a package.
 fn is_relative(name: &str) -> bool {
     name == "." || name == ".." || name.starts_with("./") || name.starts_with("../")
 }
