@@ -100,10 +100,10 @@ fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::imports::js;
-    use crate::imports::scan::tests::{assert_survives, pairs};
+    use crate::imports::lex::tests::{assert_survives, pairs};
 
     fn imports(src: &str, path: &str) -> Vec<(u32, String)> {
-        pairs(&js::scan(&script_text(src, path)))
+        pairs(&js::scan_file(&script_text(src, path)).imports)
             .into_iter()
             .map(|(l, n)| (l, n.to_string()))
             .collect()
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn components_survive_garbage() {
-        assert_survives(|s| js::scan(&script_text(s, "a.astro")));
-        assert_survives(|s| js::scan(&script_text(&format!("<script>{s}"), "a.vue")));
+        assert_survives(|s| js::scan_file(&script_text(s, "a.astro")));
+        assert_survives(|s| js::scan_file(&script_text(&format!("<script>{s}"), "a.vue")));
     }
 }

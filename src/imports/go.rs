@@ -1,22 +1,26 @@
 //! The Go import scanner: the path of every import spec in the import declarations that open
 //! a file (after `package`, before the first other declaration).
 
-use super::scan::{
-    Collector, Import, ImportKind, Kind, Token, at, block_comment, ident_end, is_ident_start,
+use super::lex::{
+    Collector, FileScan, ImportKind, Kind, Token, at, block_comment, ident_end, is_ident_start,
     kind_at, line_comment, punct_at, quoted_end,
 };
 
 /// Scans a Go file: every import path (single, grouped, aliased, dot, blank, raw-string).
 /// A file constrained by `//go:build ignore` (a generator or tool run with `go run`) is never
-/// part of a build: its imports are dev.
-pub fn scan(src: &str) -> Vec<Import> {
+/// part of a build: its imports are dev. Go files declare no test-only modules, so only the
+/// imports are filled in.
+pub fn scan_file(src: &str) -> FileScan {
     let mut c = Collector::new(src);
     let toks = lex(src.as_bytes(), &mut c);
     collect(&toks, src, &mut c);
     if build_ignored(src) {
         c.weaken(0, src.len(), ImportKind::Dev);
     }
-    c.finish()
+    FileScan {
+        imports: c.finish(),
+        ..FileScan::default()
+    }
 }
 
 /// Whether a `//go:build` line before the package clause names the `ignore` tag alone or as
@@ -128,12 +132,18 @@ fn import_spec(toks: &[Token], i: usize, c: &mut Collector) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::scan;
-    use crate::imports::scan::tests::{assert_survives, names, pairs};
+    use super::scan_file;
+    use crate::imports::lex::Import;
+    use crate::imports::lex::tests::{assert_survives, names, pairs};
+
+    /// The imports `scan_file` finds in `src`, for compact assertions.
+    fn scan(src: &str) -> Vec<Import> {
+        scan_file(src).imports
+    }
 
     #[test]
     fn build_ignore_files_are_dev() {
-        use crate::imports::ImportKind;
+        use crate::imports::lex::ImportKind;
         let tool = scan("//go:build ignore\n\npackage main\n\nimport \"example.com/x\"\n");
         assert_eq!(tool[0].kind, ImportKind::Dev);
         let linux = scan("//go:build linux\n\npackage a\n\nimport \"example.com/x\"\n");
@@ -251,6 +261,6 @@ mod tests {
         assert_eq!(names(&scan("package x\nimport (\n\"a\"\n\"b")), ["a", "b"]);
         assert_eq!(names(&scan("package x\nimport `a")), ["a"]);
         assert!(scan("package x\n/* import \"a\"").is_empty());
-        assert_survives(scan);
+        assert_survives(scan_file);
     }
 }

@@ -5,17 +5,21 @@
 //! The lexer follows template literals through nested `${…}` expressions and tells regex
 //! literals from division by the token before the `/`, so neither can derail string tracking.
 
-use super::scan::{
-    Collector, Import, Kind, Token, at, block_comment, ident_end, is_ident_continue, line_comment,
-    line_end, punct_at, quoted_end,
+use super::lex::{
+    Collector, FileScan, Kind, Token, at, block_comment, ident_end, is_ident_continue,
+    line_comment, line_end, punct_at, quoted_end,
 };
 
-/// Scans a JS or TS file: every import specifier given as a string literal.
-pub fn scan(src: &str) -> Vec<Import> {
+/// Scans a JS or TS file: every import specifier given as a string literal. JS files declare
+/// no test-only modules, so only the imports are filled in.
+pub fn scan_file(src: &str) -> FileScan {
     let mut c = Collector::new(src);
     let toks = Lexer::new(src.as_bytes(), &mut c).run();
     collect(&toks, src, &mut c);
-    c.finish()
+    FileScan {
+        imports: c.finish(),
+        ..FileScan::default()
+    }
 }
 
 /// Whether a `/` right after this token starts a regex rather than a division: after most
@@ -335,8 +339,14 @@ fn from_clause<'t>(toks: &'t [Token], mut i: usize, src: &str) -> Option<&'t Tok
 
 #[cfg(test)]
 mod tests {
-    use super::scan;
-    use crate::imports::scan::tests::{assert_survives, names, pairs};
+    use super::scan_file;
+    use crate::imports::lex::Import;
+    use crate::imports::lex::tests::{assert_survives, names, pairs};
+
+    /// The imports `scan_file` finds in `src`, for compact assertions.
+    fn scan(src: &str) -> Vec<Import> {
+        scan_file(src).imports
+    }
 
     #[test]
     fn static_import_forms() {
@@ -507,6 +517,6 @@ export { default } from 'f';
         assert!(scan("`${`${`${ import('a')").len() == 1);
         assert!(scan("/* import 'a'").is_empty());
         assert!(scan("}}}} import 'a'").len() == 1);
-        assert_survives(scan);
+        assert_survives(scan_file);
     }
 }

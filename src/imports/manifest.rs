@@ -1,6 +1,6 @@
 //! What a module's language manifests say it provides: the names other modules import it by.
 
-use super::Language;
+use super::lex::Language;
 use serde::{Deserialize, Serialize};
 
 /// Facts read from the manifests inside one module's directory.

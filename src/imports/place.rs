@@ -1,8 +1,8 @@
-//! Where a file stands in its module, which decides the kind of its imports (DESIGN.md §5.3):
-//! code the artifact is built from, dev code (tests, benches, examples, tool configs), or test
-//! data that is not read at all.
+//! Where a file stands in its module, which decides the kind of its imports: code the artifact
+//! is built from, dev code (tests, benches, examples, tool configs), or test data that is not
+//! read at all.
 
-use super::{ImportKind, Language};
+use super::lex::{ImportKind, Language};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// Directories that hold test data, not code: never read.

@@ -5,19 +5,15 @@
 //! f-strings are lexed as plain strings: before Python 3.12 their expressions cannot reuse the
 //! enclosing quote, and a 3.12 reuse still pairs up, so the lexer stays in step.
 
-use super::scan::{
-    Collector, FileScan, Import, ImportKind, Kind, Token, at, ident_end, is_ident_start, kind_at,
+use super::lex::{
+    Collector, FileScan, ImportKind, Kind, Token, at, ident_end, is_ident_start, kind_at,
     line_comment, punct_at, quoted_end,
 };
 
-/// Scans a Python file: `import a.b` → "a.b", `from a.b import c` → "a.b",
-/// `__import__("a")` and `importlib.import_module("a")` → "a". Imports inside a `try` that
-/// handles `ImportError` or `ModuleNotFoundError` (its body or its handlers) are `optional`.
-pub fn scan(src: &str) -> Vec<Import> {
-    scan_file(src).imports
-}
-
 /// Scans a Python file: its imports, and notes on what could not be read whole.
+/// `import a.b` → "a.b", `from a.b import c` → "a.b.c" and "a.b", `__import__("a")` and
+/// `importlib.import_module("a")` → "a". Imports inside a `try` that handles `ImportError` or
+/// `ModuleNotFoundError` (its body or its handlers) are `optional`.
 pub fn scan_file(src: &str) -> FileScan {
     let mut c = Collector::new(src);
     let toks = lex(src.as_bytes(), &mut c);
@@ -369,8 +365,14 @@ fn dotted_name(toks: &[Token], i: usize, src: &str) -> Option<(usize, String, us
 
 #[cfg(test)]
 mod tests {
-    use super::scan;
-    use crate::imports::scan::tests::{assert_survives, names, pairs};
+    use super::scan_file;
+    use crate::imports::lex::Import;
+    use crate::imports::lex::tests::{assert_survives, names, pairs};
+
+    /// The imports `scan_file` finds in `src`, for compact assertions.
+    fn scan(src: &str) -> Vec<Import> {
+        scan_file(src).imports
+    }
 
     #[test]
     fn plain_imports() {
@@ -507,7 +509,7 @@ mod tests {
     }
 
     /// (line, name, kind) triples.
-    fn kinds(src: &str) -> Vec<(u32, String, crate::imports::ImportKind)> {
+    fn kinds(src: &str) -> Vec<(u32, String, crate::imports::lex::ImportKind)> {
         scan(src)
             .into_iter()
             .map(|i| (i.line, i.name, i.kind))
@@ -516,7 +518,7 @@ mod tests {
 
     #[test]
     fn guarded_imports_are_optional_in_body_and_handlers() {
-        use crate::imports::ImportKind::{Build, Optional};
+        use crate::imports::lex::ImportKind::{Build, Optional};
         let src = "import a\ntry:\n    import b\n    from c import d\nexcept (ImportError, OSError):\n    import e\nelse:\n    import f\nfinally:\n    import g\nimport h\ntry: import i\nexcept ModuleNotFoundError: i = None\ntry:\n    import j\nexcept ValueError:\n    pass\n";
         assert_eq!(
             kinds(src),
@@ -537,7 +539,7 @@ mod tests {
 
     #[test]
     fn nested_guards_and_a_try_without_except() {
-        use crate::imports::ImportKind::{Build, Optional};
+        use crate::imports::lex::ImportKind::{Build, Optional};
         let src = "def f():\n    try:\n        import a\n    except ImportError:\n        pass\n    import b\ntry:\n    import c\n";
         assert_eq!(
             kinds(src),
@@ -567,6 +569,6 @@ mod tests {
         assert!(scan("f'").is_empty());
         assert!(scan("(((\nimport a").is_empty());
         assert_eq!(names(&scan(")))\nimport a")), ["a"]);
-        assert_survives(scan);
+        assert_survives(scan_file);
     }
 }

@@ -1,5 +1,5 @@
-//! Which Python packages a module ships (DESIGN.md §5.1): the import names it provides and the
-//! directories whose files are part of its artifact. Read from `pyproject.toml` when it says
+//! Which Python packages a module ships: the import names it provides and the directories
+//! whose files are part of its artifact. Read from `pyproject.toml` when it says
 //! (setuptools, hatch, poetry, flit, uv_build, maturin), else the package directories at its
 //! root or under `src/`, never tests, docs or examples. A PEP 420 namespace (no
 //! `__init__.py`) is provided down to its first regular package, never bare.
@@ -208,101 +208,150 @@ fn declared(
     tree: &Tree,
     notes: &mut Vec<String>,
 ) -> Option<Vec<(String, String)>> {
-    let strs = |v: Option<&toml::Value>| -> Vec<String> {
-        v.and_then(|v| v.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    // (name, base directory) pairs named by a build backend.
-    let mut named: Vec<(String, String)> = Vec::new();
-    let mut any = false;
+    let mut named = Named::default();
+    if let Some(found) = setuptools(t, tree, &mut named) {
+        return Some(found);
+    }
+    hatch(t, &mut named);
+    poetry(t, &mut named);
+    flit(t, &mut named);
+    uv_build(t, &mut named);
+    if !named.any {
+        return None;
+    }
+    let found = located(&named.pairs, tree, notes);
+    Some(namespaces_expanded(found, tree))
+}
 
-    // setuptools: packages = [...], packages.find, package-dir, py-modules.
-    let st = lookup(t, &["tool", "setuptools"]);
+/// The packages the build backends in `pyproject.toml` name, before they are looked up.
+#[derive(Default)]
+struct Named {
+    /// (dotted name, base directory) pairs, in the order the backends name them.
+    pairs: Vec<(String, String)>,
+    /// Whether any backend names packages at all (an empty setuptools `packages = []` does):
+    /// if none does, the packages are inferred instead.
+    any: bool,
+}
+
+/// The strings of a TOML array (none if it is absent or not an array).
+fn strings(v: Option<&toml::Value>) -> Vec<String> {
+    v.and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// setuptools: `packages = [...]` and `py-modules` under `package-dir`'s root go to `named`.
+/// A `packages.find` decides the whole answer: its packages are returned, found in the tree,
+/// and no other backend is read.
+fn setuptools(t: &toml::Table, tree: &Tree, named: &mut Named) -> Option<Vec<(String, String)>> {
+    let st = lookup(t, &["tool", "setuptools"])?;
     let base = st
-        .and_then(|s| s.get("package-dir"))
+        .get("package-dir")
         .and_then(|d| d.get(""))
         .and_then(|d| d.as_str())
         .unwrap_or("")
         .trim_end_matches('/')
         .to_string();
-    if let Some(st) = st {
-        match st.get("packages") {
-            Some(toml::Value::Array(_)) => {
-                any = true;
-                named.extend(
-                    strs(st.get("packages"))
-                        .into_iter()
-                        .map(|n| (n, base.clone())),
-                );
-            }
-            Some(toml::Value::Table(p)) => {
-                if let Some(find) = p.get("find") {
-                    return Some(setuptools_find(find, tree, &strs));
-                }
-            }
-            _ => {}
+    match st.get("packages") {
+        Some(toml::Value::Array(_)) => {
+            named.any = true;
+            named.pairs.extend(
+                strings(st.get("packages"))
+                    .into_iter()
+                    .map(|n| (n, base.clone())),
+            );
         }
-        let modules = strs(st.get("py-modules"));
-        any |= !modules.is_empty();
-        named.extend(modules.into_iter().map(|n| (n, base.clone())));
+        Some(toml::Value::Table(p)) => {
+            if let Some(find) = p.get("find") {
+                return Some(setuptools_find(find, tree));
+            }
+        }
+        _ => {}
     }
-    // hatch: packages = ["src/foo"] (the last segment is the name).
+    let modules = strings(st.get("py-modules"));
+    named.any |= !modules.is_empty();
+    named
+        .pairs
+        .extend(modules.into_iter().map(|n| (n, base.clone())));
+    None
+}
+
+/// hatch: `packages = ["src/foo"]` (the last segment is the name, the rest its base).
+fn hatch(t: &toml::Table, named: &mut Named) {
     for path in [
         &["tool", "hatch", "build", "targets", "wheel", "packages"][..],
         &["tool", "hatch", "build", "packages"][..],
     ] {
-        for p in strs(lookup(t, path)) {
-            any = true;
+        for p in strings(lookup(t, path)) {
+            named.any = true;
             let p = p.trim_end_matches('/');
             let (base, name) = p.rsplit_once('/').unwrap_or(("", p));
-            named.push((name.to_string(), base.to_string()));
+            named.pairs.push((name.to_string(), base.to_string()));
         }
     }
-    // poetry: packages = [{ include = "foo", from = "src" }].
-    if let Some(pkgs) = lookup(t, &["tool", "poetry", "packages"]).and_then(|v| v.as_array()) {
-        for p in pkgs {
-            if let Some(include) = p.get("include").and_then(|i| i.as_str()) {
-                any = true;
-                let from = p.get("from").and_then(|f| f.as_str()).unwrap_or("");
-                let name = include.trim_end_matches(".py").replace('/', ".");
-                named.push((name, from.trim_end_matches('/').to_string()));
-            }
+}
+
+/// poetry: `packages = [{ include = "foo", from = "src" }]` (a `.py` include is a module).
+fn poetry(t: &toml::Table, named: &mut Named) {
+    let Some(pkgs) = lookup(t, &["tool", "poetry", "packages"]).and_then(|v| v.as_array()) else {
+        return;
+    };
+    for p in pkgs {
+        if let Some(include) = p.get("include").and_then(|i| i.as_str()) {
+            named.any = true;
+            let from = p.get("from").and_then(|f| f.as_str()).unwrap_or("");
+            let name = include.trim_end_matches(".py").replace('/', ".");
+            named
+                .pairs
+                .push((name, from.trim_end_matches('/').to_string()));
         }
     }
-    // flit: [tool.flit.module] name.
+}
+
+/// flit: `[tool.flit.module] name`, at the module's root or under `src`.
+fn flit(t: &toml::Table, named: &mut Named) {
     if let Some(name) = lookup(t, &["tool", "flit", "module", "name"]).and_then(|n| n.as_str()) {
-        any = true;
-        named.push((name.to_string(), String::new()));
-        named.push((name.to_string(), "src".to_string()));
+        named.any = true;
+        named.pairs.push((name.to_string(), String::new()));
+        named.pairs.push((name.to_string(), "src".to_string()));
     }
-    // uv_build: module-name (one or several) under module-root (default `src`).
-    if let Some(uv) = lookup(t, &["tool", "uv", "build-backend"]) {
-        let root = uv
-            .get("module-root")
-            .and_then(|r| r.as_str())
-            .unwrap_or("src")
-            .trim_end_matches('/')
-            .to_string();
-        let names = match uv.get("module-name") {
-            Some(toml::Value::String(s)) => vec![s.clone()],
-            v => strs(v),
-        };
-        for n in names {
-            any = true;
-            named.push((n, root.clone()));
-        }
+}
+
+/// uv_build: `module-name` (one or several) under `module-root` (default `src`).
+fn uv_build(t: &toml::Table, named: &mut Named) {
+    let Some(uv) = lookup(t, &["tool", "uv", "build-backend"]) else {
+        return;
+    };
+    let root = uv
+        .get("module-root")
+        .and_then(|r| r.as_str())
+        .unwrap_or("src")
+        .trim_end_matches('/')
+        .to_string();
+    let names = match uv.get("module-name") {
+        Some(toml::Value::String(s)) => vec![s.clone()],
+        v => strings(v),
+    };
+    for n in names {
+        named.any = true;
+        named.pairs.push((n, root.clone()));
     }
-    if !any {
-        return None;
-    }
+}
+
+/// The named packages the module has, as (name, directory or `.py` file); a name found under
+/// none of its bases is left out with a note, so a typo in `pyproject.toml` is seen.
+fn located(
+    named: &[(String, String)],
+    tree: &Tree,
+    notes: &mut Vec<String>,
+) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut missing = BTreeSet::new();
-    for (name, base) in &named {
+    for (name, base) in named {
         match tree.find(base, name) {
             Some(dir) => out.push((name.clone(), dir)),
             None => {
@@ -317,9 +366,14 @@ fn declared(
             ));
         }
     }
-    // A namespace named whole provides its first regular packages, never the bare namespace.
+    out
+}
+
+/// A namespace named whole provides its first regular packages, never the bare namespace:
+/// packages and `.py` files stay as they are, a namespace directory becomes what it holds.
+fn namespaces_expanded(found: Vec<(String, String)>, tree: &Tree) -> Vec<(String, String)> {
     let mut resolved = Vec::new();
-    for (name, dir) in out {
+    for (name, dir) in found {
         if dir.ends_with(".py") || tree.packages.contains(dir.as_str()) {
             resolved.push((name, dir));
         } else {
@@ -327,21 +381,17 @@ fn declared(
             resolved.extend(below.into_iter().map(|(n, d)| (format!("{name}.{n}"), d)));
         }
     }
-    Some(resolved)
+    resolved
 }
 
 /// setuptools' `[tool.setuptools.packages.find]`: `where`, `include`, `exclude`.
-fn setuptools_find(
-    find: &toml::Value,
-    tree: &Tree,
-    strs: &dyn Fn(Option<&toml::Value>) -> Vec<String>,
-) -> Vec<(String, String)> {
-    let mut roots = strs(find.get("where"));
+fn setuptools_find(find: &toml::Value, tree: &Tree) -> Vec<(String, String)> {
+    let mut roots = strings(find.get("where"));
     if roots.is_empty() {
         roots.push(String::new());
     }
-    let include = strs(find.get("include"));
-    let exclude = strs(find.get("exclude"));
+    let include = strings(find.get("include"));
+    let exclude = strings(find.get("exclude"));
     roots
         .iter()
         .map(|r| {

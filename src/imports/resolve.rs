@@ -2,7 +2,8 @@
 //! relative path landing in another module's directory; ambiguity means an edge to every
 //! candidate, because staleness must over-approximate and never miss.
 
-use super::{ImportKind, Language, ScannedFile};
+use super::ScannedFile;
+use super::lex::{Import, ImportKind, Language};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -50,6 +51,17 @@ pub struct Resolution {
 
 /// Resolves every import of every module.
 pub fn resolve(modules: &[ModuleImports]) -> Resolution {
+    let providers = providers(modules);
+    let warnings = ambiguity_warnings(&providers, modules);
+    let edges = edges(modules, &providers);
+    Resolution {
+        edges: edges.into_iter().collect(),
+        warnings,
+    }
+}
+
+/// Every provided name, with the modules providing it (each once, in module order).
+fn providers<'a>(modules: &[ModuleImports<'a>]) -> Providers<'a> {
     let mut providers: Providers = HashMap::default();
     for (i, m) in modules.iter().enumerate() {
         for (lang, name) in m.provides {
@@ -59,25 +71,39 @@ pub fn resolve(modules: &[ModuleImports]) -> Resolution {
             }
         }
     }
-    let mut res = Resolution::default();
+    providers
+}
+
+/// A warning for each name several modules provide (an import of it makes an edge to each),
+/// ordered by language and name so the output is stable.
+fn ambiguity_warnings(providers: &Providers, modules: &[ModuleImports]) -> Vec<String> {
     let mut ambiguous: Vec<_> = providers.iter().filter(|(_, v)| v.len() > 1).collect();
     ambiguous.sort_by_key(|((lang, name), _)| (format!("{lang:?}"), *name));
-    for ((lang, name), v) in ambiguous {
-        let names: Vec<&str> = v.iter().map(|&i| modules[i].name).collect();
-        res.warnings.push(format!(
-            "modules {} all provide the {lang:?} name `{name}`: an import of it makes a build edge to each",
-            names.join(", ")
-        ));
-    }
+    ambiguous
+        .into_iter()
+        .map(|((lang, name), v)| {
+            let names: Vec<&str> = v.iter().map(|&i| modules[i].name).collect();
+            format!(
+                "modules {} all provide the {lang:?} name `{name}`: an import of it makes a build edge to each",
+                names.join(", ")
+            )
+        })
+        .collect()
+}
+
+/// The build edges every import makes, with their evidence; hashed while collecting (one
+/// lookup per resolved import), ordered once by the caller.
+fn edges(
+    modules: &[ModuleImports],
+    providers: &Providers,
+) -> FxHashMap<(usize, usize), Vec<Evidence>> {
     let dirs: HashMap<(usize, &str), usize> = modules
         .iter()
         .enumerate()
         .map(|(i, m)| ((m.repo, m.dir), i))
         .collect();
-
     // Separator positions of the name being looked up, reused for every import.
     let mut cuts = Vec::new();
-    // Hashed while collecting (one lookup per resolved import), ordered once at the end.
     let mut edges: FxHashMap<(usize, usize), Vec<Evidence>> = HashMap::default();
     for (from, m) in modules.iter().enumerate() {
         // Most modules ignore nothing: no glob set, no candidate per import.
@@ -98,37 +124,40 @@ pub fn resolve(modules: &[ModuleImports]) -> Resolution {
                         Language::Rust => rename(m.renames, &imp.name),
                         _ => &imp.name,
                     };
-                    longest_prefix(&providers, file.language, name, &mut cuts)
+                    longest_prefix(providers, file.language, name, &mut cuts)
                 };
                 // A name the importing module itself provides is its own: a self-import,
                 // whoever else provides it too.
                 if targets.contains(&from) {
                     continue;
                 }
-                let kind = imp.kind.min(file.kind);
                 for &to in targets {
-                    let list = edges.entry((from, to)).or_default();
-                    // One file's evidence for an edge is contiguous at the end of its list
-                    // (files are resolved one after another), so a repeat can only be there.
-                    let seen = list
-                        .iter()
-                        .rev()
-                        .take_while(|e| e.file == file.path)
-                        .any(|e| e.line == imp.line && e.import == imp.text);
-                    if !seen {
-                        list.push(Evidence {
-                            file: file.path.clone(),
-                            line: imp.line,
-                            import: imp.text.clone(),
-                            kind,
-                        });
-                    }
+                    add_evidence(edges.entry((from, to)).or_default(), file, imp);
                 }
             }
         }
     }
-    res.edges = edges.into_iter().collect();
-    res
+    edges
+}
+
+/// Adds an import line to an edge's evidence unless this file already gave the same line.
+/// Its kind is the weaker of the import's and its file's.
+fn add_evidence(list: &mut Vec<Evidence>, file: &ScannedFile, imp: &Import) {
+    // One file's evidence for an edge is contiguous at the end of its list (files are resolved
+    // one after another), so a repeat can only be there.
+    let seen = list
+        .iter()
+        .rev()
+        .take_while(|e| e.file == file.path)
+        .any(|e| e.line == imp.line && e.import == imp.text);
+    if !seen {
+        list.push(Evidence {
+            file: file.path.clone(),
+            line: imp.line,
+            import: imp.text.clone(),
+            kind: imp.kind.min(file.kind),
+        });
+    }
 }
 
 /// A hash map with [`FxHasher`].
@@ -137,6 +166,7 @@ type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// Provided names → the modules providing them.
 type Providers<'a> = FxHashMap<(Language, &'a str), Vec<usize>>;
 
+/// A module's `[imports] ignore` patterns as one set, matched against import names.
 fn globs(patterns: &[String]) -> GlobSet {
     let mut b = GlobSetBuilder::new();
     for p in patterns {
@@ -148,6 +178,7 @@ fn globs(patterns: &[String]) -> GlobSet {
     b.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
+/// Whether an import names a path relative to its file (`./x`, `../y`), not a package.
 fn is_relative(name: &str) -> bool {
     name == "." || name == ".." || name.starts_with("./") || name.starts_with("../")
 }

@@ -5,23 +5,19 @@
 //! file declares (`mod x`) or binds by a `use` (`use std::fmt;` then `fmt::Display`) are left
 //! out; other lowercase false positives are left for resolution to drop.
 
-use super::scan::{
-    Collector, FileScan, Import, ImportKind, Kind, Token, at, block_comment, ident_end,
-    is_ident_start, kind_at, line_comment, punct_at, quoted_end, utf8_len,
+use super::lex::{
+    Collector, FileScan, ImportKind, Kind, Token, at, block_comment, ident_end, is_ident_start,
+    kind_at, line_comment, punct_at, quoted_end, utf8_len,
 };
 use std::collections::HashSet;
 
 /// How deeply `use` groups (`use a::{b::{c}}`) are followed; deeper ones are not real code.
 const MAX_USE_DEPTH: usize = 32;
 
-/// Scans a Rust file: the first segment (crate name) of every `use`, `extern crate` and
-/// in-place path that is not a local name.
-pub fn scan(src: &str) -> Vec<Import> {
-    scan_file(src).imports
-}
-
-/// Scans a Rust file: its imports (those inside test-only items are `dev`) and the modules it
-/// declares only for tests (`#[cfg(test)] mod tests;`), whose files are dev code.
+/// Scans a Rust file: its imports, the first segment (crate name) of every `use`,
+/// `extern crate` and in-place path that is not a local name (those inside test-only items are
+/// `dev`), and the modules it declares only for tests (`#[cfg(test)] mod tests;`), whose files
+/// are dev code.
 pub fn scan_file(src: &str) -> FileScan {
     let mut c = Collector::new(src);
     let toks = lex(src.as_bytes(), &mut c);
@@ -635,9 +631,14 @@ fn is_reserved(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{scan, scan_file};
-    use crate::imports::ImportKind;
-    use crate::imports::scan::tests::{assert_survives, names, pairs};
+    use super::scan_file;
+    use crate::imports::lex::tests::{assert_survives, names, pairs};
+    use crate::imports::lex::{Import, ImportKind};
+
+    /// The imports `scan_file` finds in `src`, for compact assertions.
+    fn scan(src: &str) -> Vec<Import> {
+        scan_file(src).imports
+    }
 
     /// (line, name, kind) triples.
     fn kinds(src: &str) -> Vec<(u32, String, ImportKind)> {
@@ -884,6 +885,6 @@ use real::x;"##;
         assert_eq!(names(&scan(&deep)), ["a"]);
         assert!(scan("r#\"use a::b;").is_empty());
         assert!(scan("/* /* */ use a::b;").is_empty());
-        assert_survives(scan);
+        assert_survives(scan_file);
     }
 }

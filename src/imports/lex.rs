@@ -1,18 +1,14 @@
-//! The shared side of the import scanners (DESIGN.md §5.2): the types, the `scan` dispatcher,
-//! and the lexing helpers every language uses.
+//! The shared side of the import scanners: the types they produce and the lexing helpers
+//! every language uses. It depends on no scanner, so the scanners and the dispatch in
+//! `mod.rs` can all build on it without importing each other.
 //!
 //! Each language has a small hand-written lexer (comments and literals understood, no parser)
 //! that turns a file into [`Token`]s; a few token patterns then name the imports. Lexers work on
 //! bytes: every delimiter they look for is ASCII, so token boundaries are always char
 //! boundaries, and text is only ever taken with `str::get`, which cannot panic.
 
-use super::{go, js, python, rust};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
-
-/// Bumped whenever any scanner's output could change, so cached results are re-read.
-/// 2: import kinds (dev, optional), `#[cfg(test)]` modules, component script blocks.
-pub const SCANNER_VERSION: u32 = 2;
 
 /// A source language that has an import scanner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -58,9 +54,9 @@ impl Language {
     }
 }
 
-/// Where an import stands, which decides the kind of edge it makes (DESIGN.md §5.3): code the
-/// artifact is built from, code that only tests or shows it, or an import guarded against
-/// being absent. Ordered weakest first, so `max` is the strongest of several.
+/// Where an import stands, which decides the kind of edge it makes: code the artifact is built
+/// from, code that only tests or shows it, or an import guarded against being absent. Ordered
+/// weakest first, so `max` is the strongest of several.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
@@ -119,29 +115,9 @@ pub struct FileScan {
     pub notes: Vec<String>,
 }
 
-/// Scans one file's text for its imports. Never panics on any input (arbitrary bytes decoded
-/// lossily are passed in).
-pub fn scan(lang: Language, src: &str) -> Vec<Import> {
-    scan_file(lang, src).imports
-}
-
-/// Scans one file's text: its imports and file-level facts. Never panics on any input.
-pub fn scan_file(lang: Language, src: &str) -> FileScan {
-    match lang {
-        Language::Go => FileScan {
-            imports: go::scan(src),
-            ..FileScan::default()
-        },
-        Language::Rust => rust::scan_file(src),
-        Language::Python => python::scan_file(src),
-        Language::Js => FileScan {
-            imports: js::scan(src),
-            ..FileScan::default()
-        },
-    }
-}
-
-/// A comment containing this drops the imports found on its line (DESIGN.md §5.4).
+/// A comment containing this drops the imports found on its line: the way to silence an
+/// import that makes no real edge. A statement a scanner marks (`Collector::statement`)
+/// is dropped whole when any of its lines has one.
 pub const IGNORE_MARKER: &str = "mesh: ignore";
 
 /// The most characters of a source line kept as an import's evidence text.
@@ -576,12 +552,12 @@ pub(crate) mod tests {
     }
 
     /// Runs a scanner over the adversarial inputs and garbage, checking its output is sane.
-    pub(crate) fn assert_survives(scan: fn(&str) -> Vec<Import>) {
+    pub(crate) fn assert_survives(scan_file: fn(&str) -> FileScan) {
         let garbage = (0..300u64).map(|seed| garbage(seed, (seed as usize * 7) % 400));
         let inputs = ADVERSARIAL.iter().map(|s| s.to_string()).chain(garbage);
         for src in inputs {
             let lines = src.split('\n').count() as u32;
-            for import in scan(&src) {
+            for import in scan_file(&src).imports {
                 assert!(
                     import.line >= 1 && import.line <= lines,
                     "{src:?} -> {import:?}"
@@ -618,23 +594,6 @@ pub(crate) mod tests {
         assert_eq!(Language::Js.separator(), "/");
         assert_eq!(Language::Rust.separator(), "::");
         assert_eq!(Language::Python.separator(), ".");
-    }
-
-    #[test]
-    fn dispatch_reaches_each_scanner() {
-        assert_eq!(
-            names(&scan(Language::Go, "package a\nimport \"x/y\"")),
-            ["x/y"]
-        );
-        assert_eq!(
-            names(&scan(Language::Rust, "use serde::Serialize;")),
-            ["serde"]
-        );
-        assert_eq!(
-            names(&scan(Language::Python, "import os.path")),
-            ["os.path"]
-        );
-        assert_eq!(names(&scan(Language::Js, "import x from 'y'")), ["y"]);
     }
 
     #[test]
@@ -692,15 +651,5 @@ pub(crate) mod tests {
         assert_eq!(block_comment(&mut c, src.as_bytes(), 0, true), 17);
         assert_eq!(block_comment(&mut c, src.as_bytes(), 0, false), 12);
         assert_eq!(block_comment(&mut c, b"/*/", 0, false), 3);
-    }
-
-    #[test]
-    fn every_scanner_survives_garbage() {
-        for lang in [Language::Go, Language::Rust, Language::Python, Language::Js] {
-            let garbage = (0..200u64).map(|seed| garbage(seed ^ 0xabcdef, 1 + seed as usize * 3));
-            for src in ADVERSARIAL.iter().map(|s| s.to_string()).chain(garbage) {
-                let _ = scan(lang, &src);
-            }
-        }
     }
 }
