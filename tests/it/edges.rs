@@ -263,16 +263,9 @@ fn go_cycle() -> TestMesh {
 }
 
 fn built(t: &TestMesh) -> Vec<String> {
-    let out = t
-        .mesh(&["build", "--behind", "--json"])
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let run = t.run_json(&["build", "--behind"]);
+    assert!(run.success(), "{}", run.stderr);
+    let v = run.json();
     let mut names: Vec<String> = v["built"]
         .as_array()
         .expect("built")
@@ -382,13 +375,9 @@ fn damaged_files_are_read_as_far_as_they_go() {
         t.write(&format!("mono/{dir}/{}", manifest.0), manifest.1);
     }
     t.commit("mono", "damage");
-    let out = t.mesh(&["graph", "--json", "-v"]).output().expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let run = t.run(&["graph", "--json", "-v"]);
+    assert!(run.success(), "{}", run.stderr);
+    let v = run.json();
     assert_eq!(
         edges(&v, "build"),
         set(&[
@@ -400,7 +389,7 @@ fn damaged_files_are_read_as_far_as_they_go() {
         ])
     );
     assert_eq!(edges(&v, "dev"), set(&[("a", "c")]));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = &run.stderr;
     assert!(err.contains("`ghost`, which is not in the module"), "{err}");
     assert!(
         err.contains("mono:a/src/lib.rs: line 2: a test-only item never closes"),

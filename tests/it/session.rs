@@ -3,7 +3,7 @@
 //! whose mesh predates sessions is upgraded; what a login shell prints is skipped; a node that
 //! answers garbage is a failure, and nothing is recorded.
 
-use crate::common::TestMesh;
+use crate::common::{Run, TestMesh};
 use crate::push::{one_ssh_node, preinstall, push};
 use crate::sshd::SshNode;
 use serde_json::Value;
@@ -66,7 +66,7 @@ fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_tru
     );
     one_ssh_node(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
-    assert_eq!(push(&t, &[]).0[0]["outcome"], "sent");
+    assert_eq!(push(&t, &[]).json()[0]["outcome"], "sent");
     let old: Value =
         serde_json::from_slice(&std::fs::read(n.root.join("declaration.json")).expect("held"))
             .expect("json");
@@ -82,8 +82,13 @@ fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_tru
     copy_all(&n.root, &saved_node);
     copy_all(&t.path(".mesh"), &saved_store);
     // One whole push, traced, says where the frames of this conversation end.
-    let (r, code) = push(&t, &[]);
-    assert_eq!((code, &r[0]["outcome"]), (0, &Value::from("sent")), "{r:?}");
+    let run = push(&t, &[]);
+    let r = run.json();
+    assert_eq!(
+        (run.code, &r[0]["outcome"]),
+        (0, &Value::from("sent")),
+        "{run}"
+    );
     let new = r[0]["digest"].as_str().expect("digest").to_string();
     let frames = frames(&std::fs::read(&trace).expect("trace"));
     assert!(
@@ -104,7 +109,8 @@ fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_tru
         copy_all(&saved_node, &n.root);
         copy_all(&saved_store, &t.path(".mesh"));
         std::fs::write(&cut, at.to_string()).expect("write");
-        let (r, _) = push(&t, &[]);
+        let run = push(&t, &[]);
+        let r = run.json();
         let held: Value =
             serde_json::from_slice(&std::fs::read(n.root.join("declaration.json")).expect("held"))
                 .unwrap_or_else(|e| panic!("cut at {at}: the declaration is not whole: {e}"));
@@ -112,10 +118,10 @@ fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_tru
         let state = t.json(&["status"])["nodes"][0]["state"].clone();
         if outcome == "sent" {
             // Recorded as sent only when the node holds it.
-            assert_eq!(held["digest"], new.as_str(), "cut at {at}: {r:?}");
+            assert_eq!(held["digest"], new.as_str(), "cut at {at}: {run}");
             assert_eq!(state, "outstanding", "cut at {at}");
         } else {
-            assert_eq!(state, "out of date", "cut at {at}: {r:?}");
+            assert_eq!(state, "out of date", "cut at {at}: {run}");
         }
         if at < whole {
             assert_eq!(
@@ -126,8 +132,8 @@ fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_tru
     }
     // Whole again: the next push converges.
     std::fs::remove_file(&cut).expect("rm");
-    let (r, code) = push(&t, &[]);
-    assert_eq!(code, 0, "{r:?}");
+    let run = push(&t, &[]);
+    assert_eq!(run.code, 0, "{run}");
     t.ok(&["collect", "-q"]);
     assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
 }
@@ -143,10 +149,11 @@ fn a_node_mesh_from_before_sessions_is_upgraded() {
     );
     one_ssh_node(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
-    let (r, code) = push(&t, &[]);
-    assert_eq!(code, 0, "{r:?}");
-    assert_eq!(r[0]["outcome"], "sent", "{r:?}");
-    assert_eq!(r[0]["installed"], true, "{r:?}");
+    let run = push(&t, &[]);
+    let r = run.json();
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(r[0]["outcome"], "sent", "{run}");
+    assert_eq!(r[0]["installed"], true, "{run}");
     let installed = std::fs::metadata(n.root.join("bin/mesh"))
         .expect("bin")
         .len();
@@ -170,8 +177,12 @@ fn what_a_login_shell_prints_is_skipped() {
     );
     one_ssh_node(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
-    let (r, code) = push(&t, &[]);
-    assert_eq!((code, &r[0]["outcome"]), (0, &Value::from("sent")), "{r:?}");
+    let run = push(&t, &[]);
+    assert_eq!(
+        (run.code, &run.json()[0]["outcome"]),
+        (0, &Value::from("sent")),
+        "{run}"
+    );
     t.ok(&["collect", "-q"]);
     assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
 }
@@ -187,9 +198,9 @@ fn a_node_answering_garbage_is_a_failure_and_nothing_is_recorded() {
     );
     one_ssh_node(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
-    let (r, code) = push(&t, &[]);
-    assert_eq!(code, 3, "{r:?}");
-    assert_eq!(r[0]["outcome"], "failed", "{r:?}");
+    let run = push(&t, &[]);
+    assert_eq!(run.code, 3, "{run}");
+    assert_eq!(run.json()[0]["outcome"], "failed", "{run}");
     assert_eq!(t.json(&["status"])["nodes"][0]["state"], "never told");
     assert!(!n.root.join("declaration.json").exists());
 }
@@ -200,16 +211,11 @@ fn a_node_answering_garbage_is_a_failure_and_nothing_is_recorded() {
 fn mesh_node_session_refuses_a_garbage_frame() {
     let t = TestMesh::new();
     let root = t.path("root");
-    let out = t
-        .mesh(&["node", "session", "--root", root.to_str().expect("utf-8")])
-        .write_stdin("GET / HTTP/1.1\r\n\r\n")
-        .output()
-        .expect("run");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("not a mesh session frame"), "{err}");
-    assert!(out.stdout.starts_with(b"mesh-session\n"));
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(said.contains("\"error\":\"frame\""), "{said}");
+    let session = ["node", "session", "--root", root.to_str().expect("utf-8")];
+    let run = Run::of(t.mesh(&session).write_stdin("GET / HTTP/1.1\r\n\r\n"));
+    assert!(!run.success());
+    assert!(run.stderr.contains("not a mesh session frame"), "{run}");
+    assert!(run.stdout.starts_with("mesh-session\n"));
+    assert!(run.stdout.contains("\"error\":\"frame\""), "{run}");
     assert!(!root.join("declaration.json").exists());
 }

@@ -39,9 +39,7 @@ fn mesh() -> TestMesh {
 /// What the node's own timer runs: `mesh node apply` in its root (it may fail).
 fn node_apply(t: &TestMesh, n: &str) {
     let root = t.path(&format!("nodes/{n}")).display().to_string();
-    t.mesh(&["node", "apply", "--root", &root])
-        .output()
-        .expect("apply");
+    t.run(&["node", "apply", "--root", &root]);
 }
 
 fn states(v: &Value) -> Vec<(String, String)> {
@@ -173,9 +171,9 @@ fn every_state_at_once() {
     assert_eq!(resolver["failed_on"], 2);
     assert_eq!(resolver["not_sent_on"], 1);
 
-    let out = t.mesh(&["status", "--check"]).output().expect("run");
-    assert_eq!(out.status.code(), Some(3));
-    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    let run = t.run(&["status", "--check"]);
+    assert_eq!(run.code, 3);
+    let table = run.stdout;
     insta::with_settings!({filters => vec![(r"\b[0-9a-f]{8}\b", "[commit]")]}, {
         insta::assert_snapshot!("every_state_at_once", table);
     });
