@@ -592,23 +592,10 @@ fn a_store_that_cannot_be_written_says_what_to_do() {
 
 #[test]
 fn a_held_lock_on_an_ssh_node_is_busy_too() {
-    use crate::sshd::SshNode;
+    use crate::common::ssh::{SshNode, one_node_mesh};
     let t = example();
-    let n = SshNode::start(t.dir(), "ace");
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
-        .expect("link");
-    t.write(
-        "mesh.toml",
-        &format!(
-            "{}\n[node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = {}\n\n[assign]\nroute-proxy = [\"ace\"]\nresolver = [\"ace\"]\n",
-            crate::common::MESH_HEAD,
-            n.address(),
-            n.root.display(),
-            crate::common::toml_array(&n.client_options())
-        ),
-    );
+    let n = SshNode::with_mesh(t.dir(), "ace");
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
     let held = std::fs::File::create(n.root.join(".lock")).expect("lock file");
     held.lock().expect("hold the node's lock");

@@ -14,7 +14,7 @@ mod readme;
 mod reconcile;
 mod session;
 mod shell;
-pub mod sshd;
+mod sshd;
 mod status;
 mod truth;
 mod where_;

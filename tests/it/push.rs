@@ -1,8 +1,8 @@
 //! `mesh declare` and `mesh push`: only behind nodes are sent; a send is recorded only after the
 //! node holds it; unreachable nodes stay out of date; local and real ssh nodes.
 
-use crate::common::{MESH_HEAD, Run, TestMesh, example, local_nodes_toml, named, toml_array};
-use crate::sshd::SshNode;
+use crate::common::ssh::{SshNode, one_node_mesh};
+use crate::common::{MESH_HEAD, Run, TestMesh, example, local_nodes_toml, named};
 use serde_json::Value;
 
 /// Two local nodes: a (tagged edge) and b.
@@ -181,7 +181,7 @@ fn a_replayed_older_declaration_is_refused_whole() {
 
 /// A mesh with two ssh nodes (real sshd on loopback) and one local node.
 fn ssh_mesh(t: &TestMesh, a: &SshNode, b: &SshNode) {
-    let opts = |n: &SshNode| toml_array(&n.client_options());
+    let edge = |n: &SshNode| n.stanza(&n.client_options(), &["edge"]);
     t.write(
         "mesh.toml",
         &format!(
@@ -190,18 +190,8 @@ fn ssh_mesh(t: &TestMesh, a: &SshNode, b: &SshNode) {
 parallel = 4
 connect_timeout = "3s"
 
-[node.ace]
-address = "{}"
-root = "{}"
-options = {}
-tags = ["edge"]
-
-[node.bee]
-address = "{}"
-root = "{}"
-options = {}
-tags = ["edge"]
-
+{}
+{}
 [node.lab]
 transport = "local"
 root = "nodes/lab"
@@ -211,30 +201,17 @@ route-proxy = ["@edge"]
 resolver    = ["@edge"]
 dashboard   = ["lab"]
 "#,
-            a.address(),
-            a.root.display(),
-            opts(a),
-            b.address(),
-            b.root.display(),
-            opts(b),
+            edge(a),
+            edge(b),
         ),
     );
-}
-
-/// Puts the test binary on an ssh node the way `mesh node install` would, without copying it.
-pub(crate) fn preinstall(n: &SshNode) {
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
-        .expect("link");
 }
 
 #[test]
 fn ssh_nodes_and_an_unreachable_one() {
     let t = example();
-    let a = SshNode::start(t.dir(), "ace");
+    let a = SshNode::with_mesh(t.dir(), "ace");
     let mut b = SshNode::start(t.dir(), "bee");
-    preinstall(&a);
     ssh_mesh(&t, &a, &b);
     t.ok(&["build", "--behind", "-q"]);
     // bee has no mesh yet: the push installs it first, and says so.
@@ -291,27 +268,13 @@ fn ssh_nodes_and_an_unreachable_one() {
     assert_eq!(plan_node(&t, "bee")["state"], "outstanding");
 }
 
-/// One ssh node with the given client options, and the module route-proxy + resolver on it.
-pub(crate) fn one_ssh_node(t: &TestMesh, n: &SshNode, options: &[String]) {
-    let opts = toml_array(options);
-    t.write(
-        "mesh.toml",
-        &format!(
-            "{MESH_HEAD}\n[node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = {opts}\n\n[assign]\nroute-proxy = [\"ace\"]\nresolver = [\"ace\"]\n",
-            n.address(),
-            n.root.display()
-        ),
-    );
-}
-
 #[test]
 fn a_changed_host_key_is_refused_and_nothing_is_recorded() {
     let t = example();
-    let mut n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
+    let mut n = SshNode::with_mesh(t.dir(), "ace");
     let known = t.path("known_hosts");
     std::fs::write(&known, n.known_hosts_line()).expect("known_hosts");
-    one_ssh_node(&t, &n, &n.strict_client_options(&known));
+    one_node_mesh(&t, &n, &n.strict_client_options(&known));
     t.ok(&["build", "--behind", "-q"]);
     let run = push(&t, &[]);
     assert_eq!(
@@ -368,9 +331,8 @@ fn a_node_root_that_cannot_be_written_is_a_clear_failure() {
 #[test]
 fn a_push_killed_mid_transfer_leaves_a_whole_declaration_and_the_next_push_converges() {
     let t = example();
-    let n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
-    one_ssh_node(&t, &n, &n.client_options());
+    let n = SshNode::with_mesh(t.dir(), "ace");
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
     push(&t, &[]);
     let old = std::fs::read(n.root.join("declaration.json")).expect("held");
@@ -406,7 +368,7 @@ fn a_push_killed_mid_transfer_leaves_a_whole_declaration_and_the_next_push_conve
 fn with_ssh_persist_the_next_run_reuses_the_connection() {
     let t = example();
     let n = SshNode::start(t.dir(), "ace");
-    one_ssh_node(&t, &n, &n.client_options());
+    one_node_mesh(&t, &n, &n.client_options());
     t.edit(
         "mesh.toml",
         "[node.ace]",
@@ -414,13 +376,10 @@ fn with_ssh_persist_the_next_run_reuses_the_connection() {
     );
     // The node's mesh counts the remote commands that start it.
     let runs = t.path("runs");
-    crate::session::node_program(
-        &n,
-        &format!(
-            "#!/bin/sh\necho run >> {}\nexec REAL \"$@\"\n",
-            runs.display()
-        ),
-    );
+    n.program(&format!(
+        "#!/bin/sh\necho run >> {}\nexec REAL \"$@\"\n",
+        runs.display()
+    ));
     let bin = n.root.join("bin");
     let started = || {
         std::fs::read_to_string(&runs)

@@ -3,24 +3,11 @@
 //! whose mesh predates sessions is upgraded; what a login shell prints is skipped; a node that
 //! answers garbage is a failure, and nothing is recorded.
 
+use crate::common::ssh::{SshNode, one_node_mesh};
 use crate::common::{Run, TestMesh};
-use crate::push::{one_ssh_node, preinstall, push};
-use crate::sshd::SshNode;
+use crate::push::push;
 use serde_json::Value;
 use std::path::Path;
-
-/// Puts `script` at ROOT/bin/mesh (`REAL` in it is the mesh under test), never writing through
-/// a link that is there (preinstall's points at the mesh under test).
-pub(crate) fn node_program(n: &SshNode, script: &str) {
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    let real = assert_cmd::cargo::cargo_bin("mesh");
-    let path = bin.join("mesh");
-    let _ = std::fs::remove_file(&path);
-    std::fs::write(&path, script.replace("REAL", &real.display().to_string())).expect("write");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-}
 
 /// `cp -a`: symlinks (a module's `current`) stay symlinks.
 fn copy_all(from: &Path, to: &Path) {
@@ -56,15 +43,14 @@ fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_tru
     let (cut, trace) = (t.path("cut"), t.path("trace"));
     // The node's mesh, behind a cut: only the first N bytes the controller sends reach it
     // (dd passes each read on at once; GNU head -c holds them back).
-    node_program(
-        &n,
+    n.program(
         &format!(
             "#!/bin/sh\nif [ -s {cut} ]; then dd bs=65536 iflag=count_bytes count=\"$(cat {cut})\" status=none | REAL \"$@\"; else tee {trace} | REAL \"$@\"; fi\n",
             cut = cut.display(),
             trace = trace.display()
         ),
     );
-    one_ssh_node(&t, &n, &n.client_options());
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
     assert_eq!(push(&t, &[]).json()[0]["outcome"], "sent");
     let old: Value =
@@ -143,11 +129,8 @@ fn a_node_mesh_from_before_sessions_is_upgraded() {
     let t = crate::common::example();
     let n = SshNode::start(t.dir(), "ace");
     // What an older mesh says to a verb it does not know (clap's words, exit 2).
-    node_program(
-        &n,
-        "#!/bin/sh\necho \"error: unrecognized subcommand 'session'\" >&2\nexit 2\n",
-    );
-    one_ssh_node(&t, &n, &n.client_options());
+    n.program("#!/bin/sh\necho \"error: unrecognized subcommand 'session'\" >&2\nexit 2\n");
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
     let run = push(&t, &[]);
     let r = run.json();
@@ -170,12 +153,11 @@ fn a_node_mesh_from_before_sessions_is_upgraded() {
 fn what_a_login_shell_prints_is_skipped() {
     let t = crate::common::example();
     let n = SshNode::start(t.dir(), "ace");
-    node_program(
-        &n,
+    n.program(
         // A banner, and a terminal title with no line break after it.
         "#!/bin/sh\necho 'Welcome to ace!'\necho\nprintf '\\033]0;ace\\007'\nexec REAL \"$@\"\n",
     );
-    one_ssh_node(&t, &n, &n.client_options());
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
     let run = push(&t, &[]);
     assert_eq!(
@@ -190,13 +172,9 @@ fn what_a_login_shell_prints_is_skipped() {
 #[test]
 fn a_node_answering_garbage_is_a_failure_and_nothing_is_recorded() {
     let t = crate::common::example();
-    let n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
-    node_program(
-        &n,
-        "#!/bin/sh\nprintf 'mesh-session\\nZ\\377\\377\\377\\377garbage'\ncat >/dev/null\n",
-    );
-    one_ssh_node(&t, &n, &n.client_options());
+    let n = SshNode::with_mesh(t.dir(), "ace");
+    n.program("#!/bin/sh\nprintf 'mesh-session\\nZ\\377\\377\\377\\377garbage'\ncat >/dev/null\n");
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
     let run = push(&t, &[]);
     assert_eq!(run.code, 3, "{run}");

@@ -459,13 +459,9 @@ fn a_node_gone_from_mesh_toml_is_listed_until_forgotten() {
 /// `mesh push --all NODE && mesh collect NODE`.
 #[test]
 fn node_setup_over_ssh_with_an_ssh_config_file() {
-    use crate::sshd::{SshNode, client_key};
+    use crate::common::ssh::{SshNode, client_key};
     let t = crate::common::example();
-    let mut n = SshNode::start(t.dir(), "edge-a");
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
-        .expect("link");
+    let mut n = SshNode::with_mesh(t.dir(), "edge-a");
     let user = n.address().split('@').next().expect("user").to_string();
     let known = t.path("known_hosts_mesh");
     let config = t.path("mesh_ssh_config");

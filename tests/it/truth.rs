@@ -2,8 +2,8 @@
 //! one reading of mesh.toml for every verb; not worked out, stuck outstanding, refusing and
 //! failing nodes exit 3 and say so once; a node's journal is never trusted past what it proves.
 
-use crate::common::{MESH_HEAD, Run, TestMesh, example, local_nodes_toml, named, toml_array};
-use crate::sshd::SshNode;
+use crate::common::ssh::SshNode;
+use crate::common::{MESH_HEAD, Run, TestMesh, example, local_nodes_toml, named};
 use serde_json::Value;
 
 /// Local nodes a and b, both running resolver (whose activate fails while the node's root
@@ -418,13 +418,6 @@ fn a_node_at_the_sequence_bound_is_not_wrapped() {
 
 // ---- (5) every refusal and every unreachable node is recorded and counts -------------------
 
-fn preinstall(n: &SshNode) {
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
-        .expect("link");
-}
-
 /// ace (ssh) and a (local), both running resolver.
 fn ssh_mesh(t: &TestMesh, n: &SshNode, options: &[String]) {
     t.edit_and_commit(
@@ -440,8 +433,7 @@ fn ssh_mesh(t: &TestMesh, n: &SshNode, options: &[String]) {
 #[test]
 fn a_changed_host_key_is_recorded_and_needs_a_person() {
     let t = example();
-    let mut n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
+    let mut n = SshNode::with_mesh(t.dir(), "ace");
     let known = t.path("known_hosts");
     std::fs::write(&known, n.known_hosts_line()).expect("known_hosts");
     ssh_mesh(&t, &n, &n.strict_client_options(&known));
@@ -502,8 +494,7 @@ fn a_wiped_ssh_node_is_reinstalled_and_resent_in_one_pass() {
 #[test]
 fn an_ssh_activate_failing_three_passes_is_stuck() {
     let t = example();
-    let n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
+    let n = SshNode::with_mesh(t.dir(), "ace");
     ssh_mesh(&t, &n, &n.client_options());
     std::fs::write(n.root.join("fail"), "").expect("fail");
     for pass in 1..=3 {
@@ -616,19 +607,8 @@ fn a_named_push_asks_the_node_what_it_holds() {
 #[test]
 fn a_refused_key_is_recorded_against_the_node() {
     let t = example();
-    let n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
-    let other = t.path("other_key");
-    let out = std::process::Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-        .arg(&other)
-        .output()
-        .expect("ssh-keygen");
-    assert!(out.status.success(), "{out:?}");
-    let mut options = n.client_options();
-    let i = options.iter().position(|o| o == "-i").expect("-i");
-    options[i + 1] = other.display().to_string();
-    ssh_mesh(&t, &n, &options);
+    let n = SshNode::with_mesh(t.dir(), "ace");
+    ssh_mesh(&t, &n, &n.unauthorized_options(&t.path("other_key")));
     for _ in 0..2 {
         assert_needs(&reconcile(&t), "refused the key");
     }
@@ -653,10 +633,9 @@ fn ssh_mesh_again(t: &TestMesh, n: &SshNode, options: &[String]) {
     t.write(
         "mesh.toml",
         &format!(
-            "{MESH_HEAD}\n[node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = {}\n\n[node.a]\ntransport = \"local\"\nroot = \"nodes/a\"\n\n[assign]\nresolver = [\"ace\", \"a\"]\n",
-            n.address(),
-            n.root.display(),
-            toml_array(options)
+            "{MESH_HEAD}\n{}\n[node.a]\ntransport = \"local\"\nroot = \"nodes/a\"\n\n[assign]\nresolver = [\"{}\", \"a\"]\n",
+            n.stanza(options, &[]),
+            n.name
         ),
     );
 }

@@ -1,8 +1,8 @@
 //! `mesh where`: a commit followed through the build graph of the example mesh to real nodes
 //! (local directories and real sshd on loopback).
 
-use crate::common::{MESH_HEAD, Run, TestMesh, example, git, local_nodes_toml, toml_array};
-use crate::sshd::SshNode;
+use crate::common::ssh::SshNode;
+use crate::common::{MESH_HEAD, Run, TestMesh, example, git, local_nodes_toml};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -101,36 +101,18 @@ fn local_mesh(extra: &[(&str, &[&str])]) -> TestMesh {
     t
 }
 
-/// Puts the test binary on an ssh node the way `mesh node install` would, without copying it.
-fn preinstall(n: &SshNode) {
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
-        .expect("link");
-}
-
 #[test]
 fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
     let t = example();
-    let ace = SshNode::start(t.dir(), "ace");
-    let mut bee = SshNode::start(t.dir(), "bee");
-    preinstall(&ace);
-    preinstall(&bee);
-    let node = |n: &SshNode| {
-        format!(
-            "\n[node.{}]\naddress = \"{}\"\nroot = \"{}\"\noptions = {}\ntags = [\"edge\"]\n",
-            n.name,
-            n.address(),
-            n.root.display(),
-            toml_array(&n.client_options())
-        )
-    };
+    let ace = SshNode::with_mesh(t.dir(), "ace");
+    let mut bee = SshNode::with_mesh(t.dir(), "bee");
+    let edge = |n: &SshNode| n.stanza(&n.client_options(), &["edge"]);
     t.write(
         "mesh.toml",
         &format!(
-            "{MESH_HEAD}\n[ssh]\nconnect_timeout = \"3s\"\n{}{}\n[assign]\nroute-proxy = [\"@edge\"]\nresolver    = [\"@edge\"]\n",
-            node(&ace),
-            node(&bee)
+            "{MESH_HEAD}\n[ssh]\nconnect_timeout = \"3s\"\n\n{}\n{}\n[assign]\nroute-proxy = [\"@edge\"]\nresolver    = [\"@edge\"]\n",
+            edge(&ace),
+            edge(&bee)
         ),
     );
     ship_geo(&t);
