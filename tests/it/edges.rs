@@ -1,6 +1,6 @@
-//! Edge kinds and cycles on the patterns real monorepos have (DESIGN.md §5.3, §5.7, §6): test
-//! code that imports back, guarded imports, `tests` packages, namespace packages, components,
-//! test data; a Go module-level cycle built as one unit with early cutoff at its boundary.
+//! Edge kinds and cycles on the patterns real monorepos have: test code that imports back,
+//! guarded imports, `tests` packages, namespace packages, components, test data; a Go
+//! module-level cycle built as one unit with early cutoff at its boundary.
 
 use crate::common::{TestMesh, edges, named, set};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! The most likely mistakes, each met with one clear error: one sentence and a `help:` line on
-//! stderr (nothing on stdout), the exit code DESIGN.md §3 gives it, never a panic or a backtrace,
-//! and no file left behind where none should be.
+//! stderr (nothing on stdout), the exit code the README's "Exit codes" table gives it, never a
+//! panic or a backtrace, and no file left behind where none should be.
 //!
 //! Covered elsewhere, and not repeated here: a mistake in mesh.toml or a manifest, through
 //! `mesh graph` (config_errors.rs, including `no_mesh_toml` and `module_manifest_typo`); a wrong
