@@ -36,6 +36,30 @@ fn frames(trace: &[u8]) -> Vec<(u8, usize)> {
     frames
 }
 
+/// Where to cut the conversation traced at `trace`: before it, at the end of each frame and
+/// 3 bytes past it; and where the receive's stream is whole (once its End frame arrived, not
+/// before).
+fn cut_points(trace: &Path) -> (Vec<usize>, usize) {
+    let frames = frames(&std::fs::read(trace).expect("trace"));
+    assert!(
+        frames.len() >= 7,
+        "hello, have, receive, data…, end, apply, quit: {frames:?}"
+    );
+    let whole = frames
+        .iter()
+        .find(|(k, _)| *k == b'E')
+        .map(|(_, e)| *e)
+        .expect("an End frame");
+    let mut cuts: Vec<usize> = frames.iter().flat_map(|&(_, e)| [e, e + 3]).collect();
+    cuts.insert(0, 0);
+    (cuts, whole)
+}
+
+/// The declaration the node holds, parsed.
+fn declaration(n: &SshNode) -> serde_json::Result<Value> {
+    serde_json::from_slice(&std::fs::read(n.root.join("declaration.json")).expect("held"))
+}
+
 #[test]
 fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_truthful() {
     let t = crate::common::example();
@@ -53,9 +77,7 @@ fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_tru
     one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
     assert_eq!(push(&t, &[]).json()[0]["outcome"], "sent");
-    let old: Value =
-        serde_json::from_slice(&std::fs::read(n.root.join("declaration.json")).expect("held"))
-            .expect("json");
+    let old = declaration(&n).expect("json");
     t.edit_and_commit(
         "platform",
         "go/services/resolver/mesh-module.toml",
@@ -76,30 +98,15 @@ fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_tru
         "{run}"
     );
     let new = r[0]["digest"].as_str().expect("digest").to_string();
-    let frames = frames(&std::fs::read(&trace).expect("trace"));
-    assert!(
-        frames.len() >= 7,
-        "hello, have, receive, data…, end, apply, quit: {frames:?}"
-    );
-    let ends: Vec<usize> = frames.iter().map(|(_, e)| *e).collect();
-    // The receive's stream is whole once its End frame arrived, not before.
-    let whole = frames
-        .iter()
-        .find(|(k, _)| *k == b'E')
-        .map(|(_, e)| *e)
-        .expect("an End frame");
-
-    let mut cuts: Vec<usize> = ends.iter().flat_map(|&e| [e, e + 3]).collect();
-    cuts.insert(0, 0);
+    let (cuts, whole) = cut_points(&trace);
     for at in cuts {
         copy_all(&saved_node, &n.root);
         copy_all(&saved_store, &t.path(".mesh"));
         std::fs::write(&cut, at.to_string()).expect("write");
         let run = push(&t, &[]);
         let r = run.json();
-        let held: Value =
-            serde_json::from_slice(&std::fs::read(n.root.join("declaration.json")).expect("held"))
-                .unwrap_or_else(|e| panic!("cut at {at}: the declaration is not whole: {e}"));
+        let held = declaration(&n)
+            .unwrap_or_else(|e| panic!("cut at {at}: the declaration is not whole: {e}"));
         let outcome = r[0]["outcome"].as_str().expect("outcome").to_string();
         let state = t.json(&["status"])["nodes"][0]["state"].clone();
         if outcome == "sent" {

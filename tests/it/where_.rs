@@ -23,6 +23,16 @@ fn where_table(t: &TestMesh, args: &[&str]) -> Run {
     t.run(&[&["where"], args].concat())
 }
 
+/// The modules of an answer, in its order.
+fn modules(v: &Value) -> Vec<&str> {
+    v["modules"]
+        .as_array()
+        .expect("modules")
+        .iter()
+        .map(|m| m["name"].as_str().expect("name"))
+        .collect()
+}
+
 /// The module `name` of an answer.
 fn module<'a>(v: &'a Value, name: &str) -> &'a Value {
     v["modules"]
@@ -101,11 +111,11 @@ fn local_mesh(extra: &[(&str, &[&str])]) -> TestMesh {
     t
 }
 
-#[test]
-fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
-    let t = example();
+/// Two ssh nodes, ace and bee (tag edge), with the mesh under test on them, running route-proxy
+/// and resolver.
+fn ssh_mesh(t: &TestMesh) -> (SshNode, SshNode) {
     let ace = SshNode::with_mesh(t.dir(), "ace");
-    let mut bee = SshNode::with_mesh(t.dir(), "bee");
+    let bee = SshNode::with_mesh(t.dir(), "bee");
     let edge = |n: &SshNode| n.stanza(&n.client_options(), &["edge"]);
     t.write(
         "mesh.toml",
@@ -115,6 +125,13 @@ fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
             edge(&bee)
         ),
     );
+    (ace, bee)
+}
+
+#[test]
+fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
+    let t = example();
+    let (_ace, mut bee) = ssh_mesh(&t);
     ship_geo(&t);
     t.ok(&["reconcile", "-q"]);
 
@@ -123,13 +140,11 @@ fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
     let v = where_json(&t, &[], 3);
     assert_eq!(v["revs"][0]["commit"], rev.as_str());
     assert_eq!(v["revs"][0]["changed"], serde_json::json!(["geo"]));
-    let names: Vec<&str> = v["modules"]
-        .as_array()
-        .expect("modules")
-        .iter()
-        .map(|m| m["name"].as_str().expect("name"))
-        .collect();
-    assert_eq!(names, ["geo", "resolver", "route-proxy"], "graph order");
+    assert_eq!(
+        modules(&v),
+        ["geo", "resolver", "route-proxy"],
+        "graph order"
+    );
     assert_eq!(module(&v, "geo")["changed"], true);
     assert_eq!(module(&v, "geo")["nodes"], serde_json::json!([]));
     assert_eq!(module(&v, "route-proxy")["changed"], false);
