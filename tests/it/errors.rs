@@ -11,7 +11,9 @@
 //! The tests here take the same mistakes through the verbs that change the mesh, and add the
 //! ones nothing else checks.
 
-use crate::common::{EXAMPLE_MESH, MESH_HEAD, Run, TestMesh, example, local_nodes_toml, mesh_in};
+use crate::common::{
+    EXAMPLE_MESH, LockHolder, MESH_HEAD, Run, TestMesh, example, local_nodes_toml, mesh_in,
+};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -267,26 +269,7 @@ resolver = ["far"]
 #[test]
 fn a_held_lock_exits_75_at_once_naming_the_holder() {
     let t = one_node();
-    std::fs::create_dir_all(t.path(".mesh")).expect("mkdir");
-    let held = t.path("held");
-    let release = t.path("release");
-    let script = format!(
-        "printf 'pid %s (mesh reconcile) since 2026-11-29T10:00:00Z' \"$$\" > .mesh/lock; \
-         touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done",
-        held.display(),
-        release.display()
-    );
-    let mut holder = std::process::Command::new("flock")
-        .arg(".mesh/lock")
-        .args(["sh", "-c", &script])
-        .current_dir(t.dir())
-        .spawn()
-        .expect("flock(1) is needed for this test (util-linux)");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !held.exists() {
-        assert!(Instant::now() < deadline, "flock never took the lock");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let holder = LockHolder::hold(t.dir());
 
     // -v: the whole diagnostic (without it, a pipe gets nothing: see shell.rs).
     for args in [
@@ -312,8 +295,7 @@ fn a_held_lock_exits_75_at_once_naming_the_holder() {
     }
     assert!(!t.path(".mesh/state.redb").exists());
 
-    std::fs::write(&release, "").expect("release");
-    assert!(holder.wait().expect("wait for flock").success());
+    holder.release();
     t.ok(&["build", "-q"]);
 }
 

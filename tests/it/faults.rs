@@ -1,7 +1,7 @@
 //! A year under cron: a held node lock, a damaged store, signals, orphaned builds and a damaged
 //! artifact — each named and survived, never a hang, a panic or a changed answer.
 
-use crate::common::{Run, TestMesh, example, local_nodes_toml};
+use crate::common::{Run, TestMesh, example, local_nodes_toml, named};
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -24,12 +24,7 @@ fn two_nodes() -> TestMesh {
 }
 
 fn node<'a>(status: &'a Value, name: &str) -> &'a Value {
-    status["nodes"]
-        .as_array()
-        .expect("nodes")
-        .iter()
-        .find(|n| n["name"] == name)
-        .unwrap_or_else(|| panic!("{name} not in {status}"))
+    named(status, "nodes", name)
 }
 
 /// Whether a process runs (a zombie does not).

@@ -2,7 +2,7 @@
 //! help that reads well (snapshots), man pages that lint clean, tables that fit a terminal, a
 //! busy lock said once on a terminal and not at all under cron, and forgotten nodes.
 
-use crate::common::{Run, TestMesh};
+use crate::common::{LockHolder, Run, TestMesh};
 use assert_cmd::Command;
 use std::path::Path;
 
@@ -356,28 +356,7 @@ fn tables_fit_the_terminal() {
 #[test]
 fn a_busy_lock_is_one_line_on_a_terminal_and_silent_under_cron() {
     let (_t, demo) = demo();
-    let held = demo.join("held");
-    let release = demo.join("release");
-    let script = format!(
-        "printf 'pid %s (mesh reconcile) since 2026-11-29T10:00:00Z' \"$$\" > .mesh/lock; \
-         touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done",
-        held.display(),
-        release.display()
-    );
-    let mut holder = std::process::Command::new("flock")
-        .arg(".mesh/lock")
-        .args(["sh", "-c", &script])
-        .current_dir(&demo)
-        .spawn()
-        .expect("flock(1) is needed for this test (util-linux)");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !held.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "flock never took the lock"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    let holder = LockHolder::hold(&demo);
     // A pipe (cron): exit 75 and nothing at all.
     let run = mesh(&demo, &["reconcile"]);
     assert_eq!(run.code, 75, "{run}");
@@ -397,8 +376,7 @@ fn a_busy_lock_is_one_line_on_a_terminal_and_silent_under_cron() {
         err.contains("mesh::store::busy") && err.contains("help:"),
         "{err}"
     );
-    std::fs::write(&release, "").expect("release");
-    assert!(holder.wait().expect("wait for flock").success());
+    holder.release();
     // Free again: reconcile says its one summary line on a terminal, and nothing on a pipe.
     let terminal = on_a_terminal(&demo, &format!("{} reconcile", bin()));
     assert_eq!(terminal.code, 0, "{terminal}");

@@ -9,6 +9,7 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output};
+use std::time::{Duration, Instant};
 
 /// The repository's fixtures directory.
 pub fn fixtures() -> PathBuf {
@@ -237,6 +238,47 @@ impl std::fmt::Display for Run {
             "exit {}\nstdout:\n{}\nstderr:\n{}",
             self.code, self.stdout, self.stderr
         )
+    }
+}
+
+/// Another process holding the lock of the mesh in a directory, as a running mesh would: flock(1)
+/// on `.mesh/lock`, which holds the line a `mesh reconcile` writes there.
+pub struct LockHolder {
+    holder: Child,
+    release: PathBuf,
+}
+
+impl LockHolder {
+    /// Takes the lock of the mesh in `dir` and holds it (30 s at most) until
+    /// [`release`](Self::release).
+    pub fn hold(dir: &Path) -> LockHolder {
+        std::fs::create_dir_all(dir.join(".mesh")).expect("mkdir");
+        let held = dir.join("held");
+        let release = dir.join("release");
+        let script = format!(
+            "printf 'pid %s (mesh reconcile) since 2026-11-29T10:00:00Z' \"$$\" > .mesh/lock; \
+             touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done",
+            held.display(),
+            release.display()
+        );
+        let holder = std::process::Command::new("flock")
+            .arg(".mesh/lock")
+            .args(["sh", "-c", &script])
+            .current_dir(dir)
+            .spawn()
+            .expect("flock(1) is needed for this test (util-linux)");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !held.exists() {
+            assert!(Instant::now() < deadline, "flock never took the lock");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        LockHolder { holder, release }
+    }
+
+    /// Lets the lock go, and waits for the holder to end.
+    pub fn release(mut self) {
+        std::fs::write(&self.release, "").expect("release");
+        assert!(self.holder.wait().expect("wait for flock").success());
     }
 }
 
