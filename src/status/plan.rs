@@ -2,10 +2,10 @@
 //! order, computed from the store alone. Changes nothing.
 
 use crate::Result;
-use crate::store::Verdict;
 use crate::graph::Loaded;
 use crate::graph::stale::{self, Known, ModuleState};
 use crate::store::Paths;
+use crate::store::Verdict;
 use serde::Serialize;
 
 /// One module's line of the plan (DESIGN.md §14).

@@ -4,7 +4,6 @@
 use super::{Answer, BuildAnswer, BuildWhere, ModuleWhere, NodeWhere, ancestry, rev};
 use crate::Result;
 use crate::artifact::short;
-use crate::store::Verdict;
 use crate::clock::rfc3339;
 use crate::config::Policy;
 use crate::declare::Composed;
@@ -12,6 +11,7 @@ use crate::graph::stale::ModuleState;
 use crate::graph::{Loaded, ModuleGraph};
 use crate::source::RepoSnapshot;
 use crate::status::nodes::FailureJson;
+use crate::store::Verdict;
 use crate::store::{BuildRecord, NodeRecord};
 use gix::ObjectId;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};

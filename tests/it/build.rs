@@ -21,16 +21,9 @@ fn build(t: &TestMesh, args: &[&str]) -> Vec<(String, String)> {
 
 /// `mesh build ARGS --json`, which exits 0, or 3 when a build is broken or unfit.
 fn build_json(t: &TestMesh, args: &[&str]) -> Value {
-    let mut a = vec!["build"];
-    a.extend_from_slice(args);
-    a.push("--json");
-    let out = t.mesh(&a).output().expect("run");
-    assert!(
-        matches!(out.status.code(), Some(0 | 3)),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    let run = t.run_json(&[&["build"], args].concat());
+    assert!(matches!(run.code, 0 | 3), "{}", run.stderr);
+    run.json()
 }
 
 fn modules(built: &[(String, String)]) -> Vec<&str> {
@@ -57,8 +50,7 @@ fn first_build_builds_everything_in_order_and_a_second_builds_nothing() {
     assert!(pos("geo") < pos("route-proxy"));
     assert!(pos("py-common") < pos("reporter") && pos("reporter") < pos("dashboard"));
     assert!(build(&t, &["--behind"]).is_empty());
-    let err = String::from_utf8(t.mesh(&["build", "--behind"]).output().expect("run").stderr)
-        .expect("utf8");
+    let err = t.run(&["build", "--behind"]).stderr;
     assert!(err.contains("nothing to build"), "{err}");
     assert_eq!(plan_state(&t, "geo").0, "current");
 }
@@ -128,12 +120,9 @@ fn broken_blocks_dependents_and_unfit_is_judged() {
         "test  = 'echo failing test; false && grep",
     );
     t.commit("platform", "break");
-    let out = t
-        .mesh(&["build", "--behind", "--json"])
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(3), "a broken build needs a person");
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let run = t.run_json(&["build", "--behind"]);
+    assert_eq!(run.code, 3, "a broken build needs a person");
+    let v = run.json();
     let verdict = |m: &str| {
         v["built"]
             .as_array()
@@ -153,7 +142,7 @@ fn broken_blocks_dependents_and_unfit_is_judged() {
         "{}",
         v["blocked"]
     );
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = &run.stderr;
     assert!(
         err.contains("geo is broken: build failed (build exited 3)"),
         "{err}"

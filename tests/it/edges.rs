@@ -1,6 +1,6 @@
-//! Edge kinds and cycles on the patterns real monorepos have (DESIGN.md §5.3, §5.7, §6): test
-//! code that imports back, guarded imports, `tests` packages, namespace packages, components,
-//! test data; a Go module-level cycle built as one unit with early cutoff at its boundary.
+//! Edge kinds and cycles on the patterns real monorepos have: test code that imports back,
+//! guarded imports, `tests` packages, namespace packages, components, test data; a Go
+//! module-level cycle built as one unit with early cutoff at its boundary.
 
 use crate::common::{TestMesh, edges, named, set};
 use serde_json::Value;
@@ -19,8 +19,17 @@ fn patterns() -> TestMesh {
     let t = TestMesh::new();
     t.empty_repo("mono");
     t.write("mesh.toml", MESH);
-    // Rust: a test-support crate that uses the crate its tests use.
-    module(&t, "rust/corelib", "corelib", "true");
+    rust_patterns(&t);
+    go_patterns(&t);
+    python_patterns(&t);
+    js_patterns(&t);
+    t.commit("mono", "patterns");
+    t
+}
+
+/// Rust: a test-support crate that uses the crate its tests use.
+fn rust_patterns(t: &TestMesh) {
+    module(t, "rust/corelib", "corelib", "true");
     t.write(
         "mono/rust/corelib/Cargo.toml",
         "[package]\nname = \"corelib\"\n[dev-dependencies]\ntestkit = { path = \"../testkit\" }\n",
@@ -31,7 +40,7 @@ fn patterns() -> TestMesh {
     );
     t.write("mono/rust/corelib/src/more.rs", "use testkit::other;\n");
     t.write("mono/rust/corelib/tests/it.rs", "use testkit::fake;\n");
-    module(&t, "rust/testkit", "testkit", "true");
+    module(t, "rust/testkit", "testkit", "true");
     t.write(
         "mono/rust/testkit/Cargo.toml",
         "[package]\nname = \"testkit\"\n[dependencies]\ncorelib = { path = \"../corelib\" }\n",
@@ -40,9 +49,12 @@ fn patterns() -> TestMesh {
         "mono/rust/testkit/src/lib.rs",
         "use corelib::Thing;\npub fn fake() {}\n",
     );
-    // Go: a root module whose test imports a nested module that imports the root; test data
-    // that would import it too is not read.
-    module(&t, "go", "gomono", "true");
+}
+
+/// Go: a root module whose test imports a nested module that imports the root; test data
+/// that would import it too is not read.
+fn go_patterns(t: &TestMesh) {
+    module(t, "go", "gomono", "true");
     t.write("mono/go/go.mod", "module example.com/mono\n\ngo 1.22\n");
     t.write("mono/go/util/util.go", "package util\n");
     t.write(
@@ -53,7 +65,7 @@ fn patterns() -> TestMesh {
         "mono/go/util/testdata/gen.go",
         "package gen\n\nimport \"example.com/mono/nested/helper\"\n",
     );
-    module(&t, "go/nested", "gonested", "true");
+    module(t, "go/nested", "gonested", "true");
     t.write(
         "mono/go/nested/go.mod",
         "module example.com/mono/nested\n\ngo 1.22\n",
@@ -62,14 +74,18 @@ fn patterns() -> TestMesh {
         "mono/go/nested/helper/h.go",
         "package helper\n\nimport \"example.com/mono/util\"\n",
     );
+}
+
+/// Python: a guarded import, a `tests` package in two modules, a namespace package.
+fn python_patterns(t: &TestMesh) {
     // Python: a guarded import of a plugin that imports the package back.
-    module(&t, "py/app", "app", "true");
+    module(t, "py/app", "app", "true");
     t.write("mono/py/app/pyproject.toml", "[project]\nname = \"app\"\n");
     t.write(
         "mono/py/app/app/__init__.py",
         "try:\n    import plugin_x\nexcept ImportError:\n    plugin_x = None\n",
     );
-    module(&t, "py/plugin_x", "plugin-x", "true");
+    module(t, "py/plugin_x", "plugin-x", "true");
     t.write(
         "mono/py/plugin_x/pyproject.toml",
         "[project]\nname = \"plugin-x\"\n",
@@ -77,7 +93,7 @@ fn patterns() -> TestMesh {
     t.write("mono/py/plugin_x/plugin_x/__init__.py", "import app\n");
     // Python: a `tests` package in two modules is neither module's name.
     for (dir, name) in [("py/alpha", "alpha"), ("py/beta", "beta")] {
-        module(&t, dir, name, "true");
+        module(t, dir, name, "true");
         t.write(&format!("mono/{dir}/{name}/__init__.py"), "");
         t.write(&format!("mono/{dir}/tests/__init__.py"), "");
         t.write(&format!("mono/{dir}/tests/cli.py"), "x = 1\n");
@@ -87,16 +103,19 @@ fn patterns() -> TestMesh {
         );
     }
     // Python: a namespace package shared by two modules.
-    module(&t, "py/ns_one", "ns-one", "true");
+    module(t, "py/ns_one", "ns-one", "true");
     t.write("mono/py/ns_one/acme/one/__init__.py", "");
-    module(&t, "py/ns_two", "ns-two", "true");
+    module(t, "py/ns_two", "ns-two", "true");
     t.write(
         "mono/py/ns_two/acme/two/__init__.py",
         "import acme\nfrom acme.one import thing\n",
     );
-    // JS/TS: Svelte and Vue components import sibling packages; a test imports a test kit;
-    // a jscodeshift-style test fixture imports something no build has.
-    module(&t, "js/ui", "ui", "true");
+}
+
+/// JS/TS: Svelte and Vue components import sibling packages; a test imports a test kit;
+/// a jscodeshift-style test fixture imports something no build has.
+fn js_patterns(t: &TestMesh) {
+    module(t, "js/ui", "ui", "true");
     t.write("mono/js/ui/package.json", r#"{"name": "@demo/ui"}"#);
     t.write(
         "mono/js/ui/src/App.svelte",
@@ -120,15 +139,13 @@ fn patterns() -> TestMesh {
         ("js/other", "other", "@demo/other"),
         ("js/testkit", "testkit-js", "@demo/testkit"),
     ] {
-        module(&t, dir, name, "true");
+        module(t, dir, name, "true");
         t.write(
             &format!("mono/{dir}/package.json"),
             &format!("{{\"name\": \"{pkg}\"}}"),
         );
         t.write(&format!("mono/{dir}/index.js"), "export const x = 1;\n");
     }
-    t.commit("mono", "patterns");
-    t
 }
 
 #[test]
@@ -263,16 +280,9 @@ fn go_cycle() -> TestMesh {
 }
 
 fn built(t: &TestMesh) -> Vec<String> {
-    let out = t
-        .mesh(&["build", "--behind", "--json"])
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let run = t.run_json(&["build", "--behind"]);
+    assert!(run.success(), "{}", run.stderr);
+    let v = run.json();
     let mut names: Vec<String> = v["built"]
         .as_array()
         .expect("built")
@@ -382,13 +392,9 @@ fn damaged_files_are_read_as_far_as_they_go() {
         t.write(&format!("mono/{dir}/{}", manifest.0), manifest.1);
     }
     t.commit("mono", "damage");
-    let out = t.mesh(&["graph", "--json", "-v"]).output().expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let run = t.run(&["graph", "--json", "-v"]);
+    assert!(run.success(), "{}", run.stderr);
+    let v = run.json();
     assert_eq!(
         edges(&v, "build"),
         set(&[
@@ -400,7 +406,7 @@ fn damaged_files_are_read_as_far_as_they_go() {
         ])
     );
     assert_eq!(edges(&v, "dev"), set(&[("a", "c")]));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = &run.stderr;
     assert!(err.contains("`ghost`, which is not in the module"), "{err}");
     assert!(
         err.contains("mono:a/src/lib.rs: line 2: a test-only item never closes"),

@@ -1,6 +1,6 @@
 //! The most likely mistakes, each met with one clear error: one sentence and a `help:` line on
-//! stderr (nothing on stdout), the exit code DESIGN.md §3 gives it, never a panic or a backtrace,
-//! and no file left behind where none should be.
+//! stderr (nothing on stdout), the exit code the README's "Exit codes" table gives it, never a
+//! panic or a backtrace, and no file left behind where none should be.
 //!
 //! Covered elsewhere, and not repeated here: a mistake in mesh.toml or a manifest, through
 //! `mesh graph` (config_errors.rs, including `no_mesh_toml` and `module_manifest_typo`); a wrong
@@ -11,27 +11,18 @@
 //! The tests here take the same mistakes through the verbs that change the mesh, and add the
 //! ones nothing else checks.
 
-use crate::common::{EXAMPLE_MESH, MESH_HEAD, TestMesh, example, local_nodes_toml, mesh_in};
+use crate::common::{
+    EXAMPLE_MESH, LockHolder, MESH_HEAD, Run, TestMesh, example, local_nodes_toml, mesh_in,
+};
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::time::{Duration, Instant};
-
-/// Runs `mesh -C <mesh> ARGS`.
-fn run(t: &TestMesh, args: &[&str]) -> Output {
-    t.mesh(args).output().expect("run mesh")
-}
 
 /// Asserts one clear error: exit `code`, nothing on stdout, exactly one diagnostic on stderr
 /// holding every one of `words` and a help line, and no panic or backtrace. Returns stderr.
-fn one_error(out: &Output, args: &[&str], code: i32, words: &[&str]) -> String {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "mesh {args:?}: stdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    assert_eq!(stdout, "", "mesh {args:?} printed data with an error");
+fn one_error(run: Run, args: &[&str], code: i32, words: &[&str]) -> String {
+    assert_eq!(run.code, code, "mesh {args:?}: {run}");
+    assert_eq!(run.stdout, "", "mesh {args:?} printed data with an error");
+    let stderr = run.stderr;
     no_panic(&stderr);
     let errors = stderr
         .lines()
@@ -57,7 +48,7 @@ fn one_error(out: &Output, args: &[&str], code: i32, words: &[&str]) -> String {
 /// Runs each of `verbs` on `t`, asserting [`one_error`] for each.
 fn each_one_error(t: &TestMesh, verbs: &[&[&str]], code: i32, words: &[&str]) {
     for args in verbs {
-        one_error(&run(t, args), args, code, words);
+        one_error(t.run(args), args, code, words);
     }
 }
 
@@ -148,8 +139,12 @@ fn every_verb_outside_a_mesh_says_so_and_writes_nothing() {
         &["node", "install", "g14"],
     ];
     for args in verbs {
-        let out = mesh_in(tmp.path(), args);
-        one_error(&out, args, 1, &["no mesh.toml in", "mesh init"]);
+        one_error(
+            mesh_in(tmp.path(), args),
+            args,
+            1,
+            &["no mesh.toml in", "mesh init"],
+        );
     }
     assert_eq!(files(tmp.path()), Vec::<PathBuf>::new());
 }
@@ -241,22 +236,18 @@ resolver = ["far"]
     let empty = t.path("no-ssh-here");
     std::fs::create_dir(&empty).expect("mkdir");
 
-    let out = t.mesh(&["push"]).env("PATH", &empty).output().expect("run");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{err}");
-    no_panic(&err);
+    let run = Run::of(t.mesh(&["push"]).env("PATH", &empty));
+    let err = &run.stderr;
+    assert_eq!(run.code, 3, "{err}");
+    no_panic(err);
     assert!(
         err.contains("far: failed: the ssh client is not installed"),
         "{err}"
     );
 
-    let out = t
-        .mesh(&["push", "--json"])
-        .env("PATH", &empty)
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(3));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("push JSON");
+    let run = Run::of(t.mesh(&["push", "--json"]).env("PATH", &empty));
+    assert_eq!(run.code, 3);
+    let v = run.json();
     assert_eq!(v[0]["node"], "far", "{v}");
     assert_eq!(v[0]["outcome"], "failed", "{v}");
     assert!(
@@ -278,26 +269,7 @@ resolver = ["far"]
 #[test]
 fn a_held_lock_exits_75_at_once_naming_the_holder() {
     let t = one_node();
-    std::fs::create_dir_all(t.path(".mesh")).expect("mkdir");
-    let held = t.path("held");
-    let release = t.path("release");
-    let script = format!(
-        "printf 'pid %s (mesh reconcile) since 2026-11-29T10:00:00Z' \"$$\" > .mesh/lock; \
-         touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done",
-        held.display(),
-        release.display()
-    );
-    let mut holder = std::process::Command::new("flock")
-        .arg(".mesh/lock")
-        .args(["sh", "-c", &script])
-        .current_dir(t.dir())
-        .spawn()
-        .expect("flock(1) is needed for this test (util-linux)");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !held.exists() {
-        assert!(Instant::now() < deadline, "flock never took the lock");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let holder = LockHolder::hold(t.dir());
 
     // -v: the whole diagnostic (without it, a pipe gets nothing: see shell.rs).
     for args in [
@@ -306,10 +278,10 @@ fn a_held_lock_exits_75_at_once_naming_the_holder() {
         &["push", "-v"],
     ] {
         let start = Instant::now();
-        let out = run(&t, args);
+        let run = t.run(args);
         let took = start.elapsed();
         one_error(
-            &out,
+            run,
             args,
             75,
             &[
@@ -323,8 +295,7 @@ fn a_held_lock_exits_75_at_once_naming_the_holder() {
     }
     assert!(!t.path(".mesh/state.redb").exists());
 
-    std::fs::write(&release, "").expect("release");
-    assert!(holder.wait().expect("wait for flock").success());
+    holder.release();
     t.ok(&["build", "-q"]);
 }
 
@@ -396,16 +367,9 @@ fn declaring_a_module_without_a_fit_build_is_refused() {
         "a mistake",
     );
     // A broken build needs a person: exit 3.
-    assert_eq!(
-        t.mesh(&["build", "-q"])
-            .output()
-            .expect("run")
-            .status
-            .code(),
-        Some(3)
-    );
+    assert_eq!(t.run(&["build", "-q"]).code, 3);
     one_error(
-        &run(&t, &["declare", "inventory"]),
+        t.run(&["declare", "inventory"]),
         &["declare", "inventory"],
         1,
         &["`inventory` has no fit build", "mesh builds inventory"],
@@ -445,10 +409,10 @@ fn a_file_where_the_state_directory_goes_is_one_clear_error() {
 #[test]
 fn version_names_the_store_format() {
     for flag in ["--version", "-V"] {
-        let out = mesh_in(Path::new("/"), &[flag]);
-        assert!(out.status.success());
+        let run = mesh_in(Path::new("/"), &[flag]);
+        assert!(run.success());
         assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
+            run.stdout,
             format!(
                 "mesh {} (store format {})\n",
                 env!("CARGO_PKG_VERSION"),
@@ -463,10 +427,10 @@ fn a_usage_mistake_exits_2_without_touching_the_mesh() {
     let t = example();
     t.write("mesh.toml", EXAMPLE_MESH);
     for args in [&["deploy"][..], &["build", "--behnid"], &["declare"]] {
-        let out = run(&t, args);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        no_panic(&err);
+        let run = t.run(args);
+        let err = &run.stderr;
+        assert_eq!(run.code, 2, "{args:?}: {err}");
+        no_panic(err);
         assert!(err.contains("--help"), "{args:?}: {err}");
     }
     assert!(!t.path(".mesh").exists());

@@ -28,9 +28,9 @@ fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 /// Makes the example in `<tmp>/demo`; returns it.
 fn init_example(tmp: &Path) -> PathBuf {
     let demo = tmp.join("demo");
-    let out = mesh_in(tmp, &["init", "--example", "demo"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let run = mesh_in(tmp, &["init", "--example", "demo"]);
+    let err = &run.stderr;
+    assert!(run.success(), "{err}");
     assert!(
         err.contains("cd demo && mesh reconcile && mesh status"),
         "{err}"
@@ -101,9 +101,9 @@ fn example_refuses_a_non_empty_directory_and_writes_nothing() {
     std::fs::create_dir(&demo).expect("mkdir");
     std::fs::write(demo.join("notes.txt"), "mine").expect("write");
 
-    let out = mesh_in(tmp.path(), &["init", "--example", "demo"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let run = mesh_in(tmp.path(), &["init", "--example", "demo"]);
+    assert_eq!(run.code, 1);
+    let err = &run.stderr;
     assert!(err.contains("is not empty"), "{err}");
     assert!(err.contains("help:"), "{err}");
     assert_eq!(
@@ -114,17 +114,16 @@ fn example_refuses_a_non_empty_directory_and_writes_nothing() {
 
     // A file in the way is refused too.
     std::fs::write(tmp.path().join("file"), "x").expect("write");
-    let out = mesh_in(tmp.path(), &["init", "--example", "file"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(mesh_in(tmp.path(), &["init", "--example", "file"]).code, 1);
     assert_eq!(std::fs::read(tmp.path().join("file")).expect("read"), b"x");
 }
 
 #[test]
 fn example_goes_into_an_empty_directory() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let out = mesh_in(tmp.path(), &["init", "--example"]);
-    assert!(out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let run = mesh_in(tmp.path(), &["init", "--example"]);
+    assert!(run.success());
+    let err = &run.stderr;
     assert!(err.contains("hint: mesh reconcile && mesh status"), "{err}");
     assert!(tmp.path().join("mesh.toml").is_file());
     assert!(tmp.path().join("platform/.git").is_dir());

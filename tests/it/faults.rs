@@ -1,7 +1,7 @@
 //! A year under cron: a held node lock, a damaged store, signals, orphaned builds and a damaged
 //! artifact — each named and survived, never a hang, a panic or a changed answer.
 
-use crate::common::{TestMesh, example, local_nodes_toml};
+use crate::common::{Run, TestMesh, example, local_nodes_toml, named};
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -24,12 +24,7 @@ fn two_nodes() -> TestMesh {
 }
 
 fn node<'a>(status: &'a Value, name: &str) -> &'a Value {
-    status["nodes"]
-        .as_array()
-        .expect("nodes")
-        .iter()
-        .find(|n| n["name"] == name)
-        .unwrap_or_else(|| panic!("{name} not in {status}"))
+    named(status, "nodes", name)
 }
 
 /// Whether a process runs (a zombie does not).
@@ -61,21 +56,14 @@ fn a_held_node_lock_names_that_node_and_the_others_are_served() {
     let held = std::fs::File::create(t.path("nodes/lab/.lock")).expect("lock file");
     held.lock().expect("hold the node's lock");
     let start = Instant::now();
-    let out = t
-        .mesh(&["reconcile"])
-        .timeout(Duration::from_secs(60))
-        .output()
-        .expect("run");
+    let run = Run::of(t.mesh(&["reconcile"]).timeout(Duration::from_secs(60)));
     assert!(
         start.elapsed() < Duration::from_secs(30),
         "reconcile waited {:?}",
         start.elapsed()
     );
-    assert_ne!(out.status.code(), Some(75));
-    assert!(
-        out.status.code().is_some(),
-        "reconcile did not end by itself"
-    );
+    assert_ne!(run.code, 75);
+    assert_ne!(run.code, Run::KILLED, "reconcile did not end by itself");
     let status = t.json(&["status"]);
     assert_eq!(node(&status, "edge-1")["state"], "current", "{status}");
     let lab = node(&status, "lab");
@@ -92,20 +80,14 @@ fn a_held_node_lock_names_that_node_and_the_others_are_served() {
     assert_eq!(node(&status, "lab")["state"], "current", "{status}");
 }
 
-/// Runs a reading verb on `state`: (exit code, stdout, stderr).
-fn read(t: &TestMesh, state: &Path, verb: &[&str]) -> (Option<i32>, String, String) {
-    let out = t
-        .mesh(verb)
-        .arg("--json")
-        .arg("--state")
-        .arg(state)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .expect("run");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+/// Runs a reading verb on `state`, with `--json`.
+fn read(t: &TestMesh, state: &Path, verb: &[&str]) -> Run {
+    Run::of(
+        t.mesh(verb)
+            .arg("--json")
+            .arg("--state")
+            .arg(state)
+            .timeout(Duration::from_secs(60)),
     )
 }
 
@@ -118,7 +100,7 @@ fn a_flipped_byte_anywhere_in_the_store_is_named_never_a_panic_never_believed() 
     let verbs: [&[&str]; 2] = [&["status"], &["builds", "-n", "1000"]];
     let base: Vec<_> = verbs.iter().map(|v| read(&t, &store, v)).collect();
     for b in &base {
-        assert_eq!(b.0, Some(0), "{}", b.2);
+        assert_eq!(b.code, 0, "{}", b.stderr);
     }
     // Bytes that are not zero are where the store's pages, keys and values are.
     let used: Vec<usize> = (0..bytes.len()).filter(|&i| bytes[i] != 0).collect();
@@ -130,19 +112,23 @@ fn a_flipped_byte_anywhere_in_the_store_is_named_never_a_panic_never_believed() 
             let mut b = bytes.clone();
             b[at] ^= 0x10;
             std::fs::write(&copy, &b).expect("write");
-            let (code, out, err) = read(&t, &copy, verb);
-            assert_ne!(code, Some(101), "a panic at byte {at}: {err}");
-            match code {
-                Some(0) => {
-                    assert_eq!(out, base.1, "byte {at}: a changed answer without an error");
+            let run = read(&t, &copy, verb);
+            let err = &run.stderr;
+            assert_ne!(run.code, 101, "a panic at byte {at}: {err}");
+            match run.code {
+                0 => {
+                    assert_eq!(
+                        run.stdout, base.stdout,
+                        "byte {at}: a changed answer without an error"
+                    );
                     same += 1;
                 }
-                Some(1) => {
+                1 => {
                     assert!(err.contains("is damaged"), "byte {at}: {err}");
                     assert!(err.contains("mesh doctor"), "byte {at}: {err}");
                     named += 1;
                 }
-                c => panic!("byte {at}: exit {c:?}: {err}"),
+                c => panic!("byte {at}: exit {c}: {err}"),
             }
         }
     }
@@ -268,13 +254,8 @@ fn stop_during_a_build(signal: &str, code: i32) {
     );
     assert!(tmp_is_empty(&t), "{signal}: $MESH_OUT left in .mesh/tmp");
     // Nothing was sent on account of a stopped run; the next one finishes the work.
-    let out = t.mesh(&["reconcile"]).output().expect("run");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
 #[test]
@@ -304,9 +285,9 @@ fn after_a_sigkill_the_next_run_stops_the_orphaned_build() {
     // As a backup a killed run was making (its pid long gone).
     let half = t.path(".mesh/.state.redb.bak.new-999999");
     std::fs::write(&half, b"half a copy").expect("write");
-    let out = t.mesh(&["build", "--behind"]).output().expect("run");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    let run = t.run(&["build", "--behind"]);
+    let err = &run.stderr;
+    assert_eq!(run.code, 0, "{err}");
     assert!(
         err.contains("left running by a mesh that was killed"),
         "{err}"
@@ -335,13 +316,13 @@ fn a_flipped_bit_in_an_artifact_is_found_before_it_is_sent_and_healed() {
     // The first pass learns the node was wiped (its journal restarted); a pass then sends.
     let mut said = Vec::new();
     for _ in 0..3 {
-        let out = t.mesh(&["reconcile"]).output().expect("run");
-        said.push(String::from_utf8_lossy(&out.stderr).into_owned());
+        let run = t.run(&["reconcile"]);
+        said.push(run.stderr);
         if said
             .last()
             .is_some_and(|e| e.contains("did not match its digest"))
         {
-            assert_eq!(out.status.code(), Some(3), "a person is told");
+            assert_eq!(run.code, 3, "a person is told");
             break;
         }
     }
@@ -354,13 +335,8 @@ fn a_flipped_bit_in_an_artifact_is_found_before_it_is_sent_and_healed() {
     let facts = t.ok(&["events", "--json"]);
     assert!(facts.contains("artifact-damaged"), "{facts}");
     // The next run builds it again and delivers it.
-    let out = t.mesh(&["reconcile"]).output().expect("run");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
     let status = t.json(&["status"]);
     assert_eq!(node(&status, "edge-1")["state"], "current", "{status}");
     let now = t.json(&["builds", "route-proxy"]);
@@ -508,23 +484,16 @@ fn a_kill_during_gc_leaves_a_store_that_opens_and_a_next_run_that_converges() {
         std::thread::sleep(Duration::from_millis(ms));
         let _ = child.kill();
         let _ = child.wait();
-        let doctor = t.mesh(&["doctor"]).output().expect("doctor");
+        let doctor = t.run(&["doctor"]);
         assert_eq!(
-            doctor.status.code(),
-            Some(0),
+            doctor.code, 0,
             "after a kill at {ms} ms: {}{}",
-            String::from_utf8_lossy(&doctor.stdout),
-            String::from_utf8_lossy(&doctor.stderr)
+            doctor.stdout, doctor.stderr
         );
         nothing_a_node_needs_is_gone(&t);
         t.ok(&["gc"]);
-        let out = t.mesh(&["reconcile"]).output().expect("run");
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "after a kill at {ms} ms: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let run = t.run(&["reconcile"]);
+        assert_eq!(run.code, 0, "after a kill at {ms} ms: {}", run.stderr);
         let status = t.json(&["status"]);
         for n in ["edge-1", "lab"] {
             assert_eq!(node(&status, n)["state"], "current", "{status}");
@@ -546,9 +515,9 @@ fn doctor_names_a_damaged_artifact_and_repair_lets_the_next_run_heal_it() {
     let mut bytes = std::fs::read(&file).expect("artifact");
     bytes[0] ^= 0x40;
     std::fs::write(&file, &bytes).expect("flip");
-    let out = t.mesh(&["doctor"]).output().expect("doctor");
-    assert_eq!(out.status.code(), Some(3));
-    let said = String::from_utf8_lossy(&out.stdout);
+    let doctor = t.run(&["doctor"]);
+    assert_eq!(doctor.code, 3);
+    let said = &doctor.stdout;
     assert!(
         said.contains(&digest[..12]) && said.contains("damaged"),
         "{said}"
@@ -562,10 +531,13 @@ fn doctor_names_a_damaged_artifact_and_repair_lets_the_next_run_heal_it() {
 
     // A damaged store: named, exit 3, and the backup is said whole.
     std::fs::write(t.path(".mesh/state.redb"), b"").expect("truncate");
-    let out = t.mesh(&["doctor"]).output().expect("doctor");
-    assert_eq!(out.status.code(), Some(3));
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(said.contains("the store is damaged"), "{said}");
+    let doctor = t.run(&["doctor"]);
+    assert_eq!(doctor.code, 3);
+    assert!(
+        doctor.stdout.contains("the store is damaged"),
+        "{}",
+        doctor.stdout
+    );
 }
 
 #[test]
@@ -615,32 +587,14 @@ fn a_store_that_cannot_be_written_says_what_to_do() {
 
 #[test]
 fn a_held_lock_on_an_ssh_node_is_busy_too() {
-    use crate::sshd::SshNode;
+    use crate::common::ssh::{SshNode, one_node_mesh};
     let t = example();
-    let n = SshNode::start(t.dir(), "ace");
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
-        .expect("link");
-    t.write(
-        "mesh.toml",
-        &format!(
-            "{}\n[node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = {}\n\n[assign]\nroute-proxy = [\"ace\"]\nresolver = [\"ace\"]\n",
-            crate::common::MESH_HEAD,
-            n.address(),
-            n.root.display(),
-            crate::common::toml_array(&n.client_options())
-        ),
-    );
+    let n = SshNode::with_mesh(t.dir(), "ace");
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
     let held = std::fs::File::create(n.root.join(".lock")).expect("lock file");
     held.lock().expect("hold the node's lock");
-    let out = t
-        .mesh(&["push", "--json"])
-        .timeout(Duration::from_secs(60))
-        .output()
-        .expect("run");
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let v = Run::of(t.mesh(&["push", "--json"]).timeout(Duration::from_secs(60))).json();
     let ace = &v[0];
     assert_eq!(ace["outcome"], "unreachable", "{v}");
     assert!(

@@ -155,9 +155,9 @@ fn inputs_move_the_source_id() {
 fn a_cycle_is_a_note_with_evidence_and_check_exits_3() {
     let t = example();
     t.commit_a_cycle();
-    let out = t.mesh(&["graph"]).output().expect("run");
-    assert!(out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let run = t.run(&["graph"]);
+    assert!(run.success());
+    let err = &run.stderr;
     assert!(
         err.contains("geo, go-platform, route-proxy import each other: built as one unit"),
         "{err}"
@@ -193,15 +193,15 @@ fn ambiguous_names_make_edges_to_both_and_a_warning() {
         r#"{"name": "@mesh/ui-kit"}"#,
     );
     t.commit("platform", "twin");
-    let out = t.mesh(&["graph", "--json"]).output().expect("run");
-    assert!(out.status.success());
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let run = t.run_json(&["graph"]);
+    assert!(run.success());
+    let v = run.json();
     let build = edges(&v, "build");
     assert!(build.contains(&("dashboard".into(), "ui-kit".into())));
     assert!(build.contains(&("dashboard".into(), "ui-kit-2".into())));
     let warnings = v["warnings"].to_string();
     assert!(warnings.contains("ui-kit, ui-kit-2"), "{warnings}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("warning: modules ui-kit, ui-kit-2"));
+    assert!(run.stderr.contains("warning: modules ui-kit, ui-kit-2"));
 }
 
 #[test]
@@ -234,13 +234,9 @@ fn odd_files_are_skipped_not_fatal() {
     std::fs::write(t.path("platform/go/lib/geo/big.go"), big).expect("w");
     std::os::unix::fs::symlink("loop", t.path("platform/go/lib/geo/loop")).expect("link");
     t.commit("platform", "odd files");
-    let out = t.mesh(&["graph", "--json", "-v"]).output().expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
+    let run = t.run(&["graph", "--json", "-v"]);
+    assert!(run.success(), "{}", run.stderr);
+    let err = &run.stderr;
     assert!(err.contains("go/lib/geo/big.go: skipped"), "{err}");
     assert!(err.contains("go/lib/geo/blob.go: skipped, binary"), "{err}");
 }
@@ -254,12 +250,13 @@ fn module_without_language_manifest_is_said_in_verbose() {
     );
     t.write("platform/scripts/run.sh", "echo hi\n");
     t.commit("platform", "scripts");
-    let out = t.mesh(&["graph", "-v"]).output().expect("run");
-    assert!(out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let run = t.run(&["graph", "-v"]);
+    assert!(run.success());
     assert!(
-        err.contains("module `scripts`: no language manifest"),
-        "{err}"
+        run.stderr
+            .contains("module `scripts`: no language manifest"),
+        "{}",
+        run.stderr
     );
 }
 

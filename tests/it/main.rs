@@ -1,4 +1,4 @@
-//! mesh's integration tests: one binary, a module per area (DESIGN.md §12).
+//! mesh's integration tests: one binary, a module per area, and `common` for what they share.
 
 mod build;
 mod common;
@@ -14,7 +14,7 @@ mod readme;
 mod reconcile;
 mod session;
 mod shell;
-pub mod sshd;
+mod sshd;
 mod status;
 mod truth;
 mod where_;

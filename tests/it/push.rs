@@ -1,8 +1,8 @@
 //! `mesh declare` and `mesh push`: only behind nodes are sent; a send is recorded only after the
 //! node holds it; unreachable nodes stay out of date; local and real ssh nodes.
 
-use crate::common::{MESH_HEAD, TestMesh, example, local_nodes_toml, named, toml_array};
-use crate::sshd::SshNode;
+use crate::common::ssh::{SshNode, one_node_mesh};
+use crate::common::{MESH_HEAD, Run, TestMesh, example, local_nodes_toml, named};
 use serde_json::Value;
 
 /// Two local nodes: a (tagged edge) and b.
@@ -23,30 +23,22 @@ fn local_mesh() -> TestMesh {
     t
 }
 
-/// `mesh push ARGS --json`: (node → outcome object), and the exit code.
-pub(crate) fn push(t: &TestMesh, args: &[&str]) -> (Vec<Value>, i32) {
-    let mut a = vec!["push"];
-    a.extend_from_slice(args);
-    a.push("--json");
-    let out = t.mesh(&a).output().expect("run");
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (
-        v.as_array().expect("array").clone(),
-        out.status.code().unwrap_or(-1),
-    )
+/// `mesh push ARGS --json`: its stdout is one outcome object a node.
+pub(crate) fn push(t: &TestMesh, args: &[&str]) -> Run {
+    let run = t.run_json(&[&["push"], args].concat());
+    assert!(run.json().is_array(), "{run}");
+    run
 }
 
-fn outcome<'a>(results: &'a [Value], node: &str) -> &'a Value {
-    results
+/// The outcome of `node` in a [`push`].
+fn outcome(run: &Run, node: &str) -> Value {
+    run.json()
+        .as_array()
+        .expect("array")
         .iter()
         .find(|r| r["node"] == node)
-        .unwrap_or_else(|| panic!("{node} not in {results:?}"))
+        .cloned()
+        .unwrap_or_else(|| panic!("{node} not in {run}"))
 }
 
 fn plan_node(t: &TestMesh, node: &str) -> Value {
@@ -59,39 +51,43 @@ fn push_sends_behind_nodes_once_and_only_what_changed() {
     assert_eq!(plan_node(&t, "a")["state"], "not worked out");
     t.ok(&["build", "--behind", "-q"]);
     assert_eq!(plan_node(&t, "a")["state"], "never told");
-    let (r, code) = push(&t, &["--behind"]);
-    assert_eq!(code, 0);
-    let a = outcome(&r, "a");
+    let run = push(&t, &["--behind"]);
+    assert_eq!(run.code, 0);
+    let a = outcome(&run, "a");
     assert_eq!(a["outcome"], "sent");
     assert_eq!(a["sequence"], 1);
     assert_eq!(a["artifacts"], 2);
-    assert_eq!(outcome(&r, "b")["outcome"], "sent");
+    assert_eq!(outcome(&run, "b")["outcome"], "sent");
     assert_eq!(plan_node(&t, "a")["state"], "outstanding"); // sent; applied once collected
     assert!(t.path("nodes/a/modules/route-proxy/current").exists());
     assert!(t.path("nodes/a/modules/resolver/current").exists());
 
     // Nothing moved: nothing sent, and no node is even asked.
-    let (r, code) = push(&t, &[]);
-    assert_eq!(code, 0);
-    assert!(r.iter().all(|n| n["outcome"] == "unchanged"), "{r:?}");
+    let run = push(&t, &[]);
+    assert_eq!(run.code, 0);
+    let unchanged = |n: &Value| n["outcome"] == "unchanged";
+    assert!(
+        run.json().as_array().expect("array").iter().all(unchanged),
+        "{run}"
+    );
 
     // One module changes: only its artifact travels, and only to its node.
     t.resolver_v2();
     t.ok(&["build", "--behind", "-q"]);
     assert_eq!(plan_node(&t, "a")["state"], "out of date");
     assert_eq!(plan_node(&t, "b")["state"], "outstanding");
-    let (r, _) = push(&t, &["--behind"]);
-    let a = outcome(&r, "a");
+    let run = push(&t, &["--behind"]);
+    let a = outcome(&run, "a");
     assert_eq!(a["outcome"], "sent");
     assert_eq!(a["sequence"], 2);
     assert_eq!(a["artifacts"], 1);
     assert!(a["bytes"].as_u64().expect("bytes") > 0);
-    assert_eq!(outcome(&r, "b")["outcome"], "unchanged");
+    assert_eq!(outcome(&run, "b")["outcome"], "unchanged");
 
     // --all resends the same declaration under the same sequence.
-    let (r, _) = push(&t, &["--all"]);
-    assert_eq!(outcome(&r, "a")["sequence"], 2);
-    assert_eq!(outcome(&r, "a")["artifacts"], 0);
+    let run = push(&t, &["--all"]);
+    assert_eq!(outcome(&run, "a")["sequence"], 2);
+    assert_eq!(outcome(&run, "a")["artifacts"], 0);
 }
 
 #[test]
@@ -108,8 +104,8 @@ fn hold_modules_wait_for_declare_and_unmet_presence_is_not_worked_out() {
         b["reason"].as_str().expect("reason").contains("inventory"),
         "{b}"
     );
-    let (r, _) = push(&t, &[]);
-    assert_eq!(outcome(&r, "b")["outcome"], "not worked out");
+    let run = push(&t, &[]);
+    assert_eq!(outcome(&run, "b")["outcome"], "not worked out");
     assert!(!t.path("nodes/b/declaration.json").exists());
     t.ok(&["declare", "inventory"]);
     assert_eq!(plan_node(&t, "b")["state"], "never told");
@@ -155,20 +151,12 @@ fn a_replayed_older_declaration_is_refused_whole() {
     let mut stream = format!("declaration {}\n", old.len()).into_bytes();
     stream.extend_from_slice(&old);
     stream.extend_from_slice(b"end\n");
-    let out = t
-        .mesh(&[
-            "node",
-            "receive",
-            "--root",
-            t.path("nodes/a").to_str().expect("path"),
-        ])
-        .write_stdin(stream)
-        .output()
-        .expect("run");
-    assert!(!out.status.success());
-    let answer = String::from_utf8_lossy(&out.stdout);
+    let root = t.path("nodes/a");
+    let receive = ["node", "receive", "--root", root.to_str().expect("path")];
+    let answer = Run::of(t.mesh(&receive).write_stdin(stream));
+    assert!(!answer.success());
     assert!(
-        answer.contains("refused") && answer.contains("lower"),
+        answer.stdout.contains("refused") && answer.stdout.contains("lower"),
         "{answer}"
     );
     assert_eq!(
@@ -193,7 +181,7 @@ fn a_replayed_older_declaration_is_refused_whole() {
 
 /// A mesh with two ssh nodes (real sshd on loopback) and one local node.
 fn ssh_mesh(t: &TestMesh, a: &SshNode, b: &SshNode) {
-    let opts = |n: &SshNode| toml_array(&n.client_options());
+    let edge = |n: &SshNode| n.stanza(&n.client_options(), &["edge"]);
     t.write(
         "mesh.toml",
         &format!(
@@ -202,18 +190,8 @@ fn ssh_mesh(t: &TestMesh, a: &SshNode, b: &SshNode) {
 parallel = 4
 connect_timeout = "3s"
 
-[node.ace]
-address = "{}"
-root = "{}"
-options = {}
-tags = ["edge"]
-
-[node.bee]
-address = "{}"
-root = "{}"
-options = {}
-tags = ["edge"]
-
+{}
+{}
 [node.lab]
 transport = "local"
 root = "nodes/lab"
@@ -223,40 +201,27 @@ route-proxy = ["@edge"]
 resolver    = ["@edge"]
 dashboard   = ["lab"]
 "#,
-            a.address(),
-            a.root.display(),
-            opts(a),
-            b.address(),
-            b.root.display(),
-            opts(b),
+            edge(a),
+            edge(b),
         ),
     );
-}
-
-/// Puts the test binary on an ssh node the way `mesh node install` would, without copying it.
-pub(crate) fn preinstall(n: &SshNode) {
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
-        .expect("link");
 }
 
 #[test]
 fn ssh_nodes_and_an_unreachable_one() {
     let t = example();
-    let a = SshNode::start(t.dir(), "ace");
+    let a = SshNode::with_mesh(t.dir(), "ace");
     let mut b = SshNode::start(t.dir(), "bee");
-    preinstall(&a);
     ssh_mesh(&t, &a, &b);
     t.ok(&["build", "--behind", "-q"]);
     // bee has no mesh yet: the push installs it first, and says so.
-    let (r, code) = push(&t, &[]);
-    assert_eq!(code, 0, "{r:?}");
-    assert_eq!(outcome(&r, "ace")["outcome"], "sent");
-    assert_eq!(outcome(&r, "ace")["installed"], false);
-    assert_eq!(outcome(&r, "bee")["outcome"], "sent");
-    assert_eq!(outcome(&r, "bee")["installed"], true);
-    assert_eq!(outcome(&r, "lab")["outcome"], "sent");
+    let run = push(&t, &[]);
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(outcome(&run, "ace")["outcome"], "sent");
+    assert_eq!(outcome(&run, "ace")["installed"], false);
+    assert_eq!(outcome(&run, "bee")["outcome"], "sent");
+    assert_eq!(outcome(&run, "bee")["installed"], true);
+    assert_eq!(outcome(&run, "lab")["outcome"], "sent");
     assert!(a.root.join("modules/route-proxy/current").exists());
     assert!(b.root.join("bin/mesh").exists());
 
@@ -264,11 +229,11 @@ fn ssh_nodes_and_an_unreachable_one() {
     t.resolver_v2();
     t.ok(&["build", "--behind", "-q"]);
     b.stop();
-    let (r, code) = push(&t, &[]);
-    assert_eq!(code, 3);
-    assert_eq!(outcome(&r, "ace")["outcome"], "sent");
-    assert_eq!(outcome(&r, "ace")["sequence"], 2);
-    let bee = outcome(&r, "bee");
+    let run = push(&t, &[]);
+    assert_eq!(run.code, 3);
+    assert_eq!(outcome(&run, "ace")["outcome"], "sent");
+    assert_eq!(outcome(&run, "ace")["sequence"], 2);
+    let bee = outcome(&run, "bee");
     assert_eq!(bee["outcome"], "unreachable");
     assert!(
         bee["reason"]
@@ -277,7 +242,7 @@ fn ssh_nodes_and_an_unreachable_one() {
             .contains("connection refused"),
         "{bee}"
     );
-    assert_eq!(outcome(&r, "lab")["outcome"], "unchanged");
+    assert_eq!(outcome(&run, "lab")["outcome"], "unchanged");
     assert_eq!(plan_node(&t, "bee")["state"], "out of date");
     assert_eq!(plan_node(&t, "ace")["state"], "outstanding");
     // The table: the state word in its column, and since when in the reason, said once.
@@ -295,41 +260,27 @@ fn ssh_nodes_and_an_unreachable_one() {
 
     // It comes back: the next push converges it.
     b.restart();
-    let (r, code) = push(&t, &["--behind"]);
-    assert_eq!(code, 0, "{r:?}");
-    assert_eq!(outcome(&r, "bee")["outcome"], "sent");
-    assert_eq!(outcome(&r, "bee")["sequence"], 2);
-    assert_eq!(outcome(&r, "ace")["outcome"], "unchanged");
+    let run = push(&t, &["--behind"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(outcome(&run, "bee")["outcome"], "sent");
+    assert_eq!(outcome(&run, "bee")["sequence"], 2);
+    assert_eq!(outcome(&run, "ace")["outcome"], "unchanged");
     assert_eq!(plan_node(&t, "bee")["state"], "outstanding");
-}
-
-/// One ssh node with the given client options, and the module route-proxy + resolver on it.
-pub(crate) fn one_ssh_node(t: &TestMesh, n: &SshNode, options: &[String]) {
-    let opts = toml_array(options);
-    t.write(
-        "mesh.toml",
-        &format!(
-            "{MESH_HEAD}\n[node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = {opts}\n\n[assign]\nroute-proxy = [\"ace\"]\nresolver = [\"ace\"]\n",
-            n.address(),
-            n.root.display()
-        ),
-    );
 }
 
 #[test]
 fn a_changed_host_key_is_refused_and_nothing_is_recorded() {
     let t = example();
-    let mut n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
+    let mut n = SshNode::with_mesh(t.dir(), "ace");
     let known = t.path("known_hosts");
     std::fs::write(&known, n.known_hosts_line()).expect("known_hosts");
-    one_ssh_node(&t, &n, &n.strict_client_options(&known));
+    one_node_mesh(&t, &n, &n.strict_client_options(&known));
     t.ok(&["build", "--behind", "-q"]);
-    let (r, code) = push(&t, &[]);
+    let run = push(&t, &[]);
     assert_eq!(
-        (code, outcome(&r, "ace")["outcome"].as_str()),
+        (run.code, outcome(&run, "ace")["outcome"].as_str()),
         (0, Some("sent")),
-        "{r:?}"
+        "{run}"
     );
 
     t.resolver_v2();
@@ -337,9 +288,9 @@ fn a_changed_host_key_is_refused_and_nothing_is_recorded() {
     n.rotate_host_key();
     n.restart();
     let known_before = std::fs::read_to_string(&known).expect("known_hosts");
-    let (r, code) = push(&t, &[]);
-    assert_eq!(code, 3);
-    let ace = outcome(&r, "ace");
+    let run = push(&t, &[]);
+    assert_eq!(run.code, 3);
+    let ace = outcome(&run, "ace");
     assert_eq!(ace["outcome"], "failed", "{ace}");
     assert!(
         ace["reason"]
@@ -365,24 +316,23 @@ fn a_node_root_that_cannot_be_written_is_a_clear_failure() {
         &local_mesh_toml().replace("root = \"nodes/a\"", "root = \"blocker/a\""),
     );
     t.ok(&["build", "--behind", "-q"]);
-    let (r, code) = push(&t, &[]);
-    assert_eq!(code, 3);
-    let a = outcome(&r, "a");
+    let run = push(&t, &[]);
+    assert_eq!(run.code, 3);
+    let a = outcome(&run, "a");
     assert_eq!(a["outcome"], "failed", "{a}");
     assert!(
         a["reason"].as_str().expect("reason").contains("blocker/a"),
         "{a}"
     );
-    assert_eq!(outcome(&r, "b")["outcome"], "sent");
+    assert_eq!(outcome(&run, "b")["outcome"], "sent");
     assert_eq!(plan_node(&t, "a")["state"], "never told");
 }
 
 #[test]
 fn a_push_killed_mid_transfer_leaves_a_whole_declaration_and_the_next_push_converges() {
     let t = example();
-    let n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
-    one_ssh_node(&t, &n, &n.client_options());
+    let n = SshNode::with_mesh(t.dir(), "ace");
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
     push(&t, &[]);
     let old = std::fs::read(n.root.join("declaration.json")).expect("held");
@@ -407,8 +357,8 @@ fn a_push_killed_mid_transfer_leaves_a_whole_declaration_and_the_next_push_conve
             assert_eq!(v["sequence"], 2, "{v}");
         }
     }
-    let (r, code) = push(&t, &["--behind"]);
-    assert_eq!(code, 0, "{r:?}");
+    let run = push(&t, &["--behind"]);
+    assert_eq!(run.code, 0, "{run}");
     t.ok(&["collect", "-q"]);
     let v = t.json(&["status"]);
     assert_eq!(v["nodes"][0]["state"], "current", "{v}");
@@ -418,7 +368,7 @@ fn a_push_killed_mid_transfer_leaves_a_whole_declaration_and_the_next_push_conve
 fn with_ssh_persist_the_next_run_reuses_the_connection() {
     let t = example();
     let n = SshNode::start(t.dir(), "ace");
-    one_ssh_node(&t, &n, &n.client_options());
+    one_node_mesh(&t, &n, &n.client_options());
     t.edit(
         "mesh.toml",
         "[node.ace]",
@@ -426,13 +376,10 @@ fn with_ssh_persist_the_next_run_reuses_the_connection() {
     );
     // The node's mesh counts the remote commands that start it.
     let runs = t.path("runs");
-    crate::session::node_program(
-        &n,
-        &format!(
-            "#!/bin/sh\necho run >> {}\nexec REAL \"$@\"\n",
-            runs.display()
-        ),
-    );
+    n.program(&format!(
+        "#!/bin/sh\necho run >> {}\nexec REAL \"$@\"\n",
+        runs.display()
+    ));
     let bin = n.root.join("bin");
     let started = || {
         std::fs::read_to_string(&runs)

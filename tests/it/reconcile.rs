@@ -43,14 +43,9 @@ fn states(t: &TestMesh) -> Vec<String> {
 #[test]
 fn one_pass_converges_and_a_second_does_nothing() {
     let t = mesh("");
-    let out = t.mesh(&["reconcile", "--json"]).output().expect("run");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let run = t.run_json(&["reconcile"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let s = run.json();
     assert_eq!(s["built"], 10);
     assert_eq!(s["sent"], 2);
     assert_eq!(s["applied"], 4);
@@ -71,21 +66,17 @@ fn one_pass_converges_and_a_second_does_nothing() {
         assert!(applied.get(field).is_some(), "{field} missing: {applied}");
     }
 
-    let out = t.mesh(&["reconcile", "--json"]).output().expect("run");
-    assert_eq!(out.status.code(), Some(0));
-    let s: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let run = t.run_json(&["reconcile"]);
+    assert_eq!(run.code, 0);
+    let s = run.json();
     assert_eq!(
         (s["built"].clone(), s["sent"].clone(), s["applied"].clone()),
         (0.into(), 0.into(), 0.into())
     );
     assert_eq!(events(&t), before, "a second pass stated facts");
     // Quiet under cron: nothing on stderr when nothing needs a person.
-    let out = t.mesh(&["reconcile"]).output().expect("run");
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let run = t.run(&["reconcile"]);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
 
     // A change: exactly the facts of its delivery, once.
     t.resolver_v2();
@@ -154,22 +145,19 @@ fn hooks_receive_each_fact_and_a_failing_or_hanging_hook_is_not_fatal() {
     assert_eq!(got, events(&t));
 
     let t = mesh("\n[hooks]\non_event = \"exit 7\"\n");
-    let out = t.mesh(&["reconcile"]).output().expect("run");
-    assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("the on_event hook failed"));
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stderr.contains("the on_event hook failed"));
     assert_eq!(states(&t), vec!["current", "current"]);
 
     let t = mesh("\n[hooks]\non_event = \"no-such-command-here\"\ntimeout = \"1s\"\n");
-    assert_eq!(
-        t.mesh(&["reconcile"]).output().expect("run").status.code(),
-        Some(0)
-    );
+    assert_eq!(t.run(&["reconcile"]).code, 0);
 
     let t = mesh("\n[hooks]\non_event = \"sleep 30\"\ntimeout = \"200ms\"\n");
     let start = std::time::Instant::now();
-    let out = t.mesh(&["reconcile"]).output().expect("run");
-    assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("did not finish within 200ms"));
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stderr.contains("did not finish within 200ms"));
     assert!(
         start.elapsed() < Duration::from_secs(25),
         "the hook was not bounded"
@@ -187,13 +175,8 @@ fn an_unreachable_node_is_one_fact_however_many_passes() {
         ),
     );
     for _ in 0..3 {
-        let out = t.mesh(&["reconcile"]).output().expect("run");
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "unreachable is not a failure: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let run = t.run(&["reconcile"]);
+        assert_eq!(run.code, 0, "unreachable is not a failure: {}", run.stderr);
     }
     let unreachable = events(&t)
         .into_iter()
@@ -283,13 +266,8 @@ fn kill_and_check(delay: Duration) {
         }
     }
     // The next pass finishes the work.
-    let out = t.mesh(&["reconcile"]).output().expect("run");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "after a kill at {delay:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 0, "after a kill at {delay:?}: {}", run.stderr);
     assert_eq!(
         states(&t),
         vec!["current", "current"],

@@ -3,24 +3,11 @@
 //! whose mesh predates sessions is upgraded; what a login shell prints is skipped; a node that
 //! answers garbage is a failure, and nothing is recorded.
 
-use crate::common::TestMesh;
-use crate::push::{one_ssh_node, preinstall, push};
-use crate::sshd::SshNode;
+use crate::common::ssh::{SshNode, one_node_mesh};
+use crate::common::{Run, TestMesh};
+use crate::push::push;
 use serde_json::Value;
 use std::path::Path;
-
-/// Puts `script` at ROOT/bin/mesh (`REAL` in it is the mesh under test), never writing through
-/// a link that is there (preinstall's points at the mesh under test).
-pub(crate) fn node_program(n: &SshNode, script: &str) {
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    let real = assert_cmd::cargo::cargo_bin("mesh");
-    let path = bin.join("mesh");
-    let _ = std::fs::remove_file(&path);
-    std::fs::write(&path, script.replace("REAL", &real.display().to_string())).expect("write");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-}
 
 /// `cp -a`: symlinks (a module's `current`) stay symlinks.
 fn copy_all(from: &Path, to: &Path) {
@@ -49,6 +36,30 @@ fn frames(trace: &[u8]) -> Vec<(u8, usize)> {
     frames
 }
 
+/// Where to cut the conversation traced at `trace`: before it, at the end of each frame and
+/// 3 bytes past it; and where the receive's stream is whole (once its End frame arrived, not
+/// before).
+fn cut_points(trace: &Path) -> (Vec<usize>, usize) {
+    let frames = frames(&std::fs::read(trace).expect("trace"));
+    assert!(
+        frames.len() >= 7,
+        "hello, have, receive, data…, end, apply, quit: {frames:?}"
+    );
+    let whole = frames
+        .iter()
+        .find(|(k, _)| *k == b'E')
+        .map(|(_, e)| *e)
+        .expect("an End frame");
+    let mut cuts: Vec<usize> = frames.iter().flat_map(|&(_, e)| [e, e + 3]).collect();
+    cuts.insert(0, 0);
+    (cuts, whole)
+}
+
+/// The declaration the node holds, parsed.
+fn declaration(n: &SshNode) -> serde_json::Result<Value> {
+    serde_json::from_slice(&std::fs::read(n.root.join("declaration.json")).expect("held"))
+}
+
 #[test]
 fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_truthful() {
     let t = crate::common::example();
@@ -56,20 +67,17 @@ fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_tru
     let (cut, trace) = (t.path("cut"), t.path("trace"));
     // The node's mesh, behind a cut: only the first N bytes the controller sends reach it
     // (dd passes each read on at once; GNU head -c holds them back).
-    node_program(
-        &n,
+    n.program(
         &format!(
             "#!/bin/sh\nif [ -s {cut} ]; then dd bs=65536 iflag=count_bytes count=\"$(cat {cut})\" status=none | REAL \"$@\"; else tee {trace} | REAL \"$@\"; fi\n",
             cut = cut.display(),
             trace = trace.display()
         ),
     );
-    one_ssh_node(&t, &n, &n.client_options());
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
-    assert_eq!(push(&t, &[]).0[0]["outcome"], "sent");
-    let old: Value =
-        serde_json::from_slice(&std::fs::read(n.root.join("declaration.json")).expect("held"))
-            .expect("json");
+    assert_eq!(push(&t, &[]).json()[0]["outcome"], "sent");
+    let old = declaration(&n).expect("json");
     t.edit_and_commit(
         "platform",
         "go/services/resolver/mesh-module.toml",
@@ -82,40 +90,31 @@ fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_tru
     copy_all(&n.root, &saved_node);
     copy_all(&t.path(".mesh"), &saved_store);
     // One whole push, traced, says where the frames of this conversation end.
-    let (r, code) = push(&t, &[]);
-    assert_eq!((code, &r[0]["outcome"]), (0, &Value::from("sent")), "{r:?}");
-    let new = r[0]["digest"].as_str().expect("digest").to_string();
-    let frames = frames(&std::fs::read(&trace).expect("trace"));
-    assert!(
-        frames.len() >= 7,
-        "hello, have, receive, data…, end, apply, quit: {frames:?}"
+    let run = push(&t, &[]);
+    let r = run.json();
+    assert_eq!(
+        (run.code, &r[0]["outcome"]),
+        (0, &Value::from("sent")),
+        "{run}"
     );
-    let ends: Vec<usize> = frames.iter().map(|(_, e)| *e).collect();
-    // The receive's stream is whole once its End frame arrived, not before.
-    let whole = frames
-        .iter()
-        .find(|(k, _)| *k == b'E')
-        .map(|(_, e)| *e)
-        .expect("an End frame");
-
-    let mut cuts: Vec<usize> = ends.iter().flat_map(|&e| [e, e + 3]).collect();
-    cuts.insert(0, 0);
+    let new = r[0]["digest"].as_str().expect("digest").to_string();
+    let (cuts, whole) = cut_points(&trace);
     for at in cuts {
         copy_all(&saved_node, &n.root);
         copy_all(&saved_store, &t.path(".mesh"));
         std::fs::write(&cut, at.to_string()).expect("write");
-        let (r, _) = push(&t, &[]);
-        let held: Value =
-            serde_json::from_slice(&std::fs::read(n.root.join("declaration.json")).expect("held"))
-                .unwrap_or_else(|e| panic!("cut at {at}: the declaration is not whole: {e}"));
+        let run = push(&t, &[]);
+        let r = run.json();
+        let held = declaration(&n)
+            .unwrap_or_else(|e| panic!("cut at {at}: the declaration is not whole: {e}"));
         let outcome = r[0]["outcome"].as_str().expect("outcome").to_string();
         let state = t.json(&["status"])["nodes"][0]["state"].clone();
         if outcome == "sent" {
             // Recorded as sent only when the node holds it.
-            assert_eq!(held["digest"], new.as_str(), "cut at {at}: {r:?}");
+            assert_eq!(held["digest"], new.as_str(), "cut at {at}: {run}");
             assert_eq!(state, "outstanding", "cut at {at}");
         } else {
-            assert_eq!(state, "out of date", "cut at {at}: {r:?}");
+            assert_eq!(state, "out of date", "cut at {at}: {run}");
         }
         if at < whole {
             assert_eq!(
@@ -126,8 +125,8 @@ fn a_session_cut_at_every_frame_boundary_keeps_the_node_whole_and_the_record_tru
     }
     // Whole again: the next push converges.
     std::fs::remove_file(&cut).expect("rm");
-    let (r, code) = push(&t, &[]);
-    assert_eq!(code, 0, "{r:?}");
+    let run = push(&t, &[]);
+    assert_eq!(run.code, 0, "{run}");
     t.ok(&["collect", "-q"]);
     assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
 }
@@ -137,16 +136,14 @@ fn a_node_mesh_from_before_sessions_is_upgraded() {
     let t = crate::common::example();
     let n = SshNode::start(t.dir(), "ace");
     // What an older mesh says to a verb it does not know (clap's words, exit 2).
-    node_program(
-        &n,
-        "#!/bin/sh\necho \"error: unrecognized subcommand 'session'\" >&2\nexit 2\n",
-    );
-    one_ssh_node(&t, &n, &n.client_options());
+    n.program("#!/bin/sh\necho \"error: unrecognized subcommand 'session'\" >&2\nexit 2\n");
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
-    let (r, code) = push(&t, &[]);
-    assert_eq!(code, 0, "{r:?}");
-    assert_eq!(r[0]["outcome"], "sent", "{r:?}");
-    assert_eq!(r[0]["installed"], true, "{r:?}");
+    let run = push(&t, &[]);
+    let r = run.json();
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(r[0]["outcome"], "sent", "{run}");
+    assert_eq!(r[0]["installed"], true, "{run}");
     let installed = std::fs::metadata(n.root.join("bin/mesh"))
         .expect("bin")
         .len();
@@ -163,15 +160,18 @@ fn a_node_mesh_from_before_sessions_is_upgraded() {
 fn what_a_login_shell_prints_is_skipped() {
     let t = crate::common::example();
     let n = SshNode::start(t.dir(), "ace");
-    node_program(
-        &n,
+    n.program(
         // A banner, and a terminal title with no line break after it.
         "#!/bin/sh\necho 'Welcome to ace!'\necho\nprintf '\\033]0;ace\\007'\nexec REAL \"$@\"\n",
     );
-    one_ssh_node(&t, &n, &n.client_options());
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
-    let (r, code) = push(&t, &[]);
-    assert_eq!((code, &r[0]["outcome"]), (0, &Value::from("sent")), "{r:?}");
+    let run = push(&t, &[]);
+    assert_eq!(
+        (run.code, &run.json()[0]["outcome"]),
+        (0, &Value::from("sent")),
+        "{run}"
+    );
     t.ok(&["collect", "-q"]);
     assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
 }
@@ -179,17 +179,13 @@ fn what_a_login_shell_prints_is_skipped() {
 #[test]
 fn a_node_answering_garbage_is_a_failure_and_nothing_is_recorded() {
     let t = crate::common::example();
-    let n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
-    node_program(
-        &n,
-        "#!/bin/sh\nprintf 'mesh-session\\nZ\\377\\377\\377\\377garbage'\ncat >/dev/null\n",
-    );
-    one_ssh_node(&t, &n, &n.client_options());
+    let n = SshNode::with_mesh(t.dir(), "ace");
+    n.program("#!/bin/sh\nprintf 'mesh-session\\nZ\\377\\377\\377\\377garbage'\ncat >/dev/null\n");
+    one_node_mesh(&t, &n, &n.client_options());
     t.ok(&["build", "--behind", "-q"]);
-    let (r, code) = push(&t, &[]);
-    assert_eq!(code, 3, "{r:?}");
-    assert_eq!(r[0]["outcome"], "failed", "{r:?}");
+    let run = push(&t, &[]);
+    assert_eq!(run.code, 3, "{run}");
+    assert_eq!(run.json()[0]["outcome"], "failed", "{run}");
     assert_eq!(t.json(&["status"])["nodes"][0]["state"], "never told");
     assert!(!n.root.join("declaration.json").exists());
 }
@@ -200,16 +196,11 @@ fn a_node_answering_garbage_is_a_failure_and_nothing_is_recorded() {
 fn mesh_node_session_refuses_a_garbage_frame() {
     let t = TestMesh::new();
     let root = t.path("root");
-    let out = t
-        .mesh(&["node", "session", "--root", root.to_str().expect("utf-8")])
-        .write_stdin("GET / HTTP/1.1\r\n\r\n")
-        .output()
-        .expect("run");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("not a mesh session frame"), "{err}");
-    assert!(out.stdout.starts_with(b"mesh-session\n"));
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(said.contains("\"error\":\"frame\""), "{said}");
+    let session = ["node", "session", "--root", root.to_str().expect("utf-8")];
+    let run = Run::of(t.mesh(&session).write_stdin("GET / HTTP/1.1\r\n\r\n"));
+    assert!(!run.success());
+    assert!(run.stderr.contains("not a mesh session frame"), "{run}");
+    assert!(run.stdout.starts_with("mesh-session\n"));
+    assert!(run.stdout.contains("\"error\":\"frame\""), "{run}");
     assert!(!root.join("declaration.json").exists());
 }

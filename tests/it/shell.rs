@@ -2,51 +2,50 @@
 //! help that reads well (snapshots), man pages that lint clean, tables that fit a terminal, a
 //! busy lock said once on a terminal and not at all under cron, and forgotten nodes.
 
-use crate::common::TestMesh;
+use crate::common::{LockHolder, Run, TestMesh};
 use assert_cmd::Command;
 use std::path::Path;
-use std::process::Output;
 
 /// The demo mesh of `mesh init --example demo`, delivered once (`mesh reconcile`).
 fn demo() -> (TestMesh, std::path::PathBuf) {
     let t = TestMesh::new();
-    let out = mesh(t.dir(), &["init", "--example", "demo"]);
-    assert!(out.status.success(), "{out:?}");
+    let run = mesh(t.dir(), &["init", "--example", "demo"]);
+    assert!(run.success(), "{run}");
     let demo = t.path("demo");
-    let out = mesh(&demo, &["reconcile", "-q"]);
-    assert!(out.status.success(), "{out:?}");
+    let run = mesh(&demo, &["reconcile", "-q"]);
+    assert!(run.success(), "{run}");
     (t, demo)
 }
 
 /// `mesh ARGS` in `cwd`, without colour, at a fixed help width.
-fn mesh(cwd: &Path, args: &[&str]) -> Output {
-    Command::cargo_bin("mesh")
-        .expect("binary")
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
-        .env_remove("MESH_STATE")
-        .env_remove("COMPLETE")
-        .args(args)
-        .output()
-        .expect("run mesh")
+fn mesh(cwd: &Path, args: &[&str]) -> Run {
+    Run::of(
+        Command::cargo_bin("mesh")
+            .expect("binary")
+            .current_dir(cwd)
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "100")
+            .env_remove("MESH_STATE")
+            .env_remove("COMPLETE")
+            .args(args),
+    )
 }
 
 /// What mesh offers for the last word of `line` (fish's protocol: `value<TAB>help` a line),
 /// the values only, without options (words starting with `-`).
 fn candidates(cwd: &Path, line: &[&str]) -> Vec<String> {
-    let out = Command::cargo_bin("mesh")
-        .expect("binary")
-        .current_dir(cwd)
-        .env("COMPLETE", "fish")
-        .env_remove("MESH_STATE")
-        .arg("--")
-        .arg("mesh")
-        .args(line)
-        .output()
-        .expect("run mesh");
-    assert!(out.status.success(), "{out:?}");
-    String::from_utf8_lossy(&out.stdout)
+    let run = Run::of(
+        Command::cargo_bin("mesh")
+            .expect("binary")
+            .current_dir(cwd)
+            .env("COMPLETE", "fish")
+            .env_remove("MESH_STATE")
+            .arg("--")
+            .arg("mesh")
+            .args(line),
+    );
+    assert!(run.success(), "{run}");
+    run.stdout
         .lines()
         .map(|l| l.split('\t').next().unwrap_or("").to_string())
         .filter(|v| !v.starts_with('-'))
@@ -95,8 +94,7 @@ fn completions_know_the_mesh() {
     let builds = candidates(&demo, &["builds", "--log", ""]);
     let want: Vec<String> = (1..=10).rev().map(|i| i.to_string()).collect();
     assert_eq!(builds, want);
-    let resolver = mesh(&demo, &["builds", "resolver", "--json"]);
-    let v: serde_json::Value = serde_json::from_slice(&resolver.stdout).expect("json");
+    let v = mesh(&demo, &["builds", "resolver", "--json"]).json();
     let id = v[0]["id"].to_string();
     assert_eq!(candidates(&demo, &["declare", "resolver", ""]), [id]);
     // Event kinds, from the value enum (the static scripts have them too).
@@ -143,9 +141,9 @@ fn completions_know_the_mesh() {
 #[test]
 fn an_unknown_event_kind_is_a_usage_error_listing_the_kinds() {
     let (_t, demo) = demo();
-    let out = mesh(&demo, &["events", "--kind", "sen"]);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let run = mesh(&demo, &["events", "--kind", "sen"]);
+    assert_eq!(run.code, 2, "{run}");
+    let err = &run.stderr;
     for k in [
         "source-moved",
         "sent",
@@ -155,11 +153,11 @@ fn an_unknown_event_kind_is_a_usage_error_listing_the_kinds() {
     ] {
         assert!(err.contains(k), "{err}");
     }
-    assert!(out.stdout.is_empty());
+    assert!(run.stdout.is_empty());
     // A known kind filters.
-    let out = mesh(&demo, &["events", "--kind", "sent", "--json"]);
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    let run = mesh(&demo, &["events", "--kind", "sent", "--json"]);
+    assert!(run.success());
+    let text = run.stdout;
     assert_eq!(text.lines().count(), 3, "{text}");
     assert!(
         text.lines().all(|l| l.contains("\"kind\":\"sent\"")),
@@ -175,25 +173,23 @@ fn help_reads_well() {
         ("help_status", &["status", "--help"]),
         ("help_node", &["node", "--help"]),
     ] {
-        let out = mesh(dir.path(), args);
-        assert!(out.status.success(), "{out:?}");
-        insta::assert_snapshot!(name, String::from_utf8_lossy(&out.stdout));
+        let run = mesh(dir.path(), args);
+        assert!(run.success(), "{run}");
+        insta::assert_snapshot!(name, run.stdout);
     }
     // The global options are described once, in `mesh --help`; a verb names them in one line.
-    let status = mesh(dir.path(), &["status", "-h"]);
-    let status = String::from_utf8_lossy(&status.stdout);
+    let status = mesh(dir.path(), &["status", "-h"]).stdout;
     assert!(!status.contains("--state <FILE>"), "{status}");
     assert!(status.contains("Global options: -C DIR"), "{status}");
     // The plumbing is hidden from `mesh node --help` but still runs.
-    let node = mesh(dir.path(), &["node", "--help"]);
-    let node = String::from_utf8_lossy(&node.stdout);
+    let node = mesh(dir.path(), &["node", "--help"]).stdout;
     assert!(!node.contains("  receive "), "{node}");
     let root = dir.path().join("root");
     let have = mesh(
         dir.path(),
         &["node", "have", "--root", &root.display().to_string()],
     );
-    assert!(have.status.success(), "{have:?}");
+    assert!(have.success(), "{have}");
     // Every verb's long help has examples.
     let cmd = mesh::cli::command();
     for sub in cmd.get_subcommands() {
@@ -210,32 +206,30 @@ fn help_reads_well() {
         }
     }
     // Global options still work after the verb.
-    let out = mesh(dir.path(), &["status", "--color", "never", "-q"]);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let run = mesh(dir.path(), &["status", "--color", "never", "-q"]);
+    assert_eq!(run.code, 1, "{run}");
 }
 
 #[test]
 fn errors_have_no_code_line_unless_verbose_and_honour_colour() {
     let dir = tempfile::tempdir().expect("tmp");
-    let out = mesh(dir.path(), &["status"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    let run = mesh(dir.path(), &["status"]);
+    let err = &run.stderr;
+    assert_eq!(run.code, 1);
     assert!(!err.contains("mesh::"), "{err}");
     assert!(err.contains("help:"), "{err}");
-    let out = mesh(dir.path(), &["status", "-v"]);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = mesh(dir.path(), &["status", "-v"]).stderr;
     assert!(err.contains("mesh::failed"), "{err}");
     // Usage errors: no colour when asked for none, colour when asked for it.
-    let out = mesh(dir.path(), &["--color", "never", "status", "--bogus"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(!out.stderr.contains(&0x1b), "{out:?}");
-    let out = mesh(dir.path(), &["status", "--bogus", "--color=always"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(out.stderr.contains(&0x1b), "{out:?}");
+    let run = mesh(dir.path(), &["--color", "never", "status", "--bogus"]);
+    assert_eq!(run.code, 2);
+    assert!(!run.stderr.contains('\x1b'), "{run}");
+    let run = mesh(dir.path(), &["status", "--bogus", "--color=always"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains('\x1b'), "{run}");
     // `mesh init --example demo` where demo is taken suggests a name that is free.
     std::fs::create_dir_all(dir.path().join("demo/x")).expect("mkdir");
-    let out = mesh(dir.path(), &["init", "--example", "demo"]);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = mesh(dir.path(), &["init", "--example", "demo"]).stderr;
     assert!(err.contains("`mesh init --example demo-2`"), "{err}");
 }
 
@@ -293,9 +287,9 @@ fn man_pages_lint_clean() {
     }
 }
 
-/// Runs `sh -c CMD` on a pseudo-terminal (script(1)), in `cwd`; what the terminal showed and
-/// the exit code.
-fn on_a_terminal(cwd: &Path, cmd: &str) -> (String, Option<i32>) {
+/// Runs `sh -c CMD` on a pseudo-terminal (script(1)), in `cwd`; what the terminal showed is
+/// its stdout (without carriage returns).
+fn on_a_terminal(cwd: &Path, cmd: &str) -> Run {
     let out = std::process::Command::new("script")
         .args(["-qec", cmd, "/dev/null"])
         .current_dir(cwd)
@@ -303,10 +297,9 @@ fn on_a_terminal(cwd: &Path, cmd: &str) -> (String, Option<i32>) {
         .env_remove("MESH_STATE")
         .output()
         .expect("script(1) is needed for the terminal tests (util-linux)");
-    (
-        String::from_utf8_lossy(&out.stdout).replace('\r', ""),
-        out.status.code(),
-    )
+    let mut screen = Run::from(out);
+    screen.stdout = screen.stdout.replace('\r', "");
+    screen
 }
 
 fn bin() -> String {
@@ -324,8 +317,9 @@ fn tables_fit_the_terminal() {
         toml.replace("# inventory = [\"lab\"]", "inventory = [\"lab\"]"),
     )
     .expect("write");
-    let (screen, code) = on_a_terminal(&demo, &format!("COLUMNS=80 {} status", bin()));
-    assert_eq!(code, Some(0), "{screen}");
+    let terminal = on_a_terminal(&demo, &format!("COLUMNS=80 {} status", bin()));
+    assert_eq!(terminal.code, 0, "{terminal}");
+    let screen = terminal.stdout;
     assert!(screen.contains("not worked out"), "{screen}");
     assert!(screen.contains("REASON"), "{screen}");
     for line in screen.lines() {
@@ -342,11 +336,11 @@ fn tables_fit_the_terminal() {
         .expect("lab's row");
     assert!(lab.contains("not worked out  "), "{lab}");
     // On a pipe nothing is wrapped: one line a node.
-    let out = mesh(&demo, &["status", "--nodes"]);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = mesh(&demo, &["status", "--nodes"]).stdout;
     assert_eq!(text.lines().count(), 4, "{text}");
     // `node show`: no type names, the sequence declared, the last report as lines.
-    let show = String::from_utf8_lossy(&mesh(&demo, &["node", "show", "edge-1"]).stdout)
+    let show = mesh(&demo, &["node", "show", "edge-1"])
+        .stdout
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect::<Vec<_>>()
@@ -362,60 +356,39 @@ fn tables_fit_the_terminal() {
 #[test]
 fn a_busy_lock_is_one_line_on_a_terminal_and_silent_under_cron() {
     let (_t, demo) = demo();
-    let held = demo.join("held");
-    let release = demo.join("release");
-    let script = format!(
-        "printf 'pid %s (mesh reconcile) since 2026-11-29T10:00:00Z' \"$$\" > .mesh/lock; \
-         touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done",
-        held.display(),
-        release.display()
-    );
-    let mut holder = std::process::Command::new("flock")
-        .arg(".mesh/lock")
-        .args(["sh", "-c", &script])
-        .current_dir(&demo)
-        .spawn()
-        .expect("flock(1) is needed for this test (util-linux)");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !held.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "flock never took the lock"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    let holder = LockHolder::hold(&demo);
     // A pipe (cron): exit 75 and nothing at all.
-    let out = mesh(&demo, &["reconcile"]);
-    assert_eq!(out.status.code(), Some(75), "{out:?}");
-    assert!(out.stderr.is_empty() && out.stdout.is_empty(), "{out:?}");
+    let run = mesh(&demo, &["reconcile"]);
+    assert_eq!(run.code, 75, "{run}");
+    assert!(run.stderr.is_empty() && run.stdout.is_empty(), "{run}");
     // A terminal: one line naming the holder.
-    let (screen, code) = on_a_terminal(&demo, &format!("{} push", bin()));
-    assert_eq!(code, Some(75), "{screen}");
+    let terminal = on_a_terminal(&demo, &format!("{} push", bin()));
+    assert_eq!(terminal.code, 75, "{terminal}");
+    let screen = terminal.stdout;
     assert_eq!(screen.trim().lines().count(), 1, "{screen}");
     assert!(
         screen.contains("(mesh reconcile)") && screen.contains("try again"),
         "{screen}"
     );
     // -v: the whole diagnostic, code and help.
-    let out = mesh(&demo, &["reconcile", "-v"]);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = mesh(&demo, &["reconcile", "-v"]).stderr;
     assert!(
         err.contains("mesh::store::busy") && err.contains("help:"),
         "{err}"
     );
-    std::fs::write(&release, "").expect("release");
-    assert!(holder.wait().expect("wait for flock").success());
+    holder.release();
     // Free again: reconcile says its one summary line on a terminal, and nothing on a pipe.
-    let (screen, code) = on_a_terminal(&demo, &format!("{} reconcile", bin()));
-    assert_eq!(code, Some(0), "{screen}");
+    let terminal = on_a_terminal(&demo, &format!("{} reconcile", bin()));
+    assert_eq!(terminal.code, 0, "{terminal}");
+    let screen = terminal.stdout;
     assert_eq!(
         screen.trim(),
         "built 0, declared 0, sent 0, applied 0, outstanding 0, stuck 0"
     );
-    let out = mesh(&demo, &["reconcile"]);
+    let run = mesh(&demo, &["reconcile"]);
     assert!(
-        out.status.success() && out.stderr.is_empty() && out.stdout.is_empty(),
-        "{out:?}"
+        run.success() && run.stderr.is_empty() && run.stdout.is_empty(),
+        "{run}"
     );
 }
 
@@ -429,35 +402,31 @@ fn a_node_gone_from_mesh_toml_is_listed_until_forgotten() {
     );
     assert_ne!(toml, without, "the demo's edge-2 section moved");
     std::fs::write(demo.join("mesh.toml"), without).expect("write");
-    let out = mesh(&demo, &["status", "--nodes"]);
-    assert!(out.status.success(), "{out:?}");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let run = mesh(&demo, &["status", "--nodes"]);
+    assert!(run.success(), "{run}");
+    let text = &run.stdout;
     assert!(
         text.contains(
             "edge-2: no longer in mesh.toml; it last applied sequence 1 (resolver, route-proxy)"
         ),
         "{text}"
     );
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("mesh node forget edge-2"),
-        "{out:?}"
-    );
-    let v: serde_json::Value =
-        serde_json::from_slice(&mesh(&demo, &["status", "--json"]).stdout).expect("json");
+    assert!(run.stderr.contains("mesh node forget edge-2"), "{run}");
+    let v = mesh(&demo, &["status", "--json"]).json();
     assert_eq!(v["forgotten"][0]["name"], "edge-2", "{v}");
     assert_eq!(candidates(&demo, &["node", "forget", ""]), ["edge-2"]);
     // A node still in mesh.toml is not forgotten.
-    let out = mesh(&demo, &["node", "forget", "edge-1"]);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    let out = mesh(&demo, &["node", "forget", "edge-2"]);
-    assert!(out.status.success(), "{out:?}");
-    let text = String::from_utf8_lossy(&mesh(&demo, &["status", "--nodes"]).stdout).into_owned();
+    let run = mesh(&demo, &["node", "forget", "edge-1"]);
+    assert_eq!(run.code, 1, "{run}");
+    let run = mesh(&demo, &["node", "forget", "edge-2"]);
+    assert!(run.success(), "{run}");
+    let text = mesh(&demo, &["status", "--nodes"]).stdout;
     assert!(!text.contains("edge-2"), "{text}");
     let facts = mesh(&demo, &["events", "--kind", "forgotten", "--json"]);
-    assert_eq!(String::from_utf8_lossy(&facts.stdout).lines().count(), 1);
+    assert_eq!(facts.stdout.lines().count(), 1);
     // A second forget has nothing to drop.
-    let out = mesh(&demo, &["node", "forget", "edge-2"]);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let run = mesh(&demo, &["node", "forget", "edge-2"]);
+    assert_eq!(run.code, 1, "{run}");
 }
 
 /// The README's node setup over ssh, as an operator with an ssh config file of their own does
@@ -468,13 +437,9 @@ fn a_node_gone_from_mesh_toml_is_listed_until_forgotten() {
 /// `mesh push --all NODE && mesh collect NODE`.
 #[test]
 fn node_setup_over_ssh_with_an_ssh_config_file() {
-    use crate::sshd::{SshNode, client_key};
+    use crate::common::ssh::{SshNode, client_key};
     let t = crate::common::example();
-    let mut n = SshNode::start(t.dir(), "edge-a");
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
-        .expect("link");
+    let mut n = SshNode::with_mesh(t.dir(), "edge-a");
     let user = n.address().split('@').next().expect("user").to_string();
     let known = t.path("known_hosts_mesh");
     let config = t.path("mesh_ssh_config");
@@ -526,12 +491,9 @@ fn node_setup_over_ssh_with_an_ssh_config_file() {
     n.restart();
     t.resolver_v2();
     t.ok(&["build", "-q"]);
-    let out = t.mesh(&["push"]).output().expect("push");
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("host key changed"),
-        "{out:?}"
-    );
+    let run = t.run(&["push"]);
+    assert_eq!(run.code, 3, "{run}");
+    assert!(run.stderr.contains("host key changed"), "{run}");
     let out = std::process::Command::new("ssh-keygen")
         .arg("-R")
         .arg(format!("[127.0.0.1]:{}", n.port))

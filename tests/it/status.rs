@@ -39,9 +39,7 @@ fn mesh() -> TestMesh {
 /// What the node's own timer runs: `mesh node apply` in its root (it may fail).
 fn node_apply(t: &TestMesh, n: &str) {
     let root = t.path(&format!("nodes/{n}")).display().to_string();
-    t.mesh(&["node", "apply", "--root", &root])
-        .output()
-        .expect("apply");
+    t.run(&["node", "apply", "--root", &root]);
 }
 
 fn states(v: &Value) -> Vec<(String, String)> {
@@ -62,9 +60,11 @@ fn node<'a>(v: &'a Value, name: &str) -> &'a Value {
     named(v, "nodes", name)
 }
 
-#[test]
-fn every_state_at_once() {
-    let t = mesh();
+/// Brings the nodes of [`mesh`] to every state at once: n-current applied what it was sent,
+/// n-failed's apply failed once and n-stuck's three times, n-outstanding was sent and not
+/// collected, n-outofdate is assigned something new, n-nwo waits on a module nobody declared,
+/// and n-never was never sent anything.
+fn every_state(t: &TestMesh) {
     t.ok(&["build", "--behind", "-q"]);
     for n in ["n-failed", "n-stuck"] {
         t.write(&format!("nodes/{n}/fail"), "");
@@ -83,7 +83,7 @@ fn every_state_at_once() {
     );
     // The stuck node's own timer applies twice more: three reports, the same failure.
     for _ in 0..2 {
-        node_apply(&t, "n-stuck");
+        node_apply(t, "n-stuck");
     }
     t.ok(&["collect", "-q"]);
     t.ok(&["push", "-q", "n-outstanding"]);
@@ -93,7 +93,47 @@ fn every_state_at_once() {
         "inventory = [\"n-nwo\"]",
         "inventory = [\"n-nwo\"]\nreporter = [\"n-outofdate\"]",
     );
+}
 
+/// Asserts that a node and a module of `mesh status --json` have every field it promises.
+fn assert_status_fields(node: &Value, module: &Value) {
+    for field in [
+        "name",
+        "state",
+        "reason",
+        "last_seen",
+        "unreachable_since",
+        "silent",
+        "declared",
+        "sent",
+        "applied",
+        "failure",
+    ] {
+        assert!(
+            node.get(field).is_some(),
+            "status JSON lacks {field}: {node}"
+        );
+    }
+    for field in [
+        "name",
+        "source",
+        "built_from",
+        "verdict",
+        "declared_on",
+        "applied_on",
+        "outstanding_on",
+    ] {
+        assert!(
+            module.get(field).is_some(),
+            "module JSON lacks {field}: {module}"
+        );
+    }
+}
+
+#[test]
+fn every_state_at_once() {
+    let t = mesh();
+    every_state(&t);
     let v = t.json(&["status"]);
     assert_eq!(
         node(&v, "n-current")["state"],
@@ -134,38 +174,8 @@ fn every_state_at_once() {
             .expect("reason")
             .contains("inventory")
     );
-    for field in [
-        "name",
-        "state",
-        "reason",
-        "last_seen",
-        "unreachable_since",
-        "silent",
-        "declared",
-        "sent",
-        "applied",
-        "failure",
-    ] {
-        assert!(
-            stuck.get(field).is_some(),
-            "status JSON lacks {field}: {stuck}"
-        );
-    }
     let resolver = named(&v, "modules", "resolver");
-    for field in [
-        "name",
-        "source",
-        "built_from",
-        "verdict",
-        "declared_on",
-        "applied_on",
-        "outstanding_on",
-    ] {
-        assert!(
-            resolver.get(field).is_some(),
-            "module JSON lacks {field}: {resolver}"
-        );
-    }
+    assert_status_fields(stuck, resolver);
     assert_eq!(resolver["declared_on"], 6);
     assert_eq!(resolver["applied_on"], 2);
     // Outstanding is sent and not yet applied: n-never was never sent it.
@@ -173,9 +183,9 @@ fn every_state_at_once() {
     assert_eq!(resolver["failed_on"], 2);
     assert_eq!(resolver["not_sent_on"], 1);
 
-    let out = t.mesh(&["status", "--check"]).output().expect("run");
-    assert_eq!(out.status.code(), Some(3));
-    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    let run = t.run(&["status", "--check"]);
+    assert_eq!(run.code, 3);
+    let table = run.stdout;
     insta::with_settings!({filters => vec![(r"\b[0-9a-f]{8}\b", "[commit]")]}, {
         insta::assert_snapshot!("every_state_at_once", table);
     });

@@ -2,8 +2,8 @@
 //! one reading of mesh.toml for every verb; not worked out, stuck outstanding, refusing and
 //! failing nodes exit 3 and say so once; a node's journal is never trusted past what it proves.
 
-use crate::common::{MESH_HEAD, TestMesh, example, local_nodes_toml, named, toml_array};
-use crate::sshd::SshNode;
+use crate::common::ssh::SshNode;
+use crate::common::{MESH_HEAD, Run, TestMesh, example, local_nodes_toml, named};
 use serde_json::Value;
 
 /// Local nodes a and b, both running resolver (whose activate fails while the node's root
@@ -25,26 +25,18 @@ fn mesh() -> TestMesh {
     t
 }
 
-/// `mesh reconcile --json`: (summary, exit code).
-fn reconcile(t: &TestMesh) -> (Value, i32) {
-    let out = t.mesh(&["reconcile", "--json"]).output().expect("run");
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (v, out.status.code().unwrap_or(-1))
+/// `mesh reconcile --json`.
+fn reconcile(t: &TestMesh) -> Run {
+    t.run_json(&["reconcile"])
+}
+
+/// Asserts a [`reconcile`] that converged: exit 0 and no one needed.
+fn assert_converged(run: &Run) {
+    assert_eq!((run.code, needs(run)), (0, "[]".to_string()), "{run}");
 }
 
 fn code(t: &TestMesh, args: &[&str]) -> i32 {
-    t.mesh(args)
-        .output()
-        .expect("run")
-        .status
-        .code()
-        .unwrap_or(-1)
+    t.run(args).code
 }
 
 fn node(t: &TestMesh, name: &str) -> Value {
@@ -59,8 +51,15 @@ fn facts(t: &TestMesh, kind: &str, subject: &str) -> usize {
         .count()
 }
 
-fn needs(v: &Value) -> String {
-    v["needs_a_person"].to_string()
+/// Asserts a [`reconcile`] that needs a person (exit 3) for a reason holding `words`.
+fn assert_needs(run: &Run, words: &str) {
+    assert_eq!(run.code, 3, "{run}");
+    assert!(needs(run).contains(words), "{run}");
+}
+
+/// What a [`reconcile`] says needs a person.
+fn needs(run: &Run) -> String {
+    run.json()["needs_a_person"].to_string()
 }
 
 // ---- (1) one reading of the mesh ---------------------------------------------------------
@@ -193,16 +192,13 @@ fn a_node_not_worked_out_needs_a_person_every_pass() {
         ),
     );
     for _ in 0..2 {
-        let (v, c) = reconcile(&t);
-        assert_eq!(c, 3, "{v}");
-        assert!(needs(&v).contains("b is not worked out"), "{v}");
+        assert_needs(&reconcile(&t), "b is not worked out");
     }
     assert_eq!(code(&t, &["status", "--check"]), 3);
     assert_eq!(facts(&t, "not-worked-out", "b"), 1, "said once");
     // Declaring the held module converges it.
     t.ok(&["declare", "inventory"]);
-    let (v, c) = reconcile(&t);
-    assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
+    assert_converged(&reconcile(&t));
     assert_eq!(node(&t, "b")["state"], "current");
 }
 
@@ -219,16 +215,19 @@ fn a_build_outstanding_for_the_same_reason_three_times_is_stuck() {
         "a test that cannot run here",
     );
     for pass in 1..=3 {
-        let (v, c) = reconcile(&t);
+        let run = reconcile(&t);
         if pass < 3 {
-            assert_eq!(c, 0, "pass {pass}: outstanding is retried: {v}");
+            assert_eq!(run.code, 0, "pass {pass}: outstanding is retried: {run}");
         } else {
-            assert_eq!(c, 3, "pass {pass}: {v}");
-            assert!(needs(&v).contains("resolver is stuck outstanding"), "{v}");
+            assert_eq!(run.code, 3, "pass {pass}: {run}");
+            assert!(
+                needs(&run).contains("resolver is stuck outstanding"),
+                "{run}"
+            );
         }
     }
-    let (v, c) = reconcile(&t);
-    assert_eq!(c, 3, "still stuck: {v}");
+    let run = reconcile(&t);
+    assert_eq!(run.code, 3, "still stuck: {run}");
     assert_eq!(facts(&t, "build-stuck", "resolver"), 1, "said once");
     assert_eq!(code(&t, &["status", "--check"]), 3);
     let m = named(&t.json(&["status"]), "modules", "resolver").clone();
@@ -245,8 +244,7 @@ fn a_build_outstanding_for_the_same_reason_three_times_is_stuck() {
         "test     = \"true\"",
         "the test runs",
     );
-    let (v, c) = reconcile(&t);
-    assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
+    assert_converged(&reconcile(&t));
     assert_eq!(code(&t, &["status", "--check"]), 0);
 }
 
@@ -255,8 +253,11 @@ fn a_failed_apply_is_applied_again_every_pass_until_stuck() {
     let t = mesh();
     t.write("nodes/b/fail", "");
     for pass in 1..=3 {
-        let (v, c) = reconcile(&t);
-        assert_eq!(c, 3, "pass {pass}: a failed node needs a person: {v}");
+        let run = reconcile(&t);
+        assert_eq!(
+            run.code, 3,
+            "pass {pass}: a failed node needs a person: {run}"
+        );
         let b = node(&t, "b");
         assert_eq!(b["failure"]["count"], pass, "{b}");
         let want = if pass < 3 { "failed" } else { "stuck" };
@@ -266,8 +267,7 @@ fn a_failed_apply_is_applied_again_every_pass_until_stuck() {
     assert_eq!(facts(&t, "refused", "b"), 1, "one fact for one failure");
     assert_eq!(code(&t, &["status", "--check"]), 3);
     std::fs::remove_file(t.path("nodes/b/fail")).expect("rm");
-    let (v, c) = reconcile(&t);
-    assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
+    assert_converged(&reconcile(&t));
     assert_eq!(node(&t, "b")["state"], "current");
     assert_eq!(facts(&t, "recovered", "b"), 1);
 }
@@ -277,10 +277,10 @@ fn push_says_the_apply_failed() {
     let t = mesh();
     t.write("nodes/b/fail", "");
     t.ok(&["build", "--behind", "-q"]);
-    let out = t.mesh(&["push", "--json"]).output().expect("run");
-    assert_eq!(out.status.code(), Some(3));
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
-    let b = v
+    let run = t.run(&["push", "--json"]);
+    assert_eq!(run.code, 3);
+    let b = run
+        .json()
         .as_array()
         .expect("array")
         .iter()
@@ -309,8 +309,8 @@ fn an_activate_that_removes_the_root_is_reported_and_becomes_stuck() {
     t.write("nodes/b.wipe", "");
     let mut last = Value::Null;
     for pass in 1..=3 {
-        let (v, c) = reconcile(&t);
-        assert_eq!(c, 3, "pass {pass}: {v}");
+        let run = reconcile(&t);
+        assert_eq!(run.code, 3, "pass {pass}: {run}");
         // The node's own failed report was read, every time.
         let b = node(&t, "b");
         assert!(
@@ -324,8 +324,8 @@ fn an_activate_that_removes_the_root_is_reported_and_becomes_stuck() {
     assert_eq!(last["state"], "stuck", "{last}");
     assert_eq!(facts(&t, "stuck", "b"), 1);
     std::fs::remove_file(t.path("nodes/b.wipe")).expect("rm");
-    let (v, c) = reconcile(&t);
-    assert_eq!(c, 0, "{v}");
+    let run = reconcile(&t);
+    assert_eq!(run.code, 0, "{run}");
     assert_eq!(node(&t, "b")["state"], "current");
 }
 
@@ -343,7 +343,7 @@ fn newest_report(t: &TestMesh, n: &str) -> std::path::PathBuf {
 
 fn node_apply(t: &TestMesh, n: &str) {
     let root = t.path(&format!("nodes/{n}")).display().to_string();
-    let _ = t.mesh(&["node", "apply", "--root", &root]).output();
+    t.run(&["node", "apply", "--root", &root]);
 }
 
 #[test]
@@ -410,22 +410,13 @@ fn a_node_at_the_sequence_bound_is_not_wrapped() {
         "exit 1; fi; true; if",
         "a new build",
     );
-    let (v, c) = reconcile(&t);
-    assert_eq!(c, 3, "{v}");
-    assert!(needs(&v).contains("2^53"), "{v}");
+    assert_needs(&reconcile(&t), "2^53");
     let a = node(&t, "a");
     assert_ne!(a["state"], "current", "{a}");
     assert_ne!(a["sent"]["sequence"], 0, "{a}");
 }
 
 // ---- (5) every refusal and every unreachable node is recorded and counts -------------------
-
-fn preinstall(n: &SshNode) {
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
-        .expect("link");
-}
 
 /// ace (ssh) and a (local), both running resolver.
 fn ssh_mesh(t: &TestMesh, n: &SshNode, options: &[String]) {
@@ -442,21 +433,17 @@ fn ssh_mesh(t: &TestMesh, n: &SshNode, options: &[String]) {
 #[test]
 fn a_changed_host_key_is_recorded_and_needs_a_person() {
     let t = example();
-    let mut n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
+    let mut n = SshNode::with_mesh(t.dir(), "ace");
     let known = t.path("known_hosts");
     std::fs::write(&known, n.known_hosts_line()).expect("known_hosts");
     ssh_mesh(&t, &n, &n.strict_client_options(&known));
-    let (v, c) = reconcile(&t);
-    assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
+    assert_converged(&reconcile(&t));
     assert_eq!(node(&t, "ace")["state"], "current");
 
     n.rotate_host_key();
     n.restart();
     for _ in 0..2 {
-        let (v, c) = reconcile(&t);
-        assert_eq!(c, 3, "{v}");
-        assert!(needs(&v).contains("host key"), "{v}");
+        assert_needs(&reconcile(&t), "host key");
     }
     let ace = node(&t, "ace");
     assert_eq!(ace["state"], "failed", "{ace}");
@@ -467,8 +454,7 @@ fn a_changed_host_key_is_recorded_and_needs_a_person() {
     assert_eq!(facts(&t, "trouble", "ace"), 1, "said once");
     assert_eq!(code(&t, &["status", "--check"]), 3);
     assert_eq!(code(&t, &["collect"]), 3);
-    let out = t.mesh(&["status"]).output().expect("run");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = t.run(&["status"]).stderr;
     assert!(
         !err.contains("behind"),
         "no push hint for a refusing node: {err}"
@@ -476,8 +462,7 @@ fn a_changed_host_key_is_recorded_and_needs_a_person() {
 
     // The operator accepts the new key: the next pass converges.
     std::fs::write(&known, n.known_hosts_line()).expect("known_hosts");
-    let (v, c) = reconcile(&t);
-    assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
+    assert_converged(&reconcile(&t));
     assert_eq!(node(&t, "ace")["state"], "current");
     assert!(node(&t, "ace")["trouble"].is_null());
 }
@@ -487,39 +472,40 @@ fn a_wiped_ssh_node_is_reinstalled_and_resent_in_one_pass() {
     let t = example();
     let n = SshNode::start(t.dir(), "ace");
     ssh_mesh(&t, &n, &n.client_options());
-    let (v, c) = reconcile(&t);
-    assert_eq!(c, 0, "{v}");
+    let run = reconcile(&t);
+    assert_eq!(run.code, 0, "{run}");
     assert_eq!(node(&t, "ace")["state"], "current");
     // The machine is wiped: its root and its mesh with it.
     std::fs::remove_dir_all(&n.root).expect("wipe");
     std::fs::create_dir_all(&n.root).expect("mkdir");
-    let (v, c) = reconcile(&t);
-    assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
+    assert_converged(&reconcile(&t));
     assert_eq!(node(&t, "ace")["state"], "current");
     assert!(n.root.join("bin/mesh").exists());
     assert!(n.root.join("modules/resolver/current").exists());
     // A second pass does nothing.
-    let (v, c) = reconcile(&t);
-    assert_eq!((c, v["sent"].clone()), (0, serde_json::json!(0)), "{v}");
+    let run = reconcile(&t);
+    assert_eq!(
+        (run.code, run.json()["sent"].clone()),
+        (0, serde_json::json!(0)),
+        "{run}"
+    );
 }
 
 #[test]
 fn an_ssh_activate_failing_three_passes_is_stuck() {
     let t = example();
-    let n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
+    let n = SshNode::with_mesh(t.dir(), "ace");
     ssh_mesh(&t, &n, &n.client_options());
     std::fs::write(n.root.join("fail"), "").expect("fail");
     for pass in 1..=3 {
-        let (v, c) = reconcile(&t);
-        assert_eq!(c, 3, "pass {pass}: {v}");
+        let run = reconcile(&t);
+        assert_eq!(run.code, 3, "pass {pass}: {run}");
         assert_eq!(node(&t, "ace")["failure"]["count"], pass);
     }
     assert_eq!(node(&t, "ace")["state"], "stuck");
     assert_eq!(facts(&t, "stuck", "ace"), 1);
     std::fs::remove_file(n.root.join("fail")).expect("rm");
-    let (v, c) = reconcile(&t);
-    assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
+    assert_converged(&reconcile(&t));
     assert_eq!(node(&t, "ace")["state"], "current");
 }
 
@@ -541,8 +527,7 @@ fn file_names_that_are_not_utf8_are_exported_as_git_holds_them() {
         "build    = 'test \"$(ls data-* | wc -l)\" -eq 2 && ",
         "the build needs both",
     );
-    let (v, c) = reconcile(&t);
-    assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
+    assert_converged(&reconcile(&t));
     let b = t.json(&["builds", "resolver"]);
     assert_eq!(
         b[b.as_array().expect("builds").len() - 1]["verdict"],
@@ -563,11 +548,10 @@ fn node_show_and_status_say_the_same_sequence_after_a_declare() {
             &[("resolver", &["a", "b"]), ("inventory", &["b"])],
         ),
     );
-    let (_, c) = reconcile(&t);
-    assert_eq!(c, 3);
+    assert_eq!(reconcile(&t).code, 3);
     t.ok(&["declare", "inventory"]);
-    let (v, c) = reconcile(&t);
-    assert_eq!(c, 0, "{v}");
+    let run = reconcile(&t);
+    assert_eq!(run.code, 0, "{run}");
     let b = node(&t, "b");
     let seq = b["declared"]["sequence"].as_u64().expect("sequence");
     assert_eq!(b["sent"]["sequence"].as_u64(), Some(seq), "{b}");
@@ -595,9 +579,7 @@ fn an_unfit_newest_build_does_not_hide_what_the_nodes_run() {
         "name     = \"resolver\"\ntest     = \"false\"",
         "a failing test",
     );
-    let (v, c) = reconcile(&t);
-    assert_eq!(c, 3, "{v}");
-    assert!(needs(&v).contains("resolver is unfit"), "{v}");
+    assert_needs(&reconcile(&t), "resolver is unfit");
     let table = t.ok(&["status", "--modules"]);
     let row = table
         .lines()
@@ -613,10 +595,7 @@ fn an_unfit_newest_build_does_not_hide_what_the_nodes_run() {
 fn a_named_push_asks_the_node_what_it_holds() {
     let t = mesh();
     t.ok(&["reconcile"]);
-    let push = |t: &TestMesh| -> Value {
-        let out = t.mesh(&["push", "a", "--json"]).output().expect("run");
-        serde_json::from_slice::<Value>(&out.stdout).expect("json")[0].clone()
-    };
+    let push = |t: &TestMesh| -> Value { t.run(&["push", "a", "--json"]).json()[0].clone() };
     assert_eq!(push(&t)["outcome"], "unchanged");
     // Wiped: push does not answer for it from the store.
     std::fs::remove_dir_all(t.path("nodes/a")).expect("wipe");
@@ -628,23 +607,10 @@ fn a_named_push_asks_the_node_what_it_holds() {
 #[test]
 fn a_refused_key_is_recorded_against_the_node() {
     let t = example();
-    let n = SshNode::start(t.dir(), "ace");
-    preinstall(&n);
-    let other = t.path("other_key");
-    let out = std::process::Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-        .arg(&other)
-        .output()
-        .expect("ssh-keygen");
-    assert!(out.status.success(), "{out:?}");
-    let mut options = n.client_options();
-    let i = options.iter().position(|o| o == "-i").expect("-i");
-    options[i + 1] = other.display().to_string();
-    ssh_mesh(&t, &n, &options);
+    let n = SshNode::with_mesh(t.dir(), "ace");
+    ssh_mesh(&t, &n, &n.unauthorized_options(&t.path("other_key")));
     for _ in 0..2 {
-        let (v, c) = reconcile(&t);
-        assert_eq!(c, 3, "{v}");
-        assert!(needs(&v).contains("refused the key"), "{v}");
+        assert_needs(&reconcile(&t), "refused the key");
     }
     let ace = node(&t, "ace");
     assert_ne!(ace["state"], "current", "{ace}");
@@ -658,8 +624,7 @@ fn a_refused_key_is_recorded_against_the_node() {
     assert_eq!(code(&t, &["collect"]), 3);
     // The right key: the next pass converges.
     ssh_mesh_again(&t, &n, &n.client_options());
-    let (v, c) = reconcile(&t);
-    assert_eq!((c, needs(&v)), (0, "[]".to_string()), "{v}");
+    assert_converged(&reconcile(&t));
     assert_eq!(node(&t, "ace")["state"], "current");
 }
 
@@ -668,10 +633,9 @@ fn ssh_mesh_again(t: &TestMesh, n: &SshNode, options: &[String]) {
     t.write(
         "mesh.toml",
         &format!(
-            "{MESH_HEAD}\n[node.ace]\naddress = \"{}\"\nroot = \"{}\"\noptions = {}\n\n[node.a]\ntransport = \"local\"\nroot = \"nodes/a\"\n\n[assign]\nresolver = [\"ace\", \"a\"]\n",
-            n.address(),
-            n.root.display(),
-            toml_array(options)
+            "{MESH_HEAD}\n{}\n[node.a]\ntransport = \"local\"\nroot = \"nodes/a\"\n\n[assign]\nresolver = [\"{}\", \"a\"]\n",
+            n.stanza(options, &[]),
+            n.name
         ),
     );
 }

@@ -1,36 +1,36 @@
 //! `mesh where`: a commit followed through the build graph of the example mesh to real nodes
 //! (local directories and real sshd on loopback).
 
-use crate::common::{MESH_HEAD, TestMesh, example, git, local_nodes_toml, toml_array};
-use crate::sshd::SshNode;
+use crate::common::ssh::SshNode;
+use crate::common::{MESH_HEAD, Run, TestMesh, example, git, local_nodes_toml};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
-/// `mesh where ARGS --json`: the parsed answer and the exit code.
-fn where_(t: &TestMesh, args: &[&str]) -> (Value, i32) {
-    let mut a = vec!["where"];
-    a.extend_from_slice(args);
-    a.push("--json");
-    let out = t.mesh(&a).output().expect("run mesh");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v = serde_json::from_str(&text).unwrap_or_else(|e| {
-        panic!(
-            "mesh {a:?}: not JSON ({e}):\n{text}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (v, out.status.code().expect("an exit code"))
+/// `mesh where ARGS --json`.
+fn where_(t: &TestMesh, args: &[&str]) -> Run {
+    t.run_json(&[&["where"], args].concat())
 }
 
-/// `mesh where ARGS` as a table: stdout and the exit code.
-fn where_table(t: &TestMesh, args: &[&str]) -> (String, i32) {
-    let mut a = vec!["where"];
-    a.extend_from_slice(args);
-    let out = t.mesh(&a).output().expect("run mesh");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        out.status.code().expect("an exit code"),
-    )
+/// The answer of `mesh where ARGS --json`, which must exit `code`.
+fn where_json(t: &TestMesh, args: &[&str], code: i32) -> Value {
+    let run = where_(t, args);
+    assert_eq!(run.code, code, "{run}");
+    run.json()
+}
+
+/// `mesh where ARGS`, the table.
+fn where_table(t: &TestMesh, args: &[&str]) -> Run {
+    t.run(&[&["where"], args].concat())
+}
+
+/// The modules of an answer, in its order.
+fn modules(v: &Value) -> Vec<&str> {
+    v["modules"]
+        .as_array()
+        .expect("modules")
+        .iter()
+        .map(|m| m["name"].as_str().expect("name"))
+        .collect()
 }
 
 /// The module `name` of an answer.
@@ -111,54 +111,40 @@ fn local_mesh(extra: &[(&str, &[&str])]) -> TestMesh {
     t
 }
 
-/// Puts the test binary on an ssh node the way `mesh node install` would, without copying it.
-fn preinstall(n: &SshNode) {
-    let bin = n.root.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
-        .expect("link");
+/// Two ssh nodes, ace and bee (tag edge), with the mesh under test on them, running route-proxy
+/// and resolver.
+fn ssh_mesh(t: &TestMesh) -> (SshNode, SshNode) {
+    let ace = SshNode::with_mesh(t.dir(), "ace");
+    let bee = SshNode::with_mesh(t.dir(), "bee");
+    let edge = |n: &SshNode| n.stanza(&n.client_options(), &["edge"]);
+    t.write(
+        "mesh.toml",
+        &format!(
+            "{MESH_HEAD}\n[ssh]\nconnect_timeout = \"3s\"\n\n{}\n{}\n[assign]\nroute-proxy = [\"@edge\"]\nresolver    = [\"@edge\"]\n",
+            edge(&ace),
+            edge(&bee)
+        ),
+    );
+    (ace, bee)
 }
 
 #[test]
 fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
     let t = example();
-    let ace = SshNode::start(t.dir(), "ace");
-    let mut bee = SshNode::start(t.dir(), "bee");
-    preinstall(&ace);
-    preinstall(&bee);
-    let node = |n: &SshNode| {
-        format!(
-            "\n[node.{}]\naddress = \"{}\"\nroot = \"{}\"\noptions = {}\ntags = [\"edge\"]\n",
-            n.name,
-            n.address(),
-            n.root.display(),
-            toml_array(&n.client_options())
-        )
-    };
-    t.write(
-        "mesh.toml",
-        &format!(
-            "{MESH_HEAD}\n[ssh]\nconnect_timeout = \"3s\"\n{}{}\n[assign]\nroute-proxy = [\"@edge\"]\nresolver    = [\"@edge\"]\n",
-            node(&ace),
-            node(&bee)
-        ),
-    );
+    let (_ace, mut bee) = ssh_mesh(&t);
     ship_geo(&t);
     t.ok(&["reconcile", "-q"]);
 
     // A change to the library geo, not built yet: both services wait on it.
     let rev = change_geo(&t, "faster distance");
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 3, "{v:#}");
+    let v = where_json(&t, &[], 3);
     assert_eq!(v["revs"][0]["commit"], rev.as_str());
     assert_eq!(v["revs"][0]["changed"], serde_json::json!(["geo"]));
-    let names: Vec<&str> = v["modules"]
-        .as_array()
-        .expect("modules")
-        .iter()
-        .map(|m| m["name"].as_str().expect("name"))
-        .collect();
-    assert_eq!(names, ["geo", "resolver", "route-proxy"], "graph order");
+    assert_eq!(
+        modules(&v),
+        ["geo", "resolver", "route-proxy"],
+        "graph order"
+    );
     assert_eq!(module(&v, "geo")["changed"], true);
     assert_eq!(module(&v, "geo")["nodes"], serde_json::json!([]));
     assert_eq!(module(&v, "route-proxy")["changed"], false);
@@ -171,8 +157,7 @@ fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
 
     // Delivered: running on both nodes, since the apply was read back.
     t.ok(&["reconcile", "-q"]);
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 0, "{v:#}");
+    let v = where_json(&t, &[], 0);
     assert_eq!(v["everywhere"], true);
     assert_eq!(states(&v).len(), 4);
     for (m, n, s) in states(&v) {
@@ -181,8 +166,9 @@ fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
         assert!(l["since"].is_string(), "{l}");
         assert_eq!(l["build"], l["runs"], "{l}");
     }
-    let (table, code) = where_table(&t, &[&rev[..10]]);
-    assert_eq!(code, 0, "{table}");
+    let run = where_table(&t, &[&rev[..10]]);
+    assert_eq!(run.code, 0, "{run}");
+    let table = run.stdout;
     assert!(table.contains("running since"), "{table}");
     assert!(
         table
@@ -198,8 +184,7 @@ fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
     bee.stop();
     let rev2 = change_geo(&t, "even faster");
     t.ok(&["reconcile", "-q"]);
-    let (v, code) = where_(&t, &[&rev2]);
-    assert_eq!(code, 3, "{v:#}");
+    let v = where_json(&t, &[&rev2], 3);
     assert_eq!(v["everywhere"], false);
     for m in ["route-proxy", "resolver"] {
         assert_eq!(line(&v, m, "ace")["state"], "running");
@@ -213,7 +198,7 @@ fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
         summary.contains("resolver on 1/2 nodes, route-proxy 1/2; bee unreachable since"),
         "{summary}"
     );
-    let (table, _) = where_table(&t, &[]);
+    let table = where_table(&t, &[]).stdout;
     assert!(
         table.contains("declared, not sent") && table.contains("unreachable since"),
         "{table}"
@@ -226,8 +211,7 @@ fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
         insta::assert_snapshot!("one_node_unreachable", table);
     });
     // The first change is in what ace runs now (a descendant), and still in what bee runs.
-    let (v, code) = where_(&t, &[&rev]);
-    assert_eq!(code, 0, "{v:#}");
+    let v = where_json(&t, &[&rev], 0);
     assert!(states(&v).iter().all(|(_, _, s)| s == "running"), "{v:#}");
 }
 
@@ -235,7 +219,7 @@ fn a_library_change_is_followed_to_its_two_services_on_two_ssh_nodes() {
 fn a_change_that_does_not_alter_an_artifact_is_running_its_effect() {
     let t = local_mesh(&[]);
     t.ok(&["reconcile", "-q"]);
-    let before = line(&where_(&t, &[]).0, "route-proxy", "n1")["runs"].clone();
+    let before = line(&where_(&t, &[]).json(), "route-proxy", "n1")["runs"].clone();
 
     // route-proxy's code moves; its build writes the same bytes.
     t.edit_and_commit(
@@ -246,8 +230,7 @@ fn a_change_that_does_not_alter_an_artifact_is_running_its_effect() {
         "route-proxy: a comment",
     );
     t.ok(&["build", "--behind", "-q"]);
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 0, "{v:#}");
+    let v = where_json(&t, &[], 0);
     for n in ["n1", "n2"] {
         let l = line(&v, "route-proxy", n);
         assert_eq!(l["state"], "effect", "{l}");
@@ -269,8 +252,7 @@ fn a_change_that_does_not_alter_an_artifact_is_running_its_effect() {
         .map(|b| b["module"].as_str().expect("module"))
         .collect();
     assert_eq!(names, ["geo"], "{built}");
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 0, "{v:#}");
+    let v = where_json(&t, &[], 0);
     let l = line(&v, "resolver", "n2");
     assert_eq!(l["state"], "effect", "{l}");
     assert!(
@@ -280,7 +262,7 @@ fn a_change_that_does_not_alter_an_artifact_is_running_its_effect() {
             .contains("same source"),
         "{l}"
     );
-    let (table, _) = where_table(&t, &[]);
+    let table = where_table(&t, &[]).stdout;
     assert!(table.contains("running its effect"), "{table}");
 }
 
@@ -299,8 +281,7 @@ fn a_held_module_is_built_held_until_declared() {
         "inventory v2",
     );
     t.ok(&["reconcile", "-q"]);
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 3, "{v:#}");
+    let v = where_json(&t, &[], 3);
     let l = line(&v, "inventory", "n1");
     assert_eq!(l["state"], "held", "{l}");
     assert_eq!(l["build"], module(&v, "inventory")["build"]["build"]);
@@ -315,8 +296,7 @@ fn a_held_module_is_built_held_until_declared() {
 
     t.ok(&["declare", "inventory", "-q"]);
     t.ok(&["reconcile", "-q"]);
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 0, "{v:#}");
+    let v = where_json(&t, &[], 0);
     assert_eq!(line(&v, "inventory", "n1")["state"], "running");
 }
 
@@ -333,8 +313,7 @@ fn an_unfit_library_blocks_its_dependents_with_its_build() {
         "geo: rename",
     );
     t.fails(&["reconcile", "-q"], 3);
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 3, "{v:#}");
+    let v = where_json(&t, &[], 3);
     let geo = &module(&v, "geo")["build"];
     assert_eq!(geo["state"], "unfit", "{geo}");
     let unfit = geo["build"].as_u64().expect("a build id");
@@ -367,7 +346,7 @@ fn a_reverted_change_is_superseded() {
     t.ok(&["reconcile", "-q"]);
     let rev = change_geo(&t, "faster distance");
     t.ok(&["reconcile", "-q"]);
-    assert_eq!(where_(&t, &[&rev]).1, 0);
+    assert_eq!(where_(&t, &[&rev]).code, 0);
 
     git(
         &t.path("platform"),
@@ -377,8 +356,7 @@ fn a_reverted_change_is_superseded() {
     git(&t.path("platform"), &["revert", "--no-edit", "HEAD"]);
     let revert = head(&t);
     t.ok(&["reconcile", "-q"]);
-    let (v, code) = where_(&t, &[&rev]);
-    assert_eq!(code, 3, "{v:#}");
+    let v = where_json(&t, &[&rev], 3);
     for (m, n, s) in states(&v) {
         assert_eq!(s, "superseded", "{m} on {n}: {v:#}");
         let reason = line(&v, &m, &n)["reason"]
@@ -392,8 +370,7 @@ fn a_reverted_change_is_superseded() {
     }
     assert_eq!(module(&v, "geo")["build"]["state"], "superseded");
     // The revert itself is what the nodes run: the builds from before the change.
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 0, "{v:#}");
+    let v = where_json(&t, &[], 0);
     assert!(states(&v).iter().all(|(_, _, s)| s == "effect"), "{v:#}");
 }
 
@@ -404,11 +381,11 @@ fn revs_name_commits_and_bad_ones_are_usage_errors() {
     let first = head(&t);
     let rev = change_geo(&t, "one");
     for spec in [rev.as_str(), &rev[..7], "main", "HEAD", "refs/heads/main"] {
-        let (v, _) = where_(&t, &[spec]);
+        let v = where_(&t, &[spec]).json();
         assert_eq!(v["revs"][0]["commit"], rev.as_str(), "{spec}");
     }
     for spec in ["HEAD~1", "main^", "HEAD^1", "HEAD~"] {
-        let (v, _) = where_(&t, &[spec]);
+        let v = where_(&t, &[spec]).json();
         assert_eq!(v["revs"][0]["commit"], first.as_str(), "{spec}");
     }
     let err = t.fails(&["where", "nope"], 2);
@@ -420,8 +397,7 @@ fn revs_name_commits_and_bad_ones_are_usage_errors() {
     // A commit that changed no module: nothing to deliver, nothing outstanding.
     t.write("platform/TODO", "later\n");
     t.commit("platform", "todo");
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 0, "{v:#}");
+    let v = where_json(&t, &[], 0);
     assert_eq!(v["modules"], serde_json::json!([]));
     assert!(
         v["summary"]
@@ -437,16 +413,13 @@ fn revs_name_commits_and_bad_ones_are_usage_errors() {
 fn push_past_the_wait(t: &TestMesh, expect: i32) {
     let started = Instant::now();
     loop {
-        let out = t.mesh(&["push", "-q"]).output().expect("run mesh");
-        match out.status.code() {
-            Some(c) if c == expect => return,
-            Some(75) if started.elapsed() < Duration::from_secs(20) => {
+        let run = t.run(&["push", "-q"]);
+        match run.code {
+            c if c == expect => return,
+            75 if started.elapsed() < Duration::from_secs(20) => {
                 std::thread::sleep(Duration::from_millis(100));
             }
-            c => panic!(
-                "push exited {c:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ),
+            _ => panic!("push: {run}"),
         }
     }
 }
@@ -480,15 +453,10 @@ fn wait_returns_0_when_the_nodes_apply_and_3_when_one_fails() {
     std::thread::sleep(Duration::from_millis(500));
     push_past_the_wait(&t, 0);
     let started = Instant::now();
-    let out = waiting.wait_with_output().expect("wait");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let waited = Run::from(waiting.wait_with_output().expect("wait"));
+    assert_eq!(waited.code, 0, "{waited}");
     assert!(started.elapsed() < Duration::from_secs(10));
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let v = waited.json();
     assert!(states(&v).iter().all(|(_, _, s)| s == "running"), "{v:#}");
 
     // route-proxy's self-check fails on the node: the wait ends at once, exit 3.
@@ -502,8 +470,7 @@ fn wait_returns_0_when_the_nodes_apply_and_3_when_one_fails() {
     t.ok(&["build", "--behind", "-q"]);
     push_past_the_wait(&t, 3);
     let started = Instant::now();
-    let (v, code) = where_(&t, &["--wait", "60s"]);
-    assert_eq!(code, 3, "{v:#}");
+    let v = where_json(&t, &["--wait", "60s"], 3);
     assert!(started.elapsed() < Duration::from_secs(20));
     let l = line(&v, "route-proxy", "n1");
     assert_eq!(l["state"], "failing", "{l}");
@@ -526,8 +493,7 @@ fn a_branch_that_moved_sideways_supersedes_the_change() {
     git(&t.path("platform"), &["reset", "-q", "--hard", "HEAD~1"]);
     let other = change_geo(&t, "another idea");
     t.ok(&["reconcile", "-q"]);
-    let (v, code) = where_(&t, &[&rev]);
-    assert_eq!(code, 3, "{v:#}");
+    let v = where_json(&t, &[&rev], 3);
     for (m, n, s) in states(&v) {
         let l = line(&v, &m, &n);
         assert_eq!(s, "superseded", "{m} on {n}: {v:#}");
@@ -541,7 +507,7 @@ fn a_branch_that_moved_sideways_supersedes_the_change() {
             "{l}"
         );
     }
-    assert_eq!(where_(&t, &[]).1, 0);
+    assert_eq!(where_(&t, &[]).code, 0);
 }
 
 #[test]
@@ -563,8 +529,7 @@ fn each_repository_is_followed_and_an_ambiguous_rev_needs_repo() {
         ),
     );
     t.ok(&["reconcile", "-q"]);
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 0, "{v:#}");
+    let v = where_json(&t, &[], 0);
     let repos: Vec<&str> = v["revs"]
         .as_array()
         .expect("revs")
@@ -580,8 +545,7 @@ fn each_repository_is_followed_and_an_ambiguous_rev_needs_repo() {
             && err.contains("--repo"),
         "{err}"
     );
-    let (v, code) = where_(&t, &["main", "--repo", "infra"]);
-    assert_eq!(code, 0, "{v:#}");
+    let v = where_json(&t, &["main", "--repo", "infra"], 0);
     assert_eq!(v["revs"][0]["repo"], "infra");
     assert_eq!(v["revs"][0]["changed"], serde_json::json!(["probe"]));
     assert_eq!(v["revs"].as_array().map(Vec::len), Some(1));
@@ -596,17 +560,16 @@ fn sent_not_applied_unfit_and_broken() {
     t.resolver_v2();
     t.ok(&["build", "--behind", "-q"]);
     t.ok(&["push", "-q"]);
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 3, "{v:#}");
+    let v = where_json(&t, &[], 3);
     for n in ["n1", "n2"] {
         let l = line(&v, "resolver", n);
         assert_eq!(l["state"], "sent", "{l}");
         assert!(l["last_seen"].is_string(), "{l}");
     }
-    let (table, _) = where_table(&t, &[]);
+    let table = where_table(&t, &[]).stdout;
     assert!(table.contains("sent, not applied (last seen"), "{table}");
     t.ok(&["collect", "-q"]);
-    assert_eq!(where_(&t, &[]).1, 0);
+    assert_eq!(where_(&t, &[]).code, 0);
 
     // resolver's tests fail: unfit, with its build.
     t.edit_and_commit(
@@ -617,8 +580,7 @@ fn sent_not_applied_unfit_and_broken() {
         "resolver: a failing test",
     );
     t.fails(&["reconcile", "-q"], 3);
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 3, "{v:#}");
+    let v = where_json(&t, &[], 3);
     let l = line(&v, "resolver", "n1");
     assert_eq!(l["state"], "unfit", "{l}");
     assert_eq!(l["build"], module(&v, "resolver")["build"]["build"]);
@@ -633,9 +595,8 @@ fn sent_not_applied_unfit_and_broken() {
         "resolver: a broken build",
     );
     t.fails(&["reconcile", "-q"], 3);
-    let (v, code) = where_(&t, &[]);
-    assert_eq!(code, 3, "{v:#}");
+    let v = where_json(&t, &[], 3);
     assert_eq!(line(&v, "resolver", "n2")["state"], "broken");
-    let (table, _) = where_table(&t, &[]);
+    let table = where_table(&t, &[]).stdout;
     assert!(table.contains("broken (build "), "{table}");
 }

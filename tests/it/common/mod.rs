@@ -2,11 +2,14 @@
 
 #![allow(dead_code)]
 
+pub mod ssh;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output};
+use std::time::{Duration, Instant};
 
 /// The repository's fixtures directory.
 pub fn fixtures() -> PathBuf {
@@ -156,27 +159,126 @@ impl TestMesh {
             .expect("spawn")
     }
 
-    /// Runs and asserts success; stdout as a string.
-    pub fn ok(&self, args: &[&str]) -> String {
-        succeeded(args, &self.mesh(args).output().expect("run mesh"))
+    /// Runs `mesh -C <dir> ARGS` to its end, whatever its exit code.
+    pub fn run(&self, args: &[&str]) -> Run {
+        Run::of(&mut self.mesh(args))
     }
 
-    /// Runs with `--json` and parses stdout.
+    /// Runs `mesh -C <dir> ARGS --json` to its end, whatever its exit code, asserting that it
+    /// printed JSON.
+    pub fn run_json(&self, args: &[&str]) -> Run {
+        let run = self.run(&with_json(args));
+        run.json();
+        run
+    }
+
+    /// Runs and asserts success; stdout as a string.
+    pub fn ok(&self, args: &[&str]) -> String {
+        succeeded(args, self.run(args)).stdout
+    }
+
+    /// Runs with `--json`, asserting success, and parses stdout.
     pub fn json(&self, args: &[&str]) -> Value {
-        with_json(args, |a| self.ok(a))
+        let args = with_json(args);
+        succeeded(&args, self.run(&args)).json()
     }
 
     /// Runs, expecting failure with `code`; stderr as a string.
     pub fn fails(&self, args: &[&str], code: i32) -> String {
-        let out = self.mesh(args).output().expect("run mesh");
-        assert_eq!(
-            out.status.code(),
-            Some(code),
-            "mesh {args:?}: stdout:\n{}\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+        let run = self.run(args);
+        assert_eq!(run.code, code, "mesh {args:?}: {run}");
+        run.stderr
+    }
+}
+
+/// How a run of mesh ended: its exit code and what it printed.
+#[derive(Debug)]
+pub struct Run {
+    /// The exit code, or [`Run::KILLED`] when a signal ended the process.
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The [`code`](Self::code) of a process that a signal ended.
+    pub const KILLED: i32 = -1;
+
+    /// Runs `command` to its end.
+    pub fn of(command: &mut Command) -> Run {
+        Run::from(command.output().expect("run mesh"))
+    }
+
+    /// Whether it exited 0.
+    pub fn success(&self) -> bool {
+        self.code == 0
+    }
+
+    /// stdout parsed as JSON; a panic showing both streams when it is not JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {self}"))
+    }
+}
+
+impl From<Output> for Run {
+    fn from(out: Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(Run::KILLED),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// The exit code and both streams, for assertion messages.
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {}\nstdout:\n{}\nstderr:\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Another process holding the lock of the mesh in a directory, as a running mesh would: flock(1)
+/// on `.mesh/lock`, which holds the line a `mesh reconcile` writes there.
+pub struct LockHolder {
+    holder: Child,
+    release: PathBuf,
+}
+
+impl LockHolder {
+    /// Takes the lock of the mesh in `dir` and holds it (30 s at most) until
+    /// [`release`](Self::release).
+    pub fn hold(dir: &Path) -> LockHolder {
+        std::fs::create_dir_all(dir.join(".mesh")).expect("mkdir");
+        let held = dir.join("held");
+        let release = dir.join("release");
+        let script = format!(
+            "printf 'pid %s (mesh reconcile) since 2026-11-29T10:00:00Z' \"$$\" > .mesh/lock; \
+             touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done",
+            held.display(),
+            release.display()
         );
-        String::from_utf8_lossy(&out.stderr).into_owned()
+        let holder = std::process::Command::new("flock")
+            .arg(".mesh/lock")
+            .args(["sh", "-c", &script])
+            .current_dir(dir)
+            .spawn()
+            .expect("flock(1) is needed for this test (util-linux)");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !held.exists() {
+            assert!(Instant::now() < deadline, "flock never took the lock");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        LockHolder { holder, release }
+    }
+
+    /// Lets the lock go, and waits for the holder to end.
+    pub fn release(mut self) {
+        std::fs::write(&self.release, "").expect("release");
+        assert!(self.holder.wait().expect("wait for flock").success());
     }
 }
 
@@ -189,41 +291,37 @@ fn mesh_command() -> Command {
 
 /// `mesh ARGS` run in `cwd` without `-C`, as a user types it: the mesh found from the working
 /// directory.
-pub fn mesh_in(cwd: &Path, args: &[&str]) -> Output {
-    mesh_command()
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .expect("run mesh")
+pub fn mesh_in(cwd: &Path, args: &[&str]) -> Run {
+    Run::of(mesh_command().current_dir(cwd).args(args))
 }
 
 /// [`mesh_in`], asserting success; stdout as a string.
 pub fn ok_in(cwd: &Path, args: &[&str]) -> String {
-    succeeded(args, &mesh_in(cwd, args))
+    succeeded(args, mesh_in(cwd, args)).stdout
 }
 
 /// [`mesh_in`] with `--json`, asserting success; stdout parsed.
 pub fn json_in(cwd: &Path, args: &[&str]) -> Value {
-    with_json(args, |a| ok_in(cwd, a))
+    let args = with_json(args);
+    succeeded(&args, mesh_in(cwd, &args)).json()
 }
 
-/// Asserts that `mesh ARGS` succeeded; its stdout as a string.
-fn succeeded(args: &[&str], out: &Output) -> String {
+/// Asserts that `mesh ARGS` succeeded.
+fn succeeded(args: &[&str], run: Run) -> Run {
     assert!(
-        out.status.success(),
-        "mesh {args:?} failed ({:?}):\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
+        run.success(),
+        "mesh {args:?} failed ({}):\n{}",
+        run.code,
+        run.stderr
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    run
 }
 
-/// Runs `ARGS --json` with `ok` and parses what it printed.
-fn with_json(args: &[&str], ok: impl FnOnce(&[&str]) -> String) -> Value {
+/// `ARGS --json`.
+fn with_json<'a>(args: &[&'a str]) -> Vec<&'a str> {
     let mut a = args.to_vec();
     a.push("--json");
-    let s = ok(&a);
-    serde_json::from_str(&s).unwrap_or_else(|e| panic!("not JSON ({e}):\n{s}"))
+    a
 }
 
 /// The entry of the array `v[list]` (`"nodes"`, `"modules"`) whose `name` is `name`.
