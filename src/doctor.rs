@@ -4,10 +4,9 @@
 
 use crate::Result;
 use crate::artifact::ArtifactStore;
-use crate::events::Event;
+use crate::events::EVENTS;
 use crate::store::{
-    BUILDS, BuildRecord, CURRENT, CurrentEntry, DECLARED, EVENTS, LATEST, META, NODES, NodeRecord,
-    Paths, StoreError,
+    BUILDS, BuildRecord, CURRENT, DECLARED, LATEST, META, NODES, Paths, StoreError,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -90,14 +89,14 @@ pub fn doctor(paths: &Paths, repair: bool) -> Result<Checkup> {
     }
     let r = store.read(|r| {
         Ok((
-            r.range::<BuildRecord>(BUILDS, b"", None)?,
-            r.range::<CurrentEntry>(CURRENT, b"", None)?,
-            r.range::<BuildRecord>(LATEST, b"", None)?,
-            r.range::<BuildRecord>(DECLARED, b"", None)?,
-            r.range::<NodeRecord>(NODES, b"", None)?,
-            r.range::<Event>(EVENTS, b"", None)?,
-            r.get::<u64>(META, b"next_build")?,
-            r.get::<u64>(META, b"next_event")?,
+            r.range(BUILDS, b"", None)?,
+            r.range(CURRENT, b"", None)?,
+            r.range(LATEST, b"", None)?,
+            r.range(DECLARED, b"", None)?,
+            r.range(NODES, b"", None)?,
+            r.range(EVENTS, b"", None)?,
+            r.get(META, b"next_build")?,
+            r.get(META, b"next_event")?,
         ))
     });
     let (builds, current, latest, declared, nodes, events, next_build, next_event) = match r {

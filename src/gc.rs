@@ -13,9 +13,7 @@
 use crate::Result;
 use crate::artifact::{COMPRESSED, is_digest};
 use crate::builder::Verdict;
-use crate::store::{
-    BUILDS, BuildRecord, CURRENT, CurrentEntry, DECLARED, LATEST, NODES, NodeRecord, Paths, id_key,
-};
+use crate::store::{BUILDS, BuildRecord, CURRENT, DECLARED, LATEST, NODES, Paths, id_key};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -67,11 +65,11 @@ pub fn gc(paths: &Paths, opts: &GcOptions) -> Result<Collected> {
     let store = paths.open()?;
     let (builds, current, latest, declared, nodes) = store.read(|r| {
         Ok((
-            r.range::<BuildRecord>(BUILDS, b"", None)?,
-            r.range::<CurrentEntry>(CURRENT, b"", None)?,
-            r.range::<BuildRecord>(LATEST, b"", None)?,
-            r.range::<BuildRecord>(DECLARED, b"", None)?,
-            r.range::<NodeRecord>(NODES, b"", None)?,
+            r.range(BUILDS, b"", None)?,
+            r.range(CURRENT, b"", None)?,
+            r.range(LATEST, b"", None)?,
+            r.range(DECLARED, b"", None)?,
+            r.range(NODES, b"", None)?,
         ))
     })?;
 

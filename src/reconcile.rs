@@ -159,7 +159,7 @@ fn state_not_worked_out(paths: &Paths, mesh: &MeshConfig, status: &Status) -> Re
     use crate::store::NOT_WORKED_OUT;
     let store = paths.open()?;
     let stated: std::collections::HashMap<String, String> = store.read(|r| {
-        Ok(r.range::<String>(NOT_WORKED_OUT, b"", None)?
+        Ok(r.range(NOT_WORKED_OUT, b"", None)?
             .into_iter()
             .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
             .collect())

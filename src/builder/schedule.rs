@@ -360,7 +360,7 @@ fn declare_current(
     Ok(store.write(|w| {
         let mut facts = Vec::new();
         for (module, id) in &stale {
-            let Some(rec) = w.get::<BuildRecord>(BUILDS, &store::id_key(*id))? else {
+            let Some(rec) = w.get(BUILDS, &store::id_key(*id))? else {
                 continue;
             };
             w.put(DECLARED, module.as_bytes(), &rec)?;
@@ -522,7 +522,7 @@ fn record(
     };
     let store = paths.open()?;
     let rec = store.write(|w| {
-        let id = w.get::<u64>(META, b"next_build")?.unwrap_or(1);
+        let id = w.get(META, b"next_build")?.unwrap_or(1);
         w.put(META, b"next_build", &(id + 1))?;
         rec.id = id;
         w.put(BUILDS, &store::id_key(id), &rec)?;
@@ -578,7 +578,7 @@ fn outstanding_streak(
     }
     let reason = rec.reason.clone().unwrap_or_default();
     let identity = identity_of(&reason);
-    let streak = match w.get::<OutstandingStreak>(OUTSTANDING, key)? {
+    let streak = match w.get(OUTSTANDING, key)? {
         Some(mut s) if s.closure == rec.closure && s.identity == identity => {
             s.count += 1;
             s.reason = reason.clone();

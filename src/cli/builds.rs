@@ -52,14 +52,12 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let paths = ctx.paths();
     let store = paths.open()?;
     if let Some(id) = a.log {
-        let rec = store
-            .read(|r| r.get::<BuildRecord>(BUILDS, &id_key(id)))?
-            .ok_or_else(|| {
-                Error::failed(
-                    format!("there is no build {id}"),
-                    "`mesh builds` lists them",
-                )
-            })?;
+        let rec = store.read(|r| r.get(BUILDS, &id_key(id)))?.ok_or_else(|| {
+            Error::failed(
+                format!("there is no build {id}"),
+                "`mesh builds` lists them",
+            )
+        })?;
         drop(store);
         let Some(log) = &rec.log else {
             return Err(Error::failed(
@@ -79,7 +77,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         return Ok(0);
     }
     let mut builds: Vec<BuildRecord> = store
-        .read(|r| r.range::<BuildRecord>(BUILDS, b"", None))?
+        .read(|r| r.range(BUILDS, b"", None))?
         .into_iter()
         .map(|(_, b)| b)
         .filter(|b| a.module.as_ref().is_none_or(|m| &b.module == m))

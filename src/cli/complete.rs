@@ -8,7 +8,8 @@
 //! (no mesh here, a bad file, a busy store) means no candidates, never an error on the prompt.
 
 use crate::config::{MESH_TOML, MeshConfig, find_mesh_toml};
-use crate::store::{ANNOUNCED, BUILDS, BuildRecord, LATEST, NODES};
+use crate::events::ANNOUNCED;
+use crate::store::{BUILDS, BuildRecord, LATEST, NODES};
 use clap::Command;
 use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
 use std::ffi::OsString;
@@ -97,12 +98,12 @@ fn mesh() -> Option<(MeshConfig, PathBuf)> {
 /// waits for one, never writes to one.
 fn peek<T: serde::de::DeserializeOwned>(
     state: &std::path::Path,
-    table: crate::store::Table,
+    table: crate::store::Table<T>,
 ) -> Vec<(String, T)> {
     if !state.is_file() {
         return Vec::new();
     }
-    crate::store::peek::<T>(state, table)
+    crate::store::peek(state, table)
         .unwrap_or_default()
         .into_iter()
         .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
@@ -162,7 +163,7 @@ pub fn forgotten() -> Vec<CompletionCandidate> {
     let Some((mesh, state)) = mesh() else {
         return Vec::new();
     };
-    peek::<crate::store::NodeRecord>(&state, NODES)
+    peek(&state, NODES)
         .into_iter()
         .map(|(k, _)| k)
         .filter(|n| !mesh.nodes.contains_key(n))
@@ -176,14 +177,10 @@ pub fn modules() -> Vec<CompletionCandidate> {
     let Some((mesh, state)) = mesh() else {
         return Vec::new();
     };
-    let mut names: Vec<String> = peek::<BuildRecord>(&state, LATEST)
+    let mut names: Vec<String> = peek(&state, LATEST)
         .into_iter()
         .map(|(k, _)| k)
-        .chain(
-            peek::<String>(&state, ANNOUNCED)
-                .into_iter()
-                .map(|(k, _)| k),
-        )
+        .chain(peek(&state, ANNOUNCED).into_iter().map(|(k, _)| k))
         .collect();
     names.extend(mesh.assign.iter().map(|a| a.module.clone()));
     names.sort();
@@ -204,7 +201,7 @@ pub fn builds() -> Vec<CompletionCandidate> {
         .and_then(|i| words[i + 1..].iter().find(|w| !w.starts_with('-')))
         .filter(|m| !m.is_empty())
         .cloned();
-    let mut builds: Vec<BuildRecord> = peek::<BuildRecord>(&state, BUILDS)
+    let mut builds: Vec<BuildRecord> = peek(&state, BUILDS)
         .into_iter()
         .map(|(_, b)| b)
         .filter(|b| {

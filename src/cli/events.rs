@@ -2,8 +2,8 @@
 
 use super::{Ctx, Ui};
 use crate::Result;
+use crate::events::EVENTS;
 use crate::events::Event;
-use crate::store::EVENTS;
 use std::fmt::Write;
 
 /// List the facts the mesh recorded: source-moved, built, declared, sent, applied, refused,
@@ -74,7 +74,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         let store = ctx.paths().open()?;
         let from = crate::store::id_key(a.since.saturating_add(1));
         store
-            .read(|r| r.range::<Event>(EVENTS, &from, None))?
+            .read(|r| r.range(EVENTS, &from, None))?
             .into_iter()
             .map(|(_, e)| e)
             .collect()

@@ -33,7 +33,7 @@ impl Composed {
 
 /// Every declared build, by module.
 pub fn declared(r: &Reader) -> Result<HashMap<String, BuildRecord>, StoreError> {
-    Ok(r.range::<BuildRecord>(DECLARED, b"", None)?
+    Ok(r.range(DECLARED, b"", None)?
         .into_iter()
         .map(|(_, b)| (b.module.clone(), b))
         .collect())

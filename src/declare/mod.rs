@@ -23,7 +23,7 @@ pub fn declare(
     store
         .write(|w| {
             let rec = match build {
-                Some(id) => w.get::<BuildRecord>(BUILDS, &id_key(id))?,
+                Some(id) => w.get(BUILDS, &id_key(id))?,
                 None => newest_fit(w, module)?,
             };
             let Some(rec) = rec else {
@@ -66,12 +66,12 @@ fn newest_fit(
     w: &crate::store::Writer,
     module: &str,
 ) -> Result<Option<BuildRecord>, crate::store::StoreError> {
-    if let Some(l) = w.get::<BuildRecord>(LATEST, module.as_bytes())?
+    if let Some(l) = w.get(LATEST, module.as_bytes())?
         && l.verdict == Verdict::Fit
     {
         return Ok(Some(l));
     }
-    let all = w.range::<BuildRecord>(BUILDS, b"", None)?;
+    let all = w.range(BUILDS, b"", None)?;
     Ok(all
         .into_iter()
         .rev()

@@ -146,9 +146,7 @@ fn record(
     got: Answer,
     now: u64,
 ) -> Result<(NodeCollect, Vec<Event>), StoreError> {
-    let mut rec = w
-        .get::<NodeRecord>(NODES, node.as_bytes())?
-        .unwrap_or_default();
+    let mut rec = w.get(NODES, node.as_bytes())?.unwrap_or_default();
     let mut facts = Vec::new();
     let mut c = NodeCollect {
         node: node.to_string(),

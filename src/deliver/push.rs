@@ -561,9 +561,7 @@ fn record_one(
             }]);
         }
     };
-    let mut rec = w
-        .get::<NodeRecord>(NODES, node.as_bytes())?
-        .unwrap_or_default();
+    let mut rec = w.get(NODES, node.as_bytes())?.unwrap_or_default();
     let mut facts = Vec::new();
     if !matches!(ev, Event::Unreachable { .. }) && rec.unreachable_since.is_some() {
         facts.push(Fact::Reachable { node: node.clone() });

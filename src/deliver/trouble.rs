@@ -28,7 +28,7 @@ pub fn found(
     now: u64,
 ) -> Result<Vec<Fact>, StoreError> {
     let identity = format!("{kind}: {}", identity_of(reason));
-    let old = w.get::<Trouble>(TROUBLE, node.as_bytes())?;
+    let old = w.get(TROUBLE, node.as_bytes())?;
     let mut facts = Vec::new();
     let t = match old {
         Some(mut t) if t.identity == identity => {
@@ -63,7 +63,7 @@ pub fn found(
 /// The node was worked on: a trouble a run cannot repair is over. A repairable one (a lost
 /// declaration) is over only when `repaired` says the repair held (a clean apply).
 pub fn cleared(w: &Writer, node: &str, repaired: bool) -> Result<Vec<Fact>, StoreError> {
-    let Some(t) = w.get::<Trouble>(TROUBLE, node.as_bytes())? else {
+    let Some(t) = w.get(TROUBLE, node.as_bytes())? else {
         return Ok(Vec::new());
     };
     if t.repairable && !repaired {
@@ -83,7 +83,7 @@ pub fn cleared(w: &Writer, node: &str, repaired: bool) -> Result<Vec<Fact>, Stor
 pub fn all(
     r: &crate::store::Reader,
 ) -> Result<std::collections::HashMap<String, Trouble>, StoreError> {
-    Ok(r.range::<Trouble>(TROUBLE, b"", None)?
+    Ok(r.range(TROUBLE, b"", None)?
         .into_iter()
         .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
         .collect())

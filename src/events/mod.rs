@@ -6,7 +6,7 @@ mod hook;
 
 pub use hook::run_hooks;
 
-use crate::store::{ANNOUNCED, EVENTS, META, StoreError, Writer, id_key};
+use crate::store::{META, StoreError, Table, Writer, id_key};
 use serde::{Deserialize, Serialize};
 
 /// One fact. Serialized with `kind` as the tag; `subject` says what it is about.
@@ -199,12 +199,19 @@ impl Event {
     }
 }
 
+/// event sequence (u64, big-endian) → [`Event`]: the facts log.
+pub const EVENTS: Table<Event> = Table::new("events");
+
+/// module name → the source id last stated in a `source-moved` fact (or first seen), so a move
+/// is stated once, by a verb that changes the mesh, whatever read the sources in between.
+pub const ANNOUNCED: Table<String> = Table::new("announced");
+
 /// Appends facts in this transaction, drops the oldest beyond `keep`; returns what was appended.
 pub fn append(w: &Writer, facts: &[Fact], now: u64, keep: u64) -> Result<Vec<Event>, StoreError> {
     if facts.is_empty() {
         return Ok(Vec::new());
     }
-    let mut seq = w.get::<u64>(META, b"next_event")?.unwrap_or(1);
+    let mut seq = w.get(META, b"next_event")?.unwrap_or(1);
     let mut out = Vec::new();
     for f in facts {
         let e = Event {
@@ -234,7 +241,7 @@ pub fn announce_sources<'a>(
 ) -> Result<Vec<Event>, StoreError> {
     let mut facts = Vec::new();
     for (module, source) in modules {
-        let old = w.get::<String>(ANNOUNCED, module.as_bytes())?;
+        let old = w.get(ANNOUNCED, module.as_bytes())?;
         if old.as_deref() != Some(source) {
             w.put(ANNOUNCED, module.as_bytes(), source)?;
             if old.is_some() {

@@ -68,7 +68,7 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
             snapshot
                 .modules
                 .iter()
-                .map(|m| r.get::<ModuleRecord>(MODULES, m.name().as_bytes()))
+                .map(|m| r.get(MODULES, m.name().as_bytes()))
                 .collect()
         })?;
         let stale: Vec<usize> = (0..snapshot.modules.len())
@@ -93,7 +93,7 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
                 let mut out = HashMap::new();
                 for id in &wanted {
                     let key = store::imports_key(id.as_bytes(), SCANNER_VERSION);
-                    if let Some(v) = r.get::<FileScan>(IMPORTS, &key)? {
+                    if let Some(v) = r.get(IMPORTS, &key)? {
                         out.insert(*id, v);
                     }
                 }

@@ -114,12 +114,12 @@ impl Known {
     /// Loads the newest build of each module and every current closure key.
     pub fn load(r: &Reader) -> Result<Known, StoreError> {
         let latest = r
-            .range::<BuildRecord>(LATEST, b"", None)?
+            .range(LATEST, b"", None)?
             .into_iter()
             .map(|(_, b)| (b.module.clone(), b))
             .collect();
         let current = r
-            .range::<CurrentEntry>(CURRENT, b"", None)?
+            .range(CURRENT, b"", None)?
             .into_iter()
             .map(|(k, e)| (String::from_utf8_lossy(&k).into_owned(), e))
             .collect();

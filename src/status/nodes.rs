@@ -241,12 +241,12 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
             let records = crate::store::node_records(r)?;
             let troubles = crate::deliver::trouble::all(r)?;
             let streaks: HashMap<String, OutstandingStreak> = r
-                .range::<OutstandingStreak>(OUTSTANDING, b"", None)?
+                .range(OUTSTANDING, b"", None)?
                 .into_iter()
                 .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
                 .collect();
             let latest: BTreeMap<String, BuildRecord> = r
-                .range::<BuildRecord>(LATEST, b"", None)?
+                .range(LATEST, b"", None)?
                 .into_iter()
                 .map(|(_, b)| (b.module.clone(), b))
                 .collect();

@@ -52,11 +52,11 @@ fn add_checksums(w: &Writer) -> Result<(), StoreError> {
 /// kinds, are emptied (they are caches: the next `graph` reads the files again).
 fn edge_kinds(w: &Writer) -> Result<(), StoreError> {
     for table in [BUILDS, LATEST, DECLARED] {
-        for (key, old) in w.range::<BuildRecordV1>(table, b"", None)? {
+        for (key, old) in w.range(table.as_shape::<BuildRecordV1>(), b"", None)? {
             w.put(table, &key, &old.upgrade())?;
         }
     }
-    for table in [MODULES, IMPORTS] {
+    for table in [MODULES.as_shape::<()>(), IMPORTS.as_shape()] {
         let n = w.len(table)?;
         w.drop_first(table, n)?;
     }
@@ -118,20 +118,20 @@ impl BuildRecordV1 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{META, NODES, NodeRecord, Store};
+    use crate::store::{META, META_FORMAT, NODES, NodeRecord, Store};
 
     /// A store as format 1 wrote it: values without checksums.
     fn format_1(path: &std::path::Path) {
         let db = redb::Database::create(path).expect("create");
         let tx = db.begin_write().expect("write");
         {
-            let mut meta = tx.open_table(META).expect("meta");
+            let mut meta = tx.open_table(META.def()).expect("meta");
             let mut v = vec![1u8];
             v.extend(
                 bincode::serde::encode_to_vec(1u32, bincode::config::standard()).expect("enc"),
             );
             meta.insert(&b"format"[..], v.as_slice()).expect("insert");
-            let mut nodes = tx.open_table(NODES).expect("nodes");
+            let mut nodes = tx.open_table(NODES.def()).expect("nodes");
             let rec = NodeRecord {
                 report_sequence: 42,
                 ..NodeRecord::default()
@@ -153,7 +153,7 @@ mod tests {
         let store = Store::open(&path).expect("opens and migrates");
         let rec: Option<NodeRecord> = store.read(|r| r.get(NODES, b"ace")).expect("read");
         assert_eq!(rec.map(|r| r.report_sequence), Some(42));
-        let format: Option<u32> = store.read(|r| r.get(META, b"format")).expect("read");
+        let format: Option<u32> = store.read(|r| r.get(META_FORMAT, b"format")).expect("read");
         assert_eq!(format, Some(crate::store::FORMAT));
         assert!(store.read(|r| r.verify_all()).is_ok(), "every value sealed");
     }
@@ -189,20 +189,24 @@ mod tests {
         {
             let s = Store::open(&path).expect("new store");
             s.write(|w| {
-                w.put(META, b"format", &1u32)?;
-                w.put(BUILDS, &crate::store::id_key(7), &v1(7, "geo"))?;
-                w.put(LATEST, b"geo", &v1(7, "geo"))?;
-                w.put(DECLARED, b"geo", &v1(7, "geo"))?;
-                w.put(MODULES, b"geo", &"an old record")?;
-                w.put(IMPORTS, b"blob", &"old imports")
+                w.put(META_FORMAT, b"format", &1u32)?;
+                w.put(
+                    BUILDS.as_shape::<BuildRecordV1>(),
+                    &crate::store::id_key(7),
+                    &v1(7, "geo"),
+                )?;
+                w.put(LATEST.as_shape::<BuildRecordV1>(), b"geo", &v1(7, "geo"))?;
+                w.put(DECLARED.as_shape::<BuildRecordV1>(), b"geo", &v1(7, "geo"))?;
+                w.put(MODULES.as_shape::<String>(), b"geo", "an old record")?;
+                w.put(IMPORTS.as_shape::<String>(), b"blob", "old imports")
             })
             .expect("write a format 1 store");
         }
         let s = Store::open(&path).expect("migrated");
         s.read(|r| {
-            assert_eq!(r.get::<u32>(META, b"format")?, Some(crate::store::FORMAT));
+            assert_eq!(r.get(META_FORMAT, b"format")?, Some(crate::store::FORMAT));
             for t in [BUILDS, LATEST, DECLARED] {
-                let all = r.range::<BuildRecord>(t, b"", None)?;
+                let all = r.range(t, b"", None)?;
                 assert_eq!(all.len(), 1);
                 let b = &all[0].1;
                 assert_eq!((b.id, b.rule, b.sources.len()), (7, 1, 0));

@@ -18,6 +18,7 @@ pub use tables::*;
 use miette::Diagnostic;
 use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use serde::{Serialize, de::DeserializeOwned};
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -30,8 +31,49 @@ use thiserror::Error;
 /// 3: build records name the source ids of dev, optional and cycle dependencies.
 pub const FORMAT: u32 = 3;
 
-/// A table: byte keys, codec-encoded values.
-pub type Table = TableDefinition<'static, &'static [u8], &'static [u8]>;
+/// The `meta` table read for its `format` entry, a `u32` (the other entries are `u64`s).
+pub const META_FORMAT: Table<u32> = META.as_shape();
+
+/// A table of the store: byte keys, values of type `V` (codec-encoded). Typed so that a read
+/// names no type at its call site and a write cannot put another record in; each concern
+/// declares its tables beside its records.
+pub struct Table<V> {
+    name: &'static str,
+    value: PhantomData<fn() -> V>,
+}
+
+impl<V> Clone for Table<V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V> Copy for Table<V> {}
+
+impl<V> Table<V> {
+    /// The table called `name`.
+    pub const fn new(name: &'static str) -> Self {
+        Table {
+            name,
+            value: PhantomData,
+        }
+    }
+
+    /// Its name in the file.
+    pub const fn name(self) -> &'static str {
+        self.name
+    }
+
+    /// The same table read or written as another shape: a migration's older records, a
+    /// single fact of another type.
+    pub const fn as_shape<W>(self) -> Table<W> {
+        Table::new(self.name)
+    }
+
+    pub(crate) fn def(self) -> TableDefinition<'static, &'static [u8], &'static [u8]> {
+        TableDefinition::new(self.name)
+    }
+}
 
 /// Why the store could not be used.
 #[derive(Debug, Error, Diagnostic)]
@@ -457,10 +499,10 @@ impl Store {
                 if let Some(f) = found {
                     migrate::run(w, f)?;
                 }
-                for t in ALL_TABLES {
-                    w.table(*t)?;
+                for name in ALL_TABLES {
+                    w.table(Table::<()>::new(name))?;
                 }
-                w.put(META, b"format", &FORMAT)
+                w.put(META_FORMAT, b"format", &FORMAT)
             }),
         }
     }
@@ -555,46 +597,45 @@ pub struct Writer<'s> {
     store: &'s Store,
 }
 
-fn table_name(t: Table) -> String {
-    use redb::TableHandle;
-    t.name().to_string()
-}
-
 impl Reader<'_> {
     /// One value.
-    pub fn get<T: DeserializeOwned>(&self, t: Table, key: &[u8]) -> Result<Option<T>, StoreError> {
-        let table = match self.tx.open_table(t) {
+    pub fn get<V: DeserializeOwned>(
+        &self,
+        t: Table<V>,
+        key: &[u8],
+    ) -> Result<Option<V>, StoreError> {
+        let table = match self.tx.open_table(t.def()) {
             Ok(table) => table,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
             Err(e) => return Err(self.store.err(e)),
         };
         let v = table.get(key).map_err(|e| self.store.err(e))?;
-        v.map(|v| decode(&table_name(t), key, v.value()))
+        v.map(|v| decode(t.name(), key, v.value()))
             .transpose()
             .map_err(|e| self.store.bad_value(e))
     }
 
     /// The store's format number, from a file of any format.
     fn format(&self) -> Result<Option<u32>, StoreError> {
-        let table = match self.tx.open_table(META) {
+        let table = match self.tx.open_table(META.def()) {
             Ok(table) => table,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
             Err(e) => return Err(self.store.err(e)),
         };
         let v = table.get(&b"format"[..]).map_err(|e| self.store.err(e))?;
-        v.map(|v| codec::decode_any(&table_name(META), b"format", v.value()))
+        v.map(|v| codec::decode_any(META.name(), b"format", v.value()))
             .transpose()
             .map_err(|e| self.store.bad_value(e))
     }
 
     /// Every (key, value) with `lo <= key < hi` (`hi` None: to the end), in key order.
-    pub fn range<T: DeserializeOwned>(
+    pub fn range<V: DeserializeOwned>(
         &self,
-        t: Table,
+        t: Table<V>,
         lo: &[u8],
         hi: Option<&[u8]>,
-    ) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
-        let table = match self.tx.open_table(t) {
+    ) -> Result<Vec<(Vec<u8>, V)>, StoreError> {
+        let table = match self.tx.open_table(t.def()) {
             Ok(table) => table,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
             Err(e) => return Err(self.store.err(e)),
@@ -603,8 +644,8 @@ impl Reader<'_> {
     }
 
     /// How many entries a table holds.
-    pub fn len(&self, t: Table) -> Result<u64, StoreError> {
-        match self.tx.open_table(t) {
+    pub fn len<V>(&self, t: Table<V>) -> Result<u64, StoreError> {
+        match self.tx.open_table(t.def()) {
             Ok(table) => table.len().map_err(|e| self.store.err(e)),
             Err(redb::TableError::TableDoesNotExist(_)) => Ok(0),
             Err(e) => Err(self.store.err(e)),
@@ -643,26 +684,26 @@ impl Reader<'_> {
     }
 }
 
-fn collect<T: DeserializeOwned>(
+fn collect<V: DeserializeOwned>(
     store: &Store,
-    t: Table,
+    t: Table<V>,
     table: &impl ReadableTable<&'static [u8], &'static [u8]>,
     lo: &[u8],
     hi: Option<&[u8]>,
-) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
+) -> Result<Vec<(Vec<u8>, V)>, StoreError> {
     let iter = match hi {
         Some(hi) => table.range::<&[u8]>(lo..hi),
         None => table.range::<&[u8]>(lo..),
     }
     .map_err(|e| store.err(e))?;
-    let name = table_name(t);
+    let name = t.name();
     let mut out = Vec::new();
     for item in iter {
         let (k, v) = item.map_err(|e| store.err(e))?;
         let key = k.value();
         out.push((
             key.to_vec(),
-            decode(&name, key, v.value()).map_err(|e| store.bad_value(e))?,
+            decode(name, key, v.value()).map_err(|e| store.bad_value(e))?,
         ));
     }
     // A whole table read: its entries must be as many as it says it holds, so a damaged page
@@ -680,37 +721,44 @@ fn collect<T: DeserializeOwned>(
 }
 
 impl Writer<'_> {
-    fn table(&self, t: Table) -> Result<redb::Table<'_, &'static [u8], &'static [u8]>, StoreError> {
-        self.tx.open_table(t).map_err(|e| self.store.err(e))
+    fn table<V>(
+        &self,
+        t: Table<V>,
+    ) -> Result<redb::Table<'_, &'static [u8], &'static [u8]>, StoreError> {
+        self.tx.open_table(t.def()).map_err(|e| self.store.err(e))
     }
 
     /// One value, as this transaction sees it.
-    pub fn get<T: DeserializeOwned>(&self, t: Table, key: &[u8]) -> Result<Option<T>, StoreError> {
+    pub fn get<V: DeserializeOwned>(
+        &self,
+        t: Table<V>,
+        key: &[u8],
+    ) -> Result<Option<V>, StoreError> {
         let table = self.table(t)?;
         let v = table.get(key).map_err(|e| self.store.err(e))?;
-        v.map(|v| decode(&table_name(t), key, v.value()))
+        v.map(|v| decode(t.name(), key, v.value()))
             .transpose()
             .map_err(|e| self.store.bad_value(e))
     }
 
     /// Every (key, value) with `lo <= key < hi`, as this transaction sees it.
-    pub fn range<T: DeserializeOwned>(
+    pub fn range<V: DeserializeOwned>(
         &self,
-        t: Table,
+        t: Table<V>,
         lo: &[u8],
         hi: Option<&[u8]>,
-    ) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
+    ) -> Result<Vec<(Vec<u8>, V)>, StoreError> {
         collect(self.store, t, &self.table(t)?, lo, hi)
     }
 
     /// Sets one value.
-    pub fn put<T: Serialize + ?Sized>(
-        &self,
-        t: Table,
-        key: &[u8],
-        v: &T,
-    ) -> Result<(), StoreError> {
-        let bytes = encode(&table_name(t), key, v);
+    /// `v` may be any borrowed form of `V` (a `&str` for a `String` table): both encode alike.
+    pub fn put<V, Q>(&self, t: Table<V>, key: &[u8], v: &Q) -> Result<(), StoreError>
+    where
+        V: std::borrow::Borrow<Q>,
+        Q: Serialize + ?Sized,
+    {
+        let bytes = encode(t.name(), key, v);
         self.table(t)?
             .insert(key, bytes.as_slice())
             .map_err(|e| self.store.err(e))?;
@@ -718,18 +766,18 @@ impl Writer<'_> {
     }
 
     /// Removes one value.
-    pub fn remove(&self, t: Table, key: &[u8]) -> Result<(), StoreError> {
+    pub fn remove<V>(&self, t: Table<V>, key: &[u8]) -> Result<(), StoreError> {
         self.table(t)?.remove(key).map_err(|e| self.store.err(e))?;
         Ok(())
     }
 
     /// How many entries a table holds.
-    pub fn len(&self, t: Table) -> Result<u64, StoreError> {
+    pub fn len<V>(&self, t: Table<V>) -> Result<u64, StoreError> {
         self.table(t)?.len().map_err(|e| self.store.err(e))
     }
 
     /// Removes the first `n` entries (in key order) of a table: retention of logs.
-    pub fn drop_first(&self, t: Table, n: u64) -> Result<(), StoreError> {
+    pub fn drop_first<V>(&self, t: Table<V>, n: u64) -> Result<(), StoreError> {
         let mut table = self.table(t)?;
         for _ in 0..n {
             if table.pop_first().map_err(|e| self.store.err(e))?.is_none() {
@@ -744,7 +792,10 @@ impl Writer<'_> {
 /// or written (not even what redb writes when a writable handle closes), and nothing waits.
 /// For shell completion, which must answer at once and never change the mesh; a store that is
 /// missing, busy or unreadable is an error the caller may ignore.
-pub fn peek<T: DeserializeOwned>(path: &Path, t: Table) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
+pub fn peek<V: DeserializeOwned>(
+    path: &Path,
+    t: Table<V>,
+) -> Result<Vec<(Vec<u8>, V)>, StoreError> {
     // A damaged file makes redb panic: guarded, it is an error like any other.
     guard::guarded(|| peek_unguarded(path, t)).unwrap_or_else(|message| {
         Err(StoreError::Db {
@@ -755,10 +806,10 @@ pub fn peek<T: DeserializeOwned>(path: &Path, t: Table) -> Result<Vec<(Vec<u8>, 
 }
 
 /// [`peek`] without the guard.
-fn peek_unguarded<T: DeserializeOwned>(
+fn peek_unguarded<V: DeserializeOwned>(
     path: &Path,
-    t: Table,
-) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
+    t: Table<V>,
+) -> Result<Vec<(Vec<u8>, V)>, StoreError> {
     let err = |e: &dyn std::fmt::Display| StoreError::Db {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -767,18 +818,18 @@ fn peek_unguarded<T: DeserializeOwned>(
     b.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
     let db = b.open_read_only(path).map_err(|e| err(&e))?;
     let tx = db.begin_read().map_err(|e| err(&e))?;
-    let table = match tx.open_table(t) {
+    let table = match tx.open_table(t.def()) {
         Ok(table) => table,
         Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
         Err(e) => return Err(err(&e)),
     };
-    let name = redb::TableHandle::name(&t).to_string();
+    let name = t.name();
     let mut out = Vec::new();
     for entry in table.iter().map_err(|e| err(&e))? {
         let (k, v) = entry.map_err(|e| err(&e))?;
         out.push((
             k.value().to_vec(),
-            codec::decode(&name, k.value(), v.value())?,
+            codec::decode(name, k.value(), v.value())?,
         ));
     }
     Ok(out)

@@ -4,25 +4,28 @@ use super::Table;
 use serde::{Deserialize, Serialize};
 
 /// `format` and other single facts about the store.
-pub const META: Table = Table::new("meta");
+pub const META: Table<u64> = Table::new("meta");
 /// (blob id, scanner version) → the imports found in that blob: a file is never parsed twice.
-pub const IMPORTS: Table = Table::new("imports");
+pub const IMPORTS: Table<crate::imports::FileScan> = Table::new("imports");
 /// (repo, module dir) → what was learned the last time the module was walked.
-pub const MODULES: Table = Table::new("modules");
+pub const MODULES: Table<ModuleRecord> = Table::new("modules");
 
-/// Every table, created when the store is made.
-pub const ALL_TABLES: &[Table] = &[
-    META,
-    IMPORTS,
-    MODULES,
-    BUILDS,
-    LATEST,
-    CURRENT,
-    DECLARED,
-    NODES,
-    TROUBLE,
-    OUTSTANDING,
-    NOT_WORKED_OUT,
+/// The name of every table of the store, wherever it is declared: created when the store is
+/// made, so a reader never meets a missing table. A test fails when a table is missing here.
+pub const ALL_TABLES: &[&str] = &[
+    META.name(),
+    IMPORTS.name(),
+    MODULES.name(),
+    BUILDS.name(),
+    LATEST.name(),
+    CURRENT.name(),
+    DECLARED.name(),
+    NODES.name(),
+    TROUBLE.name(),
+    OUTSTANDING.name(),
+    NOT_WORKED_OUT.name(),
+    "events",
+    "announced",
 ];
 
 /// The `imports` key: blob id bytes then the scanner version.
@@ -85,11 +88,11 @@ impl std::fmt::Display for Verdict {
 }
 
 /// build id (u64, big-endian) → [`BuildRecord`].
-pub const BUILDS: Table = Table::new("builds");
+pub const BUILDS: Table<BuildRecord> = Table::new("builds");
 /// module name → its newest [`BuildRecord`].
-pub const LATEST: Table = Table::new("latest");
+pub const LATEST: Table<BuildRecord> = Table::new("latest");
 /// closure key → [`CurrentEntry`]: the build with a verdict for it, what makes a module current.
-pub const CURRENT: Table = Table::new("current");
+pub const CURRENT: Table<CurrentEntry> = Table::new("current");
 
 /// A build id as a key: big-endian, so keys sort by id.
 pub fn id_key(id: u64) -> [u8; 8] {
@@ -155,9 +158,9 @@ pub struct CurrentEntry {
 }
 
 /// module name → [`BuildRecord`] of the build declared for it (always fit).
-pub const DECLARED: Table = Table::new("declared");
+pub const DECLARED: Table<BuildRecord> = Table::new("declared");
 /// node name → [`NodeRecord`]: what was sent, what it reported, when it was last seen.
-pub const NODES: Table = Table::new("nodes");
+pub const NODES: Table<NodeRecord> = Table::new("nodes");
 
 /// A declaration as sent to a node (or reported applied by it).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -220,7 +223,7 @@ pub struct NodeRecord {
 
 /// node name → [`Trouble`]: why mesh could not do its work on the node, while it cannot. Its
 /// own table (not a field of [`NodeRecord`]) so that older stores read on unchanged.
-pub const TROUBLE: Table = Table::new("trouble");
+pub const TROUBLE: Table<Trouble> = Table::new("trouble");
 
 /// What stopped mesh doing its work on a node: its ssh refused us (a changed host key, a
 /// refused key), its mesh failed, or it lost what it was sent (a wiped root). Recorded against
@@ -257,10 +260,10 @@ impl Trouble {
 
 /// node name → the reason it was last stated *not worked out* (a `not-worked-out` fact), so
 /// that the fact is stated once, when it begins or its reason changes.
-pub const NOT_WORKED_OUT: Table = Table::new("not_worked_out");
+pub const NOT_WORKED_OUT: Table<String> = Table::new("not_worked_out");
 
 /// module name → [`OutstandingStreak`]: a build that stays outstanding for the same reason.
-pub const OUTSTANDING: Table = Table::new("outstanding");
+pub const OUTSTANDING: Table<OutstandingStreak> = Table::new("outstanding");
 
 /// Builds of one closure that ended outstanding for the same reason, run after run. Three make
 /// the build *stuck outstanding*: a person must act (the seeds' rule for stuck, for builds).
@@ -283,13 +286,6 @@ pub fn identity_of(text: &str) -> String {
     text.chars().filter(|c| !c.is_ascii_digit()).collect()
 }
 
-/// event sequence (u64, big-endian) → an event of the facts log.
-pub const EVENTS: Table = Table::new("events");
-
-/// module name → the source id last stated in a `source-moved` fact (or first seen), so a move
-/// is stated once, by a verb that changes the mesh, whatever read the sources in between.
-pub const ANNOUNCED: Table = Table::new("announced");
-
 impl NodeRecord {
     /// Whether the node reported applying the very declaration it was last sent.
     pub fn applied_what_was_sent(&self) -> bool {
@@ -311,8 +307,45 @@ impl NodeRecord {
 pub fn node_records(
     r: &super::Reader,
 ) -> Result<std::collections::HashMap<String, NodeRecord>, super::StoreError> {
-    Ok(r.range::<NodeRecord>(NODES, b"", None)?
+    Ok(r.range(NODES, b"", None)?
         .into_iter()
         .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every `Table::new("…")` declared anywhere in `src/` is in [`super::ALL_TABLES`]: a table
+    /// left out would be missing from a new store until first written.
+    #[test]
+    fn every_declared_table_is_in_all_tables() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut declared = Vec::new();
+        let mut dirs = vec![src];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let mut at = 0;
+                    while let Some(i) = text[at..].find("= Table::new(\"") {
+                        let start = at + i + "= Table::new(\"".len();
+                        let end = start + text[start..].find('"').unwrap();
+                        declared.push((text[start..end].to_string(), path.clone()));
+                        at = end;
+                    }
+                }
+            }
+        }
+        assert!(declared.len() >= 13, "found only {declared:?}");
+        for (name, path) in declared {
+            assert!(
+                super::ALL_TABLES.contains(&name.as_str()),
+                "table `{name}` ({}) is not in ALL_TABLES",
+                path.display()
+            );
+        }
+    }
 }

@@ -4,8 +4,8 @@
 use super::{Answer, ModuleWhere};
 use crate::Result;
 use crate::clock::rfc3339;
-use crate::events::{Event, Fact};
-use crate::store::{BuildRecord, EVENTS, META, NodeRecord, Store, id_key};
+use crate::events::{EVENTS, Fact};
+use crate::store::{BuildRecord, META, NodeRecord, Store, id_key};
 use std::collections::HashMap;
 
 /// Reads back the facts log for what the node records do not keep: when each running node
@@ -48,12 +48,12 @@ pub(super) fn read_facts(
     store.read(|r| {
         // Small chunks first: what is running was usually applied moments ago.
         let mut chunk_len: u64 = 256;
-        let mut hi = r.get::<u64>(META, b"next_event")?.unwrap_or(1);
+        let mut hi = r.get(META, b"next_event")?.unwrap_or(1);
         let mut left = applied.len() + refused.len();
         'back: while hi > 1 && left > 0 {
             let lo = hi.saturating_sub(chunk_len).max(1);
             chunk_len = (chunk_len * 2).min(8192);
-            let chunk = r.range::<Event>(EVENTS, &id_key(lo), Some(&id_key(hi)))?;
+            let chunk = r.range(EVENTS, &id_key(lo), Some(&id_key(hi)))?;
             if chunk.is_empty() {
                 break;
             }

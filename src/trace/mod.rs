@@ -270,7 +270,7 @@ pub fn trace(
     let (known, builds, records, declared, composed) = store.read(|r| {
         let known = crate::graph::stale::Known::load(r)?;
         let builds: Vec<BuildRecord> = r
-            .range::<BuildRecord>(BUILDS, b"", None)?
+            .range(BUILDS, b"", None)?
             .into_iter()
             .map(|(_, b)| b)
             .collect();

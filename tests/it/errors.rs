@@ -308,7 +308,7 @@ fn a_store_from_a_newer_mesh_is_refused_and_left_alone() {
     {
         let store = mesh::store::Store::open(&state).expect("make a store");
         store
-            .write(|w| w.put(mesh::store::META, b"format", &99u32))
+            .write(|w| w.put(mesh::store::META_FORMAT, b"format", &99u32))
             .expect("raise its format");
     }
     let ours = format!("format {}", mesh::store::FORMAT);

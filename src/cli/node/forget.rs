@@ -2,7 +2,7 @@
 
 use crate::cli::{Ctx, Ui};
 use crate::events::Fact;
-use crate::store::{NODES, NodeRecord};
+use crate::store::NODES;
 use crate::{Error, Result};
 
 /// Drop the records of a node removed from mesh.toml.
@@ -35,7 +35,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let keep = ctx.mesh.settings.events_keep;
     let node = a.node.clone();
     let events = store.write(|w| {
-        if w.get::<NodeRecord>(NODES, node.as_bytes())?.is_none() {
+        if w.get(NODES, node.as_bytes())?.is_none() {
             return Ok(None);
         }
         w.remove(NODES, node.as_bytes())?;

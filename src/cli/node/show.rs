@@ -5,7 +5,7 @@ use crate::artifact::{SHORT, short};
 use crate::cli::Ctx;
 use crate::declare::{Composed, compose};
 use crate::status::nodes::ago;
-use crate::store::{NODES, NodeRecord};
+use crate::store::NODES;
 use std::fmt::Write;
 
 /// Everything known about one node: its declaration (modules and builds), what it was last
@@ -24,9 +24,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
         let store = paths.open()?;
         store.read(|r| {
             let declared = compose::declared(r)?;
-            let rec = r
-                .get::<NodeRecord>(NODES, a.node.as_bytes())?
-                .unwrap_or_default();
+            let rec = r.get(NODES, a.node.as_bytes())?.unwrap_or_default();
             Ok((compose::compose_all(&ctx.mesh, &declared), rec))
         })?
     };
