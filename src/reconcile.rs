@@ -9,6 +9,7 @@ use crate::config::MeshConfig;
 use crate::deliver::collect::NodeCollect;
 use crate::deliver::push::{NodePush, Outcome, PushOptions, PushProgress};
 use crate::events::{Event, Fact};
+use crate::status::nodes::NodeState;
 use crate::status::nodes::Status;
 use crate::store::Paths;
 use serde::Serialize;
@@ -140,9 +141,13 @@ pub fn reconcile(
         outstanding: status
             .nodes
             .iter()
-            .filter(|n| n.state == "outstanding")
+            .filter(|n| n.state == NodeState::Outstanding)
             .count(),
-        stuck: status.nodes.iter().filter(|n| n.state == "stuck").count(),
+        stuck: status
+            .nodes
+            .iter()
+            .filter(|n| n.state == NodeState::Stuck)
+            .count(),
         needs_a_person: needs,
         build,
         push,
@@ -167,7 +172,7 @@ fn state_not_worked_out(paths: &Paths, mesh: &MeshConfig, status: &Status) -> Re
     let now: Vec<(&str, &str)> = status
         .nodes
         .iter()
-        .filter(|n| n.state == "not worked out")
+        .filter(|n| n.state == NodeState::NotWorkedOut)
         .map(|n| (n.name.as_str(), n.reason.as_deref().unwrap_or("")))
         .collect();
     let changed = now
@@ -242,11 +247,11 @@ fn needs_a_person(
             .or(n.trouble.as_ref().map(|t| t.reason.as_str()))
             .unwrap_or("");
         needs.push(match n.state {
-            "not worked out" => format!(
+            NodeState::NotWorkedOut => format!(
                 "{} is not worked out: {why} (`mesh plan` says more)",
                 n.name
             ),
-            "stuck" => format!("{} is stuck: {why}", n.name),
+            NodeState::Stuck => format!("{} is stuck: {why}", n.name),
             state => format!("{} is {state}: {why}", n.name),
         });
         told.push(&n.name);

@@ -29,6 +29,7 @@ mod where_;
 pub use context::Ctx;
 pub use ui::Ui;
 
+use crate::status::nodes::NodeState;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -159,9 +160,9 @@ fn select_nodes(mesh: &crate::config::MeshConfig, named: &[String]) -> crate::Re
 
 /// "2 nodes are behind: `mesh push --behind` sends them", when any node is out of date or
 /// never told.
-fn hint_behind<'a>(ui: &Ui, states: impl Iterator<Item = &'a str>) {
+fn hint_behind(ui: &Ui, states: impl Iterator<Item = NodeState>) {
     let behind = states
-        .filter(|s| matches!(*s, "out of date" | "never told"))
+        .filter(|s| matches!(s, NodeState::OutOfDate | NodeState::NeverTold))
         .count();
     if behind > 0 {
         ui.hint(format!(

@@ -3,6 +3,7 @@
 use super::{Ctx, Ui, table};
 use crate::Result;
 use crate::artifact::short;
+use crate::status::nodes::NodeState;
 use crate::status::nodes::{NodeStatus, Status, ago};
 
 /// Say what is current, out of date, never told, outstanding or stuck.
@@ -181,10 +182,18 @@ pub fn modules_table(status: &Status) -> String {
 fn hints(ui: &Ui, status: &Status) {
     // Only the nodes a push can reach: not one that is unreachable or refusing us.
     super::hint_behind(ui, status.pushable_states());
-    if status.nodes.iter().any(|n| n.state == "outstanding") {
+    if status
+        .nodes
+        .iter()
+        .any(|n| n.state == NodeState::Outstanding)
+    {
         ui.hint("outstanding is not failure: `mesh collect` reads what the nodes applied");
     }
-    if status.nodes.iter().any(|n| n.state == "not worked out") {
+    if status
+        .nodes
+        .iter()
+        .any(|n| n.state == NodeState::NotWorkedOut)
+    {
         ui.hint("`mesh plan` says why a node is not worked out");
     }
     if let Some(f) = status.forgotten.first() {

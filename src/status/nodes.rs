@@ -48,13 +48,70 @@ pub struct TroubleJson {
     pub reason: String,
 }
 
-/// One node (DESIGN.md §14).
+/// What a node's state is, from the store alone: each a word in tables and JSON. An enum so
+/// that a new state is a compile error wherever states are handled, never a string that
+/// silently matches nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum NodeState {
+    /// No declaration can be composed for it (its inventory has no declared fit build).
+    #[serde(rename = "not worked out")]
+    NotWorkedOut,
+    /// Never sent anything (or it lost what it was sent).
+    #[serde(rename = "never told")]
+    NeverTold,
+    /// Sent something other than what it would be sent now.
+    #[serde(rename = "out of date")]
+    OutOfDate,
+    /// The same failure (or trouble) three times in a row: a person must act.
+    #[serde(rename = "stuck")]
+    Stuck,
+    /// Its apply failed, or mesh cannot do its work there.
+    #[serde(rename = "failed")]
+    Failed,
+    /// Sent what it should run; not yet reported applied.
+    #[serde(rename = "outstanding")]
+    Outstanding,
+    /// Reported applying what it should run.
+    #[serde(rename = "current")]
+    Current,
+}
+
+impl NodeState {
+    /// The word used in tables and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeState::NotWorkedOut => "not worked out",
+            NodeState::NeverTold => "never told",
+            NodeState::OutOfDate => "out of date",
+            NodeState::Stuck => "stuck",
+            NodeState::Failed => "failed",
+            NodeState::Outstanding => "outstanding",
+            NodeState::Current => "current",
+        }
+    }
+
+    /// Whether a person must act on a node in this state (trouble aside).
+    pub fn needs_a_person(self) -> bool {
+        matches!(
+            self,
+            NodeState::NotWorkedOut | NodeState::Stuck | NodeState::Failed
+        )
+    }
+}
+
+impl std::fmt::Display for NodeState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One node.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeStatus {
     /// The node.
     pub name: String,
-    /// not worked out · never told · out of date · stuck · failed · outstanding · current.
-    pub state: &'static str,
+    /// Its state.
+    pub state: NodeState,
     /// Why, where there is a why.
     pub reason: Option<String>,
     /// The last time mesh reached it.
@@ -202,7 +259,7 @@ pub fn forgotten(mesh: &MeshConfig, records: &HashMap<String, NodeRecord>) -> Ve
 impl Status {
     /// The states of the nodes a push can reach (not unreachable, not refusing us): what the
     /// "N nodes are behind: `mesh push --behind`" hint counts.
-    pub fn pushable_states(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub fn pushable_states(&self) -> impl Iterator<Item = NodeState> + '_ {
         self.nodes
             .iter()
             .filter(|n| n.unreachable_since.is_none() && n.trouble.is_none())
@@ -212,7 +269,9 @@ impl Status {
     /// Whether anything is not current (or is silent), or a build is stuck outstanding: what
     /// `--check` exits 3 for.
     pub fn needs_a_look(&self) -> bool {
-        self.nodes.iter().any(|n| n.state != "current" || n.silent)
+        self.nodes
+            .iter()
+            .any(|n| n.state != NodeState::Current || n.silent)
             || self.modules.iter().any(|m| m.stuck.is_some())
     }
 }
@@ -372,50 +431,49 @@ fn node_status(
         .or_else(|| rec.failure.as_ref().filter(|_| lost));
     let silent_after = mesh.settings.silent_after.as_millis() as u64;
     let trouble_reason = trouble.map(|t| t.reason.clone());
-    let (state, reason): (&'static str, Option<String>) = match c {
-        Composed::NotWorkedOut(r) => ("not worked out", Some(r.clone())),
+    let (state, reason): (NodeState, Option<String>) = match c {
+        Composed::NotWorkedOut(r) => (NodeState::NotWorkedOut, Some(r.clone())),
         // The same repairable trouble (a lost declaration) after every repair.
         _ if trouble.is_some_and(|t| t.repairable && t.needs_a_person()) => (
-            "stuck",
+            NodeState::Stuck,
             trouble.map(|t| format!("{} times in a row: {}", t.count, t.reason)),
         ),
         _ if lost && failure.is_some() => match failure {
             Some(f) if f.count >= crate::store::STUCK_AFTER => (
-                "stuck",
+                NodeState::Stuck,
                 Some(format!(
                     "{} reports in a row: {}",
                     f.count,
                     f.resources.join(", ")
                 )),
             ),
-            _ => ("failed", failure.map(|f| f.reasons.join("; "))),
+            _ => (NodeState::Failed, failure.map(|f| f.reasons.join("; "))),
         },
-        _ if rec.sent.is_none() => ("never told", trouble_reason),
+        _ if rec.sent.is_none() => (NodeState::NeverTold, trouble_reason),
         _ if would.as_ref() != rec.sent.as_ref().map(|s| &s.digest) => {
-            ("out of date", trouble_reason)
+            (NodeState::OutOfDate, trouble_reason)
         }
         // What it was sent, mesh could not check since: not current.
-        _ if trouble.is_some_and(|t| !t.repairable) => ("failed", trouble_reason),
+        _ if trouble.is_some_and(|t| !t.repairable) => (NodeState::Failed, trouble_reason),
         _ => match failure {
             Some(f) if f.count >= crate::store::STUCK_AFTER => (
-                "stuck",
+                NodeState::Stuck,
                 Some(format!(
                     "{} reports in a row: {}",
                     f.count,
                     f.resources.join(", ")
                 )),
             ),
-            Some(f) => ("failed", Some(f.reasons.join("; "))),
-            None if !rec.applied_what_was_sent() => ("outstanding", None),
-            None => ("current", None),
+            Some(f) => (NodeState::Failed, Some(f.reasons.join("; "))),
+            None if !rec.applied_what_was_sent() => (NodeState::Outstanding, None),
+            None => (NodeState::Current, None),
         },
     };
-    let silent = state == "current"
+    let silent = state == NodeState::Current
         && rec
             .last_seen
             .is_none_or(|t| now.saturating_sub(t) > silent_after);
-    let needs_a_person = matches!(state, "not worked out" | "stuck" | "failed")
-        || trouble.is_some_and(Trouble::needs_a_person);
+    let needs_a_person = state.needs_a_person() || trouble.is_some_and(Trouble::needs_a_person);
     NodeStatus {
         name: name.to_string(),
         state,

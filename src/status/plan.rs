@@ -29,7 +29,7 @@ pub struct PlanNode {
     /// The node.
     pub name: String,
     /// The node's state, as `status` says it.
-    pub state: &'static str,
+    pub state: crate::status::nodes::NodeState,
     /// Why it is not worked out.
     pub reason: Option<String>,
     /// The digest it would be sent, when it can be composed.

@@ -36,7 +36,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, _a: &Args) -> Result<i32> {
             .nodes
             .iter()
             .find(|s| s.name == n.name)
-            .map_or("", |s| s.state);
+            .map_or("", |s| s.state.as_str());
         let at = match &n.address {
             Some(a) => format!("{a}:{}", n.root),
             None => n.root.clone(),
