@@ -5,5 +5,6 @@
 
 pub mod account;
 pub mod collect;
+pub mod forget;
 pub mod push;
 pub mod trouble;

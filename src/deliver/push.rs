@@ -11,6 +11,7 @@ use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
 use crate::deliver::account::MAX_SEQUENCE;
 use crate::events::{self, Fact};
+use crate::node::{Have, Held};
 use crate::source::Snapshot;
 use crate::store::{NODES, NodeRecord, Paths, Sent};
 use crate::transport::session::NodeSession;
@@ -417,25 +418,7 @@ fn send_one(
     {
         return Outcome::Unchanged;
     }
-    // The sequence rises only when a different digest is sent; never below what the node holds.
-    let sequence = match &rec.sent {
-        Some(s) if s.digest == digest => s.sequence,
-        Some(s) => s.sequence.saturating_add(1),
-        None => 1,
-    };
-    let sequence = match &have.declaration {
-        Some(h) if h.digest == digest => h.sequence.max(sequence),
-        Some(h) if h.sequence >= sequence => h.sequence.saturating_add(1),
-        _ => sequence,
-    };
-    // Nor below what it last applied (a store restored from a backup is behind the node).
-    // The same declaration it applied keeps that number (a node whose activate removed its
-    // root still has its state.json rewritten).
-    let sequence = match &have.applied {
-        Some(a) if a.digest == digest => a.sequence.max(sequence),
-        Some(a) if a.sequence >= sequence => a.sequence.saturating_add(1),
-        _ => sequence,
-    };
+    let sequence = next_sequence(&digest, rec.sent.as_ref(), &have);
     // Bounded: never a sequence a JSON reader cannot hold exactly, never a wrap to 0.
     if sequence >= MAX_SEQUENCE {
         return trouble(TransportError::Failed(format!(
@@ -619,4 +602,87 @@ fn record_one(
     }
     w.put(NODES, node.as_bytes(), &rec)?;
     Ok(facts)
+}
+
+/// The sequence to send `digest` with: it rises only when a different digest is sent, and is
+/// never below what the node holds in force or last applied (a store restored from a backup
+/// is behind the node). The same declaration keeps its number (a node whose activate removed
+/// its root still has its state.json rewritten). May reach [`MAX_SEQUENCE`]: the caller
+/// refuses to send it.
+pub fn next_sequence(digest: &str, sent: Option<&Sent>, have: &Have) -> u64 {
+    let sequence = match sent {
+        Some(s) if s.digest == digest => s.sequence,
+        Some(s) => s.sequence.saturating_add(1),
+        None => 1,
+    };
+    let at_least = |sequence: u64, held: &Option<Held>| match held {
+        Some(h) if h.digest == digest => h.sequence.max(sequence),
+        Some(h) if h.sequence >= sequence => h.sequence.saturating_add(1),
+        _ => sequence,
+    };
+    let sequence = at_least(sequence, &have.declaration);
+    at_least(sequence, &have.applied)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(digest: &str, sequence: u64) -> Option<Held> {
+        Some(Held {
+            digest: digest.into(),
+            sequence,
+        })
+    }
+
+    fn have(declaration: Option<Held>, applied: Option<Held>) -> Have {
+        Have {
+            protocol: crate::node::PROTOCOL,
+            version: "test".into(),
+            artifacts: Vec::new(),
+            declaration,
+            applied,
+        }
+    }
+
+    fn sent(digest: &str, sequence: u64) -> Sent {
+        Sent {
+            digest: digest.into(),
+            sequence,
+            at: 0,
+        }
+    }
+
+    #[test]
+    fn a_first_send_is_one_and_the_same_digest_keeps_its_number() {
+        assert_eq!(next_sequence("a", None, &have(None, None)), 1);
+        let s = sent("a", 4);
+        assert_eq!(next_sequence("a", Some(&s), &have(held("a", 4), None)), 4);
+    }
+
+    #[test]
+    fn a_different_digest_rises_by_one() {
+        let s = sent("a", 4);
+        assert_eq!(next_sequence("b", Some(&s), &have(held("a", 4), None)), 5);
+    }
+
+    #[test]
+    fn never_below_what_the_node_holds_or_applied() {
+        // A store restored from a backup: the node is ahead of what this store sent.
+        let s = sent("a", 2);
+        assert_eq!(next_sequence("b", Some(&s), &have(held("c", 9), None)), 10);
+        assert_eq!(next_sequence("b", Some(&s), &have(None, held("c", 12))), 13);
+        // The node already holds this very digest under a higher number: it keeps it.
+        assert_eq!(next_sequence("b", Some(&s), &have(held("b", 7), None)), 7);
+        assert_eq!(
+            next_sequence("b", None, &have(held("c", 3), held("b", 8))),
+            8
+        );
+    }
+
+    #[test]
+    fn the_bound_is_reached_not_wrapped() {
+        let s = sent("a", u64::MAX);
+        assert_eq!(next_sequence("b", Some(&s), &have(None, None)), u64::MAX);
+    }
 }

@@ -1,8 +1,6 @@
 //! `mesh node forget NODE`.
 
 use crate::cli::{Ctx, Ui};
-use crate::events::Fact;
-use crate::store::NODES;
 use crate::{Error, Result};
 
 /// Drop the records of a node removed from mesh.toml.
@@ -32,19 +30,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     }
     let _lock = ctx.lock("node forget")?;
     let store = ctx.paths().open()?;
-    let keep = ctx.mesh.settings.events_keep;
-    let node = a.node.clone();
-    let events = store.write(|w| {
-        if w.get(NODES, node.as_bytes())?.is_none() {
-            return Ok(None);
-        }
-        w.remove(NODES, node.as_bytes())?;
-        // Its trouble and its not-worked-out reason go with it.
-        w.remove(crate::store::TROUBLE, node.as_bytes())?;
-        w.remove(crate::store::NOT_WORKED_OUT, node.as_bytes())?;
-        let fact = Fact::Forgotten { node: node.clone() };
-        crate::events::append(w, &[fact], crate::clock::now_ms(), keep).map(Some)
-    })?;
+    let events = crate::deliver::forget::forget(&store, &a.node, ctx.mesh.settings.events_keep)?;
     drop(store);
     let Some(events) = events else {
         let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &ctx.sources()?)?;
