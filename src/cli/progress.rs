@@ -3,6 +3,7 @@
 use super::Ui;
 use crate::builder::run::Live;
 use crate::builder::schedule::{Built, Progress};
+use crate::deliver::push::Step;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -113,7 +114,8 @@ impl NodeProgress {
     }
 
     /// What `node` does now.
-    pub fn step(&self, node: &str, what: &str) {
+    pub fn step(&self, node: &str, step: Step) {
+        let what = words(step);
         let Some(multi) = &self.multi else { return };
         let Ok(mut bars) = self.bars.lock() else {
             return;
@@ -128,7 +130,7 @@ impl NodeProgress {
             bar.enable_steady_tick(Duration::from_millis(120));
             bar
         });
-        bar.set_message(what.to_string());
+        bar.set_message(what);
     }
 
     /// `node` is done: its spinner goes; `line`, if any, is said (above the spinners left, or
@@ -149,5 +151,25 @@ impl NodeProgress {
                 }
             }
         }
+    }
+}
+
+/// A node's step in words, as its progress line shows it.
+fn words(step: Step) -> String {
+    match step {
+        Step::Connecting => "connecting".to_string(),
+        Step::Sending {
+            artifacts: 0,
+            wire_bytes: _,
+        } => "sending the declaration".to_string(),
+        Step::Sending {
+            artifacts: 1,
+            wire_bytes,
+        } => format!("sending 1 artifact, {wire_bytes} bytes"),
+        Step::Sending {
+            artifacts,
+            wire_bytes,
+        } => format!("sending {artifacts} artifacts, {wire_bytes} bytes"),
+        Step::Applying => "applying".to_string(),
     }
 }

@@ -21,8 +21,8 @@ pub struct Args {
 struct Lines<'a>(&'a Ui, super::progress::NodeProgress);
 
 impl PushProgress for Lines<'_> {
-    fn node_step(&self, node: &str, what: &str) {
-        self.1.step(node, what);
+    fn node_step(&self, node: &str, step: crate::deliver::push::Step) {
+        self.1.step(node, step);
     }
 
     fn node_done(&self, p: &NodePush) {

@@ -99,9 +99,26 @@ pub struct NodePush {
 }
 
 /// Told as each node goes, from the worker threads, and as each finishes.
+/// What a node's push is doing now, for a terminal's progress line; the cli words it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Opening the node's session.
+    Connecting,
+    /// Sending the declaration and `artifacts` artifacts, `wire_bytes` as they travel.
+    Sending {
+        /// How many artifacts go with it.
+        artifacts: usize,
+        /// Their bytes on the wire.
+        wire_bytes: u64,
+    },
+    /// The node applies what it was sent.
+    Applying,
+}
+
+/// Told what each node's push is doing, as it happens (a terminal draws it).
 pub trait PushProgress: Sync {
-    /// What a node does now ("connecting", "sending 3.5 MiB", "applying").
-    fn node_step(&self, _node: &str, _what: &str) {}
+    /// What a node does now.
+    fn node_step(&self, _node: &str, _step: Step) {}
     /// A node's outcome.
     fn node_done(&self, p: &NodePush);
 }
@@ -231,7 +248,7 @@ pub fn push(
         mesh.ssh.parallel,
         |work: Work, tx: &mpsc::Sender<Msg>| {
             let node = work.node.clone();
-            progress.node_step(&node, "connecting");
+            progress.node_step(&node, Step::Connecting);
             let outcome = match sessions.take(&node) {
                 Ok(mut taken) => {
                     let outcome = send_one(
@@ -457,10 +474,9 @@ fn send_one(
     let (bytes, wire_bytes) = (stream.artifact_bytes, stream.wire_bytes);
     progress.node_step(
         node,
-        &match sent_artifacts {
-            0 => "sending the declaration".to_string(),
-            1 => format!("sending 1 artifact, {wire_bytes} bytes"),
-            n => format!("sending {n} artifacts, {wire_bytes} bytes"),
+        Step::Sending {
+            artifacts: sent_artifacts,
+            wire_bytes,
         },
     );
     match session.receive(&mut stream) {
@@ -478,7 +494,7 @@ fn send_one(
                 builds,
                 host: have.version.clone(),
             }));
-            progress.node_step(node, "applying");
+            progress.node_step(node, Step::Applying);
             let apply_failed = match session.apply() {
                 Ok(failed) => failed,
                 Err(e) => Some(e.to_string()),
