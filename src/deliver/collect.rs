@@ -10,7 +10,7 @@ use crate::deliver::account;
 use crate::events::{self, Event, Fact};
 use crate::store::{NODES, NodeRecord, Paths, StoreError, Writer};
 use crate::transport::session::NodeSession;
-use crate::transport::{Connections, TransportError, fan_out};
+use crate::transport::{Connections, ErrorKind, TransportError, fan_out};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -211,7 +211,10 @@ fn record(
                 facts.extend(trouble::cleared(w, node, rec.applied_what_was_sent())?);
             }
         }
-        Err(TransportError::Unreachable(reason)) => {
+        Err(TransportError {
+            kind: ErrorKind::Unreachable,
+            source: reason,
+        }) => {
             if rec.unreachable_since.is_none() {
                 rec.unreachable_since = Some(now);
                 facts.push(Fact::Unreachable {

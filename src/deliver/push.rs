@@ -16,7 +16,7 @@ use crate::source::Snapshot;
 use crate::store::{NODES, NodeRecord, Paths, Sent};
 use crate::transport::session::NodeSession;
 use crate::transport::stream::{Part, Stream};
-use crate::transport::{Answer, Connections, TransportError, fan_out};
+use crate::transport::{Answer, Connections, ErrorKind, TransportError, fan_out};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::sync::mpsc;
@@ -381,7 +381,8 @@ impl Outgoing {
 /// A node that could not be reached, or where mesh could not do its work: recorded against
 /// it (an unreachable node stays out of date), and its outcome.
 fn trouble(node: &str, e: TransportError, tx: &mpsc::Sender<Msg>) -> Outcome {
-    if let TransportError::Unreachable(reason) = e {
+    if e.kind == ErrorKind::Unreachable {
+        let reason = e.source;
         let _ = tx.send(Msg::Record(Event::Unreachable {
             node: node.to_string(),
             reason: reason.clone(),
@@ -438,7 +439,7 @@ fn send_one(
     let sequence = next_sequence(&digest, rec.sent.as_ref(), &have);
     // Bounded: never a sequence a JSON reader cannot hold exactly, never a wrap to 0.
     if sequence >= MAX_SEQUENCE {
-        return trouble(TransportError::Failed(format!(
+        return trouble(TransportError::failed(format!(
             "the node holds declaration sequence {}, and the next is not below 2^53: mesh will not send past it; clear the node's declaration (`rm {{root}}/declaration.json {{root}}/state.json` on the node) and push again",
             sequence.saturating_sub(1)
         )));

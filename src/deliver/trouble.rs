@@ -4,15 +4,15 @@
 
 use crate::events::Fact;
 use crate::store::{StoreError, TROUBLE, TROUBLE_AFTER, Trouble, Writer, identity_of};
-use crate::transport::TransportError;
+use crate::transport::{ErrorKind, TransportError};
 
 /// What a transport error means for the node: (kind, whether a run can repair it).
 pub fn kind_of(e: &TransportError) -> Option<(&'static str, bool)> {
-    match e {
-        TransportError::Unreachable(_) => None,
-        TransportError::Refused(_) => Some(("refused", false)),
-        TransportError::NotInstalled(_) => Some(("not installed", true)),
-        TransportError::Failed(_) => Some(("failed", false)),
+    match e.kind {
+        ErrorKind::Unreachable => None,
+        ErrorKind::Refused => Some(("refused", false)),
+        ErrorKind::NotInstalled => Some(("not installed", true)),
+        ErrorKind::Failed => Some(("failed", false)),
     }
 }
 

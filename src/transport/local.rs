@@ -25,22 +25,22 @@ impl Local {
 impl Transport for Local {
     fn open(&self) -> Result<NodeSession, TransportError> {
         let exe = std::env::current_exe()
-            .map_err(|e| TransportError::Failed(format!("cannot find this mesh binary: {e}")))?;
+            .map_err(|e| TransportError::failed(format!("cannot find this mesh binary: {e}")))?;
         let mut command = Command::new(exe);
         command.args(["node", "session", "--root"]).arg(&self.root);
         let child = super::session::piped(&mut command)
             .spawn()
-            .map_err(|e| TransportError::Failed(format!("cannot run this mesh binary: {e}")))?;
+            .map_err(|e| TransportError::failed(format!("cannot run this mesh binary: {e}")))?;
         NodeSession::start(
             child,
-            Box::new(|status, stderr| {
-                match status {
-                None => TransportError::Failed("the node's mesh gave no answer in time (an `activate` that hangs?): check the node's directory, then try again".into()),
-                Some(status) => TransportError::Failed(format!(
+            Box::new(|status, stderr| match status {
+                None => TransportError::failed(
+                    "the node's mesh gave no answer in time (an `activate` that hangs?): check the node's directory, then try again",
+                ),
+                Some(status) => TransportError::failed(format!(
                     "the node's mesh ended ({status}): {}",
                     super::last_line(stderr)
                 )),
-            }
             }),
         )
     }

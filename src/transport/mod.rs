@@ -34,27 +34,67 @@ pub enum Answer {
     },
 }
 
-/// Why a transport call did not do what was asked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TransportError {
+/// What kind of failure a transport call met: what delivery decides on (record the node
+/// unreachable, install mesh, call a person), never the words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
     /// The node could not be reached: a fact about reachability, not a failure of the node.
-    Unreachable(String),
+    Unreachable,
     /// The node has no (or an older) mesh binary.
-    NotInstalled(String),
+    NotInstalled,
     /// The node's ssh refused this controller (a changed host key, a refused key): no run can
     /// repair it, a person must act.
-    Refused(String),
+    Refused,
     /// The node answered, and the call failed there.
-    Failed(String),
+    Failed,
+}
+
+/// Why a transport call did not do what was asked: its kind, and its cause in words for
+/// people (ssh's failure made into a sentence with its help, the node's last line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransportError {
+    /// What kind of failure it is.
+    pub kind: ErrorKind,
+    /// The cause, one sentence.
+    pub source: String,
+}
+
+impl TransportError {
+    /// The node could not be reached.
+    pub fn unreachable(source: impl Into<String>) -> TransportError {
+        TransportError::new(ErrorKind::Unreachable, source)
+    }
+
+    /// The node's mesh is missing or older.
+    pub fn not_installed(source: impl Into<String>) -> TransportError {
+        TransportError::new(ErrorKind::NotInstalled, source)
+    }
+
+    /// The node's ssh refused this controller.
+    pub fn refused(source: impl Into<String>) -> TransportError {
+        TransportError::new(ErrorKind::Refused, source)
+    }
+
+    /// The call failed on the node.
+    pub fn failed(source: impl Into<String>) -> TransportError {
+        TransportError::new(ErrorKind::Failed, source)
+    }
+
+    fn new(kind: ErrorKind, source: impl Into<String>) -> TransportError {
+        TransportError {
+            kind,
+            source: source.into(),
+        }
+    }
 }
 
 impl std::fmt::Display for TransportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            TransportError::Unreachable(r)
-            | TransportError::Refused(r)
-            | TransportError::Failed(r) => f.write_str(r),
-            TransportError::NotInstalled(r) => write!(f, "mesh is not installed on the node: {r}"),
+        match self.kind {
+            ErrorKind::NotInstalled => {
+                write!(f, "mesh is not installed on the node: {}", self.source)
+            }
+            _ => f.write_str(&self.source),
         }
     }
 }
@@ -74,12 +114,12 @@ pub trait Transport: Send + Sync {
 fn connect(t: &dyn Transport) -> Result<(NodeSession, bool), TransportError> {
     match t.open() {
         Ok(s) => Ok((s, false)),
-        Err(TransportError::NotInstalled(_)) => {
-            t.install().map_err(|e| match e {
-                TransportError::Failed(r) => {
-                    TransportError::Failed(format!("could not install mesh: {r}"))
+        Err(e) if e.kind == ErrorKind::NotInstalled => {
+            t.install().map_err(|e| match e.kind {
+                ErrorKind::Failed => {
+                    TransportError::failed(format!("could not install mesh: {}", e.source))
                 }
-                e => e,
+                _ => e,
             })?;
             Ok((t.open()?, true))
         }
@@ -144,7 +184,7 @@ impl<'m> Connections<'m> {
             let mut all = self
                 .transports
                 .lock()
-                .map_err(|_| TransportError::Failed("a worker panicked".into()))?;
+                .map_err(|_| TransportError::failed("a worker panicked"))?;
             all.entry(node.to_string())
                 .or_insert_with(|| {
                     std::sync::Arc::from(for_node(

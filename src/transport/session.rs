@@ -159,7 +159,7 @@ impl NodeSession {
         else {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(TransportError::Failed("its pipes could not be made".into()));
+            return Err(TransportError::failed("its pipes could not be made"));
         };
         let stderr = thread::spawn(move || tail(err));
         NodeSession::begin(
@@ -182,9 +182,7 @@ impl NodeSession {
     ) -> Result<NodeSession, TransportError> {
         let clones = (stream.try_clone(), stream.try_clone());
         let (Ok(input), Ok(output)) = clones else {
-            return Err(TransportError::Failed(
-                "the socket could not be used".into(),
-            ));
+            return Err(TransportError::failed("the socket could not be used"));
         };
         NodeSession::begin(
             Peer::Socket(stream),
@@ -234,7 +232,7 @@ impl NodeSession {
             Greeting::TooMuch => {
                 session.kill();
                 session.wait();
-                return Err(TransportError::Failed(format!(
+                return Err(TransportError::failed(format!(
                     "the node printed more than {} KiB before mesh answered; make the login shell of the node's ssh user quiet for commands (no output from ~/.bashrc when it is not interactive)",
                     MAX_BANNER / 1024
                 )));
@@ -262,7 +260,7 @@ impl NodeSession {
         match theirs {
             Some(h) if h.protocol >= PROTOCOL => Ok(session),
             Some(h) => {
-                let err = TransportError::NotInstalled(format!(
+                let err = TransportError::not_installed(format!(
                     "its mesh {} speaks protocol {}, older than {PROTOCOL}",
                     h.version, h.protocol
                 ));
@@ -272,8 +270,8 @@ impl NodeSession {
             None => {
                 session.kill();
                 session.wait();
-                Err(TransportError::Failed(
-                    "the node's mesh did not answer as a mesh session; reinstall it (`mesh node install NODE`) and push again".into(),
+                Err(TransportError::failed(
+                    "the node's mesh did not answer as a mesh session; reinstall it (`mesh node install NODE`) and push again",
                 ))
             }
         }
@@ -306,7 +304,7 @@ impl NodeSession {
     pub fn have(&mut self) -> Result<Have, TransportError> {
         let answer = self.request(Kind::Have, &[], SHORT)?;
         serde_json::from_slice(&answer).map_err(|e| {
-            TransportError::Failed(format!(
+            TransportError::failed(format!(
                 "its answer to `have` is not one this mesh reads ({e})"
             ))
         })
@@ -327,7 +325,7 @@ impl NodeSession {
                 // The local file failed: the node must never see a clean end. Killed first.
                 self.kill();
                 self.wait();
-                return Err(TransportError::Failed(format!(
+                return Err(TransportError::failed(format!(
                     "could not read the data to send: {e}; check the local file being sent, then push again"
                 )));
             }
@@ -337,7 +335,7 @@ impl NodeSession {
         self.watchdog.set(None);
         let answer = answer?;
         serde_json::from_slice::<Answer>(answer.trim_ascii()).map_err(|e| {
-            TransportError::Failed(format!(
+            TransportError::failed(format!(
                 "its answer to `receive` is not one this mesh reads ({e})"
             ))
         })
@@ -348,7 +346,7 @@ impl NodeSession {
     pub fn apply(&mut self) -> Result<Option<String>, TransportError> {
         let answer = self.request(Kind::Apply, &[], LONG)?;
         let report: Report = serde_json::from_slice(&answer).map_err(|e| {
-            TransportError::Failed(format!(
+            TransportError::failed(format!(
                 "its answer to `apply` is not one this mesh reads ({e})"
             ))
         })?;
@@ -435,33 +433,33 @@ impl NodeSession {
                 match serde_json::from_slice::<Said>(&payload) {
                     // Its lock was held for longer than it waits: not reached this run (nothing
                     // changed there), which the next run retries.
-                    Ok(s) if s.error == "busy" => Err(TransportError::Unreachable(s.message)),
+                    Ok(s) if s.error == "busy" => Err(TransportError::unreachable(s.message)),
                     // It refused our frame and ended the conversation.
                     Ok(s) if s.error == "frame" => {
                         self.closed = true;
-                        Err(TransportError::Failed(format!(
+                        Err(TransportError::failed(format!(
                             "the node's mesh refused what this mesh sent ({}); reinstall it (`mesh node install NODE`) and push again",
                             s.message
                         )))
                     }
-                    Ok(s) => Err(TransportError::Failed(format!(
+                    Ok(s) => Err(TransportError::failed(format!(
                         "the node's mesh: {}",
                         s.message
                     ))),
-                    Err(_) => Err(TransportError::Failed(
-                        "the node answered an error that is not JSON".into(),
+                    Err(_) => Err(TransportError::failed(
+                        "the node answered an error that is not JSON",
                     )),
                 }
             }
             Ok((kind, _)) => {
                 self.kill();
-                Err(TransportError::Failed(format!(
+                Err(TransportError::failed(format!(
                     "the node answered a {kind:?} frame: not a mesh session"
                 )))
             }
             Err(FrameError::Garbage(why)) => {
                 self.kill();
-                Err(TransportError::Failed(format!(
+                Err(TransportError::failed(format!(
                     "the node's answer is not a mesh session frame: {why}"
                 )))
             }

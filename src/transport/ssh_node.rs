@@ -59,27 +59,27 @@ fn failure(
 ) -> TransportError {
     let Some(code) = status.and_then(|s| s.code()) else {
         return match status {
-            None => TransportError::Failed(format!(
+            None => TransportError::failed(format!(
                 "{}: no answer in time; the node or the network is slow or stuck (an `activate` that hangs?): check the node, then try again",
                 ssh.address()
             )),
-            Some(s) => TransportError::Failed(format!("{}: ssh ended ({s})", ssh.address())),
+            Some(s) => TransportError::failed(format!("{}: ssh ended ({s})", ssh.address())),
         };
     };
     match code {
         255 => ssh_error(ssh.failure(stderr)),
         127 | 126 => {
-            TransportError::NotInstalled(format!("{} cannot be run there (exit {code})", program))
+            TransportError::not_installed(format!("{} cannot be run there (exit {code})", program))
         }
         // clap's answer to a verb it does not know: a mesh from before sessions.
         2 if stderr.contains("unrecognized subcommand")
             || stderr.contains("unexpected argument") =>
         {
-            TransportError::NotInstalled(format!(
+            TransportError::not_installed(format!(
                 "{program} is older than this mesh (it has no `node session`, or not all of it)"
             ))
         }
-        _ => TransportError::Failed(format!(
+        _ => TransportError::failed(format!(
             "`mesh node session` ended (exit {code}): {}",
             super::last_line(stderr)
         )),
@@ -94,11 +94,11 @@ fn ssh_error(e: SshError) -> TransportError {
         None => e.to_string(),
     };
     if e.is_unreachable() {
-        TransportError::Unreachable(text)
+        TransportError::unreachable(text)
     } else if matches!(e, SshError::HostKey { .. } | SshError::KeyRefused { .. }) {
-        TransportError::Refused(text)
+        TransportError::refused(text)
     } else {
-        TransportError::Failed(text)
+        TransportError::failed(text)
     }
 }
 
@@ -109,7 +109,9 @@ impl Transport for SshNode {
             && let Ok(stream) = std::os::unix::net::UnixStream::connect(local)
         {
             let broke = |_: Option<std::process::ExitStatus>, _: &str| {
-                TransportError::Failed("the connection to the node's lingering session broke; try again (the next run starts a new one)".into())
+                TransportError::failed(
+                    "the connection to the node's lingering session broke; try again (the next run starts a new one)",
+                )
             };
             if let Ok(session) =
                 NodeSession::over_socket(stream, Box::new(broke), self.connect_timeout)
@@ -149,12 +151,12 @@ impl Transport for SshNode {
 
     fn install(&self) -> Result<(), TransportError> {
         let exe = std::env::current_exe()
-            .map_err(|e| TransportError::Failed(format!("cannot find this mesh binary: {e}")))?;
+            .map_err(|e| TransportError::failed(format!("cannot find this mesh binary: {e}")))?;
         let mut file = std::fs::File::open(&exe)
-            .map_err(|e| TransportError::Failed(format!("cannot read {}: {e}", exe.display())))?;
+            .map_err(|e| TransportError::failed(format!("cannot read {}: {e}", exe.display())))?;
         let size = file
             .metadata()
-            .map_err(|e| TransportError::Failed(format!("cannot read {}: {e}", exe.display())))?
+            .map_err(|e| TransportError::failed(format!("cannot read {}: {e}", exe.display())))?
             .len()
             .to_string();
         // A cut upload looks like a short input to `cat`: only a whole binary is moved in.
@@ -168,7 +170,7 @@ impl Transport for SshNode {
             )
             .map_err(ssh_error)?;
         if out.status != 0 {
-            return Err(TransportError::Failed(format!(
+            return Err(TransportError::failed(format!(
                 "installing mesh under {}/bin failed: exit {}: {}",
                 self.root,
                 out.status,
