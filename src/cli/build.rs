@@ -1,7 +1,7 @@
 //! `mesh build`: build exactly what is stale, in dependency order.
 
 use super::{Ctx, Ui, progress::BuildProgress};
-use crate::builder::{BuildOptions, Verdict};
+use crate::builder::{BuildOptions, BuildSummary, Verdict};
 use crate::{Error, Result};
 
 /// Build what is stale, in dependency order, independent modules in parallel.
@@ -36,6 +36,36 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     for w in &loaded.graph.warnings {
         ui.warn(w);
     }
+    let opts = BuildOptions {
+        names: a.modules.clone(),
+        jobs: jobs(a)?,
+        dry_run: a.dry_run,
+        logs_keep: ctx.mesh.settings.logs_keep,
+        events_keep: ctx.mesh.settings.events_keep,
+    };
+    let progress = BuildProgress::new(ui);
+    let summary = crate::builder::build(ctx.paths(), &loaded, &opts, &progress)?;
+    progress.clear();
+    if a.dry_run {
+        show_would_build(ui, &summary);
+        return Ok(0);
+    }
+    if ui.json {
+        ui.json_data(&summary);
+    }
+    super::run_hooks(ctx, ui, &summary.events);
+    show_failures(ui, &summary);
+    show_totals(ui, &summary);
+    // A broken or unfit build needs a person, as for reconcile (exit 3).
+    let needs_a_person = summary
+        .built
+        .iter()
+        .any(|b| matches!(b.verdict, Verdict::Broken | Verdict::Unfit));
+    Ok(if needs_a_person { 3 } else { 0 })
+}
+
+/// How many builds run at once: `-j`, else the number of CPUs. `-j 0` is a usage error.
+fn jobs(a: &Args) -> Result<usize> {
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -45,39 +75,32 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             hint: "pass -j 1 or more".into(),
         });
     }
-    let opts = BuildOptions {
-        names: a.modules.clone(),
-        jobs,
-        dry_run: a.dry_run,
-        logs_keep: ctx.mesh.settings.logs_keep,
-        events_keep: ctx.mesh.settings.events_keep,
-    };
-    let progress = BuildProgress::new(ui);
-    let summary = crate::builder::build(ctx.paths(), &loaded, &opts, &progress)?;
-    progress.clear();
-    if a.dry_run {
-        if ui.json {
-            let rows: Vec<serde_json::Value> = summary
-                .would_build
-                .iter()
-                .map(|(m, why)| serde_json::json!({"module": m, "reason": why}))
-                .collect();
-            ui.json_data(&rows);
-        } else if summary.would_build.is_empty() {
-            ui.status("nothing to build: every module is current");
-        } else {
-            let mut out = String::new();
-            for (m, why) in &summary.would_build {
-                out.push_str(&format!("would build {m} ({why})\n"));
-            }
-            ui.data(out);
-        }
-        return Ok(0);
-    }
+    Ok(jobs)
+}
+
+/// `--dry-run`: what would be built and why, as rows (`--json`) or lines.
+fn show_would_build(ui: &Ui, summary: &BuildSummary) {
     if ui.json {
-        ui.json_data(&summary);
+        let rows: Vec<serde_json::Value> = summary
+            .would_build
+            .iter()
+            .map(|(m, why)| serde_json::json!({"module": m, "reason": why}))
+            .collect();
+        ui.json_data(&rows);
+    } else if summary.would_build.is_empty() {
+        ui.status("nothing to build: every module is current");
+    } else {
+        let mut out = String::new();
+        for (m, why) in &summary.would_build {
+            out.push_str(&format!("would build {m} ({why})\n"));
+        }
+        ui.data(out);
     }
-    super::run_hooks(ctx, ui, &summary.events);
+}
+
+/// What needs a person: each broken or unfit build with the tail of its log and where the
+/// whole log is, and each blocked module with what blocks it.
+fn show_failures(ui: &Ui, summary: &BuildSummary) {
     for b in summary
         .built
         .iter()
@@ -100,6 +123,10 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     for (m, by) in &summary.blocked {
         ui.status(format!("{m} is blocked by {by}"));
     }
+}
+
+/// The closing lines: the modules early cutoff spared, and how many builds ran, by verdict.
+fn show_totals(ui: &Ui, summary: &BuildSummary) {
     if !summary.spared.is_empty() {
         ui.status(format!(
             "spared by early cutoff (inputs rebuilt to the same artifact): {}",
@@ -107,7 +134,6 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         ));
     }
     let count = |v: Verdict| summary.built.iter().filter(|b| b.verdict == v).count();
-    let needs_a_person = count(Verdict::Broken) + count(Verdict::Unfit) > 0;
     if summary.built.is_empty() {
         ui.status("nothing to build: every module is current");
     } else {
@@ -120,8 +146,6 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             count(Verdict::Outstanding)
         ));
     }
-    // A broken or unfit build needs a person, as for reconcile (exit 3).
-    Ok(if needs_a_person { 3 } else { 0 })
 }
 
 /// "there is no module `X`", naming the modules there are.

@@ -2,7 +2,7 @@
 
 use super::{Ctx, Ui, table};
 use crate::artifact::{SHORT, short};
-use crate::store::{BUILDS, BuildRecord, id_key};
+use crate::store::{BUILDS, BuildRecord, Paths, id_key};
 use crate::{Error, Result};
 use serde::Serialize;
 
@@ -22,14 +22,14 @@ pub struct Args {
     limit: usize,
 }
 
-/// A build as `mesh builds --json` shows it (DESIGN.md §14).
+/// A build as `mesh builds --json` shows it.
 #[derive(Serialize)]
 struct BuildJson<'a> {
     id: u64,
     module: &'a str,
     commit: &'a str,
     source: &'a str,
-    verdict: crate::builder::Verdict,
+    verdict: crate::store::Verdict,
     reason: Option<&'a str>,
     artifact: Option<&'a str>,
     inputs: Vec<InputJson<'a>>,
@@ -39,6 +39,7 @@ struct BuildJson<'a> {
     log: Option<&'a str>,
 }
 
+/// One input of a build in `--json`: the module and the artifact it was built against.
 #[derive(Serialize)]
 struct InputJson<'a> {
     module: &'a str,
@@ -49,33 +50,52 @@ use crate::clock::rfc3339;
 
 /// Runs `mesh builds` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    let paths = ctx.paths();
-    let store = paths.open()?;
     if let Some(id) = a.log {
-        let rec = store.read(|r| r.get(BUILDS, &id_key(id)))?.ok_or_else(|| {
-            Error::failed(
-                format!("there is no build {id}"),
-                "`mesh builds` lists them",
-            )
-        })?;
-        drop(store);
-        let Some(log) = &rec.log else {
-            return Err(Error::failed(
-                format!("build {id} kept no log"),
-                "logs are kept for the newest builds of each module",
-            ));
-        };
-        let path = paths.dot_mesh.join(log);
-        let text = std::fs::read(&path).map_err(|e| {
-            Error::io(
-                format!("the log of build {id} ({}) cannot be read", path.display()),
-                e,
-                "only the newest logs of each module are kept (`logs_keep` in mesh.toml)",
-            )
-        })?;
-        ui.data(String::from_utf8_lossy(&text));
+        show_log(ctx.paths(), ui, id)?;
         return Ok(0);
     }
+    let builds = newest_builds(ctx, a)?;
+    if ui.json {
+        show_json(ui, &builds);
+    } else {
+        show_table(ui, &builds);
+    }
+    Ok(0)
+}
+
+/// `--log ID`: prints build ID's log, or says why there is none (no such build, no log kept,
+/// or the log gone since).
+fn show_log(paths: &Paths, ui: &Ui, id: u64) -> Result<()> {
+    let store = paths.open()?;
+    let rec = store.read(|r| r.get(BUILDS, &id_key(id)))?.ok_or_else(|| {
+        Error::failed(
+            format!("there is no build {id}"),
+            "`mesh builds` lists them",
+        )
+    })?;
+    drop(store);
+    let Some(log) = &rec.log else {
+        return Err(Error::failed(
+            format!("build {id} kept no log"),
+            "logs are kept for the newest builds of each module",
+        ));
+    };
+    let path = paths.dot_mesh.join(log);
+    let text = std::fs::read(&path).map_err(|e| {
+        Error::io(
+            format!("the log of build {id} ({}) cannot be read", path.display()),
+            e,
+            "only the newest logs of each module are kept (`logs_keep` in mesh.toml)",
+        )
+    })?;
+    ui.data(String::from_utf8_lossy(&text));
+    Ok(())
+}
+
+/// The builds to list: the module's (every module's without one), newest first, at most
+/// `--limit`. A module with no build at all must be one the mesh has.
+fn newest_builds(ctx: &Ctx, a: &Args) -> Result<Vec<BuildRecord>> {
+    let store = ctx.paths().open()?;
     let mut builds: Vec<BuildRecord> = store
         .read(|r| r.range(BUILDS, b"", None))?
         .into_iter()
@@ -93,40 +113,47 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     }
     builds.reverse();
     builds.truncate(a.limit);
-    if ui.json {
-        let out: Vec<BuildJson> = builds
-            .iter()
-            .map(|b| BuildJson {
-                id: b.id,
-                module: &b.module,
-                commit: &b.commit,
-                source: &b.source,
-                verdict: b.verdict,
-                reason: b.reason.as_deref(),
-                artifact: b.artifact.as_deref(),
-                inputs: b
-                    .inputs
-                    .iter()
-                    .map(|(m, a)| InputJson {
-                        module: m,
-                        artifact: a,
-                    })
-                    .collect(),
-                started: rfc3339(b.started),
-                finished: rfc3339(b.finished),
-                duration_ms: b.finished.saturating_sub(b.started),
-                log: b.log.as_deref(),
-            })
-            .collect();
-        ui.json_data(&out);
-        return Ok(0);
-    }
+    Ok(builds)
+}
+
+/// `--json`: every build as [`BuildJson`].
+fn show_json(ui: &Ui, builds: &[BuildRecord]) {
+    let out: Vec<BuildJson> = builds
+        .iter()
+        .map(|b| BuildJson {
+            id: b.id,
+            module: &b.module,
+            commit: &b.commit,
+            source: &b.source,
+            verdict: b.verdict,
+            reason: b.reason.as_deref(),
+            artifact: b.artifact.as_deref(),
+            inputs: b
+                .inputs
+                .iter()
+                .map(|(m, a)| InputJson {
+                    module: m,
+                    artifact: a,
+                })
+                .collect(),
+            started: rfc3339(b.started),
+            finished: rfc3339(b.finished),
+            duration_ms: b.finished.saturating_sub(b.started),
+            log: b.log.as_deref(),
+        })
+        .collect();
+    ui.json_data(&out);
+}
+
+/// The table: one row per build, digests and commits cut short, a verdict with its reason
+/// unless fit.
+fn show_table(ui: &Ui, builds: &[BuildRecord]) {
     let mut t = table::new(&[
         "id", "module", "commit", "verdict", "artifact", "duration", "inputs",
     ]);
-    for b in &builds {
+    for b in builds {
         let verdict = match &b.reason {
-            Some(r) if b.verdict != crate::builder::Verdict::Fit => format!("{} ({r})", b.verdict),
+            Some(r) if b.verdict != crate::store::Verdict::Fit => format!("{} ({r})", b.verdict),
             _ => b.verdict.to_string(),
         };
         t.add_row(vec![
@@ -151,5 +178,4 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         ]);
     }
     ui.data(table::render(&t));
-    Ok(0)
 }

@@ -149,42 +149,39 @@ fn shown(arg: &clap::Arg) -> bool {
 /// One man page: name, synopsis, description, options, commands, examples, the global options,
 /// exit status (mesh.1) and the pages to see also.
 fn page(cmd: &clap::Command, path: &[String]) -> String {
+    let mut r = title(cmd, path);
+    r.push_str(&synopsis(cmd, path));
+    r.push_str(&description(cmd));
+    r.push_str(&options(cmd, path));
+    r.push_str(&commands(cmd, path));
+    r.push_str(&examples(path));
+    r.push_str(&global_options_or_exit_status(path));
+    r.push_str(&see_also(cmd, path));
+    r
+}
+
+/// The `.TH` header and the NAME section: the page's name and the verb's one-line about.
+fn title(cmd: &clap::Command, path: &[String]) -> String {
     let name = path.join("-");
-    let words = path.join(" ");
-    let mut r = String::new();
-    r.push_str(&format!(
-        ".TH {} 1 {DATE} \"mesh {}\" \"mesh manual\"\n",
-        esc(&name.to_uppercase()),
-        esc(env!("CARGO_PKG_VERSION"))
-    ));
     let about = cmd.get_about().map(|a| a.to_string()).unwrap_or_default();
-    r.push_str(&format!(
-        ".SH NAME\n{} \\- {}\n",
+    format!(
+        ".TH {} 1 {DATE} \"mesh {}\" \"mesh manual\"\n.SH NAME\n{} \\- {}\n",
+        esc(&name.to_uppercase()),
+        esc(env!("CARGO_PKG_VERSION")),
         esc(&name),
         esc(about.trim_end_matches('.'))
-    ));
-    // SYNOPSIS
-    let mut syn = vec![bold(&words)];
+    )
+}
+
+/// The SYNOPSIS section: the words, every shown option, the positionals, and `COMMAND` when
+/// the verb has verbs of its own.
+fn synopsis(cmd: &clap::Command, path: &[String]) -> String {
+    let mut syn = vec![bold(&path.join(" "))];
     for a in cmd
         .get_arguments()
         .filter(|a| shown(a) && !a.is_positional())
     {
-        let o = match (a.get_short(), a.get_long()) {
-            (Some(s), _) if a.get_long().is_none() || !a.get_action().takes_values() => {
-                let mut o = bold(&format!("-{s}"));
-                if let Some(l) = a.get_long() {
-                    o = format!("{o}|{}", bold(&format!("--{l}")));
-                }
-                if a.get_action().takes_values() {
-                    for v in a.get_value_names().unwrap_or_default() {
-                        o.push(' ');
-                        o.push_str(&italic(v));
-                    }
-                }
-                o
-            }
-            _ => option(a).replace(", ", "|"),
-        };
+        let o = synopsis_option(a);
         if matches!(a.get_action(), clap::ArgAction::Count) {
             syn.push(format!("[{o}]..."));
         } else if a.is_required_set() {
@@ -196,62 +193,102 @@ fn page(cmd: &clap::Command, path: &[String]) -> String {
     for a in cmd.get_positionals().filter(|a| shown(a)) {
         syn.push(positional(a, true));
     }
-    let subs = verbs(cmd);
-    if !subs.is_empty() {
+    if !verbs(cmd).is_empty() {
         syn.push(italic("COMMAND"));
     }
-    r.push_str(&format!(".SH SYNOPSIS\n{}\n", syn.join(" ")));
-    // DESCRIPTION
+    format!(".SH SYNOPSIS\n{}\n", syn.join(" "))
+}
+
+/// An option as the synopsis writes it: its names joined by `|`, the short one first when it
+/// has no long one or takes no value (`-v|--verbose`), else as [`option`] writes it.
+fn synopsis_option(a: &clap::Arg) -> String {
+    match (a.get_short(), a.get_long()) {
+        (Some(s), _) if a.get_long().is_none() || !a.get_action().takes_values() => {
+            let mut o = bold(&format!("-{s}"));
+            if let Some(l) = a.get_long() {
+                o = format!("{o}|{}", bold(&format!("--{l}")));
+            }
+            if a.get_action().takes_values() {
+                for v in a.get_value_names().unwrap_or_default() {
+                    o.push(' ');
+                    o.push_str(&italic(v));
+                }
+            }
+            o
+        }
+        _ => option(a).replace(", ", "|"),
+    }
+}
+
+/// The DESCRIPTION section: the long about (else the about) as paragraphs.
+fn description(cmd: &clap::Command) -> String {
     let long = cmd
         .get_long_about()
         .or_else(|| cmd.get_about())
         .map(|a| a.to_string())
         .unwrap_or_default();
-    r.push_str(".SH DESCRIPTION\n");
-    r.push_str(&paragraphs(&long));
-    // OPTIONS
+    format!(".SH DESCRIPTION\n{}", paragraphs(&long))
+}
+
+/// The OPTIONS section (GLOBAL OPTIONS on mesh.1, where every verb's options are): one entry
+/// per shown argument; nothing when there are none.
+fn options(cmd: &clap::Command, path: &[String]) -> String {
     let args: Vec<&clap::Arg> = cmd.get_arguments().filter(|a| shown(a)).collect();
-    if !args.is_empty() {
-        let own = if path.len() == 1 {
-            "GLOBAL OPTIONS"
-        } else {
-            "OPTIONS"
-        };
-        r.push_str(&format!(".SH \"{own}\"\n"));
-        for a in args {
-            let head = if a.is_positional() {
-                positional(a, false)
-            } else {
-                option(a)
-            };
-            let mut help = a
-                .get_long_help()
-                .or_else(|| a.get_help())
-                .map(|h| h.to_string())
-                .unwrap_or_default();
-            let values: Vec<String> = a
-                .get_possible_values()
-                .iter()
-                .filter(|v| !v.is_hide_set())
-                .map(|v| v.get_name().to_string())
-                .collect();
-            if !values.is_empty() && a.get_action().takes_values() {
-                help.push_str(&format!(" One of: {}.", values.join(", ")));
-            }
-            let defaults: Vec<String> = a
-                .get_default_values()
-                .iter()
-                .map(|v| v.to_string_lossy().into_owned())
-                .collect();
-            if !defaults.is_empty() && a.get_action().takes_values() {
-                help.push_str(&format!(" Default: {}.", defaults.join(", ")));
-            }
-            r.push_str(&format!(".TP\n{head}\n{}\n", esc(help.trim())));
-        }
+    if args.is_empty() {
+        return String::new();
     }
-    // COMMANDS
+    let own = if path.len() == 1 {
+        "GLOBAL OPTIONS"
+    } else {
+        "OPTIONS"
+    };
+    let mut r = format!(".SH \"{own}\"\n");
+    for a in args {
+        let head = if a.is_positional() {
+            positional(a, false)
+        } else {
+            option(a)
+        };
+        r.push_str(&format!(".TP\n{head}\n{}\n", esc(option_help(a).trim())));
+    }
+    r
+}
+
+/// An argument's help, followed by the values it takes and its default, when it takes one.
+fn option_help(a: &clap::Arg) -> String {
+    let mut help = a
+        .get_long_help()
+        .or_else(|| a.get_help())
+        .map(|h| h.to_string())
+        .unwrap_or_default();
+    let values: Vec<String> = a
+        .get_possible_values()
+        .iter()
+        .filter(|v| !v.is_hide_set())
+        .map(|v| v.get_name().to_string())
+        .collect();
+    if !values.is_empty() && a.get_action().takes_values() {
+        help.push_str(&format!(" One of: {}.", values.join(", ")));
+    }
+    let defaults: Vec<String> = a
+        .get_default_values()
+        .iter()
+        .map(|v| v.to_string_lossy().into_owned())
+        .collect();
+    if !defaults.is_empty() && a.get_action().takes_values() {
+        help.push_str(&format!(" Default: {}.", defaults.join(", ")));
+    }
+    help
+}
+
+/// The COMMANDS section, then NODE-SIDE COMMANDS for the hidden verbs mesh runs on a node:
+/// each verb's about and the page it has. Nothing for a section without verbs.
+fn commands(cmd: &clap::Command, path: &[String]) -> String {
+    let name = path.join("-");
+    let words = path.join(" ");
     let (plumbing, commands): (Vec<&clap::Command>, Vec<&clap::Command>) =
-        subs.iter().partition(|s| s.is_hide_set());
+        verbs(cmd).into_iter().partition(|s| s.is_hide_set());
+    let mut r = String::new();
     for (title, list) in [("COMMANDS", commands), ("NODE-SIDE COMMANDS", plumbing)] {
         if list.is_empty() {
             continue;
@@ -276,25 +313,41 @@ fn page(cmd: &clap::Command, path: &[String]) -> String {
             ));
         }
     }
-    // EXAMPLES
+    r
+}
+
+/// The EXAMPLES section, from the examples `mesh help` shows for the verb; nothing without.
+fn examples(path: &[String]) -> String {
     let key = path[1..].join(" ");
-    if let Some(examples) = super::help::examples(&key) {
-        r.push_str(".SH EXAMPLES\n");
-        for (line, what) in examples {
-            r.push_str(&format!(".TP\n{}\n{}\n", bold(line), esc(what)));
-        }
+    let Some(examples) = super::help::examples(&key) else {
+        return String::new();
+    };
+    let mut r = String::from(".SH EXAMPLES\n");
+    for (line, what) in examples {
+        r.push_str(&format!(".TP\n{}\n{}\n", bold(line), esc(what)));
     }
-    if path.len() > 1 {
-        r.push_str(".SH \"GLOBAL OPTIONS\"\n");
-        r.push_str(&esc(
-            "-C DIR, --state FILE, --json, -q, -v and --color WHEN apply to every verb; \
-             mesh(1) describes them.",
-        ));
-        r.push('\n');
-    } else {
-        r.push_str(EXIT_STATUS);
+    r
+}
+
+/// A verb's page points to mesh(1) for the global options; mesh.1 itself says the exit
+/// statuses instead.
+fn global_options_or_exit_status(path: &[String]) -> String {
+    if path.len() == 1 {
+        return EXIT_STATUS.to_string();
     }
-    // SEE ALSO
+    let mut r = String::from(".SH \"GLOBAL OPTIONS\"\n");
+    r.push_str(&esc(
+        "-C DIR, --state FILE, --json, -q, -v and --color WHEN apply to every verb; \
+         mesh(1) describes them.",
+    ));
+    r.push('\n');
+    r
+}
+
+/// The SEE ALSO section: mesh(1) and the parent verb's page from a verb's page, and the page
+/// of each of its own verbs; nothing when there are none.
+fn see_also(cmd: &clap::Command, path: &[String]) -> String {
+    let name = path.join("-");
     let mut see: Vec<String> = Vec::new();
     if path.len() > 1 {
         see.push("mesh".to_string());
@@ -302,14 +355,19 @@ fn page(cmd: &clap::Command, path: &[String]) -> String {
             see.push(path[..path.len() - 1].join("-"));
         }
     }
-    see.extend(subs.iter().map(|s| format!("{name}-{}", s.get_name())));
-    if !see.is_empty() {
-        r.push_str(".SH \"SEE ALSO\"\n");
-        let n = see.len();
-        for (i, s) in see.iter().enumerate() {
-            let comma = if i + 1 < n { "," } else { "" };
-            r.push_str(&format!(".BR {} (1){comma}\n", esc(s)));
-        }
+    see.extend(
+        verbs(cmd)
+            .iter()
+            .map(|s| format!("{name}-{}", s.get_name())),
+    );
+    if see.is_empty() {
+        return String::new();
+    }
+    let mut r = String::from(".SH \"SEE ALSO\"\n");
+    let n = see.len();
+    for (i, s) in see.iter().enumerate() {
+        let comma = if i + 1 < n { "," } else { "" };
+        r.push_str(&format!(".BR {} (1){comma}\n", esc(s)));
     }
     r
 }

@@ -1,4 +1,4 @@
-//! The node half of the protocol (DESIGN.md §8): what runs on a node as `mesh node
+//! The node half of the protocol: what runs on a node as `mesh node
 //! session|have|receive|apply|report --root DIR` (and `serve`, a lingering session), over ssh
 //! or on a local directory.
 //!
@@ -29,6 +29,8 @@ mod receive;
 mod serve;
 mod session;
 
+#[cfg(test)]
+mod session_tests;
 #[cfg(test)]
 mod tests;
 

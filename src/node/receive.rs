@@ -1,7 +1,7 @@
 //! `mesh node receive`: takes the missing artifacts and a declaration from a stream, and puts
 //! the declaration in force only once it is whole, valid, not older than what the node holds,
 //! and everything it names is held. Only then does it answer with the digest, and only then
-//! does the controller record the send (DESIGN.md §8).
+//! does the controller record the send.
 //!
 //! The stream, as the controller writes it:
 //!
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::disk::RootLock;
 use super::journal::{self, Outcome, Report};
 use super::{Held, Layout, NodeError};
-use crate::artifact::{ArtifactError, Exact, is_digest};
+use crate::artifact::{ArtifactError, ArtifactStore, Exact, is_digest};
 use crate::config::is_valid_name;
 use crate::declare::wire::Envelope;
 use crate::durable::write_atomic;
@@ -128,154 +128,14 @@ fn answer(output: &mut impl Write, value: &serde_json::Value) -> Result<(), Node
         .map_err(|source| NodeError::Answer { source })
 }
 
-/// Everything between taking the lock and answering.
+/// Everything between taking the lock and answering: the stream read whole (its artifacts
+/// stored as they come), the declaration checked, and put in force unless it already is.
 fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received, Stop> {
     let store = layout.store();
-    let mut artifacts = Vec::new();
-    let bytes = loop {
-        let line = read_line(input)?.ok_or_else(|| {
-            Stop::Cut("the stream ended before the declaration (truncated)".to_string())
-        })?;
-        let words: Vec<&str> = line.split(' ').collect();
-        match words.as_slice() {
-            ["artifact", digest, size, rest @ ..] => {
-                let size = parse_size(size, &line)?;
-                if !is_digest(digest) {
-                    return Err(refuse(format!(
-                        "not an artifact digest: {digest:?} (expected 64 lowercase hex characters)"
-                    )));
-                }
-                let stored = match rest {
-                    [] => {
-                        let mut exact = Exact::new(&mut *input, size, "the stream ended early");
-                        store.put_verified(digest, &mut exact)
-                    }
-                    ["zstd", length] => {
-                        let length = parse_size(length, &line)?;
-                        put_compressed(&store, digest, size, length, &mut *input)?
-                    }
-                    _ => return Err(refuse(format!("unexpected line in the stream: {line:?}"))),
-                };
-                match stored {
-                    Ok(_) => artifacts.push((*digest).to_string()),
-                    Err(ArtifactError::DigestMismatch { actual, .. }) => {
-                        return Err(refuse(format!(
-                            "artifact {digest} does not match its digest (its bytes hash to {actual})"
-                        )));
-                    }
-                    Err(ArtifactError::Read { source }) => {
-                        return Err(Stop::Cut(stream_failed(
-                            &format!("artifact {digest}"),
-                            &source,
-                        )));
-                    }
-                    Err(e) => return Err(Stop::Fail(e.into())),
-                }
-            }
-            ["declaration", size] => {
-                let size = parse_size(size, &line)?;
-                if size > MAX_DECLARATION {
-                    return Err(refuse(format!(
-                        "the declaration is {size} bytes, more than the {MAX_DECLARATION} accepted"
-                    )));
-                }
-                let mut bytes = Vec::new();
-                Exact::new(&mut *input, size, "the stream ended early")
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| Stop::Cut(stream_failed("the declaration", &e)))?;
-                break bytes;
-            }
-            _ => return Err(refuse(format!("unexpected line in the stream: {line:?}"))),
-        }
-    };
-    match read_line(input)?.as_deref() {
-        // Taken only once the stream has ended there too: a session's `End` frame, or the end
-        // of stdin. A cut just after `end` is still a cut, unanswered and not in force.
-        Some("end") => {
-            let mut more = [0u8; 1];
-            match input.read(&mut more) {
-                Ok(0) => {}
-                Ok(_) => return Err(refuse("bytes after the `end` line")),
-                Err(e) => return Err(Stop::Cut(stream_failed("the end of the stream", &e))),
-            }
-        }
-        Some(other) => {
-            return Err(refuse(format!(
-                "expected `end` after the declaration, got {other:?}"
-            )));
-        }
-        None => {
-            return Err(Stop::Cut(
-                "the stream ended without its `end` line (truncated)".to_string(),
-            ));
-        }
-    }
-
-    let envelope: Envelope = serde_json::from_slice(&bytes)
-        .map_err(|e| refuse(format!("the declaration is not a valid envelope: {e}")))?;
-    let held = Held {
-        digest: envelope.digest.clone(),
-        sequence: envelope.sequence,
-    };
-    let refuse_this = |reason: String| Stop::Refuse {
-        reason,
-        declaration: Some(held.clone()),
-    };
-    if !envelope.digest_matches() {
-        return Err(refuse_this(format!(
-            "declaration digest {} does not match content (it hashes to {})",
-            envelope.digest,
-            envelope.declaration.digest()
-        )));
-    }
-    let mut names = BTreeSet::new();
-    for module in &envelope.declaration.modules {
-        if !is_valid_name(&module.name) {
-            return Err(refuse_this(format!(
-                "invalid module name {:?} (must match {})",
-                module.name,
-                crate::config::NAME_PATTERN
-            )));
-        }
-        if !names.insert(module.name.as_str()) {
-            return Err(refuse_this(format!(
-                "module {} is declared twice",
-                module.name
-            )));
-        }
-        if !store.contains(&module.artifact) {
-            return Err(refuse_this(format!(
-                "module {} names artifact {} which the node does not hold",
-                module.name, module.artifact
-            )));
-        }
-    }
-
-    if held.sequence >= super::MAX_SEQUENCE {
-        return Err(refuse_this(format!(
-            "sequence {} is not below 2^53, the bound of declaration sequences",
-            held.sequence
-        )));
-    }
-    let in_force = layout.declaration_held()?;
-    let applied = layout.applied()?;
-    for (floor, what) in [(&applied, "applied"), (&in_force, "held")] {
-        if let Some(floor) = floor {
-            if held.sequence < floor.sequence {
-                return Err(refuse_this(format!(
-                    "sequence {} is lower than {} already {what}",
-                    held.sequence, floor.sequence
-                )));
-            }
-            if held.sequence == floor.sequence && held.digest != floor.digest {
-                return Err(refuse_this(format!(
-                    "sequence {} is already {what} with another digest ({})",
-                    held.sequence, floor.digest
-                )));
-            }
-        }
-    }
-
+    let (artifacts, bytes) = read_artifacts_and_declaration(&store, input)?;
+    expect_end(input)?;
+    let held = check_declaration(&store, &bytes)?;
+    let in_force = check_sequence(layout, &held)?;
     let unchanged = in_force.as_ref() == Some(&held);
     if !unchanged {
         write_atomic(&layout.declaration(), &bytes).map_err(NodeError::from)?;
@@ -288,11 +148,216 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
     })
 }
 
+/// Reads the stream up to the declaration: each artifact stored as it comes, then the
+/// declaration's bytes. Returns the artifacts' digests in stream order, and those bytes.
+fn read_artifacts_and_declaration(
+    store: &ArtifactStore,
+    input: &mut impl BufRead,
+) -> Result<(Vec<String>, Vec<u8>), Stop> {
+    let mut artifacts = Vec::new();
+    loop {
+        let line = read_line(input)?.ok_or_else(|| {
+            Stop::Cut("the stream ended before the declaration (truncated)".to_string())
+        })?;
+        let words: Vec<&str> = line.split(' ').collect();
+        match words.as_slice() {
+            ["artifact", digest, size, rest @ ..] => {
+                store_artifact(store, input, &line, digest, size, rest)?;
+                artifacts.push((*digest).to_string());
+            }
+            ["declaration", size] => {
+                let bytes = read_declaration(input, parse_size(size, &line)?)?;
+                return Ok((artifacts, bytes));
+            }
+            _ => return Err(refuse(format!("unexpected line in the stream: {line:?}"))),
+        }
+    }
+}
+
+/// Stores the artifact an `artifact <digest> <size> [zstd <length>]` line announces, verified
+/// against its digest. Bytes that do not match it are refused; a stream that fails is cut.
+fn store_artifact(
+    store: &ArtifactStore,
+    input: &mut impl BufRead,
+    line: &str,
+    digest: &str,
+    size: &str,
+    rest: &[&str],
+) -> Result<(), Stop> {
+    let size = parse_size(size, line)?;
+    if !is_digest(digest) {
+        return Err(refuse(format!(
+            "not an artifact digest: {digest:?} (expected 64 lowercase hex characters)"
+        )));
+    }
+    let stored = match rest {
+        [] => {
+            let mut exact = Exact::new(&mut *input, size, "the stream ended early");
+            store.put_verified(digest, &mut exact)
+        }
+        ["zstd", length] => {
+            let length = parse_size(length, line)?;
+            put_compressed(store, digest, size, length, &mut *input)?
+        }
+        _ => return Err(refuse(format!("unexpected line in the stream: {line:?}"))),
+    };
+    match stored {
+        Ok(_) => Ok(()),
+        Err(ArtifactError::DigestMismatch { actual, .. }) => Err(refuse(format!(
+            "artifact {digest} does not match its digest (its bytes hash to {actual})"
+        ))),
+        Err(ArtifactError::Read { source }) => Err(Stop::Cut(stream_failed(
+            &format!("artifact {digest}"),
+            &source,
+        ))),
+        Err(e) => Err(Stop::Fail(e.into())),
+    }
+}
+
+/// The declaration's `size` bytes, refused above [`MAX_DECLARATION`].
+fn read_declaration(input: &mut impl BufRead, size: u64) -> Result<Vec<u8>, Stop> {
+    if size > MAX_DECLARATION {
+        return Err(refuse(format!(
+            "the declaration is {size} bytes, more than the {MAX_DECLARATION} accepted"
+        )));
+    }
+    let mut bytes = Vec::new();
+    Exact::new(&mut *input, size, "the stream ended early")
+        .read_to_end(&mut bytes)
+        .map_err(|e| Stop::Cut(stream_failed("the declaration", &e)))?;
+    Ok(bytes)
+}
+
+/// The `end` line, and the stream ending right after it.
+fn expect_end(input: &mut impl BufRead) -> Result<(), Stop> {
+    match read_line(input)?.as_deref() {
+        // Taken only once the stream has ended there too: a session's `End` frame, or the end
+        // of stdin. A cut just after `end` is still a cut, unanswered and not in force.
+        Some("end") => {
+            let mut more = [0u8; 1];
+            match input.read(&mut more) {
+                Ok(0) => Ok(()),
+                Ok(_) => Err(refuse("bytes after the `end` line")),
+                Err(e) => Err(Stop::Cut(stream_failed("the end of the stream", &e))),
+            }
+        }
+        Some(other) => Err(refuse(format!(
+            "expected `end` after the declaration, got {other:?}"
+        ))),
+        None => Err(Stop::Cut(
+            "the stream ended without its `end` line (truncated)".to_string(),
+        )),
+    }
+}
+
+/// A refusal of the declaration `held`, reported as about it.
+fn refuse_held(held: &Held, reason: String) -> Stop {
+    Stop::Refuse {
+        reason,
+        declaration: Some(held.clone()),
+    }
+}
+
+/// The declaration's envelope parsed strictly, its digest matching its content: which
+/// declaration it is.
+fn check_declaration(store: &ArtifactStore, bytes: &[u8]) -> Result<Held, Stop> {
+    let envelope: Envelope = serde_json::from_slice(bytes)
+        .map_err(|e| refuse(format!("the declaration is not a valid envelope: {e}")))?;
+    let held = Held {
+        digest: envelope.digest.clone(),
+        sequence: envelope.sequence,
+    };
+    if !envelope.digest_matches() {
+        return Err(refuse_held(
+            &held,
+            format!(
+                "declaration digest {} does not match content (it hashes to {})",
+                envelope.digest,
+                envelope.declaration.digest()
+            ),
+        ));
+    }
+    check_modules(store, &envelope, &held)?;
+    Ok(held)
+}
+
+/// Every module the declaration names: a valid name, declared once, its artifact held.
+fn check_modules(store: &ArtifactStore, envelope: &Envelope, held: &Held) -> Result<(), Stop> {
+    let mut names = BTreeSet::new();
+    for module in &envelope.declaration.modules {
+        if !is_valid_name(&module.name) {
+            return Err(refuse_held(
+                held,
+                format!(
+                    "invalid module name {:?} (must match {})",
+                    module.name,
+                    crate::config::NAME_PATTERN
+                ),
+            ));
+        }
+        if !names.insert(module.name.as_str()) {
+            return Err(refuse_held(
+                held,
+                format!("module {} is declared twice", module.name),
+            ));
+        }
+        if !store.contains(&module.artifact) {
+            return Err(refuse_held(
+                held,
+                format!(
+                    "module {} names artifact {} which the node does not hold",
+                    module.name, module.artifact
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The declaration's sequence: below 2^53, and not below the one last applied or the one in
+/// force (nor equal to one with another digest). Returns the declaration in force.
+fn check_sequence(layout: &Layout, held: &Held) -> Result<Option<Held>, Stop> {
+    if held.sequence >= super::MAX_SEQUENCE {
+        return Err(refuse_held(
+            held,
+            format!(
+                "sequence {} is not below 2^53, the bound of declaration sequences",
+                held.sequence
+            ),
+        ));
+    }
+    let in_force = layout.declaration_held()?;
+    let applied = layout.applied()?;
+    for (floor, what) in [(&applied, "applied"), (&in_force, "held")] {
+        if let Some(floor) = floor {
+            if held.sequence < floor.sequence {
+                return Err(refuse_held(
+                    held,
+                    format!(
+                        "sequence {} is lower than {} already {what}",
+                        held.sequence, floor.sequence
+                    ),
+                ));
+            }
+            if held.sequence == floor.sequence && held.digest != floor.digest {
+                return Err(refuse_held(
+                    held,
+                    format!(
+                        "sequence {} is already {what} with another digest ({})",
+                        held.sequence, floor.digest
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(in_force)
+}
+
 /// Stores an artifact sent compressed: `length` bytes of one zstd frame that decompress to
 /// `size` bytes hashing to `digest`. Bytes that are not that are refused; a stream that ends or
 /// fails while they are read is cut.
 fn put_compressed(
-    store: &crate::artifact::ArtifactStore,
+    store: &ArtifactStore,
     digest: &str,
     size: u64,
     length: u64,

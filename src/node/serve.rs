@@ -68,18 +68,76 @@ fn owned_by_me(path: &Path) -> bool {
 }
 
 /// The identity of a file: (device, inode, modified), to notice a binary replaced.
-fn identity(path: &Path) -> Option<(u64, u64, i64)> {
+type Identity = (u64, u64, i64);
+
+/// The identity of the file at `path`, if there is one.
+fn identity(path: &Path) -> Option<Identity> {
     fs::metadata(path)
         .ok()
         .map(|m| (m.dev(), m.ino(), m.mtime()))
+}
+
+/// The program a server answers as: the one the controller runs (an upgrade replaces it),
+/// else this binary, with its identity when the server started.
+#[derive(Clone)]
+struct Binary {
+    exe: Option<PathBuf>,
+    started_as: Option<Identity>,
+}
+
+impl Binary {
+    /// The program of `root` as it is now.
+    fn now(root: &Path) -> Binary {
+        let program = root.join("bin").join("mesh");
+        let exe = if program.exists() {
+            Some(program)
+        } else {
+            std::env::current_exe().ok()
+        };
+        let started_as = exe.as_deref().and_then(identity);
+        Binary { exe, started_as }
+    }
+
+    /// Whether it was replaced since (an upgrade): the old binary must not answer for the new.
+    fn replaced(&self) -> bool {
+        self.exe.as_deref().and_then(identity) != self.started_as
+    }
 }
 
 /// Serves sessions on the root's socket until nothing connected for `idle` (and none is in
 /// progress), or until this binary is replaced. Returns at once when another server holds the
 /// root's session lock.
 pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
+    refuse_a_shared_root(root)?;
+    let Some(lock) = take_session_lock(root)? else {
+        return Ok(());
+    };
+    let socket = socket_path(root);
+    let listener = listen(&socket)?;
+    let ours = identity(&socket);
+    let binary = Binary::now(root);
+
+    // Sessions in progress, and whether this server decided to end: decided under the same
+    // lock as a new session starts, so none starts only to be cut by the exit.
+    let state = Arc::new(Mutex::new(Serving {
+        active: 0,
+        last: Instant::now(),
+        closing: false,
+    }));
+    accept_sessions(listener, state.clone(), root.to_path_buf(), binary.clone());
+    wait_for_the_end(&state, idle, &binary, &socket, ours);
+    // The socket is removed only while it is still this server's.
+    if identity(&socket) == ours {
+        let _ = fs::remove_file(&socket);
+    }
+    drop(lock);
+    Ok(())
+}
+
+/// Makes the root if need be, and refuses it unless it is this user's alone: where another
+/// user could put their own socket, sessions are not offered at all.
+fn refuse_a_shared_root(root: &Path) -> Result<(), NodeError> {
     fs::create_dir_all(root).map_err(NodeError::io("create", root))?;
-    // Where another user could put their own socket, sessions are not offered at all.
     let shared = fs::metadata(root)
         .map(|m| m.mode() & 0o022 != 0)
         .unwrap_or(true);
@@ -91,6 +149,12 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
             ),
         });
     }
+    Ok(())
+}
+
+/// The root's one-server lock, held for as long as the file is open; `None` when another
+/// server keeps it.
+fn take_session_lock(root: &Path) -> Result<Option<fs::File>, NodeError> {
     let lock_path = root.join(".session.lock");
     let lock = OpenOptions::new()
         .create(true)
@@ -102,91 +166,93 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
     let asked = Instant::now();
     while lock.try_lock().is_err() {
         if asked.elapsed() > Duration::from_secs(2) {
-            return Ok(());
+            return Ok(None);
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let socket = socket_path(root);
-    let _ = fs::remove_file(&socket);
+    Ok(Some(lock))
+}
+
+/// Listens on `socket`, made anew, with no permissions for anyone but this user.
+fn listen(socket: &Path) -> Result<UnixListener, NodeError> {
+    let _ = fs::remove_file(socket);
     // Only this user may connect: the socket is made with no permissions for others. The mask
     // is the whole process's, set and restored while it has one thread.
     // SAFETY: umask has no preconditions and only changes this process's file creation mask.
     let old = unsafe { libc::umask(0o077) };
-    let listener = UnixListener::bind(&socket);
+    let listener = UnixListener::bind(socket);
     // SAFETY: as above.
     unsafe { libc::umask(old) };
-    let listener = listener.map_err(NodeError::io("listen on", &socket))?;
-    let ours = identity(&socket);
-    // The program the controller runs (an upgrade replaces it), else this binary.
-    let program = root.join("bin").join("mesh");
-    let exe = if program.exists() {
-        Some(program)
-    } else {
-        std::env::current_exe().ok()
-    };
-    let started_as = exe.as_deref().and_then(identity);
+    listener.map_err(NodeError::io("listen on", socket))
+}
 
-    // Sessions in progress, and whether this server decided to end: decided under the same
-    // lock as a new session starts, so none starts only to be cut by the exit.
-    let state = Arc::new(Mutex::new(Serving {
-        active: 0,
-        last: Instant::now(),
-        closing: false,
-    }));
-    {
-        let (state, root) = (state.clone(), root.to_path_buf());
-        let (exe, started_as) = (exe.clone(), started_as);
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                {
-                    let Ok(mut st) = state.lock() else { return };
-                    // Ending, or replaced (an upgrade): the old binary must not answer for the
-                    // new one. Dropped unanswered, the controller starts a session itself.
-                    if st.closing || exe.as_deref().and_then(identity) != started_as {
-                        return;
-                    }
-                    st.active += 1;
+/// Accepts connections on a thread of its own and serves each on another, until the server
+/// decided to end or its binary was replaced.
+fn accept_sessions(
+    listener: UnixListener,
+    state: Arc<Mutex<Serving>>,
+    root: PathBuf,
+    binary: Binary,
+) {
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            {
+                let Ok(mut st) = state.lock() else { return };
+                // Ending, or replaced (an upgrade): the old binary must not answer for the
+                // new one. Dropped unanswered, the controller starts a session itself.
+                if st.closing || binary.replaced() {
+                    return;
                 }
-                let (state, root) = (state.clone(), root.clone());
-                std::thread::spawn(move || {
-                    if let Ok(reader) = stream.try_clone() {
-                        let mut input = BufReader::new(reader);
-                        let mut output = BufWriter::new(stream);
-                        let _ = super::session(&root, &mut input, &mut output);
-                    }
-                    if let Ok(mut st) = state.lock() {
-                        st.active -= 1;
-                        st.last = Instant::now();
-                    }
-                });
+                st.active += 1;
             }
-        });
+            let (state, root) = (state.clone(), root.clone());
+            std::thread::spawn(move || serve_one(&root, stream, &state));
+        }
+    });
+}
+
+/// One session on one connection, as [`super::session()`] serves it; then it counts as ended.
+fn serve_one(root: &Path, stream: UnixStream, state: &Mutex<Serving>) {
+    if let Ok(reader) = stream.try_clone() {
+        let mut input = BufReader::new(reader);
+        let mut output = BufWriter::new(stream);
+        let _ = super::session(root, &mut input, &mut output);
     }
+    if let Ok(mut st) = state.lock() {
+        st.active -= 1;
+        st.last = Instant::now();
+    }
+}
+
+/// Returns once the server should end: asked to stop, or with no session in progress, unused
+/// for `idle`, replaced, or its socket (`ours` when it started) gone. Then no new session
+/// starts.
+fn wait_for_the_end(
+    state: &Mutex<Serving>,
+    idle: Duration,
+    binary: &Binary,
+    socket: &Path,
+    ours: Option<Identity>,
+) {
     loop {
         // Often enough that an upgrade's new server takes over at once.
         std::thread::sleep(Duration::from_millis(50).min(idle));
         // Replaced (an upgrade), or its socket removed (the root wiped): no one can reach it.
-        let replaced = exe.as_deref().and_then(identity) != started_as || identity(&socket) != ours;
+        let replaced = binary.replaced() || identity(socket) != ours;
         // Asked to stop (SIGTERM, a shutdown): now, whatever is in progress (a session cut
         // short is a cut stream to the node: nothing half-done stays in force).
         if crate::process::stopped().is_some() {
-            break;
+            return;
         }
         if let Ok(mut st) = state.lock()
             && st.active == 0
             && (replaced || st.last.elapsed() >= idle)
         {
             st.closing = true;
-            break;
+            return;
         }
     }
-    // The socket is removed only while it is still this server's.
-    if identity(&socket) == ours {
-        let _ = fs::remove_file(&socket);
-    }
-    drop(lock);
-    Ok(())
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 use super::{Answer, ModuleWhere};
 use crate::Result;
 use crate::clock::rfc3339;
-use crate::events::{EVENTS, Fact};
-use crate::store::{BuildRecord, META, NodeRecord, Store, id_key};
+use crate::events::{EVENTS, Event, Fact};
+use crate::store::{BuildRecord, META, NodeRecord, Reader, Store, StoreError, id_key};
 use std::collections::HashMap;
 
 /// Reads back the facts log for what the node records do not keep: when each running node
@@ -20,36 +20,65 @@ pub(super) fn read_facts(
     modules: &mut [ModuleWhere],
     by_module: &HashMap<&str, Vec<&BuildRecord>>,
 ) -> Result<()> {
-    let mut applied: HashMap<(String, String, u64), Option<u64>> = HashMap::new();
-    let mut refused: HashMap<String, Option<(u64, String)>> = HashMap::new();
-    let mut oldest = u64::MAX;
-    for m in modules.iter() {
-        for n in &m.nodes {
-            let Some(b) = n.build else { continue };
-            match n.state {
-                Answer::Running => {
-                    applied.insert((n.name.clone(), m.name.clone(), b), None);
-                }
-                Answer::Declared => {
-                    refused.insert(n.name.clone(), None);
-                }
-                _ => continue,
-            }
-            let finished = by_module
-                .get(m.name.as_str())
-                .and_then(|bs| bs.iter().find(|x| x.id == b))
-                .map_or(0, |x| x.finished);
-            oldest = oldest.min(finished);
-        }
-    }
-    if applied.is_empty() && refused.is_empty() {
+    let mut sought = Sought::for_lines(modules, by_module);
+    if sought.applied.is_empty() && sought.refused.is_empty() {
         return Ok(());
     }
-    store.read(|r| {
+    store.read(|r| sought.read_back(r))?;
+    sought.fill_in(modules, records);
+    Ok(())
+}
+
+/// What the log is read back for, and what it said.
+struct Sought {
+    /// (node, module, build) of each running line → when the node reported applying it.
+    applied: HashMap<(String, String, u64), Option<u64>>,
+    /// The node of each declared line → when it refused the declaration, and why.
+    refused: HashMap<String, Option<(u64, String)>>,
+    /// When the oldest build concerned finished: the log is read back no further.
+    oldest: u64,
+}
+
+impl Sought {
+    /// What to look for about the lines of `modules`: the running ones' `applied` facts and
+    /// the declared ones' refusals.
+    fn for_lines(modules: &[ModuleWhere], by_module: &HashMap<&str, Vec<&BuildRecord>>) -> Sought {
+        let mut sought = Sought {
+            applied: HashMap::new(),
+            refused: HashMap::new(),
+            oldest: u64::MAX,
+        };
+        for m in modules {
+            for n in &m.nodes {
+                let Some(b) = n.build else { continue };
+                match n.state {
+                    Answer::Running => {
+                        sought
+                            .applied
+                            .insert((n.name.clone(), m.name.clone(), b), None);
+                    }
+                    Answer::Declared => {
+                        sought.refused.insert(n.name.clone(), None);
+                    }
+                    _ => continue,
+                }
+                let finished = by_module
+                    .get(m.name.as_str())
+                    .and_then(|bs| bs.iter().find(|x| x.id == b))
+                    .map_or(0, |x| x.finished);
+                sought.oldest = sought.oldest.min(finished);
+            }
+        }
+        sought
+    }
+
+    /// Reads the log newest first, in growing chunks, until everything sought is found or the
+    /// oldest build concerned is passed.
+    fn read_back(&mut self, r: &Reader) -> std::result::Result<(), StoreError> {
         // Small chunks first: what is running was usually applied moments ago.
         let mut chunk_len: u64 = 256;
         let mut hi = r.get(META, b"next_event")?.unwrap_or(1);
-        let mut left = applied.len() + refused.len();
+        let mut left = self.applied.len() + self.refused.len();
         'back: while hi > 1 && left > 0 {
             let lo = hi.saturating_sub(chunk_len).max(1);
             chunk_len = (chunk_len * 2).min(8192);
@@ -58,73 +87,87 @@ pub(super) fn read_facts(
                 break;
             }
             for (_, e) in chunk.iter().rev() {
-                if e.at < oldest {
+                if e.at < self.oldest {
                     break 'back;
                 }
-                if !(e.fact.contains("\"applied\"") || e.fact.contains("\"refused\"")) {
-                    continue;
-                }
-                match serde_json::from_str::<Fact>(&e.fact) {
-                    Ok(Fact::Applied {
-                        node,
-                        module,
-                        build,
-                    }) => {
-                        if let Some(slot) = applied.get_mut(&(node, module, build))
-                            && slot.is_none()
-                        {
-                            *slot = Some(e.at);
-                            left -= 1;
-                        }
-                    }
-                    Ok(Fact::Refused {
-                        node,
-                        resource,
-                        reason,
-                    }) if resource == "declaration" => {
-                        if let Some(slot) = refused.get_mut(&node)
-                            && slot.is_none()
-                        {
-                            *slot = Some((e.at, reason));
-                            left -= 1;
-                        }
-                    }
-                    _ => {}
+                if self.note(e) {
+                    left -= 1;
                 }
             }
             hi = lo;
         }
         Ok(())
-    })?;
-    for m in modules.iter_mut() {
-        for n in &mut m.nodes {
-            match n.state {
-                Answer::Running => {
-                    let Some(b) = n.build else { continue };
-                    let at = applied
-                        .get(&(n.name.clone(), m.name.clone(), b))
-                        .copied()
-                        .flatten()
-                        .or_else(|| {
-                            records
-                                .get(&n.name)
-                                .and_then(|r| r.applied.as_ref())
-                                .map(|a| a.at)
-                        });
-                    n.since_ms = at;
-                    n.since = at.map(rfc3339);
+    }
+
+    /// Takes what event `e` says, when it is the newest `applied` or `refused` fact sought;
+    /// whether it was.
+    fn note(&mut self, e: &Event) -> bool {
+        if !(e.fact.contains("\"applied\"") || e.fact.contains("\"refused\"")) {
+            return false;
+        }
+        match serde_json::from_str::<Fact>(&e.fact) {
+            Ok(Fact::Applied {
+                node,
+                module,
+                build,
+            }) => {
+                if let Some(slot) = self.applied.get_mut(&(node, module, build))
+                    && slot.is_none()
+                {
+                    *slot = Some(e.at);
+                    return true;
                 }
-                Answer::Declared => {
-                    if let Some(Some((at, reason))) = refused.get(&n.name) {
-                        n.state = Answer::Failing;
-                        n.reason = Some(format!("the node refused the declaration: {reason}"));
-                        n.since_ms = Some(*at);
-                        n.since = Some(rfc3339(*at));
+            }
+            Ok(Fact::Refused {
+                node,
+                resource,
+                reason,
+            }) if resource == "declaration" => {
+                if let Some(slot) = self.refused.get_mut(&node)
+                    && slot.is_none()
+                {
+                    *slot = Some((e.at, reason));
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// Puts what was found on the lines: since when each running node runs its build (else
+    /// its last clean apply), and each declared node that refused the declaration as failing.
+    fn fill_in(&self, modules: &mut [ModuleWhere], records: &HashMap<String, NodeRecord>) {
+        for m in modules.iter_mut() {
+            for n in &mut m.nodes {
+                match n.state {
+                    Answer::Running => {
+                        let Some(b) = n.build else { continue };
+                        let at = self
+                            .applied
+                            .get(&(n.name.clone(), m.name.clone(), b))
+                            .copied()
+                            .flatten()
+                            .or_else(|| {
+                                records
+                                    .get(&n.name)
+                                    .and_then(|r| r.applied.as_ref())
+                                    .map(|a| a.at)
+                            });
+                        n.since_ms = at;
+                        n.since = at.map(rfc3339);
                     }
+                    Answer::Declared => {
+                        if let Some(Some((at, reason))) = self.refused.get(&n.name) {
+                            n.state = Answer::Failing;
+                            n.reason = Some(format!("the node refused the declaration: {reason}"));
+                            n.since_ms = Some(*at);
+                            n.since = Some(rfc3339(*at));
+                        }
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
         }
     }
-    Ok(())
 }

@@ -22,14 +22,15 @@ pub use summary::{build_word, clock_time};
 use crate::Result;
 use crate::clock::rfc3339;
 use crate::config::{Kind, MeshConfig};
-use crate::declare::compose;
+use crate::declare::{Composed, compose};
+use crate::graph::stale::{Known, ModuleState};
 use crate::graph::{Loaded, ModuleGraph};
 use crate::status::nodes::FailureJson;
-use crate::store::{BUILDS, BuildRecord, NodeRecord, Paths};
+use crate::store::{BUILDS, BuildRecord, NodeRecord, Paths, Store};
 use follow::{Recorded, Trace};
 use gix::ObjectId;
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The modules whose build is redone when module `m`'s artifact moves, by module index: its
 /// dependents along the edges a change is **delivered** through.
@@ -261,38 +262,15 @@ pub fn trace(
     rev: Option<&str>,
     repo: Option<&str>,
 ) -> Result<Where> {
-    let snapshot = &loaded.snapshot;
     let graph = &loaded.graph;
     let revs = pick_revs(loaded, rev, repo)?;
 
     // One open of the store for everything: the facts log is read once the lines are known.
     let store = paths.open()?;
-    let (known, builds, records, declared, composed) = store.read(|r| {
-        let known = crate::graph::stale::Known::load(r)?;
-        let builds: Vec<BuildRecord> = r
-            .range(BUILDS, b"", None)?
-            .into_iter()
-            .map(|(_, b)| b)
-            .collect();
-        let declared = compose::declared(r)?;
-        let composed = compose::compose_all(mesh, &declared);
-        Ok((
-            known,
-            builds,
-            crate::store::node_records(r)?,
-            declared,
-            composed,
-        ))
-    })?;
-    // Every module's state at the refs, as `mesh plan` judges it.
-    let known = crate::graph::stale::Known {
-        artifacts: Some(paths.artifacts()),
-        ..known
-    };
-    let states =
-        crate::graph::stale::assess(graph, &crate::graph::stale::module_inputs(loaded), &known);
+    let stored = Stored::read(&store, mesh)?;
+    let states = module_states(paths, loaded, stored.known);
     let mut by_module: HashMap<&str, Vec<&BuildRecord>> = HashMap::new();
-    for b in &builds {
+    for b in &stored.builds {
         by_module.entry(b.module.as_str()).or_default().push(b);
     }
     let placement = compose::placement(mesh);
@@ -301,18 +279,90 @@ pub fn trace(
         graph,
         states: &states,
         by_module: &by_module,
-        records: &records,
-        declared: &declared,
-        composed: &composed,
+        records: &stored.records,
+        declared: &stored.declared,
+        composed: &stored.composed,
         placement: &placement,
         empty: NodeRecord::default(),
     };
 
+    let (out_revs, mut modules) = follow_each(&revs, loaded, &facts, &dependents)?;
+    log::read_facts(&store, &stored.records, &mut modules, &by_module)?;
+    let everywhere = modules
+        .iter()
+        .all(|m| m.nodes.iter().all(|n| n.state.is_live()));
+    let summary = summary::summary(&out_revs, &modules, everywhere, crate::clock::now_ms());
+    Ok(Where {
+        revs: out_revs,
+        modules,
+        everywhere,
+        summary,
+    })
+}
+
+/// What the store says that a trace needs, read in one transaction.
+struct Stored {
+    /// What the staleness judgement reads.
+    known: Known,
+    /// Every build, oldest first.
+    builds: Vec<BuildRecord>,
+    /// Every node's record.
+    records: HashMap<String, NodeRecord>,
+    /// The declared build of each module.
+    declared: HashMap<String, BuildRecord>,
+    /// Every node's declaration as it would be sent now.
+    composed: BTreeMap<String, Composed>,
+}
+
+impl Stored {
+    /// Reads it all from `store`.
+    fn read(store: &Store, mesh: &MeshConfig) -> Result<Stored> {
+        Ok(store.read(|r| {
+            let known = Known::load(r)?;
+            let builds: Vec<BuildRecord> = r
+                .range(BUILDS, b"", None)?
+                .into_iter()
+                .map(|(_, b)| b)
+                .collect();
+            let declared = compose::declared(r)?;
+            let composed = compose::compose_all(mesh, &declared);
+            Ok(Stored {
+                known,
+                builds,
+                records: crate::store::node_records(r)?,
+                declared,
+                composed,
+            })
+        })?)
+    }
+}
+
+/// Every module's state at the refs, as `mesh plan` judges it.
+fn module_states(paths: &Paths, loaded: &Loaded, known: Known) -> Vec<ModuleState> {
+    let known = Known {
+        artifacts: Some(paths.artifacts()),
+        ..known
+    };
+    crate::graph::stale::assess(
+        &loaded.graph,
+        &crate::graph::stale::module_inputs(loaded),
+        &known,
+    )
+}
+
+/// Follows each of `revs`: the commit as followed, and the modules it reaches, in turn.
+fn follow_each(
+    revs: &[(usize, ObjectId)],
+    loaded: &Loaded,
+    facts: &Recorded<'_>,
+    dependents: &[Vec<usize>],
+) -> Result<(Vec<RevWhere>, Vec<ModuleWhere>)> {
+    let graph = &loaded.graph;
     let mut out_revs = Vec::new();
     let mut modules = Vec::new();
-    for (ri, commit) in revs {
-        let snap = &snapshot.repos[ri];
-        let mut t = Trace::new(ri, commit, loaded, &facts, &dependents)?;
+    for &(ri, commit) in revs {
+        let snap = &loaded.snapshot.repos[ri];
+        let mut t = Trace::new(ri, commit, loaded, facts, dependents)?;
         out_revs.push(RevWhere {
             repo: snap.name.clone(),
             commit: commit.to_string(),
@@ -326,17 +376,7 @@ pub fn trace(
         });
         modules.extend(t.modules()?);
     }
-    log::read_facts(&store, &records, &mut modules, &by_module)?;
-    let everywhere = modules
-        .iter()
-        .all(|m| m.nodes.iter().all(|n| n.state.is_live()));
-    let summary = summary::summary(&out_revs, &modules, everywhere, crate::clock::now_ms());
-    Ok(Where {
-        revs: out_revs,
-        modules,
-        everywhere,
-        summary,
-    })
+    Ok((out_revs, modules))
 }
 
 /// Which (repository, commit) pairs to follow.
