@@ -10,7 +10,7 @@
 
 use crate::artifact::{SHORT, short};
 use crate::events::Fact;
-use crate::node::{Outcome, Report, ResourceOutcome};
+use crate::node::{Held, Outcome, Report, ResourceOutcome};
 use crate::store::{Failure, NodeRecord, Sent};
 
 pub use crate::store::STUCK_AFTER;
@@ -132,6 +132,28 @@ pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fac
             return Vec::new();
         }
     };
+    if !take_sequence(rec, &report, now) {
+        return Vec::new();
+    }
+    let at = reported_at(&report, now);
+    let Some(held) = &report.declaration else {
+        // A refusal of an envelope the node could not read: no send was recorded for it.
+        return vec![refused_declaration(node, &report)];
+    };
+    let sent = match about_what_was_sent(rec, node, &report, held) {
+        Ok(sent) => sent,
+        Err(facts) => return facts,
+    };
+    rec.last_report = Some(raw.to_string());
+    match report.outcome {
+        Outcome::Applied => applied(rec, node, &sent, at),
+        Outcome::Failed | Outcome::Refused => failed(rec, node, &report, held.sequence, at),
+    }
+}
+
+/// Moves the record to this report's journal and report sequence, and marks the node seen;
+/// false when the report is not to be taken: already counted, or numbered beyond any journal.
+fn take_sequence(rec: &mut NodeRecord, report: &Report, now: u64) -> bool {
     if let Some(j) = &report.journal
         && rec.journal.as_ref() != Some(j)
     {
@@ -142,7 +164,7 @@ pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fac
         rec.journal = Some(j.clone());
     }
     if report.report_sequence <= rec.report_sequence {
-        return Vec::new();
+        return false;
     }
     if report.report_sequence >= MAX_SEQUENCE {
         note(
@@ -152,24 +174,40 @@ pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fac
                 report.report_sequence
             ),
         );
-        return Vec::new();
+        return false;
     }
     rec.report_sequence = report.report_sequence;
     rec.host_version = Some(report.host_version.clone());
     rec.last_seen = Some(now);
-    let at = humantime::parse_rfc3339(&report.at)
+    true
+}
+
+/// When the node says it wrote the report (Unix ms), or `now` when that cannot be read.
+fn reported_at(report: &Report, now: u64) -> u64 {
+    humantime::parse_rfc3339(&report.at)
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(now, |d| d.as_millis() as u64);
+        .map_or(now, |d| d.as_millis() as u64)
+}
 
-    let Some(held) = &report.declaration else {
-        // A refusal of an envelope the node could not read: no send was recorded for it.
-        return vec![Fact::Refused {
-            node: node.to_string(),
-            resource: "declaration".into(),
-            reason: report.reason.clone().unwrap_or_default(),
-        }];
-    };
+/// The node refused a whole declaration.
+fn refused_declaration(node: &str, report: &Report) -> Fact {
+    Fact::Refused {
+        node: node.to_string(),
+        resource: "declaration".into(),
+        reason: report.reason.clone().unwrap_or_default(),
+    }
+}
+
+/// The declaration last sent, when the report is about it. Otherwise the facts it states: a
+/// report about an older declaration says nothing of the apply, and one about a declaration
+/// never sent is noted and not believed (a refused send, never recorded, is a refusal).
+fn about_what_was_sent(
+    rec: &mut NodeRecord,
+    node: &str,
+    report: &Report,
+    held: &Held,
+) -> Result<Sent, Vec<Fact>> {
     let Some(sent) = rec.sent.clone() else {
         note(
             rec,
@@ -178,18 +216,14 @@ pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fac
                 report.report_sequence, held.sequence
             ),
         );
-        return Vec::new();
+        return Err(Vec::new());
     };
     if held.sequence > sent.sequence
         || (held.sequence == sent.sequence && held.digest != sent.digest)
     {
         if report.outcome == Outcome::Refused {
             // A refused send is not recorded, so its refusal names a sequence beyond ours.
-            return vec![Fact::Refused {
-                node: node.to_string(),
-                resource: "declaration".into(),
-                reason: report.reason.clone().unwrap_or_default(),
-            }];
+            return Err(vec![refused_declaration(node, report)]);
         }
         note(
             rec,
@@ -200,92 +234,94 @@ pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fac
                 short(&held.digest, SHORT)
             ),
         );
-        return Vec::new();
+        return Err(Vec::new());
     }
     if held.sequence < sent.sequence {
-        return Vec::new();
+        return Err(Vec::new());
     }
-    rec.last_report = Some(raw.to_string());
+    Ok(sent)
+}
+
+/// A clean apply of what was sent: the failure streak ends (recovered, when it was stuck),
+/// and each module now running a build it did not run before is a fact.
+fn applied(rec: &mut NodeRecord, node: &str, sent: &Sent, at: u64) -> Vec<Fact> {
     let mut facts = Vec::new();
-    match report.outcome {
-        Outcome::Applied => {
-            if let Some(f) = rec.failure.take()
-                && f.count >= STUCK_AFTER
-            {
-                facts.push(Fact::Recovered {
-                    node: node.to_string(),
-                });
-            }
-            let before = std::mem::take(&mut rec.applied_builds);
-            for (module, build) in &rec.sent_builds {
-                if !before.contains(&(module.clone(), *build)) {
-                    facts.push(Fact::Applied {
-                        node: node.to_string(),
-                        module: module.clone(),
-                        build: *build,
-                    });
-                }
-            }
-            rec.applied_builds = rec.sent_builds.clone();
-            rec.applied = Some(Sent {
-                digest: sent.digest.clone(),
-                sequence: sent.sequence,
-                at,
+    if let Some(f) = rec.failure.take()
+        && f.count >= STUCK_AFTER
+    {
+        facts.push(Fact::Recovered {
+            node: node.to_string(),
+        });
+    }
+    let before = std::mem::take(&mut rec.applied_builds);
+    for (module, build) in &rec.sent_builds {
+        if !before.contains(&(module.clone(), *build)) {
+            facts.push(Fact::Applied {
+                node: node.to_string(),
+                module: module.clone(),
+                build: *build,
             });
         }
-        Outcome::Failed | Outcome::Refused => {
-            let failed: Vec<&crate::node::ResourceReport> = report
-                .resources
-                .iter()
-                .filter(|r| r.outcome == ResourceOutcome::Failed)
-                .collect();
-            let mut resources: Vec<String> = failed.iter().map(|r| r.id.clone()).collect();
-            resources.sort();
-            let outcome = format!("{:?}", report.outcome).to_lowercase();
-            let reasons: Vec<String> = if failed.is_empty() {
-                report.reason.iter().cloned().collect()
-            } else {
-                failed.iter().filter_map(|r| r.reason.clone()).collect()
-            };
-            match &mut rec.failure {
-                Some(f) if f.outcome == outcome && f.resources == resources => {
-                    f.count += 1;
-                    f.sequence = held.sequence;
-                    f.reasons = reasons;
-                    if f.count == STUCK_AFTER {
-                        facts.push(Fact::Stuck {
-                            node: node.to_string(),
-                            resources: resources.clone(),
-                        });
-                    }
-                }
-                _ => {
-                    for r in &failed {
-                        facts.push(Fact::Refused {
-                            node: node.to_string(),
-                            resource: r.id.clone(),
-                            reason: r.reason.clone().unwrap_or_default(),
-                        });
-                    }
-                    if failed.is_empty() {
-                        facts.push(Fact::Refused {
-                            node: node.to_string(),
-                            resource: "declaration".into(),
-                            reason: report.reason.clone().unwrap_or_default(),
-                        });
-                    }
-                    rec.failure = Some(Failure {
-                        since: at,
-                        count: 1,
-                        outcome,
-                        resources,
-                        sequence: held.sequence,
-                        reasons,
-                    });
-                }
-            }
-        }
     }
+    rec.applied_builds = rec.sent_builds.clone();
+    rec.applied = Some(Sent {
+        digest: sent.digest.clone(),
+        sequence: sent.sequence,
+        at,
+    });
+    facts
+}
+
+/// A failed (or refused) apply of what was sent: the same failure again lengthens the streak
+/// (stuck at [`STUCK_AFTER`]); a different one starts a new streak, each refusal a fact.
+fn failed(rec: &mut NodeRecord, node: &str, report: &Report, sequence: u64, at: u64) -> Vec<Fact> {
+    let failed: Vec<&crate::node::ResourceReport> = report
+        .resources
+        .iter()
+        .filter(|r| r.outcome == ResourceOutcome::Failed)
+        .collect();
+    let mut resources: Vec<String> = failed.iter().map(|r| r.id.clone()).collect();
+    resources.sort();
+    let outcome = format!("{:?}", report.outcome).to_lowercase();
+    let reasons: Vec<String> = if failed.is_empty() {
+        report.reason.iter().cloned().collect()
+    } else {
+        failed.iter().filter_map(|r| r.reason.clone()).collect()
+    };
+    if let Some(f) = &mut rec.failure
+        && f.outcome == outcome
+        && f.resources == resources
+    {
+        f.count += 1;
+        f.sequence = sequence;
+        f.reasons = reasons;
+        return match f.count == STUCK_AFTER {
+            true => vec![Fact::Stuck {
+                node: node.to_string(),
+                resources,
+            }],
+            false => Vec::new(),
+        };
+    }
+    let mut facts: Vec<Fact> = failed
+        .iter()
+        .map(|r| Fact::Refused {
+            node: node.to_string(),
+            resource: r.id.clone(),
+            reason: r.reason.clone().unwrap_or_default(),
+        })
+        .collect();
+    if failed.is_empty() {
+        facts.push(refused_declaration(node, report));
+    }
+    rec.failure = Some(Failure {
+        since: at,
+        count: 1,
+        outcome,
+        resources,
+        sequence,
+        reasons,
+    });
     facts
 }
 

@@ -3,3 +3,4 @@
 
 pub mod nodes;
 pub mod plan;
+pub mod show;

@@ -3,9 +3,10 @@
 use crate::Result;
 use crate::artifact::{SHORT, short};
 use crate::cli::Ctx;
-use crate::declare::{Composed, compose};
+use crate::cli::count;
 use crate::status::nodes::ago;
-use crate::store::NODES;
+use crate::status::show::NodeShow;
+use comfy_table::Table;
 use std::fmt::Write;
 
 /// Everything known about one node: its declaration (modules and builds), what it was last
@@ -18,121 +19,134 @@ pub struct Args {
 
 /// Runs `mesh node show` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
-    let cfg = ctx.mesh.node(&a.node)?;
-    let paths = ctx.paths();
-    let (composed, rec) = {
-        let store = paths.open()?;
-        store.read(|r| {
-            let declared = compose::declared(r)?;
-            let rec = r.get(NODES, a.node.as_bytes())?.unwrap_or_default();
-            Ok((compose::compose_all(&ctx.mesh, &declared), rec))
-        })?
-    };
-    let status = crate::status::nodes::status(paths, &ctx.mesh, &ctx.sources()?)?;
-    let st = status.nodes.into_iter().find(|n| n.name == a.node);
-    let composed = composed.get(&a.node).cloned();
-    let last_report: Option<serde_json::Value> = rec
-        .last_report
-        .as_deref()
-        .and_then(|r| serde_json::from_str(r).ok());
+    let show = crate::status::show::show(ctx.paths(), &ctx.mesh, &ctx.sources()?, &a.node)?;
     if ui.json {
-        ui.json_data(&serde_json::json!({
-            "name": a.node,
-            "transport": cfg.transport,
-            "address": cfg.address,
-            "root": cfg.root,
-            "tags": cfg.tags,
-            "status": st,
-            "declaration": match &composed {
-                Some(Composed::Ready { declaration, .. }) => serde_json::to_value(declaration).ok(),
-                _ => None,
-            },
-            "sent_builds": rec.sent_builds,
-            "applied_builds": rec.applied_builds,
-            "last_report": last_report,
-            "report_sequence": rec.report_sequence,
-        }));
+        ui.json_data(&show);
         return Ok(0);
     }
     let now = crate::clock::now_ms();
     // Label and value, the values wrapped to the terminal's width (a table without a header).
     let mut head = crate::cli::table::new(&[]);
-    let mut line = |label: &str, text: String| {
-        head.add_row(vec![label.to_string(), text]);
-    };
-    line("node", a.node.clone());
+    where_and_state(&mut head, &show, now);
+    let modules = declared(&mut head, &show);
+    delivered(&mut head, &show, now);
+    trouble(&mut head, &show);
+    let mut out = crate::cli::table::render(&head);
+    for m in modules {
+        let _ = writeln!(out, "{m}");
+    }
+    let failing = show.status.as_ref().is_some_and(|s| s.failure.is_some());
+    if let Some(f) = show.record.failure.as_ref().filter(|_| failing) {
+        for r in &f.reasons {
+            let _ = writeln!(out, "  | {}", r.replace('\n', "\n  | "));
+        }
+    }
+    if let Some(r) = &show.last_report {
+        out.push_str(&report_resources(r));
+    }
+    ui.data(out);
+    Ok(0)
+}
+
+/// One label and its value.
+fn line(head: &mut Table, label: &str, text: String) {
+    head.add_row(vec![label.to_string(), text]);
+}
+
+/// Where the node is, its state and why, its host and when it was last seen.
+fn where_and_state(head: &mut Table, show: &NodeShow, now: u64) {
+    line(head, "node", show.name.clone());
     line(
+        head,
         "where",
         format!(
             "{}{} ({})",
-            cfg.address
+            show.address
                 .as_deref()
                 .map(|a| format!("{a}:"))
                 .unwrap_or_default(),
-            cfg.root,
-            cfg.transport
+            show.root,
+            show.transport
         ),
     );
-    if let Some(st) = &st {
-        let reason = st
-            .reason
+    let Some(st) = &show.status else { return };
+    let reason = st
+        .reason
+        .as_deref()
+        .map(|r| r.strip_prefix(&format!("{}: ", show.name)).unwrap_or(r))
+        .map(|r| format!(": {r}"))
+        .unwrap_or_default();
+    line(head, "state", format!("{}{reason}", st.state));
+    line(
+        head,
+        "host",
+        st.host_version
             .as_deref()
-            .map(|r| r.strip_prefix(&format!("{}: ", a.node)).unwrap_or(r))
-            .map(|r| format!(": {r}"))
-            .unwrap_or_default();
-        line("state", format!("{}{reason}", st.state));
-        line(
-            "host",
-            st.host_version
-                .as_deref()
-                .map_or("not reported".to_string(), |v| format!("mesh {v}")),
-        );
-        line(
-            "last seen",
-            match (&st.last_seen, st.last_seen_ms) {
-                (Some(at), Some(ms)) => format!("{at} ({})", ago(ms, now)),
-                _ => "never".to_string(),
-            },
-        );
-        if let Some(u) = &st.unreachable_since {
-            line("unreachable", format!("since {u}"));
-        }
+            .map_or("not reported".to_string(), |v| format!("mesh {v}")),
+    );
+    line(
+        head,
+        "last seen",
+        match (&st.last_seen, st.last_seen_ms) {
+            (Some(at), Some(ms)) => format!("{at} ({})", ago(ms, now)),
+            _ => "never".to_string(),
+        },
+    );
+    if let Some(u) = &st.unreachable_since {
+        line(head, "unreachable", format!("since {u}"));
     }
-    let sequence = st
+}
+
+/// What the node would be sent: the declaration's line, and one line per module (returned,
+/// printed below the table).
+fn declared(head: &mut Table, show: &NodeShow) -> Vec<String> {
+    if let Some(r) = &show.not_worked_out {
+        line(head, "declared", format!("not worked out: {r}"));
+        return Vec::new();
+    }
+    let Some(declaration) = &show.declaration else {
+        return Vec::new();
+    };
+    let sequence = show
+        .status
         .as_ref()
         .and_then(|s| s.declared.as_ref())
         .map(|d| d.sequence);
-    let mut modules: Vec<String> = Vec::new();
-    match &composed {
-        Some(Composed::Ready { declaration, .. }) => {
-            line(
-                "declared",
-                format!(
-                    "sequence {} ({}), {}",
-                    sequence.map_or("-".to_string(), |s| s.to_string()),
-                    short(&declaration.digest(), SHORT),
-                    crate::cli::count(declaration.modules.len() as u64, "module", "modules")
-                ),
-            );
-            let width = declaration
-                .modules
-                .iter()
-                .map(|m| m.name.len())
-                .max()
-                .unwrap_or(0);
-            for m in &declaration.modules {
-                modules.push(format!(
-                    "  {:<width$}  build {:<5} artifact {}",
-                    m.name,
-                    m.build,
-                    short(&m.artifact, SHORT)
-                ));
-            }
-        }
-        Some(Composed::NotWorkedOut(r)) => line("declared", format!("not worked out: {r}")),
-        None => {}
-    }
     line(
+        head,
+        "declared",
+        format!(
+            "sequence {} ({}), {}",
+            sequence.map_or("-".to_string(), |s| s.to_string()),
+            short(&declaration.digest(), SHORT),
+            count(declaration.modules.len() as u64, "module", "modules")
+        ),
+    );
+    let width = declaration
+        .modules
+        .iter()
+        .map(|m| m.name.len())
+        .max()
+        .unwrap_or(0);
+    declaration
+        .modules
+        .iter()
+        .map(|m| {
+            format!(
+                "  {:<width$}  build {:<5} artifact {}",
+                m.name,
+                m.build,
+                short(&m.artifact, SHORT)
+            )
+        })
+        .collect()
+}
+
+/// What it was sent and what it applied.
+fn delivered(head: &mut Table, show: &NodeShow, now: u64) {
+    let rec = &show.record;
+    line(
+        head,
         "sent",
         match &rec.sent {
             Some(s) => format!(
@@ -145,6 +159,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
         },
     );
     line(
+        head,
         "applied",
         match &rec.applied {
             Some(s) => {
@@ -164,51 +179,42 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
             None => "nothing reported".to_string(),
         },
     );
-    // The failure streak status counts (about what the node was sent), not an older one.
-    let failure = st.as_ref().and_then(|s| s.failure.as_ref());
-    if let Some(f) = failure {
+}
+
+/// Its failure streak (the one status counts: about what it was sent), its last report,
+/// reports that could not be read, and what stopped mesh doing its work there.
+fn trouble(head: &mut Table, show: &NodeShow) {
+    let status = show.status.as_ref();
+    if let Some(f) = status.and_then(|s| s.failure.as_ref()) {
         line(
+            head,
             "failure",
             format!(
                 "{} in a row: {}",
-                crate::cli::count(f.count, "report", "reports"),
+                count(f.count, "report", "reports"),
                 f.resources.join(", ")
             ),
         );
     }
-    if let Some(r) = &last_report {
-        line("last report", report_summary(r));
+    if let Some(r) = &show.last_report {
+        line(head, "last report", report_summary(r));
     }
-    for u in &rec.unreadable {
-        line("unreadable", u.clone());
+    for u in &show.record.unreadable {
+        line(head, "unreadable", u.clone());
     }
-    if let Some(t) = st.as_ref().and_then(|s| s.trouble.as_ref()) {
+    if let Some(t) = status.and_then(|s| s.trouble.as_ref()) {
         line(
+            head,
             "trouble",
             format!(
                 "{} since {}: {}",
-                crate::cli::count(t.count, "time", "times"),
+                count(t.count, "time", "times"),
                 t.since,
                 t.reason
             ),
         );
     }
-    let mut out = crate::cli::table::render(&head);
-    for m in modules {
-        let _ = writeln!(out, "{m}");
-    }
-    if let Some(f) = rec.failure.as_ref().filter(|_| failure.is_some()) {
-        for r in &f.reasons {
-            let _ = writeln!(out, "  | {}", r.replace('\n', "\n  | "));
-        }
-    }
-    if let Some(r) = &last_report {
-        out.push_str(&report_resources(r));
-    }
-    ui.data(out);
-    Ok(0)
 }
-
 /// The report's head: `#3, 2026-12-01T02:05:48Z: applied sequence 2`.
 fn report_summary(r: &serde_json::Value) -> String {
     let word = |v: &serde_json::Value| {
