@@ -18,7 +18,7 @@ use crate::transport::session::NodeSession;
 use crate::transport::stream::{Part, Stream};
 use crate::transport::{Answer, Connections, ErrorKind, TransportError, fan_out};
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -187,10 +187,30 @@ pub fn push(
             ))
         })?
     };
+    let (mut results, work) = sort_nodes(&composed, &records, opts);
+    for r in &results {
+        progress.node_done(r);
+    }
+    if work.is_empty() {
+        return Ok((results, Vec::new()));
+    }
+    let (done, events) = send_all(paths, mesh, work, progress, sessions)?;
+    results.extend(done);
+    results.sort_by(|a, b| a.node.cmp(&b.node));
+    Ok((results, events))
+}
+
+/// Each node's push, decided from the store: its outcome when nothing is to be sent (not
+/// worked out, unchanged), or the work of sending it.
+fn sort_nodes(
+    composed: &BTreeMap<String, Composed>,
+    records: &HashMap<String, NodeRecord>,
+    opts: &PushOptions,
+) -> (Vec<NodePush>, Vec<Work>) {
     let named: BTreeSet<&str> = opts.nodes.iter().map(String::as_str).collect();
     let mut results = Vec::new();
     let mut work = Vec::new();
-    for (node, c) in &composed {
+    for (node, c) in composed {
         if !named.is_empty() && !named.contains(node.as_str()) {
             continue;
         }
@@ -232,13 +252,18 @@ pub fn push(
             }
         }
     }
-    for r in &results {
-        progress.node_done(r);
-    }
-    if work.is_empty() {
-        return Ok((results, Vec::new()));
-    }
+    (results, work)
+}
 
+/// Sends every node its work, `ssh.parallel` at a time; each node's outcome as it ends, and
+/// the facts recorded on the way.
+fn send_all(
+    paths: &Paths,
+    mesh: &MeshConfig,
+    work: Vec<Work>,
+    progress: &dyn PushProgress,
+    sessions: &Connections,
+) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
     let outgoing = Outgoing::new(ArtifactStore::new(paths.artifacts()));
     let mut record_err = None;
     let mut events = Vec::new();
@@ -292,12 +317,10 @@ pub fn push(
             }
         },
     );
-    if let Some(e) = record_err {
-        return Err(e);
+    match record_err {
+        Some(e) => Err(e),
+        None => Ok((done, events)),
     }
-    results.extend(done);
-    results.sort_by(|a, b| a.node.cmp(&b.node));
-    Ok((results, events))
 }
 
 /// One node to send to.
@@ -444,22 +467,11 @@ fn send_one(
             sequence.saturating_sub(1)
         )));
     }
-    let held: BTreeSet<&str> = have.artifacts.iter().map(String::as_str).collect();
-    let mut missing: Vec<&crate::declare::wire::DeclaredModule> = Vec::new();
-    for m in &declaration.modules {
-        if !held.contains(m.artifact.as_str()) && !missing.iter().any(|d| d.artifact == m.artifact)
-        {
-            missing.push(m);
-        }
-    }
-    let mut parts = Vec::new();
-    for m in &missing {
-        match outgoing.part(&m.artifact, &m.name, tx) {
-            Ok(p) => parts.push(p),
-            Err(reason) => return Outcome::Failed { reason },
-        }
-    }
-    let sent_artifacts = missing.len();
+    let parts = match missing_parts(&declaration, &have, outgoing, tx) {
+        Ok(parts) => parts,
+        Err(reason) => return Outcome::Failed { reason },
+    };
+    let sent_artifacts = parts.len();
     let envelope = declaration.seal(sequence).to_bytes();
     let refs: Vec<&Part> = parts.iter().map(|p| p.as_ref()).collect();
     let mut stream = match Stream::new(&refs, &envelope) {
@@ -500,20 +512,18 @@ fn send_one(
                 Ok(failed) => failed,
                 Err(e) => Some(e.to_string()),
             };
-            if nudge {
-                return match apply_failed {
-                    None => Outcome::Reapplied { sequence: s },
-                    Some(reason) => Outcome::Failed { reason },
-                };
-            }
-            Outcome::Sent {
-                sequence: s,
-                digest,
-                artifacts: sent_artifacts,
-                bytes,
-                wire_bytes,
-                installed,
-                apply_failed,
+            match (nudge, apply_failed) {
+                (true, None) => Outcome::Reapplied { sequence: s },
+                (true, Some(reason)) => Outcome::Failed { reason },
+                (false, apply_failed) => Outcome::Sent {
+                    sequence: s,
+                    digest,
+                    artifacts: sent_artifacts,
+                    bytes,
+                    wire_bytes,
+                    installed,
+                    apply_failed,
+                },
             }
         }
         Ok(Answer::Received { received, .. }) => Outcome::Failed {
@@ -522,6 +532,28 @@ fn send_one(
         Ok(Answer::Refused { refused }) => Outcome::Refused { reason: refused },
         Err(e) => trouble(e),
     }
+}
+
+/// The artifacts of `declaration` the node does not hold (each once), ready to go; why one
+/// cannot go (a damaged artifact, removed and to be built again).
+fn missing_parts(
+    declaration: &crate::declare::Declaration,
+    have: &Have,
+    outgoing: &Outgoing,
+    tx: &mpsc::Sender<Msg>,
+) -> std::result::Result<Vec<Arc<Part>>, String> {
+    let held: BTreeSet<&str> = have.artifacts.iter().map(String::as_str).collect();
+    let mut missing: Vec<&crate::declare::wire::DeclaredModule> = Vec::new();
+    for m in &declaration.modules {
+        if !held.contains(m.artifact.as_str()) && !missing.iter().any(|d| d.artifact == m.artifact)
+        {
+            missing.push(m);
+        }
+    }
+    missing
+        .iter()
+        .map(|m| outgoing.part(&m.artifact, &m.name, tx))
+        .collect()
 }
 
 /// Records what the workers learnt about nodes, and the facts it changed, in one write.
