@@ -9,10 +9,13 @@ use crate::config::MeshConfig;
 use crate::deliver::collect::NodeCollect;
 use crate::deliver::push::{NodePush, Outcome, PushOptions, PushProgress};
 use crate::events::{Event, Fact};
+use crate::source::Snapshot;
 use crate::status::nodes::NodeState;
 use crate::status::nodes::Status;
 use crate::store::Paths;
+use crate::transport::Connections;
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 /// What one pass did, and what it left.
 #[derive(Debug, Serialize)]
@@ -84,7 +87,7 @@ pub fn reconcile(
         ..PushOptions::default()
     };
     // One session per node for the whole pass: what push opened, collect goes on with.
-    let sessions = crate::transport::Connections::new(mesh, KEEP_SESSIONS)?;
+    let sessions = Connections::new(mesh, KEEP_SESSIONS)?;
     let (mut push, push_events) =
         crate::deliver::push::push(paths, mesh, &sources, &reapply, push_progress, &sessions)?;
     crate::check_stopped()?;
@@ -92,37 +95,81 @@ pub fn reconcile(
     let (mut collect, collect_events) =
         crate::deliver::collect::collect(paths, mesh, &[], &sessions)?;
     events.extend(collect_events);
-    // A node found without what it was sent (a wiped root) is sent it again in this pass, and
-    // read again, so that the pass ends with what it did rather than a stale "outstanding".
-    let lost: Vec<String> = collect
-        .iter()
-        .filter(|c| c.lost)
-        .map(|c| c.node.clone())
-        .collect();
-    if !lost.is_empty() {
+    let pass = Pass {
+        paths,
+        mesh,
+        sources: &sources,
+        push_progress,
+        sessions: &sessions,
+    };
+    events.extend(pass.send_lost_again(reapply, &mut push, &mut collect)?);
+    drop(sessions);
+    let status = crate::status::nodes::status(paths, mesh, &sources)?;
+    events.extend(state_not_worked_out(paths, mesh, &status)?);
+    let mut all_events = build.events.clone();
+    all_events.extend(events);
+    Ok(summary(build, push, collect, status, all_events, modules))
+}
+
+/// What a pass delivers through: its mesh, its one reading of the sources, its sessions.
+struct Pass<'p> {
+    paths: &'p Paths,
+    mesh: &'p MeshConfig,
+    sources: &'p Snapshot,
+    push_progress: &'p dyn PushProgress,
+    sessions: &'p Connections<'p>,
+}
+
+impl Pass<'_> {
+    /// A node found without what it was sent (a wiped root) is sent it again in this pass, and
+    /// read again, so that the pass ends with what it did rather than a stale "outstanding".
+    fn send_lost_again(
+        &self,
+        reapply: PushOptions,
+        push: &mut Vec<NodePush>,
+        collect: &mut Vec<NodeCollect>,
+    ) -> Result<Vec<Event>> {
+        let lost: Vec<String> = collect
+            .iter()
+            .filter(|c| c.lost)
+            .map(|c| c.node.clone())
+            .collect();
+        if lost.is_empty() {
+            return Ok(Vec::new());
+        }
         let again = PushOptions {
             nodes: lost.clone(),
             ..reapply
         };
-        let (p, e) =
-            crate::deliver::push::push(paths, mesh, &sources, &again, push_progress, &sessions)?;
-        events.extend(e);
+        let (p, mut events) = crate::deliver::push::push(
+            self.paths,
+            self.mesh,
+            self.sources,
+            &again,
+            self.push_progress,
+            self.sessions,
+        )?;
         push.retain(|r| !lost.contains(&r.node));
         push.extend(p);
         push.sort_by(|a, b| a.node.cmp(&b.node));
-        let (c, e) = crate::deliver::collect::collect(paths, mesh, &lost, &sessions)?;
+        let (c, e) = crate::deliver::collect::collect(self.paths, self.mesh, &lost, self.sessions)?;
         events.extend(e);
         collect.retain(|r| !lost.contains(&r.node));
         collect.extend(c);
         collect.sort_by(|a, b| a.node.cmp(&b.node));
+        Ok(events)
     }
-    drop(sessions);
-    let status = crate::status::nodes::status(paths, mesh, &sources)?;
-    events.extend(state_not_worked_out(paths, mesh, &status)?);
+}
 
-    let mut all_events = build.events.clone();
-    all_events.extend(events);
-    let events = all_events;
+/// The pass in counts, with what it did.
+fn summary(
+    build: BuildSummary,
+    push: Vec<NodePush>,
+    collect: Vec<NodeCollect>,
+    status: Status,
+    events: Vec<Event>,
+    modules: BTreeSet<String>,
+) -> Summary {
     let kinds = |k: &str| {
         events
             .iter()
@@ -130,7 +177,7 @@ pub fn reconcile(
             .count()
     };
     let needs = needs_a_person(&build, &push, &collect, &status);
-    Ok(Summary {
+    Summary {
         built: build.built.len(),
         declared: kinds("declared"),
         sent: push
@@ -155,7 +202,7 @@ pub fn reconcile(
         status: Some(status),
         events,
         modules,
-    })
+    }
 }
 
 /// States `not-worked-out` once per node, when it begins or its reason changes, in one write

@@ -7,7 +7,7 @@ use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
 use crate::source::Snapshot;
 use crate::store::{
-    BuildRecord, LATEST, NodeRecord, OUTSTANDING, OutstandingStreak, Paths, Trouble,
+    BuildRecord, Failure, LATEST, NodeRecord, OUTSTANDING, OutstandingStreak, Paths, Trouble,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -288,6 +288,43 @@ pub fn ago(ms: u64, now: u64) -> String {
     format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" })
 }
 
+/// One pass over the nodes: per module, how many nodes it is declared on, applied on, failed
+/// on, and not yet sent to; the rest are outstanding (sent, no report yet).
+fn module_counts<'a>(
+    composed: &'a BTreeMap<String, Composed>,
+    records: &HashMap<String, NodeRecord>,
+) -> HashMap<&'a str, Counts> {
+    let empty = NodeRecord::default();
+    let mut counts: HashMap<&str, Counts> = HashMap::new();
+    for (node, c) in composed {
+        let Composed::Ready { builds, .. } = c else {
+            continue;
+        };
+        let rec = records.get(node).unwrap_or(&empty);
+        let ok = modules_ok(rec);
+        let failure = rec.failure_of_sent();
+        for (m, build) in builds {
+            let e = counts.entry(m.as_str()).or_default();
+            e.declared += 1;
+            let pair = (m.clone(), *build);
+            if !rec.sent_builds.contains(&pair) {
+                e.not_sent += 1;
+            } else if (rec.applied_what_was_sent() && rec.applied_builds.contains(&pair))
+                || ok.contains(m.as_str())
+            {
+                e.applied += 1;
+            } else if failure.is_some_and(|f| {
+                f.resources
+                    .iter()
+                    .any(|r| r.strip_prefix("module:") == Some(m.as_str()))
+            }) {
+                e.failed += 1;
+            }
+        }
+    }
+    counts
+}
+
 /// Computes the status of the mesh as `sources` read it (the one validated reading: modules
 /// gone from the repositories are not listed, a repository that cannot be read is an error,
 /// never a table of current nodes).
@@ -339,35 +376,7 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
         .iter()
         .map(|m| m.name().to_string())
         .collect();
-    // One pass over the nodes: per module, how many nodes it is declared on, applied on,
-    // failed on, and not yet sent to; the rest are outstanding (sent, no report yet).
-    let mut counts: HashMap<&str, Counts> = HashMap::new();
-    for (node, c) in &composed {
-        let Composed::Ready { builds, .. } = c else {
-            continue;
-        };
-        let rec = records.get(node).unwrap_or(&empty);
-        let ok = modules_ok(rec);
-        let failure = rec.failure_of_sent();
-        for (m, build) in builds {
-            let e = counts.entry(m.as_str()).or_default();
-            e.declared += 1;
-            let pair = (m.clone(), *build);
-            if !rec.sent_builds.contains(&pair) {
-                e.not_sent += 1;
-            } else if (rec.applied_what_was_sent() && rec.applied_builds.contains(&pair))
-                || ok.contains(m.as_str())
-            {
-                e.applied += 1;
-            } else if failure.is_some_and(|f| {
-                f.resources
-                    .iter()
-                    .any(|r| r.strip_prefix("module:") == Some(m.as_str()))
-            }) {
-                e.failed += 1;
-            }
-        }
-    }
+    let counts = module_counts(&composed, &records);
     let modules = names
         .into_iter()
         .map(|m| {
@@ -398,6 +407,58 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
     })
 }
 
+/// A node's state and why, decided in this order: not worked out; stuck on the same
+/// repairable trouble; a lost declaration that failed; never told; out of date; trouble no
+/// run repairs; then its failure streak, outstanding, or current.
+fn state_of(
+    c: &Composed,
+    rec: &NodeRecord,
+    trouble: Option<&Trouble>,
+    failure: Option<&Failure>,
+    lost: bool,
+) -> (NodeState, Option<String>) {
+    let trouble_reason = trouble.map(|t| t.reason.clone());
+    match c {
+        Composed::NotWorkedOut(r) => (NodeState::NotWorkedOut, Some(r.clone())),
+        // The same repairable trouble (a lost declaration) after every repair.
+        _ if trouble.is_some_and(|t| t.repairable && t.needs_a_person()) => (
+            NodeState::Stuck,
+            trouble.map(|t| format!("{} times in a row: {}", t.count, t.reason)),
+        ),
+        _ if lost && failure.is_some() => match failure {
+            Some(f) if f.count >= crate::store::STUCK_AFTER => (
+                NodeState::Stuck,
+                Some(format!(
+                    "{} reports in a row: {}",
+                    f.count,
+                    f.resources.join(", ")
+                )),
+            ),
+            _ => (NodeState::Failed, failure.map(|f| f.reasons.join("; "))),
+        },
+        _ if rec.sent.is_none() => (NodeState::NeverTold, trouble_reason),
+        _ if c.digest().as_ref() != rec.sent.as_ref().map(|s| &s.digest) => {
+            (NodeState::OutOfDate, trouble_reason)
+        }
+        // What it was sent, mesh could not check since: not current.
+        _ if trouble.is_some_and(|t| !t.repairable) => (NodeState::Failed, trouble_reason),
+        _ => match failure {
+            Some(f) if f.count >= crate::store::STUCK_AFTER => (
+                NodeState::Stuck,
+                Some(format!(
+                    "{} reports in a row: {}",
+                    f.count,
+                    f.resources.join(", ")
+                )),
+            ),
+            Some(f) => (NodeState::Failed, Some(f.reasons.join("; "))),
+            None if !rec.applied_what_was_sent() => (NodeState::Outstanding, None),
+            None => (NodeState::Current, None),
+        },
+    }
+}
+
+/// One node's line of the status, from its composed declaration, record and trouble.
 fn node_status(
     mesh: &MeshConfig,
     name: &str,
@@ -430,45 +491,7 @@ fn node_status(
         .failure_of_sent()
         .or_else(|| rec.failure.as_ref().filter(|_| lost));
     let silent_after = mesh.settings.silent_after.as_millis() as u64;
-    let trouble_reason = trouble.map(|t| t.reason.clone());
-    let (state, reason): (NodeState, Option<String>) = match c {
-        Composed::NotWorkedOut(r) => (NodeState::NotWorkedOut, Some(r.clone())),
-        // The same repairable trouble (a lost declaration) after every repair.
-        _ if trouble.is_some_and(|t| t.repairable && t.needs_a_person()) => (
-            NodeState::Stuck,
-            trouble.map(|t| format!("{} times in a row: {}", t.count, t.reason)),
-        ),
-        _ if lost && failure.is_some() => match failure {
-            Some(f) if f.count >= crate::store::STUCK_AFTER => (
-                NodeState::Stuck,
-                Some(format!(
-                    "{} reports in a row: {}",
-                    f.count,
-                    f.resources.join(", ")
-                )),
-            ),
-            _ => (NodeState::Failed, failure.map(|f| f.reasons.join("; "))),
-        },
-        _ if rec.sent.is_none() => (NodeState::NeverTold, trouble_reason),
-        _ if would.as_ref() != rec.sent.as_ref().map(|s| &s.digest) => {
-            (NodeState::OutOfDate, trouble_reason)
-        }
-        // What it was sent, mesh could not check since: not current.
-        _ if trouble.is_some_and(|t| !t.repairable) => (NodeState::Failed, trouble_reason),
-        _ => match failure {
-            Some(f) if f.count >= crate::store::STUCK_AFTER => (
-                NodeState::Stuck,
-                Some(format!(
-                    "{} reports in a row: {}",
-                    f.count,
-                    f.resources.join(", ")
-                )),
-            ),
-            Some(f) => (NodeState::Failed, Some(f.reasons.join("; "))),
-            None if !rec.applied_what_was_sent() => (NodeState::Outstanding, None),
-            None => (NodeState::Current, None),
-        },
-    };
+    let (state, reason) = state_of(c, rec, trouble, failure, lost);
     let silent = state == NodeState::Current
         && rec
             .last_seen
