@@ -172,7 +172,7 @@ fn show_table(ui: &Ui, builds: &[BuildRecord]) {
             ),
             b.inputs
                 .iter()
-                .map(|(m, a)| format!("{m}@{}", a.get(..8).unwrap_or(a)))
+                .map(|(m, a)| format!("{m}@{}", short(a, 8)))
                 .collect::<Vec<_>>()
                 .join(" "),
         ]);

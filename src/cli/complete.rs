@@ -221,7 +221,7 @@ pub fn builds() -> Vec<CompletionCandidate> {
                     "{} {} {}",
                     b.module,
                     b.verdict,
-                    b.commit.get(..8).unwrap_or(&b.commit)
+                    crate::artifact::short(&b.commit, 8)
                 ),
             )
             .display_order(Some(i))

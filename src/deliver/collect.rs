@@ -4,11 +4,12 @@
 
 use super::trouble;
 use crate::Result;
+use crate::artifact::{SHORT, short};
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
 use crate::deliver::account;
 use crate::events::{self, Event, Fact};
-use crate::store::{NODES, NodeRecord, Paths, StoreError, Writer};
+use crate::store::{NODES, NodeRecord, Paths, Sent, StoreError, Writer};
 use crate::transport::session::NodeSession;
 use crate::transport::{Connections, ErrorKind, TransportError, fan_out};
 use serde::Serialize;
@@ -137,6 +138,82 @@ pub struct Collected {
 
 type Answer = Result<Collected, TransportError>;
 
+/// A node that answered: reachable and seen again, its reports taken, and what it holds
+/// checked against what it was sent.
+fn answered(
+    w: &Writer,
+    rec: &mut NodeRecord,
+    c: &mut NodeCollect,
+    collected: Collected,
+    now: u64,
+) -> Result<Vec<Fact>, StoreError> {
+    let Collected {
+        held,
+        reports,
+        installed,
+        asked,
+        restarted,
+    } = collected;
+    let node = c.node.as_str();
+    let mut facts = Vec::new();
+    if restarted {
+        account::journal_restarted(rec);
+    }
+    c.installed = installed;
+    if rec.unreachable_since.take().is_some() {
+        facts.push(Fact::Reachable {
+            node: node.to_string(),
+        });
+    }
+    rec.unreachable_reason = None;
+    rec.last_seen = Some(now);
+    // Its reports first: a failed apply that damaged the root is still that apply's account
+    // (the failure streak goes on across the resends).
+    let text = String::from_utf8_lossy(&reports);
+    let lines: Vec<&str> = text.lines().collect();
+    let (taken, f) = account::take_reports(rec, node, &lines, asked, now);
+    c.reports = taken;
+    facts.extend(f);
+    match rec.sent.clone() {
+        Some(sent) if held.as_ref() != Some(&sent.digest) => {
+            c.lost = true;
+            facts.extend(lost(w, rec, node, held.as_deref(), &sent, now)?);
+        }
+        _ => facts.extend(trouble::cleared(w, node, rec.applied_what_was_sent())?),
+    }
+    Ok(facts)
+}
+
+/// The node no longer holds the declaration it was sent (a wiped root): the send and the
+/// apply are forgotten, so the next push sends it again, and it is trouble until then.
+fn lost(
+    w: &Writer,
+    rec: &mut NodeRecord,
+    node: &str,
+    held: Option<&str>,
+    sent: &Sent,
+    now: u64,
+) -> Result<Vec<Fact>, StoreError> {
+    let holds = held.map_or("nothing", |h| short(h, SHORT));
+    let reason = format!(
+        "the node no longer holds the declaration it was sent ({}): it holds {holds}; it is sent again",
+        short(&sent.digest, SHORT)
+    );
+    rec.sent = None;
+    rec.sent_builds.clear();
+    rec.applied = None;
+    rec.applied_builds.clear();
+    // The failed apply that lost it says "stuck" itself, once.
+    let stuck = rec
+        .failure
+        .as_ref()
+        .is_some_and(|f| f.count >= account::STUCK_AFTER);
+    Ok(trouble::found(w, node, "lost", &reason, true, now)?
+        .into_iter()
+        .filter(|f| !(stuck && matches!(f, Fact::Stuck { .. })))
+        .collect())
+}
+
 /// Takes one node's reports (or its unreachability, or its trouble) into the store, in the
 /// transaction `w`.
 fn record(
@@ -157,60 +234,7 @@ fn record(
         installed: false,
     };
     match got {
-        Ok(Collected {
-            held,
-            reports,
-            installed,
-            asked,
-            restarted,
-        }) => {
-            if restarted {
-                account::journal_restarted(&mut rec);
-            }
-            c.installed = installed;
-            if rec.unreachable_since.take().is_some() {
-                facts.push(Fact::Reachable {
-                    node: node.to_string(),
-                });
-            }
-            rec.unreachable_reason = None;
-            rec.last_seen = Some(now);
-            // Its reports first: a failed apply that damaged the root is still that apply's
-            // account (the failure streak goes on across the resends).
-            let text = String::from_utf8_lossy(&reports);
-            let lines: Vec<&str> = text.lines().collect();
-            let (taken, f) = account::take_reports(&mut rec, node, &lines, asked, now);
-            c.reports = taken;
-            facts.extend(f);
-            if let Some(sent) = rec.sent.clone()
-                && held.as_ref() != Some(&sent.digest)
-            {
-                let holds = held
-                    .as_deref()
-                    .map_or("nothing", |h| h.get(..12).unwrap_or(h));
-                let reason = format!(
-                    "the node no longer holds the declaration it was sent ({}): it holds {holds}; it is sent again",
-                    sent.digest.get(..12).unwrap_or(&sent.digest)
-                );
-                rec.sent = None;
-                rec.sent_builds.clear();
-                rec.applied = None;
-                rec.applied_builds.clear();
-                c.lost = true;
-                // The failed apply that lost it says "stuck" itself, once.
-                let stuck = rec
-                    .failure
-                    .as_ref()
-                    .is_some_and(|f| f.count >= account::STUCK_AFTER);
-                facts.extend(
-                    trouble::found(w, node, "lost", &reason, true, now)?
-                        .into_iter()
-                        .filter(|f| !(stuck && matches!(f, Fact::Stuck { .. }))),
-                );
-            } else {
-                facts.extend(trouble::cleared(w, node, rec.applied_what_was_sent())?);
-            }
-        }
+        Ok(collected) => facts.extend(answered(w, &mut rec, &mut c, collected, now)?),
         Err(TransportError {
             kind: ErrorKind::Unreachable,
             source: reason,
