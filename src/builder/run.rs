@@ -142,7 +142,9 @@ pub fn run(job: &Job, dirs: &Dirs, log: &Path, live: &Arc<Live>) -> Outcome {
     }
 }
 
-fn outstanding(step: Option<&'static str>, why: String, tail: Vec<String>) -> Outcome {
+/// An outstanding end (no verdict): the build failed for reasons that say nothing about the
+/// artifact.
+pub(super) fn outstanding(step: Option<&'static str>, why: String, tail: Vec<String>) -> Outcome {
     Outcome {
         verdict: Verdict::Outstanding,
         reason: Some(why),
