@@ -4,7 +4,7 @@
 
 use super::Verdict;
 use super::plan::Plan;
-use super::run::Outcome;
+use super::schedule::Ended;
 use crate::Result;
 use crate::clock::now_ms;
 use crate::config::{Kind, ModuleManifest, Policy};
@@ -21,13 +21,10 @@ pub(super) fn record(
     paths: &Paths,
     plan: &Plan,
     states: &[Option<ModuleState>],
-    m: usize,
-    outcome: &Outcome,
-    started: u64,
-    log: &Path,
+    ended: &Ended,
 ) -> Result<(BuildRecord, Vec<Event>)> {
-    let rec = build_record(paths, plan, states, m, outcome, started, log);
-    let declare = declared_when_fit(&plan.loaded.snapshot.modules[m].manifest);
+    let rec = build_record(paths, plan, states, ended);
+    let declare = declared_when_fit(&plan.loaded.snapshot.modules[ended.m].manifest);
     let store = paths.open()?;
     Ok(store.write(|w| write_build(w, rec, declare, plan.events_keep))?)
 }
@@ -38,18 +35,16 @@ fn declared_when_fit(manifest: &ModuleManifest) -> bool {
     manifest.policy == Policy::Auto && manifest.kind != Kind::Library
 }
 
-/// The record of module `m`'s finished build: what it was built from (source, recipe, inputs'
+/// The record of a finished build: what it was built from (source, recipe, inputs'
 /// artifacts, closure key), how it ended, and what a node needs to run it. Its id is given
 /// when it is written.
 fn build_record(
     paths: &Paths,
     plan: &Plan,
     states: &[Option<ModuleState>],
-    m: usize,
-    outcome: &Outcome,
-    started: u64,
-    log: &Path,
+    ended: &Ended,
 ) -> BuildRecord {
+    let (m, outcome) = (ended.m, &ended.outcome);
     let loaded = plan.loaded;
     let src = &loaded.snapshot.modules[m];
     let inputs = stale::input_artifacts(&loaded.graph, states, m).unwrap_or_default();
@@ -76,9 +71,10 @@ fn build_record(
         reason: outcome.reason.clone(),
         artifact: outcome.artifact.as_ref().map(|(d, _)| d.to_string()),
         size: outcome.artifact.as_ref().map_or(0, |(_, s)| *s),
-        started,
+        started: ended.started,
         finished: now_ms(),
-        log: log
+        log: ended
+            .log
             .strip_prefix(&paths.dot_mesh)
             .ok()
             .map(|p| p.display().to_string()),

@@ -146,15 +146,15 @@ fn build_dirs(paths: &Paths) -> Result<Dirs> {
 }
 
 /// A build that ended, sent back by the thread that ran it.
-struct Ended {
+pub(super) struct Ended {
     /// The module.
-    m: usize,
+    pub m: usize,
     /// How it ended.
-    outcome: Outcome,
+    pub outcome: Outcome,
     /// When it started (ms).
-    started: u64,
+    pub started: u64,
     /// Its log file (empty when it never ran).
-    log: PathBuf,
+    pub log: PathBuf,
 }
 
 /// A run in progress: what is known, each module's state, what runs and what has ended.
@@ -316,23 +316,10 @@ impl<'a> Run<'a> {
     /// Records a build that ended and learns its verdict. When the store refuses the record,
     /// the module stays stale and the error is kept for the end.
     fn finish(&mut self, ended: Ended, logs_keep: usize, progress: &dyn Progress) {
-        let Ended {
-            m,
-            outcome,
-            started,
-            log,
-        } = ended;
+        let m = ended.m;
         self.running.remove(&m);
         self.done.insert(m);
-        let (record, events) = match record(
-            self.paths,
-            self.plan,
-            &self.states,
-            m,
-            &outcome,
-            started,
-            &log,
-        ) {
+        let (record, events) = match record(self.paths, self.plan, &self.states, &ended) {
             Ok(r) => r,
             Err(e) => {
                 // Builds still running are waited for; the first error is the answer.
@@ -344,7 +331,7 @@ impl<'a> Run<'a> {
         self.summary.events.extend(events);
         self.known.learn(&record);
         prune_logs(&self.paths.logs().join(&record.module), logs_keep);
-        let built = Built::of(&record, outcome);
+        let built = Built::of(&record, ended.outcome);
         progress.finished(&built);
         self.states[m] = Some(state_after(&record));
         self.summary.built.push(built);
