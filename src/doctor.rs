@@ -96,6 +96,7 @@ struct Tables {
 }
 
 impl Tables {
+    /// Reads them in the read transaction `r`.
     fn read(r: &Reader) -> std::result::Result<Tables, StoreError> {
         Ok(Tables {
             builds: r.range::<BuildRecord>(BUILDS, b"", None)?,

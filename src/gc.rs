@@ -115,6 +115,7 @@ struct Records {
 }
 
 impl Records {
+    /// Reads them in the read transaction `r`.
     fn read(r: &Reader) -> std::result::Result<Records, StoreError> {
         Ok(Records {
             builds: r.range::<BuildRecord>(BUILDS, b"", None)?,
@@ -182,6 +183,7 @@ struct Gone<'r> {
 }
 
 impl<'r> Gone<'r> {
+    /// What goes of `records` when `keep` stays, in key order.
     fn select(records: &'r Records, keep: &BTreeSet<u64>) -> Gone<'r> {
         let builds: Vec<&BuildRecord> = records
             .builds

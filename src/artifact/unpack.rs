@@ -178,6 +178,7 @@ struct Extraction<'a> {
 }
 
 impl<'a> Extraction<'a> {
+    /// An extraction into the fresh directory `root`, nothing written yet.
     fn new(root: &'a Path) -> Self {
         Extraction {
             root,

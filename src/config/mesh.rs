@@ -220,6 +220,7 @@ pub(crate) struct Reporter<'a> {
 }
 
 impl Reporter<'_> {
+    /// A diagnostic `code` pointing at `span`.
     pub fn error(
         &self,
         code: &'static str,
@@ -550,6 +551,8 @@ impl MeshConfig {
         Ok(())
     }
 
+    /// One `[node.NAME]`: its transport, an address for ssh, a root (a local one taken from
+    /// `dir`), its tags.
     fn parse_node(
         r: &Reporter,
         dir: &Path,

@@ -402,6 +402,7 @@ struct ModuleScan<'a> {
 }
 
 impl<'a> ModuleScan<'a> {
+    /// A scan of a module of `repo` (named `repo_name`), nothing taken in yet.
     fn new(repo_name: &'a str, repo: &'a gix::Repository, known: &'a KnownScans) -> Self {
         ModuleScan {
             repo_name,
