@@ -2,9 +2,8 @@
 //! in parallel, a module that waited re-judged once its inputs finished (early cutoff), every
 //! build recorded in one transaction when it ends — the store is closed while builds run.
 //!
-//! This file is the schedule; its steps stand beside it: what a run considers
-//! ([`super::plan`]), setting a build up ([`super::prepare`]), running it ([`super::run`]) and
-//! recording it ([`super::record`]).
+//! This file is the schedule; its steps stand beside it: what a run considers (`plan.rs`),
+//! setting a build up (`prepare.rs`), running it (`run.rs`) and recording it (`record.rs`).
 
 use super::Verdict;
 use super::plan::Plan;
