@@ -4,12 +4,14 @@
 
 use crate::Result;
 use crate::artifact::ArtifactStore;
-use crate::events::EVENTS;
+use crate::events::{EVENTS, Event};
 use crate::store::{
-    BUILDS, BuildRecord, CURRENT, DECLARED, LATEST, META, NODES, Paths, StoreError,
+    BUILDS, BuildRecord, CURRENT, CurrentEntry, DECLARED, LATEST, META, NODES, NodeRecord, Paths,
+    Reader, StoreError,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 /// What `doctor` found.
 #[derive(Debug, Default, Serialize)]
@@ -63,15 +65,63 @@ pub fn doctor(paths: &Paths, repair: bool) -> Result<Checkup> {
             .push(format!("there is no store yet at {}", state.display()));
         return Ok(c);
     }
-    let bak = crate::store::backup_path(state);
-    let store = match crate::store::Store::open(state) {
-        Ok(s) => s,
-        Err(StoreError::Damaged { message, help, .. }) => {
-            c.problem(format!("the store is damaged: {message}"), help);
-            backup_health(&mut c, paths);
-            return Ok(c);
+    let Some(tables) = read_tables(&mut c, paths)? else {
+        return Ok(c);
+    };
+    check_pages(&mut c, state);
+    check_ids_rise(&mut c, &tables);
+    check_sends(&mut c, &tables);
+    check_declared_fit(&mut c, &tables);
+    check_artifacts(&mut c, paths, &tables, repair);
+    backup_health(&mut c, paths);
+    if repair && !c.unwell() && !crate::store::backup_path(state).exists() {
+        match crate::store::backup(state, std::time::Duration::ZERO) {
+            Ok(_) => c.checked.push("a backup was made".into()),
+            Err(e) => c.problem(format!("no backup could be made: {e}"), "free disk space"),
         }
-        Err(e) => return Err(e.into()),
+    }
+    Ok(c)
+}
+
+/// Every table `doctor` looks into, read in one transaction.
+struct Tables {
+    builds: Vec<(Vec<u8>, BuildRecord)>,
+    current: Vec<(Vec<u8>, CurrentEntry)>,
+    latest: Vec<(Vec<u8>, BuildRecord)>,
+    declared: Vec<(Vec<u8>, BuildRecord)>,
+    nodes: Vec<(Vec<u8>, NodeRecord)>,
+    events: Vec<(Vec<u8>, Event)>,
+    next_build: Option<u64>,
+    next_event: Option<u64>,
+}
+
+impl Tables {
+    /// Reads them in the read transaction `r`.
+    fn read(r: &Reader) -> std::result::Result<Tables, StoreError> {
+        Ok(Tables {
+            builds: r.range(BUILDS, b"", None)?,
+            current: r.range(CURRENT, b"", None)?,
+            latest: r.range(LATEST, b"", None)?,
+            declared: r.range(DECLARED, b"", None)?,
+            nodes: r.range(NODES, b"", None)?,
+            events: r.range(EVENTS, b"", None)?,
+            next_build: r.get(META, b"next_build")?,
+            next_event: r.get(META, b"next_event")?,
+        })
+    }
+}
+
+/// Opens the store, checks every value's checksum and reads the tables; the store is closed
+/// again when this returns. `None` when the store is damaged (the problem is said, and for a
+/// store that does not open or verify, the backup's health with it).
+fn read_tables(c: &mut Checkup, paths: &Paths) -> Result<Option<Tables>> {
+    let store = match crate::store::Store::open(&paths.state) {
+        Ok(s) => s,
+        Err(e) => {
+            damaged(c, e)?;
+            backup_health(c, paths);
+            return Ok(None);
+        }
     };
     // Every value's checksum, and each table's count.
     match store.read(|r| r.verify_all()) {
@@ -80,50 +130,51 @@ pub fn doctor(paths: &Paths, repair: bool) -> Result<Checkup> {
             tables.iter().map(|(_, n)| n).sum::<u64>(),
             tables.len()
         )),
-        Err(StoreError::Damaged { message, help, .. }) => {
-            c.problem(format!("the store is damaged: {message}"), help);
-            backup_health(&mut c, paths);
-            return Ok(c);
+        Err(e) => {
+            damaged(c, e)?;
+            backup_health(c, paths);
+            return Ok(None);
         }
-        Err(e) => return Err(e.into()),
     }
-    let r = store.read(|r| {
-        Ok((
-            r.range(BUILDS, b"", None)?,
-            r.range(CURRENT, b"", None)?,
-            r.range(LATEST, b"", None)?,
-            r.range(DECLARED, b"", None)?,
-            r.range(NODES, b"", None)?,
-            r.range(EVENTS, b"", None)?,
-            r.get(META, b"next_build")?,
-            r.get(META, b"next_event")?,
-        ))
-    });
-    let (builds, current, latest, declared, nodes, events, next_build, next_event) = match r {
-        Ok(v) => v,
-        Err(StoreError::Damaged { message, help, .. }) => {
-            c.problem(format!("the store is damaged: {message}"), help);
-            return Ok(c);
+    match store.read(Tables::read) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) => {
+            damaged(c, e)?;
+            Ok(None)
         }
-        Err(e) => return Err(e.into()),
-    };
-    drop(store);
-    // redb's page checksums, on a copy (its repair rewrites the file it checks).
+    }
+}
+
+/// A damaged store is a problem found; any other store error is the answer.
+fn damaged(c: &mut Checkup, e: StoreError) -> Result<()> {
+    match e {
+        StoreError::Damaged { message, help, .. } => {
+            c.problem(format!("the store is damaged: {message}"), help);
+            Ok(())
+        }
+        e => Err(e.into()),
+    }
+}
+
+/// redb's page checksums, on a copy (its repair rewrites the file it checks).
+fn check_pages(c: &mut Checkup, state: &Path) {
     match crate::store::check_pages(state) {
         Ok(()) => c.checked.push("redb's page checksums match".into()),
         Err(why) => c.problem(
             format!("the store's pages do not verify: {why}"),
             format!(
                 "restore the backup ({}) if it verifies, or keep this store while it reads",
-                bak.display()
+                crate::store::backup_path(state).display()
             ),
         ),
     }
+}
 
-    let by_id: BTreeMap<u64, &BuildRecord> = builds.iter().map(|(_, b)| (b.id, b)).collect();
-    // Keys and ids agree; ids below the next id.
+/// Keys and ids agree; build ids are below the next id; facts rise and are below the next
+/// fact's sequence.
+fn check_ids_rise(c: &mut Checkup, t: &Tables) {
     let mut sound = true;
-    for (k, b) in &builds {
+    for (k, b) in &t.builds {
         if k.as_slice() != crate::store::id_key(b.id) {
             sound = false;
             c.problem(
@@ -131,7 +182,7 @@ pub fn doctor(paths: &Paths, repair: bool) -> Result<Checkup> {
                 "restore the backup",
             );
         }
-        if next_build.is_some_and(|n| b.id >= n) {
+        if t.next_build.is_some_and(|n| b.id >= n) {
             sound = false;
             c.problem(
                 format!("build {} is not below the next build id", b.id),
@@ -140,7 +191,7 @@ pub fn doctor(paths: &Paths, repair: bool) -> Result<Checkup> {
         }
     }
     let mut last = 0;
-    for (_, e) in &events {
+    for (_, e) in &t.events {
         if e.seq <= last {
             sound = false;
             c.problem(
@@ -150,7 +201,7 @@ pub fn doctor(paths: &Paths, repair: bool) -> Result<Checkup> {
         }
         last = e.seq;
     }
-    if next_event.is_some_and(|n| last >= n) {
+    if t.next_event.is_some_and(|n| last >= n) {
         sound = false;
         c.problem(
             format!("fact {last} is not below the next fact's sequence"),
@@ -160,45 +211,53 @@ pub fn doctor(paths: &Paths, repair: bool) -> Result<Checkup> {
     if sound {
         c.checked.push(format!(
             "build ids and fact sequences rise ({} builds, {} facts)",
-            builds.len(),
-            events.len()
+            t.builds.len(),
+            t.events.len()
         ));
     }
+}
 
-    // Every send names builds the store holds; sequences never go back.
+/// Every send names builds the store holds; sequences never go back.
+fn check_sends(c: &mut Checkup, t: &Tables) {
+    let held: BTreeSet<u64> = t.builds.iter().map(|(_, b)| b.id).collect();
     let mut sends = 0;
-    for (k, n) in &nodes {
+    for (k, n) in &t.nodes {
         let node = String::from_utf8_lossy(k);
-        if let Some(sent) = &n.sent {
-            sends += 1;
-            for (module, id) in &n.sent_builds {
-                if !by_id.contains_key(id) {
-                    c.problem(
-                        format!(
-                            "{node} was sent build {id} of {module}, which the store does not hold"
-                        ),
-                        "`mesh push --all` sends what is declared now",
-                    );
-                }
-            }
-            if let Some(a) = &n.applied
-                && a.sequence > sent.sequence
-            {
+        let Some(sent) = &n.sent else {
+            continue;
+        };
+        sends += 1;
+        for (module, id) in &n.sent_builds {
+            if !held.contains(id) {
                 c.problem(
                     format!(
-                        "{node} applied sequence {}, above the {} it was last sent",
-                        a.sequence, sent.sequence
+                        "{node} was sent build {id} of {module}, which the store does not hold"
                     ),
-                    "the next push numbers above what the node holds; nothing to do",
+                    "`mesh push --all` sends what is declared now",
                 );
             }
+        }
+        if let Some(a) = &n.applied
+            && a.sequence > sent.sequence
+        {
+            c.problem(
+                format!(
+                    "{node} applied sequence {}, above the {} it was last sent",
+                    a.sequence, sent.sequence
+                ),
+                "the next push numbers above what the node holds; nothing to do",
+            );
         }
     }
     c.checked.push(format!(
         "{sends} recorded sends name builds the store holds"
     ));
-    for (k, d) in &declared {
-        if d.verdict != crate::builder::Verdict::Fit {
+}
+
+/// Only fit builds are declared.
+fn check_declared_fit(c: &mut Checkup, t: &Tables) {
+    for (k, d) in &t.declared {
+        if d.verdict != crate::store::Verdict::Fit {
             c.problem(
                 format!(
                     "{} is declared with build {}, which is {}",
@@ -210,63 +269,27 @@ pub fn doctor(paths: &Paths, repair: bool) -> Result<Checkup> {
             );
         }
     }
+}
 
-    // Every recorded artifact exists with its digest.
+/// Every recorded artifact exists with its digest. One that does not is a problem only while
+/// a node, a declaration or a current build needs it; with `repair`, a damaged one is removed
+/// so that its module builds again.
+fn check_artifacts(c: &mut Checkup, paths: &Paths, t: &Tables, repair: bool) {
     let artifacts = ArtifactStore::new(paths.artifacts());
-    let mut named: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
-    for (_, b) in &builds {
-        if let Some(a) = &b.artifact {
-            named.entry(a.as_str()).or_default().push(b.id);
-        }
-    }
-    for (_, d) in &declared {
-        if let Some(a) = &d.artifact {
-            named.entry(a.as_str()).or_default().push(d.id);
-        }
-    }
-    let needed: BTreeSet<u64> = current
-        .iter()
-        .map(|(_, e)| e.id)
-        .chain(latest.iter().map(|(_, b)| b.id))
-        .chain(declared.iter().map(|(_, b)| b.id))
-        .chain(
-            nodes
-                .iter()
-                .flat_map(|(_, n)| n.sent_builds.iter().chain(&n.applied_builds).map(|p| p.1)),
-        )
-        .collect();
+    let needed = needed_builds(t);
     let mut whole = 0;
-    for (digest, ids) in &mut named {
-        ids.sort_unstable();
-        ids.dedup();
-        let ok = artifacts.verify(digest).unwrap_or(false);
-        if ok {
+    for (digest, ids) in builds_by_artifact(t) {
+        if artifacts.verify(digest).unwrap_or(false) {
             whole += 1;
             continue;
         }
         let exists = artifacts.path(digest).exists();
-        let still_needed = ids.iter().any(|id| needed.contains(id));
-        let what = format!(
-            "the artifact {} of build{} {} is {}",
-            &digest[..digest.len().min(12)],
-            if ids.len() > 1 { "s" } else { "" },
-            ids.iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
-            if exists {
-                "damaged (its content does not match its digest)"
-            } else {
-                "missing"
-            }
-        );
-        if !still_needed {
+        let what = unsound_artifact(digest, &ids, exists);
+        if !ids.iter().any(|id| needed.contains(id)) {
             c.checked.push(format!(
                 "{what}; no node, declaration or current build needs it"
             ));
-            continue;
-        }
-        if !exists {
+        } else if !exists {
             c.problem(
                 what,
                 "its module is stale: the next `mesh reconcile` builds it again",
@@ -286,14 +309,56 @@ pub fn doctor(paths: &Paths, repair: bool) -> Result<Checkup> {
     }
     c.checked
         .push(format!("{whole} artifacts match their digests"));
-    backup_health(&mut c, paths);
-    if repair && !c.unwell() && !crate::store::backup_path(state).exists() {
-        match crate::store::backup(state, std::time::Duration::ZERO) {
-            Ok(_) => c.checked.push("a backup was made".into()),
-            Err(e) => c.problem(format!("no backup could be made: {e}"), "free disk space"),
+}
+
+/// Each artifact a build or a declaration names, with the ids of the builds naming it (in
+/// order, once each).
+fn builds_by_artifact(t: &Tables) -> BTreeMap<&str, Vec<u64>> {
+    let mut named: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    for (_, b) in t.builds.iter().chain(&t.declared) {
+        if let Some(a) = &b.artifact {
+            named.entry(a.as_str()).or_default().push(b.id);
         }
     }
-    Ok(c)
+    for ids in named.values_mut() {
+        ids.sort_unstable();
+        ids.dedup();
+    }
+    named
+}
+
+/// The builds something still needs: current, latest, declared, or sent to or applied on a
+/// node.
+fn needed_builds(t: &Tables) -> BTreeSet<u64> {
+    t.current
+        .iter()
+        .map(|(_, e)| e.id)
+        .chain(t.latest.iter().map(|(_, b)| b.id))
+        .chain(t.declared.iter().map(|(_, b)| b.id))
+        .chain(
+            t.nodes
+                .iter()
+                .flat_map(|(_, n)| n.sent_builds.iter().chain(&n.applied_builds).map(|p| p.1)),
+        )
+        .collect()
+}
+
+/// "the artifact DIGEST of build(s) IDS is missing" (or damaged, when it `exists`).
+fn unsound_artifact(digest: &str, ids: &[u64], exists: bool) -> String {
+    format!(
+        "the artifact {} of build{} {} is {}",
+        &digest[..digest.len().min(12)],
+        if ids.len() > 1 { "s" } else { "" },
+        ids.iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        if exists {
+            "damaged (its content does not match its digest)"
+        } else {
+            "missing"
+        }
+    )
 }
 
 /// Whether the backup is there and whole.

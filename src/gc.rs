@@ -12,8 +12,11 @@
 
 use crate::Result;
 use crate::artifact::{COMPRESSED, is_digest};
-use crate::builder::Verdict;
-use crate::store::{BUILDS, BuildRecord, CURRENT, DECLARED, LATEST, NODES, Paths, id_key};
+use crate::store::Verdict;
+use crate::store::{
+    BUILDS, BuildRecord, CURRENT, CurrentEntry, DECLARED, LATEST, NODES, NodeRecord, Paths, Reader,
+    StoreError, id_key,
+};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -63,34 +66,98 @@ pub fn gc(paths: &Paths, opts: &GcOptions) -> Result<Collected> {
     let start = Instant::now();
     let mut out = Collected::default();
     let store = paths.open()?;
-    let (builds, current, latest, declared, nodes) = store.read(|r| {
-        Ok((
-            r.range(BUILDS, b"", None)?,
-            r.range(CURRENT, b"", None)?,
-            r.range(LATEST, b"", None)?,
-            r.range(DECLARED, b"", None)?,
-            r.range(NODES, b"", None)?,
-        ))
-    })?;
+    let records = store.read(Records::read)?;
+    let keep = kept_builds(&records, opts);
+    let gone = Gone::select(&records, &keep);
+    out.builds = gone.ids.iter().copied().collect();
+    out.closures = gone.closures.len();
 
-    // What stays.
-    let mut keep: BTreeSet<u64> = BTreeSet::new();
-    let in_mesh = |m: &str| opts.modules.as_ref().is_none_or(|ms| ms.contains(m));
-    keep.extend(
-        latest
+    // Records first, in one transaction: a kill after it leaves files no record names.
+    if !opts.dry_run && (!gone.builds.is_empty() || !gone.closures.is_empty()) {
+        store.write(|w| {
+            for b in &gone.builds {
+                w.remove(BUILDS, &id_key(b.id))?;
+            }
+            for k in &gone.closures {
+                w.remove(CURRENT, k)?;
+            }
+            Ok(())
+        })?;
+    }
+    drop(store);
+
+    let named = named_artifacts(&records, opts, &keep, &gone);
+    let mut files = Files {
+        dry_run: opts.dry_run,
+        deadline: opts.time_limit.map(|l| start + l),
+        out: &mut out,
+    };
+    remove_artifacts(&mut files, &paths.artifacts(), &named);
+    remove_logs(&mut files, paths, &records, opts, &gone);
+    remove_unpacked_inputs(&mut files, &paths.deps(), &named);
+    Ok(out)
+}
+
+impl GcOptions {
+    /// Whether module `m` is in the mesh now (every module is, when the modules are not known).
+    fn in_mesh(&self, m: &str) -> bool {
+        self.modules.as_ref().is_none_or(|ms| ms.contains(m))
+    }
+}
+
+/// The records a collection decides over, read in one transaction.
+struct Records {
+    builds: Vec<(Vec<u8>, BuildRecord)>,
+    current: Vec<(Vec<u8>, CurrentEntry)>,
+    latest: Vec<(Vec<u8>, BuildRecord)>,
+    declared: Vec<(Vec<u8>, BuildRecord)>,
+    nodes: Vec<(Vec<u8>, NodeRecord)>,
+}
+
+impl Records {
+    /// Reads them in the read transaction `r`.
+    fn read(r: &Reader) -> std::result::Result<Records, StoreError> {
+        Ok(Records {
+            builds: r.range(BUILDS, b"", None)?,
+            current: r.range(CURRENT, b"", None)?,
+            latest: r.range(LATEST, b"", None)?,
+            declared: r.range(DECLARED, b"", None)?,
+            nodes: r.range(NODES, b"", None)?,
+        })
+    }
+
+    /// The newest build of every module in the mesh.
+    fn latest_in_mesh<'a>(&'a self, opts: &'a GcOptions) -> impl Iterator<Item = &'a BuildRecord> {
+        self.latest
             .iter()
-            .filter(|(_, b)| in_mesh(&b.module))
-            .map(|(_, b)| b.id),
-    );
-    keep.extend(declared.iter().map(|(_, b)| b.id));
-    for (_, n) in &nodes {
+            .map(|(_, b)| b)
+            .filter(|b| opts.in_mesh(&b.module))
+    }
+
+    /// The builds that stay once `gone` is removed.
+    fn remaining<'a>(&'a self, gone: &'a Gone) -> impl Iterator<Item = &'a BuildRecord> {
+        self.builds
+            .iter()
+            .map(|(_, b)| b)
+            .filter(|b| !gone.ids.contains(&b.id))
+    }
+}
+
+/// The builds that stay: the newest and the declared build of every module, every build a
+/// node was sent or applied, and of each module in the mesh its newest `builds_keep`, its
+/// newest judged and its newest fit build.
+fn kept_builds(records: &Records, opts: &GcOptions) -> BTreeSet<u64> {
+    let mut keep: BTreeSet<u64> = BTreeSet::new();
+    keep.extend(records.latest_in_mesh(opts).map(|b| b.id));
+    keep.extend(records.declared.iter().map(|(_, b)| b.id));
+    for (_, n) in &records.nodes {
         keep.extend(n.sent_builds.iter().chain(&n.applied_builds).map(|p| p.1));
     }
     let mut per_module: BTreeMap<&str, Vec<&BuildRecord>> = BTreeMap::new();
-    for (_, b) in &builds {
+    for (_, b) in &records.builds {
         per_module.entry(b.module.as_str()).or_default().push(b);
     }
-    per_module.retain(|m, _| in_mesh(m));
+    per_module.retain(|m, _| opts.in_mesh(m));
     for list in per_module.values_mut() {
         list.sort_by_key(|b| std::cmp::Reverse(b.id));
         keep.extend(list.iter().take(opts.builds_keep).map(|b| b.id));
@@ -102,62 +169,75 @@ pub fn gc(paths: &Paths, opts: &GcOptions) -> Result<Collected> {
             keep.insert(b.id);
         }
     }
-    let gone: Vec<&BuildRecord> = builds
-        .iter()
-        .map(|(_, b)| b)
-        .filter(|b| !keep.contains(&b.id))
-        .take(MAX_RECORDS)
-        .collect();
-    let gone_ids: BTreeSet<u64> = gone.iter().map(|b| b.id).collect();
-    let closures: Vec<&Vec<u8>> = current
-        .iter()
-        .filter(|(_, e)| !keep.contains(&e.id))
-        .map(|(k, _)| k)
-        .take(MAX_RECORDS)
-        .collect();
-    out.builds = gone_ids.iter().copied().collect();
-    out.closures = closures.len();
+    keep
+}
 
-    // Records first, in one transaction: a kill after it leaves files no record names.
-    if !opts.dry_run && (!gone.is_empty() || !closures.is_empty()) {
-        store.write(|w| {
-            for b in &gone {
-                w.remove(BUILDS, &id_key(b.id))?;
-            }
-            for k in &closures {
-                w.remove(CURRENT, k)?;
-            }
-            Ok(())
-        })?;
+/// The records that go this pass: at most [`MAX_RECORDS`] builds and as many closure entries.
+struct Gone<'r> {
+    /// The builds not kept.
+    builds: Vec<&'r BuildRecord>,
+    /// Their ids.
+    ids: BTreeSet<u64>,
+    /// The keys of closure entries whose build is not kept.
+    closures: Vec<&'r Vec<u8>>,
+}
+
+impl<'r> Gone<'r> {
+    /// What goes of `records` when `keep` stays, in key order.
+    fn select(records: &'r Records, keep: &BTreeSet<u64>) -> Gone<'r> {
+        let builds: Vec<&BuildRecord> = records
+            .builds
+            .iter()
+            .map(|(_, b)| b)
+            .filter(|b| !keep.contains(&b.id))
+            .take(MAX_RECORDS)
+            .collect();
+        let ids = builds.iter().map(|b| b.id).collect();
+        let closures = records
+            .current
+            .iter()
+            .filter(|(_, e)| !keep.contains(&e.id))
+            .map(|(k, _)| k)
+            .take(MAX_RECORDS)
+            .collect();
+        Gone {
+            builds,
+            ids,
+            closures,
+        }
     }
-    drop(store);
+}
 
-    // The artifacts every remaining record names.
+/// The artifacts every remaining record names.
+fn named_artifacts<'r>(
+    records: &'r Records,
+    opts: &'r GcOptions,
+    keep: &BTreeSet<u64>,
+    gone: &'r Gone,
+) -> BTreeSet<&'r str> {
     let mut named: BTreeSet<&str> = BTreeSet::new();
-    for (_, b) in builds.iter().filter(|(_, b)| !gone_ids.contains(&b.id)) {
+    for b in records.remaining(gone) {
         named.extend(b.artifact.as_deref());
     }
-    for (_, b) in latest.iter().filter(|(_, b)| in_mesh(&b.module)) {
+    for b in records.latest_in_mesh(opts) {
         named.extend(b.artifact.as_deref());
     }
     // The declared build of every module, in the mesh or not: a declaration is composed from
     // these, so what they name could be sent.
-    for (_, b) in &declared {
+    for (_, b) in &records.declared {
         named.extend(b.artifact.as_deref());
     }
-    for (_, e) in &current {
+    for (_, e) in &records.current {
         if keep.contains(&e.id) {
             named.extend(e.artifact.as_deref());
         }
     }
-    let deadline = opts.time_limit.map(|l| start + l);
-    let mut files = Files {
-        dry_run: opts.dry_run,
-        deadline,
-        out: &mut out,
-    };
-    // Artifacts no record names, and temp files a killed write left.
-    for (name, path) in entries(&paths.artifacts()) {
+    named
+}
+
+/// Artifacts no record names, and temp files a killed write left.
+fn remove_artifacts(files: &mut Files, dir: &Path, named: &BTreeSet<&str>) {
+    for (name, path) in entries(dir) {
         if is_digest(&name) {
             if !named.contains(name.as_str()) && files.remove(&path) {
                 files.out.artifacts.push(name);
@@ -171,13 +251,15 @@ pub fn gc(paths: &Paths, opts: &GcOptions) -> Result<Collected> {
             files.out.other += 1;
         }
     }
-    // Logs of removed builds, then what is left of deleted modules' logs.
-    let named_logs: BTreeSet<PathBuf> = builds
-        .iter()
-        .filter(|(_, b)| !gone_ids.contains(&b.id))
-        .filter_map(|(_, b)| b.log.as_ref().map(|l| paths.dot_mesh.join(l)))
+}
+
+/// Logs of removed builds, then what is left of deleted modules' logs.
+fn remove_logs(files: &mut Files, paths: &Paths, records: &Records, opts: &GcOptions, gone: &Gone) {
+    let named_logs: BTreeSet<PathBuf> = records
+        .remaining(gone)
+        .filter_map(|b| b.log.as_ref().map(|l| paths.dot_mesh.join(l)))
         .collect();
-    for b in &gone {
+    for b in &gone.builds {
         if let Some(l) = &b.log {
             let p = paths.dot_mesh.join(l);
             if !named_logs.contains(&p) && p.exists() && files.remove(&p) {
@@ -185,29 +267,25 @@ pub fn gc(paths: &Paths, opts: &GcOptions) -> Result<Collected> {
             }
         }
     }
-    let modules: BTreeSet<&str> = builds
-        .iter()
-        .filter(|(_, b)| !gone_ids.contains(&b.id))
-        .map(|(_, b)| b.module.as_str())
-        .chain(
-            latest
-                .iter()
-                .filter(|(_, b)| in_mesh(&b.module))
-                .map(|(_, b)| b.module.as_str()),
-        )
+    let modules: BTreeSet<&str> = records
+        .remaining(gone)
+        .map(|b| b.module.as_str())
+        .chain(records.latest_in_mesh(opts).map(|b| b.module.as_str()))
         .collect();
     for (name, path) in entries(&paths.logs()) {
         if !modules.contains(name.as_str()) && path.is_dir() && files.remove(&path) {
             files.out.logs += 1;
         }
     }
-    // Unpacked inputs of artifacts no record names.
-    for (name, path) in entries(&paths.deps()) {
+}
+
+/// Unpacked inputs of artifacts no record names.
+fn remove_unpacked_inputs(files: &mut Files, dir: &Path, named: &BTreeSet<&str>) {
+    for (name, path) in entries(dir) {
         if (!is_digest(&name) || !named.contains(name.as_str())) && files.remove(&path) {
             files.out.other += 1;
         }
     }
-    Ok(out)
 }
 
 /// Removes files and directories until the deadline, counting what it frees.

@@ -3,7 +3,6 @@
 //! reports. A missed run costs latency, never correctness; a second run in a row does nothing.
 
 use crate::Result;
-use crate::builder::Verdict;
 use crate::builder::schedule::{BuildOptions, BuildSummary, Progress};
 use crate::config::MeshConfig;
 use crate::deliver::collect::NodeCollect;
@@ -13,6 +12,7 @@ use crate::source::Snapshot;
 use crate::status::nodes::NodeState;
 use crate::status::nodes::Status;
 use crate::store::Paths;
+use crate::store::Verdict;
 use crate::transport::Connections;
 use serde::Serialize;
 use std::collections::BTreeSet;

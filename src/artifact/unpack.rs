@@ -154,136 +154,206 @@ fn extract(r: impl Read, root: &Path) -> Result<(), ArtifactError> {
     let entries = archive
         .entries()
         .map_err(|source| ArtifactError::Corrupt { source })?;
-    let mut seen: HashSet<PathBuf> = HashSet::new();
-    let mut links: HashSet<PathBuf> = HashSet::new();
-    let mut pending: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let mut made: Vec<PathBuf> = Vec::new();
-
+    let mut tree = Extraction::new(root);
     for entry in entries {
         let mut entry = entry.map_err(|source| ArtifactError::Corrupt { source })?;
+        tree.entry(&mut entry)?;
+    }
+    tree.link_pending()?;
+    tree.seal()
+}
+
+/// An extraction in progress: what was written into `root` and what is still to come.
+struct Extraction<'a> {
+    /// The fresh directory written into.
+    root: &'a Path,
+    /// Every entry path met so far: an entry may appear once.
+    seen: HashSet<PathBuf>,
+    /// The symlinks met: nothing may be written below one.
+    links: HashSet<PathBuf>,
+    /// (path, target) of each symlink, made once the tree is complete.
+    pending: Vec<(PathBuf, PathBuf)>,
+    /// The directories made, for the final fsync.
+    made: Vec<PathBuf>,
+}
+
+impl<'a> Extraction<'a> {
+    /// An extraction into the fresh directory `root`, nothing written yet.
+    fn new(root: &'a Path) -> Self {
+        Extraction {
+            root,
+            seen: HashSet::new(),
+            links: HashSet::new(),
+            pending: Vec::new(),
+            made: Vec::new(),
+        }
+    }
+
+    /// Writes one entry (a symlink is only noted): refused when its path is unsafe, lies below
+    /// a symlink, is met twice, or its kind is not one an artifact holds.
+    fn entry<R: Read>(&mut self, entry: &mut tar::Entry<'_, R>) -> Result<(), ArtifactError> {
         let rel = safe_rel(&entry.path_bytes())?;
         let kind = entry.header().entry_type();
+        if !self.admit(&rel, kind, &entry.path_bytes())? {
+            return Ok(());
+        }
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        match kind {
+            tar::EntryType::Directory => ensure_dirs(self.root, &rel, &mut self.made),
+            tar::EntryType::Regular | tar::EntryType::Continuous => {
+                ensure_dirs(self.root, parent, &mut self.made)?;
+                self.file(entry, &rel)
+            }
+            tar::EntryType::Symlink => self.symlink(entry, rel),
+            other => Err(ArtifactError::Unsupported {
+                path: rel,
+                kind: unsupported_kind(other),
+            }),
+        }
+    }
 
-        if let Some(link) = rel.ancestors().skip(1).find(|a| links.contains(*a)) {
+    /// Whether the entry at `rel` is to be written: not below a symlink, and met once. The
+    /// root is skipped when it is a directory and refused otherwise. `raw` is the entry's path
+    /// as written, for that refusal.
+    fn admit(
+        &mut self,
+        rel: &Path,
+        kind: tar::EntryType,
+        raw: &[u8],
+    ) -> Result<bool, ArtifactError> {
+        if let Some(link) = rel.ancestors().skip(1).find(|a| self.links.contains(*a)) {
             return Err(ArtifactError::ThroughLink {
-                path: rel.clone(),
+                path: rel.to_path_buf(),
                 link: link.to_path_buf(),
             });
         }
         if rel.as_os_str().is_empty() {
             if kind.is_dir() {
-                continue;
+                return Ok(false);
             }
             return Err(ArtifactError::Malformed {
-                path: PathBuf::from(OsStr::from_bytes(&entry.path_bytes())),
+                path: PathBuf::from(OsStr::from_bytes(raw)),
                 reason: "a non-directory entry names the artifact root".to_string(),
             });
         }
-        if !seen.insert(rel.clone()) {
+        if !self.seen.insert(rel.to_path_buf()) {
             return Err(ArtifactError::Malformed {
-                path: rel,
+                path: rel.to_path_buf(),
                 reason: "the entry appears twice".to_string(),
             });
         }
-        let parent = rel.parent().unwrap_or(Path::new(""));
+        Ok(true)
+    }
 
-        match kind {
-            tar::EntryType::Directory => ensure_dirs(root, &rel, &mut made)?,
-            tar::EntryType::Regular | tar::EntryType::Continuous => {
-                ensure_dirs(root, parent, &mut made)?;
-                let mode = match entry.header().mode() {
-                    Ok(m) if m & 0o111 != 0 => MODE_EXEC,
-                    Ok(_) => MODE_FILE,
-                    Err(source) => return Err(ArtifactError::Corrupt { source }),
-                };
-                let full = root.join(&rel);
-                let io_err = |source| ArtifactError::Io {
-                    path: full.clone(),
-                    source,
-                };
-                let mut f = OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .mode(MODE_FILE)
-                    .open(&full)
-                    .map_err(|e| {
-                        if e.kind() == io::ErrorKind::AlreadyExists {
-                            ArtifactError::Malformed {
-                                path: rel.clone(),
-                                reason: "it is already a directory of the artifact".to_string(),
-                            }
-                        } else {
-                            io_err(e)
-                        }
-                    })?;
-                copy_split(&mut entry, &mut f, |_| {}).map_err(|e| match e {
-                    CopyError::Read(source) => ArtifactError::Corrupt { source },
-                    CopyError::Write(source) => io_err(source),
-                })?;
-                f.set_permissions(fs::Permissions::from_mode(mode))
-                    .and_then(|()| f.sync_all())
-                    .map_err(io_err)?;
-            }
-            tar::EntryType::Symlink => {
-                let target = match entry.link_name_bytes() {
-                    Some(t) if !t.is_empty() => PathBuf::from(OsStr::from_bytes(&t)),
-                    _ => {
-                        return Err(ArtifactError::Malformed {
-                            path: rel,
-                            reason: "a symlink without a target".to_string(),
-                        });
-                    }
-                };
-                if !link_lexically_inside(parent.components().count(), &target) {
-                    return Err(ArtifactError::LinkOutOfTree { path: rel, target });
-                }
-                ensure_dirs(root, parent, &mut made)?;
-                if fs::symlink_metadata(root.join(&rel)).is_ok() {
-                    return Err(ArtifactError::Malformed {
-                        path: rel,
+    /// Writes a regular file at `rel` (its directory exists): 0o755 when its header has an
+    /// executable bit, 0o644 otherwise; fsynced.
+    fn file<R: Read>(
+        &mut self,
+        entry: &mut tar::Entry<'_, R>,
+        rel: &Path,
+    ) -> Result<(), ArtifactError> {
+        let mode = match entry.header().mode() {
+            Ok(m) if m & 0o111 != 0 => MODE_EXEC,
+            Ok(_) => MODE_FILE,
+            Err(source) => return Err(ArtifactError::Corrupt { source }),
+        };
+        let full = self.root.join(rel);
+        let io_err = |source| ArtifactError::Io {
+            path: full.clone(),
+            source,
+        };
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(MODE_FILE)
+            .open(&full)
+            .map_err(|e| {
+                if e.kind() == io::ErrorKind::AlreadyExists {
+                    ArtifactError::Malformed {
+                        path: rel.to_path_buf(),
                         reason: "it is already a directory of the artifact".to_string(),
-                    });
+                    }
+                } else {
+                    io_err(e)
                 }
-                links.insert(rel.clone());
-                pending.push((rel, target));
-            }
-            other => {
-                return Err(ArtifactError::Unsupported {
+            })?;
+        copy_split(entry, &mut f, |_| {}).map_err(|e| match e {
+            CopyError::Read(source) => ArtifactError::Corrupt { source },
+            CopyError::Write(source) => io_err(source),
+        })?;
+        f.set_permissions(fs::Permissions::from_mode(mode))
+            .and_then(|()| f.sync_all())
+            .map_err(io_err)
+    }
+
+    /// Notes a symlink at `rel`, made once the tree is complete: refused without a target,
+    /// when its target leaves the tree as written, or when its path is already taken.
+    fn symlink<R: Read>(
+        &mut self,
+        entry: &tar::Entry<'_, R>,
+        rel: PathBuf,
+    ) -> Result<(), ArtifactError> {
+        let target = match entry.link_name_bytes() {
+            Some(t) if !t.is_empty() => PathBuf::from(OsStr::from_bytes(&t)),
+            _ => {
+                return Err(ArtifactError::Malformed {
                     path: rel,
-                    kind: unsupported_kind(other),
+                    reason: "a symlink without a target".to_string(),
                 });
             }
-        }
-    }
-
-    // Links last: the tree they point into is complete, and no file was written through one.
-    for (rel, target) in pending {
-        let parent: Vec<&OsStr> = rel
-            .parent()
-            .map(|p| p.components().map(|c| c.as_os_str()).collect())
-            .unwrap_or_default();
-        if !is_real_dir_chain(root, &parent) {
-            return Err(ArtifactError::Malformed {
-                path: rel,
-                reason: "its parent is not a directory of the artifact".to_string(),
-            });
-        }
-        if !link_stays_inside(root, &parent, &target) {
+        };
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        if !link_lexically_inside(parent.components().count(), &target) {
             return Err(ArtifactError::LinkOutOfTree { path: rel, target });
         }
-        let full = root.join(&rel);
-        std::os::unix::fs::symlink(&target, &full)
-            .map_err(|source| ArtifactError::Io { path: full, source })?;
+        ensure_dirs(self.root, parent, &mut self.made)?;
+        if fs::symlink_metadata(self.root.join(&rel)).is_ok() {
+            return Err(ArtifactError::Malformed {
+                path: rel,
+                reason: "it is already a directory of the artifact".to_string(),
+            });
+        }
+        self.links.insert(rel.clone());
+        self.pending.push((rel, target));
+        Ok(())
     }
 
-    fs::set_permissions(root, fs::Permissions::from_mode(MODE_EXEC)).map_err(|source| {
-        ArtifactError::Io {
-            path: root.to_path_buf(),
-            source,
+    /// Makes the symlinks, last: the tree they point into is complete, and no file was
+    /// written through one. Each must stay inside the tree as it now stands.
+    fn link_pending(&mut self) -> Result<(), ArtifactError> {
+        for (rel, target) in std::mem::take(&mut self.pending) {
+            let parent: Vec<&OsStr> = rel
+                .parent()
+                .map(|p| p.components().map(|c| c.as_os_str()).collect())
+                .unwrap_or_default();
+            if !is_real_dir_chain(self.root, &parent) {
+                return Err(ArtifactError::Malformed {
+                    path: rel,
+                    reason: "its parent is not a directory of the artifact".to_string(),
+                });
+            }
+            if !link_stays_inside(self.root, &parent, &target) {
+                return Err(ArtifactError::LinkOutOfTree { path: rel, target });
+            }
+            let full = self.root.join(&rel);
+            std::os::unix::fs::symlink(&target, &full)
+                .map_err(|source| ArtifactError::Io { path: full, source })?;
         }
-    })?;
-    for dir in made.iter().rev() {
-        sync_dir(dir)?;
+        Ok(())
     }
-    Ok(sync_dir(root)?)
+
+    /// Gives the root its mode and fsyncs every directory made, deepest first, then the root.
+    fn seal(self) -> Result<(), ArtifactError> {
+        let root = self.root;
+        fs::set_permissions(root, fs::Permissions::from_mode(MODE_EXEC)).map_err(|source| {
+            ArtifactError::Io {
+                path: root.to_path_buf(),
+                source,
+            }
+        })?;
+        for dir in self.made.iter().rev() {
+            sync_dir(dir)?;
+        }
+        Ok(sync_dir(root)?)
+    }
 }

@@ -1,6 +1,9 @@
 //! Building modules: running build and test in a scratch export of the commit, judging the
 //! result, packing the artifact, and recording it — with the store closed while anything runs.
 
+mod plan;
+mod prepare;
+mod record;
 pub mod run;
 pub mod schedule;
 

@@ -7,8 +7,9 @@ use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Logs are capped at this many bytes per build; the rest is counted, not kept.
@@ -142,7 +143,9 @@ pub fn run(job: &Job, dirs: &Dirs, log: &Path, live: &Arc<Live>) -> Outcome {
     }
 }
 
-fn outstanding(step: Option<&'static str>, why: String, tail: Vec<String>) -> Outcome {
+/// An outstanding end (no verdict): the build failed for reasons that say nothing about the
+/// artifact.
+pub(super) fn outstanding(step: Option<&'static str>, why: String, tail: Vec<String>) -> Outcome {
     Outcome {
         verdict: Verdict::Outstanding,
         reason: Some(why),
@@ -152,6 +155,7 @@ fn outstanding(step: Option<&'static str>, why: String, tail: Vec<String>) -> Ou
     }
 }
 
+/// A judged end: the step that decided the verdict, and why.
 fn judged(
     verdict: Verdict,
     step: &'static str,
@@ -168,34 +172,25 @@ fn judged(
     }
 }
 
+/// What every step of one build runs with.
 struct Env<'a> {
     job: &'a Job,
     out: &'a Path,
     groups: &'a Path,
 }
 
+/// How one step ended: done, failed (a verdict), or environmental (no verdict).
 enum Step {
     Ok,
     Failed(String),
     Environmental(String),
 }
 
+/// Runs one step (`build` or `test`) to its end, its output into `sink`, and says how it
+/// ended.
 fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) -> Step {
     sink.line(&format!("mesh: {name}: {cmd}"));
-    let mut c = Command::new("sh");
-    c.arg("-c")
-        .arg(cmd)
-        .current_dir(&env.job.cwd)
-        .env("MESH_OUT", env.out)
-        .env("MESH_MODULE", &env.job.module)
-        .env("MESH_COMMIT", &env.job.commit)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    for (name, dir) in &env.job.deps {
-        c.env(super::dep_env_name(name), dir);
-    }
+    let mut c = command(env, cmd);
     if let Some(sig) = crate::process::stopped() {
         return Step::Environmental(stopped_why(name, sig));
     }
@@ -207,36 +202,8 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
     // Known to the SIGINT/SIGTERM handler and recorded for a run after a SIGKILL.
     let group = crate::process::Group::register(pid, env.groups);
     let shared = Arc::new(Mutex::new(std::mem::take(sink)));
-    let readers: Vec<_> = [
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|r| {
-        let shared = Arc::clone(&shared);
-        let live = Arc::clone(live);
-        std::thread::spawn(move || pump(r, &shared, &live))
-    })
-    .collect();
-    let (tx, rx) = mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = tx.send(());
-        status
-    });
-    let timed_out = rx.recv_timeout(env.job.timeout).is_err();
-    if timed_out {
-        // The whole process group: a shell's children go too.
-        crate::process::kill_group(pid);
-    }
-    let status = waiter.join();
+    let readers = pump_output(&mut child, &shared, live);
+    let (status, timed_out) = wait_within(child, env.job.timeout);
     // What the step left running in its group (a daemon, `cmd &`) would hold the pipes open and
     // the readers with them, past any timeout: the step is over, so is its group.
     crate::process::kill_group(pid);
@@ -253,6 +220,78 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
         Ok(Err(e)) => return Step::Environmental(format!("{name} could not be waited for: {e}")),
         Err(_) => return Step::Environmental(format!("{name} could not be waited for")),
     };
+    ended(env, name, status, timed_out, sink)
+}
+
+/// `sh -c CMD` in the module's directory, with `$MESH_OUT`, `$MESH_MODULE`, `$MESH_COMMIT`
+/// and each input's `MESH_DEP_<NAME>`; output piped, in a process group of its own.
+fn command(env: &Env, cmd: &str) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(cmd)
+        .current_dir(&env.job.cwd)
+        .env("MESH_OUT", env.out)
+        .env("MESH_MODULE", &env.job.module)
+        .env("MESH_COMMIT", &env.job.commit)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    for (name, dir) in &env.job.deps {
+        c.env(super::dep_env_name(name), dir);
+    }
+    c
+}
+
+/// One thread per output stream of `child`, copying it into the shared log.
+fn pump_output(
+    child: &mut Child,
+    shared: &Arc<Mutex<LogSink>>,
+    live: &Arc<Live>,
+) -> Vec<JoinHandle<()>> {
+    [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|r| {
+        let shared = Arc::clone(shared);
+        let live = Arc::clone(live);
+        std::thread::spawn(move || pump(r, &shared, &live))
+    })
+    .collect()
+}
+
+/// Waits for `child` at most `timeout`, then kills its whole process group (a shell's children
+/// go too) and waits for it to end. Returns how it ended and whether it timed out.
+fn wait_within(
+    mut child: Child,
+    timeout: Duration,
+) -> (std::thread::Result<std::io::Result<ExitStatus>>, bool) {
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = tx.send(());
+        status
+    });
+    let timed_out = rx.recv_timeout(timeout).is_err();
+    if timed_out {
+        crate::process::kill_group(pid);
+    }
+    (waiter.join(), timed_out)
+}
+
+/// What a step that ended with `status` means. Being asked to stop and a timeout come first:
+/// the status then only says how the kill went.
+fn ended(env: &Env, name: &str, status: ExitStatus, timed_out: bool, sink: &mut LogSink) -> Step {
     if let Some(sig) = crate::process::stopped() {
         let why = stopped_why(name, sig);
         sink.line(&format!("mesh: {why}"));

@@ -1,22 +1,28 @@
 //! `build --behind` and `build MODULE…`: the stale set in dependency order, independent modules
 //! in parallel, a module that waited re-judged once its inputs finished (early cutoff), every
 //! build recorded in one transaction when it ends — the store is closed while builds run.
+//!
+//! This file is the schedule; its steps stand beside it: what a run considers (`plan.rs`),
+//! setting a build up (`prepare.rs`), running it (`run.rs`) and recording it (`record.rs`).
 
 use super::Verdict;
-use super::run::{self, Dirs, Job, Live, Outcome};
-use crate::artifact::{self, ArtifactStore};
+use super::plan::Plan;
+use super::prepare::{keep_current_exports, prepare};
+use super::record::{declare_current, prune_logs, record};
+use super::run::{self, Dirs, Live, Outcome};
+use crate::artifact::ArtifactStore;
 use crate::clock::now_ms;
-use crate::events::Fact;
+use crate::events::Event;
 use crate::graph::Loaded;
-use crate::graph::stale::{self, Known, ModuleInput, ModuleState};
-use crate::store::{
-    self, BUILDS, BuildRecord, CURRENT, CurrentEntry, DECLARED, LATEST, META, Paths,
-};
+use crate::graph::stale::{self, Known, ModuleState};
+use crate::store::{BuildRecord, Paths};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
-use std::sync::{Arc, mpsc};
+use std::sync::Arc;
+use std::sync::mpsc::{self, Sender};
+use std::thread::Scope;
 
 /// What to build.
 #[derive(Debug, Clone, Default)]
@@ -81,14 +87,6 @@ pub trait Progress: Sync {
     fn finished(&self, built: &Built);
 }
 
-/// Everything that does not change during the run.
-struct Plan<'a> {
-    loaded: &'a Loaded,
-    events_keep: u64,
-    inputs: Vec<ModuleInput<'a>>,
-    targets: BTreeSet<usize>,
-}
-
 /// Builds what is stale among the targets; returns what ran.
 pub fn build(
     paths: &Paths,
@@ -96,37 +94,23 @@ pub fn build(
     opts: &BuildOptions,
     progress: &dyn Progress,
 ) -> Result<BuildSummary> {
-    let g = &loaded.graph;
-    let inputs = stale::module_inputs(loaded);
-    let targets = targets(loaded, &opts.names)?;
-    let plan = Plan {
-        loaded,
-        events_keep: opts.events_keep,
-        inputs,
-        targets,
-    };
+    let plan = Plan::new(loaded, opts)?;
     let mut known = paths.open()?.read(Known::load)?;
     known.artifacts = Some(paths.artifacts());
-
     if opts.dry_run {
-        let states = stale::assess(g, &plan.inputs, &known);
-        let mut summary = BuildSummary::default();
-        for &m in &g.order {
-            if !plan.targets.contains(&m) {
-                continue;
-            }
-            let why = match &states[m] {
-                ModuleState::Stale(r) => r.to_string(),
-                ModuleState::Waits(on) => format!("if {} moves", names(g, on)),
-                _ => continue,
-            };
-            summary.would_build.push((g.modules[m].name.clone(), why));
-        }
-        return Ok(summary);
+        return Ok(plan.would_build(&known));
     }
+    let announced = announce_moved_sources(paths, loaded, opts.events_keep)?;
+    let dirs = build_dirs(paths)?;
+    let mut run = Run::new(paths, &plan, known, announced);
+    run.run_all(&dirs, opts.jobs.max(1), opts.logs_keep, progress)?;
+    run.conclude()
+}
 
-    // Moved sources are stated here, by the verb that acts on them, once.
-    let announced = paths.open()?.write(|w| {
+/// States the sources that moved since they were last stated, in one write. They are stated
+/// here, by the verb that acts on them, once.
+fn announce_moved_sources(paths: &Paths, loaded: &Loaded, events_keep: u64) -> Result<Vec<Event>> {
+    Ok(paths.open()?.write(|w| {
         crate::events::announce_sources(
             w,
             loaded
@@ -135,9 +119,14 @@ pub fn build(
                 .iter()
                 .map(|m| (m.name(), m.source_id.as_str())),
             now_ms(),
-            opts.events_keep,
+            events_keep,
         )
-    })?;
+    })?)
+}
+
+/// Where builds put things, with the directories made: scratch space, the artifact store and
+/// the logs.
+fn build_dirs(paths: &Paths) -> Result<Dirs> {
     let dirs = Dirs {
         tmp: paths.tmp(),
         groups: paths.groups(),
@@ -152,473 +141,273 @@ pub fn build(
             )
         })?;
     }
-    let jobs = opts.jobs.max(1);
-    let mut summary = BuildSummary {
-        events: announced,
-        ..BuildSummary::default()
-    };
-    let mut states: Vec<Option<ModuleState>> = vec![None; g.modules.len()];
-    let mut running: BTreeSet<usize> = BTreeSet::new();
-    let mut done: BTreeSet<usize> = BTreeSet::new();
-    let mut waited: BTreeSet<usize> = BTreeSet::new();
-    let mut exports: HashMap<usize, PathBuf> = HashMap::new();
-    let (tx, rx) = mpsc::channel::<(usize, Outcome, u64, PathBuf)>();
-    let mut record_err: Option<crate::Error> = None;
+    Ok(dirs)
+}
 
-    std::thread::scope(|scope| -> Result<()> {
-        loop {
-            // Judge every module again with what is known now, in graph order.
-            for &m in &g.order {
-                if !running.contains(&m) && !done.contains(&m) {
-                    let s = stale::assess_one(g, &plan.inputs, &known, &states, m);
-                    if matches!(s, ModuleState::Waits(_)) {
-                        waited.insert(m);
+/// A build that ended, sent back by the thread that ran it.
+pub(super) struct Ended {
+    /// The module.
+    pub m: usize,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// When it started (ms).
+    pub started: u64,
+    /// Its log file (empty when it never ran).
+    pub log: PathBuf,
+}
+
+/// A run in progress: what is known, each module's state, what runs and what has ended.
+struct Run<'a> {
+    paths: &'a Paths,
+    plan: &'a Plan<'a>,
+    known: Known,
+    /// Each module's state as last judged (`None`: not judged yet).
+    states: Vec<Option<ModuleState>>,
+    running: BTreeSet<usize>,
+    done: BTreeSet<usize>,
+    /// The modules that waited on an input at some point: spared if they end current unbuilt.
+    waited: BTreeSet<usize>,
+    /// Each repository's export made this run, by repository index.
+    exports: HashMap<usize, PathBuf>,
+    /// The first store error: nothing new starts after it.
+    record_err: Option<Error>,
+    summary: BuildSummary,
+}
+
+impl<'a> Run<'a> {
+    /// A run that has built nothing yet; its facts start with the sources `announced`.
+    fn new(paths: &'a Paths, plan: &'a Plan<'a>, known: Known, announced: Vec<Event>) -> Self {
+        Run {
+            paths,
+            plan,
+            known,
+            states: vec![None; plan.loaded.graph.modules.len()],
+            running: BTreeSet::new(),
+            done: BTreeSet::new(),
+            waited: BTreeSet::new(),
+            exports: HashMap::new(),
+            record_err: None,
+            summary: BuildSummary {
+                events: announced,
+                ..BuildSummary::default()
+            },
+        }
+    }
+
+    /// Starts what is ready, up to `jobs` at once, and records each build as it ends, until
+    /// nothing runs and nothing more can start. The first store error is the answer, once
+    /// every build still running has ended.
+    fn run_all(
+        &mut self,
+        dirs: &Dirs,
+        jobs: usize,
+        logs_keep: usize,
+        progress: &dyn Progress,
+    ) -> Result<()> {
+        let (tx, rx) = mpsc::channel::<Ended>();
+        std::thread::scope(|scope| {
+            loop {
+                self.judge();
+                for m in self.ready() {
+                    if self.running.len() >= jobs {
+                        break;
                     }
-                    states[m] = Some(s);
+                    self.start(scope, dirs, &tx, progress, m);
                 }
-            }
-            let ready: Vec<usize> = g
-                .order
-                .iter()
-                .copied()
-                .filter(|m| {
-                    plan.targets.contains(m)
-                        && !running.contains(m)
-                        && !done.contains(m)
-                        && matches!(states[*m], Some(ModuleState::Stale(_)))
-                        && stale::input_artifacts(g, &states, *m).is_ok()
-                })
-                .collect();
-            // After a store error nothing new starts; what runs is waited for.
-            // Nor after mesh was asked to stop (SIGINT/SIGTERM).
-            let ready = if record_err.is_some() || crate::process::stopped().is_some() {
-                Vec::new()
-            } else {
-                ready
-            };
-            for m in ready {
-                if running.len() >= jobs {
+                if self.running.is_empty() {
                     break;
                 }
-                let started = now_ms();
-                let job = match prepare(paths, &plan, &states, &mut exports, m) {
-                    Ok(job) => job,
-                    Err(e) => {
-                        // This module could not be set up (its export, an input's artifact):
-                        // outstanding, not a verdict; the others go on.
-                        let outcome = Outcome {
-                            verdict: Verdict::Outstanding,
-                            reason: Some(format!("could not prepare the build: {e}")),
-                            step: None,
-                            artifact: None,
-                            tail: Vec::new(),
-                        };
-                        let _ = tx.send((m, outcome, started, PathBuf::new()));
-                        running.insert(m);
-                        continue;
-                    }
+                let Ok(ended) = rx.recv() else {
+                    break;
                 };
-                let log = paths
-                    .logs()
-                    .join(&g.modules[m].name)
-                    .join(format!("{started}.log"));
-                let live = Arc::new(Live::default());
-                progress.started(&g.modules[m].name, Arc::clone(&live));
-                running.insert(m);
-                let tx = tx.clone();
-                let dirs = &dirs;
-                scope.spawn(move || {
-                    let outcome = run::run(&job, dirs, &log, &live);
-                    let _ = tx.send((m, outcome, started, log));
-                });
+                self.finish(ended, logs_keep, progress);
             }
-            if running.is_empty() {
-                break;
-            }
-            let Ok((m, outcome, started, log)) = rx.recv() else {
-                break;
-            };
-            running.remove(&m);
-            done.insert(m);
-            let (record, events) = match record(paths, &plan, &states, m, &outcome, started, &log) {
-                Ok(r) => r,
-                Err(e) => {
-                    // Builds still running are waited for; the first error is the answer.
-                    record_err.get_or_insert(e);
-                    states[m] = Some(ModuleState::Stale(stale::StaleReason::Retry));
-                    continue;
+        });
+        match self.record_err.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Judges every module neither running nor done again with what is known now, in graph
+    /// order.
+    fn judge(&mut self) {
+        let g = &self.plan.loaded.graph;
+        for &m in &g.order {
+            if !self.running.contains(&m) && !self.done.contains(&m) {
+                let s = stale::assess_one(g, &self.plan.inputs, &self.known, &self.states, m);
+                if matches!(s, ModuleState::Waits(_)) {
+                    self.waited.insert(m);
                 }
-            };
-            summary.events.extend(events);
-            known.learn(&record);
-            prune_logs(&paths.logs().join(&record.module), opts.logs_keep);
-            let built = Built {
-                module: record.module.clone(),
-                id: record.id,
-                verdict: record.verdict,
-                reason: record.reason.clone(),
-                step: outcome.step,
-                artifact: record.artifact.clone(),
-                duration_ms: record.finished.saturating_sub(record.started),
-                tail: outcome.tail,
-                log: record.log.clone().unwrap_or_default(),
-            };
-            progress.finished(&built);
-            states[m] = Some(match record.verdict {
-                Verdict::Outstanding => ModuleState::Stale(stale::StaleReason::Retry),
-                v => ModuleState::Current {
-                    build: record.id,
-                    verdict: v,
-                    artifact: record.artifact.clone(),
-                },
-            });
-            summary.built.push(built);
-        }
-        Ok(())
-    })?;
-    if let Some(e) = record_err {
-        return Err(e);
-    }
-
-    for m in waited {
-        if let Some(ModuleState::Current { .. }) = states[m]
-            && !done.contains(&m)
-            && plan.targets.contains(&m)
-        {
-            summary.spared.push(g.modules[m].name.clone());
-        }
-    }
-    for &m in &g.order {
-        if let Some(ModuleState::Blocked(by)) = states[m]
-            && plan.targets.contains(&m)
-        {
-            summary
-                .blocked
-                .push((g.modules[m].name.clone(), g.modules[by].name.clone()));
-        }
-    }
-    summary
-        .events
-        .extend(declare_current(paths, &plan, &states)?);
-    // Keep the export of every repository's current commit: the next build of it reuses it.
-    let keep: Vec<PathBuf> = loaded
-        .snapshot
-        .repos
-        .iter()
-        .map(|r| crate::source::export::export_dir(&paths.exports(), &r.name, &r.commit))
-        .collect();
-    if !exports.is_empty() {
-        crate::source::export::prune(&paths.exports(), &keep);
-    }
-    Ok(summary)
-}
-
-/// Declares, for every `auto` module that is current by a fit build other than its declared one,
-/// that build: the declared build is the current source's. A revert (or a ref moved back) makes
-/// a module current by an older build without building anything; without this, the reverted
-/// build stayed declared and the revert never reached a node. One write, only when needed.
-fn declare_current(
-    paths: &Paths,
-    plan: &Plan,
-    states: &[Option<ModuleState>],
-) -> Result<Vec<crate::events::Event>> {
-    let g = &plan.loaded.graph;
-    let current: Vec<(&str, u64)> = g
-        .order
-        .iter()
-        .filter_map(|&m| match &states[m] {
-            Some(ModuleState::Current {
-                build,
-                verdict: Verdict::Fit,
-                ..
-            }) if plan.targets.contains(&m)
-                && plan.loaded.snapshot.modules[m].manifest.policy
-                    == crate::config::Policy::Auto
-                // Libraries are built and judged, never declared.
-                && plan.loaded.snapshot.modules[m].manifest.kind
-                    != crate::config::Kind::Library =>
-            {
-                Some((g.modules[m].name.as_str(), *build))
-            }
-            _ => None,
-        })
-        .collect();
-    if current.is_empty() {
-        return Ok(Vec::new());
-    }
-    let store = paths.open()?;
-    let stale: Vec<(&str, u64)> = store.read(|r| {
-        let declared = crate::declare::compose::declared(r)?;
-        Ok(current
-            .into_iter()
-            .filter(|(m, id)| declared.get(*m).is_none_or(|d| d.id != *id))
-            .collect())
-    })?;
-    if stale.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(store.write(|w| {
-        let mut facts = Vec::new();
-        for (module, id) in &stale {
-            let Some(rec) = w.get(BUILDS, &store::id_key(*id))? else {
-                continue;
-            };
-            w.put(DECLARED, module.as_bytes(), &rec)?;
-            facts.push(Fact::Declared {
-                module: module.to_string(),
-                build: *id,
-            });
-        }
-        crate::events::append(w, &facts, now_ms(), plan.events_keep)
-    })?)
-}
-
-fn names(g: &crate::graph::ModuleGraph, idx: &[usize]) -> String {
-    idx.iter()
-        .map(|&i| g.modules[i].name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The modules to consider: the named ones and all their build inputs, or every module.
-fn targets(loaded: &Loaded, names: &[String]) -> Result<BTreeSet<usize>> {
-    let g = &loaded.graph;
-    if names.is_empty() {
-        return Ok((0..g.modules.len()).collect());
-    }
-    let mut out = BTreeSet::new();
-    let mut stack = Vec::new();
-    for n in names {
-        let i = g.index(n).ok_or_else(|| {
-            Error::failed(
-                format!("there is no module `{n}`"),
-                format!(
-                    "`mesh graph` lists the modules{}",
-                    crate::config::known_list("modules", g.modules.iter().map(|m| m.name.as_str()))
-                ),
-            )
-        })?;
-        stack.push(i);
-    }
-    while let Some(i) = stack.pop() {
-        if out.insert(i) {
-            stack.extend(g.inputs[i].iter().copied());
-            // A cycle is built as one unit.
-            stack.extend(g.unit[i].iter().copied());
-        }
-    }
-    Ok(out)
-}
-
-/// The job for module `m`: its export, and its inputs' artifacts unpacked.
-fn prepare(
-    paths: &Paths,
-    plan: &Plan,
-    states: &[Option<ModuleState>],
-    exports: &mut HashMap<usize, PathBuf>,
-    m: usize,
-) -> Result<Job> {
-    let loaded = plan.loaded;
-    let src = &loaded.snapshot.modules[m];
-    let repo = loaded.snapshot.repo_of(src);
-    let root = match exports.get(&src.repo) {
-        Some(p) => p.clone(),
-        None => {
-            let p = crate::source::export::export(repo, &paths.exports())?;
-            exports.insert(src.repo, p.clone());
-            p
-        }
-    };
-    let inputs = stale::input_artifacts(&loaded.graph, states, m).unwrap_or_default();
-    let store = ArtifactStore::new(paths.artifacts());
-    let mut deps = Vec::new();
-    for (name, digest) in inputs {
-        let dir = paths.deps().join(&digest);
-        if !dir.is_dir() {
-            let file = std::fs::File::open(store.path(&digest)).map_err(|e| {
-                Error::io(
-                    format!("the artifact {digest} of `{name}` is missing from the artifact store"),
-                    e,
-                    format!("run `mesh build {name}` to build it again"),
-                )
-            })?;
-            if let Err(e) = artifact::unpack(file, &dir)
-                && !dir.is_dir()
-            {
-                return Err(Error::failed(
-                    format!("cannot unpack the artifact of `{name}`: {e}"),
-                    "check the disk; the artifact store may be damaged",
-                ));
+                self.states[m] = Some(s);
             }
         }
-        deps.push((name, dir));
     }
-    Ok(Job {
-        module: src.name().to_string(),
-        cwd: if src.dir.is_empty() {
-            root
-        } else {
-            root.join(&src.dir)
-        },
-        commit: repo.commit.to_string(),
-        build: src.manifest.build.clone(),
-        test: src.manifest.test.clone(),
-        timeout: src.manifest.timeout,
-        deps,
-    })
-}
 
-/// Records a finished build in one write transaction.
-fn record(
-    paths: &Paths,
-    plan: &Plan,
-    states: &[Option<ModuleState>],
-    m: usize,
-    outcome: &Outcome,
-    started: u64,
-    log: &std::path::Path,
-) -> Result<(BuildRecord, Vec<crate::events::Event>)> {
-    let loaded = plan.loaded;
-    let src = &loaded.snapshot.modules[m];
-    let inputs = stale::input_artifacts(&loaded.graph, states, m).unwrap_or_default();
-    let sources = stale::source_inputs(&loaded.graph, &plan.inputs, m);
-    let closure = stale::closure_key(
-        src.name(),
-        &src.source_id,
-        &plan.inputs[m].recipe,
-        &inputs,
-        &sources,
-    );
-    let mut rec = BuildRecord {
-        id: 0,
-        module: src.name().to_string(),
-        repo: loaded.snapshot.repo_of(src).name.clone(),
-        commit: loaded.snapshot.repo_of(src).commit.to_string(),
-        source: src.source_id.clone(),
-        recipe: plan.inputs[m].recipe.clone(),
-        inputs,
-        sources,
-        rule: stale::CLOSURE_RULE,
-        closure,
-        verdict: outcome.verdict,
-        reason: outcome.reason.clone(),
-        artifact: outcome.artifact.as_ref().map(|(d, _)| d.to_string()),
-        size: outcome.artifact.as_ref().map_or(0, |(_, s)| *s),
-        started,
-        finished: now_ms(),
-        log: log
-            .strip_prefix(&paths.dot_mesh)
-            .ok()
-            .map(|p| p.display().to_string()),
-        activate: src.manifest.activate.clone(),
-        presence: src.manifest.presence.clone(),
-        instantiation: src
-            .manifest
-            .instantiation
+    /// The targets that may start now, in graph order: stale, neither running nor done, every
+    /// input's artifact known. None after a store error, nor after mesh was asked to stop
+    /// (SIGINT/SIGTERM): what runs is waited for.
+    fn ready(&self) -> Vec<usize> {
+        if self.record_err.is_some() || crate::process::stopped().is_some() {
+            return Vec::new();
+        }
+        let g = &self.plan.loaded.graph;
+        g.order
             .iter()
-            .map(|i| i.module.clone())
-            .collect(),
-        policy: src.manifest.policy,
-    };
-    let store = paths.open()?;
-    let rec = store.write(|w| {
-        let id = w.get(META, b"next_build")?.unwrap_or(1);
-        w.put(META, b"next_build", &(id + 1))?;
-        rec.id = id;
-        w.put(BUILDS, &store::id_key(id), &rec)?;
-        w.put(LATEST, rec.module.as_bytes(), &rec)?;
-        let mut facts = vec![Fact::Built {
-            module: rec.module.clone(),
-            build: id,
-            verdict: rec.verdict.to_string(),
-        }];
-        // Deploy is one write: an auto module's fit build is declared in the same transaction.
-        // A library is built against, never declared.
-        if rec.verdict == Verdict::Fit
-            && rec.policy == crate::config::Policy::Auto
-            && src.manifest.kind != crate::config::Kind::Library
-        {
-            w.put(DECLARED, rec.module.as_bytes(), &rec)?;
-            facts.push(Fact::Declared {
-                module: rec.module.clone(),
-                build: id,
-            });
-        }
-        facts.extend(outstanding_streak(w, &rec)?);
-        if rec.verdict.is_verdict() {
-            w.put(
-                CURRENT,
-                rec.closure.as_bytes(),
-                &CurrentEntry {
-                    id,
-                    verdict: rec.verdict,
-                    artifact: rec.artifact.clone(),
-                },
-            )?;
-        }
-        let events = crate::events::append(w, &facts, rec.finished, plan.events_keep)?;
-        Ok((rec, events))
-    })?;
-    Ok(rec)
-}
-
-/// Keeps the streak of builds of one closure that ended outstanding for the same reason, in
-/// the build's own transaction; returns `build-stuck` when it reaches three. A build with a
-/// verdict ends the streak.
-fn outstanding_streak(
-    w: &crate::store::Writer,
-    rec: &BuildRecord,
-) -> std::result::Result<Vec<Fact>, crate::store::StoreError> {
-    use crate::deliver::account::STUCK_AFTER;
-    use crate::store::{OUTSTANDING, OutstandingStreak, identity_of};
-    let key = rec.module.as_bytes();
-    if rec.verdict != Verdict::Outstanding {
-        w.remove(OUTSTANDING, key)?;
-        return Ok(Vec::new());
+            .copied()
+            .filter(|m| {
+                self.plan.targets.contains(m)
+                    && !self.running.contains(m)
+                    && !self.done.contains(m)
+                    && matches!(self.states[*m], Some(ModuleState::Stale(_)))
+                    && stale::input_artifacts(g, &self.states, *m).is_ok()
+            })
+            .collect()
     }
-    let reason = rec.reason.clone().unwrap_or_default();
-    let identity = identity_of(&reason);
-    let streak = match w.get(OUTSTANDING, key)? {
-        Some(mut s) if s.closure == rec.closure && s.identity == identity => {
-            s.count += 1;
-            s.reason = reason.clone();
-            s
+
+    /// Starts module `m`'s build on a thread of `scope`; it sends its end on `tx`. A module
+    /// that cannot be set up (its export, an input's artifact) ends at once, outstanding — not
+    /// a verdict — and the others go on.
+    fn start<'scope>(
+        &mut self,
+        scope: &'scope Scope<'scope, '_>,
+        dirs: &'scope Dirs,
+        tx: &Sender<Ended>,
+        progress: &dyn Progress,
+        m: usize,
+    ) {
+        let started = now_ms();
+        let job = match prepare(self.paths, self.plan, &self.states, &mut self.exports, m) {
+            Ok(job) => job,
+            Err(e) => {
+                let outcome = run::outstanding(
+                    None,
+                    format!("could not prepare the build: {e}"),
+                    Vec::new(),
+                );
+                let _ = tx.send(Ended {
+                    m,
+                    outcome,
+                    started,
+                    log: PathBuf::new(),
+                });
+                self.running.insert(m);
+                return;
+            }
+        };
+        let name = &self.plan.loaded.graph.modules[m].name;
+        let log = self.paths.logs().join(name).join(format!("{started}.log"));
+        let live = Arc::new(Live::default());
+        progress.started(name, Arc::clone(&live));
+        self.running.insert(m);
+        let tx = tx.clone();
+        scope.spawn(move || {
+            let outcome = run::run(&job, dirs, &log, &live);
+            let _ = tx.send(Ended {
+                m,
+                outcome,
+                started,
+                log,
+            });
+        });
+    }
+
+    /// Records a build that ended and learns its verdict. When the store refuses the record,
+    /// the module stays stale and the error is kept for the end.
+    fn finish(&mut self, ended: Ended, logs_keep: usize, progress: &dyn Progress) {
+        let m = ended.m;
+        self.running.remove(&m);
+        self.done.insert(m);
+        let (record, events) = match record(self.paths, self.plan, &self.states, &ended) {
+            Ok(r) => r,
+            Err(e) => {
+                // Builds still running are waited for; the first error is the answer.
+                self.record_err.get_or_insert(e);
+                self.states[m] = Some(ModuleState::Stale(stale::StaleReason::Retry));
+                return;
+            }
+        };
+        self.summary.events.extend(events);
+        self.known.learn(&record);
+        prune_logs(&self.paths.logs().join(&record.module), logs_keep);
+        let built = Built::of(&record, ended.outcome);
+        progress.finished(&built);
+        self.states[m] = Some(state_after(&record));
+        self.summary.built.push(built);
+    }
+
+    /// The summary once every build ended: who was spared and who is blocked, the
+    /// declarations the current builds call for; then exports no commit needs go.
+    fn conclude(self) -> Result<BuildSummary> {
+        let spared = self.spared();
+        let blocked = self.blocked();
+        let declared = declare_current(self.paths, self.plan, &self.states)?;
+        if !self.exports.is_empty() {
+            keep_current_exports(self.paths, self.plan.loaded);
         }
-        _ => OutstandingStreak {
-            closure: rec.closure.clone(),
-            identity,
-            reason: reason.clone(),
-            count: 1,
-            since: rec.finished,
-        },
-    };
-    w.put(OUTSTANDING, key, &streak)?;
-    Ok(if streak.count == STUCK_AFTER {
-        vec![Fact::BuildStuck {
-            module: rec.module.clone(),
-            reason,
-        }]
-    } else {
-        Vec::new()
-    })
+        let mut summary = self.summary;
+        summary.spared = spared;
+        summary.blocked = blocked;
+        summary.events.extend(declared);
+        Ok(summary)
+    }
+
+    /// The targets that waited on an input and ended current without being built: the
+    /// input's artifact did not move (early cutoff).
+    fn spared(&self) -> Vec<String> {
+        let g = &self.plan.loaded.graph;
+        self.waited
+            .iter()
+            .filter(|&&m| {
+                matches!(self.states[m], Some(ModuleState::Current { .. }))
+                    && !self.done.contains(&m)
+                    && self.plan.targets.contains(&m)
+            })
+            .map(|&m| g.modules[m].name.clone())
+            .collect()
+    }
+
+    /// (target, the input that blocks it), in graph order.
+    fn blocked(&self) -> Vec<(String, String)> {
+        let g = &self.plan.loaded.graph;
+        g.order
+            .iter()
+            .filter_map(|&m| match self.states[m] {
+                Some(ModuleState::Blocked(by)) if self.plan.targets.contains(&m) => {
+                    Some((g.modules[m].name.clone(), g.modules[by].name.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
 }
 
-/// Keeps the newest `keep` logs of a module.
-fn prune_logs(dir: &std::path::Path, keep: usize) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut logs: Vec<(u64, PathBuf)> = entries
-        .flatten()
-        .filter_map(|e| {
-            let p = e.path();
-            let stem = p.file_stem()?.to_str()?.parse::<u64>().ok()?;
-            Some((stem, p))
-        })
-        .collect();
-    logs.sort();
-    let excess = logs.len().saturating_sub(keep.max(1));
-    for (_, p) in logs.into_iter().take(excess) {
-        let _ = std::fs::remove_file(p);
+impl Built {
+    /// What progress and the summary show of a recorded build.
+    fn of(record: &BuildRecord, outcome: Outcome) -> Built {
+        Built {
+            module: record.module.clone(),
+            id: record.id,
+            verdict: record.verdict,
+            reason: record.reason.clone(),
+            step: outcome.step,
+            artifact: record.artifact.clone(),
+            duration_ms: record.finished.saturating_sub(record.started),
+            tail: outcome.tail,
+            log: record.log.clone().unwrap_or_default(),
+        }
+    }
+}
+
+/// A module's state once its build is recorded: current by it, or stale again (retried next
+/// run) when it ended outstanding.
+fn state_after(record: &BuildRecord) -> ModuleState {
+    match record.verdict {
+        Verdict::Outstanding => ModuleState::Stale(stale::StaleReason::Retry),
+        v => ModuleState::Current {
+            build: record.id,
+            verdict: v,
+            artifact: record.artifact.clone(),
+        },
     }
 }

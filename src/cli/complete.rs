@@ -207,7 +207,7 @@ pub fn builds() -> Vec<CompletionCandidate> {
         .filter(|b| {
             declare_module
                 .as_deref()
-                .is_none_or(|m| b.module == m && b.verdict == crate::builder::Verdict::Fit)
+                .is_none_or(|m| b.module == m && b.verdict == crate::store::Verdict::Fit)
         })
         .collect();
     builds.reverse();

@@ -164,7 +164,7 @@ pub fn modules_table(status: &Status) -> String {
         }
         // The nodes run the declared build: say so when it is not the newest one.
         if let Some(d) = &m.declared_from
-            && (m.verdict != Some(crate::builder::Verdict::Fit) || Some(d) != m.built_from.as_ref())
+            && (m.verdict != Some(crate::store::Verdict::Fit) || Some(d) != m.built_from.as_ref())
         {
             line.push_str(&format!(
                 " · nodes are sent the build from {}",

@@ -220,6 +220,7 @@ pub(crate) struct Reporter<'a> {
 }
 
 impl Reporter<'_> {
+    /// A diagnostic `code` pointing at `span`.
     pub fn error(
         &self,
         code: &'static str,
@@ -301,10 +302,36 @@ impl MeshConfig {
         let r = Reporter { file, text };
         let raw: RawMesh = toml::from_str(text).map_err(|e| r.toml(e, MESH_HELP))?;
         let name = r.name("mesh", &raw.mesh.name)?;
+        let repos = Self::parse_repos(&r, &raw.repo, dir)?;
+        let ssh = Self::parse_ssh(&r, raw.ssh.as_ref())?;
+        let nodes = Self::parse_nodes(&r, &raw.node, dir)?;
+        Self::check_distinct_roots(&r, &raw, &nodes)?;
+        let assign = Self::parse_assign(&r, &raw.assign, &nodes)?;
+        let hooks = Self::parse_hooks(&r, raw.hooks.as_ref())?;
+        let settings = Self::parse_settings(&r, &raw.mesh)?;
+        Ok(MeshConfig {
+            dir: dir.to_path_buf(),
+            file: file.to_string(),
+            text: text.to_string(),
+            name,
+            repos,
+            ssh,
+            nodes,
+            assign,
+            hooks,
+            settings,
+        })
+    }
 
+    /// `[[repo]]`, in file order: each named once, its path taken from `dir`.
+    fn parse_repos(
+        r: &Reporter,
+        raw: &[RawRepo],
+        dir: &Path,
+    ) -> Result<Vec<RepoConfig>, ConfigError> {
         let mut repos = Vec::new();
         let mut repo_names = BTreeSet::new();
-        for repo in &raw.repo {
+        for repo in raw {
             let repo_name = r.name("repository", &repo.name)?;
             if !repo_names.insert(repo_name.clone()) {
                 return Err(r.error(
@@ -326,88 +353,76 @@ impl MeshConfig {
                     .map_or_else(|| repo.name.span(), |r| r.span()),
             });
         }
+        Ok(repos)
+    }
 
-        let ssh = match &raw.ssh {
-            None => SshDefaults {
+    /// `[ssh]`, its defaults where a field (or the whole table) is absent: 16 nodes at once,
+    /// a 10 s connect timeout, no persistent connection.
+    fn parse_ssh(r: &Reporter, raw: Option<&RawSsh>) -> Result<SshDefaults, ConfigError> {
+        let Some(s) = raw else {
+            return Ok(SshDefaults {
                 parallel: 16,
                 options: Vec::new(),
                 connect_timeout: Duration::from_secs(10),
                 persist: None,
-            },
-            Some(s) => SshDefaults {
-                parallel: match &s.parallel {
-                    Some(p) if *p.get_ref() == 0 => {
-                        return Err(r.error(
-                            "mesh::config::invalid_parallel",
-                            Some(p.span()),
-                            "`parallel` must be at least 1",
-                            "zero",
-                            "set `parallel` to how many nodes may be worked on at once, e.g. 16",
-                        ));
-                    }
-                    Some(p) => *p.get_ref(),
-                    None => 16,
-                },
-                options: s.options.clone(),
-                connect_timeout: match &s.connect_timeout {
-                    Some(d) => r.duration("connect_timeout", d)?,
-                    None => Duration::from_secs(10),
-                },
-                persist: match &s.persist {
-                    Some(d) => Some(r.duration("persist", d)?),
-                    None => None,
-                },
-            },
+            });
         };
+        Ok(SshDefaults {
+            parallel: match &s.parallel {
+                Some(p) if *p.get_ref() == 0 => {
+                    return Err(r.error(
+                        "mesh::config::invalid_parallel",
+                        Some(p.span()),
+                        "`parallel` must be at least 1",
+                        "zero",
+                        "set `parallel` to how many nodes may be worked on at once, e.g. 16",
+                    ));
+                }
+                Some(p) => *p.get_ref(),
+                None => 16,
+            },
+            options: s.options.clone(),
+            connect_timeout: match &s.connect_timeout {
+                Some(d) => r.duration("connect_timeout", d)?,
+                None => Duration::from_secs(10),
+            },
+            persist: match &s.persist {
+                Some(d) => Some(r.duration("persist", d)?),
+                None => None,
+            },
+        })
+    }
 
+    /// `[node.NAME]`, by name.
+    fn parse_nodes(
+        r: &Reporter,
+        raw: &BTreeMap<Spanned<String>, RawNode>,
+        dir: &Path,
+    ) -> Result<BTreeMap<String, NodeConfig>, ConfigError> {
         let mut nodes = BTreeMap::new();
-        for (node_name, node) in &raw.node {
+        for (node_name, node) in raw {
             let n = r.name("node", node_name)?;
-            nodes.insert(n.clone(), Self::parse_node(&r, dir, n, node_name, node)?);
+            nodes.insert(n.clone(), Self::parse_node(r, dir, n, node_name, node)?);
         }
+        Ok(nodes)
+    }
 
-        Self::check_distinct_roots(&r, &raw, &nodes)?;
-
+    /// `[assign]`, in file order: every target a node that exists or a tag some node carries.
+    fn parse_assign(
+        r: &Reporter,
+        raw: &BTreeMap<Spanned<String>, Spanned<Vec<Spanned<String>>>>,
+        nodes: &BTreeMap<String, NodeConfig>,
+    ) -> Result<Vec<Assignment>, ConfigError> {
         let tags: BTreeSet<&str> = nodes
             .values()
             .flat_map(|n| n.tags.iter().map(String::as_str))
             .collect();
         let mut assign = Vec::new();
-        for (module, targets) in &raw.assign {
+        for (module, targets) in raw {
             let m = r.name("module", module)?;
             let mut ts = Vec::new();
             for t in targets.get_ref() {
-                let target = if let Some(tag) = t.get_ref().strip_prefix('@') {
-                    if !tags.contains(tag) {
-                        return Err(r.error(
-                            "mesh::config::unknown_tag",
-                            Some(t.span()),
-                            format!("no node carries the tag `{tag}`"),
-                            "unknown tag",
-                            format!(
-                                "add \"{tag}\" to some node's `tags`, or assign by node name{}",
-                                known_list("tags", tags.iter().copied())
-                            ),
-                        ));
-                    }
-                    Target::Tag(tag.to_string())
-                } else {
-                    if !nodes.contains_key(t.get_ref()) {
-                        return Err(r.error(
-                            "mesh::config::unknown_node",
-                            Some(t.span()),
-                            format!("no node is named `{}`", t.get_ref()),
-                            "unknown node",
-                            format!(
-                                "define [node.{}], or assign to a node that exists{}",
-                                t.get_ref(),
-                                known_list("nodes", nodes.keys().map(String::as_str))
-                            ),
-                        ));
-                    }
-                    Target::Node(t.get_ref().clone())
-                };
-                ts.push((target, t.span()));
+                ts.push((Self::parse_target(r, t, &tags, nodes)?, t.span()));
             }
             assign.push(Assignment {
                 module: m,
@@ -416,41 +431,75 @@ impl MeshConfig {
             });
         }
         assign.sort_by_key(|a| a.module_span.start);
+        Ok(assign)
+    }
 
-        let hooks = match &raw.hooks {
-            None => Hooks {
+    /// One target of `[assign]`: `"@tag"` for every node carrying the tag, else a node's name.
+    fn parse_target(
+        r: &Reporter,
+        t: &Spanned<String>,
+        tags: &BTreeSet<&str>,
+        nodes: &BTreeMap<String, NodeConfig>,
+    ) -> Result<Target, ConfigError> {
+        if let Some(tag) = t.get_ref().strip_prefix('@') {
+            if !tags.contains(tag) {
+                return Err(r.error(
+                    "mesh::config::unknown_tag",
+                    Some(t.span()),
+                    format!("no node carries the tag `{tag}`"),
+                    "unknown tag",
+                    format!(
+                        "add \"{tag}\" to some node's `tags`, or assign by node name{}",
+                        known_list("tags", tags.iter().copied())
+                    ),
+                ));
+            }
+            return Ok(Target::Tag(tag.to_string()));
+        }
+        if !nodes.contains_key(t.get_ref()) {
+            return Err(r.error(
+                "mesh::config::unknown_node",
+                Some(t.span()),
+                format!("no node is named `{}`", t.get_ref()),
+                "unknown node",
+                format!(
+                    "define [node.{}], or assign to a node that exists{}",
+                    t.get_ref(),
+                    known_list("nodes", nodes.keys().map(String::as_str))
+                ),
+            ));
+        }
+        Ok(Target::Node(t.get_ref().clone()))
+    }
+
+    /// `[hooks]`: no hook unless `on_event` is set; a hook may run 10 s unless told otherwise.
+    fn parse_hooks(r: &Reporter, raw: Option<&RawHooks>) -> Result<Hooks, ConfigError> {
+        let Some(h) = raw else {
+            return Ok(Hooks {
                 on_event: None,
                 timeout: Duration::from_secs(10),
-            },
-            Some(h) => Hooks {
-                on_event: h.on_event.clone(),
-                timeout: match &h.timeout {
-                    Some(d) => r.duration("timeout", d)?,
-                    None => Duration::from_secs(10),
-                },
-            },
+            });
         };
-        let settings = Settings {
-            silent_after: match &raw.mesh.silent_after {
+        Ok(Hooks {
+            on_event: h.on_event.clone(),
+            timeout: match &h.timeout {
+                Some(d) => r.duration("timeout", d)?,
+                None => Duration::from_secs(10),
+            },
+        })
+    }
+
+    /// The settings of `[mesh]`, with their defaults: a node silent for 24 h needs a look,
+    /// 100 000 facts, 10 logs and 10 builds (at least 1) per module are kept.
+    fn parse_settings(r: &Reporter, raw: &RawMeshSection) -> Result<Settings, ConfigError> {
+        Ok(Settings {
+            silent_after: match &raw.silent_after {
                 Some(d) => r.duration("silent_after", d)?,
                 None => Duration::from_secs(24 * 3600),
             },
-            events_keep: raw.mesh.events_keep.unwrap_or(100_000),
-            logs_keep: raw.mesh.logs_keep.unwrap_or(10),
-            builds_keep: raw.mesh.builds_keep.unwrap_or(10).max(1),
-        };
-
-        Ok(MeshConfig {
-            dir: dir.to_path_buf(),
-            file: file.to_string(),
-            text: text.to_string(),
-            name,
-            repos,
-            ssh,
-            nodes,
-            assign,
-            hooks,
-            settings,
+            events_keep: raw.events_keep.unwrap_or(100_000),
+            logs_keep: raw.logs_keep.unwrap_or(10),
+            builds_keep: raw.builds_keep.unwrap_or(10).max(1),
         })
     }
 
@@ -502,6 +551,8 @@ impl MeshConfig {
         Ok(())
     }
 
+    /// One `[node.NAME]`: its transport, an address for ssh, a root (a local one taken from
+    /// `dir`), its tags.
     fn parse_node(
         r: &Reporter,
         dir: &Path,

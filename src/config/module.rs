@@ -116,46 +116,9 @@ impl ModuleManifest {
         let r = Reporter { file, text };
         let raw: RawModule = toml::from_str(text).map_err(|e| r.toml(e, MODULE_HELP))?;
         let name = r.name("module", &raw.name)?;
-        let kind = match raw.kind.as_ref().map(|k| (k.get_ref().as_str(), k)) {
-            None | Some(("service", _)) => Kind::Service,
-            Some(("library", _)) => Kind::Library,
-            Some((other, k)) => {
-                return Err(r.error(
-                    "mesh::config::unknown_kind",
-                    Some(k.span()),
-                    format!("unknown kind `{other}`"),
-                    "not a kind",
-                    "`kind` is \"service\" (the default) or \"library\"",
-                ));
-            }
-        };
-        let policy = match raw.policy.as_ref().map(|p| (p.get_ref().as_str(), p)) {
-            None | Some(("auto", _)) => Policy::Auto,
-            Some(("hold", _)) => Policy::Hold,
-            Some((other, p)) => {
-                return Err(r.error(
-                    "mesh::config::unknown_policy",
-                    Some(p.span()),
-                    format!("unknown policy `{other}`"),
-                    "not a policy",
-                    "`policy` is \"auto\" (a fit build is declared at once) or \"hold\" (waits for `mesh declare`)",
-                ));
-            }
-        };
-        let mut inputs = Vec::new();
-        for i in &raw.inputs {
-            let p = i.get_ref();
-            if p.is_empty() || p.starts_with('/') || p.split('/').any(|s| s == "..") {
-                return Err(r.error(
-                    "mesh::config::invalid_input",
-                    Some(i.span()),
-                    format!("input `{p}` is not a path inside the repository"),
-                    "not a repository path",
-                    "inputs are paths from the repository root, such as \"go.mod\" or \"proto/\"",
-                ));
-            }
-            inputs.push(p.trim_end_matches('/').to_string());
-        }
+        let kind = parse_kind(&r, raw.kind.as_ref())?;
+        let policy = parse_policy(&r, raw.policy.as_ref())?;
+        let inputs = parse_inputs(&r, &raw.inputs)?;
         let mut edge_spans = Vec::new();
         let mut presence = Vec::new();
         for p in &raw.presence {
@@ -172,27 +135,14 @@ impl ModuleManifest {
                 alias: i.get_ref().alias.clone(),
             });
         }
-        // Both lists are globs: each is checked where it is written.
-        let globs = |pats: Vec<&Spanned<String>>, help: &str| -> Result<Vec<String>, ConfigError> {
-            pats.into_iter()
-                .map(|pat| match globset::Glob::new(pat.get_ref()) {
-                    Ok(_) => Ok(pat.get_ref().clone()),
-                    Err(e) => Err(r.error(
-                        "mesh::config::invalid_pattern",
-                        Some(pat.span()),
-                        format!("`{}` is not a valid pattern: {e}", pat.get_ref()),
-                        "invalid pattern",
-                        help,
-                    )),
-                })
-                .collect()
-        };
         let ignore = globs(
-            raw.imports.iter().flat_map(|i| &i.ignore).collect(),
+            &r,
+            raw.imports.iter().flat_map(|i| &i.ignore),
             "ignore patterns are globs such as \"golang.org/x/*\"",
         )?;
         let dev = globs(
-            raw.imports.iter().flat_map(|i| &i.dev).collect(),
+            &r,
+            raw.imports.iter().flat_map(|i| &i.dev),
             "dev patterns are globs over paths inside the module, such as \"tools/**\"",
         )?;
         let timeout = match &raw.timeout {
@@ -241,4 +191,73 @@ impl ModuleManifest {
             help,
         )
     }
+}
+
+/// `kind`: "service" (the default) or "library".
+fn parse_kind(r: &Reporter, raw: Option<&Spanned<String>>) -> Result<Kind, ConfigError> {
+    match raw.map(|k| (k.get_ref().as_str(), k)) {
+        None | Some(("service", _)) => Ok(Kind::Service),
+        Some(("library", _)) => Ok(Kind::Library),
+        Some((other, k)) => Err(r.error(
+            "mesh::config::unknown_kind",
+            Some(k.span()),
+            format!("unknown kind `{other}`"),
+            "not a kind",
+            "`kind` is \"service\" (the default) or \"library\"",
+        )),
+    }
+}
+
+/// `policy`: "auto" (the default) or "hold".
+fn parse_policy(r: &Reporter, raw: Option<&Spanned<String>>) -> Result<Policy, ConfigError> {
+    match raw.map(|p| (p.get_ref().as_str(), p)) {
+        None | Some(("auto", _)) => Ok(Policy::Auto),
+        Some(("hold", _)) => Ok(Policy::Hold),
+        Some((other, p)) => Err(r.error(
+            "mesh::config::unknown_policy",
+            Some(p.span()),
+            format!("unknown policy `{other}`"),
+            "not a policy",
+            "`policy` is \"auto\" (a fit build is declared at once) or \"hold\" (waits for `mesh declare`)",
+        )),
+    }
+}
+
+/// `inputs`: paths inside the repository, from its root (a trailing `/` dropped).
+fn parse_inputs(r: &Reporter, raw: &[Spanned<String>]) -> Result<Vec<String>, ConfigError> {
+    let mut inputs = Vec::new();
+    for i in raw {
+        let p = i.get_ref();
+        if p.is_empty() || p.starts_with('/') || p.split('/').any(|s| s == "..") {
+            return Err(r.error(
+                "mesh::config::invalid_input",
+                Some(i.span()),
+                format!("input `{p}` is not a path inside the repository"),
+                "not a repository path",
+                "inputs are paths from the repository root, such as \"go.mod\" or \"proto/\"",
+            ));
+        }
+        inputs.push(p.trim_end_matches('/').to_string());
+    }
+    Ok(inputs)
+}
+
+/// `[imports] ignore` and `dev` are both globs: each is checked where it is written, `help`
+/// saying what one looks like.
+fn globs<'a>(
+    r: &Reporter,
+    pats: impl Iterator<Item = &'a Spanned<String>>,
+    help: &str,
+) -> Result<Vec<String>, ConfigError> {
+    pats.map(|pat| match globset::Glob::new(pat.get_ref()) {
+        Ok(_) => Ok(pat.get_ref().clone()),
+        Err(e) => Err(r.error(
+            "mesh::config::invalid_pattern",
+            Some(pat.span()),
+            format!("`{}` is not a valid pattern: {e}", pat.get_ref()),
+            "invalid pattern",
+            help,
+        )),
+    })
+    .collect()
 }

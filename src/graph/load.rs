@@ -59,50 +59,85 @@ struct Learned {
 /// store write (only when something was new). Nothing is written when anything fails.
 pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
     let snapshot = Snapshot::read(mesh)?;
-    // One open for every read: the modules' records, then (after walking the trees of the
-    // modules whose source id moved: git reads only) the imports of the blobs found there.
-    // Closed before scanning; reopened to write only when something was learned.
-    let (records, walked, known) = {
-        let store = Store::open(store_path)?;
-        let records: Vec<Option<ModuleRecord>> = store.read(|r| {
-            snapshot
-                .modules
-                .iter()
-                .map(|m| r.get(MODULES, m.name().as_bytes()))
-                .collect()
-        })?;
-        let stale: Vec<usize> = (0..snapshot.modules.len())
-            .filter(|&i| {
-                records[i].as_ref().is_none_or(|r| {
-                    r.source_id != snapshot.modules[i].source_id
-                        || r.scanner_version != SCANNER_VERSION
-                })
-            })
-            .collect();
+    let (records, walked, known) = recall(&snapshot, store_path)?;
+    let learned = learn(&snapshot, records, walked, &known)?;
+    let (stats, notes) = tally(&snapshot, &learned);
+    if learned.iter().any(|l| l.walked) {
+        record_learned(store_path, &snapshot, &learned)?;
+    }
+    let graph = derive_graph(&snapshot, &learned)?;
+    let records = learned.into_iter().map(|l| l.record).collect();
+    Ok(Loaded {
+        snapshot,
+        graph,
+        stats,
+        notes,
+        records,
+    })
+}
 
-        // Which blobs of the modules to walk were scanned before.
-        let walked = walk_all(&snapshot, &stale)?;
-        let wanted: Vec<ObjectId> = walked
+/// What the store knows of each blob scanned before, by blob id.
+type KnownScans = HashMap<ObjectId, FileScan>;
+
+/// What the store holds for this snapshot: each module's record (in `snapshot.modules`
+/// order), the files of the modules whose source id moved (walked now: git reads only), and
+/// the scans of those files' blobs scanned before. One open for every read; closed before
+/// scanning, reopened to write only when something was learned.
+fn recall(
+    snapshot: &Snapshot,
+    store_path: &Path,
+) -> Result<(Vec<Option<ModuleRecord>>, Walked, KnownScans)> {
+    let store = Store::open(store_path)?;
+    let records: Vec<Option<ModuleRecord>> = store.read(|r| {
+        snapshot
+            .modules
             .iter()
-            .flat_map(|(_, files)| files.iter().filter(|f| f.1.is_some()).map(|f| f.0.id))
-            .collect();
-        let known: HashMap<ObjectId, FileScan> = if wanted.is_empty() {
-            HashMap::new()
-        } else {
-            store.read(|r| {
-                let mut out = HashMap::new();
-                for id in &wanted {
-                    let key = store::imports_key(id.as_bytes(), SCANNER_VERSION);
-                    if let Some(v) = r.get(IMPORTS, &key)? {
-                        out.insert(*id, v);
-                    }
+            .map(|m| r.get(MODULES, m.name().as_bytes()))
+            .collect()
+    })?;
+    let walked = walk_all(snapshot, &moved(snapshot, &records))?;
+    // Which blobs of the modules walked were scanned before.
+    let wanted: Vec<ObjectId> = walked
+        .iter()
+        .flat_map(|(_, files)| files.iter().filter(|f| f.1.is_some()).map(|f| f.0.id))
+        .collect();
+    let known = if wanted.is_empty() {
+        HashMap::new()
+    } else {
+        store.read(|r| {
+            let mut out = HashMap::new();
+            for id in &wanted {
+                let key = store::imports_key(id.as_bytes(), SCANNER_VERSION);
+                if let Some(v) = r.get(IMPORTS, &key)? {
+                    out.insert(*id, v);
                 }
-                Ok(out)
-            })?
-        };
-        (records, walked, known)
+            }
+            Ok(out)
+        })?
     };
+    Ok((records, walked, known))
+}
 
+/// The modules whose record cannot be reused: new, their source id moved, or scanned by
+/// another scanner version.
+fn moved(snapshot: &Snapshot, records: &[Option<ModuleRecord>]) -> Vec<usize> {
+    (0..snapshot.modules.len())
+        .filter(|&i| {
+            records[i].as_ref().is_none_or(|r| {
+                r.source_id != snapshot.modules[i].source_id || r.scanner_version != SCANNER_VERSION
+            })
+        })
+        .collect()
+}
+
+/// Every module's [`Learned`], in `snapshot.modules` order: the walked modules scanned, the
+/// others from their record.
+fn learn(
+    snapshot: &Snapshot,
+    records: Vec<Option<ModuleRecord>>,
+    walked: Walked,
+    known: &KnownScans,
+) -> Result<Vec<Learned>> {
     let mut learned: Vec<Option<Learned>> = records
         .into_iter()
         .map(|r| {
@@ -116,18 +151,20 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
             })
         })
         .collect();
-    let results = scan_modules(&snapshot, walked, &known)?;
-    for (i, l) in results {
+    for (i, l) in scan_modules(snapshot, walked, known)? {
         learned[i] = Some(l);
     }
-    let learned: Vec<Learned> = learned
+    Ok(learned
         .into_iter()
         .map(|l| l.expect("every module is either cached or walked"))
-        .collect();
+        .collect())
+}
 
+/// How much work loading took, and the notes for `-v`.
+fn tally(snapshot: &Snapshot, learned: &[Learned]) -> (Stats, Vec<String>) {
     let mut stats = Stats::default();
     let mut notes = Vec::new();
-    for (m, l) in snapshot.modules.iter().zip(&learned) {
+    for (m, l) in snapshot.modules.iter().zip(learned) {
         stats.files_parsed += l.parsed;
         stats.files_cached += l.cached;
         stats.modules_walked += u64::from(l.walked);
@@ -136,30 +173,38 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
         }
         notes.extend(l.skipped.iter().cloned());
     }
+    (stats, notes)
+}
 
-    if learned.iter().any(|l| l.walked) {
-        let store = Store::open(store_path)?;
-        store.write(|w| {
-            for l in learned.iter().filter(|l| l.walked) {
-                for (id, imports) in &l.new_imports {
-                    w.put(
-                        IMPORTS,
-                        &store::imports_key(id.as_bytes(), SCANNER_VERSION),
-                        imports,
-                    )?;
-                }
+/// Writes, in one transaction, the scans of blobs never scanned before and the record of
+/// every module walked.
+fn record_learned(store_path: &Path, snapshot: &Snapshot, learned: &[Learned]) -> Result<()> {
+    let store = Store::open(store_path)?;
+    store.write(|w| {
+        for l in learned.iter().filter(|l| l.walked) {
+            for (id, imports) in &l.new_imports {
+                w.put(
+                    IMPORTS,
+                    &store::imports_key(id.as_bytes(), SCANNER_VERSION),
+                    imports,
+                )?;
             }
-            for (m, l) in snapshot.modules.iter().zip(&learned) {
-                if l.walked {
-                    w.put(MODULES, m.name().as_bytes(), &l.record)?;
-                }
+        }
+        for (m, l) in snapshot.modules.iter().zip(learned) {
+            if l.walked {
+                w.put(MODULES, m.name().as_bytes(), &l.record)?;
             }
-            Ok(())
-        })?;
-    }
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
 
-    let go = go_names(&snapshot, &learned)?;
-    let renames = rust_renames(&snapshot, &learned)?;
+/// The module graph: each module's names (its manifests' and its Go import path), its
+/// imports resolved against them into build edges, and the edges its manifest declares.
+fn derive_graph(snapshot: &Snapshot, learned: &[Learned]) -> Result<ModuleGraph> {
+    let go = go_names(snapshot, learned)?;
+    let renames = rust_renames(snapshot, learned)?;
     let provides: Vec<Vec<(Language, String)>> = learned
         .iter()
         .zip(go)
@@ -172,7 +217,7 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
     let inputs: Vec<ModuleImports> = snapshot
         .modules
         .iter()
-        .zip(&learned)
+        .zip(learned)
         .zip(&provides)
         .zip(&renames)
         .map(|(((m, l), p), renames)| ModuleImports {
@@ -186,7 +231,29 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
         })
         .collect();
     let res = resolve::resolve(&inputs);
+    let modules: Vec<GraphModule> = snapshot
+        .modules
+        .iter()
+        .zip(&provides)
+        .map(|(m, p)| GraphModule {
+            name: m.name().to_string(),
+            kind: m.manifest.kind,
+            repo: snapshot.repo_of(m).name.clone(),
+            path: m.dir.clone(),
+            source: m.source_id.clone(),
+            provides: p.iter().map(|(_, n)| n.clone()).collect(),
+        })
+        .collect();
+    Ok(ModuleGraph::new(
+        modules,
+        res.edges,
+        declared_edges(snapshot),
+        res.warnings,
+    ))
+}
 
+/// The edges the manifests declare: (module, the module it names, presence or instantiation).
+fn declared_edges(snapshot: &Snapshot) -> Vec<(usize, usize, EdgeKind)> {
     let index: HashMap<&str, usize> = snapshot
         .modules
         .iter()
@@ -202,47 +269,32 @@ pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
             declared.push((i, index[inst.module.as_str()], EdgeKind::Instantiation));
         }
     }
-    let modules: Vec<GraphModule> = snapshot
-        .modules
-        .iter()
-        .zip(&provides)
-        .map(|(m, p)| GraphModule {
-            name: m.name().to_string(),
-            kind: m.manifest.kind,
-            repo: snapshot.repo_of(m).name.clone(),
-            path: m.dir.clone(),
-            source: m.source_id.clone(),
-            provides: p.iter().map(|(_, n)| n.clone()).collect(),
-        })
-        .collect();
-    let graph = ModuleGraph::new(modules, res.edges, declared, res.warnings);
-    let records = learned.into_iter().map(|l| l.record).collect();
-    Ok(Loaded {
-        snapshot,
-        graph,
-        stats,
-        notes,
-        records,
-    })
+    declared
 }
 
 /// A module's files: (entry, language if it is a source file to scan).
 type Walked = Vec<(usize, Vec<(source::FileEntry, Option<Language>)>)>;
 
+/// The `dir/` every repository path of a module's files starts with (empty at the root).
+fn module_prefix(dir: &str) -> String {
+    if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    }
+}
+
+/// The files of each module in `stale`, test data left out, each with its language.
 fn walk_all(snapshot: &Snapshot, stale: &[usize]) -> Result<Walked> {
     let mut out = Vec::new();
     for &i in stale {
         let m = &snapshot.modules[i];
         let snap = snapshot.repo_of(m);
         let files = source::module_files(snap, &m.dir, m.tree, &m.nested)?;
-        let prefix = if m.dir.is_empty() {
-            String::new()
-        } else {
-            format!("{}/", m.dir)
-        };
+        let prefix = module_prefix(&m.dir);
         let files = files
             .into_iter()
-            // Test data is not code: never read (DESIGN.md §5.3).
+            // Test data is not code: never read.
             .filter(|f| !place::is_test_data(f.path.strip_prefix(&prefix).unwrap_or(&f.path)))
             .map(|f| {
                 let lang = Language::of_path(&f.path);
@@ -254,11 +306,11 @@ fn walk_all(snapshot: &Snapshot, stale: &[usize]) -> Result<Walked> {
     Ok(out)
 }
 
-/// Scans the walked modules, two threads when there is enough to do.
+/// Scans the walked modules, on several threads when there is enough to do.
 fn scan_modules(
     snapshot: &Snapshot,
     walked: Walked,
-    known: &HashMap<ObjectId, FileScan>,
+    known: &KnownScans,
 ) -> Result<Vec<(usize, Learned)>> {
     let total: usize = walked.iter().map(|(_, f)| f.len()).sum();
     let threads = if total > 400 {
@@ -309,107 +361,175 @@ fn scan_modules(
     Ok(out)
 }
 
+/// Scans one walked module: its manifests read, each source file's imports from the store or
+/// scanned now, and each file's imports given the kind where the file stands decides.
 fn scan_module(
     repo_name: &str,
     repo: &gix::Repository,
     m: &ModuleSource,
     files: Vec<(source::FileEntry, Option<Language>)>,
-    known: &HashMap<ObjectId, FileScan>,
+    known: &KnownScans,
 ) -> std::result::Result<Learned, SourceError> {
-    let err = |what: String, e: &dyn std::fmt::Display| SourceError {
-        repo: repo_name.to_string(),
-        message: format!("{what}: {e}"),
-        help: "check the repository with `git fsck`; mesh reads only committed objects".into(),
-    };
-    let mut scanned = Vec::new();
-    let mut new_imports = Vec::new();
-    let (mut parsed, mut cached) = (0, 0);
-    let mut skipped = Vec::new();
-    let mut manifest_texts: Vec<(String, String)> = Vec::new();
-    let mut python_files: Vec<&str> = Vec::new();
-    let mut rust_test_files: Vec<String> = Vec::new();
-    let prefix = if m.dir.is_empty() {
-        String::new()
-    } else {
-        format!("{}/", m.dir)
-    };
+    let prefix = module_prefix(&m.dir);
+    let mut scan = ModuleScan::new(repo_name, repo, known);
     for (f, lang) in &files {
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
+        scan.file(f, *lang, rel)?;
+    }
+    let has_go = files.iter().any(|(_, l)| *l == Some(Language::Go));
+    Ok(scan.finish(m, &prefix, has_go))
+}
+
+/// One module's scan in progress.
+struct ModuleScan<'a> {
+    repo_name: &'a str,
+    repo: &'a gix::Repository,
+    known: &'a KnownScans,
+    /// The source files scanned, their imports all of kind build until placed.
+    scanned: Vec<ScannedFile>,
+    /// The scans of blobs never scanned before, to be recorded.
+    new_imports: Vec<(ObjectId, FileScan)>,
+    parsed: u64,
+    cached: u64,
+    /// Files skipped and notes on files, for `-v`.
+    skipped: Vec<String>,
+    /// (module-relative path, text) of each language manifest.
+    manifest_texts: Vec<(String, String)>,
+    /// Module-relative paths of the Python files.
+    python_files: Vec<&'a str>,
+    /// Module-relative paths of Rust files that are test code.
+    rust_test_files: Vec<String>,
+}
+
+impl<'a> ModuleScan<'a> {
+    /// A scan of a module of `repo` (named `repo_name`), nothing taken in yet.
+    fn new(repo_name: &'a str, repo: &'a gix::Repository, known: &'a KnownScans) -> Self {
+        ModuleScan {
+            repo_name,
+            repo,
+            known,
+            scanned: Vec::new(),
+            new_imports: Vec::new(),
+            parsed: 0,
+            cached: 0,
+            skipped: Vec::new(),
+            manifest_texts: Vec::new(),
+            python_files: Vec::new(),
+            rust_test_files: Vec::new(),
+        }
+    }
+
+    /// Takes in file `f` (at `rel` in the module): its text when it is a language manifest,
+    /// its imports when it is a source file — from the store when its blob was scanned
+    /// before, read and scanned now otherwise.
+    fn file(
+        &mut self,
+        f: &source::FileEntry,
+        lang: Option<Language>,
+        rel: &'a str,
+    ) -> std::result::Result<(), SourceError> {
         if MANIFEST_FILES.contains(&rel) {
-            let blob = repo
+            let blob = self
+                .repo
                 .find_blob(f.id)
-                .map_err(|e| err(format!("cannot read {}", f.path), &e))?;
-            manifest_texts.push((
+                .map_err(|e| unreadable(self.repo_name, &f.path, &e))?;
+            self.manifest_texts.push((
                 rel.to_string(),
                 String::from_utf8_lossy(&blob.data).into_owned(),
             ));
         }
-        if *lang == Some(Language::Python) {
-            python_files.push(rel);
+        if lang == Some(Language::Python) {
+            self.python_files.push(rel);
         }
-        let Some(lang) = lang else { continue };
+        let Some(lang) = lang else { return Ok(()) };
         // A blob scanned before comes from the store; any other is read and scanned now.
-        let fresh = if known.contains_key(&f.id) {
-            cached += 1;
+        let fresh = if self.known.contains_key(&f.id) {
+            self.cached += 1;
             None
         } else {
-            parsed += 1;
-            Some(read_and_scan(repo, repo_name, f, *lang, &mut skipped)?)
+            self.parsed += 1;
+            Some(read_and_scan(
+                self.repo,
+                self.repo_name,
+                f,
+                lang,
+                &mut self.skipped,
+            )?)
         };
-        let Some(found) = fresh.as_ref().or_else(|| known.get(&f.id)) else {
-            continue;
+        let Some(found) = fresh.as_ref().or_else(|| self.known.get(&f.id)) else {
+            return Ok(());
         };
-        rust_test_files.extend(place::rust_test_files(rel, &found.test_mods));
-        skipped.extend(
+        self.rust_test_files
+            .extend(place::rust_test_files(rel, &found.test_mods));
+        let repo_name = self.repo_name;
+        self.skipped.extend(
             found
                 .notes
                 .iter()
                 .map(|n| format!("{repo_name}:{}: {n}", f.path)),
         );
-        scanned.push(ScannedFile {
+        self.scanned.push(ScannedFile {
             path: f.path.clone(),
-            language: *lang,
+            language: lang,
             kind: crate::imports::ImportKind::Build,
             imports: found.imports.clone(),
         });
         if let Some(scan) = fresh {
-            new_imports.push((f.id, scan));
+            self.new_imports.push((f.id, scan));
+        }
+        Ok(())
+    }
+
+    /// What the module's walk learned: its manifests' facts, and each file's imports of the
+    /// kind where the file stands decides (`prefix` is the module's directory). A module with
+    /// Go code needs no language manifest (its go.mod may stand above it).
+    fn finish(mut self, m: &ModuleSource, prefix: &str, has_go: bool) -> Learned {
+        let texts: Vec<(&str, &str)> = self
+            .manifest_texts
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let mut facts: ManifestFacts = manifest::read_facts(&texts, &self.python_files);
+        // Where each file stands decides the kind of its imports.
+        self.rust_test_files
+            .extend(facts.rust_dev_paths.iter().cloned());
+        let places = place::Places::new(
+            &m.manifest.dev,
+            facts.python_shipped.clone(),
+            self.rust_test_files,
+        );
+        for file in &mut self.scanned {
+            let rel = file.path.strip_prefix(prefix).unwrap_or(&file.path);
+            file.kind = places.kind(file.language, rel);
+        }
+        if has_go {
+            facts
+                .notes
+                .retain(|n| !n.starts_with("no language manifest"));
+        }
+        Learned {
+            record: ModuleRecord {
+                source_id: m.source_id.clone(),
+                scanner_version: SCANNER_VERSION,
+                files: self.scanned,
+                manifests: facts,
+            },
+            walked: true,
+            new_imports: self.new_imports,
+            parsed: self.parsed,
+            cached: self.cached,
+            skipped: self.skipped,
         }
     }
-    let texts: Vec<(&str, &str)> = manifest_texts
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    let mut facts: ManifestFacts = manifest::read_facts(&texts, &python_files);
-    // Where each file stands decides the kind of its imports.
-    rust_test_files.extend(facts.rust_dev_paths.iter().cloned());
-    let places = place::Places::new(
-        &m.manifest.dev,
-        facts.python_shipped.clone(),
-        rust_test_files,
-    );
-    for file in &mut scanned {
-        let rel = file.path.strip_prefix(&prefix).unwrap_or(&file.path);
-        file.kind = places.kind(file.language, rel);
+}
+
+/// A blob of the repository that could not be read.
+fn unreadable(repo_name: &str, path: &str, e: &dyn std::fmt::Display) -> SourceError {
+    SourceError {
+        repo: repo_name.to_string(),
+        message: format!("cannot read {path}: {e}"),
+        help: "check the repository with `git fsck`; mesh reads only committed objects".into(),
     }
-    if files.iter().any(|(_, l)| *l == Some(Language::Go)) {
-        facts
-            .notes
-            .retain(|n| !n.starts_with("no language manifest"));
-    }
-    Ok(Learned {
-        record: ModuleRecord {
-            source_id: m.source_id.clone(),
-            scanner_version: SCANNER_VERSION,
-            files: scanned,
-            manifests: facts,
-        },
-        walked: true,
-        new_imports,
-        parsed,
-        cached,
-        skipped,
-    })
 }
 
 /// Reads one source blob and scans it: too large or binary files are skipped (said in
@@ -421,11 +541,7 @@ fn read_and_scan(
     lang: Language,
     skipped: &mut Vec<String>,
 ) -> std::result::Result<FileScan, SourceError> {
-    let err = |e: &dyn std::fmt::Display| SourceError {
-        repo: repo_name.to_string(),
-        message: format!("cannot read {}: {e}", f.path),
-        help: "check the repository with `git fsck`; mesh reads only committed objects".into(),
-    };
+    let err = |e: &dyn std::fmt::Display| unreadable(repo_name, &f.path, e);
     let header = repo.find_header(f.id).map_err(|e| err(&e))?;
     if header.size() > MAX_SCANNED_FILE {
         skipped.push(format!(
