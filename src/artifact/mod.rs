@@ -57,11 +57,6 @@ impl Digest {
     pub fn into_string(self) -> String {
         self.0
     }
-
-    /// The first [`SHORT`] characters, as tables show it.
-    pub fn short(&self) -> &str {
-        short(&self.0, SHORT)
-    }
 }
 
 impl std::ops::Deref for Digest {
@@ -77,7 +72,7 @@ impl std::fmt::Display for Digest {
     }
 }
 
-/// How many characters of a digest or id a table shows.
+/// How many characters of a digest a table shows (commits show 8).
 pub const SHORT: usize = 12;
 
 /// The first `width` characters of a digest or commit id (all of it when shorter): enough to
