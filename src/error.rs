@@ -72,7 +72,7 @@ pub enum Error {
 }
 
 impl Error {
-    /// The process exit code this error means (DESIGN.md §3).
+    /// The process exit code this error means (README: Exit codes).
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Store(e) if e.is_locked() => 75,

@@ -1,7 +1,7 @@
 //! mesh: a local-first delivery controller.
 //!
 //! The library computes and returns values; `cli` renders them. Each folder is one concern,
-//! named with the vocabulary of DESIGN.md §1.
+//! named with the vocabulary of the README (Concepts).
 
 pub mod artifact;
 pub mod builder;

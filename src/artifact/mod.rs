@@ -1,4 +1,4 @@
-//! Artifacts (DESIGN.md §1, §6, §8): the deterministic tar of a build's `$MESH_OUT`, the
+//! Artifacts: the deterministic tar of a build's `$MESH_OUT`, the
 //! content-addressed store under `.mesh/artifacts/`, and the safe unpacking of an artifact on a
 //! node.
 //!

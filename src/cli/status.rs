@@ -60,7 +60,7 @@ fn seq(s: &Option<crate::status::nodes::Stamp>) -> String {
     s.as_ref().map_or("-".into(), |s| s.sequence.to_string())
 }
 
-/// The state word: one of DESIGN.md §9's, with `silent` beside a current node not seen lately.
+/// The state word (see `NodeState`), with `silent` beside a current node not seen lately.
 fn node_state(n: &NodeStatus) -> String {
     if n.silent {
         "current, silent".to_string()

@@ -462,10 +462,7 @@ fn send_one(
     let sequence = next_sequence(&digest, rec.sent.as_ref(), &have);
     // Bounded: never a sequence a JSON reader cannot hold exactly, never a wrap to 0.
     if sequence >= MAX_SEQUENCE {
-        return trouble(TransportError::failed(format!(
-            "the node holds declaration sequence {}, and the next is not below 2^53: mesh will not send past it; clear the node's declaration (`rm {{root}}/declaration.json {{root}}/state.json` on the node) and push again",
-            sequence.saturating_sub(1)
-        )));
+        return trouble(beyond_the_bound(sequence));
     }
     let parts = match missing_parts(&declaration, &have, outgoing, tx) {
         Ok(parts) => parts,
@@ -497,22 +494,21 @@ fn send_one(
             received,
             sequence: s,
         }) if received == digest => {
-            let _ = tx.send(Msg::Record(Event::Confirmed {
+            let sent = Sent {
+                digest: digest.clone(),
+                sequence: s,
+                at: now_ms(),
+            };
+            let confirmed = Event::Confirmed {
                 node: node.to_string(),
-                sent: Sent {
-                    digest: digest.clone(),
-                    sequence: s,
-                    at: now_ms(),
-                },
+                sent,
                 builds,
                 host: have.version.clone(),
-            }));
-            progress.node_step(node, Step::Applying);
-            let apply_failed = match session.apply() {
-                Ok(failed) => failed,
-                Err(e) => Some(e.to_string()),
             };
-            match (nudge, apply_failed) {
+            match (
+                nudge,
+                record_and_apply(session, node, confirmed, tx, progress),
+            ) {
                 (true, None) => Outcome::Reapplied { sequence: s },
                 (true, Some(reason)) => Outcome::Failed { reason },
                 (false, apply_failed) => Outcome::Sent {
@@ -531,6 +527,31 @@ fn send_one(
         },
         Ok(Answer::Refused { refused }) => Outcome::Refused { reason: refused },
         Err(e) => trouble(e),
+    }
+}
+
+/// The next sequence would not stay below 2^53: trouble a person clears on the node.
+fn beyond_the_bound(sequence: u64) -> TransportError {
+    TransportError::failed(format!(
+        "the node holds declaration sequence {}, and the next is not below 2^53: mesh will not send past it; clear the node's declaration (`rm {{root}}/declaration.json {{root}}/state.json` on the node) and push again",
+        sequence.saturating_sub(1)
+    ))
+}
+
+/// The node confirmed it holds what it was sent: the send is recorded (before anything
+/// else happens), then the node applies it. Why the apply failed, if it did.
+fn record_and_apply(
+    session: &mut NodeSession,
+    node: &str,
+    confirmed: Event,
+    tx: &mpsc::Sender<Msg>,
+    progress: &dyn PushProgress,
+) -> Option<String> {
+    let _ = tx.send(Msg::Record(confirmed));
+    progress.node_step(node, Step::Applying);
+    match session.apply() {
+        Ok(failed) => failed,
+        Err(e) => Some(e.to_string()),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Cycles of build edges and the build order. A cycle is legal (Go modules may import each
 //! other's packages): its members — one strongly connected component — are one unit, built
-//! together, in name order (DESIGN.md §5.7).
+//! together, in name order.
 
 use super::{Cycle, CycleEdge, Edge, EdgeKind, GraphModule};
 use petgraph::graph::{DiGraph, NodeIndex};

@@ -1,5 +1,5 @@
 //! The frames of `mesh node session`: one conversation between the controller and a node over
-//! one stdin/stdout pair, spoken by both halves (DESIGN.md §8).
+//! one stdin/stdout pair, spoken by both halves.
 //!
 //! The node opens with the line [`GREETING`] (anything a login shell printed before it is
 //! skipped by the controller), then every message is a frame: one kind byte, a big-endian u32

@@ -65,7 +65,7 @@ pub struct ModuleSource {
     pub tree: ObjectId,
     /// Directories of the modules nested inside this one (repo-relative), which it does not own.
     pub nested: Vec<String>,
-    /// The source id (DESIGN.md §1).
+    /// The source id.
     pub source_id: String,
 }
 

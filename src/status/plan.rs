@@ -8,7 +8,7 @@ use crate::store::Paths;
 use crate::store::Verdict;
 use serde::Serialize;
 
-/// One module's line of the plan (DESIGN.md §14).
+/// One module's line of the plan.
 #[derive(Debug, Clone, Serialize)]
 pub struct PlanModule {
     /// The module.

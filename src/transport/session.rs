@@ -215,7 +215,7 @@ impl NodeSession {
             let (watchdog, peer) = (watchdog.clone(), peer.clone());
             thread::spawn(move || watchdog.watch(&peer));
         }
-        let mut session = NodeSession {
+        let session = NodeSession {
             peer,
             input: Some(BufWriter::with_capacity(frame::DATA_CHUNK + 64, input)),
             output: BufReader::new(output),
@@ -224,14 +224,21 @@ impl NodeSession {
             ended,
             closed: false,
         };
-        session.watchdog.set(Some(greet_within));
-        match session.greeting() {
+        session.handshake(greet_within)
+    }
+
+    /// The greeting and the hellos: skips what a login shell printed, says which protocol
+    /// this mesh speaks, and checks the node's; a node without mesh, or with an older one,
+    /// is [`TransportError::not_installed`]. Bounded by `greet_within`.
+    fn handshake(mut self, greet_within: Duration) -> Result<NodeSession, TransportError> {
+        self.watchdog.set(Some(greet_within));
+        match self.greeting() {
             Greeting::Found => {}
             // A node without mesh, or with one from before sessions: its exit says so.
-            Greeting::Ended => return Err(session.broken()),
+            Greeting::Ended => return Err(self.broken()),
             Greeting::TooMuch => {
-                session.kill();
-                session.wait();
+                self.kill();
+                self.wait();
                 return Err(TransportError::failed(format!(
                     "the node printed more than {} KiB before mesh answered; make the login shell of the node's ssh user quiet for commands (no output from ~/.bashrc when it is not interactive)",
                     MAX_BANNER / 1024
@@ -244,32 +251,32 @@ impl NodeSession {
             version: crate::node::HOST_VERSION.to_string(),
         };
         let hello = serde_json::to_vec(&mine).unwrap_or_default();
-        if session
+        if self
             .write(Kind::Hello, &hello)
-            .and_then(|()| session.flush())
+            .and_then(|()| self.flush())
             .is_err()
         {
-            return Err(session.broken());
+            return Err(self.broken());
         }
-        let theirs = match frame::read(&mut session.output) {
+        let theirs = match frame::read(&mut self.output) {
             Ok((Kind::Hello, payload)) => serde_json::from_slice::<Hello>(&payload).ok(),
-            Err(FrameError::Closed | FrameError::Io(_)) => return Err(session.broken()),
+            Err(FrameError::Closed | FrameError::Io(_)) => return Err(self.broken()),
             _ => None,
         };
-        session.watchdog.set(None);
+        self.watchdog.set(None);
         match theirs {
-            Some(h) if h.protocol >= PROTOCOL => Ok(session),
+            Some(h) if h.protocol >= PROTOCOL => Ok(self),
             Some(h) => {
                 let err = TransportError::not_installed(format!(
                     "its mesh {} speaks protocol {}, older than {PROTOCOL}",
                     h.version, h.protocol
                 ));
-                session.quit();
+                self.quit();
                 Err(err)
             }
             None => {
-                session.kill();
-                session.wait();
+                self.kill();
+                self.wait();
                 Err(TransportError::failed(
                     "the node's mesh did not answer as a mesh session; reinstall it (`mesh node install NODE`) and push again",
                 ))

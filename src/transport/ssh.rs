@@ -1,4 +1,4 @@
-//! Running commands on a node with the system `ssh` client (DESIGN.md §8).
+//! Running commands on a node with the system `ssh` client.
 //!
 //! There is no ssh library here: [`Ssh`] builds an `ssh` command line and runs it. Every
 //! call uses `BatchMode=yes` (never a password prompt) and a per-run `ControlMaster`, so the first
@@ -219,7 +219,7 @@ pub enum SshError {
 
 impl SshError {
     /// True for connection-level failures: the node could not be reached at all, or the connection
-    /// broke. Such a node stays out of date, `unreachable since T` (DESIGN.md §8).
+    /// broke. Such a node stays out of date, `unreachable since T`.
     ///
     /// False for everything that needs someone to act (a refused key, a changed host key, no ssh
     /// client) and for [`SshError::Timeout`], where the node may have answered and then hung.
