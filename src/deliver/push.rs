@@ -489,44 +489,77 @@ fn send_one(
             wire_bytes,
         },
     );
-    match session.receive(&mut stream) {
-        Ok(Answer::Received {
-            received,
-            sequence: s,
-        }) if received == digest => {
-            let sent = Sent {
-                digest: digest.clone(),
-                sequence: s,
-                at: now_ms(),
-            };
+    let answer = session.receive(&mut stream);
+    let sending = Sending {
+        node,
+        digest,
+        builds,
+        host: have.version,
+        nudge,
+        artifacts: sent_artifacts,
+        bytes,
+        wire_bytes,
+        installed,
+    };
+    answered(session, answer, sending, tx, progress)
+}
+
+/// What was sent to one node, for the account of its answer.
+struct Sending<'n> {
+    node: &'n str,
+    digest: String,
+    builds: Vec<(String, u64)>,
+    host: String,
+    nudge: bool,
+    artifacts: usize,
+    bytes: u64,
+    wire_bytes: u64,
+    installed: bool,
+}
+
+/// The node's answer to a send: it holds the declaration (recorded, then applied), it holds
+/// another, it refused it, or the conversation failed.
+fn answered(
+    session: &mut NodeSession,
+    answer: std::result::Result<Answer, TransportError>,
+    s: Sending,
+    tx: &mpsc::Sender<Msg>,
+    progress: &dyn PushProgress,
+) -> Outcome {
+    match answer {
+        Ok(Answer::Received { received, sequence }) if received == s.digest => {
             let confirmed = Event::Confirmed {
-                node: node.to_string(),
-                sent,
-                builds,
-                host: have.version.clone(),
+                node: s.node.to_string(),
+                sent: Sent {
+                    digest: s.digest.clone(),
+                    sequence,
+                    at: now_ms(),
+                },
+                builds: s.builds,
+                host: s.host,
             };
             match (
-                nudge,
-                record_and_apply(session, node, confirmed, tx, progress),
+                s.nudge,
+                record_and_apply(session, s.node, confirmed, tx, progress),
             ) {
-                (true, None) => Outcome::Reapplied { sequence: s },
+                (true, None) => Outcome::Reapplied { sequence },
                 (true, Some(reason)) => Outcome::Failed { reason },
                 (false, apply_failed) => Outcome::Sent {
-                    sequence: s,
-                    digest,
-                    artifacts: sent_artifacts,
-                    bytes,
-                    wire_bytes,
-                    installed,
+                    sequence,
+                    digest: s.digest,
+                    artifacts: s.artifacts,
+                    bytes: s.bytes,
+                    wire_bytes: s.wire_bytes,
+                    installed: s.installed,
                     apply_failed,
                 },
             }
         }
         Ok(Answer::Received { received, .. }) => Outcome::Failed {
-            reason: format!("the node answered digest {received}, not {digest}"),
+            reason: format!("the node answered digest {received}, not {}", s.digest),
         },
         Ok(Answer::Refused { refused }) => Outcome::Refused { reason: refused },
-        Err(e) => trouble(e),
+        Err(e) => trouble(s.node, e, tx),
     }
 }
 
