@@ -3,7 +3,7 @@
 //! reports. A missed run costs latency, never correctness; a second run in a row does nothing.
 
 use crate::Result;
-use crate::builder::schedule::{BuildOptions, BuildSummary, Progress};
+use crate::builder::{BuildOptions, BuildSummary, Progress};
 use crate::config::MeshConfig;
 use crate::deliver::collect::NodeCollect;
 use crate::deliver::push::{NodePush, Outcome, PushOptions, PushProgress};

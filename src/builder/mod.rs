@@ -6,8 +6,10 @@ mod prepare;
 mod record;
 pub mod run;
 pub mod schedule;
+mod summary;
 
-pub use schedule::{BuildOptions, BuildSummary, Built, build};
+pub use schedule::build;
+pub use summary::{BuildOptions, BuildSummary, Built, Progress};
 
 pub use crate::store::Verdict;
 

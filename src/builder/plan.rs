@@ -1,7 +1,7 @@
 //! What a build run considers: the targets (the named modules and their inputs, or every
 //! module), and with `--dry-run` what would be built among them and why.
 
-use super::schedule::{BuildOptions, BuildSummary};
+use super::summary::{BuildOptions, BuildSummary};
 use crate::graph::stale::{self, Known, ModuleInput, ModuleState};
 use crate::graph::{Loaded, ModuleGraph};
 use crate::{Error, Result};

@@ -4,7 +4,7 @@
 
 use super::Verdict;
 use super::plan::Plan;
-use super::schedule::Ended;
+use super::summary::Ended;
 use crate::Result;
 use crate::clock::now_ms;
 use crate::config::{Kind, ModuleManifest, Policy};

@@ -9,7 +9,8 @@ use super::Verdict;
 use super::plan::Plan;
 use super::prepare::{keep_current_exports, prepare};
 use super::record::{declare_current, prune_logs, record};
-use super::run::{self, Dirs, Live, Outcome};
+use super::run::{self, Dirs, Live};
+use super::summary::{BuildOptions, BuildSummary, Built, Ended, Progress};
 use crate::artifact::ArtifactStore;
 use crate::clock::now_ms;
 use crate::events::Event;
@@ -17,75 +18,11 @@ use crate::graph::Loaded;
 use crate::graph::stale::{self, Known, ModuleState};
 use crate::store::{BuildRecord, Paths};
 use crate::{Error, Result};
-use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Sender};
 use std::thread::Scope;
-
-/// What to build.
-#[derive(Debug, Clone, Default)]
-pub struct BuildOptions {
-    /// Named modules (and whatever of their inputs is stale); empty means every module.
-    pub names: Vec<String>,
-    /// How many builds run at once.
-    pub jobs: usize,
-    /// Say what would run, run nothing.
-    pub dry_run: bool,
-    /// How many logs to keep per module.
-    pub logs_keep: usize,
-    /// How many facts the events log keeps.
-    pub events_keep: u64,
-}
-
-/// One build that ran.
-#[derive(Debug, Clone, Serialize)]
-pub struct Built {
-    /// The module.
-    pub module: String,
-    /// The recorded build id.
-    pub id: u64,
-    /// Its verdict.
-    pub verdict: Verdict,
-    /// Why, for anything but fit.
-    pub reason: Option<String>,
-    /// The step that failed.
-    pub step: Option<&'static str>,
-    /// The artifact digest.
-    pub artifact: Option<String>,
-    /// Milliseconds.
-    pub duration_ms: u64,
-    /// The last lines of output (for broken and unfit builds).
-    #[serde(skip)]
-    pub tail: Vec<String>,
-    /// The log file.
-    pub log: String,
-}
-
-/// What a build run did.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct BuildSummary {
-    /// Builds that ran, in the order they finished.
-    pub built: Vec<Built>,
-    /// Modules that waited on an input whose artifact did not move: spared by early cutoff.
-    pub spared: Vec<String>,
-    /// (module, the input that blocks it).
-    pub blocked: Vec<(String, String)>,
-    /// With `--dry-run`: the modules that would be built, in order, with why.
-    pub would_build: Vec<(String, String)>,
-    /// The facts recorded (built, declared), for hooks.
-    #[serde(skip)]
-    pub events: Vec<crate::events::Event>,
-}
-
-/// Told what happens, to draw progress.
-pub trait Progress: Sync {
-    /// A build started.
-    fn started(&self, module: &str, live: Arc<Live>);
-    /// A build finished (and was recorded).
-    fn finished(&self, built: &Built);
-}
 
 /// Builds what is stale among the targets; returns what ran.
 pub fn build(
@@ -142,18 +79,6 @@ fn build_dirs(paths: &Paths) -> Result<Dirs> {
         })?;
     }
     Ok(dirs)
-}
-
-/// A build that ended, sent back by the thread that ran it.
-pub(super) struct Ended {
-    /// The module.
-    pub m: usize,
-    /// How it ended.
-    pub outcome: Outcome,
-    /// When it started (ms).
-    pub started: u64,
-    /// Its log file (empty when it never ran).
-    pub log: PathBuf,
 }
 
 /// A run in progress: what is known, each module's state, what runs and what has ended.
@@ -379,23 +304,6 @@ impl<'a> Run<'a> {
                 _ => None,
             })
             .collect()
-    }
-}
-
-impl Built {
-    /// What progress and the summary show of a recorded build.
-    fn of(record: &BuildRecord, outcome: Outcome) -> Built {
-        Built {
-            module: record.module.clone(),
-            id: record.id,
-            verdict: record.verdict,
-            reason: record.reason.clone(),
-            step: outcome.step,
-            artifact: record.artifact.clone(),
-            duration_ms: record.finished.saturating_sub(record.started),
-            tail: outcome.tail,
-            log: record.log.clone().unwrap_or_default(),
-        }
     }
 }
 

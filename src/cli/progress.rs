@@ -2,7 +2,7 @@
 
 use super::Ui;
 use crate::builder::run::Live;
-use crate::builder::schedule::{Built, Progress};
+use crate::builder::{Built, Progress};
 use crate::deliver::push::Step;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashMap;
