@@ -425,17 +425,7 @@ fn state_of(
             NodeState::Stuck,
             trouble.map(|t| format!("{} times in a row: {}", t.count, t.reason)),
         ),
-        _ if lost && failure.is_some() => match failure {
-            Some(f) if f.count >= crate::store::STUCK_AFTER => (
-                NodeState::Stuck,
-                Some(format!(
-                    "{} reports in a row: {}",
-                    f.count,
-                    f.resources.join(", ")
-                )),
-            ),
-            _ => (NodeState::Failed, failure.map(|f| f.reasons.join("; "))),
-        },
+        _ if lost && failure.is_some() => failure.map_or((NodeState::Failed, None), failing),
         _ if rec.sent.is_none() => (NodeState::NeverTold, trouble_reason),
         _ if c.digest().as_ref() != rec.sent.as_ref().map(|s| &s.digest) => {
             (NodeState::OutOfDate, trouble_reason)
@@ -443,18 +433,21 @@ fn state_of(
         // What it was sent, mesh could not check since: not current.
         _ if trouble.is_some_and(|t| !t.repairable) => (NodeState::Failed, trouble_reason),
         _ => match failure {
-            Some(f) if f.count >= crate::store::STUCK_AFTER => (
-                NodeState::Stuck,
-                Some(format!(
-                    "{} reports in a row: {}",
-                    f.count,
-                    f.resources.join(", ")
-                )),
-            ),
-            Some(f) => (NodeState::Failed, Some(f.reasons.join("; "))),
+            Some(f) => failing(f),
             None if !rec.applied_what_was_sent() => (NodeState::Outstanding, None),
             None => (NodeState::Current, None),
         },
+    }
+}
+
+/// A node with a failure streak: stuck once it reached [`crate::store::STUCK_AFTER`] reports
+/// in a row, failed before, in the node's words.
+fn failing(f: &Failure) -> (NodeState, Option<String>) {
+    if f.count >= crate::store::STUCK_AFTER {
+        let why = format!("{} reports in a row: {}", f.count, f.resources.join(", "));
+        (NodeState::Stuck, Some(why))
+    } else {
+        (NodeState::Failed, Some(f.reasons.join("; ")))
     }
 }
 
