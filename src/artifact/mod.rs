@@ -1,6 +1,6 @@
-//! Artifacts: the deterministic tar of a build's `$MESH_OUT`, the
-//! content-addressed store under `.mesh/artifacts/`, and the safe unpacking of an artifact on a
-//! node.
+//! Artifacts: the deterministic tar of a build's `$MESH_OUT` (`pack`), the content-addressed
+//! store under `.mesh/artifacts/` (`store`), and the safe unpacking of an artifact on a node
+//! (`unpack`), used by builds, delivery and the node alike.
 //!
 //! Packing is deterministic so that a reproducible build reproduces its digest (early cutoff).
 //! Unpacking treats its input as untrusted: it never writes outside its destination, never

@@ -1,7 +1,8 @@
 //! Delivery: what each node is sent and what its answers mean. `push` sends each node its
 //! declaration, `collect` takes its reports into the store, `account` keeps the apply account
-//! and failure streaks, `trouble` records what stopped mesh doing its work on a node. It moves
-//! its bytes through [`crate::transport`], which never calls back up here.
+//! and failure streaks, `trouble` records what stopped mesh doing its work on a node, `forget`
+//! drops a node gone from mesh.toml. It moves its bytes through [`crate::transport`], which
+//! never calls back up here.
 
 pub mod account;
 pub mod collect;
