@@ -44,8 +44,15 @@ pub struct NodeShow {
     pub record: NodeRecord,
 }
 
-/// Everything known about the node `name` (which `mesh` must name in mesh.toml).
-pub fn show(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot, name: &str) -> Result<NodeShow> {
+/// Everything known about the node `name` (which `mesh` must name in mesh.toml). The
+/// sources are read last, after the node is found and the store read, so an unknown node is
+/// said before a repository's trouble.
+pub fn show(
+    paths: &Paths,
+    mesh: &MeshConfig,
+    sources: impl FnOnce() -> Result<Snapshot>,
+    name: &str,
+) -> Result<NodeShow> {
     let cfg = mesh.node(name)?;
     let (composed, record) = {
         let store = paths.open()?;
@@ -55,7 +62,7 @@ pub fn show(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot, name: &str) ->
             Ok((compose::compose_all(mesh, &declared), rec))
         })?
     };
-    let status = nodes::status(paths, mesh, sources)?;
+    let status = nodes::status(paths, mesh, &sources()?)?;
     let (declaration, not_worked_out) = match composed.get(name) {
         Some(Composed::Ready { declaration, .. }) => (Some(declaration.clone()), None),
         Some(Composed::NotWorkedOut(r)) => (None, Some(r.clone())),

@@ -19,9 +19,13 @@ pub struct Args {
 
 /// Runs `mesh node show` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
-    let show = crate::status::show::show(ctx.paths(), &ctx.mesh, &ctx.sources()?, &a.node)?;
+    let show = crate::status::show::show(ctx.paths(), &ctx.mesh, || ctx.sources(), &a.node)?;
     if ui.json {
-        ui.json_data(&show);
+        // Through a JSON value, whose keys are sorted at every level, as they always were.
+        match serde_json::to_value(&show) {
+            Ok(v) => ui.json_data(&v),
+            Err(_) => ui.json_data(&show),
+        }
         return Ok(0);
     }
     let now = crate::clock::now_ms();
