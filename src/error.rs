@@ -11,6 +11,21 @@ pub enum Error {
     #[diagnostic(transparent)]
     Config(#[from] crate::config::ConfigError),
 
+    /// mesh.toml could not be loaded.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Load(#[from] crate::config::LoadError),
+
+    /// A node that mesh.toml does not have was named.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    UnknownNode(#[from] crate::config::UnknownNode),
+
+    /// The repositories could not be read as the mesh names them.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Read(#[from] crate::source::ReadError),
+
     /// Reading the git repositories failed.
     #[error(transparent)]
     #[diagnostic(transparent)]

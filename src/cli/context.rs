@@ -62,7 +62,7 @@ impl Ctx {
     /// `[assign]` checked against them (no unknown module, no library). Every verb that acts
     /// on or reports about nodes goes through it, so no verb sees a mesh another would refuse.
     pub fn sources(&self) -> Result<crate::source::Snapshot> {
-        crate::source::Snapshot::read(&self.mesh)
+        Ok(crate::source::Snapshot::read(&self.mesh)?)
     }
 
     /// Where the state lives.

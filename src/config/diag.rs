@@ -91,3 +91,40 @@ impl Diagnostic for ConfigError {
         ))))
     }
 }
+
+/// `mesh.toml` could not be read at all (missing, unreadable): there is nothing to point at.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("{what}: {source}")]
+#[diagnostic(code(mesh::io), help("{hint}"))]
+pub struct Unreadable {
+    /// What was being done.
+    pub what: String,
+    /// The OS error.
+    pub source: std::io::Error,
+    /// What to do next.
+    pub hint: String,
+}
+
+/// Why `mesh.toml` could not be loaded: unreadable, or a mistake in it.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Unreadable(#[from] Unreadable),
+    /// A mistake in the file.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Invalid(#[from] ConfigError),
+}
+
+/// A node named that mesh.toml does not have; the help names the nodes it has.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("there is no node `{name}`")]
+#[diagnostic(code(mesh::failed), help("name a node of mesh.toml{known}"))]
+pub struct UnknownNode {
+    /// The name asked for.
+    pub name: String,
+    /// The nodes there are, as `known_list` says them.
+    pub known: String,
+}

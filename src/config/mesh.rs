@@ -1,7 +1,7 @@
 //! `mesh.toml`: the mesh's repositories, nodes, assignments and settings.
 
 use super::MESH_TOML;
-use super::diag::ConfigError;
+use super::diag::{ConfigError, LoadError, UnknownNode, Unreadable};
 use super::name::{NAME_PATTERN, is_valid_name};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -282,8 +282,8 @@ const MESH_HELP: &str =
 
 impl MeshConfig {
     /// Reads and validates `mesh.toml` at `path`.
-    pub fn load(path: &Path) -> Result<MeshConfig, crate::Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| crate::Error::Io {
+    pub fn load(path: &Path) -> Result<MeshConfig, LoadError> {
+        let text = std::fs::read_to_string(path).map_err(|e| Unreadable {
             what: format!("cannot read {}", path.display()),
             source: e,
             hint: "run `mesh init` to write a mesh.toml, or pass `-C DIR` to point at the mesh"
@@ -669,15 +669,10 @@ impl MeshConfig {
     }
 
     /// The node called `name`, or an error naming the nodes there are.
-    pub fn node(&self, name: &str) -> Result<&NodeConfig, crate::Error> {
-        self.nodes.get(name).ok_or_else(|| {
-            crate::Error::failed(
-                format!("there is no node `{name}`"),
-                format!(
-                    "name a node of mesh.toml{}",
-                    known_list("nodes", self.nodes.keys().map(String::as_str))
-                ),
-            )
+    pub fn node(&self, name: &str) -> Result<&NodeConfig, UnknownNode> {
+        self.nodes.get(name).ok_or_else(|| UnknownNode {
+            name: name.to_string(),
+            known: known_list("nodes", self.nodes.keys().map(String::as_str)),
         })
     }
 

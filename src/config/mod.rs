@@ -6,7 +6,7 @@ mod mesh;
 mod module;
 mod name;
 
-pub use diag::ConfigError;
+pub use diag::{ConfigError, LoadError, UnknownNode, Unreadable};
 pub use mesh::{
     Assignment, Hooks, MeshConfig, NodeConfig, RepoConfig, Settings, SshDefaults, Target,
     Transport, find_mesh_toml, known_list,

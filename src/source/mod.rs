@@ -6,7 +6,6 @@ pub mod export;
 
 pub use discover::{FileEntry, join, module_files, source_id};
 
-use crate::Error;
 use crate::config::{MODULE_MANIFEST, MeshConfig, ModuleManifest, RepoConfig};
 use gix::ObjectId;
 use miette::Diagnostic;
@@ -36,6 +35,20 @@ impl SourceError {
             help: "check the repository with `git fsck`; mesh reads only committed objects".into(),
         }
     }
+}
+
+/// Why the repositories could not be read as the mesh names them: a git read that failed, or
+/// a manifest (or mesh.toml entry) that they contradict, pointed at.
+#[derive(Debug, ThisError, Diagnostic)]
+pub enum ReadError {
+    /// A git read failed.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Git(#[from] SourceError),
+    /// A manifest or mesh.toml entry is wrong, as read at the commit.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Config(#[from] crate::config::ConfigError),
 }
 
 /// One repository, resolved to a commit.
@@ -93,7 +106,7 @@ impl Snapshot {
 
     /// Reads every repository of the mesh: resolves refs, finds modules, parses their manifests,
     /// computes source ids. Fails on the first unreadable repository or bad manifest.
-    pub fn read(mesh: &MeshConfig) -> Result<Snapshot, Error> {
+    pub fn read(mesh: &MeshConfig) -> Result<Snapshot, ReadError> {
         let mut repos = Vec::new();
         let mut modules: Vec<ModuleSource> = Vec::new();
         let mut seen: BTreeMap<String, (String, String)> = BTreeMap::new();
@@ -162,7 +175,7 @@ impl Snapshot {
     fn check_declared_edges(
         &self,
         texts: &BTreeMap<String, (String, String)>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), ReadError> {
         for m in &self.modules {
             let declared = m
                 .manifest
@@ -222,7 +235,7 @@ pub fn is_below(d: &str, parent: &str) -> bool {
 }
 
 /// Opens one repository and resolves its ref.
-fn open(mesh: &MeshConfig, cfg: &RepoConfig) -> Result<RepoSnapshot, Error> {
+fn open(mesh: &MeshConfig, cfg: &RepoConfig) -> Result<RepoSnapshot, ReadError> {
     let repo = gix::open_opts(&cfg.path, gix::open::Options::isolated()).map_err(|e| {
         mesh.repo_error(
             cfg,
@@ -252,7 +265,7 @@ fn resolve_ref(
     mesh: &MeshConfig,
     cfg: &RepoConfig,
     repo: &gix::Repository,
-) -> Result<(ObjectId, ObjectId), Error> {
+) -> Result<(ObjectId, ObjectId), ReadError> {
     let commit = match &cfg.reference {
         None => repo.head_commit().map_err(|e| e.to_string()),
         Some(r) => repo
