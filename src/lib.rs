@@ -3,6 +3,8 @@
 //! The library computes and returns values; `cli` renders them. Each folder is one concern,
 //! named with the vocabulary of the README (Concepts).
 
+#![warn(missing_docs)]
+
 pub mod artifact;
 pub mod builder;
 pub mod cli;
