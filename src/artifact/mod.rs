@@ -319,9 +319,8 @@ impl<R: Read> Read for Exact<'_, R> {
         Ok(n)
     }
 }
-// ---------------------------------------------------------------------------------------------
-// link rule (shared by pack and unpack)
-// ---------------------------------------------------------------------------------------------
+
+// The link rule, shared by pack and unpack.
 
 /// Whether `root/parent/*` is a real directory at every step (no symlink, all present).
 fn is_real_dir_chain(root: &Path, comps: &[&OsStr]) -> bool {

@@ -115,7 +115,6 @@ impl NodeProgress {
 
     /// What `node` does now.
     pub fn step(&self, node: &str, step: Step) {
-        let what = words(step);
         let Some(multi) = &self.multi else { return };
         let Ok(mut bars) = self.bars.lock() else {
             return;
@@ -130,7 +129,7 @@ impl NodeProgress {
             bar.enable_steady_tick(Duration::from_millis(120));
             bar
         });
-        bar.set_message(what);
+        bar.set_message(words(step));
     }
 
     /// `node` is done: its spinner goes; `line`, if any, is said (above the spinners left, or

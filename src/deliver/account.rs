@@ -11,9 +11,8 @@
 use crate::artifact::{SHORT, short};
 use crate::events::Fact;
 use crate::node::{Held, Outcome, Report, ResourceOutcome};
-use crate::store::{Failure, NodeRecord, Sent};
+use crate::store::{Failure, NodeRecord, STUCK_AFTER, Sent};
 
-pub use crate::store::STUCK_AFTER;
 /// How many unreadable-report notes are kept per node.
 const UNREADABLE_KEPT: usize = 5;
 

@@ -9,7 +9,7 @@ use crate::clock::now_ms;
 use crate::config::MeshConfig;
 use crate::deliver::account;
 use crate::events::{self, Event, Fact};
-use crate::store::{NODES, NodeRecord, Paths, Sent, StoreError, Writer};
+use crate::store::{NODES, NodeRecord, Paths, STUCK_AFTER, Sent, StoreError, Writer};
 use crate::transport::session::NodeSession;
 use crate::transport::{Connections, ErrorKind, TransportError, fan_out};
 use serde::Serialize;
@@ -204,10 +204,7 @@ fn lost(
     rec.applied = None;
     rec.applied_builds.clear();
     // The failed apply that lost it says "stuck" itself, once.
-    let stuck = rec
-        .failure
-        .as_ref()
-        .is_some_and(|f| f.count >= account::STUCK_AFTER);
+    let stuck = rec.failure.as_ref().is_some_and(|f| f.count >= STUCK_AFTER);
     Ok(trouble::found(w, node, "lost", &reason, true, now)?
         .into_iter()
         .filter(|f| !(stuck && matches!(f, Fact::Stuck { .. })))

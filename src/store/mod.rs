@@ -35,8 +35,8 @@ pub const FORMAT: u32 = 3;
 pub const META_FORMAT: Table<u32> = META.as_shape();
 
 /// A table of the store: byte keys, values of type `V` (codec-encoded). Typed so that a read
-/// names no type at its call site and a write cannot put another record in; each concern
-/// declares its tables beside its records.
+/// names no type at its call site and a write cannot put another record in. Declared beside
+/// the records they hold: most in `tables.rs`, the facts log's in `events/`.
 pub struct Table<V> {
     name: &'static str,
     value: PhantomData<fn() -> V>,
