@@ -36,6 +36,11 @@ pub enum Error {
     #[diagnostic(transparent)]
     Store(#[from] crate::store::StoreError),
 
+    /// This controller's key could not be read or made.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Key(#[from] crate::controller::KeyError),
+
     /// The node side refused or failed.
     #[error(transparent)]
     #[diagnostic(transparent)]

@@ -10,6 +10,7 @@ pub mod builder;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod controller;
 pub mod declare;
 pub mod deliver;
 pub mod doctor;

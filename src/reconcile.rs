@@ -123,6 +123,8 @@ struct Pass<'p> {
 impl Pass<'_> {
     /// A node found without what it was sent (a wiped root) is sent it again in this pass, and
     /// read again, so that the pass ends with what it did rather than a stale "outstanding".
+    /// So is a node newly found running another controller's declaration: the push compares
+    /// histories there, so the pass ends saying ahead, diverged or kept, not "lost".
     fn send_lost_again(
         &self,
         reapply: PushOptions,
@@ -131,7 +133,7 @@ impl Pass<'_> {
     ) -> Result<Vec<Event>> {
         let lost: Vec<String> = collect
             .iter()
-            .filter(|c| c.lost)
+            .filter(|c| c.lost || c.elsewhere)
             .map(|c| c.node.clone())
             .collect();
         if lost.is_empty() {

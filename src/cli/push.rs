@@ -11,8 +11,9 @@ use crate::deliver::push::{NodePush, Outcome, PushOptions, PushProgress};
 /// last sent, or that was never told. Named: those nodes only, each asked what it holds (sent
 /// again when it lost what it was sent). `--all`: every node, resent even
 /// when current. A send is recorded only after the node confirmed it holds the declaration; an
-/// unreachable node stays out of date. Exits 3 when a node could not be delivered to or its
-/// apply failed.
+/// unreachable node stays out of date. A node that runs what another controller declared
+/// from newer commits (ahead) or another line of history (diverged) is not declared to. Exits 3
+/// when a node could not be delivered to, its apply failed, or it is ahead or diverged.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Nodes to push to; `@tag` names every node with that tag.
@@ -24,6 +25,10 @@ pub struct Args {
     /// Every node, even when current.
     #[arg(long)]
     all: bool,
+    /// Declare to the named nodes even where another controller declared from a history that
+    /// diverged from this one's (recorded as taken over).
+    #[arg(long = "take-over", requires = "nodes")]
+    take_over: bool,
 }
 
 struct Lines<'a>(&'a Ui, NodeProgress);
@@ -75,10 +80,16 @@ fn line(p: &NodePush) -> String {
                 p.node
             )
         }
+        Outcome::Kept { controller } => format!(
+            "{}: kept: it runs what {controller} declared from the same commits",
+            p.node
+        ),
         Outcome::NotWorkedOut { .. }
         | Outcome::Unreachable { .. }
         | Outcome::Refused { .. }
-        | Outcome::Failed { .. } => trouble_line(p).unwrap_or_default(),
+        | Outcome::Failed { .. }
+        | Outcome::Ahead { .. }
+        | Outcome::Diverged { .. } => trouble_line(p).unwrap_or_default(),
     }
 }
 
@@ -90,6 +101,8 @@ pub fn trouble_line(p: &NodePush) -> Option<String> {
         Outcome::Unreachable { reason } => ("unreachable", reason),
         Outcome::Refused { reason } => ("refused", reason),
         Outcome::Failed { reason } => ("failed", reason),
+        Outcome::Ahead { reason, .. } => ("ahead", reason),
+        Outcome::Diverged { reason, .. } => ("diverged", reason),
         _ => return None,
     };
     Some(format!(
@@ -102,8 +115,14 @@ pub fn trouble_line(p: &NodePush) -> Option<String> {
 /// Runs `mesh push` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("push")?;
+    let nodes = super::select_nodes(&ctx.mesh, &a.nodes)?;
     let opts = PushOptions {
-        nodes: super::select_nodes(&ctx.mesh, &a.nodes)?,
+        take_over: if a.take_over {
+            nodes.clone()
+        } else {
+            Vec::new()
+        },
+        nodes,
         all: a.all,
         reapply_unanswered: false,
     };
@@ -121,7 +140,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     }
     let count = |f: fn(&Outcome) -> bool| results.iter().filter(|r| f(&r.outcome)).count();
     let sent = count(|o| matches!(o, Outcome::Sent { .. }));
-    let unchanged = count(|o| matches!(o, Outcome::Unchanged));
+    let unchanged = count(|o| matches!(o, Outcome::Unchanged | Outcome::Kept { .. }));
     let trouble = count(|o| {
         matches!(
             o,
@@ -135,17 +154,26 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         )
     });
     let nwo = count(|o| matches!(o, Outcome::NotWorkedOut { .. }));
-    if sent == 0 && trouble == 0 && nwo == 0 {
+    let elsewhere = count(|o| matches!(o, Outcome::Ahead { .. } | Outcome::Diverged { .. }));
+    if sent == 0 && trouble == 0 && nwo == 0 && elsewhere == 0 {
         ui.status(format!(
             "nothing to send: every node was already sent what it would be sent ({unchanged} unchanged; `mesh collect` asks them what they hold)"
         ));
     } else {
         ui.status(format!(
-            "sent {sent}, unchanged {unchanged}, not worked out {nwo}, unreachable/refused/failed {trouble}"
+            "sent {sent}, unchanged {unchanged}, not worked out {nwo}, unreachable/refused/failed {trouble}{}",
+            if elsewhere > 0 {
+                format!(", ahead/diverged {elsewhere}")
+            } else {
+                String::new()
+            }
         ));
+    }
+    if elsewhere > 0 {
+        ui.hint("a node is ahead when another controller declared newer commits: fetch them (or `mesh status` says more); diverged: merge, or `mesh push --take-over NODE`");
     }
     if nwo > 0 {
         ui.hint("`mesh plan` says why a node is not worked out");
     }
-    Ok(if trouble > 0 { 3 } else { 0 })
+    Ok(if trouble + elsewhere > 0 { 3 } else { 0 })
 }

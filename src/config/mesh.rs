@@ -33,6 +33,11 @@ pub struct MeshConfig {
     pub hooks: Hooks,
     /// `[mesh]` settings beyond the name.
     pub settings: Settings,
+    /// `[mesh] controller`: this controller's name (default: the host name).
+    pub controller: String,
+    /// `[controllers]`: the other controllers the nodes may trust, sorted by name; delivered
+    /// inside every declaration.
+    pub controllers: Vec<crate::controller::Signer>,
 }
 
 /// One `[[repo]]`: a local git repository read at a ref, never its work tree.
@@ -155,12 +160,15 @@ struct RawMesh {
     #[serde(default)]
     assign: BTreeMap<Spanned<String>, Spanned<Vec<Spanned<String>>>>,
     hooks: Option<RawHooks>,
+    #[serde(default)]
+    controllers: BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMeshSection {
     name: Spanned<String>,
+    controller: Option<Spanned<String>>,
     silent_after: Option<Spanned<String>>,
     events_keep: Option<u64>,
     logs_keep: Option<usize>,
@@ -309,6 +317,11 @@ impl MeshConfig {
         let assign = Self::parse_assign(&r, &raw.assign, &nodes)?;
         let hooks = Self::parse_hooks(&r, raw.hooks.as_ref())?;
         let settings = Self::parse_settings(&r, &raw.mesh)?;
+        let controller = match &raw.mesh.controller {
+            Some(c) => r.name("controller", c)?,
+            None => crate::controller::default_name(),
+        };
+        let controllers = Self::parse_controllers(&r, &raw.controllers)?;
         Ok(MeshConfig {
             dir: dir.to_path_buf(),
             file: file.to_string(),
@@ -320,7 +333,43 @@ impl MeshConfig {
             assign,
             hooks,
             settings,
+            controller,
+            controllers,
         })
+    }
+
+    /// `[controllers]`: `name = "ed25519:…"` as `mesh id` prints it; each key once.
+    fn parse_controllers(
+        r: &Reporter,
+        raw: &BTreeMap<Spanned<String>, Spanned<String>>,
+    ) -> Result<Vec<crate::controller::Signer>, ConfigError> {
+        let mut out: Vec<crate::controller::Signer> = Vec::new();
+        for (name, key) in raw {
+            let name = r.name("controller", name)?;
+            if let Err(why) = crate::controller::parse_key(key.get_ref()) {
+                return Err(r.error(
+                    "mesh::config::invalid_controller_key",
+                    Some(key.span()),
+                    format!("[controllers] {name}: {why}"),
+                    "not a controller key",
+                    "paste the key `mesh id` prints on that controller (`ed25519:` and 64 hex characters)",
+                ));
+            }
+            if let Some(other) = out.iter().find(|s| &s.key == key.get_ref()) {
+                return Err(r.error(
+                    "mesh::config::duplicate_controller_key",
+                    Some(key.span()),
+                    format!("[controllers] {name} has the key of {}", other.name),
+                    "the same key twice",
+                    "one controller, one key: remove one of the two entries",
+                ));
+            }
+            out.push(crate::controller::Signer {
+                key: key.get_ref().clone(),
+                name,
+            });
+        }
+        Ok(out)
     }
 
     /// `[[repo]]`, in file order: each named once, its path taken from `dir`.

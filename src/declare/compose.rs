@@ -98,6 +98,8 @@ fn compose_node(
     let mut out = Vec::new();
     let mut builds = Vec::new();
     let mut missing = Vec::new();
+    // Per repository, the newest declared build's commit: the history this node is on.
+    let mut repos: BTreeMap<String, (u64, String)> = BTreeMap::new();
     for &m in modules {
         let Some(b) = declared.get(m) else {
             missing.push(m);
@@ -130,6 +132,12 @@ fn compose_node(
             size: b.size,
         });
         builds.push((m.to_string(), b.id));
+        let newest = repos
+            .entry(b.repo.clone())
+            .or_insert((b.id, b.commit.clone()));
+        if b.id > newest.0 {
+            *newest = (b.id, b.commit.clone());
+        }
     }
     if !missing.is_empty() {
         let verb = if missing.len() == 1 { "has" } else { "have" };
@@ -142,9 +150,11 @@ fn compose_node(
     builds.sort();
     Composed::Ready {
         declaration: Declaration {
+            controllers: mesh.controllers.clone(),
             mesh: mesh.name.clone(),
             modules: out,
             node: node.to_string(),
+            repos: repos.into_iter().map(|(r, (_, c))| (r, c)).collect(),
         },
         builds,
     }

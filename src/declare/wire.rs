@@ -2,7 +2,9 @@
 //! operator can read, in a canonical form, inside an envelope that adds the sequence and digest.
 //! The node parses it strictly: a field it does not know refuses the whole declaration.
 
+use crate::controller::{Identity, Signer};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// One module a node should run. Fields are in alphabetical order: the encoding is canonical.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,24 +28,42 @@ pub struct DeclaredModule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Declaration {
+    /// The controllers (besides the one it pinned) a node may trust, as `[controllers]` of
+    /// mesh.toml lists them, sorted by name: trusted once a trusted controller delivered them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub controllers: Vec<Signer>,
     /// The mesh's name.
     pub mesh: String,
     /// The modules, sorted by name.
     pub modules: Vec<DeclaredModule>,
     /// The node's name.
     pub node: String,
+    /// Per repository, the commit its modules were built from (the newest build's): what git
+    /// history compares when two controllers declare to one node.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub repos: BTreeMap<String, String>,
 }
 
 /// The declaration with its sequence and digest, as sent and as kept on the node.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Envelope {
+    /// The controller that signed it (absent only in envelopes from before signing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<Signer>,
     /// The declaration.
     pub declaration: Declaration,
     /// blake3 of the declaration's canonical encoding (without the sequence).
     pub digest: String,
+    /// The commit of the mesh directory (where it is a git repository) it was declared from.
+    /// Not part of the digest: a commit that changes no declaration sends nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mesh_commit: Option<String>,
     /// Rises by one each time a different digest is sent to the node.
     pub sequence: u64,
+    /// The controller's ed25519 signature (hex) over the envelope's canonical bytes without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 impl Declaration {
@@ -62,9 +82,12 @@ impl Declaration {
     pub fn seal(self, sequence: u64) -> Envelope {
         let digest = self.digest();
         Envelope {
+            controller: None,
             declaration: self,
             digest,
+            mesh_commit: None,
             sequence,
+            signature: None,
         }
     }
 }
@@ -79,7 +102,50 @@ impl Envelope {
     pub fn digest_matches(&self) -> bool {
         self.declaration.digest() == self.digest
     }
+
+    /// Signs it as `me`, from the mesh directory's commit `mesh_commit`.
+    pub fn signed(mut self, me: &Identity, mesh_commit: Option<String>) -> Envelope {
+        self.controller = Some(me.signer());
+        self.mesh_commit = mesh_commit;
+        self.signature = None;
+        let signature = me.sign(&self.to_bytes());
+        self.signature = Some(signature);
+        self
+    }
+
+    /// The controller that signed it, when the signature is that controller's over these
+    /// very bytes; why not, as a sentence.
+    pub fn verify(&self) -> Result<&Signer, String> {
+        let (Some(signer), Some(signature)) = (&self.controller, &self.signature) else {
+            return Err("the declaration is not signed by a controller".into());
+        };
+        let unsigned = Envelope {
+            signature: None,
+            ..self.clone()
+        };
+        crate::controller::verify(signer, &unsigned.to_bytes(), signature)?;
+        Ok(signer)
+    }
+
+    /// Each repository's commit, the mesh directory's own under [`MESH_DIRECTORY`]: what
+    /// history compares.
+    pub fn commits(&self) -> BTreeMap<String, String> {
+        commits(&self.declaration.repos, self.mesh_commit.as_deref())
+    }
 }
+
+/// Repositories' commits, with the mesh directory's own under [`MESH_DIRECTORY`].
+pub fn commits(repos: &BTreeMap<String, String>, mesh: Option<&str>) -> BTreeMap<String, String> {
+    let mut all = repos.clone();
+    if let Some(m) = mesh {
+        all.insert(MESH_DIRECTORY.to_string(), m.to_string());
+    }
+    all
+}
+
+/// The name the mesh directory's own commit is compared under: not a valid repository name,
+/// so it never meets one.
+pub const MESH_DIRECTORY: &str = "(mesh directory)";
 
 #[cfg(test)]
 mod tests {
@@ -87,8 +153,10 @@ mod tests {
 
     fn decl() -> Declaration {
         Declaration {
+            controllers: Vec::new(),
             mesh: "demo".into(),
             node: "ace".into(),
+            repos: BTreeMap::new(),
             modules: vec![DeclaredModule {
                 name: "route-proxy".into(),
                 build: "b1".into(),
@@ -122,6 +190,34 @@ mod tests {
         let mut other = decl();
         other.modules[0].size = 11;
         assert_ne!(decl().digest(), other.digest());
+    }
+
+    #[test]
+    fn a_signature_covers_everything_but_itself() {
+        let t = tempfile::tempdir().unwrap();
+        let me = Identity::open(t.path(), "laptop").unwrap();
+        let env = decl().seal(3).signed(&me, Some("abc".into()));
+        assert_eq!(env.verify().map(|s| s.name.as_str()), Ok("laptop"));
+        let mut other = env.clone();
+        other.sequence = 4;
+        assert!(other.verify().is_err());
+        let mut other = env.clone();
+        other.mesh_commit = None;
+        assert!(other.verify().is_err());
+        let mut other = env.clone();
+        other.declaration.modules[0].size = 11;
+        assert!(other.verify().is_err());
+        assert!(decl().seal(3).verify().is_err());
+        // It travels and comes back the same.
+        let back: Envelope = serde_json::from_slice(&env.to_bytes()).unwrap();
+        assert_eq!(back.verify().map(|s| s.name.as_str()), Ok("laptop"));
+    }
+
+    #[test]
+    fn a_declaration_from_before_signing_keeps_its_digest() {
+        // Empty repos and controllers are not encoded: an old declaration hashes as it did.
+        let s = String::from_utf8(decl().canonical()).expect("utf8");
+        assert!(!s.contains("repos") && !s.contains("controllers"), "{s}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! in parallel; take each into the store by report sequence, so none is counted twice and none
 //! is lost as long as a node's journal (its newest 100 reports) still holds it.
 
+use super::elsewhere;
 use super::trouble;
 use crate::Result;
 use crate::artifact::{SHORT, short};
@@ -28,6 +29,10 @@ pub struct NodeCollect {
     pub failed: Option<String>,
     /// It no longer holds the declaration it was sent (a wiped root): it will be sent again.
     pub lost: bool,
+    /// It was found running another controller's declaration, newly: a push compares
+    /// histories before anything else is done there.
+    #[serde(skip)]
+    pub elsewhere: bool,
     /// mesh was missing on the node and was installed so that its reports could be read.
     pub installed: bool,
 }
@@ -50,6 +55,8 @@ pub fn collect(
     for n in names {
         mesh.node(n)?;
     }
+    // This controller's key: a declaration signed by another is not one this one lost.
+    let me = crate::controller::Identity::open(&paths.dot_mesh, &mesh.controller)?.public();
     let records: BTreeMap<String, NodeRecord> = {
         let store = paths.open()?;
         store.read(|r| Ok(crate::store::node_records(r)?.into_iter().collect()))?
@@ -86,7 +93,7 @@ pub fn collect(
     let now = now_ms();
     paths.open()?.write(|w| {
         for (node, got) in answers {
-            let (c, e) = record(w, mesh, &node, got, now)?;
+            let (c, e) = record(w, &me, mesh, &node, got, now)?;
             out.push(c);
             events.extend(e);
         }
@@ -104,7 +111,9 @@ fn read(
     rec: &NodeRecord,
     installed: bool,
 ) -> Result<Collected, TransportError> {
-    let held = session.have()?.declaration.map(|h| h.digest);
+    let have = session.have()?;
+    let held = have.declaration.map(|h| (h.digest, h.sequence));
+    let by = have.declared_by;
     let asked = account::ask_from(rec.report_sequence);
     let reports = session.reports(asked)?;
     let restarted = account::answer_means_restart(rec, &reports);
@@ -115,6 +124,7 @@ fn read(
     };
     Ok(Collected {
         held,
+        by,
         reports,
         installed,
         asked,
@@ -122,10 +132,12 @@ fn read(
     })
 }
 
-/// What a node answered: the digest of the declaration it holds, and its new reports.
+/// What a node answered: the declaration it holds, who signed it, and its new reports.
 pub struct Collected {
-    /// The digest of the declaration it holds.
-    pub held: Option<String>,
+    /// The digest and sequence of the declaration it holds.
+    pub held: Option<(String, u64)>,
+    /// Who declared it, and from which commits.
+    pub by: Option<crate::node::DeclaredBy>,
     /// Its reports newer than asked, as JSON lines.
     pub reports: Vec<u8>,
     /// Whether mesh had to be installed first.
@@ -142,6 +154,7 @@ type Answer = Result<Collected, TransportError>;
 /// checked against what it was sent.
 fn answered(
     w: &Writer,
+    me: &str,
     rec: &mut NodeRecord,
     c: &mut NodeCollect,
     collected: Collected,
@@ -149,6 +162,7 @@ fn answered(
 ) -> Result<Vec<Fact>, StoreError> {
     let Collected {
         held,
+        by,
         reports,
         installed,
         asked,
@@ -174,6 +188,22 @@ fn answered(
     let (taken, f) = account::take_reports(rec, node, &lines, asked, now);
     c.reports = taken;
     facts.extend(f);
+    // Another controller's declaration in force is not a lost one: history decides at the
+    // next push (`deliver::elsewhere`), and its reports say whether it applied.
+    if let (Some((digest, sequence)), Some(by)) = (&held, &by)
+        && by.controller.key != me
+        && rec.sent.as_ref().is_none_or(|s| &s.digest != digest)
+    {
+        c.elsewhere = elsewhere::seen(w, node, by, digest, *sequence, now)?;
+        for line in &lines {
+            if let Ok(report) = serde_json::from_str::<crate::node::Report>(line) {
+                elsewhere::reported(w, node, &report)?;
+            }
+        }
+        return Ok(facts);
+    }
+    elsewhere::cleared(w, node)?;
+    let held = held.map(|(digest, _)| digest);
     match rec.sent.clone() {
         Some(sent) if held.as_ref() != Some(&sent.digest) => {
             c.lost = true;
@@ -215,6 +245,7 @@ fn lost(
 /// transaction `w`.
 fn record(
     w: &Writer,
+    me: &str,
     mesh: &MeshConfig,
     node: &str,
     got: Answer,
@@ -228,10 +259,11 @@ fn record(
         unreachable: None,
         failed: None,
         lost: false,
+        elsewhere: false,
         installed: false,
     };
     match got {
-        Ok(collected) => facts.extend(answered(w, &mut rec, &mut c, collected, now)?),
+        Ok(collected) => facts.extend(answered(w, me, &mut rec, &mut c, collected, now)?),
         Err(TransportError {
             kind: ErrorKind::Unreachable,
             source: reason,

@@ -6,6 +6,7 @@
 
 pub mod account;
 pub mod collect;
+pub mod elsewhere;
 pub mod forget;
 pub mod push;
 pub mod trouble;

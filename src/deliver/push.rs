@@ -3,17 +3,19 @@
 //! node failing never stops the others. A send is recorded only after the node answered that it
 //! holds the declaration.
 
+use super::elsewhere;
 use super::trouble;
 use crate::Result;
-use crate::artifact::ArtifactStore;
+use crate::artifact::{ArtifactStore, SHORT, short};
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
+use crate::controller::Identity;
 use crate::declare::{Composed, compose};
 use crate::deliver::account::MAX_SEQUENCE;
 use crate::events::{self, Fact};
 use crate::node::{Have, Held};
 use crate::source::Snapshot;
-use crate::store::{NODES, NodeRecord, Paths, Sent};
+use crate::store::{NODE_IDS, NODES, NodeRecord, Paths, Sent};
 use crate::transport::session::NodeSession;
 use crate::transport::stream::{Part, Stream};
 use crate::transport::{Answer, Connections, ErrorKind, TransportError, fan_out};
@@ -34,6 +36,9 @@ pub struct PushOptions {
     /// time, and a failed apply is tried on every pass, so that the same failure three times in
     /// a row makes the node stuck and a person is told).
     pub reapply_unanswered: bool,
+    /// Declare to these nodes even where another controller declared from a history that
+    /// diverged from ours (`--take-over`): recorded as taken over.
+    pub take_over: Vec<String>,
 }
 
 /// What happened to one node.
@@ -84,6 +89,25 @@ pub enum Outcome {
     /// It was reached, and something failed there.
     Failed {
         /// What.
+        reason: String,
+    },
+    /// It runs what another controller declared from the same commits: it keeps it.
+    Kept {
+        /// The controller that declared it.
+        controller: String,
+    },
+    /// It runs a newer commit from another controller: not declared (fetch).
+    Ahead {
+        /// The controller that declared it.
+        controller: String,
+        /// Why, as a sentence.
+        reason: String,
+    },
+    /// It runs another controller's declaration from a diverged history: not declared.
+    Diverged {
+        /// The controller that declared it.
+        controller: String,
+        /// Why, as a sentence.
         reason: String,
     },
 }
@@ -138,6 +162,18 @@ enum Event {
         sent: Sent,
         builds: Vec<(String, u64)>,
         host: String,
+        /// Taken over from this controller (`--take-over`).
+        took_over_from: Option<String>,
+    },
+    /// What the node's root answered as its id.
+    NodeId {
+        node: String,
+        id: String,
+    },
+    /// The node runs another controller's declaration, left in place.
+    Elsewhere {
+        node: String,
+        found: crate::store::DeclaredElsewhere,
     },
     Unreachable {
         node: String,
@@ -169,51 +205,88 @@ enum Event {
 pub fn push(
     paths: &Paths,
     mesh: &MeshConfig,
-    _validated: &Snapshot,
+    validated: &Snapshot,
     opts: &PushOptions,
     progress: &dyn PushProgress,
     sessions: &Connections,
 ) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
-    for n in &opts.nodes {
+    for n in opts.nodes.iter().chain(&opts.take_over) {
         mesh.node(n)?;
     }
-    let (composed, records) = {
+    let (composed, records, elsewhere, ids) = {
         let store = paths.open()?;
         store.read(|r| {
             let declared = compose::declared(r)?;
+            let ids: HashMap<String, String> = r
+                .range(NODE_IDS, b"", None)?
+                .into_iter()
+                .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+                .collect();
             Ok((
                 compose::compose_all(mesh, &declared),
                 crate::store::node_records(r)?,
+                elsewhere::all(r)?,
+                ids,
             ))
         })?
     };
-    let (mut results, work) = sort_nodes(&composed, &records, opts);
+    let (mut results, work) = sort_nodes(&composed, &records, &elsewhere, opts);
     for r in &results {
         progress.node_done(r);
     }
     if work.is_empty() {
         return Ok((results, Vec::new()));
     }
-    let (done, events) = send_all(paths, mesh, work, progress, sessions)?;
+    let me = Identity::open(&paths.dot_mesh, &mesh.controller)?;
+    // Node id → the node name that holds it: a second name reaching one root is refused.
+    // Only names mesh.toml still has: a forgotten name holds nothing.
+    let claims = ids
+        .into_iter()
+        .filter(|(name, _)| mesh.nodes.contains_key(name))
+        .map(|(name, id)| (id, name))
+        .collect();
+    let ctx = Context {
+        key: me.public(),
+        me,
+        histories: elsewhere::Histories::new(validated, &mesh.dir),
+        take_over: opts.take_over.iter().cloned().collect(),
+        claims: Mutex::new(claims),
+    };
+    let (done, events) = send_all(paths, mesh, work, progress, sessions, &ctx)?;
     results.extend(done);
     results.sort_by(|a, b| a.node.cmp(&b.node));
     Ok((results, events))
 }
 
+/// What every node's push shares: who signs, the histories compared, whom to take over from,
+/// and which node name each node id belongs to.
+struct Context {
+    me: Identity,
+    /// `me`'s public key string.
+    key: String,
+    histories: elsewhere::Histories,
+    take_over: BTreeSet<String>,
+    claims: Mutex<HashMap<String, String>>,
+}
+
 /// Each node's push, decided from the store: its outcome when nothing is to be sent (not
-/// worked out, unchanged), or the work of sending it.
+/// worked out, unchanged), or the work of sending it. A node known to run another
+/// controller's declaration is always asked: the store cannot say what it runs now.
 fn sort_nodes(
     composed: &BTreeMap<String, Composed>,
     records: &HashMap<String, NodeRecord>,
+    elsewhere: &HashMap<String, crate::store::DeclaredElsewhere>,
     opts: &PushOptions,
 ) -> (Vec<NodePush>, Vec<Work>) {
-    let named: BTreeSet<&str> = opts.nodes.iter().map(String::as_str).collect();
+    let mut named: BTreeSet<&str> = opts.nodes.iter().map(String::as_str).collect();
+    named.extend(opts.take_over.iter().map(String::as_str));
     let mut results = Vec::new();
     let mut work = Vec::new();
     for (node, c) in composed {
         if !named.is_empty() && !named.contains(node.as_str()) {
             continue;
         }
+        let asked = named.contains(node.as_str()) || elsewhere.contains_key(node);
         let rec = records.get(node).cloned().unwrap_or_default();
         match c {
             Composed::NotWorkedOut(reason) => results.push(NodePush {
@@ -233,7 +306,7 @@ fn sort_nodes(
                 let unanswered = opts.reapply_unanswered && !rec.applied_what_was_sent();
                 // A node named on the command line is asked what it holds, never answered for
                 // from the store: "unchanged" is then what it said.
-                let verify = same && !opts.all && !unanswered && named.contains(node.as_str());
+                let verify = same && !opts.all && !unanswered && asked;
                 if same && !opts.all && !unanswered && !verify {
                     results.push(NodePush {
                         node: node.clone(),
@@ -263,6 +336,7 @@ fn send_all(
     work: Vec<Work>,
     progress: &dyn PushProgress,
     sessions: &Connections,
+    ctx: &Context,
 ) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
     let outgoing = Outgoing::new(ArtifactStore::new(paths.artifacts()));
     let mut record_err = None;
@@ -283,6 +357,7 @@ fn send_all(
                         &outgoing,
                         tx,
                         progress,
+                        ctx,
                     );
                     sessions.keep(&node, taken);
                     outcome
@@ -431,6 +506,7 @@ fn send_one(
     outgoing: &Outgoing,
     tx: &mpsc::Sender<Msg>,
     progress: &dyn PushProgress,
+    ctx: &Context,
 ) -> Outcome {
     let Work {
         node,
@@ -450,7 +526,21 @@ fn send_one(
         node: node.to_string(),
         host: Some(have.version.clone()),
     }));
+    if let Some(refused) = claim(ctx, node, &have, tx) {
+        return refused;
+    }
     let digest = declaration.digest();
+    let took_over_from = match elsewhere::decide(
+        &ctx.histories,
+        &ctx.key,
+        &declaration,
+        &digest,
+        &have,
+        ctx.take_over.contains(node),
+    ) {
+        elsewhere::Decision::Declare { took_over_from } => took_over_from,
+        elsewhere::Decision::Leave(found) => return leave(node, found, tx),
+    };
     if verify
         && have
             .declaration
@@ -469,7 +559,10 @@ fn send_one(
         Err(reason) => return Outcome::Failed { reason },
     };
     let sent_artifacts = parts.len();
-    let envelope = declaration.seal(sequence).to_bytes();
+    let envelope = declaration
+        .seal(sequence)
+        .signed(&ctx.me, ctx.histories.mesh_commit.clone())
+        .to_bytes();
     let refs: Vec<&Part> = parts.iter().map(|p| p.as_ref()).collect();
     let mut stream = match Stream::new(&refs, &envelope) {
         Ok(s) => s,
@@ -493,6 +586,8 @@ fn send_one(
     let sending = Sending {
         node,
         digest,
+        sequence,
+        took_over_from,
         builds,
         host: have.version,
         nudge,
@@ -508,6 +603,9 @@ fn send_one(
 struct Sending<'n> {
     node: &'n str,
     digest: String,
+    /// The sequence it was sealed with: the node must answer with that very one.
+    sequence: u64,
+    took_over_from: Option<String>,
     builds: Vec<(String, u64)>,
     host: String,
     nudge: bool,
@@ -527,7 +625,9 @@ fn answered(
     progress: &dyn PushProgress,
 ) -> Outcome {
     match answer {
-        Ok(Answer::Received { received, sequence }) if received == s.digest => {
+        Ok(Answer::Received { received, sequence })
+            if received == s.digest && sequence == s.sequence =>
+        {
             let confirmed = Event::Confirmed {
                 node: s.node.to_string(),
                 sent: Sent {
@@ -537,6 +637,7 @@ fn answered(
                 },
                 builds: s.builds,
                 host: s.host,
+                took_over_from: s.took_over_from,
             };
             match (
                 s.nudge,
@@ -555,10 +656,26 @@ fn answered(
                 },
             }
         }
-        Ok(Answer::Received { received, .. }) => Outcome::Failed {
-            reason: format!("the node answered digest {received}, not {}", s.digest),
+        Ok(Answer::Received { received, sequence }) => Outcome::Failed {
+            reason: format!(
+                "the node answered declaration {sequence} ({}), not the {} ({}) it was sent",
+                short(&received, SHORT),
+                s.sequence,
+                short(&s.digest, SHORT)
+            ),
         },
         Ok(Answer::Refused { refused }) => Outcome::Refused { reason: refused },
+        Ok(Answer::Untrusted { untrusted }) => {
+            // Refused before anything was kept, and not in the node's journal: recorded here,
+            // as trouble no run repairs (a person adds this controller, or re-pins the node).
+            let _ = tx.send(Msg::Record(Event::Trouble {
+                node: s.node.to_string(),
+                kind: "untrusted",
+                reason: untrusted.clone(),
+                repairable: false,
+            }));
+            Outcome::Refused { reason: untrusted }
+        }
         Err(e) => trouble(s.node, e, tx),
     }
 }
@@ -640,6 +757,10 @@ fn record_one(
         | Event::Unreachable { node, .. }
         | Event::Seen { node, .. }
         | Event::Trouble { node, .. } => node.clone(),
+        Event::NodeId { node, id } => return node_id(w, node, id),
+        Event::Elsewhere { node, found } => {
+            return elsewhere::record(w, node, found.clone(), now);
+        }
         Event::Damaged { module, artifact } => {
             return Ok(vec![Fact::ArtifactDamaged {
                 module: module.clone(),
@@ -654,8 +775,19 @@ fn record_one(
     }
     match ev {
         Event::Confirmed {
-            sent, builds, host, ..
+            sent,
+            builds,
+            host,
+            took_over_from,
+            ..
         } => {
+            elsewhere::cleared(w, &node)?;
+            if let Some(from) = took_over_from {
+                facts.push(Fact::TookOver {
+                    node: node.clone(),
+                    from,
+                });
+            }
             if rec.sent.as_ref().map(|s| &s.digest) != Some(&sent.digest) {
                 facts.push(Fact::Sent {
                     node: node.clone(),
@@ -701,10 +833,87 @@ fn record_one(
             }
             rec.unreachable_reason = Some(reason);
         }
-        Event::Damaged { .. } => {}
+        Event::Damaged { .. } | Event::NodeId { .. } | Event::Elsewhere { .. } => {}
     }
     w.put(NODES, node.as_bytes(), &rec)?;
     Ok(facts)
+}
+
+/// Records the id `node`'s root answered with; a changed one is a fact (the root replaced).
+fn node_id(
+    w: &crate::store::Writer,
+    node: &str,
+    id: &str,
+) -> std::result::Result<Vec<Fact>, crate::store::StoreError> {
+    let was = w.get(NODE_IDS, node.as_bytes())?;
+    if was.as_deref() == Some(id) {
+        return Ok(Vec::new());
+    }
+    w.put(NODE_IDS, node.as_bytes(), &id.to_string())?;
+    Ok(was
+        .map(|was| Fact::NodeReplaced {
+            node: node.to_string(),
+            was,
+            now: id.to_string(),
+        })
+        .into_iter()
+        .collect())
+}
+
+/// Claims the node id `node`'s root answered with for `node`; the refusal when another name
+/// of this mesh already reaches that root (two names for one root would overwrite each
+/// other's declaration on every run).
+fn claim(ctx: &Context, node: &str, have: &Have, tx: &mpsc::Sender<Msg>) -> Option<Outcome> {
+    let id = have.node_id.as_ref()?;
+    let other = {
+        let mut claims = ctx.claims.lock().ok()?;
+        match claims.get(id) {
+            Some(other) if other != node => Some(other.clone()),
+            _ => {
+                claims.insert(id.clone(), node.to_string());
+                None
+            }
+        }
+    };
+    let Some(other) = other else {
+        let _ = tx.send(Msg::Record(Event::NodeId {
+            node: node.to_string(),
+            id: id.clone(),
+        }));
+        return None;
+    };
+    let reason = format!(
+        "{node} reaches the same node root as {other} (node id {}): two names for one root overwrite each other's declaration; remove one of them from mesh.toml, or give it its own root",
+        short(id, SHORT)
+    );
+    let _ = tx.send(Msg::Record(Event::Trouble {
+        node: node.to_string(),
+        kind: "same root",
+        reason: reason.clone(),
+        repairable: false,
+    }));
+    Some(Outcome::Failed { reason })
+}
+
+/// The node runs another controller's declaration and keeps it: recorded, and said.
+fn leave(node: &str, found: crate::store::DeclaredElsewhere, tx: &mpsc::Sender<Msg>) -> Outcome {
+    let controller = found.controller.clone();
+    let outcome = match found.relation.as_str() {
+        "ahead" => Outcome::Ahead {
+            controller,
+            reason: found.reason.clone(),
+        },
+        "diverged" => Outcome::Diverged {
+            controller,
+            reason: found.reason.clone(),
+        },
+        _ => Outcome::Kept { controller },
+    };
+    let _ = tx.send(Msg::Record(Event::Elsewhere {
+        node: node.to_string(),
+        found,
+    }));
+    outcome
 }
 
 /// The sequence to send `digest` with: it rises only when a different digest is sent, and is
@@ -745,6 +954,8 @@ mod tests {
             artifacts: Vec::new(),
             declaration,
             applied,
+            node_id: None,
+            declared_by: None,
         }
     }
 

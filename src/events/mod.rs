@@ -116,6 +116,44 @@ pub enum Fact {
         /// Why.
         reason: String,
     },
+    /// A node runs a newer commit declared by another controller: this one did not declare
+    /// (it is behind: fetch). Stated once per declaration found.
+    Ahead {
+        /// The node.
+        node: String,
+        /// The other controller.
+        controller: String,
+        /// Why, as a sentence.
+        reason: String,
+    },
+    /// A node runs what another controller declared from another line of history: neither
+    /// declares until a person merges or takes over. Stated once per declaration found.
+    Diverged {
+        /// The node.
+        node: String,
+        /// The other controller.
+        controller: String,
+        /// Why, as a sentence.
+        reason: String,
+    },
+    /// `mesh push --take-over` replaced what another controller declared on a node whose
+    /// history diverged from ours.
+    TookOver {
+        /// The node.
+        node: String,
+        /// The controller taken over from.
+        from: String,
+    },
+    /// A node's root answered with another node id than before: it was replaced (wiped,
+    /// reinstalled, or the name now reaches another machine).
+    NodeReplaced {
+        /// The node.
+        node: String,
+        /// The id it had.
+        was: String,
+        /// The id it has now.
+        now: String,
+    },
     /// A build stayed outstanding for the same reason three builds in a row of the same
     /// closure: no run will fix it, a person must.
     BuildStuck {
@@ -144,6 +182,10 @@ impl Fact {
             Fact::Forgotten { .. } => "forgotten",
             Fact::Trouble { .. } => "trouble",
             Fact::BuildStuck { .. } => "build-stuck",
+            Fact::Ahead { .. } => "ahead",
+            Fact::Diverged { .. } => "diverged",
+            Fact::TookOver { .. } => "took-over",
+            Fact::NodeReplaced { .. } => "node-replaced",
             Fact::NotWorkedOut { .. } => "not-worked-out",
         }
     }
@@ -165,7 +207,11 @@ impl Fact {
             | Fact::Reachable { node }
             | Fact::Forgotten { node }
             | Fact::Trouble { node, .. }
-            | Fact::NotWorkedOut { node, .. } => node,
+            | Fact::NotWorkedOut { node, .. }
+            | Fact::Ahead { node, .. }
+            | Fact::Diverged { node, .. }
+            | Fact::TookOver { node, .. }
+            | Fact::NodeReplaced { node, .. } => node,
         }
     }
 }

@@ -1,9 +1,12 @@
 //! `mesh node have`: what the node holds, so the controller sends only the artifacts missing.
 
 use crate::artifact::Digest;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+use crate::controller::Signer;
 
 use super::{HOST_VERSION, Held, Layout, NodeError, PROTOCOL};
 
@@ -21,12 +24,38 @@ pub struct Have {
     /// The declaration last applied (`state.json`), if any. An apply that failed counts: see
     /// [`super::apply()`].
     pub applied: Option<Held>,
+    /// The node id (`ROOT/id`), once made.
+    #[serde(default)]
+    pub node_id: Option<String>,
+    /// Who declared what is in force, and from which commits: what another controller's git
+    /// history is compared with.
+    #[serde(default)]
+    pub declared_by: Option<DeclaredBy>,
+}
+
+/// The controller and commits of the declaration in force.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeclaredBy {
+    /// The controller that signed it.
+    pub controller: Signer,
+    /// Per repository, the commit its modules were built from.
+    pub repos: BTreeMap<String, String>,
+    /// The mesh directory's commit, where it is a git repository.
+    pub mesh_commit: Option<String>,
 }
 
 /// Reads what the node at `root` holds. Takes no lock (every file it reads is replaced
 /// atomically) and writes nothing: a root that does not exist yet holds nothing.
 pub fn have(root: &Path) -> Result<Have, NodeError> {
     let layout = Layout::new(root);
+    let envelope = layout.read_declaration()?;
+    let declared_by = envelope.as_ref().and_then(|e| {
+        e.controller.as_ref().map(|c| DeclaredBy {
+            controller: c.clone(),
+            repos: e.declaration.repos.clone(),
+            mesh_commit: e.mesh_commit.clone(),
+        })
+    });
     Ok(Have {
         protocol: PROTOCOL,
         version: HOST_VERSION.to_string(),
@@ -36,8 +65,13 @@ pub fn have(root: &Path) -> Result<Have, NodeError> {
             .into_iter()
             .map(Digest::into_string)
             .collect(),
-        declaration: layout.declaration_held()?,
+        declaration: envelope.map(|e| Held {
+            digest: e.digest,
+            sequence: e.sequence,
+        }),
         applied: layout.applied()?,
+        node_id: super::node_id(root, false)?,
+        declared_by,
     })
 }
 

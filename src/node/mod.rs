@@ -11,6 +11,8 @@
 //! modules/<name>/current          symlink to <digest>, switched atomically
 //! reports/<report_sequence>.json  the journal: one report per file (20-digit name), newest 100 kept
 //! state.json                      {"sequence","digest"} of the last declaration applied (the floor)
+//! trust.json                      the controllers it takes declarations from (see `trust`)
+//! id                              the node id, made on first contact: one root, one name
 //! .lock                           held exclusively by `receive` and `apply`
 //! .session.sock, .session.lock    a lingering session's socket (0600) and its one-server lock
 //! ```
@@ -28,6 +30,7 @@ mod journal;
 mod receive;
 mod serve;
 mod session;
+pub mod trust;
 
 #[cfg(test)]
 mod session_tests;
@@ -49,15 +52,16 @@ use crate::artifact::ArtifactError;
 pub const MAX_SEQUENCE: u64 = 1 << 53;
 
 pub use apply::{ACTIVATE_TIMEOUT, ApplyOptions, KEEP_VERSIONS, apply, apply_with};
-pub use have::{Have, have};
+pub use have::{DeclaredBy, Have, have};
 pub use journal::{JOURNAL_LIMIT, Outcome, Report, ResourceOutcome, ResourceReport, reports_since};
 pub use receive::{MAX_DECLARATION, Received, receive};
 pub use serve::{linger, serve, socket_path};
 pub use session::{Hello, SESSION_SINCE, session};
 
 /// The node protocol's version: `have` and a session's hello say it, so a controller can tell
-/// an old node binary. 2: `mesh node session`, and artifacts that travel compressed.
-pub const PROTOCOL: u32 = 2;
+/// an old node binary. 2: `mesh node session`, and artifacts that travel compressed. 3: signed
+/// declarations sent before their artifacts, node ids, trust resets.
+pub const PROTOCOL: u32 = 3;
 
 /// The version of this binary, as `have` and every report say it.
 pub const HOST_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -69,6 +73,38 @@ pub struct Held {
     pub digest: String,
     /// The sequence it was sent with.
     pub sequence: u64,
+}
+
+/// The node id of the root: 32 hex characters, made on first contact (`make`), so that the
+/// controller can tell when two node names reach one root, or a root was replaced. `None` when
+/// there is none and `make` is false.
+pub fn node_id(root: &Path, make: bool) -> Result<Option<String>, NodeError> {
+    let path = Layout::new(root).id();
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let id = text.trim();
+            if id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Ok(Some(id.to_ascii_lowercase()));
+            }
+            Err(NodeError::Corrupt {
+                path,
+                reason: "not a node id (32 hex characters); remove it and a new one is made, which the controller records as the root replaced".into(),
+            })
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound && make => {
+            let mut bytes = [0u8; 16];
+            getrandom::fill(&mut bytes).map_err(|e| NodeError::Io {
+                what: "make a node id for",
+                path: path.clone(),
+                source: io::Error::other(e.to_string()),
+            })?;
+            let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            crate::durable::write_atomic(&path, format!("{id}\n").as_bytes())?;
+            Ok(Some(id))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(NodeError::io("read", path)(e)),
+    }
 }
 
 /// Why a node verb could not do its work.
@@ -240,6 +276,14 @@ impl Layout {
 
     fn lock(&self) -> PathBuf {
         self.root.join(".lock")
+    }
+
+    fn trust(&self) -> PathBuf {
+        self.root.join("trust.json")
+    }
+
+    fn id(&self) -> PathBuf {
+        self.root.join("id")
     }
 
     fn store(&self) -> crate::artifact::ArtifactStore {

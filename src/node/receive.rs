@@ -1,13 +1,14 @@
-//! `mesh node receive`: takes the missing artifacts and a declaration from a stream, and puts
-//! the declaration in force only once it is whole, valid, not older than what the node holds,
-//! and everything it names is held. Only then does it answer with the digest, and only then
-//! does the controller record the send.
+//! `mesh node receive`: takes a declaration and the missing artifacts from a stream, and puts
+//! the declaration in force only once it is whole, signed by a controller the node trusts,
+//! valid, not older than what the node holds, and everything it names is held. Only then does
+//! it answer with the digest, and only then does the controller record the send.
 //!
-//! The stream, as the controller writes it:
+//! The stream, as the controller writes it (the declaration first, so that it is checked
+//! before anything is kept):
 //!
 //! ```text
-//! artifact <digest> <size>\n<size raw bytes>     (zero or more)
 //! declaration <size>\n<size bytes: the envelope JSON>
+//! artifact <digest> <size>\n<size raw bytes>     (zero or more)
 //! end\n
 //! ```
 //!
@@ -59,6 +60,9 @@ enum Stop {
     },
     /// The node's own trouble (disk, lock): an error, no refusal report.
     Fail(NodeError),
+    /// Not signed by a controller the node trusts: refused and answered, but not reported —
+    /// the journal is the trusted controllers', and an untrusted sender cannot fill it.
+    Untrusted(String),
 }
 
 impl From<NodeError> for Stop {
@@ -87,6 +91,9 @@ fn refuse(reason: impl Into<String>) -> Stop {
 /// The declaration in force is never replaced by a refused or partial one. Artifacts verified
 /// before a refusal are kept: they are content-addressed and whole, and spare a resend.
 ///
+/// Refused and answered but *not* reported: a declaration not signed, or signed by a
+/// controller the node does not trust (see [`super::trust`]) — nothing of it is kept.
+///
 /// Holds the root lock throughout, so the node's own `apply` never runs halfway through.
 pub fn receive(
     root: &Path,
@@ -104,6 +111,10 @@ pub fn receive(
             Ok(received)
         }
         Err(Stop::Fail(e)) => Err(e),
+        Err(Stop::Untrusted(reason)) => {
+            answer(output, &serde_json::json!({"untrusted": reason}))?;
+            Err(NodeError::Refused { reason })
+        }
         Err(Stop::Cut(reason)) => Err(NodeError::Cut { reason }),
         Err(Stop::Refuse {
             mut reason,
@@ -128,16 +139,24 @@ fn answer(output: &mut impl Write, value: &serde_json::Value) -> Result<(), Node
         .map_err(|source| NodeError::Answer { source })
 }
 
-/// Everything between taking the lock and answering: the stream read whole (its artifacts
-/// stored as they come), the declaration checked, and put in force unless it already is.
+/// Everything between taking the lock and answering: the declaration read and checked first
+/// (its signature, whether its controller is trusted, its digest and sequence), so that
+/// nothing from an untrusted or stale sender is kept; then its artifacts, stored as they come;
+/// then the declaration put in force unless it already is.
 fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received, Stop> {
     let store = layout.store();
-    let (artifacts, bytes) = read_artifacts_and_declaration(&store, input)?;
-    expect_end(input)?;
-    let held = check_declaration(&store, &bytes)?;
+    let bytes = read_declaration_line(input)?;
+    let (envelope, held) = check_declaration(&bytes)?;
+    let trust = super::trust::admit(layout, &envelope).map_err(Stop::Untrusted)?;
     let in_force = check_sequence(layout, &held)?;
+    let artifacts = read_artifacts(&store, input)?;
+    check_modules(&store, &envelope, &held)?;
     let unchanged = in_force.as_ref() == Some(&held);
     if !unchanged {
+        // Trust first: a declaration in force always came from a controller the node trusts.
+        if let Some(trust) = trust {
+            super::trust::write(layout, &trust)?;
+        }
         write_atomic(&layout.declaration(), &bytes).map_err(NodeError::from)?;
     }
     Ok(Received {
@@ -148,16 +167,27 @@ fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received,
     })
 }
 
-/// Reads the stream up to the declaration: each artifact stored as it comes, then the
-/// declaration's bytes. Returns the artifacts' digests in stream order, and those bytes.
-fn read_artifacts_and_declaration(
-    store: &ArtifactStore,
-    input: &mut impl BufRead,
-) -> Result<(Vec<String>, Vec<u8>), Stop> {
+/// The stream's first line and the envelope it announces: the declaration comes first, so
+/// that it is checked before anything else is read or kept.
+fn read_declaration_line(input: &mut impl BufRead) -> Result<Vec<u8>, Stop> {
+    let line = read_line(input)?.ok_or_else(|| {
+        Stop::Cut("the stream ended before the declaration (truncated)".to_string())
+    })?;
+    match line.split(' ').collect::<Vec<_>>().as_slice() {
+        ["declaration", size] => read_declaration(input, parse_size(size, &line)?),
+        _ => Err(refuse(format!(
+            "the stream must start with the declaration, got {line:?} (a controller older than this node?)"
+        ))),
+    }
+}
+
+/// The artifacts after the declaration, each stored as it comes, up to the `end` line (and
+/// the stream ending right after it). Their digests in stream order.
+fn read_artifacts(store: &ArtifactStore, input: &mut impl BufRead) -> Result<Vec<String>, Stop> {
     let mut artifacts = Vec::new();
     loop {
         let line = read_line(input)?.ok_or_else(|| {
-            Stop::Cut("the stream ended before the declaration (truncated)".to_string())
+            Stop::Cut("the stream ended without its `end` line (truncated)".to_string())
         })?;
         let words: Vec<&str> = line.split(' ').collect();
         match words.as_slice() {
@@ -165,9 +195,9 @@ fn read_artifacts_and_declaration(
                 store_artifact(store, input, &line, digest, size, rest)?;
                 artifacts.push((*digest).to_string());
             }
-            ["declaration", size] => {
-                let bytes = read_declaration(input, parse_size(size, &line)?)?;
-                return Ok((artifacts, bytes));
+            ["end"] => {
+                expect_nothing_after_end(input)?;
+                return Ok(artifacts);
             }
             _ => return Err(refuse(format!("unexpected line in the stream: {line:?}"))),
         }
@@ -228,25 +258,15 @@ fn read_declaration(input: &mut impl BufRead, size: u64) -> Result<Vec<u8>, Stop
     Ok(bytes)
 }
 
-/// The `end` line, and the stream ending right after it.
-fn expect_end(input: &mut impl BufRead) -> Result<(), Stop> {
-    match read_line(input)?.as_deref() {
-        // Taken only once the stream has ended there too: a session's `End` frame, or the end
-        // of stdin. A cut just after `end` is still a cut, unanswered and not in force.
-        Some("end") => {
-            let mut more = [0u8; 1];
-            match input.read(&mut more) {
-                Ok(0) => Ok(()),
-                Ok(_) => Err(refuse("bytes after the `end` line")),
-                Err(e) => Err(Stop::Cut(stream_failed("the end of the stream", &e))),
-            }
-        }
-        Some(other) => Err(refuse(format!(
-            "expected `end` after the declaration, got {other:?}"
-        ))),
-        None => Err(Stop::Cut(
-            "the stream ended without its `end` line (truncated)".to_string(),
-        )),
+/// The stream ending right after its `end` line.
+fn expect_nothing_after_end(input: &mut impl BufRead) -> Result<(), Stop> {
+    // Taken only once the stream has ended there too: a session's `End` frame, or the end of
+    // stdin. A cut just after `end` is still a cut, unanswered and not in force.
+    let mut more = [0u8; 1];
+    match input.read(&mut more) {
+        Ok(0) => Ok(()),
+        Ok(_) => Err(refuse("bytes after the `end` line")),
+        Err(e) => Err(Stop::Cut(stream_failed("the end of the stream", &e))),
     }
 }
 
@@ -258,9 +278,9 @@ fn refuse_held(held: &Held, reason: String) -> Stop {
     }
 }
 
-/// The declaration's envelope parsed strictly, its digest matching its content: which
-/// declaration it is.
-fn check_declaration(store: &ArtifactStore, bytes: &[u8]) -> Result<Held, Stop> {
+/// The declaration's envelope parsed strictly, its digest matching its content: the envelope
+/// and which declaration it is.
+fn check_declaration(bytes: &[u8]) -> Result<(Envelope, Held), Stop> {
     let envelope: Envelope = serde_json::from_slice(bytes)
         .map_err(|e| refuse(format!("the declaration is not a valid envelope: {e}")))?;
     let held = Held {
@@ -277,8 +297,7 @@ fn check_declaration(store: &ArtifactStore, bytes: &[u8]) -> Result<Held, Stop> 
             ),
         ));
     }
-    check_modules(store, &envelope, &held)?;
-    Ok(held)
+    Ok((envelope, held))
 }
 
 /// Every module the declaration names: a valid name, declared once, its artifact held.

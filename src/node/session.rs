@@ -21,6 +21,9 @@ pub struct Hello {
     pub protocol: u32,
     /// The mesh version of the binary.
     pub version: String,
+    /// The node's id (a node's hello only): one root, one id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
 }
 
 /// The oldest controller protocol a session serves: the first with sessions.
@@ -39,6 +42,9 @@ pub fn session(
     let hello = Hello {
         protocol: PROTOCOL,
         version: HOST_VERSION.to_string(),
+        // First contact makes the id (and the root); a root that cannot hold one still
+        // serves, and `have` says it has none.
+        node: super::node_id(root, true).ok().flatten(),
     };
     let answer_failed = |source| NodeError::Answer { source };
     output.write_all(frame::GREETING).map_err(answer_failed)?;

@@ -53,25 +53,43 @@ pub(super) fn module(
     }
 }
 
-/// A sealed envelope for `modules`.
+/// The controller the tests sign as (the first to declare is pinned).
+pub(super) fn laptop() -> crate::controller::Identity {
+    crate::controller::Identity::from_seed("laptop", [7; 32])
+}
+
+/// A sealed envelope for `modules`, signed by [`laptop`].
 pub(super) fn envelope(modules: Vec<DeclaredModule>, sequence: u64) -> Envelope {
+    signed_by(&laptop(), modules, sequence, Vec::new())
+}
+
+/// A sealed envelope for `modules`, signed by `me`, delivering `controllers`.
+pub(super) fn signed_by(
+    me: &crate::controller::Identity,
+    modules: Vec<DeclaredModule>,
+    sequence: u64,
+    controllers: Vec<crate::controller::Signer>,
+) -> Envelope {
     Declaration {
+        controllers,
         mesh: "demo".into(),
         modules,
         node: "ace".into(),
+        repos: Default::default(),
     }
     .seal(sequence)
+    .signed(me, None)
 }
 
-/// The stream the controller writes: artifacts as given (digest, bytes), then the envelope.
+/// The stream the controller writes: the envelope, then artifacts as given (digest, bytes).
 pub(super) fn stream(artifacts: &[&(String, Vec<u8>)], envelope: &[u8]) -> Vec<u8> {
     let mut s = Vec::new();
+    s.extend_from_slice(format!("declaration {}\n", envelope.len()).as_bytes());
+    s.extend_from_slice(envelope);
     for (digest, bytes) in artifacts {
         s.extend_from_slice(format!("artifact {digest} {}\n", bytes.len()).as_bytes());
         s.extend_from_slice(bytes);
     }
-    s.extend_from_slice(format!("declaration {}\n", envelope.len()).as_bytes());
-    s.extend_from_slice(envelope);
     s.extend_from_slice(b"end\n");
     s
 }
@@ -243,7 +261,8 @@ fn receive_apply_report_round_trip() {
             "journal-id",
             "modules",
             "reports",
-            "state.json"
+            "state.json",
+            "trust.json"
         ]
     );
 }
@@ -409,12 +428,11 @@ fn an_artifact_that_does_not_match_its_digest_is_refused() {
     assert_eq!(fs::read_dir(root.join("artifacts")).unwrap().count(), 0);
     assert!(!root.join("declaration.json").exists());
 
-    refused(
-        root,
-        b"artifact ../../etc/passwd 3\nabc",
-        "not an artifact digest",
-    );
-    refused(root, b"hello\n", "unexpected line");
+    let mut evil = stream(&[], &env.to_bytes());
+    evil.truncate(evil.len() - b"end\n".len());
+    evil.extend_from_slice(b"artifact ../../etc/passwd 3\nabc");
+    refused(root, &evil, "not an artifact digest");
+    refused(root, b"hello\n", "must start with the declaration");
 }
 
 #[test]
@@ -439,7 +457,7 @@ fn a_truncated_stream_is_cut_not_refused() {
     cut_short(root, b"");
     let mut junk = whole[..whole.len() - 4].to_vec();
     junk.extend_from_slice(b"more\n");
-    refused(root, &junk, "expected `end`");
+    refused(root, &junk, "unexpected line");
     assert!(!root.join("declaration.json").exists());
 
     // The whole stream is taken.
@@ -713,9 +731,11 @@ fn a_compressed_artifact_is_verified_after_decompression() {
     let packed = zstd::encode_all(&art.1[..], 3).unwrap();
     assert!(packed.len() * 4 < art.1.len());
     let compressed = |digest: &str, size: usize, body: &[u8], env: &Envelope| {
-        let mut s = format!("artifact {digest} {size} zstd {}\n", body.len()).into_bytes();
+        let mut s = stream(&[], &env.to_bytes());
+        s.truncate(s.len() - b"end\n".len());
+        s.extend_from_slice(format!("artifact {digest} {size} zstd {}\n", body.len()).as_bytes());
         s.extend_from_slice(body);
-        s.extend_from_slice(&stream(&[], &env.to_bytes()));
+        s.extend_from_slice(b"end\n");
         s
     };
     // Not zstd, or zstd of other bytes: refused whole.
@@ -741,4 +761,115 @@ fn a_compressed_artifact_is_verified_after_decompression() {
         fs::read(t.path().join("artifacts").join(&art.0)).unwrap(),
         art.1
     );
+}
+
+/// Sends `envelope` with `artifacts`; expects it refused as untrusted: answered, not reported,
+/// nothing kept. The reason.
+fn untrusted(root: &Path, artifacts: &[&(String, Vec<u8>)], envelope: &[u8]) -> String {
+    let before = all_reports(root).len();
+    let declaration = fs::read(root.join("declaration.json")).ok();
+    let held = have(root).unwrap().artifacts;
+    let (result, answer) = send_raw(root, &stream(artifacts, envelope));
+    let Err(NodeError::Refused { reason }) = result else {
+        panic!("expected a refusal, got {result:?}");
+    };
+    assert_eq!(answer, serde_json::json!({ "untrusted": reason }));
+    assert_eq!(
+        all_reports(root).len(),
+        before,
+        "an untrusted sender is not journaled"
+    );
+    assert_eq!(fs::read(root.join("declaration.json")).ok(), declaration);
+    assert_eq!(have(root).unwrap().artifacts, held, "nothing of it is kept");
+    reason
+}
+
+#[test]
+fn the_first_controller_is_pinned_and_another_is_refused_whole() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let a = artifact(&[("a", "1")]);
+    let b = artifact(&[("b", "2")]);
+    send(root, &[&a], &envelope(vec![module("m", &a, None)], 1));
+    let cron = crate::controller::Identity::from_seed("cron", [9; 32]);
+    let theirs = signed_by(&cron, vec![module("m", &b, None)], 2, Vec::new());
+    let reason = untrusted(root, &[&b], &theirs.to_bytes());
+    assert!(reason.contains("signed by cron"), "{reason}");
+    assert!(reason.contains("it trusts laptop"), "{reason}");
+    assert!(
+        reason.contains(&cron.public()),
+        "says what to paste: {reason}"
+    );
+
+    // Trusted once the pinned controller delivers it in [controllers].
+    let listing = vec![cron.signer()];
+    send(
+        root,
+        &[],
+        &signed_by(&laptop(), vec![module("m", &a, None)], 2, listing),
+    );
+    send(
+        root,
+        &[&b],
+        &signed_by(&cron, vec![module("m", &b, None)], 3, Vec::new()),
+    );
+    // The pin outlives a declaration that lists nobody; cron, no longer listed, does not.
+    send(root, &[], &envelope(vec![module("m", &a, None)], 4));
+    let again = signed_by(&cron, vec![module("m", &b, None)], 5, Vec::new());
+    untrusted(root, &[], &again.to_bytes());
+}
+
+#[test]
+fn a_flipped_signature_or_none_is_refused_whole() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let a = artifact(&[("a", "1")]);
+    let mut env = envelope(vec![module("m", &a, None)], 1);
+    let mut sig = env.signature.clone().unwrap().into_bytes();
+    sig[10] = if sig[10] == b'0' { b'1' } else { b'0' };
+    env.signature = Some(String::from_utf8(sig).unwrap());
+    let reason = untrusted(root, &[&a], &env.to_bytes());
+    assert!(reason.contains("signature"), "{reason}");
+    // Unsigned, as a controller from before signing sends it.
+    let mut unsigned = envelope(vec![module("m", &a, None)], 1);
+    unsigned.controller = None;
+    unsigned.signature = None;
+    untrusted(root, &[&a], &unsigned.to_bytes());
+    // Nothing was pinned by either.
+    assert!(!root.join("trust.json").exists());
+}
+
+#[test]
+fn a_reset_forgets_the_pin_and_the_next_controller_is_pinned() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let a = artifact(&[("a", "1")]);
+    send(root, &[&a], &envelope(vec![module("m", &a, None)], 1));
+    let cron = crate::controller::Identity::from_seed("cron", [9; 32]);
+    let theirs = signed_by(&cron, vec![module("m", &a, None)], 2, Vec::new());
+    untrusted(root, &[], &theirs.to_bytes());
+    let was = super::trust::reset(root).unwrap().expect("a pin");
+    assert_eq!(was.pinned.name, "laptop");
+    send(root, &[], &theirs);
+    assert_eq!(
+        super::trust::reset(root).unwrap().unwrap().pinned.name,
+        "cron"
+    );
+    assert_eq!(super::trust::reset(root).unwrap(), None);
+}
+
+#[test]
+fn the_node_id_is_made_once_and_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let root = &t.path().join("node");
+    assert_eq!(super::node_id(root, false).unwrap(), None);
+    let id = super::node_id(root, true).unwrap().unwrap();
+    assert_eq!(id.len(), 32);
+    assert_eq!(super::node_id(root, true).unwrap(), Some(id.clone()));
+    assert_eq!(have(root).unwrap().node_id, Some(id));
+    fs::write(root.join("id"), "garbage").unwrap();
+    assert!(matches!(
+        super::node_id(root, true),
+        Err(NodeError::Corrupt { .. })
+    ));
 }

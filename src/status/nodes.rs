@@ -7,7 +7,8 @@ use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
 use crate::source::Snapshot;
 use crate::store::{
-    BuildRecord, Failure, LATEST, NodeRecord, OUTSTANDING, OutstandingStreak, Paths, Trouble,
+    BuildRecord, DeclaredElsewhere, Failure, LATEST, NodeRecord, OUTSTANDING, OutstandingStreak,
+    Paths, Trouble,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -56,6 +57,13 @@ pub enum NodeState {
     /// No declaration can be composed for it (its inventory has no declared fit build).
     #[serde(rename = "not worked out")]
     NotWorkedOut,
+    /// It runs what another controller declared from a history that diverged from ours:
+    /// neither declares until a person merges or takes over.
+    #[serde(rename = "diverged")]
+    Diverged,
+    /// It runs newer commits from another controller: this one is behind (fetch).
+    #[serde(rename = "ahead")]
+    Ahead,
     /// Never sent anything (or it lost what it was sent).
     #[serde(rename = "never told")]
     NeverTold,
@@ -81,6 +89,8 @@ impl NodeState {
     pub fn as_str(self) -> &'static str {
         match self {
             NodeState::NotWorkedOut => "not worked out",
+            NodeState::Diverged => "diverged",
+            NodeState::Ahead => "ahead",
             NodeState::NeverTold => "never told",
             NodeState::OutOfDate => "out of date",
             NodeState::Stuck => "stuck",
@@ -94,7 +104,11 @@ impl NodeState {
     pub fn needs_a_person(self) -> bool {
         matches!(
             self,
-            NodeState::NotWorkedOut | NodeState::Stuck | NodeState::Failed
+            NodeState::NotWorkedOut
+                | NodeState::Diverged
+                | NodeState::Ahead
+                | NodeState::Stuck
+                | NodeState::Failed
         )
     }
 }
@@ -114,6 +128,9 @@ pub struct NodeStatus {
     pub state: NodeState,
     /// Why, where there is a why.
     pub reason: Option<String>,
+    /// The controller that declared what it runs, as far as mesh knows: this one when it
+    /// holds what this one sent, another when it was found running another's.
+    pub controller: Option<String>,
     /// The last time mesh reached it.
     pub last_seen: Option<String>,
     /// Since when it cannot be reached.
@@ -330,7 +347,7 @@ fn module_counts<'a>(
 /// never a table of current nodes).
 pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<Status> {
     let now = now_ms();
-    let (composed, records, latest, troubles, (streaks, declared_from)) = {
+    let (composed, records, latest, troubles, (streaks, declared_from, elsewhere)) = {
         let store = paths.open()?;
         store.read(|r| {
             let declared = compose::declared(r)?;
@@ -355,7 +372,7 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
                 records,
                 latest,
                 troubles,
-                (streaks, declared_from),
+                (streaks, declared_from, crate::deliver::elsewhere::all(r)?),
             ))
         })?
     };
@@ -368,7 +385,14 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
     let mut nodes = Vec::new();
     for (name, c) in &composed {
         let rec = records.get(name).unwrap_or(&empty);
-        nodes.push(node_status(mesh, name, c, rec, troubles.get(name), now));
+        nodes.push(node_status(
+            mesh,
+            name,
+            c,
+            rec,
+            (troubles.get(name), elsewhere.get(name)),
+            now,
+        ));
     }
     // The modules the repositories hold now (sorted by name): a deleted module is not listed.
     let names: Vec<String> = sources
@@ -413,13 +437,14 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
 fn state_of(
     c: &Composed,
     rec: &NodeRecord,
-    trouble: Option<&Trouble>,
+    (trouble, elsewhere): (Option<&Trouble>, Option<&DeclaredElsewhere>),
     failure: Option<&Failure>,
     lost: bool,
 ) -> (NodeState, Option<String>) {
     let trouble_reason = trouble.map(|t| t.reason.clone());
     match c {
         Composed::NotWorkedOut(r) => (NodeState::NotWorkedOut, Some(r.clone())),
+        _ if let Some(e) = elsewhere => declared_elsewhere(c, e),
         // The same repairable trouble (a lost declaration) after every repair.
         _ if trouble.is_some_and(|t| t.repairable && t.needs_a_person()) => (
             NodeState::Stuck,
@@ -440,6 +465,32 @@ fn state_of(
     }
 }
 
+/// A node that runs another controller's declaration: ahead or diverged as the last push
+/// compared it with what this one would send; kept (current once it applied it) when the
+/// commits are the same; out of date when this one has something else to send since.
+fn declared_elsewhere(c: &Composed, e: &DeclaredElsewhere) -> (NodeState, Option<String>) {
+    let reason = Some(e.reason.clone());
+    if c.digest().as_deref() != Some(e.against.as_str()) {
+        let why = format!(
+            "runs a declaration from {}; the next push compares histories",
+            e.controller
+        );
+        return (NodeState::OutOfDate, Some(why));
+    }
+    match e.relation.as_str() {
+        "ahead" => (NodeState::Ahead, reason),
+        "diverged" => (NodeState::Diverged, reason),
+        _ if e.applied => (
+            NodeState::Current,
+            Some(format!("declared by {}", e.controller)),
+        ),
+        _ => (
+            NodeState::Outstanding,
+            Some(format!("declared by {}", e.controller)),
+        ),
+    }
+}
+
 /// A node with a failure streak: stuck once it reached [`crate::store::STUCK_AFTER`] reports
 /// in a row, failed before, in the node's words.
 fn failing(f: &Failure) -> (NodeState, Option<String>) {
@@ -457,7 +508,7 @@ fn node_status(
     name: &str,
     c: &Composed,
     rec: &NodeRecord,
-    trouble: Option<&Trouble>,
+    (trouble, elsewhere): (Option<&Trouble>, Option<&DeclaredElsewhere>),
     now: u64,
 ) -> NodeStatus {
     let stamp = |s: &crate::store::Sent| Stamp {
@@ -484,7 +535,11 @@ fn node_status(
         .failure_of_sent()
         .or_else(|| rec.failure.as_ref().filter(|_| lost));
     let silent_after = mesh.settings.silent_after.as_millis() as u64;
-    let (state, reason) = state_of(c, rec, trouble, failure, lost);
+    let (state, reason) = state_of(c, rec, (trouble, elsewhere), failure, lost);
+    let controller = match elsewhere {
+        Some(e) => Some(e.controller.clone()),
+        None => rec.sent.as_ref().map(|_| mesh.controller.clone()),
+    };
     let silent = state == NodeState::Current
         && rec
             .last_seen
@@ -494,6 +549,7 @@ fn node_status(
         name: name.to_string(),
         state,
         reason: reason.or_else(|| rec.unreachable_reason.clone()),
+        controller,
         last_seen: rec.last_seen.map(rfc3339),
         unreachable_since: rec.unreachable_since.map(rfc3339),
         silent,

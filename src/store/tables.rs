@@ -24,6 +24,8 @@ pub const ALL_TABLES: &[&str] = &[
     TROUBLE.name(),
     OUTSTANDING.name(),
     NOT_WORKED_OUT.name(),
+    DECLARED_ELSEWHERE.name(),
+    NODE_IDS.name(),
     "events",
     "announced",
 ];
@@ -256,6 +258,38 @@ impl Trouble {
     pub fn needs_a_person(&self) -> bool {
         !self.repairable || self.count >= TROUBLE_AFTER
     }
+}
+
+/// node name → [`DeclaredElsewhere`]: the node runs a declaration another controller signed,
+/// and this one did not replace it. Its own table, so that older stores read on unchanged.
+pub const DECLARED_ELSEWHERE: Table<DeclaredElsewhere> = Table::new("declared_elsewhere");
+
+/// node name → the node id its root answered with (`ROOT/id`): one root, one name.
+pub const NODE_IDS: Table<String> = Table::new("node_ids");
+
+/// What a node runs that another controller declared, as mesh last saw it, and how its git
+/// history stands to this controller's (what status says instead of "current").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DeclaredElsewhere {
+    /// The other controller's name.
+    pub controller: String,
+    /// Its public key string.
+    pub key: String,
+    /// The digest of the declaration it signed, in force on the node.
+    pub digest: String,
+    /// Its sequence.
+    pub sequence: u64,
+    /// Whether the node applied it (what it last applied is that declaration).
+    pub applied: bool,
+    /// How our history stands to it: `same`, `ahead` (theirs is newer), `diverged`, or
+    /// `unknown` (seen by collect; the next push compares).
+    pub relation: String,
+    /// The digest this controller would have sent when it compared (empty: not compared).
+    pub against: String,
+    /// Why, as a sentence ("runs src@1a2b3c from laptop, newer than yours: fetch").
+    pub reason: String,
+    /// When this was first seen (Unix ms).
+    pub since: u64,
 }
 
 /// node name → the reason it was last stated *not worked out* (a `not-worked-out` fact), so

@@ -32,6 +32,12 @@ pub enum Answer {
         /// The node's reason.
         refused: String,
     },
+    /// It refused the declaration before keeping anything: not signed by a controller it
+    /// trusts. Not in its journal.
+    Untrusted {
+        /// The node's reason, naming the controllers it trusts.
+        untrusted: String,
+    },
 }
 
 /// What kind of failure a transport call met: what delivery decides on (record the node

@@ -247,6 +247,7 @@ impl NodeSession {
         }
         // Written only now: a login script that reads its input cannot eat it.
         let mine = Hello {
+            node: None,
             protocol: PROTOCOL,
             version: crate::node::HOST_VERSION.to_string(),
         };

@@ -1,5 +1,6 @@
-//! The receive stream the controller writes: artifacts (header line, bytes: raw, or zstd when
-//! that is smaller), then the declaration envelope, then `end`. Files are read as the stream is
+//! The receive stream the controller writes: the declaration envelope first (the node checks
+//! its signature and sequence before it keeps anything), then the artifacts (header line,
+//! bytes: raw, or zstd when that is smaller), then `end`. Files are read as the stream is
 //! consumed, never loaded.
 
 use std::collections::VecDeque;
@@ -32,6 +33,9 @@ impl Stream {
     /// The stream for `artifacts` and `envelope`.
     pub fn new(artifacts: &[&Part], envelope: &[u8]) -> std::io::Result<Stream> {
         let mut parts: VecDeque<Box<dyn Read + Send>> = VecDeque::new();
+        let mut head = format!("declaration {}\n", envelope.len()).into_bytes();
+        head.extend_from_slice(envelope);
+        parts.push_back(Box::new(Cursor::new(head)));
         let (mut bytes, mut wire) = (0, 0);
         for p in artifacts {
             let (header, path, length) = match &p.compressed {
@@ -51,10 +55,7 @@ impl Stream {
             bytes += p.size;
             wire += length;
         }
-        let mut tail = format!("declaration {}\n", envelope.len()).into_bytes();
-        tail.extend_from_slice(envelope);
-        tail.extend_from_slice(b"end\n");
-        parts.push_back(Box::new(Cursor::new(tail)));
+        parts.push_back(Box::new(Cursor::new(b"end\n".to_vec())));
         Ok(Stream {
             parts,
             artifact_bytes: bytes,

@@ -1,0 +1,291 @@
+//! A node that runs what another controller declared: git history decides whether this
+//! controller may replace it (ours is newer), must not (the node's is newer: **ahead**; or the
+//! histories went apart: **diverged**), or leaves it be (the same commits: no flip-flop).
+//! What was found is kept per node (`declared_elsewhere`), so that status says it from the
+//! store alone, and its fact is stated once.
+
+use crate::controller::history::{self, Compared, History, Relation};
+use crate::declare::Declaration;
+use crate::declare::wire::{MESH_DIRECTORY, commits};
+use crate::events::Fact;
+use crate::node::{DeclaredBy, Have};
+use crate::store::{DECLARED_ELSEWHERE, DeclaredElsewhere, StoreError, Writer};
+use std::collections::{BTreeMap, HashMap};
+
+/// The repositories' histories a controller compares with: each `[[repo]]` as this run read
+/// it, and the mesh directory's own repository where it is one. Shared by push's workers.
+pub struct Histories {
+    repos: HashMap<String, gix::ThreadSafeRepository>,
+    /// The mesh directory's commit (HEAD of the repository holding mesh.toml), if any.
+    pub mesh_commit: Option<String>,
+}
+
+impl Histories {
+    /// From the run's reading of the sources and the mesh directory.
+    pub fn new(sources: &crate::source::Snapshot, mesh_dir: &std::path::Path) -> Histories {
+        let mut repos: HashMap<String, gix::ThreadSafeRepository> = sources
+            .repos
+            .iter()
+            .map(|r| (r.name.clone(), r.repo.clone().into_sync()))
+            .collect();
+        let mesh_repo = gix::discover(mesh_dir).ok();
+        let mesh_commit = mesh_repo
+            .as_ref()
+            .and_then(|r| r.head_id().ok())
+            .map(|id| id.detach().to_string());
+        if let Some(r) = mesh_repo {
+            repos.insert(MESH_DIRECTORY.to_string(), r.into_sync());
+        }
+        Histories { repos, mesh_commit }
+    }
+
+    /// How `ours` (name → commit) stands to `theirs`.
+    pub fn compare(
+        &self,
+        ours: &BTreeMap<String, String>,
+        theirs: &BTreeMap<String, String>,
+    ) -> Compared {
+        let open = |name: &str| -> Option<Box<dyn History>> {
+            self.repos
+                .get(name)
+                .map(|r| Box::new(r.to_thread_local()) as Box<dyn History>)
+        };
+        history::compare(&open, ours, theirs)
+    }
+}
+
+/// What a push does about a node's declaration in force.
+#[derive(Debug)]
+pub enum Decision {
+    /// Declare: nothing there, ours, or older than ours (or taken over: from whom).
+    Declare {
+        /// The controller taken over from (`--take-over` on diverged histories).
+        took_over_from: Option<String>,
+    },
+    /// Leave the node as it is: what was found, to record and say.
+    Leave(DeclaredElsewhere),
+}
+
+/// Decides for `node`, which answered `have`, whether `declaration` (digest `digest`, from
+/// `mesh_commit`) may replace what it runs. `me` is this controller's public key string.
+pub fn decide(
+    histories: &Histories,
+    me: &str,
+    declaration: &Declaration,
+    digest: &str,
+    have: &Have,
+    take_over: bool,
+) -> Decision {
+    let declare = Decision::Declare {
+        took_over_from: None,
+    };
+    let (Some(by), Some(held)) = (&have.declared_by, &have.declaration) else {
+        return declare;
+    };
+    if by.controller.key == me {
+        return declare;
+    }
+    let ours = commits(&declaration.repos, histories.mesh_commit.as_deref());
+    let theirs = commits(&by.repos, by.mesh_commit.as_deref());
+    let compared = if held.digest == digest {
+        // The very declaration we would send: nothing to replace.
+        Compared {
+            relation: Relation::Same,
+            repo: None,
+            theirs: None,
+            unknown: false,
+        }
+    } else {
+        histories.compare(&ours, &theirs)
+    };
+    let record = |relation: &str, reason: String| {
+        Decision::Leave(DeclaredElsewhere {
+            controller: by.controller.name.clone(),
+            key: by.controller.key.clone(),
+            digest: held.digest.clone(),
+            sequence: held.sequence,
+            applied: false,
+            relation: relation.to_string(),
+            against: digest.to_string(),
+            reason,
+            since: 0,
+        })
+    };
+    let at = |c: &Compared| {
+        let repo = c.repo.as_deref().unwrap_or("?");
+        let theirs = c.theirs.as_deref().map_or("?", |t| short(t));
+        let ours = ours.get(repo).map_or("?", |o| short(o));
+        (
+            shown(repo).to_string(),
+            theirs.to_string(),
+            ours.to_string(),
+        )
+    };
+    let name = &by.controller.name;
+    match compared.relation {
+        Relation::Newer => declare,
+        Relation::Same => record(
+            "same",
+            format!("runs what {name} declared from the same commits; it keeps it"),
+        ),
+        Relation::Behind => {
+            let (repo, theirs, _) = at(&compared);
+            let newer = if compared.unknown {
+                "a commit this repository does not have"
+            } else {
+                "newer than yours"
+            };
+            record(
+                "ahead",
+                format!("runs {repo}@{theirs} from {name}, {newer}: fetch"),
+            )
+        }
+        Relation::Diverged if take_over => Decision::Declare {
+            took_over_from: Some(name.clone()),
+        },
+        Relation::Diverged => {
+            let why = match &compared.repo {
+                Some(_) => {
+                    let (repo, theirs, ours) = at(&compared);
+                    format!(
+                        "runs {repo}@{theirs} from {name}, and yours is {repo}@{ours} on another line of history"
+                    )
+                }
+                None => format!("runs what {name} declared from repositories this mesh does not"),
+            };
+            record(
+                "diverged",
+                format!(
+                    "{why}: merge the histories, or `mesh push --take-over NODE` to declare yours"
+                ),
+            )
+        }
+    }
+}
+
+/// A repository's name in a sentence.
+fn shown(repo: &str) -> &str {
+    if repo == MESH_DIRECTORY {
+        "mesh-directory"
+    } else {
+        repo
+    }
+}
+
+fn short(commit: &str) -> &str {
+    crate::artifact::short(commit, 8)
+}
+
+/// Records what was found about `node` in the write `w`; the fact, once, when it is new (the
+/// same controller, declaration and relation as before state nothing).
+pub fn record(
+    w: &Writer,
+    node: &str,
+    mut found: DeclaredElsewhere,
+    now: u64,
+) -> Result<Vec<Fact>, StoreError> {
+    let old = w.get(DECLARED_ELSEWHERE, node.as_bytes())?;
+    let same = |o: &DeclaredElsewhere| {
+        o.key == found.key && o.digest == found.digest && o.relation == found.relation
+    };
+    let mut facts = Vec::new();
+    match &old {
+        Some(o) if same(o) => {
+            found.since = o.since;
+            found.applied |= o.applied;
+        }
+        _ => {
+            found.since = now;
+            if let Some(o) = old.as_ref().filter(|o| o.digest == found.digest) {
+                found.applied |= o.applied;
+            }
+            let fact = match found.relation.as_str() {
+                "ahead" => Some(Fact::Ahead {
+                    node: node.to_string(),
+                    controller: found.controller.clone(),
+                    reason: found.reason.clone(),
+                }),
+                "diverged" => Some(Fact::Diverged {
+                    node: node.to_string(),
+                    controller: found.controller.clone(),
+                    reason: found.reason.clone(),
+                }),
+                _ => None,
+            };
+            facts.extend(fact);
+        }
+    }
+    w.put(DECLARED_ELSEWHERE, node.as_bytes(), &found)?;
+    Ok(facts)
+}
+
+/// What collect saw: the node runs `by`'s declaration `(digest, sequence)`, which this
+/// controller did not send. Recorded as not yet compared, unless it is already known; whether
+/// it is news (the next push must compare).
+pub fn seen(
+    w: &Writer,
+    node: &str,
+    by: &DeclaredBy,
+    digest: &str,
+    sequence: u64,
+    now: u64,
+) -> Result<bool, StoreError> {
+    if let Some(o) = w.get(DECLARED_ELSEWHERE, node.as_bytes())?
+        && o.digest == digest
+    {
+        return Ok(false);
+    }
+    w.put(
+        DECLARED_ELSEWHERE,
+        node.as_bytes(),
+        &DeclaredElsewhere {
+            controller: by.controller.name.clone(),
+            key: by.controller.key.clone(),
+            digest: digest.to_string(),
+            sequence,
+            applied: false,
+            relation: "unknown".into(),
+            against: String::new(),
+            reason: format!(
+                "runs a declaration from {}; the next push compares histories",
+                by.controller.name
+            ),
+            since: now,
+        },
+    )?;
+    Ok(true)
+}
+
+/// A report the node wrote about the declaration another controller put there: whether that
+/// one applied cleanly is its to say, and status says it ("current, declared by laptop").
+pub fn reported(w: &Writer, node: &str, report: &crate::node::Report) -> Result<(), StoreError> {
+    let Some(mut e) = w.get(DECLARED_ELSEWHERE, node.as_bytes())? else {
+        return Ok(());
+    };
+    let Some(held) = &report.declaration else {
+        return Ok(());
+    };
+    if held.digest != e.digest || held.sequence != e.sequence {
+        return Ok(());
+    }
+    let clean = report.outcome == crate::node::Outcome::Applied;
+    if e.applied != clean {
+        e.applied = clean;
+        w.put(DECLARED_ELSEWHERE, node.as_bytes(), &e)?;
+    }
+    Ok(())
+}
+
+/// The node runs this controller's declaration again (or nothing): nothing to say.
+pub fn cleared(w: &Writer, node: &str) -> Result<(), StoreError> {
+    w.remove(DECLARED_ELSEWHERE, node.as_bytes())?;
+    Ok(())
+}
+
+/// Every node's record, by node name.
+pub fn all(r: &crate::store::Reader) -> Result<HashMap<String, DeclaredElsewhere>, StoreError> {
+    Ok(r.range(DECLARED_ELSEWHERE, b"", None)?
+        .into_iter()
+        .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+        .collect())
+}
