@@ -46,6 +46,9 @@ _mesh() {
             mesh,help)
                 cmd="mesh__subcmd__help"
                 ;;
+            mesh,id)
+                cmd="mesh__subcmd__id"
+                ;;
             mesh,init)
                 cmd="mesh__subcmd__init"
                 ;;
@@ -99,6 +102,9 @@ _mesh() {
                 ;;
             mesh__subcmd__help,help)
                 cmd="mesh__subcmd__help__subcmd__help"
+                ;;
+            mesh__subcmd__help,id)
+                cmd="mesh__subcmd__help__subcmd__id"
                 ;;
             mesh__subcmd__help,init)
                 cmd="mesh__subcmd__help__subcmd__init"
@@ -154,6 +160,9 @@ _mesh() {
             mesh__subcmd__help__subcmd__node,show)
                 cmd="mesh__subcmd__help__subcmd__node__subcmd__show"
                 ;;
+            mesh__subcmd__help__subcmd__node,trust)
+                cmd="mesh__subcmd__help__subcmd__node__subcmd__trust"
+                ;;
             mesh__subcmd__node,apply)
                 cmd="mesh__subcmd__node__subcmd__apply"
                 ;;
@@ -186,6 +195,9 @@ _mesh() {
                 ;;
             mesh__subcmd__node,show)
                 cmd="mesh__subcmd__node__subcmd__show"
+                ;;
+            mesh__subcmd__node,trust)
+                cmd="mesh__subcmd__node__subcmd__trust"
                 ;;
             mesh__subcmd__node__subcmd__help,apply)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__apply"
@@ -220,6 +232,9 @@ _mesh() {
             mesh__subcmd__node__subcmd__help,show)
                 cmd="mesh__subcmd__node__subcmd__help__subcmd__show"
                 ;;
+            mesh__subcmd__node__subcmd__help,trust)
+                cmd="mesh__subcmd__node__subcmd__help__subcmd__trust"
+                ;;
             *)
                 ;;
         esac
@@ -227,7 +242,7 @@ _mesh() {
 
     case "${cmd}" in
         mesh)
-            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init plan status reconcile events doctor gc where completions man push collect build builds declare graph node help"
+            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init plan status reconcile events doctor gc where id completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -440,7 +455,7 @@ _mesh() {
                     return 0
                     ;;
                 --kind)
-                    COMPREPLY=($(compgen -W "source-moved built declared sent applied refused stuck recovered unreachable reachable trouble build-stuck not-worked-out artifact-damaged forgotten" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "source-moved built declared sent applied refused stuck recovered unreachable reachable trouble build-stuck not-worked-out artifact-damaged forgotten ahead diverged took-over node-replaced" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -527,7 +542,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help)
-            opts="init plan status reconcile events doctor gc where completions man push collect build builds declare graph node help"
+            opts="init plan status reconcile events doctor gc where id completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -680,6 +695,20 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__help__subcmd__id)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -709,7 +738,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__node)
-            opts="list have receive apply report session serve show install forget"
+            opts="list trust have receive apply report session serve show install forget"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -862,6 +891,20 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__help__subcmd__node__subcmd__trust)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__help__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -932,6 +975,32 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__id)
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__init)
             opts="-C -q -v -h --force --example --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -989,7 +1058,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help list have receive apply report session serve show install forget help"
+            opts="-C -q -v -h --state --json --quiet --verbose --color --help list trust have receive apply report session serve show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1101,7 +1170,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__help)
-            opts="list have receive apply report session serve show install forget help"
+            opts="list trust have receive apply report session serve show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1255,6 +1324,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__node__subcmd__help__subcmd__trust)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1478,6 +1561,32 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__node__subcmd__trust)
+            opts="-C -q -v -h --reset --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__plan)
             opts="-C -q -v -h --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1505,7 +1614,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__push)
-            opts="-C -q -v -h --behind --all --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --behind --all --take-over --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 /// List the facts the mesh recorded: source-moved, built, declared, sent, applied, refused,
 /// stuck, recovered, unreachable, reachable, trouble, build-stuck, not-worked-out,
-/// artifact-damaged, forgotten.
+/// artifact-damaged, forgotten, ahead, diverged, took-over, node-replaced.
 ///
 /// A fact is recorded only when something changed. With `--json`, one JSON object a line:
 /// `{"seq", "at", "kind", "subject", ...}`.
@@ -56,6 +56,14 @@ pub enum Kind {
     ArtifactDamaged,
     /// A node gone from mesh.toml had its records dropped.
     Forgotten,
+    /// A node runs newer commits another controller declared: this one did not declare.
+    Ahead,
+    /// A node runs another controller's declaration from a diverged history.
+    Diverged,
+    /// `mesh push --take-over` replaced another controller's declaration.
+    TookOver,
+    /// A node's root answered with a new node id: it was replaced.
+    NodeReplaced,
 }
 
 impl Kind {

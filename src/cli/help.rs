@@ -159,6 +159,16 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "id",
+        &[
+            (
+                "mesh id",
+                "this controller's line for [controllers] in another mesh.toml",
+            ),
+            ("mesh id --json", "its name and key, for a script"),
+        ],
+    ),
+    (
         "gc",
         &[
             ("mesh gc --dry-run", "what would be removed, and why"),
@@ -224,6 +234,19 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             "mesh node install edge-1",
             "copy this mesh to edge-1's ROOT/bin/mesh",
         )],
+    ),
+    (
+        "node trust",
+        &[
+            (
+                "mesh node trust edge-1",
+                "which controllers edge-1 takes declarations from",
+            ),
+            (
+                "mesh node trust edge-1 --reset",
+                "forget them: the next controller to declare to edge-1 is pinned",
+            ),
+        ],
     ),
     (
         "node forget",

@@ -14,6 +14,7 @@ mod example;
 mod gc;
 mod graph;
 pub mod help;
+mod id;
 mod init;
 pub mod man;
 mod node;
@@ -76,6 +77,7 @@ enum Command {
     Doctor(doctor::Args),
     Gc(gc::Args),
     Where(where_::Args),
+    Id(id::Args),
     Node(node::Args),
     Completions(completions::Args),
     Man(man::Args),
@@ -241,6 +243,7 @@ fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
         Command::Doctor(a) => doctor::run(&Ctx::load(cli)?, ui, a),
         Command::Gc(a) => gc::run(&Ctx::load(cli)?, ui, a),
         Command::Where(a) => where_::run(&Ctx::load(cli)?, ui, a),
+        Command::Id(a) => id::run(&Ctx::load(cli)?, ui, a),
         Command::Node(a) => node::run(cli, ui, a),
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),

@@ -76,11 +76,19 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     ) {
         ui.warn(format!("garbage collection did not finish: {e}"));
     }
-    // A pass that changed something is worth a verified copy of the store (at most hourly).
-    if !s.events.is_empty()
-        && let Err(e) = crate::store::backup(&ctx.paths().state, crate::store::BACKUP_EVERY)
-    {
-        ui.warn(format!("no backup of the store was made: {e}"));
+    // A pass that changed something is worth a verified copy of the store (at most hourly),
+    // and of this controller's key beside it: a restored store without its key would be
+    // refused by every node that trusts this controller.
+    if !s.events.is_empty() {
+        match crate::store::backup(&ctx.paths().state, crate::store::BACKUP_EVERY) {
+            Err(e) => ui.warn(format!("no backup of the store was made: {e}")),
+            Ok(true) => {
+                if let Err(e) = crate::controller::back_up(&ctx.paths().dot_mesh) {
+                    ui.warn(format!("no backup of the controller key was made: {e}"));
+                }
+            }
+            Ok(false) => {}
+        }
     }
     if ui.json {
         ui.json_data(&s);

@@ -16,6 +16,8 @@ pub enum Composed {
         declaration: Declaration,
         /// (module, build id), sorted by module.
         builds: Vec<(String, u64)>,
+        /// The repositories its modules come from.
+        repos: BTreeSet<String>,
     },
     /// The mesh cannot say what the node should be.
     NotWorkedOut(String),
@@ -98,8 +100,7 @@ fn compose_node(
     let mut out = Vec::new();
     let mut builds = Vec::new();
     let mut missing = Vec::new();
-    // Per repository, the newest declared build's commit: the history this node is on.
-    let mut repos: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    let mut repos = BTreeSet::new();
     for &m in modules {
         let Some(b) = declared.get(m) else {
             missing.push(m);
@@ -132,12 +133,7 @@ fn compose_node(
             size: b.size,
         });
         builds.push((m.to_string(), b.id));
-        let newest = repos
-            .entry(b.repo.clone())
-            .or_insert((b.id, b.commit.clone()));
-        if b.id > newest.0 {
-            *newest = (b.id, b.commit.clone());
-        }
+        repos.insert(b.repo.clone());
     }
     if !missing.is_empty() {
         let verb = if missing.len() == 1 { "has" } else { "have" };
@@ -154,8 +150,8 @@ fn compose_node(
             mesh: mesh.name.clone(),
             modules: out,
             node: node.to_string(),
-            repos: repos.into_iter().map(|(r, (_, c))| (r, c)).collect(),
         },
         builds,
+        repos,
     }
 }

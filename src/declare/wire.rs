@@ -38,16 +38,18 @@ pub struct Declaration {
     pub modules: Vec<DeclaredModule>,
     /// The node's name.
     pub node: String,
-    /// Per repository, the commit its modules were built from (the newest build's): what git
-    /// history compares when two controllers declare to one node.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub repos: BTreeMap<String, String>,
 }
 
 /// The declaration with its sequence and digest, as sent and as kept on the node.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Envelope {
+    /// Per repository its modules come from, the commit the controller read when it declared
+    /// (the mesh directory's own under [`MESH_DIRECTORY`]): what git history compares when two
+    /// controllers declare to one node. Not part of the digest: a commit that changes no
+    /// declaration sends nothing.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub commits: BTreeMap<String, String>,
     /// The controller that signed it (absent only in envelopes from before signing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub controller: Option<Signer>,
@@ -55,10 +57,6 @@ pub struct Envelope {
     pub declaration: Declaration,
     /// blake3 of the declaration's canonical encoding (without the sequence).
     pub digest: String,
-    /// The commit of the mesh directory (where it is a git repository) it was declared from.
-    /// Not part of the digest: a commit that changes no declaration sends nothing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mesh_commit: Option<String>,
     /// Rises by one each time a different digest is sent to the node.
     pub sequence: u64,
     /// The controller's ed25519 signature (hex) over the envelope's canonical bytes without it.
@@ -82,10 +80,10 @@ impl Declaration {
     pub fn seal(self, sequence: u64) -> Envelope {
         let digest = self.digest();
         Envelope {
+            commits: BTreeMap::new(),
             controller: None,
             declaration: self,
             digest,
-            mesh_commit: None,
             sequence,
             signature: None,
         }
@@ -103,10 +101,10 @@ impl Envelope {
         self.declaration.digest() == self.digest
     }
 
-    /// Signs it as `me`, from the mesh directory's commit `mesh_commit`.
-    pub fn signed(mut self, me: &Identity, mesh_commit: Option<String>) -> Envelope {
+    /// Signs it as `me`, declared from `commits` (see [`Envelope::commits`]).
+    pub fn signed(mut self, me: &Identity, commits: BTreeMap<String, String>) -> Envelope {
         self.controller = Some(me.signer());
-        self.mesh_commit = mesh_commit;
+        self.commits = commits;
         self.signature = None;
         let signature = me.sign(&self.to_bytes());
         self.signature = Some(signature);
@@ -126,21 +124,6 @@ impl Envelope {
         crate::controller::verify(signer, &unsigned.to_bytes(), signature)?;
         Ok(signer)
     }
-
-    /// Each repository's commit, the mesh directory's own under [`MESH_DIRECTORY`]: what
-    /// history compares.
-    pub fn commits(&self) -> BTreeMap<String, String> {
-        commits(&self.declaration.repos, self.mesh_commit.as_deref())
-    }
-}
-
-/// Repositories' commits, with the mesh directory's own under [`MESH_DIRECTORY`].
-pub fn commits(repos: &BTreeMap<String, String>, mesh: Option<&str>) -> BTreeMap<String, String> {
-    let mut all = repos.clone();
-    if let Some(m) = mesh {
-        all.insert(MESH_DIRECTORY.to_string(), m.to_string());
-    }
-    all
 }
 
 /// The name the mesh directory's own commit is compared under: not a valid repository name,
@@ -156,7 +139,6 @@ mod tests {
             controllers: Vec::new(),
             mesh: "demo".into(),
             node: "ace".into(),
-            repos: BTreeMap::new(),
             modules: vec![DeclaredModule {
                 name: "route-proxy".into(),
                 build: "b1".into(),
@@ -196,13 +178,14 @@ mod tests {
     fn a_signature_covers_everything_but_itself() {
         let t = tempfile::tempdir().unwrap();
         let me = Identity::open(t.path(), "laptop").unwrap();
-        let env = decl().seal(3).signed(&me, Some("abc".into()));
+        let commits = BTreeMap::from([("src".to_string(), "abc".to_string())]);
+        let env = decl().seal(3).signed(&me, commits);
         assert_eq!(env.verify().map(|s| s.name.as_str()), Ok("laptop"));
         let mut other = env.clone();
         other.sequence = 4;
         assert!(other.verify().is_err());
         let mut other = env.clone();
-        other.mesh_commit = None;
+        other.commits.clear();
         assert!(other.verify().is_err());
         let mut other = env.clone();
         other.declaration.modules[0].size = 11;
@@ -215,9 +198,9 @@ mod tests {
 
     #[test]
     fn a_declaration_from_before_signing_keeps_its_digest() {
-        // Empty repos and controllers are not encoded: an old declaration hashes as it did.
+        // No controllers listed is not encoded: an old declaration hashes as it did.
         let s = String::from_utf8(decl().canonical()).expect("utf8");
-        assert!(!s.contains("repos") && !s.contains("controllers"), "{s}");
+        assert!(!s.contains("controllers"), "{s}");
     }
 
     #[test]

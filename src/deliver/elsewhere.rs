@@ -5,8 +5,7 @@
 //! store alone, and its fact is stated once.
 
 use crate::controller::history::{self, Compared, History, Relation};
-use crate::declare::Declaration;
-use crate::declare::wire::{MESH_DIRECTORY, commits};
+use crate::declare::wire::MESH_DIRECTORY;
 use crate::events::Fact;
 use crate::node::{DeclaredBy, Have};
 use crate::store::{DECLARED_ELSEWHERE, DeclaredElsewhere, StoreError, Writer};
@@ -16,8 +15,9 @@ use std::collections::{BTreeMap, HashMap};
 /// it, and the mesh directory's own repository where it is one. Shared by push's workers.
 pub struct Histories {
     repos: HashMap<String, gix::ThreadSafeRepository>,
-    /// The mesh directory's commit (HEAD of the repository holding mesh.toml), if any.
-    pub mesh_commit: Option<String>,
+    /// Each repository's commit as this run read it (the mesh directory's HEAD under
+    /// [`MESH_DIRECTORY`]).
+    heads: BTreeMap<String, String>,
 }
 
 impl Histories {
@@ -28,15 +28,35 @@ impl Histories {
             .iter()
             .map(|r| (r.name.clone(), r.repo.clone().into_sync()))
             .collect();
+        let mut heads: BTreeMap<String, String> = sources
+            .repos
+            .iter()
+            .map(|r| (r.name.clone(), r.commit.to_string()))
+            .collect();
         let mesh_repo = gix::discover(mesh_dir).ok();
-        let mesh_commit = mesh_repo
-            .as_ref()
-            .and_then(|r| r.head_id().ok())
-            .map(|id| id.detach().to_string());
+        if let Some(head) = mesh_repo.as_ref().and_then(|r| r.head_id().ok()) {
+            heads.insert(MESH_DIRECTORY.to_string(), head.detach().to_string());
+        }
         if let Some(r) = mesh_repo {
             repos.insert(MESH_DIRECTORY.to_string(), r.into_sync());
         }
-        Histories { repos, mesh_commit }
+        Histories { repos, heads }
+    }
+
+    /// The commits a declaration of modules from `repos` is declared from: each one's head as
+    /// this run read it, and the mesh directory's.
+    pub fn commits<'r>(
+        &self,
+        repos: impl IntoIterator<Item = &'r String>,
+    ) -> BTreeMap<String, String> {
+        let mut out: BTreeMap<String, String> = repos
+            .into_iter()
+            .filter_map(|r| self.heads.get(r).map(|c| (r.clone(), c.clone())))
+            .collect();
+        if let Some(m) = self.heads.get(MESH_DIRECTORY) {
+            out.insert(MESH_DIRECTORY.to_string(), m.clone());
+        }
+        out
     }
 
     /// How `ours` (name → commit) stands to `theirs`.
@@ -66,12 +86,12 @@ pub enum Decision {
     Leave(DeclaredElsewhere),
 }
 
-/// Decides for `node`, which answered `have`, whether `declaration` (digest `digest`, from
-/// `mesh_commit`) may replace what it runs. `me` is this controller's public key string.
+/// Decides for `node`, which answered `have`, whether our declaration (digest `digest`,
+/// declared from `ours`) may replace what it runs. `me` is this controller's public key string.
 pub fn decide(
     histories: &Histories,
     me: &str,
-    declaration: &Declaration,
+    ours: &BTreeMap<String, String>,
     digest: &str,
     have: &Have,
     take_over: bool,
@@ -85,8 +105,7 @@ pub fn decide(
     if by.controller.key == me {
         return declare;
     }
-    let ours = commits(&declaration.repos, histories.mesh_commit.as_deref());
-    let theirs = commits(&by.repos, by.mesh_commit.as_deref());
+    let theirs = &by.commits;
     let compared = if held.digest == digest {
         // The very declaration we would send: nothing to replace.
         Compared {
@@ -96,7 +115,7 @@ pub fn decide(
             unknown: false,
         }
     } else {
-        histories.compare(&ours, &theirs)
+        histories.compare(ours, theirs)
     };
     let record = |relation: &str, reason: String| {
         Decision::Leave(DeclaredElsewhere {

@@ -2,7 +2,9 @@
 //! reason dropped in one transaction, with one `forgotten` fact.
 
 use crate::events::{self, Event, Fact};
-use crate::store::{NODES, NOT_WORKED_OUT, Store, StoreError, TROUBLE};
+use crate::store::{
+    DECLARED_ELSEWHERE, NODE_IDS, NODES, NOT_WORKED_OUT, Store, StoreError, TROUBLE,
+};
 
 /// Drops every record of `node`; the facts appended, or `None` when the store holds no
 /// records of it (nothing is written then). The node itself is not touched.
@@ -18,6 +20,8 @@ pub fn forget(
         w.remove(NODES, node.as_bytes())?;
         w.remove(TROUBLE, node.as_bytes())?;
         w.remove(NOT_WORKED_OUT, node.as_bytes())?;
+        w.remove(NODE_IDS, node.as_bytes())?;
+        w.remove(DECLARED_ELSEWHERE, node.as_bytes())?;
         let fact = Fact::Forgotten {
             node: node.to_string(),
         };

@@ -298,6 +298,7 @@ fn sort_nodes(
             Composed::Ready {
                 declaration,
                 builds,
+                repos,
             } => {
                 let digest = declaration.digest();
                 let same = rec.sent.as_ref().is_some_and(|s| s.digest == digest);
@@ -317,6 +318,7 @@ fn sort_nodes(
                         node: node.clone(),
                         declaration: declaration.clone(),
                         builds: builds.clone(),
+                        repos: repos.clone(),
                         nudge: same && !opts.all && !verify,
                         verify,
                         rec,
@@ -403,6 +405,8 @@ struct Work {
     node: String,
     declaration: crate::declare::Declaration,
     builds: Vec<(String, u64)>,
+    /// The repositories its modules come from.
+    repos: BTreeSet<String>,
     rec: NodeRecord,
     /// It holds this declaration already and never reported on it: only asked to apply.
     nudge: bool,
@@ -512,6 +516,7 @@ fn send_one(
         node,
         declaration,
         builds,
+        repos,
         rec,
         nudge,
         verify,
@@ -530,10 +535,11 @@ fn send_one(
         return refused;
     }
     let digest = declaration.digest();
+    let commits = ctx.histories.commits(&repos);
     let took_over_from = match elsewhere::decide(
         &ctx.histories,
         &ctx.key,
-        &declaration,
+        &commits,
         &digest,
         &have,
         ctx.take_over.contains(node),
@@ -561,7 +567,7 @@ fn send_one(
     let sent_artifacts = parts.len();
     let envelope = declaration
         .seal(sequence)
-        .signed(&ctx.me, ctx.histories.mesh_commit.clone())
+        .signed(&ctx.me, commits)
         .to_bytes();
     let refs: Vec<&Part> = parts.iter().map(|p| p.as_ref()).collect();
     let mut stream = match Stream::new(&refs, &envelope) {
@@ -721,10 +727,13 @@ fn missing_parts(
             missing.push(m);
         }
     }
-    missing
+    // Every one checked before the first failure is said: a node with several damaged
+    // artifacts has them all removed (and rebuilt) in one pass, not one per run.
+    let parts: Vec<_> = missing
         .iter()
         .map(|m| outgoing.part(&m.artifact, &m.name, tx))
-        .collect()
+        .collect();
+    parts.into_iter().collect()
 }
 
 /// Records what the workers learnt about nodes, and the facts it changed, in one write.

@@ -55,6 +55,8 @@ pub enum Kind {
     Apply,
     /// Asks for the reports newer than the decimal sequence in the payload.
     Report,
+    /// Asks whom the node trusts (`show`), or makes it forget its pin (`reset`).
+    Trust,
     /// Ends the conversation.
     Quit,
     /// The node's answer to a request.
@@ -74,6 +76,7 @@ impl Kind {
             Kind::End => b'E',
             Kind::Apply => b'A',
             Kind::Report => b'P',
+            Kind::Trust => b'T',
             Kind::Quit => b'Q',
             Kind::Answer => b'a',
             Kind::Error => b'X',
@@ -89,6 +92,7 @@ impl Kind {
             b'E' => Kind::End,
             b'A' => Kind::Apply,
             b'P' => Kind::Report,
+            b'T' => Kind::Trust,
             b'Q' => Kind::Quit,
             b'a' => Kind::Answer,
             b'X' => Kind::Error,

@@ -38,10 +38,8 @@ pub struct Have {
 pub struct DeclaredBy {
     /// The controller that signed it.
     pub controller: Signer,
-    /// Per repository, the commit its modules were built from.
-    pub repos: BTreeMap<String, String>,
-    /// The mesh directory's commit, where it is a git repository.
-    pub mesh_commit: Option<String>,
+    /// Per repository, the commit it was declared from (see `Envelope::commits`).
+    pub commits: BTreeMap<String, String>,
 }
 
 /// Reads what the node at `root` holds. Takes no lock (every file it reads is replaced
@@ -52,8 +50,7 @@ pub fn have(root: &Path) -> Result<Have, NodeError> {
     let declared_by = envelope.as_ref().and_then(|e| {
         e.controller.as_ref().map(|c| DeclaredBy {
             controller: c.clone(),
-            repos: e.declaration.repos.clone(),
-            mesh_commit: e.mesh_commit.clone(),
+            commits: e.commits.clone(),
         })
     });
     Ok(Have {

@@ -102,6 +102,20 @@ pub fn session(
                 let answer = super::reports_since(root, since, &mut lines).map(|_| page(lines));
                 reply(output, answer)?;
             }
+            Kind::Trust => {
+                let what = frame::payload(input, len).map_err(|e| cut(e.to_string()))?;
+                let answer = match &what[..] {
+                    b"show" => super::trust::trusted(root),
+                    b"reset" => super::trust::reset(root),
+                    _ => {
+                        return refuse_frame(
+                            output,
+                            "a trust request other than show or reset".into(),
+                        );
+                    }
+                };
+                reply(output, answer.map(|t| json(&t)))?;
+            }
             Kind::Quit => return Ok(()),
             Kind::Data | Kind::End | Kind::Answer | Kind::Error => {
                 return refuse_frame(output, format!("a {kind:?} frame out of place"));

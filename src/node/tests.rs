@@ -75,10 +75,9 @@ pub(super) fn signed_by(
         mesh: "demo".into(),
         modules,
         node: "ace".into(),
-        repos: Default::default(),
     }
     .seal(sequence)
-    .signed(me, None)
+    .signed(me, Default::default())
 }
 
 /// The stream the controller writes: the envelope, then artifacts as given (digest, bytes).

@@ -83,6 +83,11 @@ pub(super) fn write(layout: &Layout, trust: &Trust) -> Result<(), NodeError> {
     crate::durable::write_atomic(&layout.trust(), &bytes).map_err(NodeError::from)
 }
 
+/// Whom the node at `root` trusts, if anyone yet.
+pub fn trusted(root: &std::path::Path) -> Result<Option<Trust>, NodeError> {
+    read(&Layout::new(root))
+}
+
 /// Forgets whom the node trusts: the next controller to declare is pinned. What it trusted.
 pub fn reset(root: &std::path::Path) -> Result<Option<Trust>, NodeError> {
     let layout = Layout::new(root);

@@ -34,6 +34,8 @@ pub(super) struct Recorded<'a> {
     pub(super) placement: &'a HashMap<&'a str, BTreeSet<&'a str>>,
     /// The record of a node mesh knows nothing about yet.
     pub(super) empty: NodeRecord,
+    /// Node → the controller that declared what it runs (this one, or one found there).
+    pub(super) controllers: &'a HashMap<String, String>,
 }
 
 /// Whether a build has the commit's effect, and how.
@@ -455,6 +457,7 @@ impl<'a> Trace<'a> {
             _ => None,
         };
         let mut line = blank_line(node, rec, runs);
+        line.controller = facts.controllers.get(node).cloned();
         let ab = runs.and_then(|id| self.find_build(m, id));
         if self.runs_the_effect(&mut line, ab) {
             return Ok(line);
@@ -756,6 +759,7 @@ fn blank_line(node: &str, rec: &NodeRecord, runs: Option<u64>) -> NodeWhere {
         runs,
         reason: None,
         waits_on: Vec::new(),
+        controller: None,
         last_seen: rec.last_seen.map(rfc3339),
         unreachable_since: rec.unreachable_since.map(rfc3339),
         failure: None,

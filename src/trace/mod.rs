@@ -152,6 +152,8 @@ pub struct NodeWhere {
     pub reason: Option<String>,
     /// The inputs it waits on (not built yet).
     pub waits_on: Vec<String>,
+    /// The controller that declared what the node runs, as far as this one knows.
+    pub controller: Option<String>,
     /// The last time mesh reached the node.
     pub last_seen: Option<String>,
     /// Since when it cannot be reached, while it cannot.
@@ -284,6 +286,7 @@ pub fn trace(
         composed: &stored.composed,
         placement: &placement,
         empty: NodeRecord::default(),
+        controllers: &stored.controllers,
     };
 
     let (out_revs, mut modules) = follow_each(&revs, loaded, &facts, &dependents)?;
@@ -312,6 +315,8 @@ struct Stored {
     declared: HashMap<String, BuildRecord>,
     /// Every node's declaration as it would be sent now.
     composed: BTreeMap<String, Composed>,
+    /// Node → the controller that declared what it runs.
+    controllers: HashMap<String, String>,
 }
 
 impl Stored {
@@ -326,12 +331,22 @@ impl Stored {
                 .collect();
             let declared = compose::declared(r)?;
             let composed = compose::compose_all(mesh, &declared);
+            let records = crate::store::node_records(r)?;
+            let mut controllers: HashMap<String, String> = records
+                .iter()
+                .filter(|(_, rec)| rec.sent.is_some())
+                .map(|(n, _)| (n.clone(), mesh.controller.clone()))
+                .collect();
+            for (node, e) in crate::deliver::elsewhere::all(r)? {
+                controllers.insert(node, e.controller);
+            }
             Ok(Stored {
                 known,
                 builds,
-                records: crate::store::node_records(r)?,
+                records,
                 declared,
                 composed,
+                controllers,
             })
         })?)
     }

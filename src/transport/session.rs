@@ -362,6 +362,21 @@ impl NodeSession {
             .then(|| report.reason.unwrap_or_else(|| "the apply failed".into())))
     }
 
+    /// Whom the node trusts; with `reset`, makes it forget (the next controller to declare
+    /// is pinned) and says whom it trusted.
+    pub fn trust(
+        &mut self,
+        reset: bool,
+    ) -> Result<Option<crate::node::trust::Trust>, TransportError> {
+        let what: &[u8] = if reset { b"reset" } else { b"show" };
+        let answer = self.request(Kind::Trust, what, SHORT)?;
+        serde_json::from_slice(&answer).map_err(|e| {
+            TransportError::failed(format!(
+                "its answer to `trust` is not one this mesh reads ({e})"
+            ))
+        })
+    }
+
     /// The node's reports newer than `since`, as JSON lines: page after page, each asked from
     /// the last report of the one before.
     pub fn reports(&mut self, since: u64) -> Result<Vec<u8>, TransportError> {

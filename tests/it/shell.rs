@@ -115,7 +115,11 @@ fn completions_know_the_mesh() {
             "build-stuck",
             "not-worked-out",
             "artifact-damaged",
-            "forgotten"
+            "forgotten",
+            "ahead",
+            "diverged",
+            "took-over",
+            "node-replaced"
         ]
     );
     let fish = std::fs::read_to_string(

@@ -1,4 +1,4 @@
-//! `mesh node …`: the nodes as people use them (`list`, `show`, `install`, `forget`), and the
+//! `mesh node …`: the nodes as people use them (`list`, `show`, `install`, `trust`, `forget`), and the
 //! node half of the protocol, run on the machine over ssh or for a local directory (`have`,
 //! `receive`, `apply`, `report`, `session`, `serve`: hidden from `mesh node --help`, see `cli::help`). Dispatch
 //! only; the work is in `crate::node`.
@@ -13,11 +13,13 @@ mod report;
 mod serve;
 mod session;
 mod show;
+mod trust;
 
 use super::{Cli, Ctx, Ui};
 use crate::Result;
 
-/// The nodes: list them, show one, install mesh on one, forget one gone from mesh.toml.
+/// The nodes: list them, show one, install mesh on one, see or reset whom one trusts, forget
+/// one gone from mesh.toml.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -30,6 +32,7 @@ enum Command {
     Show(show::Args),
     Install(install::Args),
     Forget(forget::Args),
+    Trust(trust::Args),
     Have(have::Args),
     Receive(receive::Args),
     Apply(apply::Args),
@@ -44,6 +47,7 @@ pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
         Command::List(a) => list::run(&Ctx::load(cli)?, ui, a),
         Command::Show(a) => show::run(&Ctx::load(cli)?, ui, a),
         Command::Forget(a) => forget::run(&Ctx::load(cli)?, ui, a),
+        Command::Trust(a) => trust::run(&Ctx::load(cli)?, ui, a),
         Command::Have(a) => have::run(ui, a),
         Command::Receive(a) => receive::run(ui, a),
         Command::Apply(a) => apply::run(ui, a),

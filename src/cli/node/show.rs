@@ -81,6 +81,9 @@ fn where_and_state(head: &mut Table, show: &NodeShow, now: u64) {
         .map(|r| format!(": {r}"))
         .unwrap_or_default();
     line(head, "state", format!("{}{reason}", st.state));
+    if let Some(c) = &st.controller {
+        line(head, "controller", c.clone());
+    }
     line(
         head,
         "host",
