@@ -61,11 +61,14 @@ pub fn journal_restarted(rec: &mut NodeRecord) {
 /// answers from its start. A line at or below ASKED therefore means the journal started again,
 /// and it is read from its start, so a restarted journal never freezes the account. A line
 /// whose sequence is not below [`MAX_SEQUENCE`] is noted and not believed.
+///
+/// Reports about `foreign` (the declaration in force, which another controller signed) are
+/// taken in turn and say nothing of this controller's account: that declaration is theirs.
 pub fn take_reports(
     rec: &mut NodeRecord,
     node: &str,
     lines: &[&str],
-    asked: u64,
+    (asked, foreign): (u64, Option<&Held>),
     now: u64,
 ) -> (usize, Vec<Fact>) {
     let since = asked;
@@ -115,7 +118,7 @@ pub fn take_reports(
             previous = Some(seq);
         }
         let before = rec.report_sequence;
-        facts.extend(account(rec, node, line, now));
+        facts.extend(account_of(rec, node, line, now, foreign));
         taken += usize::from(rec.report_sequence != before);
     }
     (taken, facts)
@@ -123,6 +126,17 @@ pub fn take_reports(
 
 /// Takes one raw report line into `rec`; returns the facts it changed.
 pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fact> {
+    account_of(rec, node, raw, now, None)
+}
+
+/// [`account`], with reports about `foreign` taken and not accounted.
+fn account_of(
+    rec: &mut NodeRecord,
+    node: &str,
+    raw: &str,
+    now: u64,
+    foreign: Option<&Held>,
+) -> Vec<Fact> {
     let report: Report = match serde_json::from_str(raw) {
         Ok(r) => r,
         Err(e) => {
@@ -132,6 +146,9 @@ pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fac
         }
     };
     if !take_sequence(rec, &report, now) {
+        return Vec::new();
+    }
+    if foreign.is_some() && report.declaration.as_ref() == foreign {
         return Vec::new();
     }
     let at = reported_at(&report, now);
@@ -542,7 +559,7 @@ mod tests {
                 .map(|(l, _)| l.as_str())
                 .collect();
             assert!(!answer_means_restart(&rec, lines.join("\n").as_bytes()));
-            take_reports(&mut rec, "n", &lines, asked, 0);
+            take_reports(&mut rec, "n", &lines, (asked, None), 0);
         }
         assert_eq!(rec.report_sequence, 2);
         assert!(rec.applied.is_none(), "the lie claimed an apply");

@@ -185,16 +185,24 @@ fn answered(
     // (the failure streak goes on across the resends).
     let text = String::from_utf8_lossy(&reports);
     let lines: Vec<&str> = text.lines().collect();
-    let (taken, f) = account::take_reports(rec, node, &lines, asked, now);
-    c.reports = taken;
-    facts.extend(f);
     // Another controller's declaration in force is not a lost one: history decides at the
     // next push (`deliver::elsewhere`), and its reports say whether it applied.
-    if let (Some((digest, sequence)), Some(by)) = (&held, &by)
-        && by.controller.key != me
-        && rec.sent.as_ref().is_none_or(|s| &s.digest != digest)
-    {
-        c.elsewhere = elsewhere::seen(w, node, by, digest, *sequence, now)?;
+    let foreign = match (&held, &by) {
+        (Some((digest, sequence)), Some(by))
+            if by.controller.key != me && rec.sent.as_ref().is_none_or(|s| &s.digest != digest) =>
+        {
+            Some(crate::node::Held {
+                digest: digest.clone(),
+                sequence: *sequence,
+            })
+        }
+        _ => None,
+    };
+    let (taken, f) = account::take_reports(rec, node, &lines, (asked, foreign.as_ref()), now);
+    c.reports = taken;
+    facts.extend(f);
+    if let (Some(f), Some(by)) = (&foreign, &by) {
+        c.elsewhere = elsewhere::seen(w, node, by, &f.digest, f.sequence, now)?;
         for line in &lines {
             if let Ok(report) = serde_json::from_str::<crate::node::Report>(line) {
                 elsewhere::reported(w, node, &report)?;

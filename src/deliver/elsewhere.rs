@@ -74,6 +74,10 @@ impl Histories {
     }
 }
 
+/// The relation recorded when ours is newer and this controller declares: until the node
+/// holds ours, it still runs the other's (and status says so only through trouble, if any).
+pub const NEWER: &str = "newer";
+
 /// What a push does about a node's declaration in force.
 #[derive(Debug)]
 pub enum Decision {
@@ -81,6 +85,9 @@ pub enum Decision {
     Declare {
         /// The controller taken over from (`--take-over` on diverged histories).
         took_over_from: Option<String>,
+        /// What the node runs from another controller, when it does (relation [`NEWER`]),
+        /// recorded so that collect does not take it for news.
+        found: Option<DeclaredElsewhere>,
     },
     /// Leave the node as it is: what was found, to record and say.
     Leave(DeclaredElsewhere),
@@ -98,6 +105,7 @@ pub fn decide(
 ) -> Decision {
     let declare = Decision::Declare {
         took_over_from: None,
+        found: None,
     };
     let (Some(by), Some(held)) = (&have.declared_by, &have.declaration) else {
         return declare;
@@ -141,8 +149,18 @@ pub fn decide(
         )
     };
     let name = &by.controller.name;
+    let newer = |took_over_from: Option<String>| Decision::Declare {
+        took_over_from,
+        found: match record(
+            NEWER,
+            format!("runs what {} declared, older than ours", by.controller.name),
+        ) {
+            Decision::Leave(found) => Some(found),
+            Decision::Declare { .. } => None,
+        },
+    };
     match compared.relation {
-        Relation::Newer => declare,
+        Relation::Newer => newer(None),
         Relation::Same => record(
             "same",
             format!("runs what {name} declared from the same commits; it keeps it"),
@@ -159,9 +177,7 @@ pub fn decide(
                 format!("runs {repo}@{theirs} from {name}, {newer}: fetch"),
             )
         }
-        Relation::Diverged if take_over => Decision::Declare {
-            took_over_from: Some(name.clone()),
-        },
+        Relation::Diverged if take_over => newer(Some(name.clone())),
         Relation::Diverged => {
             let why = match &compared.repo {
                 Some(_) => {

@@ -544,7 +544,18 @@ fn send_one(
         &have,
         ctx.take_over.contains(node),
     ) {
-        elsewhere::Decision::Declare { took_over_from } => took_over_from,
+        elsewhere::Decision::Declare {
+            took_over_from,
+            found,
+        } => {
+            if let Some(found) = found {
+                let _ = tx.send(Msg::Record(Event::Elsewhere {
+                    node: node.to_string(),
+                    found,
+                }));
+            }
+            took_over_from
+        }
         elsewhere::Decision::Leave(found) => return leave(node, found, tx),
     };
     if verify
@@ -676,7 +687,7 @@ fn answered(
             // as trouble no run repairs (a person adds this controller, or re-pins the node).
             let _ = tx.send(Msg::Record(Event::Trouble {
                 node: s.node.to_string(),
-                kind: "untrusted",
+                kind: trouble::UNTRUSTED,
                 reason: untrusted.clone(),
                 repairable: false,
             }));
@@ -766,9 +777,18 @@ fn record_one(
         | Event::Unreachable { node, .. }
         | Event::Seen { node, .. }
         | Event::Trouble { node, .. } => node.clone(),
-        Event::NodeId { node, id } => return node_id(w, node, id),
+        Event::NodeId { node, id } => {
+            let mut facts = trouble::settled(w, node, trouble::SAME_ROOT)?;
+            facts.extend(node_id(w, node, id)?);
+            return Ok(facts);
+        }
         Event::Elsewhere { node, found } => {
-            return elsewhere::record(w, node, found.clone(), now);
+            let mut facts = elsewhere::record(w, node, found.clone(), now)?;
+            if found.relation != elsewhere::NEWER {
+                // Not declaring: whether it would trust us is no longer the question.
+                facts.extend(trouble::settled(w, node, trouble::UNTRUSTED)?);
+            }
+            return Ok(facts);
         }
         Event::Damaged { module, artifact } => {
             return Ok(vec![Fact::ArtifactDamaged {
@@ -791,6 +811,7 @@ fn record_one(
             ..
         } => {
             elsewhere::cleared(w, &node)?;
+            facts.extend(trouble::settled(w, &node, trouble::UNTRUSTED)?);
             if let Some(from) = took_over_from {
                 facts.push(Fact::TookOver {
                     node: node.clone(),
@@ -897,7 +918,7 @@ fn claim(ctx: &Context, node: &str, have: &Have, tx: &mpsc::Sender<Msg>) -> Opti
     );
     let _ = tx.send(Msg::Record(Event::Trouble {
         node: node.to_string(),
-        kind: "same root",
+        kind: trouble::SAME_ROOT,
         reason: reason.clone(),
         repairable: false,
     }));

@@ -60,8 +60,19 @@ pub fn found(
     Ok(facts)
 }
 
+/// Troubles that reaching the node does not end: only the push that found them can say they
+/// are over (a send it trusts, a node id no other name holds). See [`settled`].
+pub const PUSH_DECIDES: &[&str] = &[UNTRUSTED, SAME_ROOT];
+
+/// The node refused our signature: it does not trust this controller.
+pub const UNTRUSTED: &str = "untrusted";
+
+/// Another node name of this mesh reaches the same node root.
+pub const SAME_ROOT: &str = "same root";
+
 /// The node was worked on: a trouble a run cannot repair is over. A repairable one (a lost
-/// declaration) is over only when `repaired` says the repair held (a clean apply).
+/// declaration) is over only when `repaired` says the repair held (a clean apply). One only a
+/// push decides ([`PUSH_DECIDES`]) stays.
 pub fn cleared(w: &Writer, node: &str, repaired: bool) -> Result<Vec<Fact>, StoreError> {
     let Some(t) = w.get(TROUBLE, node.as_bytes())? else {
         return Ok(Vec::new());
@@ -69,6 +80,25 @@ pub fn cleared(w: &Writer, node: &str, repaired: bool) -> Result<Vec<Fact>, Stor
     if t.repairable && !repaired {
         return Ok(Vec::new());
     }
+    if PUSH_DECIDES
+        .iter()
+        .any(|k| t.identity.starts_with(&format!("{k}: ")))
+    {
+        return Ok(Vec::new());
+    }
+    end(w, node, &t)
+}
+
+/// The push found that trouble of `kind` is over (the node took what we signed; no other
+/// name holds its root).
+pub fn settled(w: &Writer, node: &str, kind: &str) -> Result<Vec<Fact>, StoreError> {
+    match w.get(TROUBLE, node.as_bytes())? {
+        Some(t) if t.identity.starts_with(&format!("{kind}: ")) => end(w, node, &t),
+        _ => Ok(Vec::new()),
+    }
+}
+
+fn end(w: &Writer, node: &str, t: &Trouble) -> Result<Vec<Fact>, StoreError> {
     w.remove(TROUBLE, node.as_bytes())?;
     Ok(if t.needs_a_person() {
         vec![Fact::Recovered {

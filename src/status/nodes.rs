@@ -444,7 +444,9 @@ fn state_of(
     let trouble_reason = trouble.map(|t| t.reason.clone());
     match c {
         Composed::NotWorkedOut(r) => (NodeState::NotWorkedOut, Some(r.clone())),
-        _ if let Some(e) = elsewhere => declared_elsewhere(c, e),
+        _ if let Some(e) = elsewhere.filter(|e| e.relation != crate::deliver::elsewhere::NEWER) => {
+            declared_elsewhere(c, e)
+        }
         // The same repairable trouble (a lost declaration) after every repair.
         _ if trouble.is_some_and(|t| t.repairable && t.needs_a_person()) => (
             NodeState::Stuck,

@@ -3,6 +3,7 @@
 mod build;
 mod common;
 mod config_errors;
+mod controllers;
 mod edges;
 mod errors;
 mod example;

@@ -1,0 +1,362 @@
+//! Many controllers, one fleet: two mesh directories (a laptop and a cron host, each with its
+//! own store and key) declaring to the same nodes. Git history decides who declares; a node
+//! takes declarations only from the controllers it trusts; two names never share one root.
+
+use crate::common::ssh::SshNode;
+use crate::common::{TestMesh, git, named};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// A controller named `name` whose repository `platform` is the example fixture (`from`:
+/// a clone of another controller's), declaring to the local nodes under `nodes`, trusting the
+/// `controllers` lines given.
+fn controller(name: &str, nodes: &Path, from: Option<&TestMesh>, controllers: &str) -> TestMesh {
+    let t = TestMesh::new();
+    match from {
+        None => {
+            t.repo_from_fixture("platform", "example");
+        }
+        Some(other) => {
+            git(
+                t.dir(),
+                &[
+                    "clone",
+                    "-q",
+                    "-b",
+                    "main",
+                    &other.path("platform").display().to_string(),
+                    "platform",
+                ],
+            );
+        }
+    }
+    write_toml(&t, name, nodes, controllers);
+    t
+}
+
+fn write_toml(t: &TestMesh, name: &str, nodes: &Path, controllers: &str) {
+    t.write(
+        "mesh.toml",
+        &format!(
+            r#"[mesh]
+name = "fleet"
+controller = "{name}"
+
+[[repo]]
+name = "platform"
+path = "platform"
+ref  = "refs/heads/main"
+
+[node.edge-1]
+transport = "local"
+root = "{}"
+
+[node.edge-2]
+transport = "local"
+root = "{}"
+
+[assign]
+route-proxy = ["edge-1", "edge-2"]
+resolver    = ["edge-1", "edge-2"]
+
+[controllers]
+{controllers}
+"#,
+            nodes.join("edge-1").display(),
+            nodes.join("edge-2").display()
+        ),
+    );
+}
+
+/// The `[controllers]` line `mesh id` prints for `t`.
+fn id_line(t: &TestMesh) -> String {
+    t.ok(&["id"]).trim().to_string()
+}
+
+/// The declaration in force on the node at `root`: its sequence and bytes.
+fn in_force(root: &Path) -> (u64, Vec<u8>) {
+    let bytes = std::fs::read(root.join("declaration.json")).expect("a declaration in force");
+    let v: Value = serde_json::from_slice(&bytes).expect("json");
+    (v["sequence"].as_u64().expect("sequence"), bytes)
+}
+
+fn facts(t: &TestMesh, kind: &str) -> Vec<Value> {
+    t.ok(&["events", "--json"])
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
+        .filter(|e| e["kind"] == kind)
+        .collect()
+}
+
+fn state(t: &TestMesh, node: &str) -> Value {
+    named(&t.json(&["status"]), "nodes", node).clone()
+}
+
+/// A commit in `t`'s platform repository that changes the route-proxy build.
+fn change_route_proxy(t: &TestMesh, to: &str) {
+    let manifest = t.path("platform/go/services/route-proxy/mesh-module.toml");
+    let text = std::fs::read_to_string(&manifest).expect("route-proxy manifest");
+    let changed = text.replacen("build    = '", &format!("build    = 'echo {to} && "), 1);
+    assert_ne!(text, changed, "the manifest has a build line");
+    std::fs::write(&manifest, changed).expect("write");
+    t.commit("platform", &format!("route-proxy {to}"));
+}
+
+#[test]
+fn two_controllers_one_commit_apart_take_turns_and_the_newer_one_declares_once() {
+    let fleet = tempfile::tempdir().expect("tmp");
+    let nodes = fleet.path();
+    let laptop = controller("laptop", nodes, None, "");
+    let cron = controller("cron", nodes, Some(&laptop), "");
+    // The laptop is one commit ahead of the cron host.
+    laptop.resolver_v2();
+    let roots: Vec<PathBuf> = ["edge-1", "edge-2"].map(|n| nodes.join(n)).to_vec();
+
+    let mut declared: Option<Vec<(u64, Vec<u8>)>> = None;
+    for turn in 0..8 {
+        let run = laptop.run(&["reconcile"]);
+        assert_eq!(run.code, 0, "turn {turn}, laptop: {run}");
+        let now: Vec<(u64, Vec<u8>)> = roots.iter().map(|r| in_force(r)).collect();
+        match &declared {
+            None => declared = Some(now),
+            Some(first) => assert_eq!(first, &now, "turn {turn}: the laptop declared again"),
+        }
+        let run = cron.run(&["reconcile"]);
+        assert_eq!(run.code, 3, "turn {turn}, cron is behind: {run}");
+        let now: Vec<(u64, Vec<u8>)> = roots.iter().map(|r| in_force(r)).collect();
+        assert_eq!(declared.as_ref(), Some(&now), "turn {turn}: cron declared");
+        for node in ["edge-1", "edge-2"] {
+            let s = state(&cron, node);
+            assert_eq!(s["state"], "ahead", "turn {turn}: {s}");
+            let reason = s["reason"].as_str().unwrap_or_default();
+            assert!(
+                reason.contains("from laptop") && reason.contains("fetch"),
+                "{s}"
+            );
+            assert_eq!(s["controller"], "laptop", "{s}");
+            assert_eq!(state(&laptop, node)["state"], "current");
+        }
+    }
+    // One fact per node, however many runs; the laptop sent each node once.
+    assert_eq!(facts(&cron, "ahead").len(), 2);
+    assert_eq!(facts(&laptop, "sent").len(), 2);
+    assert!(facts(&cron, "sent").is_empty());
+    let table = cron.run(&["status"]);
+    assert!(table.stdout.contains("ahead"), "{table}");
+
+    // The cron host fetches: both say current, and nothing is declared again.
+    git(
+        &cron.path("platform"),
+        &["pull", "-q", "--ff-only", "origin", "main"],
+    );
+    let run = cron.run(&["reconcile"]);
+    assert_eq!(run.code, 0, "{run}");
+    let now: Vec<(u64, Vec<u8>)> = roots.iter().map(|r| in_force(r)).collect();
+    assert_eq!(
+        declared.as_ref(),
+        Some(&now),
+        "cron declared after the fetch"
+    );
+    for node in ["edge-1", "edge-2"] {
+        let s = state(&cron, node);
+        assert_eq!(s["state"], "current", "{s}");
+        assert_eq!(s["controller"], "laptop", "{s}");
+        assert_eq!(
+            s["unreadable"],
+            serde_json::json!([]),
+            "the laptop's reports are its own: {s}"
+        );
+    }
+    assert!(facts(&cron, "sent").is_empty());
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    assert_eq!(now, roots.iter().map(|r| in_force(r)).collect::<Vec<_>>());
+}
+
+#[test]
+fn diverged_histories_stop_both_until_a_take_over_which_is_recorded() {
+    let fleet = tempfile::tempdir().expect("tmp");
+    let nodes = fleet.path();
+    let laptop = controller("laptop", nodes, None, "");
+    let cron = controller("cron", nodes, Some(&laptop), "");
+    // The laptop trusts cron, so that a take-over is a history question, not a trust one.
+    write_toml(&laptop, "laptop", nodes, &id_line(&cron));
+    change_route_proxy(&laptop, "laptop-side");
+    change_route_proxy(&cron, "cron-side");
+    // The cron host has fetched the laptop's commits (its own branch stays where it is): it
+    // knows the histories went apart.
+    git(&cron.path("platform"), &["fetch", "-q", "origin"]);
+
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    let before = in_force(&nodes.join("edge-2"));
+    let run = cron.run(&["reconcile"]);
+    assert_eq!(run.code, 3, "{run}");
+    for node in ["edge-1", "edge-2"] {
+        let s = state(&cron, node);
+        assert_eq!(s["state"], "diverged", "{s}");
+        assert!(
+            s["reason"].as_str().unwrap_or("").contains("--take-over"),
+            "{s}"
+        );
+    }
+    assert_eq!(facts(&cron, "diverged").len(), 2);
+    assert_eq!(in_force(&nodes.join("edge-2")), before);
+    // A plain push does not declare either.
+    let push = cron.run(&["push", "edge-2"]);
+    assert_eq!(push.code, 3, "{push}");
+    assert!(push.stderr.contains("diverged"), "{push}");
+    assert_eq!(in_force(&nodes.join("edge-2")), before);
+
+    // A person takes edge-2 over: declared, and recorded as taken over from the laptop.
+    let took = cron.run(&["push", "--take-over", "edge-2"]);
+    assert_eq!(took.code, 0, "{took}");
+    let after = in_force(&nodes.join("edge-2"));
+    assert!(after.0 > before.0, "the sequence never goes back");
+    let over = facts(&cron, "took-over");
+    assert_eq!(over.len(), 1, "{over:?}");
+    assert_eq!(over[0]["subject"], "edge-2");
+    assert_eq!(over[0]["from"], "laptop");
+
+    // Now the laptop (which fetched the cron host's branch) finds edge-2 diverged, and does
+    // not declare it back.
+    let theirs = cron.path("platform").display().to_string();
+    git(
+        &laptop.path("platform"),
+        &["fetch", "-q", &theirs, "main:refs/remotes/cron/main"],
+    );
+    let run = laptop.run(&["reconcile"]);
+    assert_eq!(run.code, 3, "{run}");
+    assert_eq!(state(&laptop, "edge-2")["state"], "diverged");
+    assert_eq!(state(&laptop, "edge-1")["state"], "current");
+    assert_eq!(in_force(&nodes.join("edge-2")), after);
+}
+
+#[test]
+fn a_controller_the_node_does_not_trust_is_refused_whole_until_a_trusted_one_lists_it() {
+    let fleet = tempfile::tempdir().expect("tmp");
+    let nodes = fleet.path();
+    let laptop = controller("laptop", nodes, None, "");
+    let cron = controller("cron", nodes, Some(&laptop), "");
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    // The cron host is a commit ahead: it would declare, and is not trusted.
+    cron.resolver_v2();
+    let before = in_force(&nodes.join("edge-1"));
+    let modules = std::fs::read_dir(nodes.join("edge-1/modules/resolver"))
+        .expect("resolver on edge-1")
+        .count();
+    let run = cron.run(&["reconcile"]);
+    assert_eq!(run.code, 3, "{run}");
+    assert!(run.stderr.contains("does not trust"), "{run}");
+    assert!(run.stderr.contains("laptop"), "names whom it trusts: {run}");
+    assert_eq!(in_force(&nodes.join("edge-1")), before, "untouched");
+    assert_eq!(
+        std::fs::read_dir(nodes.join("edge-1/modules/resolver"))
+            .expect("resolver")
+            .count(),
+        modules
+    );
+    let s = state(&cron, "edge-1");
+    let trouble = s["trouble"]["reason"].as_str().unwrap_or_default();
+    assert!(trouble.contains("[controllers]"), "says what to do: {s}");
+    let trust = cron.ok(&["node", "trust", "edge-1"]);
+    assert!(
+        trust.contains("laptop") && trust.contains("pinned"),
+        "{trust}"
+    );
+
+    // The laptop lists cron under [controllers] and delivers it; then cron declares.
+    write_toml(&laptop, "laptop", nodes, &id_line(&cron));
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    let run = cron.run(&["reconcile"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert!(in_force(&nodes.join("edge-1")).0 > before.0);
+    assert_eq!(state(&cron, "edge-1")["state"], "current");
+    assert_eq!(state(&cron, "edge-1")["controller"], "cron");
+}
+
+#[test]
+fn mesh_id_prints_a_line_to_paste_and_the_key_is_private_and_backed_up() {
+    let t = controller(
+        "laptop",
+        &tempfile::tempdir().expect("tmp").keep(),
+        None,
+        "",
+    );
+    let line = id_line(&t);
+    assert!(line.starts_with("laptop = \"ed25519:"), "{line}");
+    assert_eq!(line, id_line(&t), "one key, made once");
+    let v = t.json(&["id"]);
+    assert_eq!(v["controller"], "laptop");
+    assert!(line.contains(v["key"].as_str().expect("key")));
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(t.path(".mesh/key"))
+        .expect("key")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // A reconcile that changed something backs it up beside the store's backup.
+    assert_eq!(t.run(&["reconcile"]).code, 0);
+    assert_eq!(
+        std::fs::read(t.path(".mesh/key.bak")).expect("key.bak"),
+        std::fs::read(t.path(".mesh/key")).expect("key")
+    );
+    // A key in [controllers] that is not one: an error with its place.
+    t.write(
+        "mesh.toml",
+        &std::fs::read_to_string(t.path("mesh.toml"))
+            .expect("toml")
+            .replace(
+                "[controllers]\n",
+                "[controllers]\ncron = \"ed25519:nope\"\n",
+            ),
+    );
+    let err = t.fails(&["status"], 1);
+    assert!(err.contains("not a controller key"), "{err}");
+}
+
+#[test]
+fn two_node_names_reaching_one_root_are_refused_and_nothing_alternates() {
+    let t = TestMesh::new();
+    t.repo_from_fixture("platform", "example");
+    let base = t.path("nodes");
+    std::fs::create_dir_all(&base).expect("mkdir");
+    let n = SshNode::with_mesh(&base, "edge");
+    let options = crate::common::toml_array(&n.client_options());
+    // The same machine and root under two addresses (a typo'd alias, say), with persist on.
+    t.write(
+        "mesh.toml",
+        &format!(
+            "{}\n[ssh]\npersist = \"1m\"\n\n[node.edge]\naddress = \"{}\"\nroot = \"{root}\"\noptions = {options}\n\n[node.edge-alias]\naddress = \"{}\"\nroot = \"{root}\"\noptions = {options}\n\n[assign]\nroute-proxy = [\"edge\", \"edge-alias\"]\nresolver = [\"edge\", \"edge-alias\"]\n",
+            crate::common::MESH_HEAD,
+            n.address(),
+            n.address().replace("127.0.0.1", "localhost"),
+            root = n.root.display(),
+        ),
+    );
+    let mut seen = Vec::new();
+    for run in 0..3 {
+        let r = t.run(&["reconcile"]);
+        assert_eq!(r.code, 3, "run {run}: {r}");
+        assert!(
+            r.stderr.contains("reaches the same node root as"),
+            "run {run}: {r}"
+        );
+        seen.push(in_force(&n.root));
+    }
+    assert!(
+        seen.windows(2).all(|w| w[0] == w[1]),
+        "the declaration in force alternated"
+    );
+    let status = t.json(&["status"]);
+    let refused: Vec<&Value> = status["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter(|s| s["trouble"].is_object())
+        .collect();
+    assert_eq!(refused.len(), 1, "{status}");
+    let reason = refused[0]["trouble"]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("edge ") || reason.contains("edge-alias "),
+        "names both: {reason}"
+    );
+}
