@@ -735,7 +735,7 @@ mod journal_property {
                             lines.rotate_left(k);
                         }
                         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-                        take_reports(&mut rec, "n", &refs, asked, 0);
+                        take_reports(&mut rec, "n", &refs, (asked, None), 0);
                         // Never an apply the journal did not report.
                         prop_assert!(
                             !rec.applied_what_was_sent() || reported_applied,
