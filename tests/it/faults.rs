@@ -796,3 +796,68 @@ fn reconcile_heals_every_damaged_artifact_it_would_send_in_one_pass() {
     assert_eq!(again.json()["sent"], 0, "{}", again.stdout);
     assert_eq!(t.run(&["doctor"]).code, 0);
 }
+
+#[test]
+fn a_node_root_others_could_write_to_is_refused_by_every_node_verb_until_chmod() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    let root = t.path("nodes/lab");
+    let root_arg = root.to_str().expect("utf-8 path");
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let declaration = std::fs::read(root.join("declaration.json")).expect("declaration");
+    for verb in ["session", "receive", "apply", "have", "report", "serve"] {
+        let run = t.run(&["node", verb, "--root", root_arg]);
+        assert_eq!(run.code, 1, "mesh node {verb}: {run}");
+        assert!(
+            run.stderr.contains("writable by group or others")
+                && run.stderr.contains(&format!("chmod go-w {root_arg}")),
+            "mesh node {verb}: {}",
+            run.stderr
+        );
+    }
+    // The controller says which node and what to do; the other node is served.
+    t.edit_and_commit(
+        "platform",
+        "ts/dashboard/mesh-module.toml",
+        "echo dashboard ok",
+        "echo dashboard v2",
+        "dashboard v2",
+    );
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 3, "{run}");
+    assert!(run.stderr.contains("chmod go-w"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(root.join("declaration.json")).expect("declaration"),
+        declaration,
+        "nothing was written into the refused root"
+    );
+    assert_eq!(node(&t.json(&["status"]), "edge-1")["state"], "current");
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    t.ok(&["reconcile"]);
+    assert_eq!(node(&t.json(&["status"]), "lab")["state"], "current");
+
+    // A root that is a symbolic link is refused, naming the real directory.
+    let real = t.path("nodes/lab-real");
+    std::fs::rename(&root, &real).expect("move");
+    std::os::unix::fs::symlink(&real, &root).expect("symlink");
+    let run = t.run(&["node", "apply", "--root", root_arg]);
+    assert_eq!(run.code, 1, "{run}");
+    assert!(
+        run.stderr.contains("symbolic link") && run.stderr.contains("lab-real"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_file(&root).expect("unlink");
+    std::fs::rename(&real, &root).expect("move back");
+
+    // A lock file that is a symbolic link is not followed.
+    let elsewhere = t.path("elsewhere");
+    std::fs::write(&elsewhere, b"not a lock").expect("write");
+    std::fs::remove_file(root.join(".lock")).expect("rm the lock file");
+    std::os::unix::fs::symlink(&elsewhere, root.join(".lock")).expect("symlink");
+    let run = t.run(&["node", "apply", "--root", root_arg]);
+    assert_ne!(run.code, 0, "{run}");
+    assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    assert_eq!(std::fs::read(&elsewhere).expect("kept"), b"not a lock");
+}
