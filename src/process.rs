@@ -1,6 +1,8 @@
 //! Child processes that run in their own process group — builds, tests, `activate`, hooks — so
-//! that a timeout stops everything they started, not only the shell.
+//! that a timeout stops everything they started, not only the shell; and builds in a group
+//! that a watcher kills when mesh ends, however it ends ([`spawn_watched`]).
 
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -32,6 +34,68 @@ pub fn wait_until(child: &mut Child, timeout: Duration) -> std::io::Result<Optio
         std::thread::sleep(pause.min(timeout - elapsed));
         pause = (pause * 2).min(Duration::from_millis(100));
     }
+}
+
+/// What the watcher of a group runs: it blocks reading a pipe only mesh writes to, and when
+/// that pipe closes — mesh ended, however it ended, `kill -9` included — it kills its whole
+/// group, itself with it. mesh never writes: the pipe only ever closes.
+const WATCHER_SCRIPT: &str = "read _; kill -s KILL 0";
+
+/// The name the watcher shows in `ps` (its `$0`).
+pub const WATCHER_NAME: &str = "mesh-group-watcher";
+
+/// A process group that cannot outlive mesh: its leader is a watcher (`sh`, see
+/// [`WATCHER_SCRIPT`]) holding the read end of a pipe whose write end only this value holds.
+/// `PR_SET_PDEATHSIG` would reach the direct child only; the watcher reaches everything the
+/// command started, daemons and `cmd &` included. Dropping it kills the group and reaps the
+/// watcher.
+pub struct Watch {
+    watcher: Child,
+    /// Closed when mesh ends (the kernel closes it after a SIGKILL too); never written.
+    _lifeline: std::io::PipeWriter,
+}
+
+impl Watch {
+    /// The process group's id (the watcher's pid): what [`kill_group`] and [`Group`] take.
+    pub fn group(&self) -> u32 {
+        self.watcher.id()
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        kill_group(self.watcher.id());
+        let _ = self.watcher.kill();
+        let _ = self.watcher.wait();
+    }
+}
+
+/// Spawns `command` into a new process group led by a watcher (see [`Watch`]), so that the
+/// command and everything it starts end when mesh does. The watcher is started first and
+/// leads the group, so the group exists for as long as the watcher lives, whatever the
+/// command does. `command`'s own process group setting is replaced.
+pub fn spawn_watched(command: &mut Command) -> std::io::Result<(Child, Watch)> {
+    // Both ends are close-on-exec: only the watcher's stdin holds the read end, and no other
+    // child (another build, ssh) inherits the write end, which would keep the pipe open.
+    let (read, write) = std::io::pipe()?;
+    let watcher = {
+        let mut w = Command::new("sh");
+        w.args(["-c", WATCHER_SCRIPT, WATCHER_NAME])
+            .stdin(Stdio::from(read))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0);
+        // `w` holds the read end until it is dropped, at the end of this block.
+        w.spawn()?
+    };
+    let watch = Watch {
+        watcher,
+        _lifeline: write,
+    };
+    let group = watch.group() as i32;
+    // Spawn returns once the watcher exec'd, so its group exists.
+    let child = command.process_group(group).spawn()?;
+    Ok((child, watch))
 }
 
 /// Kills `child`'s group, then reaps the child.

@@ -66,6 +66,8 @@ pub fn reconcile(
     build_progress: &dyn Progress,
     push_progress: &dyn PushProgress,
 ) -> Result<Summary> {
+    // A damaged artifact this pass would send is removed now, so that this pass builds it again.
+    let healed = crate::deliver::heal::damaged_outgoing(paths, mesh)?;
     let loaded = crate::graph::load(mesh, &paths.state)?;
     let opts = BuildOptions {
         names: Vec::new(),
@@ -106,7 +108,8 @@ pub fn reconcile(
     drop(sessions);
     let status = crate::status::nodes::status(paths, mesh, &sources)?;
     events.extend(state_not_worked_out(paths, mesh, &status)?);
-    let mut all_events = build.events.clone();
+    let mut all_events = healed;
+    all_events.extend(build.events.iter().cloned());
     all_events.extend(events);
     Ok(summary(build, push, collect, status, all_events, modules))
 }

@@ -5,7 +5,7 @@ use super::Verdict;
 use crate::artifact::{ArtifactError, ArtifactStore, Digest};
 use std::collections::VecDeque;
 use std::io::{Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
@@ -194,19 +194,22 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
     if let Some(sig) = crate::process::stopped() {
         return Step::Environmental(stopped_why(name, sig));
     }
-    let mut child = match c.spawn() {
+    // In a group whose watcher kills it when mesh ends, even by SIGKILL.
+    let (mut child, watch) = match crate::process::spawn_watched(&mut c) {
         Ok(c) => c,
         Err(e) => return Step::Environmental(format!("{name} could not be started: {e}")),
     };
-    let pid = child.id();
-    // Known to the SIGINT/SIGTERM handler and recorded for a run after a SIGKILL.
-    let group = crate::process::Group::register(pid, env.groups);
+    let pgid = watch.group();
+    // Known to the SIGINT/SIGTERM handler and recorded for a run after a SIGKILL (should the
+    // watcher itself have been killed).
+    let group = crate::process::Group::register(pgid, env.groups);
     let shared = Arc::new(Mutex::new(std::mem::take(sink)));
     let readers = pump_output(&mut child, &shared, live);
-    let (status, timed_out) = wait_within(child, env.job.timeout);
+    let (status, timed_out) = wait_within(child, pgid, env.job.timeout);
     // What the step left running in its group (a daemon, `cmd &`) would hold the pipes open and
-    // the readers with them, past any timeout: the step is over, so is its group.
-    crate::process::kill_group(pid);
+    // the readers with them, past any timeout: the step is over, so is its group (the watcher
+    // with it).
+    drop(watch);
     drop(group);
     for r in readers {
         let _ = r.join();
@@ -224,7 +227,8 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
 }
 
 /// `sh -c CMD` in the module's directory, with `$MESH_OUT`, `$MESH_MODULE`, `$MESH_COMMIT`
-/// and each input's `MESH_DEP_<NAME>`; output piped, in a process group of its own.
+/// and each input's `MESH_DEP_<NAME>`; output piped (its process group is set when it is
+/// spawned, see [`crate::process::spawn_watched`]).
 fn command(env: &Env, cmd: &str) -> Command {
     let mut c = Command::new("sh");
     c.arg("-c")
@@ -235,8 +239,7 @@ fn command(env: &Env, cmd: &str) -> Command {
         .env("MESH_COMMIT", &env.job.commit)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
     for (name, dir) in &env.job.deps {
         c.env(super::dep_env_name(name), dir);
     }
@@ -269,13 +272,13 @@ fn pump_output(
     .collect()
 }
 
-/// Waits for `child` at most `timeout`, then kills its whole process group (a shell's children
-/// go too) and waits for it to end. Returns how it ended and whether it timed out.
+/// Waits for `child` at most `timeout`, then kills its whole process group `pgid` (a shell's
+/// children go too) and waits for it to end. Returns how it ended and whether it timed out.
 fn wait_within(
     mut child: Child,
+    pgid: u32,
     timeout: Duration,
 ) -> (std::thread::Result<std::io::Result<ExitStatus>>, bool) {
-    let pid = child.id();
     let (tx, rx) = mpsc::channel();
     let waiter = std::thread::spawn(move || {
         let status = child.wait();
@@ -284,7 +287,7 @@ fn wait_within(
     });
     let timed_out = rx.recv_timeout(timeout).is_err();
     if timed_out {
-        crate::process::kill_group(pid);
+        crate::process::kill_group(pgid);
     }
     (waiter.join(), timed_out)
 }

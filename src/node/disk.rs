@@ -1,6 +1,7 @@
-//! Crash-safe file handling under the node root: atomic writes, directory fsyncs, the root lock.
+//! Crash-safe file handling under the node root: atomic writes, directory fsyncs, the root lock
+//! (opened without following a link, see [`super::floor`]).
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
 use std::path::Path;
 
@@ -61,7 +62,7 @@ impl RootLock {
     /// reader of the node (its reports) waits for a receive or apply in progress, and a lock
     /// held without end makes the node busy for the reader too, not silently half-read.
     pub(super) fn probe(lock: &Path) -> Result<Option<RootLock>, NodeError> {
-        let file = match OpenOptions::new().write(true).open(lock) {
+        let file = match super::floor::open_lock(lock, false) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(NodeError::io("open the lock file", lock)(e)),
@@ -70,15 +71,11 @@ impl RootLock {
     }
 
     /// Waits for the lock, up to [`ROOT_LOCK_PATIENCE`] (then [`NodeError::Busy`]: a lock
-    /// held without end must never hang the controller), creating the root and the lock file
-    /// if missing.
+    /// held without end must never hang the controller), creating the root (0700, see
+    /// [`super::floor::make_root`]) and the lock file if missing.
     pub(super) fn acquire(root: &Path, lock: &Path) -> Result<RootLock, NodeError> {
-        fs::create_dir_all(root).map_err(NodeError::io("create", root))?;
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(lock)
+        super::floor::make_root(root)?;
+        let file = super::floor::open_lock(lock, true)
             .map_err(NodeError::io("open the lock file", lock))?;
         Self::wait(file, lock)
     }

@@ -24,6 +24,7 @@
 mod activate;
 mod apply;
 mod disk;
+pub mod floor;
 pub mod frame;
 mod have;
 mod journal;
@@ -189,6 +190,19 @@ pub enum NodeError {
     NothingDeclared {
         /// Where the declaration would be.
         path: PathBuf,
+    },
+
+    /// ROOT is not this user's alone (a symbolic link, not a directory, another owner, writable
+    /// by group or others): nothing is done there. See [`floor`].
+    #[error("the node root {} is refused: {reason}", path.display())]
+    #[diagnostic(code(mesh::node::unsafe_root), help("{fix}"))]
+    UnsafeRoot {
+        /// The root.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+        /// What to do.
+        fix: String,
     },
 
     /// A file mesh itself wrote on the node cannot be understood.

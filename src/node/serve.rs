@@ -7,7 +7,7 @@
 //! its own binary was replaced (an upgrade: the next session starts the new one) or its socket
 //! removed.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{BufReader, BufWriter};
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -137,30 +137,14 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
 /// Makes the root if need be, and refuses it unless it is this user's alone: where another
 /// user could put their own socket, sessions are not offered at all.
 fn refuse_a_shared_root(root: &Path) -> Result<(), NodeError> {
-    fs::create_dir_all(root).map_err(NodeError::io("create", root))?;
-    let shared = fs::metadata(root)
-        .map(|m| m.mode() & 0o022 != 0)
-        .unwrap_or(true);
-    if !owned_by_me(root) || shared {
-        return Err(NodeError::Refused {
-            reason: format!(
-                "{} is not this user's alone (owned by another user, or writable by group or others): no lingering session is offered there",
-                root.display()
-            ),
-        });
-    }
-    Ok(())
+    super::floor::make_root(root)
 }
 
 /// The root's one-server lock, held for as long as the file is open; `None` when another
 /// server keeps it.
 fn take_session_lock(root: &Path) -> Result<Option<fs::File>, NodeError> {
     let lock_path = root.join(".session.lock");
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
+    let lock = super::floor::open_lock(&lock_path, true)
         .map_err(NodeError::io("open the lock file", &lock_path))?;
     // One that is ending (its binary replaced) lets go within its next look: waited for.
     let asked = Instant::now();
@@ -306,7 +290,10 @@ mod tests {
         fs::create_dir(&root).unwrap();
         fs::set_permissions(&root, fs::Permissions::from_mode(0o777)).unwrap();
         let err = serve(&root, Duration::from_secs(1)).unwrap_err();
-        assert!(err.to_string().contains("not this user's alone"), "{err}");
+        assert!(
+            err.to_string().contains("writable by group or others"),
+            "{err}"
+        );
         assert!(!socket_path(&root).exists());
     }
 }

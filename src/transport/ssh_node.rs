@@ -160,11 +160,13 @@ impl Transport for SshNode {
             .len()
             .to_string();
         // A cut upload looks like a short input to `cat`: only a whole binary is moved in.
-        let script = r#"set -e; mkdir -p "$1/bin"; cat > "$1/bin/mesh.tmp"; test "$(wc -c < "$1/bin/mesh.tmp")" -eq "$2" || { rm -f "$1/bin/mesh.tmp"; echo "the upload was cut short" >&2; exit 1; }; chmod 755 "$1/bin/mesh.tmp"; mv "$1/bin/mesh.tmp" "$1/bin/mesh""#;
+        // The node's floor first (the check `mesh node` makes, in sh: no mesh runs there yet).
+        let script = crate::node::floor::SHELL_CHECK.to_string()
+            + r#"set -e; mkdir -p "$1/bin"; cat > "$1/bin/mesh.tmp"; test "$(wc -c < "$1/bin/mesh.tmp")" -eq "$2" || { rm -f "$1/bin/mesh.tmp"; echo "the upload was cut short" >&2; exit 1; }; chmod 755 "$1/bin/mesh.tmp"; mv "$1/bin/mesh.tmp" "$1/bin/mesh""#;
         let out = self
             .session
             .run(
-                &["sh", "-c", script, "sh", &self.root, &size],
+                &["sh", "-c", &script, "sh", &self.root, &size],
                 Some(&mut file),
                 LONG,
             )

@@ -359,3 +359,45 @@ fn a_lost_artifact_is_built_again() {
         "a reproducible build gives the same bytes back"
     );
 }
+
+#[test]
+fn a_build_ends_with_its_shell_and_what_it_left_in_the_background_is_stopped() {
+    let t = example();
+    // The shell exits at once; the child it left would hold the output pipes for 30 s.
+    let pids = t.path("background");
+    t.edit_and_commit(
+        "platform",
+        "go/lib/geo/mesh-module.toml",
+        "build = '",
+        &format!(
+            "build = 'sleep 30 & echo $! > {}; echo left a child; ",
+            pids.display()
+        ),
+        "geo leaves a child",
+    );
+    let run = crate::common::Run::of(
+        t.mesh(&["build", "geo", "--json"])
+            .timeout(std::time::Duration::from_secs(20)),
+    );
+    assert_eq!(run.code, 0, "the build does not wait for its child: {run}");
+    let json = run.json();
+    let geo = json["built"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["module"] == "geo"))
+        .unwrap_or_else(|| panic!("geo was not built: {json}"));
+    assert_eq!(geo["verdict"], "fit", "{json}");
+    let pid = std::fs::read_to_string(&pids).expect("the child's pid");
+    let stat = format!("/proc/{}/stat", pid.trim());
+    let start = std::time::Instant::now();
+    // The group is killed before the build is recorded; reaping may take a moment.
+    while std::fs::read_to_string(&stat).is_ok_and(|s| !s.contains(") Z ")) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "the background child still runs"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let id = t.json(&["builds", "geo"])[0]["id"].as_u64().expect("id");
+    let log = t.ok(&["builds", "--log", &id.to_string()]);
+    assert!(log.contains("left a child"), "{log}");
+}

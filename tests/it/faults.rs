@@ -268,12 +268,111 @@ fn sigint_during_a_build_stops_its_group_and_exits_130() {
     stop_during_a_build("INT", 130);
 }
 
+/// A process's (state, process group), from `/proc/PID/stat`.
+fn state_and_group(pid: u32) -> Option<(String, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut rest = stat.rsplit_once(')')?.1.split_whitespace();
+    let state = rest.next()?.to_string();
+    let group = rest.nth(1)?.parse().ok()?;
+    Some((state, group))
+}
+
+/// Every live process (zombies left out) whose environment holds `mark`, or whose process
+/// group is one of `groups`.
+fn processes_of(mark: &str, groups: &[u32]) -> Vec<(u32, u32)> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Some((state, group)) = state_and_group(pid) else {
+            continue;
+        };
+        if state == "Z" {
+            continue;
+        }
+        let marked = std::fs::read(format!("/proc/{pid}/environ"))
+            .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == mark.as_bytes()));
+        if marked || groups.contains(&group) {
+            found.push((pid, group));
+        }
+    }
+    found
+}
+
+#[test]
+fn a_sigkill_of_mesh_during_a_build_stops_the_build_and_its_children_at_once() {
+    let t = example();
+    // Marked so that this test finds them (and no other test's): a grandchild in the
+    // background and one in the foreground, each would run for 30 s.
+    let mark = format!("MESH_IT_MARK={}", t.dir().display());
+    t.edit(
+        "platform/go/lib/geo/mesh-module.toml",
+        "build = '",
+        &format!("build = 'export \"{mark}\"; sleep 30 & sleep 30; "),
+    );
+    t.commit("platform", "geo sleeps");
+    let mut child = t.spawn(&["build", "--behind", "-q"]);
+    let start = Instant::now();
+    let groups: Vec<u32> = loop {
+        let running = processes_of(&mark, &[]);
+        if running.len() == 2 {
+            break running.iter().map(|(_, g)| *g).collect();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the build did not start: {running:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // The build's shell and its watcher are in that group too.
+    assert!(processes_of(&mark, &groups).len() >= 3, "{groups:?}");
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    // A deadline, not a measurement: nothing of the build may be left after 2 s.
+    let killed = Instant::now();
+    let mut left = processes_of(&mark, &groups);
+    while !left.is_empty() && killed.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(20));
+        left = processes_of(&mark, &groups);
+    }
+    assert!(
+        left.is_empty(),
+        "left running after mesh was killed: {left:?}"
+    );
+    // The next run builds it.
+    t.edit(
+        "platform/go/lib/geo/mesh-module.toml",
+        "sleep 30 & sleep 30; ",
+        "",
+    );
+    t.commit("platform", "geo is quick again");
+    let run = t.run(&["build", "--behind"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("geo fit"), "{}", run.stderr);
+}
+
 #[test]
 fn after_a_sigkill_the_next_run_stops_the_orphaned_build() {
     let t = example();
     let pids = slow_build(&t);
     let mut child = t.spawn(&["build", "--behind", "-q"]);
     let group = pids_when_started(&pids);
+    // Its watcher killed first (by hand, or with mesh by a `kill -9` of the whole group): the
+    // group mesh recorded is what is left to stop it.
+    let (_, leader) = state_and_group(group[0]).expect("the build's shell");
+    assert_ne!(
+        leader, group[0],
+        "the shell does not lead its group: the watcher does"
+    );
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &leader.to_string()])
+        .status()
+        .expect("kill");
+    assert!(
+        killed.success(),
+        "the watcher {leader} was not there to kill"
+    );
     child.kill().expect("SIGKILL");
     let _ = child.wait();
     std::thread::sleep(Duration::from_millis(200));
@@ -605,4 +704,160 @@ fn a_held_lock_on_an_ssh_node_is_busy_too() {
     t.ok(&["push"]);
     let status = t.json(&["status"]);
     assert_ne!(node(&status, "ace")["sent"], Value::Null, "{status}");
+}
+
+/// Flips one byte in the stored artifact of each of `modules` (their newest build's); returns
+/// the files.
+fn damage_artifacts(t: &TestMesh, modules: &[&str]) -> Vec<std::path::PathBuf> {
+    modules
+        .iter()
+        .map(|m| {
+            let builds = t.json(&["builds", m]);
+            let digest = builds[0]["artifact"].as_str().expect("artifact");
+            let file = t.path(&format!(".mesh/artifacts/{digest}"));
+            let mut bytes = std::fs::read(&file).expect("artifact");
+            let mid = bytes.len() / 2;
+            bytes[mid] ^= 0x10;
+            std::fs::write(&file, &bytes).expect("flip");
+            file
+        })
+        .collect()
+}
+
+/// Whether each file holds the bytes its name (a digest) says.
+fn whole(files: &[std::path::PathBuf]) -> bool {
+    files.iter().all(|f| {
+        std::fs::read(f).is_ok_and(|b| {
+            Some(blake3::hash(&b).to_hex().as_str()) == f.file_name().and_then(|n| n.to_str())
+        })
+    })
+}
+
+const THREE: [&str; 3] = ["route-proxy", "resolver", "dashboard"];
+
+#[test]
+fn doctor_repair_finds_every_damaged_artifact_in_one_pass() {
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    let files = damage_artifacts(&t, &THREE);
+    let doctor = t.run(&["doctor"]);
+    assert_eq!(doctor.code, 3, "{doctor}");
+    let repair = t.run(&["doctor", "--repair"]);
+    assert_eq!(repair.code, 0, "{repair}");
+    for f in &files {
+        assert!(
+            !f.exists(),
+            "one --repair removes every damaged artifact: {repair}"
+        );
+    }
+    // One reconcile builds the three again, and then nothing is wrong.
+    let run = t.run_json(&["reconcile"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["built"], 3, "{}", run.stdout);
+    assert!(whole(&files), "built again, with the same bytes");
+    let after = t.run(&["doctor", "--repair"]);
+    assert_eq!(after.code, 0, "{after}");
+    assert!(!after.stdout.contains("damaged"), "{}", after.stdout);
+    assert_eq!(t.run(&["doctor"]).code, 0);
+}
+
+#[test]
+fn reconcile_heals_every_damaged_artifact_it_would_send_in_one_pass() {
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    let files = damage_artifacts(&t, &THREE);
+    // A new node is to be sent all three.
+    t.write(
+        "mesh.toml",
+        &local_nodes_toml(
+            &[("edge-1", &[]), ("lab", &[]), ("spare", &[])],
+            &[
+                ("route-proxy", &["edge-1", "spare"]),
+                ("resolver", &["edge-1", "spare"]),
+                ("dashboard", &["lab", "spare"]),
+            ],
+        ),
+    );
+    let run = t.run_json(&["reconcile"]);
+    assert_eq!(run.code, 0, "one pass heals them all: {}", run.stderr);
+    let summary = run.json();
+    assert_eq!(summary["built"], 3, "{summary}");
+    assert!(whole(&files), "built again, with the same bytes");
+    let facts = t.ok(&["events", "--json"]);
+    assert_eq!(facts.matches("artifact-damaged").count(), 3, "{facts}");
+    let status = t.json(&["status"]);
+    for n in ["edge-1", "lab", "spare"] {
+        assert_eq!(node(&status, n)["state"], "current", "{status}");
+    }
+    // The following pass finds nothing to do.
+    let again = t.run_json(&["reconcile"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(again.json()["built"], 0, "{}", again.stdout);
+    assert_eq!(again.json()["sent"], 0, "{}", again.stdout);
+    assert_eq!(t.run(&["doctor"]).code, 0);
+}
+
+#[test]
+fn a_node_root_others_could_write_to_is_refused_by_every_node_verb_until_chmod() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    let root = t.path("nodes/lab");
+    let root_arg = root.to_str().expect("utf-8 path");
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let declaration = std::fs::read(root.join("declaration.json")).expect("declaration");
+    for verb in ["session", "receive", "apply", "have", "report", "serve"] {
+        let run = t.run(&["node", verb, "--root", root_arg]);
+        assert_eq!(run.code, 1, "mesh node {verb}: {run}");
+        assert!(
+            run.stderr.contains("writable by group or others")
+                && run.stderr.contains(&format!("chmod go-w {root_arg}")),
+            "mesh node {verb}: {}",
+            run.stderr
+        );
+    }
+    // The controller says which node and what to do; the other node is served.
+    t.edit_and_commit(
+        "platform",
+        "ts/dashboard/mesh-module.toml",
+        "echo dashboard ok",
+        "echo dashboard v2",
+        "dashboard v2",
+    );
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 3, "{run}");
+    assert!(run.stderr.contains("chmod go-w"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(root.join("declaration.json")).expect("declaration"),
+        declaration,
+        "nothing was written into the refused root"
+    );
+    assert_eq!(node(&t.json(&["status"]), "edge-1")["state"], "current");
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    t.ok(&["reconcile"]);
+    assert_eq!(node(&t.json(&["status"]), "lab")["state"], "current");
+
+    // A root that is a symbolic link is refused, naming the real directory.
+    let real = t.path("nodes/lab-real");
+    std::fs::rename(&root, &real).expect("move");
+    std::os::unix::fs::symlink(&real, &root).expect("symlink");
+    let run = t.run(&["node", "apply", "--root", root_arg]);
+    assert_eq!(run.code, 1, "{run}");
+    assert!(
+        run.stderr.contains("symbolic link") && run.stderr.contains("lab-real"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_file(&root).expect("unlink");
+    std::fs::rename(&real, &root).expect("move back");
+
+    // A lock file that is a symbolic link is not followed.
+    let elsewhere = t.path("elsewhere");
+    std::fs::write(&elsewhere, b"not a lock").expect("write");
+    std::fs::remove_file(root.join(".lock")).expect("rm the lock file");
+    std::os::unix::fs::symlink(&elsewhere, root.join(".lock")).expect("symlink");
+    let run = t.run(&["node", "apply", "--root", root_arg]);
+    assert_ne!(run.code, 0, "{run}");
+    assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    assert_eq!(std::fs::read(&elsewhere).expect("kept"), b"not a lock");
 }

@@ -15,6 +15,8 @@ pub struct Args {
 
 /// Runs `mesh node apply` and returns its exit code.
 pub fn run(ui: &super::Ui, a: &Args) -> Result<i32> {
+    // The node's floor first: ROOT this user's alone (crate::node::floor).
+    crate::node::floor::check_root(&a.root)?;
     let report = crate::node::apply(&a.root)?;
     ui.data(serde_json::to_string(&report).unwrap_or_default());
     Ok(if report.outcome == crate::node::Outcome::Applied {

@@ -13,6 +13,8 @@ pub struct Args {
 
 /// Runs `mesh node have` and returns its exit code.
 pub fn run(ui: &super::Ui, a: &Args) -> Result<i32> {
+    // The node's floor first: ROOT this user's alone (crate::node::floor).
+    crate::node::floor::check_root(&a.root)?;
     let have = crate::node::have(&a.root)?;
     ui.data(serde_json::to_string(&have).unwrap_or_default());
     Ok(0)

@@ -16,6 +16,8 @@ pub struct Args {
 
 /// Runs `mesh node report` and returns its exit code.
 pub fn run(_ui: &super::Ui, a: &Args) -> Result<i32> {
+    // The node's floor first: ROOT this user's alone (crate::node::floor).
+    crate::node::floor::check_root(&a.root)?;
     let mut out = std::io::stdout().lock();
     crate::node::reports_since(&a.root, a.since, &mut out)?;
     Ok(0)

@@ -20,6 +20,8 @@ pub struct Args {
 
 /// Runs `mesh node serve` and returns its exit code.
 pub fn run(_ui: &super::Ui, a: &Args) -> Result<i32> {
+    // The node's floor first: ROOT this user's alone (crate::node::floor).
+    crate::node::floor::check_root(&a.root)?;
     crate::node::serve(&a.root, std::time::Duration::from_secs(a.idle.max(1)))?;
     Ok(0)
 }

@@ -20,6 +20,8 @@ pub struct Args {
 
 /// Runs `mesh node session` and returns its exit code.
 pub fn run(_ui: &super::Ui, a: &Args) -> Result<i32> {
+    // The node's floor first: ROOT this user's alone (crate::node::floor).
+    crate::node::floor::check_root(&a.root)?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
