@@ -360,3 +360,23 @@ fn two_node_names_reaching_one_root_are_refused_and_nothing_alternates() {
         "names both: {reason}"
     );
 }
+
+#[test]
+fn a_replaced_node_root_is_a_fact_and_is_sent_again() {
+    let fleet = tempfile::tempdir().expect("tmp");
+    let laptop = controller("laptop", fleet.path(), None, "");
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    let root = fleet.path().join("edge-2");
+    let id = std::fs::read_to_string(root.join("id")).expect("a node id");
+    std::fs::remove_dir_all(&root).expect("wipe");
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    let replaced = facts(&laptop, "node-replaced");
+    assert_eq!(replaced.len(), 1, "{replaced:?}");
+    assert_eq!(replaced[0]["subject"], "edge-2");
+    assert_eq!(replaced[0]["was"], id.trim());
+    assert_ne!(replaced[0]["now"], id.trim());
+    assert_eq!(state(&laptop, "edge-2")["state"], "current");
+    // Nothing changed since: no second fact.
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    assert_eq!(facts(&laptop, "node-replaced").len(), 1);
+}
