@@ -12,6 +12,7 @@ mod graph;
 mod push;
 mod readme;
 mod reconcile;
+mod repos;
 mod session;
 mod shell;
 mod sshd;
