@@ -379,9 +379,9 @@ impl MeshConfig {
                     r.error(
                         "mesh::config::invalid_url",
                         Some(url.span()),
-                        format!("`url` of repository `{name}` is not a git URL: {e}"),
-                        "not a git URL",
-                        "write an ssh (\"git@host:acme/src.git\", \"ssh://…\"), https or file:// URL, or a path to a repository",
+                        format!("`url` of repository `{name}` cannot be followed: {e}"),
+                        "not a URL mesh can fetch",
+                        "write an ssh (\"git@host:acme/src.git\", \"ssh://…\") or file:// URL, or a path to a repository",
                     )
                 })?;
                 let clone = dir.join(".mesh").join("repos").join(format!("{name}.git"));
@@ -764,6 +764,19 @@ fn resolve_url(url: &str, dir: &Path) -> Result<String, String> {
         return Err("it is empty".into());
     }
     let parsed = gix::url::parse(gix::bstr::BStr::new(url)).map_err(|e| e.to_string())?;
+    if matches!(
+        parsed.scheme,
+        gix::url::Scheme::Http | gix::url::Scheme::Https
+    ) {
+        // gix's HTTP transport would bring an HTTP and TLS stack (some 100 crates) into every
+        // build of mesh; ssh and file:// need none.
+        return Err(format!(
+            "{} URLs are not followed by this mesh (no HTTP transport is built in); use the \
+             repository's ssh URL (`git@host:owner/repo.git`), or keep a clone yourself and \
+             name it with `path`",
+            parsed.scheme.as_str()
+        ));
+    }
     if parsed.scheme == gix::url::Scheme::File && !url.starts_with("file://") {
         // `..` taken out by hand: the path need not exist yet, so it cannot be canonicalized.
         let mut path = PathBuf::new();

@@ -24,7 +24,7 @@ static UNSAID: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
 /// Never set: a fetch runs to its end (or its transport's failure), like a git read.
 static NO_INTERRUPT: AtomicBool = AtomicBool::new(false);
 
-/// The file in a clone whose modification time is the end of its last good fetch.
+/// The file in a clone that holds the time its last good fetch ended.
 const LAST_FETCH: &str = "mesh-last-fetch";
 
 /// One fetch's outcome, kept for the rest of the process.
@@ -271,7 +271,8 @@ fn fetch(path: &Path, url: &str, spec: &str) -> Result<(), FetchError> {
     prepared
         .receive(gix::progress::Discard, &NO_INTERRUPT)
         .map_err(|e| other(&e))?;
-    std::fs::write(path.join(LAST_FETCH), b"")
+    let now = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    std::fs::write(path.join(LAST_FETCH), now)
         .map_err(|e| other(&format!("cannot mark the fetch in {}: {e}", path.display())))?;
     Ok(())
 }
@@ -285,14 +286,8 @@ fn one_line(s: &str) -> String {
         .join(": ")
 }
 
-/// When the clone at `clone` last fetched, if it ever did.
-pub fn last_fetch(clone: &Path) -> Option<SystemTime> {
-    std::fs::metadata(clone.join(LAST_FETCH))
-        .and_then(|m| m.modified())
-        .ok()
-}
-
-/// When the clone at `clone` last fetched, said as a UTC time to the second.
+/// When the clone at `clone` last fetched (UTC, to the second), if it ever did.
 pub fn last_fetch_said(clone: &Path) -> Option<String> {
-    last_fetch(clone).map(|t| humantime::format_rfc3339_seconds(t).to_string())
+    let text = std::fs::read_to_string(clone.join(LAST_FETCH)).ok()?;
+    Some(text.trim().to_string()).filter(|t| !t.is_empty())
 }

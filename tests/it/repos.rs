@@ -103,6 +103,12 @@ fn a_pushed_commit_is_built_and_declared_by_the_next_reconcile_with_no_checkout(
     );
     assert!(!clone.join("probe").exists(), "the clone has a work tree");
     assert_eq!(running(&t), ["v1"]);
+    let checked = t.json(&["doctor"])["checked"].to_string();
+    assert!(
+        checked.contains("repository `src`: clone ")
+            && checked.contains(&format!("refs/remotes/origin/main at {}", &v1[..7])),
+        "{checked}"
+    );
 
     let v2 = push_probe(&t, "v2");
     let (code, s, err) = reconcile(&t, &[]);
