@@ -227,7 +227,7 @@ _mesh() {
 
     case "${cmd}" in
         mesh)
-            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init plan status reconcile events doctor gc where completions man push collect build builds declare graph node help"
+            opts="-C -q -v -h -V --state --json --quiet --verbose --offline --color --help --version init plan status reconcile events doctor gc where completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,7 +253,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__build)
-            opts="-j -C -q -v -h --behind --jobs --dry-run --state --json --quiet --verbose --color --help"
+            opts="-j -C -q -v -h --behind --jobs --dry-run --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -287,7 +287,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__builds)
-            opts="-n -C -q -v -h --limit --log --state --json --quiet --verbose --color --help"
+            opts="-n -C -q -v -h --limit --log --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -325,7 +325,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__collect)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -351,7 +351,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__completions)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help bash elvish fish powershell zsh"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -377,7 +377,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__declare)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -403,7 +403,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__doctor)
-            opts="-C -q -v -h --repair --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --repair --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -429,7 +429,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__events)
-            opts="-C -q -v -h --since --kind --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --since --kind --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -463,7 +463,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__gc)
-            opts="-C -q -v -h --dry-run --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --dry-run --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -489,7 +489,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__graph)
-            opts="-C -q -v -h --format --kind --check --why --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --format --kind --check --why --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -933,7 +933,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__init)
-            opts="-C -q -v -h --force --example --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --force --example --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -959,7 +959,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__man)
-            opts="-C -q -v -h --out --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --out --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -989,7 +989,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help list have receive apply report session serve show install forget help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help list have receive apply report session serve show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1015,7 +1015,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__apply)
-            opts="-C -q -v -h --root --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1045,7 +1045,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__forget)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1071,7 +1071,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__have)
-            opts="-C -q -v -h --root --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1269,7 +1269,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__install)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1295,7 +1295,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__list)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1321,7 +1321,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__receive)
-            opts="-C -q -v -h --root --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1351,7 +1351,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__report)
-            opts="-C -q -v -h --root --since --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --since --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1385,7 +1385,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__serve)
-            opts="-C -q -v -h --root --idle --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --idle --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1419,7 +1419,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__session)
-            opts="-C -q -v -h --root --linger --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --linger --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1453,7 +1453,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__show)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1479,7 +1479,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__plan)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1505,7 +1505,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__push)
-            opts="-C -q -v -h --behind --all --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --behind --all --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1531,7 +1531,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__reconcile)
-            opts="-j -C -q -v -h --jobs --state --json --quiet --verbose --color --help"
+            opts="-j -C -q -v -h --jobs --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1565,7 +1565,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__status)
-            opts="-C -q -v -h --nodes --modules --check --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --nodes --modules --check --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1591,7 +1591,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__where)
-            opts="-C -q -v -h --repo --wait --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --repo --wait --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

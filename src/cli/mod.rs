@@ -54,7 +54,7 @@ pub struct Cli {
     #[arg(short, long, global = true, help_heading = help::GLOBAL, action = clap::ArgAction::Count)]
     pub verbose: u8,
     /// Fetch nothing: read repositories followed by URL as their clones hold them.
-    #[arg(long, global = true, help_heading = help::GLOBAL, env = "MESH_OFFLINE")]
+    #[arg(long, global = true, help_heading = help::GLOBAL, env = "MESH_OFFLINE", value_parser = clap::builder::FalseyValueParser::new())]
     pub offline: bool,
     /// When to use colour (NO_COLOR is honoured by `auto`).
     #[arg(long, global = true, help_heading = help::GLOBAL, value_enum, default_value_t = ui::ColorChoice::Auto, value_name = "WHEN")]
