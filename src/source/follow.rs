@@ -122,55 +122,58 @@ pub(super) fn ready(mesh: &MeshConfig, cfg: &RepoConfig, url: &str) -> Result<Re
             failed: None,
         });
     }
+    match fetch_once(clone, url, &spec, exists) {
+        Ok(Fetch::Done) => Ok(Ready {
+            tracking,
+            failed: None,
+        }),
+        Ok(Fetch::Failed(e)) => Ok(Ready {
+            tracking,
+            failed: Some(e),
+        }),
+        Err(FetchError::NoRef(r)) => Err(mesh
+            .repo_error(
+                cfg,
+                true,
+                format!(
+                    "repository `{}` cannot be cloned from {url}: the remote has no ref `{r}`",
+                    cfg.name
+                ),
+                format!(
+                    "set `ref` to a branch or tag the remote has (`git ls-remote {url}` lists them), or leave it out for the remote's HEAD"
+                ),
+            )
+            .into()),
+        Err(FetchError::Other(e)) => Err(first_fetch_error(
+            mesh,
+            cfg,
+            url,
+            &e,
+            "check the URL, that this machine reaches it (`git ls-remote URL` tries the same) \
+             and, for ssh, that its key is loaded (`ssh-add -l`)",
+        )),
+    }
+}
+
+/// Fetches into the clone (or makes it) the first time this process asks, and answers what
+/// that fetch did every time. A clone that exists is never an error: its failed fetch is
+/// remembered as [`Fetch::Failed`]. A first clone that fails is not remembered, and is an error.
+fn fetch_once(clone: &Path, url: &str, spec: &str, exists: bool) -> Result<Fetch, FetchError> {
     let mut fetched = FETCHED.lock().unwrap_or_else(|e| e.into_inner());
-    let outcome = match fetched.get(clone) {
-        Some(done) => done.clone(),
-        None => {
-            let result = if exists {
-                fetch(clone, url, &spec)
-            } else {
-                first_clone(clone, url, &spec)
-            };
-            let done = match result {
-                Ok(()) => Fetch::Done,
-                Err(e) if exists => Fetch::Failed(e.to_string()),
-                Err(FetchError::NoRef(r)) => {
-                    return Err(mesh
-                        .repo_error(
-                            cfg,
-                            true,
-                            format!(
-                                "repository `{}` cannot be cloned from {url}: the remote has no ref `{r}`",
-                                cfg.name
-                            ),
-                            format!(
-                                "set `ref` to a branch or tag the remote has (`git ls-remote {url}` lists them), or leave it out for the remote's HEAD"
-                            ),
-                        )
-                        .into());
-                }
-                Err(FetchError::Other(e)) => {
-                    return Err(first_fetch_error(
-                        mesh,
-                        cfg,
-                        url,
-                        &e,
-                        "check the URL, that this machine reaches it (`git ls-remote URL` tries \
-                         the same) and, for ssh, that its key is loaded (`ssh-add -l`)",
-                    ));
-                }
-            };
-            fetched.insert(clone.clone(), done.clone());
-            done
+    if let Some(done) = fetched.get(clone) {
+        return Ok(done.clone());
+    }
+    let done = if exists {
+        match fetch(clone, url, spec) {
+            Ok(()) => Fetch::Done,
+            Err(e) => Fetch::Failed(e.to_string()),
         }
+    } else {
+        first_clone(clone, url, spec)?;
+        Fetch::Done
     };
-    Ok(Ready {
-        tracking,
-        failed: match outcome {
-            Fetch::Done => None,
-            Fetch::Failed(e) => Some(e),
-        },
-    })
+    fetched.insert(clone.to_path_buf(), done.clone());
+    Ok(done)
 }
 
 /// The error for a repository that has no clone and could not get one.
@@ -290,4 +293,32 @@ fn one_line(s: &str) -> String {
 pub fn last_fetch_said(clone: &Path) -> Option<String> {
     let text = std::fs::read_to_string(clone.join(LAST_FETCH)).ok()?;
     Some(text.trim().to_string()).filter(|t| !t.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{remote_ref, tracking_ref};
+
+    #[test]
+    fn a_ref_setting_names_what_is_fetched_and_where_it_is_kept() {
+        let cases = [
+            (None, "HEAD", "refs/remotes/origin/HEAD"),
+            (Some("HEAD"), "HEAD", "refs/remotes/origin/HEAD"),
+            (Some("main"), "refs/heads/main", "refs/remotes/origin/main"),
+            (
+                Some("refs/heads/release/2"),
+                "refs/heads/release/2",
+                "refs/remotes/origin/release/2",
+            ),
+            (
+                Some("refs/tags/v1"),
+                "refs/tags/v1",
+                "refs/remotes/origin/tags/v1",
+            ),
+        ];
+        for (setting, fetched, kept) in cases {
+            assert_eq!(remote_ref(setting), fetched, "{setting:?}");
+            assert_eq!(tracking_ref(setting), kept, "{setting:?}");
+        }
+    }
 }
