@@ -252,7 +252,9 @@ impl std::fmt::Display for FetchError {
 fn fetch(path: &Path, url: &str, spec: &str) -> Result<(), FetchError> {
     use gix::remote::Direction;
     let other = |e: &dyn std::fmt::Display| FetchError::Other(one_line(&e.to_string()));
-    let repo = gix::open_opts(path, gix::open::Options::isolated())
+    // Unlike a read, a fetch honours the user's git configuration and environment, as `git
+    // fetch` would: `GIT_SSH_COMMAND`, `core.sshCommand`, `url.<base>.insteadOf`.
+    let repo = gix::open_opts(path, gix::open::Options::default())
         .map_err(|e| other(&format!("cannot open the clone {}: {e}", path.display())))?;
     let remote = repo
         .remote_at(url)

@@ -1,7 +1,7 @@
 //! Repositories followed by URL: mesh keeps a bare clone under `.mesh/repos/`, fetches before it
 //! reads (never with `--offline`), and a failed fetch is counted without losing what was known.
 
-use crate::common::{TestMesh, git};
+use crate::common::{Run, TestMesh, git};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -276,5 +276,54 @@ fn a_repo_with_both_path_and_url_or_neither_is_refused_with_a_span() {
     assert!(
         !t.path(".mesh/state.redb").exists(),
         "a bad config wrote the store"
+    );
+}
+
+#[test]
+fn an_ssh_url_is_fetched_with_the_users_ssh_command() {
+    let t = followed("ref  = \"main\"");
+    let git_host = crate::common::ssh::SshNode::start(t.dir(), "git-host");
+    let v1 = git(&t.path("work"), &["rev-parse", "HEAD"])
+        .trim()
+        .to_string();
+    let ssh_url = format!(
+        "ssh://{}:{}{}",
+        git_host.address(),
+        git_host.port,
+        t.path("upstream.git").display()
+    );
+    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("read");
+    t.write("mesh.toml", &toml.replace(&url(&t), &ssh_url));
+    // What reaches this sshd (key, no host key check): given as git users give it.
+    let options: Vec<String> = git_host
+        .client_options()
+        .into_iter()
+        .filter(|o| o != "-p" && *o != git_host.port.to_string())
+        .collect();
+    let ssh_command = format!("ssh {}", options.join(" "));
+    let run = Run::of(
+        t.mesh(&["reconcile", "--json"])
+            .env("GIT_SSH_COMMAND", &ssh_command),
+    );
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(run.json()["built"], 1, "{run}");
+    assert_eq!(fetched(&t, "refs/remotes/origin/main"), v1);
+
+    // The key refused (another key, no agent, no prompt): the fetch fails, and what was
+    // fetched is read.
+    let key = crate::common::ssh::client_key().display().to_string();
+    let refused = ssh_command.replace(&key, "/dev/null") + " -o BatchMode=yes";
+    assert_ne!(refused, ssh_command + " -o BatchMode=yes");
+    let run = Run::of(
+        t.mesh(&["reconcile", "--json"])
+            .env("GIT_SSH_COMMAND", &refused)
+            .env_remove("SSH_AUTH_SOCK"),
+    );
+    assert_eq!(run.code, 3, "{run}");
+    assert_eq!(run.json()["fetch_failed"], 1, "{run}");
+    assert!(
+        run.stderr
+            .contains(&format!("reading {} from the last fetch", &v1[..7])),
+        "{run}"
     );
 }
