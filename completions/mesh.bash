@@ -242,7 +242,7 @@ _mesh() {
 
     case "${cmd}" in
         mesh)
-            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init plan status reconcile events doctor gc where id completions man push collect build builds declare graph node help"
+            opts="-C -q -v -h -V --state --json --quiet --verbose --offline --color --help --version init plan status reconcile events doctor gc where id completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -268,7 +268,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__build)
-            opts="-j -C -q -v -h --behind --jobs --dry-run --state --json --quiet --verbose --color --help"
+            opts="-j -C -q -v -h --behind --jobs --dry-run --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -302,7 +302,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__builds)
-            opts="-n -C -q -v -h --limit --log --state --json --quiet --verbose --color --help"
+            opts="-n -C -q -v -h --limit --log --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -340,7 +340,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__collect)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -366,7 +366,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__completions)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help bash elvish fish powershell zsh"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -392,7 +392,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__declare)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -418,7 +418,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__doctor)
-            opts="-C -q -v -h --repair --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --repair --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -444,7 +444,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__events)
-            opts="-C -q -v -h --since --kind --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --since --kind --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -478,7 +478,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__gc)
-            opts="-C -q -v -h --dry-run --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --dry-run --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -504,7 +504,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__graph)
-            opts="-C -q -v -h --format --kind --check --why --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --format --kind --check --why --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -976,7 +976,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__id)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1002,7 +1002,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__init)
-            opts="-C -q -v -h --force --example --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --force --example --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1028,7 +1028,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__man)
-            opts="-C -q -v -h --out --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --out --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1058,7 +1058,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help list trust have receive apply report session serve show install forget help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help list trust have receive apply report session serve show install forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1084,7 +1084,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__apply)
-            opts="-C -q -v -h --root --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1114,7 +1114,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__forget)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1140,7 +1140,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__have)
-            opts="-C -q -v -h --root --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1352,7 +1352,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__install)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1378,7 +1378,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__list)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1404,7 +1404,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__receive)
-            opts="-C -q -v -h --root --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1434,7 +1434,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__report)
-            opts="-C -q -v -h --root --since --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --since --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1468,7 +1468,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__serve)
-            opts="-C -q -v -h --root --idle --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --idle --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1502,7 +1502,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__session)
-            opts="-C -q -v -h --root --linger --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --root --linger --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1536,7 +1536,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__show)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1562,7 +1562,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__node__subcmd__trust)
-            opts="-C -q -v -h --reset --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --reset --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1588,7 +1588,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__plan)
-            opts="-C -q -v -h --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1614,7 +1614,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__push)
-            opts="-C -q -v -h --behind --all --take-over --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --behind --all --take-over --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1640,7 +1640,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__reconcile)
-            opts="-j -C -q -v -h --jobs --state --json --quiet --verbose --color --help"
+            opts="-j -C -q -v -h --jobs --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1674,7 +1674,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__status)
-            opts="-C -q -v -h --nodes --modules --check --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --nodes --modules --check --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1700,7 +1700,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__where)
-            opts="-C -q -v -h --repo --wait --state --json --quiet --verbose --color --help"
+            opts="-C -q -v -h --repo --wait --state --json --quiet --verbose --offline --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

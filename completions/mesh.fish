@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mesh_global_optspecs
-    string join \n C= state= json q/quiet v/verbose color= h/help V/version
+    string join \n C= state= json q/quiet v/verbose offline color= h/help V/version
 end
 
 function __fish_mesh_needs_command
@@ -32,6 +32,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_needs_command" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_needs_command" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_needs_command" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_needs_command" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_needs_command" -s V -l version -d 'Print version'
 complete -c mesh -n "__fish_mesh_needs_command" -f -a "init" -d 'Write a commented mesh.toml to start a mesh, or a complete demo mesh with --example'
@@ -63,6 +64,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand init" -l example -d 'Make a co
 complete -c mesh -n "__fish_mesh_using_subcommand init" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand init" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand init" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand init" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -72,6 +74,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand plan" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand status" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand status" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -84,6 +87,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand status" -l check -d 'Exit 3 wh
 complete -c mesh -n "__fish_mesh_using_subcommand status" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand status" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand status" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand status" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand reconcile" -s j -l jobs -d 'How many builds run at once (default: the number of CPUs)' -r
 complete -c mesh -n "__fish_mesh_using_subcommand reconcile" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
@@ -94,6 +98,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand reconcile" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand reconcile" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand reconcile" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand reconcile" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand reconcile" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand events" -l since -d 'Only facts after this sequence' -r
 complete -c mesh -n "__fish_mesh_using_subcommand events" -l kind -d 'Only facts of this kind' -r -f -a "source-moved\t'A module\'s source moved'
@@ -123,6 +128,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand events" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand events" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand events" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand events" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand events" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand doctor" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand doctor" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -133,6 +139,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand doctor" -l repair -d 'Fix what
 complete -c mesh -n "__fish_mesh_using_subcommand doctor" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand doctor" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand doctor" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand doctor" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand gc" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand gc" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -143,6 +150,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand gc" -l dry-run -d 'Only list w
 complete -c mesh -n "__fish_mesh_using_subcommand gc" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand gc" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand gc" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand gc" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand gc" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand where" -l repo -d 'The repository REV is in, when it names a commit in more than one' -r
 complete -c mesh -n "__fish_mesh_using_subcommand where" -l wait -d 'Collect every 2 seconds (nothing else: no build, no push) until every node runs it (exit 0), something waiting cannot fix is reported — a failure or refusal on a node, an unfit, broken or blocked build, a superseded change — (exit 3), or DURATION (`10m`, `90s`) is up (exit 3). Takes the mesh\'s lock only for each collect' -r
@@ -154,6 +162,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand where" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand where" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand where" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand where" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand where" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand id" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand id" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -163,6 +172,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand id" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand id" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand id" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand id" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand id" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand completions" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand completions" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -172,6 +182,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand completions" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand completions" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand completions" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand completions" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand man" -l out -d 'Write every page into this directory instead' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
@@ -182,6 +193,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand man" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand man" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand push" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand push" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -194,6 +206,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand push" -l take-over -d 'Declare
 complete -c mesh -n "__fish_mesh_using_subcommand push" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand push" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand push" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand push" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand push" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand collect" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand collect" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -203,6 +216,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand collect" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand collect" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand collect" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand collect" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand collect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand build" -s j -l jobs -d 'How many builds run at once (default: the number of CPUs)' -r
 complete -c mesh -n "__fish_mesh_using_subcommand build" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
@@ -215,6 +229,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand build" -l dry-run -d 'Print wh
 complete -c mesh -n "__fish_mesh_using_subcommand build" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand build" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand build" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand build" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand build" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand builds" -s n -l limit -d 'How many of the newest builds to list' -r
 complete -c mesh -n "__fish_mesh_using_subcommand builds" -l log -d 'Print the log of build ID' -r
@@ -226,6 +241,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand builds" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand builds" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand builds" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand builds" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand builds" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand declare" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand declare" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -235,6 +251,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand declare" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand declare" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand declare" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand declare" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand declare" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -l format -d 'Output format (`--json` is the same as `--format json`)' -r -f -a "text\t''
 dot\t''
@@ -254,6 +271,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand graph" -l check -d 'Exit 3 whe
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand graph" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list trust have receive apply report session serve show install forget help" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list trust have receive apply report session serve show install forget help" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -263,6 +281,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list trust have receive apply report session serve show install forget help" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list trust have receive apply report session serve show install forget help" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list trust have receive apply report session serve show install forget help" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list trust have receive apply report session serve show install forget help" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list trust have receive apply report session serve show install forget help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list trust have receive apply report session serve show install forget help" -f -a "list" -d 'List the nodes: transport, where, tags and state'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and not __fish_seen_subcommand_from list trust have receive apply report session serve show install forget help" -f -a "trust" -d 'Show which controllers a node takes declarations from, or make it forget them'
@@ -284,6 +303,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from trust" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from trust" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -294,6 +314,7 @@ complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcomma
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from trust" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from trust" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from trust" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from trust" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from trust" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
@@ -304,6 +325,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from have" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
@@ -314,6 +336,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from receive" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from apply" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from apply" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
@@ -324,6 +347,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from apply" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from apply" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from apply" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from apply" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from apply" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -l since -d 'Only reports with a higher report sequence' -r
@@ -335,6 +359,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -l linger -d 'Afterwards, keep answering sessions on ROOT/.session.sock until none came for SECS (`mesh node serve`): what the controller asks for with `[ssh] persist`' -r
@@ -346,6 +371,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from session" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -l root -d 'The node\'s root directory' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -l idle -d 'Seconds without a session after which it exits' -r
@@ -357,6 +383,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -366,6 +393,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -375,6 +403,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
@@ -384,6 +413,7 @@ never\t'Never colour'"
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -l json -d 'Machine-readable output on every reading verb'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -s v -l verbose -d 'Say more (repeat for even more)'
+complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -l offline -d 'Fetch nothing: read repositories followed by URL as their clones hold them'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from forget" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the nodes: transport, where, tags and state'
 complete -c mesh -n "__fish_mesh_using_subcommand node; and __fish_seen_subcommand_from help" -f -a "trust" -d 'Show which controllers a node takes declarations from, or make it forget them'

@@ -382,3 +382,84 @@ fn backup_health(c: &mut Checkup, paths: &Paths) {
         ),
     }
 }
+
+/// The clones of the repositories followed by URL (`.mesh/repos/<name>.git`): each opens, and
+/// how big it is, when it last fetched and which commit it holds are said. One not made yet is
+/// no problem (the next run that reads the sources makes it).
+pub fn check_clones(c: &mut Checkup, mesh: &crate::config::MeshConfig) {
+    use crate::source::follow;
+    for r in mesh.repos.iter().filter(|r| r.url.is_some()) {
+        let clone = &r.path;
+        if !clone.exists() {
+            c.checked.push(format!(
+                "repository `{}` has no clone yet (the next run that reads the sources makes {})",
+                r.name,
+                clone.display()
+            ));
+            continue;
+        }
+        let repo = match gix::open_opts(clone, gix::open::Options::isolated()) {
+            Ok(repo) => repo,
+            Err(e) => {
+                c.problem(
+                    format!(
+                        "the clone of `{}` at {} does not open: {e}",
+                        r.name,
+                        clone.display()
+                    ),
+                    format!(
+                        "remove {}: the next run that reads the sources clones it again",
+                        clone.display()
+                    ),
+                );
+                continue;
+            }
+        };
+        let tracking = follow::tracking_ref(r.reference.as_deref());
+        let holds = repo
+            .find_reference(tracking.as_str())
+            .ok()
+            .and_then(|mut t| t.peel_to_commit().ok())
+            .map_or_else(
+                || format!("no {tracking}"),
+                |commit| format!("{tracking} at {}", commit.id.to_hex_with_len(7)),
+            );
+        let fetched = follow::last_fetch_said(clone).unwrap_or_else(|| "never".into());
+        c.checked.push(format!(
+            "repository `{}`: clone {} ({}), last fetch {fetched}, {holds}",
+            r.name,
+            clone.display(),
+            size(dir_bytes(clone)),
+        ));
+    }
+}
+
+/// The bytes of every file under `dir`.
+fn dir_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_bytes(&e.path()),
+            Ok(_) => e.metadata().map_or(0, |m| m.len()),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// "812 KiB", "3.4 MiB": a size the way a person reads it.
+fn size(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    // Precision is not the point: a size said to one decimal.
+    #[allow(clippy::cast_precision_loss)]
+    let b = bytes as f64;
+    if b < KIB * KIB {
+        format!("{:.0} KiB", (b / KIB).ceil())
+    } else if b < KIB * KIB * KIB {
+        format!("{:.1} MiB", b / KIB / KIB)
+    } else {
+        format!("{:.1} GiB", b / KIB / KIB / KIB)
+    }
+}

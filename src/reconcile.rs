@@ -32,6 +32,9 @@ pub struct Summary {
     pub outstanding: usize,
     /// Nodes stuck.
     pub stuck: usize,
+    /// Repositories followed by URL whose fetch failed (each read as last fetched, and listed
+    /// in `needs_a_person`).
+    pub fetch_failed: usize,
     /// Things that need a person, one sentence each.
     pub needs_a_person: Vec<String>,
     /// The build step's summary.
@@ -76,6 +79,8 @@ pub fn reconcile(
         logs_keep: mesh.settings.logs_keep,
         events_keep: mesh.settings.events_keep,
     };
+    // A failed fetch does not stop the pass: it goes on with the last fetched commit.
+    let fetch_failed: Vec<String> = loaded.snapshot.stale().map(String::from).collect();
     let build = crate::builder::build(paths, &loaded, &opts, build_progress)?;
     // Asked to stop during the builds: nothing is sent on their account.
     crate::check_stopped()?;
@@ -111,7 +116,10 @@ pub fn reconcile(
     let mut all_events = healed;
     all_events.extend(build.events.iter().cloned());
     all_events.extend(events);
-    Ok(summary(build, push, collect, status, all_events, modules))
+    let mut summary = summary(build, push, collect, status, all_events, modules);
+    summary.fetch_failed = fetch_failed.len();
+    summary.needs_a_person.splice(0..0, fetch_failed);
+    Ok(summary)
 }
 
 /// What a pass delivers through: its mesh, its one reading of the sources, its sessions.
@@ -200,6 +208,7 @@ fn summary(
             .iter()
             .filter(|n| n.state == NodeState::Stuck)
             .count(),
+        fetch_failed: 0,
         needs_a_person: needs,
         build,
         push,

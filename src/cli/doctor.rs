@@ -8,7 +8,8 @@ use crate::Result;
 /// Checks that the store opens and every value's checksum matches, that redb's page checksums
 /// verify (on a copy), that build ids and fact sequences rise, that every send names builds the
 /// store holds, that every recorded artifact exists with its digest, and that the backup
-/// (.mesh/state.redb.bak) is whole. Exit 0 when all is well, 3 when a problem remains.
+/// (.mesh/state.redb.bak) is whole; says, for each repository followed by URL, its clone's size,
+/// last fetch and commit. Exit 0 when all is well, 3 when a problem remains.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Fix what can be fixed from the artifacts and the nodes (a damaged artifact is removed
@@ -24,7 +25,8 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     } else {
         None
     };
-    let c = crate::doctor::doctor(ctx.paths(), a.repair)?;
+    let mut c = crate::doctor::doctor(ctx.paths(), a.repair)?;
+    crate::doctor::check_clones(&mut c, &ctx.mesh);
     if ui.json {
         ui.json_data(&c);
     } else {

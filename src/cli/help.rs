@@ -11,8 +11,7 @@ use clap::Command;
 pub const GLOBAL: &str = "Global options";
 
 /// The line under every verb's help that stands for the global options.
-pub const GLOBAL_LINE: &str =
-    "Global options: -C DIR, --state FILE, --json, -q, -v, --color WHEN (see `mesh --help`)";
+pub const GLOBAL_LINE: &str = "Global options: -C DIR, --state FILE, --json, -q, -v, --offline, --color WHEN (see `mesh --help`)";
 
 /// What every verb's `--help` ends with, as (command line, what it does). Keyed by the verb's
 /// path below `mesh` (`"node show"`).
@@ -137,6 +136,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "*/5 * * * * cd /srv/mesh && mesh reconcile",
                 "from cron: silent unless something needs a person",
+            ),
+            (
+                "mesh --offline reconcile",
+                "a pass with the clones of `url` repositories as they are: no fetch",
             ),
         ],
     ),

@@ -54,6 +54,9 @@ pub struct Cli {
     /// Say more (repeat for even more).
     #[arg(short, long, global = true, help_heading = help::GLOBAL, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// Fetch nothing: read repositories followed by URL as their clones hold them.
+    #[arg(long, global = true, help_heading = help::GLOBAL, env = "MESH_OFFLINE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub offline: bool,
     /// When to use colour (NO_COLOR is honoured by `auto`).
     #[arg(long, global = true, help_heading = help::GLOBAL, value_enum, default_value_t = ui::ColorChoice::Auto, value_name = "WHEN")]
     pub color: ui::ColorChoice,
@@ -209,7 +212,12 @@ pub fn main() -> i32 {
     };
     let ui = Ui::new(&cli);
     crate::process::stop_on_signals();
+    crate::source::follow::set_offline(cli.offline);
     let result = run(&cli, &ui);
+    // A fetch that failed and was read past is said, unless the verb said it already.
+    for stale in crate::source::follow::take_unsaid() {
+        ui.warn(stale);
+    }
     // Asked to stop: the builds were stopped and what finished is recorded; the exit code
     // says so (130/143) whatever the verb made of its stopped builds.
     let result = match (result, crate::process::stopped()) {

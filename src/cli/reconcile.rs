@@ -9,8 +9,9 @@ use crate::deliver::push::{NodePush, Outcome, PushProgress};
 /// For cron: idempotent (a second run in a row builds, sends and states nothing), quiet unless
 /// something needs a person. Exit 0 when everything converged or is progressing (an unreachable
 /// node converges when it comes back); 3 when a node is not worked out, failed, stuck or
-/// refusing us, or a build is broken, unfit or stuck outstanding (each one listed); 75 when
-/// another mesh holds the mesh.
+/// refusing us, or a build is broken, unfit or stuck outstanding, or the fetch of a repository
+/// followed by URL failed (each one listed; the pass goes on with the last fetched commit); 75
+/// when another mesh holds the mesh.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// How many builds run at once (default: the number of CPUs).
@@ -63,6 +64,8 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         &Lines(ui, super::progress::NodeProgress::new(ui)),
     )?;
     progress.clear();
+    // A failed fetch is said below, among what needs a person, not again on the way out.
+    crate::source::follow::take_unsaid();
     super::run_hooks(ctx, ui, &s.events);
     // What nothing needs any more goes, for a bounded time (the rest next pass).
     if let Err(e) = crate::gc::gc(
@@ -93,10 +96,13 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     if ui.json {
         ui.json_data(&s);
     }
-    let line = format!(
+    let mut line = format!(
         "built {}, declared {}, sent {}, applied {}, outstanding {}, stuck {}",
         s.built, s.declared, s.sent, s.applied, s.outstanding, s.stuck
     );
+    if s.fetch_failed > 0 {
+        line.push_str(&format!(", fetch failed {}", s.fetch_failed));
+    }
     if s.needs_a_person.is_empty() {
         if ui.interactive {
             ui.status(line);

@@ -3,6 +3,7 @@
 
 mod discover;
 pub mod export;
+pub mod follow;
 
 pub use discover::{FileEntry, join, module_files, source_id};
 
@@ -63,6 +64,9 @@ pub struct RepoSnapshot {
     pub tree: ObjectId,
     /// The open repository.
     pub repo: gix::Repository,
+    /// For a repository followed by URL whose fetch failed in this run: what failed and which
+    /// commit (of the last good fetch) is read instead, as one sentence.
+    pub stale: Option<String>,
 }
 
 /// One module as found at the ref.
@@ -163,6 +167,12 @@ impl Snapshot {
         Ok(snapshot)
     }
 
+    /// For each repository followed by URL whose fetch failed in this run, what failed and
+    /// which commit is read instead, one sentence each.
+    pub fn stale(&self) -> impl Iterator<Item = &str> {
+        self.repos.iter().filter_map(|r| r.stale.as_deref())
+    }
+
     /// The module called `name`.
     pub fn module(&self, name: &str) -> Option<&ModuleSource> {
         self.modules
@@ -234,9 +244,22 @@ pub fn is_below(d: &str, parent: &str) -> bool {
     }
 }
 
-/// Opens one repository and resolves its ref.
+/// Opens one repository and resolves its ref. A repository followed by URL is first made
+/// ready (cloned, fetched) and read at its remote-tracking ref in the clone.
 fn open(mesh: &MeshConfig, cfg: &RepoConfig) -> Result<RepoSnapshot, ReadError> {
+    let ready = match &cfg.url {
+        Some(url) => Some(follow::ready(mesh, cfg, url)?),
+        None => None,
+    };
     let repo = gix::open_opts(&cfg.path, gix::open::Options::isolated()).map_err(|e| {
+        let help = if cfg.url.is_some() {
+            format!(
+                "mesh's clone is damaged: remove {} and the next run clones it again",
+                cfg.path.display()
+            )
+        } else {
+            "`path` must name a git repository (bare or not), relative to mesh.toml".into()
+        };
         mesh.repo_error(
             cfg,
             false,
@@ -245,19 +268,65 @@ fn open(mesh: &MeshConfig, cfg: &RepoConfig) -> Result<RepoSnapshot, ReadError> 
                 cfg.name,
                 cfg.path.display()
             ),
-            "`path` must name a git repository (bare or not), relative to mesh.toml".into(),
+            help,
         )
     })?;
     let mut repo = repo;
     repo.object_cache_size_if_unset(16 << 20);
-    let (commit, tree) = resolve_ref(mesh, cfg, &repo)?;
+    let (commit, tree) = match &ready {
+        Some(r) => resolve_tracking(mesh, cfg, &repo, &r.tracking)?,
+        None => resolve_ref(mesh, cfg, &repo)?,
+    };
+    let stale = ready.and_then(|r| r.failed).map(|e| {
+        let when =
+            follow::last_fetch_said(&cfg.path).map_or_else(String::new, |t| format!(" (made {t})"));
+        let sentence = format!(
+            "fetch of `{}` from {} failed: {e}; reading {} from the last fetch{when}",
+            cfg.name,
+            cfg.url.as_deref().unwrap_or(""),
+            commit.to_hex_with_len(7)
+        );
+        follow::note_unsaid(&cfg.name, &sentence);
+        sentence
+    });
     Ok(RepoSnapshot {
         name: cfg.name.clone(),
         path: cfg.path.clone(),
         commit,
         tree,
         repo,
+        stale,
     })
+}
+
+/// The commit and root tree of a followed repository's remote-tracking ref in its clone.
+fn resolve_tracking(
+    mesh: &MeshConfig,
+    cfg: &RepoConfig,
+    repo: &gix::Repository,
+    tracking: &str,
+) -> Result<(ObjectId, ObjectId), ReadError> {
+    let commit = repo
+        .find_reference(tracking)
+        .map_err(|e| e.to_string())
+        .and_then(|mut r| r.peel_to_commit().map_err(|e| e.to_string()))
+        .map_err(|e| {
+            let shown = cfg.reference.as_deref().unwrap_or("HEAD");
+            mesh.repo_error(
+                cfg,
+                true,
+                format!(
+                    "ref `{shown}` of repository `{}` was never fetched into its clone ({tracking}: {e})",
+                    cfg.name
+                ),
+                "run without --offline so mesh fetches it, and check that the remote has it (`git ls-remote URL`)".into(),
+            )
+        })?;
+    let tree = commit
+        .tree_id()
+        .map_err(|e| SourceError::git(&cfg.name, "cannot read the commit's tree", e))?
+        .detach();
+    Ok((commit.id, tree))
 }
 
 /// The commit and root tree the repository's ref points at.

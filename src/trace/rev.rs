@@ -108,6 +108,7 @@ pub fn at(snap: &RepoSnapshot, commit: ObjectId) -> Result<RepoSnapshot, SourceE
         commit,
         tree,
         repo: snap.repo.clone(),
+        stale: None,
     })
 }
 
