@@ -151,7 +151,7 @@ fn an_ssh_node_without_an_address() {
 #[test]
 fn a_bad_ssh_timeout() {
     // The line `timeout = …` of the `[ssh]` table written after EXAMPLE_MESH.
-    let line = EXAMPLE_MESH.lines().count() + 2;
+    let line = EXAMPLE_MESH.lines().count() + 3;
     let t = mesh_with("\n[ssh]\ntimeout = \"soon\"\n");
     diagnostic(
         &t,
