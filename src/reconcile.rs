@@ -52,6 +52,9 @@ pub struct Summary {
     /// The modules the repositories hold now (for garbage collection).
     #[serde(skip)]
     pub modules: std::collections::BTreeSet<String>,
+    /// What a person should know about the pass's connections (a refused `[ssh] persist`).
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 /// How many nodes' sessions a pass keeps open from its push to its collect; a node beyond
@@ -103,12 +106,16 @@ pub fn reconcile(
         sessions: &sessions,
     };
     events.extend(pass.send_lost_again(reapply, &mut push, &mut collect)?);
+    let warnings = sessions.warnings().to_vec();
     drop(sessions);
     let status = crate::status::nodes::status(paths, mesh, &sources)?;
     events.extend(state_not_worked_out(paths, mesh, &status)?);
     let mut all_events = build.events.clone();
     all_events.extend(events);
-    Ok(summary(build, push, collect, status, all_events, modules))
+    Ok(Summary {
+        warnings,
+        ..summary(build, push, collect, status, all_events, modules)
+    })
 }
 
 /// What a pass delivers through: its mesh, its one reading of the sources, its sessions.
@@ -202,6 +209,7 @@ fn summary(
         status: Some(status),
         events,
         modules,
+        warnings: Vec::new(),
     }
 }
 

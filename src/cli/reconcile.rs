@@ -63,6 +63,9 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         &Lines(ui, super::progress::NodeProgress::new(ui)),
     )?;
     progress.clear();
+    for w in &s.warnings {
+        ui.warn(w);
+    }
     super::run_hooks(ctx, ui, &s.events);
     // What nothing needs any more goes, for a bounded time (the rest next pass).
     if let Err(e) = crate::gc::gc(
