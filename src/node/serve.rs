@@ -370,7 +370,8 @@ mod tests {
         greet(&mut idle);
         // Its hello, then nothing: the server closes it after its idle time.
         let mut rest = Vec::new();
-        idle.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        idle.set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
         let start = Instant::now();
         let mut hello = [0u8; 5];
         idle.read_exact(&mut hello).unwrap();
