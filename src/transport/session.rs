@@ -130,6 +130,18 @@ impl Peer {
         }
     }
 
+    /// Ends what we send: the node reads the end of its input (our kept ends would otherwise
+    /// hold it open after the writer is dropped).
+    fn end_input(&mut self) {
+        let input = match self {
+            Peer::Process(_, ends) => ends.first(),
+            Peer::Socket(s) => Some(&*s),
+        };
+        if let Some(input) = input {
+            let _ = input.shutdown(std::net::Shutdown::Write);
+        }
+    }
+
     /// `None` while the process runs; its exit status once it ended (`Some(None)`: none to
     /// read, as for a socket).
     fn ended(&mut self) -> Option<Option<ExitStatus>> {
@@ -365,11 +377,22 @@ impl NodeSession {
         // The child's ends live in `command` until it is dropped: only the child may hold them,
         // or its end would never read as the end.
         drop(command);
-        let child = child.map_err(spawn_failed)?;
-        let kept = [&ends.input, &ends.output, &ends.stderr]
+        let mut child = child.map_err(spawn_failed)?;
+        // In this order: [`Peer::end_input`] shuts the first.
+        let kept = match [&ends.input, &ends.output, &ends.stderr]
             .iter()
-            .filter_map(|e| e.try_clone().ok())
-            .collect();
+            .map(|e| e.try_clone())
+            .collect::<std::io::Result<Vec<_>>>()
+        {
+            Ok(kept) => kept,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(TransportError::failed(format!(
+                    "its sockets could not be used: {e}"
+                )));
+            }
+        };
         let Ends {
             input,
             output,
@@ -666,6 +689,9 @@ impl NodeSession {
         self.watchdog.arm(quiet, quiet, quiet);
         let _ = self.write(Kind::Quit, &[]).and_then(|()| self.flush());
         self.input = None;
+        if let Ok(mut p) = self.peer.lock() {
+            p.end_input();
+        }
         self.wait();
     }
 
@@ -959,6 +985,51 @@ mod tests {
             "declaration": null, "applied": null})
         .to_string()
         .into_bytes()
+    }
+
+    #[test]
+    fn quit_ends_the_node_process_input_and_a_stall_kills_it() {
+        let hello = br#"{"protocol":999,"version":"t"}"#;
+        let mut frames = b"mesh-session\nH".to_vec();
+        frames.extend_from_slice(&(hello.len() as u32).to_be_bytes());
+        frames.extend_from_slice(hello);
+        let octal: String = frames.iter().map(|b| format!("\\{b:03o}")).collect();
+        let node = |then: &str| {
+            let mut command = Command::new("sh");
+            command.arg("-c").arg(format!("printf '{octal}'; {then}"));
+            NodeSession::spawn(
+                command,
+                Box::new(|_, _| TransportError::failed("ended")),
+                Patience::new(Duration::from_secs(1), Duration::from_secs(20)),
+                |e| TransportError::failed(e.to_string()),
+            )
+            .unwrap()
+        };
+        // A node that reads its input to the end exits once the session quits, not at the
+        // deadline.
+        let session = node("cat >/dev/null");
+        let start = Instant::now();
+        session.quit();
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            start.elapsed()
+        );
+        // A node process that stalls, its stderr held open by a child of its own, is killed and
+        // left at the deadline: no reader stays blocked.
+        let mut session = node("sleep 30 & sleep 30");
+        session.patience.quiet = QUIET;
+        let start = Instant::now();
+        let err = session.have().unwrap_err();
+        assert!(
+            err.source.starts_with("no answer for 300ms to `have`"),
+            "{err}"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(8),
+            "{:?}",
+            start.elapsed()
+        );
     }
 
     #[test]
