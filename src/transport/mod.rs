@@ -201,23 +201,28 @@ fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 /// [`session::MAX_REASON`] each): the account stores and prints what it reads. A line that is
 /// not JSON is passed on as it is, for the account to refuse.
 pub fn report_from_node(line: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-    fn clean(v: &mut serde_json::Value) -> bool {
+    /// Cleans every string under `v`; whether any changed. The host's version is one short
+    /// line ([`session::MAX_VERSION`]).
+    fn clean(v: &mut serde_json::Value, key: &str) -> bool {
         match v {
             serde_json::Value::String(s) => {
-                let c = from_node(s, session::MAX_REASON);
+                let c = match key {
+                    "host_version" => from_node_line(s, session::MAX_VERSION),
+                    _ => from_node(s, session::MAX_REASON),
+                };
                 let changed = c != *s;
                 *s = c;
                 changed
             }
-            serde_json::Value::Array(a) => a.iter_mut().fold(false, |ch, v| clean(v) | ch),
-            serde_json::Value::Object(o) => o.values_mut().fold(false, |ch, v| clean(v) | ch),
+            serde_json::Value::Array(a) => a.iter_mut().fold(false, |ch, v| clean(v, key) | ch),
+            serde_json::Value::Object(o) => o.iter_mut().fold(false, |ch, (k, v)| clean(v, k) | ch),
             _ => false,
         }
     }
     let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(line) else {
         return line.into();
     };
-    if !clean(&mut value) {
+    if !clean(&mut value, "") {
         return line.into();
     }
     serde_json::to_vec(&value).map_or(line.into(), Into::into)
@@ -550,9 +555,16 @@ mod tests {
 
     #[test]
     fn report_lines_from_a_node_are_made_printable() {
-        let line = br#"{"report_sequence":4,"reason":"activate failed\u001b[2J\u001b[Hok"}"#;
-        let clean: serde_json::Value = serde_json::from_slice(&report_from_node(line)).unwrap();
+        let version = "9".repeat(100);
+        let line = format!(
+            r#"{{"report_sequence":4,"reason":"activate failed\u001b[2J\u001b[Hok","host_version":"{version}","resources":[{{"id":"a","reason":"x\u0007y"}}]}}"#
+        );
+        let clean: serde_json::Value =
+            serde_json::from_slice(&report_from_node(line.as_bytes())).unwrap();
         assert_eq!(clean["reason"], "activate failedok");
+        assert_eq!(clean["resources"][0]["reason"], "xy");
+        let host = clean["host_version"].as_str().unwrap();
+        assert!(host.len() <= 64 && host.ends_with('…'), "{host}");
         assert_eq!(clean["report_sequence"], 4);
         // A clean line is passed on as it is.
         let plain = br#"{"report_sequence":5,"reason":"fine"}"#;
