@@ -310,6 +310,17 @@ mod tests {
         }
     }
 
+    /// Connects to `socket` once the server listens on it (the file appears at bind, a moment
+    /// before connections are taken).
+    fn connect(socket: &Path) -> UnixStream {
+        let mut connected = None;
+        wait_for("a connection", || {
+            connected = UnixStream::connect(socket).ok();
+            connected.is_some()
+        });
+        connected.unwrap()
+    }
+
     #[test]
     fn a_lingering_session_answers_only_its_user_and_ends_when_unused() {
         let t = tempfile::tempdir().unwrap();
@@ -322,7 +333,7 @@ mod tests {
         wait_for("the socket", || socket.exists());
         let mode = fs::metadata(&socket).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "only its user may connect: {mode:o}");
-        let mut s = UnixStream::connect(&socket).unwrap();
+        let mut s = connect(&socket);
         let mut greeting = [0u8; 13];
         s.read_exact(&mut greeting).unwrap();
         assert_eq!(&greeting, super::super::frame::GREETING);
@@ -366,7 +377,7 @@ mod tests {
             s.read_exact(&mut greeting).unwrap();
             assert_eq!(&greeting, super::super::frame::GREETING);
         };
-        let mut idle = UnixStream::connect(&socket).unwrap();
+        let mut idle = connect(&socket);
         greet(&mut idle);
         // Its hello, then nothing: the server closes it after its idle time.
         let mut rest = Vec::new();
@@ -386,7 +397,7 @@ mod tests {
             "closed after its deadline, not held: {waited:?}"
         );
         // The server still answers a new connection.
-        let mut next = UnixStream::connect(&socket).unwrap();
+        let mut next = connect(&socket);
         greet(&mut next);
         drop(next);
         wait_for("the idle end", || server.is_finished());
