@@ -55,6 +55,9 @@ pub struct Summary {
     /// The modules the repositories hold now (for garbage collection).
     #[serde(skip)]
     pub modules: std::collections::BTreeSet<String>,
+    /// What a person should know about the pass's connections (a refused `[ssh] persist`).
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 /// How many nodes' sessions a pass keeps open from its push to its collect; a node beyond
@@ -110,6 +113,7 @@ pub fn reconcile(
         sessions: &sessions,
     };
     events.extend(pass.send_lost_again(reapply, &mut push, &mut collect)?);
+    let warnings = sessions.warnings().to_vec();
     drop(sessions);
     let status = crate::status::nodes::status(paths, mesh, &sources)?;
     events.extend(state_not_worked_out(paths, mesh, &status)?);
@@ -119,6 +123,7 @@ pub fn reconcile(
     let mut summary = summary(build, push, collect, status, all_events, modules);
     summary.fetch_failed = fetch_failed.len();
     summary.needs_a_person.splice(0..0, fetch_failed);
+    summary.warnings = warnings;
     Ok(summary)
 }
 
@@ -216,6 +221,7 @@ fn summary(
         status: Some(status),
         events,
         modules,
+        warnings: Vec::new(),
     }
 }
 

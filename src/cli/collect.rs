@@ -22,12 +22,17 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("collect")?;
     // A mesh another verb would refuse is refused here too.
     ctx.sources()?;
+    let sessions = crate::transport::Connections::new(&ctx.mesh, 0)?;
+    for w in sessions.warnings() {
+        ui.warn(w);
+    }
     let (results, events) = crate::deliver::collect::collect(
         ctx.paths(),
         &ctx.mesh,
         &super::select_nodes(&ctx.mesh, &a.nodes)?,
-        &crate::transport::Connections::new(&ctx.mesh, 0)?,
+        &sessions,
     )?;
+    drop(sessions);
     if ui.json {
         ui.json_data(&results);
     }

@@ -51,6 +51,7 @@ name = "my-mesh"
 # parallel = 16
 # options  = ["-o", "ServerAliveInterval=15"]
 # connect_timeout = "10s"
+# timeout  = "30s"         # a node silent this long (no answer, no progress) is unreachable this run
 # persist  = "5m"          # keep node connections open between runs (cron: no handshake each time)
 
 # A machine reached over ssh: ~/.ssh/config, the agent and ProxyJump all apply.

@@ -126,14 +126,19 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         all: a.all,
         reapply_unanswered: false,
     };
+    let sessions = crate::transport::Connections::new(&ctx.mesh, 0)?;
+    for w in sessions.warnings() {
+        ui.warn(w);
+    }
     let (results, events) = crate::deliver::push::push(
         ctx.paths(),
         &ctx.mesh,
         &ctx.sources()?,
         &opts,
         &Lines(ui, NodeProgress::new(ui)),
-        &crate::transport::Connections::new(&ctx.mesh, 0)?,
+        &sessions,
     )?;
+    drop(sessions);
     super::run_hooks(ctx, ui, &events);
     if ui.json {
         ui.json_data(&results);

@@ -66,6 +66,9 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     progress.clear();
     // A failed fetch is said below, among what needs a person, not again on the way out.
     crate::source::follow::take_unsaid();
+    for w in &s.warnings {
+        ui.warn(w);
+    }
     super::run_hooks(ctx, ui, &s.events);
     // What nothing needs any more goes, for a bounded time (the rest next pass).
     if let Err(e) = crate::gc::gc(

@@ -97,12 +97,13 @@ fn collect(ctx: &Ctx, ui: &Ui, nodes: &std::collections::BTreeSet<String>) -> Re
         Err(e) => return Err(e),
     };
     let names: Vec<String> = nodes.iter().cloned().collect();
-    let (results, events) = crate::deliver::collect::collect(
-        ctx.paths(),
-        &ctx.mesh,
-        &names,
-        &crate::transport::Connections::new(&ctx.mesh, 0)?,
-    )?;
+    let sessions = crate::transport::Connections::new(&ctx.mesh, 0)?;
+    for w in sessions.warnings() {
+        ui.detail(w);
+    }
+    let (results, events) =
+        crate::deliver::collect::collect(ctx.paths(), &ctx.mesh, &names, &sessions)?;
+    drop(sessions);
     drop(lock);
     for r in &results {
         if let Some(u) = &r.unreachable {

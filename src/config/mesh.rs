@@ -59,6 +59,9 @@ pub struct RepoConfig {
     pub ref_span: Range<usize>,
 }
 
+/// How long a node may stay silent when `[ssh] timeout` is not set.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// `[ssh]` defaults.
 #[derive(Debug, Clone)]
 pub struct SshDefaults {
@@ -68,6 +71,9 @@ pub struct SshDefaults {
     pub options: Vec<String>,
     /// ssh's `ConnectTimeout`.
     pub connect_timeout: Duration,
+    /// How long a node may stay silent: every read from a node (its answers, its stderr)
+    /// fails once this passes without progress, so a stalled node never holds the run.
+    pub timeout: Duration,
     /// Keep each node's ssh connection open this long after a run, so the next run (cron)
     /// reuses it instead of a new handshake. `None`: one connection per node per run.
     pub persist: Option<Duration>,
@@ -196,6 +202,7 @@ struct RawSsh {
     #[serde(default)]
     options: Vec<String>,
     connect_timeout: Option<Spanned<String>>,
+    timeout: Option<Spanned<String>>,
     persist: Option<Spanned<String>>,
 }
 
@@ -454,13 +461,14 @@ impl MeshConfig {
     }
 
     /// `[ssh]`, its defaults where a field (or the whole table) is absent: 16 nodes at once,
-    /// a 10 s connect timeout, no persistent connection.
+    /// a 10 s connect timeout, 30 s without progress, no persistent connection.
     fn parse_ssh(r: &Reporter, raw: Option<&RawSsh>) -> Result<SshDefaults, ConfigError> {
         let Some(s) = raw else {
             return Ok(SshDefaults {
                 parallel: 16,
                 options: Vec::new(),
                 connect_timeout: Duration::from_secs(10),
+                timeout: DEFAULT_TIMEOUT,
                 persist: None,
             });
         };
@@ -482,6 +490,21 @@ impl MeshConfig {
             connect_timeout: match &s.connect_timeout {
                 Some(d) => r.duration("connect_timeout", d)?,
                 None => Duration::from_secs(10),
+            },
+            timeout: match &s.timeout {
+                Some(d) => match r.duration("timeout", d)? {
+                    t if t.is_zero() => {
+                        return Err(r.error(
+                            "mesh::config::invalid_timeout",
+                            Some(d.span()),
+                            "`timeout` must be longer than zero",
+                            "zero",
+                            "set `timeout` to how long a node may stay silent, e.g. \"30s\"",
+                        ));
+                    }
+                    t => t,
+                },
+                None => DEFAULT_TIMEOUT,
             },
             persist: match &s.persist {
                 Some(d) => Some(r.duration("persist", d)?),

@@ -11,7 +11,7 @@
 //! Hello {"protocol":N,"version":V}      Hello {"protocol":min,"version":V}
 //! Have                                  Answer: the Have JSON
 //! Receive, Data…, End                   Answer: {"received":…} or {"refused":…}
-//! Apply                                 Answer: the report JSON
+//! Apply                                 Alive… (while it works), Answer: the report JSON
 //! Report "N" (since)                    Answer: the reports, JSON lines (a page: see MORE)
 //! Quit                                  (exit 0)
 //!                                       Error {"error":"busy"|"failed"|"frame","message":…}
@@ -63,6 +63,9 @@ pub enum Kind {
     Answer,
     /// The node could not do what was asked: JSON `{"error","message"}`.
     Error,
+    /// The node is still working on the request (empty): sent while an apply runs, as often
+    /// as the controller's hello asked, so that a silent node can be told from a busy one.
+    Alive,
 }
 
 impl Kind {
@@ -80,6 +83,7 @@ impl Kind {
             Kind::Quit => b'Q',
             Kind::Answer => b'a',
             Kind::Error => b'X',
+            Kind::Alive => b'w',
         }
     }
 
@@ -96,6 +100,7 @@ impl Kind {
             b'Q' => Kind::Quit,
             b'a' => Kind::Answer,
             b'X' => Kind::Error,
+            b'w' => Kind::Alive,
             _ => return None,
         })
     }

@@ -61,7 +61,8 @@ pub use session::{Hello, SESSION_SINCE, session};
 
 /// The node protocol's version: `have` and a session's hello say it, so a controller can tell
 /// an old node binary. 2: `mesh node session`, and artifacts that travel compressed. 3: signed
-/// declarations sent before their artifacts, node ids, trust resets.
+/// declarations sent before their artifacts, node ids, trust resets, and signs of life
+/// (`Alive` frames) while an apply runs, so the controller's deadline counts silence.
 pub const PROTOCOL: u32 = 3;
 
 /// The version of this binary, as `have` and every report say it.

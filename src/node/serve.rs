@@ -124,7 +124,13 @@ pub fn serve(root: &Path, idle: Duration) -> Result<(), NodeError> {
         last: Instant::now(),
         closing: false,
     }));
-    accept_sessions(listener, state.clone(), root.to_path_buf(), binary.clone());
+    accept_sessions(
+        listener,
+        state.clone(),
+        root.to_path_buf(),
+        binary.clone(),
+        idle,
+    );
     wait_for_the_end(&state, idle, &binary, &socket, ours);
     // The socket is removed only while it is still this server's.
     if identity(&socket) == ours {
@@ -171,16 +177,30 @@ fn listen(socket: &Path) -> Result<UnixListener, NodeError> {
 }
 
 /// Accepts connections on a thread of its own and serves each on another, until the server
-/// decided to end or its binary was replaced.
+/// decided to end or its binary was replaced. A failed accept (out of file descriptors, say)
+/// waits before the next, longer each time in a row, instead of spinning. Each connection may
+/// stay silent for `idle` (the server's own idle time) between its requests: then it is closed,
+/// and the server goes on.
 fn accept_sessions(
     listener: UnixListener,
     state: Arc<Mutex<Serving>>,
     root: PathBuf,
     binary: Binary,
+    idle: Duration,
 ) {
     std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
+        let mut backoff = Backoff::default();
+        loop {
+            let stream = match listener.accept() {
+                Ok((stream, _)) => {
+                    backoff = Backoff::default();
+                    stream
+                }
+                Err(_) => {
+                    std::thread::sleep(backoff.failed());
+                    continue;
+                }
+            };
             {
                 let Ok(mut st) = state.lock() else { return };
                 // Ending, or replaced (an upgrade): the old binary must not answer for the
@@ -190,10 +210,31 @@ fn accept_sessions(
                 }
                 st.active += 1;
             }
+            // A controller that stops reading or writing holds a thread and keeps the server
+            // from ending: not longer than the server waits for anyone.
+            let _ = stream.set_read_timeout(Some(idle));
+            let _ = stream.set_write_timeout(Some(idle));
             let (state, root) = (state.clone(), root.clone());
             std::thread::spawn(move || serve_one(&root, stream, &state));
         }
     });
+}
+
+/// How long to wait after failed accepts in a row: 100 ms, doubling up to 5 s.
+#[derive(Debug, Default)]
+struct Backoff {
+    failures: u32,
+}
+
+impl Backoff {
+    /// One more failure: how long to wait before the next accept.
+    fn failed(&mut self) -> Duration {
+        let wait = Duration::from_millis(100)
+            .saturating_mul(1 << self.failures.min(6))
+            .min(Duration::from_secs(5));
+        self.failures += 1;
+        wait
+    }
 }
 
 /// One session on one connection, as [`super::session()`] serves it; then it counts as ended.
@@ -253,6 +294,17 @@ mod tests {
         }
     }
 
+    /// Connects to `socket` once the server listens on it (the file appears at bind, a moment
+    /// before connections are taken).
+    fn connect(socket: &Path) -> UnixStream {
+        let mut connected = None;
+        wait_for("a connection", || {
+            connected = UnixStream::connect(socket).ok();
+            connected.is_some()
+        });
+        connected.unwrap()
+    }
+
     #[test]
     fn a_lingering_session_answers_only_its_user_and_ends_when_unused() {
         let t = tempfile::tempdir().unwrap();
@@ -265,7 +317,7 @@ mod tests {
         wait_for("the socket", || socket.exists());
         let mode = fs::metadata(&socket).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "only its user may connect: {mode:o}");
-        let mut s = UnixStream::connect(&socket).unwrap();
+        let mut s = connect(&socket);
         let mut greeting = [0u8; 13];
         s.read_exact(&mut greeting).unwrap();
         assert_eq!(&greeting, super::super::frame::GREETING);
@@ -281,6 +333,59 @@ mod tests {
         fs::remove_file(&socket).unwrap();
         wait_for("the end on a removed socket", || second.is_finished());
         second.join().unwrap().unwrap();
+    }
+
+    #[test]
+    fn failed_accepts_wait_longer_each_time_up_to_five_seconds() {
+        let mut b = Backoff::default();
+        let waits: Vec<u64> = (0..9).map(|_| b.failed().as_millis() as u64).collect();
+        assert_eq!(
+            waits,
+            [100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000],
+            "a failing accept must never spin"
+        );
+    }
+
+    #[test]
+    fn an_idle_connection_is_closed_and_the_server_goes_on() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("root");
+        fs::create_dir(&root).unwrap();
+        fs::set_permissions(&root, fs::Permissions::from_mode(0o755)).unwrap();
+        let r = root.clone();
+        let server = std::thread::spawn(move || serve(&r, Duration::from_millis(800)));
+        let socket = socket_path(&root);
+        wait_for("the socket", || socket.exists());
+        let greet = |s: &mut UnixStream| {
+            let mut greeting = [0u8; 13];
+            s.read_exact(&mut greeting).unwrap();
+            assert_eq!(&greeting, super::super::frame::GREETING);
+        };
+        let mut idle = connect(&socket);
+        greet(&mut idle);
+        // Its hello, then nothing: the server closes it after its idle time.
+        let mut rest = Vec::new();
+        idle.set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let start = Instant::now();
+        let mut hello = [0u8; 5];
+        idle.read_exact(&mut hello).unwrap();
+        let len = u32::from_be_bytes([hello[1], hello[2], hello[3], hello[4]]) as usize;
+        let mut payload = vec![0u8; len];
+        idle.read_exact(&mut payload).unwrap();
+        let n = idle.read_to_end(&mut rest).unwrap();
+        assert_eq!(n, 0, "nothing more, then the end");
+        let waited = start.elapsed();
+        assert!(
+            waited < Duration::from_secs(5),
+            "closed after its deadline, not held: {waited:?}"
+        );
+        // The server still answers a new connection.
+        let mut next = connect(&socket);
+        greet(&mut next);
+        drop(next);
+        wait_for("the idle end", || server.is_finished());
+        server.join().unwrap().unwrap();
     }
 
     #[test]

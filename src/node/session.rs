@@ -24,6 +24,10 @@ pub struct Hello {
     /// The node's id (a node's hello only): one root, one id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
+    /// The controller's: how often, in milliseconds, it wants an `Alive` frame while a request
+    /// works (an apply), so that its deadline counts silence and not work. Absent: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alive_every_ms: Option<u64>,
 }
 
 /// The oldest controller protocol a session serves: the first with sessions.
@@ -45,7 +49,10 @@ pub fn session(
         // First contact makes the id (and the root); a root that cannot hold one still
         // serves, and `have` says it has none.
         node: super::node_id(root, true).ok().flatten(),
+        alive_every_ms: None,
     };
+    // How often the controller wants signs of life while a request works.
+    let mut alive_every = None;
     let answer_failed = |source| NodeError::Answer { source };
     output.write_all(frame::GREETING).map_err(answer_failed)?;
     send(output, Kind::Hello, &json(&hello))?;
@@ -61,7 +68,11 @@ pub fn session(
             Kind::Hello => {
                 let theirs = frame::payload(input, len).map_err(|e| cut(e.to_string()))?;
                 match serde_json::from_slice::<Hello>(&theirs) {
-                    Ok(h) if h.protocol >= SESSION_SINCE => {}
+                    Ok(h) if h.protocol >= SESSION_SINCE => {
+                        alive_every = h
+                            .alive_every_ms
+                            .map(|ms| std::time::Duration::from_millis(ms.max(10)));
+                    }
                     Ok(h) => {
                         return refuse_frame(
                             output,
@@ -87,7 +98,8 @@ pub fn session(
             }
             Kind::Apply => {
                 skip(input, len)?;
-                let answer = super::apply(root).map(|r| json(&r));
+                let answer =
+                    alive_while(output, alive_every, || super::apply(root).map(|r| json(&r)))?;
                 reply(output, answer)?;
             }
             Kind::Report => {
@@ -117,11 +129,45 @@ pub fn session(
                 reply(output, answer.map(|t| json(&t)))?;
             }
             Kind::Quit => return Ok(()),
-            Kind::Data | Kind::End | Kind::Answer | Kind::Error => {
+            Kind::Data | Kind::End | Kind::Answer | Kind::Error | Kind::Alive => {
                 return refuse_frame(output, format!("a {kind:?} frame out of place"));
             }
         }
     }
+}
+
+/// Runs `work` while an `Alive` frame goes out every `every` (when the controller asked for
+/// them): its deadline counts silence, and an apply whose `activate` runs long is not silent.
+fn alive_while<T: Send>(
+    output: &mut impl Write,
+    every: Option<std::time::Duration>,
+    work: impl FnOnce() -> T + Send,
+) -> Result<T, NodeError> {
+    let Some(every) = every else {
+        return Ok(work());
+    };
+    std::thread::scope(|s| {
+        let (done, finished) = std::sync::mpsc::channel();
+        s.spawn(move || {
+            let _ = done.send(work());
+        });
+        let mut gone = None;
+        loop {
+            match finished.recv_timeout(every) {
+                Ok(result) => return gone.map_or(Ok(result), Err),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) if gone.is_none() => {
+                    // The controller went away: the work still finishes, unwatched.
+                    gone = send(output, Kind::Alive, &[]).err();
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(gone.unwrap_or(NodeError::Session {
+                        reason: "the work of a request ended without an answer".into(),
+                    }));
+                }
+            }
+        }
+    })
 }
 
 /// A receive: the stream in the `Data` frames, read to its `End` whatever happened, then one

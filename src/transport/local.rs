@@ -3,7 +3,7 @@
 //! an apply writes executables while another forks for `activate`, and a fork would hold the
 //! other's fresh file open for writing (ETXTBSY).
 
-use super::session::NodeSession;
+use super::session::{NodeSession, Patience};
 use super::{Transport, TransportError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,13 +11,16 @@ use std::process::Command;
 /// A node at a directory on this machine.
 pub struct Local {
     root: PathBuf,
+    patience: Patience,
 }
 
 impl Local {
-    /// A local node rooted at `root`.
-    pub fn new(root: &Path) -> Local {
+    /// A local node rooted at `root`, its process given `patience` as an ssh node's is (a
+    /// stuck disk stalls a local node as well).
+    pub fn new(root: &Path, patience: Patience) -> Local {
         Local {
             root: root.to_path_buf(),
+            patience,
         }
     }
 }
@@ -28,11 +31,8 @@ impl Transport for Local {
             .map_err(|e| TransportError::failed(format!("cannot find this mesh binary: {e}")))?;
         let mut command = Command::new(exe);
         command.args(["node", "session", "--root"]).arg(&self.root);
-        let child = super::session::piped(&mut command)
-            .spawn()
-            .map_err(|e| TransportError::failed(format!("cannot run this mesh binary: {e}")))?;
-        NodeSession::start(
-            child,
+        NodeSession::spawn(
+            command,
             Box::new(|status, stderr| match status {
                 None => TransportError::failed(
                     "the node's mesh gave no answer in time (an `activate` that hangs?): check the node's directory, then try again",
@@ -42,6 +42,8 @@ impl Transport for Local {
                     super::last_line(stderr)
                 )),
             }),
+            self.patience,
+            |e| TransportError::failed(format!("cannot run this mesh binary: {e}")),
         )
     }
 

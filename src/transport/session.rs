@@ -1,10 +1,16 @@
 //! The controller's half of `mesh node session`: one process on the node (through ssh, or a
 //! child for a local node) for every request of a run (see [`crate::node::frame`]).
 //!
-//! Every request has a deadline; when it passes, the process is killed and the request fails
-//! as a timeout. When the conversation breaks (the process or the connection died), the error
-//! is what the process's exit says: ssh's exit 255 is read by the ssh side (unreachable,
-//! refused key...), an exit before the greeting means the node's mesh is missing or older.
+//! Nothing waits forever. Every request has two deadlines: the node must show progress (a
+//! whole frame, or [`PROGRESS_STEP`] bytes of one, either way) within `[ssh] timeout`, and the
+//! whole request must end within its total (4 times that for the short ones, [`LONG`] for a
+//! receive or an apply, where a node that works says it is alive). When one passes, the process
+//! is killed and its sockets shut, so no reader stays blocked, and the node is unreachable for
+//! this run with the reason. Every answer has a size cap past which it is refused unread.
+//!
+//! When the conversation breaks (the process or the connection died), the error is what the
+//! process's exit says: ssh's exit 255 is read by the ssh side (unreachable, refused key...), an
+//! exit before the greeting means the node's mesh is missing or older.
 
 use super::{Answer, TransportError};
 use crate::node::frame::{self, FrameError, Kind};
@@ -12,39 +18,78 @@ use crate::node::{Have, Hello, PROTOCOL, Report};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// How long the short requests (hello, have, report) may take.
-pub const SHORT: Duration = Duration::from_secs(120);
-/// How long a receive (artifacts on the wire) or an apply (activate commands) may take.
+/// How long a receive (artifacts on the wire) or an apply (activate commands) may take in all.
 pub const LONG: Duration = Duration::from_secs(30 * 60);
+
+/// How many bytes count as progress when no whole frame moved: a node trickling its answer a
+/// byte at a time is as stuck as a silent one.
+pub const PROGRESS_STEP: u64 = 64 * 1024;
 
 /// The most bytes a login shell may print before the greeting.
 const MAX_BANNER: usize = 64 * 1024;
 
-/// How a transport reads the end of its process: its exit status (`None` when it was killed
-/// for a timeout) and the last of its stderr, into the error it means.
+/// The longest hello a node may send (a protocol number and a version).
+pub const MAX_HELLO: u32 = 64 * 1024;
+/// The longest error frame (a kind and a message).
+pub const MAX_ERROR: u32 = 64 * 1024;
+/// The longest answer to a receive (a digest and a sequence, or a refusal's reason).
+pub const MAX_RECEIVED: u32 = 64 * 1024;
+/// The longest answer to an apply (one report).
+pub const MAX_APPLIED: u32 = frame::REPORT_PAGE as u32;
+/// The most bytes of reports one collect reads, over all pages: a node's journal holds at most
+/// 100 reports, far less than this; a node that keeps sending pages is refused past it.
+pub const MAX_REPORTS: usize = 64 * 1024 * 1024;
+
+/// The longest reason from a node that is kept (a refusal, a failed apply, an error message).
+pub const MAX_REASON: usize = 4 * 1024;
+/// The longest version string from a node that is kept.
+pub const MAX_VERSION: usize = 64;
+
+/// How a transport reads the end of its process: its exit status (`None` when there is none
+/// to read) and the last of its stderr, into the error it means.
 pub type Ended = Box<dyn Fn(Option<ExitStatus>, &str) -> TransportError + Send + Sync>;
 
-/// `command` with its stdin, stdout and stderr piped, for [`Session::start`].
-pub fn piped(command: &mut Command) -> &mut Command {
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+/// How long a node may take: to greet after its process started or its socket connected
+/// (`connect`, then `quiet` more), and between two signs of progress after that (`quiet`,
+/// `[ssh] timeout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Patience {
+    /// What connecting may take before the node has to answer (`[ssh] connect_timeout`).
+    pub connect: Duration,
+    /// How long the node may stay silent (`[ssh] timeout`).
+    pub quiet: Duration,
+}
+
+impl Patience {
+    /// The patience of a run with these settings.
+    pub fn new(connect: Duration, quiet: Duration) -> Patience {
+        Patience { connect, quiet }
+    }
+
+    /// How long a short request (hello, have, a page of reports) may take in all, however
+    /// steadily the node answers.
+    pub fn short(&self) -> Duration {
+        self.quiet * 4
+    }
 }
 
 /// One open conversation with a node.
 pub struct NodeSession {
     peer: Arc<Mutex<Peer>>,
     /// `None` once closed (the node reads the end of its input).
-    input: Option<BufWriter<Box<dyn Write + Send>>>,
-    output: BufReader<Box<dyn Read + Send>>,
+    input: Option<BufWriter<Counted<Box<dyn Write + Send>>>>,
+    output: BufReader<Counted<Box<dyn Read + Send>>>,
     stderr: Option<thread::JoinHandle<Vec<u8>>>,
     watchdog: Arc<Watchdog>,
     ended: Ended,
+    patience: Patience,
+    /// What the node was asked last, for the reason a timeout gives ("after connecting").
+    doing: &'static str,
     /// Killed, broken or quit: never used again (a pool must not keep it).
     closed: bool,
 }
@@ -59,19 +104,25 @@ enum Greeting {
     TooMuch,
 }
 
-/// What the conversation is with: a process (ssh, or this binary for a local node), or a
-/// socket (a lingering session reached through a kept ssh connection).
+/// What the conversation is with: a process (ssh, or this binary for a local node) and our
+/// ends of the sockets that are its stdio, or a socket (a lingering session reached through a
+/// kept ssh connection).
 enum Peer {
-    Process(Child),
+    Process(Child, Vec<UnixStream>),
     Socket(UnixStream),
 }
 
 impl Peer {
-    /// Ends it now: the process is killed, the socket shut.
+    /// Ends it now: the process is killed and our ends of its sockets shut, the socket shut,
+    /// so that a thread blocked reading or writing returns at once (an ssh control master may
+    /// hold the other ends open long after its client died).
     fn kill(&mut self) {
         match self {
-            Peer::Process(c) => {
+            Peer::Process(c, ends) => {
                 let _ = c.kill();
+                for end in ends {
+                    let _ = end.shutdown(std::net::Shutdown::Both);
+                }
             }
             Peer::Socket(s) => {
                 let _ = s.shutdown(std::net::Shutdown::Both);
@@ -79,11 +130,23 @@ impl Peer {
         }
     }
 
+    /// Ends what we send: the node reads the end of its input (our kept ends would otherwise
+    /// hold it open after the writer is dropped).
+    fn end_input(&mut self) {
+        let input = match self {
+            Peer::Process(_, ends) => ends.first(),
+            Peer::Socket(s) => Some(&*s),
+        };
+        if let Some(input) = input {
+            let _ = input.shutdown(std::net::Shutdown::Write);
+        }
+    }
+
     /// `None` while the process runs; its exit status once it ended (`Some(None)`: none to
     /// read, as for a socket).
     fn ended(&mut self) -> Option<Option<ExitStatus>> {
         match self {
-            Peer::Process(c) => match c.try_wait() {
+            Peer::Process(c, _) => match c.try_wait() {
                 Ok(None) => None,
                 Ok(Some(status)) => Some(Some(status)),
                 Err(_) => Some(None),
@@ -93,28 +156,120 @@ impl Peer {
     }
 }
 
-/// Kills the process when the current request's deadline passes.
+/// A pipe end that counts the bytes through it as the watchdog's progress.
+struct Counted<T> {
+    inner: T,
+    watchdog: Arc<Watchdog>,
+}
+
+impl<T: Read> Read for Counted<T> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.watchdog.moved.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+impl<T: Write> Write for Counted<T> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.watchdog.moved.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Kills the peer when the current request makes no progress for its quiet time, or runs past
+/// its total.
 struct Watchdog {
     state: Mutex<WatchState>,
     wake: Condvar,
+    /// Bytes moved either way, counted by the pipe ends.
+    moved: AtomicU64,
+    /// Whole frames read.
+    frames: AtomicU64,
+}
+
+/// Why the watchdog ended a conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fired {
+    /// No progress for this long.
+    Silent(Duration),
+    /// Still not done after this long in all.
+    Overall(Duration),
 }
 
 struct WatchState {
-    deadline: Option<Instant>,
-    fired: bool,
+    /// Armed: the current window of silence allowed, when it ends, and the counts at its start.
+    window: Option<Window>,
+    fired: Option<Fired>,
     done: bool,
 }
 
+#[derive(Clone, Copy)]
+struct Window {
+    /// The silence allowed after this window.
+    quiet: Duration,
+    /// How long this window lasts (the first may be longer: connecting).
+    length: Duration,
+    ends: Instant,
+    /// When the whole request must be over, and how long that was.
+    until: Instant,
+    total: Duration,
+    moved: u64,
+    frames: u64,
+}
+
 impl Watchdog {
-    fn set(&self, timeout: Option<Duration>) {
+    fn new() -> Watchdog {
+        Watchdog {
+            state: Mutex::new(WatchState {
+                window: None,
+                fired: None,
+                done: false,
+            }),
+            wake: Condvar::new(),
+            moved: AtomicU64::new(0),
+            frames: AtomicU64::new(0),
+        }
+    }
+
+    /// Arms it for a request: progress within `first`, then within every `quiet`, and done
+    /// within `total`.
+    fn arm(&self, first: Duration, quiet: Duration, total: Duration) {
         if let Ok(mut s) = self.state.lock() {
-            s.deadline = timeout.map(|t| Instant::now() + t);
+            let now = Instant::now();
+            s.window = Some(Window {
+                quiet,
+                length: first,
+                ends: now + first,
+                until: now + total.max(first),
+                total: total.max(first),
+                moved: self.moved.load(Ordering::Relaxed),
+                frames: self.frames.load(Ordering::Relaxed),
+            });
             self.wake.notify_one();
         }
     }
 
-    fn fired(&self) -> bool {
-        self.state.lock().map(|s| s.fired).unwrap_or(false)
+    /// Disarms it: the request is over.
+    fn disarm(&self) {
+        if let Ok(mut s) = self.state.lock() {
+            s.window = None;
+            self.wake.notify_one();
+        }
+    }
+
+    /// A whole frame was read: progress.
+    fn frame(&self) {
+        self.frames.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn fired(&self) -> Option<Fired> {
+        self.state.lock().ok().and_then(|s| s.fired)
     }
 
     fn watch(&self, peer: &Mutex<Peer>) {
@@ -123,62 +278,144 @@ impl Watchdog {
             if s.done {
                 return;
             }
-            match s.deadline {
-                Some(d) if Instant::now() >= d => {
-                    s.fired = true;
-                    s.deadline = None;
+            let now = Instant::now();
+            let next = match s.window.as_mut() {
+                None => None,
+                Some(w) if now >= w.until => {
+                    let why = Fired::Overall(w.total);
+                    s.window = None;
+                    s.fired = Some(why);
                     if let Ok(mut p) = peer.lock() {
                         p.kill();
                     }
+                    continue;
                 }
-                Some(d) => {
-                    let wait = d.saturating_duration_since(Instant::now());
-                    s = match self.wake.wait_timeout(s, wait) {
-                        Ok((s, _)) => s,
-                        Err(_) => return,
-                    };
+                Some(w) if now >= w.ends => {
+                    let (moved, frames) = (
+                        self.moved.load(Ordering::Relaxed),
+                        self.frames.load(Ordering::Relaxed),
+                    );
+                    if frames > w.frames || moved.saturating_sub(w.moved) >= PROGRESS_STEP {
+                        // Progress in this window: another one.
+                        (w.moved, w.frames) = (moved, frames);
+                        w.length = w.quiet;
+                        w.ends = now + w.quiet;
+                        Some(w.ends.min(w.until))
+                    } else {
+                        let why = Fired::Silent(w.length);
+                        s.window = None;
+                        s.fired = Some(why);
+                        if let Ok(mut p) = peer.lock() {
+                            p.kill();
+                        }
+                        continue;
+                    }
                 }
-                None => {
-                    s = match self.wake.wait(s) {
-                        Ok(s) => s,
-                        Err(_) => return,
-                    };
-                }
-            }
+                Some(w) => Some(w.ends.min(w.until)),
+            };
+            s = match next {
+                Some(at) => match self
+                    .wake
+                    .wait_timeout(s, at.saturating_duration_since(Instant::now()))
+                {
+                    Ok((s, _)) => s,
+                    Err(_) => return,
+                },
+                None => match self.wake.wait(s) {
+                    Ok(s) => s,
+                    Err(_) => return,
+                },
+            };
         }
     }
 }
 
+/// Our ends of a child's stdio: sockets rather than pipes, so that a deadline can shut them
+/// and wake whatever reads or writes them.
+struct Ends {
+    input: UnixStream,
+    output: UnixStream,
+    stderr: UnixStream,
+}
+
+/// Gives `command` sockets for stdin, stdout and stderr; our ends.
+fn attach(command: &mut Command) -> std::io::Result<Ends> {
+    let (input, theirs_in) = UnixStream::pair()?;
+    let (output, theirs_out) = UnixStream::pair()?;
+    let (stderr, theirs_err) = UnixStream::pair()?;
+    command
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs_in)))
+        .stdout(Stdio::from(std::os::fd::OwnedFd::from(theirs_out)))
+        .stderr(Stdio::from(std::os::fd::OwnedFd::from(theirs_err)));
+    Ok(Ends {
+        input,
+        output,
+        stderr,
+    })
+}
+
 impl NodeSession {
-    /// Takes over `child` (started with [`piped`] stdio) and reads the node's greeting and
-    /// hello. An older node (a hello with a lower protocol, or a process that ends before its
-    /// greeting) is [`TransportError::NotInstalled`] as `ended` says.
-    pub fn start(mut child: Child, ended: Ended) -> Result<NodeSession, TransportError> {
-        let (Some(input), Some(output), Some(err)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(TransportError::failed("its pipes could not be made"));
+    /// Starts `command` (its stdio left unset) as the node's session and reads the node's
+    /// greeting and hello. An older node (a hello with a lower protocol, or a process that ends
+    /// before its greeting) is [`TransportError::NotInstalled`] as `ended` says; a process that
+    /// cannot start is what `spawn_failed` makes of it.
+    pub fn spawn(
+        mut command: Command,
+        ended: Ended,
+        patience: Patience,
+        spawn_failed: impl FnOnce(std::io::Error) -> TransportError,
+    ) -> Result<NodeSession, TransportError> {
+        let ends = match attach(&mut command) {
+            Ok(ends) => ends,
+            Err(e) => {
+                return Err(TransportError::failed(format!(
+                    "its sockets could not be made: {e}"
+                )));
+            }
         };
-        let stderr = thread::spawn(move || tail(err));
+        let child = command.spawn();
+        // The child's ends live in `command` until it is dropped: only the child may hold them,
+        // or its end would never read as the end.
+        drop(command);
+        let mut child = child.map_err(spawn_failed)?;
+        // In this order: [`Peer::end_input`] shuts the first.
+        let kept = match [&ends.input, &ends.output, &ends.stderr]
+            .iter()
+            .map(|e| e.try_clone())
+            .collect::<std::io::Result<Vec<_>>>()
+        {
+            Ok(kept) => kept,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(TransportError::failed(format!(
+                    "its sockets could not be used: {e}"
+                )));
+            }
+        };
+        let Ends {
+            input,
+            output,
+            stderr,
+        } = ends;
+        let stderr = thread::spawn(move || tail(stderr));
         NodeSession::begin(
-            Peer::Process(child),
+            Peer::Process(child, kept),
             Box::new(input),
             Box::new(output),
             Some(stderr),
             ended,
-            SHORT,
+            patience,
         )
     }
 
     /// A session over `stream`, a connected socket whose other end serves sessions (a
-    /// lingering one, `mesh node serve`); greeted as [`start`](Self::start) is, within
-    /// `greet_within` (a server that does not answer soon is given up for a new session).
+    /// lingering one, `mesh node serve`); greeted as [`spawn`](Self::spawn) is (a server that
+    /// does not answer soon is given up for a new session).
     pub fn over_socket(
         stream: UnixStream,
         ended: Ended,
-        greet_within: Duration,
+        patience: Patience,
     ) -> Result<NodeSession, TransportError> {
         let clones = (stream.try_clone(), stream.try_clone());
         let (Ok(input), Ok(output)) = clones else {
@@ -190,7 +427,7 @@ impl NodeSession {
             Box::new(output),
             None,
             ended,
-            greet_within,
+            patience,
         )
     }
 
@@ -200,38 +437,46 @@ impl NodeSession {
         output: Box<dyn Read + Send>,
         stderr: Option<thread::JoinHandle<Vec<u8>>>,
         ended: Ended,
-        greet_within: Duration,
+        patience: Patience,
     ) -> Result<NodeSession, TransportError> {
         let peer = Arc::new(Mutex::new(peer));
-        let watchdog = Arc::new(Watchdog {
-            state: Mutex::new(WatchState {
-                deadline: None,
-                fired: false,
-                done: false,
-            }),
-            wake: Condvar::new(),
-        });
+        let watchdog = Arc::new(Watchdog::new());
         {
             let (watchdog, peer) = (watchdog.clone(), peer.clone());
             thread::spawn(move || watchdog.watch(&peer));
         }
+        let counted = |inner| Counted {
+            inner,
+            watchdog: watchdog.clone(),
+        };
         let session = NodeSession {
+            input: Some(BufWriter::with_capacity(
+                frame::DATA_CHUNK + 64,
+                Counted {
+                    inner: input,
+                    watchdog: watchdog.clone(),
+                },
+            )),
+            output: BufReader::new(counted(output)),
             peer,
-            input: Some(BufWriter::with_capacity(frame::DATA_CHUNK + 64, input)),
-            output: BufReader::new(output),
             stderr,
             watchdog,
             ended,
+            patience,
+            doing: "after connecting",
             closed: false,
         };
-        session.handshake(greet_within)
+        session.handshake()
     }
 
     /// The greeting and the hellos: skips what a login shell printed, says which protocol
     /// this mesh speaks, and checks the node's; a node without mesh, or with an older one,
-    /// is [`TransportError::not_installed`]. Bounded by `greet_within`.
-    fn handshake(mut self, greet_within: Duration) -> Result<NodeSession, TransportError> {
-        self.watchdog.set(Some(greet_within));
+    /// is [`TransportError::not_installed`]. The node has what connecting takes, then
+    /// `[ssh] timeout`, to greet.
+    fn handshake(mut self) -> Result<NodeSession, TransportError> {
+        let Patience { connect, quiet } = self.patience;
+        self.watchdog
+            .arm(connect + quiet, quiet, connect + self.patience.short());
         match self.greeting() {
             Greeting::Found => {}
             // A node without mesh, or with one from before sessions: its exit says so.
@@ -250,6 +495,8 @@ impl NodeSession {
             node: None,
             protocol: PROTOCOL,
             version: crate::node::HOST_VERSION.to_string(),
+            // Signs of life while it works, several within the quiet time.
+            alive_every_ms: Some((quiet.as_millis() / 4).clamp(50, 10_000) as u64),
         };
         let hello = serde_json::to_vec(&mine).unwrap_or_default();
         if self
@@ -259,18 +506,19 @@ impl NodeSession {
         {
             return Err(self.broken());
         }
-        let theirs = match frame::read(&mut self.output) {
+        let theirs = match self.frame(MAX_HELLO) {
             Ok((Kind::Hello, payload)) => serde_json::from_slice::<Hello>(&payload).ok(),
             Err(FrameError::Closed | FrameError::Io(_)) => return Err(self.broken()),
             _ => None,
         };
-        self.watchdog.set(None);
+        self.watchdog.disarm();
         match theirs {
             Some(h) if h.protocol >= PROTOCOL => Ok(self),
             Some(h) => {
                 let err = TransportError::not_installed(format!(
                     "its mesh {} speaks protocol {}, older than {PROTOCOL}",
-                    h.version, h.protocol
+                    super::from_node_line(&h.version, MAX_VERSION),
+                    h.protocol
                 ));
                 self.quit();
                 Err(err)
@@ -300,6 +548,7 @@ impl NodeSession {
                 Ok(n) => seen += n,
             }
             if line.ends_with(frame::GREETING) {
+                self.watchdog.frame();
                 return Greeting::Found;
             }
             if seen > MAX_BANNER {
@@ -308,19 +557,24 @@ impl NodeSession {
         }
     }
 
-    /// What the node holds.
+    /// What the node holds (its version made printable).
     pub fn have(&mut self) -> Result<Have, TransportError> {
-        let answer = self.request(Kind::Have, &[], SHORT)?;
-        serde_json::from_slice(&answer).map_err(|e| {
+        let answer = self.request(Kind::Have, &[], frame::MAX_FRAME, "to `have`")?;
+        let mut have: Have = serde_json::from_slice(&answer).map_err(|e| {
             TransportError::failed(format!(
                 "its answer to `have` is not one this mesh reads ({e})"
             ))
-        })
+        })?;
+        have.version = super::from_node_line(&have.version, MAX_VERSION);
+        Ok(have)
     }
 
-    /// Streams artifacts and an envelope (the receive stream); the node's answer.
+    /// Streams artifacts and an envelope (the receive stream); the node's answer (a refusal's
+    /// reason made printable).
     pub fn receive(&mut self, stream: &mut (dyn Read + Send)) -> Result<Answer, TransportError> {
-        self.watchdog.set(Some(LONG));
+        self.doing = "while receiving";
+        let quiet = self.patience.quiet;
+        self.watchdog.arm(quiet, quiet, LONG);
         let Some(input) = self.input.as_mut() else {
             return Err(self.broken());
         };
@@ -339,27 +593,38 @@ impl NodeSession {
             }
             Err(frame::StreamError::Write(_)) => return Err(self.broken()),
         }
-        let answer = self.answer();
-        self.watchdog.set(None);
+        let answer = self.answer(MAX_RECEIVED);
+        self.watchdog.disarm();
         let answer = answer?;
-        serde_json::from_slice::<Answer>(answer.trim_ascii()).map_err(|e| {
-            TransportError::failed(format!(
+        match serde_json::from_slice::<Answer>(answer.trim_ascii()) {
+            Ok(Answer::Refused { refused }) => Ok(Answer::Refused {
+                refused: super::from_node(&refused, MAX_REASON),
+            }),
+            Ok(Answer::Untrusted { untrusted }) => Ok(Answer::Untrusted {
+                untrusted: super::from_node(&untrusted, MAX_REASON),
+            }),
+            Ok(received) => Ok(received),
+            Err(e) => Err(TransportError::failed(format!(
                 "its answer to `receive` is not one this mesh reads ({e})"
-            ))
-        })
+            ))),
+        }
     }
 
     /// Makes the node apply what it holds: `Ok(None)` when it applied cleanly, `Ok(Some(why))`
     /// when the apply ran and failed (its report says more).
     pub fn apply(&mut self) -> Result<Option<String>, TransportError> {
-        let answer = self.request(Kind::Apply, &[], LONG)?;
+        let answer = self.request(Kind::Apply, &[], MAX_APPLIED, "to `apply`")?;
         let report: Report = serde_json::from_slice(&answer).map_err(|e| {
             TransportError::failed(format!(
                 "its answer to `apply` is not one this mesh reads ({e})"
             ))
         })?;
-        Ok((report.outcome != crate::node::Outcome::Applied)
-            .then(|| report.reason.unwrap_or_else(|| "the apply failed".into())))
+        Ok((report.outcome != crate::node::Outcome::Applied).then(|| {
+            super::from_node(
+                report.reason.as_deref().unwrap_or("the apply failed"),
+                MAX_REASON,
+            )
+        }))
     }
 
     /// Whom the node trusts; with `reset`, makes it forget (the next controller to declare
@@ -369,7 +634,7 @@ impl NodeSession {
         reset: bool,
     ) -> Result<Option<crate::node::trust::Trust>, TransportError> {
         let what: &[u8] = if reset { b"reset" } else { b"show" };
-        let answer = self.request(Kind::Trust, what, SHORT)?;
+        let answer = self.request(Kind::Trust, what, frame::MAX_FRAME, "to `trust`")?;
         serde_json::from_slice(&answer).map_err(|e| {
             TransportError::failed(format!(
                 "its answer to `trust` is not one this mesh reads ({e})"
@@ -377,16 +642,35 @@ impl NodeSession {
         })
     }
 
-    /// The node's reports newer than `since`, as JSON lines: page after page, each asked from
-    /// the last report of the one before.
+    /// The node's reports newer than `since`, as JSON lines (every string in them made
+    /// printable): page after page, each asked from the last report of the one before, at
+    /// most [`MAX_REPORTS`] bytes in all.
     pub fn reports(&mut self, since: u64) -> Result<Vec<u8>, TransportError> {
+        self.reports_within(since, MAX_REPORTS)
+    }
+
+    /// [`reports`](Self::reports), at most `cap` bytes in all.
+    fn reports_within(&mut self, since: u64, cap: usize) -> Result<Vec<u8>, TransportError> {
         let mut all = Vec::new();
         let mut from = since;
         loop {
-            let mut page = self.request(Kind::Report, from.to_string().as_bytes(), SHORT)?;
+            let mut page = self.request(
+                Kind::Report,
+                from.to_string().as_bytes(),
+                frame::MAX_FRAME,
+                "to `report`",
+            )?;
             let more = page.ends_with(frame::MORE);
             if more {
                 page.truncate(page.len() - frame::MORE.len());
+            }
+            if all.len() + page.len() > cap {
+                self.kill();
+                self.wait();
+                return Err(TransportError::failed(format!(
+                    "its reports came to more than {} KiB, more than a node's journal holds: refused; check the node's mesh (`mesh node install NODE` puts this one there)",
+                    cap / 1024
+                )));
             }
             let last = page
                 .split(|&b| b == b'\n')
@@ -394,7 +678,10 @@ impl NodeSession {
                 .find(|l| !l.is_empty())
                 .and_then(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
                 .and_then(|v| v["report_sequence"].as_u64());
-            all.extend_from_slice(&page);
+            for line in page.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                all.extend_from_slice(&super::report_from_node(line));
+                all.push(b'\n');
+            }
             match last {
                 Some(last) if more && last > from => from = last,
                 _ => return Ok(all),
@@ -402,22 +689,28 @@ impl NodeSession {
         }
     }
 
-    /// Whether the conversation can go on: never killed, broken or quit, and its process runs.
+    /// Whether the conversation can go on: never killed, broken or quit, its process runs, and
+    /// its socket was not closed by the other end (a lingering session closes a connection
+    /// that stayed silent for as long as it waits).
     pub fn is_open(&self) -> bool {
         !self.closed
             && self.input.is_some()
             && self.peer.lock().is_ok_and(|mut p| match &mut *p {
-                Peer::Process(c) => matches!(c.try_wait(), Ok(None)),
-                Peer::Socket(_) => true,
+                Peer::Process(c, _) => matches!(c.try_wait(), Ok(None)),
+                Peer::Socket(s) => !closed_by_peer(s),
             })
     }
 
     /// Ends the conversation: the node exits once it reads `Quit` (or the end of its input).
     pub fn quit(mut self) {
         self.closed = true;
-        self.watchdog.set(Some(Duration::from_secs(10)));
+        let quiet = self.patience.quiet;
+        self.watchdog.arm(quiet, quiet, quiet);
         let _ = self.write(Kind::Quit, &[]).and_then(|()| self.flush());
         self.input = None;
+        if let Ok(mut p) = self.peer.lock() {
+            p.end_input();
+        }
         self.wait();
     }
 
@@ -425,9 +718,16 @@ impl NodeSession {
         &mut self,
         kind: Kind,
         payload: &[u8],
-        timeout: Duration,
+        cap: u32,
+        doing: &'static str,
     ) -> Result<Vec<u8>, TransportError> {
-        self.watchdog.set(Some(timeout));
+        self.doing = doing;
+        let quiet = self.patience.quiet;
+        let total = match kind {
+            Kind::Apply => LONG,
+            _ => self.patience.short(),
+        };
+        self.watchdog.arm(quiet, quiet, total);
         if self
             .write(kind, payload)
             .and_then(|()| self.flush())
@@ -435,17 +735,43 @@ impl NodeSession {
         {
             return Err(self.broken());
         }
-        let answer = self.answer();
-        self.watchdog.set(None);
+        let answer = self.answer(cap);
+        self.watchdog.disarm();
         answer
     }
 
-    /// The node's answer frame; an error frame as the error it names.
-    fn answer(&mut self) -> Result<Vec<u8>, TransportError> {
+    /// One frame from the node, refused unread when longer than `cap` (an error frame: longer
+    /// than [`MAX_ERROR`]).
+    fn frame(&mut self, cap: u32) -> Result<(Kind, Vec<u8>), FrameError> {
+        let (kind, len) = frame::head(&mut self.output)?;
+        let cap = match kind {
+            Kind::Error => MAX_ERROR,
+            Kind::Alive => 0,
+            _ => cap,
+        };
+        if len > cap {
+            return Err(FrameError::Garbage(format!(
+                "a {kind:?} frame of {len} bytes, more than the {cap} this answer may have"
+            )));
+        }
+        let payload = frame::payload(&mut self.output, len)?;
+        self.watchdog.frame();
+        Ok((kind, payload))
+    }
+
+    /// The node's answer frame (no longer than `cap`), after the signs of life it sent while
+    /// working; an error frame as the error it names.
+    fn answer(&mut self, cap: u32) -> Result<Vec<u8>, TransportError> {
         if self.flush().is_err() {
             return Err(self.broken());
         }
-        match frame::read(&mut self.output) {
+        let read = loop {
+            match self.frame(cap) {
+                Ok((Kind::Alive, _)) => continue,
+                read => break read,
+            }
+        };
+        match read {
             Ok((Kind::Answer, payload)) => Ok(payload),
             Ok((Kind::Error, payload)) => {
                 #[derive(serde::Deserialize)]
@@ -456,18 +782,20 @@ impl NodeSession {
                 match serde_json::from_slice::<Said>(&payload) {
                     // Its lock was held for longer than it waits: not reached this run (nothing
                     // changed there), which the next run retries.
-                    Ok(s) if s.error == "busy" => Err(TransportError::unreachable(s.message)),
+                    Ok(s) if s.error == "busy" => Err(TransportError::unreachable(
+                        super::from_node_line(&s.message, MAX_REASON),
+                    )),
                     // It refused our frame and ended the conversation.
                     Ok(s) if s.error == "frame" => {
                         self.closed = true;
                         Err(TransportError::failed(format!(
                             "the node's mesh refused what this mesh sent ({}); reinstall it (`mesh node install NODE`) and push again",
-                            s.message
+                            super::from_node_line(&s.message, MAX_REASON)
                         )))
                     }
                     Ok(s) => Err(TransportError::failed(format!(
                         "the node's mesh: {}",
-                        s.message
+                        super::from_node(&s.message, MAX_REASON)
                     ))),
                     Err(_) => Err(TransportError::failed(
                         "the node answered an error that is not JSON",
@@ -482,8 +810,9 @@ impl NodeSession {
             }
             Err(FrameError::Garbage(why)) => {
                 self.kill();
+                self.wait();
                 Err(TransportError::failed(format!(
-                    "the node's answer is not a mesh session frame: {why}"
+                    "the node's answer is refused: {why}; check the node's mesh (`mesh node install NODE` puts this one there)"
                 )))
             }
             Err(_) => Err(self.broken()),
@@ -511,25 +840,51 @@ impl NodeSession {
         }
     }
 
-    /// The conversation broke: wait for the process, and say what its end means.
+    /// The conversation broke: wait for the process, and say what its end means (a deadline
+    /// that passed: the node is unreachable this run, with how long it was silent).
     fn broken(&mut self) -> TransportError {
         self.closed = true;
-        self.watchdog.set(Some(Duration::from_secs(10)));
+        let quiet = self.patience.quiet;
+        self.watchdog.arm(quiet, quiet, quiet);
         let status = self.wait();
         let fired = self.watchdog.fired();
-        let stderr = self
-            .stderr
-            .take()
-            .and_then(|h| h.join().ok())
-            .unwrap_or_default();
-        let stderr = String::from_utf8_lossy(&stderr);
-        if fired {
-            return (self.ended)(None, &stderr);
+        let stderr = self.stderr_tail();
+        match fired {
+            Some(Fired::Silent(after)) => TransportError::unreachable(format!(
+                "no answer for {} {}; the node, its disk or the network is stuck: check the node (the next run tries again)",
+                humantime::format_duration(after),
+                self.doing
+            )),
+            Some(Fired::Overall(total)) => TransportError::unreachable(format!(
+                "no whole answer within {} {}; the node is stuck or far too slow: check the node (the next run tries again)",
+                humantime::format_duration(total),
+                self.doing
+            )),
+            None => (self.ended)(status, &stderr),
         }
-        (self.ended)(status, &stderr)
     }
 
-    /// Waits for the process to exit (the watchdog kills it at the deadline set).
+    /// What the process wrote to stderr, made printable; given up after a moment when
+    /// something still holds it open (its ends are shut once the process is killed).
+    fn stderr_tail(&mut self) -> String {
+        let Some(reader) = self.stderr.take() else {
+            return String::new();
+        };
+        let until = Instant::now() + Duration::from_secs(2);
+        while !reader.is_finished() && Instant::now() < until {
+            thread::sleep(Duration::from_millis(2));
+        }
+        if !reader.is_finished() {
+            if let Ok(mut p) = self.peer.lock() {
+                p.kill();
+            }
+            return String::new();
+        }
+        let bytes = reader.join().unwrap_or_default();
+        super::from_node(&String::from_utf8_lossy(&bytes), 64 * 1024)
+    }
+
+    /// Waits for the process to exit (the watchdog kills it at the deadline armed).
     fn wait(&mut self) -> Option<ExitStatus> {
         let status = loop {
             let ended = match self.peer.lock() {
@@ -568,6 +923,33 @@ impl Drop for NodeSession {
     }
 }
 
+/// Whether the other end closed `socket` (or sent something no one asked for): a look that
+/// neither waits nor takes anything.
+fn closed_by_peer(socket: &UnixStream) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut byte = 0u8;
+    // SAFETY: recv into one valid byte of ours, on a descriptor this stream owns.
+    let n = unsafe {
+        libc::recv(
+            socket.as_raw_fd(),
+            (&raw mut byte).cast(),
+            1,
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        )
+    };
+    match n {
+        0 => true,
+        n if n > 0 => true,
+        _ => {
+            let e = std::io::Error::last_os_error();
+            !matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+            )
+        }
+    }
+}
+
 /// The last 64 KiB of a pipe, read until it ends.
 fn tail(mut pipe: impl Read) -> Vec<u8> {
     let mut out = Vec::new();
@@ -582,5 +964,222 @@ fn tail(mut pipe: impl Read) -> Vec<u8> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::ErrorKind;
+
+    const QUIET: Duration = Duration::from_millis(300);
+
+    /// A session with a node played by `node` on the other end of a socket, after its greeting
+    /// and hello (and reading ours).
+    fn with_node(node: impl FnOnce(&mut UnixStream) + Send + 'static) -> NodeSession {
+        let (ours, mut theirs) = UnixStream::pair().unwrap();
+        thread::spawn(move || {
+            theirs.write_all(frame::GREETING).unwrap();
+            let hello = serde_json::json!({"protocol": PROTOCOL, "version": "test"});
+            frame::write(&mut theirs, Kind::Hello, hello.to_string().as_bytes()).unwrap();
+            let (kind, _) = frame::read(&mut theirs).unwrap();
+            assert_eq!(kind, Kind::Hello);
+            node(&mut theirs);
+        });
+        NodeSession::over_socket(
+            ours,
+            Box::new(|_, _| TransportError::failed("ended")),
+            Patience::new(Duration::ZERO, QUIET),
+        )
+        .unwrap()
+    }
+
+    /// Reads the next request's frame.
+    fn request(node: &mut UnixStream) -> Kind {
+        frame::read(node).unwrap().0
+    }
+
+    fn have_json(version: &str) -> Vec<u8> {
+        serde_json::json!({"protocol": PROTOCOL, "version": version, "artifacts": [],
+            "declaration": null, "applied": null})
+        .to_string()
+        .into_bytes()
+    }
+
+    #[test]
+    fn quit_ends_the_node_process_input_and_a_stall_kills_it() {
+        let hello = br#"{"protocol":999,"version":"t"}"#;
+        let mut frames = b"mesh-session\nH".to_vec();
+        frames.extend_from_slice(&(hello.len() as u32).to_be_bytes());
+        frames.extend_from_slice(hello);
+        let octal: String = frames.iter().map(|b| format!("\\{b:03o}")).collect();
+        let node = |then: &str| {
+            let mut command = Command::new("sh");
+            command.arg("-c").arg(format!("printf '{octal}'; {then}"));
+            NodeSession::spawn(
+                command,
+                Box::new(|_, _| TransportError::failed("ended")),
+                Patience::new(Duration::from_secs(1), Duration::from_secs(20)),
+                |e| TransportError::failed(e.to_string()),
+            )
+            .unwrap()
+        };
+        // A node that reads its input to the end exits once the session quits, not at the
+        // deadline.
+        let session = node("cat >/dev/null");
+        let start = Instant::now();
+        session.quit();
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            start.elapsed()
+        );
+        // A node process that stalls, its stderr held open by a child of its own, is killed and
+        // left at the deadline: no reader stays blocked.
+        let mut session = node("sleep 30 & sleep 30");
+        session.patience.quiet = QUIET;
+        let start = Instant::now();
+        let err = session.have().unwrap_err();
+        assert!(
+            err.source.starts_with("no answer for 300ms to `have`"),
+            "{err}"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(8),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_node_silent_after_connecting_is_unreachable_with_its_reason() {
+        let (ours, mut theirs) = UnixStream::pair().unwrap();
+        thread::spawn(move || {
+            theirs.write_all(frame::GREETING).unwrap();
+            thread::sleep(Duration::from_secs(30));
+        });
+        let start = Instant::now();
+        let err = NodeSession::over_socket(
+            ours,
+            Box::new(|_, _| TransportError::failed("ended")),
+            Patience::new(Duration::from_millis(200), QUIET),
+        )
+        .err()
+        .expect("a silent node");
+        assert_eq!(err.kind, ErrorKind::Unreachable, "{err}");
+        assert!(
+            err.source
+                .starts_with("no answer for 300ms after connecting"),
+            "{err}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_node_that_trickles_its_answer_is_as_stuck_as_a_silent_one() {
+        let mut session = with_node(|node| {
+            assert_eq!(request(node), Kind::Have);
+            node.write_all(b"a\0\0\x10\0").unwrap();
+            for _ in 0..600 {
+                if node.write_all(b"x").is_err() {
+                    return;
+                }
+                thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let start = Instant::now();
+        let err = session.have().unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unreachable, "{err}");
+        assert!(
+            err.source.starts_with("no answer for 300ms to `have`"),
+            "{err}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(5));
+        assert!(!session.is_open());
+    }
+
+    #[test]
+    fn a_node_that_works_says_so_and_is_waited_for() {
+        let mut session = with_node(|node| {
+            assert_eq!(request(node), Kind::Have);
+            // Three times the quiet time, alive all along.
+            for _ in 0..9 {
+                thread::sleep(Duration::from_millis(100));
+                frame::write(node, Kind::Alive, &[]).unwrap();
+            }
+            let answer =
+                have_json("1.2\u{1b}[2J\u{1b}]0;owned\u{7}.3\r\nand more to come on and on");
+            frame::write(node, Kind::Answer, &answer).unwrap();
+            let _ = frame::read(node);
+        });
+        let have = session.have().expect("a node that works is waited for");
+        // Its version made printable, and short.
+        assert_eq!(have.version, "1.2.3 and more to come on and on");
+        session.quit();
+    }
+
+    #[test]
+    fn text_from_a_node_is_made_printable_and_short() {
+        let mut session = with_node(|node| {
+            assert_eq!(request(node), Kind::Receive);
+            let mut data = frame::Data::new(node);
+            data.finish().unwrap();
+            let reason = format!("no\u{1b}[31m red\u{9b}1m \u{7}bell\n{}", "y".repeat(9000));
+            let refused = serde_json::json!({ "refused": reason });
+            frame::write(node, Kind::Answer, refused.to_string().as_bytes()).unwrap();
+            assert_eq!(request(node), Kind::Apply);
+            let error = serde_json::json!({"error": "failed", "message": "disk\u{1b}[1A gone"});
+            frame::write(node, Kind::Error, error.to_string().as_bytes()).unwrap();
+            let _ = frame::read(node);
+        });
+        let answer = session.receive(&mut &b"stream"[..]).unwrap();
+        let Answer::Refused { refused } = answer else {
+            panic!("{answer:?}")
+        };
+        assert!(refused.starts_with("no red bell\nyyy"), "{refused:?}");
+        assert!(
+            refused.len() <= MAX_REASON && refused.ends_with('…'),
+            "{}",
+            refused.len()
+        );
+        let err = session.apply().unwrap_err();
+        assert_eq!(err.source, "the node's mesh: disk gone");
+        session.quit();
+    }
+
+    #[test]
+    fn an_answer_past_its_cap_is_refused_unread() {
+        let mut session = with_node(|node| {
+            assert_eq!(request(node), Kind::Have);
+            // An error frame of 1 MiB, announced: never read.
+            node.write_all(b"X\0\x10\0\0").unwrap();
+            let _ = node.write_all(&vec![b'x'; 1 << 20]);
+        });
+        let err = session.have().unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Failed, "{err}");
+        assert!(err.source.contains("more than the 65536"), "{err}");
+        assert!(!session.is_open());
+    }
+
+    #[test]
+    fn a_node_that_never_stops_sending_reports_is_refused() {
+        let mut session = with_node(|node| {
+            let padding = "p".repeat(1 << 12);
+            for sequence in 1u64.. {
+                if !matches!(frame::read(node), Ok((Kind::Report, _))) {
+                    return;
+                }
+                let mut page = serde_json::json!({"report_sequence": sequence, "pad": padding})
+                    .to_string()
+                    .into_bytes();
+                page.push(b'\n');
+                page.extend_from_slice(frame::MORE);
+                if frame::write(node, Kind::Answer, &page).is_err() {
+                    return;
+                }
+            }
+        });
+        let err = session.reports_within(0, 1 << 16).unwrap_err();
+        assert!(err.source.contains("more than 64 KiB"), "{err}");
     }
 }

@@ -2,7 +2,7 @@
 //! per run, through a ControlMaster (an install before it, or a later run with `[ssh] persist`,
 //! reuses the connection).
 
-use super::session::{LONG, NodeSession};
+use super::session::{LONG, NodeSession, Patience};
 use super::ssh::{Ssh, SshError};
 use super::{Transport, TransportError};
 use crate::config::{MeshConfig, NodeConfig};
@@ -17,8 +17,8 @@ pub struct SshNode {
     /// socket the kept connection forwards to it (`ROOT/.session.sock`), so that the next runs
     /// start no remote command, and no login shell, at all.
     linger: Option<(std::time::Duration, std::path::PathBuf)>,
-    /// How long a lingering session may take to greet (`[ssh] connect_timeout`).
-    connect_timeout: std::time::Duration,
+    /// How long the node may take: to greet, and between two signs of progress.
+    patience: Patience,
     root: String,
     program: String,
 }
@@ -33,20 +33,41 @@ impl SshNode {
         if let Some(persist) = mesh.ssh.persist {
             session = session.with_persist(persist);
         }
+        // A relative root has no one socket path on the node: no lingering session (said once
+        // per run by `Connections`).
         let absolute = node.root.starts_with('/');
         let linger = mesh.ssh.persist.filter(|_| absolute).map(|p| {
-            let id = blake3::hash(format!("{}\0{}", address, node.root).as_bytes()).to_hex();
-            (p, control_dir.join(format!("{}.s", &id[..16])))
+            let name = linger_socket_name(&options, &address, &node.root, &node.name);
+            (p, control_dir.join(name))
         });
         SshNode {
             linger,
-            connect_timeout: mesh.ssh.connect_timeout,
+            patience: Patience::new(mesh.ssh.connect_timeout, mesh.ssh.timeout),
             persist: mesh.ssh.persist.is_some(),
             session,
             program: format!("{}/bin/mesh", node.root.trim_end_matches('/')),
             root: node.root.clone(),
         }
     }
+}
+
+/// The name of the local socket forwarded to a node's lingering session: a digest of
+/// everything that decides which machine, which account and which root it reaches (every ssh
+/// option, the address, the root) and of the node's name, so that two nodes never share one,
+/// whatever they have in common.
+pub fn linger_socket_name(options: &[String], address: &str, root: &str, node: &str) -> String {
+    let mut hasher = blake3::Hasher::new();
+    // Each part with its length: no two lists of parts hash the same.
+    for part in options
+        .iter()
+        .map(String::as_str)
+        .chain([address, root, node])
+    {
+        hasher.update(&(part.len() as u64).to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    hasher.update(&(options.len() as u64).to_le_bytes());
+    format!("{}.s", &hasher.finalize().to_hex()[..16])
 }
 
 /// What the end of a session's ssh means: ssh's own failure (exit 255), a node without mesh
@@ -113,9 +134,7 @@ impl Transport for SshNode {
                     "the connection to the node's lingering session broke; try again (the next run starts a new one)",
                 )
             };
-            if let Ok(session) =
-                NodeSession::over_socket(stream, Box::new(broke), self.connect_timeout)
-            {
+            if let Ok(session) = NodeSession::over_socket(stream, Box::new(broke), self.patience) {
                 return Ok(session);
             }
         }
@@ -133,14 +152,13 @@ impl Transport for SshNode {
         if let Some(secs) = &linger {
             argv.extend(["--linger", secs.as_str()]);
         }
-        let mut command = self.session.command_for(&argv).map_err(ssh_error)?;
-        let child = super::session::piped(&mut command)
-            .spawn()
-            .map_err(|e| ssh_error(self.session.spawn_error(e)))?;
+        let command = self.session.command_for(&argv).map_err(ssh_error)?;
         let (ssh, program) = (self.session.clone(), self.program.clone());
-        let session = NodeSession::start(
-            child,
+        let session = NodeSession::spawn(
+            command,
             Box::new(move |status, stderr| failure(&ssh, &program, status, stderr)),
+            self.patience,
+            |e| ssh_error(self.session.spawn_error(e)),
         )?;
         if let Some((_, local)) = &self.linger {
             let remote = crate::node::socket_path(std::path::Path::new(&self.root));
@@ -176,7 +194,7 @@ impl Transport for SshNode {
                 "installing mesh under {}/bin failed: exit {}: {}",
                 self.root,
                 out.status,
-                super::last_line(&out.stderr)
+                super::last_line(&super::from_node(&out.stderr, 64 * 1024))
             )));
         }
         Ok(())
@@ -188,5 +206,36 @@ impl Drop for SshNode {
         if !self.persist {
             self.session.close();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::linger_socket_name;
+
+    #[test]
+    fn every_option_and_the_node_name_make_the_lingering_socket_name() {
+        let port = |p: &str| vec!["-p".to_string(), p.to_string()];
+        let a = linger_socket_name(&port("2201"), "root@h", "/srv/mesh", "ace");
+        assert_eq!(
+            a,
+            linger_socket_name(&port("2201"), "root@h", "/srv/mesh", "ace")
+        );
+        // The same address and root on two ports, or under two names: two sockets.
+        assert_ne!(
+            a,
+            linger_socket_name(&port("2202"), "root@h", "/srv/mesh", "ace")
+        );
+        assert_ne!(
+            a,
+            linger_socket_name(&port("2201"), "root@h", "/srv/mesh", "bee")
+        );
+        assert_ne!(a, linger_socket_name(&[], "root@h", "/srv/mesh", "ace"));
+        // Parts never run into each other.
+        assert_ne!(
+            linger_socket_name(&["-p2".into()], "a", "/r", "n"),
+            linger_socket_name(&["-p".into()], "2a", "/r", "n")
+        );
+        assert!(a.len() < 20, "short enough for a socket path: {a}");
     }
 }

@@ -147,3 +147,21 @@ fn an_ssh_node_without_an_address() {
     );
     diagnostic(&t, "mesh.toml:10:7", "node `g14` has no address");
 }
+
+#[test]
+fn a_bad_ssh_timeout() {
+    // The line `timeout = …` of the `[ssh]` table written after EXAMPLE_MESH.
+    let line = EXAMPLE_MESH.lines().count() + 3;
+    let t = mesh_with("\n[ssh]\ntimeout = \"soon\"\n");
+    diagnostic(
+        &t,
+        &format!("mesh.toml:{line}:11"),
+        "`timeout` is not a duration",
+    );
+    let t = mesh_with("\n[ssh]\ntimeout = \"0s\"\n");
+    diagnostic(
+        &t,
+        &format!("mesh.toml:{line}:11"),
+        "`timeout` must be longer than zero",
+    );
+}

@@ -4,10 +4,11 @@
 //! answers garbage is a failure, and nothing is recorded.
 
 use crate::common::ssh::{SshNode, one_node_mesh};
-use crate::common::{Run, TestMesh};
+use crate::common::{MESH_HEAD, Run, TestMesh};
 use crate::push::push;
 use serde_json::Value;
 use std::path::Path;
+use std::time::Duration;
 
 /// `cp -a`: symlinks (a module's `current`) stay symlinks.
 fn copy_all(from: &Path, to: &Path) {
@@ -203,4 +204,102 @@ fn mesh_node_session_refuses_a_garbage_frame() {
     assert!(run.stdout.starts_with("mesh-session\n"));
     assert!(run.stdout.contains("\"error\":\"frame\""), "{run}");
     assert!(!root.join("declaration.json").exists());
+}
+
+/// `printf` octal escapes for `bytes`.
+fn octal(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("\\{b:03o}")).collect()
+}
+
+/// Nothing waits forever. One node's session stalls after connecting (it greets, then nothing: a
+/// hung disk, a wedged process); another answers with a frame that never ends, a byte at a time.
+/// With `[ssh] timeout = "2s"` the push ends by itself, the good node is delivered, the two
+/// others are unreachable with their reasons, the push exits 3, and its lock is free.
+#[test]
+fn a_stalled_node_and_an_endless_answer_are_unreachable_and_the_run_ends() {
+    let t = crate::common::example();
+    let ace = SshNode::with_mesh(t.dir(), "ace");
+    let bee = SshNode::start(t.dir(), "bee");
+    let cee = SshNode::start(t.dir(), "cee");
+    bee.program("#!/bin/sh\nprintf 'mesh-session\\n'\nexec sleep 600\n");
+    let hello = br#"{"protocol":999,"version":"endless"}"#;
+    let mut frames = b"H".to_vec();
+    frames.extend_from_slice(&(hello.len() as u32).to_be_bytes());
+    frames.extend_from_slice(hello);
+    // The answer to the first request: a frame of 1 MiB, announced, never finished.
+    frames.push(b'a');
+    frames.extend_from_slice(&(1u32 << 20).to_be_bytes());
+    cee.program(&format!(
+        "#!/bin/sh\nprintf 'mesh-session\\n{}'\nwhile printf x; do sleep 0.2; done\n",
+        octal(&frames)
+    ));
+    let edge = |n: &SshNode| n.stanza(&n.client_options(), &["edge"]);
+    t.write(
+        "mesh.toml",
+        &format!(
+            "{MESH_HEAD}\n[ssh]\nconnect_timeout = \"5s\"\ntimeout = \"2s\"\n\n{}\n{}\n{}\n[assign]\nroute-proxy = [\"@edge\"]\nresolver    = [\"@edge\"]\n",
+            edge(&ace),
+            edge(&bee),
+            edge(&cee)
+        ),
+    );
+    t.ok(&["build", "--behind", "-q"]);
+    // A generous deadline on each process: past it, the run was held.
+    let within = Duration::from_secs(90);
+    let run = Run::of(t.mesh(&["push", "--json"]).timeout(within));
+    assert_ne!(run.code, Run::KILLED, "push did not end by itself: {run}");
+    assert_eq!(run.code, 3, "{run}");
+    let outcome = |name: &str| {
+        run.json()
+            .as_array()
+            .expect("outcomes")
+            .iter()
+            .find(|o| o["node"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {run}"))
+    };
+    assert_eq!(outcome("ace")["outcome"], "sent", "{run}");
+    for (name, reason) in [
+        ("bee", "no answer for 2s after connecting"),
+        ("cee", "no answer for 2s to `have`"),
+    ] {
+        let o = outcome(name);
+        assert_eq!(o["outcome"], "unreachable", "{o}");
+        assert!(
+            o["reason"].as_str().is_some_and(|r| r.contains(reason)),
+            "{name}: {o}"
+        );
+    }
+    // The lock was let go: the next runs go on, and end too (a reconcile counts an
+    // unreachable node as a fact, not a failure).
+    let run = Run::of(t.mesh(&["reconcile"]).timeout(within));
+    assert_ne!(
+        run.code,
+        Run::KILLED,
+        "reconcile did not end by itself: {run}"
+    );
+    assert_ne!(run.code, 75, "{run}");
+    let status = t.json(&["status"]);
+    let node = |name: &str| {
+        status["nodes"]
+            .as_array()
+            .expect("nodes")
+            .iter()
+            .find(|n| n["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {status}"))
+    };
+    assert_eq!(node("ace")["state"], "current", "{status}");
+    for name in ["bee", "cee"] {
+        let n = node(name);
+        assert_eq!(n["state"], "never told", "{n}");
+        assert!(!n["unreachable_since"].is_null(), "{n}");
+        assert!(
+            n["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("no answer for 2s")),
+            "{n}"
+        );
+    }
+    drop((ace, bee, cee));
 }
