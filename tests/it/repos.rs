@@ -77,7 +77,8 @@ fn running(t: &TestMesh) -> Vec<String> {
         }
     }
     let mut out = Vec::new();
-    walk(&t.path("nodes/n1"), &mut out);
+    // The module's own `id` files, under modules/ (ROOT/id is the node's id).
+    walk(&t.path("nodes/n1/modules"), &mut out);
     out.sort();
     out.dedup();
     out
