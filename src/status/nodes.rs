@@ -73,6 +73,10 @@ pub enum NodeState {
     /// The same failure (or trouble) three times in a row: a person must act.
     #[serde(rename = "stuck")]
     Stuck,
+    /// A module's new version failed on it and the node went back to the version that ran
+    /// before: it runs, but not what it was sent.
+    #[serde(rename = "rolled back")]
+    RolledBack,
     /// Its apply failed, or mesh cannot do its work there.
     #[serde(rename = "failed")]
     Failed,
@@ -94,6 +98,7 @@ impl NodeState {
             NodeState::NeverTold => "never told",
             NodeState::OutOfDate => "out of date",
             NodeState::Stuck => "stuck",
+            NodeState::RolledBack => "rolled back",
             NodeState::Failed => "failed",
             NodeState::Outstanding => "outstanding",
             NodeState::Current => "current",
@@ -108,6 +113,7 @@ impl NodeState {
                 | NodeState::Diverged
                 | NodeState::Ahead
                 | NodeState::Stuck
+                | NodeState::RolledBack
                 | NodeState::Failed
         )
     }
@@ -152,7 +158,7 @@ pub struct NodeStatus {
     /// What stopped mesh doing its work on the node (its ssh refused us, its mesh failed, it
     /// lost what it was sent), while it lasts.
     pub trouble: Option<TroubleJson>,
-    /// Whether a person must act: the node is not worked out, stuck or failed, or its trouble
+    /// Whether a person must act: the node is not worked out, stuck, rolled back or failed, or its trouble
     /// is one no run repairs. What `reconcile` exits 3 for.
     pub needs_a_person: bool,
     /// Unix ms of last seen, for ages in tables.
@@ -229,6 +235,30 @@ fn modules_ok(rec: &NodeRecord) -> std::collections::BTreeSet<String> {
         .iter()
         .filter(|r| r.outcome == crate::node::ResourceOutcome::Ok)
         .filter_map(|r| r.id.strip_prefix("module:").map(str::to_string))
+        .collect()
+}
+
+/// What the node's newest report about the declaration it was sent says it went back from:
+/// one line per module that failed and was switched back (or is down), for the reason.
+fn rolled_back(rec: &NodeRecord) -> Vec<(String, crate::node::RolledBack)> {
+    let (Some(sent), Some(raw)) = (&rec.sent, &rec.last_report) else {
+        return Vec::new();
+    };
+    let Ok(report) = serde_json::from_str::<crate::node::Report>(raw) else {
+        return Vec::new();
+    };
+    if report.declaration.as_ref().map(|h| (&h.digest, h.sequence))
+        != Some((&sent.digest, sent.sequence))
+    {
+        return Vec::new();
+    }
+    report
+        .resources
+        .into_iter()
+        .filter_map(|r| {
+            let back = r.rolled_back?;
+            Some((r.id.trim_start_matches("module:").to_string(), back))
+        })
         .collect()
 }
 
@@ -452,7 +482,9 @@ fn state_of(
             NodeState::Stuck,
             trouble.map(|t| format!("{} times in a row: {}", t.count, t.reason)),
         ),
-        _ if lost && failure.is_some() => failure.map_or((NodeState::Failed, None), failing),
+        _ if lost && failure.is_some() => {
+            failure.map_or((NodeState::Failed, None), |f| failing(f, &[]))
+        }
         _ if rec.sent.is_none() => (NodeState::NeverTold, trouble_reason),
         _ if c.digest().as_ref() != rec.sent.as_ref().map(|s| &s.digest) => {
             (NodeState::OutOfDate, trouble_reason)
@@ -460,7 +492,7 @@ fn state_of(
         // What it was sent, mesh could not check since: not current.
         _ if trouble.is_some_and(|t| !t.repairable) => (NodeState::Failed, trouble_reason),
         _ => match failure {
-            Some(f) => failing(f),
+            Some(f) => failing(f, &rolled_back(rec)),
             None if !rec.applied_what_was_sent() => (NodeState::Outstanding, None),
             None => (NodeState::Current, None),
         },
@@ -494,11 +526,44 @@ fn declared_elsewhere(c: &Composed, e: &DeclaredElsewhere) -> (NodeState, Option
 }
 
 /// A node with a failure streak: stuck once it reached [`crate::store::STUCK_AFTER`] reports
-/// in a row, failed before, in the node's words.
-fn failing(f: &Failure) -> (NodeState, Option<String>) {
+/// in a row; before, rolled back when every failing module went back to a version that runs
+/// (naming the version that failed), else failed in the node's words (a module down first).
+fn failing(f: &Failure, back: &[(String, crate::node::RolledBack)]) -> (NodeState, Option<String>) {
+    let down: Vec<String> = back
+        .iter()
+        .filter(|(_, b)| b.down)
+        .map(|(m, b)| {
+            format!(
+                "{m} is DOWN: {} failed and going back to {} failed too",
+                b.failed_version(),
+                b.to_version()
+            )
+        })
+        .collect();
+    let all_went_back = !back.is_empty()
+        && f.resources.iter().all(|r| {
+            back.iter()
+                .any(|(m, b)| !b.down && r.strip_prefix("module:") == Some(m.as_str()))
+        });
     if f.count >= crate::store::STUCK_AFTER {
         let why = format!("{} reports in a row: {}", f.count, f.resources.join(", "));
         (NodeState::Stuck, Some(why))
+    } else if !down.is_empty() {
+        let why = format!("{}; {}", down.join("; "), f.reasons.join("; "));
+        (NodeState::Failed, Some(why))
+    } else if all_went_back {
+        let why = back
+            .iter()
+            .map(|(m, b)| {
+                format!(
+                    "{m}: {} failed; rolled back to {}",
+                    b.failed_version(),
+                    b.to_version()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        (NodeState::RolledBack, Some(why))
     } else {
         (NodeState::Failed, Some(f.reasons.join("; ")))
     }

@@ -13,6 +13,7 @@ mod graph;
 mod push;
 mod readme;
 mod reconcile;
+mod rollback;
 mod session;
 mod shell;
 mod sshd;
