@@ -73,6 +73,8 @@ complete -c mesh -n "__fish_mesh_using_subcommand plan" -l json -d 'Machine-read
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -s q -l quiet -d 'Say less: only errors and what needs a person'
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -s v -l verbose -d 'Say more (repeat for even more)'
 complete -c mesh -n "__fish_mesh_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mesh -n "__fish_mesh_using_subcommand status" -l html -d 'Write the status as one self-contained HTML page to FILE (atomically) instead of tables' -r -F
+complete -c mesh -n "__fish_mesh_using_subcommand status" -l refresh -d 'With `--html`: a browser showing the page loads it again every SECS seconds' -r
 complete -c mesh -n "__fish_mesh_using_subcommand status" -s C -d 'The mesh directory (default: the nearest directory upward holding mesh.toml)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand status" -l state -d 'The store file (default: .mesh/state.redb in the mesh directory)' -r -F
 complete -c mesh -n "__fish_mesh_using_subcommand status" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set'

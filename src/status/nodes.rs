@@ -161,9 +161,59 @@ pub struct NodeStatus {
     /// Whether a person must act: the node is not worked out, stuck, rolled back or failed, or its trouble
     /// is one no run repairs. What `reconcile` exits 3 for.
     pub needs_a_person: bool,
+    /// Each module it is declared on, by name, and what became of it there: the page's grid.
+    pub modules: Vec<ModuleOnNode>,
     /// Unix ms of last seen, for ages in tables.
     #[serde(skip)]
     pub last_seen_ms: Option<u64>,
+}
+
+/// One module on one node: the build it is declared and what became of it there.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModuleOnNode {
+    /// The module.
+    pub name: String,
+    /// The build the node is declared (would be sent).
+    pub build: u64,
+    /// What became of it.
+    pub state: Delivery,
+}
+
+/// What became of a module's declared build on a node, as a word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Delivery {
+    /// The node reported running it.
+    #[serde(rename = "applied")]
+    Applied,
+    /// Sent; no report of applying it yet.
+    #[serde(rename = "outstanding")]
+    Outstanding,
+    /// Applying it failed.
+    #[serde(rename = "failed")]
+    Failed,
+    /// It failed and the node went back to the version that ran before.
+    #[serde(rename = "rolled back")]
+    RolledBack,
+    /// It failed, and going back failed too: neither version runs.
+    #[serde(rename = "down")]
+    Down,
+    /// Not sent yet (the node is out of date or never told).
+    #[serde(rename = "not sent")]
+    NotSent,
+}
+
+impl Delivery {
+    /// The word used in JSON and on the page.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Delivery::Applied => "applied",
+            Delivery::Outstanding => "outstanding",
+            Delivery::Failed => "failed",
+            Delivery::RolledBack => "rolled back",
+            Delivery::Down => "down",
+            Delivery::NotSent => "not sent",
+        }
+    }
 }
 
 /// One module's delivery line.
@@ -336,13 +386,15 @@ pub fn ago(ms: u64, now: u64) -> String {
 }
 
 /// One pass over the nodes: per module, how many nodes it is declared on, applied on, failed
-/// on, and not yet sent to; the rest are outstanding (sent, no report yet).
+/// on, and not yet sent to (the rest are outstanding: sent, no report yet); and per node, what
+/// became of each module declared on it.
 fn module_counts<'a>(
     composed: &'a BTreeMap<String, Composed>,
     records: &HashMap<String, NodeRecord>,
-) -> HashMap<&'a str, Counts> {
+) -> (HashMap<&'a str, Counts>, HashMap<String, Vec<ModuleOnNode>>) {
     let empty = NodeRecord::default();
     let mut counts: HashMap<&str, Counts> = HashMap::new();
+    let mut cells: HashMap<String, Vec<ModuleOnNode>> = HashMap::new();
     for (node, c) in composed {
         let Composed::Ready { builds, .. } = c else {
             continue;
@@ -350,26 +402,43 @@ fn module_counts<'a>(
         let rec = records.get(node).unwrap_or(&empty);
         let ok = modules_ok(rec);
         let failure = rec.failure_of_sent();
+        let back = rolled_back(rec);
+        let row = cells.entry(node.clone()).or_default();
         for (m, build) in builds {
             let e = counts.entry(m.as_str()).or_default();
             e.declared += 1;
             let pair = (m.clone(), *build);
-            if !rec.sent_builds.contains(&pair) {
+            let state = if !rec.sent_builds.contains(&pair) {
                 e.not_sent += 1;
+                Delivery::NotSent
             } else if (rec.applied_what_was_sent() && rec.applied_builds.contains(&pair))
                 || ok.contains(m.as_str())
             {
                 e.applied += 1;
+                Delivery::Applied
             } else if failure.is_some_and(|f| {
                 f.resources
                     .iter()
                     .any(|r| r.strip_prefix("module:") == Some(m.as_str()))
             }) {
                 e.failed += 1;
-            }
+                match back.iter().find(|(b, _)| b == m) {
+                    Some((_, b)) if b.down => Delivery::Down,
+                    Some(_) => Delivery::RolledBack,
+                    None => Delivery::Failed,
+                }
+            } else {
+                Delivery::Outstanding
+            };
+            row.push(ModuleOnNode {
+                name: m.clone(),
+                build: *build,
+                state,
+            });
         }
+        row.sort_by(|a, b| a.name.cmp(&b.name));
     }
-    counts
+    (counts, cells)
 }
 
 /// Computes the status of the mesh as `sources` read it (the one validated reading: modules
@@ -430,7 +499,10 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
         .iter()
         .map(|m| m.name().to_string())
         .collect();
-    let counts = module_counts(&composed, &records);
+    let (counts, mut cells) = module_counts(&composed, &records);
+    for n in &mut nodes {
+        n.modules = cells.remove(&n.name).unwrap_or_default();
+    }
     let modules = names
         .into_iter()
         .map(|m| {
@@ -637,6 +709,7 @@ fn node_status(
             reason: t.reason.clone(),
         }),
         needs_a_person,
+        modules: Vec::new(),
         last_seen_ms: rec.last_seen,
     }
 }

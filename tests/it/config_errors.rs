@@ -147,3 +147,10 @@ fn an_ssh_node_without_an_address() {
     );
     diagnostic(&t, "mesh.toml:10:7", "node `g14` has no address");
 }
+
+#[test]
+fn a_status_page_that_names_no_file() {
+    let t = mesh_with("\n[status]\npage = \"out/\"\n");
+    let err = diagnostic(&t, "mesh.toml:19:8", "`page` must name a file");
+    assert!(err.contains("not a file name"), "{err}");
+}

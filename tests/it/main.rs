@@ -10,6 +10,7 @@ mod example;
 mod faults;
 mod generated;
 mod graph;
+mod page;
 mod push;
 mod readme;
 mod reconcile;
