@@ -285,7 +285,6 @@ fn pruning_keeps_the_last_good_version_behind_newer_failures() {
     }
     let dir = root.join("modules/svc");
     assert!(dir.join(&good.0).is_dir(), "the last good version is kept");
-    assert!(root.join("artifacts").join(&good.0).exists() || dir.join(&good.0).is_dir());
     let versions = fs::read_dir(&dir)
         .unwrap()
         .filter(|e| crate::artifact::is_digest(e.as_ref().unwrap().file_name().to_str().unwrap()))
