@@ -81,20 +81,68 @@ fn verbs(cmd: &clap::Command) -> Vec<&clap::Command> {
     subs
 }
 
-/// Text made safe for roff: backslashes and hyphens escaped, and no line starting with a
-/// control character.
+/// Text made safe for roff: backslashes and hyphens escaped, every character beyond ASCII
+/// written as groff's `\[uXXXX]` (which mandoc reads too; a raw one makes groff warn, and what
+/// it shows depends on the reader's locale), and no line starting with a control character.
+/// (The `roff` crate, which clap_mangen uses, escapes only backslashes and hyphens.)
 fn esc(text: &str) -> String {
     text.lines()
         .map(|l| {
-            let l = l.replace('\\', "\\e").replace('-', "\\-");
-            if l.starts_with('.') || l.starts_with('\'') {
-                format!("\\&{l}")
+            let mut e = String::with_capacity(l.len());
+            for c in l.chars() {
+                match c {
+                    '\\' => e.push_str("\\e"),
+                    '-' => e.push_str("\\-"),
+                    c if c.is_ascii() => e.push(c),
+                    c => e.push_str(&format!("\\[u{:04X}]", u32::from(c))),
+                }
+            }
+            if e.starts_with('.') || e.starts_with('\'') {
+                format!("\\&{e}")
             } else {
-                l
+                e
             }
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// How long a text line of a page may be: mandoc's lint asks for at most 80 bytes.
+const WIDTH: usize = 80;
+
+/// Breaks the page's long text lines at spaces (roff fills them back into paragraphs): never a
+/// request line, the tag line after `.TP` (its break would end the tag), or before a word that
+/// would start a line with a control character.
+fn wrap(page: &str) -> String {
+    let mut out = String::with_capacity(page.len() + page.len() / 40);
+    let mut tag = false;
+    for line in page.lines() {
+        if line.starts_with('.') || tag || line.len() <= WIDTH {
+            out.push_str(line);
+            out.push('\n');
+            tag = line == ".TP";
+            continue;
+        }
+        let mut current = String::new();
+        for word in line.split(' ') {
+            let breaks = !current.is_empty()
+                && !word.is_empty()
+                && !word.starts_with('.')
+                && !word.starts_with('\'')
+                && current.len() + 1 + word.len() > WIDTH;
+            if breaks {
+                out.push_str(current.trim_end());
+                out.push('\n');
+                current.clear();
+            } else if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(word);
+        }
+        out.push_str(&current);
+        out.push('\n');
+    }
+    out
 }
 
 fn bold(s: &str) -> String {
@@ -157,7 +205,7 @@ fn page(cmd: &clap::Command, path: &[String]) -> String {
     r.push_str(&examples(path));
     r.push_str(&global_options_or_exit_status(path));
     r.push_str(&see_also(cmd, path));
-    r
+    wrap(&r)
 }
 
 /// The `.TH` header and the NAME section: the page's name and the verb's one-line about.

@@ -96,6 +96,18 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             Ok(false) => {}
         }
     }
+    // `[status] page`: the page a cron host publishes, written every pass.
+    if let (Some(path), Some(status)) = (&ctx.mesh.status.page, &s.status)
+        && let Err(e) = crate::status::page::publish(
+            ctx.paths(),
+            &ctx.mesh.name,
+            status,
+            path,
+            ctx.mesh.status.refresh,
+        )
+    {
+        ui.warn(format!("the status page was not written: {e}"));
+    }
     if ui.json {
         ui.json_data(&s);
     }

@@ -12,6 +12,11 @@ use crate::status::nodes::{NodeStatus, Status, ago};
 /// modules (source · built from · verdict · declared on N · applied on M, K outstanding).
 /// Under the nodes, the nodes the store still has records of that mesh.toml no longer names.
 /// `--check` exits 3 when anything is not current. On a terminal the tables fit its width.
+///
+/// `--html FILE` writes the same status as one self-contained HTML page instead (inline style,
+/// no script, nothing fetched from elsewhere; nodes that need a look first, a module × node
+/// grid, the newest facts), atomically, for a cron host to publish. `[status] page` in
+/// mesh.toml makes every `mesh reconcile` write it.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only the nodes table.
@@ -23,12 +28,22 @@ pub struct Args {
     /// Exit 3 when any node is not current (or current but silent).
     #[arg(long)]
     check: bool,
+    /// Write the status as one self-contained HTML page to FILE (atomically) instead of tables.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["nodes", "modules"])]
+    html: Option<std::path::PathBuf>,
+    /// With `--html`: a browser showing the page loads it again every SECS seconds.
+    #[arg(long, value_name = "SECS", requires = "html", value_parser = clap::value_parser!(u64).range(1..))]
+    refresh: Option<u64>,
 }
 
 /// Runs `mesh status` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &ctx.sources()?)?;
-    if ui.json {
+    if let Some(path) = &a.html {
+        let refresh = a.refresh.map(std::time::Duration::from_secs);
+        crate::status::page::publish(ctx.paths(), &ctx.mesh.name, &status, path, refresh)?;
+        ui.status(format!("wrote {}", path.display()));
+    } else if ui.json {
         ui.json_data(&status);
     } else {
         let mut out = String::new();

@@ -33,6 +33,8 @@ pub struct MeshConfig {
     pub hooks: Hooks,
     /// `[mesh]` settings beyond the name.
     pub settings: Settings,
+    /// `[status]`: the page every `mesh reconcile` writes.
+    pub status: StatusPage,
     /// `[mesh] controller`: this controller's name (default: the host name).
     pub controller: String,
     /// `[controllers]`: the other controllers the nodes may trust, sorted by name; delivered
@@ -144,6 +146,17 @@ pub struct Hooks {
     pub timeout: Duration,
 }
 
+/// `[status]`: where every `mesh reconcile` writes the status page, and how often a browser
+/// showing it loads it again.
+#[derive(Debug, Clone, Default)]
+pub struct StatusPage {
+    /// The page's path (relative paths are taken from the directory of mesh.toml); none unless
+    /// `page` is set.
+    pub page: Option<PathBuf>,
+    /// How often a browser showing the page loads it again (`refresh`).
+    pub refresh: Option<Duration>,
+}
+
 /// `[mesh]` settings.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -172,6 +185,14 @@ struct RawMesh {
     hooks: Option<RawHooks>,
     #[serde(default)]
     controllers: BTreeMap<Spanned<String>, Spanned<String>>,
+    status: Option<RawStatus>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStatus {
+    page: Option<Spanned<String>>,
+    refresh: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -329,6 +350,7 @@ impl MeshConfig {
         let assign = Self::parse_assign(&r, &raw.assign, &nodes)?;
         let hooks = Self::parse_hooks(&r, raw.hooks.as_ref())?;
         let settings = Self::parse_settings(&r, &raw.mesh)?;
+        let status = Self::parse_status(&r, raw.status.as_ref(), dir)?;
         let controller = match &raw.mesh.controller {
             Some(c) => r.name("controller", c)?,
             None => crate::controller::default_name(),
@@ -345,9 +367,43 @@ impl MeshConfig {
             assign,
             hooks,
             settings,
+            status,
             controller,
             controllers,
         })
+    }
+
+    /// `[status]`: no page unless `page` is set; a path to a file (not empty, not a directory
+    /// name ending in `/`), taken from mesh.toml's directory when relative.
+    fn parse_status(
+        r: &Reporter,
+        raw: Option<&RawStatus>,
+        dir: &Path,
+    ) -> Result<StatusPage, ConfigError> {
+        let Some(raw) = raw else {
+            return Ok(StatusPage::default());
+        };
+        let page = match &raw.page {
+            Some(p) if p.get_ref().trim().is_empty() || p.get_ref().ends_with('/') => {
+                return Err(r.error(
+                    "mesh::config::status_page",
+                    Some(p.span()),
+                    "`page` must name a file",
+                    "not a file name",
+                    "write the HTML file every `mesh reconcile` writes, such as \"status.html\" or \"/var/www/mesh/index.html\"",
+                ));
+            }
+            Some(p) => Some(dir.join(p.get_ref())),
+            None => None,
+        };
+        let refresh = match &raw.refresh {
+            Some(d) => {
+                let d = r.duration("refresh", d)?;
+                (!d.is_zero()).then_some(d)
+            }
+            None => None,
+        };
+        Ok(StatusPage { page, refresh })
     }
 
     /// `[controllers]`: `name = "ed25519:…"` as `mesh id` prints it; each key once.

@@ -8,8 +8,8 @@ mod name;
 
 pub use diag::{ConfigError, LoadError, UnknownNode, Unreadable};
 pub use mesh::{
-    Assignment, Hooks, MeshConfig, NodeConfig, RepoConfig, Settings, SshDefaults, Target,
-    Transport, find_mesh_toml, known_list,
+    Assignment, Hooks, MeshConfig, NodeConfig, RepoConfig, Settings, SshDefaults, StatusPage,
+    Target, Transport, find_mesh_toml, known_list,
 };
 pub use module::{Instantiation, Kind, ModuleManifest, Policy};
 pub use name::{NAME_PATTERN, is_valid_name};

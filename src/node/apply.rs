@@ -1,6 +1,7 @@
 //! `mesh node apply`: makes the node run what `declaration.json` says, reads it back, and
 //! appends a report. Run after every receive and on the node's own timer; running it again
-//! converges (nothing is unpacked twice, `activate` runs again as the read-back's check).
+//! converges (nothing is unpacked twice; a module that is unchanged since it activated is not
+//! activated again). A new version that fails goes back to the last one that activated.
 
 use std::collections::BTreeSet;
 use std::fs::{self, File};
@@ -10,8 +11,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::activate;
-use super::disk::{RootLock, list_dir};
-use super::journal::{self, Outcome, Report, ResourceOutcome, ResourceReport};
+use serde::{Deserialize, Serialize};
+
+use super::disk::{RootLock, list_dir, read_json};
+use super::journal::{self, Outcome, Report, ResourceOutcome, ResourceReport, RolledBack};
 use super::{Held, Layout, NodeError};
 use crate::artifact::{ArtifactError, is_digest, unpack};
 use crate::config::is_valid_name;
@@ -26,6 +29,11 @@ pub const KEEP_VERSIONS: usize = 3;
 
 /// The name of the link to the version in use, in `modules/<name>/`.
 const CURRENT: &str = "current";
+/// The last version of a module that activated, in `modules/<name>/`: what a failing new
+/// version goes back to, and what pruning always keeps.
+const GOOD: &str = "good.json";
+/// A version that failed and was gone back from, in `modules/<name>/` (see [`Failed`]).
+const FAILED: &str = "failed.json";
 /// The prefix of the temp link that is renamed over `current`.
 const CURRENT_TMP: &str = ".current.tmp-";
 
@@ -57,7 +65,10 @@ pub fn apply(root: &Path) -> Result<Report, NodeError> {
 /// that module, and nothing is written outside it); switch `modules/<name>/current` to it
 /// atomically (a temp link renamed over it); run `activate` if set (see below); then read back:
 /// the link names the declared digest and `activate` exited 0 → `ok`, else `failed` with the
-/// reason. A failed module is not switched back: the report says what the node runs.
+/// reason. A module whose declared version is the one that last activated is not touched
+/// (its `activate` does not run again). A new version that fails after the switch goes back
+/// to the last version that activated (`rolled_back` in its report): only that module moves;
+/// with nothing to go back to the report says so; when going back fails too, it says DOWN.
 /// Modules with a `current` link that are no longer declared are switched off (the link
 /// removed) and reported `removed`. Besides the version in use, the [`KEEP_VERSIONS`] most
 /// recently used versions of each module are kept.
@@ -110,6 +121,7 @@ pub fn apply_with(root: &Path, options: &ApplyOptions) -> Result<Report, NodeErr
             reason: Some(format!(
                 "the node's root was damaged during the apply (by an activate?): {e}"
             )),
+            rolled_back: None,
         }),
     }
     prune_all(&modules_dir);
@@ -133,18 +145,76 @@ pub fn apply_with(root: &Path, options: &ApplyOptions) -> Result<Report, NodeErr
     let (outcome, reason) = if failed.is_empty() {
         (Outcome::Applied, None)
     } else {
-        let reason = format!(
+        let mut reason = format!(
             "{} of {} resources failed: {}",
             failed.len(),
             resources.len(),
             failed.join(", ")
         );
+        for r in &resources {
+            if let Some(back) = &r.rolled_back {
+                reason.push_str(&match back.down {
+                    true => format!("; {} is DOWN (going back failed too)", r.id),
+                    false => format!("; {} rolled back to {}", r.id, back.to_version()),
+                });
+            }
+        }
         (Outcome::Failed, Some(reason))
     };
     journal::append(root, Report::new(Some(held), outcome, reason, resources))
 }
 
-/// Unpacks, switches, activates and reads back one module.
+/// A module's version as the node remembers it: enough to run it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Version {
+    /// The artifact's digest (the directory under `modules/<name>/`).
+    artifact: String,
+    /// Its `activate`, as declared with it.
+    activate: Option<String>,
+    /// The build id it came from.
+    build: String,
+    /// The commit that build was made from.
+    commit: String,
+}
+
+impl Version {
+    fn of(m: &DeclaredModule) -> Version {
+        Version {
+            artifact: m.artifact.clone(),
+            activate: m.activate.clone(),
+            build: m.build.clone(),
+            commit: m.commit.clone(),
+        }
+    }
+
+    /// Whether `other` runs the same way: the same artifact and the same `activate` (a build
+    /// id alone does not change what runs).
+    fn runs_as(&self, other: &Version) -> bool {
+        self.artifact == other.artifact && self.activate == other.activate
+    }
+
+    fn words(&self) -> String {
+        journal::version_words(&self.build, &self.commit)
+    }
+}
+
+/// `modules/<name>/failed.json`: a version that failed and was gone back from, with what was
+/// reported, so that later applies of the same declaration report it again rather than run
+/// the failing `activate` (and restart the version gone back to) on every pass.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Failed {
+    version: Version,
+    report: ResourceReport,
+}
+
+/// Brings one module to its declared version, or back to the last one that activated.
+///
+/// - Unchanged (the version declared is the one that last activated, and `current` names it):
+///   nothing runs; the link is read back.
+/// - Declared again after it failed and the node went back: reported as before, not tried.
+/// - Otherwise: unpacked, switched to, activated and read back ([`bring_up`]); a version that
+///   comes up becomes the module's good one; one that fails after the switch goes back
+///   ([`go_back`]).
 fn apply_module(
     layout: &Layout,
     root_abs: &Path,
@@ -152,40 +222,161 @@ fn apply_module(
     options: &ApplyOptions,
 ) -> ResourceReport {
     let id = format!("module:{}", module.name);
+    let failed = |reason: String| ResourceReport {
+        id: id.clone(),
+        outcome: ResourceOutcome::Failed,
+        reason: Some(reason),
+        rolled_back: None,
+    };
+    let (name, digest) = (module.name.as_str(), module.artifact.as_str());
+    // Checked on receive; checked again before either becomes a path.
+    if !is_valid_name(name) {
+        return failed(format!("invalid module name {name:?}"));
+    }
+    if !is_digest(digest) {
+        return failed(format!("invalid artifact digest {digest:?}"));
+    }
+    let module_dir = layout.modules().join(name);
+    let want = Version::of(module);
+    let good = read_marker::<Version>(&module_dir.join(GOOD))
+        .filter(|g| is_digest(&g.artifact) && module_dir.join(&g.artifact).is_dir());
+    let runs_good = good.as_ref().filter(|g| {
+        fs::read_link(module_dir.join(CURRENT)).is_ok_and(|t| t == Path::new(&g.artifact))
+    });
+    if let Some(g) = runs_good {
+        if g.runs_as(&want) {
+            // Unchanged: never activated again. Marked as used, for pruning.
+            touch(&module_dir.join(digest));
+            let _ = fs::remove_file(module_dir.join(FAILED));
+            return ResourceReport {
+                id,
+                outcome: ResourceOutcome::Ok,
+                reason: None,
+                rolled_back: None,
+            };
+        }
+        if let Some(f) = read_marker::<Failed>(&module_dir.join(FAILED))
+            && f.version.runs_as(&want)
+        {
+            let mut again = f.report;
+            again.id = id;
+            again.reason = again.reason.map(|r| format!("not tried again: {r}"));
+            return again;
+        }
+    }
     match bring_up(layout, root_abs, module, options) {
-        Ok(()) => ResourceReport {
-            id,
-            outcome: ResourceOutcome::Ok,
-            reason: None,
-        },
-        Err(reason) => ResourceReport {
-            id,
-            outcome: ResourceOutcome::Failed,
-            reason: Some(reason),
-        },
+        Ok(()) => {
+            // Housekeeping as much as a record: failing to write it costs one more activate.
+            let _ = write_marker(&module_dir.join(GOOD), &want);
+            let _ = fs::remove_file(module_dir.join(FAILED));
+            ResourceReport {
+                id,
+                outcome: ResourceOutcome::Ok,
+                reason: None,
+                rolled_back: None,
+            }
+        }
+        Err(Down { reason, switched }) => {
+            let back = good.filter(|g| switched && !g.runs_as(&want));
+            match back {
+                Some(g) => go_back(root_abs, (&module_dir, id), (&want, &g), reason, options),
+                None if switched => failed(format!(
+                    "{reason}\nnothing to go back to: no earlier version of {name} activated on this node"
+                )),
+                None => failed(reason),
+            }
+        }
     }
 }
 
-/// The steps of [`apply_module`]; the error is the failure's reason.
+/// Switches the module back to `good` (the last version that activated) after `want` failed
+/// with `reason`, and runs good's `activate` again. The report says both; when going back
+/// fails too, the module is down and the report says so first.
+fn go_back(
+    root_abs: &Path,
+    (module_dir, id): (&Path, String),
+    (want, good): (&Version, &Version),
+    reason: String,
+    options: &ApplyOptions,
+) -> ResourceReport {
+    let name = id.trim_start_matches("module:").to_string();
+    let back = switch_current(module_dir, &good.artifact)
+        .map_err(|e| format!("could not switch {CURRENT} back to {}: {e}", good.artifact))
+        .and_then(|()| match &good.activate {
+            Some(command) => activate::run(
+                command,
+                &module_dir.join(&good.artifact),
+                &name,
+                root_abs,
+                options.activate_timeout,
+            ),
+            None => Ok(()),
+        });
+    let rolled_back = RolledBack {
+        failed_build: want.build.clone(),
+        failed_commit: want.commit.clone(),
+        to_build: good.build.clone(),
+        to_commit: good.commit.clone(),
+        down: back.is_err(),
+    };
+    let report = ResourceReport {
+        id,
+        outcome: ResourceOutcome::Failed,
+        reason: Some(match &back {
+            Ok(()) => format!(
+                "{} failed; rolled back to {}, which runs again: {reason}",
+                want.words(),
+                good.words()
+            ),
+            Err(again) => format!(
+                "DOWN: {} failed, and going back to {} failed too: {again}\n{} failed: {reason}",
+                want.words(),
+                good.words(),
+                want.words()
+            ),
+        }),
+        rolled_back: Some(rolled_back),
+    };
+    if back.is_ok() {
+        let _ = write_marker(
+            &module_dir.join(FAILED),
+            &Failed {
+                version: want.clone(),
+                report: report.clone(),
+            },
+        );
+    }
+    report
+}
+
+/// Why a module did not come up, and whether `current` had been switched to the new version
+/// by then (only then is there anything to go back from).
+struct Down {
+    reason: String,
+    switched: bool,
+}
+
+/// Unpacks, switches, activates and reads back the declared version of one module.
 fn bring_up(
     layout: &Layout,
     root_abs: &Path,
     module: &DeclaredModule,
     options: &ApplyOptions,
-) -> Result<(), String> {
+) -> Result<(), Down> {
     let (name, digest) = (module.name.as_str(), module.artifact.as_str());
-    // Checked on receive; checked again before either becomes a path.
-    if !is_valid_name(name) {
-        return Err(format!("invalid module name {name:?}"));
-    }
-    if !is_digest(digest) {
-        return Err(format!("invalid artifact digest {digest:?}"));
-    }
+    let before = |reason: String| Down {
+        reason,
+        switched: false,
+    };
     let module_dir = layout.modules().join(name);
     let version = module_dir.join(digest);
-    ensure_unpacked(layout, digest, &version)?;
+    ensure_unpacked(layout, digest, &version).map_err(before)?;
     switch_current(&module_dir, digest)
-        .map_err(|e| format!("could not switch {CURRENT} to {digest}: {e}"))?;
+        .map_err(|e| before(format!("could not switch {CURRENT} to {digest}: {e}")))?;
+    let after = |reason: String| Down {
+        reason,
+        switched: true,
+    };
     let activated = module
         .activate
         .as_deref()
@@ -195,14 +386,35 @@ fn bring_up(
     match fs::read_link(module_dir.join(CURRENT)) {
         Ok(target) if target == Path::new(digest) => {}
         Ok(target) => {
-            return Err(format!(
+            return Err(after(format!(
                 "{CURRENT} names {}, not the declared {digest}",
                 target.display()
-            ));
+            )));
         }
-        Err(e) => return Err(format!("{CURRENT} could not be read back: {e}")),
+        Err(e) => return Err(after(format!("{CURRENT} could not be read back: {e}"))),
     }
-    activated.unwrap_or(Ok(()))
+    activated.unwrap_or(Ok(())).map_err(after)
+}
+
+/// Reads a marker mesh wrote under a module's directory; a missing or damaged one is none (a
+/// damaged marker costs one more activate, or a failure with nothing to go back to).
+fn read_marker<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    read_json(path).ok().flatten()
+}
+
+/// Writes a marker under a module's directory, atomically.
+fn write_marker<T: Serialize>(path: &Path, value: &T) -> Result<(), NodeError> {
+    let bytes = serde_json::to_vec(value).map_err(|e| NodeError::Corrupt {
+        path: path.to_path_buf(),
+        reason: format!("could not be encoded: {e}"),
+    })?;
+    Ok(write_atomic(path, &bytes)?)
+}
+
+/// Marks a version as just used (its mtime), which is what pruning goes by. Housekeeping only:
+/// an old mtime just makes the version an earlier candidate for pruning.
+fn touch(version: &Path) {
+    let _ = File::open(version).and_then(|d| d.set_modified(SystemTime::now()));
 }
 
 /// Unpacks the artifact into `version` unless it is already there (unpacking is atomic, so an
@@ -233,8 +445,7 @@ fn ensure_unpacked(layout: &Layout, digest: &str, version: &Path) -> Result<(), 
 /// version as just used (its mtime), which is what pruning goes by.
 fn switch_current(module_dir: &Path, digest: &str) -> Result<(), NodeError> {
     let current = module_dir.join(CURRENT);
-    // Housekeeping only: an old mtime just makes the version an earlier candidate for pruning.
-    let _ = File::open(module_dir.join(digest)).and_then(|d| d.set_modified(SystemTime::now()));
+    touch(&module_dir.join(digest));
     if fs::read_link(&current).is_ok_and(|t| t == Path::new(digest)) {
         return Ok(());
     }
@@ -277,12 +488,14 @@ fn switch_off_undeclared(
                         id,
                         outcome: ResourceOutcome::Removed,
                         reason: None,
+                        rolled_back: None,
                     }
                 }
                 Err(e) => ResourceReport {
                     id,
                     outcome: ResourceOutcome::Failed,
                     reason: Some(format!("no longer declared, but not switched off: {e}")),
+                    rolled_back: None,
                 },
             },
         );
@@ -336,10 +549,12 @@ fn prune_artifacts(layout: &Layout, declared: &[DeclaredModule]) {
     }
 }
 
-/// Keeps the version `current` names and the `keep` most recently used others (by mtime, then
-/// name); removes the rest, and what crashed applies left behind (temp links, half unpacks).
-fn prune(module_dir: &Path, keep: usize) -> io::Result<()> {
+/// Keeps the version `current` names, the last that activated (`good.json`: what a failure
+/// goes back to) and the `keep` most recently used others (by mtime, then name); removes the
+/// rest, and what crashed applies left behind (temp links, half unpacks).
+pub(super) fn prune(module_dir: &Path, keep: usize) -> io::Result<()> {
     let current = fs::read_link(module_dir.join(CURRENT)).ok();
+    let good = read_marker::<Version>(&module_dir.join(GOOD)).map(|g| PathBuf::from(g.artifact));
     let mut versions = Vec::new();
     for entry in fs::read_dir(module_dir)? {
         let entry = entry?;
@@ -354,7 +569,10 @@ fn prune(module_dir: &Path, keep: usize) -> io::Result<()> {
             let _ = fs::remove_dir_all(entry.path());
             continue;
         }
-        if !is_digest(name) || current.as_deref() == Some(Path::new(name)) {
+        if !is_digest(name)
+            || current.as_deref() == Some(Path::new(name))
+            || good.as_deref() == Some(Path::new(name))
+        {
             continue;
         }
         let meta = fs::symlink_metadata(entry.path())?;

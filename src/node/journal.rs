@@ -64,6 +64,47 @@ pub struct ResourceReport {
     pub outcome: ResourceOutcome,
     /// Why it failed (None otherwise).
     pub reason: Option<String>,
+    /// A new version that failed and the version the node went back to: set only when it did
+    /// go back (absent in reports of nodes older than going back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolled_back: Option<RolledBack>,
+}
+
+/// A module's new version failed to come up, and the node switched it back to the last
+/// version that activated there and ran that one's `activate` again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolledBack {
+    /// The build that failed (its id, as declared).
+    pub failed_build: String,
+    /// The commit that build was made from.
+    pub failed_commit: String,
+    /// The build the module runs again: the last that activated on this node.
+    pub to_build: String,
+    /// The commit that build was made from.
+    pub to_commit: String,
+    /// True when going back failed too: the module is down, running neither version.
+    #[serde(default)]
+    pub down: bool,
+}
+
+impl RolledBack {
+    /// "build 7 (commit abcdef012345)": the version that failed, for a reason.
+    pub fn failed_version(&self) -> String {
+        version_words(&self.failed_build, &self.failed_commit)
+    }
+
+    /// "build 3 (commit 0123456789ab)": the version gone back to.
+    pub fn to_version(&self) -> String {
+        version_words(&self.to_build, &self.to_commit)
+    }
+}
+
+/// "build B (commit C)", the commit shortened.
+pub(super) fn version_words(build: &str, commit: &str) -> String {
+    format!(
+        "build {build} (commit {})",
+        crate::artifact::short(commit, crate::artifact::SHORT)
+    )
 }
 
 /// The outcome of one resource.
@@ -331,11 +372,13 @@ mod tests {
                     id: "module:b".into(),
                     outcome: ResourceOutcome::Removed,
                     reason: None,
+                    rolled_back: None,
                 },
                 ResourceReport {
                     id: "module:a".into(),
                     outcome: ResourceOutcome::Ok,
                     reason: None,
+                    rolled_back: None,
                 },
             ],
         );

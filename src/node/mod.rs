@@ -9,6 +9,8 @@
 //! declaration.json                the envelope in force, written only once everything it names is held
 //! modules/<name>/<digest>/        unpacked artifacts
 //! modules/<name>/current          symlink to <digest>, switched atomically
+//! modules/<name>/good.json        the last version that activated: what a failure goes back to
+//! modules/<name>/failed.json      a version that failed and was gone back from: not tried again
 //! reports/<report_sequence>.json  the journal: one report per file (20-digit name), newest 100 kept
 //! state.json                      {"sequence","digest"} of the last declaration applied (the floor)
 //! trust.json                      the controllers it takes declarations from (see `trust`)
@@ -34,6 +36,8 @@ mod session;
 pub mod trust;
 
 #[cfg(test)]
+mod going_back_tests;
+#[cfg(test)]
 mod session_tests;
 #[cfg(test)]
 mod tests;
@@ -54,7 +58,9 @@ pub const MAX_SEQUENCE: u64 = 1 << 53;
 
 pub use apply::{ACTIVATE_TIMEOUT, ApplyOptions, KEEP_VERSIONS, apply, apply_with};
 pub use have::{DeclaredBy, Have, have};
-pub use journal::{JOURNAL_LIMIT, Outcome, Report, ResourceOutcome, ResourceReport, reports_since};
+pub use journal::{
+    JOURNAL_LIMIT, Outcome, Report, ResourceOutcome, ResourceReport, RolledBack, reports_since,
+};
 pub use receive::{MAX_DECLARATION, Received, receive};
 pub use serve::{linger, serve, socket_path};
 pub use session::{Hello, SESSION_SINCE, session};

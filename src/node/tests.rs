@@ -225,7 +225,8 @@ fn receive_apply_report_round_trip() {
         [ResourceReport {
             id: "module:web".into(),
             outcome: ResourceOutcome::Ok,
-            reason: None
+            reason: None,
+            rolled_back: None,
         }]
     );
     assert_eq!(current(root, "web"), Some(PathBuf::from(&web.0)));
@@ -525,8 +526,12 @@ fn a_failing_activate_fails_its_module() {
     assert_eq!(m.outcome, ResourceOutcome::Failed);
     assert_eq!(
         m.reason.as_deref(),
-        Some("activate exited with status 2; last output:\nport 80 in use")
+        Some(
+            "activate exited with status 2; last output:\nport 80 in use\n\
+             nothing to go back to: no earlier version of m activated on this node"
+        )
     );
+    assert_eq!(m.rolled_back, None);
     // It was switched; the read-back says activate failed, and the floor rose.
     assert_eq!(current(root, "m"), Some(PathBuf::from(&a.0)));
     assert_eq!(have(root).unwrap().applied, held(&env));
@@ -602,7 +607,8 @@ fn a_module_no_longer_declared_is_switched_off() {
         [ResourceReport {
             id: "module:a".into(),
             outcome: ResourceOutcome::Removed,
-            reason: None
+            reason: None,
+            rolled_back: None,
         }]
     );
 }
@@ -623,7 +629,7 @@ fn only_the_newest_old_versions_are_kept() {
     let mut kept: Vec<_> = fs::read_dir(root.join("modules/m"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n != "current")
+        .filter(|n| n != "current" && n != "good.json")
         .collect();
     kept.sort();
     let mut expected: Vec<_> = versions[2..].iter().map(|v| v.0.clone()).collect();
@@ -647,7 +653,11 @@ fn only_the_newest_old_versions_are_kept() {
         assert!(m.join(&kept.0).is_dir());
     }
     assert!(!m.join(&versions[3].0).exists());
-    assert_eq!(fs::read_dir(&m).unwrap().count(), 1 + 1 + KEEP_VERSIONS);
+    assert_eq!(
+        fs::read_dir(&m).unwrap().count(),
+        1 + 1 + 1 + KEEP_VERSIONS,
+        "current, good.json, the version in use and {KEEP_VERSIONS} more"
+    );
 }
 
 #[test]

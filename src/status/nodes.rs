@@ -73,6 +73,10 @@ pub enum NodeState {
     /// The same failure (or trouble) three times in a row: a person must act.
     #[serde(rename = "stuck")]
     Stuck,
+    /// A module's new version failed on it and the node went back to the version that ran
+    /// before: it runs, but not what it was sent.
+    #[serde(rename = "rolled back")]
+    RolledBack,
     /// Its apply failed, or mesh cannot do its work there.
     #[serde(rename = "failed")]
     Failed,
@@ -94,6 +98,7 @@ impl NodeState {
             NodeState::NeverTold => "never told",
             NodeState::OutOfDate => "out of date",
             NodeState::Stuck => "stuck",
+            NodeState::RolledBack => "rolled back",
             NodeState::Failed => "failed",
             NodeState::Outstanding => "outstanding",
             NodeState::Current => "current",
@@ -108,6 +113,7 @@ impl NodeState {
                 | NodeState::Diverged
                 | NodeState::Ahead
                 | NodeState::Stuck
+                | NodeState::RolledBack
                 | NodeState::Failed
         )
     }
@@ -152,12 +158,62 @@ pub struct NodeStatus {
     /// What stopped mesh doing its work on the node (its ssh refused us, its mesh failed, it
     /// lost what it was sent), while it lasts.
     pub trouble: Option<TroubleJson>,
-    /// Whether a person must act: the node is not worked out, stuck or failed, or its trouble
+    /// Whether a person must act: the node is not worked out, stuck, rolled back or failed, or its trouble
     /// is one no run repairs. What `reconcile` exits 3 for.
     pub needs_a_person: bool,
+    /// Each module it is declared on, by name, and what became of it there: the page's grid.
+    pub modules: Vec<ModuleOnNode>,
     /// Unix ms of last seen, for ages in tables.
     #[serde(skip)]
     pub last_seen_ms: Option<u64>,
+}
+
+/// One module on one node: the build it is declared and what became of it there.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModuleOnNode {
+    /// The module.
+    pub name: String,
+    /// The build the node is declared (would be sent).
+    pub build: u64,
+    /// What became of it.
+    pub state: Delivery,
+}
+
+/// What became of a module's declared build on a node, as a word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Delivery {
+    /// The node reported running it.
+    #[serde(rename = "applied")]
+    Applied,
+    /// Sent; no report of applying it yet.
+    #[serde(rename = "outstanding")]
+    Outstanding,
+    /// Applying it failed.
+    #[serde(rename = "failed")]
+    Failed,
+    /// It failed and the node went back to the version that ran before.
+    #[serde(rename = "rolled back")]
+    RolledBack,
+    /// It failed, and going back failed too: neither version runs.
+    #[serde(rename = "down")]
+    Down,
+    /// Not sent yet (the node is out of date or never told).
+    #[serde(rename = "not sent")]
+    NotSent,
+}
+
+impl Delivery {
+    /// The word used in JSON and on the page.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Delivery::Applied => "applied",
+            Delivery::Outstanding => "outstanding",
+            Delivery::Failed => "failed",
+            Delivery::RolledBack => "rolled back",
+            Delivery::Down => "down",
+            Delivery::NotSent => "not sent",
+        }
+    }
 }
 
 /// One module's delivery line.
@@ -229,6 +285,30 @@ fn modules_ok(rec: &NodeRecord) -> std::collections::BTreeSet<String> {
         .iter()
         .filter(|r| r.outcome == crate::node::ResourceOutcome::Ok)
         .filter_map(|r| r.id.strip_prefix("module:").map(str::to_string))
+        .collect()
+}
+
+/// What the node's newest report about the declaration it was sent says it went back from:
+/// one line per module that failed and was switched back (or is down), for the reason.
+fn rolled_back(rec: &NodeRecord) -> Vec<(String, crate::node::RolledBack)> {
+    let (Some(sent), Some(raw)) = (&rec.sent, &rec.last_report) else {
+        return Vec::new();
+    };
+    let Ok(report) = serde_json::from_str::<crate::node::Report>(raw) else {
+        return Vec::new();
+    };
+    if report.declaration.as_ref().map(|h| (&h.digest, h.sequence))
+        != Some((&sent.digest, sent.sequence))
+    {
+        return Vec::new();
+    }
+    report
+        .resources
+        .into_iter()
+        .filter_map(|r| {
+            let back = r.rolled_back?;
+            Some((r.id.trim_start_matches("module:").to_string(), back))
+        })
         .collect()
 }
 
@@ -306,13 +386,15 @@ pub fn ago(ms: u64, now: u64) -> String {
 }
 
 /// One pass over the nodes: per module, how many nodes it is declared on, applied on, failed
-/// on, and not yet sent to; the rest are outstanding (sent, no report yet).
+/// on, and not yet sent to (the rest are outstanding: sent, no report yet); and per node, what
+/// became of each module declared on it.
 fn module_counts<'a>(
     composed: &'a BTreeMap<String, Composed>,
     records: &HashMap<String, NodeRecord>,
-) -> HashMap<&'a str, Counts> {
+) -> (HashMap<&'a str, Counts>, HashMap<String, Vec<ModuleOnNode>>) {
     let empty = NodeRecord::default();
     let mut counts: HashMap<&str, Counts> = HashMap::new();
+    let mut cells: HashMap<String, Vec<ModuleOnNode>> = HashMap::new();
     for (node, c) in composed {
         let Composed::Ready { builds, .. } = c else {
             continue;
@@ -320,26 +402,43 @@ fn module_counts<'a>(
         let rec = records.get(node).unwrap_or(&empty);
         let ok = modules_ok(rec);
         let failure = rec.failure_of_sent();
+        let back = rolled_back(rec);
+        let row = cells.entry(node.clone()).or_default();
         for (m, build) in builds {
             let e = counts.entry(m.as_str()).or_default();
             e.declared += 1;
             let pair = (m.clone(), *build);
-            if !rec.sent_builds.contains(&pair) {
+            let state = if !rec.sent_builds.contains(&pair) {
                 e.not_sent += 1;
+                Delivery::NotSent
             } else if (rec.applied_what_was_sent() && rec.applied_builds.contains(&pair))
                 || ok.contains(m.as_str())
             {
                 e.applied += 1;
+                Delivery::Applied
             } else if failure.is_some_and(|f| {
                 f.resources
                     .iter()
                     .any(|r| r.strip_prefix("module:") == Some(m.as_str()))
             }) {
                 e.failed += 1;
-            }
+                match back.iter().find(|(b, _)| b == m) {
+                    Some((_, b)) if b.down => Delivery::Down,
+                    Some(_) => Delivery::RolledBack,
+                    None => Delivery::Failed,
+                }
+            } else {
+                Delivery::Outstanding
+            };
+            row.push(ModuleOnNode {
+                name: m.clone(),
+                build: *build,
+                state,
+            });
         }
+        row.sort_by(|a, b| a.name.cmp(&b.name));
     }
-    counts
+    (counts, cells)
 }
 
 /// Computes the status of the mesh as `sources` read it (the one validated reading: modules
@@ -400,7 +499,10 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
         .iter()
         .map(|m| m.name().to_string())
         .collect();
-    let counts = module_counts(&composed, &records);
+    let (counts, mut cells) = module_counts(&composed, &records);
+    for n in &mut nodes {
+        n.modules = cells.remove(&n.name).unwrap_or_default();
+    }
     let modules = names
         .into_iter()
         .map(|m| {
@@ -452,7 +554,9 @@ fn state_of(
             NodeState::Stuck,
             trouble.map(|t| format!("{} times in a row: {}", t.count, t.reason)),
         ),
-        _ if lost && failure.is_some() => failure.map_or((NodeState::Failed, None), failing),
+        _ if lost && failure.is_some() => {
+            failure.map_or((NodeState::Failed, None), |f| failing(f, &[]))
+        }
         _ if rec.sent.is_none() => (NodeState::NeverTold, trouble_reason),
         _ if c.digest().as_ref() != rec.sent.as_ref().map(|s| &s.digest) => {
             (NodeState::OutOfDate, trouble_reason)
@@ -460,7 +564,7 @@ fn state_of(
         // What it was sent, mesh could not check since: not current.
         _ if trouble.is_some_and(|t| !t.repairable) => (NodeState::Failed, trouble_reason),
         _ => match failure {
-            Some(f) => failing(f),
+            Some(f) => failing(f, &rolled_back(rec)),
             None if !rec.applied_what_was_sent() => (NodeState::Outstanding, None),
             None => (NodeState::Current, None),
         },
@@ -494,11 +598,44 @@ fn declared_elsewhere(c: &Composed, e: &DeclaredElsewhere) -> (NodeState, Option
 }
 
 /// A node with a failure streak: stuck once it reached [`crate::store::STUCK_AFTER`] reports
-/// in a row, failed before, in the node's words.
-fn failing(f: &Failure) -> (NodeState, Option<String>) {
+/// in a row; before, rolled back when every failing module went back to a version that runs
+/// (naming the version that failed), else failed in the node's words (a module down first).
+fn failing(f: &Failure, back: &[(String, crate::node::RolledBack)]) -> (NodeState, Option<String>) {
+    let down: Vec<String> = back
+        .iter()
+        .filter(|(_, b)| b.down)
+        .map(|(m, b)| {
+            format!(
+                "{m} is DOWN: {} failed and going back to {} failed too",
+                b.failed_version(),
+                b.to_version()
+            )
+        })
+        .collect();
+    let all_went_back = !back.is_empty()
+        && f.resources.iter().all(|r| {
+            back.iter()
+                .any(|(m, b)| !b.down && r.strip_prefix("module:") == Some(m.as_str()))
+        });
     if f.count >= crate::store::STUCK_AFTER {
         let why = format!("{} reports in a row: {}", f.count, f.resources.join(", "));
         (NodeState::Stuck, Some(why))
+    } else if !down.is_empty() {
+        let why = format!("{}; {}", down.join("; "), f.reasons.join("; "));
+        (NodeState::Failed, Some(why))
+    } else if all_went_back {
+        let why = back
+            .iter()
+            .map(|(m, b)| {
+                format!(
+                    "{m}: {} failed; rolled back to {}",
+                    b.failed_version(),
+                    b.to_version()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        (NodeState::RolledBack, Some(why))
     } else {
         (NodeState::Failed, Some(f.reasons.join("; ")))
     }
@@ -572,6 +709,7 @@ fn node_status(
             reason: t.reason.clone(),
         }),
         needs_a_person,
+        modules: Vec::new(),
         last_seen_ms: rec.last_seen,
     }
 }

@@ -628,6 +628,31 @@ impl Reader<'_> {
             .map_err(|e| self.store.bad_value(e))
     }
 
+    /// The last `n` entries in key order (the newest, for tables keyed by a rising sequence),
+    /// in key order: what a page of the newest facts reads without reading the whole log.
+    pub fn last<V: DeserializeOwned>(
+        &self,
+        t: Table<V>,
+        n: usize,
+    ) -> Result<Vec<(Vec<u8>, V)>, StoreError> {
+        let table = match self.tx.open_table(t.def()) {
+            Ok(table) => table,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(self.store.err(e)),
+        };
+        let mut out = Vec::new();
+        for item in table.iter().map_err(|e| self.store.err(e))?.rev().take(n) {
+            let (k, v) = item.map_err(|e| self.store.err(e))?;
+            let key = k.value();
+            out.push((
+                key.to_vec(),
+                decode(t.name(), key, v.value()).map_err(|e| self.store.bad_value(e))?,
+            ));
+        }
+        out.reverse();
+        Ok(out)
+    }
+
     /// Every (key, value) with `lo <= key < hi` (`hi` None: to the end), in key order.
     pub fn range<V: DeserializeOwned>(
         &self,

@@ -165,3 +165,10 @@ fn a_bad_ssh_timeout() {
         "`timeout` must be longer than zero",
     );
 }
+
+#[test]
+fn a_status_page_that_names_no_file() {
+    let t = mesh_with("\n[status]\npage = \"out/\"\n");
+    let err = diagnostic(&t, "mesh.toml:19:8", "`page` must name a file");
+    assert!(err.contains("not a file name"), "{err}");
+}

@@ -122,10 +122,7 @@ fn completions_know_the_mesh() {
             "node-replaced"
         ]
     );
-    let fish = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/mesh.fish"),
-    )
-    .expect("completions/mesh.fish");
+    let fish = mesh(&demo, &["completions", "fish", "--static"]).stdout;
     assert!(fish.contains("source-moved"), "static fish lacks the kinds");
     // Nowhere near a mesh: nothing, and no error on the prompt.
     assert!(candidates(t.dir(), &["push", ""]).is_empty());
@@ -237,43 +234,62 @@ fn errors_have_no_code_line_unless_verbose_and_honour_colour() {
     assert!(err.contains("`mesh init --example demo-2`"), "{err}");
 }
 
-/// Every page lints without a warning: `mandoc -T lint -W warning` where mandoc is installed
-/// (scripts/test installs it), else `man --warnings -l`.
+/// Every page lints without a complaint under both readers where they are installed
+/// (scripts/test installs mandoc; groff comes with man-db): `mandoc -T lint` at every level,
+/// style included, and `groff -ww -man -Tutf8`; else `man --warnings -l`. And no byte beyond
+/// ASCII: such characters are written as roff escapes.
 #[test]
 fn man_pages_lint_clean() {
     let dir = tempfile::tempdir().expect("tmp");
     let pages = mesh::cli::man::pages();
     assert!(!pages.iter().any(|(n, _)| n == "mesh-help.1"));
-    let mandoc = std::process::Command::new("mandoc")
-        .arg("-V")
-        .output()
-        .is_ok();
+    let have = |bin: &str, arg: &str| {
+        std::process::Command::new(bin)
+            .arg(arg)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let (mandoc, groff) = (have("mandoc", "-V"), have("groff", "-v"));
+    if !mandoc || !groff {
+        eprintln!("mandoc: {mandoc}, groff: {groff}: linting with what is installed");
+    }
     for (name, roff) in pages {
         let p = dir.path().join(&name);
         std::fs::write(&p, &roff).expect("write page");
-        let out = if mandoc {
-            std::process::Command::new("mandoc")
-                .args(["-T", "lint", "-W", "warning"])
+        assert!(roff.is_ascii(), "{name} holds a byte beyond ASCII");
+        let mut complaints = String::new();
+        let mut said = |out: std::process::Output, stdout_too: bool| {
+            if stdout_too {
+                complaints.push_str(&String::from_utf8_lossy(&out.stdout));
+            }
+            complaints.push_str(&String::from_utf8_lossy(&out.stderr));
+        };
+        if mandoc {
+            let out = std::process::Command::new("mandoc")
+                .args(["-T", "lint"])
                 .arg(&p)
                 .output()
-        } else {
-            std::process::Command::new("man")
+                .expect("mandoc");
+            said(out, true);
+        }
+        if groff {
+            let out = std::process::Command::new("groff")
+                .args(["-ww", "-man", "-Tutf8"])
+                .arg(&p)
+                .output()
+                .expect("groff");
+            said(out, false);
+        }
+        if !mandoc && !groff {
+            let out = std::process::Command::new("man")
                 .args(["--warnings", "-l"])
                 .arg(&p)
                 .env("MANWIDTH", "80")
                 .env("MAN_KEEP_FORMATTING", "0")
                 .output()
+                .expect("mandoc, groff or man is needed to lint the man pages");
+            said(out, false);
         }
-        .expect("mandoc or man is needed to lint the man pages");
-        let complaints = format!(
-            "{}{}",
-            if mandoc {
-                String::from_utf8_lossy(&out.stdout).into_owned()
-            } else {
-                String::new()
-            },
-            String::from_utf8_lossy(&out.stderr)
-        );
         assert!(complaints.trim().is_empty(), "{name}:\n{complaints}");
         let text = String::from_utf8_lossy(&roff);
         // The synopsis names the verb as typed and the value of every option.
@@ -547,4 +563,131 @@ printf '%s\n' "${COMPREPLY[@]}""#;
         ["edge-1", "edge-2"],
         "{out:?}"
     );
+}
+
+/// PATH with the mesh under test first: the committed shims call `mesh` from PATH.
+fn path_with_mesh() -> String {
+    let bin_dir = assert_cmd::cargo::cargo_bin("mesh")
+        .parent()
+        .expect("bin dir")
+        .to_path_buf();
+    format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// A committed completion file.
+fn committed(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("completions")
+        .join(file)
+        .display()
+        .to_string()
+}
+
+/// Whether `shell` is installed; says so on stderr when it is not (scripts/test installs it).
+fn have_shell(shell: &str) -> bool {
+    let ok = std::process::Command::new(shell)
+        .args(["-c", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!(
+            "{shell} is not installed: its completion test is skipped (scripts/test installs it)"
+        );
+    }
+    ok
+}
+
+/// The committed completions/mesh.bash, as bash-completion loads it, asks mesh and completes
+/// a node for `mesh push`.
+#[test]
+fn the_committed_bash_completion_completes_a_node() {
+    let (_t, demo) = demo();
+    let script = format!(
+        r#"source {}
+COMP_WORDS=(mesh push e); COMP_CWORD=2; COMP_LINE="mesh push e"; COMP_POINT=${{#COMP_LINE}}; COMP_TYPE=9
+_clap_complete_mesh mesh e push
+printf '%s\n' "${{COMPREPLY[@]}}""#,
+        committed("mesh.bash")
+    );
+    let out = std::process::Command::new("bash")
+        .args(["--norc", "-c", &script])
+        .current_dir(&demo)
+        .env("PATH", path_with_mesh())
+        .env_remove("MESH_STATE")
+        .output()
+        .expect("bash");
+    assert!(out.status.success(), "{out:?}");
+    let got = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        got.lines().collect::<Vec<_>>(),
+        ["edge-1", "edge-2"],
+        "{out:?}"
+    );
+}
+
+/// The committed completions/_mesh, autoloaded from fpath by compinit in a real interactive
+/// zsh (on a pseudo-terminal, zsh's zpty): `mesh push la<TAB>` becomes `mesh push lab`.
+#[test]
+fn the_committed_zsh_completion_completes_a_node() {
+    if !have_shell("zsh") {
+        return;
+    }
+    let (_t, demo) = demo();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions");
+    let script = format!(
+        r#"zmodload zsh/zpty || exit 2
+zpty z 'zsh -f -i'
+zpty -w z 'PROMPT="%% "; fpath=({} $fpath); autoload -U compinit; compinit -u -D'
+zpty -w -n z $'mesh push la	'
+out=""
+for i in {{1..100}}; do
+  sleep 0.1
+  chunk=""
+  zpty -r -t z chunk && out+=$chunk
+  [[ $out == *"mesh push lab"* ]] && break
+done
+zpty -d z
+print -r -- "$out""#,
+        dir.display()
+    );
+    let out = std::process::Command::new("timeout")
+        .args(["60", "zsh", "-f", "-c", &script])
+        .current_dir(&demo)
+        .env("PATH", path_with_mesh())
+        .env_remove("MESH_STATE")
+        .output()
+        .expect("zsh");
+    let got = String::from_utf8_lossy(&out.stdout);
+    assert!(got.contains("mesh push lab"), "{out:?}");
+}
+
+/// The committed completions/mesh.fish, sourced in a real fish: `mesh push e` completes the
+/// nodes.
+#[test]
+fn the_committed_fish_completion_completes_a_node() {
+    if !have_shell("fish") {
+        return;
+    }
+    let (_t, demo) = demo();
+    let script = format!(
+        "source {}; complete --do-complete 'mesh push e'",
+        committed("mesh.fish")
+    );
+    let out = std::process::Command::new("fish")
+        .args(["--no-config", "-c", &script])
+        .current_dir(&demo)
+        .env("PATH", path_with_mesh())
+        .env_remove("MESH_STATE")
+        .output()
+        .expect("fish");
+    assert!(out.status.success(), "{out:?}");
+    let got: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(got, ["edge-1", "edge-2"], "{out:?}");
 }

@@ -4,7 +4,7 @@
 use crate::common::{TestMesh, example, local_nodes_toml, named};
 use serde_json::Value;
 
-const NODES: &[&str] = &[
+pub(crate) const NODES: &[&str] = &[
     "n-current",
     "n-failed",
     "n-never",
@@ -16,7 +16,7 @@ const NODES: &[&str] = &[
 
 /// Seven local nodes, each running resolver (whose activate fails where a `fail` file is in
 /// the node's root); n-nwo also gets inventory, a hold module nobody declared.
-fn mesh() -> TestMesh {
+pub(crate) fn mesh() -> TestMesh {
     let t = example();
     t.edit_and_commit(
         "platform",
@@ -64,7 +64,7 @@ fn node<'a>(v: &'a Value, name: &str) -> &'a Value {
 /// n-failed's apply failed once and n-stuck's three times, n-outstanding was sent and not
 /// collected, n-outofdate is assigned something new, n-nwo waits on a module nobody declared,
 /// and n-never was never sent anything.
-fn every_state(t: &TestMesh) {
+pub(crate) fn every_state(t: &TestMesh) {
     t.ok(&["build", "--behind", "-q"]);
     for n in ["n-failed", "n-stuck"] {
         t.write(&format!("nodes/{n}/fail"), "");

@@ -1,0 +1,181 @@
+//! `mesh status --html FILE` and `[status] page`: one self-contained HTML page rendering what
+//! `mesh status --json` says, written atomically; checked by parsing it back.
+
+use crate::common::{TestMesh, example, local_nodes_toml};
+use crate::status::{NODES, every_state, mesh};
+
+/// The tags whose opening and closing must balance on the page.
+const PAIRED: &[&str] = &[
+    "html", "head", "title", "style", "body", "h1", "h2", "p", "div", "table", "tr", "th", "td",
+    "ul", "li", "code", "small",
+];
+
+/// Parses the page's tags: every tag in [`PAIRED`] closes in the order it opened, and no other
+/// tag than those and the void ones (`meta`, `!DOCTYPE`) appears. Returns the text between the
+/// tags, entities left as written.
+fn parse(html: &str) -> String {
+    let mut open: Vec<String> = Vec::new();
+    let mut text = String::new();
+    let mut rest = html;
+    // The style sheet is text to the parser: skip it whole.
+    while let Some(i) = rest.find('<') {
+        text.push_str(&rest[..i]);
+        let end = rest[i..].find('>').expect("a tag that ends") + i;
+        let tag = &rest[i + 1..end];
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '!')
+            .collect::<String>()
+            .to_ascii_lowercase();
+        rest = &rest[end + 1..];
+        if name == "style" && !tag.starts_with('/') {
+            let close = rest.find("</style>").expect("style closes");
+            assert!(!rest[..close].contains('<'), "markup in the style sheet");
+            rest = &rest[close + "</style>".len()..];
+            continue;
+        }
+        match name.as_str() {
+            "!doctype" | "meta" => {}
+            n if PAIRED.contains(&n) => {
+                if tag.starts_with('/') {
+                    assert_eq!(open.pop().as_deref(), Some(n), "</{n}> closes nothing open");
+                } else {
+                    open.push(n.to_string());
+                }
+            }
+            other => panic!("unexpected tag <{other}> in the page"),
+        }
+    }
+    text.push_str(rest);
+    assert!(open.is_empty(), "left open: {open:?}");
+    text
+}
+
+/// Asserts nothing on the page comes from elsewhere or runs.
+fn assert_self_contained(html: &str) {
+    let lower = html.to_ascii_lowercase();
+    for bad in [
+        "http://", "https://", "<script", "<link", "<img", "@import", "url(",
+    ] {
+        assert!(!lower.contains(bad), "the page holds {bad:?}");
+    }
+    assert!(lower.contains("<meta charset=\"utf-8\">"), "no charset");
+}
+
+#[test]
+fn the_page_lists_every_node_state_and_module_and_puts_the_stuck_first() {
+    let t = mesh();
+    every_state(&t);
+    let json = t.json(&["status"]);
+    // A relative FILE is taken from where mesh runs, as every path argument: absolute here.
+    let out = t.path("out/status.html").display().to_string();
+    let run = t.run(&["status", "--html", &out, "--refresh", "60"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert!(run.stdout.is_empty(), "the page goes to its file: {run}");
+    assert!(run.stderr.contains(&format!("wrote {out}")), "{run}");
+    let html = std::fs::read_to_string(t.path("out/status.html")).expect("the page is written");
+    assert_self_contained(&html);
+    assert!(html.contains("<meta http-equiv=\"refresh\" content=\"60\">"));
+    let text = parse(&html);
+    for n in json["nodes"].as_array().expect("nodes") {
+        let name = n["name"].as_str().expect("name");
+        let state = n["state"].as_str().expect("state");
+        assert!(text.contains(name), "{name} is not on the page");
+        assert!(text.contains(state), "{state} ({name}) is not on the page");
+    }
+    for m in json["modules"].as_array().expect("modules") {
+        let name = m["name"].as_str().expect("name");
+        assert!(text.contains(name), "module {name} is not on the page");
+    }
+    for n in NODES {
+        assert!(text.contains(n));
+    }
+    // Needing a person first: the stuck node's row comes before the current node's.
+    let row = |n: &str| {
+        html.find(&format!("<tr><td>{n}</td>"))
+            .unwrap_or_else(|| panic!("no row for {n}"))
+    };
+    assert!(row("n-stuck") < row("n-current"));
+    assert!(row("n-failed") < row("n-outstanding"));
+    assert!(text.contains("Needs a look"));
+    // The header counts and says when.
+    assert!(text.contains("7 nodes: 1 not worked out"), "{text}");
+    assert!(text.contains("1 stuck"), "{text}");
+    assert!(text.contains("made 20"), "{text}");
+    // The grid: resolver on the stuck node, in words.
+    let grid = &html[html.find("id=\"grid\"").expect("a grid")..];
+    let stuck_row = &grid[grid.find("<tr><td>n-stuck</td>").expect("a grid row")..];
+    let stuck_row = &stuck_row[..stuck_row.find("</tr>").expect("row ends")];
+    assert!(stuck_row.contains(">failed <small>build"), "{stuck_row}");
+    // The newest facts.
+    assert!(text.contains("Last facts"), "{text}");
+    assert!(text.contains("stuck") && text.contains("refused"), "{text}");
+    // Without --refresh, no refresh.
+    t.ok(&[
+        "status",
+        "--html",
+        &t.path("plain.html").display().to_string(),
+    ]);
+    let plain = std::fs::read_to_string(t.path("plain.html")).expect("written");
+    assert!(!plain.contains("http-equiv"));
+}
+
+#[test]
+fn what_a_node_says_is_escaped() {
+    let t = example();
+    t.edit_and_commit(
+        "platform",
+        "go/services/resolver/mesh-module.toml",
+        "activate = \"bin/resolver\"",
+        "activate = 'echo \"<script>alert(1)</script> & <b>\" >&2; exit 1'",
+        "activate says markup",
+    );
+    t.write(
+        "mesh.toml",
+        &local_nodes_toml(&[("a", &[])], &[("resolver", &["a"])]),
+    );
+    assert_eq!(t.run(&["reconcile"]).code, 3);
+    t.ok(&[
+        "status",
+        "--html",
+        &t.path("page.html").display().to_string(),
+    ]);
+    let html = std::fs::read_to_string(t.path("page.html")).expect("written");
+    assert_self_contained(&html);
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;"),
+        "the node's words as text: {html}"
+    );
+    parse(&html);
+}
+
+/// `[status] page` makes every reconcile write the page; a reconcile that changes nothing
+/// writes it again (when it was made moves on).
+#[test]
+fn every_reconcile_writes_the_configured_page() {
+    let t: TestMesh = example();
+    let toml = local_nodes_toml(
+        &[("g14", &["edge"])],
+        &[("route-proxy", &["@edge"]), ("resolver", &["@edge"])],
+    );
+    // Relative to mesh.toml's directory.
+    t.write(
+        "mesh.toml",
+        &format!("{toml}\n[status]\npage    = \"public/index.html\"\nrefresh = \"5m\"\n"),
+    );
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 0, "{run}");
+    let html = std::fs::read_to_string(t.path("public/index.html")).expect("reconcile wrote it");
+    assert_self_contained(&html);
+    assert!(html.contains("content=\"300\""), "refresh every 5 minutes");
+    let text = parse(&html);
+    assert!(text.contains("g14") && text.contains("current"), "{text}");
+    assert!(text.contains("route-proxy"));
+    // No temp file is left beside it.
+    let names: Vec<String> = std::fs::read_dir(t.path("public"))
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["index.html"]);
+}
