@@ -34,6 +34,9 @@ _mesh() {
             mesh,doctor)
                 cmd="mesh__subcmd__doctor"
                 ;;
+            mesh,drift)
+                cmd="mesh__subcmd__drift"
+                ;;
             mesh,events)
                 cmd="mesh__subcmd__events"
                 ;;
@@ -90,6 +93,9 @@ _mesh() {
                 ;;
             mesh__subcmd__help,doctor)
                 cmd="mesh__subcmd__help__subcmd__doctor"
+                ;;
+            mesh__subcmd__help,drift)
+                cmd="mesh__subcmd__help__subcmd__drift"
                 ;;
             mesh__subcmd__help,events)
                 cmd="mesh__subcmd__help__subcmd__events"
@@ -242,7 +248,7 @@ _mesh() {
 
     case "${cmd}" in
         mesh)
-            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init plan status reconcile events doctor gc where id completions man push collect build builds declare graph node help"
+            opts="-C -q -v -h -V --state --json --quiet --verbose --color --help --version init drift plan status reconcile events doctor gc where id completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -443,6 +449,32 @@ _mesh() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mesh__subcmd__drift)
+            opts="-C -q -v -h --check --state --json --quiet --verbose --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mesh__subcmd__events)
             opts="-C -q -v -h --since --kind --state --json --quiet --verbose --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -542,7 +574,7 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help)
-            opts="init plan status reconcile events doctor gc where id completions man push collect build builds declare graph node help"
+            opts="init drift plan status reconcile events doctor gc where id completions man push collect build builds declare graph node help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -626,6 +658,20 @@ _mesh() {
             return 0
             ;;
         mesh__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mesh__subcmd__help__subcmd__drift)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
