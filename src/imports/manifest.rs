@@ -194,6 +194,31 @@ fn package_json(text: &str, f: &mut ManifestFacts) {
     }
 }
 
+/// Whether a `Cargo.toml` declares a `[workspace]` of its own (a root, or a crate such as
+/// cargo-fuzz's `fuzz/` that keeps itself out of any workspace above it).
+pub fn cargo_declares_workspace(text: &str) -> bool {
+    text.lines()
+        .any(|l| l.trim() == "[workspace]" || l.trim().starts_with("[workspace."))
+}
+
+/// The directories a workspace's `Cargo.toml` keeps out of it (`[workspace] exclude`),
+/// relative to it, without `./` or a trailing `/`.
+pub fn cargo_workspace_excludes(text: &str) -> Vec<String> {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+        return Vec::new();
+    };
+    table
+        .get("workspace")
+        .and_then(|w| w.get("exclude"))
+        .and_then(|e| e.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.as_str())
+        .map(|p| p.trim_start_matches("./").trim_end_matches('/').to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
 /// The `module` path a `go.mod` declares.
 pub fn go_module_path(text: &str) -> Option<String> {
     text.lines().find_map(|l| {
@@ -284,6 +309,18 @@ nix2 = { package = "nix", version = "1" }
         let f = read_facts(&[("Cargo.toml", "[package"), ("package.json", "{")], &[]);
         assert!(f.provides.is_empty());
         assert_eq!(f.notes.len(), 3);
+    }
+
+    #[test]
+    fn nested_workspaces_and_excludes() {
+        // cargo-fuzz writes this into fuzz/Cargo.toml.
+        let fuzz = "[package]\nname = \"x-fuzz\"\n\n# Prevent this from interfering with workspaces\n[workspace]\nmembers = [\".\"]\n";
+        assert!(cargo_declares_workspace(fuzz));
+        assert!(!cargo_declares_workspace("[package]\nname = \"a\"\n"));
+        let root =
+            "[workspace]\nmembers = [\"crates/*\"]\nexclude = [\"./fuzz/\", \"tools/gen\", \"\"]\n";
+        assert_eq!(cargo_workspace_excludes(root), ["fuzz", "tools/gen"]);
+        assert!(cargo_workspace_excludes("[package").is_empty());
     }
 
     #[test]

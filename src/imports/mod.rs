@@ -41,7 +41,9 @@ pub struct ScannedFile {
 
 /// Bumped whenever any scanner's output could change, so cached results are re-read.
 /// 2: import kinds (dev, optional), `#[cfg(test)]` modules, component script blocks.
-pub const SCANNER_VERSION: u32 = 2;
+/// 3: Rust raw identifiers of keywords, `quote!` bodies left out, nested crates outside the
+/// module's build (their own `[workspace]`, or `[workspace] exclude`) not read.
+pub const SCANNER_VERSION: u32 = 3;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

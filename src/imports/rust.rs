@@ -393,6 +393,17 @@ impl<'a> Parser<'a, '_> {
                 end
             }
             "extern" if self.keyword(i + 1) == "crate" => self.extern_crate(i + 2),
+            // A proc-macro's `quote! { … }` writes code for its users: the paths in it are
+            // theirs to import, not the macro crate's own.
+            "quote" | "quote_spanned" | "parse_quote" | "parse_quote_spanned"
+                if punct_at(self.toks, i + 1, b'!')
+                    && matches!(
+                        self.toks.get(i + 2).map(|t| t.kind),
+                        Some(Kind::Punct(b'{' | b'(' | b'['))
+                    ) =>
+            {
+                matching(self.toks, i + 2) + 1
+            }
             "mod" => {
                 if kind_at(self.toks, i + 1, Kind::Ident) {
                     self.local_mods.insert(self.value(i + 1));
@@ -412,6 +423,16 @@ impl<'a> Parser<'a, '_> {
             Some(t) if t.kind == Kind::Ident => t.text(self.src),
             _ => "",
         }
+    }
+
+    /// Whether the identifier at `i`, named `name`, is a keyword or another reserved name:
+    /// a raw identifier (`r#type`, `r#async`) never is, whatever it spells.
+    fn reserved(&self, i: usize, name: &str) -> bool {
+        let raw = self
+            .toks
+            .get(i)
+            .is_some_and(|t| t.text(self.src).starts_with("r#"));
+        !raw && is_reserved(name)
     }
 
     /// The value of token `i` (an identifier's name), or "".
@@ -463,7 +484,7 @@ impl<'a> Parser<'a, '_> {
             && !continues
             && !turbofish
             && name.starts_with(|c: char| c.is_ascii_lowercase())
-            && !is_reserved(name)
+            && !self.reserved(i, name)
         {
             self.found.push((tok.start, name, Origin::Path));
         }
@@ -547,7 +568,7 @@ impl<'a> Parser<'a, '_> {
     /// Records the first segment of a use tree as a candidate, unless it is a path keyword.
     fn use_root(&mut self, i: usize, name: &'a str) {
         if let Some(tok) = self.toks.get(i)
-            && !is_reserved(name)
+            && !self.reserved(i, name)
             && name != "Self"
         {
             self.found.push((tok.start, name, Origin::Use));
@@ -703,6 +724,34 @@ mod tests {
     fn an_ignore_marker_anywhere_in_a_multi_line_use() {
         let src = "use a::{\n    b, // mesh: ignore\n    c,\n};\nuse d::e;\n";
         assert_eq!(names(&scan(src)), ["d"]);
+    }
+
+    #[test]
+    fn raw_identifiers_of_keywords_are_names() {
+        // From real crates: a crate or module named by a keyword is written raw.
+        assert_eq!(names(&scan("use r#type::Kind;")), ["type"]);
+        assert_eq!(
+            names(&scan("fn f() { r#async::spawn(); let _ = r#continue::X; }")),
+            ["async", "continue"]
+        );
+        // Declared here, it is a local module, as any other name would be.
+        assert!(scan("mod r#type;\nfn f() -> r#type::Kind { r#type::Kind::A }").is_empty());
+        // The keywords themselves are still no crate.
+        assert!(scan("fn f() { type::x(); async::y(); }").is_empty());
+    }
+
+    #[test]
+    fn quote_bodies_are_the_generated_codes_imports_not_the_macros() {
+        // The shape of every derive crate (serde_derive, thiserror-impl, nushell's macros).
+        let src = "use proc_macro2::TokenStream;\nuse quote::quote;\n\npub fn derive(input: syn::DeriveInput) -> TokenStream {\n    let name = &input.ident;\n    let body = quote_spanned! { name.span() => nu_protocol::Value::test() };\n    let extra: syn::Expr = syn::parse_quote!(serde_json::Value::Null);\n    quote! {\n        impl nu_protocol::FromValue for #name {\n            fn from(v: ::nu_engine::Value) -> Self { #body; std::process::exit(0) }\n        }\n    }\n}\n";
+        assert_eq!(names(&scan(src)), ["proc_macro2", "quote", "syn", "syn"]);
+        // An unclosed body runs to the end without a panic.
+        assert_eq!(names(&scan("use a::b;\nquote! { c::d(")), ["a"]);
+        // `quote` that is no macro call is an ordinary path.
+        assert_eq!(
+            names(&scan("fn f() { quote::format_ident!(\"x\"); }")),
+            ["quote"]
+        );
     }
 
     #[test]
