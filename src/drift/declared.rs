@@ -376,6 +376,24 @@ pub fn pyproject(text: &str) -> Vec<Declared> {
         .collect()
 }
 
+/// The requirements a `setup.cfg` declares: `install_requires` for shipping,
+/// `[options.extras_require]` optional, `tests_require` dev.
+pub fn setup_cfg(text: &str) -> Vec<Declared> {
+    crate::imports::setup_cfg::read(text)
+        .requirements
+        .into_iter()
+        .filter_map(|(req, what, line)| {
+            let scope = match what {
+                "normal" => Scope::Normal,
+                "extra" => Scope::Optional,
+                _ => Scope::Dev,
+            };
+            let name = pep508_name(&req)?.to_string();
+            Some(declared(Language::Python, name, scope, "setup.cfg", line))
+        })
+        .collect()
+}
+
 /// The first line that declares `name`: a quoted requirement starting with it, or a key.
 fn python_line(text: &str, name: &str) -> u32 {
     for (n, line) in text.lines().enumerate() {

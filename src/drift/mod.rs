@@ -108,6 +108,8 @@ struct Manifests {
     go_mod: Option<String>,
     /// `pyproject.toml`.
     pyproject: Option<String>,
+    /// `setup.cfg`.
+    setup_cfg: Option<String>,
 }
 
 impl Manifests {
@@ -122,6 +124,7 @@ impl Manifests {
             package_json: read("package.json")?,
             go_mod: read("go.mod")?,
             pyproject: read("pyproject.toml")?,
+            setup_cfg: read("setup.cfg")?,
         })
     }
 }
@@ -185,10 +188,19 @@ impl<'a> World<'a> {
         let mut python_dists = HashMap::new();
         let mut go_modules = Vec::new();
         for (rec, man) in loaded.records.iter().zip(manifests) {
-            if let Some(name) = man
+            let pyproject = man
                 .pyproject
                 .as_deref()
-                .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+                .and_then(|t| toml::from_str::<toml::Table>(t).ok());
+            let table = match &man.setup_cfg {
+                Some(cfg) => Some(crate::imports::setup_cfg::merged(
+                    pyproject,
+                    &crate::imports::setup_cfg::read(cfg),
+                )),
+                None => pyproject,
+            };
+            if let Some(name) = table
+                .as_ref()
                 .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503))
             {
                 let provided = rec
@@ -302,8 +314,25 @@ fn module_drift(
             &scripts,
         );
     }
-    if let Some(text) = &man.pyproject {
-        let decls = declared::pyproject(text)
+    if man.pyproject.is_some() || man.setup_cfg.is_some() {
+        let mut found = man
+            .pyproject
+            .as_deref()
+            .map(declared::pyproject)
+            .unwrap_or_default();
+        found.extend(
+            man.setup_cfg
+                .as_deref()
+                .map(declared::setup_cfg)
+                .unwrap_or_default(),
+        );
+        // Undeclared imports are named against the file a person would add them to.
+        let file = match (&man.pyproject, found.first()) {
+            (Some(_), Some(d)) if d.manifest == "setup.cfg" => "setup.cfg",
+            (Some(_), _) => "pyproject.toml",
+            (None, _) => "setup.cfg",
+        };
+        let decls: Vec<Decl> = found
             .into_iter()
             .map(|d| {
                 let keys = world
@@ -314,12 +343,7 @@ fn module_drift(
                 Decl { d, keys }
             })
             .collect();
-        check(
-            Language::Python,
-            decls,
-            &source::join(&m.dir, "pyproject.toml"),
-            "",
-        );
+        check(Language::Python, decls, &source::join(&m.dir, file), "");
     }
     let go = match (&man.go_mod, go_above) {
         (Some(text), _) => Some((source::join(&m.dir, "go.mod"), text.as_str(), true)),
@@ -504,7 +528,13 @@ fn compare(
         module: m.name().to_string(),
         dependency: d.name.clone(),
         kind,
-        manifest: manifest.to_string(),
+        // The file that holds this declaration (a module may have pyproject.toml and
+        // setup.cfg both); `manifest` is it when the names agree (a go.mod above the module).
+        manifest: if manifest.ends_with(d.manifest) {
+            manifest.to_string()
+        } else {
+            source::join(&m.dir, d.manifest)
+        },
         line: Some(d.line),
         evidence,
     };

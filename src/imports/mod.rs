@@ -20,6 +20,7 @@ pub mod python;
 pub mod python_packages;
 pub mod resolve;
 pub mod rust;
+pub mod setup_cfg;
 
 pub use lex::{FileScan, Import, ImportKind, Language};
 pub use manifest::ManifestFacts;
@@ -42,7 +43,8 @@ pub struct ScannedFile {
 /// Bumped whenever any scanner's output could change, so cached results are re-read.
 /// 2: import kinds (dev, optional), `#[cfg(test)]` modules, component script blocks.
 /// 3: Rust raw identifiers of keywords, `quote!` bodies left out, nested crates outside the
-/// module's build (their own `[workspace]`, or `[workspace] exclude`) not read.
+/// module's build (their own `[workspace]`, or `[workspace] exclude`) not read; `setup.cfg`
+/// packages and name.
 pub const SCANNER_VERSION: u32 = 3;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.

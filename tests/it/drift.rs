@@ -133,6 +133,20 @@ test = ["pytest>=8", "hypothesis"]
         "import pytest\nfrom bs4 import BeautifulSoup\nimport helpers\n",
     );
     t.write("mono/py/app/tests/helpers.py", "");
+    // A setup.cfg project (no pyproject.toml), its package under src/.
+    module(t, "py/cfg", "pycfg", "");
+    t.write(
+        "mono/py/cfg/setup.cfg",
+        "[metadata]\nname = acme-cfg\n\n[options]\npackage_dir =\n    = src\npackages = find:\ninstall_requires =\n    requests>=2,<3\n    six\n    acme-lib\ntests_require = pytest\n\n[options.packages.find]\nwhere = src\n",
+    );
+    t.write(
+        "mono/py/cfg/src/cfgpkg/__init__.py",
+        "import requests\nimport acmelib\nimport toolz\n",
+    );
+    t.write(
+        "mono/py/cfg/tests/test_cfg.py",
+        "import pytest\nimport cfgpkg\n",
+    );
     module(t, "py/lib", "pylib", "");
     t.write(
         "mono/py/lib/pyproject.toml",
@@ -234,6 +248,8 @@ fn every_planted_finding_and_nothing_else() {
             "pyapp undeclared numpy py/app/pyproject.toml:- py/app/pyapp/core.py:1",
             "pyapp undeclared otherpkg py/app/pyproject.toml:- py/app/pyapp/core.py:3",
             "pyapp undeclared python-dateutil py/app/pyproject.toml:- py/app/pyapp/core.py:2",
+            "pycfg unused six py/cfg/setup.cfg:10 -",
+            "pycfg undeclared toolz py/cfg/setup.cfg:- py/cfg/src/cfgpkg/__init__.py:3",
             "r-core unused anyhow rust/core/Cargo.toml:8 -",
             "r-core unused proptest rust/core/Cargo.toml:13 -",
             "r-core undeclared r_util rust/core/Cargo.toml:- rust/core/src/lib.rs:8",

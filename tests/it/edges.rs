@@ -596,3 +596,34 @@ fn a_rust_build_cycle_is_a_scanner_error_naming_the_files_never_a_unit() {
     let v = t.json(&["graph"]);
     assert_eq!(v["cycles"], serde_json::json!([]));
 }
+
+/// A setuptools project configured by `setup.cfg` alone, its package under a non-standard
+/// `lib/` (as older monorepos keep them): it provides the package setup.cfg names, and its
+/// files outside that package are dev code.
+#[test]
+fn setup_cfg_names_the_packages_a_module_ships() {
+    let t = TestMesh::new();
+    t.empty_repo("mono");
+    t.write("mesh.toml", MESH);
+    module(&t, "billing", "billing", "true");
+    t.write(
+        "mono/billing/setup.cfg",
+        "[metadata]\nname = acme-billing\n\n[options]\npackage_dir =\n    = lib\npackages = billing\ninstall_requires =\n    requests\n",
+    );
+    t.write("mono/billing/lib/billing/__init__.py", "");
+    t.write("mono/billing/tools/release.py", "import users\n");
+    module(&t, "users", "users", "true");
+    t.write(
+        "mono/users/users/__init__.py",
+        "from billing import invoice\n",
+    );
+    t.commit("mono", "setup.cfg");
+    let v = t.json(&["graph"]);
+    assert_eq!(edges(&v, "build"), set(&[("users", "billing")]));
+    assert_eq!(edges(&v, "dev"), set(&[("billing", "users")]));
+    let billing = crate::common::named(&v, "modules", "billing");
+    assert_eq!(
+        billing["provides"],
+        serde_json::json!(["acme_billing", "billing"])
+    );
+}
