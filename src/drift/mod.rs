@@ -110,6 +110,8 @@ struct Manifests {
     pyproject: Option<String>,
     /// `setup.cfg`.
     setup_cfg: Option<String>,
+    /// `tsconfig.json` `paths` aliases: imports through them are files, not packages.
+    js_paths: Vec<(String, String)>,
 }
 
 impl Manifests {
@@ -125,6 +127,10 @@ impl Manifests {
             go_mod: read("go.mod")?,
             pyproject: read("pyproject.toml")?,
             setup_cfg: read("setup.cfg")?,
+            js_paths: read("tsconfig.json")?
+                .or(read("jsconfig.json")?)
+                .map(|t| crate::imports::tsconfig::paths(&m.dir, &t))
+                .unwrap_or_default(),
         })
     }
 }
@@ -264,7 +270,7 @@ fn module_drift(
     go_above: Option<&(String, String)>,
 ) -> Vec<Finding> {
     let rec = &world.loaded.records[i];
-    let uses = uses(rec, m);
+    let uses = uses(rec, m, &man.js_paths);
     let mut out = Vec::new();
     let mut check = |lang: Language, decls: Vec<Decl>, manifest: &str, tools: &str| {
         let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();
@@ -388,7 +394,11 @@ fn module_drift(
 
 /// Every import of the module that a declaration could answer: standard libraries, its own
 /// names, relative paths and `[imports] ignore` patterns left out.
-fn uses<'a>(rec: &'a crate::store::ModuleRecord, m: &ModuleSource) -> Vec<Use<'a>> {
+fn uses<'a>(
+    rec: &'a crate::store::ModuleRecord,
+    m: &ModuleSource,
+    js_paths: &[(String, String)],
+) -> Vec<Use<'a>> {
     let ignore = globs(&m.manifest.ignore);
     let own = |lang: Language| -> Vec<String> {
         rec.manifests
@@ -425,6 +435,9 @@ fn uses<'a>(rec: &'a crate::store::ModuleRecord, m: &ModuleSource) -> Vec<Use<'a
                     top.to_string()
                 }
                 Language::Js => {
+                    if crate::imports::tsconfig::apply(js_paths, &imp.name).is_some() {
+                        continue;
+                    }
                     if stdlib::node(&imp.name) {
                         "node:".to_string()
                     } else {

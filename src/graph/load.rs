@@ -6,7 +6,9 @@ use crate::Result;
 use crate::config::MeshConfig;
 use crate::imports::manifest::{self, MANIFEST_FILES, ManifestFacts};
 use crate::imports::resolve::{self, ModuleImports};
-use crate::imports::{FileScan, Language, SCANNER_VERSION, ScannedFile, component, place};
+use crate::imports::{
+    FileScan, Language, SCANNER_VERSION, ScannedFile, component, place, tsconfig,
+};
 use crate::source::{self, ModuleSource, RepoSnapshot, Snapshot, SourceError};
 use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Store};
 use gix::ObjectId;
@@ -205,6 +207,7 @@ fn record_learned(store_path: &Path, snapshot: &Snapshot, learned: &[Learned]) -
 fn derive_graph(snapshot: &Snapshot, learned: &[Learned]) -> Result<ModuleGraph> {
     let go = go_names(snapshot, learned)?;
     let renames = rust_renames(snapshot, learned)?;
+    let js_paths = js_paths(snapshot, learned)?;
     let provides: Vec<Vec<(Language, String)>> = learned
         .iter()
         .zip(go)
@@ -220,7 +223,8 @@ fn derive_graph(snapshot: &Snapshot, learned: &[Learned]) -> Result<ModuleGraph>
         .zip(learned)
         .zip(&provides)
         .zip(&renames)
-        .map(|(((m, l), p), renames)| ModuleImports {
+        .zip(&js_paths)
+        .map(|((((m, l), p), renames), js_paths)| ModuleImports {
             name: m.name(),
             repo: m.repo,
             dir: &m.dir,
@@ -228,6 +232,7 @@ fn derive_graph(snapshot: &Snapshot, learned: &[Learned]) -> Result<ModuleGraph>
             renames,
             ignore: &m.manifest.ignore,
             files: &l.record.files,
+            js_paths,
         })
         .collect();
     let res = resolve::resolve(&inputs);
@@ -679,6 +684,40 @@ fn rust_renames(snapshot: &Snapshot, learned: &[Learned]) -> Result<Vec<Vec<(Str
             }
         }
         out.push(renames);
+    }
+    Ok(out)
+}
+
+/// Each module's `tsconfig.json` (else `jsconfig.json`) `paths` aliases, for the modules with
+/// JS/TS code. Read on every load, as renames are: a few small files, and no cached record
+/// has to change shape for them.
+fn js_paths(snapshot: &Snapshot, learned: &[Learned]) -> Result<Vec<Vec<(String, String)>>> {
+    let mut out = Vec::with_capacity(learned.len());
+    for (m, l) in snapshot.modules.iter().zip(learned) {
+        if !l.record.files.iter().any(|f| f.language == Language::Js) {
+            out.push(Vec::new());
+            continue;
+        }
+        let snap = snapshot.repo_of(m);
+        let tree = snap
+            .repo
+            .find_tree(m.tree)
+            .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
+        let mut aliases = Vec::new();
+        for name in ["tsconfig.json", "jsconfig.json"] {
+            let entry = tree
+                .lookup_entry_by_path(name)
+                .map_err(|e| SourceError::git(&snap.name, "cannot look up tsconfig.json", e))?;
+            if let Some(entry) = entry.filter(|e| e.mode().is_blob()) {
+                let blob = snap
+                    .repo
+                    .find_blob(entry.object_id())
+                    .map_err(|e| SourceError::git(&snap.name, "cannot read tsconfig.json", e))?;
+                aliases = tsconfig::paths(&m.dir, &String::from_utf8_lossy(&blob.data));
+                break;
+            }
+        }
+        out.push(aliases);
     }
     Ok(out)
 }

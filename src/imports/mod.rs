@@ -21,6 +21,7 @@ pub mod python_packages;
 pub mod resolve;
 pub mod rust;
 pub mod setup_cfg;
+pub mod tsconfig;
 
 pub use lex::{FileScan, Import, ImportKind, Language};
 pub use manifest::ManifestFacts;

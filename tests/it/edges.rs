@@ -627,3 +627,43 @@ fn setup_cfg_names_the_packages_a_module_ships() {
         serde_json::json!(["acme_billing", "billing"])
     );
 }
+
+/// A TypeScript app reaching a sibling library's source through a `tsconfig.json` alias (the
+/// Nx / Vite monorepo layout), beside an alias into its own source: the first is a build edge,
+/// the second a self-import, and neither is a package drift should ask to declare.
+#[test]
+fn tsconfig_paths_aliases_resolve_like_relative_imports() {
+    let t = TestMesh::new();
+    t.empty_repo("mono");
+    t.write("mesh.toml", MESH);
+    module(&t, "apps/web", "web", "true");
+    t.write(
+        "mono/apps/web/package.json",
+        "{\"name\": \"@acme/web\", \"dependencies\": {\"react\": \"18\"}}",
+    );
+    t.write(
+        "mono/apps/web/tsconfig.json",
+        "{\n  // Nx writes these\n  \"compilerOptions\": {\n    \"baseUrl\": \".\",\n    \"paths\": {\n      \"@shared/*\": [\"../../libs/shared/src/*\"],\n      \"@/*\": [\"./src/*\"],\n    },\n  },\n}\n",
+    );
+    t.write(
+        "mono/apps/web/src/main.tsx",
+        "import React from 'react';\nimport { fmt } from '@shared/date/format';\nimport { App } from '@/app';\n",
+    );
+    t.write("mono/apps/web/src/app.tsx", "export const App = 1;\n");
+    module(&t, "libs/shared", "shared", "true");
+    t.write(
+        "mono/libs/shared/package.json",
+        "{\"name\": \"@acme/shared-lib\"}",
+    );
+    t.write(
+        "mono/libs/shared/src/date/format.ts",
+        "export const fmt = 1;\n",
+    );
+    t.commit("mono", "tsconfig paths");
+    let v = t.json(&["graph"]);
+    assert_eq!(edges(&v, "build"), set(&[("web", "shared")]));
+    let why = t.ok(&["graph", "--why", "web", "shared"]);
+    assert!(why.contains("apps/web/src/main.tsx:2"), "{why}");
+    let d = t.json(&["drift"]);
+    assert_eq!(d["drift"], serde_json::json!([]), "{d}");
+}
