@@ -285,6 +285,46 @@ pub fn go_mod(text: &str) -> GoMod {
     out
 }
 
+/// The module directories a `go.work` uses (`use ./a`, `use ( ./b ./c )`), relative to it.
+pub fn go_work_uses(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("").trim();
+        let dir = if in_block {
+            if code == ")" {
+                in_block = false;
+                continue;
+            }
+            code
+        } else if let Some(rest) = code.strip_prefix("use") {
+            let rest = rest.trim();
+            if rest == "(" {
+                in_block = true;
+                continue;
+            }
+            if !code[3..].starts_with(char::is_whitespace) {
+                continue;
+            }
+            rest
+        } else {
+            continue;
+        };
+        let dir = dir
+            .trim_matches('"')
+            .trim_start_matches("./")
+            .trim_end_matches('/');
+        if !dir.is_empty() || code.starts_with('.') {
+            out.push(if dir == "." {
+                String::new()
+            } else {
+                dir.to_string()
+            });
+        }
+    }
+    out
+}
+
 /// The name of a PEP 508 requirement (`requests[socks]>=2; python_version<'3.9'` → `requests`).
 pub fn pep508_name(req: &str) -> Option<&str> {
     let req = req.trim();
@@ -474,6 +514,13 @@ mod tests {
                 ("github.com/c/d", 9, true)
             ]
         );
+    }
+
+    #[test]
+    fn go_work_use_lines_and_blocks() {
+        let text = "go 1.22\n\nuse ./tools\n\nuse (\n\t.\n\t./svc // the service\n\t\"./lib/\"\n)\n\nreplace x => ./y\n";
+        assert_eq!(go_work_uses(text), ["tools", "", "svc", "lib"]);
+        assert!(go_work_uses("user ./x\n").is_empty());
     }
 
     #[test]

@@ -70,6 +70,7 @@ pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
         .collect::<std::result::Result<_, _>>()?;
     let world = World::new(loaded, &manifests);
     let mut go_memo = HashMap::new();
+    let mut work_memo = HashMap::new();
     let mut out = Vec::new();
     for (i, m) in snapshot.modules.iter().enumerate() {
         if !only.is_empty() && !only.iter().any(|o| o == m.name()) {
@@ -82,7 +83,12 @@ pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
             }
             None => None,
         };
-        let mut found = module_drift(&world, i, m, &manifests[i], go_mod.as_ref());
+        let workspace = if has(&loaded.records[i].files, Language::Go) {
+            go_workspace(snapshot.repo_of(m), m.repo, &m.dir, &mut work_memo)?
+        } else {
+            Vec::new()
+        };
+        let mut found = module_drift(&world, i, m, &manifests[i], go_mod.as_ref(), &workspace);
         let ignore = globs(&m.manifest.drift_ignore);
         found.retain(|f| !ignore.is_match(&f.dependency));
         found.sort_by(|a, b| {
@@ -181,6 +187,43 @@ fn nearest_go_mod(
     Ok(None)
 }
 
+/// The module paths of the Go modules the nearest `go.work` at or above `dir` uses: in
+/// workspace mode they are found without a `require`. Memoised per go.work.
+fn go_workspace(
+    snap: &RepoSnapshot,
+    repo: usize,
+    dir: &str,
+    memo: &mut HashMap<(usize, String), Vec<String>>,
+) -> Result<Vec<String>> {
+    let root = snap
+        .repo
+        .find_tree(snap.tree)
+        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
+    let mut at = Some(dir);
+    while let Some(d) = at {
+        let path = source::join(d, "go.work");
+        if let Some(known) = memo.get(&(repo, path.clone())) {
+            return Ok(known.clone());
+        }
+        if let Some(text) = blob_text(snap, &root, &path)? {
+            let mut paths = Vec::new();
+            for used in declared::go_work_uses(&text) {
+                let go_mod = source::join(&source::join(d, &used), "go.mod");
+                if let Some(p) = blob_text(snap, &root, &go_mod)?
+                    .as_deref()
+                    .and_then(crate::imports::manifest::go_module_path)
+                {
+                    paths.push(p);
+                }
+            }
+            memo.insert((repo, path), paths.clone());
+            return Ok(paths);
+        }
+        at = (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p));
+    }
+    Ok(Vec::new())
+}
+
 /// What every module needs to know about the others: Python distributions the mesh holds
 /// (normalized project name → the import names that module provides), and Go module paths.
 struct World<'a> {
@@ -268,6 +311,7 @@ fn module_drift(
     m: &ModuleSource,
     man: &Manifests,
     go_above: Option<&(String, String)>,
+    go_workspace: &[String],
 ) -> Vec<Finding> {
     let rec = &world.loaded.records[i];
     let uses = uses(rec, m, &man.js_paths);
@@ -359,9 +403,19 @@ fn module_drift(
     if let Some((path, text, own)) = go {
         let g = declared::go_mod(text);
         let module_path = g.module.unwrap_or_default();
+        // The modules of a go.work are found without a require: declared, never unused.
+        let workspace = go_workspace.iter().map(|p| Declared {
+            language: Language::Go,
+            name: p.clone(),
+            scope: Scope::Normal,
+            manifest: "go.work",
+            line: 1,
+            indirect: true,
+        });
         let decls: Vec<Decl> = g
             .requires
             .into_iter()
+            .chain(workspace)
             .map(|mut d| {
                 // A go.mod above this module is another module's to keep tidy: only what this
                 // one imports is checked against it.

@@ -80,13 +80,24 @@ fn go(t: &TestMesh) {
     );
     t.write(
         "mono/go/svc/main.go",
-        "package main\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n\n\t\"example.com/golib/strs\"\n\t\"example.com/goother/x\"\n\t\"example.com/svc/internal/db\"\n\t\"github.com/google/uuid\"\n\t\"github.com/pkg/errors\"\n)\n",
+        "package main\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n\n\t\"example.com/golib/strs\"\n\t\"example.com/goother/x\"\n\t\"example.com/goworked/w\"\n\t\"example.com/svc/internal/db\"\n\t\"github.com/google/uuid\"\n\t\"github.com/pkg/errors\"\n)\n",
     );
     t.write("mono/go/svc/internal/db/db.go", "package db\n");
     t.write(
         "mono/go/svc/main_test.go",
         "package main\n\nimport \"github.com/stretchr/testify/assert\"\n",
     );
+    // A go.work beside them uses a fourth module: found in workspace mode without a require.
+    t.write(
+        "mono/go/go.work",
+        "go 1.22\n\nuse (\n\t./svc\n\t./golib\n\t./goworked\n)\n",
+    );
+    module(t, "go/goworked", "goworked", "");
+    t.write(
+        "mono/go/goworked/go.mod",
+        "module example.com/goworked\n\ngo 1.22\n",
+    );
+    t.write("mono/go/goworked/w/w.go", "package w\n");
     module(t, "go/golib", "golib", "");
     t.write(
         "mono/go/golib/go.mod",
@@ -240,7 +251,7 @@ fn every_planted_finding_and_nothing_else() {
         lines(&run.json()),
         [
             "gosvc undeclared example.com/goother go/svc/go.mod:- go/svc/main.go:8",
-            "gosvc undeclared github.com/google/uuid go/svc/go.mod:- go/svc/main.go:10",
+            "gosvc undeclared github.com/google/uuid go/svc/go.mod:- go/svc/main.go:11",
             "gosvc unused github.com/unused/thing go/svc/go.mod:8 -",
             "pyapp unused attrs py/app/pyproject.toml:8 -",
             "pyapp dev-only beautifulsoup4 py/app/pyproject.toml:6 py/app/tests/test_app.py:2",
