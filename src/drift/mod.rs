@@ -483,7 +483,12 @@ fn uses<'a>(
             let key = match f.language {
                 Language::Rust => {
                     let top = imp.name.split("::").next().unwrap_or(&imp.name);
-                    if stdlib::rust(top) || own_rust.iter().any(|o| o == top) {
+                    // A crate name is lowercase: `Kind::` or `TokenTree::` in a `use` is an
+                    // item of this crate (an enum's variants brought in), never a dependency.
+                    if stdlib::rust(top)
+                        || own_rust.iter().any(|o| o == top)
+                        || !top.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                    {
                         continue;
                     }
                     top.to_string()

@@ -46,7 +46,9 @@ pub struct ScannedFile {
 /// 3: Rust raw identifiers of keywords, `quote!` bodies left out, nested crates outside the
 /// module's build (their own `[workspace]`, or `[workspace] exclude`) not read; `setup.cfg`
 /// packages and name.
-pub const SCANNER_VERSION: u32 = 3;
+/// 4: Rust diagnostic codes in attributes (`#[diagnostic(code(nu::x))]`) and `rustdoc::`
+/// lints are no paths.
+pub const SCANNER_VERSION: u32 = 4;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -88,6 +88,44 @@ fn test_items(
     mods
 }
 
+/// The token ranges (inclusive) of the diagnostic codes written in attributes:
+/// `#[diagnostic(code(nu::parser::unexpected))]` (miette), `#[error(code(x::y))]`. A code is
+/// a name written like a path, never an import: read as one, nushell's `nu::…` codes made
+/// every crate import the `nu` binary crate.
+fn diagnostic_codes(toks: &[Token], src: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let open = if punct_at(toks, i + 1, b'[') {
+            i + 1
+        } else if punct_at(toks, i + 1, b'!') && punct_at(toks, i + 2, b'[') {
+            i + 2
+        } else {
+            i + 1
+        };
+        if !punct_at(toks, i, b'#') || !punct_at(toks, open, b'[') {
+            i += 1;
+            continue;
+        }
+        let close = matching(toks, open);
+        let mut j = open + 1;
+        while j < close {
+            let is_code = toks[j].kind == Kind::Ident
+                && toks[j].text(src) == "code"
+                && punct_at(toks, j + 1, b'(');
+            if is_code {
+                let end = matching(toks, j + 1).min(close);
+                out.push((j + 2, end));
+                j = end + 1;
+            } else {
+                j += 1;
+            }
+        }
+        i = close + 1;
+    }
+    out
+}
+
 /// The index of the bracket closing the one at `open` (counting `[`/`]`), or the end.
 fn matching(toks: &[Token], open: usize) -> usize {
     let (o, c) = match toks.get(open).map(|t| t.kind) {
@@ -359,10 +397,21 @@ struct Parser<'a, 't> {
 }
 
 impl<'a> Parser<'a, '_> {
-    /// Visits every token.
+    /// Visits every token, but those of diagnostic codes.
     fn run(&mut self) {
+        let skip = diagnostic_codes(self.toks, self.src);
+        let mut next_skip = skip.iter().peekable();
         let mut i = 0;
         while i < self.toks.len() {
+            while next_skip.peek().is_some_and(|&&(_, end)| end < i) {
+                next_skip.next();
+            }
+            if let Some(&&(start, end)) = next_skip.peek()
+                && start <= i
+            {
+                i = end + 1;
+                continue;
+            }
             i = self.step(i).max(i + 1);
         }
     }
@@ -590,6 +639,7 @@ fn is_reserved(name: &str) -> bool {
     matches!(
         name,
         "clippy"
+            | "rustdoc"
             | "rustfmt"
             | "diagnostic"
             | "as"
@@ -752,6 +802,13 @@ mod tests {
             names(&scan("fn f() { quote::format_ident!(\"x\"); }")),
             ["quote"]
         );
+    }
+
+    #[test]
+    fn diagnostic_codes_and_tool_lints_are_no_paths() {
+        // nushell's errors: miette codes named like paths of the `nu` crate.
+        let src = "use miette::Diagnostic;\n#[derive(Diagnostic)]\npub enum E {\n    #[diagnostic(code(nu::compile::garbage), help(\"x\"))]\n    A,\n    #[error(\"b\")]\n    #[diagnostic(\n        code(nu::shell::io),\n        url(docsrs)\n    )]\n    B(#[source] thiserror_ext::Box),\n}\n#[cfg_attr(not(windows), allow(rustdoc::broken_intra_doc_links))]\nfn f() { code(x::y); }\n";
+        assert_eq!(names(&scan(src)), ["miette", "thiserror_ext", "x"]);
     }
 
     #[test]
