@@ -31,8 +31,14 @@ impl DurableError {
 }
 
 /// Writes `bytes` to `path` whole or not at all: a temp file beside it (`.NAME.tmp-…`), fsync,
-/// rename, fsync of the directory (created if missing).
+/// rename, fsync of the directory (created if missing). The file is private (0600).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), DurableError> {
+    write_atomic_mode(path, bytes, None)
+}
+
+/// [`write_atomic`] with the file's mode set before it appears: a file meant to be published
+/// (a status page a web server reads) is never seen private.
+pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), DurableError> {
     let dir = parent_dir(path);
     std::fs::create_dir_all(&dir).map_err(DurableError::at("create", &dir))?;
     let mut prefix = std::ffi::OsString::from(".");
@@ -42,6 +48,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), DurableError> {
         .prefix(&prefix)
         .tempfile_in(&dir)
         .map_err(DurableError::at("create a temp file in", &dir))?;
+    if let Some(mode) = mode {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(DurableError::at("set the mode of", tmp.path()))?;
+    }
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(DurableError::at("write", tmp.path()))?;

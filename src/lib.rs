@@ -14,6 +14,7 @@ pub mod controller;
 pub mod declare;
 pub mod deliver;
 pub mod doctor;
+pub mod drift;
 pub mod durable;
 mod error;
 pub mod events;

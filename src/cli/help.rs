@@ -50,6 +50,23 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "drift",
+        &[
+            (
+                "mesh drift",
+                "every module's unused, undeclared and dev-only dependencies",
+            ),
+            (
+                "mesh drift api web --json",
+                "the same for two modules, for a script",
+            ),
+            (
+                "mesh drift --check",
+                "exit 3 when anything is found (for CI)",
+            ),
+        ],
+    ),
+    (
         "plan",
         &[
             (

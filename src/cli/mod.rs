@@ -9,6 +9,7 @@ pub mod completions;
 mod context;
 mod declare;
 mod doctor;
+mod drift;
 mod events;
 mod example;
 mod gc;
@@ -68,6 +69,7 @@ pub struct Cli {
 enum Command {
     Init(init::Args),
     Graph(graph::Args),
+    Drift(drift::Args),
     Plan(plan::Args),
     Build(build::Args),
     Builds(builds::Args),
@@ -239,6 +241,7 @@ fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
     match &cli.command {
         Command::Init(a) => init::run(cli, ui, a),
         Command::Graph(a) => graph::run(&Ctx::load(cli)?, ui, a),
+        Command::Drift(a) => drift::run(&Ctx::load(cli)?, ui, a),
         Command::Plan(a) => plan::run(&Ctx::load(cli)?, ui, a),
         Command::Build(a) => build::run(&Ctx::load(cli)?, ui, a),
         Command::Builds(a) => builds::run(&Ctx::load(cli)?, ui, a),

@@ -62,6 +62,10 @@ pub struct ModuleManifest {
     pub ignore: Vec<String>,
     /// Globs over module-relative paths whose imports are dev code (`[imports] dev`).
     pub dev: Vec<String>,
+    /// Globs over dependency names `mesh drift` never reports for this module
+    /// (`[drift] ignore`): a plugin loaded by name, a tool no code imports.
+    #[serde(default)]
+    pub drift_ignore: Vec<String>,
     /// How long build and test may each run.
     pub timeout: Duration,
     /// Where the name is written, for diagnostics.
@@ -88,6 +92,7 @@ struct RawModule {
     #[serde(default)]
     instantiation: Vec<Spanned<RawInstantiation>>,
     imports: Option<RawImports>,
+    drift: Option<RawDrift>,
     timeout: Option<Spanned<String>>,
 }
 
@@ -108,7 +113,14 @@ struct RawImports {
     dev: Vec<Spanned<String>>,
 }
 
-const MODULE_HELP: &str = "a mesh-module.toml holds name, kind, build, test, policy, inputs, activate, presence, instantiation, timeout and [imports] ignore/dev; see README.md";
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDrift {
+    #[serde(default)]
+    ignore: Vec<Spanned<String>>,
+}
+
+const MODULE_HELP: &str = "a mesh-module.toml holds name, kind, build, test, policy, inputs, activate, presence, instantiation, timeout, [imports] ignore/dev and [drift] ignore; see README.md";
 
 impl ModuleManifest {
     /// Parses a manifest's `text`, shown as `file` in diagnostics.
@@ -145,6 +157,11 @@ impl ModuleManifest {
             raw.imports.iter().flat_map(|i| &i.dev),
             "dev patterns are globs over paths inside the module, such as \"tools/**\"",
         )?;
+        let drift_ignore = globs(
+            &r,
+            raw.drift.iter().flat_map(|d| &d.ignore),
+            "drift ignore patterns are globs over dependency names, such as \"pytest*\" or \"@types/*\"",
+        )?;
         let timeout = match &raw.timeout {
             Some(t) => r.duration("timeout", t)?,
             None => Duration::from_secs(30 * 60),
@@ -161,6 +178,7 @@ impl ModuleManifest {
             instantiation,
             ignore,
             dev,
+            drift_ignore,
             timeout,
             name_span: raw.name.span(),
             edge_spans,
@@ -260,4 +278,26 @@ fn globs<'a>(
         )),
     })
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drift_ignore_is_read_and_a_bad_glob_is_pointed_at() {
+        let m = ModuleManifest::parse(
+            "name = \"a\"\nbuild = \"true\"\n[drift]\nignore = [\"pytest*\", \"@types/*\"]\n",
+            "a/mesh-module.toml",
+        )
+        .expect("a valid manifest");
+        assert_eq!(m.drift_ignore, ["pytest*", "@types/*"]);
+        let text = "name = \"a\"\nbuild = \"true\"\n[drift]\nignore = [\"a[\"]\n";
+        let e = ModuleManifest::parse(text, "a/mesh-module.toml").expect_err("a bad glob");
+        let shown = format!("{e:?}");
+        assert!(shown.contains("invalid_pattern"), "{shown}");
+        assert!(e.to_string().contains("`a[` is not a valid pattern"), "{e}");
+        let unknown = "name = \"a\"\nbuild = \"true\"\n[drift]\nignored = []\n";
+        assert!(ModuleManifest::parse(unknown, "a/mesh-module.toml").is_err());
+    }
 }

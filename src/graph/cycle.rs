@@ -105,6 +105,49 @@ pub fn describe(modules: &[GraphModule], units: &[Vec<usize>], edges: &[Edge]) -
     cycles
 }
 
+/// The cycles made by Rust imports alone: every build import on every edge between their
+/// members is in a `.rs` file. Cargo forbids a cycle of normal dependencies, so such a cycle
+/// can only be an import the scanner misread, never a unit to build.
+pub fn rust_only<'a>(cycles: &'a [Cycle], edges: &[Edge]) -> Vec<&'a Cycle> {
+    cycles
+        .iter()
+        .filter(|c| {
+            !c.edges.is_empty()
+                && c.edges.iter().all(|ce| {
+                    edges
+                        .iter()
+                        .filter(|e| e.kind == EdgeKind::Build && e.from == ce.from && e.to == ce.to)
+                        .flat_map(|e| &e.evidence)
+                        .filter(|ev| ev.kind == crate::imports::ImportKind::Build)
+                        .all(|ev| ev.file.ends_with(".rs"))
+                })
+        })
+        .collect()
+}
+
+/// A Rust-only cycle as the scanner error it is: the crates, and each build import between
+/// them (file:line), so the misread one can be found.
+pub fn rust_cycle_message(c: &Cycle, edges: &[Edge]) -> String {
+    let mut out = format!(
+        "Rust crates {} import each other, which Cargo forbids: mesh misread one of these imports",
+        c.modules.join(", ")
+    );
+    for ce in &c.edges {
+        let evidence = edges
+            .iter()
+            .filter(|e| e.kind == EdgeKind::Build && e.from == ce.from && e.to == ce.to)
+            .flat_map(|e| &e.evidence)
+            .filter(|ev| ev.kind == crate::imports::ImportKind::Build);
+        for ev in evidence {
+            out.push_str(&format!(
+                "\n  {} → {}   {}:{}: {}",
+                ce.from, ce.to, ev.file, ev.line, ev.import
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

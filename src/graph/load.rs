@@ -6,7 +6,9 @@ use crate::Result;
 use crate::config::MeshConfig;
 use crate::imports::manifest::{self, MANIFEST_FILES, ManifestFacts};
 use crate::imports::resolve::{self, ModuleImports};
-use crate::imports::{FileScan, Language, SCANNER_VERSION, ScannedFile, component, place};
+use crate::imports::{
+    FileScan, Language, SCANNER_VERSION, ScannedFile, component, place, tsconfig,
+};
 use crate::source::{self, ModuleSource, RepoSnapshot, Snapshot, SourceError};
 use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Store};
 use gix::ObjectId;
@@ -205,6 +207,7 @@ fn record_learned(store_path: &Path, snapshot: &Snapshot, learned: &[Learned]) -
 fn derive_graph(snapshot: &Snapshot, learned: &[Learned]) -> Result<ModuleGraph> {
     let go = go_names(snapshot, learned)?;
     let renames = rust_renames(snapshot, learned)?;
+    let js_paths = js_paths(snapshot, learned)?;
     let provides: Vec<Vec<(Language, String)>> = learned
         .iter()
         .zip(go)
@@ -220,7 +223,8 @@ fn derive_graph(snapshot: &Snapshot, learned: &[Learned]) -> Result<ModuleGraph>
         .zip(learned)
         .zip(&provides)
         .zip(&renames)
-        .map(|(((m, l), p), renames)| ModuleImports {
+        .zip(&js_paths)
+        .map(|((((m, l), p), renames), js_paths)| ModuleImports {
             name: m.name(),
             repo: m.repo,
             dir: &m.dir,
@@ -228,6 +232,7 @@ fn derive_graph(snapshot: &Snapshot, learned: &[Learned]) -> Result<ModuleGraph>
             renames,
             ignore: &m.manifest.ignore,
             files: &l.record.files,
+            js_paths,
         })
         .collect();
     let res = resolve::resolve(&inputs);
@@ -244,11 +249,25 @@ fn derive_graph(snapshot: &Snapshot, learned: &[Learned]) -> Result<ModuleGraph>
             provides: p.iter().map(|(_, n)| n.clone()).collect(),
         })
         .collect();
-    Ok(ModuleGraph::new(
-        modules,
-        res.edges,
-        declared_edges(snapshot),
-        res.warnings,
+    let graph = ModuleGraph::new(modules, res.edges, declared_edges(snapshot), res.warnings);
+    refuse_rust_cycles(&graph)?;
+    Ok(graph)
+}
+
+/// A cycle made by Rust imports alone is a scanner error, never a unit to build: the verb
+/// stops and names the imports, so the misread one can be marked and reported.
+fn refuse_rust_cycles(graph: &ModuleGraph) -> Result<()> {
+    let rust = super::cycle::rust_only(&graph.cycles, &graph.edges);
+    if rust.is_empty() {
+        return Ok(());
+    }
+    let message: Vec<String> = rust
+        .iter()
+        .map(|c| super::cycle::rust_cycle_message(c, &graph.edges))
+        .collect();
+    Err(crate::Error::failed(
+        message.join("\n"),
+        "this is a scanner error: put `// mesh: ignore` on the misread import (or an `[imports] ignore` pattern in the crate's mesh-module.toml) and report it; mesh will not build these crates as one unit",
     ))
 }
 
@@ -292,16 +311,59 @@ fn walk_all(snapshot: &Snapshot, stale: &[usize]) -> Result<Walked> {
         let snap = snapshot.repo_of(m);
         let files = source::module_files(snap, &m.dir, m.tree, &m.nested)?;
         let prefix = module_prefix(&m.dir);
+        let foreign = foreign_crates(snap, &files, &prefix)?;
         let files = files
             .into_iter()
             // Test data is not code: never read.
             .filter(|f| !place::is_test_data(f.path.strip_prefix(&prefix).unwrap_or(&f.path)))
+            // Nor is a crate outside the module's build.
+            .filter(|f| {
+                let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
+                !(rel.ends_with(".rs") && foreign.iter().any(|d| rel.starts_with(d.as_str())))
+            })
             .map(|f| {
                 let lang = Language::of_path(&f.path);
                 (f, lang)
             })
             .collect();
         out.push((i, files));
+    }
+    Ok(out)
+}
+
+/// The module-relative directories (each with a trailing `/`) of the Rust crates inside a
+/// module that are not part of its build: a nested `Cargo.toml` declaring its own
+/// `[workspace]` (cargo-fuzz's `fuzz/`), or a directory its own `Cargo.toml` lists under
+/// `[workspace] exclude`. Their files are not the module's code.
+fn foreign_crates(
+    snap: &RepoSnapshot,
+    files: &[source::FileEntry],
+    prefix: &str,
+) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for f in files {
+        let rel = f.path.strip_prefix(prefix).unwrap_or(&f.path);
+        let Some(dir) = (if rel == "Cargo.toml" {
+            Some("")
+        } else {
+            rel.strip_suffix("/Cargo.toml")
+        }) else {
+            continue;
+        };
+        let blob = snap
+            .repo
+            .find_blob(f.id)
+            .map_err(|e| unreadable(&snap.name, &f.path, &e))?;
+        let text = String::from_utf8_lossy(&blob.data);
+        if dir.is_empty() {
+            out.extend(
+                manifest::cargo_workspace_excludes(&text)
+                    .into_iter()
+                    .map(|d| format!("{d}/")),
+            );
+        } else if manifest::cargo_declares_workspace(&text) {
+            out.push(format!("{dir}/"));
+        }
     }
     Ok(out)
 }
@@ -622,6 +684,40 @@ fn rust_renames(snapshot: &Snapshot, learned: &[Learned]) -> Result<Vec<Vec<(Str
             }
         }
         out.push(renames);
+    }
+    Ok(out)
+}
+
+/// Each module's `tsconfig.json` (else `jsconfig.json`) `paths` aliases, for the modules with
+/// JS/TS code. Read on every load, as renames are: a few small files, and no cached record
+/// has to change shape for them.
+fn js_paths(snapshot: &Snapshot, learned: &[Learned]) -> Result<Vec<Vec<(String, String)>>> {
+    let mut out = Vec::with_capacity(learned.len());
+    for (m, l) in snapshot.modules.iter().zip(learned) {
+        if !l.record.files.iter().any(|f| f.language == Language::Js) {
+            out.push(Vec::new());
+            continue;
+        }
+        let snap = snapshot.repo_of(m);
+        let tree = snap
+            .repo
+            .find_tree(m.tree)
+            .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
+        let mut aliases = Vec::new();
+        for name in ["tsconfig.json", "jsconfig.json"] {
+            let entry = tree
+                .lookup_entry_by_path(name)
+                .map_err(|e| SourceError::git(&snap.name, "cannot look up tsconfig.json", e))?;
+            if let Some(entry) = entry.filter(|e| e.mode().is_blob()) {
+                let blob = snap
+                    .repo
+                    .find_blob(entry.object_id())
+                    .map_err(|e| SourceError::git(&snap.name, "cannot read tsconfig.json", e))?;
+                aliases = tsconfig::paths(&m.dir, &String::from_utf8_lossy(&blob.data));
+                break;
+            }
+        }
+        out.push(aliases);
     }
     Ok(out)
 }

@@ -25,7 +25,13 @@ pub struct ManifestFacts {
 }
 
 /// The language manifests a module directory may hold, relative to it.
-pub const MANIFEST_FILES: &[&str] = &["Cargo.toml", "pyproject.toml", "package.json", "go.mod"];
+pub const MANIFEST_FILES: &[&str] = &[
+    "Cargo.toml",
+    "pyproject.toml",
+    "setup.cfg",
+    "package.json",
+    "go.mod",
+];
 
 /// `-` → `_`: how a Rust package name is written in code.
 pub fn rust_ident(name: &str) -> String {
@@ -38,13 +44,34 @@ pub fn rust_ident(name: &str) -> String {
 pub fn read_facts(files: &[(&str, &str)], python_files: &[&str]) -> ManifestFacts {
     let mut f = ManifestFacts::default();
     let mut pyproject_table = None;
+    let mut setup_cfg = None;
     for (name, text) in files {
         match *name {
             "Cargo.toml" => cargo(text, &mut f),
             "pyproject.toml" => pyproject_table = pyproject(text, &mut f),
+            "setup.cfg" => setup_cfg = Some(super::setup_cfg::read(text)),
             "package.json" => package_json(text, &mut f),
             _ => {}
         }
+    }
+    // setuptools reads setup.cfg for what pyproject.toml does not say.
+    if let Some(cfg) = &setup_cfg {
+        let named = |t: &toml::Table| {
+            t.get("project")
+                .and_then(|p| p.get("name"))
+                .and_then(|n| n.as_str())
+                .map(str::to_string)
+        };
+        let had_name = pyproject_table.as_ref().and_then(named).is_some();
+        let merged = super::setup_cfg::merged(pyproject_table.take(), cfg);
+        if !had_name && let Some(name) = named(&merged) {
+            push(
+                &mut f,
+                Language::Python,
+                name.to_lowercase().replace(['-', '.'], "_"),
+            );
+        }
+        pyproject_table = Some(merged);
     }
     if !python_files.is_empty() {
         let shipped =
@@ -194,6 +221,31 @@ fn package_json(text: &str, f: &mut ManifestFacts) {
     }
 }
 
+/// Whether a `Cargo.toml` declares a `[workspace]` of its own (a root, or a crate such as
+/// cargo-fuzz's `fuzz/` that keeps itself out of any workspace above it).
+pub fn cargo_declares_workspace(text: &str) -> bool {
+    text.lines()
+        .any(|l| l.trim() == "[workspace]" || l.trim().starts_with("[workspace."))
+}
+
+/// The directories a workspace's `Cargo.toml` keeps out of it (`[workspace] exclude`),
+/// relative to it, without `./` or a trailing `/`.
+pub fn cargo_workspace_excludes(text: &str) -> Vec<String> {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+        return Vec::new();
+    };
+    table
+        .get("workspace")
+        .and_then(|w| w.get("exclude"))
+        .and_then(|e| e.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.as_str())
+        .map(|p| p.trim_start_matches("./").trim_end_matches('/').to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
 /// The `module` path a `go.mod` declares.
 pub fn go_module_path(text: &str) -> Option<String> {
     text.lines().find_map(|l| {
@@ -280,10 +332,59 @@ nix2 = { package = "nix", version = "1" }
     }
 
     #[test]
+    fn setup_cfg_packages_and_name() {
+        let cfg = "[metadata]\nname = acme-billing\n[options]\npackage_dir =\n    = src\npackages = find:\n[options.packages.find]\nwhere = src\n";
+        let f = read_facts(
+            &[("setup.cfg", cfg)],
+            &[
+                "src/acme_billing/__init__.py",
+                "src/acme_billing/api.py",
+                "tests/test_api.py",
+            ],
+        );
+        assert_eq!(
+            f.provides,
+            vec![(Language::Python, "acme_billing".to_string()),]
+        );
+        assert_eq!(f.python_shipped, ["src/acme_billing"]);
+        // Beside a pyproject.toml that names the project, setup.cfg adds its packages.
+        let f = read_facts(
+            &[
+                ("pyproject.toml", "[project]\nname = \"billing\"\n"),
+                (
+                    "setup.cfg",
+                    "[options]\npackages = acme_billing\npackage_dir =\n    = src\n",
+                ),
+            ],
+            &["src/acme_billing/__init__.py", "scripts/tool.py"],
+        );
+        assert_eq!(
+            f.provides,
+            vec![
+                (Language::Python, "billing".to_string()),
+                (Language::Python, "acme_billing".to_string()),
+            ]
+        );
+        assert_eq!(f.python_shipped, ["src/acme_billing"]);
+    }
+
+    #[test]
     fn bad_manifests_are_notes_not_errors() {
         let f = read_facts(&[("Cargo.toml", "[package"), ("package.json", "{")], &[]);
         assert!(f.provides.is_empty());
         assert_eq!(f.notes.len(), 3);
+    }
+
+    #[test]
+    fn nested_workspaces_and_excludes() {
+        // cargo-fuzz writes this into fuzz/Cargo.toml.
+        let fuzz = "[package]\nname = \"x-fuzz\"\n\n# Prevent this from interfering with workspaces\n[workspace]\nmembers = [\".\"]\n";
+        assert!(cargo_declares_workspace(fuzz));
+        assert!(!cargo_declares_workspace("[package]\nname = \"a\"\n"));
+        let root =
+            "[workspace]\nmembers = [\"crates/*\"]\nexclude = [\"./fuzz/\", \"tools/gen\", \"\"]\n";
+        assert_eq!(cargo_workspace_excludes(root), ["fuzz", "tools/gen"]);
+        assert!(cargo_workspace_excludes("[package").is_empty());
     }
 
     #[test]

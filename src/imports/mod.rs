@@ -20,6 +20,8 @@ pub mod python;
 pub mod python_packages;
 pub mod resolve;
 pub mod rust;
+pub mod setup_cfg;
+pub mod tsconfig;
 
 pub use lex::{FileScan, Import, ImportKind, Language};
 pub use manifest::ManifestFacts;
@@ -41,7 +43,12 @@ pub struct ScannedFile {
 
 /// Bumped whenever any scanner's output could change, so cached results are re-read.
 /// 2: import kinds (dev, optional), `#[cfg(test)]` modules, component script blocks.
-pub const SCANNER_VERSION: u32 = 2;
+/// 3: Rust raw identifiers of keywords, `quote!` bodies left out, nested crates outside the
+/// module's build (their own `[workspace]`, or `[workspace] exclude`) not read; `setup.cfg`
+/// packages and name.
+/// 4: Rust diagnostic codes in attributes (`#[diagnostic(code(nu::x))]`) and `rustdoc::`
+/// lints are no paths.
+pub const SCANNER_VERSION: u32 = 4;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

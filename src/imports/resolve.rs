@@ -25,6 +25,9 @@ pub struct ModuleImports<'a> {
     pub ignore: &'a [String],
     /// Its scanned source files.
     pub files: &'a [ScannedFile],
+    /// Its `tsconfig.json` `paths` aliases: (pattern, repo-relative target), each with at
+    /// most one `*` (see [`super::tsconfig`]).
+    pub js_paths: &'a [(String, String)],
 }
 
 /// One import line that makes a build edge.
@@ -116,7 +119,15 @@ fn edges(
                     continue;
                 }
                 let relative;
-                let targets: &[usize] = if is_relative(&imp.name) {
+                let aliased = match file.language {
+                    Language::Js => super::tsconfig::apply(m.js_paths, &imp.name),
+                    _ => None,
+                };
+                let targets: &[usize] = if let Some(path) = aliased {
+                    // A `paths` alias names a path in the repository, as a relative import does.
+                    relative = owning_module(&dirs, m.repo, &path);
+                    relative.as_slice()
+                } else if is_relative(&imp.name) {
                     relative = relative_target(&dirs, m.repo, &file.path, &imp.name);
                     relative.as_slice()
                 } else {
@@ -252,6 +263,20 @@ fn relative_target(
             return Some(i);
         }
         parts.pop()?;
+    }
+}
+
+/// The module owning the repo-relative `path`: the nearest module directory at or above it.
+fn owning_module(dirs: &HashMap<(usize, &str), usize>, repo: usize, path: &str) -> Option<usize> {
+    let mut at = path.trim_matches('/');
+    loop {
+        if let Some(&i) = dirs.get(&(repo, at)) {
+            return Some(i);
+        }
+        if at.is_empty() {
+            return None;
+        }
+        at = at.rsplit_once('/').map_or("", |(p, _)| p);
     }
 }
 

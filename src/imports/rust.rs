@@ -88,6 +88,44 @@ fn test_items(
     mods
 }
 
+/// The token ranges (inclusive) of the diagnostic codes written in attributes:
+/// `#[diagnostic(code(nu::parser::unexpected))]` (miette), `#[error(code(x::y))]`. A code is
+/// a name written like a path, never an import: read as one, nushell's `nu::…` codes made
+/// every crate import the `nu` binary crate.
+fn diagnostic_codes(toks: &[Token], src: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let open = if punct_at(toks, i + 1, b'[') {
+            i + 1
+        } else if punct_at(toks, i + 1, b'!') && punct_at(toks, i + 2, b'[') {
+            i + 2
+        } else {
+            i + 1
+        };
+        if !punct_at(toks, i, b'#') || !punct_at(toks, open, b'[') {
+            i += 1;
+            continue;
+        }
+        let close = matching(toks, open);
+        let mut j = open + 1;
+        while j < close {
+            let is_code = toks[j].kind == Kind::Ident
+                && toks[j].text(src) == "code"
+                && punct_at(toks, j + 1, b'(');
+            if is_code {
+                let end = matching(toks, j + 1).min(close);
+                out.push((j + 2, end));
+                j = end + 1;
+            } else {
+                j += 1;
+            }
+        }
+        i = close + 1;
+    }
+    out
+}
+
 /// The index of the bracket closing the one at `open` (counting `[`/`]`), or the end.
 fn matching(toks: &[Token], open: usize) -> usize {
     let (o, c) = match toks.get(open).map(|t| t.kind) {
@@ -359,10 +397,21 @@ struct Parser<'a, 't> {
 }
 
 impl<'a> Parser<'a, '_> {
-    /// Visits every token.
+    /// Visits every token, but those of diagnostic codes.
     fn run(&mut self) {
+        let skip = diagnostic_codes(self.toks, self.src);
+        let mut next_skip = skip.iter().peekable();
         let mut i = 0;
         while i < self.toks.len() {
+            while next_skip.peek().is_some_and(|&&(_, end)| end < i) {
+                next_skip.next();
+            }
+            if let Some(&&(start, end)) = next_skip.peek()
+                && start <= i
+            {
+                i = end + 1;
+                continue;
+            }
             i = self.step(i).max(i + 1);
         }
     }
@@ -393,6 +442,17 @@ impl<'a> Parser<'a, '_> {
                 end
             }
             "extern" if self.keyword(i + 1) == "crate" => self.extern_crate(i + 2),
+            // A proc-macro's `quote! { … }` writes code for its users: the paths in it are
+            // theirs to import, not the macro crate's own.
+            "quote" | "quote_spanned" | "parse_quote" | "parse_quote_spanned"
+                if punct_at(self.toks, i + 1, b'!')
+                    && matches!(
+                        self.toks.get(i + 2).map(|t| t.kind),
+                        Some(Kind::Punct(b'{' | b'(' | b'['))
+                    ) =>
+            {
+                matching(self.toks, i + 2) + 1
+            }
             "mod" => {
                 if kind_at(self.toks, i + 1, Kind::Ident) {
                     self.local_mods.insert(self.value(i + 1));
@@ -412,6 +472,16 @@ impl<'a> Parser<'a, '_> {
             Some(t) if t.kind == Kind::Ident => t.text(self.src),
             _ => "",
         }
+    }
+
+    /// Whether the identifier at `i`, named `name`, is a keyword or another reserved name:
+    /// a raw identifier (`r#type`, `r#async`) never is, whatever it spells.
+    fn reserved(&self, i: usize, name: &str) -> bool {
+        let raw = self
+            .toks
+            .get(i)
+            .is_some_and(|t| t.text(self.src).starts_with("r#"));
+        !raw && is_reserved(name)
     }
 
     /// The value of token `i` (an identifier's name), or "".
@@ -463,7 +533,7 @@ impl<'a> Parser<'a, '_> {
             && !continues
             && !turbofish
             && name.starts_with(|c: char| c.is_ascii_lowercase())
-            && !is_reserved(name)
+            && !self.reserved(i, name)
         {
             self.found.push((tok.start, name, Origin::Path));
         }
@@ -547,7 +617,7 @@ impl<'a> Parser<'a, '_> {
     /// Records the first segment of a use tree as a candidate, unless it is a path keyword.
     fn use_root(&mut self, i: usize, name: &'a str) {
         if let Some(tok) = self.toks.get(i)
-            && !is_reserved(name)
+            && !self.reserved(i, name)
             && name != "Self"
         {
             self.found.push((tok.start, name, Origin::Use));
@@ -569,6 +639,7 @@ fn is_reserved(name: &str) -> bool {
     matches!(
         name,
         "clippy"
+            | "rustdoc"
             | "rustfmt"
             | "diagnostic"
             | "as"
@@ -703,6 +774,41 @@ mod tests {
     fn an_ignore_marker_anywhere_in_a_multi_line_use() {
         let src = "use a::{\n    b, // mesh: ignore\n    c,\n};\nuse d::e;\n";
         assert_eq!(names(&scan(src)), ["d"]);
+    }
+
+    #[test]
+    fn raw_identifiers_of_keywords_are_names() {
+        // From real crates: a crate or module named by a keyword is written raw.
+        assert_eq!(names(&scan("use r#type::Kind;")), ["type"]);
+        assert_eq!(
+            names(&scan("fn f() { r#async::spawn(); let _ = r#continue::X; }")),
+            ["async", "continue"]
+        );
+        // Declared here, it is a local module, as any other name would be.
+        assert!(scan("mod r#type;\nfn f() -> r#type::Kind { r#type::Kind::A }").is_empty());
+        // The keywords themselves are still no crate.
+        assert!(scan("fn f() { type::x(); async::y(); }").is_empty());
+    }
+
+    #[test]
+    fn quote_bodies_are_the_generated_codes_imports_not_the_macros() {
+        // The shape of every derive crate (serde_derive, thiserror-impl, nushell's macros).
+        let src = "use proc_macro2::TokenStream;\nuse quote::quote;\n\npub fn derive(input: syn::DeriveInput) -> TokenStream {\n    let name = &input.ident;\n    let body = quote_spanned! { name.span() => nu_protocol::Value::test() };\n    let extra: syn::Expr = syn::parse_quote!(serde_json::Value::Null);\n    quote! {\n        impl nu_protocol::FromValue for #name {\n            fn from(v: ::nu_engine::Value) -> Self { #body; std::process::exit(0) }\n        }\n    }\n}\n";
+        assert_eq!(names(&scan(src)), ["proc_macro2", "quote", "syn", "syn"]);
+        // An unclosed body runs to the end without a panic.
+        assert_eq!(names(&scan("use a::b;\nquote! { c::d(")), ["a"]);
+        // `quote` that is no macro call is an ordinary path.
+        assert_eq!(
+            names(&scan("fn f() { quote::format_ident!(\"x\"); }")),
+            ["quote"]
+        );
+    }
+
+    #[test]
+    fn diagnostic_codes_and_tool_lints_are_no_paths() {
+        // nushell's errors: miette codes named like paths of the `nu` crate.
+        let src = "use miette::Diagnostic;\n#[derive(Diagnostic)]\npub enum E {\n    #[diagnostic(code(nu::compile::garbage), help(\"x\"))]\n    A,\n    #[error(\"b\")]\n    #[diagnostic(\n        code(nu::shell::io),\n        url(docsrs)\n    )]\n    B(#[source] thiserror_ext::Box),\n}\n#[cfg_attr(not(windows), allow(rustdoc::broken_intra_doc_links))]\nfn f() { code(x::y); }\n";
+        assert_eq!(names(&scan(src)), ["miette", "thiserror_ext", "x"]);
     }
 
     #[test]

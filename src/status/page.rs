@@ -404,18 +404,21 @@ fn facts_section(h: &mut String, facts: &[serde_json::Value]) {
     h.push_str("</table></div>\n");
 }
 
-/// Writes the page to `path` atomically (a reader sees the old page or the new, never half).
+/// Writes the page to `path` atomically (a reader sees the old page or the new, never half),
+/// readable by all (0644): it is made to be published, by a web server running as another user.
 pub fn write(path: &Path, html: &str) -> Result<()> {
-    crate::durable::write_atomic(path, html.as_bytes()).map_err(|e| crate::Error::Io {
-        what: format!(
-            "could not {} {} for the status page",
-            e.action,
-            e.path.display()
-        ),
-        source: e.source,
-        hint: "make its directory writable, or point `[status] page` in mesh.toml (or \
+    crate::durable::write_atomic_mode(path, html.as_bytes(), Some(0o644)).map_err(|e| {
+        crate::Error::Io {
+            what: format!(
+                "could not {} {} for the status page",
+                e.action,
+                e.path.display()
+            ),
+            source: e.source,
+            hint: "make its directory writable, or point `[status] page` in mesh.toml (or \
                `mesh status --html FILE`) elsewhere"
-            .into(),
+                .into(),
+        }
     })
 }
 

@@ -474,10 +474,11 @@ fn manifest_facts_found_on_real_repositories() {
         "mono/py/svc/tests/test_main.py",
         "from otel.instrumentation import dbapi\n",
     );
-    // `any(test, …)` is compiled in normal builds too.
+    // `any(test, …)` is compiled in normal builds too. (It imports benches, not a: a Rust
+    // build cycle is a scanner error, see below.)
     t.write(
         "mono/ws/b/src/lib.rs",
-        "#[cfg(any(test, feature = \"testing\"))]\npub mod testing {\n    pub use a_crate::y;\n}\n",
+        "#[cfg(any(test, feature = \"testing\"))]\npub mod testing {\n    pub use benches::y;\n}\n",
     );
     t.commit("mono", "facts");
     let v = t.json(&["graph"]);
@@ -485,7 +486,7 @@ fn manifest_facts_found_on_real_repositories() {
         edges(&v, "build"),
         set(&[
             ("a", "b"),
-            ("b", "a"),
+            ("b", "benches"),
             ("svc", "user"),
             ("user", "dbapi"),
             ("user", "inst")
@@ -493,4 +494,176 @@ fn manifest_facts_found_on_real_repositories() {
     );
     assert_eq!(edges(&v, "dev"), set(&[("benches", "a"), ("svc", "dbapi")]));
     assert_eq!(v["warnings"], serde_json::json!([]), "{v}");
+}
+
+/// The Rust patterns that made false edges on real workspaces: a proc-macro crate whose
+/// `quote!` writes paths of the crate that uses it (nushell's `nu-derive-value` and
+/// `nu-protocol`), a cargo-fuzz `fuzz/` crate with its own `[workspace]`, a tool crate under
+/// `[workspace] exclude`, and a crate named by a keyword (`r#type`).
+fn rust_gaps() -> TestMesh {
+    let t = TestMesh::new();
+    t.empty_repo("mono");
+    t.write("mesh.toml", MESH);
+    module(&t, "proto", "proto", "true");
+    t.write(
+        "mono/proto/Cargo.toml",
+        "[package]\nname = \"nu-proto\"\n[dependencies]\nnu-derive = { path = \"../derive\" }\ntype = { path = \"../kw\" }\n[workspace]\nexclude = [\"tools/gen\"]\n",
+    );
+    t.write(
+        "mono/proto/src/lib.rs",
+        "use nu_derive::FromValue;\npub fn kinds() { r#type::Kind::default(); }\n",
+    );
+    t.write(
+        "mono/proto/fuzz/Cargo.toml",
+        "[package]\nname = \"nu-proto-fuzz\"\n\n[dependencies]\nlibfuzzer-sys = \"0.4\"\nnu-derive = { path = \"../../derive\" }\n\n# Prevent this from interfering with workspaces\n[workspace]\nmembers = [\".\"]\n",
+    );
+    t.write(
+        "mono/proto/fuzz/fuzz_targets/parse.rs",
+        "#![no_main]\nuse libfuzzer_sys::fuzz_target;\nuse nu_derive::Probe;\nfuzz_target!(|d: &[u8]| { nu_derive::probe(d); });\n",
+    );
+    t.write(
+        "mono/proto/tools/gen/src/main.rs",
+        "fn main() { nu_derive::generate(); }\n",
+    );
+    module(&t, "derive", "derive", "true");
+    t.write(
+        "mono/derive/Cargo.toml",
+        "[package]\nname = \"nu-derive\"\n[lib]\nproc-macro = true\n[dependencies]\nquote = \"1\"\n",
+    );
+    t.write(
+        "mono/derive/src/lib.rs",
+        "use quote::quote;\n\n#[proc_macro_derive(FromValue)]\npub fn derive(input: proc_macro::TokenStream) -> proc_macro::TokenStream {\n    quote! {\n        impl nu_proto::FromValue for X {\n            fn from(v: nu_proto::Value) -> Self { todo!() }\n        }\n    }\n    .into()\n}\n",
+    );
+    module(&t, "kw", "kw", "true");
+    t.write("mono/kw/Cargo.toml", "[package]\nname = \"type\"\n");
+    t.write(
+        "mono/kw/src/lib.rs",
+        "#[derive(Default)]\npub struct Kind;\n",
+    );
+    t.commit("mono", "rust gaps");
+    t
+}
+
+#[test]
+fn quote_bodies_nested_workspaces_and_raw_keyword_paths_make_only_real_edges() {
+    let t = rust_gaps();
+    let v = t.json(&["graph"]);
+    // The raw `r#type::` path reaches the crate named `type`; the
+    // derive's `quote!` makes no edge back to proto, so there is no cycle; the fuzz and
+    // excluded tool crates are not proto's code.
+    assert_eq!(
+        edges(&v, "build"),
+        set(&[("proto", "derive"), ("proto", "kw")])
+    );
+    assert_eq!(edges(&v, "dev"), set(&[]));
+    assert_eq!(v["cycles"], serde_json::json!([]));
+    let why = t.ok(&["graph", "--why", "proto", "derive"]);
+    assert!(!why.contains("fuzz"), "{why}");
+    assert!(!why.contains("tools/gen"), "{why}");
+    // Nor does drift see the fuzz crate's `libfuzzer_sys`.
+    let d = t.json(&["drift", "proto"]);
+    assert_eq!(d["drift"], serde_json::json!([]), "{d}");
+}
+
+#[test]
+fn a_rust_build_cycle_is_a_scanner_error_naming_the_files_never_a_unit() {
+    let t = rust_gaps();
+    // A misread import, as the scanner made them before: two crates importing each other.
+    t.write(
+        "mono/derive/src/more.rs",
+        "pub fn f() { nu_proto::kinds(); }\n",
+    );
+    t.commit("mono", "a false cycle");
+    for verb in [&["graph"][..], &["plan"], &["build", "--dry-run"]] {
+        let err = t.fails(verb, 1);
+        assert!(err.contains("derive, proto import each other"), "{err}");
+        assert!(
+            err.contains("derive → proto   derive/src/more.rs:1:"),
+            "{err}"
+        );
+        assert!(
+            err.contains("proto → derive   proto/src/lib.rs:1:"),
+            "{err}"
+        );
+        assert!(err.contains("mesh: ignore"), "{err}");
+    }
+    // Marked, the import makes no edge, and the crates build one after the other.
+    t.write(
+        "mono/derive/src/more.rs",
+        "pub fn f() { nu_proto::kinds(); } // mesh: ignore\n",
+    );
+    t.commit("mono", "marked");
+    let v = t.json(&["graph"]);
+    assert_eq!(v["cycles"], serde_json::json!([]));
+}
+
+/// A setuptools project configured by `setup.cfg` alone, its package under a non-standard
+/// `lib/` (as older monorepos keep them): it provides the package setup.cfg names, and its
+/// files outside that package are dev code.
+#[test]
+fn setup_cfg_names_the_packages_a_module_ships() {
+    let t = TestMesh::new();
+    t.empty_repo("mono");
+    t.write("mesh.toml", MESH);
+    module(&t, "billing", "billing", "true");
+    t.write(
+        "mono/billing/setup.cfg",
+        "[metadata]\nname = acme-billing\n\n[options]\npackage_dir =\n    = lib\npackages = billing\ninstall_requires =\n    requests\n",
+    );
+    t.write("mono/billing/lib/billing/__init__.py", "");
+    t.write("mono/billing/tools/release.py", "import users\n");
+    module(&t, "users", "users", "true");
+    t.write(
+        "mono/users/users/__init__.py",
+        "from billing import invoice\n",
+    );
+    t.commit("mono", "setup.cfg");
+    let v = t.json(&["graph"]);
+    assert_eq!(edges(&v, "build"), set(&[("users", "billing")]));
+    assert_eq!(edges(&v, "dev"), set(&[("billing", "users")]));
+    let billing = crate::common::named(&v, "modules", "billing");
+    assert_eq!(
+        billing["provides"],
+        serde_json::json!(["acme_billing", "billing"])
+    );
+}
+
+/// A TypeScript app reaching a sibling library's source through a `tsconfig.json` alias (the
+/// Nx / Vite monorepo layout), beside an alias into its own source: the first is a build edge,
+/// the second a self-import, and neither is a package drift should ask to declare.
+#[test]
+fn tsconfig_paths_aliases_resolve_like_relative_imports() {
+    let t = TestMesh::new();
+    t.empty_repo("mono");
+    t.write("mesh.toml", MESH);
+    module(&t, "apps/web", "web", "true");
+    t.write(
+        "mono/apps/web/package.json",
+        "{\"name\": \"@acme/web\", \"dependencies\": {\"react\": \"18\"}}",
+    );
+    t.write(
+        "mono/apps/web/tsconfig.json",
+        "{\n  // Nx writes these\n  \"compilerOptions\": {\n    \"baseUrl\": \".\",\n    \"paths\": {\n      \"@shared/*\": [\"../../libs/shared/src/*\"],\n      \"@/*\": [\"./src/*\"],\n    },\n  },\n}\n",
+    );
+    t.write(
+        "mono/apps/web/src/main.tsx",
+        "import React from 'react';\nimport { fmt } from '@shared/date/format';\nimport { App } from '@/app';\n",
+    );
+    t.write("mono/apps/web/src/app.tsx", "export const App = 1;\n");
+    module(&t, "libs/shared", "shared", "true");
+    t.write(
+        "mono/libs/shared/package.json",
+        "{\"name\": \"@acme/shared-lib\"}",
+    );
+    t.write(
+        "mono/libs/shared/src/date/format.ts",
+        "export const fmt = 1;\n",
+    );
+    t.commit("mono", "tsconfig paths");
+    let v = t.json(&["graph"]);
+    assert_eq!(edges(&v, "build"), set(&[("web", "shared")]));
+    let why = t.ok(&["graph", "--why", "web", "shared"]);
+    assert!(why.contains("apps/web/src/main.tsx:2"), "{why}");
+    let d = t.json(&["drift"]);
+    assert_eq!(d["drift"], serde_json::json!([]), "{d}");
 }

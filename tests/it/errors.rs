@@ -123,6 +123,7 @@ fn every_verb_outside_a_mesh_says_so_and_writes_nothing() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let verbs: &[&[&str]] = &[
         &["graph"],
+        &["drift"],
         &["plan"],
         &["build"],
         &["build", "--behind"],

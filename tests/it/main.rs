@@ -4,6 +4,7 @@ mod build;
 mod common;
 mod config_errors;
 mod controllers;
+mod drift;
 mod edges;
 mod errors;
 mod example;

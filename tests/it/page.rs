@@ -178,4 +178,11 @@ fn every_reconcile_writes_the_configured_page() {
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names, ["index.html"]);
+    // Readable by the web server that publishes it, which runs as another user.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(t.path("public/index.html"))
+        .expect("page")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644);
 }

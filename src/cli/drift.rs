@@ -1,0 +1,107 @@
+//! `mesh drift`: each module's manifests beside its imports, in every ecosystem at once.
+
+use super::{Ctx, Ui};
+use crate::drift::{DriftKind, Finding};
+use crate::{Error, Result};
+use serde::Serialize;
+use std::fmt::Write;
+
+/// Show each module's unused, undeclared and test-only dependencies, manifest beside imports.
+///
+/// For every module with a Cargo.toml, package.json, go.mod or pyproject.toml, each finding
+/// names the dependency as that manifest writes it, its kind — `unused` (declared, never
+/// imported), `undeclared` (imported, declared nowhere a clean build would find it: a phantom
+/// that builds on a laptop and breaks on a clean machine), `dev-only` (declared for shipping,
+/// imported only by tests, benches and examples) — the manifest's line, and the import that
+/// shows it. Standard libraries never count. `[drift] ignore = ["name"]` in a module's
+/// mesh-module.toml silences a dependency. `--check` exits 3 when anything is found.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Only these modules (default: every module).
+    #[arg(value_name = "MODULE")]
+    modules: Vec<String>,
+    /// Exit 3 when anything is found, for CI.
+    #[arg(long)]
+    check: bool,
+}
+
+#[derive(Serialize)]
+struct DriftJson<'a> {
+    drift: &'a [Finding],
+}
+
+/// Runs `mesh drift` and returns its exit code.
+pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
+    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
+    for name in &a.modules {
+        if loaded.graph.index(name).is_none() {
+            return Err(Error::failed(
+                format!("there is no module `{name}`"),
+                "`mesh graph` lists the modules",
+            ));
+        }
+    }
+    let found = crate::drift::drift(&loaded, &a.modules)?;
+    if ui.json {
+        ui.json_data(&DriftJson { drift: &found });
+    } else if !found.is_empty() {
+        ui.data(table(&found));
+    }
+    if found.is_empty() {
+        ui.note("no drift: every manifest matches its imports");
+    } else {
+        let count = |k: DriftKind| found.iter().filter(|f| f.kind == k).count() as u64;
+        ui.note(format!(
+            "{}, {}, {}",
+            super::count(
+                count(DriftKind::Unused),
+                "unused dependency",
+                "unused dependencies"
+            ),
+            super::count(
+                count(DriftKind::Undeclared),
+                "undeclared import",
+                "undeclared imports"
+            ),
+            super::count(
+                count(DriftKind::DevOnly),
+                "dependency used only by tests",
+                "dependencies used only by tests"
+            ),
+        ));
+        ui.hint("remove what is unused, declare what is imported, move test-only dependencies to the dev section; `[drift] ignore` in mesh-module.toml silences one");
+    }
+    // The process exits right after this verb (see `mesh graph`): nothing to free.
+    std::mem::forget(loaded);
+    Ok(if a.check && !found.is_empty() { 3 } else { 0 })
+}
+
+/// Findings grouped by module: a heading per module, one line per finding.
+fn table(found: &[Finding]) -> String {
+    let mut out = String::new();
+    let mut module = None;
+    for f in found {
+        if module != Some(&f.module) {
+            if module.is_some() {
+                out.push('\n');
+            }
+            let _ = writeln!(out, "{}", f.module);
+            module = Some(&f.module);
+        }
+        let at = match f.line {
+            Some(l) => format!("{}:{l}", f.manifest),
+            None => f.manifest.clone(),
+        };
+        let evidence = f
+            .evidence
+            .as_deref()
+            .map_or(String::new(), |e| format!("  ({e})"));
+        let _ = writeln!(
+            out,
+            "  {:<10} {:<28} {at}{evidence}",
+            f.kind.as_str(),
+            f.dependency
+        );
+    }
+    out
+}

@@ -1,0 +1,694 @@
+//! Drift: each module's manifests set beside what its code imports, in every ecosystem at once.
+//!
+//! A dependency declared and never imported makes every change to it rebuild and redeploy a
+//! module that does not use it; an import declared nowhere a clean build looks (a phantom
+//! resolved by hoisting or a workspace) builds on a laptop and breaks on a clean machine. The
+//! imports come from what [`crate::graph::load`] already learned (the store's scans, with their
+//! kinds); only the manifests are read again, for the lines a finding points at.
+
+pub mod declared;
+pub mod names;
+pub mod stdlib;
+
+use crate::Result;
+use crate::graph::Loaded;
+use crate::imports::{ImportKind, Language, ScannedFile};
+use crate::source::{self, ModuleSource, RepoSnapshot, SourceError};
+use declared::{Declared, Scope};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// What a finding says about a dependency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DriftKind {
+    /// Declared (for shipping, dev or optional use), never imported by code of that kind.
+    Unused,
+    /// Imported by shipped or test code, declared nowhere a clean build would find it.
+    Undeclared,
+    /// Declared for shipping, imported only by tests, benches and examples: move it.
+    DevOnly,
+}
+
+impl DriftKind {
+    /// The word used in tables and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DriftKind::Unused => "unused",
+            DriftKind::Undeclared => "undeclared",
+            DriftKind::DevOnly => "dev-only",
+        }
+    }
+}
+
+/// One difference between a module's manifest and its imports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The module.
+    pub module: String,
+    /// The dependency, as it is (or would be) written in that manifest.
+    pub dependency: String,
+    /// What is wrong with it.
+    pub kind: DriftKind,
+    /// The manifest, repo-relative.
+    pub manifest: String,
+    /// The declaration's line; `None` for an undeclared dependency.
+    pub line: Option<u32>,
+    /// The import that shows it (`file:line`, repo-relative), where there is one.
+    pub evidence: Option<String>,
+}
+
+/// The findings of every module asked about, grouped by module (in name order), then by
+/// manifest and dependency.
+pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
+    let snapshot = &loaded.snapshot;
+    let manifests: Vec<Manifests> = snapshot
+        .modules
+        .iter()
+        .map(|m| Manifests::read(snapshot.repo_of(m), m))
+        .collect::<std::result::Result<_, _>>()?;
+    let world = World::new(loaded, &manifests);
+    let mut go_memo = HashMap::new();
+    let mut work_memo = HashMap::new();
+    let mut out = Vec::new();
+    for (i, m) in snapshot.modules.iter().enumerate() {
+        if !only.is_empty() && !only.iter().any(|o| o == m.name()) {
+            continue;
+        }
+        let go_mod = match &manifests[i].go_mod {
+            Some(_) => None,
+            None if has(&loaded.records[i].files, Language::Go) => {
+                nearest_go_mod(snapshot.repo_of(m), m.repo, &m.dir, &mut go_memo)?
+            }
+            None => None,
+        };
+        let workspace = if has(&loaded.records[i].files, Language::Go) {
+            go_workspace(snapshot.repo_of(m), m.repo, &m.dir, &mut work_memo)?
+        } else {
+            Vec::new()
+        };
+        let mut found = module_drift(&world, i, m, &manifests[i], go_mod.as_ref(), &workspace);
+        let ignore = globs(&m.manifest.drift_ignore);
+        found.retain(|f| !ignore.is_match(&f.dependency));
+        found.sort_by(|a, b| {
+            (&a.manifest, &a.dependency, a.kind).cmp(&(&b.manifest, &b.dependency, b.kind))
+        });
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+fn has(files: &[ScannedFile], lang: Language) -> bool {
+    files.iter().any(|f| f.language == lang)
+}
+
+/// A module's language manifests, read at the configured ref.
+#[derive(Default)]
+struct Manifests {
+    /// `Cargo.toml`, when it describes a package.
+    cargo: Option<String>,
+    /// `package.json`.
+    package_json: Option<String>,
+    /// `go.mod`.
+    go_mod: Option<String>,
+    /// `pyproject.toml`.
+    pyproject: Option<String>,
+    /// `setup.cfg`.
+    setup_cfg: Option<String>,
+    /// `tsconfig.json` `paths` aliases: imports through them are files, not packages.
+    js_paths: Vec<(String, String)>,
+}
+
+impl Manifests {
+    fn read(snap: &RepoSnapshot, m: &ModuleSource) -> std::result::Result<Manifests, SourceError> {
+        let tree = snap
+            .repo
+            .find_tree(m.tree)
+            .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
+        let read = |name: &str| blob_text(snap, &tree, name);
+        Ok(Manifests {
+            cargo: read("Cargo.toml")?.filter(|t| declared::cargo_has_package(t)),
+            package_json: read("package.json")?,
+            go_mod: read("go.mod")?,
+            pyproject: read("pyproject.toml")?,
+            setup_cfg: read("setup.cfg")?,
+            js_paths: read("tsconfig.json")?
+                .or(read("jsconfig.json")?)
+                .map(|t| crate::imports::tsconfig::paths(&m.dir, &t))
+                .unwrap_or_default(),
+        })
+    }
+}
+
+/// The text of the file at `path` in `tree`, if there is one.
+fn blob_text(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    path: &str,
+) -> std::result::Result<Option<String>, SourceError> {
+    let entry = tree
+        .lookup_entry_by_path(path)
+        .map_err(|e| SourceError::git(&snap.name, "cannot look up a manifest", e))?;
+    let Some(entry) = entry.filter(|e| e.mode().is_blob()) else {
+        return Ok(None);
+    };
+    let blob = snap
+        .repo
+        .find_blob(entry.object_id())
+        .map_err(|e| SourceError::git(&snap.name, "cannot read a manifest", e))?;
+    Ok(Some(String::from_utf8_lossy(&blob.data).into_owned()))
+}
+
+/// The nearest `go.mod` above `dir` (its repo-relative path and text), memoised per directory.
+fn nearest_go_mod(
+    snap: &RepoSnapshot,
+    repo: usize,
+    dir: &str,
+    memo: &mut HashMap<(usize, String), Option<(String, String)>>,
+) -> Result<Option<(String, String)>> {
+    let root = snap
+        .repo
+        .find_tree(snap.tree)
+        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
+    let mut at = dir;
+    while !at.is_empty() {
+        at = at.rsplit_once('/').map_or("", |(p, _)| p);
+        if let Some(known) = memo.get(&(repo, at.to_string())) {
+            return Ok(known.clone());
+        }
+        let path = source::join(at, "go.mod");
+        let found = blob_text(snap, &root, &path)?.map(|t| (path, t));
+        memo.insert((repo, at.to_string()), found.clone());
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Ok(None)
+}
+
+/// The module paths of the Go modules the nearest `go.work` at or above `dir` uses: in
+/// workspace mode they are found without a `require`. Memoised per go.work.
+fn go_workspace(
+    snap: &RepoSnapshot,
+    repo: usize,
+    dir: &str,
+    memo: &mut HashMap<(usize, String), Vec<String>>,
+) -> Result<Vec<String>> {
+    let root = snap
+        .repo
+        .find_tree(snap.tree)
+        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
+    let mut at = Some(dir);
+    while let Some(d) = at {
+        let path = source::join(d, "go.work");
+        if let Some(known) = memo.get(&(repo, path.clone())) {
+            return Ok(known.clone());
+        }
+        if let Some(text) = blob_text(snap, &root, &path)? {
+            let mut paths = Vec::new();
+            for used in declared::go_work_uses(&text) {
+                let go_mod = source::join(&source::join(d, &used), "go.mod");
+                if let Some(p) = blob_text(snap, &root, &go_mod)?
+                    .as_deref()
+                    .and_then(crate::imports::manifest::go_module_path)
+                {
+                    paths.push(p);
+                }
+            }
+            memo.insert((repo, path), paths.clone());
+            return Ok(paths);
+        }
+        at = (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p));
+    }
+    Ok(Vec::new())
+}
+
+/// What every module needs to know about the others: Python distributions the mesh holds
+/// (normalized project name → the import names that module provides), and Go module paths.
+struct World<'a> {
+    loaded: &'a Loaded,
+    python_dists: HashMap<String, Vec<String>>,
+    go_modules: Vec<String>,
+}
+
+impl<'a> World<'a> {
+    fn new(loaded: &'a Loaded, manifests: &[Manifests]) -> World<'a> {
+        let mut python_dists = HashMap::new();
+        let mut go_modules = Vec::new();
+        for (rec, man) in loaded.records.iter().zip(manifests) {
+            let pyproject = man
+                .pyproject
+                .as_deref()
+                .and_then(|t| toml::from_str::<toml::Table>(t).ok());
+            let table = match &man.setup_cfg {
+                Some(cfg) => Some(crate::imports::setup_cfg::merged(
+                    pyproject,
+                    &crate::imports::setup_cfg::read(cfg),
+                )),
+                None => pyproject,
+            };
+            if let Some(name) = table
+                .as_ref()
+                .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503))
+            {
+                let provided = rec
+                    .manifests
+                    .provides
+                    .iter()
+                    .filter(|(l, _)| *l == Language::Python)
+                    .map(|(_, n)| n.to_lowercase())
+                    .collect();
+                python_dists.insert(name, provided);
+            }
+            if let Some(p) = man
+                .go_mod
+                .as_deref()
+                .and_then(crate::imports::manifest::go_module_path)
+            {
+                go_modules.push(p);
+            }
+        }
+        World {
+            loaded,
+            python_dists,
+            go_modules,
+        }
+    }
+}
+
+/// One import, ready to match: the key its ecosystem matches declarations by.
+struct Use<'a> {
+    language: Language,
+    /// Rust crate name, JS package, Go import path, Python dotted name (lowercase); `node:`
+    /// for a Node built-in (only `@types/node` matches it).
+    key: String,
+    kind: ImportKind,
+    /// Imported by Rust's `build.rs`.
+    build_script: bool,
+    /// A TypeScript `import type` / `export type`: erased from the build.
+    type_only: bool,
+    file: &'a str,
+    line: u32,
+}
+
+impl Use<'_> {
+    fn evidence(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+}
+
+/// A declaration with the keys imports match it by.
+struct Decl {
+    d: Declared,
+    keys: Vec<String>,
+}
+
+/// The findings of one module.
+fn module_drift(
+    world: &World,
+    i: usize,
+    m: &ModuleSource,
+    man: &Manifests,
+    go_above: Option<&(String, String)>,
+    go_workspace: &[String],
+) -> Vec<Finding> {
+    let rec = &world.loaded.records[i];
+    let uses = uses(rec, m, &man.js_paths);
+    let mut out = Vec::new();
+    let mut check = |lang: Language, decls: Vec<Decl>, manifest: &str, tools: &str| {
+        let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();
+        compare(
+            m,
+            lang,
+            &decls,
+            &uses,
+            manifest,
+            tools,
+            &world.go_modules,
+            &mut out,
+        );
+    };
+    if let Some(text) = &man.cargo {
+        let decls = declared::cargo(text)
+            .into_iter()
+            .map(|d| Decl {
+                keys: vec![crate::imports::manifest::rust_ident(&d.name)],
+                d,
+            })
+            .collect();
+        check(
+            Language::Rust,
+            decls,
+            &source::join(&m.dir, "Cargo.toml"),
+            "",
+        );
+    }
+    if let Some(text) = &man.package_json {
+        let (decls, scripts) = declared::package_json(text);
+        let decls = decls
+            .into_iter()
+            .map(|d| {
+                let keys = match names::js_typed_package(&d.name) {
+                    Some(t) if t == "node" => vec!["node:".to_string()],
+                    Some(t) => vec![t],
+                    None => vec![d.name.clone()],
+                };
+                Decl { d, keys }
+            })
+            .collect();
+        check(
+            Language::Js,
+            decls,
+            &source::join(&m.dir, "package.json"),
+            &scripts,
+        );
+    }
+    if man.pyproject.is_some() || man.setup_cfg.is_some() {
+        let mut found = man
+            .pyproject
+            .as_deref()
+            .map(declared::pyproject)
+            .unwrap_or_default();
+        found.extend(
+            man.setup_cfg
+                .as_deref()
+                .map(declared::setup_cfg)
+                .unwrap_or_default(),
+        );
+        // Undeclared imports are named against the file a person would add them to.
+        let file = match (&man.pyproject, found.first()) {
+            (Some(_), Some(d)) if d.manifest == "setup.cfg" => "setup.cfg",
+            (Some(_), _) => "pyproject.toml",
+            (None, _) => "setup.cfg",
+        };
+        let decls: Vec<Decl> = found
+            .into_iter()
+            .map(|d| {
+                let keys = world
+                    .python_dists
+                    .get(&names::pep503(&d.name))
+                    .cloned()
+                    .unwrap_or_else(|| names::python_keys(&d.name));
+                Decl { d, keys }
+            })
+            .collect();
+        check(Language::Python, decls, &source::join(&m.dir, file), "");
+    }
+    let go = match (&man.go_mod, go_above) {
+        (Some(text), _) => Some((source::join(&m.dir, "go.mod"), text.as_str(), true)),
+        (None, Some((path, text))) => Some((path.clone(), text.as_str(), false)),
+        (None, None) => None,
+    };
+    if let Some((path, text, own)) = go {
+        let g = declared::go_mod(text);
+        let module_path = g.module.unwrap_or_default();
+        // The modules of a go.work are found without a require: declared, never unused.
+        let workspace = go_workspace.iter().map(|p| Declared {
+            language: Language::Go,
+            name: p.clone(),
+            scope: Scope::Normal,
+            manifest: "go.work",
+            line: 1,
+            indirect: true,
+        });
+        let decls: Vec<Decl> = g
+            .requires
+            .into_iter()
+            .chain(workspace)
+            .map(|mut d| {
+                // A go.mod above this module is another module's to keep tidy: only what this
+                // one imports is checked against it.
+                d.indirect |= !own;
+                Decl {
+                    keys: vec![d.name.clone()],
+                    d,
+                }
+            })
+            .collect();
+        let go_uses: Vec<&Use> = uses
+            .iter()
+            .filter(|u| {
+                u.language == Language::Go && !names::segment_prefix(&module_path, &u.key, "/")
+            })
+            .collect();
+        compare(
+            m,
+            Language::Go,
+            &decls,
+            &go_uses,
+            &path,
+            "",
+            &world.go_modules,
+            &mut out,
+        );
+    }
+    out
+}
+
+/// Every import of the module that a declaration could answer: standard libraries, its own
+/// names, relative paths and `[imports] ignore` patterns left out.
+fn uses<'a>(
+    rec: &'a crate::store::ModuleRecord,
+    m: &ModuleSource,
+    js_paths: &[(String, String)],
+) -> Vec<Use<'a>> {
+    let ignore = globs(&m.manifest.ignore);
+    let own = |lang: Language| -> Vec<String> {
+        rec.manifests
+            .provides
+            .iter()
+            .filter(|(l, _)| *l == lang)
+            .map(|(_, n)| n.to_lowercase())
+            .collect()
+    };
+    let (own_rust, own_js, own_python) = (
+        own(Language::Rust),
+        own(Language::Js),
+        own(Language::Python),
+    );
+    let local_python = local_python_names(&rec.files, &m.dir);
+    let prefix = if m.dir.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", m.dir)
+    };
+    let mut out = Vec::new();
+    for f in &rec.files {
+        let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
+        for imp in &f.imports {
+            if ignore.is_match(&imp.name) {
+                continue;
+            }
+            let key = match f.language {
+                Language::Rust => {
+                    let top = imp.name.split("::").next().unwrap_or(&imp.name);
+                    // A crate name is lowercase: `Kind::` or `TokenTree::` in a `use` is an
+                    // item of this crate (an enum's variants brought in), never a dependency.
+                    if stdlib::rust(top)
+                        || own_rust.iter().any(|o| o == top)
+                        || !top.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                    {
+                        continue;
+                    }
+                    top.to_string()
+                }
+                Language::Js => {
+                    if crate::imports::tsconfig::apply(js_paths, &imp.name).is_some() {
+                        continue;
+                    }
+                    if stdlib::node(&imp.name) {
+                        "node:".to_string()
+                    } else {
+                        match names::js_package(&imp.name) {
+                            Some(p) if !own_js.iter().any(|o| o == p) => p.to_string(),
+                            _ => continue,
+                        }
+                    }
+                }
+                Language::Go => {
+                    if stdlib::go(&imp.name) {
+                        continue;
+                    }
+                    imp.name.clone()
+                }
+                Language::Python => {
+                    let name = imp.name.to_lowercase();
+                    let top = name.split('.').next().unwrap_or(&name);
+                    if name.starts_with('.')
+                        || stdlib::python(imp.name.split('.').next().unwrap_or(""))
+                        || own_python
+                            .iter()
+                            .any(|o| names::segment_prefix(o, &name, "."))
+                        || local_python.iter().any(|l| l == top)
+                    {
+                        continue;
+                    }
+                    name
+                }
+            };
+            let text = imp.text.trim_start();
+            out.push(Use {
+                language: f.language,
+                key,
+                kind: imp.kind.min(f.kind),
+                build_script: f.language == Language::Rust && rel == "build.rs",
+                type_only: text.starts_with("import type ") || text.starts_with("export type "),
+                file: &f.path,
+                line: imp.line,
+            });
+        }
+    }
+    out
+}
+
+/// The names a module's own Python files can be imported by from beside them (a script's
+/// `import helpers` next to `helpers.py`, a test's `import conftest_utils`): every directory
+/// and file stem on the path of its Python files, lowercase.
+fn local_python_names(files: &[ScannedFile], dir: &str) -> Vec<String> {
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
+    let mut out: Vec<String> = Vec::new();
+    for f in files.iter().filter(|f| f.language == Language::Python) {
+        let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
+        for part in rel.split('/') {
+            let stem = part
+                .trim_end_matches(".pyi")
+                .trim_end_matches(".py")
+                .to_lowercase();
+            if !out.contains(&stem) {
+                out.push(stem);
+            }
+        }
+    }
+    out
+}
+
+/// Dev tools run by name that no code imports: used when a package.json script names them.
+const JS_TOOL_BINS: &[(&str, &str)] = &[("typescript", "tsc")];
+
+/// Sets one ecosystem's declarations beside its imports and adds the findings to `out`.
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    m: &ModuleSource,
+    lang: Language,
+    decls: &[Decl],
+    uses: &[&Use],
+    manifest: &str,
+    scripts: &str,
+    go_modules: &[String],
+    out: &mut Vec<Finding>,
+) {
+    let sep = match lang {
+        Language::Go => "/",
+        Language::Python => ".",
+        _ => "",
+    };
+    let matches = |d: &Decl, u: &Use| {
+        d.keys.iter().any(|k| {
+            if sep.is_empty() {
+                *k == u.key
+            } else {
+                names::segment_prefix(k, &u.key, sep)
+            }
+        })
+    };
+    let finding = |d: &Declared, kind: DriftKind, evidence: Option<String>| Finding {
+        module: m.name().to_string(),
+        dependency: d.name.clone(),
+        kind,
+        // The file that holds this declaration (a module may have pyproject.toml and
+        // setup.cfg both); `manifest` is it when the names agree (a go.mod above the module).
+        manifest: if manifest.ends_with(d.manifest) {
+            manifest.to_string()
+        } else {
+            source::join(&m.dir, d.manifest)
+        },
+        line: Some(d.line),
+        evidence,
+    };
+    for d in decls {
+        let used: Vec<&&Use> = uses
+            .iter()
+            .filter(|u| matches(d, u) && u.build_script == (d.d.scope == Scope::BuildScript))
+            .collect();
+        if used.is_empty() {
+            let tool = d.d.scope == Scope::Dev && names_in_scripts(&d.d.name, scripts);
+            if !d.d.indirect && !tool {
+                out.push(finding(&d.d, DriftKind::Unused, None));
+            }
+            continue;
+        }
+        let shipped_use = used.iter().any(|u| u.kind != ImportKind::Dev);
+        // Go has one list of requirements: nowhere to move a test-only one.
+        if d.d.scope == Scope::Normal && !shipped_use && lang != Language::Go {
+            out.push(finding(&d.d, DriftKind::DevOnly, Some(used[0].evidence())));
+        }
+    }
+    let mut undeclared: BTreeMap<String, &Use> = BTreeMap::new();
+    for u in uses {
+        if u.kind == ImportKind::Optional || u.key == "node:" {
+            continue;
+        }
+        let satisfied = decls.iter().any(|d| {
+            matches(d, u)
+                && match (u.build_script, u.kind, d.d.scope) {
+                    (true, _, scope) => scope == Scope::BuildScript,
+                    (false, _, Scope::BuildScript) => false,
+                    // A type erased from the build may come from a dev dependency
+                    // (`import type`, `@types/x`); a runtime import may not.
+                    (false, ImportKind::Build, Scope::Dev) => u.type_only,
+                    // `@types/x` in the shipping section gives types, not `x` itself.
+                    (false, ImportKind::Build, _) => {
+                        names::js_typed_package(&d.d.name).is_none() || u.type_only
+                    }
+                    (false, _, _) => true,
+                }
+        });
+        if !satisfied {
+            let name = match lang {
+                Language::Go => names::go_module_guess(&u.key, go_modules),
+                Language::Python => {
+                    names::python_dist_for(u.key.split('.').next().unwrap_or(&u.key))
+                }
+                _ => u.key.clone(),
+            };
+            undeclared.entry(name).or_insert(u);
+        }
+    }
+    for (name, u) in undeclared {
+        out.push(Finding {
+            module: m.name().to_string(),
+            dependency: name,
+            kind: DriftKind::Undeclared,
+            manifest: manifest.to_string(),
+            line: None,
+            evidence: Some(u.evidence()),
+        });
+    }
+}
+
+/// Whether a package.json script runs the dev tool `name` (by its name or its command).
+fn names_in_scripts(name: &str, scripts: &str) -> bool {
+    let bin = JS_TOOL_BINS
+        .iter()
+        .find(|(p, _)| *p == name)
+        .map_or(name, |(_, b)| *b);
+    scripts
+        .split(|c: char| c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')' | '"' | '\''))
+        .any(|w| w == name || w == bin)
+}
+
+/// Glob patterns as one set (each validated when its manifest was parsed).
+fn globs(patterns: &[String]) -> GlobSet {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        if let Ok(g) = Glob::new(p) {
+            b.add(g);
+        }
+    }
+    b.build().unwrap_or_else(|_| GlobSet::empty())
+}

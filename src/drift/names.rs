@@ -1,0 +1,200 @@
+//! How each ecosystem matches a declared name to the names code imports: Rust's `-`/`_`, a JS
+//! package's sub-paths and scopes, Go's module-path prefixes, Python's distribution names
+//! against import names.
+
+/// Python distributions whose import name is not their own name normalized, as
+/// (distribution, import names). Small and documented on purpose: a distribution missing here
+/// is matched by its normalized name (`Flask` → `flask`, `typing-extensions` →
+/// `typing_extensions`), and `[drift] ignore` in `mesh-module.toml` covers the rest.
+pub const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
+    ("attrs", &["attr", "attrs"]),
+    ("beautifulsoup4", &["bs4"]),
+    ("django-rest-framework", &["rest_framework"]),
+    ("djangorestframework", &["rest_framework"]),
+    ("google-api-python-client", &["googleapiclient"]),
+    ("grpcio", &["grpc"]),
+    ("ipython", &["IPython"]),
+    ("msgpack-python", &["msgpack"]),
+    ("mysqlclient", &["MySQLdb"]),
+    ("opencv-python", &["cv2"]),
+    ("opencv-python-headless", &["cv2"]),
+    ("pillow", &["PIL"]),
+    ("protobuf", &["google.protobuf"]),
+    ("psycopg2-binary", &["psycopg2"]),
+    ("pycryptodome", &["Crypto"]),
+    ("pygithub", &["github"]),
+    ("pyjwt", &["jwt"]),
+    ("pymupdf", &["fitz"]),
+    ("pyopenssl", &["OpenSSL"]),
+    ("pyserial", &["serial"]),
+    ("python-dateutil", &["dateutil"]),
+    ("python-dotenv", &["dotenv"]),
+    ("python-multipart", &["multipart"]),
+    ("pytz", &["pytz"]),
+    ("pyyaml", &["yaml"]),
+    ("pyzmq", &["zmq"]),
+    ("scikit-image", &["skimage"]),
+    ("scikit-learn", &["sklearn"]),
+    ("setuptools", &["setuptools", "pkg_resources"]),
+];
+
+/// A Python distribution name normalized as PEP 503 says (`Foo_Bar.baz` → `foo-bar-baz`).
+pub fn pep503(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut sep = false;
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            sep = true;
+        } else {
+            if sep && !out.is_empty() {
+                out.push('-');
+            }
+            sep = false;
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+/// The import names (lowercase, dotted) a Python distribution is imported by: the table's, else
+/// its name lowercased with `-` as `_` (a dotted name such as `zope.interface` keeps its dots).
+pub fn python_keys(dist: &str) -> Vec<String> {
+    let norm = pep503(dist);
+    if let Some((_, names)) = PYTHON_IMPORT_NAMES.iter().find(|(d, _)| *d == norm) {
+        return names.iter().map(|n| n.to_lowercase()).collect();
+    }
+    vec![dist.to_lowercase().replace('-', "_")]
+}
+
+/// The distribution to declare for an undeclared Python import's top-level name: the table's
+/// (`yaml` → `PyYAML`), else the name itself.
+pub fn python_dist_for(import_top: &str) -> String {
+    let lower = import_top.to_lowercase();
+    PYTHON_IMPORT_NAMES
+        .iter()
+        .find(|(_, names)| names.iter().any(|n| n.to_lowercase() == lower))
+        .map_or_else(|| import_top.to_string(), |(d, _)| (*d).to_string())
+}
+
+/// The package a JS import specifier names: its first segment, or its first two when scoped
+/// (`lodash/debounce` → `lodash`, `@scope/ui/button` → `@scope/ui`). `None` for what is not a
+/// package: relative and absolute paths, URLs and other schemes (`virtual:`, `bun:`),
+/// subpath imports (`#x`) and the usual aliases (`@/x`, `~/x`).
+pub fn js_package(spec: &str) -> Option<&str> {
+    if spec.is_empty()
+        || spec.starts_with('.')
+        || spec.starts_with('/')
+        || spec.starts_with('#')
+        || spec.starts_with('~')
+        || spec.starts_with("@/")
+        || spec.contains(':')
+    {
+        return None;
+    }
+    let mut cut = spec.match_indices('/').map(|(i, _)| i);
+    let end = if spec.starts_with('@') {
+        cut.nth(1)
+    } else {
+        cut.next()
+    };
+    let pkg = &spec[..end.unwrap_or(spec.len())];
+    (!pkg.ends_with('@') && pkg != "@").then_some(pkg)
+}
+
+/// The package an `@types/…` package gives types for (`@types/node` → `node`,
+/// `@types/babel__core` → `@babel/core`), or `None` for any other package.
+pub fn js_typed_package(name: &str) -> Option<String> {
+    let rest = name.strip_prefix("@types/")?;
+    Some(match rest.split_once("__") {
+        Some((scope, pkg)) => format!("@{scope}/{pkg}"),
+        None => rest.to_string(),
+    })
+}
+
+/// Whether `prefix` is `name` or a prefix of it by whole segments of `sep`.
+pub fn segment_prefix(prefix: &str, name: &str, sep: &str) -> bool {
+    name == prefix
+        || name
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with(sep))
+}
+
+/// The module path an undeclared Go import most likely belongs to, for a person to `require`:
+/// the longest known module path above it, else the usual depth for well-known hosts
+/// (`github.com/a/b`, `golang.org/x/sync`), else the import path itself.
+pub fn go_module_guess(path: &str, known: &[String]) -> String {
+    if let Some(k) = known
+        .iter()
+        .filter(|k| segment_prefix(k, path, "/"))
+        .max_by_key(|k| k.len())
+    {
+        return k.clone();
+    }
+    let parts: Vec<&str> = path.split('/').collect();
+    let depth = match parts[0] {
+        "github.com" | "gitlab.com" | "bitbucket.org" | "golang.org" => 3,
+        "gopkg.in" | "go.uber.org" | "google.golang.org" | "k8s.io" | "sigs.k8s.io" => 2,
+        _ => parts.len(),
+    };
+    parts[..depth.min(parts.len())].join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_names() {
+        assert_eq!(pep503("Foo_Bar.baz"), "foo-bar-baz");
+        assert_eq!(python_keys("PyYAML"), ["yaml"]);
+        assert_eq!(python_keys("Pillow"), ["pil"]);
+        assert_eq!(python_keys("python_dateutil"), ["dateutil"]);
+        assert_eq!(python_keys("typing-extensions"), ["typing_extensions"]);
+        assert_eq!(python_keys("zope.interface"), ["zope.interface"]);
+        assert_eq!(python_dist_for("yaml"), "pyyaml");
+        assert_eq!(python_dist_for("requests"), "requests");
+        assert!(PYTHON_IMPORT_NAMES.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(PYTHON_IMPORT_NAMES.iter().all(|(d, _)| pep503(d) == *d));
+    }
+
+    #[test]
+    fn js_names() {
+        assert_eq!(js_package("lodash/debounce"), Some("lodash"));
+        assert_eq!(js_package("@scope/ui/button"), Some("@scope/ui"));
+        assert_eq!(js_package("@scope/ui"), Some("@scope/ui"));
+        for not in [
+            "./x",
+            "../y",
+            "/abs",
+            "#sub",
+            "~/a",
+            "@/comp",
+            "virtual:x",
+            "https://x",
+            "",
+        ] {
+            assert_eq!(js_package(not), None, "{not}");
+        }
+        assert_eq!(js_typed_package("@types/node").as_deref(), Some("node"));
+        assert_eq!(
+            js_typed_package("@types/babel__core").as_deref(),
+            Some("@babel/core")
+        );
+        assert_eq!(js_typed_package("lodash"), None);
+    }
+
+    #[test]
+    fn go_names() {
+        assert!(segment_prefix("github.com/a/b", "github.com/a/b/c", "/"));
+        assert!(!segment_prefix("github.com/a/b", "github.com/a/bc", "/"));
+        assert_eq!(go_module_guess("github.com/a/b/c/d", &[]), "github.com/a/b");
+        assert_eq!(
+            go_module_guess(
+                "example.com/mono/nested/helper",
+                &["example.com/mono/nested".into()]
+            ),
+            "example.com/mono/nested"
+        );
+        assert_eq!(go_module_guess("example.org/x/y", &[]), "example.org/x/y");
+    }
+}

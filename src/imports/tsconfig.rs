@@ -1,0 +1,174 @@
+//! `tsconfig.json` (or `jsconfig.json`) `compilerOptions.paths` and `baseUrl`: the aliases
+//! TypeScript resolves before packages (`@shared/*` → `../shared/src/*`), so an aliased import
+//! of another module's files is an edge like a relative one. The file is JSON with comments and
+//! trailing commas; `extends` is not followed.
+
+/// The aliases of a module's tsconfig at `dir` (repo-relative): (pattern, repo-relative
+/// target), the pattern and target each with at most one `*`, the first target of each.
+/// `baseUrl` (default: the tsconfig's directory) is where targets start.
+pub fn paths(dir: &str, text: &str) -> Vec<(String, String)> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&strip_jsonc(text)) else {
+        return Vec::new();
+    };
+    let opts = v.get("compilerOptions");
+    let base = opts
+        .and_then(|o| o.get("baseUrl"))
+        .and_then(|b| b.as_str())
+        .unwrap_or(".");
+    let Some(paths) = opts
+        .and_then(|o| o.get("paths"))
+        .and_then(|p| p.as_object())
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (pattern, targets) in paths {
+        let Some(target) = targets
+            .as_array()
+            .and_then(|a| a.first())
+            .and_then(|t| t.as_str())
+        else {
+            continue;
+        };
+        if pattern.matches('*').count() > 1 || target.matches('*').count() > 1 {
+            continue;
+        }
+        if let Some(repo_path) = normalize(&[dir, base, target]) {
+            out.push((pattern.clone(), repo_path));
+        }
+    }
+    // The longest pattern prefix wins, as TypeScript picks it.
+    out.sort_by_key(|(p, _)| std::cmp::Reverse(p.split('*').next().unwrap_or("").len()));
+    out
+}
+
+/// The repo-relative path an import names through the aliases, if one matches.
+pub fn apply(aliases: &[(String, String)], spec: &str) -> Option<String> {
+    aliases.iter().find_map(|(pattern, target)| {
+        let matched = match pattern.split_once('*') {
+            None => (spec == pattern).then_some(""),
+            Some((pre, post)) => spec
+                .strip_prefix(pre)
+                .and_then(|rest| rest.strip_suffix(post)),
+        }?;
+        Some(target.replacen('*', matched, 1))
+    })
+}
+
+/// `parts` joined and `.`/`..` folded; `None` when it climbs above the repository root.
+fn normalize(parts: &[&str]) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for seg in parts.iter().flat_map(|p| p.split('/')) {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            s => out.push(s),
+        }
+    }
+    Some(out.join("/"))
+}
+
+/// JSON with comments (`//`, `/* */`) and trailing commas made plain JSON; strings kept.
+pub fn strip_jsonc(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i = (i + 1).min(b.len());
+                out.push_str(text.get(start..i).unwrap_or(""));
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i = (i + 2).min(b.len());
+            }
+            b',' => {
+                let next = b[i + 1..].iter().find(|c| !c.is_ascii_whitespace());
+                if !matches!(next, Some(b'}' | b']')) {
+                    out.push(',');
+                }
+                i += 1;
+            }
+            _ => {
+                let len = text[i..].chars().next().map_or(1, char::len_utf8);
+                out.push_str(&text[i..i + len]);
+                i += len;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shape of a real Nx/Vite monorepo's tsconfig: comments, trailing commas, aliases
+    /// into a sibling package and into the app's own source.
+    const REAL: &str = r#"{
+  // Shared settings.
+  "compilerOptions": {
+    "baseUrl": ".",
+    /* aliases */
+    "paths": {
+      "@shared/*": ["../../libs/shared/src/*"],
+      "@/*": ["./src/*"],
+      "@ui": ["../../libs/ui/src/index.ts",],
+      "url": "not // a comment",
+    },
+  },
+}"#;
+
+    #[test]
+    fn aliases_from_a_real_tsconfig() {
+        let a = paths("apps/web", REAL);
+        assert_eq!(
+            apply(&a, "@shared/date/format").as_deref(),
+            Some("libs/shared/src/date/format")
+        );
+        assert_eq!(
+            apply(&a, "@/components/x").as_deref(),
+            Some("apps/web/src/components/x")
+        );
+        assert_eq!(apply(&a, "@ui").as_deref(), Some("libs/ui/src/index.ts"));
+        assert_eq!(apply(&a, "@ui/x"), None);
+        assert_eq!(apply(&a, "react"), None);
+    }
+
+    #[test]
+    fn base_url_and_what_is_not_an_alias() {
+        let a = paths(
+            "web",
+            r#"{"compilerOptions": {"baseUrl": "src", "paths": {"~/*": ["*"]}}}"#,
+        );
+        assert_eq!(apply(&a, "~/a/b").as_deref(), Some("web/src/a/b"));
+        assert!(paths("web", "{").is_empty());
+        assert!(
+            paths(
+                "web",
+                r#"{"compilerOptions": {"paths": {"x": ["../../../up"]}}}"#
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            strip_jsonc(r#"{"a": "b//c", /* d */ "e": [1,],}"#),
+            r#"{"a": "b//c",  "e": [1]}"#
+        );
+    }
+}
