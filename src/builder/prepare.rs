@@ -1,33 +1,37 @@
-//! Setting a build up: the export of its repository's commit (made once per run and reused by
-//! the next run), and its inputs' artifacts unpacked where `MESH_DEP_<NAME>` points.
+//! Setting a build up: the export of its repository's commit (made once per run, held until
+//! the run ends, reused or updated by the next run), and its inputs' artifacts unpacked where
+//! `MESH_DEP_<NAME>` points.
 
 use super::plan::Plan;
 use super::run::Job;
 use crate::artifact::{self, ArtifactStore};
 use crate::graph::Loaded;
 use crate::graph::stale::{self, ModuleState};
+use crate::source::export::Export;
 use crate::store::Paths;
 use crate::{Error, Result};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// The job for module `m`: its export, and its inputs' artifacts unpacked. `exports` holds
-/// each repository's export made this run, by repository index.
+/// each repository's export this run uses, by repository index: held until the run ends, so
+/// no other run changes it under a build.
 pub(super) fn prepare(
     paths: &Paths,
     plan: &Plan,
     states: &[Option<ModuleState>],
-    exports: &mut HashMap<usize, PathBuf>,
+    exports: &mut HashMap<usize, Export>,
     m: usize,
 ) -> Result<Job> {
     let loaded = plan.loaded;
     let src = &loaded.snapshot.modules[m];
     let repo = loaded.snapshot.repo_of(src);
     let root = match exports.get(&src.repo) {
-        Some(p) => p.clone(),
+        Some(e) => e.path().to_path_buf(),
         None => {
-            let p = crate::source::export::export(repo, &paths.exports())?;
-            exports.insert(src.repo, p.clone());
+            let e = crate::source::export::export(repo, &paths.exports())?;
+            let p = e.path().to_path_buf();
+            exports.insert(src.repo, e);
             p
         }
     };
@@ -83,8 +87,8 @@ fn unpacked_input(
     Ok(dir)
 }
 
-/// Removes every export but those of each repository's current commit: the next build of
-/// that commit reuses its export.
+/// Removes every export but those of each repository's current commit (the next build of
+/// that commit reuses it, the next commit's updates it) and those other runs hold.
 pub(super) fn keep_current_exports(paths: &Paths, loaded: &Loaded) {
     let keep: Vec<PathBuf> = loaded
         .snapshot

@@ -16,6 +16,7 @@ use crate::clock::now_ms;
 use crate::events::Event;
 use crate::graph::Loaded;
 use crate::graph::stale::{self, Known, ModuleState};
+use crate::source::export::Export;
 use crate::store::{BuildRecord, Paths};
 use crate::{Error, Result};
 use std::collections::{BTreeSet, HashMap};
@@ -92,8 +93,8 @@ struct Run<'a> {
     done: BTreeSet<usize>,
     /// The modules that waited on an input at some point: spared if they end current unbuilt.
     waited: BTreeSet<usize>,
-    /// Each repository's export made this run, by repository index.
-    exports: HashMap<usize, PathBuf>,
+    /// Each repository's export this run uses, by repository index, held until it ends.
+    exports: HashMap<usize, Export>,
     /// The first store error: nothing new starts after it.
     record_err: Option<Error>,
     summary: BuildSummary,

@@ -1,14 +1,29 @@
 //! Exporting a repository's tree at a commit into a plain directory, for builds: made from git
-//! objects (never the work tree), once per (repo, commit), and shared read-only by every build
-//! of that commit.
+//! objects (never the work tree), one per (repo, commit), shared read-only by every build of
+//! that commit.
+//!
+//! A new commit's export is made from an earlier one that no run is using: that directory is
+//! taken over (renamed) and the tree diff between the two commits is applied to it, as
+//! `git checkout` does — what changed is written, what went is removed. A one-file commit
+//! writes one file; only the first export of a repository writes the whole tree.
+//!
+//! Beside each export `{repo}-{commit}/` under `exports/` live:
+//! - `{repo}-{commit}.ok`, the marker, written last (`COMMIT TREE`): an export without it, or
+//!   whose marker names another tree, is never trusted but removed and made again — which is
+//!   how a run killed mid-export is repaired;
+//! - `{repo}-{commit}.lock`, an flock: shared by each run building in the export, exclusive
+//!   while it is made, taken over or removed. So an export in use never changes under a build,
+//!   and two runs of two commits never share a mutable file.
 
 use super::{RepoSnapshot, SourceError, join};
 use gix::ObjectId;
+use gix::bstr::ByteSlice;
 use gix::objs::tree::EntryKind;
-use std::fs;
+use std::collections::HashSet;
+use std::fs::{self, File, TryLockError};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Where the export of `commit` lives under `exports`.
@@ -16,52 +31,377 @@ pub fn export_dir(exports: &Path, repo: &str, commit: &ObjectId) -> PathBuf {
     exports.join(format!("{repo}-{commit}"))
 }
 
-/// Exports the snapshot's tree under `exports` unless it already is there; returns its path.
-/// The tree is written into a temp dir and renamed, so a killed export is never mistaken for a
-/// finished one. Files are made read-only: builds write only into `$MESH_OUT`.
-pub fn export(snap: &RepoSnapshot, exports: &Path) -> Result<PathBuf, SourceError> {
-    let dest = export_dir(exports, &snap.name, &snap.commit);
-    if dest.is_dir() {
-        return Ok(dest);
+/// An export in use: while it lives, no other run takes the directory over or removes it.
+pub struct Export {
+    path: PathBuf,
+    _lease: File,
+}
+
+impl Export {
+    /// The export's root directory.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
-    let io = |what: String, e: std::io::Error| SourceError {
+}
+
+/// How an export came to be, for tests and benches: what its making cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Made {
+    /// A trusted export of the commit was there.
+    Reused,
+    /// An earlier commit's export was updated by the tree diff.
+    Updated,
+    /// The whole tree was written.
+    Written,
+}
+
+/// Exports the snapshot's tree under `exports` unless a trusted export is there; returns it,
+/// held for the caller's use. Files are read-only: builds write only into `$MESH_OUT`.
+pub fn export(snap: &RepoSnapshot, exports: &Path) -> Result<Export, SourceError> {
+    export_made(snap, exports).map(|(e, _)| e)
+}
+
+/// [`export`], saying how the export was made.
+pub fn export_made(snap: &RepoSnapshot, exports: &Path) -> Result<(Export, Made), SourceError> {
+    let io = |what: String, e: std::io::Error| io_error(snap, what, e);
+    fs::create_dir_all(exports)
+        .map_err(|e| io(format!("cannot create {}", exports.display()), e))?;
+    let dest = export_dir(exports, &snap.name, &snap.commit);
+    let names = Names::of(&dest);
+    let want = marker_text(&snap.commit, &snap.tree);
+    let mut made = Made::Reused;
+    // A few rounds: another run may take the export over between making and sharing it.
+    for _ in 0..8 {
+        let lease = lock(&names.lock, true)
+            .map_err(|e| io(format!("cannot lock {}", names.lock.display()), e))?;
+        if trusted(&names, &want) {
+            return Ok((
+                Export {
+                    path: dest,
+                    _lease: lease,
+                },
+                made,
+            ));
+        }
+        drop(lease);
+        let mine = lock(&names.lock, false)
+            .map_err(|e| io(format!("cannot lock {}", names.lock.display()), e))?;
+        if !trusted(&names, &want) {
+            made = make(snap, exports, &names, &want)?;
+        }
+        drop(mine);
+    }
+    Err(SourceError {
+        repo: snap.name.clone(),
+        message: format!(
+            "the export at {} kept being taken over by other runs",
+            dest.display()
+        ),
+        help: "another mesh is building this repository at other commits; run the build again"
+            .into(),
+    })
+}
+
+/// The three paths of one export.
+struct Names {
+    dir: PathBuf,
+    marker: PathBuf,
+    lock: PathBuf,
+}
+
+impl Names {
+    fn of(dir: &Path) -> Names {
+        let with = |ext: &str| {
+            let mut s = dir.as_os_str().to_owned();
+            s.push(ext);
+            PathBuf::from(s)
+        };
+        Names {
+            dir: dir.to_path_buf(),
+            marker: with(".ok"),
+            lock: with(".lock"),
+        }
+    }
+}
+
+fn marker_text(commit: &ObjectId, tree: &ObjectId) -> String {
+    format!("{commit} {tree}\n")
+}
+
+/// Whether the export is whole: its marker was written last and names the expected tree.
+fn trusted(names: &Names, want: &str) -> bool {
+    fs::read_to_string(&names.marker).is_ok_and(|m| m == want) && names.dir.is_dir()
+}
+
+fn io_error(snap: &RepoSnapshot, what: String, e: std::io::Error) -> SourceError {
+    SourceError {
         repo: snap.name.clone(),
         message: format!("{what}: {e}"),
         help: "check that the .mesh directory is writable and the disk is not full".into(),
-    };
-    fs::create_dir_all(exports)
-        .map_err(|e| io(format!("cannot create {}", exports.display()), e))?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".export-")
-        .tempdir_in(exports)
-        .map_err(|e| {
-            io(
-                format!("cannot create a temp dir in {}", exports.display()),
-                e,
-            )
-        })?;
-    write_tree(snap, snap.tree, tmp.path(), "")?;
-    make_read_only(tmp.path()).map_err(|e| io("cannot make the export read-only".into(), e))?;
-    let tmp = tmp.keep();
-    if let Err(e) = fs::rename(&tmp, &dest) {
-        let _ = make_writable(&tmp).and_then(|_| fs::remove_dir_all(&tmp));
-        if !dest.is_dir() {
-            return Err(io(
-                format!("cannot move the export to {}", dest.display()),
-                e,
-            ));
+    }
+}
+
+/// Makes the export (its lock held exclusively): whatever untrusted directory is there goes;
+/// an earlier export no run uses is taken over and updated, else the whole tree is written.
+/// The marker is written last.
+fn make(
+    snap: &RepoSnapshot,
+    exports: &Path,
+    names: &Names,
+    want: &str,
+) -> Result<Made, SourceError> {
+    let io = |what: String, e: std::io::Error| io_error(snap, what, e);
+    remove_export(names).map_err(|e| {
+        io(
+            format!(
+                "cannot remove the unfinished export {}",
+                names.dir.display()
+            ),
+            e,
+        )
+    })?;
+    let mut made = Made::Written;
+    let mut done = false;
+    if let Some(from) = take_over(snap, exports, &names.dir) {
+        match update(snap, from, &names.dir) {
+            Ok(()) => {
+                made = Made::Updated;
+                done = true;
+            }
+            // The donor cannot be updated (its tree is gone from the repository, a file is
+            // not what it should be): it goes, and the whole tree is written instead.
+            Err(_) => remove_tree(&names.dir).map_err(|e| {
+                io(
+                    format!("cannot remove the export {}", names.dir.display()),
+                    e,
+                )
+            })?,
         }
     }
-    Ok(dest)
+    if !done {
+        fs::create_dir(&names.dir)
+            .map_err(|e| io(format!("cannot create {}", names.dir.display()), e))?;
+        write_tree(snap, snap.tree, &names.dir, "")?;
+        make_read_only(&names.dir).map_err(|e| io("cannot make the export read-only".into(), e))?;
+    }
+    crate::durable::write_atomic(&names.marker, want.as_bytes()).map_err(|e| {
+        io(
+            format!("cannot {} {}", e.action, e.path.display()),
+            e.source,
+        )
+    })?;
+    Ok(made)
+}
+
+/// Takes over the newest trusted export of another commit of the same repository that no run
+/// holds: its marker goes first (from then on nothing trusts it), then it is renamed to
+/// `dest`. Returns the tree it holds.
+fn take_over(snap: &RepoSnapshot, exports: &Path, dest: &Path) -> Option<ObjectId> {
+    let prefix = format!("{}-", snap.name);
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = fs::read_dir(exports)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let base = name.to_str()?.strip_suffix(".ok")?;
+            let hex = base.strip_prefix(&prefix)?;
+            let is_id =
+                (hex.len() == 40 || hex.len() == 64) && hex.bytes().all(|b| b.is_ascii_hexdigit());
+            let dir = exports.join(base);
+            (is_id && dir != dest)
+                .then(|| Some((e.metadata().ok()?.modified().ok()?, dir)))
+                .flatten()
+        })
+        .collect();
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
+    for (_, dir) in found {
+        let names = Names::of(&dir);
+        let Ok(Some(held)) = try_lock(&names.lock) else {
+            continue; // in use by a run: never touched
+        };
+        let Some(tree) = fs::read_to_string(&names.marker)
+            .ok()
+            .and_then(|m| parse_marker(&m))
+            .filter(|_| names.dir.is_dir())
+        else {
+            continue;
+        };
+        if fs::remove_file(&names.marker).is_err() || fs::rename(&names.dir, dest).is_err() {
+            continue;
+        }
+        let _ = fs::remove_file(&names.lock);
+        drop(held);
+        return Some(tree);
+    }
+    None
+}
+
+/// The tree a marker names.
+fn parse_marker(text: &str) -> Option<ObjectId> {
+    let (_, tree) = text.trim_end().split_once(' ')?;
+    ObjectId::from_hex(tree.as_bytes()).ok()
+}
+
+/// Turns the export of tree `from` at `root` into the snapshot's tree: the tree diff applied,
+/// deletions first, then additions and changes parent before child (the diff is breadth
+/// first). Directories it opened are made read-only again at the end.
+fn update(snap: &RepoSnapshot, from: ObjectId, root: &Path) -> Result<(), SourceError> {
+    use gix::diff::tree::recorder::Change;
+    let git = |what: &str, e: &dyn std::fmt::Display| SourceError::git(&snap.name, what, e);
+    let io = |what: String, e: std::io::Error| io_error(snap, what, e);
+    let old = snap
+        .repo
+        .find_tree(from)
+        .map_err(|e| git("cannot read the exported tree", &e))?
+        .detach();
+    let new = snap
+        .repo
+        .find_tree(snap.tree)
+        .map_err(|e| git("cannot read the commit's tree", &e))?
+        .detach();
+    let kind = snap.repo.object_hash();
+    let mut rec = gix::diff::tree::Recorder::default();
+    gix::diff::tree(
+        gix::objs::TreeRefIter::from_bytes(&old.data, kind),
+        gix::objs::TreeRefIter::from_bytes(&new.data, kind),
+        gix::diff::tree::State::default(),
+        &snap.repo.objects,
+        &mut rec,
+    )
+    .map_err(|e| git("cannot diff the exported tree with the commit's", &e))?;
+
+    let mut opened = Opened::default();
+    let open_parent = |opened: &mut Opened, path: &Path| -> Result<(), SourceError> {
+        opened
+            .parent_of(root, path)
+            .map_err(|e| io(format!("cannot open {} for writing", path.display()), e))
+    };
+    // Deletions, and the old side of a change of kind.
+    for change in &rec.records {
+        let (path, old_kind, new_kind) = match change {
+            Change::Deletion {
+                path, entry_mode, ..
+            } => (path, entry_mode.kind(), None),
+            Change::Modification {
+                path,
+                previous_entry_mode,
+                entry_mode,
+                ..
+            } => (path, previous_entry_mode.kind(), Some(entry_mode.kind())),
+            Change::Addition { .. } => continue,
+        };
+        if new_kind == Some(EntryKind::Tree) && old_kind == EntryKind::Tree {
+            continue; // a directory whose content changed: its entries say what
+        }
+        let Some(p) = local_path(root, path.as_ref()) else {
+            continue;
+        };
+        open_parent(&mut opened, &p)?;
+        remove_path(&p).map_err(|e| io(format!("cannot remove {}", p.display()), e))?;
+    }
+    // Additions and changes, parents first.
+    for change in &rec.records {
+        let (path, kind, oid) = match change {
+            Change::Addition {
+                path,
+                entry_mode,
+                oid,
+                ..
+            } => (path, entry_mode.kind(), *oid),
+            Change::Modification {
+                path,
+                previous_entry_mode,
+                entry_mode,
+                oid,
+                ..
+            } => {
+                if entry_mode.is_tree() && previous_entry_mode.is_tree() {
+                    continue;
+                }
+                (path, entry_mode.kind(), *oid)
+            }
+            Change::Deletion { .. } => continue,
+        };
+        let Some(p) = local_path(root, path.as_ref()) else {
+            continue;
+        };
+        open_parent(&mut opened, &p)?;
+        let rel = String::from_utf8_lossy(path.as_ref()).into_owned();
+        write_entry(snap, kind, oid, &p, &rel)?;
+        if matches!(kind, EntryKind::Tree | EntryKind::Commit) {
+            // Created writable; its entries follow. Read-only at the end.
+            opened.dirs.push(p);
+        }
+    }
+    for d in opened.dirs.iter().rev() {
+        fs::set_permissions(d, fs::Permissions::from_mode(0o555))
+            .map_err(|e| io(format!("cannot make {} read-only", d.display()), e))?;
+    }
+    Ok(())
+}
+
+/// The directories an update made writable, to be made read-only again.
+#[derive(Default)]
+struct Opened {
+    seen: HashSet<PathBuf>,
+    dirs: Vec<PathBuf>,
+}
+
+impl Opened {
+    /// Gives the owner write permission on `path`'s directory (once). A directory already
+    /// removed (the entries of a deleted directory) is left alone.
+    fn parent_of(&mut self, root: &Path, path: &Path) -> std::io::Result<()> {
+        let dir = path.parent().unwrap_or(root);
+        if self.seen.insert(dir.to_path_buf()) {
+            match fs::set_permissions(dir, fs::Permissions::from_mode(0o755)) {
+                Ok(()) => self.dirs.push(dir.to_path_buf()),
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::NotFound
+                        || e.kind() == std::io::ErrorKind::NotADirectory =>
+                {
+                    self.seen.remove(dir);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `rel` (a path of the tree, `/`-separated bytes) under `root`, unless a component is one an
+/// export never holds (`.git`, `.`, `..`, empty).
+fn local_path(root: &Path, rel: &[u8]) -> Option<PathBuf> {
+    let mut p = root.to_path_buf();
+    for part in rel.split_str("/") {
+        if part.is_empty() || part == b"." || part == b".." || part == b".git" {
+            return None;
+        }
+        p.push(std::ffi::OsStr::from_bytes(part));
+    }
+    Some(p)
+}
+
+/// Removes a file, link or directory; one that is already gone (its directory went first) is
+/// no error.
+fn remove_path(p: &Path) -> std::io::Result<()> {
+    let r = match fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() => remove_tree(p),
+        Ok(_) => fs::remove_file(p),
+        Err(e) => Err(e),
+    };
+    match r {
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                || e.kind() == std::io::ErrorKind::NotADirectory =>
+        {
+            Ok(())
+        }
+        r => r,
+    }
 }
 
 fn write_tree(snap: &RepoSnapshot, id: ObjectId, dir: &Path, rel: &str) -> Result<(), SourceError> {
     let git = |what: String, e: &dyn std::fmt::Display| SourceError::git(&snap.name, &what, e);
-    let io = |what: String, e: std::io::Error| SourceError {
-        repo: snap.name.clone(),
-        message: format!("{what}: {e}"),
-        help: "check that the .mesh directory is writable and the disk is not full".into(),
-    };
     let tree = snap
         .repo
         .find_tree(id)
@@ -76,44 +416,59 @@ fn write_tree(snap: &RepoSnapshot, id: ObjectId, dir: &Path, rel: &str) -> Resul
         }
         let path = dir.join(std::ffi::OsStr::from_bytes(bytes));
         let child = join(rel, &String::from_utf8_lossy(bytes));
-        match entry.mode().kind() {
-            EntryKind::Tree => {
-                fs::create_dir(&path).map_err(|e| io(format!("cannot create {child}"), e))?;
-                write_tree(snap, entry.object_id(), &path, &child)?;
-            }
-            kind @ (EntryKind::Blob | EntryKind::BlobExecutable) => {
-                let blob = snap
-                    .repo
-                    .find_blob(entry.object_id())
-                    .map_err(|e| git(format!("cannot read {child}"), &e))?;
-                // Read-only from birth: no second pass of chmods over every file.
-                let mode = if kind == EntryKind::BlobExecutable {
-                    0o555
-                } else {
-                    0o444
-                };
-                let mut f = fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .mode(mode)
-                    .open(&path)
-                    .map_err(|e| io(format!("cannot write {child}"), e))?;
-                f.write_all(&blob.data)
-                    .map_err(|e| io(format!("cannot write {child}"), e))?;
-            }
-            EntryKind::Link => {
-                let blob = snap
-                    .repo
-                    .find_blob(entry.object_id())
-                    .map_err(|e| git(format!("cannot read {child}"), &e))?;
-                let target = std::ffi::OsStr::from_bytes(&blob.data);
-                std::os::unix::fs::symlink(target, &path)
-                    .map_err(|e| io(format!("cannot link {child}"), e))?;
-            }
-            EntryKind::Commit => {
-                // A submodule: its objects are not in this repository.
-                fs::create_dir(&path).map_err(|e| io(format!("cannot create {child}"), e))?;
-            }
+        let kind = entry.mode().kind();
+        write_entry(snap, kind, entry.object_id(), &path, &child)?;
+        if kind == EntryKind::Tree {
+            write_tree(snap, entry.object_id(), &path, &child)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes one entry of a tree at `path`: a read-only file, a link, or an empty (writable)
+/// directory — a sub-tree's entries are the caller's, a submodule's objects are not in this
+/// repository.
+fn write_entry(
+    snap: &RepoSnapshot,
+    kind: EntryKind,
+    id: ObjectId,
+    path: &Path,
+    rel: &str,
+) -> Result<(), SourceError> {
+    let git = |what: String, e: &dyn std::fmt::Display| SourceError::git(&snap.name, &what, e);
+    let io = |what: String, e: std::io::Error| io_error(snap, what, e);
+    match kind {
+        EntryKind::Tree | EntryKind::Commit => {
+            fs::create_dir(path).map_err(|e| io(format!("cannot create {rel}"), e))?;
+        }
+        EntryKind::Blob | EntryKind::BlobExecutable => {
+            let blob = snap
+                .repo
+                .find_blob(id)
+                .map_err(|e| git(format!("cannot read {rel}"), &e))?;
+            // Read-only from birth: no second pass of chmods over every file.
+            let mode = if kind == EntryKind::BlobExecutable {
+                0o555
+            } else {
+                0o444
+            };
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(mode)
+                .open(path)
+                .map_err(|e| io(format!("cannot write {rel}"), e))?;
+            f.write_all(&blob.data)
+                .map_err(|e| io(format!("cannot write {rel}"), e))?;
+        }
+        EntryKind::Link => {
+            let blob = snap
+                .repo
+                .find_blob(id)
+                .map_err(|e| git(format!("cannot read {rel}"), &e))?;
+            let target = std::ffi::OsStr::from_bytes(&blob.data);
+            std::os::unix::fs::symlink(target, path)
+                .map_err(|e| io(format!("cannot link {rel}"), e))?;
         }
     }
     Ok(())
@@ -142,15 +497,436 @@ pub fn make_writable(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Removes every export under `exports` except those in `keep`.
+/// Removes a read-only directory tree.
+fn remove_tree(dir: &Path) -> std::io::Result<()> {
+    make_writable(dir)?;
+    fs::remove_dir_all(dir)
+}
+
+/// Removes an export's marker, then its directory (either may be missing).
+fn remove_export(names: &Names) -> std::io::Result<()> {
+    match fs::remove_file(&names.marker) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    match fs::symlink_metadata(&names.dir) {
+        Ok(m) if m.is_dir() => remove_tree(&names.dir),
+        Ok(_) => fs::remove_file(&names.dir),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Removes every export under `exports` except those in `keep` and those a run is using.
 pub fn prune(exports: &Path, keep: &[PathBuf]) {
     let Ok(entries) = fs::read_dir(exports) else {
         return;
     };
+    let mut bases = std::collections::BTreeSet::new();
     for e in entries.flatten() {
-        let p = e.path();
-        if !keep.contains(&p) && p.is_dir() {
-            let _ = make_writable(&p).and_then(|_| fs::remove_dir_all(&p));
+        let name = e.file_name();
+        let Some(s) = name.to_str() else { continue };
+        let base = s
+            .strip_suffix(".ok")
+            .or_else(|| s.strip_suffix(".lock"))
+            .unwrap_or(s);
+        bases.insert(exports.join(base));
+    }
+    for dir in bases {
+        if keep.contains(&dir) {
+            continue;
         }
+        let names = Names::of(&dir);
+        // A run holds it: it is that run's to keep or to take over.
+        let Ok(Some(held)) = try_lock(&names.lock) else {
+            continue;
+        };
+        if remove_export(&names).is_ok() {
+            let _ = fs::remove_file(&names.lock);
+        }
+        drop(held);
+    }
+}
+
+/// Waits for a lock on the lock file at `path` (created if missing): shared or exclusive.
+fn lock(path: &Path, shared: bool) -> std::io::Result<File> {
+    loop {
+        let file = open_lock(path)?;
+        if shared {
+            file.lock_shared()?;
+        } else {
+            file.lock()?;
+        }
+        if still_named(&file, path) {
+            return Ok(file);
+        }
+    }
+}
+
+/// An exclusive lock on the lock file at `path` if no one holds it; `None` if someone does.
+fn try_lock(path: &Path) -> std::io::Result<Option<File>> {
+    loop {
+        let file = open_lock(path)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => return Ok(None),
+            Err(TryLockError::Error(e)) => return Err(e),
+        }
+        if still_named(&file, path) {
+            return Ok(Some(file));
+        }
+    }
+}
+
+fn open_lock(path: &Path) -> std::io::Result<File> {
+    fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+}
+
+/// Whether `path` still names the locked file: a lock file removed (and perhaps made again)
+/// while we waited is another file, and then we lock again, so two holders never hold two
+/// files of one name.
+fn still_named(file: &File, path: &Path) -> bool {
+    fs::metadata(path)
+        .ok()
+        .is_some_and(|m| file.metadata().is_ok_and(|f| f.ino() == m.ino()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "core.symlinks=true",
+            ])
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        out.stdout
+    }
+
+    /// A repository with a work tree, to commit into.
+    struct Repo {
+        _tmp: tempfile::TempDir,
+        dir: PathBuf,
+        exports: PathBuf,
+    }
+
+    impl Repo {
+        fn new() -> Repo {
+            let tmp = tempfile::tempdir().expect("tempdir");
+            let dir = tmp.path().join("r");
+            fs::create_dir(&dir).expect("mkdir");
+            git(&dir, &["init", "-q", "-b", "main"]);
+            let exports = tmp.path().join("exports");
+            Repo {
+                _tmp: tmp,
+                dir,
+                exports,
+            }
+        }
+        fn write(&self, rel: &str, text: &str) {
+            let p = self.dir.join(rel);
+            fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            fs::write(p, text).expect("write");
+        }
+        fn commit(&self, msg: &str) {
+            git(&self.dir, &["add", "-A"]);
+            git(&self.dir, &["commit", "-q", "--allow-empty", "-m", msg]);
+        }
+        fn snapshot(&self) -> RepoSnapshot {
+            let repo = gix::open(&self.dir).expect("open");
+            let (commit, tree) = {
+                let c = repo.head_commit().expect("head");
+                (c.id, c.tree_id().expect("tree").detach())
+            };
+            RepoSnapshot {
+                name: "r".into(),
+                path: self.dir.clone(),
+                commit,
+                tree,
+                repo,
+                stale: None,
+            }
+        }
+        fn export(&self) -> (Export, Made) {
+            let snap = self.snapshot();
+            let (e, made) = export_made(&snap, &self.exports).expect("export");
+            assert_eq!(read_export(e.path()), tree_of(&self.dir, "HEAD"));
+            (e, made)
+        }
+    }
+
+    #[derive(Debug, PartialEq, Eq)]
+    enum Entry {
+        Dir,
+        File { exec: bool, bytes: Vec<u8> },
+        Link(Vec<u8>),
+    }
+
+    /// The tree of `rev` as git says it (a submodule is an empty directory in an export).
+    fn tree_of(dir: &Path, rev: &str) -> BTreeMap<Vec<u8>, Entry> {
+        let out = git(dir, &["ls-tree", "-r", "-t", "-z", "--full-tree", rev]);
+        let mut map = BTreeMap::new();
+        for rec in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            let tab = rec.iter().position(|b| *b == b'\t').expect("tab");
+            let meta = String::from_utf8_lossy(&rec[..tab]).into_owned();
+            let mut f = meta.split(' ');
+            let (mode, _, oid) = (f.next().expect("mode"), f.next(), f.next().expect("oid"));
+            let path = rec[tab + 1..].to_vec();
+            let blob = || git(dir, &["cat-file", "blob", oid]);
+            let e = match mode {
+                "040000" | "160000" => Entry::Dir,
+                "120000" => Entry::Link(blob()),
+                "100755" => Entry::File {
+                    exec: true,
+                    bytes: blob(),
+                },
+                _ => Entry::File {
+                    exec: false,
+                    bytes: blob(),
+                },
+            };
+            map.insert(path, e);
+        }
+        map
+    }
+
+    /// What an export holds; every file and directory must be read-only.
+    fn read_export(root: &Path) -> BTreeMap<Vec<u8>, Entry> {
+        fn walk(root: &Path, dir: &Path, map: &mut BTreeMap<Vec<u8>, Entry>) {
+            let m = fs::metadata(dir).expect("stat");
+            assert_eq!(m.mode() & 0o222, 0, "{} is writable", dir.display());
+            for e in fs::read_dir(dir).expect("read_dir") {
+                let p = e.expect("entry").path();
+                let rel = p
+                    .strip_prefix(root)
+                    .expect("under")
+                    .as_os_str()
+                    .as_bytes()
+                    .to_vec();
+                let m = fs::symlink_metadata(&p).expect("lstat");
+                if m.file_type().is_symlink() {
+                    let t = fs::read_link(&p).expect("readlink");
+                    map.insert(rel, Entry::Link(t.as_os_str().as_bytes().to_vec()));
+                } else if m.is_dir() {
+                    map.insert(rel, Entry::Dir);
+                    walk(root, &p, map);
+                } else {
+                    assert_eq!(m.mode() & 0o222, 0, "{} is writable", p.display());
+                    let exec = m.mode() & 0o111 != 0;
+                    map.insert(
+                        rel,
+                        Entry::File {
+                            exec,
+                            bytes: fs::read(&p).expect("read"),
+                        },
+                    );
+                }
+            }
+        }
+        let mut map = BTreeMap::new();
+        walk(root, root, &mut map);
+        map
+    }
+
+    /// Waits until no one holds a lock under `exports`: a `git` that another test thread
+    /// forks holds our lock files between its fork and its exec (flock is inherited), and
+    /// a lock held even that long makes an export look in use.
+    fn settle(exports: &Path) {
+        for e in fs::read_dir(exports).expect("exports").flatten() {
+            if e.path().extension().is_some_and(|x| x == "lock") {
+                for _ in 0..500 {
+                    if try_lock(&e.path()).expect("lock").is_some() {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+            }
+        }
+    }
+
+    fn ino(p: &Path) -> u64 {
+        fs::symlink_metadata(p).expect("stat").ino()
+    }
+
+    #[test]
+    fn an_export_updated_commit_by_commit_is_exactly_each_commits_tree() {
+        let r = Repo::new();
+        r.write("a/one.txt", "one\n");
+        r.write("a/two.txt", "two\n");
+        r.write("mods/x/mesh-module.toml", "name = \"x\"\n");
+        r.write("mods/x/sub/deep.txt", "deep\n");
+        r.write("mods/y/keep.txt", "untouched\n");
+        r.write("run.sh", "#!/bin/sh\n");
+        r.write("f", "a file\n");
+        std::os::unix::fs::symlink("a/one.txt", r.dir.join("link")).expect("symlink");
+        r.commit("first");
+        let (first, made) = r.export();
+        assert_eq!(made, Made::Written);
+        let kept = ino(&first.path().join("mods/y/keep.txt"));
+        drop(first);
+
+        type Step = (&'static str, Box<dyn Fn(&Repo)>);
+        let steps: Vec<Step> = vec![
+            (
+                "a rename",
+                Box::new(|r| {
+                    git(&r.dir, &["mv", "a/one.txt", "a/uno.txt"]);
+                }),
+            ),
+            (
+                "a deleted module",
+                Box::new(|r| {
+                    git(&r.dir, &["rm", "-rq", "mods/x"]);
+                }),
+            ),
+            (
+                "a mode change",
+                Box::new(|r| {
+                    fs::set_permissions(r.dir.join("run.sh"), fs::Permissions::from_mode(0o755))
+                        .expect("chmod");
+                }),
+            ),
+            (
+                "symlinks: a new one, a retargeted one, a file turned link",
+                Box::new(|r| {
+                    fs::remove_file(r.dir.join("link")).expect("rm");
+                    std::os::unix::fs::symlink("a/uno.txt", r.dir.join("link")).expect("ln");
+                    std::os::unix::fs::symlink("mods", r.dir.join("link2")).expect("ln");
+                    fs::remove_file(r.dir.join("a/two.txt")).expect("rm");
+                    std::os::unix::fs::symlink("uno.txt", r.dir.join("a/two.txt")).expect("ln");
+                }),
+            ),
+            (
+                "a submodule entry",
+                Box::new(|r| {
+                    let head =
+                        String::from_utf8(git(&r.dir, &["rev-parse", "HEAD"])).expect("utf8");
+                    let info = format!("160000,{},vendor/sub", head.trim());
+                    // An empty directory: a submodule not checked out, which `git add -A` keeps.
+                    fs::create_dir_all(r.dir.join("vendor/sub")).expect("mkdir");
+                    git(&r.dir, &["update-index", "--add", "--cacheinfo", &info]);
+                }),
+            ),
+            (
+                "a file turned directory",
+                Box::new(|r| {
+                    fs::remove_file(r.dir.join("f")).expect("rm");
+                    r.write("f/inner.txt", "inner\n");
+                    r.write("f/deeper/x.txt", "x\n");
+                }),
+            ),
+            (
+                "the directory turned file again",
+                Box::new(|r| {
+                    fs::remove_dir_all(r.dir.join("f")).expect("rm");
+                    r.write("f", "a file again\n");
+                }),
+            ),
+            (
+                "the submodule turned file, a link turned directory",
+                Box::new(|r| {
+                    git(&r.dir, &["rm", "-q", "--cached", "vendor/sub"]);
+                    fs::remove_dir(r.dir.join("vendor/sub")).expect("rmdir");
+                    r.write("vendor/sub", "not a submodule\n");
+                    fs::remove_file(r.dir.join("link2")).expect("rm");
+                    r.write("link2/file.txt", "a directory now\n");
+                }),
+            ),
+        ];
+        for (what, step) in steps {
+            step(&r);
+            git(&r.dir, &["add", "-A"]);
+            git(&r.dir, &["commit", "-q", "-m", what]);
+            settle(&r.exports);
+            let (e, made) = r.export();
+            assert_eq!(made, Made::Updated, "{what}");
+            assert_eq!(
+                ino(&e.path().join("mods/y/keep.txt")),
+                kept,
+                "{what}: an unchanged file was written again"
+            );
+            // One export per repository stays: the earlier one was taken over.
+            let dirs = fs::read_dir(&r.exports)
+                .expect("exports")
+                .flatten()
+                .filter(|d| d.path().is_dir())
+                .count();
+            assert_eq!(dirs, 1, "{what}");
+        }
+    }
+
+    #[test]
+    fn a_half_made_export_is_not_trusted_but_made_again() {
+        let r = Repo::new();
+        r.write("m/a.txt", "a\n");
+        r.commit("first");
+        drop(r.export());
+        r.write("m/a.txt", "a, changed\n");
+        r.commit("second");
+        settle(&r.exports);
+        let snap = r.snapshot();
+        // What a run killed mid-export leaves: the directory, a stale file, no marker.
+        let half = export_dir(&r.exports, "r", &snap.commit);
+        fs::create_dir_all(half.join("m")).expect("mkdir");
+        fs::write(half.join("m/a.txt"), "half").expect("write");
+        fs::write(half.join("stray"), "not in the tree").expect("write");
+        let (e, made) = r.export();
+        assert_eq!(made, Made::Updated);
+        assert_eq!(
+            fs::read(e.path().join("m/a.txt")).expect("read"),
+            b"a, changed\n"
+        );
+        drop(e);
+        // A marker that names another tree is not trusted either.
+        let names = Names::of(&half);
+        fs::write(&names.marker, marker_text(&snap.commit, &snap.commit)).expect("write");
+        make_writable(&half).expect("chmod");
+        fs::write(half.join("stray"), "again").expect("write");
+        let (_, made) = r.export();
+        assert_eq!(made, Made::Written);
+    }
+
+    #[test]
+    fn an_export_in_use_is_neither_taken_over_nor_pruned() {
+        let r = Repo::new();
+        r.write("m/a.txt", "a\n");
+        r.commit("first");
+        let (held, _) = r.export();
+        let before = read_export(held.path());
+        r.write("m/a.txt", "b\n");
+        r.commit("second");
+        let (second, made) = r.export();
+        assert_eq!(made, Made::Written, "the held export was taken over");
+        assert_eq!(read_export(held.path()), before);
+        prune(&r.exports, &[second.path().to_path_buf()]);
+        assert_eq!(read_export(held.path()), before, "pruned while in use");
+        let first = held.path().to_path_buf();
+        drop(held);
+        settle(&r.exports);
+        prune(&r.exports, &[second.path().to_path_buf()]);
+        assert!(!first.exists(), "an export no run holds stays after prune");
+        let left: Vec<_> = fs::read_dir(&r.exports)
+            .expect("exports")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left.len(), 3, "{left:?}");
     }
 }

@@ -401,3 +401,34 @@ fn a_build_ends_with_its_shell_and_what_it_left_in_the_background_is_stopped() {
     let log = t.ok(&["builds", "--log", &id.to_string()]);
     assert!(log.contains("left a child"), "{log}");
 }
+
+#[test]
+fn a_build_killed_mid_export_leaves_an_export_the_next_build_repairs() {
+    let t = example();
+    build(&t, &["--behind"]);
+    t.write("platform/go/services/route-proxy/marker.txt", "v2\n");
+    t.edit_and_commit(
+        "platform",
+        "go/services/route-proxy/mesh-module.toml",
+        "build    = '",
+        "build    = 'test \"$(cat marker.txt)\" = v2 && test ! -e stray && ",
+        "the build reads a new file",
+    );
+    let head = crate::common::git(&t.path("platform"), &["rev-parse", "HEAD"]);
+    // What a run killed while exporting the new commit leaves: its directory half made,
+    // without the marker written last.
+    let half = t.path(&format!(".mesh/exports/platform-{}", head.trim()));
+    std::fs::create_dir_all(half.join("go/services/route-proxy")).expect("mkdir");
+    std::fs::write(half.join("go/services/route-proxy/marker.txt"), "half").expect("write");
+    std::fs::write(half.join("go/services/route-proxy/stray"), "").expect("write");
+    let built = build(&t, &["route-proxy"]);
+    assert_eq!(built, vec![("route-proxy".into(), "fit".into())]);
+    // One export stays: the new commit's (the old one was updated into it).
+    let dirs: Vec<_> = std::fs::read_dir(t.path(".mesh/exports"))
+        .expect("exports")
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(dirs, vec![half.file_name().expect("name").to_owned()]);
+}
