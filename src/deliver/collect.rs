@@ -112,7 +112,7 @@ fn read(
     installed: bool,
 ) -> Result<Collected, TransportError> {
     let have = session.have()?;
-    let held = have.declaration.map(|h| (h.digest, h.sequence));
+    let held = have.declaration;
     let by = have.declared_by;
     let asked = account::ask_from(rec.report_sequence);
     let reports = session.reports(asked)?;
@@ -134,8 +134,8 @@ fn read(
 
 /// What a node answered: the declaration it holds, who signed it, and its new reports.
 pub struct Collected {
-    /// The digest and sequence of the declaration it holds.
-    pub held: Option<(String, u64)>,
+    /// The declaration it holds.
+    pub held: Option<crate::node::Held>,
     /// Who declared it, and from which commits.
     pub by: Option<crate::node::DeclaredBy>,
     /// Its reports newer than asked, as JSON lines.
@@ -188,30 +188,32 @@ fn answered(
     // Another controller's declaration in force is not a lost one: history decides at the
     // next push (`deliver::elsewhere`), and its reports say whether it applied.
     let foreign = match (&held, &by) {
-        (Some((digest, sequence)), Some(by))
-            if by.controller.key != me && rec.sent.as_ref().is_none_or(|s| &s.digest != digest) =>
+        (Some(h), Some(by))
+            if by.controller.key != me
+                && rec.sent.as_ref().is_none_or(|s| s.digest != h.digest) =>
         {
-            Some(crate::node::Held {
-                digest: digest.clone(),
-                sequence: *sequence,
-            })
+            Some(h)
         }
         _ => None,
     };
-    let (taken, f) = account::take_reports(rec, node, &lines, (asked, foreign.as_ref()), now);
+    let (taken, f) = account::take_reports(rec, node, &lines, (asked, foreign), now);
     c.reports = taken;
     facts.extend(f);
-    if let (Some(f), Some(by)) = (&foreign, &by) {
-        c.elsewhere = elsewhere::seen(w, node, by, &f.digest, f.sequence, now)?;
-        for line in &lines {
-            if let Ok(report) = serde_json::from_str::<crate::node::Report>(line) {
-                elsewhere::reported(w, node, &report)?;
-            }
+    if let (Some(f), Some(by)) = (foreign, &by) {
+        c.elsewhere = elsewhere::seen(w, node, by, f, now)?;
+        // Whether it applied is the newest report about it to say: one, not one per line.
+        let newest = lines
+            .iter()
+            .filter_map(|l| serde_json::from_str::<crate::node::Report>(l).ok())
+            .filter(|r| r.declaration.as_ref() == Some(f))
+            .max_by_key(|r| r.report_sequence);
+        if let Some(report) = newest {
+            elsewhere::reported(w, node, &report)?;
         }
         return Ok(facts);
     }
     elsewhere::cleared(w, node)?;
-    let held = held.map(|(digest, _)| digest);
+    let held = held.map(|h| h.digest);
     match rec.sent.clone() {
         Some(sent) if held.as_ref() != Some(&sent.digest) => {
             c.lost = true;

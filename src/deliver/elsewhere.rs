@@ -7,7 +7,7 @@
 use crate::controller::history::{self, Compared, History, Relation};
 use crate::declare::wire::MESH_DIRECTORY;
 use crate::events::Fact;
-use crate::node::{DeclaredBy, Have};
+use crate::node::{DeclaredBy, Have, Held};
 use crate::store::{DECLARED_ELSEWHERE, DeclaredElsewhere, StoreError, Writer};
 use std::collections::{BTreeMap, HashMap};
 
@@ -77,6 +77,14 @@ impl Histories {
 /// The relation recorded when ours is newer and this controller declares: until the node
 /// holds ours, it still runs the other's (and status says so only through trouble, if any).
 pub const NEWER: &str = "newer";
+/// The node's commits are newer than ours (or ones we do not have): it is **ahead**.
+pub const AHEAD: &str = "ahead";
+/// The histories went apart: the node is **diverged**.
+pub const DIVERGED: &str = "diverged";
+/// The same commits: the node keeps what it runs.
+pub const SAME: &str = "same";
+/// Seen by collect, not compared yet.
+pub const UNKNOWN: &str = "unknown";
 
 /// What a push does about a node's declaration in force.
 #[derive(Debug)]
@@ -125,18 +133,16 @@ pub fn decide(
     } else {
         histories.compare(ours, theirs)
     };
-    let record = |relation: &str, reason: String| {
-        Decision::Leave(DeclaredElsewhere {
-            controller: by.controller.name.clone(),
-            key: by.controller.key.clone(),
-            digest: held.digest.clone(),
-            sequence: held.sequence,
-            applied: false,
-            relation: relation.to_string(),
-            against: digest.to_string(),
-            reason,
-            since: 0,
-        })
+    let found = |relation: &str, reason: String| DeclaredElsewhere {
+        controller: by.controller.name.clone(),
+        key: by.controller.key.clone(),
+        digest: held.digest.clone(),
+        sequence: held.sequence,
+        applied: false,
+        relation: relation.to_string(),
+        against: digest.to_string(),
+        reason,
+        since: 0,
     };
     let at = |c: &Compared| {
         let repo = c.repo.as_deref().unwrap_or("?");
@@ -151,20 +157,17 @@ pub fn decide(
     let name = &by.controller.name;
     let newer = |took_over_from: Option<String>| Decision::Declare {
         took_over_from,
-        found: match record(
+        found: Some(found(
             NEWER,
-            format!("runs what {} declared, older than ours", by.controller.name),
-        ) {
-            Decision::Leave(found) => Some(found),
-            Decision::Declare { .. } => None,
-        },
+            format!("runs what {name} declared, older than ours"),
+        )),
     };
     match compared.relation {
         Relation::Newer => newer(None),
-        Relation::Same => record(
-            "same",
+        Relation::Same => Decision::Leave(found(
+            SAME,
             format!("runs what {name} declared from the same commits; it keeps it"),
-        ),
+        )),
         Relation::Behind => {
             let (repo, theirs, _) = at(&compared);
             let newer = if compared.unknown {
@@ -172,10 +175,10 @@ pub fn decide(
             } else {
                 "newer than yours"
             };
-            record(
-                "ahead",
+            Decision::Leave(found(
+                AHEAD,
                 format!("runs {repo}@{theirs} from {name}, {newer}: fetch"),
-            )
+            ))
         }
         Relation::Diverged if take_over => newer(Some(name.clone())),
         Relation::Diverged => {
@@ -188,12 +191,12 @@ pub fn decide(
                 }
                 None => format!("runs what {name} declared from repositories this mesh does not"),
             };
-            record(
-                "diverged",
+            Decision::Leave(found(
+                DIVERGED,
                 format!(
                     "{why}: merge the histories, or `mesh push --take-over NODE` to declare yours"
                 ),
-            )
+            ))
         }
     }
 }
@@ -235,12 +238,12 @@ pub fn record(
                 found.applied |= o.applied;
             }
             let fact = match found.relation.as_str() {
-                "ahead" => Some(Fact::Ahead {
+                AHEAD => Some(Fact::Ahead {
                     node: node.to_string(),
                     controller: found.controller.clone(),
                     reason: found.reason.clone(),
                 }),
-                "diverged" => Some(Fact::Diverged {
+                DIVERGED => Some(Fact::Diverged {
                     node: node.to_string(),
                     controller: found.controller.clone(),
                     reason: found.reason.clone(),
@@ -254,19 +257,18 @@ pub fn record(
     Ok(facts)
 }
 
-/// What collect saw: the node runs `by`'s declaration `(digest, sequence)`, which this
-/// controller did not send. Recorded as not yet compared, unless it is already known; whether
-/// it is news (the next push must compare).
+/// What collect saw: the node runs `by`'s declaration `held`, which this controller did not
+/// send. Recorded as not yet compared, unless it is already known; whether it is news (the
+/// next push must compare).
 pub fn seen(
     w: &Writer,
     node: &str,
     by: &DeclaredBy,
-    digest: &str,
-    sequence: u64,
+    held: &Held,
     now: u64,
 ) -> Result<bool, StoreError> {
     if let Some(o) = w.get(DECLARED_ELSEWHERE, node.as_bytes())?
-        && o.digest == digest
+        && o.digest == held.digest
     {
         return Ok(false);
     }
@@ -276,10 +278,10 @@ pub fn seen(
         &DeclaredElsewhere {
             controller: by.controller.name.clone(),
             key: by.controller.key.clone(),
-            digest: digest.to_string(),
-            sequence,
+            digest: held.digest.clone(),
+            sequence: held.sequence,
             applied: false,
-            relation: "unknown".into(),
+            relation: UNKNOWN.into(),
             against: String::new(),
             reason: format!(
                 "runs a declaration from {}; the next push compares histories",

@@ -929,11 +929,11 @@ fn claim(ctx: &Context, node: &str, have: &Have, tx: &mpsc::Sender<Msg>) -> Opti
 fn leave(node: &str, found: crate::store::DeclaredElsewhere, tx: &mpsc::Sender<Msg>) -> Outcome {
     let controller = found.controller.clone();
     let outcome = match found.relation.as_str() {
-        "ahead" => Outcome::Ahead {
+        elsewhere::AHEAD => Outcome::Ahead {
             controller,
             reason: found.reason.clone(),
         },
-        "diverged" => Outcome::Diverged {
+        elsewhere::DIVERGED => Outcome::Diverged {
             controller,
             reason: found.reason.clone(),
         },

@@ -584,8 +584,8 @@ fn declared_elsewhere(c: &Composed, e: &DeclaredElsewhere) -> (NodeState, Option
         return (NodeState::OutOfDate, Some(why));
     }
     match e.relation.as_str() {
-        "ahead" => (NodeState::Ahead, reason),
-        "diverged" => (NodeState::Diverged, reason),
+        crate::deliver::elsewhere::AHEAD => (NodeState::Ahead, reason),
+        crate::deliver::elsewhere::DIVERGED => (NodeState::Diverged, reason),
         _ if e.applied => (
             NodeState::Current,
             Some(format!("declared by {}", e.controller)),
