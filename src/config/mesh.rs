@@ -3,6 +3,7 @@
 use super::MESH_TOML;
 use super::diag::{ConfigError, LoadError, UnknownNode, Unreadable};
 use super::name::{NAME_PATTERN, is_valid_name};
+use super::repo::RepoConfig;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -40,25 +41,6 @@ pub struct MeshConfig {
     /// `[controllers]`: the other controllers the nodes may trust, sorted by name; delivered
     /// inside every declaration.
     pub controllers: Vec<crate::controller::Signer>,
-}
-
-/// One `[[repo]]`: a git repository read at a ref, never its work tree — a local one read in
-/// place (`path`), or one followed by URL through a bare clone mesh keeps (`url`).
-#[derive(Debug, Clone)]
-pub struct RepoConfig {
-    /// The repository's name in the mesh.
-    pub name: String,
-    /// Absolute path of the repository read (bare or not): `path` as written, or for a
-    /// repository followed by URL its clone, `.mesh/repos/<name>.git`.
-    pub path: PathBuf,
-    /// `url`: where the clone fetches from, when the repository is followed by URL.
-    pub url: Option<String>,
-    /// The ref read; `None` means `HEAD` (for a followed repository: the remote's `HEAD`).
-    pub reference: Option<String>,
-    /// Where `path` (or `url`) is written, for diagnostics.
-    pub path_span: Range<usize>,
-    /// Where `ref` is written (or the repo's name when absent), for diagnostics.
-    pub ref_span: Range<usize>,
 }
 
 /// How long a node may stay silent when `[ssh] timeout` is not set.
@@ -176,7 +158,7 @@ pub struct Settings {
 struct RawMesh {
     mesh: RawMeshSection,
     #[serde(default)]
-    repo: Vec<RawRepo>,
+    repo: Vec<super::repo::RawRepo>,
     ssh: Option<RawSsh>,
     #[serde(default)]
     node: BTreeMap<Spanned<String>, RawNode>,
@@ -204,16 +186,6 @@ struct RawMeshSection {
     events_keep: Option<u64>,
     logs_keep: Option<usize>,
     builds_keep: Option<usize>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawRepo {
-    name: Spanned<String>,
-    path: Option<Spanned<String>>,
-    url: Option<Spanned<String>>,
-    #[serde(rename = "ref")]
-    reference: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -343,7 +315,7 @@ impl MeshConfig {
         let r = Reporter { file, text };
         let raw: RawMesh = toml::from_str(text).map_err(|e| r.toml(e, MESH_HELP))?;
         let name = r.name("mesh", &raw.mesh.name)?;
-        let repos = Self::parse_repos(&r, &raw.repo, dir)?;
+        let repos = super::repo::parse_repos(&r, &raw.repo, dir)?;
         let ssh = Self::parse_ssh(&r, raw.ssh.as_ref())?;
         let nodes = Self::parse_nodes(&r, &raw.node, dir)?;
         Self::check_distinct_roots(&r, &raw, &nodes)?;
@@ -438,82 +410,6 @@ impl MeshConfig {
             });
         }
         Ok(out)
-    }
-
-    /// `[[repo]]`, in file order: each named once, its path taken from `dir`.
-    fn parse_repos(
-        r: &Reporter,
-        raw: &[RawRepo],
-        dir: &Path,
-    ) -> Result<Vec<RepoConfig>, ConfigError> {
-        let mut repos = Vec::new();
-        let mut repo_names = BTreeSet::new();
-        for repo in raw {
-            let repo_name = r.name("repository", &repo.name)?;
-            if !repo_names.insert(repo_name.clone()) {
-                return Err(r.error(
-                    "mesh::config::duplicate_repo",
-                    Some(repo.name.span()),
-                    format!("repository `{repo_name}` is named twice"),
-                    "second repository with this name",
-                    "give every [[repo]] its own name",
-                ));
-            }
-            let (path, url, path_span) = Self::parse_repo_place(r, repo, &repo_name, dir)?;
-            repos.push(RepoConfig {
-                name: repo_name,
-                path,
-                url,
-                reference: repo.reference.as_ref().map(|r| r.get_ref().clone()),
-                path_span,
-                ref_span: repo
-                    .reference
-                    .as_ref()
-                    .map_or_else(|| repo.name.span(), |r| r.span()),
-            });
-        }
-        Ok(repos)
-    }
-
-    /// Where one `[[repo]]` is read: its `path`, or the clone of its `url` under
-    /// `.mesh/repos/` — exactly one of the two. A `url` that is a plain path is taken from
-    /// `dir` (like `path`), so the clone does not depend on where mesh is run from.
-    fn parse_repo_place(
-        r: &Reporter,
-        repo: &RawRepo,
-        name: &str,
-        dir: &Path,
-    ) -> Result<(PathBuf, Option<String>, Range<usize>), ConfigError> {
-        match (&repo.path, &repo.url) {
-            (Some(path), None) => Ok((dir.join(path.get_ref()), None, path.span())),
-            (None, Some(url)) => {
-                let resolved = resolve_url(url.get_ref(), dir).map_err(|e| {
-                    r.error(
-                        "mesh::config::invalid_url",
-                        Some(url.span()),
-                        format!("`url` of repository `{name}` cannot be followed: {e}"),
-                        "not a URL mesh can fetch",
-                        "write an ssh (\"git@host:acme/src.git\", \"ssh://…\") or file:// URL, or a path to a repository",
-                    )
-                })?;
-                let clone = dir.join(".mesh").join("repos").join(format!("{name}.git"));
-                Ok((clone, Some(resolved), url.span()))
-            }
-            (Some(_), Some(url)) => Err(r.error(
-                "mesh::config::path_and_url",
-                Some(url.span()),
-                format!("repository `{name}` has both `path` and `url`"),
-                "a second place for the same repository",
-                "keep `path` to read a repository on this machine in place, or `url` to follow it through a clone mesh keeps and fetches — not both",
-            )),
-            (None, None) => Err(r.error(
-                "mesh::config::missing_repo_place",
-                Some(repo.name.span()),
-                format!("repository `{name}` has neither `path` nor `url`"),
-                "where is this repository?",
-                "add `path = \"…\"` (a git repository on this machine, relative to mesh.toml) or `url = \"…\"` (followed: ssh, https or file://)",
-            )),
-        }
     }
 
     /// `[ssh]`, its defaults where a field (or the whole table) is absent: 16 nodes at once,
@@ -883,43 +779,6 @@ impl MeshConfig {
             help,
         )
     }
-}
-
-/// A `[[repo]] url` as mesh fetches it: an ssh, https, file or other URL gix understands is
-/// kept as written; a plain path (no scheme, not `host:path`) is made absolute from `dir`.
-fn resolve_url(url: &str, dir: &Path) -> Result<String, String> {
-    if url.trim().is_empty() {
-        return Err("it is empty".into());
-    }
-    let parsed = gix::url::parse(gix::bstr::BStr::new(url)).map_err(|e| e.to_string())?;
-    if matches!(
-        parsed.scheme,
-        gix::url::Scheme::Http | gix::url::Scheme::Https
-    ) {
-        // gix's HTTP transport would bring an HTTP and TLS stack (some 100 crates) into every
-        // build of mesh; ssh and file:// need none.
-        return Err(format!(
-            "{} URLs are not followed by this mesh (no HTTP transport is built in); use the \
-             repository's ssh URL (`git@host:owner/repo.git`), or keep a clone yourself and \
-             name it with `path`",
-            parsed.scheme.as_str()
-        ));
-    }
-    if parsed.scheme == gix::url::Scheme::File && !url.starts_with("file://") {
-        // `..` taken out by hand: the path need not exist yet, so it cannot be canonicalized.
-        let mut path = PathBuf::new();
-        for c in dir.join(url).components() {
-            match c {
-                std::path::Component::ParentDir => {
-                    path.pop();
-                }
-                std::path::Component::CurDir => {}
-                c => path.push(c),
-            }
-        }
-        return Ok(path.display().to_string());
-    }
-    Ok(url.to_string())
 }
 
 /// ", known X: a, b, c" or nothing when there are none.

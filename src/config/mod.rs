@@ -5,14 +5,16 @@ mod diag;
 mod mesh;
 mod module;
 mod name;
+mod repo;
 
 pub use diag::{ConfigError, LoadError, UnknownNode, Unreadable};
 pub use mesh::{
-    Assignment, Hooks, MeshConfig, NodeConfig, RepoConfig, Settings, SshDefaults, StatusPage,
-    Target, Transport, find_mesh_toml, known_list,
+    Assignment, Hooks, MeshConfig, NodeConfig, Settings, SshDefaults, StatusPage, Target,
+    Transport, find_mesh_toml, known_list,
 };
 pub use module::{Instantiation, Kind, ModuleManifest, Policy};
 pub use name::{NAME_PATTERN, is_valid_name};
+pub use repo::RepoConfig;
 
 /// The file name every module directory holds.
 pub const MODULE_MANIFEST: &str = "mesh-module.toml";

@@ -4,11 +4,11 @@
 //! What was found is kept per node (`declared_elsewhere`), so that status says it from the
 //! store alone, and its fact is stated once.
 
-use crate::controller::history::{self, Compared, History, Relation};
+use crate::controller::history::{self, Compared, History};
 use crate::declare::wire::MESH_DIRECTORY;
 use crate::events::Fact;
 use crate::node::{DeclaredBy, Have, Held};
-use crate::store::{DECLARED_ELSEWHERE, DeclaredElsewhere, StoreError, Writer};
+use crate::store::{DECLARED_ELSEWHERE, DeclaredElsewhere, Relation, StoreError, Writer};
 use std::collections::{BTreeMap, HashMap};
 
 /// The repositories' histories a controller compares with: each `[[repo]]` as this run read
@@ -74,18 +74,6 @@ impl Histories {
     }
 }
 
-/// The relation recorded when ours is newer and this controller declares: until the node
-/// holds ours, it still runs the other's (and status says so only through trouble, if any).
-pub const NEWER: &str = "newer";
-/// The node's commits are newer than ours (or ones we do not have): it is **ahead**.
-pub const AHEAD: &str = "ahead";
-/// The histories went apart: the node is **diverged**.
-pub const DIVERGED: &str = "diverged";
-/// The same commits: the node keeps what it runs.
-pub const SAME: &str = "same";
-/// Seen by collect, not compared yet.
-pub const UNKNOWN: &str = "unknown";
-
 /// What a push does about a node's declaration in force.
 #[derive(Debug)]
 pub enum Decision {
@@ -93,7 +81,7 @@ pub enum Decision {
     Declare {
         /// The controller taken over from (`--take-over` on diverged histories).
         took_over_from: Option<String>,
-        /// What the node runs from another controller, when it does (relation [`NEWER`]),
+        /// What the node runs from another controller, when it does (relation [`Relation::Newer`]),
         /// recorded so that collect does not take it for news.
         found: Option<DeclaredElsewhere>,
     },
@@ -125,7 +113,7 @@ pub fn decide(
     let compared = if held.digest == digest {
         // The very declaration we would send: nothing to replace.
         Compared {
-            relation: Relation::Same,
+            relation: history::Relation::Same,
             repo: None,
             theirs: None,
             unknown: false,
@@ -133,13 +121,13 @@ pub fn decide(
     } else {
         histories.compare(ours, theirs)
     };
-    let found = |relation: &str, reason: String| DeclaredElsewhere {
+    let found = |relation: Relation, reason: String| DeclaredElsewhere {
         controller: by.controller.name.clone(),
         key: by.controller.key.clone(),
         digest: held.digest.clone(),
         sequence: held.sequence,
         applied: false,
-        relation: relation.to_string(),
+        relation,
         against: digest.to_string(),
         reason,
         since: 0,
@@ -158,17 +146,17 @@ pub fn decide(
     let newer = |took_over_from: Option<String>| Decision::Declare {
         took_over_from,
         found: Some(found(
-            NEWER,
+            Relation::Newer,
             format!("runs what {name} declared, older than ours"),
         )),
     };
     match compared.relation {
-        Relation::Newer => newer(None),
-        Relation::Same => Decision::Leave(found(
-            SAME,
+        history::Relation::Newer => newer(None),
+        history::Relation::Same => Decision::Leave(found(
+            Relation::Same,
             format!("runs what {name} declared from the same commits; it keeps it"),
         )),
-        Relation::Behind => {
+        history::Relation::Behind => {
             let (repo, theirs, _) = at(&compared);
             let newer = if compared.unknown {
                 "a commit this repository does not have"
@@ -176,12 +164,12 @@ pub fn decide(
                 "newer than yours"
             };
             Decision::Leave(found(
-                AHEAD,
+                Relation::Ahead,
                 format!("runs {repo}@{theirs} from {name}, {newer}: fetch"),
             ))
         }
-        Relation::Diverged if take_over => newer(Some(name.clone())),
-        Relation::Diverged => {
+        history::Relation::Diverged if take_over => newer(Some(name.clone())),
+        history::Relation::Diverged => {
             let why = match &compared.repo {
                 Some(_) => {
                     let (repo, theirs, ours) = at(&compared);
@@ -192,7 +180,7 @@ pub fn decide(
                 None => format!("runs what {name} declared from repositories this mesh does not"),
             };
             Decision::Leave(found(
-                DIVERGED,
+                Relation::Diverged,
                 format!(
                     "{why}: merge the histories, or `mesh push --take-over NODE` to declare yours"
                 ),
@@ -237,13 +225,13 @@ pub fn record(
             if let Some(o) = old.as_ref().filter(|o| o.digest == found.digest) {
                 found.applied |= o.applied;
             }
-            let fact = match found.relation.as_str() {
-                AHEAD => Some(Fact::Ahead {
+            let fact = match found.relation {
+                Relation::Ahead => Some(Fact::Ahead {
                     node: node.to_string(),
                     controller: found.controller.clone(),
                     reason: found.reason.clone(),
                 }),
-                DIVERGED => Some(Fact::Diverged {
+                Relation::Diverged => Some(Fact::Diverged {
                     node: node.to_string(),
                     controller: found.controller.clone(),
                     reason: found.reason.clone(),
@@ -281,7 +269,7 @@ pub fn seen(
             digest: held.digest.clone(),
             sequence: held.sequence,
             applied: false,
-            relation: UNKNOWN.into(),
+            relation: Relation::Unknown,
             against: String::new(),
             reason: format!(
                 "runs a declaration from {}; the next push compares histories",

@@ -8,7 +8,7 @@ use crate::declare::{Composed, compose};
 use crate::source::Snapshot;
 use crate::store::{
     BuildRecord, DeclaredElsewhere, Failure, LATEST, NodeRecord, OUTSTANDING, OutstandingStreak,
-    Paths, Trouble,
+    Paths, Relation, Trouble,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -546,7 +546,7 @@ fn state_of(
     let trouble_reason = trouble.map(|t| t.reason.clone());
     match c {
         Composed::NotWorkedOut(r) => (NodeState::NotWorkedOut, Some(r.clone())),
-        _ if let Some(e) = elsewhere.filter(|e| e.relation != crate::deliver::elsewhere::NEWER) => {
+        _ if let Some(e) = elsewhere.filter(|e| e.relation != Relation::Newer) => {
             declared_elsewhere(c, e)
         }
         // The same repairable trouble (a lost declaration) after every repair.
@@ -583,9 +583,9 @@ fn declared_elsewhere(c: &Composed, e: &DeclaredElsewhere) -> (NodeState, Option
         );
         return (NodeState::OutOfDate, Some(why));
     }
-    match e.relation.as_str() {
-        crate::deliver::elsewhere::AHEAD => (NodeState::Ahead, reason),
-        crate::deliver::elsewhere::DIVERGED => (NodeState::Diverged, reason),
+    match e.relation {
+        Relation::Ahead => (NodeState::Ahead, reason),
+        Relation::Diverged => (NodeState::Diverged, reason),
         _ if e.applied => (
             NodeState::Current,
             Some(format!("declared by {}", e.controller)),

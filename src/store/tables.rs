@@ -281,15 +281,64 @@ pub struct DeclaredElsewhere {
     pub sequence: u64,
     /// Whether the node applied it (what it last applied is that declaration).
     pub applied: bool,
-    /// How our history stands to it: `same`, `ahead` (theirs is newer), `diverged`, or
-    /// `unknown` (seen by collect; the next push compares).
-    pub relation: String,
+    /// How our history stands to it.
+    pub relation: Relation,
     /// The digest this controller would have sent when it compared (empty: not compared).
     pub against: String,
     /// Why, as a sentence ("runs src@1a2b3c from laptop, newer than yours: fetch").
     pub reason: String,
     /// When this was first seen (Unix ms).
     pub since: u64,
+}
+
+/// How this controller's git history stands to another controller's declaration on a node.
+/// Stored as its word (`newer`, `ahead`, …), so the table's bytes read the same as when it
+/// was a string, and a word a later version adds reads as [`Relation::Unknown`].
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(into = "String", from = "String")]
+pub enum Relation {
+    /// Ours is newer and this controller declares: until the node holds ours, it still runs
+    /// the other's.
+    Newer,
+    /// The node's commits are newer than ours (or ones we do not have): it is **ahead**.
+    Ahead,
+    /// The histories went apart: the node is **diverged**.
+    Diverged,
+    /// The same commits: the node keeps what it runs.
+    Same,
+    /// Seen by collect, not compared yet (the next push compares).
+    Unknown,
+}
+
+impl Relation {
+    /// The word stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Relation::Newer => "newer",
+            Relation::Ahead => "ahead",
+            Relation::Diverged => "diverged",
+            Relation::Same => "same",
+            Relation::Unknown => "unknown",
+        }
+    }
+}
+
+impl From<Relation> for String {
+    fn from(r: Relation) -> String {
+        r.as_str().to_string()
+    }
+}
+
+impl From<String> for Relation {
+    fn from(s: String) -> Relation {
+        match s.as_str() {
+            "newer" => Relation::Newer,
+            "ahead" => Relation::Ahead,
+            "diverged" => Relation::Diverged,
+            "same" => Relation::Same,
+            _ => Relation::Unknown,
+        }
+    }
 }
 
 /// node name → the reason it was last stated *not worked out* (a `not-worked-out` fact), so
@@ -381,5 +430,29 @@ mod tests {
                 path.display()
             );
         }
+    }
+
+    /// A relation is stored as the word it was when the field was a string: stores written
+    /// before read the same, and a word this version does not know reads as unknown.
+    #[test]
+    fn a_relation_is_stored_as_its_word() {
+        use super::Relation;
+        let cfg = bincode::config::standard();
+        for r in [
+            Relation::Newer,
+            Relation::Ahead,
+            Relation::Diverged,
+            Relation::Same,
+            Relation::Unknown,
+        ] {
+            let as_word = bincode::serde::encode_to_vec(r.as_str(), cfg).unwrap();
+            assert_eq!(bincode::serde::encode_to_vec(r, cfg).unwrap(), as_word);
+            let (back, _): (Relation, usize) =
+                bincode::serde::decode_from_slice(&as_word, cfg).unwrap();
+            assert_eq!(back, r);
+        }
+        let later = bincode::serde::encode_to_vec("overtaken", cfg).unwrap();
+        let (back, _): (Relation, usize) = bincode::serde::decode_from_slice(&later, cfg).unwrap();
+        assert_eq!(back, Relation::Unknown);
     }
 }

@@ -12,10 +12,9 @@ use crate::config::MeshConfig;
 use crate::controller::Identity;
 use crate::declare::{Composed, compose};
 use crate::deliver::account::MAX_SEQUENCE;
-use crate::events::{self, Fact};
 use crate::node::{Have, Held};
 use crate::source::Snapshot;
-use crate::store::{NODE_IDS, NODES, NodeRecord, Paths, Sent};
+use crate::store::{NODE_IDS, NodeRecord, Paths, Relation, Sent};
 use crate::transport::session::NodeSession;
 use crate::transport::stream::{Part, Stream};
 use crate::transport::{Answer, Connections, ErrorKind, TransportError, fan_out};
@@ -23,6 +22,9 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
+
+mod record;
+use record::record;
 
 /// Which nodes.
 #[derive(Debug, Clone, Default)]
@@ -747,149 +749,6 @@ fn missing_parts(
     parts.into_iter().collect()
 }
 
-/// Records what the workers learnt about nodes, and the facts it changed, in one write.
-fn record(
-    paths: &Paths,
-    mesh: &MeshConfig,
-    learnt: Vec<Event>,
-) -> Result<Vec<crate::events::Event>> {
-    let store = paths.open()?;
-    store
-        .write(|w| {
-            let now = now_ms();
-            let mut facts = Vec::new();
-            for ev in learnt {
-                facts.extend(record_one(w, ev, now)?);
-            }
-            events::append(w, &facts, now, mesh.settings.events_keep)
-        })
-        .map_err(Into::into)
-}
-
-/// One thing learnt, in the write `w`; the facts it changed.
-fn record_one(
-    w: &crate::store::Writer,
-    ev: Event,
-    now: u64,
-) -> std::result::Result<Vec<Fact>, crate::store::StoreError> {
-    let node = match &ev {
-        Event::Confirmed { node, .. }
-        | Event::Unreachable { node, .. }
-        | Event::Seen { node, .. }
-        | Event::Trouble { node, .. } => node.clone(),
-        Event::NodeId { node, id } => {
-            let mut facts = trouble::settled(w, node, trouble::SAME_ROOT)?;
-            facts.extend(node_id(w, node, id)?);
-            return Ok(facts);
-        }
-        Event::Elsewhere { node, found } => {
-            let mut facts = elsewhere::record(w, node, found.clone(), now)?;
-            if found.relation != elsewhere::NEWER {
-                // Not declaring: whether it would trust us is no longer the question.
-                facts.extend(trouble::settled(w, node, trouble::UNTRUSTED)?);
-            }
-            return Ok(facts);
-        }
-        Event::Damaged { module, artifact } => {
-            return Ok(vec![Fact::ArtifactDamaged {
-                module: module.clone(),
-                artifact: artifact.clone(),
-            }]);
-        }
-    };
-    let mut rec = w.get(NODES, node.as_bytes())?.unwrap_or_default();
-    let mut facts = Vec::new();
-    if !matches!(ev, Event::Unreachable { .. }) && rec.unreachable_since.is_some() {
-        facts.push(Fact::Reachable { node: node.clone() });
-    }
-    match ev {
-        Event::Confirmed {
-            sent,
-            builds,
-            host,
-            took_over_from,
-            ..
-        } => {
-            elsewhere::cleared(w, &node)?;
-            facts.extend(trouble::settled(w, &node, trouble::UNTRUSTED)?);
-            if let Some(from) = took_over_from {
-                facts.push(Fact::TookOver {
-                    node: node.clone(),
-                    from,
-                });
-            }
-            if rec.sent.as_ref().map(|s| &s.digest) != Some(&sent.digest) {
-                facts.push(Fact::Sent {
-                    node: node.clone(),
-                    sequence: sent.sequence,
-                    digest: sent.digest.clone(),
-                });
-            }
-            rec.sent = Some(sent);
-            rec.sent_builds = builds;
-            rec.host_version = Some(host);
-            rec.last_seen = Some(now);
-            rec.unreachable_since = None;
-            rec.unreachable_reason = None;
-        }
-        Event::Seen { host, .. } => {
-            rec.last_seen = Some(now);
-            rec.unreachable_since = None;
-            rec.unreachable_reason = None;
-            if host.is_some() {
-                rec.host_version = host;
-            }
-            // Reached and answering: a trouble no run could repair is over.
-            facts.extend(trouble::cleared(w, &node, false)?);
-        }
-        Event::Trouble {
-            kind,
-            reason,
-            repairable,
-            ..
-        } => {
-            // Not "seen": a node that refused us, or whose mesh failed, told nothing.
-            rec.unreachable_since = None;
-            rec.unreachable_reason = None;
-            facts.extend(trouble::found(w, &node, kind, &reason, repairable, now)?);
-        }
-        Event::Unreachable { reason, .. } => {
-            if rec.unreachable_since.is_none() {
-                rec.unreachable_since = Some(now);
-                facts.push(Fact::Unreachable {
-                    node: node.clone(),
-                    reason: reason.clone(),
-                });
-            }
-            rec.unreachable_reason = Some(reason);
-        }
-        Event::Damaged { .. } | Event::NodeId { .. } | Event::Elsewhere { .. } => {}
-    }
-    w.put(NODES, node.as_bytes(), &rec)?;
-    Ok(facts)
-}
-
-/// Records the id `node`'s root answered with; a changed one is a fact (the root replaced).
-fn node_id(
-    w: &crate::store::Writer,
-    node: &str,
-    id: &str,
-) -> std::result::Result<Vec<Fact>, crate::store::StoreError> {
-    let was = w.get(NODE_IDS, node.as_bytes())?;
-    if was.as_deref() == Some(id) {
-        return Ok(Vec::new());
-    }
-    w.put(NODE_IDS, node.as_bytes(), &id.to_string())?;
-    Ok(was
-        .map(|was| Fact::NodeReplaced {
-            node: node.to_string(),
-            was,
-            now: id.to_string(),
-        })
-        .into_iter()
-        .collect())
-}
-
 /// Claims the node id `node`'s root answered with for `node`; the refusal when another name
 /// of this mesh already reaches that root (two names for one root would overwrite each
 /// other's declaration on every run).
@@ -928,12 +787,12 @@ fn claim(ctx: &Context, node: &str, have: &Have, tx: &mpsc::Sender<Msg>) -> Opti
 /// The node runs another controller's declaration and keeps it: recorded, and said.
 fn leave(node: &str, found: crate::store::DeclaredElsewhere, tx: &mpsc::Sender<Msg>) -> Outcome {
     let controller = found.controller.clone();
-    let outcome = match found.relation.as_str() {
-        elsewhere::AHEAD => Outcome::Ahead {
+    let outcome = match found.relation {
+        Relation::Ahead => Outcome::Ahead {
             controller,
             reason: found.reason.clone(),
         },
-        elsewhere::DIVERGED => Outcome::Diverged {
+        Relation::Diverged => Outcome::Diverged {
             controller,
             reason: found.reason.clone(),
         },
@@ -967,66 +826,4 @@ pub fn next_sequence(digest: &str, sent: Option<&Sent>, have: &Have) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn held(digest: &str, sequence: u64) -> Option<Held> {
-        Some(Held {
-            digest: digest.into(),
-            sequence,
-        })
-    }
-
-    fn have(declaration: Option<Held>, applied: Option<Held>) -> Have {
-        Have {
-            protocol: crate::node::PROTOCOL,
-            version: "test".into(),
-            artifacts: Vec::new(),
-            declaration,
-            applied,
-            node_id: None,
-            declared_by: None,
-        }
-    }
-
-    fn sent(digest: &str, sequence: u64) -> Sent {
-        Sent {
-            digest: digest.into(),
-            sequence,
-            at: 0,
-        }
-    }
-
-    #[test]
-    fn a_first_send_is_one_and_the_same_digest_keeps_its_number() {
-        assert_eq!(next_sequence("a", None, &have(None, None)), 1);
-        let s = sent("a", 4);
-        assert_eq!(next_sequence("a", Some(&s), &have(held("a", 4), None)), 4);
-    }
-
-    #[test]
-    fn a_different_digest_rises_by_one() {
-        let s = sent("a", 4);
-        assert_eq!(next_sequence("b", Some(&s), &have(held("a", 4), None)), 5);
-    }
-
-    #[test]
-    fn never_below_what_the_node_holds_or_applied() {
-        // A store restored from a backup: the node is ahead of what this store sent.
-        let s = sent("a", 2);
-        assert_eq!(next_sequence("b", Some(&s), &have(held("c", 9), None)), 10);
-        assert_eq!(next_sequence("b", Some(&s), &have(None, held("c", 12))), 13);
-        // The node already holds this very digest under a higher number: it keeps it.
-        assert_eq!(next_sequence("b", Some(&s), &have(held("b", 7), None)), 7);
-        assert_eq!(
-            next_sequence("b", None, &have(held("c", 3), held("b", 8))),
-            8
-        );
-    }
-
-    #[test]
-    fn the_bound_is_reached_not_wrapped() {
-        let s = sent("a", u64::MAX);
-        assert_eq!(next_sequence("b", Some(&s), &have(None, None)), u64::MAX);
-    }
-}
+mod tests;
