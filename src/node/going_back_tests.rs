@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::tests::{artifact, envelope, module, send};
+use super::tests::{artifact, current, envelope, module, resource, send};
 use super::*;
 use crate::declare::wire::DeclaredModule;
 
@@ -20,19 +20,6 @@ fn runs(root: &Path) -> Vec<String> {
         .lines()
         .map(str::to_string)
         .collect()
-}
-
-fn current(root: &Path, name: &str) -> Option<PathBuf> {
-    fs::read_link(root.join("modules").join(name).join("current")).ok()
-}
-
-fn of(report: &Report, id: &str) -> ResourceReport {
-    report
-        .resources
-        .iter()
-        .find(|r| r.id == id)
-        .unwrap_or_else(|| panic!("no {id} in {report:?}"))
-        .clone()
 }
 
 /// A declared module with its build id.
@@ -63,7 +50,7 @@ fn a_failing_version_goes_back_to_the_last_that_activated_and_stays_there() {
     send(root, &[&v2], &envelope(vec![bad], 2));
     let report = apply(root).unwrap();
     assert_eq!(report.outcome, Outcome::Failed);
-    let svc = of(&report, "module:svc");
+    let svc = resource(&report, "module:svc");
     assert_eq!(svc.outcome, ResourceOutcome::Failed);
     let reason = svc.reason.clone().unwrap();
     assert!(
@@ -102,7 +89,7 @@ fn a_failing_version_goes_back_to_the_last_that_activated_and_stays_there() {
 
     // Later applies of the same declaration keep v1 and run nothing: the same failure again.
     let again = apply(root).unwrap();
-    let svc_again = of(&again, "module:svc");
+    let svc_again = resource(&again, "module:svc");
     assert_eq!(svc_again.outcome, ResourceOutcome::Failed);
     assert_eq!(svc_again.rolled_back, svc.rolled_back);
     assert!(
@@ -119,7 +106,7 @@ fn a_failing_version_goes_back_to_the_last_that_activated_and_stays_there() {
     send(root, &[&v3], &envelope(vec![ok3], 3));
     let fixed = apply(root).unwrap();
     assert_eq!(fixed.outcome, Outcome::Applied, "{fixed:?}");
-    assert_eq!(of(&fixed, "module:svc").rolled_back, None);
+    assert_eq!(resource(&fixed, "module:svc").rolled_back, None);
     assert_eq!(current(root, "svc"), Some(PathBuf::from(&v3.0)));
     assert!(!root.join("modules/svc/failed.json").exists());
     assert_eq!(runs(root), ["v1", "v2", "v1", "v3"]);
@@ -132,7 +119,7 @@ fn a_first_version_that_fails_has_nothing_to_go_back_to_and_is_tried_again() {
     let v1 = artifact(&[("v", "1")]);
     let bad = build("svc", &v1, &counting("v1", "exit 4"), "1");
     send(root, &[&v1], &envelope(vec![bad], 1));
-    let svc = of(&apply(root).unwrap(), "module:svc");
+    let svc = resource(&apply(root).unwrap(), "module:svc");
     assert_eq!(svc.outcome, ResourceOutcome::Failed);
     assert_eq!(svc.rolled_back, None);
     assert!(
@@ -167,7 +154,7 @@ fn going_back_that_fails_too_leaves_the_module_down_and_says_so() {
         &envelope(vec![build("svc", &v2, &counting("v2", "exit 1"), "2")], 2),
     );
     let report = apply(root).unwrap();
-    let svc = of(&report, "module:svc");
+    let svc = resource(&report, "module:svc");
     let reason = svc.reason.clone().unwrap();
     assert!(
         reason.starts_with(
@@ -180,7 +167,7 @@ fn going_back_that_fails_too_leaves_the_module_down_and_says_so() {
     assert_eq!(runs(root), ["v1", "v2", "v1"]);
     // Nothing runs well: the next apply tries the declared version again, and goes back again.
     fs::remove_file(root.join("broken")).unwrap();
-    let next = of(&apply(root).unwrap(), "module:svc");
+    let next = resource(&apply(root).unwrap(), "module:svc");
     assert!(
         !next.rolled_back.expect("went back").down,
         "{:?}",
@@ -233,8 +220,11 @@ fn only_the_failing_module_moves_and_an_unchanged_one_is_not_activated_again() {
         &envelope(vec![a, build("b", &b3, &counting("b3", "exit 1"), "3")], 3),
     );
     let report = apply(root).unwrap();
-    assert_eq!(of(&report, "module:a").outcome, ResourceOutcome::Ok);
-    assert_eq!(of(&report, "module:b").rolled_back.unwrap().to_build, "2");
+    assert_eq!(resource(&report, "module:a").outcome, ResourceOutcome::Ok);
+    assert_eq!(
+        resource(&report, "module:b").rolled_back.unwrap().to_build,
+        "2"
+    );
     assert_eq!(runs(root), ["a1", "b1", "b2", "b3", "b2"]);
     assert_eq!(current(root, "a"), Some(PathBuf::from(&a1.0)));
 }
@@ -280,7 +270,7 @@ fn pruning_keeps_the_last_good_version_behind_newer_failures() {
             &[&bad],
             &envelope(vec![build("svc", &bad, "exit 1", &id)], i as u64 + 2),
         );
-        let r = of(&apply(root).unwrap(), "module:svc");
+        let r = resource(&apply(root).unwrap(), "module:svc");
         assert_eq!(r.rolled_back.unwrap().to_build, "1");
     }
     let dir = root.join("modules/svc");

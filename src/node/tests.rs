@@ -162,11 +162,13 @@ fn all_reports(root: &Path) -> Vec<Report> {
         .collect()
 }
 
-fn current(root: &Path, name: &str) -> Option<PathBuf> {
+/// Where a module's `current` link points, if it exists.
+pub(super) fn current(root: &Path, name: &str) -> Option<PathBuf> {
     fs::read_link(root.join("modules").join(name).join("current")).ok()
 }
 
-fn resource(report: &Report, id: &str) -> ResourceReport {
+/// The report of resource `id`; a panic naming the report when it has none.
+pub(super) fn resource(report: &Report, id: &str) -> ResourceReport {
     report
         .resources
         .iter()
