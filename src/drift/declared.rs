@@ -396,7 +396,11 @@ pub fn pyproject(text: &str) -> Vec<Declared> {
         for name in strings(hook.get("dependencies")) {
             reqs.push((name, Scope::Normal));
         }
-        tables_of_lists(hook.get("optional-dependencies"), Scope::Optional, &mut reqs);
+        tables_of_lists(
+            hook.get("optional-dependencies"),
+            Scope::Optional,
+            &mut reqs,
+        );
     }
     for name in strings(get(&["tool", "uv", "dev-dependencies"])) {
         reqs.push((name, Scope::Dev));

@@ -7,6 +7,7 @@
 //! kinds); only the manifests are read again, for the lines a finding points at.
 
 pub mod declared;
+pub mod js;
 pub mod names;
 pub mod stdlib;
 
@@ -71,6 +72,7 @@ pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
     let world = World::new(loaded, &manifests);
     let mut go_memo = HashMap::new();
     let mut work_memo = HashMap::new();
+    let mut js_memo = HashMap::new();
     let mut out = Vec::new();
     for (i, m) in snapshot.modules.iter().enumerate() {
         if !only.is_empty() && !only.iter().any(|o| o == m.name()) {
@@ -88,12 +90,28 @@ pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
         } else {
             Vec::new()
         };
-        let mut found = module_drift(&world, i, m, &manifests[i], go_mod.as_ref(), &workspace);
+        let js_root = if manifests[i].package_json.is_some() {
+            js::workspace_root(snapshot.repo_of(m), m.repo, &m.dir, &mut js_memo)?
+        } else {
+            Vec::new()
+        };
+        let mut found = module_drift(
+            &world,
+            i,
+            m,
+            &manifests[i],
+            go_mod.as_ref(),
+            &workspace,
+            &js_root,
+        );
         let ignore = globs(&m.manifest.drift_ignore);
         found.retain(|f| !ignore.is_match(&f.dependency));
         found.sort_by(|a, b| {
             (&a.manifest, &a.dependency, a.kind).cmp(&(&b.manifest, &b.dependency, b.kind))
         });
+        // A name listed in several extras (`openai` in seven of pydantic-ai-slim's) is one
+        // finding.
+        found.dedup();
         out.extend(found);
     }
     Ok(out)
@@ -286,8 +304,12 @@ struct Use<'a> {
     kind: ImportKind,
     /// Imported by Rust's `build.rs`.
     build_script: bool,
-    /// A TypeScript `import type` / `export type`: erased from the build.
+    /// A TypeScript `import type` / `export type`, a `typeof import("x")`, an import of a
+    /// `.d.ts`: erased from the build.
     type_only: bool,
+    /// A JS import whose statement begins on an earlier line (`} from "x";`): whether it is
+    /// type-only is read from its file when it matters.
+    continued: bool,
     file: &'a str,
     line: u32,
 }
@@ -312,9 +334,14 @@ fn module_drift(
     man: &Manifests,
     go_above: Option<&(String, String)>,
     go_workspace: &[String],
+    js_root: &[Declared],
 ) -> Vec<Finding> {
     let rec = &world.loaded.records[i];
-    let uses = uses(rec, m, &man.js_paths);
+    let mut uses = uses(rec, m, &man.js_paths);
+    let package_json = man.package_json.as_deref().map(declared::package_json);
+    if let Some((decls, _)) = &package_json {
+        js_statements(world.loaded.snapshot.repo_of(m), decls, &mut uses);
+    }
     let mut out = Vec::new();
     let mut check = |lang: Language, decls: Vec<Decl>, manifest: &str, tools: &str| {
         let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();
@@ -344,10 +371,10 @@ fn module_drift(
             "",
         );
     }
-    if let Some(text) = &man.package_json {
-        let (decls, scripts) = declared::package_json(text);
+    if let Some((decls, scripts)) = package_json {
         let decls = decls
             .into_iter()
+            .chain(js_root.iter().cloned())
             .map(|d| {
                 let keys = match names::js_typed_package(&d.name) {
                     Some(t) if t == "node" => vec!["node:".to_string()],
@@ -382,8 +409,15 @@ fn module_drift(
             (Some(_), _) => "pyproject.toml",
             (None, _) => "setup.cfg",
         };
+        // `pkg[a,b]` in pkg's own extras or groups (recursive extras) names no dependency.
+        let own = man
+            .pyproject
+            .as_deref()
+            .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+            .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503));
         let decls: Vec<Decl> = found
             .into_iter()
+            .filter(|d| own.as_deref() != Some(names::pep503(&d.name).as_str()))
             .map(|d| {
                 let keys = world
                     .python_dists
@@ -520,7 +554,7 @@ fn uses<'a>(
                         || own_python
                             .iter()
                             .any(|o| names::segment_prefix(o, &name, "."))
-                        || local_python.iter().any(|l| l == top)
+                        || local_python.is_local(rel, top)
                     {
                         continue;
                     }
@@ -528,12 +562,14 @@ fn uses<'a>(
                 }
             };
             let text = imp.text.trim_start();
+            let js = f.language == Language::Js;
             out.push(Use {
                 language: f.language,
                 key,
                 kind: imp.kind.min(f.kind),
                 build_script: f.language == Language::Rust && rel == "build.rs",
-                type_only: text.starts_with("import type ") || text.starts_with("export type "),
+                type_only: js && js::type_only_text(&f.path, text),
+                continued: js && text.starts_with('}'),
                 file: &f.path,
                 line: imp.line,
             });
@@ -542,29 +578,98 @@ fn uses<'a>(
     out
 }
 
-/// The names a module's own Python files can be imported by from beside them (a script's
-/// `import helpers` next to `helpers.py`, a test's `import conftest_utils`): every directory
-/// and file stem on the path of its Python files, lowercase.
-fn local_python_names(files: &[ScannedFile], dir: &str) -> Vec<String> {
+/// Reads whether the multi-line statements of shipped JS imports that only a dev declaration
+/// (or none) answers are `import type { … } from "x"`: the scan keeps the specifier's line
+/// (`} from "x";`), so the statement's first line is read from the file, once per file and
+/// only for these.
+fn js_statements(snap: &RepoSnapshot, decls: &[Declared], uses: &mut [Use]) {
+    let shipped: Vec<&str> = decls
+        .iter()
+        .filter(|d| d.scope != Scope::Dev && names::js_typed_package(&d.name).is_none())
+        .map(|d| d.name.as_str())
+        .collect();
+    let Ok(root) = snap.repo.find_tree(snap.tree) else {
+        return;
+    };
+    let mut files: HashMap<&str, Option<String>> = HashMap::new();
+    for u in uses.iter_mut() {
+        if !u.continued
+            || u.type_only
+            || u.kind != ImportKind::Build
+            || shipped.contains(&u.key.as_str())
+        {
+            continue;
+        }
+        let src = files
+            .entry(u.file)
+            .or_insert_with(|| blob_text(snap, &root, u.file).ok().flatten());
+        u.type_only = src
+            .as_deref()
+            .is_some_and(|s| js::statement_is_type_only(s, u.line));
+    }
+}
+
+/// The names a module's own Python files answer to from beside them: a script's `import
+/// helpers` next to `helpers.py`, a test's `import conftest_utils`. A directory that is no
+/// package (no `__init__.py`) is put on `sys.path` by running a script in it or by pytest's
+/// rootdir insertion, so its entries are importable from below it; a package's are not
+/// (`pydantic_ai/models/openai.py` never makes `import openai` local).
+struct LocalPython {
+    /// (module-relative directory, lowercase entry name) of each Python file and directory,
+    /// for the directories that are no package.
+    entries: Vec<(String, String)>,
+}
+
+impl LocalPython {
+    /// Whether `top` names an entry of a non-package directory at or above the file `rel`.
+    fn is_local(&self, rel: &str, top: &str) -> bool {
+        let mut dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        loop {
+            if self.entries.iter().any(|(d, n)| d == dir && n == top) {
+                return true;
+            }
+            if dir.is_empty() {
+                return false;
+            }
+            dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+        }
+    }
+}
+
+fn local_python_names(files: &[ScannedFile], dir: &str) -> LocalPython {
     let prefix = if dir.is_empty() {
         String::new()
     } else {
         format!("{dir}/")
     };
-    let mut out: Vec<String> = Vec::new();
-    for f in files.iter().filter(|f| f.language == Language::Python) {
-        let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
-        for part in rel.split('/') {
-            let stem = part
+    let rels: Vec<&str> = files
+        .iter()
+        .filter(|f| f.language == Language::Python)
+        .map(|f| f.path.strip_prefix(&prefix).unwrap_or(&f.path))
+        .collect();
+    let package = |d: &str| {
+        rels.iter().any(|r| {
+            r.rsplit_once('/')
+                .is_some_and(|(p, f)| p == d && f.starts_with("__init__."))
+        })
+    };
+    let mut entries: Vec<(String, String)> = Vec::new();
+    for rel in &rels {
+        let mut parts: Vec<&str> = rel.split('/').collect();
+        while let Some(last) = parts.pop() {
+            let parent = parts.join("/");
+            let stem = last
                 .trim_end_matches(".pyi")
                 .trim_end_matches(".py")
                 .to_lowercase();
-            if !out.contains(&stem) {
-                out.push(stem);
+            let entry = (parent, stem);
+            if !entries.contains(&entry) {
+                entries.push(entry);
             }
         }
     }
-    out
+    entries.retain(|(d, _)| d.is_empty() || !package(d));
+    LocalPython { entries }
 }
 
 /// Dev tools run by name that no code imports: used when a package.json script names them.
@@ -691,4 +796,39 @@ fn globs(patterns: &[String]) -> GlobSet {
         }
     }
     b.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_python_names_stop_at_packages() {
+        // pydantic-ai: pydantic_ai_slim/pydantic_ai/models/openai.py is no top-level
+        // `openai`; a test beside its helper, and the module root's entries, are local.
+        let file = |p: &str| ScannedFile {
+            path: format!("pydantic_ai_slim/{p}"),
+            language: Language::Python,
+            kind: ImportKind::Build,
+            imports: Vec::new(),
+        };
+        let files: Vec<ScannedFile> = [
+            "pydantic_ai/__init__.py",
+            "pydantic_ai/models/__init__.py",
+            "pydantic_ai/models/openai.py",
+            "tests/helpers.py",
+            "tests/test_x.py",
+            "scripts/gen.py",
+        ]
+        .iter()
+        .map(|p| file(p))
+        .collect();
+        let local = local_python_names(&files, "pydantic_ai_slim");
+        assert!(!local.is_local("pydantic_ai/models/openai.py", "openai"));
+        assert!(!local.is_local("pydantic_ai/agent.py", "models"));
+        assert!(local.is_local("tests/test_x.py", "helpers"));
+        assert!(!local.is_local("scripts/gen.py", "helpers"));
+        assert!(local.is_local("tests/test_x.py", "pydantic_ai"));
+        assert!(local.is_local("scripts/gen.py", "tests"));
+    }
 }

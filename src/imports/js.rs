@@ -1,6 +1,6 @@
 //! The JavaScript/TypeScript import scanner: the specifier string of static imports and
-//! re-exports (`import … from "s"`, `export … from "s"`, `import "s"`), dynamic `import("s")`
-//! and `require("s")`, exactly as written ("@scope/pkg/sub", "./x", "lodash/fp").
+//! re-exports (`import … from "s"`, `export … from "s"`, `import "s"`), dynamic `import("s")`,
+//! `require("s")` and `require.resolve("s")`, exactly as written ("@scope/pkg/sub", "./x", "lodash/fp").
 //!
 //! The lexer follows template literals through nested `${…}` expressions and tells regex
 //! literals from division by the token before the `/`, so neither can derail string tracking.
@@ -261,6 +261,12 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
         let specifier = match t.text(src) {
             "import" => import(toks, i, src),
             "export" => export(toks, i, src),
+            // `require.resolve("s")` finds a package by name to load it later (a babel
+            // preset, a test runner): the package is used as much as by `require`.
+            "require" if punct_at(toks, i + 1, b'.') => toks
+                .get(i + 2)
+                .filter(|r| r.kind == Kind::Ident && r.text(src) == "resolve")
+                .and_then(|_| call_argument(toks, i + 3, false)),
             "require" => call_argument(toks, i + 1, false),
             _ => None,
         };
@@ -395,6 +401,13 @@ export { default } from 'f';
     fn require_and_dynamic_import() {
         let src = "const a = require(\"a\");\nconst b = require('b');\nconst c = await import('c');\nimport(\"d\").then(f);\nconst e = import(`e`);\nimport(\"f\", { with: { type: \"json\" } });\n";
         assert_eq!(names(&scan(src)), ["a", "b", "c", "d", "e", "f"]);
+    }
+
+    #[test]
+    fn require_resolve_is_a_use() {
+        // jest's packages/babel-jest/src/index.ts.
+        let src = "const jestPresetPath = require.resolve('babel-preset-jest');\nconst p = require.resolve(name);\nx.require.resolve(\"no\");\nrequire.cache[\"no\"];\n";
+        assert_eq!(names(&scan(src)), ["babel-preset-jest"]);
     }
 
     #[test]

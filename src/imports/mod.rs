@@ -48,7 +48,9 @@ pub struct ScannedFile {
 /// packages and name.
 /// 4: Rust diagnostic codes in attributes (`#[diagnostic(code(nu::x))]`) and `rustdoc::`
 /// lints are no paths.
-pub const SCANNER_VERSION: u32 = 4;
+/// 5: JS `require.resolve("s")`; files under `node_modules/` not read; Python imports under
+/// `if TYPE_CHECKING:` optional.
+pub const SCANNER_VERSION: u32 = 5;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

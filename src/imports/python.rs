@@ -13,13 +13,15 @@ use super::lex::{
 /// Scans a Python file: its imports, and notes on what could not be read whole.
 /// `import a.b` → "a.b", `from a.b import c` → "a.b.c" and "a.b", `__import__("a")` and
 /// `importlib.import_module("a")` → "a". Imports inside a `try` that handles `ImportError` or
-/// `ModuleNotFoundError` (its body or its handlers) are `optional`.
+/// `ModuleNotFoundError` (its body or its handlers) are `optional`, and so are those under
+/// `if TYPE_CHECKING:` (read by type checkers only, never run).
 pub fn scan_file(src: &str) -> FileScan {
     let mut c = Collector::new(src);
     let toks = lex(src.as_bytes(), &mut c);
     collect(&toks, src, &mut c);
     let mut notes = Vec::new();
     guarded(&toks, src, &mut c, &mut notes);
+    type_checking(&toks, src, &mut c);
     FileScan {
         imports: c.finish(),
         test_mods: Vec::new(),
@@ -132,6 +134,46 @@ fn guarded(toks: &[Token], src: &str, c: &mut Collector, notes: &mut Vec<String>
             let (s, e) = span(from, to);
             c.weaken(s, e, ImportKind::Optional);
         }
+    }
+}
+
+/// Marks the body of every `if TYPE_CHECKING:` (or `if typing.TYPE_CHECKING:`) as optional:
+/// its imports give a type checker names and never run, so the code runs without them
+/// (pydantic-graph's `from opentelemetry.trace import Span`).
+fn type_checking(toks: &[Token], src: &str, c: &mut Collector) {
+    if !src.contains("TYPE_CHECKING") {
+        return;
+    }
+    let lines = logical_lines(toks, src);
+    for (h, line) in lines.iter().enumerate() {
+        let header: Vec<&str> = toks[line.start..line.end]
+            .iter()
+            .map(|t| t.text(src))
+            .collect();
+        let is_guard = matches!(
+            header.as_slice(),
+            ["if", "TYPE_CHECKING", ":", ..] | ["if", _, ".", "TYPE_CHECKING", ":", ..]
+        );
+        if !is_guard {
+            continue;
+        }
+        let colon = line.start + header.iter().position(|t| *t == ":").unwrap_or(0);
+        let mut k = h + 1;
+        while lines.get(k).is_some_and(|l| l.indent > line.indent) {
+            k += 1;
+        }
+        // The body: after the colon (a one-line `if TYPE_CHECKING: import x`) to the end of
+        // the deeper-indented lines below.
+        let start = toks[colon].end;
+        let end = if k > h + 1 {
+            let last = &lines[k - 1];
+            toks.get(last.end.saturating_sub(1))
+                .map_or(src.len(), |t| t.end)
+        } else {
+            toks.get(line.end.saturating_sub(1))
+                .map_or(src.len(), |t| t.end)
+        };
+        c.weaken(start, end, ImportKind::Optional);
     }
 }
 
@@ -514,6 +556,33 @@ mod tests {
             .into_iter()
             .map(|i| (i.line, i.name, i.kind))
             .collect()
+    }
+
+    #[test]
+    fn type_checking_imports_are_optional() {
+        use crate::imports::lex::ImportKind::{Build, Optional};
+        // pydantic_graph/_utils.py's pattern, with the `typing.` and one-line forms.
+        let src = "from typing import TYPE_CHECKING\nimport typing\nif TYPE_CHECKING:\n    from opentelemetry.trace import Span\n    import a\nelse:\n    import b\nif typing.TYPE_CHECKING: import c\nif not TYPE_CHECKING:\n    import d\nimport e\n";
+        let got: Vec<(u32, String, crate::imports::ImportKind)> = scan_file(src)
+            .imports
+            .into_iter()
+            .map(|i| (i.line, i.name, i.kind))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "typing.TYPE_CHECKING".into(), Build),
+                (1, "typing".into(), Build),
+                (2, "typing".into(), Build),
+                (4, "opentelemetry.trace.Span".into(), Optional),
+                (4, "opentelemetry.trace".into(), Optional),
+                (5, "a".into(), Optional),
+                (7, "b".into(), Build),
+                (8, "c".into(), Optional),
+                (10, "d".into(), Build),
+                (11, "e".into(), Build),
+            ]
+        );
     }
 
     #[test]
