@@ -50,7 +50,9 @@ pub struct ScannedFile {
 /// lints are no paths.
 /// 5: JS `require.resolve("s")`; files under `node_modules/` not read; Python imports under
 /// `if TYPE_CHECKING:` optional.
-pub const SCANNER_VERSION: u32 = 5;
+/// 6: Python imports inside `with suppress(ImportError):` optional; JS `require` and
+/// `require.resolve` inside a `try` whose `catch` names `MODULE_NOT_FOUND` optional.
+pub const SCANNER_VERSION: u32 = 6;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).
