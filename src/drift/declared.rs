@@ -208,13 +208,12 @@ pub fn package_json(text: &str) -> (Vec<Declared>, String) {
         let start = json_key(text, section, 0).unwrap_or(0);
         for name in deps.keys() {
             let line = json_key(text, name, start).map_or(1, |at| line_at(text, at));
-            out.push(declared(
-                Language::Js,
-                name.clone(),
-                scope,
-                "package.json",
-                line,
-            ));
+            let mut d = declared(Language::Js, name.clone(), scope, "package.json", line);
+            // A peer is a promise to the package's users (often passed on to a dependency's
+            // own peer: jest's `node-notifier`, jest-environment-jsdom's `canvas`), never
+            // unused; depcheck and knip read them the same way.
+            d.indirect = section == "peerDependencies";
+            out.push(d);
         }
     }
     // A peer dependency also listed as a dev dependency (installed for the package's own
@@ -511,6 +510,7 @@ mod tests {
             ]
         );
         assert_eq!(scripts, "vitest run");
+        assert!(d.iter().all(|d| d.indirect == (d.name == "react")));
         assert!(package_json("{").0.is_empty());
     }
 

@@ -10,6 +10,7 @@ pub mod declared;
 pub mod js;
 pub mod names;
 pub mod stdlib;
+pub mod tools;
 
 use crate::Result;
 use crate::graph::Loaded;
@@ -19,6 +20,7 @@ use declared::{Declared, Scope};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use tools::ToolEvidence;
 
 /// What a finding says about a dependency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -136,6 +138,8 @@ struct Manifests {
     setup_cfg: Option<String>,
     /// `tsconfig.json` `paths` aliases: imports through them are files, not packages.
     js_paths: Vec<(String, String)>,
+    /// What its tools' configs and commands say they use.
+    tools: ToolEvidence,
 }
 
 impl Manifests {
@@ -145,18 +149,114 @@ impl Manifests {
             .find_tree(m.tree)
             .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
         let read = |name: &str| blob_text(snap, &tree, name);
+        let package_json = read("package.json")?;
+        let pyproject = read("pyproject.toml")?;
+        let tools = tool_evidence(
+            snap,
+            &tree,
+            m,
+            package_json.as_deref(),
+            pyproject.as_deref(),
+        )?;
         Ok(Manifests {
             cargo: read("Cargo.toml")?.filter(|t| declared::cargo_has_package(t)),
-            package_json: read("package.json")?,
+            package_json,
             go_mod: read("go.mod")?,
-            pyproject: read("pyproject.toml")?,
+            pyproject,
             setup_cfg: read("setup.cfg")?,
             js_paths: read("tsconfig.json")?
                 .or(read("jsconfig.json")?)
                 .map(|t| crate::imports::tsconfig::paths(&m.dir, &t))
                 .unwrap_or_default(),
+            tools,
         })
     }
+}
+
+/// Reads what a module's tools use: its package.json `scripts` and tool keys, the configs and
+/// command files at its root, pyproject.toml's `[tool]` keys, and for a module at the
+/// repository's root, its CI workflows.
+fn tool_evidence(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    m: &ModuleSource,
+    package_json: Option<&str>,
+    pyproject: Option<&str>,
+) -> std::result::Result<ToolEvidence, SourceError> {
+    let mut e = ToolEvidence::default();
+    let mut files = Vec::new();
+    for entry in tree.iter() {
+        let entry = entry
+            .map_err(|err| SourceError::git(&snap.name, "cannot decode a module's tree", err))?;
+        if entry.mode().is_blob() {
+            files.push(entry.filename().to_string());
+        }
+    }
+    for f in &files {
+        let (config, command) = (tools::is_js_config(f), tools::is_command_file(f));
+        if !config && !command {
+            continue;
+        }
+        let Some(text) = blob_text(snap, tree, f)? else {
+            continue;
+        };
+        if config {
+            e.config_strings.extend(tools::quoted_strings(&text));
+            e.babel_config |= tools::is_babel_config(f);
+            e.tsconfig |= f.starts_with("tsconfig");
+        } else {
+            e.commands.push_str(&text);
+            e.commands.push('\n');
+        }
+    }
+    if m.dir.is_empty()
+        && let Some(wf) = tree
+            .lookup_entry_by_path(".github/workflows")
+            .map_err(|err| SourceError::git(&snap.name, "cannot look up CI workflows", err))?
+            .filter(|w| w.mode().is_tree())
+    {
+        let wf = snap
+            .repo
+            .find_tree(wf.object_id())
+            .map_err(|err| SourceError::git(&snap.name, "cannot read CI workflows", err))?;
+        let mut names = Vec::new();
+        for entry in wf.iter() {
+            let entry = entry
+                .map_err(|err| SourceError::git(&snap.name, "cannot decode CI workflows", err))?;
+            let name = entry.filename().to_string();
+            if entry.mode().is_blob() && (name.ends_with(".yml") || name.ends_with(".yaml")) {
+                names.push(name);
+            }
+        }
+        for name in names {
+            if let Some(text) = blob_text(snap, &wf, &name)? {
+                e.commands.push_str(&text);
+                e.commands.push('\n');
+            }
+        }
+    }
+    if let Some(v) = package_json.and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok()) {
+        if let Some(scripts) = v.get("scripts").and_then(|s| s.as_object()) {
+            for c in scripts.values().filter_map(|c| c.as_str()) {
+                e.commands.push_str(c);
+                e.commands.push('\n');
+            }
+        }
+        for key in ["jest", "babel", "eslintConfig", "prettier"] {
+            if let Some(k) = v.get(key) {
+                e.config_strings
+                    .extend(tools::quoted_strings(&k.to_string()));
+                e.babel_config |= key == "babel";
+            }
+        }
+    }
+    if let Some(tool) = pyproject
+        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+        .and_then(|t| t.get("tool")?.as_table().cloned())
+    {
+        e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
+    }
+    Ok(e)
 }
 
 /// The text of the file at `path` in `tree`, if there is one.
@@ -302,6 +402,9 @@ struct Use<'a> {
     /// for a Node built-in (only `@types/node` matches it).
     key: String,
     kind: ImportKind,
+    /// Guarded (`try/except ImportError`, `if TYPE_CHECKING:`, a `MODULE_NOT_FOUND` catch):
+    /// the code runs without it, in shipped and test files alike, so it is never undeclared.
+    optional: bool,
     /// Imported by Rust's `build.rs`.
     build_script: bool,
     /// A TypeScript `import type` / `export type`, a `typeof import("x")`, an import of a
@@ -343,7 +446,7 @@ fn module_drift(
         js_statements(world.loaded.snapshot.repo_of(m), decls, &mut uses);
     }
     let mut out = Vec::new();
-    let mut check = |lang: Language, decls: Vec<Decl>, manifest: &str, tools: &str| {
+    let mut check = |lang: Language, decls: Vec<Decl>, manifest: &str| {
         let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();
         compare(
             m,
@@ -351,7 +454,7 @@ fn module_drift(
             &decls,
             &uses,
             manifest,
-            tools,
+            &man.tools,
             &world.go_modules,
             &mut out,
         );
@@ -364,14 +467,9 @@ fn module_drift(
                 d,
             })
             .collect();
-        check(
-            Language::Rust,
-            decls,
-            &source::join(&m.dir, "Cargo.toml"),
-            "",
-        );
+        check(Language::Rust, decls, &source::join(&m.dir, "Cargo.toml"));
     }
-    if let Some((decls, scripts)) = package_json {
+    if let Some((decls, _)) = package_json {
         let decls = decls
             .into_iter()
             .chain(js_root.iter().cloned())
@@ -384,12 +482,7 @@ fn module_drift(
                 Decl { d, keys }
             })
             .collect();
-        check(
-            Language::Js,
-            decls,
-            &source::join(&m.dir, "package.json"),
-            &scripts,
-        );
+        check(Language::Js, decls, &source::join(&m.dir, "package.json"));
     }
     if man.pyproject.is_some() || man.setup_cfg.is_some() {
         let mut found = man
@@ -427,7 +520,7 @@ fn module_drift(
                 Decl { d, keys }
             })
             .collect();
-        check(Language::Python, decls, &source::join(&m.dir, file), "");
+        check(Language::Python, decls, &source::join(&m.dir, file));
     }
     let go = match (&man.go_mod, go_above) {
         (Some(text), _) => Some((source::join(&m.dir, "go.mod"), text.as_str(), true)),
@@ -472,7 +565,7 @@ fn module_drift(
             &decls,
             &go_uses,
             &path,
-            "",
+            &ToolEvidence::default(),
             &world.go_modules,
             &mut out,
         );
@@ -496,17 +589,14 @@ fn uses<'a>(
             .map(|(_, n)| n.to_lowercase())
             .collect()
     };
-    let (own_rust, own_js, own_python) = (
-        own(Language::Rust),
-        own(Language::Js),
-        own(Language::Python),
-    );
-    let local_python = local_python_names(&rec.files, &m.dir);
     let prefix = if m.dir.is_empty() {
         String::new()
     } else {
         format!("{}/", m.dir)
     };
+    let (own_rust, own_js) = (own(Language::Rust), own(Language::Js));
+    let own_python = own_python_names(own(Language::Python), &rec.files, &prefix);
+    let local_python = local_python_names(&rec.files, &m.dir);
     let mut out = Vec::new();
     for f in &rec.files {
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
@@ -567,6 +657,7 @@ fn uses<'a>(
                 language: f.language,
                 key,
                 kind: imp.kind.min(f.kind),
+                optional: imp.kind == ImportKind::Optional,
                 build_script: f.language == Language::Rust && rel == "build.rs",
                 type_only: js && js::type_only_text(&f.path, text),
                 continued: js && text.starts_with('}'),
@@ -576,6 +667,37 @@ fn uses<'a>(
         }
     }
     out
+}
+
+/// The Python names a module provides that its own files hold: a package directory or a
+/// `.py` file of that name somewhere in it. A meta-package's project name gives it an import
+/// name whose code lives in another module (pydantic-ai's root, `pydantic_ai`, ships nothing
+/// of its own and pulls in pydantic-ai-slim, which holds `pydantic_ai/`): its tests' `import
+/// pydantic_ai` then uses that dependency, not itself.
+fn own_python_names(provided: Vec<String>, files: &[ScannedFile], prefix: &str) -> Vec<String> {
+    provided
+        .into_iter()
+        .filter(|name| {
+            let top = name.split('.').next().unwrap_or(name);
+            files
+                .iter()
+                .filter(|f| f.language == Language::Python)
+                .any(|f| {
+                    let rel = f.path.strip_prefix(prefix).unwrap_or(&f.path);
+                    let mut parts = rel.split('/').peekable();
+                    let mut hit = false;
+                    while let Some(p) = parts.next() {
+                        let stem = if parts.peek().is_none() {
+                            p.trim_end_matches(".pyi").trim_end_matches(".py")
+                        } else {
+                            p
+                        };
+                        hit |= stem.eq_ignore_ascii_case(top);
+                    }
+                    hit
+                })
+        })
+        .collect()
 }
 
 /// Reads whether the multi-line statements of shipped JS imports that only a dev declaration
@@ -672,9 +794,6 @@ fn local_python_names(files: &[ScannedFile], dir: &str) -> LocalPython {
     LocalPython { entries }
 }
 
-/// Dev tools run by name that no code imports: used when a package.json script names them.
-const JS_TOOL_BINS: &[(&str, &str)] = &[("typescript", "tsc")];
-
 /// Sets one ecosystem's declarations beside its imports and adds the findings to `out`.
 #[allow(clippy::too_many_arguments)]
 fn compare(
@@ -683,10 +802,11 @@ fn compare(
     decls: &[Decl],
     uses: &[&Use],
     manifest: &str,
-    scripts: &str,
+    tools: &ToolEvidence,
     go_modules: &[String],
     out: &mut Vec<Finding>,
 ) {
+    let all: Vec<Declared> = decls.iter().map(|d| d.d.clone()).collect();
     let sep = match lang {
         Language::Go => "/",
         Language::Python => ".",
@@ -721,7 +841,7 @@ fn compare(
             .filter(|u| matches(d, u) && u.build_script == (d.d.scope == Scope::BuildScript))
             .collect();
         if used.is_empty() {
-            let tool = d.d.scope == Scope::Dev && names_in_scripts(&d.d.name, scripts);
+            let tool = tools.uses(&d.d, &all);
             if !d.d.indirect && !tool {
                 out.push(finding(&d.d, DriftKind::Unused, None));
             }
@@ -735,7 +855,7 @@ fn compare(
     }
     let mut undeclared: BTreeMap<String, &Use> = BTreeMap::new();
     for u in uses {
-        if u.kind == ImportKind::Optional || u.key == "node:" {
+        if u.optional || u.key == "node:" {
             continue;
         }
         let satisfied = decls.iter().any(|d| {
@@ -774,17 +894,6 @@ fn compare(
             evidence: Some(u.evidence()),
         });
     }
-}
-
-/// Whether a package.json script runs the dev tool `name` (by its name or its command).
-fn names_in_scripts(name: &str, scripts: &str) -> bool {
-    let bin = JS_TOOL_BINS
-        .iter()
-        .find(|(p, _)| *p == name)
-        .map_or(name, |(_, b)| *b);
-    scripts
-        .split(|c: char| c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')' | '"' | '\''))
-        .any(|w| w == name || w == bin)
 }
 
 /// Glob patterns as one set (each validated when its manifest was parsed).
@@ -830,5 +939,36 @@ mod tests {
         assert!(!local.is_local("scripts/gen.py", "helpers"));
         assert!(local.is_local("tests/test_x.py", "pydantic_ai"));
         assert!(local.is_local("scripts/gen.py", "tests"));
+    }
+
+    #[test]
+    fn a_meta_package_does_not_own_its_project_name() {
+        // pydantic-ai's root: project `pydantic-ai` (so `pydantic_ai` is provided), tests only;
+        // pydantic_ai_slim holds `pydantic_ai/`.
+        let file = |p: &str| ScannedFile {
+            path: p.to_string(),
+            language: Language::Python,
+            kind: ImportKind::Dev,
+            imports: Vec::new(),
+        };
+        let root = [file("tests/test_agent.py"), file("tests/conftest.py")];
+        assert!(own_python_names(vec!["pydantic_ai".into()], &root, "").is_empty());
+        let slim = [
+            file("pydantic_ai_slim/pydantic_ai/__init__.py"),
+            file("pydantic_ai_slim/tests/x.py"),
+        ];
+        assert_eq!(
+            own_python_names(
+                vec!["pydantic_ai".into(), "pydantic_ai_slim".into()],
+                &slim,
+                "pydantic_ai_slim/"
+            ),
+            ["pydantic_ai"]
+        );
+        let single = [file("svc/src/svc.py")];
+        assert_eq!(
+            own_python_names(vec!["svc".into()], &single, "svc/"),
+            ["svc"]
+        );
     }
 }

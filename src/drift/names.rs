@@ -12,7 +12,9 @@ pub const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("beautifulsoup4", &["bs4"]),
     ("django-rest-framework", &["rest_framework"]),
     ("djangorestframework", &["rest_framework"]),
+    ("fastmcp-slim", &["fastmcp"]),
     ("google-api-python-client", &["googleapiclient"]),
+    ("griffelib", &["griffe"]),
     ("grpcio", &["grpc"]),
     ("ipython", &["IPython"]),
     ("msgpack-python", &["msgpack"]),
@@ -29,6 +31,7 @@ pub const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("pymupdf", &["fitz"]),
     ("pyopenssl", &["OpenSSL"]),
     ("pyserial", &["serial"]),
+    ("pytest", &["pytest", "_pytest"]),
     ("python-dateutil", &["dateutil"]),
     ("python-dotenv", &["dotenv"]),
     ("python-multipart", &["multipart"]),
@@ -182,6 +185,10 @@ mod tests {
             ["tavily_python", "tavily.python", "tavily"]
         );
         assert_eq!(python_keys("opentelemetry-api"), ["opentelemetry"]);
+        // pydantic-ai-slim's `griffelib` and `fastmcp-slim`; its tests' `from _pytest…`.
+        assert_eq!(python_keys("griffelib"), ["griffe"]);
+        assert_eq!(python_keys("fastmcp-slim"), ["fastmcp"]);
+        assert_eq!(python_keys("pytest"), ["pytest", "_pytest"]);
         assert_eq!(python_keys("zope.interface"), ["zope.interface"]);
         assert_eq!(python_dist_for("yaml"), "pyyaml");
         assert_eq!(python_dist_for("requests"), "requests");
