@@ -29,7 +29,8 @@ pub struct ToolEvidence {
     /// A babel config is there: babel (`@babel/core`) runs, and jest transforms through
     /// `babel-jest` by default.
     pub babel_config: bool,
-    /// A `tsconfig.json` is there: `typescript` compiles it.
+    /// A `tsconfig.json` is there: `typescript` compiles it, and `@types/node` types the
+    /// Node globals its code uses without an import.
     pub tsconfig: bool,
     /// The keys of pyproject.toml's `[tool]` table, PEP 503-normalized.
     pub python_tools: Vec<String>,
@@ -140,7 +141,8 @@ impl ToolEvidence {
 
     fn js_uses(&self, name: &str) -> bool {
         (self.babel_config && matches!(name, "@babel/core" | "babel-jest"))
-            || (self.tsconfig && name == "typescript")
+            // `@types/node` types globals no import names (`Buffer`, `process`).
+            || (self.tsconfig && matches!(name, "typescript" | "@types/node"))
             || self.runs(name)
             || self
                 .config_strings
@@ -231,6 +233,8 @@ mod tests {
             ..ToolEvidence::default()
         };
         assert!(ts.uses(&dev(Language::Js, "typescript"), &[]));
+        // jest-matcher-utils uses `Buffer` with no import.
+        assert!(ts.uses(&dev(Language::Js, "@types/node"), &[]));
         assert!(ts.uses(&dev(Language::Js, "@crowdin/cli"), &[]));
     }
 
