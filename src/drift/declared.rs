@@ -208,22 +208,23 @@ pub fn package_json(text: &str) -> (Vec<Declared>, String) {
         let start = json_key(text, section, 0).unwrap_or(0);
         for name in deps.keys() {
             let line = json_key(text, name, start).map_or(1, |at| line_at(text, at));
-            out.push(declared(
-                Language::Js,
-                name.clone(),
-                scope,
-                "package.json",
-                line,
-            ));
+            let mut d = declared(Language::Js, name.clone(), scope, "package.json", line);
+            // A peer is a promise to the package's users (often passed on to a dependency's
+            // own peer: jest's `node-notifier`, jest-environment-jsdom's `canvas`), never
+            // unused; depcheck and knip read them the same way.
+            d.indirect = section == "peerDependencies";
+            out.push(d);
         }
     }
-    // A peer dependency also listed as a dev dependency is declared for its users: one entry.
-    let dev: Vec<String> = out
+    // A peer dependency also listed as a dev dependency (installed for the package's own
+    // tests) is declared for its users: one entry, the peer, which a shipped import may use
+    // (`@babel/core` in babel-jest, `prettier` in jest-snapshot).
+    let peers: Vec<String> = out
         .iter()
-        .filter(|d| d.scope == Scope::Dev)
+        .filter(|d| d.scope == Scope::Optional)
         .map(|d| d.name.clone())
         .collect();
-    out.retain(|d| !(d.scope == Scope::Optional && dev.contains(&d.name)));
+    out.retain(|d| !(d.scope == Scope::Dev && peers.contains(&d.name)));
     let scripts = v
         .get("scripts")
         .and_then(|s| s.as_object())
@@ -384,6 +385,22 @@ pub fn pyproject(text: &str) -> Vec<Declared> {
         Scope::Dev,
         &mut reqs,
     );
+    // `dynamic = ["dependencies"]` filled by a hatch metadata hook (uv-dynamic-versioning's
+    // `[tool.hatch.metadata.hooks.uv-dynamic-versioning] dependencies`, as in pydantic-ai).
+    for hook in get(&["tool", "hatch", "metadata", "hooks"])
+        .and_then(|h| h.as_table())
+        .into_iter()
+        .flat_map(|h| h.values())
+    {
+        for name in strings(hook.get("dependencies")) {
+            reqs.push((name, Scope::Normal));
+        }
+        tables_of_lists(
+            hook.get("optional-dependencies"),
+            Scope::Optional,
+            &mut reqs,
+        );
+    }
     for name in strings(get(&["tool", "uv", "dev-dependencies"])) {
         reqs.push((name, Scope::Dev));
     }
@@ -488,11 +505,12 @@ mod tests {
             [
                 ("@scope/ui".into(), Scope::Normal, 6),
                 ("lodash".into(), Scope::Normal, 5),
-                ("react".into(), Scope::Dev, 8),
                 ("vitest".into(), Scope::Dev, 8),
+                ("react".into(), Scope::Optional, 9),
             ]
         );
         assert_eq!(scripts, "vitest run");
+        assert!(d.iter().all(|d| d.indirect == (d.name == "react")));
         assert!(package_json("{").0.is_empty());
     }
 
@@ -521,6 +539,21 @@ mod tests {
         let text = "go 1.22\n\nuse ./tools\n\nuse (\n\t.\n\t./svc // the service\n\t\"./lib/\"\n)\n\nreplace x => ./y\n";
         assert_eq!(go_work_uses(text), ["tools", "", "svc", "lib"]);
         assert!(go_work_uses("user ./x\n").is_empty());
+    }
+
+    #[test]
+    fn pyproject_hatch_metadata_hook() {
+        // pydantic-ai's pydantic_ai_slim/pyproject.toml: dependencies filled by a hook.
+        let text = "[project]\nname = \"pydantic-ai-slim\"\ndynamic = [\"version\", \"dependencies\", \"optional-dependencies\"]\n\n[tool.hatch.metadata.hooks.uv-dynamic-versioning]\ndependencies = [\n    \"anyio>=4.7.0\",\n    \"pydantic-graph=={{ version }}\",\n]\n\n[tool.hatch.metadata.hooks.uv-dynamic-versioning.optional-dependencies]\nopenai = [\"openai>=3.0.0\", \"tiktoken>=0.12.0\"]\n";
+        assert_eq!(
+            names(&pyproject(text)),
+            [
+                ("anyio".into(), Scope::Normal, 7),
+                ("pydantic-graph".into(), Scope::Normal, 8),
+                ("openai".into(), Scope::Optional, 12),
+                ("tiktoken".into(), Scope::Optional, 12),
+            ]
+        );
     }
 
     #[test]

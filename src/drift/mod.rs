@@ -7,8 +7,10 @@
 //! kinds); only the manifests are read again, for the lines a finding points at.
 
 pub mod declared;
+pub mod js;
 pub mod names;
 pub mod stdlib;
+pub mod tools;
 
 use crate::Result;
 use crate::graph::Loaded;
@@ -18,6 +20,7 @@ use declared::{Declared, Scope};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use tools::ToolEvidence;
 
 /// What a finding says about a dependency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -71,6 +74,7 @@ pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
     let world = World::new(loaded, &manifests);
     let mut go_memo = HashMap::new();
     let mut work_memo = HashMap::new();
+    let mut js_memo = HashMap::new();
     let mut out = Vec::new();
     for (i, m) in snapshot.modules.iter().enumerate() {
         if !only.is_empty() && !only.iter().any(|o| o == m.name()) {
@@ -88,12 +92,28 @@ pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
         } else {
             Vec::new()
         };
-        let mut found = module_drift(&world, i, m, &manifests[i], go_mod.as_ref(), &workspace);
+        let js_root = if manifests[i].package_json.is_some() {
+            js::workspace_root(snapshot.repo_of(m), m.repo, &m.dir, &mut js_memo)?
+        } else {
+            Vec::new()
+        };
+        let mut found = module_drift(
+            &world,
+            i,
+            m,
+            &manifests[i],
+            go_mod.as_ref(),
+            &workspace,
+            &js_root,
+        );
         let ignore = globs(&m.manifest.drift_ignore);
         found.retain(|f| !ignore.is_match(&f.dependency));
         found.sort_by(|a, b| {
             (&a.manifest, &a.dependency, a.kind).cmp(&(&b.manifest, &b.dependency, b.kind))
         });
+        // A name listed in several extras (`openai` in seven of pydantic-ai-slim's) is one
+        // finding.
+        found.dedup();
         out.extend(found);
     }
     Ok(out)
@@ -118,6 +138,8 @@ struct Manifests {
     setup_cfg: Option<String>,
     /// `tsconfig.json` `paths` aliases: imports through them are files, not packages.
     js_paths: Vec<(String, String)>,
+    /// What its tools' configs and commands say they use.
+    tools: ToolEvidence,
 }
 
 impl Manifests {
@@ -127,18 +149,114 @@ impl Manifests {
             .find_tree(m.tree)
             .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
         let read = |name: &str| blob_text(snap, &tree, name);
+        let package_json = read("package.json")?;
+        let pyproject = read("pyproject.toml")?;
+        let tools = tool_evidence(
+            snap,
+            &tree,
+            m,
+            package_json.as_deref(),
+            pyproject.as_deref(),
+        )?;
         Ok(Manifests {
             cargo: read("Cargo.toml")?.filter(|t| declared::cargo_has_package(t)),
-            package_json: read("package.json")?,
+            package_json,
             go_mod: read("go.mod")?,
-            pyproject: read("pyproject.toml")?,
+            pyproject,
             setup_cfg: read("setup.cfg")?,
             js_paths: read("tsconfig.json")?
                 .or(read("jsconfig.json")?)
                 .map(|t| crate::imports::tsconfig::paths(&m.dir, &t))
                 .unwrap_or_default(),
+            tools,
         })
     }
+}
+
+/// Reads what a module's tools use: its package.json `scripts` and tool keys, the configs and
+/// command files at its root, pyproject.toml's `[tool]` keys, and for a module at the
+/// repository's root, its CI workflows.
+fn tool_evidence(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    m: &ModuleSource,
+    package_json: Option<&str>,
+    pyproject: Option<&str>,
+) -> std::result::Result<ToolEvidence, SourceError> {
+    let mut e = ToolEvidence::default();
+    let mut files = Vec::new();
+    for entry in tree.iter() {
+        let entry = entry
+            .map_err(|err| SourceError::git(&snap.name, "cannot decode a module's tree", err))?;
+        if entry.mode().is_blob() {
+            files.push(entry.filename().to_string());
+        }
+    }
+    for f in &files {
+        let (config, command) = (tools::is_js_config(f), tools::is_command_file(f));
+        if !config && !command {
+            continue;
+        }
+        let Some(text) = blob_text(snap, tree, f)? else {
+            continue;
+        };
+        if config {
+            e.config_strings.extend(tools::quoted_strings(&text));
+            e.babel_config |= tools::is_babel_config(f);
+            e.tsconfig |= f.starts_with("tsconfig");
+        } else {
+            e.commands.push_str(&text);
+            e.commands.push('\n');
+        }
+    }
+    if m.dir.is_empty()
+        && let Some(wf) = tree
+            .lookup_entry_by_path(".github/workflows")
+            .map_err(|err| SourceError::git(&snap.name, "cannot look up CI workflows", err))?
+            .filter(|w| w.mode().is_tree())
+    {
+        let wf = snap
+            .repo
+            .find_tree(wf.object_id())
+            .map_err(|err| SourceError::git(&snap.name, "cannot read CI workflows", err))?;
+        let mut names = Vec::new();
+        for entry in wf.iter() {
+            let entry = entry
+                .map_err(|err| SourceError::git(&snap.name, "cannot decode CI workflows", err))?;
+            let name = entry.filename().to_string();
+            if entry.mode().is_blob() && (name.ends_with(".yml") || name.ends_with(".yaml")) {
+                names.push(name);
+            }
+        }
+        for name in names {
+            if let Some(text) = blob_text(snap, &wf, &name)? {
+                e.commands.push_str(&text);
+                e.commands.push('\n');
+            }
+        }
+    }
+    if let Some(v) = package_json.and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok()) {
+        if let Some(scripts) = v.get("scripts").and_then(|s| s.as_object()) {
+            for c in scripts.values().filter_map(|c| c.as_str()) {
+                e.commands.push_str(c);
+                e.commands.push('\n');
+            }
+        }
+        for key in ["jest", "babel", "eslintConfig", "prettier"] {
+            if let Some(k) = v.get(key) {
+                e.config_strings
+                    .extend(tools::quoted_strings(&k.to_string()));
+                e.babel_config |= key == "babel";
+            }
+        }
+    }
+    if let Some(tool) = pyproject
+        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+        .and_then(|t| t.get("tool")?.as_table().cloned())
+    {
+        e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
+    }
+    Ok(e)
 }
 
 /// The text of the file at `path` in `tree`, if there is one.
@@ -284,10 +402,17 @@ struct Use<'a> {
     /// for a Node built-in (only `@types/node` matches it).
     key: String,
     kind: ImportKind,
+    /// Guarded (`try/except ImportError`, `if TYPE_CHECKING:`, a `MODULE_NOT_FOUND` catch):
+    /// the code runs without it, in shipped and test files alike, so it is never undeclared.
+    optional: bool,
     /// Imported by Rust's `build.rs`.
     build_script: bool,
-    /// A TypeScript `import type` / `export type`: erased from the build.
+    /// A TypeScript `import type` / `export type`, a `typeof import("x")`, an import of a
+    /// `.d.ts`: erased from the build.
     type_only: bool,
+    /// A JS import whose statement begins on an earlier line (`} from "x";`): whether it is
+    /// type-only is read from its file when it matters.
+    continued: bool,
     file: &'a str,
     line: u32,
 }
@@ -312,11 +437,16 @@ fn module_drift(
     man: &Manifests,
     go_above: Option<&(String, String)>,
     go_workspace: &[String],
+    js_root: &[Declared],
 ) -> Vec<Finding> {
     let rec = &world.loaded.records[i];
-    let uses = uses(rec, m, &man.js_paths);
+    let mut uses = uses(rec, m, &man.js_paths);
+    let package_json = man.package_json.as_deref().map(declared::package_json);
+    if let Some((decls, _)) = &package_json {
+        js_statements(world.loaded.snapshot.repo_of(m), decls, &mut uses);
+    }
     let mut out = Vec::new();
-    let mut check = |lang: Language, decls: Vec<Decl>, manifest: &str, tools: &str| {
+    let mut check = |lang: Language, decls: Vec<Decl>, manifest: &str| {
         let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();
         compare(
             m,
@@ -324,7 +454,7 @@ fn module_drift(
             &decls,
             &uses,
             manifest,
-            tools,
+            &man.tools,
             &world.go_modules,
             &mut out,
         );
@@ -337,17 +467,12 @@ fn module_drift(
                 d,
             })
             .collect();
-        check(
-            Language::Rust,
-            decls,
-            &source::join(&m.dir, "Cargo.toml"),
-            "",
-        );
+        check(Language::Rust, decls, &source::join(&m.dir, "Cargo.toml"));
     }
-    if let Some(text) = &man.package_json {
-        let (decls, scripts) = declared::package_json(text);
+    if let Some((decls, _)) = package_json {
         let decls = decls
             .into_iter()
+            .chain(js_root.iter().cloned())
             .map(|d| {
                 let keys = match names::js_typed_package(&d.name) {
                     Some(t) if t == "node" => vec!["node:".to_string()],
@@ -357,12 +482,7 @@ fn module_drift(
                 Decl { d, keys }
             })
             .collect();
-        check(
-            Language::Js,
-            decls,
-            &source::join(&m.dir, "package.json"),
-            &scripts,
-        );
+        check(Language::Js, decls, &source::join(&m.dir, "package.json"));
     }
     if man.pyproject.is_some() || man.setup_cfg.is_some() {
         let mut found = man
@@ -382,8 +502,15 @@ fn module_drift(
             (Some(_), _) => "pyproject.toml",
             (None, _) => "setup.cfg",
         };
+        // `pkg[a,b]` in pkg's own extras or groups (recursive extras) names no dependency.
+        let own = man
+            .pyproject
+            .as_deref()
+            .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+            .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503));
         let decls: Vec<Decl> = found
             .into_iter()
+            .filter(|d| own.as_deref() != Some(names::pep503(&d.name).as_str()))
             .map(|d| {
                 let keys = world
                     .python_dists
@@ -393,7 +520,7 @@ fn module_drift(
                 Decl { d, keys }
             })
             .collect();
-        check(Language::Python, decls, &source::join(&m.dir, file), "");
+        check(Language::Python, decls, &source::join(&m.dir, file));
     }
     let go = match (&man.go_mod, go_above) {
         (Some(text), _) => Some((source::join(&m.dir, "go.mod"), text.as_str(), true)),
@@ -438,7 +565,7 @@ fn module_drift(
             &decls,
             &go_uses,
             &path,
-            "",
+            &ToolEvidence::default(),
             &world.go_modules,
             &mut out,
         );
@@ -462,17 +589,14 @@ fn uses<'a>(
             .map(|(_, n)| n.to_lowercase())
             .collect()
     };
-    let (own_rust, own_js, own_python) = (
-        own(Language::Rust),
-        own(Language::Js),
-        own(Language::Python),
-    );
-    let local_python = local_python_names(&rec.files, &m.dir);
     let prefix = if m.dir.is_empty() {
         String::new()
     } else {
         format!("{}/", m.dir)
     };
+    let (own_rust, own_js) = (own(Language::Rust), own(Language::Js));
+    let own_python = own_python_names(own(Language::Python), &rec.files, &prefix);
+    let local_python = local_python_names(&rec.files, &m.dir);
     let mut out = Vec::new();
     for f in &rec.files {
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
@@ -520,7 +644,7 @@ fn uses<'a>(
                         || own_python
                             .iter()
                             .any(|o| names::segment_prefix(o, &name, "."))
-                        || local_python.iter().any(|l| l == top)
+                        || local_python.is_local(rel, top)
                     {
                         continue;
                     }
@@ -528,12 +652,15 @@ fn uses<'a>(
                 }
             };
             let text = imp.text.trim_start();
+            let js = f.language == Language::Js;
             out.push(Use {
                 language: f.language,
                 key,
                 kind: imp.kind.min(f.kind),
+                optional: imp.kind == ImportKind::Optional,
                 build_script: f.language == Language::Rust && rel == "build.rs",
-                type_only: text.starts_with("import type ") || text.starts_with("export type "),
+                type_only: js && js::type_only_text(&f.path, text),
+                continued: js && text.starts_with('}'),
                 file: &f.path,
                 line: imp.line,
             });
@@ -542,33 +669,130 @@ fn uses<'a>(
     out
 }
 
-/// The names a module's own Python files can be imported by from beside them (a script's
-/// `import helpers` next to `helpers.py`, a test's `import conftest_utils`): every directory
-/// and file stem on the path of its Python files, lowercase.
-fn local_python_names(files: &[ScannedFile], dir: &str) -> Vec<String> {
+/// The Python names a module provides that its own files hold: a package directory or a
+/// `.py` file of that name somewhere in it. A meta-package's project name gives it an import
+/// name whose code lives in another module (pydantic-ai's root, `pydantic_ai`, ships nothing
+/// of its own and pulls in pydantic-ai-slim, which holds `pydantic_ai/`): its tests' `import
+/// pydantic_ai` then uses that dependency, not itself.
+fn own_python_names(provided: Vec<String>, files: &[ScannedFile], prefix: &str) -> Vec<String> {
+    provided
+        .into_iter()
+        .filter(|name| {
+            let top = name.split('.').next().unwrap_or(name);
+            files
+                .iter()
+                .filter(|f| f.language == Language::Python)
+                .any(|f| {
+                    let rel = f.path.strip_prefix(prefix).unwrap_or(&f.path);
+                    let mut parts = rel.split('/').peekable();
+                    let mut hit = false;
+                    while let Some(p) = parts.next() {
+                        let stem = if parts.peek().is_none() {
+                            p.trim_end_matches(".pyi").trim_end_matches(".py")
+                        } else {
+                            p
+                        };
+                        hit |= stem.eq_ignore_ascii_case(top);
+                    }
+                    hit
+                })
+        })
+        .collect()
+}
+
+/// Reads whether the multi-line statements of shipped JS imports that only a dev declaration
+/// (or none) answers are `import type { … } from "x"`: the scan keeps the specifier's line
+/// (`} from "x";`), so the statement's first line is read from the file, once per file and
+/// only for these.
+fn js_statements(snap: &RepoSnapshot, decls: &[Declared], uses: &mut [Use]) {
+    let shipped: Vec<&str> = decls
+        .iter()
+        .filter(|d| d.scope != Scope::Dev && names::js_typed_package(&d.name).is_none())
+        .map(|d| d.name.as_str())
+        .collect();
+    let Ok(root) = snap.repo.find_tree(snap.tree) else {
+        return;
+    };
+    let mut files: HashMap<&str, Option<String>> = HashMap::new();
+    for u in uses.iter_mut() {
+        if !u.continued
+            || u.type_only
+            || u.kind != ImportKind::Build
+            || shipped.contains(&u.key.as_str())
+        {
+            continue;
+        }
+        let src = files
+            .entry(u.file)
+            .or_insert_with(|| blob_text(snap, &root, u.file).ok().flatten());
+        u.type_only = src
+            .as_deref()
+            .is_some_and(|s| js::statement_is_type_only(s, u.line));
+    }
+}
+
+/// The names a module's own Python files answer to from beside them: a script's `import
+/// helpers` next to `helpers.py`, a test's `import conftest_utils`. A directory that is no
+/// package (no `__init__.py`) is put on `sys.path` by running a script in it or by pytest's
+/// rootdir insertion, so its entries are importable from below it; a package's are not
+/// (`pydantic_ai/models/openai.py` never makes `import openai` local).
+struct LocalPython {
+    /// (module-relative directory, lowercase entry name) of each Python file and directory,
+    /// for the directories that are no package.
+    entries: Vec<(String, String)>,
+}
+
+impl LocalPython {
+    /// Whether `top` names an entry of a non-package directory at or above the file `rel`.
+    fn is_local(&self, rel: &str, top: &str) -> bool {
+        let mut dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        loop {
+            if self.entries.iter().any(|(d, n)| d == dir && n == top) {
+                return true;
+            }
+            if dir.is_empty() {
+                return false;
+            }
+            dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+        }
+    }
+}
+
+fn local_python_names(files: &[ScannedFile], dir: &str) -> LocalPython {
     let prefix = if dir.is_empty() {
         String::new()
     } else {
         format!("{dir}/")
     };
-    let mut out: Vec<String> = Vec::new();
-    for f in files.iter().filter(|f| f.language == Language::Python) {
-        let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
-        for part in rel.split('/') {
-            let stem = part
+    let rels: Vec<&str> = files
+        .iter()
+        .filter(|f| f.language == Language::Python)
+        .map(|f| f.path.strip_prefix(&prefix).unwrap_or(&f.path))
+        .collect();
+    let package = |d: &str| {
+        rels.iter().any(|r| {
+            r.rsplit_once('/')
+                .is_some_and(|(p, f)| p == d && f.starts_with("__init__."))
+        })
+    };
+    let mut entries: Vec<(String, String)> = Vec::new();
+    for rel in &rels {
+        let mut parts: Vec<&str> = rel.split('/').collect();
+        while let Some(last) = parts.pop() {
+            let parent = parts.join("/");
+            let stem = last
                 .trim_end_matches(".pyi")
                 .trim_end_matches(".py")
                 .to_lowercase();
-            if !out.contains(&stem) {
-                out.push(stem);
+            let entry = (parent, stem);
+            if !entries.contains(&entry) {
+                entries.push(entry);
             }
         }
     }
-    out
+    entries.retain(|(d, _)| d.is_empty() || !package(d));
+    LocalPython { entries }
 }
-
-/// Dev tools run by name that no code imports: used when a package.json script names them.
-const JS_TOOL_BINS: &[(&str, &str)] = &[("typescript", "tsc")];
 
 /// Sets one ecosystem's declarations beside its imports and adds the findings to `out`.
 #[allow(clippy::too_many_arguments)]
@@ -578,10 +802,11 @@ fn compare(
     decls: &[Decl],
     uses: &[&Use],
     manifest: &str,
-    scripts: &str,
+    tools: &ToolEvidence,
     go_modules: &[String],
     out: &mut Vec<Finding>,
 ) {
+    let all: Vec<Declared> = decls.iter().map(|d| d.d.clone()).collect();
     let sep = match lang {
         Language::Go => "/",
         Language::Python => ".",
@@ -616,7 +841,7 @@ fn compare(
             .filter(|u| matches(d, u) && u.build_script == (d.d.scope == Scope::BuildScript))
             .collect();
         if used.is_empty() {
-            let tool = d.d.scope == Scope::Dev && names_in_scripts(&d.d.name, scripts);
+            let tool = tools.uses(&d.d, &all);
             if !d.d.indirect && !tool {
                 out.push(finding(&d.d, DriftKind::Unused, None));
             }
@@ -630,7 +855,7 @@ fn compare(
     }
     let mut undeclared: BTreeMap<String, &Use> = BTreeMap::new();
     for u in uses {
-        if u.kind == ImportKind::Optional || u.key == "node:" {
+        if u.optional || u.key == "node:" {
             continue;
         }
         let satisfied = decls.iter().any(|d| {
@@ -671,17 +896,6 @@ fn compare(
     }
 }
 
-/// Whether a package.json script runs the dev tool `name` (by its name or its command).
-fn names_in_scripts(name: &str, scripts: &str) -> bool {
-    let bin = JS_TOOL_BINS
-        .iter()
-        .find(|(p, _)| *p == name)
-        .map_or(name, |(_, b)| *b);
-    scripts
-        .split(|c: char| c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')' | '"' | '\''))
-        .any(|w| w == name || w == bin)
-}
-
 /// Glob patterns as one set (each validated when its manifest was parsed).
 fn globs(patterns: &[String]) -> GlobSet {
     let mut b = GlobSetBuilder::new();
@@ -691,4 +905,70 @@ fn globs(patterns: &[String]) -> GlobSet {
         }
     }
     b.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_python_names_stop_at_packages() {
+        // pydantic-ai: pydantic_ai_slim/pydantic_ai/models/openai.py is no top-level
+        // `openai`; a test beside its helper, and the module root's entries, are local.
+        let file = |p: &str| ScannedFile {
+            path: format!("pydantic_ai_slim/{p}"),
+            language: Language::Python,
+            kind: ImportKind::Build,
+            imports: Vec::new(),
+        };
+        let files: Vec<ScannedFile> = [
+            "pydantic_ai/__init__.py",
+            "pydantic_ai/models/__init__.py",
+            "pydantic_ai/models/openai.py",
+            "tests/helpers.py",
+            "tests/test_x.py",
+            "scripts/gen.py",
+        ]
+        .iter()
+        .map(|p| file(p))
+        .collect();
+        let local = local_python_names(&files, "pydantic_ai_slim");
+        assert!(!local.is_local("pydantic_ai/models/openai.py", "openai"));
+        assert!(!local.is_local("pydantic_ai/agent.py", "models"));
+        assert!(local.is_local("tests/test_x.py", "helpers"));
+        assert!(!local.is_local("scripts/gen.py", "helpers"));
+        assert!(local.is_local("tests/test_x.py", "pydantic_ai"));
+        assert!(local.is_local("scripts/gen.py", "tests"));
+    }
+
+    #[test]
+    fn a_meta_package_does_not_own_its_project_name() {
+        // pydantic-ai's root: project `pydantic-ai` (so `pydantic_ai` is provided), tests only;
+        // pydantic_ai_slim holds `pydantic_ai/`.
+        let file = |p: &str| ScannedFile {
+            path: p.to_string(),
+            language: Language::Python,
+            kind: ImportKind::Dev,
+            imports: Vec::new(),
+        };
+        let root = [file("tests/test_agent.py"), file("tests/conftest.py")];
+        assert!(own_python_names(vec!["pydantic_ai".into()], &root, "").is_empty());
+        let slim = [
+            file("pydantic_ai_slim/pydantic_ai/__init__.py"),
+            file("pydantic_ai_slim/tests/x.py"),
+        ];
+        assert_eq!(
+            own_python_names(
+                vec!["pydantic_ai".into(), "pydantic_ai_slim".into()],
+                &slim,
+                "pydantic_ai_slim/"
+            ),
+            ["pydantic_ai"]
+        );
+        let single = [file("svc/src/svc.py")];
+        assert_eq!(
+            own_python_names(vec!["svc".into()], &single, "svc/"),
+            ["svc"]
+        );
+    }
 }

@@ -7,17 +7,21 @@
 /// is matched by its normalized name (`Flask` → `flask`, `typing-extensions` →
 /// `typing_extensions`), and `[drift] ignore` in `mesh-module.toml` covers the rest.
 pub const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
+    ("ag-ui-protocol", &["ag_ui"]),
     ("attrs", &["attr", "attrs"]),
     ("beautifulsoup4", &["bs4"]),
     ("django-rest-framework", &["rest_framework"]),
     ("djangorestframework", &["rest_framework"]),
+    ("fastmcp-slim", &["fastmcp"]),
     ("google-api-python-client", &["googleapiclient"]),
+    ("griffelib", &["griffe"]),
     ("grpcio", &["grpc"]),
     ("ipython", &["IPython"]),
     ("msgpack-python", &["msgpack"]),
     ("mysqlclient", &["MySQLdb"]),
     ("opencv-python", &["cv2"]),
     ("opencv-python-headless", &["cv2"]),
+    ("opentelemetry-api", &["opentelemetry"]),
     ("pillow", &["PIL"]),
     ("protobuf", &["google.protobuf"]),
     ("psycopg2-binary", &["psycopg2"]),
@@ -27,6 +31,7 @@ pub const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("pymupdf", &["fitz"]),
     ("pyopenssl", &["OpenSSL"]),
     ("pyserial", &["serial"]),
+    ("pytest", &["pytest", "_pytest"]),
     ("python-dateutil", &["dateutil"]),
     ("python-dotenv", &["dotenv"]),
     ("python-multipart", &["multipart"]),
@@ -57,13 +62,27 @@ pub fn pep503(name: &str) -> String {
 }
 
 /// The import names (lowercase, dotted) a Python distribution is imported by: the table's, else
-/// its name lowercased with `-` as `_` (a dotted name such as `zope.interface` keeps its dots).
+/// its name lowercased with `-` as `_` (a dotted name such as `zope.interface` keeps its dots),
+/// with `-` as `.` for a namespace package (`google-genai` → `google.genai`,
+/// `opentelemetry-sdk` → `opentelemetry.sdk`), and without a `-python` / `python-` wrapper
+/// (`tavily-python` → `tavily`).
 pub fn python_keys(dist: &str) -> Vec<String> {
     let norm = pep503(dist);
     if let Some((_, names)) = PYTHON_IMPORT_NAMES.iter().find(|(d, _)| *d == norm) {
         return names.iter().map(|n| n.to_lowercase()).collect();
     }
-    vec![dist.to_lowercase().replace('-', "_")]
+    let mut keys = vec![dist.to_lowercase().replace('-', "_")];
+    let dotted = norm.replace('-', ".");
+    if norm.contains('-') && !keys.contains(&dotted) {
+        keys.push(dotted);
+    }
+    if let Some(bare) = norm
+        .strip_suffix("-python")
+        .or_else(|| norm.strip_prefix("python-"))
+    {
+        keys.push(bare.replace('-', "_"));
+    }
+    keys
 }
 
 /// The distribution to declare for an undeclared Python import's top-level name: the table's
@@ -79,7 +98,7 @@ pub fn python_dist_for(import_top: &str) -> String {
 /// The package a JS import specifier names: its first segment, or its first two when scoped
 /// (`lodash/debounce` → `lodash`, `@scope/ui/button` → `@scope/ui`). `None` for what is not a
 /// package: relative and absolute paths, URLs and other schemes (`virtual:`, `bun:`),
-/// subpath imports (`#x`) and the usual aliases (`@/x`, `~/x`).
+/// subpath imports (`#x`), the usual aliases (`@/x`, `~/x`) and scoped names with capitals.
 pub fn js_package(spec: &str) -> Option<&str> {
     if spec.is_empty()
         || spec.starts_with('.')
@@ -98,7 +117,10 @@ pub fn js_package(spec: &str) -> Option<&str> {
         cut.next()
     };
     let pkg = &spec[..end.unwrap_or(spec.len())];
-    (!pkg.ends_with('@') && pkg != "@").then_some(pkg)
+    // npm has refused capitals in new names since before scopes existed: a scoped name with
+    // one is a bundler alias (Docusaurus' `@docusaurus/Link`, `@theme/Layout`).
+    let alias = spec.starts_with('@') && pkg.chars().any(|c| c.is_ascii_uppercase());
+    (!pkg.ends_with('@') && pkg != "@" && !alias).then_some(pkg)
 }
 
 /// The package an `@types/…` package gives types for (`@types/node` → `node`,
@@ -149,7 +171,24 @@ mod tests {
         assert_eq!(python_keys("PyYAML"), ["yaml"]);
         assert_eq!(python_keys("Pillow"), ["pil"]);
         assert_eq!(python_keys("python_dateutil"), ["dateutil"]);
-        assert_eq!(python_keys("typing-extensions"), ["typing_extensions"]);
+        assert_eq!(
+            python_keys("typing-extensions"),
+            ["typing_extensions", "typing.extensions"]
+        );
+        // pydantic-ai's extras.
+        assert_eq!(
+            python_keys("google-genai"),
+            ["google_genai", "google.genai"]
+        );
+        assert_eq!(
+            python_keys("tavily-python"),
+            ["tavily_python", "tavily.python", "tavily"]
+        );
+        assert_eq!(python_keys("opentelemetry-api"), ["opentelemetry"]);
+        // pydantic-ai-slim's `griffelib` and `fastmcp-slim`; its tests' `from _pytest…`.
+        assert_eq!(python_keys("griffelib"), ["griffe"]);
+        assert_eq!(python_keys("fastmcp-slim"), ["fastmcp"]);
+        assert_eq!(python_keys("pytest"), ["pytest", "_pytest"]);
         assert_eq!(python_keys("zope.interface"), ["zope.interface"]);
         assert_eq!(python_dist_for("yaml"), "pyyaml");
         assert_eq!(python_dist_for("requests"), "requests");
@@ -171,6 +210,8 @@ mod tests {
             "@/comp",
             "virtual:x",
             "https://x",
+            "@docusaurus/Link",
+            "@theme/Layout",
             "",
         ] {
             assert_eq!(js_package(not), None, "{not}");

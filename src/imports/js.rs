@@ -1,12 +1,13 @@
 //! The JavaScript/TypeScript import scanner: the specifier string of static imports and
-//! re-exports (`import … from "s"`, `export … from "s"`, `import "s"`), dynamic `import("s")`
-//! and `require("s")`, exactly as written ("@scope/pkg/sub", "./x", "lodash/fp").
+//! re-exports (`import … from "s"`, `export … from "s"`, `import "s"`), dynamic `import("s")`,
+//! `require("s")` and `require.resolve("s")`, exactly as written ("@scope/pkg/sub", "./x", "lodash/fp").
+//! Those inside a `try` whose `catch` handles a missing module are optional.
 //!
 //! The lexer follows template literals through nested `${…}` expressions and tells regex
 //! literals from division by the token before the `/`, so neither can derail string tracking.
 
 use super::lex::{
-    Collector, FileScan, Kind, Token, at, block_comment, ident_end, is_ident_continue,
+    Collector, FileScan, ImportKind, Kind, Token, at, block_comment, ident_end, is_ident_continue,
     line_comment, line_end, punct_at, quoted_end,
 };
 
@@ -16,6 +17,7 @@ pub fn scan_file(src: &str) -> FileScan {
     let mut c = Collector::new(src);
     let toks = Lexer::new(src.as_bytes(), &mut c).run();
     collect(&toks, src, &mut c);
+    optional_requires(&toks, src, &mut c);
     FileScan {
         imports: c.finish(),
         ..FileScan::default()
@@ -261,6 +263,12 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
         let specifier = match t.text(src) {
             "import" => import(toks, i, src),
             "export" => export(toks, i, src),
+            // `require.resolve("s")` finds a package by name to load it later (a babel
+            // preset, a test runner): the package is used as much as by `require`.
+            "require" if punct_at(toks, i + 1, b'.') => toks
+                .get(i + 2)
+                .filter(|r| r.kind == Kind::Ident && r.text(src) == "resolve")
+                .and_then(|_| call_argument(toks, i + 3, false)),
             "require" => call_argument(toks, i + 1, false),
             _ => None,
         };
@@ -271,6 +279,73 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
             c.push_value(s);
         }
     }
+}
+
+/// Marks the body of every `try { … } catch` that handles a missing module as optional: its
+/// `catch` names `MODULE_NOT_FOUND` (or `ERR_MODULE_NOT_FOUND`), or swallows the error whole
+/// (an empty block). The code runs without the package (jest-config's
+/// `try { require.resolve('jest-jasmine2') } catch (error) { if (error.code ===
+/// 'MODULE_NOT_FOUND') … }`).
+fn optional_requires(toks: &[Token], src: &str, c: &mut Collector) {
+    if !src.contains("try") || !src.contains("catch") {
+        return;
+    }
+    for (i, t) in toks.iter().enumerate() {
+        if t.kind != Kind::Ident || t.text(src) != "try" || !punct_at(toks, i + 1, b'{') {
+            continue;
+        }
+        let Some(body_end) = closing(toks, i + 1) else {
+            continue;
+        };
+        let k = body_end + 1;
+        if !toks
+            .get(k)
+            .is_some_and(|t| t.kind == Kind::Ident && t.text(src) == "catch")
+        {
+            continue;
+        }
+        // `catch {` or `catch (e) {` (a binding with a type or a default is still one group).
+        let open = if punct_at(toks, k + 1, b'(') {
+            match closing(toks, k + 1) {
+                Some(e) => e + 1,
+                None => continue,
+            }
+        } else {
+            k + 1
+        };
+        if !punct_at(toks, open, b'{') {
+            continue;
+        }
+        let Some(catch_end) = closing(toks, open) else {
+            continue;
+        };
+        let handler = &toks[open + 1..catch_end];
+        let handles = handler.is_empty()
+            || handler
+                .iter()
+                .any(|t| t.kind == Kind::Str && t.text(src).contains("MODULE_NOT_FOUND"));
+        if handles {
+            c.weaken(toks[i + 1].start, toks[body_end].end, ImportKind::Optional);
+        }
+    }
+}
+
+/// The index of the bracket that closes the one at `open` (`{`, `(` or `[`).
+fn closing(toks: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (j, t) in toks.iter().enumerate().skip(open) {
+        match t.kind {
+            Kind::Punct(b'{' | b'(' | b'[') => depth += 1,
+            Kind::Punct(b'}' | b')' | b']') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The specifier of the `import` at `i`: dynamic `import("s")`, side-effect `import "s"`, or
@@ -395,6 +470,35 @@ export { default } from 'f';
     fn require_and_dynamic_import() {
         let src = "const a = require(\"a\");\nconst b = require('b');\nconst c = await import('c');\nimport(\"d\").then(f);\nconst e = import(`e`);\nimport(\"f\", { with: { type: \"json\" } });\n";
         assert_eq!(names(&scan(src)), ["a", "b", "c", "d", "e", "f"]);
+    }
+
+    #[test]
+    fn require_resolve_is_a_use() {
+        // jest's packages/babel-jest/src/index.ts.
+        let src = "const jestPresetPath = require.resolve('babel-preset-jest');\nconst p = require.resolve(name);\nx.require.resolve(\"no\");\nrequire.cache[\"no\"];\n";
+        assert_eq!(names(&scan(src)), ["babel-preset-jest"]);
+    }
+
+    #[test]
+    fn requires_guarded_by_a_missing_module_catch_are_optional() {
+        use crate::imports::lex::ImportKind::{Build, Optional};
+        // jest-config's normalize.ts, an empty catch, and a catch for something else.
+        let src = "const a = require('a');\ntry {\n  options.testRunner = require.resolve('jest-jasmine2');\n} catch (error: any) {\n  if (error.code === 'MODULE_NOT_FOUND') {\n    throw createConfigError('x');\n  }\n  throw error;\n}\ntry { require('fsevents'); } catch {}\ntry {\n  require('b');\n} catch (e) {\n  log(e);\n}\ntry { await import('c') } catch (e) { if (e.code === 'ERR_MODULE_NOT_FOUND') return; }\n";
+        let got: Vec<(u32, String, crate::imports::ImportKind)> = scan_file(src)
+            .imports
+            .into_iter()
+            .map(|i| (i.line, i.name, i.kind))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "a".into(), Build),
+                (3, "jest-jasmine2".into(), Optional),
+                (10, "fsevents".into(), Optional),
+                (12, "b".into(), Build),
+                (16, "c".into(), Optional),
+            ]
+        );
     }
 
     #[test]

@@ -48,7 +48,11 @@ pub struct ScannedFile {
 /// packages and name.
 /// 4: Rust diagnostic codes in attributes (`#[diagnostic(code(nu::x))]`) and `rustdoc::`
 /// lints are no paths.
-pub const SCANNER_VERSION: u32 = 4;
+/// 5: JS `require.resolve("s")`; files under `node_modules/` not read; Python imports under
+/// `if TYPE_CHECKING:` optional.
+/// 6: Python imports inside `with suppress(ImportError):` optional; JS `require` and
+/// `require.resolve` inside a `try` whose `catch` names `MODULE_NOT_FOUND` optional.
+pub const SCANNER_VERSION: u32 = 6;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -7,6 +7,8 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// Directories that hold test data, not code: never read.
 const TEST_DATA: &[&str] = &[
+    // Packages committed as installed (a resolver's test root): another package's code.
+    "node_modules",
     "testdata",
     "__fixtures__",
     "__testfixtures__",
@@ -121,13 +123,21 @@ impl Places {
     }
 }
 
-/// JS/TS: tests, specs, stories, mocks and tool configs.
+/// JS/TS: tests (with type tests, as tstyche and tsd keep them), specs, stories, mocks,
+/// benchmarks and tool configs.
 fn js_dev(rel: &str) -> bool {
     let (dirs, file) = rel.rsplit_once('/').unwrap_or(("", rel));
     let dev_dir = dirs.split('/').any(|d| {
         matches!(
             d,
-            "__tests__" | "__mocks__" | "test" | "tests" | "e2e" | ".storybook"
+            "__tests__"
+                | "__mocks__"
+                | "__typetests__"
+                | "__benchmarks__"
+                | "test"
+                | "tests"
+                | "e2e"
+                | ".storybook"
         )
     });
     let parts: Vec<&str> = file.split('.').collect();
@@ -182,6 +192,9 @@ mod tests {
             !is_test_data("src/fixtures/e.ts"),
             "fixtures outside a test dir is code"
         );
+        assert!(is_test_data(
+            "src/__tests__/test_root/node_modules/npm3-main-dep/index.js"
+        ));
         assert!(!is_test_data("testdata.go"));
         assert!(!is_test_data("src/lib.rs"));
     }
@@ -275,6 +288,9 @@ mod tests {
             "vite.config.ts",
             "jest.config.cjs",
             ".eslintrc.js",
+            // jest's packages: tstyche type tests and benchmarks.
+            "__typetests__/expect.test.ts",
+            "__benchmarks__/test.js",
         ] {
             assert_eq!(p.kind(Language::Js, dev), ImportKind::Dev, "{dev}");
         }

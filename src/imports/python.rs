@@ -13,13 +13,16 @@ use super::lex::{
 /// Scans a Python file: its imports, and notes on what could not be read whole.
 /// `import a.b` → "a.b", `from a.b import c` → "a.b.c" and "a.b", `__import__("a")` and
 /// `importlib.import_module("a")` → "a". Imports inside a `try` that handles `ImportError` or
-/// `ModuleNotFoundError` (its body or its handlers) are `optional`.
+/// `ModuleNotFoundError` (its body or its handlers) are `optional`, and so are those under
+/// `if TYPE_CHECKING:` (read by type checkers only, never run) and inside
+/// `with suppress(ImportError):`.
 pub fn scan_file(src: &str) -> FileScan {
     let mut c = Collector::new(src);
     let toks = lex(src.as_bytes(), &mut c);
     collect(&toks, src, &mut c);
     let mut notes = Vec::new();
     guarded(&toks, src, &mut c, &mut notes);
+    type_checking(&toks, src, &mut c);
     FileScan {
         imports: c.finish(),
         test_mods: Vec::new(),
@@ -133,6 +136,89 @@ fn guarded(toks: &[Token], src: &str, c: &mut Collector, notes: &mut Vec<String>
             c.weaken(s, e, ImportKind::Optional);
         }
     }
+}
+
+/// Marks the body of every `if TYPE_CHECKING:` (or `if typing.TYPE_CHECKING:`) as optional:
+/// its imports give a type checker names and never run, so the code runs without them
+/// (pydantic-graph's `from opentelemetry.trace import Span`). So is the body of every
+/// `with suppress(ImportError):` (or `contextlib.suppress(…, ModuleNotFoundError)`): the
+/// `try/except ImportError` of the context-manager form (pydantic-ai's `tests/conftest.py`
+/// guards `import pandas` so).
+fn type_checking(toks: &[Token], src: &str, c: &mut Collector) {
+    if !src.contains("TYPE_CHECKING") && !src.contains("suppress") {
+        return;
+    }
+    let lines = logical_lines(toks, src);
+    for (h, line) in lines.iter().enumerate() {
+        let header: Vec<&str> = toks[line.start..line.end]
+            .iter()
+            .map(|t| t.text(src))
+            .collect();
+        let Some(colon) = guard_colon(&header) else {
+            continue;
+        };
+        let colon = line.start + colon;
+        let mut k = h + 1;
+        while lines.get(k).is_some_and(|l| l.indent > line.indent) {
+            k += 1;
+        }
+        // The body: after the colon (a one-line `if TYPE_CHECKING: import x`) to the end of
+        // the deeper-indented lines below.
+        let start = toks[colon].end;
+        let end = if k > h + 1 {
+            let last = &lines[k - 1];
+            toks.get(last.end.saturating_sub(1))
+                .map_or(src.len(), |t| t.end)
+        } else {
+            toks.get(line.end.saturating_sub(1))
+                .map_or(src.len(), |t| t.end)
+        };
+        c.weaken(start, end, ImportKind::Optional);
+    }
+}
+
+/// The index of the colon that ends a guard's header (its tokens' texts): `if TYPE_CHECKING:`,
+/// `if typing.TYPE_CHECKING:`, or a `with` whose items include `suppress(…)` with
+/// `ImportError` or `ModuleNotFoundError` among its arguments.
+fn guard_colon(header: &[&str]) -> Option<usize> {
+    if matches!(
+        header,
+        ["if", "TYPE_CHECKING", ":", ..] | ["if", _, ".", "TYPE_CHECKING", ":", ..]
+    ) {
+        return header.iter().position(|t| *t == ":");
+    }
+    if header.first() != Some(&"with") {
+        return None;
+    }
+    // The header's colon is its last `:` at bracket depth 0.
+    let mut depth = 0i32;
+    let mut colon = None;
+    let mut suppressed = false;
+    for (i, t) in header.iter().enumerate() {
+        match *t {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            ":" if depth == 0 => colon = Some(i),
+            "suppress" if header.get(i + 1) == Some(&"(") => {
+                let mut d = 0i32;
+                for a in &header[i + 1..] {
+                    match *a {
+                        "(" => d += 1,
+                        ")" => {
+                            d -= 1;
+                            if d == 0 {
+                                break;
+                            }
+                        }
+                        "ImportError" | "ModuleNotFoundError" => suppressed = true,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    colon.filter(|_| suppressed)
 }
 
 /// Turns Python source into tokens, with a `Newline` at the end of each logical line (none
@@ -514,6 +600,54 @@ mod tests {
             .into_iter()
             .map(|i| (i.line, i.name, i.kind))
             .collect()
+    }
+
+    #[test]
+    fn type_checking_imports_are_optional() {
+        use crate::imports::lex::ImportKind::{Build, Optional};
+        // pydantic_graph/_utils.py's pattern, with the `typing.` and one-line forms.
+        let src = "from typing import TYPE_CHECKING\nimport typing\nif TYPE_CHECKING:\n    from opentelemetry.trace import Span\n    import a\nelse:\n    import b\nif typing.TYPE_CHECKING: import c\nif not TYPE_CHECKING:\n    import d\nimport e\n";
+        let got: Vec<(u32, String, crate::imports::ImportKind)> = scan_file(src)
+            .imports
+            .into_iter()
+            .map(|i| (i.line, i.name, i.kind))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "typing.TYPE_CHECKING".into(), Build),
+                (1, "typing".into(), Build),
+                (2, "typing".into(), Build),
+                (4, "opentelemetry.trace.Span".into(), Optional),
+                (4, "opentelemetry.trace".into(), Optional),
+                (5, "a".into(), Optional),
+                (7, "b".into(), Build),
+                (8, "c".into(), Optional),
+                (10, "d".into(), Build),
+                (11, "e".into(), Build),
+            ]
+        );
+    }
+
+    #[test]
+    fn suppressed_import_errors_are_optional() {
+        use crate::imports::lex::ImportKind::{Build, Optional};
+        // pydantic-ai's tests/conftest.py: `with suppress(ImportError):\n    import pandas`;
+        // the `contextlib.` form with several exceptions, and a `suppress` of something else.
+        let src = "from contextlib import suppress\nimport contextlib\nwith suppress(ImportError):\n    import pandas  # noqa: F401\nwith contextlib.suppress(KeyError, ModuleNotFoundError): import numpy\nwith suppress(KeyError):\n    import b\nwith open('x') as f, suppress(ImportError):\n    import c\nimport d\n";
+        assert_eq!(
+            kinds(src),
+            [
+                (1, "contextlib.suppress".into(), Build),
+                (1, "contextlib".into(), Build),
+                (2, "contextlib".into(), Build),
+                (4, "pandas".into(), Optional),
+                (5, "numpy".into(), Optional),
+                (7, "b".into(), Build),
+                (9, "c".into(), Optional),
+                (10, "d".into(), Build),
+            ]
+        );
     }
 
     #[test]

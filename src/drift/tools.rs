@@ -1,0 +1,285 @@
+//! Dependencies a tool uses by name, where no code imports them: a package.json script runs
+//! its command, a config file names it (a babel preset, a jest environment, a tsconfig's
+//! `extends`), `pyproject.toml` configures it (`[tool.mypy]`), a Makefile, tox/nox file,
+//! pre-commit config or CI workflow runs it, or pytest loads it as a plugin. Each rule reads
+//! what the repository itself says; the one table ([`TOOL_BINS`]) is for commands whose name
+//! differs from their package's.
+
+use super::declared::{Declared, Scope};
+use super::names;
+use crate::imports::Language;
+
+/// Dev tools whose command differs from their package's name, as (package, command).
+pub const TOOL_BINS: &[(&str, &str)] = &[
+    ("@crowdin/cli", "crowdin"),
+    ("griffecli", "griffe"),
+    ("typescript", "tsc"),
+];
+
+/// What a module's own files say its tools use.
+#[derive(Debug, Default)]
+pub struct ToolEvidence {
+    /// The text of package.json `scripts`, Makefile, tox.ini, noxfile.py, justfile,
+    /// .pre-commit-config.yaml and (for a module at the repository's root) CI workflows.
+    pub commands: String,
+    /// The quoted strings of the module's JS tool configs: `*.config.{js,mjs,cjs,ts,json}`,
+    /// `.babelrc*`, `.eslintrc*`, `.prettierrc*`, `tsconfig*.json`, and package.json's
+    /// `jest`, `babel`, `eslintConfig` and `prettier` keys.
+    pub config_strings: Vec<String>,
+    /// A babel config is there: babel (`@babel/core`) runs, and jest transforms through
+    /// `babel-jest` by default.
+    pub babel_config: bool,
+    /// A `tsconfig.json` is there: `typescript` compiles it, and `@types/node` types the
+    /// Node globals its code uses without an import.
+    pub tsconfig: bool,
+    /// The keys of pyproject.toml's `[tool]` table, PEP 503-normalized.
+    pub python_tools: Vec<String>,
+}
+
+/// Whether a module-root file is a JS tool's config whose strings name packages.
+pub fn is_js_config(file: &str) -> bool {
+    let config_ext = [".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".json"];
+    (file.contains(".config.") && config_ext.iter().any(|e| file.ends_with(e)))
+        || file.starts_with(".babelrc")
+        || file.starts_with(".eslintrc")
+        || file.starts_with(".prettierrc")
+        || (file.starts_with("tsconfig") && file.ends_with(".json"))
+}
+
+/// Whether a babel config file (babel reads these by name).
+pub fn is_babel_config(file: &str) -> bool {
+    file.starts_with(".babelrc") || file.starts_with("babel.config.")
+}
+
+/// Whether a module-root file holds commands a person or CI runs.
+pub fn is_command_file(file: &str) -> bool {
+    matches!(
+        file,
+        "Makefile" | "makefile" | "GNUmakefile" | "justfile" | "tox.ini" | "noxfile.py"
+    ) || file == ".pre-commit-config.yaml"
+}
+
+/// The contents of every quoted string in `text` ('…', "…" and `…`; escapes skipped).
+pub fn quoted_strings(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if !matches!(c, '\'' | '"' | '`') {
+            continue;
+        }
+        let mut s = String::new();
+        let mut escaped = false;
+        for d in chars.by_ref() {
+            match (escaped, d) {
+                (true, _) => {
+                    escaped = false;
+                    s.push(d);
+                }
+                (false, '\\') => escaped = true,
+                (false, d) if d == c => break,
+                (false, '\n') if c != '`' => break,
+                (false, d) => s.push(d),
+            }
+        }
+        if !s.is_empty() && s.len() <= 214 {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// The packages a config string may name: the package of the specifier itself, and the
+/// names its tool completes a short name to: babel's presets and plugins (`@babel/env` →
+/// `@babel/preset-env`, `minify` → `babel-preset-minify`), jest's environments and runners
+/// (`testEnvironment: "jsdom"` → `jest-environment-jsdom`), eslint's plugins and configs.
+fn completions(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = names::js_package(s)
+        .map(str::to_string)
+        .into_iter()
+        .collect();
+    if s.contains('/') && !s.starts_with('@') {
+        return out;
+    }
+    const PREFIXES: &[&str] = &[
+        "babel-preset-",
+        "babel-plugin-",
+        "jest-environment-",
+        "jest-runner-",
+        "eslint-plugin-",
+        "eslint-config-",
+    ];
+    match s.strip_prefix('@').and_then(|r| r.split_once('/')) {
+        Some((scope, name)) if !name.contains('/') => {
+            for p in PREFIXES {
+                out.push(format!("@{scope}/{p}{name}"));
+            }
+            if scope == "babel" {
+                out.push(format!("@babel/preset-{name}"));
+                out.push(format!("@babel/plugin-{name}"));
+            }
+        }
+        Some(_) => {}
+        None if s.starts_with('@') => out.push(format!("{s}/eslint-plugin")),
+        None => {
+            for p in PREFIXES {
+                out.push(format!("{p}{s}"));
+            }
+        }
+    }
+    out
+}
+
+impl ToolEvidence {
+    /// Whether a tool uses the declared dependency `d`, whose module also declares `all`.
+    pub fn uses(&self, d: &Declared, all: &[Declared]) -> bool {
+        match d.language {
+            Language::Js => self.js_uses(&d.name),
+            Language::Python => d.scope == Scope::Dev && self.python_uses(&d.name, all),
+            _ => false,
+        }
+    }
+
+    fn js_uses(&self, name: &str) -> bool {
+        (self.babel_config && matches!(name, "@babel/core" | "babel-jest"))
+            // `@types/node` types globals no import names (`Buffer`, `process`).
+            || (self.tsconfig && matches!(name, "typescript" | "@types/node"))
+            || self.runs(name)
+            || self
+                .config_strings
+                .iter()
+                .any(|s| completions(s).iter().any(|c| c == name))
+    }
+
+    fn python_uses(&self, name: &str, all: &[Declared]) -> bool {
+        let norm = names::pep503(name);
+        // pytest loads every installed plugin through its `pytest11` entry point.
+        let pytest_plugin = norm.starts_with("pytest-")
+            && all
+                .iter()
+                .any(|d| d.language == Language::Python && names::pep503(&d.name) == "pytest");
+        pytest_plugin || self.python_tools.contains(&norm) || self.runs(name)
+    }
+
+    /// Whether a command names the tool: its package name or its command.
+    fn runs(&self, name: &str) -> bool {
+        let bin = TOOL_BINS
+            .iter()
+            .find(|(p, _)| *p == name)
+            .map_or(name, |(_, b)| *b);
+        self.commands
+            .split(|c: char| {
+                c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')' | '"' | '\'' | '`')
+            })
+            .any(|w| w == name || w == bin)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dev(language: Language, name: &str) -> Declared {
+        Declared {
+            language,
+            name: name.into(),
+            scope: Scope::Dev,
+            manifest: "x",
+            line: 1,
+            indirect: false,
+        }
+    }
+
+    #[test]
+    fn config_files_name_js_tools() {
+        // jest's examples/react: `.babelrc.js` presets and package.json's `"jest"` key.
+        let babelrc = "module.exports = {\n  presets: [\n    '@babel/preset-env',\n    ['@babel/preset-react', {runtime: 'automatic'}],\n  ],\n};\n";
+        let mut e = ToolEvidence {
+            babel_config: true,
+            ..ToolEvidence::default()
+        };
+        e.config_strings = quoted_strings(babelrc);
+        e.config_strings.extend(quoted_strings(
+            r#"{"testEnvironment":"jsdom","setupFiles":["<rootDir>/s.js"]}"#,
+        ));
+        for used in [
+            "@babel/preset-env",
+            "@babel/preset-react",
+            "@babel/core",
+            "babel-jest",
+            "jest-environment-jsdom",
+        ] {
+            assert!(e.uses(&dev(Language::Js, used), &[]), "{used}");
+        }
+        assert!(!e.uses(&dev(Language::Js, "react-dom"), &[]));
+        assert!(!e.uses(&dev(Language::Js, "typescript"), &[]));
+        // Short names, a scope's eslint plugin, a tsconfig's `extends`, a sub-path.
+        assert!(completions("@babel/env").contains(&"@babel/preset-env".to_string()));
+        assert!(completions("minify").contains(&"babel-preset-minify".to_string()));
+        assert!(
+            completions("@typescript-eslint")
+                .contains(&"@typescript-eslint/eslint-plugin".to_string())
+        );
+        assert_eq!(
+            completions("jest-preset-angular/presets"),
+            ["jest-preset-angular"]
+        );
+        assert_eq!(
+            completions("@docusaurus/tsconfig")[0],
+            "@docusaurus/tsconfig"
+        );
+        let ts = ToolEvidence {
+            tsconfig: true,
+            commands: "crowdin upload".into(),
+            ..ToolEvidence::default()
+        };
+        assert!(ts.uses(&dev(Language::Js, "typescript"), &[]));
+        // jest-matcher-utils uses `Buffer` with no import.
+        assert!(ts.uses(&dev(Language::Js, "@types/node"), &[]));
+        assert!(ts.uses(&dev(Language::Js, "@crowdin/cli"), &[]));
+    }
+
+    #[test]
+    fn python_tools_by_section_command_and_plugin() {
+        // pydantic-ai's root: `[tool.mypy]`, `uv run ruff check` in its Makefile, diff-cover
+        // in CI, pytest plugins beside pytest.
+        let e = ToolEvidence {
+            commands: "lint:\n\tuv run ruff check\n\n      - run: uv run diff-cover coverage.xml\n"
+                .into(),
+            python_tools: vec!["mypy".into(), "pyright".into(), "inline-snapshot".into()],
+            ..ToolEvidence::default()
+        };
+        let all = [
+            dev(Language::Python, "pytest"),
+            dev(Language::Python, "pytest-xdist"),
+        ];
+        for used in [
+            "mypy",
+            "ruff",
+            "diff-cover",
+            "pytest-xdist",
+            "inline_snapshot",
+        ] {
+            assert!(e.uses(&dev(Language::Python, used), &all), "{used}");
+        }
+        assert!(!e.uses(&dev(Language::Python, "pytest-xdist"), &[]));
+        assert!(!e.uses(&dev(Language::Python, "markdownify"), &all));
+        // A shipped dependency is never a tool's only.
+        let mut normal = dev(Language::Python, "mypy");
+        normal.scope = Scope::Normal;
+        assert!(!e.uses(&normal, &all));
+    }
+
+    #[test]
+    fn quoted_strings_skip_escapes() {
+        assert_eq!(
+            quoted_strings(r#"a 'b' "c\"d" `e` 'unclosed"#),
+            ["b", "c\"d", "e", "unclosed"]
+        );
+        assert!(is_js_config("docusaurus.config.mjs"));
+        assert!(is_js_config(".babelrc"));
+        assert!(is_js_config("tsconfig.build.json"));
+        assert!(!is_js_config("index.js"));
+        assert!(is_babel_config("babel.config.js"));
+        assert!(is_command_file("Makefile"));
+    }
+}
