@@ -858,6 +858,15 @@ fn compare(
         if u.optional || u.key == "node:" {
             continue;
         }
+        // A JS name npm would refuse for a new package (`RegularModule`, a haste name in
+        // jest's test roots) is no package, unless a manifest declares it (a legacy package
+        // such as `JSONStream`, which is then held to the usual rules).
+        if lang == Language::Js
+            && !names::npm_new_name(&u.key)
+            && !decls.iter().any(|d| matches(d, u))
+        {
+            continue;
+        }
         let satisfied = decls.iter().any(|d| {
             matches(d, u)
                 && match (u.build_script, u.kind, d.d.scope) {

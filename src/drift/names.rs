@@ -123,6 +123,30 @@ pub fn js_package(spec: &str) -> Option<&str> {
     (!pkg.ends_with('@') && pkg != "@" && !alias).then_some(pkg)
 }
 
+/// Whether npm would accept `pkg` as a new package name (validate-npm-package-name's rules
+/// for new names): at most 214 characters, lowercase letters, digits, `-`, `.` and `_` only
+/// (no capitals, no `~'!()*`, nothing a URL must escape), and no leading `.` or `_`, in the
+/// name and in its scope. An undeclared import of any other name is no package anyone could
+/// declare: a haste module name in jest's test roots (`require('RegularModule')`), a loader
+/// prefix (`image!x`). A legacy package with capitals (`JSONStream`) is still matched when a
+/// manifest declares it: this only decides what counts as undeclared.
+pub fn npm_new_name(pkg: &str) -> bool {
+    let part_ok = |p: &str| {
+        !p.is_empty()
+            && !p.starts_with(['.', '_'])
+            && p.bytes().all(|b| {
+                b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'_')
+            })
+    };
+    let ok = match pkg.strip_prefix('@') {
+        Some(scoped) => scoped
+            .split_once('/')
+            .is_some_and(|(scope, name)| part_ok(scope) && part_ok(name)),
+        None => part_ok(pkg),
+    };
+    ok && pkg.len() <= 214
+}
+
 /// The package an `@types/…` package gives types for (`@types/node` → `node`,
 /// `@types/babel__core` → `@babel/core`), or `None` for any other package.
 pub fn js_typed_package(name: &str) -> Option<String> {
@@ -216,6 +240,35 @@ mod tests {
         ] {
             assert_eq!(js_package(not), None, "{not}");
         }
+        // jest-runtime's test root: `require('RegularModule')` and friends are haste names.
+        for not in [
+            "RegularModule",
+            "ModuleWithSideEffects",
+            "Foo.react",
+            "testMapped",
+            "image!not_really_a_module",
+            "JSONStream",
+            "_private",
+            ".hidden",
+            "@Scope/x",
+            "@scope/",
+            "a b",
+        ] {
+            assert!(!npm_new_name(not), "{not}");
+        }
+        for ok in [
+            "lodash",
+            "dog.png",
+            "cjs-ext-pkg",
+            "@scope/ui",
+            "left_pad",
+            "zone.js",
+        ] {
+            assert!(npm_new_name(ok), "{ok}");
+        }
+        assert!(!npm_new_name(&"a".repeat(215)));
+        // A legacy name is still a package when declared: js_package keeps it.
+        assert_eq!(js_package("JSONStream"), Some("JSONStream"));
         assert_eq!(js_typed_package("@types/node").as_deref(), Some("node"));
         assert_eq!(
             js_typed_package("@types/babel__core").as_deref(),

@@ -18,10 +18,71 @@ pub fn scan_file(src: &str) -> FileScan {
     let toks = Lexer::new(src.as_bytes(), &mut c).run();
     collect(&toks, src, &mut c);
     optional_requires(&toks, src, &mut c);
+    let mut imports = c.finish();
+    let virtual_modules = virtual_mocks(&toks, src);
+    if !virtual_modules.is_empty() {
+        imports.retain(|i| !virtual_modules.contains(&i.name.as_str()));
+    }
     FileScan {
-        imports: c.finish(),
+        imports,
         ..FileScan::default()
     }
+}
+
+/// The modules a file mocks as virtual: `jest.mock('x', factory, {virtual: true})`, and the
+/// same option to `jest.doMock` and `jest.unstable_mockModule`. jest then serves `x` from the
+/// factory and never looks for it, so the file's own imports of `x` are no dependency
+/// (jest-transform's tests `require('test_preprocessor')` so). Vitest's `vi.mock` has no such
+/// option (it takes `{spy}`), so it is not read.
+fn virtual_mocks<'s>(toks: &[Token], src: &'s str) -> Vec<&'s str> {
+    if !src.contains("virtual") {
+        return Vec::new();
+    }
+    let ident = |j: usize, names: &[&str]| {
+        toks.get(j)
+            .is_some_and(|t| t.kind == Kind::Ident && names.contains(&t.text(src)))
+    };
+    let mut out = Vec::new();
+    for i in 0..toks.len() {
+        let open = i + 3;
+        if !ident(i, &["jest"])
+            || !punct_at(toks, i + 1, b'.')
+            || !ident(i + 2, &["mock", "doMock", "unstable_mockModule"])
+            || !punct_at(toks, open, b'(')
+        {
+            continue;
+        }
+        let Some(name) = toks.get(open + 1).filter(|t| t.kind == Kind::Str) else {
+            continue;
+        };
+        let Some(close) = closing(toks, open) else {
+            continue;
+        };
+        // The options are the third argument: what follows the call's second own comma.
+        let mut depth = 0usize;
+        let mut commas = 0;
+        let mut options = close;
+        for (j, t) in toks.iter().enumerate().take(close).skip(open + 1) {
+            match t.kind {
+                Kind::Punct(b'{' | b'(' | b'[') => depth += 1,
+                Kind::Punct(b'}' | b')' | b']') => depth = depth.saturating_sub(1),
+                Kind::Punct(b',') if depth == 0 => {
+                    commas += 1;
+                    if commas == 2 {
+                        options = j + 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let is_virtual = (options..close.saturating_sub(2)).any(|j| {
+            ident(j, &["virtual"]) && punct_at(toks, j + 1, b':') && ident(j + 2, &["true"])
+        });
+        if is_virtual {
+            out.push(name.value(src));
+        }
+    }
+    out
 }
 
 /// Whether a `/` right after this token starts a regex rather than a division: after most
@@ -497,6 +558,21 @@ export { default } from 'f';
                 (10, "fsevents".into(), Optional),
                 (12, "b".into(), Build),
                 (16, "c".into(), Optional),
+            ]
+        );
+    }
+
+    #[test]
+    fn virtual_mocks_are_no_imports() {
+        // jest-transform's ScriptTransformer.test.ts: a virtual mock spread over lines, one
+        // on one line, a mock that is not virtual, and a `virtual` inside the factory.
+        let src = "jest.mock(\n  'test_preprocessor',\n  () => {\n    const t = {process: () => ({code: `${x}`})};\n    return t;\n  },\n  {virtual: true},\n);\njest.mock('skipped', () => ({}), {virtual: true});\njest.doMock('late', () => ({}), {\n  virtual: true,\n});\njest.mock('real-dep', () => ({virtual: true}));\njest.mock('also-real', () => ({}), {virtual: false});\nconst a = require('test_preprocessor');\nconst b = require('skipped');\nconst c = require('late');\nconst d = require('real-dep');\nconst e = require('also-real');\nimport f from 'test_preprocessor/sub';\n";
+        assert_eq!(
+            pairs(&scan(src)),
+            [
+                (18, "real-dep"),
+                (19, "also-real"),
+                (20, "test_preprocessor/sub")
             ]
         );
     }

@@ -52,7 +52,9 @@ pub struct ScannedFile {
 /// `if TYPE_CHECKING:` optional.
 /// 6: Python imports inside `with suppress(ImportError):` optional; JS `require` and
 /// `require.resolve` inside a `try` whose `catch` names `MODULE_NOT_FOUND` optional.
-pub const SCANNER_VERSION: u32 = 6;
+/// 7: JS imports of a module the same file mocks as virtual (`jest.mock('x', f,
+/// {virtual: true})`) left out.
+pub const SCANNER_VERSION: u32 = 7;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

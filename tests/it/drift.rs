@@ -185,6 +185,7 @@ fn js(t: &TestMesh) {
     "@scope/icons": "^1",
     "left-pad": "^1",
     "msw": "^2",
+    "JSONStream": "^1",
     "@demo/jslib": "workspace:*"
   },
   "devDependencies": {
@@ -206,6 +207,16 @@ fn js(t: &TestMesh) {
     t.write(
         "mono/js/web/src/App.test.ts",
         "import { describe } from 'vitest';\nimport { http } from 'msw';\n",
+    );
+    // jest's own test patterns: a haste module name (no npm package could be called so) and
+    // a virtual mock; and a legacy capitalised package that is declared and used.
+    t.write(
+        "mono/js/web/src/haste.test.js",
+        "require('RegularModule');\njest.mock('test_preprocessor', () => ({}), {virtual: true});\nrequire('test_preprocessor');\n",
+    );
+    t.write(
+        "mono/js/web/src/stream.ts",
+        "import JSONStream from 'JSONStream';\n",
     );
     for (dir, name, pkg) in [
         ("js/lib", "jslib", "@demo/jslib"),
@@ -269,7 +280,7 @@ fn every_planted_finding_and_nothing_else() {
             "r-core undeclared regex rust/core/Cargo.toml:- rust/core/src/lib.rs:7",
             "web undeclared @demo/jsutil js/web/package.json:- js/web/src/index.ts:9",
             "web undeclared axios js/web/package.json:- js/web/src/index.ts:8",
-            "web unused eslint js/web/package.json:17 -",
+            "web unused eslint js/web/package.json:18 -",
             "web unused left-pad js/web/package.json:7 -",
             "web dev-only msw js/web/package.json:8 js/web/src/App.test.ts:2",
         ]
