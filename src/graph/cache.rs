@@ -314,3 +314,45 @@ pub fn edge_list(
         .map(|(to, ev)| Some(((from, index(&to)?), ev)))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    fn head(made_by: [u8; 32]) -> Head {
+        Head {
+            key: [1; 32],
+            made_by,
+            repos: vec![("r".into(), vec![0; 20])],
+            modules: Vec::new(),
+            warnings: vec!["w".into()],
+        }
+    }
+
+    /// A head another build of mesh wrote (another scanner version, another binary) is not
+    /// read at all; this build's is.
+    #[test]
+    fn another_builds_head_is_never_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("state.redb");
+        let write = |h: &Head| {
+            let store = Store::open(&path).expect("open");
+            store
+                .write(|w| w.put(GRAPH_HEAD, HEAD_KEY, h))
+                .expect("write");
+        };
+        write(&head([0; 32]));
+        assert!(Store::peek(&path, read_head).expect("peek").is_none());
+        write(&head(made_by()));
+        let read = Store::peek(&path, read_head).expect("peek").expect("head");
+        assert_eq!(read.warnings, vec!["w".to_string()]);
+    }
+
+    /// No store is no head (and no store is made for asking).
+    #[test]
+    fn no_store_is_no_head() {
+        assert_eq!(made_by(), made_by());
+        assert!(Store::peek(std::path::Path::new("/nonexistent/state.redb"), read_head).is_none());
+    }
+}

@@ -1,5 +1,9 @@
 //! Loading the graph: read the sources, reuse what the store learned about modules whose source
 //! id did not move, scan only blobs never scanned before, resolve, record what is new.
+//!
+//! The graph cache ([`super::cache`]) comes first: on refs that did not move, a load is the
+//! cache's head and each module's edges, read with the store opened read-only; on a commit
+//! that changes one module, that module is walked and resolved, the rest reused.
 
 use super::cache::{self, CachedModule, Facts, Head, ModuleEdges};
 use super::names;

@@ -40,8 +40,9 @@ pub(super) fn go_names(snapshot: &Snapshot, facts: &[Facts]) -> Result<Vec<Optio
 }
 
 /// Each module's Rust renames: its own `Cargo.toml`'s, and those its workspace's `Cargo.toml`
-/// gives the dependencies it inherits. Read on every load (the workspace manifest may lie
-/// outside the module, so no cached record can hold them), but only for modules that inherit.
+/// gives the dependencies it inherits. Read whenever the graph cache cannot answer (the
+/// workspace manifest may lie outside the module, so no record can hold them), but only for
+/// modules that inherit.
 pub(super) fn rust_renames(
     snapshot: &Snapshot,
     facts: &[Facts],
@@ -66,8 +67,8 @@ pub(super) fn rust_renames(
 }
 
 /// Each module's `tsconfig.json` (else `jsconfig.json`) `paths` aliases, for the modules with
-/// JS/TS code. Read on every load, as renames are: a few small files, and no cached record
-/// has to change shape for them.
+/// JS/TS code: `known(i)` gives a module's cached aliases when its tree did not move (they are
+/// read from that tree alone); the others are read.
 pub(super) fn js_paths(
     snapshot: &Snapshot,
     facts: &[Facts],
