@@ -302,12 +302,15 @@ pub fn write(
     Ok(())
 }
 
+/// One edge from imports as the graph assembles it: (from, to) by index, with its evidence.
+pub type IndexedEdge = ((usize, usize), Vec<Evidence>);
+
 /// The edges `from` makes, as the graph assembles them: by (from, to) index.
 pub fn edge_list(
     from: usize,
     edges: ModuleEdges,
     index: impl Fn(&str) -> Option<usize>,
-) -> Option<Vec<((usize, usize), Vec<Evidence>)>> {
+) -> Option<Vec<IndexedEdge>> {
     edges
         .edges
         .into_iter()
