@@ -32,7 +32,7 @@ struct DriftJson<'a> {
 
 /// Runs `mesh drift` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
+    let loaded = crate::graph::load_with_records(&ctx.mesh, &ctx.paths().state)?;
     for name in &a.modules {
         if loaded.graph.index(name).is_none() {
             return Err(Error::failed(

@@ -38,7 +38,8 @@ pub struct Args {
 
 /// Runs `mesh status` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &ctx.sources()?)?;
+    let sources = crate::graph::sources(&ctx.mesh, &ctx.paths().state)?;
+    let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &sources)?;
     if let Some(path) = &a.html {
         let refresh = a.refresh.map(std::time::Duration::from_secs);
         crate::status::page::publish(ctx.paths(), &ctx.mesh.name, &status, path, refresh)?;

@@ -1,11 +1,14 @@
 //! The module graph: modules and their edges (build, dev, optional, presence,
 //! instantiation), the build order, and the cycles of build edges, each built as one unit.
 
+pub mod cache;
 mod cycle;
 mod load;
+mod names;
+mod scan;
 pub mod stale;
 
-pub use load::{Loaded, Stats, load};
+pub use load::{Loaded, Stats, load, load_with_records, sources};
 
 use crate::config::Kind;
 use crate::imports::ImportKind;

@@ -5,7 +5,7 @@
 use super::ScannedFile;
 use super::lex::{Import, ImportKind, Language};
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -31,7 +31,7 @@ pub struct ModuleImports<'a> {
 }
 
 /// One import line that makes a build edge.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {
     /// Repo-relative file.
     pub file: String,

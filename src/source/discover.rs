@@ -58,6 +58,70 @@ pub fn manifests(snap: &RepoSnapshot) -> Result<Vec<Found>, SourceError> {
     Ok(out)
 }
 
+/// [`manifests`], reading only what moved since `old_root`: a subtree whose id is the one at
+/// the same path in `old_root` is not read, what `old` (found in `old_root`) says of it is
+/// kept. A one-file commit reads the trees on the path to that file, twice (new and old).
+pub fn manifests_since(
+    snap: &RepoSnapshot,
+    old_root: ObjectId,
+    mut old: Vec<Found>,
+) -> Result<Vec<Found>, SourceError> {
+    old.sort_by(|a, b| a.dir.cmp(&b.dir));
+    let mut out = Vec::new();
+    let mut stack = vec![(String::new(), snap.tree, Some(old_root))];
+    while let Some((dir, id, before)) = stack.pop() {
+        if before == Some(id) {
+            out.extend(
+                old.iter()
+                    .filter(|f| f.dir == dir || is_below(&f.dir, &dir))
+                    .map(|f| Found {
+                        dir: f.dir.clone(),
+                        manifest: f.manifest,
+                        tree: f.tree,
+                    }),
+            );
+            continue;
+        }
+        // The old tree's subtrees by name (an old tree no longer in the repository: none).
+        let mut was: Vec<(Vec<u8>, ObjectId)> = Vec::new();
+        if let Some(old_tree) = before.and_then(|b| snap.repo.find_tree(b).ok()) {
+            for entry in old_tree.iter().flatten() {
+                if entry.mode().kind() == EntryKind::Tree {
+                    was.push((entry.filename().to_vec(), entry.object_id()));
+                }
+            }
+        }
+        let tree = snap
+            .repo
+            .find_tree(id)
+            .map_err(|e| git_err(snap, &format!("cannot read tree `{dir}`"), e))?;
+        for entry in tree.iter() {
+            let entry =
+                entry.map_err(|e| git_err(snap, &format!("cannot decode tree `{dir}`"), e))?;
+            let name = entry.filename();
+            match entry.mode().kind() {
+                EntryKind::Tree => {
+                    let then = was
+                        .iter()
+                        .find(|(n, _)| n.as_slice() == name.as_ref() as &[u8])
+                        .map(|(_, id)| *id);
+                    stack.push((join(&dir, &name.to_string()), entry.object_id(), then));
+                }
+                EntryKind::Blob | EntryKind::BlobExecutable if name == MODULE_MANIFEST => {
+                    out.push(Found {
+                        dir: dir.clone(),
+                        manifest: entry.object_id(),
+                        tree: id,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    Ok(out)
+}
+
 /// `dir/name`, or `name` at the root.
 pub fn join(dir: &str, name: &str) -> String {
     if dir.is_empty() {

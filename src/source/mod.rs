@@ -80,6 +80,8 @@ pub struct ModuleSource {
     pub dir: String,
     /// The tree id of that directory.
     pub tree: ObjectId,
+    /// The blob id of its `mesh-module.toml`.
+    pub manifest_blob: ObjectId,
     /// Directories of the modules nested inside this one (repo-relative), which it does not own.
     pub nested: Vec<String>,
     /// The source id.
@@ -111,60 +113,70 @@ impl Snapshot {
     /// Reads every repository of the mesh: resolves refs, finds modules, parses their manifests,
     /// computes source ids. Fails on the first unreadable repository or bad manifest.
     pub fn read(mesh: &MeshConfig) -> Result<Snapshot, ReadError> {
-        let mut repos = Vec::new();
-        let mut modules: Vec<ModuleSource> = Vec::new();
-        let mut seen: BTreeMap<String, (String, String)> = BTreeMap::new();
+        Self::read_since(mesh, None)
+    }
+
+    /// [`Snapshot::read`], reusing what an earlier read found (`prior`): a subtree whose id did
+    /// not move is not walked, a manifest whose blob did not move is not parsed again, a source
+    /// id whose inputs did not move is not hashed again. Gives exactly what `read` gives; any
+    /// manifest the mesh refuses is refused by a full read, so the error points where `read`'s
+    /// would.
+    pub fn read_since(mesh: &MeshConfig, prior: Option<&Prior>) -> Result<Snapshot, ReadError> {
+        let Some(prior) = prior else {
+            return Self::read_full(mesh);
+        };
+        let mut repos: Vec<RepoSnapshot> = Vec::new();
+        let mut modules = Vec::new();
         for cfg in &mesh.repos {
             let snap = open(mesh, cfg)?;
-            let found = discover::manifests(&snap)?;
-            let dirs: Vec<String> = found.iter().map(|m| m.dir.clone()).collect();
-            for m in found {
-                let blob = snap
-                    .repo
-                    .find_blob(m.manifest)
-                    .map_err(|e| SourceError::git(&cfg.name, "cannot read a manifest", e))?;
-                let text = String::from_utf8_lossy(&blob.data).into_owned();
-                let shown = manifest_name(&cfg.name, &m.dir);
-                let manifest = ModuleManifest::parse(&text, &shown)?;
-                if let Some((first, _)) = seen.get(&manifest.name) {
-                    return Err(crate::config::ConfigError::new(
-                        "mesh::config::duplicate_module",
-                        &shown,
-                        &text,
-                        Some(manifest.name_span.clone()),
-                        format!("module `{}` is defined twice", manifest.name),
-                        "second module with this name",
-                        format!("it is also defined in {first}; rename one of them"),
-                    )
-                    .into());
-                }
-                seen.insert(manifest.name.clone(), (shown, text));
-                let nested: Vec<String> = dirs
-                    .iter()
-                    .filter(|d| is_below(d, &m.dir))
-                    .cloned()
-                    .collect();
-                let source_id =
-                    discover::source_id(&snap, &m.dir, m.tree, &nested, &manifest.inputs)?;
-                modules.push(ModuleSource {
-                    manifest,
-                    repo: repos.len(),
-                    dir: m.dir,
-                    tree: m.tree,
-                    nested,
-                    source_id,
-                });
+            let before = prior.repos.iter().find(|r| r.name == snap.name);
+            if gather(&snap, repos.len(), before, None, &mut modules).is_err() {
+                // Refused: a full read says why, pointing at the file.
+                return Self::read_full(mesh);
             }
             repos.push(snap);
         }
         modules.sort_by(|a, b| a.manifest.name.cmp(&b.manifest.name));
         let snapshot = Snapshot { repos, modules };
-        snapshot.check_declared_edges(&seen)?;
-        mesh.check_assignments(
-            |name| snapshot.module(name).map(|m| m.manifest.kind),
-            snapshot.modules.iter().map(|m| m.name()),
-        )?;
+        if snapshot.validate(mesh, None).is_err() {
+            return Self::read_full(mesh);
+        }
         Ok(snapshot)
+    }
+
+    /// Every repository read whole, each manifest's text kept for the messages of the checks.
+    fn read_full(mesh: &MeshConfig) -> Result<Snapshot, ReadError> {
+        let mut repos: Vec<RepoSnapshot> = Vec::new();
+        let mut modules = Vec::new();
+        let mut texts = BTreeMap::new();
+        for cfg in &mesh.repos {
+            let snap = open(mesh, cfg)?;
+            gather(&snap, repos.len(), None, Some(&mut texts), &mut modules)?;
+            repos.push(snap);
+        }
+        modules.sort_by(|a, b| a.manifest.name.cmp(&b.manifest.name));
+        let snapshot = Snapshot { repos, modules };
+        snapshot.validate(mesh, Some(&texts))?;
+        Ok(snapshot)
+    }
+
+    /// The checks every read makes: no module defined twice, declared edges name modules that
+    /// exist, assignments name services. Without `texts` (manifests reused, not read), only
+    /// whether they pass: the error would have no file to point at.
+    fn validate(
+        &self,
+        mesh: &MeshConfig,
+        texts: Option<&BTreeMap<String, (String, String)>>,
+    ) -> Result<(), ReadError> {
+        if texts.is_none() && self.modules.windows(2).any(|w| w[0].name() == w[1].name()) {
+            return Err(SourceError::git("", "a module is defined twice", "").into());
+        }
+        self.check_declared_edges(texts)?;
+        mesh.check_assignments(
+            |name| self.module(name).map(|m| m.manifest.kind),
+            self.modules.iter().map(|m| m.name()),
+        )?;
+        Ok(())
     }
 
     /// For each repository followed by URL whose fetch failed in this run, what failed and
@@ -184,7 +196,7 @@ impl Snapshot {
     /// Presence and instantiation edges must name modules that exist.
     fn check_declared_edges(
         &self,
-        texts: &BTreeMap<String, (String, String)>,
+        texts: Option<&BTreeMap<String, (String, String)>>,
     ) -> Result<(), ReadError> {
         for m in &self.modules {
             let declared = m
@@ -194,7 +206,11 @@ impl Snapshot {
                 .chain(m.manifest.instantiation.iter().map(|i| &i.module));
             for target in declared {
                 if self.module(target).is_none() {
-                    let (file, text) = &texts[m.name()];
+                    let Some((file, text)) = texts.and_then(|t| t.get(m.name())) else {
+                        return Err(
+                            SourceError::git("", "a declared edge names no module", "").into()
+                        );
+                    };
                     return Err(m
                         .manifest
                         .edge_error(
@@ -224,6 +240,114 @@ impl Snapshot {
     pub fn repo_of(&self, m: &ModuleSource) -> &RepoSnapshot {
         &self.repos[m.repo]
     }
+}
+
+/// The modules of repository `snap` (index `ri`), added to `modules`. `before` is what an
+/// earlier read found in it: unchanged subtrees, manifests and source ids are taken from it.
+/// With `texts`, each manifest's text (by module name: where it is shown, its text) is kept
+/// there for the checks' messages, and a module defined twice is refused at once, pointed at.
+fn gather(
+    snap: &RepoSnapshot,
+    ri: usize,
+    before: Option<&PriorRepo>,
+    mut texts: Option<&mut BTreeMap<String, (String, String)>>,
+    modules: &mut Vec<ModuleSource>,
+) -> Result<(), ReadError> {
+    let found = match before {
+        Some(b) => {
+            let old: Vec<discover::Found> = b
+                .modules
+                .iter()
+                .map(|m| discover::Found {
+                    dir: m.dir.clone(),
+                    manifest: m.manifest_blob,
+                    tree: m.tree,
+                })
+                .collect();
+            discover::manifests_since(snap, b.tree, old)?
+        }
+        None => discover::manifests(snap)?,
+    };
+    let dirs: Vec<String> = found.iter().map(|m| m.dir.clone()).collect();
+    for m in found {
+        let nested: Vec<String> = dirs
+            .iter()
+            .filter(|d| is_below(d, &m.dir))
+            .cloned()
+            .collect();
+        let known = before.and_then(|b| b.modules.iter().find(|k| k.dir == m.dir));
+        let manifest = match known.filter(|k| k.manifest_blob == m.manifest) {
+            Some(k) => k.manifest.clone(),
+            None => {
+                let text = manifest_text(snap, m.manifest)?;
+                let shown = manifest_name(&snap.name, &m.dir);
+                let manifest = ModuleManifest::parse(&text, &shown)?;
+                if let Some(texts) = texts.as_deref_mut() {
+                    if let Some((first, _)) = texts.get(&manifest.name) {
+                        return Err(crate::config::ConfigError::new(
+                            "mesh::config::duplicate_module",
+                            &shown,
+                            &text,
+                            Some(manifest.name_span.clone()),
+                            format!("module `{}` is defined twice", manifest.name),
+                            "second module with this name",
+                            format!("it is also defined in {first}; rename one of them"),
+                        )
+                        .into());
+                    }
+                    texts.insert(manifest.name.clone(), (shown, text));
+                }
+                manifest
+            }
+        };
+        // A source id depends on the module's tree, the nested modules left out of it, and
+        // its inputs (paths from the repository's root).
+        let same_id = known.filter(|k| {
+            k.tree == m.tree
+                && k.nested == nested
+                && k.manifest.inputs == manifest.inputs
+                && (manifest.inputs.is_empty() || before.is_some_and(|b| b.tree == snap.tree))
+        });
+        let source_id = match same_id {
+            Some(k) => k.source_id.clone(),
+            None => discover::source_id(snap, &m.dir, m.tree, &nested, &manifest.inputs)?,
+        };
+        modules.push(ModuleSource {
+            manifest,
+            manifest_blob: m.manifest,
+            repo: ri,
+            dir: m.dir,
+            tree: m.tree,
+            nested,
+            source_id,
+        });
+    }
+    Ok(())
+}
+
+/// What an earlier read found, handed to [`Snapshot::read_since`].
+pub struct Prior {
+    /// Per repository read then.
+    pub repos: Vec<PriorRepo>,
+}
+
+/// One repository as an earlier read found it.
+pub struct PriorRepo {
+    /// Its name in the mesh.
+    pub name: String,
+    /// The root tree read.
+    pub tree: ObjectId,
+    /// The modules found in it (their `repo` index is not used).
+    pub modules: Vec<ModuleSource>,
+}
+
+/// The text of a manifest blob.
+fn manifest_text(snap: &RepoSnapshot, id: ObjectId) -> Result<String, SourceError> {
+    let blob = snap
+        .repo
+        .find_blob(id)
+        .map_err(|e| SourceError::git(&snap.name, "cannot read a manifest", e))?;
+    Ok(String::from_utf8_lossy(&blob.data).into_owned())
 }
 
 /// How a manifest is named in messages: `repo:dir/mesh-module.toml`.

@@ -418,6 +418,34 @@ impl Store {
         Ok(store)
     }
 
+    /// Runs `f` in one read transaction of the store at `path` opened read-only: nothing is
+    /// written (no header, no sync), nothing made or repaired. `None` when there is no store,
+    /// or it cannot be opened so (it needs repair, it is of another format, it is damaged):
+    /// for reading a cache, whose absence is never an error — the verb's own opens name any
+    /// trouble.
+    pub fn peek<T>(path: &Path, f: impl FnOnce(&Reader) -> T) -> Option<T> {
+        if !path.is_file() || check_header(path).is_err() {
+            return None;
+        }
+        let db = guard::guarded(|| builder().open_read_only(path))
+            .ok()?
+            .ok()?;
+        // A handle for the reader's error paths only: it owns no database, so dropping it
+        // closes nothing.
+        let store = Store {
+            db: None,
+            path: path.to_path_buf(),
+            damaged: AtomicBool::new(false),
+        };
+        guard::guarded(|| {
+            let tx = redb::ReadableDatabase::begin_read(&db).ok()?;
+            let r = Reader { tx, store: &store };
+            (r.format().ok()?? == FORMAT).then(|| f(&r))
+        })
+        .ok()
+        .flatten()
+    }
+
     /// Makes a new store beside `path` and links it into place whole, so a process killed
     /// while creating it never leaves a file that is not a store.
     fn create_whole(path: &Path) -> Result<(), StoreError> {
@@ -613,6 +641,14 @@ impl Reader<'_> {
         v.map(|v| decode(t.name(), key, v.value()))
             .transpose()
             .map_err(|e| self.store.bad_value(e))
+    }
+
+    /// One value of a cache table: a value that does not decode (damaged, or written by another
+    /// shape of the cache) is as good as none, never an error: the caller recomputes it.
+    pub fn get_cached<V: DeserializeOwned>(&self, t: Table<V>, key: &[u8]) -> Option<V> {
+        let table = self.tx.open_table(t.def()).ok()?;
+        let v = table.get(key).ok()??;
+        decode(t.name(), key, v.value()).ok()
     }
 
     /// The store's format number, from a file of any format.

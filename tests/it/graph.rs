@@ -293,3 +293,114 @@ fn only_committed_objects_are_read() {
     assert_eq!(before["modules"], after["modules"]);
     assert_eq!(edges(&before, "build"), edges(&after, "build"));
 }
+
+/// The graph as a load with no cache gives it (a store of its own), without the stats.
+fn uncached(t: &TestMesh) -> Value {
+    let fresh = tempfile::tempdir().expect("tempdir");
+    let state = fresh.path().join("state.redb");
+    let mut v = t.json(&["--state", state.to_str().expect("path"), "graph"]);
+    v["stats"] = Value::Null;
+    v
+}
+
+/// The graph as the mesh's own store (and its cache) gives it, without the stats.
+fn cached(t: &TestMesh) -> Value {
+    let mut v = t.json(&["graph"]);
+    v["stats"] = Value::Null;
+    v
+}
+
+#[test]
+fn the_graph_cache_follows_every_change_and_never_answers_stale() {
+    let t = example();
+    t.json(&["graph"]);
+    assert_eq!(stats(&t.json(&["graph"])), (0, 0, 0));
+    let start = cached(&t);
+    assert_eq!(start, uncached(&t));
+
+    // A module's manifest: its import rules change its edges.
+    t.edit_and_commit(
+        "platform",
+        "go/services/route-proxy/mesh-module.toml",
+        "ignore = [\"golang.org/x/*\"]",
+        "ignore = [\"golang.org/x/*\", \"example.com/platform/lib/*\"]",
+        "route-proxy ignores geo",
+    );
+    let ignored = cached(&t);
+    assert_ne!(ignored, start);
+    assert!(!edges(&ignored, "build").contains(&("route-proxy".into(), "geo".into())));
+    assert_eq!(ignored, uncached(&t));
+    assert_eq!(cached(&t), ignored, "a second read of the cache");
+
+    // A moved ref: one file of one module.
+    t.write(
+        "platform/go/lib/geo/geo.go",
+        "package geo\n\nimport \"example.com/platform/internal/logx\"\n\nvar X = logx.Line\n",
+    );
+    t.commit("platform", "one file");
+    let moved = cached(&t);
+    assert_eq!(moved, uncached(&t));
+    assert_eq!(cached(&t), moved);
+
+    // mesh.toml: another ref of the same repository.
+    let platform = t.path("platform");
+    git(&platform, &["branch", "-f", "older", "HEAD~2"]);
+    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("mesh.toml");
+    t.write(
+        "mesh.toml",
+        &toml.replace("refs/heads/main", "refs/heads/older"),
+    );
+    let older = cached(&t);
+    assert_eq!(older, start, "the ref's tree is the first one's");
+    assert_eq!(older, uncached(&t));
+    t.write("mesh.toml", &toml);
+    assert_eq!(cached(&t), moved);
+    // mesh.toml moved but no tree did: nothing is walked again.
+    t.write("mesh.toml", &format!("{toml}\n# a comment\n"));
+    assert_eq!(stats(&t.json(&["graph"])), (0, 0, 0));
+    assert_eq!(cached(&t), moved);
+}
+
+/// Overwrites every value of `table` in the store at `path` with bytes that decode as
+/// nothing mesh wrote.
+fn damage_table(path: &std::path::Path, table: &str) {
+    let mut b = redb::Builder::new();
+    b.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    let db = b.create(path).expect("open the store");
+    let def = redb::TableDefinition::<&[u8], &[u8]>::new(table);
+    let tx = db.begin_write().expect("write");
+    {
+        let mut t = tx.open_table(def).expect("table");
+        let keys: Vec<Vec<u8>> = {
+            use redb::ReadableTable;
+            t.iter()
+                .expect("iter")
+                .map(|e| e.expect("entry").0.value().to_vec())
+                .collect()
+        };
+        assert!(!keys.is_empty(), "{table} holds something to damage");
+        for k in keys {
+            t.insert(k.as_slice(), &b"\x02not a value"[..])
+                .expect("insert");
+        }
+    }
+    tx.commit().expect("commit");
+}
+
+#[test]
+fn a_damaged_graph_cache_is_recomputed_never_an_error() {
+    let t = example();
+    t.json(&["graph"]);
+    let want = cached(&t);
+    let store = t.path(".mesh/state.redb");
+    damage_table(&store, "graph_edges");
+    assert_eq!(cached(&t), want);
+    // The edges were written again, whole.
+    assert_eq!(stats(&t.json(&["graph"])), (0, 0, 0));
+    damage_table(&store, "graph_head");
+    assert_eq!(cached(&t), want);
+    assert_eq!(cached(&t), want);
+    // Plan and status read the same cache.
+    t.ok(&["plan"]);
+    t.ok(&["status"]);
+}

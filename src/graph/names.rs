@@ -1,0 +1,206 @@
+//! The names a module provides and reads beyond its own files: its Go import path (from the
+//! nearest `go.mod`), the Rust renames its workspace gives it, its `tsconfig.json` aliases.
+
+use super::cache::Facts;
+use crate::Result;
+use crate::imports::manifest;
+use crate::imports::tsconfig;
+use crate::source::{self, RepoSnapshot, Snapshot, SourceError};
+use std::collections::HashMap;
+
+/// Go import names: the nearest `go.mod` at or above each module that has Go code or a go.mod,
+/// its `module` path joined with the module's directory below it.
+pub(super) fn go_names(snapshot: &Snapshot, facts: &[Facts]) -> Result<Vec<Option<String>>> {
+    let mut memo: HashMap<(usize, String), Option<(String, String)>> = HashMap::new();
+    let mut out = Vec::new();
+    for (m, f) in snapshot.modules.iter().zip(facts) {
+        if !f.has_go {
+            out.push(None);
+            continue;
+        }
+        let snap = snapshot.repo_of(m);
+        let found = nearest_go_mod(snap, m.repo, &m.dir, &mut memo)?;
+        out.push(found.map(|(dir, path)| {
+            let below = if dir.is_empty() {
+                m.dir.as_str()
+            } else {
+                m.dir
+                    .strip_prefix(&dir)
+                    .unwrap_or("")
+                    .trim_start_matches('/')
+            };
+            if below.is_empty() {
+                path
+            } else {
+                format!("{path}/{below}")
+            }
+        }));
+    }
+    Ok(out)
+}
+
+/// Each module's Rust renames: its own `Cargo.toml`'s, and those its workspace's `Cargo.toml`
+/// gives the dependencies it inherits. Read whenever the graph cache cannot answer (the
+/// workspace manifest may lie outside the module, so no record can hold them), but only for
+/// modules that inherit.
+pub(super) fn rust_renames(
+    snapshot: &Snapshot,
+    facts: &[Facts],
+) -> Result<Vec<Vec<(String, String)>>> {
+    let mut out = Vec::with_capacity(facts.len());
+    // Members share their workspace's manifest: each Cargo.toml is read once.
+    let mut memo = HashMap::new();
+    for (m, facts) in snapshot.modules.iter().zip(facts) {
+        let mut renames = facts.rust_renames.clone();
+        if !facts.rust_workspace_deps.is_empty()
+            && let Some(text) = workspace_manifest(snapshot.repo_of(m), m.repo, &m.dir, &mut memo)?
+        {
+            for pair in manifest::workspace_renames(&text, &facts.rust_workspace_deps) {
+                if !renames.contains(&pair) {
+                    renames.push(pair);
+                }
+            }
+        }
+        out.push(renames);
+    }
+    Ok(out)
+}
+
+/// Each module's `tsconfig.json` (else `jsconfig.json`) `paths` aliases, for the modules with
+/// JS/TS code: `known(i)` gives a module's cached aliases when its tree did not move (they are
+/// read from that tree alone); the others are read.
+pub(super) fn js_paths(
+    snapshot: &Snapshot,
+    facts: &[Facts],
+    known: impl Fn(usize) -> Option<Vec<(String, String)>>,
+) -> Result<Vec<Vec<(String, String)>>> {
+    let mut out = Vec::with_capacity(facts.len());
+    for (i, (m, f)) in snapshot.modules.iter().zip(facts).enumerate() {
+        if !f.has_js {
+            out.push(Vec::new());
+            continue;
+        }
+        // Read from the module's own tree: the same tree gives the same aliases.
+        if let Some(same) = known(i) {
+            out.push(same);
+            continue;
+        }
+        let snap = snapshot.repo_of(m);
+        let tree = snap
+            .repo
+            .find_tree(m.tree)
+            .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
+        let mut aliases = Vec::new();
+        for name in ["tsconfig.json", "jsconfig.json"] {
+            let entry = tree
+                .lookup_entry_by_path(name)
+                .map_err(|e| SourceError::git(&snap.name, "cannot look up tsconfig.json", e))?;
+            if let Some(entry) = entry.filter(|e| e.mode().is_blob()) {
+                let blob = snap
+                    .repo
+                    .find_blob(entry.object_id())
+                    .map_err(|e| SourceError::git(&snap.name, "cannot read tsconfig.json", e))?;
+                aliases = tsconfig::paths(&m.dir, &String::from_utf8_lossy(&blob.data));
+                break;
+            }
+        }
+        out.push(aliases);
+    }
+    Ok(out)
+}
+
+/// The text of the nearest `Cargo.toml` at or above `dir` that declares a `[workspace]`.
+/// `memo` holds, per (repository, path) already looked at, that file's text if it declares one.
+fn workspace_manifest(
+    snap: &RepoSnapshot,
+    repo: usize,
+    dir: &str,
+    memo: &mut HashMap<(usize, String), Option<String>>,
+) -> Result<Option<String>> {
+    let root = snap
+        .repo
+        .find_tree(snap.tree)
+        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
+    let mut at = Some(dir);
+    while let Some(d) = at {
+        let path = source::join(d, "Cargo.toml");
+        let found = match memo.get(&(repo, path.clone())) {
+            Some(known) => known.clone(),
+            None => {
+                let found = workspace_text(snap, &root, &path)?;
+                memo.insert((repo, path), found.clone());
+                found
+            }
+        };
+        if found.is_some() {
+            return Ok(found);
+        }
+        at = parent(d);
+    }
+    Ok(None)
+}
+
+/// The directory above `d` (`None` above the repository's root).
+fn parent(d: &str) -> Option<&str> {
+    if d.is_empty() {
+        None
+    } else {
+        Some(d.rsplit_once('/').map_or("", |(p, _)| p))
+    }
+}
+
+/// The text of the `Cargo.toml` at `path`, if there is one and it declares a `[workspace]`.
+fn workspace_text(snap: &RepoSnapshot, root: &gix::Tree, path: &str) -> Result<Option<String>> {
+    let entry = root
+        .lookup_entry_by_path(path)
+        .map_err(|e| SourceError::git(&snap.name, "cannot look up Cargo.toml", e))?;
+    let Some(entry) = entry.filter(|e| e.mode().is_blob()) else {
+        return Ok(None);
+    };
+    let blob = snap
+        .repo
+        .find_blob(entry.object_id())
+        .map_err(|e| SourceError::git(&snap.name, "cannot read Cargo.toml", e))?;
+    let text = String::from_utf8_lossy(&blob.data);
+    let declares = text
+        .lines()
+        .any(|l| l.trim() == "[workspace]" || l.trim().starts_with("[workspace."));
+    Ok(declares.then(|| text.into_owned()))
+}
+
+/// (directory of the nearest go.mod at or above `dir`, its module path).
+fn nearest_go_mod(
+    snap: &RepoSnapshot,
+    repo: usize,
+    dir: &str,
+    memo: &mut HashMap<(usize, String), Option<(String, String)>>,
+) -> Result<Option<(String, String)>> {
+    if let Some(v) = memo.get(&(repo, dir.to_string())) {
+        return Ok(v.clone());
+    }
+    let root = snap
+        .repo
+        .find_tree(snap.tree)
+        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
+    let path = source::join(dir, "go.mod");
+    let here = root
+        .lookup_entry_by_path(&path)
+        .map_err(|e| SourceError::git(&snap.name, "cannot look up go.mod", e))?;
+    let found = match here {
+        Some(entry) if entry.mode().is_blob() => {
+            let blob = snap
+                .repo
+                .find_blob(entry.object_id())
+                .map_err(|e| SourceError::git(&snap.name, "cannot read go.mod", e))?;
+            manifest::go_module_path(&String::from_utf8_lossy(&blob.data))
+                .map(|p| (dir.to_string(), p))
+        }
+        _ if dir.is_empty() => None,
+        _ => {
+            let parent = dir.rsplit_once('/').map_or("", |(p, _)| p);
+            nearest_go_mod(snap, repo, parent, memo)?
+        }
+    };
+    memo.insert((repo, dir.to_string()), found.clone());
+    Ok(found)
+}
