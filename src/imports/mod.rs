@@ -48,7 +48,9 @@ pub struct ScannedFile {
 /// packages and name.
 /// 4: Rust diagnostic codes in attributes (`#[diagnostic(code(nu::x))]`) and `rustdoc::`
 /// lints are no paths.
-pub const SCANNER_VERSION: u32 = 4;
+/// 5: Rust names are hidden only in the block that declares them; `macro_rules!` names and
+/// the module of an item-level `m!(name);` are local; rstest's `#[case::name]` is no path.
+pub const SCANNER_VERSION: u32 = 5;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).
