@@ -8,6 +8,7 @@
 
 pub mod declared;
 pub mod names;
+pub mod rust;
 pub mod stdlib;
 
 use crate::Result;
@@ -118,6 +119,8 @@ struct Manifests {
     setup_cfg: Option<String>,
     /// `tsconfig.json` `paths` aliases: imports through them are files, not packages.
     js_paths: Vec<(String, String)>,
+    /// The Rust build script (module-relative) and the files it includes with `#[path]`.
+    rust_build: Option<(String, Vec<String>)>,
 }
 
 impl Manifests {
@@ -127,8 +130,19 @@ impl Manifests {
             .find_tree(m.tree)
             .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
         let read = |name: &str| blob_text(snap, &tree, name);
+        let cargo = read("Cargo.toml")?.filter(|t| declared::cargo_has_package(t));
+        let rust_build = match cargo.as_deref().and_then(rust::build_script) {
+            Some(script) => {
+                let includes = read(&script)?
+                    .map(|t| rust::build_includes(&script, &t))
+                    .unwrap_or_default();
+                Some((script, includes))
+            }
+            None => None,
+        };
         Ok(Manifests {
-            cargo: read("Cargo.toml")?.filter(|t| declared::cargo_has_package(t)),
+            cargo,
+            rust_build,
             package_json: read("package.json")?,
             go_mod: read("go.mod")?,
             pyproject: read("pyproject.toml")?,
@@ -230,6 +244,8 @@ struct World<'a> {
     loaded: &'a Loaded,
     python_dists: HashMap<String, Vec<String>>,
     go_modules: Vec<String>,
+    /// Workspace crates whose `[lib] name` is not their package's.
+    rust_libs: HashMap<String, String>,
 }
 
 impl<'a> World<'a> {
@@ -273,11 +289,13 @@ impl<'a> World<'a> {
             loaded,
             python_dists,
             go_modules,
+            rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
         }
     }
 }
 
 /// One import, ready to match: the key its ecosystem matches declarations by.
+#[derive(Clone)]
 struct Use<'a> {
     language: Language,
     /// Rust crate name, JS package, Go import path, Python dotted name (lowercase); `node:`
@@ -314,8 +332,11 @@ fn module_drift(
     go_workspace: &[String],
 ) -> Vec<Finding> {
     let rec = &world.loaded.records[i];
-    let uses = uses(rec, m, &man.js_paths);
+    let uses = uses(rec, m, &man.js_paths, man.rust_build.as_ref());
     let mut out = Vec::new();
+    if let Some(text) = &man.cargo {
+        rust_drift(world, rec, m, text, &uses, &mut out);
+    }
     let mut check = |lang: Language, decls: Vec<Decl>, manifest: &str, tools: &str| {
         let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();
         compare(
@@ -329,21 +350,6 @@ fn module_drift(
             &mut out,
         );
     };
-    if let Some(text) = &man.cargo {
-        let decls = declared::cargo(text)
-            .into_iter()
-            .map(|d| Decl {
-                keys: vec![crate::imports::manifest::rust_ident(&d.name)],
-                d,
-            })
-            .collect();
-        check(
-            Language::Rust,
-            decls,
-            &source::join(&m.dir, "Cargo.toml"),
-            "",
-        );
-    }
     if let Some(text) = &man.package_json {
         let (decls, scripts) = declared::package_json(text);
         let decls = decls
@@ -446,12 +452,66 @@ fn module_drift(
     out
 }
 
+/// A crate's Cargo.toml beside its imports, by Rust's rules (see [`rust`]).
+fn rust_drift(
+    world: &World,
+    rec: &crate::store::ModuleRecord,
+    m: &ModuleSource,
+    cargo_toml: &str,
+    uses: &[Use],
+    out: &mut Vec<Finding>,
+) {
+    let decls: Vec<Decl> = declared::cargo(cargo_toml)
+        .into_iter()
+        .map(|d| {
+            let ident = crate::imports::manifest::rust_ident(&d.name);
+            let renamed = rec.manifests.rust_renames.iter().any(|(l, _)| *l == ident);
+            Decl {
+                keys: rust::keys(&d.name, renamed, &world.rust_libs),
+                d,
+            }
+        })
+        .collect();
+    let declared = |key: &str| decls.iter().any(|d| d.keys.iter().any(|k| k == key));
+    let own_modules = rust::own_module_names(&rec.files, &m.dir);
+    let mut rust_uses: Vec<&Use> = uses
+        .iter()
+        .filter(|u| u.language == Language::Rust)
+        // A name of the crate's own modules (brought in by a glob re-export) is no crate.
+        .filter(|u| declared(&u.key) || !own_modules.contains(&u.key))
+        .collect();
+    // A derive crate's output names its runtime crate: a use of the one uses the other.
+    let implied: Vec<Use> = rust_uses
+        .iter()
+        .filter_map(|u| {
+            let runtime = rust::runtime_of(&u.key).filter(|r| declared(r))?;
+            Some(Use {
+                key: runtime.to_string(),
+                ..(*u).clone()
+            })
+        })
+        .collect();
+    rust_uses.extend(implied.iter());
+    compare(
+        m,
+        Language::Rust,
+        &decls,
+        &rust_uses,
+        &source::join(&m.dir, "Cargo.toml"),
+        "",
+        &world.go_modules,
+        out,
+    );
+}
+
 /// Every import of the module that a declaration could answer: standard libraries, its own
-/// names, relative paths and `[imports] ignore` patterns left out.
+/// names, relative paths and `[imports] ignore` patterns left out. A Rust file the build
+/// script (`rust_build`) is or includes counts for it.
 fn uses<'a>(
     rec: &'a crate::store::ModuleRecord,
     m: &ModuleSource,
     js_paths: &[(String, String)],
+    rust_build: Option<&(String, Vec<String>)>,
 ) -> Vec<Use<'a>> {
     let ignore = globs(&m.manifest.ignore);
     let own = |lang: Language| -> Vec<String> {
@@ -528,15 +588,28 @@ fn uses<'a>(
                 }
             };
             let text = imp.text.trim_start();
-            out.push(Use {
+            let (script, included) = match rust_build {
+                Some((s, inc)) if f.language == Language::Rust => {
+                    (rel == s, inc.iter().any(|i| i == rel))
+                }
+                _ => (false, false),
+            };
+            let one = Use {
                 language: f.language,
                 key,
                 kind: imp.kind.min(f.kind),
-                build_script: f.language == Language::Rust && rel == "build.rs",
+                build_script: script,
                 type_only: text.starts_with("import type ") || text.starts_with("export type "),
                 file: &f.path,
                 line: imp.line,
-            });
+            };
+            if included {
+                out.push(Use {
+                    build_script: true,
+                    ..one.clone()
+                });
+            }
+            out.push(one);
         }
     }
     out

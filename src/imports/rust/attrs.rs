@@ -2,7 +2,7 @@
 //! paths that are no paths (diagnostic codes).
 
 use super::MAX_USE_DEPTH;
-use crate::imports::lex::{Collector, ImportKind, Kind, Token, punct_at};
+use crate::imports::lex::{Collector, ImportKind, Kind, Token, kind_at, punct_at};
 
 /// Marks the items compiled only for tests as dev code: an item under `#[cfg(test)]` (also
 /// inside `all(…)`/`any(…)`, never under `not(…)`) or a test function (`#[test]`,
@@ -55,8 +55,9 @@ pub(super) fn test_items(
 /// The token ranges (inclusive) of what attributes write like paths that are none:
 /// diagnostic codes, `#[diagnostic(code(nu::parser::unexpected))]` (miette),
 /// `#[error(code(x::y))]` (read as paths, nushell's `nu::…` codes made every crate import the
-/// `nu` binary crate), and rstest's named cases, `#[case::empty_list(…)]` (a test's name, read
-/// as a crate `case` in seven nushell crates).
+/// `nu` binary crate), and rstest's named cases, `#[case::empty_list(…)]` and
+/// `#[cfg_attr(not(windows), case::quoted(…))]` (a test's name, read as a crate `case` in seven
+/// nushell crates); a case's arguments are code.
 pub(super) fn no_paths(toks: &[Token], src: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -73,15 +74,17 @@ pub(super) fn no_paths(toks: &[Token], src: &str) -> Vec<(usize, usize)> {
             continue;
         }
         let close = matching(toks, open);
-        let named_case = toks.get(open + 1).is_some_and(|t| t.text(src) == "case")
-            && toks.get(open + 2).is_some_and(|t| t.kind == Kind::PathSep);
-        if named_case {
-            out.push((open + 1, close));
-            i = close + 1;
-            continue;
-        }
         let mut j = open + 1;
         while j < close {
+            // `case::name` heads an attribute, or one that `cfg_attr(pred, …)` applies.
+            let named_case = toks[j].text(src) == "case"
+                && kind_at(toks, j + 1, Kind::PathSep)
+                && (j == open + 1 || punct_at(toks, j - 1, b','));
+            if named_case {
+                out.push((j, j + 2));
+                j += 3;
+                continue;
+            }
             let is_code = toks[j].kind == Kind::Ident
                 && toks[j].text(src) == "code"
                 && punct_at(toks, j + 1, b'(');

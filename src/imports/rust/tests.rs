@@ -296,6 +296,9 @@ fn rstest_named_cases_are_no_paths() {
     // nushell's tests (`tests/eval/mod.rs`): a case's name is written like a path.
     let src = "use rstest::rstest;\n#[rstest]\n#[case::empty_list(\"[]\")]\n#[case::nested(\"[[1]]\", 2)]\nfn t(#[case] input: &str) { serde_json::from_str(input); }\n";
     assert_eq!(names(&scan(src)), ["rstest", "serde_json"]);
+    // Under `cfg_attr` (tests/shell/pipeline/commands/external.rs); the arguments are code.
+    let src = "#[rstest]\n#[cfg_attr(\n    not(windows),\n    case::double_quote(r#\"q\"#, nu_protocol::Value::test_nothing())\n)]\nfn t() {}\n";
+    assert_eq!(pairs(&scan(src)), [(4, "nu_protocol")]);
 }
 
 #[test]
