@@ -432,10 +432,20 @@ fn module_drift(
                 }
             })
             .collect();
+        // A package is the module's own when no longer module path (a module nested below
+        // it: opentelemetry-go's root requires go.opentelemetry.io/otel/metric) holds it.
+        let nested = |key: &str| {
+            world
+                .go_modules
+                .iter()
+                .chain(decls.iter().map(|d| &d.d.name))
+                .any(|p| p.len() > module_path.len() && names::segment_prefix(p, key, "/"))
+        };
         let go_uses: Vec<&Use> = uses
             .iter()
             .filter(|u| {
-                u.language == Language::Go && !names::segment_prefix(&module_path, &u.key, "/")
+                u.language == Language::Go
+                    && (!names::segment_prefix(&module_path, &u.key, "/") || nested(&u.key))
             })
             .collect();
         compare(
@@ -660,10 +670,23 @@ fn compare(
         Language::Python => ".",
         _ => "",
     };
+    // A Go package belongs to the module with the longest path above it (declared or in the
+    // mesh): `go.opentelemetry.io/otel/sdk/metric` is not `go.opentelemetry.io/otel`'s.
+    let go_owner = |key: &str| -> Option<&str> {
+        decls
+            .iter()
+            .flat_map(|d| d.keys.iter())
+            .chain(go_modules)
+            .filter(|p| names::segment_prefix(p, key, "/"))
+            .max_by_key(|p| p.len())
+            .map(String::as_str)
+    };
     let matches = |d: &Decl, u: &Use| {
         d.keys.iter().any(|k| {
             if sep.is_empty() {
                 *k == u.key
+            } else if lang == Language::Go {
+                go_owner(&u.key) == Some(k.as_str())
             } else {
                 names::segment_prefix(k, &u.key, sep)
             }

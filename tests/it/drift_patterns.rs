@@ -104,3 +104,59 @@ fn nushell_shapes_make_no_findings_but_the_planted_one() {
     // `planus` is declared and never imported (as in nu_plugin_polars): still found.
     assert_eq!(findings(&run.json()), ["nu-formats unused planus"]);
 }
+
+/// Go modules nested in one another, shaped like opentelemetry-go
+/// (github.com/open-telemetry/opentelemetry-go): the root module requires `metric` and
+/// `trace`, modules in directories below it, and imports them; `sdk` imports
+/// `sdk/metric/metricdata` from a test.
+fn otel_shapes(t: &TestMesh) {
+    module(t, "", "otel");
+    t.write(
+        "ws/go.mod",
+        "module go.opentelemetry.io/otel\n\ngo 1.22\n\nrequire (\n\tgo.opentelemetry.io/otel/metric v1.45.0\n\tgo.opentelemetry.io/otel/trace v1.45.0\n\tgo.opentelemetry.io/otel/log v1.45.0\n)\n\nreplace go.opentelemetry.io/otel/metric => ./metric\n",
+    );
+    t.write(
+        "ws/global.go",
+        "package otel\n\nimport (\n\t\"go.opentelemetry.io/otel/attribute\"\n\t\"go.opentelemetry.io/otel/metric\"\n\t\"go.opentelemetry.io/otel/trace/embedded\"\n)\n",
+    );
+    t.write("ws/attribute/kv.go", "package attribute\n");
+    for m in ["metric", "trace", "log"] {
+        module(t, m, m);
+        t.write(
+            &format!("ws/{m}/go.mod"),
+            &format!("module go.opentelemetry.io/otel/{m}\n\ngo 1.22\n"),
+        );
+        t.write(&format!("ws/{m}/{m}.go"), &format!("package {m}\n"));
+    }
+    module(t, "sdk", "sdk");
+    t.write(
+        "ws/sdk/go.mod",
+        "module go.opentelemetry.io/otel/sdk\n\ngo 1.22\n\nrequire (\n\tgo.opentelemetry.io/otel v1.45.0\n\tgo.opentelemetry.io/otel/sdk/metric v1.45.0\n)\n",
+    );
+    t.write(
+        "ws/sdk/trace/span_test.go",
+        "package trace\n\nimport (\n\t\"go.opentelemetry.io/otel/attribute\"\n\t\"go.opentelemetry.io/otel/sdk/metric/metricdata\"\n)\n",
+    );
+    module(t, "sdk/metric", "sdk-metric");
+    t.write(
+        "ws/sdk/metric/go.mod",
+        "module go.opentelemetry.io/otel/sdk/metric\n\ngo 1.22\n",
+    );
+    t.write("ws/sdk/metric/metricdata/data.go", "package metricdata\n");
+}
+
+#[test]
+fn nested_go_modules_are_their_own_not_the_enclosing_ones() {
+    let t = TestMesh::new();
+    t.empty_repo("ws");
+    t.write("mesh.toml", MESH);
+    otel_shapes(&t);
+    t.commit("ws", "opentelemetry-go shapes");
+    let run = t.run_json(&["drift"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // `log` is required by the root and imported nowhere: still found.
+    assert_eq!(
+        findings(&run.json()),
+        ["otel unused go.opentelemetry.io/otel/log"]
+    );
+}
