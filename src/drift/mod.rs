@@ -18,6 +18,7 @@ use crate::source::{self, ModuleSource, RepoSnapshot, SourceError};
 use declared::{Declared, Scope};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 /// What a finding says about a dependency.
@@ -299,8 +300,9 @@ impl<'a> World<'a> {
 struct Use<'a> {
     language: Language,
     /// Rust crate name, JS package, Go import path, Python dotted name (lowercase); `node:`
-    /// for a Node built-in (only `@types/node` matches it).
-    key: String,
+    /// for a Node built-in (only `@types/node` matches it). Borrowed from the import's name
+    /// where it can be.
+    key: Cow<'a, str>,
     kind: ImportKind,
     /// Imported by Rust's `build.rs`.
     build_script: bool,
@@ -488,7 +490,7 @@ fn rust_drift(
         .iter()
         .filter(|u| u.language == Language::Rust)
         // A name of the crate's own modules (brought in by a glob re-export) is no crate.
-        .filter(|u| declared(&u.key) || !own_modules.contains(&u.key))
+        .filter(|u| declared(&u.key) || !own_modules.iter().any(|o| *o == u.key))
         .collect();
     // A derive crate's output names its runtime crate: a use of the one uses the other.
     let implied: Vec<Use> = rust_uses
@@ -496,7 +498,7 @@ fn rust_drift(
         .filter_map(|u| {
             let runtime = rust::runtime_of(&u.key).filter(|r| declared(r))?;
             Some(Use {
-                key: runtime.to_string(),
+                key: Cow::Borrowed(runtime),
                 ..(*u).clone()
             })
         })
@@ -544,10 +546,12 @@ fn uses<'a>(
         format!("{}/", m.dir)
     };
     let mut out = Vec::new();
+    let mut seen = HashMap::new();
     for f in &rec.files {
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
         for imp in &f.imports {
-            if ignore.is_match(&imp.name) {
+            // An empty set still splits every name into a candidate path: skip it.
+            if !ignore.is_empty() && ignore.is_match(&imp.name) {
                 continue;
             }
             let key = match f.language {
@@ -561,17 +565,17 @@ fn uses<'a>(
                     {
                         continue;
                     }
-                    top.to_string()
+                    Cow::Borrowed(top)
                 }
                 Language::Js => {
                     if crate::imports::tsconfig::apply(js_paths, &imp.name).is_some() {
                         continue;
                     }
                     if stdlib::node(&imp.name) {
-                        "node:".to_string()
+                        Cow::Borrowed("node:")
                     } else {
                         match names::js_package(&imp.name) {
-                            Some(p) if !own_js.iter().any(|o| o == p) => p.to_string(),
+                            Some(p) if !own_js.iter().any(|o| o == p) => Cow::Borrowed(p),
                             _ => continue,
                         }
                     }
@@ -580,7 +584,7 @@ fn uses<'a>(
                     if stdlib::go(&imp.name) {
                         continue;
                     }
-                    imp.name.clone()
+                    Cow::Borrowed(imp.name.as_str())
                 }
                 Language::Python => {
                     let name = imp.name.to_lowercase();
@@ -594,7 +598,7 @@ fn uses<'a>(
                     {
                         continue;
                     }
-                    name
+                    Cow::Owned(name)
                 }
             };
             let text = imp.text.trim_start();
@@ -614,15 +618,42 @@ fn uses<'a>(
                 line: imp.line,
             };
             if included {
-                out.push(Use {
+                let also = Use {
                     build_script: true,
                     ..one.clone()
-                });
+                };
+                push_first(&mut out, &mut seen, also);
             }
-            out.push(one);
+            push_first(&mut out, &mut seen, one);
         }
     }
     out
+}
+
+/// Pushes `u` unless a use alike in all that matching reads (key, language, kind, build
+/// script, type-only) came before: the first is the evidence, and a module imports the same
+/// names from many files. `seen` holds, per key, a bit for each such combination.
+fn push_first<'a>(out: &mut Vec<Use<'a>>, seen: &mut HashMap<Cow<'a, str>, u64>, u: Use<'a>) {
+    let lang = match u.language {
+        Language::Rust => 0,
+        Language::Js => 1,
+        Language::Go => 2,
+        Language::Python => 3,
+    };
+    let kind = match u.kind {
+        ImportKind::Dev => 0,
+        ImportKind::Optional => 1,
+        ImportKind::Build => 2,
+    };
+    let bit = 1u64 << (((lang * 3 + kind) * 2 + u.build_script as u32) * 2 + u.type_only as u32);
+    match seen.get_mut(u.key.as_ref()) {
+        Some(bits) if *bits & bit != 0 => return,
+        Some(bits) => *bits |= bit,
+        None => {
+            seen.insert(u.key.clone(), bit);
+        }
+    }
+    out.push(u);
 }
 
 /// The names a module's own Python files can be imported by from beside them (a script's
@@ -725,6 +756,7 @@ fn compare(
         }
     }
     let mut undeclared: BTreeMap<String, &Use> = BTreeMap::new();
+    let mut named: HashMap<&str, String> = HashMap::new();
     for u in uses {
         if u.kind == ImportKind::Optional || u.key == "node:" {
             continue;
@@ -745,14 +777,17 @@ fn compare(
                 }
         });
         if !satisfied {
-            let name = match lang {
+            // Named once per import key: a module imports the same names from many files.
+            let name = named.entry(u.key.as_ref()).or_insert_with(|| match lang {
                 Language::Go => names::go_module_guess(&u.key, go_modules),
                 Language::Python => {
                     names::python_dist_for(u.key.split('.').next().unwrap_or(&u.key))
                 }
-                _ => u.key.clone(),
-            };
-            undeclared.entry(name).or_insert(u);
+                _ => u.key.to_string(),
+            });
+            if !undeclared.contains_key(name.as_str()) {
+                undeclared.insert(name.clone(), u);
+            }
         }
     }
     for (name, u) in undeclared {
