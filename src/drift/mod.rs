@@ -9,6 +9,7 @@
 pub mod declared;
 pub mod js;
 pub mod names;
+pub mod rust;
 pub mod stdlib;
 pub mod tools;
 
@@ -19,7 +20,8 @@ use crate::source::{self, ModuleSource, RepoSnapshot, SourceError};
 use declared::{Declared, Scope};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use tools::ToolEvidence;
 
 /// What a finding says about a dependency.
@@ -140,6 +142,8 @@ struct Manifests {
     js_paths: Vec<(String, String)>,
     /// What its tools' configs and commands say they use.
     tools: ToolEvidence,
+    /// The Rust build script (module-relative) and the files it includes with `#[path]`.
+    rust_build: Option<(String, Vec<String>)>,
 }
 
 impl Manifests {
@@ -158,8 +162,19 @@ impl Manifests {
             package_json.as_deref(),
             pyproject.as_deref(),
         )?;
+        let cargo = read("Cargo.toml")?.filter(|t| declared::cargo_has_package(t));
+        let rust_build = match cargo.as_deref().and_then(rust::build_script) {
+            Some(script) => {
+                let includes = read(&script)?
+                    .map(|t| rust::build_includes(&script, &t))
+                    .unwrap_or_default();
+                Some((script, includes))
+            }
+            None => None,
+        };
         Ok(Manifests {
-            cargo: read("Cargo.toml")?.filter(|t| declared::cargo_has_package(t)),
+            cargo,
+            rust_build,
             package_json,
             go_mod: read("go.mod")?,
             pyproject,
@@ -348,6 +363,8 @@ struct World<'a> {
     loaded: &'a Loaded,
     python_dists: HashMap<String, Vec<String>>,
     go_modules: Vec<String>,
+    /// Workspace crates whose `[lib] name` is not their package's.
+    rust_libs: HashMap<String, String>,
 }
 
 impl<'a> World<'a> {
@@ -391,16 +408,19 @@ impl<'a> World<'a> {
             loaded,
             python_dists,
             go_modules,
+            rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
         }
     }
 }
 
 /// One import, ready to match: the key its ecosystem matches declarations by.
+#[derive(Clone)]
 struct Use<'a> {
     language: Language,
     /// Rust crate name, JS package, Go import path, Python dotted name (lowercase); `node:`
-    /// for a Node built-in (only `@types/node` matches it).
-    key: String,
+    /// for a Node built-in (only `@types/node` matches it). Borrowed from the import's name
+    /// where it can be.
+    key: Cow<'a, str>,
     kind: ImportKind,
     /// Guarded (`try/except ImportError`, `if TYPE_CHECKING:`, a `MODULE_NOT_FOUND` catch):
     /// the code runs without it, in shipped and test files alike, so it is never undeclared.
@@ -440,12 +460,15 @@ fn module_drift(
     js_root: &[Declared],
 ) -> Vec<Finding> {
     let rec = &world.loaded.records[i];
-    let mut uses = uses(rec, m, &man.js_paths);
+    let mut uses = uses(rec, m, &man.js_paths, man.rust_build.as_ref());
     let package_json = man.package_json.as_deref().map(declared::package_json);
     if let Some((decls, _)) = &package_json {
         js_statements(world.loaded.snapshot.repo_of(m), decls, &mut uses);
     }
     let mut out = Vec::new();
+    if let Some(text) = &man.cargo {
+        rust_drift(world, rec, m, text, &uses, &mut out);
+    }
     let mut check = |lang: Language, decls: Vec<Decl>, manifest: &str| {
         let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();
         compare(
@@ -459,16 +482,6 @@ fn module_drift(
             &mut out,
         );
     };
-    if let Some(text) = &man.cargo {
-        let decls = declared::cargo(text)
-            .into_iter()
-            .map(|d| Decl {
-                keys: vec![crate::imports::manifest::rust_ident(&d.name)],
-                d,
-            })
-            .collect();
-        check(Language::Rust, decls, &source::join(&m.dir, "Cargo.toml"));
-    }
     if let Some((decls, _)) = package_json {
         let decls = decls
             .into_iter()
@@ -553,10 +566,20 @@ fn module_drift(
                 }
             })
             .collect();
+        // A package is the module's own when no longer module path (a module nested below
+        // it: opentelemetry-go's root requires go.opentelemetry.io/otel/metric) holds it.
+        let nested = |key: &str| {
+            world
+                .go_modules
+                .iter()
+                .chain(decls.iter().map(|d| &d.d.name))
+                .any(|p| p.len() > module_path.len() && names::segment_prefix(p, key, "/"))
+        };
         let go_uses: Vec<&Use> = uses
             .iter()
             .filter(|u| {
-                u.language == Language::Go && !names::segment_prefix(&module_path, &u.key, "/")
+                u.language == Language::Go
+                    && (!names::segment_prefix(&module_path, &u.key, "/") || nested(&u.key))
             })
             .collect();
         compare(
@@ -573,12 +596,66 @@ fn module_drift(
     out
 }
 
+/// A crate's Cargo.toml beside its imports, by Rust's rules (see [`rust`]).
+fn rust_drift(
+    world: &World,
+    rec: &crate::store::ModuleRecord,
+    m: &ModuleSource,
+    cargo_toml: &str,
+    uses: &[Use],
+    out: &mut Vec<Finding>,
+) {
+    let decls: Vec<Decl> = declared::cargo(cargo_toml)
+        .into_iter()
+        .map(|d| {
+            let ident = crate::imports::manifest::rust_ident(&d.name);
+            let renamed = rec.manifests.rust_renames.iter().any(|(l, _)| *l == ident);
+            Decl {
+                keys: rust::keys(&d.name, renamed, &world.rust_libs),
+                d,
+            }
+        })
+        .collect();
+    let declared = |key: &str| decls.iter().any(|d| d.keys.iter().any(|k| k == key));
+    let own_modules = rust::own_module_names(&rec.files, &m.dir);
+    let mut rust_uses: Vec<&Use> = uses
+        .iter()
+        .filter(|u| u.language == Language::Rust)
+        // A name of the crate's own modules (brought in by a glob re-export) is no crate.
+        .filter(|u| declared(&u.key) || !own_modules.iter().any(|o| *o == u.key))
+        .collect();
+    // A derive crate's output names its runtime crate: a use of the one uses the other.
+    let implied: Vec<Use> = rust_uses
+        .iter()
+        .filter_map(|u| {
+            let runtime = rust::runtime_of(&u.key).filter(|r| declared(r))?;
+            Some(Use {
+                key: Cow::Borrowed(runtime),
+                ..(*u).clone()
+            })
+        })
+        .collect();
+    rust_uses.extend(implied.iter());
+    compare(
+        m,
+        Language::Rust,
+        &decls,
+        &rust_uses,
+        &source::join(&m.dir, "Cargo.toml"),
+        &ToolEvidence::default(),
+        &world.go_modules,
+        out,
+    );
+}
+
 /// Every import of the module that a declaration could answer: standard libraries, its own
-/// names, relative paths and `[imports] ignore` patterns left out.
+/// names, relative paths and `[imports] ignore` patterns left out. A Rust file the build
+/// script (`rust_build`) is or includes counts for it.
 fn uses<'a>(
     rec: &'a crate::store::ModuleRecord,
     m: &ModuleSource,
     js_paths: &[(String, String)],
+    rust_build: Option<&(String, Vec<String>)>,
 ) -> Vec<Use<'a>> {
     let ignore = globs(&m.manifest.ignore);
     let own = |lang: Language| -> Vec<String> {
@@ -598,10 +675,12 @@ fn uses<'a>(
     let own_python = own_python_names(own(Language::Python), &rec.files, &prefix);
     let local_python = local_python_names(&rec.files, &m.dir);
     let mut out = Vec::new();
+    let mut seen = HashSet::new();
     for f in &rec.files {
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
         for imp in &f.imports {
-            if ignore.is_match(&imp.name) {
+            // An empty set still splits every name into a candidate path: skip it.
+            if !ignore.is_empty() && ignore.is_match(&imp.name) {
                 continue;
             }
             let key = match f.language {
@@ -615,17 +694,17 @@ fn uses<'a>(
                     {
                         continue;
                     }
-                    top.to_string()
+                    Cow::Borrowed(top)
                 }
                 Language::Js => {
                     if crate::imports::tsconfig::apply(js_paths, &imp.name).is_some() {
                         continue;
                     }
                     if stdlib::node(&imp.name) {
-                        "node:".to_string()
+                        Cow::Borrowed("node:")
                     } else {
                         match names::js_package(&imp.name) {
-                            Some(p) if !own_js.iter().any(|o| o == p) => p.to_string(),
+                            Some(p) if !own_js.iter().any(|o| o == p) => Cow::Borrowed(p),
                             _ => continue,
                         }
                     }
@@ -634,7 +713,7 @@ fn uses<'a>(
                     if stdlib::go(&imp.name) {
                         continue;
                     }
-                    imp.name.clone()
+                    Cow::Borrowed(imp.name.as_str())
                 }
                 Language::Python => {
                     let name = imp.name.to_lowercase();
@@ -648,25 +727,63 @@ fn uses<'a>(
                     {
                         continue;
                     }
-                    name
+                    Cow::Owned(name)
                 }
             };
             let text = imp.text.trim_start();
             let js = f.language == Language::Js;
-            out.push(Use {
+            let (script, included) = match rust_build {
+                Some((s, inc)) if f.language == Language::Rust => {
+                    (rel == s, inc.iter().any(|i| i == rel))
+                }
+                _ => (false, false),
+            };
+            let one = Use {
                 language: f.language,
                 key,
                 kind: imp.kind.min(f.kind),
                 optional: imp.kind == ImportKind::Optional,
-                build_script: f.language == Language::Rust && rel == "build.rs",
+                build_script: script,
                 type_only: js && js::type_only_text(&f.path, text),
                 continued: js && text.starts_with('}'),
                 file: &f.path,
                 line: imp.line,
-            });
+            };
+            if included {
+                let also = Use {
+                    build_script: true,
+                    ..one.clone()
+                };
+                push_first(&mut out, &mut seen, also);
+            }
+            push_first(&mut out, &mut seen, one);
         }
     }
     out
+}
+
+/// Pushes `u` unless a use alike in all that matching reads (key, language, kind, guard,
+/// build script, type-only, statement begun earlier) came before: the first is the evidence,
+/// and a module imports the same names from many files.
+fn push_first<'a>(out: &mut Vec<Use<'a>>, seen: &mut HashSet<(Cow<'a, str>, u16)>, u: Use<'a>) {
+    let lang: u16 = match u.language {
+        Language::Rust => 0,
+        Language::Js => 1,
+        Language::Go => 2,
+        Language::Python => 3,
+    };
+    let kind: u16 = match u.kind {
+        ImportKind::Dev => 0,
+        ImportKind::Optional => 1,
+        ImportKind::Build => 2,
+    };
+    let flags = [u.optional, u.build_script, u.type_only, u.continued]
+        .iter()
+        .fold(0u16, |acc, &b| (acc << 1) | u16::from(b));
+    let alike = (lang * 3 + kind) << 4 | flags;
+    if seen.insert((u.key.clone(), alike)) {
+        out.push(u);
+    }
 }
 
 /// The Python names a module provides that its own files hold: a package directory or a
@@ -718,7 +835,7 @@ fn js_statements(snap: &RepoSnapshot, decls: &[Declared], uses: &mut [Use]) {
         if !u.continued
             || u.type_only
             || u.kind != ImportKind::Build
-            || shipped.contains(&u.key.as_str())
+            || shipped.contains(&u.key.as_ref())
         {
             continue;
         }
@@ -812,10 +929,23 @@ fn compare(
         Language::Python => ".",
         _ => "",
     };
+    // A Go package belongs to the module with the longest path above it (declared or in the
+    // mesh): `go.opentelemetry.io/otel/sdk/metric` is not `go.opentelemetry.io/otel`'s.
+    let go_owner = |key: &str| -> Option<&str> {
+        decls
+            .iter()
+            .flat_map(|d| d.keys.iter())
+            .chain(go_modules)
+            .filter(|p| names::segment_prefix(p, key, "/"))
+            .max_by_key(|p| p.len())
+            .map(String::as_str)
+    };
     let matches = |d: &Decl, u: &Use| {
         d.keys.iter().any(|k| {
             if sep.is_empty() {
                 *k == u.key
+            } else if lang == Language::Go {
+                go_owner(&u.key) == Some(k.as_str())
             } else {
                 names::segment_prefix(k, &u.key, sep)
             }
@@ -854,6 +984,7 @@ fn compare(
         }
     }
     let mut undeclared: BTreeMap<String, &Use> = BTreeMap::new();
+    let mut named: HashMap<&str, String> = HashMap::new();
     for u in uses {
         if u.optional || u.key == "node:" {
             continue;
@@ -883,14 +1014,17 @@ fn compare(
                 }
         });
         if !satisfied {
-            let name = match lang {
+            // Named once per import key: a module imports the same names from many files.
+            let name = named.entry(u.key.as_ref()).or_insert_with(|| match lang {
                 Language::Go => names::go_module_guess(&u.key, go_modules),
                 Language::Python => {
                     names::python_dist_for(u.key.split('.').next().unwrap_or(&u.key))
                 }
-                _ => u.key.clone(),
-            };
-            undeclared.entry(name).or_insert(u);
+                _ => u.key.to_string(),
+            });
+            if !undeclared.contains_key(name.as_str()) {
+                undeclared.insert(name.clone(), u);
+            }
         }
     }
     for (name, u) in undeclared {

@@ -54,7 +54,9 @@ pub struct ScannedFile {
 /// `require.resolve` inside a `try` whose `catch` names `MODULE_NOT_FOUND` optional.
 /// 7: JS imports of a module the same file mocks as virtual (`jest.mock('x', f,
 /// {virtual: true})`) left out.
-pub const SCANNER_VERSION: u32 = 7;
+/// 8: Rust names are hidden only in the block that declares them; `macro_rules!` names and
+/// the module of an item-level `m!(name);` are local; rstest's `#[case::name]` is no path.
+pub const SCANNER_VERSION: u32 = 8;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -5,6 +5,7 @@ mod common;
 mod config_errors;
 mod controllers;
 mod drift;
+mod drift_patterns;
 mod edges;
 mod errors;
 mod example;

@@ -1,0 +1,225 @@
+//! Rust's own rules for drift: the name a dependency is imported by (its `[lib] name`, which
+//! may differ from its package name), where the build script is (`build = "…"`, and the files
+//! it includes with `#[path]`), the runtime crates a derive or macro crate's output names,
+//! and the crate's own module names a glob re-export brings into scope.
+
+use crate::imports::ScannedFile;
+use crate::imports::manifest::rust_ident;
+use crate::source;
+use std::collections::HashMap;
+
+/// External packages whose library is named otherwise than the package (and than the
+/// `rust-`/`-rs` rule of [`keys`] finds), from crates.io. What no table knows,
+/// `[drift] ignore` silences.
+const LIB_NAMES: &[(&str, &str)] = &[
+    ("md-5", "md5"),
+    ("sha-1", "sha1"),
+    ("rustls-webpki", "webpki"),
+];
+
+/// The names a dependency declared as `name` may be imported by: its name with `-` as `_`;
+/// when no `package = "…"` rename decides the name in code (`renamed`), also its library's
+/// name: a workspace crate's `[lib] name` (`workspace_libs`, by package name), a name from
+/// [`LIB_NAMES`], or the name without a `rust-` prefix or `-rs` suffix (`rust-ini` is `ini`,
+/// `xml-rs` is `xml`), which is how such packages name their library.
+pub fn keys(name: &str, renamed: bool, workspace_libs: &HashMap<String, String>) -> Vec<String> {
+    let ident = rust_ident(name);
+    let mut out = vec![ident.clone()];
+    if renamed {
+        return out;
+    }
+    let mut add = |k: String| {
+        if !k.is_empty() && !out.contains(&k) {
+            out.push(k);
+        }
+    };
+    if let Some(lib) = workspace_libs.get(&ident) {
+        add(lib.clone());
+    }
+    if let Some((_, lib)) = LIB_NAMES.iter().find(|(p, _)| *p == name) {
+        add(lib.to_string());
+    }
+    let bare = name
+        .strip_prefix("rust-")
+        .or_else(|| name.strip_suffix("-rs"))
+        .unwrap_or(name);
+    add(rust_ident(bare));
+    out
+}
+
+/// The workspace crates whose library is named otherwise than their package: package name
+/// (`-` as `_`) → `[lib] name`, from the Cargo.toml texts of the mesh's modules.
+pub fn workspace_libs<'a>(cargo_tomls: impl Iterator<Item = &'a str>) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for text in cargo_tomls.filter(|t| t.contains("[lib]")) {
+        let Ok(table) = toml::from_str::<toml::Table>(text) else {
+            continue;
+        };
+        let name = |key: &str| {
+            table
+                .get(key)
+                .and_then(|t| t.get("name"))
+                .and_then(|n| n.as_str())
+                .map(rust_ident)
+        };
+        if let (Some(package), Some(lib)) = (name("package"), name("lib"))
+            && package != lib
+        {
+            out.insert(package, lib);
+        }
+    }
+    out
+}
+
+/// The module-relative path of the package's build script: `[package] build = "…"`, none
+/// for `build = false`, else `build.rs`.
+pub fn build_script(cargo_toml: &str) -> Option<String> {
+    // Only a manifest that names `build` needs parsing; most do not.
+    if !cargo_toml.contains("build") {
+        return Some("build.rs".to_string());
+    }
+    let table = toml::from_str::<toml::Table>(cargo_toml).ok();
+    match table.as_ref().and_then(|t| t.get("package")?.get("build")) {
+        Some(toml::Value::String(path)) => Some(path.trim_start_matches("./").to_string()),
+        Some(toml::Value::Boolean(false)) => None,
+        _ => Some("build.rs".to_string()),
+    }
+}
+
+/// The module-relative files a build script at `script` compiles into itself with
+/// `#[path = "…"] mod x;` (nu-cmd-lang's build.rs includes a theme file of `src/`): their
+/// imports are the build script's too.
+pub fn build_includes(script: &str, text: &str) -> Vec<String> {
+    let dir = script.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("#[path") {
+        rest = &rest[at + "#[path".len()..];
+        let Some(value) = rest
+            .trim_start()
+            .strip_prefix('=')
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix('"'))
+            .and_then(|r| r.split_once('"'))
+            .map(|(v, _)| v)
+        else {
+            continue;
+        };
+        out.push(normalize(&source::join(dir, value)));
+    }
+    out
+}
+
+/// `a/./b/../c` as `a/c`.
+fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
+/// The runtime crate a derive or macro crate's output names: `strum_macros` expands to
+/// `::strum::…`, `quickcheck_macros` to `::quickcheck::…`, `serde_derive` to `serde`. A use
+/// of the one is a use of the other (of the same kind), when that one is declared.
+pub fn runtime_of(key: &str) -> Option<&str> {
+    ["_macros", "_derive", "_macro"]
+        .iter()
+        .find_map(|suffix| key.strip_suffix(suffix))
+        .filter(|stem| !stem.is_empty())
+}
+
+/// The names the crate's own modules can have, from the paths of its Rust files (every
+/// directory and file stem below the module directory): a glob re-export (`pub use
+/// dataframe::*;` in nu_plugin_polars) brings `command::` and `values::` into scope, and an
+/// import of such a name is the crate's own, never an undeclared crate.
+pub fn own_module_names(files: &[ScannedFile], dir: &str) -> Vec<String> {
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
+    let mut out: Vec<String> = Vec::new();
+    for f in files
+        .iter()
+        .filter(|f| f.language == crate::imports::Language::Rust)
+    {
+        let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
+        for part in rel.split('/') {
+            let stem = part.trim_end_matches(".rs").to_string();
+            if !out.contains(&stem) {
+                out.push(stem);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_library_is_found_by_its_lib_name() {
+        let none = HashMap::new();
+        // nu_plugin_formats declares `rust-ini` and writes `ini::Ini`.
+        assert_eq!(keys("rust-ini", false, &none), ["rust_ini", "ini"]);
+        assert_eq!(keys("xml-rs", false, &none), ["xml_rs", "xml"]);
+        assert_eq!(keys("md-5", false, &none), ["md_5", "md5"]);
+        assert_eq!(keys("serde", false, &none), ["serde"]);
+        // A rename decides the name in code alone.
+        assert_eq!(keys("rust-ini", true, &none), ["rust_ini"]);
+        let ws = workspace_libs(
+            [
+                "[package]\nname = \"nu-test-support\"\n\n[lib]\nname = \"nutest\"\n",
+                "[package]\nname = \"x\"\n[lib]\nbench = false\n",
+            ]
+            .into_iter(),
+        );
+        assert_eq!(ws.len(), 1);
+        assert_eq!(
+            keys("nu-test-support", false, &ws),
+            ["nu_test_support", "nutest"]
+        );
+    }
+
+    #[test]
+    fn the_build_script_and_what_it_includes() {
+        // nushell's root: `build = "scripts/build.rs"`.
+        let toml = "[package]\nname = \"nu\"\nbuild = \"scripts/build.rs\"\n";
+        assert_eq!(build_script(toml).as_deref(), Some("scripts/build.rs"));
+        assert_eq!(
+            build_script("[package]\nname = \"x\"\nbuild = false\n"),
+            None
+        );
+        assert_eq!(
+            build_script("[package]\nname = \"x\"\n").as_deref(),
+            Some("build.rs")
+        );
+        // nu-cmd-extra's build.rs compiles a theme file of its `src/`.
+        let script =
+            "fn f() {\n    #[path = \"src/extra/formats/to/html/theme.rs\"]\n    mod theme;\n}\n";
+        assert_eq!(
+            build_includes("build.rs", script),
+            ["src/extra/formats/to/html/theme.rs"]
+        );
+        assert_eq!(
+            build_includes("scripts/build.rs", "#[path=\"../src/a.rs\"] mod a;"),
+            ["src/a.rs"]
+        );
+    }
+
+    #[test]
+    fn macro_crates_name_their_runtime() {
+        assert_eq!(runtime_of("strum_macros"), Some("strum"));
+        assert_eq!(runtime_of("serde_derive"), Some("serde"));
+        assert_eq!(runtime_of("serde"), None);
+        assert_eq!(runtime_of("_macros"), None);
+    }
+}

@@ -1,0 +1,162 @@
+//! `mesh drift` on the shapes real repositories have, each taken from one (named beside it):
+//! the cases where a first run on them reported drift that was not there.
+
+use crate::common::TestMesh;
+use serde_json::Value;
+
+const MESH: &str = "[mesh]\nname = \"real\"\n\n[[repo]]\nname = \"ws\"\npath = \"ws\"\n";
+
+fn module(t: &TestMesh, dir: &str, name: &str) {
+    t.write(
+        &format!("ws/{dir}/mesh-module.toml"),
+        &format!("name = \"{name}\"\nkind = \"library\"\nbuild = 'true'\n"),
+    );
+}
+
+/// Each finding as `module kind dependency`.
+fn findings(v: &Value) -> Vec<String> {
+    v["drift"]
+        .as_array()
+        .expect("a drift list")
+        .iter()
+        .map(|f| {
+            let s = |k: &str| f[k].as_str().unwrap_or("-").to_string();
+            format!("{} {} {}", s("module"), s("kind"), s("dependency"))
+        })
+        .collect()
+}
+
+/// A Cargo workspace shaped like nushell's (github.com/nushell/nushell).
+fn nushell_shapes(t: &TestMesh) {
+    // The root package: `build = "scripts/build.rs"` uses a build dependency.
+    module(t, "", "nu");
+    t.write(
+        "ws/Cargo.toml",
+        "[package]\nname = \"nu\"\nbuild = \"scripts/build.rs\"\n\n[dependencies]\nnu-formats = { path = \"crates/formats\" }\n\n[build-dependencies]\nwinresource = \"0.1\"\n\n[workspace]\nmembers = [\"crates/*\"]\n",
+    );
+    t.write("ws/src/main.rs", "fn main() { nu_formats::run(); }\n");
+    t.write(
+        "ws/scripts/build.rs",
+        "fn main() { winresource::WindowsResource::new(); }\n",
+    );
+    // nu_plugin_formats: `rust-ini` is imported as `ini`; nu_plugin_polars: `pub use
+    // dataframe::*` brings the modules `command` and `values` in; nu-protocol: the
+    // `strum_macros` derive expands to `::strum::…`.
+    module(t, "crates/formats", "nu-formats");
+    t.write(
+        "ws/crates/formats/Cargo.toml",
+        "[package]\nname = \"nu-formats\"\n\n[dependencies]\nrust-ini = \"0.21\"\nstrum = \"0.26\"\nstrum_macros = \"0.26\"\nplanus = \"1\"\n\n[dev-dependencies]\nnu-test-support = { path = \"../testsupport\" }\n",
+    );
+    t.write(
+        "ws/crates/formats/src/lib.rs",
+        "pub mod dataframe;\npub use dataframe::*;\nuse values::Value;\nuse command::Open;\nuse strum_macros::EnumIter;\n\n#[derive(EnumIter)]\npub enum Kind { A }\n\npub fn run() { let _ = ini::Ini::new(); }\n",
+    );
+    t.write(
+        "ws/crates/formats/src/dataframe/mod.rs",
+        "pub mod command;\npub mod values;\n",
+    );
+    t.write(
+        "ws/crates/formats/src/dataframe/values.rs",
+        "pub struct Value;\n",
+    );
+    t.write(
+        "ws/crates/formats/src/dataframe/command/mod.rs",
+        "pub struct Open;\n",
+    );
+    // nu-test-support's library is named otherwise than its package.
+    t.write(
+        "ws/crates/formats/tests/it.rs",
+        "use nutest::check;\n#[test]\nfn t() { check(); }\n",
+    );
+    module(t, "crates/testsupport", "nu-test-support");
+    t.write(
+        "ws/crates/testsupport/Cargo.toml",
+        "[package]\nname = \"nu-test-support\"\n\n[lib]\nname = \"nutest\"\n",
+    );
+    t.write("ws/crates/testsupport/src/lib.rs", "pub fn check() {}\n");
+    // nu-cmd-extra: build.rs compiles a file of `src/` in with `#[path]`; its imports are
+    // the build script's.
+    module(t, "crates/extra", "nu-extra");
+    t.write(
+        "ws/crates/extra/Cargo.toml",
+        "[package]\nname = \"nu-extra\"\n\n[dependencies]\nnu-formats = { path = \"../formats\" }\n\n[build-dependencies]\nnu-formats = { path = \"../formats\" }\n",
+    );
+    t.write(
+        "ws/crates/extra/build.rs",
+        "fn main() {\n    #[path = \"src/theme.rs\"]\n    mod theme;\n    theme::load();\n}\n",
+    );
+    t.write(
+        "ws/crates/extra/src/theme.rs",
+        "pub fn load() { nu_formats::run(); }\n",
+    );
+    t.write("ws/crates/extra/src/lib.rs", "pub mod theme;\n");
+}
+
+#[test]
+fn nushell_shapes_make_no_findings_but_the_planted_one() {
+    let t = TestMesh::new();
+    t.empty_repo("ws");
+    t.write("mesh.toml", MESH);
+    nushell_shapes(&t);
+    t.commit("ws", "nushell shapes");
+    let run = t.run_json(&["drift"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // `planus` is declared and never imported (as in nu_plugin_polars): still found.
+    assert_eq!(findings(&run.json()), ["nu-formats unused planus"]);
+}
+
+/// Go modules nested in one another, shaped like opentelemetry-go
+/// (github.com/open-telemetry/opentelemetry-go): the root module requires `metric` and
+/// `trace`, modules in directories below it, and imports them; `sdk` imports
+/// `sdk/metric/metricdata` from a test.
+fn otel_shapes(t: &TestMesh) {
+    module(t, "", "otel");
+    t.write(
+        "ws/go.mod",
+        "module go.opentelemetry.io/otel\n\ngo 1.22\n\nrequire (\n\tgo.opentelemetry.io/otel/metric v1.45.0\n\tgo.opentelemetry.io/otel/trace v1.45.0\n\tgo.opentelemetry.io/otel/log v1.45.0\n)\n\nreplace go.opentelemetry.io/otel/metric => ./metric\n",
+    );
+    t.write(
+        "ws/global.go",
+        "package otel\n\nimport (\n\t\"go.opentelemetry.io/otel/attribute\"\n\t\"go.opentelemetry.io/otel/metric\"\n\t\"go.opentelemetry.io/otel/trace/embedded\"\n)\n",
+    );
+    t.write("ws/attribute/kv.go", "package attribute\n");
+    for m in ["metric", "trace", "log"] {
+        module(t, m, m);
+        t.write(
+            &format!("ws/{m}/go.mod"),
+            &format!("module go.opentelemetry.io/otel/{m}\n\ngo 1.22\n"),
+        );
+        t.write(&format!("ws/{m}/{m}.go"), &format!("package {m}\n"));
+    }
+    module(t, "sdk", "sdk");
+    t.write(
+        "ws/sdk/go.mod",
+        "module go.opentelemetry.io/otel/sdk\n\ngo 1.22\n\nrequire (\n\tgo.opentelemetry.io/otel v1.45.0\n\tgo.opentelemetry.io/otel/sdk/metric v1.45.0\n)\n",
+    );
+    t.write(
+        "ws/sdk/trace/span_test.go",
+        "package trace\n\nimport (\n\t\"go.opentelemetry.io/otel/attribute\"\n\t\"go.opentelemetry.io/otel/sdk/metric/metricdata\"\n)\n",
+    );
+    module(t, "sdk/metric", "sdk-metric");
+    t.write(
+        "ws/sdk/metric/go.mod",
+        "module go.opentelemetry.io/otel/sdk/metric\n\ngo 1.22\n",
+    );
+    t.write("ws/sdk/metric/metricdata/data.go", "package metricdata\n");
+}
+
+#[test]
+fn nested_go_modules_are_their_own_not_the_enclosing_ones() {
+    let t = TestMesh::new();
+    t.empty_repo("ws");
+    t.write("mesh.toml", MESH);
+    otel_shapes(&t);
+    t.commit("ws", "opentelemetry-go shapes");
+    let run = t.run_json(&["drift"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // `log` is required by the root and imported nowhere: still found.
+    assert_eq!(
+        findings(&run.json()),
+        ["otel unused go.opentelemetry.io/otel/log"]
+    );
+}
