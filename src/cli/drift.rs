@@ -1,7 +1,8 @@
 //! `mesh drift`: each module's manifests beside its imports, in every ecosystem at once.
 
 use super::{Ctx, Ui};
-use crate::drift::{DriftKind, Finding};
+use crate::drift::{DriftKind, Finding, cache};
+use crate::store::Store;
 use crate::{Error, Result};
 use serde::Serialize;
 use std::fmt::Write;
@@ -32,16 +33,21 @@ struct DriftJson<'a> {
 
 /// Runs `mesh drift` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    let loaded = crate::graph::load_with_records(&ctx.mesh, &ctx.paths().state)?;
-    for name in &a.modules {
-        if loaded.graph.index(name).is_none() {
-            return Err(Error::failed(
-                format!("there is no module `{name}`"),
-                "`mesh graph` lists the modules",
-            ));
-        }
+    let all = findings(ctx, ui)?;
+    if let Some(name) = a.modules.iter().find(|n| !all.modules.contains(*n)) {
+        return Err(Error::failed(
+            format!("there is no module `{name}`"),
+            "`mesh graph` lists the modules",
+        ));
     }
-    let found = crate::drift::drift(&loaded, &a.modules)?;
+    let found: Vec<Finding> = if a.modules.is_empty() {
+        all.findings
+    } else {
+        all.findings
+            .into_iter()
+            .filter(|f| a.modules.contains(&f.module))
+            .collect()
+    };
     if ui.json {
         ui.json_data(&DriftJson { drift: &found });
     } else if !found.is_empty() {
@@ -71,9 +77,38 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         ));
         ui.hint("remove what is unused, declare what is imported, move test-only dependencies to the dev section; `[drift] ignore` in mesh-module.toml silences one");
     }
+    Ok(if a.check && !found.is_empty() { 3 } else { 0 })
+}
+
+/// Every module's findings, and the modules' names.
+struct All {
+    modules: std::collections::BTreeSet<String>,
+    findings: Vec<Finding>,
+}
+
+/// Every module's findings: the answer kept for refs that did not move (the sources read as
+/// `mesh status` reads them, through the graph cache), else computed from a full load and kept.
+fn findings(ctx: &Ctx, ui: &Ui) -> Result<All> {
+    let state = &ctx.paths().state;
+    let snapshot = crate::graph::sources(&ctx.mesh, state)?;
+    let key = crate::graph::cache::key(&ctx.mesh, &snapshot);
+    let modules = snapshot.module_names();
+    if let Some(findings) = Store::peek(state, |r| cache::read(r, &key)).flatten() {
+        ui.detail("drift: the answer kept for these refs");
+        return Ok(All { modules, findings });
+    }
+    let loaded = crate::graph::load_with_records(&ctx.mesh, state)?;
+    let findings = crate::drift::drift(&loaded, &[])?;
+    let key = crate::graph::cache::key(&ctx.mesh, &loaded.snapshot);
+    let modules = loaded.snapshot.module_names();
+    // Kept for the next run; a store that cannot take it costs that run only.
+    let kept = Store::open(state).and_then(|s| s.write(|w| cache::write(w, key, findings.clone())));
+    if let Err(e) = kept {
+        ui.detail(format!("drift answer not kept: {e}"));
+    }
     // The process exits right after this verb (see `mesh graph`): nothing to free.
     std::mem::forget(loaded);
-    Ok(if a.check && !found.is_empty() { 3 } else { 0 })
+    Ok(All { modules, findings })
 }
 
 /// Findings grouped by module: a heading per module, one line per finding.

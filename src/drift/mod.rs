@@ -6,6 +6,7 @@
 //! imports come from what [`crate::graph::load`] already learned (the store's scans, with their
 //! kinds); only the manifests are read again, for the lines a finding points at.
 
+pub mod cache;
 pub mod declared;
 pub mod js;
 pub mod names;
@@ -19,13 +20,13 @@ use crate::imports::{ImportKind, Language, ScannedFile};
 use crate::source::{self, ModuleSource, RepoSnapshot, SourceError};
 use declared::{Declared, Scope};
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use tools::ToolEvidence;
 
 /// What a finding says about a dependency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DriftKind {
     /// Declared (for shipping, dev or optional use), never imported by code of that kind.
@@ -48,7 +49,7 @@ impl DriftKind {
 }
 
 /// One difference between a module's manifest and its imports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     /// The module.
     pub module: String,

@@ -12,12 +12,18 @@ use crate::config::{MeshConfig, ModuleManifest};
 use crate::imports::resolve::Evidence;
 use crate::imports::{Language, SCANNER_VERSION};
 use crate::source::{ModuleSource, Prior, PriorRepo, Snapshot};
-use crate::store::{GRAPH_EDGES, GRAPH_HEAD, ModuleRecord, Reader, StoreError, Writer};
+use crate::store::{ModuleRecord, Reader, StoreError, Table, Writer};
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
 /// Bumped when what is cached, or how it is derived, changes shape.
 const CACHE_FORMAT: u32 = 1;
+
+/// The graph cache's head (one key, [`HEAD_KEY`]): what the last load was computed from and
+/// found.
+pub const GRAPH_HEAD: Table<Head> = Table::new("graph_head");
+/// The graph cache's edges, by module name: the edges its imports make.
+pub const GRAPH_EDGES: Table<ModuleEdges> = Table::new("graph_edges");
 
 /// The one key of [`GRAPH_HEAD`].
 pub const HEAD_KEY: &[u8] = b"head";

@@ -26,16 +26,13 @@ pub const ALL_TABLES: &[&str] = &[
     NOT_WORKED_OUT.name(),
     DECLARED_ELSEWHERE.name(),
     NODE_IDS.name(),
-    GRAPH_HEAD.name(),
-    GRAPH_EDGES.name(),
+    // Owned by the rooms that use them (declared there, so that the store depends on none).
+    "graph_head",
+    "graph_edges",
+    "drift",
     "events",
     "announced",
 ];
-
-/// The graph cache's head (one key, `head`): what the last load was computed from and found.
-pub const GRAPH_HEAD: Table<crate::graph::cache::Head> = Table::new("graph_head");
-/// The graph cache's edges, by module name: the edges its imports make.
-pub const GRAPH_EDGES: Table<crate::graph::cache::ModuleEdges> = Table::new("graph_edges");
 
 /// The `imports` key: blob id bytes then the scanner version.
 pub fn imports_key(blob: &[u8], scanner_version: u32) -> Vec<u8> {

@@ -303,3 +303,54 @@ fn check_exits_3_on_drift_and_0_when_clean_and_the_table_groups_by_module() {
     assert_ne!(run.code, 0);
     assert!(run.stderr.contains("no module `nosuch`"), "{}", run.stderr);
 }
+
+/// The answer kept for refs that did not move is the one a fresh run gives; a commit or a
+/// mesh.toml edit is never answered from it; a kept answer that does not decode is recomputed.
+#[test]
+fn the_kept_answer_is_never_stale_and_a_damaged_one_is_recomputed() {
+    let t = planted();
+    let kept = "the answer kept for these refs";
+    let first = t.run_json(&["drift", "-v"]);
+    assert!(!first.stderr.contains(kept), "{}", first.stderr);
+    let want = lines(&first.json());
+    let again = t.run_json(&["drift", "-v"]);
+    assert!(again.stderr.contains(kept), "{}", again.stderr);
+    assert_eq!(lines(&again.json()), want);
+    // One module asked for: filtered from the kept answer.
+    let web = t.run_json(&["drift", "-v", "web"]);
+    assert!(web.stderr.contains(kept), "{}", web.stderr);
+    let only_web: Vec<String> = want
+        .iter()
+        .filter(|l| l.starts_with("web "))
+        .cloned()
+        .collect();
+    assert_eq!(lines(&web.json()), only_web);
+
+    let left_pad = "    \"left-pad\": \"^1\",\n";
+    t.edit_and_commit("mono", "js/web/package.json", left_pad, "", "left-pad goes");
+    let moved = t.run_json(&["drift", "-v"]);
+    assert!(!moved.stderr.contains(kept), "{}", moved.stderr);
+    let without = lines(&moved.json());
+    assert!(
+        !without.iter().any(|l| l.contains("left-pad")),
+        "{without:?}"
+    );
+    assert_eq!(without.len(), want.len() - 1);
+    // The same as a store that never saw the first commit gives.
+    std::fs::remove_file(t.path(".mesh/state.redb")).unwrap();
+    assert_eq!(lines(&t.json(&["drift"])), without);
+    assert!(t.run(&["drift", "-v"]).stderr.contains(kept));
+
+    t.write("mesh.toml", &format!("{MESH}\n# edited\n"));
+    let edited = t.run_json(&["drift", "-v"]);
+    assert!(!edited.stderr.contains(kept), "{}", edited.stderr);
+    assert_eq!(lines(&edited.json()), without);
+
+    crate::common::damage_table(&t.path(".mesh/state.redb"), "drift");
+    let damaged = t.run_json(&["drift", "-v"]);
+    assert_eq!(damaged.code, 0, "{}", damaged.stderr);
+    assert!(!damaged.stderr.contains(kept), "{}", damaged.stderr);
+    assert_eq!(lines(&damaged.json()), without);
+    let after = t.run_json(&["drift", "-v"]);
+    assert!(after.stderr.contains(kept), "{}", after.stderr);
+}

@@ -361,43 +361,17 @@ fn the_graph_cache_follows_every_change_and_never_answers_stale() {
     assert_eq!(cached(&t), moved);
 }
 
-/// Overwrites every value of `table` in the store at `path` with bytes that decode as
-/// nothing mesh wrote.
-fn damage_table(path: &std::path::Path, table: &str) {
-    let mut b = redb::Builder::new();
-    b.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
-    let db = b.create(path).expect("open the store");
-    let def = redb::TableDefinition::<&[u8], &[u8]>::new(table);
-    let tx = db.begin_write().expect("write");
-    {
-        let mut t = tx.open_table(def).expect("table");
-        let keys: Vec<Vec<u8>> = {
-            use redb::ReadableTable;
-            t.iter()
-                .expect("iter")
-                .map(|e| e.expect("entry").0.value().to_vec())
-                .collect()
-        };
-        assert!(!keys.is_empty(), "{table} holds something to damage");
-        for k in keys {
-            t.insert(k.as_slice(), &b"\x02not a value"[..])
-                .expect("insert");
-        }
-    }
-    tx.commit().expect("commit");
-}
-
 #[test]
 fn a_damaged_graph_cache_is_recomputed_never_an_error() {
     let t = example();
     t.json(&["graph"]);
     let want = cached(&t);
     let store = t.path(".mesh/state.redb");
-    damage_table(&store, "graph_edges");
+    crate::common::damage_table(&store, "graph_edges");
     assert_eq!(cached(&t), want);
     // The edges were written again, whole.
     assert_eq!(stats(&t.json(&["graph"])), (0, 0, 0));
-    damage_table(&store, "graph_head");
+    crate::common::damage_table(&store, "graph_head");
     assert_eq!(cached(&t), want);
     assert_eq!(cached(&t), want);
     // Plan and status read the same cache.

@@ -468,3 +468,29 @@ pub fn example() -> TestMesh {
     t.write("mesh.toml", EXAMPLE_MESH);
     t
 }
+
+/// Overwrites every value of `table` in the store at `path` with bytes that decode as
+/// nothing mesh wrote.
+pub fn damage_table(path: &std::path::Path, table: &str) {
+    let mut b = redb::Builder::new();
+    b.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    let db = b.create(path).expect("open the store");
+    let def = redb::TableDefinition::<&[u8], &[u8]>::new(table);
+    let tx = db.begin_write().expect("write");
+    {
+        let mut t = tx.open_table(def).expect("table");
+        let keys: Vec<Vec<u8>> = {
+            use redb::ReadableTable;
+            t.iter()
+                .expect("iter")
+                .map(|e| e.expect("entry").0.value().to_vec())
+                .collect()
+        };
+        assert!(!keys.is_empty(), "{table} holds something to damage");
+        for k in keys {
+            t.insert(k.as_slice(), &b"\x02not a value"[..])
+                .expect("insert");
+        }
+    }
+    tx.commit().expect("commit");
+}
