@@ -28,6 +28,7 @@ pub const ALL_TABLES: &[&str] = &[
     NODE_IDS.name(),
     GRAPH_HEAD.name(),
     GRAPH_EDGES.name(),
+    GRAPH_ANSWER.name(),
     "events",
     "announced",
 ];
@@ -36,6 +37,9 @@ pub const ALL_TABLES: &[&str] = &[
 pub const GRAPH_HEAD: Table<crate::graph::cache::Head> = Table::new("graph_head");
 /// The graph cache's edges, by module name: the edges its imports make.
 pub const GRAPH_EDGES: Table<crate::graph::cache::ModuleEdges> = Table::new("graph_edges");
+/// Verbs' rendered answers over the graph, by verb: what a verb printed for a cache key, so the
+/// same question on the same trees prints the same bytes without loading the graph.
+pub const GRAPH_ANSWER: Table<crate::graph::answer::Answer> = Table::new("graph_answer");
 
 /// The `imports` key: blob id bytes then the scanner version.
 pub fn imports_key(blob: &[u8], scanner_version: u32) -> Vec<u8> {
