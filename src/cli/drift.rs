@@ -34,7 +34,7 @@ struct DriftJson<'a> {
 /// Runs `mesh drift` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let all = findings(ctx, ui)?;
-    if let Some(name) = a.modules.iter().find(|n| !all.modules.contains(*n)) {
+    if let Some(name) = a.modules.iter().find(|n| !all.modules.contains(n)) {
         return Err(Error::failed(
             format!("there is no module `{name}`"),
             "`mesh graph` lists the modules",
@@ -80,35 +80,30 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     Ok(if a.check && !found.is_empty() { 3 } else { 0 })
 }
 
-/// Every module's findings, and the modules' names.
-struct All {
-    modules: std::collections::BTreeSet<String>,
-    findings: Vec<Finding>,
-}
-
-/// Every module's findings: the answer kept for refs that did not move (the sources read as
-/// `mesh status` reads them, through the graph cache), else computed from a full load and kept.
-fn findings(ctx: &Ctx, ui: &Ui) -> Result<All> {
+/// Every module's findings: the answer kept for refs that did not move (the refs read alone,
+/// as a warm `mesh graph --json` reads them; never for a repository followed by URL, which a
+/// load fetches first), else computed from a full load and kept.
+fn findings(ctx: &Ctx, ui: &Ui) -> Result<cache::Answer> {
     let state = &ctx.paths().state;
-    let snapshot = crate::graph::sources(&ctx.mesh, state)?;
-    let key = crate::graph::cache::key(&ctx.mesh, &snapshot);
-    let modules = snapshot.module_names();
-    if let Some(findings) = Store::peek(state, |r| cache::read(r, &key)).flatten() {
+    // None for a repository followed by URL: its ref is known only after the load's fetch.
+    let key = crate::graph::answer::current_key(&ctx.mesh);
+    if let Some(answer) = key.and_then(|k| Store::peek(state, |r| cache::read(r, &k)).flatten()) {
         ui.detail("drift: the answer kept for these refs");
-        return Ok(All { modules, findings });
+        return Ok(answer);
     }
     let loaded = crate::graph::load_with_records(&ctx.mesh, state)?;
-    let findings = crate::drift::drift(&loaded, &[])?;
-    let key = crate::graph::cache::key(&ctx.mesh, &loaded.snapshot);
-    let modules = loaded.snapshot.module_names();
+    let answer = cache::Answer {
+        key: crate::graph::cache::key(&ctx.mesh, &loaded.snapshot),
+        modules: loaded.snapshot.module_names().into_iter().collect(),
+        findings: crate::drift::drift(&loaded, &[])?,
+    };
     // Kept for the next run; a store that cannot take it costs that run only.
-    let kept = Store::open(state).and_then(|s| s.write(|w| cache::write(w, key, findings.clone())));
-    if let Err(e) = kept {
+    if let Err(e) = Store::open(state).and_then(|s| s.write(|w| cache::write(w, &answer))) {
         ui.detail(format!("drift answer not kept: {e}"));
     }
     // The process exits right after this verb (see `mesh graph`): nothing to free.
     std::mem::forget(loaded);
-    Ok(All { modules, findings })
+    Ok(answer)
 }
 
 /// Findings grouped by module: a heading per module, one line per finding.

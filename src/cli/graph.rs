@@ -2,10 +2,12 @@
 
 use super::{Ctx, Ui};
 use crate::artifact::{SHORT, short};
-use crate::graph::{EdgeKind, ModuleGraph, Stats};
+use crate::graph::answer::{self, Answer};
+use crate::graph::{EdgeKind, ModuleGraph, Stats, cache};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::fmt::Write;
+use std::io::IsTerminal;
 
 /// Show every module, its edges, and the cycles of build edges.
 ///
@@ -70,40 +72,71 @@ struct GraphJson<'a> {
 
 /// Runs `mesh graph` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    let mut loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
+    let state = &ctx.paths().state;
+    let format = if ui.json { Format::Json } else { a.format };
+    // The whole graph as JSON for a program (not a terminal, which gets it indented) is an
+    // answer worth keeping: on trees that did not move it is printed again as it was.
+    let keepable = a.why.is_none()
+        && a.kind.is_none()
+        && format == Format::Json
+        && !std::io::stdout().is_terminal();
+    let question = if a.check {
+        "graph --json --check"
+    } else {
+        "graph --json"
+    };
+    let key = if keepable {
+        answer::current_key(&ctx.mesh)
+    } else {
+        None
+    };
+    if let Some(kept) = key.and_then(|k| answer::read(state, question, &k)) {
+        replay(ui, &kept);
+        return Ok(kept.code);
+    }
+    let mut loaded = crate::graph::load(&ctx.mesh, state)?;
     if let Some(k) = a.kind {
         loaded.graph.edges.retain(|e| e.kind == k.kind());
     }
     let g = &loaded.graph;
     let s = &loaded.stats;
-    ui.detail(format!(
+    let mut said = Answer {
+        key: [0; 32],
+        details: Vec::new(),
+        warnings: g.warnings.clone(),
+        notes: g.cycles.iter().map(cycle_note).collect(),
+        stdout: String::new(),
+        code: 0,
+    };
+    said.details.push(format!(
         "{}; {} parsed, {} from the cache; {} walked",
         super::count(g.modules.len() as u64, "module", "modules"),
         super::count(s.files_parsed, "file", "files"),
         s.files_cached,
         super::count(s.modules_walked, "module", "modules")
     ));
-    for n in &loaded.notes {
-        ui.detail(n);
-    }
-    for w in &g.warnings {
-        ui.warn(w);
-    }
-    for c in &g.cycles {
-        ui.note(cycle_note(c));
-    }
+    said.details.extend(loaded.notes.iter().cloned());
+    say(ui, &said);
     let code = if let Some(why) = &a.why {
         why_edge(g, ui, &why[0], &why[1])?
     } else {
-        let format = if ui.json { Format::Json } else { a.format };
+        let json = GraphJson {
+            modules: &g.modules,
+            edges: &g.edges,
+            cycles: &g.cycles,
+            warnings: &g.warnings,
+            stats: s,
+        };
         match format {
-            Format::Json => ui.json_data(&GraphJson {
-                modules: &g.modules,
-                edges: &g.edges,
-                cycles: &g.cycles,
-                warnings: &g.warnings,
-                stats: s,
-            }),
+            Format::Json if keepable => match serde_json::to_string(&json) {
+                Ok(mut out) => {
+                    out.push('\n');
+                    ui.data(&out);
+                    said.stdout = out;
+                }
+                Err(_) => ui.json_data(&json),
+            },
+            Format::Json => ui.json_data(&json),
             Format::Dot => ui.data(dot(g)),
             Format::Text => ui.data(text(g)),
         }
@@ -114,12 +147,38 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     } else {
         code
     };
+    if key.is_some() && loaded.from_cache && !said.stdout.is_empty() {
+        // Keyed by the trees this load read (a ref that moved since `key` was read is the
+        // next run's question).
+        said.key = cache::key(&ctx.mesh, &loaded.snapshot);
+        said.code = code;
+        answer::keep(state, question, &said);
+    }
     // The process exits right after this verb: freeing the graph and the records behind it
     // (hundreds of thousands of small strings on a large mesh) would be work for nothing, the
     // operating system takes the memory back at once. Nothing in `Loaded` needs its `Drop`
     // (no file to flush, no lock to release: the store was closed inside `load`).
     std::mem::forget(loaded);
     Ok(code)
+}
+
+/// What a run says on stderr before its answer: details (`-v`), warnings, notes.
+fn say(ui: &Ui, a: &Answer) {
+    for d in &a.details {
+        ui.detail(d);
+    }
+    for w in &a.warnings {
+        ui.warn(w);
+    }
+    for n in &a.notes {
+        ui.note(n);
+    }
+}
+
+/// A kept answer, said and printed again as it was.
+fn replay(ui: &Ui, a: &Answer) {
+    say(ui, a);
+    ui.data(&a.stdout);
 }
 
 fn why_edge(g: &ModuleGraph, ui: &Ui, a: &str, b: &str) -> Result<i32> {

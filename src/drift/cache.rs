@@ -12,23 +12,23 @@ pub const DRIFT: Table<Answer> = Table::new("drift");
 
 const LAST: &[u8] = b"last";
 
-/// Every module's findings, and the key they were computed from.
+/// Every module's findings, the modules asked about, and the key they were computed from.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Answer {
     /// [`crate::graph::cache::key`] of the load they were computed from.
     pub key: [u8; 32],
+    /// Every module's name (a module without findings is still a module to ask about).
+    pub modules: Vec<String>,
     /// The findings of every module, in [`super::drift`]'s order.
     pub findings: Vec<Finding>,
 }
 
-/// The findings kept for `key`, if those are the ones kept.
-pub fn read(r: &Reader, key: &[u8; 32]) -> Option<Vec<Finding>> {
-    r.get_cached(DRIFT, LAST)
-        .filter(|a| &a.key == key)
-        .map(|a| a.findings)
+/// The answer kept for `key`, if it is the one kept.
+pub fn read(r: &Reader, key: &[u8; 32]) -> Option<Answer> {
+    r.get_cached(DRIFT, LAST).filter(|a| &a.key == key)
 }
 
-/// Keeps `findings` (every module's) as the answer for `key`.
-pub fn write(w: &Writer, key: [u8; 32], findings: Vec<Finding>) -> Result<(), StoreError> {
-    w.put(DRIFT, LAST, &Answer { key, findings })
+/// Keeps `answer` as the last one.
+pub fn write(w: &Writer, answer: &Answer) -> Result<(), StoreError> {
+    w.put(DRIFT, LAST, answer)
 }

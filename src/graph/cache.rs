@@ -129,15 +129,27 @@ pub fn made_by() -> [u8; 32] {
 /// What a load is computed from: the build of mesh ([`made_by`]), mesh.toml, and each
 /// repository's root tree. Equal keys give equal answers.
 pub fn key(mesh: &MeshConfig, snapshot: &Snapshot) -> [u8; 32] {
+    key_of(
+        mesh,
+        snapshot.repos.iter().map(|r| (r.name.as_str(), &r.tree)),
+    )
+}
+
+/// [`key`] from each repository's name and root tree alone: what a verb computes before
+/// reading anything else (see [`super::answer`]).
+pub fn key_of<'a>(
+    mesh: &MeshConfig,
+    repos: impl IntoIterator<Item = (&'a str, &'a ObjectId)>,
+) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(&made_by());
     h.update(&(mesh.text.len() as u64).to_le_bytes());
     h.update(mesh.text.as_bytes());
     h.update(mesh.dir.to_string_lossy().as_bytes());
-    for r in &snapshot.repos {
-        h.update(&(r.name.len() as u64).to_le_bytes());
-        h.update(r.name.as_bytes());
-        h.update(r.tree.as_bytes());
+    for (name, tree) in repos {
+        h.update(&(name.len() as u64).to_le_bytes());
+        h.update(name.as_bytes());
+        h.update(tree.as_bytes());
     }
     *h.finalize().as_bytes()
 }

@@ -45,6 +45,10 @@ pub struct Loaded {
     /// `snapshot.modules` order: filled by [`load_with_records`] only (a plain load reads the
     /// records of the modules that moved, and keeps none).
     pub records: Vec<ModuleRecord>,
+    /// Whether the graph cache alone answered (its head's key was this load's, every module's
+    /// edges were reused, nothing was walked, read or resolved): then the next load on the
+    /// same key gives exactly this, and a verb may keep what it rendered ([`super::answer`]).
+    pub from_cache: bool,
 }
 
 /// Reads every repository, derives the module graph, and records what was learned in one
@@ -227,6 +231,8 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want_records: bool) -> Result<L
             &gone,
         )?;
     }
+    let from_cache =
+        names.is_none() && fresh.is_empty() && work.learned.iter().all(Option::is_none);
     let graph = assemble(&snapshot, &provides, edges, warnings);
     refuse_rust_cycles(&graph)?;
     let records = if want_records {
@@ -243,6 +249,7 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want_records: bool) -> Result<L
         stats,
         notes,
         records,
+        from_cache,
     })
 }
 

@@ -1,6 +1,7 @@
 //! The module graph: modules and their edges (build, dev, optional, presence,
 //! instantiation), the build order, and the cycles of build edges, each built as one unit.
 
+pub mod answer;
 pub mod cache;
 mod cycle;
 mod load;

@@ -453,6 +453,24 @@ fn resolve_tracking(
     Ok((commit.id, tree))
 }
 
+/// Each repository's name and the root tree its ref points at, when every repository is
+/// local (none followed by URL, so reading a ref never fetches): what a cached answer is keyed
+/// by, read without walking a tree. `None` when a repository is followed or a ref does not
+/// resolve (a full read says why).
+pub fn local_trees(mesh: &MeshConfig) -> Option<Vec<(String, ObjectId)>> {
+    mesh.repos
+        .iter()
+        .map(|cfg| {
+            if cfg.url.is_some() {
+                return None;
+            }
+            let repo = gix::open_opts(&cfg.path, gix::open::Options::isolated()).ok()?;
+            let (_, tree) = resolve_ref(mesh, cfg, &repo).ok()?;
+            Some((cfg.name.clone(), tree))
+        })
+        .collect()
+}
+
 /// The commit and root tree the repository's ref points at.
 fn resolve_ref(
     mesh: &MeshConfig,

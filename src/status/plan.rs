@@ -64,7 +64,12 @@ pub struct Plan {
 /// Every module's state, from the store alone.
 pub fn module_states(paths: &Paths, loaded: &Loaded) -> Result<(Vec<ModuleState>, Known)> {
     let inputs = stale::module_inputs(loaded);
-    let mut known = paths.open()?.read(Known::load)?;
+    // Read-only (no write transaction, no sync): a plan writes nothing. A store that is
+    // missing, damaged or of another format is opened as every verb opens it, which says why.
+    let mut known = match crate::store::Store::peek(&paths.state, Known::load) {
+        Some(Ok(known)) => known,
+        _ => paths.open()?.read(Known::load)?,
+    };
     known.artifacts = Some(paths.artifacts());
     Ok((stale::assess(&loaded.graph, &inputs, &known), known))
 }

@@ -355,6 +355,9 @@ fn the_graph_cache_follows_every_change_and_never_answers_stale() {
     assert_eq!(older, uncached(&t));
     t.write("mesh.toml", &toml);
     assert_eq!(cached(&t), moved);
+    // That was the answer kept for these trees, which leaves the cache's head at the older
+    // ref's: a load that is not `--json` (nothing kept) moves it back.
+    t.ok(&["graph"]);
     // mesh.toml moved but no tree did: nothing is walked again.
     t.write("mesh.toml", &format!("{toml}\n# a comment\n"));
     assert_eq!(stats(&t.json(&["graph"])), (0, 0, 0));
@@ -377,4 +380,63 @@ fn a_damaged_graph_cache_is_recomputed_never_an_error() {
     // Plan and status read the same cache.
     t.ok(&["plan"]);
     t.ok(&["status"]);
+}
+
+/// How many entries `table` of the store at `path` holds.
+fn entries(path: &std::path::Path, table: &str) -> usize {
+    use redb::{ReadableDatabase, ReadableTableMetadata};
+    let mut b = redb::Builder::new();
+    b.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    let db = b.open_read_only(path).expect("open the store");
+    let tx = db.begin_read().expect("read");
+    let def = redb::TableDefinition::<&[u8], &[u8]>::new(table);
+    tx.open_table(def)
+        .map_or(0, |t| t.len().expect("len") as usize)
+}
+
+#[test]
+fn a_kept_graph_answer_is_a_fresh_one_and_a_damaged_one_is_ignored() {
+    let t = example();
+    let store = t.path(".mesh/state.redb");
+    let graph = || t.ok(&["--json", "graph"]);
+    graph();
+    assert_eq!(
+        entries(&store, "graph_answer"),
+        0,
+        "a load that walked keeps nothing"
+    );
+    // Answered by the graph cache: that answer is kept, and given again as it was.
+    let warm = graph();
+    assert_eq!(entries(&store, "graph_answer"), 1);
+    assert_eq!(graph(), warm);
+    assert_eq!(graph(), warm);
+
+    // One commit: the kept answer is never served for the new tree.
+    t.write(
+        "platform/go/lib/geo/geo.go",
+        "package geo\n\nimport \"example.com/platform/internal/logx\"\n\nvar X = logx.Line\n",
+    );
+    t.commit("platform", "one file");
+    let changed = graph();
+    assert_ne!(changed, warm);
+    let hit = graph();
+    let kept = graph();
+    assert_eq!(kept, hit, "the kept answer is the answer the cache gave");
+    let mut v: Value = serde_json::from_str(&kept).expect("JSON");
+    v["stats"] = Value::Null;
+    assert_eq!(v, uncached(&t), "and the answer of a load with no cache");
+
+    // --check keeps its own answer, exit code included.
+    assert_eq!(t.ok(&["--json", "graph", "--check"]), kept);
+    assert_eq!(t.ok(&["--json", "graph", "--check"]), kept);
+
+    // A damaged answer is no answer: the graph is loaded, and its answer kept again.
+    crate::common::damage_table(&store, "graph_answer");
+    assert_eq!(graph(), kept);
+    assert_eq!(graph(), kept);
+    // A cycle makes `--check` exit 3, kept or not.
+    t.commit_a_cycle();
+    for _ in 0..3 {
+        assert_eq!(t.run(&["--json", "graph", "--check"]).code, 3);
+    }
 }
