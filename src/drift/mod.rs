@@ -10,6 +10,7 @@ pub mod cache;
 pub mod declared;
 pub mod js;
 pub mod names;
+pub mod python;
 pub mod rust;
 pub mod stdlib;
 pub mod tools;
@@ -156,7 +157,7 @@ impl Manifests {
         let read = |name: &str| blob_text(snap, &tree, name);
         let package_json = read("package.json")?;
         let pyproject = read("pyproject.toml")?;
-        let tools = tool_evidence(
+        let tools = tools::evidence(
             snap,
             &tree,
             m,
@@ -187,92 +188,6 @@ impl Manifests {
             tools,
         })
     }
-}
-
-/// Reads what a module's tools use: its package.json `scripts` and tool keys, the configs and
-/// command files at its root, pyproject.toml's `[tool]` keys, and for a module at the
-/// repository's root, its CI workflows.
-fn tool_evidence(
-    snap: &RepoSnapshot,
-    tree: &gix::Tree,
-    m: &ModuleSource,
-    package_json: Option<&str>,
-    pyproject: Option<&str>,
-) -> std::result::Result<ToolEvidence, SourceError> {
-    let mut e = ToolEvidence::default();
-    let mut files = Vec::new();
-    for entry in tree.iter() {
-        let entry = entry
-            .map_err(|err| SourceError::git(&snap.name, "cannot decode a module's tree", err))?;
-        if entry.mode().is_blob() {
-            files.push(entry.filename().to_string());
-        }
-    }
-    for f in &files {
-        let (config, command) = (tools::is_js_config(f), tools::is_command_file(f));
-        if !config && !command {
-            continue;
-        }
-        let Some(text) = blob_text(snap, tree, f)? else {
-            continue;
-        };
-        if config {
-            e.config_strings.extend(tools::quoted_strings(&text));
-            e.babel_config |= tools::is_babel_config(f);
-            e.tsconfig |= f.starts_with("tsconfig");
-        } else {
-            e.commands.push_str(&text);
-            e.commands.push('\n');
-        }
-    }
-    if m.dir.is_empty()
-        && let Some(wf) = tree
-            .lookup_entry_by_path(".github/workflows")
-            .map_err(|err| SourceError::git(&snap.name, "cannot look up CI workflows", err))?
-            .filter(|w| w.mode().is_tree())
-    {
-        let wf = snap
-            .repo
-            .find_tree(wf.object_id())
-            .map_err(|err| SourceError::git(&snap.name, "cannot read CI workflows", err))?;
-        let mut names = Vec::new();
-        for entry in wf.iter() {
-            let entry = entry
-                .map_err(|err| SourceError::git(&snap.name, "cannot decode CI workflows", err))?;
-            let name = entry.filename().to_string();
-            if entry.mode().is_blob() && (name.ends_with(".yml") || name.ends_with(".yaml")) {
-                names.push(name);
-            }
-        }
-        for name in names {
-            if let Some(text) = blob_text(snap, &wf, &name)? {
-                e.commands.push_str(&text);
-                e.commands.push('\n');
-            }
-        }
-    }
-    if let Some(v) = package_json.and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok()) {
-        if let Some(scripts) = v.get("scripts").and_then(|s| s.as_object()) {
-            for c in scripts.values().filter_map(|c| c.as_str()) {
-                e.commands.push_str(c);
-                e.commands.push('\n');
-            }
-        }
-        for key in ["jest", "babel", "eslintConfig", "prettier"] {
-            if let Some(k) = v.get(key) {
-                e.config_strings
-                    .extend(tools::quoted_strings(&k.to_string()));
-                e.babel_config |= key == "babel";
-            }
-        }
-    }
-    if let Some(tool) = pyproject
-        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
-        .and_then(|t| t.get("tool")?.as_table().cloned())
-    {
-        e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
-    }
-    Ok(e)
 }
 
 /// The text of the file at `path` in `tree`, if there is one.
@@ -673,8 +588,8 @@ fn uses<'a>(
         format!("{}/", m.dir)
     };
     let (own_rust, own_js) = (own(Language::Rust), own(Language::Js));
-    let own_python = own_python_names(own(Language::Python), &rec.files, &prefix);
-    let local_python = local_python_names(&rec.files, &m.dir);
+    let own_python = python::own_python_names(own(Language::Python), &rec.files, &prefix);
+    let local_python = python::local_python_names(&rec.files, &m.dir);
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     for f in &rec.files {
@@ -787,37 +702,6 @@ fn push_first<'a>(out: &mut Vec<Use<'a>>, seen: &mut HashSet<(Cow<'a, str>, u16)
     }
 }
 
-/// The Python names a module provides that its own files hold: a package directory or a
-/// `.py` file of that name somewhere in it. A meta-package's project name gives it an import
-/// name whose code lives in another module (pydantic-ai's root, `pydantic_ai`, ships nothing
-/// of its own and pulls in pydantic-ai-slim, which holds `pydantic_ai/`): its tests' `import
-/// pydantic_ai` then uses that dependency, not itself.
-fn own_python_names(provided: Vec<String>, files: &[ScannedFile], prefix: &str) -> Vec<String> {
-    provided
-        .into_iter()
-        .filter(|name| {
-            let top = name.split('.').next().unwrap_or(name);
-            files
-                .iter()
-                .filter(|f| f.language == Language::Python)
-                .any(|f| {
-                    let rel = f.path.strip_prefix(prefix).unwrap_or(&f.path);
-                    let mut parts = rel.split('/').peekable();
-                    let mut hit = false;
-                    while let Some(p) = parts.next() {
-                        let stem = if parts.peek().is_none() {
-                            p.trim_end_matches(".pyi").trim_end_matches(".py")
-                        } else {
-                            p
-                        };
-                        hit |= stem.eq_ignore_ascii_case(top);
-                    }
-                    hit
-                })
-        })
-        .collect()
-}
-
 /// Reads whether the multi-line statements of shipped JS imports that only a dev declaration
 /// (or none) answers are `import type { … } from "x"`: the scan keeps the specifier's line
 /// (`} from "x";`), so the statement's first line is read from the file, once per file and
@@ -847,69 +731,6 @@ fn js_statements(snap: &RepoSnapshot, decls: &[Declared], uses: &mut [Use]) {
             .as_deref()
             .is_some_and(|s| js::statement_is_type_only(s, u.line));
     }
-}
-
-/// The names a module's own Python files answer to from beside them: a script's `import
-/// helpers` next to `helpers.py`, a test's `import conftest_utils`. A directory that is no
-/// package (no `__init__.py`) is put on `sys.path` by running a script in it or by pytest's
-/// rootdir insertion, so its entries are importable from below it; a package's are not
-/// (`pydantic_ai/models/openai.py` never makes `import openai` local).
-struct LocalPython {
-    /// (module-relative directory, lowercase entry name) of each Python file and directory,
-    /// for the directories that are no package.
-    entries: Vec<(String, String)>,
-}
-
-impl LocalPython {
-    /// Whether `top` names an entry of a non-package directory at or above the file `rel`.
-    fn is_local(&self, rel: &str, top: &str) -> bool {
-        let mut dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
-        loop {
-            if self.entries.iter().any(|(d, n)| d == dir && n == top) {
-                return true;
-            }
-            if dir.is_empty() {
-                return false;
-            }
-            dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
-        }
-    }
-}
-
-fn local_python_names(files: &[ScannedFile], dir: &str) -> LocalPython {
-    let prefix = if dir.is_empty() {
-        String::new()
-    } else {
-        format!("{dir}/")
-    };
-    let rels: Vec<&str> = files
-        .iter()
-        .filter(|f| f.language == Language::Python)
-        .map(|f| f.path.strip_prefix(&prefix).unwrap_or(&f.path))
-        .collect();
-    let package = |d: &str| {
-        rels.iter().any(|r| {
-            r.rsplit_once('/')
-                .is_some_and(|(p, f)| p == d && f.starts_with("__init__."))
-        })
-    };
-    let mut entries: Vec<(String, String)> = Vec::new();
-    for rel in &rels {
-        let mut parts: Vec<&str> = rel.split('/').collect();
-        while let Some(last) = parts.pop() {
-            let parent = parts.join("/");
-            let stem = last
-                .trim_end_matches(".pyi")
-                .trim_end_matches(".py")
-                .to_lowercase();
-            let entry = (parent, stem);
-            if !entries.contains(&entry) {
-                entries.push(entry);
-            }
-        }
-    }
-    entries.retain(|(d, _)| d.is_empty() || !package(d));
-    LocalPython { entries }
 }
 
 /// Sets one ecosystem's declarations beside its imports and adds the findings to `out`.
@@ -1049,70 +870,4 @@ fn globs(patterns: &[String]) -> GlobSet {
         }
     }
     b.build().unwrap_or_else(|_| GlobSet::empty())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn local_python_names_stop_at_packages() {
-        // pydantic-ai: pydantic_ai_slim/pydantic_ai/models/openai.py is no top-level
-        // `openai`; a test beside its helper, and the module root's entries, are local.
-        let file = |p: &str| ScannedFile {
-            path: format!("pydantic_ai_slim/{p}"),
-            language: Language::Python,
-            kind: ImportKind::Build,
-            imports: Vec::new(),
-        };
-        let files: Vec<ScannedFile> = [
-            "pydantic_ai/__init__.py",
-            "pydantic_ai/models/__init__.py",
-            "pydantic_ai/models/openai.py",
-            "tests/helpers.py",
-            "tests/test_x.py",
-            "scripts/gen.py",
-        ]
-        .iter()
-        .map(|p| file(p))
-        .collect();
-        let local = local_python_names(&files, "pydantic_ai_slim");
-        assert!(!local.is_local("pydantic_ai/models/openai.py", "openai"));
-        assert!(!local.is_local("pydantic_ai/agent.py", "models"));
-        assert!(local.is_local("tests/test_x.py", "helpers"));
-        assert!(!local.is_local("scripts/gen.py", "helpers"));
-        assert!(local.is_local("tests/test_x.py", "pydantic_ai"));
-        assert!(local.is_local("scripts/gen.py", "tests"));
-    }
-
-    #[test]
-    fn a_meta_package_does_not_own_its_project_name() {
-        // pydantic-ai's root: project `pydantic-ai` (so `pydantic_ai` is provided), tests only;
-        // pydantic_ai_slim holds `pydantic_ai/`.
-        let file = |p: &str| ScannedFile {
-            path: p.to_string(),
-            language: Language::Python,
-            kind: ImportKind::Dev,
-            imports: Vec::new(),
-        };
-        let root = [file("tests/test_agent.py"), file("tests/conftest.py")];
-        assert!(own_python_names(vec!["pydantic_ai".into()], &root, "").is_empty());
-        let slim = [
-            file("pydantic_ai_slim/pydantic_ai/__init__.py"),
-            file("pydantic_ai_slim/tests/x.py"),
-        ];
-        assert_eq!(
-            own_python_names(
-                vec!["pydantic_ai".into(), "pydantic_ai_slim".into()],
-                &slim,
-                "pydantic_ai_slim/"
-            ),
-            ["pydantic_ai"]
-        );
-        let single = [file("svc/src/svc.py")];
-        assert_eq!(
-            own_python_names(vec!["svc".into()], &single, "svc/"),
-            ["svc"]
-        );
-    }
 }

@@ -5,9 +5,11 @@
 //! what the repository itself says; the one table ([`TOOL_BINS`]) is for commands whose name
 //! differs from their package's.
 
+use super::blob_text;
 use super::declared::{Declared, Scope};
 use super::names;
 use crate::imports::Language;
+use crate::source::{ModuleSource, RepoSnapshot, SourceError};
 
 /// Dev tools whose command differs from their package's name, as (package, command).
 pub const TOOL_BINS: &[(&str, &str)] = &[
@@ -172,6 +174,91 @@ impl ToolEvidence {
             })
             .any(|w| w == name || w == bin)
     }
+}
+
+/// Reads what a module's tools use: its package.json `scripts` and tool keys, the configs and
+/// command files at its root, pyproject.toml's `[tool]` keys, and for a module at the
+/// repository's root, its CI workflows.
+pub(super) fn evidence(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    m: &ModuleSource,
+    package_json: Option<&str>,
+    pyproject: Option<&str>,
+) -> std::result::Result<ToolEvidence, SourceError> {
+    let mut e = ToolEvidence::default();
+    let mut files = Vec::new();
+    for entry in tree.iter() {
+        let entry = entry
+            .map_err(|err| SourceError::git(&snap.name, "cannot decode a module's tree", err))?;
+        if entry.mode().is_blob() {
+            files.push(entry.filename().to_string());
+        }
+    }
+    for f in &files {
+        let (config, command) = (is_js_config(f), is_command_file(f));
+        if !config && !command {
+            continue;
+        }
+        let Some(text) = blob_text(snap, tree, f)? else {
+            continue;
+        };
+        if config {
+            e.config_strings.extend(quoted_strings(&text));
+            e.babel_config |= is_babel_config(f);
+            e.tsconfig |= f.starts_with("tsconfig");
+        } else {
+            e.commands.push_str(&text);
+            e.commands.push('\n');
+        }
+    }
+    if m.dir.is_empty()
+        && let Some(wf) = tree
+            .lookup_entry_by_path(".github/workflows")
+            .map_err(|err| SourceError::git(&snap.name, "cannot look up CI workflows", err))?
+            .filter(|w| w.mode().is_tree())
+    {
+        let wf = snap
+            .repo
+            .find_tree(wf.object_id())
+            .map_err(|err| SourceError::git(&snap.name, "cannot read CI workflows", err))?;
+        let mut names = Vec::new();
+        for entry in wf.iter() {
+            let entry = entry
+                .map_err(|err| SourceError::git(&snap.name, "cannot decode CI workflows", err))?;
+            let name = entry.filename().to_string();
+            if entry.mode().is_blob() && (name.ends_with(".yml") || name.ends_with(".yaml")) {
+                names.push(name);
+            }
+        }
+        for name in names {
+            if let Some(text) = blob_text(snap, &wf, &name)? {
+                e.commands.push_str(&text);
+                e.commands.push('\n');
+            }
+        }
+    }
+    if let Some(v) = package_json.and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok()) {
+        if let Some(scripts) = v.get("scripts").and_then(|s| s.as_object()) {
+            for c in scripts.values().filter_map(|c| c.as_str()) {
+                e.commands.push_str(c);
+                e.commands.push('\n');
+            }
+        }
+        for key in ["jest", "babel", "eslintConfig", "prettier"] {
+            if let Some(k) = v.get(key) {
+                e.config_strings.extend(quoted_strings(&k.to_string()));
+                e.babel_config |= key == "babel";
+            }
+        }
+    }
+    if let Some(tool) = pyproject
+        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+        .and_then(|t| t.get("tool")?.as_table().cloned())
+    {
+        e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
+    }
+    Ok(e)
 }
 
 #[cfg(test)]
