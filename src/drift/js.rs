@@ -1,9 +1,8 @@
 //! JavaScript's own drift rules: what a workspace root declares for every package of the
 //! workspace, and which imports are types only (erased from the build).
 
-use super::blob_text;
 use super::declared::{self, Declared, Scope};
-use crate::source::{self, RepoSnapshot, SourceError};
+use crate::source::{self, RepoSnapshot, SourceError, blob_text};
 use std::collections::HashMap;
 
 /// The declarations of the workspace root above `dir` (the nearest `package.json` above it

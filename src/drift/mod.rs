@@ -18,7 +18,7 @@ pub mod tools;
 use crate::Result;
 use crate::graph::Loaded;
 use crate::imports::{ImportKind, Language, ScannedFile};
-use crate::source::{self, ModuleSource, RepoSnapshot, SourceError};
+use crate::source::{self, ModuleSource, RepoSnapshot, SourceError, blob_text};
 use declared::{Declared, Scope};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
@@ -188,25 +188,6 @@ impl Manifests {
             tools,
         })
     }
-}
-
-/// The text of the file at `path` in `tree`, if there is one.
-fn blob_text(
-    snap: &RepoSnapshot,
-    tree: &gix::Tree,
-    path: &str,
-) -> std::result::Result<Option<String>, SourceError> {
-    let entry = tree
-        .lookup_entry_by_path(path)
-        .map_err(|e| SourceError::git(&snap.name, "cannot look up a manifest", e))?;
-    let Some(entry) = entry.filter(|e| e.mode().is_blob()) else {
-        return Ok(None);
-    };
-    let blob = snap
-        .repo
-        .find_blob(entry.object_id())
-        .map_err(|e| SourceError::git(&snap.name, "cannot read a manifest", e))?;
-    Ok(Some(String::from_utf8_lossy(&blob.data).into_owned()))
 }
 
 /// The nearest `go.mod` above `dir` (its repo-relative path and text), memoised per directory.

@@ -5,11 +5,10 @@
 //! what the repository itself says; the one table ([`TOOL_BINS`]) is for commands whose name
 //! differs from their package's.
 
-use super::blob_text;
 use super::declared::{Declared, Scope};
 use super::names;
 use crate::imports::Language;
-use crate::source::{ModuleSource, RepoSnapshot, SourceError};
+use crate::source::{ModuleSource, RepoSnapshot, SourceError, blob_text};
 
 /// Dev tools whose command differs from their package's name, as (package, command).
 pub const TOOL_BINS: &[(&str, &str)] = &[

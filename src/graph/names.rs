@@ -5,7 +5,7 @@ use super::cache::Facts;
 use crate::Result;
 use crate::imports::manifest;
 use crate::imports::tsconfig;
-use crate::source::{self, RepoSnapshot, Snapshot, SourceError};
+use crate::source::{self, RepoSnapshot, Snapshot, SourceError, blob_text};
 use std::collections::HashMap;
 
 /// Go import names: the nearest `go.mod` at or above each module that has Go code or a go.mod,
@@ -92,15 +92,8 @@ pub(super) fn js_paths(
             .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
         let mut aliases = Vec::new();
         for name in ["tsconfig.json", "jsconfig.json"] {
-            let entry = tree
-                .lookup_entry_by_path(name)
-                .map_err(|e| SourceError::git(&snap.name, "cannot look up tsconfig.json", e))?;
-            if let Some(entry) = entry.filter(|e| e.mode().is_blob()) {
-                let blob = snap
-                    .repo
-                    .find_blob(entry.object_id())
-                    .map_err(|e| SourceError::git(&snap.name, "cannot read tsconfig.json", e))?;
-                aliases = tsconfig::paths(&m.dir, &String::from_utf8_lossy(&blob.data));
+            if let Some(text) = blob_text(snap, &tree, name)? {
+                aliases = tsconfig::paths(&m.dir, &text);
                 break;
             }
         }
@@ -151,21 +144,10 @@ fn parent(d: &str) -> Option<&str> {
 
 /// The text of the `Cargo.toml` at `path`, if there is one and it declares a `[workspace]`.
 fn workspace_text(snap: &RepoSnapshot, root: &gix::Tree, path: &str) -> Result<Option<String>> {
-    let entry = root
-        .lookup_entry_by_path(path)
-        .map_err(|e| SourceError::git(&snap.name, "cannot look up Cargo.toml", e))?;
-    let Some(entry) = entry.filter(|e| e.mode().is_blob()) else {
-        return Ok(None);
-    };
-    let blob = snap
-        .repo
-        .find_blob(entry.object_id())
-        .map_err(|e| SourceError::git(&snap.name, "cannot read Cargo.toml", e))?;
-    let text = String::from_utf8_lossy(&blob.data);
-    let declares = text
-        .lines()
-        .any(|l| l.trim() == "[workspace]" || l.trim().starts_with("[workspace."));
-    Ok(declares.then(|| text.into_owned()))
+    Ok(blob_text(snap, root, path)?.filter(|text| {
+        text.lines()
+            .any(|l| l.trim() == "[workspace]" || l.trim().starts_with("[workspace."))
+    }))
 }
 
 /// (directory of the nearest go.mod at or above `dir`, its module path).
@@ -182,19 +164,8 @@ fn nearest_go_mod(
         .repo
         .find_tree(snap.tree)
         .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
-    let path = source::join(dir, "go.mod");
-    let here = root
-        .lookup_entry_by_path(&path)
-        .map_err(|e| SourceError::git(&snap.name, "cannot look up go.mod", e))?;
-    let found = match here {
-        Some(entry) if entry.mode().is_blob() => {
-            let blob = snap
-                .repo
-                .find_blob(entry.object_id())
-                .map_err(|e| SourceError::git(&snap.name, "cannot read go.mod", e))?;
-            manifest::go_module_path(&String::from_utf8_lossy(&blob.data))
-                .map(|p| (dir.to_string(), p))
-        }
+    let found = match blob_text(snap, &root, &source::join(dir, "go.mod"))? {
+        Some(text) => manifest::go_module_path(&text).map(|p| (dir.to_string(), p)),
         _ if dir.is_empty() => None,
         _ => {
             let parent = dir.rsplit_once('/').map_or("", |(p, _)| p);

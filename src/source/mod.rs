@@ -350,6 +350,26 @@ fn manifest_text(snap: &RepoSnapshot, id: ObjectId) -> Result<String, SourceErro
     Ok(String::from_utf8_lossy(&blob.data).into_owned())
 }
 
+/// The text of the file at `path` (repository-relative) in `tree`, when it is a file: read
+/// lossily as UTF-8. How the graph and drift read manifests and configs at a ref.
+pub fn blob_text(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    path: &str,
+) -> Result<Option<String>, SourceError> {
+    let entry = tree
+        .lookup_entry_by_path(path)
+        .map_err(|e| SourceError::git(&snap.name, &format!("cannot look up {path}"), e))?;
+    let Some(entry) = entry.filter(|e| e.mode().is_blob()) else {
+        return Ok(None);
+    };
+    let blob = snap
+        .repo
+        .find_blob(entry.object_id())
+        .map_err(|e| SourceError::git(&snap.name, &format!("cannot read {path}"), e))?;
+    Ok(Some(String::from_utf8_lossy(&blob.data).into_owned()))
+}
+
 /// How a manifest is named in messages: `repo:dir/mesh-module.toml`.
 pub fn manifest_name(repo: &str, dir: &str) -> String {
     if dir.is_empty() {
