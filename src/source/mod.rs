@@ -466,11 +466,7 @@ fn resolve_tracking(
                 "run without --offline so mesh fetches it, and check that the remote has it (`git ls-remote URL`)".into(),
             )
         })?;
-    let tree = commit
-        .tree_id()
-        .map_err(|e| SourceError::git(&cfg.name, "cannot read the commit's tree", e))?
-        .detach();
-    Ok((commit.id, tree))
+    commit_and_tree(cfg, &commit)
 }
 
 /// Each repository's name and the root tree its ref points at, when every repository is
@@ -489,6 +485,18 @@ pub fn local_trees(mesh: &MeshConfig) -> Option<Vec<(String, ObjectId)>> {
             Some((cfg.name.clone(), tree))
         })
         .collect()
+}
+
+/// `commit`'s id and its root tree's.
+fn commit_and_tree(
+    cfg: &RepoConfig,
+    commit: &gix::Commit<'_>,
+) -> Result<(ObjectId, ObjectId), ReadError> {
+    let tree = commit
+        .tree_id()
+        .map_err(|e| SourceError::git(&cfg.name, "cannot read the commit's tree", e))?
+        .detach();
+    Ok((commit.id, tree))
 }
 
 /// The commit and root tree the repository's ref points at.
@@ -513,9 +521,5 @@ fn resolve_ref(
             "set `ref` to a branch or tag that exists, e.g. \"refs/heads/main\" (`git -C PATH branch -a` lists them)".into(),
         )
     })?;
-    let tree = commit
-        .tree_id()
-        .map_err(|e| SourceError::git(&cfg.name, "cannot read the commit's tree", e))?
-        .detach();
-    Ok((commit.id, tree))
+    commit_and_tree(cfg, &commit)
 }
