@@ -94,7 +94,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         replay(ui, &kept);
         return Ok(kept.code);
     }
-    let mut loaded = crate::graph::load(&ctx.mesh, state)?;
+    let mut loaded = crate::graph::load_with_evidence(&ctx.mesh, state)?;
     if let Some(k) = a.kind {
         loaded.graph.edges.retain(|e| e.kind == k.kind());
     }

@@ -8,22 +8,26 @@
 //! edges carry a fingerprint of everything their resolution read. An entry that does not
 //! decode is not an error: it is recomputed, as if it were missing.
 
+use super::ImportEdge;
 use crate::config::{MeshConfig, ModuleManifest};
 use crate::imports::resolve::Evidence;
-use crate::imports::{Language, SCANNER_VERSION};
+use crate::imports::{ImportKind, Language, SCANNER_VERSION};
 use crate::source::{ModuleSource, Prior, PriorRepo, Snapshot};
 use crate::store::{ModuleRecord, Reader, StoreError, Table, Writer};
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
 /// Bumped when what is cached, or how it is derived, changes shape.
-const CACHE_FORMAT: u32 = 1;
+const CACHE_FORMAT: u32 = 2;
 
 /// The graph cache's head (one key, [`HEAD_KEY`]): what the last load was computed from and
 /// found.
 pub const GRAPH_HEAD: Table<Head> = Table::new("graph_head");
-/// The graph cache's edges, by module name: the edges its imports make.
+/// The graph cache's edges, by module name: the edges its imports make, with their kinds.
 pub const GRAPH_EDGES: Table<ModuleEdges> = Table::new("graph_edges");
+/// The graph cache's evidence, by module name: the import lines that make each of its edges.
+/// Apart from the edges, because only `mesh graph` shows them: a plan reads no line of them.
+pub const GRAPH_EVIDENCE: Table<ModuleEvidence> = Table::new("graph_evidence");
 
 /// The one key of [`GRAPH_HEAD`].
 pub const HEAD_KEY: &[u8] = b"head";
@@ -103,14 +107,52 @@ pub struct Head {
     pub warnings: Vec<String>,
 }
 
-/// The edges one module's imports make: (module imported, evidence), with the fingerprint of
-/// what they were resolved from.
+/// The edges one module's imports make: (module imported, the strongest kind among the
+/// imports), with the fingerprint of what they were resolved from.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModuleEdges {
     /// [`CachedModule::fingerprint`] of the resolution that made them.
     pub fingerprint: [u8; 32],
-    /// (imported module's name, the import lines that make the edge).
-    pub edges: Vec<(String, Vec<Evidence>)>,
+    /// (imported module's name, the edge's kind).
+    pub edges: Vec<(String, ImportKind)>,
+}
+
+/// The import lines of one module's edges, in [`ModuleEdges::edges`] order, with the same
+/// fingerprint (evidence of another resolution is never paired with these edges).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModuleEvidence {
+    /// [`CachedModule::fingerprint`] of the resolution that made them.
+    pub fingerprint: [u8; 32],
+    /// Per edge, the import lines that make it.
+    pub evidence: Vec<Vec<Evidence>>,
+}
+
+/// What a load resolved for one module: its edges and their evidence, as cached.
+pub struct Resolved {
+    /// The edges.
+    pub edges: ModuleEdges,
+    /// Their evidence.
+    pub evidence: ModuleEvidence,
+}
+
+impl Resolved {
+    /// A module's resolution under `fingerprint`: (module imported, import lines) per edge.
+    pub fn new(fingerprint: [u8; 32], edges: Vec<(String, Vec<Evidence>)>) -> Resolved {
+        let (edges, evidence): (Vec<(String, ImportKind)>, Vec<Vec<Evidence>>) = edges
+            .into_iter()
+            .map(|(to, ev)| {
+                let kind = ev.iter().map(|e| e.kind).max().unwrap_or_default();
+                ((to, kind), ev)
+            })
+            .unzip();
+        Resolved {
+            edges: ModuleEdges { fingerprint, edges },
+            evidence: ModuleEvidence {
+                fingerprint,
+                evidence,
+            },
+        }
+    }
 }
 
 /// Which build of mesh made a cache: the cache's format, mesh's version, the scanner version
@@ -257,19 +299,51 @@ pub fn modules(
 }
 
 /// The head and, in its module order, each module's edges whose fingerprint is the head's
-/// (`None` where there are none, or they do not match or decode): all a load over unchanged
-/// refs reads of the store, in one read.
-pub fn read(r: &Reader) -> Option<(Head, Vec<Option<ModuleEdges>>)> {
+/// (`None` where there are none, or they do not match or decode), with their evidence when
+/// `evidence` is asked for (then `None` too where the evidence is not theirs): all a load over
+/// unchanged refs reads of the store, in one read.
+pub fn read(r: &Reader, evidence: bool) -> Option<(Head, Vec<Option<CachedEdges>>)> {
     let head = read_head(r)?;
-    let edges = head
+    let names = || head.modules.iter().map(|m| m.manifest.name.as_bytes());
+    let edges = r.get_many_cached(GRAPH_EDGES, names());
+    let lines: Vec<Option<ModuleEvidence>> = if evidence {
+        r.get_many_cached(GRAPH_EVIDENCE, names())
+    } else {
+        Vec::new()
+    };
+    let mut lines = lines.into_iter();
+    let cached = head
         .modules
         .iter()
-        .map(|m| {
-            r.get_cached(GRAPH_EDGES, m.manifest.name.as_bytes())
-                .filter(|e: &ModuleEdges| e.fingerprint == m.fingerprint)
+        .zip(edges)
+        .map(|(m, e)| {
+            let e = e.filter(|e| e.fingerprint == m.fingerprint);
+            if !evidence {
+                return e.map(|edges| CachedEdges {
+                    edges,
+                    evidence: None,
+                });
+            }
+            let l = lines.next().flatten().filter(|l| {
+                l.fingerprint == m.fingerprint
+                    && e.as_ref()
+                        .is_some_and(|e| e.edges.len() == l.evidence.len())
+            });
+            Some(CachedEdges {
+                edges: e?,
+                evidence: Some(l?.evidence),
+            })
         })
         .collect();
-    Some((head, edges))
+    Some((head, cached))
+}
+
+/// One module's cached edges, with their evidence when it was read.
+pub struct CachedEdges {
+    /// The edges.
+    pub edges: ModuleEdges,
+    /// Per edge, its import lines: read only when asked for.
+    pub evidence: Option<Vec<Vec<Evidence>>>,
 }
 
 /// What an earlier read found, for [`Snapshot::read_since`].
@@ -302,37 +376,45 @@ fn object_id(bytes: &[u8]) -> Option<ObjectId> {
     ObjectId::try_from(bytes).ok()
 }
 
-/// Writes the head and the edges of the modules whose fingerprint moved; removes the edges of
-/// modules that are gone.
+/// Writes the head and the edges (and evidence) of the modules whose fingerprint moved;
+/// removes those of modules that are gone.
 pub fn write(
     w: &Writer,
     head: &Head,
-    changed: &[(&str, &ModuleEdges)],
+    changed: &[(&str, &Resolved)],
     gone: &[String],
 ) -> Result<(), StoreError> {
-    for (name, edges) in changed {
-        w.put(GRAPH_EDGES, name.as_bytes(), edges)?;
+    for (name, r) in changed {
+        w.put(GRAPH_EDGES, name.as_bytes(), &r.edges)?;
+        w.put(GRAPH_EVIDENCE, name.as_bytes(), &r.evidence)?;
     }
     for name in gone {
         w.remove(GRAPH_EDGES, name.as_bytes())?;
+        w.remove(GRAPH_EVIDENCE, name.as_bytes())?;
     }
     w.put(GRAPH_HEAD, HEAD_KEY, head)?;
     Ok(())
 }
 
-/// One edge from imports as the graph assembles it: (from, to) by index, with its evidence.
-pub type IndexedEdge = ((usize, usize), Vec<Evidence>);
+/// One edge from imports as the graph assembles it: (from, to) by index.
+pub type IndexedEdge = ((usize, usize), ImportEdge);
 
-/// The edges `from` makes, as the graph assembles them: by (from, to) index.
+/// The edges `from` makes, as the graph assembles them: by (from, to) index, with their
+/// evidence when it was read.
 pub fn edge_list(
     from: usize,
-    edges: ModuleEdges,
+    cached: CachedEdges,
     index: impl Fn(&str) -> Option<usize>,
 ) -> Option<Vec<IndexedEdge>> {
-    edges
+    let mut lines = cached.evidence.map(Vec::into_iter);
+    cached
+        .edges
         .edges
         .into_iter()
-        .map(|(to, ev)| Some(((from, index(&to)?), ev)))
+        .map(|(to, kind)| {
+            let evidence = lines.as_mut().and_then(Iterator::next).unwrap_or_default();
+            Some(((from, index(&to)?), ImportEdge { kind, evidence }))
+        })
         .collect()
 }
 

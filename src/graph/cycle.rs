@@ -188,12 +188,12 @@ mod tests {
             })
             .collect();
         let ev = || {
-            vec![Evidence {
+            crate::graph::ImportEdge::of(vec![Evidence {
                 file: "f".into(),
                 line: 1,
                 import: "i".into(),
                 kind: ImportKind::Build,
-            }]
+            }])
         };
         let imports = [((0, 1), ev()), ((1, 0), ev()), ((1, 2), ev())]
             .into_iter()

@@ -5,10 +5,10 @@
 //! cache's head and each module's edges, read with the store opened read-only; on a commit
 //! that changes one module, that module is walked and resolved, the rest reused.
 
-use super::cache::{self, CachedModule, Facts, Head, ModuleEdges};
+use super::cache::{self, CachedModule, Facts, Head, Resolved};
 use super::names;
 use super::scan::{KnownScans, Learned, scan_modules, walk_all};
-use super::{EdgeKind, GraphModule, ModuleGraph};
+use super::{EdgeKind, GraphModule, ImportEdge, ModuleGraph};
 use crate::Result;
 use crate::config::MeshConfig;
 use crate::imports::resolve::{self, Evidence, ModuleImports};
@@ -53,15 +53,44 @@ pub struct Loaded {
 
 /// Reads every repository, derives the module graph, and records what was learned in one
 /// store write (only when something was new). Nothing is written when anything fails.
-/// `records` is left empty: [`load_with_records`] fills it.
+/// `records` is left empty ([`load_with_records`] fills it), and so is the evidence of edges
+/// whose resolution was reused, unless they are in a cycle ([`load_with_evidence`] reads all).
 pub fn load(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
-    load_as(mesh, store_path, false)
+    load_as(mesh, store_path, Want::default())
 }
 
 /// [`load`], with every module's record (its files and their imports) in `records`: what
 /// `mesh drift` reads. A plain load reads only the records of modules that moved.
 pub fn load_with_records(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
-    load_as(mesh, store_path, true)
+    load_as(
+        mesh,
+        store_path,
+        Want {
+            records: true,
+            evidence: false,
+        },
+    )
+}
+
+/// [`load`], with the import lines of every edge (what `mesh graph` shows).
+pub fn load_with_evidence(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
+    load_as(
+        mesh,
+        store_path,
+        Want {
+            records: false,
+            evidence: true,
+        },
+    )
+}
+
+/// What a load reads beyond the graph's modules and edges.
+#[derive(Debug, Clone, Copy, Default)]
+struct Want {
+    /// Every module's record.
+    records: bool,
+    /// Every edge's import lines.
+    evidence: bool,
 }
 
 /// The repositories and modules at their refs, as [`load`] reads them, reusing what the graph
@@ -75,13 +104,15 @@ pub fn sources(mesh: &MeshConfig, store_path: &Path) -> Result<Snapshot> {
 /// One load: the snapshot read reusing the cache's discovery; each module's facts from the
 /// cache when its source id did not move (else from its record, else walked); each module's
 /// edges from the cache when nothing its resolution reads moved (else resolved now).
-fn load_as(mesh: &MeshConfig, store_path: &Path, want_records: bool) -> Result<Loaded> {
+fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
+    let want_records = want.records;
     // The cache, read with the store opened read-only (no write, no sync), closed before the
     // repositories are read (one may be fetched).
-    let (head, mut stored) = match Store::peek(store_path, cache::read).flatten() {
-        Some((head, edges)) => (Some(head), edges),
-        None => (None, Vec::new()),
-    };
+    let (head, mut stored) =
+        match Store::peek(store_path, |r| cache::read(r, want.evidence)).flatten() {
+            Some((head, edges)) => (Some(head), edges),
+            None => (None, Vec::new()),
+        };
     let prior = head.as_ref().and_then(cache::prior);
     let snapshot = Snapshot::read_since(mesh, prior.as_ref())?;
     let key = cache::key(mesh, &snapshot);
@@ -138,7 +169,7 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want_records: bool) -> Result<L
             .binary_search_by(|m| m.name().cmp(name))
             .ok()
     };
-    let mut edges: BTreeMap<(usize, usize), Vec<Evidence>> = BTreeMap::new();
+    let mut edges: BTreeMap<(usize, usize), ImportEdge> = BTreeMap::new();
     let mut reused = vec![false; n];
     for i in 0..n {
         let from_cache = places[i]
@@ -176,7 +207,7 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want_records: bool) -> Result<L
         .as_ref()
         .map(|h| h.warnings.clone())
         .unwrap_or_default();
-    let mut fresh: Vec<(usize, ModuleEdges)> = Vec::new();
+    let mut fresh: Vec<(usize, Resolved)> = Vec::new();
     if let Some(names) = names.as_ref().filter(|_| !unresolved.is_empty()) {
         work.ensure(&unresolved)?;
         let res = resolve_some(&snapshot, names, &work, &unresolved);
@@ -190,12 +221,13 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want_records: bool) -> Result<L
         }
         fresh = by_module
             .into_iter()
-            .map(|(i, edges)| {
-                let fingerprint = fingerprints[i];
-                (i, ModuleEdges { fingerprint, edges })
-            })
+            .map(|(i, edges)| (i, Resolved::new(fingerprints[i], edges)))
             .collect();
-        edges.extend(res.edges);
+        edges.extend(
+            res.edges
+                .into_iter()
+                .map(|(at, evidence)| (at, ImportEdge::of(evidence))),
+        );
     }
     let (stats, notes) = tally(&snapshot, &facts, &work.learned);
     if names.is_some() || work.learned.iter().flatten().any(|l| l.walked) {
@@ -234,6 +266,18 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want_records: bool) -> Result<L
     let from_cache =
         names.is_none() && fresh.is_empty() && work.learned.iter().all(Option::is_none);
     let graph = assemble(&snapshot, &provides, edges, warnings);
+    if !want.evidence && !graph.cycles.is_empty() {
+        // A cycle is shown (and a Rust one refused) with the imports that make it: read
+        // again with every edge's evidence. The cache was just written, so this reads it.
+        return load_as(
+            mesh,
+            store_path,
+            Want {
+                evidence: true,
+                ..want
+            },
+        );
+    }
     refuse_rust_cycles(&graph)?;
     let records = if want_records {
         work.learned
@@ -333,7 +377,7 @@ fn resolve_some(
 fn assemble(
     snapshot: &Snapshot,
     provides: &[Vec<(Language, String)>],
-    edges: BTreeMap<(usize, usize), Vec<Evidence>>,
+    edges: BTreeMap<(usize, usize), ImportEdge>,
     warnings: Vec<String>,
 ) -> ModuleGraph {
     let modules: Vec<GraphModule> = snapshot
@@ -465,7 +509,7 @@ fn record_learned(
     snapshot: &Snapshot,
     learned: &[Option<Learned>],
     head: Option<&Head>,
-    fresh: &[(usize, ModuleEdges)],
+    fresh: &[(usize, Resolved)],
     gone: &[String],
 ) -> Result<()> {
     let store = Store::open(store_path)?;
@@ -485,7 +529,7 @@ fn record_learned(
             }
         }
         if let Some(head) = head {
-            let changed: Vec<(&str, &ModuleEdges)> = fresh
+            let changed: Vec<(&str, &Resolved)> = fresh
                 .iter()
                 .map(|(i, e)| (snapshot.modules[*i].name(), e))
                 .collect();

@@ -9,7 +9,7 @@ mod names;
 mod scan;
 pub mod stale;
 
-pub use load::{Loaded, Stats, load, load_with_records, sources};
+pub use load::{Loaded, Stats, load, load_with_evidence, load_with_records, sources};
 
 use crate::config::Kind;
 use crate::imports::ImportKind;
@@ -126,6 +126,28 @@ pub struct Edge {
     pub evidence: Vec<Evidence>,
 }
 
+/// An edge derived from imports, as the graph is assembled from it: the strongest kind among
+/// its imports, and the import lines themselves when the load read them (only `mesh graph`
+/// shows them: every other verb needs the kind alone, and reading every line of evidence
+/// would be most of its cost).
+#[derive(Debug, Clone, Default)]
+pub struct ImportEdge {
+    /// The strongest kind among its imports.
+    pub kind: ImportKind,
+    /// The import lines that make it; empty when the load did not read them.
+    pub evidence: Vec<Evidence>,
+}
+
+impl ImportEdge {
+    /// The edge these import lines make.
+    pub fn of(evidence: Vec<Evidence>) -> ImportEdge {
+        ImportEdge {
+            kind: evidence.iter().map(|e| e.kind).max().unwrap_or_default(),
+            evidence,
+        }
+    }
+}
+
 /// Modules (sorted by name) and edges, with a build order.
 #[derive(Debug, Clone, Serialize)]
 pub struct ModuleGraph {
@@ -157,10 +179,10 @@ pub struct ModuleGraph {
 
 impl ModuleGraph {
     /// Assembles the graph, its cycles and its build order. `imports` are the edges derived
-    /// from imports with their evidence; each takes the strongest kind among its imports.
+    /// from imports; each takes the strongest kind among its imports.
     pub fn new(
         modules: Vec<GraphModule>,
-        imports: BTreeMap<(usize, usize), Vec<Evidence>>,
+        imports: BTreeMap<(usize, usize), ImportEdge>,
         declared: Vec<(usize, usize, EdgeKind)>,
         warnings: Vec<String>,
     ) -> ModuleGraph {
@@ -168,9 +190,8 @@ impl ModuleGraph {
         let mut build: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut weak: Vec<Vec<(usize, SourceInput)>> = vec![Vec::new(); n];
         let mut edges: Vec<Edge> = Vec::with_capacity(imports.len() + declared.len());
-        for ((from, to), evidence) in imports {
-            let strongest = evidence.iter().map(|e| e.kind).max().unwrap_or_default();
-            let kind = EdgeKind::of_import(strongest);
+        for ((from, to), ImportEdge { kind, evidence }) in imports {
+            let kind = EdgeKind::of_import(kind);
             match kind {
                 EdgeKind::Build => build[from].push(to),
                 EdgeKind::Optional => weak[from].push((to, SourceInput::Optional)),

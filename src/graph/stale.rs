@@ -354,7 +354,7 @@ fn input_reason(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::GraphModule;
+    use crate::graph::{GraphModule, ImportEdge};
     use crate::imports::ImportKind;
     use crate::imports::resolve::Evidence;
     use std::collections::BTreeMap;
@@ -372,12 +372,12 @@ mod tests {
         let mut imports = BTreeMap::new();
         imports.insert(
             (0, 1),
-            vec![Evidence {
+            ImportEdge::of(vec![Evidence {
                 file: "app/tests/t.py".into(),
                 line: 1,
                 import: "import kit".into(),
                 kind: ImportKind::Dev,
-            }],
+            }]),
         );
         ModuleGraph::new(vec![module("app"), module("kit")], imports, vec![], vec![])
     }

@@ -651,6 +651,23 @@ impl Reader<'_> {
         decode(t.name(), key, v.value()).ok()
     }
 
+    /// [`Reader::get_cached`] for many keys, with the table opened once: one answer per key,
+    /// in order.
+    pub fn get_many_cached<'k, V: DeserializeOwned>(
+        &self,
+        t: Table<V>,
+        keys: impl Iterator<Item = &'k [u8]>,
+    ) -> Vec<Option<V>> {
+        let Ok(table) = self.tx.open_table(t.def()) else {
+            return keys.map(|_| None).collect();
+        };
+        keys.map(|key| {
+            let v = table.get(key).ok()??;
+            decode(t.name(), key, v.value()).ok()
+        })
+        .collect()
+    }
+
     /// The store's format number, from a file of any format.
     fn format(&self) -> Result<Option<u32>, StoreError> {
         let table = match self.tx.open_table(META.def()) {

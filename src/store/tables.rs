@@ -29,6 +29,7 @@ pub const ALL_TABLES: &[&str] = &[
     // Owned by the rooms that use them (declared there, so that the store depends on none).
     "graph_head",
     "graph_edges",
+    "graph_evidence",
     "graph_answer",
     "drift",
     "events",

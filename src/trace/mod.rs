@@ -481,12 +481,12 @@ mod tests {
             })
             .collect();
         let edge = |kind| {
-            vec![Evidence {
+            crate::graph::ImportEdge::of(vec![Evidence {
                 file: "f".into(),
                 line: 1,
                 import: "i".into(),
                 kind,
-            }]
+            }])
         };
         let mut imports = BTreeMap::new();
         imports.insert((0, 2), edge(ImportKind::Build));
