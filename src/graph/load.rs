@@ -12,9 +12,9 @@ use super::{EdgeKind, GraphModule, ImportEdge, ModuleGraph};
 use crate::Result;
 use crate::config::MeshConfig;
 use crate::imports::resolve::{self, Evidence, ModuleImports};
-use crate::imports::{Language, SCANNER_VERSION};
+use crate::imports::{FileScan, Language, SCANNER_VERSION};
 use crate::source::Snapshot;
-use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Store};
+use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Sealed, Store};
 use gix::ObjectId;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -257,7 +257,7 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
         record_learned(
             store_path,
             &snapshot,
-            &work.learned,
+            &work,
             new_head.as_ref(),
             &fresh,
             &gone,
@@ -403,6 +403,8 @@ struct Work<'a> {
     store_path: &'a Path,
     /// Per module, once read or walked.
     learned: Vec<Option<Learned>>,
+    /// The scans of blobs never scanned before, in key order.
+    new_imports: Vec<Sealed<FileScan>>,
 }
 
 impl<'a> Work<'a> {
@@ -411,6 +413,7 @@ impl<'a> Work<'a> {
             snapshot,
             store_path,
             learned: (0..snapshot.modules.len()).map(|_| None).collect(),
+            new_imports: Vec::new(),
         }
     }
 
@@ -442,8 +445,8 @@ impl<'a> Work<'a> {
                 Some(record) => {
                     self.learned[i] = Some(Learned {
                         record,
+                        sealed: None,
                         walked: false,
-                        new_imports: Vec::new(),
                         parsed: 0,
                         cached: 0,
                         skipped: Vec::new(),
@@ -472,9 +475,11 @@ impl<'a> Work<'a> {
             Ok(out)
         })?;
         drop(store);
-        for (i, l) in scan_modules(snapshot, walked, &known)? {
+        let (learned, new_imports) = scan_modules(snapshot, walked, &known)?;
+        for (i, l) in learned {
             self.learned[i] = Some(l);
         }
+        self.new_imports.extend(new_imports);
         Ok(())
     }
 }
@@ -507,27 +512,21 @@ fn tally(
 fn record_learned(
     store_path: &Path,
     snapshot: &Snapshot,
-    learned: &[Option<Learned>],
+    work: &Work,
     head: Option<&Head>,
     fresh: &[(usize, Resolved)],
     gone: &[String],
 ) -> Result<()> {
     let store = Store::open(store_path)?;
     store.write(|w| {
-        for l in learned.iter().flatten().filter(|l| l.walked) {
-            for (id, imports) in &l.new_imports {
-                w.put(
-                    IMPORTS,
-                    &store::imports_key(id.as_bytes(), SCANNER_VERSION),
-                    imports,
-                )?;
-            }
-        }
-        for (m, l) in snapshot.modules.iter().zip(learned) {
-            if let Some(l) = l.as_ref().filter(|l| l.walked) {
-                w.put(MODULES, m.name().as_bytes(), &l.record)?;
-            }
-        }
+        w.put_sealed(IMPORTS, &work.new_imports)?;
+        w.put_sealed(
+            MODULES,
+            work.learned
+                .iter()
+                .flatten()
+                .filter_map(|l| l.sealed.as_ref()),
+        )?;
         if let Some(head) = head {
             let changed: Vec<(&str, &Resolved)> = fresh
                 .iter()

@@ -6,7 +6,7 @@ use crate::Result;
 use crate::imports::manifest::{self, MANIFEST_FILES, ManifestFacts};
 use crate::imports::{FileScan, Language, SCANNER_VERSION, ScannedFile, component, place};
 use crate::source::{self, ModuleSource, RepoSnapshot, Snapshot, SourceError};
-use crate::store::ModuleRecord;
+use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Sealed};
 use gix::ObjectId;
 use std::collections::HashMap;
 
@@ -16,8 +16,9 @@ const MAX_SCANNED_FILE: u64 = 4 << 20;
 /// What one module's walk (or its cached record) gave.
 pub(super) struct Learned {
     pub record: ModuleRecord,
+    /// The record sealed to be stored, for a module walked now.
+    pub sealed: Option<Sealed<ModuleRecord>>,
     pub walked: bool,
-    pub new_imports: Vec<(ObjectId, FileScan)>,
     pub parsed: u64,
     pub cached: u64,
     pub skipped: Vec<String>,
@@ -103,25 +104,34 @@ fn foreign_crates(
     Ok(out)
 }
 
-/// Scans the walked modules, on several threads when there is enough to do.
+/// Scans the walked modules: every blob never scanned before is read (bases first, see
+/// [`source::blobs`]) and scanned, on several threads when there is enough to do; then each
+/// module's record is made from those scans and the store's. Returns the records and the
+/// scans of the blobs scanned now (each once, in key order), sealed to be recorded.
 pub(super) fn scan_modules(
     snapshot: &Snapshot,
     walked: Walked,
     known: &KnownScans,
-) -> Result<Vec<(usize, Learned)>> {
+) -> Result<ScannedModules> {
+    let mut fresh: FreshScans = HashMap::new();
+    for (r, snap) in snapshot.repos.iter().enumerate() {
+        let jobs: Vec<Job> = walked
+            .iter()
+            .filter(|(i, _)| snapshot.modules[*i].repo == r)
+            .flat_map(|(_, files)| files)
+            .filter(|(f, _)| !known.contains_key(&f.id))
+            .filter_map(|(f, lang)| Some(Job::of(f, (*lang)?)))
+            .collect();
+        fresh.extend(scan_blobs(snap, jobs)?);
+    }
     let total: usize = walked.iter().map(|(_, f)| f.len()).sum();
-    let threads = if total > 400 {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(8)
-    } else {
-        1
-    };
+    let threads = threads_for(total);
     let mut chunks: Vec<Walked> = (0..threads).map(|_| Vec::new()).collect();
     for (k, w) in walked.into_iter().enumerate() {
         chunks[k % threads].push(w);
     }
     let names: Vec<String> = snapshot.repos.iter().map(|r| r.name.clone()).collect();
+    let fresh_scans = &fresh;
     let results: Vec<std::result::Result<Vec<(usize, Learned)>, SourceError>> =
         std::thread::scope(|s| {
             let handles: Vec<_> = chunks
@@ -136,7 +146,11 @@ pub(super) fn scan_modules(
                             .into_iter()
                             .map(|(i, files)| {
                                 let m = &modules[i];
-                                scan_module(&names[m.repo], &repos[m.repo], m, files, known)
+                                let scans = Scans {
+                                    known,
+                                    fresh: fresh_scans,
+                                };
+                                scan_module(&names[m.repo], &repos[m.repo], m, files, scans)
                                     .map(|l| (i, l))
                             })
                             .collect()
@@ -155,7 +169,177 @@ pub(super) fn scan_modules(
     for r in results {
         out.extend(r?);
     }
+    // Each blob's scan once (a blob at two paths of two languages keeps one).
+    let mut new_imports: Vec<Sealed<FileScan>> = fresh.into_values().map(|s| s.sealed).collect();
+    new_imports.sort_unstable_by(|a, b| a.key().cmp(b.key()));
+    new_imports.dedup_by(|a, b| a.key() == b.key());
+    Ok((out, new_imports))
+}
+
+/// What [`scan_modules`] learned: per module (by index) its record, and the scans of the
+/// blobs scanned now, sealed for the store in key order.
+pub(super) type ScannedModules = (Vec<(usize, Learned)>, Vec<Sealed<FileScan>>);
+
+/// How many threads `n` pieces of work are worth: one for a few hundred, else one per core.
+fn threads_for(n: usize) -> usize {
+    if n > 400 {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8)
+    } else {
+        1
+    }
+}
+
+/// One blob to scan: how its text is read depends on its language and on whether it is a
+/// component (read through its script blocks), both from its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct Job {
+    id: ObjectId,
+    lang: Language,
+    component: Option<component::Component>,
+}
+
+impl Job {
+    fn of(f: &source::FileEntry, lang: Language) -> Job {
+        Job {
+            id: f.id,
+            lang,
+            component: component::of(&f.path),
+        }
+    }
+}
+
+/// What scanning one blob gave: its imports, and why it was skipped when it was (said for
+/// each file that is this blob, for `-v`).
+pub(super) struct Scanned {
+    scan: FileScan,
+    skipped: Option<String>,
+    /// The scan, sealed to be recorded under the blob's id.
+    sealed: Sealed<FileScan>,
+}
+
+/// The blobs scanned in this load.
+type FreshScans = HashMap<Job, Scanned>;
+
+/// Where a module's files find their scans: the store's, and this load's.
+#[derive(Clone, Copy)]
+struct Scans<'a> {
+    known: &'a KnownScans,
+    fresh: &'a FreshScans,
+}
+
+/// Reads and scans the blobs of `jobs` in `snap`: one thread reads, bases first, while the
+/// others scan what it read (all on this thread when there are few).
+fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshScans, SourceError> {
+    let mut by_id: HashMap<ObjectId, Vec<Job>> = HashMap::new();
+    for j in jobs {
+        let same = by_id.entry(j.id).or_default();
+        if !same.contains(&j) {
+            same.push(j);
+        }
+    }
+    let ids: Vec<ObjectId> = by_id.keys().copied().collect();
+    let threads = threads_for(ids.len());
+    let mut out = FreshScans::new();
+    if threads == 1 {
+        source::blobs::read_many(
+            &snap.repo,
+            &snap.name,
+            &ids,
+            MAX_SCANNED_FILE,
+            |id, blob| {
+                for &job in by_id.get(&id).into_iter().flatten() {
+                    out.insert(job, scan_blob(job, &blob));
+                }
+                true
+            },
+        )?;
+        return Ok(out);
+    }
+    let (send, receive) = std::sync::mpsc::sync_channel::<(ObjectId, source::blobs::Blob)>(256);
+    let receive = std::sync::Mutex::new(receive);
+    let by_id = &by_id;
+    std::thread::scope(|s| {
+        let scanners: Vec<_> = (0..threads)
+            .map(|_| {
+                let receive = &receive;
+                s.spawn(move || {
+                    let mut got = Vec::new();
+                    loop {
+                        let next = match receive.lock() {
+                            Ok(r) => r.recv(),
+                            Err(_) => break,
+                        };
+                        let Ok((id, blob)) = next else { break };
+                        for &job in by_id.get(&id).into_iter().flatten() {
+                            got.push((job, scan_blob(job, &blob)));
+                        }
+                    }
+                    got
+                })
+            })
+            .collect();
+        let read = source::blobs::read_many(
+            &snap.repo,
+            &snap.name,
+            &ids,
+            MAX_SCANNED_FILE,
+            |id, blob| send.send((id, blob)).is_ok(),
+        );
+        drop(send);
+        for h in scanners {
+            match h.join() {
+                Ok(got) => out.extend(got),
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        }
+        read
+    })?;
     Ok(out)
+}
+
+/// Scans one blob as `job` says, and seals the scan for the store: too large or binary
+/// blobs are skipped (with the reason), components are read through their script blocks.
+fn scan_blob(job: Job, blob: &source::blobs::Blob) -> Scanned {
+    let (scan, skipped) = scan_text(job, blob);
+    let key = store::imports_key(job.id.as_bytes(), SCANNER_VERSION);
+    let sealed = IMPORTS.seal(key, &scan);
+    Scanned {
+        scan,
+        skipped,
+        sealed,
+    }
+}
+
+/// A blob's imports, or why it was not scanned.
+fn scan_text(job: Job, blob: &source::blobs::Blob) -> (FileScan, Option<String>) {
+    let data = match blob {
+        source::blobs::Blob::TooLarge(size) => {
+            let why = format!(
+                "skipped, {size} bytes is larger than the {MAX_SCANNED_FILE} byte limit for source files"
+            );
+            return (FileScan::default(), Some(why));
+        }
+        source::blobs::Blob::Data(d) => d,
+    };
+    if data[..data.len().min(8000)].contains(&0) {
+        return (FileScan::default(), Some("skipped, binary".into()));
+    }
+    // Nearly every source file is UTF-8: checked fast, copied only when it is not.
+    let text = match std::str::from_utf8(data) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(data),
+    };
+    let Some(kind) = job.component else {
+        return (crate::imports::scan_file(job.lang, &text), None);
+    };
+    let (script, blocks) = component::script_blocks(&text, kind);
+    let mut scan = crate::imports::scan_file(job.lang, &script);
+    if blocks == 0 {
+        scan.notes.push("no <script> block: no imports".into());
+    }
+    (scan, None)
 }
 
 /// Scans one walked module: its manifests read, each source file's imports from the store or
@@ -165,10 +349,10 @@ fn scan_module(
     repo: &gix::Repository,
     m: &ModuleSource,
     files: Vec<(source::FileEntry, Option<Language>)>,
-    known: &KnownScans,
+    scans: Scans,
 ) -> std::result::Result<Learned, SourceError> {
     let prefix = module_prefix(&m.dir);
-    let mut scan = ModuleScan::new(repo_name, repo, known);
+    let mut scan = ModuleScan::new(repo_name, repo, scans);
     for (f, lang) in &files {
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
         scan.file(f, *lang, rel)?;
@@ -181,11 +365,9 @@ fn scan_module(
 struct ModuleScan<'a> {
     repo_name: &'a str,
     repo: &'a gix::Repository,
-    known: &'a KnownScans,
+    scans: Scans<'a>,
     /// The source files scanned, their imports all of kind build until placed.
     scanned: Vec<ScannedFile>,
-    /// The scans of blobs never scanned before, to be recorded.
-    new_imports: Vec<(ObjectId, FileScan)>,
     parsed: u64,
     cached: u64,
     /// Files skipped and notes on files, for `-v`.
@@ -200,13 +382,12 @@ struct ModuleScan<'a> {
 
 impl<'a> ModuleScan<'a> {
     /// A scan of a module of `repo` (named `repo_name`), nothing taken in yet.
-    fn new(repo_name: &'a str, repo: &'a gix::Repository, known: &'a KnownScans) -> Self {
+    fn new(repo_name: &'a str, repo: &'a gix::Repository, scans: Scans<'a>) -> Self {
         ModuleScan {
             repo_name,
             repo,
-            known,
+            scans,
             scanned: Vec::new(),
-            new_imports: Vec::new(),
             parsed: 0,
             cached: 0,
             skipped: Vec::new(),
@@ -239,22 +420,20 @@ impl<'a> ModuleScan<'a> {
             self.python_files.push(rel);
         }
         let Some(lang) = lang else { return Ok(()) };
-        // A blob scanned before comes from the store; any other is read and scanned now.
-        let fresh = if self.known.contains_key(&f.id) {
+        // A blob scanned before comes from the store; any other was scanned in this load.
+        let found = if let Some(found) = self.scans.known.get(&f.id) {
             self.cached += 1;
-            None
+            found
         } else {
             self.parsed += 1;
-            Some(read_and_scan(
-                self.repo,
-                self.repo_name,
-                f,
-                lang,
-                &mut self.skipped,
-            )?)
-        };
-        let Some(found) = fresh.as_ref().or_else(|| self.known.get(&f.id)) else {
-            return Ok(());
+            let Some(s) = self.scans.fresh.get(&Job::of(f, lang)) else {
+                return Ok(());
+            };
+            if let Some(why) = &s.skipped {
+                self.skipped
+                    .push(format!("{}:{}: {why}", self.repo_name, f.path));
+            }
+            &s.scan
         };
         self.rust_test_files
             .extend(place::rust_test_files(rel, &found.test_mods));
@@ -271,9 +450,6 @@ impl<'a> ModuleScan<'a> {
             kind: crate::imports::ImportKind::Build,
             imports: found.imports.clone(),
         });
-        if let Some(scan) = fresh {
-            self.new_imports.push((f.id, scan));
-        }
         Ok(())
     }
 
@@ -304,15 +480,16 @@ impl<'a> ModuleScan<'a> {
                 .notes
                 .retain(|n| !n.starts_with("no language manifest"));
         }
+        let record = ModuleRecord {
+            source_id: m.source_id.clone(),
+            scanner_version: SCANNER_VERSION,
+            files: self.scanned,
+            manifests: facts,
+        };
         Learned {
-            record: ModuleRecord {
-                source_id: m.source_id.clone(),
-                scanner_version: SCANNER_VERSION,
-                files: self.scanned,
-                manifests: facts,
-            },
+            sealed: Some(MODULES.seal(m.name().as_bytes().to_vec(), &record)),
+            record,
             walked: true,
-            new_imports: self.new_imports,
             parsed: self.parsed,
             cached: self.cached,
             skipped: self.skipped,
@@ -327,42 +504,4 @@ pub(super) fn unreadable(repo_name: &str, path: &str, e: &dyn std::fmt::Display)
         message: format!("cannot read {path}: {e}"),
         help: "check the repository with `git fsck`; mesh reads only committed objects".into(),
     }
-}
-
-/// Reads one source blob and scans it: too large or binary files are skipped (said in
-/// `skipped`, for `-v`), components are read through their script blocks.
-fn read_and_scan(
-    repo: &gix::Repository,
-    repo_name: &str,
-    f: &source::FileEntry,
-    lang: Language,
-    skipped: &mut Vec<String>,
-) -> std::result::Result<FileScan, SourceError> {
-    let err = |e: &dyn std::fmt::Display| unreadable(repo_name, &f.path, e);
-    let header = repo.find_header(f.id).map_err(|e| err(&e))?;
-    if header.size() > MAX_SCANNED_FILE {
-        skipped.push(format!(
-            "{}:{}: skipped, {} bytes is larger than the {} byte limit for source files",
-            repo_name,
-            f.path,
-            header.size(),
-            MAX_SCANNED_FILE
-        ));
-        return Ok(FileScan::default());
-    }
-    let blob = repo.find_blob(f.id).map_err(|e| err(&e))?;
-    if blob.data.iter().take(8000).any(|&b| b == 0) {
-        skipped.push(format!("{repo_name}:{}: skipped, binary", f.path));
-        return Ok(FileScan::default());
-    }
-    let text = String::from_utf8_lossy(&blob.data);
-    if !component::is_component(&f.path) {
-        return Ok(crate::imports::scan_file(lang, &text));
-    }
-    let (script, blocks) = component::script_blocks(&text, &f.path);
-    let mut found = crate::imports::scan_file(lang, &script);
-    if blocks == 0 {
-        found.notes.push("no <script> block: no imports".into());
-    }
-    Ok(found)
 }

@@ -2,22 +2,35 @@
 //! blocks (and Astro's `---` frontmatter). The JS/TS scanner reads the file with everything
 //! outside those blocks blanked, so every import keeps its line number.
 
-/// Whether a path is a component whose script blocks hold its imports.
-pub fn is_component(path: &str) -> bool {
-    [".svelte", ".vue", ".astro"]
-        .iter()
-        .any(|ext| path.ends_with(ext))
+/// Which kind of component a file is: where its imports are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Component {
+    /// Svelte or Vue: its `<script>` blocks.
+    Script,
+    /// Astro: its `---` frontmatter too.
+    Astro,
+}
+
+/// The kind of component a path is, if it is one whose script blocks hold its imports.
+pub fn of(path: &str) -> Option<Component> {
+    if path.ends_with(".astro") {
+        Some(Component::Astro)
+    } else if path.ends_with(".svelte") || path.ends_with(".vue") {
+        Some(Component::Script)
+    } else {
+        None
+    }
 }
 
 /// The file's text with every byte outside its script blocks turned into a space (newlines
 /// kept), and how many blocks it has. A file with no script block gives only blanks; one
 /// with several keeps each. A block left open runs to the end of the file. HTML comments are
 /// not searched.
-pub fn script_blocks(src: &str, path: &str) -> (String, usize) {
+pub fn script_blocks(src: &str, kind: Component) -> (String, usize) {
     let b = src.as_bytes();
     let mut keep = vec![false; b.len()];
     let mut blocks = 0;
-    if path.ends_with(".astro") && frontmatter(b, &mut keep) {
+    if kind == Component::Astro && frontmatter(b, &mut keep) {
         blocks += 1;
     }
     let lower = src.to_ascii_lowercase();
@@ -62,7 +75,7 @@ pub fn script_blocks(src: &str, path: &str) -> (String, usize) {
 
 /// [`script_blocks`]' text alone.
 pub fn script_text(src: &str, path: &str) -> String {
-    script_blocks(src, path).0
+    script_blocks(src, of(path).unwrap_or(Component::Script)).0
 }
 
 /// Astro's frontmatter: from a first line `---` to the next line `---`. Whether there is one.
@@ -140,12 +153,12 @@ mod tests {
 
     #[test]
     fn blocks_are_counted() {
-        assert_eq!(script_blocks("<p/>", "a.svelte").1, 0);
+        assert_eq!(script_blocks("<p/>", Component::Script).1, 0);
         assert_eq!(
-            script_blocks("<script></script><script>x</script>", "a.svelte").1,
+            script_blocks("<script></script><script>x</script>", Component::Script).1,
             2
         );
-        assert_eq!(script_blocks("---\nx\n---\n", "a.astro").1, 1);
+        assert_eq!(script_blocks("---\nx\n---\n", Component::Astro).1, 1);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Reading the mesh's git repositories with gix: refs, tree ids, module discovery, source ids,
 //! blobs. Only the objects at the configured ref are read, never the work tree.
 
+pub mod blobs;
 mod discover;
 pub mod export;
 pub mod follow;

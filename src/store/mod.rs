@@ -75,6 +75,33 @@ impl<V> Table<V> {
     }
 }
 
+impl<V: Serialize> Table<V> {
+    /// `v` under `key`, encoded for this table ahead of the write that puts it: encoding is
+    /// most of the cost of a large write, and can be done on the threads that made the values.
+    pub fn seal(self, key: Vec<u8>, v: &V) -> Sealed<V> {
+        let bytes = encode(self.name, &key, v);
+        Sealed {
+            key,
+            bytes,
+            value: PhantomData,
+        }
+    }
+}
+
+/// A key and its value, encoded for one table ([`Table::seal`]); put by [`Writer::put_sealed`].
+pub struct Sealed<V> {
+    key: Vec<u8>,
+    bytes: Vec<u8>,
+    value: PhantomData<fn() -> V>,
+}
+
+impl<V> Sealed<V> {
+    /// Its key.
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+}
+
 /// Why the store could not be used.
 #[derive(Debug, Error, Diagnostic)]
 pub enum StoreError {
@@ -840,6 +867,22 @@ impl Writer<'_> {
         self.table(t)?
             .insert(key, bytes.as_slice())
             .map_err(|e| self.store.err(e))?;
+        Ok(())
+    }
+
+    /// Values sealed for table `t` ([`Table::seal`]), with the table opened once (keys in
+    /// order go in fastest).
+    pub fn put_sealed<'v, V: 'v>(
+        &self,
+        t: Table<V>,
+        items: impl IntoIterator<Item = &'v Sealed<V>>,
+    ) -> Result<(), StoreError> {
+        let mut table = self.table(t)?;
+        for s in items {
+            table
+                .insert(s.key.as_slice(), s.bytes.as_slice())
+                .map_err(|e| self.store.err(e))?;
+        }
         Ok(())
     }
 

@@ -1,0 +1,107 @@
+//! Reading many blobs at once at the speed of the pack: bases before the deltas made from them.
+//!
+//! git stores most blobs of a pack as a delta of another blob, in chains tens deep. gix keeps
+//! the objects it decoded last, but not the bases it passed through: read in tree order, every
+//! blob re-inflates its whole chain (on a generated 20,000-file workspace, 40 inflates per
+//! blob). Read shallowest first, each blob's base was read just before it and is still in a
+//! memory-capped cache, so each costs one inflate and one delta.
+
+use super::SourceError;
+use gix::ObjectId;
+
+/// How much decoded data the reader's pack cache keeps: a few levels of bases.
+const CACHE_BYTES: usize = 16 << 20;
+
+/// One blob, as [`read_many`] hands it over.
+pub enum Blob {
+    /// Its bytes.
+    Data(Vec<u8>),
+    /// Its size, larger than the limit: not read.
+    TooLarge(u64),
+}
+
+/// Reads each blob of `ids` once (duplicates are read once), bases first, and hands each to
+/// `take` in that order until `take` says stop (returns `false`). A blob larger than `limit`
+/// bytes is not read. On a read that fails, the error names the blob's id; `what` names the
+/// repository in it.
+pub fn read_many(
+    repo: &gix::Repository,
+    what: &str,
+    ids: &[ObjectId],
+    limit: u64,
+    mut take: impl FnMut(ObjectId, Blob) -> bool,
+) -> Result<(), SourceError> {
+    let mut repo = repo.clone();
+    repo.objects.set_pack_cache(|| {
+        Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
+            CACHE_BYTES,
+        ))
+    });
+    let mut order: Vec<(u32, ObjectId, u64)> = Vec::with_capacity(ids.len());
+    for &id in ids {
+        let header = repo
+            .find_header(id)
+            .map_err(|e| SourceError::git(what, &format!("cannot read blob {id}"), e))?;
+        let depth = match header {
+            gix::odb::find::Header::Packed(p) => p.num_deltas,
+            gix::odb::find::Header::Loose { .. } => 0,
+        };
+        order.push((depth, id, header.size()));
+    }
+    order.sort_unstable();
+    order.dedup_by_key(|(_, id, _)| *id);
+    for (_, id, size) in order {
+        let blob = if size > limit {
+            Blob::TooLarge(size)
+        } else {
+            let mut b = repo
+                .find_blob(id)
+                .map_err(|e| SourceError::git(what, &format!("cannot read blob {id}"), e))?;
+            Blob::Data(b.take_data())
+        };
+        if !take(id, blob) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every blob is handed over once, with its bytes; one over the limit by its size alone.
+    #[test]
+    fn every_blob_once_and_a_large_one_by_its_size() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = gix::init(dir.path()).expect("init");
+        let small = repo
+            .write_blob(b"import a from 'a'\n")
+            .expect("blob")
+            .detach();
+        let big = repo.write_blob(vec![b'x'; 100]).expect("blob").detach();
+        let mut seen = Vec::new();
+        read_many(&repo, "r", &[small, big, small], 50, |id, b| {
+            seen.push(match b {
+                Blob::Data(d) => (id, d.len() as u64, true),
+                Blob::TooLarge(n) => (id, n, false),
+            });
+            true
+        })
+        .expect("read");
+        seen.sort();
+        let mut want = vec![(small, 18, true), (big, 100, false)];
+        want.sort();
+        assert_eq!(seen, want);
+    }
+
+    /// A blob the repository does not hold is an error naming it.
+    #[test]
+    fn a_missing_blob_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = gix::init(dir.path()).expect("init");
+        let id = ObjectId::from_hex(b"0123456789012345678901234567890123456789").expect("id");
+        let err = read_many(&repo, "r", &[id], 50, |_, _| true).expect_err("missing");
+        assert!(err.to_string().contains("0123456789"), "{err}");
+    }
+}
