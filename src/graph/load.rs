@@ -7,14 +7,15 @@
 
 use super::cache::{self, CachedModule, Facts, Head, Resolved};
 use super::names;
+use super::record::Recorder;
 use super::scan::{KnownScans, Learned, scan_modules, walk_all};
 use super::{EdgeKind, GraphModule, ImportEdge, ModuleGraph};
 use crate::Result;
 use crate::config::MeshConfig;
 use crate::imports::resolve::{self, Evidence, ModuleImports};
-use crate::imports::{FileScan, Language, SCANNER_VERSION};
+use crate::imports::{Language, SCANNER_VERSION};
 use crate::source::Snapshot;
-use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Sealed, Store};
+use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Store};
 use gix::ObjectId;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -230,7 +231,8 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
         );
     }
     let (stats, notes) = tally(&snapshot, &facts, &work.learned);
-    if names.is_some() || work.learned.iter().flatten().any(|l| l.walked) {
+    let fresh_any = !fresh.is_empty();
+    if names.is_some() || work.recorder.is_some() {
         let new_head = names.as_ref().map(|names| Head {
             key,
             made_by: cache::made_by(),
@@ -254,17 +256,17 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
             .filter(|c| snapshot.module(&c.manifest.name).is_none())
             .map(|c| c.manifest.name.clone())
             .collect();
-        record_learned(
-            store_path,
-            &snapshot,
-            &work,
-            new_head.as_ref(),
-            &fresh,
-            &gone,
-        )?;
+        let fresh: Vec<(String, Resolved)> = std::mem::take(&mut fresh)
+            .into_iter()
+            .map(|(i, r)| (snapshot.modules[i].name().to_string(), r))
+            .collect();
+        let recorder = work
+            .recorder
+            .take()
+            .unwrap_or_else(|| Recorder::start(store_path));
+        recorder.finish(new_head, fresh, gone)?;
     }
-    let from_cache =
-        names.is_none() && fresh.is_empty() && work.learned.iter().all(Option::is_none);
+    let from_cache = names.is_none() && !fresh_any && work.learned.iter().all(Option::is_none);
     let graph = assemble(&snapshot, &provides, edges, warnings);
     if !want.evidence && !graph.cycles.is_empty() {
         // A cycle is shown (and a Rust one refused) with the imports that make it: read
@@ -403,8 +405,8 @@ struct Work<'a> {
     store_path: &'a Path,
     /// Per module, once read or walked.
     learned: Vec<Option<Learned>>,
-    /// The scans of blobs never scanned before, in key order.
-    new_imports: Vec<Sealed<FileScan>>,
+    /// The load's store write, begun once something was walked.
+    recorder: Option<Recorder>,
 }
 
 impl<'a> Work<'a> {
@@ -413,7 +415,7 @@ impl<'a> Work<'a> {
             snapshot,
             store_path,
             learned: (0..snapshot.modules.len()).map(|_| None).collect(),
-            new_imports: Vec::new(),
+            recorder: None,
         }
     }
 
@@ -476,10 +478,16 @@ impl<'a> Work<'a> {
         })?;
         drop(store);
         let (learned, new_imports) = scan_modules(snapshot, walked, &known)?;
-        for (i, l) in learned {
+        let mut records = Vec::new();
+        for (i, mut l) in learned {
+            records.extend(l.sealed.take());
             self.learned[i] = Some(l);
         }
-        self.new_imports.extend(new_imports);
+        // Records in module (name) order: keys in order go in fastest.
+        records.sort_unstable_by(|a, b| a.key().cmp(b.key()));
+        self.recorder
+            .get_or_insert_with(|| Recorder::start(self.store_path))
+            .put(new_imports, records);
         Ok(())
     }
 }
@@ -504,39 +512,6 @@ fn tally(
         }
     }
     (stats, notes)
-}
-
-/// Writes, in one transaction, the scans of blobs never scanned before, the record of every
-/// module walked, and the graph cache (its head, the edges resolved now, none for modules
-/// that are gone).
-fn record_learned(
-    store_path: &Path,
-    snapshot: &Snapshot,
-    work: &Work,
-    head: Option<&Head>,
-    fresh: &[(usize, Resolved)],
-    gone: &[String],
-) -> Result<()> {
-    let store = Store::open(store_path)?;
-    store.write(|w| {
-        w.put_sealed(IMPORTS, &work.new_imports)?;
-        w.put_sealed(
-            MODULES,
-            work.learned
-                .iter()
-                .flatten()
-                .filter_map(|l| l.sealed.as_ref()),
-        )?;
-        if let Some(head) = head {
-            let changed: Vec<(&str, &Resolved)> = fresh
-                .iter()
-                .map(|(i, e)| (snapshot.modules[*i].name(), e))
-                .collect();
-            cache::write(w, head, &changed, gone)?;
-        }
-        Ok(())
-    })?;
-    Ok(())
 }
 
 /// A cycle made by Rust imports alone is a scanner error, never a unit to build: the verb

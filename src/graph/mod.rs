@@ -6,6 +6,7 @@ pub mod cache;
 mod cycle;
 mod load;
 mod names;
+mod record;
 mod scan;
 pub mod stale;
 

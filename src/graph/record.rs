@@ -1,0 +1,105 @@
+//! The load's one store write, on a thread of its own: begun as soon as the first scans are
+//! made, so that putting them (and the wait for the disk) overlaps the resolution; committed
+//! once the graph cache is handed over, or abandoned, and then nothing at all is written.
+
+use super::cache::{self, Head, Resolved};
+use crate::imports::FileScan;
+use crate::store::{IMPORTS, MODULES, ModuleRecord, Sealed, Store, StoreError};
+use std::path::Path;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+/// What the load hands the writer.
+enum Msg {
+    /// Scans of blobs and records of modules to put.
+    Scans(Vec<Sealed<FileScan>>, Vec<Sealed<ModuleRecord>>),
+    /// The last of it: the graph cache's head (when the names were read), the edges resolved
+    /// now by module name, and the modules that are gone. Then the write commits.
+    Finish(Option<Head>, Vec<(String, Resolved)>, Vec<String>),
+}
+
+/// A write in progress. Dropped without [`Recorder::finish`], it is abandoned: its
+/// transaction is never committed.
+pub(super) struct Recorder {
+    send: Option<mpsc::Sender<Msg>>,
+    thread: Option<JoinHandle<Result<(), StoreError>>>,
+}
+
+impl Recorder {
+    /// Begins the write to the store at `path`.
+    pub fn start(path: &Path) -> Recorder {
+        let (send, receive) = mpsc::channel();
+        let path = path.to_path_buf();
+        let thread = std::thread::spawn(move || write(&path, &receive));
+        Recorder {
+            send: Some(send),
+            thread: Some(thread),
+        }
+    }
+
+    /// Puts these scans and records (in the order given; keys in order go in fastest).
+    pub fn put(&self, imports: Vec<Sealed<FileScan>>, modules: Vec<Sealed<ModuleRecord>>) {
+        if let Some(send) = &self.send {
+            // A writer that stopped has an error to give at `finish`.
+            let _ = send.send(Msg::Scans(imports, modules));
+        }
+    }
+
+    /// Puts the graph cache and commits; returns once the store holds it all.
+    pub fn finish(
+        mut self,
+        head: Option<Head>,
+        fresh: Vec<(String, Resolved)>,
+        gone: Vec<String>,
+    ) -> Result<(), StoreError> {
+        if let Some(send) = self.send.take() {
+            let _ = send.send(Msg::Finish(head, fresh, gone));
+        }
+        match self.thread.take().map(JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Recorder {
+    /// Abandons an unfinished write, and waits until its transaction is gone (so the store
+    /// is free for whatever the caller does next).
+    fn drop(&mut self) {
+        drop(self.send.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The writer: one transaction, each message put as it comes, committed on `Finish`; ended
+/// without one (the load failed), it rolls back.
+fn write(path: &Path, receive: &mpsc::Receiver<Msg>) -> Result<(), StoreError> {
+    let store = Store::open(path)?;
+    store.write(|w| {
+        loop {
+            match receive.recv() {
+                Ok(Msg::Scans(imports, modules)) => {
+                    w.put_sealed(IMPORTS, &imports)?;
+                    w.put_sealed(MODULES, &modules)?;
+                }
+                Ok(Msg::Finish(head, fresh, gone)) => {
+                    if let Some(head) = head {
+                        let changed: Vec<(&str, &Resolved)> =
+                            fresh.iter().map(|(n, r)| (n.as_str(), r)).collect();
+                        cache::write(w, &head, &changed, &gone)?;
+                    }
+                    return Ok(());
+                }
+                Err(_) => {
+                    return Err(StoreError::Db {
+                        path: path.to_path_buf(),
+                        message: "the load that began this write failed: nothing written".into(),
+                    });
+                }
+            }
+        }
+    })
+}
