@@ -467,7 +467,7 @@ impl<'a> Work<'a> {
             .flat_map(|(_, files)| files.iter().filter(|f| f.1.is_some()).map(|f| f.0.id))
             .collect();
         let known: KnownScans = store.read(|r| {
-            let mut out = HashMap::new();
+            let mut out = KnownScans::default();
             for id in &wanted {
                 let key = store::imports_key(id.as_bytes(), SCANNER_VERSION);
                 if let Some(v) = r.get(IMPORTS, &key)? {

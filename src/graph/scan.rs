@@ -8,7 +8,6 @@ use crate::imports::{FileScan, Language, SCANNER_VERSION, ScannedFile, component
 use crate::source::{self, ModuleSource, RepoSnapshot, Snapshot, SourceError};
 use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Sealed};
 use gix::ObjectId;
-use std::collections::HashMap;
 
 /// Files larger than this are not scanned (generated code, vendored bundles).
 const MAX_SCANNED_FILE: u64 = 4 << 20;
@@ -25,7 +24,7 @@ pub(super) struct Learned {
 }
 
 /// What the store knows of each blob scanned before, by blob id.
-pub(super) type KnownScans = HashMap<ObjectId, FileScan>;
+pub(super) type KnownScans = gix::hashtable::HashMap<ObjectId, FileScan>;
 
 /// A module's files: (entry, language if it is a source file to scan).
 pub(super) type Walked = Vec<(usize, Vec<(source::FileEntry, Option<Language>)>)>;
@@ -113,7 +112,7 @@ pub(super) fn scan_modules(
     walked: Walked,
     known: &KnownScans,
 ) -> Result<ScannedModules> {
-    let mut fresh: FreshScans = HashMap::new();
+    let mut fresh = FreshScans::default();
     for (r, snap) in snapshot.repos.iter().enumerate() {
         let jobs: Vec<Job> = walked
             .iter()
@@ -122,7 +121,9 @@ pub(super) fn scan_modules(
             .filter(|(f, _)| !known.contains_key(&f.id))
             .filter_map(|(f, lang)| Some(Job::of(f, (*lang)?)))
             .collect();
-        fresh.extend(scan_blobs(snap, jobs)?);
+        for (id, scans) in scan_blobs(snap, jobs)? {
+            fresh.entry(id).or_default().extend(scans);
+        }
     }
     let total: usize = walked.iter().map(|(_, f)| f.len()).sum();
     let threads = threads_for(total);
@@ -170,7 +171,8 @@ pub(super) fn scan_modules(
         out.extend(r?);
     }
     // Each blob's scan once (a blob at two paths of two languages keeps one).
-    let mut new_imports: Vec<Sealed<FileScan>> = fresh.into_values().map(|s| s.sealed).collect();
+    let mut new_imports: Vec<Sealed<FileScan>> =
+        fresh.into_values().flatten().map(|s| s.sealed).collect();
     new_imports.sort_unstable_by(|a, b| a.key().cmp(b.key()));
     new_imports.dedup_by(|a, b| a.key() == b.key());
     Ok((out, new_imports))
@@ -213,14 +215,16 @@ impl Job {
 /// What scanning one blob gave: its imports, and why it was skipped when it was (said for
 /// each file that is this blob, for `-v`).
 pub(super) struct Scanned {
+    /// What was scanned, and how.
+    job: Job,
     scan: FileScan,
     skipped: Option<String>,
     /// The scan, sealed to be recorded under the blob's id.
     sealed: Sealed<FileScan>,
 }
 
-/// The blobs scanned in this load.
-type FreshScans = HashMap<Job, Scanned>;
+/// The blobs scanned in this load, by blob id (one scan per way the blob was read).
+type FreshScans = gix::hashtable::HashMap<ObjectId, Vec<Scanned>>;
 
 /// Where a module's files find their scans: the store's, and this load's.
 #[derive(Clone, Copy)]
@@ -230,9 +234,9 @@ struct Scans<'a> {
 }
 
 /// Reads and scans the blobs of `jobs` in `snap`: one thread reads, bases first, while the
-/// others scan what it read (all on this thread when there are few).
+/// others scan what it read, handed over in batches (all on this thread when there are few).
 fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshScans, SourceError> {
-    let mut by_id: HashMap<ObjectId, Vec<Job>> = HashMap::new();
+    let mut by_id: gix::hashtable::HashMap<ObjectId, Vec<Job>> = Default::default();
     for j in jobs {
         let same = by_id.entry(j.id).or_default();
         if !same.contains(&j) {
@@ -241,7 +245,16 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
     }
     let ids: Vec<ObjectId> = by_id.keys().copied().collect();
     let threads = threads_for(ids.len());
-    let mut out = FreshScans::new();
+    let mut out = FreshScans::default();
+    let mut take = |got: Vec<Scanned>| {
+        for s in got {
+            out.entry(s.job.id).or_default().push(s);
+        }
+    };
+    let scan_all = |id: ObjectId, blob: &source::blobs::Blob| -> Vec<Scanned> {
+        let jobs = by_id.get(&id).map_or(&[][..], Vec::as_slice);
+        jobs.iter().map(|&job| scan_blob(job, blob)).collect()
+    };
     if threads == 1 {
         source::blobs::read_many(
             &snap.repo,
@@ -249,53 +262,67 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
             &ids,
             MAX_SCANNED_FILE,
             |id, blob| {
-                for &job in by_id.get(&id).into_iter().flatten() {
-                    out.insert(job, scan_blob(job, &blob));
-                }
+                take(scan_all(id, &blob));
                 true
             },
         )?;
         return Ok(out);
     }
-    let (send, receive) = std::sync::mpsc::sync_channel::<(ObjectId, source::blobs::Blob)>(256);
-    let receive = std::sync::Mutex::new(receive);
-    let by_id = &by_id;
-    std::thread::scope(|s| {
-        let scanners: Vec<_> = (0..threads)
+    /// Blobs handed to a scanner at once: few enough to keep every scanner busy, enough that
+    /// handing over costs nothing.
+    const BATCH: usize = 64;
+    type Batch = Vec<(ObjectId, source::blobs::Blob)>;
+    let scan_all = &scan_all;
+    let read = std::thread::scope(|s| {
+        let (sends, scanners): (Vec<_>, Vec<_>) = (0..threads)
             .map(|_| {
-                let receive = &receive;
-                s.spawn(move || {
+                let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(4);
+                let scanner = s.spawn(move || {
                     let mut got = Vec::new();
-                    loop {
-                        let next = match receive.lock() {
-                            Ok(r) => r.recv(),
-                            Err(_) => break,
-                        };
-                        let Ok((id, blob)) = next else { break };
-                        for &job in by_id.get(&id).into_iter().flatten() {
-                            got.push((job, scan_blob(job, &blob)));
+                    for batch in receive {
+                        for (id, blob) in batch {
+                            got.extend(scan_all(id, &blob));
                         }
                     }
                     got
-                })
+                });
+                (send, scanner)
             })
-            .collect();
-        let read = source::blobs::read_many(
+            .unzip();
+        let mut batch: Batch = Vec::with_capacity(BATCH);
+        let mut next = 0;
+        let mut hand_over = |batch: Batch| {
+            next = (next + 1) % sends.len();
+            sends[next].send(batch).is_ok()
+        };
+        let mut read = source::blobs::read_many(
             &snap.repo,
             &snap.name,
             &ids,
             MAX_SCANNED_FILE,
-            |id, blob| send.send((id, blob)).is_ok(),
+            |id, blob| {
+                batch.push((id, blob));
+                batch.len() < BATCH
+                    || hand_over(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))
+            },
         );
-        drop(send);
+        if read.is_ok() && !batch.is_empty() && !hand_over(batch) {
+            read = Err(SourceError::git(
+                &snap.name,
+                "scanning",
+                "a scanner stopped",
+            ));
+        }
+        drop(sends);
         for h in scanners {
             match h.join() {
-                Ok(got) => out.extend(got),
+                Ok(got) => take(got),
                 Err(p) => std::panic::resume_unwind(p),
             }
         }
         read
-    })?;
+    });
+    read?;
     Ok(out)
 }
 
@@ -306,6 +333,7 @@ fn scan_blob(job: Job, blob: &source::blobs::Blob) -> Scanned {
     let key = store::imports_key(job.id.as_bytes(), SCANNER_VERSION);
     let sealed = IMPORTS.seal(key, &scan);
     Scanned {
+        job,
         scan,
         skipped,
         sealed,
@@ -426,7 +454,9 @@ impl<'a> ModuleScan<'a> {
             found
         } else {
             self.parsed += 1;
-            let Some(s) = self.scans.fresh.get(&Job::of(f, lang)) else {
+            let job = Job::of(f, lang);
+            let scanned = self.scans.fresh.get(&f.id).map_or(&[][..], Vec::as_slice);
+            let Some(s) = scanned.iter().find(|s| s.job == job) else {
                 return Ok(());
             };
             if let Some(why) = &s.skipped {

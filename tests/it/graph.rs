@@ -452,3 +452,52 @@ fn a_kept_graph_answer_is_a_fresh_one_and_a_damaged_one_is_ignored() {
         assert_eq!(t.run(&["--json", "graph", "--check"]).code, 3);
     }
 }
+
+/// Enough files that one thread reads while others scan, packed as deltas of each other (as
+/// `git gc` stores similar files) so that each is read through its chain: every file's
+/// import is found, on its line, once.
+#[test]
+fn many_files_packed_as_deltas_are_each_read_and_scanned() {
+    let t = example();
+    for i in 0..450 {
+        t.write(
+            &format!("platform/go/lib/geo/g{i:03}.go"),
+            &format!(
+                "package geo\n\nimport \"example.com/platform/internal/logx\"\n\n// file {i}\nvar V{i} = logx.Line\n"
+            ),
+        );
+    }
+    t.commit("platform", "many files");
+    git(
+        &t.path("platform"),
+        &[
+            "repack",
+            "-a",
+            "-d",
+            "-f",
+            "-q",
+            "--depth=50",
+            "--window=50",
+        ],
+    );
+    let v = t.json(&["graph"]);
+    let lines: Vec<(String, u64)> = v["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .filter(|e| e["from"] == "geo")
+        .flat_map(|e| e["evidence"].as_array().expect("evidence"))
+        .map(|ev| {
+            let file = ev["file"].as_str().expect("file").to_string();
+            (file, ev["line"].as_u64().expect("line"))
+        })
+        .filter(|(file, _)| file.starts_with("go/lib/geo/g") && file != "go/lib/geo/geo.go")
+        .collect();
+    let want: Vec<(String, u64)> = (0..450)
+        .map(|i| (format!("go/lib/geo/g{i:03}.go"), 3))
+        .collect();
+    let mut got = lines;
+    got.sort();
+    assert_eq!(got, want);
+    assert!(stats(&v).0 >= 450, "{}", v["stats"]);
+}
