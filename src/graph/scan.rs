@@ -273,28 +273,31 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
     const BATCH: usize = 64;
     type Batch = Vec<(ObjectId, source::blobs::Blob)>;
     let scan_all = &scan_all;
+    // One queue: whichever scanner is free takes the next batch.
+    let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(threads * 2);
+    let receive = std::sync::Mutex::new(receive);
     let read = std::thread::scope(|s| {
-        let (sends, scanners): (Vec<_>, Vec<_>) = (0..threads)
+        let scanners: Vec<_> = (0..threads)
             .map(|_| {
-                let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(4);
-                let scanner = s.spawn(move || {
+                let receive = &receive;
+                s.spawn(move || {
                     let mut got = Vec::new();
-                    for batch in receive {
+                    loop {
+                        let next = match receive.lock() {
+                            Ok(r) => r.recv(),
+                            Err(_) => break,
+                        };
+                        let Ok(batch) = next else { break };
                         for (id, blob) in batch {
                             got.extend(scan_all(id, &blob));
                         }
                     }
                     got
-                });
-                (send, scanner)
+                })
             })
-            .unzip();
+            .collect();
         let mut batch: Batch = Vec::with_capacity(BATCH);
-        let mut next = 0;
-        let mut hand_over = |batch: Batch| {
-            next = (next + 1) % sends.len();
-            sends[next].send(batch).is_ok()
-        };
+        let hand_over = |batch: Batch| send.send(batch).is_ok();
         let mut read = source::blobs::read_many(
             &snap.repo,
             &snap.name,
@@ -313,7 +316,7 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
                 "a scanner stopped",
             ));
         }
-        drop(sends);
+        drop(send);
         for h in scanners {
             match h.join() {
                 Ok(got) => take(got),
