@@ -273,13 +273,14 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
     const BATCH: usize = 64;
     type Batch = Vec<(ObjectId, source::blobs::Blob)>;
     let scan_all = &scan_all;
-    // One queue: whichever scanner is free takes the next batch.
+    // One queue: whichever scanner is free takes the next batch. Only the scanners hold its
+    // end, so were they all gone the reader's next hand-over fails rather than waits.
     let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(threads * 2);
-    let receive = std::sync::Mutex::new(receive);
+    let receive = std::sync::Arc::new(std::sync::Mutex::new(receive));
     let read = std::thread::scope(|s| {
         let scanners: Vec<_> = (0..threads)
             .map(|_| {
-                let receive = &receive;
+                let receive = std::sync::Arc::clone(&receive);
                 s.spawn(move || {
                     let mut got = Vec::new();
                     loop {
@@ -296,6 +297,7 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
                 })
             })
             .collect();
+        drop(receive);
         let mut batch: Batch = Vec::with_capacity(BATCH);
         let hand_over = |batch: Batch| send.send(batch).is_ok();
         let mut read = source::blobs::read_many(
