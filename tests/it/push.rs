@@ -390,6 +390,14 @@ fn with_ssh_persist_the_next_run_reuses_the_connection() {
     t.ok(&["build", "--behind", "-q"]);
     t.ok(&["push", "-q"]);
     assert_eq!(started(), 1, "one session for the push");
+    // The session starts its lingering server detached, as it ends; on a loaded machine that
+    // server may not listen yet when the next command starts (a cron's next run is minutes
+    // away): wait until it does, at most 10 s.
+    let socket = n.root.join(".session.sock");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !socket.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let accepted = |n: &SshNode| n.log().matches("Accepted publickey").count();
     let after_push = accepted(&n);
     t.ok(&["collect", "-q"]);
