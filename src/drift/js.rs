@@ -20,13 +20,8 @@ pub fn workspace_root(
     dir: &str,
     memo: &mut HashMap<(usize, String), Vec<Declared>>,
 ) -> Result<Vec<Declared>, SourceError> {
-    let root = snap
-        .repo
-        .find_tree(snap.tree)
-        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
-    let mut at = dir;
-    while !at.is_empty() {
-        at = at.rsplit_once('/').map_or("", |(p, _)| p);
+    let root = snap.root_tree()?;
+    for at in source::ancestors(dir).skip(1) {
         if let Some(known) = memo.get(&(repo, at.to_string())) {
             return Ok(known.clone());
         }

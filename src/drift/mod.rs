@@ -197,13 +197,8 @@ fn nearest_go_mod(
     dir: &str,
     memo: &mut HashMap<(usize, String), Option<(String, String)>>,
 ) -> Result<Option<(String, String)>> {
-    let root = snap
-        .repo
-        .find_tree(snap.tree)
-        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
-    let mut at = dir;
-    while !at.is_empty() {
-        at = at.rsplit_once('/').map_or("", |(p, _)| p);
+    let root = snap.root_tree()?;
+    for at in source::ancestors(dir).skip(1) {
         if let Some(known) = memo.get(&(repo, at.to_string())) {
             return Ok(known.clone());
         }
@@ -225,12 +220,8 @@ fn go_workspace(
     dir: &str,
     memo: &mut HashMap<(usize, String), Vec<String>>,
 ) -> Result<Vec<String>> {
-    let root = snap
-        .repo
-        .find_tree(snap.tree)
-        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
-    let mut at = Some(dir);
-    while let Some(d) = at {
+    let root = snap.root_tree()?;
+    for d in source::ancestors(dir) {
         let path = source::join(d, "go.work");
         if let Some(known) = memo.get(&(repo, path.clone())) {
             return Ok(known.clone());
@@ -249,7 +240,6 @@ fn go_workspace(
             memo.insert((repo, path), paths.clone());
             return Ok(paths);
         }
-        at = (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p));
     }
     Ok(Vec::new())
 }

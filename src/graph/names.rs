@@ -110,12 +110,8 @@ fn workspace_manifest(
     dir: &str,
     memo: &mut HashMap<(usize, String), Option<String>>,
 ) -> Result<Option<String>> {
-    let root = snap
-        .repo
-        .find_tree(snap.tree)
-        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
-    let mut at = Some(dir);
-    while let Some(d) = at {
+    let root = snap.root_tree()?;
+    for d in source::ancestors(dir) {
         let path = source::join(d, "Cargo.toml");
         let found = match memo.get(&(repo, path.clone())) {
             Some(known) => known.clone(),
@@ -128,18 +124,8 @@ fn workspace_manifest(
         if found.is_some() {
             return Ok(found);
         }
-        at = parent(d);
     }
     Ok(None)
-}
-
-/// The directory above `d` (`None` above the repository's root).
-fn parent(d: &str) -> Option<&str> {
-    if d.is_empty() {
-        None
-    } else {
-        Some(d.rsplit_once('/').map_or("", |(p, _)| p))
-    }
 }
 
 /// The text of the `Cargo.toml` at `path`, if there is one and it declares a `[workspace]`.
@@ -157,21 +143,26 @@ fn nearest_go_mod(
     dir: &str,
     memo: &mut HashMap<(usize, String), Option<(String, String)>>,
 ) -> Result<Option<(String, String)>> {
-    if let Some(v) = memo.get(&(repo, dir.to_string())) {
-        return Ok(v.clone());
+    if let Some(known) = memo.get(&(repo, dir.to_string())) {
+        return Ok(known.clone());
     }
-    let root = snap
-        .repo
-        .find_tree(snap.tree)
-        .map_err(|e| SourceError::git(&snap.name, "cannot read the root tree", e))?;
-    let found = match blob_text(snap, &root, &source::join(dir, "go.mod"))? {
-        Some(text) => manifest::go_module_path(&text).map(|p| (dir.to_string(), p)),
-        _ if dir.is_empty() => None,
-        _ => {
-            let parent = dir.rsplit_once('/').map_or("", |(p, _)| p);
-            nearest_go_mod(snap, repo, parent, memo)?
+    let root = snap.root_tree()?;
+    // Every directory walked through gets the answer, as the one it was asked for does.
+    let mut walked = Vec::new();
+    let mut found = None;
+    for d in source::ancestors(dir) {
+        if let Some(known) = memo.get(&(repo, d.to_string())) {
+            found = known.clone();
+            break;
         }
-    };
-    memo.insert((repo, dir.to_string()), found.clone());
+        walked.push(d);
+        if let Some(text) = blob_text(snap, &root, &source::join(d, "go.mod"))? {
+            found = manifest::go_module_path(&text).map(|p| (d.to_string(), p));
+            break;
+        }
+    }
+    for d in walked {
+        memo.insert((repo, d.to_string()), found.clone());
+    }
     Ok(found)
 }

@@ -351,6 +351,24 @@ fn manifest_text(snap: &RepoSnapshot, id: ObjectId) -> Result<String, SourceErro
     Ok(String::from_utf8_lossy(&blob.data).into_owned())
 }
 
+impl RepoSnapshot {
+    /// Its root tree, at the commit it was read at.
+    pub fn root_tree(&self) -> Result<gix::Tree<'_>, SourceError> {
+        self.repo
+            .find_tree(self.tree)
+            .map_err(|e| SourceError::git(&self.name, "cannot read the root tree", e))
+    }
+}
+
+/// `dir` and every directory above it up to the repository's root (`""`), nearest first:
+/// where a walk for the nearest file of a kind (a workspace's `Cargo.toml`, a `go.mod`, a
+/// workspace `package.json`) looks. `.skip(1)` starts above `dir`.
+pub fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
+    std::iter::successors(Some(dir), |d| {
+        (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p))
+    })
+}
+
 /// The text of the file at `path` (repository-relative) in `tree`, when it is a file: read
 /// lossily as UTF-8. How the graph and drift read manifests and configs at a ref.
 pub fn blob_text(
@@ -523,4 +541,19 @@ fn resolve_ref(
         )
     })?;
     commit_and_tree(cfg, &commit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ancestors;
+
+    /// Nearest first, the root (`""`) last, once; the root's only ancestor is itself.
+    #[test]
+    fn ancestors_walk_up_to_the_root() {
+        let up: Vec<&str> = ancestors("a/b/c").collect();
+        assert_eq!(up, ["a/b/c", "a/b", "a", ""]);
+        assert_eq!(ancestors("").collect::<Vec<_>>(), [""]);
+        assert_eq!(ancestors("a/b").skip(1).collect::<Vec<_>>(), ["a", ""]);
+        assert_eq!(ancestors("").skip(1).count(), 0);
+    }
 }
