@@ -1,8 +1,11 @@
 //! The one diagnostic type for configuration files: file, span, label and help.
 
+use super::name::{NAME_PATTERN, is_valid_name};
 use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
 use std::fmt;
 use std::ops::Range;
+use std::time::Duration;
+use toml::Spanned;
 
 /// A mistake in `mesh.toml` or a `mesh-module.toml`, pointing at where it is.
 #[derive(Debug)]
@@ -127,4 +130,68 @@ pub struct UnknownNode {
     pub name: String,
     /// The nodes there are, as `known_list` says them.
     pub known: String,
+}
+
+/// Builds diagnostics for one file.
+pub(crate) struct Reporter<'a> {
+    pub file: &'a str,
+    pub text: &'a str,
+}
+
+impl Reporter<'_> {
+    /// A diagnostic `code` pointing at `span`.
+    pub fn error(
+        &self,
+        code: &'static str,
+        span: Option<Range<usize>>,
+        message: impl Into<String>,
+        label: impl Into<String>,
+        help: impl Into<String>,
+    ) -> ConfigError {
+        ConfigError::new(code, self.file, self.text, span, message, label, help)
+    }
+
+    /// A TOML syntax or shape error (bad TOML, unknown field, wrong type, missing field).
+    pub fn toml(&self, e: toml::de::Error, help: &str) -> ConfigError {
+        let msg = e.message().trim().to_string();
+        let code = if msg.starts_with("unknown field") {
+            "mesh::config::unknown_field"
+        } else if msg.starts_with("missing field") {
+            "mesh::config::missing_field"
+        } else {
+            "mesh::config::invalid_toml"
+        };
+        let first = msg.lines().next().unwrap_or("invalid TOML").to_string();
+        self.error(code, e.span(), first.clone(), first, help)
+    }
+
+    /// Checks a name against the pattern.
+    pub fn name(&self, what: &str, name: &Spanned<String>) -> Result<String, ConfigError> {
+        if is_valid_name(name.get_ref()) {
+            Ok(name.get_ref().clone())
+        } else {
+            Err(self.error(
+                "mesh::config::invalid_name",
+                Some(name.span()),
+                format!("invalid {what} name `{}`", name.get_ref()),
+                format!("must match {NAME_PATTERN}"),
+                format!(
+                    "{what} names are lowercase letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+                ),
+            ))
+        }
+    }
+
+    /// Parses a duration such as `10m`, `24h`, `30s`.
+    pub fn duration(&self, field: &str, d: &Spanned<String>) -> Result<Duration, ConfigError> {
+        humantime::parse_duration(d.get_ref()).map_err(|e| {
+            self.error(
+                "mesh::config::invalid_duration",
+                Some(d.span()),
+                format!("`{field}` is not a duration: {e}"),
+                "not a duration",
+                "write a duration such as \"30s\", \"10m\" or \"24h\"",
+            )
+        })
+    }
 }

@@ -1,7 +1,7 @@
 //! `mesh-module.toml`: one module's name, recipe, policy and declared edges.
 
 use super::ConfigError;
-use super::mesh::Reporter;
+use super::diag::Reporter;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use std::time::Duration;

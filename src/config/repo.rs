@@ -2,7 +2,7 @@
 //! by URL through a clone mesh keeps (`url`).
 
 use super::diag::ConfigError;
-use super::mesh::Reporter;
+use super::diag::Reporter;
 use serde::Deserialize;
 use std::collections::BTreeSet;
 use std::ops::Range;
