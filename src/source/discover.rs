@@ -6,6 +6,7 @@ use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
 /// A manifest found in a tree.
+#[derive(Clone)]
 pub struct Found {
     /// The module directory, repo-relative.
     pub dir: String,
@@ -30,32 +31,7 @@ fn git_err(snap: &RepoSnapshot, what: &str, e: impl std::fmt::Display) -> Source
 
 /// Every directory holding a `mesh-module.toml`, found by reading tree objects only.
 pub fn manifests(snap: &RepoSnapshot) -> Result<Vec<Found>, SourceError> {
-    let mut out = Vec::new();
-    let mut stack = vec![(String::new(), snap.tree)];
-    while let Some((dir, id)) = stack.pop() {
-        let tree = snap
-            .repo
-            .find_tree(id)
-            .map_err(|e| git_err(snap, &format!("cannot read tree `{dir}`"), e))?;
-        for entry in tree.iter() {
-            let entry =
-                entry.map_err(|e| git_err(snap, &format!("cannot decode tree `{dir}`"), e))?;
-            let name = entry.filename().to_string();
-            match entry.mode().kind() {
-                EntryKind::Tree => stack.push((join(&dir, &name), entry.object_id())),
-                EntryKind::Blob | EntryKind::BlobExecutable if name == MODULE_MANIFEST => {
-                    out.push(Found {
-                        dir: dir.clone(),
-                        manifest: entry.object_id(),
-                        tree: id,
-                    });
-                }
-                _ => {}
-            }
-        }
-    }
-    out.sort_by(|a, b| a.dir.cmp(&b.dir));
-    Ok(out)
+    walk_manifests(snap, None, Vec::new())
 }
 
 /// [`manifests`], reading only what moved since `old_root`: a subtree whose id is the one at
@@ -64,21 +40,25 @@ pub fn manifests(snap: &RepoSnapshot) -> Result<Vec<Found>, SourceError> {
 pub fn manifests_since(
     snap: &RepoSnapshot,
     old_root: ObjectId,
-    mut old: Vec<Found>,
+    old: Vec<Found>,
 ) -> Result<Vec<Found>, SourceError> {
-    old.sort_by(|a, b| a.dir.cmp(&b.dir));
+    walk_manifests(snap, Some(old_root), old)
+}
+
+/// The walk of [`manifests`] and [`manifests_since`]: with no `old_root`, every tree is read.
+fn walk_manifests(
+    snap: &RepoSnapshot,
+    old_root: Option<ObjectId>,
+    old: Vec<Found>,
+) -> Result<Vec<Found>, SourceError> {
     let mut out = Vec::new();
-    let mut stack = vec![(String::new(), snap.tree, Some(old_root))];
+    let mut stack = vec![(String::new(), snap.tree, old_root)];
     while let Some((dir, id, before)) = stack.pop() {
         if before == Some(id) {
             out.extend(
                 old.iter()
                     .filter(|f| f.dir == dir || is_below(&f.dir, &dir))
-                    .map(|f| Found {
-                        dir: f.dir.clone(),
-                        manifest: f.manifest,
-                        tree: f.tree,
-                    }),
+                    .cloned(),
             );
             continue;
         }
