@@ -106,7 +106,6 @@ pub fn sources(mesh: &MeshConfig, store_path: &Path) -> Result<Snapshot> {
 /// cache when its source id did not move (else from its record, else walked); each module's
 /// edges from the cache when nothing its resolution reads moved (else resolved now).
 fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
-    let want_records = want.records;
     // The cache, read with the store opened read-only (no write, no sync), closed before the
     // repositories are read (one may be fetched).
     let (head, mut stored) =
@@ -145,7 +144,7 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
         })
         .collect();
     let need: Vec<usize> = (0..n)
-        .filter(|&i| want_records || facts[i].is_none())
+        .filter(|&i| want.records || facts[i].is_none())
         .collect();
     work.ensure(&need)?;
     for (i, f) in facts.iter_mut().enumerate() {
@@ -281,7 +280,7 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
         );
     }
     refuse_rust_cycles(&graph)?;
-    let records = if want_records {
+    let records = if want.records {
         work.learned
             .into_iter()
             .map(|l| l.expect("every module's record was read or walked").record)
