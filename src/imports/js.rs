@@ -6,6 +6,9 @@
 //! The lexer follows template literals through nested `${…}` expressions and tells regex
 //! literals from division by the token before the `/`, so neither can derail string tracking.
 
+use memchr::memmem::Finder;
+use std::sync::LazyLock;
+
 use super::lex::{
     Collector, FileScan, ImportKind, Kind, Token, at, block_comment, ident_end, is_ident_continue,
     line_comment, line_end, punct_at, quoted_end,
@@ -14,8 +17,24 @@ use super::lex::{
 /// Scans a JS or TS file: every import specifier given as a string literal. JS files declare
 /// no test-only modules, so only the imports are filled in.
 pub fn scan_file(src: &str) -> FileScan {
+    scan(src, false)
+}
+
+/// [`scan_file`]: only the statements that may import need tokens, so lexing stops past the
+/// last of them, unless something else in the file must be read `whole` (an ignore marker,
+/// whose comment may follow an import on its line; a `try`/`catch`; a virtual mock).
+fn scan(src: &str, whole: bool) -> FileScan {
     let mut c = Collector::new(src);
-    let toks = Lexer::new(src.as_bytes(), &mut c).run();
+    let whole = whole || c.has_marker() || may_catch(src) || has(src, &WORDS.virtual_);
+    let stop = if whole {
+        None
+    } else {
+        match last_candidate(src.as_bytes()) {
+            Some(at) => Some(at),
+            None => return FileScan::default(),
+        }
+    };
+    let toks = Lexer::new(src.as_bytes(), &mut c).run(stop);
     collect(&toks, src, &mut c);
     optional_requires(&toks, src, &mut c);
     let mut imports = c.finish();
@@ -35,7 +54,7 @@ pub fn scan_file(src: &str) -> FileScan {
 /// (jest-transform's tests `require('test_preprocessor')` so). Vitest's `vi.mock` has no such
 /// option (it takes `{spy}`), so it is not read.
 fn virtual_mocks<'s>(toks: &[Token], src: &'s str) -> Vec<&'s str> {
-    if !src.contains("virtual") {
+    if !has(src, &WORDS.virtual_) {
         return Vec::new();
     }
     let ident = |j: usize, names: &[&str]| {
@@ -161,13 +180,36 @@ impl<'a, 'c, 's> Lexer<'a, 'c, 's> {
         }
     }
 
-    /// Lexes the whole input; comments are recorded, not returned.
-    fn run(mut self) -> Vec<Token> {
+    /// Lexes the input (comments are recorded, not returned): all of it, or with `stop`, only
+    /// as far as every import form that starts before `stop` needs. Each form reads at most
+    /// five tokens past its keyword, and a clause (`import {a, b} from "s"`) ends at the
+    /// first token that is no name, string, `,`, `*`, `{` or `}`: lexing stops once both are
+    /// past the first token at or after `stop`.
+    fn run(mut self, stop: Option<usize>) -> Vec<Token> {
         if self.b.starts_with(b"#!") {
             self.i = line_end(self.b, 0);
         }
+        // The index of the first token at or past `stop`, once lexed; whether a token that
+        // ends every clause came after it.
+        let mut past: Option<usize> = None;
+        let mut ended = false;
         while let Some(&ch) = self.b.get(self.i) {
+            let before = self.toks.len();
             self.step(ch);
+            let (Some(stop), Some(last)) = (stop, self.toks.last()) else {
+                continue;
+            };
+            if self.toks.len() == before {
+                continue;
+            }
+            match past {
+                None if last.start >= stop => past = Some(before),
+                Some(_) => ended |= ends_clauses(last.kind),
+                None => {}
+            }
+            if ended && past.is_some_and(|k| self.toks.len() > k + 5) {
+                break;
+            }
         }
         self.toks
     }
@@ -313,6 +355,89 @@ fn js_ident_end(b: &[u8], i: usize) -> usize {
     j
 }
 
+/// Whether a token of this kind ends every import or export clause it follows (see
+/// [`from_clause`]).
+fn ends_clauses(kind: Kind) -> bool {
+    !matches!(
+        kind,
+        Kind::Ident | Kind::Str | Kind::Punct(b',' | b'*' | b'{' | b'}')
+    )
+}
+
+/// The offset of the last place in `b` where an import form may start: the word `import`,
+/// the word `require`, or the word `export` not followed by a name other than `type` (so
+/// not `export function`, which is no re-export). `None` when there is none: then the file
+/// imports nothing. Cheap, and never later than the real last one: words in comments and
+/// strings count too.
+fn last_candidate(b: &[u8]) -> Option<usize> {
+    let word = |start: usize, len: usize| {
+        let before = start.checked_sub(1).map_or(0, |p| at(b, p));
+        !is_js_ident_byte(before) && !is_js_ident_byte(at(b, start + len))
+    };
+    let last = |needle: &Finder, also: &dyn Fn(usize) -> bool| {
+        let len = needle.needle().len();
+        let found = needle.find_iter(b).filter(|&k| word(k, len) && also(k));
+        found.last()
+    };
+    let any = |_: usize| true;
+    // After `export`, and after `export type`: a name means no re-export.
+    let name_next = |mut j: usize| {
+        while at(b, j).is_ascii_whitespace() || at(b, j) == 0x0b {
+            j += 1;
+        }
+        let c = at(b, j);
+        let name = c == b'$' || c == b'_' || c.is_ascii_alphabetic() || c >= 0x80;
+        name.then(|| (j, js_ident_end(b, j)))
+    };
+    let re_export = |k: usize| match name_next(k + b"export".len()) {
+        None => true, // `*`, `{`, a comment, or anything unsure
+        Some((start, end)) => b.get(start..end) == Some(b"type") && name_next(end).is_none(),
+    };
+    [
+        last(&WORDS.import, &any),
+        last(&WORDS.require, &any),
+        last(&WORDS.export, &re_export),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+}
+
+/// Searchers for the words the scanner looks for in whole files, built once (each search
+/// is a vectorized scan).
+struct Words {
+    import: Finder<'static>,
+    export: Finder<'static>,
+    require: Finder<'static>,
+    try_: Finder<'static>,
+    catch: Finder<'static>,
+    virtual_: Finder<'static>,
+}
+
+static WORDS: LazyLock<Words> = LazyLock::new(|| Words {
+    import: Finder::new("import"),
+    export: Finder::new("export"),
+    require: Finder::new("require"),
+    try_: Finder::new("try"),
+    catch: Finder::new("catch"),
+    virtual_: Finder::new("virtual"),
+});
+
+/// Whether `src` has this word anywhere (comments and strings too).
+fn has(src: &str, word: &Finder) -> bool {
+    word.find(src.as_bytes()).is_some()
+}
+
+/// Whether `src` may hold a `try … catch` (see [`optional_requires`]).
+fn may_catch(src: &str) -> bool {
+    has(src, &WORDS.try_) && has(src, &WORDS.catch)
+}
+
+/// Whether `c` continues a JS identifier (`$` too).
+fn is_js_ident_byte(c: u8) -> bool {
+    c == b'$' || is_ident_continue(c)
+}
+
 /// Finds the import forms among the tokens. `import`, `export` and `require` only count as
 /// keywords when not a property (`x.require`, `obj.import`).
 fn collect(toks: &[Token], src: &str, c: &mut Collector) {
@@ -348,7 +473,7 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
 /// `try { require.resolve('jest-jasmine2') } catch (error) { if (error.code ===
 /// 'MODULE_NOT_FOUND') … }`).
 fn optional_requires(toks: &[Token], src: &str, c: &mut Collector) {
-    if !src.contains("try") || !src.contains("catch") {
+    if !may_catch(src) {
         return;
     }
     for (i, t) in toks.iter().enumerate() {
@@ -698,5 +823,89 @@ export { default } from 'f';
         assert!(scan("/* import 'a'").is_empty());
         assert!(scan("}}}} import 'a'").len() == 1);
         assert_survives(scan_file);
+    }
+
+    /// Lexing stops past the last place an import may start, never inside a statement that
+    /// still needs tokens: a clause with the word in a comment, a call at the very end.
+    #[test]
+    fn lexing_stops_only_past_the_last_import() {
+        let clause = "import {\n  a, /* require */\n  b,\n} from \"y\";\nexport function f() {}\n";
+        assert_eq!(names(&scan(clause)), ["y"]);
+        assert_eq!(names(&scan("f();\nconst x = require(\"z\")")), ["z"]);
+        assert_eq!(names(&scan("x();\nrequire . resolve ( 'r' )")), ["r"]);
+        assert_eq!(
+            names(&scan(
+                "export function g() {}\nexport /* c */ * from './all'"
+            )),
+            ["./all"]
+        );
+        assert_eq!(
+            names(&scan("export type {T} from './t';\nexport type U = 1;")),
+            ["./t"]
+        );
+        // No word that may import: nothing is lexed, nothing found.
+        assert!(scan("exports.importance = required;\nexport const x = 1;").is_empty());
+    }
+
+    /// Fragments of JS that meet at the edges of statements, strings, comments, templates
+    /// and regexes: whole import forms, and the tokens they are made of.
+    const FRAGMENTS: &[&str] = &[
+        "import x from 'a';",
+        "import {\n  b,\n  c as d,\n} from 'b'",
+        "import('c')",
+        "import 'd'",
+        "require('e')",
+        "require.resolve('f')",
+        "export * from 'g'",
+        "export type { T } from 'h'",
+        "export function f() {}",
+        "import",
+        "export",
+        "require",
+        "from",
+        "type",
+        "resolve",
+        "function",
+        "x",
+        "$",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        "*",
+        ".",
+        ";",
+        "=",
+        "/",
+        "\\",
+        "'a'",
+        "\"b\"",
+        "'",
+        "\"",
+        "`",
+        "${",
+        "//",
+        "/*",
+        "*/",
+        " ",
+        "\n",
+        "\t",
+        "return",
+        "1",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Stopping early finds exactly what lexing the whole file finds.
+        #[test]
+        fn stopping_early_finds_what_the_whole_file_has(
+            parts in proptest::collection::vec(proptest::sample::select(FRAGMENTS), 0..60)
+        ) {
+            let src = parts.concat();
+            proptest::prop_assert_eq!(super::scan(&src, false), super::scan(&src, true));
+        }
     }
 }

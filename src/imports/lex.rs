@@ -8,7 +8,6 @@
 //! boundaries, and text is only ever taken with `str::get`, which cannot panic.
 
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 
 /// A source language that has an import scanner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -223,12 +222,17 @@ impl<'a> Collector<'a> {
     pub fn new(src: &'a str) -> Collector<'a> {
         Collector {
             src,
-            has_marker: src.contains(IGNORE_MARKER),
+            has_marker: has_marker(src),
             found: Vec::new(),
             markers: Vec::new(),
             ranges: Vec::new(),
             statements: Vec::new(),
         }
+    }
+
+    /// Whether the file has an ignore marker anywhere (then every comment matters).
+    pub fn has_marker(&self) -> bool {
+        self.has_marker
     }
 
     /// Marks `start..end` as code whose imports are at most of `kind`.
@@ -293,12 +297,22 @@ impl<'a> Collector<'a> {
 
         self.found.sort_by_key(|&(offset, _)| offset); // stable: keeps order at one offset
         let mut lines = LineCursor::new(self.src);
-        let mut seen = HashSet::new();
         let mut text = (0, String::new()); // the last line's text, reused by its other imports
-        let mut out = Vec::with_capacity(self.found.len());
+        let mut out: Vec<Import> = Vec::with_capacity(self.found.len());
+        // Where the imports of the current line start in `out`: a name it already has is a
+        // repeat (lines only rise, so no other line can have it).
+        let mut line_from = 0;
         for (offset, name) in &self.found {
             let line = lines.line_of(*offset);
-            if ignored.binary_search(&line).is_ok() || !seen.insert((line, name.as_str())) {
+            if out.last().is_some_and(|i| i.line != line) {
+                line_from = out.len();
+            }
+            let repeat = out
+                .get(line_from..)
+                .unwrap_or(&[])
+                .iter()
+                .any(|i| i.name == *name);
+            if ignored.binary_search(&line).is_ok() || repeat {
                 continue;
             }
             if text.0 != line {
@@ -320,6 +334,13 @@ impl<'a> Collector<'a> {
         }
         out
     }
+}
+
+/// Whether `src` has the ignore marker anywhere (a vectorized search, built once).
+fn has_marker(src: &str) -> bool {
+    static MARKER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(IGNORE_MARKER));
+    MARKER.find(src.as_bytes()).is_some()
 }
 
 /// Walks a text forward, counting lines: linear over any sequence of rising offsets.
