@@ -565,7 +565,7 @@ fn uses<'a>(
     let mut seen = HashSet::new();
     for f in &rec.files {
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
-        for imp in &f.imports {
+        for imp in f.imports.iter() {
             // An empty set still splits every name into a candidate path: skip it.
             if !ignore.is_empty() && ignore.is_match(&imp.name) {
                 continue;

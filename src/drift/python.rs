@@ -114,7 +114,7 @@ mod tests {
             path: format!("pydantic_ai_slim/{p}"),
             language: Language::Python,
             kind: ImportKind::Build,
-            imports: Vec::new(),
+            imports: Default::default(),
         };
         let files: Vec<ScannedFile> = [
             "pydantic_ai/__init__.py",
@@ -144,7 +144,7 @@ mod tests {
             path: p.to_string(),
             language: Language::Python,
             kind: ImportKind::Dev,
-            imports: Vec::new(),
+            imports: Default::default(),
         };
         let root = [file("tests/test_agent.py"), file("tests/conftest.py")];
         assert!(own_python_names(vec!["pydantic_ai".into()], &root, "").is_empty());

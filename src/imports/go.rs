@@ -18,7 +18,7 @@ pub fn scan_file(src: &str) -> FileScan {
         c.weaken(0, src.len(), ImportKind::Dev);
     }
     FileScan {
-        imports: c.finish(),
+        imports: c.finish().into(),
         ..FileScan::default()
     }
 }
@@ -138,7 +138,7 @@ mod tests {
 
     /// The imports `scan_file` finds in `src`, for compact assertions.
     fn scan(src: &str) -> Vec<Import> {
-        scan_file(src).imports
+        scan_file(src).imports.to_vec()
     }
 
     #[test]

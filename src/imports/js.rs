@@ -43,7 +43,7 @@ fn scan(src: &str, whole: bool) -> FileScan {
         imports.retain(|i| !virtual_modules.contains(&i.name.as_str()));
     }
     FileScan {
-        imports,
+        imports: imports.into(),
         ..FileScan::default()
     }
 }
@@ -606,7 +606,7 @@ mod tests {
 
     /// The imports `scan_file` finds in `src`, for compact assertions.
     fn scan(src: &str) -> Vec<Import> {
-        scan_file(src).imports
+        scan_file(src).imports.to_vec()
     }
 
     #[test]
@@ -672,8 +672,8 @@ export { default } from 'f';
         let src = "const a = require('a');\ntry {\n  options.testRunner = require.resolve('jest-jasmine2');\n} catch (error: any) {\n  if (error.code === 'MODULE_NOT_FOUND') {\n    throw createConfigError('x');\n  }\n  throw error;\n}\ntry { require('fsevents'); } catch {}\ntry {\n  require('b');\n} catch (e) {\n  log(e);\n}\ntry { await import('c') } catch (e) { if (e.code === 'ERR_MODULE_NOT_FOUND') return; }\n";
         let got: Vec<(u32, String, crate::imports::ImportKind)> = scan_file(src)
             .imports
-            .into_iter()
-            .map(|i| (i.line, i.name, i.kind))
+            .iter()
+            .map(|i| (i.line, i.name.clone(), i.kind))
             .collect();
         assert_eq!(
             got,

@@ -105,8 +105,8 @@ pub struct Import {
 /// kind of other files (Rust's `#[cfg(test)] mod name;`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileScan {
-    /// The imports, in source order.
-    pub imports: Vec<Import>,
+    /// The imports, in source order (shared, not copied, by every file that is this blob).
+    pub imports: std::sync::Arc<[Import]>,
     /// Modules this file declares only for tests (`#[cfg(test)] mod tests;`): their files are
     /// dev code.
     pub test_mods: Vec<String>,
@@ -578,7 +578,7 @@ pub(crate) mod tests {
         let inputs = ADVERSARIAL.iter().map(|s| s.to_string()).chain(garbage);
         for src in inputs {
             let lines = src.split('\n').count() as u32;
-            for import in scan_file(&src).imports {
+            for import in scan_file(&src).imports.iter() {
                 assert!(
                     import.line >= 1 && import.line <= lines,
                     "{src:?} -> {import:?}"

@@ -38,7 +38,7 @@ pub struct ScannedFile {
     /// The kind of code it is, from where it stands in its module (tests are dev code).
     pub kind: ImportKind,
     /// What it imports.
-    pub imports: Vec<Import>,
+    pub imports: std::sync::Arc<[Import]>,
 }
 
 /// Bumped whenever any scanner's output could change, so cached results are re-read.

@@ -24,7 +24,7 @@ pub fn scan_file(src: &str) -> FileScan {
     guarded(&toks, src, &mut c, &mut notes);
     type_checking(&toks, src, &mut c);
     FileScan {
-        imports: c.finish(),
+        imports: c.finish().into(),
         test_mods: Vec::new(),
         notes,
     }
@@ -457,7 +457,7 @@ mod tests {
 
     /// The imports `scan_file` finds in `src`, for compact assertions.
     fn scan(src: &str) -> Vec<Import> {
-        scan_file(src).imports
+        scan_file(src).imports.to_vec()
     }
 
     #[test]
@@ -609,8 +609,8 @@ mod tests {
         let src = "from typing import TYPE_CHECKING\nimport typing\nif TYPE_CHECKING:\n    from opentelemetry.trace import Span\n    import a\nelse:\n    import b\nif typing.TYPE_CHECKING: import c\nif not TYPE_CHECKING:\n    import d\nimport e\n";
         let got: Vec<(u32, String, crate::imports::ImportKind)> = scan_file(src)
             .imports
-            .into_iter()
-            .map(|i| (i.line, i.name, i.kind))
+            .iter()
+            .map(|i| (i.line, i.name.clone(), i.kind))
             .collect();
         assert_eq!(
             got,

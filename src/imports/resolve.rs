@@ -112,7 +112,7 @@ fn edges(
         // Most modules ignore nothing: no glob set, no candidate per import.
         let ignore = (!m.ignore.is_empty()).then(|| globs(m.ignore));
         for file in m.files {
-            for imp in &file.imports {
+            for imp in file.imports.iter() {
                 if let Some(ignore) = &ignore
                     && ignore.is_match(&imp.name)
                 {

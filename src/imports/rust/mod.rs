@@ -32,7 +32,7 @@ pub fn scan_file(src: &str) -> FileScan {
     let mut notes = Vec::new();
     let test_mods = test_items(&toks, src, &mut c, &mut notes);
     FileScan {
-        imports: c.finish(),
+        imports: c.finish().into(),
         test_mods,
         notes,
     }

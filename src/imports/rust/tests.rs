@@ -6,7 +6,7 @@ use crate::imports::lex::{Import, ImportKind};
 
 /// The imports `scan_file` finds in `src`, for compact assertions.
 fn scan(src: &str) -> Vec<Import> {
-    scan_file(src).imports
+    scan_file(src).imports.to_vec()
 }
 
 /// (line, name, kind) triples.
