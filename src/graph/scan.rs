@@ -256,13 +256,17 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
         jobs.iter().map(|&job| scan_blob(job, blob)).collect()
     };
     if threads == 1 {
+        // Each blob's buffer is the next one's.
+        let spare = std::cell::Cell::new(Vec::new());
         source::blobs::read_many(
             &snap.repo,
             &snap.name,
             &ids,
             MAX_SCANNED_FILE,
+            || spare.take(),
             |id, blob| {
                 take(scan_all(id, &blob));
+                spare.set(blob.into_buffer());
                 true
             },
         )?;
@@ -277,10 +281,15 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
     // end, so were they all gone the reader's next hand-over fails rather than waits.
     let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(threads * 2);
     let receive = std::sync::Arc::new(std::sync::Mutex::new(receive));
+    // The blobs' buffers go back to the reader to be read into again: memory the reader
+    // allocated and scanners freed would reach it again only late, and new pages cost more
+    // than reading.
+    let (give_back, returned) = std::sync::mpsc::channel::<Vec<u8>>();
     let read = std::thread::scope(|s| {
         let scanners: Vec<_> = (0..threads)
             .map(|_| {
                 let receive = std::sync::Arc::clone(&receive);
+                let give_back = give_back.clone();
                 s.spawn(move || {
                     let mut got = Vec::new();
                     loop {
@@ -291,6 +300,8 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
                         let Ok(batch) = next else { break };
                         for (id, blob) in batch {
                             got.extend(scan_all(id, &blob));
+                            // The reader may be done: then the buffer is simply freed.
+                            let _ = give_back.send(blob.into_buffer());
                         }
                     }
                     got
@@ -298,6 +309,7 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
             })
             .collect();
         drop(receive);
+        drop(give_back);
         let mut batch: Batch = Vec::with_capacity(BATCH);
         let hand_over = |batch: Batch| send.send(batch).is_ok();
         let mut read = source::blobs::read_many(
@@ -305,6 +317,7 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
             &snap.name,
             &ids,
             MAX_SCANNED_FILE,
+            || returned.try_recv().unwrap_or_default(),
             |id, blob| {
                 batch.push((id, blob));
                 batch.len() < BATCH

@@ -20,50 +20,119 @@ pub enum Blob {
     TooLarge(u64),
 }
 
+impl Blob {
+    /// Its buffer, emptied, to read another blob into.
+    pub fn into_buffer(self) -> Vec<u8> {
+        match self {
+            Blob::Data(mut d) => {
+                d.clear();
+                d
+            }
+            Blob::TooLarge(_) => Vec::new(),
+        }
+    }
+}
+
 /// Reads each blob of `ids` once (duplicates are read once), bases first, and hands each to
-/// `take` in that order until `take` says stop (returns `false`). A blob larger than `limit`
-/// bytes is not read. On a read that fails, the error names the blob's id; `what` names the
-/// repository in it.
+/// `take` in that order until `take` says stop (returns `false`). Each is read into a buffer
+/// from `buffer` (one handed back from an earlier blob costs no new memory). A blob larger
+/// than `limit` bytes is not read. On a read that fails, the error names the blob's id;
+/// `what` names the repository in it.
 pub fn read_many(
     repo: &gix::Repository,
     what: &str,
     ids: &[ObjectId],
     limit: u64,
+    mut buffer: impl FnMut() -> Vec<u8>,
     mut take: impl FnMut(ObjectId, Blob) -> bool,
 ) -> Result<(), SourceError> {
+    use gix::prelude::FindExt;
     let mut repo = repo.clone();
     repo.objects.set_pack_cache(|| {
         Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
             CACHE_BYTES,
         ))
     });
-    let mut order: Vec<(u32, ObjectId, u64)> = Vec::with_capacity(ids.len());
-    for &id in ids {
-        let header = repo
-            .find_header(id)
-            .map_err(|e| SourceError::git(what, &format!("cannot read blob {id}"), e))?;
-        let depth = match header {
-            gix::odb::find::Header::Packed(p) => p.num_deltas,
-            gix::odb::find::Header::Loose { .. } => 0,
-        };
-        order.push((depth, id, header.size()));
-    }
+    let mut order = headers(&repo, what, ids)?;
     order.sort_unstable();
     order.dedup_by_key(|(_, id, _)| *id);
     for (_, id, size) in order {
         let blob = if size > limit {
             Blob::TooLarge(size)
+        } else if id == ObjectId::empty_blob(id.kind()) {
+            Blob::Data(Vec::new())
         } else {
-            let mut b = repo
-                .find_blob(id)
-                .map_err(|e| SourceError::git(what, &format!("cannot read blob {id}"), e))?;
-            Blob::Data(b.take_data())
+            let mut data = buffer();
+            let kind = repo
+                .objects
+                .find(&id, &mut data)
+                .map_err(|e| SourceError::git(what, &format!("cannot read blob {id}"), e))?
+                .kind;
+            if kind != gix::object::Kind::Blob {
+                let why = format!("cannot read blob {id}");
+                return Err(SourceError::git(what, &why, format!("it is a {kind}")));
+            }
+            Blob::Data(data)
         };
         if !take(id, blob) {
             break;
         }
     }
     Ok(())
+}
+
+/// Each blob's (delta depth, id, size), read on every core when there are many: a header
+/// walks the blob's whole delta chain.
+fn headers(
+    repo: &gix::Repository,
+    what: &str,
+    ids: &[ObjectId],
+) -> Result<Vec<(u32, ObjectId, u64)>, SourceError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if ids.len() < 2000 || cores == 1 {
+        return headers_of(repo, what, ids);
+    }
+    let parts: Vec<Result<_, SourceError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = ids
+            .chunks(ids.len().div_ceil(cores))
+            .map(|chunk| {
+                let repo = repo.clone();
+                s.spawn(move || headers_of(&repo, what, chunk))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(r) => r,
+                Err(p) => std::panic::resume_unwind(p),
+            })
+            .collect()
+    });
+    let mut out = Vec::with_capacity(ids.len());
+    for part in parts {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
+/// [`headers`], on this thread.
+fn headers_of(
+    repo: &gix::Repository,
+    what: &str,
+    ids: &[ObjectId],
+) -> Result<Vec<(u32, ObjectId, u64)>, SourceError> {
+    ids.iter()
+        .map(|&id| {
+            let header = repo
+                .find_header(id)
+                .map_err(|e| SourceError::git(what, &format!("cannot read blob {id}"), e))?;
+            let depth = match header {
+                gix::odb::find::Header::Packed(p) => p.num_deltas,
+                gix::odb::find::Header::Loose { .. } => 0,
+            };
+            Ok((depth, id, header.size()))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -81,7 +150,7 @@ mod tests {
             .detach();
         let big = repo.write_blob(vec![b'x'; 100]).expect("blob").detach();
         let mut seen = Vec::new();
-        read_many(&repo, "r", &[small, big, small], 50, |id, b| {
+        read_many(&repo, "r", &[small, big, small], 50, Vec::new, |id, b| {
             seen.push(match b {
                 Blob::Data(d) => (id, d.len() as u64, true),
                 Blob::TooLarge(n) => (id, n, false),
@@ -101,7 +170,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let repo = gix::init(dir.path()).expect("init");
         let id = ObjectId::from_hex(b"0123456789012345678901234567890123456789").expect("id");
-        let err = read_many(&repo, "r", &[id], 50, |_, _| true).expect_err("missing");
+        let err = read_many(&repo, "r", &[id], 50, Vec::new, |_, _| true).expect_err("missing");
         assert!(err.to_string().contains("0123456789"), "{err}");
     }
 }
