@@ -70,6 +70,20 @@ struct GraphJson<'a> {
     stats: &'a Stats,
 }
 
+impl<'a> GraphJson<'a> {
+    /// What `--json` prints of a load.
+    fn of(loaded: &'a crate::graph::Loaded) -> Self {
+        let g = &loaded.graph;
+        GraphJson {
+            modules: &g.modules,
+            edges: &g.edges,
+            cycles: &g.cycles,
+            warnings: &g.warnings,
+            stats: &loaded.stats,
+        }
+    }
+}
+
 /// Runs `mesh graph` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let state = &ctx.paths().state;
@@ -98,6 +112,12 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     if let Some(k) = a.kind {
         loaded.graph.edges.retain(|e| e.kind == k.kind());
     }
+    // A program's whole graph is rendered while the load's store write commits; nothing is
+    // said or printed before the store holds it.
+    let rendered = keepable
+        .then(|| serde_json::to_string(&GraphJson::of(&loaded)).ok())
+        .flatten();
+    loaded.settle()?;
     let g = &loaded.graph;
     let s = &loaded.stats;
     let mut said = Answer {
@@ -120,21 +140,15 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let code = if let Some(why) = &a.why {
         why_edge(g, ui, &why[0], &why[1])?
     } else {
-        let json = GraphJson {
-            modules: &g.modules,
-            edges: &g.edges,
-            cycles: &g.cycles,
-            warnings: &g.warnings,
-            stats: s,
-        };
+        let json = GraphJson::of(&loaded);
         match format {
-            Format::Json if keepable => match serde_json::to_string(&json) {
-                Ok(mut out) => {
+            Format::Json if keepable => match rendered {
+                Some(mut out) => {
                     out.push('\n');
                     ui.data(&out);
                     said.stdout = out;
                 }
-                Err(_) => ui.json_data(&json),
+                None => ui.json_data(&json),
             },
             Format::Json => ui.json_data(&json),
             Format::Dot => ui.data(dot(g)),

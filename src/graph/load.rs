@@ -7,7 +7,7 @@
 
 use super::cache::{self, CachedModule, Facts, Head, Resolved};
 use super::names;
-use super::record::Recorder;
+use super::record::{Committing, Recorder};
 use super::scan::{KnownScans, Learned, scan_modules, walk_all};
 use super::{EdgeKind, GraphModule, ImportEdge, ModuleGraph};
 use crate::Result;
@@ -50,6 +50,20 @@ pub struct Loaded {
     /// edges were reused, nothing was walked, read or resolved): then the next load on the
     /// same key gives exactly this, and a verb may keep what it rendered ([`super::answer`]).
     pub from_cache: bool,
+    /// The load's store write, still committing ([`load_with_evidence`] only).
+    committing: Option<Committing>,
+}
+
+impl Loaded {
+    /// Waits until the store holds what this load learned, or says why it does not: a verb
+    /// that renders while the write commits ([`load_with_evidence`]) calls it before it
+    /// prints. Every other load returns settled.
+    pub fn settle(&mut self) -> Result<()> {
+        match self.committing.take() {
+            Some(c) => Ok(c.wait()?),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Reads every repository, derives the module graph, and records what was learned in one
@@ -68,12 +82,14 @@ pub fn load_with_records(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded>
         store_path,
         Want {
             records: true,
-            evidence: false,
+            ..Want::default()
         },
     )
 }
 
-/// [`load`], with the import lines of every edge (what `mesh graph` shows).
+/// [`load`], with the import lines of every edge (what `mesh graph` shows). It returns while
+/// its store write commits, so that the caller renders meanwhile: the caller calls
+/// [`Loaded::settle`] before it prints.
 pub fn load_with_evidence(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded> {
     load_as(
         mesh,
@@ -81,6 +97,7 @@ pub fn load_with_evidence(mesh: &MeshConfig, store_path: &Path) -> Result<Loaded
         Want {
             records: false,
             evidence: true,
+            unsettled: true,
         },
     )
 }
@@ -92,6 +109,8 @@ struct Want {
     records: bool,
     /// Every edge's import lines.
     evidence: bool,
+    /// Return while the store write commits.
+    unsettled: bool,
 }
 
 /// The repositories and modules at their refs, as [`load`] reads them, reusing what the graph
@@ -231,6 +250,7 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
     }
     let (stats, notes) = tally(&snapshot, &facts, &work.learned);
     let fresh_any = !fresh.is_empty();
+    let mut committing = None;
     if names.is_some() || work.recorder.is_some() {
         let new_head = names.as_ref().map(|names| Head {
             key,
@@ -263,13 +283,21 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
             .recorder
             .take()
             .unwrap_or_else(|| Recorder::start(store_path));
-        recorder.finish(new_head, fresh, gone)?;
+        let pending = recorder.commit(new_head, fresh, gone);
+        if want.unsettled {
+            committing = Some(pending);
+        } else {
+            pending.wait()?;
+        }
     }
     let from_cache = names.is_none() && !fresh_any && work.learned.iter().all(Option::is_none);
     let graph = assemble(&snapshot, &provides, edges, warnings);
     if !want.evidence && !graph.cycles.is_empty() {
         // A cycle is shown (and a Rust one refused) with the imports that make it: read
         // again with every edge's evidence. The cache was just written, so this reads it.
+        if let Some(c) = committing {
+            c.wait()?;
+        }
         return load_as(
             mesh,
             store_path,
@@ -295,6 +323,7 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
         notes,
         records,
         from_cache,
+        committing,
     })
 }
 
@@ -420,7 +449,8 @@ impl<'a> Work<'a> {
 
     /// Makes sure each module in `which` has its record: read from the store when its source
     /// id did not move, else walked (git reads only) and scanned (blobs scanned before come
-    /// from the store). One open for every read; closed before scanning.
+    /// from the store). The store is read opened read-only; the write that records what was
+    /// scanned opens it while the scan runs.
     fn ensure(&mut self, which: &[usize]) -> Result<()> {
         let which: Vec<usize> = which
             .iter()
@@ -431,13 +461,14 @@ impl<'a> Work<'a> {
             return Ok(());
         }
         let snapshot = self.snapshot;
-        let store = Store::open(self.store_path)?;
-        let records: Vec<Option<ModuleRecord>> = store.read(|r| {
-            which
-                .iter()
-                .map(|&i| r.get(MODULES, snapshot.modules[i].name().as_bytes()))
-                .collect()
-        })?;
+        let records: Vec<Option<ModuleRecord>> = self
+            .read(|r| {
+                which
+                    .iter()
+                    .map(|&i| r.get(MODULES, snapshot.modules[i].name().as_bytes()))
+                    .collect()
+            })?
+            .unwrap_or_else(|| vec![None; which.len()]);
         let mut stale = Vec::new();
         for (&i, record) in which.iter().zip(records) {
             match record.filter(|r| {
@@ -465,17 +496,22 @@ impl<'a> Work<'a> {
             .iter()
             .flat_map(|(_, files)| files.iter().filter(|f| f.1.is_some()).map(|f| f.0.id))
             .collect();
-        let known: KnownScans = store.read(|r| {
-            let mut out = KnownScans::default();
-            for id in &wanted {
-                let key = store::imports_key(id.as_bytes(), SCANNER_VERSION);
-                if let Some(v) = r.get(IMPORTS, &key)? {
-                    out.insert(*id, v);
+        let known: KnownScans = self
+            .read(|r| {
+                let mut out = KnownScans::default();
+                for id in &wanted {
+                    let key = store::imports_key(id.as_bytes(), SCANNER_VERSION);
+                    if let Some(v) = r.get(IMPORTS, &key)? {
+                        out.insert(*id, v);
+                    }
                 }
-            }
-            Ok(out)
-        })?;
-        drop(store);
+                Ok(out)
+            })?
+            .unwrap_or_default();
+        // The write opens the store (makes it, the first time) while the blobs are scanned.
+        let recorder = self
+            .recorder
+            .get_or_insert_with(|| Recorder::start(self.store_path));
         let (learned, new_imports) = scan_modules(snapshot, walked, &known)?;
         let mut records = Vec::new();
         for (i, mut l) in learned {
@@ -484,10 +520,24 @@ impl<'a> Work<'a> {
         }
         // Records in module (name) order: keys in order go in fastest.
         records.sort_unstable_by(|a, b| a.key().cmp(b.key()));
-        self.recorder
-            .get_or_insert_with(|| Recorder::start(self.store_path))
-            .put(new_imports, records);
+        recorder.put(new_imports, records);
         Ok(())
+    }
+
+    /// Runs `f` on the store opened read-only (no write, no sync); a store that cannot be
+    /// read so (it needs repair, or is of an older format) is opened whole, which repairs or
+    /// migrates it, or says why it cannot be used. `None` when there is no store yet.
+    fn read<T>(
+        &self,
+        f: impl Fn(&store::Reader) -> std::result::Result<T, store::StoreError>,
+    ) -> Result<Option<T>> {
+        if !self.store_path.exists() {
+            return Ok(None);
+        }
+        if let Some(got) = Store::peek(self.store_path, &f) {
+            return Ok(Some(got?));
+        }
+        Ok(Some(Store::open(self.store_path)?.read(&f)?))
     }
 }
 

@@ -1,6 +1,7 @@
-//! The load's one store write, on a thread of its own: begun as soon as the first scans are
-//! made, so that putting them (and the wait for the disk) overlaps the resolution; committed
-//! once the graph cache is handed over, or abandoned, and then nothing at all is written.
+//! The load's one store write, on a thread of its own: the store opened (made, the first
+//! time) while the load scans, the scans put while it resolves, so that neither waits for
+//! the other; committed once the graph cache is handed over, or abandoned, and then nothing
+//! at all is written.
 
 use super::cache::{self, Head, Resolved};
 use crate::imports::FileScan;
@@ -26,7 +27,8 @@ pub(super) struct Recorder {
 }
 
 impl Recorder {
-    /// Begins the write to the store at `path`.
+    /// Begins the write to the store at `path`: opens it now, begins its transaction with
+    /// the first [`Recorder::put`].
     pub fn start(path: &Path) -> Recorder {
         let (send, receive) = mpsc::channel();
         let path = path.to_path_buf();
@@ -45,20 +47,44 @@ impl Recorder {
         }
     }
 
-    /// Puts the graph cache and commits; returns once the store holds it all.
-    pub fn finish(
+    /// Hands over the graph cache and lets the write commit while the caller goes on (to
+    /// render what it loaded): [`Committing::wait`] says whether the store holds it.
+    pub fn commit(
         mut self,
         head: Option<Head>,
         fresh: Vec<(String, Resolved)>,
         gone: Vec<String>,
-    ) -> Result<(), StoreError> {
+    ) -> Committing {
         if let Some(send) = self.send.take() {
             let _ = send.send(Msg::Finish(head, fresh, gone));
         }
+        Committing {
+            thread: self.thread.take(),
+        }
+    }
+}
+
+/// A write handed all it puts, committing on its thread. Dropped without
+/// [`Committing::wait`], it still waits for the commit (and its error is not said).
+pub struct Committing {
+    thread: Option<JoinHandle<Result<(), StoreError>>>,
+}
+
+impl Committing {
+    /// Waits until the store holds the write, or says why it does not.
+    pub fn wait(mut self) -> Result<(), StoreError> {
         match self.thread.take().map(JoinHandle::join) {
             Some(Ok(result)) => result,
             Some(Err(panic)) => std::panic::resume_unwind(panic),
             None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Committing {
+    fn drop(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
         }
     }
 }
@@ -74,18 +100,25 @@ impl Drop for Recorder {
     }
 }
 
-/// The writer: one transaction, each message put as it comes, committed on `Finish`; ended
-/// without one (the load failed), it rolls back.
+/// The writer: the store opened at once (made, the first time), while the load still scans;
+/// then one transaction, begun with the first message (other processes' writes wait for the
+/// write, not for the scan), each message put as it comes, committed on `Finish`. Ended
+/// without one (the load failed), nothing is written.
 fn write(path: &Path, receive: &mpsc::Receiver<Msg>) -> Result<(), StoreError> {
     let store = Store::open(path)?;
+    let abandoned = || StoreError::Db {
+        path: path.to_path_buf(),
+        message: "the load that began this write failed: nothing written".into(),
+    };
+    let mut next = receive.recv().map_err(|_| abandoned())?;
     store.write(|w| {
         loop {
-            match receive.recv() {
-                Ok(Msg::Scans(imports, modules)) => {
+            match next {
+                Msg::Scans(imports, modules) => {
                     w.put_sealed(IMPORTS, &imports)?;
                     w.put_sealed(MODULES, &modules)?;
                 }
-                Ok(Msg::Finish(head, fresh, gone)) => {
+                Msg::Finish(head, fresh, gone) => {
                     if let Some(head) = head {
                         let changed: Vec<(&str, &Resolved)> =
                             fresh.iter().map(|(n, r)| (n.as_str(), r)).collect();
@@ -93,13 +126,8 @@ fn write(path: &Path, receive: &mpsc::Receiver<Msg>) -> Result<(), StoreError> {
                     }
                     return Ok(());
                 }
-                Err(_) => {
-                    return Err(StoreError::Db {
-                        path: path.to_path_buf(),
-                        message: "the load that began this write failed: nothing written".into(),
-                    });
-                }
             }
+            next = receive.recv().map_err(|_| abandoned())?;
         }
     })
 }
