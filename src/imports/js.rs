@@ -24,21 +24,28 @@ pub fn scan_file(src: &str) -> FileScan {
 /// last of them, unless something else in the file must be read `whole` (an ignore marker,
 /// whose comment may follow an import on its line; a `try`/`catch`; a virtual mock).
 fn scan(src: &str, whole: bool) -> FileScan {
-    let mut c = Collector::new(src);
-    let whole = whole || c.has_marker() || may_catch(src) || has(src, &WORDS.virtual_);
+    let found = survey(src.as_bytes());
+    let mut c = Collector::with_marker(src, found.marker);
+    let whole = whole || found.marker || found.catches || found.virtual_;
     let stop = if whole {
         None
     } else {
-        match last_candidate(src.as_bytes()) {
+        match found.last {
             Some(at) => Some(at),
             None => return FileScan::default(),
         }
     };
     let toks = Lexer::new(src.as_bytes(), &mut c).run(stop);
     collect(&toks, src, &mut c);
-    optional_requires(&toks, src, &mut c);
+    if found.catches {
+        optional_requires(&toks, src, &mut c);
+    }
     let mut imports = c.finish();
-    let virtual_modules = virtual_mocks(&toks, src);
+    let virtual_modules = if found.virtual_ {
+        virtual_mocks(&toks, src)
+    } else {
+        Vec::new()
+    };
     if !virtual_modules.is_empty() {
         imports.retain(|i| !virtual_modules.contains(&i.name.as_str()));
     }
@@ -54,9 +61,6 @@ fn scan(src: &str, whole: bool) -> FileScan {
 /// (jest-transform's tests `require('test_preprocessor')` so). Vitest's `vi.mock` has no such
 /// option (it takes `{spy}`), so it is not read.
 fn virtual_mocks<'s>(toks: &[Token], src: &'s str) -> Vec<&'s str> {
-    if !has(src, &WORDS.virtual_) {
-        return Vec::new();
-    }
     let ident = |j: usize, names: &[&str]| {
         toks.get(j)
             .is_some_and(|t| t.kind == Kind::Ident && names.contains(&t.text(src)))
@@ -364,22 +368,50 @@ fn ends_clauses(kind: Kind) -> bool {
     )
 }
 
-/// The offset of the last place in `b` where an import form may start: the word `import`,
-/// the word `require`, or the word `export` not followed by a name other than `type` (so
-/// not `export function`, which is no re-export). `None` when there is none: then the file
-/// imports nothing. Cheap, and never later than the real last one: words in comments and
-/// strings count too.
-fn last_candidate(b: &[u8]) -> Option<usize> {
-    let word = |start: usize, len: usize| {
+/// What a search of a file's bytes finds of the words the scanner cares about. Words in
+/// comments and strings count too: each flag says "may", never "is".
+#[derive(Debug, Default, Clone, Copy)]
+struct Survey {
+    /// The offset of the last place where an import form may start: the word `import`, the
+    /// word `require`, or the word `export` not followed by a name other than `type` (so not
+    /// `export function`, which is no re-export). `None`: the file imports nothing.
+    last: Option<usize>,
+    /// Both `try` and `catch` occur (see [`optional_requires`]).
+    catches: bool,
+    /// `virtual` occurs (see [`virtual_mocks`]).
+    virtual_: bool,
+    /// The ignore marker occurs.
+    marker: bool,
+}
+
+/// Searchers for the words of a [`Survey`], built once (each search is a vectorized scan).
+struct Words {
+    import: Finder<'static>,
+    require: Finder<'static>,
+    export: Finder<'static>,
+    try_: Finder<'static>,
+    catch: Finder<'static>,
+    virtual_: Finder<'static>,
+    marker: Finder<'static>,
+}
+
+static WORDS: LazyLock<Words> = LazyLock::new(|| Words {
+    import: Finder::new("import"),
+    require: Finder::new("require"),
+    export: Finder::new("export"),
+    try_: Finder::new("try"),
+    catch: Finder::new("catch"),
+    virtual_: Finder::new("virtual"),
+    marker: Finder::new(super::lex::IGNORE_MARKER),
+});
+
+/// Surveys `b`: a vectorized search for each word (one pass each, faster than one
+/// multi-word automaton here).
+fn survey(b: &[u8]) -> Survey {
+    let word = |start: usize, end: usize| {
         let before = start.checked_sub(1).map_or(0, |p| at(b, p));
-        !is_js_ident_byte(before) && !is_js_ident_byte(at(b, start + len))
+        !is_js_ident_byte(before) && !is_js_ident_byte(at(b, end))
     };
-    let last = |needle: &Finder, also: &dyn Fn(usize) -> bool| {
-        let len = needle.needle().len();
-        let found = needle.find_iter(b).filter(|&k| word(k, len) && also(k));
-        found.last()
-    };
-    let any = |_: usize| true;
     // After `export`, and after `export type`: a name means no re-export.
     let name_next = |mut j: usize| {
         while at(b, j).is_ascii_whitespace() || at(b, j) == 0x0b {
@@ -389,48 +421,33 @@ fn last_candidate(b: &[u8]) -> Option<usize> {
         let name = c == b'$' || c == b'_' || c.is_ascii_alphabetic() || c >= 0x80;
         name.then(|| (j, js_ident_end(b, j)))
     };
-    let re_export = |k: usize| match name_next(k + b"export".len()) {
+    let re_export = |end: usize| match name_next(end) {
         None => true, // `*`, `{`, a comment, or anything unsure
         Some((start, end)) => b.get(start..end) == Some(b"type") && name_next(end).is_none(),
     };
-    [
-        last(&WORDS.import, &any),
-        last(&WORDS.require, &any),
-        last(&WORDS.export, &re_export),
-    ]
-    .into_iter()
-    .flatten()
-    .max()
-}
-
-/// Searchers for the words the scanner looks for in whole files, built once (each search
-/// is a vectorized scan).
-struct Words {
-    import: Finder<'static>,
-    export: Finder<'static>,
-    require: Finder<'static>,
-    try_: Finder<'static>,
-    catch: Finder<'static>,
-    virtual_: Finder<'static>,
-}
-
-static WORDS: LazyLock<Words> = LazyLock::new(|| Words {
-    import: Finder::new("import"),
-    export: Finder::new("export"),
-    require: Finder::new("require"),
-    try_: Finder::new("try"),
-    catch: Finder::new("catch"),
-    virtual_: Finder::new("virtual"),
-});
-
-/// Whether `src` has this word anywhere (comments and strings too).
-fn has(src: &str, word: &Finder) -> bool {
-    word.find(src.as_bytes()).is_some()
-}
-
-/// Whether `src` may hold a `try … catch` (see [`optional_requires`]).
-fn may_catch(src: &str) -> bool {
-    has(src, &WORDS.try_) && has(src, &WORDS.catch)
+    let w = &*WORDS;
+    let last = |needle: &Finder, also: &dyn Fn(usize) -> bool| {
+        let len = needle.needle().len();
+        needle
+            .find_iter(b)
+            .filter(|&k| word(k, k + len) && also(k + len))
+            .last()
+    };
+    let any = |_: usize| true;
+    let has = |needle: &Finder| needle.find(b).is_some();
+    Survey {
+        last: [
+            last(&w.import, &any),
+            last(&w.require, &any),
+            last(&w.export, &re_export),
+        ]
+        .into_iter()
+        .flatten()
+        .max(),
+        catches: has(&w.try_) && has(&w.catch),
+        virtual_: has(&w.virtual_),
+        marker: has(&w.marker),
+    }
 }
 
 /// Whether `c` continues a JS identifier (`$` too).
@@ -473,9 +490,6 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
 /// `try { require.resolve('jest-jasmine2') } catch (error) { if (error.code ===
 /// 'MODULE_NOT_FOUND') … }`).
 fn optional_requires(toks: &[Token], src: &str, c: &mut Collector) {
-    if !may_catch(src) {
-        return;
-    }
     for (i, t) in toks.iter().enumerate() {
         if t.kind != Kind::Ident || t.text(src) != "try" || !punct_at(toks, i + 1, b'{') {
             continue;

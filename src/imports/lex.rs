@@ -220,19 +220,20 @@ pub(crate) struct Collector<'a> {
 impl<'a> Collector<'a> {
     /// A collector for this file's text.
     pub fn new(src: &'a str) -> Collector<'a> {
+        Collector::with_marker(src, has_marker(src))
+    }
+
+    /// A collector for this file's text, which has an ignore marker somewhere if `has_marker`
+    /// (for a scanner that searched the text already).
+    pub fn with_marker(src: &'a str, has_marker: bool) -> Collector<'a> {
         Collector {
             src,
-            has_marker: has_marker(src),
+            has_marker,
             found: Vec::new(),
             markers: Vec::new(),
             ranges: Vec::new(),
             statements: Vec::new(),
         }
-    }
-
-    /// Whether the file has an ignore marker anywhere (then every comment matters).
-    pub fn has_marker(&self) -> bool {
-        self.has_marker
     }
 
     /// Marks `start..end` as code whose imports are at most of `kind`.
@@ -302,8 +303,8 @@ impl<'a> Collector<'a> {
         // Where the imports of the current line start in `out`: a name it already has is a
         // repeat (lines only rise, so no other line can have it).
         let mut line_from = 0;
-        for (offset, name) in &self.found {
-            let line = lines.line_of(*offset);
+        for (offset, name) in std::mem::take(&mut self.found) {
+            let line = lines.line_of(offset);
             if out.last().is_some_and(|i| i.line != line) {
                 line_from = out.len();
             }
@@ -311,7 +312,7 @@ impl<'a> Collector<'a> {
                 .get(line_from..)
                 .unwrap_or(&[])
                 .iter()
-                .any(|i| i.name == *name);
+                .any(|i| i.name == name);
             if ignored.binary_search(&line).is_ok() || repeat {
                 continue;
             }
@@ -321,13 +322,13 @@ impl<'a> Collector<'a> {
             let kind = self
                 .ranges
                 .iter()
-                .filter(|(start, end, _)| (*start..*end).contains(offset))
+                .filter(|(start, end, _)| (*start..*end).contains(&offset))
                 .map(|r| r.2)
                 .min()
                 .unwrap_or_default();
             out.push(Import {
                 line,
-                name: name.clone(),
+                name,
                 text: text.1.clone(),
                 kind,
             });
@@ -374,8 +375,8 @@ impl<'a> LineCursor<'a> {
         let bytes = self.src.as_bytes();
         let offset = offset.min(bytes.len());
         let segment = bytes.get(self.pos..offset).unwrap_or(&[]);
-        let newlines = segment.iter().filter(|&&b| b == b'\n').count();
-        if let Some(last) = segment.iter().rposition(|&b| b == b'\n') {
+        let newlines = memchr::memchr_iter(b'\n', segment).count();
+        if let Some(last) = memchr::memrchr(b'\n', segment) {
             self.line_start = self.pos + last + 1;
         }
         let newlines = u32::try_from(newlines).unwrap_or(u32::MAX);
