@@ -465,15 +465,13 @@ impl<'a> Work<'a> {
             .read(|r| {
                 which
                     .iter()
-                    .map(|&i| r.get(MODULES, snapshot.modules[i].name().as_bytes()))
+                    .map(|&i| read_record(r, &snapshot.modules[i]))
                     .collect()
             })?
             .unwrap_or_else(|| vec![None; which.len()]);
         let mut stale = Vec::new();
         for (&i, record) in which.iter().zip(records) {
-            match record.filter(|r| {
-                r.source_id == snapshot.modules[i].source_id && r.scanner_version == SCANNER_VERSION
-            }) {
+            match record {
                 Some(record) => {
                     self.learned[i] = Some(Learned {
                         record,
@@ -539,6 +537,22 @@ impl<'a> Work<'a> {
         }
         Ok(Some(Store::open(self.store_path)?.read(&f)?))
     }
+}
+
+/// The store's record of module `m` when it was made from `m`'s source id by this scanner,
+/// with its files' imports read from their blobs': `None` when there is none, or one of its
+/// blobs' imports is missing (then the module is walked again).
+fn read_record(
+    r: &store::Reader,
+    m: &crate::source::ModuleSource,
+) -> std::result::Result<Option<ModuleRecord>, store::StoreError> {
+    let Some(stored) = r.get(MODULES, m.name().as_bytes())? else {
+        return Ok(None);
+    };
+    if stored.source_id != m.source_id || stored.scanner_version != SCANNER_VERSION {
+        return Ok(None);
+    }
+    stored.join(|blob| r.get(IMPORTS, &store::imports_key(blob, SCANNER_VERSION)))
 }
 
 /// How much work loading took, and the notes for `-v`.

@@ -5,7 +5,7 @@
 
 use super::cache::{self, Head, Resolved};
 use crate::imports::FileScan;
-use crate::store::{IMPORTS, MODULES, ModuleRecord, Sealed, Store, StoreError};
+use crate::store::{IMPORTS, MODULES, Sealed, Store, StoreError, StoredModule};
 use std::path::Path;
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 /// What the load hands the writer.
 enum Msg {
     /// Scans of blobs and records of modules to put.
-    Scans(Vec<Sealed<FileScan>>, Vec<Sealed<ModuleRecord>>),
+    Scans(Vec<Sealed<FileScan>>, Vec<Sealed<StoredModule>>),
     /// The last of it: the graph cache's head (when the names were read), the edges resolved
     /// now by module name, and the modules that are gone. Then the write commits.
     Finish(Option<Head>, Vec<(String, Resolved)>, Vec<String>),
@@ -40,7 +40,7 @@ impl Recorder {
     }
 
     /// Puts these scans and records (in the order given; keys in order go in fastest).
-    pub fn put(&self, imports: Vec<Sealed<FileScan>>, modules: Vec<Sealed<ModuleRecord>>) {
+    pub fn put(&self, imports: Vec<Sealed<FileScan>>, modules: Vec<Sealed<StoredModule>>) {
         if let Some(send) = &self.send {
             // A writer that stopped has an error to give at `finish`.
             let _ = send.send(Msg::Scans(imports, modules));

@@ -6,7 +6,7 @@ use crate::Result;
 use crate::imports::manifest::{self, MANIFEST_FILES, ManifestFacts};
 use crate::imports::{FileScan, Language, SCANNER_VERSION, ScannedFile, component, place};
 use crate::source::{self, ModuleSource, RepoSnapshot, Snapshot, SourceError};
-use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Sealed};
+use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Sealed, StoredModule};
 use gix::ObjectId;
 
 /// Files larger than this are not scanned (generated code, vendored bundles).
@@ -16,7 +16,7 @@ const MAX_SCANNED_FILE: u64 = 4 << 20;
 pub(super) struct Learned {
     pub record: ModuleRecord,
     /// The record sealed to be stored, for a module walked now.
-    pub sealed: Option<Sealed<ModuleRecord>>,
+    pub sealed: Option<Sealed<StoredModule>>,
     pub walked: bool,
     pub parsed: u64,
     pub cached: u64,
@@ -414,6 +414,8 @@ struct ModuleScan<'a> {
     scans: Scans<'a>,
     /// The source files scanned, their imports all of kind build until placed.
     scanned: Vec<ScannedFile>,
+    /// The id of each scanned file's blob, in the same order.
+    blobs: Vec<Vec<u8>>,
     parsed: u64,
     cached: u64,
     /// Files skipped and notes on files, for `-v`.
@@ -434,6 +436,7 @@ impl<'a> ModuleScan<'a> {
             repo,
             scans,
             scanned: Vec::new(),
+            blobs: Vec::new(),
             parsed: 0,
             cached: 0,
             skipped: Vec::new(),
@@ -492,6 +495,7 @@ impl<'a> ModuleScan<'a> {
                 .iter()
                 .map(|n| format!("{repo_name}:{}: {n}", f.path)),
         );
+        self.blobs.push(f.id.as_bytes().to_vec());
         self.scanned.push(ScannedFile {
             path: f.path.clone(),
             language: lang,
@@ -535,7 +539,10 @@ impl<'a> ModuleScan<'a> {
             manifests: facts,
         };
         Learned {
-            sealed: Some(MODULES.seal(m.name().as_bytes().to_vec(), &record)),
+            sealed: Some(MODULES.seal(
+                m.name().as_bytes().to_vec(),
+                &StoredModule::of(&record, &self.blobs),
+            )),
             record,
             walked: true,
             parsed: self.parsed,

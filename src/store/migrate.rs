@@ -15,6 +15,9 @@ pub(super) fn run(w: &Writer, found: u32) -> Result<(), StoreError> {
     if found < 3 {
         edge_kinds(w)?;
     }
+    if found < 4 {
+        records_name_blobs(w)?;
+    }
     Ok(())
 }
 
@@ -61,6 +64,15 @@ fn edge_kinds(w: &Writer) -> Result<(), StoreError> {
         w.drop_first(table, n)?;
     }
     Ok(())
+}
+
+/// Format 4: module records name their files' blobs rather than copying their imports. The
+/// old records are emptied (a cache: the next load walks the modules again, and finds every
+/// blob's imports in `imports`, which keeps its shape).
+fn records_name_blobs(w: &Writer) -> Result<(), StoreError> {
+    let table = MODULES.as_shape::<()>();
+    let n = w.len(table)?;
+    w.drop_first(table, n)
 }
 
 /// A build record as format 1 wrote it.
@@ -180,6 +192,33 @@ mod tests {
             instantiation: vec![],
             policy: crate::config::Policy::Auto,
         }
+    }
+
+    #[test]
+    fn a_format_3_store_keeps_its_imports_and_empties_its_module_records() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("state.redb");
+        {
+            let s = Store::open(&path).expect("new store");
+            s.write(|w| {
+                w.put(META_FORMAT, b"format", &3u32)?;
+                w.put(
+                    MODULES.as_shape::<String>(),
+                    b"geo",
+                    "a record with its imports",
+                )?;
+                w.put(IMPORTS.as_shape::<String>(), b"blob", "a blob's imports")
+            })
+            .expect("write a format 3 store");
+        }
+        let s = Store::open(&path).expect("migrated");
+        s.read(|r| {
+            assert_eq!(r.get(META_FORMAT, b"format")?, Some(crate::store::FORMAT));
+            assert_eq!(r.len(MODULES)?, 0);
+            assert_eq!(r.len(IMPORTS)?, 1);
+            Ok(())
+        })
+        .expect("read");
     }
 
     #[test]

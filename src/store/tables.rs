@@ -8,7 +8,7 @@ pub const META: Table<u64> = Table::new("meta");
 /// (blob id, scanner version) → the imports found in that blob: a file is never parsed twice.
 pub const IMPORTS: Table<crate::imports::FileScan> = Table::new("imports");
 /// (repo, module dir) → what was learned the last time the module was walked.
-pub const MODULES: Table<ModuleRecord> = Table::new("modules");
+pub const MODULES: Table<StoredModule> = Table::new("modules");
 
 /// The name of every table of the store, wherever it is declared: created when the store is
 /// made, so a reader never meets a missing table. A test fails when a table is missing here.
@@ -43,8 +43,9 @@ pub fn imports_key(blob: &[u8], scanner_version: u32) -> Vec<u8> {
     k
 }
 
-/// What a module's walk found, kept so a module whose source id did not move is not walked.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// What a module's walk found, kept so a module whose source id did not move is not walked
+/// ([`StoredModule`] is how the store keeps it).
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModuleRecord {
     /// The source id this record was made from.
     pub source_id: String,
@@ -54,6 +55,83 @@ pub struct ModuleRecord {
     pub files: Vec<crate::imports::ScannedFile>,
     /// What its language manifests say (provided names, Rust renames).
     pub manifests: crate::imports::ManifestFacts,
+}
+
+/// How [`MODULES`] keeps a [`ModuleRecord`]: each file names its blob, whose imports are in
+/// [`IMPORTS`] once rather than copied into the record (which halves what a cold load
+/// writes).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StoredModule {
+    /// The source id the record was made from.
+    pub source_id: String,
+    /// The scanner version it was made with.
+    pub scanner_version: u32,
+    /// Its source files.
+    pub files: Vec<StoredFile>,
+    /// What its language manifests say.
+    pub manifests: crate::imports::ManifestFacts,
+}
+
+/// A source file of a [`StoredModule`]: a [`crate::imports::ScannedFile`] whose imports are
+/// its blob's.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StoredFile {
+    /// Repo-relative path.
+    pub path: String,
+    /// Its language.
+    pub language: crate::imports::Language,
+    /// The kind of code it is, from where it stands in its module.
+    pub kind: crate::imports::ImportKind,
+    /// Its blob's id: with the scanner version, the key of its imports in [`IMPORTS`].
+    pub blob: Vec<u8>,
+}
+
+impl StoredModule {
+    /// How the store keeps `record`, whose files are the blobs `blobs` (in order).
+    pub fn of(record: &ModuleRecord, blobs: &[Vec<u8>]) -> StoredModule {
+        StoredModule {
+            source_id: record.source_id.clone(),
+            scanner_version: record.scanner_version,
+            files: record
+                .files
+                .iter()
+                .zip(blobs)
+                .map(|(f, blob)| StoredFile {
+                    path: f.path.clone(),
+                    language: f.language,
+                    kind: f.kind,
+                    blob: blob.clone(),
+                })
+                .collect(),
+            manifests: record.manifests.clone(),
+        }
+    }
+
+    /// The record, each file's imports read by `imports` from its blob's id: `None` when
+    /// one is not there (then the module is walked again).
+    pub fn join<E>(
+        self,
+        mut imports: impl FnMut(&[u8]) -> Result<Option<crate::imports::FileScan>, E>,
+    ) -> Result<Option<ModuleRecord>, E> {
+        let mut files = Vec::with_capacity(self.files.len());
+        for f in self.files {
+            let Some(scan) = imports(&f.blob)? else {
+                return Ok(None);
+            };
+            files.push(crate::imports::ScannedFile {
+                path: f.path,
+                language: f.language,
+                kind: f.kind,
+                imports: scan.imports,
+            });
+        }
+        Ok(Some(ModuleRecord {
+            source_id: self.source_id,
+            scanner_version: self.scanner_version,
+            files,
+            manifests: self.manifests,
+        }))
+    }
 }
 
 /// The judgement of a build. `Outstanding` is not a verdict: the build failed for reasons that

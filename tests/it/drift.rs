@@ -254,6 +254,28 @@ fn lines(v: &Value) -> Vec<String> {
         .collect()
 }
 
+/// A module's record names its files' blobs, whose imports the store keeps once: were those
+/// gone, drift (which reads every module's record) walks the modules again and finds the
+/// same, never an error.
+#[test]
+fn records_whose_imports_are_gone_are_walked_again() {
+    let t = planted();
+    let run = t.run_json(&["drift"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let want = lines(&run.json());
+    assert!(want.iter().any(|l| l.contains("undeclared")), "{want:?}");
+    let store = t.path(".mesh/state.redb");
+    // The kept drift answer too, or it would answer without a load.
+    crate::common::empty_table(&store, "drift");
+    crate::common::empty_table(&store, "imports");
+    assert_eq!(crate::common::entries(&store, "imports"), 0);
+    let run = t.run_json(&["drift"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(lines(&run.json()), want);
+    // Walked and scanned again: the imports are kept again.
+    assert!(crate::common::entries(&store, "imports") > 0);
+}
+
 #[test]
 fn every_planted_finding_and_nothing_else() {
     let t = planted();

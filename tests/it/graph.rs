@@ -394,18 +394,6 @@ fn a_damaged_graph_cache_is_recomputed_never_an_error() {
     );
 }
 
-/// How many entries `table` of the store at `path` holds.
-fn entries(path: &std::path::Path, table: &str) -> usize {
-    use redb::{ReadableDatabase, ReadableTableMetadata};
-    let mut b = redb::Builder::new();
-    b.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
-    let db = b.open_read_only(path).expect("open the store");
-    let tx = db.begin_read().expect("read");
-    let def = redb::TableDefinition::<&[u8], &[u8]>::new(table);
-    tx.open_table(def)
-        .map_or(0, |t| t.len().expect("len") as usize)
-}
-
 #[test]
 fn a_kept_graph_answer_is_a_fresh_one_and_a_damaged_one_is_ignored() {
     let t = example();
@@ -413,13 +401,13 @@ fn a_kept_graph_answer_is_a_fresh_one_and_a_damaged_one_is_ignored() {
     let graph = || t.ok(&["--json", "graph"]);
     graph();
     assert_eq!(
-        entries(&store, "graph_answer"),
+        crate::common::entries(&store, "graph_answer"),
         0,
         "a load that walked keeps nothing"
     );
     // Answered by the graph cache: that answer is kept, and given again as it was.
     let warm = graph();
-    assert_eq!(entries(&store, "graph_answer"), 1);
+    assert_eq!(crate::common::entries(&store, "graph_answer"), 1);
     assert_eq!(graph(), warm);
     assert_eq!(graph(), warm);
 

@@ -469,6 +469,32 @@ pub fn example() -> TestMesh {
     t
 }
 
+/// How many entries `table` of the store at `path` holds.
+pub fn entries(path: &std::path::Path, table: &str) -> usize {
+    use redb::{ReadableDatabase, ReadableTableMetadata};
+    let mut b = redb::Builder::new();
+    b.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    let db = b.open_read_only(path).expect("open the store");
+    let tx = db.begin_read().expect("read");
+    let def = redb::TableDefinition::<&[u8], &[u8]>::new(table);
+    tx.open_table(def)
+        .map_or(0, |t| t.len().expect("len") as usize)
+}
+
+/// Removes every entry of `table` in the store at `path` (what a lost cache looks like).
+pub fn empty_table(path: &std::path::Path, table: &str) {
+    let mut b = redb::Builder::new();
+    b.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    let db = b.create(path).expect("open the store");
+    let def = redb::TableDefinition::<&[u8], &[u8]>::new(table);
+    let tx = db.begin_write().expect("write");
+    {
+        let mut t = tx.open_table(def).expect("table");
+        t.retain(|_, _| false).expect("remove every entry");
+    }
+    tx.commit().expect("commit");
+}
+
 /// Overwrites every value of `table` in the store at `path` with bytes that decode as
 /// nothing mesh wrote.
 pub fn damage_table(path: &std::path::Path, table: &str) {
