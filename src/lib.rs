@@ -11,6 +11,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod controller;
+pub mod cores;
 pub mod declare;
 pub mod deliver;
 pub mod doctor;

@@ -158,13 +158,7 @@ pub(super) fn scan_modules(
                     })
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| match h.join() {
-                    Ok(r) => r,
-                    Err(p) => std::panic::resume_unwind(p),
-                })
-                .collect()
+            crate::cores::join_all(handles)
         });
     let mut out = Vec::new();
     for r in results {
@@ -184,13 +178,7 @@ pub(super) type ScannedModules = (Vec<(usize, Learned)>, Vec<Sealed<FileScan>>);
 
 /// How many threads `n` pieces of work are worth: one for a few hundred, else one per core.
 fn threads_for(n: usize) -> usize {
-    if n > 400 {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(8)
-    } else {
-        1
-    }
+    if n > 400 { crate::cores::cores() } else { 1 }
 }
 
 /// One blob to scan: how its text is read depends on its language and on whether it is a
@@ -332,11 +320,8 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
             ));
         }
         drop(send);
-        for h in scanners {
-            match h.join() {
-                Ok(got) => take(got),
-                Err(p) => std::panic::resume_unwind(p),
-            }
+        for got in crate::cores::join_all(scanners) {
+            take(got);
         }
         read
     });

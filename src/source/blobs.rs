@@ -88,7 +88,7 @@ fn headers(
     what: &str,
     ids: &[ObjectId],
 ) -> Result<Vec<(u32, ObjectId, u64)>, SourceError> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let cores = crate::cores::cores();
     if ids.len() < 2000 || cores == 1 {
         return headers_of(repo, what, ids);
     }
@@ -100,13 +100,7 @@ fn headers(
                 s.spawn(move || headers_of(&repo, what, chunk))
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| match h.join() {
-                Ok(r) => r,
-                Err(p) => std::panic::resume_unwind(p),
-            })
-            .collect()
+        crate::cores::join_all(handles)
     });
     let mut out = Vec::with_capacity(ids.len());
     for part in parts {

@@ -483,6 +483,17 @@ pub fn entries(path: &std::path::Path, table: &str) -> usize {
 
 /// Removes every entry of `table` in the store at `path` (what a lost cache looks like).
 pub fn empty_table(path: &std::path::Path, table: &str) {
+    write_table(path, table, |t| {
+        t.retain(|_, _| false).expect("remove every entry");
+    });
+}
+
+/// Runs `f` on `table` of the store at `path` in one write transaction, committed.
+fn write_table(
+    path: &std::path::Path,
+    table: &str,
+    f: impl FnOnce(&mut redb::Table<'_, &'static [u8], &'static [u8]>),
+) {
     let mut b = redb::Builder::new();
     b.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
     let db = b.create(path).expect("open the store");
@@ -490,7 +501,7 @@ pub fn empty_table(path: &std::path::Path, table: &str) {
     let tx = db.begin_write().expect("write");
     {
         let mut t = tx.open_table(def).expect("table");
-        t.retain(|_, _| false).expect("remove every entry");
+        f(&mut t);
     }
     tx.commit().expect("commit");
 }
@@ -498,13 +509,7 @@ pub fn empty_table(path: &std::path::Path, table: &str) {
 /// Overwrites every value of `table` in the store at `path` with bytes that decode as
 /// nothing mesh wrote.
 pub fn damage_table(path: &std::path::Path, table: &str) {
-    let mut b = redb::Builder::new();
-    b.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
-    let db = b.create(path).expect("open the store");
-    let def = redb::TableDefinition::<&[u8], &[u8]>::new(table);
-    let tx = db.begin_write().expect("write");
-    {
-        let mut t = tx.open_table(def).expect("table");
+    write_table(path, table, |t| {
         let keys: Vec<Vec<u8>> = {
             use redb::ReadableTable;
             t.iter()
@@ -517,6 +522,5 @@ pub fn damage_table(path: &std::path::Path, table: &str) {
             t.insert(k.as_slice(), &b"\x02not a value"[..])
                 .expect("insert");
         }
-    }
-    tx.commit().expect("commit");
+    });
 }
