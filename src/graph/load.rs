@@ -463,10 +463,8 @@ impl<'a> Work<'a> {
         let snapshot = self.snapshot;
         let records: Vec<Option<ModuleRecord>> = self
             .read(|r| {
-                which
-                    .iter()
-                    .map(|&i| read_record(r, &snapshot.modules[i]))
-                    .collect()
+                let modules = which.iter().map(|&i| &snapshot.modules[i]);
+                read_records(r, modules.map(|m| (m.name(), m.source_id.as_str())))
             })?
             .unwrap_or_else(|| vec![None; which.len()]);
         let mut stale = Vec::new();
@@ -496,14 +494,16 @@ impl<'a> Work<'a> {
             .collect();
         let known: KnownScans = self
             .read(|r| {
-                let mut out = KnownScans::default();
-                for id in &wanted {
-                    let key = store::imports_key(id.as_bytes(), SCANNER_VERSION);
-                    if let Some(v) = r.get(IMPORTS, &key)? {
-                        out.insert(*id, v);
-                    }
-                }
-                Ok(out)
+                let keys: Vec<Vec<u8>> = wanted
+                    .iter()
+                    .map(|id| store::imports_key(id.as_bytes(), SCANNER_VERSION))
+                    .collect();
+                let found = r.get_many(IMPORTS, keys.iter().map(Vec::as_slice))?;
+                Ok(wanted
+                    .iter()
+                    .zip(found)
+                    .filter_map(|(id, scan)| Some((*id, scan?)))
+                    .collect::<KnownScans>())
             })?
             .unwrap_or_default();
         // The write opens the store (makes it, the first time) while the blobs are scanned.
@@ -539,20 +539,39 @@ impl<'a> Work<'a> {
     }
 }
 
-/// The store's record of module `m` when it was made from `m`'s source id by this scanner,
-/// with its files' imports read from their blobs': `None` when there is none, or one of its
-/// blobs' imports is missing (then the module is walked again).
-fn read_record(
+/// The store's record of each module in `modules` (name, source id) when it was made from
+/// that source id by this scanner, with its files' imports read from their blobs' (each table opened
+/// once): `None` for a module with none, or with a blob whose imports are missing (then
+/// the module is walked again).
+fn read_records<'m>(
     r: &store::Reader,
-    m: &crate::source::ModuleSource,
-) -> std::result::Result<Option<ModuleRecord>, store::StoreError> {
-    let Some(stored) = r.get(MODULES, m.name().as_bytes())? else {
-        return Ok(None);
-    };
-    if stored.source_id != m.source_id || stored.scanner_version != SCANNER_VERSION {
-        return Ok(None);
-    }
-    stored.join(|blob| r.get(IMPORTS, &store::imports_key(blob, SCANNER_VERSION)))
+    modules: impl Iterator<Item = (&'m str, &'m str)> + Clone,
+) -> std::result::Result<Vec<Option<ModuleRecord>>, store::StoreError> {
+    let stored = r.get_many(MODULES, modules.clone().map(|(name, _)| name.as_bytes()))?;
+    let stored: Vec<Option<store::StoredModule>> = stored
+        .into_iter()
+        .zip(modules)
+        .map(|(s, (_, source_id))| {
+            s.filter(|s| s.source_id == source_id && s.scanner_version == SCANNER_VERSION)
+        })
+        .collect();
+    let keys: Vec<Vec<u8>> = stored
+        .iter()
+        .flatten()
+        .flat_map(|s| s.imports_keys(SCANNER_VERSION))
+        .collect();
+    let mut scans = r
+        .get_many(IMPORTS, keys.iter().map(Vec::as_slice))?
+        .into_iter();
+    Ok(stored
+        .into_iter()
+        .map(|s| {
+            let s = s?;
+            // Exactly this module's scans, even when one is missing.
+            let mine: Vec<_> = scans.by_ref().take(s.files.len()).collect();
+            s.join(mine)
+        })
+        .collect())
 }
 
 /// How much work loading took, and the notes for `-v`.
@@ -612,4 +631,81 @@ fn declared_edges(snapshot: &Snapshot) -> Vec<(usize, usize, EdgeKind)> {
         }
     }
     declared
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::imports::{FileScan, Import, ImportKind, Language};
+    use crate::store::{StoredFile, StoredModule};
+
+    fn stored(source_id: &str, blobs: &[&[u8]]) -> StoredModule {
+        StoredModule {
+            source_id: source_id.into(),
+            scanner_version: SCANNER_VERSION,
+            files: blobs
+                .iter()
+                .enumerate()
+                .map(|(k, b)| StoredFile {
+                    path: format!("f{k}.js"),
+                    language: Language::Js,
+                    kind: ImportKind::Build,
+                    blob: b.to_vec(),
+                })
+                .collect(),
+            manifests: Default::default(),
+        }
+    }
+
+    fn scan(name: &str) -> FileScan {
+        FileScan {
+            imports: vec![Import {
+                line: 1,
+                name: name.into(),
+                text: format!("import '{name}'"),
+                kind: ImportKind::Build,
+            }]
+            .into(),
+            ..FileScan::default()
+        }
+    }
+
+    /// Each record gets its own files' imports, whatever the records before it lacked; one
+    /// with a blob whose imports are gone, or made from another source id, is none.
+    #[test]
+    fn records_are_joined_with_their_own_blobs_imports() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(&dir.path().join("state.redb")).expect("store");
+        let key = |b: &[u8]| store::imports_key(b, SCANNER_VERSION);
+        store
+            .write(|w| {
+                // `a`'s first blob has no imports kept; its second, and `b`'s, do.
+                w.put(MODULES, b"a", &stored("sa", &[b"1", b"2"]))?;
+                w.put(MODULES, b"b", &stored("sb", &[b"3"]))?;
+                w.put(MODULES, b"c", &stored("old", &[b"3"]))?;
+                w.put(IMPORTS, &key(b"2"), &scan("two"))?;
+                w.put(IMPORTS, &key(b"3"), &scan("three"))
+            })
+            .expect("write");
+        let got = store
+            .read(|r| {
+                read_records(
+                    r,
+                    [("a", "sa"), ("b", "sb"), ("c", "sc"), ("d", "sd")].into_iter(),
+                )
+            })
+            .expect("read");
+        let names: Vec<Option<Vec<String>>> = got
+            .iter()
+            .map(|r| {
+                r.as_ref().map(|r| {
+                    r.files
+                        .iter()
+                        .flat_map(|f| f.imports.iter().map(|i| i.name.clone()))
+                        .collect()
+                })
+            })
+            .collect();
+        assert_eq!(names, [None, Some(vec!["three".to_string()]), None, None]);
+    }
 }

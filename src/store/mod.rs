@@ -481,6 +481,27 @@ impl Reader<'_> {
             .map_err(|e| self.store.bad_value(e))
     }
 
+    /// [`Reader::get`] for many keys, with the table opened once: one answer per key, in
+    /// order.
+    pub fn get_many<'k, V: DeserializeOwned>(
+        &self,
+        t: Table<V>,
+        keys: impl Iterator<Item = &'k [u8]>,
+    ) -> Result<Vec<Option<V>>, StoreError> {
+        let table = match self.tx.open_table(t.def()) {
+            Ok(table) => table,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(keys.map(|_| None).collect()),
+            Err(e) => return Err(self.store.err(e)),
+        };
+        keys.map(|key| {
+            let v = table.get(key).map_err(|e| self.store.err(e))?;
+            v.map(|v| decode(t.name(), key, v.value()))
+                .transpose()
+                .map_err(|e| self.store.bad_value(e))
+        })
+        .collect()
+    }
+
     /// One value of a cache table: a value that does not decode (damaged, or written by another
     /// shape of the cache) is as good as none, never an error: the caller recomputes it.
     pub fn get_cached<V: DeserializeOwned>(&self, t: Table<V>, key: &[u8]) -> Option<V> {

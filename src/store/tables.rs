@@ -107,17 +107,23 @@ impl StoredModule {
         }
     }
 
-    /// The record, each file's imports read by `imports` from its blob's id: `None` when
-    /// one is not there (then the module is walked again).
-    pub fn join<E>(
+    /// The keys in [`IMPORTS`] of its files' imports, in order.
+    pub fn imports_keys(&self, scanner_version: u32) -> impl Iterator<Item = Vec<u8>> + '_ {
+        self.files
+            .iter()
+            .map(move |f| imports_key(&f.blob, scanner_version))
+    }
+
+    /// The record, given each file's scan (in order, as read under [`Self::imports_keys`]):
+    /// `None` when one is missing (then the module is walked again).
+    pub fn join(
         self,
-        mut imports: impl FnMut(&[u8]) -> Result<Option<crate::imports::FileScan>, E>,
-    ) -> Result<Option<ModuleRecord>, E> {
+        scans: impl IntoIterator<Item = Option<crate::imports::FileScan>>,
+    ) -> Option<ModuleRecord> {
+        let mut scans = scans.into_iter();
         let mut files = Vec::with_capacity(self.files.len());
         for f in self.files {
-            let Some(scan) = imports(&f.blob)? else {
-                return Ok(None);
-            };
+            let scan = scans.next().flatten()?;
             files.push(crate::imports::ScannedFile {
                 path: f.path,
                 language: f.language,
@@ -125,12 +131,12 @@ impl StoredModule {
                 imports: scan.imports,
             });
         }
-        Ok(Some(ModuleRecord {
+        Some(ModuleRecord {
             source_id: self.source_id,
             scanner_version: self.scanner_version,
             files,
             manifests: self.manifests,
-        }))
+        })
     }
 }
 
