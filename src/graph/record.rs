@@ -42,7 +42,7 @@ impl Recorder {
     /// Puts these scans and records (in the order given; keys in order go in fastest).
     pub fn put(&self, imports: Vec<Sealed<FileScan>>, modules: Vec<Sealed<StoredModule>>) {
         if let Some(send) = &self.send {
-            // A writer that stopped has an error to give at `finish`.
+            // A writer that stopped has an error to give at `Committing::wait`.
             let _ = send.send(Msg::Scans(imports, modules));
         }
     }

@@ -270,8 +270,8 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
     let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(threads * 2);
     let receive = std::sync::Arc::new(std::sync::Mutex::new(receive));
     // The blobs' buffers go back to the reader to be read into again: memory the reader
-    // allocated and scanners freed would reach it again only late, and new pages cost more
-    // than reading.
+    // allocated and a scanner freed would reach the reader again only late, so it would keep
+    // asking for more.
     let (give_back, returned) = std::sync::mpsc::channel::<Vec<u8>>();
     let read = std::thread::scope(|s| {
         let scanners: Vec<_> = (0..threads)
