@@ -338,7 +338,7 @@ impl<'a> Collector<'a> {
 }
 
 /// Whether `src` has the ignore marker anywhere (a vectorized search, built once).
-fn has_marker(src: &str) -> bool {
+pub(crate) fn has_marker(src: &str) -> bool {
     static MARKER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(IGNORE_MARKER));
     MARKER.find(src.as_bytes()).is_some()

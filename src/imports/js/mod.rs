@@ -10,8 +10,8 @@ use memchr::memmem::Finder;
 use std::sync::LazyLock;
 
 use super::lex::{
-    Collector, FileScan, ImportKind, Kind, Token, at, block_comment, ident_end, is_ident_continue,
-    line_comment, line_end, punct_at, quoted_end,
+    Collector, FileScan, ImportKind, Kind, Token, at, block_comment, has_marker, ident_end,
+    is_ident_continue, is_ident_start, line_comment, line_end, punct_at, quoted_end,
 };
 
 /// Scans a JS or TS file: every import specifier given as a string literal. JS files declare
@@ -25,12 +25,13 @@ pub fn scan_file(src: &str) -> FileScan {
 /// whose comment may follow an import on its line; a `try`/`catch`; a virtual mock).
 fn scan(src: &str, whole: bool) -> FileScan {
     let found = survey(src.as_bytes());
-    let mut c = Collector::with_marker(src, found.marker);
-    let whole = whole || found.marker || found.catches || found.virtual_;
+    let marker = has_marker(src);
+    let mut c = Collector::with_marker(src, marker);
+    let whole = whole || marker || found.catches || found.virtual_;
     let stop = if whole {
         None
     } else {
-        match found.last {
+        match last_candidate(src.as_bytes()) {
             Some(at) => Some(at),
             None => return FileScan::default(),
         }
@@ -242,7 +243,7 @@ impl<'a, 'c, 's> Lexer<'a, 'c, 's> {
                 self.emit(Token::new(Kind::Punct(ch), i, i + 1));
             }
             b'}' => self.close_brace(),
-            ch if ch == b'$' || ch == b'_' || ch.is_ascii_alphabetic() || ch >= 0x80 => {
+            ch if is_js_ident_start(ch) => {
                 self.emit(Token::new(Kind::Ident, i, js_ident_end(b, i)));
             }
             ch if ch.is_ascii_digit() => self.emit(Token::new(Kind::Other, i, ident_end(b, i))),
@@ -353,7 +354,7 @@ impl<'a, 'c, 's> Lexer<'a, 'c, 's> {
 /// The end of the JS identifier at `i` (letters, digits, `_`, `$`, non-ASCII).
 fn js_ident_end(b: &[u8], i: usize) -> usize {
     let mut j = i;
-    while b.get(j).is_some_and(|&c| c == b'$' || is_ident_continue(c)) {
+    while b.get(j).is_some_and(|&c| is_js_ident_byte(c)) {
         j += 1;
     }
     j
@@ -368,23 +369,18 @@ fn ends_clauses(kind: Kind) -> bool {
     )
 }
 
-/// What a search of a file's bytes finds of the words the scanner cares about. Words in
-/// comments and strings count too: each flag says "may", never "is".
+/// Which passes over the tokens a file needs besides finding its imports, from a search of
+/// its bytes. Words in comments and strings count too: each flag says "may", never "is".
 #[derive(Debug, Default, Clone, Copy)]
 struct Survey {
-    /// The offset of the last place where an import form may start: the word `import`, the
-    /// word `require`, or the word `export` not followed by a name other than `type` (so not
-    /// `export function`, which is no re-export). `None`: the file imports nothing.
-    last: Option<usize>,
     /// Both `try` and `catch` occur (see [`optional_requires`]).
     catches: bool,
     /// `virtual` occurs (see [`virtual_mocks`]).
     virtual_: bool,
-    /// The ignore marker occurs.
-    marker: bool,
 }
 
-/// Searchers for the words of a [`Survey`], built once (each search is a vectorized scan).
+/// Searchers for the words the scanner looks for in whole files, built once (each search
+/// is a vectorized scan: one pass per word, faster here than one multi-word automaton).
 struct Words {
     import: Finder<'static>,
     require: Finder<'static>,
@@ -392,7 +388,6 @@ struct Words {
     try_: Finder<'static>,
     catch: Finder<'static>,
     virtual_: Finder<'static>,
-    marker: Finder<'static>,
 }
 
 static WORDS: LazyLock<Words> = LazyLock::new(|| Words {
@@ -402,12 +397,22 @@ static WORDS: LazyLock<Words> = LazyLock::new(|| Words {
     try_: Finder::new("try"),
     catch: Finder::new("catch"),
     virtual_: Finder::new("virtual"),
-    marker: Finder::new(super::lex::IGNORE_MARKER),
 });
 
-/// Surveys `b`: a vectorized search for each word (one pass each, faster than one
-/// multi-word automaton here).
+/// Surveys `b` for the words of a [`Survey`].
 fn survey(b: &[u8]) -> Survey {
+    let has = |needle: &Finder| needle.find(b).is_some();
+    Survey {
+        catches: has(&WORDS.try_) && has(&WORDS.catch),
+        virtual_: has(&WORDS.virtual_),
+    }
+}
+
+/// The offset of the last place in `b` where an import form may start: the word `import`,
+/// the word `require`, or the word `export` not followed by a name other than `type` (so not
+/// `export function`, which is no re-export). `None`: the file imports nothing. Words in
+/// comments and strings count too, so it is never earlier than the real last one.
+fn last_candidate(b: &[u8]) -> Option<usize> {
     let word = |start: usize, end: usize| {
         let before = start.checked_sub(1).map_or(0, |p| at(b, p));
         !is_js_ident_byte(before) && !is_js_ident_byte(at(b, end))
@@ -417,15 +422,12 @@ fn survey(b: &[u8]) -> Survey {
         while at(b, j).is_ascii_whitespace() || at(b, j) == 0x0b {
             j += 1;
         }
-        let c = at(b, j);
-        let name = c == b'$' || c == b'_' || c.is_ascii_alphabetic() || c >= 0x80;
-        name.then(|| (j, js_ident_end(b, j)))
+        is_js_ident_start(at(b, j)).then(|| (j, js_ident_end(b, j)))
     };
     let re_export = |end: usize| match name_next(end) {
         None => true, // `*`, `{`, a comment, or anything unsure
         Some((start, end)) => b.get(start..end) == Some(b"type") && name_next(end).is_none(),
     };
-    let w = &*WORDS;
     let last = |needle: &Finder, also: &dyn Fn(usize) -> bool| {
         let len = needle.needle().len();
         needle
@@ -434,20 +436,19 @@ fn survey(b: &[u8]) -> Survey {
             .last()
     };
     let any = |_: usize| true;
-    let has = |needle: &Finder| needle.find(b).is_some();
-    Survey {
-        last: [
-            last(&w.import, &any),
-            last(&w.require, &any),
-            last(&w.export, &re_export),
-        ]
-        .into_iter()
-        .flatten()
-        .max(),
-        catches: has(&w.try_) && has(&w.catch),
-        virtual_: has(&w.virtual_),
-        marker: has(&w.marker),
-    }
+    [
+        last(&WORDS.import, &any),
+        last(&WORDS.require, &any),
+        last(&WORDS.export, &re_export),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+}
+
+/// Whether `c` can start a JS identifier (`$` too).
+fn is_js_ident_start(c: u8) -> bool {
+    c == b'$' || is_ident_start(c)
 }
 
 /// Whether `c` continues a JS identifier (`$` too).
