@@ -493,6 +493,14 @@ pub(crate) mod tests {
         imports.iter().map(|i| (i.line, i.name.as_str())).collect()
     }
 
+    /// (line, name, kind) triples, for assertions on kinds.
+    pub(crate) fn kinds(imports: &[Import]) -> Vec<(u32, String, ImportKind)> {
+        imports
+            .iter()
+            .map(|i| (i.line, i.name.clone(), i.kind))
+            .collect()
+    }
+
     /// Names only.
     pub(crate) fn names(imports: &[Import]) -> Vec<&str> {
         imports.iter().map(|i| i.name.as_str()).collect()

@@ -596,10 +596,7 @@ mod tests {
 
     /// (line, name, kind) triples.
     fn kinds(src: &str) -> Vec<(u32, String, crate::imports::lex::ImportKind)> {
-        scan(src)
-            .into_iter()
-            .map(|i| (i.line, i.name, i.kind))
-            .collect()
+        crate::imports::lex::tests::kinds(&scan_file(src).imports)
     }
 
     #[test]
@@ -607,13 +604,8 @@ mod tests {
         use crate::imports::lex::ImportKind::{Build, Optional};
         // pydantic_graph/_utils.py's pattern, with the `typing.` and one-line forms.
         let src = "from typing import TYPE_CHECKING\nimport typing\nif TYPE_CHECKING:\n    from opentelemetry.trace import Span\n    import a\nelse:\n    import b\nif typing.TYPE_CHECKING: import c\nif not TYPE_CHECKING:\n    import d\nimport e\n";
-        let got: Vec<(u32, String, crate::imports::ImportKind)> = scan_file(src)
-            .imports
-            .iter()
-            .map(|i| (i.line, i.name.clone(), i.kind))
-            .collect();
         assert_eq!(
-            got,
+            kinds(src),
             [
                 (1, "typing.TYPE_CHECKING".into(), Build),
                 (1, "typing".into(), Build),

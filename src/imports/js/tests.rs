@@ -2,7 +2,7 @@
 
 use super::scan_file;
 use crate::imports::lex::Import;
-use crate::imports::lex::tests::{assert_survives, names, pairs};
+use crate::imports::lex::tests::{assert_survives, kinds, names, pairs};
 
 /// The imports `scan_file` finds in `src`, for compact assertions.
 fn scan(src: &str) -> Vec<Import> {
@@ -70,13 +70,8 @@ fn requires_guarded_by_a_missing_module_catch_are_optional() {
     use crate::imports::lex::ImportKind::{Build, Optional};
     // jest-config's normalize.ts, an empty catch, and a catch for something else.
     let src = "const a = require('a');\ntry {\n  options.testRunner = require.resolve('jest-jasmine2');\n} catch (error: any) {\n  if (error.code === 'MODULE_NOT_FOUND') {\n    throw createConfigError('x');\n  }\n  throw error;\n}\ntry { require('fsevents'); } catch {}\ntry {\n  require('b');\n} catch (e) {\n  log(e);\n}\ntry { await import('c') } catch (e) { if (e.code === 'ERR_MODULE_NOT_FOUND') return; }\n";
-    let got: Vec<(u32, String, crate::imports::ImportKind)> = scan_file(src)
-        .imports
-        .iter()
-        .map(|i| (i.line, i.name.clone(), i.kind))
-        .collect();
     assert_eq!(
-        got,
+        kinds(&scan_file(src).imports),
         [
             (1, "a".into(), Build),
             (3, "jest-jasmine2".into(), Optional),

@@ -11,10 +11,7 @@ fn scan(src: &str) -> Vec<Import> {
 
 /// (line, name, kind) triples.
 fn kinds(src: &str) -> Vec<(u32, String, ImportKind)> {
-    scan(src)
-        .into_iter()
-        .map(|i| (i.line, i.name, i.kind))
-        .collect()
+    crate::imports::lex::tests::kinds(&scan_file(src).imports)
 }
 
 #[test]
