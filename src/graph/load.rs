@@ -540,9 +540,9 @@ impl<'a> Work<'a> {
 }
 
 /// The store's record of each module in `modules` (name, source id) when it was made from
-/// that source id by this scanner, with its files' imports read from their blobs' (each table opened
-/// once): `None` for a module with none, or with a blob whose imports are missing (then
-/// the module is walked again).
+/// that source id by this scanner, with its files' imports read from their blobs' (each
+/// table opened once): `None` for a module with none, or with a blob whose imports are
+/// missing (then the module is walked again).
 fn read_records<'m>(
     r: &store::Reader,
     modules: impl Iterator<Item = (&'m str, &'m str)> + Clone,

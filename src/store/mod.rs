@@ -470,15 +470,7 @@ impl Reader<'_> {
         t: Table<V>,
         key: &[u8],
     ) -> Result<Option<V>, StoreError> {
-        let table = match self.tx.open_table(t.def()) {
-            Ok(table) => table,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
-            Err(e) => return Err(self.store.err(e)),
-        };
-        let v = table.get(key).map_err(|e| self.store.err(e))?;
-        v.map(|v| decode(t.name(), key, v.value()))
-            .transpose()
-            .map_err(|e| self.store.bad_value(e))
+        Ok(self.get_many(t, std::iter::once(key))?.pop().flatten())
     }
 
     /// [`Reader::get`] for many keys, with the table opened once: one answer per key, in
@@ -505,9 +497,9 @@ impl Reader<'_> {
     /// One value of a cache table: a value that does not decode (damaged, or written by another
     /// shape of the cache) is as good as none, never an error: the caller recomputes it.
     pub fn get_cached<V: DeserializeOwned>(&self, t: Table<V>, key: &[u8]) -> Option<V> {
-        let table = self.tx.open_table(t.def()).ok()?;
-        let v = table.get(key).ok()??;
-        decode(t.name(), key, v.value()).ok()
+        self.get_many_cached(t, std::iter::once(key))
+            .pop()
+            .flatten()
     }
 
     /// [`Reader::get_cached`] for many keys, with the table opened once: one answer per key,
