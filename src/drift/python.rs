@@ -52,16 +52,9 @@ pub(super) struct LocalPython {
 impl LocalPython {
     /// Whether `top` names an entry of a non-package directory at or above the file `rel`.
     pub(super) fn is_local(&self, rel: &str, top: &str) -> bool {
-        let mut dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
-        loop {
-            if self.entries.iter().any(|(d, n)| d == dir && n == top) {
-                return true;
-            }
-            if dir.is_empty() {
-                return false;
-            }
-            dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
-        }
+        crate::source::ancestors(rel)
+            .skip(1)
+            .any(|dir| self.entries.iter().any(|(d, n)| d == dir && n == top))
     }
 }
 

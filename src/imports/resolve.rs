@@ -268,16 +268,7 @@ fn relative_target(
 
 /// The module owning the repo-relative `path`: the nearest module directory at or above it.
 fn owning_module(dirs: &HashMap<(usize, &str), usize>, repo: usize, path: &str) -> Option<usize> {
-    let mut at = path.trim_matches('/');
-    loop {
-        if let Some(&i) = dirs.get(&(repo, at)) {
-            return Some(i);
-        }
-        if at.is_empty() {
-            return None;
-        }
-        at = at.rsplit_once('/').map_or("", |(p, _)| p);
-    }
+    crate::source::ancestors(path.trim_matches('/')).find_map(|at| dirs.get(&(repo, at)).copied())
 }
 
 /// A small, fast, non-cryptographic hasher (the multiply-rotate scheme of rustc's FxHash) for

@@ -127,10 +127,7 @@ pub fn source_id(
     let mut h = blake3::Hasher::new();
     h.update(b"mesh source v1\n");
     hash_tree(snap, dir, tree, nested, &mut h)?;
-    let root = snap
-        .repo
-        .find_tree(snap.tree)
-        .map_err(|e| git_err(snap, "cannot read the root tree", e))?;
+    let root = snap.root_tree()?;
     for input in inputs {
         let entry = root
             .lookup_entry_by_path(input)
