@@ -113,7 +113,7 @@ pub fn reconcile(
         sessions: &sessions,
     };
     events.extend(pass.send_lost_again(reapply, &mut push, &mut collect)?);
-    let warnings = sessions.warnings().to_vec();
+    let warnings = sessions.warnings();
     drop(sessions);
     let status = crate::status::nodes::status(paths, mesh, &sources)?;
     events.extend(state_not_worked_out(paths, mesh, &status)?);

@@ -23,15 +23,16 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     // A mesh another verb would refuse is refused here too.
     ctx.sources()?;
     let sessions = crate::transport::Connections::new(&ctx.mesh, 0)?;
-    for w in sessions.warnings() {
-        ui.warn(w);
-    }
     let (results, events) = crate::deliver::collect::collect(
         ctx.paths(),
         &ctx.mesh,
         &super::select_nodes(&ctx.mesh, &a.nodes)?,
         &sessions,
     )?;
+    // Said after the work: what it met (a lingering session that did not answer) too.
+    for w in sessions.warnings() {
+        ui.warn(w);
+    }
     drop(sessions);
     if ui.json {
         ui.json_data(&results);

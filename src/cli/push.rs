@@ -127,9 +127,6 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         reapply_unanswered: false,
     };
     let sessions = crate::transport::Connections::new(&ctx.mesh, 0)?;
-    for w in sessions.warnings() {
-        ui.warn(w);
-    }
     let (results, events) = crate::deliver::push::push(
         ctx.paths(),
         &ctx.mesh,
@@ -138,6 +135,10 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         &Lines(ui, NodeProgress::new(ui)),
         &sessions,
     )?;
+    // Said after the work: what it met (a lingering session that did not answer) too.
+    for w in sessions.warnings() {
+        ui.warn(w);
+    }
     drop(sessions);
     super::run_hooks(ctx, ui, &events);
     if ui.json {

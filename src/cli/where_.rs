@@ -98,11 +98,12 @@ fn collect(ctx: &Ctx, ui: &Ui, nodes: &std::collections::BTreeSet<String>) -> Re
     };
     let names: Vec<String> = nodes.iter().cloned().collect();
     let sessions = crate::transport::Connections::new(&ctx.mesh, 0)?;
+    let (results, events) =
+        crate::deliver::collect::collect(ctx.paths(), &ctx.mesh, &names, &sessions)?;
+    // Said after the work: what it met (a lingering session that did not answer) too.
     for w in sessions.warnings() {
         ui.detail(w);
     }
-    let (results, events) =
-        crate::deliver::collect::collect(ctx.paths(), &ctx.mesh, &names, &sessions)?;
     drop(sessions);
     drop(lock);
     for r in &results {

@@ -24,12 +24,22 @@ pub fn socket_path(root: &Path) -> PathBuf {
 }
 
 /// Makes sure a lingering session answers on the root's socket for `idle` after its last use:
-/// one already listening is left alone, else this binary is started, detached, as
-/// `mesh node serve`. Never fails the session it follows: a node without one is only slower.
+/// one that greets is left alone, else this binary is started, detached, as `mesh node serve`.
+/// One that takes connections and does not greet (stopped, stuck) is replaced: its socket and
+/// lock are moved out of its way, so that it can never make every later run wait for it
+/// (it ends itself once it runs again and finds its socket gone). Never fails the session it
+/// follows: a node without one is only slower.
 pub fn linger(root: &Path, idle: Duration) {
     let socket = socket_path(root);
-    if owned_by_me(&socket) && UnixStream::connect(&socket).is_ok() {
-        return;
+    if owned_by_me(&socket) {
+        match listening(&socket) {
+            Listening::Answers => return,
+            Listening::Silent => {
+                let _ = fs::remove_file(&socket);
+                let _ = fs::remove_file(root.join(".session.lock"));
+            }
+            Listening::Nothing => {}
+        }
     }
     let Ok(exe) = std::env::current_exe() else {
         return;
@@ -48,6 +58,43 @@ pub fn linger(root: &Path, idle: Duration) {
     use std::os::unix::process::CommandExt;
     command.process_group(0);
     let _ = command.spawn();
+}
+
+/// What answers on a lingering session's socket.
+#[derive(Debug, PartialEq, Eq)]
+enum Listening {
+    /// A server that greets: left alone.
+    Answers,
+    /// A server that took the connection and said nothing within [`GREETS_WITHIN`].
+    Silent,
+    /// Nothing (no socket, no server, or one that is ending and hung up).
+    Nothing,
+}
+
+/// How long a lingering server on this machine may take to greet a connection: it greets as it
+/// accepts, from a thread of its own.
+const GREETS_WITHIN: Duration = Duration::from_secs(1);
+
+/// Whether a server answers on `socket`: connects, and reads its greeting.
+fn listening(socket: &Path) -> Listening {
+    use std::io::Read;
+    let Ok(mut stream) = UnixStream::connect(socket) else {
+        return Listening::Nothing;
+    };
+    let _ = stream.set_read_timeout(Some(GREETS_WITHIN));
+    let mut greeting = vec![0u8; super::frame::GREETING.len()];
+    match stream.read_exact(&mut greeting) {
+        Ok(()) if greeting == super::frame::GREETING => Listening::Answers,
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) =>
+        {
+            Listening::Silent
+        }
+        _ => Listening::Nothing,
+    }
 }
 
 /// What a lingering server is doing.

@@ -113,6 +113,10 @@ pub trait Transport: Send + Sync {
     fn open(&self) -> Result<NodeSession, TransportError>;
     /// Puts this mesh binary on the node.
     fn install(&self) -> Result<(), TransportError>;
+    /// What a person should know about this node's sessions so far this run (none by default).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Opens the node's session, installing this mesh first when the node's is missing or older;
@@ -293,10 +297,18 @@ impl<'m> Connections<'m> {
         })
     }
 
-    /// What a person should know about this run's connections, once per run: `[ssh] persist`
-    /// refused in part or whole, and why.
-    pub fn warnings(&self) -> &[String] {
-        &self.warnings
+    /// What a person should know about this run's connections so far: `[ssh] persist`
+    /// refused in part or whole, and why; a lingering session that did not answer.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut all = self.warnings.clone();
+        if let Ok(transports) = self.transports.lock() {
+            let mut names: Vec<&String> = transports.keys().collect();
+            names.sort();
+            for name in names {
+                all.extend(transports[name].notes());
+            }
+        }
+        all
     }
 
     /// The node's session: the one kept from an earlier step, or a new one.

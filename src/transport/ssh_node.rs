@@ -21,6 +21,11 @@ pub struct SshNode {
     patience: Patience,
     root: String,
     program: String,
+    /// The node's name, for what this run should tell a person.
+    name: String,
+    /// What a person should know about this node's sessions this run (a lingering session
+    /// that did not answer).
+    notes: std::sync::Mutex<Vec<String>>,
 }
 
 impl SshNode {
@@ -47,6 +52,8 @@ impl SshNode {
             session,
             program: format!("{}/bin/mesh", node.root.trim_end_matches('/')),
             root: node.root.clone(),
+            name: node.name.clone(),
+            notes: std::sync::Mutex::new(Vec::new()),
         }
     }
 }
@@ -134,8 +141,18 @@ impl Transport for SshNode {
                     "the connection to the node's lingering session broke; try again (the next run starts a new one)",
                 )
             };
-            if let Ok(session) = NodeSession::over_socket(stream, Box::new(broke), self.patience) {
-                return Ok(session);
+            match NodeSession::over_socket(stream, Box::new(broke), self.patience) {
+                Ok(session) => return Ok(session),
+                // Paid once, and said: the session started next replaces a lingering server
+                // that does not answer (`crate::node::linger`).
+                Err(e) => {
+                    if let Ok(mut notes) = self.notes.lock() {
+                        notes.push(format!(
+                            "node {}: its lingering session did not answer ({e}); a new session was started, which replaces it",
+                            self.name
+                        ));
+                    }
+                }
             }
         }
         let linger = self
@@ -165,6 +182,10 @@ impl Transport for SshNode {
             self.session.forward(local, &remote.to_string_lossy());
         }
         Ok(session)
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }
 
     fn install(&self) -> Result<(), TransportError> {

@@ -433,3 +433,75 @@ fn with_ssh_persist_the_next_run_reuses_the_connection() {
     // Cleaned up: the lingering session exits once its root's socket is gone with the test.
     let _ = std::fs::remove_file(n.root.join(".session.sock"));
 }
+
+/// The pid of the lingering session serving `root`, once it listens (at most 10 s).
+fn lingering_server(root: &std::path::Path, not: Option<u32>) -> u32 {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let out = std::process::Command::new("pgrep")
+            .args(["-f", &format!("node serve --root {}", root.display())])
+            .output()
+            .expect("pgrep");
+        let found = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.trim().parse::<u32>().ok())
+            .find(|pid| Some(*pid) != not);
+        if let Some(pid) = found
+            && root.join(".session.sock").exists()
+        {
+            return pid;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no lingering session for {}",
+            root.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Issue 33: a stopped lingering `mesh node serve` made every collect wait for it, silently.
+/// Now the wait is one `[ssh] timeout`, paid once and said: the session started instead
+/// replaces the server that does not answer, and the next run is served at once.
+#[test]
+fn a_stopped_lingering_session_is_waited_for_once_and_said() {
+    let t = example();
+    let n = SshNode::start(t.dir(), "ace");
+    one_node_mesh(&t, &n, &n.client_options());
+    t.edit(
+        "mesh.toml",
+        "[node.ace]",
+        "[ssh]\npersist = \"1m\"\ntimeout = \"2s\"\n\n[node.ace]",
+    );
+    t.ok(&["build", "--behind", "-q"]);
+    t.ok(&["push", "-q"]);
+    let stopped = lingering_server(&n.root, None);
+    let signal = |sig: &str, pid: u32| {
+        let _ = std::process::Command::new("kill")
+            .args([sig, &pid.to_string()])
+            .status();
+    };
+    signal("-STOP", stopped);
+
+    let run = t.run(&["collect"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert!(
+        run.stderr.contains(
+            "node ace: its lingering session did not answer (no answer for 2s after connecting to its lingering session"
+        ),
+        "{run}"
+    );
+    // The session that served this run left a new server in the stopped one's place.
+    let replacement = lingering_server(&n.root, Some(stopped));
+    assert_ne!(replacement, stopped);
+    let run = t.run(&["collect"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert!(
+        !run.stderr.contains("did not answer"),
+        "the next run waited again:\n{run}"
+    );
+    assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
+    // Woken, the old server finds its socket gone and ends; the new one ends with the test.
+    signal("-CONT", stopped);
+    let _ = std::fs::remove_file(n.root.join(".session.sock"));
+}

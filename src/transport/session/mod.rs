@@ -2,7 +2,8 @@
 //! child for a local node) for every request of a run (see [`crate::node::frame`]).
 //!
 //! Nothing waits forever. Every request has two deadlines: the node must show progress (a
-//! whole frame, or [`PROGRESS_STEP`] bytes of one, either way) within `[ssh] timeout`, and the
+//! whole frame, or [`PROGRESS_STEP`] bytes of one, either way) within `[ssh] timeout` of the
+//! last progress (so a silence is given up after exactly the time its reason names), and the
 //! whole request must end within its total (4 times that for the short ones, [`LONG`] for a
 //! receive or an apply, where a node that works says it is alive). When one passes, the process
 //! is killed and its sockets shut, so no reader stays blocked, and the node is unreachable for
@@ -92,6 +93,8 @@ pub struct NodeSession {
     patience: Patience,
     /// What the node was asked last, for the reason a timeout gives ("after connecting").
     doing: &'static str,
+    /// A lingering session reached through a kept connection, not a process started now.
+    lingering: bool,
     /// Killed, broken or quit: never used again (a pool must not keep it).
     closed: bool,
 }
@@ -238,8 +241,9 @@ impl NodeSession {
     }
 
     /// A session over `stream`, a connected socket whose other end serves sessions (a
-    /// lingering one, `mesh node serve`); greeted as [`spawn`](Self::spawn) is (a server that
-    /// does not answer soon is given up for a new session).
+    /// lingering one, `mesh node serve`); greeted as [`spawn`](Self::spawn) is, within
+    /// `[ssh] timeout` alone since its connection is already made (a server that does not
+    /// answer by then is given up for a new session).
     pub fn over_socket(
         stream: UnixStream,
         ended: Ended,
@@ -267,6 +271,7 @@ impl NodeSession {
         ended: Ended,
         patience: Patience,
     ) -> Result<NodeSession, TransportError> {
+        let lingering = matches!(peer, Peer::Socket(_));
         let peer = Arc::new(Mutex::new(peer));
         let watchdog = Arc::new(Watchdog::new());
         {
@@ -291,7 +296,12 @@ impl NodeSession {
             watchdog,
             ended,
             patience,
-            doing: "after connecting",
+            doing: if lingering {
+                "after connecting to its lingering session"
+            } else {
+                "since it was started (connecting included)"
+            },
+            lingering,
             closed: false,
         };
         session.handshake()
@@ -303,10 +313,17 @@ impl NodeSession {
     /// `[ssh] timeout`, to greet.
     fn handshake(mut self) -> Result<NodeSession, TransportError> {
         let Patience { connect, quiet } = self.patience;
+        // A lingering session is reached through a connection already made: it greets at
+        // once, or it is stopped or stuck, and is given `quiet`, not connecting time too.
+        let first = if self.lingering {
+            quiet
+        } else {
+            connect + quiet
+        };
         self.watchdog
-            .arm(connect + quiet, quiet, connect + self.patience.short());
+            .arm(first, quiet, first + self.patience.short());
         match self.greeting() {
-            Greeting::Found => {}
+            Greeting::Found => self.doing = "after connecting",
             // A node without mesh, or with one from before sessions: its exit says so.
             Greeting::Ended => return Err(self.broken()),
             Greeting::TooMuch => {

@@ -106,6 +106,97 @@ fn a_node_silent_after_connecting_is_unreachable_with_its_reason() {
     assert!(start.elapsed() < Duration::from_secs(5));
 }
 
+/// Every deadline is one deadline: a node silent after its greeting is given up `[ssh] timeout`
+/// after the greeting, not after another window of it (issue 33: connect + 2x timeout).
+#[test]
+fn a_greeting_without_a_hello_costs_one_quiet_time() {
+    let (ours, mut theirs) = UnixStream::pair().unwrap();
+    thread::spawn(move || {
+        theirs.write_all(frame::GREETING).unwrap();
+        thread::sleep(Duration::from_secs(30));
+    });
+    let quiet = Duration::from_secs(2);
+    let start = Instant::now();
+    let err = NodeSession::over_socket(
+        ours,
+        Box::new(|_, _| TransportError::failed("ended")),
+        Patience::new(Duration::from_secs(1), quiet),
+    )
+    .err()
+    .expect("a silent node");
+    let took = start.elapsed();
+    assert!(
+        err.source.starts_with("no answer for 2s after connecting"),
+        "{err}"
+    );
+    // The greeting came at once: the node had 2 s of silence after it, not the 5 s of the
+    // connect time plus two quiet windows.
+    assert!(took >= quiet, "{took:?}");
+    eprintln!("TOOK {took:?}");
+    assert!(took < quiet + Duration::from_millis(1500), "{took:?}");
+}
+
+/// A node that stops reading in the middle of a receive is given up `[ssh] timeout` after the
+/// last bytes it took, as its reason says, not up to twice that (issue 33).
+#[test]
+fn a_node_that_stops_reading_a_receive_is_given_up_after_one_quiet_time() {
+    let stalled = Arc::new(Mutex::new(None::<Instant>));
+    let seen = stalled.clone();
+    let mut session = with_node(move |node| {
+        // It takes what comes for a second, then reads nothing more: what is sent fills the
+        // socket, and the sender blocks.
+        let start = Instant::now();
+        let mut buf = vec![0u8; 64 * 1024];
+        while start.elapsed() < Duration::from_secs(1) {
+            if node.read(&mut buf).unwrap_or(0) == 0 {
+                return;
+            }
+        }
+        *seen.lock().unwrap() = Some(Instant::now());
+        thread::sleep(Duration::from_secs(30));
+    });
+    let quiet = Duration::from_secs(2);
+    session.patience.quiet = quiet;
+    let mut endless = std::io::repeat(7).take(1 << 40);
+    let err = session.receive(&mut endless).unwrap_err();
+    let silent = stalled
+        .lock()
+        .unwrap()
+        .expect("the node stopped reading")
+        .elapsed();
+    assert_eq!(err.kind, ErrorKind::Unreachable, "{err}");
+    assert!(
+        err.source.starts_with("no answer for 2s while receiving"),
+        "{err}"
+    );
+    // The last whole frame it took came at most a moment before it stopped reading.
+    assert!(silent < quiet + Duration::from_millis(700), "{silent:?}");
+    assert!(silent + Duration::from_millis(300) >= quiet, "{silent:?}");
+}
+
+/// Before its greeting, a node has what connecting takes and its quiet time, and the reason
+/// says so.
+#[test]
+fn a_node_that_never_greets_is_given_up_with_connecting_counted() {
+    let mut command = Command::new("sleep");
+    command.arg("30");
+    let start = Instant::now();
+    let err = NodeSession::spawn(
+        command,
+        Box::new(|_, _| TransportError::failed("ended")),
+        Patience::new(Duration::from_millis(500), Duration::from_millis(500)),
+        |e| TransportError::failed(e.to_string()),
+    )
+    .err()
+    .expect("a silent node");
+    assert!(
+        err.source
+            .starts_with("no answer for 1s since it was started (connecting included)"),
+        "{err}"
+    );
+    assert!(start.elapsed() < Duration::from_millis(2500));
+}
+
 #[test]
 fn a_node_that_trickles_its_answer_is_as_stuck_as_a_silent_one() {
     let mut session = with_node(|node| {

@@ -16,7 +16,7 @@ pub(super) struct Counted<T> {
 impl<T: Read> Read for Counted<T> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.watchdog.moved.fetch_add(n as u64, Ordering::Relaxed);
+        self.watchdog.moved(n);
         Ok(n)
     }
 }
@@ -24,7 +24,7 @@ impl<T: Read> Read for Counted<T> {
 impl<T: Write> Write for Counted<T> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.inner.write(buf)?;
-        self.watchdog.moved.fetch_add(n as u64, Ordering::Relaxed);
+        self.watchdog.moved(n);
         Ok(n)
     }
 
@@ -35,13 +35,21 @@ impl<T: Write> Write for Counted<T> {
 
 /// Kills the peer when the current request makes no progress for its quiet time, or runs past
 /// its total.
+///
+/// Progress is marked when it happens (a whole frame read, or [`PROGRESS_STEP`] more bytes
+/// moved), and the silence is measured from that mark: a node may be silent for exactly its
+/// quiet time, never for up to twice it, as a check at the end of fixed windows would allow.
 pub(super) struct Watchdog {
     state: Mutex<WatchState>,
     wake: Condvar,
+    /// When the watchdog was made: the origin of [`Self::progress_at`].
+    epoch: Instant,
     /// Bytes moved either way, counted by the pipe ends.
-    pub(super) moved: AtomicU64,
-    /// Whole frames read.
-    frames: AtomicU64,
+    moved: AtomicU64,
+    /// [`Self::moved`] at the last mark of progress.
+    marked: AtomicU64,
+    /// When progress was last marked, in nanoseconds since [`Self::epoch`].
+    progress_at: AtomicU64,
 }
 
 /// Why the watchdog ended a conversation.
@@ -54,7 +62,7 @@ pub(super) enum Fired {
 }
 
 struct WatchState {
-    /// Armed: the current window of silence allowed, when it ends, and the counts at its start.
+    /// Armed: the silences allowed and the end of the current request.
     window: Option<Window>,
     fired: Option<Fired>,
     done: bool,
@@ -62,16 +70,15 @@ struct WatchState {
 
 #[derive(Clone, Copy)]
 struct Window {
-    /// The silence allowed after this window.
+    /// When the request was armed, in nanoseconds since the epoch.
+    armed_at: u64,
+    /// The silence allowed before the first progress (may be longer than `quiet`: connecting).
+    first: Duration,
+    /// The silence allowed after any progress.
     quiet: Duration,
-    /// How long this window lasts (the first may be longer: connecting).
-    length: Duration,
-    ends: Instant,
     /// When the whole request must be over, and how long that was.
     until: Instant,
     total: Duration,
-    moved: u64,
-    frames: u64,
 }
 
 impl Watchdog {
@@ -83,24 +90,47 @@ impl Watchdog {
                 done: false,
             }),
             wake: Condvar::new(),
+            epoch: Instant::now(),
             moved: AtomicU64::new(0),
-            frames: AtomicU64::new(0),
+            marked: AtomicU64::new(0),
+            progress_at: AtomicU64::new(0),
         }
     }
 
-    /// Arms it for a request: progress within `first`, then within every `quiet`, and done
-    /// within `total`.
+    /// Nanoseconds since the epoch, now.
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// `n` more bytes moved: progress once [`PROGRESS_STEP`] of them came since the last mark.
+    fn moved(&self, n: usize) {
+        let moved = self.moved.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
+        if moved.saturating_sub(self.marked.load(Ordering::Relaxed)) >= PROGRESS_STEP {
+            self.mark();
+        }
+    }
+
+    /// Progress now.
+    fn mark(&self) {
+        self.marked
+            .store(self.moved.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.progress_at.store(self.now(), Ordering::Relaxed);
+    }
+
+    /// Arms it for a request: progress within `first`, then within `quiet` of each progress,
+    /// and done within `total`.
     pub(super) fn arm(&self, first: Duration, quiet: Duration, total: Duration) {
         if let Ok(mut s) = self.state.lock() {
-            let now = Instant::now();
+            // Bytes moved before this request are not its progress.
+            self.marked
+                .store(self.moved.load(Ordering::Relaxed), Ordering::Relaxed);
+            let total = total.max(first);
             s.window = Some(Window {
+                armed_at: self.now(),
+                first,
                 quiet,
-                length: first,
-                ends: now + first,
-                until: now + total.max(first),
-                total: total.max(first),
-                moved: self.moved.load(Ordering::Relaxed),
-                frames: self.frames.load(Ordering::Relaxed),
+                until: Instant::now() + total,
+                total,
             });
             self.wake.notify_one();
         }
@@ -124,11 +154,22 @@ impl Watchdog {
 
     /// A whole frame was read: progress.
     pub(super) fn frame(&self) {
-        self.frames.fetch_add(1, Ordering::Relaxed);
+        self.mark();
     }
 
     pub(super) fn fired(&self) -> Option<Fired> {
         self.state.lock().ok().and_then(|s| s.fired)
+    }
+
+    /// When the silence allowed in `w` ends (nanoseconds since the epoch), and how long a
+    /// silence that is.
+    fn silence_ends(&self, w: &Window) -> (u64, Duration) {
+        let progress = self.progress_at.load(Ordering::Relaxed);
+        if progress > w.armed_at {
+            (progress + w.quiet.as_nanos() as u64, w.quiet)
+        } else {
+            (w.armed_at + w.first.as_nanos() as u64, w.first)
+        }
     }
 
     pub(super) fn watch(&self, peer: &Mutex<Peer>) {
@@ -137,31 +178,18 @@ impl Watchdog {
             if s.done {
                 return;
             }
-            let now = Instant::now();
-            let next = match s.window.as_mut() {
+            let next = match s.window {
                 None => None,
-                Some(w) if now >= w.until => {
-                    let why = Fired::Overall(w.total);
-                    s.window = None;
-                    s.fired = Some(why);
-                    if let Ok(mut p) = peer.lock() {
-                        p.kill();
-                    }
-                    continue;
-                }
-                Some(w) if now >= w.ends => {
-                    let (moved, frames) = (
-                        self.moved.load(Ordering::Relaxed),
-                        self.frames.load(Ordering::Relaxed),
-                    );
-                    if frames > w.frames || moved.saturating_sub(w.moved) >= PROGRESS_STEP {
-                        // Progress in this window: another one.
-                        (w.moved, w.frames) = (moved, frames);
-                        w.length = w.quiet;
-                        w.ends = now + w.quiet;
-                        Some(w.ends.min(w.until))
+                Some(w) => {
+                    let (silence_ends, silence) = self.silence_ends(&w);
+                    let fired = if Instant::now() >= w.until {
+                        Some(Fired::Overall(w.total))
+                    } else if self.now() >= silence_ends {
+                        Some(Fired::Silent(silence))
                     } else {
-                        let why = Fired::Silent(w.length);
+                        None
+                    };
+                    if let Some(why) = fired {
                         s.window = None;
                         s.fired = Some(why);
                         if let Ok(mut p) = peer.lock() {
@@ -169,8 +197,9 @@ impl Watchdog {
                         }
                         continue;
                     }
+                    let wait = Duration::from_nanos(silence_ends.saturating_sub(self.now()));
+                    Some(w.until.min(Instant::now() + wait))
                 }
-                Some(w) => Some(w.ends.min(w.until)),
             };
             s = match next {
                 Some(at) => match self
