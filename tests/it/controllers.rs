@@ -492,6 +492,11 @@ fn same_commits_another_plan_is_said_and_a_take_over_settles_it() {
 
     let run = laptop.run(&["reconcile"]);
     assert_eq!(run.code, 3, "{run}");
+    assert!(
+        run.stderr
+            .contains("edge-1 differs: runs what cron declared"),
+        "{run}"
+    );
     let s = state(&laptop, "edge-1");
     assert_eq!(s["state"], "differs", "{s}");
     let reason = s["reason"].as_str().unwrap_or_default();
