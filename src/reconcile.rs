@@ -319,6 +319,7 @@ fn needs_a_person(
                 n.name
             ),
             NodeState::Stuck => format!("{} is stuck: {why}", n.name),
+            NodeState::Differs => format!("{} differs: {why}", n.name),
             state => format!("{} is {state}: {why}", n.name),
         });
         told.push(&n.name);

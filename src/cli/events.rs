@@ -60,6 +60,8 @@ pub enum Kind {
     Ahead,
     /// A node runs another controller's declaration from a diverged history.
     Diverged,
+    /// A node runs another controller's declaration from the same commits with another plan.
+    Differs,
     /// `mesh push --take-over` replaced another controller's declaration.
     TookOver,
     /// A node's root answered with a new node id: it was replaced.

@@ -12,8 +12,9 @@ use crate::deliver::push::{NodePush, Outcome, PushOptions, PushProgress};
 /// again when it lost what it was sent). `--all`: every node, resent even
 /// when current. A send is recorded only after the node confirmed it holds the declaration; an
 /// unreachable node stays out of date. A node that runs what another controller declared
-/// from newer commits (ahead) or another line of history (diverged) is not declared to. Exits 3
-/// when a node could not be delivered to, its apply failed, or it is ahead or diverged.
+/// from newer commits (ahead), another line of history (diverged), or the same commits with
+/// another plan (differs) is not declared to. Exits 3 when a node could not be delivered to,
+/// its apply failed, or it is ahead, diverged or differs.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Nodes to push to; `@tag` names every node with that tag.
@@ -25,8 +26,10 @@ pub struct Args {
     /// Every node, even when current.
     #[arg(long)]
     all: bool,
-    /// Declare to the named nodes even where another controller declared from a history that
-    /// diverged from this one's (recorded as taken over).
+    /// Declare to the named nodes even where another controller declared: from a history that
+    /// diverged from this one's, from newer commits (yours are older: that controller declares
+    /// again on its next run), or from the same commits with another plan (recorded as taken
+    /// over).
     #[arg(long = "take-over", requires = "nodes")]
     take_over: bool,
 }
@@ -89,7 +92,8 @@ fn line(p: &NodePush) -> String {
         | Outcome::Refused { .. }
         | Outcome::Failed { .. }
         | Outcome::Ahead { .. }
-        | Outcome::Diverged { .. } => trouble_line(p).unwrap_or_default(),
+        | Outcome::Diverged { .. }
+        | Outcome::Differs { .. } => trouble_line(p).unwrap_or_default(),
     }
 }
 
@@ -103,6 +107,7 @@ pub fn trouble_line(p: &NodePush) -> Option<String> {
         Outcome::Failed { reason } => ("failed", reason),
         Outcome::Ahead { reason, .. } => ("ahead", reason),
         Outcome::Diverged { reason, .. } => ("diverged", reason),
+        Outcome::Differs { reason, .. } => ("differs", reason),
         _ => return None,
     };
     Some(format!(
@@ -160,7 +165,12 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         )
     });
     let nwo = count(|o| matches!(o, Outcome::NotWorkedOut { .. }));
-    let elsewhere = count(|o| matches!(o, Outcome::Ahead { .. } | Outcome::Diverged { .. }));
+    let elsewhere = count(|o| {
+        matches!(
+            o,
+            Outcome::Ahead { .. } | Outcome::Diverged { .. } | Outcome::Differs { .. }
+        )
+    });
     if sent == 0 && trouble == 0 && nwo == 0 && elsewhere == 0 {
         ui.status(format!(
             "nothing to send: every node was already sent what it would be sent ({unchanged} unchanged; `mesh collect` asks them what they hold)"
@@ -169,14 +179,14 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         ui.status(format!(
             "sent {sent}, unchanged {unchanged}, not worked out {nwo}, unreachable/refused/failed {trouble}{}",
             if elsewhere > 0 {
-                format!(", ahead/diverged {elsewhere}")
+                format!(", ahead/diverged/differs {elsewhere}")
             } else {
                 String::new()
             }
         ));
     }
     if elsewhere > 0 {
-        ui.hint("a node is ahead when another controller declared newer commits: fetch them (or `mesh status` says more); diverged: merge, or `mesh push --take-over NODE`");
+        ui.hint("a node is ahead when another controller declared newer commits: fetch them (or `mesh status` says more); diverged: merge; differs: make the two mesh.toml agree; or `mesh push --take-over NODE` declares yours");
     }
     if nwo > 0 {
         ui.hint("`mesh plan` says why a node is not worked out");

@@ -126,6 +126,92 @@ impl Envelope {
     }
 }
 
+/// What a declaration asks of a node apart from which build of each module it runs: the
+/// modules and how each is activated, and the controllers it lists for the node to trust.
+/// Two controllers that built the same commits declare other artifacts with the same plan
+/// (the node keeps what it runs); another plan is a disagreement a person settles.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Each module assigned, with its `activate` command.
+    pub modules: BTreeMap<String, Option<String>>,
+    /// Key → name of each controller it lists (`[controllers]`).
+    pub controllers: BTreeMap<String, String>,
+}
+
+impl Plan {
+    /// The plan of `declaration`.
+    pub fn of(declaration: &Declaration) -> Plan {
+        Plan {
+            modules: declaration
+                .modules
+                .iter()
+                .map(|m| (m.name.clone(), m.activate.clone()))
+                .collect(),
+            controllers: declaration
+                .controllers
+                .iter()
+                .map(|c| (c.key.clone(), c.name.clone()))
+                .collect(),
+        }
+    }
+
+    /// How `ours` (declared by `me`) differs from `theirs` (by `them`), as clauses naming what
+    /// differs ("laptop assigns reporter and cron does not"); empty when the plans are the
+    /// same. Each controller listing the other (or itself) is no difference: a node trusts the
+    /// signer of what it runs as well as those listed.
+    pub fn differences(ours: &Plan, theirs: &Plan, me: &Signer, them: &Signer) -> Vec<String> {
+        let (m, t) = (&me.name, &them.name);
+        let mut out = Vec::new();
+        let only = |a: &Plan, b: &Plan| -> Vec<String> {
+            a.modules
+                .keys()
+                .filter(|k| !b.modules.contains_key(*k))
+                .cloned()
+                .collect()
+        };
+        for (who, other, names) in [(m, t, only(ours, theirs)), (t, m, only(theirs, ours))] {
+            if !names.is_empty() {
+                out.push(format!(
+                    "{who} assigns {} and {other} does not",
+                    names.join(", ")
+                ));
+            }
+        }
+        let shown = |a: &Option<String>| {
+            a.as_deref()
+                .map_or("nothing".to_string(), |a| format!("`{a}`"))
+        };
+        for (module, activate) in &ours.modules {
+            if let Some(other) = theirs.modules.get(module)
+                && other != activate
+            {
+                out.push(format!(
+                    "{module} is activated by {} from {m} and by {} from {t}",
+                    shown(activate),
+                    shown(other)
+                ));
+            }
+        }
+        let parties = [me.key.as_str(), them.key.as_str()];
+        let listed = |a: &Plan, b: &Plan| -> Vec<String> {
+            a.controllers
+                .iter()
+                .filter(|(k, _)| !parties.contains(&k.as_str()) && !b.controllers.contains_key(*k))
+                .map(|(_, n)| n.clone())
+                .collect()
+        };
+        for (who, other, names) in [(m, t, listed(ours, theirs)), (t, m, listed(theirs, ours))] {
+            if !names.is_empty() {
+                out.push(format!(
+                    "{who} lists controller {} and {other} does not",
+                    names.join(", ")
+                ));
+            }
+        }
+        out
+    }
+}
+
 /// The name the mesh directory's own commit is compared under: not a valid repository name,
 /// so it never meets one.
 pub const MESH_DIRECTORY: &str = "(mesh directory)";
@@ -201,6 +287,41 @@ mod tests {
         // No controllers listed is not encoded: an old declaration hashes as it did.
         let s = String::from_utf8(decl().canonical()).expect("utf8");
         assert!(!s.contains("controllers"), "{s}");
+    }
+
+    #[test]
+    fn a_plan_differs_by_modules_activate_and_third_controllers_never_by_builds() {
+        let t = tempfile::tempdir().unwrap();
+        let laptop = Identity::open(&t.path().join("l"), "laptop")
+            .unwrap()
+            .signer();
+        let cron = Identity::open(&t.path().join("c"), "cron")
+            .unwrap()
+            .signer();
+        let ci = Identity::open(&t.path().join("ci"), "ci").unwrap().signer();
+        let mut ours = decl();
+        ours.controllers = vec![cron.clone()];
+        let mut theirs = decl();
+        theirs.controllers = vec![laptop.clone()];
+        // Another build of the same module, each listing the other: the same plan.
+        theirs.modules[0].artifact = "cd".repeat(32);
+        theirs.modules[0].build = "b2".into();
+        let none = Plan::differences(&Plan::of(&ours), &Plan::of(&theirs), &laptop, &cron);
+        assert!(none.is_empty(), "{none:?}");
+        let mut reporter = ours.modules[0].clone();
+        reporter.name = "reporter".into();
+        ours.modules.push(reporter);
+        theirs.modules[0].activate = None;
+        theirs.controllers.push(ci);
+        let said = Plan::differences(&Plan::of(&ours), &Plan::of(&theirs), &laptop, &cron);
+        assert_eq!(
+            said,
+            [
+                "laptop assigns reporter and cron does not",
+                "route-proxy is activated by `bin/route-proxy --selfcheck` from laptop and by nothing from cron",
+                "cron lists controller ci and laptop does not",
+            ]
+        );
     }
 
     #[test]

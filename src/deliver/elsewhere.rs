@@ -1,11 +1,14 @@
 //! A node that runs what another controller declared: git history decides whether this
 //! controller may replace it (ours is newer), must not (the node's is newer: **ahead**; or the
-//! histories went apart: **diverged**), or leaves it be (the same commits: no flip-flop).
+//! histories went apart: **diverged**), or leaves it be (the same commits: no flip-flop) —
+//! unless, at the same commits, the other controller's plan is not ours (other modules
+//! assigned, other settings): the node **differs**, and a person settles it.
 //! What was found is kept per node (`declared_elsewhere`), so that status says it from the
 //! store alone, and its fact is stated once.
 
+use crate::controller::Signer;
 use crate::controller::history::{self, Compared, History};
-use crate::declare::wire::MESH_DIRECTORY;
+use crate::declare::wire::{MESH_DIRECTORY, Plan};
 use crate::events::Fact;
 use crate::node::{DeclaredBy, Have, Held};
 use crate::store::{DECLARED_ELSEWHERE, DeclaredElsewhere, Relation, StoreError, Writer};
@@ -79,7 +82,8 @@ impl Histories {
 pub enum Decision {
     /// Declare: nothing there, ours, or older than ours (or taken over: from whom).
     Declare {
-        /// The controller taken over from (`--take-over` on diverged histories).
+        /// The controller taken over from (`--take-over` on a node ahead, diverged or
+        /// running another plan).
         took_over_from: Option<String>,
         /// What the node runs from another controller, when it does (relation [`Relation::Newer`]),
         /// recorded so that collect does not take it for news.
@@ -89,16 +93,24 @@ pub enum Decision {
     Leave(DeclaredElsewhere),
 }
 
-/// Decides for `node`, which answered `have`, whether our declaration (digest `digest`,
-/// declared from `ours`) may replace what it runs. `me` is this controller's public key string.
-pub fn decide(
-    histories: &Histories,
-    me: &str,
-    ours: &BTreeMap<String, String>,
-    digest: &str,
-    have: &Have,
-    take_over: bool,
-) -> Decision {
+/// What this controller would declare to a node: who signs it, its digest and plan, and the
+/// commits it is declared from.
+pub struct Ours<'a> {
+    /// This controller.
+    pub me: &'a Signer,
+    /// The declaration's digest.
+    pub digest: &'a str,
+    /// Its plan (see [`Plan`]).
+    pub plan: &'a Plan,
+    /// Per repository, the commit it is declared from.
+    pub commits: &'a BTreeMap<String, String>,
+}
+
+/// Decides for `node`, which answered `have`, whether our declaration may replace what it
+/// runs. `take_over` (a person's `mesh push --take-over`) declares over whatever another
+/// controller declared: a node ahead (ours is older: the other controller, still newer,
+/// declares again on its next run), diverged, or running another plan.
+pub fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over: bool) -> Decision {
     let declare = Decision::Declare {
         took_over_from: None,
         found: None,
@@ -106,9 +118,10 @@ pub fn decide(
     let (Some(by), Some(held)) = (&have.declared_by, &have.declaration) else {
         return declare;
     };
-    if by.controller.key == me {
+    if by.controller.key == ours.me.key {
         return declare;
     }
+    let digest = ours.digest;
     let theirs = &by.commits;
     let compared = if held.digest == digest {
         // The very declaration we would send: nothing to replace.
@@ -119,7 +132,7 @@ pub fn decide(
             unknown: false,
         }
     } else {
-        histories.compare(ours, theirs)
+        histories.compare(ours.commits, theirs)
     };
     let found = |relation: Relation, reason: String| DeclaredElsewhere {
         controller: by.controller.name.clone(),
@@ -135,7 +148,7 @@ pub fn decide(
     let at = |c: &Compared| {
         let repo = c.repo.as_deref().unwrap_or("?");
         let theirs = c.theirs.as_deref().map_or("?", |t| short(t));
-        let ours = ours.get(repo).map_or("?", |o| short(o));
+        let ours = ours.commits.get(repo).map_or("?", |o| short(o));
         (
             shown(repo).to_string(),
             theirs.to_string(),
@@ -144,18 +157,42 @@ pub fn decide(
     };
     let name = &by.controller.name;
     let newer = |took_over_from: Option<String>| Decision::Declare {
-        took_over_from,
         found: Some(found(
             Relation::Newer,
-            format!("runs what {name} declared, older than ours"),
+            match took_over_from {
+                Some(_) => format!("runs what {name} declared; taken over"),
+                None => format!("runs what {name} declared, older than ours"),
+            },
         )),
+        took_over_from,
     };
+    if take_over && compared.relation != history::Relation::Newer && held.digest != digest {
+        return newer(Some(name.clone()));
+    }
     match compared.relation {
         history::Relation::Newer => newer(None),
-        history::Relation::Same => Decision::Leave(found(
-            Relation::Same,
-            format!("runs what {name} declared from the same commits; it keeps it"),
-        )),
+        history::Relation::Same => {
+            let differs = match &by.plan {
+                Some(plan) if held.digest != digest => {
+                    Plan::differences(ours.plan, plan, ours.me, &by.controller)
+                }
+                _ => Vec::new(),
+            };
+            if differs.is_empty() {
+                Decision::Leave(found(
+                    Relation::Same,
+                    format!("runs what {name} declared from the same commits; it keeps it"),
+                ))
+            } else {
+                Decision::Leave(found(
+                    Relation::Differs,
+                    format!(
+                        "runs what {name} declared from the same commits with another plan: {}. Make the two mesh.toml agree, or `mesh push --take-over NODE` to declare yours",
+                        differs.join("; ")
+                    ),
+                ))
+            }
+        }
         history::Relation::Behind => {
             let (repo, theirs, _) = at(&compared);
             let newer = if compared.unknown {
@@ -165,10 +202,11 @@ pub fn decide(
             };
             Decision::Leave(found(
                 Relation::Ahead,
-                format!("runs {repo}@{theirs} from {name}, {newer}: fetch"),
+                format!(
+                    "runs {repo}@{theirs} from {name}, {newer}: fetch, or `mesh push --take-over NODE` to declare yours anyway"
+                ),
             ))
         }
-        history::Relation::Diverged if take_over => newer(Some(name.clone())),
         history::Relation::Diverged => {
             let why = match &compared.repo {
                 Some(_) => {
@@ -232,6 +270,11 @@ pub fn record(
                     reason: found.reason.clone(),
                 }),
                 Relation::Diverged => Some(Fact::Diverged {
+                    node: node.to_string(),
+                    controller: found.controller.clone(),
+                    reason: found.reason.clone(),
+                }),
+                Relation::Differs => Some(Fact::Differs {
                     node: node.to_string(),
                     controller: found.controller.clone(),
                     reason: found.reason.clone(),

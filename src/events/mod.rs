@@ -136,8 +136,8 @@ pub enum Fact {
         /// Why, as a sentence.
         reason: String,
     },
-    /// `mesh push --take-over` replaced what another controller declared on a node whose
-    /// history diverged from ours.
+    /// `mesh push --take-over` replaced what another controller declared on a node (ahead,
+    /// diverged, or running another plan).
     TookOver {
         /// The node.
         node: String,
@@ -162,6 +162,17 @@ pub enum Fact {
         /// The reason the builds gave.
         reason: String,
     },
+    /// A node runs what another controller declared from the same commits with another plan
+    /// (other modules assigned, other settings): neither declares until a person makes the
+    /// two mesh.toml agree or takes over. Stated once per declaration found.
+    Differs {
+        /// The node.
+        node: String,
+        /// The other controller.
+        controller: String,
+        /// What differs, as a sentence.
+        reason: String,
+    },
 }
 
 impl Fact {
@@ -184,6 +195,7 @@ impl Fact {
             Fact::BuildStuck { .. } => "build-stuck",
             Fact::Ahead { .. } => "ahead",
             Fact::Diverged { .. } => "diverged",
+            Fact::Differs { .. } => "differs",
             Fact::TookOver { .. } => "took-over",
             Fact::NodeReplaced { .. } => "node-replaced",
             Fact::NotWorkedOut { .. } => "not-worked-out",
@@ -210,6 +222,7 @@ impl Fact {
             | Fact::NotWorkedOut { node, .. }
             | Fact::Ahead { node, .. }
             | Fact::Diverged { node, .. }
+            | Fact::Differs { node, .. }
             | Fact::TookOver { node, .. }
             | Fact::NodeReplaced { node, .. } => node,
         }

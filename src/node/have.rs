@@ -40,6 +40,10 @@ pub struct DeclaredBy {
     pub controller: Signer,
     /// Per repository, the commit it was declared from (see `Envelope::commits`).
     pub commits: BTreeMap<String, String>,
+    /// What it asks of the node besides which builds: what another controller declaring from
+    /// the same commits compares its own plan with (absent from a node older than this field).
+    #[serde(default)]
+    pub plan: Option<crate::declare::wire::Plan>,
 }
 
 /// Reads what the node at `root` holds. Takes no lock (every file it reads is replaced
@@ -51,6 +55,7 @@ pub fn have(root: &Path) -> Result<Have, NodeError> {
         e.controller.as_ref().map(|c| DeclaredBy {
             controller: c.clone(),
             commits: e.commits.clone(),
+            plan: Some(crate::declare::wire::Plan::of(&e.declaration)),
         })
     });
     Ok(Have {

@@ -1,8 +1,12 @@
 //! Which controllers a node takes declarations from (`ROOT/trust.json`), as ssh pins host
-//! keys: the first controller that declares to it is pinned; the controllers listed in the
-//! declaration in force (`[controllers]` of its mesh.toml) are trusted too, because a trusted
-//! controller delivered them. Anything else is refused whole. Only a person re-pins a node
-//! (`mesh node trust --reset`).
+//! keys: the first controller that declares to it is pinned; the controller that signed the
+//! declaration in force and the controllers it lists (`[controllers]` of its mesh.toml) are
+//! trusted too, because a trusted controller delivered them. Anything else is refused whole.
+//!
+//! The first declaration also pins what the node is: its name and its mesh. A declaration
+//! made for another node or another mesh is refused whole, however it is signed (a signed
+//! declaration copied from one node's root must not run on another). Only a person re-pins a
+//! node (`mesh node trust --reset`).
 
 use serde::{Deserialize, Serialize};
 
@@ -14,8 +18,15 @@ use crate::declare::wire::Envelope;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Trust {
-    /// The controllers the declaration in force lists.
+    /// The controller that signed the declaration in force and the controllers it lists.
     pub delivered: Vec<Signer>,
+    /// The mesh this node was first declared to in (absent in a trust file from before it was
+    /// pinned: learnt from the declaration in force).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<String>,
+    /// The node name it was first declared to as (absent as `mesh` is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
     /// The first controller that declared to this node.
     pub pinned: Signer,
 }
@@ -45,24 +56,44 @@ pub(super) fn read(layout: &Layout) -> Result<Option<Trust>, NodeError> {
 }
 
 /// Whether the node takes `envelope`: signed, by a controller it trusts (or by the first
-/// one, which it pins). The trust file to write when the declaration is put in force (`None`:
-/// unchanged); why not, as the refusal the controller shows.
+/// one, which it pins), and made for this node of this mesh (pinned with the first one). The
+/// trust file to write when the declaration is put in force (`None`: unchanged); why not, as
+/// the refusal the controller shows.
 pub(super) fn admit(layout: &Layout, envelope: &Envelope) -> Result<Option<Trust>, String> {
     let signer = envelope
         .verify()
         .map_err(|why| format!("the declaration's signature is not valid: {why}"))?;
-    let delivered = envelope.declaration.controllers.clone();
+    let declaration = &envelope.declaration;
+    // The signer of the declaration in force is trusted as the controllers it lists are: a
+    // controller need not list itself to declare again.
+    let mut delivered = declaration.controllers.clone();
+    if !delivered.iter().any(|d| d.key == signer.key) {
+        delivered.push(signer.clone());
+    }
     let trust = read(layout).map_err(|e| {
         format!("{e}; `mesh node trust --reset` on the controller clears it, and the next controller to declare is pinned")
     })?;
     match trust {
         None => Ok(Some(Trust {
             delivered,
+            mesh: Some(declaration.mesh.clone()),
+            node: Some(declaration.node.clone()),
             pinned: signer.clone(),
         })),
         Some(t) if t.trusts(signer) => {
+            let (mesh, node) = pinned_name(layout, &t, envelope);
+            if (mesh.as_str(), node.as_str())
+                != (declaration.mesh.as_str(), declaration.node.as_str())
+            {
+                return Err(format!(
+                    "the declaration is for node {} of mesh {}, and this node is {node} of mesh {mesh} (pinned by the first declaration it took): a declaration made for another node is never run here. If mesh.toml renamed this node (or the mesh), re-pin it with `mesh node trust --reset NODE` and push again",
+                    declaration.node, declaration.mesh
+                ));
+            }
             let next = Trust {
                 delivered,
+                mesh: Some(mesh),
+                node: Some(node),
                 pinned: t.pinned.clone(),
             };
             Ok((next != t).then_some(next))
@@ -75,6 +106,19 @@ pub(super) fn admit(layout: &Layout, envelope: &Envelope) -> Result<Option<Trust
             signer.key
         )),
     }
+}
+
+/// The mesh and node name `trust` pinned; for a trust file from before they were pinned,
+/// those of the declaration in force (else of `envelope`, the first one it will hold).
+fn pinned_name(layout: &Layout, trust: &Trust, envelope: &Envelope) -> (String, String) {
+    if let (Some(mesh), Some(node)) = (&trust.mesh, &trust.node) {
+        return (mesh.clone(), node.clone());
+    }
+    let in_force = layout.read_declaration().ok().flatten();
+    let d = in_force
+        .as_ref()
+        .map_or(&envelope.declaration, |e| &e.declaration);
+    (d.mesh.clone(), d.node.clone())
 }
 
 /// Writes the trust file.
@@ -101,4 +145,140 @@ pub fn reset(root: &std::path::Path) -> Result<Option<Trust>, NodeError> {
         Err(e) => return Err(NodeError::io("remove", layout.trust())(e)),
     }
     Ok(before)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{artifact, laptop, module, send, stream};
+    use super::super::{NodeError, receive};
+    use crate::controller::{Identity, Signer};
+    use crate::declare::{Declaration, DeclaredModule, Envelope};
+
+    fn declared(
+        me: &Identity,
+        node: &str,
+        modules: Vec<DeclaredModule>,
+        sequence: u64,
+        controllers: Vec<Signer>,
+    ) -> Envelope {
+        Declaration {
+            controllers,
+            mesh: "demo".into(),
+            modules,
+            node: node.into(),
+        }
+        .seal(sequence)
+        .signed(me, Default::default())
+    }
+
+    /// Sends `envelope` (no artifacts); the refusal's reason, answered as untrusted.
+    fn refused(root: &std::path::Path, envelope: &Envelope) -> String {
+        let mut out = Vec::new();
+        let result = receive(root, &mut &stream(&[], &envelope.to_bytes())[..], &mut out);
+        let Err(NodeError::Refused { reason }) = result else {
+            panic!("expected a refusal, got {result:?}");
+        };
+        let answer: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(answer, serde_json::json!({ "untrusted": reason }));
+        reason
+    }
+
+    #[test]
+    fn the_signer_of_the_declaration_in_force_is_trusted_as_those_it_lists() {
+        // Each lists the other, as README shows: cron pinned, then the laptop twice in a row.
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        let cron = Identity::from_seed("cron", [9; 32]);
+        let a = artifact(&[("a", "1")]);
+        let m = || vec![module("m", &a, None)];
+        send(
+            root,
+            &[&a],
+            &declared(&cron, "ace", m(), 1, vec![laptop().signer()]),
+        );
+        send(
+            root,
+            &[],
+            &declared(&laptop(), "ace", m(), 2, vec![cron.signer()]),
+        );
+        send(
+            root,
+            &[],
+            &declared(&laptop(), "ace", m(), 3, vec![cron.signer()]),
+        );
+        send(
+            root,
+            &[],
+            &declared(&cron, "ace", m(), 4, vec![laptop().signer()]),
+        );
+        send(
+            root,
+            &[],
+            &declared(&cron, "ace", m(), 5, vec![laptop().signer()]),
+        );
+    }
+
+    #[test]
+    fn a_declaration_for_another_node_or_mesh_is_refused_whole() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        let a = artifact(&[("a", "1")]);
+        let m = || vec![module("m", &a, None)];
+        send(root, &[&a], &declared(&laptop(), "lab", m(), 1, Vec::new()));
+        let before = std::fs::read(root.join("declaration.json")).unwrap();
+        let reason = refused(root, &declared(&laptop(), "edge-1", m(), 2, Vec::new()));
+        assert!(
+            reason.contains("for node edge-1 of mesh demo")
+                && reason.contains("this node is lab of mesh demo")
+                && reason.contains("mesh node trust --reset"),
+            "{reason}"
+        );
+        let mut other_mesh = Declaration {
+            controllers: Vec::new(),
+            mesh: "other".into(),
+            modules: m(),
+            node: "lab".into(),
+        };
+        let reason = refused(
+            root,
+            &other_mesh
+                .clone()
+                .seal(2)
+                .signed(&laptop(), Default::default()),
+        );
+        assert!(reason.contains("of mesh other"), "{reason}");
+        assert_eq!(
+            std::fs::read(root.join("declaration.json")).unwrap(),
+            before
+        );
+        let reports = std::fs::read_dir(root.join("reports")).map_or(0, |d| d.count());
+        assert_eq!(reports, 0, "a refusal of this kind is not journaled");
+
+        // A trust file from before the name was pinned learns it from the declaration in force.
+        let mut trust = super::trusted(root).unwrap().unwrap();
+        assert_eq!(trust.node.as_deref(), Some("lab"));
+        trust.node = None;
+        trust.mesh = None;
+        super::write(&super::Layout::new(root), &trust).unwrap();
+        refused(root, &declared(&laptop(), "edge-1", m(), 2, Vec::new()));
+        send(root, &[], &declared(&laptop(), "lab", m(), 2, Vec::new()));
+        assert_eq!(
+            super::trusted(root).unwrap().unwrap().node.as_deref(),
+            Some("lab")
+        );
+
+        // A reset forgets the name with the pin: the next declaration pins its own.
+        super::reset(root).unwrap();
+        other_mesh.node = "lab-1".into();
+        send(
+            root,
+            &[],
+            &other_mesh.seal(3).signed(&laptop(), Default::default()),
+        );
+        let trust = super::trusted(root).unwrap().unwrap();
+        assert_eq!(
+            (trust.mesh.as_deref(), trust.node.as_deref()),
+            (Some("other"), Some("lab-1"))
+        );
+    }
 }

@@ -64,6 +64,10 @@ pub enum NodeState {
     /// It runs newer commits from another controller: this one is behind (fetch).
     #[serde(rename = "ahead")]
     Ahead,
+    /// It runs what another controller declared from the same commits with another plan
+    /// (other modules assigned, other settings): neither declares until a person settles it.
+    #[serde(rename = "differs")]
+    Differs,
     /// Never sent anything (or it lost what it was sent).
     #[serde(rename = "never told")]
     NeverTold,
@@ -95,6 +99,7 @@ impl NodeState {
             NodeState::NotWorkedOut => "not worked out",
             NodeState::Diverged => "diverged",
             NodeState::Ahead => "ahead",
+            NodeState::Differs => "differs",
             NodeState::NeverTold => "never told",
             NodeState::OutOfDate => "out of date",
             NodeState::Stuck => "stuck",
@@ -112,6 +117,7 @@ impl NodeState {
             NodeState::NotWorkedOut
                 | NodeState::Diverged
                 | NodeState::Ahead
+                | NodeState::Differs
                 | NodeState::Stuck
                 | NodeState::RolledBack
                 | NodeState::Failed
@@ -571,8 +577,8 @@ fn state_of(
     }
 }
 
-/// A node that runs another controller's declaration: ahead or diverged as the last push
-/// compared it with what this one would send; kept (current once it applied it) when the
+/// A node that runs another controller's declaration: ahead, diverged or differing as the last
+/// push compared it with what this one would send; kept (current once it applied it) when the
 /// commits are the same; out of date when this one has something else to send since.
 fn declared_elsewhere(c: &Composed, e: &DeclaredElsewhere) -> (NodeState, Option<String>) {
     let reason = Some(e.reason.clone());
@@ -586,6 +592,7 @@ fn declared_elsewhere(c: &Composed, e: &DeclaredElsewhere) -> (NodeState, Option
     match e.relation {
         Relation::Ahead => (NodeState::Ahead, reason),
         Relation::Diverged => (NodeState::Diverged, reason),
+        Relation::Differs => (NodeState::Differs, reason),
         _ if e.applied => (
             NodeState::Current,
             Some(format!("declared by {}", e.controller)),

@@ -86,13 +86,14 @@ fn state_rank(s: NodeState) -> usize {
         NodeState::NotWorkedOut => 0,
         NodeState::Diverged => 1,
         NodeState::Ahead => 2,
-        NodeState::NeverTold => 3,
-        NodeState::OutOfDate => 4,
-        NodeState::Stuck => 5,
-        NodeState::RolledBack => 6,
-        NodeState::Failed => 7,
-        NodeState::Outstanding => 8,
-        NodeState::Current => 9,
+        NodeState::Differs => 3,
+        NodeState::NeverTold => 4,
+        NodeState::OutOfDate => 5,
+        NodeState::Stuck => 6,
+        NodeState::RolledBack => 7,
+        NodeState::Failed => 8,
+        NodeState::Outstanding => 9,
+        NodeState::Current => 10,
     }
 }
 

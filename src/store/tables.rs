@@ -396,6 +396,9 @@ pub enum Relation {
     Diverged,
     /// The same commits: the node keeps what it runs.
     Same,
+    /// The same commits with another plan (other modules assigned, other settings): the node
+    /// **differs**, neither declares until a person settles it.
+    Differs,
     /// Seen by collect, not compared yet (the next push compares).
     Unknown,
 }
@@ -408,6 +411,7 @@ impl Relation {
             Relation::Ahead => "ahead",
             Relation::Diverged => "diverged",
             Relation::Same => "same",
+            Relation::Differs => "differs",
             Relation::Unknown => "unknown",
         }
     }
@@ -426,6 +430,7 @@ impl From<String> for Relation {
             "ahead" => Relation::Ahead,
             "diverged" => Relation::Diverged,
             "same" => Relation::Same,
+            "differs" => Relation::Differs,
             _ => Relation::Unknown,
         }
     }
@@ -533,6 +538,7 @@ mod tests {
             Relation::Ahead,
             Relation::Diverged,
             Relation::Same,
+            Relation::Differs,
             Relation::Unknown,
         ] {
             let as_word = bincode::serde::encode_to_vec(r.as_str(), cfg).unwrap();

@@ -380,3 +380,225 @@ fn a_replaced_node_root_is_a_fact_and_is_sent_again() {
     assert_eq!(laptop.run(&["reconcile"]).code, 0);
     assert_eq!(facts(&laptop, "node-replaced").len(), 1);
 }
+
+/// The controller that signed the declaration in force on the node at `root`.
+fn signed_by(root: &Path) -> String {
+    let v: Value = serde_json::from_slice(&in_force(root).1).expect("json");
+    v["controller"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// `t` takes `other`'s commits (`git pull` from its platform repository).
+fn pull_from(t: &TestMesh, other: &TestMesh) {
+    git(
+        &t.path("platform"),
+        &[
+            "pull",
+            "-q",
+            "--ff-only",
+            &other.path("platform").display().to_string(),
+            "main",
+        ],
+    );
+}
+
+#[test]
+fn the_readme_laptop_and_cron_host_each_listing_the_other_take_turns() {
+    // README's "A laptop and a cron host", followed literally: `mesh id` on each, and its line
+    // under [controllers] in the other's mesh.toml.
+    let fleet = tempfile::tempdir().expect("tmp");
+    let nodes = fleet.path();
+    let laptop = controller("laptop", nodes, None, "");
+    let cron = controller("cron", nodes, Some(&laptop), "");
+    write_toml(&laptop, "laptop", nodes, &id_line(&cron));
+    write_toml(&cron, "cron", nodes, &id_line(&laptop));
+    let roots: Vec<PathBuf> = ["edge-1", "edge-2"].map(|n| nodes.join(n)).to_vec();
+    let pair = [("laptop", &laptop, &cron), ("cron", &cron, &laptop)];
+    // Each commits and reconciles twice in a row, then they take turns: six rounds.
+    let turns = [0, 0, 1, 1, 0, 1, 0, 1, 0, 1];
+    for (i, &who) in turns.iter().enumerate() {
+        let (name, me, other) = pair[who];
+        let other_name = pair[1 - who].0;
+        // It has what the other committed, and commits on top.
+        pull_from(me, other);
+        change_route_proxy(me, &format!("turn-{i}"));
+        let run = me.run(&["reconcile"]);
+        assert_eq!(run.code, 0, "turn {i}, {name} lands: {run}");
+        for (node, root) in ["edge-1", "edge-2"].iter().zip(&roots) {
+            assert_eq!(signed_by(root), name, "turn {i}: {node} runs {name}'s");
+            let s = state(me, node);
+            assert_eq!(s["state"], "current", "turn {i}, {name}: {s}");
+        }
+        let landed: Vec<(u64, Vec<u8>)> = roots.iter().map(|r| in_force(r)).collect();
+        assert_eq!(me.run(&["reconcile"]).code, 0, "turn {i}: again, nothing");
+        // The other, which has not fetched: it does not declare, and says why.
+        let run = other.run(&["reconcile"]);
+        assert_eq!(run.code, 3, "turn {i}, {other_name} is behind: {run}");
+        for node in ["edge-1", "edge-2"] {
+            let s = state(other, node);
+            assert_eq!(s["state"], "ahead", "turn {i}, {other_name}: {s}");
+            let reason = s["reason"].as_str().unwrap_or_default();
+            assert!(
+                reason.contains(&format!("from {name}")) && reason.contains("fetch"),
+                "turn {i}: {s}"
+            );
+        }
+        let now: Vec<(u64, Vec<u8>)> = roots.iter().map(|r| in_force(r)).collect();
+        assert_eq!(landed, now, "turn {i}: {other_name} declared while behind");
+    }
+    // Nothing was ever refused for trust.
+    for t in [&laptop, &cron] {
+        let troubles = facts(t, "trouble");
+        assert!(troubles.is_empty(), "{troubles:?}");
+    }
+
+    // An ahead node does not hold the fleet: the laptop, behind and unable to fetch, takes
+    // edge-1 over (a person's act, recorded); cron, newer, declares again on its next run.
+    let took = laptop.run(&["push", "--take-over", "edge-1"]);
+    assert_eq!(took.code, 0, "{took}");
+    assert_eq!(signed_by(&roots[0]), "laptop");
+    let over = facts(&laptop, "took-over");
+    assert_eq!(over.len(), 1, "{over:?}");
+    assert_eq!(over[0]["from"], "cron");
+    assert_eq!(cron.run(&["reconcile"]).code, 0);
+    assert_eq!(signed_by(&roots[0]), "cron");
+    assert_eq!(
+        laptop.run(&["reconcile"]).code,
+        3,
+        "behind again, and says so"
+    );
+    assert_eq!(signed_by(&roots[0]), "cron");
+}
+
+#[test]
+fn same_commits_another_plan_is_said_and_a_take_over_settles_it() {
+    let fleet = tempfile::tempdir().expect("tmp");
+    let nodes = fleet.path();
+    let laptop = controller("laptop", nodes, None, "");
+    let cron = controller("cron", nodes, Some(&laptop), "");
+    write_toml(&laptop, "laptop", nodes, &id_line(&cron));
+    write_toml(&cron, "cron", nodes, &id_line(&laptop));
+    // The laptop's mesh.toml (not in git) also assigns reporter to edge-1; the repository
+    // commits are the same.
+    laptop.edit(
+        "mesh.toml",
+        "resolver    = [\"edge-1\", \"edge-2\"]\n",
+        "resolver    = [\"edge-1\", \"edge-2\"]\nreporter    = [\"edge-1\"]\n",
+    );
+    assert_eq!(cron.run(&["reconcile"]).code, 0);
+    let before = in_force(&nodes.join("edge-1"));
+
+    let run = laptop.run(&["reconcile"]);
+    assert_eq!(run.code, 3, "{run}");
+    assert!(
+        run.stderr
+            .contains("edge-1 differs: runs what cron declared"),
+        "{run}"
+    );
+    let s = state(&laptop, "edge-1");
+    assert_eq!(s["state"], "differs", "{s}");
+    let reason = s["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("laptop assigns reporter and cron does not")
+            && reason.contains("--take-over"),
+        "{s}"
+    );
+    // Same commits, other artifacts, same plan: edge-2 keeps what cron declared.
+    let s = state(&laptop, "edge-2");
+    assert_eq!(s["state"], "current", "{s}");
+    assert_eq!(s["controller"], "cron", "{s}");
+    assert_eq!(laptop.run(&["status", "--check"]).code, 3);
+    assert_eq!(facts(&laptop, "differs").len(), 1);
+    for push in [&["push"][..], &["push", "--all"], &["push", "edge-1"]] {
+        let run = laptop.run(push);
+        assert_eq!(run.code, 3, "{push:?}: {run}");
+        assert!(run.stderr.contains("differs"), "{push:?}: {run}");
+        assert_eq!(in_force(&nodes.join("edge-1")), before, "{push:?}");
+    }
+    assert_eq!(facts(&laptop, "differs").len(), 1, "stated once");
+
+    // A person takes edge-1 over: it runs reporter, recorded as taken over from cron.
+    let took = laptop.run(&["push", "--take-over", "edge-1"]);
+    assert_eq!(took.code, 0, "{took}");
+    assert_eq!(signed_by(&nodes.join("edge-1")), "laptop");
+    assert!(nodes.join("edge-1/modules/reporter/current").exists());
+    let over = facts(&laptop, "took-over");
+    assert_eq!(over.len(), 1, "{over:?}");
+    assert_eq!(over[0]["from"], "cron");
+    let run = laptop.run(&["reconcile"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(state(&laptop, "edge-1")["state"], "current");
+    assert_eq!(laptop.run(&["status", "--check"]).code, 0);
+
+    // Cron now finds edge-1 running another plan, and does not declare it back.
+    let after = in_force(&nodes.join("edge-1"));
+    let run = cron.run(&["reconcile"]);
+    assert_eq!(run.code, 3, "{run}");
+    let s = state(&cron, "edge-1");
+    assert_eq!(s["state"], "differs", "{s}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("laptop assigns reporter and cron does not"),
+        "{s}"
+    );
+    assert_eq!(in_force(&nodes.join("edge-1")), after);
+    assert_eq!(state(&cron, "edge-2")["state"], "current");
+}
+
+#[test]
+fn a_declaration_made_for_another_node_is_refused_whole() {
+    let fleet = tempfile::tempdir().expect("tmp");
+    let nodes = fleet.path();
+    let laptop = controller("laptop", nodes, None, "");
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    // edge-1 gets one more module: its declaration's sequence passes edge-2's.
+    laptop.edit(
+        "mesh.toml",
+        "resolver    = [\"edge-1\", \"edge-2\"]\n",
+        "resolver    = [\"edge-1\", \"edge-2\"]\nreporter    = [\"edge-1\"]\n",
+    );
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    let (theirs, bytes) = in_force(&nodes.join("edge-1"));
+    let edge2 = nodes.join("edge-2");
+    let before = in_force(&edge2);
+    assert!(theirs > before.0, "{theirs} > {}", before.0);
+
+    // Fed to edge-2's `mesh node receive`, with every artifact it names.
+    let v: Value = serde_json::from_slice(&bytes).expect("json");
+    let mut stream = format!("declaration {}\n", bytes.len()).into_bytes();
+    stream.extend_from_slice(&bytes);
+    for m in v["declaration"]["modules"].as_array().expect("modules") {
+        let digest = m["artifact"].as_str().expect("artifact");
+        let artifact =
+            std::fs::read(laptop.path(&format!(".mesh/artifacts/{digest}"))).expect("the artifact");
+        stream.extend_from_slice(format!("artifact {digest} {}\n", artifact.len()).as_bytes());
+        stream.extend_from_slice(&artifact);
+    }
+    stream.extend_from_slice(b"end\n");
+    let out = crate::common::mesh_command()
+        .args(["node", "receive", "--root"])
+        .arg(&edge2)
+        .write_stdin(stream)
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("for node edge-1") && stdout.contains("this node is edge-2"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("mesh node trust --reset"),
+        "says what to do: {stdout}"
+    );
+    assert_eq!(in_force(&edge2), before, "untouched");
+    assert!(!edge2.join("modules/reporter").exists());
+    // Its own controller still declares to it.
+    change_route_proxy(&laptop, "after");
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    assert_eq!(state(&laptop, "edge-2")["state"], "current");
+}

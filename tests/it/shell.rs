@@ -118,6 +118,7 @@ fn completions_know_the_mesh() {
             "forgotten",
             "ahead",
             "diverged",
+            "differs",
             "took-over",
             "node-replaced"
         ]

@@ -6,9 +6,11 @@ use crate::{Error, Result};
 
 /// Show which controllers a node takes declarations from, or make it forget them.
 ///
-/// A node pins the first controller that declares to it (as ssh pins host keys) and trusts the
-/// controllers listed under `[controllers]` in the declaration in force. `--reset` forgets
-/// them: the next controller to declare to the node is pinned. Only a person does that.
+/// A node pins the first controller that declares to it (as ssh pins host keys), and the node
+/// name and mesh that declaration was made for; it trusts the controller that signed the
+/// declaration in force and those listed under `[controllers]` in it. `--reset` forgets them
+/// all: the next controller to declare to the node is pinned, with the name it declares to
+/// (after a node was renamed in mesh.toml, say). Only a person does that.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The node.

@@ -38,8 +38,8 @@ pub struct PushOptions {
     /// time, and a failed apply is tried on every pass, so that the same failure three times in
     /// a row makes the node stuck and a person is told).
     pub reapply_unanswered: bool,
-    /// Declare to these nodes even where another controller declared from a history that
-    /// diverged from ours (`--take-over`): recorded as taken over.
+    /// Declare to these nodes even where another controller declared (ahead, diverged, or
+    /// another plan: `--take-over`): recorded as taken over.
     pub take_over: Vec<String>,
 }
 
@@ -110,6 +110,14 @@ pub enum Outcome {
         /// The controller that declared it.
         controller: String,
         /// Why, as a sentence.
+        reason: String,
+    },
+    /// It runs another controller's declaration from the same commits with another plan:
+    /// not declared.
+    Differs {
+        /// The controller that declared it.
+        controller: String,
+        /// What differs, as a sentence.
         reason: String,
     },
 }
@@ -248,7 +256,7 @@ pub fn push(
         .map(|(name, id)| (id, name))
         .collect();
     let ctx = Context {
-        key: me.public(),
+        signer: me.signer(),
         me,
         histories: elsewhere::Histories::new(validated, &mesh.dir),
         take_over: opts.take_over.iter().cloned().collect(),
@@ -264,8 +272,8 @@ pub fn push(
 /// and which node name each node id belongs to.
 struct Context {
     me: Identity,
-    /// `me`'s public key string.
-    key: String,
+    /// `me` as declarations name it.
+    signer: crate::controller::Signer,
     histories: elsewhere::Histories,
     take_over: BTreeSet<String>,
     claims: Mutex<HashMap<String, String>>,
@@ -538,28 +546,29 @@ fn send_one(
     }
     let digest = declaration.digest();
     let commits = ctx.histories.commits(&repos);
-    let took_over_from = match elsewhere::decide(
-        &ctx.histories,
-        &ctx.key,
-        &commits,
-        &digest,
-        &have,
-        ctx.take_over.contains(node),
-    ) {
-        elsewhere::Decision::Declare {
-            took_over_from,
-            found,
-        } => {
-            if let Some(found) = found {
-                let _ = tx.send(Msg::Record(Event::Elsewhere {
-                    node: node.to_string(),
-                    found,
-                }));
-            }
-            took_over_from
-        }
-        elsewhere::Decision::Leave(found) => return leave(node, found, tx),
+    let plan = crate::declare::wire::Plan::of(&declaration);
+    let ours = elsewhere::Ours {
+        me: &ctx.signer,
+        digest: &digest,
+        plan: &plan,
+        commits: &commits,
     };
+    let took_over_from =
+        match elsewhere::decide(&ctx.histories, &ours, &have, ctx.take_over.contains(node)) {
+            elsewhere::Decision::Declare {
+                took_over_from,
+                found,
+            } => {
+                if let Some(found) = found {
+                    let _ = tx.send(Msg::Record(Event::Elsewhere {
+                        node: node.to_string(),
+                        found,
+                    }));
+                }
+                took_over_from
+            }
+            elsewhere::Decision::Leave(found) => return leave(node, found, tx),
+        };
     if verify
         && have
             .declaration
@@ -793,6 +802,10 @@ fn leave(node: &str, found: crate::store::DeclaredElsewhere, tx: &mpsc::Sender<M
             reason: found.reason.clone(),
         },
         Relation::Diverged => Outcome::Diverged {
+            controller,
+            reason: found.reason.clone(),
+        },
+        Relation::Differs => Outcome::Differs {
             controller,
             reason: found.reason.clone(),
         },

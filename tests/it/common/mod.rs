@@ -283,7 +283,7 @@ impl LockHolder {
 }
 
 /// The binary under test, without colour and without a `MESH_STATE` from outside.
-fn mesh_command() -> Command {
+pub fn mesh_command() -> Command {
     let mut c = Command::cargo_bin("mesh").expect("binary");
     c.env("NO_COLOR", "1").env_remove("MESH_STATE");
     c
