@@ -261,6 +261,7 @@ fn receive_apply_report_round_trip() {
             "artifacts",
             "declaration.json",
             "journal-id",
+            "kept",
             "modules",
             "reports",
             "state.json",
@@ -657,8 +658,8 @@ fn only_the_newest_old_versions_are_kept() {
     assert!(!m.join(&versions[3].0).exists());
     assert_eq!(
         fs::read_dir(&m).unwrap().count(),
-        1 + 1 + 1 + KEEP_VERSIONS,
-        "current, good.json, the version in use and {KEEP_VERSIONS} more"
+        1 + 1 + KEEP_VERSIONS,
+        "current, the version in use and {KEEP_VERSIONS} more"
     );
 }
 
@@ -781,8 +782,18 @@ fn untrusted(root: &Path, artifacts: &[&(String, Vec<u8>)], envelope: &[u8]) -> 
     let declaration = fs::read(root.join("declaration.json")).ok();
     let held = have(root).unwrap().artifacts;
     let (result, answer) = send_raw(root, &stream(artifacts, envelope));
-    let Err(NodeError::Refused { reason }) = result else {
+    let Err(e @ NodeError::Untrusted { .. }) = result else {
         panic!("expected a refusal, got {result:?}");
+    };
+    // Issue 33: the words say where the refusal is, and it is not in the reports.
+    let help = miette::Diagnostic::help(&e).map(|h| h.to_string());
+    assert!(
+        help.as_deref()
+            .is_some_and(|h| h.contains("not in the node's reports")),
+        "{help:?}"
+    );
+    let NodeError::Untrusted { reason } = e else {
+        unreachable!()
     };
     assert_eq!(answer, serde_json::json!({ "untrusted": reason }));
     assert_eq!(
