@@ -180,7 +180,7 @@ pub(super) fn open_lock(path: &Path, create: bool) -> io::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 
     fn refused(root: &Path) -> String {
         let made = make_root(root);
@@ -324,6 +324,11 @@ mod tests {
         let t = tempfile::tempdir().expect("tempdir");
         let keep = t.path().join("keep");
         fs::write(&keep, b"keep").expect("write");
+        // A directory of that name, this user's alone: the checks before `find` all pass.
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(t.path().join("-delete"))
+            .expect("mkdir");
         let out = std::process::Command::new("sh")
             .args(["-c", &format!("{SHELL_CHECK}echo passed")])
             .arg("sh")
@@ -333,8 +338,8 @@ mod tests {
             .expect("sh");
         let said = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{said}");
-        assert!(said.contains("option"), "{said}");
-        assert!(keep.exists());
+        assert!(said.contains("starts with -"), "{said}");
+        assert!(keep.exists(), "find deleted what was beside the root");
     }
 
     /// Runs [`SHELL_CHECK`] on `root` with `sh`: (exit code, stderr).
