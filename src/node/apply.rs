@@ -566,18 +566,16 @@ impl Kept {
     }
 
     /// Records `good` as `name`'s last version that activated, with its artifact kept beside
-    /// it (linked from `artifacts/` when that holds it whole and the link is missing).
+    /// it (linked from `artifacts/` when the copy is missing). Nothing is hashed here: every
+    /// apply calls this, and what is kept is checked against its digest when it is used.
     fn keep(&self, layout: &Layout, name: &str, good: &Version) -> Result<(), NodeError> {
         fs::create_dir_all(&self.dir).map_err(NodeError::io("create", &self.dir))?;
         let held = self.artifact(&good.artifact);
-        if !matches_digest(&held, &good.artifact).unwrap_or(false) {
-            let from = layout.store().path(&good.artifact);
-            if matches_digest(&from, &good.artifact).unwrap_or(false) {
-                let _ = fs::remove_file(&held);
-                fs::hard_link(&from, &held)
-                    .or_else(|_| fs::copy(&from, &held).map(|_| ()))
-                    .map_err(NodeError::io("keep", &held))?;
-            }
+        let from = layout.store().path(&good.artifact);
+        if fs::symlink_metadata(&held).is_err() && from.is_file() {
+            fs::hard_link(&from, &held)
+                .or_else(|_| fs::copy(&from, &held).map(|_| ()))
+                .map_err(NodeError::io("keep", &held))?;
         }
         if read_marker::<Version>(&self.record(name)).as_ref() != Some(good) {
             write_marker(&self.record(name), good)?;

@@ -581,6 +581,19 @@ pub fn fan_out<T: Send, M: Send>(
 mod tests {
     use super::*;
 
+    /// Issue 33, item 15: the node's own sentence, not only its help line.
+    #[test]
+    fn what_the_node_said_is_its_sentence_and_its_help() {
+        let ascii = "Error: mesh::node::unsafe_root\n\n  x the node root /n is refused: it is writable by group or others (mode 1777)\n  help: `chmod go-w /n`\n";
+        assert_eq!(
+            node_said(ascii),
+            "the node root /n is refused: it is writable by group or others (mode 1777); `chmod go-w /n`"
+        );
+        let unicode = "motd\nError: mesh::node::io\n\n  × could not read /n/x\n  ├─▶ denied\n  help: check it\n";
+        assert_eq!(node_said(unicode), "could not read /n/x: denied; check it");
+        assert_eq!(node_said("plain failure\n\n"), "plain failure");
+    }
+
     #[test]
     fn text_from_a_node_keeps_words_lines_and_tabs_only() {
         let said = "ok\tdone\r\n\u{1b}[1;31mred\u{1b}[0m \u{1b}]0;title\u{7}\u{1b}]8;;http://x\u{1b}\\link \u{9b}2J\u{8}\u{7f}end\u{0}";
