@@ -646,12 +646,18 @@ impl MeshConfig {
         let text = root.get_ref();
         let directory = "an absolute path such as `root = \"/var/lib/mesh\"`";
         let (message, label, help) = if text.trim().is_empty() {
-            ("may not be empty", "no directory", format!("give it {directory}"))
+            (
+                "may not be empty",
+                "no directory",
+                format!("give it {directory}"),
+            )
         } else if text.starts_with('-') {
             (
                 "may not start with `-`",
                 "would be read as an option by the commands that run on the node",
-                format!("give it {directory}, or write a directory under the login directory with `./` first (`./{text}`)"),
+                format!(
+                    "give it {directory}, or write a directory under the login directory with `./` first (`./{text}`)"
+                ),
             )
         } else if text.chars().any(char::is_control) {
             (

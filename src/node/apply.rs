@@ -331,21 +331,26 @@ fn go_back(
     options: &ApplyOptions,
 ) -> ResourceReport {
     let name = id.trim_start_matches("module:").to_string();
-    let back = ensure_unpacked(layout, kept, &good.artifact, &module_dir.join(&good.artifact))
-        .and_then(|()| {
-            switch_current(module_dir, &good.artifact)
-                .map_err(|e| format!("could not switch {CURRENT} back to {}: {e}", good.artifact))
-        })
-        .and_then(|()| match &good.activate {
-            Some(command) => activate::run(
-                command,
-                &module_dir.join(&good.artifact),
-                &name,
-                root_abs,
-                options.activate_timeout,
-            ),
-            None => Ok(()),
-        });
+    let back = ensure_unpacked(
+        layout,
+        kept,
+        &good.artifact,
+        &module_dir.join(&good.artifact),
+    )
+    .and_then(|()| {
+        switch_current(module_dir, &good.artifact)
+            .map_err(|e| format!("could not switch {CURRENT} back to {}: {e}", good.artifact))
+    })
+    .and_then(|()| match &good.activate {
+        Some(command) => activate::run(
+            command,
+            &module_dir.join(&good.artifact),
+            &name,
+            root_abs,
+            options.activate_timeout,
+        ),
+        None => Ok(()),
+    });
     let rolled_back = RolledBack {
         failed_build: want.build.clone(),
         failed_commit: want.commit.clone(),
@@ -483,7 +488,8 @@ fn ensure_unpacked(
     })?;
     if !differs.is_empty() {
         // Aside under a name pruning removes (a half unpack's), then gone.
-        let aside = version.with_file_name(format!(".{digest}.unpack-aside-{}", std::process::id()));
+        let aside =
+            version.with_file_name(format!(".{digest}.unpack-aside-{}", std::process::id()));
         let _ = fs::remove_dir_all(&aside);
         fs::rename(version, &aside)
             .map_err(|e| format!("{differs}, and it could not be moved aside: {e}"))?;
@@ -544,9 +550,7 @@ struct Kept {
 
 impl Kept {
     fn new(layout: &Layout) -> Kept {
-        Kept {
-            dir: layout.kept(),
-        }
+        Kept { dir: layout.kept() }
     }
 
     fn record(&self, name: &str) -> PathBuf {

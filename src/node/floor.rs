@@ -72,7 +72,11 @@ fn judge(root: &Path, meta: &fs::Metadata) -> Result<(), NodeError> {
 /// a directory of their own in its place.
 fn judge_parents(root: &Path) -> Result<(), NodeError> {
     let absolute = std::path::absolute(root).map_err(NodeError::io("read", root))?;
-    let mut above: Vec<PathBuf> = absolute.ancestors().skip(1).map(Path::to_path_buf).collect();
+    let mut above: Vec<PathBuf> = absolute
+        .ancestors()
+        .skip(1)
+        .map(Path::to_path_buf)
+        .collect();
     if let Some(parent) = absolute.parent()
         && let Ok(real) = fs::canonicalize(parent)
     {

@@ -312,7 +312,12 @@ fn pruning_keeps_the_last_good_version_behind_newer_failures() {
 /// then v2, whose activate runs `then` and fails: (v1, v2).
 fn good_then_failing(root: &Path) -> ((String, Vec<u8>), (String, Vec<u8>)) {
     let v1 = artifact(&[("v", "1"), ("bin/run", "#!/bin/sh\n")]);
-    let ok1 = build("svc", &v1, "echo \"$(cat v)\" >> \"$MESH_NODE_ROOT/seen\"", "1");
+    let ok1 = build(
+        "svc",
+        &v1,
+        "echo \"$(cat v)\" >> \"$MESH_NODE_ROOT/seen\"",
+        "1",
+    );
     send(root, &[&v1], &envelope(vec![ok1], 1));
     assert_eq!(apply(root).unwrap().outcome, Outcome::Applied);
     (v1, artifact(&[("v", "2")]))
@@ -374,7 +379,11 @@ fn going_back_restores_an_edited_tree_before_it_runs_again() {
         &envelope(vec![build("svc", &v2, "exit 1", "2")], 2),
     );
     let svc = resource(&apply(root).unwrap(), "module:svc");
-    assert!(!svc.rolled_back.expect("went back").down, "{:?}", svc.reason);
+    assert!(
+        !svc.rolled_back.expect("went back").down,
+        "{:?}",
+        svc.reason
+    );
     assert_eq!(seen(root), ["1", "1"], "v1 ran again as it was unpacked");
     assert_eq!(fs::read_to_string(tree.join("v")).unwrap(), "1");
     assert!(!tree.join("planted").exists());

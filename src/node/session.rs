@@ -189,7 +189,9 @@ fn receive(
     }
     match received {
         // A refusal was answered by `receive` itself, as it answers on stdout.
-        Ok(_) | Err(NodeError::Refused { .. } | NodeError::Untrusted { .. }) => send(output, Kind::Answer, &answer),
+        Ok(_) | Err(NodeError::Refused { .. } | NodeError::Untrusted { .. }) => {
+            send(output, Kind::Answer, &answer)
+        }
         Err(e) => reply(output, Err(e)),
     }
 }

@@ -255,7 +255,9 @@ pub fn node_said(stderr: &str) -> String {
             break;
         }
         // The lines of a cause (`|-> …`, `├─▶ …`) and of a message on several lines.
-        let l = l.trim_start_matches(['|', '-', '>', '├', '╰', '─', '▶', '│']).trim();
+        let l = l
+            .trim_start_matches(['|', '-', '>', '├', '╰', '─', '▶', '│'])
+            .trim();
         if !l.is_empty() {
             said.push_str(": ");
             said.push_str(l);

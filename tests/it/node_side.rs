@@ -75,7 +75,11 @@ fn an_alias_never_takes_a_root_over_after_its_id_is_remade() {
         "{again}"
     );
     assert!(again.stderr.contains("made anew"), "{again}");
-    assert_eq!(in_force(&root), owned, "the alias declared into edge's root");
+    assert_eq!(
+        in_force(&root),
+        owned,
+        "the alias declared into edge's root"
+    );
     assert!(
         root.join("modules/resolver/current").exists(),
         "edge's module was removed"

@@ -220,7 +220,10 @@ fn going_back_trusts_nothing_an_activate_did_to_the_nodes_disk() {
         "bin/resolver'",
         "rm -rf \"$MESH_NODE_ROOT/kept\" \"$MESH_NODE_ROOT/modules/resolver/good.json\"; exit 1'",
     );
-    t.commit("platform", "resolver v2 removes the record of v1, and fails");
+    t.commit(
+        "platform",
+        "resolver v2 removes the record of v1, and fails",
+    );
     assert_eq!(reconcile(&t).code, 3);
     assert_eq!(node_a(&t)["state"], "rolled back");
     assert_eq!(resolver_current(&t), v1);

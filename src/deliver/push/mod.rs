@@ -772,9 +772,9 @@ fn missing_parts(
 fn claim(ctx: &Context, node: &str, have: &Have, tx: &mpsc::Sender<Msg>) -> Option<Outcome> {
     let id = have.node_id.as_ref()?;
     let owner = |other: &str| {
-        have.declared_for.as_ref().is_some_and(|f| {
-            f.mesh == ctx.mesh && f.node == other && ctx.names.contains(other)
-        })
+        have.declared_for
+            .as_ref()
+            .is_some_and(|f| f.mesh == ctx.mesh && f.node == other && ctx.names.contains(other))
     };
     let other = {
         let mut claims = ctx.claims.lock().ok()?;
