@@ -7,7 +7,8 @@ use std::path::PathBuf;
 ///
 /// Each artifact's blake3 is verified before it is kept; the declaration is written only after
 /// everything it names is held. A lower sequence, a digest that does not match, or an unknown
-/// field refuses the whole declaration, and the refusal is reported.
+/// field refuses the whole declaration, and the refusal is reported. One not signed by a
+/// controller the node trusts is refused whole and not reported: nothing of it is kept.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The node's root directory.
