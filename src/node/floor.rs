@@ -6,8 +6,9 @@
 //!   The check would otherwise be about one directory and the work done in whatever the link
 //!   points to later; naming the real directory costs the user one edit.
 //! - ROOT must be a directory owned by the user mesh runs as, not writable by group or others.
-//! - No directory above ROOT may be writable by group or others without its sticky bit (as
-//!   `/tmp` has): whoever can write there can move ROOT aside and put their own in its place.
+//! - No directory above ROOT may be writable by everyone without its sticky bit (as `/tmp`
+//!   has): whoever can write there can move ROOT aside and put their own in its place. (A
+//!   parent writable by its group passes: with a user's private group that is no one else.)
 //! - A ROOT that does not exist yet passes the check (there is nothing in it to trust); the verbs
 //!   that write make it with mode 0700 (its missing parents too), so a verb that only reads
 //!   creates nothing.
@@ -23,7 +24,7 @@ use super::NodeError;
 
 /// The same check as [`check_root`], as a POSIX shell preamble for where no mesh runs yet on
 /// the node (`mesh node install` over ssh): ROOT is `$1`. It fails with the reason on stderr.
-pub const SHELL_CHECK: &str = r#"case "$1" in ""|-*) echo "the node root '$1' is refused: it is empty or starts with -, which commands read as an option: set the node's root to an absolute path" >&2; exit 1;; esac; if [ -L "$1" ]; then echo "$1 is a symbolic link; mesh does not follow it: set the node's root to the real directory" >&2; exit 1; fi; if [ ! -e "$1" ]; then (umask 077; mkdir -p "$1"); fi; if [ ! -d "$1" ] || [ ! -O "$1" ]; then echo "$1 is not a directory owned by $(id -un): chown $(id -un) $1" >&2; exit 1; fi; if [ -n "$(find "$1" -prune \( -perm -020 -o -perm -002 \))" ]; then echo "$1 is writable by group or others: chmod go-w $1" >&2; exit 1; fi; d=$(cd "$1/.." && pwd -P) || exit 1; while :; do if [ -n "$(find "$d/." -prune \( -perm -020 -o -perm -002 \) ! -perm -1000)" ]; then echo "$1 is refused: $d above it is writable by group or others without the sticky bit, so anyone who can write there can replace it: chmod go-w $d (or chmod +t $d), or move the root" >&2; exit 1; fi; [ "$d" = / ] && break; d=$(dirname "$d"); done; "#;
+pub const SHELL_CHECK: &str = r#"case "$1" in ""|-*) echo "the node root '$1' is refused: it is empty or starts with -, which commands read as an option: set the node's root to an absolute path" >&2; exit 1;; esac; if [ -L "$1" ]; then echo "$1 is a symbolic link; mesh does not follow it: set the node's root to the real directory" >&2; exit 1; fi; if [ ! -e "$1" ]; then (umask 077; mkdir -p "$1"); fi; if [ ! -d "$1" ] || [ ! -O "$1" ]; then echo "$1 is not a directory owned by $(id -un): chown $(id -un) $1" >&2; exit 1; fi; if [ -n "$(find "$1" -prune \( -perm -020 -o -perm -002 \))" ]; then echo "$1 is writable by group or others: chmod go-w $1" >&2; exit 1; fi; d=$(cd "$1/.." && pwd -P) || exit 1; while :; do if [ -n "$(find "$d/." -prune -perm -002 ! -perm -1000)" ]; then echo "$1 is refused: $d above it is writable by everyone without the sticky bit, so anyone can move it aside and put their own in its place: chmod o-w $d (or chmod +t $d), or move the root" >&2; exit 1; fi; [ "$d" = / ] && break; d=$(dirname "$d"); done; "#;
 
 /// Checks that `root` is a directory of this user's alone (see the module's doc). A root that
 /// does not exist passes: there is nothing in it to trust, and whatever makes it makes it
@@ -68,8 +69,8 @@ fn judge(root: &Path, meta: &fs::Metadata) -> Result<(), NodeError> {
 }
 
 /// Every directory above `root` (as written, and as its links resolve): none may be writable
-/// by group or others unless sticky, or whoever may write there can rename ROOT away and put
-/// a directory of their own in its place.
+/// by everyone unless sticky, or anyone can rename ROOT away and put a directory of their own
+/// in its place.
 fn judge_parents(root: &Path) -> Result<(), NodeError> {
     let absolute = std::path::absolute(root).map_err(NodeError::io("read", root))?;
     let mut above: Vec<PathBuf> = absolute
@@ -92,15 +93,15 @@ fn judge_parents(root: &Path) -> Result<(), NodeError> {
             continue;
         }
         let mode = meta.mode() & 0o7777;
-        if mode & 0o022 != 0 && mode & 0o1000 == 0 {
+        if mode & 0o002 != 0 && mode & 0o1000 == 0 {
             return Err(NodeError::UnsafeRoot {
                 path: root.to_path_buf(),
                 reason: format!(
-                    "{} above it is writable by group or others without the sticky bit (mode {mode:o}), so anyone who can write there can move the root aside and put their own in its place",
+                    "{} above it is writable by everyone without the sticky bit (mode {mode:o}), so anyone can move the root aside and put their own in its place",
                     dir.display()
                 ),
                 fix: format!(
-                    "`chmod go-w {}` (or `chmod +t {0}`, as /tmp has), or set the node's root to a directory under ones only their owners can write",
+                    "`chmod o-w {}` (or `chmod +t {0}`, as /tmp has), or set the node's root to a directory under ones not everyone can write",
                     dir.display()
                 ),
             });
@@ -294,20 +295,21 @@ mod tests {
     }
 
     /// Issue 33, item 12: a parent anyone may write lets them move ROOT aside and put their
-    /// own in its place: refused, naming the parent and what to do; sticky (as /tmp) passes.
+    /// own in its place: refused, naming the parent and what to do; sticky (as /tmp) passes,
+    /// and so does one its group may write (a user's private group, often).
     #[test]
     fn a_root_under_a_parent_others_may_write_is_refused_unless_sticky() {
         let t = tempfile::tempdir().expect("tempdir");
         let open = t.path().join("open");
         let root = open.join("deep/root");
         fs::create_dir_all(&root).expect("mkdir");
-        for mode in [0o777, 0o775] {
+        for mode in [0o777, 0o703] {
             fs::set_permissions(&open, fs::Permissions::from_mode(mode)).expect("chmod");
             let said = refused(&root);
             assert!(
                 said.contains(&format!("{} above it is writable", open.display()))
                     && said.contains("sticky")
-                    && said.contains(&format!("chmod go-w {}", open.display())),
+                    && said.contains(&format!("chmod o-w {}", open.display())),
                 "{said}"
             );
             let (code, said) = shell_check(&root);
@@ -317,8 +319,9 @@ mod tests {
         fs::set_permissions(&open, fs::Permissions::from_mode(0o1777)).expect("chmod");
         check_root(&root).expect("sticky, as /tmp is");
         assert_eq!(shell_check(&root), (Some(0), "passed\n".into()));
-        fs::set_permissions(&open, fs::Permissions::from_mode(0o755)).expect("chmod");
-        check_root(&root).expect("only its owner writes there");
+        fs::set_permissions(&open, fs::Permissions::from_mode(0o775)).expect("chmod");
+        check_root(&root).expect("its group may write there");
+        assert_eq!(shell_check(&root), (Some(0), "passed\n".into()));
     }
 
     /// Issue 33, item 12: the shell check never hands a root that reads as an option to the

@@ -136,7 +136,8 @@ fn a_root_under_a_world_writable_parent_is_refused_in_the_nodes_words() {
     let r = t.run(&["reconcile"]);
     assert_ne!(r.code, 0, "{r}");
     assert!(
-        r.stderr.contains("writable by group or others")
+        r.stderr
+            .contains("writable by everyone without the sticky bit")
             && r.stderr.contains(&open.display().to_string()),
         "the node's own sentence: {r}"
     );
