@@ -280,6 +280,7 @@ fn apply_module(
             return (again, good);
         }
     }
+    let before = fs::read_link(module_dir.join(CURRENT)).ok();
     match bring_up(layout, kept, root_abs, module, options) {
         Ok(()) => {
             // Housekeeping as much as a record: failing to write it costs one more activate.
@@ -306,12 +307,23 @@ fn apply_module(
                     );
                     (report, good)
                 }
-                None if switched => (
-                    failed(format!(
-                        "{reason}\nnothing to go back to: no earlier version of {name} activated on this node"
-                    )),
-                    good,
-                ),
+                None if switched => {
+                    let nothing = match (&good, &before) {
+                        (Some(_), _) => {
+                            format!("the last version of {name} that activated is this one")
+                        }
+                        (None, Some(before)) if before != Path::new(digest) => format!(
+                            "{name} was switched to {} before, but no record says it ever activated ({} is missing)",
+                            before.display(),
+                            kept.record(name).display()
+                        ),
+                        _ => format!("no earlier version of {name} activated on this node"),
+                    };
+                    (
+                        failed(format!("{reason}\nnothing to go back to: {nothing}")),
+                        good,
+                    )
+                }
                 None => (failed(reason), good),
             }
         }

@@ -459,3 +459,27 @@ fn an_unpacked_artifact_packs_to_its_digest_again() {
     let (again, _) = crate::artifact::pack(&out, &mut std::io::sink()).unwrap();
     assert_eq!(again, digest);
 }
+
+/// Issue 33, item 7: with the record of what activated gone (removed between applies, by
+/// something other than an apply), the failure says exactly that, not that nothing ever did.
+#[test]
+fn a_failure_without_a_record_says_the_record_is_missing() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let (v1, v2) = good_then_failing(root);
+    fs::remove_dir_all(root.join("kept")).unwrap();
+    send(
+        root,
+        &[&v2],
+        &envelope(vec![build("svc", &v2, "exit 1", "2")], 2),
+    );
+    let svc = resource(&apply(root).unwrap(), "module:svc");
+    let reason = svc.reason.unwrap_or_default();
+    assert!(
+        reason.contains(&format!(
+            "nothing to go back to: svc was switched to {} before, but no record says it ever activated",
+            v1.0
+        )) && reason.contains("kept/svc.json is missing"),
+        "{reason}"
+    );
+}
