@@ -156,7 +156,7 @@ pub enum NodeError {
     #[diagnostic(
         code(mesh::node::untrusted),
         help(
-            "the declaration in force is unchanged and nothing of this one was kept; the refusal is not in the node's reports (a sender the node does not trust cannot write there): sign with a controller the node trusts (`mesh node trust NODE` shows which), or re-pin the node (`mesh node trust --reset NODE`)"
+            "the declaration in force is unchanged and nothing of this one was kept; the refusal is not in the node's reports (a sender the node does not trust cannot write there): sign with a controller the node trusts (`mesh node trust NODE` on a controller shows which), or re-pin the node (`mesh node trust --reset NODE` there)"
         )
     )]
     Untrusted {

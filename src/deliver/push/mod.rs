@@ -771,18 +771,16 @@ fn missing_parts(
 /// name of this mesh: an alias never takes a root over because its id was remade.
 fn claim(ctx: &Context, node: &str, have: &Have, tx: &mpsc::Sender<Msg>) -> Option<Outcome> {
     let id = have.node_id.as_ref()?;
-    let owner = |other: &str| {
-        have.declared_for
-            .as_ref()
-            .is_some_and(|f| f.mesh == ctx.mesh && f.node == other && ctx.names.contains(other))
-    };
     let other = {
         let mut claims = ctx.claims.lock().ok()?;
         match claims.get(id) {
             Some(other) if other != node => Some((other.clone(), false)),
             Some(_) => None,
             None => match &have.declared_for {
-                Some(f) if f.node != node && owner(&f.node) => Some((f.node.clone(), true)),
+                // Made for another name of this mesh: that name's root, whatever its id.
+                Some(f) if f.mesh == ctx.mesh && f.node != node && ctx.names.contains(&f.node) => {
+                    Some((f.node.clone(), true))
+                }
                 _ => {
                     claims.insert(id.clone(), node.to_string());
                     None
