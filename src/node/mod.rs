@@ -89,7 +89,24 @@ pub struct Held {
 /// there is none and `make` is false.
 pub fn node_id(root: &Path, make: bool) -> Result<Option<String>, NodeError> {
     let path = Layout::new(root).id();
-    match std::fs::read_to_string(&path) {
+    // Not followed when it is a link: another root's id would make two roots one.
+    let read = || -> io::Result<String> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut text = String::new();
+        io::Read::read_to_string(
+            &mut std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&path)?,
+            &mut text,
+        )?;
+        Ok(text)
+    };
+    match read() {
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => Err(NodeError::Corrupt {
+            path,
+            reason: "it is a symbolic link, which mesh does not follow; remove it and a new one is made, which the controller records as the root replaced".into(),
+        }),
         Ok(text) => {
             let id = text.trim();
             if id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()) {

@@ -895,3 +895,29 @@ fn the_node_id_is_made_once_and_kept() {
         Err(NodeError::Corrupt { .. })
     ));
 }
+
+/// Issue 33, item 12: ROOT's files mesh writes are never followed when they are links: a
+/// linked `trust.json` would let whoever planted it choose whom the node trusts, a linked `id`
+/// would make two roots one.
+#[test]
+fn linked_root_files_are_refused_not_followed() {
+    let t = tempfile::tempdir().unwrap();
+    let root = &t.path().join("node");
+    let other = t.path().join("other");
+    fs::create_dir_all(&other).unwrap();
+    let theirs = super::node_id(&other, true).unwrap().unwrap();
+    fs::create_dir_all(root).unwrap();
+    std::os::unix::fs::symlink(other.join("id"), root.join("id")).unwrap();
+    let Err(NodeError::Corrupt { reason, .. }) = super::node_id(root, true) else {
+        panic!("a linked id was followed");
+    };
+    assert!(reason.contains("symbolic link"), "{reason}");
+    assert_ne!(have(root).ok().and_then(|h| h.node_id), Some(theirs));
+
+    fs::write(other.join("trust.json"), b"{}").unwrap();
+    std::os::unix::fs::symlink(other.join("trust.json"), root.join("trust.json")).unwrap();
+    let Err(NodeError::Corrupt { reason, .. }) = super::trust::trusted(root) else {
+        panic!("a linked trust.json was followed");
+    };
+    assert!(reason.contains("symbolic link"), "{reason}");
+}
