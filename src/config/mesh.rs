@@ -616,6 +616,9 @@ impl MeshConfig {
                 ));
             }
         };
+        if let Some(raw) = &node.root {
+            Self::check_root(r, &name, raw)?;
+        }
         let root = if transport == Transport::Local {
             dir.join(root).display().to_string()
         } else {
@@ -633,6 +636,45 @@ impl MeshConfig {
             tags,
             options: node.options.clone(),
         })
+    }
+
+    /// A node's `root` that a command on the node could read as something else is refused
+    /// where it is written: empty, starting with `-` (an option to the shell, `find` or
+    /// `mkdir` that handle it: `root = "-delete"`), or holding a control character (a newline
+    /// ends a command).
+    fn check_root(r: &Reporter, name: &str, root: &Spanned<String>) -> Result<(), ConfigError> {
+        let text = root.get_ref();
+        let directory = "an absolute path such as `root = \"/var/lib/mesh\"`";
+        let (message, label, help) = if text.trim().is_empty() {
+            (
+                "may not be empty",
+                "no directory",
+                format!("give it {directory}"),
+            )
+        } else if text.starts_with('-') {
+            (
+                "may not start with `-`",
+                "would be read as an option by the commands that run on the node",
+                format!(
+                    "give it {directory}, or write a directory under the login directory with `./` first (`./{text}`)"
+                ),
+            )
+        } else if text.chars().any(char::is_control) {
+            (
+                "may not hold a control character",
+                "a newline or another control character",
+                format!("give it {directory}"),
+            )
+        } else {
+            return Ok(());
+        };
+        Err(r.error(
+            "mesh::config::invalid_root",
+            Some(root.span()),
+            format!("the root of node `{name}` {message}: {text:?}"),
+            label,
+            format!("{help} under [node.{name}]"),
+        ))
     }
 
     /// Checks `[assign]` against the modules the repositories hold: every assigned module must

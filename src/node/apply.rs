@@ -29,8 +29,8 @@ pub const KEEP_VERSIONS: usize = 3;
 
 /// The name of the link to the version in use, in `modules/<name>/`.
 const CURRENT: &str = "current";
-/// The last version of a module that activated, in `modules/<name>/`: what a failing new
-/// version goes back to, and what pruning always keeps.
+/// Where the last version of a module that activated was recorded before `kept/` (in
+/// `modules/<name>/`): still read, once, from a node an older mesh applied on.
 const GOOD: &str = "good.json";
 /// A version that failed and was gone back from, in `modules/<name>/` (see [`Failed`]).
 const FAILED: &str = "failed.json";
@@ -106,10 +106,21 @@ pub fn apply_with(root: &Path, options: &ApplyOptions) -> Result<Report, NodeErr
 
     let mut declared: Vec<&DeclaredModule> = envelope.declaration.modules.iter().collect();
     declared.sort_by(|a, b| a.name.cmp(&b.name));
+    let kept = Kept::new(&layout);
+    let mut goods = Vec::new();
     let mut resources: Vec<ResourceReport> = declared
         .iter()
-        .map(|m| apply_module(&layout, &root_abs, m, options))
+        .map(|m| {
+            let (report, good) = apply_module(&layout, &kept, &root_abs, m, options);
+            goods.extend(good.map(|g| (m.name.clone(), g)));
+            report
+        })
         .collect();
+    // What going back needs, written again once every activate has run: an activate that
+    // removed a record (its own module's, or another's) changes nothing for the next failure.
+    for (name, good) in &goods {
+        let _ = kept.keep(&layout, name, good);
+    }
     let names: BTreeSet<&str> = declared.iter().map(|m| m.name.as_str()).collect();
     // An `activate` may have damaged the root (removed it, even): the apply still ends with its
     // report, which says so, never with nothing the controller could read.
@@ -124,8 +135,9 @@ pub fn apply_with(root: &Path, options: &ApplyOptions) -> Result<Report, NodeErr
             rolled_back: None,
         }),
     }
-    prune_all(&modules_dir);
-    prune_artifacts(&layout, &envelope.declaration.modules);
+    prune_all(&modules_dir, &kept);
+    prune_artifacts(&layout, &kept, &envelope.declaration.modules);
+    kept.prune();
 
     let held = Held {
         digest: envelope.digest.clone(),
@@ -207,7 +219,8 @@ struct Failed {
     report: ResourceReport,
 }
 
-/// Brings one module to its declared version, or back to the last one that activated.
+/// Brings one module to its declared version, or back to the last one that activated; with
+/// the report, the version it ends on that activated (what the next failure goes back to).
 ///
 /// - Unchanged (the version declared is the one that last activated, and `current` names it):
 ///   nothing runs; the link is read back.
@@ -217,10 +230,11 @@ struct Failed {
 ///   ([`go_back`]).
 fn apply_module(
     layout: &Layout,
+    kept: &Kept,
     root_abs: &Path,
     module: &DeclaredModule,
     options: &ApplyOptions,
-) -> ResourceReport {
+) -> (ResourceReport, Option<Version>) {
     let id = format!("module:{}", module.name);
     let failed = |reason: String| ResourceReport {
         id: id.clone(),
@@ -231,29 +245,31 @@ fn apply_module(
     let (name, digest) = (module.name.as_str(), module.artifact.as_str());
     // Checked on receive; checked again before either becomes a path.
     if !is_valid_name(name) {
-        return failed(format!("invalid module name {name:?}"));
+        return (failed(format!("invalid module name {name:?}")), None);
     }
     if !is_digest(digest) {
-        return failed(format!("invalid artifact digest {digest:?}"));
+        return (failed(format!("invalid artifact digest {digest:?}")), None);
     }
     let module_dir = layout.modules().join(name);
     let want = Version::of(module);
-    let good = read_marker::<Version>(&module_dir.join(GOOD))
-        .filter(|g| is_digest(&g.artifact) && module_dir.join(&g.artifact).is_dir());
+    // Read before any activate of this apply runs: what an activate removes is not forgotten.
+    let good = kept.good(&module_dir, name);
     let runs_good = good.as_ref().filter(|g| {
-        fs::read_link(module_dir.join(CURRENT)).is_ok_and(|t| t == Path::new(&g.artifact))
+        module_dir.join(&g.artifact).is_dir()
+            && fs::read_link(module_dir.join(CURRENT)).is_ok_and(|t| t == Path::new(&g.artifact))
     });
     if let Some(g) = runs_good {
         if g.runs_as(&want) {
             // Unchanged: never activated again. Marked as used, for pruning.
             touch(&module_dir.join(digest));
             let _ = fs::remove_file(module_dir.join(FAILED));
-            return ResourceReport {
+            let ok = ResourceReport {
                 id,
                 outcome: ResourceOutcome::Ok,
                 reason: None,
                 rolled_back: None,
             };
+            return (ok, Some(g.clone()));
         }
         if let Some(f) = read_marker::<Failed>(&module_dir.join(FAILED))
             && f.version.runs_as(&want)
@@ -261,29 +277,54 @@ fn apply_module(
             let mut again = f.report;
             again.id = id;
             again.reason = again.reason.map(|r| format!("not tried again: {r}"));
-            return again;
+            return (again, good);
         }
     }
-    match bring_up(layout, root_abs, module, options) {
+    let before = fs::read_link(module_dir.join(CURRENT)).ok();
+    match bring_up(layout, kept, root_abs, module, options) {
         Ok(()) => {
             // Housekeeping as much as a record: failing to write it costs one more activate.
-            let _ = write_marker(&module_dir.join(GOOD), &want);
+            let _ = kept.keep(layout, name, &want);
             let _ = fs::remove_file(module_dir.join(FAILED));
-            ResourceReport {
+            let ok = ResourceReport {
                 id,
                 outcome: ResourceOutcome::Ok,
                 reason: None,
                 rolled_back: None,
-            }
+            };
+            (ok, Some(want))
         }
         Err(Down { reason, switched }) => {
-            let back = good.filter(|g| switched && !g.runs_as(&want));
+            let back = good.clone().filter(|g| switched && !g.runs_as(&want));
             match back {
-                Some(g) => go_back(root_abs, (&module_dir, id), (&want, &g), reason, options),
-                None if switched => failed(format!(
-                    "{reason}\nnothing to go back to: no earlier version of {name} activated on this node"
-                )),
-                None => failed(reason),
+                Some(g) => {
+                    let report = go_back(
+                        (layout, kept, root_abs),
+                        (&module_dir, id),
+                        (&want, &g),
+                        reason,
+                        options,
+                    );
+                    (report, good)
+                }
+                None if switched => {
+                    let nothing = match (&good, &before) {
+                        (Some(_), _) => {
+                            format!("the last version of {name} that activated is this one")
+                        }
+                        (None, Some(before)) if before != Path::new(digest) => format!(
+                            "{name} was switched to {} before, but no record says it ever activated ({} is missing)",
+                            before.display(),
+                            kept.record(name).display()
+                        ),
+                        _ => format!("no earlier version of {name} activated on this node"),
+                    };
+                    (
+                        failed(format!("{reason}\nnothing to go back to: {nothing}")),
+                        good,
+                    )
+                }
+                None => (failed(reason), good),
             }
         }
     }
@@ -292,26 +333,36 @@ fn apply_module(
 /// Switches the module back to `good` (the last version that activated) after `want` failed
 /// with `reason`, and runs good's `activate` again. The report says both; when going back
 /// fails too, the module is down and the report says so first.
+/// Before it switches, good's unpacked tree is checked against its digest, and unpacked
+/// again from the kept artifact when it is not what was unpacked (or is gone).
 fn go_back(
-    root_abs: &Path,
+    (layout, kept, root_abs): (&Layout, &Kept, &Path),
     (module_dir, id): (&Path, String),
     (want, good): (&Version, &Version),
     reason: String,
     options: &ApplyOptions,
 ) -> ResourceReport {
     let name = id.trim_start_matches("module:").to_string();
-    let back = switch_current(module_dir, &good.artifact)
-        .map_err(|e| format!("could not switch {CURRENT} back to {}: {e}", good.artifact))
-        .and_then(|()| match &good.activate {
-            Some(command) => activate::run(
-                command,
-                &module_dir.join(&good.artifact),
-                &name,
-                root_abs,
-                options.activate_timeout,
-            ),
-            None => Ok(()),
-        });
+    let back = ensure_unpacked(
+        layout,
+        kept,
+        &good.artifact,
+        &module_dir.join(&good.artifact),
+    )
+    .and_then(|()| {
+        switch_current(module_dir, &good.artifact)
+            .map_err(|e| format!("could not switch {CURRENT} back to {}: {e}", good.artifact))
+    })
+    .and_then(|()| match &good.activate {
+        Some(command) => activate::run(
+            command,
+            &module_dir.join(&good.artifact),
+            &name,
+            root_abs,
+            options.activate_timeout,
+        ),
+        None => Ok(()),
+    });
     let rolled_back = RolledBack {
         failed_build: want.build.clone(),
         failed_commit: want.commit.clone(),
@@ -359,6 +410,7 @@ struct Down {
 /// Unpacks, switches, activates and reads back the declared version of one module.
 fn bring_up(
     layout: &Layout,
+    kept: &Kept,
     root_abs: &Path,
     module: &DeclaredModule,
     options: &ApplyOptions,
@@ -370,7 +422,7 @@ fn bring_up(
     };
     let module_dir = layout.modules().join(name);
     let version = module_dir.join(digest);
-    ensure_unpacked(layout, digest, &version).map_err(before)?;
+    ensure_unpacked(layout, kept, digest, &version).map_err(before)?;
     switch_current(&module_dir, digest)
         .map_err(|e| before(format!("could not switch {CURRENT} to {digest}: {e}")))?;
     let after = |reason: String| Down {
@@ -417,27 +469,157 @@ fn touch(version: &Path) {
     let _ = File::open(version).and_then(|d| d.set_modified(SystemTime::now()));
 }
 
-/// Unpacks the artifact into `version` unless it is already there (unpacking is atomic, so an
-/// existing directory is whole).
-fn ensure_unpacked(layout: &Layout, digest: &str, version: &Path) -> Result<(), String> {
-    match fs::symlink_metadata(version) {
-        Ok(m) if m.is_dir() => return Ok(()),
-        Ok(_) => return Err(format!("{} is not a directory", version.display())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(format!("could not look at {}: {e}", version.display())),
-    }
-    let path = layout.store().path(digest);
-    let file = match File::open(&path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(format!("artifact {digest} is not held"));
-        }
-        Err(e) => return Err(format!("could not read artifact {digest}: {e}")),
+/// Makes `version` (`modules/<name>/<digest>`) exactly the artifact `digest` unpacked: a tree
+/// already there is kept only when it packs to that digest again (an activate, or a hand,
+/// may have changed it since); otherwise it is moved aside and the artifact unpacked anew,
+/// from `artifacts/` or the copy in `kept/`, each checked against its digest first. When that
+/// cannot be done, the reason says exactly what is missing.
+fn ensure_unpacked(
+    layout: &Layout,
+    kept: &Kept,
+    digest: &str,
+    version: &Path,
+) -> Result<(), String> {
+    let tree = version.display();
+    let differs = match fs::symlink_metadata(version) {
+        Ok(m) if m.is_dir() => match crate::artifact::pack(version, &mut io::sink()) {
+            Ok((d, _)) if d.as_str() == digest => return Ok(()),
+            Ok(_) => format!("{tree} is not as it was unpacked (files in it were changed)"),
+            Err(e) => format!("{tree} is not as it was unpacked ({e})"),
+        },
+        Ok(_) => format!("{tree} is not a directory"),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("could not look at {tree}: {e}")),
     };
+    let source = artifact_source(layout, kept, digest).map_err(|missing| {
+        if differs.is_empty() {
+            format!("{tree} is not unpacked, and {missing}")
+        } else {
+            format!("{differs}, and {missing}")
+        }
+    })?;
+    if !differs.is_empty() {
+        // Aside under a name pruning removes (a half unpack's), then gone.
+        let aside =
+            version.with_file_name(format!(".{digest}.unpack-aside-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&aside);
+        fs::rename(version, &aside)
+            .map_err(|e| format!("{differs}, and it could not be moved aside: {e}"))?;
+        let _ = fs::remove_dir_all(&aside);
+    }
+    let file = File::open(&source)
+        .map_err(|e| format!("could not read artifact {}: {e}", source.display()))?;
     match unpack(BufReader::new(file), version) {
         // Unpacked meanwhile by someone else: whole all the same.
         Ok(()) | Err(ArtifactError::DestExists { .. }) => Ok(()),
         Err(e) => Err(format!("artifact {digest} could not be unpacked: {e}")),
+    }
+}
+
+/// The file holding the artifact `digest` whole: `artifacts/<digest>`, else the copy kept for
+/// going back. What is missing, in words, when neither is.
+fn artifact_source(layout: &Layout, kept: &Kept, digest: &str) -> Result<PathBuf, String> {
+    let mut wrong = Vec::new();
+    let candidates = [layout.store().path(digest), kept.artifact(digest)];
+    for path in &candidates {
+        match matches_digest(path, digest) {
+            Ok(true) => return Ok(path.clone()),
+            Ok(false) => wrong.push(format!("{} does not match its digest", path.display())),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => wrong.push(format!("{} could not be read: {e}", path.display())),
+        }
+    }
+    Err(if wrong.is_empty() {
+        format!(
+            "artifact {digest} is not held on the node ({} and {} are missing)",
+            candidates[0].display(),
+            candidates[1].display()
+        )
+    } else {
+        format!(
+            "artifact {digest} is not held whole on the node: {}",
+            wrong.join("; ")
+        )
+    })
+}
+
+/// Whether the file at `path` holds exactly the bytes of `digest`.
+fn matches_digest(path: &Path, digest: &str) -> io::Result<bool> {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_reader(File::open(path)?)?;
+    Ok(hasher.finalize().to_hex().as_str() == digest)
+}
+
+/// `ROOT/kept/`: what going back needs, outside every module's own directory: per module, the
+/// last version that activated (`<name>.json`), and a hard link to its artifact (`<digest>`),
+/// so that neither pruning nor a removed `artifacts/` file stops the node from unpacking it
+/// again. Read before any activate of an apply runs and written again after the last, so an
+/// activate that removes a record changes nothing; everything read from it is checked
+/// against its digest before it is used.
+struct Kept {
+    dir: PathBuf,
+}
+
+impl Kept {
+    fn new(layout: &Layout) -> Kept {
+        Kept { dir: layout.kept() }
+    }
+
+    fn record(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.json"))
+    }
+
+    fn artifact(&self, digest: &str) -> PathBuf {
+        self.dir.join(digest)
+    }
+
+    /// The last version of `name` that activated: its record in `kept/`, else (a node an
+    /// older mesh applied on) `modules/<name>/good.json`.
+    fn good(&self, module_dir: &Path, name: &str) -> Option<Version> {
+        read_marker::<Version>(&self.record(name))
+            .or_else(|| read_marker::<Version>(&module_dir.join(GOOD)))
+            .filter(|g| is_digest(&g.artifact))
+    }
+
+    /// Records `good` as `name`'s last version that activated, with its artifact kept beside
+    /// it (linked from `artifacts/` when the copy is missing). Nothing is hashed here: every
+    /// apply calls this, and what is kept is checked against its digest when it is used.
+    fn keep(&self, layout: &Layout, name: &str, good: &Version) -> Result<(), NodeError> {
+        fs::create_dir_all(&self.dir).map_err(NodeError::io("create", &self.dir))?;
+        let held = self.artifact(&good.artifact);
+        let from = layout.store().path(&good.artifact);
+        if fs::symlink_metadata(&held).is_err() && from.is_file() {
+            fs::hard_link(&from, &held)
+                .or_else(|_| fs::copy(&from, &held).map(|_| ()))
+                .map_err(NodeError::io("keep", &held))?;
+        }
+        if read_marker::<Version>(&self.record(name)).as_ref() != Some(good) {
+            write_marker(&self.record(name), good)?;
+        }
+        let _ = fs::remove_file(layout.modules().join(name).join(GOOD));
+        Ok(())
+    }
+
+    /// The artifacts kept for going back, by digest: what every record names.
+    fn digests(&self) -> BTreeSet<String> {
+        list_dir(&self.dir)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(name, _)| {
+                let module = name.strip_suffix(".json")?;
+                read_marker::<Version>(&self.record(module)).map(|v| v.artifact)
+            })
+            .collect()
+    }
+
+    /// Removes the kept artifacts no record names. Housekeeping, as [`prune_all`].
+    fn prune(&self) {
+        let keep = self.digests();
+        for (name, entry) in list_dir(&self.dir).unwrap_or_default() {
+            if is_digest(&name) && !keep.contains(&name) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
     }
 }
 
@@ -517,9 +699,10 @@ fn module_dirs(modules_dir: &Path) -> Result<Vec<(String, PathBuf)>, NodeError> 
 
 /// Prunes every module's old versions. Housekeeping: a failure here changes nothing a report
 /// says and is retried by the next apply, so it is not an error.
-fn prune_all(modules_dir: &Path) {
-    for (_, dir) in module_dirs(modules_dir).unwrap_or_default() {
-        let _ = prune(&dir, KEEP_VERSIONS);
+fn prune_all(modules_dir: &Path, kept: &Kept) {
+    for (name, dir) in module_dirs(modules_dir).unwrap_or_default() {
+        let good = kept.good(&dir, &name).map(|g| g.artifact);
+        let _ = prune(&dir, KEEP_VERSIONS, good.as_deref());
     }
 }
 
@@ -527,8 +710,9 @@ fn prune_all(modules_dir: &Path) {
 /// nor a version kept under `root/modules` was unpacked from: without this the directory
 /// grows by one file per change for ever. Housekeeping, as [`prune_all`]: the controller
 /// sends again whatever a later declaration names and the node no longer holds.
-fn prune_artifacts(layout: &Layout, declared: &[DeclaredModule]) {
+fn prune_artifacts(layout: &Layout, kept: &Kept, declared: &[DeclaredModule]) {
     let mut keep: BTreeSet<String> = declared.iter().map(|m| m.artifact.clone()).collect();
+    keep.extend(kept.digests());
     for (_, dir) in module_dirs(&layout.modules()).unwrap_or_default() {
         for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
             if let Some(name) = entry.file_name().to_str()
@@ -549,12 +733,12 @@ fn prune_artifacts(layout: &Layout, declared: &[DeclaredModule]) {
     }
 }
 
-/// Keeps the version `current` names, the last that activated (`good.json`: what a failure
-/// goes back to) and the `keep` most recently used others (by mtime, then name); removes the
-/// rest, and what crashed applies left behind (temp links, half unpacks).
-pub(super) fn prune(module_dir: &Path, keep: usize) -> io::Result<()> {
+/// Keeps the version `current` names, the last that activated (`good`: what a failure goes
+/// back to) and the `keep` most recently used others (by mtime, then name); removes the rest,
+/// and what crashed applies left behind (temp links, half unpacks).
+pub(super) fn prune(module_dir: &Path, keep: usize, good: Option<&str>) -> io::Result<()> {
     let current = fs::read_link(module_dir.join(CURRENT)).ok();
-    let good = read_marker::<Version>(&module_dir.join(GOOD)).map(|g| PathBuf::from(g.artifact));
+    let good = good.map(PathBuf::from);
     let mut versions = Vec::new();
     for entry in fs::read_dir(module_dir)? {
         let entry = entry?;

@@ -3,6 +3,7 @@
 
 use std::fs::{self, File};
 use std::io;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
@@ -26,11 +27,28 @@ pub(super) fn list_dir(dir: &Path) -> Result<Vec<(String, fs::DirEntry)>, NodeEr
     Ok(out)
 }
 
-/// Reads and parses a JSON file mesh wrote; `None` if it does not exist.
+/// Reads and parses a JSON file mesh wrote; `None` if it does not exist. A symbolic link in
+/// its place is refused, not followed (mesh writes each of these files itself, by rename,
+/// never as a link): whoever planted it would choose what the node believes.
 pub(super) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, NodeError> {
-    let bytes = match fs::read(path) {
+    let read = || -> io::Result<Vec<u8>> {
+        let mut file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)?;
+        let mut bytes = Vec::new();
+        io::Read::read_to_end(&mut file, &mut bytes)?;
+        Ok(bytes)
+    };
+    let bytes = match read() {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(NodeError::Corrupt {
+                path: path.to_path_buf(),
+                reason: "it is a symbolic link, which mesh does not follow (mesh writes this file itself, never as a link); remove it".into(),
+            });
+        }
         Err(source) => {
             return Err(NodeError::Io {
                 what: "read",

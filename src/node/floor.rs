@@ -6,6 +6,9 @@
 //!   The check would otherwise be about one directory and the work done in whatever the link
 //!   points to later; naming the real directory costs the user one edit.
 //! - ROOT must be a directory owned by the user mesh runs as, not writable by group or others.
+//! - No directory above ROOT may be writable by everyone without its sticky bit (as `/tmp`
+//!   has): whoever can write there can move ROOT aside and put their own in its place. (A
+//!   parent writable by its group passes: with a user's private group that is no one else.)
 //! - A ROOT that does not exist yet passes the check (there is nothing in it to trust); the verbs
 //!   that write make it with mode 0700 (its missing parents too), so a verb that only reads
 //!   creates nothing.
@@ -21,7 +24,7 @@ use super::NodeError;
 
 /// The same check as [`check_root`], as a POSIX shell preamble for where no mesh runs yet on
 /// the node (`mesh node install` over ssh): ROOT is `$1`. It fails with the reason on stderr.
-pub const SHELL_CHECK: &str = r#"if [ -L "$1" ]; then echo "$1 is a symbolic link; mesh does not follow it: set the node's root to the real directory" >&2; exit 1; fi; if [ ! -e "$1" ]; then (umask 077; mkdir -p "$1"); fi; if [ ! -d "$1" ] || [ ! -O "$1" ]; then echo "$1 is not a directory owned by $(id -un): chown $(id -un) $1" >&2; exit 1; fi; if [ -n "$(find "$1" -prune \( -perm -020 -o -perm -002 \))" ]; then echo "$1 is writable by group or others: chmod go-w $1" >&2; exit 1; fi; "#;
+pub const SHELL_CHECK: &str = r#"case "$1" in ""|-*) echo "the node root '$1' is refused: it is empty or starts with -, which commands read as an option: set the node's root to an absolute path" >&2; exit 1;; esac; if [ -L "$1" ]; then echo "$1 is a symbolic link; mesh does not follow it: set the node's root to the real directory" >&2; exit 1; fi; if [ ! -e "$1" ]; then (umask 077; mkdir -p "$1"); fi; if [ ! -d "$1" ] || [ ! -O "$1" ]; then echo "$1 is not a directory owned by $(id -un): chown $(id -un) $1" >&2; exit 1; fi; if [ -n "$(find "$1" -prune \( -perm -020 -o -perm -002 \))" ]; then echo "$1 is writable by group or others: chmod go-w $1" >&2; exit 1; fi; d=$(cd "$1/.." && pwd -P) || exit 1; while :; do if [ -n "$(find "$d/." -prune -perm -002 ! -perm -1000)" ]; then echo "$1 is refused: $d above it is writable by everyone without the sticky bit, so anyone can move it aside and put their own in its place: chmod o-w $d (or chmod +t $d), or move the root" >&2; exit 1; fi; [ "$d" = / ] && break; d=$(dirname "$d"); done; "#;
 
 /// Checks that `root` is a directory of this user's alone (see the module's doc). A root that
 /// does not exist passes: there is nothing in it to trust, and whatever makes it makes it
@@ -58,8 +61,58 @@ pub fn make_root(root: &Path) -> Result<(), NodeError> {
     judge(&root, &meta)
 }
 
-/// Whether `root`, as `lstat` saw it (`meta`), is a directory of this user's alone.
+/// Whether `root`, as `lstat` saw it (`meta`), is a directory of this user's alone, under
+/// directories no one else can swap it in.
 fn judge(root: &Path, meta: &fs::Metadata) -> Result<(), NodeError> {
+    judge_itself(root, meta)?;
+    judge_parents(root)
+}
+
+/// Every directory above `root` (as written, and as its links resolve): none may be writable
+/// by everyone unless sticky, or anyone can rename ROOT away and put a directory of their own
+/// in its place.
+fn judge_parents(root: &Path) -> Result<(), NodeError> {
+    let absolute = std::path::absolute(root).map_err(NodeError::io("read", root))?;
+    let mut above: Vec<PathBuf> = absolute
+        .ancestors()
+        .skip(1)
+        .map(Path::to_path_buf)
+        .collect();
+    if let Some(parent) = absolute.parent()
+        && let Ok(real) = fs::canonicalize(parent)
+    {
+        above.extend(real.ancestors().map(Path::to_path_buf));
+    }
+    for dir in above {
+        let Ok(meta) = fs::symlink_metadata(&dir) else {
+            continue;
+        };
+        // A link's own mode means nothing; the directory holding it is checked as well, and
+        // where it leads is in the resolved list.
+        if !meta.is_dir() {
+            continue;
+        }
+        let mode = meta.mode() & 0o7777;
+        if mode & 0o002 != 0 && mode & 0o1000 == 0 {
+            return Err(NodeError::UnsafeRoot {
+                path: root.to_path_buf(),
+                reason: format!(
+                    "{} above it is writable by everyone without the sticky bit (mode {mode:o}), so anyone can move the root aside and put their own in its place",
+                    dir.display()
+                ),
+                fix: format!(
+                    "`chmod o-w {}` (or `chmod +t {0}`, as /tmp has), or set the node's root to a directory under ones not everyone can write",
+                    dir.display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The root directory itself: not a link, a directory, owned by this user, not writable by
+/// group or others.
+fn judge_itself(root: &Path, meta: &fs::Metadata) -> Result<(), NodeError> {
     let unsafe_root = |reason: String, fix: String| NodeError::UnsafeRoot {
         path: root.to_path_buf(),
         reason,
@@ -132,7 +185,7 @@ pub(super) fn open_lock(path: &Path, create: bool) -> io::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 
     fn refused(root: &Path) -> String {
         let made = make_root(root);
@@ -239,6 +292,61 @@ mod tests {
         let mode = fs::metadata(&real).expect("lock").mode() & 0o777;
         assert_eq!(mode & 0o077, 0, "made {mode:o}");
         open_lock(&real, false).expect("and opens again");
+    }
+
+    /// Issue 33, item 12: a parent anyone may write lets them move ROOT aside and put their
+    /// own in its place: refused, naming the parent and what to do; sticky (as /tmp) passes,
+    /// and so does one its group may write (a user's private group, often).
+    #[test]
+    fn a_root_under_a_parent_others_may_write_is_refused_unless_sticky() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let open = t.path().join("open");
+        let root = open.join("deep/root");
+        fs::create_dir_all(&root).expect("mkdir");
+        for mode in [0o777, 0o703] {
+            fs::set_permissions(&open, fs::Permissions::from_mode(mode)).expect("chmod");
+            let said = refused(&root);
+            assert!(
+                said.contains(&format!("{} above it is writable", open.display()))
+                    && said.contains("sticky")
+                    && said.contains(&format!("chmod o-w {}", open.display())),
+                "{said}"
+            );
+            let (code, said) = shell_check(&root);
+            assert_eq!(code, Some(1), "{said}");
+            assert!(said.contains("sticky"), "{said}");
+        }
+        fs::set_permissions(&open, fs::Permissions::from_mode(0o1777)).expect("chmod");
+        check_root(&root).expect("sticky, as /tmp is");
+        assert_eq!(shell_check(&root), (Some(0), "passed\n".into()));
+        fs::set_permissions(&open, fs::Permissions::from_mode(0o775)).expect("chmod");
+        check_root(&root).expect("its group may write there");
+        assert_eq!(shell_check(&root), (Some(0), "passed\n".into()));
+    }
+
+    /// Issue 33, item 12: the shell check never hands a root that reads as an option to the
+    /// commands it runs (`find -delete …` would delete the login directory).
+    #[test]
+    fn the_shell_check_refuses_a_root_that_reads_as_an_option() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let keep = t.path().join("keep");
+        fs::write(&keep, b"keep").expect("write");
+        // A directory of that name, this user's alone: the checks before `find` all pass.
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(t.path().join("-delete"))
+            .expect("mkdir");
+        let out = std::process::Command::new("sh")
+            .args(["-c", &format!("{SHELL_CHECK}echo passed")])
+            .arg("sh")
+            .arg("-delete")
+            .current_dir(t.path())
+            .output()
+            .expect("sh");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{said}");
+        assert!(said.contains("starts with -"), "{said}");
+        assert!(keep.exists(), "find deleted what was beside the root");
     }
 
     /// Runs [`SHELL_CHECK`] on `root` with `sh`: (exit code, stderr).

@@ -300,10 +300,186 @@ fn pruning_keeps_the_last_good_version_behind_newer_failures() {
         .unwrap();
     fs::remove_file(dir.join("current")).unwrap();
     std::os::unix::fs::symlink(&newer[0].0, dir.join("current")).unwrap();
-    super::apply::prune(&dir, KEEP_VERSIONS).unwrap();
+    super::apply::prune(&dir, KEEP_VERSIONS, Some(&good.0)).unwrap();
     assert!(
         dir.join(&good.0).is_dir(),
         "kept though it is the oldest used"
     );
     assert!(dir.join(&newer[0].0).is_dir(), "current is kept");
+}
+
+/// svc at v1 (activated, its activate appending the content of its file `v` to `ROOT/seen`),
+/// then v2, whose activate runs `then` and fails: (v1, v2).
+fn good_then_failing(root: &Path) -> ((String, Vec<u8>), (String, Vec<u8>)) {
+    let v1 = artifact(&[("v", "1"), ("bin/run", "#!/bin/sh\n")]);
+    let ok1 = build(
+        "svc",
+        &v1,
+        "echo \"$(cat v)\" >> \"$MESH_NODE_ROOT/seen\"",
+        "1",
+    );
+    send(root, &[&v1], &envelope(vec![ok1], 1));
+    assert_eq!(apply(root).unwrap().outcome, Outcome::Applied);
+    (v1, artifact(&[("v", "2")]))
+}
+
+/// What v1's activate saw in its file `v`, each time it ran.
+fn seen(root: &Path) -> Vec<String> {
+    fs::read_to_string(root.join("seen"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Issue 33, item 7: an activate that removes the record of what to go back to (as
+/// `good.json` was, in the module's own directory) does not leave the next failure with
+/// nothing to go back to.
+#[test]
+fn an_activate_that_removes_the_good_record_changes_nothing_for_the_next_failure() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let (v1, v2) = good_then_failing(root);
+    let wipe = "rm -rf \"$MESH_NODE_ROOT/kept\" \"$MESH_NODE_ROOT/modules/svc/good.json\"; exit 1";
+    send(
+        root,
+        &[&v2],
+        &envelope(vec![build("svc", &v2, wipe, "2")], 2),
+    );
+    let svc = resource(&apply(root).unwrap(), "module:svc");
+    assert_eq!(svc.rolled_back.expect("went back").to_build, "1");
+    let v3 = artifact(&[("v", "3")]);
+    send(
+        root,
+        &[&v3],
+        &envelope(vec![build("svc", &v3, "exit 1", "3")], 3),
+    );
+    let svc = resource(&apply(root).unwrap(), "module:svc");
+    let reason = svc.reason.clone().unwrap_or_default();
+    assert!(!reason.contains("nothing to go back to"), "{reason}");
+    let back = svc.rolled_back.expect("went back");
+    assert_eq!((back.to_build.as_str(), back.down), ("1", false));
+    assert_eq!(current(root, "svc"), Some(PathBuf::from(&v1.0)));
+    assert_eq!(seen(root), ["1", "1", "1"]);
+}
+
+/// Issue 33, item 7: a good version whose unpacked tree was edited is unpacked again from its
+/// artifact before it runs again, never re-activated as it was left.
+#[test]
+fn going_back_restores_an_edited_tree_before_it_runs_again() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let (v1, v2) = good_then_failing(root);
+    let tree = root.join("modules/svc").join(&v1.0);
+    fs::write(tree.join("v"), "tampered").unwrap();
+    fs::write(tree.join("planted"), "x").unwrap();
+    send(
+        root,
+        &[&v2],
+        &envelope(vec![build("svc", &v2, "exit 1", "2")], 2),
+    );
+    let svc = resource(&apply(root).unwrap(), "module:svc");
+    assert!(
+        !svc.rolled_back.expect("went back").down,
+        "{:?}",
+        svc.reason
+    );
+    assert_eq!(seen(root), ["1", "1"], "v1 ran again as it was unpacked");
+    assert_eq!(fs::read_to_string(tree.join("v")).unwrap(), "1");
+    assert!(!tree.join("planted").exists());
+    assert_eq!(current(root, "svc"), Some(PathBuf::from(&v1.0)));
+}
+
+/// Issue 33, item 7: a good version whose tree and `artifacts/` file are both gone is
+/// unpacked again from the copy kept for going back.
+#[test]
+fn going_back_unpacks_from_the_kept_artifact_when_the_tree_and_the_artifact_are_gone() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let (v1, v2) = good_then_failing(root);
+    fs::remove_dir_all(root.join("modules/svc").join(&v1.0)).unwrap();
+    fs::remove_file(root.join("artifacts").join(&v1.0)).unwrap();
+    send(
+        root,
+        &[&v2],
+        &envelope(vec![build("svc", &v2, "exit 1", "2")], 2),
+    );
+    let svc = resource(&apply(root).unwrap(), "module:svc");
+    let back = svc.rolled_back.expect("went back");
+    assert!(!back.down, "{:?}", svc.reason);
+    assert_eq!(seen(root), ["1", "1"]);
+    assert_eq!(current(root, "svc"), Some(PathBuf::from(&v1.0)));
+}
+
+/// Issue 33, item 7: when nothing of the good version is left to unpack, the report says
+/// exactly what is missing (the module is down), never that nothing ever activated.
+#[test]
+fn going_back_with_nothing_left_to_unpack_says_what_is_missing() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let (v1, v2) = good_then_failing(root);
+    fs::write(root.join("modules/svc").join(&v1.0).join("v"), "tampered").unwrap();
+    fs::remove_file(root.join("artifacts").join(&v1.0)).unwrap();
+    fs::remove_file(root.join("kept").join(&v1.0)).unwrap();
+    send(
+        root,
+        &[&v2],
+        &envelope(vec![build("svc", &v2, "exit 1", "2")], 2),
+    );
+    let svc = resource(&apply(root).unwrap(), "module:svc");
+    let reason = svc.reason.clone().unwrap_or_default();
+    assert!(svc.rolled_back.expect("tried").down, "{reason}");
+    assert!(reason.starts_with("DOWN: build 2"), "{reason}");
+    assert!(reason.contains("is not as it was unpacked"), "{reason}");
+    assert!(
+        reason.contains(&format!("artifact {} is not held on the node", v1.0)),
+        "{reason}"
+    );
+    assert_eq!(seen(root), ["1"], "the tampered tree never ran");
+}
+
+/// The tree check's premise: every unpacked artifact packs to its own digest again.
+#[test]
+fn an_unpacked_artifact_packs_to_its_digest_again() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(src.join("a/empty")).unwrap();
+    fs::create_dir_all(src.join("b")).unwrap();
+    fs::write(src.join("a/x"), "x").unwrap();
+    fs::write(src.join("b/run"), "#!/bin/sh\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(src.join("b/run"), fs::Permissions::from_mode(0o700)).unwrap();
+    std::os::unix::fs::symlink("../a/x", src.join("b/link")).unwrap();
+    let long = "n".repeat(120);
+    fs::write(src.join("a").join(&long), "long").unwrap();
+    let mut bytes = Vec::new();
+    let (digest, _) = crate::artifact::pack(&src, &mut bytes).unwrap();
+    let out = t.path().join("out");
+    crate::artifact::unpack(&bytes[..], &out).unwrap();
+    let (again, _) = crate::artifact::pack(&out, &mut std::io::sink()).unwrap();
+    assert_eq!(again, digest);
+}
+
+/// Issue 33, item 7: with the record of what activated gone (removed between applies, by
+/// something other than an apply), the failure says exactly that, not that nothing ever did.
+#[test]
+fn a_failure_without_a_record_says_the_record_is_missing() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let (v1, v2) = good_then_failing(root);
+    fs::remove_dir_all(root.join("kept")).unwrap();
+    send(
+        root,
+        &[&v2],
+        &envelope(vec![build("svc", &v2, "exit 1", "2")], 2),
+    );
+    let svc = resource(&apply(root).unwrap(), "module:svc");
+    let reason = svc.reason.unwrap_or_default();
+    assert!(
+        reason.contains(&format!(
+            "nothing to go back to: svc was switched to {} before, but no record says it ever activated",
+            v1.0
+        )) && reason.contains("kept/svc.json is missing"),
+        "{reason}"
+    );
 }

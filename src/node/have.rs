@@ -31,6 +31,19 @@ pub struct Have {
     /// history is compared with.
     #[serde(default)]
     pub declared_by: Option<DeclaredBy>,
+    /// The mesh and node name the declaration in force was made for: how a controller tells
+    /// the root one of its node names already holds, even after `ROOT/id` was made anew.
+    #[serde(default)]
+    pub declared_for: Option<DeclaredFor>,
+}
+
+/// The mesh and node a declaration was made for, as it names them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeclaredFor {
+    /// The mesh's name (`[mesh] name`).
+    pub mesh: String,
+    /// The node's name in that mesh.
+    pub node: String,
 }
 
 /// The controller and commits of the declaration in force.
@@ -58,6 +71,10 @@ pub fn have(root: &Path) -> Result<Have, NodeError> {
             plan: Some(crate::declare::wire::Plan::of(&e.declaration)),
         })
     });
+    let declared_for = envelope.as_ref().map(|e| DeclaredFor {
+        mesh: e.declaration.mesh.clone(),
+        node: e.declaration.node.clone(),
+    });
     Ok(Have {
         protocol: PROTOCOL,
         version: HOST_VERSION.to_string(),
@@ -74,6 +91,7 @@ pub fn have(root: &Path) -> Result<Have, NodeError> {
         applied: layout.applied()?,
         node_id: super::node_id(root, false)?,
         declared_by,
+        declared_for,
     })
 }
 

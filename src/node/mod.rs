@@ -9,8 +9,9 @@
 //! declaration.json                the envelope in force, written only once everything it names is held
 //! modules/<name>/<digest>/        unpacked artifacts
 //! modules/<name>/current          symlink to <digest>, switched atomically
-//! modules/<name>/good.json        the last version that activated: what a failure goes back to
 //! modules/<name>/failed.json      a version that failed and was gone back from: not tried again
+//! kept/<name>.json                the last version of <name> that activated: what a failure goes back to
+//! kept/<digest>                   its artifact (a hard link), to unpack again when its tree was changed
 //! reports/<report_sequence>.json  the journal: one report per file (20-digit name), newest 100 kept
 //! state.json                      {"sequence","digest"} of the last declaration applied (the floor)
 //! trust.json                      the controllers it takes declarations from (see `trust`)
@@ -57,7 +58,7 @@ use crate::artifact::ArtifactError;
 pub const MAX_SEQUENCE: u64 = 1 << 53;
 
 pub use apply::{ACTIVATE_TIMEOUT, ApplyOptions, KEEP_VERSIONS, apply, apply_with};
-pub use have::{DeclaredBy, Have, have};
+pub use have::{DeclaredBy, DeclaredFor, Have, have};
 pub use journal::{
     JOURNAL_LIMIT, Outcome, Report, ResourceOutcome, ResourceReport, RolledBack, reports_since,
 };
@@ -88,7 +89,24 @@ pub struct Held {
 /// there is none and `make` is false.
 pub fn node_id(root: &Path, make: bool) -> Result<Option<String>, NodeError> {
     let path = Layout::new(root).id();
-    match std::fs::read_to_string(&path) {
+    // Not followed when it is a link: another root's id would make two roots one.
+    let read = || -> io::Result<String> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut text = String::new();
+        io::Read::read_to_string(
+            &mut std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&path)?,
+            &mut text,
+        )?;
+        Ok(text)
+    };
+    match read() {
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => Err(NodeError::Corrupt {
+            path,
+            reason: "it is a symbolic link, which mesh does not follow; remove it and a new one is made, which the controller records as the root replaced".into(),
+        }),
         Ok(text) => {
             let id = text.trim();
             if id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -145,6 +163,21 @@ pub enum NodeError {
     )]
     Refused {
         /// Why, as the refusal report says it.
+        reason: String,
+    },
+
+    /// The node refused a declaration that was not signed, or signed by a controller it does
+    /// not trust: nothing of it was kept, and by design it is not in the node's reports (a
+    /// sender the node does not trust cannot write into its journal).
+    #[error("refused: {reason}")]
+    #[diagnostic(
+        code(mesh::node::untrusted),
+        help(
+            "the declaration in force is unchanged and nothing of this one was kept; the refusal is not in the node's reports (a sender the node does not trust cannot write there): sign with a controller the node trusts (`mesh node trust NODE` on a controller shows which), or re-pin the node (`mesh node trust --reset NODE` there)"
+        )
+    )]
+    Untrusted {
+        /// Why, as the node answered it.
         reason: String,
     },
 
@@ -305,6 +338,10 @@ impl Layout {
 
     fn id(&self) -> PathBuf {
         self.root.join("id")
+    }
+
+    fn kept(&self) -> PathBuf {
+        self.root.join("kept")
     }
 
     fn store(&self) -> crate::artifact::ArtifactStore {

@@ -113,7 +113,7 @@ pub fn receive(
         Err(Stop::Fail(e)) => Err(e),
         Err(Stop::Untrusted(reason)) => {
             answer(output, &serde_json::json!({"untrusted": reason}))?;
-            Err(NodeError::Refused { reason })
+            Err(NodeError::Untrusted { reason })
         }
         Err(Stop::Cut(reason)) => Err(NodeError::Cut { reason }),
         Err(Stop::Refuse {

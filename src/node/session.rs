@@ -189,7 +189,9 @@ fn receive(
     }
     match received {
         // A refusal was answered by `receive` itself, as it answers on stdout.
-        Ok(_) | Err(NodeError::Refused { .. }) => send(output, Kind::Answer, &answer),
+        Ok(_) | Err(NodeError::Refused { .. } | NodeError::Untrusted { .. }) => {
+            send(output, Kind::Answer, &answer)
+        }
         Err(e) => reply(output, Err(e)),
     }
 }
@@ -223,7 +225,12 @@ fn reply(output: &mut impl Write, answer: Result<Vec<u8>, NodeError>) -> Result<
                 NodeError::Busy { .. } => "busy",
                 _ => "failed",
             };
-            let error = serde_json::json!({"error": kind, "message": e.to_string()});
+            // The node's sentence and what to do, as `mesh node …` says them on a terminal.
+            let message = match miette::Diagnostic::help(&e) {
+                Some(help) => format!("{e}; {help}"),
+                None => e.to_string(),
+            };
+            let error = serde_json::json!({"error": kind, "message": message});
             send(output, Kind::Error, error.to_string().as_bytes())
         }
     }

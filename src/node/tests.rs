@@ -261,6 +261,7 @@ fn receive_apply_report_round_trip() {
             "artifacts",
             "declaration.json",
             "journal-id",
+            "kept",
             "modules",
             "reports",
             "state.json",
@@ -657,8 +658,8 @@ fn only_the_newest_old_versions_are_kept() {
     assert!(!m.join(&versions[3].0).exists());
     assert_eq!(
         fs::read_dir(&m).unwrap().count(),
-        1 + 1 + 1 + KEEP_VERSIONS,
-        "current, good.json, the version in use and {KEEP_VERSIONS} more"
+        1 + 1 + KEEP_VERSIONS,
+        "current, the version in use and {KEEP_VERSIONS} more"
     );
 }
 
@@ -781,8 +782,18 @@ fn untrusted(root: &Path, artifacts: &[&(String, Vec<u8>)], envelope: &[u8]) -> 
     let declaration = fs::read(root.join("declaration.json")).ok();
     let held = have(root).unwrap().artifacts;
     let (result, answer) = send_raw(root, &stream(artifacts, envelope));
-    let Err(NodeError::Refused { reason }) = result else {
+    let Err(e @ NodeError::Untrusted { .. }) = result else {
         panic!("expected a refusal, got {result:?}");
+    };
+    // Issue 33: the words say where the refusal is, and it is not in the reports.
+    let help = miette::Diagnostic::help(&e).map(|h| h.to_string());
+    assert!(
+        help.as_deref()
+            .is_some_and(|h| h.contains("not in the node's reports")),
+        "{help:?}"
+    );
+    let NodeError::Untrusted { reason } = e else {
+        unreachable!()
     };
     assert_eq!(answer, serde_json::json!({ "untrusted": reason }));
     assert_eq!(
@@ -883,4 +894,30 @@ fn the_node_id_is_made_once_and_kept() {
         super::node_id(root, true),
         Err(NodeError::Corrupt { .. })
     ));
+}
+
+/// Issue 33, item 12: ROOT's files mesh writes are never followed when they are links: a
+/// linked `trust.json` would let whoever planted it choose whom the node trusts, a linked `id`
+/// would make two roots one.
+#[test]
+fn linked_root_files_are_refused_not_followed() {
+    let t = tempfile::tempdir().unwrap();
+    let root = &t.path().join("node");
+    let other = t.path().join("other");
+    fs::create_dir_all(&other).unwrap();
+    let theirs = super::node_id(&other, true).unwrap().unwrap();
+    fs::create_dir_all(root).unwrap();
+    std::os::unix::fs::symlink(other.join("id"), root.join("id")).unwrap();
+    let Err(NodeError::Corrupt { reason, .. }) = super::node_id(root, true) else {
+        panic!("a linked id was followed");
+    };
+    assert!(reason.contains("symbolic link"), "{reason}");
+    assert_ne!(have(root).ok().and_then(|h| h.node_id), Some(theirs));
+
+    fs::write(other.join("trust.json"), b"{}").unwrap();
+    std::os::unix::fs::symlink(other.join("trust.json"), root.join("trust.json")).unwrap();
+    let Err(NodeError::Corrupt { reason, .. }) = super::trust::trusted(root) else {
+        panic!("a linked trust.json was followed");
+    };
+    assert!(reason.contains("symbolic link"), "{reason}");
 }

@@ -39,7 +39,7 @@ impl Transport for Local {
                 ),
                 Some(status) => TransportError::failed(format!(
                     "the node's mesh ended ({status}): {}",
-                    super::last_line(stderr)
+                    super::node_said(stderr)
                 )),
             }),
             self.patience,

@@ -238,6 +238,41 @@ pub fn report_from_node(line: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     serde_json::to_vec(&value).map_or(line.into(), Into::into)
 }
 
+/// What the node's mesh said when it ended: its error's own sentence and, after a semicolon,
+/// its help (what to do), as the node printed them (a miette report: `x message` or
+/// `× message`, then `help: …`). Anything else: the last line that says something.
+pub fn node_said(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).collect();
+    fn header(l: &str) -> Option<&str> {
+        l.strip_prefix("x ")
+            .or_else(|| l.strip_prefix("× "))
+            .map(str::trim)
+    }
+    let Some(start) = lines.iter().rposition(|l| header(l).is_some()) else {
+        return last_line(stderr).to_string();
+    };
+    let mut said = header(lines[start]).unwrap_or_default().to_string();
+    let mut help = None;
+    for l in &lines[start + 1..] {
+        if let Some(h) = l.strip_prefix("help:") {
+            help = Some(h.trim());
+            break;
+        }
+        // The lines of a cause (`|-> …`, `├─▶ …`) and of a message on several lines.
+        let l = l
+            .trim_start_matches(['|', '-', '>', '├', '╰', '─', '▶', '│'])
+            .trim();
+        if !l.is_empty() {
+            said.push_str(": ");
+            said.push_str(l);
+        }
+    }
+    match help {
+        Some(help) => format!("{said}; {help}"),
+        None => said,
+    }
+}
+
 /// The last line of a process's stderr that says something.
 pub fn last_line(stderr: &str) -> &str {
     stderr
@@ -559,6 +594,19 @@ pub fn fan_out<T: Send, M: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 33, item 15: the node's own sentence, not only its help line.
+    #[test]
+    fn what_the_node_said_is_its_sentence_and_its_help() {
+        let ascii = "Error: mesh::node::unsafe_root\n\n  x the node root /n is refused: it is writable by group or others (mode 1777)\n  help: `chmod go-w /n`\n";
+        assert_eq!(
+            node_said(ascii),
+            "the node root /n is refused: it is writable by group or others (mode 1777); `chmod go-w /n`"
+        );
+        let unicode = "motd\nError: mesh::node::io\n\n  × could not read /n/x\n  ├─▶ denied\n  help: check it\n";
+        assert_eq!(node_said(unicode), "could not read /n/x: denied; check it");
+        assert_eq!(node_said("plain failure\n\n"), "plain failure");
+    }
 
     #[test]
     fn text_from_a_node_keeps_words_lines_and_tabs_only() {

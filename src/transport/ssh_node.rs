@@ -109,7 +109,7 @@ fn failure(
         }
         _ => TransportError::failed(format!(
             "`mesh node session` ended (exit {code}): {}",
-            super::last_line(stderr)
+            super::node_said(stderr)
         )),
     }
 }

@@ -202,3 +202,51 @@ fn going_back_that_fails_too_is_down_and_says_so() {
     assert!(reason.starts_with("resolver is DOWN: build "), "{reason}");
     assert!(reason.contains("failed too"), "{reason}");
 }
+
+/// Issue 33, item 7, end to end: a version whose activate removes what going back needs
+/// (`good.json` as it was, `ROOT/kept/` as it is) and fails; then one that edits the good
+/// version's tree and fails: each goes back to v1, and v1 runs as it was built.
+#[test]
+fn going_back_trusts_nothing_an_activate_did_to_the_nodes_disk() {
+    let t = mesh();
+    assert_eq!(reconcile(&t).code, 0);
+    let v1 = resolver_current(&t);
+    let tree = t.path("nodes/a/modules/resolver").join(&v1);
+    let pristine = std::fs::read(tree.join("bin/resolver")).expect("v1's program");
+
+    t.edit(RESOLVER, "echo resolver ok", "echo resolver v2");
+    t.edit(
+        RESOLVER,
+        "bin/resolver'",
+        "rm -rf \"$MESH_NODE_ROOT/kept\" \"$MESH_NODE_ROOT/modules/resolver/good.json\"; exit 1'",
+    );
+    t.commit(
+        "platform",
+        "resolver v2 removes the record of v1, and fails",
+    );
+    assert_eq!(reconcile(&t).code, 3);
+    assert_eq!(node_a(&t)["state"], "rolled back");
+    assert_eq!(resolver_current(&t), v1);
+
+    // v3 makes every other version's `bin/resolver` fail, and fails.
+    t.edit(RESOLVER, "echo resolver v2", "echo resolver v3");
+    t.edit(
+        RESOLVER,
+        "\"$MESH_NODE_ROOT/modules/resolver/good.json\"; exit 1'",
+        "\"$MESH_NODE_ROOT/modules/resolver/good.json\"; for f in \"$MESH_NODE_ROOT\"/modules/resolver/*/bin/resolver; do [ \"$f\" = \"$(pwd)/bin/resolver\" ] || echo \"exit 1\" > \"$f\"; done; exit 1'",
+    );
+    t.commit("platform", "resolver v3 breaks v1 on its way down");
+    let run = reconcile(&t);
+    assert_eq!(run.code, 3, "{run}");
+    let a = node_a(&t);
+    assert_eq!(
+        a["state"], "rolled back",
+        "not DOWN, not nothing to go back to: {a}"
+    );
+    assert_eq!(resolver_current(&t), v1);
+    assert_eq!(
+        std::fs::read(tree.join("bin/resolver")).expect("v1's program"),
+        pristine,
+        "v1 was unpacked again before it ran"
+    );
+}

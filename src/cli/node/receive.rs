@@ -9,7 +9,7 @@ use std::path::PathBuf;
 /// everything it names is held. A lower sequence, a digest that does not match, or an unknown
 /// field refuses the whole declaration, and the refusal is reported. A declaration not signed
 /// by a controller the node trusts, or made for another node or mesh than the one it was first
-/// declared as, is refused whole and not reported.
+/// declared as, is refused whole and not reported: nothing of it is kept.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The node's root directory.

@@ -261,6 +261,13 @@ pub fn push(
         histories: elsewhere::Histories::new(validated, &mesh.dir),
         take_over: opts.take_over.iter().cloned().collect(),
         claims: Mutex::new(claims),
+        mesh: mesh.name.clone(),
+        names: mesh.nodes.keys().cloned().collect(),
+        roots: mesh
+            .nodes
+            .iter()
+            .map(|(name, n)| (name.clone(), n.root.clone()))
+            .collect(),
     };
     let (done, events) = send_all(paths, mesh, work, progress, sessions, &ctx)?;
     results.extend(done);
@@ -277,6 +284,12 @@ struct Context {
     histories: elsewhere::Histories,
     take_over: BTreeSet<String>,
     claims: Mutex<HashMap<String, String>>,
+    /// This mesh's name, and its node names: a root whose declaration in force was made for
+    /// another of them is that node's, whatever its id now says.
+    mesh: String,
+    names: BTreeSet<String>,
+    /// Each node's root, for the words of what to do on it.
+    roots: HashMap<String, String>,
 }
 
 /// Each node's push, decided from the store: its outcome when nothing is to be sent (not
@@ -580,7 +593,8 @@ fn send_one(
     let sequence = next_sequence(&digest, rec.sent.as_ref(), &have);
     // Bounded: never a sequence a JSON reader cannot hold exactly, never a wrap to 0.
     if sequence >= MAX_SEQUENCE {
-        return trouble(beyond_the_bound(sequence));
+        let root = ctx.roots.get(node).map_or("ROOT", String::as_str);
+        return trouble(beyond_the_bound(sequence, root));
     }
     let parts = match missing_parts(&declaration, &have, outgoing, tx) {
         Ok(parts) => parts,
@@ -709,10 +723,11 @@ fn answered(
 }
 
 /// The next sequence would not stay below 2^53: trouble a person clears on the node.
-fn beyond_the_bound(sequence: u64) -> TransportError {
+fn beyond_the_bound(sequence: u64, root: &str) -> TransportError {
     TransportError::failed(format!(
-        "the node holds declaration sequence {}, and the next is not below 2^53: mesh will not send past it; clear the node's declaration (`rm {{root}}/declaration.json {{root}}/state.json` on the node) and push again",
-        sequence.saturating_sub(1)
+        "the node holds declaration sequence {}, and the next is not below 2^53: mesh will not send past it; clear the node's declaration (`rm {root}/declaration.json {root}/state.json` on the node) and push again",
+        sequence.saturating_sub(1),
+        root = root.trim_end_matches('/'),
     ))
 }
 
@@ -760,30 +775,47 @@ fn missing_parts(
 
 /// Claims the node id `node`'s root answered with for `node`; the refusal when another name
 /// of this mesh already reaches that root (two names for one root would overwrite each
-/// other's declaration on every run).
+/// other's declaration on every run). An id no name holds yet (a new root, or `ROOT/id` made
+/// anew) is claimed only when the declaration in force there was not made for another node
+/// name of this mesh: an alias never takes a root over because its id was remade.
 fn claim(ctx: &Context, node: &str, have: &Have, tx: &mpsc::Sender<Msg>) -> Option<Outcome> {
     let id = have.node_id.as_ref()?;
     let other = {
         let mut claims = ctx.claims.lock().ok()?;
         match claims.get(id) {
-            Some(other) if other != node => Some(other.clone()),
-            _ => {
-                claims.insert(id.clone(), node.to_string());
-                None
-            }
+            Some(other) if other != node => Some((other.clone(), false)),
+            Some(_) => None,
+            None => match &have.declared_for {
+                // Made for another name of this mesh: that name's root, whatever its id.
+                Some(f) if f.mesh == ctx.mesh && f.node != node && ctx.names.contains(&f.node) => {
+                    Some((f.node.clone(), true))
+                }
+                _ => {
+                    claims.insert(id.clone(), node.to_string());
+                    None
+                }
+            },
         }
     };
-    let Some(other) = other else {
+    let Some((other, by_declaration)) = other else {
         let _ = tx.send(Msg::Record(Event::NodeId {
             node: node.to_string(),
             id: id.clone(),
         }));
         return None;
     };
-    let reason = format!(
-        "{node} reaches the same node root as {other} (node id {}): two names for one root overwrite each other's declaration; remove one of them from mesh.toml, or give it its own root",
-        short(id, SHORT)
-    );
+    let reason = if by_declaration {
+        let root = ctx.roots.get(node).map_or("ROOT", String::as_str);
+        format!(
+            "{node} reaches the same node root as {other} (node id {}, made anew; the declaration in force there is {other}'s): two names for one root overwrite each other's declaration; remove one of them from mesh.toml, or give it its own root (if this root is now {node}'s alone, remove `{root}/declaration.json` on the node and push again)",
+            short(id, SHORT)
+        )
+    } else {
+        format!(
+            "{node} reaches the same node root as {other} (node id {}): two names for one root overwrite each other's declaration; remove one of them from mesh.toml, or give it its own root",
+            short(id, SHORT)
+        )
+    };
     let _ = tx.send(Msg::Record(Event::Trouble {
         node: node.to_string(),
         kind: trouble::SAME_ROOT,

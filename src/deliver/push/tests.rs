@@ -18,6 +18,7 @@ fn have(declaration: Option<Held>, applied: Option<Held>) -> Have {
         applied,
         node_id: None,
         declared_by: None,
+        declared_for: None,
     }
 }
 
