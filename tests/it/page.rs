@@ -337,3 +337,50 @@ fn temp_pages_a_killed_write_left_are_swept() {
     kept.sort();
     assert_eq!(names, kept);
 }
+
+/// A node's words holding bidirectional controls (U+202E makes `txt.exe` read `exe.txt`) and
+/// other controls reach neither the terminal, nor the JSON, nor the page: the words are kept,
+/// in the order they are written.
+#[test]
+fn a_nodes_bidi_controls_reach_neither_terminal_nor_page() {
+    let t = example();
+    t.edit_and_commit(
+        "platform",
+        "go/services/resolver/mesh-module.toml",
+        "activate = \"bin/resolver\"",
+        "activate = 'printf \"evil \\342\\200\\256txt.exe\\342\\200\\254 \\342\\201\\246done\\033]0;title\\007\\n\" >&2; exit 1'",
+        "activate says bidi",
+    );
+    t.write(
+        "mesh.toml",
+        &local_nodes_toml(&[("a", &[])], &[("resolver", &["a"])]),
+    );
+    let bidi = |s: &str| {
+        s.chars().any(|c| {
+            matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+                || (c.is_control() && c != '\n' && c != '\t')
+        })
+    };
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 3, "{run}");
+    assert!(run.stderr.contains("evil txt.exe done"), "{run}");
+    assert!(!bidi(&run.stderr) && !bidi(&run.stdout), "{run:?}");
+    for args in [
+        &["status"][..],
+        &["status", "--json"],
+        &["node", "show", "a"],
+    ] {
+        let run = t.run(args);
+        assert!(
+            !bidi(&run.stderr) && !bidi(&run.stdout),
+            "{args:?}: {run:?}"
+        );
+    }
+    let json = t.run(&["status", "--json"]).stdout;
+    assert!(json.contains("evil txt.exe done"), "{json}");
+    let page = t.path("page.html");
+    t.ok(&["status", "--html", &page.display().to_string()]);
+    let html = std::fs::read_to_string(&page).expect("written");
+    assert!(html.contains("evil txt.exe done"), "{html}");
+    assert!(!bidi(&html.replace('\n', "")), "{html}");
+}
