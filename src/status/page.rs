@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
+use super::needs::{About, Need, needs_a_person};
 use super::nodes::{Delivery, NodeState, NodeStatus, Status, ago};
 use crate::Result;
 use crate::artifact::short;
@@ -176,7 +177,7 @@ fn counts_line(s: &Status) -> String {
     }
     by.sort_by_key(|(st, _)| state_rank(*st));
     let parts: Vec<String> = by.iter().map(|(st, c)| format!("{c} {st}")).collect();
-    let look = s.nodes.iter().filter(|n| needs_a_look(n)).count();
+    let look = s.nodes.iter().filter(|n| needs_a_look(n)).count() + beside_nodes(s).len();
     let mut line = format!(
         "{} node{}",
         s.nodes.len(),
@@ -189,13 +190,38 @@ fn counts_line(s: &Status) -> String {
     line
 }
 
-/// The nodes table, those needing a look first under their own heading.
+/// What needs a person that is not a node: a repository whose fetch failed, a module whose
+/// newest build is broken, unfit or stuck outstanding ([`needs_a_person`], the definition
+/// `reconcile` exits 3 for).
+fn beside_nodes(s: &Status) -> Vec<Need> {
+    needs_a_person(s)
+        .into_iter()
+        .filter(|n| n.about != About::Node)
+        .collect()
+}
+
+/// The nodes table, those needing a look first under their own heading, after what else needs
+/// a person.
 fn nodes_section(h: &mut String, p: &Page<'_>) {
     let nodes = page_order(p.status);
     let (look, rest): (Vec<&NodeStatus>, Vec<&NodeStatus>) =
         nodes.into_iter().partition(|n| needs_a_look(n));
+    let beside = beside_nodes(p.status);
+    if !look.is_empty() || !beside.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h2 id=\"attention\">Needs a look ({})</h2>",
+            look.len() + beside.len()
+        );
+    }
+    if !beside.is_empty() {
+        h.push_str("<ul>\n");
+        for n in &beside {
+            let _ = writeln!(h, "<li>{}</li>", escape(&n.sentence));
+        }
+        h.push_str("</ul>\n");
+    }
     if !look.is_empty() {
-        let _ = writeln!(h, "<h2 id=\"attention\">Needs a look ({})</h2>", look.len());
         nodes_table(h, &look, p.now);
     }
     let _ = writeln!(h, "<h2 id=\"nodes\">Nodes ({})</h2>", rest.len());

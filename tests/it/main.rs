@@ -12,6 +12,7 @@ mod example;
 mod faults;
 mod generated;
 mod graph;
+mod needs;
 mod page;
 mod push;
 mod readme;
