@@ -139,15 +139,29 @@ impl Pass<'_> {
     /// read again, so that the pass ends with what it did rather than a stale "outstanding".
     /// So is a node newly found running another controller's declaration: the push compares
     /// histories there, so the pass ends saying ahead, diverged or kept, not "lost".
+    ///
+    /// Not a node this pass's push already delivered to or asked to apply: it lost what it was
+    /// sent in this pass's own apply (an `activate` that removes the root), and a second apply
+    /// would count that failure twice in one pass — stuck after two passes, not three. The
+    /// next pass sends it again.
     fn send_lost_again(
         &self,
         reapply: PushOptions,
         push: &mut Vec<NodePush>,
         collect: &mut Vec<NodeCollect>,
     ) -> Result<Vec<Event>> {
+        let applied_this_pass = |node: &str| {
+            push.iter().any(|p| {
+                p.node == node
+                    && matches!(
+                        p.outcome,
+                        Outcome::Sent { .. } | Outcome::Reapplied { .. } | Outcome::Failed { .. }
+                    )
+            })
+        };
         let lost: Vec<String> = collect
             .iter()
-            .filter(|c| c.lost || c.elsewhere)
+            .filter(|c| c.elsewhere || (c.lost && !applied_this_pass(&c.node)))
             .map(|c| c.node.clone())
             .collect();
         if lost.is_empty() {

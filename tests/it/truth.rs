@@ -311,7 +311,8 @@ fn an_activate_that_removes_the_root_is_reported_and_becomes_stuck() {
     for pass in 1..=3 {
         let run = reconcile(&t);
         assert_eq!(run.code, 3, "pass {pass}: {run}");
-        // The node's own failed report was read, every time.
+        // The node's own failed report was read, every time, and counted once a pass: stuck
+        // on the third, as README says, never sooner.
         let b = node(&t, "b");
         assert!(
             b["failure"]["resources"]
@@ -319,6 +320,8 @@ fn an_activate_that_removes_the_root_is_reported_and_becomes_stuck() {
                 .contains("module:resolver"),
             "pass {pass}: {b}"
         );
+        assert_eq!(b["failure"]["count"], pass, "pass {pass}: {b}");
+        assert_eq!(b["state"] == "stuck", pass == 3, "pass {pass}: {b}");
         last = b;
     }
     assert_eq!(last["state"], "stuck", "{last}");
