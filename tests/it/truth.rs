@@ -421,6 +421,11 @@ fn a_node_at_the_sequence_bound_is_not_wrapped() {
     let a = node(&t, "a");
     assert_ne!(a["state"], "current", "{a}");
     assert_ne!(a["sent"]["sequence"], 0, "{a}");
+    // What only the push saw is recorded, so every verb says it, whatever a collect found.
+    assert_eq!(a["needs_a_person"], true, "{a}");
+    assert!(a["trouble"]["reason"].to_string().contains("2^53"), "{a}");
+    assert_eq!(code(&t, &["status", "--check"]), 3);
+    assert_needs(&reconcile(&t), "2^53");
 }
 
 // ---- (5) every refusal and every unreachable node is recorded and counts -------------------
