@@ -176,3 +176,18 @@ fn a_failed_fetch_is_counted_by_all_three() {
     std::fs::rename(t.path("moved.git"), t.path("upstream.git")).expect("mv back");
     none_say(&t);
 }
+
+#[test]
+fn a_node_that_went_back_is_counted_by_all_three() {
+    let t = mesh();
+    none_say(&t);
+    // A new version of reporter that fails: the node goes back to the one that ran.
+    t.edit_and_commit(
+        "platform",
+        "python/reporter/mesh-module.toml",
+        "if test -f",
+        "echo the new reporter fails; exit 1; if test -f",
+        "a new reporter that fails",
+    );
+    all_three_say(&t, 1, "a is rolled back", "rolled back to");
+}
