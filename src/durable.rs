@@ -30,8 +30,8 @@ impl DurableError {
     }
 }
 
-/// Writes `bytes` to `path` whole or not at all: a temp file beside it (`.NAME.tmp-…`), fsync,
-/// rename, fsync of the directory (created if missing). The file is private (0600).
+/// Writes `bytes` to `path` whole or not at all: a temp file beside it (`.NAME.tmp-PID-…`),
+/// fsync, rename, fsync of the directory (created if missing). The file is private (0600).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), DurableError> {
     write_atomic_mode(path, bytes, None)
 }
@@ -41,9 +41,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), DurableError> {
 pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), DurableError> {
     let dir = parent_dir(path);
     std::fs::create_dir_all(&dir).map_err(DurableError::at("create", &dir))?;
-    let mut prefix = std::ffi::OsString::from(".");
-    prefix.push(path.file_name().unwrap_or_default());
-    prefix.push(".tmp-");
+    let mut prefix = temp_prefix(path);
+    prefix.push(format!("{}-", std::process::id()));
     let mut tmp = tempfile::Builder::new()
         .prefix(&prefix)
         .tempfile_in(&dir)
@@ -58,6 +57,86 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(DurableError::at("write", tmp.path()))?;
     persist(tmp, path)
+}
+
+/// The name every temp file of a write to `path` begins with: `.NAME.tmp-` (then the writer's
+/// pid, a dash and random letters).
+fn temp_prefix(path: &Path) -> std::ffi::OsString {
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(path.file_name().unwrap_or_default());
+    prefix.push(".tmp-");
+    prefix
+}
+
+/// A temp file whose writer is no longer running is left by a killed write once it is this old
+/// (the pid may be another machine's, on a shared directory).
+pub const STALE_WHEN_GONE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A temp file this old is left by a killed write, whoever wrote it (a write takes moments).
+pub const STALE_ANYWAY: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Removes the temp files a killed write to `path` left beside it: only regular files named as
+/// [`write_atomic`] names them for `path` (`.NAME.tmp-PID-…`), and only those whose writer is no
+/// longer running and older than [`STALE_WHEN_GONE`], or older than [`STALE_ANYWAY`]. Returns
+/// the paths removed. A file that cannot be removed is left for the next sweep.
+pub fn sweep_temps(path: &Path) -> Vec<PathBuf> {
+    let dir = parent_dir(path);
+    let prefix = temp_prefix(path);
+    let prefix = prefix.as_encoded_bytes();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let now = std::time::SystemTime::now();
+    let mut removed = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(rest) = name.as_encoded_bytes().strip_prefix(prefix) else {
+            continue;
+        };
+        // Only a regular file, never followed through a link.
+        let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+            continue;
+        };
+        if !meta.file_type().is_file() {
+            continue;
+        }
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .unwrap_or_default();
+        let gone = writer_of(rest).is_some_and(|pid| !running(pid));
+        if (gone && age >= STALE_WHEN_GONE) || age >= STALE_ANYWAY {
+            let p = e.path();
+            if std::fs::remove_file(&p).is_ok() {
+                removed.push(p);
+            }
+        }
+    }
+    if !removed.is_empty() {
+        let _ = sync_dir(&dir);
+    }
+    removed
+}
+
+/// The writer's pid in what follows a temp file's `.NAME.tmp-`, when it names one.
+fn writer_of(rest: &[u8]) -> Option<i32> {
+    let digits = rest.split(|&b| b == b'-').next()?;
+    std::str::from_utf8(digits)
+        .ok()?
+        .parse::<i32>()
+        .ok()
+        .filter(|p| *p > 0)
+}
+
+/// Whether a process `pid` runs on this machine (one we may not signal runs too).
+fn running(pid: i32) -> bool {
+    if pid as u32 == std::process::id() {
+        return true;
+    }
+    // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Renames a written temp file to `dest` and fsyncs `dest`'s directory. The caller has

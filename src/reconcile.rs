@@ -12,7 +12,6 @@ use crate::source::Snapshot;
 use crate::status::nodes::NodeState;
 use crate::status::nodes::Status;
 use crate::store::Paths;
-use crate::store::Verdict;
 use crate::transport::Connections;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -32,10 +31,11 @@ pub struct Summary {
     pub outstanding: usize,
     /// Nodes stuck.
     pub stuck: usize,
-    /// Repositories followed by URL whose fetch failed (each read as last fetched, and listed
-    /// in `needs_a_person`).
+    /// Repositories followed by URL whose last fetch failed (each read as last fetched, and
+    /// listed in `needs_a_person`).
     pub fetch_failed: usize,
-    /// Things that need a person, one sentence each.
+    /// Things that need a person, one sentence each ([`crate::status::needs::needs_a_person`]
+    /// of the status at the end of the pass).
     pub needs_a_person: Vec<String>,
     /// The build step's summary.
     #[serde(skip)]
@@ -82,8 +82,8 @@ pub fn reconcile(
         logs_keep: mesh.settings.logs_keep,
         events_keep: mesh.settings.events_keep,
     };
-    // A failed fetch does not stop the pass: it goes on with the last fetched commit.
-    let fetch_failed: Vec<String> = loaded.snapshot.stale().map(String::from).collect();
+    // A failed fetch does not stop the pass: it goes on with the last fetched commit (and the
+    // status at the end names it among what needs a person).
     let build = crate::builder::build(paths, &loaded, &opts, build_progress)?;
     // Asked to stop during the builds: nothing is sent on their account.
     crate::check_stopped()?;
@@ -121,8 +121,6 @@ pub fn reconcile(
     all_events.extend(build.events.iter().cloned());
     all_events.extend(events);
     let mut summary = summary(build, push, collect, status, all_events, modules);
-    summary.fetch_failed = fetch_failed.len();
-    summary.needs_a_person.splice(0..0, fetch_failed);
     summary.warnings = warnings;
     Ok(summary)
 }
@@ -141,15 +139,29 @@ impl Pass<'_> {
     /// read again, so that the pass ends with what it did rather than a stale "outstanding".
     /// So is a node newly found running another controller's declaration: the push compares
     /// histories there, so the pass ends saying ahead, diverged or kept, not "lost".
+    ///
+    /// Not a node this pass's push already delivered to or asked to apply: it lost what it was
+    /// sent in this pass's own apply (an `activate` that removes the root), and a second apply
+    /// would count that failure twice in one pass — stuck after two passes, not three. The
+    /// next pass sends it again.
     fn send_lost_again(
         &self,
         reapply: PushOptions,
         push: &mut Vec<NodePush>,
         collect: &mut Vec<NodeCollect>,
     ) -> Result<Vec<Event>> {
+        let applied_this_pass = |node: &str| {
+            push.iter().any(|p| {
+                p.node == node
+                    && matches!(
+                        p.outcome,
+                        Outcome::Sent { .. } | Outcome::Reapplied { .. } | Outcome::Failed { .. }
+                    )
+            })
+        };
         let lost: Vec<String> = collect
             .iter()
-            .filter(|c| c.lost || c.elsewhere)
+            .filter(|c| c.elsewhere || (c.lost && !applied_this_pass(&c.node)))
             .map(|c| c.node.clone())
             .collect();
         if lost.is_empty() {
@@ -194,7 +206,12 @@ fn summary(
             .filter(|e| serde_json::from_str::<Fact>(&e.fact).is_ok_and(|f| f.kind() == k))
             .count()
     };
-    let needs = needs_a_person(&build, &push, &collect, &status);
+    // What needs a person is what the status at the end says does: the one definition
+    // `status --check` and the page use too.
+    let needs: Vec<String> = crate::status::needs::needs_a_person(&status)
+        .into_iter()
+        .map(|n| n.sentence)
+        .collect();
     Summary {
         built: build.built.len(),
         declared: kinds("declared"),
@@ -213,7 +230,7 @@ fn summary(
             .iter()
             .filter(|n| n.state == NodeState::Stuck)
             .count(),
-        fetch_failed: 0,
+        fetch_failed: status.fetch_failed.len(),
         needs_a_person: needs,
         build,
         push,
@@ -265,85 +282,4 @@ fn state_not_worked_out(paths: &Paths, mesh: &MeshConfig, status: &Status) -> Re
         }
         crate::events::append(w, &facts, crate::clock::now_ms(), mesh.settings.events_keep)
     })?)
-}
-
-/// Everything the pass leaves that no run will fix by itself, one sentence each: broken and
-/// unfit builds, builds stuck outstanding, nodes not worked out, stuck or failed, and nodes
-/// mesh could not do its work on (refused us, failed there) — never an unreachable node, which
-/// is a fact about the network and converges when it comes back.
-fn needs_a_person(
-    build: &BuildSummary,
-    push: &[NodePush],
-    collect: &[NodeCollect],
-    status: &Status,
-) -> Vec<String> {
-    let mut needs = Vec::new();
-    for b in &build.built {
-        if matches!(b.verdict, Verdict::Broken | Verdict::Unfit) {
-            needs.push(format!(
-                "{} is {}: {}",
-                b.module,
-                b.verdict,
-                b.reason.as_deref().unwrap_or("")
-            ));
-        }
-    }
-    for m in &status.modules {
-        if matches!(m.verdict, Some(Verdict::Broken | Verdict::Unfit))
-            && !build.built.iter().any(|b| b.module == m.name)
-        {
-            needs.push(format!(
-                "{} is {} (since an earlier run): `mesh builds {}`",
-                m.name,
-                m.verdict.map_or("", Verdict::as_str),
-                m.name
-            ));
-        }
-        if let Some(why) = &m.stuck {
-            needs.push(format!(
-                "{} is stuck {why}: `mesh builds {}` and its log say more",
-                m.name, m.name
-            ));
-        }
-    }
-    let mut told: Vec<&str> = Vec::new();
-    for n in status.nodes.iter().filter(|n| n.needs_a_person) {
-        let why = n
-            .reason
-            .as_deref()
-            .or(n.trouble.as_ref().map(|t| t.reason.as_str()))
-            .unwrap_or("");
-        needs.push(match n.state {
-            NodeState::NotWorkedOut => format!(
-                "{} is not worked out: {why} (`mesh plan` says more)",
-                n.name
-            ),
-            NodeState::Stuck => format!("{} is stuck: {why}", n.name),
-            NodeState::Differs => format!("{} differs: {why}", n.name),
-            state => format!("{} is {state}: {why}", n.name),
-        });
-        told.push(&n.name);
-    }
-    for p in push {
-        if told.contains(&p.node.as_str()) {
-            continue;
-        }
-        match &p.outcome {
-            Outcome::Refused { reason } => {
-                needs.push(format!("{} refused its declaration: {reason}", p.node));
-                told.push(&p.node);
-            }
-            Outcome::Failed { reason } => {
-                needs.push(format!("{}: {reason}", p.node));
-                told.push(&p.node);
-            }
-            _ => {}
-        }
-    }
-    for c in collect.iter().filter(|c| !told.contains(&c.node.as_str())) {
-        if let Some(f) = &c.failed {
-            needs.push(format!("{}: could not collect: {f}", c.node));
-        }
-    }
-    needs
 }

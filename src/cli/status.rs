@@ -11,7 +11,8 @@ use crate::status::nodes::{NodeStatus, Status, ago};
 /// Two tables: nodes (state, the sequences declared, sent and applied, last seen, and why) and
 /// modules (source · built from · verdict · declared on N · applied on M, K outstanding).
 /// Under the nodes, the nodes the store still has records of that mesh.toml no longer names.
-/// `--check` exits 3 when anything is not current. On a terminal the tables fit its width.
+/// `--check` exits 3 when anything is not current, or anything `reconcile` exits 3 for needs a
+/// person (a failed fetch, a broken or unfit build). On a terminal the tables fit its width.
 ///
 /// `--html FILE` writes the same status as one self-contained HTML page instead (inline style,
 /// no script, nothing fetched from elsewhere; nodes that need a look first, a module × node
@@ -25,7 +26,7 @@ pub struct Args {
     /// Only the modules table.
     #[arg(long)]
     modules: bool,
-    /// Exit 3 when any node is not current (or current but silent).
+    /// Exit 3 when any node is not current (or current but silent), or anything needs a person.
     #[arg(long)]
     check: bool,
     /// Write the status as one self-contained HTML page to FILE (atomically) instead of tables.
@@ -64,6 +65,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         if let Some(t) = &n.trouble {
             ui.warn(format!("{}: {}", n.name, t.reason));
         }
+    }
+    // A failed fetch, this run's or an earlier one's: said here, once.
+    crate::source::follow::take_unsaid();
+    for f in &status.fetch_failed {
+        ui.warn(&f.reason);
     }
     Ok(if a.check && status.needs_a_look() {
         3

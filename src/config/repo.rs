@@ -58,6 +58,9 @@ pub(super) fn parse_repos(
             ));
         }
         let (path, url, path_span) = parse_repo_place(r, repo, &repo_name, dir)?;
+        if let Some(reference) = &repo.reference {
+            check_ref(r, reference, &repo_name)?;
+        }
         repos.push(RepoConfig {
             name: repo_name,
             path,
@@ -71,6 +74,33 @@ pub(super) fn parse_repos(
         });
     }
     Ok(repos)
+}
+
+/// A `ref` names one ref: `HEAD`, a branch or tag (`main`), or a full name (`refs/tags/v1`) —
+/// never a pattern (`*` would fetch every branch and then read none) or a name git refuses.
+fn check_ref(r: &Reporter, reference: &Spanned<String>, repo: &str) -> Result<(), ConfigError> {
+    use gix::bstr::ByteSlice;
+    let text = reference.get_ref();
+    let checked = if text.starts_with("refs/") {
+        gix::validate::reference::name(text.as_bytes().as_bstr()).map(|_| ())
+    } else {
+        gix::validate::reference::name_partial(text.as_bytes().as_bstr()).map(|_| ())
+    };
+    let why = match checked {
+        Ok(()) if !text.starts_with('-') => return Ok(()),
+        Ok(()) => "it begins with `-`".to_string(),
+        Err(gix::validate::reference::name::Error::Asterisk) => {
+            "`*` makes it a pattern, which names many refs, and mesh reads one".to_string()
+        }
+        Err(e) => e.to_string().to_lowercase(),
+    };
+    Err(r.error(
+        "mesh::config::invalid_ref",
+        Some(reference.span()),
+        format!("`ref` of repository `{repo}` is not a ref name: {why}"),
+        "not a ref name",
+        "write a branch (\"main\"), a full ref (\"refs/tags/v1\"), or leave `ref` out to read HEAD",
+    ))
 }
 
 /// Where one `[[repo]]` is read: its `path`, or the clone of its `url` under

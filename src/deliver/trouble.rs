@@ -62,10 +62,15 @@ pub fn found(
 
 /// Troubles that reaching the node does not end: only the push that found them can say they
 /// are over (a send it trusts, a node id no other name holds). See [`settled`].
-pub const PUSH_DECIDES: &[&str] = &[UNTRUSTED, SAME_ROOT];
+pub const PUSH_DECIDES: &[&str] = &[UNTRUSTED, SAME_ROOT, NOT_SENT];
 
 /// The node refused our signature: it does not trust this controller.
 pub const UNTRUSTED: &str = "untrusted";
+
+/// The node was reached and the send failed there: it refused the declaration (its words
+/// say why), answered another, broke off while receiving it, or it could not go (a damaged
+/// artifact, the sequence bound). Only a send it takes ends it: reaching it to collect does not.
+pub const NOT_SENT: &str = "not sent";
 
 /// Another node name of this mesh reaches the same node root.
 pub const SAME_ROOT: &str = "same root";

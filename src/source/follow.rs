@@ -27,6 +27,10 @@ static NO_INTERRUPT: AtomicBool = AtomicBool::new(false);
 /// The file in a clone that holds the time its last good fetch ended.
 const LAST_FETCH: &str = "mesh-last-fetch";
 
+/// The file in a clone that says why its last fetch failed, while the next has not succeeded:
+/// what a verb that does not fetch (and `status --check`, and the page) reads.
+const FETCH_FAILED: &str = "mesh-fetch-failed";
+
 /// One fetch's outcome, kept for the rest of the process.
 #[derive(Clone)]
 enum Fetch {
@@ -164,10 +168,12 @@ fn fetch_once(clone: &Path, url: &str, spec: &str, exists: bool) -> Result<Fetch
         return Ok(done.clone());
     }
     let done = if exists {
-        match fetch(clone, url, spec) {
+        let done = match fetch(clone, url, spec) {
             Ok(()) => Fetch::Done,
             Err(e) => Fetch::Failed(e.to_string()),
-        }
+        };
+        remember_failure(clone, &done);
+        done
     } else {
         first_clone(clone, url, spec)?;
         Fetch::Done
@@ -289,6 +295,27 @@ fn one_line(s: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(": ")
+}
+
+/// Keeps (or ends) the clone's note that its last fetch failed. Best effort: a note that cannot
+/// be written leaves the failure said by this run only.
+fn remember_failure(clone: &Path, done: &Fetch) {
+    let note = clone.join(FETCH_FAILED);
+    match done {
+        Fetch::Done => {
+            let _ = std::fs::remove_file(note);
+        }
+        Fetch::Failed(e) => {
+            let _ = crate::durable::write_atomic(&note, one_line(e).as_bytes());
+        }
+    }
+}
+
+/// Why the clone at `clone` could not fetch the last time it tried, while no fetch succeeded
+/// since.
+pub fn last_fetch_failed(clone: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(clone.join(FETCH_FAILED)).ok()?;
+    Some(text.trim().to_string()).filter(|t| !t.is_empty())
 }
 
 /// When the clone at `clone` last fetched (UTC, to the second), if it ever did.

@@ -233,6 +233,8 @@ pub struct ModuleStatus {
     pub built_from: Option<String>,
     /// Its newest build's verdict.
     pub verdict: Option<crate::store::Verdict>,
+    /// Why its newest build is not fit (the build's own words), when it is not.
+    pub reason: Option<String>,
     /// Nodes it is declared on.
     pub declared_on: usize,
     /// Nodes that reported applying its declared build.
@@ -332,6 +334,15 @@ pub struct ForgottenNode {
     pub last_seen: Option<String>,
 }
 
+/// A repository followed by URL whose last fetch failed: mesh reads what it fetched before.
+#[derive(Debug, Clone, Serialize)]
+pub struct FetchFailed {
+    /// The repository.
+    pub repo: String,
+    /// What failed and what is read instead, as one sentence.
+    pub reason: String,
+}
+
 /// The whole status.
 #[derive(Debug, Clone, Serialize)]
 pub struct Status {
@@ -341,6 +352,8 @@ pub struct Status {
     pub modules: Vec<ModuleStatus>,
     /// Nodes gone from mesh.toml whose records the store keeps, sorted by name.
     pub forgotten: Vec<ForgottenNode>,
+    /// Repositories followed by URL whose last fetch failed, in mesh.toml's order.
+    pub fetch_failed: Vec<FetchFailed>,
 }
 
 /// The nodes in `records` that mesh.toml does not name, sorted by name.
@@ -369,13 +382,14 @@ impl Status {
             .map(|n| n.state)
     }
 
-    /// Whether anything is not current (or is silent), or a build is stuck outstanding: what
-    /// `--check` exits 3 for.
+    /// Whether any node is not current (or is silent), or anything needs a person
+    /// ([`super::needs::needs_a_person`]: what `reconcile` exits 3 for): what `--check` exits
+    /// 3 for.
     pub fn needs_a_look(&self) -> bool {
         self.nodes
             .iter()
             .any(|n| n.state != NodeState::Current || n.silent)
-            || self.modules.iter().any(|m| m.stuck.is_some())
+            || !super::needs::needs_a_person(self).is_empty()
     }
 }
 
@@ -520,6 +534,9 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
                     .and_then(|s| heads.get(sources.repo_of(s).name.as_str()).cloned()),
                 built_from: l.map(|l| l.commit.clone()),
                 verdict: l.map(|l| l.verdict),
+                reason: l
+                    .filter(|l| l.verdict != crate::store::Verdict::Fit)
+                    .and_then(|l| l.reason.clone()),
                 declared_on: n.declared,
                 applied_on: n.applied,
                 outstanding_on: n.declared - n.applied - n.failed - n.not_sent,
@@ -536,7 +553,42 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
         nodes,
         modules,
         forgotten,
+        fetch_failed: fetch_failed(mesh, sources),
     })
+}
+
+/// The repositories followed by URL whose last fetch failed: in this run (as `sources` read
+/// them), or in an earlier one with no good fetch since (the clone's note).
+fn fetch_failed(mesh: &MeshConfig, sources: &Snapshot) -> Vec<FetchFailed> {
+    mesh.repos
+        .iter()
+        .filter(|cfg| cfg.url.is_some())
+        .filter_map(|cfg| {
+            let read = sources.repos.iter().find(|r| r.name == cfg.name);
+            let reason = match read.and_then(|r| r.stale.clone()) {
+                Some(now) => now,
+                None => {
+                    let why = crate::source::follow::last_fetch_failed(&cfg.path)?;
+                    let reading = read.map_or_else(String::new, |r| {
+                        format!(
+                            "; reading {} from the last fetch",
+                            r.commit.to_hex_with_len(7)
+                        )
+                    });
+                    let when = crate::source::follow::last_fetch_said(&cfg.path)
+                        .map_or_else(String::new, |t| format!(" (made {t})"));
+                    format!(
+                        "the last fetch of `{}` failed: {why}{reading}{when}",
+                        cfg.name
+                    )
+                }
+            };
+            Some(FetchFailed {
+                repo: cfg.name.clone(),
+                reason,
+            })
+        })
+        .collect()
 }
 
 /// A node's state and why, decided in this order: not worked out; stuck on the same

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
+use super::needs::{About, Need, needs_a_person};
 use super::nodes::{Delivery, NodeState, NodeStatus, Status, ago};
 use crate::Result;
 use crate::artifact::short;
@@ -177,7 +178,7 @@ fn counts_line(s: &Status) -> String {
     }
     by.sort_by_key(|(st, _)| state_rank(*st));
     let parts: Vec<String> = by.iter().map(|(st, c)| format!("{c} {st}")).collect();
-    let look = s.nodes.iter().filter(|n| needs_a_look(n)).count();
+    let look = s.nodes.iter().filter(|n| needs_a_look(n)).count() + beside_nodes(s).len();
     let mut line = format!(
         "{} node{}",
         s.nodes.len(),
@@ -190,13 +191,38 @@ fn counts_line(s: &Status) -> String {
     line
 }
 
-/// The nodes table, those needing a look first under their own heading.
+/// What needs a person that is not a node: a repository whose fetch failed, a module whose
+/// newest build is broken, unfit or stuck outstanding ([`needs_a_person`], the definition
+/// `reconcile` exits 3 for).
+fn beside_nodes(s: &Status) -> Vec<Need> {
+    needs_a_person(s)
+        .into_iter()
+        .filter(|n| n.about != About::Node)
+        .collect()
+}
+
+/// The nodes table, those needing a look first under their own heading, after what else needs
+/// a person.
 fn nodes_section(h: &mut String, p: &Page<'_>) {
     let nodes = page_order(p.status);
     let (look, rest): (Vec<&NodeStatus>, Vec<&NodeStatus>) =
         nodes.into_iter().partition(|n| needs_a_look(n));
+    let beside = beside_nodes(p.status);
+    if !look.is_empty() || !beside.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h2 id=\"attention\">Needs a look ({})</h2>",
+            look.len() + beside.len()
+        );
+    }
+    if !beside.is_empty() {
+        h.push_str("<ul>\n");
+        for n in &beside {
+            let _ = writeln!(h, "<li>{}</li>", escape(&n.sentence));
+        }
+        h.push_str("</ul>\n");
+    }
     if !look.is_empty() {
-        let _ = writeln!(h, "<h2 id=\"attention\">Needs a look ({})</h2>", look.len());
         nodes_table(h, &look, p.now);
     }
     let _ = writeln!(h, "<h2 id=\"nodes\">Nodes ({})</h2>", rest.len());
@@ -407,20 +433,69 @@ fn facts_section(h: &mut String, facts: &[serde_json::Value]) {
 
 /// Writes the page to `path` atomically (a reader sees the old page or the new, never half),
 /// readable by all (0644): it is made to be published, by a web server running as another user.
+///
+/// Only a new path or a regular file is written: a symbolic link, a directory, a device or a
+/// pipe at `path` is refused (a rename would replace it, and a root cron's `--html /dev/null`
+/// would replace the system's). Temp pages a killed write left beside it are swept first.
 pub fn write(path: &Path, html: &str) -> Result<()> {
+    refuse_what_is_not_a_page(path)?;
+    crate::durable::sweep_temps(path);
     crate::durable::write_atomic_mode(path, html.as_bytes(), Some(0o644)).map_err(|e| {
-        crate::Error::Io {
-            what: format!(
-                "could not {} {} for the status page",
+        // Said once: the OS error in the sentence, not again as its cause.
+        crate::Error::failed(
+            format!(
+                "could not {} {} for the status page: {}",
                 e.action,
-                e.path.display()
+                e.path.display(),
+                e.source
             ),
-            source: e.source,
-            hint: "make its directory writable, or point `[status] page` in mesh.toml (or \
-               `mesh status --html FILE`) elsewhere"
-                .into(),
-        }
+            "make its directory writable, or point `[status] page` in mesh.toml (or \
+             `mesh status --html FILE`) elsewhere",
+        )
     })
+}
+
+/// Refuses a `path` that exists and is not a regular file, saying what it is and what to do.
+fn refuse_what_is_not_a_page(path: &Path) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        // Not there (or its directory is not): the write says what is wrong, if anything.
+        Err(_) => return Ok(()),
+    };
+    let t = meta.file_type();
+    let what = if t.is_file() {
+        return Ok(());
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_fifo() {
+        "a named pipe"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(crate::Error::failed(
+        format!(
+            "{} is {what}: mesh writes the status page only over a \
+             regular file or a new path, and never replaces anything else",
+            path.display()
+        ),
+        if t.is_dir() {
+            format!(
+                "name a file in it instead: `{}` (in `[status] page`, or after `--html`)",
+                path.join("index.html").display()
+            )
+        } else {
+            "point `[status] page` in mesh.toml (or `mesh status --html FILE`) at the file \
+             itself, or at a new path (remove what is there first if it is yours to remove)"
+                .to_string()
+        },
+    ))
 }
 
 /// Renders and writes the page of `status` to `path`, with the newest facts of the store.

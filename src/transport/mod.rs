@@ -137,10 +137,11 @@ fn connect(t: &dyn Transport) -> Result<(NodeSession, bool), TransportError> {
     }
 }
 
-/// Text from a node made safe to print and store: escape sequences (CSI, OSC and the like)
-/// and every other control character removed but line breaks and tabs, and cut at `cap` bytes
-/// (with `…`). A node's words reach terminals and the store; they must not move the cursor,
-/// recolour the screen or fill the disk.
+/// Text from a node made safe to print and store: escape sequences (CSI, OSC and the like),
+/// bidirectional controls (U+202E and its kin, which make a line read in another order than
+/// it is written) and every other control character removed but line breaks and tabs, and cut
+/// at `cap` bytes (with `…`). A node's words reach terminals, the page and the store; they must
+/// not move the cursor, recolour the screen, reorder what is read or fill the disk.
 pub fn from_node(text: &str, cap: usize) -> String {
     let mut out = String::with_capacity(text.len().min(cap));
     let mut chars = text.chars().peekable();
@@ -157,7 +158,7 @@ pub fn from_node(text: &str, cap: usize) -> String {
             // C1: CSI and the string introducers have one-character forms too.
             '\u{9b}' => skip_csi(&mut chars),
             '\u{90}' | '\u{9d}' | '\u{9e}' | '\u{9f}' | '\u{98}' => skip_string(&mut chars),
-            c if c.is_control() => {}
+            c if c.is_control() || is_bidi_control(c) => {}
             c => out.push(c),
         }
         if out.len() > cap {
@@ -171,6 +172,11 @@ pub fn from_node(text: &str, cap: usize) -> String {
         }
     }
     out
+}
+
+/// The Unicode bidirectional controls: embeddings, overrides, isolates and marks.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// [`from_node`] on one line: line breaks and tabs become spaces (a version, a sentence that
@@ -617,6 +623,16 @@ mod tests {
         let cut = from_node(&"é".repeat(100), 11);
         assert!(cut.len() <= 11 && cut.ends_with('…'), "{cut}");
         assert_eq!(from_node("short", 5), "short");
+    }
+
+    #[test]
+    fn text_from_a_node_reads_in_the_order_it_is_written() {
+        // "ok: exe.txt" that a terminal would show as "ok: txt.exe", and every other control.
+        let said = "ok: \u{202e}txt.exe\u{202c} \u{2066}a\u{2069}\u{200f}\u{200e}\u{061c}\u{202a}\u{202b}\u{202d}\u{2067}\u{2068}b";
+        assert_eq!(from_node(said, 1000), "ok: txt.exe ab");
+        assert_eq!(from_node_line(said, 1000), "ok: txt.exe ab");
+        // Words in right-to-left scripts are kept.
+        assert_eq!(from_node("שלום عربي", 1000), "שלום عربي");
     }
 
     #[test]

@@ -172,3 +172,34 @@ fn a_status_page_that_names_no_file() {
     let err = diagnostic(&t, "mesh.toml:19:8", "`page` must name a file");
     assert!(err.contains("not a file name"), "{err}");
 }
+
+/// A `ref` that is a pattern (`*` would fetch every branch and then read none) or not a ref
+/// name at all is refused where it is written.
+#[test]
+fn a_ref_pattern_or_a_bad_ref_name_is_refused_at_its_span() {
+    for (bad, words) in [
+        ("*", "`*` makes it a pattern"),
+        ("refs/heads/*", "`*` makes it a pattern"),
+        ("main..dev", "not a ref name"),
+        ("feature branch", "not a ref name"),
+        ("-delete", "begins with `-`"),
+    ] {
+        let t = example();
+        t.write(
+            "mesh.toml",
+            &EXAMPLE_MESH.replace("ref  = \"refs/heads/main\"", &format!("ref  = \"{bad}\"")),
+        );
+        let err = diagnostic(&t, "mesh.toml:8:8", words);
+        assert!(err.contains("`ref` of repository `platform`"), "{err}");
+    }
+    // A branch, a tag, a full name and HEAD are ref names.
+    for good in ["main", "refs/heads/main", "HEAD", "release/2"] {
+        let t = example();
+        t.write(
+            "mesh.toml",
+            &EXAMPLE_MESH.replace("ref  = \"refs/heads/main\"", &format!("ref  = \"{good}\"")),
+        );
+        let run = t.run(&["graph"]);
+        assert!(!run.stderr.contains("not a ref name"), "{good}: {run}");
+    }
+}

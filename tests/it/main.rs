@@ -12,6 +12,7 @@ mod example;
 mod faults;
 mod generated;
 mod graph;
+mod needs;
 mod node_side;
 mod page;
 mod push;

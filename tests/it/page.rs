@@ -3,6 +3,7 @@
 
 use crate::common::{TestMesh, example, local_nodes_toml};
 use crate::status::{NODES, every_state, mesh};
+use std::time::Duration;
 
 /// The tags whose opening and closing must balance on the page.
 const PAIRED: &[&str] = &[
@@ -185,4 +186,201 @@ fn every_reconcile_writes_the_configured_page() {
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o644);
+}
+
+/// `mesh status --html PATH` over what is not a regular file: refused (exit 1), saying what it
+/// is and what to do, and what is there is left as it was.
+#[test]
+fn the_page_is_written_only_over_a_regular_file_or_a_new_path() {
+    use std::os::unix::fs::FileTypeExt;
+    let t: TestMesh = example();
+    let html = |p: &std::path::Path| {
+        let p = p.display().to_string();
+        t.run(&["status", "--html", &p])
+    };
+    // A symbolic link, to a file that is not the page: neither is touched.
+    t.write("keep.txt", "keep");
+    let link = t.path("link.html");
+    std::os::unix::fs::symlink(t.path("keep.txt"), &link).expect("symlink");
+    let run = html(&link);
+    assert_eq!(run.code, 1, "{run}");
+    assert!(run.stderr.contains("is a symbolic link"), "{run}");
+    assert!(run.stderr.contains("help:"), "{run}");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("the link")
+            .file_type()
+            .is_symlink(),
+        "the link was replaced"
+    );
+    assert_eq!(
+        std::fs::read_to_string(t.path("keep.txt")).expect("kept"),
+        "keep"
+    );
+    // A named pipe, and a device where one can be made (as root): left as they are.
+    let fifo = t.path("pipe.html");
+    let c = std::ffi::CString::new(fifo.display().to_string()).expect("path");
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+    let run = html(&fifo);
+    assert_eq!(run.code, 1, "{run}");
+    assert!(run.stderr.contains("is a named pipe"), "{run}");
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .expect("the pipe")
+            .file_type()
+            .is_fifo()
+    );
+    let null = t.path("null");
+    let c = std::ffi::CString::new(null.display().to_string()).expect("path");
+    // SAFETY: a NUL-terminated path; /dev/null's numbers (1, 3).
+    if unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) } == 0 {
+        let run = html(&null);
+        assert_eq!(run.code, 1, "{run}");
+        assert!(run.stderr.contains("is a device"), "{run}");
+        assert!(
+            std::fs::symlink_metadata(&null)
+                .expect("the device")
+                .file_type()
+                .is_char_device()
+        );
+    }
+    // A directory: said once.
+    std::fs::create_dir_all(t.path("www")).expect("mkdir");
+    let run = html(&t.path("www"));
+    assert_eq!(run.code, 1, "{run}");
+    assert_eq!(run.stderr.matches("is a directory").count(), 1, "{run}");
+    assert!(run.stderr.contains("www/index.html"), "{run}");
+    // A regular file is replaced, and a new path made.
+    t.write("old.html", "old");
+    assert_eq!(html(&t.path("old.html")).code, 0);
+    assert!(
+        std::fs::read_to_string(t.path("old.html"))
+            .expect("page")
+            .contains("<html")
+    );
+    assert_eq!(html(&t.path("new/page.html")).code, 0);
+}
+
+/// `[status] page` naming a symbolic link: reconcile does its work, warns, and leaves the
+/// link alone.
+#[test]
+fn reconcile_leaves_a_linked_page_alone_and_says_so() {
+    let t: TestMesh = example();
+    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("toml");
+    t.write(
+        "mesh.toml",
+        &format!("{toml}\n[status]\npage = \"public/index.html\"\n"),
+    );
+    t.write("secret", "root's own file");
+    std::fs::create_dir_all(t.path("public")).expect("mkdir");
+    std::os::unix::fs::symlink(t.path("secret"), t.path("public/index.html")).expect("link");
+    let run = t.run(&["reconcile"]);
+    assert!(
+        run.stderr.contains("the status page was not written"),
+        "{run}"
+    );
+    assert!(run.stderr.contains("is a symbolic link"), "{run}");
+    assert_eq!(
+        std::fs::read_to_string(t.path("secret")).expect("kept"),
+        "root's own file"
+    );
+}
+
+/// Temp pages a killed write left beside the page are swept by the next write: only ours
+/// (`.NAME.tmp-…`, regular files), only when their writer is gone or they are old.
+#[test]
+fn temp_pages_a_killed_write_left_are_swept() {
+    let t: TestMesh = example();
+    let dir = t.path("www");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let hours_ago = |h: u64| std::time::SystemTime::now() - Duration::from_secs(h * 3600 + 120);
+    let made = |name: &str, when: std::time::SystemTime| {
+        let p = dir.join(name);
+        std::fs::write(&p, "half a page").expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .and_then(|f| f.set_modified(when))
+            .expect("mtime");
+    };
+    // A writer that is gone (no such pid), two minutes ago; one of an older mesh, hours ago.
+    made(".index.html.tmp-2147483600-a1B2c3", hours_ago(0));
+    made(".index.html.tmp-Zx9kQw", hours_ago(2));
+    // Kept: a writer that still runs (this test), a fresh one, another file's temp, and what
+    // only looks like one.
+    let me = std::process::id();
+    made(&format!(".index.html.tmp-{me}-q1w2e3"), hours_ago(0));
+    made(
+        ".index.html.tmp-2147483600-fresh1",
+        std::time::SystemTime::now(),
+    );
+    made(".other.html.tmp-2147483600-a1B2c3", hours_ago(2));
+    std::fs::create_dir_all(dir.join(".index.html.tmp-2147483600-dir")).expect("mkdir");
+    t.ok(&[
+        "status",
+        "--html",
+        &dir.join("index.html").display().to_string(),
+    ]);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut kept = vec![
+        ".index.html.tmp-2147483600-dir".to_string(),
+        ".index.html.tmp-2147483600-fresh1".into(),
+        format!(".index.html.tmp-{me}-q1w2e3"),
+        ".other.html.tmp-2147483600-a1B2c3".into(),
+        "index.html".into(),
+    ];
+    kept.sort();
+    assert_eq!(names, kept);
+}
+
+/// A node's words holding bidirectional controls (U+202E makes `txt.exe` read `exe.txt`) and
+/// other controls reach neither the terminal, nor the JSON, nor the page: the words are kept,
+/// in the order they are written.
+#[test]
+fn a_nodes_bidi_controls_reach_neither_terminal_nor_page() {
+    let t = example();
+    t.edit_and_commit(
+        "platform",
+        "go/services/resolver/mesh-module.toml",
+        "activate = \"bin/resolver\"",
+        "activate = 'printf \"evil \\342\\200\\256txt.exe\\342\\200\\254 \\342\\201\\246done\\033]0;title\\007\\n\" >&2; exit 1'",
+        "activate says bidi",
+    );
+    t.write(
+        "mesh.toml",
+        &local_nodes_toml(&[("a", &[])], &[("resolver", &["a"])]),
+    );
+    let bidi = |s: &str| {
+        s.chars().any(|c| {
+            matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+                || (c.is_control() && c != '\n' && c != '\t')
+        })
+    };
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 3, "{run}");
+    assert!(run.stderr.contains("evil txt.exe done"), "{run}");
+    assert!(!bidi(&run.stderr) && !bidi(&run.stdout), "{run:?}");
+    for args in [
+        &["status"][..],
+        &["status", "--json"],
+        &["node", "show", "a"],
+    ] {
+        let run = t.run(args);
+        assert!(
+            !bidi(&run.stderr) && !bidi(&run.stdout),
+            "{args:?}: {run:?}"
+        );
+    }
+    let json = t.run(&["status", "--json"]).stdout;
+    assert!(json.contains("evil txt.exe done"), "{json}");
+    let page = t.path("page.html");
+    t.ok(&["status", "--html", &page.display().to_string()]);
+    let html = std::fs::read_to_string(&page).expect("written");
+    assert!(html.contains("evil txt.exe done"), "{html}");
+    assert!(!bidi(&html.replace('\n', "")), "{html}");
 }

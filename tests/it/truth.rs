@@ -311,7 +311,8 @@ fn an_activate_that_removes_the_root_is_reported_and_becomes_stuck() {
     for pass in 1..=3 {
         let run = reconcile(&t);
         assert_eq!(run.code, 3, "pass {pass}: {run}");
-        // The node's own failed report was read, every time.
+        // The node's own failed report was read, every time, and counted once a pass: stuck
+        // on the third, as README says, never sooner.
         let b = node(&t, "b");
         assert!(
             b["failure"]["resources"]
@@ -319,6 +320,8 @@ fn an_activate_that_removes_the_root_is_reported_and_becomes_stuck() {
                 .contains("module:resolver"),
             "pass {pass}: {b}"
         );
+        assert_eq!(b["failure"]["count"], pass, "pass {pass}: {b}");
+        assert_eq!(b["state"] == "stuck", pass == 3, "pass {pass}: {b}");
         last = b;
     }
     assert_eq!(last["state"], "stuck", "{last}");
@@ -418,6 +421,11 @@ fn a_node_at_the_sequence_bound_is_not_wrapped() {
     let a = node(&t, "a");
     assert_ne!(a["state"], "current", "{a}");
     assert_ne!(a["sent"]["sequence"], 0, "{a}");
+    // What only the push saw is recorded, so every verb says it, whatever a collect found.
+    assert_eq!(a["needs_a_person"], true, "{a}");
+    assert!(a["trouble"]["reason"].to_string().contains("2^53"), "{a}");
+    assert_eq!(code(&t, &["status", "--check"]), 3);
+    assert_needs(&reconcile(&t), "2^53");
 }
 
 // ---- (5) every refusal and every unreachable node is recorded and counts -------------------

@@ -594,11 +594,11 @@ fn send_one(
     // Bounded: never a sequence a JSON reader cannot hold exactly, never a wrap to 0.
     if sequence >= MAX_SEQUENCE {
         let root = ctx.roots.get(node).map_or("ROOT", String::as_str);
-        return trouble(beyond_the_bound(sequence, root));
+        return not_sent(node, beyond_the_bound(sequence, root).to_string(), tx);
     }
     let parts = match missing_parts(&declaration, &have, outgoing, tx) {
         Ok(parts) => parts,
-        Err(reason) => return Outcome::Failed { reason },
+        Err(reason) => return not_sent(node, reason, tx),
     };
     let sent_artifacts = parts.len();
     let envelope = declaration
@@ -609,11 +609,10 @@ fn send_one(
     let mut stream = match Stream::new(&refs, &envelope) {
         Ok(s) => s,
         Err(e) => {
-            return Outcome::Failed {
-                reason: format!(
-                    "an artifact is missing from .mesh/artifacts ({e}): rebuild with `mesh build`"
-                ),
-            };
+            let reason = format!(
+                "an artifact is missing from .mesh/artifacts ({e}): rebuild with `mesh build`"
+            );
+            return not_sent(node, reason, tx);
         }
     };
     let (bytes, wire_bytes) = (stream.artifact_bytes, stream.wire_bytes);
@@ -698,15 +697,21 @@ fn answered(
                 },
             }
         }
-        Ok(Answer::Received { received, sequence }) => Outcome::Failed {
-            reason: format!(
+        Ok(Answer::Received { received, sequence }) => not_sent(
+            s.node,
+            format!(
                 "the node answered declaration {sequence} ({}), not the {} ({}) it was sent",
                 short(&received, SHORT),
                 s.sequence,
                 short(&s.digest, SHORT)
             ),
-        },
-        Ok(Answer::Refused { refused }) => Outcome::Refused { reason: refused },
+            tx,
+        ),
+        Ok(Answer::Refused { refused }) => {
+            let said = format!("it refused the declaration it was sent: {refused}");
+            not_sent(s.node, said, tx);
+            Outcome::Refused { reason: refused }
+        }
         Ok(Answer::Untrusted { untrusted }) => {
             // Refused before anything was kept, and not in the node's journal: recorded here,
             // as trouble no run repairs (a person adds this controller, or re-pins the node).
@@ -718,8 +723,23 @@ fn answered(
             }));
             Outcome::Refused { reason: untrusted }
         }
+        // Reached, and the send broke off: not a trouble a collect that reaches it ends.
+        Err(e) if e.kind == ErrorKind::Failed => not_sent(s.node, e.to_string(), tx),
         Err(e) => trouble(s.node, e, tx),
     }
+}
+
+/// A send that failed on a node that was reached: recorded against it (trouble only a send
+/// it takes ends, [`trouble::NOT_SENT`]), so that every verb says it needs a person meanwhile,
+/// as `reconcile` does.
+fn not_sent(node: &str, reason: String, tx: &mpsc::Sender<Msg>) -> Outcome {
+    let _ = tx.send(Msg::Record(Event::Trouble {
+        node: node.to_string(),
+        kind: trouble::NOT_SENT,
+        reason: reason.clone(),
+        repairable: false,
+    }));
+    Outcome::Failed { reason }
 }
 
 /// The next sequence would not stay below 2^53: trouble a person clears on the node.

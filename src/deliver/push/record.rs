@@ -73,6 +73,7 @@ fn record_one(
         } => {
             elsewhere::cleared(w, &node)?;
             facts.extend(trouble::settled(w, &node, trouble::UNTRUSTED)?);
+            facts.extend(trouble::settled(w, &node, trouble::NOT_SENT)?);
             if let Some(from) = took_over_from {
                 facts.push(Fact::TookOver {
                     node: node.clone(),
