@@ -175,7 +175,7 @@ mod tests {
     fn refused(root: &std::path::Path, envelope: &Envelope) -> String {
         let mut out = Vec::new();
         let result = receive(root, &mut &stream(&[], &envelope.to_bytes())[..], &mut out);
-        let Err(NodeError::Refused { reason }) = result else {
+        let Err(NodeError::Untrusted { reason }) = result else {
             panic!("expected a refusal, got {result:?}");
         };
         let answer: serde_json::Value = serde_json::from_slice(&out).unwrap();
