@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 /// Write a commented mesh.toml to start a mesh, or a complete demo mesh with --example.
 ///
 /// The file names every setting with a comment; edit the repositories and nodes, then run
-/// `mesh graph` to see the modules mesh finds.
+/// `mesh graph` to see the modules mesh finds. This controller's key (`.mesh/key`, what it
+/// signs declarations with) is made too, unless there is one: no other verb but `mesh id
+/// --new` makes it.
 ///
 /// `mesh init --example demo` makes a demo mesh in the new directory `demo`: a git repository
 /// `platform` with modules in Go, Rust, Python and TypeScript (plain shell builds, no toolchain

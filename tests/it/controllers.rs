@@ -437,6 +437,8 @@ fn a_controller_key_is_never_made_silently_and_a_damaged_or_exposed_one_is_named
     // `--new` never replaces a key that is there, nor one its backup holds.
     let err = t.fails(&["id", "--new"], 1);
     assert!(err.contains("already there"), "{err}");
+    std::fs::write(&bak, &saved).expect("key.bak");
+    private(&bak);
     std::fs::remove_file(&key).expect("rm key");
     let err = t.fails(&["id", "--new"], 1);
     assert!(err.contains("key.bak"), "{err}");
