@@ -252,6 +252,7 @@ fn every_flipped_byte_of_the_table_list_and_root_pages_is_named_or_harmless() {
                 );
                 let said = format!("{}{err}", run.stdout);
                 assert!(said.contains("damaged"), "{verb} at {at}: {run}");
+                assert!(!said.contains("inside the database code"), "{verb}: {run}");
                 if verb == "doctor" {
                     assert_eq!(run.code, 3, "{run}");
                 } else {
