@@ -70,6 +70,15 @@ impl Ctx {
         &self.paths
     }
 
+    /// Checks, before any slow work, that a verb that signs declarations to the mesh's nodes
+    /// has this controller's key to sign with (never made here: `mesh id --new` makes it).
+    pub fn signer_key(&self) -> Result<()> {
+        if !self.mesh.nodes.is_empty() {
+            crate::controller::Identity::open(&self.paths.dot_mesh, &self.mesh.controller)?;
+        }
+        Ok(())
+    }
+
     /// Takes the mesh lock for a verb that changes the mesh (exit 75 if another holds it),
     /// then clears what a killed run left: it stops the build process groups that run
     /// recorded, sweeps `.mesh/tmp` and removes half-made copies of the store. Only the

@@ -1,4 +1,4 @@
-//! `mesh id`: this controller's name and public key.
+//! `mesh id`: this controller's name and public key; `--new` makes the key.
 
 use super::{Ctx, Ui};
 use crate::Result;
@@ -7,15 +7,32 @@ use crate::controller::Identity;
 /// Print this controller's name and public key, as one line to paste under `[controllers]`
 /// in the mesh.toml of a controller the nodes already trust.
 ///
-/// Each mesh directory is a controller with its own ed25519 key (`.mesh/key`, made on first
-/// use, 0600, copied to `.mesh/key.bak` with the store's backups). Nodes take declarations
-/// only from the first controller that declared to them and the ones it lists.
+/// Each mesh directory is a controller with its own ed25519 key (`.mesh/key`, 0600, copied to
+/// `.mesh/key.bak` with the store's backups). `mesh init` makes it for a new mesh; `mesh id
+/// --new` makes it for a mesh directory that has none. No other verb makes one: a lost key is
+/// restored from `key.bak`, and a missing, damaged or group/other-readable key is an error,
+/// since nodes take declarations only from the first controller that declared to them and the
+/// ones it lists, and would refuse a new key.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Make this controller's key (refused when `.mesh/key` or `.mesh/key.bak` is there).
+    #[arg(long)]
+    new: bool,
+}
 
 /// Runs `mesh id` and returns its exit code.
-pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
-    let me = Identity::open(&ctx.paths().dot_mesh, &ctx.mesh.controller)?;
+pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
+    let dot_mesh = &ctx.paths().dot_mesh;
+    let me = if a.new {
+        let me = Identity::create(dot_mesh, &ctx.mesh.controller)?;
+        ui.status(format!(
+            "made this controller's key in {}",
+            crate::controller::key_path(dot_mesh).display()
+        ));
+        me
+    } else {
+        Identity::open(dot_mesh, &ctx.mesh.controller)?
+    };
     if ui.json {
         ui.json_data(&serde_json::json!({"controller": me.name, "key": me.public()}));
     } else {

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 /// Write a commented mesh.toml to start a mesh, or a complete demo mesh with --example.
 ///
 /// The file names every setting with a comment; edit the repositories and nodes, then run
-/// `mesh graph` to see the modules mesh finds.
+/// `mesh graph` to see the modules mesh finds. This controller's key (`.mesh/key`, what it
+/// signs declarations with) is made too, unless there is one: no other verb but `mesh id
+/// --new` makes it.
 ///
 /// `mesh init --example demo` makes a demo mesh in the new directory `demo`: a git repository
 /// `platform` with modules in Go, Rust, Python and TypeScript (plain shell builds, no toolchain
@@ -106,13 +108,29 @@ pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
         )
     })?;
     ui.status(format!("wrote {}", file.display()));
+    make_key(ui, &dir)?;
     ui.hint("add a [[repo]], then `mesh graph` shows the modules it holds");
     Ok(0)
+}
+
+/// Makes the controller key of the new mesh in `dir` (`.mesh/key`), unless it has one: the
+/// one act besides `mesh id --new` that makes a key.
+fn make_key(ui: &Ui, dir: &Path) -> Result<()> {
+    let dot_mesh = dir.join(".mesh");
+    let key = crate::controller::key_path(&dot_mesh);
+    let bak = crate::controller::backup_path(&dot_mesh);
+    if key.exists() || bak.exists() {
+        return Ok(());
+    }
+    crate::controller::Identity::create(&dot_mesh, &crate::controller::default_name())?;
+    ui.status(format!("made this controller's key in {}", key.display()));
+    Ok(())
 }
 
 /// `mesh init --example`: make the demo mesh and say what to run next.
 fn run_example(ui: &Ui, dir: &Path) -> Result<i32> {
     example::create(dir)?;
+    make_key(ui, dir)?;
     let shown = dir.display().to_string();
     ui.status(format!("made a demo mesh in {shown}:"));
     ui.status(format!(

@@ -120,6 +120,7 @@ pub fn trouble_line(p: &NodePush) -> Option<String> {
 /// Runs `mesh push` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("push")?;
+    ctx.signer_key()?;
     let nodes = super::select_nodes(&ctx.mesh, &a.nodes)?;
     let opts = PushOptions {
         take_over: if a.take_over {

@@ -46,6 +46,7 @@ impl PushProgress for Lines<'_> {
 /// Runs `mesh reconcile` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("reconcile")?;
+    ctx.signer_key()?;
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -65,13 +65,30 @@ pub struct KeyError {
 }
 
 impl Identity {
-    /// This mesh directory's identity: the key in `dot_mesh/key`, made on first use (0600).
-    /// A key lost beside a backup (`key.bak`) is restored from it, never silently replaced:
-    /// nodes pinned to the old key would refuse a new one.
+    /// This mesh directory's identity: the key in `dot_mesh/key`. Never made here: a key lost
+    /// beside a whole backup (`key.bak`) is restored from it, and anything else (no key, a
+    /// damaged one, one others may read) is an error that says what to do, because nodes
+    /// pinned to this controller's key refuse any other.
     pub fn open(dot_mesh: &Path, name: &str) -> Result<Identity, KeyError> {
+        match Self::open_if_made(dot_mesh, name)? {
+            Some(me) => Ok(me),
+            None => Err(KeyError {
+                path: key_path(dot_mesh),
+                reason: format!(
+                    "is missing (and there is no {} either), so this controller cannot sign",
+                    backup_path(dot_mesh).display()
+                ),
+                help: "if this controller has declared to nodes before, restore .mesh/key from a backup of .mesh/ (nodes refuse a new key); if it is new, `mesh id --new` makes its key".into(),
+            }),
+        }
+    }
+
+    /// [`Identity::open`], or `None` when this mesh directory has no key and no backup of
+    /// one: for what only compares keys (a controller without one has signed nothing).
+    pub fn open_if_made(dot_mesh: &Path, name: &str) -> Result<Option<Identity>, KeyError> {
         let path = key_path(dot_mesh);
-        let key = match std::fs::read_to_string(&path) {
-            Ok(text) => parse_key_file(&text).map_err(|reason| KeyError {
+        let key = match read_key_file(&path)? {
+            Some(text) => parse_key_file(&text).map_err(|reason| KeyError {
                 help: format!(
                     "restore it from {} or another backup of .mesh/; a new key would be refused by every node that trusts this controller",
                     backup_path(dot_mesh).display()
@@ -79,16 +96,46 @@ impl Identity {
                 path: path.clone(),
                 reason,
             })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => make_key(dot_mesh)?,
-            Err(e) => {
+            None => match restore(dot_mesh)? {
+                Some(key) => key,
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(Identity {
+            name: name.to_string(),
+            key,
+        }))
+    }
+
+    /// Makes this controller's key (`mesh id --new`, `mesh init`): refused when there is one,
+    /// or a backup of one, since nodes that trust it would refuse the new one.
+    pub fn create(dot_mesh: &Path, name: &str) -> Result<Identity, KeyError> {
+        let path = key_path(dot_mesh);
+        for there in [path.clone(), backup_path(dot_mesh)] {
+            if std::fs::symlink_metadata(&there).is_ok() {
                 return Err(KeyError {
+                    reason: format!("{} is already there", there.display()),
+                    help: format!(
+                        "`mesh id` shows the key there; nodes that trust it would refuse a new one, so a new key is made only once {} is moved aside by you",
+                        there.display()
+                    ),
                     path,
-                    reason: format!("cannot be read: {e}"),
-                    help: "check the permissions of .mesh/key (it should be 0600 and yours)"
-                        .into(),
                 });
             }
-        };
+        }
+        let mut seed = [0u8; 32];
+        getrandom::fill(&mut seed).map_err(|e| KeyError {
+            path: path.clone(),
+            reason: format!("no random bytes to make it from: {e}"),
+            help: "check that the system's random source (getrandom, /dev/urandom) works".into(),
+        })?;
+        let key = SigningKey::from_bytes(&seed);
+        crate::store::make_dir(dot_mesh).map_err(|e| KeyError {
+            path: path.clone(),
+            reason: e.to_string(),
+            help: "check that the mesh directory is writable".into(),
+        })?;
+        write_key(&path, &key)?;
         Ok(Identity {
             name: name.to_string(),
             key,
@@ -144,24 +191,53 @@ pub fn back_up(dot_mesh: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Makes the key (restored from `key.bak` when that is there), 0600.
-fn make_key(dot_mesh: &Path) -> Result<SigningKey, KeyError> {
-    let path = key_path(dot_mesh);
-    if let Ok(text) = std::fs::read_to_string(backup_path(dot_mesh))
-        && let Ok(key) = parse_key_file(&text)
-    {
-        write_key(&path, &key)?;
-        return Ok(key);
-    }
-    let mut seed = [0u8; 32];
-    getrandom::fill(&mut seed).map_err(|e| KeyError {
-        path: path.clone(),
-        reason: format!("no random bytes to make it from: {e}"),
-        help: "check that the system's random source (getrandom, /dev/urandom) works".into(),
+/// The key from `key.bak`, written back to `.mesh/key` (0600); `None` when there is no
+/// backup. A damaged or exposed backup is an error: it is never replaced by a new key.
+fn restore(dot_mesh: &Path) -> Result<Option<SigningKey>, KeyError> {
+    let bak = backup_path(dot_mesh);
+    let Some(text) = read_key_file(&bak)? else {
+        return Ok(None);
+    };
+    let key = parse_key_file(&text).map_err(|reason| KeyError {
+        path: bak.clone(),
+        reason: format!("{reason}, and {} is missing", key_path(dot_mesh).display()),
+        help: "restore .mesh/key from another backup of .mesh/; nodes that trust this controller refuse a new key (if you mean to start a new identity anyway, move key.bak aside and run `mesh id --new`)".into(),
     })?;
-    let key = SigningKey::from_bytes(&seed);
-    write_key(&path, &key)?;
-    Ok(key)
+    write_key(&key_path(dot_mesh), &key)?;
+    Ok(Some(key))
+}
+
+/// The text of a key file, or `None` when there is none. Refused, as ssh refuses a private
+/// key, when others than its owner may read or write it.
+fn read_key_file(path: &Path) -> Result<Option<String>, KeyError> {
+    use std::os::unix::fs::PermissionsExt;
+    let unreadable = |e: std::io::Error| KeyError {
+        path: path.to_path_buf(),
+        reason: format!("cannot be read: {e}"),
+        help: format!(
+            "check the permissions of {} (it should be 0600 and yours)",
+            path.display()
+        ),
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(e)),
+    };
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(KeyError {
+            path: path.to_path_buf(),
+            reason: format!(
+                "may be read by group or others (mode {mode:04o}), so it is not used (ssh refuses such a key too)"
+            ),
+            help: format!(
+                "`chmod 600 {}`; if others could read it, consider the key exposed",
+                path.display()
+            ),
+        });
+    }
+    std::fs::read_to_string(path).map(Some).map_err(unreadable)
 }
 
 fn write_key(path: &Path, key: &SigningKey) -> Result<(), KeyError> {
@@ -268,7 +344,7 @@ mod tests {
     fn a_key_is_made_once_0600_and_read_back() {
         use std::os::unix::fs::PermissionsExt;
         let t = tempfile::tempdir().unwrap();
-        let a = Identity::open(t.path(), "laptop").unwrap();
+        let a = Identity::create(t.path(), "laptop").unwrap();
         let mode = std::fs::metadata(key_path(t.path()))
             .unwrap()
             .permissions()
@@ -282,7 +358,7 @@ mod tests {
     #[test]
     fn a_lost_key_comes_back_from_its_backup() {
         let t = tempfile::tempdir().unwrap();
-        let a = Identity::open(t.path(), "cron").unwrap();
+        let a = Identity::create(t.path(), "cron").unwrap();
         back_up(t.path()).unwrap();
         std::fs::remove_file(key_path(t.path())).unwrap();
         let b = Identity::open(t.path(), "cron").unwrap();
@@ -293,6 +369,9 @@ mod tests {
     fn a_damaged_key_is_an_error_not_a_new_identity() {
         let t = tempfile::tempdir().unwrap();
         std::fs::write(key_path(t.path()), "not a key\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(key_path(t.path()), std::fs::Permissions::from_mode(0o600))
+            .unwrap();
         let e = Identity::open(t.path(), "cron").unwrap_err();
         assert!(e.reason.contains("hex"), "{e}");
         assert_eq!(
@@ -302,9 +381,63 @@ mod tests {
     }
 
     #[test]
+    fn a_key_is_never_made_by_reading_and_never_over_one_that_is_there() {
+        let t = tempfile::tempdir().unwrap();
+        let e = Identity::open(t.path(), "cron").unwrap_err();
+        assert!(e.help.contains("mesh id --new"), "{e:?}");
+        assert!(!key_path(t.path()).exists(), "reading made no key");
+        assert!(Identity::open_if_made(t.path(), "cron").unwrap().is_none());
+        let a = Identity::create(t.path(), "cron").unwrap();
+        let e = Identity::create(t.path(), "cron").unwrap_err();
+        assert!(e.reason.contains("already there"), "{e:?}");
+        back_up(t.path()).unwrap();
+        std::fs::remove_file(key_path(t.path())).unwrap();
+        let e = Identity::create(t.path(), "cron").unwrap_err();
+        assert!(e.reason.contains("key.bak"), "a backup is there: {e:?}");
+        assert_eq!(
+            Identity::open(t.path(), "cron").unwrap().public(),
+            a.public()
+        );
+    }
+
+    #[test]
+    fn a_damaged_backup_of_a_lost_key_is_named_and_no_key_is_made() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(backup_path(t.path()), "garbage\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            backup_path(t.path()),
+            std::fs::Permissions::from_mode(0o600),
+        )
+        .unwrap();
+        let e = Identity::open(t.path(), "cron").unwrap_err();
+        assert!(
+            e.path.ends_with("key.bak") && e.reason.contains("missing"),
+            "{e:?}"
+        );
+        assert!(!key_path(t.path()).exists());
+    }
+
+    #[test]
+    fn a_key_others_may_read_is_refused_as_ssh_refuses_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        Identity::create(t.path(), "cron").unwrap();
+        for mode in [0o644, 0o640, 0o604, 0o620] {
+            std::fs::set_permissions(key_path(t.path()), std::fs::Permissions::from_mode(mode))
+                .unwrap();
+            let e = Identity::open(t.path(), "cron").unwrap_err();
+            assert!(e.help.contains("chmod 600"), "{mode:o}: {e:?}");
+        }
+        std::fs::set_permissions(key_path(t.path()), std::fs::Permissions::from_mode(0o400))
+            .unwrap();
+        assert!(Identity::open(t.path(), "cron").is_ok());
+    }
+
+    #[test]
     fn signatures_verify_and_a_flipped_byte_does_not() {
         let t = tempfile::tempdir().unwrap();
-        let me = Identity::open(t.path(), "laptop").unwrap();
+        let me = Identity::create(t.path(), "laptop").unwrap();
         let sig = me.sign(b"declaration");
         assert_eq!(verify(&me.signer(), b"declaration", &sig), Ok(()));
         assert!(verify(&me.signer(), b"declaratioN", &sig).is_err());

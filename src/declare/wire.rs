@@ -263,7 +263,7 @@ mod tests {
     #[test]
     fn a_signature_covers_everything_but_itself() {
         let t = tempfile::tempdir().unwrap();
-        let me = Identity::open(t.path(), "laptop").unwrap();
+        let me = Identity::create(t.path(), "laptop").unwrap();
         let commits = BTreeMap::from([("src".to_string(), "abc".to_string())]);
         let env = decl().seal(3).signed(&me, commits);
         assert_eq!(env.verify().map(|s| s.name.as_str()), Ok("laptop"));

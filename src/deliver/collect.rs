@@ -55,8 +55,11 @@ pub fn collect(
     for n in names {
         mesh.node(n)?;
     }
-    // This controller's key: a declaration signed by another is not one this one lost.
-    let me = crate::controller::Identity::open(&paths.dot_mesh, &mesh.controller)?.public();
+    // This controller's key: a declaration signed by another is not one this one lost. A
+    // controller without a key has signed nothing; collecting makes none.
+    let me = crate::controller::Identity::open_if_made(&paths.dot_mesh, &mesh.controller)?
+        .map(|me| me.public())
+        .unwrap_or_default();
     let records: BTreeMap<String, NodeRecord> = {
         let store = paths.open()?;
         store.read(|r| Ok(crate::store::node_records(r)?.into_iter().collect()))?

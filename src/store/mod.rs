@@ -9,6 +9,7 @@ mod error;
 mod guard;
 mod lock;
 mod migrate;
+mod roots;
 mod tables;
 
 pub use backup::{BACKUP_EVERY, backup, backup_path, check_backup, check_pages, sweep_copies};
@@ -16,6 +17,7 @@ pub use codec::{decode, encode};
 pub use error::StoreError;
 use error::read_only;
 pub use lock::MeshLock;
+pub use roots::checked_pages;
 pub use tables::*;
 
 use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
@@ -35,6 +37,12 @@ pub const FORMAT: u32 = 4;
 
 /// The `meta` table read for its `format` entry, a `u32` (the other entries are `u64`s).
 pub const META_FORMAT: Table<u32> = META.as_shape();
+
+/// The `meta` table read for its `tables` entry: the name of every table the store has made,
+/// so that one it made and cannot find is damage, and one it never made reads as empty.
+const META_TABLES: Table<Vec<String>> = META.as_shape();
+/// The key of that entry.
+const TABLES_KEY: &[u8] = b"tables";
 
 /// A table of the store: byte keys, values of type `V` (codec-encoded). Typed so that a read
 /// names no type at its call site and a write cannot put another record in. Declared beside
@@ -177,6 +185,9 @@ pub struct Store {
     path: PathBuf,
     /// Set once damage was seen: the handle is then never closed (closing writes).
     damaged: AtomicBool,
+    /// Whether every table of [`ALL_TABLES`] was found or made when it was opened: then a
+    /// table that cannot be found is damage, never an empty table.
+    complete: bool,
 }
 
 impl Drop for Store {
@@ -228,6 +239,11 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Self::create_whole(path)?,
             Err(e) => return Err(StoreError::from_redb(path, e)),
         }
+        // The table list and root pages, before anything is read or written (opening writes):
+        // a damaged table list would otherwise read as a store without those tables, and be
+        // "repaired" by making them empty. A file redb must recover first is checked after.
+        let checked =
+            roots::check(path, false).map_err(|found| StoreError::damaged(path, found))?;
         let start = Instant::now();
         let db = loop {
             let res = guard::guarded(|| builder().create(path))
@@ -247,12 +263,17 @@ impl Store {
                 Err(e) => return Err(StoreError::from_redb(path, e)),
             }
         };
-        let store = Store {
+        let mut store = Store {
             db: Some(db),
             path: path.to_path_buf(),
             damaged: AtomicBool::new(false),
+            complete: false,
         };
+        if !checked && let Err(found) = roots::check(path, true) {
+            return Err(store.damage(found));
+        }
         store.prepare()?;
+        store.complete = true;
         Ok(store)
     }
 
@@ -274,6 +295,7 @@ impl Store {
             db: None,
             path: path.to_path_buf(),
             damaged: AtomicBool::new(false),
+            complete: false,
         };
         guard::guarded(|| {
             let tx = redb::ReadableDatabase::begin_read(&db).ok()?;
@@ -300,6 +322,7 @@ impl Store {
                 db: Some(db),
                 path: tmp.clone(),
                 damaged: AtomicBool::new(false),
+                complete: false,
             };
             store.prepare()?;
         }
@@ -348,29 +371,80 @@ impl Store {
 
     /// A panic caught inside redb (or the code reading through it): damage, named.
     fn panicked(&self, what: String) -> StoreError {
+        self.damage(what)
+    }
+
+    /// Damage found (`what`): named, and the handle is never closed, so the file is left as
+    /// it was found.
+    fn damage(&self, what: String) -> StoreError {
         self.damaged.store(true, Ordering::Relaxed);
         StoreError::damaged(&self.path, what)
     }
 
-    /// Creates every table and checks the format, migrating an older file.
+    /// Checks the format and the tables, migrating an older file and making the tables this
+    /// store never made. A table it made (its `meta` entry `tables` lists it) that is not
+    /// there is damage, never made anew: it would read as empty.
     fn prepare(&self) -> Result<(), StoreError> {
-        let found = self.read(|r| r.format())?;
-        match found {
-            Some(f) if f == FORMAT => Ok(()),
-            Some(f) if f > FORMAT => Err(StoreError::NewerFormat {
+        let (found, made, present) = self.read(|r| {
+            Ok((
+                r.format()?,
+                r.get(META_TABLES, TABLES_KEY)?,
+                r.table_names()?,
+            ))
+        })?;
+        if found.is_none() && !present.is_empty() {
+            return Err(self.damage(format!(
+                "it holds tables ({}) but no `meta` table saying what it is (a byte of its name or its entry changed)",
+                present.join(", ")
+            )));
+        }
+        if let Some(f) = found
+            && f > FORMAT
+        {
+            return Err(StoreError::NewerFormat {
                 path: self.path.clone(),
                 found: f,
-            }),
-            _ => self.write(|w| {
-                if let Some(f) = found {
-                    migrate::run(w, f)?;
-                }
-                for name in ALL_TABLES {
-                    w.table(Table::<()>::new(name))?;
-                }
-                w.put(META_FORMAT, b"format", &FORMAT)
-            }),
+            });
         }
+        if let Some(made) = &made
+            && let Some(lost) = made.iter().find(|n| !present.contains(n))
+        {
+            return Err(self.damage(format!(
+                "table `{lost}` is not in its list of tables, though the store made it (a byte of its name or its entry changed); it is not read as empty"
+            )));
+        }
+        if made.is_none() && found.is_some() {
+            // A store from before the list was kept: a name mesh does not know beside one it
+            // misses is a damaged name, not a table never made.
+            let unknown = present.iter().find(|n| !ALL_TABLES.contains(&n.as_str()));
+            let missing = ALL_TABLES.iter().find(|n| !present.iter().any(|p| p == *n));
+            if let (Some(unknown), Some(missing)) = (unknown, missing) {
+                return Err(self.damage(format!(
+                    "it holds a table `{unknown}` mesh does not know and not its table `{missing}` (a byte of a table's name changed); it is not read as empty"
+                )));
+            }
+        }
+        let made = made.unwrap_or_default();
+        let whole = ALL_TABLES
+            .iter()
+            .all(|n| made.iter().any(|m| m == n) && present.iter().any(|p| p == n));
+        if found == Some(FORMAT) && whole {
+            return Ok(());
+        }
+        self.write(|w| {
+            if let Some(f) = found {
+                migrate::run(w, f)?;
+            }
+            for name in ALL_TABLES {
+                w.table(Table::<()>::new(name))?;
+            }
+            let mut list = made.clone();
+            list.extend(ALL_TABLES.iter().map(|n| n.to_string()));
+            list.sort();
+            list.dedup();
+            w.put(META_TABLES, TABLES_KEY, &list)?;
+            w.put(META_FORMAT, b"format", &FORMAT)
+        })
     }
 
     /// Runs `f` in one read transaction: a consistent snapshot.
@@ -464,6 +538,30 @@ pub struct Writer<'s> {
 }
 
 impl Reader<'_> {
+    /// What a read of the table `name` that is not in the file answers: `empty` for a store
+    /// read as it is found ([`Store::peek`]); damage, named, for one whose tables were all
+    /// found or made when it was opened.
+    fn absent<T>(&self, name: &str, empty: T) -> Result<T, StoreError> {
+        if self.store.complete {
+            Err(self.store.damage(format!(
+                "table `{name}` is missing from it, though every table was there when it was opened; it is not read as empty"
+            )))
+        } else {
+            Ok(empty)
+        }
+    }
+
+    /// The names of the tables in the file.
+    fn table_names(&self) -> Result<Vec<String>, StoreError> {
+        use redb::TableHandle;
+        Ok(self
+            .tx
+            .list_tables()
+            .map_err(|e| self.store.err(e))?
+            .map(|h| h.name().to_string())
+            .collect())
+    }
+
     /// One value.
     pub fn get<V: DeserializeOwned>(
         &self,
@@ -482,7 +580,9 @@ impl Reader<'_> {
     ) -> Result<Vec<Option<V>>, StoreError> {
         let table = match self.tx.open_table(t.def()) {
             Ok(table) => table,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(keys.map(|_| None).collect()),
+            Err(redb::TableError::TableDoesNotExist(_)) => {
+                return self.absent(t.name(), keys.map(|_| None).collect());
+            }
             Err(e) => return Err(self.store.err(e)),
         };
         keys.map(|key| {
@@ -541,7 +641,9 @@ impl Reader<'_> {
     ) -> Result<Vec<(Vec<u8>, V)>, StoreError> {
         let table = match self.tx.open_table(t.def()) {
             Ok(table) => table,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(redb::TableError::TableDoesNotExist(_)) => {
+                return self.absent(t.name(), Vec::new());
+            }
             Err(e) => return Err(self.store.err(e)),
         };
         let mut out = Vec::new();
@@ -566,7 +668,9 @@ impl Reader<'_> {
     ) -> Result<Vec<(Vec<u8>, V)>, StoreError> {
         let table = match self.tx.open_table(t.def()) {
             Ok(table) => table,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(redb::TableError::TableDoesNotExist(_)) => {
+                return self.absent(t.name(), Vec::new());
+            }
             Err(e) => return Err(self.store.err(e)),
         };
         collect(self.store, t, &table, lo, hi)
@@ -576,7 +680,7 @@ impl Reader<'_> {
     pub fn len<V>(&self, t: Table<V>) -> Result<u64, StoreError> {
         match self.tx.open_table(t.def()) {
             Ok(table) => table.len().map_err(|e| self.store.err(e)),
-            Err(redb::TableError::TableDoesNotExist(_)) => Ok(0),
+            Err(redb::TableError::TableDoesNotExist(_)) => self.absent(t.name(), 0),
             Err(e) => Err(self.store.err(e)),
         }
     }
@@ -778,4 +882,67 @@ fn peek_unguarded<V: DeserializeOwned>(
         ));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Renames table `from` to `to` in the store at `path` through redb itself: the file stays
+    /// whole (every checksum matches), only the table list says otherwise.
+    fn rename(path: &Path, from: &str, to: &str) {
+        let db = builder().create(path).expect("open");
+        let tx = db.begin_write().expect("write");
+        let def = |n| TableDefinition::<&[u8], &[u8]>::new(n);
+        tx.rename_table(def(from), def(to)).expect("rename");
+        tx.commit().expect("commit");
+    }
+
+    #[test]
+    fn a_table_the_store_made_and_cannot_find_is_damage_never_empty() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("state.redb");
+        {
+            let store = Store::open(&path).unwrap();
+            store
+                .write(|w| w.put(NODES, b"edge-1", &NodeRecord::default()))
+                .unwrap();
+        }
+        rename(&path, "nodes", "nodez");
+        let e = Store::open(&path).err().expect("damage");
+        assert!(e.is_damaged() && e.to_string().contains("`nodes`"), "{e}");
+    }
+
+    #[test]
+    fn a_store_from_before_the_table_list_gets_its_new_tables_but_not_a_renamed_one() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("state.redb");
+        let forget_the_list = || {
+            let db = builder().create(&path).expect("open");
+            let tx = db.begin_write().expect("write");
+            tx.open_table(META.def())
+                .expect("meta")
+                .remove(TABLES_KEY)
+                .expect("remove");
+            tx.delete_table(TableDefinition::<&[u8], &[u8]>::new("announced"))
+                .expect("delete");
+            tx.commit().expect("commit");
+        };
+        drop(Store::open(&path).unwrap());
+        // A table a newer mesh added, never made in this store: made, and read as empty.
+        forget_the_list();
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            store
+                .read(|r| r.len(Table::<()>::new("announced")))
+                .unwrap(),
+            0
+        );
+        drop(store);
+        // A name mesh does not know beside one it misses: a damaged name.
+        forget_the_list();
+        rename(&path, "declared", "declarec");
+        let e = Store::open(&path).err().expect("damage");
+        assert!(e.is_damaged() && e.to_string().contains("declarec"), "{e}");
+    }
 }

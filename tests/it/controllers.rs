@@ -602,3 +602,96 @@ fn a_declaration_made_for_another_node_is_refused_whole() {
     assert_eq!(laptop.run(&["reconcile"]).code, 0);
     assert_eq!(state(&laptop, "edge-2")["state"], "current");
 }
+
+/// Issue 33, item 9: a controller key is made only when asked (`mesh id --new`, `mesh init`);
+/// a lost key with a damaged backup, a lost key without one, and a key others may read are
+/// each named, and nothing makes a new identity behind the user's back.
+#[test]
+fn a_controller_key_is_never_made_silently_and_a_damaged_or_exposed_one_is_named() {
+    use std::os::unix::fs::PermissionsExt;
+    let nodes = tempfile::tempdir().expect("tmp").keep();
+    let t = controller("laptop", &nodes, None, "");
+    let line = id_line(&t);
+    assert_eq!(t.run(&["reconcile"]).code, 0);
+    let (key, bak) = (t.path(".mesh/key"), t.path(".mesh/key.bak"));
+    let saved = std::fs::read(&key).expect("key");
+    let private = |p: &Path| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o600)).expect("chmod")
+    };
+
+    // The key gone, its backup damaged: named, for reading and signing verbs alike; no key made.
+    std::fs::remove_file(&key).expect("rm key");
+    std::fs::write(&bak, "mesh controller key\nnot hex\n").expect("damage key.bak");
+    private(&bak);
+    for verb in [&["id"][..], &["reconcile"], &["push"]] {
+        let err = t.fails(verb, 1);
+        assert!(
+            err.contains("key.bak") && err.contains("missing"),
+            "{verb:?}: {err}"
+        );
+        assert!(!key.exists(), "{verb:?} made a key");
+    }
+
+    // Both gone: `mesh id` reads, never makes; a verb that signs says what makes one.
+    std::fs::remove_file(&bak).expect("rm key.bak");
+    for verb in [&["id"][..], &["reconcile"], &["push"]] {
+        let err = t.fails(verb, 1);
+        assert!(err.contains("mesh id --new"), "{verb:?}: {err}");
+        assert!(!key.exists() && !bak.exists(), "{verb:?} made a key");
+    }
+    // Reading verbs need no key.
+    t.ok(&["status"]);
+
+    // Restored, the same identity; readable by others, refused as ssh refuses it.
+    std::fs::write(&key, &saved).expect("restore");
+    private(&key);
+    assert_eq!(id_line(&t), line);
+    for mode in [0o644, 0o640] {
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        for verb in [&["id"][..], &["reconcile"]] {
+            let err = t.fails(verb, 1);
+            assert!(err.contains("chmod 600"), "{mode:o} {verb:?}: {err}");
+        }
+    }
+    private(&key);
+    assert_eq!(t.run(&["reconcile"]).code, 0);
+
+    // `--new` never replaces a key that is there, nor one its backup holds.
+    let err = t.fails(&["id", "--new"], 1);
+    assert!(err.contains("already there"), "{err}");
+    std::fs::write(&bak, &saved).expect("key.bak");
+    private(&bak);
+    std::fs::remove_file(&key).expect("rm key");
+    let err = t.fails(&["id", "--new"], 1);
+    assert!(err.contains("key.bak"), "{err}");
+    assert_eq!(id_line(&t), line, "restored from key.bak");
+
+    // Asked for, after both are moved aside: a new identity, which the nodes refuse.
+    std::fs::remove_file(&key).expect("rm key");
+    std::fs::remove_file(&bak).expect("rm key.bak");
+    let made = t.run(&["id", "--new"]);
+    assert_eq!(made.code, 0, "{made}");
+    assert_ne!(made.stdout.trim(), line);
+    assert_eq!(
+        std::fs::metadata(&key).expect("key").permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(id_line(&t), made.stdout.trim());
+    t.resolver_v2();
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 3, "{run}");
+    assert!(run.stderr.contains("does not trust"), "{run}");
+}
+
+/// `mesh init` makes a new mesh's key, so a new mesh works end to end without `mesh id --new`.
+#[test]
+fn mesh_init_makes_the_new_mesh_s_key() {
+    let t = TestMesh::without_key();
+    t.ok(&["init"]);
+    assert!(t.path(".mesh/key").is_file());
+    let line = id_line(&t);
+    assert!(line.contains("ed25519:"), "{line}");
+    t.fails(&["id", "--new"], 1);
+    assert_eq!(t.run(&["init", "--force"]).code, 0);
+    assert_eq!(id_line(&t), line, "a second init keeps the key");
+}

@@ -83,13 +83,14 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// A failed verb on a new mesh may leave the mesh's (released) lock file, nothing else: no
-/// store, no artifacts, no logs.
+/// store, no artifacts, no logs (the controller key was there before).
 fn nothing_but_the_lock(t: &TestMesh) {
     let dot = t.path(".mesh");
     if dot.exists() {
         let left: Vec<PathBuf> = files(&dot);
         assert!(
-            left.iter().all(|p| p == Path::new("lock")),
+            left.iter()
+                .all(|p| p == Path::new("lock") || p == Path::new("key")),
             "a failed verb left {left:?} in .mesh"
         );
     }
@@ -384,6 +385,7 @@ fn declaring_a_module_without_a_fit_build_is_refused() {
 #[test]
 fn a_file_where_the_state_directory_goes_is_one_clear_error() {
     let t = one_node();
+    std::fs::remove_dir_all(t.path(".mesh")).expect("no key");
     t.write(".mesh", "not mesh's\n");
     each_one_error(
         &t,
@@ -434,5 +436,5 @@ fn a_usage_mistake_exits_2_without_touching_the_mesh() {
         no_panic(err);
         assert!(err.contains("--help"), "{args:?}: {err}");
     }
-    assert!(!t.path(".mesh").exists());
+    assert_eq!(files(&t.path(".mesh")), [PathBuf::from("key")]);
 }

@@ -4,6 +4,7 @@ mod build;
 mod common;
 mod config_errors;
 mod controllers;
+mod damage;
 mod drift;
 mod drift_patterns;
 mod edges;

@@ -22,7 +22,16 @@ pub struct TestMesh {
 }
 
 impl TestMesh {
+    /// A temp dir with this controller's key made (as `mesh init` or `mesh id --new` would):
+    /// no verb makes one by itself.
     pub fn new() -> TestMesh {
+        let t = TestMesh::without_key();
+        mesh::controller::Identity::create(&t.path(".mesh"), "test").expect("key");
+        t
+    }
+
+    /// A temp dir, nothing in it.
+    pub fn without_key() -> TestMesh {
         TestMesh {
             tmp: tempfile::tempdir().expect("temp dir"),
         }
