@@ -432,3 +432,62 @@ fn a_build_killed_mid_export_leaves_an_export_the_next_build_repairs() {
         .collect();
     assert_eq!(dirs, vec![half.file_name().expect("name").to_owned()]);
 }
+
+/// Kills a process the test left running (a build's escaped child), if it still runs.
+fn kill_pid(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status();
+}
+
+#[test]
+fn a_child_that_escaped_its_group_is_named_and_not_waited_for() {
+    let t = example();
+    // `setsid` takes the child out of the build's process group: the group's kill misses it,
+    // and it holds the output pipes for 45 s.
+    let pids = t.path("escaped");
+    t.edit_and_commit(
+        "platform",
+        "go/lib/geo/mesh-module.toml",
+        "build = '",
+        &format!(
+            "timeout = \"5s\"\nbuild = 'setsid sleep 45 & echo $! > {}; echo escaping; exit 0; ",
+            pids.display()
+        ),
+        "geo leaves a child outside its group",
+    );
+    let start = std::time::Instant::now();
+    let run = crate::common::Run::of(
+        t.mesh(&["build", "geo", "--json"])
+            .timeout(std::time::Duration::from_secs(40)),
+    );
+    let took = start.elapsed();
+    let pid: u32 = std::fs::read_to_string(&pids)
+        .expect("the child's pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    kill_pid(pid);
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "the build waited {took:?} for a child that left its group: {run}"
+    );
+    assert_eq!(run.code, 3, "{run}");
+    let json = run.json();
+    let geo = json["built"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["module"] == "geo"))
+        .unwrap_or_else(|| panic!("geo was not built: {json}"));
+    assert_eq!(geo["verdict"], "broken", "{json}");
+    let reason = geo["reason"].as_str().unwrap_or_default().to_string();
+    assert!(
+        reason.contains(&format!("pid {pid} (sleep)")) && reason.contains("did not wait"),
+        "{reason}"
+    );
+    let id = t.json(&["builds", "geo"])[0]["id"].as_u64().expect("id");
+    let log = t.ok(&["builds", "--log", &id.to_string()]);
+    assert!(
+        log.contains("escaping") && log.contains(&format!("pid {pid} (sleep)")),
+        "{log}"
+    );
+}

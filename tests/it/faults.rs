@@ -861,3 +861,83 @@ fn a_node_root_others_could_write_to_is_refused_by_every_node_verb_until_chmod()
     assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
     assert_eq!(std::fs::read(&elsewhere).expect("kept"), b"not a lock");
 }
+
+#[test]
+fn sigterm_ends_a_run_whose_build_left_a_process_outside_its_group_and_names_it() {
+    let t = example();
+    t.write(
+        "mesh.toml",
+        &crate::common::local_nodes_toml(
+            &[("g14", &["edge"])],
+            &[("route-proxy", &["@edge"]), ("resolver", &["@edge"])],
+        ),
+    );
+    // The first build of geo starts a child outside its group (`setsid`), holding the
+    // output pipes for 45 s, and one inside it, then waits.
+    let pids = t.path("pids");
+    let mark = t.path("slept");
+    t.edit(
+        "platform/go/lib/geo/mesh-module.toml",
+        "build = '",
+        &format!(
+            "build = 'if [ ! -e {m} ]; then touch {m}; setsid sleep 45 & echo $! >> {p}; sleep 120 & echo $! >> {p}; wait; fi; ",
+            m = mark.display(),
+            p = pids.display()
+        ),
+    );
+    t.commit("platform", "geo leaves a child outside its group");
+    let err_file = t.path("stderr");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
+        .arg("-C")
+        .arg(t.dir())
+        .args(["reconcile", "-q"])
+        .stderr(std::fs::File::create(&err_file).expect("stderr file"))
+        .spawn()
+        .expect("spawn");
+    let started = pids_when_started(&pids);
+    let (escaped, inside) = (started[0], started[1]);
+    // Once it has left the group (its own session: its group is its pid).
+    let start = Instant::now();
+    while state_and_group(escaped).is_none_or(|(_, g)| g != escaped) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "setsid did not run"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-TERM".to_string(), child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let start = Instant::now();
+    let ended = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &escaped.to_string()])
+                .status();
+            panic!("mesh waited for the process that left the build's group");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stderr = std::fs::read_to_string(&err_file).unwrap_or_default();
+    // What it says is true: the group was stopped, the escaped child was not, and says so.
+    let escaped_alive = alive(escaped);
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &escaped.to_string()])
+        .status();
+    assert_eq!(ended.code(), Some(143), "{stderr}");
+    assert!(wait_dead(&[inside]), "the build's group outlived mesh");
+    assert!(escaped_alive, "the escaped child was expected to run on");
+    assert!(
+        stderr.contains(&format!("pid {escaped} (sleep)")) && stderr.contains("did not stop"),
+        "{stderr}"
+    );
+    // The lock went with it: the next run gets in and finishes the work.
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
