@@ -3,6 +3,7 @@
 
 use super::Verdict;
 use crate::artifact::{ArtifactError, ArtifactStore, Digest};
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
@@ -49,6 +50,9 @@ pub struct Outcome {
     pub artifact: Option<(Digest, u64)>,
     /// The last lines of output.
     pub tail: Vec<String>,
+    /// A step left a process running outside its process group (named in the reason): it may
+    /// still write into the export.
+    pub escaped: bool,
 }
 
 /// Where builds put things.
@@ -70,6 +74,20 @@ pub struct Live {
 
 /// Runs build and test, packs `$MESH_OUT`, and judges. `log` receives both steps' output.
 pub fn run(job: &Job, dirs: &Dirs, log: &Path, live: &Arc<Live>) -> Outcome {
+    let escaped = Cell::new(false);
+    let mut outcome = run_steps(job, dirs, log, live, &escaped);
+    outcome.escaped = escaped.get();
+    outcome
+}
+
+/// [`run`], noting in `escaped` whether a step left a process outside its group.
+fn run_steps(
+    job: &Job,
+    dirs: &Dirs,
+    log: &Path,
+    live: &Arc<Live>,
+    escaped: &Cell<bool>,
+) -> Outcome {
     let mut sink = match LogSink::create(log) {
         Ok(s) => s,
         Err(e) => {
@@ -97,6 +115,7 @@ pub fn run(job: &Job, dirs: &Dirs, log: &Path, live: &Arc<Live>) -> Outcome {
         job,
         out: out.path(),
         groups: &dirs.groups,
+        escaped,
     };
     match step(&env, "build", &job.build, &mut sink, live) {
         Step::Ok => {}
@@ -140,6 +159,7 @@ pub fn run(job: &Job, dirs: &Dirs, log: &Path, live: &Arc<Live>) -> Outcome {
         step: None,
         artifact: Some(artifact),
         tail: sink.tail(),
+        escaped: false,
     }
 }
 
@@ -152,6 +172,7 @@ pub(super) fn outstanding(step: Option<&'static str>, why: String, tail: Vec<Str
         step,
         artifact: None,
         tail,
+        escaped: false,
     }
 }
 
@@ -169,6 +190,7 @@ fn judged(
         step: Some(step),
         artifact,
         tail,
+        escaped: false,
     }
 }
 
@@ -177,6 +199,8 @@ struct Env<'a> {
     job: &'a Job,
     out: &'a Path,
     groups: &'a Path,
+    /// Set when a step left a process outside its group.
+    escaped: &'a Cell<bool>,
 }
 
 /// How one step ended: done, failed (a verdict), or environmental (no verdict).
@@ -226,6 +250,9 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
         Err(a) => std::mem::take(&mut *a.lock().unwrap_or_else(|p| p.into_inner())),
     };
     let escaped = escaped(name, &held, sink);
+    if escaped.is_some() {
+        env.escaped.set(true);
+    }
     let status = match status {
         Ok(s) => s,
         Err(e) => return Step::Environmental(format!("{name} could not be waited for: {e}")),

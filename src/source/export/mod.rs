@@ -596,5 +596,18 @@ fn still_named(file: &File, path: &Path) -> bool {
         .is_some_and(|m| file.metadata().is_ok_and(|f| f.ino() == m.ino()))
 }
 
+/// Makes the export at `dir` untrusted: its marker goes, so the next run that needs its commit
+/// removes it and makes it again, and none takes it over. For an export something may still
+/// write into (a process a build started that escaped its group).
+pub fn distrust(dir: &Path) -> std::io::Result<()> {
+    match fs::remove_file(Names::of(dir).marker) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+mod check;
+pub use check::{Written, restore_written};
+
 #[cfg(test)]
 mod tests;
