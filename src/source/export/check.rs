@@ -53,8 +53,11 @@ pub fn restore_written(
     if ctime(&top) >= since {
         suspects.push(Vec::new());
     }
-    walk(root, &mut Vec::new(), since, &mut suspects)
-        .map_err(|e| io(format!("cannot read the export {}", root.display()), e))?;
+    suspects.extend(
+        walk(root, since)
+            .map_err(|e| io(format!("cannot read the export {}", root.display()), e))?,
+    );
+    suspects.sort();
     let mut found = Vec::new();
     let mut fixes = Vec::new();
     for rel in &suspects {
@@ -73,24 +76,72 @@ fn ctime(m: &fs::Metadata) -> i128 {
     i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec())
 }
 
-/// Adds to `out` the paths (relative, `/`-separated bytes) under `dir` changed at or after
-/// `since`; one stat per entry, through the directory's handle.
-fn walk(dir: &Path, rel: &mut Vec<u8>, since: i128, out: &mut Vec<Vec<u8>>) -> std::io::Result<()> {
+/// The paths (relative, `/`-separated bytes) under `root` changed at or after `since`: one
+/// stat per entry, through its directory's handle, on as many threads as there are cores (the
+/// walk is all system calls; directories are shared out as they are found).
+fn walk(root: &Path, since: i128) -> std::io::Result<Vec<Vec<u8>>> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    // Directories to read, and how many are queued or being read: none left and none being
+    // read is the end.
+    let queue = Mutex::new(vec![(root.to_path_buf(), Vec::new())]);
+    let open = AtomicUsize::new(1);
+    let found = Mutex::new(Vec::new());
+    let failed = Mutex::new(None);
+    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        m.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let next = lock(&queue).pop();
+                    let Some((dir, rel)) = next else {
+                        if open.load(Ordering::Acquire) == 0 {
+                            return;
+                        }
+                        std::thread::yield_now();
+                        continue;
+                    };
+                    let mut mine = Vec::new();
+                    let mut subdirs = Vec::new();
+                    if let Err(e) = read_one(&dir, &rel, since, &mut mine, &mut subdirs) {
+                        lock(&failed).get_or_insert(e);
+                    }
+                    open.fetch_add(subdirs.len(), Ordering::AcqRel);
+                    lock(&queue).extend(subdirs);
+                    lock(&found).extend(mine);
+                    open.fetch_sub(1, Ordering::AcqRel);
+                }
+            });
+        }
+    });
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(found.into_inner().unwrap_or_else(|p| p.into_inner())),
+    }
+}
+
+/// Reads one directory of the walk: its entries changed at or after `since` go to `out`, its
+/// sub-directories to `subdirs`.
+fn read_one(
+    dir: &Path,
+    rel: &[u8],
+    since: i128,
+    out: &mut Vec<Vec<u8>>,
+    subdirs: &mut Vec<(std::path::PathBuf, Vec<u8>)>,
+) -> std::io::Result<()> {
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
         let m = entry.metadata()?;
-        let len = rel.len();
-        if !rel.is_empty() {
-            rel.push(b'/');
-        }
-        rel.extend_from_slice(entry.file_name().as_bytes());
+        let path = join(rel, entry.file_name().as_bytes());
         if ctime(&m) >= since {
-            out.push(rel.clone());
+            out.push(path.clone());
         }
         if m.is_dir() {
-            walk(&entry.path(), rel, since, out)?;
+            subdirs.push((entry.path(), path));
         }
-        rel.truncate(len);
     }
     Ok(())
 }
