@@ -941,3 +941,56 @@ fn sigterm_ends_a_run_whose_build_left_a_process_outside_its_group_and_names_it(
     let run = t.run(&["reconcile"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+#[test]
+fn a_write_into_the_export_by_a_build_killed_with_mesh_is_not_read_by_the_next_run() {
+    let t = example();
+    let mark = t.path("wrote");
+    let seen = t.path("seen");
+    let pids = t.path("pids");
+    t.write("platform/go/lib/geo/clean.txt", "clean\n");
+    // The first build writes into its export, then waits to be killed with mesh (before
+    // mesh could check what it wrote).
+    t.edit(
+        "platform/go/lib/geo/mesh-module.toml",
+        "build = '",
+        &format!(
+            "build = 'cp clean.txt {seen}; if [ ! -e {m} ]; then touch {m}; chmod u+w clean.txt; echo tampered >> clean.txt; echo $$ >> {p}; sleep 120; fi; ",
+            seen = seen.display(),
+            m = mark.display(),
+            p = pids.display()
+        ),
+    );
+    t.commit("platform", "geo writes into its export once");
+    let mut child = t.spawn(&["build", "geo", "-q"]);
+    let start = Instant::now();
+    let shell: u32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pids)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the build did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().expect("SIGKILL mesh");
+    let _ = child.wait();
+    assert!(wait_dead(&[shell]), "the build outlived mesh");
+    // The next run builds geo again at the same commit: from the commit's tree.
+    let run = t.run_json(&["build", "geo"]);
+    let v = run.json();
+    let geo = v["built"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["module"] == "geo"))
+        .unwrap_or_else(|| panic!("geo was not built: {run}"));
+    assert_eq!(geo["verdict"], "fit", "{run}");
+    assert_eq!(
+        std::fs::read_to_string(&seen).expect("seen"),
+        "clean\n",
+        "the next build read what a killed build wrote into the export"
+    );
+}

@@ -324,12 +324,21 @@ fn an_export_in_use_is_neither_taken_over_nor_pruned() {
     settle(&r.exports);
     prune(&r.exports, &[second.path().to_path_buf()]);
     assert!(!first.exists(), "an export no run holds stays after prune");
+    // The export, its marker, its lock, and the flag of the run building in it (this one).
     let left: Vec<_> = fs::read_dir(&r.exports)
         .expect("exports")
         .flatten()
         .map(|e| e.file_name())
         .collect();
-    assert_eq!(left.len(), 3, "{left:?}");
+    assert_eq!(left.len(), 4, "{left:?}");
+    drop(second);
+    assert!(
+        fs::read_dir(&r.exports)
+            .expect("exports")
+            .flatten()
+            .all(|e| !e.file_name().to_string_lossy().contains(".building-")),
+        "the flag outlived the export's use"
+    );
 }
 
 #[test]
