@@ -300,6 +300,14 @@ pub fn pipe_holders(inodes: &[u64]) -> Vec<(u32, String)> {
     found
 }
 
+/// The process group of `pid` (`/proc/PID/stat` field 5), if it runs.
+pub fn group_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: count after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(2)?.parse().ok()
+}
+
 /// Remembers processes that escaped a build's group, for the run's last word.
 pub fn note_escaped(who: &str) {
     ESCAPED

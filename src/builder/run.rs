@@ -249,7 +249,7 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
         Ok(m) => m.into_inner().unwrap_or_default(),
         Err(a) => std::mem::take(&mut *a.lock().unwrap_or_else(|p| p.into_inner())),
     };
-    let escaped = escaped(name, &held, sink);
+    let escaped = escaped(name, &held, pgid, sink);
     if escaped.is_some() {
         env.escaped.set(true);
     }
@@ -269,21 +269,30 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
 }
 
 /// Names the processes that still hold the step's output pipes (inodes `held`) once its group
-/// is gone: they escaped the group, so mesh neither stopped nor waited for them. Said in the
+/// (`group`) is gone: they escaped the group, so mesh neither stopped nor waited for them. Said in the
 /// log and kept for the run's last word ([`crate::process::escaped`]).
-fn escaped(name: &str, held: &[u64], sink: &mut LogSink) -> Option<String> {
+fn escaped(name: &str, held: &[u64], group: u32, sink: &mut LogSink) -> Option<String> {
     if held.is_empty() {
         return None;
     }
-    let pids = crate::process::pipe_holders(held);
-    let who = if pids.is_empty() {
-        "a process mesh cannot see".to_string()
-    } else {
-        pids.iter()
-            .map(|(pid, comm)| format!("pid {pid} ({comm})"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    // A member of the step's own group still dying of its kill did not escape; one gone since
+    // holds nothing any more.
+    let pids: Vec<(u32, String)> = crate::process::pipe_holders(held)
+        .into_iter()
+        .filter(|(pid, _)| crate::process::group_of(*pid) != Some(group))
+        .collect();
+    if pids.is_empty() {
+        sink.line(&format!(
+            "mesh: stopped reading the output of {name} {} after it ended",
+            humantime::format_duration(OUTPUT_GRACE)
+        ));
+        return None;
+    }
+    let who = pids
+        .iter()
+        .map(|(pid, comm)| format!("pid {pid} ({comm})"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let why = format!(
         "{name} started a process that left its process group and outlived it, still holding its output: {who}; mesh did not wait for it and did not stop it"
     );

@@ -459,15 +459,15 @@ fn kill_pid(pid: u32) {
 #[test]
 fn a_child_that_escaped_its_group_is_named_and_not_waited_for() {
     let t = example();
-    // `setsid` takes the child out of the build's process group: the group's kill misses it,
-    // and it holds the output pipes for 45 s.
+    // `setsid` takes the child out of the build's process group (the shell waits until it
+    // has): the group's kill misses it, and it holds the output pipes for 45 s.
     let pids = t.path("escaped");
     t.edit_and_commit(
         "platform",
         "go/lib/geo/mesh-module.toml",
         "build = '",
         &format!(
-            "timeout = \"5s\"\nbuild = 'setsid sleep 45 & echo $! > {}; echo escaping; exit 0; ",
+            "timeout = \"5s\"\nbuild = 'setsid sleep 45 & echo $! > {}; until [ \"$(cut -d\" \" -f5 /proc/$!/stat)\" = $! ]; do sleep 0.05; done; echo escaping; exit 0; ",
             pids.display()
         ),
         "geo leaves a child outside its group",
