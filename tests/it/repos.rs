@@ -361,13 +361,14 @@ fn reading_verbs_never_fetch_and_never_wait_on_a_remote() {
     let v1 = fetched(&t, "refs/remotes/origin/main");
     // Upstream moves: the reading verbs read the clone as it is.
     push_probe(&t, "v2");
+    let page = t.path("page.html").display().to_string();
     for verb in [
         &["status"][..],
         &["plan"],
         &["graph"],
         &["where"],
         &["doctor"],
-        &["status", "--html", "page.html"],
+        &["status", "--html", &page],
     ] {
         let run = t.run(verb);
         assert!(matches!(run.code, 0 | 3), "{verb:?}: {run}");
@@ -381,11 +382,7 @@ fn reading_verbs_never_fetch_and_never_wait_on_a_remote() {
     let ssh_url = format!("ssh://git.example.org{}", t.path("upstream.git").display());
     set_url(&t, &ssh_url);
     let stall = stalling_ssh(&t);
-    for verb in [
-        &["status"][..],
-        &["status", "--html", "page.html"],
-        &["plan"],
-    ] {
+    for verb in [&["status"][..], &["status", "--html", &page], &["plan"]] {
         let start = std::time::Instant::now();
         let run = Run::of(
             t.mesh(verb)
