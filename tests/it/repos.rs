@@ -332,8 +332,13 @@ fn an_ssh_url_is_fetched_with_the_users_ssh_command() {
 
 /// Replaces the mesh's `url` with `new`.
 fn set_url(t: &TestMesh, new: &str) {
+    set_url_from(t, &url(t), new);
+}
+
+/// Replaces the mesh's `url` `old` with `new`.
+fn set_url_from(t: &TestMesh, old: &str, new: &str) {
     let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("read");
-    t.write("mesh.toml", &toml.replace(&url(t), new));
+    t.write("mesh.toml", &toml.replace(old, new));
 }
 
 /// An ssh command that never answers: a remote that stalls.
@@ -425,8 +430,9 @@ fn a_password_in_a_url_is_never_shown_and_a_failed_fetch_carries_its_cause() {
         );
     }
     // Without a password: the failure carries ssh's own words, and nothing raw reaches stderr.
-    set_url(
+    set_url_from(
         &t,
+        &with_password,
         &format!("ssh://127.0.0.1:1{}", t.path("upstream.git").display()),
     );
     let run = Run::of(t.mesh(&["reconcile", "--json"]).env("GIT_SSH_COMMAND", ssh));
@@ -444,6 +450,19 @@ fn a_password_in_a_url_is_never_shown_and_a_failed_fetch_carries_its_cause() {
             "ssh's words reached stderr raw: {line}\n{run}"
         );
     }
+    // Nor in a first clone's failure, which quotes mesh.toml.
+    set_url_from(
+        &t,
+        &format!("ssh://127.0.0.1:1{}", t.path("upstream.git").display()),
+        &with_password,
+    );
+    std::fs::remove_dir_all(t.path(".mesh/repos/src.git")).expect("remove the clone");
+    let run = Run::of(t.mesh(&["build"]).env("GIT_SSH_COMMAND", ssh));
+    assert_eq!(run.code, 1, "{run}");
+    assert!(
+        run.stderr.contains("mesh.toml:6:8") && !run.stderr.contains(secret),
+        "{run}"
+    );
 }
 
 #[test]
