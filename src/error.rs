@@ -68,9 +68,9 @@ pub enum Error {
         hint: String,
     },
 
-    /// SIGINT or SIGTERM asked mesh to stop: the builds it started were stopped and what
-    /// finished before is recorded (exit 130/143).
-    #[error("stopped: mesh received {}; the builds it started were stopped", crate::process::signal_name(*signal))]
+    /// SIGINT or SIGTERM asked mesh to stop: the builds it started were stopped (what escaped
+    /// their process groups is named) and what finished before is recorded (exit 130/143).
+    #[error("stopped: mesh received {}; {}", crate::process::signal_name(*signal), stopped_builds())]
     #[diagnostic(
         code(mesh::stopped),
         help("what finished before is recorded; the next run does the rest")
@@ -89,6 +89,20 @@ pub enum Error {
         /// What to do next.
         hint: String,
     },
+}
+
+/// What became of the builds a stopped run started: stopped, except the processes that
+/// escaped their groups (named: mesh did not stop them).
+fn stopped_builds() -> String {
+    let escaped = crate::process::escaped();
+    if escaped.is_empty() {
+        "the builds it started were stopped".into()
+    } else {
+        format!(
+            "the builds it started were stopped, except what they started outside their process groups, which mesh did not stop: {}",
+            escaped.join(", ")
+        )
+    }
 }
 
 impl Error {

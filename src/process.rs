@@ -257,3 +257,66 @@ pub fn stop_orphans(dir: &Path) -> Vec<String> {
     }
     stopped
 }
+
+// ---------------------------------------------------------------------------------------------
+// What escaped: a process a build started that left its process group (`setsid`, a daemon) is
+// beyond `kill_group` and the signal handler. It is named, never waited for.
+// ---------------------------------------------------------------------------------------------
+
+/// The processes escaped from build groups in this run, as named ("pid 12 (sleep)").
+static ESCAPED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The other processes (pid, command name) that hold an end of one of the pipes whose inodes
+/// are `inodes`: found in `/proc/*/fd`, so only those this user may see.
+pub fn pipe_holders(inodes: &[u64]) -> Vec<(u32, String)> {
+    let me = std::process::id();
+    let links: Vec<String> = inodes.iter().map(|i| format!("pipe:[{i}]")).collect();
+    let mut found = Vec::new();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for p in procs.flatten() {
+        let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        let holds = fds.flatten().any(|fd| {
+            std::fs::read_link(fd.path())
+                .is_ok_and(|t| links.iter().any(|l| t.as_os_str() == l.as_str()))
+        });
+        if holds {
+            let comm = std::fs::read_to_string(p.path().join("comm"))
+                .map(|c| c.trim().to_string())
+                .unwrap_or_default();
+            found.push((pid, comm));
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The process group of `pid` (`/proc/PID/stat` field 5), if it runs.
+pub fn group_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: count after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(2)?.parse().ok()
+}
+
+/// Remembers processes that escaped a build's group, for the run's last word.
+pub fn note_escaped(who: &str) {
+    ESCAPED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(who.to_string());
+}
+
+/// The processes that escaped build groups in this run and were not stopped.
+pub fn escaped() -> Vec<String> {
+    ESCAPED.lock().unwrap_or_else(|p| p.into_inner()).clone()
+}

@@ -7,6 +7,7 @@ mod record;
 pub mod run;
 pub mod schedule;
 mod summary;
+mod written;
 
 pub use schedule::build;
 pub use summary::{BuildOptions, BuildSummary, Built, Progress};

@@ -3,14 +3,15 @@
 
 use super::Verdict;
 use crate::artifact::{ArtifactError, ArtifactStore, Digest};
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Logs are capped at this many bytes per build; the rest is counted, not kept.
 pub const LOG_CAP: u64 = 4 << 20;
@@ -49,6 +50,9 @@ pub struct Outcome {
     pub artifact: Option<(Digest, u64)>,
     /// The last lines of output.
     pub tail: Vec<String>,
+    /// A step left a process running outside its process group (named in the reason): it may
+    /// still write into the export.
+    pub escaped: bool,
 }
 
 /// Where builds put things.
@@ -70,6 +74,20 @@ pub struct Live {
 
 /// Runs build and test, packs `$MESH_OUT`, and judges. `log` receives both steps' output.
 pub fn run(job: &Job, dirs: &Dirs, log: &Path, live: &Arc<Live>) -> Outcome {
+    let escaped = Cell::new(false);
+    let mut outcome = run_steps(job, dirs, log, live, &escaped);
+    outcome.escaped = escaped.get();
+    outcome
+}
+
+/// [`run`], noting in `escaped` whether a step left a process outside its group.
+fn run_steps(
+    job: &Job,
+    dirs: &Dirs,
+    log: &Path,
+    live: &Arc<Live>,
+    escaped: &Cell<bool>,
+) -> Outcome {
     let mut sink = match LogSink::create(log) {
         Ok(s) => s,
         Err(e) => {
@@ -97,6 +115,7 @@ pub fn run(job: &Job, dirs: &Dirs, log: &Path, live: &Arc<Live>) -> Outcome {
         job,
         out: out.path(),
         groups: &dirs.groups,
+        escaped,
     };
     match step(&env, "build", &job.build, &mut sink, live) {
         Step::Ok => {}
@@ -140,6 +159,7 @@ pub fn run(job: &Job, dirs: &Dirs, log: &Path, live: &Arc<Live>) -> Outcome {
         step: None,
         artifact: Some(artifact),
         tail: sink.tail(),
+        escaped: false,
     }
 }
 
@@ -152,6 +172,7 @@ pub(super) fn outstanding(step: Option<&'static str>, why: String, tail: Vec<Str
         step,
         artifact: None,
         tail,
+        escaped: false,
     }
 }
 
@@ -169,6 +190,7 @@ fn judged(
         step: Some(step),
         artifact,
         tail,
+        escaped: false,
     }
 }
 
@@ -177,6 +199,8 @@ struct Env<'a> {
     job: &'a Job,
     out: &'a Path,
     groups: &'a Path,
+    /// Set when a step left a process outside its group.
+    escaped: &'a Cell<bool>,
 }
 
 /// How one step ended: done, failed (a verdict), or environmental (no verdict).
@@ -186,8 +210,13 @@ enum Step {
     Environmental(String),
 }
 
+/// How long the output of a step that ended is still read: what its group wrote before it
+/// was killed, and the end of the pipes once the kill closed them. A process that escaped the
+/// group (`setsid`, a daemon) and still holds a pipe is named at the end of it, not waited for.
+const OUTPUT_GRACE: Duration = Duration::from_millis(500);
+
 /// Runs one step (`build` or `test`) to its end, its output into `sink`, and says how it
-/// ended.
+/// ended. Reading its output ends with it: see [`OUTPUT_GRACE`].
 fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) -> Step {
     sink.line(&format!("mesh: {name}: {cmd}"));
     let mut c = command(env, cmd);
@@ -204,26 +233,72 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
     // watcher itself have been killed).
     let group = crate::process::Group::register(pgid, env.groups);
     let shared = Arc::new(Mutex::new(std::mem::take(sink)));
-    let readers = pump_output(&mut child, &shared, live);
-    let (status, timed_out) = wait_within(child, pgid, env.job.timeout);
-    // What the step left running in its group (a daemon, `cmd &`) would hold the pipes open and
-    // the readers with them, past any timeout: the step is over, so is its group (the watcher
-    // with it).
+    let until = Arc::new(Until::default());
+    let readers = pump_output(&mut child, &shared, live, &until);
+    let (status, timed_out) = wait_within(&mut child, pgid, env.job.timeout);
+    // What the step left running in its group (a daemon, `cmd &`) would hold the pipes open:
+    // the step is over, so is its group (the watcher with it).
     drop(watch);
     drop(group);
-    for r in readers {
-        let _ = r.join();
-    }
+    until.set(Instant::now() + OUTPUT_GRACE);
+    let held: Vec<u64> = readers
+        .into_iter()
+        .filter_map(|r| r.join().ok().flatten())
+        .collect();
     *sink = match Arc::try_unwrap(shared) {
         Ok(m) => m.into_inner().unwrap_or_default(),
         Err(a) => std::mem::take(&mut *a.lock().unwrap_or_else(|p| p.into_inner())),
     };
+    let escaped = escaped(name, &held, pgid, sink);
+    if escaped.is_some() {
+        env.escaped.set(true);
+    }
     let status = match status {
-        Ok(Ok(s)) => s,
-        Ok(Err(e)) => return Step::Environmental(format!("{name} could not be waited for: {e}")),
-        Err(_) => return Step::Environmental(format!("{name} could not be waited for")),
+        Ok(s) => s,
+        Err(e) => return Step::Environmental(format!("{name} could not be waited for: {e}")),
     };
-    ended(env, name, status, timed_out, sink)
+    match (ended(env, name, status, timed_out, sink), escaped) {
+        (step, None) => step,
+        // The step's own end says nothing of what it left running: a step that exited 0 but
+        // left a process mesh can neither stop nor wait for did not end within its bounds
+        // (that process may still write its output, `$MESH_OUT` or its export).
+        (Step::Ok, Some(why)) => Step::Failed(why),
+        (Step::Failed(w), Some(why)) => Step::Failed(format!("{w}; {why}")),
+        (Step::Environmental(w), Some(why)) => Step::Environmental(format!("{w}; {why}")),
+    }
+}
+
+/// Names the processes that still hold the step's output pipes (inodes `held`) once its group
+/// (`group`) is gone: they escaped the group, so mesh neither stopped nor waited for them. Said in the
+/// log and kept for the run's last word ([`crate::process::escaped`]).
+fn escaped(name: &str, held: &[u64], group: u32, sink: &mut LogSink) -> Option<String> {
+    if held.is_empty() {
+        return None;
+    }
+    // A member of the step's own group still dying of its kill did not escape; one gone since
+    // holds nothing any more.
+    let pids: Vec<(u32, String)> = crate::process::pipe_holders(held)
+        .into_iter()
+        .filter(|(pid, _)| crate::process::group_of(*pid) != Some(group))
+        .collect();
+    if pids.is_empty() {
+        sink.line(&format!(
+            "mesh: stopped reading the output of {name} {} after it ended",
+            humantime::format_duration(OUTPUT_GRACE)
+        ));
+        return None;
+    }
+    let who = pids
+        .iter()
+        .map(|(pid, comm)| format!("pid {pid} ({comm})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let why = format!(
+        "{name} started a process that left its process group and outlived it, still holding its output: {who}; mesh did not wait for it and did not stop it"
+    );
+    sink.line(&format!("mesh: {why}"));
+    crate::process::note_escaped(&who);
+    Some(why)
 }
 
 /// `sh -c CMD` in the module's directory, with `$MESH_OUT`, `$MESH_MODULE`, `$MESH_COMMIT`
@@ -246,50 +321,69 @@ fn command(env: &Env, cmd: &str) -> Command {
     c
 }
 
-/// One thread per output stream of `child`, copying it into the shared log.
+/// When the readers of a step's output stop waiting for more (unset while the step runs).
+#[derive(Default)]
+struct Until(Mutex<Option<Instant>>);
+
+impl Until {
+    fn set(&self, at: Instant) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(at);
+    }
+    fn get(&self) -> Option<Instant> {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// One thread per output stream of `child`, copying it into the shared log until the stream
+/// ends or `until` passes. Each answers the pipe's inode when it stopped before the end (a
+/// process still holds the pipe), `None` at the end.
 fn pump_output(
     child: &mut Child,
     shared: &Arc<Mutex<LogSink>>,
     live: &Arc<Live>,
-) -> Vec<JoinHandle<()>> {
+    until: &Arc<Until>,
+) -> Vec<JoinHandle<Option<u64>>> {
     [
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child.stdout.take().map(std::os::fd::OwnedFd::from),
+        child.stderr.take().map(std::os::fd::OwnedFd::from),
     ]
     .into_iter()
     .flatten()
-    .map(|r| {
+    .map(|fd| {
         let shared = Arc::clone(shared);
         let live = Arc::clone(live);
-        std::thread::spawn(move || pump(r, &shared, &live))
+        let until = Arc::clone(until);
+        std::thread::spawn(move || pump(std::fs::File::from(fd), &shared, &live, &until))
     })
     .collect()
 }
 
-/// Waits for `child` at most `timeout`, then kills its whole process group `pgid` (a shell's
-/// children go too) and waits for it to end. Returns how it ended and whether it timed out.
+/// Waits for `child` at most `timeout` (or until mesh is asked to stop), then kills its whole
+/// process group `pgid` (a shell's children go too) and the child itself (which may have left
+/// the group), and reaps it. Returns how it ended and whether it timed out.
 fn wait_within(
-    mut child: Child,
+    child: &mut Child,
     pgid: u32,
     timeout: Duration,
-) -> (std::thread::Result<std::io::Result<ExitStatus>>, bool) {
-    let (tx, rx) = mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = tx.send(());
-        status
-    });
-    let timed_out = rx.recv_timeout(timeout).is_err();
-    if timed_out {
-        crate::process::kill_group(pgid);
+) -> (std::io::Result<ExitStatus>, bool) {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(5);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return (Ok(status), false),
+            Ok(None) => {}
+            Err(e) => return (Err(e), false),
+        }
+        let elapsed = start.elapsed();
+        let timed_out = elapsed >= timeout;
+        if timed_out || crate::process::stopped().is_some() {
+            crate::process::kill_group(pgid);
+            let _ = child.kill();
+            return (child.wait(), timed_out);
+        }
+        std::thread::sleep(pause.min(timeout - elapsed));
+        pause = (pause * 2).min(Duration::from_millis(100));
     }
-    (waiter.join(), timed_out)
 }
 
 /// What a step that ended with `status` means. Being asked to stop and a timeout come first:
@@ -327,11 +421,44 @@ fn stopped_why(name: &str, sig: i32) -> String {
     )
 }
 
-/// Copies a stream into the log, line by line for the tail and the progress line.
-fn pump(mut r: Box<dyn Read + Send>, sink: &Mutex<LogSink>, live: &Live) {
+/// Copies a stream into the log, line by line for the tail and the progress line, until it
+/// ends or `until` passes (what is in the pipe by then is still read). Answers the pipe's
+/// inode when it stopped before the end.
+fn pump(mut r: std::fs::File, sink: &Mutex<LogSink>, live: &Live, until: &Until) -> Option<u64> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::MetadataExt;
     let mut buf = [0u8; 16 * 1024];
     let mut partial = Vec::new();
+    let mut cut = None;
     loop {
+        let wait_ms = match until.get() {
+            None => 100,
+            // Past the grace: a process that escaped the step may write for ever.
+            Some(at) if Instant::now() >= at => {
+                cut = r.metadata().ok().map(|m| m.ino());
+                break;
+            }
+            Some(at) => {
+                let left = at.saturating_duration_since(Instant::now());
+                i32::try_from(left.as_millis()).unwrap_or(i32::MAX).max(1)
+            }
+        };
+        let mut pfd = libc::pollfd {
+            fd: r.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd, valid for the call; the fd is open while `r` lives.
+        let ready = unsafe { libc::poll(&mut pfd, 1, wait_ms) };
+        if ready < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            break;
+        }
+        if ready == 0 {
+            continue;
+        }
         let n = match r.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
@@ -357,6 +484,7 @@ fn pump(mut r: Box<dyn Read + Send>, sink: &Mutex<LogSink>, live: &Live) {
         let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
         s.remember(String::from_utf8_lossy(&partial).trim_end().to_string());
     }
+    cut
 }
 
 /// The build's log file, capped, and its last lines.

@@ -11,6 +11,7 @@ use super::prepare::{keep_current_exports, prepare};
 use super::record::{declare_current, prune_logs, record};
 use super::run::{self, Dirs, Live};
 use super::summary::{BuildOptions, BuildSummary, Built, Ended, Progress};
+use super::written::Watch;
 use crate::artifact::ArtifactStore;
 use crate::clock::now_ms;
 use crate::events::Event;
@@ -24,6 +25,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Sender};
 use std::thread::Scope;
+use std::time::SystemTime;
 
 /// Builds what is stale among the targets; returns what ran.
 pub fn build(
@@ -97,6 +99,8 @@ struct Run<'a> {
     exports: HashMap<usize, Export>,
     /// The first store error: nothing new starts after it.
     record_err: Option<Error>,
+    /// Each build's span in its export, and the writes into exports found.
+    watch: Watch,
     summary: BuildSummary,
 }
 
@@ -113,6 +117,7 @@ impl<'a> Run<'a> {
             waited: BTreeSet::new(),
             exports: HashMap::new(),
             record_err: None,
+            watch: Watch::default(),
             summary: BuildSummary {
                 events: announced,
                 ..BuildSummary::default()
@@ -215,6 +220,7 @@ impl<'a> Run<'a> {
                     m,
                     outcome,
                     started,
+                    began: SystemTime::now(),
                     log: PathBuf::new(),
                 });
                 self.running.insert(m);
@@ -226,6 +232,9 @@ impl<'a> Run<'a> {
         let live = Arc::new(Live::default());
         progress.started(name, Arc::clone(&live));
         self.running.insert(m);
+        let began = SystemTime::now();
+        let repo = self.plan.loaded.snapshot.modules[m].repo;
+        self.watch.began(repo, name, began);
         let tx = tx.clone();
         scope.spawn(move || {
             let outcome = run::run(&job, dirs, &log, &live);
@@ -233,6 +242,7 @@ impl<'a> Run<'a> {
                 m,
                 outcome,
                 started,
+                began,
                 log,
             });
         });
@@ -240,8 +250,16 @@ impl<'a> Run<'a> {
 
     /// Records a build that ended and learns its verdict. When the store refuses the record,
     /// the module stays stale and the error is kept for the end.
-    fn finish(&mut self, ended: Ended, logs_keep: usize, progress: &dyn Progress) {
+    fn finish(&mut self, mut ended: Ended, logs_keep: usize, progress: &dyn Progress) {
         let m = ended.m;
+        if !ended.log.as_os_str().is_empty() {
+            let src = &self.plan.loaded.snapshot.modules[m];
+            if let Some(export) = self.exports.get(&src.repo) {
+                let snap = self.plan.loaded.snapshot.repo_of(src);
+                self.watch
+                    .ended(snap, export, src.repo, src.name(), &mut ended);
+            }
+        }
         self.running.remove(&m);
         self.done.insert(m);
         let (record, events) = match record(self.paths, self.plan, &self.states, &ended) {

@@ -80,6 +80,8 @@ pub(super) struct Ended {
     pub outcome: Outcome,
     /// When it started (ms).
     pub started: u64,
+    /// When its steps began (its export made, its inputs unpacked).
+    pub began: std::time::SystemTime,
     /// Its log file (empty when it never ran).
     pub log: PathBuf,
 }

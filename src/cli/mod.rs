@@ -88,6 +88,35 @@ enum Command {
     Man(man::Args),
 }
 
+impl Command {
+    /// The verb's name when it is a reading verb: one that never fetches the repositories
+    /// followed by `url` but reads their clones as they are, so it never waits on a remote.
+    /// Only the verbs that act on what they read fetch: `build`, `declare`, `push`,
+    /// `reconcile`.
+    fn reading(&self) -> Option<&'static str> {
+        Some(match self {
+            Command::Build(_) | Command::Declare(_) | Command::Push(_) | Command::Reconcile(_) => {
+                return None;
+            }
+            Command::Init(_) => "init",
+            Command::Graph(_) => "graph",
+            Command::Drift(_) => "drift",
+            Command::Plan(_) => "plan",
+            Command::Builds(_) => "builds",
+            Command::Collect(_) => "collect",
+            Command::Status(_) => "status",
+            Command::Events(_) => "events",
+            Command::Doctor(_) => "doctor",
+            Command::Gc(_) => "gc",
+            Command::Where(_) => "where",
+            Command::Id(_) => "id",
+            Command::Node(_) => "node",
+            Command::Completions(_) => "completions",
+            Command::Man(_) => "man",
+        })
+    }
+}
+
 fn version() -> String {
     format!(
         "{} (store format {})",
@@ -215,6 +244,9 @@ pub fn main() -> i32 {
     let ui = Ui::new(&cli);
     crate::process::stop_on_signals();
     crate::source::follow::set_offline(cli.offline);
+    if let Some(verb) = cli.command.reading() {
+        crate::source::follow::set_reading(verb);
+    }
     let result = run(&cli, &ui);
     // A fetch that failed and was read past is said, unless the verb said it already.
     for stale in crate::source::follow::take_unsaid() {

@@ -38,7 +38,8 @@ impl ConfigError {
             label: label.into(),
             span,
             help: help.into(),
-            src: NamedSource::new(file, text.to_string()),
+            // A URL's password never reaches the terminal, even quoted from the file.
+            src: NamedSource::new(file, super::repo::mask_passwords(text)),
         }))
     }
 

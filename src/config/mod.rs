@@ -14,7 +14,7 @@ pub use mesh::{
 };
 pub use module::{Instantiation, Kind, ModuleManifest, Policy};
 pub use name::{NAME_PATTERN, is_valid_name};
-pub use repo::RepoConfig;
+pub use repo::{RepoConfig, shown_url, without_password};
 
 /// The file name every module directory holds.
 pub const MODULE_MANIFEST: &str = "mesh-module.toml";

@@ -121,7 +121,7 @@ fn parse_repo_place(
                     Some(url.span()),
                     format!("`url` of repository `{name}` cannot be followed: {e}"),
                     "not a URL mesh can fetch",
-                    "write an ssh (\"git@host:acme/src.git\", \"ssh://…\") or file:// URL, or a path to a repository",
+                    "write an ssh (\"git@host:acme/src.git\", \"ssh://…\") or file:// URL, or a path to a repository (https and git:// are not followed)",
                 )
             })?;
             let clone = dir.join(".mesh").join("repos").join(format!("{name}.git"));
@@ -139,12 +139,13 @@ fn parse_repo_place(
             Some(repo.name.span()),
             format!("repository `{name}` has neither `path` nor `url`"),
             "where is this repository?",
-            "add `path = \"…\"` (a git repository on this machine, relative to mesh.toml) or `url = \"…\"` (followed: ssh, https or file://)",
+            "add `path = \"…\"` (a git repository on this machine, relative to mesh.toml) or `url = \"…\"` (followed: ssh or file://)",
         )),
     }
 }
 
-/// A `[[repo]] url` as mesh fetches it: an ssh, https, file or other URL gix understands is
+/// A `[[repo]] url` as mesh fetches it: an ssh, file or other URL gix understands (never https,
+/// which is not built in, nor git://, which nothing authenticates) is
 /// kept as written; a plain path (no scheme, not `host:path`) is made absolute from `dir`.
 fn resolve_url(url: &str, dir: &Path) -> Result<String, String> {
     if url.trim().is_empty() {
@@ -164,6 +165,16 @@ fn resolve_url(url: &str, dir: &Path) -> Result<String, String> {
             parsed.scheme.as_str()
         ));
     }
+    if parsed.scheme == gix::url::Scheme::Git {
+        // Neither authenticated nor encrypted: anyone on the way could hand mesh other commits,
+        // which it would build and deliver.
+        return Err(
+            "git:// is neither authenticated nor encrypted: anyone between this machine and the \
+             server could hand mesh other commits, which it would build and deliver; use the \
+             repository's ssh URL (`git@host:owner/repo.git`)"
+                .into(),
+        );
+    }
     if parsed.scheme == gix::url::Scheme::File && !url.starts_with("file://") {
         // `..` taken out by hand: the path need not exist yet, so it cannot be canonicalized.
         let mut path = PathBuf::new();
@@ -179,4 +190,96 @@ fn resolve_url(url: &str, dir: &Path) -> Result<String, String> {
         return Ok(path.display().to_string());
     }
     Ok(url.to_string())
+}
+
+/// A URL as it may be shown, in messages, tables and JSON: without its password
+/// (`ssh://user:secret@host/r.git` → `ssh://user@host/r.git`). What is not a URL is shown as
+/// written.
+pub fn shown_url(url: &str) -> String {
+    match gix::url::parse(gix::bstr::BStr::new(url)) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            parsed.set_password(None);
+            parsed.to_bstring().to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// `text` (an error that may quote `url`) with `url`'s password taken out wherever it appears.
+pub fn without_password(text: &str, url: &str) -> String {
+    let Ok(parsed) = gix::url::parse(gix::bstr::BStr::new(url)) else {
+        return text.to_string();
+    };
+    let Some(password) = parsed.password().filter(|p| !p.is_empty()) else {
+        return text.to_string();
+    };
+    text.replace(url, &shown_url(url))
+        .replace(&format!(":{password}@"), "@")
+        .replace(password, "…")
+}
+
+/// `text` (a file shown in a diagnostic) with the password of every URL in it (`://user:…@`)
+/// replaced by as many `*`: every offset stays where it was, so spans still point right.
+pub fn mask_passwords(text: &str) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    let mut at = 0;
+    while let Some(found) = text[at..].find("://") {
+        let start = at + found + 3;
+        let end = text[start..]
+            .find(|c: char| c == '/' || c == '"' || c == '\'' || c.is_whitespace())
+            .map_or(text.len(), |e| start + e);
+        let authority = &text[start..end];
+        if let Some(userinfo) = authority.rfind('@').map(|a| &authority[..a])
+            && let Some(colon) = userinfo.find(':')
+        {
+            for b in &mut bytes[start + colon + 1..start + userinfo.len()] {
+                *b = b'*';
+            }
+        }
+        at = end.max(start);
+    }
+    // Only ASCII bytes were written over whole characters' bytes: still UTF-8, but say so
+    // without a panic.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::{mask_passwords, shown_url, without_password};
+
+    #[test]
+    fn a_diagnostic_shows_no_password_and_keeps_its_offsets() {
+        let text = "[[repo]]\nurl = \"ssh://deploy:s3cret@host:22/r.git\"\nref = \"main\"\n";
+        let masked = mask_passwords(text);
+        assert_eq!(masked.len(), text.len());
+        assert!(!masked.contains("s3cret"), "{masked}");
+        assert!(
+            masked.contains("ssh://deploy:******@host:22/r.git"),
+            "{masked}"
+        );
+        assert_eq!(
+            mask_passwords("url = \"git@host:a/b.git\""),
+            "url = \"git@host:a/b.git\""
+        );
+    }
+
+    #[test]
+    fn a_password_is_never_shown() {
+        let url = "ssh://deploy:s3cret-pw@git.example.org/acme/tools.git";
+        assert_eq!(
+            shown_url(url),
+            "ssh://deploy@git.example.org/acme/tools.git"
+        );
+        assert_eq!(shown_url("git@host:a/b.git"), "git@host:a/b.git");
+        assert_eq!(shown_url("/srv/git/a.git"), "/srv/git/a.git");
+        let said = without_password(
+            &format!("cannot reach {url}: user deploy:s3cret-pw@git.example.org; s3cret-pw"),
+            url,
+        );
+        assert!(!said.contains("s3cret-pw"), "{said}");
+        assert!(
+            said.contains("ssh://deploy@git.example.org/acme/tools.git"),
+            "{said}"
+        );
+    }
 }

@@ -1,7 +1,12 @@
 //! Repositories followed by URL (`[[repo]] url`): mesh keeps a bare clone of each under
 //! `.mesh/repos/<name>.git` and, before reading it, fetches the configured ref into a
-//! remote-tracking ref of that clone — at most once per process, never under `--offline`. So
-//! cron needs no checkout and no `git pull`.
+//! remote-tracking ref of that clone — at most once per process, only in the verbs that act
+//! (`build`, `declare`, `push`, `reconcile`), never under `--offline`. So cron needs no checkout
+//! and no `git pull`, and a reading verb (`status`, `plan`, …) never waits on a remote.
+//!
+//! A URL is shown without its password everywhere ([`crate::config::shown_url`]), and a fetch
+//! that fails carries its cause: the error's chain and what ssh said (captured, never left to
+//! reach the terminal raw).
 //!
 //! A fetch that fails never takes away what was known: the clone is only ever added to (a
 //! first clone is made beside it and renamed into place), and the commit of the last good fetch
@@ -17,6 +22,8 @@ use std::time::SystemTime;
 
 /// `--offline`: read what the clones hold, fetch nothing.
 static OFFLINE: AtomicBool = AtomicBool::new(false);
+/// The reading verb this process runs, if it is one: it reads the clones as they are.
+static READING: Mutex<Option<String>> = Mutex::new(None);
 /// Each clone's fetch in this process, by clone path: done once, remembered (with its error).
 static FETCHED: Mutex<BTreeMap<PathBuf, Fetch>> = Mutex::new(BTreeMap::new());
 /// Fetch failures read past in this process and not yet said, by repository name.
@@ -43,6 +50,17 @@ enum Fetch {
 /// Makes every later read in this process use the clones as they are (`--offline`).
 pub fn set_offline(offline: bool) {
     OFFLINE.store(offline, Ordering::Relaxed);
+}
+
+/// Says that this process runs `verb`, a reading verb: every read uses the clones as they are
+/// (a reading verb never fetches, so it never waits on a remote).
+pub fn set_reading(verb: &str) {
+    *READING.lock().unwrap_or_else(|e| e.into_inner()) = Some(verb.to_string());
+}
+
+/// The reading verb this process runs, if any.
+fn reading() -> Option<String> {
+    READING.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// The fetch failures this process read past and nobody has said yet, one sentence each
@@ -126,6 +144,23 @@ pub(super) fn ready(mesh: &MeshConfig, cfg: &RepoConfig, url: &str) -> Result<Re
             failed: None,
         });
     }
+    if let Some(verb) = reading() {
+        if !exists {
+            return Err(first_fetch_error(
+                mesh,
+                cfg,
+                url,
+                &format!("there is no clone yet, and `mesh {verb}` reads, it never fetches"),
+                "run `mesh reconcile` or `mesh build` (the verbs that fetch) once, so mesh clones it",
+            ));
+        }
+        return Ok(Ready {
+            tracking,
+            failed: None,
+        });
+    }
+    let shown = crate::config::shown_url(url);
+    let clean = |e: String| crate::config::without_password(&e, url);
     match fetch_once(clone, url, &spec, exists) {
         Ok(Fetch::Done) => Ok(Ready {
             tracking,
@@ -133,18 +168,18 @@ pub(super) fn ready(mesh: &MeshConfig, cfg: &RepoConfig, url: &str) -> Result<Re
         }),
         Ok(Fetch::Failed(e)) => Ok(Ready {
             tracking,
-            failed: Some(e),
+            failed: Some(clean(e)),
         }),
         Err(FetchError::NoRef(r)) => Err(mesh
             .repo_error(
                 cfg,
                 true,
                 format!(
-                    "repository `{}` cannot be cloned from {url}: the remote has no ref `{r}`",
+                    "repository `{}` cannot be cloned from {shown}: the remote has no ref `{r}`",
                     cfg.name
                 ),
                 format!(
-                    "set `ref` to a branch or tag the remote has (`git ls-remote {url}` lists them), or leave it out for the remote's HEAD"
+                    "set `ref` to a branch or tag the remote has (`git ls-remote {shown}` lists them), or leave it out for the remote's HEAD"
                 ),
             )
             .into()),
@@ -152,7 +187,7 @@ pub(super) fn ready(mesh: &MeshConfig, cfg: &RepoConfig, url: &str) -> Result<Re
             mesh,
             cfg,
             url,
-            &e,
+            &clean(e),
             "check the URL, that this machine reaches it (`git ls-remote URL` tries the same) \
              and, for ssh, that its key is loaded (`ssh-add -l`)",
         )),
@@ -194,8 +229,9 @@ fn first_fetch_error(
         cfg,
         false,
         format!(
-            "repository `{}` cannot be cloned from {url}: {why}",
-            cfg.name
+            "repository `{}` cannot be cloned from {}: {why}",
+            cfg.name,
+            crate::config::shown_url(url)
         ),
         format!("{what_to_check}; the clone goes to {}", cfg.path.display()),
     )
@@ -254,8 +290,103 @@ impl std::fmt::Display for FetchError {
 }
 
 /// Fetches `spec` from `url` into the bare repository at `path` (tags are not fetched), and
-/// marks the time of a good fetch.
+/// marks the time of a good fetch. What the transport (ssh) says on stderr is captured: a
+/// failure carries it as its cause; a fetch that went well drops it.
 fn fetch(path: &Path, url: &str, spec: &str) -> Result<(), FetchError> {
+    let (done, said) = with_stderr_captured(|| fetch_quietly(path, url, spec));
+    match done {
+        Err(FetchError::Other(e)) => {
+            let said = said_lines(&said);
+            Err(FetchError::Other(if said.is_empty() || e.contains(&said) {
+                e
+            } else {
+                format!("{e}: {said}")
+            }))
+        }
+        done => done,
+    }
+}
+
+/// An error and its chain of causes on one line ("Transport handshake failed" says nothing
+/// without them).
+fn chain(e: &(dyn std::error::Error + 'static)) -> FetchError {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = s.source();
+    }
+    FetchError::Other(one_line(&text))
+}
+
+/// What a transport wrote on stderr, as one line: its lines trimmed, control characters
+/// dropped, at most 600 characters.
+fn said_lines(text: &str) -> String {
+    let joined = text
+        .lines()
+        .map(|l| {
+            l.chars()
+                .filter(|c| !c.is_control())
+                .collect::<String>()
+                .trim()
+                .to_string()
+        })
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    match joined.char_indices().nth(600) {
+        Some((i, _)) => format!("{}…", &joined[..i]),
+        None => joined,
+    }
+}
+
+/// Runs `f` with this process's stderr (fd 2) sent to a temporary file, and answers what was
+/// written there. gix writes what ssh says on stderr straight to fd 2, so a fetch's cause
+/// would reach the terminal raw and its error would lack it. Fetches run one at a time
+/// (under [`FETCHED`]'s lock) and before any build, so nothing else is written meanwhile.
+fn with_stderr_captured<T>(f: impl FnOnce() -> T) -> (T, String) {
+    use std::io::{Read, Seek};
+    use std::os::fd::AsRawFd;
+    /// Puts fd 2 back, however `f` ends.
+    struct Restore(i32);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            // SAFETY: `self.0` is the duplicate of fd 2 made below, owned here.
+            unsafe {
+                libc::dup2(self.0, 2);
+                libc::close(self.0);
+            }
+        }
+    }
+    let Ok(mut file) = tempfile::tempfile() else {
+        return (f(), String::new());
+    };
+    // SAFETY: dup of fd 2, which is open for the whole process.
+    let saved = unsafe { libc::dup(2) };
+    if saved < 0 {
+        return (f(), String::new());
+    }
+    let restore = Restore(saved);
+    // SAFETY: both descriptors are open; fd 2 is put back by `restore`.
+    if unsafe { libc::dup2(file.as_raw_fd(), 2) } < 0 {
+        drop(restore);
+        return (f(), String::new());
+    }
+    let out = f();
+    drop(restore);
+    let mut bytes = Vec::new();
+    if file.rewind().is_ok() {
+        let _ = file.read_to_end(&mut bytes);
+    }
+    (out, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// [`fetch`], with whatever the transport says left on stderr.
+fn fetch_quietly(path: &Path, url: &str, spec: &str) -> Result<(), FetchError> {
     use gix::remote::Direction;
     let other = |e: &dyn std::fmt::Display| FetchError::Other(one_line(&e.to_string()));
     // Unlike a read, a fetch honours the user's git configuration and environment, as `git
@@ -265,12 +396,12 @@ fn fetch(path: &Path, url: &str, spec: &str) -> Result<(), FetchError> {
     let remote = repo
         .remote_at(url)
         .and_then(|r| r.with_refspecs([spec], Direction::Fetch))
-        .map_err(|e| other(&e))?
+        .map_err(|e| chain(&e))?
         .with_fetch_tags(gix::remote::fetch::Tags::None);
     let prepared = remote
         .connect(Direction::Fetch)
         .and_then(|c| c.prepare_fetch(gix::progress::Discard, Default::default()))
-        .map_err(|e| other(&e))?;
+        .map_err(|e| chain(&e))?;
     if prepared.ref_map().mappings.is_empty() {
         let wanted = spec
             .trim_start_matches('+')
@@ -281,7 +412,7 @@ fn fetch(path: &Path, url: &str, spec: &str) -> Result<(), FetchError> {
     }
     prepared
         .receive(gix::progress::Discard, &NO_INTERRUPT)
-        .map_err(|e| other(&e))?;
+        .map_err(|e| chain(&e))?;
     let now = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     std::fs::write(path.join(LAST_FETCH), now)
         .map_err(|e| other(&format!("cannot mark the fetch in {}: {e}", path.display())))?;

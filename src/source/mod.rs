@@ -446,7 +446,7 @@ fn open(mesh: &MeshConfig, cfg: &RepoConfig) -> Result<RepoSnapshot, ReadError> 
         let sentence = format!(
             "fetch of `{}` from {} failed: {e}; reading {} from the last fetch{when}",
             cfg.name,
-            cfg.url.as_deref().unwrap_or(""),
+            crate::config::shown_url(cfg.url.as_deref().unwrap_or("")),
             commit.to_hex_with_len(7)
         );
         follow::note_unsaid(&cfg.name, &sentence);
@@ -482,7 +482,7 @@ fn resolve_tracking(
                     "ref `{shown}` of repository `{}` was never fetched into its clone ({tracking}: {e})",
                     cfg.name
                 ),
-                "run without --offline so mesh fetches it, and check that the remote has it (`git ls-remote URL`)".into(),
+                "run `mesh reconcile` or `mesh build` without --offline (reading verbs never fetch) so mesh fetches it, and check that the remote has it (`git ls-remote URL`)".into(),
             )
         })?;
     commit_and_tree(cfg, &commit)

@@ -235,8 +235,8 @@ fn bad_builds_keep_the_artifact_to_mesh_out() {
         "build = '",
         "build = 'ln -s /etc/passwd \"$MESH_OUT/passwd\"; ",
     );
-    // Writing outside $MESH_OUT (the export is read-only, but root may write anyway) does not
-    // reach the artifact.
+    // Writing outside $MESH_OUT does not reach the artifact; into the export (read-only, but
+    // root may write anyway) it makes the build broken, and is undone.
     t.edit(
         "platform/rust/core/mesh-module.toml",
         "build = '",
@@ -255,7 +255,9 @@ fn bad_builds_keep_the_artifact_to_mesh_out() {
         "build = 'true'",
     );
     t.commit("platform", "bad builds");
-    let v = build_json(&t, &["--behind"]);
+    // One at a time: a write into the export beside other builds would leave each of them
+    // outstanding (which one wrote is not known).
+    let v = build_json(&t, &["--behind", "-j", "1"]);
     let find = |m: &str| {
         v["built"]
             .as_array()
@@ -272,17 +274,31 @@ fn bad_builds_keep_the_artifact_to_mesh_out() {
         "{geo}"
     );
     let core = find("rust-core");
-    assert_eq!(core["verdict"], "fit");
-    let tar = t.path(&format!(
-        ".mesh/artifacts/{}",
-        core["artifact"].as_str().expect("artifact")
-    ));
-    let listing = std::process::Command::new("tar")
-        .arg("tf")
-        .arg(tar)
-        .output()
-        .expect("tar");
-    assert_eq!(String::from_utf8_lossy(&listing.stdout).trim(), "lib.rs");
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        assert_eq!(core["verdict"], "broken", "{core}");
+        let reason = core["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("added rust/stray"), "{reason}");
+        let head = crate::common::git(&t.path("platform"), &["rev-parse", "HEAD"]);
+        let export = t.path(&format!(".mesh/exports/platform-{}", head.trim()));
+        assert!(
+            !export.join("rust/stray").exists(),
+            "the write was not undone"
+        );
+        assert!(export.join("rust/core").is_dir());
+    } else {
+        assert_eq!(core["verdict"], "fit");
+        let tar = t.path(&format!(
+            ".mesh/artifacts/{}",
+            core["artifact"].as_str().expect("artifact")
+        ));
+        let listing = std::process::Command::new("tar")
+            .arg("tf")
+            .arg(tar)
+            .output()
+            .expect("tar");
+        assert_eq!(String::from_utf8_lossy(&listing.stdout).trim(), "lib.rs");
+    }
     assert_eq!(find("py-common")["verdict"], "fit");
     assert_eq!(find("ui-kit")["verdict"], "fit");
     let log = std::fs::metadata(t.path(&format!(
@@ -431,4 +447,111 @@ fn a_build_killed_mid_export_leaves_an_export_the_next_build_repairs() {
         .map(|e| e.file_name())
         .collect();
     assert_eq!(dirs, vec![half.file_name().expect("name").to_owned()]);
+}
+
+/// Kills a process the test left running (a build's escaped child), if it still runs.
+fn kill_pid(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status();
+}
+
+#[test]
+fn a_child_that_escaped_its_group_is_named_and_not_waited_for() {
+    let t = example();
+    // `setsid` takes the child out of the build's process group (the shell waits until it
+    // has): the group's kill misses it, and it holds the output pipes for 45 s.
+    let pids = t.path("escaped");
+    t.edit_and_commit(
+        "platform",
+        "go/lib/geo/mesh-module.toml",
+        "build = '",
+        &format!(
+            "timeout = \"5s\"\nbuild = 'setsid sleep 45 & echo $! > {}; until [ \"$(cut -d\" \" -f5 /proc/$!/stat)\" = $! ]; do sleep 0.05; done; echo escaping; exit 0; ",
+            pids.display()
+        ),
+        "geo leaves a child outside its group",
+    );
+    let start = std::time::Instant::now();
+    let run = crate::common::Run::of(
+        t.mesh(&["build", "geo", "--json"])
+            .timeout(std::time::Duration::from_secs(40)),
+    );
+    let took = start.elapsed();
+    let pid: u32 = std::fs::read_to_string(&pids)
+        .expect("the child's pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    kill_pid(pid);
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "the build waited {took:?} for a child that left its group: {run}"
+    );
+    assert_eq!(run.code, 3, "{run}");
+    let json = run.json();
+    let geo = json["built"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["module"] == "geo"))
+        .unwrap_or_else(|| panic!("geo was not built: {json}"));
+    assert_eq!(geo["verdict"], "broken", "{json}");
+    let reason = geo["reason"].as_str().unwrap_or_default().to_string();
+    assert!(
+        reason.contains(&format!("pid {pid} (sleep)")) && reason.contains("did not wait"),
+        "{reason}"
+    );
+    let id = t.json(&["builds", "geo"])[0]["id"].as_u64().expect("id");
+    let log = t.ok(&["builds", "--log", &id.to_string()]);
+    assert!(
+        log.contains("escaping") && log.contains(&format!("pid {pid} (sleep)")),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_build_that_writes_into_its_export_is_broken_and_the_write_goes_with_it() {
+    let t = example();
+    let flag = t.path("tamper");
+    let seen = t.path("seen");
+    std::fs::write(&flag, "").expect("flag");
+    t.write("platform/go/lib/geo/clean.txt", "clean\n");
+    // The build appends to a tracked file of its export (root needs no chmod; anyone else
+    // gives themselves the permission first) while the flag is there.
+    t.edit_and_commit(
+        "platform",
+        "go/lib/geo/mesh-module.toml",
+        "build = '",
+        &format!(
+            "build = 'cp clean.txt {seen}; if [ -e {flag} ]; then chmod u+w clean.txt; echo tampered >> clean.txt; fi; ",
+            seen = seen.display(),
+            flag = flag.display()
+        ),
+        "geo reads clean.txt",
+    );
+    let v = build_json(&t, &["geo"]);
+    let geo = v["built"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["module"] == "geo"))
+        .unwrap_or_else(|| panic!("geo was not built: {v}"));
+    assert_eq!(geo["verdict"], "broken", "{v}");
+    let reason = geo["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("wrote into its export") && reason.contains("go/lib/geo/clean.txt"),
+        "{reason}"
+    );
+    let id = t.json(&["builds", "geo"])[0]["id"].as_u64().expect("id");
+    let log = t.ok(&["builds", "--log", &id.to_string()]);
+    assert!(log.contains("wrote into its export"), "{log}");
+    // The next commit's export is the last one updated by the tree diff: it must hold the
+    // commit's clean.txt, not the write.
+    std::fs::remove_file(&flag).expect("rm flag");
+    t.write("platform/go/lib/geo/other.txt", "moved\n");
+    t.commit("platform", "geo moves");
+    let built = build(&t, &["geo"]);
+    assert_eq!(built, vec![("geo".into(), "fit".into())]);
+    assert_eq!(
+        std::fs::read_to_string(&seen).expect("seen"),
+        "clean\n",
+        "the build read the write of an earlier build"
+    );
 }

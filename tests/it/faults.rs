@@ -861,3 +861,136 @@ fn a_node_root_others_could_write_to_is_refused_by_every_node_verb_until_chmod()
     assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
     assert_eq!(std::fs::read(&elsewhere).expect("kept"), b"not a lock");
 }
+
+#[test]
+fn sigterm_ends_a_run_whose_build_left_a_process_outside_its_group_and_names_it() {
+    let t = example();
+    t.write(
+        "mesh.toml",
+        &crate::common::local_nodes_toml(
+            &[("g14", &["edge"])],
+            &[("route-proxy", &["@edge"]), ("resolver", &["@edge"])],
+        ),
+    );
+    // The first build of geo starts a child outside its group (`setsid`), holding the
+    // output pipes for 45 s, and one inside it, then waits.
+    let pids = t.path("pids");
+    let mark = t.path("slept");
+    t.edit(
+        "platform/go/lib/geo/mesh-module.toml",
+        "build = '",
+        &format!(
+            "build = 'if [ ! -e {m} ]; then touch {m}; setsid sleep 45 & echo $! >> {p}; sleep 120 & echo $! >> {p}; wait; fi; ",
+            m = mark.display(),
+            p = pids.display()
+        ),
+    );
+    t.commit("platform", "geo leaves a child outside its group");
+    let err_file = t.path("stderr");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
+        .arg("-C")
+        .arg(t.dir())
+        .args(["reconcile", "-q"])
+        .stderr(std::fs::File::create(&err_file).expect("stderr file"))
+        .spawn()
+        .expect("spawn");
+    let started = pids_when_started(&pids);
+    let (escaped, inside) = (started[0], started[1]);
+    // Once it has left the group (its own session: its group is its pid).
+    let start = Instant::now();
+    while state_and_group(escaped).is_none_or(|(_, g)| g != escaped) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "setsid did not run"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-TERM".to_string(), child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let start = Instant::now();
+    let ended = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &escaped.to_string()])
+                .status();
+            panic!("mesh waited for the process that left the build's group");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stderr = std::fs::read_to_string(&err_file).unwrap_or_default();
+    // What it says is true: the group was stopped, the escaped child was not, and says so.
+    let escaped_alive = alive(escaped);
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &escaped.to_string()])
+        .status();
+    assert_eq!(ended.code(), Some(143), "{stderr}");
+    assert!(wait_dead(&[inside]), "the build's group outlived mesh");
+    assert!(escaped_alive, "the escaped child was expected to run on");
+    assert!(
+        stderr.contains(&format!("pid {escaped} (sleep)")) && stderr.contains("did not stop"),
+        "{stderr}"
+    );
+    // The lock went with it: the next run gets in and finishes the work.
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn a_write_into_the_export_by_a_build_killed_with_mesh_is_not_read_by_the_next_run() {
+    let t = example();
+    let mark = t.path("wrote");
+    let seen = t.path("seen");
+    let pids = t.path("pids");
+    t.write("platform/go/lib/geo/clean.txt", "clean\n");
+    // The first build writes into its export, then waits to be killed with mesh (before
+    // mesh could check what it wrote).
+    t.edit(
+        "platform/go/lib/geo/mesh-module.toml",
+        "build = '",
+        &format!(
+            "build = 'cp clean.txt {seen}; if [ ! -e {m} ]; then touch {m}; chmod u+w clean.txt; echo tampered >> clean.txt; echo $$ >> {p}; sleep 120; fi; ",
+            seen = seen.display(),
+            m = mark.display(),
+            p = pids.display()
+        ),
+    );
+    t.commit("platform", "geo writes into its export once");
+    let mut child = t.spawn(&["build", "geo", "-q"]);
+    let start = Instant::now();
+    let shell: u32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pids)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the build did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().expect("SIGKILL mesh");
+    let _ = child.wait();
+    assert!(wait_dead(&[shell]), "the build outlived mesh");
+    // The next run builds geo again at the same commit: from the commit's tree.
+    let run = t.run_json(&["build", "geo"]);
+    let v = run.json();
+    let geo = v["built"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["module"] == "geo"))
+        .unwrap_or_else(|| panic!("geo was not built: {run}"));
+    assert_eq!(geo["verdict"], "fit", "{run}");
+    assert_eq!(
+        std::fs::read_to_string(&seen).expect("seen"),
+        "clean\n",
+        "the next build read what a killed build wrote into the export"
+    );
+}

@@ -166,7 +166,8 @@ fn an_unreachable_url_is_a_counted_error_and_the_last_fetch_is_read() {
     let run = t.run_json(&["status"]);
     assert_eq!(run.code, 0, "{run}");
     assert_eq!(known(&run.json()), known(&status_before));
-    assert!(run.stderr.contains(&reading), "{}", run.stderr);
+    // status reads the clone as it is: it does not fetch, so it has no failure to say.
+    assert!(!run.stderr.contains(&said), "{}", run.stderr);
 
     // Back again: the next run fetches what was pushed meanwhile.
     std::fs::rename(t.path("moved.git"), t.path("upstream.git")).expect("move back");
@@ -213,7 +214,7 @@ fn offline_reads_the_clone_as_it_is() {
 fn a_first_fetch_that_fails_says_what_to_check_and_leaves_nothing() {
     let t = followed("ref  = \"main\"");
     std::fs::remove_dir_all(t.path("upstream.git")).expect("remove upstream");
-    let run = t.run(&["plan"]);
+    let run = t.run(&["build"]);
     assert_eq!(run.code, 1, "{run}");
     assert!(
         run.stderr
@@ -231,7 +232,7 @@ fn a_first_fetch_that_fails_says_what_to_check_and_leaves_nothing() {
 #[test]
 fn a_ref_the_remote_does_not_have_is_said() {
     let t = followed("ref  = \"trunk\"");
-    let run = t.run(&["plan"]);
+    let run = t.run(&["build"]);
     assert_eq!(run.code, 1, "{run}");
     assert!(
         run.stderr.contains("mesh.toml:7:8")
@@ -244,9 +245,9 @@ fn a_ref_the_remote_does_not_have_is_said() {
 
     // Known once, gone later: the last fetch is read and the run says why.
     let t = followed("ref  = \"main\"");
-    t.ok(&["plan"]);
+    t.ok(&["build"]);
     git(&t.path("upstream.git"), &["branch", "-m", "main", "trunk"]);
-    let run = t.run(&["plan"]);
+    let run = t.run(&["build"]);
     assert_eq!(run.code, 0, "{run}");
     assert!(
         run.stderr
@@ -326,5 +327,153 @@ fn an_ssh_url_is_fetched_with_the_users_ssh_command() {
         run.stderr
             .contains(&format!("reading {} from the last fetch", &v1[..7])),
         "{run}"
+    );
+}
+
+/// Replaces the mesh's `url` with `new`.
+fn set_url(t: &TestMesh, new: &str) {
+    set_url_from(t, &url(t), new);
+}
+
+/// Replaces the mesh's `url` `old` with `new`.
+fn set_url_from(t: &TestMesh, old: &str, new: &str) {
+    let toml = std::fs::read_to_string(t.path("mesh.toml")).expect("read");
+    t.write("mesh.toml", &toml.replace(old, new));
+}
+
+/// An ssh command that never answers: a remote that stalls.
+fn stalling_ssh(t: &TestMesh) -> String {
+    let path = t.path("stall-ssh");
+    std::fs::write(&path, "#!/bin/sh\nexec sleep 60\n").expect("write");
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    path.display().to_string()
+}
+
+#[test]
+fn reading_verbs_never_fetch_and_never_wait_on_a_remote() {
+    let t = followed("ref  = \"main\"");
+    // A reading verb with no clone yet says which verbs make it.
+    let run = t.run(&["status"]);
+    assert_eq!(run.code, 1, "{run}");
+    assert!(
+        run.stderr.contains("never fetches") && run.stderr.contains("mesh reconcile"),
+        "{run}"
+    );
+    assert!(!t.path(".mesh/repos/src.git").exists());
+    let (code, _, err) = reconcile(&t, &[]);
+    assert_eq!(code, 0, "{err}");
+    let v1 = fetched(&t, "refs/remotes/origin/main");
+    // Upstream moves: the reading verbs read the clone as it is.
+    push_probe(&t, "v2");
+    let page = t.path("page.html").display().to_string();
+    for verb in [
+        &["status"][..],
+        &["plan"],
+        &["graph"],
+        &["where"],
+        &["doctor"],
+        &["status", "--html", &page],
+    ] {
+        let run = t.run(verb);
+        assert!(matches!(run.code, 0 | 3), "{verb:?}: {run}");
+        assert_eq!(
+            fetched(&t, "refs/remotes/origin/main"),
+            v1,
+            "{verb:?} fetched"
+        );
+    }
+    // A remote that stalls holds none of them.
+    let ssh_url = format!("ssh://git.example.org{}", t.path("upstream.git").display());
+    set_url(&t, &ssh_url);
+    let stall = stalling_ssh(&t);
+    for verb in [&["status"][..], &["status", "--html", &page], &["plan"]] {
+        let start = std::time::Instant::now();
+        let run = Run::of(
+            t.mesh(verb)
+                .env("GIT_SSH_COMMAND", &stall)
+                .timeout(std::time::Duration::from_secs(20)),
+        );
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(15),
+            "{verb:?} waited on the remote: {run}"
+        );
+        assert!(matches!(run.code, 0 | 3), "{verb:?}: {run}");
+    }
+}
+
+#[test]
+fn a_password_in_a_url_is_never_shown_and_a_failed_fetch_carries_its_cause() {
+    let t = followed("ref  = \"main\"");
+    let (code, _, err) = reconcile(&t, &[]);
+    assert_eq!(code, 0, "{err}");
+    // Port 1 of this machine: nobody listens, ssh says so.
+    let secret = "s3cret-pw";
+    let with_password = format!(
+        "ssh://deploy:{secret}@127.0.0.1:1{}",
+        t.path("upstream.git").display()
+    );
+    set_url(&t, &with_password);
+    let ssh = "ssh -o BatchMode=yes -o ConnectTimeout=5";
+    let run = Run::of(t.mesh(&["reconcile", "--json"]).env("GIT_SSH_COMMAND", ssh));
+    assert_eq!(run.code, 3, "{run}");
+    assert!(
+        !run.stdout.contains(secret) && !run.stderr.contains(secret),
+        "{run}"
+    );
+    assert!(run.stderr.contains("ssh://deploy@127.0.0.1:1/"), "{run}");
+    for verb in [&["status"][..], &["doctor", "-v", "--json"]] {
+        let run = Run::of(t.mesh(verb).env("GIT_SSH_COMMAND", ssh));
+        assert!(
+            !run.stdout.contains(secret) && !run.stderr.contains(secret),
+            "{verb:?}: {run}"
+        );
+    }
+    // Without a password: the failure carries ssh's own words, and nothing raw reaches stderr.
+    set_url_from(
+        &t,
+        &with_password,
+        &format!("ssh://127.0.0.1:1{}", t.path("upstream.git").display()),
+    );
+    let run = Run::of(t.mesh(&["reconcile", "--json"]).env("GIT_SSH_COMMAND", ssh));
+    assert_eq!(run.code, 3, "{run}");
+    let sentence = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("fetch of `src`"))
+        .unwrap_or_else(|| panic!("no fetch failure said: {run}"))
+        .to_string();
+    assert!(sentence.contains("Connection refused"), "{sentence}");
+    for line in run.stderr.lines() {
+        assert!(
+            !line.contains("Connection refused") || line.contains("fetch of `src`"),
+            "ssh's words reached stderr raw: {line}\n{run}"
+        );
+    }
+    // Nor in a first clone's failure, which quotes mesh.toml.
+    set_url_from(
+        &t,
+        &format!("ssh://127.0.0.1:1{}", t.path("upstream.git").display()),
+        &with_password,
+    );
+    std::fs::remove_dir_all(t.path(".mesh/repos/src.git")).expect("remove the clone");
+    let run = Run::of(t.mesh(&["build"]).env("GIT_SSH_COMMAND", ssh));
+    assert_eq!(run.code, 1, "{run}");
+    assert!(
+        run.stderr.contains("mesh.toml:6:8") && !run.stderr.contains(secret),
+        "{run}"
+    );
+}
+
+#[test]
+fn a_git_protocol_url_is_refused_at_its_span() {
+    let t = followed("ref  = \"main\"");
+    set_url(&t, "git://git.example.org/acme/tools.git");
+    let err = t.fails(&["graph"], 1);
+    assert!(
+        err.contains("mesh.toml:6:8")
+            && err.contains("git://")
+            && err.contains("neither authenticated nor encrypted"),
+        "{err}"
     );
 }

@@ -35,6 +35,18 @@ pub fn export_dir(exports: &Path, repo: &str, commit: &ObjectId) -> PathBuf {
 pub struct Export {
     path: PathBuf,
     _lease: File,
+    /// `{dir}.building-{pid}`, there while this run may build in the export: a run killed
+    /// before it checked its builds' writes ([`restore_written`]) leaves it, and the next run
+    /// then makes the export again rather than trust it.
+    flag: Option<PathBuf>,
+}
+
+impl Drop for Export {
+    fn drop(&mut self) {
+        if let Some(f) = &self.flag {
+            let _ = fs::remove_file(f);
+        }
+    }
 }
 
 impl Export {
@@ -74,11 +86,14 @@ pub fn export_made(snap: &RepoSnapshot, exports: &Path) -> Result<(Export, Made)
     for _ in 0..8 {
         let lease = lock(&names.lock, true)
             .map_err(|e| io(format!("cannot lock {}", names.lock.display()), e))?;
-        if trusted(&names, &want) {
+        if trusted(&names, &want) && !left_by_a_killed_run(&names) {
+            let flag = names.flag(std::process::id());
+            let flag = fs::write(&flag, b"").is_ok().then_some(flag);
             return Ok((
                 Export {
                     path: dest,
                     _lease: lease,
+                    flag,
                 },
                 made,
             ));
@@ -86,7 +101,7 @@ pub fn export_made(snap: &RepoSnapshot, exports: &Path) -> Result<(Export, Made)
         drop(lease);
         let mine = lock(&names.lock, false)
             .map_err(|e| io(format!("cannot lock {}", names.lock.display()), e))?;
-        if !trusted(&names, &want) {
+        if !trusted(&names, &want) || left_by_a_killed_run(&names) {
             made = make(snap, exports, &names, &want)?;
         }
         drop(mine);
@@ -110,6 +125,31 @@ struct Names {
 }
 
 impl Names {
+    /// The flag a run with `pid` leaves while it may build in the export.
+    fn flag(&self, pid: u32) -> PathBuf {
+        let mut s = self.dir.as_os_str().to_owned();
+        s.push(format!(".building-{pid}"));
+        PathBuf::from(s)
+    }
+
+    /// The flags beside the export: (path, the pid it names).
+    fn flags(&self) -> Vec<(PathBuf, Option<i32>)> {
+        let (Some(parent), Some(base)) = (self.dir.parent(), self.dir.file_name()) else {
+            return Vec::new();
+        };
+        let prefix = format!("{}.building-", base.to_string_lossy());
+        fs::read_dir(parent)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_str()?.to_string();
+                let pid = name.strip_prefix(&prefix)?.parse::<i32>().ok();
+                Some((e.path(), pid))
+            })
+            .collect()
+    }
+
     fn of(dir: &Path) -> Names {
         let with = |ext: &str| {
             let mut s = dir.as_os_str().to_owned();
@@ -126,6 +166,32 @@ impl Names {
 
 fn marker_text(commit: &ObjectId, tree: &ObjectId) -> String {
     format!("{commit} {tree}\n")
+}
+
+/// Whether a run that may have built in the export ended without checking its builds' writes
+/// (killed): its flag is there and its process is not.
+fn left_by_a_killed_run(names: &Names) -> bool {
+    names
+        .flags()
+        .iter()
+        .any(|(_, pid)| pid.is_none_or(|p| !alive(p)))
+}
+
+/// Whether process `pid` runs.
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only asks whether the process exists; no memory involved.
+    pid > 0
+        && (unsafe { libc::kill(pid, 0) } == 0
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+}
+
+/// Removes the flags of runs that are gone.
+fn remove_dead_flags(names: &Names) {
+    for (path, pid) in names.flags() {
+        if pid.is_none_or(|p| !alive(p)) {
+            let _ = fs::remove_file(path);
+        }
+    }
 }
 
 /// Whether the export is whole: its marker was written last and names the expected tree.
@@ -151,6 +217,7 @@ fn make(
     want: &str,
 ) -> Result<Made, SourceError> {
     let io = |what: String, e: std::io::Error| io_error(snap, what, e);
+    remove_dead_flags(names);
     remove_export(names).map_err(|e| {
         io(
             format!(
@@ -219,6 +286,9 @@ fn take_over(snap: &RepoSnapshot, exports: &Path, dest: &Path) -> Option<ObjectI
         let Ok(Some(held)) = try_lock(&names.lock) else {
             continue; // in use by a run: never touched
         };
+        if left_by_a_killed_run(&names) {
+            continue; // may hold a write no run checked: not a donor
+        }
         let Some(tree) = fs::read_to_string(&names.marker)
             .ok()
             .and_then(|m| parse_marker(&m))
@@ -529,6 +599,7 @@ pub fn prune(exports: &Path, keep: &[PathBuf]) {
         let base = s
             .strip_suffix(".ok")
             .or_else(|| s.strip_suffix(".lock"))
+            .or_else(|| s.rsplit_once(".building-").map(|(b, _)| b))
             .unwrap_or(s);
         bases.insert(exports.join(base));
     }
@@ -542,6 +613,7 @@ pub fn prune(exports: &Path, keep: &[PathBuf]) {
             continue;
         };
         if remove_export(&names).is_ok() {
+            remove_dead_flags(&names);
             let _ = fs::remove_file(&names.lock);
         }
         drop(held);
@@ -595,6 +667,19 @@ fn still_named(file: &File, path: &Path) -> bool {
         .ok()
         .is_some_and(|m| file.metadata().is_ok_and(|f| f.ino() == m.ino()))
 }
+
+/// Makes the export at `dir` untrusted: its marker goes, so the next run that needs its commit
+/// removes it and makes it again, and none takes it over. For an export something may still
+/// write into (a process a build started that escaped its group).
+pub fn distrust(dir: &Path) -> std::io::Result<()> {
+    match fs::remove_file(Names::of(dir).marker) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+mod check;
+pub use check::{Written, restore_written};
 
 #[cfg(test)]
 mod tests;

@@ -324,10 +324,70 @@ fn an_export_in_use_is_neither_taken_over_nor_pruned() {
     settle(&r.exports);
     prune(&r.exports, &[second.path().to_path_buf()]);
     assert!(!first.exists(), "an export no run holds stays after prune");
+    // The export, its marker, its lock, and the flag of the run building in it (this one).
     let left: Vec<_> = fs::read_dir(&r.exports)
         .expect("exports")
         .flatten()
         .map(|e| e.file_name())
         .collect();
-    assert_eq!(left.len(), 3, "{left:?}");
+    assert_eq!(left.len(), 4, "{left:?}");
+    drop(second);
+    assert!(
+        fs::read_dir(&r.exports)
+            .expect("exports")
+            .flatten()
+            .all(|e| !e.file_name().to_string_lossy().contains(".building-")),
+        "the flag outlived the export's use"
+    );
+}
+
+#[test]
+fn what_was_written_into_an_export_is_found_and_put_back() {
+    let r = Repo::new();
+    r.write("a/keep.txt", "keep\n");
+    r.write("a/clean.txt", "clean\n");
+    r.write("b/gone.txt", "gone\n");
+    r.write("c/deep/x.txt", "x\n");
+    r.commit("one");
+    let (e, _) = r.export();
+    let snap = r.snapshot();
+    let root = e.path().to_path_buf();
+    // Nothing written: nothing found. (File times come from a clock that lags by a tick: a
+    // second before now takes in the export's own making, which is its commit's tree.)
+    let before = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
+    assert_eq!(
+        restore_written(&snap, &root, before).expect("check"),
+        vec![]
+    );
+    // What a build running as root (or one that chmods first) can do.
+    let open = |p: &Path| fs::set_permissions(p, fs::Permissions::from_mode(0o755)).expect("chmod");
+    open(&root.join("a"));
+    fs::set_permissions(root.join("a/clean.txt"), fs::Permissions::from_mode(0o644))
+        .expect("chmod");
+    fs::write(root.join("a/clean.txt"), "clean\ntampered\n").expect("append");
+    fs::write(root.join("a/new.txt"), "new\n").expect("add");
+    open(&root.join("b"));
+    fs::remove_file(root.join("b/gone.txt")).expect("remove");
+    make_writable(&root.join("c")).expect("chmod");
+    fs::remove_dir_all(root.join("c/deep")).expect("remove a directory");
+    let found = restore_written(&snap, &root, before).expect("check");
+    let said: Vec<String> = found.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        said,
+        [
+            "changed a",
+            "changed a/clean.txt",
+            "added a/new.txt",
+            "changed b",
+            "removed b/gone.txt",
+            "changed c",
+            "removed c/deep",
+        ]
+    );
+    assert_eq!(read_export(&root), tree_of(&r.dir, "HEAD"));
+    // Put back: nothing is found any more.
+    assert_eq!(
+        restore_written(&snap, &root, before).expect("check"),
+        vec![]
+    );
 }
