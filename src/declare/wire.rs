@@ -292,13 +292,15 @@ mod tests {
     #[test]
     fn a_plan_differs_by_modules_activate_and_third_controllers_never_by_builds() {
         let t = tempfile::tempdir().unwrap();
-        let laptop = Identity::open(&t.path().join("l"), "laptop")
+        let laptop = Identity::create(&t.path().join("l"), "laptop")
             .unwrap()
             .signer();
-        let cron = Identity::open(&t.path().join("c"), "cron")
+        let cron = Identity::create(&t.path().join("c"), "cron")
             .unwrap()
             .signer();
-        let ci = Identity::open(&t.path().join("ci"), "ci").unwrap().signer();
+        let ci = Identity::create(&t.path().join("ci"), "ci")
+            .unwrap()
+            .signer();
         let mut ours = decl();
         ours.controllers = vec![cron.clone()];
         let mut theirs = decl();
