@@ -3,7 +3,7 @@
 //! of each table's root page, flipped one at a time, is named as damage (exit 1, the backup
 //! named) or harmless (everything reads as before); none is believed.
 
-use crate::common::{Run, TestMesh, example, local_nodes_toml};
+use crate::common::{Run, TestMesh};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -11,18 +11,7 @@ use std::time::{Duration, Instant};
 /// The example with two local nodes, reconciled: every table has something in it, and the
 /// backup `.mesh/state.redb.bak` is there.
 fn reconciled() -> TestMesh {
-    let t = example();
-    t.write(
-        "mesh.toml",
-        &local_nodes_toml(
-            &[("edge-1", &[]), ("lab", &[])],
-            &[
-                ("route-proxy", &["edge-1"]),
-                ("resolver", &["edge-1"]),
-                ("dashboard", &["lab"]),
-            ],
-        ),
-    );
+    let t = crate::faults::two_nodes();
     t.ok(&["reconcile"]);
     assert!(t.path(".mesh/state.redb.bak").is_file());
     t

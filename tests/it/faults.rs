@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The example with two local nodes, each running one module.
-fn two_nodes() -> TestMesh {
+pub(crate) fn two_nodes() -> TestMesh {
     let t = example();
     t.write(
         "mesh.toml",

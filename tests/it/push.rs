@@ -364,16 +364,22 @@ fn a_push_killed_mid_transfer_leaves_a_whole_declaration_and_the_next_push_conve
     assert_eq!(v["nodes"][0]["state"], "current", "{v}");
 }
 
-#[test]
-fn with_ssh_persist_the_next_run_reuses_the_connection() {
+/// The example with one ssh node `ace` and `[ssh] persist = "1m"`, with `more` `[ssh]` lines.
+fn persisting_ssh_mesh(more: &str) -> (TestMesh, SshNode) {
     let t = example();
     let n = SshNode::start(t.dir(), "ace");
     one_node_mesh(&t, &n, &n.client_options());
     t.edit(
         "mesh.toml",
         "[node.ace]",
-        "[ssh]\npersist = \"1m\"\n\n[node.ace]",
+        &format!("[ssh]\npersist = \"1m\"\n{more}\n[node.ace]"),
     );
+    (t, n)
+}
+
+#[test]
+fn with_ssh_persist_the_next_run_reuses_the_connection() {
+    let (t, n) = persisting_ssh_mesh("");
     // The node's mesh counts the remote commands that start it.
     let runs = t.path("runs");
     n.program(&format!(
@@ -465,14 +471,7 @@ fn lingering_server(root: &std::path::Path, not: Option<u32>) -> u32 {
 /// replaces the server that does not answer, and the next run is served at once.
 #[test]
 fn a_stopped_lingering_session_is_waited_for_once_and_said() {
-    let t = example();
-    let n = SshNode::start(t.dir(), "ace");
-    one_node_mesh(&t, &n, &n.client_options());
-    t.edit(
-        "mesh.toml",
-        "[node.ace]",
-        "[ssh]\npersist = \"1m\"\ntimeout = \"2s\"\n\n[node.ace]",
-    );
+    let (t, n) = persisting_ssh_mesh("timeout = \"2s\"\n");
     t.ok(&["build", "--behind", "-q"]);
     t.ok(&["push", "-q"]);
     let stopped = lingering_server(&n.root, None);
