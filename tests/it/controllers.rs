@@ -80,14 +80,6 @@ fn in_force(root: &Path) -> (u64, Vec<u8>) {
     (v["sequence"].as_u64().expect("sequence"), bytes)
 }
 
-fn facts(t: &TestMesh, kind: &str) -> Vec<Value> {
-    t.ok(&["events", "--json"])
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
-        .filter(|e| e["kind"] == kind)
-        .collect()
-}
-
 fn state(t: &TestMesh, node: &str) -> Value {
     named(&t.json(&["status"]), "nodes", node).clone()
 }
@@ -138,9 +130,9 @@ fn two_controllers_one_commit_apart_take_turns_and_the_newer_one_declares_once()
         }
     }
     // One fact per node, however many runs; the laptop sent each node once.
-    assert_eq!(facts(&cron, "ahead").len(), 2);
-    assert_eq!(facts(&laptop, "sent").len(), 2);
-    assert!(facts(&cron, "sent").is_empty());
+    assert_eq!(cron.facts("ahead").len(), 2);
+    assert_eq!(laptop.facts("sent").len(), 2);
+    assert!(cron.facts("sent").is_empty());
     let table = cron.run(&["status"]);
     assert!(table.stdout.contains("ahead"), "{table}");
 
@@ -167,7 +159,7 @@ fn two_controllers_one_commit_apart_take_turns_and_the_newer_one_declares_once()
             "the laptop's reports are its own: {s}"
         );
     }
-    assert!(facts(&cron, "sent").is_empty());
+    assert!(cron.facts("sent").is_empty());
     assert_eq!(laptop.run(&["reconcile"]).code, 0);
     assert_eq!(now, roots.iter().map(|r| in_force(r)).collect::<Vec<_>>());
 }
@@ -198,7 +190,7 @@ fn diverged_histories_stop_both_until_a_take_over_which_is_recorded() {
             "{s}"
         );
     }
-    assert_eq!(facts(&cron, "diverged").len(), 2);
+    assert_eq!(cron.facts("diverged").len(), 2);
     assert_eq!(in_force(&nodes.join("edge-2")), before);
     // A plain push does not declare either.
     let push = cron.run(&["push", "edge-2"]);
@@ -211,7 +203,7 @@ fn diverged_histories_stop_both_until_a_take_over_which_is_recorded() {
     assert_eq!(took.code, 0, "{took}");
     let after = in_force(&nodes.join("edge-2"));
     assert!(after.0 > before.0, "the sequence never goes back");
-    let over = facts(&cron, "took-over");
+    let over = cron.facts("took-over");
     assert_eq!(over.len(), 1, "{over:?}");
     assert_eq!(over[0]["subject"], "edge-2");
     assert_eq!(over[0]["from"], "laptop");
@@ -370,7 +362,7 @@ fn a_replaced_node_root_is_a_fact_and_is_sent_again() {
     let id = std::fs::read_to_string(root.join("id")).expect("a node id");
     std::fs::remove_dir_all(&root).expect("wipe");
     assert_eq!(laptop.run(&["reconcile"]).code, 0);
-    let replaced = facts(&laptop, "node-replaced");
+    let replaced = laptop.facts("node-replaced");
     assert_eq!(replaced.len(), 1, "{replaced:?}");
     assert_eq!(replaced[0]["subject"], "edge-2");
     assert_eq!(replaced[0]["was"], id.trim());
@@ -378,7 +370,7 @@ fn a_replaced_node_root_is_a_fact_and_is_sent_again() {
     assert_eq!(state(&laptop, "edge-2")["state"], "current");
     // Nothing changed since: no second fact.
     assert_eq!(laptop.run(&["reconcile"]).code, 0);
-    assert_eq!(facts(&laptop, "node-replaced").len(), 1);
+    assert_eq!(laptop.facts("node-replaced").len(), 1);
 }
 
 /// The controller that signed the declaration in force on the node at `root`.
@@ -450,7 +442,7 @@ fn the_readme_laptop_and_cron_host_each_listing_the_other_take_turns() {
     }
     // Nothing was ever refused for trust.
     for t in [&laptop, &cron] {
-        let troubles = facts(t, "trouble");
+        let troubles = t.facts("trouble");
         assert!(troubles.is_empty(), "{troubles:?}");
     }
 
@@ -459,7 +451,7 @@ fn the_readme_laptop_and_cron_host_each_listing_the_other_take_turns() {
     let took = laptop.run(&["push", "--take-over", "edge-1"]);
     assert_eq!(took.code, 0, "{took}");
     assert_eq!(signed_by(&roots[0]), "laptop");
-    let over = facts(&laptop, "took-over");
+    let over = laptop.facts("took-over");
     assert_eq!(over.len(), 1, "{over:?}");
     assert_eq!(over[0]["from"], "cron");
     assert_eq!(cron.run(&["reconcile"]).code, 0);
@@ -510,21 +502,21 @@ fn same_commits_another_plan_is_said_and_a_take_over_settles_it() {
     assert_eq!(s["state"], "current", "{s}");
     assert_eq!(s["controller"], "cron", "{s}");
     assert_eq!(laptop.run(&["status", "--check"]).code, 3);
-    assert_eq!(facts(&laptop, "differs").len(), 1);
+    assert_eq!(laptop.facts("differs").len(), 1);
     for push in [&["push"][..], &["push", "--all"], &["push", "edge-1"]] {
         let run = laptop.run(push);
         assert_eq!(run.code, 3, "{push:?}: {run}");
         assert!(run.stderr.contains("differs"), "{push:?}: {run}");
         assert_eq!(in_force(&nodes.join("edge-1")), before, "{push:?}");
     }
-    assert_eq!(facts(&laptop, "differs").len(), 1, "stated once");
+    assert_eq!(laptop.facts("differs").len(), 1, "stated once");
 
     // A person takes edge-1 over: it runs reporter, recorded as taken over from cron.
     let took = laptop.run(&["push", "--take-over", "edge-1"]);
     assert_eq!(took.code, 0, "{took}");
     assert_eq!(signed_by(&nodes.join("edge-1")), "laptop");
     assert!(nodes.join("edge-1/modules/reporter/current").exists());
-    let over = facts(&laptop, "took-over");
+    let over = laptop.facts("took-over");
     assert_eq!(over.len(), 1, "{over:?}");
     assert_eq!(over[0]["from"], "cron");
     let run = laptop.run(&["reconcile"]);

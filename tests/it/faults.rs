@@ -180,18 +180,25 @@ fn an_empty_or_foreign_store_is_refused_never_replaced_and_the_backup_restores()
 /// The example, with geo's build recording its shell's and a child's pid in `pids` and then
 /// sleeping (once: a second build of it is quick).
 fn slow_build(t: &TestMesh) -> std::path::PathBuf {
+    slow_build_starting(t, "echo $$", "slow geo")
+}
+
+/// The example, with geo's first build running `first` (whose output, a pid, goes to `pids`),
+/// then a child sleeping inside its group whose pid follows, and waiting for both; committed
+/// with `message`. A second build of geo is quick.
+fn slow_build_starting(t: &TestMesh, first: &str, message: &str) -> std::path::PathBuf {
     let pids = t.path("pids");
     let mark = t.path("slept");
     t.edit(
         "platform/go/lib/geo/mesh-module.toml",
         "build = '",
         &format!(
-            "build = 'if [ ! -e {m} ]; then touch {m}; echo $$ >> {p}; sleep 120 & echo $! >> {p}; wait; fi; ",
+            "build = 'if [ ! -e {m} ]; then touch {m}; {first} >> {p}; sleep 120 & echo $! >> {p}; wait; fi; ",
             m = mark.display(),
             p = pids.display()
         ),
     );
-    t.commit("platform", "slow geo");
+    t.commit("platform", message);
     pids
 }
 
@@ -874,18 +881,11 @@ fn sigterm_ends_a_run_whose_build_left_a_process_outside_its_group_and_names_it(
     );
     // The first build of geo starts a child outside its group (`setsid`), holding the
     // output pipes for 45 s, and one inside it, then waits.
-    let pids = t.path("pids");
-    let mark = t.path("slept");
-    t.edit(
-        "platform/go/lib/geo/mesh-module.toml",
-        "build = '",
-        &format!(
-            "build = 'if [ ! -e {m} ]; then touch {m}; setsid sleep 45 & echo $! >> {p}; sleep 120 & echo $! >> {p}; wait; fi; ",
-            m = mark.display(),
-            p = pids.display()
-        ),
+    let pids = slow_build_starting(
+        &t,
+        "setsid sleep 45 & echo $!",
+        "geo leaves a child outside its group",
     );
-    t.commit("platform", "geo leaves a child outside its group");
     let err_file = t.path("stderr");
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mesh"))
         .arg("-C")

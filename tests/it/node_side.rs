@@ -26,14 +26,6 @@ fn in_force(root: &std::path::Path) -> (String, u64) {
     )
 }
 
-fn facts(t: &TestMesh, kind: &str) -> Vec<Value> {
-    t.ok(&["events", "--json"])
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
-        .filter(|e| e["kind"] == kind)
-        .collect()
-}
-
 /// Issue 33, item 5: a second name for `edge`'s root (`nodes/./edge`) is refused on the first
 /// run; after `rm ROOT/id` (README's advice for a damaged id) it is refused still, and never
 /// declares into the root; `edge` carries on, with the root's new id a `node-replaced` fact.
@@ -84,12 +76,12 @@ fn an_alias_never_takes_a_root_over_after_its_id_is_remade() {
         root.join("modules/resolver/current").exists(),
         "edge's module was removed"
     );
-    assert!(facts(&t, "node-replaced").is_empty());
+    assert!(t.facts("node-replaced").is_empty());
 
     // The name that owned the root carries on: the new id is a fact, and it is current.
     let edge = t.run(&["reconcile"]);
     assert_eq!(edge.code, 3, "the alias is still refused: {edge}");
-    let replaced = facts(&t, "node-replaced");
+    let replaced = t.facts("node-replaced");
     assert_eq!(replaced.len(), 1, "{replaced:?}");
     assert_eq!(replaced[0]["subject"], "edge");
     assert_eq!(replaced[0]["was"], id.trim());

@@ -192,6 +192,15 @@ impl TestMesh {
         succeeded(&args, self.run(&args)).json()
     }
 
+    /// The facts of `kind` in the mesh's events, oldest first.
+    pub fn facts(&self, kind: &str) -> Vec<Value> {
+        self.ok(&["events", "--json"])
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
+            .filter(|e| e["kind"] == kind)
+            .collect()
+    }
+
     /// Runs, expecting failure with `code`; stderr as a string.
     pub fn fails(&self, args: &[&str], code: i32) -> String {
         let run = self.run(args);
