@@ -3,12 +3,12 @@
 //! history. What cannot be fixed is said with what to do.
 
 use crate::Result;
-use crate::artifact::ArtifactStore;
 use crate::events::{EVENTS, Event};
 use crate::store::{
     BUILDS, BuildRecord, CURRENT, CurrentEntry, DECLARED, LATEST, META, NODES, NodeRecord, Paths,
     Reader, StoreError,
 };
+use mesh_node::artifact::ArtifactStore;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

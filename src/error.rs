@@ -44,7 +44,7 @@ pub enum Error {
     /// The node side refused or failed.
     #[error(transparent)]
     #[diagnostic(transparent)]
-    Node(#[from] crate::node::NodeError),
+    Node(#[from] mesh_node::NodeError),
 
     /// A file or directory could not be read or written.
     #[error("{what}: {source}")]
@@ -70,7 +70,7 @@ pub enum Error {
 
     /// SIGINT or SIGTERM asked mesh to stop: the builds it started were stopped (what escaped
     /// their process groups is named) and what finished before is recorded (exit 130/143).
-    #[error("stopped: mesh received {}; {}", crate::process::signal_name(*signal), stopped_builds())]
+    #[error("stopped: mesh received {}; {}", mesh_node::process::signal_name(*signal), stopped_builds())]
     #[diagnostic(
         code(mesh::stopped),
         help("what finished before is recorded; the next run does the rest")
@@ -94,7 +94,7 @@ pub enum Error {
 /// What became of the builds a stopped run started: stopped, except the processes that
 /// escaped their groups (named: mesh did not stop them).
 fn stopped_builds() -> String {
-    let escaped = crate::process::escaped();
+    let escaped = mesh_node::process::escaped();
     if escaped.is_empty() {
         "the builds it started were stopped".into()
     } else {
@@ -111,7 +111,7 @@ impl Error {
         match self {
             Error::Store(e) if e.is_locked() => 75,
             // The node side tells its controller "busy, try again" (EX_TEMPFAIL).
-            Error::Node(crate::node::NodeError::Busy { .. }) => 75,
+            Error::Node(mesh_node::NodeError::Busy { .. }) => 75,
             Error::Usage { .. } => 2,
             Error::Stopped { signal } => 128 + signal,
             _ => 1,
@@ -139,7 +139,7 @@ impl Error {
 /// Fails with [`Error::Stopped`] once SIGINT or SIGTERM asked mesh to stop: called between
 /// the steps of a run, so nothing new starts after the signal.
 pub fn check_stopped() -> Result<()> {
-    match crate::process::stopped() {
+    match mesh_node::process::stopped() {
         Some(signal) => Err(Error::Stopped { signal }),
         None => Ok(()),
     }

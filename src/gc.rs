@@ -11,12 +11,12 @@
 //! what is declared is kept, and every declaration is composed from it.
 
 use crate::Result;
-use crate::artifact::{COMPRESSED, is_digest};
 use crate::store::Verdict;
 use crate::store::{
     BUILDS, BuildRecord, CURRENT, CurrentEntry, DECLARED, LATEST, NODES, NodeRecord, Paths, Reader,
     StoreError, id_key,
 };
+use mesh_node::artifact::{COMPRESSED, is_digest};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,6 @@
 
 #![warn(missing_docs)]
 
-pub mod artifact;
 pub mod builder;
 pub mod cli;
 pub mod clock;
@@ -16,14 +15,10 @@ pub mod declare;
 pub mod deliver;
 pub mod doctor;
 pub mod drift;
-pub mod durable;
 mod error;
 pub mod events;
 pub mod gc;
 pub mod graph;
-pub mod imports;
-pub mod node;
-pub mod process;
 pub mod reconcile;
 pub mod source;
 pub mod status;

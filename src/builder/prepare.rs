@@ -4,12 +4,12 @@
 
 use super::plan::Plan;
 use super::run::Job;
-use crate::artifact::{self, ArtifactStore};
 use crate::graph::Loaded;
 use crate::graph::stale::{self, ModuleState};
 use crate::source::export::Export;
 use crate::store::Paths;
 use crate::{Error, Result};
+use mesh_node::artifact::{self, ArtifactStore};
 use std::collections::HashMap;
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! with `$MESH_OUT` and the inputs' artifacts; logs capped; a timeout; the verdict.
 
 use super::Verdict;
-use crate::artifact::{ArtifactError, ArtifactStore, Digest};
+use mesh_node::artifact::{ArtifactError, ArtifactStore, Digest};
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -59,7 +59,7 @@ pub struct Outcome {
 pub struct Dirs {
     /// Scratch space for `$MESH_OUT`.
     pub tmp: PathBuf,
-    /// Where running process groups are recorded (see [`crate::process::Group`]).
+    /// Where running process groups are recorded (see [`mesh_node::process::Group`]).
     pub groups: PathBuf,
     /// The artifact store.
     pub artifacts: ArtifactStore,
@@ -220,18 +220,18 @@ const OUTPUT_GRACE: Duration = Duration::from_millis(500);
 fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) -> Step {
     sink.line(&format!("mesh: {name}: {cmd}"));
     let mut c = command(env, cmd);
-    if let Some(sig) = crate::process::stopped() {
+    if let Some(sig) = mesh_node::process::stopped() {
         return Step::Environmental(stopped_why(name, sig));
     }
     // In a group whose watcher kills it when mesh ends, even by SIGKILL.
-    let (mut child, watch) = match crate::process::spawn_watched(&mut c) {
+    let (mut child, watch) = match mesh_node::process::spawn_watched(&mut c) {
         Ok(c) => c,
         Err(e) => return Step::Environmental(format!("{name} could not be started: {e}")),
     };
     let pgid = watch.group();
     // Known to the SIGINT/SIGTERM handler and recorded for a run after a SIGKILL (should the
     // watcher itself have been killed).
-    let group = crate::process::Group::register(pgid, env.groups);
+    let group = mesh_node::process::Group::register(pgid, env.groups);
     let shared = Arc::new(Mutex::new(std::mem::take(sink)));
     let until = Arc::new(Until::default());
     let readers = pump_output(&mut child, &shared, live, &until);
@@ -270,16 +270,16 @@ fn step(env: &Env, name: &str, cmd: &str, sink: &mut LogSink, live: &Arc<Live>) 
 
 /// Names the processes that still hold the step's output pipes (inodes `held`) once its group
 /// (`group`) is gone: they escaped the group, so mesh neither stopped nor waited for them. Said in the
-/// log and kept for the run's last word ([`crate::process::escaped`]).
+/// log and kept for the run's last word ([`mesh_node::process::escaped`]).
 fn escaped(name: &str, held: &[u64], group: u32, sink: &mut LogSink) -> Option<String> {
     if held.is_empty() {
         return None;
     }
     // A member of the step's own group still dying of its kill did not escape; one gone since
     // holds nothing any more.
-    let pids: Vec<(u32, String)> = crate::process::pipe_holders(held)
+    let pids: Vec<(u32, String)> = mesh_node::process::pipe_holders(held)
         .into_iter()
-        .filter(|(pid, _)| crate::process::group_of(*pid) != Some(group))
+        .filter(|(pid, _)| mesh_node::process::group_of(*pid) != Some(group))
         .collect();
     if pids.is_empty() {
         sink.line(&format!(
@@ -297,13 +297,13 @@ fn escaped(name: &str, held: &[u64], group: u32, sink: &mut LogSink) -> Option<S
         "{name} started a process that left its process group and outlived it, still holding its output: {who}; mesh did not wait for it and did not stop it"
     );
     sink.line(&format!("mesh: {why}"));
-    crate::process::note_escaped(&who);
+    mesh_node::process::note_escaped(&who);
     Some(why)
 }
 
 /// `sh -c CMD` in the module's directory, with `$MESH_OUT`, `$MESH_MODULE`, `$MESH_COMMIT`
 /// and each input's `MESH_DEP_<NAME>`; output piped (its process group is set when it is
-/// spawned, see [`crate::process::spawn_watched`]).
+/// spawned, see [`mesh_node::process::spawn_watched`]).
 fn command(env: &Env, cmd: &str) -> Command {
     let mut c = Command::new("sh");
     c.arg("-c")
@@ -376,8 +376,8 @@ fn wait_within(
         }
         let elapsed = start.elapsed();
         let timed_out = elapsed >= timeout;
-        if timed_out || crate::process::stopped().is_some() {
-            crate::process::kill_group(pgid);
+        if timed_out || mesh_node::process::stopped().is_some() {
+            mesh_node::process::kill_group(pgid);
             let _ = child.kill();
             return (child.wait(), timed_out);
         }
@@ -389,7 +389,7 @@ fn wait_within(
 /// What a step that ended with `status` means. Being asked to stop and a timeout come first:
 /// the status then only says how the kill went.
 fn ended(env: &Env, name: &str, status: ExitStatus, timed_out: bool, sink: &mut LogSink) -> Step {
-    if let Some(sig) = crate::process::stopped() {
+    if let Some(sig) = mesh_node::process::stopped() {
         let why = stopped_why(name, sig);
         sink.line(&format!("mesh: {why}"));
         return Step::Environmental(why);
@@ -417,7 +417,7 @@ fn ended(env: &Env, name: &str, status: ExitStatus, timed_out: bool, sink: &mut 
 fn stopped_why(name: &str, sig: i32) -> String {
     format!(
         "{name} was stopped: mesh received {}",
-        crate::process::signal_name(sig)
+        mesh_node::process::signal_name(sig)
     )
 }
 

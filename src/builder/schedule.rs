@@ -12,7 +12,6 @@ use super::record::{declare_current, prune_logs, record};
 use super::run::{self, Dirs, Live};
 use super::summary::{BuildOptions, BuildSummary, Built, Ended, Progress};
 use super::written::Watch;
-use crate::artifact::ArtifactStore;
 use crate::clock::now_ms;
 use crate::events::Event;
 use crate::graph::Loaded;
@@ -20,6 +19,7 @@ use crate::graph::stale::{self, Known, ModuleState};
 use crate::source::export::Export;
 use crate::store::{BuildRecord, Paths};
 use crate::{Error, Result};
+use mesh_node::artifact::ArtifactStore;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -179,7 +179,7 @@ impl<'a> Run<'a> {
     /// input's artifact known. None after a store error, nor after mesh was asked to stop
     /// (SIGINT/SIGTERM): what runs is waited for.
     fn ready(&self) -> Vec<usize> {
-        if self.record_err.is_some() || crate::process::stopped().is_some() {
+        if self.record_err.is_some() || mesh_node::process::stopped().is_some() {
             return Vec::new();
         }
         let g = &self.plan.loaded.graph;

@@ -1,9 +1,9 @@
 //! `mesh builds`: the build history.
 
 use super::{Ctx, Ui, table};
-use crate::artifact::{SHORT, short};
 use crate::store::{BUILDS, BuildRecord, Paths, id_key};
 use crate::{Error, Result};
+use mesh_node::artifact::{SHORT, short};
 use serde::Serialize;
 
 /// List build records: id, module, commit, verdict, artifact, duration, inputs.

@@ -221,7 +221,7 @@ pub fn builds() -> Vec<CompletionCandidate> {
                     "{} {} {}",
                     b.module,
                     b.verdict,
-                    crate::artifact::short(&b.commit, 8)
+                    mesh_node::artifact::short(&b.commit, 8)
                 ),
             )
             .display_order(Some(i))

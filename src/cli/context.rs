@@ -74,7 +74,7 @@ impl Ctx {
     /// has this controller's key to sign with (never made here: `mesh id --new` makes it).
     pub fn signer_key(&self) -> Result<()> {
         if !self.mesh.nodes.is_empty() {
-            crate::controller::Identity::open(&self.paths.dot_mesh, &self.mesh.controller)?;
+            crate::controller::open_key(&self.paths.dot_mesh, &self.mesh.controller)?;
         }
         Ok(())
     }
@@ -86,7 +86,7 @@ impl Ctx {
     pub fn lock(&self, verb: &str) -> Result<crate::store::MeshLock> {
         crate::store::make_dir(&self.paths.dot_mesh)?;
         let lock = crate::store::MeshLock::take(&self.paths.dot_mesh, verb)?;
-        for line in crate::process::stop_orphans(&self.paths.groups()) {
+        for line in mesh_node::process::stop_orphans(&self.paths.groups()) {
             self.ui.warn(line);
         }
         sweep(&self.paths.tmp());

@@ -2,7 +2,7 @@
 
 use super::{Ctx, Ui};
 use crate::Result;
-use crate::artifact::{SHORT, short};
+use mesh_node::artifact::{SHORT, short};
 
 /// Make a build the declared one for a module (for `hold` modules). One write.
 ///

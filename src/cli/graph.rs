@@ -1,10 +1,10 @@
 //! `mesh graph`: modules, their edges of every kind, and the cycles built as one unit.
 
 use super::{Ctx, Ui};
-use crate::artifact::{SHORT, short};
 use crate::graph::answer::{self, Answer};
 use crate::graph::{EdgeKind, ModuleGraph, Stats, cache};
 use crate::{Error, Result};
+use mesh_node::artifact::{SHORT, short};
 use serde::Serialize;
 use std::fmt::Write;
 use std::io::IsTerminal;

@@ -224,7 +224,7 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "the nodes, where they are and their state",
             ),
             ("mesh node show edge-1", "everything known about edge-1"),
-            ("mesh node install edge-1", "put this mesh binary on edge-1"),
+            ("mesh node install edge-1", "put mesh-node on edge-1"),
             (
                 "mesh node forget edge-2",
                 "drop the records of edge-2, gone from mesh.toml",

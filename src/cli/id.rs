@@ -2,7 +2,6 @@
 
 use super::{Ctx, Ui};
 use crate::Result;
-use crate::controller::Identity;
 
 /// Print this controller's name and public key, as one line to paste under `[controllers]`
 /// in the mesh.toml of a controller the nodes already trust.
@@ -24,14 +23,14 @@ pub struct Args {
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let dot_mesh = &ctx.paths().dot_mesh;
     let me = if a.new {
-        let me = Identity::create(dot_mesh, &ctx.mesh.controller)?;
+        let me = crate::controller::create_key(dot_mesh, &ctx.mesh.controller)?;
         ui.status(format!(
             "made this controller's key in {}",
             crate::controller::key_path(dot_mesh).display()
         ));
         me
     } else {
-        Identity::open(dot_mesh, &ctx.mesh.controller)?
+        crate::controller::open_key(dot_mesh, &ctx.mesh.controller)?
     };
     if ui.json {
         ui.json_data(&serde_json::json!({"controller": me.name, "key": me.public()}));

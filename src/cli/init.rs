@@ -122,7 +122,7 @@ fn make_key(ui: &Ui, dir: &Path) -> Result<()> {
     if key.exists() || bak.exists() {
         return Ok(());
     }
-    crate::controller::Identity::create(&dot_mesh, &crate::controller::default_name())?;
+    crate::controller::create_key(&dot_mesh, &crate::controller::default_name())?;
     ui.status(format!("made this controller's key in {}", key.display()));
     Ok(())
 }

@@ -242,7 +242,7 @@ pub fn main() -> i32 {
         }
     };
     let ui = Ui::new(&cli);
-    crate::process::stop_on_signals();
+    mesh_node::process::stop_on_signals();
     crate::source::follow::set_offline(cli.offline);
     if let Some(verb) = cli.command.reading() {
         crate::source::follow::set_reading(verb);
@@ -254,7 +254,7 @@ pub fn main() -> i32 {
     }
     // Asked to stop: the builds were stopped and what finished is recorded; the exit code
     // says so (130/143) whatever the verb made of its stopped builds.
-    let result = match (result, crate::process::stopped()) {
+    let result = match (result, mesh_node::process::stopped()) {
         (Err(e @ crate::Error::Stopped { .. }), _) => Err(e),
         (_, Some(signal)) => Err(crate::Error::Stopped { signal }),
         (r, None) => r,

@@ -46,7 +46,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
                 n.state.to_string(),
                 n.would_send
                     .as_deref()
-                    .map(|d| crate::artifact::short(d, crate::artifact::SHORT))
+                    .map(|d| mesh_node::artifact::short(d, mesh_node::artifact::SHORT))
                     .unwrap_or("-")
                     .to_string(),
                 n.reason.clone().unwrap_or_default(),

@@ -2,8 +2,8 @@
 
 use super::{Ctx, Ui, progress::NodeProgress};
 use crate::Result;
-use crate::artifact::{SHORT, short};
 use crate::deliver::push::{NodePush, Outcome, PushOptions, PushProgress};
+use mesh_node::artifact::{SHORT, short};
 
 /// Send declarations (and the artifacts they name) to nodes.
 ///

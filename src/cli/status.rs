@@ -2,9 +2,9 @@
 
 use super::{Ctx, Ui, table};
 use crate::Result;
-use crate::artifact::short;
 use crate::status::nodes::NodeState;
 use crate::status::nodes::{NodeStatus, Status, ago};
+use mesh_node::artifact::short;
 
 /// Say what is current, out of date, never told, outstanding or stuck.
 ///

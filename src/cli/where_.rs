@@ -2,9 +2,9 @@
 
 use super::{Ctx, Ui, table};
 use crate::Result;
-use crate::artifact::short;
 use crate::status::nodes::ago;
 use crate::trace::{Answer, BuildAnswer, ModuleWhere, NodeWhere, Where, build_word, clock_time};
+use mesh_node::artifact::short;
 use std::time::{Duration, Instant};
 
 /// Follow a commit to every machine: where it runs, and where it does not, what holds it.

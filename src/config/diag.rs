@@ -1,6 +1,6 @@
 //! The one diagnostic type for configuration files: file, span, label and help.
 
-use super::name::{NAME_PATTERN, is_valid_name};
+use super::{NAME_PATTERN, is_valid_name};
 use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
 use std::fmt;
 use std::ops::Range;

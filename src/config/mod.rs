@@ -4,7 +4,6 @@
 mod diag;
 mod mesh;
 mod module;
-mod name;
 mod repo;
 
 pub use diag::{ConfigError, LoadError, UnknownNode, Unreadable};
@@ -12,8 +11,9 @@ pub use mesh::{
     Assignment, Hooks, MeshConfig, NodeConfig, Settings, SshDefaults, StatusPage, Target,
     Transport, find_mesh_toml, known_list,
 };
+/// The name rules, as the node checks them too.
+pub use mesh_proto::names::{NAME_PATTERN, is_valid_name};
 pub use module::{Instantiation, Kind, ModuleManifest, Policy};
-pub use name::{NAME_PATTERN, is_valid_name};
 pub use repo::{RepoConfig, shown_url, without_password};
 
 /// The file name every module directory holds.

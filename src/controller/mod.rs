@@ -6,50 +6,12 @@
 
 pub mod history;
 
-use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
-use serde::{Deserialize, Serialize};
+pub use mesh_proto::keys::{Identity, KEY_PREFIX, Signer, parse_key, verify};
+use mesh_proto::keys::{hex, unhex};
 use std::path::{Path, PathBuf};
-
-/// The prefix of a public key string.
-pub const KEY_PREFIX: &str = "ed25519:";
 
 /// The first line of `.mesh/key`: says what the file is, so nobody mistakes it for data.
 const KEY_FILE_HEADER: &str = "mesh controller key (ed25519 seed, hex); keep it private";
-
-/// A controller as a node and a declaration know it: its name and public key string.
-/// Fields in alphabetical order: the encoding is canonical.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Signer {
-    /// `ed25519:<64 hex>`.
-    pub key: String,
-    /// The controller's name (`[mesh] controller`, default the host name).
-    pub name: String,
-}
-
-impl Signer {
-    /// `laptop (ed25519:1a2b3c4d…)`: enough to tell two apart, short enough for a line.
-    pub fn describe(&self) -> String {
-        let short = self.key.get(..KEY_PREFIX.len() + 12).unwrap_or(&self.key);
-        format!("{} ({short}…)", self.name)
-    }
-}
-
-/// This controller: its name and signing key.
-pub struct Identity {
-    /// The name declarations carry.
-    pub name: String,
-    key: SigningKey,
-}
-
-impl std::fmt::Debug for Identity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Identity")
-            .field("name", &self.name)
-            .field("key", &self.public())
-            .finish()
-    }
-}
 
 /// Why the controller's key could not be read or made.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -64,110 +26,74 @@ pub struct KeyError {
     pub help: String,
 }
 
-impl Identity {
-    /// This mesh directory's identity: the key in `dot_mesh/key`. Never made here: a key lost
-    /// beside a whole backup (`key.bak`) is restored from it, and anything else (no key, a
-    /// damaged one, one others may read) is an error that says what to do, because nodes
-    /// pinned to this controller's key refuse any other.
-    pub fn open(dot_mesh: &Path, name: &str) -> Result<Identity, KeyError> {
-        match Self::open_if_made(dot_mesh, name)? {
-            Some(me) => Ok(me),
-            None => Err(KeyError {
-                path: key_path(dot_mesh),
-                reason: format!(
-                    "is missing (and there is no {} either), so this controller cannot sign",
-                    backup_path(dot_mesh).display()
-                ),
-                help: "if this controller has declared to nodes before, restore .mesh/key from a backup of .mesh/ (nodes refuse a new key); if it is new, `mesh id --new` makes its key".into(),
-            }),
-        }
+/// This mesh directory's identity: the key in `dot_mesh/key`. Never made here: a key lost
+/// beside a whole backup (`key.bak`) is restored from it, and anything else (no key, a
+/// damaged one, one others may read) is an error that says what to do, because nodes
+/// pinned to this controller's key refuse any other.
+pub fn open_key(dot_mesh: &Path, name: &str) -> Result<Identity, KeyError> {
+    match open_key_if_made(dot_mesh, name)? {
+        Some(me) => Ok(me),
+        None => Err(KeyError {
+            path: key_path(dot_mesh),
+            reason: format!(
+                "is missing (and there is no {} either), so this controller cannot sign",
+                backup_path(dot_mesh).display()
+            ),
+            help: "if this controller has declared to nodes before, restore .mesh/key from a backup of .mesh/ (nodes refuse a new key); if it is new, `mesh id --new` makes its key".into(),
+        }),
     }
+}
 
-    /// [`Identity::open`], or `None` when this mesh directory has no key and no backup of
-    /// one: for what only compares keys (a controller without one has signed nothing).
-    pub fn open_if_made(dot_mesh: &Path, name: &str) -> Result<Option<Identity>, KeyError> {
-        let path = key_path(dot_mesh);
-        let key = match read_key_file(&path)? {
-            Some(text) => parse_key_file(&text).map_err(|reason| KeyError {
+/// [`open_key`], or `None` when this mesh directory has no key and no backup of
+/// one: for what only compares keys (a controller without one has signed nothing).
+pub fn open_key_if_made(dot_mesh: &Path, name: &str) -> Result<Option<Identity>, KeyError> {
+    let path = key_path(dot_mesh);
+    let seed = match read_key_file(&path)? {
+        Some(text) => parse_key_file(&text).map_err(|reason| KeyError {
+            help: format!(
+                "restore it from {} or another backup of .mesh/; a new key would be refused by every node that trusts this controller",
+                backup_path(dot_mesh).display()
+            ),
+            path: path.clone(),
+            reason,
+        })?,
+        None => match restore(dot_mesh)? {
+            Some(seed) => seed,
+            None => return Ok(None),
+        },
+    };
+    Ok(Some(Identity::from_seed(name, seed)))
+}
+
+/// Makes this controller's key (`mesh id --new`, `mesh init`): refused when there is one,
+/// or a backup of one, since nodes that trust it would refuse the new one.
+pub fn create_key(dot_mesh: &Path, name: &str) -> Result<Identity, KeyError> {
+    let path = key_path(dot_mesh);
+    for there in [path.clone(), backup_path(dot_mesh)] {
+        if std::fs::symlink_metadata(&there).is_ok() {
+            return Err(KeyError {
+                reason: format!("{} is already there", there.display()),
                 help: format!(
-                    "restore it from {} or another backup of .mesh/; a new key would be refused by every node that trusts this controller",
-                    backup_path(dot_mesh).display()
+                    "`mesh id` shows the key there; nodes that trust it would refuse a new one, so a new key is made only once {} is moved aside by you",
+                    there.display()
                 ),
-                path: path.clone(),
-                reason,
-            })?,
-            None => match restore(dot_mesh)? {
-                Some(key) => key,
-                None => return Ok(None),
-            },
-        };
-        Ok(Some(Identity {
-            name: name.to_string(),
-            key,
-        }))
-    }
-
-    /// Makes this controller's key (`mesh id --new`, `mesh init`): refused when there is one,
-    /// or a backup of one, since nodes that trust it would refuse the new one.
-    pub fn create(dot_mesh: &Path, name: &str) -> Result<Identity, KeyError> {
-        let path = key_path(dot_mesh);
-        for there in [path.clone(), backup_path(dot_mesh)] {
-            if std::fs::symlink_metadata(&there).is_ok() {
-                return Err(KeyError {
-                    reason: format!("{} is already there", there.display()),
-                    help: format!(
-                        "`mesh id` shows the key there; nodes that trust it would refuse a new one, so a new key is made only once {} is moved aside by you",
-                        there.display()
-                    ),
-                    path,
-                });
-            }
-        }
-        let mut seed = [0u8; 32];
-        getrandom::fill(&mut seed).map_err(|e| KeyError {
-            path: path.clone(),
-            reason: format!("no random bytes to make it from: {e}"),
-            help: "check that the system's random source (getrandom, /dev/urandom) works".into(),
-        })?;
-        let key = SigningKey::from_bytes(&seed);
-        crate::store::make_dir(dot_mesh).map_err(|e| KeyError {
-            path: path.clone(),
-            reason: e.to_string(),
-            help: "check that the mesh directory is writable".into(),
-        })?;
-        write_key(&path, &key)?;
-        Ok(Identity {
-            name: name.to_string(),
-            key,
-        })
-    }
-
-    /// An identity from a known seed, kept nowhere: for tests and tools that sign as a
-    /// controller without a mesh directory.
-    pub fn from_seed(name: &str, seed: [u8; 32]) -> Identity {
-        Identity {
-            name: name.to_string(),
-            key: SigningKey::from_bytes(&seed),
+                path,
+            });
         }
     }
-
-    /// The name and public key string, as declarations carry them.
-    pub fn signer(&self) -> Signer {
-        Signer {
-            key: self.public(),
-            name: self.name.clone(),
-        }
-    }
-
-    /// `ed25519:<64 hex>`.
-    pub fn public(&self) -> String {
-        key_string(&self.key.verifying_key())
-    }
-
-    /// The signature over `bytes`, as 128 hex characters.
-    pub fn sign(&self, bytes: &[u8]) -> String {
-        hex(&self.key.sign(bytes).to_bytes())
-    }
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed).map_err(|e| KeyError {
+        path: path.clone(),
+        reason: format!("no random bytes to make it from: {e}"),
+        help: "check that the system's random source (getrandom, /dev/urandom) works".into(),
+    })?;
+    crate::store::make_dir(dot_mesh).map_err(|e| KeyError {
+        path: path.clone(),
+        reason: e.to_string(),
+        help: "check that the mesh directory is writable".into(),
+    })?;
+    write_key(&path, &seed)?;
+    Ok(Identity::from_seed(name, seed))
 }
 
 /// `.mesh/key`.
@@ -184,7 +110,7 @@ pub fn backup_path(dot_mesh: &Path) -> PathBuf {
 /// backup of this controller's identity too. Nothing to copy is not an error.
 pub fn back_up(dot_mesh: &Path) -> std::io::Result<()> {
     match std::fs::read(key_path(dot_mesh)) {
-        Ok(bytes) => crate::durable::write_atomic(&backup_path(dot_mesh), &bytes)
+        Ok(bytes) => mesh_node::durable::write_atomic(&backup_path(dot_mesh), &bytes)
             .map_err(|e| std::io::Error::new(e.source.kind(), e.source.to_string())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
@@ -193,7 +119,7 @@ pub fn back_up(dot_mesh: &Path) -> std::io::Result<()> {
 
 /// The key from `key.bak`, written back to `.mesh/key` (0600); `None` when there is no
 /// backup. A damaged or exposed backup is an error: it is never replaced by a new key.
-fn restore(dot_mesh: &Path) -> Result<Option<SigningKey>, KeyError> {
+fn restore(dot_mesh: &Path) -> Result<Option<[u8; 32]>, KeyError> {
     let bak = backup_path(dot_mesh);
     let Some(text) = read_key_file(&bak)? else {
         return Ok(None);
@@ -240,17 +166,17 @@ fn read_key_file(path: &Path) -> Result<Option<String>, KeyError> {
     std::fs::read_to_string(path).map(Some).map_err(unreadable)
 }
 
-fn write_key(path: &Path, key: &SigningKey) -> Result<(), KeyError> {
-    let text = format!("{KEY_FILE_HEADER}\n{}\n", hex(key.as_bytes()));
+fn write_key(path: &Path, seed: &[u8; 32]) -> Result<(), KeyError> {
+    let text = format!("{KEY_FILE_HEADER}\n{}\n", hex(seed));
     // A temp file is made 0600, and keeps its mode through the rename.
-    crate::durable::write_atomic(path, text.as_bytes()).map_err(|e| KeyError {
+    mesh_node::durable::write_atomic(path, text.as_bytes()).map_err(|e| KeyError {
         path: path.to_path_buf(),
         reason: format!("could not {} {}: {}", e.action, e.path.display(), e.source),
         help: "check that .mesh/ is writable".into(),
     })
 }
 
-fn parse_key_file(text: &str) -> Result<SigningKey, String> {
+fn parse_key_file(text: &str) -> Result<[u8; 32], String> {
     let seed = text
         .lines()
         .map(str::trim)
@@ -259,34 +185,7 @@ fn parse_key_file(text: &str) -> Result<SigningKey, String> {
     let bytes: [u8; 32] = unhex(seed)
         .and_then(|b| b.try_into().ok())
         .ok_or("is not 64 hex characters")?;
-    Ok(SigningKey::from_bytes(&bytes))
-}
-
-/// `ed25519:<64 hex>` of a public key.
-fn key_string(key: &VerifyingKey) -> String {
-    format!("{KEY_PREFIX}{}", hex(key.as_bytes()))
-}
-
-/// Parses a public key string; why not, as a sentence.
-pub fn parse_key(s: &str) -> Result<VerifyingKey, String> {
-    let bytes: [u8; 32] = s
-        .strip_prefix(KEY_PREFIX)
-        .and_then(unhex)
-        .and_then(|b| b.try_into().ok())
-        .ok_or_else(|| {
-            format!("{s:?} is not a controller key (expected `ed25519:` and 64 hex characters, as `mesh id` prints)")
-        })?;
-    VerifyingKey::from_bytes(&bytes).map_err(|e| format!("{s:?} is not a valid ed25519 key: {e}"))
-}
-
-/// Whether `signature` (128 hex) is `signer`'s over `bytes`; why not, as a sentence.
-pub fn verify(signer: &Signer, bytes: &[u8], signature: &str) -> Result<(), String> {
-    let key = parse_key(&signer.key)?;
-    let sig: [u8; 64] = unhex(signature)
-        .and_then(|b| b.try_into().ok())
-        .ok_or("the signature is not 128 hex characters")?;
-    key.verify_strict(bytes, &Signature::from_bytes(&sig))
-        .map_err(|_| format!("the signature does not match {}", signer.describe()))
+    Ok(bytes)
 }
 
 /// The controller name by default: this machine's host name, made a valid name.
@@ -318,24 +217,6 @@ pub fn default_name() -> String {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,13 +225,13 @@ mod tests {
     fn a_key_is_made_once_0600_and_read_back() {
         use std::os::unix::fs::PermissionsExt;
         let t = tempfile::tempdir().unwrap();
-        let a = Identity::create(t.path(), "laptop").unwrap();
+        let a = create_key(t.path(), "laptop").unwrap();
         let mode = std::fs::metadata(key_path(t.path()))
             .unwrap()
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
-        let b = Identity::open(t.path(), "laptop").unwrap();
+        let b = open_key(t.path(), "laptop").unwrap();
         assert_eq!(a.public(), b.public());
         assert!(a.public().starts_with(KEY_PREFIX) && a.public().len() == 8 + 64);
     }
@@ -358,10 +239,10 @@ mod tests {
     #[test]
     fn a_lost_key_comes_back_from_its_backup() {
         let t = tempfile::tempdir().unwrap();
-        let a = Identity::create(t.path(), "cron").unwrap();
+        let a = create_key(t.path(), "cron").unwrap();
         back_up(t.path()).unwrap();
         std::fs::remove_file(key_path(t.path())).unwrap();
-        let b = Identity::open(t.path(), "cron").unwrap();
+        let b = open_key(t.path(), "cron").unwrap();
         assert_eq!(a.public(), b.public());
     }
 
@@ -372,7 +253,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(key_path(t.path()), std::fs::Permissions::from_mode(0o600))
             .unwrap();
-        let e = Identity::open(t.path(), "cron").unwrap_err();
+        let e = open_key(t.path(), "cron").unwrap_err();
         assert!(e.reason.contains("hex"), "{e}");
         assert_eq!(
             std::fs::read_to_string(key_path(t.path())).unwrap(),
@@ -383,21 +264,18 @@ mod tests {
     #[test]
     fn a_key_is_never_made_by_reading_and_never_over_one_that_is_there() {
         let t = tempfile::tempdir().unwrap();
-        let e = Identity::open(t.path(), "cron").unwrap_err();
+        let e = open_key(t.path(), "cron").unwrap_err();
         assert!(e.help.contains("mesh id --new"), "{e:?}");
         assert!(!key_path(t.path()).exists(), "reading made no key");
-        assert!(Identity::open_if_made(t.path(), "cron").unwrap().is_none());
-        let a = Identity::create(t.path(), "cron").unwrap();
-        let e = Identity::create(t.path(), "cron").unwrap_err();
+        assert!(open_key_if_made(t.path(), "cron").unwrap().is_none());
+        let a = create_key(t.path(), "cron").unwrap();
+        let e = create_key(t.path(), "cron").unwrap_err();
         assert!(e.reason.contains("already there"), "{e:?}");
         back_up(t.path()).unwrap();
         std::fs::remove_file(key_path(t.path())).unwrap();
-        let e = Identity::create(t.path(), "cron").unwrap_err();
+        let e = create_key(t.path(), "cron").unwrap_err();
         assert!(e.reason.contains("key.bak"), "a backup is there: {e:?}");
-        assert_eq!(
-            Identity::open(t.path(), "cron").unwrap().public(),
-            a.public()
-        );
+        assert_eq!(open_key(t.path(), "cron").unwrap().public(), a.public());
     }
 
     #[test]
@@ -410,7 +288,7 @@ mod tests {
             std::fs::Permissions::from_mode(0o600),
         )
         .unwrap();
-        let e = Identity::open(t.path(), "cron").unwrap_err();
+        let e = open_key(t.path(), "cron").unwrap_err();
         assert!(
             e.path.ends_with("key.bak") && e.reason.contains("missing"),
             "{e:?}"
@@ -422,22 +300,22 @@ mod tests {
     fn a_key_others_may_read_is_refused_as_ssh_refuses_it() {
         use std::os::unix::fs::PermissionsExt;
         let t = tempfile::tempdir().unwrap();
-        Identity::create(t.path(), "cron").unwrap();
+        create_key(t.path(), "cron").unwrap();
         for mode in [0o644, 0o640, 0o604, 0o620] {
             std::fs::set_permissions(key_path(t.path()), std::fs::Permissions::from_mode(mode))
                 .unwrap();
-            let e = Identity::open(t.path(), "cron").unwrap_err();
+            let e = open_key(t.path(), "cron").unwrap_err();
             assert!(e.help.contains("chmod 600"), "{mode:o}: {e:?}");
         }
         std::fs::set_permissions(key_path(t.path()), std::fs::Permissions::from_mode(0o400))
             .unwrap();
-        assert!(Identity::open(t.path(), "cron").is_ok());
+        assert!(open_key(t.path(), "cron").is_ok());
     }
 
     #[test]
     fn signatures_verify_and_a_flipped_byte_does_not() {
         let t = tempfile::tempdir().unwrap();
-        let me = Identity::create(t.path(), "laptop").unwrap();
+        let me = create_key(t.path(), "laptop").unwrap();
         let sig = me.sign(b"declaration");
         assert_eq!(verify(&me.signer(), b"declaration", &sig), Ok(()));
         assert!(verify(&me.signer(), b"declaratioN", &sig).is_err());
@@ -451,7 +329,7 @@ mod tests {
     #[test]
     fn the_default_name_is_a_valid_name() {
         assert!(
-            crate::config::is_valid_name(&default_name()),
+            mesh_proto::names::is_valid_name(&default_name()),
             "{}",
             default_name()
         );

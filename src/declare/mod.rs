@@ -2,10 +2,10 @@
 //! digested without the sequence, so "would send" compares byte for byte with "did send".
 
 pub mod compose;
-pub mod wire;
 
 pub use compose::{Composed, compose_all};
-pub use wire::{Declaration, DeclaredModule, Envelope};
+/// The declaration as it travels: the wire types both ends share.
+pub use mesh_proto::wire::{Declaration, DeclaredModule, Envelope};
 
 use crate::store::Verdict;
 use crate::store::{BUILDS, BuildRecord, DECLARED, LATEST, Paths, id_key};

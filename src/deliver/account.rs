@@ -8,15 +8,15 @@
 //!   three in a row make the node stuck; a different failure restarts at one; a clean apply
 //!   clears it.
 
-use crate::artifact::{SHORT, short};
 use crate::events::Fact;
-use crate::node::{Held, Outcome, Report, ResourceOutcome};
 use crate::store::{Failure, NodeRecord, STUCK_AFTER, Sent};
+use mesh_node::artifact::{SHORT, short};
+use mesh_node::{Held, Outcome, Report, ResourceOutcome};
 
 /// How many unreadable-report notes are kept per node.
 const UNREADABLE_KEPT: usize = 5;
 
-pub use crate::node::MAX_SEQUENCE;
+pub use mesh_proto::MAX_SEQUENCE;
 
 /// What to ask a node's journal for (`report --since`): one below the newest report taken, so
 /// that one comes back when the journal is the one read before.
@@ -104,7 +104,7 @@ pub fn take_reports(
     let mut previous: Option<u64> = None;
     for (seq, line) in parsed {
         if let Some(p) = previous
-            && seq > p.saturating_add(crate::node::JOURNAL_LIMIT as u64)
+            && seq > p.saturating_add(mesh_node::JOURNAL_LIMIT as u64)
         {
             note(
                 rec,
@@ -291,7 +291,7 @@ fn applied(rec: &mut NodeRecord, node: &str, sent: &Sent, at: u64) -> Vec<Fact> 
 /// A failed (or refused) apply of what was sent: the same failure again lengthens the streak
 /// (stuck at [`STUCK_AFTER`]); a different one starts a new streak, each refusal a fact.
 fn failed(rec: &mut NodeRecord, node: &str, report: &Report, sequence: u64, at: u64) -> Vec<Fact> {
-    let failed: Vec<&crate::node::ResourceReport> = report
+    let failed: Vec<&mesh_node::ResourceReport> = report
         .resources
         .iter()
         .filter(|r| r.outcome == ResourceOutcome::Failed)

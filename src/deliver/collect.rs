@@ -5,7 +5,6 @@
 use super::elsewhere;
 use super::trouble;
 use crate::Result;
-use crate::artifact::{SHORT, short};
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
 use crate::deliver::account;
@@ -13,6 +12,7 @@ use crate::events::{self, Event, Fact};
 use crate::store::{NODES, NodeRecord, Paths, STUCK_AFTER, Sent, StoreError, Writer};
 use crate::transport::session::NodeSession;
 use crate::transport::{Connections, ErrorKind, TransportError, fan_out};
+use mesh_node::artifact::{SHORT, short};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -57,7 +57,7 @@ pub fn collect(
     }
     // This controller's key: a declaration signed by another is not one this one lost. A
     // controller without a key has signed nothing; collecting makes none.
-    let me = crate::controller::Identity::open_if_made(&paths.dot_mesh, &mesh.controller)?
+    let me = crate::controller::open_key_if_made(&paths.dot_mesh, &mesh.controller)?
         .map(|me| me.public())
         .unwrap_or_default();
     let records: BTreeMap<String, NodeRecord> = {
@@ -138,9 +138,9 @@ fn read(
 /// What a node answered: the declaration it holds, who signed it, and its new reports.
 pub struct Collected {
     /// The declaration it holds.
-    pub held: Option<crate::node::Held>,
+    pub held: Option<mesh_node::Held>,
     /// Who declared it, and from which commits.
-    pub by: Option<crate::node::DeclaredBy>,
+    pub by: Option<mesh_node::DeclaredBy>,
     /// Its reports newer than asked, as JSON lines.
     pub reports: Vec<u8>,
     /// Whether mesh had to be installed first.
@@ -207,7 +207,7 @@ fn answered(
         // Whether it applied is the newest report about it to say: one, not one per line.
         let newest = lines
             .iter()
-            .filter_map(|l| serde_json::from_str::<crate::node::Report>(l).ok())
+            .filter_map(|l| serde_json::from_str::<mesh_node::Report>(l).ok())
             .filter(|r| r.declaration.as_ref() == Some(f))
             .max_by_key(|r| r.report_sequence);
         if let Some(report) = newest {

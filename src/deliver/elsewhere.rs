@@ -8,10 +8,10 @@
 
 use crate::controller::Signer;
 use crate::controller::history::{self, Compared, History};
-use crate::declare::wire::{MESH_DIRECTORY, Plan};
 use crate::events::Fact;
-use crate::node::{DeclaredBy, Have, Held};
 use crate::store::{DECLARED_ELSEWHERE, DeclaredElsewhere, Relation, StoreError, Writer};
+use mesh_node::{DeclaredBy, Have, Held};
+use mesh_proto::wire::{MESH_DIRECTORY, Plan};
 use std::collections::{BTreeMap, HashMap};
 
 /// The repositories' histories a controller compares with: each `[[repo]]` as this run read
@@ -237,7 +237,7 @@ fn shown(repo: &str) -> &str {
 }
 
 fn short(commit: &str) -> &str {
-    crate::artifact::short(commit, 8)
+    mesh_node::artifact::short(commit, 8)
 }
 
 /// Records what was found about `node` in the write `w`; the fact, once, when it is new (the
@@ -326,7 +326,7 @@ pub fn seen(
 
 /// A report the node wrote about the declaration another controller put there: whether that
 /// one applied cleanly is its to say, and status says it ("current, declared by laptop").
-pub fn reported(w: &Writer, node: &str, report: &crate::node::Report) -> Result<(), StoreError> {
+pub fn reported(w: &Writer, node: &str, report: &mesh_node::Report) -> Result<(), StoreError> {
     let Some(mut e) = w.get(DECLARED_ELSEWHERE, node.as_bytes())? else {
         return Ok(());
     };
@@ -336,7 +336,7 @@ pub fn reported(w: &Writer, node: &str, report: &crate::node::Report) -> Result<
     if held.digest != e.digest || held.sequence != e.sequence {
         return Ok(());
     }
-    let clean = report.outcome == crate::node::Outcome::Applied;
+    let clean = report.outcome == mesh_node::Outcome::Applied;
     if e.applied != clean {
         e.applied = clean;
         w.put(DECLARED_ELSEWHERE, node.as_bytes(), &e)?;

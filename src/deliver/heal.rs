@@ -8,11 +8,11 @@
 //! sent nothing, and `mesh doctor` checks the rest.
 
 use crate::Result;
-use crate::artifact::ArtifactStore;
 use crate::config::MeshConfig;
 use crate::declare::compose::{self, Composed};
 use crate::events::{Event, Fact};
 use crate::store::Paths;
+use mesh_node::artifact::ArtifactStore;
 use std::collections::BTreeMap;
 
 /// Checks the artifacts the coming push would send (see the module's doc); removes each damaged

@@ -3,7 +3,7 @@
 //! configured ref; the lines are found by a small line reader beside the TOML/JSON parse, since
 //! a finding must point at the line a person edits.
 
-use crate::imports::Language;
+use mesh_imports::Language;
 use serde::Serialize;
 
 /// What a declaration is for.
@@ -253,7 +253,7 @@ pub struct GoMod {
 /// never the import path code writes).
 pub fn go_mod(text: &str) -> GoMod {
     let mut out = GoMod {
-        module: crate::imports::manifest::go_module_path(text),
+        module: mesh_imports::manifest::go_module_path(text),
         ..GoMod::default()
     };
     let mut block: Option<&str> = None;
@@ -436,7 +436,7 @@ pub fn pyproject(text: &str) -> Vec<Declared> {
 /// The requirements a `setup.cfg` declares: `install_requires` for shipping,
 /// `[options.extras_require]` optional, `tests_require` dev.
 pub fn setup_cfg(text: &str) -> Vec<Declared> {
-    crate::imports::setup_cfg::read(text)
+    mesh_imports::setup_cfg::read(text)
         .requirements
         .into_iter()
         .filter_map(|(req, what, line)| {

@@ -17,10 +17,10 @@ pub mod tools;
 
 use crate::Result;
 use crate::graph::Loaded;
-use crate::imports::{ImportKind, Language, ScannedFile};
 use crate::source::{self, ModuleSource, RepoSnapshot, SourceError, blob_text};
 use declared::{Declared, Scope};
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use mesh_imports::{ImportKind, Language, ScannedFile};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -183,7 +183,7 @@ impl Manifests {
             setup_cfg: read("setup.cfg")?,
             js_paths: read("tsconfig.json")?
                 .or(read("jsconfig.json")?)
-                .map(|t| crate::imports::tsconfig::paths(&m.dir, &t))
+                .map(|t| mesh_imports::tsconfig::paths(&m.dir, &t))
                 .unwrap_or_default(),
             tools,
         })
@@ -232,7 +232,7 @@ fn go_workspace(
                 let go_mod = source::join(&source::join(d, &used), "go.mod");
                 if let Some(p) = blob_text(snap, &root, &go_mod)?
                     .as_deref()
-                    .and_then(crate::imports::manifest::go_module_path)
+                    .and_then(mesh_imports::manifest::go_module_path)
                 {
                     paths.push(p);
                 }
@@ -264,9 +264,9 @@ impl<'a> World<'a> {
                 .as_deref()
                 .and_then(|t| toml::from_str::<toml::Table>(t).ok());
             let table = match &man.setup_cfg {
-                Some(cfg) => Some(crate::imports::setup_cfg::merged(
+                Some(cfg) => Some(mesh_imports::setup_cfg::merged(
                     pyproject,
-                    &crate::imports::setup_cfg::read(cfg),
+                    &mesh_imports::setup_cfg::read(cfg),
                 )),
                 None => pyproject,
             };
@@ -286,7 +286,7 @@ impl<'a> World<'a> {
             if let Some(p) = man
                 .go_mod
                 .as_deref()
-                .and_then(crate::imports::manifest::go_module_path)
+                .and_then(mesh_imports::manifest::go_module_path)
             {
                 go_modules.push(p);
             }
@@ -495,7 +495,7 @@ fn rust_drift(
     let decls: Vec<Decl> = declared::cargo(cargo_toml)
         .into_iter()
         .map(|d| {
-            let ident = crate::imports::manifest::rust_ident(&d.name);
+            let ident = mesh_imports::manifest::rust_ident(&d.name);
             let renamed = rec.manifests.rust_renames.iter().any(|(l, _)| *l == ident);
             Decl {
                 keys: rust::keys(&d.name, renamed, &world.rust_libs),
@@ -584,7 +584,7 @@ fn uses<'a>(
                     Cow::Borrowed(top)
                 }
                 Language::Js => {
-                    if crate::imports::tsconfig::apply(js_paths, &imp.name).is_some() {
+                    if mesh_imports::tsconfig::apply(js_paths, &imp.name).is_some() {
                         continue;
                     }
                     if stdlib::node(&imp.name) {

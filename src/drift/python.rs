@@ -1,7 +1,7 @@
 //! Python's own drift rules: which names a module's own files answer to, so that its imports
 //! of itself, and of files beside a script or a test, are no dependencies.
 
-use crate::imports::{Language, ScannedFile};
+use mesh_imports::{Language, ScannedFile};
 
 /// The Python names a module provides that its own files hold: a package directory or a
 /// `.py` file of that name somewhere in it. A meta-package's project name gives it an import
@@ -97,7 +97,7 @@ pub(super) fn local_python_names(files: &[ScannedFile], dir: &str) -> LocalPytho
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::imports::ImportKind;
+    use mesh_imports::ImportKind;
 
     #[test]
     fn local_python_names_stop_at_packages() {

@@ -3,9 +3,9 @@
 //! it includes with `#[path]`), the runtime crates a derive or macro crate's output names,
 //! and the crate's own module names a glob re-export brings into scope.
 
-use crate::imports::ScannedFile;
-use crate::imports::manifest::rust_ident;
 use crate::source;
+use mesh_imports::ScannedFile;
+use mesh_imports::manifest::rust_ident;
 use std::collections::HashMap;
 
 /// External packages whose library is named otherwise than the package (and than the
@@ -148,7 +148,7 @@ pub fn own_module_names(files: &[ScannedFile], dir: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for f in files
         .iter()
-        .filter(|f| f.language == crate::imports::Language::Rust)
+        .filter(|f| f.language == mesh_imports::Language::Rust)
     {
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
         for part in rel.split('/') {

@@ -7,8 +7,8 @@
 
 use super::declared::{Declared, Scope};
 use super::names;
-use crate::imports::Language;
 use crate::source::{ModuleSource, RepoSnapshot, SourceError, blob_text};
+use mesh_imports::Language;
 
 /// Dev tools whose command differs from their package's name, as (package, command).
 pub const TOOL_BINS: &[(&str, &str)] = &[

@@ -72,19 +72,19 @@ fn run_one(
     if let Some(mut stdin) = child.stdin.take() {
         let _ = writeln!(stdin, "{fact}");
     }
-    match crate::process::wait_until(&mut child, timeout) {
+    match mesh_node::process::wait_until(&mut child, timeout) {
         Ok(Some(s)) if s.success() => Ok(()),
         Ok(Some(s)) => Err(Failure::Failed(format!("`{cmd}` exited with {s}"))),
         Ok(None) => {
             // The whole group: what the shell started must not hold our stderr open.
-            crate::process::stop(&mut child);
+            mesh_node::process::stop(&mut child);
             Err(Failure::Hung(format!(
                 "`{cmd}` did not finish within {} and was stopped",
                 humantime::format_duration(timeout)
             )))
         }
         Err(e) => {
-            crate::process::stop(&mut child);
+            mesh_node::process::stop(&mut child);
             Err(Failure::Failed(format!(
                 "`{cmd}` could not be waited for: {e}"
             )))

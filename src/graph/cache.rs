@@ -10,11 +10,11 @@
 
 use super::ImportEdge;
 use crate::config::{MeshConfig, ModuleManifest};
-use crate::imports::resolve::Evidence;
-use crate::imports::{ImportKind, Language, SCANNER_VERSION};
 use crate::source::{ModuleSource, Prior, PriorRepo, Snapshot};
 use crate::store::{ModuleRecord, Reader, StoreError, Table, Writer};
 use gix::ObjectId;
+use mesh_imports::resolve::Evidence;
+use mesh_imports::{ImportKind, Language, SCANNER_VERSION};
 use serde::{Deserialize, Serialize};
 
 /// Bumped when what is cached, or how it is derived, changes shape.

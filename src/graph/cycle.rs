@@ -84,7 +84,7 @@ pub fn describe(modules: &[GraphModule], units: &[Vec<usize>], edges: &[Edge]) -
                     let ev = e
                         .evidence
                         .iter()
-                        .find(|ev| ev.kind == crate::imports::ImportKind::Build)?;
+                        .find(|ev| ev.kind == mesh_imports::ImportKind::Build)?;
                     Some(CycleEdge {
                         from: e.from.clone(),
                         to: e.to.clone(),
@@ -118,7 +118,7 @@ pub fn rust_only<'a>(cycles: &'a [Cycle], edges: &[Edge]) -> Vec<&'a Cycle> {
                         .iter()
                         .filter(|e| e.kind == EdgeKind::Build && e.from == ce.from && e.to == ce.to)
                         .flat_map(|e| &e.evidence)
-                        .filter(|ev| ev.kind == crate::imports::ImportKind::Build)
+                        .filter(|ev| ev.kind == mesh_imports::ImportKind::Build)
                         .all(|ev| ev.file.ends_with(".rs"))
                 })
         })
@@ -137,7 +137,7 @@ pub fn rust_cycle_message(c: &Cycle, edges: &[Edge]) -> String {
             .iter()
             .filter(|e| e.kind == EdgeKind::Build && e.from == ce.from && e.to == ce.to)
             .flat_map(|e| &e.evidence)
-            .filter(|ev| ev.kind == crate::imports::ImportKind::Build);
+            .filter(|ev| ev.kind == mesh_imports::ImportKind::Build);
         for ev in evidence {
             out.push_str(&format!(
                 "\n  {} → {}   {}:{}: {}",
@@ -173,8 +173,8 @@ mod tests {
     #[test]
     fn every_member_of_a_unit_is_built_against_the_units_inputs() {
         use crate::graph::{GraphModule, ModuleGraph};
-        use crate::imports::ImportKind;
-        use crate::imports::resolve::Evidence;
+        use mesh_imports::ImportKind;
+        use mesh_imports::resolve::Evidence;
         // a ⇄ b, and b alone imports c: a waits for c too, and names c's artifact.
         let modules = ["a", "b", "c"]
             .iter()

@@ -12,11 +12,11 @@ use super::scan::{KnownScans, Learned, scan_modules, walk_all};
 use super::{EdgeKind, GraphModule, ImportEdge, ModuleGraph};
 use crate::Result;
 use crate::config::MeshConfig;
-use crate::imports::resolve::{self, Evidence, ModuleImports};
-use crate::imports::{Language, SCANNER_VERSION};
 use crate::source::Snapshot;
 use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Store};
 use gix::ObjectId;
+use mesh_imports::resolve::{self, Evidence, ModuleImports};
+use mesh_imports::{Language, SCANNER_VERSION};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -636,8 +636,8 @@ fn declared_edges(snapshot: &Snapshot) -> Vec<(usize, usize, EdgeKind)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::imports::{FileScan, Import, ImportKind, Language};
     use crate::store::{StoredFile, StoredModule};
+    use mesh_imports::{FileScan, Import, ImportKind, Language};
 
     fn stored(source_id: &str, blobs: &[&[u8]]) -> StoredModule {
         StoredModule {

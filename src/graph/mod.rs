@@ -13,8 +13,8 @@ pub mod stale;
 pub use load::{Loaded, Stats, load, load_with_evidence, load_with_records, sources};
 
 use crate::config::Kind;
-use crate::imports::ImportKind;
-use crate::imports::resolve::Evidence;
+use mesh_imports::ImportKind;
+use mesh_imports::resolve::Evidence;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

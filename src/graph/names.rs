@@ -3,9 +3,9 @@
 
 use super::cache::Facts;
 use crate::Result;
-use crate::imports::manifest;
-use crate::imports::tsconfig;
 use crate::source::{self, RepoSnapshot, Snapshot, SourceError, blob_text};
+use mesh_imports::manifest;
+use mesh_imports::tsconfig;
 use std::collections::HashMap;
 
 /// Go import names: the nearest `go.mod` at or above each module that has Go code or a go.mod,

@@ -4,8 +4,8 @@
 //! at all is written.
 
 use super::cache::{self, Head, Resolved};
-use crate::imports::FileScan;
 use crate::store::{IMPORTS, MODULES, Sealed, Store, StoreError, StoredModule};
+use mesh_imports::FileScan;
 use std::path::Path;
 use std::sync::mpsc;
 use std::thread::JoinHandle;

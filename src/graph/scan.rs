@@ -3,11 +3,11 @@
 //! threads when there is enough to do).
 
 use crate::Result;
-use crate::imports::manifest::{self, MANIFEST_FILES, ManifestFacts};
-use crate::imports::{FileScan, Language, SCANNER_VERSION, ScannedFile, component, place};
 use crate::source::{self, ModuleSource, RepoSnapshot, Snapshot, SourceError};
 use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Sealed, StoredModule};
 use gix::ObjectId;
+use mesh_imports::manifest::{self, MANIFEST_FILES, ManifestFacts};
+use mesh_imports::{FileScan, Language, SCANNER_VERSION, ScannedFile, component, place};
 
 /// Files larger than this are not scanned (generated code, vendored bundles).
 const MAX_SCANNED_FILE: u64 = 4 << 20;
@@ -363,10 +363,10 @@ fn scan_text(job: Job, blob: &source::blobs::Blob) -> (FileScan, Option<String>)
         Err(_) => String::from_utf8_lossy(data),
     };
     let Some(kind) = job.component else {
-        return (crate::imports::scan_file(job.lang, &text), None);
+        return (mesh_imports::scan_file(job.lang, &text), None);
     };
     let (script, blocks) = component::script_blocks(&text, kind);
-    let mut scan = crate::imports::scan_file(job.lang, &script);
+    let mut scan = mesh_imports::scan_file(job.lang, &script);
     if blocks == 0 {
         scan.notes.push("no <script> block: no imports".into());
     }
@@ -484,7 +484,7 @@ impl<'a> ModuleScan<'a> {
         self.scanned.push(ScannedFile {
             path: f.path.clone(),
             language: lang,
-            kind: crate::imports::ImportKind::Build,
+            kind: mesh_imports::ImportKind::Build,
             imports: found.imports.clone(),
         });
         Ok(())

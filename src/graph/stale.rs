@@ -355,8 +355,8 @@ fn input_reason(
 mod tests {
     use super::*;
     use crate::graph::{GraphModule, ImportEdge};
-    use crate::imports::ImportKind;
-    use crate::imports::resolve::Evidence;
+    use mesh_imports::ImportKind;
+    use mesh_imports::resolve::Evidence;
     use std::collections::BTreeMap;
 
     /// Two modules: `app`, whose tests import `kit` (a dev edge), and `kit`.

@@ -437,7 +437,7 @@ fn remember_failure(clone: &Path, done: &Fetch) {
             let _ = std::fs::remove_file(note);
         }
         Fetch::Failed(e) => {
-            let _ = crate::durable::write_atomic(&note, one_line(e).as_bytes());
+            let _ = mesh_node::durable::write_atomic(&note, one_line(e).as_bytes());
         }
     }
 }

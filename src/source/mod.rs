@@ -360,14 +360,8 @@ impl RepoSnapshot {
     }
 }
 
-/// `dir` and every directory above it up to the repository's root (`""`), nearest first:
-/// where a walk for the nearest file of a kind (a workspace's `Cargo.toml`, a `go.mod`, a
-/// workspace `package.json`) looks. `.skip(1)` starts above `dir`.
-pub fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
-    std::iter::successors(Some(dir), |d| {
-        (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p))
-    })
-}
+/// `dir` and every directory above it, nearest first: the scanners' walk, shared.
+pub use mesh_imports::ancestors;
 
 /// The text of the file at `path` (repository-relative) in `tree`, when it is a file: read
 /// lossily as UTF-8. How the graph and drift read manifests and configs at a ref.
@@ -541,19 +535,4 @@ fn resolve_ref(
         )
     })?;
     commit_and_tree(cfg, &commit)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ancestors;
-
-    /// Nearest first, the root (`""`) last, once; the root's only ancestor is itself.
-    #[test]
-    fn ancestors_walk_up_to_the_root() {
-        let up: Vec<&str> = ancestors("a/b/c").collect();
-        assert_eq!(up, ["a/b/c", "a/b", "a", ""]);
-        assert_eq!(ancestors("").collect::<Vec<_>>(), [""]);
-        assert_eq!(ancestors("a/b").skip(1).collect::<Vec<_>>(), ["a", ""]);
-        assert_eq!(ancestors("").skip(1).count(), 0);
-    }
 }

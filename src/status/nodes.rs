@@ -280,7 +280,7 @@ fn modules_ok(rec: &NodeRecord) -> std::collections::BTreeSet<String> {
     let (Some(sent), Some(raw)) = (&rec.sent, &rec.last_report) else {
         return Default::default();
     };
-    let Ok(report) = serde_json::from_str::<crate::node::Report>(raw) else {
+    let Ok(report) = serde_json::from_str::<mesh_node::Report>(raw) else {
         return Default::default();
     };
     if report.declaration.as_ref().map(|h| (&h.digest, h.sequence))
@@ -291,18 +291,18 @@ fn modules_ok(rec: &NodeRecord) -> std::collections::BTreeSet<String> {
     report
         .resources
         .iter()
-        .filter(|r| r.outcome == crate::node::ResourceOutcome::Ok)
+        .filter(|r| r.outcome == mesh_node::ResourceOutcome::Ok)
         .filter_map(|r| r.id.strip_prefix("module:").map(str::to_string))
         .collect()
 }
 
 /// What the node's newest report about the declaration it was sent says it went back from:
 /// one line per module that failed and was switched back (or is down), for the reason.
-fn rolled_back(rec: &NodeRecord) -> Vec<(String, crate::node::RolledBack)> {
+fn rolled_back(rec: &NodeRecord) -> Vec<(String, mesh_node::RolledBack)> {
     let (Some(sent), Some(raw)) = (&rec.sent, &rec.last_report) else {
         return Vec::new();
     };
-    let Ok(report) = serde_json::from_str::<crate::node::Report>(raw) else {
+    let Ok(report) = serde_json::from_str::<mesh_node::Report>(raw) else {
         return Vec::new();
     };
     if report.declaration.as_ref().map(|h| (&h.digest, h.sequence))
@@ -659,7 +659,7 @@ fn declared_elsewhere(c: &Composed, e: &DeclaredElsewhere) -> (NodeState, Option
 /// A node with a failure streak: stuck once it reached [`crate::store::STUCK_AFTER`] reports
 /// in a row; before, rolled back when every failing module went back to a version that runs
 /// (naming the version that failed), else failed in the node's words (a module down first).
-fn failing(f: &Failure, back: &[(String, crate::node::RolledBack)]) -> (NodeState, Option<String>) {
+fn failing(f: &Failure, back: &[(String, mesh_node::RolledBack)]) -> (NodeState, Option<String>) {
     let down: Vec<String> = back
         .iter()
         .filter(|(_, b)| b.down)

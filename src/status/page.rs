@@ -10,10 +10,10 @@ use std::time::Duration;
 use super::needs::{About, Need, needs_a_person};
 use super::nodes::{Delivery, NodeState, NodeStatus, Status, ago};
 use crate::Result;
-use crate::artifact::short;
 use crate::clock::rfc3339;
 use crate::events::EVENTS;
 use crate::store::Paths;
+use mesh_node::artifact::short;
 
 /// How many of the newest facts the page lists.
 pub const FACTS_SHOWN: usize = 40;
@@ -439,8 +439,8 @@ fn facts_section(h: &mut String, facts: &[serde_json::Value]) {
 /// would replace the system's). Temp pages a killed write left beside it are swept first.
 pub fn write(path: &Path, html: &str) -> Result<()> {
     refuse_what_is_not_a_page(path)?;
-    crate::durable::sweep_temps(path);
-    crate::durable::write_atomic_mode(path, html.as_bytes(), Some(0o644)).map_err(|e| {
+    mesh_node::durable::sweep_temps(path);
+    mesh_node::durable::write_atomic_mode(path, html.as_bytes(), Some(0o644)).map_err(|e| {
         // Said once: the OS error in the sentence, not again as its cause.
         crate::Error::failed(
             format!(

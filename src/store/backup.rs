@@ -55,7 +55,7 @@ pub fn backup(state: &Path, every: Duration) -> Result<bool, StoreError> {
             .and_then(|f| f.sync_all())
             .map_err(io)?;
         std::fs::rename(&tmp, &bak).map_err(io)?;
-        let _ = crate::durable::sync_dir(&crate::durable::parent_dir(&bak));
+        let _ = mesh_node::durable::sync_dir(&mesh_node::durable::parent_dir(&bak));
         Ok(true)
     })();
     if made.is_err() {

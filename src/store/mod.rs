@@ -334,7 +334,7 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(StoreError::from_redb(path, e)),
         }
-        let _ = crate::durable::sync_dir(&crate::durable::parent_dir(path));
+        let _ = mesh_node::durable::sync_dir(&mesh_node::durable::parent_dir(path));
         Ok(())
     }
 

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// `format` and other single facts about the store.
 pub const META: Table<u64> = Table::new("meta");
 /// (blob id, scanner version) → the imports found in that blob: a file is never parsed twice.
-pub const IMPORTS: Table<crate::imports::FileScan> = Table::new("imports");
+pub const IMPORTS: Table<mesh_imports::FileScan> = Table::new("imports");
 /// (repo, module dir) → what was learned the last time the module was walked.
 pub const MODULES: Table<StoredModule> = Table::new("modules");
 
@@ -52,9 +52,9 @@ pub struct ModuleRecord {
     /// The scanner version this record was made with.
     pub scanner_version: u32,
     /// Per source file: (repo-relative path, language, imports).
-    pub files: Vec<crate::imports::ScannedFile>,
+    pub files: Vec<mesh_imports::ScannedFile>,
     /// What its language manifests say (provided names, Rust renames).
-    pub manifests: crate::imports::ManifestFacts,
+    pub manifests: mesh_imports::ManifestFacts,
 }
 
 /// How [`MODULES`] keeps a [`ModuleRecord`]: each file names its blob, whose imports are in
@@ -69,19 +69,19 @@ pub struct StoredModule {
     /// Its source files.
     pub files: Vec<StoredFile>,
     /// What its language manifests say.
-    pub manifests: crate::imports::ManifestFacts,
+    pub manifests: mesh_imports::ManifestFacts,
 }
 
-/// A source file of a [`StoredModule`]: a [`crate::imports::ScannedFile`] whose imports are
+/// A source file of a [`StoredModule`]: a [`mesh_imports::ScannedFile`] whose imports are
 /// its blob's.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct StoredFile {
     /// Repo-relative path.
     pub path: String,
     /// Its language.
-    pub language: crate::imports::Language,
+    pub language: mesh_imports::Language,
     /// The kind of code it is, from where it stands in its module.
-    pub kind: crate::imports::ImportKind,
+    pub kind: mesh_imports::ImportKind,
     /// Its blob's id: with the scanner version, the key of its imports in [`IMPORTS`].
     pub blob: Vec<u8>,
 }
@@ -118,13 +118,13 @@ impl StoredModule {
     /// `None` when one is missing (then the module is walked again).
     pub fn join(
         self,
-        scans: impl IntoIterator<Item = Option<crate::imports::FileScan>>,
+        scans: impl IntoIterator<Item = Option<mesh_imports::FileScan>>,
     ) -> Option<ModuleRecord> {
         let mut scans = scans.into_iter();
         let mut files = Vec::with_capacity(self.files.len());
         for f in self.files {
             let scan = scans.next().flatten()?;
-            files.push(crate::imports::ScannedFile {
+            files.push(mesh_imports::ScannedFile {
                 path: f.path,
                 language: f.language,
                 kind: f.kind,

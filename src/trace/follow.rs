@@ -3,7 +3,6 @@
 
 use super::{Answer, BuildAnswer, BuildWhere, ModuleWhere, NodeWhere, ancestry, rev};
 use crate::Result;
-use crate::artifact::short;
 use crate::clock::rfc3339;
 use crate::config::Policy;
 use crate::declare::Composed;
@@ -14,6 +13,7 @@ use crate::status::nodes::FailureJson;
 use crate::store::Verdict;
 use crate::store::{BuildRecord, NodeRecord};
 use gix::ObjectId;
+use mesh_node::artifact::short;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// What the store and the configuration say, read once for every commit followed.

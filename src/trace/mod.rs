@@ -461,8 +461,8 @@ fn pick_revs(
 mod tests {
     use super::*;
     use crate::graph::GraphModule;
-    use crate::imports::ImportKind;
-    use crate::imports::resolve::Evidence;
+    use mesh_imports::ImportKind;
+    use mesh_imports::resolve::Evidence;
     use std::collections::BTreeMap;
 
     #[test]

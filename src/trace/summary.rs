@@ -1,8 +1,8 @@
 //! The one line a person reads at the end: how many nodes run it, what holds the others.
 
 use super::{Answer, BuildAnswer, ModuleWhere, RevWhere};
-use crate::artifact::short;
 use crate::clock::rfc3339;
+use mesh_node::artifact::short;
 use std::collections::HashSet;
 
 /// `HH:MM` UTC when `ms` is today, else the date too.

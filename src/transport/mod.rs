@@ -3,6 +3,7 @@
 //! side; the controller never knows which. This room opens sessions and moves frames; what to
 //! send and what an answer means is decided above it, in the delivery room.
 
+pub mod install;
 pub mod local;
 pub mod session;
 pub mod ssh;
@@ -111,8 +112,8 @@ pub trait Transport: Send + Sync {
     /// (ssh with `[ssh] persist`) the one lingering there from an earlier run.
     /// [`TransportError::NotInstalled`] when the node's mesh is missing or older.
     fn open(&self) -> Result<NodeSession, TransportError>;
-    /// Puts this mesh binary on the node.
-    fn install(&self) -> Result<(), TransportError>;
+    /// Puts `mesh-node` on the node; the bytes it sent.
+    fn install(&self) -> Result<u64, TransportError>;
     /// What a person should know about this node's sessions so far this run (none by default).
     fn notes(&self) -> Vec<String> {
         Vec::new()
@@ -560,7 +561,7 @@ fn short_dir(dot_mesh: &Path) -> Option<std::path::PathBuf> {
         }
     }
     let made = private_temp_dir().ok()?.keep();
-    if crate::durable::write_atomic(&record, made.as_os_str().as_encoded_bytes()).is_err() {
+    if mesh_node::durable::write_atomic(&record, made.as_os_str().as_encoded_bytes()).is_err() {
         let _ = std::fs::remove_dir(&made);
         return None;
     }
@@ -604,12 +605,12 @@ mod tests {
     /// Issue 33, item 15: the node's own sentence, not only its help line.
     #[test]
     fn what_the_node_said_is_its_sentence_and_its_help() {
-        let ascii = "Error: mesh::node::unsafe_root\n\n  x the node root /n is refused: it is writable by group or others (mode 1777)\n  help: `chmod go-w /n`\n";
+        let ascii = "Error: mesh_node::unsafe_root\n\n  x the node root /n is refused: it is writable by group or others (mode 1777)\n  help: `chmod go-w /n`\n";
         assert_eq!(
             node_said(ascii),
             "the node root /n is refused: it is writable by group or others (mode 1777); `chmod go-w /n`"
         );
-        let unicode = "motd\nError: mesh::node::io\n\n  × could not read /n/x\n  ├─▶ denied\n  help: check it\n";
+        let unicode = "motd\nError: mesh_node::io\n\n  × could not read /n/x\n  ├─▶ denied\n  help: check it\n";
         assert_eq!(node_said(unicode), "could not read /n/x: denied; check it");
         assert_eq!(node_said("plain failure\n\n"), "plain failure");
     }

@@ -1,4 +1,4 @@
-//! The ssh transport: `ROOT/bin/mesh node session` on the node, one remote process per node
+//! The ssh transport: `ROOT/bin/mesh-node node session` on the node, one remote process per node
 //! per run, through a ControlMaster (an install before it, or a later run with `[ssh] persist`,
 //! reuses the connection).
 
@@ -50,7 +50,11 @@ impl SshNode {
             patience: Patience::new(mesh.ssh.connect_timeout, mesh.ssh.timeout),
             persist: mesh.ssh.persist.is_some(),
             session,
-            program: format!("{}/bin/mesh", node.root.trim_end_matches('/')),
+            program: format!(
+                "{}/bin/{}",
+                node.root.trim_end_matches('/'),
+                mesh_node::BINARY
+            ),
             root: node.root.clone(),
             name: node.name.clone(),
             notes: std::sync::Mutex::new(Vec::new()),
@@ -144,14 +148,12 @@ impl Transport for SshNode {
             match NodeSession::over_socket(stream, Box::new(broke), self.patience) {
                 Ok(session) => return Ok(session),
                 // Paid once, and said: the session started next replaces a lingering server
-                // that does not answer (`crate::node::linger`).
+                // that does not answer (`mesh_node::linger`).
                 Err(e) => {
-                    if let Ok(mut notes) = self.notes.lock() {
-                        notes.push(format!(
-                            "node {}: its lingering session did not answer ({e}); a new session was started, which replaces it",
-                            self.name
-                        ));
-                    }
+                    self.note(format!(
+                        "node {}: its lingering session did not answer ({e}); a new session was started, which replaces it",
+                        self.name
+                    ));
                 }
             }
         }
@@ -178,7 +180,7 @@ impl Transport for SshNode {
             |e| ssh_error(self.session.spawn_error(e)),
         )?;
         if let Some((_, local)) = &self.linger {
-            let remote = crate::node::socket_path(std::path::Path::new(&self.root));
+            let remote = mesh_node::socket_path(std::path::Path::new(&self.root));
             self.session.forward(local, &remote.to_string_lossy());
         }
         Ok(session)
@@ -188,37 +190,62 @@ impl Transport for SshNode {
         self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }
 
-    fn install(&self) -> Result<(), TransportError> {
-        let exe = std::env::current_exe()
-            .map_err(|e| TransportError::failed(format!("cannot find this mesh binary: {e}")))?;
-        let mut file = std::fs::File::open(&exe)
-            .map_err(|e| TransportError::failed(format!("cannot read {}: {e}", exe.display())))?;
-        let size = file
-            .metadata()
-            .map_err(|e| TransportError::failed(format!("cannot read {}: {e}", exe.display())))?
-            .len()
-            .to_string();
-        // A cut upload looks like a short input to `cat`: only a whole binary is moved in.
-        // The node's floor first (the check `mesh node` makes, in sh: no mesh runs there yet).
-        let script = crate::node::floor::SHELL_CHECK.to_string()
-            + r#"set -e; mkdir -p "$1/bin"; cat > "$1/bin/mesh.tmp"; test "$(wc -c < "$1/bin/mesh.tmp")" -eq "$2" || { rm -f "$1/bin/mesh.tmp"; echo "the upload was cut short" >&2; exit 1; }; chmod 755 "$1/bin/mesh.tmp"; mv "$1/bin/mesh.tmp" "$1/bin/mesh""#;
+    fn install(&self) -> Result<u64, TransportError> {
+        let binary = super::install::node_binary()?;
+        let failed = |what: &str, out: &super::ssh::Output| {
+            TransportError::failed(format!(
+                "{what} under {}/bin failed: exit {}: {}",
+                self.root,
+                out.status,
+                super::last_line(&super::from_node(&out.stderr, 64 * 1024))
+            ))
+        };
+        let probe = self
+            .session
+            .run(&["sh", "-c", super::install::PROBE], None, LONG)
+            .map_err(ssh_error)?;
+        if probe.status != 0 {
+            return Err(failed(
+                "checking the node before installing mesh-node",
+                &probe,
+            ));
+        }
+        let zstd = String::from_utf8_lossy(&probe.stdout).trim() == "zstd";
+        let (how, bytes) = if zstd {
+            ("zstd", &binary.compressed)
+        } else {
+            self.note(format!(
+                "node {}: it has no zstd, so mesh-node was sent uncompressed ({} bytes rather than {}): install zstd there",
+                self.name,
+                binary.size,
+                binary.compressed.len()
+            ));
+            ("plain", &binary.plain)
+        };
+        // The node's floor first (the check `mesh-node` makes, in sh: no mesh runs there yet).
+        let script = mesh_node::floor::SHELL_CHECK.to_string() + super::install::PUT_IN_PLACE;
+        let mut input: &[u8] = bytes;
         let out = self
             .session
             .run(
-                &["sh", "-c", &script, "sh", &self.root, &size],
-                Some(&mut file),
+                &["sh", "-c", &script, "sh", &self.root, how, &binary.sha256],
+                Some(&mut input),
                 LONG,
             )
             .map_err(ssh_error)?;
         if out.status != 0 {
-            return Err(TransportError::failed(format!(
-                "installing mesh under {}/bin failed: exit {}: {}",
-                self.root,
-                out.status,
-                super::last_line(&super::from_node(&out.stderr, 64 * 1024))
-            )));
+            return Err(failed("installing mesh-node", &out));
         }
-        Ok(())
+        Ok(bytes.len() as u64)
+    }
+}
+
+impl SshNode {
+    /// Keeps `note` for [`Transport::notes`].
+    fn note(&self, note: String) {
+        if let Ok(mut notes) = self.notes.lock() {
+            notes.push(note);
+        }
     }
 }
 

@@ -223,7 +223,7 @@ fn ssh_nodes_and_an_unreachable_one() {
     assert_eq!(outcome(&run, "bee")["installed"], true);
     assert_eq!(outcome(&run, "lab")["outcome"], "sent");
     assert!(a.root.join("modules/route-proxy/current").exists());
-    assert!(b.root.join("bin/mesh").exists());
+    assert!(b.root.join("bin/mesh-node").exists());
 
     // A change while bee is down: ace is sent, bee is unreachable and stays out of date.
     t.resolver_v2();
@@ -420,9 +420,9 @@ fn with_ssh_persist_the_next_run_reuses_the_connection() {
     assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");
     // A node whose mesh is replaced (an upgrade) stops answering from the old binary: the next
     // run starts the new one.
-    let fresh = bin.join("mesh.new");
-    std::fs::copy(bin.join("mesh"), &fresh).expect("copy");
-    std::fs::rename(&fresh, bin.join("mesh")).expect("rename");
+    let fresh = bin.join("mesh-node.new");
+    std::fs::copy(bin.join("mesh-node"), &fresh).expect("copy");
+    std::fs::rename(&fresh, bin.join("mesh-node")).expect("rename");
     t.ok(&["collect", "-q"]);
     assert_eq!(started(), 2, "the new binary was started once");
     // And its session lingers in turn, once the old one let go: then runs start nothing.

@@ -145,13 +145,12 @@ fn a_node_mesh_from_before_sessions_is_upgraded() {
     assert_eq!(run.code, 0, "{run}");
     assert_eq!(r[0]["outcome"], "sent", "{run}");
     assert_eq!(r[0]["installed"], true, "{run}");
-    let installed = std::fs::metadata(n.root.join("bin/mesh"))
-        .expect("bin")
-        .len();
-    let real = std::fs::metadata(assert_cmd::cargo::cargo_bin("mesh"))
-        .expect("mesh")
-        .len();
-    assert_eq!(installed, real, "the node runs this mesh now");
+    let installed = std::fs::read(n.root.join("bin/mesh-node")).expect("bin");
+    let real = std::fs::read(assert_cmd::cargo::cargo_bin("mesh-node")).expect("mesh-node");
+    assert!(
+        installed == real,
+        "the node runs this mesh-node now, byte for byte"
+    );
     // The next run opens one session and installs nothing.
     t.ok(&["collect", "-q"]);
     assert_eq!(t.json(&["status"])["nodes"][0]["state"], "current");

@@ -492,7 +492,7 @@ fn a_wiped_ssh_node_is_reinstalled_and_resent_in_one_pass() {
     std::fs::create_dir_all(&n.root).expect("mkdir");
     assert_converged(&reconcile(&t));
     assert_eq!(node(&t, "ace")["state"], "current");
-    assert!(n.root.join("bin/mesh").exists());
+    assert!(n.root.join("bin/mesh-node").exists());
     assert!(n.root.join("modules/resolver/current").exists());
     // A second pass does nothing.
     let run = reconcile(&t);

@@ -3,7 +3,7 @@
 use crate::cli::Ctx;
 use crate::{Error, Result};
 
-/// Put this mesh binary on a node, under ROOT/bin/mesh, so it can apply.
+/// Put mesh-node on a node, under ROOT/bin/mesh-node, so it can apply.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The node.
@@ -15,7 +15,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
     let node = ctx.mesh.node(&a.node)?;
     let control = crate::transport::control_dir(&ctx.mesh)?;
     let t = crate::transport::for_node(&ctx.mesh, node, control.path());
-    t.install().map_err(|e| {
+    let sent = t.install().map_err(|e| {
         let reason = e.to_string();
         let reason = reason
             .strip_prefix(&format!("{}: ", a.node))
@@ -39,9 +39,12 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
             hint,
         )
     })?;
-    ui.status(format!(
-        "installed mesh on {} under {}/bin/mesh",
-        a.node, node.root
-    ));
+    ui.status(match sent {
+        0 => format!("{} is a local node: this mesh serves it", a.node),
+        _ => format!(
+            "installed mesh-node on {} under {}/bin/mesh-node ({sent} bytes sent)",
+            a.node, node.root
+        ),
+    });
     Ok(0)
 }

@@ -1,19 +1,16 @@
 //! `mesh node …`: the nodes as people use them (`list`, `show`, `install`, `trust`, `forget`), and the
 //! node half of the protocol, run on the machine over ssh or for a local directory (`have`,
 //! `receive`, `apply`, `report`, `session`, `serve`: hidden from `mesh node --help`, see `cli::help`). Dispatch
-//! only; the work is in `crate::node`.
+//! only; the work is in `mesh_node`, whose own `cli` holds the node half's arguments (the
+//! `mesh-node` binary is those alone).
 
-mod apply;
 mod forget;
-mod have;
 mod install;
 mod list;
-mod receive;
-mod report;
-mod serve;
-mod session;
 mod show;
 mod trust;
+
+use mesh_node::cli::{apply, have, receive, report, serve, session};
 
 use super::{Cli, Ctx, Ui};
 use crate::Result;
@@ -48,11 +45,11 @@ pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
         Command::Show(a) => show::run(&Ctx::load(cli)?, ui, a),
         Command::Forget(a) => forget::run(&Ctx::load(cli)?, ui, a),
         Command::Trust(a) => trust::run(&Ctx::load(cli)?, ui, a),
-        Command::Have(a) => have::run(ui, a),
-        Command::Receive(a) => receive::run(ui, a),
-        Command::Apply(a) => apply::run(ui, a),
-        Command::Report(a) => report::run(ui, a),
-        Command::Session(a) => session::run(ui, a),
-        Command::Serve(a) => serve::run(ui, a),
+        Command::Have(a) => Ok(have::run(a)?),
+        Command::Receive(a) => Ok(receive::run(a)?),
+        Command::Apply(a) => Ok(apply::run(a)?),
+        Command::Report(a) => Ok(report::run(a)?),
+        Command::Session(a) => Ok(session::run(a)?),
+        Command::Serve(a) => Ok(serve::run(a)?),
     }
 }

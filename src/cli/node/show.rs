@@ -1,12 +1,12 @@
 //! `mesh node show NODE`.
 
 use crate::Result;
-use crate::artifact::{SHORT, short};
 use crate::cli::Ctx;
 use crate::cli::count;
 use crate::status::nodes::ago;
 use crate::status::show::NodeShow;
 use comfy_table::Table;
+use mesh_node::artifact::{SHORT, short};
 use std::fmt::Write;
 
 /// Everything known about one node: its declaration (modules and builds), what it was last

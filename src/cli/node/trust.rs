@@ -1,8 +1,8 @@
 //! `mesh node trust NODE [--reset]`.
 
 use crate::cli::{Ctx, Ui};
-use crate::node::trust::Trust;
 use crate::{Error, Result};
+use mesh_node::trust::Trust;
 
 /// Show which controllers a node takes declarations from, or make it forget them.
 ///

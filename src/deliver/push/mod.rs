@@ -6,18 +6,18 @@
 use super::elsewhere;
 use super::trouble;
 use crate::Result;
-use crate::artifact::{ArtifactStore, SHORT, short};
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
 use crate::controller::Identity;
 use crate::declare::{Composed, compose};
 use crate::deliver::account::MAX_SEQUENCE;
-use crate::node::{Have, Held};
 use crate::source::Snapshot;
 use crate::store::{NODE_IDS, NodeRecord, Paths, Relation, Sent};
 use crate::transport::session::NodeSession;
 use crate::transport::stream::{Part, Stream};
 use crate::transport::{Answer, Connections, ErrorKind, TransportError, fan_out};
+use mesh_node::artifact::{ArtifactStore, SHORT, short};
+use mesh_node::{Have, Held};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::mpsc;
@@ -247,7 +247,7 @@ pub fn push(
     if work.is_empty() {
         return Ok((results, Vec::new()));
     }
-    let me = Identity::open(&paths.dot_mesh, &mesh.controller)?;
+    let me = crate::controller::open_key(&paths.dot_mesh, &mesh.controller)?;
     // Node id → the node name that holds it: a second name reaching one root is refused.
     // Only names mesh.toml still has: a forgotten name holds nothing.
     let claims = ids
@@ -559,7 +559,7 @@ fn send_one(
     }
     let digest = declaration.digest();
     let commits = ctx.histories.commits(&repos);
-    let plan = crate::declare::wire::Plan::of(&declaration);
+    let plan = mesh_proto::wire::Plan::of(&declaration);
     let ours = elsewhere::Ours {
         me: &ctx.signer,
         digest: &digest,
@@ -777,7 +777,7 @@ fn missing_parts(
     tx: &mpsc::Sender<Msg>,
 ) -> std::result::Result<Vec<Arc<Part>>, String> {
     let held: BTreeSet<&str> = have.artifacts.iter().map(String::as_str).collect();
-    let mut missing: Vec<&crate::declare::wire::DeclaredModule> = Vec::new();
+    let mut missing: Vec<&mesh_proto::wire::DeclaredModule> = Vec::new();
     for m in &declaration.modules {
         if !held.contains(m.artifact.as_str()) && !missing.iter().any(|d| d.artifact == m.artifact)
         {

@@ -11,7 +11,7 @@ fn held(digest: &str, sequence: u64) -> Option<Held> {
 
 fn have(declaration: Option<Held>, applied: Option<Held>) -> Have {
     Have {
-        protocol: crate::node::PROTOCOL,
+        protocol: mesh_proto::PROTOCOL,
         version: "test".into(),
         artifacts: Vec::new(),
         declaration,

@@ -251,7 +251,7 @@ fn make(
         write_tree(snap, snap.tree, &names.dir, "")?;
         make_read_only(&names.dir).map_err(|e| io("cannot make the export read-only".into(), e))?;
     }
-    crate::durable::write_atomic(&names.marker, want.as_bytes()).map_err(|e| {
+    mesh_node::durable::write_atomic(&names.marker, want.as_bytes()).map_err(|e| {
         io(
             format!("cannot {} {}", e.action, e.path.display()),
             e.source,

@@ -1,5 +1,5 @@
 //! The controller's half of `mesh node session`: one process on the node (through ssh, or a
-//! child for a local node) for every request of a run (see [`crate::node::frame`]).
+//! child for a local node) for every request of a run (see [`mesh_proto::frame`]).
 //!
 //! Nothing waits forever. Every request has two deadlines: the node must show progress (a
 //! whole frame, or [`PROGRESS_STEP`] bytes of one, either way) within `[ssh] timeout` of the
@@ -14,8 +14,9 @@
 //! exit before the greeting means the node's mesh is missing or older.
 
 use super::{Answer, TransportError};
-use crate::node::frame::{self, FrameError, Kind};
-use crate::node::{Have, Hello, PROTOCOL, Report};
+use mesh_node::{Have, Hello, Report};
+use mesh_proto::PROTOCOL;
+use mesh_proto::frame::{self, FrameError, Kind};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -339,7 +340,7 @@ impl NodeSession {
         let mine = Hello {
             node: None,
             protocol: PROTOCOL,
-            version: crate::node::HOST_VERSION.to_string(),
+            version: mesh_node::HOST_VERSION.to_string(),
             // Signs of life while it works, several within the quiet time.
             alive_every_ms: Some((quiet.as_millis() / 4).clamp(50, 10_000) as u64),
         };
@@ -464,7 +465,7 @@ impl NodeSession {
                 "its answer to `apply` is not one this mesh reads ({e})"
             ))
         })?;
-        Ok((report.outcome != crate::node::Outcome::Applied).then(|| {
+        Ok((report.outcome != mesh_node::Outcome::Applied).then(|| {
             super::from_node(
                 report.reason.as_deref().unwrap_or("the apply failed"),
                 MAX_REASON,
@@ -477,7 +478,7 @@ impl NodeSession {
     pub fn trust(
         &mut self,
         reset: bool,
-    ) -> Result<Option<crate::node::trust::Trust>, TransportError> {
+    ) -> Result<Option<mesh_node::trust::Trust>, TransportError> {
         let what: &[u8] = if reset { b"reset" } else { b"show" };
         let answer = self.request(Kind::Trust, what, frame::MAX_FRAME, "to `trust`")?;
         serde_json::from_slice(&answer).map_err(|e| {

@@ -26,7 +26,7 @@ impl TestMesh {
     /// no verb makes one by itself.
     pub fn new() -> TestMesh {
         let t = TestMesh::without_key();
-        mesh::controller::Identity::create(&t.path(".mesh"), "test").expect("key");
+        mesh::controller::create_key(&t.path(".mesh"), "test").expect("key");
         t
     }
 

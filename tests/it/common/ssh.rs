@@ -76,23 +76,26 @@ impl SshNode {
         node
     }
 
-    /// Puts the mesh under test on the node the way `mesh node install` would, without copying
-    /// it: `ROOT/bin/mesh` is a link to it.
+    /// Puts the node binary under test on the node the way `mesh node install` would, without
+    /// copying it: `ROOT/bin/mesh-node` is a link to it.
     pub fn preinstall(&self) {
         let bin = self.root.join("bin");
         fs::create_dir_all(&bin).expect("mkdir");
-        std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mesh"), bin.join("mesh"))
-            .expect("link");
+        std::os::unix::fs::symlink(
+            assert_cmd::cargo::cargo_bin("mesh-node"),
+            bin.join("mesh-node"),
+        )
+        .expect("link");
     }
 
-    /// Puts `script` at `ROOT/bin/mesh` (`REAL` in it is the mesh under test), never writing
+    /// Puts `script` at `ROOT/bin/mesh-node` (`REAL` in it is the node binary under test), never writing
     /// through a link that is there ([`preinstall`](Self::preinstall)'s points at the mesh under
     /// test).
     pub fn program(&self, script: &str) {
         let bin = self.root.join("bin");
         fs::create_dir_all(&bin).expect("mkdir");
-        let real = assert_cmd::cargo::cargo_bin("mesh");
-        let path = bin.join("mesh");
+        let real = assert_cmd::cargo::cargo_bin("mesh-node");
+        let path = bin.join("mesh-node");
         let _ = fs::remove_file(&path);
         fs::write(&path, script.replace("REAL", &real.display().to_string())).expect("write");
         fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod");

@@ -1,0 +1,125 @@
+//! Import scanners, one per language, and their resolution to modules.
+//!
+//! A build edge is a fact about code that already exists, so it is read from imports rather
+//! than declared: each module *provides* names (from its language manifests), each source file
+//! *imports* names (from a small scanner that understands comments and strings), and an import
+//! resolves to the module providing its longest prefix.
+//!
+//! Layout: [`lex`] holds the types and lexing helpers every scanner shares and depends on no
+//! scanner; each language module ([`go`], [`js`], [`python`], [`rust`]) builds on it and
+//! exposes one `scan_file(&str) -> FileScan`; this file picks the scanner by [`Language`]
+//! ([`scan_file`]). Dependencies run one way, so no file imports one that imports it back.
+
+pub mod component;
+pub mod go;
+pub mod js;
+pub mod lex;
+pub mod manifest;
+pub mod place;
+pub mod python;
+pub mod python_packages;
+pub mod resolve;
+pub mod rust;
+pub mod setup_cfg;
+pub mod tsconfig;
+
+pub use lex::{FileScan, Import, ImportKind, Language};
+pub use manifest::ManifestFacts;
+
+use serde::{Deserialize, Serialize};
+
+/// The imports found in one source file of a module.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScannedFile {
+    /// Repo-relative path.
+    pub path: String,
+    /// Its language.
+    pub language: Language,
+    /// The kind of code it is, from where it stands in its module (tests are dev code).
+    pub kind: ImportKind,
+    /// What it imports.
+    pub imports: std::sync::Arc<[Import]>,
+}
+
+/// Bumped whenever any scanner's output could change, so cached results are re-read.
+/// 2: import kinds (dev, optional), `#[cfg(test)]` modules, component script blocks.
+/// 3: Rust raw identifiers of keywords, `quote!` bodies left out, nested crates outside the
+/// module's build (their own `[workspace]`, or `[workspace] exclude`) not read; `setup.cfg`
+/// packages and name.
+/// 4: Rust diagnostic codes in attributes (`#[diagnostic(code(nu::x))]`) and `rustdoc::`
+/// lints are no paths.
+/// 5: JS `require.resolve("s")`; files under `node_modules/` not read; Python imports under
+/// `if TYPE_CHECKING:` optional.
+/// 6: Python imports inside `with suppress(ImportError):` optional; JS `require` and
+/// `require.resolve` inside a `try` whose `catch` names `MODULE_NOT_FOUND` optional.
+/// 7: JS imports of a module the same file mocks as virtual (`jest.mock('x', f,
+/// {virtual: true})`) left out.
+/// 8: Rust names are hidden only in the block that declares them; `macro_rules!` names and
+/// the module of an item-level `m!(name);` are local; rstest's `#[case::name]` is no path.
+pub const SCANNER_VERSION: u32 = 8;
+
+/// Scans one file's text with its language's scanner: its imports and file-level facts.
+/// Never panics on any input (arbitrary bytes decoded lossily are passed in).
+pub fn scan_file(lang: Language, src: &str) -> FileScan {
+    match lang {
+        Language::Go => go::scan_file(src),
+        Language::Rust => rust::scan_file(src),
+        Language::Python => python::scan_file(src),
+        Language::Js => js::scan_file(src),
+    }
+}
+
+/// `dir` and every directory above it up to the repository's root (`""`), nearest first:
+/// where a walk for the nearest file of a kind (a workspace's `Cargo.toml`, a `go.mod`, a
+/// workspace `package.json`) looks. `.skip(1)` starts above `dir`.
+pub fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
+    std::iter::successors(Some(dir), |d| {
+        (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lex::tests::{ADVERSARIAL, garbage, names};
+
+    /// Nearest first, the root (`""`) last, once; the root's only ancestor is itself.
+    #[test]
+    fn ancestors_walk_up_to_the_root() {
+        let up: Vec<&str> = ancestors("a/b/c").collect();
+        assert_eq!(up, ["a/b/c", "a/b", "a", ""]);
+        assert_eq!(ancestors("").collect::<Vec<_>>(), [""]);
+        assert_eq!(ancestors("a/b").skip(1).collect::<Vec<_>>(), ["a", ""]);
+        assert_eq!(ancestors("").skip(1).count(), 0);
+    }
+
+    #[test]
+    fn dispatch_reaches_each_scanner() {
+        assert_eq!(
+            names(&scan_file(Language::Go, "package a\nimport \"x/y\"").imports),
+            ["x/y"]
+        );
+        assert_eq!(
+            names(&scan_file(Language::Rust, "use serde::Serialize;").imports),
+            ["serde"]
+        );
+        assert_eq!(
+            names(&scan_file(Language::Python, "import os.path").imports),
+            ["os.path"]
+        );
+        assert_eq!(
+            names(&scan_file(Language::Js, "import x from 'y'").imports),
+            ["y"]
+        );
+    }
+
+    #[test]
+    fn every_scanner_survives_garbage() {
+        for lang in [Language::Go, Language::Rust, Language::Python, Language::Js] {
+            let garbage = (0..200u64).map(|seed| garbage(seed ^ 0xabcdef, 1 + seed as usize * 3));
+            for src in ADVERSARIAL.iter().map(|s| s.to_string()).chain(garbage) {
+                let _ = scan_file(lang, &src);
+            }
+        }
+    }
+}

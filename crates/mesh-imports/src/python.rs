@@ -1,0 +1,700 @@
+//! The Python import scanner: the dotted module names of `import` and `from … import`
+//! statements, at any indentation. Relative imports (`from . import x`) stay inside the module
+//! and are not reported.
+//!
+//! f-strings are lexed as plain strings: before Python 3.12 their expressions cannot reuse the
+//! enclosing quote, and a 3.12 reuse still pairs up, so the lexer stays in step.
+
+use super::lex::{
+    Collector, FileScan, ImportKind, Kind, Token, at, ident_end, is_ident_start, kind_at,
+    line_comment, punct_at, quoted_end,
+};
+
+/// Scans a Python file: its imports, and notes on what could not be read whole.
+/// `import a.b` → "a.b", `from a.b import c` → "a.b.c" and "a.b", `__import__("a")` and
+/// `importlib.import_module("a")` → "a". Imports inside a `try` that handles `ImportError` or
+/// `ModuleNotFoundError` (its body or its handlers) are `optional`, and so are those under
+/// `if TYPE_CHECKING:` (read by type checkers only, never run) and inside
+/// `with suppress(ImportError):`.
+pub fn scan_file(src: &str) -> FileScan {
+    let mut c = Collector::new(src);
+    let toks = lex(src.as_bytes(), &mut c);
+    collect(&toks, src, &mut c);
+    let mut notes = Vec::new();
+    guarded(&toks, src, &mut c, &mut notes);
+    type_checking(&toks, src, &mut c);
+    FileScan {
+        imports: c.finish().into(),
+        test_mods: Vec::new(),
+        notes,
+    }
+}
+
+/// One logical line: its tokens `toks[start..end]` and the indentation of its first token.
+struct Line {
+    start: usize,
+    end: usize,
+    indent: usize,
+}
+
+/// The logical lines (those with tokens), with their indentation in bytes.
+fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
+    let b = src.as_bytes();
+    let line = |start: usize, end: usize| {
+        let first = toks[start].start;
+        let line_start = b
+            .get(..first)
+            .and_then(|s| s.iter().rposition(|&c| c == b'\n'))
+            .map_or(0, |p| p + 1);
+        Line {
+            start,
+            end,
+            indent: first - line_start,
+        }
+    };
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for (i, t) in toks.iter().enumerate() {
+        if t.kind == Kind::Newline {
+            if start < i {
+                lines.push(line(start, i));
+            }
+            start = i + 1;
+        }
+    }
+    if start < toks.len() {
+        lines.push(line(start, toks.len()));
+    }
+    lines
+}
+
+/// Marks the body and the handlers of every `try` statement that handles `ImportError` or
+/// `ModuleNotFoundError` as optional. A `try` with no `except` guards nothing.
+fn guarded(toks: &[Token], src: &str, c: &mut Collector, notes: &mut Vec<String>) {
+    if !src.contains("try") {
+        return;
+    }
+    let lines = logical_lines(toks, src);
+    let first_word = |l: &Line| toks.get(l.start).map_or("", |t| t.text(src));
+    // The end (exclusive line index) of the block whose header is line `h`: the lines after
+    // it that are indented deeper.
+    let block_end = |h: usize| {
+        let indent = lines[h].indent;
+        let mut k = h + 1;
+        while lines.get(k).is_some_and(|l| l.indent > indent) {
+            k += 1;
+        }
+        k
+    };
+    for (h, line) in lines.iter().enumerate() {
+        if first_word(line) != "try" || !punct_at(toks, line.start + 1, b':') {
+            continue;
+        }
+        let body_end = block_end(h);
+        let mut handles = false;
+        let mut clauses = Vec::new(); // (first line, end line) of each except clause
+        let mut k = body_end;
+        while let Some(l) = lines.get(k).filter(|l| l.indent == line.indent) {
+            match first_word(l) {
+                "except" => {
+                    let header = toks.get(l.start..l.end).unwrap_or(&[]);
+                    handles |= header
+                        .iter()
+                        .any(|t| matches!(t.text(src), "ImportError" | "ModuleNotFoundError"));
+                    let end = block_end(k);
+                    clauses.push((k, end));
+                    k = end;
+                }
+                "else" | "finally" => k = block_end(k),
+                _ => break,
+            }
+        }
+        if k == body_end {
+            let line = src
+                .get(..toks[line.start].start)
+                .map_or(0, |s| s.matches('\n').count())
+                + 1;
+            notes.push(format!(
+                "line {line}: `try:` has no `except` or `finally`: nothing is guarded"
+            ));
+        }
+        if !handles {
+            continue;
+        }
+        let span = |from: usize, to: usize| {
+            let start = toks[lines[from].start].start;
+            let last = &lines[to - 1];
+            let end = toks
+                .get(last.end.saturating_sub(1))
+                .map_or(src.len(), |t| t.end);
+            (start, end)
+        };
+        let (s, e) = span(h, body_end);
+        c.weaken(s, e, ImportKind::Optional);
+        for (from, to) in clauses {
+            let (s, e) = span(from, to);
+            c.weaken(s, e, ImportKind::Optional);
+        }
+    }
+}
+
+/// Marks the body of every `if TYPE_CHECKING:` (or `if typing.TYPE_CHECKING:`) as optional:
+/// its imports give a type checker names and never run, so the code runs without them
+/// (pydantic-graph's `from opentelemetry.trace import Span`). So is the body of every
+/// `with suppress(ImportError):` (or `contextlib.suppress(…, ModuleNotFoundError)`): the
+/// `try/except ImportError` of the context-manager form (pydantic-ai's `tests/conftest.py`
+/// guards `import pandas` so).
+fn type_checking(toks: &[Token], src: &str, c: &mut Collector) {
+    if !src.contains("TYPE_CHECKING") && !src.contains("suppress") {
+        return;
+    }
+    let lines = logical_lines(toks, src);
+    for (h, line) in lines.iter().enumerate() {
+        let header: Vec<&str> = toks[line.start..line.end]
+            .iter()
+            .map(|t| t.text(src))
+            .collect();
+        let Some(colon) = guard_colon(&header) else {
+            continue;
+        };
+        let colon = line.start + colon;
+        let mut k = h + 1;
+        while lines.get(k).is_some_and(|l| l.indent > line.indent) {
+            k += 1;
+        }
+        // The body: after the colon (a one-line `if TYPE_CHECKING: import x`) to the end of
+        // the deeper-indented lines below.
+        let start = toks[colon].end;
+        let end = if k > h + 1 {
+            let last = &lines[k - 1];
+            toks.get(last.end.saturating_sub(1))
+                .map_or(src.len(), |t| t.end)
+        } else {
+            toks.get(line.end.saturating_sub(1))
+                .map_or(src.len(), |t| t.end)
+        };
+        c.weaken(start, end, ImportKind::Optional);
+    }
+}
+
+/// The index of the colon that ends a guard's header (its tokens' texts): `if TYPE_CHECKING:`,
+/// `if typing.TYPE_CHECKING:`, or a `with` whose items include `suppress(…)` with
+/// `ImportError` or `ModuleNotFoundError` among its arguments.
+fn guard_colon(header: &[&str]) -> Option<usize> {
+    if matches!(
+        header,
+        ["if", "TYPE_CHECKING", ":", ..] | ["if", _, ".", "TYPE_CHECKING", ":", ..]
+    ) {
+        return header.iter().position(|t| *t == ":");
+    }
+    if header.first() != Some(&"with") {
+        return None;
+    }
+    // The header's colon is its last `:` at bracket depth 0.
+    let mut depth = 0i32;
+    let mut colon = None;
+    let mut suppressed = false;
+    for (i, t) in header.iter().enumerate() {
+        match *t {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            ":" if depth == 0 => colon = Some(i),
+            "suppress" if header.get(i + 1) == Some(&"(") => {
+                let mut d = 0i32;
+                for a in &header[i + 1..] {
+                    match *a {
+                        "(" => d += 1,
+                        ")" => {
+                            d -= 1;
+                            if d == 0 {
+                                break;
+                            }
+                        }
+                        "ImportError" | "ModuleNotFoundError" => suppressed = true,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    colon.filter(|_| suppressed)
+}
+
+/// Turns Python source into tokens, with a `Newline` at the end of each logical line (none
+/// inside brackets or after a backslash continuation); comments are recorded, not returned.
+fn lex(b: &[u8], c: &mut Collector) -> Vec<Token> {
+    let mut toks = Vec::new();
+    let mut depth = 0u32;
+    let mut i = 0;
+    while let Some(&ch) = b.get(i) {
+        let tok = match ch {
+            b'\n' if depth == 0 => Token::new(Kind::Newline, i, i + 1),
+            b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' => {
+                i += 1;
+                continue;
+            }
+            b'\\' => {
+                i = continuation_end(b, i);
+                continue;
+            }
+            b'#' => {
+                i = line_comment(c, b, i);
+                continue;
+            }
+            b'\'' | b'"' => string(b, i, i),
+            ch if is_ident_start(ch) => word(b, i),
+            ch if ch.is_ascii_digit() => Token::new(Kind::Other, i, ident_end(b, i)),
+            ch => {
+                match ch {
+                    b'(' | b'[' | b'{' => depth += 1,
+                    b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                Token::new(Kind::Punct(ch), i, i + 1)
+            }
+        };
+        i = tok.end.max(i + 1);
+        toks.push(tok);
+    }
+    toks
+}
+
+/// Past a backslash and the line end it escapes (a stray backslash is just skipped).
+fn continuation_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    if at(b, j) == b'\r' {
+        j += 1;
+    }
+    if at(b, j) == b'\n' {
+        j += 1;
+    }
+    j
+}
+
+/// An identifier at `i`, or the string it prefixes (`r"…"`, `b'…'`, `f"""…"""`, `rb'…'`).
+fn word(b: &[u8], i: usize) -> Token {
+    let end = ident_end(b, i);
+    let prefix = b.get(i..end).unwrap_or(&[]);
+    let is_prefix = prefix.len() <= 2 && prefix.iter().all(|c| b"rRbBuUfFtT".contains(c));
+    if is_prefix && matches!(at(b, end), b'\'' | b'"') {
+        return string(b, i, end);
+    }
+    Token::new(Kind::Ident, i, end)
+}
+
+/// A string literal whose opening quote is at `quote` (after any prefix from `start`):
+/// triple-quoted ones span lines, others end at the line end if left open. A backslash always
+/// escapes the next byte, which is right for raw strings too (`r"\""` is one string).
+fn string(b: &[u8], start: usize, quote: usize) -> Token {
+    let q = at(b, quote);
+    if at(b, quote + 1) == q && at(b, quote + 2) == q {
+        let (content_end, end) = triple_end(b, quote + 3, q);
+        return Token::with_value(Kind::Str, start, end, (quote + 3, content_end));
+    }
+    let (content_end, end) = quoted_end(b, quote + 1, q, false);
+    Token::with_value(Kind::Str, start, end, (quote + 1, content_end))
+}
+
+/// Scans a triple-quoted string's content from `i`; returns (content end, token end).
+fn triple_end(b: &[u8], i: usize, q: u8) -> (usize, usize) {
+    let mut j = i;
+    while let Some(&c) = b.get(j) {
+        if c == b'\\' {
+            j += 2;
+        } else if c == q && at(b, j + 1) == q && at(b, j + 2) == q {
+            return (j, j + 3);
+        } else {
+            j += 1;
+        }
+    }
+    (b.len(), b.len())
+}
+
+/// Finds the import statements: `import` or `from` at the start of a logical statement
+/// (a new line, after `;`, or after a block's `:` as in `try: import x`).
+fn collect(toks: &[Token], src: &str, c: &mut Collector) {
+    let mut at_start = true;
+    let mut depth = 0u32;
+    for (i, t) in toks.iter().enumerate() {
+        if at_start && t.kind == Kind::Ident && matches!(t.text(src), "import" | "from") {
+            // The statement runs to the end of its logical line (or a `;`): an ignore marker
+            // anywhere in it counts.
+            let end = toks
+                .get(i..)
+                .and_then(|rest| {
+                    rest.iter()
+                        .find(|t| matches!(t.kind, Kind::Newline | Kind::Punct(b';')))
+                })
+                .map_or(src.len(), |t| t.start);
+            c.statement(t.start, end);
+            if t.text(src) == "import" {
+                import_names(toks, i + 1, src, c);
+            } else {
+                from_module(toks, i + 1, src, c);
+            }
+        }
+        if t.kind == Kind::Ident {
+            dynamic_import(toks, i, src, c);
+        }
+        match t.kind {
+            Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
+            Kind::Punct(b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at_start = match t.kind {
+            Kind::Newline | Kind::Punct(b';') => true,
+            Kind::Punct(b':') => depth == 0,
+            _ => false,
+        };
+    }
+}
+
+/// `__import__("a.b")` or `import_module("a.b")` (as `importlib.import_module` or imported
+/// by name) with a literal: reports "a.b". A relative name (`".x"`) stays inside the module.
+fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
+    let word = toks[i].text(src);
+    let after_dot = i.checked_sub(1).is_some_and(|p| punct_at(toks, p, b'.'));
+    let callee = match word {
+        "__import__" => !after_dot,
+        "import_module" => {
+            !after_dot
+                || i.checked_sub(2)
+                    .and_then(|p| toks.get(p))
+                    .is_some_and(|t| t.text(src) == "importlib")
+        }
+        _ => false,
+    };
+    if !callee || !punct_at(toks, i + 1, b'(') {
+        return;
+    }
+    if let Some(arg) = toks.get(i + 2).filter(|t| t.kind == Kind::Str)
+        && (punct_at(toks, i + 3, b')') || punct_at(toks, i + 3, b','))
+    {
+        let name = arg.value(src);
+        let valid = !name.is_empty()
+            && name.split('.').all(|s| {
+                !s.is_empty() && s.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+            });
+        if valid {
+            c.push_value(arg);
+        }
+    }
+}
+
+/// `import a.b [as x], c …` after the keyword: reports each dotted name.
+fn import_names(toks: &[Token], mut i: usize, src: &str, c: &mut Collector) {
+    while let Some((offset, name, mut next)) = dotted_name(toks, i, src) {
+        c.push(offset, name);
+        if toks.get(next).is_some_and(|t| t.text(src) == "as") {
+            next += 2;
+        }
+        if !punct_at(toks, next, b',') {
+            return;
+        }
+        i = next + 1;
+    }
+}
+
+/// `from a.b import …` after `from`: reports "a.b"; a relative module (leading dots) is local.
+fn from_module(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
+    if punct_at(toks, i, b'.') {
+        return;
+    }
+    if let Some((offset, name, next)) = dotted_name(toks, i, src)
+        && toks
+            .get(next)
+            .is_some_and(|t| t.kind == Kind::Ident && t.text(src) == "import")
+    {
+        // `from a.b import c` may import the submodule `a.b.c`, which another module can
+        // provide (a namespace package, a plugin): report both, at the statement's line.
+        for sub in imported_names(toks, next + 1, src) {
+            c.push(offset, format!("{name}.{sub}"));
+        }
+        c.push(offset, name);
+    }
+}
+
+/// The names after `from … import`: `c, d as e`, `(c,\n d)`; none for `*`.
+fn imported_names<'a>(toks: &[Token], mut i: usize, src: &'a str) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let paren = punct_at(toks, i, b'(');
+    if paren {
+        i += 1;
+    }
+    while let Some(t) = toks.get(i).filter(|t| t.kind == Kind::Ident) {
+        out.push(t.text(src));
+        i += 1;
+        if toks.get(i).is_some_and(|t| t.text(src) == "as") {
+            i += 2;
+        }
+        if !punct_at(toks, i, b',') {
+            break;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A dotted name `a.b.c` at `i`: (offset of its first segment, the name, index after it).
+fn dotted_name(toks: &[Token], i: usize, src: &str) -> Option<(usize, String, usize)> {
+    let first = toks.get(i).filter(|t| t.kind == Kind::Ident)?;
+    let mut name = first.text(src).to_string();
+    let mut j = i + 1;
+    while punct_at(toks, j, b'.') && kind_at(toks, j + 1, Kind::Ident) {
+        name.push('.');
+        name.push_str(toks.get(j + 1).map_or("", |t| t.text(src)));
+        j += 2;
+    }
+    Some((first.start, name, j))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_file;
+    use crate::lex::Import;
+    use crate::lex::tests::{assert_survives, names, pairs};
+
+    /// The imports `scan_file` finds in `src`, for compact assertions.
+    fn scan(src: &str) -> Vec<Import> {
+        scan_file(src).imports.to_vec()
+    }
+
+    #[test]
+    fn plain_imports() {
+        assert_eq!(pairs(&scan("import a.b.c\n")), [(1, "a.b.c")]);
+        assert_eq!(
+            names(&scan("import a, b.c as d, e as f")),
+            ["a", "b.c", "e"]
+        );
+        assert_eq!(names(&scan("import a . b")), ["a.b"]);
+    }
+
+    #[test]
+    fn from_imports() {
+        assert_eq!(
+            pairs(&scan("from a.b import c, d as e\n")),
+            [(1, "a.b.c"), (1, "a.b.d"), (1, "a.b")]
+        );
+        assert_eq!(names(&scan("from a import *")), ["a"]);
+        assert_eq!(
+            names(&scan("from __future__ import annotations")),
+            ["__future__.annotations", "__future__"]
+        );
+    }
+
+    #[test]
+    fn parenthesised_from_import_spans_lines() {
+        let src = "from a.b import (\n    c,\n    d,  # import e\n)\nimport f\n";
+        assert_eq!(
+            pairs(&scan(src)),
+            [(1, "a.b.c"), (1, "a.b.d"), (1, "a.b"), (5, "f")]
+        );
+    }
+
+    #[test]
+    fn backslash_continuations() {
+        assert_eq!(
+            pairs(&scan("import a, \\\n    b\nimport c")),
+            [(1, "a"), (2, "b"), (3, "c")]
+        );
+        assert_eq!(
+            pairs(&scan("from a \\\n  import b\r\nimport c")),
+            [(1, "a.b"), (1, "a"), (3, "c")]
+        );
+        assert!(scan("x = \\\nimport y").is_empty());
+    }
+
+    #[test]
+    fn relative_imports_are_local() {
+        let src = "from . import x\nfrom .mod import y\nfrom ..pkg import z\nfrom ... import w";
+        assert!(scan(src).is_empty());
+    }
+
+    #[test]
+    fn indented_and_nested_imports_count() {
+        let src = "def f():\n    import os\n    if x:\n        from json import loads\ntry: import yaml\nexcept ImportError: yaml = None\nelse: import toml\n";
+        assert_eq!(
+            pairs(&scan(src)),
+            [
+                (2, "os"),
+                (4, "json.loads"),
+                (4, "json"),
+                (5, "yaml"),
+                (7, "toml")
+            ]
+        );
+    }
+
+    #[test]
+    fn semicolons_start_statements() {
+        assert_eq!(
+            names(&scan("x = 1; import a; from b import c")),
+            ["a", "b.c", "b"]
+        );
+    }
+
+    #[test]
+    fn import_must_start_a_statement() {
+        let src = "x = 1 if importer else 2\nsomething.import_x()\ny = a.from_b\nprint(import_)\nz = {k: v for k in w}\n";
+        assert!(scan(src).is_empty());
+        assert!(scan("d = {1: 2}\nf(a=b, import_=3)").is_empty());
+        assert!(scan("yield from gen()").is_empty());
+    }
+
+    #[test]
+    fn comments_are_not_imports() {
+        assert_eq!(
+            pairs(&scan("# import a\nx = 1  # from b import c\nimport d")),
+            [(3, "d")]
+        );
+    }
+
+    #[test]
+    fn strings_are_not_imports() {
+        let src = "s = 'import a'\nt = \"from b import c\"\nu = r'\\'import d'\nv = b\"import e\"\nw = f'{x!r} import f'\nimport real\n";
+        assert_eq!(pairs(&scan(src)), [(6, "real")]);
+    }
+
+    #[test]
+    fn docstrings_are_not_imports() {
+        let src = "\"\"\"Module doc.\n\nimport os\nfrom sys import path\n\"\"\"\ndef f():\n    '''\n    import json\n    '''\n    import re\nx = rb'''\nimport z'''\n";
+        assert_eq!(pairs(&scan(src)), [(10, "re")]);
+    }
+
+    #[test]
+    fn triple_quotes_with_inner_quotes() {
+        let src = "s = \"\"\"a \"quoted\" ''' b\"\"\"\nimport real";
+        assert_eq!(names(&scan(src)), ["real"]);
+    }
+
+    #[test]
+    fn an_unclosed_single_quote_ends_at_the_line() {
+        assert_eq!(names(&scan("s = 'oops\nimport real")), ["real"]);
+    }
+
+    #[test]
+    fn mesh_ignore() {
+        let src = "import foo  # mesh: ignore\nimport bar\nfrom baz import q  # mesh: ignore";
+        assert_eq!(names(&scan(src)), ["bar"]);
+    }
+
+    #[test]
+    fn duplicates_on_a_line_collapse() {
+        assert_eq!(
+            pairs(&scan("import a, a, b; import a")),
+            [(1, "a"), (1, "b")]
+        );
+    }
+
+    #[test]
+    fn text_is_the_trimmed_line() {
+        let imports = scan("if x:\n    from a.b import (c,\n    d)   \n");
+        assert_eq!(imports[0].text, "from a.b import (c,");
+        assert_eq!(imports[0].line, 2);
+    }
+
+    /// (line, name, kind) triples.
+    fn kinds(src: &str) -> Vec<(u32, String, crate::lex::ImportKind)> {
+        crate::lex::tests::kinds(&scan_file(src).imports)
+    }
+
+    #[test]
+    fn type_checking_imports_are_optional() {
+        use crate::lex::ImportKind::{Build, Optional};
+        // pydantic_graph/_utils.py's pattern, with the `typing.` and one-line forms.
+        let src = "from typing import TYPE_CHECKING\nimport typing\nif TYPE_CHECKING:\n    from opentelemetry.trace import Span\n    import a\nelse:\n    import b\nif typing.TYPE_CHECKING: import c\nif not TYPE_CHECKING:\n    import d\nimport e\n";
+        assert_eq!(
+            kinds(src),
+            [
+                (1, "typing.TYPE_CHECKING".into(), Build),
+                (1, "typing".into(), Build),
+                (2, "typing".into(), Build),
+                (4, "opentelemetry.trace.Span".into(), Optional),
+                (4, "opentelemetry.trace".into(), Optional),
+                (5, "a".into(), Optional),
+                (7, "b".into(), Build),
+                (8, "c".into(), Optional),
+                (10, "d".into(), Build),
+                (11, "e".into(), Build),
+            ]
+        );
+    }
+
+    #[test]
+    fn suppressed_import_errors_are_optional() {
+        use crate::lex::ImportKind::{Build, Optional};
+        // pydantic-ai's tests/conftest.py: `with suppress(ImportError):\n    import pandas`;
+        // the `contextlib.` form with several exceptions, and a `suppress` of something else.
+        let src = "from contextlib import suppress\nimport contextlib\nwith suppress(ImportError):\n    import pandas  # noqa: F401\nwith contextlib.suppress(KeyError, ModuleNotFoundError): import numpy\nwith suppress(KeyError):\n    import b\nwith open('x') as f, suppress(ImportError):\n    import c\nimport d\n";
+        assert_eq!(
+            kinds(src),
+            [
+                (1, "contextlib.suppress".into(), Build),
+                (1, "contextlib".into(), Build),
+                (2, "contextlib".into(), Build),
+                (4, "pandas".into(), Optional),
+                (5, "numpy".into(), Optional),
+                (7, "b".into(), Build),
+                (9, "c".into(), Optional),
+                (10, "d".into(), Build),
+            ]
+        );
+    }
+
+    #[test]
+    fn guarded_imports_are_optional_in_body_and_handlers() {
+        use crate::lex::ImportKind::{Build, Optional};
+        let src = "import a\ntry:\n    import b\n    from c import d\nexcept (ImportError, OSError):\n    import e\nelse:\n    import f\nfinally:\n    import g\nimport h\ntry: import i\nexcept ModuleNotFoundError: i = None\ntry:\n    import j\nexcept ValueError:\n    pass\n";
+        assert_eq!(
+            kinds(src),
+            [
+                (1, "a".into(), Build),
+                (3, "b".into(), Optional),
+                (4, "c.d".into(), Optional),
+                (4, "c".into(), Optional),
+                (6, "e".into(), Optional),
+                (8, "f".into(), Build),
+                (10, "g".into(), Build),
+                (11, "h".into(), Build),
+                (12, "i".into(), Optional),
+                (15, "j".into(), Build),
+            ]
+        );
+    }
+
+    #[test]
+    fn nested_guards_and_a_try_without_except() {
+        use crate::lex::ImportKind::{Build, Optional};
+        let src = "def f():\n    try:\n        import a\n    except ImportError:\n        pass\n    import b\ntry:\n    import c\n";
+        assert_eq!(
+            kinds(src),
+            [
+                (3, "a".into(), Optional),
+                (6, "b".into(), Build),
+                (8, "c".into(), Build)
+            ]
+        );
+    }
+
+    #[test]
+    fn dynamic_imports_with_a_literal() {
+        let src = "m = __import__(\"a.b\")\nimportlib.import_module('c')\nimport_module(\"d\", package=None)\nimportlib.import_module(name)\nimportlib.import_module('.rel', 'pkg')\nx.__import__('e')\nother.import_module('f')\n";
+        assert_eq!(pairs(&scan(src)), [(1, "a.b"), (2, "c"), (3, "d")]);
+    }
+
+    #[test]
+    fn an_ignore_marker_anywhere_in_a_multi_line_statement() {
+        let src = "from a import (  # mesh: ignore\n    b,\n)\nfrom c import (\n    d,  # mesh: ignore\n)\nimport e, \\\n    f  # mesh: ignore\nimport g\n";
+        assert_eq!(names(&scan(src)), ["g"]);
+    }
+
+    #[test]
+    fn garbage_does_not_panic() {
+        assert!(scan("'''import a").is_empty());
+        assert!(scan("f'").is_empty());
+        assert!(scan("(((\nimport a").is_empty());
+        assert_eq!(names(&scan(")))\nimport a")), ["a"]);
+        assert_survives(scan_file);
+    }
+}

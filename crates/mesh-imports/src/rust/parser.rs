@@ -1,0 +1,417 @@
+//! One walk over the tokens: candidate crate names and the local names that hide them.
+
+use super::MAX_USE_DEPTH;
+use super::attrs::{matching, no_paths};
+use crate::lex::{Collector, Kind, Token, kind_at, punct_at};
+use std::collections::HashMap;
+
+/// Where a candidate crate name came from; decides which local names hide it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// The first segment of a `use` tree.
+    Use,
+    /// `extern crate name`: always a crate.
+    Extern,
+    /// A path written in place.
+    Path,
+}
+
+/// Walks the tokens once, gathering candidate crate names and the local names that hide them.
+pub(super) struct Parser<'a, 't> {
+    src: &'a str,
+    toks: &'t [Token],
+    /// (offset, name, origin) of every candidate, in source order.
+    found: Vec<(usize, &'a str, Origin)>,
+    /// Local names (`mod name`, `macro_rules! name`, a module a macro call makes), each with
+    /// the byte range of the block that declares it: it hides a crate only there.
+    local_mods: HashMap<&'a str, Vec<(usize, usize)>>,
+    /// Names a `use` or `extern crate` binds to something other than a crate of that name,
+    /// with the block each binding holds in.
+    aliases: HashMap<&'a str, Vec<(usize, usize)>>,
+    /// Byte ranges of `use` statements: an ignore marker on any of their lines counts.
+    statements: Vec<(usize, usize)>,
+    /// Per token, the index in `blocks` of the innermost `{…}` around it (`NO_BLOCK` at the
+    /// top of the file).
+    block_of: Vec<u32>,
+    /// Byte ranges of the file's `{…}` blocks (an unclosed one runs to the end).
+    blocks: Vec<(usize, usize)>,
+    /// The `use` keyword of the statement being read: its bindings hold in that one's block.
+    use_at: usize,
+}
+
+/// `block_of` for a token outside every block.
+const NO_BLOCK: u32 = u32::MAX;
+
+impl<'a, 't> Parser<'a, 't> {
+    /// A parser over `toks`, the tokens of `src`.
+    pub(super) fn new(src: &'a str, toks: &'t [Token]) -> Parser<'a, 't> {
+        let mut blocks: Vec<(usize, usize)> = Vec::new();
+        let mut block_of = Vec::with_capacity(toks.len());
+        let mut open: Vec<u32> = Vec::new();
+        for t in toks {
+            if t.is_punct(b'}')
+                && let Some(b) = open.pop()
+            {
+                blocks[b as usize].1 = t.end;
+            }
+            block_of.push(open.last().copied().unwrap_or(NO_BLOCK));
+            if t.is_punct(b'{') {
+                open.push(blocks.len() as u32);
+                blocks.push((t.start, usize::MAX));
+            }
+        }
+        Parser {
+            src,
+            toks,
+            found: Vec::new(),
+            local_mods: HashMap::new(),
+            aliases: HashMap::new(),
+            statements: Vec::new(),
+            block_of,
+            blocks,
+            use_at: 0,
+        }
+    }
+
+    /// Visits every token, but those of attribute arguments that are no paths.
+    pub(super) fn run(&mut self) {
+        let skip = no_paths(self.toks, self.src);
+        let mut next_skip = skip.iter().peekable();
+        let mut i = 0;
+        while i < self.toks.len() {
+            while next_skip.peek().is_some_and(|&&(_, end)| end < i) {
+                next_skip.next();
+            }
+            if let Some(&&(start, end)) = next_skip.peek()
+                && start <= i
+            {
+                i = end + 1;
+                continue;
+            }
+            i = self.step(i).max(i + 1);
+        }
+    }
+
+    /// Pushes the candidates that survive the file's local names into `c`.
+    pub(super) fn report(&self, c: &mut Collector) {
+        let within = |names: &HashMap<&str, Vec<(usize, usize)>>, name: &str, at: usize| {
+            names
+                .get(name)
+                .is_some_and(|scopes| scopes.iter().any(|&(s, e)| s <= at && at < e))
+        };
+        for &(offset, name, origin) in &self.found {
+            let hidden = within(&self.local_mods, name, offset)
+                || (origin != Origin::Extern && within(&self.aliases, name, offset));
+            if !hidden {
+                c.push(offset, name);
+            }
+        }
+        for &(start, end) in &self.statements {
+            c.statement(start, end);
+        }
+    }
+
+    /// The byte range a name declared at token `i` is visible in: its block, or the file.
+    fn scope(&self, i: usize) -> (usize, usize) {
+        match self.block_of.get(i) {
+            Some(&b) if b != NO_BLOCK => self.blocks[b as usize],
+            _ => (0, usize::MAX),
+        }
+    }
+
+    /// Records `name`, declared at token `i`, as a local name of its block.
+    fn declare(&mut self, i: usize, name: &'a str) {
+        let scope = self.scope(i);
+        self.local_mods.entry(name).or_default().push(scope);
+    }
+
+    /// Handles the token at `i`; returns the index of the next one to visit.
+    fn step(&mut self, i: usize) -> usize {
+        match self.keyword(i) {
+            "use" => {
+                self.use_at = i;
+                let end = self.use_tree(i + 1, None, None, 0);
+                let last = self.toks.get(end).or(self.toks.last());
+                if let (Some(first), Some(last)) = (self.toks.get(i), last) {
+                    self.statements.push((first.start, last.end));
+                }
+                end
+            }
+            "extern" if self.keyword(i + 1) == "crate" => self.extern_crate(i + 2),
+            // A proc-macro's `quote! { … }` writes code for its users: the paths in it are
+            // theirs to import, not the macro crate's own.
+            "quote" | "quote_spanned" | "parse_quote" | "parse_quote_spanned"
+                if punct_at(self.toks, i + 1, b'!')
+                    && matches!(
+                        self.toks.get(i + 2).map(|t| t.kind),
+                        Some(Kind::Punct(b'{' | b'(' | b'['))
+                    ) =>
+            {
+                matching(self.toks, i + 2) + 1
+            }
+            "mod" => {
+                if kind_at(self.toks, i + 1, Kind::Ident) {
+                    self.declare(i + 1, self.value(i + 1));
+                }
+                i + 2
+            }
+            // A local macro, which a `use` may re-export (`pub(crate) use generate_tests;`).
+            "macro_rules"
+                if punct_at(self.toks, i + 1, b'!') && kind_at(self.toks, i + 2, Kind::Ident) =>
+            {
+                self.declare(i + 2, self.value(i + 2));
+                i + 3
+            }
+            // An item-level macro call naming one identifier makes a module of that name
+            // (shadow-rs's `shadow!(build);`, then `build::BRANCH`).
+            _ if kind_at(self.toks, i, Kind::Ident)
+                && punct_at(self.toks, i + 1, b'!')
+                && punct_at(self.toks, i + 2, b'(')
+                && kind_at(self.toks, i + 3, Kind::Ident)
+                && punct_at(self.toks, i + 4, b')')
+                && punct_at(self.toks, i + 5, b';') =>
+            {
+                self.declare(i + 3, self.value(i + 3));
+                i + 6
+            }
+            _ => {
+                self.path(i);
+                i + 1
+            }
+        }
+    }
+
+    /// The text of an identifier token as a keyword (raw identifiers never match), else "".
+    fn keyword(&self, i: usize) -> &'a str {
+        match self.toks.get(i) {
+            Some(t) if t.kind == Kind::Ident => t.text(self.src),
+            _ => "",
+        }
+    }
+
+    /// Whether the identifier at `i`, named `name`, is a keyword or another reserved name:
+    /// a raw identifier (`r#type`, `r#async`) never is, whatever it spells.
+    fn reserved(&self, i: usize, name: &str) -> bool {
+        let raw = self
+            .toks
+            .get(i)
+            .is_some_and(|t| t.text(self.src).starts_with("r#"));
+        !raw && is_reserved(name)
+    }
+
+    /// The value of token `i` (an identifier's name), or "".
+    fn value(&self, i: usize) -> &'a str {
+        self.toks.get(i).map_or("", |t| t.value(self.src))
+    }
+
+    /// `extern crate name [as alias];`, after `crate`. Returns where it ends.
+    fn extern_crate(&mut self, i: usize) -> usize {
+        let Some(tok) = self.toks.get(i).filter(|t| t.kind == Kind::Ident) else {
+            return i;
+        };
+        let name = tok.value(self.src);
+        if name != "self" {
+            self.found.push((tok.start, name, Origin::Extern));
+        }
+        if self.keyword(i + 1) == "as" && kind_at(self.toks, i + 2, Kind::Ident) {
+            self.bind(i + 2, self.value(i + 2), Some(name));
+            return i + 3;
+        }
+        i + 1
+    }
+
+    /// A path written in place: an identifier followed by `::` that starts a path.
+    fn path(&mut self, i: usize) {
+        let Some(tok) = self.toks.get(i).filter(|t| t.kind == Kind::Ident) else {
+            return;
+        };
+        let follows = i
+            .checked_sub(1)
+            .and_then(|p| self.toks.get(p))
+            .map(|t| t.kind);
+        // `a::b` continues a path; a leading `::b` (nothing path-like before the `::`) is a
+        // crate path of its own.
+        let before_sep = i
+            .checked_sub(2)
+            .and_then(|p| self.toks.get(p))
+            .map(|t| t.kind);
+        let leading = follows == Some(Kind::PathSep)
+            && !matches!(
+                before_sep,
+                Some(Kind::Ident | Kind::Punct(b'>' | b')' | b']' | b'$'))
+            );
+        let continues =
+            !leading && matches!(follows, Some(Kind::PathSep | Kind::Punct(b'.' | b'$')));
+        let name = tok.value(self.src);
+        let turbofish = punct_at(self.toks, i + 2, b'<'); // `size_of::<T>()`: a generic item
+        if kind_at(self.toks, i + 1, Kind::PathSep)
+            && !continues
+            && !turbofish
+            && name.starts_with(|c: char| c.is_ascii_lowercase())
+            && !self.reserved(i, name)
+        {
+            self.found.push((tok.start, name, Origin::Path));
+        }
+    }
+
+    /// A use tree at `i`: `[::] a::b::c [as d]`, `a::{…}`, `{…}`, `a::*`. `root` is the first
+    /// segment of the enclosing path (`None` at the top: the next segment is the root) and
+    /// `last` its last segment (what `self` in a group means). Returns where the tree ends.
+    fn use_tree(
+        &mut self,
+        mut i: usize,
+        mut root: Option<&'a str>,
+        mut last: Option<&'a str>,
+        depth: usize,
+    ) -> usize {
+        if root.is_none() && kind_at(self.toks, i, Kind::PathSep) {
+            i += 1;
+        }
+        loop {
+            match self.toks.get(i).map(|t| t.kind) {
+                Some(Kind::Ident) => {
+                    let name = self.value(i);
+                    if root.is_none() {
+                        root = Some(name);
+                        self.use_root(i, name);
+                    }
+                    if name != "self" {
+                        last = Some(name);
+                    }
+                    i += 1;
+                    if kind_at(self.toks, i, Kind::PathSep) {
+                        i += 1;
+                        continue;
+                    }
+                    return self.use_binding(i, root, last);
+                }
+                Some(Kind::Punct(b'{')) if depth < MAX_USE_DEPTH => {
+                    return self.use_group(i + 1, root, last, depth + 1);
+                }
+                Some(Kind::Punct(b'*')) => return i + 1,
+                _ => return i,
+            }
+        }
+    }
+
+    /// The elements of a `{…}` use group starting after its brace. Returns where it ends.
+    fn use_group(
+        &mut self,
+        mut i: usize,
+        root: Option<&'a str>,
+        last: Option<&'a str>,
+        depth: usize,
+    ) -> usize {
+        loop {
+            if punct_at(self.toks, i, b'}') {
+                return i + 1;
+            }
+            let next = self.use_tree(i, root, last, depth);
+            if punct_at(self.toks, next, b',') {
+                i = next + 1;
+            } else if punct_at(self.toks, next, b'}') {
+                return next + 1;
+            } else {
+                return next; // malformed or cut short
+            }
+        }
+    }
+
+    /// The name a finished use path binds: its alias after `as`, else its last segment.
+    fn use_binding(&mut self, i: usize, root: Option<&'a str>, last: Option<&'a str>) -> usize {
+        if self.keyword(i) == "as" && kind_at(self.toks, i + 1, Kind::Ident) {
+            self.bind(self.use_at, self.value(i + 1), root);
+            return i + 2;
+        }
+        if let Some(last) = last {
+            self.bind(self.use_at, last, root);
+        }
+        i
+    }
+
+    /// Records the first segment of a use tree as a candidate, unless it is a path keyword.
+    fn use_root(&mut self, i: usize, name: &'a str) {
+        if let Some(tok) = self.toks.get(i)
+            && !self.reserved(i, name)
+            && name != "Self"
+        {
+            self.found.push((tok.start, name, Origin::Use));
+        }
+    }
+
+    /// Records that `name` is bound locally, in the block of token `i`; binding a crate's own
+    /// name (`use serde;`) hides nothing.
+    fn bind(&mut self, i: usize, name: &'a str, root: Option<&'a str>) {
+        if Some(name) != root {
+            let scope = self.scope(i);
+            self.aliases.entry(name).or_default().push(scope);
+        }
+    }
+}
+
+/// Keywords, primitive types and tool attribute namespaces (`#[allow(clippy::x)]`): never
+/// a crate name, even when followed by `::`.
+fn is_reserved(name: &str) -> bool {
+    matches!(
+        name,
+        "clippy"
+            | "rustdoc"
+            | "rustfmt"
+            | "diagnostic"
+            | "as"
+            | "async"
+            | "await"
+            | "break"
+            | "const"
+            | "continue"
+            | "crate"
+            | "dyn"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "fn"
+            | "for"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "pub"
+            | "ref"
+            | "return"
+            | "self"
+            | "static"
+            | "struct"
+            | "super"
+            | "trait"
+            | "true"
+            | "type"
+            | "unsafe"
+            | "use"
+            | "where"
+            | "while"
+            | "yield"
+            | "bool"
+            | "char"
+            | "str"
+            | "f32"
+            | "f64"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+    )
+}

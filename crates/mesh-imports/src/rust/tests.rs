@@ -1,0 +1,334 @@
+//! The Rust scanner's cases, each from a real pattern.
+
+use super::scan_file;
+use crate::lex::tests::{assert_survives, names, pairs};
+use crate::lex::{Import, ImportKind};
+
+/// The imports `scan_file` finds in `src`, for compact assertions.
+fn scan(src: &str) -> Vec<Import> {
+    scan_file(src).imports.to_vec()
+}
+
+/// (line, name, kind) triples.
+fn kinds(src: &str) -> Vec<(u32, String, ImportKind)> {
+    crate::lex::tests::kinds(&scan_file(src).imports)
+}
+
+#[test]
+fn cfg_test_items_and_test_functions_are_dev() {
+    let src = "use a::x;\n#[cfg(test)]\nmod tests {\n    use b::y;\n    #[test]\n    fn t() { c::z(); }\n}\n#[tokio::test]\nasync fn u() { d::w(); }\n#[cfg(all(test, unix))]\nuse e::v;\n#[cfg(not(test))]\nuse f::u;\nfn g() { h::i(); }\n#[cfg(any(test, feature = \"testing\"))]\nuse j::k;\n#[cfg(any(test, all(test, unix)))]\nuse l::m;\n#[cfg(any(test, not(test)))]\nuse n::o;\n";
+    let got = kinds(src);
+    let dev = ImportKind::Dev;
+    let build = ImportKind::Build;
+    assert_eq!(
+        got,
+        [
+            (1, "a".into(), build),
+            (4, "b".into(), dev),
+            (6, "c".into(), dev),
+            (8, "tokio".into(), dev),
+            (9, "d".into(), dev),
+            (11, "e".into(), dev),
+            (13, "f".into(), build),
+            (14, "h".into(), build),
+            (16, "j".into(), build),
+            (18, "l".into(), dev),
+            (20, "n".into(), build),
+        ]
+    );
+}
+
+#[test]
+fn cfg_test_module_declarations_are_named() {
+    let f = scan_file(
+        "#[cfg(test)]\nmod tests;\n#[cfg(test)]\n#[path = \"x.rs\"]\npub(crate) mod more;\nmod real;\n#[cfg(test)]\nmod inline { use a::b; }\n",
+    );
+    assert_eq!(f.test_mods, ["tests", "more"]);
+    assert_eq!(f.imports[0].kind, ImportKind::Dev);
+}
+
+#[test]
+fn an_inner_cfg_test_makes_the_whole_file_dev() {
+    let got = kinds("//! helpers\n#![cfg(test)]\nuse a::b;\nfn f() { c::d(); }\n");
+    assert!(got.iter().all(|(_, _, k)| *k == ImportKind::Dev), "{got:?}");
+}
+
+#[test]
+fn an_unclosed_test_item_runs_to_the_end_without_losing_what_came_before() {
+    let got = kinds("use a::x;\n#[cfg(test)]\nmod tests {\n    use b::y;\n    fn f() {\n");
+    assert_eq!(
+        got,
+        [
+            (1, "a".into(), ImportKind::Build),
+            (4, "b".into(), ImportKind::Dev)
+        ]
+    );
+}
+
+#[test]
+fn an_ignore_marker_anywhere_in_a_multi_line_use() {
+    let src = "use a::{\n    b, // mesh: ignore\n    c,\n};\nuse d::e;\n";
+    assert_eq!(names(&scan(src)), ["d"]);
+}
+
+#[test]
+fn raw_identifiers_of_keywords_are_names() {
+    // From real crates: a crate or module named by a keyword is written raw.
+    assert_eq!(names(&scan("use r#type::Kind;")), ["type"]);
+    assert_eq!(
+        names(&scan("fn f() { r#async::spawn(); let _ = r#continue::X; }")),
+        ["async", "continue"]
+    );
+    // Declared here, it is a local module, as any other name would be.
+    assert!(scan("mod r#type;\nfn f() -> r#type::Kind { r#type::Kind::A }").is_empty());
+    // The keywords themselves are still no crate.
+    assert!(scan("fn f() { type::x(); async::y(); }").is_empty());
+}
+
+#[test]
+fn quote_bodies_are_the_generated_codes_imports_not_the_macros() {
+    // The shape of every derive crate (serde_derive, thiserror-impl, nushell's macros).
+    let src = "use proc_macro2::TokenStream;\nuse quote::quote;\n\npub fn derive(input: syn::DeriveInput) -> TokenStream {\n    let name = &input.ident;\n    let body = quote_spanned! { name.span() => nu_protocol::Value::test() };\n    let extra: syn::Expr = syn::parse_quote!(serde_json::Value::Null);\n    quote! {\n        impl nu_protocol::FromValue for #name {\n            fn from(v: ::nu_engine::Value) -> Self { #body; std::process::exit(0) }\n        }\n    }\n}\n";
+    assert_eq!(names(&scan(src)), ["proc_macro2", "quote", "syn", "syn"]);
+    // An unclosed body runs to the end without a panic.
+    assert_eq!(names(&scan("use a::b;\nquote! { c::d(")), ["a"]);
+    // `quote` that is no macro call is an ordinary path.
+    assert_eq!(
+        names(&scan("fn f() { quote::format_ident!(\"x\"); }")),
+        ["quote"]
+    );
+}
+
+#[test]
+fn diagnostic_codes_and_tool_lints_are_no_paths() {
+    // nushell's errors: miette codes named like paths of the `nu` crate.
+    let src = "use miette::Diagnostic;\n#[derive(Diagnostic)]\npub enum E {\n    #[diagnostic(code(nu::compile::garbage), help(\"x\"))]\n    A,\n    #[error(\"b\")]\n    #[diagnostic(\n        code(nu::shell::io),\n        url(docsrs)\n    )]\n    B(#[source] thiserror_ext::Box),\n}\n#[cfg_attr(not(windows), allow(rustdoc::broken_intra_doc_links))]\nfn f() { code(x::y); }\n";
+    assert_eq!(names(&scan(src)), ["miette", "thiserror_ext", "x"]);
+}
+
+#[test]
+fn leading_colons_and_raw_identifiers_in_paths() {
+    assert_eq!(names(&scan("fn f() { ::serde::to_string(); }")), ["serde"]);
+    assert_eq!(names(&scan("use r#async_x::y;")), ["async_x"]);
+}
+
+#[test]
+fn use_reports_the_first_segment() {
+    assert_eq!(pairs(&scan("use a::b::c;")), [(1, "a")]);
+    assert_eq!(names(&scan("use a::{b, c::d};")), ["a"]);
+    assert_eq!(names(&scan("use ::a::b;")), ["a"]);
+    assert_eq!(names(&scan("use serde;")), ["serde"]);
+    assert_eq!(names(&scan("use a::*;")), ["a"]);
+    assert_eq!(names(&scan("use a as b;")), ["a"]);
+}
+
+#[test]
+fn top_level_use_groups_report_each_root() {
+    assert_eq!(pairs(&scan("use {a::x,\n b::y};")), [(1, "a"), (2, "b")]);
+    assert_eq!(names(&scan("use ::{a, b::{c, d}};")), ["a", "b"]);
+}
+
+#[test]
+fn visibility_does_not_matter() {
+    let src = "pub use a::x;\npub(crate) use b::y;\npub(in crate::m) use c::z;";
+    assert_eq!(names(&scan(src)), ["a", "b", "c"]);
+}
+
+#[test]
+fn local_paths_are_not_crates() {
+    let src = "use crate::a;\nuse self::b;\nuse super::c;\nuse super::super::d;\nuse Self::e;";
+    assert!(scan(src).is_empty());
+}
+
+#[test]
+fn extern_crate() {
+    assert_eq!(pairs(&scan("extern crate foo;")), [(1, "foo")]);
+    assert_eq!(names(&scan("extern crate foo as bar;\nbar::x();")), ["foo"]);
+    assert!(scan("extern crate self as me;").is_empty());
+    assert!(scan("extern \"C\" { fn f(); }").is_empty());
+}
+
+#[test]
+fn paths_in_expressions_and_types() {
+    assert_eq!(names(&scan("fn f() { a::b(); }")), ["a"]);
+    assert_eq!(names(&scan("const X: a::B = a::B;")), ["a"]);
+    assert_eq!(names(&scan("type T = <a::T as x::Y>::Z;")), ["a", "x"]);
+    assert_eq!(
+        pairs(&scan("#[tokio::main]\nasync fn main() {}")),
+        [(1, "tokio")]
+    );
+    assert_eq!(
+        names(&scan("#[derive(serde::Serialize)] struct S;")),
+        ["serde"]
+    );
+    assert_eq!(names(&scan("fn f() { foo::bar!(); }")), ["foo"]);
+}
+
+#[test]
+fn only_the_first_segment_of_a_path() {
+    assert_eq!(
+        names(&scan("fn f() { a::b::c::d(); x.y::<u8>(); $m::z; }")),
+        ["a"]
+    );
+}
+
+#[test]
+fn tool_attributes_and_turbofish_calls_are_not_crates() {
+    let src = "#[allow(clippy::all)]\n#[rustfmt::skip]\n#[diagnostic::on_unimplemented(message = \"x\")]\nfn f() { size_of::<u8>(); iter::<T>::x(); }";
+    assert!(scan(src).is_empty(), "{:?}", scan(src));
+}
+
+#[test]
+fn keywords_primitives_and_types_are_not_crates() {
+    let src = "fn f() { crate::a(); self::b(); super::c(); Self::d(); u8::MAX; str::from_utf8(x); Vec::<u8>::new(); String::new(); $crate::e(); }";
+    assert!(scan(src).is_empty(), "{:?}", scan(src));
+}
+
+#[test]
+fn local_modules_hide_paths_and_uses() {
+    let src =
+        "mod util;\npub mod net { }\nuse util::x;\nfn f() { util::y(); net::z(); other::w(); }";
+    assert_eq!(pairs(&scan(src)), [(4, "other")]);
+}
+
+#[test]
+fn use_bindings_hide_later_paths() {
+    let src = "use std::fmt;\nuse std::{io::{self, Write}, sync::Arc};\nuse serde_json as json;\nfn f() { fmt::Display; io::stdout(); json::to_string(); serde_json::x(); }";
+    assert_eq!(
+        pairs(&scan(src)),
+        [(1, "std"), (2, "std"), (3, "serde_json"), (4, "serde_json")]
+    );
+}
+
+#[test]
+fn a_use_of_a_crate_itself_does_not_hide_it() {
+    let src = "use serde;\nfn f() { serde::x(); }";
+    assert_eq!(pairs(&scan(src)), [(1, "serde"), (2, "serde")]);
+}
+
+#[test]
+fn bindings_hide_uses_through_them() {
+    let src = "use std::fmt;\nuse fmt::Write;";
+    assert_eq!(pairs(&scan(src)), [(1, "std")]);
+}
+
+#[test]
+fn std_core_alloc_are_reported() {
+    let src = "use std::io;\nuse core::mem;\nextern crate alloc;";
+    assert_eq!(names(&scan(src)), ["std", "core", "alloc"]);
+}
+
+#[test]
+fn comments_are_not_imports() {
+    let src = "// use a::b;\n/// use c::d;\n//! e::f()\n/* use g::h; /* nested i::j */ still k::l */\n/** m::n */ use real::x;";
+    assert_eq!(pairs(&scan(src)), [(5, "real")]);
+}
+
+#[test]
+fn strings_are_not_imports() {
+    let src = r##"fn f() { let s = "use a::b; \" c::d"; let r = r#"use e::f; " g::h"#; let b = b"i::j"; let br = br"k::l"; let c = c"m::n"; }
+use real::x;"##;
+    assert_eq!(pairs(&scan(src)), [(2, "real")]);
+}
+
+#[test]
+fn raw_strings_with_many_hashes() {
+    let src = "let s = r###\"a \"## b::c\"###; d::e();";
+    assert_eq!(names(&scan(src)), ["d"]);
+    assert_eq!(names(&scan("let s = r\"\\\"; a::b();")), ["a"]);
+}
+
+#[test]
+fn chars_and_lifetimes() {
+    let src = "fn f<'a>(x: &'a str) -> char { let q = '\"'; let e = '\\''; let u = '\\u{1F600}'; let b = b'\"'; 'outer: loop {} a::b(); 'x' }";
+    assert_eq!(names(&scan(src)), ["a"]);
+    assert_eq!(
+        names(&scan("impl<'a> T<'a> for X { fn f(&'a self) { c::d() } }")),
+        ["c"]
+    );
+    assert_eq!(names(&scan("let c = 'é'; let s = \"x\"; a::b();")), ["a"]);
+}
+
+#[test]
+fn raw_identifiers() {
+    assert_eq!(
+        names(&scan("fn f() { r#foo::bar(); let r#use = 1; }")),
+        ["foo"]
+    );
+    assert_eq!(names(&scan("use r#async_x::y;")), ["async_x"]);
+}
+
+#[test]
+fn mesh_ignore() {
+    let src = "use foo::bar; // mesh: ignore\nuse baz::q;\nfn f() { x::y(); /* mesh: ignore */ }";
+    assert_eq!(pairs(&scan(src)), [(2, "baz")]);
+}
+
+#[test]
+fn duplicates_on_a_line_collapse() {
+    assert_eq!(
+        pairs(&scan("fn f() { a::x(); a::y(); b::z(); }")),
+        [(1, "a"), (1, "b")]
+    );
+}
+
+#[test]
+fn text_is_the_trimmed_line() {
+    let imports = scan("mod m {\n    use serde::Deserialize;   \n}");
+    assert_eq!(imports[0].text, "use serde::Deserialize;");
+    assert_eq!(imports[0].line, 2);
+}
+
+#[test]
+fn garbage_does_not_panic() {
+    let deep = format!("use {};", "{a::".repeat(10_000));
+    assert_eq!(names(&scan(&deep)), ["a"]);
+    assert!(scan("r#\"use a::b;").is_empty());
+    assert!(scan("/* /* */ use a::b;").is_empty());
+    assert_survives(scan_file);
+}
+
+#[test]
+fn rstest_named_cases_are_no_paths() {
+    // nushell's tests (`tests/eval/mod.rs`): a case's name is written like a path.
+    let src = "use rstest::rstest;\n#[rstest]\n#[case::empty_list(\"[]\")]\n#[case::nested(\"[[1]]\", 2)]\nfn t(#[case] input: &str) { serde_json::from_str(input); }\n";
+    assert_eq!(names(&scan(src)), ["rstest", "serde_json"]);
+    // Under `cfg_attr` (tests/shell/pipeline/commands/external.rs); the arguments are code.
+    let src = "#[rstest]\n#[cfg_attr(\n    not(windows),\n    case::double_quote(r#\"q\"#, nu_protocol::Value::test_nothing())\n)]\nfn t() {}\n";
+    assert_eq!(pairs(&scan(src)), [(4, "nu_protocol")]);
+}
+
+#[test]
+fn a_local_module_hides_a_crate_only_in_its_own_block() {
+    // nu_plugin_inc's `inc.rs`: the semver crate at the top, a `mod semver` among the tests.
+    let src = "use semver::Version;\nfn f() { semver::Version::parse(\"1\"); }\n#[cfg(test)]\nmod tests {\n    mod semver {\n        fn g() { semver::x(); }\n    }\n}\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (1, "semver".into(), ImportKind::Build),
+            (2, "semver".into(), ImportKind::Build)
+        ]
+    );
+    // A `use` binding in a function body hides the name there only.
+    let src = "fn f() { use a::b as json; json::x(); }\nfn g() { json::y(); }\n";
+    assert_eq!(pairs(&scan(src)), [(1, "a"), (2, "json")]);
+    // A binding at the top still hides everywhere below it.
+    let src = "use std::fmt;\nmod m { fn f() { fmt::x(); } }\n";
+    assert_eq!(names(&scan(src)), ["std"]);
+}
+
+#[test]
+fn macro_rules_names_are_local() {
+    // nu-plugin-core's `serializers/tests.rs`: a test macro re-exported by `use`. The paths
+    // in its body are still read (`log::debug!`, `pastey::paste!` in nushell's macros are
+    // real crates), though they resolve where the macro is called.
+    let src = "macro_rules! generate_tests {\n    ($e:expr) => {\n        use nu_protocol::Value;\n        fn t() { log::debug!(); }\n    };\n}\npub(crate) use generate_tests;\n";
+    assert_eq!(pairs(&scan(src)), [(3, "nu_protocol"), (4, "log")]);
+}
+
+#[test]
+fn a_module_made_by_an_item_level_macro_is_local() {
+    // nu-cmd-lang's `version.rs`: shadow-rs makes `mod build` from `shadow!(build);`.
+    let src = "use shadow_rs::shadow;\nshadow!(build);\nfn f() -> &'static str { build::BRANCH }\n";
+    assert_eq!(names(&scan(src)), ["shadow_rs"]);
+}
