@@ -14,6 +14,7 @@ mod faults;
 mod generated;
 mod graph;
 mod needs;
+mod node_binary;
 mod node_side;
 mod page;
 mod push;
