@@ -2,14 +2,14 @@
 //! scoped threads that did the work.
 
 /// The cores worth using at once (at most 8: past that, reading the pack is the limit).
-pub fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8)
 }
 
 /// Each thread's result, in order; a thread that panicked panics here with its payload.
-pub fn join_all<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, T>>) -> Vec<T> {
+pub(crate) fn join_all<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, T>>) -> Vec<T> {
     handles
         .into_iter()
         .map(|h| match h.join() {

@@ -138,7 +138,7 @@ impl Error {
 
 /// Fails with [`Error::Stopped`] once SIGINT or SIGTERM asked mesh to stop: called between
 /// the steps of a run, so nothing new starts after the signal.
-pub fn check_stopped() -> Result<()> {
+pub(crate) fn check_stopped() -> Result<()> {
     match mesh_node::process::stopped() {
         Some(signal) => Err(Error::Stopped { signal }),
         None => Ok(()),

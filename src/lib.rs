@@ -1,16 +1,15 @@
 //! mesh: a local-first delivery controller.
 //!
-//! The library computes and returns values; `cli` renders them. Each folder is one concern,
+//! The library computes and returns values; the `mesh` binary's `cli` renders them. Each folder is one concern,
 //! named with the vocabulary of the README (Concepts).
 
 #![warn(missing_docs)]
 
 pub mod builder;
-pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod controller;
-pub mod cores;
+mod cores;
 pub mod declare;
 pub mod deliver;
 pub mod doctor;
@@ -19,6 +18,7 @@ mod error;
 pub mod events;
 pub mod gc;
 pub mod graph;
+mod mesh;
 pub mod reconcile;
 pub mod source;
 pub mod status;
@@ -26,4 +26,6 @@ pub mod store;
 pub mod trace;
 pub mod transport;
 
-pub use error::{Error, Result, check_stopped};
+pub(crate) use error::check_stopped;
+pub use error::{Error, Result};
+pub use mesh::{Lock, Mesh};

@@ -6,6 +6,8 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod cli;
+
 fn main() {
-    std::process::exit(mesh::cli::main());
+    std::process::exit(cli::main());
 }

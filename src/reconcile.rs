@@ -1,8 +1,10 @@
-//! `reconcile`: the whole loop in one idempotent pass — read sources, build what is behind,
-//! declare what `auto` allows (in the same write as the build), push what is behind, collect
-//! reports. A missed run costs latency, never correctness; a second run in a row does nothing.
+//! `reconcile`: the whole loop in one idempotent pass — heal what would be sent damaged, read
+//! sources, build what is behind, declare what `auto` allows (in the same write as the build),
+//! push what is behind, collect reports, then run hooks, collect garbage, back up the store and
+//! key, and write the page. A missed run costs latency, never correctness; a second run in a
+//! row does nothing. The pass returns what it did and what went wrong on the way as values;
+//! the CLI renders them.
 
-use crate::Result;
 use crate::builder::{BuildOptions, BuildSummary, Progress};
 use crate::config::MeshConfig;
 use crate::deliver::collect::NodeCollect;
@@ -13,12 +15,13 @@ use crate::status::nodes::NodeState;
 use crate::status::nodes::Status;
 use crate::store::Paths;
 use crate::transport::Connections;
+use crate::{Lock, Mesh, Result};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
 /// What one pass did, and what it left.
 #[derive(Debug, Serialize)]
-pub struct Summary {
+pub struct PassReport {
     /// Builds that ran.
     pub built: usize,
     /// Builds declared.
@@ -37,41 +40,110 @@ pub struct Summary {
     /// Things that need a person, one sentence each ([`crate::status::needs::needs_a_person`]
     /// of the status at the end of the pass).
     pub needs_a_person: Vec<String>,
-    /// The build step's summary.
-    #[serde(skip)]
-    pub build: BuildSummary,
-    /// The push step's results.
-    #[serde(skip)]
-    pub push: Vec<NodePush>,
-    /// The collect step's results.
-    #[serde(skip)]
-    pub collect: Vec<NodeCollect>,
     /// The status at the end.
     #[serde(skip)]
-    pub status: Option<Status>,
-    /// Every fact recorded in the pass, for hooks.
+    pub status: Status,
+    /// Every fact recorded in the pass (what its hooks were given).
     #[serde(skip)]
     pub events: Vec<Event>,
-    /// The modules the repositories hold now (for garbage collection).
-    #[serde(skip)]
-    pub modules: std::collections::BTreeSet<String>,
-    /// What a person should know about the pass's connections (a refused `[ssh] persist`).
+    /// What went wrong beside the pass's own work, in the order it happened: a refused
+    /// `[ssh] persist`, a hook that failed, garbage collection, a backup or the page not done.
+    /// None of it changes what the nodes run, so none of it fails the pass.
     #[serde(skip)]
     pub warnings: Vec<String>,
+}
+
+/// How a pass runs.
+#[derive(Debug, Clone)]
+pub struct PassOptions {
+    /// How many builds run at once.
+    pub jobs: usize,
 }
 
 /// How many nodes' sessions a pass keeps open from its push to its collect; a node beyond
 /// opens a second one (each open session holds a process, pipes and two threads).
 const KEEP_SESSIONS: usize = 128;
 
-/// Runs one pass. The caller holds the mesh lock.
+/// Runs one whole pass on `mesh`, under its lock (`_lock` is the proof it is held).
 pub fn reconcile(
+    m: &Mesh,
+    _lock: &Lock,
+    opts: &PassOptions,
+    build_progress: &dyn Progress,
+    push_progress: &dyn PushProgress,
+) -> Result<PassReport> {
+    let paths = m.paths();
+    let mesh = &m.config;
+    let (mut report, modules) =
+        deliver(paths, mesh, opts.jobs.max(1), build_progress, push_progress)?;
+    // A failed fetch is among what needs a person; nothing says it again on the way out.
+    crate::source::follow::take_unsaid();
+    report.warnings.extend(crate::events::run_hooks(
+        &mesh.hooks,
+        &mesh.dir,
+        &report.events,
+    ));
+    report.warnings.extend(after(paths, mesh, &report, modules));
+    Ok(report)
+}
+
+/// What a pass does once it has delivered: garbage collection, backups, the page. Each may
+/// fail without failing the pass; what failed is returned.
+fn after(
+    paths: &Paths,
+    mesh: &MeshConfig,
+    report: &PassReport,
+    modules: BTreeSet<String>,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    // What nothing needs any more goes, for a bounded time (the rest next pass).
+    let gc = crate::gc::GcOptions {
+        dry_run: false,
+        builds_keep: mesh.settings.builds_keep,
+        time_limit: Some(std::time::Duration::from_secs(5)),
+        modules: Some(modules),
+    };
+    if let Err(e) = crate::gc::gc(paths, &gc) {
+        warnings.push(format!("garbage collection did not finish: {e}"));
+    }
+    // A pass that changed something is worth a verified copy of the store (at most hourly),
+    // and of this controller's key beside it: a restored store without its key would be
+    // refused by every node that trusts this controller.
+    if !report.events.is_empty() {
+        match crate::store::backup(&paths.state, crate::store::BACKUP_EVERY) {
+            Err(e) => warnings.push(format!("no backup of the store was made: {e}")),
+            Ok(true) => {
+                if let Err(e) = crate::controller::back_up(&paths.dot_mesh) {
+                    warnings.push(format!("no backup of the controller key was made: {e}"));
+                }
+            }
+            Ok(false) => {}
+        }
+    }
+    // `[status] page`: the page a cron host publishes, written every pass.
+    if let Some(path) = &mesh.status.page
+        && let Err(e) = crate::status::page::publish(
+            paths,
+            &mesh.name,
+            &report.status,
+            path,
+            mesh.status.refresh,
+        )
+    {
+        warnings.push(format!("the status page was not written: {e}"));
+    }
+    warnings
+}
+
+/// Heals, builds, pushes and collects: the part of the pass that changes what nodes run.
+/// Returns the report and the modules the repositories hold now (for garbage collection).
+fn deliver(
     paths: &Paths,
     mesh: &MeshConfig,
     jobs: usize,
     build_progress: &dyn Progress,
     push_progress: &dyn PushProgress,
-) -> Result<Summary> {
+) -> Result<(PassReport, BTreeSet<String>)> {
     // A damaged artifact this pass would send is removed now, so that this pass builds it again.
     let healed = crate::deliver::heal::damaged_outgoing(paths, mesh)?;
     let loaded = crate::graph::load(mesh, &paths.state)?;
@@ -120,9 +192,9 @@ pub fn reconcile(
     let mut all_events = healed;
     all_events.extend(build.events.iter().cloned());
     all_events.extend(events);
-    let mut summary = summary(build, push, collect, status, all_events, modules);
-    summary.warnings = warnings;
-    Ok(summary)
+    let mut report = report(&build, &push, status, all_events);
+    report.warnings = warnings;
+    Ok((report, modules))
 }
 
 /// What a pass delivers through: its mesh, its one reading of the sources, its sessions.
@@ -192,14 +264,12 @@ impl Pass<'_> {
 }
 
 /// The pass in counts, with what it did.
-fn summary(
-    build: BuildSummary,
-    push: Vec<NodePush>,
-    collect: Vec<NodeCollect>,
+fn report(
+    build: &BuildSummary,
+    push: &[NodePush],
     status: Status,
     events: Vec<Event>,
-    modules: BTreeSet<String>,
-) -> Summary {
+) -> PassReport {
     let kinds = |k: &str| {
         events
             .iter()
@@ -212,7 +282,7 @@ fn summary(
         .into_iter()
         .map(|n| n.sentence)
         .collect();
-    Summary {
+    PassReport {
         built: build.built.len(),
         declared: kinds("declared"),
         sent: push
@@ -232,12 +302,8 @@ fn summary(
             .count(),
         fetch_failed: status.fetch_failed.len(),
         needs_a_person: needs,
-        build,
-        push,
-        collect,
-        status: Some(status),
+        status,
         events,
-        modules,
         warnings: Vec::new(),
     }
 }

@@ -15,7 +15,7 @@ pub use summary::{BuildOptions, BuildSummary, Built, Progress};
 pub use crate::store::Verdict;
 
 /// `MESH_DEP_<NAME>`: the module name upper-cased with `-` and `.` as `_`.
-pub fn dep_env_name(module: &str) -> String {
+pub(crate) fn dep_env_name(module: &str) -> String {
     format!(
         "MESH_DEP_{}",
         module.to_ascii_uppercase().replace(['-', '.'], "_")

@@ -14,9 +14,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Logs are capped at this many bytes per build; the rest is counted, not kept.
-pub const LOG_CAP: u64 = 4 << 20;
+pub(crate) const LOG_CAP: u64 = 4 << 20;
 /// Lines kept for the end-of-run summary of a failed build.
-pub const TAIL_LINES: usize = 20;
+pub(crate) const TAIL_LINES: usize = 20;
 
 /// Everything one build needs.
 #[derive(Debug, Clone)]

@@ -1,8 +1,8 @@
 //! `mesh build`: build exactly what is stale, in dependency order.
 
 use super::{Ctx, Ui, progress::BuildProgress};
-use crate::builder::{BuildOptions, BuildSummary, Verdict};
-use crate::{Error, Result};
+use mesh::builder::{BuildOptions, BuildSummary, Verdict};
+use mesh::{Error, Result};
 
 /// Build what is stale, in dependency order, independent modules in parallel.
 ///
@@ -32,7 +32,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     } else {
         Some(ctx.lock("build")?)
     };
-    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
+    let loaded = mesh::graph::load(&ctx.config, &ctx.paths().state)?;
     for w in &loaded.graph.warnings {
         ui.warn(w);
     }
@@ -40,11 +40,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         names: a.modules.clone(),
         jobs: jobs(a)?,
         dry_run: a.dry_run,
-        logs_keep: ctx.mesh.settings.logs_keep,
-        events_keep: ctx.mesh.settings.events_keep,
+        logs_keep: ctx.config.settings.logs_keep,
+        events_keep: ctx.config.settings.events_keep,
     };
     let progress = BuildProgress::new(ui);
-    let summary = crate::builder::build(ctx.paths(), &loaded, &opts, &progress)?;
+    let summary = mesh::builder::build(ctx.paths(), &loaded, &opts, &progress)?;
     progress.clear();
     if a.dry_run {
         show_would_build(ui, &summary);
@@ -149,12 +149,12 @@ fn show_totals(ui: &Ui, summary: &BuildSummary) {
 }
 
 /// "there is no module `X`", naming the modules there are.
-pub fn unknown_module(g: &crate::graph::ModuleGraph, name: &str) -> crate::Error {
-    crate::Error::failed(
+pub fn unknown_module(g: &mesh::graph::ModuleGraph, name: &str) -> mesh::Error {
+    mesh::Error::failed(
         format!("there is no module `{name}`"),
         format!(
             "`mesh graph` lists the modules{}",
-            crate::config::known_list("modules", g.modules.iter().map(|m| m.name.as_str()))
+            mesh::config::known_list("modules", g.modules.iter().map(|m| m.name.as_str()))
         ),
     )
 }

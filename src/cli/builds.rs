@@ -1,8 +1,8 @@
 //! `mesh builds`: the build history.
 
 use super::{Ctx, Ui, table};
-use crate::store::{BUILDS, BuildRecord, Paths, id_key};
-use crate::{Error, Result};
+use mesh::store::{BUILDS, BuildRecord, Paths, id_key};
+use mesh::{Error, Result};
 use mesh_node::artifact::{SHORT, short};
 use serde::Serialize;
 
@@ -29,7 +29,7 @@ struct BuildJson<'a> {
     module: &'a str,
     commit: &'a str,
     source: &'a str,
-    verdict: crate::store::Verdict,
+    verdict: mesh::store::Verdict,
     reason: Option<&'a str>,
     artifact: Option<&'a str>,
     inputs: Vec<InputJson<'a>>,
@@ -46,7 +46,7 @@ struct InputJson<'a> {
     artifact: &'a str,
 }
 
-use crate::clock::rfc3339;
+use mesh::clock::rfc3339;
 
 /// Runs `mesh builds` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
@@ -106,7 +106,7 @@ fn newest_builds(ctx: &Ctx, a: &Args) -> Result<Vec<BuildRecord>> {
     if let Some(m) = &a.module
         && builds.is_empty()
     {
-        let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
+        let loaded = mesh::graph::load(&ctx.config, &ctx.paths().state)?;
         if loaded.graph.index(m).is_none() {
             return Err(super::build::unknown_module(&loaded.graph, m));
         }
@@ -153,7 +153,7 @@ fn show_table(ui: &Ui, builds: &[BuildRecord]) {
     ]);
     for b in builds {
         let verdict = match &b.reason {
-            Some(r) if b.verdict != crate::store::Verdict::Fit => format!("{} ({r})", b.verdict),
+            Some(r) if b.verdict != mesh::store::Verdict::Fit => format!("{} ({r})", b.verdict),
             _ => b.verdict.to_string(),
         };
         t.add_row(vec![

@@ -1,7 +1,7 @@
 //! `mesh collect`: read nodes' new reports.
 
 use super::{Ctx, Ui};
-use crate::Result;
+use mesh::Result;
 
 /// Read nodes' new reports over the transport and record them.
 ///
@@ -22,11 +22,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("collect")?;
     // A mesh another verb would refuse is refused here too.
     ctx.sources()?;
-    let sessions = crate::transport::Connections::new(&ctx.mesh, 0)?;
-    let (results, events) = crate::deliver::collect::collect(
+    let sessions = mesh::transport::Connections::new(&ctx.config, 0)?;
+    let (results, events) = mesh::deliver::collect::collect(
         ctx.paths(),
-        &ctx.mesh,
-        &super::select_nodes(&ctx.mesh, &a.nodes)?,
+        &ctx.config,
+        &super::select_nodes(&ctx.config, &a.nodes)?,
         &sessions,
     )?;
     // Said after the work: what it met (a lingering session that did not answer) too.

@@ -7,11 +7,11 @@
 //! the store for a moment, and never the repositories or the network. Anything it cannot read
 //! (no mesh here, a bad file, a busy store) means no candidates, never an error on the prompt.
 
-use crate::config::{MESH_TOML, MeshConfig, find_mesh_toml};
-use crate::events::ANNOUNCED;
-use crate::store::{BUILDS, BuildRecord, LATEST, NODES};
 use clap::Command;
 use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
+use mesh::config::{MESH_TOML, MeshConfig, find_mesh_toml};
+use mesh::events::ANNOUNCED;
+use mesh::store::{BUILDS, BuildRecord, LATEST, NODES};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -98,12 +98,12 @@ fn mesh() -> Option<(MeshConfig, PathBuf)> {
 /// waits for one, never writes to one.
 fn peek<T: serde::de::DeserializeOwned>(
     state: &std::path::Path,
-    table: crate::store::Table<T>,
+    table: mesh::store::Table<T>,
 ) -> Vec<(String, T)> {
     if !state.is_file() {
         return Vec::new();
     }
-    crate::store::peek(state, table)
+    mesh::store::peek(state, table)
         .unwrap_or_default()
         .into_iter()
         .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
@@ -207,7 +207,7 @@ pub fn builds() -> Vec<CompletionCandidate> {
         .filter(|b| {
             declare_module
                 .as_deref()
-                .is_none_or(|m| b.module == m && b.verdict == crate::store::Verdict::Fit)
+                .is_none_or(|m| b.module == m && b.verdict == mesh::store::Verdict::Fit)
         })
         .collect();
     builds.reverse();

@@ -22,7 +22,7 @@ pub struct Args {
 }
 
 /// Runs `mesh completions` and returns its exit code.
-pub fn run(a: &Args) -> crate::Result<i32> {
+pub fn run(a: &Args) -> mesh::Result<i32> {
     use std::io::Write;
     let script = if a.fixed {
         generate_static(a.shell)

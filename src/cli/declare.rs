@@ -1,7 +1,7 @@
 //! `mesh declare`: make a build the declared one.
 
 use super::{Ctx, Ui};
-use crate::Result;
+use mesh::Result;
 use mesh_node::artifact::{SHORT, short};
 
 /// Make a build the declared one for a module (for `hold` modules). One write.
@@ -19,14 +19,14 @@ pub struct Args {
 /// Runs `mesh declare` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("declare")?;
-    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
+    let loaded = mesh::graph::load(&ctx.config, &ctx.paths().state)?;
     let m = loaded
         .graph
         .index(&a.module)
         .map(|i| &loaded.graph.modules[i])
         .ok_or_else(|| super::build::unknown_module(&loaded.graph, &a.module))?;
-    if m.kind == crate::config::Kind::Library {
-        return Err(crate::Error::failed(
+    if m.kind == mesh::config::Kind::Library {
+        return Err(mesh::Error::failed(
             format!(
                 "`{}` is a library: libraries are built against, never declared",
                 a.module
@@ -34,11 +34,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             "declare the services that import it; `mesh graph` shows which",
         ));
     }
-    let (rec, events) = crate::declare::declare(
+    let (rec, events) = mesh::declare::declare(
         ctx.paths(),
         &a.module,
         a.build,
-        ctx.mesh.settings.events_keep,
+        ctx.config.settings.events_keep,
     )?;
     super::run_hooks(ctx, ui, &events);
     if ui.json {

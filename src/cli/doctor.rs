@@ -1,7 +1,7 @@
 //! `mesh doctor`: check the store's invariants and the artifacts it names.
 
 use super::{Ctx, Ui};
-use crate::Result;
+use mesh::Result;
 
 /// Check the store and the artifacts it names; with --repair, fix what can be fixed.
 ///
@@ -25,8 +25,8 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     } else {
         None
     };
-    let mut c = crate::doctor::doctor(ctx.paths(), a.repair)?;
-    crate::doctor::check_clones(&mut c, &ctx.mesh);
+    let mut c = mesh::doctor::doctor(ctx.paths(), a.repair)?;
+    mesh::doctor::check_clones(&mut c, &ctx.config);
     if ui.json {
         ui.json_data(&c);
     } else {

@@ -1,9 +1,9 @@
 //! `mesh drift`: each module's manifests beside its imports, in every ecosystem at once.
 
 use super::{Ctx, Ui};
-use crate::drift::{DriftKind, Finding, cache};
-use crate::store::Store;
-use crate::{Error, Result};
+use mesh::drift::{DriftKind, Finding, cache};
+use mesh::store::Store;
+use mesh::{Error, Result};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -86,16 +86,16 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
 fn findings(ctx: &Ctx, ui: &Ui) -> Result<cache::Answer> {
     let state = &ctx.paths().state;
     // None for a repository followed by URL: its ref is known only after the load's fetch.
-    let key = crate::graph::answer::current_key(&ctx.mesh);
+    let key = mesh::graph::answer::current_key(&ctx.config);
     if let Some(answer) = key.and_then(|k| Store::peek(state, |r| cache::read(r, &k)).flatten()) {
         ui.detail("drift: the answer kept for these refs");
         return Ok(answer);
     }
-    let loaded = crate::graph::load_with_records(&ctx.mesh, state)?;
+    let loaded = mesh::graph::load_with_records(&ctx.config, state)?;
     let answer = cache::Answer {
-        key: crate::graph::cache::key(&ctx.mesh, &loaded.snapshot),
+        key: mesh::graph::cache::key(&ctx.config, &loaded.snapshot),
         modules: loaded.snapshot.module_names().into_iter().collect(),
-        findings: crate::drift::drift(&loaded, &[])?,
+        findings: mesh::drift::drift(&loaded, &[])?,
     };
     // Kept for the next run; a store that cannot take it costs that run only.
     if let Err(e) = Store::open(state).and_then(|s| s.write(|w| cache::write(w, &answer))) {

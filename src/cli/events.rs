@@ -1,9 +1,9 @@
 //! `mesh events`: the facts log.
 
 use super::{Ctx, Ui};
-use crate::Result;
-use crate::events::EVENTS;
-use crate::events::Event;
+use mesh::Result;
+use mesh::events::EVENTS;
+use mesh::events::Event;
 use std::fmt::Write;
 
 /// List the facts the mesh recorded: source-moved, built, declared, sent, applied, refused,
@@ -82,7 +82,7 @@ impl Kind {
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let events: Vec<Event> = {
         let store = ctx.paths().open()?;
-        let from = crate::store::id_key(a.since.saturating_add(1));
+        let from = mesh::store::id_key(a.since.saturating_add(1));
         store
             .read(|r| r.range(EVENTS, &from, None))?
             .into_iter()

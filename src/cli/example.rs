@@ -4,10 +4,10 @@
 //! repository `platform/` made with gix, beside a commented `mesh.toml` with three `local` nodes.
 //! Every build, test and activate command in it is plain shell, so no toolchain is needed.
 
-use crate::config::MESH_TOML;
-use crate::{Error, Result};
 use gix::ObjectId;
 use gix::objs::tree::{Entry, EntryKind};
+use mesh::config::MESH_TOML;
+use mesh::{Error, Result};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;

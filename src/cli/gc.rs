@@ -1,7 +1,7 @@
 //! `mesh gc`: remove what nothing needs.
 
 use super::{Ctx, Ui};
-use crate::Result;
+use mesh::Result;
 
 /// Remove what nothing needs: old builds, their artifacts, closure entries and logs.
 ///
@@ -23,11 +23,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     // Which modules the repositories hold now: a deleted module's builds and logs go. The
     // sources say; the import graph is not needed for it.
     let modules = ctx.sources()?.module_names();
-    let c = crate::gc::gc(
+    let c = mesh::gc::gc(
         ctx.paths(),
-        &crate::gc::GcOptions {
+        &mesh::gc::GcOptions {
             dry_run: a.dry_run,
-            builds_keep: ctx.mesh.settings.builds_keep,
+            builds_keep: ctx.config.settings.builds_keep,
             time_limit: None,
             modules: Some(modules),
         },

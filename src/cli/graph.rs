@@ -1,9 +1,9 @@
 //! `mesh graph`: modules, their edges of every kind, and the cycles built as one unit.
 
 use super::{Ctx, Ui};
-use crate::graph::answer::{self, Answer};
-use crate::graph::{EdgeKind, ModuleGraph, Stats, cache};
-use crate::{Error, Result};
+use mesh::graph::answer::{self, Answer};
+use mesh::graph::{EdgeKind, ModuleGraph, Stats, cache};
+use mesh::{Error, Result};
 use mesh_node::artifact::{SHORT, short};
 use serde::Serialize;
 use std::fmt::Write;
@@ -63,16 +63,16 @@ enum Format {
 
 #[derive(Serialize)]
 struct GraphJson<'a> {
-    modules: &'a [crate::graph::GraphModule],
-    edges: &'a [crate::graph::Edge],
-    cycles: &'a [crate::graph::Cycle],
+    modules: &'a [mesh::graph::GraphModule],
+    edges: &'a [mesh::graph::Edge],
+    cycles: &'a [mesh::graph::Cycle],
     warnings: &'a [String],
     stats: &'a Stats,
 }
 
 impl<'a> GraphJson<'a> {
     /// What `--json` prints of a load.
-    fn of(loaded: &'a crate::graph::Loaded) -> Self {
+    fn of(loaded: &'a mesh::graph::Loaded) -> Self {
         let g = &loaded.graph;
         GraphJson {
             modules: &g.modules,
@@ -100,7 +100,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         "graph --json"
     };
     let key = if keepable {
-        answer::current_key(&ctx.mesh)
+        answer::current_key(&ctx.config)
     } else {
         None
     };
@@ -108,7 +108,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         replay(ui, &kept);
         return Ok(kept.code);
     }
-    let mut loaded = crate::graph::load_with_evidence(&ctx.mesh, state)?;
+    let mut loaded = mesh::graph::load_with_evidence(&ctx.config, state)?;
     if let Some(k) = a.kind {
         loaded.graph.edges.retain(|e| e.kind == k.kind());
     }
@@ -164,7 +164,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     if key.is_some() && loaded.from_cache && !said.stdout.is_empty() {
         // Keyed by the trees this load read (a ref that moved since `key` was read is the
         // next run's question).
-        said.key = cache::key(&ctx.mesh, &loaded.snapshot);
+        said.key = cache::key(&ctx.config, &loaded.snapshot);
         said.code = code;
         answer::keep(state, question, &said);
     }
@@ -225,7 +225,7 @@ fn why_edge(g: &ModuleGraph, ui: &Ui, a: &str, b: &str) -> Result<i32> {
 }
 
 /// A cycle as a note: its members, built as one unit, and one import per edge.
-fn cycle_note(c: &crate::graph::Cycle) -> String {
+fn cycle_note(c: &mesh::graph::Cycle) -> String {
     let mut out = format!(
         "{} import each other: built as one unit ({})",
         c.modules.join(", "),
@@ -250,8 +250,8 @@ fn text(g: &ModuleGraph) -> String {
             format!("{}:{}", m.repo, m.path)
         };
         let kind = match m.kind {
-            crate::config::Kind::Service => "service",
-            crate::config::Kind::Library => "library",
+            mesh::config::Kind::Service => "service",
+            mesh::config::Kind::Library => "library",
         };
         let _ = writeln!(
             out,
@@ -274,8 +274,8 @@ fn dot(g: &ModuleGraph) -> String {
     let mut out = String::from("digraph mesh {\n  rankdir=LR;\n");
     for m in &g.modules {
         let shape = match m.kind {
-            crate::config::Kind::Library => "box",
-            crate::config::Kind::Service => "ellipse",
+            mesh::config::Kind::Library => "box",
+            mesh::config::Kind::Service => "ellipse",
         };
         let _ = writeln!(out, "  \"{}\" [shape={shape}];", m.name);
     }

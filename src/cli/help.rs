@@ -426,3 +426,25 @@ pub fn for_parsing(cmd: Command) -> Command {
     }
     cmd
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every verb's long help has examples: each verb and each verb under it has an entry.
+    #[test]
+    fn every_verb_has_examples() {
+        let cmd = super::super::command();
+        for sub in cmd.get_subcommands() {
+            let mut paths = vec![sub.get_name().to_string()];
+            paths.extend(
+                sub.get_subcommands()
+                    .map(|s| format!("{} {}", sub.get_name(), s.get_name())),
+            );
+            for p in paths {
+                assert!(
+                    super::examples(&p).is_some(),
+                    "`mesh {p}` has no examples in cli::help::EXAMPLES"
+                );
+            }
+        }
+    }
+}

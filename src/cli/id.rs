@@ -1,7 +1,7 @@
 //! `mesh id`: this controller's name and public key; `--new` makes the key.
 
 use super::{Ctx, Ui};
-use crate::Result;
+use mesh::Result;
 
 /// Print this controller's name and public key, as one line to paste under `[controllers]`
 /// in the mesh.toml of a controller the nodes already trust.
@@ -23,14 +23,14 @@ pub struct Args {
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let dot_mesh = &ctx.paths().dot_mesh;
     let me = if a.new {
-        let me = crate::controller::create_key(dot_mesh, &ctx.mesh.controller)?;
+        let me = mesh::controller::create_key(dot_mesh, &ctx.config.controller)?;
         ui.status(format!(
             "made this controller's key in {}",
-            crate::controller::key_path(dot_mesh).display()
+            mesh::controller::key_path(dot_mesh).display()
         ));
         me
     } else {
-        crate::controller::open_key(dot_mesh, &ctx.mesh.controller)?
+        mesh::controller::open_key(dot_mesh, &ctx.config.controller)?
     };
     if ui.json {
         ui.json_data(&serde_json::json!({"controller": me.name, "key": me.public()}));

@@ -1,8 +1,8 @@
 //! `mesh init`: write a commented mesh.toml, or (`--example`) a complete demo mesh.
 
 use super::{Cli, Ui, example};
-use crate::config::MESH_TOML;
-use crate::{Error, Result};
+use mesh::config::MESH_TOML;
+use mesh::{Error, Result};
 use std::path::{Path, PathBuf};
 
 /// Write a commented mesh.toml to start a mesh, or a complete demo mesh with --example.
@@ -117,12 +117,12 @@ pub fn run(cli: &Cli, ui: &Ui, a: &Args) -> Result<i32> {
 /// one act besides `mesh id --new` that makes a key.
 fn make_key(ui: &Ui, dir: &Path) -> Result<()> {
     let dot_mesh = dir.join(".mesh");
-    let key = crate::controller::key_path(&dot_mesh);
-    let bak = crate::controller::backup_path(&dot_mesh);
+    let key = mesh::controller::key_path(&dot_mesh);
+    let bak = mesh::controller::backup_path(&dot_mesh);
     if key.exists() || bak.exists() {
         return Ok(());
     }
-    crate::controller::create_key(&dot_mesh, &crate::controller::default_name())?;
+    mesh::controller::create_key(&dot_mesh, &mesh::controller::default_name())?;
     ui.status(format!("made this controller's key in {}", key.display()));
     Ok(())
 }

@@ -13,7 +13,7 @@ pub struct Args {
 }
 
 /// Runs `mesh man` and returns its exit code.
-pub fn run(a: &Args) -> crate::Result<i32> {
+pub fn run(a: &Args) -> mesh::Result<i32> {
     let pages = pages();
     match &a.out {
         None => {
@@ -21,11 +21,11 @@ pub fn run(a: &Args) -> crate::Result<i32> {
             let main = pages.into_iter().next().map(|(_, b)| b).unwrap_or_default();
             std::io::stdout()
                 .write_all(&main)
-                .map_err(|e| crate::Error::io("cannot write to stdout", e, "check the pipe"))?;
+                .map_err(|e| mesh::Error::io("cannot write to stdout", e, "check the pipe"))?;
         }
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(|e| {
-                crate::Error::io(
+                mesh::Error::io(
                     format!("cannot create {}", dir.display()),
                     e,
                     "choose a writable directory",
@@ -34,7 +34,7 @@ pub fn run(a: &Args) -> crate::Result<i32> {
             for (name, bytes) in pages {
                 let p = dir.join(name);
                 std::fs::write(&p, bytes).map_err(|e| {
-                    crate::Error::io(
+                    mesh::Error::io(
                         format!("cannot write {}", p.display()),
                         e,
                         "choose a writable directory",

@@ -31,8 +31,8 @@ mod where_;
 pub use context::Ctx;
 pub use ui::Ui;
 
-use crate::status::nodes::NodeState;
 use clap::{CommandFactory, Parser, Subcommand};
+use mesh::status::nodes::NodeState;
 use std::path::PathBuf;
 
 /// A local-first delivery controller: builds what is stale, declares what each machine should
@@ -121,7 +121,7 @@ fn version() -> String {
     format!(
         "{} (store format {})",
         env!("CARGO_PKG_VERSION"),
-        crate::store::FORMAT
+        mesh::store::FORMAT
     )
 }
 
@@ -150,7 +150,7 @@ pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
 
 /// The nodes named on a command line, with each `@tag` replaced by the nodes that carry it
 /// (in name order, each once). An unknown node or tag is an error naming the known ones.
-fn select_nodes(mesh: &crate::config::MeshConfig, named: &[String]) -> crate::Result<Vec<String>> {
+fn select_nodes(mesh: &mesh::config::MeshConfig, named: &[String]) -> mesh::Result<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
     for n in named {
         match n.strip_prefix('@') {
@@ -169,11 +169,11 @@ fn select_nodes(mesh: &crate::config::MeshConfig, named: &[String]) -> crate::Re
                         .collect();
                     tags.sort_unstable();
                     tags.dedup();
-                    return Err(crate::Error::Usage {
+                    return Err(mesh::Error::Usage {
                         message: format!("no node carries the tag `{tag}`"),
                         hint: format!(
                             "name a tag of mesh.toml{}",
-                            crate::config::known_list("tags", tags.into_iter())
+                            mesh::config::known_list("tags", tags.into_iter())
                         ),
                     });
                 }
@@ -210,8 +210,8 @@ fn hint_behind(ui: &Ui, states: impl Iterator<Item = NodeState>) {
 }
 
 /// Hands new facts to the `[hooks] on_event` command; what went wrong is a warning.
-fn run_hooks(ctx: &Ctx, ui: &Ui, events: &[crate::events::Event]) {
-    for problem in crate::events::run_hooks(&ctx.mesh.hooks, &ctx.mesh.dir, events) {
+fn run_hooks(ctx: &Ctx, ui: &Ui, events: &[mesh::events::Event]) {
+    for problem in mesh::events::run_hooks(&ctx.config.hooks, &ctx.config.dir, events) {
         ui.warn(problem);
     }
 }
@@ -243,20 +243,20 @@ pub fn main() -> i32 {
     };
     let ui = Ui::new(&cli);
     mesh_node::process::stop_on_signals();
-    crate::source::follow::set_offline(cli.offline);
+    mesh::source::follow::set_offline(cli.offline);
     if let Some(verb) = cli.command.reading() {
-        crate::source::follow::set_reading(verb);
+        mesh::source::follow::set_reading(verb);
     }
     let result = run(&cli, &ui);
     // A fetch that failed and was read past is said, unless the verb said it already.
-    for stale in crate::source::follow::take_unsaid() {
+    for stale in mesh::source::follow::take_unsaid() {
         ui.warn(stale);
     }
     // Asked to stop: the builds were stopped and what finished is recorded; the exit code
     // says so (130/143) whatever the verb made of its stopped builds.
     let result = match (result, mesh_node::process::stopped()) {
-        (Err(e @ crate::Error::Stopped { .. }), _) => Err(e),
-        (_, Some(signal)) => Err(crate::Error::Stopped { signal }),
+        (Err(e @ mesh::Error::Stopped { .. }), _) => Err(e),
+        (_, Some(signal)) => Err(mesh::Error::Stopped { signal }),
         (r, None) => r,
     };
     match result {
@@ -269,7 +269,7 @@ pub fn main() -> i32 {
     }
 }
 
-fn run(cli: &Cli, ui: &Ui) -> crate::Result<i32> {
+fn run(cli: &Cli, ui: &Ui) -> mesh::Result<i32> {
     match &cli.command {
         Command::Init(a) => init::run(cli, ui, a),
         Command::Graph(a) => graph::run(&Ctx::load(cli)?, ui, a),

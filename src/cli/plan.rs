@@ -2,7 +2,7 @@
 //! the mesh knows (it may fill the import cache).
 
 use super::{Ctx, Ui, table};
-use crate::Result;
+use mesh::Result;
 
 /// Say what would be built, declared and sent, and why. Changes nothing the mesh knows.
 ///
@@ -14,10 +14,10 @@ pub struct Args {}
 
 /// Runs `mesh plan` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
-    let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
-    let mut plan = crate::status::plan::plan(ctx.paths(), &loaded)?;
-    let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &loaded.snapshot)?;
-    plan.nodes = crate::status::plan::nodes(&status);
+    let loaded = mesh::graph::load(&ctx.config, &ctx.paths().state)?;
+    let mut plan = mesh::status::plan::plan(ctx.paths(), &loaded)?;
+    let status = mesh::status::nodes::status(ctx.paths(), &ctx.config, &loaded.snapshot)?;
+    plan.nodes = mesh::status::plan::nodes(&status);
     // About to answer and exit: the graph's many small allocations (every edge's evidence)
     // need not be freed one by one; nothing in `Loaded` needs its `Drop` (the store is closed).
     std::mem::forget(loaded);

@@ -1,10 +1,10 @@
 //! Build progress: a line per running build (indicatif) on a terminal, plain lines otherwise.
 
 use super::Ui;
-use crate::builder::run::Live;
-use crate::builder::{Built, Progress};
-use crate::deliver::push::Step;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mesh::builder::run::Live;
+use mesh::builder::{Built, Progress};
+use mesh::deliver::push::Step;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -1,8 +1,8 @@
 //! `mesh push`: send declarations to the nodes that are behind.
 
 use super::{Ctx, Ui, progress::NodeProgress};
-use crate::Result;
-use crate::deliver::push::{NodePush, Outcome, PushOptions, PushProgress};
+use mesh::Result;
+use mesh::deliver::push::{NodePush, Outcome, PushOptions, PushProgress};
 use mesh_node::artifact::{SHORT, short};
 
 /// Send declarations (and the artifacts they name) to nodes.
@@ -37,7 +37,7 @@ pub struct Args {
 struct Lines<'a>(&'a Ui, NodeProgress);
 
 impl PushProgress for Lines<'_> {
-    fn node_step(&self, node: &str, step: crate::deliver::push::Step) {
+    fn node_step(&self, node: &str, step: mesh::deliver::push::Step) {
         self.1.step(node, step);
     }
 
@@ -121,7 +121,7 @@ pub fn trouble_line(p: &NodePush) -> Option<String> {
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let _lock = ctx.lock("push")?;
     ctx.signer_key()?;
-    let nodes = super::select_nodes(&ctx.mesh, &a.nodes)?;
+    let nodes = super::select_nodes(&ctx.config, &a.nodes)?;
     let opts = PushOptions {
         take_over: if a.take_over {
             nodes.clone()
@@ -132,10 +132,10 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         all: a.all,
         reapply_unanswered: false,
     };
-    let sessions = crate::transport::Connections::new(&ctx.mesh, 0)?;
-    let (results, events) = crate::deliver::push::push(
+    let sessions = mesh::transport::Connections::new(&ctx.config, 0)?;
+    let (results, events) = mesh::deliver::push::push(
         ctx.paths(),
-        &ctx.mesh,
+        &ctx.config,
         &ctx.sources()?,
         &opts,
         &Lines(ui, NodeProgress::new(ui)),

@@ -1,9 +1,9 @@
 //! `mesh status`: what every node runs, and every module's delivery.
 
 use super::{Ctx, Ui, table};
-use crate::Result;
-use crate::status::nodes::NodeState;
-use crate::status::nodes::{NodeStatus, Status, ago};
+use mesh::Result;
+use mesh::status::nodes::NodeState;
+use mesh::status::nodes::{NodeStatus, Status, ago};
 use mesh_node::artifact::short;
 
 /// Say what is current, out of date, never told, outstanding or stuck.
@@ -39,18 +39,18 @@ pub struct Args {
 
 /// Runs `mesh status` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    let sources = crate::graph::sources(&ctx.mesh, &ctx.paths().state)?;
-    let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &sources)?;
+    let sources = mesh::graph::sources(&ctx.config, &ctx.paths().state)?;
+    let status = mesh::status::nodes::status(ctx.paths(), &ctx.config, &sources)?;
     if let Some(path) = &a.html {
         let refresh = a.refresh.map(std::time::Duration::from_secs);
-        crate::status::page::publish(ctx.paths(), &ctx.mesh.name, &status, path, refresh)?;
+        mesh::status::page::publish(ctx.paths(), &ctx.config.name, &status, path, refresh)?;
         ui.status(format!("wrote {}", path.display()));
     } else if ui.json {
         ui.json_data(&status);
     } else {
         let mut out = String::new();
         if !a.modules {
-            out.push_str(&nodes_table(&status, crate::clock::now_ms()));
+            out.push_str(&nodes_table(&status, mesh::clock::now_ms()));
         }
         if !a.nodes {
             if !out.is_empty() {
@@ -67,7 +67,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         }
     }
     // A failed fetch, this run's or an earlier one's: said here, once.
-    crate::source::follow::take_unsaid();
+    mesh::source::follow::take_unsaid();
     for f in &status.fetch_failed {
         ui.warn(&f.reason);
     }
@@ -78,7 +78,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     })
 }
 
-fn seq(s: &Option<crate::status::nodes::Stamp>) -> String {
+fn seq(s: &Option<mesh::status::nodes::Stamp>) -> String {
     s.as_ref().map_or("-".into(), |s| s.sequence.to_string())
 }
 
@@ -149,7 +149,7 @@ pub fn nodes_table(status: &Status, now: u64) -> String {
 }
 
 /// `edge-2: no longer in mesh.toml; it last applied sequence 2 (route-proxy, resolver)`.
-fn forgotten_line(f: &crate::status::nodes::ForgottenNode) -> String {
+fn forgotten_line(f: &mesh::status::nodes::ForgottenNode) -> String {
     let last = match &f.applied {
         Some(seq) if f.modules.is_empty() => format!("it last applied sequence {seq}"),
         Some(seq) => format!("it last applied sequence {seq} ({})", f.modules.join(", ")),
@@ -186,7 +186,7 @@ pub fn modules_table(status: &Status) -> String {
         }
         // The nodes run the declared build: say so when it is not the newest one.
         if let Some(d) = &m.declared_from
-            && (m.verdict != Some(crate::store::Verdict::Fit) || Some(d) != m.built_from.as_ref())
+            && (m.verdict != Some(mesh::store::Verdict::Fit) || Some(d) != m.built_from.as_ref())
         {
             line.push_str(&format!(
                 " · nodes are sent the build from {}",

@@ -64,7 +64,7 @@ impl ColorChoice {
 #[derive(Debug)]
 struct Shown {
     code: bool,
-    inner: crate::Error,
+    inner: mesh::Error,
 }
 
 impl std::fmt::Display for Shown {
@@ -193,7 +193,7 @@ impl Ui {
     ///
     /// "Another mesh holds the lock" (exit 75) is not a fault: on a terminal it is one line, and
     /// elsewhere (cron) nothing at all, since the exit code already says "try again later".
-    pub fn error(&self, e: crate::Error) {
+    pub fn error(&self, e: mesh::Error) {
         if e.exit_code() == 75 && self.verbose == 0 {
             if self.interactive {
                 let _ = writeln!(std::io::stderr(), "{e}; try again when it is done");

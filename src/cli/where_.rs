@@ -1,9 +1,9 @@
 //! `mesh where`: did my change go out — on which machines, and if not, why not.
 
 use super::{Ctx, Ui, table};
-use crate::Result;
-use crate::status::nodes::ago;
-use crate::trace::{Answer, BuildAnswer, ModuleWhere, NodeWhere, Where, build_word, clock_time};
+use mesh::Result;
+use mesh::status::nodes::ago;
+use mesh::trace::{Answer, BuildAnswer, ModuleWhere, NodeWhere, Where, build_word, clock_time};
 use mesh_node::artifact::short;
 use std::time::{Duration, Instant};
 
@@ -40,10 +40,10 @@ const WAIT_EVERY: Duration = Duration::from_secs(2);
 /// Runs `mesh where` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     let compute = || -> Result<Where> {
-        let loaded = crate::graph::load(&ctx.mesh, &ctx.paths().state)?;
-        let w = crate::trace::trace(
+        let loaded = mesh::graph::load(&ctx.config, &ctx.paths().state)?;
+        let w = mesh::trace::trace(
             ctx.paths(),
-            &ctx.mesh,
+            &ctx.config,
             &loaded,
             a.rev.as_deref(),
             a.repo.as_deref(),
@@ -97,9 +97,9 @@ fn collect(ctx: &Ctx, ui: &Ui, nodes: &std::collections::BTreeSet<String>) -> Re
         Err(e) => return Err(e),
     };
     let names: Vec<String> = nodes.iter().cloned().collect();
-    let sessions = crate::transport::Connections::new(&ctx.mesh, 0)?;
+    let sessions = mesh::transport::Connections::new(&ctx.config, 0)?;
     let (results, events) =
-        crate::deliver::collect::collect(ctx.paths(), &ctx.mesh, &names, &sessions)?;
+        mesh::deliver::collect::collect(ctx.paths(), &ctx.config, &names, &sessions)?;
     // Said after the work: what it met (a lingering session that did not answer) too.
     for w in sessions.warnings() {
         ui.detail(w);
@@ -122,7 +122,7 @@ fn render(ui: &Ui, w: &Where) {
         ui.json_data(w);
         return;
     }
-    let now = crate::clock::now_ms();
+    let now = mesh::clock::now_ms();
     let mut out = String::new();
     for r in &w.revs {
         let changed = if r.changed.is_empty() {
@@ -196,7 +196,7 @@ fn module_says(m: &ModuleWhere) -> String {
         s => build_word(s),
     };
     let mut s = with_build(word, m.build.build, m.build.reason.as_deref());
-    s.push_str(if m.kind == crate::config::Kind::Library {
+    s.push_str(if m.kind == mesh::config::Kind::Library {
         " — a library, on no node"
     } else {
         " — assigned to no node"

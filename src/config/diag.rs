@@ -49,7 +49,7 @@ impl ConfigError {
     }
 
     /// The 1-based (line, column) of the span's start, if there is one.
-    pub fn line_col(&self) -> Option<(usize, usize)> {
+    pub(crate) fn line_col(&self) -> Option<(usize, usize)> {
         let start = self.0.span.as_ref()?.start;
         let text = self.0.src.inner();
         let before = text.get(..start)?;
@@ -199,7 +199,7 @@ impl Reporter<'_> {
 
 /// `text` (a file shown in a diagnostic) with the password of every URL in it (`://user:…@`)
 /// replaced by as many `*`: every offset stays where it was, so spans still point right.
-pub fn mask_passwords(text: &str) -> String {
+pub(crate) fn mask_passwords(text: &str) -> String {
     let mut bytes = text.as_bytes().to_vec();
     let mut at = 0;
     while let Some(found) = text[at..].find("://") {

@@ -43,7 +43,7 @@ pub struct MeshConfig {
 }
 
 /// How long a node may stay silent when `[ssh] timeout` is not set.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// `[ssh]` defaults.
 #[derive(Debug, Clone)]
@@ -679,7 +679,7 @@ impl MeshConfig {
 
     /// Checks `[assign]` against the modules the repositories hold: every assigned module must
     /// exist and must not be a library.
-    pub fn check_assignments<'a>(
+    pub(crate) fn check_assignments<'a>(
         &self,
         mut kind_of: impl FnMut(&str) -> Option<super::Kind>,
         all: impl Iterator<Item = &'a str> + Clone,
@@ -726,7 +726,7 @@ impl MeshConfig {
     }
 
     /// A diagnostic pointing at a repository's `path` or `ref`.
-    pub fn repo_error(
+    pub(crate) fn repo_error(
         &self,
         repo: &RepoConfig,
         at_ref: bool,

@@ -14,9 +14,10 @@ pub use mesh::{
 /// The name rules, as the node checks them too.
 pub use mesh_proto::names::{NAME_PATTERN, is_valid_name};
 pub use module::{Instantiation, Kind, ModuleManifest, Policy};
-pub use repo::{RepoConfig, shown_url, without_password};
+pub use repo::RepoConfig;
+pub(crate) use repo::{shown_url, without_password};
 
 /// The file name every module directory holds.
-pub const MODULE_MANIFEST: &str = "mesh-module.toml";
+pub(crate) const MODULE_MANIFEST: &str = "mesh-module.toml";
 /// The mesh's own file name.
 pub const MESH_TOML: &str = "mesh.toml";

@@ -186,7 +186,7 @@ impl ModuleManifest {
     }
 
     /// A diagnostic pointing at one of this manifest's declared edges.
-    pub fn edge_error(
+    pub(crate) fn edge_error(
         &self,
         file: &str,
         text: &str,

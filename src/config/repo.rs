@@ -195,7 +195,7 @@ fn resolve_url(url: &str, dir: &Path) -> Result<String, String> {
 /// A URL as it may be shown, in messages, tables and JSON: without its password
 /// (`ssh://user:secret@host/r.git` → `ssh://user@host/r.git`). What is not a URL is shown as
 /// written.
-pub fn shown_url(url: &str) -> String {
+pub(crate) fn shown_url(url: &str) -> String {
     match gix::url::parse(gix::bstr::BStr::new(url)) {
         Ok(mut parsed) if parsed.password().is_some() => {
             parsed.set_password(None);
@@ -206,7 +206,7 @@ pub fn shown_url(url: &str) -> String {
 }
 
 /// `text` (an error that may quote `url`) with `url`'s password taken out wherever it appears.
-pub fn without_password(text: &str, url: &str) -> String {
+pub(crate) fn without_password(text: &str, url: &str) -> String {
     let Ok(parsed) = gix::url::parse(gix::bstr::BStr::new(url)) else {
         return text.to_string();
     };

@@ -46,7 +46,7 @@ pub fn open_key(dot_mesh: &Path, name: &str) -> Result<Identity, KeyError> {
 
 /// [`open_key`], or `None` when this mesh directory has no key and no backup of
 /// one: for what only compares keys (a controller without one has signed nothing).
-pub fn open_key_if_made(dot_mesh: &Path, name: &str) -> Result<Option<Identity>, KeyError> {
+pub(crate) fn open_key_if_made(dot_mesh: &Path, name: &str) -> Result<Option<Identity>, KeyError> {
     let path = key_path(dot_mesh);
     let seed = match read_key_file(&path)? {
         Some(text) => parse_key_file(&text).map_err(|reason| KeyError {
@@ -108,7 +108,7 @@ pub fn backup_path(dot_mesh: &Path) -> PathBuf {
 
 /// Copies the key beside the store's backup (0600), so that a backup of `.mesh/` is a
 /// backup of this controller's identity too. Nothing to copy is not an error.
-pub fn back_up(dot_mesh: &Path) -> std::io::Result<()> {
+pub(crate) fn back_up(dot_mesh: &Path) -> std::io::Result<()> {
     match std::fs::read(key_path(dot_mesh)) {
         Ok(bytes) => mesh_node::durable::write_atomic(&backup_path(dot_mesh), &bytes)
             .map_err(|e| std::io::Error::new(e.source.kind(), e.source.to_string())),

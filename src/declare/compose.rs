@@ -42,7 +42,7 @@ pub fn declared(r: &Reader) -> Result<HashMap<String, BuildRecord>, StoreError> 
 }
 
 /// Module → the nodes it is assigned to (by name, or by tag), from `[assign]`.
-pub fn placement(mesh: &MeshConfig) -> HashMap<&str, BTreeSet<&str>> {
+pub(crate) fn placement(mesh: &MeshConfig) -> HashMap<&str, BTreeSet<&str>> {
     let mut tagged: HashMap<&str, Vec<&str>> = HashMap::new();
     for n in mesh.nodes.values() {
         for t in &n.tags {
@@ -65,7 +65,7 @@ pub fn placement(mesh: &MeshConfig) -> HashMap<&str, BTreeSet<&str>> {
 }
 
 /// Composes every node of the mesh.
-pub fn compose_all(
+pub(crate) fn compose_all(
     mesh: &MeshConfig,
     declared: &HashMap<String, BuildRecord>,
 ) -> BTreeMap<String, Composed> {

@@ -10,6 +10,7 @@
 
 use crate::events::Fact;
 use crate::store::{Failure, NodeRecord, STUCK_AFTER, Sent};
+use crate::transport::ReportLine;
 use mesh_node::artifact::{SHORT, short};
 use mesh_node::{Held, Outcome, Report, ResourceOutcome};
 
@@ -20,7 +21,7 @@ pub use mesh_proto::MAX_SEQUENCE;
 
 /// What to ask a node's journal for (`report --since`): one below the newest report taken, so
 /// that one comes back when the journal is the one read before.
-pub fn ask_from(report_sequence: u64) -> u64 {
+pub(crate) fn ask_from(report_sequence: u64) -> u64 {
     report_sequence.saturating_sub(1)
 }
 
@@ -29,25 +30,25 @@ pub fn ask_from(report_sequence: u64) -> u64 {
 /// before answers the newest report taken, with its sequence and journal id. An answer without
 /// it comes from a journal whose files went and whose numbers restarted (or whose newest were
 /// pruned by a hundred newer, which reading from the start reads just the same).
-pub fn answer_means_restart(rec: &NodeRecord, answer: &[u8]) -> bool {
+pub(crate) fn answer_means_restart(rec: &NodeRecord, answer: &[ReportLine]) -> bool {
     if rec.report_sequence == 0 {
         return false;
     }
-    !answer
-        .split(|&b| b == b'\n')
-        .filter_map(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
-        .any(|v| {
-            v["report_sequence"].as_u64() == Some(rec.report_sequence)
-                && match (v["journal"].as_str(), &rec.journal) {
-                    (Some(theirs), Some(ours)) => theirs == ours,
-                    _ => true,
-                }
-        })
+    !answer.iter().any(|l| {
+        l.sequence == rec.report_sequence
+            && match (
+                l.report.as_ref().ok().and_then(|r| r.journal.as_ref()),
+                &rec.journal,
+            ) {
+                (Some(theirs), Some(ours)) => theirs == ours,
+                _ => true,
+            }
+    })
 }
 
 /// The node's journal started again: it is read from its start. (Not a note among the
 /// unreadable reports: nothing was unreadable, and a wiped node says so as its trouble.)
-pub fn journal_restarted(rec: &mut NodeRecord) {
+pub(crate) fn journal_restarted(rec: &mut NodeRecord) {
     rec.report_sequence = 0;
 }
 
@@ -64,20 +65,17 @@ pub fn journal_restarted(rec: &mut NodeRecord) {
 ///
 /// Reports about `foreign` (the declaration in force, which another controller signed) are
 /// taken in turn and say nothing of this controller's account: that declaration is theirs.
-pub fn take_reports(
+pub(crate) fn take_reports(
     rec: &mut NodeRecord,
     node: &str,
-    lines: &[&str],
+    lines: &[ReportLine],
     (asked, foreign): (u64, Option<&Held>),
     now: u64,
 ) -> (usize, Vec<Fact>) {
     let since = asked;
-    let mut parsed: Vec<(u64, &str)> = Vec::new();
-    for line in lines.iter().filter(|l| !l.trim().is_empty()) {
-        let seq = serde_json::from_str::<serde_json::Value>(line)
-            .ok()
-            .and_then(|v| v["report_sequence"].as_u64())
-            .unwrap_or(0);
+    let mut parsed: Vec<(u64, &ReportLine)> = Vec::new();
+    for line in lines {
+        let seq = line.sequence;
         if seq >= MAX_SEQUENCE {
             note(
                 rec,
@@ -124,46 +122,46 @@ pub fn take_reports(
     (taken, facts)
 }
 
-/// Takes one raw report line into `rec`; returns the facts it changed.
-pub fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fact> {
-    account_of(rec, node, raw, now, None)
+/// Takes one report into `rec`; returns the facts it changed.
+pub fn account(rec: &mut NodeRecord, node: &str, line: &ReportLine, now: u64) -> Vec<Fact> {
+    account_of(rec, node, line, now, None)
 }
 
 /// [`account`], with reports about `foreign` taken and not accounted.
 fn account_of(
     rec: &mut NodeRecord,
     node: &str,
-    raw: &str,
+    line: &ReportLine,
     now: u64,
     foreign: Option<&Held>,
 ) -> Vec<Fact> {
-    let report: Report = match serde_json::from_str(raw) {
+    let report = match &line.report {
         Ok(r) => r,
         Err(e) => {
-            let shown: String = raw.chars().take(80).collect();
+            let shown: String = line.text.chars().take(80).collect();
             note(rec, format!("unreadable report ({e}): {shown}"));
             return Vec::new();
         }
     };
-    if !take_sequence(rec, &report, now) {
+    if !take_sequence(rec, report, now) {
         return Vec::new();
     }
     if foreign.is_some() && report.declaration.as_ref() == foreign {
         return Vec::new();
     }
-    let at = reported_at(&report, now);
+    let at = reported_at(report, now);
     let Some(held) = &report.declaration else {
         // A refusal of an envelope the node could not read: no send was recorded for it.
-        return vec![refused_declaration(node, &report)];
+        return vec![refused_declaration(node, report)];
     };
-    let sent = match about_what_was_sent(rec, node, &report, held) {
+    let sent = match about_what_was_sent(rec, node, report, held) {
         Ok(sent) => sent,
         Err(facts) => return facts,
     };
-    rec.last_report = Some(raw.to_string());
+    rec.last_report = Some(line.text.clone());
     match report.outcome {
         Outcome::Applied => applied(rec, node, &sent, at),
-        Outcome::Failed | Outcome::Refused => failed(rec, node, &report, held.sequence, at),
+        Outcome::Failed | Outcome::Refused => failed(rec, node, report, held.sequence, at),
     }
 }
 
@@ -348,9 +346,39 @@ pub fn note(rec: &mut NodeRecord, text: String) {
     rec.unreadable.drain(..excess);
 }
 
+/// The account's entry points on lines as a node's journal holds them, read as the session
+/// reads them: what its tests feed it.
+#[cfg(test)]
+mod lines {
+    use super::*;
+
+    pub(super) fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fact> {
+        super::account(rec, node, &ReportLine::read(raw.as_bytes()), now)
+    }
+
+    pub(super) fn take_reports(
+        rec: &mut NodeRecord,
+        node: &str,
+        lines: &[&str],
+        asked: (u64, Option<&Held>),
+        now: u64,
+    ) -> (usize, Vec<Fact>) {
+        let lines: Vec<ReportLine> = lines
+            .iter()
+            .map(|l| ReportLine::read(l.as_bytes()))
+            .collect();
+        super::take_reports(rec, node, &lines, asked, now)
+    }
+
+    pub(super) fn answer_means_restart(rec: &NodeRecord, answer: &[u8]) -> bool {
+        super::answer_means_restart(rec, &ReportLine::read_all(answer))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lines::{account, answer_means_restart, take_reports};
 
     fn sent(rec: &mut NodeRecord, seq: u64) {
         rec.sent = Some(Sent {
@@ -600,6 +628,7 @@ mod tests {
 #[cfg(test)]
 mod journal_property {
     use super::*;
+    use lines::{answer_means_restart, take_reports};
     use proptest::prelude::*;
 
     /// The declaration the controller sent: sequence 5.

@@ -3,7 +3,7 @@
 //! is lost as long as a node's journal (its newest 100 reports) still holds it.
 
 use super::elsewhere;
-use super::trouble;
+use super::trouble::{self, TroubleKind};
 use crate::Result;
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
@@ -11,7 +11,7 @@ use crate::deliver::account;
 use crate::events::{self, Event, Fact};
 use crate::store::{NODES, NodeRecord, Paths, STUCK_AFTER, Sent, StoreError, Writer};
 use crate::transport::session::NodeSession;
-use crate::transport::{Connections, ErrorKind, TransportError, fan_out};
+use crate::transport::{Connections, ErrorKind, ReportLine, TransportError, fan_out};
 use mesh_node::artifact::{SHORT, short};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -141,8 +141,8 @@ pub struct Collected {
     pub held: Option<mesh_node::Held>,
     /// Who declared it, and from which commits.
     pub by: Option<mesh_node::DeclaredBy>,
-    /// Its reports newer than asked, as JSON lines.
-    pub reports: Vec<u8>,
+    /// Its reports newer than asked.
+    pub reports: Vec<ReportLine>,
     /// Whether mesh had to be installed first.
     pub installed: bool,
     /// The report sequence asked from (`report --since`).
@@ -186,8 +186,6 @@ fn answered(
     rec.last_seen = Some(now);
     // Its reports first: a failed apply that damaged the root is still that apply's account
     // (the failure streak goes on across the resends).
-    let text = String::from_utf8_lossy(&reports);
-    let lines: Vec<&str> = text.lines().collect();
     // Another controller's declaration in force is not a lost one: history decides at the
     // next push (`deliver::elsewhere`), and its reports say whether it applied.
     let foreign = match (&held, &by) {
@@ -199,19 +197,19 @@ fn answered(
         }
         _ => None,
     };
-    let (taken, f) = account::take_reports(rec, node, &lines, (asked, foreign), now);
+    let (taken, f) = account::take_reports(rec, node, &reports, (asked, foreign), now);
     c.reports = taken;
     facts.extend(f);
     if let (Some(f), Some(by)) = (foreign, &by) {
         c.elsewhere = elsewhere::seen(w, node, by, f, now)?;
         // Whether it applied is the newest report about it to say: one, not one per line.
-        let newest = lines
+        let newest = reports
             .iter()
-            .filter_map(|l| serde_json::from_str::<mesh_node::Report>(l).ok())
+            .filter_map(|l| l.report.as_ref().ok())
             .filter(|r| r.declaration.as_ref() == Some(f))
             .max_by_key(|r| r.report_sequence);
         if let Some(report) = newest {
-            elsewhere::reported(w, node, &report)?;
+            elsewhere::reported(w, node, report)?;
         }
         return Ok(facts);
     }
@@ -248,7 +246,7 @@ fn lost(
     rec.applied_builds.clear();
     // The failed apply that lost it says "stuck" itself, once.
     let stuck = rec.failure.as_ref().is_some_and(|f| f.count >= STUCK_AFTER);
-    Ok(trouble::found(w, node, "lost", &reason, true, now)?
+    Ok(trouble::found(w, node, TroubleKind::Lost, &reason, now)?
         .into_iter()
         .filter(|f| !(stuck && matches!(f, Fact::Stuck { .. })))
         .collect())
@@ -279,7 +277,8 @@ fn record(
         Ok(collected) => facts.extend(answered(w, me, &mut rec, &mut c, collected, now)?),
         Err(TransportError {
             kind: ErrorKind::Unreachable,
-            source: reason,
+            message: reason,
+            ..
         }) => {
             if rec.unreachable_since.is_none() {
                 rec.unreachable_since = Some(now);
@@ -295,8 +294,8 @@ fn record(
             // Not "seen": a node whose host key changed, or whose mesh fails, did not answer.
             // Recorded against it, so that it is not called current meanwhile.
             let reason = e.to_string();
-            if let Some((kind, repairable)) = trouble::kind_of(&e) {
-                facts.extend(trouble::found(w, node, kind, &reason, repairable, now)?);
+            if let Some(kind) = TroubleKind::of_error(&e) {
+                facts.extend(trouble::found(w, node, kind, &reason, now)?);
             }
             c.failed = Some(reason);
         }

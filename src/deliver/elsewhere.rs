@@ -110,7 +110,7 @@ pub struct Ours<'a> {
 /// runs. `take_over` (a person's `mesh push --take-over`) declares over whatever another
 /// controller declared: a node ahead (ours is older: the other controller, still newer,
 /// declares again on its next run), diverged, or running another plan.
-pub fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over: bool) -> Decision {
+pub(crate) fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over: bool) -> Decision {
     let declare = Decision::Declare {
         took_over_from: None,
         found: None,
@@ -345,7 +345,7 @@ pub fn reported(w: &Writer, node: &str, report: &mesh_node::Report) -> Result<()
 }
 
 /// The node runs this controller's declaration again (or nothing): nothing to say.
-pub fn cleared(w: &Writer, node: &str) -> Result<(), StoreError> {
+pub(crate) fn cleared(w: &Writer, node: &str) -> Result<(), StoreError> {
     w.remove(DECLARED_ELSEWHERE, node.as_bytes())?;
     Ok(())
 }

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 /// Checks the artifacts the coming push would send (see the module's doc); removes each damaged
 /// one, so that its module is stale, and records an `artifact-damaged` fact for it, all in one
 /// write. Returns the facts recorded.
-pub fn damaged_outgoing(paths: &Paths, mesh: &MeshConfig) -> Result<Vec<Event>> {
+pub(crate) fn damaged_outgoing(paths: &Paths, mesh: &MeshConfig) -> Result<Vec<Event>> {
     if !paths.state.exists() {
         return Ok(Vec::new());
     }

@@ -6,13 +6,84 @@ use crate::events::Fact;
 use crate::store::{StoreError, TROUBLE, TROUBLE_AFTER, Trouble, Writer, identity_of};
 use crate::transport::{ErrorKind, TransportError};
 
-/// What a transport error means for the node: (kind, whether a run can repair it).
-pub fn kind_of(e: &TransportError) -> Option<(&'static str, bool)> {
-    match e.kind {
-        ErrorKind::Unreachable => None,
-        ErrorKind::Refused => Some(("refused", false)),
-        ErrorKind::NotInstalled => Some(("not installed", true)),
-        ErrorKind::Failed => Some(("failed", false)),
+/// What kind of trouble a node is in. Stored as the first words of a trouble's identity
+/// (`"lost: …"`), the words [`TroubleKind::as_str`] gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TroubleKind {
+    /// The node's ssh refused this controller (a changed host key, a refused key).
+    Refused,
+    /// The node's mesh-node is missing or older, and installing it failed.
+    NotInstalled,
+    /// The node was reached and the call failed there.
+    Failed,
+    /// The node no longer holds the declaration it was sent.
+    Lost,
+    /// The node refused our signature: it does not trust this controller.
+    Untrusted,
+    /// The node was reached and the send failed there: it refused the declaration (its words
+    /// say why), answered another, broke off while receiving it, or it could not go (a
+    /// damaged artifact, the sequence bound). Only a send it takes ends it: reaching it to
+    /// collect does not.
+    NotSent,
+    /// Another node name of this mesh reaches the same node root.
+    SameRoot,
+}
+
+impl TroubleKind {
+    /// Every kind.
+    const ALL: [TroubleKind; 7] = [
+        TroubleKind::Refused,
+        TroubleKind::NotInstalled,
+        TroubleKind::Failed,
+        TroubleKind::Lost,
+        TroubleKind::Untrusted,
+        TroubleKind::NotSent,
+        TroubleKind::SameRoot,
+    ];
+
+    /// The words stored and shown for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TroubleKind::Refused => "refused",
+            TroubleKind::NotInstalled => "not installed",
+            TroubleKind::Failed => "failed",
+            TroubleKind::Lost => "lost",
+            TroubleKind::Untrusted => "untrusted",
+            TroubleKind::NotSent => "not sent",
+            TroubleKind::SameRoot => "same root",
+        }
+    }
+
+    /// Whether a run can repair it (install again, send again): such trouble that comes back
+    /// [`TROUBLE_AFTER`] times is stuck; the rest needs a person at once.
+    pub(crate) fn repairable(self) -> bool {
+        matches!(self, TroubleKind::NotInstalled | TroubleKind::Lost)
+    }
+
+    /// Whether only the push that found it can say it is over (a send it trusts, a node id no
+    /// other name holds): reaching the node does not end it.
+    pub(crate) fn push_decides(self) -> bool {
+        matches!(
+            self,
+            TroubleKind::Untrusted | TroubleKind::SameRoot | TroubleKind::NotSent
+        )
+    }
+
+    /// The kind of a stored trouble, from its identity's first words.
+    fn of(t: &Trouble) -> Option<TroubleKind> {
+        let (kind, _) = t.identity.split_once(": ")?;
+        TroubleKind::ALL.into_iter().find(|k| k.as_str() == kind)
+    }
+
+    /// What a transport error means for the node; none for an unreachable one (a fact about
+    /// reachability, not trouble on the node).
+    pub(crate) fn of_error(e: &TransportError) -> Option<TroubleKind> {
+        match e.kind {
+            ErrorKind::Unreachable => None,
+            ErrorKind::Refused => Some(TroubleKind::Refused),
+            ErrorKind::NotInstalled => Some(TroubleKind::NotInstalled),
+            ErrorKind::Failed => Some(TroubleKind::Failed),
+        }
     }
 }
 
@@ -22,12 +93,12 @@ pub fn kind_of(e: &TransportError) -> Option<(&'static str, bool)> {
 pub fn found(
     w: &Writer,
     node: &str,
-    kind: &str,
+    kind: TroubleKind,
     reason: &str,
-    repairable: bool,
     now: u64,
 ) -> Result<Vec<Fact>, StoreError> {
-    let identity = format!("{kind}: {}", identity_of(reason));
+    let repairable = kind.repairable();
+    let identity = format!("{}: {}", kind.as_str(), identity_of(reason));
     let old = w.get(TROUBLE, node.as_bytes())?;
     let mut facts = Vec::new();
     let t = match old {
@@ -37,7 +108,7 @@ pub fn found(
             if repairable && t.count == TROUBLE_AFTER {
                 facts.push(Fact::Stuck {
                     node: node.to_string(),
-                    resources: vec![kind.to_string()],
+                    resources: vec![kind.as_str().to_string()],
                 });
             }
             t
@@ -60,35 +131,17 @@ pub fn found(
     Ok(facts)
 }
 
-/// Troubles that reaching the node does not end: only the push that found them can say they
-/// are over (a send it trusts, a node id no other name holds). See [`settled`].
-pub const PUSH_DECIDES: &[&str] = &[UNTRUSTED, SAME_ROOT, NOT_SENT];
-
-/// The node refused our signature: it does not trust this controller.
-pub const UNTRUSTED: &str = "untrusted";
-
-/// The node was reached and the send failed there: it refused the declaration (its words
-/// say why), answered another, broke off while receiving it, or it could not go (a damaged
-/// artifact, the sequence bound). Only a send it takes ends it: reaching it to collect does not.
-pub const NOT_SENT: &str = "not sent";
-
-/// Another node name of this mesh reaches the same node root.
-pub const SAME_ROOT: &str = "same root";
-
 /// The node was worked on: a trouble a run cannot repair is over. A repairable one (a lost
 /// declaration) is over only when `repaired` says the repair held (a clean apply). One only a
-/// push decides ([`PUSH_DECIDES`]) stays.
-pub fn cleared(w: &Writer, node: &str, repaired: bool) -> Result<Vec<Fact>, StoreError> {
+/// push decides ([`TroubleKind::push_decides`]) stays.
+pub(crate) fn cleared(w: &Writer, node: &str, repaired: bool) -> Result<Vec<Fact>, StoreError> {
     let Some(t) = w.get(TROUBLE, node.as_bytes())? else {
         return Ok(Vec::new());
     };
     if t.repairable && !repaired {
         return Ok(Vec::new());
     }
-    if PUSH_DECIDES
-        .iter()
-        .any(|k| t.identity.starts_with(&format!("{k}: ")))
-    {
+    if TroubleKind::of(&t).is_some_and(TroubleKind::push_decides) {
         return Ok(Vec::new());
     }
     end(w, node, &t)
@@ -96,9 +149,9 @@ pub fn cleared(w: &Writer, node: &str, repaired: bool) -> Result<Vec<Fact>, Stor
 
 /// The push found that trouble of `kind` is over (the node took what we signed; no other
 /// name holds its root).
-pub fn settled(w: &Writer, node: &str, kind: &str) -> Result<Vec<Fact>, StoreError> {
+pub fn settled(w: &Writer, node: &str, kind: TroubleKind) -> Result<Vec<Fact>, StoreError> {
     match w.get(TROUBLE, node.as_bytes())? {
-        Some(t) if t.identity.starts_with(&format!("{kind}: ")) => end(w, node, &t),
+        Some(t) if TroubleKind::of(&t) == Some(kind) => end(w, node, &t),
         _ => Ok(Vec::new()),
     }
 }

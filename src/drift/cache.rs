@@ -8,7 +8,7 @@ use crate::store::{Reader, StoreError, Table, Writer};
 use serde::{Deserialize, Serialize};
 
 /// The last answer (one key, [`LAST`]).
-pub const DRIFT: Table<Answer> = Table::new("drift");
+pub(crate) const DRIFT: Table<Answer> = Table::new("drift");
 
 const LAST: &[u8] = b"last";
 

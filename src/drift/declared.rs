@@ -161,7 +161,7 @@ fn declared(
 }
 
 /// Whether a `Cargo.toml` describes a package (a workspace root alone has no code of its own).
-pub fn cargo_has_package(text: &str) -> bool {
+pub(crate) fn cargo_has_package(text: &str) -> bool {
     text.lines().any(|l| l.trim() == "[package]")
 }
 
@@ -191,7 +191,7 @@ fn json_key(text: &str, key: &str, from: usize) -> Option<usize> {
 
 /// The dependencies a `package.json` declares, with their lines, and the text of its
 /// `scripts` (a dev tool named there is used).
-pub fn package_json(text: &str) -> (Vec<Declared>, String) {
+pub(crate) fn package_json(text: &str) -> (Vec<Declared>, String) {
     let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
         return (Vec::new(), String::new());
     };
@@ -251,7 +251,7 @@ pub struct GoMod {
 /// Reads a `go.mod`: `require` lines and blocks, `// indirect` marked; `replace`, `exclude` and
 /// the rest are not requirements (a `replace` changes where a required module comes from,
 /// never the import path code writes).
-pub fn go_mod(text: &str) -> GoMod {
+pub(crate) fn go_mod(text: &str) -> GoMod {
     let mut out = GoMod {
         module: mesh_imports::manifest::go_module_path(text),
         ..GoMod::default()
@@ -287,7 +287,7 @@ pub fn go_mod(text: &str) -> GoMod {
 }
 
 /// The module directories a `go.work` uses (`use ./a`, `use ( ./b ./c )`), relative to it.
-pub fn go_work_uses(text: &str) -> Vec<String> {
+pub(crate) fn go_work_uses(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_block = false;
     for line in text.lines() {
@@ -327,7 +327,7 @@ pub fn go_work_uses(text: &str) -> Vec<String> {
 }
 
 /// The name of a PEP 508 requirement (`requests[socks]>=2; python_version<'3.9'` → `requests`).
-pub fn pep508_name(req: &str) -> Option<&str> {
+pub(crate) fn pep508_name(req: &str) -> Option<&str> {
     let req = req.trim();
     let end = req
         .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
@@ -435,7 +435,7 @@ pub fn pyproject(text: &str) -> Vec<Declared> {
 
 /// The requirements a `setup.cfg` declares: `install_requires` for shipping,
 /// `[options.extras_require]` optional, `tests_require` dev.
-pub fn setup_cfg(text: &str) -> Vec<Declared> {
+pub(crate) fn setup_cfg(text: &str) -> Vec<Declared> {
     mesh_imports::setup_cfg::read(text)
         .requirements
         .into_iter()

@@ -3,10 +3,9 @@
 
 use super::declared::{self, Declared, Scope};
 use crate::source::{self, RepoSnapshot, SourceError, blob_text};
-use std::collections::HashMap;
 
 /// The declarations of the workspace root above `dir` (the nearest `package.json` above it
-/// with `workspaces`, or with a `pnpm-workspace.yaml` beside it), memoised per directory.
+/// with `workspaces`, or with a `pnpm-workspace.yaml` beside it).
 ///
 /// Node resolves a package from every `node_modules` above the importing file, and a clean
 /// install of a workspace puts the root's dependencies in the root's: tests, benchmarks and
@@ -14,45 +13,39 @@ use std::collections::HashMap;
 /// for all 50 packages). They come back as dev declarations that are never unused: they
 /// satisfy dev and type-only imports, never a shipped one (a published package cannot reach
 /// its repository's root).
-pub fn workspace_root(
+pub(crate) fn workspace_root(
     snap: &RepoSnapshot,
     repo: usize,
     dir: &str,
-    memo: &mut HashMap<(usize, String), Vec<Declared>>,
+    memo: &mut source::Nearest<Vec<Declared>>,
 ) -> Result<Vec<Declared>, SourceError> {
+    let Some(above) = source::above(dir) else {
+        return Ok(Vec::new());
+    };
     let root = snap.root_tree()?;
-    for at in source::ancestors(dir).skip(1) {
-        if let Some(known) = memo.get(&(repo, at.to_string())) {
-            return Ok(known.clone());
-        }
-        let text = blob_text(snap, &root, &source::join(at, "package.json"))?;
-        let found = match text {
-            Some(t)
-                if is_workspace_root(&t, || {
-                    blob_text(snap, &root, &source::join(at, "pnpm-workspace.yaml"))
-                        .map(|y| y.is_some())
-                })? =>
-            {
-                Some(
-                    declared::package_json(&t)
-                        .0
-                        .into_iter()
-                        .map(|mut d| {
-                            d.scope = Scope::Dev;
-                            d.indirect = true;
-                            d
-                        })
-                        .collect::<Vec<_>>(),
-                )
-            }
-            _ => None,
+    let found = source::nearest(repo, above, memo, |at| {
+        let Some(t) = blob_text(snap, &root, &source::join(at, "package.json"))? else {
+            return Ok(None);
         };
-        if let Some(decls) = found {
-            memo.insert((repo, at.to_string()), decls.clone());
-            return Ok(decls);
+        let pnpm = || {
+            blob_text(snap, &root, &source::join(at, "pnpm-workspace.yaml")).map(|y| y.is_some())
+        };
+        if !is_workspace_root(&t, pnpm)? {
+            return Ok(None);
         }
-    }
-    Ok(Vec::new())
+        let (decls, _) = declared::package_json(&t);
+        Ok(Some(
+            decls
+                .into_iter()
+                .map(|mut d| {
+                    d.scope = Scope::Dev;
+                    d.indirect = true;
+                    d
+                })
+                .collect(),
+        ))
+    })?;
+    Ok(found.unwrap_or_default())
 }
 
 /// Whether a `package.json` is a workspace root: it lists `workspaces` (npm, yarn, bun), or
@@ -70,7 +63,7 @@ fn is_workspace_root(
 /// Whether an import is a type only, from its file and its line's text: every import of a
 /// declaration file (`.d.ts`), `import type` / `export type`, and `typeof import("x")` (a
 /// type query: `let prettier: typeof import('prettier')` in jest-snapshot).
-pub fn type_only_text(path: &str, text: &str) -> bool {
+pub(crate) fn type_only_text(path: &str, text: &str) -> bool {
     let dts = [".d.ts", ".d.mts", ".d.cts"]
         .iter()
         .any(|e| path.ends_with(e));
@@ -84,7 +77,7 @@ pub fn type_only_text(path: &str, text: &str) -> bool {
 /// Whether the statement that ends on 1-based `line` of `src` (a multi-line `import type {`
 /// whose specifier stands on its last line, `} from 'x';`) is type-only: its first line is
 /// the nearest one above that starts with `import` or `export`.
-pub fn statement_is_type_only(src: &str, line: u32) -> bool {
+pub(crate) fn statement_is_type_only(src: &str, line: u32) -> bool {
     let lines: Vec<&str> = src.lines().take(line as usize).collect();
     lines
         .iter()

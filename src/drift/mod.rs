@@ -19,7 +19,6 @@ use crate::Result;
 use crate::graph::Loaded;
 use crate::source::{self, ModuleSource, RepoSnapshot, SourceError, blob_text};
 use declared::{Declared, Scope};
-use globset::{Glob, GlobSet, GlobSetBuilder};
 use mesh_imports::{ImportKind, Language, ScannedFile};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -110,7 +109,7 @@ pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
             &workspace,
             &js_root,
         );
-        let ignore = globs(&m.manifest.drift_ignore);
+        let ignore = mesh_imports::globs(&m.manifest.drift_ignore, false);
         found.retain(|f| !ignore.is_match(&f.dependency));
         found.sort_by(|a, b| {
             (&a.manifest, &a.dependency, a.kind).cmp(&(&b.manifest, &b.dependency, b.kind))
@@ -190,58 +189,49 @@ impl Manifests {
     }
 }
 
-/// The nearest `go.mod` above `dir` (its repo-relative path and text), memoised per directory.
+/// The nearest `go.mod` above `dir` (its repo-relative path and text).
 fn nearest_go_mod(
     snap: &RepoSnapshot,
     repo: usize,
     dir: &str,
-    memo: &mut HashMap<(usize, String), Option<(String, String)>>,
+    memo: &mut source::Nearest<(String, String)>,
 ) -> Result<Option<(String, String)>> {
+    let Some(above) = source::above(dir) else {
+        return Ok(None);
+    };
     let root = snap.root_tree()?;
-    for at in source::ancestors(dir).skip(1) {
-        if let Some(known) = memo.get(&(repo, at.to_string())) {
-            return Ok(known.clone());
-        }
+    source::nearest(repo, above, memo, |at| -> Result<_> {
         let path = source::join(at, "go.mod");
-        let found = blob_text(snap, &root, &path)?.map(|t| (path, t));
-        memo.insert((repo, at.to_string()), found.clone());
-        if found.is_some() {
-            return Ok(found);
-        }
-    }
-    Ok(None)
+        Ok(blob_text(snap, &root, &path)?.map(|t| (path, t)))
+    })
 }
 
 /// The module paths of the Go modules the nearest `go.work` at or above `dir` uses: in
-/// workspace mode they are found without a `require`. Memoised per go.work.
+/// workspace mode they are found without a `require`.
 fn go_workspace(
     snap: &RepoSnapshot,
     repo: usize,
     dir: &str,
-    memo: &mut HashMap<(usize, String), Vec<String>>,
+    memo: &mut source::Nearest<Vec<String>>,
 ) -> Result<Vec<String>> {
     let root = snap.root_tree()?;
-    for d in source::ancestors(dir) {
-        let path = source::join(d, "go.work");
-        if let Some(known) = memo.get(&(repo, path.clone())) {
-            return Ok(known.clone());
-        }
-        if let Some(text) = blob_text(snap, &root, &path)? {
-            let mut paths = Vec::new();
-            for used in declared::go_work_uses(&text) {
-                let go_mod = source::join(&source::join(d, &used), "go.mod");
-                if let Some(p) = blob_text(snap, &root, &go_mod)?
-                    .as_deref()
-                    .and_then(mesh_imports::manifest::go_module_path)
-                {
-                    paths.push(p);
-                }
+    let found = source::nearest(repo, dir, memo, |d| -> Result<_> {
+        let Some(text) = blob_text(snap, &root, &source::join(d, "go.work"))? else {
+            return Ok(None);
+        };
+        let mut paths = Vec::new();
+        for used in declared::go_work_uses(&text) {
+            let go_mod = source::join(&source::join(d, &used), "go.mod");
+            if let Some(p) = blob_text(snap, &root, &go_mod)?
+                .as_deref()
+                .and_then(mesh_imports::manifest::go_module_path)
+            {
+                paths.push(p);
             }
-            memo.insert((repo, path), paths.clone());
-            return Ok(paths);
         }
-    }
-    Ok(Vec::new())
+        Ok(Some(paths))
+    })?;
+    Ok(found.unwrap_or_default())
 }
 
 /// What every module needs to know about the others: Python distributions the mesh holds
@@ -544,7 +534,7 @@ fn uses<'a>(
     js_paths: &[(String, String)],
     rust_build: Option<&(String, Vec<String>)>,
 ) -> Vec<Use<'a>> {
-    let ignore = globs(&m.manifest.ignore);
+    let ignore = mesh_imports::globs(&m.manifest.ignore, false);
     let own = |lang: Language| -> Vec<String> {
         rec.manifests
             .provides
@@ -830,15 +820,4 @@ fn compare(
             evidence: Some(u.evidence()),
         });
     }
-}
-
-/// Glob patterns as one set (each validated when its manifest was parsed).
-fn globs(patterns: &[String]) -> GlobSet {
-    let mut b = GlobSetBuilder::new();
-    for p in patterns {
-        if let Ok(g) = Glob::new(p) {
-            b.add(g);
-        }
-    }
-    b.build().unwrap_or_else(|_| GlobSet::empty())
 }

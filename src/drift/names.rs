@@ -6,7 +6,7 @@
 /// (distribution, import names). Small and documented on purpose: a distribution missing here
 /// is matched by its normalized name (`Flask` → `flask`, `typing-extensions` →
 /// `typing_extensions`), and `[drift] ignore` in `mesh-module.toml` covers the rest.
-pub const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
+pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("ag-ui-protocol", &["ag_ui"]),
     ("attrs", &["attr", "attrs"]),
     ("beautifulsoup4", &["bs4"]),
@@ -44,7 +44,7 @@ pub const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
 ];
 
 /// A Python distribution name normalized as PEP 503 says (`Foo_Bar.baz` → `foo-bar-baz`).
-pub fn pep503(name: &str) -> String {
+pub(crate) fn pep503(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut sep = false;
     for c in name.chars() {
@@ -66,7 +66,7 @@ pub fn pep503(name: &str) -> String {
 /// with `-` as `.` for a namespace package (`google-genai` → `google.genai`,
 /// `opentelemetry-sdk` → `opentelemetry.sdk`), and without a `-python` / `python-` wrapper
 /// (`tavily-python` → `tavily`).
-pub fn python_keys(dist: &str) -> Vec<String> {
+pub(crate) fn python_keys(dist: &str) -> Vec<String> {
     let norm = pep503(dist);
     if let Some((_, names)) = PYTHON_IMPORT_NAMES.iter().find(|(d, _)| *d == norm) {
         return names.iter().map(|n| n.to_lowercase()).collect();
@@ -87,7 +87,7 @@ pub fn python_keys(dist: &str) -> Vec<String> {
 
 /// The distribution to declare for an undeclared Python import's top-level name: the table's
 /// (`yaml` → `PyYAML`), else the name itself.
-pub fn python_dist_for(import_top: &str) -> String {
+pub(crate) fn python_dist_for(import_top: &str) -> String {
     let lower = import_top.to_lowercase();
     PYTHON_IMPORT_NAMES
         .iter()
@@ -99,7 +99,7 @@ pub fn python_dist_for(import_top: &str) -> String {
 /// (`lodash/debounce` → `lodash`, `@scope/ui/button` → `@scope/ui`). `None` for what is not a
 /// package: relative and absolute paths, URLs and other schemes (`virtual:`, `bun:`),
 /// subpath imports (`#x`), the usual aliases (`@/x`, `~/x`) and scoped names with capitals.
-pub fn js_package(spec: &str) -> Option<&str> {
+pub(crate) fn js_package(spec: &str) -> Option<&str> {
     if spec.is_empty()
         || spec.starts_with('.')
         || spec.starts_with('/')
@@ -130,7 +130,7 @@ pub fn js_package(spec: &str) -> Option<&str> {
 /// declare: a haste module name in jest's test roots (`require('RegularModule')`), a loader
 /// prefix (`image!x`). A legacy package with capitals (`JSONStream`) is still matched when a
 /// manifest declares it: this only decides what counts as undeclared.
-pub fn npm_new_name(pkg: &str) -> bool {
+pub(crate) fn npm_new_name(pkg: &str) -> bool {
     let part_ok = |p: &str| {
         !p.is_empty()
             && !p.starts_with(['.', '_'])
@@ -149,7 +149,7 @@ pub fn npm_new_name(pkg: &str) -> bool {
 
 /// The package an `@types/…` package gives types for (`@types/node` → `node`,
 /// `@types/babel__core` → `@babel/core`), or `None` for any other package.
-pub fn js_typed_package(name: &str) -> Option<String> {
+pub(crate) fn js_typed_package(name: &str) -> Option<String> {
     let rest = name.strip_prefix("@types/")?;
     Some(match rest.split_once("__") {
         Some((scope, pkg)) => format!("@{scope}/{pkg}"),
@@ -158,7 +158,7 @@ pub fn js_typed_package(name: &str) -> Option<String> {
 }
 
 /// Whether `prefix` is `name` or a prefix of it by whole segments of `sep`.
-pub fn segment_prefix(prefix: &str, name: &str, sep: &str) -> bool {
+pub(crate) fn segment_prefix(prefix: &str, name: &str, sep: &str) -> bool {
     name == prefix
         || name
             .strip_prefix(prefix)
@@ -168,7 +168,7 @@ pub fn segment_prefix(prefix: &str, name: &str, sep: &str) -> bool {
 /// The module path an undeclared Go import most likely belongs to, for a person to `require`:
 /// the longest known module path above it, else the usual depth for well-known hosts
 /// (`github.com/a/b`, `golang.org/x/sync`), else the import path itself.
-pub fn go_module_guess(path: &str, known: &[String]) -> String {
+pub(crate) fn go_module_guess(path: &str, known: &[String]) -> String {
     if let Some(k) = known
         .iter()
         .filter(|k| segment_prefix(k, path, "/"))

@@ -49,7 +49,9 @@ pub fn keys(name: &str, renamed: bool, workspace_libs: &HashMap<String, String>)
 
 /// The workspace crates whose library is named otherwise than their package: package name
 /// (`-` as `_`) → `[lib] name`, from the Cargo.toml texts of the mesh's modules.
-pub fn workspace_libs<'a>(cargo_tomls: impl Iterator<Item = &'a str>) -> HashMap<String, String> {
+pub(crate) fn workspace_libs<'a>(
+    cargo_tomls: impl Iterator<Item = &'a str>,
+) -> HashMap<String, String> {
     let mut out = HashMap::new();
     for text in cargo_tomls.filter(|t| t.contains("[lib]")) {
         let Ok(table) = toml::from_str::<toml::Table>(text) else {
@@ -73,7 +75,7 @@ pub fn workspace_libs<'a>(cargo_tomls: impl Iterator<Item = &'a str>) -> HashMap
 
 /// The module-relative path of the package's build script: `[package] build = "…"`, none
 /// for `build = false`, else `build.rs`.
-pub fn build_script(cargo_toml: &str) -> Option<String> {
+pub(crate) fn build_script(cargo_toml: &str) -> Option<String> {
     // Only a manifest that names `build` needs parsing; most do not.
     if !cargo_toml.contains("build") {
         return Some("build.rs".to_string());
@@ -89,7 +91,7 @@ pub fn build_script(cargo_toml: &str) -> Option<String> {
 /// The module-relative files a build script at `script` compiles into itself with
 /// `#[path = "…"] mod x;` (nu-cmd-lang's build.rs includes a theme file of `src/`): their
 /// imports are the build script's too.
-pub fn build_includes(script: &str, text: &str) -> Vec<String> {
+pub(crate) fn build_includes(script: &str, text: &str) -> Vec<String> {
     let dir = script.rsplit_once('/').map_or("", |(d, _)| d);
     let mut out = Vec::new();
     let mut rest = text;
@@ -128,7 +130,7 @@ fn normalize(path: &str) -> String {
 /// The runtime crate a derive or macro crate's output names: `strum_macros` expands to
 /// `::strum::…`, `quickcheck_macros` to `::quickcheck::…`, `serde_derive` to `serde`. A use
 /// of the one is a use of the other (of the same kind), when that one is declared.
-pub fn runtime_of(key: &str) -> Option<&str> {
+pub(crate) fn runtime_of(key: &str) -> Option<&str> {
     ["_macros", "_derive", "_macro"]
         .iter()
         .find_map(|suffix| key.strip_suffix(suffix))
@@ -139,7 +141,7 @@ pub fn runtime_of(key: &str) -> Option<&str> {
 /// directory and file stem below the module directory): a glob re-export (`pub use
 /// dataframe::*;` in nu_plugin_polars) brings `command::` and `values::` into scope, and an
 /// import of such a name is the crate's own, never an undeclared crate.
-pub fn own_module_names(files: &[ScannedFile], dir: &str) -> Vec<String> {
+pub(crate) fn own_module_names(files: &[ScannedFile], dir: &str) -> Vec<String> {
     let prefix = if dir.is_empty() {
         String::new()
     } else {

@@ -11,7 +11,7 @@ use crate::source::{ModuleSource, RepoSnapshot, SourceError, blob_text};
 use mesh_imports::Language;
 
 /// Dev tools whose command differs from their package's name, as (package, command).
-pub const TOOL_BINS: &[(&str, &str)] = &[
+pub(crate) const TOOL_BINS: &[(&str, &str)] = &[
     ("@crowdin/cli", "crowdin"),
     ("griffecli", "griffe"),
     ("typescript", "tsc"),
@@ -38,7 +38,7 @@ pub struct ToolEvidence {
 }
 
 /// Whether a module-root file is a JS tool's config whose strings name packages.
-pub fn is_js_config(file: &str) -> bool {
+pub(crate) fn is_js_config(file: &str) -> bool {
     let config_ext = [".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".json"];
     (file.contains(".config.") && config_ext.iter().any(|e| file.ends_with(e)))
         || file.starts_with(".babelrc")
@@ -48,12 +48,12 @@ pub fn is_js_config(file: &str) -> bool {
 }
 
 /// Whether a babel config file (babel reads these by name).
-pub fn is_babel_config(file: &str) -> bool {
+pub(crate) fn is_babel_config(file: &str) -> bool {
     file.starts_with(".babelrc") || file.starts_with("babel.config.")
 }
 
 /// Whether a module-root file holds commands a person or CI runs.
-pub fn is_command_file(file: &str) -> bool {
+pub(crate) fn is_command_file(file: &str) -> bool {
     matches!(
         file,
         "Makefile" | "makefile" | "GNUmakefile" | "justfile" | "tox.ini" | "noxfile.py"
@@ -61,7 +61,7 @@ pub fn is_command_file(file: &str) -> bool {
 }
 
 /// The contents of every quoted string in `text` ('…', "…" and `…`; escapes skipped).
-pub fn quoted_strings(text: &str) -> Vec<String> {
+pub(crate) fn quoted_strings(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut chars = text.chars();
     while let Some(c) = chars.next() {

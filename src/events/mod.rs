@@ -266,7 +266,12 @@ pub const EVENTS: Table<Event> = Table::new("events");
 pub const ANNOUNCED: Table<String> = Table::new("announced");
 
 /// Appends facts in this transaction, drops the oldest beyond `keep`; returns what was appended.
-pub fn append(w: &Writer, facts: &[Fact], now: u64, keep: u64) -> Result<Vec<Event>, StoreError> {
+pub(crate) fn append(
+    w: &Writer,
+    facts: &[Fact],
+    now: u64,
+    keep: u64,
+) -> Result<Vec<Event>, StoreError> {
     if facts.is_empty() {
         return Ok(Vec::new());
     }
@@ -292,7 +297,7 @@ pub fn append(w: &Writer, facts: &[Fact], now: u64, keep: u64) -> Result<Vec<Eve
 
 /// States `source-moved` for every module whose source id differs from the one last stated
 /// (a module seen for the first time is recorded, not stated), in this transaction.
-pub fn announce_sources<'a>(
+pub(crate) fn announce_sources<'a>(
     w: &Writer,
     modules: impl IntoIterator<Item = (&'a str, &'a str)>,
     now: u64,

@@ -17,7 +17,7 @@ use std::path::Path;
 
 /// Verbs' rendered answers over the graph, by question: what a verb printed for a cache key, so
 /// the same question on the same trees prints the same bytes without loading the graph.
-pub const GRAPH_ANSWER: Table<Answer> = Table::new("graph_answer");
+pub(crate) const GRAPH_ANSWER: Table<Answer> = Table::new("graph_answer");
 
 /// What a verb printed for one question on one cache key.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

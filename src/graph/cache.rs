@@ -22,15 +22,15 @@ const CACHE_FORMAT: u32 = 2;
 
 /// The graph cache's head (one key, [`HEAD_KEY`]): what the last load was computed from and
 /// found.
-pub const GRAPH_HEAD: Table<Head> = Table::new("graph_head");
+pub(crate) const GRAPH_HEAD: Table<Head> = Table::new("graph_head");
 /// The graph cache's edges, by module name: the edges its imports make, with their kinds.
-pub const GRAPH_EDGES: Table<ModuleEdges> = Table::new("graph_edges");
+pub(crate) const GRAPH_EDGES: Table<ModuleEdges> = Table::new("graph_edges");
 /// The graph cache's evidence, by module name: the import lines that make each of its edges.
 /// Apart from the edges, because only `mesh graph` shows them: a plan reads no line of them.
-pub const GRAPH_EVIDENCE: Table<ModuleEvidence> = Table::new("graph_evidence");
+pub(crate) const GRAPH_EVIDENCE: Table<ModuleEvidence> = Table::new("graph_evidence");
 
 /// The one key of [`GRAPH_HEAD`].
-pub const HEAD_KEY: &[u8] = b"head";
+pub(crate) const HEAD_KEY: &[u8] = b"head";
 
 /// What a module's walk learned that the graph needs: far smaller than its
 /// [`ModuleRecord`] (no file list, no imports), so a load that reuses it reads little.
@@ -158,7 +158,7 @@ impl Resolved {
 /// Which build of mesh made a cache: the cache's format, mesh's version, the scanner version
 /// and this binary's size and modification time (a rebuilt mesh, whose discovery or
 /// resolution may differ without a new version number, never trusts another build's cache).
-pub fn made_by() -> [u8; 32] {
+pub(crate) fn made_by() -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(b"mesh graph cache\n");
     h.update(&CACHE_FORMAT.to_le_bytes());
@@ -179,7 +179,7 @@ pub fn key(mesh: &MeshConfig, snapshot: &Snapshot) -> [u8; 32] {
 
 /// [`key`] from each repository's name and root tree alone: what a verb computes before
 /// reading anything else (see [`super::answer`]).
-pub fn key_of<'a>(
+pub(crate) fn key_of<'a>(
     mesh: &MeshConfig,
     repos: impl IntoIterator<Item = (&'a str, &'a ObjectId)>,
 ) -> [u8; 32] {
@@ -214,7 +214,7 @@ fn binary_identity() -> String {
 
 /// The fingerprint of a module's resolution: the whole mesh's names and directories (`world`),
 /// and its own source, renames, ignore patterns and path aliases.
-pub fn fingerprint(
+pub(crate) fn fingerprint(
     world: &[u8; 32],
     m: &ModuleSource,
     renames: &[(String, String)],
@@ -263,7 +263,7 @@ pub fn world(snapshot: &Snapshot, provides: &[Vec<(Language, String)>]) -> [u8; 
 
 /// The head, if there is one that decodes (a damaged one is as good as none) and this build
 /// of mesh made it.
-pub fn read_head(r: &Reader) -> Option<Head> {
+pub(crate) fn read_head(r: &Reader) -> Option<Head> {
     let made_by = made_by();
     r.get_cached(GRAPH_HEAD, HEAD_KEY)
         .filter(|h: &Head| h.made_by == made_by)
@@ -347,7 +347,7 @@ pub struct CachedEdges {
 }
 
 /// What an earlier read found, for [`Snapshot::read_since`].
-pub fn prior(head: &Head) -> Option<Prior> {
+pub(crate) fn prior(head: &Head) -> Option<Prior> {
     let mut repos: Vec<PriorRepo> = Vec::new();
     for (name, tree) in &head.repos {
         repos.push(PriorRepo {
@@ -401,7 +401,7 @@ pub type IndexedEdge = ((usize, usize), ImportEdge);
 
 /// The edges `from` makes, as the graph assembles them: by (from, to) index, with their
 /// evidence when it was read.
-pub fn edge_list(
+pub(crate) fn edge_list(
     from: usize,
     cached: CachedEdges,
     index: impl Fn(&str) -> Option<usize>,

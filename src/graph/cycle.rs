@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashSet};
 
 /// The units of the build graph: its strongly connected components (petgraph's Tarjan), each
 /// sorted by index (modules are sorted by name), most of them single modules.
-pub fn units(n: usize, build: &[Vec<usize>]) -> Vec<Vec<usize>> {
+pub(crate) fn units(n: usize, build: &[Vec<usize>]) -> Vec<Vec<usize>> {
     let mut g: DiGraph<usize, ()> = DiGraph::with_capacity(n, 0);
     let nodes: Vec<NodeIndex> = (0..n).map(|i| g.add_node(i)).collect();
     for (from, tos) in build.iter().enumerate() {
@@ -108,7 +108,7 @@ pub fn describe(modules: &[GraphModule], units: &[Vec<usize>], edges: &[Edge]) -
 /// The cycles made by Rust imports alone: every build import on every edge between their
 /// members is in a `.rs` file. Cargo forbids a cycle of normal dependencies, so such a cycle
 /// can only be an import the scanner misread, never a unit to build.
-pub fn rust_only<'a>(cycles: &'a [Cycle], edges: &[Edge]) -> Vec<&'a Cycle> {
+pub(crate) fn rust_only<'a>(cycles: &'a [Cycle], edges: &[Edge]) -> Vec<&'a Cycle> {
     cycles
         .iter()
         .filter(|c| {
@@ -127,7 +127,7 @@ pub fn rust_only<'a>(cycles: &'a [Cycle], edges: &[Edge]) -> Vec<&'a Cycle> {
 
 /// A Rust-only cycle as the scanner error it is: the crates, and each build import between
 /// them (file:line), so the misread one can be found.
-pub fn rust_cycle_message(c: &Cycle, edges: &[Edge]) -> String {
+pub(crate) fn rust_cycle_message(c: &Cycle, edges: &[Edge]) -> String {
     let mut out = format!(
         "Rust crates {} import each other, which Cargo forbids: mesh misread one of these imports",
         c.modules.join(", ")

@@ -64,7 +64,7 @@ impl EdgeKind {
     }
 
     /// The kind of an edge made by imports of this kind.
-    pub fn of_import(kind: ImportKind) -> EdgeKind {
+    pub(crate) fn of_import(kind: ImportKind) -> EdgeKind {
         match kind {
             ImportKind::Build => EdgeKind::Build,
             ImportKind::Dev => EdgeKind::Dev,

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 /// Go import names: the nearest `go.mod` at or above each module that has Go code or a go.mod,
 /// its `module` path joined with the module's directory below it.
 pub(super) fn go_names(snapshot: &Snapshot, facts: &[Facts]) -> Result<Vec<Option<String>>> {
-    let mut memo: HashMap<(usize, String), Option<(String, String)>> = HashMap::new();
+    let mut memo = source::Nearest::new();
     let mut out = Vec::new();
     for (m, f) in snapshot.modules.iter().zip(facts) {
         if !f.has_go {
@@ -103,29 +103,16 @@ pub(super) fn js_paths(
 }
 
 /// The text of the nearest `Cargo.toml` at or above `dir` that declares a `[workspace]`.
-/// `memo` holds, per (repository, path) already looked at, that file's text if it declares one.
 fn workspace_manifest(
     snap: &RepoSnapshot,
     repo: usize,
     dir: &str,
-    memo: &mut HashMap<(usize, String), Option<String>>,
+    memo: &mut source::Nearest<String>,
 ) -> Result<Option<String>> {
     let root = snap.root_tree()?;
-    for d in source::ancestors(dir) {
-        let path = source::join(d, "Cargo.toml");
-        let found = match memo.get(&(repo, path.clone())) {
-            Some(known) => known.clone(),
-            None => {
-                let found = workspace_text(snap, &root, &path)?;
-                memo.insert((repo, path), found.clone());
-                found
-            }
-        };
-        if found.is_some() {
-            return Ok(found);
-        }
-    }
-    Ok(None)
+    source::nearest(repo, dir, memo, |d| {
+        workspace_text(snap, &root, &source::join(d, "Cargo.toml"))
+    })
 }
 
 /// The text of the `Cargo.toml` at `path`, if there is one and it declares a `[workspace]`.
@@ -141,28 +128,13 @@ fn nearest_go_mod(
     snap: &RepoSnapshot,
     repo: usize,
     dir: &str,
-    memo: &mut HashMap<(usize, String), Option<(String, String)>>,
+    memo: &mut source::Nearest<Option<(String, String)>>,
 ) -> Result<Option<(String, String)>> {
-    if let Some(known) = memo.get(&(repo, dir.to_string())) {
-        return Ok(known.clone());
-    }
     let root = snap.root_tree()?;
-    // Every directory walked through gets the answer, as the one it was asked for does.
-    let mut walked = Vec::new();
-    let mut found = None;
-    for d in source::ancestors(dir) {
-        if let Some(known) = memo.get(&(repo, d.to_string())) {
-            found = known.clone();
-            break;
-        }
-        walked.push(d);
-        if let Some(text) = blob_text(snap, &root, &source::join(d, "go.mod"))? {
-            found = manifest::go_module_path(&text).map(|p| (d.to_string(), p));
-            break;
-        }
-    }
-    for d in walked {
-        memo.insert((repo, d.to_string()), found.clone());
-    }
-    Ok(found)
+    // The nearest go.mod ends the walk, even one without a `module` line.
+    let found = source::nearest(repo, dir, memo, |d| -> Result<_> {
+        Ok(blob_text(snap, &root, &source::join(d, "go.mod"))?
+            .map(|text| manifest::go_module_path(&text).map(|p| (d.to_string(), p))))
+    })?;
+    Ok(found.flatten())
 }

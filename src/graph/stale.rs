@@ -86,7 +86,7 @@ pub struct ModuleInput<'a> {
 }
 
 /// Every module's source id and recipe digest, indexed like the graph's modules.
-pub fn module_inputs(loaded: &super::Loaded) -> Vec<ModuleInput<'_>> {
+pub(crate) fn module_inputs(loaded: &super::Loaded) -> Vec<ModuleInput<'_>> {
     loaded
         .snapshot
         .modules
@@ -131,7 +131,7 @@ impl Known {
     }
 
     /// Takes in a build just recorded.
-    pub fn learn(&mut self, b: &BuildRecord) {
+    pub(crate) fn learn(&mut self, b: &BuildRecord) {
         if b.verdict.is_verdict() {
             self.current.insert(
                 b.closure.clone(),
@@ -149,11 +149,11 @@ impl Known {
 /// The closure rules every new build is judged under: 2 added the source ids of dev and
 /// optional dependencies and of the other members of a build cycle. A build recorded under
 /// older rules that no longer matches is stale for that reason, said once.
-pub const CLOSURE_RULE: u32 = 2;
+pub(crate) const CLOSURE_RULE: u32 = 2;
 
 /// The (module, source id) pairs module `m`'s closure names: its dev and optional
 /// dependencies and the other members of its cycle, sorted by module.
-pub fn source_inputs(
+pub(crate) fn source_inputs(
     graph: &ModuleGraph,
     modules: &[ModuleInput],
     m: usize,
@@ -169,7 +169,7 @@ pub fn source_inputs(
 /// The closure key: blake3 over module, source id, recipe digest, each (input, artifact),
 /// and — when there are any — each (dependency, source id) of `sources`. A module with no
 /// dev, optional or cycle dependency keeps the key older rules gave it.
-pub fn closure_key(
+pub(crate) fn closure_key(
     module: &str,
     source: &str,
     recipe: &str,
@@ -200,7 +200,7 @@ pub fn closure_key(
 }
 
 /// The recipe digest: what the module's manifest says to run.
-pub fn recipe_digest(build: &str, test: Option<&str>) -> String {
+pub(crate) fn recipe_digest(build: &str, test: Option<&str>) -> String {
     let mut h = blake3::Hasher::new();
     h.update(b"build\0");
     h.update(build.as_bytes());
@@ -210,7 +210,11 @@ pub fn recipe_digest(build: &str, test: Option<&str>) -> String {
 }
 
 /// Judges every module in graph order. `states` of modules before it in the order are used.
-pub fn assess(graph: &ModuleGraph, modules: &[ModuleInput], known: &Known) -> Vec<ModuleState> {
+pub(crate) fn assess(
+    graph: &ModuleGraph,
+    modules: &[ModuleInput],
+    known: &Known,
+) -> Vec<ModuleState> {
     let mut states: Vec<Option<ModuleState>> = vec![None; graph.modules.len()];
     for &m in &graph.order {
         states[m] = Some(assess_one(graph, modules, known, &states, m));
@@ -222,7 +226,7 @@ pub fn assess(graph: &ModuleGraph, modules: &[ModuleInput], known: &Known) -> Ve
 }
 
 /// The inputs' (name, artifact) when every input is current and fit.
-pub fn input_artifacts(
+pub(crate) fn input_artifacts(
     graph: &ModuleGraph,
     states: &[Option<ModuleState>],
     m: usize,
@@ -251,7 +255,7 @@ pub fn input_artifacts(
 }
 
 /// One module, given the states of its inputs.
-pub fn assess_one(
+pub(crate) fn assess_one(
     graph: &ModuleGraph,
     modules: &[ModuleInput],
     known: &Known,

@@ -22,7 +22,7 @@ pub enum Blob {
 
 impl Blob {
     /// Its buffer, emptied, to read another blob into.
-    pub fn into_buffer(self) -> Vec<u8> {
+    pub(crate) fn into_buffer(self) -> Vec<u8> {
         match self {
             Blob::Data(mut d) => {
                 d.clear();
@@ -38,7 +38,7 @@ impl Blob {
 /// from `buffer` (one handed back from an earlier blob costs no new memory). A blob larger
 /// than `limit` bytes is not read. On a read that fails, the error names the blob's id;
 /// `what` names the repository in it.
-pub fn read_many(
+pub(crate) fn read_many(
     repo: &gix::Repository,
     what: &str,
     ids: &[ObjectId],

@@ -37,7 +37,7 @@ pub fn manifests(snap: &RepoSnapshot) -> Result<Vec<Found>, SourceError> {
 /// [`manifests`], reading only what moved since `old_root`: a subtree whose id is the one at
 /// the same path in `old_root` is not read, what `old` (found in `old_root`) says of it is
 /// kept. A one-file commit reads the trees on the path to that file, twice (new and old).
-pub fn manifests_since(
+pub(crate) fn manifests_since(
     snap: &RepoSnapshot,
     old_root: ObjectId,
     old: Vec<Found>,
@@ -114,7 +114,7 @@ pub fn join(dir: &str, name: &str) -> String {
 /// The source id of a module at `dir` with tree `tree`: the tree id itself when it owns the whole
 /// directory and names no inputs; otherwise a blake3 over its tree with nested modules left out
 /// and the ids of its inputs, so a change in a nested module never moves it.
-pub fn source_id(
+pub(crate) fn source_id(
     snap: &RepoSnapshot,
     dir: &str,
     tree: ObjectId,
@@ -173,7 +173,7 @@ fn hash_tree(
 
 /// Every regular file a module owns: its tree without nested modules' subtrees. Symlinks and
 /// submodules are not files of the module.
-pub fn module_files(
+pub(crate) fn module_files(
     snap: &RepoSnapshot,
     dir: &str,
     tree: ObjectId,

@@ -79,7 +79,7 @@ pub(super) fn note_unsaid(repo: &str, sentence: &str) {
 
 /// The ref fetched from the remote for a `ref` setting: the remote's `HEAD` when unset, a
 /// short name as a branch (`main` → `refs/heads/main`), a full name as written.
-pub fn remote_ref(reference: Option<&str>) -> String {
+pub(crate) fn remote_ref(reference: Option<&str>) -> String {
     match reference {
         None | Some("HEAD") => "HEAD".to_string(),
         Some(r) if r.starts_with("refs/") => r.to_string(),
@@ -89,7 +89,7 @@ pub fn remote_ref(reference: Option<&str>) -> String {
 
 /// The remote-tracking ref of the clone that a `ref` setting is fetched into and read from:
 /// `refs/remotes/origin/` and the remote ref without its `refs/heads/` (or `refs/`).
-pub fn tracking_ref(reference: Option<&str>) -> String {
+pub(crate) fn tracking_ref(reference: Option<&str>) -> String {
     let remote = remote_ref(reference);
     let tail = remote
         .strip_prefix("refs/heads/")
@@ -444,13 +444,13 @@ fn remember_failure(clone: &Path, done: &Fetch) {
 
 /// Why the clone at `clone` could not fetch the last time it tried, while no fetch succeeded
 /// since.
-pub fn last_fetch_failed(clone: &Path) -> Option<String> {
+pub(crate) fn last_fetch_failed(clone: &Path) -> Option<String> {
     let text = std::fs::read_to_string(clone.join(FETCH_FAILED)).ok()?;
     Some(text.trim().to_string()).filter(|t| !t.is_empty())
 }
 
 /// When the clone at `clone` last fetched (UTC, to the second), if it ever did.
-pub fn last_fetch_said(clone: &Path) -> Option<String> {
+pub(crate) fn last_fetch_said(clone: &Path) -> Option<String> {
     let text = std::fs::read_to_string(clone.join(LAST_FETCH)).ok()?;
     Some(text.trim().to_string()).filter(|t| !t.is_empty())
 }

@@ -6,7 +6,8 @@ mod discover;
 pub mod export;
 pub mod follow;
 
-pub use discover::{FileEntry, join, module_files, source_id};
+pub use discover::{FileEntry, join};
+pub(crate) use discover::{module_files, source_id};
 
 use crate::config::{MODULE_MANIFEST, MeshConfig, ModuleManifest, RepoConfig};
 use gix::ObjectId;
@@ -122,7 +123,10 @@ impl Snapshot {
     /// id whose inputs did not move is not hashed again. Gives exactly what `read` gives; any
     /// manifest the mesh refuses is refused by a full read, so the error points where `read`'s
     /// would.
-    pub fn read_since(mesh: &MeshConfig, prior: Option<&Prior>) -> Result<Snapshot, ReadError> {
+    pub(crate) fn read_since(
+        mesh: &MeshConfig,
+        prior: Option<&Prior>,
+    ) -> Result<Snapshot, ReadError> {
         let Some(prior) = prior else {
             return Self::read_full(mesh);
         };
@@ -238,7 +242,7 @@ impl Snapshot {
     }
 
     /// The repository a module lives in.
-    pub fn repo_of(&self, m: &ModuleSource) -> &RepoSnapshot {
+    pub(crate) fn repo_of(&self, m: &ModuleSource) -> &RepoSnapshot {
         &self.repos[m.repo]
     }
 }
@@ -353,7 +357,7 @@ fn manifest_text(snap: &RepoSnapshot, id: ObjectId) -> Result<String, SourceErro
 
 impl RepoSnapshot {
     /// Its root tree, at the commit it was read at.
-    pub fn root_tree(&self) -> Result<gix::Tree<'_>, SourceError> {
+    pub(crate) fn root_tree(&self) -> Result<gix::Tree<'_>, SourceError> {
         self.repo
             .find_tree(self.tree)
             .map_err(|e| SourceError::git(&self.name, "cannot read the root tree", e))
@@ -363,9 +367,48 @@ impl RepoSnapshot {
 /// `dir` and every directory above it, nearest first: the scanners' walk, shared.
 pub use mesh_imports::ancestors;
 
+/// Answers of [`nearest`] already found: per (repository, directory), what the walk from
+/// that directory found.
+pub type Nearest<T> = std::collections::HashMap<(usize, String), Option<T>>;
+
+/// What the nearest directory at or above `from` in repository `repo` holds: the first
+/// directory (walking up) where `look` finds something (a `go.mod`, a workspace's
+/// `Cargo.toml`, a `go.work`). The one upward walk the graph and drift share. `memo` keeps the
+/// answer for every directory walked through, so a later walk from any of them stops there.
+pub fn nearest<T: Clone, E>(
+    repo: usize,
+    from: &str,
+    memo: &mut Nearest<T>,
+    mut look: impl FnMut(&str) -> Result<Option<T>, E>,
+) -> Result<Option<T>, E> {
+    let mut walked = Vec::new();
+    let mut found = None;
+    for d in ancestors(from) {
+        if let Some(known) = memo.get(&(repo, d.to_string())) {
+            found = known.clone();
+            break;
+        }
+        walked.push(d);
+        if let Some(t) = look(d)? {
+            found = Some(t);
+            break;
+        }
+    }
+    for d in walked {
+        memo.insert((repo, d.to_string()), found.clone());
+    }
+    Ok(found)
+}
+
+/// The directory above `dir` (none above the repository's root, `""`): where a walk for
+/// what is *above* a module starts.
+pub fn above(dir: &str) -> Option<&str> {
+    ancestors(dir).nth(1)
+}
+
 /// The text of the file at `path` (repository-relative) in `tree`, when it is a file: read
 /// lossily as UTF-8. How the graph and drift read manifests and configs at a ref.
-pub fn blob_text(
+pub(crate) fn blob_text(
     snap: &RepoSnapshot,
     tree: &gix::Tree,
     path: &str,
@@ -384,7 +427,7 @@ pub fn blob_text(
 }
 
 /// How a manifest is named in messages: `repo:dir/mesh-module.toml`.
-pub fn manifest_name(repo: &str, dir: &str) -> String {
+pub(crate) fn manifest_name(repo: &str, dir: &str) -> String {
     if dir.is_empty() {
         format!("{repo}:{MODULE_MANIFEST}")
     } else {
@@ -393,7 +436,7 @@ pub fn manifest_name(repo: &str, dir: &str) -> String {
 }
 
 /// Whether directory `d` is strictly inside directory `parent` (both repo-relative).
-pub fn is_below(d: &str, parent: &str) -> bool {
+pub(crate) fn is_below(d: &str, parent: &str) -> bool {
     if parent.is_empty() {
         !d.is_empty()
     } else {
@@ -486,7 +529,7 @@ fn resolve_tracking(
 /// local (none followed by URL, so reading a ref never fetches): what a cached answer is keyed
 /// by, read without walking a tree. `None` when a repository is followed or a ref does not
 /// resolve (a full read says why).
-pub fn local_trees(mesh: &MeshConfig) -> Option<Vec<(String, ObjectId)>> {
+pub(crate) fn local_trees(mesh: &MeshConfig) -> Option<Vec<(String, ObjectId)>> {
     mesh.repos
         .iter()
         .map(|cfg| {
@@ -535,4 +578,40 @@ fn resolve_ref(
         )
     })?;
     commit_and_tree(cfg, &commit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every directory walked through learns the answer; a walk from a sibling finds what is
+    /// above it, not a miss remembered halfway (drift's go.mod walk remembered "nothing in
+    /// `cmd`" and so never found the root's `go.mod` for the second module under `cmd/`).
+    #[test]
+    fn the_nearest_walk_remembers_answers_not_misses() {
+        let mut memo = Nearest::new();
+        let mut looked = Vec::new();
+        let mut look = |d: &str| -> Result<Option<String>, ()> {
+            looked.push(d.to_string());
+            Ok((d.is_empty()).then(|| "root go.mod".to_string()))
+        };
+        assert_eq!(
+            nearest(0, "cmd/a", &mut memo, &mut look),
+            Ok(Some("root go.mod".into()))
+        );
+        assert_eq!(
+            nearest(0, "cmd/b", &mut memo, &mut look),
+            Ok(Some("root go.mod".into()))
+        );
+        // `cmd` was looked at once; its answer was remembered.
+        assert_eq!(looked, ["cmd/a", "cmd", "", "cmd/b"]);
+        // Another repository's directories are its own.
+        assert_eq!(
+            nearest(1, "cmd", &mut memo, |_| Ok::<_, ()>(None::<String>)),
+            Ok(None)
+        );
+        assert_eq!(above("a/b"), Some("a"));
+        assert_eq!(above("a"), Some(""));
+        assert_eq!(above(""), None);
+    }
 }

@@ -263,7 +263,7 @@ struct Counts {
 
 /// The reason a module's newest build is *stuck outstanding*: outstanding for the same reason
 /// [`crate::store::STUCK_AFTER`] builds in a row of the same closure.
-pub fn stuck_outstanding(
+pub(crate) fn stuck_outstanding(
     latest: &BuildRecord,
     streak: Option<&OutstandingStreak>,
 ) -> Option<String> {

@@ -16,15 +16,15 @@ use crate::store::Paths;
 use mesh_node::artifact::short;
 
 /// How many of the newest facts the page lists.
-pub const FACTS_SHOWN: usize = 40;
+pub(crate) const FACTS_SHOWN: usize = 40;
 
 /// Up to this many nodes the page draws the module × node grid; beyond, one summary line per
 /// module (the grid would be too big to read or load).
-pub const GRID_NODES: usize = 300;
+pub(crate) const GRID_NODES: usize = 300;
 
 /// `s` with the five characters HTML gives meaning to (`& < > " '`) escaped: safe as text and
 /// inside a quoted attribute.
-pub fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -40,7 +40,7 @@ pub fn escape(s: &str) -> String {
 }
 
 /// The newest `n` facts of the store, oldest first, as `mesh events --json` prints them.
-pub fn last_facts(paths: &Paths, n: usize) -> Result<Vec<serde_json::Value>> {
+pub(crate) fn last_facts(paths: &Paths, n: usize) -> Result<Vec<serde_json::Value>> {
     let store = paths.open()?;
     let events = store.read(|r| r.last(EVENTS, n))?;
     Ok(events.into_iter().map(|(_, e)| e.to_json()).collect())
@@ -69,7 +69,7 @@ fn needs_a_look(n: &NodeStatus) -> bool {
 
 /// The nodes in page order: those needing a look first (by state, as status orders states,
 /// then name), then the rest by name.
-pub fn page_order(status: &Status) -> Vec<&NodeStatus> {
+pub(crate) fn page_order(status: &Status) -> Vec<&NodeStatus> {
     let mut nodes: Vec<&NodeStatus> = status.nodes.iter().collect();
     nodes.sort_by_key(|n| {
         (

@@ -62,7 +62,7 @@ pub struct Plan {
 }
 
 /// Every module's state, from the store alone.
-pub fn module_states(paths: &Paths, loaded: &Loaded) -> Result<(Vec<ModuleState>, Known)> {
+pub(crate) fn module_states(paths: &Paths, loaded: &Loaded) -> Result<(Vec<ModuleState>, Known)> {
     let inputs = stale::module_inputs(loaded);
     // Read-only (no write transaction, no sync): a plan writes nothing. A store that is
     // missing, damaged or of another format is opened as every verb opens it, which says why.

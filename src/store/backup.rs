@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 /// How old the backup may grow before a run that changed something makes a new one.
-pub const BACKUP_EVERY: Duration = Duration::from_secs(3600);
+pub(crate) const BACKUP_EVERY: Duration = Duration::from_secs(3600);
 
 /// Where the backup of the store at `state` is kept: beside it, `.bak` added.
 pub fn backup_path(state: &Path) -> PathBuf {
@@ -67,7 +67,7 @@ pub fn backup(state: &Path, every: Duration) -> Result<bool, StoreError> {
 /// Checks redb's own page checksums of the store at `state` on a copy, so that redb's repair
 /// (which rewrites a file whose checksums fail) never touches the store itself. `Ok` when
 /// every page verifies; the finding otherwise.
-pub fn check_pages(state: &Path) -> Result<(), String> {
+pub(crate) fn check_pages(state: &Path) -> Result<(), String> {
     let name = state
         .file_name()
         .map_or_else(|| "state.redb".into(), |n| n.to_string_lossy().into_owned());
@@ -90,7 +90,7 @@ pub fn check_pages(state: &Path) -> Result<(), String> {
 }
 
 /// Whether the backup of `state` opens and every value in it verifies: (tables, values).
-pub fn check_backup(state: &Path) -> Result<(usize, u64), StoreError> {
+pub(crate) fn check_backup(state: &Path) -> Result<(usize, u64), StoreError> {
     let bak = backup_path(state);
     let name = bak.file_name().map_or_else(
         || "state.redb.bak".into(),
@@ -119,7 +119,7 @@ pub fn check_backup(state: &Path) -> Result<(usize, u64), StoreError> {
 /// Removes the copies a killed mesh left beside the store at `state` (a backup being made, a
 /// copy being checked, a new store being made), each named with the pid that made it: only
 /// those whose process is gone, so a `mesh doctor` checking a copy now keeps it.
-pub fn sweep_copies(state: &Path) {
+pub(crate) fn sweep_copies(state: &Path) {
     let (Some(dir), Some(name)) = (state.parent(), state.file_name()) else {
         return;
     };

@@ -125,7 +125,7 @@ pub enum StoreError {
 
 impl StoreError {
     /// Whether this means "another process holds it" (exit 75).
-    pub fn is_locked(&self) -> bool {
+    pub(crate) fn is_locked(&self) -> bool {
         matches!(self, StoreError::Locked { .. } | StoreError::Busy { .. })
     }
 

@@ -12,7 +12,8 @@ mod migrate;
 mod roots;
 mod tables;
 
-pub use backup::{BACKUP_EVERY, backup, backup_path, check_backup, check_pages, sweep_copies};
+pub(crate) use backup::{BACKUP_EVERY, check_backup, check_pages, sweep_copies};
+pub use backup::{backup, backup_path};
 pub use codec::{decode, encode};
 pub use error::StoreError;
 use error::read_only;
@@ -88,7 +89,7 @@ impl<V> Table<V> {
 impl<V: Serialize> Table<V> {
     /// `v` under `key`, encoded for this table ahead of the write that puts it: encoding is
     /// most of the cost of a large write, and can be done on the threads that made the values.
-    pub fn seal(self, key: Vec<u8>, v: &V) -> Sealed<V> {
+    pub(crate) fn seal(self, key: Vec<u8>, v: &V) -> Sealed<V> {
         let bytes = encode(self.name, &key, v);
         Sealed {
             key,
@@ -135,7 +136,7 @@ impl Paths {
         self.dot_mesh.join("exports")
     }
     /// `.mesh/deps/`: unpacked artifacts handed to builds as `MESH_DEP_<NAME>`.
-    pub fn deps(&self) -> PathBuf {
+    pub(crate) fn deps(&self) -> PathBuf {
         self.dot_mesh.join("deps")
     }
     /// `.mesh/tmp/`: scratch space (`$MESH_OUT`), swept by every run that takes the lock.
@@ -155,7 +156,7 @@ impl Paths {
 
 /// Creates `dir` (and its parents) unless it exists; a file in its place (or in a parent's) is
 /// [`StoreError::NotADirectory`] rather than the OS's "File exists".
-pub fn make_dir(dir: &Path) -> Result<(), StoreError> {
+pub(crate) fn make_dir(dir: &Path) -> Result<(), StoreError> {
     match std::fs::create_dir_all(dir) {
         Ok(()) => Ok(()),
         Err(e) => {
@@ -573,7 +574,7 @@ impl Reader<'_> {
 
     /// [`Reader::get`] for many keys, with the table opened once: one answer per key, in
     /// order.
-    pub fn get_many<'k, V: DeserializeOwned>(
+    pub(crate) fn get_many<'k, V: DeserializeOwned>(
         &self,
         t: Table<V>,
         keys: impl Iterator<Item = &'k [u8]>,
@@ -596,7 +597,7 @@ impl Reader<'_> {
 
     /// One value of a cache table: a value that does not decode (damaged, or written by another
     /// shape of the cache) is as good as none, never an error: the caller recomputes it.
-    pub fn get_cached<V: DeserializeOwned>(&self, t: Table<V>, key: &[u8]) -> Option<V> {
+    pub(crate) fn get_cached<V: DeserializeOwned>(&self, t: Table<V>, key: &[u8]) -> Option<V> {
         self.get_many_cached(t, std::iter::once(key))
             .pop()
             .flatten()
@@ -604,7 +605,7 @@ impl Reader<'_> {
 
     /// [`Reader::get_cached`] for many keys, with the table opened once: one answer per key,
     /// in order.
-    pub fn get_many_cached<'k, V: DeserializeOwned>(
+    pub(crate) fn get_many_cached<'k, V: DeserializeOwned>(
         &self,
         t: Table<V>,
         keys: impl Iterator<Item = &'k [u8]>,
@@ -687,7 +688,7 @@ impl Reader<'_> {
 
     /// Every table's name and raw entries, each value's checksum checked: what `mesh doctor`
     /// and the backup's verification read. Returns (table, entries) per table.
-    pub fn verify_all(&self) -> Result<Vec<(String, u64)>, StoreError> {
+    pub(crate) fn verify_all(&self) -> Result<Vec<(String, u64)>, StoreError> {
         use redb::TableHandle;
         let names: Vec<String> = self
             .tx
@@ -800,7 +801,7 @@ impl Writer<'_> {
 
     /// Values sealed for table `t` ([`Table::seal`]), with the table opened once (keys in
     /// order go in fastest).
-    pub fn put_sealed<'v, V: 'v>(
+    pub(crate) fn put_sealed<'v, V: 'v>(
         &self,
         t: Table<V>,
         items: impl IntoIterator<Item = &'v Sealed<V>>,
@@ -826,7 +827,7 @@ impl Writer<'_> {
     }
 
     /// Removes the first `n` entries (in key order) of a table: retention of logs.
-    pub fn drop_first<V>(&self, t: Table<V>, n: u64) -> Result<(), StoreError> {
+    pub(crate) fn drop_first<V>(&self, t: Table<V>, n: u64) -> Result<(), StoreError> {
         let mut table = self.table(t)?;
         for _ in 0..n {
             if table.pop_first().map_err(|e| self.store.err(e))?.is_none() {

@@ -4,11 +4,11 @@ use super::Table;
 use serde::{Deserialize, Serialize};
 
 /// `format` and other single facts about the store.
-pub const META: Table<u64> = Table::new("meta");
+pub(crate) const META: Table<u64> = Table::new("meta");
 /// (blob id, scanner version) → the imports found in that blob: a file is never parsed twice.
-pub const IMPORTS: Table<mesh_imports::FileScan> = Table::new("imports");
+pub(crate) const IMPORTS: Table<mesh_imports::FileScan> = Table::new("imports");
 /// (repo, module dir) → what was learned the last time the module was walked.
-pub const MODULES: Table<StoredModule> = Table::new("modules");
+pub(crate) const MODULES: Table<StoredModule> = Table::new("modules");
 
 /// The name of every table of the store, wherever it is declared: created when the store is
 /// made, so a reader never meets a missing table. A test fails when a table is missing here.
@@ -37,7 +37,7 @@ pub const ALL_TABLES: &[&str] = &[
 ];
 
 /// The `imports` key: blob id bytes then the scanner version.
-pub fn imports_key(blob: &[u8], scanner_version: u32) -> Vec<u8> {
+pub(crate) fn imports_key(blob: &[u8], scanner_version: u32) -> Vec<u8> {
     let mut k = blob.to_vec();
     k.extend_from_slice(&scanner_version.to_be_bytes());
     k
@@ -108,7 +108,7 @@ impl StoredModule {
     }
 
     /// The keys in [`IMPORTS`] of its files' imports, in order.
-    pub fn imports_keys(&self, scanner_version: u32) -> impl Iterator<Item = Vec<u8>> + '_ {
+    pub(crate) fn imports_keys(&self, scanner_version: u32) -> impl Iterator<Item = Vec<u8>> + '_ {
         self.files
             .iter()
             .map(move |f| imports_key(&f.blob, scanner_version))
@@ -168,7 +168,7 @@ impl Verdict {
     }
 
     /// Whether it is a verdict at all (outstanding is not).
-    pub fn is_verdict(self) -> bool {
+    pub(crate) fn is_verdict(self) -> bool {
         self != Verdict::Outstanding
     }
 }
@@ -184,7 +184,7 @@ pub const BUILDS: Table<BuildRecord> = Table::new("builds");
 /// module name → its newest [`BuildRecord`].
 pub const LATEST: Table<BuildRecord> = Table::new("latest");
 /// closure key → [`CurrentEntry`]: the build with a verdict for it, what makes a module current.
-pub const CURRENT: Table<CurrentEntry> = Table::new("current");
+pub(crate) const CURRENT: Table<CurrentEntry> = Table::new("current");
 
 /// A build id as a key: big-endian, so keys sort by id.
 pub fn id_key(id: u64) -> [u8; 8] {
@@ -250,7 +250,7 @@ pub struct CurrentEntry {
 }
 
 /// module name → [`BuildRecord`] of the build declared for it (always fit).
-pub const DECLARED: Table<BuildRecord> = Table::new("declared");
+pub(crate) const DECLARED: Table<BuildRecord> = Table::new("declared");
 /// node name → [`NodeRecord`]: what was sent, what it reported, when it was last seen.
 pub const NODES: Table<NodeRecord> = Table::new("nodes");
 
@@ -315,7 +315,7 @@ pub struct NodeRecord {
 
 /// node name → [`Trouble`]: why mesh could not do its work on the node, while it cannot. Its
 /// own table (not a field of [`NodeRecord`]) so that older stores read on unchanged.
-pub const TROUBLE: Table<Trouble> = Table::new("trouble");
+pub(crate) const TROUBLE: Table<Trouble> = Table::new("trouble");
 
 /// What stopped mesh doing its work on a node: its ssh refused us (a changed host key, a
 /// refused key), its mesh failed, or it lost what it was sent (a wiped root). Recorded against
@@ -338,10 +338,10 @@ pub struct Trouble {
 
 /// Three in a row make a streak a person's business: a node's failure reports make it stuck,
 /// a build's outstanding endings make it stuck outstanding (the seeds' rule for stuck).
-pub const STUCK_AFTER: u64 = 3;
+pub(crate) const STUCK_AFTER: u64 = 3;
 
 /// A repairable trouble found this many times in a row needs a person.
-pub const TROUBLE_AFTER: u64 = 3;
+pub(crate) const TROUBLE_AFTER: u64 = 3;
 
 impl Trouble {
     /// Whether a person must act: a run cannot repair it, or repairing did not help.
@@ -352,10 +352,10 @@ impl Trouble {
 
 /// node name → [`DeclaredElsewhere`]: the node runs a declaration another controller signed,
 /// and this one did not replace it. Its own table, so that older stores read on unchanged.
-pub const DECLARED_ELSEWHERE: Table<DeclaredElsewhere> = Table::new("declared_elsewhere");
+pub(crate) const DECLARED_ELSEWHERE: Table<DeclaredElsewhere> = Table::new("declared_elsewhere");
 
 /// node name → the node id its root answered with (`ROOT/id`): one root, one name.
-pub const NODE_IDS: Table<String> = Table::new("node_ids");
+pub(crate) const NODE_IDS: Table<String> = Table::new("node_ids");
 
 /// What a node runs that another controller declared, as mesh last saw it, and how its git
 /// history stands to this controller's (what status says instead of "current").
@@ -438,10 +438,10 @@ impl From<String> for Relation {
 
 /// node name → the reason it was last stated *not worked out* (a `not-worked-out` fact), so
 /// that the fact is stated once, when it begins or its reason changes.
-pub const NOT_WORKED_OUT: Table<String> = Table::new("not_worked_out");
+pub(crate) const NOT_WORKED_OUT: Table<String> = Table::new("not_worked_out");
 
 /// module name → [`OutstandingStreak`]: a build that stays outstanding for the same reason.
-pub const OUTSTANDING: Table<OutstandingStreak> = Table::new("outstanding");
+pub(crate) const OUTSTANDING: Table<OutstandingStreak> = Table::new("outstanding");
 
 /// Builds of one closure that ended outstanding for the same reason, run after run. Three make
 /// the build *stuck outstanding*: a person must act (the seeds' rule for stuck, for builds).
@@ -460,20 +460,20 @@ pub struct OutstandingStreak {
 }
 
 /// Text without its digits: the identity of a reason whose durations, pids and sizes vary.
-pub fn identity_of(text: &str) -> String {
+pub(crate) fn identity_of(text: &str) -> String {
     text.chars().filter(|c| !c.is_ascii_digit()).collect()
 }
 
 impl NodeRecord {
     /// Whether the node reported applying the very declaration it was last sent.
-    pub fn applied_what_was_sent(&self) -> bool {
+    pub(crate) fn applied_what_was_sent(&self) -> bool {
         self.sent.is_some()
             && self.applied.as_ref().map(|a| a.sequence) == self.sent.as_ref().map(|s| s.sequence)
     }
 
     /// The failure streak, if it is about the declaration last sent (an older one's failures
     /// say nothing about what the node was told since).
-    pub fn failure_of_sent(&self) -> Option<&Failure> {
+    pub(crate) fn failure_of_sent(&self) -> Option<&Failure> {
         let sent = self.sent.as_ref()?;
         self.failure
             .as_ref()
@@ -482,7 +482,7 @@ impl NodeRecord {
 }
 
 /// Every node's record, by node name.
-pub fn node_records(
+pub(crate) fn node_records(
     r: &super::Reader,
 ) -> Result<std::collections::HashMap<String, NodeRecord>, super::StoreError> {
     Ok(r.range(NODES, b"", None)?

@@ -38,7 +38,7 @@ enum Mark {
 /// For each of `commits` that `repo` holds: whether `rev` is it or one of its ancestors, and its
 /// commit time. Commits the repository does not hold (a build from a branch deleted and
 /// collected since, a shallow clone) are left out of the answer.
-pub fn containing(
+pub(crate) fn containing(
     repo: &gix::Repository,
     repo_name: &str,
     rev: ObjectId,
@@ -117,7 +117,7 @@ pub fn containing(
 /// Which of `candidates` are `rev` or one of its ancestors: one walk from `rev` towards its
 /// parents, which stops when every candidate is found, and (with a commit-graph) does not go
 /// below the lowest candidate's generation.
-pub fn ancestors_among(
+pub(crate) fn ancestors_among(
     repo: &gix::Repository,
     repo_name: &str,
     rev: ObjectId,

@@ -39,7 +39,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// the other members of a build cycle (built as one unit, each naming the others' source ids).
 /// A dev or optional dependent is re-judged (its tests may now fail), but its artifact does not
 /// carry the change to a machine. This is the one place that decides.
-pub fn delivery_dependents(graph: &ModuleGraph) -> Vec<Vec<usize>> {
+pub(crate) fn delivery_dependents(graph: &ModuleGraph) -> Vec<Vec<usize>> {
     let mut out = vec![Vec::new(); graph.modules.len()];
     for (from, inputs) in graph.inputs.iter().enumerate() {
         for &to in inputs {
@@ -102,13 +102,13 @@ impl Answer {
     }
 
     /// Whether the node runs the change or its effect.
-    pub fn is_live(self) -> bool {
+    pub(crate) fn is_live(self) -> bool {
         matches!(self, Answer::Running | Answer::Effect)
     }
 
     /// Whether waiting will not change it without a person: a failure, a refusal, a verdict, a
     /// block, or the change gone from what the mesh delivers.
-    pub fn is_final(self) -> bool {
+    pub(crate) fn is_final(self) -> bool {
         matches!(
             self,
             Answer::Failing | Answer::Superseded | Answer::Unfit | Answer::Broken | Answer::Blocked

@@ -186,7 +186,7 @@ pub fn describe(snap: &RepoSnapshot, commit: ObjectId) -> Result<(String, i64), 
 }
 
 /// The first parent of `commit`, if it has one.
-pub fn first_parent(
+pub(crate) fn first_parent(
     snap: &RepoSnapshot,
     commit: ObjectId,
 ) -> Result<Option<ObjectId>, SourceError> {

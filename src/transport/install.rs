@@ -68,11 +68,11 @@ fn load() -> Result<NodeBinary, String> {
 /// The script that puts the upload in place on a node, after the floor check: `$1` the root,
 /// `$2` `zstd` or `plain` (how it travels), `$3` the sha256 it must have. Only a whole binary
 /// with that digest is moved in; anything else is removed and said.
-pub const PUT_IN_PLACE: &str = r#"set -e; mkdir -p "$1/bin"; t="$1/bin/mesh-node.tmp"; rm -f "$t"; if [ "$2" = zstd ]; then zstd -dqc > "$t" || { rm -f "$t"; echo "the upload was cut short or damaged (zstd could not unpack it)" >&2; exit 1; }; else cat > "$t"; fi; got=$(sha256sum < "$t" | cut -d' ' -f1); if [ "$got" != "$3" ]; then rm -f "$t"; echo "the upload arrived damaged or cut short: sha256 $got, expected $3" >&2; exit 1; fi; chmod 755 "$t"; mv "$t" "$1/bin/mesh-node""#;
+pub(crate) const PUT_IN_PLACE: &str = r#"set -e; mkdir -p "$1/bin"; t="$1/bin/mesh-node.tmp"; rm -f "$t"; if [ "$2" = zstd ]; then zstd -dqc > "$t" || { rm -f "$t"; echo "the upload was cut short or damaged (zstd could not unpack it)" >&2; exit 1; }; else cat > "$t"; fi; got=$(sha256sum < "$t" | cut -d' ' -f1); if [ "$got" != "$3" ]; then rm -f "$t"; echo "the upload arrived damaged or cut short: sha256 $got, expected $3" >&2; exit 1; fi; chmod 755 "$t"; mv "$t" "$1/bin/mesh-node""#;
 
 /// Asks whether a node can unpack zstd and check sha256 (`zstd`, or `plain` when it lacks
 /// zstd); a node without `sha256sum` cannot check an upload, and is told so.
-pub const PROBE: &str = r#"command -v sha256sum >/dev/null 2>&1 || { echo "the node has no sha256sum (coreutils) to check an upload with: install coreutils there" >&2; exit 1; }; if command -v zstd >/dev/null 2>&1; then echo zstd; else echo plain; fi"#;
+pub(crate) const PROBE: &str = r#"command -v sha256sum >/dev/null 2>&1 || { echo "the node has no sha256sum (coreutils) to check an upload with: install coreutils there" >&2; exit 1; }; if command -v zstd >/dev/null 2>&1; then echo zstd; else echo plain; fi"#;
 
 #[cfg(test)]
 mod tests {

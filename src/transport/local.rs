@@ -27,8 +27,10 @@ impl Local {
 
 impl Transport for Local {
     fn open(&self) -> Result<NodeSession, TransportError> {
-        let exe = std::env::current_exe()
-            .map_err(|e| TransportError::failed(format!("cannot find this mesh binary: {e}")))?;
+        let exe = std::env::current_exe().map_err(|e| {
+            let said = format!("cannot find this mesh binary: {e}");
+            TransportError::failed(said).caused_by(e)
+        })?;
         let mut command = Command::new(exe);
         command.args(["node", "session", "--root"]).arg(&self.root);
         NodeSession::spawn(
@@ -43,7 +45,10 @@ impl Transport for Local {
                 )),
             }),
             self.patience,
-            |e| TransportError::failed(format!("cannot run this mesh binary: {e}")),
+            |e| {
+                let said = format!("cannot run this mesh binary: {e}");
+                TransportError::failed(said).caused_by(e)
+            },
         )
     }
 

@@ -282,7 +282,7 @@ impl Ssh {
 
     /// Keeps the control master for `persist` after its last use instead of the default
     /// (`[ssh] persist`: later runs within that time reuse the connection, no handshake).
-    pub fn with_persist(mut self, persist: Duration) -> Ssh {
+    pub(crate) fn with_persist(mut self, persist: Duration) -> Ssh {
         let wanted = format!("ControlPersist={}", persist.as_secs().max(1));
         for a in &mut self.args {
             if a.to_string_lossy().starts_with("ControlPersist=") {
@@ -358,7 +358,7 @@ impl Ssh {
 
     /// The `ssh` command that runs `argv` on the node, its stdio left to the caller: for a
     /// conversation with a long-running remote process (`mesh node session`).
-    pub fn command_for(&self, argv: &[&str]) -> Result<Command, SshError> {
+    pub(crate) fn command_for(&self, argv: &[&str]) -> Result<Command, SshError> {
         let remote = remote_command(argv)?;
         let mut command = self.command();
         command.arg("--").arg(&self.address).arg(remote);
@@ -367,7 +367,7 @@ impl Ssh {
 
     /// Asks the control master to forward the local socket `local` to the node's socket
     /// `remote` for as long as it lives (`ssh -O forward -L local:remote`); whether it did.
-    pub fn forward(&self, local: &Path, remote: &str) -> bool {
+    pub(crate) fn forward(&self, local: &Path, remote: &str) -> bool {
         // Already forwarded (the master connects to the node's socket anew for each
         // connection, so a restarted server there is reached as it is).
         if std::os::unix::net::UnixStream::connect(local).is_ok() {
@@ -522,7 +522,7 @@ impl Ssh {
     }
 
     /// What a failure to start ssh means (no ssh client, or no processes left).
-    pub fn spawn_error(&self, source: io::Error) -> SshError {
+    pub(crate) fn spawn_error(&self, source: io::Error) -> SshError {
         if source.kind() == io::ErrorKind::NotFound {
             SshError::NotInstalled
         } else {

@@ -66,7 +66,12 @@ impl SshNode {
 /// everything that decides which machine, which account and which root it reaches (every ssh
 /// option, the address, the root) and of the node's name, so that two nodes never share one,
 /// whatever they have in common.
-pub fn linger_socket_name(options: &[String], address: &str, root: &str, node: &str) -> String {
+pub(crate) fn linger_socket_name(
+    options: &[String],
+    address: &str,
+    root: &str,
+    node: &str,
+) -> String {
     let mut hasher = blake3::Hasher::new();
     // Each part with its length: no two lists of parts hash the same.
     for part in options

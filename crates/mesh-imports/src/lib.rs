@@ -69,6 +69,22 @@ pub fn scan_file(lang: Language, src: &str) -> FileScan {
     }
 }
 
+/// Patterns from a module's manifest as one set: `[imports] ignore` (matched against import
+/// names) and `[imports] dev` (against paths, where `*` stops at `/`: `literal_separator`).
+/// Each was validated when its manifest was read; one that is not valid here matches nothing.
+pub fn globs(patterns: &[String], literal_separator: bool) -> globset::GlobSet {
+    let mut b = globset::GlobSetBuilder::new();
+    for p in patterns {
+        let glob = globset::GlobBuilder::new(p)
+            .literal_separator(literal_separator)
+            .build();
+        if let Ok(g) = glob {
+            b.add(g);
+        }
+    }
+    b.build().unwrap_or_else(|_| globset::GlobSet::empty())
+}
+
 /// `dir` and every directory above it up to the repository's root (`""`), nearest first:
 /// where a walk for the nearest file of a kind (a workspace's `Cargo.toml`, a `go.mod`, a
 /// workspace `package.json`) looks. `.skip(1)` starts above `dir`.

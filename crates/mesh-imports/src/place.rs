@@ -3,7 +3,7 @@
 //! read at all.
 
 use super::lex::{ImportKind, Language};
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::GlobSet;
 
 /// Directories that hold test data, not code: never read.
 const TEST_DATA: &[&str] = &[
@@ -51,15 +51,7 @@ impl Places {
         python_shipped: Vec<String>,
         rust_test_files: Vec<String>,
     ) -> Places {
-        let dev = (!dev.is_empty()).then(|| {
-            let mut b = GlobSetBuilder::new();
-            for p in dev {
-                if let Ok(g) = GlobBuilder::new(p).literal_separator(true).build() {
-                    b.add(g);
-                }
-            }
-            b.build().unwrap_or_else(|_| GlobSet::empty())
-        });
+        let dev = (!dev.is_empty()).then(|| crate::globs(dev, true));
         Places {
             dev,
             python_shipped,

@@ -4,7 +4,6 @@
 
 use super::ScannedFile;
 use super::lex::{Import, ImportKind, Language};
-use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -110,7 +109,7 @@ fn edges(
     let mut edges: FxHashMap<(usize, usize), Vec<Evidence>> = HashMap::default();
     for (from, m) in modules.iter().enumerate() {
         // Most modules ignore nothing: no glob set, no candidate per import.
-        let ignore = (!m.ignore.is_empty()).then(|| globs(m.ignore));
+        let ignore = (!m.ignore.is_empty()).then(|| crate::globs(m.ignore, false));
         for file in m.files {
             for imp in file.imports.iter() {
                 if let Some(ignore) = &ignore
@@ -176,18 +175,6 @@ type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Provided names → the modules providing them.
 type Providers<'a> = FxHashMap<(Language, &'a str), Vec<usize>>;
-
-/// A module's `[imports] ignore` patterns as one set, matched against import names.
-fn globs(patterns: &[String]) -> GlobSet {
-    let mut b = GlobSetBuilder::new();
-    for p in patterns {
-        // Patterns were validated when the manifest was parsed.
-        if let Ok(g) = Glob::new(p) {
-            b.add(g);
-        }
-    }
-    b.build().unwrap_or_else(|_| GlobSet::empty())
-}
 
 /// Whether an import names a path relative to its file (`./x`, `../y`), not a package.
 fn is_relative(name: &str) -> bool {

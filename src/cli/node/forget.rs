@@ -1,7 +1,7 @@
 //! `mesh node forget NODE`.
 
 use crate::cli::{Ctx, Ui};
-use crate::{Error, Result};
+use mesh::{Error, Result};
 
 /// Drop the records of a node removed from mesh.toml.
 ///
@@ -18,7 +18,7 @@ pub struct Args {
 
 /// Runs `mesh node forget` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    if ctx.mesh.nodes.contains_key(&a.node) {
+    if ctx.config.nodes.contains_key(&a.node) {
         return Err(Error::failed(
             format!("`{}` is still in mesh.toml", a.node),
             format!(
@@ -30,10 +30,10 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     }
     let _lock = ctx.lock("node forget")?;
     let store = ctx.paths().open()?;
-    let events = crate::deliver::forget::forget(&store, &a.node, ctx.mesh.settings.events_keep)?;
+    let events = mesh::deliver::forget::forget(&store, &a.node, ctx.config.settings.events_keep)?;
     drop(store);
     let Some(events) = events else {
-        let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &ctx.sources()?)?;
+        let status = mesh::status::nodes::status(ctx.paths(), &ctx.config, &ctx.sources()?)?;
         return Err(Error::failed(
             format!("the mesh has no records of a node `{}`", a.node),
             match status.forgotten.is_empty() {

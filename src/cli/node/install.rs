@@ -1,7 +1,7 @@
 //! `mesh node install NODE`.
 
 use crate::cli::Ctx;
-use crate::{Error, Result};
+use mesh::{Error, Result};
 
 /// Put mesh-node on a node, under ROOT/bin/mesh-node, so it can apply.
 #[derive(Debug, clap::Args)]
@@ -12,9 +12,9 @@ pub struct Args {
 
 /// Runs `mesh node install` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
-    let node = ctx.mesh.node(&a.node)?;
-    let control = crate::transport::control_dir(&ctx.mesh)?;
-    let t = crate::transport::for_node(&ctx.mesh, node, control.path());
+    let node = ctx.config.node(&a.node)?;
+    let control = mesh::transport::control_dir(&ctx.config)?;
+    let t = mesh::transport::for_node(&ctx.config, node, control.path());
     let sent = t.install().map_err(|e| {
         let reason = e.to_string();
         let reason = reason
@@ -22,10 +22,10 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
             .unwrap_or(&reason)
             .to_string();
         let hint = match (&node.transport, &node.address) {
-            (crate::config::Transport::Ssh, Some(address)) => {
+            (mesh::config::Transport::Ssh, Some(address)) => {
                 // The command mesh's ssh runs, with the same options, so it tries the same.
                 let mut words: Vec<&str> = vec!["ssh"];
-                words.extend(ctx.mesh.ssh.options.iter().map(String::as_str));
+                words.extend(ctx.config.ssh.options.iter().map(String::as_str));
                 words.extend(node.options.iter().map(String::as_str));
                 words.push(address);
                 words.push("true");

@@ -1,7 +1,7 @@
 //! `mesh node list`.
 
-use crate::Result;
 use crate::cli::{Ctx, table};
+use mesh::Result;
 
 /// List the nodes: transport, where, tags and state.
 #[derive(Debug, clap::Args)]
@@ -9,10 +9,10 @@ pub struct Args {}
 
 /// Runs `mesh node list` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &super::Ui, _a: &Args) -> Result<i32> {
-    let status = crate::status::nodes::status(ctx.paths(), &ctx.mesh, &ctx.sources()?)?;
+    let status = mesh::status::nodes::status(ctx.paths(), &ctx.config, &ctx.sources()?)?;
     if ui.json {
         let rows: Vec<serde_json::Value> = ctx
-            .mesh
+            .config
             .nodes
             .values()
             .map(|n| {
@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, _a: &Args) -> Result<i32> {
         return Ok(0);
     }
     let mut t = table::new(&["node", "transport", "where", "tags", "state"]);
-    for n in ctx.mesh.nodes.values() {
+    for n in ctx.config.nodes.values() {
         let state = status
             .nodes
             .iter()

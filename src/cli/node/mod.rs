@@ -13,7 +13,7 @@ mod trust;
 use mesh_node::cli::{apply, have, receive, report, serve, session};
 
 use super::{Cli, Ctx, Ui};
-use crate::Result;
+use mesh::Result;
 
 /// The nodes: list them, show one, install mesh on one, see or reset whom one trusts, forget
 /// one gone from mesh.toml.

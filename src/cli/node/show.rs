@@ -1,11 +1,11 @@
 //! `mesh node show NODE`.
 
-use crate::Result;
 use crate::cli::Ctx;
 use crate::cli::count;
-use crate::status::nodes::ago;
-use crate::status::show::NodeShow;
 use comfy_table::Table;
+use mesh::Result;
+use mesh::status::nodes::ago;
+use mesh::status::show::NodeShow;
 use mesh_node::artifact::{SHORT, short};
 use std::fmt::Write;
 
@@ -19,7 +19,7 @@ pub struct Args {
 
 /// Runs `mesh node show` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
-    let show = crate::status::show::show(ctx.paths(), &ctx.mesh, || ctx.sources(), &a.node)?;
+    let show = mesh::status::show::show(ctx.paths(), &ctx.config, || ctx.sources(), &a.node)?;
     if ui.json {
         // Through a JSON value, whose keys are sorted at every level, as they always were.
         match serde_json::to_value(&show) {
@@ -28,7 +28,7 @@ pub fn run(ctx: &Ctx, ui: &super::Ui, a: &Args) -> Result<i32> {
         }
         return Ok(0);
     }
-    let now = crate::clock::now_ms();
+    let now = mesh::clock::now_ms();
     // Label and value, the values wrapped to the terminal's width (a table without a header).
     let mut head = crate::cli::table::new(&[]);
     where_and_state(&mut head, &show, now);

@@ -1,7 +1,7 @@
 //! `mesh node trust NODE [--reset]`.
 
 use crate::cli::{Ctx, Ui};
-use crate::{Error, Result};
+use mesh::{Error, Result};
 use mesh_node::trust::Trust;
 
 /// Show which controllers a node takes declarations from, or make it forget them.
@@ -23,9 +23,9 @@ pub struct Args {
 
 /// Runs `mesh node trust` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
-    ctx.mesh.node(&a.node)?;
+    ctx.config.node(&a.node)?;
     let _lock = ctx.lock("node trust")?;
-    let sessions = crate::transport::Connections::new(&ctx.mesh, 0)?;
+    let sessions = mesh::transport::Connections::new(&ctx.config, 0)?;
     let mut taken = sessions.take(&a.node).map_err(|e| {
         Error::failed(
             format!("could not reach `{}`: {e}", a.node),

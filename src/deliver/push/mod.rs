@@ -4,7 +4,7 @@
 //! holds the declaration.
 
 use super::elsewhere;
-use super::trouble;
+use super::trouble::TroubleKind;
 use crate::Result;
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
@@ -196,9 +196,8 @@ enum Event {
     /// The node was reached and mesh could not do its work there.
     Trouble {
         node: String,
-        kind: &'static str,
+        kind: TroubleKind,
         reason: String,
-        repairable: bool,
     },
     /// An artifact about to be sent did not match its digest and was removed.
     Damaged {
@@ -507,7 +506,7 @@ impl Outgoing {
 /// it (an unreachable node stays out of date), and its outcome.
 fn trouble(node: &str, e: TransportError, tx: &mpsc::Sender<Msg>) -> Outcome {
     if e.kind == ErrorKind::Unreachable {
-        let reason = e.source;
+        let reason = e.message;
         let _ = tx.send(Msg::Record(Event::Unreachable {
             node: node.to_string(),
             reason: reason.clone(),
@@ -515,12 +514,11 @@ fn trouble(node: &str, e: TransportError, tx: &mpsc::Sender<Msg>) -> Outcome {
         return Outcome::Unreachable { reason };
     }
     let reason = e.to_string();
-    if let Some((kind, repairable)) = trouble::kind_of(&e) {
+    if let Some(kind) = TroubleKind::of_error(&e) {
         let _ = tx.send(Msg::Record(Event::Trouble {
             node: node.to_string(),
             kind,
             reason: reason.clone(),
-            repairable,
         }));
     }
     Outcome::Failed { reason }
@@ -717,9 +715,8 @@ fn answered(
             // as trouble no run repairs (a person adds this controller, or re-pins the node).
             let _ = tx.send(Msg::Record(Event::Trouble {
                 node: s.node.to_string(),
-                kind: trouble::UNTRUSTED,
+                kind: TroubleKind::Untrusted,
                 reason: untrusted.clone(),
-                repairable: false,
             }));
             Outcome::Refused { reason: untrusted }
         }
@@ -730,14 +727,13 @@ fn answered(
 }
 
 /// A send that failed on a node that was reached: recorded against it (trouble only a send
-/// it takes ends, [`trouble::NOT_SENT`]), so that every verb says it needs a person meanwhile,
+/// it takes ends, [`TroubleKind::NotSent`]), so that every verb says it needs a person meanwhile,
 /// as `reconcile` does.
 fn not_sent(node: &str, reason: String, tx: &mpsc::Sender<Msg>) -> Outcome {
     let _ = tx.send(Msg::Record(Event::Trouble {
         node: node.to_string(),
-        kind: trouble::NOT_SENT,
+        kind: TroubleKind::NotSent,
         reason: reason.clone(),
-        repairable: false,
     }));
     Outcome::Failed { reason }
 }
@@ -762,8 +758,13 @@ fn record_and_apply(
 ) -> Option<String> {
     let _ = tx.send(Msg::Record(confirmed));
     progress.node_step(node, Step::Applying);
+    // The account takes this report from the node's journal at the next collect, in order
+    // with any the node wrote before it: a push says what it sent, a collect what applied.
     match session.apply() {
-        Ok(failed) => failed,
+        Ok(r) if r.outcome != mesh_node::Outcome::Applied => {
+            Some(r.reason.unwrap_or_else(|| "the apply failed".to_string()))
+        }
+        Ok(_) => None,
         Err(e) => Some(e.to_string()),
     }
 }
@@ -838,9 +839,8 @@ fn claim(ctx: &Context, node: &str, have: &Have, tx: &mpsc::Sender<Msg>) -> Opti
     };
     let _ = tx.send(Msg::Record(Event::Trouble {
         node: node.to_string(),
-        kind: trouble::SAME_ROOT,
+        kind: TroubleKind::SameRoot,
         reason: reason.clone(),
-        repairable: false,
     }));
     Some(Outcome::Failed { reason })
 }
@@ -875,7 +875,7 @@ fn leave(node: &str, found: crate::store::DeclaredElsewhere, tx: &mpsc::Sender<M
 /// is behind the node). The same declaration keeps its number (a node whose activate removed
 /// its root still has its state.json rewritten). May reach [`MAX_SEQUENCE`]: the caller
 /// refuses to send it.
-pub fn next_sequence(digest: &str, sent: Option<&Sent>, have: &Have) -> u64 {
+pub(crate) fn next_sequence(digest: &str, sent: Option<&Sent>, have: &Have) -> u64 {
     let sequence = match sent {
         Some(s) if s.digest == digest => s.sequence,
         Some(s) => s.sequence.saturating_add(1),

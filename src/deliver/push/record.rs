@@ -5,7 +5,8 @@ use super::Event;
 use crate::Result;
 use crate::clock::now_ms;
 use crate::config::MeshConfig;
-use crate::deliver::{elsewhere, trouble};
+use crate::deliver::elsewhere;
+use crate::deliver::trouble::{self, TroubleKind};
 use crate::events::{self, Fact};
 use crate::store::{NODE_IDS, NODES, Paths, Relation};
 /// Records what the workers learnt about nodes, and the facts it changed, in one write.
@@ -39,7 +40,7 @@ fn record_one(
         | Event::Seen { node, .. }
         | Event::Trouble { node, .. } => node.clone(),
         Event::NodeId { node, id } => {
-            let mut facts = trouble::settled(w, node, trouble::SAME_ROOT)?;
+            let mut facts = trouble::settled(w, node, TroubleKind::SameRoot)?;
             facts.extend(node_id(w, node, id)?);
             return Ok(facts);
         }
@@ -47,7 +48,7 @@ fn record_one(
             let mut facts = elsewhere::record(w, node, found.clone(), now)?;
             if found.relation != Relation::Newer {
                 // Not declaring: whether it would trust us is no longer the question.
-                facts.extend(trouble::settled(w, node, trouble::UNTRUSTED)?);
+                facts.extend(trouble::settled(w, node, TroubleKind::Untrusted)?);
             }
             return Ok(facts);
         }
@@ -72,8 +73,8 @@ fn record_one(
             ..
         } => {
             elsewhere::cleared(w, &node)?;
-            facts.extend(trouble::settled(w, &node, trouble::UNTRUSTED)?);
-            facts.extend(trouble::settled(w, &node, trouble::NOT_SENT)?);
+            facts.extend(trouble::settled(w, &node, TroubleKind::Untrusted)?);
+            facts.extend(trouble::settled(w, &node, TroubleKind::NotSent)?);
             if let Some(from) = took_over_from {
                 facts.push(Fact::TookOver {
                     node: node.clone(),
@@ -104,16 +105,11 @@ fn record_one(
             // Reached and answering: a trouble no run could repair is over.
             facts.extend(trouble::cleared(w, &node, false)?);
         }
-        Event::Trouble {
-            kind,
-            reason,
-            repairable,
-            ..
-        } => {
+        Event::Trouble { kind, reason, .. } => {
             // Not "seen": a node that refused us, or whose mesh failed, told nothing.
             rec.unreachable_since = None;
             rec.unreachable_reason = None;
-            facts.extend(trouble::found(w, &node, kind, &reason, repairable, now)?);
+            facts.extend(trouble::found(w, &node, kind, &reason, now)?);
         }
         Event::Unreachable { reason, .. } => {
             if rec.unreachable_since.is_none() {

@@ -38,7 +38,7 @@ impl std::fmt::Display for Written {
 /// Finds what changed in the export at `root` at or after `since` (by ctime), compares it with
 /// the snapshot's tree, and restores what differs. Returns what differed (empty: the export
 /// is its commit's tree).
-pub fn restore_written(
+pub(crate) fn restore_written(
     snap: &RepoSnapshot,
     root: &Path,
     since: SystemTime,

@@ -27,7 +27,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Where the export of `commit` lives under `exports`.
-pub fn export_dir(exports: &Path, repo: &str, commit: &ObjectId) -> PathBuf {
+pub(crate) fn export_dir(exports: &Path, repo: &str, commit: &ObjectId) -> PathBuf {
     exports.join(format!("{repo}-{commit}"))
 }
 
@@ -74,7 +74,10 @@ pub fn export(snap: &RepoSnapshot, exports: &Path) -> Result<Export, SourceError
 }
 
 /// [`export`], saying how the export was made.
-pub fn export_made(snap: &RepoSnapshot, exports: &Path) -> Result<(Export, Made), SourceError> {
+pub(crate) fn export_made(
+    snap: &RepoSnapshot,
+    exports: &Path,
+) -> Result<(Export, Made), SourceError> {
     let io = |what: String, e: std::io::Error| io_error(snap, what, e);
     fs::create_dir_all(exports)
         .map_err(|e| io(format!("cannot create {}", exports.display()), e))?;
@@ -556,7 +559,7 @@ fn make_read_only(dir: &Path) -> std::io::Result<()> {
 }
 
 /// Gives the owner write permission back on an export's directories, so it can be removed.
-pub fn make_writable(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn make_writable(dir: &Path) -> std::io::Result<()> {
     fs::set_permissions(dir, fs::Permissions::from_mode(0o755))?;
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
@@ -588,7 +591,7 @@ fn remove_export(names: &Names) -> std::io::Result<()> {
 }
 
 /// Removes every export under `exports` except those in `keep` and those a run is using.
-pub fn prune(exports: &Path, keep: &[PathBuf]) {
+pub(crate) fn prune(exports: &Path, keep: &[PathBuf]) {
     let Ok(entries) = fs::read_dir(exports) else {
         return;
     };
@@ -671,7 +674,7 @@ fn still_named(file: &File, path: &Path) -> bool {
 /// Makes the export at `dir` untrusted: its marker goes, so the next run that needs its commit
 /// removes it and makes it again, and none takes it over. For an export something may still
 /// write into (a process a build started that escaped its group).
-pub fn distrust(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn distrust(dir: &Path) -> std::io::Result<()> {
     match fs::remove_file(Names::of(dir).marker) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
@@ -679,7 +682,8 @@ pub fn distrust(dir: &Path) -> std::io::Result<()> {
 }
 
 mod check;
-pub use check::{Written, restore_written};
+pub use check::Written;
+pub(crate) use check::restore_written;
 
 #[cfg(test)]
 mod tests;

@@ -13,8 +13,8 @@
 //! process's exit says: ssh's exit 255 is read by the ssh side (unreachable, refused key...), an
 //! exit before the greeting means the node's mesh is missing or older.
 
-use super::{Answer, TransportError};
-use mesh_node::{Have, Hello, Report};
+use super::{Answer, ReportLine, TransportError};
+use mesh_node::{Have, Hello};
 use mesh_proto::PROTOCOL;
 use mesh_proto::frame::{self, FrameError, Kind};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
@@ -28,31 +28,31 @@ mod watchdog;
 use std::time::{Duration, Instant};
 
 /// How long a receive (artifacts on the wire) or an apply (activate commands) may take in all.
-pub const LONG: Duration = Duration::from_secs(30 * 60);
+pub(crate) const LONG: Duration = Duration::from_secs(30 * 60);
 
 /// How many bytes count as progress when no whole frame moved: a node trickling its answer a
 /// byte at a time is as stuck as a silent one.
-pub const PROGRESS_STEP: u64 = 64 * 1024;
+pub(crate) const PROGRESS_STEP: u64 = 64 * 1024;
 
 /// The most bytes a login shell may print before the greeting.
 const MAX_BANNER: usize = 64 * 1024;
 
 /// The longest hello a node may send (a protocol number and a version).
-pub const MAX_HELLO: u32 = 64 * 1024;
+pub(crate) const MAX_HELLO: u32 = 64 * 1024;
 /// The longest error frame (a kind and a message).
-pub const MAX_ERROR: u32 = 64 * 1024;
+pub(crate) const MAX_ERROR: u32 = 64 * 1024;
 /// The longest answer to a receive (a digest and a sequence, or a refusal's reason).
-pub const MAX_RECEIVED: u32 = 64 * 1024;
+pub(crate) const MAX_RECEIVED: u32 = 64 * 1024;
 /// The longest answer to an apply (one report).
-pub const MAX_APPLIED: u32 = frame::REPORT_PAGE as u32;
+pub(crate) const MAX_APPLIED: u32 = frame::REPORT_PAGE as u32;
 /// The most bytes of reports one collect reads, over all pages: a node's journal holds at most
 /// 100 reports, far less than this; a node that keeps sending pages is refused past it.
-pub const MAX_REPORTS: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_REPORTS: usize = 64 * 1024 * 1024;
 
 /// The longest reason from a node that is kept (a refusal, a failed apply, an error message).
-pub const MAX_REASON: usize = 4 * 1024;
+pub(crate) const MAX_REASON: usize = 4 * 1024;
 /// The longest version string from a node that is kept.
-pub const MAX_VERSION: usize = 64;
+pub(crate) const MAX_VERSION: usize = 64;
 
 /// How a transport reads the end of its process: its exit status (`None` when there is none
 /// to read) and the last of its stderr, into the error it means.
@@ -200,9 +200,10 @@ impl NodeSession {
         let ends = match attach(&mut command) {
             Ok(ends) => ends,
             Err(e) => {
-                return Err(TransportError::failed(format!(
-                    "its sockets could not be made: {e}"
-                )));
+                return Err(
+                    TransportError::failed(format!("its sockets could not be made: {e}"))
+                        .caused_by(e),
+                );
             }
         };
         let child = command.spawn();
@@ -220,9 +221,10 @@ impl NodeSession {
             Err(e) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(TransportError::failed(format!(
-                    "its sockets could not be used: {e}"
-                )));
+                return Err(
+                    TransportError::failed(format!("its sockets could not be used: {e}"))
+                        .caused_by(e),
+                );
             }
         };
         let Ends {
@@ -245,7 +247,7 @@ impl NodeSession {
     /// lingering one, `mesh node serve`); greeted as [`spawn`](Self::spawn) is, within
     /// `[ssh] timeout` alone since its connection is already made (a server that does not
     /// answer by then is given up for a new session).
-    pub fn over_socket(
+    pub(crate) fn over_socket(
         stream: UnixStream,
         ended: Ended,
         patience: Patience,
@@ -456,21 +458,15 @@ impl NodeSession {
         }
     }
 
-    /// Makes the node apply what it holds: `Ok(None)` when it applied cleanly, `Ok(Some(why))`
-    /// when the apply ran and failed (its report says more).
-    pub fn apply(&mut self) -> Result<Option<String>, TransportError> {
+    /// Makes the node apply what it holds; its report of the apply (applied or failed), read
+    /// as every report is ([`ReportLine`]).
+    pub fn apply(&mut self) -> Result<mesh_node::Report, TransportError> {
         let answer = self.request(Kind::Apply, &[], MAX_APPLIED, "to `apply`")?;
-        let report: Report = serde_json::from_slice(&answer).map_err(|e| {
+        ReportLine::read(answer.trim_ascii()).report.map_err(|e| {
             TransportError::failed(format!(
                 "its answer to `apply` is not one this mesh reads ({e})"
             ))
-        })?;
-        Ok((report.outcome != mesh_node::Outcome::Applied).then(|| {
-            super::from_node(
-                report.reason.as_deref().unwrap_or("the apply failed"),
-                MAX_REASON,
-            )
-        }))
+        })
     }
 
     /// Whom the node trusts; with `reset`, makes it forget (the next controller to declare
@@ -488,16 +484,21 @@ impl NodeSession {
         })
     }
 
-    /// The node's reports newer than `since`, as JSON lines (every string in them made
-    /// printable): page after page, each asked from the last report of the one before, at
-    /// most [`MAX_REPORTS`] bytes in all.
-    pub fn reports(&mut self, since: u64) -> Result<Vec<u8>, TransportError> {
+    /// The node's reports newer than `since`, each read once ([`ReportLine`]): page after
+    /// page, each asked from the last report of the one before, at most [`MAX_REPORTS`] bytes
+    /// in all.
+    pub fn reports(&mut self, since: u64) -> Result<Vec<ReportLine>, TransportError> {
         self.reports_within(since, MAX_REPORTS)
     }
 
     /// [`reports`](Self::reports), at most `cap` bytes in all.
-    fn reports_within(&mut self, since: u64, cap: usize) -> Result<Vec<u8>, TransportError> {
+    fn reports_within(
+        &mut self,
+        since: u64,
+        cap: usize,
+    ) -> Result<Vec<ReportLine>, TransportError> {
         let mut all = Vec::new();
+        let mut bytes = 0;
         let mut from = since;
         loop {
             let mut page = self.request(
@@ -510,7 +511,7 @@ impl NodeSession {
             if more {
                 page.truncate(page.len() - frame::MORE.len());
             }
-            if all.len() + page.len() > cap {
+            if bytes + page.len() > cap {
                 self.kill();
                 self.wait();
                 return Err(TransportError::failed(format!(
@@ -518,16 +519,10 @@ impl NodeSession {
                     cap / 1024
                 )));
             }
-            let last = page
-                .split(|&b| b == b'\n')
-                .rev()
-                .find(|l| !l.is_empty())
-                .and_then(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
-                .and_then(|v| v["report_sequence"].as_u64());
-            for line in page.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-                all.extend_from_slice(&super::report_from_node(line));
-                all.push(b'\n');
-            }
+            bytes += page.len();
+            let lines = ReportLine::read_all(&page);
+            let last = lines.last().map(|l| l.sequence).filter(|&s| s > 0);
+            all.extend(lines);
             match last {
                 Some(last) if more && last > from => from = last,
                 _ => return Ok(all),
@@ -538,7 +533,7 @@ impl NodeSession {
     /// Whether the conversation can go on: never killed, broken or quit, its process runs, and
     /// its socket was not closed by the other end (a lingering session closes a connection
     /// that stayed silent for as long as it waits).
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         !self.closed
             && self.input.is_some()
             && self.peer.lock().is_ok_and(|mut p| match &mut *p {

@@ -72,7 +72,7 @@ fn quit_ends_the_node_process_input_and_a_stall_kills_it() {
     let start = Instant::now();
     let err = session.have().unwrap_err();
     assert!(
-        err.source.starts_with("no answer for 300ms to `have`"),
+        err.message.starts_with("no answer for 300ms to `have`"),
         "{err}"
     );
     assert!(
@@ -99,7 +99,7 @@ fn a_node_silent_after_connecting_is_unreachable_with_its_reason() {
     .expect("a silent node");
     assert_eq!(err.kind, ErrorKind::Unreachable, "{err}");
     assert!(
-        err.source
+        err.message
             .starts_with("no answer for 300ms after connecting"),
         "{err}"
     );
@@ -126,7 +126,7 @@ fn a_greeting_without_a_hello_costs_one_quiet_time() {
     .expect("a silent node");
     let took = start.elapsed();
     assert!(
-        err.source.starts_with("no answer for 2s after connecting"),
+        err.message.starts_with("no answer for 2s after connecting"),
         "{err}"
     );
     // The greeting came at once: the node had 2 s of silence after it, not the 5 s of the
@@ -166,7 +166,7 @@ fn a_node_that_stops_reading_a_receive_is_given_up_after_one_quiet_time() {
         .elapsed();
     assert_eq!(err.kind, ErrorKind::Unreachable, "{err}");
     assert!(
-        err.source.starts_with("no answer for 2s while receiving"),
+        err.message.starts_with("no answer for 2s while receiving"),
         "{err}"
     );
     // The last whole frame it took came at most a moment before it stopped reading.
@@ -190,7 +190,7 @@ fn a_node_that_never_greets_is_given_up_with_connecting_counted() {
     .err()
     .expect("a silent node");
     assert!(
-        err.source
+        err.message
             .starts_with("no answer for 1s since it was started (connecting included)"),
         "{err}"
     );
@@ -213,7 +213,7 @@ fn a_node_that_trickles_its_answer_is_as_stuck_as_a_silent_one() {
     let err = session.have().unwrap_err();
     assert_eq!(err.kind, ErrorKind::Unreachable, "{err}");
     assert!(
-        err.source.starts_with("no answer for 300ms to `have`"),
+        err.message.starts_with("no answer for 300ms to `have`"),
         "{err}"
     );
     assert!(start.elapsed() < Duration::from_secs(5));
@@ -264,7 +264,7 @@ fn text_from_a_node_is_made_printable_and_short() {
         refused.len()
     );
     let err = session.apply().unwrap_err();
-    assert_eq!(err.source, "the node's mesh: disk gone");
+    assert_eq!(err.message, "the node's mesh: disk gone");
     session.quit();
 }
 
@@ -278,7 +278,7 @@ fn an_answer_past_its_cap_is_refused_unread() {
     });
     let err = session.have().unwrap_err();
     assert_eq!(err.kind, ErrorKind::Failed, "{err}");
-    assert!(err.source.contains("more than the 65536"), "{err}");
+    assert!(err.message.contains("more than the 65536"), "{err}");
     assert!(!session.is_open());
 }
 
@@ -301,5 +301,5 @@ fn a_node_that_never_stops_sending_reports_is_refused() {
         }
     });
     let err = session.reports_within(0, 1 << 16).unwrap_err();
-    assert!(err.source.contains("more than 64 KiB"), "{err}");
+    assert!(err.message.contains("more than 64 KiB"), "{err}");
 }
