@@ -119,23 +119,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         .flatten();
     loaded.settle()?;
     let g = &loaded.graph;
-    let s = &loaded.stats;
-    let mut said = Answer {
-        key: [0; 32],
-        details: Vec::new(),
-        warnings: g.warnings.clone(),
-        notes: g.cycles.iter().map(cycle_note).collect(),
-        stdout: String::new(),
-        code: 0,
-    };
-    said.details.push(format!(
-        "{}; {} parsed, {} from the cache; {} walked",
-        super::count(g.modules.len() as u64, "module", "modules"),
-        super::count(s.files_parsed, "file", "files"),
-        s.files_cached,
-        super::count(s.modules_walked, "module", "modules")
-    ));
-    said.details.extend(loaded.notes.iter().cloned());
+    let mut said = said_of(&loaded);
     say(ui, &said);
     let code = if let Some(why) = &a.why {
         why_edge(g, ui, &why[0], &why[1])?
@@ -174,6 +158,28 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     // (no file to flush, no lock to release: the store was closed inside `load`).
     std::mem::forget(loaded);
     Ok(code)
+}
+
+/// What a load says before its answer: its details (`-v`), warnings and cycle notes.
+fn said_of(loaded: &mesh::graph::Loaded) -> Answer {
+    let (g, s) = (&loaded.graph, &loaded.stats);
+    let mut said = Answer {
+        key: [0; 32],
+        details: Vec::new(),
+        warnings: g.warnings.clone(),
+        notes: g.cycles.iter().map(cycle_note).collect(),
+        stdout: String::new(),
+        code: 0,
+    };
+    said.details.push(format!(
+        "{}; {} parsed, {} from the cache; {} walked",
+        super::count(g.modules.len() as u64, "module", "modules"),
+        super::count(s.files_parsed, "file", "files"),
+        s.files_cached,
+        super::count(s.modules_walked, "module", "modules")
+    ));
+    said.details.extend(loaded.notes.iter().cloned());
+    said
 }
 
 /// What a run says on stderr before its answer: details (`-v`), warnings, notes.

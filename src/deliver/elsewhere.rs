@@ -145,16 +145,6 @@ pub(crate) fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over:
         reason,
         since: 0,
     };
-    let at = |c: &Compared| {
-        let repo = c.repo.as_deref().unwrap_or("?");
-        let theirs = c.theirs.as_deref().map_or("?", |t| short(t));
-        let ours = ours.commits.get(repo).map_or("?", |o| short(o));
-        (
-            shown(repo).to_string(),
-            theirs.to_string(),
-            ours.to_string(),
-        )
-    };
     let name = &by.controller.name;
     let newer = |took_over_from: Option<String>| Decision::Declare {
         found: Some(found(
@@ -169,60 +159,86 @@ pub(crate) fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over:
     if take_over && compared.relation != history::Relation::Newer && held.digest != digest {
         return newer(Some(name.clone()));
     }
+    if compared.relation == history::Relation::Newer {
+        return newer(None);
+    }
+    let (relation, reason) = kept(&compared, ours, by, held);
+    Decision::Leave(found(relation, reason))
+}
+
+/// Why a node keeps what another controller declared (ours is not newer): how the two
+/// declarations compare, and the sentence that says so and what a person may do.
+fn kept(
+    compared: &Compared,
+    ours: &Ours,
+    by: &mesh_node::DeclaredBy,
+    held: &mesh_node::Held,
+) -> (Relation, String) {
+    let name = &by.controller.name;
+    let at = |c: &Compared| {
+        let repo = c.repo.as_deref().unwrap_or("?");
+        let theirs = c.theirs.as_deref().map_or("?", |t| short(t));
+        let ours = ours.commits.get(repo).map_or("?", |o| short(o));
+        (
+            shown(repo).to_string(),
+            theirs.to_string(),
+            ours.to_string(),
+        )
+    };
     match compared.relation {
-        history::Relation::Newer => newer(None),
         history::Relation::Same => {
             let differs = match &by.plan {
-                Some(plan) if held.digest != digest => {
+                Some(plan) if held.digest != ours.digest => {
                     Plan::differences(ours.plan, plan, ours.me, &by.controller)
                 }
                 _ => Vec::new(),
             };
             if differs.is_empty() {
-                Decision::Leave(found(
+                (
                     Relation::Same,
                     format!("runs what {name} declared from the same commits; it keeps it"),
-                ))
+                )
             } else {
-                Decision::Leave(found(
+                (
                     Relation::Differs,
                     format!(
                         "runs what {name} declared from the same commits with another plan: {}. Make the two mesh.toml agree, or `mesh push --take-over NODE` to declare yours",
                         differs.join("; ")
                     ),
-                ))
+                )
             }
         }
         history::Relation::Behind => {
-            let (repo, theirs, _) = at(&compared);
+            let (repo, theirs, _) = at(compared);
             let newer = if compared.unknown {
                 "a commit this repository does not have"
             } else {
                 "newer than yours"
             };
-            Decision::Leave(found(
+            (
                 Relation::Ahead,
                 format!(
                     "runs {repo}@{theirs} from {name}, {newer}: fetch, or `mesh push --take-over NODE` to declare yours anyway"
                 ),
-            ))
+            )
         }
-        history::Relation::Diverged => {
+        // Newer is declared over, never kept: `decide` returns before.
+        history::Relation::Diverged | history::Relation::Newer => {
             let why = match &compared.repo {
                 Some(_) => {
-                    let (repo, theirs, ours) = at(&compared);
+                    let (repo, theirs, ours) = at(compared);
                     format!(
                         "runs {repo}@{theirs} from {name}, and yours is {repo}@{ours} on another line of history"
                     )
                 }
                 None => format!("runs what {name} declared from repositories this mesh does not"),
             };
-            Decision::Leave(found(
+            (
                 Relation::Diverged,
                 format!(
                     "{why}: merge the histories, or `mesh push --take-over NODE` to declare yours"
                 ),
-            ))
+            )
         }
     }
 }

@@ -5,7 +5,7 @@
 //! cache's head and each module's edges, read with the store opened read-only; on a commit
 //! that changes one module, that module is walked and resolved, the rest reused.
 
-use super::cache::{self, CachedModule, Facts, Head, Resolved};
+use super::cache::{self, CachedEdges, CachedModule, Facts, Head, Resolved};
 use super::names;
 use super::record::{Committing, Recorder};
 use super::scan::{KnownScans, Learned, scan_modules, walk_all};
@@ -135,163 +135,42 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
     let prior = head.as_ref().and_then(cache::prior);
     let snapshot = Snapshot::read_since(mesh, prior.as_ref())?;
     let key = cache::key(mesh, &snapshot);
-    let n = snapshot.modules.len();
-    // Per module: its place in the head, and what the head knew of it.
-    let (places, cached): (Vec<Option<usize>>, Vec<Option<&CachedModule>>) = {
-        let by_name: HashMap<&str, usize> = head
-            .iter()
-            .flat_map(|h| h.modules.iter().enumerate())
-            .map(|(k, c)| (c.manifest.name.as_str(), k))
-            .collect();
-        snapshot
-            .modules
-            .iter()
-            .map(|m| {
-                let k = by_name.get(m.name()).copied();
-                (k, k.and_then(|k| head.as_ref().map(|h| &h.modules[k])))
-            })
-            .unzip()
-    };
+    let (places, cached) = in_head(head.as_ref(), &snapshot);
     let hit = head.as_ref().is_some_and(|h| h.key == key) && cached.iter().all(Option::is_some);
     let mut work = Work::new(&snapshot, store_path);
-    // Facts: from the cache for a module whose source id it knew, else from its record.
-    let mut facts: Vec<Option<Facts>> = (0..n)
-        .map(|i| {
-            cached[i]
-                .filter(|c| c.source_id == snapshot.modules[i].source_id)
-                .map(|c| c.facts.clone())
-        })
-        .collect();
-    let need: Vec<usize> = (0..n)
-        .filter(|&i| want.records || facts[i].is_none())
-        .collect();
-    work.ensure(&need)?;
-    for (i, f) in facts.iter_mut().enumerate() {
-        if f.is_none() {
-            *f = work.learned[i].as_ref().map(|l| Facts::of(&l.record));
-        }
-    }
-    let facts: Vec<Facts> = facts.into_iter().map(Option::unwrap_or_default).collect();
-    let mut names = if hit {
+    let facts = module_facts(&snapshot, &cached, &mut work, want)?;
+    let names = if hit {
         None
     } else {
         Some(Names::of(&snapshot, &facts, &cached)?)
     };
-    let mut fingerprints: Vec<[u8; 32]> = match &names {
-        Some(names) => names.fingerprints.clone(),
-        None => cached.iter().flatten().map(|c| c.fingerprint).collect(),
-    };
-    // The edges of every module whose resolution reads what it read when they were cached.
-    let index = |name: &str| {
-        snapshot
-            .modules
-            .binary_search_by(|m| m.name().cmp(name))
-            .ok()
-    };
-    let mut edges: BTreeMap<(usize, usize), ImportEdge> = BTreeMap::new();
-    let mut reused = vec![false; n];
-    for i in 0..n {
-        let from_cache = places[i]
-            .filter(|_| cached[i].is_some_and(|c| c.fingerprint == fingerprints[i]))
-            .and_then(|k| stored.get_mut(k).and_then(Option::take));
-        if let Some(list) = from_cache.and_then(|e| cache::edge_list(i, e, index)) {
-            edges.extend(list);
-            reused[i] = true;
-        }
-    }
-    let mut unresolved: Vec<usize> = (0..n).filter(|&i| !reused[i]).collect();
-    if names.is_none() && !unresolved.is_empty() {
-        // Some cached edges are missing or damaged: they are resolved again, which needs the
-        // names the cache would have spared.
-        let read = Names::of(&snapshot, &facts, &cached)?;
-        for i in 0..n {
-            if read.fingerprints[i] != fingerprints[i] && reused[i] {
-                reused[i] = false;
-                edges.retain(|(from, _), _| *from != i);
-            }
-        }
-        fingerprints.clone_from(&read.fingerprints);
-        unresolved = (0..n).filter(|&i| !reused[i]).collect();
-        names = Some(read);
-    }
-    let provides: Vec<Vec<(Language, String)>> = match &names {
-        Some(names) => names.provides.clone(),
-        None => cached
-            .iter()
-            .flatten()
-            .map(|c| c.provides.clone())
-            .collect(),
-    };
+    let mut known = Known::reuse(&snapshot, &cached, names, &places, &mut stored);
+    known.complete(&snapshot, &facts, &cached)?;
     let mut warnings = head
         .as_ref()
         .map(|h| h.warnings.clone())
         .unwrap_or_default();
-    let mut fresh: Vec<(usize, Resolved)> = Vec::new();
-    if let Some(names) = names.as_ref().filter(|_| !unresolved.is_empty()) {
-        work.ensure(&unresolved)?;
-        let res = resolve_some(&snapshot, names, &work, &unresolved);
-        warnings = res.warnings;
-        let mut by_module: BTreeMap<usize, Vec<(String, Vec<Evidence>)>> =
-            unresolved.iter().map(|&i| (i, Vec::new())).collect();
-        for ((from, to), ev) in &res.edges {
-            if let Some(list) = by_module.get_mut(from) {
-                list.push((snapshot.modules[*to].name().to_string(), ev.clone()));
-            }
-        }
-        fresh = by_module
-            .into_iter()
-            .map(|(i, edges)| (i, Resolved::new(fingerprints[i], edges)))
-            .collect();
-        edges.extend(
-            res.edges
-                .into_iter()
-                .map(|(at, evidence)| (at, ImportEdge::of(evidence))),
-        );
-    }
+    let fresh = known.resolve(&snapshot, &mut work, &mut warnings)?;
     let (stats, notes) = tally(&snapshot, &facts, &work.learned);
-    let fresh_any = !fresh.is_empty();
-    let mut committing = None;
-    if names.is_some() || work.recorder.is_some() {
-        let new_head = names.as_ref().map(|names| Head {
-            key,
-            made_by: cache::made_by(),
-            repos: snapshot
-                .repos
-                .iter()
-                .map(|r| (r.name.clone(), r.tree.as_bytes().to_vec()))
-                .collect(),
-            modules: cache::modules(
-                &snapshot,
-                &facts,
-                &names.provides,
-                &names.js_paths,
-                &names.fingerprints,
-            ),
-            warnings: warnings.clone(),
-        });
-        let gone: Vec<String> = head
-            .iter()
-            .flat_map(|h| &h.modules)
-            .filter(|c| snapshot.module(&c.manifest.name).is_none())
-            .map(|c| c.manifest.name.clone())
-            .collect();
-        let fresh: Vec<(String, Resolved)> = std::mem::take(&mut fresh)
-            .into_iter()
-            .map(|(i, r)| (snapshot.modules[i].name().to_string(), r))
-            .collect();
-        let recorder = work
-            .recorder
-            .take()
-            .unwrap_or_else(|| Recorder::start(store_path));
-        let pending = recorder.commit(new_head, fresh, gone);
-        if want.unsettled {
-            committing = Some(pending);
-        } else {
-            pending.wait()?;
-        }
-    }
-    let from_cache = names.is_none() && !fresh_any && work.learned.iter().all(Option::is_none);
-    let graph = assemble(&snapshot, &provides, edges, warnings);
+    let from_cache =
+        known.names.is_none() && fresh.is_empty() && work.learned.iter().all(Option::is_none);
+    let committing = if known.names.is_some() || work.recorder.is_some() {
+        let new_head = (known.names.as_ref())
+            .map(|names| new_head(key, &snapshot, &facts, names, warnings.clone()));
+        record(
+            &snapshot,
+            head.as_ref(),
+            new_head,
+            fresh,
+            &mut work,
+            store_path,
+            want,
+        )?
+    } else {
+        None
+    };
+    let provides = known.provides(&cached);
+    let graph = assemble(&snapshot, &provides, known.edges, warnings);
     if !want.evidence && !graph.cycles.is_empty() {
         // A cycle is shown (and a Rust one refused) with the imports that make it: read
         // again with every edge's evidence. The cache was just written, so this reads it.
@@ -325,6 +204,241 @@ fn load_as(mesh: &MeshConfig, store_path: &Path, want: Want) -> Result<Loaded> {
         from_cache,
         committing,
     })
+}
+
+/// Per module of the snapshot: its place in the cache's head, and what the head knew of it.
+fn in_head<'h>(
+    head: Option<&'h Head>,
+    snapshot: &Snapshot,
+) -> (Vec<Option<usize>>, Vec<Option<&'h CachedModule>>) {
+    let by_name: HashMap<&str, usize> = head
+        .iter()
+        .flat_map(|h| h.modules.iter().enumerate())
+        .map(|(k, c)| (c.manifest.name.as_str(), k))
+        .collect();
+    snapshot
+        .modules
+        .iter()
+        .map(|m| {
+            let k = by_name.get(m.name()).copied();
+            (k, k.and_then(|k| head.map(|h| &h.modules[k])))
+        })
+        .unzip()
+}
+
+/// Every module's facts: from the cache for a module whose source id it knew, else from its
+/// record (read or walked now, as every module's is when `want.records`).
+fn module_facts(
+    snapshot: &Snapshot,
+    cached: &[Option<&CachedModule>],
+    work: &mut Work,
+    want: Want,
+) -> Result<Vec<Facts>> {
+    let n = snapshot.modules.len();
+    let mut facts: Vec<Option<Facts>> = (0..n)
+        .map(|i| {
+            cached[i]
+                .filter(|c| c.source_id == snapshot.modules[i].source_id)
+                .map(|c| c.facts.clone())
+        })
+        .collect();
+    let need: Vec<usize> = (0..n)
+        .filter(|&i| want.records || facts[i].is_none())
+        .collect();
+    work.ensure(&need)?;
+    for (i, f) in facts.iter_mut().enumerate() {
+        if f.is_none() {
+            *f = work.learned[i].as_ref().map(|l| Facts::of(&l.record));
+        }
+    }
+    Ok(facts.into_iter().map(Option::unwrap_or_default).collect())
+}
+
+/// The edges known so far: those reused from the cache, and the names read (none when the
+/// cache's head answered for every module).
+struct Known {
+    names: Option<Names>,
+    fingerprints: Vec<[u8; 32]>,
+    edges: BTreeMap<(usize, usize), ImportEdge>,
+    reused: Vec<bool>,
+}
+
+impl Known {
+    /// The edges of every module whose resolution reads what it read when they were cached.
+    fn reuse(
+        snapshot: &Snapshot,
+        cached: &[Option<&CachedModule>],
+        names: Option<Names>,
+        places: &[Option<usize>],
+        stored: &mut [Option<CachedEdges>],
+    ) -> Known {
+        let n = snapshot.modules.len();
+        let fingerprints: Vec<[u8; 32]> = match &names {
+            Some(names) => names.fingerprints.clone(),
+            None => cached.iter().flatten().map(|c| c.fingerprint).collect(),
+        };
+        let index = |name: &str| {
+            snapshot
+                .modules
+                .binary_search_by(|m| m.name().cmp(name))
+                .ok()
+        };
+        let mut edges: BTreeMap<(usize, usize), ImportEdge> = BTreeMap::new();
+        let mut reused = vec![false; n];
+        for i in 0..n {
+            let from_cache = places[i]
+                .filter(|_| cached[i].is_some_and(|c| c.fingerprint == fingerprints[i]))
+                .and_then(|k| stored.get_mut(k).and_then(Option::take));
+            if let Some(list) = from_cache.and_then(|e| cache::edge_list(i, e, index)) {
+                edges.extend(list);
+                reused[i] = true;
+            }
+        }
+        Known {
+            names,
+            fingerprints,
+            edges,
+            reused,
+        }
+    }
+
+    /// The modules whose edges are still to be resolved.
+    fn unresolved(&self) -> Vec<usize> {
+        (0..self.reused.len())
+            .filter(|&i| !self.reused[i])
+            .collect()
+    }
+
+    /// When some cached edges are missing or damaged, they are resolved again, which needs
+    /// the names the cache would have spared: read now, and any edge whose module's
+    /// resolution reads something else is dropped to be resolved again too.
+    fn complete(
+        &mut self,
+        snapshot: &Snapshot,
+        facts: &[Facts],
+        cached: &[Option<&CachedModule>],
+    ) -> Result<()> {
+        if self.names.is_some() || self.unresolved().is_empty() {
+            return Ok(());
+        }
+        let read = Names::of(snapshot, facts, cached)?;
+        for i in 0..self.reused.len() {
+            if read.fingerprints[i] != self.fingerprints[i] && self.reused[i] {
+                self.reused[i] = false;
+                self.edges.retain(|(from, _), _| *from != i);
+            }
+        }
+        self.fingerprints.clone_from(&read.fingerprints);
+        self.names = Some(read);
+        Ok(())
+    }
+
+    /// Resolves the modules whose edges were not reused; their edges join the rest, and what
+    /// each resolved to is returned for the cache (the resolution's warnings replace the
+    /// cached ones).
+    fn resolve(
+        &mut self,
+        snapshot: &Snapshot,
+        work: &mut Work,
+        warnings: &mut Vec<String>,
+    ) -> Result<Vec<(usize, Resolved)>> {
+        let unresolved = self.unresolved();
+        let Some(names) = self.names.as_ref().filter(|_| !unresolved.is_empty()) else {
+            return Ok(Vec::new());
+        };
+        work.ensure(&unresolved)?;
+        let res = resolve_some(snapshot, names, work, &unresolved);
+        *warnings = res.warnings;
+        let mut by_module: BTreeMap<usize, Vec<(String, Vec<Evidence>)>> =
+            unresolved.iter().map(|&i| (i, Vec::new())).collect();
+        for ((from, to), ev) in &res.edges {
+            if let Some(list) = by_module.get_mut(from) {
+                list.push((snapshot.modules[*to].name().to_string(), ev.clone()));
+            }
+        }
+        let fresh = by_module
+            .into_iter()
+            .map(|(i, edges)| (i, Resolved::new(self.fingerprints[i], edges)))
+            .collect();
+        self.edges.extend(
+            res.edges
+                .into_iter()
+                .map(|(at, evidence)| (at, ImportEdge::of(evidence))),
+        );
+        Ok(fresh)
+    }
+
+    /// What each module provides: the names read, else the cache's.
+    fn provides(&self, cached: &[Option<&CachedModule>]) -> Vec<Vec<(Language, String)>> {
+        match &self.names {
+            Some(names) => names.provides.clone(),
+            None => cached
+                .iter()
+                .flatten()
+                .map(|c| c.provides.clone())
+                .collect(),
+        }
+    }
+}
+
+/// The cache's head for this load: its key, the trees it read, what it learned of each module.
+fn new_head(
+    key: [u8; 32],
+    snapshot: &Snapshot,
+    facts: &[Facts],
+    names: &Names,
+    warnings: Vec<String>,
+) -> Head {
+    Head {
+        key,
+        made_by: cache::made_by(),
+        repos: snapshot
+            .repos
+            .iter()
+            .map(|r| (r.name.clone(), r.tree.as_bytes().to_vec()))
+            .collect(),
+        modules: cache::modules(
+            snapshot,
+            facts,
+            &names.provides,
+            &names.js_paths,
+            &names.fingerprints,
+        ),
+        warnings,
+    }
+}
+
+/// Records what the load learned (the new head, each fresh resolution, the modules gone, the
+/// records walked) in one store write; returns it still committing when `want.unsettled`.
+fn record(
+    snapshot: &Snapshot,
+    head: Option<&Head>,
+    new_head: Option<Head>,
+    fresh: Vec<(usize, Resolved)>,
+    work: &mut Work,
+    store_path: &Path,
+    want: Want,
+) -> Result<Option<Committing>> {
+    let gone: Vec<String> = head
+        .iter()
+        .flat_map(|h| &h.modules)
+        .filter(|c| snapshot.module(&c.manifest.name).is_none())
+        .map(|c| c.manifest.name.clone())
+        .collect();
+    let fresh: Vec<(String, Resolved)> = fresh
+        .into_iter()
+        .map(|(i, r)| (snapshot.modules[i].name().to_string(), r))
+        .collect();
+    let recorder = work
+        .recorder
+        .take()
+        .unwrap_or_else(|| Recorder::start(store_path));
+    let pending = recorder.commit(new_head, fresh, gone);
+    if want.unsettled {
+        return Ok(Some(pending));
+    }
+    pending.wait()?;
+    Ok(None)
 }
 
 /// What the names of every module are, when the cache could not say: what each provides, its

@@ -3,6 +3,7 @@
 //! threads when there is enough to do).
 
 use crate::Result;
+use crate::source::blobs::Blob;
 use crate::source::{self, ModuleSource, RepoSnapshot, Snapshot, SourceError};
 use crate::store::{self, IMPORTS, MODULES, ModuleRecord, Sealed, StoredModule};
 use gix::ObjectId;
@@ -233,38 +234,60 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
     }
     let ids: Vec<ObjectId> = by_id.keys().copied().collect();
     let threads = threads_for(ids.len());
-    let mut out = FreshScans::default();
-    let mut take = |got: Vec<Scanned>| {
-        for s in got {
-            out.entry(s.job.id).or_default().push(s);
-        }
-    };
-    let scan_all = |id: ObjectId, blob: &source::blobs::Blob| -> Vec<Scanned> {
+    let scan_all = |id: ObjectId, blob: &Blob| -> Vec<Scanned> {
         let jobs = by_id.get(&id).map_or(&[][..], Vec::as_slice);
         jobs.iter().map(|&job| scan_blob(job, blob)).collect()
     };
-    if threads == 1 {
-        // Each blob's buffer is the next one's.
-        let spare = std::cell::Cell::new(Vec::new());
-        source::blobs::read_many(
-            &snap.repo,
-            &snap.name,
-            &ids,
-            MAX_SCANNED_FILE,
-            || spare.take(),
-            |id, blob| {
-                take(scan_all(id, &blob));
-                spare.set(blob.into_buffer());
-                true
-            },
-        )?;
-        return Ok(out);
+    let scanned = if threads == 1 {
+        scan_here(snap, &ids, &scan_all)?
+    } else {
+        scan_beside(snap, &ids, threads, &scan_all)?
+    };
+    let mut out = FreshScans::default();
+    for s in scanned {
+        out.entry(s.job.id).or_default().push(s);
     }
+    Ok(out)
+}
+
+/// Scans every blob of `ids`, all on this thread, as it is read.
+fn scan_here(
+    snap: &RepoSnapshot,
+    ids: &[ObjectId],
+    scan_all: &ScanAll<'_>,
+) -> std::result::Result<Vec<Scanned>, SourceError> {
+    let mut out = Vec::new();
+    // Each blob's buffer is the next one's.
+    let spare = std::cell::Cell::new(Vec::new());
+    source::blobs::read_many(
+        &snap.repo,
+        &snap.name,
+        ids,
+        MAX_SCANNED_FILE,
+        || spare.take(),
+        |id, blob| {
+            out.extend(scan_all(id, &blob));
+            spare.set(blob.into_buffer());
+            true
+        },
+    )?;
+    Ok(out)
+}
+
+/// What scans one blob for every job that wants it.
+type ScanAll<'a> = dyn Fn(ObjectId, &Blob) -> Vec<Scanned> + Sync + 'a;
+
+/// Scans every blob of `ids` on `threads` scanners, while this thread reads them, bases first.
+fn scan_beside(
+    snap: &RepoSnapshot,
+    ids: &[ObjectId],
+    threads: usize,
+    scan_all: &ScanAll<'_>,
+) -> std::result::Result<Vec<Scanned>, SourceError> {
     /// Blobs handed to a scanner at once: few enough to keep every scanner busy, enough that
     /// handing over costs nothing.
     const BATCH: usize = 64;
-    type Batch = Vec<(ObjectId, source::blobs::Blob)>;
-    let scan_all = &scan_all;
+    type Batch = Vec<(ObjectId, Blob)>;
     // One queue: whichever scanner is free takes the next batch. Only the scanners hold its
     // end, so were they all gone the reader's next hand-over fails rather than waits.
     let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(threads * 2);
@@ -273,6 +296,7 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
     // allocated and a scanner freed would reach the reader again only late, so it would keep
     // asking for more.
     let (give_back, returned) = std::sync::mpsc::channel::<Vec<u8>>();
+    let mut out = Vec::new();
     let read = std::thread::scope(|s| {
         let scanners: Vec<_> = (0..threads)
             .map(|_| {
@@ -303,7 +327,7 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
         let mut read = source::blobs::read_many(
             &snap.repo,
             &snap.name,
-            &ids,
+            ids,
             MAX_SCANNED_FILE,
             || returned.try_recv().unwrap_or_default(),
             |id, blob| {
@@ -321,7 +345,7 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
         }
         drop(send);
         for got in crate::cores::join_all(scanners) {
-            take(got);
+            out.extend(got);
         }
         read
     });
@@ -331,7 +355,7 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
 
 /// Scans one blob as `job` says, and seals the scan for the store: too large or binary
 /// blobs are skipped (with the reason), components are read through their script blocks.
-fn scan_blob(job: Job, blob: &source::blobs::Blob) -> Scanned {
+fn scan_blob(job: Job, blob: &Blob) -> Scanned {
     let (scan, skipped) = scan_text(job, blob);
     let key = store::imports_key(job.id.as_bytes(), SCANNER_VERSION);
     let sealed = IMPORTS.seal(key, &scan);

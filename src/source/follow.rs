@@ -129,32 +129,8 @@ pub(super) fn ready(mesh: &MeshConfig, cfg: &RepoConfig, url: &str) -> Result<Re
     }
     let clone = &cfg.path;
     let exists = clone.join("HEAD").is_file();
-    if OFFLINE.load(Ordering::Relaxed) {
-        if !exists {
-            return Err(first_fetch_error(
-                mesh,
-                cfg,
-                url,
-                "--offline was given and there is no clone yet",
-                "run once without --offline, so mesh clones it",
-            ));
-        }
-        return Ok(Ready {
-            tracking,
-            failed: None,
-        });
-    }
-    if let Some(verb) = reading() {
-        if !exists {
-            return Err(first_fetch_error(
-                mesh,
-                cfg,
-                url,
-                &format!("there is no clone yet, and `mesh {verb}` reads, it never fetches"),
-                "run `mesh reconcile` or `mesh build` (the verbs that fetch) once, so mesh clones it",
-            ));
-        }
-        return Ok(Ready {
+    if let Some(read) = not_fetching(mesh, cfg, url, exists) {
+        return read.map(|()| Ready {
             tracking,
             failed: None,
         });
@@ -192,6 +168,39 @@ pub(super) fn ready(mesh: &MeshConfig, cfg: &RepoConfig, url: &str) -> Result<Re
              and, for ssh, that its key is loaded (`ssh-add -l`)",
         )),
     }
+}
+
+/// When this run fetches nothing (`--offline`, or a verb that only reads): the clone is read
+/// as it is, or the error that there is none yet. None when this run fetches.
+fn not_fetching(
+    mesh: &MeshConfig,
+    cfg: &RepoConfig,
+    url: &str,
+    exists: bool,
+) -> Option<Result<(), ReadError>> {
+    if OFFLINE.load(Ordering::Relaxed) {
+        return Some(match exists {
+            true => Ok(()),
+            false => Err(first_fetch_error(
+                mesh,
+                cfg,
+                url,
+                "--offline was given and there is no clone yet",
+                "run once without --offline, so mesh clones it",
+            )),
+        });
+    }
+    let verb = reading()?;
+    Some(match exists {
+        true => Ok(()),
+        false => Err(first_fetch_error(
+            mesh,
+            cfg,
+            url,
+            &format!("there is no clone yet, and `mesh {verb}` reads, it never fetches"),
+            "run `mesh reconcile` or `mesh build` (the verbs that fetch) once, so mesh clones it",
+        )),
+    })
 }
 
 /// Fetches into the clone (or makes it) the first time this process asks, and answers what

@@ -91,3 +91,14 @@ pub fn needs_a_person(status: &Status) -> Vec<Need> {
     }
     needs
 }
+
+impl Status {
+    /// Whether any node is not current (or is silent), or anything needs a person
+    /// ([`needs_a_person`]: what `reconcile` exits 3 for): what `--check` exits 3 for.
+    pub fn needs_a_look(&self) -> bool {
+        self.nodes
+            .iter()
+            .any(|n| n.state != NodeState::Current || n.silent)
+            || !needs_a_person(self).is_empty()
+    }
+}

@@ -381,16 +381,6 @@ impl Status {
             .filter(|n| n.unreachable_since.is_none() && n.trouble.is_none())
             .map(|n| n.state)
     }
-
-    /// Whether any node is not current (or is silent), or anything needs a person
-    /// ([`super::needs::needs_a_person`]: what `reconcile` exits 3 for): what `--check` exits
-    /// 3 for.
-    pub fn needs_a_look(&self) -> bool {
-        self.nodes
-            .iter()
-            .any(|n| n.state != NodeState::Current || n.silent)
-            || !super::needs::needs_a_person(self).is_empty()
-    }
 }
 
 /// "4 days ago", "20 minutes ago", "just now".
@@ -466,35 +456,15 @@ fn module_counts<'a>(
 /// never a table of current nodes).
 pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<Status> {
     let now = now_ms();
-    let (composed, records, latest, troubles, (streaks, declared_from, elsewhere)) = {
-        let store = paths.open()?;
-        store.read(|r| {
-            let declared = compose::declared(r)?;
-            let records = crate::store::node_records(r)?;
-            let troubles = crate::deliver::trouble::all(r)?;
-            let streaks: HashMap<String, OutstandingStreak> = r
-                .range(OUTSTANDING, b"", None)?
-                .into_iter()
-                .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-                .collect();
-            let latest: BTreeMap<String, BuildRecord> = r
-                .range(LATEST, b"", None)?
-                .into_iter()
-                .map(|(_, b)| (b.module.clone(), b))
-                .collect();
-            let declared_from: HashMap<String, String> = declared
-                .iter()
-                .map(|(m, b)| (m.clone(), b.commit.clone()))
-                .collect();
-            Ok((
-                compose::compose_all(mesh, &declared),
-                records,
-                latest,
-                troubles,
-                (streaks, declared_from, crate::deliver::elsewhere::all(r)?),
-            ))
-        })?
-    };
+    let Stored {
+        composed,
+        records,
+        latest,
+        troubles,
+        streaks,
+        declared_from,
+        elsewhere,
+    } = Stored::read(paths, mesh)?;
     let heads: BTreeMap<&str, String> = sources
         .repos
         .iter()
@@ -555,6 +525,49 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
         forgotten,
         fetch_failed: fetch_failed(mesh, sources),
     })
+}
+
+/// What the status is made from, read from the store in one transaction.
+struct Stored {
+    /// Every node's declaration as it would be composed now.
+    composed: BTreeMap<String, compose::Composed>,
+    records: HashMap<String, NodeRecord>,
+    /// Each module's newest build.
+    latest: BTreeMap<String, BuildRecord>,
+    troubles: HashMap<String, crate::store::Trouble>,
+    streaks: HashMap<String, OutstandingStreak>,
+    /// Each declared module's commit.
+    declared_from: HashMap<String, String>,
+    elsewhere: HashMap<String, crate::store::DeclaredElsewhere>,
+}
+
+impl Stored {
+    fn read(paths: &Paths, mesh: &MeshConfig) -> Result<Stored> {
+        let store = paths.open()?;
+        Ok(store.read(|r| {
+            let declared = compose::declared(r)?;
+            Ok(Stored {
+                composed: compose::compose_all(mesh, &declared),
+                records: crate::store::node_records(r)?,
+                latest: r
+                    .range(LATEST, b"", None)?
+                    .into_iter()
+                    .map(|(_, b)| (b.module.clone(), b))
+                    .collect(),
+                troubles: crate::deliver::trouble::all(r)?,
+                streaks: r
+                    .range(OUTSTANDING, b"", None)?
+                    .into_iter()
+                    .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+                    .collect(),
+                declared_from: declared
+                    .iter()
+                    .map(|(m, b)| (m.clone(), b.commit.clone()))
+                    .collect(),
+                elsewhere: crate::deliver::elsewhere::all(r)?,
+            })
+        })?)
+    }
 }
 
 /// The repositories followed by URL whose last fetch failed: in this run (as `sources` read

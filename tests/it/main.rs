@@ -1,5 +1,6 @@
 //! mesh's integration tests: one binary, a module per area, and `common` for what they share.
 
+mod artifacts;
 mod build;
 mod common;
 mod config_errors;

@@ -557,29 +557,10 @@ fn send_one(
     }
     let digest = declaration.digest();
     let commits = ctx.histories.commits(&repos);
-    let plan = mesh_proto::wire::Plan::of(&declaration);
-    let ours = elsewhere::Ours {
-        me: &ctx.signer,
-        digest: &digest,
-        plan: &plan,
-        commits: &commits,
+    let took_over_from = match may_declare(ctx, node, &have, &declaration, &digest, &commits, tx) {
+        Ok(from) => from,
+        Err(left) => return left,
     };
-    let took_over_from =
-        match elsewhere::decide(&ctx.histories, &ours, &have, ctx.take_over.contains(node)) {
-            elsewhere::Decision::Declare {
-                took_over_from,
-                found,
-            } => {
-                if let Some(found) = found {
-                    let _ = tx.send(Msg::Record(Event::Elsewhere {
-                        node: node.to_string(),
-                        found,
-                    }));
-                }
-                took_over_from
-            }
-            elsewhere::Decision::Leave(found) => return leave(node, found, tx),
-        };
     if verify
         && have
             .declaration
@@ -588,40 +569,27 @@ fn send_one(
     {
         return Outcome::Unchanged;
     }
-    let sequence = next_sequence(&digest, rec.sent.as_ref(), &have);
-    // Bounded: never a sequence a JSON reader cannot hold exactly, never a wrap to 0.
-    if sequence >= MAX_SEQUENCE {
-        let root = ctx.roots.get(node).map_or("ROOT", String::as_str);
-        return not_sent(node, beyond_the_bound(sequence, root).to_string(), tx);
-    }
-    let parts = match missing_parts(&declaration, &have, outgoing, tx) {
-        Ok(parts) => parts,
-        Err(reason) => return not_sent(node, reason, tx),
+    let going = what_goes(
+        ctx,
+        node,
+        (rec, &have),
+        (&declaration, &digest),
+        outgoing,
+        tx,
+    );
+    let (sequence, parts) = match going {
+        Ok(going) => going,
+        Err(not_sent) => return not_sent,
     };
     let sent_artifacts = parts.len();
     let envelope = declaration
         .seal(sequence)
         .signed(&ctx.me, commits)
         .to_bytes();
-    let refs: Vec<&Part> = parts.iter().map(|p| p.as_ref()).collect();
-    let mut stream = match Stream::new(&refs, &envelope) {
-        Ok(s) => s,
-        Err(e) => {
-            let reason = format!(
-                "an artifact is missing from .mesh/artifacts ({e}): rebuild with `mesh build`"
-            );
-            return not_sent(node, reason, tx);
-        }
+    let (answer, bytes, wire_bytes) = match send_parts(session, node, &parts, &envelope, progress) {
+        Ok(sent) => sent,
+        Err(reason) => return not_sent(node, reason, tx),
     };
-    let (bytes, wire_bytes) = (stream.artifact_bytes, stream.wire_bytes);
-    progress.node_step(
-        node,
-        Step::Sending {
-            artifacts: sent_artifacts,
-            wire_bytes,
-        },
-    );
-    let answer = session.receive(&mut stream);
     let sending = Sending {
         node,
         digest,
@@ -636,6 +604,91 @@ fn send_one(
         installed,
     };
     answered(session, answer, sending, tx, progress)
+}
+
+/// Streams the signed envelope and the artifacts the node lacks: its answer, the artifacts'
+/// bytes and the bytes on the wire; why it could not go (an artifact gone from the store).
+fn send_parts(
+    session: &mut NodeSession,
+    node: &str,
+    parts: &[Arc<Part>],
+    envelope: &[u8],
+    progress: &dyn PushProgress,
+) -> std::result::Result<(std::result::Result<Answer, TransportError>, u64, u64), String> {
+    let refs: Vec<&Part> = parts.iter().map(|p| p.as_ref()).collect();
+    let mut stream = Stream::new(&refs, envelope).map_err(|e| {
+        format!("an artifact is missing from .mesh/artifacts ({e}): rebuild with `mesh build`")
+    })?;
+    let (bytes, wire_bytes) = (stream.artifact_bytes, stream.wire_bytes);
+    progress.node_step(
+        node,
+        Step::Sending {
+            artifacts: parts.len(),
+            wire_bytes,
+        },
+    );
+    Ok((session.receive(&mut stream), bytes, wire_bytes))
+}
+
+/// The sequence this send takes and the artifacts the node lacks; the outcome when it cannot
+/// go (the sequence bound, a damaged artifact).
+fn what_goes(
+    ctx: &Context,
+    node: &str,
+    (rec, have): (&NodeRecord, &Have),
+    (declaration, digest): (&crate::declare::Declaration, &str),
+    outgoing: &Outgoing,
+    tx: &mpsc::Sender<Msg>,
+) -> std::result::Result<(u64, Vec<Arc<Part>>), Outcome> {
+    let sequence = next_sequence(digest, rec.sent.as_ref(), have);
+    // Bounded: never a sequence a JSON reader cannot hold exactly, never a wrap to 0.
+    if sequence >= MAX_SEQUENCE {
+        let root = ctx.roots.get(node).map_or("ROOT", String::as_str);
+        return Err(not_sent(
+            node,
+            beyond_the_bound(sequence, root).to_string(),
+            tx,
+        ));
+    }
+    match missing_parts(declaration, have, outgoing, tx) {
+        Ok(parts) => Ok((sequence, parts)),
+        Err(reason) => Err(not_sent(node, reason, tx)),
+    }
+}
+
+/// Whether our declaration may replace what the node runs ([`elsewhere::decide`]): whom it
+/// is taken over from, if anyone; the outcome when the node keeps another controller's.
+fn may_declare(
+    ctx: &Context,
+    node: &str,
+    have: &Have,
+    declaration: &crate::declare::Declaration,
+    digest: &str,
+    commits: &BTreeMap<String, String>,
+    tx: &mpsc::Sender<Msg>,
+) -> std::result::Result<Option<String>, Outcome> {
+    let plan = mesh_proto::wire::Plan::of(declaration);
+    let ours = elsewhere::Ours {
+        me: &ctx.signer,
+        digest,
+        plan: &plan,
+        commits,
+    };
+    match elsewhere::decide(&ctx.histories, &ours, have, ctx.take_over.contains(node)) {
+        elsewhere::Decision::Declare {
+            took_over_from,
+            found,
+        } => {
+            if let Some(found) = found {
+                let _ = tx.send(Msg::Record(Event::Elsewhere {
+                    node: node.to_string(),
+                    found,
+                }));
+            }
+            Ok(took_over_from)
+        }
+        elsewhere::Decision::Leave(found) => Err(leave(node, found, tx)),
+    }
 }
 
 /// What was sent to one node, for the account of its answer.

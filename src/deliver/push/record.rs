@@ -72,28 +72,14 @@ fn record_one(
             took_over_from,
             ..
         } => {
-            elsewhere::cleared(w, &node)?;
-            facts.extend(trouble::settled(w, &node, TroubleKind::Untrusted)?);
-            facts.extend(trouble::settled(w, &node, TroubleKind::NotSent)?);
-            if let Some(from) = took_over_from {
-                facts.push(Fact::TookOver {
-                    node: node.clone(),
-                    from,
-                });
-            }
-            if rec.sent.as_ref().map(|s| &s.digest) != Some(&sent.digest) {
-                facts.push(Fact::Sent {
-                    node: node.clone(),
-                    sequence: sent.sequence,
-                    digest: sent.digest.clone(),
-                });
-            }
-            rec.sent = Some(sent);
-            rec.sent_builds = builds;
-            rec.host_version = Some(host);
-            rec.last_seen = Some(now);
-            rec.unreachable_since = None;
-            rec.unreachable_reason = None;
+            facts.extend(confirmed(
+                w,
+                &mut rec,
+                &node,
+                (sent, builds, host),
+                took_over_from,
+                now,
+            )?);
         }
         Event::Seen { host, .. } => {
             rec.last_seen = Some(now);
@@ -124,6 +110,41 @@ fn record_one(
         Event::Damaged { .. } | Event::NodeId { .. } | Event::Elsewhere { .. } => {}
     }
     w.put(NODES, node.as_bytes(), &rec)?;
+    Ok(facts)
+}
+
+/// The node holds what it was sent: the send is recorded (a fact when it is new), and the
+/// troubles only a taken send ends are over.
+fn confirmed(
+    w: &crate::store::Writer,
+    rec: &mut crate::store::NodeRecord,
+    node: &str,
+    (sent, builds, host): (crate::store::Sent, Vec<(String, u64)>, String),
+    took_over_from: Option<String>,
+    now: u64,
+) -> std::result::Result<Vec<Fact>, crate::store::StoreError> {
+    elsewhere::cleared(w, node)?;
+    let mut facts = trouble::settled(w, node, TroubleKind::Untrusted)?;
+    facts.extend(trouble::settled(w, node, TroubleKind::NotSent)?);
+    if let Some(from) = took_over_from {
+        facts.push(Fact::TookOver {
+            node: node.to_string(),
+            from,
+        });
+    }
+    if rec.sent.as_ref().map(|s| &s.digest) != Some(&sent.digest) {
+        facts.push(Fact::Sent {
+            node: node.to_string(),
+            sequence: sent.sequence,
+            digest: sent.digest.clone(),
+        });
+    }
+    rec.sent = Some(sent);
+    rec.sent_builds = builds;
+    rec.host_version = Some(host);
+    rec.last_seen = Some(now);
+    rec.unreachable_since = None;
+    rec.unreachable_reason = None;
     Ok(facts)
 }
 

@@ -193,47 +193,10 @@ fn compare(
         return Ok(());
     };
     let same = match kind {
-        EntryKind::Tree | EntryKind::Commit => {
-            if !meta.is_dir() {
-                false
-            } else {
-                let names = if kind == EntryKind::Tree {
-                    tree_names(snap, id)?
-                } else {
-                    BTreeSet::new()
-                };
-                let here: BTreeSet<Vec<u8>> = fs::read_dir(&path)
-                    .map_err(|e| io_error(snap, format!("cannot read {}", path.display()), e))?
-                    .flatten()
-                    .map(|e| e.file_name().as_bytes().to_vec())
-                    .collect();
-                for name in here.difference(&names) {
-                    let child = join(rel, name);
-                    found.push(Written {
-                        path: String::from_utf8_lossy(&child).into_owned(),
-                        what: "added",
-                    });
-                    fixes.push(Fix::Replace(child, None));
-                }
-                for name in names.difference(&here) {
-                    let child = join(rel, name);
-                    let entry = child_entry(snap, id, name)?;
-                    found.push(Written {
-                        path: String::from_utf8_lossy(&child).into_owned(),
-                        what: "removed",
-                    });
-                    fixes.push(Fix::Replace(child, entry));
-                }
-                if meta.permissions().mode() & 0o222 != 0 {
-                    found.push(Written {
-                        path: if rel.is_empty() { ".".into() } else { shown() },
-                        what: "changed",
-                    });
-                    fixes.push(Fix::ReadOnly(rel.to_vec()));
-                }
-                return Ok(());
-            }
+        EntryKind::Tree | EntryKind::Commit if meta.is_dir() => {
+            return compare_dir(snap, (&path, rel), &meta, (kind, id), found, fixes);
         }
+        EntryKind::Tree | EntryKind::Commit => false,
         EntryKind::Blob | EntryKind::BlobExecutable => {
             // Read-only, executable as git says (the umask may have taken other bits).
             let mode = meta.permissions().mode();
@@ -253,6 +216,57 @@ fn compare(
             what: "changed",
         });
         fixes.push(Fix::Replace(rel.to_vec(), Some((kind, id))));
+    }
+    Ok(())
+}
+
+/// Compares a directory of the export with the tree (or submodule) it stands for: entries
+/// added or removed, and whether it is still read-only.
+fn compare_dir(
+    snap: &RepoSnapshot,
+    (path, rel): (&Path, &[u8]),
+    meta: &fs::Metadata,
+    (kind, id): (EntryKind, ObjectId),
+    found: &mut Vec<Written>,
+    fixes: &mut Vec<Fix>,
+) -> Result<(), SourceError> {
+    let names = if kind == EntryKind::Tree {
+        tree_names(snap, id)?
+    } else {
+        BTreeSet::new()
+    };
+    let here: BTreeSet<Vec<u8>> = fs::read_dir(path)
+        .map_err(|e| io_error(snap, format!("cannot read {}", path.display()), e))?
+        .flatten()
+        .map(|e| e.file_name().as_bytes().to_vec())
+        .collect();
+    for name in here.difference(&names) {
+        let child = join(rel, name);
+        found.push(Written {
+            path: String::from_utf8_lossy(&child).into_owned(),
+            what: "added",
+        });
+        fixes.push(Fix::Replace(child, None));
+    }
+    for name in names.difference(&here) {
+        let child = join(rel, name);
+        let entry = child_entry(snap, id, name)?;
+        found.push(Written {
+            path: String::from_utf8_lossy(&child).into_owned(),
+            what: "removed",
+        });
+        fixes.push(Fix::Replace(child, entry));
+    }
+    if meta.permissions().mode() & 0o222 != 0 {
+        found.push(Written {
+            path: if rel.is_empty() {
+                ".".into()
+            } else {
+                String::from_utf8_lossy(rel).into_owned()
+            },
+            what: "changed",
+        });
+        fixes.push(Fix::ReadOnly(rel.to_vec()));
     }
     Ok(())
 }

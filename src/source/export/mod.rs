@@ -315,13 +315,12 @@ fn parse_marker(text: &str) -> Option<ObjectId> {
     ObjectId::from_hex(tree.as_bytes()).ok()
 }
 
-/// Turns the export of tree `from` at `root` into the snapshot's tree: the tree diff applied,
-/// deletions first, then additions and changes parent before child (the diff is breadth
-/// first). Directories it opened are made read-only again at the end.
-fn update(snap: &RepoSnapshot, from: ObjectId, root: &Path) -> Result<(), SourceError> {
-    use gix::diff::tree::recorder::Change;
+/// The changes from the exported tree `from` to the snapshot's, breadth first.
+fn tree_changes(
+    snap: &RepoSnapshot,
+    from: ObjectId,
+) -> Result<Vec<gix::diff::tree::recorder::Change>, SourceError> {
     let git = |what: &str, e: &dyn std::fmt::Display| SourceError::git(&snap.name, what, e);
-    let io = |what: String, e: std::io::Error| io_error(snap, what, e);
     let old = snap
         .repo
         .find_tree(from)
@@ -342,6 +341,16 @@ fn update(snap: &RepoSnapshot, from: ObjectId, root: &Path) -> Result<(), Source
         &mut rec,
     )
     .map_err(|e| git("cannot diff the exported tree with the commit's", &e))?;
+    Ok(rec.records)
+}
+
+/// Turns the export of tree `from` at `root` into the snapshot's tree: the tree diff applied,
+/// deletions first, then additions and changes parent before child (the diff is breadth
+/// first). Directories it opened are made read-only again at the end.
+fn update(snap: &RepoSnapshot, from: ObjectId, root: &Path) -> Result<(), SourceError> {
+    use gix::diff::tree::recorder::Change;
+    let io = |what: String, e: std::io::Error| io_error(snap, what, e);
+    let changes = tree_changes(snap, from)?;
 
     let mut opened = Opened::default();
     let open_parent = |opened: &mut Opened, path: &Path| -> Result<(), SourceError> {
@@ -350,7 +359,7 @@ fn update(snap: &RepoSnapshot, from: ObjectId, root: &Path) -> Result<(), Source
             .map_err(|e| io(format!("cannot open {} for writing", path.display()), e))
     };
     // Deletions, and the old side of a change of kind.
-    for change in &rec.records {
+    for change in &changes {
         let (path, old_kind, new_kind) = match change {
             Change::Deletion {
                 path, entry_mode, ..
@@ -373,7 +382,7 @@ fn update(snap: &RepoSnapshot, from: ObjectId, root: &Path) -> Result<(), Source
         remove_path(&p).map_err(|e| io(format!("cannot remove {}", p.display()), e))?;
     }
     // Additions and changes, parents first.
-    for change in &rec.records {
+    for change in &changes {
         let (path, kind, oid) = match change {
             Change::Addition {
                 path,
