@@ -360,56 +360,10 @@ fn module_drift(
         );
     };
     if let Some((decls, _)) = package_json {
-        let decls = decls
-            .into_iter()
-            .chain(js_root.iter().cloned())
-            .map(|d| {
-                let keys = match names::js_typed_package(&d.name) {
-                    Some(t) if t == "node" => vec!["node:".to_string()],
-                    Some(t) => vec![t],
-                    None => vec![d.name.clone()],
-                };
-                Decl { d, keys }
-            })
-            .collect();
+        let decls = js_decls(decls, js_root);
         check(Language::Js, decls, &source::join(&m.dir, "package.json"));
     }
-    if man.pyproject.is_some() || man.setup_cfg.is_some() {
-        let mut found = man
-            .pyproject
-            .as_deref()
-            .map(declared::pyproject)
-            .unwrap_or_default();
-        found.extend(
-            man.setup_cfg
-                .as_deref()
-                .map(declared::setup_cfg)
-                .unwrap_or_default(),
-        );
-        // Undeclared imports are named against the file a person would add them to.
-        let file = match (&man.pyproject, found.first()) {
-            (Some(_), Some(d)) if d.manifest == "setup.cfg" => "setup.cfg",
-            (Some(_), _) => "pyproject.toml",
-            (None, _) => "setup.cfg",
-        };
-        // `pkg[a,b]` in pkg's own extras or groups (recursive extras) names no dependency.
-        let own = man
-            .pyproject
-            .as_deref()
-            .and_then(|t| toml::from_str::<toml::Table>(t).ok())
-            .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503));
-        let decls: Vec<Decl> = found
-            .into_iter()
-            .filter(|d| own.as_deref() != Some(names::pep503(&d.name).as_str()))
-            .map(|d| {
-                let keys = world
-                    .python_dists
-                    .get(&names::pep503(&d.name))
-                    .cloned()
-                    .unwrap_or_else(|| names::python_keys(&d.name));
-                Decl { d, keys }
-            })
-            .collect();
+    if let Some((decls, file)) = python_decls(world, man) {
         check(Language::Python, decls, &source::join(&m.dir, file));
     }
     let go = match (&man.go_mod, go_above) {
@@ -417,60 +371,134 @@ fn module_drift(
         (None, Some((path, text))) => Some((path.clone(), text.as_str(), false)),
         (None, None) => None,
     };
-    if let Some((path, text, own)) = go {
-        let g = declared::go_mod(text);
-        let module_path = g.module.unwrap_or_default();
-        // The modules of a go.work are found without a require: declared, never unused.
-        let workspace = go_workspace.iter().map(|p| Declared {
-            language: Language::Go,
-            name: p.clone(),
-            scope: Scope::Normal,
-            manifest: "go.work",
-            line: 1,
-            indirect: true,
-        });
-        let decls: Vec<Decl> = g
-            .requires
-            .into_iter()
-            .chain(workspace)
-            .map(|mut d| {
-                // A go.mod above this module is another module's to keep tidy: only what this
-                // one imports is checked against it.
-                d.indirect |= !own;
-                Decl {
-                    keys: vec![d.name.clone()],
-                    d,
-                }
-            })
-            .collect();
-        // A package is the module's own when no longer module path (a module nested below
-        // it: opentelemetry-go's root requires go.opentelemetry.io/otel/metric) holds it.
-        let nested = |key: &str| {
-            world
-                .go_modules
-                .iter()
-                .chain(decls.iter().map(|d| &d.d.name))
-                .any(|p| p.len() > module_path.len() && names::segment_prefix(p, key, "/"))
-        };
-        let go_uses: Vec<&Use> = uses
-            .iter()
-            .filter(|u| {
-                u.language == Language::Go
-                    && (!names::segment_prefix(&module_path, &u.key, "/") || nested(&u.key))
-            })
-            .collect();
-        compare(
-            m,
-            Language::Go,
-            &decls,
-            &go_uses,
-            &path,
-            &ToolEvidence::default(),
-            &world.go_modules,
-            &mut out,
-        );
+    if let Some(go) = go {
+        go_drift(world, m, go, go_workspace, &uses, &mut out);
     }
     out
+}
+
+/// A package.json's declarations, and its workspace root's, with the import names each
+/// satisfies (`@types/x` satisfies `x`'s type imports, `@types/node` the `node:` ones).
+fn js_decls(decls: Vec<Declared>, js_root: &[Declared]) -> Vec<Decl> {
+    decls
+        .into_iter()
+        .chain(js_root.iter().cloned())
+        .map(|d| {
+            let keys = match names::js_typed_package(&d.name) {
+                Some(t) if t == "node" => vec!["node:".to_string()],
+                Some(t) => vec![t],
+                None => vec![d.name.clone()],
+            };
+            Decl { d, keys }
+        })
+        .collect()
+}
+
+/// A Python module's declarations (pyproject.toml and setup.cfg) with the import names each
+/// provides, and the file an undeclared import is named against; none without either file.
+fn python_decls(world: &World, man: &Manifests) -> Option<(Vec<Decl>, &'static str)> {
+    if man.pyproject.is_none() && man.setup_cfg.is_none() {
+        return None;
+    }
+    let mut found = man
+        .pyproject
+        .as_deref()
+        .map(declared::pyproject)
+        .unwrap_or_default();
+    found.extend(
+        man.setup_cfg
+            .as_deref()
+            .map(declared::setup_cfg)
+            .unwrap_or_default(),
+    );
+    // Undeclared imports are named against the file a person would add them to.
+    let file = match (&man.pyproject, found.first()) {
+        (Some(_), Some(d)) if d.manifest == "setup.cfg" => "setup.cfg",
+        (Some(_), _) => "pyproject.toml",
+        (None, _) => "setup.cfg",
+    };
+    // `pkg[a,b]` in pkg's own extras or groups (recursive extras) names no dependency.
+    let own = man
+        .pyproject
+        .as_deref()
+        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+        .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503));
+    let decls = found
+        .into_iter()
+        .filter(|d| own.as_deref() != Some(names::pep503(&d.name).as_str()))
+        .map(|d| {
+            let keys = world
+                .python_dists
+                .get(&names::pep503(&d.name))
+                .cloned()
+                .unwrap_or_else(|| names::python_keys(&d.name));
+            Decl { d, keys }
+        })
+        .collect();
+    Some((decls, file))
+}
+
+/// A Go module's imports beside the go.mod that governs it (`path`, its `text`; `own` when
+/// it is the module's own, not one above it) and the go.work's modules.
+fn go_drift(
+    world: &World,
+    m: &ModuleSource,
+    (path, text, own): (String, &str, bool),
+    go_workspace: &[String],
+    uses: &[Use],
+    out: &mut Vec<Finding>,
+) {
+    let g = declared::go_mod(text);
+    let module_path = g.module.unwrap_or_default();
+    // The modules of a go.work are found without a require: declared, never unused.
+    let workspace = go_workspace.iter().map(|p| Declared {
+        language: Language::Go,
+        name: p.clone(),
+        scope: Scope::Normal,
+        manifest: "go.work",
+        line: 1,
+        indirect: true,
+    });
+    let decls: Vec<Decl> = g
+        .requires
+        .into_iter()
+        .chain(workspace)
+        .map(|mut d| {
+            // A go.mod above this module is another module's to keep tidy: only what this
+            // one imports is checked against it.
+            d.indirect |= !own;
+            Decl {
+                keys: vec![d.name.clone()],
+                d,
+            }
+        })
+        .collect();
+    // A package is the module's own when no longer module path (a module nested below
+    // it: opentelemetry-go's root requires go.opentelemetry.io/otel/metric) holds it.
+    let nested = |key: &str| {
+        world
+            .go_modules
+            .iter()
+            .chain(decls.iter().map(|d| &d.d.name))
+            .any(|p| p.len() > module_path.len() && names::segment_prefix(p, key, "/"))
+    };
+    let go_uses: Vec<&Use> = uses
+        .iter()
+        .filter(|u| {
+            u.language == Language::Go
+                && (!names::segment_prefix(&module_path, &u.key, "/") || nested(&u.key))
+        })
+        .collect();
+    compare(
+        m,
+        Language::Go,
+        &decls,
+        &go_uses,
+        &path,
+        &ToolEvidence::default(),
+        &world.go_modules,
+        out,
+    );
 }
 
 /// A crate's Cargo.toml beside its imports, by Rust's rules (see [`rust`]).

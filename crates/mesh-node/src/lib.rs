@@ -47,6 +47,8 @@ mod going_back_tests;
 mod session_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trust_tests;
 
 use std::io;
 use std::path::{Path, PathBuf};
