@@ -343,93 +343,109 @@ pub fn pyproject(text: &str) -> Vec<Declared> {
         return Vec::new();
     };
     let mut reqs: Vec<(String, Scope)> = Vec::new();
-    let get = |path: &[&str]| -> Option<&toml::Value> {
-        let mut v = t.get(path[0])?;
-        for p in &path[1..] {
-            v = v.get(p)?;
-        }
-        Some(v)
-    };
-    let strings = |v: Option<&toml::Value>| -> Vec<String> {
-        v.and_then(|v| v.as_array())
-            .into_iter()
-            .flatten()
-            .filter_map(|s| s.as_str())
-            .filter_map(pep508_name)
-            .map(str::to_string)
-            .collect()
-    };
-    let tables_of_lists =
-        |v: Option<&toml::Value>, scope: Scope, reqs: &mut Vec<(String, Scope)>| {
-            for list in v
-                .and_then(|v| v.as_table())
-                .into_iter()
-                .flat_map(|t| t.values())
-            {
-                for name in strings(Some(list)) {
-                    reqs.push((name, scope));
-                }
-            }
-        };
-    for name in strings(get(&["project", "dependencies"])) {
-        reqs.push((name, Scope::Normal));
-    }
-    tables_of_lists(
-        get(&["project", "optional-dependencies"]),
-        Scope::Optional,
-        &mut reqs,
-    );
-    tables_of_lists(get(&["dependency-groups"]), Scope::Dev, &mut reqs);
-    tables_of_lists(
-        get(&["tool", "pdm", "dev-dependencies"]),
-        Scope::Dev,
-        &mut reqs,
-    );
-    // `dynamic = ["dependencies"]` filled by a hatch metadata hook (uv-dynamic-versioning's
-    // `[tool.hatch.metadata.hooks.uv-dynamic-versioning] dependencies`, as in pydantic-ai).
-    for hook in get(&["tool", "hatch", "metadata", "hooks"])
-        .and_then(|h| h.as_table())
-        .into_iter()
-        .flat_map(|h| h.values())
-    {
-        for name in strings(hook.get("dependencies")) {
-            reqs.push((name, Scope::Normal));
-        }
-        tables_of_lists(
-            hook.get("optional-dependencies"),
-            Scope::Optional,
-            &mut reqs,
-        );
-    }
-    for name in strings(get(&["tool", "uv", "dev-dependencies"])) {
-        reqs.push((name, Scope::Dev));
-    }
-    let keys = |v: Option<&toml::Value>| -> Vec<String> {
-        v.and_then(|v| v.as_table())
-            .into_iter()
-            .flat_map(|t| t.keys())
-            .filter(|k| k.as_str() != "python")
-            .cloned()
-            .collect()
-    };
-    for name in keys(get(&["tool", "poetry", "dependencies"])) {
-        reqs.push((name, Scope::Normal));
-    }
-    for name in keys(get(&["tool", "poetry", "dev-dependencies"])) {
-        reqs.push((name, Scope::Dev));
-    }
-    if let Some(groups) = get(&["tool", "poetry", "group"]).and_then(|g| g.as_table()) {
-        for g in groups.values() {
-            for name in keys(g.get("dependencies")) {
-                reqs.push((name, Scope::Dev));
-            }
-        }
-    }
+    pyproject_lists(&t, &mut reqs);
+    poetry_tables(&t, &mut reqs);
     reqs.into_iter()
         .map(|(name, scope)| {
             let line = python_line(text, &name);
             declared(Language::Python, name, scope, "pyproject.toml", line)
         })
+        .collect()
+}
+
+/// Pushes the requirements a pyproject.toml lists as PEP 508 strings (PEP 621, PEP 735, pdm,
+/// hatch metadata hooks, uv), in that order.
+fn pyproject_lists(t: &toml::Table, reqs: &mut Vec<(String, Scope)>) {
+    for name in requirement_names(toml_at(t, &["project", "dependencies"])) {
+        reqs.push((name, Scope::Normal));
+    }
+    tables_of_lists(
+        toml_at(t, &["project", "optional-dependencies"]),
+        Scope::Optional,
+        reqs,
+    );
+    tables_of_lists(toml_at(t, &["dependency-groups"]), Scope::Dev, reqs);
+    tables_of_lists(
+        toml_at(t, &["tool", "pdm", "dev-dependencies"]),
+        Scope::Dev,
+        reqs,
+    );
+    // `dynamic = ["dependencies"]` filled by a hatch metadata hook (uv-dynamic-versioning's
+    // `[tool.hatch.metadata.hooks.uv-dynamic-versioning] dependencies`, as in pydantic-ai).
+    for hook in toml_at(t, &["tool", "hatch", "metadata", "hooks"])
+        .and_then(|h| h.as_table())
+        .into_iter()
+        .flat_map(|h| h.values())
+    {
+        for name in requirement_names(hook.get("dependencies")) {
+            reqs.push((name, Scope::Normal));
+        }
+        tables_of_lists(hook.get("optional-dependencies"), Scope::Optional, reqs);
+    }
+    for name in requirement_names(toml_at(t, &["tool", "uv", "dev-dependencies"])) {
+        reqs.push((name, Scope::Dev));
+    }
+}
+
+/// Pushes the dependencies poetry declares as table keys: its dependencies, dev-dependencies
+/// and groups, in that order.
+fn poetry_tables(t: &toml::Table, reqs: &mut Vec<(String, Scope)>) {
+    for name in poetry_keys(toml_at(t, &["tool", "poetry", "dependencies"])) {
+        reqs.push((name, Scope::Normal));
+    }
+    for name in poetry_keys(toml_at(t, &["tool", "poetry", "dev-dependencies"])) {
+        reqs.push((name, Scope::Dev));
+    }
+    if let Some(groups) = toml_at(t, &["tool", "poetry", "group"]).and_then(|g| g.as_table()) {
+        for g in groups.values() {
+            for name in poetry_keys(g.get("dependencies")) {
+                reqs.push((name, Scope::Dev));
+            }
+        }
+    }
+}
+
+/// The value at `path` (not empty) in a TOML table, if every step is there.
+fn toml_at<'t>(t: &'t toml::Table, path: &[&str]) -> Option<&'t toml::Value> {
+    let mut v = t.get(path[0])?;
+    for p in &path[1..] {
+        v = v.get(p)?;
+    }
+    Some(v)
+}
+
+/// The names of a list of PEP 508 requirements; none when `v` is no list.
+fn requirement_names(v: Option<&toml::Value>) -> Vec<String> {
+    v.and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str())
+        .filter_map(pep508_name)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Pushes, with `scope`, the names in each list of a table of requirement lists (extras,
+/// groups).
+fn tables_of_lists(v: Option<&toml::Value>, scope: Scope, reqs: &mut Vec<(String, Scope)>) {
+    for list in v
+        .and_then(|v| v.as_table())
+        .into_iter()
+        .flat_map(|t| t.values())
+    {
+        for name in requirement_names(Some(list)) {
+            reqs.push((name, scope));
+        }
+    }
+}
+
+/// A poetry dependency table's keys but `python`, which names the interpreter it needs.
+fn poetry_keys(v: Option<&toml::Value>) -> Vec<String> {
+    v.and_then(|v| v.as_table())
+        .into_iter()
+        .flat_map(|t| t.keys())
+        .filter(|k| k.as_str() != "python")
+        .cloned()
         .collect()
 }
 

@@ -563,22 +563,12 @@ fn uses<'a>(
     rust_build: Option<&(String, Vec<String>)>,
 ) -> Vec<Use<'a>> {
     let ignore = mesh_imports::globs(&m.manifest.ignore, false);
-    let own = |lang: Language| -> Vec<String> {
-        rec.manifests
-            .provides
-            .iter()
-            .filter(|(l, _)| *l == lang)
-            .map(|(_, n)| n.to_lowercase())
-            .collect()
-    };
     let prefix = if m.dir.is_empty() {
         String::new()
     } else {
         format!("{}/", m.dir)
     };
-    let (own_rust, own_js) = (own(Language::Rust), own(Language::Js));
-    let own_python = python::own_python_names(own(Language::Python), &rec.files, &prefix);
-    let local_python = python::local_python_names(&rec.files, &m.dir);
+    let keys = UseKeys::new(rec, m, js_paths, &prefix);
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     for f in &rec.files {
@@ -588,83 +578,143 @@ fn uses<'a>(
             if !ignore.is_empty() && ignore.is_match(&imp.name) {
                 continue;
             }
-            let key = match f.language {
-                Language::Rust => {
-                    let top = imp.name.split("::").next().unwrap_or(&imp.name);
-                    // A crate name is lowercase: `Kind::` or `TokenTree::` in a `use` is an
-                    // item of this crate (an enum's variants brought in), never a dependency.
-                    if stdlib::rust(top)
-                        || own_rust.iter().any(|o| o == top)
-                        || !top.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
-                    {
-                        continue;
-                    }
-                    Cow::Borrowed(top)
-                }
-                Language::Js => {
-                    if mesh_imports::tsconfig::apply(js_paths, &imp.name).is_some() {
-                        continue;
-                    }
-                    if stdlib::node(&imp.name) {
-                        Cow::Borrowed("node:")
-                    } else {
-                        match names::js_package(&imp.name) {
-                            Some(p) if !own_js.iter().any(|o| o == p) => Cow::Borrowed(p),
-                            _ => continue,
-                        }
-                    }
-                }
-                Language::Go => {
-                    if stdlib::go(&imp.name) {
-                        continue;
-                    }
-                    Cow::Borrowed(imp.name.as_str())
-                }
-                Language::Python => {
-                    let name = imp.name.to_lowercase();
-                    let top = name.split('.').next().unwrap_or(&name);
-                    if name.starts_with('.')
-                        || stdlib::python(imp.name.split('.').next().unwrap_or(""))
-                        || own_python
-                            .iter()
-                            .any(|o| names::segment_prefix(o, &name, "."))
-                        || local_python.is_local(rel, top)
-                    {
-                        continue;
-                    }
-                    Cow::Owned(name)
-                }
+            let Some(key) = keys.key(f.language, rel, &imp.name) else {
+                continue;
             };
-            let text = imp.text.trim_start();
-            let js = f.language == Language::Js;
-            let (script, included) = match rust_build {
-                Some((s, inc)) if f.language == Language::Rust => {
-                    (rel == s, inc.iter().any(|i| i == rel))
-                }
-                _ => (false, false),
-            };
-            let one = Use {
-                language: f.language,
-                key,
-                kind: imp.kind.min(f.kind),
-                optional: imp.kind == ImportKind::Optional,
-                build_script: script,
-                type_only: js && js::type_only_text(&f.path, text),
-                continued: js && text.starts_with('}'),
-                file: &f.path,
-                line: imp.line,
-            };
-            if included {
-                let also = Use {
-                    build_script: true,
-                    ..one.clone()
-                };
-                push_first(&mut out, &mut seen, also);
-            }
-            push_first(&mut out, &mut seen, one);
+            push_import(&mut out, &mut seen, f, imp, key, rel, rust_build);
         }
     }
     out
+}
+
+/// What a module calls its own, by which an import's name becomes the key a declaration
+/// matches, or none (a standard library, the module's own names, a tsconfig path).
+struct UseKeys<'p> {
+    js_paths: &'p [(String, String)],
+    own_rust: Vec<String>,
+    own_js: Vec<String>,
+    own_python: Vec<String>,
+    local_python: python::LocalPython,
+}
+
+impl<'p> UseKeys<'p> {
+    /// The names module `m` (`rec`, its files below `prefix`) provides and resolves itself.
+    fn new(
+        rec: &crate::store::ModuleRecord,
+        m: &ModuleSource,
+        js_paths: &'p [(String, String)],
+        prefix: &str,
+    ) -> UseKeys<'p> {
+        let own = |lang: Language| -> Vec<String> {
+            rec.manifests
+                .provides
+                .iter()
+                .filter(|(l, _)| *l == lang)
+                .map(|(_, n)| n.to_lowercase())
+                .collect()
+        };
+        let (own_rust, own_js) = (own(Language::Rust), own(Language::Js));
+        let own_python = python::own_python_names(own(Language::Python), &rec.files, prefix);
+        let local_python = python::local_python_names(&rec.files, &m.dir);
+        UseKeys {
+            js_paths,
+            own_rust,
+            own_js,
+            own_python,
+            local_python,
+        }
+    }
+
+    /// The key an import `name` of a `lang` file (module-relative `rel`) is matched by; `None`
+    /// when no declaration could answer it.
+    fn key<'n>(&self, lang: Language, rel: &str, name: &'n str) -> Option<Cow<'n, str>> {
+        match lang {
+            Language::Rust => {
+                let top = name.split("::").next().unwrap_or(name);
+                // A crate name is lowercase: `Kind::` or `TokenTree::` in a `use` is an
+                // item of this crate (an enum's variants brought in), never a dependency.
+                if stdlib::rust(top)
+                    || self.own_rust.iter().any(|o| o == top)
+                    || !top.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                {
+                    return None;
+                }
+                Some(Cow::Borrowed(top))
+            }
+            Language::Js => {
+                if mesh_imports::tsconfig::apply(self.js_paths, name).is_some() {
+                    return None;
+                }
+                if stdlib::node(name) {
+                    Some(Cow::Borrowed("node:"))
+                } else {
+                    match names::js_package(name) {
+                        Some(p) if !self.own_js.iter().any(|o| o == p) => Some(Cow::Borrowed(p)),
+                        _ => None,
+                    }
+                }
+            }
+            Language::Go => {
+                if stdlib::go(name) {
+                    return None;
+                }
+                Some(Cow::Borrowed(name))
+            }
+            Language::Python => {
+                let lower = name.to_lowercase();
+                let top = lower.split('.').next().unwrap_or(&lower);
+                if lower.starts_with('.')
+                    || stdlib::python(name.split('.').next().unwrap_or(""))
+                    || self
+                        .own_python
+                        .iter()
+                        .any(|o| names::segment_prefix(o, &lower, "."))
+                    || self.local_python.is_local(rel, top)
+                {
+                    return None;
+                }
+                Some(Cow::Owned(lower))
+            }
+        }
+    }
+}
+
+/// Pushes the use the import `imp` of file `f` (module-relative `rel`) makes of `key`, after
+/// the build script's use of it when the build script includes the file.
+fn push_import<'a>(
+    out: &mut Vec<Use<'a>>,
+    seen: &mut HashSet<(Cow<'a, str>, u16)>,
+    f: &'a ScannedFile,
+    imp: &'a mesh_imports::Import,
+    key: Cow<'a, str>,
+    rel: &str,
+    rust_build: Option<&(String, Vec<String>)>,
+) {
+    let text = imp.text.trim_start();
+    let js = f.language == Language::Js;
+    let (script, included) = match rust_build {
+        Some((s, inc)) if f.language == Language::Rust => (rel == s, inc.iter().any(|i| i == rel)),
+        _ => (false, false),
+    };
+    let one = Use {
+        language: f.language,
+        key,
+        kind: imp.kind.min(f.kind),
+        optional: imp.kind == ImportKind::Optional,
+        build_script: script,
+        type_only: js && js::type_only_text(&f.path, text),
+        continued: js && text.starts_with('}'),
+        file: &f.path,
+        line: imp.line,
+    };
+    if included {
+        let also = Use {
+            build_script: true,
+            ..one.clone()
+        };
+        push_first(out, seen, also);
+    }
+    push_first(out, seen, one);
 }
 
 /// Pushes `u` unless a use alike in all that matching reads (key, language, kind, guard,
@@ -734,83 +784,78 @@ fn compare(
     go_modules: &[String],
     out: &mut Vec<Finding>,
 ) {
-    let all: Vec<Declared> = decls.iter().map(|d| d.d.clone()).collect();
-    let sep = match lang {
-        Language::Go => "/",
-        Language::Python => ".",
-        _ => "",
-    };
-    // A Go package belongs to the module with the longest path above it (declared or in the
-    // mesh): `go.opentelemetry.io/otel/sdk/metric` is not `go.opentelemetry.io/otel`'s.
-    let go_owner = |key: &str| -> Option<&str> {
-        decls
+    let matcher = Matcher::new(lang, decls, go_modules);
+    declared_findings(m, &matcher, uses, manifest, tools, out);
+    let undeclared = undeclared(&matcher, uses);
+    for (name, u) in undeclared {
+        out.push(Finding {
+            module: m.name().to_string(),
+            dependency: name,
+            kind: DriftKind::Undeclared,
+            manifest: manifest.to_string(),
+            line: None,
+            evidence: Some(u.evidence()),
+        });
+    }
+}
+
+/// One ecosystem's declarations and the rules its imports match them by.
+struct Matcher<'a> {
+    lang: Language,
+    decls: &'a [Decl],
+    /// The Go modules of the mesh, which own the packages below their paths.
+    go_modules: &'a [String],
+    /// What a key's segments are split by (Go `/`, Python `.`); empty where keys match whole.
+    sep: &'static str,
+}
+
+impl<'a> Matcher<'a> {
+    /// The matcher for `lang`'s declarations `decls`.
+    fn new(lang: Language, decls: &'a [Decl], go_modules: &'a [String]) -> Matcher<'a> {
+        let sep = match lang {
+            Language::Go => "/",
+            Language::Python => ".",
+            _ => "",
+        };
+        Matcher {
+            lang,
+            decls,
+            go_modules,
+            sep,
+        }
+    }
+
+    /// The module a Go package belongs to: the one with the longest path above it (declared
+    /// or in the mesh), since `go.opentelemetry.io/otel/sdk/metric` is not
+    /// `go.opentelemetry.io/otel`'s.
+    fn go_owner(&self, key: &str) -> Option<&'a str> {
+        self.decls
             .iter()
             .flat_map(|d| d.keys.iter())
-            .chain(go_modules)
+            .chain(self.go_modules)
             .filter(|p| names::segment_prefix(p, key, "/"))
             .max_by_key(|p| p.len())
             .map(String::as_str)
-    };
-    let matches = |d: &Decl, u: &Use| {
+    }
+
+    /// Whether `u` imports what `d` declares, whatever the kinds of either.
+    fn matches(&self, d: &Decl, u: &Use) -> bool {
         d.keys.iter().any(|k| {
-            if sep.is_empty() {
+            if self.sep.is_empty() {
                 *k == u.key
-            } else if lang == Language::Go {
-                go_owner(&u.key) == Some(k.as_str())
+            } else if self.lang == Language::Go {
+                self.go_owner(&u.key) == Some(k.as_str())
             } else {
-                names::segment_prefix(k, &u.key, sep)
+                names::segment_prefix(k, &u.key, self.sep)
             }
         })
-    };
-    let finding = |d: &Declared, kind: DriftKind, evidence: Option<String>| Finding {
-        module: m.name().to_string(),
-        dependency: d.name.clone(),
-        kind,
-        // The file that holds this declaration (a module may have pyproject.toml and
-        // setup.cfg both); `manifest` is it when the names agree (a go.mod above the module).
-        manifest: if manifest.ends_with(d.manifest) {
-            manifest.to_string()
-        } else {
-            source::join(&m.dir, d.manifest)
-        },
-        line: Some(d.line),
-        evidence,
-    };
-    for d in decls {
-        let used: Vec<&&Use> = uses
-            .iter()
-            .filter(|u| matches(d, u) && u.build_script == (d.d.scope == Scope::BuildScript))
-            .collect();
-        if used.is_empty() {
-            let tool = tools.uses(&d.d, &all);
-            if !d.d.indirect && !tool {
-                out.push(finding(&d.d, DriftKind::Unused, None));
-            }
-            continue;
-        }
-        let shipped_use = used.iter().any(|u| u.kind != ImportKind::Dev);
-        // Go has one list of requirements: nowhere to move a test-only one.
-        if d.d.scope == Scope::Normal && !shipped_use && lang != Language::Go {
-            out.push(finding(&d.d, DriftKind::DevOnly, Some(used[0].evidence())));
-        }
     }
-    let mut undeclared: BTreeMap<String, &Use> = BTreeMap::new();
-    let mut named: HashMap<&str, String> = HashMap::new();
-    for u in uses {
-        if u.optional || u.key == "node:" {
-            continue;
-        }
-        // A JS name npm would refuse for a new package (`RegularModule`, a haste name in
-        // jest's test roots) is no package, unless a manifest declares it (a legacy package
-        // such as `JSONStream`, which is then held to the usual rules).
-        if lang == Language::Js
-            && !names::npm_new_name(&u.key)
-            && !decls.iter().any(|d| matches(d, u))
-        {
-            continue;
-        }
-        let satisfied = decls.iter().any(|d| {
-            matches(d, u)
+
+    /// Whether a declaration answers `u` for the code that imports it: a build script's from
+    /// build-dependencies, shipped code's from a shipping section (or a dev one for a type).
+    fn satisfied(&self, u: &Use) -> bool {
+        self.decls.iter().any(|d| {
+            self.matches(d, u)
                 && match (u.build_script, u.kind, d.d.scope) {
                     (true, _, scope) => scope == Scope::BuildScript,
                     (false, _, Scope::BuildScript) => false,
@@ -823,29 +868,110 @@ fn compare(
                     }
                     (false, _, _) => true,
                 }
-        });
-        if !satisfied {
+        })
+    }
+
+    /// The dependency an undeclared import would be declared as.
+    fn dependency_name(&self, key: &str) -> String {
+        match self.lang {
+            Language::Go => names::go_module_guess(key, self.go_modules),
+            Language::Python => names::python_dist_for(key.split('.').next().unwrap_or(key)),
+            _ => key.to_string(),
+        }
+    }
+}
+
+/// Adds to `out` each declaration no import (or tool) uses, and each shipping one that only
+/// tests, benches and examples import, in declaration order.
+fn declared_findings(
+    m: &ModuleSource,
+    matcher: &Matcher,
+    uses: &[&Use],
+    manifest: &str,
+    tools: &ToolEvidence,
+    out: &mut Vec<Finding>,
+) {
+    let all: Vec<Declared> = matcher.decls.iter().map(|d| d.d.clone()).collect();
+    for d in matcher.decls {
+        let used: Vec<&&Use> = uses
+            .iter()
+            .filter(|u| {
+                matcher.matches(d, u) && u.build_script == (d.d.scope == Scope::BuildScript)
+            })
+            .collect();
+        if used.is_empty() {
+            let tool = tools.uses(&d.d, &all);
+            if !d.d.indirect && !tool {
+                out.push(declared_finding(m, manifest, &d.d, DriftKind::Unused, None));
+            }
+            continue;
+        }
+        let shipped_use = used.iter().any(|u| u.kind != ImportKind::Dev);
+        // Go has one list of requirements: nowhere to move a test-only one.
+        if d.d.scope == Scope::Normal && !shipped_use && matcher.lang != Language::Go {
+            let evidence = Some(used[0].evidence());
+            out.push(declared_finding(
+                m,
+                manifest,
+                &d.d,
+                DriftKind::DevOnly,
+                evidence,
+            ));
+        }
+    }
+}
+
+/// A finding about the declaration `d`, at its line in the file that holds it.
+fn declared_finding(
+    m: &ModuleSource,
+    manifest: &str,
+    d: &Declared,
+    kind: DriftKind,
+    evidence: Option<String>,
+) -> Finding {
+    Finding {
+        module: m.name().to_string(),
+        dependency: d.name.clone(),
+        kind,
+        // The file that holds this declaration (a module may have pyproject.toml and
+        // setup.cfg both); `manifest` is it when the names agree (a go.mod above the module).
+        manifest: if manifest.ends_with(d.manifest) {
+            manifest.to_string()
+        } else {
+            source::join(&m.dir, d.manifest)
+        },
+        line: Some(d.line),
+        evidence,
+    }
+}
+
+/// The imports no declaration answers, by the dependency each would be declared as (in name
+/// order), each with its first import as the evidence.
+fn undeclared<'u, 'a>(matcher: &Matcher, uses: &'u [&'u Use<'a>]) -> BTreeMap<String, &'u Use<'a>> {
+    let mut undeclared: BTreeMap<String, &Use> = BTreeMap::new();
+    let mut named: HashMap<&str, String> = HashMap::new();
+    for u in uses {
+        if u.optional || u.key == "node:" {
+            continue;
+        }
+        // A JS name npm would refuse for a new package (`RegularModule`, a haste name in
+        // jest's test roots) is no package, unless a manifest declares it (a legacy package
+        // such as `JSONStream`, which is then held to the usual rules).
+        if matcher.lang == Language::Js
+            && !names::npm_new_name(&u.key)
+            && !matcher.decls.iter().any(|d| matcher.matches(d, u))
+        {
+            continue;
+        }
+        if !matcher.satisfied(u) {
             // Named once per import key: a module imports the same names from many files.
-            let name = named.entry(u.key.as_ref()).or_insert_with(|| match lang {
-                Language::Go => names::go_module_guess(&u.key, go_modules),
-                Language::Python => {
-                    names::python_dist_for(u.key.split('.').next().unwrap_or(&u.key))
-                }
-                _ => u.key.to_string(),
-            });
+            let name = named
+                .entry(u.key.as_ref())
+                .or_insert_with(|| matcher.dependency_name(&u.key));
             if !undeclared.contains_key(name.as_str()) {
                 undeclared.insert(name.clone(), u);
             }
         }
     }
-    for (name, u) in undeclared {
-        out.push(Finding {
-            module: m.name().to_string(),
-            dependency: name,
-            kind: DriftKind::Undeclared,
-            manifest: manifest.to_string(),
-            line: None,
-            evidence: Some(u.evidence()),
-        });
-    }
+    undeclared
 }

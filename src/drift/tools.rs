@@ -186,6 +186,28 @@ pub(super) fn evidence(
     pyproject: Option<&str>,
 ) -> std::result::Result<ToolEvidence, SourceError> {
     let mut e = ToolEvidence::default();
+    root_files(snap, tree, &mut e)?;
+    if m.dir.is_empty() {
+        workflows(snap, tree, &mut e)?;
+    }
+    if let Some(text) = package_json {
+        package_json_tools(text, &mut e);
+    }
+    if let Some(tool) = pyproject
+        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+        .and_then(|t| t.get("tool")?.as_table().cloned())
+    {
+        e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
+    }
+    Ok(e)
+}
+
+/// Adds the JS tool configs and command files at the module's root to `e`.
+fn root_files(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    e: &mut ToolEvidence,
+) -> std::result::Result<(), SourceError> {
     let mut files = Vec::new();
     for entry in tree.iter() {
         let entry = entry
@@ -211,53 +233,64 @@ pub(super) fn evidence(
             e.commands.push('\n');
         }
     }
-    if m.dir.is_empty()
-        && let Some(wf) = tree
-            .lookup_entry_by_path(".github/workflows")
-            .map_err(|err| SourceError::git(&snap.name, "cannot look up CI workflows", err))?
-            .filter(|w| w.mode().is_tree())
-    {
-        let wf = snap
-            .repo
-            .find_tree(wf.object_id())
-            .map_err(|err| SourceError::git(&snap.name, "cannot read CI workflows", err))?;
-        let mut names = Vec::new();
-        for entry in wf.iter() {
-            let entry = entry
-                .map_err(|err| SourceError::git(&snap.name, "cannot decode CI workflows", err))?;
-            let name = entry.filename().to_string();
-            if entry.mode().is_blob() && (name.ends_with(".yml") || name.ends_with(".yaml")) {
-                names.push(name);
-            }
-        }
-        for name in names {
-            if let Some(text) = blob_text(snap, &wf, &name)? {
-                e.commands.push_str(&text);
-                e.commands.push('\n');
-            }
-        }
-    }
-    if let Some(v) = package_json.and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok()) {
-        if let Some(scripts) = v.get("scripts").and_then(|s| s.as_object()) {
-            for c in scripts.values().filter_map(|c| c.as_str()) {
-                e.commands.push_str(c);
-                e.commands.push('\n');
-            }
-        }
-        for key in ["jest", "babel", "eslintConfig", "prettier"] {
-            if let Some(k) = v.get(key) {
-                e.config_strings.extend(quoted_strings(&k.to_string()));
-                e.babel_config |= key == "babel";
-            }
+    Ok(())
+}
+
+/// Adds the repository's CI workflows (`.github/workflows/*.{yml,yaml}`) to `e`'s commands:
+/// read only for a module at the repository's root, whose `tree` this is.
+fn workflows(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    e: &mut ToolEvidence,
+) -> std::result::Result<(), SourceError> {
+    let Some(wf) = tree
+        .lookup_entry_by_path(".github/workflows")
+        .map_err(|err| SourceError::git(&snap.name, "cannot look up CI workflows", err))?
+        .filter(|w| w.mode().is_tree())
+    else {
+        return Ok(());
+    };
+    let wf = snap
+        .repo
+        .find_tree(wf.object_id())
+        .map_err(|err| SourceError::git(&snap.name, "cannot read CI workflows", err))?;
+    let mut names = Vec::new();
+    for entry in wf.iter() {
+        let entry =
+            entry.map_err(|err| SourceError::git(&snap.name, "cannot decode CI workflows", err))?;
+        let name = entry.filename().to_string();
+        if entry.mode().is_blob() && (name.ends_with(".yml") || name.ends_with(".yaml")) {
+            names.push(name);
         }
     }
-    if let Some(tool) = pyproject
-        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
-        .and_then(|t| t.get("tool")?.as_table().cloned())
-    {
-        e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
+    for name in names {
+        if let Some(text) = blob_text(snap, &wf, &name)? {
+            e.commands.push_str(&text);
+            e.commands.push('\n');
+        }
     }
-    Ok(e)
+    Ok(())
+}
+
+/// Adds a package.json's `scripts` to `e`'s commands and the strings of its tool keys
+/// (`jest`, `babel`, `eslintConfig`, `prettier`) to its config strings; nothing when it does
+/// not parse.
+fn package_json_tools(text: &str, e: &mut ToolEvidence) {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+        return;
+    };
+    if let Some(scripts) = v.get("scripts").and_then(|s| s.as_object()) {
+        for c in scripts.values().filter_map(|c| c.as_str()) {
+            e.commands.push_str(c);
+            e.commands.push('\n');
+        }
+    }
+    for key in ["jest", "babel", "eslintConfig", "prettier"] {
+        if let Some(k) = v.get(key) {
+            e.config_strings.extend(quoted_strings(&k.to_string()));
+            e.babel_config |= key == "babel";
+        }
+    }
 }
 
 #[cfg(test)]

@@ -149,31 +149,36 @@ pub fn apply_with(root: &Root, options: &ApplyOptions) -> Result<Report, NodeErr
     })?;
     write_atomic(&layout.state(), &state)?;
 
+    let (outcome, reason) = outcome_of(&resources);
+    journal::append(root, Report::new(Some(held), outcome, reason, resources))
+}
+
+/// The apply's outcome from its resources' and, when any failed, the sentence that names
+/// them and says which rolled back and which are down.
+fn outcome_of(resources: &[ResourceReport]) -> (Outcome, Option<String>) {
     let failed: Vec<&str> = resources
         .iter()
         .filter(|r| r.outcome == ResourceOutcome::Failed)
         .map(|r| r.id.as_str())
         .collect();
-    let (outcome, reason) = if failed.is_empty() {
-        (Outcome::Applied, None)
-    } else {
-        let mut reason = format!(
-            "{} of {} resources failed: {}",
-            failed.len(),
-            resources.len(),
-            failed.join(", ")
-        );
-        for r in &resources {
-            if let Some(back) = &r.rolled_back {
-                reason.push_str(&match back.down {
-                    true => format!("; {} is DOWN (going back failed too)", r.id),
-                    false => format!("; {} rolled back to {}", r.id, back.to_version()),
-                });
-            }
+    if failed.is_empty() {
+        return (Outcome::Applied, None);
+    }
+    let mut reason = format!(
+        "{} of {} resources failed: {}",
+        failed.len(),
+        resources.len(),
+        failed.join(", ")
+    );
+    for r in resources {
+        if let Some(back) = &r.rolled_back {
+            reason.push_str(&match back.down {
+                true => format!("; {} is DOWN (going back failed too)", r.id),
+                false => format!("; {} rolled back to {}", r.id, back.to_version()),
+            });
         }
-        (Outcome::Failed, Some(reason))
-    };
-    journal::append(root, Report::new(Some(held), outcome, reason, resources))
+    }
+    (Outcome::Failed, Some(reason))
 }
 
 /// A module's version as the node remembers it: enough to run it again.
@@ -258,27 +263,10 @@ fn apply_module(
         module_dir.join(&g.artifact).is_dir()
             && fs::read_link(module_dir.join(CURRENT)).is_ok_and(|t| t == Path::new(&g.artifact))
     });
-    if let Some(g) = runs_good {
-        if g.runs_as(&want) {
-            // Unchanged: never activated again. Marked as used, for pruning.
-            touch(&module_dir.join(digest));
-            let _ = fs::remove_file(module_dir.join(FAILED));
-            let ok = ResourceReport {
-                id,
-                outcome: ResourceOutcome::Ok,
-                reason: None,
-                rolled_back: None,
-            };
-            return (ok, Some(g.clone()));
-        }
-        if let Some(f) = read_marker::<Failed>(&module_dir.join(FAILED))
-            && f.version.runs_as(&want)
-        {
-            let mut again = f.report;
-            again.id = id;
-            again.reason = again.reason.map(|r| format!("not tried again: {r}"));
-            return (again, good);
-        }
+    if let Some(g) = runs_good
+        && let Some((report, unchanged)) = as_before(&module_dir, digest, g, &want, &id)
+    {
+        return (report, if unchanged { Some(g.clone()) } else { good });
     }
     let before = fs::read_link(module_dir.join(CURRENT)).ok();
     match bring_up(layout, kept, root_abs, module, options) {
@@ -308,17 +296,7 @@ fn apply_module(
                     (report, good)
                 }
                 None if switched => {
-                    let nothing = match (&good, &before) {
-                        (Some(_), _) => {
-                            format!("the last version of {name} that activated is this one")
-                        }
-                        (None, Some(before)) if before != Path::new(digest) => format!(
-                            "{name} was switched to {} before, but no record says it ever activated ({} is missing)",
-                            before.display(),
-                            kept.record(name).display()
-                        ),
-                        _ => format!("no earlier version of {name} activated on this node"),
-                    };
+                    let nothing = nothing_to_go_back_to(kept, module, good.is_some(), &before);
                     (
                         failed(format!("{reason}\nnothing to go back to: {nothing}")),
                         good,
@@ -327,6 +305,54 @@ fn apply_module(
                 None => (failed(reason), good),
             }
         }
+    }
+}
+
+/// What a module whose good version runs reports without being tried: unchanged (never
+/// activated again, marked as used for pruning), or declared again after it failed and the
+/// node went back (the failure as before); whether it is unchanged. None: it is to be
+/// brought up.
+fn as_before(
+    module_dir: &Path,
+    digest: &str,
+    good: &Version,
+    want: &Version,
+    id: &str,
+) -> Option<(ResourceReport, bool)> {
+    if good.runs_as(want) {
+        touch(&module_dir.join(digest));
+        let _ = fs::remove_file(module_dir.join(FAILED));
+        let ok = ResourceReport {
+            id: id.to_string(),
+            outcome: ResourceOutcome::Ok,
+            reason: None,
+            rolled_back: None,
+        };
+        return Some((ok, true));
+    }
+    let f = read_marker::<Failed>(&module_dir.join(FAILED)).filter(|f| f.version.runs_as(want))?;
+    let mut again = f.report;
+    again.id = id.to_string();
+    again.reason = again.reason.map(|r| format!("not tried again: {r}"));
+    Some((again, false))
+}
+
+/// Why a module that failed after the switch has nothing to go back to.
+fn nothing_to_go_back_to(
+    kept: &Kept,
+    module: &DeclaredModule,
+    had_good: bool,
+    before: &Option<std::path::PathBuf>,
+) -> String {
+    let (name, digest) = (module.name.as_str(), module.artifact.as_str());
+    match (had_good, before) {
+        (true, _) => format!("the last version of {name} that activated is this one"),
+        (false, Some(before)) if before != Path::new(digest) => format!(
+            "{name} was switched to {} before, but no record says it ever activated ({} is missing)",
+            before.display(),
+            kept.record(name).display()
+        ),
+        _ => format!("no earlier version of {name} activated on this node"),
     }
 }
 

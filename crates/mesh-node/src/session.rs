@@ -66,24 +66,9 @@ pub fn session(
         match kind {
             Kind::Hello => {
                 let theirs = frame::payload(input, len).map_err(|e| cut(e.to_string()))?;
-                match serde_json::from_slice::<Hello>(&theirs) {
-                    Ok(h) if h.protocol >= SESSION_SINCE => {
-                        alive_every = h
-                            .alive_every_ms
-                            .map(|ms| std::time::Duration::from_millis(ms.max(10)));
-                    }
-                    Ok(h) => {
-                        return refuse_frame(
-                            output,
-                            format!(
-                                "the controller speaks protocol {}, older than sessions ({SESSION_SINCE})",
-                                h.protocol
-                            ),
-                        );
-                    }
-                    Err(e) => {
-                        return refuse_frame(output, format!("a hello that is not JSON: {e}"));
-                    }
+                match alive_asked(&theirs) {
+                    Ok(every) => alive_every = every,
+                    Err(refusal) => return refuse_frame(output, refusal),
                 }
             }
             Kind::Have => {
@@ -132,6 +117,21 @@ pub fn session(
                 return refuse_frame(output, format!("a {kind:?} frame out of place"));
             }
         }
+    }
+}
+
+/// How often the controller's hello asks for signs of life while a request works; why the
+/// hello is refused (a protocol older than sessions, not JSON).
+fn alive_asked(theirs: &[u8]) -> Result<Option<std::time::Duration>, String> {
+    match serde_json::from_slice::<Hello>(theirs) {
+        Ok(h) if h.protocol >= SESSION_SINCE => Ok(h
+            .alive_every_ms
+            .map(|ms| std::time::Duration::from_millis(ms.max(10)))),
+        Ok(h) => Err(format!(
+            "the controller speaks protocol {}, older than sessions ({SESSION_SINCE})",
+            h.protocol
+        )),
+        Err(e) => Err(format!("a hello that is not JSON: {e}")),
     }
 }
 
