@@ -86,38 +86,53 @@ pub fn session(
                     alive_while(output, alive_every, || super::apply(root).map(|r| json(&r)))?;
                 reply(output, answer)?;
             }
-            Kind::Report => {
-                let since = frame::payload(input, len).map_err(|e| cut(e.to_string()))?;
-                let Some(since) = std::str::from_utf8(&since)
-                    .ok()
-                    .and_then(|s| s.parse::<u64>().ok())
-                else {
-                    return refuse_frame(output, "a report request without a sequence".into());
-                };
-                let mut lines = Vec::new();
-                let answer = super::reports_since(root, since, &mut lines).map(|_| page(lines));
-                reply(output, answer)?;
-            }
-            Kind::Trust => {
-                let what = frame::payload(input, len).map_err(|e| cut(e.to_string()))?;
-                let answer = match &what[..] {
-                    b"show" => super::trust::trusted(root),
-                    b"reset" => super::trust::reset(root),
-                    _ => {
-                        return refuse_frame(
-                            output,
-                            "a trust request other than show or reset".into(),
-                        );
-                    }
-                };
-                reply(output, answer.map(|t| json(&t)))?;
-            }
+            Kind::Report => report(root, input, len, output)?,
+            Kind::Trust => trust(root, input, len, output)?,
             Kind::Quit => return Ok(()),
             Kind::Data | Kind::End | Kind::Answer | Kind::Error | Kind::Alive => {
                 return refuse_frame(output, format!("a {kind:?} frame out of place"));
             }
         }
     }
+}
+
+/// A report request: the page of report lines after the sequence its payload names; a payload
+/// that names none ends the conversation, as a frame it cannot read.
+fn report(
+    root: &Root,
+    input: &mut impl BufRead,
+    len: u32,
+    output: &mut impl Write,
+) -> Result<(), NodeError> {
+    let since = frame::payload(input, len).map_err(|e| cut(e.to_string()))?;
+    let Some(since) = std::str::from_utf8(&since)
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+    else {
+        return refuse_frame(output, "a report request without a sequence".into());
+    };
+    let mut lines = Vec::new();
+    let answer = super::reports_since(root, since, &mut lines).map(|_| page(lines));
+    reply(output, answer)
+}
+
+/// A trust request: `show` whom the node trusts, or `reset` it; anything else ends the
+/// conversation, as a frame it cannot read.
+fn trust(
+    root: &Root,
+    input: &mut impl BufRead,
+    len: u32,
+    output: &mut impl Write,
+) -> Result<(), NodeError> {
+    let what = frame::payload(input, len).map_err(|e| cut(e.to_string()))?;
+    let answer = match &what[..] {
+        b"show" => super::trust::trusted(root),
+        b"reset" => super::trust::reset(root),
+        _ => {
+            return refuse_frame(output, "a trust request other than show or reset".into());
+        }
+    };
+    reply(output, answer.map(|t| json(&t)))
 }
 
 /// How often the controller's hello asks for signs of life while a request works; why the

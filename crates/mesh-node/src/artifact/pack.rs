@@ -191,77 +191,111 @@ fn append_node<W: Write>(
 ) -> Result<(), ArtifactError> {
     let rel = node.rel_path();
     let full = dir.join(&rel);
-    let io_err = |builder: &tar::Builder<HashWriter<W>>, source: io::Error| {
-        if builder.get_ref().write_failed {
-            ArtifactError::Write { source }
-        } else {
-            ArtifactError::Io {
-                path: full.clone(),
-                source,
-            }
-        }
-    };
     match node.kind {
-        Kind::Dir => {
-            let mut h = fresh_header(tar::EntryType::Directory, 0, MODE_EXEC);
-            let mut name = node.key();
-            name.push(b'/');
-            let name = PathBuf::from(OsStr::from_bytes(&name));
-            builder
-                .append_data(&mut h, &name, io::empty())
-                .map_err(|e| io_err(builder, e))
-        }
-        Kind::File => {
-            let mut f = File::open(&full).map_err(|e| io_err(builder, e))?;
-            let meta = f.metadata().map_err(|e| io_err(builder, e))?;
-            if !meta.is_file() {
-                return Err(ArtifactError::Io {
-                    path: full.clone(),
-                    source: io::Error::other("it stopped being a regular file while being packed"),
-                });
-            }
-            let mode = if meta.permissions().mode() & 0o111 != 0 {
-                MODE_EXEC
-            } else {
-                MODE_FILE
-            };
-            let mut h = fresh_header(tar::EntryType::Regular, meta.len(), mode);
-            let data = Exact::new(
-                &mut f,
-                meta.len(),
-                "the file shrank while it was being packed",
-            );
-            builder
-                .append_data(&mut h, &rel, data)
-                .map_err(|e| io_err(builder, e))?;
-            let mut probe = [0u8; 1];
-            match f.read(&mut probe) {
-                Ok(0) => Ok(()),
-                Ok(_) => Err(ArtifactError::Io {
-                    path: full.clone(),
-                    source: io::Error::other("the file grew while it was being packed"),
-                }),
-                Err(source) => Err(ArtifactError::Io {
-                    path: full.clone(),
-                    source,
-                }),
-            }
-        }
-        Kind::Symlink => {
-            let target = fs::read_link(&full).map_err(|e| io_err(builder, e))?;
-            let parent: Vec<&OsStr> = node
-                .rel
-                .iter()
-                .take(node.rel.len().saturating_sub(1))
-                .map(|c| OsStr::from_bytes(c))
-                .collect();
-            if !link_stays_inside(dir, &parent, &target) {
-                return Err(ArtifactError::LinkOutOfTree { path: full, target });
-            }
-            let mut h = fresh_header(tar::EntryType::Symlink, 0, MODE_LINK);
-            builder
-                .append_link(&mut h, &rel, &target)
-                .map_err(|e| io_err(builder, e))
+        Kind::Dir => append_dir(builder, node, &full),
+        Kind::File => append_file(builder, &rel, &full),
+        Kind::Symlink => append_symlink(builder, dir, node, &rel, &full),
+    }
+}
+
+/// An I/O error while appending the entry at `full`: the output's when its write failed,
+/// else the file's.
+fn io_err<W: Write>(
+    builder: &tar::Builder<HashWriter<W>>,
+    full: &Path,
+    source: io::Error,
+) -> ArtifactError {
+    if builder.get_ref().write_failed {
+        ArtifactError::Write { source }
+    } else {
+        ArtifactError::Io {
+            path: full.to_path_buf(),
+            source,
         }
     }
+}
+
+/// Appends a directory: its name ends in `/`, as tar's directories do.
+fn append_dir<W: Write>(
+    builder: &mut tar::Builder<HashWriter<W>>,
+    node: &Node,
+    full: &Path,
+) -> Result<(), ArtifactError> {
+    let mut h = fresh_header(tar::EntryType::Directory, 0, MODE_EXEC);
+    let mut name = node.key();
+    name.push(b'/');
+    let name = PathBuf::from(OsStr::from_bytes(&name));
+    builder
+        .append_data(&mut h, &name, io::empty())
+        .map_err(|e| io_err(builder, full, e))
+}
+
+/// Appends a regular file with exactly the length it had when opened; refuses one that
+/// changed kind, shrank or grew while being packed, since its bytes would not be its digest's.
+fn append_file<W: Write>(
+    builder: &mut tar::Builder<HashWriter<W>>,
+    rel: &Path,
+    full: &Path,
+) -> Result<(), ArtifactError> {
+    let mut f = File::open(full).map_err(|e| io_err(builder, full, e))?;
+    let meta = f.metadata().map_err(|e| io_err(builder, full, e))?;
+    if !meta.is_file() {
+        return Err(ArtifactError::Io {
+            path: full.to_path_buf(),
+            source: io::Error::other("it stopped being a regular file while being packed"),
+        });
+    }
+    let mode = if meta.permissions().mode() & 0o111 != 0 {
+        MODE_EXEC
+    } else {
+        MODE_FILE
+    };
+    let mut h = fresh_header(tar::EntryType::Regular, meta.len(), mode);
+    let data = Exact::new(
+        &mut f,
+        meta.len(),
+        "the file shrank while it was being packed",
+    );
+    builder
+        .append_data(&mut h, rel, data)
+        .map_err(|e| io_err(builder, full, e))?;
+    let mut probe = [0u8; 1];
+    match f.read(&mut probe) {
+        Ok(0) => Ok(()),
+        Ok(_) => Err(ArtifactError::Io {
+            path: full.to_path_buf(),
+            source: io::Error::other("the file grew while it was being packed"),
+        }),
+        Err(source) => Err(ArtifactError::Io {
+            path: full.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Appends a symlink as it is, when its target stays inside `dir`.
+fn append_symlink<W: Write>(
+    builder: &mut tar::Builder<HashWriter<W>>,
+    dir: &Path,
+    node: &Node,
+    rel: &Path,
+    full: &Path,
+) -> Result<(), ArtifactError> {
+    let target = fs::read_link(full).map_err(|e| io_err(builder, full, e))?;
+    let parent: Vec<&OsStr> = node
+        .rel
+        .iter()
+        .take(node.rel.len().saturating_sub(1))
+        .map(|c| OsStr::from_bytes(c))
+        .collect();
+    if !link_stays_inside(dir, &parent, &target) {
+        return Err(ArtifactError::LinkOutOfTree {
+            path: full.to_path_buf(),
+            target,
+        });
+    }
+    let mut h = fresh_header(tar::EntryType::Symlink, 0, MODE_LINK);
+    builder
+        .append_link(&mut h, rel, &target)
+        .map_err(|e| io_err(builder, full, e))
 }
