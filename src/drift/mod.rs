@@ -7,6 +7,7 @@
 //! kinds); only the manifests are read again, for the lines a finding points at.
 
 pub mod cache;
+mod compare;
 pub mod declared;
 pub mod js;
 pub mod names;
@@ -18,11 +19,12 @@ pub mod tools;
 use crate::Result;
 use crate::graph::Loaded;
 use crate::source::{self, ModuleSource, RepoSnapshot, SourceError, blob_text};
+use compare::compare;
 use declared::{Declared, Scope};
 use mesh_imports::{ImportKind, Language, ScannedFile};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use tools::ToolEvidence;
 
 /// What a finding says about a dependency.
@@ -770,208 +772,4 @@ fn js_statements(snap: &RepoSnapshot, decls: &[Declared], uses: &mut [Use]) {
             .as_deref()
             .is_some_and(|s| js::statement_is_type_only(s, u.line));
     }
-}
-
-/// Sets one ecosystem's declarations beside its imports and adds the findings to `out`.
-#[allow(clippy::too_many_arguments)]
-fn compare(
-    m: &ModuleSource,
-    lang: Language,
-    decls: &[Decl],
-    uses: &[&Use],
-    manifest: &str,
-    tools: &ToolEvidence,
-    go_modules: &[String],
-    out: &mut Vec<Finding>,
-) {
-    let matcher = Matcher::new(lang, decls, go_modules);
-    declared_findings(m, &matcher, uses, manifest, tools, out);
-    let undeclared = undeclared(&matcher, uses);
-    for (name, u) in undeclared {
-        out.push(Finding {
-            module: m.name().to_string(),
-            dependency: name,
-            kind: DriftKind::Undeclared,
-            manifest: manifest.to_string(),
-            line: None,
-            evidence: Some(u.evidence()),
-        });
-    }
-}
-
-/// One ecosystem's declarations and the rules its imports match them by.
-struct Matcher<'a> {
-    lang: Language,
-    decls: &'a [Decl],
-    /// The Go modules of the mesh, which own the packages below their paths.
-    go_modules: &'a [String],
-    /// What a key's segments are split by (Go `/`, Python `.`); empty where keys match whole.
-    sep: &'static str,
-}
-
-impl<'a> Matcher<'a> {
-    /// The matcher for `lang`'s declarations `decls`.
-    fn new(lang: Language, decls: &'a [Decl], go_modules: &'a [String]) -> Matcher<'a> {
-        let sep = match lang {
-            Language::Go => "/",
-            Language::Python => ".",
-            _ => "",
-        };
-        Matcher {
-            lang,
-            decls,
-            go_modules,
-            sep,
-        }
-    }
-
-    /// The module a Go package belongs to: the one with the longest path above it (declared
-    /// or in the mesh), since `go.opentelemetry.io/otel/sdk/metric` is not
-    /// `go.opentelemetry.io/otel`'s.
-    fn go_owner(&self, key: &str) -> Option<&'a str> {
-        self.decls
-            .iter()
-            .flat_map(|d| d.keys.iter())
-            .chain(self.go_modules)
-            .filter(|p| names::segment_prefix(p, key, "/"))
-            .max_by_key(|p| p.len())
-            .map(String::as_str)
-    }
-
-    /// Whether `u` imports what `d` declares, whatever the kinds of either.
-    fn matches(&self, d: &Decl, u: &Use) -> bool {
-        d.keys.iter().any(|k| {
-            if self.sep.is_empty() {
-                *k == u.key
-            } else if self.lang == Language::Go {
-                self.go_owner(&u.key) == Some(k.as_str())
-            } else {
-                names::segment_prefix(k, &u.key, self.sep)
-            }
-        })
-    }
-
-    /// Whether a declaration answers `u` for the code that imports it: a build script's from
-    /// build-dependencies, shipped code's from a shipping section (or a dev one for a type).
-    fn satisfied(&self, u: &Use) -> bool {
-        self.decls.iter().any(|d| {
-            self.matches(d, u)
-                && match (u.build_script, u.kind, d.d.scope) {
-                    (true, _, scope) => scope == Scope::BuildScript,
-                    (false, _, Scope::BuildScript) => false,
-                    // A type erased from the build may come from a dev dependency
-                    // (`import type`, `@types/x`); a runtime import may not.
-                    (false, ImportKind::Build, Scope::Dev) => u.type_only,
-                    // `@types/x` in the shipping section gives types, not `x` itself.
-                    (false, ImportKind::Build, _) => {
-                        names::js_typed_package(&d.d.name).is_none() || u.type_only
-                    }
-                    (false, _, _) => true,
-                }
-        })
-    }
-
-    /// The dependency an undeclared import would be declared as.
-    fn dependency_name(&self, key: &str) -> String {
-        match self.lang {
-            Language::Go => names::go_module_guess(key, self.go_modules),
-            Language::Python => names::python_dist_for(key.split('.').next().unwrap_or(key)),
-            _ => key.to_string(),
-        }
-    }
-}
-
-/// Adds to `out` each declaration no import (or tool) uses, and each shipping one that only
-/// tests, benches and examples import, in declaration order.
-fn declared_findings(
-    m: &ModuleSource,
-    matcher: &Matcher,
-    uses: &[&Use],
-    manifest: &str,
-    tools: &ToolEvidence,
-    out: &mut Vec<Finding>,
-) {
-    let all: Vec<Declared> = matcher.decls.iter().map(|d| d.d.clone()).collect();
-    for d in matcher.decls {
-        let used: Vec<&&Use> = uses
-            .iter()
-            .filter(|u| {
-                matcher.matches(d, u) && u.build_script == (d.d.scope == Scope::BuildScript)
-            })
-            .collect();
-        if used.is_empty() {
-            let tool = tools.uses(&d.d, &all);
-            if !d.d.indirect && !tool {
-                out.push(declared_finding(m, manifest, &d.d, DriftKind::Unused, None));
-            }
-            continue;
-        }
-        let shipped_use = used.iter().any(|u| u.kind != ImportKind::Dev);
-        // Go has one list of requirements: nowhere to move a test-only one.
-        if d.d.scope == Scope::Normal && !shipped_use && matcher.lang != Language::Go {
-            let evidence = Some(used[0].evidence());
-            out.push(declared_finding(
-                m,
-                manifest,
-                &d.d,
-                DriftKind::DevOnly,
-                evidence,
-            ));
-        }
-    }
-}
-
-/// A finding about the declaration `d`, at its line in the file that holds it.
-fn declared_finding(
-    m: &ModuleSource,
-    manifest: &str,
-    d: &Declared,
-    kind: DriftKind,
-    evidence: Option<String>,
-) -> Finding {
-    Finding {
-        module: m.name().to_string(),
-        dependency: d.name.clone(),
-        kind,
-        // The file that holds this declaration (a module may have pyproject.toml and
-        // setup.cfg both); `manifest` is it when the names agree (a go.mod above the module).
-        manifest: if manifest.ends_with(d.manifest) {
-            manifest.to_string()
-        } else {
-            source::join(&m.dir, d.manifest)
-        },
-        line: Some(d.line),
-        evidence,
-    }
-}
-
-/// The imports no declaration answers, by the dependency each would be declared as (in name
-/// order), each with its first import as the evidence.
-fn undeclared<'u, 'a>(matcher: &Matcher, uses: &'u [&'u Use<'a>]) -> BTreeMap<String, &'u Use<'a>> {
-    let mut undeclared: BTreeMap<String, &Use> = BTreeMap::new();
-    let mut named: HashMap<&str, String> = HashMap::new();
-    for u in uses {
-        if u.optional || u.key == "node:" {
-            continue;
-        }
-        // A JS name npm would refuse for a new package (`RegularModule`, a haste name in
-        // jest's test roots) is no package, unless a manifest declares it (a legacy package
-        // such as `JSONStream`, which is then held to the usual rules).
-        if matcher.lang == Language::Js
-            && !names::npm_new_name(&u.key)
-            && !matcher.decls.iter().any(|d| matcher.matches(d, u))
-        {
-            continue;
-        }
-        if !matcher.satisfied(u) {
-            // Named once per import key: a module imports the same names from many files.
-            let name = named
-                .entry(u.key.as_ref())
-                .or_insert_with(|| matcher.dependency_name(&u.key));
-            if !undeclared.contains_key(name.as_str()) {
-                undeclared.insert(name.clone(), u);
-            }
-        }
-    }
-    undeclared
 }
