@@ -11,16 +11,8 @@ use std::time::Duration;
 fn a_flipped_bit_in_an_artifact_is_found_before_it_is_sent_and_healed() {
     let t = two_nodes();
     t.ok(&["reconcile"]);
-    let builds = t.json(&["builds", "route-proxy"]);
-    let digest = builds[0]["artifact"]
-        .as_str()
-        .expect("artifact")
-        .to_string();
-    let file = t.path(&format!(".mesh/artifacts/{digest}"));
-    let mut bytes = std::fs::read(&file).expect("artifact");
-    let mid = bytes.len() / 2;
-    bytes[mid] ^= 1;
-    std::fs::write(&file, &bytes).expect("flip");
+    let (_, file) = newest_artifact(&t, "route-proxy");
+    flip(&file, |len| len / 2, 1);
     // The node must be sent it again: wipe it.
     std::fs::remove_dir_all(t.path("nodes/edge-1")).expect("wipe");
     // The first pass learns the node was wiped (its journal restarted); a pass then sends.
@@ -216,15 +208,8 @@ fn doctor_names_a_damaged_artifact_and_repair_lets_the_next_run_heal_it() {
     let t = two_nodes();
     t.ok(&["reconcile"]);
     t.ok(&["doctor"]);
-    let builds = t.json(&["builds", "dashboard"]);
-    let digest = builds[0]["artifact"]
-        .as_str()
-        .expect("artifact")
-        .to_string();
-    let file = t.path(&format!(".mesh/artifacts/{digest}"));
-    let mut bytes = std::fs::read(&file).expect("artifact");
-    bytes[0] ^= 0x40;
-    std::fs::write(&file, &bytes).expect("flip");
+    let (digest, file) = newest_artifact(&t, "dashboard");
+    flip(&file, |_| 0, 0x40);
     let doctor = t.run(&["doctor"]);
     assert_eq!(doctor.code, 3);
     let said = &doctor.stdout;
@@ -287,13 +272,8 @@ fn damage_artifacts(t: &TestMesh, modules: &[&str]) -> Vec<std::path::PathBuf> {
     modules
         .iter()
         .map(|m| {
-            let builds = t.json(&["builds", m]);
-            let digest = builds[0]["artifact"].as_str().expect("artifact");
-            let file = t.path(&format!(".mesh/artifacts/{digest}"));
-            let mut bytes = std::fs::read(&file).expect("artifact");
-            let mid = bytes.len() / 2;
-            bytes[mid] ^= 0x10;
-            std::fs::write(&file, &bytes).expect("flip");
+            let (_, file) = newest_artifact(t, m);
+            flip(&file, |len| len / 2, 0x10);
             file
         })
         .collect()
@@ -370,4 +350,23 @@ fn reconcile_heals_every_damaged_artifact_it_would_send_in_one_pass() {
     assert_eq!(again.json()["built"], 0, "{}", again.stdout);
     assert_eq!(again.json()["sent"], 0, "{}", again.stdout);
     assert_eq!(t.run(&["doctor"]).code, 0);
+}
+
+/// The digest and file of the artifact of `module`'s newest build.
+fn newest_artifact(t: &TestMesh, module: &str) -> (String, std::path::PathBuf) {
+    let builds = t.json(&["builds", module]);
+    let digest = builds[0]["artifact"]
+        .as_str()
+        .expect("artifact")
+        .to_string();
+    let file = t.path(&format!(".mesh/artifacts/{digest}"));
+    (digest, file)
+}
+
+/// Flips the bits `mask` of the byte at `at(length)` of `file`.
+fn flip(file: &std::path::Path, at: impl Fn(usize) -> usize, mask: u8) {
+    let mut bytes = std::fs::read(file).expect("artifact");
+    let i = at(bytes.len());
+    bytes[i] ^= mask;
+    std::fs::write(file, &bytes).expect("flip");
 }
