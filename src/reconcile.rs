@@ -72,6 +72,8 @@ pub fn reconcile(
     build_progress: &dyn Progress,
     push_progress: &dyn PushProgress,
 ) -> Result<PassReport> {
+    // The key that signs what the pass declares, checked before any slow work.
+    m.signer_key()?;
     let paths = m.paths();
     let mesh = &m.config;
     let (mut report, modules) =
