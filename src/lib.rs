@@ -20,6 +20,7 @@ pub mod gc;
 pub mod graph;
 mod mesh;
 pub mod reconcile;
+pub mod rollout;
 pub mod source;
 pub mod status;
 pub mod store;

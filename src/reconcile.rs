@@ -171,6 +171,8 @@ fn deliver(
         ..PushOptions::default()
     };
     // One session per node for the whole pass: what push opened, collect goes on with.
+    // Rollouts first: each moves at most one wave a pass, and a halted build is put back.
+    events.extend(crate::rollout::step(paths, mesh)?);
     let sessions = Connections::new(mesh, KEEP_SESSIONS)?;
     let (mut push, push_events) =
         crate::deliver::push::push(paths, mesh, &sources, &reapply, push_progress, &sessions)?;

@@ -87,6 +87,12 @@ fn build_record(
             .map(|i| i.module.clone())
             .collect(),
         policy: src.manifest.policy,
+        check: src.manifest.check.as_ref().map(|command| store::Check {
+            command: command.clone(),
+            timeout_ms: src.manifest.check_timeout.map(|d| d.as_millis() as u64),
+            settle_ms: src.manifest.settle.map(|d| d.as_millis() as u64),
+        }),
+        rollout: src.manifest.rollout.clone(),
     }
 }
 
@@ -109,8 +115,12 @@ fn write_build(
         build: id,
         verdict: rec.verdict.to_string(),
     }];
-    // Deploy is one write: an auto module's fit build is declared in the same transaction.
-    if rec.verdict == Verdict::Fit && declare_fit {
+    // Deploy is one write: an auto module's fit build is declared in the same transaction —
+    // unless a rollout halted its commit (`mesh rollout retry` declares it again).
+    let halted = w
+        .get(crate::rollout::HALTED, rec.module.as_bytes())?
+        .is_some_and(|h| crate::rollout::is_halted(&h, &rec));
+    if rec.verdict == Verdict::Fit && declare_fit && !halted {
         w.put(DECLARED, rec.module.as_bytes(), &rec)?;
         facts.push(Fact::Declared {
             module: rec.module.clone(),
@@ -175,6 +185,7 @@ fn outstanding_streak(w: &Writer, rec: &BuildRecord) -> std::result::Result<Vec<
 /// that build: the declared build is the current source's. A revert (or a ref moved back) makes
 /// a module current by an older build without building anything; without this, the reverted
 /// build stayed declared and the revert never reached a node. One write, only when needed.
+/// A build a rollout halted is not declared again (`mesh rollout retry` does that).
 pub(super) fn declare_current(
     paths: &Paths,
     plan: &Plan,
@@ -201,6 +212,12 @@ pub(super) fn declare_current(
             let Some(rec) = w.get(BUILDS, &store::id_key(*id))? else {
                 continue;
             };
+            let halted = w
+                .get(crate::rollout::HALTED, module.as_bytes())?
+                .is_some_and(|h| crate::rollout::is_halted(&h, &rec));
+            if halted {
+                continue;
+            }
             w.put(DECLARED, module.as_bytes(), &rec)?;
             facts.push(Fact::Declared {
                 module: module.to_string(),

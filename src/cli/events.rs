@@ -8,7 +8,8 @@ use std::fmt::Write;
 
 /// List the facts the mesh recorded: source-moved, built, declared, sent, applied, refused,
 /// stuck, recovered, unreachable, reachable, trouble, build-stuck, not-worked-out,
-/// artifact-damaged, forgotten, ahead, diverged, took-over, node-replaced.
+/// artifact-damaged, forgotten, ahead, diverged, took-over, node-replaced, unhealthy, healthy,
+/// rollout-halted.
 ///
 /// A fact is recorded only when something changed. With `--json`, one JSON object a line:
 /// `{"seq", "at", "kind", "subject", ...}`.
@@ -66,6 +67,12 @@ pub enum Kind {
     TookOver,
     /// A node's root answered with a new node id: it was replaced.
     NodeReplaced,
+    /// A module's check fails on a node that runs it.
+    Unhealthy,
+    /// A module's check passes again on a node where it had failed.
+    Healthy,
+    /// A node failed a rollout's build: it was halted and put back.
+    RolloutHalted,
 }
 
 impl Kind {

@@ -161,6 +161,42 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "rollout",
+        &[
+            ("mesh rollout", "every rollout in progress or halted"),
+            ("mesh rollout web --json", "web's rollout, for a script"),
+            (
+                "mesh rollout promote web",
+                "give web's new build to its next wave now",
+            ),
+            (
+                "mesh rollout abort web",
+                "halt it and put the previous build back",
+            ),
+        ],
+    ),
+    (
+        "rollout promote",
+        &[
+            ("mesh rollout promote web", "the next wave now"),
+            ("mesh rollout promote web --full", "every node now"),
+        ],
+    ),
+    (
+        "rollout abort",
+        &[(
+            "mesh rollout abort web",
+            "halt web's rollout; its nodes are sent the previous build",
+        )],
+    ),
+    (
+        "rollout retry",
+        &[(
+            "mesh rollout retry web",
+            "start web's halted build again from the first wave",
+        )],
+    ),
+    (
         "where",
         &[
             (

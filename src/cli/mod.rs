@@ -23,6 +23,7 @@ mod plan;
 mod progress;
 mod push;
 mod reconcile;
+mod rollout;
 mod status;
 pub(crate) mod table;
 mod ui;
@@ -78,6 +79,7 @@ enum Command {
     Collect(collect::Args),
     Status(status::Args),
     Reconcile(reconcile::Args),
+    Rollout(rollout::Args),
     Events(events::Args),
     Doctor(doctor::Args),
     Gc(gc::Args),
@@ -105,6 +107,7 @@ impl Command {
             Command::Builds(_) => "builds",
             Command::Collect(_) => "collect",
             Command::Status(_) => "status",
+            Command::Rollout(_) => "rollout",
             Command::Events(_) => "events",
             Command::Doctor(_) => "doctor",
             Command::Gc(_) => "gc",
@@ -282,6 +285,7 @@ fn run(cli: &Cli, ui: &Ui) -> mesh::Result<i32> {
         Command::Collect(a) => collect::run(&Ctx::load(cli)?, ui, a),
         Command::Status(a) => status::run(&Ctx::load(cli)?, ui, a),
         Command::Reconcile(a) => reconcile::run(&Ctx::load(cli)?, ui, a),
+        Command::Rollout(a) => rollout::run(&Ctx::load(cli)?, ui, a),
         Command::Events(a) => events::run(&Ctx::load(cli)?, ui, a),
         Command::Doctor(a) => doctor::run(&Ctx::load(cli)?, ui, a),
         Command::Gc(a) => gc::run(&Ctx::load(cli)?, ui, a),

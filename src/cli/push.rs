@@ -132,8 +132,10 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         all: a.all,
         reapply_unanswered: false,
     };
+    // Rollouts first: a push moves each at most one wave, and puts back a halted build.
+    let stepped = mesh::rollout::step(ctx.paths(), &ctx.config)?;
     let sessions = mesh::transport::Connections::new(&ctx.config, 0)?;
-    let (results, events) = mesh::deliver::push::push(
+    let (results, mut events) = mesh::deliver::push::push(
         ctx.paths(),
         &ctx.config,
         &ctx.sources()?,
@@ -146,6 +148,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         ui.warn(w);
     }
     drop(sessions);
+    events.splice(0..0, stepped);
     super::run_hooks(ctx, ui, &events);
     if ui.json {
         ui.json_data(&results);

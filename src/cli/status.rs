@@ -178,6 +178,9 @@ pub fn modules_table(status: &Status) -> String {
         if m.outstanding_on > 0 {
             line.push_str(&format!(", {} outstanding", m.outstanding_on));
         }
+        if m.unhealthy_on > 0 {
+            line.push_str(&format!(", {} unhealthy", m.unhealthy_on));
+        }
         if m.failed_on > 0 {
             line.push_str(&format!(", {} failed", m.failed_on));
         }
@@ -195,6 +198,22 @@ pub fn modules_table(status: &Status) -> String {
         }
         if let Some(why) = &m.stuck {
             line.push_str(&format!(" · stuck: {why}"));
+        }
+        if let Some(r) = &m.rollout {
+            line.push_str(&match &r.halted {
+                Some(h) => format!(
+                    " · rollout of build {} HALTED: {} failed it; put back to build {}",
+                    r.to, h.node, r.from
+                ),
+                None => format!(
+                    " · rollout of build {}: wave {} of {}, on {} of {} nodes",
+                    r.to,
+                    r.wave,
+                    r.waves,
+                    r.on_new.len(),
+                    r.nodes
+                ),
+            });
         }
         t.add_row(vec![m.name.clone(), line]);
     }

@@ -213,7 +213,7 @@ fn says(n: &NodeWhere, now: u64) -> String {
                 .since_ms
                 .map(|t| format!(" since {}", clock_time(t, now)))
                 .unwrap_or_default();
-            with_build(&format!("running{since}"), n.build, None)
+            with_build(&format!("running{since}"), n.build, n.reason.as_deref())
         }
         Answer::Effect => with_build("running its effect", n.build, reason),
         Answer::Failing => with_build("failing on the node", n.build, reason),

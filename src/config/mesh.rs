@@ -40,6 +40,9 @@ pub struct MeshConfig {
     /// `[controllers]`: the other controllers the nodes may trust, sorted by name; delivered
     /// inside every declaration.
     pub controllers: Vec<crate::controller::Signer>,
+    /// `[rollout]`: how a module's new build reaches its nodes (one wave to every node when
+    /// unset); a module's manifest may say otherwise.
+    pub rollout: super::Rollout,
 }
 
 /// How long a node may stay silent when `[ssh] timeout` is not set.
@@ -167,6 +170,7 @@ struct RawMesh {
     #[serde(default)]
     controllers: BTreeMap<Spanned<String>, Spanned<String>>,
     status: Option<RawStatus>,
+    rollout: Option<super::rollout::RawRollout>,
 }
 
 #[derive(Deserialize)]
@@ -263,6 +267,10 @@ impl MeshConfig {
             None => crate::controller::default_name(),
         };
         let controllers = Self::parse_controllers(&r, &raw.controllers)?;
+        let rollout = match &raw.rollout {
+            Some(raw) => super::Rollout::over(&super::Rollout::default(), &raw.parse(&r)?),
+            None => super::Rollout::default(),
+        };
         Ok(MeshConfig {
             dir: dir.to_path_buf(),
             file: file.to_string(),
@@ -277,6 +285,7 @@ impl MeshConfig {
             status,
             controller,
             controllers,
+            rollout,
         })
     }
 

@@ -5,6 +5,7 @@ mod diag;
 mod mesh;
 mod module;
 mod repo;
+mod rollout;
 
 pub use diag::{ConfigError, LoadError, UnknownNode, Unreadable};
 pub use mesh::{
@@ -16,6 +17,7 @@ pub use mesh_proto::names::{NAME_PATTERN, is_valid_name};
 pub use module::{Instantiation, Kind, ModuleManifest, Policy};
 pub use repo::RepoConfig;
 pub(crate) use repo::{shown_url, without_password};
+pub use rollout::{Rollout, RolloutOverride, Wave, reach};
 
 /// The file name every module directory holds.
 pub(crate) const MODULE_MANIFEST: &str = "mesh-module.toml";

@@ -54,6 +54,15 @@ pub struct ModuleManifest {
     pub inputs: Vec<String>,
     /// Run on the node in the unpacked artifact after each switch.
     pub activate: Option<String>,
+    /// Run on the node in the module's current version to ask whether it works (exit 0).
+    pub check: Option<String>,
+    /// How long one run of `check` may take (the node's default, 10 s, when unset).
+    pub check_timeout: Option<Duration>,
+    /// How long after `activate` the check must keep passing before the version counts as
+    /// applied (unset: one check right after activate).
+    pub settle: Option<Duration>,
+    /// How its new builds reach its nodes, where it differs from mesh.toml's `[rollout]`.
+    pub rollout: super::RolloutOverride,
     /// Modules that must be assigned to the same node.
     pub presence: Vec<String>,
     /// Modules that make something for this one.
@@ -87,6 +96,10 @@ struct RawModule {
     #[serde(default)]
     inputs: Vec<Spanned<String>>,
     activate: Option<String>,
+    check: Option<String>,
+    check_timeout: Option<Spanned<String>>,
+    settle: Option<Spanned<String>>,
+    rollout: Option<super::rollout::RawRollout>,
     #[serde(default)]
     presence: Vec<Spanned<String>>,
     #[serde(default)]
@@ -120,7 +133,7 @@ struct RawDrift {
     ignore: Vec<Spanned<String>>,
 }
 
-const MODULE_HELP: &str = "a mesh-module.toml holds name, kind, build, test, policy, inputs, activate, presence, instantiation, timeout, [imports] ignore/dev and [drift] ignore; see README.md";
+const MODULE_HELP: &str = "a mesh-module.toml holds name, kind, build, test, policy, inputs, activate, check, check_timeout, settle, rollout, presence, instantiation, timeout, [imports] ignore/dev and [drift] ignore; see README.md";
 
 impl ModuleManifest {
     /// Parses a manifest's `text`, shown as `file` in diagnostics.
@@ -166,6 +179,16 @@ impl ModuleManifest {
             Some(t) => r.duration("timeout", t)?,
             None => Duration::from_secs(30 * 60),
         };
+        let during = |field: &str, d: &Option<Spanned<String>>| match d {
+            Some(d) => r.duration(field, d).map(Some),
+            None => Ok(None),
+        };
+        let check_timeout = during("check_timeout", &raw.check_timeout)?;
+        let settle = during("settle", &raw.settle)?;
+        let rollout = match &raw.rollout {
+            Some(raw) => raw.parse(&r)?,
+            None => super::RolloutOverride::default(),
+        };
         Ok(ModuleManifest {
             name,
             kind,
@@ -174,6 +197,10 @@ impl ModuleManifest {
             policy,
             inputs,
             activate: raw.activate,
+            check: raw.check,
+            check_timeout,
+            settle,
+            rollout,
             presence,
             instantiation,
             ignore,
@@ -299,5 +326,38 @@ mod tests {
         assert!(e.to_string().contains("`a[` is not a valid pattern"), "{e}");
         let unknown = "name = \"a\"\nbuild = \"true\"\n[drift]\nignored = []\n";
         assert!(ModuleManifest::parse(unknown, "a/mesh-module.toml").is_err());
+    }
+
+    #[test]
+    fn check_settle_and_rollout_are_read_and_bad_ones_pointed_at() {
+        let text = "name = \"a\"\nbuild = \"true\"\ncheck = \"curl -fs localhost:8080\"\nsettle = \"30s\"\ncheck_timeout = \"2s\"\nrollout = { waves = [\"tag:canary\", 3, \"100%\"], wait = \"10m\" }\n";
+        let m = ModuleManifest::parse(text, "a/mesh-module.toml").expect("valid");
+        assert_eq!(m.check.as_deref(), Some("curl -fs localhost:8080"));
+        assert_eq!(m.settle, Some(Duration::from_secs(30)));
+        assert_eq!(m.check_timeout, Some(Duration::from_secs(2)));
+        use crate::config::Wave;
+        assert_eq!(
+            m.rollout.waves,
+            Some(vec![
+                Wave::Tag("canary".into()),
+                Wave::Nodes(3),
+                Wave::Percent(100)
+            ])
+        );
+        assert_eq!(m.rollout.wait, Some(Duration::from_secs(600)));
+        for (bad, says) in [
+            ("rollout = { waves = [0] }", "reaches none"),
+            ("rollout = { waves = [\"150%\"] }", "not a percentage"),
+            (
+                "rollout = { waves = [1, \"tag:x\"] }",
+                "only the first wave may be a tag",
+            ),
+            ("rollout = { waves = [] }", "`waves` is empty"),
+            ("settle = \"soon\"", "`settle` is not a duration"),
+        ] {
+            let text = format!("name = \"a\"\nbuild = \"true\"\n{bad}\n");
+            let e = ModuleManifest::parse(&text, "a/mesh-module.toml").expect_err(bad);
+            assert!(e.to_string().contains(says), "{bad}: {e}");
+        }
     }
 }

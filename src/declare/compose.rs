@@ -4,7 +4,9 @@
 
 use super::{Declaration, DeclaredModule};
 use crate::config::{MeshConfig, Target};
+use crate::rollout::Staged;
 use crate::store::{BuildRecord, DECLARED, Reader, StoreError};
+use mesh_proto::wire::Halted;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One node's composition.
@@ -64,10 +66,30 @@ pub(crate) fn placement(mesh: &MeshConfig) -> HashMap<&str, BTreeSet<&str>> {
     where_
 }
 
-/// Composes every node of the mesh.
+/// Each module's declared build, by module.
+pub(crate) type Declared = HashMap<String, BuildRecord>;
+
+/// The declared builds, and every node composed with the rollouts in progress and the halted
+/// builds: what push sends and status compares with, read in the caller's transaction.
+pub(crate) fn stored(
+    r: &Reader,
+    mesh: &MeshConfig,
+) -> Result<(Declared, BTreeMap<String, Composed>), StoreError> {
+    let declared = declared(r)?;
+    let records = crate::store::node_records(r)?;
+    let staged = crate::rollout::staged(r, mesh, &declared, &records)?;
+    let halted = crate::rollout::halted_list(r)?;
+    let composed = compose_all(mesh, &declared, (&staged, &halted));
+    Ok((declared, composed))
+}
+
+/// Composes every node of the mesh: each module with its declared build, or, for a node a
+/// rollout has not reached yet, the build it keeps (`staged`); with the halted builds of the
+/// modules it runs.
 pub(crate) fn compose_all(
     mesh: &MeshConfig,
     declared: &HashMap<String, BuildRecord>,
+    (staged, halted): (&HashMap<String, Staged>, &[Halted]),
 ) -> BTreeMap<String, Composed> {
     // module → the nodes it is assigned to; node → its modules.
     let where_ = placement(mesh);
@@ -82,19 +104,28 @@ pub(crate) fn compose_all(
         .keys()
         .map(|node| {
             let modules = assigned.get(node.as_str()).unwrap_or(&none);
-            (
-                node.clone(),
-                compose_node(mesh, node, modules, declared, &where_),
-            )
+            let builds = |m: &str| match staged.get(m) {
+                Some(s) if !s.given.contains(node.as_str()) => Some(&s.keep),
+                _ => declared.get(m),
+            };
+            let mut composed = compose_node(mesh, node, modules, &builds, &where_);
+            if let Composed::Ready { declaration, .. } = &mut composed {
+                declaration.halted = halted
+                    .iter()
+                    .filter(|h| modules.contains(h.module.as_str()))
+                    .cloned()
+                    .collect();
+            }
+            (node.clone(), composed)
         })
         .collect()
 }
 
-fn compose_node(
+fn compose_node<'a>(
     mesh: &MeshConfig,
     node: &str,
     modules: &BTreeSet<&str>,
-    declared: &HashMap<String, BuildRecord>,
+    declared: &dyn Fn(&str) -> Option<&'a BuildRecord>,
     where_: &HashMap<&str, BTreeSet<&str>>,
 ) -> Composed {
     let mut out = Vec::new();
@@ -102,7 +133,7 @@ fn compose_node(
     let mut missing = Vec::new();
     let mut repos = BTreeSet::new();
     for &m in modules {
-        let Some(b) = declared.get(m) else {
+        let Some(b) = declared(m) else {
             missing.push(m);
             continue;
         };
@@ -128,8 +159,11 @@ fn compose_node(
             activate: b.activate.clone(),
             artifact,
             build: b.id.to_string(),
+            check: b.check.as_ref().map(|c| c.command.clone()),
+            check_timeout_ms: b.check.as_ref().and_then(|c| c.timeout_ms),
             commit,
             name: m.to_string(),
+            settle_ms: b.check.as_ref().and_then(|c| c.settle_ms),
             size: b.size,
         });
         builds.push((m.to_string(), b.id));
@@ -147,6 +181,7 @@ fn compose_node(
     Composed::Ready {
         declaration: Declaration {
             controllers: mesh.controllers.clone(),
+            halted: Vec::new(),
             mesh: mesh.name.clone(),
             modules: out,
             node: node.to_string(),

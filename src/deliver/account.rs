@@ -9,7 +9,7 @@
 //!   clears it.
 
 use crate::events::Fact;
-use crate::store::{Failure, NodeRecord, STUCK_AFTER, Sent};
+use crate::store::{Failure, NodeHealth, NodeRecord, STUCK_AFTER, Sent};
 use crate::transport::ReportLine;
 use mesh_node::artifact::{SHORT, short};
 use mesh_node::{Held, Outcome, Report, ResourceOutcome};
@@ -66,7 +66,7 @@ pub(crate) fn journal_restarted(rec: &mut NodeRecord) {
 /// Reports about `foreign` (the declaration in force, which another controller signed) are
 /// taken in turn and say nothing of this controller's account: that declaration is theirs.
 pub(crate) fn take_reports(
-    rec: &mut NodeRecord,
+    (rec, health): (&mut NodeRecord, &mut NodeHealth),
     node: &str,
     lines: &[ReportLine],
     (asked, foreign): (u64, Option<&Held>),
@@ -116,20 +116,25 @@ pub(crate) fn take_reports(
             previous = Some(seq);
         }
         let before = rec.report_sequence;
-        facts.extend(account_of(rec, node, line, now, foreign));
+        facts.extend(account_of((rec, health), node, line, now, foreign));
         taken += usize::from(rec.report_sequence != before);
     }
     (taken, facts)
 }
 
-/// Takes one report into `rec`; returns the facts it changed.
-pub fn account(rec: &mut NodeRecord, node: &str, line: &ReportLine, now: u64) -> Vec<Fact> {
-    account_of(rec, node, line, now, None)
+/// Takes one report into `rec` and the node's `health`; returns the facts it changed.
+pub fn account(
+    (rec, health): (&mut NodeRecord, &mut NodeHealth),
+    node: &str,
+    line: &ReportLine,
+    now: u64,
+) -> Vec<Fact> {
+    account_of((rec, health), node, line, now, None)
 }
 
 /// [`account`], with reports about `foreign` taken and not accounted.
 fn account_of(
-    rec: &mut NodeRecord,
+    (rec, health): (&mut NodeRecord, &mut NodeHealth),
     node: &str,
     line: &ReportLine,
     now: u64,
@@ -159,10 +164,14 @@ fn account_of(
         Err(facts) => return facts,
     };
     rec.last_report = Some(line.text.clone());
-    match report.outcome {
+    let mut facts = super::health::take(health, node, report, at);
+    facts.extend(match report.outcome {
+        // What runs was checked: it says nothing new about the apply.
+        Outcome::Checked => Vec::new(),
         Outcome::Applied => applied(rec, node, &sent, at),
         Outcome::Failed | Outcome::Refused => failed(rec, node, report, held.sequence, at),
-    }
+    });
+    facts
 }
 
 /// Moves the record to this report's journal and report sequence, and marks the node seen;
@@ -353,7 +362,13 @@ mod lines {
     use super::*;
 
     pub(super) fn account(rec: &mut NodeRecord, node: &str, raw: &str, now: u64) -> Vec<Fact> {
-        super::account(rec, node, &ReportLine::read(raw.as_bytes()), now)
+        let mut health = NodeHealth::default();
+        super::account(
+            (rec, &mut health),
+            node,
+            &ReportLine::read(raw.as_bytes()),
+            now,
+        )
     }
 
     pub(super) fn take_reports(
@@ -367,7 +382,7 @@ mod lines {
             .iter()
             .map(|l| ReportLine::read(l.as_bytes()))
             .collect();
-        super::take_reports(rec, node, &lines, asked, now)
+        super::take_reports((rec, &mut NodeHealth::default()), node, &lines, asked, now)
     }
 
     pub(super) fn answer_means_restart(rec: &NodeRecord, answer: &[u8]) -> bool {

@@ -9,7 +9,7 @@ use crate::clock::now_ms;
 use crate::config::MeshConfig;
 use crate::deliver::account;
 use crate::events::{self, Event, Fact};
-use crate::store::{NODES, NodeRecord, Paths, STUCK_AFTER, Sent, StoreError, Writer};
+use crate::store::{HEALTH, NODES, NodeRecord, Paths, STUCK_AFTER, Sent, StoreError, Writer};
 use crate::transport::session::NodeSession;
 use crate::transport::{Connections, ErrorKind, ReportLine, TransportError, fan_out};
 use mesh_node::artifact::{SHORT, short};
@@ -117,6 +117,10 @@ fn read(
     let have = session.have()?;
     let held = have.declaration;
     let by = have.declared_by;
+    // What runs is checked first, so the reports end with whether it works now.
+    if held.is_some() {
+        session.check()?;
+    }
     let asked = account::ask_from(rec.report_sequence);
     let reports = session.reports(asked)?;
     let restarted = account::answer_means_restart(rec, &reports);
@@ -197,7 +201,13 @@ fn answered(
         }
         _ => None,
     };
-    let (taken, f) = account::take_reports(rec, node, &reports, (asked, foreign), now);
+    let mut health = w.get(HEALTH, node.as_bytes())?.unwrap_or_default();
+    let (taken, f) =
+        account::take_reports((rec, &mut health), node, &reports, (asked, foreign), now);
+    match health.modules.is_empty() {
+        true => w.remove(HEALTH, node.as_bytes())?,
+        false => w.put(HEALTH, node.as_bytes(), &health)?,
+    }
     c.reports = taken;
     facts.extend(f);
     if let (Some(f), Some(by)) = (foreign, &by) {
@@ -274,7 +284,16 @@ fn record(
         installed: false,
     };
     match got {
-        Ok(collected) => facts.extend(answered(w, me, &mut rec, &mut c, collected, now)?),
+        Ok(collected) => {
+            // The builds a trusted controller halted: never declared here either.
+            if let Some(by) = &collected.by
+                && (by.controller.key == me
+                    || mesh.controllers.iter().any(|s| s.key == by.controller.key))
+            {
+                crate::rollout::adopt_halted(w, &by.halted)?;
+            }
+            facts.extend(answered(w, me, &mut rec, &mut c, collected, now)?)
+        }
         Err(TransportError {
             kind: ErrorKind::Unreachable,
             message: reason,

@@ -352,7 +352,15 @@ pub fn reported(w: &Writer, node: &str, report: &mesh_node::Report) -> Result<()
     if held.digest != e.digest || held.sequence != e.sequence {
         return Ok(());
     }
-    let clean = report.outcome == mesh_node::Outcome::Applied;
+    // A checked report repeats what the apply said of each module: clean when none failed.
+    let clean = match report.outcome {
+        mesh_node::Outcome::Applied => true,
+        mesh_node::Outcome::Checked => report
+            .resources
+            .iter()
+            .all(|r| r.outcome != mesh_node::ResourceOutcome::Failed),
+        mesh_node::Outcome::Failed | mesh_node::Outcome::Refused => false,
+    };
     if e.applied != clean {
         e.applied = clean;
         w.put(DECLARED_ELSEWHERE, node.as_bytes(), &e)?;

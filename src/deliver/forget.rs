@@ -1,9 +1,9 @@
-//! Forgetting a node gone from mesh.toml: its records, its trouble and its not-worked-out
+//! Forgetting a node gone from mesh.toml: its records, its trouble, health and not-worked-out
 //! reason dropped in one transaction, with one `forgotten` fact.
 
 use crate::events::{self, Event, Fact};
 use crate::store::{
-    DECLARED_ELSEWHERE, NODE_IDS, NODES, NOT_WORKED_OUT, Store, StoreError, TROUBLE,
+    DECLARED_ELSEWHERE, HEALTH, NODE_IDS, NODES, NOT_WORKED_OUT, Store, StoreError, TROUBLE,
 };
 
 /// Drops every record of `node`; the facts appended, or `None` when the store holds no
@@ -22,6 +22,7 @@ pub fn forget(
         w.remove(NOT_WORKED_OUT, node.as_bytes())?;
         w.remove(NODE_IDS, node.as_bytes())?;
         w.remove(DECLARED_ELSEWHERE, node.as_bytes())?;
+        w.remove(HEALTH, node.as_bytes())?;
         let fact = Fact::Forgotten {
             node: node.to_string(),
         };

@@ -173,6 +173,37 @@ pub enum Fact {
         /// What differs, as a sentence.
         reason: String,
     },
+    /// A module's check fails on a node that runs it: one fact when it turns unhealthy, not
+    /// one per report.
+    Unhealthy {
+        /// The node.
+        node: String,
+        /// The module.
+        module: String,
+        /// The build it runs there.
+        build: String,
+        /// How the check ended, and its output's tail.
+        output: String,
+    },
+    /// A module's check passes again on a node where it had failed.
+    Healthy {
+        /// The node.
+        node: String,
+        /// The module.
+        module: String,
+    },
+    /// A module's rollout of a build stopped: a node that took it failed it, and every node
+    /// that took it is declared the previous build again.
+    RolloutHalted {
+        /// The module.
+        module: String,
+        /// The build halted.
+        build: u64,
+        /// The node that failed it.
+        node: String,
+        /// Why, in the node's words.
+        reason: String,
+    },
 }
 
 impl Fact {
@@ -199,6 +230,9 @@ impl Fact {
             Fact::TookOver { .. } => "took-over",
             Fact::NodeReplaced { .. } => "node-replaced",
             Fact::NotWorkedOut { .. } => "not-worked-out",
+            Fact::Unhealthy { .. } => "unhealthy",
+            Fact::Healthy { .. } => "healthy",
+            Fact::RolloutHalted { .. } => "rollout-halted",
         }
     }
 
@@ -209,7 +243,8 @@ impl Fact {
             | Fact::Built { module, .. }
             | Fact::Declared { module, .. }
             | Fact::ArtifactDamaged { module, .. }
-            | Fact::BuildStuck { module, .. } => module,
+            | Fact::BuildStuck { module, .. }
+            | Fact::RolloutHalted { module, .. } => module,
             Fact::Sent { node, .. }
             | Fact::Applied { node, .. }
             | Fact::Refused { node, .. }
@@ -224,7 +259,9 @@ impl Fact {
             | Fact::Diverged { node, .. }
             | Fact::Differs { node, .. }
             | Fact::TookOver { node, .. }
-            | Fact::NodeReplaced { node, .. } => node,
+            | Fact::NodeReplaced { node, .. }
+            | Fact::Unhealthy { node, .. }
+            | Fact::Healthy { node, .. } => node,
         }
     }
 }

@@ -415,6 +415,8 @@ mod tests {
             presence: vec![],
             instantiation: vec![],
             policy: crate::config::Policy::Auto,
+            check: None,
+            rollout: Default::default(),
         }
     }
 

@@ -57,6 +57,22 @@ pub fn needs_a_person(status: &Status) -> Vec<Need> {
                 sentence: format!("{} is {v}: {why}", m.name),
             });
         }
+        if let Some(r) = &m.rollout
+            && let Some(h) = &r.halted
+        {
+            let by = match h.node.as_str() {
+                "-" => "a person aborted it".to_string(),
+                node => format!("{node} failed it: {}", h.reason),
+            };
+            needs.push(Need {
+                about: About::Module,
+                name: m.name.clone(),
+                sentence: format!(
+                    "the rollout of {} build {} is halted ({by}); its nodes are put back to build {} (`mesh rollout retry {}` starts it again)",
+                    m.name, r.to, r.from, m.name
+                ),
+            });
+        }
         if let Some(why) = &m.stuck {
             needs.push(Need {
                 about: About::Module,

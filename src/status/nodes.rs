@@ -7,8 +7,8 @@ use crate::config::MeshConfig;
 use crate::declare::{Composed, compose};
 use crate::source::Snapshot;
 use crate::store::{
-    BuildRecord, DeclaredElsewhere, Failure, LATEST, NodeRecord, OUTSTANDING, OutstandingStreak,
-    Paths, Relation, Trouble,
+    BuildRecord, DeclaredElsewhere, Failure, LATEST, NodeHealth, NodeRecord, OUTSTANDING,
+    OutstandingStreak, Paths, Relation, Trouble,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -84,6 +84,10 @@ pub enum NodeState {
     /// Its apply failed, or mesh cannot do its work there.
     #[serde(rename = "failed")]
     Failed,
+    /// It applied what it was sent, and a module's check fails there now: it runs, and does
+    /// not work.
+    #[serde(rename = "unhealthy")]
+    Unhealthy,
     /// Sent what it should run; not yet reported applied.
     #[serde(rename = "outstanding")]
     Outstanding,
@@ -105,6 +109,7 @@ impl NodeState {
             NodeState::Stuck => "stuck",
             NodeState::RolledBack => "rolled back",
             NodeState::Failed => "failed",
+            NodeState::Unhealthy => "unhealthy",
             NodeState::Outstanding => "outstanding",
             NodeState::Current => "current",
         }
@@ -121,6 +126,7 @@ impl NodeState {
                 | NodeState::Stuck
                 | NodeState::RolledBack
                 | NodeState::Failed
+                | NodeState::Unhealthy
         )
     }
 }
@@ -183,6 +189,37 @@ pub struct ModuleOnNode {
     pub build: u64,
     /// What became of it.
     pub state: Delivery,
+    /// What its check said of the build that runs there, when it has a check and runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health: Option<HealthJson>,
+}
+
+/// A module's health on a node, as its newest report said it.
+#[derive(Debug, Clone, Serialize)]
+pub struct HealthJson {
+    /// Whether its check passed.
+    pub healthy: bool,
+    /// Since when it has said so (RFC 3339 UTC).
+    pub since: String,
+    /// The build it runs there.
+    pub build: String,
+    /// Why not: how the check ended and its output's tail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// Unhealthy reports in a row.
+    pub count: u64,
+}
+
+impl HealthJson {
+    fn of(h: &crate::store::ModuleHealth) -> HealthJson {
+        HealthJson {
+            healthy: h.healthy,
+            since: rfc3339(h.since),
+            build: h.build.clone(),
+            output: h.output.clone(),
+            count: h.count,
+        }
+    }
 }
 
 /// What became of a module's declared build on a node, as a word.
@@ -191,6 +228,9 @@ pub enum Delivery {
     /// The node reported running it.
     #[serde(rename = "applied")]
     Applied,
+    /// The node reported running it, and its check fails there.
+    #[serde(rename = "unhealthy")]
+    Unhealthy,
     /// Sent; no report of applying it yet.
     #[serde(rename = "outstanding")]
     Outstanding,
@@ -213,6 +253,7 @@ impl Delivery {
     pub fn as_str(self) -> &'static str {
         match self {
             Delivery::Applied => "applied",
+            Delivery::Unhealthy => "unhealthy",
             Delivery::Outstanding => "outstanding",
             Delivery::Failed => "failed",
             Delivery::RolledBack => "rolled back",
@@ -243,6 +284,8 @@ pub struct ModuleStatus {
     pub outstanding_on: usize,
     /// Nodes where applying it failed.
     pub failed_on: usize,
+    /// Nodes that applied it where its check fails (counted in `applied_on` too).
+    pub unhealthy_on: usize,
     /// Nodes it is declared on that were not sent it yet (out of date, never told).
     pub not_sent_on: usize,
     /// The commit its declared build (what the nodes are sent) was made from: not the newest
@@ -251,12 +294,16 @@ pub struct ModuleStatus {
     /// Its builds stayed outstanding for the same reason three times in a row for its current
     /// closure (*stuck outstanding*): the reason. No run will fix it; a person must.
     pub stuck: Option<String>,
+    /// Its rollout in progress or halted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<crate::rollout::RolloutStatus>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Counts {
     declared: usize,
     applied: usize,
+    unhealthy: usize,
     failed: usize,
     not_sent: usize,
 }
@@ -401,8 +448,10 @@ pub fn ago(ms: u64, now: u64) -> String {
 fn module_counts<'a>(
     composed: &'a BTreeMap<String, Composed>,
     records: &HashMap<String, NodeRecord>,
+    health: &HashMap<String, NodeHealth>,
 ) -> (HashMap<&'a str, Counts>, HashMap<String, Vec<ModuleOnNode>>) {
     let empty = NodeRecord::default();
+    let no_health = NodeHealth::default();
     let mut counts: HashMap<&str, Counts> = HashMap::new();
     let mut cells: HashMap<String, Vec<ModuleOnNode>> = HashMap::new();
     for (node, c) in composed {
@@ -413,6 +462,7 @@ fn module_counts<'a>(
         let ok = modules_ok(rec);
         let failure = rec.failure_of_sent();
         let back = rolled_back(rec);
+        let said = health.get(node).unwrap_or(&no_health);
         let row = cells.entry(node.clone()).or_default();
         for (m, build) in builds {
             let e = counts.entry(m.as_str()).or_default();
@@ -425,7 +475,13 @@ fn module_counts<'a>(
                 || ok.contains(m.as_str())
             {
                 e.applied += 1;
-                Delivery::Applied
+                match said.modules.get(m) {
+                    Some(h) if !h.healthy && h.build == build.to_string() => {
+                        e.unhealthy += 1;
+                        Delivery::Unhealthy
+                    }
+                    _ => Delivery::Applied,
+                }
             } else if failure.is_some_and(|f| {
                 f.resources
                     .iter()
@@ -444,6 +500,7 @@ fn module_counts<'a>(
                 name: m.clone(),
                 build: *build,
                 state,
+                health: said.modules.get(m).map(HealthJson::of),
             });
         }
         row.sort_by(|a, b| a.name.cmp(&b.name));
@@ -464,7 +521,9 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
         streaks,
         declared_from,
         elsewhere,
-    } = Stored::read(paths, mesh)?;
+        health,
+        rollouts,
+    } = Stored::read(paths, mesh, now)?;
     let heads: BTreeMap<&str, String> = sources
         .repos
         .iter()
@@ -480,6 +539,7 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
             c,
             rec,
             (troubles.get(name), elsewhere.get(name)),
+            health.get(name),
             now,
         ));
     }
@@ -489,7 +549,7 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
         .iter()
         .map(|m| m.name().to_string())
         .collect();
-    let (counts, mut cells) = module_counts(&composed, &records);
+    let (counts, mut cells) = module_counts(&composed, &records, &health);
     for n in &mut nodes {
         n.modules = cells.remove(&n.name).unwrap_or_default();
     }
@@ -511,9 +571,11 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
                 applied_on: n.applied,
                 outstanding_on: n.declared - n.applied - n.failed - n.not_sent,
                 failed_on: n.failed,
+                unhealthy_on: n.unhealthy,
                 not_sent_on: n.not_sent,
                 stuck: l.and_then(|l| stuck_outstanding(l, streaks.get(&m))),
                 declared_from: declared_from.get(&m).cloned(),
+                rollout: rollouts.iter().find(|r| r.module == m).cloned(),
                 name: m,
             }
         })
@@ -539,16 +601,24 @@ struct Stored {
     /// Each declared module's commit.
     declared_from: HashMap<String, String>,
     elsewhere: HashMap<String, crate::store::DeclaredElsewhere>,
+    /// What each node's module checks said.
+    health: HashMap<String, NodeHealth>,
+    /// Every rollout in progress or halted.
+    rollouts: Vec<crate::rollout::RolloutStatus>,
 }
 
 impl Stored {
-    fn read(paths: &Paths, mesh: &MeshConfig) -> Result<Stored> {
+    fn read(paths: &Paths, mesh: &MeshConfig, now: u64) -> Result<Stored> {
         let store = paths.open()?;
         Ok(store.read(|r| {
-            let declared = compose::declared(r)?;
+            let (declared, composed) = compose::stored(r, mesh)?;
+            let records = crate::store::node_records(r)?;
+            let health = crate::store::node_health(r)?;
+            let rollouts = crate::rollout::list(r, mesh, &[], &records, &health, now)?;
             Ok(Stored {
-                composed: compose::compose_all(mesh, &declared),
-                records: crate::store::node_records(r)?,
+                composed,
+                records,
+                rollouts,
                 latest: r
                     .range(LATEST, b"", None)?
                     .into_iter()
@@ -565,6 +635,7 @@ impl Stored {
                     .map(|(m, b)| (m.clone(), b.commit.clone()))
                     .collect(),
                 elsewhere: crate::deliver::elsewhere::all(r)?,
+                health,
             })
         })?)
     }
@@ -713,6 +784,33 @@ fn failing(f: &Failure, back: &[(String, mesh_node::RolledBack)]) -> (NodeState,
     }
 }
 
+/// A node that applied what it was sent and runs a module whose check fails: unhealthy, naming
+/// each module and what its check said; stuck once one said so [`crate::store::STUCK_AFTER`]
+/// reports in a row. None when every check passes.
+fn unhealthy(health: &NodeHealth) -> Option<(NodeState, Option<String>)> {
+    let sick: Vec<(&String, &crate::store::ModuleHealth)> = health.unhealthy().collect();
+    if sick.is_empty() {
+        return None;
+    }
+    let said = sick
+        .iter()
+        .map(|(m, h)| {
+            let output = h.output.as_deref().unwrap_or("its check failed");
+            format!("{m} (build {}) is unhealthy: {output}", h.build)
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let most = sick.iter().map(|(_, h)| h.count).max().unwrap_or(0);
+    Some(if most >= crate::store::STUCK_AFTER {
+        (
+            NodeState::Stuck,
+            Some(format!("{most} unhealthy reports in a row: {said}")),
+        )
+    } else {
+        (NodeState::Unhealthy, Some(said))
+    })
+}
+
 /// One node's line of the status, from its composed declaration, record and trouble.
 fn node_status(
     mesh: &MeshConfig,
@@ -720,6 +818,7 @@ fn node_status(
     c: &Composed,
     rec: &NodeRecord,
     (trouble, elsewhere): (Option<&Trouble>, Option<&DeclaredElsewhere>),
+    health: Option<&NodeHealth>,
     now: u64,
 ) -> NodeStatus {
     let stamp = |s: &crate::store::Sent| Stamp {
@@ -746,7 +845,12 @@ fn node_status(
         .failure_of_sent()
         .or_else(|| rec.failure.as_ref().filter(|_| lost));
     let silent_after = mesh.settings.silent_after.as_millis() as u64;
-    let (state, reason) = state_of(c, rec, (trouble, elsewhere), failure, lost);
+    let (state, reason) = match state_of(c, rec, (trouble, elsewhere), failure, lost) {
+        (NodeState::Current, why) => health
+            .and_then(unhealthy)
+            .unwrap_or((NodeState::Current, why)),
+        other => other,
+    };
     let controller = match elsewhere {
         Some(e) => Some(e.controller.clone()),
         None => rec.sent.as_ref().map(|_| mesh.controller.clone()),

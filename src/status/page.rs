@@ -93,8 +93,9 @@ fn state_rank(s: NodeState) -> usize {
         NodeState::Stuck => 6,
         NodeState::RolledBack => 7,
         NodeState::Failed => 8,
-        NodeState::Outstanding => 9,
-        NodeState::Current => 10,
+        NodeState::Unhealthy => 9,
+        NodeState::Outstanding => 10,
+        NodeState::Current => 11,
     }
 }
 
@@ -112,7 +113,7 @@ fn cell_tone(d: Delivery) -> &'static str {
     match d {
         Delivery::Applied => "ok",
         Delivery::Outstanding | Delivery::NotSent => "wait",
-        Delivery::Failed | Delivery::RolledBack | Delivery::Down => "bad",
+        Delivery::Failed | Delivery::RolledBack | Delivery::Down | Delivery::Unhealthy => "bad",
     }
 }
 

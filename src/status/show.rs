@@ -57,9 +57,8 @@ pub fn show(
     let (composed, record) = {
         let store = paths.open()?;
         store.read(|r| {
-            let declared = compose::declared(r)?;
             let rec = r.get(NODES, name.as_bytes())?.unwrap_or_default();
-            Ok((compose::compose_all(mesh, &declared), rec))
+            Ok((compose::stored(r, mesh)?.1, rec))
         })?
     };
     let status = nodes::status(paths, mesh, &sources()?)?;

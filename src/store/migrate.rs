@@ -18,6 +18,9 @@ pub(super) fn run(w: &Writer, found: u32) -> Result<(), StoreError> {
     if found < 4 {
         records_name_blobs(w)?;
     }
+    if found < 5 {
+        checks_and_rollouts(w)?;
+    }
     Ok(())
 }
 
@@ -56,7 +59,7 @@ fn add_checksums(w: &Writer) -> Result<(), StoreError> {
 fn edge_kinds(w: &Writer) -> Result<(), StoreError> {
     for table in [BUILDS, LATEST, DECLARED] {
         for (key, old) in w.range(table.as_shape::<BuildRecordV1>(), b"", None)? {
-            w.put(table, &key, &old.upgrade())?;
+            w.put(table.as_shape::<BuildRecordV4>(), &key, &old.upgrade())?;
         }
     }
     for table in [MODULES.as_shape::<()>(), IMPORTS.as_shape()] {
@@ -73,6 +76,73 @@ fn records_name_blobs(w: &Writer) -> Result<(), StoreError> {
     let table = MODULES.as_shape::<()>();
     let n = w.len(table)?;
     w.drop_first(table, n)
+}
+
+/// Format 5: build records gain the module's check and rollout, as its manifest said at the
+/// build's commit (none for every older build: a rebuild reads them).
+fn checks_and_rollouts(w: &Writer) -> Result<(), StoreError> {
+    for table in [BUILDS, LATEST, DECLARED] {
+        for (key, old) in w.range(table.as_shape::<BuildRecordV4>(), b"", None)? {
+            w.put(table, &key, &old.upgrade())?;
+        }
+    }
+    Ok(())
+}
+
+/// A build record as formats 3 and 4 wrote it.
+#[derive(Serialize, Deserialize)]
+struct BuildRecordV4 {
+    id: u64,
+    module: String,
+    repo: String,
+    commit: String,
+    source: String,
+    recipe: String,
+    inputs: Vec<(String, String)>,
+    sources: Vec<(String, String)>,
+    rule: u32,
+    closure: String,
+    verdict: crate::store::Verdict,
+    reason: Option<String>,
+    artifact: Option<String>,
+    size: u64,
+    started: u64,
+    finished: u64,
+    log: Option<String>,
+    activate: Option<String>,
+    presence: Vec<String>,
+    instantiation: Vec<String>,
+    policy: crate::config::Policy,
+}
+
+impl BuildRecordV4 {
+    fn upgrade(self) -> BuildRecord {
+        BuildRecord {
+            id: self.id,
+            module: self.module,
+            repo: self.repo,
+            commit: self.commit,
+            source: self.source,
+            recipe: self.recipe,
+            inputs: self.inputs,
+            sources: self.sources,
+            rule: self.rule,
+            closure: self.closure,
+            verdict: self.verdict,
+            reason: self.reason,
+            artifact: self.artifact,
+            size: self.size,
+            started: self.started,
+            finished: self.finished,
+            log: self.log,
+            activate: self.activate,
+            presence: self.presence,
+            instantiation: self.instantiation,
+            policy: self.policy,
+            check: None,
+            rollout: Default::default(),
+        }
+    }
 }
 
 /// A build record as format 1 wrote it.
@@ -100,8 +170,8 @@ struct BuildRecordV1 {
 }
 
 impl BuildRecordV1 {
-    fn upgrade(self) -> BuildRecord {
-        BuildRecord {
+    fn upgrade(self) -> BuildRecordV4 {
+        BuildRecordV4 {
             id: self.id,
             module: self.module,
             repo: self.repo,

@@ -26,6 +26,7 @@ pub const ALL_TABLES: &[&str] = &[
     NOT_WORKED_OUT.name(),
     DECLARED_ELSEWHERE.name(),
     NODE_IDS.name(),
+    HEALTH.name(),
     // Owned by the rooms that use them (declared there, so that the store depends on none).
     "graph_head",
     "graph_edges",
@@ -34,6 +35,8 @@ pub const ALL_TABLES: &[&str] = &[
     "drift",
     "events",
     "announced",
+    "rollouts",
+    "halted",
 ];
 
 /// The `imports` key: blob id bytes then the scanner version.
@@ -236,6 +239,22 @@ pub struct BuildRecord {
     pub instantiation: Vec<String>,
     /// The module's policy at this commit.
     pub policy: crate::config::Policy,
+    /// What the manifest at this commit said asks the node whether it works.
+    pub check: Option<Check>,
+    /// How the manifest at this commit said its builds reach their nodes, where it differs
+    /// from mesh.toml.
+    pub rollout: crate::config::RolloutOverride,
+}
+
+/// A module's `check`, `check_timeout` and `settle`, as declared to each node with its build.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Check {
+    /// The command; exit 0 = healthy.
+    pub command: String,
+    /// How long one run may take, in ms (unset: the node's default).
+    pub timeout_ms: Option<u64>,
+    /// How long it must keep passing after activate, in ms (unset: one check).
+    pub settle_ms: Option<u64>,
 }
 
 /// The build that makes a closure key current, kept small so every key can be loaded at once.
@@ -353,6 +372,39 @@ impl Trouble {
 /// node name → [`DeclaredElsewhere`]: the node runs a declaration another controller signed,
 /// and this one did not replace it. Its own table, so that older stores read on unchanged.
 pub(crate) const DECLARED_ELSEWHERE: Table<DeclaredElsewhere> = Table::new("declared_elsewhere");
+
+/// node name → [`NodeHealth`]: what the checks of the modules it runs said, report after
+/// report. Its own table, so that older stores read on unchanged.
+pub(crate) const HEALTH: Table<NodeHealth> = Table::new("health");
+
+/// What a node's reports said of the health of the modules it runs that have a check.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct NodeHealth {
+    /// By module.
+    pub modules: std::collections::BTreeMap<String, ModuleHealth>,
+}
+
+/// One module's health on one node, as its newest report said it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ModuleHealth {
+    /// Whether its check passed.
+    pub healthy: bool,
+    /// Since when it has said so of this build, as the node says (Unix ms).
+    pub since: u64,
+    /// The build it runs (the id as declared).
+    pub build: String,
+    /// Why not healthy: how the check ended and its output's tail.
+    pub output: Option<String>,
+    /// Reports in a row that said it is unhealthy (0 while healthy).
+    pub count: u64,
+}
+
+impl NodeHealth {
+    /// The modules whose check fails, by name.
+    pub fn unhealthy(&self) -> impl Iterator<Item = (&String, &ModuleHealth)> {
+        self.modules.iter().filter(|(_, h)| !h.healthy)
+    }
+}
 
 /// node name → the node id its root answered with (`ROOT/id`): one root, one name.
 pub(crate) const NODE_IDS: Table<String> = Table::new("node_ids");
@@ -486,6 +538,16 @@ pub(crate) fn node_records(
     r: &super::Reader,
 ) -> Result<std::collections::HashMap<String, NodeRecord>, super::StoreError> {
     Ok(r.range(NODES, b"", None)?
+        .into_iter()
+        .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+        .collect())
+}
+
+/// Every node's [`NodeHealth`], by name.
+pub(crate) fn node_health(
+    r: &super::Reader,
+) -> Result<std::collections::HashMap<String, NodeHealth>, super::StoreError> {
+    Ok(r.range(HEALTH, b"", None)?
         .into_iter()
         .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
         .collect())

@@ -36,6 +36,8 @@ pub(super) struct Recorded<'a> {
     pub(super) empty: NodeRecord,
     /// Node → the controller that declared what it runs (this one, or one found there).
     pub(super) controllers: &'a HashMap<String, String>,
+    /// Node → what its modules' checks said.
+    pub(super) health: &'a HashMap<String, crate::store::NodeHealth>,
 }
 
 /// Whether a build has the commit's effect, and how.
@@ -460,6 +462,12 @@ impl<'a> Trace<'a> {
         line.controller = facts.controllers.get(node).cloned();
         let ab = runs.and_then(|id| self.find_build(m, id));
         if self.runs_the_effect(&mut line, ab) {
+            // It runs: whether it works there is its check's to say.
+            let said = facts.health.get(node).and_then(|h| h.modules.get(name));
+            if let Some(h) = said.filter(|h| !h.healthy) {
+                let output = h.output.as_deref().unwrap_or("its check failed");
+                line.reason = Some(format!("unhealthy: {output}"));
+            }
             return Ok(line);
         }
         if sent != runs && self.has_effect(m, sent) {

@@ -287,6 +287,7 @@ pub fn trace(
         placement: &placement,
         empty: NodeRecord::default(),
         controllers: &stored.controllers,
+        health: &stored.health,
     };
 
     let (out_revs, mut modules) = follow_each(&revs, loaded, &facts, &dependents)?;
@@ -317,6 +318,8 @@ struct Stored {
     composed: BTreeMap<String, Composed>,
     /// Node → the controller that declared what it runs.
     controllers: HashMap<String, String>,
+    /// Node → what its modules' checks said.
+    health: HashMap<String, crate::store::NodeHealth>,
 }
 
 impl Stored {
@@ -329,8 +332,7 @@ impl Stored {
                 .into_iter()
                 .map(|(_, b)| b)
                 .collect();
-            let declared = compose::declared(r)?;
-            let composed = compose::compose_all(mesh, &declared);
+            let (declared, composed) = compose::stored(r, mesh)?;
             let records = crate::store::node_records(r)?;
             let mut controllers: HashMap<String, String> = records
                 .iter()
@@ -347,6 +349,7 @@ impl Stored {
                 declared,
                 composed,
                 controllers,
+                health: crate::store::node_health(r)?,
             })
         })?)
     }

@@ -120,7 +120,10 @@ fn completions_know_the_mesh() {
             "diverged",
             "differs",
             "took-over",
-            "node-replaced"
+            "node-replaced",
+            "unhealthy",
+            "healthy",
+            "rollout-halted"
         ]
     );
     let fish = mesh(&demo, &["completions", "fish", "--static"]).stdout;

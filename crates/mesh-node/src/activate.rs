@@ -1,5 +1,5 @@
-//! Running a module's `activate` command, bounded in time, keeping the tail of its output for
-//! the reason a report gives.
+//! Running a module's `activate` or `check` command, bounded in time, keeping the tail of its
+//! output for the reason a report gives.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -16,10 +16,12 @@ const TAIL_BYTES: u64 = 16 * 1024;
 /// Runs `command` with `sh -c` in `cwd` (the unpacked artifact), with `MESH_MODULE` and
 /// `MESH_NODE_ROOT` set, stdin empty and stdout+stderr captured to an anonymous temp file
 /// under `root` (a file, not a pipe: a background child left holding it can never hang us).
-/// It runs in its own process group; past `timeout` the whole group is killed.
+/// It runs in its own process group; past `timeout` the whole group is killed. `what` names
+/// the command in the reason ("activate", "check").
 ///
 /// `Ok` when it exited 0; otherwise the reason, with the last lines of its output.
 pub(super) fn run(
+    what: &str,
     command: &str,
     cwd: &Path,
     module: &str,
@@ -27,12 +29,12 @@ pub(super) fn run(
     timeout: Duration,
 ) -> Result<(), String> {
     let mut out = tempfile::tempfile_in(root)
-        .map_err(|e| format!("activate could not be started: no file for its output: {e}"))?;
+        .map_err(|e| format!("{what} could not be started: no file for its output: {e}"))?;
     let (stdout, stderr) = match (out.try_clone(), out.try_clone()) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => {
             return Err(format!(
-                "activate could not be started: no file for its output: {e}"
+                "{what} could not be started: no file for its output: {e}"
             ));
         }
     };
@@ -47,21 +49,21 @@ pub(super) fn run(
         .stderr(stderr)
         .process_group(0)
         .spawn()
-        .map_err(|e| format!("activate could not be started: {e}"))?;
+        .map_err(|e| format!("{what} could not be started: {e}"))?;
 
     let result = match crate::process::wait_until(&mut child, timeout) {
         Ok(Some(status)) if status.success() => return Ok(()),
-        Ok(Some(status)) => format!("activate {}", describe(status)),
+        Ok(Some(status)) => format!("{what} {}", describe(status)),
         Ok(None) => {
             crate::process::stop(&mut child);
             format!(
-                "activate timed out after {}",
+                "{what} timed out after {}",
                 humantime::format_duration(timeout)
             )
         }
         Err(e) => {
             crate::process::stop(&mut child);
-            format!("activate could not be waited for: {e}")
+            format!("{what} could not be waited for: {e}")
         }
     };
     Err(match tail(&mut out) {
@@ -108,6 +110,7 @@ mod tests {
         let long = Duration::from_secs(30);
         assert_eq!(
             run(
+                "activate",
                 "test \"$MESH_MODULE\" = m && test -n \"$MESH_NODE_ROOT\"",
                 p,
                 "m",
@@ -117,6 +120,7 @@ mod tests {
             Ok(())
         );
         let err = run(
+            "activate",
             "for i in $(seq 1 30); do echo line$i; done; echo oops >&2; exit 3",
             p,
             "m",
@@ -136,6 +140,7 @@ mod tests {
         let p = t.path();
         let start = std::time::Instant::now();
         let err = run(
+            "check",
             "(sleep 1; touch late) & echo started; sleep 30",
             p,
             "m",
@@ -144,7 +149,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(start.elapsed() < Duration::from_secs(10));
-        assert_eq!(err, "activate timed out after 300ms; last output:\nstarted");
+        assert_eq!(err, "check timed out after 300ms; last output:\nstarted");
         // The background child went with the group.
         std::thread::sleep(Duration::from_millis(1500));
         assert!(!p.join("late").exists());

@@ -10,7 +10,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::activate;
+use super::{activate, health};
 use serde::{Deserialize, Serialize};
 
 use super::disk::{RootLock, list_dir, read_json};
@@ -108,7 +108,7 @@ pub fn apply_with(root: &Root, options: &ApplyOptions) -> Result<Report, NodeErr
     declared.sort_by(|a, b| a.name.cmp(&b.name));
     let kept = Kept::new(&layout);
     let mut goods = Vec::new();
-    let mut resources: Vec<ResourceReport> = declared
+    let resources: Vec<ResourceReport> = declared
         .iter()
         .map(|m| {
             let (report, good) = apply_module(&layout, &kept, &root_abs, m, options);
@@ -121,6 +121,10 @@ pub fn apply_with(root: &Root, options: &ApplyOptions) -> Result<Report, NodeErr
     for (name, good) in &goods {
         let _ = kept.keep(&layout, name, good);
     }
+    // What runs now, checked: every report says whether it works, not only that it activated.
+    let build_of = |name: &str, artifact: &str| build_of(&layout, &declared, name, artifact);
+    let health = health::health_of(&layout, &root_abs, &declared, &build_of);
+    let mut resources = health::with_health(resources, &health);
     let names: BTreeSet<&str> = declared.iter().map(|m| m.name.as_str()).collect();
     // An `activate` may have damaged the root (removed it, even): the apply still ends with its
     // report, which says so, never with nothing the controller could read.
@@ -133,6 +137,7 @@ pub fn apply_with(root: &Root, options: &ApplyOptions) -> Result<Report, NodeErr
                 "the node's root was damaged during the apply (by an activate?): {e}"
             )),
             rolled_back: None,
+            health: None,
         }),
     }
     prune_all(&modules_dir, &kept);
@@ -151,6 +156,26 @@ pub fn apply_with(root: &Root, options: &ApplyOptions) -> Result<Report, NodeErr
 
     let (outcome, reason) = outcome_of(&resources);
     journal::append(root, Report::new(Some(held), outcome, reason, resources))
+}
+
+/// The build `artifact` of module `name` came from: the declared one, or the last version that
+/// activated (what a failure went back to).
+pub(super) fn build_of(
+    layout: &Layout,
+    declared: &[&DeclaredModule],
+    name: &str,
+    artifact: &str,
+) -> Option<String> {
+    declared
+        .iter()
+        .find(|m| m.name == name && m.artifact == artifact)
+        .map(|m| m.build.clone())
+        .or_else(|| {
+            Kept::new(layout)
+                .good(&layout.modules().join(name), name)
+                .filter(|g| g.artifact == artifact)
+                .map(|g| g.build)
+        })
 }
 
 /// The apply's outcome from its resources' and, when any failed, the sentence that names
@@ -246,6 +271,7 @@ fn apply_module(
         outcome: ResourceOutcome::Failed,
         reason: Some(reason),
         rolled_back: None,
+        health: None,
     };
     let (name, digest) = (module.name.as_str(), module.artifact.as_str());
     // Checked on receive; checked again before either becomes a path.
@@ -279,6 +305,7 @@ fn apply_module(
                 outcome: ResourceOutcome::Ok,
                 reason: None,
                 rolled_back: None,
+                health: None,
             };
             (ok, Some(want))
         }
@@ -297,6 +324,11 @@ fn apply_module(
                 }
                 None if switched => {
                     let nothing = nothing_to_go_back_to(kept, module, good.is_some(), &before);
+                    if good.is_none() {
+                        // No version of it ever worked here: `current` names nothing, rather
+                        // than a version that failed.
+                        let _ = switch_off(&module_dir);
+                    }
                     (
                         failed(format!("{reason}\nnothing to go back to: {nothing}")),
                         good,
@@ -327,6 +359,7 @@ fn as_before(
             outcome: ResourceOutcome::Ok,
             reason: None,
             rolled_back: None,
+            health: None,
         };
         return Some((ok, true));
     }
@@ -381,6 +414,7 @@ fn go_back(
     })
     .and_then(|()| match &good.activate {
         Some(command) => activate::run(
+            "activate",
             command,
             &module_dir.join(&good.artifact),
             &name,
@@ -413,6 +447,7 @@ fn go_back(
             ),
         }),
         rolled_back: Some(rolled_back),
+        health: None,
     };
     if back.is_ok() {
         let _ = write_marker(
@@ -455,10 +490,16 @@ fn bring_up(
         reason,
         switched: true,
     };
-    let activated = module
-        .activate
-        .as_deref()
-        .map(|command| activate::run(command, &version, name, root_abs, options.activate_timeout));
+    let activated = module.activate.as_deref().map(|command| {
+        activate::run(
+            "activate",
+            command,
+            &version,
+            name,
+            root_abs,
+            options.activate_timeout,
+        )
+    });
 
     // Read back.
     match fs::read_link(module_dir.join(CURRENT)) {
@@ -471,7 +512,9 @@ fn bring_up(
         }
         Err(e) => return Err(after(format!("{CURRENT} could not be read back: {e}"))),
     }
-    activated.unwrap_or(Ok(())).map_err(after)
+    activated.unwrap_or(Ok(())).map_err(after)?;
+    // Activated is not yet working: with a check, it must pass (for `settle`) first.
+    health::settle(module, &version, root_abs).map_err(after)
 }
 
 /// Reads a marker mesh wrote under a module's directory; a missing or damaged one is none (a
@@ -672,6 +715,13 @@ fn switch_current(module_dir: &Path, digest: &str) -> Result<(), NodeError> {
     Ok(sync_dir(module_dir)?)
 }
 
+/// Removes `module_dir/current`, durably: the module runs no version.
+fn switch_off(module_dir: &Path) -> Result<(), NodeError> {
+    let current = module_dir.join(CURRENT);
+    fs::remove_file(&current).map_err(NodeError::io("remove", &current))?;
+    Ok(sync_dir(module_dir)?)
+}
+
 /// Removes the `current` link of every module under `modules_dir` not in `declared`, and
 /// reports each one switched off as `removed` (a module already off is not mentioned again).
 fn switch_off_undeclared(
@@ -688,25 +738,22 @@ fn switch_off_undeclared(
             continue;
         }
         let id = format!("module:{name}");
-        out.push(
-            match fs::remove_file(&current).map_err(NodeError::io("remove", &current)) {
-                Ok(()) => {
-                    sync_dir(&dir)?;
-                    ResourceReport {
-                        id,
-                        outcome: ResourceOutcome::Removed,
-                        reason: None,
-                        rolled_back: None,
-                    }
-                }
-                Err(e) => ResourceReport {
-                    id,
-                    outcome: ResourceOutcome::Failed,
-                    reason: Some(format!("no longer declared, but not switched off: {e}")),
-                    rolled_back: None,
-                },
+        out.push(match switch_off(&dir) {
+            Ok(()) => ResourceReport {
+                id,
+                outcome: ResourceOutcome::Removed,
+                reason: None,
+                rolled_back: None,
+                health: None,
             },
-        );
+            Err(e) => ResourceReport {
+                id,
+                outcome: ResourceOutcome::Failed,
+                reason: Some(format!("no longer declared, but not switched off: {e}")),
+                rolled_back: None,
+                health: None,
+            },
+        });
     }
     Ok(out)
 }

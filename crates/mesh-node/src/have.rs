@@ -56,6 +56,9 @@ pub struct DeclaredBy {
     /// the same commits compares its own plan with (absent from a node older than this field).
     #[serde(default)]
     pub plan: Option<mesh_proto::wire::Plan>,
+    /// The builds it says a rollout halted (absent from a node older than rollouts).
+    #[serde(default)]
+    pub halted: Vec<mesh_proto::wire::Halted>,
 }
 
 /// Reads what the node at `root` holds. Takes no lock (every file it reads is replaced
@@ -68,6 +71,7 @@ pub fn have(root: &Root) -> Result<Have, NodeError> {
             controller: c.clone(),
             commits: e.commits.clone(),
             plan: Some(mesh_proto::wire::Plan::of(&e.declaration)),
+            halted: e.declaration.halted.clone(),
         })
     });
     let declared_for = envelope.as_ref().map(|e| DeclaredFor {

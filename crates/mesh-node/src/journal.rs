@@ -53,6 +53,10 @@ pub enum Outcome {
     Failed,
     /// The declaration was refused whole; the one in force was kept.
     Refused,
+    /// Not an apply: every module's check was run on what the node runs (`mesh node report`,
+    /// a controller's collect). Its resources say what the last apply said, each with its
+    /// health now; it says nothing new about the apply.
+    Checked,
 }
 
 /// What became of one resource.
@@ -68,6 +72,25 @@ pub struct ResourceReport {
     /// go back (absent in reports of nodes older than going back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rolled_back: Option<RolledBack>,
+    /// What the module's check said of the version it runs, when it has a check and runs
+    /// (absent otherwise, and in reports of nodes older than checks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<Health>,
+}
+
+/// A module's health: its check's answer about the version it runs, and since when it has
+/// been the same answer for that version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    /// Whether the check exited 0.
+    pub healthy: bool,
+    /// Since when (RFC 3339 UTC) the check has said so of this version.
+    pub since: String,
+    /// The build the module runs (its id, as declared).
+    pub build: String,
+    /// Why not healthy: how the check ended and the last lines of its output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 /// A module's new version failed to come up, and the node switched it back to the last
@@ -237,6 +260,19 @@ pub(super) fn append(root: &Path, mut report: Report) -> Result<Report, NodeErro
     Ok(report)
 }
 
+/// The newest report in the journal for which `wanted` holds, if any (a file that cannot be
+/// read or is not a report is passed over). The caller holds the root lock.
+pub(super) fn newest(
+    root: &Path,
+    wanted: impl Fn(&Report) -> bool,
+) -> Result<Option<Report>, NodeError> {
+    let held = list(&Layout::new(root).reports())?;
+    Ok(held.into_iter().rev().find_map(|(_, path)| {
+        let report: Report = serde_json::from_slice(&fs::read(path).ok()?).ok()?;
+        wanted(&report).then_some(report)
+    }))
+}
+
 /// `report --since N`: writes every report with a report sequence above `since` to `output`,
 /// oldest first, one JSON object per line, and returns how many. A file that cannot be read or
 /// is not JSON is skipped (the rest are still worth collecting); a missing journal holds none.
@@ -373,12 +409,14 @@ mod tests {
                     outcome: ResourceOutcome::Removed,
                     reason: None,
                     rolled_back: None,
+                    health: None,
                 },
                 ResourceReport {
                     id: "module:a".into(),
                     outcome: ResourceOutcome::Ok,
                     reason: None,
                     rolled_back: None,
+                    health: None,
                 },
             ],
         );

@@ -11,6 +11,7 @@
 //! modules/<name>/<digest>/        unpacked artifacts
 //! modules/<name>/current          symlink to <digest>, switched atomically
 //! modules/<name>/failed.json      a version that failed and was gone back from: not tried again
+//! modules/<name>/health.json      its check's last answer, and since when it gives it
 //! kept/<name>.json                the last version of <name> that activated: what a failure goes back to
 //! kept/<digest>                   its artifact (a hard link), to unpack again when its tree was changed
 //! reports/<report_sequence>.json  the journal: one report per file (20-digit name), newest 100 kept
@@ -34,6 +35,7 @@ mod disk;
 pub mod durable;
 pub mod floor;
 mod have;
+mod health;
 mod journal;
 pub mod process;
 mod receive;
@@ -43,6 +45,8 @@ pub mod trust;
 
 #[cfg(test)]
 mod going_back_tests;
+#[cfg(test)]
+mod health_tests;
 #[cfg(test)]
 mod session_tests;
 #[cfg(test)]
@@ -64,8 +68,10 @@ use mesh_proto::{MAX_SEQUENCE, PROTOCOL};
 pub use apply::{ACTIVATE_TIMEOUT, ApplyOptions, KEEP_VERSIONS, apply, apply_with};
 pub use floor::Root;
 pub use have::{DeclaredBy, DeclaredFor, Have, have};
+pub use health::{CHECK_TIMEOUT, check};
 pub use journal::{
-    JOURNAL_LIMIT, Outcome, Report, ResourceOutcome, ResourceReport, RolledBack, reports_since,
+    Health, JOURNAL_LIMIT, Outcome, Report, ResourceOutcome, ResourceReport, RolledBack,
+    reports_since,
 };
 pub use receive::{MAX_DECLARATION, Received, receive};
 pub use serve::{linger, serve, socket_path};

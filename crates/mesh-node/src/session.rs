@@ -2,7 +2,8 @@
 //! so the controller pays for one remote process per node per run: one ssh command, one login
 //! shell, however many requests.
 //!
-//! Each request does what the single-command verb does (`have`, `receive`, `apply`, `report`),
+//! Each request does what the single-command verb does (`have`, `receive`, `apply`, `report`;
+//! `check` runs the modules' checks, as `report` does first),
 //! with the same locks, files and reports; a cut conversation is a cut stream to `receive`, so
 //! the declaration in force is never replaced by a partial one.
 
@@ -84,6 +85,12 @@ pub fn session(
                 skip(input, len)?;
                 let answer =
                     alive_while(output, alive_every, || super::apply(root).map(|r| json(&r)))?;
+                reply(output, answer)?;
+            }
+            Kind::Check => {
+                skip(input, len)?;
+                let answer =
+                    alive_while(output, alive_every, || super::check(root).map(|r| json(&r)))?;
                 reply(output, answer)?;
             }
             Kind::Report => report(root, input, len, output)?,

@@ -51,6 +51,9 @@ pub(super) fn module(
         commit: "c0ffee".into(),
         name: name.into(),
         size: art.1.len() as u64,
+        check: None,
+        check_timeout_ms: None,
+        settle_ms: None,
     }
 }
 
@@ -73,6 +76,7 @@ pub(super) fn signed_by(
 ) -> Envelope {
     Declaration {
         controllers,
+        halted: Vec::new(),
         mesh: "demo".into(),
         modules,
         node: "ace".into(),
@@ -233,6 +237,7 @@ fn receive_apply_report_round_trip() {
             outcome: ResourceOutcome::Ok,
             reason: None,
             rolled_back: None,
+            health: None,
         }]
     );
     assert_eq!(current(root, "web"), Some(PathBuf::from(&web.0)));
@@ -539,8 +544,9 @@ fn a_failing_activate_fails_its_module() {
         )
     );
     assert_eq!(m.rolled_back, None);
-    // It was switched; the read-back says activate failed, and the floor rose.
-    assert_eq!(current(root, "m"), Some(PathBuf::from(&a.0)));
+    // It was switched and failed: no version of it ever worked here, so `current` names none
+    // (not the one that failed). The floor rose all the same.
+    assert_eq!(current(root, "m"), None);
     assert_eq!(have(root).unwrap().applied, held(&env));
     assert_eq!(all_reports(root), [report]);
 }
@@ -616,6 +622,7 @@ fn a_module_no_longer_declared_is_switched_off() {
             outcome: ResourceOutcome::Removed,
             reason: None,
             rolled_back: None,
+            health: None,
         }]
     );
 }

@@ -163,6 +163,7 @@ mod tests {
     ) -> Envelope {
         Declaration {
             controllers,
+            halted: Vec::new(),
             mesh: "demo".into(),
             modules,
             node: node.into(),
@@ -235,6 +236,7 @@ mod tests {
         );
         let mut other_mesh = Declaration {
             controllers: Vec::new(),
+            halted: Vec::new(),
             mesh: "other".into(),
             modules: m(),
             node: "lab".into(),

@@ -55,6 +55,9 @@ pub enum Kind {
     Apply,
     /// Asks for the reports newer than the decimal sequence in the payload.
     Report,
+    /// Asks the node to run every module's check now and report their health (a `checked`
+    /// report); answers that report, or nothing when no module it runs has a check.
+    Check,
     /// Asks whom the node trusts (`show`), or makes it forget its pin (`reset`).
     Trust,
     /// Ends the conversation.
@@ -80,6 +83,7 @@ impl Kind {
             Kind::Apply => b'A',
             Kind::Report => b'P',
             Kind::Trust => b'T',
+            Kind::Check => b'C',
             Kind::Quit => b'Q',
             Kind::Answer => b'a',
             Kind::Error => b'X',
@@ -97,6 +101,7 @@ impl Kind {
             b'A' => Kind::Apply,
             b'P' => Kind::Report,
             b'T' => Kind::Trust,
+            b'C' => Kind::Check,
             b'Q' => Kind::Quit,
             b'a' => Kind::Answer,
             b'X' => Kind::Error,

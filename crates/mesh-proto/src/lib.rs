@@ -12,8 +12,9 @@ pub mod wire;
 /// The node protocol's version: `have` and a session's hello say it, so a controller can tell
 /// an old node binary. 2: `mesh node session`, and artifacts that travel compressed. 3: signed
 /// declarations sent before their artifacts, node ids, trust resets, and signs of life
-/// (`Alive` frames) while an apply runs, so the controller's deadline counts silence.
-pub const PROTOCOL: u32 = 3;
+/// (`Alive` frames) while an apply runs, so the controller's deadline counts silence. 4: module
+/// checks (`check`, `settle` in the declaration, `Check` requests, health in every report).
+pub const PROTOCOL: u32 = 4;
 
 /// Sequences (of declarations and of reports) are bounded below this: 2^53, the largest
 /// integer every JSON reader holds exactly. A node refuses a declaration at or above it and the

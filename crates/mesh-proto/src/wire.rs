@@ -16,12 +16,35 @@ pub struct DeclaredModule {
     pub artifact: String,
     /// The build id this artifact came from.
     pub build: String,
+    /// Run in the module's current version to ask whether it works: exit 0 = healthy. Absent:
+    /// the module is judged by its activate alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    /// How long one run of `check` may take, in milliseconds (absent: the node's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_timeout_ms: Option<u64>,
     /// The commit it was built from.
     pub commit: String,
     /// The module's name.
     pub name: String,
+    /// How long after `activate` the check must keep passing before the version counts as
+    /// applied, in milliseconds (absent: one check right after activate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle_ms: Option<u64>,
     /// The artifact's size in bytes.
     pub size: u64,
+}
+
+/// A module's build a rollout halted: a node that took it failed it. Named by the commit it
+/// was built from, which every controller at that commit shares (build ids are each
+/// controller's own).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Halted {
+    /// The commit the halted build was made from.
+    pub commit: String,
+    /// The module.
+    pub module: String,
 }
 
 /// What one node should run. Fields are in alphabetical order so the serde encoding is canonical.
@@ -32,6 +55,11 @@ pub struct Declaration {
     /// mesh.toml lists them, sorted by name: trusted once a trusted controller delivered them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub controllers: Vec<Signer>,
+    /// Builds a rollout halted, of the modules the node runs: carried so that every trusted
+    /// controller (and one whose store was lost) knows them and never declares them again.
+    /// Sorted; absent when none, so older declarations keep their digest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub halted: Vec<Halted>,
     /// The mesh's name.
     pub mesh: String,
     /// The modules, sorted by name.
@@ -223,6 +251,7 @@ mod tests {
     fn decl() -> Declaration {
         Declaration {
             controllers: Vec::new(),
+            halted: Vec::new(),
             mesh: "demo".into(),
             node: "ace".into(),
             modules: vec![DeclaredModule {
@@ -232,6 +261,9 @@ mod tests {
                 size: 10,
                 commit: "c0ffee".into(),
                 activate: Some("bin/route-proxy --selfcheck".into()),
+                check: None,
+                check_timeout_ms: None,
+                settle_ms: None,
             }],
         }
     }

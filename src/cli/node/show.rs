@@ -139,8 +139,22 @@ fn declared(head: &mut Table, show: &NodeShow) -> Vec<String> {
         .modules
         .iter()
         .map(|m| {
+            let health = show
+                .status
+                .as_ref()
+                .and_then(|s| s.modules.iter().find(|o| o.name == m.name))
+                .and_then(|o| o.health.as_ref())
+                .map(|h| match (h.healthy, &h.output) {
+                    (true, _) => format!("  healthy since {}", h.since),
+                    (false, Some(output)) => {
+                        let first = output.lines().next().unwrap_or_default();
+                        format!("  UNHEALTHY since {}: {first}", h.since)
+                    }
+                    (false, None) => format!("  UNHEALTHY since {}", h.since),
+                })
+                .unwrap_or_default();
             format!(
-                "  {:<width$}  build {:<5} artifact {}",
+                "  {:<width$}  build {:<5} artifact {}{health}",
                 m.name,
                 m.build,
                 short(&m.artifact, SHORT)

@@ -227,14 +227,14 @@ pub fn push(
     let (composed, records, elsewhere, ids) = {
         let store = paths.open()?;
         store.read(|r| {
-            let declared = compose::declared(r)?;
+            let (_, composed) = compose::stored(r, mesh)?;
             let ids: HashMap<String, String> = r
                 .range(NODE_IDS, b"", None)?
                 .into_iter()
                 .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
                 .collect();
             Ok((
-                compose::compose_all(mesh, &declared),
+                composed,
                 crate::store::node_records(r)?,
                 elsewhere::all(r)?,
                 ids,

@@ -469,6 +469,22 @@ impl NodeSession {
         })
     }
 
+    /// Makes the node run its modules' checks now, so that its reports end with whether what
+    /// it runs works; the `checked` report it appended (none when no module it runs has a
+    /// check), which the journal carries too.
+    pub fn check(&mut self) -> Result<Option<mesh_node::Report>, TransportError> {
+        let answer = self.request(Kind::Check, &[], MAX_APPLIED, "to `check`")?;
+        let answer = answer.trim_ascii();
+        if answer == b"null" {
+            return Ok(None);
+        }
+        ReportLine::read(answer).report.map(Some).map_err(|e| {
+            TransportError::failed(format!(
+                "its answer to `check` is not one this mesh reads ({e})"
+            ))
+        })
+    }
+
     /// Whom the node trusts; with `reset`, makes it forget (the next controller to declare
     /// is pinned) and says whom it trusted.
     pub fn trust(
@@ -565,7 +581,7 @@ impl NodeSession {
         self.doing = doing;
         let quiet = self.patience.quiet;
         let total = match kind {
-            Kind::Apply => LONG,
+            Kind::Apply | Kind::Check => LONG,
             _ => self.patience.short(),
         };
         self.watchdog.arm(quiet, quiet, total);
