@@ -234,6 +234,7 @@ fn says(n: &NodeWhere, now: u64) -> String {
             }
             s
         }
+        Answer::Waiting => with_build("declared", n.build, reason),
         Answer::Superseded => with_build("superseded", None, reason),
         Answer::Held => with_build("built, held", n.build, reason),
         Answer::Unfit => with_build("unfit", n.build, reason),

@@ -171,6 +171,37 @@ pub fn staged(
     Ok(out)
 }
 
+/// For each (module, node) a rollout in progress has not reached yet: the wave that reaches it
+/// (from 1) and how many waves there are — what `mesh where` says instead of "held".
+pub fn waiting(
+    r: &Reader,
+    mesh: &MeshConfig,
+    declared: &HashMap<String, BuildRecord>,
+    records: &HashMap<String, NodeRecord>,
+) -> Result<HashMap<(String, String), (u64, u64)>, StoreError> {
+    let mut out = HashMap::new();
+    for (module, s) in staged(r, mesh, declared, records)? {
+        let Some(d) = declared.get(&module) else {
+            continue;
+        };
+        let policy = policy(mesh, d);
+        let order = order(mesh, &module, &policy);
+        for (i, node) in order.iter().enumerate() {
+            if s.given.contains(*node) {
+                continue;
+            }
+            let wave = (0..policy.waves.len() as u64)
+                .find(|k| reached(mesh, &policy, &order, *k) > i)
+                .unwrap_or(0);
+            out.insert(
+                (module.clone(), node.to_string()),
+                (wave + 1, policy.waves.len() as u64),
+            );
+        }
+    }
+    Ok(out)
+}
+
 /// Whether `rec` (a node's) was ever sent a build of `module` (in the declaration it holds).
 fn was_sent(rec: Option<&NodeRecord>, module: &str) -> bool {
     rec.is_some_and(|r| r.sent_builds.iter().any(|(m, _)| m == module))

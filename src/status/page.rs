@@ -369,7 +369,7 @@ fn modules_section(h: &mut String, s: &Status) {
     h.push_str(
         "<div class=\"wrap\"><table>\n<tr><th>module</th><th>source</th><th>built from</th>\
          <th>verdict</th><th>declared on</th><th>applied on</th><th>outstanding</th>\
-         <th>failed</th></tr>\n",
+         <th>failed</th><th>unhealthy</th><th>rollout</th></tr>\n",
     );
     let c = |s: &Option<String>| s.as_deref().map_or("–", |c| short(c, 8)).to_string();
     for m in &s.modules {
@@ -380,10 +380,28 @@ fn modules_section(h: &mut String, s: &Status) {
             Some(why) => format!("{verdict}; stuck {why}"),
             None => verdict,
         };
+        let rollout = match &m.rollout {
+            None => "–".to_string(),
+            Some(r) => match &r.halted {
+                Some(h) => format!(
+                    "build {} HALTED: {} failed it; put back to build {}",
+                    r.to, h.node, r.from
+                ),
+                None => format!(
+                    "build {} → wave {} of {}, on {} of {} nodes; waits for {}",
+                    r.to,
+                    r.wave,
+                    r.waves,
+                    r.on_new.len(),
+                    r.nodes,
+                    r.waiting_for
+                ),
+            },
+        };
         let _ = writeln!(
             h,
             "<tr><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td>\
-             <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&m.name),
             escape(&c(&m.source)),
             escape(&c(&m.built_from)),
@@ -391,7 +409,9 @@ fn modules_section(h: &mut String, s: &Status) {
             m.declared_on,
             m.applied_on,
             m.outstanding_on,
-            m.failed_on
+            m.failed_on,
+            m.unhealthy_on,
+            escape(&rollout)
         );
     }
     h.push_str("</table></div>\n");

@@ -38,6 +38,8 @@ pub(super) struct Recorded<'a> {
     pub(super) controllers: &'a HashMap<String, String>,
     /// Node → what its modules' checks said.
     pub(super) health: &'a HashMap<String, crate::store::NodeHealth>,
+    /// (module, node) a rollout has not reached yet → its wave and how many.
+    pub(super) waiting: &'a HashMap<(String, String), (u64, u64)>,
 }
 
 /// Whether a build has the commit's effect, and how.
@@ -565,10 +567,22 @@ impl<'a> Trace<'a> {
                     line.reason = Some(format!("the node is not worked out: {why}"));
                     Answer::Blocked
                 }
-                _ => {
-                    line.reason = Some(self.why_held(name, fit));
-                    Answer::Held
-                }
+                _ => match self
+                    .facts
+                    .waiting
+                    .get(&(name.to_string(), node.to_string()))
+                {
+                    Some((wave, waves)) => {
+                        line.reason = Some(format!(
+                            "waiting for wave {wave} of {waves} of its rollout (`mesh rollout`)"
+                        ));
+                        Answer::Waiting
+                    }
+                    None => {
+                        line.reason = Some(self.why_held(name, fit));
+                        Answer::Held
+                    }
+                },
             },
         };
     }

@@ -66,6 +66,8 @@ pub enum Answer {
     Failing,
     /// The declaration carrying it was sent and confirmed held; no report of applying it yet.
     Sent,
+    /// A rollout of the build carrying it has not reached the node yet.
+    Waiting,
     /// It would be sent a declaration carrying it, and was not (out of date).
     Declared,
     /// The node, the declared build or the ref moved on to a commit without it.
@@ -91,6 +93,7 @@ impl Answer {
             Answer::Effect => "effect",
             Answer::Failing => "failing",
             Answer::Sent => "sent",
+            Answer::Waiting => "waiting",
             Answer::Declared => "declared",
             Answer::Superseded => "superseded",
             Answer::Held => "held",
@@ -288,6 +291,7 @@ pub fn trace(
         empty: NodeRecord::default(),
         controllers: &stored.controllers,
         health: &stored.health,
+        waiting: &stored.waiting,
     };
 
     let (out_revs, mut modules) = follow_each(&revs, loaded, &facts, &dependents)?;
@@ -320,6 +324,8 @@ struct Stored {
     controllers: HashMap<String, String>,
     /// Node → what its modules' checks said.
     health: HashMap<String, crate::store::NodeHealth>,
+    /// (module, node) a rollout has not reached yet → its wave and how many.
+    waiting: HashMap<(String, String), (u64, u64)>,
 }
 
 impl Stored {
@@ -334,6 +340,7 @@ impl Stored {
                 .collect();
             let (declared, composed) = compose::stored(r, mesh)?;
             let records = crate::store::node_records(r)?;
+            let waiting = crate::rollout::waiting(r, mesh, &declared, &records)?;
             let mut controllers: HashMap<String, String> = records
                 .iter()
                 .filter(|(_, rec)| rec.sent.is_some())
@@ -350,6 +357,7 @@ impl Stored {
                 composed,
                 controllers,
                 health: crate::store::node_health(r)?,
+                waiting,
             })
         })?)
     }

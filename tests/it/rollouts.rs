@@ -28,7 +28,7 @@ fn mesh() -> TestMesh {
     t.commit("platform", "resolver says its version and has a check");
     let mut toml = String::from(crate::common::MESH_HEAD);
     toml.push_str(&format!(
-        "\n[rollout]\nwaves = [1, 3, \"100%\"]\nwait = \"{}s\"\n",
+        "\n[status]\npage = \"status.html\"\n\n[rollout]\nwaves = [1, 3, \"100%\"]\nwait = \"{}s\"\n",
         WAIT.as_secs()
     ));
     for n in NODES {
@@ -116,6 +116,14 @@ fn a_good_build_reaches_one_then_three_then_every_node_each_after_its_wait() {
     );
     let status = t.ok(&["status"]);
     assert!(status.contains("rollout of build"), "{status}");
+    let page = std::fs::read_to_string(t.path("status.html")).unwrap();
+    assert!(page.contains("wave 1 of 3, on 1 of 10 nodes"), "{page}");
+    let head = crate::common::git(&t.path("platform"), &["rev-parse", "HEAD"]);
+    let w = t.run(&["where", head.trim()]);
+    assert_eq!(w.code, 3, "not everywhere yet: {w}");
+    let w = w.stdout;
+    assert!(w.contains("waiting for wave 2 of 3"), "{w}");
+    assert!(w.contains("waiting for wave 3 of 3"), "{w}");
     assert_eq!(
         t.json(&["status"])["nodes"]
             .as_array()
