@@ -4,7 +4,7 @@
 
 use super::{Declaration, DeclaredModule};
 use crate::config::{MeshConfig, Target};
-use crate::rollout::Staged;
+use crate::rollout::{Kept, Staged};
 use crate::store::{BuildRecord, DECLARED, Reader, StoreError};
 use mesh_proto::wire::Halted;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -76,8 +76,8 @@ pub(crate) fn stored(
     mesh: &MeshConfig,
 ) -> Result<(Declared, BTreeMap<String, Composed>), StoreError> {
     let declared = declared(r)?;
-    let records = crate::store::node_records(r)?;
-    let staged = crate::rollout::staged(r, mesh, &declared, &records)?;
+    let fleet = crate::rollout::Fleet::read(r)?;
+    let staged = crate::rollout::staged(r, mesh, &declared, &fleet)?;
     let halted = crate::rollout::halted_list(r)?;
     let composed = compose_all(mesh, &declared, (&staged, &halted));
     Ok((declared, composed))
@@ -104,9 +104,13 @@ pub(crate) fn compose_all(
         .keys()
         .map(|node| {
             let modules = assigned.get(node.as_str()).unwrap_or(&none);
-            let builds = |m: &str| match staged.get(m) {
-                Some(s) if !s.given.contains(node.as_str()) => Some(&s.keep),
-                _ => declared.get(m),
+            let builds = |m: &str| {
+                let d = declared.get(m)?;
+                Some(match staged.get(m).and_then(|s| s.keeps(node)) {
+                    Some(Kept::Build(b)) => (b, None),
+                    Some(Kept::Held(h)) => (d, Some(h)),
+                    None => (d, None),
+                })
             };
             let mut composed = compose_node(mesh, node, modules, &builds, &where_);
             if let Composed::Ready { declaration, .. } = &mut composed {
@@ -121,11 +125,16 @@ pub(crate) fn compose_all(
         .collect()
 }
 
+/// What one node is declared of one module: the build (for its edges and repository), and the
+/// entry the node holds in force when it keeps that as it is (a rollout whose `from` this
+/// store never built).
+type Pick<'a> = (&'a BuildRecord, Option<&'a DeclaredModule>);
+
 fn compose_node<'a>(
     mesh: &MeshConfig,
     node: &str,
     modules: &BTreeSet<&str>,
-    declared: &dyn Fn(&str) -> Option<&'a BuildRecord>,
+    declared: &dyn Fn(&str) -> Option<Pick<'a>>,
     where_: &HashMap<&str, BTreeSet<&str>>,
 ) -> Composed {
     let mut out = Vec::new();
@@ -133,7 +142,7 @@ fn compose_node<'a>(
     let mut missing = Vec::new();
     let mut repos = BTreeSet::new();
     for &m in modules {
-        let Some(b) = declared(m) else {
+        let Some((b, held)) = declared(m) else {
             missing.push(m);
             continue;
         };
@@ -150,6 +159,13 @@ fn compose_node<'a>(
                     "{m} needs {i} to make something for it, and {i} is assigned nowhere"
                 ));
             }
+        }
+        if let Some(h) = held {
+            // Its build id is another store's: never taken for one of this store's.
+            out.push(h.clone());
+            builds.push((m.to_string(), crate::rollout::UNKNOWN));
+            repos.insert(b.repo.clone());
+            continue;
         }
         let (Some(artifact), commit) = (b.artifact.clone(), b.commit.clone()) else {
             missing.push(m);

@@ -151,10 +151,12 @@ fn account_of(
     if !take_sequence(rec, report, now) {
         return Vec::new();
     }
-    if foreign.is_some() && report.declaration.as_ref() == foreign {
-        return Vec::new();
-    }
     let at = reported_at(report, now);
+    if foreign.is_some() && report.declaration.as_ref() == foreign {
+        // Another controller's declaration: not this one's account, but what runs there and
+        // whether it works is the node's, whoever declared it (a rollout reads it).
+        return super::health::take(health, node, report, at);
+    }
     let Some(held) = &report.declaration else {
         // A refusal of an envelope the node could not read: no send was recorded for it.
         return vec![refused_declaration(node, report)];

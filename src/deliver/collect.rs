@@ -115,6 +115,7 @@ fn read(
     installed: bool,
 ) -> Result<Collected, TransportError> {
     let have = session.have()?;
+    let modules = have.modules;
     let held = have.declaration;
     let by = have.declared_by;
     // What runs is checked first, so the reports end with whether it works now.
@@ -131,6 +132,7 @@ fn read(
     };
     Ok(Collected {
         held,
+        modules,
         by,
         reports,
         installed,
@@ -143,6 +145,8 @@ fn read(
 pub struct Collected {
     /// The declaration it holds.
     pub held: Option<mesh_node::Held>,
+    /// The modules of that declaration (what [`crate::store::HOLDS`] keeps).
+    pub modules: Vec<mesh_proto::wire::DeclaredModule>,
     /// Who declared it, and from which commits.
     pub by: Option<mesh_node::DeclaredBy>,
     /// Its reports newer than asked.
@@ -169,6 +173,7 @@ fn answered(
 ) -> Result<Vec<Fact>, StoreError> {
     let Collected {
         held,
+        modules,
         by,
         reports,
         installed,
@@ -177,6 +182,8 @@ fn answered(
     } = collected;
     let node = c.node.as_str();
     let mut facts = Vec::new();
+    let holds = serde_json::to_string(&modules).unwrap_or_else(|_| "[]".into());
+    w.put(crate::store::HOLDS, node.as_bytes(), &holds)?;
     if restarted {
         account::journal_restarted(rec);
     }
@@ -290,7 +297,7 @@ fn record(
                 && (by.controller.key == me
                     || mesh.controllers.iter().any(|s| s.key == by.controller.key))
             {
-                crate::rollout::adopt_halted(w, &by.halted)?;
+                facts.extend(crate::rollout::adopt_halted(w, &by.halted, now)?);
             }
             facts.extend(answered(w, me, &mut rec, &mut c, collected, now)?)
         }

@@ -104,6 +104,12 @@ pub struct Ours<'a> {
     pub plan: &'a Plan,
     /// Per repository, the commit it is declared from.
     pub commits: &'a BTreeMap<String, String>,
+    /// Whether it moves a rollout on at this node (gives a module the rollout's build where
+    /// the node holds another): at the same commits and plan, that is ours to declare.
+    pub moves_rollout: bool,
+    /// A module it gives a build that the node's declaration in force, from a trusted
+    /// controller, says a rollout halted: not declared there.
+    pub gives_halted: Option<String>,
 }
 
 /// Decides for `node`, which answered `have`, whether our declaration may replace what it
@@ -146,6 +152,14 @@ pub(crate) fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over:
         since: 0,
     };
     let name = &by.controller.name;
+    if let Some(module) = &ours.gives_halted {
+        return Decision::Leave(found(
+            Relation::Same,
+            format!(
+                "runs what {name} declared, which says the build of {module} this controller would send was halted by a rollout; not sent (`mesh rollout` once it is collected)"
+            ),
+        ));
+    }
     let newer = |took_over_from: Option<String>| Decision::Declare {
         found: Some(found(
             Relation::Newer,
@@ -161,6 +175,24 @@ pub(crate) fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over:
     }
     if compared.relation == history::Relation::Newer {
         return newer(None);
+    }
+    let same_plan = || {
+        by.plan
+            .as_ref()
+            .is_none_or(|p| Plan::differences(ours.plan, p, ours.me, &by.controller).is_empty())
+    };
+    if compared.relation == history::Relation::Same && ours.moves_rollout && same_plan() {
+        // The same commits, and a rollout both would move: whoever sees it due moves it, by
+        // the same waves, so neither gives the build to more nodes than they allow.
+        return Decision::Declare {
+            took_over_from: None,
+            found: Some(found(
+                Relation::Newer,
+                format!(
+                    "runs what {name} declared from the same commits; its rollout moves on here"
+                ),
+            )),
+        };
     }
     let (relation, reason) = kept(&compared, ours, by, held);
     Decision::Leave(found(relation, reason))

@@ -23,6 +23,7 @@ pub fn forget(
         w.remove(NODE_IDS, node.as_bytes())?;
         w.remove(DECLARED_ELSEWHERE, node.as_bytes())?;
         w.remove(HEALTH, node.as_bytes())?;
+        w.remove(crate::store::HOLDS, node.as_bytes())?;
         let fact = Fact::Forgotten {
             node: node.to_string(),
         };

@@ -61,6 +61,7 @@ pub(crate) fn take(health: &mut NodeHealth, node: &str, report: &Report, at: u64
                 healthy: h.healthy,
                 since,
                 build: h.build.clone(),
+                commit: h.commit.clone(),
                 output: h.output.clone(),
                 count,
             },
@@ -92,6 +93,7 @@ mod tests {
                         healthy: *healthy,
                         since: "2026-12-04T10:00:00Z".into(),
                         build: build.to_string(),
+                        commit: format!("c{build}"),
                         output: (!healthy).then(|| "check exited with status 1".into()),
                     }),
                 })

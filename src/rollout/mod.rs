@@ -34,7 +34,8 @@ pub use step::step;
 pub use verbs::{abort, promote, retry};
 
 use crate::config::{MeshConfig, Rollout, Wave, reach};
-use crate::store::{BuildRecord, NodeRecord, Reader, StoreError, Table};
+use crate::store::{BuildRecord, ModuleHealth, NodeHealth, NodeRecord, Reader, StoreError, Table};
+use mesh_proto::wire::DeclaredModule;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 
@@ -128,22 +129,154 @@ pub fn policy(mesh: &MeshConfig, build: &BuildRecord) -> Rollout {
     Rollout::over(&mesh.rollout, &build.rollout)
 }
 
-/// What composing needs of a rollout in progress: the build the nodes outside the waves keep,
-/// and the nodes given the new one.
+/// What rollouts read of the nodes: this store's records of them, their modules' health, and
+/// which build of each module each holds in force as its `have` said it (whoever declared it:
+/// how a second controller, or a lost store, knows where a rollout is).
+#[derive(Debug, Default)]
+pub struct Fleet {
+    /// This store's record of each node.
+    pub records: HashMap<String, NodeRecord>,
+    /// What each node's checks said.
+    pub health: HashMap<String, NodeHealth>,
+    /// The modules of the declaration in force on each node.
+    pub holds: HashMap<String, Vec<DeclaredModule>>,
+}
+
+impl Fleet {
+    /// Reads it from the store.
+    pub fn read(r: &Reader) -> Result<Fleet, StoreError> {
+        Ok(Fleet {
+            records: crate::store::node_records(r)?,
+            health: crate::store::node_health(r)?,
+            holds: crate::store::node_holds(r)?,
+        })
+    }
+
+    /// The entry of `module` in the declaration in force on `node`, as its `have` said.
+    fn held(&self, node: &str, module: &str) -> Option<&DeclaredModule> {
+        self.holds.get(node)?.iter().find(|m| m.name == module)
+    }
+
+    /// Whether `node` was sent build `d` of `module` by this store, or holds a build of it
+    /// from `d`'s commit (another controller's, or one this store sent before it was lost).
+    pub(crate) fn on(&self, node: &str, module: &str, d: &BuildRecord) -> bool {
+        self.records
+            .get(node)
+            .is_some_and(|r| r.sent_builds.iter().any(|(m, b)| m == module && *b == d.id))
+            || self
+                .held(node, module)
+                .is_some_and(|h| h.commit == d.commit)
+    }
+
+    /// Whether `node` holds no version of `module` at all: nothing to protect there.
+    fn fresh(&self, node: &str, module: &str) -> bool {
+        !self
+            .records
+            .get(node)
+            .is_some_and(|r| r.sent_builds.iter().any(|(m, _)| m == module))
+            && self.held(node, module).is_none()
+    }
+
+    /// What `node`'s check said of `module` when it runs build `d` (by commit: the same
+    /// for every controller).
+    fn health_of(&self, node: &str, module: &str, d: &BuildRecord) -> Option<&ModuleHealth> {
+        let h = self.health.get(node)?.modules.get(module)?;
+        let same = if h.commit.is_empty() {
+            h.build == d.id.to_string()
+        } else {
+            h.commit == d.commit
+        };
+        same.then_some(h)
+    }
+
+    /// Why `node` failed build `d` of `module`: its apply of the declaration that carried `d`
+    /// failed there (activate, or the check while settling), or its check fails on `d`.
+    /// Nothing when it was not sent `d`, was since sent another build, or runs it well: a
+    /// report about an older send never decides.
+    pub(crate) fn failed(&self, node: &str, module: &str, d: &BuildRecord) -> Option<String> {
+        let id = format!("module:{module}");
+        let rec = self.records.get(node);
+        if let Some(rec) = rec
+            && rec
+                .sent_builds
+                .iter()
+                .any(|(m, b)| m == module && *b == d.id)
+            && let Some(f) = rec.failure_of_sent()
+            && f.resources.contains(&id)
+        {
+            return Some(f.reasons.join("; "));
+        }
+        let h = self.health_of(node, module, d)?;
+        (!h.healthy).then(|| {
+            format!(
+                "its check fails: {}",
+                h.output.as_deref().unwrap_or("no output")
+            )
+        })
+    }
+
+    /// Since when `node` runs build `d` of `module` healthy: its check passing on `d` since
+    /// then, or, for a module without a check, this store's send of it applied then. None
+    /// when it does not, or nobody can tell yet.
+    pub(crate) fn healthy_since(&self, node: &str, module: &str, d: &BuildRecord) -> Option<u64> {
+        if let Some(h) = self.health_of(node, module, d) {
+            return h.healthy.then_some(h.since);
+        }
+        if d.check.is_some() {
+            return None;
+        }
+        let rec = self.records.get(node)?;
+        let pair = (module.to_string(), d.id);
+        (rec.applied_what_was_sent() && rec.applied_builds.contains(&pair))
+            .then(|| rec.applied.as_ref().map(|a| a.at))
+            .flatten()
+    }
+}
+
+/// What composing needs of a rollout: which nodes are given the declared build, and what the
+/// others keep.
 #[derive(Debug, Clone)]
 pub struct Staged {
-    /// The build nodes not yet reached keep (`from`).
-    pub keep: BuildRecord,
-    /// The nodes given the declared build: the waves reached, and nodes never sent the module.
+    /// The build nodes not yet reached keep (`from`), when this store has it.
+    pub keep: Option<BuildRecord>,
+    /// What each node not yet reached holds in force, kept as it is when `keep` is unknown
+    /// (a rollout read from the nodes whose `from` this store never built).
+    pub held: HashMap<String, DeclaredModule>,
+    /// The nodes given the declared build: the waves reached, nodes on it already, and nodes
+    /// that hold no version of the module.
     pub given: BTreeSet<String>,
 }
 
-/// Every rollout in progress whose `to` is the module's declared build, as composing needs it.
+impl Staged {
+    /// What `node` is declared for this module: the declared build (None), or what it keeps.
+    pub fn keeps<'a>(&'a self, node: &str) -> Option<Kept<'a>> {
+        if self.given.contains(node) {
+            return None;
+        }
+        match (&self.keep, self.held.get(node)) {
+            (Some(b), _) => Some(Kept::Build(b)),
+            (None, Some(h)) => Some(Kept::Held(h)),
+            (None, None) => None,
+        }
+    }
+}
+
+/// What a node not yet reached keeps.
+#[derive(Debug, Clone, Copy)]
+pub enum Kept<'a> {
+    /// This store's build of `from`.
+    Build(&'a BuildRecord),
+    /// The entry it holds in force.
+    Held(&'a DeclaredModule),
+}
+
+/// Every rollout whose `to` is the module's declared build, as composing needs it (a halted
+/// one too when its `from` is unknown: then every node keeps what it holds).
 pub fn staged(
     r: &Reader,
     mesh: &MeshConfig,
     declared: &HashMap<String, BuildRecord>,
-    records: &HashMap<String, NodeRecord>,
+    fleet: &Fleet,
 ) -> Result<HashMap<String, Staged>, StoreError> {
     let mut out = HashMap::new();
     for (key, rec) in r.range(ROLLOUTS, b"", None)? {
@@ -151,25 +284,62 @@ pub fn staged(
         let Some(d) = declared.get(&module) else {
             continue;
         };
-        if rec.halted.is_some() || rec.to != d.id {
+        let unknown_from = rec.from == UNKNOWN;
+        if rec.to != d.id || (rec.halted.is_some() && !unknown_from) {
             continue;
         }
-        let Some(keep) = r.get(crate::store::BUILDS, &crate::store::id_key(rec.from))? else {
-            continue;
+        let keep = match unknown_from {
+            true => None,
+            false => r.get(crate::store::BUILDS, &crate::store::id_key(rec.from))?,
         };
         let policy = policy(mesh, d);
         let order = order(mesh, &module, &policy);
-        let n = reached(mesh, &policy, &order, rec.wave);
+        let n = match rec.halted {
+            Some(_) => 0,
+            None => reached(mesh, &policy, &order, rec.wave),
+        };
         let given = order
             .iter()
             .enumerate()
-            .filter(|(i, node)| *i < n || !was_sent(records.get(**node), &module))
+            .filter(|(i, node)| {
+                *i < n
+                    || fleet.fresh(node, &module)
+                    || (rec.halted.is_none() && fleet.on(node, &module, d))
+            })
             .map(|(_, node)| node.to_string())
             .collect();
-        out.insert(module, Staged { keep, given });
+        let held = order
+            .iter()
+            .filter_map(|node| Some((node.to_string(), fleet.held(node, &module)?.clone())))
+            .collect();
+        out.insert(module, Staged { keep, held, given });
     }
     Ok(out)
 }
+
+/// A rollout's `from` when this store has no build of what the nodes ran (read from the nodes
+/// after a lost store, or another controller's): they keep what they hold.
+pub const UNKNOWN: u64 = 0;
+
+/// Module → the commit of its rollout's `to`, for each rollout in progress: a node holding
+/// another commit of it that this controller gives `to` is one the rollout moves on, even
+/// where another controller declared from the same commits.
+pub fn rolling(
+    r: &Reader,
+    declared: &HashMap<String, BuildRecord>,
+) -> Result<HashMap<String, String>, StoreError> {
+    Ok(r.range(ROLLOUTS, b"", None)?
+        .into_iter()
+        .filter_map(|(k, rec)| {
+            let module = String::from_utf8_lossy(&k).into_owned();
+            let d = declared.get(&module)?;
+            (rec.halted.is_none() && rec.to == d.id).then(|| (module, d.commit.clone()))
+        })
+        .collect())
+}
+
+/// (module, node) → the wave that reaches it (from 1) and how many waves there are.
+pub type Waiting = HashMap<(String, String), (u64, u64)>;
 
 /// For each (module, node) a rollout in progress has not reached yet: the wave that reaches it
 /// (from 1) and how many waves there are — what `mesh where` says instead of "held".
@@ -177,10 +347,10 @@ pub fn waiting(
     r: &Reader,
     mesh: &MeshConfig,
     declared: &HashMap<String, BuildRecord>,
-    records: &HashMap<String, NodeRecord>,
-) -> Result<HashMap<(String, String), (u64, u64)>, StoreError> {
+    fleet: &Fleet,
+) -> Result<Waiting, StoreError> {
     let mut out = HashMap::new();
-    for (module, s) in staged(r, mesh, declared, records)? {
+    for (module, s) in staged(r, mesh, declared, fleet)? {
         let Some(d) = declared.get(&module) else {
             continue;
         };
@@ -202,11 +372,6 @@ pub fn waiting(
     Ok(out)
 }
 
-/// Whether `rec` (a node's) was ever sent a build of `module` (in the declaration it holds).
-fn was_sent(rec: Option<&NodeRecord>, module: &str) -> bool {
-    rec.is_some_and(|r| r.sent_builds.iter().any(|(m, _)| m == module))
-}
-
 /// Whether `build` of its module is halted.
 pub(crate) fn is_halted(halted: &[HaltedBuild], build: &BuildRecord) -> bool {
     halted
@@ -216,12 +381,13 @@ pub(crate) fn is_halted(halted: &[HaltedBuild], build: &BuildRecord) -> bool {
 
 /// The halted builds the signed declarations in force carry, from controllers the nodes
 /// trust: taken in as this controller's own, so that no controller declares a build another
-/// halted. Returns the modules newly halted here.
+/// halted; this controller's rollout of such a build halts at once. Returns the facts.
 pub(crate) fn adopt_halted(
     w: &crate::store::Writer,
     carried: &[mesh_proto::wire::Halted],
-) -> Result<Vec<String>, StoreError> {
-    let mut newly = Vec::new();
+    now: u64,
+) -> Result<Vec<crate::events::Fact>, StoreError> {
+    let mut facts = Vec::new();
     for h in carried {
         let mut list = w.get(HALTED, h.module.as_bytes())?.unwrap_or_default();
         if list.iter().any(|x| x.commit == h.commit) {
@@ -232,9 +398,16 @@ pub(crate) fn adopt_halted(
             commit: h.commit.clone(),
         });
         w.put(HALTED, h.module.as_bytes(), &list)?;
-        newly.push(h.module.clone());
+        let Some(r) = w.get(ROLLOUTS, h.module.as_bytes())? else {
+            continue;
+        };
+        let to = w.get(crate::store::BUILDS, &crate::store::id_key(r.to))?;
+        if let Some(to) = to.filter(|to| r.halted.is_none() && to.commit == h.commit) {
+            let why = "halted by another controller's rollout".to_string();
+            facts.push(step::halt(w, (&h.module, &to), r, "-", why, now)?);
+        }
     }
-    Ok(newly)
+    Ok(facts)
 }
 
 /// How many of a module's halted builds the declarations carry (the newest).
@@ -257,4 +430,128 @@ pub(crate) fn halted_list(r: &Reader) -> Result<Vec<mesh_proto::wire::Halted>, S
     out.sort();
     out.dedup();
     Ok(out)
+}
+
+/// The nodes of modules with rollouts in waves that this store knows nothing of — never sent
+/// anything, never read: a new store (a lost one's), or new nodes. A pass reads what they hold
+/// first (`collect`), so that a rollout another store left at a wave goes on from it, and a
+/// node that runs a version is never taken for one that runs none.
+pub fn unknown(paths: &crate::store::Paths, mesh: &MeshConfig) -> crate::Result<Vec<String>> {
+    if !paths.state.exists() {
+        return Ok(Vec::new());
+    }
+    let (declared, fleet) = paths
+        .open()?
+        .read(|r| Ok((crate::declare::compose::declared(r)?, Fleet::read(r)?)))?;
+    let mut out = std::collections::BTreeSet::new();
+    for (module, d) in &declared {
+        let policy = policy(mesh, d);
+        if policy.is_all_at_once() {
+            continue;
+        }
+        for node in order(mesh, module, &policy) {
+            let sent = fleet.records.get(node).is_some_and(|r| r.sent.is_some());
+            if !sent && !fleet.holds.contains_key(node) {
+                out.insert(node.to_string());
+            }
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Failure, Sent};
+
+    fn build(id: u64, commit: &str) -> BuildRecord {
+        BuildRecord {
+            id,
+            module: "web".into(),
+            repo: "platform".into(),
+            commit: commit.into(),
+            source: String::new(),
+            recipe: String::new(),
+            inputs: vec![],
+            sources: vec![],
+            rule: 1,
+            closure: String::new(),
+            verdict: crate::store::Verdict::Fit,
+            reason: None,
+            artifact: Some("a".into()),
+            size: 0,
+            started: 0,
+            finished: 0,
+            log: None,
+            activate: None,
+            presence: vec![],
+            instantiation: vec![],
+            policy: crate::config::Policy::Auto,
+            check: None,
+            rollout: Default::default(),
+        }
+    }
+
+    fn sent(sequence: u64, build: u64) -> NodeRecord {
+        NodeRecord {
+            sent: Some(Sent {
+                digest: format!("d{sequence}"),
+                sequence,
+                at: 0,
+            }),
+            sent_builds: vec![("web".into(), build)],
+            ..NodeRecord::default()
+        }
+    }
+
+    fn failure(sequence: u64) -> Failure {
+        Failure {
+            since: 0,
+            count: 1,
+            outcome: "failed".into(),
+            resources: vec!["module:web".into()],
+            sequence,
+            reasons: vec!["activate exited with status 1".into()],
+        }
+    }
+
+    #[test]
+    fn only_a_report_about_the_send_that_carried_the_build_judges_it() {
+        let new = build(8, "c8");
+        let mut fleet = Fleet::default();
+        // Sent build 8 in declaration 6; the failure on record is about declaration 5.
+        let mut rec = sent(6, 8);
+        rec.failure = Some(failure(5));
+        fleet.records.insert("n".into(), rec.clone());
+        assert_eq!(fleet.failed("n", "web", &new), None, "an older send");
+        // About declaration 6: it judges.
+        rec.failure = Some(failure(6));
+        fleet.records.insert("n".into(), rec.clone());
+        assert!(fleet.failed("n", "web", &new).is_some());
+        // A node since sent another build is not one of this rollout's.
+        let mut other = sent(7, 9);
+        other.failure = Some(failure(7));
+        fleet.records.insert("n".into(), other);
+        assert_eq!(fleet.failed("n", "web", &new), None);
+        // Health judges by commit, whoever declared: another commit's says nothing.
+        fleet.records.clear();
+        let sick = |commit: &str| crate::store::ModuleHealth {
+            healthy: false,
+            since: 0,
+            build: "3".into(),
+            commit: commit.into(),
+            output: Some("no answer".into()),
+            count: 1,
+        };
+        let mut h = NodeHealth::default();
+        h.modules.insert("web".into(), sick("c7"));
+        fleet.health.insert("n".into(), h.clone());
+        assert_eq!(fleet.failed("n", "web", &new), None);
+        h.modules.insert("web".into(), sick("c8"));
+        fleet.health.insert("n".into(), h);
+        assert_eq!(
+            fleet.failed("n", "web", &new).as_deref(),
+            Some("its check fails: no answer")
+        );
+    }
 }

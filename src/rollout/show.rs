@@ -2,12 +2,12 @@
 //! wave k of n, the nodes on the new build, since when they run it healthy, and what it waits
 //! for.
 
+use super::Fleet;
 use super::{ROLLOUTS, RolloutRecord, order, policy, reached};
 use crate::clock::rfc3339;
 use crate::config::MeshConfig;
-use crate::store::{BUILDS, NodeHealth, NodeRecord, Reader, StoreError, id_key};
+use crate::store::{BUILDS, Reader, StoreError, id_key};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// One rollout in progress or halted.
 #[derive(Debug, Clone, Serialize)]
@@ -56,8 +56,7 @@ pub fn list(
     r: &Reader,
     mesh: &MeshConfig,
     modules: &[String],
-    records: &HashMap<String, NodeRecord>,
-    health: &HashMap<String, NodeHealth>,
+    fleet: &Fleet,
     now: u64,
 ) -> Result<Vec<RolloutStatus>, StoreError> {
     let mut out = Vec::new();
@@ -70,14 +69,7 @@ pub fn list(
         let Some(to) = r.get(BUILDS, &id_key(rec.to))? else {
             continue;
         };
-        out.push(one(
-            mesh,
-            &module,
-            &rec,
-            (from.as_ref(), &to),
-            (records, health),
-            now,
-        ));
+        out.push(one(mesh, &module, &rec, (from.as_ref(), &to), fleet, now));
     }
     Ok(out)
 }
@@ -90,35 +82,20 @@ fn one(
         Option<&crate::store::BuildRecord>,
         &crate::store::BuildRecord,
     ),
-    (records, health): (&HashMap<String, NodeRecord>, &HashMap<String, NodeHealth>),
+    fleet: &Fleet,
     now: u64,
 ) -> RolloutStatus {
     let policy = policy(mesh, to);
     let order = order(mesh, module, &policy);
     let n = reached(mesh, &policy, &order, rec.wave);
-    let pair = (module.to_string(), to.id);
     let on_new: Vec<String> = order
         .iter()
-        .filter(|node| {
-            records
-                .get(**node)
-                .is_some_and(|r| r.applied_what_was_sent() && r.applied_builds.contains(&pair))
-        })
+        .filter(|node| fleet.on(node, module, to))
         .map(|n| n.to_string())
         .collect();
     let healthy: Vec<Option<u64>> = order[..n]
         .iter()
-        .map(|node| {
-            let said = health.get(*node).and_then(|h| h.modules.get(module));
-            let applied = records
-                .get(*node)
-                .filter(|r| r.applied_builds.contains(&pair));
-            match (said, &to.check) {
-                (Some(h), _) if h.build == to.id.to_string() => h.healthy.then_some(h.since),
-                (_, Some(_)) => None,
-                (_, None) => applied.and_then(|r| r.applied.as_ref()).map(|a| a.at),
-            }
-        })
+        .map(|node| fleet.healthy_since(node, module, to))
         .collect();
     let healthy_since = healthy
         .iter()
@@ -188,8 +165,7 @@ pub fn rollouts(
     }
     let now = crate::clock::now_ms();
     Ok(paths.open()?.read(|r| {
-        let records = crate::store::node_records(r)?;
-        let health = crate::store::node_health(r)?;
-        list(r, mesh, modules, &records, &health, now)
+        let fleet = super::Fleet::read(r)?;
+        list(r, mesh, modules, &fleet, now)
     })?)
 }

@@ -2,14 +2,13 @@
 //! of newly declared builds, judge the nodes that took a build (halting on a failure), and move
 //! each rollout whose nodes run it healthy one wave further.
 
-use super::{HALTED, Halt, HaltedBuild, ROLLOUTS, RolloutRecord, order, policy, reached};
+use super::{
+    Fleet, HALTED, Halt, HaltedBuild, ROLLOUTS, RolloutRecord, UNKNOWN, order, policy, reached,
+};
 use crate::Result;
 use crate::config::MeshConfig;
 use crate::events::{self, Event, Fact};
-use crate::store::{
-    BUILDS, BuildRecord, DECLARED, ModuleHealth, NodeHealth, NodeRecord, Paths, StoreError, Writer,
-    id_key,
-};
+use crate::store::{BUILDS, BuildRecord, DECLARED, Paths, StoreError, Verdict, Writer, id_key};
 use std::collections::HashMap;
 
 /// Steps every module's rollout once, in one write; returns the facts recorded (a halt).
@@ -17,30 +16,19 @@ pub fn step(paths: &Paths, mesh: &MeshConfig) -> Result<Vec<Event>> {
     let now = crate::clock::now_ms();
     let store = paths.open()?;
     // Read first; the mesh lock held by the caller keeps it true until the write.
-    let (declared, nodes) = store.read(|r| {
-        let nodes = Nodes {
-            records: crate::store::node_records(r)?,
-            health: crate::store::node_health(r)?,
-        };
-        Ok((crate::declare::compose::declared(r)?, nodes))
-    })?;
+    let (declared, fleet) =
+        store.read(|r| Ok((crate::declare::compose::declared(r)?, Fleet::read(r)?)))?;
     Ok(store.write(|w| {
-        let facts = step_in(w, mesh, &declared, &nodes, now)?;
+        let facts = step_in(w, mesh, &declared, &fleet, now)?;
         events::append(w, &facts, now, mesh.settings.events_keep)
     })?)
-}
-
-/// What a step reads of the nodes.
-struct Nodes {
-    records: HashMap<String, NodeRecord>,
-    health: HashMap<String, NodeHealth>,
 }
 
 fn step_in(
     w: &Writer,
     mesh: &MeshConfig,
     declared: &HashMap<String, BuildRecord>,
-    nodes: &Nodes,
+    fleet: &Fleet,
     now: u64,
 ) -> Result<Vec<Fact>, StoreError> {
     let mut facts = Vec::new();
@@ -56,61 +44,128 @@ fn step_in(
             }
             continue;
         }
+        let halted_here = w
+            .get(HALTED, module.as_bytes())?
+            .is_some_and(|h| super::is_halted(&h, d));
+        if halted_here && rec.as_ref().is_none_or(|r| r.halted.is_none()) {
+            // Halted by another controller (taken in from a node's declaration): this one's
+            // rollout of that commit stops too, and what the nodes ran is declared again.
+            let r = match rec {
+                Some(r) if r.to == d.id => r,
+                _ => RolloutRecord {
+                    from: held_elsewhere(w, module, d, &order(mesh, module, &policy), fleet)?
+                        .unwrap_or(UNKNOWN),
+                    to: d.id,
+                    wave: 0,
+                    started: now,
+                    moved: now,
+                    halted: None,
+                },
+            };
+            let why = "halted by another controller's rollout".to_string();
+            facts.push(halt(w, (module, d), r, "-", why, now)?);
+            continue;
+        }
         match rec {
             Some(r) if r.halted.is_none() && r.to == d.id => {
-                facts.extend(judge(w, mesh, (module, d), r, nodes, now)?);
+                facts.extend(judge(w, mesh, (module, d), r, fleet, now)?);
             }
             // Halted: it stays so (and its module declared `from`) until a newer build or
             // `retry`.
             Some(r) if r.halted.is_some() && (d.id == r.from || d.id == r.to) => {}
-            other => start(w, mesh, (module, d), other, nodes, now)?,
+            other => start(w, mesh, (module, d), other, fleet, now)?,
         }
     }
     Ok(facts)
 }
 
-/// A newly declared build: its rollout starts at the first wave, from what the module's nodes
-/// run now. Nothing to stage when no node ran any other build of it.
+/// A newly declared build: its rollout starts from what the module's nodes run now — at the
+/// first wave, or, when the nodes already hold it (another controller's rollout, or this
+/// one's before its store was lost), at the wave that reaches as many nodes as hold it, so a
+/// rollout is neither restarted nor skipped. Nothing to stage when no node runs another
+/// version of the module.
 fn start(
     w: &Writer,
     mesh: &MeshConfig,
     (module, d): (&str, &BuildRecord),
     replaced: Option<RolloutRecord>,
-    nodes: &Nodes,
+    fleet: &Fleet,
     now: u64,
 ) -> Result<(), StoreError> {
     let policy = policy(mesh, d);
     let order = order(mesh, module, &policy);
-    // What the nodes outside the first wave keep: what the rollout replaced left them running
-    // (its `from` while it had not reached every node, or was halted; its `to` once it had),
-    // else the newest build of the module any of them was sent.
+    let on = order.iter().filter(|n| fleet.on(n, module, d)).count();
+    // What the nodes not on it keep: what the rollout replaced left them running (its `from`
+    // while it had not reached every node, or was halted; its `to` once it had); else the
+    // version most of them hold, as this store's build of that commit when it has one.
     let from = match replaced {
         Some(r) if r.halted.is_none() && r.wave as usize + 1 >= policy.waves.len() => Some(r.to),
         Some(r) => Some(r.from),
-        None => order
-            .iter()
-            .filter_map(|n| nodes.records.get(*n))
-            .flat_map(|rec| rec.sent_builds.iter())
-            .filter(|(m, b)| m == module && *b != d.id)
-            .map(|(_, b)| *b)
-            .max(),
+        None => held_elsewhere(w, module, d, &order, fleet)?,
     };
     let from = match from {
+        Some(f) if f == UNKNOWN => f,
         Some(f) if f != d.id && w.get(BUILDS, &id_key(f))?.is_some() => f,
         _ => {
             w.remove(ROLLOUTS, module.as_bytes())?;
             return Ok(());
         }
     };
+    let wave = (0..policy.waves.len() as u64)
+        .find(|k| reached(mesh, &policy, &order, *k) >= on)
+        .unwrap_or(0);
     let rec = RolloutRecord {
         from,
         to: d.id,
-        wave: 0,
+        wave,
         started: now,
         moved: now,
         halted: None,
     };
     w.put(ROLLOUTS, module.as_bytes(), &rec)
+}
+
+/// The build the module's nodes not on `d` run, when no rollout says: this store's newest build
+/// sent to them, else its fit build of the commit most of them hold ([`UNKNOWN`] when it has
+/// none). None when no node runs another version.
+fn held_elsewhere(
+    w: &Writer,
+    module: &str,
+    d: &BuildRecord,
+    order: &[&str],
+    fleet: &Fleet,
+) -> Result<Option<u64>, StoreError> {
+    let sent = order
+        .iter()
+        .filter_map(|n| fleet.records.get(*n))
+        .flat_map(|rec| rec.sent_builds.iter())
+        .filter(|(m, b)| m == module && *b != d.id)
+        .map(|(_, b)| *b)
+        .max();
+    if sent.is_some() {
+        return Ok(sent);
+    }
+    let mut commits: HashMap<&str, usize> = HashMap::new();
+    for n in order {
+        if let Some(h) = fleet
+            .holds
+            .get(*n)
+            .and_then(|ms| ms.iter().find(|m| m.name == module))
+            && h.commit != d.commit
+        {
+            *commits.entry(h.commit.as_str()).or_default() += 1;
+        }
+    }
+    let Some((commit, _)) = commits.into_iter().max_by_key(|(c, n)| (*n, *c)) else {
+        return Ok(None);
+    };
+    let ours = w
+        .range(BUILDS, b"", None)?
+        .into_iter()
+        .rev()
+        .map(|(_, b)| b)
+        .find(|b| b.module == module && b.commit == commit && b.verdict == Verdict::Fit);
+    Ok(Some(ours.map_or(UNKNOWN, |b| b.id)))
 }
 
 /// Judges the nodes that took `to`: the first failure halts; otherwise, when every node of the
@@ -120,21 +175,23 @@ fn judge(
     mesh: &MeshConfig,
     (module, d): (&str, &BuildRecord),
     mut r: RolloutRecord,
-    nodes: &Nodes,
+    fleet: &Fleet,
     now: u64,
 ) -> Result<Vec<Fact>, StoreError> {
     let policy = policy(mesh, d);
     let order = order(mesh, module, &policy);
     let n = reached(mesh, &policy, &order, r.wave);
     for node in &order {
-        if let Some(reason) = failed_it(nodes, node, module, d) {
+        if let Some(reason) = fleet.failed(node, module, d) {
             return halt(w, (module, d), r, node, reason, now).map(|f| vec![f]);
         }
     }
     let wait = policy.wait.as_millis() as u64;
-    let ready = order[..n]
-        .iter()
-        .all(|node| runs_healthy_since(nodes, node, module, d).is_some_and(|t| t + wait <= now));
+    let ready = order[..n].iter().all(|node| {
+        fleet
+            .healthy_since(node, module, d)
+            .is_some_and(|t| t + wait <= now)
+    });
     if !ready || r.moved + wait > now {
         return Ok(Vec::new());
     }
@@ -147,49 +204,6 @@ fn judge(
         w.put(ROLLOUTS, module.as_bytes(), &r)?;
     }
     Ok(Vec::new())
-}
-
-/// Why `node` failed build `d` of `module`, when its reports about the declaration that carried
-/// `d` say so: its apply failed there (activate, or the check while settling, gone back or
-/// not), or its check fails on `d`. Nothing when it was not sent `d`, or since sent another.
-fn failed_it(nodes: &Nodes, node: &str, module: &str, d: &BuildRecord) -> Option<String> {
-    let rec = nodes.records.get(node)?;
-    if !rec
-        .sent_builds
-        .iter()
-        .any(|(m, b)| m == module && *b == d.id)
-    {
-        return None;
-    }
-    let id = format!("module:{module}");
-    if let Some(f) = rec.failure_of_sent()
-        && f.resources.contains(&id)
-    {
-        return Some(f.reasons.join("; "));
-    }
-    let h = nodes.health.get(node)?.modules.get(module)?;
-    (!h.healthy && h.build == d.id.to_string()).then(|| {
-        format!(
-            "its check fails: {}",
-            h.output.as_deref().unwrap_or("no output")
-        )
-    })
-}
-
-/// Since when `node` runs build `d` of `module` healthy: its check passing on `d` since then,
-/// or, for a module without a check, applied then. None when it does not (yet).
-fn runs_healthy_since(nodes: &Nodes, node: &str, module: &str, d: &BuildRecord) -> Option<u64> {
-    let rec = nodes.records.get(node)?;
-    let pair = (module.to_string(), d.id);
-    if !(rec.applied_what_was_sent() && rec.applied_builds.contains(&pair)) {
-        return None;
-    }
-    let said: Option<&ModuleHealth> = nodes.health.get(node).and_then(|h| h.modules.get(module));
-    match (said, &d.check) {
-        (Some(h), _) if h.build == d.id.to_string() => h.healthy.then_some(h.since),
-        (_, Some(_)) => None,
-        (_, None) => rec.applied.as_ref().map(|a| a.at),
-    }
 }
 
 /// Halts `r`: `to` is marked halted, the module is declared `from` again (every node that took
@@ -210,6 +224,8 @@ pub(super) fn halt(
         });
         w.put(HALTED, module.as_bytes(), &halted)?;
     }
+    // Put back by declaration (a `from` read from the nodes that this store never built
+    // cannot be: they keep what they hold, and `to` is given to nobody).
     if let Some(from) = w.get(BUILDS, &id_key(r.from))? {
         w.put(DECLARED, module.as_bytes(), &from)?;
     }

@@ -612,9 +612,11 @@ impl Stored {
         let store = paths.open()?;
         Ok(store.read(|r| {
             let (declared, composed) = compose::stored(r, mesh)?;
-            let records = crate::store::node_records(r)?;
-            let health = crate::store::node_health(r)?;
-            let rollouts = crate::rollout::list(r, mesh, &[], &records, &health, now)?;
+            let fleet = crate::rollout::Fleet::read(r)?;
+            let rollouts = crate::rollout::list(r, mesh, &[], &fleet, now)?;
+            let crate::rollout::Fleet {
+                records, health, ..
+            } = fleet;
             Ok(Stored {
                 composed,
                 records,

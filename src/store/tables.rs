@@ -27,6 +27,7 @@ pub const ALL_TABLES: &[&str] = &[
     DECLARED_ELSEWHERE.name(),
     NODE_IDS.name(),
     HEALTH.name(),
+    HOLDS.name(),
     // Owned by the rooms that use them (declared there, so that the store depends on none).
     "graph_head",
     "graph_edges",
@@ -391,8 +392,10 @@ pub struct ModuleHealth {
     pub healthy: bool,
     /// Since when it has said so of this build, as the node says (Unix ms).
     pub since: u64,
-    /// The build it runs (the id as declared).
+    /// The build it runs (the id as declared: the declaring controller's).
     pub build: String,
+    /// The commit that build was made from (what every controller shares).
+    pub commit: String,
     /// Why not healthy: how the check ended and its output's tail.
     pub output: Option<String>,
     /// Reports in a row that said it is unhealthy (0 while healthy).
@@ -404,6 +407,28 @@ impl NodeHealth {
     pub fn unhealthy(&self) -> impl Iterator<Item = (&String, &ModuleHealth)> {
         self.modules.iter().filter(|(_, h)| !h.healthy)
     }
+}
+
+/// node name → the modules of the declaration in force there, as its `have` said them last
+/// (whoever declared it): what a rollout reads to know which build each node holds when this
+/// store did not send it (another controller's, or a lost store's). Kept as the wire's JSON
+/// (its optional fields are left out when absent, which bincode cannot read back).
+pub(crate) const HOLDS: Table<String> = Table::new("holds");
+
+/// Every node's [`HOLDS`], by name (a value that does not read is none).
+pub(crate) fn node_holds(
+    r: &super::Reader,
+) -> Result<
+    std::collections::HashMap<String, Vec<mesh_proto::wire::DeclaredModule>>,
+    super::StoreError,
+> {
+    Ok(r.range(HOLDS, b"", None)?
+        .into_iter()
+        .filter_map(|(k, v)| {
+            let modules = serde_json::from_str(&v).ok()?;
+            Some((String::from_utf8_lossy(&k).into_owned(), modules))
+        })
+        .collect())
 }
 
 /// node name → the node id its root answered with (`ROOT/id`): one root, one name.

@@ -39,7 +39,7 @@ pub(super) struct Recorded<'a> {
     /// Node → what its modules' checks said.
     pub(super) health: &'a HashMap<String, crate::store::NodeHealth>,
     /// (module, node) a rollout has not reached yet → its wave and how many.
-    pub(super) waiting: &'a HashMap<(String, String), (u64, u64)>,
+    pub(super) waiting: &'a crate::rollout::Waiting,
 }
 
 /// Whether a build has the commit's effect, and how.

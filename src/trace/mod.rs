@@ -325,7 +325,7 @@ struct Stored {
     /// Node → what its modules' checks said.
     health: HashMap<String, crate::store::NodeHealth>,
     /// (module, node) a rollout has not reached yet → its wave and how many.
-    waiting: HashMap<(String, String), (u64, u64)>,
+    waiting: crate::rollout::Waiting,
 }
 
 impl Stored {
@@ -340,7 +340,8 @@ impl Stored {
                 .collect();
             let (declared, composed) = compose::stored(r, mesh)?;
             let records = crate::store::node_records(r)?;
-            let waiting = crate::rollout::waiting(r, mesh, &declared, &records)?;
+            let fleet = crate::rollout::Fleet::read(r)?;
+            let waiting = crate::rollout::waiting(r, mesh, &declared, &fleet)?;
             let mut controllers: HashMap<String, String> = records
                 .iter()
                 .filter(|(_, rec)| rec.sent.is_some())

@@ -224,3 +224,150 @@ fn promote_full_gives_every_node_the_build_at_the_next_push_and_abort_puts_it_ba
     assert_eq!(pass(&t), 0);
     assert_eq!(running(&t, "v3"), ["n01"]);
 }
+
+#[test]
+fn a_lost_store_neither_restarts_a_rollout_nor_skips_its_waves() {
+    let t = mesh();
+    assert_eq!(pass(&t), 0);
+    change(&t, "v2", false);
+    assert_eq!(pass(&t), 0);
+    assert_eq!(running(&t, "v2"), ["n01"]);
+
+    // The store is lost (the key is kept: the nodes trust it). What the nodes hold says where
+    // the rollout is: nothing more is given the build, and it goes on from its wave.
+    for f in ["state.redb", "state.redb.bak"] {
+        let _ = std::fs::remove_file(t.path(&format!(".mesh/{f}")));
+    }
+    let run = t.run_json(&["reconcile"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(running(&t, "v2"), ["n01"], "no wave skipped");
+    let r = &rollout(&t)[0];
+    assert_eq!(r["wave"], 1, "not restarted: {r}");
+    std::thread::sleep(WAIT + Duration::from_millis(300));
+    assert_eq!(pass(&t), 0);
+    assert_eq!(running(&t, "v2"), ["n01", "n02", "n03"]);
+}
+
+/// A controller named `name` for the four nodes under `nodes`, its `platform` the example
+/// fixture with resolver's check (`from`: a clone of another controller's), trusting the
+/// `[controllers]` line given.
+fn controller(name: &str, nodes: &std::path::Path, from: Option<&TestMesh>) -> TestMesh {
+    let t = match from {
+        None => mesh(),
+        Some(other) => {
+            let t = TestMesh::new();
+            crate::common::git(
+                t.dir(),
+                &[
+                    "clone",
+                    "-q",
+                    "-b",
+                    "main",
+                    &other.path("platform").display().to_string(),
+                    "platform",
+                ],
+            );
+            t
+        }
+    };
+    fleet_toml(&t, name, nodes, "");
+    t
+}
+
+fn fleet_toml(t: &TestMesh, name: &str, nodes: &std::path::Path, controllers: &str) {
+    let mut toml = format!(
+        "[mesh]\nname = \"fleet\"\ncontroller = \"{name}\"\n\n[[repo]]\nname = \"platform\"\npath = \"platform\"\nref  = \"refs/heads/main\"\n\n[rollout]\nwaves = [1, 2, \"100%\"]\nwait = \"{}s\"\n",
+        WAIT.as_secs()
+    );
+    for n in &NODES[..4] {
+        toml.push_str(&format!(
+            "\n[node.{n}]\ntransport = \"local\"\nroot = \"{}\"\n",
+            nodes.join(n).display()
+        ));
+    }
+    toml.push_str(&format!(
+        "\n[assign]\nresolver = {}\n\n[controllers]\n{controllers}\n",
+        toml_array(&NODES[..4])
+    ));
+    t.write("mesh.toml", &toml);
+}
+
+fn pull(t: &TestMesh, other: &TestMesh) {
+    crate::common::git(
+        &t.path("platform"),
+        &[
+            "pull",
+            "-q",
+            "--ff-only",
+            &other.path("platform").display().to_string(),
+            "main",
+        ],
+    );
+}
+
+/// The nodes (of the four) whose resolver prints `version`, under `nodes`.
+fn running_in(nodes: &std::path::Path, version: &str) -> Vec<&'static str> {
+    NODES[..4]
+        .iter()
+        .copied()
+        .filter(|n| {
+            let bin = nodes.join(n).join("modules/resolver/current/bin/resolver");
+            std::fs::read_to_string(bin).is_ok_and(|s| s.contains(&format!("resolver {version}")))
+        })
+        .collect()
+}
+
+#[test]
+fn a_second_controller_goes_on_from_the_wave_and_a_halt_holds_for_both() {
+    let fleet = tempfile::tempdir().unwrap();
+    let nodes = fleet.path();
+    let laptop = controller("laptop", nodes, None);
+    let cron = controller("cron", nodes, Some(&laptop));
+    let id = |t: &TestMesh| t.ok(&["id"]).trim().to_string();
+    fleet_toml(&laptop, "laptop", nodes, &id(&cron));
+    fleet_toml(&cron, "cron", nodes, &id(&laptop));
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    assert_eq!(
+        cron.run(&["reconcile"]).code,
+        0,
+        "the same commits: it keeps them"
+    );
+
+    // The laptop starts v2's rollout: one node.
+    change(&laptop, "v2", false);
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    assert_eq!(running_in(nodes, "v2"), ["n01"]);
+    // Cron, at the same commits, gives it to nobody else before the wait...
+    pull(&cron, &laptop);
+    assert_eq!(cron.run(&["reconcile"]).code, 0);
+    assert_eq!(running_in(nodes, "v2"), ["n01"]);
+    // ...and moves it on, one wave, once the wait is over: the laptop is away.
+    std::thread::sleep(WAIT + Duration::from_millis(300));
+    assert_eq!(cron.run(&["reconcile"]).code, 0);
+    assert_eq!(running_in(nodes, "v2"), ["n01", "n02"]);
+    assert_eq!(cron.run_json(&["rollout"]).json()[0]["wave"], 2);
+    // The laptop, back, neither moves a node back nor gives it to more.
+    assert_eq!(laptop.run(&["reconcile"]).code, 0);
+    assert_eq!(running_in(nodes, "v2"), ["n01", "n02"]);
+
+    // v3 fails its check on the first wave: the laptop halts it; cron, which has not seen
+    // the halt in its store yet, never sends it, and holds it halted too.
+    change(&laptop, "v3", true);
+    assert_eq!(laptop.run(&["reconcile"]).code, 3);
+    assert_eq!(laptop.run(&["reconcile"]).code, 3);
+    assert_eq!(laptop.facts("rollout-halted").len(), 1);
+    pull(&cron, &laptop);
+    for _ in 0..2 {
+        assert_eq!(cron.run(&["reconcile"]).code, 3, "halted for cron too");
+    }
+    assert!(running_in(nodes, "v3").is_empty());
+    let ran: Vec<String> = NODES[..4]
+        .iter()
+        .filter(|n| {
+            std::fs::read_to_string(nodes.join(n).join("runs"))
+                .is_ok_and(|s| s.lines().any(|l| l == "resolver v3"))
+        })
+        .map(|n| n.to_string())
+        .collect();
+    assert_eq!(ran, ["n01"], "only the first wave's node ever ran it");
+}

@@ -158,23 +158,23 @@ pub fn apply_with(root: &Root, options: &ApplyOptions) -> Result<Report, NodeErr
     journal::append(root, Report::new(Some(held), outcome, reason, resources))
 }
 
-/// The build `artifact` of module `name` came from: the declared one, or the last version that
-/// activated (what a failure went back to).
+/// The build (id, commit) `artifact` of module `name` came from: the declared one, or the last
+/// version that activated (what a failure went back to).
 pub(super) fn build_of(
     layout: &Layout,
     declared: &[&DeclaredModule],
     name: &str,
     artifact: &str,
-) -> Option<String> {
+) -> Option<(String, String)> {
     declared
         .iter()
         .find(|m| m.name == name && m.artifact == artifact)
-        .map(|m| m.build.clone())
+        .map(|m| (m.build.clone(), m.commit.clone()))
         .or_else(|| {
             Kept::new(layout)
                 .good(&layout.modules().join(name), name)
                 .filter(|g| g.artifact == artifact)
-                .map(|g| g.build)
+                .map(|g| (g.build, g.commit))
         })
 }
 

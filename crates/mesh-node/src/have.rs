@@ -34,6 +34,10 @@ pub struct Have {
     /// the root one of its node names already holds, even after `ROOT/id` was made anew.
     #[serde(default)]
     pub declared_for: Option<DeclaredFor>,
+    /// The modules of the declaration in force, as declared: which build (and commit) of each
+    /// it runs or will, whoever declared it (empty from a node older than rollouts).
+    #[serde(default)]
+    pub modules: Vec<mesh_proto::wire::DeclaredModule>,
 }
 
 /// The mesh and node a declaration was made for, as it names them.
@@ -74,6 +78,10 @@ pub fn have(root: &Root) -> Result<Have, NodeError> {
             halted: e.declaration.halted.clone(),
         })
     });
+    let modules = envelope
+        .as_ref()
+        .map(|e| e.declaration.modules.clone())
+        .unwrap_or_default();
     let declared_for = envelope.as_ref().map(|e| DeclaredFor {
         mesh: e.declaration.mesh.clone(),
         node: e.declaration.node.clone(),
@@ -95,6 +103,7 @@ pub fn have(root: &Root) -> Result<Have, NodeError> {
         node_id: super::node_id(root, false)?,
         declared_by,
         declared_for,
+        modules,
     })
 }
 

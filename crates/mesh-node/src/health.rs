@@ -101,15 +101,18 @@ pub(super) fn settle(
     Ok(())
 }
 
+/// Names the build (id, commit) a module's artifact came from.
+pub(super) type BuildOf<'a> = dyn Fn(&str, &str) -> Option<(String, String)> + Sync + 'a;
+
 /// The health of each module of `modules` that runs (its `current` names an unpacked version)
 /// and has a check, by name: the checks run in parallel, each under its own timeout, so the
 /// whole is bounded by the longest. `build_of(name, artifact)` names the build an artifact
-/// came from (the declared one, or the version gone back to).
+/// came from, with its commit (the declared one, or the version gone back to).
 pub(super) fn health_of(
     layout: &Layout,
     root_abs: &Path,
     modules: &[&DeclaredModule],
-    build_of: &(dyn Fn(&str, &str) -> Option<String> + Sync),
+    build_of: &BuildOf,
 ) -> BTreeMap<String, Health> {
     let running: Vec<(&DeclaredModule, String)> = modules
         .iter()
@@ -145,11 +148,13 @@ pub(super) fn health_of(
         .map(|(name, artifact, answer)| {
             let healthy = answer.is_ok();
             let since = since(layout, &name, &artifact, healthy);
-            let build = build_of(&name, &artifact).unwrap_or_else(|| "unknown".into());
+            let (build, commit) =
+                build_of(&name, &artifact).unwrap_or_else(|| ("unknown".into(), "unknown".into()));
             let health = Health {
                 healthy,
                 since,
                 build,
+                commit,
                 output: answer.err(),
             };
             (name, health)

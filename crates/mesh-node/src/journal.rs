@@ -88,6 +88,10 @@ pub struct Health {
     pub since: String,
     /// The build the module runs (its id, as declared).
     pub build: String,
+    /// The commit that build was made from: what every controller at it shares (build ids
+    /// are each controller's own).
+    #[serde(default)]
+    pub commit: String,
     /// Why not healthy: how the check ended and the last lines of its output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,

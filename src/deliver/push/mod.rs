@@ -224,10 +224,11 @@ pub fn push(
     for n in opts.nodes.iter().chain(&opts.take_over) {
         mesh.node(n)?;
     }
-    let (composed, records, elsewhere, ids) = {
+    let (composed, records, elsewhere, ids, rolling) = {
         let store = paths.open()?;
         store.read(|r| {
-            let (_, composed) = compose::stored(r, mesh)?;
+            let (declared, composed) = compose::stored(r, mesh)?;
+            let rolling = crate::rollout::rolling(r, &declared)?;
             let ids: HashMap<String, String> = r
                 .range(NODE_IDS, b"", None)?
                 .into_iter()
@@ -238,6 +239,7 @@ pub fn push(
                 crate::store::node_records(r)?,
                 elsewhere::all(r)?,
                 ids,
+                rolling,
             ))
         })?
     };
@@ -269,6 +271,8 @@ pub fn push(
             .iter()
             .map(|(name, n)| (name.clone(), n.root.clone()))
             .collect(),
+        rolling,
+        trusted: mesh.controllers.iter().map(|c| c.key.clone()).collect(),
     };
     let (done, events) = send_all(paths, mesh, work, progress, sessions, &ctx)?;
     results.extend(done);
@@ -291,6 +295,10 @@ struct Context {
     names: BTreeSet<String>,
     /// Each node's root, for the words of what to do on it.
     roots: HashMap<String, String>,
+    /// Module → the commit its rollout in progress moves the nodes to.
+    rolling: HashMap<String, String>,
+    /// The keys of the controllers mesh.toml lists: a build one of them halted is not sent.
+    trusted: BTreeSet<String>,
 }
 
 /// Each node's push, decided from the store: its outcome when nothing is to be sent (not
@@ -605,11 +613,40 @@ fn may_declare(
     tx: &mpsc::Sender<Msg>,
 ) -> std::result::Result<Option<String>, Outcome> {
     let plan = mesh_proto::wire::Plan::of(declaration);
+    // A rollout this controller moves on here: a module it gives the rollout's build that the
+    // node holds at another commit.
+    let moves_rollout = declaration.modules.iter().any(|m| {
+        ctx.rolling.get(&m.name) == Some(&m.commit)
+            && have
+                .modules
+                .iter()
+                .any(|h| h.name == m.name && h.commit != m.commit)
+    });
+    // A build a trusted controller halted (its declaration in force says so) is not given
+    // here, even before this controller's own store has taken the halt in.
+    let gives_halted = have
+        .declared_by
+        .as_ref()
+        .filter(|by| ctx.trusted.contains(&by.controller.key))
+        .and_then(|by| {
+            declaration.modules.iter().find(|m| {
+                by.halted
+                    .iter()
+                    .any(|h| h.module == m.name && h.commit == m.commit)
+                    && !have
+                        .modules
+                        .iter()
+                        .any(|h| h.name == m.name && h.commit == m.commit)
+            })
+        })
+        .map(|m| m.name.clone());
     let ours = elsewhere::Ours {
         me: &ctx.signer,
         digest,
         plan: &plan,
         commits,
+        moves_rollout,
+        gives_halted,
     };
     match elsewhere::decide(&ctx.histories, &ours, have, ctx.take_over.contains(node)) {
         elsewhere::Decision::Declare {

@@ -19,6 +19,7 @@ fn have(declaration: Option<Held>, applied: Option<Held>) -> Have {
         node_id: None,
         declared_by: None,
         declared_for: None,
+        modules: Vec::new(),
     }
 }
 
