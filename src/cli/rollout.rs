@@ -133,7 +133,7 @@ pub fn render(all: &[RolloutStatus]) -> String {
             format!("{} of {} nodes", r.on_new.len(), r.nodes),
             r.healthy_since.clone().unwrap_or_else(|| "-".into()),
             match &r.halted {
-                Some(h) => format!("{}; {}: {}", r.waiting_for, h.node, first_line(&h.reason)),
+                Some(h) => format!("{}\n{}: {}", r.waiting_for, h.node, one_line(&h.reason)),
                 None => r.waiting_for.clone(),
             },
         ]);
@@ -141,6 +141,15 @@ pub fn render(all: &[RolloutStatus]) -> String {
     table::render(&t)
 }
 
-fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or_default()
+/// A node's words on one line, at most [`SHOWN`] characters (the whole is in `--json`).
+fn one_line(s: &str) -> String {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let line = words.join(" ");
+    match line.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
+    }
 }
+
+/// How much of a halt's reason the table shows.
+const SHOWN: usize = 240;

@@ -169,6 +169,11 @@ fn render(ui: &Ui, w: &Where) {
     if w.lines().any(|(_, n)| n.state == Answer::NotBuilt) {
         ui.hint("not built yet: `mesh build --behind` builds them");
     }
+    if w.lines().any(|(_, n)| n.state == Answer::Waiting) {
+        ui.hint(
+            "`mesh rollout` says what each rollout waits for; `mesh rollout promote` moves one on",
+        );
+    }
 }
 
 /// The first line of a reason, without a log's tail.
@@ -234,7 +239,7 @@ fn says(n: &NodeWhere, now: u64) -> String {
             }
             s
         }
-        Answer::Waiting => with_build("declared", n.build, reason),
+        Answer::Waiting => with_build(reason.unwrap_or("waiting for its rollout"), n.build, None),
         Answer::Superseded => with_build("superseded", None, reason),
         Answer::Held => with_build("built, held", n.build, reason),
         Answer::Unfit => with_build("unfit", n.build, reason),

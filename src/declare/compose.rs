@@ -20,6 +20,8 @@ pub enum Composed {
         builds: Vec<(String, u64)>,
         /// The repositories its modules come from.
         repos: BTreeSet<String>,
+        /// The declaration's digest, computed once (status compares it for every node).
+        digest: String,
     },
     /// The mesh cannot say what the node should be.
     NotWorkedOut(String),
@@ -29,7 +31,7 @@ impl Composed {
     /// The digest it would be sent with, if it is ready.
     pub fn digest(&self) -> Option<String> {
         match self {
-            Composed::Ready { declaration, .. } => Some(declaration.digest()),
+            Composed::Ready { digest, .. } => Some(digest.clone()),
             Composed::NotWorkedOut(_) => None,
         }
     }
@@ -75,9 +77,17 @@ pub(crate) fn stored(
     r: &Reader,
     mesh: &MeshConfig,
 ) -> Result<(Declared, BTreeMap<String, Composed>), StoreError> {
+    stored_in(r, mesh, &crate::rollout::Fleet::read(r)?)
+}
+
+/// [`stored`], with what the nodes hold and say already read.
+pub(crate) fn stored_in(
+    r: &Reader,
+    mesh: &MeshConfig,
+    fleet: &crate::rollout::Fleet,
+) -> Result<(Declared, BTreeMap<String, Composed>), StoreError> {
     let declared = declared(r)?;
-    let fleet = crate::rollout::Fleet::read(r)?;
-    let staged = crate::rollout::staged(r, mesh, &declared, &fleet)?;
+    let staged = crate::rollout::staged(r, mesh, &declared, fleet)?;
     let halted = crate::rollout::halted_list(r)?;
     let composed = compose_all(mesh, &declared, (&staged, &halted));
     Ok((declared, composed))
@@ -113,12 +123,18 @@ pub(crate) fn compose_all(
                 })
             };
             let mut composed = compose_node(mesh, node, modules, &builds, &where_);
-            if let Composed::Ready { declaration, .. } = &mut composed {
+            if let Composed::Ready {
+                declaration,
+                digest,
+                ..
+            } = &mut composed
+            {
                 declaration.halted = halted
                     .iter()
                     .filter(|h| modules.contains(h.module.as_str()))
                     .cloned()
                     .collect();
+                *digest = declaration.digest();
             }
             (node.clone(), composed)
         })
@@ -204,5 +220,6 @@ fn compose_node<'a>(
         },
         builds,
         repos,
+        digest: String::new(),
     }
 }

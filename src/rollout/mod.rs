@@ -7,12 +7,12 @@
 //!
 //! - A rollout is a module's move from build `from` (what its nodes ran) to `to` (the declared
 //!   build), at wave `wave`: the first `reach(wave)` of its nodes in [`order`] are given `to`,
-//!   the others keep `from` (declared so). A node that was never sent the module is given `to`
-//!   at once: it runs nothing to protect.
+//!   the others keep `from` (declared so). A node that holds no version of the module is given
+//!   `to` at once: it runs nothing to protect. A node that holds `to` already keeps it.
 //! - Only a node's report about the declaration that carried `to` to it judges: its failure
 //!   streak is about the declaration it was last sent (`failure_of_sent`), its health names
-//!   the build it runs, and a node since sent another build is no longer one of the rollout's.
-//!   A report about an older send never decides anything.
+//!   the commit it runs, and a node since sent another build is no longer one of the
+//!   rollout's. A report about an older send never decides anything ([`Fleet::failed`]).
 //! - A node given `to` whose apply of it failed (activate, or its check while settling), or
 //!   whose check fails on `to`, **halts** the rollout: `to` is marked halted for the module
 //!   (never declared by `auto` again), the module's declared build becomes `from` again, so
@@ -22,8 +22,15 @@
 //!   of the waves so far runs `to` healthy (its check passing, or applied when it has none)
 //!   since at least `wait` ago. At the last wave every node is given `to`; once all applied it
 //!   healthy for `wait`, the rollout is over.
+//! - What a node holds is read from the node too ([`Fleet`]: its `have` names each module's
+//!   build and commit in force, whoever declared it), and builds are matched by commit (build
+//!   ids are each store's own). So a rollout with no record here — a lost store, or another
+//!   controller's — starts at the wave that reaches as many nodes as hold `to` already, nodes
+//!   whose `from` this store never built keep exactly what they hold, and a second controller
+//!   at the same commits moves it by the same waves (`deliver::elsewhere`), never past them.
 //! - Halted builds travel in every signed declaration (`halted`), so a second controller — or
-//!   this one with a lost store — never declares a build another halted ([`adopt_halted`]).
+//!   this one with a lost store — never sends a build another halted (`deliver::push`), and
+//!   halts its own rollout of it once it reads it ([`adopt_halted`]).
 
 mod show;
 mod step;
@@ -143,12 +150,25 @@ pub struct Fleet {
 }
 
 impl Fleet {
-    /// Reads it from the store.
+    /// Reads it from the store, what the nodes hold only while a rollout is recorded (only a
+    /// rollout reads it; status and push in the steady state pay nothing for it).
     pub fn read(r: &Reader) -> Result<Fleet, StoreError> {
+        let holds = match r.len(ROLLOUTS)? {
+            0 => HashMap::new(),
+            _ => crate::store::node_holds(r)?,
+        };
         Ok(Fleet {
             records: crate::store::node_records(r)?,
             health: crate::store::node_health(r)?,
+            holds,
+        })
+    }
+
+    /// [`Fleet::read`], with what the nodes hold always: what starting a rollout reads.
+    pub fn read_all(r: &Reader) -> Result<Fleet, StoreError> {
+        Ok(Fleet {
             holds: crate::store::node_holds(r)?,
+            ..Fleet::read(r)?
         })
     }
 
@@ -440,9 +460,15 @@ pub fn unknown(paths: &crate::store::Paths, mesh: &MeshConfig) -> crate::Result<
     if !paths.state.exists() {
         return Ok(Vec::new());
     }
-    let (declared, fleet) = paths
-        .open()?
-        .read(|r| Ok((crate::declare::compose::declared(r)?, Fleet::read(r)?)))?;
+    let (declared, records, known) = paths.open()?.read(|r| {
+        let known: BTreeSet<String> = r
+            .range(crate::store::HOLDS, b"", None)?
+            .into_iter()
+            .map(|(k, _)| String::from_utf8_lossy(&k).into_owned())
+            .collect();
+        let declared = crate::declare::compose::declared(r)?;
+        Ok((declared, crate::store::node_records(r)?, known))
+    })?;
     let mut out = std::collections::BTreeSet::new();
     for (module, d) in &declared {
         let policy = policy(mesh, d);
@@ -450,8 +476,8 @@ pub fn unknown(paths: &crate::store::Paths, mesh: &MeshConfig) -> crate::Result<
             continue;
         }
         for node in order(mesh, module, &policy) {
-            let sent = fleet.records.get(node).is_some_and(|r| r.sent.is_some());
-            if !sent && !fleet.holds.contains_key(node) {
+            let sent = records.get(node).is_some_and(|r| r.sent.is_some());
+            if !sent && !known.contains(node) {
                 out.insert(node.to_string());
             }
         }

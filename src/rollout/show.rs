@@ -106,14 +106,9 @@ fn one(
         .map(|t| t.max(rec.moved));
     let wait = policy.wait.as_millis() as u64;
     let waiting_for = match (&rec.halted, healthy_since) {
-        (Some(h), _) => format!(
-            "halted by {}: `mesh rollout retry {module}` or a newer build",
-            if h.node == "-" {
-                "a person"
-            } else {
-                h.node.as_str()
-            }
-        ),
+        (Some(_), _) => {
+            format!("a person: `mesh rollout retry {module}`, or a newer build")
+        }
         (None, None) => format!(
             "wave {}'s {} node{} to run build {} healthy",
             rec.wave + 1,

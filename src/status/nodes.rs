@@ -201,21 +201,30 @@ pub struct HealthJson {
     pub healthy: bool,
     /// Since when it has said so (RFC 3339 UTC).
     pub since: String,
-    /// The build it runs there.
-    pub build: String,
+    /// The build it runs there, when that is not the one it is declared (absent: that one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
     /// Why not: how the check ended and its output's tail.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
-    /// Unhealthy reports in a row.
+    /// Unhealthy reports in a row (absent while healthy).
+    #[serde(skip_serializing_if = "is_zero")]
     pub count: u64,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 impl HealthJson {
-    fn of(h: &crate::store::ModuleHealth) -> HealthJson {
+    /// `h` of a module declared build `declared` there. A node's status carries one per module
+    /// (50,000 on a fleet of 1,000 nodes x 50 modules): what it says of a healthy module that
+    /// runs what it is declared is kept to its two words.
+    fn of(h: &crate::store::ModuleHealth, declared: u64) -> HealthJson {
         HealthJson {
             healthy: h.healthy,
             since: rfc3339(h.since),
-            build: h.build.clone(),
+            build: (h.build != declared.to_string()).then(|| h.build.clone()),
             output: h.output.clone(),
             count: h.count,
         }
@@ -321,50 +330,51 @@ pub(crate) fn stuck_outstanding(
         .then(|| format!("outstanding {} builds in a row: {}", s.count, s.reason))
 }
 
-/// The modules the node's newest report about the declaration it was sent read back `ok`
-/// (a module can be running while another failed beside it).
-fn modules_ok(rec: &NodeRecord) -> std::collections::BTreeSet<String> {
+/// What the node's newest report about the declaration it was sent says, read once: the
+/// modules it read back `ok` (a module can be running while another failed beside it), and
+/// one line per module that failed and was switched back (or is down). Only the fields these
+/// need are read: the report's health is the store's `health` table's to say.
+fn said_of_sent(
+    rec: &NodeRecord,
+) -> (
+    std::collections::BTreeSet<String>,
+    Vec<(String, mesh_node::RolledBack)>,
+) {
+    #[derive(serde::Deserialize)]
+    struct Said {
+        declaration: Option<mesh_node::Held>,
+        resources: Vec<Line>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Line {
+        id: String,
+        outcome: mesh_node::ResourceOutcome,
+        #[serde(default)]
+        rolled_back: Option<mesh_node::RolledBack>,
+    }
     let (Some(sent), Some(raw)) = (&rec.sent, &rec.last_report) else {
         return Default::default();
     };
-    let Ok(report) = serde_json::from_str::<mesh_node::Report>(raw) else {
+    let Ok(said) = serde_json::from_str::<Said>(raw) else {
         return Default::default();
     };
-    if report.declaration.as_ref().map(|h| (&h.digest, h.sequence))
+    if said.declaration.as_ref().map(|h| (&h.digest, h.sequence))
         != Some((&sent.digest, sent.sequence))
     {
         return Default::default();
     }
-    report
-        .resources
-        .iter()
-        .filter(|r| r.outcome == mesh_node::ResourceOutcome::Ok)
-        .filter_map(|r| r.id.strip_prefix("module:").map(str::to_string))
-        .collect()
-}
-
-/// What the node's newest report about the declaration it was sent says it went back from:
-/// one line per module that failed and was switched back (or is down), for the reason.
-fn rolled_back(rec: &NodeRecord) -> Vec<(String, mesh_node::RolledBack)> {
-    let (Some(sent), Some(raw)) = (&rec.sent, &rec.last_report) else {
-        return Vec::new();
-    };
-    let Ok(report) = serde_json::from_str::<mesh_node::Report>(raw) else {
-        return Vec::new();
-    };
-    if report.declaration.as_ref().map(|h| (&h.digest, h.sequence))
-        != Some((&sent.digest, sent.sequence))
-    {
-        return Vec::new();
+    let mut ok = std::collections::BTreeSet::new();
+    let mut back = Vec::new();
+    for r in said.resources {
+        let module = r.id.trim_start_matches("module:").to_string();
+        if r.outcome == mesh_node::ResourceOutcome::Ok && r.id.starts_with("module:") {
+            ok.insert(module.clone());
+        }
+        if let Some(b) = r.rolled_back {
+            back.push((module, b));
+        }
     }
-    report
-        .resources
-        .into_iter()
-        .filter_map(|r| {
-            let back = r.rolled_back?;
-            Some((r.id.trim_start_matches("module:").to_string(), back))
-        })
-        .collect()
+    (ok, back)
 }
 
 /// A node the store has records of that mesh.toml no longer names: it may still run what it
@@ -459,9 +469,8 @@ fn module_counts<'a>(
             continue;
         };
         let rec = records.get(node).unwrap_or(&empty);
-        let ok = modules_ok(rec);
+        let (ok, back) = said_of_sent(rec);
         let failure = rec.failure_of_sent();
-        let back = rolled_back(rec);
         let said = health.get(node).unwrap_or(&no_health);
         let row = cells.entry(node.clone()).or_default();
         for (m, build) in builds {
@@ -500,7 +509,7 @@ fn module_counts<'a>(
                 name: m.clone(),
                 build: *build,
                 state,
-                health: said.modules.get(m).map(HealthJson::of),
+                health: said.modules.get(m).map(|h| HealthJson::of(h, *build)),
             });
         }
         row.sort_by(|a, b| a.name.cmp(&b.name));
@@ -611,8 +620,8 @@ impl Stored {
     fn read(paths: &Paths, mesh: &MeshConfig, now: u64) -> Result<Stored> {
         let store = paths.open()?;
         Ok(store.read(|r| {
-            let (declared, composed) = compose::stored(r, mesh)?;
             let fleet = crate::rollout::Fleet::read(r)?;
+            let (declared, composed) = compose::stored_in(r, mesh, &fleet)?;
             let rollouts = crate::rollout::list(r, mesh, &[], &fleet, now)?;
             let crate::rollout::Fleet {
                 records, health, ..
@@ -708,7 +717,7 @@ fn state_of(
         // What it was sent, mesh could not check since: not current.
         _ if trouble.is_some_and(|t| !t.repairable) => (NodeState::Failed, trouble_reason),
         _ => match failure {
-            Some(f) => failing(f, &rolled_back(rec)),
+            Some(f) => failing(f, &said_of_sent(rec).1),
             None if !rec.applied_what_was_sent() => (NodeState::Outstanding, None),
             None => (NodeState::Current, None),
         },

@@ -573,9 +573,8 @@ impl<'a> Trace<'a> {
                     .get(&(name.to_string(), node.to_string()))
                 {
                     Some((wave, waves)) => {
-                        line.reason = Some(format!(
-                            "waiting for wave {wave} of {waves} of its rollout (`mesh rollout`)"
-                        ));
+                        line.reason =
+                            Some(format!("waiting for wave {wave} of {waves} of its rollout"));
                         Answer::Waiting
                     }
                     None => {

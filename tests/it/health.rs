@@ -129,3 +129,45 @@ fn a_first_version_failing_its_check_leaves_current_naming_nothing() {
     );
     assert_eq!(node_a(&t)["state"], "failed");
 }
+
+#[test]
+fn over_real_ssh_a_dead_service_is_unhealthy_and_answering_again_is_current() {
+    use crate::common::ssh::SshNode;
+    let t = example();
+    t.edit(
+        RESOLVER,
+        "activate = \"bin/resolver\"",
+        "activate = \"bin/resolver\"\ncheck = 'if [ -e \"$MESH_NODE_ROOT/down\" ]; then echo \"resolver: no answer on :53\"; exit 1; fi'",
+    );
+    t.commit("platform", "resolver has a check");
+    let n = SshNode::with_mesh(t.dir(), "ace");
+    t.write(
+        "mesh.toml",
+        &format!(
+            "{}\n{}\n[assign]\nresolver = [\"ace\"]\n",
+            crate::common::MESH_HEAD,
+            n.stanza(&n.client_options(), &[])
+        ),
+    );
+    let ace = |t: &TestMesh| named(&t.json(&["status"]), "nodes", "ace").clone();
+    let first = t.run_json(&["reconcile"]);
+    assert_eq!(first.code, 0, "{first}");
+    assert_eq!(ace(&t)["state"], "current");
+    // The check runs over the session at every collect: no new send, no new apply.
+    std::fs::write(n.root.join("down"), "").unwrap();
+    assert_eq!(t.run_json(&["reconcile"]).code, 3);
+    let a = ace(&t);
+    assert_eq!(a["state"], "unhealthy", "{a}");
+    assert!(
+        a["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("resolver: no answer on :53"),
+        "{a}"
+    );
+    std::fs::remove_file(n.root.join("down")).unwrap();
+    assert_eq!(t.run_json(&["reconcile"]).code, 0);
+    assert_eq!(ace(&t)["state"], "current");
+    assert_eq!(t.facts("unhealthy").len(), 1);
+    assert_eq!(t.facts("healthy").len(), 1);
+}

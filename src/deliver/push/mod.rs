@@ -331,8 +331,9 @@ fn sort_nodes(
                 declaration,
                 builds,
                 repos,
+                digest,
             } => {
-                let digest = declaration.digest();
+                let digest = digest.clone();
                 let same = rec.sent.as_ref().is_some_and(|s| s.digest == digest);
                 // Sent, and never reported on: the node holds it but may not have applied it
                 // (a run killed between the send and the apply). It is asked to apply again.
