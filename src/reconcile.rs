@@ -174,11 +174,7 @@ fn deliver(
     let sessions = Connections::new(mesh, KEEP_SESSIONS)?;
     // Rollouts first: each moves at most one wave a pass, and a halted build is put back —
     // from what the nodes hold, read first where this store knows nothing of them.
-    let unknown = crate::rollout::unknown(paths, mesh)?;
-    if !unknown.is_empty() {
-        events.extend(crate::deliver::collect::collect(paths, mesh, &unknown, &sessions)?.1);
-    }
-    events.extend(crate::rollout::step(paths, mesh)?);
+    events.extend(crate::rollout::before_push(paths, mesh, &sessions)?);
     let (mut push, push_events) =
         crate::deliver::push::push(paths, mesh, &sources, &reapply, push_progress, &sessions)?;
     crate::check_stopped()?;

@@ -135,12 +135,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     // Rollouts first: a push moves each at most one wave, and puts back a halted build — from
     // what the nodes hold, read first where the store knows nothing of them.
     let sessions = mesh::transport::Connections::new(&ctx.config, 0)?;
-    let unknown = mesh::rollout::unknown(ctx.paths(), &ctx.config)?;
-    let mut stepped = Vec::new();
-    if !unknown.is_empty() {
-        stepped = mesh::deliver::collect::collect(ctx.paths(), &ctx.config, &unknown, &sessions)?.1;
-    }
-    stepped.extend(mesh::rollout::step(ctx.paths(), &ctx.config)?);
+    let stepped = mesh::rollout::before_push(ctx.paths(), &ctx.config, &sessions)?;
     let (results, mut events) = mesh::deliver::push::push(
         ctx.paths(),
         &ctx.config,

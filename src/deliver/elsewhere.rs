@@ -128,18 +128,7 @@ pub(crate) fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over:
         return declare;
     }
     let digest = ours.digest;
-    let theirs = &by.commits;
-    let compared = if held.digest == digest {
-        // The very declaration we would send: nothing to replace.
-        Compared {
-            relation: history::Relation::Same,
-            repo: None,
-            theirs: None,
-            unknown: false,
-        }
-    } else {
-        histories.compare(ours.commits, theirs)
-    };
+    let compared = compare(histories, ours, by, held);
     let found = |relation: Relation, reason: String| DeclaredElsewhere {
         controller: by.controller.name.clone(),
         key: by.controller.key.clone(),
@@ -196,6 +185,20 @@ pub(crate) fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over:
     }
     let (relation, reason) = kept(&compared, ours, by, held);
     Decision::Leave(found(relation, reason))
+}
+
+/// How our declaration's commits stand to those of the one `held` (declared `by` another).
+fn compare(histories: &Histories, ours: &Ours, by: &DeclaredBy, held: &Held) -> Compared {
+    if held.digest == ours.digest {
+        // The very declaration we would send: nothing to replace.
+        return Compared {
+            relation: history::Relation::Same,
+            repo: None,
+            theirs: None,
+            unknown: false,
+        };
+    }
+    histories.compare(ours.commits, &by.commits)
 }
 
 /// Why a node keeps what another controller declared (ours is not newer): how the two

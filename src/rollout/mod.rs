@@ -452,11 +452,27 @@ pub(crate) fn halted_list(r: &Reader) -> Result<Vec<mesh_proto::wire::Halted>, S
     Ok(out)
 }
 
+/// What a pass does about rollouts before it pushes: reads the nodes it knows nothing of
+/// ([`unknown`]) through `sessions`, then steps every rollout once ([`step`]). The facts.
+pub fn before_push(
+    paths: &crate::store::Paths,
+    mesh: &MeshConfig,
+    sessions: &crate::transport::Connections,
+) -> crate::Result<Vec<crate::events::Event>> {
+    let unknown = unknown(paths, mesh)?;
+    let mut events = Vec::new();
+    if !unknown.is_empty() {
+        events = crate::deliver::collect::collect(paths, mesh, &unknown, sessions)?.1;
+    }
+    events.extend(step(paths, mesh)?);
+    Ok(events)
+}
+
 /// The nodes of modules with rollouts in waves that this store knows nothing of — never sent
 /// anything, never read: a new store (a lost one's), or new nodes. A pass reads what they hold
 /// first (`collect`), so that a rollout another store left at a wave goes on from it, and a
 /// node that runs a version is never taken for one that runs none.
-pub fn unknown(paths: &crate::store::Paths, mesh: &MeshConfig) -> crate::Result<Vec<String>> {
+fn unknown(paths: &crate::store::Paths, mesh: &MeshConfig) -> crate::Result<Vec<String>> {
     if !paths.state.exists() {
         return Ok(Vec::new());
     }

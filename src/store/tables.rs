@@ -325,7 +325,8 @@ pub struct NodeRecord {
     pub report_sequence: u64,
     /// The id of the node's report journal those sequences count in.
     pub journal: Option<String>,
-    /// The newest report about the declaration last sent, as the node wrote it (JSON).
+    /// The newest report about the declaration last sent, as the node wrote it (JSON), but for
+    /// its modules' health, which [`HEALTH`] keeps.
     pub last_report: Option<String>,
     /// The current failure streak.
     pub failure: Option<Failure>,
