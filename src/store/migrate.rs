@@ -327,4 +327,42 @@ mod tests {
         })
         .expect("read");
     }
+
+    #[test]
+    fn a_format_4_store_keeps_its_builds_with_no_check_and_no_rollout_of_their_own() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("state.redb");
+        {
+            let s = Store::open(&path).expect("new store");
+            s.write(|w| {
+                w.put(META_FORMAT, b"format", &4u32)?;
+                let v4 = v1(9, "web").upgrade();
+                w.put(
+                    BUILDS.as_shape::<BuildRecordV4>(),
+                    &crate::store::id_key(9),
+                    &v4,
+                )?;
+                w.put(
+                    DECLARED.as_shape::<BuildRecordV4>(),
+                    b"web",
+                    &v1(9, "web").upgrade(),
+                )
+            })
+            .expect("write a format 4 store");
+        }
+        let s = Store::open(&path).expect("migrated");
+        s.read(|r| {
+            assert_eq!(r.get(META_FORMAT, b"format")?, Some(crate::store::FORMAT));
+            for t in [BUILDS, DECLARED] {
+                let all = r.range(t, b"", None)?;
+                assert_eq!(all.len(), 1);
+                let b = &all[0].1;
+                assert_eq!((b.id, b.module.as_str(), b.rule), (9, "web", 1));
+                assert_eq!(b.check, None);
+                assert_eq!(b.rollout, Default::default());
+            }
+            Ok(())
+        })
+        .expect("read");
+    }
 }

@@ -318,6 +318,10 @@ mod tests {
         // No controllers listed is not encoded: an old declaration hashes as it did.
         let s = String::from_utf8(decl().canonical()).expect("utf8");
         assert!(!s.contains("controllers"), "{s}");
+        // Nor are checks or halted builds when there are none (protocol 4 added them).
+        for field in ["check", "settle_ms", "halted"] {
+            assert!(!s.contains(field), "{field}: {s}");
+        }
     }
 
     #[test]
