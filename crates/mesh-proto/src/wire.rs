@@ -319,7 +319,12 @@ mod tests {
         let s = String::from_utf8(decl().canonical()).expect("utf8");
         assert!(!s.contains("controllers"), "{s}");
         // Nor are checks or halted builds when there are none (protocol 4 added them).
-        for field in ["check", "settle_ms", "halted"] {
+        for field in [
+            "\"check\"",
+            "\"check_timeout_ms\"",
+            "\"settle_ms\"",
+            "\"halted\"",
+        ] {
             assert!(!s.contains(field), "{field}: {s}");
         }
     }
