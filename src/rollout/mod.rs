@@ -188,13 +188,17 @@ impl Fleet {
                 .is_some_and(|h| h.commit == d.commit)
     }
 
-    /// Whether `node` holds no version of `module` at all: nothing to protect there.
+    /// Whether `node` holds no version of `module` at all, as it said: nothing to protect
+    /// there. A node never read is not taken to hold nothing.
     fn fresh(&self, node: &str, module: &str) -> bool {
         !self
             .records
             .get(node)
             .is_some_and(|r| r.sent_builds.iter().any(|(m, _)| m == module))
-            && self.held(node, module).is_none()
+            && self
+                .holds
+                .get(node)
+                .is_some_and(|ms| !ms.iter().any(|m| m.name == module))
     }
 
     /// What `node`'s check said of `module` when it runs build `d` (by commit: the same
@@ -492,8 +496,12 @@ fn unknown(paths: &crate::store::Paths, mesh: &MeshConfig) -> crate::Result<Vec<
             continue;
         }
         for node in order(mesh, module, &policy) {
-            let sent = records.get(node).is_some_and(|r| r.sent.is_some());
-            if !sent && !known.contains(node) {
+            // One that could not be reached last time is not waited on twice a pass: it is
+            // given nothing new until it is read.
+            let rec = records.get(node);
+            let sent = rec.is_some_and(|r| r.sent.is_some());
+            let unreachable = rec.is_some_and(|r| r.unreachable_since.is_some());
+            if !sent && !unreachable && !known.contains(node) {
                 out.insert(node.to_string());
             }
         }
