@@ -353,6 +353,10 @@ mod tests {
                 "only the first wave may be a tag",
             ),
             ("rollout = { waves = [] }", "`waves` is empty"),
+            (
+                "rollout = { waves = [5, 2, \"100%\"] }",
+                "waves are cumulative",
+            ),
             ("settle = \"soon\"", "`settle` is not a duration"),
         ] {
             let text = format!("name = \"a\"\nbuild = \"true\"\n{bad}\n");

@@ -130,6 +130,18 @@ impl RawRollout {
                     }
                 },
             };
+            // Cumulative: a count after a count, or a percentage after a percentage, rises.
+            let falls = match (waves.last(), &wave) {
+                (Some(Wave::Nodes(a)), Wave::Nodes(b)) => b <= a,
+                (Some(Wave::Percent(a)), Wave::Percent(b)) => b <= a,
+                _ => false,
+            };
+            if falls {
+                return Err(bad(
+                    w.span(),
+                    "waves are cumulative: each reaches more nodes than the one before".into(),
+                ));
+            }
             waves.push(wave);
         }
         Ok(RolloutOverride {

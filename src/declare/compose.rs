@@ -114,12 +114,21 @@ pub(crate) fn compose_all(
         .keys()
         .map(|node| {
             let modules = assigned.get(node.as_str()).unwrap_or(&none);
+            let unknown = modules
+                .iter()
+                .find(|m| matches!(staged.get(**m).and_then(|s| s.keeps(node)), Some(Kept::Unknown)));
+            if let Some(m) = unknown {
+                let why = format!(
+                    "{m} is rolling out and what {node} runs of it is not known here yet (never read): the next pass reads it"
+                );
+                return (node.clone(), Composed::NotWorkedOut(why));
+            }
             let builds = |m: &str| {
                 let d = declared.get(m)?;
                 Some(match staged.get(m).and_then(|s| s.keeps(node)) {
                     Some(Kept::Build(b)) => (b, None),
                     Some(Kept::Held(h)) => (d, Some(h)),
-                    None => (d, None),
+                    Some(Kept::Unknown) | None => (d, None),
                 })
             };
             let mut composed = compose_node(mesh, node, modules, &builds, &where_);

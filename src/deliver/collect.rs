@@ -292,10 +292,12 @@ fn record(
     };
     match got {
         Ok(collected) => {
-            // The builds a trusted controller halted: never declared here either.
+            // The builds another trusted controller halted: never declared here either. (This
+            // controller's own are in its store; taking them back from declarations sent
+            // before a `retry` would undo it.)
             if let Some(by) = &collected.by
-                && (by.controller.key == me
-                    || mesh.controllers.iter().any(|s| s.key == by.controller.key))
+                && by.controller.key != me
+                && mesh.controllers.iter().any(|s| s.key == by.controller.key)
             {
                 facts.extend(crate::rollout::adopt_halted(w, &by.halted, now)?);
             }

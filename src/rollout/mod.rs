@@ -179,18 +179,29 @@ impl Fleet {
 
     /// Whether `node` was sent build `d` of `module` by this store, or holds a build of it
     /// from `d`'s commit (another controller's, or one this store sent before it was lost).
+    ///
+    /// What this store sent is matched exactly (its artifact): a rebuild at the same commit
+    /// against other inputs is another build. Only what another store sent is matched by
+    /// commit, the one thing two controllers' builds share.
     pub(crate) fn on(&self, node: &str, module: &str, d: &BuildRecord) -> bool {
-        self.records
-            .get(node)
-            .is_some_and(|r| r.sent_builds.iter().any(|(m, b)| m == module && *b == d.id))
-            || self
-                .held(node, module)
-                .is_some_and(|h| h.commit == d.commit)
+        let sent = |b: u64| {
+            self.records
+                .get(node)
+                .is_some_and(|r| r.sent_builds.iter().any(|(m, x)| m == module && *x == b))
+        };
+        if sent(d.id) {
+            return true;
+        }
+        self.held(node, module).is_some_and(|h| {
+            let ours = h.build.parse().is_ok_and(sent);
+            h.artifact.as_str() == d.artifact.as_deref().unwrap_or_default()
+                || (!ours && h.commit == d.commit)
+        })
     }
 
     /// Whether `node` holds no version of `module` at all, as it said: nothing to protect
     /// there. A node never read is not taken to hold nothing.
-    fn fresh(&self, node: &str, module: &str) -> bool {
+    pub(crate) fn fresh(&self, node: &str, module: &str) -> bool {
         !self
             .records
             .get(node)
@@ -277,11 +288,11 @@ impl Staged {
         if self.given.contains(node) {
             return None;
         }
-        match (&self.keep, self.held.get(node)) {
-            (Some(b), _) => Some(Kept::Build(b)),
-            (None, Some(h)) => Some(Kept::Held(h)),
-            (None, None) => None,
-        }
+        Some(match (&self.keep, self.held.get(node)) {
+            (Some(b), _) => Kept::Build(b),
+            (None, Some(h)) => Kept::Held(h),
+            (None, None) => Kept::Unknown,
+        })
     }
 }
 
@@ -292,6 +303,9 @@ pub enum Kept<'a> {
     Build(&'a BuildRecord),
     /// The entry it holds in force.
     Held(&'a DeclaredModule),
+    /// Nothing this store knows of: it is not declared anything until a read says what it
+    /// holds (never the rollout's build past its wave).
+    Unknown,
 }
 
 /// Every rollout whose `to` is the module's declared build, as composing needs it (a halted
@@ -326,9 +340,8 @@ pub fn staged(
             .iter()
             .enumerate()
             .filter(|(i, node)| {
-                *i < n
-                    || fleet.fresh(node, &module)
-                    || (rec.halted.is_none() && fleet.on(node, &module, d))
+                rec.halted.is_none()
+                    && (*i < n || fleet.fresh(node, &module) || fleet.on(node, &module, d))
             })
             .map(|(_, node)| node.to_string())
             .collect();
@@ -398,9 +411,11 @@ pub fn waiting(
 
 /// Whether `build` of its module is halted.
 pub(crate) fn is_halted(halted: &[HaltedBuild], build: &BuildRecord) -> bool {
+    // This store's halts name the build; one taken in from another controller names only the
+    // commit (build 0), the one thing their builds share.
     halted
         .iter()
-        .any(|h| h.build == build.id || h.commit == build.commit)
+        .any(|h| h.build == build.id || (h.build == 0 && h.commit == build.commit))
 }
 
 /// The halted builds the signed declarations in force carry, from controllers the nodes

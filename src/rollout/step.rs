@@ -39,7 +39,12 @@ fn step_in(
         let policy = policy(mesh, d);
         let rec = w.get(ROLLOUTS, module.as_bytes())?;
         if policy.is_all_at_once() {
-            if rec.as_ref().is_some_and(|r| r.halted.is_none()) {
+            // No waves now: a rollout in progress is over, and a halted one stays said only
+            // while its build (or the one put back) is the declared one.
+            if rec
+                .as_ref()
+                .is_some_and(|r| r.halted.is_none() || (r.to != d.id && r.from != d.id))
+            {
                 w.remove(ROLLOUTS, module.as_bytes())?;
             }
             continue;
@@ -111,8 +116,11 @@ fn start(
             return Ok(());
         }
     };
+    // The last wave whose nodes all hold it already (rounding up could give the next wave the
+    // build before those ran it for `wait`); the nodes beyond that hold it keep it.
     let wave = (0..policy.waves.len() as u64)
-        .find(|k| reached(mesh, &policy, &order, *k) >= on)
+        .take_while(|k| *k == 0 || reached(mesh, &policy, &order, *k) <= on)
+        .last()
         .unwrap_or(0);
     let rec = RolloutRecord {
         from,

@@ -65,6 +65,16 @@ pub fn abort(paths: &Paths, mesh: &MeshConfig, module: &str) -> Result<Vec<Event
         if r.halted.is_some() {
             return Ok(Ok(Vec::new()));
         }
+        let declared = w.get(DECLARED, module.as_bytes())?;
+        if declared.is_some_and(|d| d.id != r.to) {
+            return Ok(Err(Error::failed(
+                format!(
+                    "`{module}`'s declared build is no longer build {}, whose rollout this was",
+                    r.to
+                ),
+                "the next `mesh reconcile` or `mesh push` starts the new build's rollout; abort that one then",
+            )));
+        }
         let Some(to) = w.get(BUILDS, &id_key(r.to))? else {
             return Ok(Err(Error::failed(
                 format!("build {} of `{module}` is no longer in the store", r.to),
