@@ -615,14 +615,20 @@ fn may_declare(
 ) -> std::result::Result<Option<String>, Outcome> {
     let plan = mesh_proto::wire::Plan::of(declaration);
     // A rollout this controller moves on here: a module it gives the rollout's build that the
-    // node holds at another commit.
-    let moves_rollout = declaration.modules.iter().any(|m| {
-        ctx.rolling.get(&m.name) == Some(&m.commit)
-            && have
-                .modules
-                .iter()
-                .any(|h| h.name == m.name && h.commit != m.commit)
-    });
+    // node holds at another commit — and no module it would move anywhere else (another
+    // controller's rollout of that one may be ahead here: the two would take turns).
+    let differs = |m: &mesh_proto::wire::DeclaredModule| {
+        have.modules
+            .iter()
+            .any(|h| h.name == m.name && h.commit != m.commit)
+    };
+    let forward =
+        |m: &mesh_proto::wire::DeclaredModule| ctx.rolling.get(&m.name) == Some(&m.commit);
+    let moves_rollout = declaration.modules.iter().any(|m| forward(m) && differs(m))
+        && declaration
+            .modules
+            .iter()
+            .all(|m| !differs(m) || forward(m));
     // A build a trusted controller halted (its declaration in force says so) is not given
     // here, even before this controller's own store has taken the halt in.
     let gives_halted = have
