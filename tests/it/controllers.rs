@@ -16,19 +16,7 @@ fn controller(name: &str, nodes: &Path, from: Option<&TestMesh>, controllers: &s
         None => {
             t.repo_from_fixture("platform", "example");
         }
-        Some(other) => {
-            git(
-                t.dir(),
-                &[
-                    "clone",
-                    "-q",
-                    "-b",
-                    "main",
-                    &other.path("platform").display().to_string(),
-                    "platform",
-                ],
-            );
-        }
+        Some(other) => t.clone_platform_of(other),
     }
     write_toml(&t, name, nodes, controllers);
     t
@@ -382,20 +370,6 @@ fn signed_by(root: &Path) -> String {
         .to_string()
 }
 
-/// `t` takes `other`'s commits (`git pull` from its platform repository).
-fn pull_from(t: &TestMesh, other: &TestMesh) {
-    git(
-        &t.path("platform"),
-        &[
-            "pull",
-            "-q",
-            "--ff-only",
-            &other.path("platform").display().to_string(),
-            "main",
-        ],
-    );
-}
-
 #[test]
 fn the_readme_laptop_and_cron_host_each_listing_the_other_take_turns() {
     // README's "A laptop and a cron host", followed literally: `mesh id` on each, and its line
@@ -414,7 +388,7 @@ fn the_readme_laptop_and_cron_host_each_listing_the_other_take_turns() {
         let (name, me, other) = pair[who];
         let other_name = pair[1 - who].0;
         // It has what the other committed, and commits on top.
-        pull_from(me, other);
+        me.pull_platform_from(other);
         change_route_proxy(me, &format!("turn-{i}"));
         let run = me.run(&["reconcile"]);
         assert_eq!(run.code, 0, "turn {i}, {name} lands: {run}");

@@ -68,22 +68,36 @@ fn change(t: &TestMesh, version: &str, broken: bool) {
 
 /// The nodes whose resolver prints `version` now (read from the node roots themselves).
 fn running(t: &TestMesh, version: &str) -> Vec<&'static str> {
-    NODES
-        .into_iter()
-        .filter(|n| {
-            let bin = t.path(&format!("nodes/{n}/modules/resolver/current/bin/resolver"));
-            std::fs::read_to_string(bin).is_ok_and(|s| s.contains(&format!("resolver {version}")))
-        })
-        .collect()
+    running_in(&t.path("nodes"), &NODES, version)
 }
 
 /// The nodes whose activate ever ran `version`.
 fn ever_ran(t: &TestMesh, version: &str) -> Vec<&'static str> {
-    NODES
-        .into_iter()
+    ever_ran_in(&t.path("nodes"), &NODES, version)
+}
+
+/// Of `names` (node roots under `dir`), those whose resolver prints `version` now.
+fn running_in(dir: &std::path::Path, names: &[&'static str], version: &str) -> Vec<&'static str> {
+    let says = format!("resolver {version}");
+    names
+        .iter()
+        .copied()
         .filter(|n| {
-            std::fs::read_to_string(t.path(&format!("nodes/{n}/runs")))
-                .is_ok_and(|s| s.lines().any(|l| l == format!("resolver {version}")))
+            let bin = dir.join(n).join("modules/resolver/current/bin/resolver");
+            std::fs::read_to_string(bin).is_ok_and(|s| s.contains(&says))
+        })
+        .collect()
+}
+
+/// Of `names` (node roots under `dir`), those whose activate ever ran `version`.
+fn ever_ran_in(dir: &std::path::Path, names: &[&'static str], version: &str) -> Vec<&'static str> {
+    let said = format!("resolver {version}");
+    names
+        .iter()
+        .copied()
+        .filter(|n| {
+            std::fs::read_to_string(dir.join(n).join("runs"))
+                .is_ok_and(|s| s.lines().any(|l| l == said))
         })
         .collect()
 }
@@ -256,17 +270,7 @@ fn controller(name: &str, nodes: &std::path::Path, from: Option<&TestMesh>) -> T
         None => mesh(),
         Some(other) => {
             let t = TestMesh::new();
-            crate::common::git(
-                t.dir(),
-                &[
-                    "clone",
-                    "-q",
-                    "-b",
-                    "main",
-                    &other.path("platform").display().to_string(),
-                    "platform",
-                ],
-            );
+            t.clone_platform_of(other);
             t
         }
     };
@@ -292,31 +296,6 @@ fn fleet_toml(t: &TestMesh, name: &str, nodes: &std::path::Path, controllers: &s
     t.write("mesh.toml", &toml);
 }
 
-fn pull(t: &TestMesh, other: &TestMesh) {
-    crate::common::git(
-        &t.path("platform"),
-        &[
-            "pull",
-            "-q",
-            "--ff-only",
-            &other.path("platform").display().to_string(),
-            "main",
-        ],
-    );
-}
-
-/// The nodes (of the four) whose resolver prints `version`, under `nodes`.
-fn running_in(nodes: &std::path::Path, version: &str) -> Vec<&'static str> {
-    NODES[..4]
-        .iter()
-        .copied()
-        .filter(|n| {
-            let bin = nodes.join(n).join("modules/resolver/current/bin/resolver");
-            std::fs::read_to_string(bin).is_ok_and(|s| s.contains(&format!("resolver {version}")))
-        })
-        .collect()
-}
-
 #[test]
 fn a_second_controller_goes_on_from_the_wave_and_a_halt_holds_for_both() {
     let fleet = tempfile::tempdir().unwrap();
@@ -336,19 +315,19 @@ fn a_second_controller_goes_on_from_the_wave_and_a_halt_holds_for_both() {
     // The laptop starts v2's rollout: one node.
     change(&laptop, "v2", false);
     assert_eq!(laptop.run(&["reconcile"]).code, 0);
-    assert_eq!(running_in(nodes, "v2"), ["n01"]);
+    assert_eq!(running_in(nodes, &NODES[..4], "v2"), ["n01"]);
     // Cron, at the same commits, gives it to nobody else before the wait...
-    pull(&cron, &laptop);
+    cron.pull_platform_from(&laptop);
     assert_eq!(cron.run(&["reconcile"]).code, 0);
-    assert_eq!(running_in(nodes, "v2"), ["n01"]);
+    assert_eq!(running_in(nodes, &NODES[..4], "v2"), ["n01"]);
     // ...and moves it on, one wave, once the wait is over: the laptop is away.
     std::thread::sleep(WAIT + Duration::from_millis(300));
     assert_eq!(cron.run(&["reconcile"]).code, 0);
-    assert_eq!(running_in(nodes, "v2"), ["n01", "n02"]);
+    assert_eq!(running_in(nodes, &NODES[..4], "v2"), ["n01", "n02"]);
     assert_eq!(cron.run_json(&["rollout"]).json()[0]["wave"], 2);
     // The laptop, back, neither moves a node back nor gives it to more.
     assert_eq!(laptop.run(&["reconcile"]).code, 0);
-    assert_eq!(running_in(nodes, "v2"), ["n01", "n02"]);
+    assert_eq!(running_in(nodes, &NODES[..4], "v2"), ["n01", "n02"]);
 
     // v3 fails its check on the first wave: the laptop halts it; cron, which has not seen
     // the halt in its store yet, never sends it, and holds it halted too.
@@ -356,18 +335,11 @@ fn a_second_controller_goes_on_from_the_wave_and_a_halt_holds_for_both() {
     assert_eq!(laptop.run(&["reconcile"]).code, 3);
     assert_eq!(laptop.run(&["reconcile"]).code, 3);
     assert_eq!(laptop.facts("rollout-halted").len(), 1);
-    pull(&cron, &laptop);
+    cron.pull_platform_from(&laptop);
     for _ in 0..2 {
         assert_eq!(cron.run(&["reconcile"]).code, 3, "halted for cron too");
     }
-    assert!(running_in(nodes, "v3").is_empty());
-    let ran: Vec<String> = NODES[..4]
-        .iter()
-        .filter(|n| {
-            std::fs::read_to_string(nodes.join(n).join("runs"))
-                .is_ok_and(|s| s.lines().any(|l| l == "resolver v3"))
-        })
-        .map(|n| n.to_string())
-        .collect();
+    assert!(running_in(nodes, &NODES[..4], "v3").is_empty());
+    let ran = ever_ran_in(nodes, &NODES[..4], "v3");
     assert_eq!(ran, ["n01"], "only the first wave's node ever ran it");
 }

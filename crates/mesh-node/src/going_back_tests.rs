@@ -14,7 +14,7 @@ fn counting(tag: &str, then: &str) -> String {
 }
 
 /// The tags the activates appended, in order.
-fn runs(root: &Root) -> Vec<String> {
+pub(super) fn runs(root: &Root) -> Vec<String> {
     fs::read_to_string(root.join("runs"))
         .unwrap_or_default()
         .lines()

@@ -5,6 +5,7 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use super::going_back_tests::runs;
 use super::tests::{all_reports, artifact, current, envelope, module, resource, send};
 use super::*;
 use mesh_proto::wire::DeclaredModule;
@@ -20,14 +21,6 @@ fn checked(name: &str, art: &(String, Vec<u8>), id: &str, check: &str) -> Declar
             Some(&format!("echo {id} >> \"$MESH_NODE_ROOT/runs\"")),
         )
     }
-}
-
-fn runs(root: &Root) -> Vec<String> {
-    fs::read_to_string(root.join("runs"))
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_string)
-        .collect()
 }
 
 /// A check that fails once `$MESH_NODE_ROOT/<file>` exists, saying so.

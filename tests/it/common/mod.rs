@@ -54,6 +54,35 @@ impl TestMesh {
         dest
     }
 
+    /// `platform/` as a clone of `other`'s (another controller at the same commits).
+    pub fn clone_platform_of(&self, other: &TestMesh) {
+        git(
+            self.dir(),
+            &[
+                "clone",
+                "-q",
+                "-b",
+                "main",
+                &other.path("platform").display().to_string(),
+                "platform",
+            ],
+        );
+    }
+
+    /// Takes `other`'s commits into `platform/` (`git pull` from its platform repository).
+    pub fn pull_platform_from(&self, other: &TestMesh) {
+        git(
+            &self.path("platform"),
+            &[
+                "pull",
+                "-q",
+                "--ff-only",
+                &other.path("platform").display().to_string(),
+                "main",
+            ],
+        );
+    }
+
     /// An empty git repo `<name>/` on `main`.
     pub fn empty_repo(&self, name: &str) -> PathBuf {
         let dest = self.path(name);
