@@ -318,12 +318,8 @@ fn report(
 fn state_not_worked_out(paths: &Paths, mesh: &MeshConfig, status: &Status) -> Result<Vec<Event>> {
     use crate::store::NOT_WORKED_OUT;
     let store = paths.open()?;
-    let stated: std::collections::HashMap<String, String> = store.read(|r| {
-        Ok(r.range(NOT_WORKED_OUT, b"", None)?
-            .into_iter()
-            .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-            .collect())
-    })?;
+    let stated: std::collections::HashMap<String, String> =
+        store.read(|r| r.by_name(NOT_WORKED_OUT))?;
     let now: Vec<(&str, &str)> = status
         .nodes
         .iter()

@@ -73,11 +73,18 @@ pub(crate) type Declared = HashMap<String, BuildRecord>;
 
 /// The declared builds, and every node composed with the rollouts in progress and the halted
 /// builds: what push sends and status compares with, read in the caller's transaction.
-pub(crate) fn stored(
-    r: &Reader,
-    mesh: &MeshConfig,
-) -> Result<(Declared, BTreeMap<String, Composed>), StoreError> {
+pub(crate) fn stored(r: &Reader, mesh: &MeshConfig) -> Result<Stored, StoreError> {
     stored_in(r, mesh, &crate::rollout::Fleet::read(r)?)
+}
+
+/// What [`stored`] reads and makes.
+pub(crate) struct Stored {
+    /// Each module's declared build.
+    pub declared: Declared,
+    /// Every node's composition.
+    pub composed: BTreeMap<String, Composed>,
+    /// The rollouts it was composed with, by module.
+    pub staged: HashMap<String, Staged>,
 }
 
 /// [`stored`], with what the nodes hold and say already read.
@@ -85,12 +92,16 @@ pub(crate) fn stored_in(
     r: &Reader,
     mesh: &MeshConfig,
     fleet: &crate::rollout::Fleet,
-) -> Result<(Declared, BTreeMap<String, Composed>), StoreError> {
+) -> Result<Stored, StoreError> {
     let declared = declared(r)?;
     let staged = crate::rollout::staged(r, mesh, &declared, fleet)?;
     let halted = crate::rollout::halted_list(r)?;
     let composed = compose_all(mesh, &declared, (&staged, &halted));
-    Ok((declared, composed))
+    Ok(Stored {
+        declared,
+        composed,
+        staged,
+    })
 }
 
 /// Composes every node of the mesh: each module with its declared build, or, for a node a

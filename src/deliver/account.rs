@@ -119,6 +119,7 @@ pub(crate) fn take_reports(
         facts.extend(account_of((rec, health), node, line, now, foreign));
         taken += usize::from(rec.report_sequence != before);
     }
+    keep_without_health(rec);
     (taken, facts)
 }
 
@@ -129,7 +130,9 @@ pub fn account(
     line: &ReportLine,
     now: u64,
 ) -> Vec<Fact> {
-    account_of((rec, health), node, line, now, None)
+    let facts = account_of((&mut *rec, health), node, line, now, None);
+    keep_without_health(rec);
+    facts
 }
 
 /// [`account`], with reports about `foreign` taken and not accounted.
@@ -165,7 +168,7 @@ fn account_of(
         Ok(sent) => sent,
         Err(facts) => return facts,
     };
-    rec.last_report = Some(without_health(line, report));
+    rec.last_report = Some(line.text.clone());
     let mut facts = super::health::take(health, node, report, at);
     facts.extend(match report.outcome {
         // What runs was checked: it says nothing new about the apply.
@@ -176,15 +179,21 @@ fn account_of(
     facts
 }
 
-/// The report's line as the node wrote it, without its modules' health: the `health` table
-/// keeps that, and every `status` reads every node's last report (with fifty checked modules,
-/// health is more than half of it).
-fn without_health(line: &ReportLine, report: &Report) -> String {
-    if report.resources.iter().all(|r| r.health.is_none()) {
-        return line.text.clone();
+/// The last report kept without its modules' health, once the reports of an answer are taken
+/// (not once per report): the `health` table keeps that, and every `status` reads every
+/// node's last report (with fifty checked modules, health is more than half of it).
+fn keep_without_health(rec: &mut NodeRecord) {
+    if let Some(text) = &rec.last_report
+        && text.contains("\"health\"")
+    {
+        rec.last_report = Some(without_health(text));
     }
-    let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&line.text) else {
-        return line.text.clone();
+}
+
+/// A report's line as the node wrote it, without its modules' health.
+fn without_health(text: &str) -> String {
+    let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else {
+        return text.to_string();
     };
     if let Some(resources) = v.get_mut("resources").and_then(|r| r.as_array_mut()) {
         for r in resources {

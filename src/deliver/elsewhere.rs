@@ -104,12 +104,53 @@ pub struct Ours<'a> {
     pub plan: &'a Plan,
     /// Per repository, the commit it is declared from.
     pub commits: &'a BTreeMap<String, String>,
-    /// Whether it moves a rollout on at this node (gives a module the rollout's build where
-    /// the node holds another): at the same commits and plan, that is ours to declare.
-    pub moves_rollout: bool,
+    /// Its modules, each with the build it gives.
+    pub modules: &'a [mesh_proto::wire::DeclaredModule],
+    /// Module → the commit this controller's rollout of it moves the nodes to.
+    pub rolling: &'a HashMap<String, String>,
+    /// The keys of the controllers mesh.toml lists.
+    pub trusted: &'a std::collections::BTreeSet<String>,
+}
+
+impl Ours<'_> {
+    /// Whether it moves a rollout on at the node that answered `have`: it gives a module the
+    /// rollout's build where the node holds another commit, and moves no module anywhere else
+    /// (another controller's rollout of that one may be ahead there: the two would take
+    /// turns). At the same commits and plan, that is ours to declare.
+    fn moves_rollout(&self, have: &Have) -> bool {
+        let differs = |m: &mesh_proto::wire::DeclaredModule| {
+            have.modules
+                .iter()
+                .any(|h| h.name == m.name && h.commit != m.commit)
+        };
+        let forward =
+            |m: &mesh_proto::wire::DeclaredModule| self.rolling.get(&m.name) == Some(&m.commit);
+        self.modules.iter().any(|m| forward(m) && differs(m))
+            && self.modules.iter().all(|m| !differs(m) || forward(m))
+    }
+
     /// A module it gives a build that the node's declaration in force, from a trusted
-    /// controller, says a rollout halted: not declared there.
-    pub gives_halted: Option<String>,
+    /// controller, says a rollout halted (and the node does not hold): not declared there,
+    /// even before this controller's own store has taken the halt in.
+    fn gives_halted(&self, by: &DeclaredBy, have: &Have) -> Option<&str> {
+        if !self.trusted.contains(&by.controller.key) {
+            return None;
+        }
+        let holds = |m: &mesh_proto::wire::DeclaredModule| {
+            have.modules
+                .iter()
+                .any(|h| h.name == m.name && h.commit == m.commit)
+        };
+        self.modules
+            .iter()
+            .find(|m| {
+                by.halted
+                    .iter()
+                    .any(|h| h.module == m.name && h.commit == m.commit)
+                    && !holds(m)
+            })
+            .map(|m| m.name.as_str())
+    }
 }
 
 /// Decides for `node`, which answered `have`, whether our declaration may replace what it
@@ -141,7 +182,7 @@ pub(crate) fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over:
         since: 0,
     };
     let name = &by.controller.name;
-    if let Some(module) = &ours.gives_halted {
+    if let Some(module) = ours.gives_halted(by, have) {
         return Decision::Leave(found(
             Relation::Same,
             format!(
@@ -170,7 +211,7 @@ pub(crate) fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over:
             .as_ref()
             .is_none_or(|p| Plan::differences(ours.plan, p, ours.me, &by.controller).is_empty())
     };
-    if compared.relation == history::Relation::Same && ours.moves_rollout && same_plan() {
+    if compared.relation == history::Relation::Same && ours.moves_rollout(have) && same_plan() {
         // The same commits, and a rollout both would move: whoever sees it due moves it, by
         // the same waves, so neither gives the build to more nodes than they allow.
         return Decision::Declare {
@@ -411,8 +452,5 @@ pub(crate) fn cleared(w: &Writer, node: &str) -> Result<(), StoreError> {
 
 /// Every node's record, by node name.
 pub fn all(r: &crate::store::Reader) -> Result<HashMap<String, DeclaredElsewhere>, StoreError> {
-    Ok(r.range(DECLARED_ELSEWHERE, b"", None)?
-        .into_iter()
-        .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-        .collect())
+    r.by_name(DECLARED_ELSEWHERE)
 }

@@ -23,9 +23,12 @@ pub(crate) fn damaged_outgoing(paths: &Paths, mesh: &MeshConfig) -> Result<Vec<E
         return Ok(Vec::new());
     }
     // The store is open for the reading only, never across the hashing.
-    let (composed, records) = paths
-        .open()?
-        .read(|r| Ok((compose::stored(r, mesh)?.1, crate::store::node_records(r)?)))?;
+    let (composed, records) = paths.open()?.read(|r| {
+        Ok((
+            compose::stored(r, mesh)?.composed,
+            crate::store::node_records(r)?,
+        ))
+    })?;
     // digest → module, each once.
     let mut outgoing: BTreeMap<String, String> = BTreeMap::new();
     for (node, c) in &composed {

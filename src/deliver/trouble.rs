@@ -171,8 +171,5 @@ fn end(w: &Writer, node: &str, t: &Trouble) -> Result<Vec<Fact>, StoreError> {
 pub fn all(
     r: &crate::store::Reader,
 ) -> Result<std::collections::HashMap<String, Trouble>, StoreError> {
-    Ok(r.range(TROUBLE, b"", None)?
-        .into_iter()
-        .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-        .collect())
+    r.by_name(TROUBLE)
 }

@@ -390,13 +390,8 @@ mod tests {
         let sources = source_inputs(g, inputs, m);
         let name = &g.modules[m].name;
         BuildRecord {
-            id: m as u64 + 1,
-            module: name.clone(),
-            repo: "r".into(),
-            commit: "c".into(),
             source: inputs[m].source.to_string(),
             recipe: inputs[m].recipe.clone(),
-            inputs: vec![],
             closure: if rule < CLOSURE_RULE {
                 closure_key(name, inputs[m].source, &inputs[m].recipe, &[], &[])
             } else {
@@ -404,19 +399,7 @@ mod tests {
             },
             sources: if rule < CLOSURE_RULE { vec![] } else { sources },
             rule,
-            verdict: Verdict::Fit,
-            reason: None,
-            artifact: Some(format!("art-{name}")),
-            size: 0,
-            started: 0,
-            finished: 0,
-            log: None,
-            activate: None,
-            presence: vec![],
-            instantiation: vec![],
-            policy: crate::config::Policy::Auto,
-            check: None,
-            rollout: Default::default(),
+            ..BuildRecord::fit(m as u64 + 1, name)
         }
     }
 

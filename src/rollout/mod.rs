@@ -143,15 +143,16 @@ pub fn policy(mesh: &MeshConfig, build: &BuildRecord) -> Rollout {
 pub struct Fleet {
     /// This store's record of each node.
     pub records: HashMap<String, NodeRecord>,
-    /// What each node's checks said.
+    /// What each node's checks said (read by [`Fleet::read_judged`] and [`Fleet::read_all`]).
     pub health: HashMap<String, NodeHealth>,
     /// The modules of the declaration in force on each node.
     pub holds: HashMap<String, Vec<DeclaredModule>>,
 }
 
 impl Fleet {
-    /// Reads it from the store, what the nodes hold only while a rollout is recorded (only a
-    /// rollout reads it; status and push in the steady state pay nothing for it).
+    /// What composing reads: the records, and what the nodes hold only while a rollout is
+    /// recorded (only a rollout reads it; push in the steady state pays nothing for it). No
+    /// health: [`Fleet::read_judged`].
     pub fn read(r: &Reader) -> Result<Fleet, StoreError> {
         let holds = match r.len(ROLLOUTS)? {
             0 => HashMap::new(),
@@ -159,16 +160,27 @@ impl Fleet {
         };
         Ok(Fleet {
             records: crate::store::node_records(r)?,
-            health: crate::store::node_health(r)?,
+            health: HashMap::new(),
             holds,
         })
     }
 
-    /// [`Fleet::read`], with what the nodes hold always: what starting a rollout reads.
+    /// [`Fleet::read`] with the modules' health: what judging a rollout and saying how things
+    /// stand read.
+    pub fn read_judged(r: &Reader) -> Result<Fleet, StoreError> {
+        Ok(Fleet {
+            health: crate::store::node_health(r)?,
+            ..Fleet::read(r)?
+        })
+    }
+
+    /// Everything, what the nodes hold whether or not a rollout is recorded: what starting
+    /// one reads.
     pub fn read_all(r: &Reader) -> Result<Fleet, StoreError> {
         Ok(Fleet {
+            records: crate::store::node_records(r)?,
+            health: crate::store::node_health(r)?,
             holds: crate::store::node_holds(r)?,
-            ..Fleet::read(r)?
         })
     }
 
@@ -381,18 +393,17 @@ pub type Waiting = HashMap<(String, String), (u64, u64)>;
 /// For each (module, node) a rollout in progress has not reached yet: the wave that reaches it
 /// (from 1) and how many waves there are — what `mesh where` says instead of "held".
 pub fn waiting(
-    r: &Reader,
     mesh: &MeshConfig,
     declared: &HashMap<String, BuildRecord>,
-    fleet: &Fleet,
-) -> Result<Waiting, StoreError> {
+    staged: &HashMap<String, Staged>,
+) -> Waiting {
     let mut out = HashMap::new();
-    for (module, s) in staged(r, mesh, declared, fleet)? {
-        let Some(d) = declared.get(&module) else {
+    for (module, s) in staged {
+        let Some(d) = declared.get(module) else {
             continue;
         };
         let policy = policy(mesh, d);
-        let order = order(mesh, &module, &policy);
+        let order = order(mesh, module, &policy);
         for (i, node) in order.iter().enumerate() {
             if s.given.contains(*node) {
                 continue;
@@ -406,7 +417,7 @@ pub fn waiting(
             );
         }
     }
-    Ok(out)
+    out
 }
 
 /// Whether `build` of its module is halted.
@@ -473,11 +484,25 @@ pub(crate) fn halted_list(r: &Reader) -> Result<Vec<mesh_proto::wire::Halted>, S
 
 /// What a pass does about rollouts before it pushes: reads the nodes it knows nothing of
 /// ([`unknown`]) through `sessions`, then steps every rollout once ([`step`]). The facts.
+/// A mesh where no declared build rolls out in waves and no rollout is recorded reads nothing
+/// more here: every pass goes through this.
 pub fn before_push(
     paths: &crate::store::Paths,
     mesh: &MeshConfig,
     sessions: &crate::transport::Connections,
 ) -> crate::Result<Vec<crate::events::Event>> {
+    if !paths.state.exists() {
+        return Ok(Vec::new());
+    }
+    let rolls = paths.open()?.read(|r| {
+        let staged = crate::declare::compose::declared(r)?
+            .values()
+            .any(|d| !policy(mesh, d).is_all_at_once());
+        Ok(staged || r.len(ROLLOUTS)? > 0)
+    })?;
+    if !rolls {
+        return Ok(Vec::new());
+    }
     let unknown = unknown(paths, mesh)?;
     let mut events = Vec::new();
     if !unknown.is_empty() {
@@ -531,29 +556,8 @@ mod tests {
 
     fn build(id: u64, commit: &str) -> BuildRecord {
         BuildRecord {
-            id,
-            module: "web".into(),
-            repo: "platform".into(),
             commit: commit.into(),
-            source: String::new(),
-            recipe: String::new(),
-            inputs: vec![],
-            sources: vec![],
-            rule: 1,
-            closure: String::new(),
-            verdict: crate::store::Verdict::Fit,
-            reason: None,
-            artifact: Some("a".into()),
-            size: 0,
-            started: 0,
-            finished: 0,
-            log: None,
-            activate: None,
-            presence: vec![],
-            instantiation: vec![],
-            policy: crate::config::Policy::Auto,
-            check: None,
-            rollout: Default::default(),
+            ..BuildRecord::fit(id, "web")
         }
     }
 

@@ -160,7 +160,7 @@ pub fn rollouts(
     }
     let now = crate::clock::now_ms();
     Ok(paths.open()?.read(|r| {
-        let fleet = super::Fleet::read(r)?;
+        let fleet = super::Fleet::read_judged(r)?;
         list(r, mesh, modules, &fleet, now)
     })?)
 }

@@ -191,44 +191,7 @@ pub struct ModuleOnNode {
     pub state: Delivery,
     /// What its check said of the build that runs there, when it has a check and runs.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub health: Option<HealthJson>,
-}
-
-/// A module's health on a node, as its newest report said it.
-#[derive(Debug, Clone, Serialize)]
-pub struct HealthJson {
-    /// Whether its check passed.
-    pub healthy: bool,
-    /// Since when it has said so (RFC 3339 UTC).
-    pub since: String,
-    /// The build it runs there, when that is not the one it is declared (absent: that one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub build: Option<String>,
-    /// Why not: how the check ended and its output's tail.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub output: Option<String>,
-    /// Unhealthy reports in a row (absent while healthy).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub count: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-impl HealthJson {
-    /// `h` of a module declared build `declared` there. A node's status carries one per module
-    /// (50,000 on a fleet of 1,000 nodes x 50 modules): what it says of a healthy module that
-    /// runs what it is declared is kept to its two words.
-    fn of(h: &crate::store::ModuleHealth, declared: u64) -> HealthJson {
-        HealthJson {
-            healthy: h.healthy,
-            since: rfc3339(h.since),
-            build: (h.build != declared.to_string()).then(|| h.build.clone()),
-            output: h.output.clone(),
-            count: h.count,
-        }
-    }
+    pub health: Option<super::health::HealthJson>,
 }
 
 /// What became of a module's declared build on a node, as a word.
@@ -509,7 +472,10 @@ fn module_counts<'a>(
                 name: m.clone(),
                 build: *build,
                 state,
-                health: said.modules.get(m).map(|h| HealthJson::of(h, *build)),
+                health: said
+                    .modules
+                    .get(m)
+                    .map(|h| super::health::HealthJson::of(h, *build)),
             });
         }
         row.sort_by(|a, b| a.name.cmp(&b.name));
@@ -620,8 +586,10 @@ impl Stored {
     fn read(paths: &Paths, mesh: &MeshConfig, now: u64) -> Result<Stored> {
         let store = paths.open()?;
         Ok(store.read(|r| {
-            let fleet = crate::rollout::Fleet::read(r)?;
-            let (declared, composed) = compose::stored_in(r, mesh, &fleet)?;
+            let fleet = crate::rollout::Fleet::read_judged(r)?;
+            let compose::Stored {
+                declared, composed, ..
+            } = compose::stored_in(r, mesh, &fleet)?;
             let rollouts = crate::rollout::list(r, mesh, &[], &fleet, now)?;
             let crate::rollout::Fleet {
                 records, health, ..
@@ -636,11 +604,7 @@ impl Stored {
                     .map(|(_, b)| (b.module.clone(), b))
                     .collect(),
                 troubles: crate::deliver::trouble::all(r)?,
-                streaks: r
-                    .range(OUTSTANDING, b"", None)?
-                    .into_iter()
-                    .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-                    .collect(),
+                streaks: r.by_name(OUTSTANDING)?,
                 declared_from: declared
                     .iter()
                     .map(|(m, b)| (m.clone(), b.commit.clone()))
@@ -795,33 +759,6 @@ fn failing(f: &Failure, back: &[(String, mesh_node::RolledBack)]) -> (NodeState,
     }
 }
 
-/// A node that applied what it was sent and runs a module whose check fails: unhealthy, naming
-/// each module and what its check said; stuck once one said so [`crate::store::STUCK_AFTER`]
-/// reports in a row. None when every check passes.
-fn unhealthy(health: &NodeHealth) -> Option<(NodeState, Option<String>)> {
-    let sick: Vec<(&String, &crate::store::ModuleHealth)> = health.unhealthy().collect();
-    if sick.is_empty() {
-        return None;
-    }
-    let said = sick
-        .iter()
-        .map(|(m, h)| {
-            let output = h.output.as_deref().unwrap_or("its check failed");
-            format!("{m} (build {}) is unhealthy: {output}", h.build)
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
-    let most = sick.iter().map(|(_, h)| h.count).max().unwrap_or(0);
-    Some(if most >= crate::store::STUCK_AFTER {
-        (
-            NodeState::Stuck,
-            Some(format!("{most} unhealthy reports in a row: {said}")),
-        )
-    } else {
-        (NodeState::Unhealthy, Some(said))
-    })
-}
-
 /// One node's line of the status, from its composed declaration, record and trouble.
 fn node_status(
     mesh: &MeshConfig,
@@ -858,7 +795,7 @@ fn node_status(
     let silent_after = mesh.settings.silent_after.as_millis() as u64;
     let (state, reason) = match state_of(c, rec, (trouble, elsewhere), failure, lost) {
         (NodeState::Current, why) => health
-            .and_then(unhealthy)
+            .and_then(super::health::unhealthy)
             .unwrap_or((NodeState::Current, why)),
         other => other,
     };

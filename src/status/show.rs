@@ -58,7 +58,7 @@ pub fn show(
         let store = paths.open()?;
         store.read(|r| {
             let rec = r.get(NODES, name.as_bytes())?.unwrap_or_default();
-            Ok((compose::stored(r, mesh)?.1, rec))
+            Ok((compose::stored(r, mesh)?.composed, rec))
         })?
     };
     let status = nodes::status(paths, mesh, &sources()?)?;

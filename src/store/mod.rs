@@ -677,6 +677,18 @@ impl Reader<'_> {
         collect(self.store, t, &table, lo, hi)
     }
 
+    /// Every entry of a table keyed by a name (a node's, a module's), by that name.
+    pub fn by_name<V: DeserializeOwned>(
+        &self,
+        t: Table<V>,
+    ) -> Result<std::collections::HashMap<String, V>, StoreError> {
+        Ok(self
+            .range(t, b"", None)?
+            .into_iter()
+            .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+            .collect())
+    }
+
     /// How many entries a table holds.
     pub fn len<V>(&self, t: Table<V>) -> Result<u64, StoreError> {
         match self.tx.open_table(t.def()) {

@@ -258,6 +258,39 @@ pub struct Check {
     pub settle_ms: Option<u64>,
 }
 
+#[cfg(test)]
+impl BuildRecord {
+    /// A fit build `id` of `module`, built from commit `c` of repository `r`, every other
+    /// field empty: what tests start from and change.
+    pub(crate) fn fit(id: u64, module: &str) -> BuildRecord {
+        BuildRecord {
+            id,
+            module: module.into(),
+            repo: "r".into(),
+            commit: "c".into(),
+            source: String::new(),
+            recipe: String::new(),
+            inputs: vec![],
+            sources: vec![],
+            rule: 1,
+            closure: String::new(),
+            verdict: Verdict::Fit,
+            reason: None,
+            artifact: Some(format!("art-{module}")),
+            size: 0,
+            started: 0,
+            finished: 0,
+            log: None,
+            activate: None,
+            presence: vec![],
+            instantiation: vec![],
+            policy: crate::config::Policy::Auto,
+            check: None,
+            rollout: Default::default(),
+        }
+    }
+}
+
 /// The build that makes a closure key current, kept small so every key can be loaded at once.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct CurrentEntry {
@@ -423,12 +456,9 @@ pub(crate) fn node_holds(
     std::collections::HashMap<String, Vec<mesh_proto::wire::DeclaredModule>>,
     super::StoreError,
 > {
-    Ok(r.range(HOLDS, b"", None)?
+    Ok(r.by_name(HOLDS)?
         .into_iter()
-        .filter_map(|(k, v)| {
-            let modules = serde_json::from_str(&v).ok()?;
-            Some((String::from_utf8_lossy(&k).into_owned(), modules))
-        })
+        .filter_map(|(node, v)| Some((node, serde_json::from_str(&v).ok()?)))
         .collect())
 }
 
@@ -563,20 +593,14 @@ impl NodeRecord {
 pub(crate) fn node_records(
     r: &super::Reader,
 ) -> Result<std::collections::HashMap<String, NodeRecord>, super::StoreError> {
-    Ok(r.range(NODES, b"", None)?
-        .into_iter()
-        .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-        .collect())
+    r.by_name(NODES)
 }
 
 /// Every node's [`NodeHealth`], by name.
 pub(crate) fn node_health(
     r: &super::Reader,
 ) -> Result<std::collections::HashMap<String, NodeHealth>, super::StoreError> {
-    Ok(r.range(HEALTH, b"", None)?
-        .into_iter()
-        .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-        .collect())
+    r.by_name(HEALTH)
 }
 
 #[cfg(test)]

@@ -338,10 +338,16 @@ impl Stored {
                 .into_iter()
                 .map(|(_, b)| b)
                 .collect();
-            let (declared, composed) = compose::stored(r, mesh)?;
-            let records = crate::store::node_records(r)?;
-            let fleet = crate::rollout::Fleet::read(r)?;
-            let waiting = crate::rollout::waiting(r, mesh, &declared, &fleet)?;
+            let fleet = crate::rollout::Fleet::read_judged(r)?;
+            let compose::Stored {
+                declared,
+                composed,
+                staged,
+            } = compose::stored_in(r, mesh, &fleet)?;
+            let waiting = crate::rollout::waiting(mesh, &declared, &staged);
+            let crate::rollout::Fleet {
+                records, health, ..
+            } = fleet;
             let mut controllers: HashMap<String, String> = records
                 .iter()
                 .filter(|(_, rec)| rec.sent.is_some())
@@ -357,7 +363,7 @@ impl Stored {
                 declared,
                 composed,
                 controllers,
-                health: crate::store::node_health(r)?,
+                health,
                 waiting,
             })
         })?)

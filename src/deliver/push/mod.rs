@@ -227,20 +227,13 @@ pub fn push(
     let (composed, records, elsewhere, ids, rolling) = {
         let store = paths.open()?;
         store.read(|r| {
-            let (declared, composed) = compose::stored(r, mesh)?;
+            let fleet = crate::rollout::Fleet::read(r)?;
+            let compose::Stored {
+                declared, composed, ..
+            } = compose::stored_in(r, mesh, &fleet)?;
             let rolling = crate::rollout::rolling(r, &declared)?;
-            let ids: HashMap<String, String> = r
-                .range(NODE_IDS, b"", None)?
-                .into_iter()
-                .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
-                .collect();
-            Ok((
-                composed,
-                crate::store::node_records(r)?,
-                elsewhere::all(r)?,
-                ids,
-                rolling,
-            ))
+            let ids: HashMap<String, String> = r.by_name(NODE_IDS)?;
+            Ok((composed, fleet.records, elsewhere::all(r)?, ids, rolling))
         })?
     };
     let (mut results, work) = sort_nodes(&composed, &records, &elsewhere, opts);
@@ -614,46 +607,14 @@ fn may_declare(
     tx: &mpsc::Sender<Msg>,
 ) -> std::result::Result<Option<String>, Outcome> {
     let plan = mesh_proto::wire::Plan::of(declaration);
-    // A rollout this controller moves on here: a module it gives the rollout's build that the
-    // node holds at another commit — and no module it would move anywhere else (another
-    // controller's rollout of that one may be ahead here: the two would take turns).
-    let differs = |m: &mesh_proto::wire::DeclaredModule| {
-        have.modules
-            .iter()
-            .any(|h| h.name == m.name && h.commit != m.commit)
-    };
-    let forward =
-        |m: &mesh_proto::wire::DeclaredModule| ctx.rolling.get(&m.name) == Some(&m.commit);
-    let moves_rollout = declaration.modules.iter().any(|m| forward(m) && differs(m))
-        && declaration
-            .modules
-            .iter()
-            .all(|m| !differs(m) || forward(m));
-    // A build a trusted controller halted (its declaration in force says so) is not given
-    // here, even before this controller's own store has taken the halt in.
-    let gives_halted = have
-        .declared_by
-        .as_ref()
-        .filter(|by| ctx.trusted.contains(&by.controller.key))
-        .and_then(|by| {
-            declaration.modules.iter().find(|m| {
-                by.halted
-                    .iter()
-                    .any(|h| h.module == m.name && h.commit == m.commit)
-                    && !have
-                        .modules
-                        .iter()
-                        .any(|h| h.name == m.name && h.commit == m.commit)
-            })
-        })
-        .map(|m| m.name.clone());
     let ours = elsewhere::Ours {
         me: &ctx.signer,
         digest,
         plan: &plan,
         commits,
-        moves_rollout,
-        gives_halted,
+        modules: &declaration.modules,
+        rolling: &ctx.rolling,
+        trusted: &ctx.trusted,
     };
     match elsewhere::decide(&ctx.histories, &ours, have, ctx.take_over.contains(node)) {
         elsewhere::Decision::Declare {
