@@ -21,6 +21,7 @@ pub mod graph;
 mod mesh;
 pub mod reconcile;
 pub mod rollout;
+pub mod secrets;
 pub mod source;
 pub mod status;
 pub mod store;

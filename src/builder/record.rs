@@ -80,12 +80,7 @@ fn build_record(
             .map(|p| p.display().to_string()),
         activate: src.manifest.activate.clone(),
         presence: src.manifest.presence.clone(),
-        instantiation: src
-            .manifest
-            .instantiation
-            .iter()
-            .map(|i| i.module.clone())
-            .collect(),
+        instantiation: src.manifest.instantiation.clone(),
         policy: src.manifest.policy,
         check: src.manifest.check.as_ref().map(|command| store::Check {
             command: command.clone(),
@@ -93,6 +88,7 @@ fn build_record(
             settle_ms: src.manifest.settle.map(|d| d.as_millis() as u64),
         }),
         rollout: src.manifest.rollout.clone(),
+        provide: src.manifest.provide.clone(),
     }
 }
 

@@ -136,7 +136,10 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             },
             Format::Json => ui.json_data(&json),
             Format::Dot => ui.data(dot(g)),
-            Format::Text => ui.data(text(g)),
+            Format::Text => {
+                let made = mesh::secrets::provided::read_states(ctx.paths())?;
+                ui.data(text(g, &made))
+            }
         }
         0
     };
@@ -247,7 +250,9 @@ fn cycle_note(c: &mesh::graph::Cycle) -> String {
     out
 }
 
-fn text(g: &ModuleGraph) -> String {
+/// The graph as text: each module, then its edges; an instantiation edge whose provider makes
+/// credentials says whether they are made, waiting or failed.
+fn text(g: &ModuleGraph, made: &[mesh::secrets::provided::EdgeState]) -> String {
     let mut out = String::new();
     for m in &g.modules {
         let at = if m.path.is_empty() {
@@ -266,9 +271,13 @@ fn text(g: &ModuleGraph) -> String {
             short(&m.source, SHORT)
         );
         for e in g.edges.iter().filter(|e| e.from == m.name) {
-            let extra = match e.evidence.len() {
-                0 => String::new(),
-                n => format!("  ({})", super::count(n as u64, "import", "imports")),
+            let performed = made.iter().find(|s| {
+                s.consumer == e.from && s.provider == e.to && e.kind == EdgeKind::Instantiation
+            });
+            let extra = match (e.evidence.len(), performed) {
+                (_, Some(s)) => format!("  (as {}: credentials {})", s.alias, s.state),
+                (0, None) => String::new(),
+                (n, None) => format!("  ({})", super::count(n as u64, "import", "imports")),
             };
             let _ = writeln!(out, "  {:<13} → {}{extra}", e.kind.as_str(), e.to);
         }

@@ -197,6 +197,69 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "secret",
+        &[
+            (
+                "printf %s \"$PW\" | mesh secret set api DB_PASSWORD",
+                "set api's DB_PASSWORD from standard input",
+            ),
+            (
+                "mesh secret list",
+                "every secret and the nodes that hold it",
+            ),
+        ],
+    ),
+    (
+        "secret set",
+        &[
+            (
+                "printf %s \"$PW\" | mesh secret set api DB_PASSWORD",
+                "the value from standard input (never the command line)",
+            ),
+            (
+                "mesh secret set web TLS_KEY --file key.pem",
+                "the value from a file",
+            ),
+        ],
+    ),
+    (
+        "secret list",
+        &[
+            (
+                "mesh secret list",
+                "names, who set them, which nodes hold them",
+            ),
+            ("mesh secret list api --json", "api's secrets, for a script"),
+        ],
+    ),
+    (
+        "secret rm",
+        &[(
+            "mesh secret rm api DB_PASSWORD",
+            "remove it; the next push removes it from the nodes",
+        )],
+    ),
+    (
+        "secret rekey",
+        &[(
+            "mesh secret rekey",
+            "encrypt every secret to the controllers listed now",
+        )],
+    ),
+    (
+        "provision",
+        &[
+            (
+                "mesh provision postgres",
+                "make the credentials postgres's consumers wait for",
+            ),
+            (
+                "mesh provision postgres --for api --again",
+                "make api's anew (rotation) and deliver them",
+            ),
+        ],
+    ),
+    (
         "where",
         &[
             (
@@ -301,6 +364,19 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "mesh node trust edge-1 --reset",
                 "forget them: the next controller to declare to edge-1 is pinned",
+            ),
+        ],
+    ),
+    (
+        "node accept",
+        &[
+            (
+                "mesh node accept edge-1",
+                "accept the new age key edge-1 offers after it was replaced",
+            ),
+            (
+                "mesh node accept edge-1 --key age1…",
+                "only the key read on the node",
             ),
         ],
     ),

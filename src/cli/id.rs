@@ -3,8 +3,12 @@
 use super::{Ctx, Ui};
 use mesh::Result;
 
-/// Print this controller's name and public key, as one line to paste under `[controllers]`
-/// in the mesh.toml of a controller the nodes already trust.
+/// Print this controller's name, public key and age recipient, as one line to paste under
+/// `[controllers]` in the mesh.toml of a controller the nodes already trust.
+///
+/// The age recipient (`age1…`, derived from the same key) is what the mesh directory's secrets
+/// are encrypted to: a controller listed with it reads them once another runs `mesh secret
+/// rekey`.
 ///
 /// Each mesh directory is a controller with its own ed25519 key (`.mesh/key`, 0600, copied to
 /// `.mesh/key.bak` with the store's backups). `mesh init` makes it for a new mesh; `mesh id
@@ -32,10 +36,11 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     } else {
         mesh::controller::open_key(dot_mesh, &ctx.config.controller)?
     };
+    let age = mesh::controller::age_recipient(&me);
     if ui.json {
-        ui.json_data(&serde_json::json!({"controller": me.name, "key": me.public()}));
+        ui.json_data(&serde_json::json!({"controller": me.name, "key": me.public(), "age": age}));
     } else {
-        ui.data(format!("{} = \"{}\"\n", me.name, me.public()));
+        ui.data(format!("{} = \"{} {age}\"\n", me.name, me.public()));
     }
     Ok(0)
 }

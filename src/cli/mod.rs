@@ -21,9 +21,11 @@ pub mod man;
 mod node;
 mod plan;
 mod progress;
+mod provision;
 mod push;
 mod reconcile;
 mod rollout;
+mod secret;
 mod status;
 pub(crate) mod table;
 mod ui;
@@ -80,6 +82,8 @@ enum Command {
     Status(status::Args),
     Reconcile(reconcile::Args),
     Rollout(rollout::Args),
+    Secret(secret::Args),
+    Provision(provision::Args),
     Events(events::Args),
     Doctor(doctor::Args),
     Gc(gc::Args),
@@ -97,7 +101,11 @@ impl Command {
     /// `reconcile`.
     fn reading(&self) -> Option<&'static str> {
         Some(match self {
-            Command::Build(_) | Command::Declare(_) | Command::Push(_) | Command::Reconcile(_) => {
+            Command::Build(_)
+            | Command::Declare(_)
+            | Command::Push(_)
+            | Command::Reconcile(_)
+            | Command::Provision(_) => {
                 return None;
             }
             Command::Init(_) => "init",
@@ -108,6 +116,7 @@ impl Command {
             Command::Collect(_) => "collect",
             Command::Status(_) => "status",
             Command::Rollout(_) => "rollout",
+            Command::Secret(_) => "secret",
             Command::Events(_) => "events",
             Command::Doctor(_) => "doctor",
             Command::Gc(_) => "gc",
@@ -286,6 +295,8 @@ fn run(cli: &Cli, ui: &Ui) -> mesh::Result<i32> {
         Command::Status(a) => status::run(&Ctx::load(cli)?, ui, a),
         Command::Reconcile(a) => reconcile::run(&Ctx::load(cli)?, ui, a),
         Command::Rollout(a) => rollout::run(&Ctx::load(cli)?, ui, a),
+        Command::Secret(a) => secret::run(&Ctx::load(cli)?, ui, a),
+        Command::Provision(a) => provision::run(&Ctx::load(cli)?, ui, a),
         Command::Events(a) => events::run(&Ctx::load(cli)?, ui, a),
         Command::Doctor(a) => doctor::run(&Ctx::load(cli)?, ui, a),
         Command::Gc(a) => gc::run(&Ctx::load(cli)?, ui, a),

@@ -18,6 +18,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
     let mut plan = mesh::status::plan::plan(ctx.paths(), &loaded)?;
     let status = mesh::status::nodes::status(ctx.paths(), &ctx.config, &loaded.snapshot)?;
     plan.nodes = mesh::status::plan::nodes(&status);
+    plan.instantiations = status.instantiations.clone();
     // About to answer and exit: the graph's many small allocations (every edge's evidence)
     // need not be freed one by one; nothing in `Loaded` needs its `Drop` (the store is closed).
     std::mem::forget(loaded);
@@ -54,6 +55,9 @@ pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
         }
         ui.data(format!("\n{}", table::render(&t)));
     }
+    if !plan.instantiations.is_empty() {
+        ui.data(format!("\n{}", instantiations(&plan.instantiations)));
+    }
     super::hint_behind(ui, status.pushable_states());
     let stale = plan.modules.iter().filter(|m| m.state == "stale").count();
     let waits = plan.modules.iter().filter(|m| m.state == "waits").count();
@@ -63,4 +67,29 @@ pub fn run(ctx: &Ctx, ui: &Ui, _a: &Args) -> Result<i32> {
         ));
     }
     Ok(0)
+}
+
+/// The instantiation edges performed, one row each: made, waiting or failed (`plan` and
+/// `status` show the same table).
+pub(super) fn instantiations(edges: &[mesh::secrets::provided::EdgeState]) -> String {
+    let mut t = table::new(&["consumer", "provider", "as", "credentials", "why"]);
+    for e in edges {
+        let why = match (&e.reason, &e.made_on) {
+            (Some(r), _) => r.clone(),
+            (None, Some(on)) => format!(
+                "made on {on} at {}: {}",
+                e.made_at.as_deref().unwrap_or("-"),
+                e.secrets.join(", ")
+            ),
+            (None, None) => "not made yet: the next push makes them".to_string(),
+        };
+        t.add_row(vec![
+            e.consumer.clone(),
+            e.provider.clone(),
+            e.alias.clone(),
+            e.state.to_string(),
+            why,
+        ]);
+    }
+    table::render(&t)
 }

@@ -132,6 +132,21 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         all: a.all,
         reapply_unanswered: false,
     };
+    let (code, results) = send(ctx, ui, opts, true)?;
+    if ui.json {
+        ui.json_data(&results);
+    }
+    Ok(code)
+}
+
+/// Pushes with `opts` (the lock held) and says what happened on stderr; the exit code and each
+/// node's outcome. `say_nothing_sent`: say so when nothing was to be sent.
+pub(super) fn send(
+    ctx: &Ctx,
+    ui: &Ui,
+    opts: PushOptions,
+    say_nothing_sent: bool,
+) -> Result<(i32, Vec<NodePush>)> {
     // Rollouts first: a push moves each at most one wave, and puts back a halted build — from
     // what the nodes hold, read first where the store knows nothing of them.
     let sessions = mesh::transport::Connections::new(&ctx.config, 0)?;
@@ -151,9 +166,6 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     drop(sessions);
     events.splice(0..0, stepped);
     super::run_hooks(ctx, ui, &events);
-    if ui.json {
-        ui.json_data(&results);
-    }
     let count = |f: fn(&Outcome) -> bool| results.iter().filter(|r| f(&r.outcome)).count();
     let sent = count(|o| matches!(o, Outcome::Sent { .. }));
     let unchanged = count(|o| matches!(o, Outcome::Unchanged | Outcome::Kept { .. }));
@@ -177,6 +189,9 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         )
     });
     if sent == 0 && trouble == 0 && nwo == 0 && elsewhere == 0 {
+        if !say_nothing_sent {
+            return Ok((0, results));
+        }
         ui.status(format!(
             "nothing to send: every node was already sent what it would be sent ({unchanged} unchanged; `mesh collect` asks them what they hold)"
         ));
@@ -196,5 +211,5 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
     if nwo > 0 {
         ui.hint("`mesh plan` says why a node is not worked out");
     }
-    Ok(if trouble + elsewhere > 0 { 3 } else { 0 })
+    Ok((if trouble + elsewhere > 0 { 3 } else { 0 }, results))
 }

@@ -57,6 +57,10 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
                 out.push('\n');
             }
             out.push_str(&modules_table(&status));
+            if !status.instantiations.is_empty() {
+                out.push('\n');
+                out.push_str(&super::plan::instantiations(&status.instantiations));
+            }
         }
         ui.data(out);
         hints(ui, &status);

@@ -40,6 +40,12 @@ pub struct MeshConfig {
     /// `[controllers]`: the other controllers the nodes may trust, sorted by name; delivered
     /// inside every declaration.
     pub controllers: Vec<crate::controller::Signer>,
+    /// The age recipient (`age1…`) of each controller of `[controllers]` that gave one, by
+    /// name: the mesh directory's secrets are encrypted to them (and to this controller).
+    pub recipients: BTreeMap<String, String>,
+    /// The secrets of `secrets/` in the mesh directory, each by module and name (values stay
+    /// encrypted; only what their files say in plain text is read). Empty from [`Self::parse`].
+    pub secrets: crate::secrets::Index,
     /// `[rollout]`: how a module's new build reaches its nodes (one wave to every node when
     /// unset); a module's manifest may say otherwise.
     pub rollout: super::Rollout,
@@ -246,7 +252,9 @@ impl MeshConfig {
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
         let dir = std::path::absolute(&dir).unwrap_or(dir);
-        Ok(MeshConfig::parse(&text, &path.display().to_string(), &dir)?)
+        let mut mesh = MeshConfig::parse(&text, &path.display().to_string(), &dir)?;
+        mesh.secrets = crate::secrets::Index::read(&dir)?;
+        Ok(mesh)
     }
 
     /// Parses `text` as `mesh.toml` shown as `file`, with relative paths taken from `dir`.
@@ -266,7 +274,7 @@ impl MeshConfig {
             Some(c) => r.name("controller", c)?,
             None => crate::controller::default_name(),
         };
-        let controllers = Self::parse_controllers(&r, &raw.controllers)?;
+        let (controllers, recipients) = Self::parse_controllers(&r, &raw.controllers)?;
         let rollout = match &raw.rollout {
             Some(raw) => super::Rollout::over(&super::Rollout::default(), &raw.parse(&r)?),
             None => super::Rollout::default(),
@@ -285,6 +293,8 @@ impl MeshConfig {
             status,
             controller,
             controllers,
+            recipients,
+            secrets: Default::default(),
             rollout,
         })
     }
@@ -322,38 +332,52 @@ impl MeshConfig {
         Ok(StatusPage { page, refresh })
     }
 
-    /// `[controllers]`: `name = "ed25519:…"` as `mesh id` prints it; each key once.
+    /// `[controllers]`: `name = "ed25519:… age1…"` as `mesh id` prints it (the age recipient
+    /// may be left out: that controller reads no secret); each key once.
     fn parse_controllers(
         r: &Reporter,
         raw: &BTreeMap<Spanned<String>, Spanned<String>>,
-    ) -> Result<Vec<crate::controller::Signer>, ConfigError> {
+    ) -> Result<(Vec<crate::controller::Signer>, BTreeMap<String, String>), ConfigError> {
         let mut out: Vec<crate::controller::Signer> = Vec::new();
-        for (name, key) in raw {
+        let mut recipients = BTreeMap::new();
+        for (name, value) in raw {
             let name = r.name("controller", name)?;
-            if let Err(why) = crate::controller::parse_key(key.get_ref()) {
-                return Err(r.error(
+            let mut words = value.get_ref().split_whitespace();
+            let key = words.next().unwrap_or_default().to_string();
+            let recipient = words.next().map(str::to_string);
+            let invalid = |why: String| {
+                r.error(
                     "mesh::config::invalid_controller_key",
-                    Some(key.span()),
+                    Some(value.span()),
                     format!("[controllers] {name}: {why}"),
                     "not a controller key",
-                    "paste the key `mesh id` prints on that controller (`ed25519:` and 64 hex characters)",
-                ));
+                    "paste the line `mesh id` prints on that controller (`ed25519:` and 64 hex characters, then its `age1…` recipient)",
+                )
+            };
+            crate::controller::parse_key(&key).map_err(&invalid)?;
+            if let Some(rcpt) = &recipient {
+                mesh_proto::secret::parse_recipient(rcpt).map_err(&invalid)?;
             }
-            if let Some(other) = out.iter().find(|s| &s.key == key.get_ref()) {
+            if let Some(extra) = words.next() {
+                return Err(invalid(format!(
+                    "{extra:?} is more than a key and a recipient"
+                )));
+            }
+            if let Some(other) = out.iter().find(|s| s.key == key) {
                 return Err(r.error(
                     "mesh::config::duplicate_controller_key",
-                    Some(key.span()),
+                    Some(value.span()),
                     format!("[controllers] {name} has the key of {}", other.name),
                     "the same key twice",
                     "one controller, one key: remove one of the two entries",
                 ));
             }
-            out.push(crate::controller::Signer {
-                key: key.get_ref().clone(),
-                name,
-            });
+            if let Some(rcpt) = recipient {
+                recipients.insert(name.clone(), rcpt);
+            }
+            out.push(crate::controller::Signer { key, name });
         }
-        Ok(out)
+        Ok((out, recipients))
     }
 
     /// `[ssh]`, its defaults where a field (or the whole table) is absent: 16 nodes at once,

@@ -67,6 +67,9 @@ pub struct ModuleManifest {
     pub presence: Vec<String>,
     /// Modules that make something for this one.
     pub instantiation: Vec<Instantiation>,
+    /// Makes credentials for a module that names this one in its `instantiation`: run on a
+    /// node that runs this module, its standard output `KEY=VALUE` lines.
+    pub provide: Option<String>,
     /// Import patterns dropped before resolution.
     pub ignore: Vec<String>,
     /// Globs over module-relative paths whose imports are dev code (`[imports] dev`).
@@ -104,6 +107,7 @@ struct RawModule {
     presence: Vec<Spanned<String>>,
     #[serde(default)]
     instantiation: Vec<Spanned<RawInstantiation>>,
+    provide: Option<String>,
     imports: Option<RawImports>,
     drift: Option<RawDrift>,
     timeout: Option<Spanned<String>>,
@@ -114,7 +118,7 @@ struct RawModule {
 struct RawInstantiation {
     module: Spanned<String>,
     #[serde(rename = "as")]
-    alias: String,
+    alias: Spanned<String>,
 }
 
 #[derive(Deserialize)]
@@ -133,7 +137,7 @@ struct RawDrift {
     ignore: Vec<Spanned<String>>,
 }
 
-const MODULE_HELP: &str = "a mesh-module.toml holds name, kind, build, test, policy, inputs, activate, check, check_timeout, settle, rollout, presence, instantiation, timeout, [imports] ignore/dev and [drift] ignore; see README.md";
+const MODULE_HELP: &str = "a mesh-module.toml holds name, kind, build, test, policy, inputs, activate, check, check_timeout, settle, rollout, presence, instantiation, provide, timeout, [imports] ignore/dev and [drift] ignore; see README.md";
 
 impl ModuleManifest {
     /// Parses a manifest's `text`, shown as `file` in diagnostics.
@@ -155,9 +159,19 @@ impl ModuleManifest {
         for i in &raw.instantiation {
             let n = r.name("module", &i.get_ref().module)?;
             edge_spans.push((n.clone(), i.get_ref().module.span()));
+            let alias = &i.get_ref().alias;
+            if !mesh_proto::secret::is_secret_name(alias.get_ref()) {
+                return Err(r.error(
+                    "mesh::config::invalid_alias",
+                    Some(alias.span()),
+                    format!("`as = {:?}` cannot prefix a secret's name", alias.get_ref()),
+                    "not a secret name",
+                    "an `as` names the credentials the provider makes (`db` gives `db_url`): a letter or _, then letters, digits and _",
+                ));
+            }
             instantiation.push(Instantiation {
                 module: n,
-                alias: i.get_ref().alias.clone(),
+                alias: alias.get_ref().clone(),
             });
         }
         let ignore = globs(
@@ -203,6 +217,7 @@ impl ModuleManifest {
             rollout,
             presence,
             instantiation,
+            provide: raw.provide,
             ignore,
             dev,
             drift_ignore,

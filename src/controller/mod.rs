@@ -3,6 +3,8 @@
 //! sends, and is known to nodes by its public key, as ssh knows hosts.
 //!
 //! A key string (`ed25519:<64 hex>`) is what `mesh id` prints and what `[controllers]` lists.
+//! Beside it, `mesh id` prints the controller's age recipient (`age1…`), derived from the same
+//! key: what the mesh directory's secrets are encrypted to (see [`crate::secrets`]).
 
 pub mod history;
 
@@ -94,6 +96,37 @@ pub fn create_key(dot_mesh: &Path, name: &str) -> Result<Identity, KeyError> {
     })?;
     write_key(&path, &seed)?;
     Ok(Identity::from_seed(name, seed))
+}
+
+/// This controller's age identity: derived from its signing key (one secret to keep and back
+/// up, not two), so every copy of `.mesh/key` reads the same secrets.
+pub fn age_identity(me: &Identity) -> age::x25519::Identity {
+    use bech32::ToBase32;
+    let seed = zeroize::Zeroizing::new(me.seed());
+    let secret = zeroize::Zeroizing::new(blake3::derive_key(
+        "mesh 2026-12 controller age identity",
+        &seed[..],
+    ));
+    // Encoding 32 bytes with a fixed valid prefix cannot fail.
+    let text = zeroize::Zeroizing::new(
+        bech32::encode(
+            "age-secret-key-",
+            secret.to_base32(),
+            bech32::Variant::Bech32,
+        )
+        .unwrap_or_default()
+        .to_uppercase(),
+    );
+    match mesh_proto::secret::parse_identity(&text) {
+        Ok(id) => id,
+        // Unreachable: a 32-byte bech32 string with age's prefix is an identity.
+        Err(_) => age::x25519::Identity::generate(),
+    }
+}
+
+/// This controller's age recipient (`age1…`), as `mesh id` prints it.
+pub fn age_recipient(me: &Identity) -> String {
+    age_identity(me).to_public().to_string()
 }
 
 /// `.mesh/key`.
@@ -324,6 +357,25 @@ mod tests {
         let flipped = String::from_utf8(flipped).unwrap();
         assert!(verify(&me.signer(), b"declaration", &flipped).is_err());
         assert!(parse_key("ed25519:zz").is_err());
+    }
+
+    #[test]
+    fn the_age_identity_follows_the_key_and_only_it() {
+        let a = Identity::from_seed("a", [1; 32]);
+        let again = Identity::from_seed("other name", [1; 32]);
+        let b = Identity::from_seed("b", [2; 32]);
+        assert!(age_recipient(&a).starts_with("age1"));
+        assert_eq!(age_recipient(&a), age_recipient(&again));
+        assert_ne!(age_recipient(&a), age_recipient(&b));
+        let sealed = mesh_proto::secret::encrypt(
+            &[mesh_proto::secret::parse_recipient(&age_recipient(&a)).unwrap()],
+            b"v",
+        )
+        .unwrap();
+        assert_eq!(
+            &mesh_proto::secret::decrypt(&age_identity(&again), &sealed, 10).unwrap()[..],
+            b"v"
+        );
     }
 
     #[test]

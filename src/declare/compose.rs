@@ -93,15 +93,65 @@ pub(crate) fn stored_in(
     mesh: &MeshConfig,
     fleet: &crate::rollout::Fleet,
 ) -> Result<Stored, StoreError> {
+    stored_as(r, mesh, fleet, false)
+}
+
+/// [`stored_in`] for a push: a node that waits for credentials its provider on that node has
+/// yet to make is composed **provider first** — every module but the waiting consumer, which
+/// keeps what the node holds of it (or is left out where it holds none) — so that the
+/// provider can be given its version and asked to make them. Status and plan compose strictly
+/// (that node is not worked out until they are made).
+pub(crate) fn stored_for_push(
+    r: &Reader,
+    mesh: &MeshConfig,
+    fleet: &crate::rollout::Fleet,
+) -> Result<Stored, StoreError> {
+    stored_as(r, mesh, fleet, true)
+}
+
+fn stored_as(
+    r: &Reader,
+    mesh: &MeshConfig,
+    fleet: &crate::rollout::Fleet,
+    provider_first: bool,
+) -> Result<Stored, StoreError> {
     let declared = declared(r)?;
     let staged = crate::rollout::staged(r, mesh, &declared, fleet)?;
     let halted = crate::rollout::halted_list(r)?;
-    let composed = compose_all(mesh, &declared, (&staged, &halted));
+    let provided = crate::secrets::provided::all(r)?;
+    let mut holds = match provider_first && !crate::secrets::provided::edges(&declared).is_empty() {
+        true if fleet.holds.is_empty() => Some(crate::store::node_holds(r)?),
+        true => Some(fleet.holds.clone()),
+        false => None,
+    };
+    // A node never sent anything holds nothing; one sent something and never read is not
+    // known, and is not composed provider first.
+    if let Some(holds) = &mut holds {
+        for node in mesh.nodes.keys() {
+            if fleet.records.get(node).is_none_or(|r| r.sent.is_none()) {
+                holds.entry(node.clone()).or_default();
+            }
+        }
+    }
+    let made = Made {
+        provided: &provided,
+        provider_first: holds.as_ref(),
+    };
+    let composed = compose_all(mesh, &declared, (&staged, &halted), &made);
     Ok(Stored {
         declared,
         composed,
         staged,
     })
+}
+
+/// The credentials providers made, by (consumer, alias), and, composing for a push, what each
+/// node holds (see [`stored_for_push`]).
+pub(crate) struct Made<'a> {
+    /// What was made.
+    pub provided: &'a crate::secrets::provided::ByEdge,
+    /// The modules of the declaration in force on each node, when composing provider first.
+    pub provider_first: Option<&'a HashMap<String, Vec<DeclaredModule>>>,
 }
 
 /// Composes every node of the mesh: each module with its declared build, or, for a node a
@@ -111,6 +161,7 @@ pub(crate) fn compose_all(
     mesh: &MeshConfig,
     declared: &HashMap<String, BuildRecord>,
     (staged, halted): (&HashMap<String, Staged>, &[Halted]),
+    made: &Made,
 ) -> BTreeMap<String, Composed> {
     // module → the nodes it is assigned to; node → its modules.
     let where_ = placement(mesh);
@@ -142,7 +193,7 @@ pub(crate) fn compose_all(
                     Some(Kept::Unknown) | None => (d, None),
                 })
             };
-            let mut composed = compose_node(mesh, node, modules, &builds, &where_);
+            let mut composed = compose_node(mesh, node, modules, &builds, (&where_, made));
             if let Composed::Ready {
                 declaration,
                 digest,
@@ -171,7 +222,7 @@ fn compose_node<'a>(
     node: &str,
     modules: &BTreeSet<&str>,
     declared: &dyn Fn(&str) -> Option<Pick<'a>>,
-    where_: &HashMap<&str, BTreeSet<&str>>,
+    (where_, made): (&HashMap<&str, BTreeSet<&str>>, &Made),
 ) -> Composed {
     let mut out = Vec::new();
     let mut builds = Vec::new();
@@ -189,13 +240,28 @@ fn compose_node<'a>(
                 ));
             }
         }
-        for i in &b.instantiation {
-            if where_.get(i.as_str()).is_none_or(|ns| ns.is_empty()) {
-                return Composed::NotWorkedOut(format!(
-                    "{m} needs {i} to make something for it, and {i} is assigned nowhere"
-                ));
+        let creds = match credentials(m, b, declared, (where_, made.provided)) {
+            Ok(creds) => creds,
+            Err((why, provider)) => {
+                let holds = made.provider_first.and_then(|h| h.get(node));
+                match holds {
+                    // Provider first: the consumer keeps what the node holds of it.
+                    Some(holds)
+                        if where_
+                            .get(provider.as_str())
+                            .is_some_and(|ns| ns.contains(node)) =>
+                    {
+                        if let Some(h) = holds.iter().find(|h| h.name == m) {
+                            out.push(h.clone());
+                            builds.push((m.to_string(), crate::rollout::UNKNOWN));
+                            repos.insert(b.repo.clone());
+                        }
+                        continue;
+                    }
+                    _ => return Composed::NotWorkedOut(why),
+                }
             }
-        }
+        };
         if let Some(h) = held {
             // Its build id is another store's: never taken for one of this store's.
             out.push(h.clone());
@@ -215,6 +281,8 @@ fn compose_node<'a>(
             check_timeout_ms: b.check.as_ref().and_then(|c| c.timeout_ms),
             commit,
             name: m.to_string(),
+            provide: b.provide.clone(),
+            secrets: secrets_of(mesh, m, creds),
             settle_ms: b.check.as_ref().and_then(|c| c.settle_ms),
             size: b.size,
         });
@@ -242,4 +310,64 @@ fn compose_node<'a>(
         repos,
         digest: String::new(),
     }
+}
+
+/// The credentials providers made for module `m` (built as `b`), as its secrets; why it cannot
+/// be composed (and the provider it waits on): a provider assigned nowhere, or credentials not
+/// made (yet).
+fn credentials<'a>(
+    m: &str,
+    b: &BuildRecord,
+    declared: &dyn Fn(&str) -> Option<Pick<'a>>,
+    (where_, provided): (
+        &HashMap<&str, BTreeSet<&str>>,
+        &crate::secrets::provided::ByEdge,
+    ),
+) -> std::result::Result<Vec<mesh_proto::secret::SecretRef>, (String, String)> {
+    let mut made = Vec::new();
+    for i in &b.instantiation {
+        let p = i.module.as_str();
+        if where_.get(p).is_none_or(|ns| ns.is_empty()) {
+            let why =
+                format!("{m} needs {p} to make something for it, and {p} is assigned nowhere");
+            return Err((why, p.to_string()));
+        }
+        if declared(p).is_none_or(|(pb, _)| pb.provide.is_none()) {
+            continue;
+        }
+        let edge = crate::secrets::provided::Edge {
+            consumer: m.to_string(),
+            provider: p.to_string(),
+            alias: i.alias.clone(),
+        };
+        match provided.get(&(edge.consumer.clone(), edge.alias.clone())) {
+            Some(c) if c.made() => {
+                made.extend(
+                    c.digests
+                        .iter()
+                        .map(|(name, digest)| mesh_proto::secret::SecretRef {
+                            digest: digest.clone(),
+                            name: name.clone(),
+                        }),
+                )
+            }
+            c => return Err((crate::secrets::provided::waiting(&edge, c), edge.provider)),
+        }
+    }
+    Ok(made)
+}
+
+/// A module's secrets: those set in the mesh directory, and those providers made for it, by
+/// name (a name set by a person wins over one made).
+fn secrets_of(
+    mesh: &MeshConfig,
+    module: &str,
+    made: Vec<mesh_proto::secret::SecretRef>,
+) -> Vec<mesh_proto::secret::SecretRef> {
+    let mut all: BTreeMap<String, mesh_proto::secret::SecretRef> =
+        made.into_iter().map(|s| (s.name.clone(), s)).collect();
+    for s in mesh.secrets.refs(module) {
+        all.insert(s.name.clone(), s);
+    }
+    all.into_values().collect()
 }

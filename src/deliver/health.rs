@@ -96,6 +96,7 @@ mod tests {
                         commit: format!("c{build}"),
                         output: (!healthy).then(|| "check exited with status 1".into()),
                     }),
+                    secrets: Default::default(),
                 })
                 .collect(),
             host_version: "x".into(),

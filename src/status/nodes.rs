@@ -374,6 +374,9 @@ pub struct Status {
     pub forgotten: Vec<ForgottenNode>,
     /// Repositories followed by URL whose last fetch failed, in mesh.toml's order.
     pub fetch_failed: Vec<FetchFailed>,
+    /// Each instantiation edge performed (its provider has a `provide`): made, waiting or
+    /// failed.
+    pub instantiations: Vec<crate::secrets::provided::EdgeState>,
 }
 
 /// The nodes in `records` that mesh.toml does not name, sorted by name.
@@ -498,6 +501,7 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
         elsewhere,
         health,
         rollouts,
+        instantiations,
     } = Stored::read(paths, mesh, now)?;
     let heads: BTreeMap<&str, String> = sources
         .repos
@@ -561,6 +565,7 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
         modules,
         forgotten,
         fetch_failed: fetch_failed(mesh, sources),
+        instantiations,
     })
 }
 
@@ -580,6 +585,8 @@ struct Stored {
     health: HashMap<String, NodeHealth>,
     /// Every rollout in progress or halted.
     rollouts: Vec<crate::rollout::RolloutStatus>,
+    /// Every instantiation edge performed.
+    instantiations: Vec<crate::secrets::provided::EdgeState>,
 }
 
 impl Stored {
@@ -611,6 +618,10 @@ impl Stored {
                     .collect(),
                 elsewhere: crate::deliver::elsewhere::all(r)?,
                 health,
+                instantiations: crate::secrets::provided::states(
+                    &declared,
+                    &crate::secrets::provided::all(r)?,
+                ),
             })
         })?)
     }

@@ -57,6 +57,8 @@ pub struct Plan {
     pub modules: Vec<PlanModule>,
     /// Nodes and what would be sent to them.
     pub nodes: Vec<PlanNode>,
+    /// Each instantiation edge performed: made, waiting or failed.
+    pub instantiations: Vec<crate::secrets::provided::EdgeState>,
     /// Warnings from the graph (ambiguous names).
     pub warnings: Vec<String>,
 }
@@ -129,6 +131,7 @@ pub fn plan(paths: &Paths, loaded: &Loaded) -> Result<Plan> {
     Ok(Plan {
         modules,
         nodes: Vec::new(),
+        instantiations: Vec::new(),
         warnings: g.warnings.clone(),
     })
 }

@@ -21,6 +21,9 @@ pub(super) fn run(w: &Writer, found: u32) -> Result<(), StoreError> {
     if found < 5 {
         checks_and_rollouts(w)?;
     }
+    if found < 6 {
+        instantiations_named(w)?;
+    }
     Ok(())
 }
 
@@ -83,10 +86,88 @@ fn records_name_blobs(w: &Writer) -> Result<(), StoreError> {
 fn checks_and_rollouts(w: &Writer) -> Result<(), StoreError> {
     for table in [BUILDS, LATEST, DECLARED] {
         for (key, old) in w.range(table.as_shape::<BuildRecordV4>(), b"", None)? {
+            w.put(table.as_shape::<BuildRecordV5>(), &key, &old.upgrade())?;
+        }
+    }
+    Ok(())
+}
+
+/// Format 6: build records name what each instantiation provider is called (`as`; the
+/// provider's name for every older build) and the module's own `provide` (none for every
+/// older build: a rebuild reads it).
+fn instantiations_named(w: &Writer) -> Result<(), StoreError> {
+    for table in [BUILDS, LATEST, DECLARED] {
+        for (key, old) in w.range(table.as_shape::<BuildRecordV5>(), b"", None)? {
             w.put(table, &key, &old.upgrade())?;
         }
     }
     Ok(())
+}
+
+/// A build record as format 5 wrote it.
+#[derive(Serialize, Deserialize)]
+struct BuildRecordV5 {
+    id: u64,
+    module: String,
+    repo: String,
+    commit: String,
+    source: String,
+    recipe: String,
+    inputs: Vec<(String, String)>,
+    sources: Vec<(String, String)>,
+    rule: u32,
+    closure: String,
+    verdict: crate::store::Verdict,
+    reason: Option<String>,
+    artifact: Option<String>,
+    size: u64,
+    started: u64,
+    finished: u64,
+    log: Option<String>,
+    activate: Option<String>,
+    presence: Vec<String>,
+    instantiation: Vec<String>,
+    policy: crate::config::Policy,
+    check: Option<crate::store::Check>,
+    rollout: crate::config::RolloutOverride,
+}
+
+impl BuildRecordV5 {
+    fn upgrade(self) -> BuildRecord {
+        BuildRecord {
+            id: self.id,
+            module: self.module,
+            repo: self.repo,
+            commit: self.commit,
+            source: self.source,
+            recipe: self.recipe,
+            inputs: self.inputs,
+            sources: self.sources,
+            rule: self.rule,
+            closure: self.closure,
+            verdict: self.verdict,
+            reason: self.reason,
+            artifact: self.artifact,
+            size: self.size,
+            started: self.started,
+            finished: self.finished,
+            log: self.log,
+            activate: self.activate,
+            presence: self.presence,
+            instantiation: self
+                .instantiation
+                .into_iter()
+                .map(|module| crate::config::Instantiation {
+                    alias: module.clone(),
+                    module,
+                })
+                .collect(),
+            policy: self.policy,
+            check: self.check,
+            rollout: self.rollout,
+            provide: None,
+        }
+    }
 }
 
 /// A build record as formats 3 and 4 wrote it.
@@ -116,8 +197,8 @@ struct BuildRecordV4 {
 }
 
 impl BuildRecordV4 {
-    fn upgrade(self) -> BuildRecord {
-        BuildRecord {
+    fn upgrade(self) -> BuildRecordV5 {
+        BuildRecordV5 {
             id: self.id,
             module: self.module,
             repo: self.repo,
@@ -361,6 +442,43 @@ mod tests {
                 assert_eq!(b.check, None);
                 assert_eq!(b.rollout, Default::default());
             }
+            Ok(())
+        })
+        .expect("read");
+    }
+
+    #[test]
+    fn a_format_5_store_names_each_instantiation_by_its_provider_and_provides_nothing() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("state.redb");
+        {
+            let s = Store::open(&path).expect("new store");
+            s.write(|w| {
+                w.put(META_FORMAT, b"format", &5u32)?;
+                let mut old = v1(9, "api");
+                old.instantiation = vec!["postgres".into()];
+                let v5 = old.upgrade().upgrade();
+                w.put(
+                    BUILDS.as_shape::<BuildRecordV5>(),
+                    &crate::store::id_key(9),
+                    &v5,
+                )
+            })
+            .expect("write a format 5 store");
+        }
+        let s = Store::open(&path).expect("migrated");
+        s.read(|r| {
+            assert_eq!(r.get(META_FORMAT, b"format")?, Some(crate::store::FORMAT));
+            let all = r.range(BUILDS, b"", None)?;
+            let b = &all[0].1;
+            assert_eq!(
+                b.instantiation,
+                vec![crate::config::Instantiation {
+                    module: "postgres".into(),
+                    alias: "postgres".into()
+                }]
+            );
+            assert_eq!((b.provide.clone(), b.check.clone()), (None, None));
             Ok(())
         })
         .expect("read");

@@ -36,7 +36,9 @@ use std::time::{Duration, Instant};
 /// 2: every value carries a checksum (`codec.rs`).
 /// 3: build records name the source ids of dev, optional and cycle dependencies.
 /// 4: module records name their files' blobs instead of copying their imports.
-pub const FORMAT: u32 = 5;
+/// 5: build records carry the module's check and rollout.
+/// 6: build records name each instantiation's `as` and carry the module's `provide`.
+pub const FORMAT: u32 = 6;
 
 /// The `meta` table read for its `format` entry, a `u32` (the other entries are `u64`s).
 pub const META_FORMAT: Table<u32> = META.as_shape();

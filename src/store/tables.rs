@@ -38,6 +38,8 @@ pub const ALL_TABLES: &[&str] = &[
     "announced",
     "rollouts",
     "halted",
+    "provided",
+    "node_keys",
 ];
 
 /// The `imports` key: blob id bytes then the scanner version.
@@ -236,8 +238,9 @@ pub struct BuildRecord {
     pub activate: Option<String>,
     /// The manifest's presence edges at this commit.
     pub presence: Vec<String>,
-    /// The manifest's instantiation providers at this commit.
-    pub instantiation: Vec<String>,
+    /// The manifest's instantiation edges at this commit: each provider, and what this module
+    /// calls it (the prefix of the credentials it makes).
+    pub instantiation: Vec<crate::config::Instantiation>,
     /// The module's policy at this commit.
     pub policy: crate::config::Policy,
     /// What the manifest at this commit said asks the node whether it works.
@@ -245,6 +248,9 @@ pub struct BuildRecord {
     /// How the manifest at this commit said its builds reach their nodes, where it differs
     /// from mesh.toml.
     pub rollout: crate::config::RolloutOverride,
+    /// What the manifest at this commit said makes credentials for the modules that name it in
+    /// their `instantiation`.
+    pub provide: Option<String>,
 }
 
 /// A module's `check`, `check_timeout` and `settle`, as declared to each node with its build.
@@ -287,6 +293,7 @@ impl BuildRecord {
             policy: crate::config::Policy::Auto,
             check: None,
             rollout: Default::default(),
+            provide: None,
         }
     }
 }

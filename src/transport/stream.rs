@@ -1,5 +1,6 @@
 //! The receive stream the controller writes: the declaration envelope first (the node checks
-//! its signature and sequence before it keeps anything), then the artifacts (header line,
+//! its signature and sequence before it keeps anything), the secret values it lacks (encrypted
+//! to its age key alone), then the artifacts (header line,
 //! bytes: raw, or zstd when that is smaller), then `end`. Files are read as the stream is
 //! consumed, never loaded.
 
@@ -30,11 +31,19 @@ pub struct Stream {
 }
 
 impl Stream {
-    /// The stream for `artifacts` and `envelope`.
-    pub fn new(artifacts: &[&Part], envelope: &[u8]) -> std::io::Result<Stream> {
+    /// The stream for `artifacts`, `envelope` and the `secrets` entry (age, to the node).
+    pub fn new(
+        artifacts: &[&Part],
+        envelope: &[u8],
+        secrets: Option<&[u8]>,
+    ) -> std::io::Result<Stream> {
         let mut parts: VecDeque<Box<dyn Read + Send>> = VecDeque::new();
         let mut head = format!("declaration {}\n", envelope.len()).into_bytes();
         head.extend_from_slice(envelope);
+        if let Some(sealed) = secrets {
+            head.extend_from_slice(format!("secrets {}\n", sealed.len()).as_bytes());
+            head.extend_from_slice(sealed);
+        }
         parts.push_back(Box::new(Cursor::new(head)));
         let (mut bytes, mut wire) = (0, 0);
         for p in artifacts {

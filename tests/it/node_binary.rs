@@ -75,7 +75,8 @@ fn a_refused_root_is_said_as_the_controller_reads_it_and_exits_1() {
 }
 
 /// What makes the controller big stays out of what nodes are sent: `mesh-node` links none of
-/// the repository, store, graph, config or terminal crates.
+/// the repository, store, graph, config or terminal crates. Procedural macros run at compile
+/// time and are never linked (age's message macros read a toml at build time): left out.
 #[test]
 fn mesh_node_links_none_of_the_controllers_crates() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -85,7 +86,7 @@ fn mesh_node_links_none_of_the_controllers_crates() {
             "-p",
             "mesh-node",
             "-e",
-            "normal",
+            "normal,no-proc-macro",
             "--prefix",
             "none",
         ])

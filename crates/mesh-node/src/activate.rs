@@ -13,13 +13,15 @@ const TAIL_LINES: usize = 20;
 /// How many bytes from the end of the output are looked at for those lines.
 const TAIL_BYTES: u64 = 16 * 1024;
 
-/// Runs `command` with `sh -c` in `cwd` (the unpacked artifact), with `MESH_MODULE` and
-/// `MESH_NODE_ROOT` set, stdin empty and stdout+stderr captured to an anonymous temp file
-/// under `root` (a file, not a pipe: a background child left holding it can never hang us).
-/// It runs in its own process group; past `timeout` the whole group is killed. `what` names
-/// the command in the reason ("activate", "check").
+/// Runs `command` with `sh -c` in `cwd` (the unpacked artifact), with `MESH_MODULE`,
+/// `MESH_NODE_ROOT` and `MESH_SECRETS` (the module's secrets directory) set, stdin empty and
+/// stdout+stderr captured to an anonymous temp file under `root` (a file, not a pipe: a
+/// background child left holding it can never hang us). It runs in its own process group;
+/// past `timeout` the whole group is killed. `what` names the command in the reason
+/// ("activate", "check").
 ///
-/// `Ok` when it exited 0; otherwise the reason, with the last lines of its output.
+/// `Ok` when it exited 0; otherwise the reason, with the last lines of its output (any secret
+/// of the module it printed replaced by its name).
 pub(super) fn run(
     what: &str,
     command: &str,
@@ -28,9 +30,46 @@ pub(super) fn run(
     root: &Path,
     timeout: Duration,
 ) -> Result<(), String> {
-    let mut out = tempfile::tempfile_in(root)
+    let spec = Spec {
+        what,
+        command,
+        cwd,
+        module,
+        root,
+        timeout,
+        env: &[],
+    };
+    run_with(&spec, None).map(|_| ())
+}
+
+/// How to run one command of a module.
+pub(super) struct Spec<'a> {
+    /// What it is, for the reason ("activate", "check", "provide").
+    pub what: &'a str,
+    /// The `sh -c` command.
+    pub command: &'a str,
+    /// Where it runs (the unpacked version).
+    pub cwd: &'a Path,
+    /// Its module.
+    pub module: &'a str,
+    /// The node root, absolute.
+    pub root: &'a Path,
+    /// How long it may take.
+    pub timeout: Duration,
+    /// More environment.
+    pub env: &'a [(&'a str, &'a str)],
+}
+
+/// [`run`], with `spec`'s environment; with `stdout`, its standard output goes to that file
+/// alone (and the reason's tail is of its standard error).
+pub(super) fn run_with(spec: &Spec, stdout: Option<&File>) -> Result<(), String> {
+    let what = spec.what;
+    let mut out = tempfile::tempfile_in(spec.root)
         .map_err(|e| format!("{what} could not be started: no file for its output: {e}"))?;
-    let (stdout, stderr) = match (out.try_clone(), out.try_clone()) {
+    let (out_stdout, stderr) = match (
+        stdout.map_or_else(|| out.try_clone(), File::try_clone),
+        out.try_clone(),
+    ) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => {
             return Err(format!(
@@ -38,27 +77,36 @@ pub(super) fn run(
             ));
         }
     };
-    let mut child = Command::new("sh")
+    let mut command = Command::new("sh");
+    command
         .arg("-c")
-        .arg(command)
-        .current_dir(cwd)
-        .env("MESH_MODULE", module)
-        .env("MESH_NODE_ROOT", root)
+        .arg(spec.command)
+        .current_dir(spec.cwd)
+        .env("MESH_MODULE", spec.module)
+        .env("MESH_NODE_ROOT", spec.root)
+        .env(
+            "MESH_SECRETS",
+            super::secrets::dir_of(spec.root, spec.module),
+        );
+    for (k, v) in spec.env {
+        command.env(k, v);
+    }
+    let mut child = command
         .stdin(Stdio::null())
-        .stdout(stdout)
+        .stdout(out_stdout)
         .stderr(stderr)
         .process_group(0)
         .spawn()
         .map_err(|e| format!("{what} could not be started: {e}"))?;
 
-    let result = match crate::process::wait_until(&mut child, timeout) {
+    let result = match crate::process::wait_until(&mut child, spec.timeout) {
         Ok(Some(status)) if status.success() => return Ok(()),
         Ok(Some(status)) => format!("{what} {}", describe(status)),
         Ok(None) => {
             crate::process::stop(&mut child);
             format!(
                 "{what} timed out after {}",
-                humantime::format_duration(timeout)
+                humantime::format_duration(spec.timeout)
             )
         }
         Err(e) => {
@@ -66,8 +114,12 @@ pub(super) fn run(
             format!("{what} could not be waited for: {e}")
         }
     };
+    // A secret the command printed never goes into a report.
     Err(match tail(&mut out) {
-        Some(tail) => format!("{result}; last output:\n{tail}"),
+        Some(tail) => format!(
+            "{result}; last output:\n{}",
+            super::secrets::redact(spec.root, spec.module, tail)
+        ),
         None => result,
     })
 }

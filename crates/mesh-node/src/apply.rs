@@ -3,14 +3,14 @@
 //! converges (nothing is unpacked twice; a module that is unchanged since it activated is not
 //! activated again). A new version that fails goes back to the last one that activated.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
 use std::io::{self, BufReader};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::{activate, health};
+use super::{activate, health, secrets};
 use serde::{Deserialize, Serialize};
 
 use super::disk::{RootLock, list_dir, read_json};
@@ -138,11 +138,13 @@ pub fn apply_with(root: &Root, options: &ApplyOptions) -> Result<Report, NodeErr
             )),
             rolled_back: None,
             health: None,
+            secrets: Default::default(),
         }),
     }
     prune_all(&modules_dir, &kept);
     prune_artifacts(&layout, &kept, &envelope.declaration.modules);
     kept.prune();
+    settle_secrets(&layout, &declared, &goods, &mut resources);
 
     let held = Held {
         digest: envelope.digest.clone(),
@@ -156,6 +158,45 @@ pub fn apply_with(root: &Root, options: &ApplyOptions) -> Result<Report, NodeErr
 
     let (outcome, reason) = outcome_of(&resources);
     journal::append(root, Report::new(Some(held), outcome, reason, resources))
+}
+
+/// Secrets after an apply: each module's report names the secrets of the version it ends on
+/// (the read-back), modules no longer declared have none, and sealed values that neither the
+/// declaration nor a version to go back to names are removed.
+fn settle_secrets(
+    layout: &Layout,
+    declared: &[&DeclaredModule],
+    goods: &[(String, Version)],
+    resources: &mut [ResourceReport],
+) {
+    for r in resources.iter_mut() {
+        let name = r.id.trim_start_matches("module:");
+        if let Some((_, g)) = goods.iter().find(|(n, _)| n == name) {
+            r.secrets = g.secrets.clone();
+        }
+    }
+    let names: BTreeSet<&str> = declared.iter().map(|m| m.name.as_str()).collect();
+    secrets::remove_undeclared(&layout.root, &names);
+    let kept = Kept::new(layout);
+    let goods_kept: Vec<Version> = names
+        .iter()
+        .filter_map(|n| kept.good(&layout.modules().join(n), n))
+        .collect();
+    let keep: BTreeSet<&str> = declared
+        .iter()
+        .flat_map(|m| m.secrets.iter().map(|s| s.digest.as_str()))
+        .chain(
+            goods
+                .iter()
+                .flat_map(|(_, g)| g.secrets.values().map(String::as_str)),
+        )
+        .chain(
+            goods_kept
+                .iter()
+                .flat_map(|g| g.secrets.values().map(String::as_str)),
+        )
+        .collect();
+    secrets::prune(layout, &keep);
 }
 
 /// The build (id, commit) `artifact` of module `name` came from: the declared one, or the last
@@ -217,6 +258,9 @@ struct Version {
     build: String,
     /// The commit that build was made from.
     commit: String,
+    /// Its secrets, name → keyed digest (absent in records older than secrets: none).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    secrets: secrets::Named,
 }
 
 impl Version {
@@ -226,13 +270,20 @@ impl Version {
             activate: m.activate.clone(),
             build: m.build.clone(),
             commit: m.commit.clone(),
+            secrets: m
+                .secrets
+                .iter()
+                .map(|s| (s.name.clone(), s.digest.clone()))
+                .collect(),
         }
     }
 
-    /// Whether `other` runs the same way: the same artifact and the same `activate` (a build
-    /// id alone does not change what runs).
+    /// Whether `other` runs the same way: the same artifact, the same `activate` and the same
+    /// secrets (a build id alone does not change what runs; a changed secret does).
     fn runs_as(&self, other: &Version) -> bool {
-        self.artifact == other.artifact && self.activate == other.activate
+        self.artifact == other.artifact
+            && self.activate == other.activate
+            && self.secrets == other.secrets
     }
 
     fn words(&self) -> String {
@@ -272,6 +323,7 @@ fn apply_module(
         reason: Some(reason),
         rolled_back: None,
         health: None,
+        secrets: Default::default(),
     };
     let (name, digest) = (module.name.as_str(), module.artifact.as_str());
     // Checked on receive; checked again before either becomes a path.
@@ -292,6 +344,9 @@ fn apply_module(
     if let Some(g) = runs_good
         && let Some((report, unchanged)) = as_before(&module_dir, digest, g, &want, &id)
     {
+        if unchanged && let Err(why) = secrets::write_module(layout, name, &g.secrets) {
+            return (failed(why), good);
+        }
         return (report, if unchanged { Some(g.clone()) } else { good });
     }
     let before = fs::read_link(module_dir.join(CURRENT)).ok();
@@ -306,6 +361,7 @@ fn apply_module(
                 reason: None,
                 rolled_back: None,
                 health: None,
+                secrets: Default::default(),
             };
             (ok, Some(want))
         }
@@ -360,6 +416,7 @@ fn as_before(
             reason: None,
             rolled_back: None,
             health: None,
+            secrets: Default::default(),
         };
         return Some((ok, true));
     }
@@ -408,6 +465,7 @@ fn go_back(
         &good.artifact,
         &module_dir.join(&good.artifact),
     )
+    .and_then(|()| secrets::write_module(layout, &name, &good.secrets))
     .and_then(|()| {
         switch_current(module_dir, &good.artifact)
             .map_err(|e| format!("could not switch {CURRENT} back to {}: {e}", good.artifact))
@@ -448,6 +506,7 @@ fn go_back(
         }),
         rolled_back: Some(rolled_back),
         health: None,
+        secrets: Default::default(),
     };
     if back.is_ok() {
         let _ = write_marker(
@@ -484,6 +543,7 @@ fn bring_up(
     let module_dir = layout.modules().join(name);
     let version = module_dir.join(digest);
     ensure_unpacked(layout, kept, digest, &version).map_err(before)?;
+    secrets::write_module(layout, name, &Version::of(module).secrets).map_err(before)?;
     switch_current(&module_dir, digest)
         .map_err(|e| before(format!("could not switch {CURRENT} to {digest}: {e}")))?;
     let after = |reason: String| Down {
@@ -745,6 +805,7 @@ fn switch_off_undeclared(
                 reason: None,
                 rolled_back: None,
                 health: None,
+                secrets: Default::default(),
             },
             Err(e) => ResourceReport {
                 id,
@@ -752,6 +813,7 @@ fn switch_off_undeclared(
                 reason: Some(format!("no longer declared, but not switched off: {e}")),
                 rolled_back: None,
                 health: None,
+                secrets: Default::default(),
             },
         });
     }

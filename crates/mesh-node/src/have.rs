@@ -34,6 +34,13 @@ pub struct Have {
     /// the root one of its node names already holds, even after `ROOT/id` was made anew.
     #[serde(default)]
     pub declared_for: Option<DeclaredFor>,
+    /// The node's age recipient (`age1…`), once made: what its secrets are encrypted to.
+    #[serde(default)]
+    pub age: Option<String>,
+    /// The keyed digests of the secret values it holds (sealed), sorted: a controller sends
+    /// only those it lacks.
+    #[serde(default)]
+    pub secrets: Vec<String>,
     /// The modules of the declaration in force, as declared: which build (and commit) of each
     /// it runs or will, whoever declared it (empty from a node older than rollouts).
     #[serde(default)]
@@ -101,6 +108,8 @@ pub fn have(root: &Root) -> Result<Have, NodeError> {
         }),
         applied: layout.applied()?,
         node_id: super::node_id(root, false)?,
+        age: super::secrets::recipient(root, false)?,
+        secrets: super::secrets::sealed(&layout)?,
         declared_by,
         declared_for,
         modules,

@@ -81,6 +81,8 @@ fn a_check_that_fails_while_settling_is_a_failed_version() {
     let dies = DeclaredModule {
         activate: Some("echo 2 >> \"$MESH_NODE_ROOT/runs\"; (sleep 0.3; touch \"$MESH_NODE_ROOT/died\") >/dev/null 2>&1 &".into()),
         settle_ms: Some(1200),
+        provide: None,
+        secrets: Vec::new(),
         ..checked("svc", &v2, "2", &alive_unless("died"))
     };
     send(root, &[&v2], &envelope(vec![dies], 2));

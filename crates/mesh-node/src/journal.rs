@@ -76,6 +76,11 @@ pub struct ResourceReport {
     /// (absent otherwise, and in reports of nodes older than checks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health: Option<Health>,
+    /// The secrets of the version it runs, name → keyed digest, as written under
+    /// `ROOT/secrets/<module>/` and read back: what confirms the node holds the declared ones
+    /// (absent when it has none).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub secrets: std::collections::BTreeMap<String, String>,
 }
 
 /// A module's health: its check's answer about the version it runs, and since when it has
@@ -414,6 +419,7 @@ mod tests {
                     reason: None,
                     rolled_back: None,
                     health: None,
+                    secrets: Default::default(),
                 },
                 ResourceReport {
                     id: "module:a".into(),
@@ -421,6 +427,7 @@ mod tests {
                     reason: None,
                     rolled_back: None,
                     health: None,
+                    secrets: Default::default(),
                 },
             ],
         );

@@ -18,6 +18,10 @@
 //! state.json                      {"sequence","digest"} of the last declaration applied (the floor)
 //! trust.json                      the controllers it takes declarations from (see `trust`)
 //! id                              the node id, made on first contact: one root, one name
+//! age-id                          the node's age identity (0600), made on first contact: secrets are encrypted to it
+//! sealed/<digest>                 secret values received, sealed to that identity, by keyed digest
+//! secrets/<module>/<NAME>         the secrets of the version a module runs (0700/0600): its `MESH_SECRETS`
+//! provided/<consumer>.<as>.age    credentials this node's `provide` made, encrypted to the controllers
 //! .lock                           held exclusively by `receive` and `apply`
 //! .session.sock, .session.lock    a lingering session's socket (0600) and its one-server lock
 //! ```
@@ -38,7 +42,9 @@ mod have;
 mod health;
 mod journal;
 pub mod process;
+mod provide;
 mod receive;
+mod secrets;
 mod serve;
 mod session;
 pub mod trust;
@@ -47,6 +53,8 @@ pub mod trust;
 mod going_back_tests;
 #[cfg(test)]
 mod health_tests;
+#[cfg(test)]
+mod secrets_tests;
 #[cfg(test)]
 mod session_tests;
 #[cfg(test)]
@@ -73,7 +81,9 @@ pub use journal::{
     Health, JOURNAL_LIMIT, Outcome, Report, ResourceOutcome, ResourceReport, RolledBack,
     reports_since,
 };
+pub use provide::{Made, PROVIDE_TIMEOUT, Request as ProvideRequest, checked_lines, provide};
 pub use receive::{MAX_DECLARATION, Received, receive};
+pub use secrets::recipient;
 pub use serve::{linger, serve, socket_path};
 pub use session::{Hello, SESSION_SINCE, session};
 
@@ -229,6 +239,19 @@ pub enum NodeError {
         reason: String,
     },
 
+    /// A module's `provide` could not make credentials.
+    #[error("provide failed: {reason}")]
+    #[diagnostic(
+        code(mesh::node::provide),
+        help(
+            "the consumer keeps what it runs and waits for its credentials; fix what the reason names and run `mesh provision PROVIDER --again`"
+        )
+    )]
+    Provide {
+        /// Why, never quoting what it printed on standard output.
+        reason: String,
+    },
+
     /// `apply` found no declaration to apply.
     #[error("nothing is declared on this node: {} does not exist", path.display())]
     #[diagnostic(
@@ -354,6 +377,18 @@ impl Layout {
 
     fn id(&self) -> PathBuf {
         self.root.join("id")
+    }
+
+    fn age_id(&self) -> PathBuf {
+        self.root.join("age-id")
+    }
+
+    fn provided(&self) -> PathBuf {
+        self.root.join("provided")
+    }
+
+    fn sealed(&self) -> PathBuf {
+        self.root.join("sealed")
     }
 
     fn kept(&self) -> PathBuf {

@@ -8,6 +8,7 @@
 //!
 //! ```text
 //! declaration <size>\n<size bytes: the envelope JSON>
+//! secrets <size>\n<size bytes: age, to the node's key>   (when it lacks some of the secrets)
 //! artifact <digest> <size>\n<size raw bytes>     (zero or more)
 //! end\n
 //! ```
@@ -143,13 +144,12 @@ fn answer(output: &mut impl Write, value: &serde_json::Value) -> Result<(), Node
 /// nothing from an untrusted or stale sender is kept; then its artifacts, stored as they come;
 /// then the declaration put in force unless it already is.
 fn receive_locked(layout: &Layout, input: &mut impl BufRead) -> Result<Received, Stop> {
-    let store = layout.store();
     let bytes = read_declaration_line(input)?;
     let (envelope, held) = check_declaration(&bytes)?;
     let trust = super::trust::admit(layout, &envelope).map_err(Stop::Untrusted)?;
     let in_force = check_sequence(layout, &held)?;
-    let artifacts = read_artifacts(&store, input)?;
-    check_modules(&store, &envelope, &held)?;
+    let artifacts = read_artifacts(layout, input, &held)?;
+    check_modules(layout, &envelope, &held)?;
     let unchanged = in_force.as_ref() == Some(&held);
     if !unchanged {
         // Trust first: a declaration in force always came from a controller the node trusts.
@@ -180,9 +180,14 @@ fn read_declaration_line(input: &mut impl BufRead) -> Result<Vec<u8>, Stop> {
     }
 }
 
-/// The artifacts after the declaration, each stored as it comes, up to the `end` line (and
-/// the stream ending right after it). Their digests in stream order.
-fn read_artifacts(store: &ArtifactStore, input: &mut impl BufRead) -> Result<Vec<String>, Stop> {
+/// The secrets and artifacts after the declaration `held`, each kept as it comes, up to the
+/// `end` line (and the stream ending right after it). The artifacts' digests in stream order.
+fn read_artifacts(
+    layout: &Layout,
+    input: &mut impl BufRead,
+    held: &Held,
+) -> Result<Vec<String>, Stop> {
+    let store = layout.store();
     let mut artifacts = Vec::new();
     loop {
         let line = read_line(input)?.ok_or_else(|| {
@@ -190,8 +195,26 @@ fn read_artifacts(store: &ArtifactStore, input: &mut impl BufRead) -> Result<Vec
         })?;
         let words: Vec<&str> = line.split(' ').collect();
         match words.as_slice() {
+            ["secrets", size] => {
+                let size = parse_size(size, &line)?;
+                if size > mesh_proto::secret::MAX_DELIVERY {
+                    return Err(refuse_held(
+                        held,
+                        format!(
+                            "the secrets are {size} bytes, more than the {} accepted",
+                            mesh_proto::secret::MAX_DELIVERY
+                        ),
+                    ));
+                }
+                let mut bytes = Vec::new();
+                Exact::new(&mut *input, size, "the stream ended early")
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| Stop::Cut(stream_failed("the secrets", &e)))?;
+                super::secrets::take(layout, &bytes, &held.digest)
+                    .map_err(|why| refuse_held(held, why))?;
+            }
             ["artifact", digest, size, rest @ ..] => {
-                store_artifact(store, input, &line, digest, size, rest)?;
+                store_artifact(&store, input, &line, digest, size, rest)?;
                 artifacts.push((*digest).to_string());
             }
             ["end"] => {
@@ -299,8 +322,11 @@ fn check_declaration(bytes: &[u8]) -> Result<(Envelope, Held), Stop> {
     Ok((envelope, held))
 }
 
-/// Every module the declaration names: a valid name, declared once, its artifact held.
-fn check_modules(store: &ArtifactStore, envelope: &Envelope, held: &Held) -> Result<(), Stop> {
+/// Every module the declaration names: a valid name, declared once, its artifact held, its
+/// secrets valid names each held (sealed).
+fn check_modules(layout: &Layout, envelope: &Envelope, held: &Held) -> Result<(), Stop> {
+    let store = layout.store();
+    let sealed: BTreeSet<String> = super::secrets::sealed(layout)?.into_iter().collect();
     let mut names = BTreeSet::new();
     for module in &envelope.declaration.modules {
         if !is_valid_name(&module.name) {
@@ -326,6 +352,37 @@ fn check_modules(store: &ArtifactStore, envelope: &Envelope, held: &Held) -> Res
                     "module {} names artifact {} which the node does not hold",
                     module.name, module.artifact
                 ),
+            ));
+        }
+        check_secrets(module, &sealed).map_err(|why| refuse_held(held, why))?;
+    }
+    Ok(())
+}
+
+/// A module's secrets: valid names, each once, each value held (sealed).
+fn check_secrets(
+    module: &mesh_proto::wire::DeclaredModule,
+    sealed: &BTreeSet<String>,
+) -> Result<(), String> {
+    use mesh_proto::secret::{is_secret_digest, is_secret_name};
+    let mut seen = BTreeSet::new();
+    for s in &module.secrets {
+        if !is_secret_name(&s.name) || !is_secret_digest(&s.digest) {
+            return Err(format!(
+                "module {} names an invalid secret {:?} ({:?})",
+                module.name, s.name, s.digest
+            ));
+        }
+        if !seen.insert(s.name.as_str()) {
+            return Err(format!(
+                "module {} names secret {} twice",
+                module.name, s.name
+            ));
+        }
+        if !sealed.contains(&s.digest) {
+            return Err(format!(
+                "module {} names secret {} whose value the node does not hold (it did not come with the declaration)",
+                module.name, s.name
             ));
         }
     }

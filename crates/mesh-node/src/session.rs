@@ -24,6 +24,9 @@ pub struct Hello {
     /// The node's id (a node's hello only): one root, one id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
+    /// The node's age recipient (a node's hello only): what its secrets are encrypted to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age: Option<String>,
     /// The controller's: how often, in milliseconds, it wants an `Alive` frame while a request
     /// works (an apply), so that its deadline counts silence and not work. Absent: never.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,6 +52,8 @@ pub fn session(
         // First contact makes the id (and the root); a root that cannot hold one still
         // serves, and `have` says it has none.
         node: super::node_id(root, true).ok().flatten(),
+        // Made with the id: the key its secrets are encrypted to.
+        age: super::secrets::recipient(root, true).ok().flatten(),
         alive_every_ms: None,
     };
     // How often the controller wants signs of life while a request works.
@@ -91,6 +96,16 @@ pub fn session(
                 skip(input, len)?;
                 let answer =
                     alive_while(output, alive_every, || super::check(root).map(|r| json(&r)))?;
+                reply(output, answer)?;
+            }
+            Kind::Provide => {
+                let request = frame::payload(input, len).map_err(|e| cut(e.to_string()))?;
+                let Ok(request) = serde_json::from_slice::<super::ProvideRequest>(&request) else {
+                    return refuse_frame(output, "a provide request that is not one".into());
+                };
+                let answer = alive_while(output, alive_every, || {
+                    super::provide(root, &request).map(|m| json(&m))
+                })?;
                 reply(output, answer)?;
             }
             Kind::Report => report(root, input, len, output)?,

@@ -54,6 +54,8 @@ pub(super) fn module(
         check: None,
         check_timeout_ms: None,
         settle_ms: None,
+        provide: None,
+        secrets: Vec::new(),
     }
 }
 
@@ -238,6 +240,7 @@ fn receive_apply_report_round_trip() {
             reason: None,
             rolled_back: None,
             health: None,
+            secrets: Default::default(),
         }]
     );
     assert_eq!(current(root, "web"), Some(PathBuf::from(&web.0)));
@@ -623,6 +626,7 @@ fn a_module_no_longer_declared_is_switched_off() {
             reason: None,
             rolled_back: None,
             health: None,
+            secrets: Default::default(),
         }]
     );
 }

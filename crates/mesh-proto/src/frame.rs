@@ -13,6 +13,8 @@
 //! Receive, Data…, End                   Answer: {"received":…} or {"refused":…}
 //! Apply                                 Alive… (while it works), Answer: the report JSON
 //! Report "N" (since)                    Answer: the reports, JSON lines (a page: see MORE)
+//! Check                                 Answer: the `checked` report JSON, or nothing
+//! Provide {"provider","consumer","as",…} Answer: {"sealed":hex,"ran":bool}
 //! Quit                                  (exit 0)
 //!                                       Error {"error":"busy"|"failed"|"frame","message":…}
 //! ```
@@ -58,6 +60,9 @@ pub enum Kind {
     /// Asks the node to run every module's check now and report their health (a `checked`
     /// report); answers that report, or nothing when no module it runs has a check.
     Check,
+    /// Asks the node to run a module's `provide` for a consumer (JSON request), or hand back
+    /// the credentials it made before; answers them encrypted to the controllers named.
+    Provide,
     /// Asks whom the node trusts (`show`), or makes it forget its pin (`reset`).
     Trust,
     /// Ends the conversation.
@@ -84,6 +89,7 @@ impl Kind {
             Kind::Report => b'P',
             Kind::Trust => b'T',
             Kind::Check => b'C',
+            Kind::Provide => b'V',
             Kind::Quit => b'Q',
             Kind::Answer => b'a',
             Kind::Error => b'X',
@@ -102,6 +108,7 @@ impl Kind {
             b'P' => Kind::Report,
             b'T' => Kind::Trust,
             b'C' => Kind::Check,
+            b'V' => Kind::Provide,
             b'Q' => Kind::Quit,
             b'a' => Kind::Answer,
             b'X' => Kind::Error,

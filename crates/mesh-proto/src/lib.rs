@@ -7,6 +7,7 @@
 pub mod frame;
 pub mod keys;
 pub mod names;
+pub mod secret;
 pub mod wire;
 
 /// The node protocol's version: `have` and a session's hello say it, so a controller can tell
@@ -14,7 +15,9 @@ pub mod wire;
 /// declarations sent before their artifacts, node ids, trust resets, and signs of life
 /// (`Alive` frames) while an apply runs, so the controller's deadline counts silence. 4: module
 /// checks (`check`, `settle` in the declaration, `Check` requests, health in every report).
-pub const PROTOCOL: u32 = 4;
+/// 5: secrets (named by digest in the declaration, their values in the receive stream
+/// encrypted to the node's age key), and `provide` (`Provide` requests).
+pub const PROTOCOL: u32 = 5;
 
 /// Sequences (of declarations and of reports) are bounded below this: 2^53, the largest
 /// integer every JSON reader holds exactly. A node refuses a declaration at or above it and the

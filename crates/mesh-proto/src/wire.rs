@@ -27,6 +27,14 @@ pub struct DeclaredModule {
     pub commit: String,
     /// The module's name.
     pub name: String,
+    /// Run (on request) to make credentials for a module that names this one in its
+    /// `instantiation`: its standard output is `KEY=VALUE` lines. Absent: it makes none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provide: Option<String>,
+    /// Its secrets, each by name and keyed digest (never a value), sorted by name; the node
+    /// writes them under `ROOT/secrets/<name>/`. Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secrets: Vec<crate::secret::SecretRef>,
     /// How long after `activate` the check must keep passing before the version counts as
     /// applied, in milliseconds (absent: one check right after activate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -264,6 +272,8 @@ mod tests {
                 check: None,
                 check_timeout_ms: None,
                 settle_ms: None,
+                provide: None,
+                secrets: Vec::new(),
             }],
         }
     }

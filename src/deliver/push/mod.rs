@@ -182,6 +182,12 @@ enum Event {
         node: String,
         id: String,
     },
+    /// The age key the node said, with its root's id.
+    AgeKey {
+        node: String,
+        key: String,
+        id: Option<String>,
+    },
     /// The node runs another controller's declaration, left in place.
     Elsewhere {
         node: String,
@@ -213,7 +219,56 @@ enum Event {
 /// Pushes through `sessions`; returns one line per node considered, sorted by node.
 /// `_validated` is the mesh as read by [`Snapshot::read`]: push is never run on a mesh `plan`
 /// would refuse.
+///
+/// Credentials a consumer waits for are made first (see [`crate::secrets::provided`]); when
+/// a provider could not make them because it was given its first version only by this push,
+/// they are made again after it, and the nodes that waited are pushed to once more.
 pub fn push(
+    paths: &Paths,
+    mesh: &MeshConfig,
+    validated: &Snapshot,
+    opts: &PushOptions,
+    progress: &dyn PushProgress,
+    sessions: &Connections,
+) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
+    use crate::secrets::provided::{Scope, ensure};
+    let made = ensure(paths, mesh, sessions, &Scope::default())?;
+    let (mut results, mut events) = push_once(paths, mesh, validated, opts, progress, sessions)?;
+    let sent = results
+        .iter()
+        .any(|r| matches!(r.outcome, Outcome::Sent { .. }));
+    if sent
+        && made.iter().any(|p| p.outcome == "failed")
+        && ensure(paths, mesh, sessions, &Scope::default())?
+            .iter()
+            .any(|p| p.outcome != "failed")
+    {
+        let (again, more) = push_once(paths, mesh, validated, opts, progress, sessions)?;
+        events.extend(more);
+        for r in again {
+            if let Some(was) = results.iter_mut().find(|w| w.node == r.node)
+                && !matches!(r.outcome, Outcome::Unchanged)
+            {
+                *was = r;
+            }
+        }
+    }
+    // A node sent only its provider (provider first) still waits: said as status says it.
+    let strict = paths.open()?.read(|r| compose::stored(r, mesh))?.composed;
+    for r in &mut results {
+        if let (Outcome::Unchanged, Some(Composed::NotWorkedOut(reason))) =
+            (&r.outcome, strict.get(&r.node))
+        {
+            r.outcome = Outcome::NotWorkedOut {
+                reason: reason.clone(),
+            };
+        }
+    }
+    Ok((results, events))
+}
+
+/// One round of [`push`].
+fn push_once(
     paths: &Paths,
     mesh: &MeshConfig,
     validated: &Snapshot,
@@ -224,16 +279,27 @@ pub fn push(
     for n in opts.nodes.iter().chain(&opts.take_over) {
         mesh.node(n)?;
     }
-    let (composed, records, elsewhere, ids, rolling) = {
+    let (composed, records, elsewhere, ids, rolling, (keys, made)) = {
         let store = paths.open()?;
         store.read(|r| {
             let fleet = crate::rollout::Fleet::read(r)?;
             let compose::Stored {
                 declared, composed, ..
-            } = compose::stored_in(r, mesh, &fleet)?;
+            } = compose::stored_for_push(r, mesh, &fleet)?;
             let rolling = crate::rollout::rolling(r, &declared)?;
             let ids: HashMap<String, String> = r.by_name(NODE_IDS)?;
-            Ok((composed, fleet.records, elsewhere::all(r)?, ids, rolling))
+            let secrets = (
+                crate::secrets::keys::all(r)?,
+                crate::secrets::provided::all(r)?,
+            );
+            Ok((
+                composed,
+                fleet.records,
+                elsewhere::all(r)?,
+                ids,
+                rolling,
+                secrets,
+            ))
         })?
     };
     let (mut results, work) = sort_nodes(&composed, &records, &elsewhere, opts);
@@ -251,9 +317,16 @@ pub fn push(
         .filter(|(name, _)| mesh.nodes.contains_key(name))
         .map(|(name, id)| (id, name))
         .collect();
+    let values = crate::secrets::deliver::Values::new(
+        crate::controller::age_identity(&me),
+        &mesh.secrets,
+        &made,
+    );
     let ctx = Context {
         signer: me.signer(),
         me,
+        values,
+        keys,
         histories: elsewhere::Histories::new(validated, &mesh.dir),
         take_over: opts.take_over.iter().cloned().collect(),
         claims: Mutex::new(claims),
@@ -277,6 +350,10 @@ pub fn push(
 /// and which node name each node id belongs to.
 struct Context {
     me: Identity,
+    /// The values of the secrets a node may lack, decrypted once.
+    values: crate::secrets::deliver::Values,
+    /// Each node's age key as pinned here.
+    keys: HashMap<String, crate::secrets::keys::NodeKey>,
     /// `me` as declarations name it.
     signer: crate::controller::Signer,
     histories: elsewhere::Histories,
@@ -494,6 +571,13 @@ fn send_one(
     if let Some(refused) = claim(ctx, node, &have, tx) {
         return refused;
     }
+    if let Some(key) = &have.age {
+        let _ = tx.send(Msg::Record(Event::AgeKey {
+            node: node.to_string(),
+            key: key.clone(),
+            id: have.node_id.clone(),
+        }));
+    }
     let digest = declaration.digest();
     let commits = ctx.histories.commits(&repos);
     let took_over_from = match may_declare(ctx, node, &have, &declaration, &digest, &commits, tx) {
@@ -516,7 +600,7 @@ fn send_one(
         outgoing,
         tx,
     );
-    let (sequence, parts) = match going {
+    let (sequence, parts, secrets) = match going {
         Ok(going) => going,
         Err(not_sent) => return not_sent,
     };
@@ -525,7 +609,14 @@ fn send_one(
         .seal(sequence)
         .signed(&ctx.me, commits)
         .to_bytes();
-    let (answer, bytes, wire_bytes) = match send_parts(session, node, &parts, &envelope, progress) {
+    let sent = send_parts(
+        session,
+        node,
+        (&parts, secrets.as_deref()),
+        &envelope,
+        progress,
+    );
+    let (answer, bytes, wire_bytes) = match sent {
         Ok(sent) => sent,
         Err(reason) => return not_sent(node, reason, tx),
     };
@@ -550,12 +641,12 @@ fn send_one(
 fn send_parts(
     session: &mut NodeSession,
     node: &str,
-    parts: &[Arc<Part>],
+    (parts, secrets): (&[Arc<Part>], Option<&[u8]>),
     envelope: &[u8],
     progress: &dyn PushProgress,
 ) -> std::result::Result<(std::result::Result<Answer, TransportError>, u64, u64), String> {
     let refs: Vec<&Part> = parts.iter().map(|p| p.as_ref()).collect();
-    let mut stream = Stream::new(&refs, envelope).map_err(|e| {
+    let mut stream = Stream::new(&refs, envelope, secrets).map_err(|e| {
         format!("an artifact is missing from .mesh/artifacts ({e}): rebuild with `mesh build`")
     })?;
     let (bytes, wire_bytes) = (stream.artifact_bytes, stream.wire_bytes);
@@ -569,8 +660,12 @@ fn send_parts(
     Ok((session.receive(&mut stream), bytes, wire_bytes))
 }
 
-/// The sequence this send takes and the artifacts the node lacks; the outcome when it cannot
-/// go (the sequence bound, a damaged artifact).
+/// What goes to a node: the sequence, the artifacts it lacks, the values it lacks (sealed).
+type Going = (u64, Vec<Arc<Part>>, Option<Vec<u8>>);
+
+/// The sequence this send takes, the artifacts the node lacks and the `secrets` entry of the
+/// values it lacks (encrypted to it); the outcome when it cannot go (the sequence bound, a
+/// damaged artifact, a secret that cannot be read, a node key nobody accepted).
 fn what_goes(
     ctx: &Context,
     node: &str,
@@ -578,7 +673,7 @@ fn what_goes(
     (declaration, digest): (&crate::declare::Declaration, &str),
     outgoing: &Outgoing,
     tx: &mpsc::Sender<Msg>,
-) -> std::result::Result<(u64, Vec<Arc<Part>>), Outcome> {
+) -> std::result::Result<Going, Outcome> {
     let sequence = next_sequence(digest, rec.sent.as_ref(), have);
     // Bounded: never a sequence a JSON reader cannot hold exactly, never a wrap to 0.
     if sequence >= MAX_SEQUENCE {
@@ -589,8 +684,20 @@ fn what_goes(
             tx,
         ));
     }
+    let secrets = ctx
+        .values
+        .for_node(declaration, digest, have.age.as_deref(), &have.secrets);
+    let secrets = match secrets {
+        Ok(None) => None,
+        Ok(Some(sealed)) => {
+            crate::secrets::keys::may_send(node, ctx.keys.get(node), have.age.as_deref())
+                .map_err(|reason| not_sent(node, reason, tx))?;
+            Some(sealed)
+        }
+        Err(reason) => return Err(not_sent(node, reason, tx)),
+    };
     match outgoing.missing(declaration, have, tx) {
-        Ok(parts) => Ok((sequence, parts)),
+        Ok(parts) => Ok((sequence, parts, secrets)),
         Err(reason) => Err(not_sent(node, reason, tx)),
     }
 }

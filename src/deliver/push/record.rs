@@ -44,6 +44,9 @@ fn record_one(
             facts.extend(node_id(w, node, id)?);
             return Ok(facts);
         }
+        Event::AgeKey { node, key, id } => {
+            return crate::secrets::keys::said(w, node, key, id.as_deref());
+        }
         Event::Elsewhere { node, found } => {
             let mut facts = elsewhere::record(w, node, found.clone(), now)?;
             if found.relation != Relation::Newer {
@@ -107,7 +110,10 @@ fn record_one(
             }
             rec.unreachable_reason = Some(reason);
         }
-        Event::Damaged { .. } | Event::NodeId { .. } | Event::Elsewhere { .. } => {}
+        Event::Damaged { .. }
+        | Event::NodeId { .. }
+        | Event::AgeKey { .. }
+        | Event::Elsewhere { .. } => {}
     }
     w.put(NODES, node.as_bytes(), &rec)?;
     Ok(facts)

@@ -17,6 +17,8 @@ fn have(declaration: Option<Held>, applied: Option<Held>) -> Have {
         declaration,
         applied,
         node_id: None,
+        age: None,
+        secrets: Vec::new(),
         declared_by: None,
         declared_for: None,
         modules: Vec::new(),

@@ -341,6 +341,7 @@ impl NodeSession {
         // Written only now: a login script that reads its input cannot eat it.
         let mine = Hello {
             node: None,
+            age: None,
             protocol: PROTOCOL,
             version: mesh_node::HOST_VERSION.to_string(),
             // Signs of life while it works, several within the quiet time.
@@ -485,6 +486,21 @@ impl NodeSession {
         })
     }
 
+    /// Asks the node to run a module's `provide` for a consumer, or hand back the credentials
+    /// it made before: encrypted to the request's recipients.
+    pub fn provide(
+        &mut self,
+        request: &mesh_node::ProvideRequest,
+    ) -> Result<mesh_node::Made, TransportError> {
+        let payload = serde_json::to_vec(request).unwrap_or_default();
+        let answer = self.request(Kind::Provide, &payload, frame::MAX_FRAME, "to `provide`")?;
+        serde_json::from_slice(&answer).map_err(|e| {
+            TransportError::failed(format!(
+                "its answer to `provide` is not one this mesh reads ({e})"
+            ))
+        })
+    }
+
     /// Whom the node trusts; with `reset`, makes it forget (the next controller to declare
     /// is pinned) and says whom it trusted.
     pub fn trust(
@@ -581,7 +597,7 @@ impl NodeSession {
         self.doing = doing;
         let quiet = self.patience.quiet;
         let total = match kind {
-            Kind::Apply | Kind::Check => LONG,
+            Kind::Apply | Kind::Check | Kind::Provide => LONG,
             _ => self.patience.short(),
         };
         self.watchdog.arm(quiet, quiet, total);

@@ -1,0 +1,268 @@
+//! A node's secrets. The node has its own age identity (`ROOT/age-id`, 0600, made at first
+//! contact like `ROOT/id`); it says the recipient in its hello and `have`, and controllers
+//! encrypt the values it lacks to it alone. Received values are kept sealed to that key, by
+//! digest (`ROOT/sealed/<digest>`), until a version of a module needs them; the version a
+//! module runs has its secrets written as files, `ROOT/secrets/<module>/<NAME>` (directories
+//! 0700, files 0600, each written atomically), which its `activate` and `check` find through
+//! `MESH_SECRETS`. Nothing else on the node holds a value in plain text: not `current/`, not
+//! an artifact, a report or a log (output tails are searched for each value, see [`redact`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::{self, Read};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use zeroize::Zeroizing;
+
+use super::{Layout, NodeError};
+use crate::durable::write_atomic;
+use mesh_proto::secret::{self, Delivery, MAX_VALUE, is_secret_digest, is_secret_name};
+
+/// The node's age identity, made when `make` and there is none; `None` when there is none.
+/// A link, a file others may read, or one that is not an identity is refused: remove it and a
+/// new one is made, which the controllers see as a new key (no secret goes to it until a
+/// person accepts it there).
+pub(crate) fn identity(
+    root: &Path,
+    make: bool,
+) -> Result<Option<age::x25519::Identity>, NodeError> {
+    let path = Layout::new(root).age_id();
+    let corrupt = |reason: &str| NodeError::Corrupt {
+        path: path.clone(),
+        reason: format!(
+            "{reason}; remove it and a new one is made (controllers then send no secret until a person accepts the new key: `mesh node accept NODE`)"
+        ),
+    };
+    let opened = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path);
+    match opened {
+        Ok(mut file) => {
+            let mode = file
+                .metadata()
+                .map_err(NodeError::io("read", &path))?
+                .permissions()
+                .mode();
+            if mode & 0o077 != 0 {
+                return Err(corrupt("others than its owner may read it"));
+            }
+            let mut text = Zeroizing::new(String::new());
+            file.read_to_string(&mut text)
+                .map_err(NodeError::io("read", &path))?;
+            secret::parse_identity(&text)
+                .map(Some)
+                .map_err(|why| corrupt(&why))
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            Err(corrupt("it is a symbolic link, which mesh does not follow"))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound && make => {
+            use age::secrecy::ExposeSecret;
+            let made = age::x25519::Identity::generate();
+            let text = Zeroizing::new(format!("{}\n", made.to_string().expose_secret()));
+            write_atomic(&path, text.as_bytes())?;
+            Ok(Some(made))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(NodeError::io("read", path)(e)),
+    }
+}
+
+/// The node's age recipient (`age1…`), made with the identity when `make`.
+pub fn recipient(root: &Path, make: bool) -> Result<Option<String>, NodeError> {
+    Ok(identity(root, make)?.map(|i| i.to_public().to_string()))
+}
+
+/// The digests of the values the node holds sealed, sorted.
+pub(crate) fn sealed(layout: &Layout) -> Result<Vec<String>, NodeError> {
+    let dir = layout.sealed();
+    let entries = match fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(NodeError::io("read", dir)(e)),
+    };
+    let mut out: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| is_secret_digest(n))
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// Takes the `secrets` entry of a receive stream: decrypted with the node's key, bound to the
+/// declaration `digest` it came with, each value kept sealed to the node's own key. The
+/// digests taken; why not, as a refusal's sentence.
+pub(crate) fn take(layout: &Layout, bytes: &[u8], digest: &str) -> Result<Vec<String>, String> {
+    let me = identity(&layout.root, false)
+        .map_err(|e| format!("the node's age key could not be read: {e}"))?
+        .ok_or("secrets came, and the node has no age key to read them (ROOT/age-id is made at the first session)")?;
+    let plain = secret::decrypt(&me, bytes, secret::MAX_DELIVERY as usize)
+        .map_err(|why| format!("the secrets that came with the declaration: {why}"))?;
+    let delivery = Delivery::from_bytes(&plain)?;
+    if delivery.declaration != digest {
+        return Err(format!(
+            "the secrets that came were sent with declaration {}, not this one",
+            delivery.declaration
+        ));
+    }
+    let mut taken = Vec::new();
+    for v in &delivery.values {
+        if !is_secret_digest(&v.digest) {
+            return Err(format!("not a secret digest: {:?}", v.digest));
+        }
+        let value = mesh_proto::keys::unhex(&v.hex)
+            .map(Zeroizing::new)
+            .filter(|b| b.len() <= MAX_VALUE)
+            .ok_or_else(|| format!("the value of secret {} is not readable", v.digest))?;
+        let sealed = secret::encrypt(&[me.to_public()], &value)?;
+        write_atomic(&layout.sealed().join(&v.digest), &sealed)
+            .map_err(|e| format!("could not keep a secret: {}", NodeError::from(e)))?;
+        taken.push(v.digest.clone());
+    }
+    Ok(taken)
+}
+
+/// The secrets of one version of a module: name → digest.
+pub(crate) type Named = BTreeMap<String, String>;
+
+/// `ROOT/secrets/<module>`: what `MESH_SECRETS` names.
+pub(crate) fn dir_of(root: &Path, module: &str) -> PathBuf {
+    root.join("secrets").join(module)
+}
+
+/// Writes the secrets of the version of `module` about to run (or running) as its files, and
+/// removes any file of it that version does not name; a module with none has no directory.
+/// Each file is read back. Why not, as a module's failure reason.
+pub(crate) fn write_module(layout: &Layout, module: &str, named: &Named) -> Result<(), String> {
+    let dir = dir_of(&layout.root, module);
+    if named.is_empty() {
+        return match fs::remove_dir_all(&dir) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(format!(
+                "could not remove {} (no secret is declared for it now): {e}",
+                dir.display()
+            )),
+            _ => Ok(()),
+        };
+    }
+    let me = identity(&layout.root, false)
+        .map_err(|e| format!("the node's age key could not be read: {e}"))?
+        .ok_or("its secrets are not held: the node has no age key")?;
+    private_dir(&layout.root.join("secrets"))?;
+    private_dir(&dir)?;
+    for (name, digest) in named {
+        if !is_secret_name(name) || !is_secret_digest(digest) {
+            return Err(format!("invalid secret {name:?} ({digest:?})"));
+        }
+        let sealed = fs::read(layout.sealed().join(digest))
+            .map_err(|e| format!("secret {name} ({}) is not held here: {e}", short(digest)))?;
+        let value = secret::decrypt(&me, &sealed, MAX_VALUE)
+            .map_err(|why| format!("secret {name} ({}): {why}", short(digest)))?;
+        let path = dir.join(name);
+        if fs::read(&path).is_ok_and(|held| Zeroizing::new(held)[..] == value[..]) {
+            continue;
+        }
+        write_atomic(&path, &value)
+            .map_err(|e| format!("secret {name}: {}", NodeError::from(e)))?;
+        let back = fs::read(&path).map(Zeroizing::new);
+        if !back.is_ok_and(|b| b[..] == value[..]) {
+            return Err(format!(
+                "secret {name} could not be read back from {}",
+                path.display()
+            ));
+        }
+    }
+    for e in fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        let Ok(e) = e else { continue };
+        let name = e.file_name();
+        if !name.to_str().is_some_and(|n| named.contains_key(n)) {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+    Ok(())
+}
+
+/// Makes `dir` a directory only its owner may enter (0700).
+fn private_dir(dir: &Path) -> Result<(), String> {
+    match fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| format!("could not make {} private: {e}", dir.display()))
+        }
+        Err(e) => Err(format!("could not create {}: {e}", dir.display())),
+    }
+}
+
+/// Removes the secrets of every module not in `declared`.
+pub(crate) fn remove_undeclared(root: &Path, declared: &BTreeSet<&str>) {
+    let Ok(entries) = fs::read_dir(root.join("secrets")) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if !e.file_name().to_str().is_some_and(|n| declared.contains(n)) {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Removes the sealed values no version in `keep` names.
+pub(crate) fn prune(layout: &Layout, keep: &BTreeSet<&str>) {
+    for digest in sealed(layout).unwrap_or_default() {
+        if !keep.contains(digest.as_str()) {
+            let _ = fs::remove_file(layout.sealed().join(digest));
+        }
+    }
+}
+
+/// `text` with every value of `module`'s secret files replaced by `[secret NAME]`: what a
+/// command printed goes into reports, and a secret it printed must not.
+pub(crate) fn redact(root: &Path, module: &str, text: String) -> String {
+    let Ok(entries) = fs::read_dir(dir_of(root, module)) else {
+        return text;
+    };
+    let mut text = text;
+    for e in entries.flatten() {
+        let Ok(value) = fs::read(e.path()).map(Zeroizing::new) else {
+            continue;
+        };
+        let name = e.file_name().to_string_lossy().into_owned();
+        text = redact_value(text, &value, &name);
+    }
+    text
+}
+
+/// `text` with `value` (and its lines, for a value of several) replaced by `[secret NAME]`.
+pub(crate) fn redact_value(text: String, value: &[u8], name: &str) -> String {
+    let value = Zeroizing::new(String::from_utf8_lossy(value).into_owned());
+    let mut text = text;
+    // Short values would blank ordinary words: a 1- or 2-byte secret is no secret anyway.
+    for part in std::iter::once(value.as_str()).chain(value.lines()) {
+        let part = part.trim();
+        if part.len() >= 3 && text.contains(part) {
+            text = text.replace(part, &format!("[secret {name}]"));
+        }
+    }
+    text
+}
+
+/// The first characters of a digest, for a sentence.
+fn short(digest: &str) -> &str {
+    digest.get(..12).unwrap_or(digest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redaction_hides_a_value_and_its_lines() {
+        let out = redact_value("pw=hunter22\nok".into(), b"hunter22\n", "PW");
+        assert_eq!(out, "pw=[secret PW]\nok");
+        let out = redact_value("a\nline two\nx".into(), b"line one\nline two", "K");
+        assert_eq!(out, "a\n[secret K]\nx");
+        assert_eq!(redact_value("a b".into(), b"a", "X"), "a b");
+    }
+}
