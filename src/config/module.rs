@@ -137,6 +137,30 @@ struct RawDrift {
     ignore: Vec<Spanned<String>>,
 }
 
+/// One `instantiation` entry: the provider (a module name) and what this module calls it (a
+/// prefix of secret names: `db` gives `db_url`); with where the provider is named.
+fn parse_instantiation(
+    r: &Reporter,
+    raw: &RawInstantiation,
+) -> Result<(Instantiation, Range<usize>), ConfigError> {
+    let module = r.name("module", &raw.module)?;
+    let alias = &raw.alias;
+    if !mesh_proto::secret::is_secret_name(alias.get_ref()) {
+        return Err(r.error(
+            "mesh::config::invalid_alias",
+            Some(alias.span()),
+            format!("`as = {:?}` cannot prefix a secret's name", alias.get_ref()),
+            "not a secret name",
+            "an `as` names the credentials the provider makes (`db` gives `db_url`): a letter or _, then letters, digits and _",
+        ));
+    }
+    let edge = Instantiation {
+        module,
+        alias: alias.get_ref().clone(),
+    };
+    Ok((edge, raw.module.span()))
+}
+
 const MODULE_HELP: &str = "a mesh-module.toml holds name, kind, build, test, policy, inputs, activate, check, check_timeout, settle, rollout, presence, instantiation, provide, timeout, [imports] ignore/dev and [drift] ignore; see README.md";
 
 impl ModuleManifest {
@@ -157,22 +181,9 @@ impl ModuleManifest {
         }
         let mut instantiation = Vec::new();
         for i in &raw.instantiation {
-            let n = r.name("module", &i.get_ref().module)?;
-            edge_spans.push((n.clone(), i.get_ref().module.span()));
-            let alias = &i.get_ref().alias;
-            if !mesh_proto::secret::is_secret_name(alias.get_ref()) {
-                return Err(r.error(
-                    "mesh::config::invalid_alias",
-                    Some(alias.span()),
-                    format!("`as = {:?}` cannot prefix a secret's name", alias.get_ref()),
-                    "not a secret name",
-                    "an `as` names the credentials the provider makes (`db` gives `db_url`): a letter or _, then letters, digits and _",
-                ));
-            }
-            instantiation.push(Instantiation {
-                module: n,
-                alias: alias.get_ref().clone(),
-            });
+            let (edge, span) = parse_instantiation(&r, i.get_ref())?;
+            edge_spans.push((edge.module.clone(), span));
+            instantiation.push(edge);
         }
         let ignore = globs(
             &r,

@@ -243,23 +243,16 @@ fn compose_node<'a>(
         let creds = match credentials(m, b, declared, (where_, made.provided)) {
             Ok(creds) => creds,
             Err((why, provider)) => {
-                let holds = made.provider_first.and_then(|h| h.get(node));
-                match holds {
-                    // Provider first: the consumer keeps what the node holds of it.
-                    Some(holds)
-                        if where_
-                            .get(provider.as_str())
-                            .is_some_and(|ns| ns.contains(node)) =>
-                    {
-                        if let Some(h) = holds.iter().find(|h| h.name == m) {
-                            out.push(h.clone());
-                            builds.push((m.to_string(), crate::rollout::UNKNOWN));
-                            repos.insert(b.repo.clone());
-                        }
-                        continue;
-                    }
-                    _ => return Composed::NotWorkedOut(why),
+                // Provider first: the consumer keeps what the node holds of it.
+                let Some(held) = provider_first(made, node, &provider, where_) else {
+                    return Composed::NotWorkedOut(why);
+                };
+                if let Some(h) = held.iter().find(|h| h.name == m) {
+                    out.push(h.clone());
+                    builds.push((m.to_string(), crate::rollout::UNKNOWN));
+                    repos.insert(b.repo.clone());
                 }
+                continue;
             }
         };
         if let Some(h) = held {
@@ -269,23 +262,11 @@ fn compose_node<'a>(
             repos.insert(b.repo.clone());
             continue;
         }
-        let (Some(artifact), commit) = (b.artifact.clone(), b.commit.clone()) else {
+        let Some(entry) = entry(mesh, m, b, creds) else {
             missing.push(m);
             continue;
         };
-        out.push(DeclaredModule {
-            activate: b.activate.clone(),
-            artifact,
-            build: b.id.to_string(),
-            check: b.check.as_ref().map(|c| c.command.clone()),
-            check_timeout_ms: b.check.as_ref().and_then(|c| c.timeout_ms),
-            commit,
-            name: m.to_string(),
-            provide: b.provide.clone(),
-            secrets: secrets_of(mesh, m, creds),
-            settle_ms: b.check.as_ref().and_then(|c| c.settle_ms),
-            size: b.size,
-        });
+        out.push(entry);
         builds.push((m.to_string(), b.id));
         repos.insert(b.repo.clone());
     }
@@ -310,6 +291,43 @@ fn compose_node<'a>(
         repos,
         digest: String::new(),
     }
+}
+
+/// Module `m`'s entry in a declaration, from its build `b` and the credentials made for it;
+/// none when the build has no artifact.
+fn entry(
+    mesh: &MeshConfig,
+    m: &str,
+    b: &BuildRecord,
+    creds: Vec<mesh_proto::secret::SecretRef>,
+) -> Option<DeclaredModule> {
+    Some(DeclaredModule {
+        activate: b.activate.clone(),
+        artifact: b.artifact.clone()?,
+        build: b.id.to_string(),
+        check: b.check.as_ref().map(|c| c.command.clone()),
+        check_timeout_ms: b.check.as_ref().and_then(|c| c.timeout_ms),
+        commit: b.commit.clone(),
+        name: m.to_string(),
+        provide: b.provide.clone(),
+        secrets: secrets_of(mesh, m, creds),
+        settle_ms: b.check.as_ref().and_then(|c| c.settle_ms),
+        size: b.size,
+    })
+}
+
+/// What `node` holds in force, when it is composed provider first: composing for a push, and
+/// `provider` (whose credentials a module of it waits for) is assigned to it too.
+fn provider_first<'a>(
+    made: &Made<'a>,
+    node: &str,
+    provider: &str,
+    where_: &HashMap<&str, BTreeSet<&str>>,
+) -> Option<&'a Vec<DeclaredModule>> {
+    let hosts = where_.get(provider).is_some_and(|ns| ns.contains(node));
+    made.provider_first
+        .and_then(|h| h.get(node))
+        .filter(|_| hosts)
 }
 
 /// The credentials providers made for module `m` (built as `b`), as its secrets; why it cannot

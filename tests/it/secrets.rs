@@ -225,7 +225,7 @@ fn a_replaced_node_gets_no_secret_until_a_person_accepts_its_key() {
     assert_eq!(run.code, 3, "{run}");
     assert!(run.stderr.contains("mesh node accept a"), "{run}");
     assert!(!t.path("nodes/a/secrets").exists(), "nothing went to it");
-    assert!(!t.path("nodes/a/sealed").exists());
+    assert!(!t.path("nodes/a/sealed.age").exists());
     assert!(!t.facts("node-replaced").is_empty());
     let e = t.fails(&["node", "accept", "a", "--key", "age1wrong"], 1);
     assert!(e.contains("offers"), "{e}");

@@ -5,18 +5,19 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
-use std::io::{self, BufReader};
+use std::io;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use super::kept::{Kept, ensure_unpacked};
 use super::{activate, health, secrets};
 use serde::{Deserialize, Serialize};
 
 use super::disk::{RootLock, list_dir, read_json};
 use super::journal::{self, Outcome, Report, ResourceOutcome, ResourceReport, RolledBack};
 use super::{Held, Layout, NodeError, Root};
-use crate::artifact::{ArtifactError, is_digest, unpack};
+use crate::artifact::is_digest;
 use crate::durable::{sync_dir, write_atomic};
 use mesh_proto::names::is_valid_name;
 use mesh_proto::wire::DeclaredModule;
@@ -31,7 +32,7 @@ pub const KEEP_VERSIONS: usize = 3;
 const CURRENT: &str = "current";
 /// Where the last version of a module that activated was recorded before `kept/` (in
 /// `modules/<name>/`): still read, once, from a node an older mesh applied on.
-const GOOD: &str = "good.json";
+pub(super) const GOOD: &str = "good.json";
 /// A version that failed and was gone back from, in `modules/<name>/` (see [`Failed`]).
 const FAILED: &str = "failed.json";
 /// The prefix of the temp link that is renamed over `current`.
@@ -107,11 +108,14 @@ pub fn apply_with(root: &Root, options: &ApplyOptions) -> Result<Report, NodeErr
     let mut declared: Vec<&DeclaredModule> = envelope.declaration.modules.iter().collect();
     declared.sort_by(|a, b| a.name.cmp(&b.name));
     let kept = Kept::new(&layout);
+    // Read once, with the secrets' values: a root whose sealed values cannot be read fails
+    // only the modules that have secrets.
+    let held = secrets::Sealed::read(&layout);
     let mut goods = Vec::new();
     let resources: Vec<ResourceReport> = declared
         .iter()
         .map(|m| {
-            let (report, good) = apply_module(&layout, &kept, &root_abs, m, options);
+            let (report, good) = apply_module(&layout, (&kept, &held), &root_abs, m, options);
             goods.extend(good.map(|g| (m.name.clone(), g)));
             report
         })
@@ -144,7 +148,12 @@ pub fn apply_with(root: &Root, options: &ApplyOptions) -> Result<Report, NodeErr
     prune_all(&modules_dir, &kept);
     prune_artifacts(&layout, &kept, &envelope.declaration.modules);
     kept.prune();
-    settle_secrets(&layout, &declared, &goods, &mut resources);
+    settle_secrets(
+        &layout,
+        held.unwrap_or_default(),
+        &declared,
+        (&goods, &mut resources),
+    );
 
     let held = Held {
         digest: envelope.digest.clone(),
@@ -160,14 +169,31 @@ pub fn apply_with(root: &Root, options: &ApplyOptions) -> Result<Report, NodeErr
     journal::append(root, Report::new(Some(held), outcome, reason, resources))
 }
 
+/// The secrets' values as the apply read them (or why they could not be read).
+type Values = Result<secrets::Sealed, NodeError>;
+
+/// Writes the secrets `named` of the version of `module` that is to run.
+fn write_secrets(
+    layout: &Layout,
+    held: &Values,
+    module: &str,
+    named: &secrets::Named,
+) -> Result<(), String> {
+    match held {
+        Ok(held) => secrets::write_module(layout, held, module, named),
+        Err(e) if !named.is_empty() => Err(format!("its secrets cannot be read: {e}")),
+        Err(_) => secrets::write_module(layout, &secrets::Sealed::default(), module, named),
+    }
+}
+
 /// Secrets after an apply: each module's report names the secrets of the version it ends on
 /// (the read-back), modules no longer declared have none, and sealed values that neither the
 /// declaration nor a version to go back to names are removed.
 fn settle_secrets(
     layout: &Layout,
+    held: secrets::Sealed,
     declared: &[&DeclaredModule],
-    goods: &[(String, Version)],
-    resources: &mut [ResourceReport],
+    (goods, resources): (&[(String, Version)], &mut [ResourceReport]),
 ) {
     for r in resources.iter_mut() {
         let name = r.id.trim_start_matches("module:");
@@ -196,7 +222,7 @@ fn settle_secrets(
                 .flat_map(|g| g.secrets.values().map(String::as_str)),
         )
         .collect();
-    secrets::prune(layout, &keep);
+    secrets::prune(layout, held, &keep);
 }
 
 /// The build (id, commit) `artifact` of module `name` came from: the declared one, or the last
@@ -249,9 +275,9 @@ fn outcome_of(resources: &[ResourceReport]) -> (Outcome, Option<String>) {
 
 /// A module's version as the node remembers it: enough to run it again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Version {
+pub(super) struct Version {
     /// The artifact's digest (the directory under `modules/<name>/`).
-    artifact: String,
+    pub(super) artifact: String,
     /// Its `activate`, as declared with it.
     activate: Option<String>,
     /// The build id it came from.
@@ -311,7 +337,7 @@ struct Failed {
 ///   ([`go_back`]).
 fn apply_module(
     layout: &Layout,
-    kept: &Kept,
+    (kept, held): (&Kept, &Values),
     root_abs: &Path,
     module: &DeclaredModule,
     options: &ApplyOptions,
@@ -344,13 +370,13 @@ fn apply_module(
     if let Some(g) = runs_good
         && let Some((report, unchanged)) = as_before(&module_dir, digest, g, &want, &id)
     {
-        if unchanged && let Err(why) = secrets::write_module(layout, name, &g.secrets) {
+        if unchanged && let Err(why) = write_secrets(layout, held, name, &g.secrets) {
             return (failed(why), good);
         }
         return (report, if unchanged { Some(g.clone()) } else { good });
     }
     let before = fs::read_link(module_dir.join(CURRENT)).ok();
-    match bring_up(layout, kept, root_abs, module, options) {
+    match bring_up(layout, (kept, held), root_abs, module, options) {
         Ok(()) => {
             // Housekeeping as much as a record: failing to write it costs one more activate.
             let _ = kept.keep(layout, name, &want);
@@ -370,7 +396,7 @@ fn apply_module(
             match back {
                 Some(g) => {
                     let report = go_back(
-                        (layout, kept, root_abs),
+                        (layout, (kept, held), root_abs),
                         (&module_dir, id),
                         (&want, &g),
                         reason,
@@ -452,7 +478,7 @@ fn nothing_to_go_back_to(
 /// Before it switches, good's unpacked tree is checked against its digest, and unpacked
 /// again from the kept artifact when it is not what was unpacked (or is gone).
 fn go_back(
-    (layout, kept, root_abs): (&Layout, &Kept, &Path),
+    (layout, (kept, held), root_abs): (&Layout, (&Kept, &Values), &Path),
     (module_dir, id): (&Path, String),
     (want, good): (&Version, &Version),
     reason: String,
@@ -465,7 +491,7 @@ fn go_back(
         &good.artifact,
         &module_dir.join(&good.artifact),
     )
-    .and_then(|()| secrets::write_module(layout, &name, &good.secrets))
+    .and_then(|()| write_secrets(layout, held, &name, &good.secrets))
     .and_then(|()| {
         switch_current(module_dir, &good.artifact)
             .map_err(|e| format!("could not switch {CURRENT} back to {}: {e}", good.artifact))
@@ -530,7 +556,7 @@ struct Down {
 /// Unpacks, switches, activates and reads back the declared version of one module.
 fn bring_up(
     layout: &Layout,
-    kept: &Kept,
+    (kept, held): (&Kept, &Values),
     root_abs: &Path,
     module: &DeclaredModule,
     options: &ApplyOptions,
@@ -543,7 +569,7 @@ fn bring_up(
     let module_dir = layout.modules().join(name);
     let version = module_dir.join(digest);
     ensure_unpacked(layout, kept, digest, &version).map_err(before)?;
-    secrets::write_module(layout, name, &Version::of(module).secrets).map_err(before)?;
+    write_secrets(layout, held, name, &Version::of(module).secrets).map_err(before)?;
     switch_current(&module_dir, digest)
         .map_err(|e| before(format!("could not switch {CURRENT} to {digest}: {e}")))?;
     let after = |reason: String| Down {
@@ -579,12 +605,12 @@ fn bring_up(
 
 /// Reads a marker mesh wrote under a module's directory; a missing or damaged one is none (a
 /// damaged marker costs one more activate, or a failure with nothing to go back to).
-fn read_marker<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+pub(super) fn read_marker<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
     read_json(path).ok().flatten()
 }
 
 /// Writes a marker under a module's directory, atomically.
-fn write_marker<T: Serialize>(path: &Path, value: &T) -> Result<(), NodeError> {
+pub(super) fn write_marker<T: Serialize>(path: &Path, value: &T) -> Result<(), NodeError> {
     let bytes = serde_json::to_vec(value).map_err(|e| NodeError::Corrupt {
         path: path.to_path_buf(),
         reason: format!("could not be encoded: {e}"),
@@ -596,160 +622,6 @@ fn write_marker<T: Serialize>(path: &Path, value: &T) -> Result<(), NodeError> {
 /// an old mtime just makes the version an earlier candidate for pruning.
 fn touch(version: &Path) {
     let _ = File::open(version).and_then(|d| d.set_modified(SystemTime::now()));
-}
-
-/// Makes `version` (`modules/<name>/<digest>`) exactly the artifact `digest` unpacked: a tree
-/// already there is kept only when it packs to that digest again (an activate, or a hand,
-/// may have changed it since); otherwise it is moved aside and the artifact unpacked anew,
-/// from `artifacts/` or the copy in `kept/`, each checked against its digest first. When that
-/// cannot be done, the reason says exactly what is missing.
-fn ensure_unpacked(
-    layout: &Layout,
-    kept: &Kept,
-    digest: &str,
-    version: &Path,
-) -> Result<(), String> {
-    let tree = version.display();
-    let differs = match fs::symlink_metadata(version) {
-        Ok(m) if m.is_dir() => match crate::artifact::pack(version, &mut io::sink()) {
-            Ok((d, _)) if d.as_str() == digest => return Ok(()),
-            Ok(_) => format!("{tree} is not as it was unpacked (files in it were changed)"),
-            Err(e) => format!("{tree} is not as it was unpacked ({e})"),
-        },
-        Ok(_) => format!("{tree} is not a directory"),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("could not look at {tree}: {e}")),
-    };
-    let source = artifact_source(layout, kept, digest).map_err(|missing| {
-        if differs.is_empty() {
-            format!("{tree} is not unpacked, and {missing}")
-        } else {
-            format!("{differs}, and {missing}")
-        }
-    })?;
-    if !differs.is_empty() {
-        // Aside under a name pruning removes (a half unpack's), then gone.
-        let aside =
-            version.with_file_name(format!(".{digest}.unpack-aside-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&aside);
-        fs::rename(version, &aside)
-            .map_err(|e| format!("{differs}, and it could not be moved aside: {e}"))?;
-        let _ = fs::remove_dir_all(&aside);
-    }
-    let file = File::open(&source)
-        .map_err(|e| format!("could not read artifact {}: {e}", source.display()))?;
-    match unpack(BufReader::new(file), version) {
-        // Unpacked meanwhile by someone else: whole all the same.
-        Ok(()) | Err(ArtifactError::DestExists { .. }) => Ok(()),
-        Err(e) => Err(format!("artifact {digest} could not be unpacked: {e}")),
-    }
-}
-
-/// The file holding the artifact `digest` whole: `artifacts/<digest>`, else the copy kept for
-/// going back. What is missing, in words, when neither is.
-fn artifact_source(layout: &Layout, kept: &Kept, digest: &str) -> Result<PathBuf, String> {
-    let mut wrong = Vec::new();
-    let candidates = [layout.store().path(digest), kept.artifact(digest)];
-    for path in &candidates {
-        match matches_digest(path, digest) {
-            Ok(true) => return Ok(path.clone()),
-            Ok(false) => wrong.push(format!("{} does not match its digest", path.display())),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => wrong.push(format!("{} could not be read: {e}", path.display())),
-        }
-    }
-    Err(if wrong.is_empty() {
-        format!(
-            "artifact {digest} is not held on the node ({} and {} are missing)",
-            candidates[0].display(),
-            candidates[1].display()
-        )
-    } else {
-        format!(
-            "artifact {digest} is not held whole on the node: {}",
-            wrong.join("; ")
-        )
-    })
-}
-
-/// Whether the file at `path` holds exactly the bytes of `digest`.
-fn matches_digest(path: &Path, digest: &str) -> io::Result<bool> {
-    let mut hasher = blake3::Hasher::new();
-    hasher.update_reader(File::open(path)?)?;
-    Ok(hasher.finalize().to_hex().as_str() == digest)
-}
-
-/// `ROOT/kept/`: what going back needs, outside every module's own directory: per module, the
-/// last version that activated (`<name>.json`), and a hard link to its artifact (`<digest>`),
-/// so that neither pruning nor a removed `artifacts/` file stops the node from unpacking it
-/// again. Read before any activate of an apply runs and written again after the last, so an
-/// activate that removes a record changes nothing; everything read from it is checked
-/// against its digest before it is used.
-struct Kept {
-    dir: PathBuf,
-}
-
-impl Kept {
-    fn new(layout: &Layout) -> Kept {
-        Kept { dir: layout.kept() }
-    }
-
-    fn record(&self, name: &str) -> PathBuf {
-        self.dir.join(format!("{name}.json"))
-    }
-
-    fn artifact(&self, digest: &str) -> PathBuf {
-        self.dir.join(digest)
-    }
-
-    /// The last version of `name` that activated: its record in `kept/`, else (a node an
-    /// older mesh applied on) `modules/<name>/good.json`.
-    fn good(&self, module_dir: &Path, name: &str) -> Option<Version> {
-        read_marker::<Version>(&self.record(name))
-            .or_else(|| read_marker::<Version>(&module_dir.join(GOOD)))
-            .filter(|g| is_digest(&g.artifact))
-    }
-
-    /// Records `good` as `name`'s last version that activated, with its artifact kept beside
-    /// it (linked from `artifacts/` when the copy is missing). Nothing is hashed here: every
-    /// apply calls this, and what is kept is checked against its digest when it is used.
-    fn keep(&self, layout: &Layout, name: &str, good: &Version) -> Result<(), NodeError> {
-        fs::create_dir_all(&self.dir).map_err(NodeError::io("create", &self.dir))?;
-        let held = self.artifact(&good.artifact);
-        let from = layout.store().path(&good.artifact);
-        if fs::symlink_metadata(&held).is_err() && from.is_file() {
-            fs::hard_link(&from, &held)
-                .or_else(|_| fs::copy(&from, &held).map(|_| ()))
-                .map_err(NodeError::io("keep", &held))?;
-        }
-        if read_marker::<Version>(&self.record(name)).as_ref() != Some(good) {
-            write_marker(&self.record(name), good)?;
-        }
-        let _ = fs::remove_file(layout.modules().join(name).join(GOOD));
-        Ok(())
-    }
-
-    /// The artifacts kept for going back, by digest: what every record names.
-    fn digests(&self) -> BTreeSet<String> {
-        list_dir(&self.dir)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|(name, _)| {
-                let module = name.strip_suffix(".json")?;
-                read_marker::<Version>(&self.record(module)).map(|v| v.artifact)
-            })
-            .collect()
-    }
-
-    /// Removes the kept artifacts no record names. Housekeeping, as [`prune_all`].
-    fn prune(&self) {
-        let keep = self.digests();
-        for (name, entry) in list_dir(&self.dir).unwrap_or_default() {
-            if is_digest(&name) && !keep.contains(&name) {
-                let _ = fs::remove_file(entry.path());
-            }
-        }
-    }
 }
 
 /// Points `module_dir/current` at `digest` atomically: a temp link renamed over it. Marks the

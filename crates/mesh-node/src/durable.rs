@@ -59,6 +59,32 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result
     persist(tmp, path)
 }
 
+/// [`write_atomic`] of several files of one directory: each written to a temp file and
+/// fsynced, then all renamed into place and the directory fsynced once. A crash leaves each
+/// file old or new, never torn (some may be new and others old).
+pub fn write_atomic_all(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), DurableError> {
+    std::fs::create_dir_all(dir).map_err(DurableError::at("create", dir))?;
+    let mut written = Vec::with_capacity(files.len());
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        let mut prefix = temp_prefix(&path);
+        prefix.push(format!("{}-", std::process::id()));
+        let mut tmp = tempfile::Builder::new()
+            .prefix(&prefix)
+            .tempfile_in(dir)
+            .map_err(DurableError::at("create a temp file in", dir))?;
+        tmp.write_all(bytes)
+            .and_then(|()| tmp.as_file().sync_all())
+            .map_err(DurableError::at("write", tmp.path()))?;
+        written.push((tmp, path));
+    }
+    for (tmp, path) in written {
+        tmp.persist(&path)
+            .map_err(|e| DurableError::at("write", &path)(e.error))?;
+    }
+    sync_dir(dir)
+}
+
 /// The name every temp file of a write to `path` begins with: `.NAME.tmp-` (then the writer's
 /// pid, a dash and random letters).
 fn temp_prefix(path: &Path) -> std::ffi::OsString {

@@ -19,7 +19,7 @@
 //! trust.json                      the controllers it takes declarations from (see `trust`)
 //! id                              the node id, made on first contact: one root, one name
 //! age-id                          the node's age identity (0600), made on first contact: secrets are encrypted to it
-//! sealed/<digest>                 secret values received, sealed to that identity, by keyed digest
+//! sealed.age                      secret values received, sealed to that identity, by keyed digest
 //! secrets/<module>/<NAME>         the secrets of the version a module runs (0700/0600): its `MESH_SECRETS`
 //! provided/<consumer>.<as>.age    credentials this node's `provide` made, encrypted to the controllers
 //! .lock                           held exclusively by `receive` and `apply`
@@ -41,6 +41,7 @@ pub mod floor;
 mod have;
 mod health;
 mod journal;
+mod kept;
 pub mod process;
 mod provide;
 mod receive;
@@ -388,7 +389,7 @@ impl Layout {
     }
 
     fn sealed(&self) -> PathBuf {
-        self.root.join("sealed")
+        self.root.join("sealed.age")
     }
 
     fn kept(&self) -> PathBuf {

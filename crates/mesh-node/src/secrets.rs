@@ -1,7 +1,7 @@
 //! A node's secrets. The node has its own age identity (`ROOT/age-id`, 0600, made at first
 //! contact like `ROOT/id`); it says the recipient in its hello and `have`, and controllers
 //! encrypt the values it lacks to it alone. Received values are kept sealed to that key, by
-//! digest (`ROOT/sealed/<digest>`), until a version of a module needs them; the version a
+//! digest (`ROOT/sealed.age`), until a version of a module needs them; the version a
 //! module runs has its secrets written as files, `ROOT/secrets/<module>/<NAME>` (directories
 //! 0700, files 0600, each written atomically), which its `activate` and `check` find through
 //! `MESH_SECRETS`. Nothing else on the node holds a value in plain text: not `current/`, not
@@ -75,21 +75,78 @@ pub fn recipient(root: &Path, make: bool) -> Result<Option<String>, NodeError> {
     Ok(identity(root, make)?.map(|i| i.to_public().to_string()))
 }
 
-/// The digests of the values the node holds sealed, sorted.
+/// The values the node holds, by keyed digest: `ROOT/sealed.age`, one file encrypted to the
+/// node's own key (one write per receive that brings values, not one per value). Zeroed when
+/// dropped.
+#[derive(Default)]
+pub(crate) struct Sealed(BTreeMap<String, Zeroizing<Vec<u8>>>);
+
+impl Sealed {
+    /// The values held; none when there is no file (or no key to read it with).
+    pub(crate) fn read(layout: &Layout) -> Result<Sealed, NodeError> {
+        let path = layout.sealed();
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Sealed::default()),
+            Err(e) => return Err(NodeError::io("read", path)(e)),
+        };
+        let corrupt = |reason: String| NodeError::Corrupt {
+            path: path.clone(),
+            reason: format!("{reason}; remove it and the controller sends the values again"),
+        };
+        let me = identity(&layout.root, false)?
+            .ok_or_else(|| corrupt("there is no age key to read it with".into()))?;
+        let plain = secret::decrypt(&me, &bytes, secret::MAX_DELIVERY as usize).map_err(corrupt)?;
+        let map: BTreeMap<String, String> =
+            serde_json::from_slice(&plain).map_err(|e| corrupt(e.to_string()))?;
+        let mut out = BTreeMap::new();
+        for (digest, mut hex) in map {
+            let value = mesh_proto::keys::unhex(&hex).map(Zeroizing::new);
+            zeroize::Zeroize::zeroize(&mut hex);
+            match value {
+                Some(v) if is_secret_digest(&digest) => out.insert(digest, v),
+                _ => return Err(corrupt(format!("{digest:?} is not a sealed value"))),
+            };
+        }
+        Ok(Sealed(out))
+    }
+
+    /// The digests held, sorted.
+    pub(crate) fn digests(&self) -> Vec<String> {
+        self.0.keys().cloned().collect()
+    }
+
+    fn get(&self, digest: &str) -> Option<&Zeroizing<Vec<u8>>> {
+        self.0.get(digest)
+    }
+
+    /// Writes the values back, encrypted to the node's own key (the file removed when none).
+    fn write(&self, layout: &Layout, me: &age::x25519::Identity) -> Result<(), String> {
+        let path = layout.sealed();
+        if self.0.is_empty() {
+            return match fs::remove_file(&path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    Err(format!("could not remove {}: {e}", path.display()))
+                }
+                _ => Ok(()),
+            };
+        }
+        let mut map: BTreeMap<&str, String> = self
+            .0
+            .iter()
+            .map(|(d, v)| (d.as_str(), mesh_proto::keys::hex(v)))
+            .collect();
+        let plain = Zeroizing::new(serde_json::to_vec(&map).unwrap_or_default());
+        map.values_mut().for_each(zeroize::Zeroize::zeroize);
+        let sealed = secret::encrypt(&[me.to_public()], &plain)?;
+        write_atomic(&path, &sealed)
+            .map_err(|e| format!("could not keep the secrets: {}", NodeError::from(e)))
+    }
+}
+
+/// The digests of the values the node holds, sorted.
 pub(crate) fn sealed(layout: &Layout) -> Result<Vec<String>, NodeError> {
-    let dir = layout.sealed();
-    let entries = match fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(NodeError::io("read", dir)(e)),
-    };
-    let mut out: Vec<String> = entries
-        .flatten()
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| is_secret_digest(n))
-        .collect();
-    out.sort();
-    Ok(out)
+    Ok(Sealed::read(layout)?.digests())
 }
 
 /// Takes the `secrets` entry of a receive stream: decrypted with the node's key, bound to the
@@ -108,6 +165,7 @@ pub(crate) fn take(layout: &Layout, bytes: &[u8], digest: &str) -> Result<Vec<St
             delivery.declaration
         ));
     }
+    let mut held = Sealed::read(layout).map_err(|e| e.to_string())?;
     let mut taken = Vec::new();
     for v in &delivery.values {
         if !is_secret_digest(&v.digest) {
@@ -117,11 +175,10 @@ pub(crate) fn take(layout: &Layout, bytes: &[u8], digest: &str) -> Result<Vec<St
             .map(Zeroizing::new)
             .filter(|b| b.len() <= MAX_VALUE)
             .ok_or_else(|| format!("the value of secret {} is not readable", v.digest))?;
-        let sealed = secret::encrypt(&[me.to_public()], &value)?;
-        write_atomic(&layout.sealed().join(&v.digest), &sealed)
-            .map_err(|e| format!("could not keep a secret: {}", NodeError::from(e)))?;
+        held.0.insert(v.digest.clone(), value);
         taken.push(v.digest.clone());
     }
+    held.write(layout, &me)?;
     Ok(taken)
 }
 
@@ -133,10 +190,16 @@ pub(crate) fn dir_of(root: &Path, module: &str) -> PathBuf {
     root.join("secrets").join(module)
 }
 
-/// Writes the secrets of the version of `module` about to run (or running) as its files, and
-/// removes any file of it that version does not name; a module with none has no directory.
-/// Each file is read back. Why not, as a module's failure reason.
-pub(crate) fn write_module(layout: &Layout, module: &str, named: &Named) -> Result<(), String> {
+/// Writes the secrets of the version of `module` about to run (or running) as its files, from
+/// the values `held`, and removes any file of it that version does not name; a module with none
+/// has no directory. The files that change are written together (one directory sync) and read
+/// back. Why not, as a module's failure reason.
+pub(crate) fn write_module(
+    layout: &Layout,
+    held: &Sealed,
+    module: &str,
+    named: &Named,
+) -> Result<(), String> {
     let dir = dir_of(&layout.root, module);
     if named.is_empty() {
         return match fs::remove_dir_all(&dir) {
@@ -147,31 +210,31 @@ pub(crate) fn write_module(layout: &Layout, module: &str, named: &Named) -> Resu
             _ => Ok(()),
         };
     }
-    let me = identity(&layout.root, false)
-        .map_err(|e| format!("the node's age key could not be read: {e}"))?
-        .ok_or("its secrets are not held: the node has no age key")?;
     private_dir(&layout.root.join("secrets"))?;
     private_dir(&dir)?;
+    let mut changed: Vec<(&str, &[u8])> = Vec::new();
     for (name, digest) in named {
         if !is_secret_name(name) || !is_secret_digest(digest) {
             return Err(format!("invalid secret {name:?} ({digest:?})"));
         }
-        let sealed = fs::read(layout.sealed().join(digest))
-            .map_err(|e| format!("secret {name} ({}) is not held here: {e}", short(digest)))?;
-        let value = secret::decrypt(&me, &sealed, MAX_VALUE)
-            .map_err(|why| format!("secret {name} ({}): {why}", short(digest)))?;
-        let path = dir.join(name);
-        if fs::read(&path).is_ok_and(|held| Zeroizing::new(held)[..] == value[..]) {
-            continue;
+        let value = held
+            .get(digest)
+            .ok_or_else(|| format!("secret {name} ({}) is not held here", short(digest)))?;
+        if !fs::read(dir.join(name)).is_ok_and(|h| Zeroizing::new(h)[..] == value[..]) {
+            changed.push((name, &value[..]));
         }
-        write_atomic(&path, &value)
-            .map_err(|e| format!("secret {name}: {}", NodeError::from(e)))?;
-        let back = fs::read(&path).map(Zeroizing::new);
-        if !back.is_ok_and(|b| b[..] == value[..]) {
-            return Err(format!(
-                "secret {name} could not be read back from {}",
-                path.display()
-            ));
+    }
+    if !changed.is_empty() {
+        crate::durable::write_atomic_all(&dir, &changed)
+            .map_err(|e| format!("its secrets: {}", NodeError::from(e)))?;
+        for (name, value) in &changed {
+            let back = fs::read(dir.join(name)).map(Zeroizing::new);
+            if !back.is_ok_and(|b| b[..] == value[..]) {
+                return Err(format!(
+                    "secret {name} could not be read back from {}",
+                    dir.display()
+                ));
+            }
         }
     }
     for e in fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
@@ -208,12 +271,14 @@ pub(crate) fn remove_undeclared(root: &Path, declared: &BTreeSet<&str>) {
     }
 }
 
-/// Removes the sealed values no version in `keep` names.
-pub(crate) fn prune(layout: &Layout, keep: &BTreeSet<&str>) {
-    for digest in sealed(layout).unwrap_or_default() {
-        if !keep.contains(digest.as_str()) {
-            let _ = fs::remove_file(layout.sealed().join(digest));
-        }
+/// Removes the sealed values no version in `keep` names (the file rewritten only then).
+pub(crate) fn prune(layout: &Layout, mut held: Sealed, keep: &BTreeSet<&str>) {
+    let before = held.0.len();
+    held.0.retain(|d, _| keep.contains(d.as_str()));
+    if held.0.len() != before
+        && let Ok(Some(me)) = identity(&layout.root, false)
+    {
+        let _ = held.write(layout, &me);
     }
 }
 

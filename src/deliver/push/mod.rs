@@ -12,7 +12,7 @@ use crate::controller::Identity;
 use crate::declare::{Composed, compose};
 use crate::deliver::account::MAX_SEQUENCE;
 use crate::source::Snapshot;
-use crate::store::{NODE_IDS, NodeRecord, Paths, Relation, Sent};
+use crate::store::{NODE_IDS, NodeRecord, Paths, Sent};
 use crate::transport::session::NodeSession;
 use crate::transport::stream::{Part, Stream};
 use crate::transport::{Answer, Connections, ErrorKind, TransportError, fan_out};
@@ -27,6 +27,7 @@ mod outgoing;
 use outgoing::Outgoing;
 mod record;
 use record::record;
+mod whose;
 
 /// Which nodes.
 #[derive(Debug, Clone, Default)]
@@ -540,6 +541,25 @@ fn trouble(node: &str, e: TransportError, tx: &mpsc::Sender<Msg>) -> Outcome {
     Outcome::Failed { reason }
 }
 
+/// What the node holds, asked and recorded (seen, its id and key); the outcome when it could
+/// not be asked, or its root is another name's.
+fn asked(
+    session: &mut NodeSession,
+    node: &str,
+    ctx: &Context,
+    tx: &mpsc::Sender<Msg>,
+) -> std::result::Result<Have, Outcome> {
+    let have = session.have().map_err(|e| trouble(node, e, tx))?;
+    let _ = tx.send(Msg::Record(Event::Seen {
+        node: node.to_string(),
+        host: Some(have.version.clone()),
+    }));
+    match whose::claim(ctx, node, &have, tx) {
+        Some(refused) => Err(refused),
+        None => Ok(have),
+    }
+}
+
 fn send_one(
     session: &mut NodeSession,
     installed: bool,
@@ -559,31 +579,17 @@ fn send_one(
         verify,
     } = work;
     let (node, rec) = (node.as_str(), &rec);
-    let trouble = |e: TransportError| trouble(node, e, tx);
-    let have = match session.have() {
-        Ok(h) => h,
-        Err(e) => return trouble(e),
+    let have = match asked(session, node, ctx, tx) {
+        Ok(have) => have,
+        Err(outcome) => return outcome,
     };
-    let _ = tx.send(Msg::Record(Event::Seen {
-        node: node.to_string(),
-        host: Some(have.version.clone()),
-    }));
-    if let Some(refused) = claim(ctx, node, &have, tx) {
-        return refused;
-    }
-    if let Some(key) = &have.age {
-        let _ = tx.send(Msg::Record(Event::AgeKey {
-            node: node.to_string(),
-            key: key.clone(),
-            id: have.node_id.clone(),
-        }));
-    }
     let digest = declaration.digest();
     let commits = ctx.histories.commits(&repos);
-    let took_over_from = match may_declare(ctx, node, &have, &declaration, &digest, &commits, tx) {
-        Ok(from) => from,
-        Err(left) => return left,
-    };
+    let took_over_from =
+        match whose::may_declare(ctx, node, &have, &declaration, &digest, &commits, tx) {
+            Ok(from) => from,
+            Err(left) => return left,
+        };
     if verify
         && have
             .declaration
@@ -699,44 +705,6 @@ fn what_goes(
     match outgoing.missing(declaration, have, tx) {
         Ok(parts) => Ok((sequence, parts, secrets)),
         Err(reason) => Err(not_sent(node, reason, tx)),
-    }
-}
-
-/// Whether our declaration may replace what the node runs ([`elsewhere::decide`]): whom it
-/// is taken over from, if anyone; the outcome when the node keeps another controller's.
-fn may_declare(
-    ctx: &Context,
-    node: &str,
-    have: &Have,
-    declaration: &crate::declare::Declaration,
-    digest: &str,
-    commits: &BTreeMap<String, String>,
-    tx: &mpsc::Sender<Msg>,
-) -> std::result::Result<Option<String>, Outcome> {
-    let plan = mesh_proto::wire::Plan::of(declaration);
-    let ours = elsewhere::Ours {
-        me: &ctx.signer,
-        digest,
-        plan: &plan,
-        commits,
-        modules: &declaration.modules,
-        rolling: &ctx.rolling,
-        trusted: &ctx.trusted,
-    };
-    match elsewhere::decide(&ctx.histories, &ours, have, ctx.take_over.contains(node)) {
-        elsewhere::Decision::Declare {
-            took_over_from,
-            found,
-        } => {
-            if let Some(found) = found {
-                let _ = tx.send(Msg::Record(Event::Elsewhere {
-                    node: node.to_string(),
-                    found,
-                }));
-            }
-            Ok(took_over_from)
-        }
-        elsewhere::Decision::Leave(found) => Err(leave(node, found, tx)),
     }
 }
 
@@ -869,82 +837,6 @@ fn record_and_apply(
         Ok(_) => None,
         Err(e) => Some(e.to_string()),
     }
-}
-
-/// Claims the node id `node`'s root answered with for `node`; the refusal when another name
-/// of this mesh already reaches that root (two names for one root would overwrite each
-/// other's declaration on every run). An id no name holds yet (a new root, or `ROOT/id` made
-/// anew) is claimed only when the declaration in force there was not made for another node
-/// name of this mesh: an alias never takes a root over because its id was remade.
-fn claim(ctx: &Context, node: &str, have: &Have, tx: &mpsc::Sender<Msg>) -> Option<Outcome> {
-    let id = have.node_id.as_ref()?;
-    let other = {
-        let mut claims = ctx.claims.lock().ok()?;
-        match claims.get(id) {
-            Some(other) if other != node => Some((other.clone(), false)),
-            Some(_) => None,
-            None => match &have.declared_for {
-                // Made for another name of this mesh: that name's root, whatever its id.
-                Some(f) if f.mesh == ctx.mesh && f.node != node && ctx.names.contains(&f.node) => {
-                    Some((f.node.clone(), true))
-                }
-                _ => {
-                    claims.insert(id.clone(), node.to_string());
-                    None
-                }
-            },
-        }
-    };
-    let Some((other, by_declaration)) = other else {
-        let _ = tx.send(Msg::Record(Event::NodeId {
-            node: node.to_string(),
-            id: id.clone(),
-        }));
-        return None;
-    };
-    let reason = if by_declaration {
-        let root = ctx.roots.get(node).map_or("ROOT", String::as_str);
-        format!(
-            "{node} reaches the same node root as {other} (node id {}, made anew; the declaration in force there is {other}'s): two names for one root overwrite each other's declaration; remove one of them from mesh.toml, or give it its own root (if this root is now {node}'s alone, remove `{root}/declaration.json` on the node and push again)",
-            short(id, SHORT)
-        )
-    } else {
-        format!(
-            "{node} reaches the same node root as {other} (node id {}): two names for one root overwrite each other's declaration; remove one of them from mesh.toml, or give it its own root",
-            short(id, SHORT)
-        )
-    };
-    let _ = tx.send(Msg::Record(Event::Trouble {
-        node: node.to_string(),
-        kind: TroubleKind::SameRoot,
-        reason: reason.clone(),
-    }));
-    Some(Outcome::Failed { reason })
-}
-
-/// The node runs another controller's declaration and keeps it: recorded, and said.
-fn leave(node: &str, found: crate::store::DeclaredElsewhere, tx: &mpsc::Sender<Msg>) -> Outcome {
-    let controller = found.controller.clone();
-    let outcome = match found.relation {
-        Relation::Ahead => Outcome::Ahead {
-            controller,
-            reason: found.reason.clone(),
-        },
-        Relation::Diverged => Outcome::Diverged {
-            controller,
-            reason: found.reason.clone(),
-        },
-        Relation::Differs => Outcome::Differs {
-            controller,
-            reason: found.reason.clone(),
-        },
-        _ => Outcome::Kept { controller },
-    };
-    let _ = tx.send(Msg::Record(Event::Elsewhere {
-        node: node.to_string(),
-        found,
-    }));
-    outcome
 }
 
 /// The sequence to send `digest` with: it rises only when a different digest is sent, and is
