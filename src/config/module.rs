@@ -355,6 +355,21 @@ mod tests {
     }
 
     #[test]
+    fn provide_and_instantiation_aliases_are_read_and_a_bad_alias_pointed_at() {
+        let text = "name = \"api\"\nbuild = \"true\"\nprovide = \"sh make.sh\"\ninstantiation = [{ module = \"db\", as = \"db\" }]\n";
+        let m = ModuleManifest::parse(text, "api/mesh-module.toml").expect("valid");
+        assert_eq!(m.provide.as_deref(), Some("sh make.sh"));
+        assert_eq!(m.instantiation[0].alias, "db");
+        let bad = text.replace("as = \"db\"", "as = \"my-db\"");
+        let e = ModuleManifest::parse(&bad, "api/mesh-module.toml").expect_err("a bad alias");
+        assert!(
+            e.to_string().contains("cannot prefix a secret's name"),
+            "{e}"
+        );
+        assert!(format!("{e:?}").contains("invalid_alias"));
+    }
+
+    #[test]
     fn check_settle_and_rollout_are_read_and_bad_ones_pointed_at() {
         let text = "name = \"a\"\nbuild = \"true\"\ncheck = \"curl -fs localhost:8080\"\nsettle = \"30s\"\ncheck_timeout = \"2s\"\nrollout = { waves = [\"tag:canary\", 3, \"100%\"], wait = \"10m\" }\n";
         let m = ModuleManifest::parse(text, "a/mesh-module.toml").expect("valid");

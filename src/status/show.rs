@@ -36,6 +36,9 @@ pub struct NodeShow {
     pub last_report: Option<serde_json::Value>,
     /// The highest report sequence collected.
     pub report_sequence: u64,
+    /// Its age key as pinned here (secrets are encrypted to it), and another it offers that
+    /// nobody accepted yet (then no secret goes to it: `mesh node accept`).
+    pub age_key: Option<crate::secrets::keys::NodeKey>,
     /// Why no declaration can be composed for it, when none can.
     #[serde(skip)]
     pub not_worked_out: Option<String>,
@@ -54,11 +57,12 @@ pub fn show(
     name: &str,
 ) -> Result<NodeShow> {
     let cfg = mesh.node(name)?;
-    let (composed, record) = {
+    let (composed, record, age_key) = {
         let store = paths.open()?;
         store.read(|r| {
             let rec = r.get(NODES, name.as_bytes())?.unwrap_or_default();
-            Ok((compose::stored(r, mesh)?.composed, rec))
+            let key = crate::secrets::keys::all(r)?.remove(name);
+            Ok((compose::stored(r, mesh)?.composed, rec, key))
         })?
     };
     let status = nodes::status(paths, mesh, &sources()?)?;
@@ -82,6 +86,7 @@ pub fn show(
             .as_deref()
             .and_then(|r| serde_json::from_str(r).ok()),
         report_sequence: record.report_sequence,
+        age_key,
         not_worked_out,
         record,
     })

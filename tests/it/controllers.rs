@@ -280,6 +280,12 @@ fn mesh_id_prints_a_line_to_paste_and_the_key_is_private_and_backed_up() {
         std::fs::read(t.path(".mesh/key")).expect("key")
     );
     // A key in [controllers] that is not one: an error with its place.
+    let line = id_line(&t);
+    let key = line
+        .split('"')
+        .nth(1)
+        .and_then(|k| k.split(' ').next())
+        .expect("a key");
     t.write(
         "mesh.toml",
         &std::fs::read_to_string(t.path("mesh.toml"))
@@ -291,6 +297,14 @@ fn mesh_id_prints_a_line_to_paste_and_the_key_is_private_and_backed_up() {
     );
     let err = t.fails(&["status"], 1);
     assert!(err.contains("not a controller key"), "{err}");
+    // A good key with a recipient that is not one: the same, with the reason.
+    let text = std::fs::read_to_string(t.path("mesh.toml")).expect("toml");
+    t.write(
+        "mesh.toml",
+        &text.replace("ed25519:nope", &format!("{key} age1nope")),
+    );
+    let err = t.fails(&["status"], 1);
+    assert!(err.contains("not an age recipient"), "{err}");
 }
 
 #[test]

@@ -227,6 +227,11 @@ fn a_replaced_node_gets_no_secret_until_a_person_accepts_its_key() {
     assert!(!t.path("nodes/a/secrets").exists(), "nothing went to it");
     assert!(!t.path("nodes/a/sealed.age").exists());
     assert!(!t.facts("node-replaced").is_empty());
+    let shown = t.ok(&["node", "show", "a"]);
+    assert!(
+        shown.contains("not accepted: no secret goes to it"),
+        "{shown}"
+    );
     let e = t.fails(&["node", "accept", "a", "--key", "age1wrong"], 1);
     assert!(e.contains("offers"), "{e}");
     t.ok(&["node", "accept", "a"]);

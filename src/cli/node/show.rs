@@ -102,6 +102,16 @@ fn where_and_state(head: &mut Table, show: &NodeShow, now: u64) {
     if let Some(u) = &st.unreachable_since {
         line(head, "unreachable", format!("since {u}"));
     }
+    if let Some(k) = &show.age_key {
+        let key = match &k.offered {
+            Some(new) => format!(
+                "{} pinned; it offers {new}, not accepted: no secret goes to it (`mesh node accept {}`)",
+                k.pinned, show.name
+            ),
+            None => format!("{} (secrets are encrypted to it)", k.pinned),
+        };
+        line(head, "age key", key);
+    }
 }
 
 /// What the node would be sent: the declaration's line, and one line per module (returned,
