@@ -129,8 +129,7 @@ fn run(layout: &Layout, request: &Request) -> Result<Zeroizing<Vec<u8>>, NodeErr
         ))
     })?;
     let root_abs = std::path::absolute(&layout.root).unwrap_or_else(|_| layout.root.clone());
-    let mut out =
-        tempfile::tempfile_in(&layout.root).map_err(NodeError::io("write in", &layout.root))?;
+    let mut out = memory_file().map_err(NodeError::io("write in", &layout.root))?;
     let spec = Spec {
         what: "provide",
         command,
@@ -155,6 +154,20 @@ fn run(layout: &Layout, request: &Request) -> Result<Zeroizing<Vec<u8>>, NodeErr
         return Err(fail(format!("it printed more than {MAX_OUTPUT} bytes")));
     }
     checked_lines(&printed, &request.alias).map_err(fail)
+}
+
+/// A file in memory only (memfd): what `provide` prints is credentials, never written to a
+/// disk, not even to a file removed at once.
+fn memory_file() -> std::io::Result<fs::File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: memfd_create takes a NUL-terminated name and flags; the descriptor it returns is
+    // new and owned by nothing else, so the File takes it over.
+    let fd = unsafe { libc::memfd_create(c"mesh-provide".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: see above.
+    Ok(unsafe { fs::File::from_raw_fd(fd) })
 }
 
 /// `printed` as `KEY=VALUE` lines, each key a secret name that `<alias>_` prefixes; blank lines

@@ -82,7 +82,9 @@ pub fn recipient(root: &Path, make: bool) -> Result<Option<String>, NodeError> {
 pub(crate) struct Sealed(BTreeMap<String, Zeroizing<Vec<u8>>>);
 
 impl Sealed {
-    /// The values held; none when there is no file (or no key to read it with).
+    /// The values held. None when there is no file — nor when it cannot be read (damaged, or
+    /// sealed to a key the node no longer has): then the node holds no value, says so in
+    /// `have`, and is sent them again; the next values taken replace the file.
     pub(crate) fn read(layout: &Layout) -> Result<Sealed, NodeError> {
         let path = layout.sealed();
         let bytes = match fs::read(&path) {
@@ -90,23 +92,22 @@ impl Sealed {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Sealed::default()),
             Err(e) => return Err(NodeError::io("read", path)(e)),
         };
-        let corrupt = |reason: String| NodeError::Corrupt {
-            path: path.clone(),
-            reason: format!("{reason}; remove it and the controller sends the values again"),
+        let Ok(Some(me)) = identity(&layout.root, false) else {
+            return Ok(Sealed::default());
         };
-        let me = identity(&layout.root, false)?
-            .ok_or_else(|| corrupt("there is no age key to read it with".into()))?;
-        let plain = secret::decrypt(&me, &bytes, secret::MAX_DELIVERY as usize).map_err(corrupt)?;
-        let map: BTreeMap<String, String> =
-            serde_json::from_slice(&plain).map_err(|e| corrupt(e.to_string()))?;
+        let Ok(plain) = secret::decrypt(&me, &bytes, secret::MAX_DELIVERY as usize) else {
+            return Ok(Sealed::default());
+        };
+        let Ok(map) = serde_json::from_slice::<BTreeMap<String, String>>(&plain) else {
+            return Ok(Sealed::default());
+        };
         let mut out = BTreeMap::new();
         for (digest, mut hex) in map {
             let value = mesh_proto::keys::unhex(&hex).map(Zeroizing::new);
             zeroize::Zeroize::zeroize(&mut hex);
-            match value {
-                Some(v) if is_secret_digest(&digest) => out.insert(digest, v),
-                _ => return Err(corrupt(format!("{digest:?} is not a sealed value"))),
-            };
+            if let Some(v) = value.filter(|_| is_secret_digest(&digest)) {
+                out.insert(digest, v);
+            }
         }
         Ok(Sealed(out))
     }
@@ -219,7 +220,12 @@ pub(crate) fn write_module(
         }
         let value = held
             .get(digest)
-            .ok_or_else(|| format!("secret {name} ({}) is not held here", short(digest)))?;
+            .ok_or_else(|| {
+                format!(
+                    "secret {name} ({}) is not held here (its sealed values were lost?): `mesh push --all` on the controller sends them again",
+                    short(digest)
+                )
+            })?;
         if !fs::read(dir.join(name)).is_ok_and(|h| Zeroizing::new(h)[..] == value[..]) {
             changed.push((name, &value[..]));
         }

@@ -125,6 +125,14 @@ fn secrets_are_taken_written_changed_alone_and_removed() {
     let sealed = fs::read(root.join("sealed.age")).unwrap();
     assert!(!sealed.windows(9).any(|w| w == b"value-one"));
 
+    // A damaged sealed file is no value held, said in `have` (so they are sent again), never an
+    // error that would stop the node from answering.
+    let kept = fs::read(root.join("sealed.age")).unwrap();
+    fs::write(root.join("sealed.age"), b"garbage").unwrap();
+    assert_eq!(have(root).unwrap().secrets, Vec::<String>::new());
+    fs::write(root.join("sealed.age"), kept).unwrap();
+    assert_eq!(have(root).unwrap().secrets, vec![digest("value-one")]);
+
     // Changed: svc runs again, other does not.
     let e2 = envelope(vec![with_secret("svc", &a, "value-two"), other.clone()], 2);
     let (got, _) = send_raw(

@@ -32,8 +32,9 @@ pub struct SecretRef {
 }
 
 /// What a `secrets` entry of a receive stream decrypts to: the values the node lacks, each by
-/// its digest, bound to the declaration they came with. Zeroed when dropped.
-#[derive(Debug, Default, Serialize, Deserialize)]
+/// its digest, bound to the declaration they came with. Zeroed when dropped; its `Debug` shows
+/// digests only.
+#[derive(Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Delivery {
     /// The digest of the declaration these values were sent with.
@@ -43,13 +44,23 @@ pub struct Delivery {
 }
 
 /// One secret value in a [`Delivery`].
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Value {
     /// Its keyed digest, as the declaration names it.
     pub digest: String,
     /// The value, hex (a secret may be any bytes).
     pub hex: String,
+}
+
+impl std::fmt::Debug for Delivery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let digests: Vec<&str> = self.values.iter().map(|v| v.digest.as_str()).collect();
+        f.debug_struct("Delivery")
+            .field("declaration", &self.declaration)
+            .field("values", &digests)
+            .finish()
+    }
 }
 
 impl Drop for Delivery {
