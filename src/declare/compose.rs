@@ -22,6 +22,9 @@ pub enum Composed {
         repos: BTreeSet<String>,
         /// The declaration's digest, computed once (status compares it for every node).
         digest: String,
+        /// Modules left out, to be kept as the node holds them when it is sent (provider
+        /// first, composing for a push): empty otherwise.
+        kept: Vec<String>,
     },
     /// The mesh cannot say what the node should be.
     NotWorkedOut(String),
@@ -98,8 +101,9 @@ pub(crate) fn stored_in(
 
 /// [`stored_in`] for a push: a node that waits for credentials its provider on that node has
 /// yet to make is composed **provider first** — every module but the waiting consumer, which
-/// keeps what the node holds of it (or is left out where it holds none) — so that the
-/// provider can be given its version and asked to make them. Status and plan compose strictly
+/// the push keeps as the node holds it (read from the node as it is sent: `kept`), or leaves
+/// out where it holds none — so that the provider can be given its version and asked to make
+/// them. Status and plan compose strictly
 /// (that node is not worked out until they are made).
 pub(crate) fn stored_for_push(
     r: &Reader,
@@ -119,23 +123,9 @@ fn stored_as(
     let staged = crate::rollout::staged(r, mesh, &declared, fleet)?;
     let halted = crate::rollout::halted_list(r)?;
     let provided = crate::secrets::provided::all(r)?;
-    let mut holds = match provider_first && !crate::secrets::provided::edges(&declared).is_empty() {
-        true if fleet.holds.is_empty() => Some(crate::store::node_holds(r)?),
-        true => Some(fleet.holds.clone()),
-        false => None,
-    };
-    // A node never sent anything holds nothing; one sent something and never read is not
-    // known, and is not composed provider first.
-    if let Some(holds) = &mut holds {
-        for node in mesh.nodes.keys() {
-            if fleet.records.get(node).is_none_or(|r| r.sent.is_none()) {
-                holds.entry(node.clone()).or_default();
-            }
-        }
-    }
     let made = Made {
         provided: &provided,
-        provider_first: holds.as_ref(),
+        provider_first,
     };
     let composed = compose_all(mesh, &declared, (&staged, &halted), &made);
     Ok(Stored {
@@ -145,13 +135,14 @@ fn stored_as(
     })
 }
 
-/// The credentials providers made, by (consumer, alias), and, composing for a push, what each
-/// node holds (see [`stored_for_push`]).
+/// The credentials providers made, by (consumer, alias), and whether a node waiting for some is
+/// composed provider first (see [`stored_for_push`]).
 pub(crate) struct Made<'a> {
     /// What was made.
     pub provided: &'a crate::secrets::provided::ByEdge,
-    /// The modules of the declaration in force on each node, when composing provider first.
-    pub provider_first: Option<&'a HashMap<String, Vec<DeclaredModule>>>,
+    /// Composing for a push: a node that waits for credentials its provider on that node has
+    /// yet to make is given every other module, the waiting one kept as the node holds it.
+    pub provider_first: bool,
 }
 
 /// Composes every node of the mesh: each module with its declared build, or, for a node a
@@ -228,6 +219,7 @@ fn compose_node<'a>(
     let mut builds = Vec::new();
     let mut missing = Vec::new();
     let mut repos = BTreeSet::new();
+    let mut kept = Vec::new();
     for &m in modules {
         let Some((b, held)) = declared(m) else {
             missing.push(m);
@@ -243,15 +235,16 @@ fn compose_node<'a>(
         let creds = match credentials(m, b, declared, (where_, made.provided)) {
             Ok(creds) => creds,
             Err((why, provider)) => {
-                // Provider first: the consumer keeps what the node holds of it.
-                let Some(held) = provider_first(made, node, &provider, where_) else {
+                // Provider first: the consumer keeps what the node holds of it (read from the
+                // node when it is sent).
+                let hosts = where_
+                    .get(provider.as_str())
+                    .is_some_and(|ns| ns.contains(node));
+                if !(made.provider_first && hosts) {
                     return Composed::NotWorkedOut(why);
-                };
-                if let Some(h) = held.iter().find(|h| h.name == m) {
-                    out.push(h.clone());
-                    builds.push((m.to_string(), crate::rollout::UNKNOWN));
-                    repos.insert(b.repo.clone());
                 }
+                kept.push(m.to_string());
+                repos.insert(b.repo.clone());
                 continue;
             }
         };
@@ -290,6 +283,7 @@ fn compose_node<'a>(
         builds,
         repos,
         digest: String::new(),
+        kept,
     }
 }
 
@@ -314,20 +308,6 @@ fn entry(
         settle_ms: b.check.as_ref().and_then(|c| c.settle_ms),
         size: b.size,
     })
-}
-
-/// What `node` holds in force, when it is composed provider first: composing for a push, and
-/// `provider` (whose credentials a module of it waits for) is assigned to it too.
-fn provider_first<'a>(
-    made: &Made<'a>,
-    node: &str,
-    provider: &str,
-    where_: &HashMap<&str, BTreeSet<&str>>,
-) -> Option<&'a Vec<DeclaredModule>> {
-    let hosts = where_.get(provider).is_some_and(|ns| ns.contains(node));
-    made.provider_first
-        .and_then(|h| h.get(node))
-        .filter(|_| hosts)
 }
 
 /// The credentials providers made for module `m` (built as `b`), as its secrets; why it cannot
@@ -360,14 +340,21 @@ fn credentials<'a>(
         };
         match provided.get(&(edge.consumer.clone(), edge.alias.clone())) {
             Some(c) if c.made() => {
-                made.extend(
-                    c.digests
+                for (name, digest) in &c.digests {
+                    if made
                         .iter()
-                        .map(|(name, digest)| mesh_proto::secret::SecretRef {
-                            digest: digest.clone(),
-                            name: name.clone(),
-                        }),
-                )
+                        .any(|s: &mesh_proto::secret::SecretRef| &s.name == name)
+                    {
+                        let why = format!(
+                            "{m}'s credentials from two providers are both named {name}: give them `as` names that cannot meet"
+                        );
+                        return Err((why, String::new()));
+                    }
+                    made.push(mesh_proto::secret::SecretRef {
+                        digest: digest.clone(),
+                        name: name.clone(),
+                    });
+                }
             }
             c => return Err((crate::secrets::provided::waiting(&edge, c), edge.provider)),
         }

@@ -42,8 +42,8 @@ fn put(w: &Writer, node: &str, key: &NodeKey) -> Result<(), StoreError> {
     )
 }
 
-/// Whether secrets may go to a node that says `said`, known as `known`: `Err` with the sentence
-/// when its key changed and nobody accepted the new one.
+/// Whether secrets may go to (or credentials be taken from) a node that says `said`, known as
+/// `known`: `Err` with the sentence when its key changed and nobody accepted the new one.
 pub fn may_send(node: &str, known: Option<&NodeKey>, said: Option<&str>) -> Result<(), String> {
     match (known, said) {
         (Some(k), Some(said)) if k.pinned != said => Err(format!(

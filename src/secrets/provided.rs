@@ -222,16 +222,25 @@ pub fn ensure(
     scope: &Scope,
 ) -> crate::Result<Vec<Provision>> {
     let store = paths.open()?;
-    let (declared, known) = store.read(|r| Ok((crate::declare::compose::declared(r)?, all(r)?)))?;
+    let (declared, known, holds, pinned) = store.read(|r| {
+        Ok((
+            crate::declare::compose::declared(r)?,
+            all(r)?,
+            crate::store::node_holds(r)?,
+            super::keys::all(r)?,
+        ))
+    })?;
     let work: Vec<(Edge, bool)> = edges(&declared)
         .into_iter()
         .filter(|e| scope.covers(e))
         .filter_map(|e| {
             let anew = scope.again;
-            let made = known
-                .get(&(e.consumer.clone(), e.alias.clone()))
-                .is_some_and(Provided::made);
-            (anew || !made).then_some((e, anew))
+            let was = known.get(&(e.consumer.clone(), e.alias.clone()));
+            let made = was.is_some_and(Provided::made);
+            // Made anew by another controller since (its nodes hold other digests of them):
+            // asked again, and handed back what the provider's node keeps now.
+            let stale = was.is_some_and(|p| rotated_elsewhere(p, &holds));
+            (anew || !made || stale).then_some((e, anew))
         })
         .collect();
     if work.is_empty() {
@@ -251,16 +260,44 @@ pub fn ensure(
             .map(|n| n.iter().copied().collect())
             .unwrap_or_default();
         let was = known.get(&(edge.consumer.clone(), edge.alias.clone()));
-        let (record, provision) = ask(sessions, &edge, &nodes, (&recipients, &identity), anew, was);
+        let (record, provision) = ask(
+            (sessions, &pinned),
+            &edge,
+            &nodes,
+            (&recipients, &identity),
+            anew,
+            was,
+        );
         store.write(|w| put(w, &record))?;
         done.push(provision);
     }
     Ok(done)
 }
 
-/// Asks the provider's nodes in turn until one makes (or hands back) the credentials.
+/// Whether a node holds the consumer declared with other credentials than `p`'s (another
+/// controller made them anew).
+fn rotated_elsewhere(
+    p: &Provided,
+    holds: &HashMap<String, Vec<mesh_proto::wire::DeclaredModule>>,
+) -> bool {
+    let prefix = format!("{}_", p.alias);
+    holds
+        .values()
+        .flatten()
+        .filter(|m| m.name == p.consumer)
+        .any(|m| {
+            m.secrets.iter().any(|s| {
+                s.name.starts_with(&prefix)
+                    && p.digests.get(&s.name).is_some_and(|d| d != &s.digest)
+            })
+        })
+}
+
+/// Asks the provider's nodes in turn until one makes (or hands back) the credentials; a node
+/// whose age key changed and was not accepted is not asked (what it hands back could be
+/// anyone's).
 fn ask(
-    sessions: &Connections,
+    (sessions, pinned): (&Connections, &HashMap<String, super::keys::NodeKey>),
     edge: &Edge,
     nodes: &[&str],
     (recipients, identity): (&[String], &age::x25519::Identity),
@@ -276,14 +313,22 @@ fn ask(
     };
     let mut why = Vec::new();
     for node in nodes {
-        let answer = sessions.take(node).and_then(|mut taken| {
-            let a = taken.session.provide(&request);
-            sessions.keep(node, taken);
-            a
-        });
-        let made = answer
+        let answer = sessions
+            .take(node)
             .map_err(|e| e.to_string())
-            .and_then(|made| read(edge, &made, identity).map(|d| (made, d)));
+            .and_then(|mut taken| {
+                let a = taken
+                    .session
+                    .have()
+                    .map_err(|e| e.to_string())
+                    .and_then(|have| {
+                        super::keys::may_send(node, pinned.get(*node), have.age.as_deref())?;
+                        taken.session.provide(&request).map_err(|e| e.to_string())
+                    });
+                sessions.keep(node, taken);
+                a
+            });
+        let made = answer.and_then(|made| read(edge, &made, identity).map(|d| (made, d)));
         match made {
             Ok((made, digests)) => {
                 let record = Provided {

@@ -109,7 +109,7 @@ pub struct Listed {
     pub by: String,
     /// When.
     pub at: String,
-    /// The nodes whose last report says they hold its current value.
+    /// The nodes whose last report to this controller says they hold its current value.
     pub held_by: Vec<String>,
     /// The nodes its module is assigned to that do not (yet).
     pub not_held_by: Vec<String>,

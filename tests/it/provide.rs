@@ -164,3 +164,110 @@ fn a_provider_that_fails_leaves_its_consumer_running_and_not_worked_out() {
     );
     assert!(t.path("nodes/b/modules/reporter/current").exists());
 }
+
+#[test]
+fn an_edge_added_later_is_made_on_the_providers_node_without_stopping_the_consumer() {
+    // Push alone, never a collect: what the node holds is read from it as it is sent.
+    let t = mesh(None);
+    t.ok(&["build", "--behind"]);
+    assert_eq!(t.run_json(&["push"]).code, 0);
+    let before = runs(&t, "a");
+    edge(&t, MAKES);
+    t.commit("platform", "reporter needs a database");
+    t.ok(&["build", "--behind"]);
+    let run = t.run_json(&["push"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert!(read(&t, "nodes/a/secrets/reporter/db_url").starts_with("postgres://db:pw-"));
+    assert_eq!(
+        runs(&t, "a"),
+        before + 1,
+        "reporter activated once more, with its credentials"
+    );
+    // Never switched off on the way: no report of a says reporter was removed.
+    let reports = std::fs::read_dir(t.path("nodes/a/reports")).expect("reports");
+    for r in reports.flatten() {
+        let text = std::fs::read_to_string(r.path()).unwrap_or_default();
+        assert!(!text.contains("\"removed\""), "{text}");
+    }
+    t.ok(&["collect"]);
+    let node = named(&t.json(&["status"]), "nodes", "a").clone();
+    assert_eq!(node["state"], "current", "{node}");
+}
+
+/// `t`'s mesh.toml as controller `name`, its node roots under `roots` (absolute), listing
+/// `other` (name, identity) under [controllers].
+fn as_controller(
+    t: &TestMesh,
+    text: &str,
+    name: &str,
+    roots: &std::path::Path,
+    other: (&str, &TestMesh),
+) {
+    let key = mesh::controller::open_key(&other.1.path(".mesh"), other.0).expect("key");
+    let line = format!(
+        "{} = \"{} {}\"",
+        other.0,
+        key.public(),
+        mesh::controller::age_recipient(&key)
+    );
+    let text = text
+        .replace(
+            "name = \"test\"\n",
+            &format!("name = \"test\"\ncontroller = \"{name}\"\n"),
+        )
+        .replace(
+            "root = \"nodes/",
+            &format!("root = \"{}/nodes/", roots.display()),
+        );
+    t.write("mesh.toml", &format!("{text}\n[controllers]\n{line}\n"));
+}
+
+#[test]
+fn a_second_controller_is_handed_the_same_credentials_and_follows_a_rotation() {
+    let laptop = mesh(Some(MAKES));
+    let cron = TestMesh::new();
+    cron.clone_platform_of(&laptop);
+    let text = std::fs::read_to_string(laptop.path("mesh.toml")).expect("toml");
+    let roots = laptop.dir().to_path_buf();
+    as_controller(&laptop, &text, "laptop", &roots, ("cron", &cron));
+    as_controller(&cron, &text, "cron", &roots, ("laptop", &laptop));
+    assert_eq!(laptop.run_json(&["reconcile"]).code, 0);
+    let made = read(&laptop, "nodes/a/secrets/reporter/db_url");
+    assert!(made.starts_with("postgres://db:pw-"), "{made:?}");
+
+    // The cron host, with an empty store: handed the same credentials, not made anew.
+    let run = cron.run_json(&["reconcile"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(read(&laptop, "nodes/a/secrets/reporter/db_url"), made);
+    assert_eq!(read(&laptop, "nodes/b/secrets/reporter/db_url"), made);
+    let status = cron.json(&["status"]);
+    assert_eq!(status["instantiations"][0]["state"], "made", "{status}");
+
+    // The laptop rotates them; the cron host follows, never declaring the old ones again.
+    assert_eq!(
+        laptop.run_json(&["provision", "resolver", "--again"]).code,
+        0
+    );
+    let rotated = read(&laptop, "nodes/a/secrets/reporter/db_url");
+    assert_ne!(rotated, made);
+    for _ in 0..2 {
+        assert_eq!(cron.run_json(&["reconcile"]).code, 0);
+        assert_eq!(read(&laptop, "nodes/a/secrets/reporter/db_url"), rotated);
+    }
+    // What the cron host would declare names the rotated ones, as the node's declaration does.
+    let digest_of = |declaration: &serde_json::Value| {
+        declaration["modules"]
+            .as_array()
+            .and_then(|ms| ms.iter().find(|m| m["name"] == "reporter"))
+            .map(|m| m["secrets"].clone())
+            .expect("reporter declared")
+    };
+    let would = cron.json(&["node", "show", "a"]);
+    let in_force: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(laptop.path("nodes/a/declaration.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        digest_of(&would["declaration"]),
+        digest_of(&in_force["declaration"])
+    );
+}

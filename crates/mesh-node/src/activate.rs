@@ -136,10 +136,19 @@ fn describe(status: ExitStatus) -> String {
 /// The last [`TAIL_LINES`] non-empty lines of the captured output, if any.
 fn tail(out: &mut File) -> Option<String> {
     let len = out.seek(SeekFrom::End(0)).ok()?;
-    out.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))
-        .ok()?;
+    let from = len.saturating_sub(TAIL_BYTES);
+    out.seek(SeekFrom::Start(from)).ok()?;
     let mut bytes = Vec::new();
     out.read_to_end(&mut bytes).ok()?;
+    // Whole lines only: a cut first line could hold part of a secret, which redaction would
+    // no longer recognise.
+    if from > 0 {
+        let start = bytes
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(bytes.len(), |i| i + 1);
+        bytes.drain(..start);
+    }
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text
         .lines()

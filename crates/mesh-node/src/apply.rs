@@ -416,7 +416,22 @@ fn apply_module(
                         good,
                     )
                 }
-                None => (failed(reason), good),
+                None => {
+                    // Not switched: what runs is the good version, with its own secrets (the
+                    // new ones may have been written before the failure).
+                    let restored = good
+                        .as_ref()
+                        .map(|g| write_secrets(layout, held, name, &g.secrets));
+                    match restored {
+                        Some(Err(again)) => (
+                            failed(format!(
+                                "{reason}\nand its secrets could not be put back: {again}"
+                            )),
+                            good,
+                        ),
+                        _ => (failed(reason), good),
+                    }
+                }
             }
         }
     }

@@ -21,7 +21,7 @@
 //! age-id                          the node's age identity (0600), made on first contact: secrets are encrypted to it
 //! sealed.age                      secret values received, sealed to that identity, by keyed digest
 //! secrets/<module>/<NAME>         the secrets of the version a module runs (0700/0600): its `MESH_SECRETS`
-//! provided/<consumer>.<as>.age    credentials this node's `provide` made, encrypted to the controllers
+//! provided/<consumer>.<as>.age    credentials this node's `provide` made, encrypted to its own age key
 //! .lock                           held exclusively by `receive` and `apply`
 //! .session.sock, .session.lock    a lingering session's socket (0600) and its one-server lock
 //! ```

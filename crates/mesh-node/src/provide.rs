@@ -1,10 +1,10 @@
 //! `provide`: the instantiation edge performed. A module that makes something for others (a
 //! database making a role, a bucket, a route) declares `provide`; on a `Provide` request the
 //! node runs it in the module's current version with `MESH_CONSUMER` and `MESH_AS` set, reads
-//! its standard output as `KEY=VALUE` lines, and keeps them encrypted to the controllers named
-//! in the request (`ROOT/provided/<consumer>.<as>.age`), so that every controller, and this
-//! node asked again, hands back the same credentials without running `provide` again. Asked
-//! `again`, it runs anew (rotation).
+//! its standard output as `KEY=VALUE` lines, and keeps them encrypted to its own age key
+//! (`ROOT/provided/<consumer>.<as>.age`), so that every controller that asks — one added since
+//! too — is handed the same credentials, encrypted to the controllers its request names,
+//! without `provide` running again. Asked `again`, it runs anew (rotation).
 //!
 //! What is encrypted is a fresh 32-byte digest key and then the lines: every controller
 //! computes the same keyed digest of each value.
@@ -81,28 +81,42 @@ pub fn provide(root: &Root, request: &Request) -> Result<Made, NodeError> {
     }
     let layout = Layout::new(root);
     let _lock = RootLock::acquire(root, &layout.lock())?;
+    let me = super::secrets::identity(root, true)?
+        .ok_or_else(|| fail("the node has no age key to keep the credentials with".into()))?;
     let kept = layout
         .provided()
         .join(format!("{}.{}.age", request.consumer, request.alias));
-    if !request.again
-        && let Ok(sealed) = fs::read(&kept)
-    {
-        return Ok(Made {
-            sealed: mesh_proto::keys::hex(&sealed),
-            ran: false,
-        });
-    }
-    let lines = run(&layout, request)?;
-    let mut plain = Zeroizing::new(vec![0u8; 32]);
-    getrandom::fill(&mut plain[..]).map_err(|e| fail(format!("no random bytes: {e}")))?;
-    plain.extend_from_slice(&lines);
+    // Made before: handed back, encrypted anew to the controllers asking now (one added since
+    // reads them too). Kept unreadable (another key since): made anew.
+    let before = match request.again {
+        true => None,
+        false => fs::read(&kept)
+            .ok()
+            .and_then(|sealed| secret::decrypt(&me, &sealed, MAX_KEPT).ok()),
+    };
+    let (plain, ran) = match before {
+        Some(plain) => (plain, false),
+        None => {
+            let lines = run(&layout, request)?;
+            let mut plain = Zeroizing::new(vec![0u8; 32]);
+            getrandom::fill(&mut plain[..]).map_err(|e| fail(format!("no random bytes: {e}")))?;
+            plain.extend_from_slice(&lines);
+            // Kept encrypted to the node itself: what it made, it can hand back to anyone it
+            // is asked for later.
+            let sealed = secret::encrypt(&[me.to_public()], &plain).map_err(fail)?;
+            write_atomic(&kept, &sealed)?;
+            (plain, true)
+        }
+    };
     let sealed = secret::encrypt(&recipients, &plain).map_err(fail)?;
-    write_atomic(&kept, &sealed)?;
     Ok(Made {
         sealed: mesh_proto::keys::hex(&sealed),
-        ran: true,
+        ran,
     })
 }
+
+/// The most bytes kept credentials may decrypt to: the digest key and the output.
+const MAX_KEPT: usize = 32 + MAX_OUTPUT as usize;
 
 /// Runs the provider's `provide` in its current version: its standard output, checked as
 /// `KEY=VALUE` lines (blank lines and `#` comments dropped).
@@ -187,7 +201,7 @@ pub fn checked_lines(printed: &[u8], alias: &str) -> Result<Zeroizing<Vec<u8>>, 
         };
         if !is_secret_name(&format!("{alias}_{key}")) || key.is_empty() {
             return Err(format!(
-                "line {} of its output has a key {key:?} that cannot name a secret (letters, digits and _)",
+                "line {} of its output has a key that cannot name a secret (letters, digits and _ before the first =)",
                 n + 1
             ));
         }
@@ -206,11 +220,14 @@ pub fn checked_lines(printed: &[u8], alias: &str) -> Result<Zeroizing<Vec<u8>>, 
 /// `reason` with every value of `printed`'s lines hidden.
 fn redact_all(reason: String, printed: &[u8]) -> String {
     let text = Zeroizing::new(String::from_utf8_lossy(printed).into_owned());
-    text.lines()
-        .fold(reason, |r, line| match line.split_once('=') {
-            Some((key, value)) => super::secrets::redact_value(r, value.as_bytes(), key),
-            None => super::secrets::redact_value(r, line.as_bytes(), "output"),
+    let values: Vec<(&[u8], &str)> = text
+        .lines()
+        .map(|line| match line.split_once('=') {
+            Some((key, value)) if is_secret_name(key) => (value.as_bytes(), key),
+            _ => (line.as_bytes(), "output"),
         })
+        .collect();
+    super::secrets::redact_values(reason, &values)
 }
 
 #[cfg(test)]
@@ -224,6 +241,8 @@ mod tests {
         let e = checked_lines(b"just-a-password\n", "db").unwrap_err();
         assert!(!e.contains("just-a-password"), "{e}");
         assert!(checked_lines(b"bad-key=x\n", "db").is_err());
+        let e = checked_lines(b"postgres://u:pw@h/db?sslmode=require\n", "db").unwrap_err();
+        assert!(!e.contains("pw@h"), "never quotes what it printed: {e}");
         assert!(checked_lines(b"a=1\na=2\n", "db").is_err());
         assert!(checked_lines(b"", "db").is_err());
         let r = redact_all("stderr: pw is s3cret!".into(), b"password=s3cret!\n");

@@ -58,15 +58,33 @@ pub(crate) fn identity(
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
             Err(corrupt("it is a symbolic link, which mesh does not follow"))
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound && make => {
-            use age::secrecy::ExposeSecret;
-            let made = age::x25519::Identity::generate();
-            let text = Zeroizing::new(format!("{}\n", made.to_string().expose_secret()));
-            write_atomic(&path, text.as_bytes())?;
-            Ok(Some(made))
-        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound && make => make_identity(root, &path),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(NodeError::io("read", path)(e)),
+    }
+}
+
+/// Makes the node's age identity at `path`, never over one another session made meanwhile
+/// (linked into place, which fails when the name is taken: then that one is read).
+fn make_identity(root: &Path, path: &Path) -> Result<Option<age::x25519::Identity>, NodeError> {
+    use age::secrecy::ExposeSecret;
+    use std::io::Write;
+    let made = age::x25519::Identity::generate();
+    let text = Zeroizing::new(format!("{}\n", made.to_string().expose_secret()));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".age-id.tmp-")
+        .tempfile_in(root)
+        .map_err(NodeError::io("create a temp file in", root))?;
+    tmp.write_all(text.as_bytes())
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(NodeError::io("write", tmp.path()))?;
+    match fs::hard_link(tmp.path(), path) {
+        Ok(()) => {
+            crate::durable::sync_dir(root)?;
+            Ok(Some(made))
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => identity(root, false),
+        Err(e) => Err(NodeError::io("write", path)(e)),
     }
 }
 
@@ -294,26 +312,37 @@ pub(crate) fn redact(root: &Path, module: &str, text: String) -> String {
     let Ok(entries) = fs::read_dir(dir_of(root, module)) else {
         return text;
     };
-    let mut text = text;
-    for e in entries.flatten() {
-        let Ok(value) = fs::read(e.path()).map(Zeroizing::new) else {
-            continue;
-        };
-        let name = e.file_name().to_string_lossy().into_owned();
-        text = redact_value(text, &value, &name);
-    }
-    text
+    let read: Vec<(Zeroizing<Vec<u8>>, String)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let value = fs::read(e.path()).map(Zeroizing::new).ok()?;
+            Some((value, e.file_name().to_string_lossy().into_owned()))
+        })
+        .collect();
+    let values: Vec<(&[u8], &str)> = read.iter().map(|(v, n)| (&v[..], n.as_str())).collect();
+    redact_values(text, &values)
 }
 
-/// `text` with `value` (and its lines, for a value of several) replaced by `[secret NAME]`.
-pub(crate) fn redact_value(text: String, value: &[u8], name: &str) -> String {
-    let value = Zeroizing::new(String::from_utf8_lossy(value).into_owned());
+/// `text` with each value (and each line of a value of several) replaced by `[secret NAME]`,
+/// the longest first: a value inside another (a user name in a URL) never leaves a part of
+/// the longer one behind.
+pub(crate) fn redact_values(text: String, values: &[(&[u8], &str)]) -> String {
+    let mut parts: Vec<(Zeroizing<String>, &str)> = Vec::new();
+    for (value, name) in values {
+        let value = Zeroizing::new(String::from_utf8_lossy(value).into_owned());
+        for part in std::iter::once(value.as_str()).chain(value.lines()) {
+            // Short values would blank ordinary words: a 1- or 2-byte secret is no secret.
+            let part = part.trim();
+            if part.len() >= 3 {
+                parts.push((Zeroizing::new(part.to_string()), name));
+            }
+        }
+    }
+    parts.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
     let mut text = text;
-    // Short values would blank ordinary words: a 1- or 2-byte secret is no secret anyway.
-    for part in std::iter::once(value.as_str()).chain(value.lines()) {
-        let part = part.trim();
-        if part.len() >= 3 && text.contains(part) {
-            text = text.replace(part, &format!("[secret {name}]"));
+    for (part, name) in &parts {
+        if text.contains(part.as_str()) {
+            text = text.replace(part.as_str(), &format!("[secret {name}]"));
         }
     }
     text
@@ -330,10 +359,17 @@ mod tests {
 
     #[test]
     fn redaction_hides_a_value_and_its_lines() {
-        let out = redact_value("pw=hunter22\nok".into(), b"hunter22\n", "PW");
+        let out = redact_values("pw=hunter22\nok".into(), &[(b"hunter22\n", "PW")]);
         assert_eq!(out, "pw=[secret PW]\nok");
-        let out = redact_value("a\nline two\nx".into(), b"line one\nline two", "K");
+        let out = redact_values("a\nline two\nx".into(), &[(b"line one\nline two", "K")]);
         assert_eq!(out, "a\n[secret K]\nx");
-        assert_eq!(redact_value("a b".into(), b"a", "X"), "a b");
+        assert_eq!(redact_values("a b".into(), &[(b"a", "X")]), "a b");
+        // The longer first, whatever the order given: no part of it is left.
+        let url = "postgres://app:S3cret@h/db";
+        let out = redact_values(
+            format!("failed: {url}"),
+            &[(b"app", "USER"), (url.as_bytes(), "URL")],
+        );
+        assert_eq!(out, "failed: [secret URL]");
     }
 }

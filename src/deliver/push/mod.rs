@@ -254,16 +254,20 @@ pub fn push(
             }
         }
     }
-    // A node sent only its provider (provider first) still waits: said as status says it.
+    // A node sent its provider first still waits: said as status says it, with what was sent.
     let strict = paths.open()?.read(|r| compose::stored(r, mesh))?.composed;
     for r in &mut results {
-        if let (Outcome::Unchanged, Some(Composed::NotWorkedOut(reason))) =
-            (&r.outcome, strict.get(&r.node))
-        {
-            r.outcome = Outcome::NotWorkedOut {
-                reason: reason.clone(),
-            };
-        }
+        let Some(Composed::NotWorkedOut(reason)) = strict.get(&r.node) else {
+            continue;
+        };
+        let sent = match &r.outcome {
+            Outcome::Sent { .. } => "; its other modules were sent first",
+            Outcome::Unchanged => "",
+            _ => continue,
+        };
+        r.outcome = Outcome::NotWorkedOut {
+            reason: format!("{reason}{sent}"),
+        };
     }
     Ok((results, events))
 }
@@ -403,9 +407,12 @@ fn sort_nodes(
                 builds,
                 repos,
                 digest,
+                kept,
             } => {
                 let digest = digest.clone();
-                let same = rec.sent.as_ref().is_some_and(|s| s.digest == digest);
+                // Provider first: what it is sent depends on what it holds; asked, never
+                // answered for from the store.
+                let same = kept.is_empty() && rec.sent.as_ref().is_some_and(|s| s.digest == digest);
                 // Sent, and never reported on: the node holds it but may not have applied it
                 // (a run killed between the send and the apply). It is asked to apply again.
                 let unanswered = opts.reapply_unanswered && !rec.applied_what_was_sent();
@@ -422,6 +429,7 @@ fn sort_nodes(
                         node: node.clone(),
                         declaration: declaration.clone(),
                         builds: builds.clone(),
+                        kept: kept.clone(),
                         repos: repos.clone(),
                         nudge: same && !opts.all && !verify,
                         verify,
@@ -509,6 +517,8 @@ struct Work {
     node: String,
     declaration: crate::declare::Declaration,
     builds: Vec<(String, u64)>,
+    /// Modules it keeps as it holds them (provider first).
+    kept: Vec<String>,
     /// The repositories its modules come from.
     repos: BTreeSet<String>,
     rec: NodeRecord,
@@ -541,6 +551,25 @@ fn trouble(node: &str, e: TransportError, tx: &mpsc::Sender<Msg>) -> Outcome {
     Outcome::Failed { reason }
 }
 
+/// Provider first: each module of `kept` as the node holds it in force (left out where it
+/// holds none: nothing runs that the push would switch off).
+fn keep_held(
+    declaration: &mut crate::declare::Declaration,
+    builds: &mut Vec<(String, u64)>,
+    kept: &[String],
+    have: &Have,
+) {
+    for m in kept {
+        if let Some(h) = have.modules.iter().find(|h| &h.name == m) {
+            declaration.modules.push(h.clone());
+            // Its build id is the declaring store's: never taken for one of this store's.
+            builds.push((m.clone(), crate::rollout::UNKNOWN));
+        }
+    }
+    declaration.modules.sort_by(|a, b| a.name.cmp(&b.name));
+    builds.sort();
+}
+
 /// What the node holds, asked and recorded (seen, its id and key); the outcome when it could
 /// not be asked, or its root is another name's.
 fn asked(
@@ -571,8 +600,9 @@ fn send_one(
 ) -> Outcome {
     let Work {
         node,
-        declaration,
-        builds,
+        mut declaration,
+        mut builds,
+        kept,
         repos,
         rec,
         nudge,
@@ -583,6 +613,7 @@ fn send_one(
         Ok(have) => have,
         Err(outcome) => return outcome,
     };
+    keep_held(&mut declaration, &mut builds, &kept, &have);
     let digest = declaration.digest();
     let commits = ctx.histories.commits(&repos);
     let took_over_from =
