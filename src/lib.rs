@@ -20,6 +20,7 @@ pub mod gc;
 pub mod graph;
 mod mesh;
 pub mod reconcile;
+pub mod remote;
 pub mod rollout;
 pub mod secrets;
 pub mod source;

@@ -1,0 +1,237 @@
+//! The Merkle trees the Remote Execution API names inputs and outputs by: every directory a
+//! `Directory` message (its files, subdirectories and symlinks, each sorted by name), named by
+//! the SHA-256 of its encoding; every file by the SHA-256 of its bytes. Two trees with the same
+//! content have the same root digest whoever made them, which is what lets controllers share
+//! builds.
+
+use std::collections::HashMap;
+use std::io::{self, Read};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use bazel_remote_apis::build::bazel::remote::execution::v2::{
+    Digest, Directory, DirectoryNode, FileNode, SymlinkNode,
+};
+use prost::Message;
+use sha2::{Digest as _, Sha256};
+
+/// A tree: its root directory's digest, and every blob it names by hash (each directory's
+/// encoding, each file where it lies), what a client uploads.
+#[derive(Debug, Clone, Default)]
+pub struct Tree {
+    /// The root directory's digest.
+    pub root: Digest,
+    /// Every blob, by its hash.
+    pub blobs: HashMap<String, Blob>,
+}
+
+/// One blob of a tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Blob {
+    /// A directory's encoding.
+    Bytes(Vec<u8>),
+    /// A file, and its size.
+    File(PathBuf, u64),
+}
+
+/// The digest of `bytes`.
+pub fn digest_of(bytes: &[u8]) -> Digest {
+    Digest {
+        hash: hex(&Sha256::digest(bytes)),
+        size_bytes: bytes.len() as i64,
+    }
+}
+
+/// The digest of what `reader` yields.
+pub fn digest_reader(mut reader: impl Read) -> io::Result<Digest> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut size = 0i64;
+    loop {
+        let n = reader.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        size += n as i64;
+    }
+    Ok(Digest {
+        hash: hex(&hasher.finalize()),
+        size_bytes: size,
+    })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    mesh_proto::keys::hex(bytes)
+}
+
+/// The tree of the directory `dir` on disk: regular files (executable when any execute bit is
+/// set), directories and symbolic links (their targets as written); anything else, or a name
+/// that is not UTF-8, is an error that names it.
+pub fn tree(dir: &Path) -> io::Result<Tree> {
+    let mut blobs = HashMap::new();
+    let root = directory(dir, &mut blobs)?;
+    Ok(Tree { root, blobs })
+}
+
+/// The digest of `dir`'s Directory message, its blobs and its children's added to `blobs`.
+fn directory(dir: &Path, blobs: &mut HashMap<String, Blob>) -> io::Result<Digest> {
+    let mut d = Directory::default();
+    let mut entries: Vec<(String, PathBuf)> = Vec::new();
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let name = e.file_name().into_string().map_err(|n| {
+            io::Error::other(format!(
+                "{}: a name that is not UTF-8",
+                dir.join(n).display()
+            ))
+        })?;
+        entries.push((name, e.path()));
+    }
+    // REAPI's order: by name, as bytes.
+    entries.sort();
+    for (name, path) in entries {
+        let meta = std::fs::symlink_metadata(&path)?;
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            let target = std::fs::read_link(&path)?;
+            let target = target.into_os_string().into_string().map_err(|_| {
+                io::Error::other(format!(
+                    "{}: a link target that is not UTF-8",
+                    path.display()
+                ))
+            })?;
+            d.symlinks.push(SymlinkNode {
+                name,
+                target,
+                node_properties: None,
+            });
+        } else if kind.is_dir() {
+            let digest = directory(&path, blobs)?;
+            d.directories.push(DirectoryNode {
+                name,
+                digest: Some(digest),
+            });
+        } else if kind.is_file() {
+            let digest = digest_reader(std::fs::File::open(&path)?)?;
+            blobs.insert(
+                digest.hash.clone(),
+                Blob::File(path, digest.size_bytes as u64),
+            );
+            d.files.push(FileNode {
+                name,
+                digest: Some(digest),
+                is_executable: meta.permissions().mode() & 0o111 != 0,
+                node_properties: None,
+            });
+        } else {
+            return Err(io::Error::other(format!(
+                "{}: neither a file, a directory nor a symbolic link",
+                path.display()
+            )));
+        }
+    }
+    let bytes = d.encode_to_vec();
+    let digest = digest_of(&bytes);
+    blobs.insert(digest.hash.clone(), Blob::Bytes(bytes));
+    Ok(digest)
+}
+
+/// A tree whose root holds each of `children` as a directory of that name (sorted), and
+/// nothing else: how an action's input root is assembled from the module's sources and its
+/// inputs' artifacts.
+pub fn join(children: Vec<(String, Tree)>) -> Tree {
+    let mut children = children;
+    children.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut blobs = HashMap::new();
+    let mut d = Directory::default();
+    for (name, t) in children {
+        d.directories.push(DirectoryNode {
+            name,
+            digest: Some(t.root),
+        });
+        blobs.extend(t.blobs);
+    }
+    let bytes = d.encode_to_vec();
+    let root = digest_of(&bytes);
+    blobs.insert(root.hash.clone(), Blob::Bytes(bytes));
+    Tree { root, blobs }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SHA-256 of nothing: the digest of an empty directory (its message encodes to no bytes).
+    const EMPTY: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+    fn write(root: &Path, rel: &str, text: &str, mode: u32) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn an_empty_directory_and_a_file_have_the_digests_every_client_computes() {
+        let t = tempfile::tempdir().unwrap();
+        let empty = tree(t.path()).unwrap();
+        assert_eq!(
+            (empty.root.hash.as_str(), empty.root.size_bytes),
+            (EMPTY, 0)
+        );
+        write(t.path(), "a", "hello", 0o644);
+        let one = tree(t.path()).unwrap();
+        let file = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
+        assert_eq!(
+            one.blobs.get(file),
+            Some(&Blob::File(t.path().join("a"), 5))
+        );
+        let d = match one.blobs.get(&one.root.hash) {
+            Some(Blob::Bytes(b)) => Directory::decode(&b[..]).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(d.files[0].name, "a");
+        assert_eq!(d.files[0].digest.as_ref().unwrap().hash, file);
+    }
+
+    #[test]
+    fn the_same_content_is_the_same_root_and_any_change_is_another() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        // Made in another order: the same tree.
+        for (rel, text) in [("z/y", "1"), ("b", "2"), ("a/c", "3")] {
+            write(a.path(), rel, text, 0o644);
+        }
+        for (rel, text) in [("a/c", "3"), ("b", "2"), ("z/y", "1")] {
+            write(b.path(), rel, text, 0o644);
+        }
+        let root = tree(a.path()).unwrap().root;
+        assert_eq!(root, tree(b.path()).unwrap().root);
+        // Executable is part of it; so is a link's target.
+        write(b.path(), "b", "2", 0o755);
+        let exec = tree(b.path()).unwrap().root;
+        assert_ne!(root, exec);
+        std::os::unix::fs::symlink("b", b.path().join("l")).unwrap();
+        assert_ne!(exec, tree(b.path()).unwrap().root);
+        // Every directory's encoding and every file is a blob: 3 dirs, 3 files (+ none twice).
+        assert_eq!(tree(a.path()).unwrap().blobs.len(), 6);
+    }
+
+    #[test]
+    fn a_joined_root_holds_its_children_under_their_names() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        write(a.path(), "x", "1", 0o644);
+        write(b.path(), "y", "2", 0o644);
+        let joined = join(vec![
+            ("src".into(), tree(a.path()).unwrap()),
+            ("deps".into(), tree(b.path()).unwrap()),
+        ]);
+        let d = match joined.blobs.get(&joined.root.hash) {
+            Some(Blob::Bytes(b)) => Directory::decode(&b[..]).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        let names: Vec<&str> = d.directories.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["deps", "src"], "sorted");
+        assert_eq!(joined.blobs.len(), 5);
+    }
+}
