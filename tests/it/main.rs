@@ -23,6 +23,7 @@ mod provide;
 mod push;
 mod readme;
 mod reconcile;
+mod remote;
 mod repos;
 mod rollback;
 mod rollouts;

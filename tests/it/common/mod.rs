@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod buildgrid;
 pub mod ssh;
 
 use assert_cmd::Command;
