@@ -193,7 +193,7 @@ pub(super) fn declare_current(
     }
     let store = paths.open()?;
     let stale: Vec<(&str, u64)> = store.read(|r| {
-        let declared = crate::declare::compose::declared(r)?;
+        let declared = crate::store::declared_builds(r)?;
         Ok(current
             .into_iter()
             .filter(|(m, id)| declared.get(*m).is_none_or(|d| d.id != *id))

@@ -45,7 +45,7 @@ pub struct MeshConfig {
     pub recipients: BTreeMap<String, String>,
     /// The secrets of `secrets/` in the mesh directory, each by module and name (values stay
     /// encrypted; only what their files say in plain text is read). Empty from [`Self::parse`].
-    pub secrets: crate::secrets::Index,
+    pub secrets: super::secrets::Index,
     /// `[rollout]`: how a module's new build reaches its nodes (one wave to every node when
     /// unset); a module's manifest may say otherwise.
     pub rollout: super::Rollout,
@@ -239,6 +239,32 @@ const MESH_HELP: &str =
     "see the configuration reference in README.md (`mesh init` writes a commented example)";
 
 impl MeshConfig {
+    /// Module → the nodes it is assigned to (by name, or by tag), from `[assign]`.
+    pub fn placement(&self) -> std::collections::HashMap<&str, std::collections::BTreeSet<&str>> {
+        use std::collections::{BTreeSet, HashMap};
+        let mut tagged: HashMap<&str, Vec<&str>> = HashMap::new();
+        for n in self.nodes.values() {
+            for t in &n.tags {
+                tagged.entry(t.as_str()).or_default().push(n.name.as_str());
+            }
+        }
+        let mut where_: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+        for a in &self.assign {
+            let nodes = where_.entry(a.module.as_str()).or_default();
+            for (t, _) in &a.targets {
+                match t {
+                    Target::Node(n) => {
+                        nodes.insert(n.as_str());
+                    }
+                    Target::Tag(tag) => {
+                        nodes.extend(tagged.get(tag.as_str()).into_iter().flatten())
+                    }
+                }
+            }
+        }
+        where_
+    }
+
     /// Reads and validates `mesh.toml` at `path`.
     pub fn load(path: &Path) -> Result<MeshConfig, LoadError> {
         let text = std::fs::read_to_string(path).map_err(|e| Unreadable {
@@ -253,7 +279,7 @@ impl MeshConfig {
             .unwrap_or_else(|| PathBuf::from("."));
         let dir = std::path::absolute(&dir).unwrap_or(dir);
         let mut mesh = MeshConfig::parse(&text, &path.display().to_string(), &dir)?;
-        mesh.secrets = crate::secrets::Index::read(&dir)?;
+        mesh.secrets = super::secrets::Index::read(&dir)?;
         Ok(mesh)
     }
 

@@ -6,6 +6,7 @@ mod mesh;
 mod module;
 mod repo;
 mod rollout;
+pub mod secrets;
 
 pub use diag::{ConfigError, LoadError, UnknownNode, Unreadable};
 pub use mesh::{

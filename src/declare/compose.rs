@@ -3,9 +3,9 @@
 //! **not worked out**, with the reason — never "waiting".
 
 use super::{Declaration, DeclaredModule};
-use crate::config::{MeshConfig, Target};
+use crate::config::MeshConfig;
 use crate::rollout::{Kept, Staged};
-use crate::store::{BuildRecord, DECLARED, Reader, StoreError};
+use crate::store::{BuildRecord, Reader, StoreError};
 use mesh_proto::wire::Halted;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -41,35 +41,7 @@ impl Composed {
 }
 
 /// Every declared build, by module.
-pub fn declared(r: &Reader) -> Result<HashMap<String, BuildRecord>, StoreError> {
-    Ok(r.range(DECLARED, b"", None)?
-        .into_iter()
-        .map(|(_, b)| (b.module.clone(), b))
-        .collect())
-}
-
-/// Module → the nodes it is assigned to (by name, or by tag), from `[assign]`.
-pub(crate) fn placement(mesh: &MeshConfig) -> HashMap<&str, BTreeSet<&str>> {
-    let mut tagged: HashMap<&str, Vec<&str>> = HashMap::new();
-    for n in mesh.nodes.values() {
-        for t in &n.tags {
-            tagged.entry(t.as_str()).or_default().push(n.name.as_str());
-        }
-    }
-    let mut where_: HashMap<&str, BTreeSet<&str>> = HashMap::new();
-    for a in &mesh.assign {
-        let nodes = where_.entry(a.module.as_str()).or_default();
-        for (t, _) in &a.targets {
-            match t {
-                Target::Node(n) => {
-                    nodes.insert(n.as_str());
-                }
-                Target::Tag(tag) => nodes.extend(tagged.get(tag.as_str()).into_iter().flatten()),
-            }
-        }
-    }
-    where_
-}
+pub use crate::store::declared_builds as declared;
 
 /// Each module's declared build, by module.
 pub(crate) type Declared = HashMap<String, BuildRecord>;
@@ -155,7 +127,7 @@ pub(crate) fn compose_all(
     made: &Made,
 ) -> BTreeMap<String, Composed> {
     // module → the nodes it is assigned to; node → its modules.
-    let where_ = placement(mesh);
+    let where_ = mesh.placement();
     let mut assigned: HashMap<&str, BTreeSet<&str>> = HashMap::new();
     for (m, nodes) in &where_ {
         for n in nodes {

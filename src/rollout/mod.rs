@@ -93,7 +93,7 @@ pub struct HaltedBuild {
 /// wave's tag first, then the rest, each by name. The same on every controller reading the
 /// same mesh.toml.
 pub fn order<'a>(mesh: &'a MeshConfig, module: &str, rollout: &Rollout) -> Vec<&'a str> {
-    let placement = crate::declare::compose::placement(mesh);
+    let placement = mesh.placement();
     let Some(nodes) = placement.get(module) else {
         return Vec::new();
     };
@@ -495,7 +495,7 @@ pub fn before_push(
         return Ok(Vec::new());
     }
     let rolls = paths.open()?.read(|r| {
-        let staged = crate::declare::compose::declared(r)?
+        let staged = crate::store::declared_builds(r)?
             .values()
             .any(|d| !policy(mesh, d).is_all_at_once());
         Ok(staged || r.len(ROLLOUTS)? > 0)
@@ -526,7 +526,7 @@ fn unknown(paths: &crate::store::Paths, mesh: &MeshConfig) -> crate::Result<Vec<
             .into_iter()
             .map(|(k, _)| String::from_utf8_lossy(&k).into_owned())
             .collect();
-        let declared = crate::declare::compose::declared(r)?;
+        let declared = crate::store::declared_builds(r)?;
         Ok((declared, crate::store::node_records(r)?, known))
     })?;
     let mut out = std::collections::BTreeSet::new();

@@ -17,7 +17,7 @@ pub fn step(paths: &Paths, mesh: &MeshConfig) -> Result<Vec<Event>> {
     let store = paths.open()?;
     // Read first; the mesh lock held by the caller keeps it true until the write.
     let (declared, fleet) =
-        store.read(|r| Ok((crate::declare::compose::declared(r)?, Fleet::read_all(r)?)))?;
+        store.read(|r| Ok((crate::store::declared_builds(r)?, Fleet::read_all(r)?)))?;
     Ok(store.write(|w| {
         let facts = step_in(w, mesh, &declared, &fleet, now)?;
         events::append(w, &facts, now, mesh.settings.events_keep)

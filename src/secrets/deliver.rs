@@ -65,7 +65,7 @@ impl Values {
     /// none. Why it cannot go, as a sentence.
     pub fn for_node(
         &self,
-        declaration: &crate::declare::Declaration,
+        declaration: &mesh_proto::wire::Declaration,
         digest: &str,
         recipient: Option<&str>,
         held: &[String],

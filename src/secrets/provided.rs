@@ -177,7 +177,7 @@ pub fn read_states(paths: &crate::store::Paths) -> crate::Result<Vec<EdgeState>>
     }
     Ok(paths
         .open()?
-        .read(|r| Ok(states(&crate::declare::compose::declared(r)?, &all(r)?)))?)
+        .read(|r| Ok(states(&crate::store::declared_builds(r)?, &all(r)?)))?)
 }
 
 /// What [`ensure`] did for one edge.
@@ -224,7 +224,7 @@ pub fn ensure(
     let store = paths.open()?;
     let (declared, known, holds, pinned) = store.read(|r| {
         Ok((
-            crate::declare::compose::declared(r)?,
+            crate::store::declared_builds(r)?,
             all(r)?,
             crate::store::node_holds(r)?,
             super::keys::all(r)?,
@@ -252,7 +252,7 @@ pub fn ensure(
         .map(ToString::to_string)
         .collect();
     let identity = crate::controller::age_identity(&me);
-    let placement = crate::declare::compose::placement(mesh);
+    let placement = mesh.placement();
     let mut done = Vec::new();
     for (edge, anew) in work {
         let nodes: Vec<&str> = placement

@@ -128,7 +128,7 @@ pub fn list(mesh: &MeshConfig, paths: &Paths, only: &[String]) -> Result<Vec<Lis
         }
         Ok((held, super::provided::all(r)?))
     })?;
-    let placement = crate::declare::compose::placement(mesh);
+    let placement = mesh.placement();
     let mut out: Vec<Listed> = mesh
         .secrets
         .entries()

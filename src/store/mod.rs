@@ -23,6 +23,16 @@ pub use paths::Paths;
 pub use roots::checked_pages;
 pub use tables::*;
 
+/// Every declared build, by module.
+pub fn declared_builds(
+    r: &Reader,
+) -> Result<std::collections::HashMap<String, BuildRecord>, StoreError> {
+    Ok(r.range(DECLARED, b"", None)?
+        .into_iter()
+        .map(|(_, b)| (b.module.clone(), b))
+        .collect())
+}
+
 use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use serde::{Serialize, de::DeserializeOwned};
 use std::marker::PhantomData;

@@ -278,7 +278,7 @@ pub fn trace(
     for b in &stored.builds {
         by_module.entry(b.module.as_str()).or_default().push(b);
     }
-    let placement = compose::placement(mesh);
+    let placement = mesh.placement();
     let dependents = delivery_dependents(graph);
     let facts = Recorded {
         graph,

@@ -3,18 +3,18 @@
 //! converges (nothing is unpacked twice; a module that is unchanged since it activated is not
 //! activated again). A new version that fails goes back to the last one that activated.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::io;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::kept::{Kept, ensure_unpacked};
+use super::kept::{Kept, Version, ensure_unpacked, read_marker, write_marker};
 use super::{activate, health, secrets};
 use serde::{Deserialize, Serialize};
 
-use super::disk::{RootLock, list_dir, read_json};
+use super::disk::{RootLock, list_dir};
 use super::journal::{self, Outcome, Report, ResourceOutcome, ResourceReport, RolledBack};
 use super::{Held, Layout, NodeError, Root};
 use crate::artifact::is_digest;
@@ -30,9 +30,6 @@ pub const KEEP_VERSIONS: usize = 3;
 
 /// The name of the link to the version in use, in `modules/<name>/`.
 const CURRENT: &str = "current";
-/// Where the last version of a module that activated was recorded before `kept/` (in
-/// `modules/<name>/`): still read, once, from a node an older mesh applied on.
-pub(super) const GOOD: &str = "good.json";
 /// A version that failed and was gone back from, in `modules/<name>/` (see [`Failed`]).
 const FAILED: &str = "failed.json";
 /// The prefix of the temp link that is renamed over `current`.
@@ -271,50 +268,6 @@ fn outcome_of(resources: &[ResourceReport]) -> (Outcome, Option<String>) {
         }
     }
     (Outcome::Failed, Some(reason))
-}
-
-/// A module's version as the node remembers it: enough to run it again.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(super) struct Version {
-    /// The artifact's digest (the directory under `modules/<name>/`).
-    pub(super) artifact: String,
-    /// Its `activate`, as declared with it.
-    activate: Option<String>,
-    /// The build id it came from.
-    build: String,
-    /// The commit that build was made from.
-    commit: String,
-    /// Its secrets, name → keyed digest (absent in records older than secrets: none).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    secrets: secrets::Named,
-}
-
-impl Version {
-    fn of(m: &DeclaredModule) -> Version {
-        Version {
-            artifact: m.artifact.clone(),
-            activate: m.activate.clone(),
-            build: m.build.clone(),
-            commit: m.commit.clone(),
-            secrets: m
-                .secrets
-                .iter()
-                .map(|s| (s.name.clone(), s.digest.clone()))
-                .collect(),
-        }
-    }
-
-    /// Whether `other` runs the same way: the same artifact, the same `activate` and the same
-    /// secrets (a build id alone does not change what runs; a changed secret does).
-    fn runs_as(&self, other: &Version) -> bool {
-        self.artifact == other.artifact
-            && self.activate == other.activate
-            && self.secrets == other.secrets
-    }
-
-    fn words(&self) -> String {
-        journal::version_words(&self.build, &self.commit)
-    }
 }
 
 /// `modules/<name>/failed.json`: a version that failed and was gone back from, with what was
@@ -616,21 +569,6 @@ fn bring_up(
     activated.unwrap_or(Ok(())).map_err(after)?;
     // Activated is not yet working: with a check, it must pass (for `settle`) first.
     health::settle(module, &version, root_abs).map_err(after)
-}
-
-/// Reads a marker mesh wrote under a module's directory; a missing or damaged one is none (a
-/// damaged marker costs one more activate, or a failure with nothing to go back to).
-pub(super) fn read_marker<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    read_json(path).ok().flatten()
-}
-
-/// Writes a marker under a module's directory, atomically.
-pub(super) fn write_marker<T: Serialize>(path: &Path, value: &T) -> Result<(), NodeError> {
-    let bytes = serde_json::to_vec(value).map_err(|e| NodeError::Corrupt {
-        path: path.to_path_buf(),
-        reason: format!("could not be encoded: {e}"),
-    })?;
-    Ok(write_atomic(path, &bytes)?)
 }
 
 /// Marks a version as just used (its mtime), which is what pruning goes by. Housekeeping only:

@@ -1,4 +1,4 @@
-//! What going back needs, kept where neither pruning nor an `activate` reaches it
+//! What going back needs: a module's version as the node remembers it, kept where neither pruning nor an `activate` reaches it
 //! (`ROOT/kept/`), and a version's tree made exactly its artifact unpacked again, from
 //! `artifacts/` or that copy, each checked against its digest first.
 
@@ -7,10 +7,78 @@ use std::fs::{self, File};
 use std::io::{self, BufReader};
 use std::path::{Path, PathBuf};
 
-use super::apply::{GOOD, Version, read_marker, write_marker};
-use super::disk::list_dir;
+use super::disk::{list_dir, read_json};
+use super::journal;
+use super::secrets;
 use super::{Layout, NodeError};
 use crate::artifact::{ArtifactError, is_digest, unpack};
+use crate::durable::write_atomic;
+use mesh_proto::wire::DeclaredModule;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Where the last version of a module that activated was recorded before `kept/` (in
+/// `modules/<name>/`): still read, once, from a node an older mesh applied on.
+pub(super) const GOOD: &str = "good.json";
+
+/// A module's version as the node remembers it: enough to run it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Version {
+    /// The artifact's digest (the directory under `modules/<name>/`).
+    pub(super) artifact: String,
+    /// Its `activate`, as declared with it.
+    pub(super) activate: Option<String>,
+    /// The build id it came from.
+    pub(super) build: String,
+    /// The commit that build was made from.
+    pub(super) commit: String,
+    /// Its secrets, name → keyed digest (absent in records older than secrets: none).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) secrets: secrets::Named,
+}
+
+impl Version {
+    pub(super) fn of(m: &DeclaredModule) -> Version {
+        Version {
+            artifact: m.artifact.clone(),
+            activate: m.activate.clone(),
+            build: m.build.clone(),
+            commit: m.commit.clone(),
+            secrets: m
+                .secrets
+                .iter()
+                .map(|s| (s.name.clone(), s.digest.clone()))
+                .collect(),
+        }
+    }
+
+    /// Whether `other` runs the same way: the same artifact, the same `activate` and the same
+    /// secrets (a build id alone does not change what runs; a changed secret does).
+    pub(super) fn runs_as(&self, other: &Version) -> bool {
+        self.artifact == other.artifact
+            && self.activate == other.activate
+            && self.secrets == other.secrets
+    }
+
+    pub(super) fn words(&self) -> String {
+        journal::version_words(&self.build, &self.commit)
+    }
+}
+
+/// Reads a marker mesh wrote under a module's directory; a missing or damaged one is none (a
+/// damaged marker costs one more activate, or a failure with nothing to go back to).
+pub(super) fn read_marker<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    read_json(path).ok().flatten()
+}
+
+/// Writes a marker under a module's directory, atomically.
+pub(super) fn write_marker<T: Serialize>(path: &Path, value: &T) -> Result<(), NodeError> {
+    let bytes = serde_json::to_vec(value).map_err(|e| NodeError::Corrupt {
+        path: path.to_path_buf(),
+        reason: format!("could not be encoded: {e}"),
+    })?;
+    Ok(write_atomic(path, &bytes)?)
+}
 
 /// Makes `version` (`modules/<name>/<digest>`) exactly the artifact `digest` unpacked: a tree
 /// already there is kept only when it packs to that digest again (an activate, or a hand,
