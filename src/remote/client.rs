@@ -6,8 +6,10 @@
 use std::time::Duration;
 
 use bazel_remote_apis::build::bazel::remote::execution::v2::{
-    BatchReadBlobsRequest, BatchUpdateBlobsRequest, Digest, FindMissingBlobsRequest,
-    GetCapabilitiesRequest, batch_update_blobs_request, capabilities_client::CapabilitiesClient,
+    ActionResult, BatchReadBlobsRequest, BatchUpdateBlobsRequest, Digest, FindMissingBlobsRequest,
+    GetActionResultRequest, GetCapabilitiesRequest, UpdateActionResultRequest,
+    action_cache_client::ActionCacheClient, batch_update_blobs_request,
+    capabilities_client::CapabilitiesClient,
     content_addressable_storage_client::ContentAddressableStorageClient,
 };
 use bazel_remote_apis::google::bytestream::{
@@ -304,6 +306,44 @@ impl Remote {
                 }
             }
             Ok(out)
+        })
+    }
+
+    /// The ActionCache's result for `action`; `None` when it has none (a miss, not an error).
+    pub fn action_result(&self, action: &Digest) -> Result<Option<ActionResult>> {
+        let mut c = ActionCacheClient::new(self.channel.clone());
+        let req = GetActionResultRequest {
+            instance_name: self.instance.clone(),
+            action_digest: Some(action.clone()),
+            inline_stdout: false,
+            inline_stderr: false,
+            inline_output_files: Vec::new(),
+            digest_function: 0,
+        };
+        self.run("ask the action cache", async {
+            match c.get_action_result(req).await {
+                Ok(r) => Ok(Some(r.into_inner())),
+                Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
+                Err(s) => Err(failed("ask the action cache")(s)),
+            }
+        })
+    }
+
+    /// Writes `result` as the ActionCache's result for `action` (its outputs uploaded first).
+    pub fn put_action_result(&self, action: &Digest, result: ActionResult) -> Result<()> {
+        let mut c = ActionCacheClient::new(self.channel.clone());
+        let req = UpdateActionResultRequest {
+            instance_name: self.instance.clone(),
+            action_digest: Some(action.clone()),
+            action_result: Some(result),
+            results_cache_policy: None,
+            digest_function: 0,
+        };
+        self.run("write to the action cache", async {
+            c.update_action_result(req)
+                .await
+                .map(|_| ())
+                .map_err(failed("write to the action cache"))
         })
     }
 

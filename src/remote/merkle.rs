@@ -10,7 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use bazel_remote_apis::build::bazel::remote::execution::v2::{
-    Digest, Directory, DirectoryNode, FileNode, SymlinkNode,
+    Digest, Directory, DirectoryNode, FileNode, SymlinkNode, Tree as TreeMessage,
 };
 use prost::Message;
 use sha2::{Digest as _, Sha256};
@@ -135,6 +135,39 @@ fn directory(dir: &Path, blobs: &mut HashMap<String, Blob>) -> io::Result<Digest
     let digest = digest_of(&bytes);
     blobs.insert(digest.hash.clone(), Blob::Bytes(bytes));
     Ok(digest)
+}
+
+impl Tree {
+    /// The tree as one REAPI `Tree` message (its root directory and every directory below,
+    /// each once), what an `OutputDirectory` of an action result names; added to the blobs,
+    /// its digest returned. Once per tree: afterwards the message is one of its blobs.
+    pub fn as_message(&mut self) -> Digest {
+        let decode = |b: &Blob| match b {
+            Blob::Bytes(bytes) => Directory::decode(&bytes[..]).ok(),
+            Blob::File(..) => None,
+        };
+        let root = self
+            .blobs
+            .get(&self.root.hash)
+            .and_then(decode)
+            .unwrap_or_default();
+        let mut children: Vec<(&String, Directory)> = self
+            .blobs
+            .iter()
+            .filter(|(hash, _)| **hash != self.root.hash)
+            .filter_map(|(hash, b)| Some((hash, decode(b)?)))
+            .collect();
+        // A stable order: the message's digest is the same on every controller.
+        children.sort_by(|a, b| a.0.cmp(b.0));
+        let message = TreeMessage {
+            root: Some(root),
+            children: children.into_iter().map(|(_, d)| d).collect(),
+        };
+        let bytes = message.encode_to_vec();
+        let digest = digest_of(&bytes);
+        self.blobs.insert(digest.hash.clone(), Blob::Bytes(bytes));
+        digest
+    }
 }
 
 /// A tree whose root holds each of `children` as a directory of that name (sorted), and

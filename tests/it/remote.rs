@@ -39,3 +39,39 @@ fn blobs_go_up_once_come_back_whole_and_a_damaged_one_is_named() {
     assert!(Remote::connect(&bg.endpoint, "", Duration::from_secs(2)).is_err());
     assert!(started.elapsed() < Duration::from_secs(30));
 }
+
+#[test]
+fn an_action_result_is_a_miss_until_written_then_read_back_as_written() {
+    use bazel_remote_apis::build::bazel::remote::execution::v2::{ActionResult, OutputDirectory};
+    let bg = BuildGrid::start();
+    let remote = Remote::connect(&bg.endpoint, "", Duration::from_secs(10)).expect("connect");
+    let t = tempfile::tempdir().expect("tmp");
+    std::fs::write(t.path().join("out"), "built").unwrap();
+    let mut outputs = merkle::tree(t.path()).expect("tree");
+    // An output directory is named by a Tree message, uploaded with its blobs.
+    let tree_digest = outputs.as_message();
+    remote.upload(&outputs).expect("outputs");
+    let action = merkle::digest_of(b"an action");
+    assert_eq!(
+        remote.action_result(&action).expect("asked"),
+        None,
+        "a miss, not an error"
+    );
+    let result = ActionResult {
+        output_directories: vec![OutputDirectory {
+            path: "out".into(),
+            tree_digest: Some(tree_digest),
+            ..Default::default()
+        }],
+        exit_code: 0,
+        ..Default::default()
+    };
+    remote
+        .put_action_result(&action, result.clone())
+        .expect("written");
+    let back = remote
+        .action_result(&action)
+        .expect("asked")
+        .expect("a hit");
+    assert_eq!(back.output_directories, result.output_directories);
+}
