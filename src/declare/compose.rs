@@ -22,12 +22,23 @@ pub enum Composed {
         repos: BTreeSet<String>,
         /// The declaration's digest, computed once (status compares it for every node).
         digest: String,
-        /// Modules left out, to be kept as the node holds them when it is sent (provider
-        /// first, composing for a push): empty otherwise.
-        kept: Vec<String>,
+        /// Composed provider first (composing for a push only): see [`ProviderFirst`].
+        first: Option<Box<ProviderFirst>>,
     },
     /// The mesh cannot say what the node should be.
     NotWorkedOut(String),
+}
+
+/// A node composed provider first: it waits for credentials its provider, also on it, has yet
+/// to make. Status composes it as not worked out, for the reason `waiting`; a push gives it
+/// every other module, with the ones of `kept` as the node holds them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderFirst {
+    /// Why it is not worked out, as status says it.
+    pub waiting: String,
+    /// The waiting modules, kept as the node holds them in force (left out where it holds
+    /// none), read from the node as it is sent.
+    pub kept: Vec<String>,
 }
 
 impl Composed {
@@ -73,7 +84,7 @@ pub(crate) fn stored_in(
 
 /// [`stored_in`] for a push: a node that waits for credentials its provider on that node has
 /// yet to make is composed **provider first** — every module but the waiting consumer, which
-/// the push keeps as the node holds it (read from the node as it is sent: `kept`), or leaves
+/// the push keeps as the node holds it (read from the node as it is sent: [`ProviderFirst`]), or leaves
 /// out where it holds none — so that the provider can be given its version and asked to make
 /// them. Status and plan compose strictly
 /// (that node is not worked out until they are made).
@@ -191,7 +202,7 @@ fn compose_node<'a>(
     let mut builds = Vec::new();
     let mut missing = Vec::new();
     let mut repos = BTreeSet::new();
-    let mut kept = Vec::new();
+    let mut first: Option<Box<ProviderFirst>> = None;
     for &m in modules {
         let Some((b, held)) = declared(m) else {
             missing.push(m);
@@ -215,7 +226,15 @@ fn compose_node<'a>(
                 if !(made.provider_first && hosts) {
                     return Composed::NotWorkedOut(why);
                 }
-                kept.push(m.to_string());
+                first
+                    .get_or_insert_with(|| {
+                        Box::new(ProviderFirst {
+                            waiting: why,
+                            kept: Vec::new(),
+                        })
+                    })
+                    .kept
+                    .push(m.to_string());
                 repos.insert(b.repo.clone());
                 continue;
             }
@@ -255,7 +274,7 @@ fn compose_node<'a>(
         builds,
         repos,
         digest: String::new(),
-        kept,
+        first,
     }
 }
 

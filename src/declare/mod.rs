@@ -3,7 +3,7 @@
 
 pub mod compose;
 
-pub use compose::Composed;
+pub use compose::{Composed, ProviderFirst};
 /// The declaration as it travels: the wire types both ends share.
 pub use mesh_proto::wire::{Declaration, DeclaredModule, Envelope};
 

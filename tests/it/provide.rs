@@ -271,3 +271,19 @@ fn a_second_controller_is_handed_the_same_credentials_and_follows_a_rotation() {
         digest_of(&in_force["declaration"])
     );
 }
+
+#[test]
+fn a_provider_on_another_node_makes_them_in_the_same_push() {
+    let t = mesh(Some(MAKES));
+    t.write(
+        "mesh.toml",
+        &local_nodes_toml(
+            &[("a", &[]), ("b", &[])],
+            &[("resolver", &["a"]), ("reporter", &["b"])],
+        ),
+    );
+    let run = t.run_json(&["reconcile"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert!(read(&t, "nodes/b/secrets/reporter/db_url").starts_with("postgres://db:pw-"));
+    assert!(!t.path("nodes/a/secrets/reporter").exists());
+}

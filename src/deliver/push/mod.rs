@@ -234,17 +234,15 @@ pub fn push(
 ) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
     use crate::secrets::provided::{Scope, ensure};
     let made = ensure(paths, mesh, sessions, &Scope::default())?;
-    let (mut results, mut events) = push_once(paths, mesh, validated, opts, progress, sessions)?;
-    let sent = results
-        .iter()
-        .any(|r| matches!(r.outcome, Outcome::Sent { .. }));
+    let (mut results, mut events, sent) =
+        push_once(paths, mesh, validated, opts, progress, sessions)?;
     if sent
         && made.iter().any(|p| p.outcome == "failed")
         && ensure(paths, mesh, sessions, &Scope::default())?
             .iter()
             .any(|p| p.outcome != "failed")
     {
-        let (again, more) = push_once(paths, mesh, validated, opts, progress, sessions)?;
+        let (again, more, _) = push_once(paths, mesh, validated, opts, progress, sessions)?;
         events.extend(more);
         for r in again {
             if let Some(was) = results.iter_mut().find(|w| w.node == r.node)
@@ -254,25 +252,11 @@ pub fn push(
             }
         }
     }
-    // A node sent its provider first still waits: said as status says it, with what was sent.
-    let strict = paths.open()?.read(|r| compose::stored(r, mesh))?.composed;
-    for r in &mut results {
-        let Some(Composed::NotWorkedOut(reason)) = strict.get(&r.node) else {
-            continue;
-        };
-        let sent = match &r.outcome {
-            Outcome::Sent { .. } => "; its other modules were sent first",
-            Outcome::Unchanged => "",
-            _ => continue,
-        };
-        r.outcome = Outcome::NotWorkedOut {
-            reason: format!("{reason}{sent}"),
-        };
-    }
     Ok((results, events))
 }
 
-/// One round of [`push`].
+/// One round of [`push`]; whether it sent anything (a node sent its provider first included):
+/// then a provider that could not make credentials before may now.
 fn push_once(
     paths: &Paths,
     mesh: &MeshConfig,
@@ -280,7 +264,7 @@ fn push_once(
     opts: &PushOptions,
     progress: &dyn PushProgress,
     sessions: &Connections,
-) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
+) -> Result<(Vec<NodePush>, Vec<crate::events::Event>, bool)> {
     for n in opts.nodes.iter().chain(&opts.take_over) {
         mesh.node(n)?;
     }
@@ -312,8 +296,9 @@ fn push_once(
         progress.node_done(r);
     }
     if work.is_empty() {
-        return Ok((results, Vec::new()));
+        return Ok((results, Vec::new(), false));
     }
+    let first = work.iter().any(|w| w.first.is_some());
     let me = crate::controller::open_key(&paths.dot_mesh, &mesh.controller)?;
     // Node id → the node name that holds it: a second name reaching one root is refused.
     // Only names mesh.toml still has: a forgotten name holds nothing.
@@ -348,7 +333,10 @@ fn push_once(
     let (done, events) = send_all(paths, mesh, work, progress, sessions, &ctx)?;
     results.extend(done);
     results.sort_by(|a, b| a.node.cmp(&b.node));
-    Ok((results, events))
+    let sent = results
+        .iter()
+        .any(|r| matches!(r.outcome, Outcome::Sent { .. }));
+    Ok((results, events, sent || first))
 }
 
 /// What every node's push shares: who signs, the histories compared, whom to take over from,
@@ -407,12 +395,12 @@ fn sort_nodes(
                 builds,
                 repos,
                 digest,
-                kept,
+                first,
             } => {
                 let digest = digest.clone();
                 // Provider first: what it is sent depends on what it holds; asked, never
                 // answered for from the store.
-                let same = kept.is_empty() && rec.sent.as_ref().is_some_and(|s| s.digest == digest);
+                let same = first.is_none() && rec.sent.as_ref().is_some_and(|s| s.digest == digest);
                 // Sent, and never reported on: the node holds it but may not have applied it
                 // (a run killed between the send and the apply). It is asked to apply again.
                 let unanswered = opts.reapply_unanswered && !rec.applied_what_was_sent();
@@ -429,7 +417,7 @@ fn sort_nodes(
                         node: node.clone(),
                         declaration: declaration.clone(),
                         builds: builds.clone(),
-                        kept: kept.clone(),
+                        first: first.clone(),
                         repos: repos.clone(),
                         nudge: same && !opts.all && !verify,
                         verify,
@@ -461,6 +449,7 @@ fn send_all(
         mesh.ssh.parallel,
         |work: Work, tx: &mpsc::Sender<Msg>| {
             let node = work.node.clone();
+            let waiting = work.first.as_ref().map(|f| f.waiting.clone());
             progress.node_step(&node, Step::Connecting);
             let outcome = match sessions.take(&node) {
                 Ok(mut taken) => {
@@ -478,6 +467,7 @@ fn send_all(
                 }
                 Err(e) => trouble(&node, e, tx),
             };
+            let outcome = still_waiting(outcome, waiting);
             let _ = tx.send(Msg::Done(NodePush { node, outcome }));
         },
         // What the workers learn is recorded as it arrives, all that waits in one write: a
@@ -512,13 +502,28 @@ fn send_all(
     }
 }
 
+/// A node sent its provider first still waits: said as status says it (with what was sent).
+fn still_waiting(outcome: Outcome, waiting: Option<String>) -> Outcome {
+    let Some(reason) = waiting else {
+        return outcome;
+    };
+    let sent = match &outcome {
+        Outcome::Sent { .. } => "; its other modules were sent first",
+        Outcome::Unchanged => "",
+        _ => return outcome,
+    };
+    Outcome::NotWorkedOut {
+        reason: format!("{reason}{sent}"),
+    }
+}
+
 /// One node to send to.
 struct Work {
     node: String,
     declaration: crate::declare::Declaration,
     builds: Vec<(String, u64)>,
-    /// Modules it keeps as it holds them (provider first).
-    kept: Vec<String>,
+    /// Composed provider first: the modules it keeps as it holds them, and what it waits for.
+    first: Option<Box<crate::declare::ProviderFirst>>,
     /// The repositories its modules come from.
     repos: BTreeSet<String>,
     rec: NodeRecord,
@@ -602,7 +607,7 @@ fn send_one(
         node,
         mut declaration,
         mut builds,
-        kept,
+        first,
         repos,
         rec,
         nudge,
@@ -613,7 +618,8 @@ fn send_one(
         Ok(have) => have,
         Err(outcome) => return outcome,
     };
-    keep_held(&mut declaration, &mut builds, &kept, &have);
+    let kept = first.as_ref().map_or(&[][..], |f| &f.kept[..]);
+    keep_held(&mut declaration, &mut builds, kept, &have);
     let digest = declaration.digest();
     let commits = ctx.histories.commits(&repos);
     let took_over_from =
