@@ -3,7 +3,7 @@
 
 use super::{Ctx, Ui, table};
 use mesh::Result;
-use mesh::secrets::provided::{Provision, Scope};
+use mesh::secrets::provided::{Provision, ProvisionOutcome, Scope};
 
 /// Make the credentials a provider makes for the modules that name it in their
 /// `instantiation`, and deliver them.
@@ -46,7 +46,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             if a.again { "" } else { " that waits for credentials (`--again` makes them anew)" }
         ));
     }
-    let failed = done.iter().any(|p| p.outcome == "failed");
+    let failed = done.iter().any(|p| p.outcome == ProvisionOutcome::Failed);
     if !ui.json && !done.is_empty() {
         ui.data(render(&done));
     }
@@ -66,7 +66,7 @@ fn render(done: &[Provision]) -> String {
             p.consumer.clone(),
             p.alias.clone(),
             p.provider.clone(),
-            p.outcome.clone(),
+            p.outcome.to_string(),
             p.detail.clone(),
         ]);
     }

@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mesh_proto::secret::{SecretRef, is_secret_digest, is_secret_name};
+use mesh_proto::names::is_digest;
+use mesh_proto::secret::{SecretRef, is_secret_name};
 
 use super::Unreadable;
 
@@ -134,7 +135,7 @@ fn read_header(path: &Path, module: &str, name: &str) -> std::result::Result<Ent
     }
     let field = |k: &str| fields.get(k).cloned().unwrap_or_default();
     let digest = field("digest");
-    if !is_secret_digest(&digest) {
+    if !is_digest(&digest) {
         return Err(bad("its `# digest:` line is missing or not 64 hex".into()));
     }
     Ok(Entry {

@@ -71,6 +71,8 @@ pub(crate) struct Stored {
     pub composed: BTreeMap<String, Composed>,
     /// The rollouts it was composed with, by module.
     pub staged: HashMap<String, Staged>,
+    /// The credentials providers made, composed with (see [`crate::secrets::provided`]).
+    pub provided: crate::secrets::provided::ByEdge,
 }
 
 /// [`stored`], with what the nodes hold and say already read.
@@ -115,6 +117,7 @@ fn stored_as(
         declared,
         composed,
         staged,
+        provided,
     })
 }
 

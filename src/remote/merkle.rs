@@ -37,7 +37,7 @@ pub enum Blob {
 /// The digest of `bytes`.
 pub fn digest_of(bytes: &[u8]) -> Digest {
     Digest {
-        hash: hex(&Sha256::digest(bytes)),
+        hash: mesh_proto::keys::hex(&Sha256::digest(bytes)),
         size_bytes: bytes.len() as i64,
     }
 }
@@ -56,13 +56,9 @@ pub fn digest_reader(mut reader: impl Read) -> io::Result<Digest> {
         size += n as i64;
     }
     Ok(Digest {
-        hash: hex(&hasher.finalize()),
+        hash: mesh_proto::keys::hex(&hasher.finalize()),
         size_bytes: size,
     })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    mesh_proto::keys::hex(bytes)
 }
 
 /// The tree of the directory `dir` on disk: regular files (executable when any execute bit is

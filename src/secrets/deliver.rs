@@ -60,14 +60,15 @@ impl Values {
         }
     }
 
-    /// The `secrets` entry to send with `declaration` (whose digest is `digest`) to a node
-    /// whose age key is `recipient` and that holds the values `held`; `None` when it lacks
-    /// none. Why it cannot go, as a sentence.
+    /// The `secrets` entry to send with `declaration` (whose digest is `digest`) to `node`,
+    /// known here as `pinned`, whose age key is `recipient` and that holds the values `held`;
+    /// `None` when it lacks none. Why it cannot go, as a sentence: a value that cannot be read,
+    /// or a key that changed and was not accepted (checked before any value is read).
     pub fn for_node(
         &self,
         declaration: &mesh_proto::wire::Declaration,
         digest: &str,
-        recipient: Option<&str>,
+        (node, pinned, recipient): (&str, Option<&super::keys::NodeKey>, Option<&str>),
         held: &[String],
     ) -> Result<Option<Vec<u8>>, String> {
         let held: BTreeSet<&str> = held.iter().map(String::as_str).collect();
@@ -86,6 +87,7 @@ impl Values {
         if lacking.is_empty() {
             return Ok(None);
         }
+        super::keys::may_send(node, pinned, recipient)?;
         let recipient = recipient.ok_or(
             "the node has no age key to encrypt its secrets to (its mesh-node is older than secrets?)",
         )?;

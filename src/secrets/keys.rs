@@ -145,5 +145,5 @@ pub fn accept(
 
 /// The first characters of a recipient, for a sentence.
 fn short(key: &str) -> String {
-    format!("{}…", key.get(..16).unwrap_or(key))
+    format!("{}…", mesh_node::artifact::short(key, 16))
 }

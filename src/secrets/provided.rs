@@ -189,10 +189,34 @@ pub struct Provision {
     pub provider: String,
     /// What the consumer calls it.
     pub alias: String,
-    /// made (ran `provide`), handed back (kept by the node), or failed.
-    pub outcome: String,
+    /// What came of it.
+    pub outcome: ProvisionOutcome,
     /// The node asked, or why none could do it.
     pub detail: String,
+}
+
+/// What came of asking for one edge's credentials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ProvisionOutcome {
+    /// `provide` ran and made them.
+    #[serde(rename = "made")]
+    Made,
+    /// The provider's node kept them from before and handed them back.
+    #[serde(rename = "handed back")]
+    HandedBack,
+    /// No node running the provider could make them.
+    #[serde(rename = "failed")]
+    Failed,
+}
+
+impl std::fmt::Display for ProvisionOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ProvisionOutcome::Made => "made",
+            ProvisionOutcome::HandedBack => "handed back",
+            ProvisionOutcome::Failed => "failed",
+        })
+    }
 }
 
 /// Which edges [`ensure`] works on.
@@ -222,17 +246,24 @@ pub fn ensure(
     scope: &Scope,
 ) -> crate::Result<Vec<Provision>> {
     let store = paths.open()?;
-    let (declared, known, holds, pinned) = store.read(|r| {
+    // Most pushes have no edge to perform: they read the declared builds and nothing more.
+    let (edges, known, holds, pinned) = store.read(|r| {
+        let edges: Vec<Edge> = edges(&crate::store::declared_builds(r)?)
+            .into_iter()
+            .filter(|e| scope.covers(e))
+            .collect();
+        if edges.is_empty() {
+            return Ok(Default::default());
+        }
         Ok((
-            crate::store::declared_builds(r)?,
+            edges,
             all(r)?,
             crate::store::node_holds(r)?,
             super::keys::all(r)?,
         ))
     })?;
-    let work: Vec<(Edge, bool)> = edges(&declared)
+    let work: Vec<(Edge, bool)> = edges
         .into_iter()
-        .filter(|e| scope.covers(e))
         .filter_map(|e| {
             let anew = scope.again;
             let was = known.get(&(e.consumer.clone(), e.alias.clone()));
@@ -341,7 +372,10 @@ fn ask(
                     on: Some(node.to_string()),
                     failed: None,
                 };
-                let outcome = if made.ran { "made" } else { "handed back" };
+                let outcome = match made.ran {
+                    true => ProvisionOutcome::Made,
+                    false => ProvisionOutcome::HandedBack,
+                };
                 let provision = provision(edge, outcome, format!("on {node}"));
                 return (record, provision);
             }
@@ -363,15 +397,15 @@ fn ask(
         failed: None,
     });
     record.failed = Some(reason.clone());
-    (record, provision(edge, "failed", reason))
+    (record, provision(edge, ProvisionOutcome::Failed, reason))
 }
 
-fn provision(edge: &Edge, outcome: &str, detail: String) -> Provision {
+fn provision(edge: &Edge, outcome: ProvisionOutcome, detail: String) -> Provision {
     Provision {
         consumer: edge.consumer.clone(),
         provider: edge.provider.clone(),
         alias: edge.alias.clone(),
-        outcome: outcome.to_string(),
+        outcome,
         detail,
     }
 }

@@ -595,7 +595,10 @@ impl Stored {
         Ok(store.read(|r| {
             let fleet = crate::rollout::Fleet::read_judged(r)?;
             let compose::Stored {
-                declared, composed, ..
+                declared,
+                composed,
+                provided,
+                ..
             } = compose::stored_in(r, mesh, &fleet)?;
             let rollouts = crate::rollout::list(r, mesh, &[], &fleet, now)?;
             let crate::rollout::Fleet {
@@ -618,10 +621,7 @@ impl Stored {
                     .collect(),
                 elsewhere: crate::deliver::elsewhere::all(r)?,
                 health,
-                instantiations: crate::secrets::provided::states(
-                    &declared,
-                    &crate::secrets::provided::all(r)?,
-                ),
+                instantiations: crate::secrets::provided::states(&declared, &provided),
             })
         })?)
     }

@@ -343,6 +343,7 @@ impl Stored {
                 declared,
                 composed,
                 staged,
+                ..
             } = compose::stored_in(r, mesh, &fleet)?;
             let waiting = crate::rollout::waiting(mesh, &declared, &staged);
             let crate::rollout::Fleet {

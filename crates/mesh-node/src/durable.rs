@@ -41,6 +41,35 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), DurableError> {
 pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), DurableError> {
     let dir = parent_dir(path);
     std::fs::create_dir_all(&dir).map_err(DurableError::at("create", &dir))?;
+    persist(written_temp(path, bytes, mode)?, path)
+}
+
+/// [`write_atomic`] of several files of one directory: each written to a temp file and
+/// fsynced, then all renamed into place and the directory fsynced once. A crash leaves each
+/// file old or new, never torn (some may be new and others old).
+pub fn write_atomic_all(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), DurableError> {
+    std::fs::create_dir_all(dir).map_err(DurableError::at("create", dir))?;
+    let mut written = Vec::with_capacity(files.len());
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        written.push((written_temp(&path, bytes, None)?, path));
+    }
+    for (tmp, path) in written {
+        tmp.persist(&path)
+            .map_err(|e| DurableError::at("write", &path)(e.error))?;
+    }
+    sync_dir(dir)
+}
+
+/// `bytes` in a temp file beside `path` (`.NAME.tmp-PID-…`, private unless `mode` says
+/// otherwise, set before a byte is written), fsynced: what a write puts in place of `path`.
+/// Removed when dropped unless persisted.
+pub fn written_temp(
+    path: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> Result<tempfile::NamedTempFile, DurableError> {
+    let dir = parent_dir(path);
     let mut prefix = temp_prefix(path);
     prefix.push(format!("{}-", std::process::id()));
     let mut tmp = tempfile::Builder::new()
@@ -56,33 +85,7 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(DurableError::at("write", tmp.path()))?;
-    persist(tmp, path)
-}
-
-/// [`write_atomic`] of several files of one directory: each written to a temp file and
-/// fsynced, then all renamed into place and the directory fsynced once. A crash leaves each
-/// file old or new, never torn (some may be new and others old).
-pub fn write_atomic_all(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), DurableError> {
-    std::fs::create_dir_all(dir).map_err(DurableError::at("create", dir))?;
-    let mut written = Vec::with_capacity(files.len());
-    for (name, bytes) in files {
-        let path = dir.join(name);
-        let mut prefix = temp_prefix(&path);
-        prefix.push(format!("{}-", std::process::id()));
-        let mut tmp = tempfile::Builder::new()
-            .prefix(&prefix)
-            .tempfile_in(dir)
-            .map_err(DurableError::at("create a temp file in", dir))?;
-        tmp.write_all(bytes)
-            .and_then(|()| tmp.as_file().sync_all())
-            .map_err(DurableError::at("write", tmp.path()))?;
-        written.push((tmp, path));
-    }
-    for (tmp, path) in written {
-        tmp.persist(&path)
-            .map_err(|e| DurableError::at("write", &path)(e.error))?;
-    }
-    sync_dir(dir)
+    Ok(tmp)
 }
 
 /// The name every temp file of a write to `path` begins with: `.NAME.tmp-` (then the writer's

@@ -326,7 +326,16 @@ fn check_declaration(bytes: &[u8]) -> Result<(Envelope, Held), Stop> {
 /// secrets valid names each held (sealed).
 fn check_modules(layout: &Layout, envelope: &Envelope, held: &Held) -> Result<(), Stop> {
     let store = layout.store();
-    let sealed: BTreeSet<String> = super::secrets::sealed(layout)?.into_iter().collect();
+    // Decrypted only when some module names a secret.
+    let sealed: BTreeSet<String> = match envelope
+        .declaration
+        .modules
+        .iter()
+        .any(|m| !m.secrets.is_empty())
+    {
+        true => super::secrets::sealed(layout)?.into_iter().collect(),
+        false => BTreeSet::new(),
+    };
     let mut names = BTreeSet::new();
     for module in &envelope.declaration.modules {
         if !is_valid_name(&module.name) {
@@ -364,10 +373,10 @@ fn check_secrets(
     module: &mesh_proto::wire::DeclaredModule,
     sealed: &BTreeSet<String>,
 ) -> Result<(), String> {
-    use mesh_proto::secret::{is_secret_digest, is_secret_name};
+    use mesh_proto::{names::is_digest, secret::is_secret_name};
     let mut seen = BTreeSet::new();
     for s in &module.secrets {
-        if !is_secret_name(&s.name) || !is_secret_digest(&s.digest) {
+        if !is_secret_name(&s.name) || !is_digest(&s.digest) {
             return Err(format!(
                 "module {} names an invalid secret {:?} ({:?})",
                 module.name, s.name, s.digest

@@ -17,7 +17,8 @@ use zeroize::Zeroizing;
 
 use super::{Layout, NodeError};
 use crate::durable::write_atomic;
-use mesh_proto::secret::{self, Delivery, MAX_VALUE, is_secret_digest, is_secret_name};
+use mesh_proto::names::is_digest;
+use mesh_proto::secret::{self, Delivery, MAX_VALUE, is_secret_name};
 
 /// The node's age identity, made when `make` and there is none; `None` when there is none.
 /// A link, a file others may read, or one that is not an identity is refused: remove it and a
@@ -68,16 +69,9 @@ pub(crate) fn identity(
 /// (linked into place, which fails when the name is taken: then that one is read).
 fn make_identity(root: &Path, path: &Path) -> Result<Option<age::x25519::Identity>, NodeError> {
     use age::secrecy::ExposeSecret;
-    use std::io::Write;
     let made = age::x25519::Identity::generate();
     let text = Zeroizing::new(format!("{}\n", made.to_string().expose_secret()));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".age-id.tmp-")
-        .tempfile_in(root)
-        .map_err(NodeError::io("create a temp file in", root))?;
-    tmp.write_all(text.as_bytes())
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(NodeError::io("write", tmp.path()))?;
+    let tmp = crate::durable::written_temp(path, text.as_bytes(), None)?;
     match fs::hard_link(tmp.path(), path) {
         Ok(()) => {
             crate::durable::sync_dir(root)?;
@@ -123,7 +117,7 @@ impl Sealed {
         for (digest, mut hex) in map {
             let value = mesh_proto::keys::unhex(&hex).map(Zeroizing::new);
             zeroize::Zeroize::zeroize(&mut hex);
-            if let Some(v) = value.filter(|_| is_secret_digest(&digest)) {
+            if let Some(v) = value.filter(|_| is_digest(&digest)) {
                 out.insert(digest, v);
             }
         }
@@ -187,7 +181,7 @@ pub(crate) fn take(layout: &Layout, bytes: &[u8], digest: &str) -> Result<Vec<St
     let mut held = Sealed::read(layout).map_err(|e| e.to_string())?;
     let mut taken = Vec::new();
     for v in &delivery.values {
-        if !is_secret_digest(&v.digest) {
+        if !is_digest(&v.digest) {
             return Err(format!("not a secret digest: {:?}", v.digest));
         }
         let value = mesh_proto::keys::unhex(&v.hex)
@@ -233,7 +227,7 @@ pub(crate) fn write_module(
     private_dir(&dir)?;
     let mut changed: Vec<(&str, &[u8])> = Vec::new();
     for (name, digest) in named {
-        if !is_secret_name(name) || !is_secret_digest(digest) {
+        if !is_secret_name(name) || !is_digest(digest) {
             return Err(format!("invalid secret {name:?} ({digest:?})"));
         }
         let value = held
@@ -241,7 +235,7 @@ pub(crate) fn write_module(
             .ok_or_else(|| {
                 format!(
                     "secret {name} ({}) is not held here (its sealed values were lost?): `mesh push --all` on the controller sends them again",
-                    short(digest)
+                    crate::artifact::short(digest, crate::artifact::SHORT)
                 )
             })?;
         if !fs::read(dir.join(name)).is_ok_and(|h| Zeroizing::new(h)[..] == value[..]) {
@@ -346,11 +340,6 @@ pub(crate) fn redact_values(text: String, values: &[(&[u8], &str)]) -> String {
         }
     }
     text
-}
-
-/// The first characters of a digest, for a sentence.
-fn short(digest: &str) -> &str {
-    digest.get(..12).unwrap_or(digest)
 }
 
 #[cfg(test)]

@@ -14,6 +14,13 @@ pub fn is_valid_name(s: &str) -> bool {
         })
 }
 
+/// Whether `s` is a digest as mesh writes them (blake3 of an artifact or a declaration, the
+/// keyed digest of a secret): exactly 64 lowercase hex characters. Checked before a digest
+/// from outside becomes a path, so it can never name anything but a file of its store.
+pub fn is_digest(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_valid_name;

@@ -95,11 +95,6 @@ pub fn is_secret_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// Whether `s` is a secret digest: 64 lowercase hex characters.
-pub fn is_secret_digest(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
 /// The keyed digest of a secret `value` under `key` (blake3 keyed, hex).
 pub fn digest(key: &[u8; 32], value: &[u8]) -> String {
     blake3::keyed_hash(key, value).to_hex().to_string()
@@ -175,7 +170,7 @@ mod tests {
         }
         let key = [7u8; 32];
         let d = digest(&key, b"hunter2");
-        assert!(is_secret_digest(&d));
+        assert!(crate::names::is_digest(&d));
         assert_ne!(d, digest(&[8u8; 32], b"hunter2"), "keyed");
         let me = age::x25519::Identity::generate();
         let other = age::x25519::Identity::generate();

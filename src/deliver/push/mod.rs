@@ -232,15 +232,15 @@ pub fn push(
     progress: &dyn PushProgress,
     sessions: &Connections,
 ) -> Result<(Vec<NodePush>, Vec<crate::events::Event>)> {
-    use crate::secrets::provided::{Scope, ensure};
+    use crate::secrets::provided::{ProvisionOutcome::Failed, Scope, ensure};
     let made = ensure(paths, mesh, sessions, &Scope::default())?;
     let (mut results, mut events, sent) =
         push_once(paths, mesh, validated, opts, progress, sessions)?;
     if sent
-        && made.iter().any(|p| p.outcome == "failed")
+        && made.iter().any(|p| p.outcome == Failed)
         && ensure(paths, mesh, sessions, &Scope::default())?
             .iter()
-            .any(|p| p.outcome != "failed")
+            .any(|p| p.outcome != Failed)
     {
         let (again, more, _) = push_once(paths, mesh, validated, opts, progress, sessions)?;
         events.extend(more);
@@ -273,14 +273,14 @@ fn push_once(
         store.read(|r| {
             let fleet = crate::rollout::Fleet::read(r)?;
             let compose::Stored {
-                declared, composed, ..
+                declared,
+                composed,
+                provided,
+                ..
             } = compose::stored_for_push(r, mesh, &fleet)?;
             let rolling = crate::rollout::rolling(r, &declared)?;
             let ids: HashMap<String, String> = r.by_name(NODE_IDS)?;
-            let secrets = (
-                crate::secrets::keys::all(r)?,
-                crate::secrets::provided::all(r)?,
-            );
+            let secrets = (crate::secrets::keys::all(r)?, provided);
             Ok((
                 composed,
                 fleet.records,
@@ -727,18 +727,12 @@ fn what_goes(
             tx,
         ));
     }
+    // Nothing is decrypted for a node whose key changed and was not accepted.
+    let key = (node, ctx.keys.get(node), have.age.as_deref());
     let secrets = ctx
         .values
-        .for_node(declaration, digest, have.age.as_deref(), &have.secrets);
-    let secrets = match secrets {
-        Ok(None) => None,
-        Ok(Some(sealed)) => {
-            crate::secrets::keys::may_send(node, ctx.keys.get(node), have.age.as_deref())
-                .map_err(|reason| not_sent(node, reason, tx))?;
-            Some(sealed)
-        }
-        Err(reason) => return Err(not_sent(node, reason, tx)),
-    };
+        .for_node(declaration, digest, key, &have.secrets)
+        .map_err(|reason| not_sent(node, reason, tx))?;
     match outgoing.missing(declaration, have, tx) {
         Ok(parts) => Ok((sequence, parts, secrets)),
         Err(reason) => Err(not_sent(node, reason, tx)),

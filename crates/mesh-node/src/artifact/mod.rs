@@ -272,13 +272,8 @@ impl From<crate::durable::DurableError> for ArtifactError {
     }
 }
 
-/// Validates a digest string: exactly 64 lowercase hex chars. Check this before turning a
-/// digest from outside into a path, so it can never name anything but a store file.
-pub fn is_digest(s: &str) -> bool {
-    s.len() == 64
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
+/// Validates a digest string: exactly 64 lowercase hex chars (the rule both ends share).
+pub use mesh_proto::names::is_digest;
 
 /// Reads exactly `remaining` bytes, failing with `UnexpectedEof` (and `short`) if the source
 /// ends sooner: a file that shrank while packed, or a stream that was cut off, is an error and
