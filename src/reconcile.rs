@@ -155,6 +155,7 @@ fn deliver(
         dry_run: false,
         logs_keep: mesh.settings.logs_keep,
         events_keep: mesh.settings.events_keep,
+        remote: crate::remote::for_run(mesh, &paths.dot_mesh),
     };
     // A failed fetch does not stop the pass: it goes on with the last fetched commit (and the
     // status at the end names it among what needs a person).

@@ -4,13 +4,14 @@
 mod plan;
 mod prepare;
 mod record;
+mod remote;
 pub mod run;
 pub mod schedule;
 mod summary;
 mod written;
 
 pub use schedule::build;
-pub use summary::{BuildOptions, BuildSummary, Built, Progress};
+pub use summary::{BuildOptions, BuildSummary, Built, Progress, RemoteUse};
 
 pub use crate::store::Verdict;
 

@@ -11,7 +11,7 @@ use crate::store::Paths;
 use crate::{Error, Result};
 use mesh_node::artifact::{self, ArtifactStore};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The job for module `m`: its export, and its inputs' artifacts unpacked. `exports` holds
 /// each repository's export this run uses, by repository index: held until the run ends, so
@@ -39,7 +39,7 @@ pub(super) fn prepare(
     let store = ArtifactStore::new(paths.artifacts());
     let mut deps = Vec::new();
     for (name, digest) in inputs {
-        let dir = unpacked_input(paths, &store, &name, &digest)?;
+        let dir = unpacked_input(&paths.deps(), &store, &name, &digest)?;
         deps.push((name, dir));
     }
     Ok(Job {
@@ -59,13 +59,13 @@ pub(super) fn prepare(
 
 /// The directory of input `name`'s artifact `digest`, unpacked unless an earlier build (or a
 /// concurrent unpack) already did.
-fn unpacked_input(
-    paths: &Paths,
+pub(super) fn unpacked_input(
+    deps: &Path,
     store: &ArtifactStore,
     name: &str,
     digest: &str,
 ) -> Result<PathBuf> {
-    let dir = paths.deps().join(digest);
+    let dir = deps.join(digest);
     if dir.is_dir() {
         return Ok(dir);
     }

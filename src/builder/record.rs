@@ -26,7 +26,19 @@ pub(super) fn record(
     let rec = build_record(paths, plan, states, ended);
     let declare = declared_when_fit(&plan.loaded.snapshot.modules[ended.m].manifest);
     let store = paths.open()?;
-    Ok(store.write(|w| write_build(w, rec, declare, plan.events_keep))?)
+    Ok(store.write(|w| {
+        let (rec, events) = write_build(w, rec, declare, plan.events_keep)?;
+        if let Some(used) = &ended.remote {
+            let kept = crate::remote::RemoteBuild {
+                action: used.action.clone().unwrap_or_default(),
+                ran: used.ran.to_string(),
+                signer: used.signer.clone(),
+                uploaded: used.uploaded,
+            };
+            w.put(crate::remote::BUILT, &store::id_key(rec.id), &kept)?;
+        }
+        Ok((rec, events))
+    })?)
 }
 
 /// Whether a fit build of a module with this manifest is declared without `mesh declare`: an

@@ -63,6 +63,8 @@ pub struct Dirs {
     pub groups: PathBuf,
     /// The artifact store.
     pub artifacts: ArtifactStore,
+    /// Where artifacts are unpacked (inputs of later builds, outputs sent to the cache).
+    pub deps: PathBuf,
 }
 
 /// What the progress display sees of a running build.

@@ -16,6 +16,9 @@ use crate::clock::now_ms;
 use crate::events::Event;
 use crate::graph::Loaded;
 use crate::graph::stale::{self, Known, ModuleState};
+use crate::remote::action::{BlobDigests, Input, ModuleAction, module_action};
+use crate::remote::merkle;
+use crate::remote::share::Shared;
 use crate::source::export::Export;
 use crate::store::{BuildRecord, Paths};
 use crate::{Error, Result};
@@ -43,6 +46,7 @@ pub fn build(
     let announced = announce_moved_sources(paths, loaded, opts.events_keep)?;
     let dirs = build_dirs(paths)?;
     let mut run = Run::new(paths, &plan, known, announced);
+    run.remote = opts.remote.clone();
     run.run_all(&dirs, opts.jobs.max(1), opts.logs_keep, progress)?;
     run.conclude()
 }
@@ -71,6 +75,7 @@ fn build_dirs(paths: &Paths) -> Result<Dirs> {
         tmp: paths.tmp(),
         groups: paths.groups(),
         artifacts: ArtifactStore::new(paths.artifacts()),
+        deps: paths.deps(),
     };
     for d in [paths.tmp(), paths.artifacts(), paths.logs()] {
         std::fs::create_dir_all(&d).map_err(|e| {
@@ -102,6 +107,15 @@ struct Run<'a> {
     /// Each build's span in its export, and the writes into exports found.
     watch: Watch,
     summary: BuildSummary,
+    /// The engine builds are shared through, if any.
+    remote: Option<Arc<Shared>>,
+    /// The builds running on the engine (among `running`): bounded by `[remote] jobs`, not
+    /// `-j`.
+    running_remote: BTreeSet<usize>,
+    /// Git blobs' SHA-256 digests, read from the store at the first action made.
+    digests: Option<BlobDigests>,
+    /// Each input artifact's tree, by artifact digest, for this run's actions.
+    trees: HashMap<String, merkle::Tree>,
 }
 
 impl<'a> Run<'a> {
@@ -122,6 +136,10 @@ impl<'a> Run<'a> {
                 events: announced,
                 ..BuildSummary::default()
             },
+            remote: None,
+            running_remote: BTreeSet::new(),
+            digests: None,
+            trees: HashMap::new(),
         }
     }
 
@@ -140,8 +158,19 @@ impl<'a> Run<'a> {
             loop {
                 self.judge();
                 for m in self.ready() {
-                    if self.running.len() >= jobs {
+                    let on_engine = self.remote.as_ref().is_some_and(|r| r.executes());
+                    let full = match on_engine {
+                        true => {
+                            self.running_remote.len()
+                                >= self.remote.as_ref().map_or(1, |r| r.jobs())
+                        }
+                        false => self.running.len() - self.running_remote.len() >= jobs,
+                    };
+                    if full {
                         break;
+                    }
+                    if on_engine {
+                        self.running_remote.insert(m);
                     }
                     self.start(scope, dirs, &tx, progress, m);
                 }
@@ -222,11 +251,14 @@ impl<'a> Run<'a> {
                     started,
                     began: SystemTime::now(),
                     log: PathBuf::new(),
+                    remote: None,
                 });
                 self.running.insert(m);
                 return;
             }
         };
+        let action = self.remote.is_some().then(|| self.action_of(m));
+        let shared = self.remote.clone();
         let name = &self.plan.loaded.graph.modules[m].name;
         let log = self.paths.logs().join(name).join(format!("{started}.log"));
         let live = Arc::new(Live::default());
@@ -237,13 +269,20 @@ impl<'a> Run<'a> {
         self.watch.began(repo, name, began);
         let tx = tx.clone();
         scope.spawn(move || {
-            let outcome = run::run(&job, dirs, &log, &live);
+            let (outcome, remote) = match (shared, action) {
+                (Some(shared), Some(action)) => {
+                    let (o, used) = super::remote::build(&job, action, &shared, dirs, &log, &live);
+                    (o, Some(used))
+                }
+                _ => (run::run(&job, dirs, &log, &live), None),
+            };
             let _ = tx.send(Ended {
                 m,
                 outcome,
                 started,
                 began,
                 log,
+                remote,
             });
         });
     }
@@ -261,6 +300,7 @@ impl<'a> Run<'a> {
             }
         }
         self.running.remove(&m);
+        self.running_remote.remove(&m);
         self.done.insert(m);
         let (record, events) = match record(self.paths, self.plan, &self.states, &ended) {
             Ok(r) => r,
@@ -274,7 +314,7 @@ impl<'a> Run<'a> {
         self.summary.events.extend(events);
         self.known.learn(&record);
         prune_logs(&self.paths.logs().join(&record.module), logs_keep);
-        let built = Built::of(&record, ended.outcome);
+        let built = Built::of(&record, ended.outcome, ended.remote);
         progress.finished(&built);
         self.states[m] = Some(state_after(&record));
         self.summary.built.push(built);
@@ -286,14 +326,53 @@ impl<'a> Run<'a> {
         let spared = self.spared();
         let blocked = self.blocked();
         let declared = declare_current(self.paths, self.plan, &self.states)?;
+        if let Some(d) = &self.digests {
+            crate::remote::keep_blob_digests(self.paths, &d.learnt)?;
+        }
         if !self.exports.is_empty() {
             keep_current_exports(self.paths, self.plan.loaded);
         }
         let mut summary = self.summary;
         summary.spared = spared;
+        summary
+            .warnings
+            .extend(self.remote.iter().flat_map(|r| r.warnings()));
         summary.blocked = blocked;
         summary.events.extend(declared);
         Ok(summary)
+    }
+
+    /// Module `m`'s build as the engine names it (its export made, its inputs unpacked);
+    /// why not, when it cannot be named.
+    fn action_of(&mut self, m: usize) -> std::result::Result<ModuleAction, String> {
+        let plan = self.plan;
+        let src = &plan.loaded.snapshot.modules[m];
+        let snap = plan.loaded.snapshot.repo_of(src);
+        let export = self
+            .exports
+            .get(&src.repo)
+            .map(|e| e.path().to_path_buf())
+            .ok_or("the module has no export")?;
+        let artifacts =
+            stale::input_artifacts(&plan.loaded.graph, &self.states, m).unwrap_or_default();
+        let dirs: Vec<PathBuf> = artifacts
+            .iter()
+            .map(|(_, d)| self.paths.deps().join(d))
+            .collect();
+        let inputs: Vec<Input> = artifacts
+            .iter()
+            .zip(&dirs)
+            .map(|((name, artifact), dir)| Input {
+                name,
+                artifact,
+                dir,
+            })
+            .collect();
+        let paths = self.paths;
+        let digests = self
+            .digests
+            .get_or_insert_with(|| crate::remote::known_blob_digests(paths));
+        module_action(snap, src, &export, &inputs, digests, &mut self.trees)
     }
 
     /// The targets that waited on an input and ended current without being built: the

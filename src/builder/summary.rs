@@ -22,6 +22,8 @@ pub struct BuildOptions {
     pub logs_keep: usize,
     /// How many facts the events log keeps.
     pub events_keep: u64,
+    /// The engine builds are shared through (`[remote]`), if any.
+    pub remote: Option<Arc<crate::remote::share::Shared>>,
 }
 
 /// One build that ran.
@@ -46,6 +48,70 @@ pub struct Built {
     pub tail: Vec<String>,
     /// The log file.
     pub log: String,
+    /// What the engine had to do with it (with `[remote]` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<RemoteUse>,
+}
+
+/// What the engine had to do with one build: a cache hit, or a miss and why, and where it
+/// was built.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct RemoteUse {
+    /// `hit` or `miss`.
+    pub cache: &'static str,
+    /// Why it missed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub miss: Option<crate::remote::share::Miss>,
+    /// Where it was built: `cache` (not built: taken), `remote` (on the engine) or `local`.
+    pub ran: &'static str,
+    /// Who signed the result taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signer: Option<String>,
+    /// Whether this build was written to the cache.
+    pub uploaded: bool,
+    /// The action's digest (`hash/size`), when one could be made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+}
+
+impl RemoteUse {
+    /// A hit: taken from the cache.
+    pub fn hit() -> RemoteUse {
+        RemoteUse {
+            cache: "hit",
+            miss: None,
+            ran: "cache",
+            signer: None,
+            uploaded: false,
+            action: None,
+        }
+    }
+
+    /// A miss, built where `ran` says.
+    pub fn new(miss: crate::remote::share::Miss, ran: &'static str) -> RemoteUse {
+        RemoteUse {
+            cache: "miss",
+            miss: Some(miss),
+            ran,
+            signer: None,
+            uploaded: false,
+            action: None,
+        }
+    }
+
+    /// `hit`, `miss (no entry), built here`…: one cell of `build -v`.
+    pub fn describe(&self) -> String {
+        let ran = match self.ran {
+            "cache" => "taken",
+            "remote" => "built on the engine",
+            _ => "built here",
+        };
+        let up = if self.uploaded { ", uploaded" } else { "" };
+        match &self.miss {
+            None => format!("hit ({}){up}", self.signer.as_deref().unwrap_or("signed")),
+            Some(m) => format!("miss ({m}), {ran}{up}"),
+        }
+    }
 }
 
 /// What a build run did.
@@ -59,6 +125,8 @@ pub struct BuildSummary {
     pub blocked: Vec<(String, String)>,
     /// With `--dry-run`: the modules that would be built, in order, with why.
     pub would_build: Vec<(String, String)>,
+    /// Warnings of the run (the engine went away).
+    pub warnings: Vec<String>,
     /// The facts recorded (built, declared), for hooks.
     #[serde(skip)]
     pub events: Vec<crate::events::Event>,
@@ -84,11 +152,13 @@ pub(super) struct Ended {
     pub began: std::time::SystemTime,
     /// Its log file (empty when it never ran).
     pub log: PathBuf,
+    /// What the engine had to do with it.
+    pub remote: Option<RemoteUse>,
 }
 
 impl Built {
     /// What progress and the summary show of a recorded build.
-    pub(super) fn of(record: &BuildRecord, outcome: Outcome) -> Built {
+    pub(super) fn of(record: &BuildRecord, outcome: Outcome, remote: Option<RemoteUse>) -> Built {
         Built {
             module: record.module.clone(),
             id: record.id,
@@ -99,6 +169,7 @@ impl Built {
             duration_ms: record.finished.saturating_sub(record.started),
             tail: outcome.tail,
             log: record.log.clone().unwrap_or_default(),
+            remote,
         }
     }
 }

@@ -42,6 +42,7 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         dry_run: a.dry_run,
         logs_keep: ctx.config.settings.logs_keep,
         events_keep: ctx.config.settings.events_keep,
+        remote: mesh::remote::for_run(&ctx.config, &ctx.paths().dot_mesh),
     };
     let progress = BuildProgress::new(ui);
     let summary = mesh::builder::build(ctx.paths(), &loaded, &opts, &progress)?;
@@ -54,6 +55,10 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
         ui.json_data(&summary);
     }
     super::run_hooks(ctx, ui, &summary.events);
+    for w in &summary.warnings {
+        ui.warn(w);
+    }
+    show_remote(ui, &summary);
     show_failures(ui, &summary);
     show_totals(ui, &summary);
     // A broken or unfit build needs a person, as for reconcile (exit 3).
@@ -123,6 +128,32 @@ fn show_failures(ui: &Ui, summary: &BuildSummary) {
     for (m, by) in &summary.blocked {
         ui.status(format!("{m} is blocked by {by}"));
     }
+}
+
+/// With `[remote]`: how many builds the cache gave and where the others ran; with `-v`, each
+/// build's hit or miss and why.
+fn show_remote(ui: &Ui, summary: &BuildSummary) {
+    let used: Vec<(&str, &mesh::builder::RemoteUse)> = summary
+        .built
+        .iter()
+        .filter_map(|b| Some((b.module.as_str(), b.remote.as_ref()?)))
+        .collect();
+    if used.is_empty() {
+        return;
+    }
+    if ui.verbose > 0 {
+        for (module, u) in &used {
+            ui.status(format!("{module}: {}", u.describe()));
+        }
+    }
+    let count = |ran: &str| used.iter().filter(|(_, u)| u.ran == ran).count();
+    let uploaded = used.iter().filter(|(_, u)| u.uploaded).count();
+    ui.status(format!(
+        "remote: {} taken from the cache, {} built on the engine, {} built here, {uploaded} uploaded",
+        count("cache"),
+        count("remote"),
+        count("local")
+    ));
 }
 
 /// The closing lines: the modules early cutoff spared, and how many builds ran, by verdict.

@@ -49,6 +49,8 @@ pub struct MeshConfig {
     /// `[rollout]`: how a module's new build reaches its nodes (one wave to every node when
     /// unset); a module's manifest may say otherwise.
     pub rollout: super::Rollout,
+    /// `[remote]`: the REAPI engine builds are shared through (none: every build here).
+    pub remote: Option<super::RemoteConfig>,
 }
 
 /// How long a node may stay silent when `[ssh] timeout` is not set.
@@ -177,6 +179,7 @@ struct RawMesh {
     controllers: BTreeMap<Spanned<String>, Spanned<String>>,
     status: Option<RawStatus>,
     rollout: Option<super::rollout::RawRollout>,
+    remote: Option<super::remote::RawRemote>,
 }
 
 #[derive(Deserialize)]
@@ -305,6 +308,10 @@ impl MeshConfig {
             Some(raw) => super::Rollout::over(&super::Rollout::default(), &raw.parse(&r)?),
             None => super::Rollout::default(),
         };
+        let remote = match &raw.remote {
+            Some(raw) => Some(raw.parse(&r, dir)?),
+            None => None,
+        };
         Ok(MeshConfig {
             dir: dir.to_path_buf(),
             file: file.to_string(),
@@ -322,6 +329,7 @@ impl MeshConfig {
             recipients,
             secrets: Default::default(),
             rollout,
+            remote,
         })
     }
 

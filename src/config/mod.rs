@@ -4,6 +4,7 @@
 mod diag;
 mod mesh;
 mod module;
+mod remote;
 mod repo;
 mod rollout;
 pub mod secrets;
@@ -16,6 +17,7 @@ pub use mesh::{
 /// The name rules, as the node checks them too.
 pub use mesh_proto::names::{NAME_PATTERN, is_valid_name};
 pub use module::{Instantiation, Kind, ModuleManifest, Policy};
+pub use remote::RemoteConfig;
 pub use repo::RepoConfig;
 pub(crate) use repo::{shown_url, without_password};
 pub use rollout::{Rollout, RolloutOverride, Wave, reach};

@@ -80,6 +80,10 @@ pub struct ModuleManifest {
     pub drift_ignore: Vec<String>,
     /// How long build and test may each run.
     pub timeout: Duration,
+    /// What a remote engine's worker must offer to run its build (`[platform]`, e.g.
+    /// `OSFamily = "linux"`, `container-image = "docker://…"`), sent with every action.
+    #[serde(default)]
+    pub platform: std::collections::BTreeMap<String, String>,
     /// Where the name is written, for diagnostics.
     #[serde(skip)]
     pub name_span: Range<usize>,
@@ -111,6 +115,8 @@ struct RawModule {
     imports: Option<RawImports>,
     drift: Option<RawDrift>,
     timeout: Option<Spanned<String>>,
+    #[serde(default)]
+    platform: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -233,6 +239,7 @@ impl ModuleManifest {
             dev,
             drift_ignore,
             timeout,
+            platform: raw.platform,
             name_span: raw.name.span(),
             edge_spans,
         })

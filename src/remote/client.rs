@@ -3,19 +3,24 @@
 //! timeout. Blobs go in batches while they are small and through ByteStream when they are not;
 //! every blob read back is checked against its digest.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use bazel_remote_apis::build::bazel::remote::execution::v2::{
-    ActionResult, BatchReadBlobsRequest, BatchUpdateBlobsRequest, Digest, FindMissingBlobsRequest,
-    GetActionResultRequest, GetCapabilitiesRequest, UpdateActionResultRequest,
-    action_cache_client::ActionCacheClient, batch_update_blobs_request,
+    ActionResult, BatchReadBlobsRequest, BatchUpdateBlobsRequest, Digest, ExecuteRequest,
+    ExecuteResponse, FindMissingBlobsRequest, GetActionResultRequest, GetCapabilitiesRequest,
+    UpdateActionResultRequest, action_cache_client::ActionCacheClient, batch_update_blobs_request,
     capabilities_client::CapabilitiesClient,
     content_addressable_storage_client::ContentAddressableStorageClient,
+    execution_client::ExecutionClient,
 };
 use bazel_remote_apis::google::bytestream::{
     ReadRequest, WriteRequest, byte_stream_client::ByteStreamClient,
 };
-use tonic::transport::{Channel, Endpoint};
+use bazel_remote_apis::google::longrunning::operation;
+use prost::Message;
+use tonic::metadata::{Ascii, MetadataKey, MetadataValue};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 
 use super::merkle::{Blob, Tree, digest_of};
 
@@ -27,11 +32,32 @@ const CHUNK: usize = 1 << 20;
 
 /// Why a call to the engine failed, as a sentence.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RemoteError(pub String);
+pub struct RemoteError {
+    /// What failed.
+    pub why: String,
+    /// The engine answered, but a blob was absent or not what its digest names: the engine
+    /// is there, what it holds is not to be taken.
+    pub content: bool,
+}
+
+impl RemoteError {
+    /// A call that failed: the engine is away, slow or refusing.
+    pub fn new(why: String) -> RemoteError {
+        RemoteError {
+            why,
+            content: false,
+        }
+    }
+
+    /// A blob that is absent or damaged.
+    pub fn content(why: String) -> RemoteError {
+        RemoteError { why, content: true }
+    }
+}
 
 impl std::fmt::Display for RemoteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.why)
     }
 }
 
@@ -39,43 +65,135 @@ impl std::error::Error for RemoteError {}
 
 type Result<T> = std::result::Result<T, RemoteError>;
 
+/// A failed call as an error; `NotFound` is a blob the engine lacks, not an engine away.
 fn failed(what: &str) -> impl Fn(tonic::Status) -> RemoteError + '_ {
-    move |s| RemoteError(format!("{what}: {} ({:?})", s.message(), s.code()))
+    move |s| {
+        let why = format!("{what}: {} ({:?})", s.message(), s.code());
+        match s.code() {
+            tonic::Code::NotFound => RemoteError::content(why),
+            _ => RemoteError::new(why),
+        }
+    }
 }
 
-/// One engine: its endpoint and instance, reached through one channel.
+/// One engine: its endpoint and instance, reached through one channel. Calls may come from
+/// several build threads at once.
 pub struct Remote {
     runtime: tokio::runtime::Runtime,
     channel: Channel,
     instance: String,
     timeout: Duration,
+    /// Sent with every request: `[remote] headers` and the bearer token.
+    headers: Vec<(MetadataKey<Ascii>, MetadataValue<Ascii>)>,
+}
+
+/// How to reach an engine beyond its address.
+#[derive(Debug, Clone, Default)]
+pub struct Reach {
+    /// Request headers, lowercase names.
+    pub headers: Vec<(String, String)>,
+    /// A PEM CA for TLS (`None`: the system's roots).
+    pub ca: Option<Vec<u8>>,
+}
+
+impl Reach {
+    /// What `[remote]` says: its headers, the bearer token of `token_file` and the `ca` file,
+    /// each read now; a file that cannot be read is an error naming it.
+    pub fn of(cfg: &crate::config::RemoteConfig) -> Result<Reach> {
+        let read = |p: &std::path::Path, what: &str| {
+            std::fs::read(p).map_err(|e| {
+                RemoteError::new(format!("cannot read the {what} {}: {e}", p.display()))
+            })
+        };
+        let mut headers: Vec<(String, String)> = cfg.headers.clone().into_iter().collect();
+        if let Some(f) = &cfg.token_file {
+            let token = String::from_utf8_lossy(&read(f, "token file")?)
+                .trim()
+                .to_string();
+            headers.push(("authorization".into(), format!("Bearer {token}")));
+        }
+        let ca = match &cfg.ca {
+            Some(f) => Some(read(f, "CA file")?),
+            None => None,
+        };
+        Ok(Reach { headers, ca })
+    }
 }
 
 impl Remote {
     /// Connects to `endpoint` (`http://host:port`; `grpc://` is taken as `http://`), each call
     /// bounded by `timeout`.
     pub fn connect(endpoint: &str, instance: &str, timeout: Duration) -> Result<Remote> {
-        let url = match endpoint.strip_prefix("grpc://") {
-            Some(rest) => format!("http://{rest}"),
-            None => endpoint.to_string(),
+        Remote::connect_with(endpoint, instance, timeout, &Reach::default())
+    }
+
+    /// Connects as `[remote]` says.
+    pub fn configured(cfg: &crate::config::RemoteConfig) -> Result<Remote> {
+        Remote::connect_with(&cfg.endpoint, &cfg.instance, cfg.timeout, &Reach::of(cfg)?)
+    }
+
+    /// Connects to `endpoint` (`grpc://`, `grpcs://` over TLS, `http://`, `https://`), each
+    /// call bounded by `timeout`, with `reach`'s headers and CA.
+    pub fn connect_with(
+        endpoint: &str,
+        instance: &str,
+        timeout: Duration,
+        reach: &Reach,
+    ) -> Result<Remote> {
+        let url = if let Some(rest) = endpoint.strip_prefix("grpc://") {
+            format!("http://{rest}")
+        } else if let Some(rest) = endpoint.strip_prefix("grpcs://") {
+            format!("https://{rest}")
+        } else {
+            endpoint.to_string()
         };
-        let runtime = tokio::runtime::Builder::new_current_thread()
+        let mut headers = Vec::new();
+        for (name, value) in &reach.headers {
+            let key = MetadataKey::from_bytes(name.as_bytes())
+                .map_err(|_| RemoteError::new(format!("{name:?} is not a header name")))?;
+            let value = value.parse().map_err(|_| {
+                RemoteError::new(format!("the value of header {name:?} cannot be sent"))
+            })?;
+            headers.push((key, value));
+        }
+        // Two threads drive the calls of every build thread; mesh itself stays synchronous.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("mesh-remote")
             .enable_all()
             .build()
-            .map_err(|e| RemoteError(format!("no runtime for the remote client: {e}")))?;
-        let ep = Endpoint::from_shared(url)
-            .map_err(|e| RemoteError(format!("{endpoint:?} is not an endpoint: {e}")))?
-            .connect_timeout(timeout)
-            .timeout(timeout);
+            .map_err(|e| RemoteError::new(format!("no runtime for the remote client: {e}")))?;
+        let mut ep = Endpoint::from_shared(url.clone())
+            .map_err(|e| RemoteError::new(format!("{endpoint:?} is not an endpoint: {e}")))?
+            .connect_timeout(timeout);
+        if url.starts_with("https://") {
+            let tls = match &reach.ca {
+                Some(pem) => ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)),
+                None => ClientTlsConfig::new().with_native_roots(),
+            };
+            ep = ep
+                .tls_config(tls)
+                .map_err(|e| RemoteError::new(format!("{endpoint}: TLS cannot be set up: {e}")))?;
+        }
         let channel = runtime
             .block_on(ep.connect())
-            .map_err(|e| RemoteError(format!("{endpoint} cannot be reached: {e}")))?;
+            .map_err(|e| RemoteError::new(format!("{endpoint} cannot be reached: {e}")))?;
         Ok(Remote {
             runtime,
             channel,
             instance: instance.to_string(),
             timeout,
+            headers,
         })
+    }
+
+    /// `msg` as a request carrying the configured headers.
+    fn req<T>(&self, msg: T) -> tonic::Request<T> {
+        let mut r = tonic::Request::new(msg);
+        for (k, v) in &self.headers {
+            r.metadata_mut().insert(k.clone(), v.clone());
+        }
+        r
     }
 
     /// Blocks on `f`, at most the timeout.
@@ -83,7 +201,7 @@ impl Remote {
         self.runtime.block_on(async {
             match tokio::time::timeout(self.timeout, f).await {
                 Ok(r) => r,
-                Err(_) => Err(RemoteError(format!(
+                Err(_) => Err(RemoteError::new(format!(
                     "{what}: no answer within {}",
                     humantime::format_duration(self.timeout)
                 ))),
@@ -98,7 +216,7 @@ impl Remote {
             instance_name: self.instance.clone(),
         };
         let caps = self.run("capabilities", async {
-            c.get_capabilities(req)
+            c.get_capabilities(self.req(req))
                 .await
                 .map(|r| r.into_inner())
                 .map_err(failed("capabilities"))
@@ -106,7 +224,7 @@ impl Remote {
         let sha256 = 1;
         match caps.cache_capabilities {
             Some(c) if c.digest_functions.contains(&sha256) => Ok(()),
-            _ => Err(RemoteError(
+            _ => Err(RemoteError::new(
                 "the engine does not store SHA-256 blobs".into(),
             )),
         }
@@ -121,7 +239,7 @@ impl Remote {
             digest_function: 0,
         };
         self.run("find missing blobs", async {
-            c.find_missing_blobs(req)
+            c.find_missing_blobs(self.req(req))
                 .await
                 .map(|r| r.into_inner().missing_blob_digests)
                 .map_err(failed("find missing blobs"))
@@ -148,11 +266,11 @@ impl Remote {
             let data = match tree.blobs.get(&d.hash) {
                 Some(Blob::Bytes(b)) => b.clone(),
                 Some(Blob::File(path, _)) => std::fs::read(path)
-                    .map_err(|e| RemoteError(format!("{}: {e}", path.display())))?,
+                    .map_err(|e| RemoteError::new(format!("{}: {e}", path.display())))?,
                 None => continue,
             };
             if digest_of(&data) != *d {
-                return Err(RemoteError(format!(
+                return Err(RemoteError::new(format!(
                     "blob {} changed while it was uploaded",
                     d.hash
                 )));
@@ -187,7 +305,7 @@ impl Remote {
             digest_function: 0,
         };
         let answer = self.run("upload blobs", async {
-            c.batch_update_blobs(req)
+            c.batch_update_blobs(self.req(req))
                 .await
                 .map(|r| r.into_inner())
                 .map_err(failed("upload blobs"))
@@ -195,7 +313,7 @@ impl Remote {
         for r in answer.responses {
             if let Some(s) = r.status.filter(|s| s.code != 0) {
                 let hash = r.digest.map(|d| d.hash).unwrap_or_default();
-                return Err(RemoteError(format!(
+                return Err(RemoteError::new(format!(
                     "blob {hash} was not taken: {}",
                     s.message
                 )));
@@ -226,14 +344,14 @@ impl Remote {
             })
             .collect();
         let committed = self.run("write a blob", async {
-            c.write(tokio_stream::iter(chunks))
+            c.write(self.req(tokio_stream::iter(chunks)))
                 .await
                 .map(|r| r.into_inner().committed_size)
                 .map_err(failed("write a blob"))
         })?;
         match committed as usize == total {
             true => Ok(()),
-            false => Err(RemoteError(format!(
+            false => Err(RemoteError::new(format!(
                 "blob {}: the engine took {committed} of {total} bytes",
                 d.hash
             ))),
@@ -247,12 +365,7 @@ impl Remote {
             true => self.read_stream(d)?,
             false => self.read_batch(d)?,
         };
-        if digest_of(&data) != *d {
-            return Err(RemoteError(format!(
-                "blob {} does not match its digest (the engine's copy is damaged, or not what was asked)",
-                d.hash
-            )));
-        }
+        checked(d, &data)?;
         Ok(data)
     }
 
@@ -265,19 +378,19 @@ impl Remote {
             digest_function: 0,
         };
         let answer = self.run("read a blob", async {
-            c.batch_read_blobs(req)
+            c.batch_read_blobs(self.req(req))
                 .await
                 .map(|r| r.into_inner())
                 .map_err(failed("read a blob"))
         })?;
         match answer.responses.into_iter().next() {
             Some(r) if r.status.as_ref().is_none_or(|s| s.code == 0) => Ok(r.data),
-            Some(r) => Err(RemoteError(format!(
-                "blob {}: {}",
+            Some(r) => Err(RemoteError::content(format!(
+                "blob {} cannot be read: {}",
                 d.hash,
                 r.status.map(|s| s.message).unwrap_or_default()
             ))),
-            None => Err(RemoteError(format!("blob {}: no answer", d.hash))),
+            None => Err(RemoteError::new(format!("blob {}: no answer", d.hash))),
         }
     }
 
@@ -291,7 +404,7 @@ impl Remote {
         let cap = d.size_bytes as usize;
         self.run("read a blob", async {
             let mut stream = c
-                .read(req)
+                .read(self.req(req))
                 .await
                 .map_err(failed("read a blob"))?
                 .into_inner();
@@ -299,7 +412,7 @@ impl Remote {
             while let Some(part) = stream.message().await.map_err(failed("read a blob"))? {
                 out.extend_from_slice(&part.data);
                 if out.len() > cap {
-                    return Err(RemoteError(format!(
+                    return Err(RemoteError::new(format!(
                         "blob {}: longer than its digest says",
                         d.hash
                     )));
@@ -321,7 +434,7 @@ impl Remote {
             digest_function: 0,
         };
         self.run("ask the action cache", async {
-            match c.get_action_result(req).await {
+            match c.get_action_result(self.req(req)).await {
                 Ok(r) => Ok(Some(r.into_inner())),
                 Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
                 Err(s) => Err(failed("ask the action cache")(s)),
@@ -340,11 +453,147 @@ impl Remote {
             digest_function: 0,
         };
         self.run("write to the action cache", async {
-            c.update_action_result(req)
+            c.update_action_result(self.req(req))
                 .await
                 .map(|_| ())
                 .map_err(failed("write to the action cache"))
         })
+    }
+
+    /// Every blob of `digests`, each checked against its digest, by hash: the small ones
+    /// batched, the large ones streamed.
+    pub fn read_many(&self, digests: &[Digest]) -> Result<HashMap<String, Vec<u8>>> {
+        let mut out = HashMap::new();
+        let mut batch: Vec<Digest> = Vec::new();
+        let mut batched = 0usize;
+        let mut unique: Vec<&Digest> = digests.iter().collect();
+        unique.sort_by(|a, b| a.hash.cmp(&b.hash));
+        unique.dedup_by(|a, b| a.hash == b.hash);
+        for d in unique {
+            let size = usize::try_from(d.size_bytes).unwrap_or(usize::MAX);
+            if size > BATCH_BYTES {
+                out.insert(d.hash.clone(), self.read(d)?);
+                continue;
+            }
+            if batched + size > BATCH_BYTES {
+                self.read_batch_into(std::mem::take(&mut batch), &mut out)?;
+                batched = 0;
+            }
+            batched += size;
+            batch.push(d.clone());
+        }
+        if !batch.is_empty() {
+            self.read_batch_into(batch, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// One BatchReadBlobs call for `digests`, each answer checked and added to `out`.
+    fn read_batch_into(
+        &self,
+        digests: Vec<Digest>,
+        out: &mut HashMap<String, Vec<u8>>,
+    ) -> Result<()> {
+        let mut c = ContentAddressableStorageClient::new(self.channel.clone());
+        let asked = digests.clone();
+        let req = BatchReadBlobsRequest {
+            instance_name: self.instance.clone(),
+            digests,
+            acceptable_compressors: Vec::new(),
+            digest_function: 0,
+        };
+        let answer = self.run("read blobs", async {
+            c.batch_read_blobs(self.req(req))
+                .await
+                .map(|r| r.into_inner())
+                .map_err(failed("read blobs"))
+        })?;
+        for r in answer.responses {
+            let d = r.digest.clone().unwrap_or_default();
+            if let Some(s) = r.status.filter(|s| s.code != 0) {
+                return Err(RemoteError::content(format!(
+                    "blob {} cannot be read: {}",
+                    d.hash, s.message
+                )));
+            }
+            checked(&d, &r.data)?;
+            out.insert(d.hash, r.data);
+        }
+        match asked.iter().find(|d| !out.contains_key(&d.hash)) {
+            Some(d) => Err(RemoteError::content(format!("blob {}: no answer", d.hash))),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs `action` on the engine's workers and waits for its end, at most `within` (the
+    /// build's own time and the queue's). `Err` when the engine could not run it (no worker,
+    /// a queue timeout, an engine error): no verdict; `Ok` holds the action's result however
+    /// its command ended.
+    pub fn execute(&self, action: &Digest, within: Duration) -> Result<ActionResult> {
+        let mut c = ExecutionClient::new(self.channel.clone());
+        let req = ExecuteRequest {
+            instance_name: self.instance.clone(),
+            skip_cache_lookup: true,
+            action_digest: Some(action.clone()),
+            execution_policy: None,
+            results_cache_policy: None,
+            digest_function: 0,
+            ..Default::default()
+        };
+        let what = "run on the engine";
+        let done = self.runtime.block_on(async {
+            let call = async {
+                let mut stream = c
+                    .execute(self.req(req))
+                    .await
+                    .map_err(failed(what))?
+                    .into_inner();
+                loop {
+                    match stream.message().await.map_err(failed(what))? {
+                        Some(op) if op.done => return Ok(op),
+                        Some(_) => {}
+                        None => {
+                            return Err(RemoteError::new(format!(
+                                "{what}: the engine ended the call before the build ended"
+                            )));
+                        }
+                    }
+                }
+            };
+            match tokio::time::timeout(within, call).await {
+                Ok(r) => r,
+                Err(_) => Err(RemoteError::new(format!(
+                    "{what}: not done within {}",
+                    humantime::format_duration(within)
+                ))),
+            }
+        })?;
+        let response = match done.result {
+            Some(operation::Result::Response(any)) => ExecuteResponse::decode(&any.value[..])
+                .map_err(|e| {
+                    RemoteError::new(format!("{what}: the engine's answer cannot be read: {e}"))
+                })?,
+            Some(operation::Result::Error(s)) => {
+                return Err(RemoteError::new(format!(
+                    "{what}: {} (code {})",
+                    s.message, s.code
+                )));
+            }
+            None => {
+                return Err(RemoteError::new(format!(
+                    "{what}: the engine gave no result"
+                )));
+            }
+        };
+        if let Some(s) = response.status.as_ref().filter(|s| s.code != 0) {
+            return Err(RemoteError::new(format!(
+                "{what}: {} (code {})",
+                s.message, s.code
+            )));
+        }
+        response
+            .result
+            .ok_or_else(|| RemoteError::new(format!("{what}: the engine gave no result")))
     }
 
     /// `instance/` or nothing: what ByteStream resource names start with.
@@ -353,6 +602,17 @@ impl Remote {
             true => String::new(),
             false => format!("{}/", self.instance),
         }
+    }
+}
+
+/// Whether `data` is the blob `d` names; an error that says so when not.
+fn checked(d: &Digest, data: &[u8]) -> Result<()> {
+    match digest_of(data) == *d {
+        true => Ok(()),
+        false => Err(RemoteError::content(format!(
+            "blob {} does not match its digest (the engine's copy is damaged, or not what was asked)",
+            d.hash
+        ))),
     }
 }
 

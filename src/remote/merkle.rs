@@ -187,6 +187,195 @@ pub fn join(children: Vec<(String, Tree)>) -> Tree {
     Tree { root, blobs }
 }
 
+/// A tree put together from parts — files named by their digests wherever they lie, links,
+/// and whole trees grafted under a name — how an action's input root is assembled from the
+/// module's git tree (whose files need not be read when their digests are known) and its
+/// inputs' artifacts.
+#[derive(Debug, Default)]
+pub struct Layout {
+    root: Node,
+    blobs: HashMap<String, Blob>,
+}
+
+/// One directory of a [`Layout`].
+#[derive(Debug, Default)]
+struct Node {
+    dirs: std::collections::BTreeMap<String, Node>,
+    files: std::collections::BTreeMap<String, FileNode>,
+    links: std::collections::BTreeMap<String, String>,
+    grafts: std::collections::BTreeMap<String, Digest>,
+}
+
+impl Layout {
+    /// The directory at `path` (`/`-separated, made as needed) and the last name.
+    fn parent<'a>(&mut self, path: &'a str) -> (&mut Node, &'a str) {
+        let mut parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        let last = parts.pop().unwrap_or_default();
+        let mut node = &mut self.root;
+        for p in parts {
+            node = node.dirs.entry(p.to_string()).or_default();
+        }
+        (node, last)
+    }
+
+    /// The file at `path`, its bytes found as `blob`.
+    pub fn file(&mut self, path: &str, digest: Digest, executable: bool, blob: Blob) {
+        self.blobs.insert(digest.hash.clone(), blob);
+        let (dir, name) = self.parent(path);
+        dir.files.insert(
+            name.to_string(),
+            FileNode {
+                name: name.to_string(),
+                digest: Some(digest),
+                is_executable: executable,
+                node_properties: None,
+            },
+        );
+    }
+
+    /// A symbolic link at `path` to `target`.
+    pub fn link(&mut self, path: &str, target: String) {
+        let (dir, name) = self.parent(path);
+        dir.links.insert(name.to_string(), target);
+    }
+
+    /// The whole of `tree` as the directory `path`.
+    pub fn graft(&mut self, path: &str, tree: Tree) {
+        self.blobs.extend(tree.blobs);
+        let (dir, name) = self.parent(path);
+        dir.grafts.insert(name.to_string(), tree.root);
+    }
+
+    /// The tree laid out.
+    pub fn finish(mut self) -> Tree {
+        let root = Self::encode(std::mem::take(&mut self.root), &mut self.blobs);
+        Tree {
+            root,
+            blobs: self.blobs,
+        }
+    }
+
+    fn encode(node: Node, blobs: &mut HashMap<String, Blob>) -> Digest {
+        let mut directories: Vec<DirectoryNode> = node
+            .grafts
+            .into_iter()
+            .map(|(name, digest)| DirectoryNode {
+                name,
+                digest: Some(digest),
+            })
+            .collect();
+        for (name, child) in node.dirs {
+            let digest = Self::encode(child, blobs);
+            directories.push(DirectoryNode {
+                name,
+                digest: Some(digest),
+            });
+        }
+        directories.sort_by(|a, b| a.name.cmp(&b.name));
+        let d = Directory {
+            files: node.files.into_values().collect(),
+            directories,
+            symlinks: node
+                .links
+                .into_iter()
+                .map(|(name, target)| SymlinkNode {
+                    name,
+                    target,
+                    node_properties: None,
+                })
+                .collect(),
+            node_properties: None,
+        };
+        let bytes = d.encode_to_vec();
+        let digest = digest_of(&bytes);
+        blobs.insert(digest.hash.clone(), Blob::Bytes(bytes));
+        digest
+    }
+}
+
+/// Writes the tree `message` names into `dest` (which must not exist), its files' bytes from
+/// `blobs` (by hash, already checked against their digests). A name that is not one plain
+/// path component, a directory the message lacks or a blob not given is an error: the tree
+/// came from elsewhere.
+pub fn materialize(
+    message: &TreeMessage,
+    blobs: &HashMap<String, Vec<u8>>,
+    dest: &Path,
+) -> io::Result<()> {
+    let children: HashMap<String, &Directory> = message
+        .children
+        .iter()
+        .map(|d| (digest_of(&d.encode_to_vec()).hash, d))
+        .collect();
+    let root = message
+        .root
+        .as_ref()
+        .ok_or_else(|| io::Error::other("the tree has no root"))?;
+    write_dir(root, &children, blobs, dest, 0)
+}
+
+/// The file digests a tree message names, each once: what must be read to materialize it.
+pub fn files_of(message: &TreeMessage) -> Vec<Digest> {
+    let mut out: Vec<Digest> = message
+        .root
+        .iter()
+        .chain(message.children.iter())
+        .flat_map(|d| d.files.iter().filter_map(|f| f.digest.clone()))
+        .collect();
+    out.sort_by(|a, b| a.hash.cmp(&b.hash));
+    out.dedup_by(|a, b| a.hash == b.hash);
+    out
+}
+
+/// A directory of a tree message written at `at`.
+fn write_dir(
+    d: &Directory,
+    children: &HashMap<String, &Directory>,
+    blobs: &HashMap<String, Vec<u8>>,
+    at: &Path,
+    depth: usize,
+) -> io::Result<()> {
+    if depth > 256 {
+        return Err(io::Error::other("the tree is deeper than 256 directories"));
+    }
+    std::fs::create_dir(at)?;
+    let plain = |name: &str| -> io::Result<PathBuf> {
+        match name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']) {
+            true => Err(io::Error::other(format!("{name:?} is not a file name"))),
+            false => Ok(at.join(name)),
+        }
+    };
+    for f in &d.files {
+        let hash = f
+            .digest
+            .as_ref()
+            .map(|d| d.hash.as_str())
+            .unwrap_or_default();
+        let bytes = blobs
+            .get(hash)
+            .ok_or_else(|| io::Error::other(format!("blob {hash} was not read")))?;
+        let path = plain(&f.name)?;
+        std::fs::write(&path, bytes)?;
+        let mode = if f.is_executable { 0o755 } else { 0o644 };
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))?;
+    }
+    for l in &d.symlinks {
+        std::os::unix::fs::symlink(&l.target, plain(&l.name)?)?;
+    }
+    for sub in &d.directories {
+        let hash = sub
+            .digest
+            .as_ref()
+            .map(|d| d.hash.as_str())
+            .unwrap_or_default();
+        let child = children
+            .get(hash)
+            .ok_or_else(|| io::Error::other(format!("directory {hash} is not in the tree")))?;
+        write_dir(child, children, blobs, &plain(&sub.name)?, depth + 1)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,5 +451,48 @@ mod tests {
         let names: Vec<&str> = d.directories.iter().map(|n| n.name.as_str()).collect();
         assert_eq!(names, ["deps", "src"], "sorted");
         assert_eq!(joined.blobs.len(), 5);
+    }
+
+    #[test]
+    fn a_layout_is_the_tree_of_the_same_files_on_disk_and_comes_back_whole() {
+        let t = tempfile::tempdir().unwrap();
+        write(t.path(), "src/a.rs", "fn a() {}", 0o644);
+        write(t.path(), "run", "#!/bin/sh", 0o755);
+        write(t.path(), "dep/lib.so", "lib", 0o644);
+        std::os::unix::fs::symlink("run", t.path().join("start")).unwrap();
+        let on_disk = tree(t.path()).unwrap();
+        let mut l = Layout::default();
+        for (rel, text, exec) in [("src/a.rs", "fn a() {}", false), ("run", "#!/bin/sh", true)] {
+            let d = digest_of(text.as_bytes());
+            l.file(rel, d, exec, Blob::Bytes(text.as_bytes().to_vec()));
+        }
+        l.link("start", "run".into());
+        l.graft("dep", tree(&t.path().join("dep")).unwrap());
+        let mut laid = l.finish();
+        assert_eq!(laid.root, on_disk.root);
+
+        let message_digest = laid.as_message();
+        let message = match laid.blobs.get(&message_digest.hash) {
+            Some(Blob::Bytes(b)) => TreeMessage::decode(&b[..]).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        let blobs: HashMap<String, Vec<u8>> = files_of(&message)
+            .iter()
+            .map(|d| match laid.blobs.get(&d.hash) {
+                Some(Blob::Bytes(b)) => (d.hash.clone(), b.clone()),
+                Some(Blob::File(p, _)) => (d.hash.clone(), std::fs::read(p).unwrap()),
+                None => panic!("{d:?}"),
+            })
+            .collect();
+        let back = tempfile::tempdir().unwrap();
+        let dest = back.path().join("out");
+        materialize(&message, &blobs, &dest).unwrap();
+        assert_eq!(tree(&dest).unwrap().root, on_disk.root, "the same tree");
+
+        // A name that climbs out is refused.
+        let mut evil = message.clone();
+        evil.root.as_mut().unwrap().files[0].name = "../x".into();
+        let e = materialize(&evil, &blobs, &back.path().join("evil")).unwrap_err();
+        assert!(e.to_string().contains("not a file name"), "{e}");
     }
 }

@@ -40,6 +40,8 @@ pub const ALL_TABLES: &[&str] = &[
     "halted",
     "provided",
     "node_keys",
+    "remote_blobs",
+    "remote_builds",
 ];
 
 /// The `imports` key: blob id bytes then the scanner version.

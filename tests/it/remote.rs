@@ -1,9 +1,12 @@
 //! Sharing builds through a REAPI engine (issue 37), against a real BuildGrid: so far the
 //! client — blobs up and back, checked against their digests, and an engine that goes away.
 
+use crate::common::TestMesh;
 use crate::common::buildgrid::BuildGrid;
 use mesh::remote::client::Remote;
 use mesh::remote::merkle;
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 #[test]
@@ -74,4 +77,93 @@ fn an_action_result_is_a_miss_until_written_then_read_back_as_written() {
         .expect("asked")
         .expect("a hit");
     assert_eq!(back.output_directories, result.output_directories);
+}
+
+/// mesh.toml of a controller named `name` building the example fixture, sharing builds
+/// through `endpoint` (`upload` for the one that writes), trusting `controllers`.
+fn sharing(t: &TestMesh, name: &str, endpoint: &str, upload: bool, controllers: &str) {
+    t.write(
+        "mesh.toml",
+        &format!(
+            r#"[mesh]
+name = "fleet"
+controller = "{name}"
+
+[[repo]]
+name = "platform"
+path = "platform"
+ref  = "refs/heads/main"
+
+[remote]
+endpoint = "{endpoint}"
+upload = {upload}
+timeout = "5s"
+
+[controllers]
+{controllers}
+"#
+        ),
+    );
+}
+
+/// The `[controllers]` line `mesh id` prints for `t`.
+fn id_line(t: &TestMesh) -> String {
+    t.ok(&["id"]).trim().to_string()
+}
+
+/// Module → (artifact digest, where it ran) of a `build --json` run.
+fn built(v: &Value) -> BTreeMap<String, (String, String)> {
+    v["built"]
+        .as_array()
+        .expect("built")
+        .iter()
+        .map(|b| {
+            (
+                b["module"].as_str().unwrap().to_string(),
+                (
+                    b["artifact"].as_str().unwrap_or("").to_string(),
+                    b["remote"]["ran"].as_str().unwrap_or("").to_string(),
+                ),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_second_controller_takes_every_build_from_the_cache_byte_for_byte() {
+    let bg = BuildGrid::start();
+    let cron = TestMesh::new();
+    cron.repo_from_fixture("platform", "example");
+    sharing(&cron, "cron", &bg.endpoint, true, "");
+    let first = built(&cron.json(&["build", "--behind"]));
+    assert!(first.len() >= 8, "{first:?}");
+    assert!(first.values().all(|(_, ran)| ran == "local"), "{first:?}");
+
+    let laptop = TestMesh::new();
+    laptop.clone_platform_of(&cron);
+    sharing(&laptop, "laptop", &bg.endpoint, false, &id_line(&cron));
+    let run = laptop.run_json(&["build", "--behind", "-v"]);
+    assert!(run.success(), "{}", run.stderr);
+    let second = built(&run.json());
+    assert_eq!(second.len(), first.len());
+    for (module, (artifact, ran)) in &second {
+        assert_eq!(
+            ran, "cache",
+            "{module} was built, not taken: {}",
+            run.stderr
+        );
+        assert_eq!(artifact, &first[module].0, "{module}: another artifact");
+    }
+    assert!(run.stderr.contains("hit (cron"), "{}", run.stderr);
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    // Its log says where it came from; the artifact is in the laptop's own store.
+    let b = &laptop.json(&["builds", "resolver"])[0];
+    let log = laptop.ok(&["builds", "--log", &b["id"].to_string()]);
+    assert!(log.contains("taken from the remote cache"), "{log}");
+
+    // A no-op run asks the engine nothing: it would fail if it did (the engine is gone).
+    drop(bg);
+    let noop = laptop.run(&["build", "--behind"]);
+    assert!(noop.success(), "{}", noop.stderr);
+    assert!(!noop.stderr.contains("unreachable"), "{}", noop.stderr);
 }

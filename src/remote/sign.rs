@@ -1,0 +1,129 @@
+//! The signature mesh adds to every result it writes: a controller's ed25519 signature over
+//! the action digest, the output tree's digest and the artifact digest the outputs pack to,
+//! carried as one more output file of the result ([`FILE`]). A shared cache is writable by
+//! whoever can reach it; a result is taken only when a controller this mesh trusts vouches
+//! for it, and only when what is read matches what it signed.
+
+use crate::controller::{Identity, Signer};
+use bazel_remote_apis::build::bazel::remote::execution::v2::Digest;
+
+/// The output file a signed result carries.
+pub const FILE: &str = ".mesh-signature";
+
+/// What a signature vouches for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vouch {
+    /// The action's digest.
+    pub action: Digest,
+    /// The output directory's Tree message digest.
+    pub tree: Digest,
+    /// The artifact the outputs pack to, and its size.
+    pub artifact: (String, u64),
+}
+
+impl Vouch {
+    /// The bytes signed.
+    fn payload(&self, signer: &Signer) -> String {
+        format!(
+            "mesh remote result 1\naction {}/{}\ntree {}/{}\nartifact {} {}\nsigner {} {}\n",
+            self.action.hash,
+            self.action.size_bytes,
+            self.tree.hash,
+            self.tree.size_bytes,
+            self.artifact.0,
+            self.artifact.1,
+            signer.name,
+            signer.key
+        )
+    }
+
+    /// The signature file's bytes: the payload, then `signature <hex>`.
+    pub fn sign(&self, me: &Identity) -> Vec<u8> {
+        let payload = self.payload(&me.signer());
+        let sig = me.sign(payload.as_bytes());
+        format!("{payload}signature {sig}\n").into_bytes()
+    }
+}
+
+/// Who signed `file` for `action` and `tree`, and the artifact they vouched for, when one of
+/// `trusted` did; why not, as the words a warning ends with.
+pub fn verify(
+    file: &[u8],
+    action: &Digest,
+    tree: &Digest,
+    trusted: &[Signer],
+) -> Result<(Signer, (String, u64)), String> {
+    let text = std::str::from_utf8(file).map_err(|_| "its signature is not text".to_string())?;
+    let field = |name: &str| -> Option<&str> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+    };
+    let mut signer_words = field("signer").unwrap_or_default().split(' ');
+    let name = signer_words.next().unwrap_or_default();
+    let key = signer_words.next().unwrap_or_default();
+    let Some(signer) = trusted.iter().find(|s| s.key == key) else {
+        return Err(match name.is_empty() {
+            true => "it is not signed".into(),
+            false => format!("it is signed by `{name}`, a key not in [controllers]"),
+        });
+    };
+    let mut artifact = field("artifact").unwrap_or_default().split(' ');
+    let vouch = Vouch {
+        action: action.clone(),
+        tree: tree.clone(),
+        artifact: (
+            artifact.next().unwrap_or_default().to_string(),
+            artifact.next().and_then(|s| s.parse().ok()).unwrap_or(0),
+        ),
+    };
+    let sig = field("signature").unwrap_or_default();
+    let payload = vouch.payload(signer);
+    let signed = text
+        .strip_suffix(&format!("signature {sig}\n"))
+        .unwrap_or_default();
+    if signed != payload {
+        return Err(format!(
+            "its signature by {} is for another action or output",
+            signer.describe()
+        ));
+    }
+    mesh_proto::keys::verify(signer, payload.as_bytes(), sig)
+        .map_err(|why| format!("its signature does not hold: {why}"))?;
+    Ok((signer.clone(), vouch.artifact))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::remote::merkle::digest_of;
+
+    #[test]
+    fn a_signature_holds_for_what_it_signed_only_and_only_from_a_trusted_key() {
+        let me = Identity::from_seed("cron", [7; 32]);
+        let stranger = Identity::from_seed("eve", [9; 32]);
+        let (action, tree) = (digest_of(b"action"), digest_of(b"tree"));
+        let v = Vouch {
+            action: action.clone(),
+            tree: tree.clone(),
+            artifact: ("ab".repeat(32), 10),
+        };
+        let file = v.sign(&me);
+        let trusted = [me.signer()];
+        let (by, artifact) = verify(&file, &action, &tree, &trusted).expect("holds");
+        assert_eq!((by.name.as_str(), artifact), ("cron", v.artifact.clone()));
+
+        let other = digest_of(b"another action");
+        let e = verify(&file, &other, &tree, &trusted).unwrap_err();
+        assert!(e.contains("another action"), "{e}");
+        let e = verify(&v.sign(&stranger), &action, &tree, &trusted).unwrap_err();
+        assert!(e.contains("`eve`, a key not in [controllers]"), "{e}");
+        let e = verify(b"", &action, &tree, &trusted).unwrap_err();
+        assert_eq!(e, "it is not signed");
+        // The artifact changed after signing: the payload no longer matches the signature.
+        let forged = String::from_utf8(file)
+            .unwrap()
+            .replace(&"ab".repeat(32), &"cd".repeat(32));
+        let e = verify(forged.as_bytes(), &action, &tree, &trusted).unwrap_err();
+        assert!(e.contains("does not hold"), "{e}");
+    }
+}
