@@ -191,7 +191,8 @@ fn deliver(
         sessions: &sessions,
     };
     events.extend(pass.send_lost_again(reapply, &mut push, &mut collect)?);
-    let warnings = sessions.warnings();
+    let mut warnings = build.warnings.clone();
+    warnings.extend(sessions.warnings());
     drop(sessions);
     let status = crate::status::nodes::status(paths, mesh, &sources)?;
     events.extend(state_not_worked_out(paths, mesh, &status)?);

@@ -41,7 +41,10 @@ BOT_OK = bots_pb2.BotStatus.Value("OK")
 ACTIVE = bots_pb2.LeaseState.Value("ACTIVE")
 COMPLETED = bots_pb2.LeaseState.Value("COMPLETED")
 BATCH_LIMIT = 1 << 20  # blobs above this go through ByteStream
-POLL_TIMEOUT = 30  # seconds per UpdateBotSession long poll
+POLL_TIMEOUT = 30  # seconds per UpdateBotSession long poll (the server answers within 0.8 x min(this,
+# its bot-session-keepalive-timeout)); CreateBotSession gets < 3.75 s so that it returns at once
+# (BuildGrid does not long-poll when 0.8 x deadline < 3 s) and "bot session" below means registered.
+CREATE_TIMEOUT = 3
 
 
 class Cas:
@@ -218,7 +221,7 @@ def main():
     bots, cas = BotsStub(channel), Cas(channel, args.instance)
     session = bots_pb2.BotSession(bot_id=f"mesh-test-{socket.gethostname()}-{os.getpid()}", status=BOT_OK)
     session = bots.CreateBotSession(bots_pb2.CreateBotSessionRequest(parent=args.instance, bot_session=session),
-                                    timeout=POLL_TIMEOUT)
+                                    timeout=CREATE_TIMEOUT)
     print(f"worker: bot session {session.name}", file=sys.stderr, flush=True)
     try:
         while True:

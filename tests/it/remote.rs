@@ -111,6 +111,14 @@ fn id_line(t: &TestMesh) -> String {
     t.ok(&["id"]).trim().to_string()
 }
 
+/// The build of `name` in a `build --json` run.
+fn module<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["built"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["module"] == name))
+        .unwrap_or_else(|| panic!("{name} not built: {v}"))
+}
+
 /// Module → (artifact digest, where it ran) of a `build --json` run.
 fn built(v: &Value) -> BTreeMap<String, (String, String)> {
     v["built"]
@@ -166,4 +174,115 @@ fn a_second_controller_takes_every_build_from_the_cache_byte_for_byte() {
     let noop = laptop.run(&["build", "--behind"]);
     assert!(noop.success(), "{}", noop.stderr);
     assert!(!noop.stderr.contains("unreachable"), "{}", noop.stderr);
+}
+
+#[test]
+fn results_an_unknown_controller_wrote_or_whose_blobs_changed_are_refused_and_built_here() {
+    let bg = BuildGrid::start();
+    // `eve` writes to the shared cache but is in no one's [controllers].
+    let eve = TestMesh::new();
+    eve.repo_from_fixture("platform", "example");
+    sharing(&eve, "eve", &bg.endpoint, true, "");
+    let eves = built(&eve.json(&["build", "--behind"]));
+
+    let laptop = TestMesh::new();
+    laptop.clone_platform_of(&eve);
+    sharing(&laptop, "laptop", &bg.endpoint, false, "");
+    let run = laptop.run_json(&["build", "--behind", "-v"]);
+    assert!(run.success(), "{}", run.stderr);
+    let v = run.json();
+    for b in v["built"].as_array().unwrap() {
+        assert_eq!(b["remote"]["ran"], "local", "{b}");
+        assert_eq!(b["remote"]["miss"]["why"], "untrusted", "{b}");
+        let detail = b["remote"]["miss"]["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("`eve`, a key not in [controllers]"),
+            "{detail}"
+        );
+    }
+    // One warning for them all, not one per module.
+    assert_eq!(
+        run.stderr.matches("refused and built here").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    // Built here, to the same bytes.
+    for (module, (artifact, _)) in built(&v) {
+        assert_eq!(artifact, eves[&module].0, "{module}");
+    }
+
+    // A trusted controller's result, one of whose blobs was changed in the engine's store.
+    let cron = TestMesh::new();
+    cron.clone_platform_of(&eve);
+    sharing(&cron, "cron", &bg.endpoint, true, "");
+    // eve's results stand where cron's action is the same: cron overwrites them with its own.
+    cron.ok(&["build", "--behind"]);
+    let resolver = "#!/bin/sh\necho resolver ok\n";
+    let blob = mesh::remote::merkle::digest_of(resolver.as_bytes());
+    std::fs::write(bg.blob_path(&blob.hash), "#!/bin/sh\necho pwned\n").unwrap();
+    let other = TestMesh::new();
+    other.clone_platform_of(&eve);
+    sharing(&other, "other", &bg.endpoint, false, &id_line(&cron));
+    let run = other.run_json(&["build", "--behind"]);
+    assert!(run.success(), "{}", run.stderr);
+    let v = run.json();
+    let r = module(&v, "resolver");
+    assert_eq!(r["remote"]["miss"]["why"], "digest-mismatch", "{r}");
+    assert_eq!(r["remote"]["ran"], "local");
+    assert_eq!(
+        r["artifact"].as_str().unwrap(),
+        eves["resolver"].0,
+        "built here, whole"
+    );
+    let geo = module(&v, "geo");
+    assert_eq!(
+        geo["remote"]["ran"], "cache",
+        "the others are still taken: {geo}"
+    );
+}
+
+#[test]
+fn an_engine_killed_mid_run_leaves_the_run_to_build_here_with_one_warning_and_exit_0() {
+    let mut bg = BuildGrid::start();
+    let t = TestMesh::new();
+    t.empty_repo("platform");
+    // `a` is built first (-j 1, by name) and kills the engine as it builds.
+    for m in ["a", "b", "c"] {
+        let kill = if m == "a" {
+            "kill -9 $KILL_ENGINE; "
+        } else {
+            ""
+        };
+        t.write(
+            &format!("platform/{m}/mesh-module.toml"),
+            &format!("name = \"{m}\"\nbuild = '{kill}echo {m} > \"$MESH_OUT/{m}\"'\n"),
+        );
+    }
+    t.commit("platform", "three modules");
+    sharing(&t, "cron", &bg.endpoint, true, "");
+    let out = t
+        .mesh(&["build", "--behind", "-j", "1", "-v", "--json"])
+        .env("KILL_ENGINE", bg.pid().to_string())
+        .output()
+        .expect("mesh");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("remote cache unreachable: built here")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let built = built(&v);
+    assert_eq!(built.len(), 3);
+    assert!(
+        built
+            .values()
+            .all(|(a, ran)| ran == "local" && !a.is_empty()),
+        "{built:?}"
+    );
+    bg.kill();
 }

@@ -124,6 +124,11 @@ instances:
     }
 
     /// Kills the server (as a crash would) and waits for it.
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();
