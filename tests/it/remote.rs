@@ -82,6 +82,18 @@ fn an_action_result_is_a_miss_until_written_then_read_back_as_written() {
 /// mesh.toml of a controller named `name` building the example fixture, sharing builds
 /// through `endpoint` (`upload` for the one that writes), trusting `controllers`.
 fn sharing(t: &TestMesh, name: &str, endpoint: &str, upload: bool, controllers: &str) {
+    sharing_with(t, name, endpoint, upload, controllers, "");
+}
+
+/// [`sharing`], with more `[remote]` lines.
+fn sharing_with(
+    t: &TestMesh,
+    name: &str,
+    endpoint: &str,
+    upload: bool,
+    controllers: &str,
+    more: &str,
+) {
     t.write(
         "mesh.toml",
         &format!(
@@ -98,6 +110,7 @@ ref  = "refs/heads/main"
 endpoint = "{endpoint}"
 upload = {upload}
 timeout = "5s"
+{more}
 
 [controllers]
 {controllers}
@@ -285,4 +298,84 @@ fn an_engine_killed_mid_run_leaves_the_run_to_build_here_with_one_warning_and_ex
         "{built:?}"
     );
     bg.kill();
+}
+
+#[test]
+fn builds_run_on_the_engine_s_worker_judged_as_here_and_an_engine_without_workers_is_outstanding() {
+    let secret = "only-the-worker-has-this";
+    let mut bg = BuildGrid::executing(&[("WORKER_SECRET", secret)]);
+    let t = TestMesh::new();
+    t.repo_from_fixture("platform", "example");
+    t.write(
+        "platform/probe/mesh-module.toml",
+        "name = \"probe\"\nbuild = 'printf %s \"$WORKER_SECRET\" > \"$MESH_OUT/secret\"'\ntest = 'test -n \"$WORKER_SECRET\"'\n",
+    );
+    t.write(
+        "platform/bad/mesh-module.toml",
+        "name = \"bad\"\nbuild = 'echo no good >&2; exit 3'\n",
+    );
+    t.commit(
+        "platform",
+        "a probe of where builds run, and a broken module",
+    );
+    sharing_with(&t, "cron", &bg.endpoint, true, "", "execute = true");
+    assert!(std::env::var_os("WORKER_SECRET").is_none());
+    let run = t.run_json(&["build", "--behind", "-v"]);
+    assert_eq!(run.code, 3, "bad is broken: {}", run.stderr);
+    let v = run.json();
+
+    // The worker's environment, not the controller's: the artifact holds what only it has.
+    let probe = module(&v, "probe");
+    assert_eq!(probe["verdict"], "fit", "{probe}");
+    assert_eq!(probe["remote"]["ran"], "remote", "{probe}");
+    let expected = tempfile::tempdir().unwrap();
+    std::fs::write(expected.path().join("secret"), secret).unwrap();
+    let (digest, _) = mesh_node::artifact::pack(expected.path(), &mut std::io::sink()).unwrap();
+    assert_eq!(probe["artifact"].as_str().unwrap(), digest.to_string());
+    let log = t.ok(&["builds", "--log", &probe["id"].to_string()]);
+    assert!(log.contains("run on the engine"), "{log}");
+
+    // A build that fails there is a verdict, with its output.
+    let bad = module(&v, "bad");
+    assert_eq!(
+        (bad["verdict"].as_str(), bad["step"].as_str()),
+        (Some("broken"), Some("build"))
+    );
+    assert_eq!(bad["remote"]["ran"], "remote");
+    assert!(run.stderr.contains("no good"), "{}", run.stderr);
+
+    // The example's modules, inputs and all, ran there to the artifacts a local build makes.
+    let here = TestMesh::new();
+    here.clone_platform_of(&t);
+    here.write("mesh.toml", "[mesh]\nname = \"fleet\"\n\n[[repo]]\nname = \"platform\"\npath = \"platform\"\nref = \"refs/heads/main\"\n");
+    let local = here.run_json(&["build", "--behind"]).json();
+    for b in local["built"].as_array().unwrap() {
+        let name = b["module"].as_str().unwrap();
+        if name == "probe" || name == "bad" {
+            continue;
+        }
+        let there = module(&v, name);
+        assert_eq!(there["remote"]["ran"], "remote", "{there}");
+        assert_eq!(there["artifact"], b["artifact"], "{name}");
+    }
+
+    // No worker: the engine cannot run it, which is no verdict.
+    bg.stop_worker();
+    t.edit_and_commit(
+        "platform",
+        "probe/mesh-module.toml",
+        "test -n",
+        "test -n \"$MESH_MODULE\" && test -n",
+        "change probe",
+    );
+    let run = t.run_json(&["build", "probe"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v = run.json();
+    let probe = module(&v, "probe");
+    assert_eq!(probe["verdict"], "outstanding", "{probe}");
+    let reason = probe["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("the engine could not run the build"),
+        "{reason}"
+    );
 }

@@ -21,6 +21,10 @@ pub struct BuildGrid {
     /// Its disk storage (`cas/objects/<2 hex>/<rest>` per blob).
     pub cas: PathBuf,
     child: Option<Child>,
+    /// `tests/worker.py`, for a server that runs builds.
+    worker: Option<Child>,
+    /// Its scheduler's database, for a server that runs builds.
+    postgres: Option<Postgres>,
     _dir: tempfile::TempDir,
 }
 
@@ -37,7 +41,7 @@ fn bgd() -> &'static Path {
                 .status()
                 .is_ok_and(|s| s.success())
                 && Command::new(venv.join("bin/pip"))
-                    .args(["install", "-q", &format!("buildgrid=={VERSION}")])
+                    .args(["install", "-q", &format!("buildgrid[database]=={VERSION}")])
                     .status()
                     .is_ok_and(|s| s.success());
             assert!(
@@ -53,6 +57,92 @@ fn bgd() -> &'static Path {
 impl BuildGrid {
     /// Starts a server: CAS, ByteStream and an action cache that takes updates.
     pub fn start() -> BuildGrid {
+        BuildGrid::serve(None, "")
+    }
+
+    /// Starts a server that also runs builds: its scheduler on a PostgreSQL of its own
+    /// (schema made with `bgd migrate apply`), and one worker (`tests/worker.py`) that runs
+    /// them on this machine with `worker_env` added to its environment. A build waits at most
+    /// 5 s in the queue (no worker: the engine says so).
+    pub fn executing(worker_env: &[(&str, &str)]) -> BuildGrid {
+        let pg = Postgres::start();
+        let url = pg.url();
+        let out = Command::new(bgd())
+            .args(["migrate", "apply", &url])
+            .output()
+            .expect("bgd migrate");
+        assert!(
+            out.status.success(),
+            "bgd migrate apply: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let scheduler = format!(
+            r#"connections:
+  - !sql-connection &sql
+    connection-string: "{url}"
+schedulers:
+  - !sql-scheduler &scheduler
+    sql: *sql
+    storage: *main-storage
+    action-cache: *main-action
+    bot-session-keepalive-timeout: 10
+    queue-timeout-job-max-age:
+      seconds: 5
+    queue-timeout-period:
+      seconds: 1
+    assigners:
+      - !priority-age-assigner
+        interval: 0.1
+"#
+        );
+        let execution = "      - !execution\n        scheduler: *scheduler\n        operation-stream-keepalive-timeout: 5\n";
+        let mut bg = BuildGrid::serve(Some(&scheduler), execution);
+        bg.postgres = Some(pg);
+        bg.start_worker(worker_env);
+        bg
+    }
+
+    /// Starts `tests/worker.py` against this server and waits until it has its bot session.
+    pub fn start_worker(&mut self, env: &[(&str, &str)]) {
+        let python = bgd().with_file_name("python");
+        let worker = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/worker.py");
+        let log_path = self._dir.path().join("worker.log");
+        let log = std::fs::File::create(&log_path).expect("log");
+        let mut c = Command::new(python);
+        c.arg(worker)
+            .args(["--endpoint", self.endpoint.trim_start_matches("http://")])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("log"))
+            .stderr(log);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        self.worker = Some(c.spawn().expect("tests/worker.py"));
+        let started = Instant::now();
+        loop {
+            let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+            if text.contains("bot session") {
+                return;
+            }
+            assert!(
+                started.elapsed() < READY_WITHIN,
+                "the worker did not register within {READY_WITHIN:?}: {text}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Stops the worker (SIGTERM: it tells the engine it goes), as an operator would.
+    pub fn stop_worker(&mut self) {
+        if let Some(mut w) = self.worker.take() {
+            let _ = Command::new("kill").arg(w.id().to_string()).status();
+            let _ = w.wait();
+        }
+    }
+
+    /// A server with `extra` top-level config (connections, schedulers) and `services` added
+    /// to the instance's.
+    fn serve(extra: Option<&str>, services: &str) -> BuildGrid {
         let dir = tempfile::tempdir().expect("tmp");
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|l| l.local_addr())
@@ -75,7 +165,7 @@ caches:
     max-cached-refs: 100000
     allow-updates: true
     cache-failed-actions: false
-instances:
+{extra}instances:
   - name: ""
     services:
       - !action-cache
@@ -84,8 +174,9 @@ instances:
         storage: *main-storage
       - !bytestream
         storage: *main-storage
-"#,
-            cas = cas.display()
+{services}"#,
+            cas = cas.display(),
+            extra = extra.unwrap_or("")
         );
         let file = dir.path().join("bgd.yml");
         std::fs::write(&file, config).expect("config");
@@ -111,6 +202,8 @@ instances:
             endpoint: format!("http://127.0.0.1:{port}"),
             cas,
             child: Some(child),
+            worker: None,
+            postgres: None,
             _dir: dir,
         }
     }
@@ -123,16 +216,23 @@ instances:
             .join(&hash[2..])
     }
 
-    /// Kills the server (as a crash would) and waits for it.
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.as_ref().map_or(0, Child::id)
     }
 
+    /// Kills the server (as a crash would) and waits for it; then its worker and database.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();
             let _ = c.wait();
+        }
+        if let Some(mut w) = self.worker.take() {
+            let _ = w.kill();
+            let _ = w.wait();
+        }
+        if let Some(pg) = self.postgres.take() {
+            pg.stop();
         }
     }
 }
@@ -140,5 +240,92 @@ instances:
 impl Drop for BuildGrid {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// PostgreSQL's programs (Debian's layout: the newest version's).
+fn pg_bin() -> PathBuf {
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .expect("PostgreSQL is installed (scripts/test installs Debian's `postgresql`)")
+        .filter_map(|e| Some(e.ok()?.path().join("bin")))
+        .filter(|b| b.join("initdb").exists())
+        .collect();
+    found.sort();
+    found.pop().expect("an initdb under /usr/lib/postgresql")
+}
+
+/// A PostgreSQL cluster of its own in a temp dir, reached on a socket there (no TCP), run as
+/// the `postgres` user (it refuses root).
+struct Postgres {
+    dir: tempfile::TempDir,
+}
+
+impl Postgres {
+    fn start() -> Postgres {
+        let dir = tempfile::tempdir().expect("tmp");
+        let d = dir.path().display().to_string();
+        let bin = pg_bin();
+        let as_postgres = |prog: &str, args: &[&str]| {
+            let out = Command::new("runuser")
+                .args(["-u", "postgres", "--"])
+                .arg(bin.join(prog))
+                .args(args)
+                .stdin(Stdio::null())
+                .output()
+                .expect("runuser");
+            assert!(
+                out.status.success(),
+                "{prog} {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let ok = Command::new("chown")
+            .args(["postgres:", &d])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "chown postgres {d}");
+        let data = format!("{d}/pgdata");
+        as_postgres(
+            "initdb",
+            &[
+                "-D",
+                &data,
+                "-U",
+                "bgd",
+                "--auth=trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+            ],
+        );
+        let opts = format!("-c listen_addresses='' -c unix_socket_directories={d} -c fsync=off");
+        let log = format!("{d}/pg.log");
+        as_postgres(
+            "pg_ctl",
+            &["-D", &data, "-l", &log, "-w", "-o", &opts, "start"],
+        );
+        as_postgres("createdb", &["-h", &d, "-U", "bgd", "bgd"]);
+        Postgres { dir }
+    }
+
+    /// What BuildGrid connects with.
+    fn url(&self) -> String {
+        format!(
+            "postgresql+psycopg2://bgd@/bgd?host={}",
+            self.dir.path().display()
+        )
+    }
+
+    fn stop(self) {
+        let data = self.dir.path().join("pgdata");
+        let _ = Command::new("runuser")
+            .args(["-u", "postgres", "--"])
+            .arg(pg_bin().join("pg_ctl"))
+            .arg("-D")
+            .arg(data)
+            .args(["stop", "-m", "immediate"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
     }
 }
