@@ -77,6 +77,7 @@ pub fn gc(paths: &Paths, opts: &GcOptions) -> Result<Collected> {
         store.write(|w| {
             for b in &gone.builds {
                 w.remove(BUILDS, &id_key(b.id))?;
+                w.remove(crate::remote::BUILT, &id_key(b.id))?;
             }
             for k in &gone.closures {
                 w.remove(CURRENT, k)?;

@@ -180,7 +180,10 @@ fn here(
     log: &Path,
     live: &Arc<Live>,
 ) -> (Outcome, RemoteUse) {
-    let outcome = run::run(job, dirs, log, live);
+    let outcome = {
+        let _slot = dirs.here.take();
+        run::run(job, dirs, log, live)
+    };
     let mut used = RemoteUse::new(miss, "local");
     if let Some(action) = action
         && outcome.verdict == Verdict::Fit

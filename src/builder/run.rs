@@ -65,6 +65,46 @@ pub struct Dirs {
     pub artifacts: ArtifactStore,
     /// Where artifacts are unpacked (inputs of later builds, outputs sent to the cache).
     pub deps: PathBuf,
+    /// How many builds may run on this machine at once (`-j`), when more are in flight (with
+    /// an engine, most wait on it).
+    pub here: Slots,
+}
+
+/// A count of free places, waited for: a semaphore.
+pub struct Slots {
+    free: Mutex<usize>,
+    freed: std::sync::Condvar,
+}
+
+/// A place taken, given back when dropped.
+pub struct Slot<'a>(&'a Slots);
+
+impl Slots {
+    /// `n` places.
+    pub fn new(n: usize) -> Slots {
+        Slots {
+            free: Mutex::new(n.max(1)),
+            freed: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Waits for a place and takes it.
+    pub fn take(&self) -> Slot<'_> {
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        while *free == 0 {
+            free = self.freed.wait(free).unwrap_or_else(|p| p.into_inner());
+        }
+        *free -= 1;
+        Slot(self)
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        let mut free = self.0.free.lock().unwrap_or_else(|p| p.into_inner());
+        *free += 1;
+        self.0.freed.notify_one();
+    }
 }
 
 /// What the progress display sees of a running build.

@@ -44,7 +44,7 @@ pub fn build(
         return Ok(plan.would_build(&known));
     }
     let announced = announce_moved_sources(paths, loaded, opts.events_keep)?;
-    let dirs = build_dirs(paths)?;
+    let dirs = build_dirs(paths, opts.jobs.max(1))?;
     let mut run = Run::new(paths, &plan, known, announced);
     run.remote = opts.remote.clone();
     run.run_all(&dirs, opts.jobs.max(1), opts.logs_keep, progress)?;
@@ -69,13 +69,14 @@ fn announce_moved_sources(paths: &Paths, loaded: &Loaded, events_keep: u64) -> R
 }
 
 /// Where builds put things, with the directories made: scratch space, the artifact store and
-/// the logs.
-fn build_dirs(paths: &Paths) -> Result<Dirs> {
+/// the logs; and room for `jobs` builds on this machine.
+fn build_dirs(paths: &Paths, jobs: usize) -> Result<Dirs> {
     let dirs = Dirs {
         tmp: paths.tmp(),
         groups: paths.groups(),
         artifacts: ArtifactStore::new(paths.artifacts()),
         deps: paths.deps(),
+        here: run::Slots::new(jobs),
     };
     for d in [paths.tmp(), paths.artifacts(), paths.logs()] {
         std::fs::create_dir_all(&d).map_err(|e| {
@@ -109,9 +110,6 @@ struct Run<'a> {
     summary: BuildSummary,
     /// The engine builds are shared through, if any.
     remote: Option<Arc<Shared>>,
-    /// The builds running on the engine (among `running`): bounded by `[remote] jobs`, not
-    /// `-j`.
-    running_remote: BTreeSet<usize>,
     /// Git blobs' SHA-256 digests, read from the store at the first action made.
     digests: Option<BlobDigests>,
     /// Each input artifact's tree, by artifact digest, for this run's actions.
@@ -137,7 +135,6 @@ impl<'a> Run<'a> {
                 ..BuildSummary::default()
             },
             remote: None,
-            running_remote: BTreeSet::new(),
             digests: None,
             trees: HashMap::new(),
         }
@@ -157,20 +154,15 @@ impl<'a> Run<'a> {
         std::thread::scope(|scope| {
             loop {
                 self.judge();
+                // With an engine, builds wait on it (the cache, its workers) more than they
+                // run here: `[remote] jobs` of them at once, of which `-j` build here.
+                let at_once = match &self.remote {
+                    Some(r) => r.jobs().max(jobs),
+                    None => jobs,
+                };
                 for m in self.ready() {
-                    let on_engine = self.remote.as_ref().is_some_and(|r| r.executes());
-                    let full = match on_engine {
-                        true => {
-                            self.running_remote.len()
-                                >= self.remote.as_ref().map_or(1, |r| r.jobs())
-                        }
-                        false => self.running.len() - self.running_remote.len() >= jobs,
-                    };
-                    if full {
+                    if self.running.len() >= at_once {
                         break;
-                    }
-                    if on_engine {
-                        self.running_remote.insert(m);
                     }
                     self.start(scope, dirs, &tx, progress, m);
                 }
@@ -291,16 +283,21 @@ impl<'a> Run<'a> {
     /// the module stays stale and the error is kept for the end.
     fn finish(&mut self, mut ended: Ended, logs_keep: usize, progress: &dyn Progress) {
         let m = ended.m;
-        if !ended.log.as_os_str().is_empty() {
-            let src = &self.plan.loaded.snapshot.modules[m];
-            if let Some(export) = self.exports.get(&src.repo) {
-                let snap = self.plan.loaded.snapshot.repo_of(src);
-                self.watch
-                    .ended(snap, export, src.repo, src.name(), &mut ended);
-            }
+        let src = &self.plan.loaded.snapshot.modules[m];
+        let elsewhere = ended
+            .remote
+            .as_ref()
+            .is_some_and(|r| matches!(r.ran, "cache" | "remote"));
+        if elsewhere {
+            self.watch.ran_elsewhere(src.repo, src.name(), ended.began);
+        } else if !ended.log.as_os_str().is_empty()
+            && let Some(export) = self.exports.get(&src.repo)
+        {
+            let snap = self.plan.loaded.snapshot.repo_of(src);
+            self.watch
+                .ended(snap, export, src.repo, src.name(), &mut ended);
         }
         self.running.remove(&m);
-        self.running_remote.remove(&m);
         self.done.insert(m);
         let (record, events) = match record(self.paths, self.plan, &self.states, &ended) {
             Ok(r) => r,

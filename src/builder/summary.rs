@@ -108,7 +108,10 @@ impl RemoteUse {
         };
         let up = if self.uploaded { ", uploaded" } else { "" };
         match &self.miss {
-            None => format!("hit ({}){up}", self.signer.as_deref().unwrap_or("signed")),
+            None => format!(
+                "hit, signed by {}{up}",
+                self.signer.as_deref().unwrap_or("a trusted controller")
+            ),
             Some(m) => format!("miss ({m}), {ran}{up}"),
         }
     }

@@ -36,6 +36,13 @@ impl Watch {
         self.spans.push((repo, module.to_string(), at, None));
     }
 
+    /// Forgets the span of a build that ran nothing in its export (taken from the cache, or
+    /// run on an engine): it wrote nothing there, and is not beside another build that did.
+    pub(super) fn ran_elsewhere(&mut self, repo: usize, module: &str, began: SystemTime) {
+        self.spans
+            .retain(|s| !(s.0 == repo && s.1 == module && s.2 == began && s.3.is_none()));
+    }
+
     /// Checks the export after `ended`'s build (module `module` of repository `repo`), restores
     /// it, and changes the build's outcome when its export was written into while it ran.
     pub(super) fn ended(

@@ -69,8 +69,13 @@ impl Progress for BuildProgress {
     }
 
     fn finished(&self, b: &Built) {
+        let place = match b.remote.as_ref().map(|r| r.ran) {
+            Some("cache") => ", from the cache",
+            Some("remote") => ", on the engine",
+            _ => "",
+        };
         let line = format!(
-            "{} {} ({:.1}s){}",
+            "{} {} ({:.1}s{place}){}",
             b.module,
             b.verdict,
             b.duration_ms as f64 / 1000.0,

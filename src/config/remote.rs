@@ -12,7 +12,7 @@ use toml::Spanned;
 /// How long one call to the engine may take when `timeout` is unset.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How many builds run on the engine at once when `jobs` is unset.
-const DEFAULT_JOBS: usize = 16;
+const DEFAULT_JOBS: usize = 8;
 
 /// `[remote]`, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]

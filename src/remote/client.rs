@@ -38,6 +38,8 @@ pub struct RemoteError {
     /// The engine answered, but a blob was absent or not what its digest names: the engine
     /// is there, what it holds is not to be taken.
     pub content: bool,
+    /// The engine said it is busy (too many calls at once): worth asking again.
+    pub busy: bool,
 }
 
 impl RemoteError {
@@ -46,12 +48,17 @@ impl RemoteError {
         RemoteError {
             why,
             content: false,
+            busy: false,
         }
     }
 
     /// A blob that is absent or damaged.
     pub fn content(why: String) -> RemoteError {
-        RemoteError { why, content: true }
+        RemoteError {
+            why,
+            content: true,
+            busy: false,
+        }
     }
 }
 
@@ -71,6 +78,10 @@ fn failed(what: &str) -> impl Fn(tonic::Status) -> RemoteError + '_ {
         let why = format!("{what}: {} ({:?})", s.message(), s.code());
         match s.code() {
             tonic::Code::NotFound => RemoteError::content(why),
+            tonic::Code::ResourceExhausted => RemoteError {
+                busy: true,
+                ..RemoteError::new(why)
+            },
             _ => RemoteError::new(why),
         }
     }
@@ -196,30 +207,49 @@ impl Remote {
         r
     }
 
-    /// Blocks on `f`, at most the timeout.
-    fn run<T>(&self, what: &str, f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    /// Blocks on the call `f` makes, at most the timeout; an engine that says it is busy
+    /// (`ResourceExhausted`: too many calls at once) is asked again after a pause, within it.
+    fn run<T, F: std::future::Future<Output = Result<T>>>(
+        &self,
+        what: &str,
+        mut f: impl FnMut() -> F,
+    ) -> Result<T> {
         self.runtime.block_on(async {
-            match tokio::time::timeout(self.timeout, f).await {
-                Ok(r) => r,
-                Err(_) => Err(RemoteError::new(format!(
-                    "{what}: no answer within {}",
-                    humantime::format_duration(self.timeout)
-                ))),
+            let deadline = tokio::time::Instant::now() + self.timeout;
+            let mut pause = Duration::from_millis(10);
+            loop {
+                match tokio::time::timeout_at(deadline, f()).await {
+                    Ok(Err(e)) if e.busy && tokio::time::Instant::now() + pause < deadline => {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(Duration::from_millis(500));
+                    }
+                    Ok(r) => return r,
+                    Err(_) => {
+                        return Err(RemoteError::new(format!(
+                            "{what}: no answer within {}",
+                            humantime::format_duration(self.timeout)
+                        )));
+                    }
+                }
             }
         })
     }
 
     /// Whether the engine speaks SHA-256, as mesh names everything.
     pub fn check(&self) -> Result<()> {
-        let mut c = CapabilitiesClient::new(self.channel.clone());
+        let c = CapabilitiesClient::new(self.channel.clone());
         let req = GetCapabilitiesRequest {
             instance_name: self.instance.clone(),
         };
-        let caps = self.run("capabilities", async {
-            c.get_capabilities(self.req(req))
-                .await
-                .map(|r| r.into_inner())
-                .map_err(failed("capabilities"))
+        let caps = self.run("capabilities", || {
+            let mut c = c.clone();
+            let req = self.req(req.clone());
+            async move {
+                c.get_capabilities(req)
+                    .await
+                    .map(|r| r.into_inner())
+                    .map_err(failed("capabilities"))
+            }
         })?;
         let sha256 = 1;
         match caps.cache_capabilities {
@@ -232,17 +262,21 @@ impl Remote {
 
     /// Which of `digests` the CAS lacks.
     pub fn find_missing(&self, digests: Vec<Digest>) -> Result<Vec<Digest>> {
-        let mut c = ContentAddressableStorageClient::new(self.channel.clone());
+        let c = ContentAddressableStorageClient::new(self.channel.clone());
         let req = FindMissingBlobsRequest {
             instance_name: self.instance.clone(),
             blob_digests: digests,
             digest_function: 0,
         };
-        self.run("find missing blobs", async {
-            c.find_missing_blobs(self.req(req))
-                .await
-                .map(|r| r.into_inner().missing_blob_digests)
-                .map_err(failed("find missing blobs"))
+        self.run("find missing blobs", || {
+            let mut c = c.clone();
+            let req = self.req(req.clone());
+            async move {
+                c.find_missing_blobs(req)
+                    .await
+                    .map(|r| r.into_inner().missing_blob_digests)
+                    .map_err(failed("find missing blobs"))
+            }
         })
     }
 
@@ -298,17 +332,21 @@ impl Remote {
 
     /// One BatchUpdateBlobs call; any blob it did not take is an error.
     fn update(&self, requests: Vec<batch_update_blobs_request::Request>) -> Result<()> {
-        let mut c = ContentAddressableStorageClient::new(self.channel.clone());
+        let c = ContentAddressableStorageClient::new(self.channel.clone());
         let req = BatchUpdateBlobsRequest {
             instance_name: self.instance.clone(),
             requests,
             digest_function: 0,
         };
-        let answer = self.run("upload blobs", async {
-            c.batch_update_blobs(self.req(req))
-                .await
-                .map(|r| r.into_inner())
-                .map_err(failed("upload blobs"))
+        let answer = self.run("upload blobs", || {
+            let mut c = c.clone();
+            let req = self.req(req.clone());
+            async move {
+                c.batch_update_blobs(req)
+                    .await
+                    .map(|r| r.into_inner())
+                    .map_err(failed("upload blobs"))
+            }
         })?;
         for r in answer.responses {
             if let Some(s) = r.status.filter(|s| s.code != 0) {
@@ -324,7 +362,7 @@ impl Remote {
 
     /// One blob through ByteStream's Write, in chunks.
     fn write(&self, d: &Digest, data: Vec<u8>) -> Result<()> {
-        let mut c = ByteStreamClient::new(self.channel.clone());
+        let c = ByteStreamClient::new(self.channel.clone());
         let uuid = mesh_proto::keys::hex(&rand_bytes());
         let name = format!(
             "{}uploads/{uuid}/blobs/{}/{}",
@@ -343,11 +381,15 @@ impl Remote {
                 data: chunk.to_vec(),
             })
             .collect();
-        let committed = self.run("write a blob", async {
-            c.write(self.req(tokio_stream::iter(chunks)))
-                .await
-                .map(|r| r.into_inner().committed_size)
-                .map_err(failed("write a blob"))
+        let committed = self.run("write a blob", || {
+            let mut c = c.clone();
+            let req = self.req(tokio_stream::iter(chunks.clone()));
+            async move {
+                c.write(req)
+                    .await
+                    .map(|r| r.into_inner().committed_size)
+                    .map_err(failed("write a blob"))
+            }
         })?;
         match committed as usize == total {
             true => Ok(()),
@@ -370,18 +412,22 @@ impl Remote {
     }
 
     fn read_batch(&self, d: &Digest) -> Result<Vec<u8>> {
-        let mut c = ContentAddressableStorageClient::new(self.channel.clone());
+        let c = ContentAddressableStorageClient::new(self.channel.clone());
         let req = BatchReadBlobsRequest {
             instance_name: self.instance.clone(),
             digests: vec![d.clone()],
             acceptable_compressors: Vec::new(),
             digest_function: 0,
         };
-        let answer = self.run("read a blob", async {
-            c.batch_read_blobs(self.req(req))
-                .await
-                .map(|r| r.into_inner())
-                .map_err(failed("read a blob"))
+        let answer = self.run("read a blob", || {
+            let mut c = c.clone();
+            let req = self.req(req.clone());
+            async move {
+                c.batch_read_blobs(req)
+                    .await
+                    .map(|r| r.into_inner())
+                    .map_err(failed("read a blob"))
+            }
         })?;
         match answer.responses.into_iter().next() {
             Some(r) if r.status.as_ref().is_none_or(|s| s.code == 0) => Ok(r.data),
@@ -395,36 +441,40 @@ impl Remote {
     }
 
     fn read_stream(&self, d: &Digest) -> Result<Vec<u8>> {
-        let mut c = ByteStreamClient::new(self.channel.clone());
+        let c = ByteStreamClient::new(self.channel.clone());
         let req = ReadRequest {
             resource_name: format!("{}blobs/{}/{}", self.prefix(), d.hash, d.size_bytes),
             read_offset: 0,
             read_limit: 0,
         };
         let cap = d.size_bytes as usize;
-        self.run("read a blob", async {
-            let mut stream = c
-                .read(self.req(req))
-                .await
-                .map_err(failed("read a blob"))?
-                .into_inner();
-            let mut out = Vec::with_capacity(cap);
-            while let Some(part) = stream.message().await.map_err(failed("read a blob"))? {
-                out.extend_from_slice(&part.data);
-                if out.len() > cap {
-                    return Err(RemoteError::new(format!(
-                        "blob {}: longer than its digest says",
-                        d.hash
-                    )));
+        self.run("read a blob", || {
+            let mut c = c.clone();
+            let req = self.req(req.clone());
+            async move {
+                let mut stream = c
+                    .read(req)
+                    .await
+                    .map_err(failed("read a blob"))?
+                    .into_inner();
+                let mut out = Vec::with_capacity(cap);
+                while let Some(part) = stream.message().await.map_err(failed("read a blob"))? {
+                    out.extend_from_slice(&part.data);
+                    if out.len() > cap {
+                        return Err(RemoteError::new(format!(
+                            "blob {}: longer than its digest says",
+                            d.hash
+                        )));
+                    }
                 }
+                Ok(out)
             }
-            Ok(out)
         })
     }
 
     /// The ActionCache's result for `action`; `None` when it has none (a miss, not an error).
     pub fn action_result(&self, action: &Digest) -> Result<Option<ActionResult>> {
-        let mut c = ActionCacheClient::new(self.channel.clone());
+        let c = ActionCacheClient::new(self.channel.clone());
         let req = GetActionResultRequest {
             instance_name: self.instance.clone(),
             action_digest: Some(action.clone()),
@@ -433,18 +483,22 @@ impl Remote {
             inline_output_files: Vec::new(),
             digest_function: 0,
         };
-        self.run("ask the action cache", async {
-            match c.get_action_result(self.req(req)).await {
-                Ok(r) => Ok(Some(r.into_inner())),
-                Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
-                Err(s) => Err(failed("ask the action cache")(s)),
+        self.run("ask the action cache", || {
+            let mut c = c.clone();
+            let req = self.req(req.clone());
+            async move {
+                match c.get_action_result(req).await {
+                    Ok(r) => Ok(Some(r.into_inner())),
+                    Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
+                    Err(s) => Err(failed("ask the action cache")(s)),
+                }
             }
         })
     }
 
     /// Writes `result` as the ActionCache's result for `action` (its outputs uploaded first).
     pub fn put_action_result(&self, action: &Digest, result: ActionResult) -> Result<()> {
-        let mut c = ActionCacheClient::new(self.channel.clone());
+        let c = ActionCacheClient::new(self.channel.clone());
         let req = UpdateActionResultRequest {
             instance_name: self.instance.clone(),
             action_digest: Some(action.clone()),
@@ -452,11 +506,15 @@ impl Remote {
             results_cache_policy: None,
             digest_function: 0,
         };
-        self.run("write to the action cache", async {
-            c.update_action_result(self.req(req))
-                .await
-                .map(|_| ())
-                .map_err(failed("write to the action cache"))
+        self.run("write to the action cache", || {
+            let mut c = c.clone();
+            let req = self.req(req.clone());
+            async move {
+                c.update_action_result(req)
+                    .await
+                    .map(|_| ())
+                    .map_err(failed("write to the action cache"))
+            }
         })
     }
 
@@ -494,7 +552,7 @@ impl Remote {
         digests: Vec<Digest>,
         out: &mut HashMap<String, Vec<u8>>,
     ) -> Result<()> {
-        let mut c = ContentAddressableStorageClient::new(self.channel.clone());
+        let c = ContentAddressableStorageClient::new(self.channel.clone());
         let asked = digests.clone();
         let req = BatchReadBlobsRequest {
             instance_name: self.instance.clone(),
@@ -502,11 +560,15 @@ impl Remote {
             acceptable_compressors: Vec::new(),
             digest_function: 0,
         };
-        let answer = self.run("read blobs", async {
-            c.batch_read_blobs(self.req(req))
-                .await
-                .map(|r| r.into_inner())
-                .map_err(failed("read blobs"))
+        let answer = self.run("read blobs", || {
+            let mut c = c.clone();
+            let req = self.req(req.clone());
+            async move {
+                c.batch_read_blobs(req)
+                    .await
+                    .map(|r| r.into_inner())
+                    .map_err(failed("read blobs"))
+            }
         })?;
         for r in answer.responses {
             let d = r.digest.clone().unwrap_or_default();

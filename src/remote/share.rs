@@ -16,6 +16,7 @@ use bazel_remote_apis::build::bazel::remote::execution::v2::{
 use mesh_node::artifact::ArtifactStore;
 use prost::Message;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
@@ -245,16 +246,24 @@ impl Shared {
         }
         let tree = out_tree(&result)
             .ok_or_else(|| Miss::Untrusted(format!("it has no output directory {OUT}")))?;
-        let sig = match result.output_files.iter().find(|f| f.path == sign::FILE) {
-            Some(f) => match remote.read(&f.digest.clone().unwrap_or_default()) {
-                Ok(b) => b,
-                Err(e) => return Err(self.failed(e)),
-            },
-            None => Vec::new(),
-        };
+        let sig_digest = result
+            .output_files
+            .iter()
+            .find(|f| f.path == sign::FILE)
+            .and_then(|f| f.digest.clone());
+        // The signature, the tree message and the log in one call.
+        let wanted: Vec<Digest> = std::iter::once(tree.clone())
+            .chain(sig_digest.clone())
+            .chain(logs_of(&result))
+            .collect();
+        let mut read = remote.read_many(&wanted).map_err(|e| self.failed(e))?;
+        let sig = sig_digest
+            .and_then(|d| read.remove(&d.hash))
+            .unwrap_or_default();
         let (signer, vouched) =
             sign::verify(&sig, &action.digest, &tree, &self.trusted).map_err(Miss::Untrusted)?;
-        let mut taken = self.take(remote, &result, &tree, artifacts, tmp)?;
+        let message = read.remove(&tree.hash).unwrap_or_default();
+        let mut taken = self.take(remote, &result, &message, &mut read, artifacts, tmp)?;
         if taken.artifact.0.to_string() != vouched.0 || taken.artifact.1 != vouched.1 {
             return Err(Miss::DigestMismatch(format!(
                 "the outputs pack to {}, {} signed for {}",
@@ -267,18 +276,19 @@ impl Shared {
         Ok(taken)
     }
 
-    /// The outputs of `result` (whose output tree is `tree`) read, checked, written under
-    /// `tmp` and packed into `artifacts`; with the log the result names.
+    /// The outputs of `result` (whose output tree message is `message`, read and checked)
+    /// read, checked, written under `tmp` and packed into `artifacts`; with the log the result
+    /// names.
     fn take(
         &self,
         remote: &Remote,
         result: &ActionResult,
-        tree: &Digest,
+        message: &[u8],
+        have: &mut HashMap<String, Vec<u8>>,
         artifacts: &ArtifactStore,
         tmp: &Path,
     ) -> Result<Taken, Miss> {
-        let message = remote.read(tree).map_err(|e| self.failed(e))?;
-        let message = TreeMessage::decode(&message[..])
+        let message = TreeMessage::decode(message)
             .map_err(|e| Miss::DigestMismatch(format!("its output tree cannot be read: {e}")))?;
         let blobs = remote
             .read_many(&merkle::files_of(&message))
@@ -295,30 +305,9 @@ impl Shared {
             .map_err(|e| Miss::DigestMismatch(format!("its outputs cannot be packed: {e}")))?;
         Ok(Taken {
             artifact,
-            log: self.log_of(remote, result),
+            log: log_of(remote, result, have),
             signer: None,
         })
-    }
-
-    /// The standard output then error a result names (what cannot be read is left out: a
-    /// log is not a verdict).
-    fn log_of(&self, remote: &Remote, result: &ActionResult) -> Vec<u8> {
-        let mut log = result.stdout_raw.clone();
-        let mut digests = Vec::new();
-        if log.is_empty() {
-            digests.extend(result.stdout_digest.clone());
-        }
-        if result.stderr_raw.is_empty() {
-            digests.extend(result.stderr_digest.clone());
-        } else {
-            log.extend_from_slice(&result.stderr_raw);
-        }
-        for d in digests.iter().filter(|d| d.size_bytes > 0) {
-            if let Ok(b) = remote.read(d) {
-                log.extend_from_slice(&b);
-            }
-        }
-        log
     }
 
     /// Writes this controller's fit build of `action` to the cache, signed: its outputs (the
@@ -409,10 +398,13 @@ impl Shared {
             }
             Err(e) => return Executed::NotRun(e.why),
         };
-        let log = self.log_of(remote, &result);
+        let log = log_of(remote, &result, &mut HashMap::new());
         let packs = matches!(result.exit_code, 0 | super::action::TEST_FAILED);
         let taken = match (packs, out_tree(&result)) {
-            (true, Some(tree)) => self.take(remote, &result, &tree, artifacts, tmp).ok(),
+            (true, Some(tree)) => remote.read(&tree).ok().and_then(|m| {
+                self.take(remote, &result, &m, &mut HashMap::new(), artifacts, tmp)
+                    .ok()
+            }),
             _ => None,
         };
         Executed::Ran {
@@ -430,4 +422,29 @@ fn out_tree(result: &ActionResult) -> Option<Digest> {
         .iter()
         .find(|d| d.path == OUT)
         .and_then(|d| d.tree_digest.clone())
+}
+
+/// The digests of the standard output and error a result names and does not inline.
+fn logs_of(result: &ActionResult) -> impl Iterator<Item = Digest> + '_ {
+    [
+        (&result.stdout_raw, &result.stdout_digest),
+        (&result.stderr_raw, &result.stderr_digest),
+    ]
+    .into_iter()
+    .filter(|(raw, _)| raw.is_empty())
+    .filter_map(|(_, d)| d.clone())
+    .filter(|d| d.size_bytes > 0)
+}
+
+/// The standard output then error a result names, from `have` (blobs read already) or the
+/// engine; what cannot be read is left out: a log is not a verdict.
+fn log_of(remote: &Remote, result: &ActionResult, have: &mut HashMap<String, Vec<u8>>) -> Vec<u8> {
+    let mut log = result.stdout_raw.clone();
+    log.extend_from_slice(&result.stderr_raw);
+    for d in logs_of(result) {
+        if let Some(b) = have.remove(&d.hash).or_else(|| remote.read(&d).ok()) {
+            log.extend_from_slice(&b);
+        }
+    }
+    log
 }

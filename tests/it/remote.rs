@@ -175,7 +175,7 @@ fn a_second_controller_takes_every_build_from_the_cache_byte_for_byte() {
         );
         assert_eq!(artifact, &first[module].0, "{module}: another artifact");
     }
-    assert!(run.stderr.contains("hit (cron"), "{}", run.stderr);
+    assert!(run.stderr.contains("hit, signed by cron"), "{}", run.stderr);
     assert!(!run.stderr.contains("warning"), "{}", run.stderr);
     // Its log says where it came from; the artifact is in the laptop's own store.
     let b = &laptop.json(&["builds", "resolver"])[0];
@@ -260,7 +260,7 @@ fn an_engine_killed_mid_run_leaves_the_run_to_build_here_with_one_warning_and_ex
     let mut bg = BuildGrid::start();
     let t = TestMesh::new();
     t.empty_repo("platform");
-    // `a` is built first (-j 1, by name) and kills the engine as it builds.
+    // `a` kills the engine as it builds: mid-run, the others asked the cache or are asking it.
     for m in ["a", "b", "c"] {
         let kill = if m == "a" {
             "kill -9 $KILL_ENGINE; "
