@@ -183,6 +183,45 @@ impl Reporter<'_> {
         }
     }
 
+    /// A count that must be at least 1; `help` says what to set it to.
+    pub fn at_least_one(
+        &self,
+        code: &'static str,
+        field: &str,
+        n: &Spanned<usize>,
+        help: &str,
+    ) -> Result<usize, ConfigError> {
+        match *n.get_ref() {
+            0 => Err(self.error(
+                code,
+                Some(n.span()),
+                format!("`{field}` must be at least 1"),
+                "zero",
+                help,
+            )),
+            n => Ok(n),
+        }
+    }
+
+    /// A duration that must be longer than zero; `help` says what to set it to.
+    pub fn positive_duration(
+        &self,
+        field: &str,
+        d: &Spanned<String>,
+        help: &str,
+    ) -> Result<Duration, ConfigError> {
+        match self.duration(field, d)? {
+            t if t.is_zero() => Err(self.error(
+                "mesh::config::invalid_timeout",
+                Some(d.span()),
+                format!("`{field}` must be longer than zero"),
+                "zero",
+                help,
+            )),
+            t => Ok(t),
+        }
+    }
+
     /// Parses a duration such as `10m`, `24h`, `30s`.
     pub fn duration(&self, field: &str, d: &Spanned<String>) -> Result<Duration, ConfigError> {
         humantime::parse_duration(d.get_ref()).map_err(|e| {

@@ -428,16 +428,12 @@ impl MeshConfig {
         };
         Ok(SshDefaults {
             parallel: match &s.parallel {
-                Some(p) if *p.get_ref() == 0 => {
-                    return Err(r.error(
-                        "mesh::config::invalid_parallel",
-                        Some(p.span()),
-                        "`parallel` must be at least 1",
-                        "zero",
-                        "set `parallel` to how many nodes may be worked on at once, e.g. 16",
-                    ));
-                }
-                Some(p) => *p.get_ref(),
+                Some(p) => r.at_least_one(
+                    "mesh::config::invalid_parallel",
+                    "parallel",
+                    p,
+                    "set `parallel` to how many nodes may be worked on at once, e.g. 16",
+                )?,
                 None => 16,
             },
             options: s.options.clone(),
@@ -446,18 +442,11 @@ impl MeshConfig {
                 None => Duration::from_secs(10),
             },
             timeout: match &s.timeout {
-                Some(d) => match r.duration("timeout", d)? {
-                    t if t.is_zero() => {
-                        return Err(r.error(
-                            "mesh::config::invalid_timeout",
-                            Some(d.span()),
-                            "`timeout` must be longer than zero",
-                            "zero",
-                            "set `timeout` to how long a node may stay silent, e.g. \"30s\"",
-                        ));
-                    }
-                    t => t,
-                },
+                Some(d) => r.positive_duration(
+                    "timeout",
+                    d,
+                    "set `timeout` to how long a node may stay silent, e.g. \"30s\"",
+                )?,
                 None => DEFAULT_TIMEOUT,
             },
             persist: match &s.persist {

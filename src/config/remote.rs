@@ -106,31 +106,20 @@ impl RawRemote {
             headers.insert(lower, value.clone());
         }
         let timeout = match &self.timeout {
-            Some(d) => match r.duration("timeout", d)? {
-                t if t.is_zero() => {
-                    return Err(r.error(
-                        "mesh::config::invalid_timeout",
-                        Some(d.span()),
-                        "`timeout` must be longer than zero",
-                        "zero",
-                        "set `timeout` to how long one call to the engine may take, e.g. \"10s\"",
-                    ));
-                }
-                t => t,
-            },
+            Some(d) => r.positive_duration(
+                "timeout",
+                d,
+                "set `timeout` to how long one call to the engine may take, e.g. \"10s\"",
+            )?,
             None => DEFAULT_TIMEOUT,
         };
         let jobs = match &self.jobs {
-            Some(j) if *j.get_ref() == 0 => {
-                return Err(r.error(
-                    "mesh::config::invalid_jobs",
-                    Some(j.span()),
-                    "`jobs` must be at least 1",
-                    "zero",
-                    "set `jobs` to how many builds may run on the engine at once, e.g. 16",
-                ));
-            }
-            Some(j) => *j.get_ref(),
+            Some(j) => r.at_least_one(
+                "mesh::config::invalid_jobs",
+                "jobs",
+                j,
+                "set `jobs` to how many builds may wait on the engine at once, e.g. 8",
+            )?,
             None => DEFAULT_JOBS,
         };
         let file = |f: &Option<Spanned<String>>| f.as_ref().map(|p| dir.join(p.get_ref()));

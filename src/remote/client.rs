@@ -405,39 +405,14 @@ impl Remote {
     pub fn read(&self, d: &Digest) -> Result<Vec<u8>> {
         let data = match d.size_bytes as usize > BATCH_BYTES {
             true => self.read_stream(d)?,
-            false => self.read_batch(d)?,
+            false => {
+                let mut one = HashMap::new();
+                self.read_batch_into(vec![d.clone()], &mut one)?;
+                one.remove(&d.hash).unwrap_or_default()
+            }
         };
         checked(d, &data)?;
         Ok(data)
-    }
-
-    fn read_batch(&self, d: &Digest) -> Result<Vec<u8>> {
-        let c = ContentAddressableStorageClient::new(self.channel.clone());
-        let req = BatchReadBlobsRequest {
-            instance_name: self.instance.clone(),
-            digests: vec![d.clone()],
-            acceptable_compressors: Vec::new(),
-            digest_function: 0,
-        };
-        let answer = self.run("read a blob", || {
-            let mut c = c.clone();
-            let req = self.req(req.clone());
-            async move {
-                c.batch_read_blobs(req)
-                    .await
-                    .map(|r| r.into_inner())
-                    .map_err(failed("read a blob"))
-            }
-        })?;
-        match answer.responses.into_iter().next() {
-            Some(r) if r.status.as_ref().is_none_or(|s| s.code == 0) => Ok(r.data),
-            Some(r) => Err(RemoteError::content(format!(
-                "blob {} cannot be read: {}",
-                d.hash,
-                r.status.map(|s| s.message).unwrap_or_default()
-            ))),
-            None => Err(RemoteError::new(format!("blob {}: no answer", d.hash))),
-        }
     }
 
     fn read_stream(&self, d: &Digest) -> Result<Vec<u8>> {
