@@ -379,3 +379,40 @@ fn builds_run_on_the_engine_s_worker_judged_as_here_and_an_engine_without_worker
         "{reason}"
     );
 }
+
+#[test]
+fn an_engine_over_tls_is_reached_with_its_ca_and_refused_without_it() {
+    let bg = BuildGrid::start_tls();
+    let ca = bg.ca.clone().expect("a CA");
+    let t = TestMesh::new();
+    t.repo_from_fixture("platform", "example");
+    let with_ca = format!("ca = \"{}\"", ca.display());
+    sharing_with(&t, "cron", &bg.endpoint, true, "", &with_ca);
+    let run = t.run_json(&["build", "--behind", "-v"]);
+    assert!(run.success(), "{}", run.stderr);
+    let v = run.json();
+    for b in v["built"].as_array().unwrap() {
+        assert_eq!(b["remote"]["uploaded"], true, "over TLS: {b}");
+    }
+
+    // The system's roots do not know the test CA: the engine is away, the build goes on here.
+    let other = TestMesh::new();
+    other.clone_platform_of(&t);
+    sharing(&other, "laptop", &bg.endpoint, false, &id_line(&t));
+    let run = other.run_json(&["build", "--behind"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("remote cache unreachable").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    let v = run.json();
+    assert!(
+        v["built"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["remote"]["ran"] == "local")
+    );
+}

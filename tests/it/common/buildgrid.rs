@@ -25,6 +25,9 @@ pub struct BuildGrid {
     worker: Option<Child>,
     /// Its scheduler's database, for a server that runs builds.
     postgres: Option<Postgres>,
+    /// The CA's PEM file, for a server over TLS.
+    pub ca: Option<PathBuf>,
+    certs: Option<tempfile::TempDir>,
     _dir: tempfile::TempDir,
 }
 
@@ -57,7 +60,85 @@ fn bgd() -> &'static Path {
 impl BuildGrid {
     /// Starts a server: CAS, ByteStream and an action cache that takes updates.
     pub fn start() -> BuildGrid {
-        BuildGrid::serve(None, "")
+        BuildGrid::serve(None, "", None)
+    }
+
+    /// [`BuildGrid::start`] over TLS: a CA and a certificate for `localhost` and 127.0.0.1
+    /// made with `openssl`; the CA's PEM file is [`BuildGrid::ca`].
+    pub fn start_tls() -> BuildGrid {
+        let certs = tempfile::tempdir().expect("tmp");
+        let d = certs.path();
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(d)
+                .output()
+                .expect("openssl");
+            assert!(
+                out.status.success(),
+                "openssl {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=mesh test CA",
+        ]);
+        openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=localhost",
+        ]);
+        std::fs::write(
+            d.join("san.ext"),
+            "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+        )
+        .expect("ext");
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "san.ext",
+        ]);
+        let tls = format!(
+            "    insecure-mode: false\n    credentials:\n      tls-server-key: {}\n      tls-server-cert: {}\n",
+            d.join("server.key").display(),
+            d.join("server.pem").display()
+        );
+        let mut bg = BuildGrid::serve(None, "", Some(&tls));
+        bg.endpoint = bg.endpoint.replace("http://127.0.0.1", "grpcs://localhost");
+        bg.ca = Some(d.join("ca.pem"));
+        bg.certs = Some(certs);
+        bg
     }
 
     /// Starts a server that also runs builds: its scheduler on a PostgreSQL of its own
@@ -96,7 +177,7 @@ schedulers:
 "#
         );
         let execution = "      - !execution\n        scheduler: *scheduler\n        operation-stream-keepalive-timeout: 5\n";
-        let mut bg = BuildGrid::serve(Some(&scheduler), execution);
+        let mut bg = BuildGrid::serve(Some(&scheduler), execution, None);
         bg.postgres = Some(pg);
         bg.start_worker(worker_env);
         bg
@@ -141,8 +222,8 @@ schedulers:
     }
 
     /// A server with `extra` top-level config (connections, schedulers) and `services` added
-    /// to the instance's.
-    fn serve(extra: Option<&str>, services: &str) -> BuildGrid {
+    /// to the instance's; over TLS with `tls` (the channel's credentials).
+    fn serve(extra: Option<&str>, services: &str, tls: Option<&str>) -> BuildGrid {
         let dir = tempfile::tempdir().expect("tmp");
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|l| l.local_addr())
@@ -153,8 +234,7 @@ schedulers:
             r#"server:
   - !channel
     address: "127.0.0.1:{port}"
-    insecure-mode: true
-authorization:
+{channel}authorization:
   method: none
 storages:
   - !disk-storage &main-storage
@@ -176,7 +256,8 @@ caches:
         storage: *main-storage
 {services}"#,
             cas = cas.display(),
-            extra = extra.unwrap_or("")
+            extra = extra.unwrap_or(""),
+            channel = tls.unwrap_or("    insecure-mode: true\n")
         );
         let file = dir.path().join("bgd.yml");
         std::fs::write(&file, config).expect("config");
@@ -204,6 +285,8 @@ caches:
             child: Some(child),
             worker: None,
             postgres: None,
+            ca: None,
+            certs: None,
             _dir: dir,
         }
     }
