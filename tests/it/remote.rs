@@ -416,3 +416,67 @@ fn an_engine_over_tls_is_reached_with_its_ca_and_refused_without_it() {
             .all(|b| b["remote"]["ran"] == "local")
     );
 }
+
+#[test]
+fn an_engine_that_wants_a_token_takes_the_one_token_file_names_and_refuses_calls_without() {
+    let (bg, token) = BuildGrid::start_with_token();
+    let t = TestMesh::new();
+    t.repo_from_fixture("platform", "example");
+    t.write("engine-token", &format!("{token}\n"));
+    sharing_with(
+        &t,
+        "cron",
+        &bg.endpoint,
+        true,
+        "",
+        "token_file = \"engine-token\"",
+    );
+    let run = t.run_json(&["build", "--behind"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert!(!run.stderr.contains("unreachable"), "{}", run.stderr);
+    let v = run.json();
+    assert!(
+        v["built"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["remote"]["uploaded"] == true),
+        "{v}"
+    );
+
+    // No token: refused, said once, built here.
+    let other = TestMesh::new();
+    other.clone_platform_of(&t);
+    sharing(&other, "laptop", &bg.endpoint, false, &id_line(&t));
+    let run = other.run_json(&["build", "--behind"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("remote cache unreachable").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    // A token file that is not there is said the same way, never a hang or a crash.
+    sharing_with(
+        &other,
+        "laptop",
+        &bg.endpoint,
+        false,
+        &id_line(&t),
+        "token_file = \"nope\"",
+    );
+    other.edit_and_commit(
+        "platform",
+        "go/lib/geo/geo.go",
+        "func Distance",
+        "// moved\nfunc Distance",
+        "touch geo",
+    );
+    let run = other.run(&["build", "--behind"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot read the token file"),
+        "{}",
+        run.stderr
+    );
+}

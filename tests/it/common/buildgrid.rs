@@ -28,7 +28,21 @@ pub struct BuildGrid {
     /// The CA's PEM file, for a server over TLS.
     pub ca: Option<PathBuf>,
     certs: Option<tempfile::TempDir>,
+    secret: Option<tempfile::NamedTempFile>,
     _dir: tempfile::TempDir,
+}
+
+/// How a server is set up beyond its CAS and action cache.
+#[derive(Default)]
+struct Serve<'a> {
+    /// More top-level config (connections, schedulers).
+    extra: Option<&'a str>,
+    /// More services of the instance.
+    services: &'a str,
+    /// The channel's TLS lines (none: plain).
+    tls: Option<&'a str>,
+    /// The `authorization` block (none: `method: none`).
+    auth: Option<&'a str>,
 }
 
 /// `bgd`, installed once per test run when missing.
@@ -60,7 +74,38 @@ fn bgd() -> &'static Path {
 impl BuildGrid {
     /// Starts a server: CAS, ByteStream and an action cache that takes updates.
     pub fn start() -> BuildGrid {
-        BuildGrid::serve(None, "", None)
+        BuildGrid::serve(Serve::default())
+    }
+
+    /// [`BuildGrid::start`] taking only calls that carry a bearer token (a JWT signed with a
+    /// secret of its own); the token it takes.
+    pub fn start_with_token() -> (BuildGrid, String) {
+        let secret = tempfile::NamedTempFile::new().expect("tmp");
+        std::fs::write(secret.path(), "mesh-test-secret").expect("secret");
+        let python = bgd().with_file_name("python");
+        let out = Command::new(python)
+            .args([
+                "-c",
+                "import jwt, time; print(jwt.encode({'sub': 'mesh', 'exp': int(time.time()) + 3600}, 'mesh-test-secret', algorithm='HS256'))",
+            ])
+            .output()
+            .expect("python");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let token = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let auth = format!(
+            "authorization:\n  method: jwt\n  secret: {}\n  algorithm: hs256\n",
+            secret.path().display()
+        );
+        let mut bg = BuildGrid::serve(Serve {
+            auth: Some(&auth),
+            ..Serve::default()
+        });
+        bg.secret = Some(secret);
+        (bg, token)
     }
 
     /// [`BuildGrid::start`] over TLS: a CA and a certificate for `localhost` and 127.0.0.1
@@ -134,7 +179,10 @@ impl BuildGrid {
             d.join("server.key").display(),
             d.join("server.pem").display()
         );
-        let mut bg = BuildGrid::serve(None, "", Some(&tls));
+        let mut bg = BuildGrid::serve(Serve {
+            tls: Some(&tls),
+            ..Serve::default()
+        });
         bg.endpoint = bg.endpoint.replace("http://127.0.0.1", "grpcs://localhost");
         bg.ca = Some(d.join("ca.pem"));
         bg.certs = Some(certs);
@@ -177,7 +225,11 @@ schedulers:
 "#
         );
         let execution = "      - !execution\n        scheduler: *scheduler\n        operation-stream-keepalive-timeout: 5\n";
-        let mut bg = BuildGrid::serve(Some(&scheduler), execution, None);
+        let mut bg = BuildGrid::serve(Serve {
+            extra: Some(&scheduler),
+            services: execution,
+            ..Serve::default()
+        });
         bg.postgres = Some(pg);
         bg.start_worker(worker_env);
         bg
@@ -221,9 +273,14 @@ schedulers:
         }
     }
 
-    /// A server with `extra` top-level config (connections, schedulers) and `services` added
-    /// to the instance's; over TLS with `tls` (the channel's credentials).
-    fn serve(extra: Option<&str>, services: &str, tls: Option<&str>) -> BuildGrid {
+    /// A server as `how` says.
+    fn serve(how: Serve) -> BuildGrid {
+        let Serve {
+            extra,
+            services,
+            tls,
+            auth,
+        } = how;
         let dir = tempfile::tempdir().expect("tmp");
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|l| l.local_addr())
@@ -234,9 +291,7 @@ schedulers:
             r#"server:
   - !channel
     address: "127.0.0.1:{port}"
-{channel}authorization:
-  method: none
-storages:
+{channel}{auth}storages:
   - !disk-storage &main-storage
     path: {cas}
 caches:
@@ -257,7 +312,8 @@ caches:
 {services}"#,
             cas = cas.display(),
             extra = extra.unwrap_or(""),
-            channel = tls.unwrap_or("    insecure-mode: true\n")
+            channel = tls.unwrap_or("    insecure-mode: true\n"),
+            auth = auth.unwrap_or("authorization:\n  method: none\n")
         );
         let file = dir.path().join("bgd.yml");
         std::fs::write(&file, config).expect("config");
@@ -287,6 +343,7 @@ caches:
             postgres: None,
             ca: None,
             certs: None,
+            secret: None,
             _dir: dir,
         }
     }
