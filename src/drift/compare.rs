@@ -111,7 +111,7 @@ impl<'a> Matcher<'a> {
     fn dependency_name(&self, key: &str) -> String {
         match self.lang {
             Language::Go => names::go_module_guess(key, self.go_modules),
-            Language::Python => names::python_dist_for(key.split('.').next().unwrap_or(key)),
+            Language::Python => names::python_dist_for(key),
             _ => key.to_string(),
         }
     }

@@ -62,37 +62,101 @@ pub(crate) fn pep503(name: &str) -> String {
 }
 
 /// The import names (lowercase, dotted) a Python distribution is imported by: the table's, else
-/// its name lowercased with `-` as `_` (a dotted name such as `zope.interface` keeps its dots),
-/// with `-` as `.` for a namespace package (`google-genai` → `google.genai`,
-/// `opentelemetry-sdk` → `opentelemetry.sdk`), and without a `-python` / `python-` wrapper
-/// (`tavily-python` → `tavily`).
+/// every name the distribution's own name can stand for under the rules packagers follow —
+/// its name lowercased with `-` as `_` (a dotted name such as `zope.interface` keeps its
+/// dots); a namespace distribution's parts as a dotted path whose last parts are joined with
+/// `_` or with nothing (`google-genai` → `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`);
+/// without a wrapper word the import drops (`tavily-python` → `tavily`, `python-foo`,
+/// `py-foo`, `foo-lib`, `foo-core`, `foo-py`, a `-python-` in the middle: `foo-python-bar` →
+/// `foo_bar`); and a type-stub distribution (`types-requests`, `pandas-stubs`) is used when
+/// what it describes is.
 pub(crate) fn python_keys(dist: &str) -> Vec<String> {
     let norm = pep503(dist);
     if let Some((_, names)) = PYTHON_IMPORT_NAMES.iter().find(|(d, _)| *d == norm) {
         return names.iter().map(|n| n.to_lowercase()).collect();
     }
-    let mut keys = vec![dist.to_lowercase().replace('-', "_")];
-    let dotted = norm.replace('-', ".");
-    if norm.contains('-') && !keys.contains(&dotted) {
-        keys.push(dotted);
-    }
-    if let Some(bare) = norm
-        .strip_suffix("-python")
-        .or_else(|| norm.strip_prefix("python-"))
+    if let Some(described) = norm
+        .strip_prefix("types-")
+        .or_else(|| norm.strip_suffix("-stubs"))
+        .filter(|d| !d.is_empty())
     {
-        keys.push(bare.replace('-', "_"));
+        return python_keys(described);
+    }
+    let mut keys = vec![dist.to_lowercase().replace('-', "_")];
+    let mut add = |k: String| {
+        if !k.is_empty() && !keys.contains(&k) {
+            keys.push(k);
+        }
+    };
+    let parts: Vec<&str> = norm.split('-').collect();
+    for split in (1..parts.len()).rev() {
+        let head = parts[..split].join(".");
+        let tail = &parts[split..];
+        add(format!("{head}.{}", tail.join("_")));
+        if tail.len() > 1 {
+            add(format!("{head}.{}", tail.concat()));
+        }
+    }
+    let unwrapped: Vec<&str> = parts
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            let first = *i == 0;
+            let last = *i + 1 == parts.len();
+            !((first && matches!(**p, "python" | "py"))
+                || (last && matches!(**p, "python" | "py" | "lib" | "core"))
+                || (!first && !last && **p == "python"))
+        })
+        .map(|(_, p)| *p)
+        .collect();
+    if unwrapped.len() < parts.len() && !unwrapped.is_empty() {
+        add(unwrapped.join("_"));
+        if unwrapped.len() > 1 {
+            add(unwrapped.join("."));
+        }
     }
     keys
 }
 
-/// The distribution to declare for an undeclared Python import's top-level name: the table's
-/// (`yaml` → `PyYAML`), else the name itself.
-pub(crate) fn python_dist_for(import_top: &str) -> String {
-    let lower = import_top.to_lowercase();
-    PYTHON_IMPORT_NAMES
-        .iter()
-        .find(|(_, names)| names.iter().any(|n| n.to_lowercase() == lower))
-        .map_or_else(|| import_top.to_string(), |(d, _)| (*d).to_string())
+/// Top-level names shared by many distributions (namespace packages): an import below one
+/// names its distribution by more than its first part.
+const PYTHON_NAMESPACES: &[&str] = &[
+    "azure",
+    "backports",
+    "google",
+    "jaraco",
+    "opentelemetry",
+    "sphinxcontrib",
+    "zope",
+];
+
+/// The distribution to declare for an undeclared Python import `key` (dotted): the table's
+/// (`yaml` → `PyYAML`); below a namespace package the path's parts up to three joined with `-`
+/// (`google.cloud.storage` → `google-cloud-storage`, `azure.identity` → `azure-identity`),
+/// never the namespace itself; else the top-level name.
+pub(crate) fn python_dist_for(key: &str) -> String {
+    let lower = key.to_lowercase();
+    let top = lower.split('.').next().unwrap_or(&lower);
+    let table = |name: &str| {
+        PYTHON_IMPORT_NAMES
+            .iter()
+            .find(|(_, names)| names.iter().any(|n| n.to_lowercase() == name))
+            .map(|(d, _)| (*d).to_string())
+    };
+    if let Some(d) = table(&lower) {
+        return d;
+    }
+    let parts: Vec<&str> = lower.split('.').collect();
+    if PYTHON_NAMESPACES.contains(&top) && parts.len() > 1 {
+        // `google.protobuf` is in the table under its own dotted name.
+        for n in (2..=parts.len().min(3)).rev() {
+            if let Some(d) = table(&parts[..n].join(".")) {
+                return d;
+            }
+        }
+        return parts[..parts.len().min(3)].join("-").replace('_', "-");
+    }
+    table(top).unwrap_or_else(|| key.split('.').next().unwrap_or(key).to_string())
 }
 
 /// The package a JS import specifier names: its first segment, or its first two when scoped
@@ -199,6 +263,19 @@ mod tests {
             python_keys("typing-extensions"),
             ["typing_extensions", "typing.extensions"]
         );
+        // Type stubs are used when what they describe is.
+        assert_eq!(python_keys("types-PyYAML"), ["yaml"]);
+        assert_eq!(python_keys("pandas-stubs"), ["pandas"]);
+        // Wrapper words the import drops.
+        assert!(python_keys("foo-lib").contains(&"foo".to_string()));
+        assert!(python_keys("py-foo").contains(&"foo".to_string()));
+        assert!(python_keys("bar-core").contains(&"bar".to_string()));
+        assert!(python_keys("foo-python-bar").contains(&"foo_bar".to_string()));
+        // A namespace distribution's last parts joined either way.
+        let keys = python_keys("a-b-c-d");
+        for k in ["a.b.c_d", "a.b.cd", "a.b.c.d"] {
+            assert!(keys.contains(&k.to_string()), "{k} in {keys:?}");
+        }
         // pydantic-ai's extras.
         assert_eq!(
             python_keys("google-genai"),
@@ -208,6 +285,14 @@ mod tests {
             python_keys("tavily-python"),
             ["tavily_python", "tavily.python", "tavily"]
         );
+        // The suggestion for a namespace import names the distribution, not the namespace.
+        assert_eq!(
+            python_dist_for("google.cloud.storage"),
+            "google-cloud-storage"
+        );
+        assert_eq!(python_dist_for("azure.identity"), "azure-identity");
+        assert_eq!(python_dist_for("google.protobuf.message"), "protobuf");
+        assert_eq!(python_dist_for("yaml.loader"), "pyyaml");
         assert_eq!(python_keys("opentelemetry-api"), ["opentelemetry"]);
         // pydantic-ai-slim's `griffelib` and `fastmcp-slim`; its tests' `from _pytest…`.
         assert_eq!(python_keys("griffelib"), ["griffe"]);
