@@ -13,7 +13,8 @@ use std::fmt::Write;
 /// names the dependency as that manifest writes it, its kind — `unused` (declared, never
 /// imported), `undeclared` (imported, declared nowhere a clean build would find it: a phantom
 /// that builds on a laptop and breaks on a clean machine), `dev-only` (declared for shipping,
-/// imported only by tests, benches and examples) — the manifest's line, and the import that
+/// imported only by tests, benches and examples), `shipped-dev` (declared for development,
+/// imported by shipped JS code that is not bundled) — the manifest's line, and the import that
 /// shows it. Standard libraries never count. `[drift] ignore = ["name"]` in a module's
 /// mesh-module.toml silences a dependency. `--check` exits 3 when anything is found.
 #[derive(Debug, clap::Args)]
@@ -75,6 +76,14 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
                 "dependencies used only by tests"
             ),
         ));
+        let shipped_dev = count(DriftKind::ShippedDev);
+        if shipped_dev > 0 {
+            ui.note(super::count(
+                shipped_dev,
+                "dev dependency imported by shipped code (declare it for shipping, or bundle it)",
+                "dev dependencies imported by shipped code (declare them for shipping, or bundle them)",
+            ));
+        }
         ui.hint("remove what is unused, declare what is imported, move test-only dependencies to the dev section; `[drift] ignore` in mesh-module.toml silences one");
     }
     Ok(if a.check && !found.is_empty() { 3 } else { 0 })

@@ -24,6 +24,21 @@ pub(super) fn compare(
     declared_findings(m, &matcher, uses, manifest, tools, out);
     let undeclared = undeclared(&matcher, uses);
     for (name, u) in undeclared {
+        // Declared, for development: say what is true — and nothing when the package bundles
+        // what its code imports.
+        if let Some(d) = matcher.dev_declaration(u) {
+            if !tools.bundles() {
+                let evidence = Some(u.evidence());
+                out.push(declared_finding(
+                    m,
+                    manifest,
+                    &d.d,
+                    DriftKind::ShippedDev,
+                    evidence,
+                ));
+            }
+            continue;
+        }
         out.push(Finding {
             module: m.name().to_string(),
             dependency: name,
@@ -105,6 +120,17 @@ impl<'a> Matcher<'a> {
                     (false, _, _) => true,
                 }
         })
+    }
+
+    /// For a JS runtime import by shipped code that nothing answers: the dev declaration it
+    /// matches, if any.
+    fn dev_declaration(&self, u: &Use) -> Option<&'a Decl> {
+        if self.lang != Language::Js || u.kind != ImportKind::Build || u.build_script {
+            return None;
+        }
+        self.decls
+            .iter()
+            .find(|d| d.d.scope == Scope::Dev && self.matches(d, u))
     }
 
     /// The dependency an undeclared import would be declared as.

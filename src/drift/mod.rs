@@ -37,6 +37,9 @@ pub enum DriftKind {
     Undeclared,
     /// Declared for shipping, imported only by tests, benches and examples: move it.
     DevOnly,
+    /// Declared for development, imported by shipped code (JS): right for a package that
+    /// bundles what it imports (then never said), missing at run time otherwise.
+    ShippedDev,
 }
 
 impl DriftKind {
@@ -46,6 +49,7 @@ impl DriftKind {
             DriftKind::Unused => "unused",
             DriftKind::Undeclared => "undeclared",
             DriftKind::DevOnly => "dev-only",
+            DriftKind::ShippedDev => "shipped-dev",
         }
     }
 }

@@ -130,7 +130,38 @@ fn completions(s: &str) -> Vec<String> {
     out
 }
 
+/// Commands that bundle a JS package: what they bundle is inlined, so shipped code may import
+/// a dev dependency.
+const BUNDLERS: &[&str] = &[
+    "bun build",
+    "esbuild",
+    "microbundle",
+    "ncc build",
+    "parcel build",
+    "pkgroll",
+    "rollup",
+    "tsup",
+    "unbuild",
+    "vite build",
+    "webpack",
+];
+
 impl ToolEvidence {
+    /// Whether the module's commands bundle it (`vite build`, `webpack`, `tsup`, `rollup`…):
+    /// a dev dependency its shipped code imports is then inlined, not missing.
+    pub fn bundles(&self) -> bool {
+        BUNDLERS.iter().any(|b| {
+            self.commands.match_indices(b).any(|(i, _)| {
+                let before = self.commands[..i].chars().next_back();
+                let after = self.commands[i + b.len()..].chars().next();
+                let edge = |c: Option<char>| {
+                    c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                };
+                edge(before) && edge(after)
+            })
+        })
+    }
+
     /// Whether a tool uses the declared dependency `d`, whose module also declares `all`.
     pub fn uses(&self, d: &Declared, all: &[Declared]) -> bool {
         match d.language {
@@ -306,6 +337,19 @@ mod tests {
             line: 1,
             indirect: false,
         }
+    }
+
+    #[test]
+    fn a_bundler_in_the_commands_is_seen_and_a_name_that_only_contains_one_is_not() {
+        let e = |commands: &str| ToolEvidence {
+            commands: commands.into(),
+            ..ToolEvidence::default()
+        };
+        assert!(e("\"build\": \"vite build\"").bundles());
+        assert!(e("tsup src/index.ts --format esm").bundles());
+        assert!(e("webpack --mode production").bundles());
+        assert!(!e("tsc -p . && node scripts/rollup-notes.js").bundles());
+        assert!(!e("\"build\": \"tsc\"").bundles());
     }
 
     #[test]

@@ -160,3 +160,47 @@ fn nested_go_modules_are_their_own_not_the_enclosing_ones() {
         ["otel unused go.opentelemetry.io/otel/log"]
     );
 }
+
+/// Shipped JS code that imports a package declared only for development: a bundled package
+/// inlines it (nothing to say), any other misses it at run time (`shipped-dev`, not
+/// `undeclared`: it is declared, in the wrong section).
+#[test]
+fn a_dev_dependency_imported_by_shipped_code_is_said_as_such_and_not_for_a_bundle() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    for (dir, build) in [("lib", "tsc"), ("app", "vite build")] {
+        module(&t, dir, dir);
+        t.write(
+            &format!("ws/{dir}/package.json"),
+            &format!(
+                r#"{{"name": "{dir}", "scripts": {{"build": "{build}"}}, "devDependencies": {{"left-pad": "1", "typescript": "5", "vite": "5"}}}}"#
+            ),
+        );
+        t.write(
+            &format!("ws/{dir}/src/index.js"),
+            "const pad = require('left-pad');\nconst missing = require('not-declared');\nmodule.exports = pad;\n",
+        );
+    }
+    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.commit("ws", "two packages");
+    let found = findings(&t.json(&["drift"]));
+    assert!(
+        found.contains(&"lib shipped-dev left-pad".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        !found.iter().any(|f| f.starts_with("app shipped-dev")),
+        "{found:?}"
+    );
+    // What is declared nowhere is still undeclared, bundle or not.
+    for m in ["lib", "app"] {
+        assert!(
+            found.contains(&format!("{m} undeclared not-declared")),
+            "{found:?}"
+        );
+        assert!(
+            !found.contains(&format!("{m} undeclared left-pad")),
+            "{found:?}"
+        );
+    }
+}
