@@ -343,7 +343,7 @@ fn module_drift(
     js_root: &[Declared],
 ) -> Vec<Finding> {
     let rec = &world.loaded.records[i];
-    let mut uses = uses(rec, m, &man.js_paths, man.rust_build.as_ref());
+    let mut uses = uses(rec, m, man);
     let package_json = man.package_json.as_deref().map(declared::package_json);
     if let Some((decls, _)) = &package_json {
         js_statements(world.loaded.snapshot.repo_of(m), decls, &mut uses);
@@ -565,9 +565,9 @@ fn rust_drift(
 fn uses<'a>(
     rec: &'a crate::store::ModuleRecord,
     m: &ModuleSource,
-    js_paths: &[(String, String)],
-    rust_build: Option<&(String, Vec<String>)>,
+    man: &Manifests,
 ) -> Vec<Use<'a>> {
+    let (js_paths, rust_build) = (&man.js_paths, man.rust_build.as_ref());
     let ignore = mesh_imports::globs(&m.manifest.ignore, false);
     let prefix = if m.dir.is_empty() {
         String::new()
@@ -587,7 +587,21 @@ fn uses<'a>(
             let Some(key) = keys.key(f.language, rel, &imp.name) else {
                 continue;
             };
-            push_import(&mut out, &mut seen, f, imp, key, rel, rust_build);
+            // A JS test runner's setup file is test code wherever it lies.
+            let test_support = f.language == Language::Js
+                && f.kind == ImportKind::Build
+                && tools::is_test_support(rel, &man.tools.test_setup);
+            let file_kind = match test_support {
+                true => ImportKind::Dev,
+                false => f.kind,
+            };
+            let script = match rust_build {
+                Some((s, inc)) if f.language == Language::Rust => {
+                    (rel == s, inc.iter().any(|i| i == rel))
+                }
+                _ => (false, false),
+            };
+            push_import(&mut out, &mut seen, f, imp, key, file_kind, script);
         }
     }
     out
@@ -685,27 +699,24 @@ impl<'p> UseKeys<'p> {
     }
 }
 
-/// Pushes the use the import `imp` of file `f` (module-relative `rel`) makes of `key`, after
-/// the build script's use of it when the build script includes the file.
+/// Pushes the use the import `imp` of file `f` (whose code is of `file_kind`) makes of `key`,
+/// after the build script's use of it when the build script includes the file (`script`: the
+/// file is the build script, or is included by it).
 fn push_import<'a>(
     out: &mut Vec<Use<'a>>,
     seen: &mut HashSet<(Cow<'a, str>, u16)>,
     f: &'a ScannedFile,
     imp: &'a mesh_imports::Import,
     key: Cow<'a, str>,
-    rel: &str,
-    rust_build: Option<&(String, Vec<String>)>,
+    file_kind: ImportKind,
+    (script, included): (bool, bool),
 ) {
     let text = imp.text.trim_start();
     let js = f.language == Language::Js;
-    let (script, included) = match rust_build {
-        Some((s, inc)) if f.language == Language::Rust => (rel == s, inc.iter().any(|i| i == rel)),
-        _ => (false, false),
-    };
     let one = Use {
         language: f.language,
         key,
-        kind: imp.kind.min(f.kind),
+        kind: imp.kind.min(file_kind),
         optional: imp.kind == ImportKind::Optional,
         build_script: script,
         type_only: js && js::type_only_text(&f.path, text),

@@ -35,6 +35,82 @@ pub struct ToolEvidence {
     pub tsconfig: bool,
     /// The keys of pyproject.toml's `[tool]` table, PEP 503-normalized.
     pub python_tools: Vec<String>,
+    /// The files a JS test runner's config names to run around the tests (`setupFiles`,
+    /// `setupFilesAfterEnv`, `globalSetup`, `globalTeardown` of jest, vitest, vite and
+    /// playwright configs and package.json's `jest`), as written: test code, not shipped.
+    pub test_setup: Vec<String>,
+}
+
+/// The keys of a test runner's config whose values name files run around the tests.
+const SETUP_KEYS: &[&str] = &[
+    "globalSetup",
+    "globalTeardown",
+    "setupFiles",
+    "setupFilesAfterEach",
+    "setupFilesAfterEnv",
+];
+
+/// Whether a module-root file is a test runner's config.
+fn is_test_runner_config(file: &str) -> bool {
+    [
+        "jest.config.",
+        "vitest.config.",
+        "vitest.workspace.",
+        "vite.config.",
+        "playwright.config.",
+    ]
+    .iter()
+    .any(|p| file.starts_with(p))
+}
+
+/// The strings a config's setup keys name: each key's value, a string or a list of them.
+fn setup_strings(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for key in SETUP_KEYS {
+        for (at, _) in text.match_indices(key) {
+            let rest = text[at + key.len()..].trim_start_matches(['"', '\'', ' ']);
+            let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
+                continue;
+            };
+            let end = match value.starts_with('[') {
+                true => value.find(']').unwrap_or(value.len()),
+                false => value.find([',', '\n', '}']).unwrap_or(value.len()),
+            };
+            out.extend(quoted_strings(&value[..end]));
+        }
+    }
+    out
+}
+
+/// Whether the module-relative JS file `rel` is test support: named by a test runner's setup
+/// keys (`setup`, as written there: `./jest.setup.js`, `<rootDir>/test/setup`, without its
+/// extension or not), or named as such (`jest.setup.*`, `vitest.setup.*`, `setupTests.*`,
+/// `test-setup.*`, `global-setup.*`, `*.test-utils.*`, `*.test-helpers.*`).
+pub(crate) fn is_test_support(rel: &str, setup: &[String]) -> bool {
+    let named = setup.iter().any(|s| {
+        let s = s.trim_start_matches("<rootDir>/").trim_start_matches("./");
+        !s.is_empty()
+            && (rel == s
+                || rel
+                    .strip_prefix(s)
+                    .is_some_and(|ext| ext.starts_with('.') && !ext[1..].contains('/')))
+    });
+    let file = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
+    let stem = file.split('.').next().unwrap_or(&file);
+    let setup_name = matches!(
+        stem,
+        "setuptests"
+            | "setup-tests"
+            | "test-setup"
+            | "testsetup"
+            | "global-setup"
+            | "globalsetup"
+            | "global-teardown"
+            | "globalteardown"
+    ) || file.starts_with("jest.setup.")
+        || file.starts_with("vitest.setup.");
+    let helper = file.contains(".test-") || file.contains(".spec-");
+    named || setup_name || helper
 }
 
 /// Whether a module-root file is a JS tool's config whose strings name packages.
@@ -257,6 +333,9 @@ fn root_files(
         };
         if config {
             e.config_strings.extend(quoted_strings(&text));
+            if is_test_runner_config(f) {
+                e.test_setup.extend(setup_strings(&text));
+            }
             e.babel_config |= is_babel_config(f);
             e.tsconfig |= f.starts_with("tsconfig");
         } else {
@@ -322,6 +401,9 @@ fn package_json_tools(text: &str, e: &mut ToolEvidence) {
             e.babel_config |= key == "babel";
         }
     }
+    if let Some(jest) = v.get("jest") {
+        e.test_setup.extend(setup_strings(&jest.to_string()));
+    }
 }
 
 #[cfg(test)]
@@ -336,6 +418,37 @@ mod tests {
             manifest: "x",
             line: 1,
             indirect: false,
+        }
+    }
+
+    #[test]
+    fn test_setup_files_are_named_by_runner_configs_and_by_their_names() {
+        let vitest = "export default defineConfig({\n  test: {\n    setupFiles: ['./test/setup.ts', 'vitest.polyfills'],\n    globalSetup: './test/global.ts',\n    include: ['src/**/*.test.ts'],\n  },\n});\n";
+        let setup = setup_strings(vitest);
+        assert_eq!(
+            setup,
+            ["./test/global.ts", "./test/setup.ts", "vitest.polyfills"]
+        );
+        assert!(is_test_support("test/setup.ts", &setup));
+        assert!(is_test_support("test/global.ts", &setup));
+        assert!(
+            !is_test_support("src/index.ts", &setup),
+            "`include` names no setup"
+        );
+        let jest = r#"{"setupFilesAfterEnv":["<rootDir>/jest/after-env"]}"#;
+        let setup = setup_strings(jest);
+        assert!(is_test_support("jest/after-env.js", &setup));
+        assert!(!is_test_support("jest/after-env/x.js", &setup));
+        for by_name in [
+            "jest.setup.js",
+            "src/setupTests.ts",
+            "tools/test-setup.mjs",
+            "a.test-utils.ts",
+        ] {
+            assert!(is_test_support(by_name, &[]), "{by_name}");
+        }
+        for shipped in ["src/setup.ts", "src/app-setup.js", "lib/testing.js"] {
+            assert!(!is_test_support(shipped, &[]), "{shipped}");
         }
     }
 

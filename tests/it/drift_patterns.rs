@@ -181,6 +181,13 @@ fn a_dev_dependency_imported_by_shipped_code_is_said_as_such_and_not_for_a_bundl
             "const pad = require('left-pad');\nconst missing = require('not-declared');\nmodule.exports = pad;\n",
         );
     }
+    // A test runner's setup file, outside any test directory, imports a dev dependency:
+    // test code, no finding.
+    t.write(
+        "ws/lib/vitest.config.ts",
+        "export default { test: { setupFiles: ['./support/setup.ts'] } };\n",
+    );
+    t.write("ws/lib/support/setup.ts", "import 'vite';\n");
     crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
     t.commit("ws", "two packages");
     let found = findings(&t.json(&["drift"]));
