@@ -10,12 +10,54 @@ use super::names;
 use crate::source::{ModuleSource, RepoSnapshot, SourceError, blob_text};
 use mesh_imports::Language;
 
-/// Dev tools whose command differs from their package's name, as (package, command).
-pub(crate) const TOOL_BINS: &[(&str, &str)] = &[
-    ("@crowdin/cli", "crowdin"),
-    ("griffecli", "griffe"),
-    ("typescript", "tsc"),
+/// Dev tools whose command is neither their package's name nor what the rules of
+/// [`command_names`] make of it, as (package, commands): read when the package is not
+/// installed (with `node_modules` there, its own `bin` says).
+pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
+    ("@angular/cli", &["ng"]),
+    ("@biomejs/biome", &["biome"]),
+    ("@changesets/cli", &["changeset"]),
+    ("@crowdin/cli", &["crowdin"]),
+    ("@graphql-codegen/cli", &["graphql-codegen", "gql-gen"]),
+    ("@lhci/cli", &["lhci"]),
+    ("@microsoft/api-extractor", &["api-extractor"]),
+    ("@nestjs/cli", &["nest"]),
+    ("@playwright/test", &["playwright"]),
+    ("@storybook/cli", &["sb", "storybook"]),
+    ("griffecli", &["griffe"]),
+    ("npm-run-all", &["npm-run-all", "run-p", "run-s"]),
+    ("npm-run-all2", &["npm-run-all", "run-p", "run-s"]),
+    ("typescript", &["tsc", "tsserver"]),
+    ("webpack-cli", &["webpack", "webpack-cli"]),
 ];
+
+/// The commands a JS package's name makes, by the rules packages follow: its name; without
+/// its scope (`@scope/tool` runs `tool`); without a `-cli` suffix (`del-cli` runs `del`,
+/// `cpy-cli` `cpy`); and a scope's `cli` package runs the scope's name (`@swc/cli` runs
+/// `swc`, `@babel/cli` `babel`). The table's commands where it names the package.
+pub(crate) fn command_names(package: &str) -> Vec<String> {
+    if let Some((_, bins)) = TOOL_BINS.iter().find(|(p, _)| *p == package) {
+        return bins.iter().map(|b| b.to_string()).collect();
+    }
+    let mut out = vec![package.to_string()];
+    let (scope, bare) = match package.strip_prefix('@').and_then(|p| p.split_once('/')) {
+        Some((scope, bare)) => (Some(scope), bare),
+        None => (None, package),
+    };
+    let mut add = |n: &str| {
+        if !n.is_empty() && !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    };
+    add(bare);
+    add(bare.strip_suffix("-cli").unwrap_or(bare));
+    if let Some(scope) = scope
+        && bare == "cli"
+    {
+        add(scope);
+    }
+    out
+}
 
 /// What a module's own files say its tools use.
 #[derive(Debug, Default)]
@@ -39,6 +81,9 @@ pub struct ToolEvidence {
     /// `setupFilesAfterEnv`, `globalSetup`, `globalTeardown` of jest, vitest, vite and
     /// playwright configs and package.json's `jest`), as written: test code, not shipped.
     pub test_setup: Vec<String>,
+    /// The commands each declared JS package installed in `node_modules` (the module's, or
+    /// the repository's root's, in the work tree beside the repository) says in its `bin`.
+    pub installed_bins: std::collections::HashMap<String, Vec<String>>,
 }
 
 /// The keys of a test runner's config whose values name files run around the tests.
@@ -270,15 +315,15 @@ impl ToolEvidence {
 
     /// Whether a command names the tool: its package name or its command.
     fn runs(&self, name: &str) -> bool {
-        let bin = TOOL_BINS
-            .iter()
-            .find(|(p, _)| *p == name)
-            .map_or(name, |(_, b)| *b);
+        let mut bins = command_names(name);
+        if let Some(installed) = self.installed_bins.get(name) {
+            bins.extend(installed.iter().cloned());
+        }
         self.commands
             .split(|c: char| {
                 c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')' | '"' | '\'' | '`')
             })
-            .any(|w| w == name || w == bin)
+            .any(|w| w == name || bins.iter().any(|b| b == w))
     }
 }
 
@@ -299,6 +344,7 @@ pub(super) fn evidence(
     }
     if let Some(text) = package_json {
         package_json_tools(text, &mut e);
+        e.installed_bins = installed_bins(&snap.path, &m.dir, text);
     }
     if let Some(tool) = pyproject
         .and_then(|t| toml::from_str::<toml::Table>(t).ok())
@@ -382,6 +428,45 @@ fn workflows(
     Ok(())
 }
 
+/// The `bin` commands of each package `package_json` declares that is installed in the work
+/// tree at `repo` (in `node_modules` of the module's directory `dir`, else of the root): what
+/// a script runs it by. Nothing for a bare repository or a package not installed.
+fn installed_bins(
+    repo: &std::path::Path,
+    dir: &str,
+    package_json: &str,
+) -> std::collections::HashMap<String, Vec<String>> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(package_json) else {
+        return out;
+    };
+    let names = ["dependencies", "devDependencies", "optionalDependencies"]
+        .iter()
+        .filter_map(|k| v.get(k)?.as_object())
+        .flat_map(|o| o.keys().cloned())
+        .collect::<Vec<_>>();
+    for name in names {
+        let found = [repo.join(dir), repo.to_path_buf()]
+            .into_iter()
+            .find_map(|base| {
+                let text = std::fs::read_to_string(
+                    base.join("node_modules").join(&name).join("package.json"),
+                )
+                .ok()?;
+                serde_json::from_str::<serde_json::Value>(&text).ok()
+            });
+        let bins: Vec<String> = match found.as_ref().and_then(|p| p.get("bin")) {
+            Some(serde_json::Value::String(_)) => {
+                vec![name.rsplit('/').next().unwrap_or(&name).to_string()]
+            }
+            Some(serde_json::Value::Object(o)) => o.keys().cloned().collect(),
+            _ => continue,
+        };
+        out.insert(name, bins);
+    }
+    out
+}
+
 /// Adds a package.json's `scripts` to `e`'s commands and the strings of its tool keys
 /// (`jest`, `babel`, `eslintConfig`, `prettier`) to its config strings; nothing when it does
 /// not parse.
@@ -419,6 +504,44 @@ mod tests {
             line: 1,
             indirect: false,
         }
+    }
+
+    #[test]
+    fn a_package_runs_under_the_commands_its_name_makes_or_its_installed_bin_says() {
+        assert_eq!(command_names("eslint"), ["eslint"]);
+        assert_eq!(command_names("del-cli"), ["del-cli", "del"]);
+        assert_eq!(command_names("@swc/cli"), ["@swc/cli", "cli", "swc"]);
+        assert_eq!(
+            command_names("@scope/tool-cli"),
+            ["@scope/tool-cli", "tool-cli", "tool"]
+        );
+        assert_eq!(command_names("typescript"), ["tsc", "tsserver"]);
+        let mut e = ToolEvidence {
+            commands: "run-p lint test\nswc src -d dist\nfork-cmd --check\n".into(),
+            ..ToolEvidence::default()
+        };
+        assert!(e.runs("npm-run-all"));
+        assert!(e.runs("@swc/cli"));
+        assert!(!e.runs("forked-tool"));
+        // A fork that kept the old command: its installed `bin` says so.
+        e.installed_bins
+            .insert("forked-tool".into(), vec!["fork-cmd".into()]);
+        assert!(e.runs("forked-tool"));
+
+        let repo = tempfile::tempdir().unwrap();
+        let pkg = repo.path().join("web/node_modules/@acme/forked-tool");
+        std::fs::create_dir_all(&pkg).unwrap();
+        std::fs::write(pkg.join("package.json"), r#"{"bin": {"fork-cmd": "x.js"}}"#).unwrap();
+        let bins = installed_bins(
+            repo.path(),
+            "web",
+            r#"{"devDependencies": {"@acme/forked-tool": "1", "absent": "1"}}"#,
+        );
+        assert_eq!(
+            bins.get("@acme/forked-tool"),
+            Some(&vec!["fork-cmd".to_string()])
+        );
+        assert!(!bins.contains_key("absent"));
     }
 
     #[test]
