@@ -25,6 +25,11 @@ pub struct Args {
     /// Exit 3 when anything is found, for CI.
     #[arg(long)]
     check: bool,
+    /// Every piece of evidence for and against a finding about DEP in MODULE: where it is
+    /// declared, which files import it and what kind of code they are, which tool or rule
+    /// counts it used.
+    #[arg(long, num_args = 2, value_names = ["MODULE", "DEP"], conflicts_with_all = ["modules", "check"])]
+    explain: Option<Vec<String>>,
 }
 
 #[derive(Serialize)]
@@ -34,6 +39,9 @@ struct DriftJson<'a> {
 
 /// Runs `mesh drift` and returns its exit code.
 pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
+    if let Some([module, dep]) = a.explain.as_deref() {
+        return explain(ctx, ui, module, dep);
+    }
     let all = findings(ctx, ui)?;
     if let Some(name) = a.modules.iter().find(|n| !all.modules.contains(n)) {
         return Err(Error::failed(
@@ -113,6 +121,28 @@ fn findings(ctx: &Ctx, ui: &Ui) -> Result<cache::Answer> {
     // The process exits right after this verb (see `mesh graph`): nothing to free.
     std::mem::forget(loaded);
     Ok(answer)
+}
+
+/// `--explain MODULE DEP`: computed afresh (never the kept answer), the evidence one line
+/// each, then the verdict.
+fn explain(ctx: &Ctx, ui: &Ui, module: &str, dep: &str) -> Result<i32> {
+    let loaded = mesh::graph::load_with_records(&ctx.config, &ctx.paths().state)?;
+    if !loaded.snapshot.modules.iter().any(|m| m.name() == module) {
+        return Err(super::build::unknown_module(&loaded.graph, module));
+    }
+    let e = mesh::drift::explain::explain(&loaded, module, dep)?;
+    if ui.json {
+        ui.json_data(&e);
+    } else {
+        let mut out = format!("{module}: {dep}\n");
+        for line in &e.evidence {
+            let _ = writeln!(out, "  {line}");
+        }
+        let _ = writeln!(out, "{}", e.verdict());
+        ui.data(out);
+    }
+    std::mem::forget(loaded);
+    Ok(0)
 }
 
 /// Findings grouped by module: a heading per module, one line per finding.

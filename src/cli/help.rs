@@ -54,7 +54,7 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[
             (
                 "mesh drift",
-                "every module's unused, undeclared and dev-only dependencies",
+                "every module's unused, undeclared, dev-only and shipped-dev dependencies",
             ),
             (
                 "mesh drift api web --json",
@@ -63,6 +63,10 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "mesh drift --check",
                 "exit 3 when anything is found (for CI)",
+            ),
+            (
+                "mesh drift --explain web left-pad",
+                "why `left-pad` is (or is not) a finding of `web`: every declaration, import and tool",
             ),
         ],
     ),

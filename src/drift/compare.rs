@@ -2,25 +2,38 @@
 //! satisfies, what is declared and unused (or dev-only), what is imported and undeclared.
 
 use super::declared::{Declared, Scope};
+use super::explain::Probe;
 use super::tools::ToolEvidence;
 use super::{Decl, DriftKind, Finding, Use, names};
 use crate::source::{self, ModuleSource};
 use mesh_imports::{ImportKind, Language};
 use std::collections::{BTreeMap, HashMap};
 
+/// What a comparison reads besides the declarations and the imports.
+pub(super) struct Around<'a> {
+    /// What the module's tools use.
+    pub tools: &'a ToolEvidence,
+    /// The Go modules of the mesh.
+    pub go_modules: &'a [String],
+    /// The dependency `--explain` looks at.
+    pub probe: Option<&'a Probe>,
+}
+
 /// Sets one ecosystem's declarations beside its imports and adds the findings to `out`.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn compare(
     m: &ModuleSource,
     lang: Language,
     decls: &[Decl],
     uses: &[&Use],
     manifest: &str,
-    tools: &ToolEvidence,
-    go_modules: &[String],
+    around: &Around,
     out: &mut Vec<Finding>,
 ) {
-    let matcher = Matcher::new(lang, decls, go_modules);
+    let tools = around.tools;
+    let matcher = Matcher::new(lang, decls, around.go_modules);
+    if let Some(p) = around.probe {
+        probe(p, &matcher, uses, manifest, tools, &m.dir);
+    }
     declared_findings(m, &matcher, uses, manifest, tools, out);
     let undeclared = undeclared(&matcher, uses);
     for (name, u) in undeclared {
@@ -236,4 +249,78 @@ fn undeclared<'u, 'a>(matcher: &Matcher, uses: &'u [&'u Use<'a>]) -> BTreeMap<St
         }
     }
     undeclared
+}
+
+/// Tells `p` what this comparison sees of the dependency it looks at: each declaration of it
+/// (file, line, section), each import of it (file, line, what kind of code, whether a
+/// declaration answers it), and the tool or rule that counts it used.
+fn probe(
+    p: &Probe,
+    matcher: &Matcher,
+    uses: &[&Use],
+    manifest: &str,
+    tools: &ToolEvidence,
+    dir: &str,
+) {
+    let all: Vec<Declared> = matcher.decls.iter().map(|d| d.d.clone()).collect();
+    for d in matcher.decls.iter().filter(|d| p.names(&d.d.name)) {
+        let file = match manifest.ends_with(d.d.manifest) {
+            true => manifest.to_string(),
+            false => source::join(dir, d.d.manifest),
+        };
+        let section = match d.d.scope {
+            Scope::Normal => "for shipping",
+            Scope::Dev => "for development",
+            Scope::BuildScript => "for the build script",
+            Scope::Optional => "as optional (an extra or a peer)",
+        };
+        let indirect = if d.d.indirect {
+            " (indirect: never called unused)"
+        } else {
+            ""
+        };
+        p.say(format!(
+            "declared in {file}:{} {section}{indirect}",
+            d.d.line
+        ));
+        let mut any = false;
+        for u in uses.iter().filter(|u| matcher.matches(d, u)) {
+            any = true;
+            p.say(format!("imported by {} ({})", u.evidence(), describe(u)));
+        }
+        if !any {
+            p.say("no file of the module imports it".to_string());
+        }
+        if let Some(why) = tools.why(&d.d, &all) {
+            p.say(format!("used by a tool: {why}"));
+        }
+    }
+    for u in uses.iter().filter(|u| !matcher.satisfied(u)) {
+        if p.names(&matcher.dependency_name(&u.key)) || p.names(&u.key) {
+            p.say(format!(
+                "imported by {} ({}), and no declaration a clean build reads answers it",
+                u.evidence(),
+                describe(u)
+            ));
+        }
+    }
+}
+
+/// What kind of code an import is in, as `--explain` says it.
+fn describe(u: &Use) -> String {
+    let mut words = vec![match u.kind {
+        ImportKind::Build => "shipped code",
+        ImportKind::Dev => "test, bench or example code",
+        ImportKind::Optional => "guarded: the code runs without it",
+    }];
+    if u.optional && u.kind != ImportKind::Optional {
+        words.push("guarded");
+    }
+    if u.type_only {
+        words.push("type-only");
+    }
+    if u.build_script {
+        words.push("the build script");
+    }
+    words.join(", ")
 }

@@ -9,6 +9,7 @@
 pub mod cache;
 mod compare;
 pub mod declared;
+pub mod explain;
 pub mod js;
 pub mod names;
 pub mod python;
@@ -19,7 +20,7 @@ pub mod tools;
 use crate::Result;
 use crate::graph::Loaded;
 use crate::source::{self, ModuleSource, RepoSnapshot, SourceError, blob_text};
-use compare::compare;
+use compare::{Around, compare};
 use declared::{Declared, Scope};
 use mesh_imports::{ImportKind, Language, ScannedFile};
 use serde::{Deserialize, Serialize};
@@ -74,13 +75,19 @@ pub struct Finding {
 /// The findings of every module asked about, grouped by module (in name order), then by
 /// manifest and dependency.
 pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
+    run(loaded, only, None)
+}
+
+/// [`drift`], saying to `probe` what it sees of the dependency it looks at.
+fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Result<Vec<Finding>> {
     let snapshot = &loaded.snapshot;
     let manifests: Vec<Manifests> = snapshot
         .modules
         .iter()
         .map(|m| Manifests::read(snapshot.repo_of(m), m))
         .collect::<std::result::Result<_, _>>()?;
-    let world = World::new(loaded, &manifests);
+    let mut world = World::new(loaded, &manifests);
+    world.probe = probe;
     let mut go_memo = HashMap::new();
     let mut work_memo = HashMap::new();
     let mut js_memo = HashMap::new();
@@ -116,6 +123,16 @@ pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
             &js_root,
         );
         let ignore = mesh_imports::globs(&m.manifest.drift_ignore, false);
+        if let Some(p) = probe {
+            for f in found.iter().filter(|f| p.names(&f.dependency)) {
+                if ignore.is_match(&f.dependency) {
+                    p.say(format!(
+                        "`[drift] ignore` in {}/mesh-module.toml silences it",
+                        m.dir
+                    ));
+                }
+            }
+        }
         found.retain(|f| !ignore.is_match(&f.dependency));
         found.sort_by(|a, b| {
             (&a.manifest, &a.dependency, a.kind).cmp(&(&b.manifest, &b.dependency, b.kind))
@@ -248,6 +265,8 @@ struct World<'a> {
     go_modules: Vec<String>,
     /// Workspace crates whose `[lib] name` is not their package's.
     rust_libs: HashMap<String, String>,
+    /// The dependency `--explain` looks at, told what the comparison sees of it.
+    probe: Option<&'a explain::Probe>,
 }
 
 impl<'a> World<'a> {
@@ -292,6 +311,7 @@ impl<'a> World<'a> {
             python_dists,
             go_modules,
             rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
+            probe: None,
         }
     }
 }
@@ -354,16 +374,12 @@ fn module_drift(
     }
     let mut check = |lang: Language, decls: Vec<Decl>, manifest: &str| {
         let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();
-        compare(
-            m,
-            lang,
-            &decls,
-            &uses,
-            manifest,
-            &man.tools,
-            &world.go_modules,
-            &mut out,
-        );
+        let around = Around {
+            tools: &man.tools,
+            go_modules: &world.go_modules,
+            probe: world.probe,
+        };
+        compare(m, lang, &decls, &uses, manifest, &around, &mut out);
     };
     if let Some((decls, _)) = package_json {
         let decls = js_decls(decls, js_root);
@@ -495,16 +511,12 @@ fn go_drift(
                 && (!names::segment_prefix(&module_path, &u.key, "/") || nested(&u.key))
         })
         .collect();
-    compare(
-        m,
-        Language::Go,
-        &decls,
-        &go_uses,
-        &path,
-        &ToolEvidence::default(),
-        &world.go_modules,
-        out,
-    );
+    let around = Around {
+        tools: &ToolEvidence::default(),
+        go_modules: &world.go_modules,
+        probe: world.probe,
+    };
+    compare(m, Language::Go, &decls, &go_uses, &path, &around, out);
 }
 
 /// A crate's Cargo.toml beside its imports, by Rust's rules (see [`rust`]).
@@ -547,14 +559,19 @@ fn rust_drift(
         })
         .collect();
     rust_uses.extend(implied.iter());
+    let around = Around {
+        tools: &ToolEvidence::default(),
+        go_modules: &world.go_modules,
+        probe: world.probe,
+    };
+    let manifest = source::join(&m.dir, "Cargo.toml");
     compare(
         m,
         Language::Rust,
         &decls,
         &rust_uses,
-        &source::join(&m.dir, "Cargo.toml"),
-        &ToolEvidence::default(),
-        &world.go_modules,
+        &manifest,
+        &around,
         out,
     );
 }

@@ -285,45 +285,77 @@ impl ToolEvidence {
 
     /// Whether a tool uses the declared dependency `d`, whose module also declares `all`.
     pub fn uses(&self, d: &Declared, all: &[Declared]) -> bool {
+        self.why(d, all).is_some()
+    }
+
+    /// Which tool uses the declared dependency `d` (whose module also declares `all`), and
+    /// how, as a sentence: the evidence `mesh drift --explain` shows.
+    pub fn why(&self, d: &Declared, all: &[Declared]) -> Option<String> {
         match d.language {
-            Language::Js => self.js_uses(&d.name),
-            Language::Python => d.scope == Scope::Dev && self.python_uses(&d.name, all),
-            _ => false,
+            Language::Js => self.js_why(&d.name),
+            Language::Python if d.scope == Scope::Dev => self.python_why(&d.name, all),
+            _ => None,
         }
     }
 
-    fn js_uses(&self, name: &str) -> bool {
-        (self.babel_config && matches!(name, "@babel/core" | "babel-jest"))
-            // `@types/node` types globals no import names (`Buffer`, `process`).
-            || (self.tsconfig && matches!(name, "typescript" | "@types/node"))
-            || self.runs(name)
-            || self
-                .config_strings
-                .iter()
-                .any(|s| completions(s).iter().any(|c| c == name))
+    fn js_why(&self, name: &str) -> Option<String> {
+        if self.babel_config && matches!(name, "@babel/core" | "babel-jest") {
+            return Some(
+                "a babel config is there: babel runs through @babel/core, jest transforms through babel-jest"
+                    .into(),
+            );
+        }
+        // `@types/node` types globals no import names (`Buffer`, `process`).
+        if self.tsconfig && matches!(name, "typescript" | "@types/node") {
+            return Some(
+                "a tsconfig.json is there: typescript compiles it, @types/node types Node's globals"
+                    .into(),
+            );
+        }
+        if let Some(line) = self.run_by(name) {
+            return Some(format!("a command runs it: `{line}`"));
+        }
+        self.config_strings
+            .iter()
+            .find(|s| completions(s).iter().any(|c| c == name))
+            .map(|s| format!("a tool config names it: \"{s}\""))
     }
 
-    fn python_uses(&self, name: &str, all: &[Declared]) -> bool {
+    fn python_why(&self, name: &str, all: &[Declared]) -> Option<String> {
         let norm = names::pep503(name);
         // pytest loads every installed plugin through its `pytest11` entry point.
         let pytest_plugin = norm.starts_with("pytest-")
             && all
                 .iter()
                 .any(|d| d.language == Language::Python && names::pep503(&d.name) == "pytest");
-        pytest_plugin || self.python_tools.contains(&norm) || self.runs(name)
+        if pytest_plugin {
+            return Some("a pytest plugin beside pytest: pytest loads it".into());
+        }
+        if self.python_tools.contains(&norm) {
+            return Some(format!("pyproject.toml configures it: [tool.{norm}]"));
+        }
+        self.run_by(name)
+            .map(|line| format!("a command runs it: `{line}`"))
     }
 
     /// Whether a command names the tool: its package name or its command.
+    #[cfg(test)]
     fn runs(&self, name: &str) -> bool {
+        self.run_by(name).is_some()
+    }
+
+    /// The first command line that names the tool by its package name or a command of it.
+    fn run_by(&self, name: &str) -> Option<&str> {
         let mut bins = command_names(name);
         if let Some(installed) = self.installed_bins.get(name) {
             bins.extend(installed.iter().cloned());
         }
-        self.commands
-            .split(|c: char| {
+        self.commands.lines().map(str::trim).find(|line| {
+            line.split(|c: char| {
                 c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')' | '"' | '\'' | '`')
             })
             .any(|w| w == name || bins.iter().any(|b| b == w))
+        })
     }
 }
 

@@ -210,4 +210,50 @@ fn a_dev_dependency_imported_by_shipped_code_is_said_as_such_and_not_for_a_bundl
             "{found:?}"
         );
     }
+
+    // `--explain` shows what decided each: the declaration and its section, the import and
+    // its kind of code, the tool that runs it.
+    let e = t.json(&["drift", "--explain", "lib", "left-pad"]);
+    let evidence: Vec<&str> = e["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        evidence
+            .iter()
+            .any(|l| l.starts_with("declared in lib/package.json:1 for development")),
+        "{evidence:?}"
+    );
+    assert!(
+        evidence
+            .iter()
+            .any(|l| l.starts_with("imported by lib/src/index.js:1 (shipped code)")),
+        "{evidence:?}"
+    );
+    assert_eq!(e["findings"][0]["kind"], "shipped-dev", "{e}");
+    let e = t.json(&["drift", "--explain", "lib", "typescript"]);
+    let evidence = e["evidence"].to_string();
+    assert!(
+        evidence.contains("used by a tool: a command runs it: `tsc`"),
+        "{evidence}"
+    );
+    assert_eq!(e["findings"].as_array().unwrap().len(), 0, "{e}");
+    let e = t.json(&["drift", "--explain", "lib", "vite"]);
+    let evidence = e["evidence"].to_string();
+    assert!(
+        evidence.contains("lib/support/setup.ts:1 (test, bench or example code)"),
+        "{evidence}"
+    );
+    let text = t.ok(&["drift", "--explain", "app", "not-declared"]);
+    assert!(
+        text.contains("no declaration a clean build reads answers it"),
+        "{text}"
+    );
+    assert!(
+        text.contains("undeclared: imported and declared nowhere"),
+        "{text}"
+    );
+    t.fails(&["drift", "--explain", "nope", "x"], 1);
 }
