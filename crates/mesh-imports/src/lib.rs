@@ -56,7 +56,8 @@ pub struct ScannedFile {
 /// {virtual: true})`) left out.
 /// 8: Rust names are hidden only in the block that declares them; `macro_rules!` names and
 /// the module of an item-level `m!(name);` are local; rstest's `#[case::name]` is no path.
-pub const SCANNER_VERSION: u32 = 8;
+/// 9: Rust doc tests (Rust code blocks of `///` and `//!` comments) are read, as dev imports.
+pub const SCANNER_VERSION: u32 = 9;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -4,6 +4,9 @@
 //! A path's first segment is only a crate when nothing in the file shadows it, so names the
 //! file declares (`mod x`) or binds by a `use` (`use std::fmt;` then `fmt::Display`) are left
 //! out; other lowercase false positives are left for resolution to drop.
+//!
+//! Doc tests (the Rust code blocks of `///` and `//!` comments) are compiled as tests against
+//! the crate's dev-dependencies: their imports are read too, as `dev`.
 
 mod attrs;
 mod lexer;
@@ -11,7 +14,7 @@ mod parser;
 #[cfg(test)]
 mod tests;
 
-use super::lex::{Collector, FileScan};
+use super::lex::{Collector, FileScan, Import, ImportKind};
 use attrs::test_items;
 use lexer::lex;
 use parser::Parser;
@@ -31,9 +34,91 @@ pub fn scan_file(src: &str) -> FileScan {
     parser.report(&mut c);
     let mut notes = Vec::new();
     let test_mods = test_items(&toks, src, &mut c, &mut notes);
+    let mut imports = c.finish();
+    let doc = doc_tests(src);
+    if !doc.is_empty() {
+        imports.extend(doc_imports(&doc));
+        imports.sort_by_key(|i| i.line);
+    }
     FileScan {
-        imports: c.finish().into(),
+        imports: imports.into(),
         test_mods,
         notes,
     }
+}
+
+/// The imports of the doc tests' code (`doc`: the file's lines, each doc-test line's code in
+/// place, every other line empty), all `dev`.
+fn doc_imports(doc: &str) -> Vec<Import> {
+    let mut c = Collector::new(doc);
+    let toks = lex(doc.as_bytes(), &mut c);
+    let mut parser = Parser::new(doc, &toks);
+    parser.run();
+    parser.report(&mut c);
+    let mut imports = c.finish();
+    for i in &mut imports {
+        i.kind = ImportKind::Dev;
+    }
+    imports
+}
+
+/// The code of `src`'s doc tests, line for line: a fenced block in `///` or `//!` comments
+/// whose info string is empty or Rust's (`rust`, `no_run`, `should_panic`, `compile_fail`,
+/// `edition2021`…; not `text`, `ignore`, another language), its hidden lines (`# use x;`)
+/// included; every other line empty. Empty when the file has none.
+fn doc_tests(src: &str) -> String {
+    let mut out = String::new();
+    let mut any = false;
+    let mut fence: Option<bool> = None;
+    for line in src.lines() {
+        let t = line.trim_start();
+        let doc = t
+            .strip_prefix("///")
+            .filter(|r| !r.starts_with('/'))
+            .or_else(|| t.strip_prefix("//!"));
+        let code = match doc {
+            None => {
+                fence = None;
+                None
+            }
+            Some(d) => {
+                let d = d.strip_prefix(' ').unwrap_or(d);
+                let trimmed = d.trim_start();
+                if let Some(info) = trimmed.strip_prefix("```") {
+                    fence = match fence {
+                        Some(_) => None,
+                        None => Some(is_rust_block(info)),
+                    };
+                    None
+                } else if fence == Some(true) {
+                    Some(match trimmed.strip_prefix("# ") {
+                        Some(hidden) => hidden,
+                        None if trimmed == "#" => "",
+                        None => d,
+                    })
+                } else {
+                    None
+                }
+            }
+        };
+        if let Some(code) = code {
+            out.push_str(code);
+            any = true;
+        }
+        out.push('\n');
+    }
+    if any { out } else { String::new() }
+}
+
+/// Whether a code block's info string (after the fence) makes it a doc test rustdoc compiles.
+fn is_rust_block(info: &str) -> bool {
+    info.split([',', ' ', '\t'])
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .all(|w| {
+            matches!(
+                w,
+                "rust" | "no_run" | "should_panic" | "compile_fail" | "test_harness" | "allow_fail"
+            ) || w.starts_with("edition")
+        })
 }

@@ -332,3 +332,35 @@ fn a_module_made_by_an_item_level_macro_is_local() {
     let src = "use shadow_rs::shadow;\nshadow!(build);\nfn f() -> &'static str { build::BRANCH }\n";
     assert_eq!(names(&scan(src)), ["shadow_rs"]);
 }
+
+#[test]
+fn doc_tests_are_read_as_dev_code_and_other_blocks_are_not() {
+    let src = "//! Crate docs.\n//!\n//! ```\n//! use tempfile::tempdir;\n//! # use anyhow::Result;\n//! ```\n\n/// Adds.\n///\n/// ```no_run\n/// let v = serde_json::json!({});\n/// ```\n///\n/// ```text\n/// use notacrate::x;\n/// ```\n///\n/// ```python\n/// import requests\n/// ```\npub fn add() { regex::Regex::new(\"x\"); }\n";
+    let imports = scan(src);
+    let found: Vec<(&str, u32, ImportKind)> = imports
+        .iter()
+        .map(|i| (i.name.as_str(), i.line, i.kind))
+        .collect();
+    assert!(
+        found.contains(&("tempfile", 4, ImportKind::Dev)),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&("anyhow", 5, ImportKind::Dev)),
+        "hidden lines count: {found:?}"
+    );
+    assert!(
+        found.contains(&("serde_json", 11, ImportKind::Dev)),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&("regex", 21, ImportKind::Build)),
+        "{found:?}"
+    );
+    assert!(
+        !found
+            .iter()
+            .any(|(n, _, _)| *n == "notacrate" || *n == "requests"),
+        "{found:?}"
+    );
+}
