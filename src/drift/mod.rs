@@ -372,21 +372,60 @@ fn module_drift(
     if let Some(text) = &man.cargo {
         rust_drift(world, rec, m, text, &uses, &mut out);
     }
-    let mut check = |lang: Language, decls: Vec<Decl>, manifest: &str| {
+    let check = |lang: Language, decls: Vec<Decl>, manifest: &str, out: &mut Vec<Finding>| {
         let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();
         let around = Around {
             tools: &man.tools,
             go_modules: &world.go_modules,
             probe: world.probe,
         };
-        compare(m, lang, &decls, &uses, manifest, &around, &mut out);
+        compare(m, lang, &decls, &uses, manifest, &around, out);
     };
     if let Some((decls, _)) = package_json {
         let decls = js_decls(decls, js_root);
-        check(Language::Js, decls, &source::join(&m.dir, "package.json"));
+        check(
+            Language::Js,
+            decls,
+            &source::join(&m.dir, "package.json"),
+            &mut out,
+        );
     }
     if let Some((decls, file)) = python_decls(world, man) {
-        check(Language::Python, decls, &source::join(&m.dir, file));
+        let mut py = Vec::new();
+        check(
+            Language::Python,
+            decls,
+            &source::join(&m.dir, file),
+            &mut py,
+        );
+        // No Python code of the module is here to judge by: a package its pyproject names is
+        // missing and no shipped Python file is there (its code is put together at build
+        // time: a build script copies another package's sources in), or there is no Python
+        // file at all (a meta-package, or one assembled whole). Nothing is called unused.
+        let absent = rec
+            .manifests
+            .notes
+            .iter()
+            .find(|n| n.contains("which is not in the module"));
+        let python = |kind: Option<ImportKind>| {
+            rec.files
+                .iter()
+                .any(|f| f.language == Language::Python && kind.is_none_or(|k| f.kind == k))
+        };
+        let why = match (absent, python(Some(ImportKind::Build)), python(None)) {
+            (_, _, false) => Some("the module has no Python file".to_string()),
+            (Some(note), false, _) => Some(format!("{note}, and no shipped Python file is there")),
+            _ => None,
+        };
+        if let Some(why) = why {
+            py.retain(|f| f.kind != DriftKind::Unused);
+            if let Some(p) = world.probe {
+                p.say(format!(
+                    "{why}: its code is put together at build time (or it only pulls its dependencies in), so nothing is called unused"
+                ));
+            }
+        }
+        out.extend(py);
     }
     let go = match (&man.go_mod, go_above) {
         (Some(text), _) => Some((source::join(&m.dir, "go.mod"), text.as_str(), true)),

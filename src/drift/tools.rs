@@ -293,7 +293,7 @@ impl ToolEvidence {
     pub fn why(&self, d: &Declared, all: &[Declared]) -> Option<String> {
         match d.language {
             Language::Js => self.js_why(&d.name),
-            Language::Python if d.scope == Scope::Dev => self.python_why(&d.name, all),
+            Language::Python => self.python_why(d, all),
             _ => None,
         }
     }
@@ -321,20 +321,27 @@ impl ToolEvidence {
             .map(|s| format!("a tool config names it: \"{s}\""))
     }
 
-    fn python_why(&self, name: &str, all: &[Declared]) -> Option<String> {
-        let norm = names::pep503(name);
+    /// A Python dependency a tool uses: a pytest plugin declared beside pytest (in the same
+    /// section, or pytest among the dev ones: a test project declares its plugins where it
+    /// declares pytest), one pyproject's `[tool]` configures (dev sections only: a runtime
+    /// library may share a tool's name), or one a command runs (any section: `gunicorn` in a
+    /// Procfile is a runtime dependency no code imports).
+    fn python_why(&self, d: &Declared, all: &[Declared]) -> Option<String> {
+        let norm = names::pep503(&d.name);
         // pytest loads every installed plugin through its `pytest11` entry point.
         let pytest_plugin = norm.starts_with("pytest-")
-            && all
-                .iter()
-                .any(|d| d.language == Language::Python && names::pep503(&d.name) == "pytest");
+            && all.iter().any(|p| {
+                p.language == Language::Python
+                    && names::pep503(&p.name) == "pytest"
+                    && (p.scope == d.scope || p.scope == Scope::Dev)
+            });
         if pytest_plugin {
             return Some("a pytest plugin beside pytest: pytest loads it".into());
         }
-        if self.python_tools.contains(&norm) {
+        if d.scope == Scope::Dev && self.python_tools.contains(&norm) {
             return Some(format!("pyproject.toml configures it: [tool.{norm}]"));
         }
-        self.run_by(name)
+        self.run_by(&d.name)
             .map(|line| format!("a command runs it: `{line}`"))
     }
 

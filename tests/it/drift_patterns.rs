@@ -257,3 +257,51 @@ fn a_dev_dependency_imported_by_shipped_code_is_said_as_such_and_not_for_a_bundl
     );
     t.fails(&["drift", "--explain", "nope", "x"], 1);
 }
+
+/// Python projects whose shapes made false `unused`: a package put together at build time
+/// (its pyproject names a package that is not in the module), a test project declaring pytest
+/// and its plugins as its dependencies, and a server run by a command.
+#[test]
+fn python_packages_built_elsewhere_test_projects_and_commands_make_no_false_unused() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "assembled", "assembled");
+    t.write(
+        "ws/assembled/pyproject.toml",
+        "[project]\nname = \"assembled\"\ndependencies = [\"requests\"]\n\n[tool.setuptools]\npackages = [\"assembled_pkg\"]\n",
+    );
+    t.write(
+        "ws/assembled/build.sh",
+        "cp -r ../core/src/assembled_pkg .\n",
+    );
+    module(&t, "suite", "suite");
+    t.write(
+        "ws/suite/pyproject.toml",
+        "[project]\nname = \"suite\"\ndependencies = [\"pytest\", \"pytest-xdist\", \"gunicorn\", \"attrs\"]\n",
+    );
+    t.write("ws/suite/Makefile", "serve:\n\tgunicorn suite.app:app\n");
+    t.write("ws/suite/suite/__init__.py", "");
+    t.write("ws/suite/suite/app.py", "import pytest\n");
+    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.commit("ws", "python shapes");
+    let found = findings(&t.json(&["drift"]));
+    assert!(
+        !found.iter().any(|f| f.starts_with("assembled ")),
+        "{found:?}"
+    );
+    assert!(
+        !found.contains(&"suite unused pytest-xdist".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        !found.contains(&"suite unused gunicorn".to_string()),
+        "{found:?}"
+    );
+    // What nothing uses is still found.
+    assert!(
+        found.contains(&"suite unused attrs".to_string()),
+        "{found:?}"
+    );
+    let e = t.ok(&["drift", "--explain", "assembled", "requests"]);
+    assert!(e.contains("put together at build time"), "{e}");
+}
