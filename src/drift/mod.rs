@@ -398,33 +398,7 @@ fn module_drift(
             &source::join(&m.dir, file),
             &mut py,
         );
-        // No Python code of the module is here to judge by: a package its pyproject names is
-        // missing and no shipped Python file is there (its code is put together at build
-        // time: a build script copies another package's sources in), or there is no Python
-        // file at all (a meta-package, or one assembled whole). Nothing is called unused.
-        let absent = rec
-            .manifests
-            .notes
-            .iter()
-            .find(|n| n.contains("which is not in the module"));
-        let python = |kind: Option<ImportKind>| {
-            rec.files
-                .iter()
-                .any(|f| f.language == Language::Python && kind.is_none_or(|k| f.kind == k))
-        };
-        let why = match (absent, python(Some(ImportKind::Build)), python(None)) {
-            (_, _, false) => Some("the module has no Python file".to_string()),
-            (Some(note), false, _) => Some(format!("{note}, and no shipped Python file is there")),
-            _ => None,
-        };
-        if let Some(why) = why {
-            py.retain(|f| f.kind != DriftKind::Unused);
-            if let Some(p) = world.probe {
-                p.say(format!(
-                    "{why}: its code is put together at build time (or it only pulls its dependencies in), so nothing is called unused"
-                ));
-            }
-        }
+        without_unused_when_no_code(world, rec, &mut py);
         out.extend(py);
     }
     let go = match (&man.go_mod, go_above) {
@@ -436,6 +410,40 @@ fn module_drift(
         go_drift(world, m, go, go_workspace, &uses, &mut out);
     }
     out
+}
+
+/// Python findings `py` without the unused ones when no Python code of the module is here to
+/// judge by: a package its pyproject names is missing and no shipped Python file is there
+/// (its code is put together at build time: a build script copies another package's sources
+/// in), or there is no Python file at all (a meta-package, or one assembled whole).
+fn without_unused_when_no_code(
+    world: &World,
+    rec: &crate::store::ModuleRecord,
+    py: &mut Vec<Finding>,
+) {
+    let absent = rec
+        .manifests
+        .notes
+        .iter()
+        .find(|n| n.contains("which is not in the module"));
+    let python = |kind: Option<ImportKind>| {
+        rec.files
+            .iter()
+            .any(|f| f.language == Language::Python && kind.is_none_or(|k| f.kind == k))
+    };
+    let why = match (absent, python(Some(ImportKind::Build)), python(None)) {
+        (_, _, false) => Some("the module has no Python file".to_string()),
+        (Some(note), false, _) => Some(format!("{note}, and no shipped Python file is there")),
+        _ => None,
+    };
+    if let Some(why) = why {
+        py.retain(|f| f.kind != DriftKind::Unused);
+        if let Some(p) = world.probe {
+            p.say(format!(
+                "{why}: its code is put together at build time (or it only pulls its dependencies in), so nothing is called unused"
+            ));
+        }
+    }
 }
 
 /// A package.json's declarations, and its workspace root's, with the import names each

@@ -135,23 +135,6 @@ pub fn module_action(
     }
     let input_root = layout.finish();
     let m = &src.manifest;
-    let mut env = vec![
-        ("MESH_BUILD", m.build.clone()),
-        ("MESH_DEP_NAMES", names.join(" ")),
-        ("MESH_DIR", src.dir.clone()),
-        (
-            "MESH_INPUTS",
-            inputs
-                .iter()
-                .map(|i| format!("{}={}", i.name, i.artifact))
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
-        ("MESH_MODULE", m.name.clone()),
-        ("MESH_TEST", m.test.clone().unwrap_or_default()),
-        ("PATH", PATH.to_string()),
-    ];
-    env.sort();
     let platform = Platform {
         properties: m
             .platform
@@ -162,22 +145,7 @@ pub fn module_action(
             })
             .collect(),
     };
-    #[allow(deprecated)]
-    let command = Command {
-        arguments: vec!["sh".into(), "-c".into(), SCRIPT.into()],
-        environment_variables: env
-            .into_iter()
-            .map(|(name, value)| EnvironmentVariable {
-                name: name.into(),
-                value,
-            })
-            .collect(),
-        output_directories: vec![OUT.into()],
-        output_paths: vec![OUT.into()],
-        platform: Some(platform.clone()),
-        ..Default::default()
-    }
-    .encode_to_vec();
+    let command = command(src, &names, inputs, &platform);
     // Both steps may take the module's timeout.
     let timeout = m.timeout * 2;
     let action = Action {
@@ -196,6 +164,45 @@ pub fn module_action(
         input_root,
         timeout,
     })
+}
+
+/// The Command of `src`'s build: [`SCRIPT`] with build and test, the module's directory, the
+/// inputs' names and artifact digests (`names`, `inputs`) in its environment, sorted.
+fn command(src: &ModuleSource, names: &[&str], inputs: &[Input], platform: &Platform) -> Vec<u8> {
+    let m = &src.manifest;
+    let mut env = vec![
+        ("MESH_BUILD", m.build.clone()),
+        ("MESH_DEP_NAMES", names.join(" ")),
+        ("MESH_DIR", src.dir.clone()),
+        (
+            "MESH_INPUTS",
+            inputs
+                .iter()
+                .map(|i| format!("{}={}", i.name, i.artifact))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        ("MESH_MODULE", m.name.clone()),
+        ("MESH_TEST", m.test.clone().unwrap_or_default()),
+        ("PATH", PATH.to_string()),
+    ];
+    env.sort();
+    #[allow(deprecated)]
+    Command {
+        arguments: vec!["sh".into(), "-c".into(), SCRIPT.into()],
+        environment_variables: env
+            .into_iter()
+            .map(|(name, value)| EnvironmentVariable {
+                name: name.into(),
+                value,
+            })
+            .collect(),
+        output_directories: vec![OUT.into()],
+        output_paths: vec![OUT.into()],
+        platform: Some(platform.clone()),
+        ..Default::default()
+    }
+    .encode_to_vec()
 }
 
 /// `d` as the protobuf Duration the Action carries.
