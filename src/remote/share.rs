@@ -21,6 +21,13 @@ use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
+/// The largest output Tree message read (before its signature is checked).
+const MAX_TREE: i64 = 64 << 20;
+/// The largest signature file read.
+const MAX_SIGNATURE: i64 = 64 << 10;
+/// The largest log read back with a result (a build's log is capped at this here too).
+const MAX_LOG: i64 = 4 << 20;
+
 /// How long an executed build may wait in the engine's queue beyond its own time.
 const QUEUE_ALLOWANCE: Duration = Duration::from_secs(300);
 
@@ -246,11 +253,15 @@ impl Shared {
         }
         let tree = out_tree(&result)
             .ok_or_else(|| Miss::Untrusted(format!("it has no output directory {OUT}")))?;
-        let sig_digest = result
-            .output_files
-            .iter()
-            .find(|f| f.path == sign::FILE)
-            .and_then(|f| f.digest.clone());
+        // Read before the signature is checked: bounded, so an entry no one trusts costs little.
+        if tree.size_bytes > MAX_TREE
+            || sig_digest_of(&result).is_some_and(|d| d.size_bytes > MAX_SIGNATURE)
+        {
+            return Err(Miss::Untrusted(
+                "its output tree or signature is too large".into(),
+            ));
+        }
+        let sig_digest = sig_digest_of(&result);
         // The signature, the tree message and the log in one call.
         let wanted: Vec<Digest> = std::iter::once(tree.clone())
             .chain(sig_digest.clone())
@@ -424,7 +435,17 @@ fn out_tree(result: &ActionResult) -> Option<Digest> {
         .and_then(|d| d.tree_digest.clone())
 }
 
-/// The digests of the standard output and error a result names and does not inline.
+/// The digest of a result's signature file, if it has one.
+fn sig_digest_of(result: &ActionResult) -> Option<Digest> {
+    result
+        .output_files
+        .iter()
+        .find(|f| f.path == sign::FILE)
+        .and_then(|f| f.digest.clone())
+}
+
+/// The digests of the standard output and error a result names and does not inline (each at
+/// most [`MAX_LOG`]: a larger one is left out of the log).
 fn logs_of(result: &ActionResult) -> impl Iterator<Item = Digest> + '_ {
     [
         (&result.stdout_raw, &result.stdout_digest),
@@ -433,7 +454,7 @@ fn logs_of(result: &ActionResult) -> impl Iterator<Item = Digest> + '_ {
     .into_iter()
     .filter(|(raw, _)| raw.is_empty())
     .filter_map(|(_, d)| d.clone())
-    .filter(|d| d.size_bytes > 0)
+    .filter(|d| d.size_bytes > 0 && d.size_bytes <= MAX_LOG)
 }
 
 /// The standard output then error a result names, from `have` (blobs read already) or the
