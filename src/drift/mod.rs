@@ -168,6 +168,8 @@ struct Manifests {
     tools: ToolEvidence,
     /// The Rust build script (module-relative) and the files it includes with `#[path]`.
     rust_build: Option<(String, Vec<String>)>,
+    /// What each Python distribution installed beside the module says it is imported by.
+    installed_python: HashMap<String, Vec<String>>,
 }
 
 impl Manifests {
@@ -196,9 +198,14 @@ impl Manifests {
             }
             None => None,
         };
+        let installed_python = match pyproject.is_some() {
+            true => python::installed(&python::environments(&snap.path, &m.dir)),
+            false => HashMap::new(),
+        };
         Ok(Manifests {
             cargo,
             rust_build,
+            installed_python,
             package_json,
             go_mod: read("go.mod")?,
             pyproject,
@@ -499,6 +506,7 @@ fn python_decls(world: &World, man: &Manifests) -> Option<(Vec<Decl>, &'static s
             let keys = world
                 .python_dists
                 .get(&names::pep503(&d.name))
+                .or_else(|| man.installed_python.get(&names::pep503(&d.name)))
                 .cloned()
                 .unwrap_or_else(|| names::python_keys(&d.name));
             Decl { d, keys }

@@ -2,6 +2,8 @@
 //! of itself, and of files beside a script or a test, are no dependencies.
 
 use mesh_imports::{Language, ScannedFile};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 /// The Python names a module provides that its own files hold: a package directory or a
 /// `.py` file of that name somewhere in it. A meta-package's project name gives it an import
@@ -94,6 +96,79 @@ pub(super) fn local_python_names(files: &[ScannedFile], dir: &str) -> LocalPytho
     LocalPython { entries }
 }
 
+/// The environments a module's distributions may be installed in: a `.venv` (or `venv`)
+/// beside its manifest in the work tree at `repo`, and `VIRTUAL_ENV`.
+pub(super) fn environments(repo: &Path, dir: &str) -> Vec<PathBuf> {
+    let here = repo.join(dir);
+    let mut out: Vec<PathBuf> = [".venv", "venv"]
+        .iter()
+        .map(|v| here.join(v))
+        .filter(|p| p.is_dir())
+        .collect();
+    out.extend(std::env::var_os("VIRTUAL_ENV").map(PathBuf::from));
+    out
+}
+
+/// What each distribution installed in `envs` is imported by, by PEP 503 name: its
+/// `top_level.txt`, else the top-level names of the files its `RECORD` installed (packages
+/// and `.py` modules). What a distribution says of itself beats any table; a distribution
+/// not installed is matched by the rules of [`super::names::python_keys`].
+pub(super) fn installed(envs: &[PathBuf]) -> HashMap<String, Vec<String>> {
+    let mut out = HashMap::new();
+    for env in envs {
+        let Ok(libs) = std::fs::read_dir(env.join("lib")) else {
+            continue;
+        };
+        for lib in libs.flatten() {
+            let Ok(entries) = std::fs::read_dir(lib.path().join("site-packages")) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                let Some(stem) = name.strip_suffix(".dist-info") else {
+                    continue;
+                };
+                let dist = stem.split('-').next().unwrap_or(stem);
+                let names = top_level(&e.path());
+                if !names.is_empty() {
+                    out.entry(super::names::pep503(dist)).or_insert(names);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The import names of one installed distribution (its `.dist-info` directory), lowercase.
+fn top_level(dist_info: &Path) -> Vec<String> {
+    let mut names: Vec<String> = match std::fs::read_to_string(dist_info.join("top_level.txt")) {
+        Ok(t) => t
+            .lines()
+            .map(|l| l.trim().to_lowercase())
+            .filter(|l| !l.is_empty())
+            .collect(),
+        Err(_) => std::fs::read_to_string(dist_info.join("RECORD"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| {
+                let path = l.split(',').next()?;
+                let (top, rest) = path.split_once('/').unwrap_or((path, ""));
+                let module = top.strip_suffix(".py").filter(|_| rest.is_empty());
+                let package = (!rest.is_empty()
+                    && !top.ends_with(".dist-info")
+                    && !top.ends_with(".data")
+                    && top != ".."
+                    && top != "__pycache__")
+                    .then_some(top);
+                module.or(package).map(str::to_lowercase)
+            })
+            .collect(),
+    };
+    names.sort();
+    names.dedup();
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +232,31 @@ mod tests {
         assert_eq!(
             own_python_names(vec!["svc".into()], &single, "svc/"),
             ["svc"]
+        );
+    }
+
+    #[test]
+    fn an_installed_distribution_says_what_it_is_imported_by() {
+        let env = tempfile::tempdir().unwrap();
+        let site = env.path().join("lib/python3.12/site-packages");
+        let top = site.join("Foo_Core-1.0.dist-info");
+        std::fs::create_dir_all(&top).unwrap();
+        std::fs::write(top.join("top_level.txt"), "foo\n_foo_speedups\n").unwrap();
+        let rec = site.join("weird_dist-2.0.dist-info");
+        std::fs::create_dir_all(&rec).unwrap();
+        std::fs::write(
+            rec.join("RECORD"),
+            "wd/__init__.py,sha256=x,1\nwd/sub.py,,\nsingle.py,,\nweird_dist-2.0.dist-info/METADATA,,\n../../bin/wd,,\n",
+        )
+        .unwrap();
+        let found = installed(&[env.path().to_path_buf()]);
+        assert_eq!(
+            found.get("foo-core"),
+            Some(&vec!["_foo_speedups".to_string(), "foo".to_string()])
+        );
+        assert_eq!(
+            found.get("weird-dist"),
+            Some(&vec!["single".to_string(), "wd".to_string()])
         );
     }
 }

@@ -277,11 +277,18 @@ fn python_packages_built_elsewhere_test_projects_and_commands_make_no_false_unus
     module(&t, "suite", "suite");
     t.write(
         "ws/suite/pyproject.toml",
-        "[project]\nname = \"suite\"\ndependencies = [\"pytest\", \"pytest-xdist\", \"gunicorn\", \"attrs\"]\n",
+        "[project]\nname = \"suite\"\ndependencies = [\"pytest\", \"pytest-xdist\", \"gunicorn\", \"attrs\", \"weird-dist\"]\n",
     );
     t.write("ws/suite/Makefile", "serve:\n\tgunicorn suite.app:app\n");
     t.write("ws/suite/suite/__init__.py", "");
-    t.write("ws/suite/suite/app.py", "import pytest\n");
+    t.write("ws/suite/suite/app.py", "import pytest\nimport wd\n");
+    // A distribution whose import name no rule guesses, installed in the module's `.venv`
+    // (not committed): its own top_level.txt says what it is imported by.
+    t.write("ws/.gitignore", ".venv/\n");
+    t.write(
+        "ws/suite/.venv/lib/python3.12/site-packages/weird_dist-2.0.dist-info/top_level.txt",
+        "wd\n",
+    );
     crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
     t.commit("ws", "python shapes");
     let found = findings(&t.json(&["drift"]));
@@ -300,6 +307,12 @@ fn python_packages_built_elsewhere_test_projects_and_commands_make_no_false_unus
     // What nothing uses is still found.
     assert!(
         found.contains(&"suite unused attrs".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        !found
+            .iter()
+            .any(|f| f.contains("weird-dist") || f.ends_with(" wd")),
         "{found:?}"
     );
     let e = t.ok(&["drift", "--explain", "assembled", "requests"]);
