@@ -57,7 +57,9 @@ pub struct ScannedFile {
 /// 8: Rust names are hidden only in the block that declares them; `macro_rules!` names and
 /// the module of an item-level `m!(name);` are local; rstest's `#[case::name]` is no path.
 /// 9: Rust doc tests (Rust code blocks of `///` and `//!` comments) are read, as dev imports.
-pub const SCANNER_VERSION: u32 = 9;
+/// 10: `test-projects/`, `test_projects/`, `test-data/`, `test_data/` inside a test directory
+/// are test data, not read.
+pub const SCANNER_VERSION: u32 = 10;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

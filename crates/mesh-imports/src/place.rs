@@ -18,15 +18,25 @@ const TEST_DATA: &[&str] = &[
 /// Directory names that hold tests (a `fixtures/` below one is test data).
 const TEST_DIRS: &[&str] = &["test", "tests", "__tests__", "e2e", "spec"];
 
+/// Directory names that hold test data when inside a test directory: projects and files a
+/// test reads or runs a tool on, whose imports are their own, not the module's.
+const TEST_DATA_IN_TESTS: &[&str] = &[
+    "fixtures",
+    "test-data",
+    "test-projects",
+    "test_data",
+    "test_projects",
+];
+
 /// Whether a module-relative path is test data, never read: Go's `testdata/`,
-/// `__fixtures__/`, `__testfixtures__/`, `__snapshots__/`, and `fixtures/` inside a test
-/// directory.
+/// `__fixtures__/`, `__testfixtures__/`, `__snapshots__/`, and inside a test directory
+/// `fixtures/`, `test-projects/`, `test_projects/`, `test-data/`, `test_data/`.
 pub fn is_test_data(rel: &str) -> bool {
     let dirs: Vec<&str> = rel.split('/').collect();
     let dirs = &dirs[..dirs.len().saturating_sub(1)];
     dirs.iter().enumerate().any(|(k, d)| {
         TEST_DATA.contains(d)
-            || (*d == "fixtures" && dirs[..k].iter().any(|p| TEST_DIRS.contains(p)))
+            || (TEST_DATA_IN_TESTS.contains(d) && dirs[..k].iter().any(|p| TEST_DIRS.contains(p)))
     })
 }
 
@@ -180,6 +190,14 @@ mod tests {
         assert!(is_test_data("__fixtures__/b.ts"));
         assert!(is_test_data("tests/fixtures/c.py"));
         assert!(is_test_data("src/__tests__/fixtures/d.ts"));
+        // A fixture project a test runs a tool on (pytest plugins' `tests/**/test-projects`).
+        assert!(is_test_data("tests/unit/test-projects/app/main.py"));
+        assert!(is_test_data("tests/test_data/sample/setup.py"));
+        assert!(!is_test_data("src/test_data.py"));
+        assert!(
+            !is_test_data("test_projects/app/main.py"),
+            "not inside a test directory"
+        );
         assert!(
             !is_test_data("src/fixtures/e.ts"),
             "fixtures outside a test dir is code"
