@@ -14,7 +14,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Builds `job` through the engine `shared` as its `action` (or why there is none) allows;
-/// how it ended, and what the engine had to do with it.
+/// how it ended, what the engine had to do with it, and — for a fit build made here — the
+/// action to write to the cache once its verdict stands (after the check of its export,
+/// [`upload`]).
 pub(super) fn build(
     job: &Job,
     action: Result<ModuleAction, String>,
@@ -22,14 +24,18 @@ pub(super) fn build(
     dirs: &Dirs,
     log: &Path,
     live: &Arc<Live>,
-) -> (Outcome, RemoteUse) {
+) -> (Outcome, RemoteUse, Option<ModuleAction>) {
     let named = action
         .as_ref()
         .ok()
         .map(|a| format!("{}/{}", a.digest.hash, a.digest.size_bytes));
+    let kept = action.as_ref().ok().cloned();
     let (outcome, mut used) = through(job, action, shared, dirs, log, live);
     used.action = named;
-    (outcome, used)
+    let later = (used.ran == "local" && outcome.verdict == Verdict::Fit)
+        .then_some(kept)
+        .flatten();
+    (outcome, used, later)
 }
 
 /// [`build`], but for naming the action.
@@ -45,7 +51,7 @@ fn through(
         Ok(a) => a,
         Err(why) => {
             let miss = Miss::Untrusted(format!("no action could be made: {why}"));
-            return here(job, None, miss, shared, dirs, log, live);
+            return here(job, miss, dirs, log, live);
         }
     };
     let miss = match shared.lookup(&job.module, &action, &dirs.artifacts, &dirs.tmp) {
@@ -69,12 +75,13 @@ fn through(
                     format!("the engine could not run the build: {why}"),
                     Vec::new(),
                 );
-                return (outcome, RemoteUse::new(miss, "remote"));
+                // Not built anywhere: said so, never counted as built on the engine.
+                return (outcome, RemoteUse::new(miss, "none"));
             }
             Executed::Away => {}
         }
     }
-    here(job, Some(&action), miss, shared, dirs, log, live)
+    here(job, miss, dirs, log, live)
 }
 
 /// A cache hit: fit, its artifact packed here, its log the original build's.
@@ -165,48 +172,45 @@ fn executed(
         ),
     };
     let mut used = RemoteUse::new(miss, "remote");
-    used.uploaded =
-        outcome.verdict == Verdict::Fit && upload(job, action, &outcome, shared, dirs, log);
+    used.uploaded = outcome.verdict == Verdict::Fit
+        && upload(
+            &job.module,
+            action,
+            &outcome,
+            shared,
+            &dirs.deps,
+            &dirs.artifacts,
+            log,
+        );
     (outcome, used)
 }
 
-/// The build run here, as without `[remote]`; a fit build written back when `upload` is set.
-fn here(
-    job: &Job,
-    action: Option<&ModuleAction>,
-    miss: Miss,
-    shared: &Shared,
-    dirs: &Dirs,
-    log: &Path,
-    live: &Arc<Live>,
-) -> (Outcome, RemoteUse) {
+/// The build run here, as without `[remote]`, once `-j` allows.
+fn here(job: &Job, miss: Miss, dirs: &Dirs, log: &Path, live: &Arc<Live>) -> (Outcome, RemoteUse) {
     let outcome = {
         let _slot = dirs.here.take();
         run::run(job, dirs, log, live)
     };
-    let mut used = RemoteUse::new(miss, "local");
-    if let Some(action) = action
-        && outcome.verdict == Verdict::Fit
-    {
-        used.uploaded = upload(job, action, &outcome, shared, dirs, log);
-    }
-    (outcome, used)
+    // Written to the cache by the run once the check of its export has judged it too.
+    (outcome, RemoteUse::new(miss, "local"))
 }
 
-/// Writes a fit build's outputs (its artifact, unpacked) to the cache, signed.
-fn upload(
-    job: &Job,
+/// Writes a fit build of `module` (its artifact, unpacked under `deps`) to the cache, signed;
+/// whether it was written.
+pub(super) fn upload(
+    module: &str,
     action: &ModuleAction,
     outcome: &Outcome,
     shared: &Shared,
-    dirs: &Dirs,
+    deps: &Path,
+    artifacts: &mesh_node::artifact::ArtifactStore,
     log: &Path,
 ) -> bool {
     let Some(artifact) = &outcome.artifact else {
         return false;
     };
     let digest = artifact.0.to_string();
-    match unpacked_input(&dirs.deps, &dirs.artifacts, &job.module, &digest) {
+    match unpacked_input(deps, artifacts, module, &digest) {
         Ok(dir) => shared.upload(action, artifact, &dir, log),
         Err(_) => false,
     }

@@ -244,6 +244,7 @@ impl<'a> Run<'a> {
                     began: SystemTime::now(),
                     log: PathBuf::new(),
                     remote: None,
+                    upload: None,
                 });
                 self.running.insert(m);
                 return;
@@ -261,12 +262,13 @@ impl<'a> Run<'a> {
         self.watch.began(repo, name, began);
         let tx = tx.clone();
         scope.spawn(move || {
-            let (outcome, remote) = match (shared, action) {
+            let (outcome, remote, upload) = match (shared, action) {
                 (Some(shared), Some(action)) => {
-                    let (o, used) = super::remote::build(&job, action, &shared, dirs, &log, &live);
-                    (o, Some(used))
+                    let (o, used, up) =
+                        super::remote::build(&job, action, &shared, dirs, &log, &live);
+                    (o, Some(used), up)
                 }
-                _ => (run::run(&job, dirs, &log, &live), None),
+                _ => (run::run(&job, dirs, &log, &live), None, None),
             };
             let _ = tx.send(Ended {
                 m,
@@ -275,6 +277,7 @@ impl<'a> Run<'a> {
                 began,
                 log,
                 remote,
+                upload,
             });
         });
     }
@@ -287,7 +290,7 @@ impl<'a> Run<'a> {
         let elsewhere = ended
             .remote
             .as_ref()
-            .is_some_and(|r| matches!(r.ran, "cache" | "remote"));
+            .is_some_and(|r| matches!(r.ran, "cache" | "remote" | "none"));
         if elsewhere {
             self.watch.ran_elsewhere(src.repo, src.name(), ended.began);
         } else if !ended.log.as_os_str().is_empty()
@@ -296,6 +299,22 @@ impl<'a> Run<'a> {
             let snap = self.plan.loaded.snapshot.repo_of(src);
             self.watch
                 .ended(snap, export, src.repo, src.name(), &mut ended);
+        }
+        // A fit build made here goes to the cache only now that the check of its export has
+        // judged it too.
+        if let (Some(action), Some(shared), Some(used)) =
+            (ended.upload.take(), &self.remote, ended.remote.as_mut())
+            && ended.outcome.verdict == Verdict::Fit
+        {
+            used.uploaded = super::remote::upload(
+                src.name(),
+                &action,
+                &ended.outcome,
+                shared,
+                &self.paths.deps(),
+                &ArtifactStore::new(self.paths.artifacts()),
+                &ended.log,
+            );
         }
         self.running.remove(&m);
         self.done.insert(m);
@@ -369,7 +388,20 @@ impl<'a> Run<'a> {
         let digests = self
             .digests
             .get_or_insert_with(|| crate::remote::known_blob_digests(paths));
-        module_action(snap, src, &export, &inputs, digests, &mut self.trees)
+        let named = stale::source_inputs(&plan.loaded.graph, &plan.inputs, m);
+        let sources: Vec<&crate::source::ModuleSource> = named
+            .iter()
+            .filter_map(|(n, _)| plan.loaded.snapshot.modules.iter().find(|o| o.name() == n))
+            .collect();
+        module_action(
+            snap,
+            src,
+            &export,
+            &inputs,
+            &sources,
+            digests,
+            &mut self.trees,
+        )
     }
 
     /// The targets that waited on an input and ended current without being built: the

@@ -62,7 +62,8 @@ pub struct RemoteUse {
     /// Why it missed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub miss: Option<crate::remote::share::Miss>,
-    /// Where it was built: `cache` (not built: taken), `remote` (on the engine) or `local`.
+    /// Where it was built: `cache` (not built: taken), `remote` (on the engine), `local`, or
+    /// `none` (the engine could not run it: outstanding).
     pub ran: &'static str,
     /// Who signed the result taken.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -104,6 +105,7 @@ impl RemoteUse {
         let ran = match self.ran {
             "cache" => "taken",
             "remote" => "built on the engine",
+            "none" => "not built: the engine could not run it",
             _ => "built here",
         };
         let up = if self.uploaded { ", uploaded" } else { "" };
@@ -157,6 +159,8 @@ pub(super) struct Ended {
     pub log: PathBuf,
     /// What the engine had to do with it.
     pub remote: Option<RemoteUse>,
+    /// A fit build made here, to write to the cache once the run has judged it.
+    pub upload: Option<crate::remote::action::ModuleAction>,
 }
 
 impl Built {

@@ -148,8 +148,12 @@ fn show_remote(ui: &Ui, summary: &BuildSummary) {
     }
     let count = |ran: &str| used.iter().filter(|(_, u)| u.ran == ran).count();
     let uploaded = used.iter().filter(|(_, u)| u.uploaded).count();
+    let not_run = match count("none") {
+        0 => String::new(),
+        n => format!(", {n} not run (the engine could not run them)"),
+    };
     ui.status(format!(
-        "remote: {} taken from the cache, {} built on the engine, {} built here, {uploaded} uploaded",
+        "remote: {} taken from the cache, {} built on the engine, {} built here, {uploaded} uploaded{not_run}",
         count("cache"),
         count("remote"),
         count("local")

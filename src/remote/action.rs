@@ -99,13 +99,15 @@ pub struct Input<'a> {
 }
 
 /// The action of `src`'s build at `snap`'s commit, whose export is at `export`, against
-/// `inputs`. `digests` names the git blobs; `trees` each input artifact's tree (by artifact
-/// digest), both filled as they are learnt.
+/// `inputs`, with `sources` (the other modules whose source its closure names). `digests`
+/// names the git blobs; `trees` each input artifact's tree (by artifact digest), both filled
+/// as they are learnt.
 pub fn module_action(
     snap: &RepoSnapshot,
     src: &ModuleSource,
     export: &Path,
     inputs: &[Input],
+    sources: &[&ModuleSource],
     digests: &mut BlobDigests,
     trees: &mut HashMap<String, Tree>,
 ) -> Result<ModuleAction, String> {
@@ -118,6 +120,16 @@ pub fn module_action(
     walk.tree(&src.dir, src.tree, &mut layout, digests)?;
     for path in &src.manifest.inputs {
         walk.path(path, &mut layout, digests)?;
+    }
+    // The sources the closure names besides the module's own (dev and optional dependencies,
+    // the other members of its cycle): laid out where they are, as its tests see them here.
+    for other in sources.iter().filter(|o| o.repo == src.repo) {
+        let walk = Walk {
+            snap,
+            export,
+            nested: &other.nested,
+        };
+        walk.tree(&other.dir, other.tree, &mut layout, digests)?;
     }
     let mut names = Vec::new();
     for i in inputs {
@@ -145,7 +157,7 @@ pub fn module_action(
             })
             .collect(),
     };
-    let command = command(src, &names, inputs, &platform);
+    let command = command(src, &names, inputs, sources, &platform);
     // Both steps may take the module's timeout.
     let timeout = m.timeout * 2;
     let action = Action {
@@ -167,8 +179,15 @@ pub fn module_action(
 }
 
 /// The Command of `src`'s build: [`SCRIPT`] with build and test, the module's directory, the
-/// inputs' names and artifact digests (`names`, `inputs`) in its environment, sorted.
-fn command(src: &ModuleSource, names: &[&str], inputs: &[Input], platform: &Platform) -> Vec<u8> {
+/// inputs' names and artifact digests (`names`, `inputs`) and the other sources its closure
+/// names in its environment, sorted.
+fn command(
+    src: &ModuleSource,
+    names: &[&str],
+    inputs: &[Input],
+    sources: &[&ModuleSource],
+    platform: &Platform,
+) -> Vec<u8> {
     let m = &src.manifest;
     let mut env = vec![
         ("MESH_BUILD", m.build.clone()),
@@ -183,6 +202,16 @@ fn command(src: &ModuleSource, names: &[&str], inputs: &[Input], platform: &Plat
                 .join(" "),
         ),
         ("MESH_MODULE", m.name.clone()),
+        // Each source the closure names (dev, optional, cycle), by source id: a move of one
+        // is another action, as it makes the module stale here.
+        (
+            "MESH_SOURCES",
+            sources
+                .iter()
+                .map(|o| format!("{}={}", o.name(), o.source_id))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
         ("MESH_TEST", m.test.clone().unwrap_or_default()),
         ("PATH", PATH.to_string()),
     ];

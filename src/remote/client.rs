@@ -30,16 +30,32 @@ const BATCH_BYTES: usize = 2 << 20;
 /// A ByteStream write sends blobs in chunks of this size.
 const CHUNK: usize = 1 << 20;
 
-/// Why a call to the engine failed, as a sentence.
+/// What a failed call says of the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Away, slow or refusing (no connection, no answer in time, unauthenticated): it is
+    /// not asked again this run.
+    Away,
+    /// Busy (too many calls at once): worth asking again after a pause.
+    Busy,
+    /// It answered, but a blob was absent, malformed or not what its digest names: what it
+    /// holds is not taken, the engine stays on.
+    Content,
+    /// Something here failed (a file to upload could not be read): the engine stays on.
+    Local,
+    /// The engine answered that it could not run an action (no worker, a queue timeout, an
+    /// error of its own), or did not finish it in the time allowed: no verdict, the engine
+    /// stays on.
+    NotRun,
+}
+
+/// Why a call to the engine failed, as a sentence, and what it says of the engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteError {
     /// What failed.
     pub why: String,
-    /// The engine answered, but a blob was absent or not what its digest names: the engine
-    /// is there, what it holds is not to be taken.
-    pub content: bool,
-    /// The engine said it is busy (too many calls at once): worth asking again.
-    pub busy: bool,
+    /// What it says of the engine.
+    pub kind: Kind,
 }
 
 impl RemoteError {
@@ -47,17 +63,31 @@ impl RemoteError {
     pub fn new(why: String) -> RemoteError {
         RemoteError {
             why,
-            content: false,
-            busy: false,
+            kind: Kind::Away,
         }
     }
 
-    /// A blob that is absent or damaged.
+    /// A blob that is absent, malformed or damaged.
     pub fn content(why: String) -> RemoteError {
         RemoteError {
             why,
-            content: true,
-            busy: false,
+            kind: Kind::Content,
+        }
+    }
+
+    /// An action the engine did not run.
+    pub fn not_run(why: String) -> RemoteError {
+        RemoteError {
+            why,
+            kind: Kind::NotRun,
+        }
+    }
+
+    /// A failure here, not the engine's.
+    pub fn local(why: String) -> RemoteError {
+        RemoteError {
+            why,
+            kind: Kind::Local,
         }
     }
 }
@@ -77,10 +107,13 @@ fn failed(what: &str) -> impl Fn(tonic::Status) -> RemoteError + '_ {
     move |s| {
         let why = format!("{what}: {} ({:?})", s.message(), s.code());
         match s.code() {
-            tonic::Code::NotFound => RemoteError::content(why),
+            // A blob it lacks, or a request about a digest it refuses (a malformed one).
+            tonic::Code::NotFound | tonic::Code::InvalidArgument | tonic::Code::OutOfRange => {
+                RemoteError::content(why)
+            }
             tonic::Code::ResourceExhausted => RemoteError {
-                busy: true,
-                ..RemoteError::new(why)
+                why,
+                kind: Kind::Busy,
             },
             _ => RemoteError::new(why),
         }
@@ -174,9 +207,13 @@ impl Remote {
             .enable_all()
             .build()
             .map_err(|e| RemoteError::new(format!("no runtime for the remote client: {e}")))?;
+        // A vanished host is noticed during a long call (an execution) too.
         let mut ep = Endpoint::from_shared(url.clone())
             .map_err(|e| RemoteError::new(format!("{endpoint:?} is not an endpoint: {e}")))?
-            .connect_timeout(timeout);
+            .connect_timeout(timeout)
+            .http2_keep_alive_interval(timeout)
+            .keep_alive_timeout(timeout)
+            .keep_alive_while_idle(true);
         if url.starts_with("https://") {
             let tls = match &reach.ca {
                 Some(pem) => ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)),
@@ -186,8 +223,15 @@ impl Remote {
                 .tls_config(tls)
                 .map_err(|e| RemoteError::new(format!("{endpoint}: TLS cannot be set up: {e}")))?;
         }
+        // The TLS and HTTP/2 handshakes too, not only the TCP connect, within the timeout.
         let channel = runtime
-            .block_on(ep.connect())
+            .block_on(async { tokio::time::timeout(timeout, ep.connect()).await })
+            .map_err(|_| {
+                RemoteError::new(format!(
+                    "{endpoint} did not answer within {}",
+                    humantime::format_duration(timeout)
+                ))
+            })?
             .map_err(|e| RemoteError::new(format!("{endpoint} cannot be reached: {e}")))?;
         Ok(Remote {
             runtime,
@@ -212,14 +256,38 @@ impl Remote {
     fn run<T, F: std::future::Future<Output = Result<T>>>(
         &self,
         what: &str,
+        f: impl FnMut() -> F,
+    ) -> Result<T> {
+        self.run_within(what, self.timeout, f)
+    }
+
+    /// [`Remote::run`] for a call that moves `bytes` through ByteStream: the timeout, and a
+    /// second more for every MiB (a large output is not the engine away).
+    fn run_sized<T, F: std::future::Future<Output = Result<T>>>(
+        &self,
+        what: &str,
+        bytes: u64,
+        f: impl FnMut() -> F,
+    ) -> Result<T> {
+        self.run_within(what, self.timeout + Duration::from_secs(bytes >> 20), f)
+    }
+
+    /// [`Remote::run`] within `within`.
+    fn run_within<T, F: std::future::Future<Output = Result<T>>>(
+        &self,
+        what: &str,
+        within: Duration,
         mut f: impl FnMut() -> F,
     ) -> Result<T> {
         self.runtime.block_on(async {
-            let deadline = tokio::time::Instant::now() + self.timeout;
+            let deadline = tokio::time::Instant::now() + within;
             let mut pause = Duration::from_millis(10);
             loop {
                 match tokio::time::timeout_at(deadline, f()).await {
-                    Ok(Err(e)) if e.busy && tokio::time::Instant::now() + pause < deadline => {
+                    Ok(Err(e))
+                        if e.kind == Kind::Busy
+                            && tokio::time::Instant::now() + pause < deadline =>
+                    {
                         tokio::time::sleep(pause).await;
                         pause = (pause * 2).min(Duration::from_millis(500));
                     }
@@ -227,7 +295,7 @@ impl Remote {
                     Err(_) => {
                         return Err(RemoteError::new(format!(
                             "{what}: no answer within {}",
-                            humantime::format_duration(self.timeout)
+                            humantime::format_duration(within)
                         )));
                     }
                 }
@@ -300,11 +368,11 @@ impl Remote {
             let data = match tree.blobs.get(&d.hash) {
                 Some(Blob::Bytes(b)) => b.clone(),
                 Some(Blob::File(path, _)) => std::fs::read(path)
-                    .map_err(|e| RemoteError::new(format!("{}: {e}", path.display())))?,
+                    .map_err(|e| RemoteError::local(format!("{}: {e}", path.display())))?,
                 None => continue,
             };
             if digest_of(&data) != *d {
-                return Err(RemoteError::new(format!(
+                return Err(RemoteError::local(format!(
                     "blob {} changed while it was uploaded",
                     d.hash
                 )));
@@ -381,7 +449,7 @@ impl Remote {
                 data: chunk.to_vec(),
             })
             .collect();
-        let committed = self.run("write a blob", || {
+        let committed = self.run_sized("write a blob", total as u64, || {
             let mut c = c.clone();
             let req = self.req(tokio_stream::iter(chunks.clone()));
             async move {
@@ -403,6 +471,7 @@ impl Remote {
     /// The blob `d`, checked against its digest: batched when small, through ByteStream when
     /// not.
     pub fn read(&self, d: &Digest) -> Result<Vec<u8>> {
+        well_formed(d)?;
         let data = match d.size_bytes as usize > BATCH_BYTES {
             true => self.read_stream(d)?,
             false => {
@@ -422,8 +491,10 @@ impl Remote {
             read_offset: 0,
             read_limit: 0,
         };
-        let cap = d.size_bytes as usize;
-        self.run("read a blob", || {
+        // What the digest says, never more than the largest blob read in one piece.
+        let cap = usize::try_from(d.size_bytes).unwrap_or(0);
+        let start = cap.min(BATCH_BYTES * 8);
+        self.run_sized("read a blob", cap as u64, || {
             let mut c = c.clone();
             let req = self.req(req.clone());
             async move {
@@ -432,7 +503,7 @@ impl Remote {
                     .await
                     .map_err(failed("read a blob"))?
                     .into_inner();
-                let mut out = Vec::with_capacity(cap);
+                let mut out = Vec::with_capacity(start);
                 while let Some(part) = stream.message().await.map_err(failed("read a blob"))? {
                     out.extend_from_slice(&part.data);
                     if out.len() > cap {
@@ -499,6 +570,9 @@ impl Remote {
         let mut out = HashMap::new();
         let mut batch: Vec<Digest> = Vec::new();
         let mut batched = 0usize;
+        for d in digests {
+            well_formed(d)?;
+        }
         let mut unique: Vec<&Digest> = digests.iter().collect();
         unique.sort_by(|a, b| a.hash.cmp(&b.hash));
         unique.dedup_by(|a, b| a.hash == b.hash);
@@ -599,7 +673,7 @@ impl Remote {
             };
             match tokio::time::timeout(within, call).await {
                 Ok(r) => r,
-                Err(_) => Err(RemoteError::new(format!(
+                Err(_) => Err(RemoteError::not_run(format!(
                     "{what}: not done within {}",
                     humantime::format_duration(within)
                 ))),
@@ -608,29 +682,29 @@ impl Remote {
         let response = match done.result {
             Some(operation::Result::Response(any)) => ExecuteResponse::decode(&any.value[..])
                 .map_err(|e| {
-                    RemoteError::new(format!("{what}: the engine's answer cannot be read: {e}"))
+                    RemoteError::not_run(format!("{what}: the engine's answer cannot be read: {e}"))
                 })?,
             Some(operation::Result::Error(s)) => {
-                return Err(RemoteError::new(format!(
+                return Err(RemoteError::not_run(format!(
                     "{what}: {} (code {})",
                     s.message, s.code
                 )));
             }
             None => {
-                return Err(RemoteError::new(format!(
+                return Err(RemoteError::not_run(format!(
                     "{what}: the engine gave no result"
                 )));
             }
         };
         if let Some(s) = response.status.as_ref().filter(|s| s.code != 0) {
-            return Err(RemoteError::new(format!(
+            return Err(RemoteError::not_run(format!(
                 "{what}: {} (code {})",
                 s.message, s.code
             )));
         }
         response
             .result
-            .ok_or_else(|| RemoteError::new(format!("{what}: the engine gave no result")))
+            .ok_or_else(|| RemoteError::not_run(format!("{what}: the engine gave no result")))
     }
 
     /// `instance/` or nothing: what ByteStream resource names start with.
@@ -639,6 +713,19 @@ impl Remote {
             true => String::new(),
             false => format!("{}/", self.instance),
         }
+    }
+}
+
+/// Whether `d` is a digest at all (64 hex digits, a size not below zero): a result from
+/// elsewhere may name anything.
+fn well_formed(d: &Digest) -> Result<()> {
+    let hex = d.hash.len() == 64 && d.hash.bytes().all(|b| b.is_ascii_hexdigit());
+    match hex && d.size_bytes >= 0 {
+        true => Ok(()),
+        false => Err(RemoteError::content(format!(
+            "{:?}/{} is not a SHA-256 digest",
+            d.hash, d.size_bytes
+        ))),
     }
 }
 

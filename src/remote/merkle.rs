@@ -311,8 +311,13 @@ pub fn materialize(
         .root
         .as_ref()
         .ok_or_else(|| io::Error::other("the tree has no root"))?;
-    write_dir(root, &children, blobs, dest, 0)
+    let mut budget = MAX_ENTRIES;
+    write_dir(root, &children, blobs, dest, 0, &mut budget)
 }
+
+/// The most entries a tree from elsewhere may write (a directory listed under many names, level
+/// after level, would otherwise write without end).
+const MAX_ENTRIES: usize = 1_000_000;
 
 /// The file digests a tree message names, each once: what must be read to materialize it.
 pub fn files_of(message: &TreeMessage) -> Vec<Digest> {
@@ -334,10 +339,15 @@ fn write_dir(
     blobs: &HashMap<String, Vec<u8>>,
     at: &Path,
     depth: usize,
+    budget: &mut usize,
 ) -> io::Result<()> {
     if depth > 256 {
         return Err(io::Error::other("the tree is deeper than 256 directories"));
     }
+    let entries = d.files.len() + d.symlinks.len() + d.directories.len();
+    *budget = budget
+        .checked_sub(entries)
+        .ok_or_else(|| io::Error::other(format!("the tree has more than {MAX_ENTRIES} entries")))?;
     std::fs::create_dir(at)?;
     let plain = |name: &str| -> io::Result<PathBuf> {
         match name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']) {
@@ -371,7 +381,14 @@ fn write_dir(
         let child = children
             .get(hash)
             .ok_or_else(|| io::Error::other(format!("directory {hash} is not in the tree")))?;
-        write_dir(child, children, blobs, &plain(&sub.name)?, depth + 1)?;
+        write_dir(
+            child,
+            children,
+            blobs,
+            &plain(&sub.name)?,
+            depth + 1,
+            budget,
+        )?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! written back, signed, when `upload` is set.
 
 use super::action::{ModuleAction, OUT};
-use super::client::{Remote, RemoteError};
+use super::client::{Kind, Remote, RemoteError};
 use super::merkle::{self, Blob, Tree, digest_of};
 use super::sign::{self, Vouch};
 use crate::config::RemoteConfig;
@@ -43,6 +43,9 @@ pub enum Miss {
     DigestMismatch(String),
     /// The engine was away, slow or refusing (it is off for the rest of the run).
     Unreachable(String),
+    /// Something here failed (no room for the outputs, a file to upload unreadable): the
+    /// engine stays on.
+    Local(String),
 }
 
 impl std::fmt::Display for Miss {
@@ -52,6 +55,7 @@ impl std::fmt::Display for Miss {
             Miss::Untrusted(why) => write!(f, "untrusted: {why}"),
             Miss::DigestMismatch(why) => write!(f, "digest mismatch: {why}"),
             Miss::Unreachable(_) => f.write_str("unreachable"),
+            Miss::Local(why) => write!(f, "failed here: {why}"),
         }
     }
 }
@@ -206,9 +210,10 @@ impl Shared {
     /// A failed call: a blob problem is the result's fault (`DigestMismatch`); anything else
     /// turns the engine off.
     fn failed(&self, e: RemoteError) -> Miss {
-        match e.content {
-            true => Miss::DigestMismatch(e.why),
-            false => {
+        match e.kind {
+            Kind::Content => Miss::DigestMismatch(e.why),
+            Kind::Local => Miss::Local(e.why),
+            Kind::Away | Kind::Busy | Kind::NotRun => {
                 self.off(&e);
                 Miss::Unreachable(e.why)
             }
@@ -271,8 +276,9 @@ impl Shared {
         let sig = sig_digest
             .and_then(|d| read.remove(&d.hash))
             .unwrap_or_default();
-        let (signer, vouched) =
-            sign::verify(&sig, &action.digest, &tree, &self.trusted).map_err(Miss::Untrusted)?;
+        let log = result.stdout_digest.as_ref().filter(|d| d.size_bytes > 0);
+        let (signer, vouched) = sign::verify(&sig, &action.digest, &tree, log, &self.trusted)
+            .map_err(Miss::Untrusted)?;
         let message = read.remove(&tree.hash).unwrap_or_default();
         let mut taken = self.take(remote, &result, &message, &mut read, artifacts, tmp)?;
         if taken.artifact.0.to_string() != vouched.0 || taken.artifact.1 != vouched.1 {
@@ -307,7 +313,7 @@ impl Shared {
         let dir = tempfile::Builder::new()
             .prefix("remote-")
             .tempdir_in(tmp)
-            .map_err(|e| Miss::Unreachable(format!("no room under {}: {e}", tmp.display())))?;
+            .map_err(|e| Miss::Local(format!("no room under {}: {e}", tmp.display())))?;
         let out = dir.path().join("out");
         merkle::materialize(&message, &blobs, &out)
             .map_err(|e| Miss::DigestMismatch(format!("its outputs cannot be written: {e}")))?;
@@ -341,17 +347,18 @@ impl Shared {
             return false;
         };
         let tree = outputs.as_message();
+        let log = std::fs::read(log).unwrap_or_default();
+        let log_digest = digest_of(&log);
         let vouch = Vouch {
             action: action.digest.clone(),
             tree: tree.clone(),
             artifact: (artifact.0.to_string(), artifact.1),
+            log: (log_digest.size_bytes > 0).then(|| log_digest.clone()),
         };
         let signature = vouch.sign(me);
-        let log = std::fs::read(log).unwrap_or_default();
         let mut blobs: Tree = action.blobs(false);
         blobs.blobs.extend(outputs.blobs);
         let sig_digest = digest_of(&signature);
-        let log_digest = digest_of(&log);
         blobs
             .blobs
             .insert(sig_digest.hash.clone(), Blob::Bytes(signature));
@@ -402,12 +409,15 @@ impl Shared {
         }
         let result = match remote.execute(&action.digest, action.timeout + QUEUE_ALLOWANCE) {
             Ok(r) => r,
-            Err(e) if e.content => return Executed::NotRun(e.why),
-            Err(e) if e.why.contains("cannot be reached") => {
+            // The engine answered that it cannot run it (no worker, a queue timeout).
+            Err(e) if matches!(e.kind, Kind::NotRun | Kind::Content) => {
+                return Executed::NotRun(e.why);
+            }
+            // The engine went away (or never answered in time): the build runs here.
+            Err(e) => {
                 self.failed(e);
                 return Executed::Away;
             }
-            Err(e) => return Executed::NotRun(e.why),
         };
         let log = log_of(remote, &result, &mut HashMap::new());
         let packs = matches!(result.exit_code, 0 | super::action::TEST_FAILED);

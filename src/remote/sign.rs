@@ -1,6 +1,7 @@
 //! The signature mesh adds to every result it writes: a controller's ed25519 signature over
-//! the action digest, the output tree's digest and the artifact digest the outputs pack to,
-//! carried as one more output file of the result ([`FILE`]). A shared cache is writable by
+//! the action digest, the output tree's digest, the artifact digest the outputs pack to and
+//! the log's digest, carried as one more output file of the result ([`FILE`]). The key signs,
+//! not the name: a controller renamed in `[controllers]` is still the same signer. A shared cache is writable by
 //! whoever can reach it; a result is taken only when a controller this mesh trusts vouches
 //! for it, and only when what is read matches what it signed.
 
@@ -19,38 +20,45 @@ pub struct Vouch {
     pub tree: Digest,
     /// The artifact the outputs pack to, and its size.
     pub artifact: (String, u64),
+    /// The log's digest (the result's standard output), if it has one.
+    pub log: Option<Digest>,
 }
 
 impl Vouch {
     /// The bytes signed.
-    fn payload(&self, signer: &Signer) -> String {
+    fn payload(&self, key: &str) -> String {
+        let log = match &self.log {
+            Some(d) => format!("{}/{}", d.hash, d.size_bytes),
+            None => "none".into(),
+        };
         format!(
-            "mesh remote result 1\naction {}/{}\ntree {}/{}\nartifact {} {}\nsigner {} {}\n",
+            "mesh remote result 2\naction {}/{}\ntree {}/{}\nartifact {} {}\nlog {log}\nkey {key}\n",
             self.action.hash,
             self.action.size_bytes,
             self.tree.hash,
             self.tree.size_bytes,
             self.artifact.0,
             self.artifact.1,
-            signer.name,
-            signer.key
         )
     }
 
-    /// The signature file's bytes: the payload, then `signature <hex>`.
+    /// The signature file's bytes: the payload, the signer's name (for people; not signed),
+    /// then `signature <hex>`.
     pub fn sign(&self, me: &Identity) -> Vec<u8> {
-        let payload = self.payload(&me.signer());
+        let payload = self.payload(&me.public());
         let sig = me.sign(payload.as_bytes());
-        format!("{payload}signature {sig}\n").into_bytes()
+        format!("{payload}name {}\nsignature {sig}\n", me.name).into_bytes()
     }
 }
 
-/// Who signed `file` for `action` and `tree`, and the artifact they vouched for, when one of
-/// `trusted` did; why not, as the words a warning ends with.
+/// Who signed `file` for `action`, `tree` and `log`, and the artifact they vouched for, when
+/// one of `trusted` did (by key; the name shown is this mesh's); why not, as the words a
+/// warning ends with.
 pub fn verify(
     file: &[u8],
     action: &Digest,
     tree: &Digest,
+    log: Option<&Digest>,
     trusted: &[Signer],
 ) -> Result<(Signer, (String, u64)), String> {
     let text = std::str::from_utf8(file).map_err(|_| "its signature is not text".to_string())?;
@@ -58,9 +66,8 @@ pub fn verify(
         text.lines()
             .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
     };
-    let mut signer_words = field("signer").unwrap_or_default().split(' ');
-    let name = signer_words.next().unwrap_or_default();
-    let key = signer_words.next().unwrap_or_default();
+    let key = field("key").unwrap_or_default();
+    let name = field("name").unwrap_or_default();
     let Some(signer) = trusted.iter().find(|s| s.key == key) else {
         return Err(match name.is_empty() {
             true => "it is not signed".into(),
@@ -75,15 +82,16 @@ pub fn verify(
             artifact.next().unwrap_or_default().to_string(),
             artifact.next().and_then(|s| s.parse().ok()).unwrap_or(0),
         ),
+        log: log.cloned(),
     };
     let sig = field("signature").unwrap_or_default();
-    let payload = vouch.payload(signer);
+    let payload = vouch.payload(&signer.key);
     let signed = text
-        .strip_suffix(&format!("signature {sig}\n"))
+        .strip_suffix(&format!("name {name}\nsignature {sig}\n"))
         .unwrap_or_default();
     if signed != payload {
         return Err(format!(
-            "its signature by {} is for another action or output",
+            "its signature by {} is for another action, output or log",
             signer.describe()
         ));
     }
@@ -102,28 +110,40 @@ mod tests {
         let me = Identity::from_seed("cron", [7; 32]);
         let stranger = Identity::from_seed("eve", [9; 32]);
         let (action, tree) = (digest_of(b"action"), digest_of(b"tree"));
+        let log = digest_of(b"the log");
         let v = Vouch {
             action: action.clone(),
             tree: tree.clone(),
             artifact: ("ab".repeat(32), 10),
+            log: Some(log.clone()),
         };
         let file = v.sign(&me);
         let trusted = [me.signer()];
-        let (by, artifact) = verify(&file, &action, &tree, &trusted).expect("holds");
+        let (by, artifact) = verify(&file, &action, &tree, Some(&log), &trusted).expect("holds");
         assert_eq!((by.name.as_str(), artifact), ("cron", v.artifact.clone()));
 
         let other = digest_of(b"another action");
-        let e = verify(&file, &other, &tree, &trusted).unwrap_err();
+        let e = verify(&file, &other, &tree, Some(&log), &trusted).unwrap_err();
         assert!(e.contains("another action"), "{e}");
-        let e = verify(&v.sign(&stranger), &action, &tree, &trusted).unwrap_err();
+        // Another log put beside a signed result is refused too.
+        let e = verify(&file, &action, &tree, Some(&tree), &trusted).unwrap_err();
+        assert!(e.contains("log"), "{e}");
+        // Renamed in [controllers], the same key: still trusted, shown by this mesh's name.
+        let renamed = [crate::controller::Signer {
+            name: "cron-host".into(),
+            key: me.public(),
+        }];
+        let (by, _) = verify(&file, &action, &tree, Some(&log), &renamed).expect("by key");
+        assert_eq!(by.name, "cron-host");
+        let e = verify(&v.sign(&stranger), &action, &tree, Some(&log), &trusted).unwrap_err();
         assert!(e.contains("`eve`, a key not in [controllers]"), "{e}");
-        let e = verify(b"", &action, &tree, &trusted).unwrap_err();
+        let e = verify(b"", &action, &tree, Some(&log), &trusted).unwrap_err();
         assert_eq!(e, "it is not signed");
         // The artifact changed after signing: the payload no longer matches the signature.
         let forged = String::from_utf8(file)
             .unwrap()
             .replace(&"ab".repeat(32), &"cd".repeat(32));
-        let e = verify(forged.as_bytes(), &action, &tree, &trusted).unwrap_err();
+        let e = verify(forged.as_bytes(), &action, &tree, Some(&log), &trusted).unwrap_err();
         assert!(e.contains("does not hold"), "{e}");
     }
 }

@@ -289,6 +289,8 @@ fn an_engine_killed_mid_run_leaves_the_run_to_build_here_with_one_warning_and_ex
         "{stderr}"
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    // `a` asked the cache before it killed the engine: the engine was reached, then went.
+    assert_eq!(module(&v, "a")["remote"]["miss"]["why"], "no-entry", "{v}");
     let built = built(&v);
     assert_eq!(built.len(), 3);
     assert!(
@@ -378,6 +380,11 @@ fn builds_run_on_the_engine_s_worker_judged_as_here_and_an_engine_without_worker
         reason.contains("the engine could not run the build"),
         "{reason}"
     );
+    assert_eq!(
+        probe["remote"]["ran"], "none",
+        "not built anywhere: {probe}"
+    );
+    assert!(run.stderr.contains("1 not run"), "{}", run.stderr);
 }
 
 #[test]
