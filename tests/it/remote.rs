@@ -1,8 +1,8 @@
 //! Sharing builds through a REAPI engine (issue 37), against a real BuildGrid: so far the
 //! client — blobs up and back, checked against their digests, and an engine that goes away.
 
-use crate::common::TestMesh;
 use crate::common::buildgrid::BuildGrid;
+use crate::common::{Run, TestMesh};
 use mesh::remote::client::Remote;
 use mesh::remote::merkle;
 use serde_json::Value;
@@ -117,6 +117,23 @@ timeout = "5s"
 "#
         ),
     );
+}
+
+/// A laptop trusting `cron`, at its commit, with `bg` as its engine and nothing more
+/// (no CA, no token): its `build --behind` finds the engine away, says so once, builds here.
+fn laptop_finding_the_engine_away(cron: &TestMesh, bg: &BuildGrid) -> (TestMesh, Run) {
+    let other = TestMesh::new();
+    other.clone_platform_of(cron);
+    sharing(&other, "laptop", &bg.endpoint, false, &id_line(cron));
+    let run = other.run_json(&["build", "--behind"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("remote cache unreachable").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    (other, run)
 }
 
 /// The `[controllers]` line `mesh id` prints for `t`.
@@ -403,17 +420,7 @@ fn an_engine_over_tls_is_reached_with_its_ca_and_refused_without_it() {
     }
 
     // The system's roots do not know the test CA: the engine is away, the build goes on here.
-    let other = TestMesh::new();
-    other.clone_platform_of(&t);
-    sharing(&other, "laptop", &bg.endpoint, false, &id_line(&t));
-    let run = other.run_json(&["build", "--behind"]);
-    assert!(run.success(), "{}", run.stderr);
-    assert_eq!(
-        run.stderr.matches("remote cache unreachable").count(),
-        1,
-        "{}",
-        run.stderr
-    );
+    let (_, run) = laptop_finding_the_engine_away(&t, &bg);
     let v = run.json();
     assert!(
         v["built"]
@@ -452,17 +459,7 @@ fn an_engine_that_wants_a_token_takes_the_one_token_file_names_and_refuses_calls
     );
 
     // No token: refused, said once, built here.
-    let other = TestMesh::new();
-    other.clone_platform_of(&t);
-    sharing(&other, "laptop", &bg.endpoint, false, &id_line(&t));
-    let run = other.run_json(&["build", "--behind"]);
-    assert!(run.success(), "{}", run.stderr);
-    assert_eq!(
-        run.stderr.matches("remote cache unreachable").count(),
-        1,
-        "{}",
-        run.stderr
-    );
+    let (other, _) = laptop_finding_the_engine_away(&t, &bg);
     // A token file that is not there is said the same way, never a hang or a crash.
     sharing_with(
         &other,
