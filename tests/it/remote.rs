@@ -484,3 +484,58 @@ fn an_engine_that_wants_a_token_takes_the_one_token_file_names_and_refuses_calls
         run.stderr
     );
 }
+
+/// A module whose tests use another (a dev edge) is current only with that module's source:
+/// a result cached before the other moved is not the action's any more — a miss, built here
+/// (its tests run against the new source), never a stale hit.
+#[test]
+fn a_moved_dev_dependency_is_another_action_not_a_stale_hit() {
+    let bg = BuildGrid::start();
+    let cron = TestMesh::new();
+    cron.empty_repo("platform");
+    for (m, extra) in [
+        ("a", "\n[dev-dependencies]\nb = { path = \"../b\" }\n"),
+        ("b", ""),
+    ] {
+        cron.write(
+            &format!("platform/{m}/mesh-module.toml"),
+            &format!("name = \"{m}\"\nbuild = 'echo {m} > \"$MESH_OUT/{m}\"'\n"),
+        );
+        cron.write(
+            &format!("platform/{m}/Cargo.toml"),
+            &format!("[package]\nname = \"{m}\"\n{extra}"),
+        );
+        cron.write(&format!("platform/{m}/src/lib.rs"), "pub fn f() {}\n");
+    }
+    cron.write("platform/a/tests/t.rs", "#[test]\nfn t() { b::f(); }\n");
+    cron.commit("platform", "a, tested against b");
+    sharing(&cron, "cron", &bg.endpoint, true, "");
+    let v = cron.json(&["build", "--behind"]);
+    assert_eq!(built(&v).len(), 2, "{v}");
+    let graph = cron.json(&["graph"]);
+    assert!(
+        crate::common::edges(&graph, "dev").contains(&("a".into(), "b".into())),
+        "a's tests use b: {graph}"
+    );
+
+    // b moves; cron has not built it yet. A laptop at the new commit asks the cache.
+    cron.edit_and_commit(
+        "platform",
+        "b/src/lib.rs",
+        "pub fn f() {}",
+        "pub fn f() { let _ = 1; }",
+        "b moves",
+    );
+    let laptop = TestMesh::new();
+    laptop.clone_platform_of(&cron);
+    sharing(&laptop, "laptop", &bg.endpoint, false, &id_line(&cron));
+    let run = laptop.run_json(&["build", "--behind", "-v"]);
+    assert!(run.success(), "{}", run.stderr);
+    let v = run.json();
+    let a = module(&v, "a");
+    assert_eq!(
+        a["remote"]["ran"], "local",
+        "a's tests must run against the new b: {a}"
+    );
+    assert_eq!(a["remote"]["miss"]["why"], "no-entry", "{a}");
+}
