@@ -25,23 +25,21 @@ pub(super) fn build(
     log: &Path,
     live: &Arc<Live>,
 ) -> (Outcome, RemoteUse, Option<ModuleAction>) {
-    let named = action
+    let (outcome, mut used) = through(job, action.as_ref(), shared, dirs, log, live);
+    used.action = action
         .as_ref()
         .ok()
         .map(|a| format!("{}/{}", a.digest.hash, a.digest.size_bytes));
-    let kept = action.as_ref().ok().cloned();
-    let (outcome, mut used) = through(job, action, shared, dirs, log, live);
-    used.action = named;
     let later = (used.ran == "local" && outcome.verdict == Verdict::Fit)
-        .then_some(kept)
+        .then(|| action.ok())
         .flatten();
     (outcome, used, later)
 }
 
-/// [`build`], but for naming the action.
+/// [`build`], but for naming the action and handing it on.
 fn through(
     job: &Job,
-    action: Result<ModuleAction, String>,
+    action: Result<&ModuleAction, &String>,
     shared: &Shared,
     dirs: &Dirs,
     log: &Path,
@@ -54,19 +52,19 @@ fn through(
             return here(job, miss, dirs, log, live);
         }
     };
-    let miss = match shared.lookup(&job.module, &action, &dirs.artifacts, &dirs.tmp) {
-        Ok(taken) => return from_cache(&action, taken, log),
+    let miss = match shared.lookup(&job.module, action, &dirs.artifacts, &dirs.tmp) {
+        Ok(taken) => return from_cache(action, taken, log),
         Err(miss) => miss,
     };
     if shared.executes() {
-        match shared.execute(&action, &dirs.artifacts, &dirs.tmp) {
+        match shared.execute(action, &dirs.artifacts, &dirs.tmp) {
             Executed::Ran {
                 exit_code,
                 taken,
                 log: text,
             } => {
                 return executed(
-                    job, &action, exit_code, taken, &text, miss, shared, dirs, log,
+                    job, action, exit_code, taken, &text, miss, shared, dirs, log,
                 );
             }
             Executed::NotRun(why) => {
