@@ -314,7 +314,11 @@ fn describe(u: &Use) -> String {
         ImportKind::Optional => "guarded: the code runs without it",
     }];
     if u.optional && u.kind != ImportKind::Optional {
-        words.push("guarded");
+        // Rust's only such imports stand in a macro's body.
+        words.push(match u.language {
+            Language::Rust => "in a macro's body: it resolves where the macro expands",
+            _ => "guarded",
+        });
     }
     if u.type_only {
         words.push("type-only");

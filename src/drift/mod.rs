@@ -370,7 +370,7 @@ fn module_drift(
     js_root: &[Declared],
 ) -> Vec<Finding> {
     let rec = &world.loaded.records[i];
-    let mut uses = uses(rec, m, man);
+    let mut uses = uses(world, rec, m, man);
     let package_json = man.package_json.as_deref().map(declared::package_json);
     if let Some((decls, _)) = &package_json {
         js_statements(world.loaded.snapshot.repo_of(m), decls, &mut uses);
@@ -632,9 +632,10 @@ fn rust_drift(
 }
 
 /// Every import of the module that a declaration could answer: standard libraries, its own
-/// names, relative paths and `[imports] ignore` patterns left out. A Rust file the build
-/// script (`rust_build`) is or includes counts for it.
+/// names (Python's through `sys.path` too), relative paths and `[imports] ignore` patterns
+/// left out. A Rust file the build script (`rust_build`) is or includes counts for it.
 fn uses<'a>(
+    world: &World,
     rec: &'a crate::store::ModuleRecord,
     m: &ModuleSource,
     man: &Manifests,
@@ -647,6 +648,12 @@ fn uses<'a>(
         format!("{}/", m.dir)
     };
     let keys = UseKeys::new(rec, m, js_paths, &prefix);
+    let snap = world.loaded.snapshot.repo_of(m);
+    let mut tree = None;
+    let mut on_path = python::SysPath::new(&rec.files, &prefix, |rel: &str| {
+        let tree = tree.get_or_insert_with(|| snap.repo.find_tree(m.tree).ok());
+        blob_text(snap, tree.as_ref()?, rel).ok().flatten()
+    });
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     for f in &rec.files {
@@ -659,6 +666,18 @@ fn uses<'a>(
             let Some(key) = keys.key(f.language, rel, &imp.name) else {
                 continue;
             };
+            if f.language == Language::Python {
+                let top = key.split('.').next().unwrap_or(&key);
+                if let Some(why) = on_path.local(&keys.local_python, rel, top) {
+                    if let Some(p) = world.probe.filter(|p| p.names(top)) {
+                        p.say(format!(
+                            "imported by {}:{}, and it is the module's own: {why}",
+                            f.path, imp.line
+                        ));
+                    }
+                    continue;
+                }
+            }
             // A JS test runner's setup file is test code wherever it lies.
             let test_support = f.language == Language::Js
                 && f.kind == ImportKind::Build
@@ -789,7 +808,7 @@ fn push_import<'a>(
         language: f.language,
         key,
         kind: imp.kind.min(file_kind),
-        optional: imp.kind == ImportKind::Optional,
+        optional: imp.kind == ImportKind::Optional || imp.in_macro,
         build_script: script,
         type_only: js && js::type_only_text(&f.path, text),
         continued: js && text.starts_with('}'),

@@ -2,7 +2,7 @@
 //! of itself, and of files beside a script or a test, are no dependencies.
 
 use mesh_imports::{Language, ScannedFile};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// The Python names a module provides that its own files hold: a package directory or a
@@ -46,17 +46,19 @@ pub(super) fn own_python_names(
 /// rootdir insertion, so its entries are importable from below it; a package's are not
 /// (`pydantic_ai/models/openai.py` never makes `import openai` local).
 pub(super) struct LocalPython {
-    /// (module-relative directory, lowercase entry name) of each Python file and directory,
-    /// for the directories that are no package.
-    entries: Vec<(String, String)>,
+    /// Per lowercase entry name (of a Python file or a directory), the module-relative
+    /// directories that are no package holding it.
+    entries: HashMap<String, Vec<String>>,
 }
 
 impl LocalPython {
     /// Whether `top` names an entry of a non-package directory at or above the file `rel`.
     pub(super) fn is_local(&self, rel: &str, top: &str) -> bool {
-        crate::source::ancestors(rel)
-            .skip(1)
-            .any(|dir| self.entries.iter().any(|(d, n)| d == dir && n == top))
+        self.entries.get(top).is_some_and(|dirs| {
+            crate::source::ancestors(rel)
+                .skip(1)
+                .any(|dir| dirs.iter().any(|d| d == dir))
+        })
     }
 }
 
@@ -71,29 +73,190 @@ pub(super) fn local_python_names(files: &[ScannedFile], dir: &str) -> LocalPytho
         .filter(|f| f.language == Language::Python)
         .map(|f| f.path.strip_prefix(&prefix).unwrap_or(&f.path))
         .collect();
-    let package = |d: &str| {
-        rels.iter().any(|r| {
-            r.rsplit_once('/')
-                .is_some_and(|(p, f)| p == d && f.starts_with("__init__."))
-        })
-    };
-    let mut entries: Vec<(String, String)> = Vec::new();
+    let packages: HashSet<&str> = rels
+        .iter()
+        .filter_map(|r| r.rsplit_once('/'))
+        .filter(|(_, f)| f.starts_with("__init__."))
+        .map(|(p, _)| p)
+        .collect();
+    let package = |d: &str| packages.contains(d);
+    let mut entries: HashMap<String, Vec<String>> = HashMap::new();
     for rel in &rels {
         let mut parts: Vec<&str> = rel.split('/').collect();
         while let Some(last) = parts.pop() {
             let parent = parts.join("/");
+            if !parent.is_empty() && package(&parent) {
+                continue;
+            }
             let stem = last
                 .trim_end_matches(".pyi")
                 .trim_end_matches(".py")
                 .to_lowercase();
-            let entry = (parent, stem);
-            if !entries.contains(&entry) {
-                entries.push(entry);
+            let dirs = entries.entry(stem).or_default();
+            if !dirs.contains(&parent) {
+                dirs.push(parent);
             }
         }
     }
-    entries.retain(|(d, _)| d.is_empty() || !package(d));
     LocalPython { entries }
+}
+
+impl LocalPython {
+    /// The directories (module-relative, no package) that hold an entry `top`: a `top.py` or
+    /// a `top/` directory.
+    fn holders<'s>(&'s self, top: &str) -> impl Iterator<Item = &'s str> + 's {
+        self.entries
+            .get(top)
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+    }
+}
+
+/// Where a module's own code puts its directories on `sys.path`, which makes a name its files
+/// hold in a directory that is no package local wherever it is imported from: pytest's
+/// `pythonpath` setting (the directories it names, for every file), and a file that changes
+/// `sys.path` itself (`sys.path.insert(…)`, `site.addsitedir(…)`) or has a `conftest.py` or
+/// `__init__.py` above it that does (then any such directory of the module, for that file:
+/// where the path points is not evaluated). Files are read only for an import that such a
+/// directory could answer, once each.
+pub(super) struct SysPath<'f, R> {
+    /// Reads a module-relative file's text.
+    read: R,
+    /// The module's Python files, module-relative.
+    python: HashSet<&'f str>,
+    /// (directory, the file that sets it) from pytest's `pythonpath`, once read.
+    pythonpath: Option<Vec<(String, &'static str)>>,
+    /// Per file read, the line that changes `sys.path` (its number and text), if any.
+    changes: HashMap<String, Option<(u32, String)>>,
+}
+
+impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
+    /// The `sys.path` evidence of a module whose files are `files` (below `prefix`), read
+    /// through `read`.
+    pub(super) fn new(files: &'f [ScannedFile], prefix: &str, read: R) -> SysPath<'f, R> {
+        let python = files
+            .iter()
+            .filter(|f| f.language == Language::Python)
+            .map(|f| f.path.strip_prefix(prefix).unwrap_or(&f.path))
+            .collect();
+        SysPath {
+            read,
+            python,
+            pythonpath: None,
+            changes: HashMap::new(),
+        }
+    }
+
+    /// Why `top`, imported by the module's file `rel`, is the module's own through
+    /// `sys.path`, as a sentence; `None` when it is not.
+    pub(super) fn local(&mut self, local: &LocalPython, rel: &str, top: &str) -> Option<String> {
+        let holders: Vec<&str> = local.holders(top).collect();
+        let first = *holders.first()?;
+        let place = |d: &str| match d {
+            "" => format!("`{top}` is in the module's root"),
+            d => format!("`{top}` is in `{d}/`"),
+        };
+        if self.pythonpath.is_none() {
+            self.pythonpath = Some(self.read_pythonpath());
+        }
+        if let Some((dir, file)) = self
+            .pythonpath
+            .iter()
+            .flatten()
+            .find(|(d, _)| holders.contains(&d.as_str()))
+        {
+            return Some(format!(
+                "{}, which pytest's `pythonpath` ({file}) puts on sys.path",
+                place(dir)
+            ));
+        }
+        let mut candidates = vec![rel.to_string()];
+        for dir in crate::source::ancestors(rel).skip(1) {
+            for name in ["conftest.py", "__init__.py"] {
+                candidates.push(crate::source::join(dir, name));
+            }
+        }
+        for file in candidates {
+            if !self.python.contains(file.as_str()) {
+                continue;
+            }
+            if !self.changes.contains_key(&file) {
+                let found = (self.read)(&file).and_then(|t| changes_sys_path(&t));
+                self.changes.insert(file.clone(), found);
+            }
+            if let Some(Some((line, text))) = self.changes.get(&file) {
+                return Some(format!(
+                    "{}, and {file}:{line} changes sys.path (`{text}`)",
+                    place(first)
+                ));
+            }
+        }
+        None
+    }
+
+    /// The directories pytest's `pythonpath` names in the module's `pyproject.toml`,
+    /// `pytest.ini`, `tox.ini` or `setup.cfg`, module-relative.
+    fn read_pythonpath(&mut self) -> Vec<(String, &'static str)> {
+        let mut out = Vec::new();
+        if let Some(t) =
+            (self.read)("pyproject.toml").and_then(|t| toml::from_str::<toml::Table>(&t).ok())
+        {
+            let pytest = t.get("tool").and_then(|t| t.get("pytest"));
+            let value = pytest
+                .and_then(|p| p.get("ini_options"))
+                .and_then(|o| o.get("pythonpath"))
+                .or_else(|| pytest.and_then(|p| p.get("pythonpath")));
+            let words: Vec<String> = match value {
+                Some(toml::Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+                Some(toml::Value::Array(a)) => a
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            out.extend(words.into_iter().map(|w| (w, "pyproject.toml")));
+        }
+        for (file, section) in [
+            ("pytest.ini", "pytest"),
+            ("tox.ini", "pytest"),
+            ("setup.cfg", "tool:pytest"),
+        ] {
+            if let Some(t) = (self.read)(file) {
+                let words = mesh_imports::setup_cfg::ini_words(&t, section, "pythonpath");
+                out.extend(words.into_iter().map(|w| (w, file)));
+            }
+        }
+        out.into_iter()
+            .map(|(w, f)| {
+                let d = w.trim_start_matches("./").trim_end_matches('/');
+                (if d == "." { "" } else { d }.to_string(), f)
+            })
+            .collect()
+    }
+}
+
+/// The first line of `text` that changes `sys.path` (its number, and its text cut at 120
+/// characters): `sys.path.insert(…)`, `.append(…)`, `.extend(…)`, `sys.path[:0] = …`,
+/// `sys.path += …`, `sys.path = …`, `site.addsitedir(…)`. Comments are left out.
+pub(super) fn changes_sys_path(text: &str) -> Option<(u32, String)> {
+    const CHANGES: &[&str] = &[
+        "sys.path.insert(",
+        "sys.path.append(",
+        "sys.path.extend(",
+        "sys.path[0:0]=",
+        "sys.path[:0]=",
+        "sys.path+=",
+        "sys.path=",
+        "addsitedir(",
+    ];
+    text.lines().enumerate().find_map(|(n, line)| {
+        let code = line.split('#').next().unwrap_or("");
+        let squeezed: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+        let changes =
+            CHANGES.iter().any(|c| squeezed.contains(c)) && !squeezed.contains("sys.path==");
+        changes.then(|| (n as u32 + 1, line.trim().chars().take(120).collect()))
+    })
 }
 
 /// The environments a module's distributions may be installed in: a `.venv` (or `venv`)
@@ -202,6 +365,74 @@ mod tests {
         assert!(!local.is_local("scripts/gen.py", "helpers"));
         assert!(local.is_local("tests/test_x.py", "pydantic_ai"));
         assert!(local.is_local("scripts/gen.py", "tests"));
+    }
+
+    #[test]
+    fn names_on_sys_path_are_local_where_the_path_is_changed() {
+        let file = |p: &str| ScannedFile {
+            path: format!("m/{p}"),
+            language: Language::Python,
+            kind: ImportKind::Build,
+            imports: Default::default(),
+        };
+        let files: Vec<ScannedFile> = [
+            "pkg/__init__.py",
+            "pkg/inner/__init__.py",
+            "pkg/inner/util.py",
+            "tests/conftest.py",
+            "tests/support/fixtures_db.py",
+            "tests/unit/test_a.py",
+            "bench/run.py",
+            "lib/extra.py",
+            "docs/conf.py",
+        ]
+        .iter()
+        .map(|p| file(p))
+        .collect();
+        let texts: HashMap<&str, &str> = [
+            (
+                "tests/conftest.py",
+                "import sys\n# sys.path.insert(0, 'x') said in a comment\nsys.path.insert(0, str(HERE / 'support'))\n",
+            ),
+            ("docs/conf.py", "import site\nsite.addsitedir('../lib')\nimport extra\n"),
+            ("bench/run.py", "import sys\nif sys.path == []: pass\n"),
+            ("pytest.ini", "[pytest]\npythonpath = ./bench\n  lib/\n"),
+        ]
+        .into_iter()
+        .collect();
+        let local = local_python_names(&files, "m");
+        let mut reads = Vec::new();
+        let mut on_path = SysPath::new(&files, "m/", |rel: &str| {
+            reads.push(rel.to_string());
+            texts.get(rel).map(|t| t.to_string())
+        });
+        let why = on_path
+            .local(&local, "tests/unit/test_a.py", "fixtures_db")
+            .expect("the conftest above puts tests/support on sys.path");
+        assert!(why.contains("tests/conftest.py:3"), "{why}");
+        assert!(
+            on_path
+                .local(&local, "docs/conf.py", "fixtures_db")
+                .is_some()
+        );
+        // pytest.ini's pythonpath names lib/ (written `lib/`), for every file.
+        let why = on_path
+            .local(&local, "bench/run.py", "extra")
+            .expect("lib is on the path");
+        assert!(why.contains("pytest.ini"), "{why}");
+        // bench/run.py compares sys.path, it does not change it; `util` is inside a package.
+        assert_eq!(on_path.local(&local, "bench/run.py", "fixtures_db"), None);
+        assert_eq!(on_path.local(&local, "tests/unit/test_a.py", "util"), None);
+        // No entry of that name: nothing is read for it.
+        assert_eq!(
+            on_path.local(&local, "tests/unit/test_a.py", "requests"),
+            None
+        );
+        drop(on_path);
+        assert_eq!(
+            reads.iter().filter(|r| *r == "tests/conftest.py").count(),
+            1
+        );
     }
 
     #[test]

@@ -778,6 +778,7 @@ mod tests {
                 name: name.into(),
                 text: format!("import '{name}'"),
                 kind: ImportKind::Build,
+                in_macro: false,
             }]
             .into(),
             ..FileScan::default()

@@ -318,3 +318,56 @@ fn python_packages_built_elsewhere_test_projects_and_commands_make_no_false_unus
     let e = t.ok(&["drift", "--explain", "assembled", "requests"]);
     assert!(e.contains("put together at build time"), "{e}");
 }
+
+#[test]
+fn python_names_on_sys_path_and_exported_macro_bodies_are_not_undeclared() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    // A test suite whose conftest puts its helpers directory on sys.path (a shape many
+    // projects have: `tests/helpers/fakes.py` imported as `fakes`), and a tool directory that
+    // pytest's `pythonpath` names; a script elsewhere importing the same names has no such
+    // path and still owes its declaration.
+    module(&t, "svc", "svc");
+    t.write(
+        "ws/svc/pyproject.toml",
+        "[project]\nname = \"svc\"\ndependencies = []\n\n[tool.pytest.ini_options]\npythonpath = [\"tools\"]\n",
+    );
+    t.write("ws/svc/svc/__init__.py", "");
+    t.write(
+        "ws/svc/tests/conftest.py",
+        "import os, sys\n# sys.path is changed below\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), \"helpers\"))\n",
+    );
+    t.write("ws/svc/tests/helpers/fakes.py", "X = 1\n");
+    t.write(
+        "ws/svc/tests/unit/test_a.py",
+        "import fakes\nimport toolbox\n",
+    );
+    t.write("ws/svc/tools/toolbox.py", "Y = 2\n");
+    t.write("ws/svc/scripts/run.py", "import fakes\n");
+    // A crate whose exported macro's body names `tracing`: the crates calling it declare it.
+    module(&t, "mac", "mac");
+    t.write(
+        "ws/mac/Cargo.toml",
+        "[package]\nname = \"mac\"\n\n[dependencies]\n",
+    );
+    t.write(
+        "ws/mac/src/lib.rs",
+        "#[macro_export]\nmacro_rules! trace_it {\n    ($e:expr) => { ::tracing::info!(\"{}\", $e) };\n}\n",
+    );
+    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.commit("ws", "path shapes");
+    let found = findings(&t.json(&["drift"]));
+    assert!(
+        found.contains(&"svc undeclared fakes".to_string()),
+        "the script has no sys.path change: {found:?}"
+    );
+    assert!(!found.iter().any(|f| f.ends_with(" toolbox")), "{found:?}");
+    assert!(!found.iter().any(|f| f.starts_with("mac ")), "{found:?}");
+    let e = t.ok(&["drift", "--explain", "svc", "fakes"]);
+    assert!(
+        e.contains("tests/conftest.py:3 changes sys.path"),
+        "the conftest is the evidence: {e}"
+    );
+    let e = t.ok(&["drift", "--explain", "svc", "toolbox"]);
+    assert!(e.contains("pytest's `pythonpath` (pyproject.toml)"), "{e}");
+}

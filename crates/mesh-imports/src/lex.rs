@@ -99,6 +99,11 @@ pub struct Import {
     /// Where it stands inside the file (a `#[cfg(test)]` item, a guarded `try`); the file's
     /// own place in the module may weaken it further.
     pub kind: ImportKind,
+    /// In a Rust `macro_rules!` body: the path resolves where the macro expands (in the
+    /// crates calling an exported one, beside a call site's own `use`s), so drift counts it as
+    /// a use of what the module declares but never makes the module owe a declaration. The
+    /// graph's edge stays of `kind`: the module may expand the macro itself.
+    pub in_macro: bool,
 }
 
 /// What a scanner read from one file: its imports, and the file-level facts that decide the
@@ -215,6 +220,8 @@ pub(crate) struct Collector<'a> {
     /// Byte ranges of multi-line statements: a marker on any of their lines drops every
     /// import of the statement.
     statements: Vec<(usize, usize)>,
+    /// Byte ranges of macro bodies (see [`Import::in_macro`]).
+    macros: Vec<(usize, usize)>,
 }
 
 impl<'a> Collector<'a> {
@@ -233,6 +240,7 @@ impl<'a> Collector<'a> {
             markers: Vec::new(),
             ranges: Vec::new(),
             statements: Vec::new(),
+            macros: Vec::new(),
         }
     }
 
@@ -240,6 +248,13 @@ impl<'a> Collector<'a> {
     pub fn weaken(&mut self, start: usize, end: usize, kind: ImportKind) {
         if start < end {
             self.ranges.push((start, end, kind));
+        }
+    }
+
+    /// Marks `start..end` as a macro's body: its paths resolve where the macro expands.
+    pub fn in_macro(&mut self, start: usize, end: usize) {
+        if start < end {
+            self.macros.push((start, end));
         }
     }
 
@@ -326,11 +341,16 @@ impl<'a> Collector<'a> {
                 .map(|r| r.2)
                 .min()
                 .unwrap_or_default();
+            let in_macro = self
+                .macros
+                .iter()
+                .any(|(start, end)| (*start..*end).contains(&offset));
             out.push(Import {
                 line,
                 name,
                 text: text.1.clone(),
                 kind,
+                in_macro,
             });
         }
         out

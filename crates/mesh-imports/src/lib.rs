@@ -59,7 +59,9 @@ pub struct ScannedFile {
 /// 9: Rust doc tests (Rust code blocks of `///` and `//!` comments) are read, as dev imports.
 /// 10: `test-projects/`, `test_projects/`, `test-data/`, `test_data/` inside a test directory
 /// are test data, not read.
-pub const SCANNER_VERSION: u32 = 10;
+/// 11: imports in a Rust `macro_rules!` body say so (`in_macro`: they resolve where it
+/// expands).
+pub const SCANNER_VERSION: u32 = 11;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

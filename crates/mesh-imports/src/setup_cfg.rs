@@ -50,6 +50,25 @@ fn entries(text: &str) -> Vec<Entry> {
     out
 }
 
+/// The words of `key`'s value in `[section]` of an INI file (`pytest.ini`, `tox.ini`,
+/// `setup.cfg`), across its continuation lines: pytest's `pythonpath = src tests/helpers`.
+/// Empty when the file does not say it.
+pub fn ini_words(text: &str, section: &str, key: &str) -> Vec<String> {
+    entries(text)
+        .iter()
+        .filter(|e| e.section == section && e.key == key)
+        .flat_map(|e| e.lines.iter())
+        .flat_map(|(_, v)| {
+            v.split(" #")
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// The items of a multi-line (or comma-separated) value, each with its line.
 fn items(e: &Entry) -> Vec<(u32, String)> {
     e.lines

@@ -14,7 +14,7 @@ mod parser;
 #[cfg(test)]
 mod tests;
 
-use super::lex::{Collector, FileScan, Import, ImportKind};
+use super::lex::{Collector, FileScan, Import, ImportKind, Kind, Token, kind_at, punct_at};
 use attrs::test_items;
 use lexer::lex;
 use parser::Parser;
@@ -34,6 +34,7 @@ pub fn scan_file(src: &str) -> FileScan {
     parser.report(&mut c);
     let mut notes = Vec::new();
     let test_mods = test_items(&toks, src, &mut c, &mut notes);
+    macro_bodies(&toks, src, &mut c);
     let mut imports = c.finish();
     let doc = doc_tests(src);
     if !doc.is_empty() {
@@ -44,6 +45,32 @@ pub fn scan_file(src: &str) -> FileScan {
         imports: imports.into(),
         test_mods,
         notes,
+    }
+}
+
+/// Marks the body of every `macro_rules!` macro: its paths resolve where it expands — in the
+/// crates calling an exported one, or beside a call site's own `use`s (`shell_error::…` bound
+/// by the caller) — so drift counts them as uses of what the crate declares but never makes it
+/// owe a declaration (a macro the crate expands itself cannot name an undeclared crate and
+/// compile). Their kind, and so the graph's edges, are unchanged.
+fn macro_bodies(toks: &[Token], src: &str, c: &mut Collector) {
+    for (i, t) in toks.iter().enumerate() {
+        let is_macro_rules = t.kind == Kind::Ident
+            && t.text(src) == "macro_rules"
+            && punct_at(toks, i + 1, b'!')
+            && kind_at(toks, i + 2, Kind::Ident);
+        let open = i + 3;
+        if !is_macro_rules
+            || !matches!(
+                toks.get(open).map(|t| t.kind),
+                Some(Kind::Punct(b'{' | b'(' | b'['))
+            )
+        {
+            continue;
+        }
+        let close = attrs::matching(toks, open);
+        let end = toks.get(close).map_or(src.len(), |t| t.end);
+        c.in_macro(toks[open].start, end);
     }
 }
 

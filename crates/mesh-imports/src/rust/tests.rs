@@ -327,6 +327,28 @@ fn macro_rules_names_are_local() {
 }
 
 #[test]
+fn a_macro_body_says_so_and_keeps_its_kind() {
+    // A macro's paths resolve where it expands: `::tracing::info!` in an exported macro is
+    // for its callers to declare, `shell_error::…` in nushell's test macro is bound by each
+    // call site's `use nu_protocol::shell_error`. Their kind (the graph's edges) stays.
+    let src = "#[macro_export]\n#[doc(hidden)]\nmacro_rules! log_it {\n    ($e:expr) => { ::tracing::info!(\"{}\", $e) };\n}\nmacro_rules! here (\n    () => { shell_error::io::x() }\n);\nfn f() { serde_json::json!({}); }\n";
+    let scanned = scan_file(src);
+    let found: Vec<(u32, &str, ImportKind, bool)> = scanned
+        .imports
+        .iter()
+        .map(|i| (i.line, i.name.as_str(), i.kind, i.in_macro))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (4, "tracing", ImportKind::Build, true),
+            (7, "shell_error", ImportKind::Build, true),
+            (9, "serde_json", ImportKind::Build, false),
+        ]
+    );
+}
+
+#[test]
 fn a_module_made_by_an_item_level_macro_is_local() {
     // nu-cmd-lang's `version.rs`: shadow-rs makes `mod build` from `shadow!(build);`.
     let src = "use shadow_rs::shadow;\nshadow!(build);\nfn f() -> &'static str { build::BRANCH }\n";
