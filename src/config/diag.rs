@@ -177,7 +177,9 @@ impl Reporter<'_> {
                 format!("invalid {what} name `{}`", name.get_ref()),
                 format!("must match {NAME_PATTERN}"),
                 format!(
-                    "{what} names are lowercase letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+                    "{what} names are lowercase letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most {} bytes (this one has {})",
+                    mesh_proto::names::NAME_MAX,
+                    name.get_ref().len()
                 ),
             ))
         }

@@ -210,10 +210,10 @@ fn declared_finding(
         kind,
         // The file that holds this declaration (a module may have pyproject.toml and
         // setup.cfg both); `manifest` is it when the names agree (a go.mod above the module).
-        manifest: if manifest.ends_with(d.manifest) {
+        manifest: if d.elsewhere.is_none() && manifest.ends_with(d.manifest) {
             manifest.to_string()
         } else {
-            source::join(&m.dir, d.manifest)
+            d.path(&m.dir)
         },
         line: Some(d.line),
         evidence,
@@ -264,9 +264,9 @@ fn probe(
 ) {
     let all: Vec<Declared> = matcher.decls.iter().map(|d| d.d.clone()).collect();
     for d in matcher.decls.iter().filter(|d| p.names(&d.d.name)) {
-        let file = match manifest.ends_with(d.d.manifest) {
+        let file = match d.d.elsewhere.is_none() && manifest.ends_with(d.d.manifest) {
             true => manifest.to_string(),
-            false => source::join(dir, d.d.manifest),
+            false => d.d.path(dir),
         };
         let section = match d.d.scope {
             Scope::Normal => "for shipping",

@@ -32,8 +32,11 @@ pub struct Declared {
     pub name: String,
     /// What it is declared for.
     pub scope: Scope,
-    /// The manifest's path relative to the module directory.
+    /// The manifest's path relative to the module directory (or to `elsewhere`).
     pub manifest: &'static str,
+    /// The repo-relative directory of the manifest when it is not the module's own (a JS
+    /// workspace root's, whose declarations serve every package below it).
+    pub elsewhere: Option<String>,
     /// 1-based line of the declaration.
     pub line: u32,
     /// A Go `// indirect` requirement, or a Cargo dependency inherited by name only: never
@@ -155,8 +158,16 @@ fn declared(
         name,
         scope,
         manifest,
+        elsewhere: None,
         line,
         indirect: false,
+    }
+}
+
+impl Declared {
+    /// The repo-relative path of the manifest that holds it, for a module in `dir`.
+    pub fn path(&self, dir: &str) -> String {
+        crate::source::join(self.elsewhere.as_deref().unwrap_or(dir), self.manifest)
     }
 }
 

@@ -40,6 +40,7 @@ pub(crate) fn workspace_root(
                 .map(|mut d| {
                     d.scope = Scope::Dev;
                     d.indirect = true;
+                    d.elsewhere = Some(at.to_string());
                     d
                 })
                 .collect(),

@@ -533,6 +533,7 @@ fn go_drift(
         name: p.clone(),
         scope: Scope::Normal,
         manifest: "go.work",
+        elsewhere: None,
         line: 1,
         indirect: true,
     });

@@ -540,6 +540,7 @@ mod tests {
             name: name.into(),
             scope: Scope::Dev,
             manifest: "x",
+            elsewhere: None,
             line: 1,
             indirect: false,
         }

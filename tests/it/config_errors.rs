@@ -75,6 +75,21 @@ fn invalid_name() {
 }
 
 #[test]
+fn a_name_too_long_says_its_length() {
+    // Each character is allowed; only the length is not, and the message says so.
+    let long = "g".repeat(129);
+    let t = example();
+    t.write(
+        "mesh.toml",
+        &EXAMPLE_MESH
+            .replace("[node.g14]", &format!("[node.{long}]"))
+            .replace("\"@edge\"", &format!("\"{long}\"")),
+    );
+    let err = diagnostic(&t, "mesh.toml:10:7", "at most 128 bytes");
+    assert!(err.contains("this one has 129"), "{err}");
+}
+
+#[test]
 fn assigning_a_library() {
     let t = mesh_with("geo = [\"g14\"]\n");
     diagnostic(&t, "mesh.toml:17:1", "`geo` is a library");

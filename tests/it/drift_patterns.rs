@@ -188,6 +188,12 @@ fn a_dev_dependency_imported_by_shipped_code_is_said_as_such_and_not_for_a_bundl
         "export default { test: { setupFiles: ['./support/setup.ts'] } };\n",
     );
     t.write("ws/lib/support/setup.ts", "import 'vite';\n");
+    // The workspace root's dev dependencies serve the tests of every package below it.
+    t.write(
+        "ws/package.json",
+        "{\n  \"private\": true,\n  \"workspaces\": [\"lib\", \"app\"],\n  \"devDependencies\": {\"prettier\": \"3\"}\n}\n",
+    );
+    t.write("ws/lib/src/index.test.js", "import 'prettier';\n");
     crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
     t.commit("ws", "two packages");
     let found = findings(&t.json(&["drift"]));
@@ -253,6 +259,12 @@ fn a_dev_dependency_imported_by_shipped_code_is_said_as_such_and_not_for_a_bundl
     );
     assert!(
         text.contains("undeclared: imported and declared nowhere"),
+        "{text}"
+    );
+    // A declaration the workspace root holds is said where it is: the root's file and line.
+    let text = t.ok(&["drift", "--explain", "lib", "prettier"]);
+    assert!(
+        text.contains("declared in package.json:4 for development"),
         "{text}"
     );
     t.fails(&["drift", "--explain", "nope", "x"], 1);

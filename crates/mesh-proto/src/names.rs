@@ -1,13 +1,16 @@
 //! Names of modules, nodes, repositories and tags: safe in paths, shell arguments and tables.
 
-/// The pattern every name must match, for messages.
-pub const NAME_PATTERN: &str = "[a-z0-9][a-z0-9._-]*";
+/// The longest name, in bytes: a name becomes a path component and a table cell.
+pub const NAME_MAX: usize = 128;
+
+/// The pattern every name must match, with its length limit, for messages.
+pub const NAME_PATTERN: &str = "[a-z0-9][a-z0-9._-]*, at most 128 bytes";
 
 /// Whether `s` matches `[a-z0-9][a-z0-9._-]*` (and is at most 128 bytes).
 pub fn is_valid_name(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
-        && b.len() <= 128
+        && b.len() <= NAME_MAX
         && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
         && b.iter().all(|c| {
             c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'_' | b'-')
