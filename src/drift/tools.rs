@@ -181,6 +181,17 @@ pub(crate) fn is_command_file(file: &str) -> bool {
     ) || file == ".pre-commit-config.yaml"
 }
 
+/// The strings of the config file `file`: a JSON one (`*.json`, `.babelrc`, `.eslintrc`) may
+/// have comments — tsconfig's are JSONC — so they are left out first, lest a quote or
+/// backtick in one swallow the strings after it.
+pub(crate) fn config_strings(file: &str, text: &str) -> Vec<String> {
+    let json = file.ends_with(".json") || (file.starts_with('.') && file.matches('.').count() == 1);
+    match json {
+        true => quoted_strings(&mesh_imports::tsconfig::strip_jsonc(text)),
+        false => quoted_strings(text),
+    }
+}
+
 /// The contents of every quoted string in `text` ('…', "…" and `…`; escapes skipped).
 pub(crate) fn quoted_strings(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -417,7 +428,9 @@ fn root_files(
             continue;
         };
         if config {
-            e.config_strings.extend(quoted_strings(&text));
+            // A JSON config may have comments (tsconfig's are JSONC): a quote or backtick in
+            // one must not swallow the strings after it.
+            e.config_strings.extend(config_strings(f, &text));
             if is_test_runner_config(f) {
                 e.test_setup.extend(setup_strings(&text));
             }
@@ -706,6 +719,21 @@ mod tests {
         let mut normal = dev(Language::Python, "mypy");
         normal.scope = Scope::Normal;
         assert!(!e.uses(&normal, &all));
+    }
+
+    #[test]
+    fn a_json_config_s_comments_do_not_hide_its_strings() {
+        // A generated tsconfig: its comments hold a stray backtick and apostrophes.
+        let text = "{\n  \"compilerOptions\": {\n    // \"jsxImportSource\": \"\", /* when using `jsx: react-jsx*`.` */\n    \"types\": [\n      \"@cloudflare/workers-types\"\n    ] /* don't forget */,\n  }\n}\n";
+        assert!(!quoted_strings(text).contains(&"@cloudflare/workers-types".to_string()));
+        assert!(
+            config_strings("tsconfig.json", text)
+                .contains(&"@cloudflare/workers-types".to_string())
+        );
+        assert!(
+            config_strings(".babelrc", "// it's\n{\"presets\": [\"@babel/env\"]}")
+                .contains(&"@babel/env".to_string())
+        );
     }
 
     #[test]

@@ -61,7 +61,9 @@ pub struct ScannedFile {
 /// are test data, not read.
 /// 11: imports in a Rust `macro_rules!` body say so (`in_macro`: they resolve where it
 /// expands).
-pub const SCANNER_VERSION: u32 = 11;
+/// 12: Rust: a leading `::name` is always the crate; inside `mod name { … }` the name is the
+/// crate again; a doc block ends only at a fence Markdown would close it with.
+pub const SCANNER_VERSION: u32 = 12;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -92,11 +92,15 @@ fn doc_imports(doc: &str) -> Vec<Import> {
 /// The code of `src`'s doc tests, line for line: a fenced block in `///` or `//!` comments
 /// whose info string is empty or Rust's (`rust`, `no_run`, `should_panic`, `compile_fail`,
 /// `edition2021`…; not `text`, `ignore`, another language), its hidden lines (`# use x;`)
-/// included; every other line empty. Empty when the file has none.
+/// included; every other line empty. Empty when the file has none. A block ends as Markdown
+/// says: at a fence of its own character, at least as long, with nothing after it, indented
+/// at most three spaces more than its opening one (an indented fence inside a Python
+/// example is the example's text).
 fn doc_tests(src: &str) -> String {
     let mut out = String::new();
     let mut any = false;
-    let mut fence: Option<bool> = None;
+    // The open block: its fence character, length and indentation, and whether it is Rust.
+    let mut fence: Option<(u8, usize, usize, bool)> = None;
     for line in src.lines() {
         let t = line.trim_start();
         let doc = t
@@ -111,20 +115,28 @@ fn doc_tests(src: &str) -> String {
             Some(d) => {
                 let d = d.strip_prefix(' ').unwrap_or(d);
                 let trimmed = d.trim_start();
-                if let Some(info) = trimmed.strip_prefix("```") {
-                    fence = match fence {
-                        Some(_) => None,
-                        None => Some(is_rust_block(info)),
-                    };
-                    None
-                } else if fence == Some(true) {
-                    Some(match trimmed.strip_prefix("# ") {
+                let indent = d.len() - trimmed.len();
+                let run = fence_run(trimmed);
+                match (fence, run) {
+                    (None, Some((c, n))) => {
+                        fence = Some((c, n, indent, is_rust_block(&trimmed[n..])));
+                        None
+                    }
+                    (Some((fc, fnn, fi, _)), Some((c, n)))
+                        if c == fc
+                            && n >= fnn
+                            && indent <= fi + 3
+                            && trimmed[n..].trim().is_empty() =>
+                    {
+                        fence = None;
+                        None
+                    }
+                    (Some((_, _, _, true)), _) => Some(match trimmed.strip_prefix("# ") {
                         Some(hidden) => hidden,
                         None if trimmed == "#" => "",
                         None => d,
-                    })
-                } else {
-                    None
+                    }),
+                    _ => None,
                 }
             }
         };
@@ -135,6 +147,14 @@ fn doc_tests(src: &str) -> String {
         out.push('\n');
     }
     if any { out } else { String::new() }
+}
+
+/// A Markdown code fence at the start of `s`: its character (`` ` `` or `~`) and length (3 or
+/// more).
+fn fence_run(s: &str) -> Option<(u8, usize)> {
+    let c = *s.as_bytes().first().filter(|c| matches!(c, b'`' | b'~'))?;
+    let n = s.bytes().take_while(|&x| x == c).count();
+    (n >= 3).then_some((c, n))
 }
 
 /// Whether a code block's info string (after the fence) makes it a doc test rustdoc compiles.

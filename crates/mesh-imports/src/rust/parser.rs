@@ -10,7 +10,8 @@ use std::collections::HashMap;
 enum Origin {
     /// The first segment of a `use` tree.
     Use,
-    /// `extern crate name`: always a crate.
+    /// `extern crate name`, or a path with a leading `::` (`::serde::Serialize`): always a
+    /// crate, whatever the file declares.
     Extern,
     /// A path written in place.
     Path,
@@ -100,8 +101,8 @@ impl<'a, 't> Parser<'a, 't> {
                 .is_some_and(|scopes| scopes.iter().any(|&(s, e)| s <= at && at < e))
         };
         for &(offset, name, origin) in &self.found {
-            let hidden = within(&self.local_mods, name, offset)
-                || (origin != Origin::Extern && within(&self.aliases, name, offset));
+            let hidden = origin != Origin::Extern
+                && (within(&self.local_mods, name, offset) || within(&self.aliases, name, offset));
             if !hidden {
                 c.push(offset, name);
             }
@@ -151,7 +152,19 @@ impl<'a, 't> Parser<'a, 't> {
             }
             "mod" => {
                 if kind_at(self.toks, i + 1, Kind::Ident) {
-                    self.declare(i + 1, self.value(i + 1));
+                    let name = self.value(i + 1);
+                    let (start, end) = self.scope(i + 1);
+                    // `mod serde { use serde::Serialize; }`: inside its own body the module's
+                    // name is the crate's again (the module is its parent's item).
+                    let scopes = match punct_at(self.toks, i + 2, b'{') {
+                        true => {
+                            let close = matching(self.toks, i + 2);
+                            let body_end = self.toks.get(close).map_or(usize::MAX, |t| t.end);
+                            vec![(start, self.toks[i + 2].start), (body_end, end)]
+                        }
+                        false => vec![(start, end)],
+                    };
+                    self.local_mods.entry(name).or_default().extend(scopes);
                 }
                 i + 2
             }
@@ -250,7 +263,13 @@ impl<'a, 't> Parser<'a, 't> {
             && name.starts_with(|c: char| c.is_ascii_lowercase())
             && !self.reserved(i, name)
         {
-            self.found.push((tok.start, name, Origin::Path));
+            // `::serde::Serialize` names the crate whatever the file declares.
+            let origin = if leading {
+                Origin::Extern
+            } else {
+                Origin::Path
+            };
+            self.found.push((tok.start, name, origin));
         }
     }
 

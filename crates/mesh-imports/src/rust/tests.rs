@@ -302,11 +302,14 @@ fn rstest_named_cases_are_no_paths() {
 fn a_local_module_hides_a_crate_only_in_its_own_block() {
     // nu_plugin_inc's `inc.rs`: the semver crate at the top, a `mod semver` among the tests.
     let src = "use semver::Version;\nfn f() { semver::Version::parse(\"1\"); }\n#[cfg(test)]\nmod tests {\n    mod semver {\n        fn g() { semver::x(); }\n    }\n}\n";
+    // Inside `mod semver`'s own body, `semver::x` is the crate again (the module is an item
+    // of `tests`, not of itself).
     assert_eq!(
         kinds(src),
         [
             (1, "semver".into(), ImportKind::Build),
-            (2, "semver".into(), ImportKind::Build)
+            (2, "semver".into(), ImportKind::Build),
+            (6, "semver".into(), ImportKind::Dev)
         ]
     );
     // A `use` binding in a function body hides the name there only.
@@ -346,6 +349,23 @@ fn a_macro_body_says_so_and_keeps_its_kind() {
             (9, "serde_json", ImportKind::Build, false),
         ]
     );
+}
+
+#[test]
+fn a_global_path_and_a_use_inside_a_module_of_the_same_name_name_the_crate() {
+    // ruff_options_metadata's lib.rs: `derive(::serde::Serialize)` under `cfg_attr`, and an
+    // inline `mod serde { use serde::Serializer; }` — inside its own body the module's name is
+    // the crate again; outside it, `serde::x` is the module.
+    let src = "#[cfg_attr(feature = \"serde\", derive(::serde::Serialize))]\npub struct X;\nfn f() { serde::helper(); }\nmod serde {\n    use serde::Serializer;\n}\n";
+    assert_eq!(pairs(&scan(src)), [(1, "serde"), (5, "serde")]);
+}
+
+#[test]
+fn a_fence_inside_another_language_block_does_not_end_it() {
+    // ruff_workspace's options.rs: a Python example holding an indented Markdown example; its
+    // inner fences are text, so `.. code-block:: python` after them is no Rust.
+    let src = "/// ```python\n/// x = '''\n///     ```py\n///     y = 1\n///     ```\n/// .. code-block:: python\n/// '''\n/// ```\n///\n/// ~~~~\n/// use tilde_fenced::X;\n/// ```\n/// use still_inside::Y;\n/// ~~~~\npub fn f() {}\n";
+    assert_eq!(names(&scan(src)), ["tilde_fenced", "still_inside"]);
 }
 
 #[test]
