@@ -5,7 +5,7 @@ use super::declared::{Declared, Scope};
 use super::explain::Probe;
 use super::tools::ToolEvidence;
 use super::{Decl, DriftKind, Finding, Use, names};
-use crate::source::{self, ModuleSource};
+use crate::source::ModuleSource;
 use mesh_imports::{ImportKind, Language};
 use std::collections::{BTreeMap, HashMap};
 

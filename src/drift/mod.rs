@@ -13,6 +13,7 @@ pub mod explain;
 pub mod js;
 pub mod names;
 pub mod python;
+mod python_names;
 pub mod rust;
 pub mod stdlib;
 pub mod tools;

@@ -2,9 +2,15 @@
 //! package's sub-paths and scopes, Go's module-path prefixes, Python's distribution names
 //! against import names.
 
+use super::python_names::GENERATED_PYTHON_IMPORT_NAMES;
+
 /// Python distributions whose import name is not their own name normalized, as
-/// (distribution, import names). Small and documented on purpose: a distribution missing here
-/// is matched by its normalized name (`Flask` → `flask`, `typing-extensions` →
+/// (distribution, import names), by hand: ones drift runs met, and `dnspython`, whose `dns`
+/// the generated table also gives py3dns (`DNS`), so only this table can suggest it. Read
+/// before [`GENERATED_PYTHON_IMPORT_NAMES`], which scripts/python-names writes from Debian's
+/// packaged distributions: the few hundred among them the rules below get wrong (`wxPython` →
+/// `wx`, `GitPython` → `git`, `django-cors-headers` → `corsheaders`). A distribution in
+/// neither is matched by its normalized name (`Flask` → `flask`, `typing-extensions` →
 /// `typing_extensions`), and `[drift] ignore` in `mesh-module.toml` covers the rest.
 pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("ag-ui-protocol", &["ag_ui"]),
@@ -12,6 +18,7 @@ pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("beautifulsoup4", &["bs4"]),
     ("django-rest-framework", &["rest_framework"]),
     ("djangorestframework", &["rest_framework"]),
+    ("dnspython", &["dns"]),
     ("fastmcp-slim", &["fastmcp"]),
     ("google-api-python-client", &["googleapiclient"]),
     ("griffelib", &["griffe"]),
@@ -61,18 +68,18 @@ pub(crate) fn pep503(name: &str) -> String {
     out
 }
 
-/// The import names (lowercase, dotted) a Python distribution is imported by: the table's, else
-/// every name the distribution's own name can stand for under the rules packagers follow —
-/// its name lowercased with `-` as `_` (a dotted name such as `zope.interface` keeps its
-/// dots); a namespace distribution's parts as a dotted path whose last parts are joined with
-/// `_` or with nothing (`google-genai` → `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`);
-/// without a wrapper word the import drops (`tavily-python` → `tavily`, `python-foo`,
-/// `py-foo`, `foo-lib`, `foo-core`, `foo-py`, a `-python-` in the middle: `foo-python-bar` →
-/// `foo_bar`); and a type-stub distribution (`types-requests`, `pandas-stubs`) is used when
-/// what it describes is.
+/// The import names (lowercase, dotted) a Python distribution is imported by: the tables'
+/// (the hand-written one, then the generated one), else every name the distribution's own
+/// name can stand for under the rules packagers follow — its name lowercased with `-` as `_`
+/// (a dotted name such as `zope.interface` keeps its dots); a namespace distribution's parts
+/// as a dotted path whose last parts are joined with `_` or with nothing (`google-genai` →
+/// `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`); without a wrapper word the import drops
+/// (`tavily-python` → `tavily`, `python-foo`, `py-foo`, `foo-lib`, `foo-core`, `foo-py`, a
+/// `-python-` in the middle: `foo-python-bar` → `foo_bar`); and a type-stub distribution
+/// (`types-requests`, `pandas-stubs`) is used when what it describes is.
 pub(crate) fn python_keys(dist: &str) -> Vec<String> {
     let norm = pep503(dist);
-    if let Some((_, names)) = PYTHON_IMPORT_NAMES.iter().find(|(d, _)| *d == norm) {
+    if let Some(names) = python_table(&norm) {
         return names.iter().map(|n| n.to_lowercase()).collect();
     }
     if let Some(described) = norm
@@ -82,6 +89,28 @@ pub(crate) fn python_keys(dist: &str) -> Vec<String> {
     {
         return python_keys(described);
     }
+    python_rule_keys(dist)
+}
+
+/// The import names the tables give the distribution `norm` (PEP 503-normalized): the
+/// hand-written table's, else the generated one's.
+fn python_table(norm: &str) -> Option<&'static [&'static str]> {
+    PYTHON_IMPORT_NAMES
+        .iter()
+        .find(|(d, _)| *d == norm)
+        .or_else(|| {
+            GENERATED_PYTHON_IMPORT_NAMES
+                .binary_search_by(|(d, _)| (*d).cmp(norm))
+                .ok()
+                .map(|i| &GENERATED_PYTHON_IMPORT_NAMES[i])
+        })
+        .map(|(_, names)| *names)
+}
+
+/// The names [`python_keys`]' rules derive from a distribution's name, without the tables.
+/// scripts/python-names re-implements them to keep the generated table to their exceptions.
+fn python_rule_keys(dist: &str) -> Vec<String> {
+    let norm = pep503(dist);
     let mut keys = vec![dist.to_lowercase().replace('-', "_")];
     let mut add = |k: String| {
         if !k.is_empty() && !keys.contains(&k) {
@@ -130,33 +159,45 @@ const PYTHON_NAMESPACES: &[&str] = &[
     "zope",
 ];
 
-/// The distribution to declare for an undeclared Python import `key` (dotted): the table's
-/// (`yaml` → `PyYAML`); below a namespace package the path's parts up to three joined with `-`
-/// (`google.cloud.storage` → `google-cloud-storage`, `azure.identity` → `azure-identity`),
-/// never the namespace itself; else the top-level name.
+/// The distribution to declare for an undeclared Python import `key` (dotted): the one the
+/// tables give its longest dotted prefix — the hand-written table's (`yaml` → `PyYAML`), else
+/// the generated one's when exactly one distribution there gives it (`wx` → `wxpython`,
+/// `paste.deploy` → `pastedeploy`); below a namespace package the path's parts up to three
+/// joined with `-` (`google.cloud.storage` → `google-cloud-storage`, `azure.identity` →
+/// `azure-identity`), never the namespace itself; else the top-level name.
 pub(crate) fn python_dist_for(key: &str) -> String {
     let lower = key.to_lowercase();
-    let top = lower.split('.').next().unwrap_or(&lower);
     let table = |name: &str| {
         PYTHON_IMPORT_NAMES
             .iter()
             .find(|(_, names)| names.iter().any(|n| n.to_lowercase() == name))
-            .map(|(d, _)| (*d).to_string())
+            .map(|(d, _)| *d)
+            .or_else(|| python_generated_dist(name))
+            .map(str::to_string)
     };
-    if let Some(d) = table(&lower) {
-        return d;
-    }
     let parts: Vec<&str> = lower.split('.').collect();
-    if PYTHON_NAMESPACES.contains(&top) && parts.len() > 1 {
-        // `google.protobuf` is in the table under its own dotted name.
-        for n in (2..=parts.len().min(3)).rev() {
-            if let Some(d) = table(&parts[..n].join(".")) {
-                return d;
-            }
+    let namespace = PYTHON_NAMESPACES.contains(&parts[0]) && parts.len() > 1;
+    // `google.protobuf` is in the table under its own dotted name.
+    let shortest = if namespace { 2 } else { 1 };
+    for n in (shortest..=parts.len()).rev() {
+        if let Some(d) = table(&parts[..n].join(".")) {
+            return d;
         }
+    }
+    if namespace {
         return parts[..parts.len().min(3)].join("-").replace('_', "-");
     }
-    table(top).unwrap_or_else(|| key.split('.').next().unwrap_or(key).to_string())
+    key.split('.').next().unwrap_or(key).to_string()
+}
+
+/// The one distribution the generated table gives the import name `name` (lowercase), if
+/// exactly one does: a name two give (`memoize`) names neither.
+fn python_generated_dist(name: &str) -> Option<&'static str> {
+    let mut givers = GENERATED_PYTHON_IMPORT_NAMES
+        .iter()
+        .filter(|(_, names)| names.iter().any(|n| n.to_lowercase() == name));
+    let (first, _) = givers.next()?;
+    givers.next().is_none().then_some(*first)
 }
 
 /// The package a JS import specifier names: its first segment, or its first two when scoped
@@ -303,6 +344,56 @@ mod tests {
         assert_eq!(python_dist_for("requests"), "requests");
         assert!(PYTHON_IMPORT_NAMES.windows(2).all(|w| w[0].0 < w[1].0));
         assert!(PYTHON_IMPORT_NAMES.iter().all(|(d, _)| pep503(d) == *d));
+    }
+
+    #[test]
+    fn generated_python_names() {
+        let table = GENERATED_PYTHON_IMPORT_NAMES;
+        assert!(table.len() > 100, "{}", table.len());
+        // Sorted and normalized, as the binary search needs; names sorted, none twice.
+        assert!(table.windows(2).all(|w| w[0].0 < w[1].0));
+        for (d, names) in table {
+            assert_eq!(pep503(d), *d);
+            assert!(!names.is_empty(), "{d}");
+            assert!(names.windows(2).all(|w| w[0] < w[1]), "{d}: {names:?}");
+            // Only exceptions: an import name the rules would not match, …
+            let rules = python_rule_keys(d);
+            assert!(
+                names.iter().any(|n| {
+                    let n = n.to_lowercase();
+                    !rules.iter().any(|k| segment_prefix(k, &n, "."))
+                }),
+                "{d}: {names:?} is derived by the rules ({rules:?})"
+            );
+            // … and none the hand-written table, read first, already holds.
+            assert!(!PYTHON_IMPORT_NAMES.iter().any(|(h, _)| h == d), "{d}");
+        }
+        // Only the generated table has these.
+        assert_eq!(python_keys("pycairo"), ["cairo"]);
+        assert_eq!(python_keys("wxPython"), ["wx"]);
+        assert_eq!(python_keys("GitPython"), ["git"]);
+        assert_eq!(python_keys("django-cors-headers"), ["corsheaders"]);
+        assert_eq!(python_keys("PasteDeploy"), ["paste.deploy"]);
+        assert_eq!(python_keys("google-auth"), ["google.auth", "google.oauth2"]);
+        assert_eq!(python_dist_for("cairo"), "pycairo");
+        assert_eq!(python_dist_for("wx.lib.agw"), "wxpython");
+        assert_eq!(python_dist_for("git.repo"), "gitpython");
+        assert_eq!(python_dist_for("paste.deploy.loadwsgi"), "pastedeploy");
+        assert_eq!(python_dist_for("paste"), "paste");
+        assert_eq!(python_dist_for("PyQt5.Qsci"), "qscintilla");
+        assert_eq!(python_dist_for("google.oauth2.credentials"), "google-auth");
+        // The hand-written table first: `dns` is py3dns's `DNS` too, so the generated table
+        // alone would suggest neither.
+        assert_eq!(python_dist_for("dns.resolver"), "dnspython");
+        assert_eq!(python_keys("py3dns"), ["dns"]);
+        assert_eq!(python_dist_for("memoize"), "memoize");
+        assert_eq!(python_keys("PyYAML"), ["yaml"]);
+        // A distribution the rules get right is in neither table.
+        assert_eq!(
+            python_keys("python-xlib"),
+            ["python_xlib", "python.xlib", "xlib"]
+        );
+        assert_eq!(python_dist_for("Xlib.display"), "Xlib");
     }
 
     #[test]
