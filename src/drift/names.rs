@@ -159,12 +159,27 @@ const PYTHON_NAMESPACES: &[&str] = &[
     "zope",
 ];
 
+/// Namespaces inside namespace packages: below these, a distribution is named by three parts
+/// (`google.cloud.storage` → `google-cloud-storage`), below the others by two.
+const PYTHON_SUB_NAMESPACES: &[(&str, &str)] = &[
+    ("azure", "ai"),
+    ("azure", "mgmt"),
+    ("azure", "storage"),
+    ("google", "cloud"),
+    ("opentelemetry", "exporter"),
+    ("opentelemetry", "instrumentation"),
+    ("opentelemetry", "propagators"),
+];
+
 /// The distribution to declare for an undeclared Python import `key` (dotted): the one the
 /// tables give its longest dotted prefix — the hand-written table's (`yaml` → `PyYAML`), else
 /// the generated one's when exactly one distribution there gives it (`wx` → `wxpython`,
-/// `paste.deploy` → `pastedeploy`); below a namespace package the path's parts up to three
-/// joined with `-` (`google.cloud.storage` → `google-cloud-storage`, `azure.identity` →
-/// `azure-identity`), never the namespace itself; else the top-level name.
+/// `paste.deploy` → `pastedeploy`); below a namespace package its parts joined with `-`, two
+/// of them (`azure.identity` → `azure-identity`) or three below a namespace inside it
+/// (`google.cloud.storage` → `google-cloud-storage`) — never the imported names after them,
+/// so one missing distribution is one finding, however many of its modules and names are
+/// imported — and the namespace's own distribution for a private module of it
+/// (`opentelemetry._logs` → `opentelemetry-api`); else the top-level name.
 pub(crate) fn python_dist_for(key: &str) -> String {
     let lower = key.to_lowercase();
     let table = |name: &str| {
@@ -185,7 +200,14 @@ pub(crate) fn python_dist_for(key: &str) -> String {
         }
     }
     if namespace {
-        return parts[..parts.len().min(3)].join("-").replace('_', "-");
+        if parts[1].starts_with('_') {
+            return table(parts[0]).unwrap_or_else(|| parts[0].to_string());
+        }
+        let depth = match PYTHON_SUB_NAMESPACES.contains(&(parts[0], parts[1])) {
+            true => 3,
+            false => 2,
+        };
+        return parts[..parts.len().min(depth)].join("-").replace('_', "-");
     }
     key.split('.').next().unwrap_or(key).to_string()
 }
@@ -332,6 +354,26 @@ mod tests {
             "google-cloud-storage"
         );
         assert_eq!(python_dist_for("azure.identity"), "azure-identity");
+        // The names imported from a namespace distribution's module are not part of its name
+        // (`from opentelemetry.trace import StatusCode`, `from google.genai import errors`),
+        // and a private module is the namespace's own distribution's.
+        assert_eq!(
+            python_dist_for("google.cloud.storage.blob"),
+            "google-cloud-storage"
+        );
+        assert_eq!(python_dist_for("google.genai.errors"), "google-genai");
+        assert_eq!(
+            python_dist_for("opentelemetry.trace.statuscode"),
+            "opentelemetry-trace"
+        );
+        assert_eq!(
+            python_dist_for("opentelemetry._logs.severitynumber"),
+            "opentelemetry-api"
+        );
+        assert_eq!(
+            python_dist_for("opentelemetry.instrumentation.httpx.x"),
+            "opentelemetry-instrumentation-httpx"
+        );
         assert_eq!(python_dist_for("google.protobuf.message"), "protobuf");
         assert_eq!(python_dist_for("yaml.loader"), "pyyaml");
         assert_eq!(python_keys("opentelemetry-api"), ["opentelemetry"]);
