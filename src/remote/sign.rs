@@ -146,4 +146,37 @@ mod tests {
         let e = verify(forged.as_bytes(), &action, &tree, Some(&log), &trusted).unwrap_err();
         assert!(e.contains("does not hold"), "{e}");
     }
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/reapi.rs`): this signature file, signed by the
+    /// fuzz targets' key, with one hex digit of its signature made uppercase (`…383E2d…`),
+    /// verified as the one signed.
+    #[test]
+    fn a_signature_file_whose_signature_changed_case_is_refused() {
+        const CHANGED: &str = "mesh remote result 2
+action bd938c688f49b77c7fc537c6b9222e2c97ebddd63076b87f2feaec66fb9c05d0/6
+tree 1fccdd8deaa928299f66c3ed52324ef465ce3846a2124577a59affe6bfb2d0df/225
+artifact 7bccc112d1ec721dcff8ab4fdb2329fba0dbb3b480b515eff536d8254c4e9c01 132
+log none
+key ed25519:ea4a6c63e29c520abef5507b132ec5f9954776aebebe7b92421eea691446d22c
+name fuzz
+signature bdc31b8d06cbb422519a68ae552e318ffa0a77dd6110d083c7439b040bc53458bd225c2b64688b383E2dca86dc513e3ee580c1a673e7f5a048bfb0d5b71eb806
+";
+        let digest = |hash: &str, size_bytes| Digest {
+            hash: hash.into(),
+            size_bytes,
+        };
+        let action = digest(
+            "bd938c688f49b77c7fc537c6b9222e2c97ebddd63076b87f2feaec66fb9c05d0",
+            6,
+        );
+        let tree = digest(
+            "1fccdd8deaa928299f66c3ed52324ef465ce3846a2124577a59affe6bfb2d0df",
+            225,
+        );
+        let trusted = [Identity::from_seed("fuzz", [7; 32]).signer()];
+        let e = verify(CHANGED.as_bytes(), &action, &tree, None, &trusted).unwrap_err();
+        assert!(e.contains("lowercase hex"), "{e}");
+        let original = CHANGED.replace("383E2d", "383e2d");
+        assert!(verify(original.as_bytes(), &action, &tree, None, &trusted).is_ok());
+    }
 }

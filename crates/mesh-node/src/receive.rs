@@ -303,7 +303,7 @@ fn refuse_held(held: &Held, reason: String) -> Stop {
 /// The declaration's envelope parsed strictly, its digest matching its content: the envelope
 /// and which declaration it is.
 fn check_declaration(bytes: &[u8]) -> Result<(Envelope, Held), Stop> {
-    let envelope: Envelope = serde_json::from_slice(bytes)
+    let envelope = Envelope::decode(bytes)
         .map_err(|e| refuse(format!("the declaration is not a valid envelope: {e}")))?;
     let held = Held {
         digest: envelope.digest.clone(),

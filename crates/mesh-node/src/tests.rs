@@ -401,6 +401,23 @@ fn an_unknown_field_is_refused() {
     refused(root, &stream(&[], b"{not json"), "not a valid envelope");
 }
 
+/// Found with the fuzzing of envelopes (`fuzz/fuzz_targets/envelope.rs`): a signature checks
+/// the envelope's value, so the node refuses any bytes but the canonical ones it was signed as.
+#[test]
+fn an_envelope_spelled_otherwise_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let root = &Root::check(t.path()).unwrap();
+    let a = artifact(&[("a", "1")]);
+    let mut m = module("m", &a, None);
+    m.activate = Some("run \u{1a}".into());
+    let env = String::from_utf8(envelope(vec![m], 1).to_bytes()).unwrap();
+    let other = env.replace("\\u001a", "\\u001A");
+    assert_ne!(other, env);
+    let report = refused(root, &stream(&[&a], other.as_bytes()), "canonical encoding");
+    assert_eq!(report.declaration, None);
+    assert!(!root.join("declaration.json").exists());
+}
+
 #[test]
 fn what_the_declaration_names_must_be_valid_and_held() {
     let t = tempfile::tempdir().unwrap();

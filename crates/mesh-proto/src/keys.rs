@@ -94,12 +94,16 @@ pub fn parse_key(s: &str) -> Result<VerifyingKey, String> {
     VerifyingKey::from_bytes(&bytes).map_err(|e| format!("{s:?} is not a valid ed25519 key: {e}"))
 }
 
-/// Whether `signature` (128 hex) is `signer`'s over `bytes`; why not, as a sentence.
+/// Whether `signature` (128 lowercase hex, as [`Identity::sign`] writes it) is `signer`'s over
+/// `bytes`; why not, as a sentence. Another spelling of the same signature (uppercase hex) is
+/// refused: what carries it would be other bytes that verify as the signed ones.
 pub fn verify(signer: &Signer, bytes: &[u8], signature: &str) -> Result<(), String> {
     let key = parse_key(&signer.key)?;
-    let sig: [u8; 64] = unhex(signature)
+    let sig: [u8; 64] = Some(signature)
+        .filter(|s| s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+        .and_then(unhex)
         .and_then(|b| b.try_into().ok())
-        .ok_or("the signature is not 128 hex characters")?;
+        .ok_or("the signature is not 128 lowercase hex characters")?;
     key.verify_strict(bytes, &Signature::from_bytes(&sig))
         .map_err(|_| format!("the signature does not match {}", signer.describe()))
 }
@@ -122,4 +126,25 @@ pub fn unhex(s: &str) -> Option<Vec<u8>> {
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/envelope.rs` and `reapi.rs`): a signature with a
+    /// hex digit in uppercase decoded to the same bytes and verified, so bytes other than the
+    /// signed ones were taken as signed.
+    #[test]
+    fn a_signature_in_uppercase_hex_is_refused() {
+        let me = Identity::from_seed("laptop", [1; 32]);
+        let signature = me.sign(b"bytes");
+        assert_eq!(verify(&me.signer(), b"bytes", &signature), Ok(()));
+        let upper = signature.to_ascii_uppercase();
+        assert_ne!(upper, signature);
+        let refused = verify(&me.signer(), b"bytes", &upper).unwrap_err();
+        assert!(refused.contains("lowercase hex"), "{refused}");
+        let one = signature.replacen(|c: char| c.is_ascii_lowercase(), "A", 1);
+        assert!(verify(&me.signer(), b"bytes", &one).is_err());
+    }
 }

@@ -132,6 +132,21 @@ impl Envelope {
         serde_json::to_vec(self).unwrap_or_default()
     }
 
+    /// An envelope as a node takes one: strict JSON (a field it does not know refuses it
+    /// whole) in its canonical encoding, the bytes [`Envelope::to_bytes`] gives. Another
+    /// spelling of the same value (a `\u` escape in the other case, added spaces) is refused,
+    /// since [`Envelope::verify`] checks the value: the bytes kept must be the bytes signed.
+    /// Why not, as a sentence.
+    pub fn decode(bytes: &[u8]) -> Result<Envelope, String> {
+        let envelope: Envelope = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+        if envelope.to_bytes() != bytes {
+            return Err(
+                "it is not in its canonical encoding (the bytes a controller signs)".into(),
+            );
+        }
+        Ok(envelope)
+    }
+
     /// Whether the digest matches the content.
     pub fn digest_matches(&self) -> bool {
         self.declaration.digest() == self.digest
@@ -321,6 +336,47 @@ mod tests {
         // It travels and comes back the same.
         let back: Envelope = serde_json::from_slice(&env.to_bytes()).unwrap();
         assert_eq!(back.verify().map(|s| s.name.as_str()), Ok("laptop"));
+    }
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/envelope.rs`): a signed envelope with one
+    /// character of its signature made uppercase (`…087C0de…`) verified as the original.
+    #[test]
+    fn an_envelope_whose_signature_changed_case_does_not_verify() {
+        const CHANGED: &str = r##"{"commits":{"src":"c0ffee"},"controller":{"key":"ed25519:ea4a6c63e29c520abef5507b132ec5f9954776aebebe7b92421eea691446d22c","name":"fuzz"},"declaration":{"mesh":"fuzz","modules":[{"activate":null,"artifact":"","build":"","commit":"c0ffee","name":"ion\":{\"mesh\":\"f\"},\"digest\":\"0c27d5af4bfc2c4996004a777e�\u000e7af79b74","size":0},{"activate":null,"artifact":"","build":"","commit":"c0ffee","name":"","size":0}],"node":"ace"},"digest":"ee1aea044802fc9a3aa2634c0d3fd375ccd7506ec433dc0e9ee729c2893d062a","sequence":1634885996,"signature":"6c4c9672d131c10bf990bdbc5175b0087C0de204d58acd78988eff000b1ea24f6506a6a8c92c107b20a072dc64f38198dca85ea763268291f6aeeb7e7c128702"}"##;
+        let envelope = Envelope::decode(CHANGED.as_bytes()).expect("it decodes");
+        assert!(envelope.verify().is_err());
+        let original = CHANGED.replace("087C0de", "087c0de");
+        let envelope = Envelope::decode(original.as_bytes()).expect("it decodes");
+        assert_eq!(envelope.verify().map(|s| s.name.as_str()), Ok("fuzz"));
+    }
+
+    /// Found with the fuzzing of envelopes: `verify` checks the value, so another spelling of
+    /// the same envelope (a `\u` escape in uppercase, a space) verified too; a node decodes
+    /// only the canonical bytes.
+    #[test]
+    fn another_spelling_of_a_signed_envelope_is_refused() {
+        let mut d = decl();
+        d.modules[0].activate = Some("run \u{1a}".into());
+        let env = d
+            .seal(1)
+            .signed(&Identity::from_seed("laptop", [1; 32]), BTreeMap::new());
+        let bytes = String::from_utf8(env.to_bytes()).expect("utf8");
+        assert!(bytes.contains("\\u001a"), "{bytes}");
+        assert!(
+            Envelope::decode(bytes.as_bytes())
+                .expect("decodes")
+                .verify()
+                .is_ok()
+        );
+        for other in [
+            bytes.replace("\\u001a", "\\u001A"),
+            bytes.replacen(',', ", ", 1),
+        ] {
+            let same: Envelope = serde_json::from_str(&other).expect("JSON");
+            assert!(same.verify().is_ok(), "the same value: {other}");
+            let refused = Envelope::decode(other.as_bytes()).unwrap_err();
+            assert!(refused.contains("canonical"), "{refused}");
+        }
     }
 
     #[test]
