@@ -16,6 +16,8 @@ pub mod doctor;
 pub mod drift;
 mod error;
 pub mod events;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gc;
 pub mod graph;
 mod mesh;

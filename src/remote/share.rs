@@ -437,7 +437,7 @@ impl Shared {
 }
 
 /// The Tree message digest of a result's output directory.
-fn out_tree(result: &ActionResult) -> Option<Digest> {
+pub(crate) fn out_tree(result: &ActionResult) -> Option<Digest> {
     result
         .output_directories
         .iter()
@@ -446,7 +446,7 @@ fn out_tree(result: &ActionResult) -> Option<Digest> {
 }
 
 /// The digest of a result's signature file, if it has one.
-fn sig_digest_of(result: &ActionResult) -> Option<Digest> {
+pub(crate) fn sig_digest_of(result: &ActionResult) -> Option<Digest> {
     result
         .output_files
         .iter()
@@ -456,7 +456,7 @@ fn sig_digest_of(result: &ActionResult) -> Option<Digest> {
 
 /// The digests of the standard output and error a result names and does not inline (each at
 /// most [`MAX_LOG`]: a larger one is left out of the log).
-fn logs_of(result: &ActionResult) -> impl Iterator<Item = Digest> + '_ {
+pub(crate) fn logs_of(result: &ActionResult) -> impl Iterator<Item = Digest> + '_ {
     [
         (&result.stdout_raw, &result.stdout_digest),
         (&result.stderr_raw, &result.stderr_digest),

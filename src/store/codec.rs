@@ -46,7 +46,7 @@ pub fn encode<T: Serialize + ?Sized>(table: &str, key: &[u8], v: &T) -> Vec<u8> 
 }
 
 /// A payload with its format byte and checksum in front.
-fn seal(table: &str, key: &[u8], payload: &[u8]) -> Vec<u8> {
+pub(crate) fn seal(table: &str, key: &[u8], payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 + SUM + payload.len());
     out.push(VALUE_FORMAT);
     out.extend_from_slice(&checksum(table, key, payload));

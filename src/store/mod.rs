@@ -15,6 +15,7 @@ mod tables;
 
 pub(crate) use backup::{BACKUP_EVERY, check_backup, check_pages, sweep_copies};
 pub use backup::{backup, backup_path};
+pub(crate) use codec::seal;
 pub use codec::{decode, encode};
 pub use error::StoreError;
 use error::read_only;

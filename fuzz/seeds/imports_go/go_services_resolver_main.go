@@ -1,0 +1,5 @@
+package main
+
+import . "example.com/platform/lib/geo"
+
+func main() { _ = Distance(3, 4) }

@@ -1,0 +1,3 @@
+module example.com/platform
+
+go 1.22
