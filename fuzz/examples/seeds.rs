@@ -127,8 +127,11 @@ fn packed(dir: &Path) -> (String, Vec<u8>) {
     (digest.to_string(), tar)
 }
 
-/// A tar of raw entries (path, type, link target, body): what `mesh build` never makes.
-fn raw_tar(entries: &[(&str, tar::EntryType, &str, &[u8])]) -> Vec<u8> {
+/// One entry of a tar made by hand: path, type, link target, body.
+type RawEntry<'a> = (&'a str, tar::EntryType, &'a str, &'a [u8]);
+
+/// A tar of raw entries: what `mesh build` never makes.
+fn raw_tar(entries: &[RawEntry]) -> Vec<u8> {
     let mut b = tar::Builder::new(Vec::new());
     for (path, kind, link, body) in entries {
         let mut h = tar::Header::new_gnu();
@@ -151,7 +154,10 @@ fn raw_tar(entries: &[(&str, tar::EntryType, &str, &[u8])]) -> Vec<u8> {
 
 fn main() -> std::io::Result<()> {
     let fuzz = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let repo = fuzz.parent().expect("fuzz/ is in the repository").to_path_buf();
+    let repo = fuzz
+        .parent()
+        .expect("fuzz/ is in the repository")
+        .to_path_buf();
     let example = repo.join("fixtures/example");
     let mut s = Seeds::default();
     let me = mesh_fuzz::controller();
@@ -190,13 +196,21 @@ fn main() -> std::io::Result<()> {
             s.add("module_toml", name, bytes);
         }
     }
-    for crate_dir in ["crates/mesh-proto", "crates/mesh-node", "crates/mesh-imports"] {
+    for crate_dir in [
+        "crates/mesh-proto",
+        "crates/mesh-node",
+        "crates/mesh-imports",
+    ] {
         let cargo = fs::read(repo.join(crate_dir).join("Cargo.toml"))?;
         let name = format!("{}_Cargo.toml", crate_dir.replace('/', "_"));
         s.add("manifests", name, [&[0u8][..], &cargo].concat());
     }
     for (rel, bytes) in files(&repo.join("crates/mesh-proto/src")) {
-        s.add("imports_rust", format!("mesh-proto_{}", name_of(&rel)), bytes);
+        s.add(
+            "imports_rust",
+            format!("mesh-proto_{}", name_of(&rel)),
+            bytes,
+        );
     }
     for f in ["tests/worker.py"] {
         if let Ok(bytes) = fs::read(repo.join(f)) {
@@ -277,7 +291,10 @@ fn main() -> std::io::Result<()> {
     }];
     let shapes = [
         ("empty", mesh_fuzz::envelope(&me, Vec::new(), 1)),
-        ("one", mesh_fuzz::envelope(&me, vec![mesh_fuzz::module("m", &a, 3)], 7)),
+        (
+            "one",
+            mesh_fuzz::envelope(&me, vec![mesh_fuzz::module("m", &a, 3)], 7),
+        ),
         ("full", mesh_fuzz::envelope(&me, vec![full.clone()], 42)),
     ];
     for (name, env) in &shapes {
@@ -294,7 +311,14 @@ fn main() -> std::io::Result<()> {
         "listed.json",
         listed.seal(3).signed(&me, BTreeMap::new()).to_bytes(),
     );
-    s.add("envelope", "unsigned.json", mesh_fuzz::envelope(&me, Vec::new(), 1).declaration.seal(1).to_bytes());
+    s.add(
+        "envelope",
+        "unsigned.json",
+        mesh_fuzz::envelope(&me, Vec::new(), 1)
+            .declaration
+            .seal(1)
+            .to_bytes(),
+    );
 
     // Frames and sessions.
     let hello = br#"{"protocol":5,"version":"0.1.0","alive_every_ms":10}"#;
@@ -317,16 +341,41 @@ fn main() -> std::io::Result<()> {
     ]
     .concat();
     s.add("frame", "conversation", conversation.clone());
-    s.add("frame", "cut", frames(&[(Kind::Receive, b""), (Kind::Data, b"declaration 3\nab")]));
+    s.add(
+        "frame",
+        "cut",
+        frames(&[(Kind::Receive, b""), (Kind::Data, b"declaration 3\nab")]),
+    );
     for held in [0u8, 1] {
-        s.add("session", format!("conversation-{held}"), [&[held][..], &conversation].concat());
+        s.add(
+            "session",
+            format!("conversation-{held}"),
+            [&[held][..], &conversation].concat(),
+        );
     }
-    s.add("session", "reports-1", [&[1u8][..], &frames(&[(Kind::Hello, hello), (Kind::Report, b"0"), (Kind::Quit, b"")])].concat());
+    s.add(
+        "session",
+        "reports-1",
+        [
+            &[1u8][..],
+            &frames(&[
+                (Kind::Hello, hello),
+                (Kind::Report, b"0"),
+                (Kind::Quit, b""),
+            ]),
+        ]
+        .concat(),
+    );
 
     // Receive streams, one per mode of the target.
     let tiny = raw_tar(&[("a.txt", tar::EntryType::Regular, "", b"hello\n")]);
     let tiny_digest = blake3::hash(&tiny).to_hex().to_string();
-    let env = mesh_fuzz::envelope(&me, vec![mesh_fuzz::module("m", &tiny_digest, tiny.len() as u64)], 1).to_bytes();
+    let env = mesh_fuzz::envelope(
+        &me,
+        vec![mesh_fuzz::module("m", &tiny_digest, tiny.len() as u64)],
+        1,
+    )
+    .to_bytes();
     let mut whole = mesh_fuzz::declaration_part(&env);
     whole.extend_from_slice(format!("artifact {tiny_digest} {}\n", tiny.len()).as_bytes());
     whole.extend_from_slice(&tiny);
@@ -338,11 +387,23 @@ fn main() -> std::io::Result<()> {
         "{{\"declaration\":\"@DIGEST@\",\"values\":[{{\"digest\":\"{}\",\"hex\":\"68756e74657232\"}}]}}",
         mesh_proto::secret::digest(&[1; 32], b"hunter2")
     );
-    s.add("receive", "2-secrets", [&[2u8][..], delivery.as_bytes(), &[SEP], b"end\n"].concat());
+    s.add(
+        "receive",
+        "2-secrets",
+        [&[2u8][..], delivery.as_bytes(), &[SEP], b"end\n"].concat(),
+    );
     let (_, ui_kit) = packed(&example.join("ts/ui-kit"));
-    s.add("receive", "3-artifact", [&[3u8][..], &ui_kit, &[SEP], b"end\n"].concat());
+    s.add(
+        "receive",
+        "3-artifact",
+        [&[3u8][..], &ui_kit, &[SEP], b"end\n"].concat(),
+    );
     let compressed = zstd::encode_all(&ui_kit[..], 3)?;
-    s.add("receive", "4-zstd", [&[4u8][..], &compressed, &[SEP], b"end\n"].concat());
+    s.add(
+        "receive",
+        "4-zstd",
+        [&[4u8][..], &compressed, &[SEP], b"end\n"].concat(),
+    );
 
     // Journal: reports as a node writes them.
     let report = |seq: u64, outcome: &str| {
@@ -357,11 +418,19 @@ fn main() -> std::io::Result<()> {
     journal.push(SEP);
     journal.extend_from_slice(b"{torn");
     s.add("journal", "three", journal);
-    s.add("journal", "edge", [&[1u8, 0][..], report(9, "checked").as_bytes()].concat());
+    s.add(
+        "journal",
+        "edge",
+        [&[1u8, 0][..], report(9, "checked").as_bytes()].concat(),
+    );
 
     // Artifacts: packed from the example, and tars mesh never makes.
     for dir in ["ts/ui-kit", "python/reporter", "go/lib/geo"] {
-        s.add("unpack", dir.replace('/', "_"), packed(&example.join(dir)).1);
+        s.add(
+            "unpack",
+            dir.replace('/', "_"),
+            packed(&example.join(dir)).1,
+        );
     }
     let linked = mesh_fuzz::scratch();
     fs::create_dir_all(linked.path().join("bin/sub"))?;
@@ -370,13 +439,40 @@ fn main() -> std::io::Result<()> {
     std::os::unix::fs::symlink("../bin/tool", linked.path().join("bin/sub/up"))?;
     std::os::unix::fs::symlink(".", linked.path().join("here"))?;
     s.add("unpack", "links", packed(linked.path()).1);
-    let evil: [(&str, Vec<(&str, tar::EntryType, &str, &[u8])>); 6] = [
+    let evil: [(&str, Vec<RawEntry>); 6] = [
         ("climb", vec![("../x", tar::EntryType::Regular, "", b"x")]),
-        ("absolute-link", vec![("l", tar::EntryType::Symlink, "/etc/passwd", b"")]),
-        ("through-link", vec![("d", tar::EntryType::Symlink, ".", b""), ("d/x", tar::EntryType::Regular, "", b"x")]),
-        ("link-chain", vec![("s", tar::EntryType::Symlink, ".", b""), ("t", tar::EntryType::Symlink, "s/..", b"")]),
-        ("hard-link", vec![("a", tar::EntryType::Regular, "", b"a"), ("b", tar::EntryType::Link, "a", b"")]),
-        ("twice", vec![("a", tar::EntryType::Regular, "", b"a"), ("a/", tar::EntryType::Directory, "", b"")]),
+        (
+            "absolute-link",
+            vec![("l", tar::EntryType::Symlink, "/etc/passwd", b"")],
+        ),
+        (
+            "through-link",
+            vec![
+                ("d", tar::EntryType::Symlink, ".", b""),
+                ("d/x", tar::EntryType::Regular, "", b"x"),
+            ],
+        ),
+        (
+            "link-chain",
+            vec![
+                ("s", tar::EntryType::Symlink, ".", b""),
+                ("t", tar::EntryType::Symlink, "s/..", b""),
+            ],
+        ),
+        (
+            "hard-link",
+            vec![
+                ("a", tar::EntryType::Regular, "", b"a"),
+                ("b", tar::EntryType::Link, "a", b""),
+            ],
+        ),
+        (
+            "twice",
+            vec![
+                ("a", tar::EntryType::Regular, "", b"a"),
+                ("a/", tar::EntryType::Directory, "", b""),
+            ],
+        ),
     ];
     for (name, entries) in evil {
         s.add("unpack", name, raw_tar(&entries));
@@ -385,10 +481,26 @@ fn main() -> std::io::Result<()> {
     // Store values: every table, its value sealed with zero bytes (the empty value of most
     // types) and a few words.
     for table in 0..30u8 {
-        s.add("store_value", format!("{table:02}-zero"), [&[table, 1][..], &[0u8; 48]].concat());
-        s.add("store_value", format!("{table:02}-words"), [&[table, 1][..], &[2, b'a', b'b', 1, 3, b'x', b'y', b'z', 0, 0, 7, 0, 0, 0]].concat());
+        s.add(
+            "store_value",
+            format!("{table:02}-zero"),
+            [&[table, 1][..], &[0u8; 48]].concat(),
+        );
+        s.add(
+            "store_value",
+            format!("{table:02}-words"),
+            [
+                &[table, 1][..],
+                &[2, b'a', b'b', 1, 3, b'x', b'y', b'z', 0, 0, 7, 0, 0, 0],
+            ]
+            .concat(),
+        );
     }
-    s.add("store_value", "raw", mesh::store::encode("builds", b"fuzz", &(1u64, "x".to_string())));
+    s.add(
+        "store_value",
+        "raw",
+        mesh::store::encode("builds", b"fuzz", &(1u64, "x".to_string())),
+    );
 
     // REAPI: a signed result, its tree message and the files it names.
     let mut tree = mesh::remote::merkle::tree(&example.join("python/reporter"))?;
@@ -424,20 +536,37 @@ fn main() -> std::io::Result<()> {
         result: Some(result.clone()),
         ..Default::default()
     };
-    for (flags, name) in [(0u8, "result"), (1, "execute"), (6, "signed-right"), (4, "right")] {
-        let first = if flags & 1 == 1 { execute.encode_to_vec() } else { result.encode_to_vec() };
-        let seed = [&[flags][..], &first, &[SEP], &signature, &[SEP], &message, &[SEP], b"print('hi')\n"].concat();
+    for (flags, name) in [
+        (0u8, "result"),
+        (1, "execute"),
+        (6, "signed-right"),
+        (4, "right"),
+    ] {
+        let first = if flags & 1 == 1 {
+            execute.encode_to_vec()
+        } else {
+            result.encode_to_vec()
+        };
+        let seed = [
+            &[flags][..],
+            &first,
+            &[SEP],
+            &signature,
+            &[SEP],
+            &message,
+            &[SEP],
+            b"print('hi')\n",
+        ]
+        .concat();
         s.add("reapi", name, seed);
     }
 
     // Secret files: one as `mesh secret set` writes it, and one per mode of the target.
     let key = [3u8; 32];
     let plain = [&key[..], b"hunter2"].concat();
-    let sealed = mesh_proto::secret::encrypt(
-        &[mesh::controller::age_identity(&me).to_public()],
-        &plain,
-    )
-    .map_err(std::io::Error::other)?;
+    let sealed =
+        mesh_proto::secret::encrypt(&[mesh::controller::age_identity(&me).to_public()], &plain)
+            .map_err(std::io::Error::other)?;
     let mut file = format!(
         "{} db/PASSWORD (the value is encrypted below; this file may be committed)\n# set-by: fuzz\n# set-at: 2026-12-04T08:00:00Z\n# digest: {}\n",
         mesh::secrets::HEADER,
@@ -445,13 +574,18 @@ fn main() -> std::io::Result<()> {
     )
     .into_bytes();
     {
-        let mut w = age::armor::ArmoredWriter::wrap_output(&mut file, age::armor::Format::AsciiArmor)
-            .map_err(std::io::Error::other)?;
+        let mut w =
+            age::armor::ArmoredWriter::wrap_output(&mut file, age::armor::Format::AsciiArmor)
+                .map_err(std::io::Error::other)?;
         w.write_all(&sealed)?;
         w.finish()?;
     }
     s.add("secret_file", "0-file", [&[0u8][..], &file].concat());
-    s.add("secret_file", "1-flip", [&[1u8, 200, 0, 0, 0, b'x'][..], b"hunter2"].concat());
+    s.add(
+        "secret_file",
+        "1-flip",
+        [&[1u8, 200, 0, 0, 0, b'x'][..], b"hunter2"].concat(),
+    );
     s.add("secret_file", "2-plain", [&[2u8][..], &plain].concat());
     s.add("secret_file", "2-short", b"\x02short".to_vec());
     s.add(

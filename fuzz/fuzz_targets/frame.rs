@@ -59,7 +59,11 @@ fuzz_target!(|data: &[u8]| {
                     let mut got = Vec::new();
                     let mut stream = frame::Data::new(&mut wire);
                     let read = stream.read_to_end(&mut got);
-                    assert_eq!(read.is_ok(), whole, "a stream read whole iff it ended with End");
+                    assert_eq!(
+                        read.is_ok(),
+                        whole,
+                        "a stream read whole iff it ended with End"
+                    );
                     if whole {
                         assert_eq!(got, expected, "the stream is its Data payloads");
                         assert!(stream.finish().is_ok());
@@ -75,7 +79,11 @@ fuzz_target!(|data: &[u8]| {
                     let used = before.len() - wire.len();
                     let mut again = Vec::new();
                     frame::write(&mut again, kind, &payload).expect("a frame read can be written");
-                    assert_eq!(again, before[..used], "a frame is the bytes it was read from");
+                    assert_eq!(
+                        again,
+                        before[..used],
+                        "a frame is the bytes it was read from"
+                    );
                 }
                 frames += 1;
                 if frames > 10_000 {

@@ -56,7 +56,9 @@ fuzz_target!(|data: &[u8]| {
     let mut last = 0;
     for line in &lines {
         let v: serde_json::Value = serde_json::from_str(line).expect("each line is JSON");
-        let seq = v["report_sequence"].as_u64().expect("each line is numbered");
+        let seq = v["report_sequence"]
+            .as_u64()
+            .expect("each line is numbered");
         assert!(valid.contains(&seq), "{seq} names a report file");
         assert!(seq > since && seq > last, "oldest first, above since");
         last = seq;

@@ -45,7 +45,11 @@ fuzz_target!(|data: &[u8]| {
     let facts = manifest::read_facts(&manifests, &python_files);
     assert!(facts.provides.len() <= total && facts.rust_renames.len() <= total);
     assert!(facts.rust_dev_paths.len() <= total && facts.rust_workspace_deps.len() <= total);
-    assert!(facts.notes.len() <= total + 8, "{} notes", facts.notes.len());
+    assert!(
+        facts.notes.len() <= total + 8,
+        "{} notes",
+        facts.notes.len()
+    );
     for (_, name) in &facts.provides {
         assert!(!name.is_empty() && name.len() <= total, "{name:?}");
     }

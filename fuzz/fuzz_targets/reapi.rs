@@ -29,7 +29,12 @@ use prost::Message;
 /// How many entries writing `d` would make, at most `cap` (a tree that names a directory
 /// under many names, level after level, is bounded by `MAX_ENTRIES` in the writer; the
 /// target does not spend its time writing a million of them).
-fn entries(d: &Directory, children: &HashMap<String, &Directory>, depth: usize, cap: usize) -> usize {
+fn entries(
+    d: &Directory,
+    children: &HashMap<String, &Directory>,
+    depth: usize,
+    cap: usize,
+) -> usize {
     let mut n = d.files.len() + d.symlinks.len() + d.directories.len();
     if depth > 256 {
         return n;
@@ -38,7 +43,11 @@ fn entries(d: &Directory, children: &HashMap<String, &Directory>, depth: usize, 
         if n > cap {
             break;
         }
-        let hash = sub.digest.as_ref().map(|d| d.hash.as_str()).unwrap_or_default();
+        let hash = sub
+            .digest
+            .as_ref()
+            .map(|d| d.hash.as_str())
+            .unwrap_or_default();
         if let Some(child) = children.get(hash) {
             n += entries(child, children, depth + 1, cap - n.min(cap));
         }
@@ -54,14 +63,22 @@ fn make_digests_right(tree: &mut Tree) {
         (from < n).then(|| from + blake3::hash(name.as_bytes()).as_bytes()[0] as usize % (n - from))
     };
     for k in (0..n).rev() {
-        let later: Vec<Digest> = tree.children.iter().map(|c| merkle::digest_of(&c.encode_to_vec())).collect();
+        let later: Vec<Digest> = tree
+            .children
+            .iter()
+            .map(|c| merkle::digest_of(&c.encode_to_vec()))
+            .collect();
         for node in &mut tree.children[k].directories {
             if let Some(j) = pick(&node.name, k + 1) {
                 node.digest = Some(later[j].clone());
             }
         }
     }
-    let digests: Vec<Digest> = tree.children.iter().map(|c| merkle::digest_of(&c.encode_to_vec())).collect();
+    let digests: Vec<Digest> = tree
+        .children
+        .iter()
+        .map(|c| merkle::digest_of(&c.encode_to_vec()))
+        .collect();
     if let Some(root) = tree.root.as_mut() {
         for node in &mut root.directories {
             if let Some(j) = pick(&node.name, 0) {
@@ -106,7 +123,10 @@ fuzz_target!(|data: &[u8]| {
         let vouch = sign::Vouch {
             action: action.clone(),
             tree: tree_digest.clone(),
-            artifact: (blake3::hash(file_bytes).to_hex().to_string(), file_bytes.len() as u64),
+            artifact: (
+                blake3::hash(file_bytes).to_hex().to_string(),
+                file_bytes.len() as u64,
+            ),
             log: None,
         };
         let mut file = vouch.sign(&me);
@@ -115,7 +135,10 @@ fuzz_target!(|data: &[u8]| {
         let text = String::from_utf8_lossy(&file).into_owned();
         let name_at = text.find("\nname ").map_or(0, |i| i + "\nname ".len());
         let name_end = name_at + text[name_at..].find('\n').unwrap_or(0);
-        let at = signature.first().map_or(0, |b| usize::from(*b) * 7 + signature.len()) % file.len();
+        let at = signature
+            .first()
+            .map_or(0, |b| usize::from(*b) * 7 + signature.len())
+            % file.len();
         let to = signature.get(1).copied().unwrap_or(b'0');
         file[at] = if file[at] == to { to ^ 0x20 } else { to };
         if let Ok((_, artifact)) = sign::verify(&file, &action, &tree_digest, None, &trusted) {
@@ -167,7 +190,10 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(a, b, "a packed tree unpacks to the same tree");
     for (rel, kind) in a {
         if kind == "file" {
-            assert_eq!(std::fs::read(fence.inside.join(&rel)).ok(), std::fs::read(back.join(&rel)).ok());
+            assert_eq!(
+                std::fs::read(fence.inside.join(&rel)).ok(),
+                std::fs::read(back.join(&rel)).ok()
+            );
         }
     }
 });

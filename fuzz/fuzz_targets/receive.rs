@@ -36,8 +36,8 @@ fuzz_target!(|data: &[u8]| {
             let bytes = envelope.to_bytes();
             let mut s = mesh_fuzz::declaration_part(&bytes);
             if mode == 2 {
-                let plain = String::from_utf8_lossy(input.until(SEP))
-                    .replace("@DIGEST@", &envelope.digest);
+                let plain =
+                    String::from_utf8_lossy(input.until(SEP)).replace("@DIGEST@", &envelope.digest);
                 let sealed = mesh_fuzz::to_node(plain.as_bytes());
                 s.extend_from_slice(format!("secrets {}\n", sealed.len()).as_bytes());
                 s.extend_from_slice(&sealed);
@@ -85,9 +85,15 @@ fuzz_target!(|data: &[u8]| {
             let envelope: mesh_proto::wire::Envelope =
                 serde_json::from_slice(&kept).expect("the declaration in force parses");
             assert_eq!(envelope.digest, received.digest);
-            assert!(envelope.verify().is_ok(), "the declaration in force is signed");
+            assert!(
+                envelope.verify().is_ok(),
+                "the declaration in force is signed"
+            );
         }
-        Err(_) => assert!(in_force.is_none(), "a declaration not received is not in force"),
+        Err(_) => assert!(
+            in_force.is_none(),
+            "a declaration not received is not in force"
+        ),
     }
     if answer.is_empty() {
         assert!(

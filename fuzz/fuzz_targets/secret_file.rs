@@ -81,7 +81,11 @@ fuzz_target!(|data: &[u8]| {
                     "an opened value has the digest its header says"
                 );
                 if let Some(written) = &written {
-                    assert_eq!(&opened.value[..], &written[..], "a changed file opened to another value");
+                    assert_eq!(
+                        &opened.value[..],
+                        &written[..],
+                        "a changed file opened to another value"
+                    );
                 }
             }
         }

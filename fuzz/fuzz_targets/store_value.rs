@@ -23,7 +23,8 @@ fuzz_target!(|data: &[u8]| {
     let (name, first) = mesh::fuzzing::store_value(table, &bytes);
     if let Ok(encoded) = first {
         let (_, second) = mesh::fuzzing::store_value(table, &encoded);
-        let again = second.unwrap_or_else(|e| panic!("{name}: a value encoded again does not decode: {e}"));
+        let again =
+            second.unwrap_or_else(|e| panic!("{name}: a value encoded again does not decode: {e}"));
         assert_eq!(again, encoded, "{name}: decode(encode(x)) is not x");
     }
 });

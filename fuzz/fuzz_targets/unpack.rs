@@ -26,7 +26,11 @@ fuzz_target!(|data: &[u8]| {
     match result {
         Err(_) => assert!(left.is_empty(), "a failed unpack leaves nothing: {left:?}"),
         Ok(()) => {
-            assert_eq!(left, [std::ffi::OsString::from("inside")], "only the destination");
+            assert_eq!(
+                left,
+                [std::ffi::OsString::from("inside")],
+                "only the destination"
+            );
             let real = std::fs::canonicalize(&dest).expect("the destination exists");
             for (rel, kind) in mesh_fuzz::listing(&dest) {
                 let path = dest.join(&rel);
@@ -34,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
                     "link" => {
                         let to = mesh_fuzz::resolve(&path);
                         assert!(
-                            to.as_ref().is_none_or(|to| to.starts_with(&real) && to != &real.parent().unwrap_or(&real)),
+                            to.as_ref().is_none_or(|to| to.starts_with(&real)),
                             "link {} leads out of the artifact to {to:?}",
                             rel.display()
                         );

@@ -94,7 +94,11 @@ pub fn scratch() -> tempfile::TempDir {
 
 /// A directory made 0700 (a node root must be this user's alone).
 pub fn private_dir(path: &Path) {
-    if let Err(e) = fs::DirBuilder::new().recursive(true).mode(0o700).create(path) {
+    if let Err(e) = fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+    {
         panic!("the fuzz harness cannot make {}: {e}", path.display());
     }
 }
@@ -173,7 +177,8 @@ impl Fence {
             .filter(|(p, _)| !p.starts_with(&inside_rel))
             .collect();
         assert_eq!(
-            now, self.before,
+            now,
+            self.before,
             "something was written outside {}",
             self.inside.display()
         );
@@ -363,9 +368,8 @@ pub mod config {
         }
         let sentence = e.to_string();
         let mut report = String::new();
-        let handler = miette::GraphicalReportHandler::new_themed(
-            miette::GraphicalTheme::unicode_nocolor(),
-        );
+        let handler =
+            miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor());
         // A span miette cannot show is its error to report, not a panic.
         let _ = handler.render_report(&mut report, e);
         for url in passwords(text) {
@@ -414,7 +418,10 @@ pub mod imports {
                 "an import on line {} of a {lines}-line file: {import:?}",
                 import.line
             );
-            assert!(!import.name.is_empty(), "an import without a name: {import:?}");
+            assert!(
+                !import.name.is_empty(),
+                "an import without a name: {import:?}"
+            );
             assert!(
                 import.name.len() <= src.len(),
                 "a name longer than the file: {import:?}"
@@ -425,7 +432,11 @@ pub mod imports {
             );
         }
         assert!(scan.notes.len() <= lines + 8, "{} notes", scan.notes.len());
-        assert!(scan.test_mods.len() <= src.len(), "{} test modules", scan.test_mods.len());
+        assert!(
+            scan.test_mods.len() <= src.len(),
+            "{} test modules",
+            scan.test_mods.len()
+        );
         for m in &scan.test_mods {
             assert!(m.len() <= src.len());
         }
