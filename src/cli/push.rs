@@ -83,8 +83,18 @@ fn line(p: &NodePush) -> String {
                 p.node
             )
         }
-        Outcome::Kept { controller } => format!(
+        Outcome::Kept {
+            controller,
+            asked_to_apply: None,
+        } => format!(
             "{}: kept: it runs what {controller} declared from the same commits",
+            p.node
+        ),
+        Outcome::Kept {
+            controller,
+            asked_to_apply: Some(said),
+        } => format!(
+            "{}: kept: it held what {controller} declared from the same commits without applying it; asked to apply: {said}",
             p.node
         ),
         Outcome::NotWorkedOut { .. }

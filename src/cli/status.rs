@@ -191,6 +191,12 @@ pub fn modules_table(status: &Status) -> String {
         if m.not_sent_on > 0 {
             line.push_str(&format!(", {} not sent", m.not_sent_on));
         }
+        if m.elsewhere_on > 0 {
+            line.push_str(&format!(
+                ", {} hold another controller's declaration",
+                m.elsewhere_on
+            ));
+        }
         // The nodes run the declared build: say so when it is not the newest one.
         if let Some(d) = &m.declared_from
             && (m.verdict != Some(mesh::store::Verdict::Fit) || Some(d) != m.built_from.as_ref())

@@ -228,11 +228,29 @@ fn answered(
         if let Some(report) = newest {
             elsewhere::reported(w, node, report)?;
         }
+        // Reached: a trouble a reached node ends is over (a lost declaration of ours too:
+        // the node holds a trusted one, and history decides at the next push).
+        facts.extend(trouble::cleared(w, node, true)?);
         return Ok(facts);
     }
     elsewhere::cleared(w, node)?;
+    // A newer declaration of ours that the node took and whose answer never came back (the
+    // connection broke after `receive`): not a lost one, and not trouble; but what it was sent
+    // and applied before is no longer what it runs, so nothing is said applied. The next push
+    // sends it again, and the node's answer then records it.
+    let ours_newer = match (&held, &rec.sent, &by) {
+        (Some(h), Some(s), Some(by)) => by.controller.key == me && h.sequence > s.sequence,
+        _ => false,
+    };
     let held = held.map(|h| h.digest);
     match rec.sent.clone() {
+        Some(_) if ours_newer => {
+            rec.applied = None;
+            rec.applied_builds.clear();
+            // Its words about the older one say nothing of what runs now.
+            rec.last_report = None;
+            facts.extend(trouble::cleared(w, node, false)?);
+        }
         Some(sent) if held.as_ref() != Some(&sent.digest) => {
             c.lost = true;
             facts.extend(lost(w, rec, node, held.as_deref(), &sent, now)?);

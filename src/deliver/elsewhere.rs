@@ -91,6 +91,10 @@ pub enum Decision {
     },
     /// Leave the node as it is: what was found, to record and say.
     Leave(DeclaredElsewhere),
+    /// Leave the declaration in force as it is, and ask the node to apply it: it holds the
+    /// other controller's declaration (kept, or ahead of ours) and never applied it — that
+    /// controller's answer was lost on the way, and no run of its own may come soon.
+    Finish(DeclaredElsewhere),
 }
 
 /// What this controller would declare to a node: who signs it, its digest and plan, and the
@@ -225,7 +229,20 @@ pub(crate) fn decide(histories: &Histories, ours: &Ours, have: &Have, take_over:
         };
     }
     let (relation, reason) = kept(&compared, ours, by, held);
-    Decision::Leave(found(relation, reason))
+    let unapplied = have
+        .applied
+        .as_ref()
+        .is_none_or(|a| a.digest != held.digest || a.sequence != held.sequence);
+    match relation {
+        Relation::Same | Relation::Ahead if unapplied => {
+            let reason = reason.replacen("runs ", "holds ", 1);
+            Decision::Finish(found(
+                relation,
+                format!("{reason}; it held it without applying it: asked to apply"),
+            ))
+        }
+        _ => Decision::Leave(found(relation, reason)),
+    }
 }
 
 /// How our declaration's commits stand to those of the one `held` (declared `by` another).

@@ -70,7 +70,8 @@ pub enum Fact {
         /// The failing resources.
         resources: Vec<String>,
     },
-    /// A stuck node applied cleanly.
+    /// A node that needed a person no longer does: a stuck node applied cleanly, or a
+    /// trouble that needed a person ended.
     Recovered {
         /// The node.
         node: String,

@@ -218,6 +218,11 @@ pub enum Delivery {
     /// Not sent yet (the node is out of date or never told).
     #[serde(rename = "not sent")]
     NotSent,
+    /// The node holds another controller's declaration in place of this one's (the node's line
+    /// says whose): whatever this controller's records say of it, its build is not said to
+    /// run there.
+    #[serde(rename = "elsewhere")]
+    Elsewhere,
 }
 
 impl Delivery {
@@ -231,6 +236,7 @@ impl Delivery {
             Delivery::RolledBack => "rolled back",
             Delivery::Down => "down",
             Delivery::NotSent => "not sent",
+            Delivery::Elsewhere => "elsewhere",
         }
     }
 }
@@ -260,6 +266,8 @@ pub struct ModuleStatus {
     pub unhealthy_on: usize,
     /// Nodes it is declared on that were not sent it yet (out of date, never told).
     pub not_sent_on: usize,
+    /// Nodes that hold another controller's declaration in place of this one's.
+    pub elsewhere_on: usize,
     /// The commit its declared build (what the nodes are sent) was made from: not the newest
     /// build's when that one is unfit, broken, outstanding or held.
     pub declared_from: Option<String>,
@@ -278,6 +286,7 @@ struct Counts {
     unhealthy: usize,
     failed: usize,
     not_sent: usize,
+    elsewhere: usize,
 }
 
 /// The reason a module's newest build is *stuck outstanding*: outstanding for the same reason
@@ -419,12 +428,13 @@ pub fn ago(ms: u64, now: u64) -> String {
 }
 
 /// One pass over the nodes: per module, how many nodes it is declared on, applied on, failed
-/// on, and not yet sent to (the rest are outstanding: sent, no report yet); and per node, what
-/// became of each module declared on it.
+/// on, not yet sent to, and holding another controller's declaration instead (the rest are
+/// outstanding: sent, no report yet); and per node, what became of each module declared on it.
 fn module_counts<'a>(
     composed: &'a BTreeMap<String, Composed>,
     records: &HashMap<String, NodeRecord>,
     health: &HashMap<String, NodeHealth>,
+    elsewhere: &HashMap<String, DeclaredElsewhere>,
 ) -> (HashMap<&'a str, Counts>, HashMap<String, Vec<ModuleOnNode>>) {
     let empty = NodeRecord::default();
     let no_health = NodeHealth::default();
@@ -438,12 +448,16 @@ fn module_counts<'a>(
         let (ok, back) = said_of_sent(rec);
         let failure = rec.failure_of_sent();
         let said = health.get(node).unwrap_or(&no_health);
+        let foreign = elsewhere.get(node).is_some_and(|e| !e.keeps_ours());
         let row = cells.entry(node.clone()).or_default();
         for (m, build) in builds {
             let e = counts.entry(m.as_str()).or_default();
             e.declared += 1;
             let pair = (m.clone(), *build);
-            let state = if !rec.sent_builds.contains(&pair) {
+            let state = if foreign {
+                e.elsewhere += 1;
+                Delivery::Elsewhere
+            } else if !rec.sent_builds.contains(&pair) {
                 e.not_sent += 1;
                 Delivery::NotSent
             } else if (rec.applied_what_was_sent() && rec.applied_builds.contains(&pair))
@@ -528,7 +542,7 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
         .iter()
         .map(|m| m.name().to_string())
         .collect();
-    let (counts, mut cells) = module_counts(&composed, &records, &health);
+    let (counts, mut cells) = module_counts(&composed, &records, &health, &elsewhere);
     for n in &mut nodes {
         n.modules = cells.remove(&n.name).unwrap_or_default();
     }
@@ -548,10 +562,11 @@ pub fn status(paths: &Paths, mesh: &MeshConfig, sources: &Snapshot) -> Result<St
                     .and_then(|l| l.reason.clone()),
                 declared_on: n.declared,
                 applied_on: n.applied,
-                outstanding_on: n.declared - n.applied - n.failed - n.not_sent,
+                outstanding_on: n.declared - n.applied - n.failed - n.not_sent - n.elsewhere,
                 failed_on: n.failed,
                 unhealthy_on: n.unhealthy,
                 not_sent_on: n.not_sent,
+                elsewhere_on: n.elsewhere,
                 stuck: l.and_then(|l| stuck_outstanding(l, streaks.get(&m))),
                 declared_from: declared_from.get(&m).cloned(),
                 rollout: rollouts.iter().find(|r| r.module == m).cloned(),

@@ -112,7 +112,7 @@ fn tone(s: NodeState) -> &'static str {
 fn cell_tone(d: Delivery) -> &'static str {
     match d {
         Delivery::Applied => "ok",
-        Delivery::Outstanding | Delivery::NotSent => "wait",
+        Delivery::Outstanding | Delivery::NotSent | Delivery::Elsewhere => "wait",
         Delivery::Failed | Delivery::RolledBack | Delivery::Down | Delivery::Unhealthy => "bad",
     }
 }

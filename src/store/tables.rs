@@ -498,6 +498,16 @@ pub struct DeclaredElsewhere {
     pub since: u64,
 }
 
+impl DeclaredElsewhere {
+    /// Whether what this controller recorded of the node still says what runs there: only when
+    /// the node applied the other's declaration of the same commits (kept). Otherwise the
+    /// node holds another's declaration in place of ours, and no build of ours may be said to
+    /// run there from our own records.
+    pub fn keeps_ours(&self) -> bool {
+        self.relation == Relation::Same && self.applied
+    }
+}
+
 /// How this controller's git history stands to another controller's declaration on a node.
 /// Stored as its word (`newer`, `ahead`, …), so the table's bytes read the same as when it
 /// was a string, and a word a later version adds reads as [`Relation::Unknown`].

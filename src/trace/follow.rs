@@ -36,6 +36,9 @@ pub(super) struct Recorded<'a> {
     pub(super) empty: NodeRecord,
     /// Node → the controller that declared what it runs (this one, or one found there).
     pub(super) controllers: &'a HashMap<String, String>,
+    /// The nodes that hold another controller's declaration in place of this one's: what
+    /// runs there is not this controller's records' to say.
+    pub(super) foreign: &'a HashSet<String>,
     /// Node → what its modules' checks said.
     pub(super) health: &'a HashMap<String, crate::store::NodeHealth>,
     /// (module, node) a rollout has not reached yet → its wave and how many.
@@ -454,7 +457,10 @@ impl<'a> Trace<'a> {
         let name = facts.graph.modules[m].name.as_str();
         let rec = facts.records.get(node).unwrap_or(&facts.empty);
         let pick = |list: &[(String, u64)]| list.iter().find(|(mm, _)| mm == name).map(|(_, b)| *b);
-        let runs = rec.applied.as_ref().and(pick(&rec.applied_builds));
+        let runs = match facts.foreign.contains(node) {
+            true => None,
+            false => rec.applied.as_ref().and(pick(&rec.applied_builds)),
+        };
         let sent = rec.sent.as_ref().and(pick(&rec.sent_builds));
         let would = match facts.composed.get(node) {
             Some(Composed::Ready { builds, .. }) => pick(builds),

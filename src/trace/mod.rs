@@ -30,7 +30,7 @@ use crate::store::{BUILDS, BuildRecord, NodeRecord, Paths, Store};
 use follow::{Recorded, Trace};
 use gix::ObjectId;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The modules whose build is redone when module `m`'s artifact moves, by module index: its
 /// dependents along the edges a change is **delivered** through.
@@ -290,6 +290,7 @@ pub fn trace(
         placement: &placement,
         empty: NodeRecord::default(),
         controllers: &stored.controllers,
+        foreign: &stored.foreign,
         health: &stored.health,
         waiting: &stored.waiting,
     };
@@ -322,6 +323,8 @@ struct Stored {
     composed: BTreeMap<String, Composed>,
     /// Node → the controller that declared what it runs.
     controllers: HashMap<String, String>,
+    /// The nodes that hold another controller's declaration in place of this one's.
+    foreign: HashSet<String>,
     /// Node → what its modules' checks said.
     health: HashMap<String, crate::store::NodeHealth>,
     /// (module, node) a rollout has not reached yet → its wave and how many.
@@ -354,7 +357,11 @@ impl Stored {
                 .filter(|(_, rec)| rec.sent.is_some())
                 .map(|(n, _)| (n.clone(), mesh.controller.clone()))
                 .collect();
+            let mut foreign = HashSet::new();
             for (node, e) in crate::deliver::elsewhere::all(r)? {
+                if !e.keeps_ours() {
+                    foreign.insert(node.clone());
+                }
                 controllers.insert(node, e.controller);
             }
             Ok(Stored {
@@ -364,6 +371,7 @@ impl Stored {
                 declared,
                 composed,
                 controllers,
+                foreign,
                 health,
                 waiting,
             })

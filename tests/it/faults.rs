@@ -630,3 +630,36 @@ fn a_write_into_the_export_by_a_build_killed_with_mesh_is_not_read_by_the_next_r
         "the next build read what a killed build wrote into the export"
     );
 }
+
+#[test]
+fn a_newer_declaration_the_node_took_without_an_answer_is_not_called_lost() {
+    // Found by scripts/soak-net: the connection broke after the node took a newer declaration
+    // and before its answer came back. The next collect said the node "no longer holds the
+    // declaration it was sent" — a lost one, counting toward stuck — though it holds a newer
+    // one of ours. (A store put back from before that send meets the same node.)
+    let t = two_nodes();
+    t.ok(&["reconcile"]);
+    let saved = t.path("saved.redb");
+    std::fs::copy(t.path(".mesh/state.redb"), &saved).expect("save");
+    t.resolver_v2();
+    t.ok(&["reconcile"]);
+    std::fs::copy(&saved, t.path(".mesh/state.redb")).expect("put back");
+
+    let run = t.run(&["collect"]);
+    assert_eq!(run.code, 0, "{run}");
+    let s = node(&t.json(&["status"]), "edge-1").clone();
+    assert_eq!(s["trouble"], Value::Null, "{s}");
+    assert!(!s.to_string().contains("no longer holds"), "{s}");
+    // Not current: this store has not built what the node holds, and nothing is said
+    // applied there.
+    assert_eq!(s["state"], "outstanding", "{s}");
+    assert!(!s["modules"].to_string().contains("\"applied\""), "{s}");
+    assert!(t.facts("trouble").is_empty(), "{:?}", t.facts("trouble"));
+
+    // The next pass sends it again and the node's answer records it.
+    let run = t.run(&["reconcile"]);
+    assert_eq!(run.code, 0, "{run}");
+    let s = node(&t.json(&["status"]), "edge-1").clone();
+    assert_eq!(s["state"], "current", "{s}");
+    assert!(t.facts("trouble").is_empty(), "{:?}", t.facts("trouble"));
+}

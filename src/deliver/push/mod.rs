@@ -100,6 +100,10 @@ pub enum Outcome {
     Kept {
         /// The controller that declared it.
         controller: String,
+        /// It held that declaration without applying it and was asked to: what the apply
+        /// said (its report, read by `collect`, says whether it applied).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        asked_to_apply: Option<String>,
     },
     /// It runs a newer commit from another controller: not declared (fetch).
     Ahead {
@@ -625,7 +629,7 @@ fn send_one(
     let took_over_from =
         match whose::may_declare(ctx, node, &have, &declaration, &digest, &commits, tx) {
             Ok(from) => from,
-            Err(left) => return left,
+            Err(left) => return finish_theirs(session, node, left, progress),
         };
     if verify
         && have
@@ -867,6 +871,42 @@ fn record_and_apply(
         }
         Ok(_) => None,
         Err(e) => Some(e.to_string()),
+    }
+}
+
+/// A node left with another controller's declaration: when it holds that declaration and never
+/// applied it (that controller's answer was lost, the apply never asked), asked to apply it, as
+/// its controller would have — otherwise it would stay outstanding until that controller's
+/// next run, which from a laptop may never come. The node trusts that controller, and only
+/// what is in force is applied; whether it applied is its report's to say.
+fn finish_theirs(
+    session: &mut NodeSession,
+    node: &str,
+    left: whose::Left,
+    progress: &dyn PushProgress,
+) -> Outcome {
+    if !left.apply {
+        return left.outcome;
+    }
+    progress.node_step(node, Step::Applying);
+    let said = match session.apply() {
+        Ok(r) if r.outcome == mesh_node::Outcome::Applied => "it applied".to_string(),
+        Ok(r) => format!(
+            "the apply failed: {}",
+            r.reason.unwrap_or_else(|| "no reason given".to_string())
+        ),
+        Err(e) => format!("the apply could not be run: {e}"),
+    };
+    match left.outcome {
+        Outcome::Kept { controller, .. } => Outcome::Kept {
+            controller,
+            asked_to_apply: Some(said),
+        },
+        Outcome::Ahead { controller, reason } => Outcome::Ahead {
+            controller,
+            reason: format!("{reason} ({said})"),
+        },
+        other => other,
     }
 }
 

@@ -10,8 +10,15 @@ use mesh_node::artifact::{SHORT, short};
 use std::collections::BTreeMap;
 use std::sync::mpsc;
 
+/// A node that keeps another controller's declaration: what to say, and whether to ask it to
+/// apply that declaration (held, never applied).
+pub(super) struct Left {
+    pub(super) outcome: Outcome,
+    pub(super) apply: bool,
+}
+
 /// Whether our declaration may replace what the node runs ([`elsewhere::decide`]): whom it
-/// is taken over from, if anyone; the outcome when the node keeps another controller's.
+/// is taken over from, if anyone; what is left when the node keeps another controller's.
 pub(super) fn may_declare(
     ctx: &Context,
     node: &str,
@@ -20,7 +27,7 @@ pub(super) fn may_declare(
     digest: &str,
     commits: &BTreeMap<String, String>,
     tx: &mpsc::Sender<Msg>,
-) -> std::result::Result<Option<String>, Outcome> {
+) -> std::result::Result<Option<String>, Left> {
     let plan = mesh_proto::wire::Plan::of(declaration);
     let ours = elsewhere::Ours {
         me: &ctx.signer,
@@ -44,7 +51,14 @@ pub(super) fn may_declare(
             }
             Ok(took_over_from)
         }
-        elsewhere::Decision::Leave(found) => Err(leave(node, found, tx)),
+        elsewhere::Decision::Leave(found) => Err(Left {
+            outcome: leave(node, found, tx),
+            apply: false,
+        }),
+        elsewhere::Decision::Finish(found) => Err(Left {
+            outcome: leave(node, found, tx),
+            apply: true,
+        }),
     }
 }
 
@@ -128,7 +142,10 @@ fn leave(node: &str, found: crate::store::DeclaredElsewhere, tx: &mpsc::Sender<M
             controller,
             reason: found.reason.clone(),
         },
-        _ => Outcome::Kept { controller },
+        _ => Outcome::Kept {
+            controller,
+            asked_to_apply: None,
+        },
     };
     let _ = tx.send(Msg::Record(Event::Elsewhere {
         node: node.to_string(),
