@@ -585,12 +585,19 @@ fn classify(address: &str, stderr: &str) -> SshError {
     let lower = stderr.to_lowercase();
     let has = |needle: &str| lower.contains(needle);
     let address = address.to_string();
-    let detail = stderr
+    let last = stderr
         .lines()
         .map(str::trim)
-        .rfind(|l| !l.is_empty() && !l.starts_with('@'))
-        .unwrap_or("no message from ssh")
-        .to_string();
+        .rfind(|l| !l.is_empty() && !l.starts_with('@'));
+    let Some(detail) = last.map(str::to_string) else {
+        // Not a word: what a control master's client does when the master's connection was
+        // cut under it (found by scripts/soak-net) — a broken network, not a node to see to.
+        return SshError::Unreachable {
+            address,
+            detail: "the connection ended without a word from ssh (exit 255): it dropped"
+                .to_string(),
+        };
+    };
     if has("remote host identification has changed") || has("host key verification failed") {
         SshError::HostKey { address }
     } else if has("permission denied") {
@@ -747,6 +754,13 @@ mod tests {
                 "something new\n",
                 |e| matches!(e, SshError::Failed { detail, .. } if detail == "something new"),
                 false,
+            ),
+            // A control master's client whose master's connection was cut: not a word.
+            ("", |e| matches!(e, SshError::Unreachable { .. }), true),
+            (
+                "\r\n  \n",
+                |e| matches!(e, SshError::Unreachable { .. }),
+                true,
             ),
         ];
         for (stderr, is, unreachable) in cases {

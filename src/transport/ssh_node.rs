@@ -145,9 +145,11 @@ impl Transport for SshNode {
         if let Some((_, local)) = &self.linger
             && let Ok(stream) = std::os::unix::net::UnixStream::connect(local)
         {
+            // Mid-conversation (a session that does not answer at all is replaced below): the
+            // kept connection under it was cut, a broken network, not a node to see to.
             let broke = |_: Option<std::process::ExitStatus>, _: &str| {
-                TransportError::failed(
-                    "the connection to the node's lingering session broke; try again (the next run starts a new one)",
+                TransportError::unreachable(
+                    "the connection to the node's lingering session broke; the next run tries again",
                 )
             };
             match NodeSession::over_socket(stream, Box::new(broke), self.patience) {
