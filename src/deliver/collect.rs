@@ -235,9 +235,10 @@ fn answered(
     }
     elsewhere::cleared(w, node)?;
     // A newer declaration of ours that the node took and whose answer never came back (the
-    // connection broke after `receive`): not a lost one, and not trouble; but what it was sent
-    // and applied before is no longer what it runs, so nothing is said applied. The next push
-    // sends it again, and the node's answer then records it.
+    // connection broke after `receive`): not a lost one, and not trouble; but whether it runs
+    // what it applied before or the newer one is not known, so nothing is said applied (the
+    // builds it last applied are kept: the facts of the next apply are about what changed).
+    // The next push sends it again, and the node's answer then records it.
     let ours_newer = match (&held, &rec.sent, &by) {
         (Some(h), Some(s), Some(by)) => by.controller.key == me && h.sequence > s.sequence,
         _ => false,
@@ -246,7 +247,6 @@ fn answered(
     match rec.sent.clone() {
         Some(_) if ours_newer => {
             rec.applied = None;
-            rec.applied_builds.clear();
             // Its words about the older one say nothing of what runs now.
             rec.last_report = None;
             facts.extend(trouble::cleared(w, node, false)?);

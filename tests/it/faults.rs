@@ -662,4 +662,11 @@ fn a_newer_declaration_the_node_took_without_an_answer_is_not_called_lost() {
     let s = node(&t.json(&["status"]), "edge-1").clone();
     assert_eq!(s["state"], "current", "{s}");
     assert!(t.facts("trouble").is_empty(), "{:?}", t.facts("trouble"));
+    // Facts only on change: route-proxy's build never changed, so it was applied once.
+    let applied: Vec<Value> = t
+        .facts("applied")
+        .into_iter()
+        .filter(|f| f["node"] == "edge-1" && f["module"] == "route-proxy")
+        .collect();
+    assert_eq!(applied.len(), 1, "{applied:?}");
 }
