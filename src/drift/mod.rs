@@ -169,6 +169,9 @@ struct Manifests {
     tools: ToolEvidence,
     /// The Rust build script (module-relative) and the files it includes with `#[path]`.
     rust_build: Option<(String, Vec<String>)>,
+    /// Whether the crate's doc tests are compiled (`[lib] doctest = false` says not): a doc
+    /// test's import uses a dependency only when they are.
+    rust_doctests: bool,
     /// What each Python distribution installed beside the module says it is imported by.
     installed_python: HashMap<String, Vec<String>>,
 }
@@ -204,6 +207,7 @@ impl Manifests {
             false => HashMap::new(),
         };
         Ok(Manifests {
+            rust_doctests: cargo.as_deref().is_none_or(rust::doc_tests_run),
             cargo,
             rust_build,
             installed_python,
@@ -668,6 +672,15 @@ fn uses<'a>(
             let Some(key) = keys.key(f.language, rel, &imp.name) else {
                 continue;
             };
+            if imp.in_doc && !man.rust_doctests {
+                if let Some(p) = world.probe.filter(|p| p.names(&key)) {
+                    p.say(format!(
+                        "{}:{} names it in a doc test, which rustdoc does not compile: `[lib] doctest = false` in Cargo.toml",
+                        f.path, imp.line
+                    ));
+                }
+                continue;
+            }
             if f.language == Language::Python {
                 let top = key.split('.').next().unwrap_or(&key);
                 if let Some(why) = on_path.local(&keys.local_python, rel, top) {

@@ -171,6 +171,25 @@ const PYTHON_SUB_NAMESPACES: &[(&str, &str)] = &[
     ("opentelemetry", "propagators"),
 ];
 
+/// Public modules of a namespace package that its own distribution (the one the table gives
+/// the bare namespace) provides, not a distribution of their own: `opentelemetry.trace` is
+/// `opentelemetry-api`'s (its `opentelemetry/` holds these), where `opentelemetry.sdk` is
+/// `opentelemetry-sdk`.
+const PYTHON_NAMESPACE_OWN: &[(&str, &[&str])] = &[(
+    "opentelemetry",
+    &[
+        "attributes",
+        "baggage",
+        "context",
+        "environment_variables",
+        "metrics",
+        "propagate",
+        "trace",
+        "util",
+        "version",
+    ],
+)];
+
 /// The distribution to declare for an undeclared Python import `key` (dotted): the one the
 /// tables give its longest dotted prefix — the hand-written table's (`yaml` → `PyYAML`), else
 /// the generated one's when exactly one distribution there gives it (`wx` → `wxpython`,
@@ -179,7 +198,8 @@ const PYTHON_SUB_NAMESPACES: &[(&str, &str)] = &[
 /// (`google.cloud.storage` → `google-cloud-storage`) — never the imported names after them,
 /// so one missing distribution is one finding, however many of its modules and names are
 /// imported — and the namespace's own distribution for a private module of it
-/// (`opentelemetry._logs` → `opentelemetry-api`); else the top-level name.
+/// (`opentelemetry._logs` → `opentelemetry-api`) or a module of it ([`PYTHON_NAMESPACE_OWN`]:
+/// `opentelemetry.trace` → `opentelemetry-api`); else the top-level name.
 pub(crate) fn python_dist_for(key: &str) -> String {
     let lower = key.to_lowercase();
     let table = |name: &str| {
@@ -200,7 +220,10 @@ pub(crate) fn python_dist_for(key: &str) -> String {
         }
     }
     if namespace {
-        if parts[1].starts_with('_') {
+        let own = PYTHON_NAMESPACE_OWN
+            .iter()
+            .any(|(ns, modules)| *ns == parts[0] && modules.contains(&parts[1]));
+        if parts[1].starts_with('_') || own {
             return table(parts[0]).unwrap_or_else(|| parts[0].to_string());
         }
         let depth = match PYTHON_SUB_NAMESPACES.contains(&(parts[0], parts[1])) {
@@ -364,7 +387,15 @@ mod tests {
         assert_eq!(python_dist_for("google.genai.errors"), "google-genai");
         assert_eq!(
             python_dist_for("opentelemetry.trace.statuscode"),
-            "opentelemetry-trace"
+            "opentelemetry-api"
+        );
+        assert_eq!(
+            python_dist_for("opentelemetry.baggage"),
+            "opentelemetry-api"
+        );
+        assert_eq!(
+            python_dist_for("opentelemetry.sdk.trace"),
+            "opentelemetry-sdk"
         );
         assert_eq!(
             python_dist_for("opentelemetry._logs.severitynumber"),

@@ -88,6 +88,19 @@ pub(crate) fn build_script(cargo_toml: &str) -> Option<String> {
     }
 }
 
+/// Whether the package's doc tests are compiled: not when `[lib] doctest = false`.
+pub(crate) fn doc_tests_run(cargo_toml: &str) -> bool {
+    // Only a manifest that says `doctest` needs parsing; most do not.
+    if !cargo_toml.contains("doctest") {
+        return true;
+    }
+    let table = toml::from_str::<toml::Table>(cargo_toml).ok();
+    !matches!(
+        table.as_ref().and_then(|t| t.get("lib")?.get("doctest")),
+        Some(toml::Value::Boolean(false))
+    )
+}
+
 /// The module-relative files a build script at `script` compiles into itself with
 /// `#[path = "…"] mod x;` (nu-cmd-lang's build.rs includes a theme file of `src/`): their
 /// imports are the build script's too.
@@ -189,6 +202,21 @@ mod tests {
             keys("nu-test-support", false, &ws),
             ["nu_test_support", "nutest"]
         );
+    }
+
+    #[test]
+    fn doc_tests_run_unless_the_library_turns_them_off() {
+        assert!(doc_tests_run("[package]\nname = \"x\"\n"));
+        assert!(doc_tests_run(
+            "[package]\nname = \"x\"\n[lib]\ndoctest = true\n"
+        ));
+        assert!(!doc_tests_run(
+            "[package]\nname = \"x\"\n\n[lib]\nbench = false\ndoctest = false\n"
+        ));
+        // A binary's `doctest` is not the library's.
+        assert!(doc_tests_run(
+            "[package]\nname = \"x\"\n[[bin]]\nname = \"x\"\ndoctest = false\n"
+        ));
     }
 
     #[test]

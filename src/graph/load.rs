@@ -779,6 +779,7 @@ mod tests {
                 text: format!("import '{name}'"),
                 kind: ImportKind::Build,
                 in_macro: false,
+                in_doc: false,
             }]
             .into(),
             ..FileScan::default()

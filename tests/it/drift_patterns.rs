@@ -383,3 +383,37 @@ fn python_names_on_sys_path_and_exported_macro_bodies_are_not_undeclared() {
     let e = t.ok(&["drift", "--explain", "svc", "toolbox"]);
     assert!(e.contains("pytest's `pythonpath` (pyproject.toml)"), "{e}");
 }
+
+#[test]
+fn a_doc_test_uses_a_dev_dependency_only_when_the_library_s_doc_tests_run() {
+    // nushell's nu-plugin-test-support: `[lib] doctest = false`, and a dev-dependency named
+    // only in a doc example is unused (rustdoc never compiles the example).
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    for (dir, lib) in [("off", "\n[lib]\ndoctest = false\n"), ("on", "")] {
+        module(&t, dir, dir);
+        t.write(
+            &format!("ws/{dir}/Cargo.toml"),
+            &format!("[package]\nname = \"{dir}\"\n{lib}\n[dev-dependencies]\ntempfile = \"3\"\n"),
+        );
+        t.write(
+            &format!("ws/{dir}/src/lib.rs"),
+            "/// Adds.\n///\n/// ```\n/// let d = tempfile::tempdir().unwrap();\n/// ```\npub fn add() {}\n",
+        );
+    }
+    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.commit("ws", "doc tests");
+    let found = findings(&t.json(&["drift"]));
+    assert!(
+        found
+            .iter()
+            .any(|f| f.starts_with("off ") && f.ends_with(" tempfile")),
+        "{found:?}"
+    );
+    assert!(!found.iter().any(|f| f.starts_with("on ")), "{found:?}");
+    let e = t.ok(&["drift", "--explain", "off", "tempfile"]);
+    assert!(
+        e.contains("off/src/lib.rs:4 names it in a doc test") && e.contains("doctest = false"),
+        "{e}"
+    );
+}

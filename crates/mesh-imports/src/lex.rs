@@ -104,6 +104,9 @@ pub struct Import {
     /// a use of what the module declares but never makes the module owe a declaration. The
     /// graph's edge stays of `kind`: the module may expand the macro itself.
     pub in_macro: bool,
+    /// In a Rust doc test (a code block of a `///` or `//!` comment): compiled only when
+    /// the crate's doc tests run, which `[lib] doctest = false` turns off.
+    pub in_doc: bool,
 }
 
 /// What a scanner read from one file: its imports, and the file-level facts that decide the
@@ -351,6 +354,7 @@ impl<'a> Collector<'a> {
                 text: text.1.clone(),
                 kind,
                 in_macro,
+                in_doc: false,
             });
         }
         out

@@ -63,7 +63,8 @@ pub struct ScannedFile {
 /// expands).
 /// 12: Rust: a leading `::name` is always the crate; inside `mod name { … }` the name is the
 /// crate again; a doc block ends only at a fence Markdown would close it with.
-pub const SCANNER_VERSION: u32 = 12;
+/// 13: a Rust doc test's imports say so (`in_doc`: `[lib] doctest = false` turns them off).
+pub const SCANNER_VERSION: u32 = 13;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -85,6 +85,7 @@ fn doc_imports(doc: &str) -> Vec<Import> {
     let mut imports = c.finish();
     for i in &mut imports {
         i.kind = ImportKind::Dev;
+        i.in_doc = true;
     }
     imports
 }

@@ -395,6 +395,10 @@ fn doc_tests_are_read_as_dev_code_and_other_blocks_are_not() {
         found.contains(&("serde_json", 11, ImportKind::Dev)),
         "{found:?}"
     );
+    // Each says whether it is a doc test's (`[lib] doctest = false` turns those off).
+    for i in imports.iter() {
+        assert_eq!(i.in_doc, i.name != "regex", "{i:?}");
+    }
     assert!(
         found.contains(&("regex", 21, ImportKind::Build)),
         "{found:?}"
