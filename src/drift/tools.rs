@@ -271,7 +271,11 @@ const BUNDLERS: &[&str] = &[
     "ncc build",
     "parcel build",
     "pkgroll",
+    "rolldown",
     "rollup",
+    "rslib build",
+    "rspack",
+    "tsdown",
     "tsup",
     "unbuild",
     "vite build",
@@ -637,6 +641,9 @@ mod tests {
         assert!(e("\"build\": \"vite build\"").bundles());
         assert!(e("tsup src/index.ts --format esm").bundles());
         assert!(e("webpack --mode production").bundles());
+        // vite's own `build-bundle`, and Rolldown's library bundler.
+        assert!(e("\"build-bundle\": \"rolldown --config rolldown.config.ts\"").bundles());
+        assert!(e("\"build\": \"tsdown\"").bundles());
         assert!(!e("tsc -p . && node scripts/rollup-notes.js").bundles());
         assert!(!e("\"build\": \"tsc\"").bundles());
     }
