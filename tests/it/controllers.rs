@@ -57,6 +57,32 @@ resolver    = ["edge-1", "edge-2"]
 }
 
 /// The `[controllers]` line `mesh id` prints for `t`.
+/// README's laptop and cron host, each listing the other under `[controllers]`: the cron
+/// host's repository a clone of the laptop's.
+fn listing_each_other(nodes: &Path) -> (TestMesh, TestMesh) {
+    let laptop = controller("laptop", nodes, None, "");
+    let cron = controller("cron", nodes, Some(&laptop), "");
+    write_toml(&laptop, "laptop", nodes, &id_line(&cron));
+    write_toml(&cron, "cron", nodes, &id_line(&laptop));
+    (laptop, cron)
+}
+
+/// `cp -a from to`: a copy that keeps a node root's symlinks and modes as they are.
+fn cp_a(from: &Path, to: &Path) {
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("cp");
+    assert!(
+        copied.success(),
+        "cp -a {} {}",
+        from.display(),
+        to.display()
+    );
+}
+
 fn id_line(t: &TestMesh) -> String {
     t.ok(&["id"]).trim().to_string()
 }
@@ -390,10 +416,7 @@ fn the_readme_laptop_and_cron_host_each_listing_the_other_take_turns() {
     // under [controllers] in the other's mesh.toml.
     let fleet = tempfile::tempdir().expect("tmp");
     let nodes = fleet.path();
-    let laptop = controller("laptop", nodes, None, "");
-    let cron = controller("cron", nodes, Some(&laptop), "");
-    write_toml(&laptop, "laptop", nodes, &id_line(&cron));
-    write_toml(&cron, "cron", nodes, &id_line(&laptop));
+    let (laptop, cron) = listing_each_other(nodes);
     let roots: Vec<PathBuf> = ["edge-1", "edge-2"].map(|n| nodes.join(n)).to_vec();
     let pair = [("laptop", &laptop, &cron), ("cron", &cron, &laptop)];
     // Each commits and reconciles twice in a row, then they take turns: six rounds.
@@ -473,10 +496,7 @@ fn the_readme_laptop_and_cron_host_each_listing_the_other_take_turns() {
 fn same_commits_another_plan_is_said_and_a_take_over_settles_it() {
     let fleet = tempfile::tempdir().expect("tmp");
     let nodes = fleet.path();
-    let laptop = controller("laptop", nodes, None, "");
-    let cron = controller("cron", nodes, Some(&laptop), "");
-    write_toml(&laptop, "laptop", nodes, &id_line(&cron));
-    write_toml(&cron, "cron", nodes, &id_line(&laptop));
+    let (laptop, cron) = listing_each_other(nodes);
     // The laptop's mesh.toml (not in git) also assigns reporter to edge-1; the repository
     // commits are the same.
     laptop.edit(
@@ -700,13 +720,7 @@ fn unapply(root: &Path, saved: &Path) {
     for part in ["state.json", "modules", "reports"] {
         let _ = std::fs::remove_dir_all(root.join(part));
         let _ = std::fs::remove_file(root.join(part));
-        let copied = std::process::Command::new("cp")
-            .arg("-a")
-            .arg(saved.join(part))
-            .arg(root.join(part))
-            .status()
-            .expect("cp");
-        assert!(copied.success(), "cp {part}");
+        cp_a(&saved.join(part), &root.join(part));
     }
 }
 
@@ -717,21 +731,12 @@ fn a_trusted_declaration_held_and_never_applied_is_applied_at_the_other_controll
     // asked for the apply, so the node stayed outstanding for good.
     let fleet = tempfile::tempdir().expect("tmp");
     let nodes = fleet.path();
-    let laptop = controller("laptop", nodes, None, "");
-    let cron = controller("cron", nodes, Some(&laptop), "");
-    write_toml(&laptop, "laptop", nodes, &id_line(&cron));
-    write_toml(&cron, "cron", nodes, &id_line(&laptop));
+    let (laptop, cron) = listing_each_other(nodes);
     let run = cron.run(&["reconcile"]);
     assert_eq!(run.code, 0, "{run}");
     let saved = tempfile::tempdir().expect("tmp");
     for node in ["edge-1", "edge-2"] {
-        let copied = std::process::Command::new("cp")
-            .arg("-a")
-            .arg(nodes.join(node))
-            .arg(saved.path().join(node))
-            .status()
-            .expect("cp");
-        assert!(copied.success());
+        cp_a(&nodes.join(node), &saved.path().join(node));
     }
     change_route_proxy(&laptop, "v2");
     cron.pull_platform_from(&laptop);
@@ -786,10 +791,7 @@ fn a_node_now_running_another_controller_s_declaration_is_out_of_this_one_s_trou
     // stayed, and needed a person, for as long as the node ran the laptop's declaration.
     let fleet = tempfile::tempdir().expect("tmp");
     let nodes = fleet.path();
-    let laptop = controller("laptop", nodes, None, "");
-    let cron = controller("cron", nodes, Some(&laptop), "");
-    write_toml(&laptop, "laptop", nodes, &id_line(&cron));
-    write_toml(&cron, "cron", nodes, &id_line(&laptop));
+    let (laptop, cron) = listing_each_other(nodes);
     assert_eq!(cron.run(&["reconcile"]).code, 0);
     std::fs::remove_file(nodes.join("edge-1/declaration.json")).expect("rm");
     cron.run(&["collect"]);
