@@ -15,6 +15,9 @@ pub(super) struct Around<'a> {
     pub tools: &'a ToolEvidence,
     /// The Go modules of the mesh.
     pub go_modules: &'a [String],
+    /// The mesh's Python distributions (PEP 503 name → the import names they provide): an
+    /// undeclared import one of them provides is named by it.
+    pub python_dists: &'a HashMap<String, Vec<String>>,
     /// The dependency `--explain` looks at.
     pub probe: Option<&'a Probe>,
 }
@@ -30,7 +33,8 @@ pub(super) fn compare(
     out: &mut Vec<Finding>,
 ) {
     let tools = around.tools;
-    let matcher = Matcher::new(lang, decls, around.go_modules);
+    let mut matcher = Matcher::new(lang, decls, around.go_modules);
+    matcher.python_dists = Some(around.python_dists);
     if let Some(p) = around.probe {
         probe(p, &matcher, uses, manifest, tools, &m.dir);
     }
@@ -40,7 +44,15 @@ pub(super) fn compare(
         // Declared, for development: say what is true — and nothing when the package bundles
         // what its code imports.
         if let Some(d) = matcher.dev_declaration(u) {
-            if !tools.bundles() {
+            let bundler = tools.bundler();
+            if let Some(p) = around.probe.filter(|p| p.names(&d.d.name))
+                && let Some(how) = &bundler
+            {
+                p.say(format!(
+                    "the package is bundled ({how}): shipped code's dev dependencies are inlined, so none is shipped-dev"
+                ));
+            }
+            if bundler.is_none() {
                 let evidence = Some(u.evidence());
                 out.push(declared_finding(
                     m,
@@ -71,6 +83,8 @@ struct Matcher<'a> {
     go_modules: &'a [String],
     /// What a key's segments are split by (Go `/`, Python `.`); empty where keys match whole.
     sep: &'static str,
+    /// The mesh's Python distributions, by what they provide.
+    python_dists: Option<&'a HashMap<String, Vec<String>>>,
 }
 
 impl<'a> Matcher<'a> {
@@ -86,6 +100,7 @@ impl<'a> Matcher<'a> {
             decls,
             go_modules,
             sep,
+            python_dists: None,
         }
     }
 
@@ -124,8 +139,9 @@ impl<'a> Matcher<'a> {
                     (true, _, scope) => scope == Scope::BuildScript,
                     (false, _, Scope::BuildScript) => false,
                     // A type erased from the build may come from a dev dependency
-                    // (`import type`, `@types/x`); a runtime import may not.
-                    (false, ImportKind::Build, Scope::Dev) => u.type_only,
+                    // (`import type`, `@types/x`), and so may a stylesheet the build
+                    // inlines; a runtime import may not.
+                    (false, ImportKind::Build, Scope::Dev) => u.type_only || u.stylesheet,
                     // `@types/x` in the shipping section gives types, not `x` itself.
                     (false, ImportKind::Build, _) => {
                         names::js_typed_package(&d.d.name).is_none() || u.type_only
@@ -150,7 +166,23 @@ impl<'a> Matcher<'a> {
     fn dependency_name(&self, key: &str) -> String {
         match self.lang {
             Language::Go => names::go_module_guess(key, self.go_modules),
-            Language::Python => names::python_dist_for(key),
+            // A distribution of the mesh that provides it is its name
+            // (`opentelemetry.semconv` is opentelemetry-semantic-conventions').
+            Language::Python => self
+                .python_dists
+                .into_iter()
+                .flatten()
+                .filter_map(|(dist, provided)| {
+                    let longest = provided
+                        .iter()
+                        .filter(|p| names::segment_prefix(p, key, "."))
+                        .map(String::len)
+                        .max()?;
+                    Some((longest, dist))
+                })
+                .max()
+                .map(|(_, dist)| dist.clone())
+                .unwrap_or_else(|| names::python_dist_for(key)),
             _ => key.to_string(),
         }
     }
@@ -210,7 +242,7 @@ fn declared_finding(
         kind,
         // The file that holds this declaration (a module may have pyproject.toml and
         // setup.cfg both); `manifest` is it when the names agree (a go.mod above the module).
-        manifest: if d.elsewhere.is_none() && manifest.ends_with(d.manifest) {
+        manifest: if d.elsewhere.is_none() && manifest.ends_with(&*d.manifest) {
             manifest.to_string()
         } else {
             d.path(&m.dir)
@@ -226,7 +258,8 @@ fn undeclared<'u, 'a>(matcher: &Matcher, uses: &'u [&'u Use<'a>]) -> BTreeMap<St
     let mut undeclared: BTreeMap<String, &Use> = BTreeMap::new();
     let mut named: HashMap<&str, String> = HashMap::new();
     for u in uses {
-        if u.optional || u.key == "node:" {
+        // An import a tsconfig alias maps to a file, or a stylesheet's, is no package owed.
+        if u.optional || u.key == "node:" || u.aliased.is_some() || u.stylesheet {
             continue;
         }
         // A JS name npm would refuse for a new package (`RegularModule`, a haste name in
@@ -264,7 +297,7 @@ fn probe(
 ) {
     let all: Vec<Declared> = matcher.decls.iter().map(|d| d.d.clone()).collect();
     for d in matcher.decls.iter().filter(|d| p.names(&d.d.name)) {
-        let file = match d.d.elsewhere.is_none() && manifest.ends_with(d.d.manifest) {
+        let file = match d.d.elsewhere.is_none() && manifest.ends_with(&*d.d.manifest) {
             true => manifest.to_string(),
             false => d.d.path(dir),
         };
@@ -274,10 +307,12 @@ fn probe(
             Scope::BuildScript => "for the build script",
             Scope::Optional => "as optional (an extra or a peer)",
         };
-        let indirect = if d.d.indirect {
-            " (indirect: never called unused)"
-        } else {
-            ""
+        let indirect = match (d.d.indirect, &d.d.elsewhere) {
+            (true, Some(_)) if matcher.lang == Language::Js => {
+                " by an enclosing package.json (Node resolves a bare import through every node_modules above the file: it answers test and type-only imports, and is never called unused here)"
+            }
+            (true, _) => " (indirect: never called unused)",
+            (false, _) => "",
         };
         p.say(format!(
             "declared in {file}:{} {section}{indirect}",
@@ -296,13 +331,19 @@ fn probe(
         }
     }
     for u in uses.iter().filter(|u| !matcher.satisfied(u)) {
-        if p.names(&matcher.dependency_name(&u.key)) || p.names(&u.key) {
-            p.say(format!(
-                "imported by {} ({}), and no declaration a clean build reads answers it",
-                u.evidence(),
-                describe(u)
-            ));
+        if !(p.names(&matcher.dependency_name(&u.key)) || p.names(&u.key)) {
+            continue;
         }
+        let why = match (&u.aliased, u.stylesheet) {
+            (Some(alias), _) => format!("and {alias}: a file of the repository, no package to declare"),
+            (None, true) => "and no declaration answers it: a stylesheet's bare name may be a file on the preprocessor's load path, so it is never called undeclared".to_string(),
+            (None, false) => "and no declaration a clean build reads answers it".to_string(),
+        };
+        p.say(format!(
+            "imported by {} ({}), {why}",
+            u.evidence(),
+            describe(u)
+        ));
     }
 }
 
@@ -322,6 +363,12 @@ fn describe(u: &Use) -> String {
     }
     if u.type_only {
         words.push("type-only");
+    }
+    if u.stylesheet {
+        words.push("a stylesheet's @import/@use");
+    }
+    if u.file.ends_with(".html") || u.file.ends_with(".htm") {
+        words.push("an HTML page's inline module script");
     }
     if u.build_script {
         words.push("the build script");

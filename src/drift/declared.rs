@@ -32,8 +32,9 @@ pub struct Declared {
     pub name: String,
     /// What it is declared for.
     pub scope: Scope,
-    /// The manifest's path relative to the module directory (or to `elsewhere`).
-    pub manifest: &'static str,
+    /// The manifest's path relative to the module directory (or to `elsewhere`): a fixed name,
+    /// or a requirements file's, which each repository names its own way.
+    pub manifest: std::borrow::Cow<'static, str>,
     /// The repo-relative directory of the manifest when it is not the module's own (a JS
     /// workspace root's, whose declarations serve every package below it).
     pub elsewhere: Option<String>,
@@ -157,7 +158,7 @@ fn declared(
         language,
         name,
         scope,
-        manifest,
+        manifest: manifest.into(),
         elsewhere: None,
         line,
         indirect: false,
@@ -167,7 +168,7 @@ fn declared(
 impl Declared {
     /// The repo-relative path of the manifest that holds it, for a module in `dir`.
     pub fn path(&self, dir: &str) -> String {
-        crate::source::join(self.elsewhere.as_deref().unwrap_or(dir), self.manifest)
+        crate::source::join(self.elsewhere.as_deref().unwrap_or(dir), &self.manifest)
     }
 }
 
@@ -479,7 +480,7 @@ pub(crate) fn setup_cfg(text: &str) -> Vec<Declared> {
 }
 
 /// The first line that declares `name`: a quoted requirement starting with it, or a key.
-fn python_line(text: &str, name: &str) -> u32 {
+pub(crate) fn python_line(text: &str, name: &str) -> u32 {
     for (n, line) in text.lines().enumerate() {
         let t = line.trim_start();
         let quoted = ['"', '\''].iter().any(|q| {

@@ -1,41 +1,41 @@
-//! JavaScript's own drift rules: what a workspace root declares for every package of the
-//! workspace, and which imports are types only (erased from the build).
+//! JavaScript's own drift rules: what the package.json files above a package declare for it,
+//! the tsconfig aliases that make an import a file of the repository, and which imports are
+//! types only (erased from the build).
 
 use super::declared::{self, Declared, Scope};
 use crate::source::{self, RepoSnapshot, SourceError, blob_text};
+use std::collections::HashMap;
 
-/// The declarations of the workspace root above `dir` (the nearest `package.json` above it
-/// with `workspaces`, or with a `pnpm-workspace.yaml` beside it).
+/// The declarations of every `package.json` above `dir` up to the repository's root, nearest
+/// first, each said where it is (`elsewhere`). `memo` keeps each directory's own.
 ///
-/// Node resolves a package from every `node_modules` above the importing file, and a clean
-/// install of a workspace puts the root's dependencies in the root's: tests, benchmarks and
-/// type tests run inside the repository find them (jest keeps `tstyche` and `prettier` there
-/// for all 50 packages). They come back as dev declarations that are never unused: they
-/// satisfy dev and type-only imports, never a shipped one (a published package cannot reach
-/// its repository's root).
-pub(crate) fn workspace_root(
+/// Node resolves a bare import through every `node_modules` above the importing file, and a
+/// clean install puts an enclosing package's dependencies in its own: the workspace root's
+/// (jest keeps `tstyche` and `prettier` there for all 50 packages), and any package a module
+/// is nested below (vite's `playground/package.json` holds the `kill-port` its playgrounds'
+/// test helpers import), whether or not it is a module. They come back as dev declarations
+/// that are never unused: they satisfy dev and type-only imports, never a shipped one (a
+/// published package cannot reach the directories above it).
+pub(crate) fn enclosing(
     snap: &RepoSnapshot,
     repo: usize,
     dir: &str,
-    memo: &mut source::Nearest<Vec<Declared>>,
+    memo: &mut HashMap<(usize, String), Vec<Declared>>,
 ) -> Result<Vec<Declared>, SourceError> {
     let Some(above) = source::above(dir) else {
         return Ok(Vec::new());
     };
     let root = snap.root_tree()?;
-    let found = source::nearest(repo, above, memo, |at| {
-        let Some(t) = blob_text(snap, &root, &source::join(at, "package.json"))? else {
-            return Ok(None);
-        };
-        let pnpm = || {
-            blob_text(snap, &root, &source::join(at, "pnpm-workspace.yaml")).map(|y| y.is_some())
-        };
-        if !is_workspace_root(&t, pnpm)? {
-            return Ok(None);
-        }
-        let (decls, _) = declared::package_json(&t);
-        Ok(Some(
-            decls
+    let mut out = Vec::new();
+    for at in mesh_imports::ancestors(above) {
+        let key = (repo, at.to_string());
+        if !memo.contains_key(&key) {
+            let text = blob_text(snap, &root, &source::join(at, "package.json"))?;
+            let (decls, _) = text
+                .as_deref()
+                .map(declared::package_json)
+                .unwrap_or_default();
+            let decls = decls
                 .into_iter()
                 .map(|mut d| {
                     d.scope = Scope::Dev;
@@ -43,22 +43,139 @@ pub(crate) fn workspace_root(
                     d.elsewhere = Some(at.to_string());
                     d
                 })
-                .collect(),
-        ))
-    })?;
-    Ok(found.unwrap_or_default())
+                .collect();
+            memo.insert(key.clone(), decls);
+        }
+        out.extend(memo.get(&key).into_iter().flatten().cloned());
+    }
+    Ok(out)
 }
 
-/// Whether a `package.json` is a workspace root: it lists `workspaces` (npm, yarn, bun), or
-/// `pnpm` says so (`pnpm-workspace.yaml` beside it, asked only when needed).
-fn is_workspace_root(
+/// One tsconfig `paths` alias: an import it matches names a file of the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Alias {
+    /// The pattern, with at most one `*` (`@lexical/*`).
+    pub pattern: String,
+    /// The repo-relative target, the `*` kept.
+    pub target: String,
+    /// Where it is written (`tsconfig.test.json:8`), for `--explain`.
+    pub at: String,
+}
+
+impl Alias {
+    /// The path the import `spec` (which this alias matches) names: the target with the
+    /// `*` filled in.
+    pub(crate) fn path_of(&self, spec: &str) -> String {
+        mesh_imports::tsconfig::apply(&[(self.pattern.clone(), self.target.clone())], spec)
+            .unwrap_or_else(|| self.target.clone())
+    }
+}
+
+/// The aliases of the tsconfig at `path` (repo-relative, its `text`): its own `paths`, or
+/// when it sets none, those of the configs its `extends` names in the repository (the last
+/// one listed that has any, as TypeScript merges them), up to 8 configs deep.
+pub(crate) fn tsconfig_aliases(
+    snap: &RepoSnapshot,
+    path: &str,
     text: &str,
-    pnpm: impl FnOnce() -> Result<bool, SourceError>,
-) -> Result<bool, SourceError> {
-    let workspaces = serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .is_some_and(|v| v.get("workspaces").is_some());
-    Ok(workspaces || pnpm()?)
+) -> Result<Vec<Alias>, SourceError> {
+    let root = snap.root_tree()?;
+    let mut todo = vec![(path.to_string(), text.to_string(), 0)];
+    while let Some((path, text, depth)) = todo.pop() {
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        if mesh_imports::tsconfig::has_paths(&text) {
+            return Ok(aliases_of(dir, &path, &text));
+        }
+        if depth >= 8 {
+            continue;
+        }
+        // Later configs override earlier ones: popped first.
+        for e in mesh_imports::tsconfig::extends(dir, &text) {
+            if let Some(t) = blob_text(snap, &root, &e)? {
+                todo.push((e, t, depth + 1));
+            }
+        }
+    }
+    Ok(Vec::new())
+}
+
+/// The aliases of one tsconfig at `path` in `dir`.
+fn aliases_of(dir: &str, path: &str, text: &str) -> Vec<Alias> {
+    mesh_imports::tsconfig::paths(dir, text)
+        .into_iter()
+        .map(|(pattern, target)| Alias {
+            at: format!(
+                "{path}:{}",
+                mesh_imports::tsconfig::pattern_line(text, &pattern)
+            ),
+            pattern,
+            target,
+        })
+        .collect()
+}
+
+/// The aliases of the repository root's tsconfigs, which a test runner or editor run from
+/// the root applies to every package: `tsconfig.json` (else `jsconfig.json`), and each
+/// `tsconfig.*.json` there that a root test runner config names (lexical's
+/// `vitest.config.mts` turns `tsconfig.test.json`'s `paths` into `resolve.alias`).
+pub(crate) fn root_aliases(snap: &RepoSnapshot) -> Result<Vec<Alias>, SourceError> {
+    let root = snap.root_tree()?;
+    let mut files = Vec::new();
+    for entry in root.iter() {
+        let entry = entry
+            .map_err(|err| SourceError::git(&snap.name, "cannot decode the root tree", err))?;
+        if entry.mode().is_blob() {
+            files.push(entry.filename().to_string());
+        }
+    }
+    let mut runner_text = String::new();
+    for f in files
+        .iter()
+        .filter(|f| super::tools::is_test_runner_config(f))
+    {
+        runner_text.push_str(&blob_text(snap, &root, f)?.unwrap_or_default());
+    }
+    let named = |f: &str| {
+        f.starts_with("tsconfig.")
+            && f.ends_with(".json")
+            && f != "tsconfig.json"
+            && runner_text.contains(f)
+    };
+    let mut out = Vec::new();
+    let plain = ["tsconfig.json", "jsconfig.json"]
+        .into_iter()
+        .find(|p| files.iter().any(|f| f == p));
+    for f in plain
+        .into_iter()
+        .chain(files.iter().map(String::as_str).filter(|f| named(f)))
+    {
+        if let Some(text) = blob_text(snap, &root, f)? {
+            out.extend(tsconfig_aliases(snap, f, &text)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The alias that maps the import `spec` to a file, if one does: the module's own (its
+/// tsconfig, through its `extends`), which its build compiles every file with, or — for a
+/// test or type-only import (`dev`) — the repository root's, which only runs in the
+/// repository (a published package cannot reach it).
+pub(crate) fn alias_for<'a>(
+    own: &'a [Alias],
+    root: &'a [Alias],
+    spec: &str,
+    dev: bool,
+) -> Option<&'a Alias> {
+    let matches = |a: &&Alias| match a.pattern.split_once('*') {
+        None => spec == a.pattern,
+        Some((pre, post)) => spec
+            .strip_prefix(pre)
+            .is_some_and(|rest| rest.ends_with(post)),
+    };
+    let root = root.iter().filter(|_| dev);
+    own.iter()
+        .find(matches)
+        .or_else(|| root.clone().find(matches))
 }
 
 /// Whether an import is a type only, from its file and its line's text: every import of a
@@ -114,20 +231,37 @@ mod tests {
     }
 
     #[test]
+    fn root_aliases_answer_test_and_type_imports_only() {
+        // lexical's shape: the root's `tsconfig.test.json` maps each sibling package to its
+        // source; a package's own tsconfig maps `@/*` into itself.
+        let root = aliases_of(
+            "",
+            "tsconfig.test.json",
+            "{\"compilerOptions\": {\"paths\": {\n  \"@lexical/clipboard\": [\"./packages/lexical-clipboard/src/index.ts\"],\n  \"lexical/src/*\": [\"./packages/lexical/src/*\"]\n}}}",
+        );
+        let own = aliases_of(
+            "packages/app",
+            "packages/app/tsconfig.json",
+            "{\"compilerOptions\": {\"paths\": {\"@/*\": [\"./src/*\"]}}}",
+        );
+        let test = alias_for(&own, &root, "@lexical/clipboard", true).expect("aliased");
+        assert_eq!(test.at, "tsconfig.test.json:2");
+        assert_eq!(test.target, "packages/lexical-clipboard/src/index.ts");
+        assert!(alias_for(&own, &root, "lexical/src/__tests__/utils", true).is_some());
+        // Shipped code is published without the repository's root: its aliases are not its.
+        assert!(alias_for(&own, &root, "@lexical/clipboard", false).is_none());
+        // The package's own aliases count for all its code.
+        let mine = alias_for(&own, &root, "@/utils/x", false).expect("own alias");
+        assert_eq!(mine.path_of("@/utils/x"), "packages/app/src/utils/x");
+        assert!(alias_for(&own, &root, "@lexical/clipboardx", true).is_none());
+    }
+
+    #[test]
     fn multi_line_statements() {
         // jest-snapshot's InlineSnapshots.ts.
         let src = "import * as path from 'path';\nimport type {\n  CustomParser as PrettierCustomParser,\n  BuiltInParserName as PrettierParserName,\n} from 'prettier-v2';\nimport {\n  a,\n} from 'jest-util';\n";
         assert!(statement_is_type_only(src, 5));
         assert!(!statement_is_type_only(src, 8));
         assert!(!statement_is_type_only(src, 1));
-    }
-
-    #[test]
-    fn workspace_roots() {
-        let no_pnpm = || Ok(false);
-        assert!(is_workspace_root("{\"workspaces\": [\"packages/*\"]}", no_pnpm).unwrap());
-        assert!(is_workspace_root("{\"workspaces\": {\"packages\": [\"a\"]}}", no_pnpm).unwrap());
-        assert!(!is_workspace_root("{\"name\": \"x\"}", no_pnpm).unwrap());
-        assert!(is_workspace_root("{\"name\": \"x\"}", || Ok(true)).unwrap());
     }
 }

@@ -13,6 +13,7 @@ pub mod explain;
 pub mod js;
 pub mod names;
 pub mod python;
+mod python_env;
 mod python_names;
 pub mod rust;
 pub mod stdlib;
@@ -82,13 +83,42 @@ pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
 /// [`drift`], saying to `probe` what it sees of the dependency it looks at.
 fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Result<Vec<Finding>> {
     let snapshot = &loaded.snapshot;
-    let manifests: Vec<Manifests> = snapshot
+    let mut manifests: Vec<Manifests> = snapshot
         .modules
         .iter()
         .map(|m| Manifests::read(snapshot.repo_of(m), m))
         .collect::<std::result::Result<_, _>>()?;
+    // What Python test runners and uv workspace roots install for each module.
+    let python: Vec<bool> = manifests
+        .iter()
+        .map(|m| m.pyproject.is_some() || m.setup_cfg.is_some())
+        .collect();
+    for (man, env) in manifests
+        .iter_mut()
+        .zip(python_env::declarations(snapshot, &python)?)
+    {
+        man.python_env = env;
+        man.python_env.extend(
+            man.pyproject
+                .as_deref()
+                .map(python_env::hatch_envs)
+                .unwrap_or_default(),
+        );
+    }
     let mut world = World::new(loaded, &manifests);
     world.probe = probe;
+    // The repository roots' tsconfig aliases, read once per repository with JS modules.
+    for (r, snap) in snapshot.repos.iter().enumerate() {
+        let js = snapshot
+            .modules
+            .iter()
+            .zip(&manifests)
+            .any(|(m, man)| m.repo == r && man.package_json.is_some());
+        world.js_root_aliases.push(match js {
+            true => js::root_aliases(snap)?,
+            false => Vec::new(),
+        });
+    }
     let mut go_memo = HashMap::new();
     let mut work_memo = HashMap::new();
     let mut js_memo = HashMap::new();
@@ -110,7 +140,7 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
             Vec::new()
         };
         let js_root = if manifests[i].package_json.is_some() {
-            js::workspace_root(snapshot.repo_of(m), m.repo, &m.dir, &mut js_memo)?
+            js::enclosing(snapshot.repo_of(m), m.repo, &m.dir, &mut js_memo)?
         } else {
             Vec::new()
         };
@@ -163,8 +193,9 @@ struct Manifests {
     pyproject: Option<String>,
     /// `setup.cfg`.
     setup_cfg: Option<String>,
-    /// `tsconfig.json` `paths` aliases: imports through them are files, not packages.
-    js_paths: Vec<(String, String)>,
+    /// Its `tsconfig.json` (else `jsconfig.json`) `paths` aliases, through its `extends`:
+    /// imports through them are files, not packages.
+    js_paths: Vec<js::Alias>,
     /// What its tools' configs and commands say they use.
     tools: ToolEvidence,
     /// The Rust build script (module-relative) and the files it includes with `#[path]`.
@@ -174,6 +205,9 @@ struct Manifests {
     rust_doctests: bool,
     /// What each Python distribution installed beside the module says it is imported by.
     installed_python: HashMap<String, Vec<String>>,
+    /// What its Python test environment installs besides its manifests: requirements files a
+    /// test runner installs, the uv workspace root's groups.
+    python_env: Vec<python_env::EnvDecl>,
 }
 
 impl Manifests {
@@ -215,11 +249,17 @@ impl Manifests {
             go_mod: read("go.mod")?,
             pyproject,
             setup_cfg: read("setup.cfg")?,
-            js_paths: read("tsconfig.json")?
-                .or(read("jsconfig.json")?)
-                .map(|t| mesh_imports::tsconfig::paths(&m.dir, &t))
-                .unwrap_or_default(),
+            js_paths: match (read("tsconfig.json")?, read("jsconfig.json")?) {
+                (Some(t), _) => {
+                    js::tsconfig_aliases(snap, &source::join(&m.dir, "tsconfig.json"), &t)?
+                }
+                (None, Some(t)) => {
+                    js::tsconfig_aliases(snap, &source::join(&m.dir, "jsconfig.json"), &t)?
+                }
+                (None, None) => Vec::new(),
+            },
             tools,
+            python_env: Vec::new(),
         })
     }
 }
@@ -274,11 +314,16 @@ fn go_workspace(
 struct World<'a> {
     loaded: &'a Loaded,
     python_dists: HashMap<String, Vec<String>>,
+    /// Dotted prefixes of the Python names the mesh's modules provide that no module
+    /// provides itself: PEP 420 namespaces shared by distributions (`opentelemetry`).
+    python_namespaces: HashSet<String>,
     go_modules: Vec<String>,
     /// Workspace crates whose `[lib] name` is not their package's.
     rust_libs: HashMap<String, String>,
     /// The dependency `--explain` looks at, told what the comparison sees of it.
     probe: Option<&'a explain::Probe>,
+    /// Per repository, its root's tsconfig aliases (see [`js::root_aliases`]).
+    js_root_aliases: Vec<Vec<js::Alias>>,
 }
 
 impl<'a> World<'a> {
@@ -318,12 +363,25 @@ impl<'a> World<'a> {
                 go_modules.push(p);
             }
         }
+        let provided: HashSet<&str> = python_dists
+            .values()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let python_namespaces = provided
+            .iter()
+            .flat_map(|n| n.match_indices('.').map(move |(i, _)| &n[..i]))
+            .filter(|prefix| !provided.contains(prefix))
+            .map(str::to_string)
+            .collect();
         World {
             loaded,
             python_dists,
+            python_namespaces,
             go_modules,
             rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
             probe: None,
+            js_root_aliases: Vec::new(),
         }
     }
 }
@@ -348,6 +406,14 @@ struct Use<'a> {
     /// A JS import whose statement begins on an earlier line (`} from "x";`): whether it is
     /// type-only is read from its file when it matters.
     continued: bool,
+    /// A JS import a tsconfig alias maps to a file of the repository (`tsconfig.test.json:8
+    /// maps it to packages/x/src/index.ts`): it uses a declaration of its name, but is never
+    /// undeclared.
+    aliased: Option<String>,
+    /// A stylesheet's `@import`/`@use`: it uses a declaration of its name, but is never
+    /// undeclared (a bare name may be a file on the preprocessor's load path, which is not
+    /// read) nor shipped code's dev dependency (a build inlines stylesheets).
+    stylesheet: bool,
     file: &'a str,
     line: u32,
 }
@@ -389,6 +455,7 @@ fn module_drift(
         let around = Around {
             tools: &man.tools,
             go_modules: &world.go_modules,
+            python_dists: &world.python_dists,
             probe: world.probe,
         };
         compare(m, lang, &decls, &uses, manifest, &around, out);
@@ -402,7 +469,7 @@ fn module_drift(
             &mut out,
         );
     }
-    if let Some((decls, file)) = python_decls(world, man) {
+    if let Some((decls, file)) = python_decls(world, man, &m.dir) {
         let mut py = Vec::new();
         check(
             Language::Python,
@@ -475,9 +542,10 @@ fn js_decls(decls: Vec<Declared>, js_root: &[Declared]) -> Vec<Decl> {
         .collect()
 }
 
-/// A Python module's declarations (pyproject.toml and setup.cfg) with the import names each
-/// provides, and the file an undeclared import is named against; none without either file.
-fn python_decls(world: &World, man: &Manifests) -> Option<(Vec<Decl>, &'static str)> {
+/// A Python module's declarations (pyproject.toml and setup.cfg, and what its test
+/// environment installs) with the import names each provides, and the file an undeclared
+/// import is named against; none without either file. `dir` is the module's directory.
+fn python_decls(world: &World, man: &Manifests, dir: &str) -> Option<(Vec<Decl>, &'static str)> {
     if man.pyproject.is_none() && man.setup_cfg.is_none() {
         return None;
     }
@@ -498,6 +566,19 @@ fn python_decls(world: &World, man: &Manifests) -> Option<(Vec<Decl>, &'static s
         (Some(_), _) => "pyproject.toml",
         (None, _) => "setup.cfg",
     };
+    // What the test environment installs answers test imports: said to `--explain` with
+    // what installs it.
+    for e in &man.python_env {
+        if let Some(p) = world.probe.filter(|p| p.names(&e.d.name)) {
+            p.say(format!(
+                "{}:{} declares it, and {}",
+                e.d.path(dir),
+                e.d.line,
+                e.via
+            ));
+        }
+    }
+    found.extend(man.python_env.iter().map(|e| e.d.clone()));
     // `pkg[a,b]` in pkg's own extras or groups (recursive extras) names no dependency.
     let own = man
         .pyproject
@@ -537,7 +618,7 @@ fn go_drift(
         language: Language::Go,
         name: p.clone(),
         scope: Scope::Normal,
-        manifest: "go.work",
+        manifest: "go.work".into(),
         elsewhere: None,
         line: 1,
         indirect: true,
@@ -575,6 +656,7 @@ fn go_drift(
     let around = Around {
         tools: &ToolEvidence::default(),
         go_modules: &world.go_modules,
+        python_dists: &world.python_dists,
         probe: world.probe,
     };
     compare(m, Language::Go, &decls, &go_uses, &path, &around, out);
@@ -623,6 +705,7 @@ fn rust_drift(
     let around = Around {
         tools: &ToolEvidence::default(),
         go_modules: &world.go_modules,
+        python_dists: &world.python_dists,
         probe: world.probe,
     };
     let manifest = source::join(&m.dir, "Cargo.toml");
@@ -646,14 +729,18 @@ fn uses<'a>(
     m: &ModuleSource,
     man: &Manifests,
 ) -> Vec<Use<'a>> {
-    let (js_paths, rust_build) = (&man.js_paths, man.rust_build.as_ref());
+    let rust_build = man.rust_build.as_ref();
+    let root_aliases = world
+        .js_root_aliases
+        .get(m.repo)
+        .map_or(&[][..], Vec::as_slice);
     let ignore = mesh_imports::globs(&m.manifest.ignore, false);
     let prefix = if m.dir.is_empty() {
         String::new()
     } else {
         format!("{}/", m.dir)
     };
-    let keys = UseKeys::new(rec, m, js_paths, &prefix);
+    let keys = UseKeys::new(rec, m, &prefix);
     let snap = world.loaded.snapshot.repo_of(m);
     let mut tree = None;
     let mut on_path = python::SysPath::new(&rec.files, &prefix, |rel: &str| {
@@ -662,6 +749,7 @@ fn uses<'a>(
     });
     let mut out = Vec::new();
     let mut seen = HashSet::new();
+    let mut own_said = HashSet::new();
     for f in &rec.files {
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
         for imp in f.imports.iter() {
@@ -670,6 +758,9 @@ fn uses<'a>(
                 continue;
             }
             let Some(key) = keys.key(f.language, rel, &imp.name) else {
+                if f.language == Language::Python {
+                    python_own_evidence(world, &keys, f, imp, &mut own_said);
+                }
                 continue;
             };
             if imp.in_doc && !man.rust_doctests {
@@ -683,7 +774,7 @@ fn uses<'a>(
             }
             if f.language == Language::Python {
                 let top = key.split('.').next().unwrap_or(&key);
-                if let Some(why) = on_path.local(&keys.local_python, rel, top) {
+                if let Some(why) = on_path.local(&keys.local_python, rel, &key) {
                     if let Some(p) = world.probe.filter(|p| p.names(top)) {
                         p.say(format!(
                             "imported by {}:{}, and it is the module's own: {why}",
@@ -691,6 +782,17 @@ fn uses<'a>(
                         ));
                     }
                     continue;
+                }
+                if python_namespace_only(world, &keys, f, imp, &key) {
+                    continue;
+                }
+                if let Some(dir) = keys.local_python.namespace_miss(rel, &key)
+                    && let Some(p) = world.probe.filter(|p| python_probed(p, &key))
+                {
+                    p.say(format!(
+                        "imported by {}:{}, and not the module's own: `{dir}/` beside it is a namespace directory (no __init__.py) that does not hold `{key}`",
+                        f.path, imp.line
+                    ));
                 }
             }
             // A JS test runner's setup file is test code wherever it lies.
@@ -707,30 +809,30 @@ fn uses<'a>(
                 }
                 _ => (false, false),
             };
-            push_import(&mut out, &mut seen, f, imp, key, file_kind, script);
+            let mut one = new_use(f, imp, key, file_kind, script.0);
+            if one.language == Language::Js {
+                let dev = one.kind == ImportKind::Dev || one.type_only;
+                one.aliased = js::alias_for(&man.js_paths, root_aliases, &imp.name, dev)
+                    .map(|a| format!("{} maps it to {}", a.at, a.path_of(&imp.name)));
+            }
+            push_import(&mut out, &mut seen, one, script.1);
         }
     }
     out
 }
 
 /// What a module calls its own, by which an import's name becomes the key a declaration
-/// matches, or none (a standard library, the module's own names, a tsconfig path).
-struct UseKeys<'p> {
-    js_paths: &'p [(String, String)],
+/// matches, or none (a standard library, the module's own names).
+struct UseKeys {
     own_rust: Vec<String>,
     own_js: Vec<String>,
     own_python: Vec<String>,
     local_python: python::LocalPython,
 }
 
-impl<'p> UseKeys<'p> {
+impl UseKeys {
     /// The names module `m` (`rec`, its files below `prefix`) provides and resolves itself.
-    fn new(
-        rec: &crate::store::ModuleRecord,
-        m: &ModuleSource,
-        js_paths: &'p [(String, String)],
-        prefix: &str,
-    ) -> UseKeys<'p> {
+    fn new(rec: &crate::store::ModuleRecord, m: &ModuleSource, prefix: &str) -> UseKeys {
         let own = |lang: Language| -> Vec<String> {
             rec.manifests
                 .provides
@@ -741,9 +843,8 @@ impl<'p> UseKeys<'p> {
         };
         let (own_rust, own_js) = (own(Language::Rust), own(Language::Js));
         let own_python = python::own_python_names(own(Language::Python), &rec.files, prefix);
-        let local_python = python::local_python_names(&rec.files, &m.dir);
+        let local_python = python::local_python_names(&rec.files, &m.dir, &own_python);
         UseKeys {
-            js_paths,
             own_rust,
             own_js,
             own_python,
@@ -768,9 +869,6 @@ impl<'p> UseKeys<'p> {
                 Some(Cow::Borrowed(top))
             }
             Language::Js => {
-                if mesh_imports::tsconfig::apply(self.js_paths, name).is_some() {
-                    return None;
-                }
                 if stdlib::node(name) {
                     Some(Cow::Borrowed("node:"))
                 } else {
@@ -788,14 +886,13 @@ impl<'p> UseKeys<'p> {
             }
             Language::Python => {
                 let lower = name.to_lowercase();
-                let top = lower.split('.').next().unwrap_or(&lower);
                 if lower.starts_with('.')
                     || stdlib::python(name.split('.').next().unwrap_or(""))
                     || self
                         .own_python
                         .iter()
                         .any(|o| names::segment_prefix(o, &lower, "."))
-                    || self.local_python.is_local(rel, top)
+                    || self.local_python.is_local(rel, &lower)
                 {
                     return None;
                 }
@@ -805,31 +902,109 @@ impl<'p> UseKeys<'p> {
     }
 }
 
-/// Pushes the use the import `imp` of file `f` (whose code is of `file_kind`) makes of `key`,
-/// after the build script's use of it when the build script includes the file (`script`: the
-/// file is the build script, or is included by it).
-fn push_import<'a>(
-    out: &mut Vec<Use<'a>>,
-    seen: &mut HashSet<(Cow<'a, str>, u16)>,
+/// Whether `--explain`'s probe looks at the Python import `key`: by its top name or by the
+/// distribution it would be declared as.
+fn python_probed(p: &explain::Probe, key: &str) -> bool {
+    p.names(key.split('.').next().unwrap_or(key)) || p.names(&names::python_dist_for(key))
+}
+
+/// Tells `--explain` why the Python import `imp` of `f` is the module's own, when it is: once
+/// per package of the module (`said` holds those told).
+fn python_own_evidence(
+    world: &World,
+    keys: &UseKeys,
+    f: &ScannedFile,
+    imp: &mesh_imports::Import,
+    said: &mut HashSet<String>,
+) {
+    let Some(p) = world.probe else {
+        return;
+    };
+    let lower = imp.name.to_lowercase();
+    if lower.starts_with('.') || !python_probed(p, &lower) {
+        return;
+    }
+    if let Some(own) = keys
+        .own_python
+        .iter()
+        .find(|o| names::segment_prefix(o, &lower, "."))
+        && said.insert(own.clone())
+    {
+        p.say(format!(
+            "imported by {}:{}, and it is the module's own: the module ships `{own}`",
+            f.path, imp.line
+        ));
+    }
+}
+
+/// Whether the Python import `key` of `f` names only a namespace package (`opentelemetry`
+/// of `from opentelemetry import trace`) whose submodule the same statement imports too
+/// (`opentelemetry.trace`): no distribution provides a namespace whole, so the submodule is
+/// what a declaration must answer, and the namespace is left out.
+fn python_namespace_only(
+    world: &World,
+    keys: &UseKeys,
+    f: &ScannedFile,
+    imp: &mesh_imports::Import,
+    key: &str,
+) -> bool {
+    let namespace = world.python_namespaces.contains(key)
+        || keys
+            .own_python
+            .iter()
+            .any(|o| names::segment_prefix(key, o, ".") && o != key)
+        || names::is_python_namespace(key);
+    if !namespace {
+        return false;
+    }
+    let below = f.imports.iter().any(|other| {
+        other.line == imp.line
+            && other.name.len() > key.len()
+            && names::segment_prefix(key, &other.name.to_lowercase(), ".")
+    });
+    if below && let Some(p) = world.probe.filter(|p| python_probed(p, key)) {
+        p.say(format!(
+            "{}:{} names the namespace `{key}`, which no distribution provides whole: the submodule the same line imports is matched instead",
+            f.path, imp.line
+        ));
+    }
+    below
+}
+
+/// The use the import `imp` of file `f` (whose code is of `file_kind`) makes of `key`;
+/// `build_script` when the file is the build script.
+fn new_use<'a>(
     f: &'a ScannedFile,
     imp: &'a mesh_imports::Import,
     key: Cow<'a, str>,
     file_kind: ImportKind,
-    (script, included): (bool, bool),
-) {
+    build_script: bool,
+) -> Use<'a> {
     let text = imp.text.trim_start();
     let js = f.language == Language::Js;
-    let one = Use {
+    Use {
         language: f.language,
         key,
         kind: imp.kind.min(file_kind),
         optional: imp.kind == ImportKind::Optional || imp.in_macro,
-        build_script: script,
+        build_script,
         type_only: js && js::type_only_text(&f.path, text),
         continued: js && text.starts_with('}'),
+        aliased: None,
+        stylesheet: js && mesh_imports::style::syntax_of(&f.path).is_some(),
         file: &f.path,
         line: imp.line,
-    };
+    }
+}
+
+/// Pushes the use `one`, after the build script's use of the same import when the build
+/// script includes its file (`included`).
+fn push_import<'a>(
+    out: &mut Vec<Use<'a>>,
+    seen: &mut HashSet<(Cow<'a, str>, u16)>,
+    one: Use<'a>,
+    included: bool,
+) {
     if included {
         let also = Use {
             build_script: true,
@@ -855,10 +1030,17 @@ fn push_first<'a>(out: &mut Vec<Use<'a>>, seen: &mut HashSet<(Cow<'a, str>, u16)
         ImportKind::Optional => 1,
         ImportKind::Build => 2,
     };
-    let flags = [u.optional, u.build_script, u.type_only, u.continued]
-        .iter()
-        .fold(0u16, |acc, &b| (acc << 1) | u16::from(b));
-    let alike = (lang * 3 + kind) << 4 | flags;
+    let flags = [
+        u.optional,
+        u.build_script,
+        u.type_only,
+        u.continued,
+        u.aliased.is_some(),
+        u.stylesheet,
+    ]
+    .iter()
+    .fold(0u16, |acc, &b| (acc << 1) | u16::from(b));
+    let alike = (lang * 3 + kind) << 6 | flags;
     if seen.insert((u.key.clone(), alike)) {
         out.push(u);
     }

@@ -171,6 +171,16 @@ const PYTHON_SUB_NAMESPACES: &[(&str, &str)] = &[
     ("opentelemetry", "propagators"),
 ];
 
+/// Whether the dotted Python name `key` (lowercase) is a namespace package many
+/// distributions share (`google`, `google.cloud`, `opentelemetry.exporter`): no distribution
+/// provides it whole.
+pub(crate) fn is_python_namespace(key: &str) -> bool {
+    match key.split_once('.') {
+        None => PYTHON_NAMESPACES.contains(&key),
+        Some((ns, sub)) => PYTHON_SUB_NAMESPACES.contains(&(ns, sub)),
+    }
+}
+
 /// Public modules of a namespace package that its own distribution (the one the table gives
 /// the bare namespace) provides, not a distribution of their own: `opentelemetry.trace` is
 /// `opentelemetry-api`'s (its `opentelemetry/` holds these), where `opentelemetry.sdk` is

@@ -45,70 +45,160 @@ pub(super) fn own_python_names(
 /// package (no `__init__.py`) is put on `sys.path` by running a script in it or by pytest's
 /// rootdir insertion, so its entries are importable from below it; a package's are not
 /// (`pydantic_ai/models/openai.py` never makes `import openai` local).
+///
+/// An entry that is itself a directory without `__init__.py` is a PEP 420 namespace, which
+/// many distributions share (opentelemetry-python's `src/opentelemetry/` holds only the
+/// sdk's `sdk/` in opentelemetry-sdk, and the api's `trace/` in opentelemetry-api): an
+/// import below it is local only when the module holds the package or module it names
+/// (`opentelemetry.sdk.trace`, not `opentelemetry.trace`), and a namespace directory's own
+/// entries (`…/otlp/proto/grpc/`) never make a top-level name (`grpc`) local.
 pub(super) struct LocalPython {
     /// Per lowercase entry name (of a Python file or a directory), the module-relative
     /// directories that are no package holding it.
     entries: HashMap<String, Vec<String>>,
+    /// The module-relative regular packages (directories with `__init__.py`), lowercase.
+    packages: HashSet<String>,
+    /// Every module-relative directory above a Python file, lowercase.
+    dirs: HashSet<String>,
+    /// The module-relative Python files without their `.py`/`.pyi`, lowercase.
+    modules: HashSet<String>,
 }
 
 impl LocalPython {
-    /// Whether `top` names an entry of a non-package directory at or above the file `rel`.
-    pub(super) fn is_local(&self, rel: &str, top: &str) -> bool {
-        self.entries.get(top).is_some_and(|dirs| {
+    /// Whether the import `key` (dotted, lowercase) of the file `rel` names an entry of a
+    /// non-package directory at or above it, down to the package or module it names.
+    pub(super) fn is_local(&self, rel: &str, key: &str) -> bool {
+        self.holders(key).any(|d| {
             crate::source::ancestors(rel)
                 .skip(1)
-                .any(|dir| dirs.iter().any(|d| d == dir))
+                .any(|dir| dir.eq_ignore_ascii_case(d))
         })
+    }
+
+    /// Where the top of `key` stands beside the file `rel` only as a namespace directory
+    /// that does not hold what `key` names: (that directory, the missing part's path), the
+    /// evidence `--explain` gives for an import that is not the module's own.
+    pub(super) fn namespace_miss(&self, rel: &str, key: &str) -> Option<String> {
+        let top = key.split('.').next().unwrap_or(key);
+        let dir = self.entries.get(top)?.iter().find(|d| {
+            crate::source::ancestors(rel)
+                .skip(1)
+                .any(|a| a.eq_ignore_ascii_case(d))
+                && !self.resolves(d, key)
+        })?;
+        Some(crate::source::join(dir, top))
+    }
+
+    /// Whether `key` resolves below the sys.path directory `dir`: to a regular package or a
+    /// module there, or through namespace directories down to one (a bare namespace, all of
+    /// whose path is there, resolves too).
+    fn resolves(&self, dir: &str, key: &str) -> bool {
+        let mut path = dir.to_string();
+        for part in key.split('.') {
+            path = crate::source::join(&path, part);
+            if self.packages.contains(&path) || self.modules.contains(&path) {
+                return true;
+            }
+            if !self.dirs.contains(&path) {
+                return false;
+            }
+        }
+        true
     }
 }
 
-pub(super) fn local_python_names(files: &[ScannedFile], dir: &str) -> LocalPython {
+/// The [`LocalPython`] of a module in `dir` whose Python files are among `files` and which
+/// ships the packages `own` (dotted, lowercase): the directories above a dotted package's
+/// own directory (`src/opentelemetry/exporter/otlp/proto/` above
+/// `opentelemetry.exporter.otlp.proto.grpc`) are its namespace, never on `sys.path`.
+pub(super) fn local_python_names(files: &[ScannedFile], dir: &str, own: &[String]) -> LocalPython {
     let prefix = if dir.is_empty() {
         String::new()
     } else {
         format!("{dir}/")
     };
-    let rels: Vec<&str> = files
+    let rels: Vec<String> = files
         .iter()
         .filter(|f| f.language == Language::Python)
-        .map(|f| f.path.strip_prefix(&prefix).unwrap_or(&f.path))
+        .map(|f| {
+            f.path
+                .strip_prefix(&prefix)
+                .unwrap_or(&f.path)
+                .to_lowercase()
+        })
         .collect();
-    let packages: HashSet<&str> = rels
+    let packages: HashSet<String> = rels
         .iter()
         .filter_map(|r| r.rsplit_once('/'))
         .filter(|(_, f)| f.starts_with("__init__."))
-        .map(|(p, _)| p)
+        .map(|(p, _)| p.to_string())
         .collect();
-    let package = |d: &str| packages.contains(d);
+    let mut dirs = HashSet::new();
+    let mut modules = HashSet::new();
+    for rel in &rels {
+        modules.insert(
+            rel.trim_end_matches(".pyi")
+                .trim_end_matches(".py")
+                .to_string(),
+        );
+        dirs.extend(
+            crate::source::ancestors(rel)
+                .skip(1)
+                .filter(|d| !d.is_empty())
+                .map(str::to_string),
+        );
+    }
+    let mut namespaces = HashSet::new();
+    for name in own.iter().filter(|n| n.contains('.')) {
+        let path = name.replace('.', "/");
+        let depth = name.matches('.').count();
+        let found = packages.iter().chain(modules.iter()).filter(|p| {
+            **p == path
+                || p.strip_suffix(path.as_str())
+                    .is_some_and(|base| base.ends_with('/'))
+        });
+        for p in found {
+            namespaces.extend(
+                crate::source::ancestors(p)
+                    .skip(1)
+                    .take(depth)
+                    .map(str::to_string),
+            );
+        }
+    }
     let mut entries: HashMap<String, Vec<String>> = HashMap::new();
     for rel in &rels {
         let mut parts: Vec<&str> = rel.split('/').collect();
         while let Some(last) = parts.pop() {
             let parent = parts.join("/");
-            if !parent.is_empty() && package(&parent) {
+            if !parent.is_empty() && (packages.contains(&parent) || namespaces.contains(&parent)) {
                 continue;
             }
-            let stem = last
-                .trim_end_matches(".pyi")
-                .trim_end_matches(".py")
-                .to_lowercase();
-            let dirs = entries.entry(stem).or_default();
+            let stem = last.trim_end_matches(".pyi").trim_end_matches(".py");
+            let dirs = entries.entry(stem.to_string()).or_default();
             if !dirs.contains(&parent) {
                 dirs.push(parent);
             }
         }
     }
-    LocalPython { entries }
+    LocalPython {
+        entries,
+        packages,
+        dirs,
+        modules,
+    }
 }
 
 impl LocalPython {
-    /// The directories (module-relative, no package) that hold an entry `top`: a `top.py` or
-    /// a `top/` directory.
-    fn holders<'s>(&'s self, top: &str) -> impl Iterator<Item = &'s str> + 's {
+    /// The directories (module-relative, no package, lowercase) that hold what `key` names:
+    /// a `top.py`, a `top/` package, or a namespace `top/` holding the rest of `key`.
+    fn holders<'s>(&'s self, key: &'s str) -> impl Iterator<Item = &'s str> + 's {
+        let top = key.split('.').next().unwrap_or(key);
         self.entries
             .get(top)
             .into_iter()
             .flatten()
+            .filter(move |d| self.resolves(d, key))
             .map(String::as_str)
     }
 }
@@ -148,10 +238,11 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
         }
     }
 
-    /// Why `top`, imported by the module's file `rel`, is the module's own through
-    /// `sys.path`, as a sentence; `None` when it is not.
-    pub(super) fn local(&mut self, local: &LocalPython, rel: &str, top: &str) -> Option<String> {
-        let holders: Vec<&str> = local.holders(top).collect();
+    /// Why `key` (its top `top`), imported by the module's file `rel`, is the module's own
+    /// through `sys.path`, as a sentence; `None` when it is not.
+    pub(super) fn local(&mut self, local: &LocalPython, rel: &str, key: &str) -> Option<String> {
+        let top = key.split('.').next().unwrap_or(key);
+        let holders: Vec<&str> = local.holders(key).collect();
         let first = *holders.first()?;
         let place = |d: &str| match d {
             "" => format!("`{top}` is in the module's root"),
@@ -164,7 +255,7 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
             .pythonpath
             .iter()
             .flatten()
-            .find(|(d, _)| holders.contains(&d.as_str()))
+            .find(|(d, _)| holders.iter().any(|h| h.eq_ignore_ascii_case(d)))
         {
             return Some(format!(
                 "{}, which pytest's `pythonpath` ({file}) puts on sys.path",
@@ -358,13 +449,52 @@ mod tests {
         .iter()
         .map(|p| file(p))
         .collect();
-        let local = local_python_names(&files, "pydantic_ai_slim");
+        let local = local_python_names(&files, "pydantic_ai_slim", &[]);
         assert!(!local.is_local("pydantic_ai/models/openai.py", "openai"));
         assert!(!local.is_local("pydantic_ai/agent.py", "models"));
         assert!(local.is_local("tests/test_x.py", "helpers"));
         assert!(!local.is_local("scripts/gen.py", "helpers"));
         assert!(local.is_local("tests/test_x.py", "pydantic_ai"));
         assert!(local.is_local("scripts/gen.py", "tests"));
+    }
+
+    #[test]
+    fn a_namespace_directory_is_local_only_down_to_what_the_module_holds() {
+        // opentelemetry-python's exporter: `src/opentelemetry/` is a namespace (no
+        // `__init__.py`) the module shares with the api; its package
+        // `opentelemetry.exporter.otlp.proto.grpc` is no top-level `grpc`.
+        let file = |p: &str| ScannedFile {
+            path: format!("exp/{p}"),
+            language: Language::Python,
+            kind: ImportKind::Build,
+            imports: Default::default(),
+        };
+        let files: Vec<ScannedFile> = [
+            "src/opentelemetry/exporter/otlp/proto/grpc/__init__.py",
+            "src/opentelemetry/exporter/otlp/proto/grpc/exporter.py",
+            "src/opentelemetry/exporter/otlp/proto/common.py",
+            "scripts/helpers/util.py",
+            "scripts/run.py",
+        ]
+        .iter()
+        .map(|p| file(p))
+        .collect();
+        let own = ["opentelemetry.exporter.otlp.proto.grpc".to_string()];
+        let local = local_python_names(&files, "exp", &own);
+        let rel = "src/opentelemetry/exporter/otlp/proto/grpc/exporter.py";
+        assert!(!local.is_local(rel, "grpc"));
+        assert!(!local.is_local(rel, "opentelemetry.trace"));
+        assert!(local.is_local(rel, "opentelemetry.exporter.otlp.proto.grpc.exporter"));
+        assert!(local.is_local(rel, "opentelemetry.exporter.otlp.proto.common"));
+        assert_eq!(
+            local.namespace_miss(rel, "opentelemetry.trace").as_deref(),
+            Some("src/opentelemetry")
+        );
+        // A script's helper directory without `__init__.py` is still local, down to its
+        // modules.
+        assert!(local.is_local("scripts/run.py", "helpers.util"));
+        assert!(local.is_local("scripts/run.py", "helpers"));
+        assert!(!local.is_local("scripts/run.py", "helpers.other"));
     }
 
     #[test]
@@ -400,7 +530,7 @@ mod tests {
         ]
         .into_iter()
         .collect();
-        let local = local_python_names(&files, "m");
+        let local = local_python_names(&files, "m", &[]);
         let mut reads = Vec::new();
         let mut on_path = SysPath::new(&files, "m/", |rel: &str| {
             reads.push(rel.to_string());

@@ -84,6 +84,9 @@ pub struct ToolEvidence {
     /// The commands each declared JS package installed in `node_modules` (the module's, or
     /// the repository's root's, in the work tree beside the repository) says in its `bin`.
     pub installed_bins: std::collections::HashMap<String, Vec<String>>,
+    /// A library bundler's config at the module's root (`rolldown.config.ts`,
+    /// `tsdown.config.ts`): the package is built by that bundler.
+    pub bundler_config: Option<String>,
 }
 
 /// The keys of a test runner's config whose values name files run around the tests.
@@ -96,7 +99,7 @@ const SETUP_KEYS: &[&str] = &[
 ];
 
 /// Whether a module-root file is a test runner's config.
-fn is_test_runner_config(file: &str) -> bool {
+pub(crate) fn is_test_runner_config(file: &str) -> bool {
     [
         "jest.config.",
         "vitest.config.",
@@ -282,12 +285,35 @@ const BUNDLERS: &[&str] = &[
     "webpack",
 ];
 
+/// The config files of library bundlers, by the name each bundler looks for beside the
+/// package (`rolldown.config.ts`, `tsdown.config.mjs`): their presence says how the package
+/// is built even when a script runs the bundler through another tool.
+const BUNDLER_CONFIGS: &[&str] = &[
+    "rolldown.config.",
+    "rollup.config.",
+    "rslib.config.",
+    "tsdown.config.",
+    "tsup.config.",
+];
+
+/// Whether a module-root file is a library bundler's config.
+fn is_bundler_config(file: &str) -> bool {
+    BUNDLER_CONFIGS.iter().any(|p| file.starts_with(p))
+}
+
 impl ToolEvidence {
-    /// Whether the module's commands bundle it (`vite build`, `webpack`, `tsup`, `rollup`…):
-    /// a dev dependency its shipped code imports is then inlined, not missing.
+    /// Whether the module is bundled (`vite build`, `webpack`, `tsup`, `rollup`… in its
+    /// commands, or a bundler's config beside it): a dev dependency its shipped code imports
+    /// is then inlined, not missing.
     pub fn bundles(&self) -> bool {
-        BUNDLERS.iter().any(|b| {
-            self.commands.match_indices(b).any(|(i, _)| {
+        self.bundler().is_some()
+    }
+
+    /// What says the module is bundled: the bundler command its commands run, or the
+    /// bundler config beside it.
+    pub fn bundler(&self) -> Option<String> {
+        let command = BUNDLERS.iter().find(|b| {
+            self.commands.match_indices(*b).any(|(i, _)| {
                 let before = self.commands[..i].chars().next_back();
                 let after = self.commands[i + b.len()..].chars().next();
                 let edge = |c: Option<char>| {
@@ -295,7 +321,14 @@ impl ToolEvidence {
                 };
                 edge(before) && edge(after)
             })
-        })
+        });
+        match command {
+            Some(c) => Some(format!("its commands run `{c}`")),
+            None => self
+                .bundler_config
+                .as_ref()
+                .map(|f| format!("{f} is beside it")),
+        }
     }
 
     /// Whether a tool uses the declared dependency `d`, whose module also declares `all`.
@@ -440,6 +473,9 @@ fn root_files(
             }
             e.babel_config |= is_babel_config(f);
             e.tsconfig |= f.starts_with("tsconfig");
+            if is_bundler_config(f) {
+                e.bundler_config = Some(f.clone());
+            }
         } else {
             e.commands.push_str(&text);
             e.commands.push('\n');
@@ -556,7 +592,7 @@ mod tests {
             language,
             name: name.into(),
             scope: Scope::Dev,
-            manifest: "x",
+            manifest: "x".into(),
             elsewhere: None,
             line: 1,
             indirect: false,
@@ -646,6 +682,19 @@ mod tests {
         assert!(e("\"build\": \"tsdown\"").bundles());
         assert!(!e("tsc -p . && node scripts/rollup-notes.js").bundles());
         assert!(!e("\"build\": \"tsc\"").bundles());
+        // A bundler's config beside the package, its script running it through another tool.
+        assert!(is_bundler_config("rolldown.config.ts"));
+        assert!(is_bundler_config("tsdown.config.mjs"));
+        assert!(!is_bundler_config("vitest.config.ts"));
+        let configured = ToolEvidence {
+            commands: "node scripts/build.mjs\n".into(),
+            bundler_config: Some("tsdown.config.ts".into()),
+            ..ToolEvidence::default()
+        };
+        assert_eq!(
+            configured.bundler().as_deref(),
+            Some("tsdown.config.ts is beside it")
+        );
     }
 
     #[test]

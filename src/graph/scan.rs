@@ -354,7 +354,8 @@ fn scan_beside(
 }
 
 /// Scans one blob as `job` says, and seals the scan for the store: too large or binary
-/// blobs are skipped (with the reason), components are read through their script blocks.
+/// blobs are skipped (with the reason), components and pages through their script blocks,
+/// stylesheets through their at-rules.
 fn scan_blob(job: Job, blob: &Blob) -> Scanned {
     let (scan, skipped) = scan_text(job, blob);
     let key = store::imports_key(job.id.as_bytes(), SCANNER_VERSION);
@@ -386,15 +387,10 @@ fn scan_text(job: Job, blob: &source::blobs::Blob) -> (FileScan, Option<String>)
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(_) => String::from_utf8_lossy(data),
     };
-    let Some(kind) = job.component else {
-        return (mesh_imports::scan_file(job.lang, &text), None);
-    };
-    let (script, blocks) = component::script_blocks(&text, kind);
-    let mut scan = mesh_imports::scan_file(job.lang, &script);
-    if blocks == 0 {
-        scan.notes.push("no <script> block: no imports".into());
+    match job.component {
+        Some(kind) => (component::scan(kind, &text), None),
+        None => (mesh_imports::scan_file(job.lang, &text), None),
     }
-    (scan, None)
 }
 
 /// Scans one walked module: its manifests read, each source file's imports from the store or

@@ -417,3 +417,340 @@ fn a_doc_test_uses_a_dev_dependency_only_when_the_library_s_doc_tests_run() {
         "{e}"
     );
 }
+
+/// opentelemetry-python's shapes: distributions sharing the PEP 420 namespace `opentelemetry`
+/// (no `__init__.py`; each wheel ships `src/opentelemetry` whole), test dependencies declared
+/// only in a `test-requirements.txt` the root's tox.ini installs (`-e` sibling paths, pins,
+/// a `-r` include, a `-c` constraint), and a test-helper library whose shipped package is
+/// `opentelemetry.test`. Before, the namespace was each module's own (shipped imports of a
+/// sibling unseen: `dev-only`), its directories made `grpc` local, the test imports were
+/// `undeclared`, and the helper library's code was tests.
+#[test]
+fn python_namespaces_test_requirements_and_a_shipped_test_package() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    let hatch = "[tool.hatch.build.targets.wheel]\npackages = [\"src/opentelemetry\"]\n";
+    let dist = |dir: &str, name: &str, deps: &str| {
+        module(&t, dir, name);
+        t.write(
+            &format!("ws/{dir}/pyproject.toml"),
+            &format!("[project]\nname = \"{name}\"\ndependencies = [{deps}]\n\n{hatch}"),
+        );
+    };
+    dist("api", "opentelemetry-api", "");
+    t.write("ws/api/src/opentelemetry/trace/__init__.py", "X = 1\n");
+    t.write("ws/api/src/opentelemetry/context/__init__.py", "Y = 1\n");
+    t.write(
+        "ws/api/tests/test_context.py",
+        "from opentelemetry import context\n",
+    );
+    dist("sdk", "opentelemetry-sdk", "\"opentelemetry-api\"");
+    t.write(
+        "ws/sdk/src/opentelemetry/sdk/__init__.py",
+        "from opentelemetry import trace\nfrom opentelemetry.context import Y\n",
+    );
+    t.write(
+        "ws/sdk/tests/test_sdk.py",
+        "import pytest\nimport flaky\nfrom opentelemetry.sdk import trace\nfrom opentelemetry.test.helpers import T\n",
+    );
+    t.write(
+        "ws/sdk/test-requirements.txt",
+        "-c ../constraints.txt\npytest==9.0.3  # the runner\n-r common-requirements.txt\n-e api\n-e test-utils\n-e sdk\n",
+    );
+    t.write("ws/sdk/common-requirements.txt", "flaky==3.8.1\n");
+    t.write("ws/constraints.txt", "requests==2.0\n");
+    dist(
+        "grpc-exporter",
+        "opentelemetry-exporter-grpc",
+        "\"grpcio\", \"opentelemetry-sdk\"",
+    );
+    t.write(
+        "ws/grpc-exporter/src/opentelemetry/exporter/grpc/__init__.py",
+        "from grpc import insecure_channel\nfrom opentelemetry.sdk import X\n",
+    );
+    dist("test-utils", "opentelemetry-test-utils", "\"asgiref\"");
+    t.write("ws/test-utils/src/opentelemetry/test/__init__.py", "");
+    t.write(
+        "ws/test-utils/src/opentelemetry/test/helpers.py",
+        "import asgiref\nT = 1\n",
+    );
+    t.write(
+        "ws/tox.ini",
+        "[tox]\nenvlist = sdk\n\n[testenv]\ndeps =\n  sdk: -r {toxinidir}/sdk/test-requirements.txt\n  -c {toxinidir}/constraints.txt\n",
+    );
+    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.commit("ws", "otel shapes");
+    let found = findings(&t.json(&["drift"]));
+    assert!(found.is_empty(), "{found:?}");
+    let e = t.ok(&["drift", "--explain", "opentelemetry-sdk", "flaky"]);
+    assert!(
+        e.contains("sdk/common-requirements.txt:1 declares it")
+            && e.contains("sdk/test-requirements.txt:3 includes it"),
+        "{e}"
+    );
+    let e = t.ok(&[
+        "drift",
+        "--explain",
+        "opentelemetry-sdk",
+        "opentelemetry-api",
+    ]);
+    assert!(
+        e.contains("src/opentelemetry/sdk/__init__.py:1 (shipped code)"),
+        "a shipped import of the api is seen: {e}"
+    );
+
+    // Without the requirements file, the same imports are undeclared, named by the
+    // distributions of the mesh that provide them; and a sibling's namespace directory
+    // never makes the api the module's own.
+    t.write("ws/tox.ini", "[tox]\nenvlist = none\n");
+    t.commit("ws", "no runner");
+    let found = findings(&t.json(&["drift"]));
+    for f in [
+        "opentelemetry-sdk undeclared pytest",
+        "opentelemetry-sdk undeclared flaky",
+        "opentelemetry-sdk undeclared opentelemetry-test-utils",
+    ] {
+        assert!(found.contains(&f.to_string()), "{f}: {found:?}");
+    }
+    assert_eq!(found.len(), 3, "{found:?}");
+}
+
+/// autogen's uv workspace: a virtual root (`python/pyproject.toml`, no `[project]`) whose
+/// `dev` group holds the test tools every member's tests import; a group `uv sync` does not
+/// install by default declares nothing for them.
+#[test]
+fn a_uv_workspace_root_s_default_groups_serve_its_members_tests() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    t.write(
+        "ws/python/pyproject.toml",
+        "[tool.uv.workspace]\nmembers = [\"packages/*\"]\n\n[tool.uv.sources]\nacme-core = { workspace = true }\n\n[dependency-groups]\ndev = [\"pytest\", {include-group = \"lint\"}]\nlint = [\"pytest-asyncio\"]\ndocs = [\"sphinx\"]\n",
+    );
+    module(&t, "python/packages/acme-core", "acme-core");
+    t.write(
+        "ws/python/packages/acme-core/pyproject.toml",
+        "[project]\nname = \"acme-core\"\ndependencies = []\n",
+    );
+    t.write("ws/python/packages/acme-core/src/acme_core/__init__.py", "");
+    t.write(
+        "ws/python/packages/acme-core/tests/test_a.py",
+        "import pytest\nimport pytest_asyncio\nimport sphinx\n",
+    );
+    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.commit("ws", "uv workspace");
+    let found = findings(&t.json(&["drift"]));
+    assert_eq!(found, ["acme-core undeclared sphinx"], "{found:?}");
+    let e = t.ok(&["drift", "--explain", "acme-core", "pytest"]);
+    assert!(
+        e.contains("the uv workspace root python/pyproject.toml"),
+        "{e}"
+    );
+}
+
+/// The evidence `mesh drift --explain MODULE DEP` gives, as one string.
+fn explained(t: &TestMesh, module: &str, dep: &str) -> String {
+    t.json(&["drift", "--explain", module, dep])["evidence"].to_string()
+}
+
+/// A pnpm workspace shaped like vite's playgrounds: a page's inline module script and its
+/// stylesheets import packages, a playground's test helper imports what the enclosing
+/// `playground/package.json` (no module) declares, and a library is built by a bundler whose
+/// config stands beside it.
+#[test]
+fn pages_stylesheets_enclosing_packages_and_bundler_configs_make_no_false_findings() {
+    let t = TestMesh::new();
+    t.empty_repo("ws");
+    t.write("mesh.toml", MESH);
+    t.write(
+        "ws/package.json",
+        "{\"private\": true, \"devDependencies\": {\"vitest\": \"3\"}}\n",
+    );
+    t.write(
+        "ws/pnpm-workspace.yaml",
+        "packages:\n  - packages/*\n  - playground/**\n",
+    );
+    // Not a module: it only holds what its playgrounds' tests share.
+    t.write(
+        "ws/playground/package.json",
+        "{\n  \"private\": true,\n  \"devDependencies\": {\n    \"kill-port\": \"1\",\n    \"express\": \"4\"\n  }\n}\n",
+    );
+    module(&t, "playground/ssr-html", "ssr-html");
+    t.write(
+        "ws/playground/ssr-html/package.json",
+        "{\"name\": \"ssr-html\", \"private\": true}\n",
+    );
+    t.write(
+        "ws/playground/ssr-html/__tests__/serve.ts",
+        "import kill from 'kill-port';\nimport { test } from 'vitest';\n",
+    );
+    // Shipped code cannot reach the enclosing package: its dev declaration is said as one
+    // shipped code imports, as the workspace root's is.
+    t.write(
+        "ws/playground/ssr-html/server.js",
+        "import express from 'express';\n",
+    );
+    module(&t, "playground/nested-deps", "nested-deps");
+    t.write(
+        "ws/playground/nested-deps/package.json",
+        "{\"name\": \"nested-deps\", \"private\": true, \"dependencies\": {\"@acme/self-ref\": \"workspace:*\", \"tailwindcss\": \"4\", \"@acme/scss-theme\": \"1\", \"unused-one\": \"1\"}}\n",
+    );
+    t.write(
+        "ws/playground/nested-deps/index.html",
+        "<!doctype html>\n<link rel=\"stylesheet\" href=\"./tailwind.css\">\n<script type=\"module\" src=\"./main.js\"></script>\n<div id=\"app\"></div>\n<script type=\"module\">\n  import { isSelfReference } from '@acme/self-ref/test'\n  document.querySelector('#app').textContent = isSelfReference\n</script>\n",
+    );
+    t.write(
+        "ws/playground/nested-deps/main.js",
+        "import './style.scss';\n",
+    );
+    t.write(
+        "ws/playground/nested-deps/tailwind.css",
+        "@import 'tailwindcss';\n@import url('https://fonts.example.com/inter.css');\n",
+    );
+    t.write(
+        "ws/playground/nested-deps/style.scss",
+        "@use 'sass:math';\n@use '@acme/scss-theme';\n// a partial beside it, on the load path\n@use 'partials';\n",
+    );
+    module(&t, "packages/self-ref", "self-ref");
+    t.write(
+        "ws/packages/self-ref/package.json",
+        "{\"name\": \"@acme/self-ref\", \"exports\": {\"./test\": \"./test.js\"}}\n",
+    );
+    t.write(
+        "ws/packages/self-ref/test.js",
+        "export const isSelfReference = true;\n",
+    );
+    // Built by a bundler its script runs through a build file: the config beside it says so.
+    module(&t, "packages/lib", "lib");
+    t.write(
+        "ws/packages/lib/package.json",
+        "{\"name\": \"lib\", \"scripts\": {\"build\": \"node scripts/build.mjs\"}, \"devDependencies\": {\"left-pad\": \"1\"}}\n",
+    );
+    t.write("ws/packages/lib/rolldown.config.ts", "export default {};\n");
+    t.write(
+        "ws/packages/lib/src/index.ts",
+        "import pad from 'left-pad';\n",
+    );
+    t.commit("ws", "vite shapes");
+
+    let found = findings(&t.json(&["drift"]));
+    assert_eq!(
+        found,
+        [
+            "nested-deps unused unused-one",
+            "ssr-html shipped-dev express"
+        ]
+    );
+    // The page's import is an edge of the graph, as a JS file's would be.
+    let graph = t.json(&["graph"]);
+    let edge = graph["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .find(|e| e["from"] == "nested-deps" && e["to"] == "self-ref");
+    assert!(edge.is_some(), "{}", graph["edges"]);
+
+    let e = explained(&t, "nested-deps", "@acme/self-ref");
+    assert!(
+        e.contains("imported by playground/nested-deps/index.html:6 (shipped code, an HTML page's inline module script)"),
+        "{e}"
+    );
+    let e = explained(&t, "nested-deps", "tailwindcss");
+    assert!(
+        e.contains("imported by playground/nested-deps/tailwind.css:1 (shipped code, a stylesheet's @import/@use)"),
+        "{e}"
+    );
+    let e = explained(&t, "nested-deps", "partials");
+    assert!(e.contains("never called undeclared"), "{e}");
+    let e = explained(&t, "ssr-html", "kill-port");
+    assert!(
+        e.contains(
+            "declared in playground/package.json:4 for development by an enclosing package.json"
+        ),
+        "{e}"
+    );
+    let e = explained(&t, "lib", "left-pad");
+    assert!(
+        e.contains("the package is bundled (rolldown.config.ts is beside it)"),
+        "{e}"
+    );
+}
+
+/// A workspace shaped like lexical's: packages' tests import their siblings through the
+/// `paths` of a `tsconfig.test.json` at the repository's root, which the root's vitest config
+/// turns into aliases; an example's tsconfig `extends` the root's.
+#[test]
+fn root_tsconfig_aliases_answer_tests_and_an_extended_tsconfig_counts() {
+    let t = TestMesh::new();
+    t.empty_repo("ws");
+    t.write("mesh.toml", MESH);
+    t.write(
+        "ws/package.json",
+        "{\"private\": true, \"workspaces\": [\"packages/*\", \"examples/*\"]}\n",
+    );
+    t.write(
+        "ws/vitest.config.mts",
+        "import fs from 'node:fs';\nconst paths = JSON.parse(fs.readFileSync('tsconfig.test.json', 'utf8'));\nexport default { resolve: { alias: paths } };\n",
+    );
+    t.write(
+        "ws/tsconfig.test.json",
+        "{\n  \"compilerOptions\": {\n    \"paths\": {\n      \"@acme/core\": [\"./packages/core/src/index.ts\"],\n      \"@acme/table\": [\"./packages/table/src/index.ts\"]\n    }\n  }\n}\n",
+    );
+    t.write(
+        "ws/tsconfig.base.json",
+        "{\n  // shared\n  \"compilerOptions\": {\"paths\": {\"@acme/core\": [\"./packages/core/src/index.ts\"]}},\n}\n",
+    );
+    module(&t, "packages/core", "core");
+    t.write(
+        "ws/packages/core/package.json",
+        "{\"name\": \"@acme/core\"}\n",
+    );
+    t.write("ws/packages/core/src/index.ts", "export const x = 1;\n");
+    // A test of core imports table, which depends on core: declaring it would make a cycle.
+    t.write(
+        "ws/packages/core/src/__tests__/table.test.ts",
+        "import { t } from '@acme/table';\n",
+    );
+    module(&t, "packages/table", "table");
+    t.write(
+        "ws/packages/table/package.json",
+        "{\"name\": \"@acme/table\", \"dependencies\": {\"@acme/core\": \"1\"}}\n",
+    );
+    // Shipped code is published without the root: an alias there answers nothing.
+    t.write(
+        "ws/packages/table/src/index.ts",
+        "import { x } from '@acme/core';\nimport { y } from '@acme/undeclared-sibling';\nexport const t = x;\n",
+    );
+    t.write(
+        "ws/tsconfig.json",
+        "{\"compilerOptions\": {\"paths\": {\"@acme/undeclared-sibling\": [\"./packages/sibling/src/index.ts\"]}}}\n",
+    );
+    // An example whose tsconfig extends the root's base: its aliased import still uses the
+    // declaration, which is not unused.
+    module(&t, "examples/app", "app");
+    t.write(
+        "ws/examples/app/package.json",
+        "{\"name\": \"app\", \"private\": true, \"dependencies\": {\"@acme/core\": \"1\"}}\n",
+    );
+    t.write(
+        "ws/examples/app/tsconfig.json",
+        "{\"extends\": \"../../tsconfig.base.json\"}\n",
+    );
+    t.write(
+        "ws/examples/app/src/main.ts",
+        "import { x } from '@acme/core';\n",
+    );
+    t.commit("ws", "lexical shapes");
+
+    let found = findings(&t.json(&["drift"]));
+    assert_eq!(found, ["table undeclared @acme/undeclared-sibling"]);
+    let e = explained(&t, "core", "@acme/table");
+    assert!(
+        e.contains("and tsconfig.test.json:5 maps it to packages/table/src/index.ts: a file of the repository"),
+        "{e}"
+    );
+    let e = explained(&t, "app", "@acme/core");
+    assert!(
+        e.contains("imported by examples/app/src/main.ts:1 (shipped code)"),
+        "{e}"
+    );
+}

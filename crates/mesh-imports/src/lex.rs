@@ -23,8 +23,9 @@ pub enum Language {
 }
 
 impl Language {
-    /// By file extension: .go; .rs; .py/.pyi; .js .jsx .mjs .cjs .ts .tsx .mts .cts, and the
-    /// components .svelte .vue .astro
+    /// By file extension: .go; .rs; .py/.pyi; .js .jsx .mjs .cjs .ts .tsx .mts .cts, the
+    /// components .svelte .vue .astro, HTML pages (.html .htm: their inline module scripts)
+    /// and stylesheets (.css .scss .sass .less: their `@import`s), which a JS build reads.
     pub fn of_path(path: &str) -> Option<Language> {
         let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
         let (stem, ext) = file.rsplit_once('.')?;
@@ -38,6 +39,8 @@ impl Language {
             "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" => Some(Language::Js),
             // Components: their script blocks are read (see `component`).
             "svelte" | "vue" | "astro" => Some(Language::Js),
+            // Pages and stylesheets a JS build bundles: read through `component` too.
+            "html" | "htm" | "css" | "scss" | "sass" | "less" => Some(Language::Js),
             _ => None,
         }
     }
@@ -627,7 +630,9 @@ pub(crate) mod tests {
         assert_eq!(Language::of_path("src/lib.rs"), Some(Language::Rust));
         assert_eq!(Language::of_path("pkg/mod.py"), Some(Language::Python));
         assert_eq!(Language::of_path("pkg/stubs.pyi"), Some(Language::Python));
-        for ext in ["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"] {
+        let js = ["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"];
+        let pages = ["html", "htm", "css", "scss", "sass", "less"];
+        for ext in js.iter().chain(&pages) {
             assert_eq!(
                 Language::of_path(&format!("web/x.{ext}")),
                 Some(Language::Js),

@@ -21,6 +21,7 @@ pub mod python_packages;
 pub mod resolve;
 pub mod rust;
 pub mod setup_cfg;
+pub mod style;
 pub mod tsconfig;
 
 pub use lex::{FileScan, Import, ImportKind, Language};
@@ -64,7 +65,11 @@ pub struct ScannedFile {
 /// 12: Rust: a leading `::name` is always the crate; inside `mod name { … }` the name is the
 /// crate again; a doc block ends only at a fence Markdown would close it with.
 /// 13: a Rust doc test's imports say so (`in_doc`: `[lib] doctest = false` turns them off).
-pub const SCANNER_VERSION: u32 = 13;
+/// 14: JS: HTML pages' inline `<script type="module">` bodies and stylesheets' `@import`,
+/// `@use`, `@forward` and `@plugin` (`.css`, `.scss`, `.sass`, `.less`) are read.
+/// 15: Python: a namespace directory the build names whole ships its `test/` package, and
+/// a shipped package whose own path says test is shipped code (14 is JavaScript's).
+pub const SCANNER_VERSION: u32 = 15;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -98,11 +98,28 @@ impl Places {
 
     /// Python: tests, docs and examples wherever they stand, the tools beside a package
     /// (`conftest.py`, `noxfile.py`, `setup.py`), and any file outside the packages the
-    /// module ships, when it ships some.
+    /// module ships, when it ships some. A package the build names (and ships) whose own
+    /// path says test (`src/opentelemetry/test/`, a test-helper library's package) is shipped
+    /// code, all of it: its `test_base.py` is what its users import. Only the directories
+    /// below a shipped package's own say test or docs.
     fn python_dev(&self, rel: &str) -> bool {
+        let shipped = self.python_shipped.iter().find(|p| {
+            rel == p.as_str()
+                || rel
+                    .strip_prefix(p.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        });
+        let test_named = |d: &str| matches!(d, "tests" | "test" | "testing");
+        if shipped.is_some_and(|p| p.split('/').any(test_named)) {
+            return false;
+        }
         let (dirs, file) = rel.rsplit_once('/').unwrap_or(("", rel));
+        let below = match shipped {
+            Some(p) => dirs.strip_prefix(p.as_str()).unwrap_or(dirs),
+            None => dirs,
+        };
         let stem = file.trim_end_matches(".pyi").trim_end_matches(".py");
-        let dev_dir = dirs.split('/').any(|d| {
+        let dev_dir = below.split('/').any(|d| {
             matches!(
                 d,
                 "tests" | "test" | "examples" | "example" | "docs" | "doc" | "benchmarks"
@@ -114,13 +131,7 @@ impl Places {
         ) || stem.starts_with("test_")
             || stem.ends_with("_test")
             || stem == "tests";
-        let outside = !self.python_shipped.is_empty()
-            && !self.python_shipped.iter().any(|p| {
-                rel == p
-                    || rel
-                        .strip_prefix(p.as_str())
-                        .is_some_and(|r| r.starts_with('/'))
-            });
+        let outside = !self.python_shipped.is_empty() && shipped.is_none();
         dev_dir || dev_file || outside
     }
 }
@@ -280,6 +291,25 @@ mod tests {
         );
         assert_eq!(
             shipped.kind(Language::Python, "noxfile.py"),
+            ImportKind::Dev
+        );
+        // opentelemetry-test-utils: hatch ships `src/opentelemetry` whole, and its package
+        // `opentelemetry.test` is a test-helper library: shipped, `test_base.py` included.
+        // Its own `tests/` stay tests, and so does a `tests/` inside an ordinary package.
+        let helpers = Places::new(&[], vec!["src/opentelemetry/test".into()], vec![]);
+        for shipped_code in [
+            "src/opentelemetry/test/asgitestutil.py",
+            "src/opentelemetry/test/test_base.py",
+            "src/opentelemetry/test/version/__init__.py",
+        ] {
+            assert_eq!(
+                helpers.kind(Language::Python, shipped_code),
+                ImportKind::Build,
+                "{shipped_code}"
+            );
+        }
+        assert_eq!(
+            helpers.kind(Language::Python, "tests/test_utils.py"),
             ImportKind::Dev
         );
     }

@@ -54,7 +54,7 @@ pub fn shipped(
                 );
             roots
                 .iter()
-                .flat_map(|r| tree.infer(r, &[], &[], 2))
+                .flat_map(|r| tree.infer(r, &[], &[], 2, Skip::Anywhere))
                 .collect()
         }
     };
@@ -73,6 +73,33 @@ pub struct Shipped {
     /// Whether `pyproject.toml` named them (then the module's other Python files are not part
     /// of what it ships); inferred packages say nothing of a service's `main.py` beside them.
     pub declared: bool,
+}
+
+/// Which directory names [`NOT_PACKAGES`] keeps out of what [`Tree::infer`] finds.
+#[derive(Clone, Copy, PartialEq)]
+enum Skip {
+    /// Any part of the path (inferred packages: a `tests/` is never shipped by guess).
+    Anywhere,
+    /// The top part only: setuptools' `packages.find` names where to look, and ships a
+    /// namespace's `opentelemetry/test/` package, but a top-level `tests/` found there is
+    /// the usual accident, not a package.
+    Top,
+    /// None: a namespace directory the build names whole (hatch `packages = ["src/ns"]`)
+    /// ships every package below it, a `test/` one too (opentelemetry-test-utils'
+    /// `opentelemetry.test`).
+    Nothing,
+}
+
+impl Skip {
+    /// Whether the path `segments` (below the root looked in) is kept out.
+    fn skips(self, segments: &[&str]) -> bool {
+        let not = |s: &&str| NOT_PACKAGES.contains(s) || s.is_empty();
+        match self {
+            Skip::Anywhere => segments.iter().any(not),
+            Skip::Top => segments.first().is_some_and(not) || segments.iter().any(|s| s.is_empty()),
+            Skip::Nothing => segments.iter().any(|s| s.is_empty()),
+        }
+    }
 }
 
 /// The module's Python files and package directories.
@@ -109,13 +136,14 @@ impl Tree<'_> {
     /// namespace directory the first regular package down each path and the modules (`.py`
     /// files) directly in it, when at least `min_depth` segments deep (2 at a module's root,
     /// where a lone `setup.py` is no module it ships). `include`/`exclude` are globs over
-    /// dotted names (setuptools' `packages.find`).
+    /// dotted names (setuptools' `packages.find`); `skip` says where [`NOT_PACKAGES`] apply.
     fn infer(
         &self,
         root: &str,
         include: &[String],
         exclude: &[String],
         min_depth: usize,
+        skip: Skip,
     ) -> Vec<(String, String)> {
         let prefix = if root.is_empty() {
             String::new()
@@ -128,10 +156,7 @@ impl Tree<'_> {
                 continue;
             };
             let segments: Vec<&str> = rel.split('/').collect();
-            if segments
-                .iter()
-                .any(|s| NOT_PACKAGES.contains(s) || s.is_empty())
-            {
+            if skip.skips(&segments) {
                 continue;
             }
             // The first regular package on its path: no package directory above it under root.
@@ -157,7 +182,7 @@ impl Tree<'_> {
                 || last[0] == "__init__"
                 || last[0].starts_with("test_")
                 || last[0] == "conftest"
-                || segments.iter().any(|s| NOT_PACKAGES.contains(s) || s.is_empty())
+                || skip.skips(&segments)
                 || self.regular_at_or_above(&prefix, dirs)
                 // Inferred, a directory is a namespace only when it holds a regular package
                 // somewhere (`tools/gen.py` beside no package is no namespace).
@@ -377,7 +402,7 @@ fn namespaces_expanded(found: Vec<(String, String)>, tree: &Tree) -> Vec<(String
         if dir.ends_with(".py") || tree.packages.contains(dir.as_str()) {
             resolved.push((name, dir));
         } else {
-            let below = tree.infer(&dir, &[], &[], 1);
+            let below = tree.infer(&dir, &[], &[], 1, Skip::Nothing);
             resolved.extend(below.into_iter().map(|(n, d)| (format!("{name}.{n}"), d)));
         }
     }
@@ -402,7 +427,7 @@ fn setuptools_find(find: &toml::Value, tree: &Tree) -> Vec<(String, String)> {
                 r.to_string()
             }
         })
-        .flat_map(|r| tree.infer(&r, &include, &exclude, 2))
+        .flat_map(|r| tree.infer(&r, &include, &exclude, 2, Skip::Top))
         .collect()
 }
 
@@ -542,6 +567,36 @@ mod tests {
         assert_eq!(pairs(&got), [("b", "b")]);
         assert_eq!(notes.len(), 1);
         assert!(notes[0].contains("`ghost`"), "{notes:?}");
+    }
+
+    #[test]
+    fn a_namespace_named_whole_ships_its_test_package_and_find_below_the_top() {
+        // opentelemetry-test-utils: `packages = ["src/opentelemetry"]` ships the namespace's
+        // `test/` package; inferred, and at the top of a `packages.find`, a `tests/` is none.
+        let files = [
+            "src/opentelemetry/test/__init__.py",
+            "src/opentelemetry/test/test_base.py",
+            "tests/__init__.py",
+            "tests/test_utils.py",
+        ];
+        let (got, _) = run(
+            "[tool.hatch.build.targets.wheel]\npackages = [\"src/opentelemetry\"]\n",
+            &files,
+        );
+        assert_eq!(
+            pairs(&got),
+            [("opentelemetry.test", "src/opentelemetry/test")]
+        );
+        let (got, _) = run(
+            "[tool.setuptools.packages.find]\nwhere = [\"src\", \".\"]\n",
+            &files,
+        );
+        assert_eq!(
+            pairs(&got),
+            [("opentelemetry.test", "src/opentelemetry/test")]
+        );
+        let (got, _) = run("", &files);
+        assert!(got.is_empty(), "{got:?}");
     }
 
     #[test]

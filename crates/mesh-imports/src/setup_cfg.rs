@@ -69,6 +69,16 @@ pub fn ini_words(text: &str, section: &str, key: &str) -> Vec<String> {
         .collect()
 }
 
+/// Each line of `key`'s value, with its 1-based line, in every section `section` accepts:
+/// tox's `deps` of `[testenv]` and each `[testenv:name]`.
+pub fn ini_values(text: &str, key: &str, section: impl Fn(&str) -> bool) -> Vec<(u32, String)> {
+    entries(text)
+        .into_iter()
+        .filter(|e| e.key == key && section(&e.section))
+        .flat_map(|e| e.lines)
+        .collect()
+}
+
 /// The items of a multi-line (or comma-separated) value, each with its line.
 fn items(e: &Entry) -> Vec<(u32, String)> {
     e.lines

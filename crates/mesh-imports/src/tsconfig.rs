@@ -1,7 +1,8 @@
 //! `tsconfig.json` (or `jsconfig.json`) `compilerOptions.paths` and `baseUrl`: the aliases
 //! TypeScript resolves before packages (`@shared/*` → `../shared/src/*`), so an aliased import
 //! of another module's files is an edge like a relative one. The file is JSON with comments and
-//! trailing commas; `extends` is not followed.
+//! trailing commas. [`extends`] names the configs one builds on, for a reader that can
+//! open other files of the repository (the graph reads only the module's own file).
 
 /// The aliases of a module's tsconfig at `dir` (repo-relative): (pattern, repo-relative
 /// target), the pattern and target each with at most one `*`, the first target of each.
@@ -40,6 +41,51 @@ pub fn paths(dir: &str, text: &str) -> Vec<(String, String)> {
     // The longest pattern prefix wins, as TypeScript picks it.
     out.sort_by_key(|(p, _)| std::cmp::Reverse(p.split('*').next().unwrap_or("").len()));
     out
+}
+
+/// The configs the tsconfig at `dir` (repo-relative) builds on: its `extends` (a string, or
+/// a list since TypeScript 5.0, later ones overriding earlier), as repo-relative paths, for
+/// those that are files of the repository (`./base.json`, `../../tsconfig`, `.json` added
+/// when missing). A package's config (`@tsconfig/node20/tsconfig.json`) is none of them.
+pub fn extends(dir: &str, text: &str) -> Vec<String> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&strip_jsonc(text)) else {
+        return Vec::new();
+    };
+    let named: Vec<&str> = match v.get("extends") {
+        Some(serde_json::Value::String(s)) => vec![s.as_str()],
+        Some(serde_json::Value::Array(a)) => a.iter().filter_map(|s| s.as_str()).collect(),
+        _ => Vec::new(),
+    };
+    named
+        .into_iter()
+        .filter(|n| n.starts_with("./") || n.starts_with("../"))
+        .filter_map(|n| {
+            let path = normalize(&[dir, n])?;
+            Some(match path.ends_with(".json") {
+                true => path,
+                false => format!("{path}.json"),
+            })
+        })
+        .collect()
+}
+
+/// Whether a tsconfig sets `compilerOptions.paths` itself: then its aliases replace, rather
+/// than add to, those of the configs it extends.
+pub fn has_paths(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(&strip_jsonc(text))
+        .ok()
+        .is_some_and(|v| {
+            v.get("compilerOptions")
+                .and_then(|o| o.get("paths"))
+                .is_some()
+        })
+}
+
+/// The 1-based line where `pattern` is written as a key of `text` (1 when it is not found).
+pub fn pattern_line(text: &str, pattern: &str) -> u32 {
+    let quoted = format!("\"{pattern}\"");
+    let at = text.find(&quoted).unwrap_or(0);
+    text[..at].matches('\n').count() as u32 + 1
 }
 
 /// The repo-relative path an import names through the aliases, if one matches.
@@ -149,6 +195,26 @@ mod tests {
         assert_eq!(apply(&a, "@ui").as_deref(), Some("libs/ui/src/index.ts"));
         assert_eq!(apply(&a, "@ui/x"), None);
         assert_eq!(apply(&a, "react"), None);
+    }
+
+    #[test]
+    fn extends_names_repository_files_only() {
+        // A package's tsconfig building on the repository root's, and on a shared package.
+        let text = r#"{
+  // the root's aliases
+  "extends": ["@tsconfig/strictest/tsconfig.json", "../../tsconfig"],
+}"#;
+        assert_eq!(extends("dev-examples/app", text), ["tsconfig.json"]);
+        assert_eq!(
+            extends("a", r#"{"extends": "./tsconfig.base.json"}"#),
+            ["a/tsconfig.base.json"]
+        );
+        assert!(extends("a", r#"{"extends": "../../../above"}"#).is_empty());
+        assert!(extends("a", "{").is_empty());
+        assert!(has_paths(REAL));
+        assert!(!has_paths(r#"{"compilerOptions": {"strict": true}}"#));
+        assert_eq!(pattern_line(REAL, "@ui"), 9);
+        assert_eq!(pattern_line(REAL, "absent"), 1);
     }
 
     #[test]
