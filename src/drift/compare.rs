@@ -206,7 +206,10 @@ fn declared_findings(
                 matcher.matches(d, u) && u.build_script == (d.d.scope == Scope::BuildScript)
             })
             .collect();
-        if used.is_empty() {
+        // A crate only intra-doc links name is compiled for a link: no code uses it. Beside
+        // a use by tests, the links are why it is declared for shipping (rustdoc resolves them
+        // against the normal dependencies), so it is not dev-only.
+        if used.iter().all(|u| u.doc_link) {
             let tool = tools.uses(&d.d, &all);
             if !d.d.indirect && !tool {
                 out.push(declared_finding(m, manifest, &d.d, DriftKind::Unused, None));
@@ -355,8 +358,14 @@ fn describe(u: &Use) -> String {
         ImportKind::Optional => "guarded: the code runs without it",
     }];
     if u.optional && u.kind != ImportKind::Optional {
-        // Rust's only such imports stand in a macro's body.
+        // Rust's only such imports stand in a macro's body or beside a glob import.
         words.push(match u.language {
+            Language::Rust if u.doc_link => {
+                "an intra-doc link: rustdoc resolves it against the normal dependencies, though a link alone is no use by code"
+            }
+            Language::Rust if u.glob_scoped => {
+                "beside a glob import (`use x::*`), which may bring a module of this name"
+            }
             Language::Rust => "in a macro's body: it resolves where the macro expands",
             _ => "guarded",
         });

@@ -414,6 +414,10 @@ struct Use<'a> {
     /// undeclared (a bare name may be a file on the preprocessor's load path, which is not
     /// read) nor shipped code's dev dependency (a build inlines stylesheets).
     stylesheet: bool,
+    /// A Rust path beside a glob import that may bring a module of its name (optional too).
+    glob_scoped: bool,
+    /// A crate a Rust intra-doc link names (optional too, of its file's kind).
+    doc_link: bool,
     file: &'a str,
     line: u32,
 }
@@ -709,6 +713,7 @@ fn rust_drift(
         probe: world.probe,
     };
     let manifest = source::join(&m.dir, "Cargo.toml");
+    let from = out.len();
     compare(
         m,
         Language::Rust,
@@ -718,6 +723,29 @@ fn rust_drift(
         &around,
         out,
     );
+    // The maintainers' word for an unused-dependency tool: used where no import shows it.
+    let ignored = rust::tool_ignored(cargo_toml);
+    let silenced = |f: &Finding| {
+        let quiet = matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly);
+        ignored
+            .iter()
+            .find(|(name, _, _)| quiet && *name == f.dependency)
+    };
+    if let Some(p) = world.probe {
+        for f in out[from..].iter().filter(|f| p.names(&f.dependency)) {
+            if let Some((_, table, line)) = silenced(f) {
+                p.say(format!(
+                    "`[package.metadata.{table}]` in {manifest}:{line} lists it as used where no import shows it: not called {}",
+                    f.kind.as_str()
+                ));
+            }
+        }
+    }
+    let kept: Vec<Finding> = out
+        .drain(from..)
+        .filter(|f| silenced(f).is_none())
+        .collect();
+    out.extend(kept);
 }
 
 /// Every import of the module that a declaration could answer: standard libraries, its own
@@ -982,16 +1010,26 @@ fn new_use<'a>(
 ) -> Use<'a> {
     let text = imp.text.trim_start();
     let js = f.language == Language::Js;
+    // rustdoc resolves an intra-doc link against the normal dependencies: shipped code's use.
+    let kind = match imp.in_doc_link {
+        true => file_kind,
+        false => imp.kind.min(file_kind),
+    };
     Use {
         language: f.language,
         key,
-        kind: imp.kind.min(file_kind),
-        optional: imp.kind == ImportKind::Optional || imp.in_macro,
+        kind,
+        optional: imp.kind == ImportKind::Optional
+            || imp.in_macro
+            || imp.glob_scoped
+            || imp.in_doc_link,
         build_script,
         type_only: js && js::type_only_text(&f.path, text),
         continued: js && text.starts_with('}'),
         aliased: None,
         stylesheet: js && mesh_imports::style::syntax_of(&f.path).is_some(),
+        glob_scoped: imp.glob_scoped,
+        doc_link: imp.in_doc_link,
         file: &f.path,
         line: imp.line,
     }

@@ -101,6 +101,60 @@ pub(crate) fn doc_tests_run(cargo_toml: &str) -> bool {
     )
 }
 
+/// A dependency the maintainers told an unused-dependency tool to leave alone: its name and
+/// where they say so (`[package.metadata.cargo-shear] ignored`, `cargo-machete`'s, and
+/// `cargo-udeps.ignore`'s lists), with the line. Such a list is the maintainers' word that the
+/// dependency is used where no import shows it (a derive's or macro's expansion names it,
+/// `ruff_cache` behind `#[derive(CacheKey)]`), so drift calls it neither unused nor dev-only.
+pub(crate) fn tool_ignored(cargo_toml: &str) -> Vec<(String, &'static str, usize)> {
+    // Only a manifest with package metadata needs parsing; most have none.
+    if !cargo_toml.contains("metadata") {
+        return Vec::new();
+    }
+    let Ok(table) = toml::from_str::<toml::Table>(cargo_toml) else {
+        return Vec::new();
+    };
+    let Some(meta) = table.get("package").and_then(|p| p.get("metadata")) else {
+        return Vec::new();
+    };
+    let names = |v: Option<&toml::Value>| -> Vec<String> {
+        v.and_then(toml::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|n| n.as_str().map(str::to_string))
+            .collect()
+    };
+    let mut out = Vec::new();
+    let mut add = |list: Vec<String>, key: &'static str| {
+        for name in list {
+            let line = ignore_line(cargo_toml, key, &name);
+            out.push((name, key, line));
+        }
+    };
+    for tool in ["cargo-shear", "cargo-machete"] {
+        add(names(meta.get(tool).and_then(|t| t.get("ignored"))), tool);
+    }
+    if let Some(udeps) = meta.get("cargo-udeps").and_then(|t| t.get("ignore")) {
+        for section in ["normal", "development", "build"] {
+            add(names(udeps.get(section)), "cargo-udeps.ignore");
+        }
+    }
+    out
+}
+
+/// The 1-based line where `name` is listed quoted after the table `key`'s header, else the
+/// header's own line.
+fn ignore_line(text: &str, key: &str, name: &str) -> usize {
+    let header = text.find(&format!("metadata.{key}")).unwrap_or(0);
+    let quoted = [format!("\"{name}\""), format!("'{name}'")];
+    let at = quoted
+        .iter()
+        .filter_map(|q| text.get(header..)?.find(q.as_str()))
+        .min()
+        .map_or(header, |p| header + p);
+    text[..at].matches('\n').count() + 1
+}
+
 /// The module-relative files a build script at `script` compiles into itself with
 /// `#[path = "…"] mod x;` (nu-cmd-lang's build.rs includes a theme file of `src/`): their
 /// imports are the build script's too.
@@ -217,6 +271,27 @@ mod tests {
         assert!(doc_tests_run(
             "[package]\nname = \"x\"\n[[bin]]\nname = \"x\"\ndoctest = false\n"
         ));
+    }
+
+    #[test]
+    fn the_maintainers_ignore_lists_for_unused_dependency_tools() {
+        // A crate whose derive expands to a dependency no import names says so for
+        // cargo-shear (ruff's shape), or for cargo-machete, or cargo-udeps.
+        let toml = "[package]\nname = \"x\"\n\n[dependencies]\ncache = { path = \"../cache\" }\n\n[package.metadata.cargo-shear]\n# Used via macro expansion.\nignored = [\"cache\", \"jiff\"]\n\n[package.metadata.cargo-machete]\nignored = ['serde']\n\n[package.metadata.cargo-udeps.ignore]\ndevelopment = [\"criterion\"]\n";
+        let got = tool_ignored(toml);
+        let names: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(names, ["cache", "jiff", "serde", "criterion"]);
+        assert_eq!((got[0].1, got[0].2), ("cargo-shear", 9));
+        assert_eq!((got[2].1, got[2].2), ("cargo-machete", 12));
+        assert_eq!((got[3].1, got[3].2), ("cargo-udeps.ignore", 15));
+        // Other metadata, or none, says nothing; a broken manifest neither.
+        assert!(
+            tool_ignored(
+                "[package]\nname = \"x\"\n[package.metadata.docs.rs]\nall-features = true\n"
+            )
+            .is_empty()
+        );
+        assert!(tool_ignored("[package.metadata.cargo-shear\nignored = [").is_empty());
     }
 
     #[test]

@@ -780,6 +780,8 @@ mod tests {
                 kind: ImportKind::Build,
                 in_macro: false,
                 in_doc: false,
+                glob_scoped: false,
+                in_doc_link: false,
             }]
             .into(),
             ..FileScan::default()

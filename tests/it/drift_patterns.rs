@@ -418,6 +418,68 @@ fn a_doc_test_uses_a_dev_dependency_only_when_the_library_s_doc_tests_run() {
     );
 }
 
+/// Three Rust shapes where the code shows no import of a dependency that is there: a derive
+/// whose expansion names a crate, which the maintainers list for cargo-shear (ruff's
+/// `ruff_cache`); a module a glob import brings (`pub use criterion::*;` then
+/// `measurement::WallTime`, `use crate::*;` then lib.rs's `mem`); and a crate named only by
+/// intra-doc links beside its use by tests, which rustdoc resolves against `[dependencies]`
+/// (bevy's `disqualified`; a crate only links name is still unused, as nushell's `heck`).
+/// Beside each, the same shape without its reason is still a finding.
+#[test]
+fn tool_ignore_lists_glob_imports_and_intra_doc_links_make_no_false_rust_findings() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "derives", "derives");
+    t.write(
+        "ws/derives/Cargo.toml",
+        "[package]\nname = \"derives\"\n\n[dependencies]\ncache = \"1\"\nunneeded = \"1\"\n\n[package.metadata.cargo-shear]\n# Used via macro expansion.\nignored = [\"cache\"]\n",
+    );
+    t.write("ws/derives/src/lib.rs", "pub struct Options;\n");
+    module(&t, "globs", "globs");
+    t.write(
+        "ws/globs/Cargo.toml",
+        "[package]\nname = \"globs\"\n\n[dependencies]\ncriterion = \"0.5\"\n",
+    );
+    t.write(
+        "ws/globs/src/lib.rs",
+        "mod bench;\nuse std::mem;\npub use criterion::*;\npub fn f() { let _: measurement::WallTime; }\n",
+    );
+    t.write(
+        "ws/globs/src/bench.rs",
+        "use crate::*;\npub fn g(v: &mut Vec<u8>) { mem::take(v); }\npub fn h() { rand::random(); }\n",
+    );
+    module(&t, "links", "links");
+    t.write(
+        "ws/links/Cargo.toml",
+        "[package]\nname = \"links\"\n\n[dependencies]\ndisqualified = \"1\"\nonly_tests = \"1\"\nlinked_only = \"1\"\n",
+    );
+    t.write(
+        "ws/links/src/lib.rs",
+        "//! Names are shortened as [`disqualified::ShortName`] does, cased as [`linked_only::Case`].\n//!\n//! ```text\n//! [x](only_tests::Thing)\n//! ```\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { disqualified::ShortName::of::<u8>(); only_tests::run(); }\n}\n",
+    );
+    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.commit("ws", "rust shapes");
+    let mut found = findings(&t.json(&["drift"]));
+    found.sort();
+    // `rand` stands beside `use crate::*` too: a glob may bring any name, and a crate named
+    // without a declaration would not compile, so nothing is said of it.
+    assert_eq!(
+        found,
+        [
+            "derives unused unneeded",
+            "links dev-only only_tests",
+            "links unused linked_only",
+        ]
+    );
+    let e = explained(&t, "derives", "cache");
+    assert!(
+        e.contains("`[package.metadata.cargo-shear]` in derives/Cargo.toml:10 lists it as used"),
+        "{e}"
+    );
+    let e = explained(&t, "links", "disqualified");
+    assert!(e.contains("an intra-doc link"), "{e}");
+}
+
 /// opentelemetry-python's shapes: distributions sharing the PEP 420 namespace `opentelemetry`
 /// (no `__init__.py`; each wheel ships `src/opentelemetry` whole), test dependencies declared
 /// only in a `test-requirements.txt` the root's tox.ini installs (`-e` sibling paths, pins,

@@ -110,6 +110,16 @@ pub struct Import {
     /// In a Rust doc test (a code block of a `///` or `//!` comment): compiled only when
     /// the crate's doc tests run, which `[lib] doctest = false` turns off.
     pub in_doc: bool,
+    /// A Rust path whose first name a glob import in scope may bring (`use crate::*;` then
+    /// `mem::take`, `use criterion::*;` then `measurement::WallTime`): perhaps a module, not
+    /// a crate. Drift counts it as a use of what the module declares but never makes the
+    /// module owe a declaration, as [`Import::in_macro`].
+    pub glob_scoped: bool,
+    /// A crate an intra-doc link of a `///` or `//!` comment names
+    /// (`[x](criterion::BenchmarkId)`): rustdoc resolves it against the normal dependencies,
+    /// so drift counts it as shipped code's use of a declared crate, never as one owed. Its
+    /// kind is dev: docs are not the build.
+    pub in_doc_link: bool,
 }
 
 /// What a scanner read from one file: its imports, and the file-level facts that decide the
@@ -228,6 +238,8 @@ pub(crate) struct Collector<'a> {
     statements: Vec<(usize, usize)>,
     /// Byte ranges of macro bodies (see [`Import::in_macro`]).
     macros: Vec<(usize, usize)>,
+    /// Offsets of names a glob import may bring (see [`Import::glob_scoped`]).
+    globbed: Vec<usize>,
 }
 
 impl<'a> Collector<'a> {
@@ -247,6 +259,7 @@ impl<'a> Collector<'a> {
             ranges: Vec::new(),
             statements: Vec::new(),
             macros: Vec::new(),
+            globbed: Vec::new(),
         }
     }
 
@@ -262,6 +275,11 @@ impl<'a> Collector<'a> {
         if start < end {
             self.macros.push((start, end));
         }
+    }
+
+    /// Marks the name pushed at `offset` as one a glob import in scope may bring.
+    pub fn glob_scoped(&mut self, offset: usize) {
+        self.globbed.push(offset);
     }
 
     /// Marks `start..end` as one statement: an ignore marker on any of its lines counts for
@@ -318,6 +336,7 @@ impl<'a> Collector<'a> {
         }
 
         self.found.sort_by_key(|&(offset, _)| offset); // stable: keeps order at one offset
+        self.globbed.sort_unstable();
         let mut lines = LineCursor::new(self.src);
         let mut text = (0, String::new()); // the last line's text, reused by its other imports
         let mut out: Vec<Import> = Vec::with_capacity(self.found.len());
@@ -358,6 +377,8 @@ impl<'a> Collector<'a> {
                 kind,
                 in_macro,
                 in_doc: false,
+                glob_scoped: self.globbed.binary_search(&offset).is_ok(),
+                in_doc_link: false,
             });
         }
         out

@@ -69,7 +69,9 @@ pub struct ScannedFile {
 /// `@use`, `@forward` and `@plugin` (`.css`, `.scss`, `.sass`, `.less`) are read.
 /// 15: Python: a namespace directory the build names whole ships its `test/` package, and
 /// a shipped package whose own path says test is shipped code (14 is JavaScript's).
-pub const SCANNER_VERSION: u32 = 15;
+/// 16: Rust: a path beside a glob import says so (`glob_scoped`), and the crates intra-doc
+/// links name are read (`in_doc_link`, for drift only).
+pub const SCANNER_VERSION: u32 = 16;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

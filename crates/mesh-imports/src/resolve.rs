@@ -112,6 +112,10 @@ fn edges(
         let ignore = (!m.ignore.is_empty()).then(|| crate::globs(m.ignore, false));
         for file in m.files {
             for imp in file.imports.iter() {
+                // A rustdoc link is read by drift; docs make no build edge.
+                if imp.in_doc_link {
+                    continue;
+                }
                 if let Some(ignore) = &ignore
                     && ignore.is_match(&imp.name)
                 {

@@ -39,6 +39,10 @@ pub fn scan_file(src: &str) -> FileScan {
     let doc = doc_tests(src);
     if !doc.is_empty() {
         imports.extend(doc_imports(&doc));
+    }
+    let links = doc_links(src);
+    if !doc.is_empty() || !links.is_empty() {
+        imports.extend(links);
         imports.sort_by_key(|i| i.line);
     }
     FileScan {
@@ -100,54 +104,130 @@ fn doc_imports(doc: &str) -> Vec<Import> {
 fn doc_tests(src: &str) -> String {
     let mut out = String::new();
     let mut any = false;
-    // The open block: its fence character, length and indentation, and whether it is Rust.
-    let mut fence: Option<(u8, usize, usize, bool)> = None;
-    for line in src.lines() {
-        let t = line.trim_start();
-        let doc = t
-            .strip_prefix("///")
-            .filter(|r| !r.starts_with('/'))
-            .or_else(|| t.strip_prefix("//!"));
-        let code = match doc {
-            None => {
-                fence = None;
-                None
-            }
-            Some(d) => {
-                let d = d.strip_prefix(' ').unwrap_or(d);
-                let trimmed = d.trim_start();
-                let indent = d.len() - trimmed.len();
-                let run = fence_run(trimmed);
-                match (fence, run) {
-                    (None, Some((c, n))) => {
-                        fence = Some((c, n, indent, is_rust_block(&trimmed[n..])));
-                        None
-                    }
-                    (Some((fc, fnn, fi, _)), Some((c, n)))
-                        if c == fc
-                            && n >= fnn
-                            && indent <= fi + 3
-                            && trimmed[n..].trim().is_empty() =>
-                    {
-                        fence = None;
-                        None
-                    }
-                    (Some((_, _, _, true)), _) => Some(match trimmed.strip_prefix("# ") {
-                        Some(hidden) => hidden,
-                        None if trimmed == "#" => "",
-                        None => d,
-                    }),
-                    _ => None,
-                }
-            }
-        };
-        if let Some(code) = code {
+    for line in doc_lines(src) {
+        if let DocLine::Code(code) = line {
             out.push_str(code);
             any = true;
         }
         out.push('\n');
     }
     if any { out } else { String::new() }
+}
+
+/// What one line of a Rust file is to rustdoc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DocLine<'a> {
+    /// Not a doc comment's line, or a fence, or a line of a block rustdoc does not compile.
+    Other,
+    /// A doc test's code line (a hidden `# ` line without its mark).
+    Code(&'a str),
+    /// A doc comment's Markdown text, outside every code block.
+    Prose(&'a str),
+}
+
+/// Each line of `src` as rustdoc reads it: doc-test code, doc prose, or neither.
+fn doc_lines(src: &str) -> impl Iterator<Item = DocLine<'_>> {
+    // The open block: its fence character, length and indentation, and whether it is Rust.
+    let mut fence: Option<(u8, usize, usize, bool)> = None;
+    src.lines().map(move |line| {
+        let t = line.trim_start();
+        let doc = t
+            .strip_prefix("///")
+            .filter(|r| !r.starts_with('/'))
+            .or_else(|| t.strip_prefix("//!"));
+        let Some(d) = doc else {
+            fence = None;
+            return DocLine::Other;
+        };
+        let d = d.strip_prefix(' ').unwrap_or(d);
+        let trimmed = d.trim_start();
+        let indent = d.len() - trimmed.len();
+        let run = fence_run(trimmed);
+        match (fence, run) {
+            (None, Some((c, n))) => {
+                fence = Some((c, n, indent, is_rust_block(&trimmed[n..])));
+                DocLine::Other
+            }
+            (Some((fc, fnn, fi, _)), Some((c, n)))
+                if c == fc && n >= fnn && indent <= fi + 3 && trimmed[n..].trim().is_empty() =>
+            {
+                fence = None;
+                DocLine::Other
+            }
+            (Some((_, _, _, true)), _) => DocLine::Code(match trimmed.strip_prefix("# ") {
+                Some(hidden) => hidden,
+                None if trimmed == "#" => "",
+                None => d,
+            }),
+            (Some(_), _) => DocLine::Other,
+            (None, None) => DocLine::Prose(d),
+        }
+    })
+}
+
+/// The crates named by the intra-doc links of `src`'s doc prose (`[x](criterion::BenchmarkId)`,
+/// `` [`disqualified::ShortName`] ``, `[x]: serde::Serialize`): rustdoc resolves them against
+/// the crate's normal dependencies, so drift counts each as shipped code's use of what the
+/// crate declares, never as one it owes (a broken link is a warning, not a build error).
+/// Their kind is `dev`: docs are not the build, and the graph's edges stay as the code makes
+/// them. Paths from `crate`, `self`, `super` and the standard library are left out.
+fn doc_links(src: &str) -> Vec<Import> {
+    let mut out: Vec<Import> = Vec::new();
+    for (n, (whole, line)) in src.lines().zip(doc_lines(src)).enumerate() {
+        let DocLine::Prose(text) = line else { continue };
+        for target in link_targets(text) {
+            let Some((first, _)) = target.split_once("::") else {
+                continue;
+            };
+            let crate_like = first.starts_with(|c: char| c.is_ascii_lowercase())
+                && first.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !matches!(first, "crate" | "self" | "super" | "std" | "core" | "alloc");
+            let line = n as u32 + 1;
+            if !crate_like || out.iter().any(|i| i.line == line && i.name == first) {
+                continue;
+            }
+            out.push(Import {
+                line,
+                name: first.to_string(),
+                text: whole.trim().chars().take(200).collect(),
+                kind: ImportKind::Dev,
+                in_macro: false,
+                in_doc: false,
+                glob_scoped: false,
+                in_doc_link: true,
+            });
+        }
+    }
+    out
+}
+
+/// The link targets a line of Markdown may hold: `[text](target)`, a reference definition's
+/// `[x]: target`, and a shortcut `[target]`, each without backticks, a disambiguator
+/// (`struct@`) or a trailing `()`/`!`.
+fn link_targets(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        rest = &rest[open + 1..];
+        let Some(close) = rest.find(']') else { break };
+        let inner = &rest[..close];
+        let after = &rest[close + 1..];
+        let target = if let Some(paren) = after.strip_prefix('(') {
+            paren.split(')').next().unwrap_or("")
+        } else if let Some(def) = after.strip_prefix(':') {
+            def.split_whitespace().next().unwrap_or("")
+        } else {
+            inner
+        };
+        let target = target.trim().trim_matches('`');
+        let target = target.rsplit('@').next().unwrap_or(target);
+        let target = target.trim_end_matches("()").trim_end_matches('!');
+        if target.contains("::") && !target.contains(['/', ' ', '.']) {
+            out.push(target);
+        }
+        rest = after;
+    }
+    out
 }
 
 /// A Markdown code fence at the start of `s`: its character (`` ` `` or `~`) and length (3 or

@@ -38,6 +38,15 @@ pub(super) struct Parser<'a, 't> {
     blocks: Vec<(usize, usize)>,
     /// The `use` keyword of the statement being read: its bindings hold in that one's block.
     use_at: usize,
+    /// Byte ranges of the blocks a glob import (`use crate::*;`, `use x::prelude::*;`, not
+    /// one of the standard library's) is in scope in: it may bring a module whose name a path
+    /// there starts with.
+    globs: Vec<(usize, usize)>,
+    /// Where the root of the use tree being read starts: a glob's own root is the crate it
+    /// comes from, never a name it brings.
+    root_at: usize,
+    /// The roots of glob imports, by offset.
+    glob_roots: Vec<usize>,
 }
 
 /// `block_of` for a token outside every block.
@@ -71,6 +80,9 @@ impl<'a, 't> Parser<'a, 't> {
             block_of,
             blocks,
             use_at: 0,
+            globs: Vec::new(),
+            root_at: usize::MAX,
+            glob_roots: Vec::new(),
         }
     }
 
@@ -105,6 +117,10 @@ impl<'a, 't> Parser<'a, 't> {
                 && (within(&self.local_mods, name, offset) || within(&self.aliases, name, offset));
             if !hidden {
                 c.push(offset, name);
+                let in_glob = self.globs.iter().any(|&(s, e)| s <= offset && offset < e);
+                if origin != Origin::Extern && in_glob && !self.glob_roots.contains(&offset) {
+                    c.glob_scoped(offset);
+                }
             }
         }
         for &(start, end) in &self.statements {
@@ -293,6 +309,7 @@ impl<'a, 't> Parser<'a, 't> {
                     if root.is_none() {
                         root = Some(name);
                         self.use_root(i, name);
+                        self.root_at = self.toks[i].start;
                     }
                     if name != "self" {
                         last = Some(name);
@@ -307,7 +324,14 @@ impl<'a, 't> Parser<'a, 't> {
                 Some(Kind::Punct(b'{')) if depth < MAX_USE_DEPTH => {
                     return self.use_group(i + 1, root, last, depth + 1);
                 }
-                Some(Kind::Punct(b'*')) => return i + 1,
+                Some(Kind::Punct(b'*')) => {
+                    if !matches!(root, Some("std" | "core" | "alloc")) {
+                        let scope = self.scope(self.use_at);
+                        self.globs.push(scope);
+                        self.glob_roots.push(self.root_at);
+                    }
+                    return i + 1;
+                }
                 _ => return i,
             }
         }

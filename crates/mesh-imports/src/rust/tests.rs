@@ -410,3 +410,53 @@ fn doc_tests_are_read_as_dev_code_and_other_blocks_are_not() {
         "{found:?}"
     );
 }
+
+#[test]
+fn a_path_beside_a_glob_import_says_so_within_the_glob_s_block() {
+    // bevy's `use crate::*;` brings lib.rs's private `use std::mem;` (`mem::take`), ruff's
+    // `pub use criterion::*;` brings `measurement`. A glob of the standard library's brings
+    // no such module; a leading `::` is always a crate; a glob inside `mod tests { … }` holds
+    // only there.
+    let src = "use std::io::prelude::*;\nfn a() { first::x(); }\nmod tests {\n    use super::*;\n    fn t() { mem::take(v); ::serde::x(); }\n}\nfn b() { second::y(); }\n";
+    let found: Vec<(u32, String, bool)> = scan(src)
+        .into_iter()
+        .map(|i| (i.line, i.name, i.glob_scoped))
+        .collect();
+    let want = [
+        (1, "std", false),
+        (2, "first", false),
+        (5, "mem", true),
+        (5, "serde", false),
+        (7, "second", false),
+    ];
+    assert_eq!(found, want.map(|(l, n, g)| (l, n.to_string(), g)));
+    let file_wide = scan("pub use criterion::*;\nfn f() { measurement::WallTime::new(); }\n");
+    assert_eq!(pairs(&file_wide), [(1, "criterion"), (2, "measurement")]);
+    assert!(!file_wide[0].glob_scoped && file_wide[1].glob_scoped);
+}
+
+#[test]
+fn intra_doc_links_name_crates_for_drift_and_not_in_code_blocks() {
+    // bevy's `[disqualified::ShortName::from]` and its benches' `[..](criterion::BenchmarkId)`:
+    // rustdoc resolves them against `[dependencies]`.
+    let src = "//! See [`disqualified::ShortName`] and [the id](criterion::BenchmarkId).\n//!\n//! [macro]: struct@serde::Serialize\n//! A [`crate::Local`], [`self::x`], [`std::mem::take`], [a site](https://x.io/a::b).\n//! ```text\n//! [`not_a_link::X`]\n//! ```\n/// Calls [`tokio::spawn()`] and [`log::info!`].\npub fn f() {}\n";
+    let got: Vec<(u32, String, ImportKind, bool)> = scan(src)
+        .into_iter()
+        .map(|i| (i.line, i.name, i.kind, i.in_doc_link))
+        .collect();
+    let link = |l: u32, n: &str| (l, n.to_string(), ImportKind::Dev, true);
+    assert_eq!(
+        got,
+        [
+            link(1, "disqualified"),
+            link(1, "criterion"),
+            link(3, "serde"),
+            link(8, "tokio"),
+            link(8, "log"),
+        ]
+    );
+    assert_eq!(
+        super::link_targets("[a](b::c) [`d::e`] [f]: g::h [no link] [x](./y.md)"),
+        ["b::c", "d::e", "g::h"]
+    );
+}
