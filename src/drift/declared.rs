@@ -5,6 +5,7 @@
 
 use mesh_imports::Language;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// What a declaration is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -357,9 +358,15 @@ pub fn pyproject(text: &str) -> Vec<Declared> {
     let mut reqs: Vec<(String, Scope)> = Vec::new();
     pyproject_lists(&t, &mut reqs);
     poetry_tables(&t, &mut reqs);
+    // A name declared in two sections (shipping and a dev group) is at two lines: the n-th
+    // declaration of a name is taken to be its n-th line.
+    let mut seen: HashMap<String, usize> = HashMap::new();
     reqs.into_iter()
         .map(|(name, scope)| {
-            let line = python_line(text, &name);
+            let nth = seen.entry(name.clone()).or_default();
+            let lines = python_lines(text, &name);
+            let line = lines.get(*nth).or(lines.last()).copied().unwrap_or(1);
+            *nth += 1;
             declared(Language::Python, name, scope, "pyproject.toml", line)
         })
         .collect()
@@ -481,6 +488,12 @@ pub(crate) fn setup_cfg(text: &str) -> Vec<Declared> {
 
 /// The first line that declares `name`: a quoted requirement starting with it, or a key.
 pub(crate) fn python_line(text: &str, name: &str) -> u32 {
+    python_lines(text, name).first().copied().unwrap_or(1)
+}
+
+/// Every 1-based line that declares `name`, in order.
+fn python_lines(text: &str, name: &str) -> Vec<u32> {
+    let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let t = line.trim_start();
         let quoted = ['"', '\''].iter().any(|q| {
@@ -490,10 +503,10 @@ pub(crate) fn python_line(text: &str, name: &str) -> u32 {
                 .any(|s| pep508_name(s) == Some(name))
         });
         if quoted || line_key(t).as_deref() == Some(name) {
-            return n as u32 + 1;
+            out.push(n as u32 + 1);
         }
     }
-    1
+    out
 }
 
 #[cfg(test)]
@@ -596,6 +609,15 @@ mod tests {
                 ("pytest".into(), Scope::Dev, 10),
                 ("rich".into(), Scope::Normal, 13),
                 ("mypy".into(), Scope::Dev, 15),
+            ]
+        );
+        // A name in two sections is at its own line in each (prefect-azure's `aiohttp`).
+        let twice = "[project]\nname = \"x\"\ndependencies = [\"aiohttp>=3\"]\n\n[dependency-groups]\ndev = [\n  \"aiohttp[speedups]\",\n]\n";
+        assert_eq!(
+            names(&pyproject(twice)),
+            [
+                ("aiohttp".into(), Scope::Normal, 3),
+                ("aiohttp".into(), Scope::Dev, 7),
             ]
         );
         assert_eq!(pep508_name(" zope.interface >= 5"), Some("zope.interface"));

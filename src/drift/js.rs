@@ -190,6 +190,39 @@ pub(crate) fn type_only_text(path: &str, text: &str) -> bool {
         || text.starts_with("export type ")
         || text.starts_with("export type{")
         || text.contains("typeof import(")
+        || type_position_import(text)
+}
+
+/// Whether `text` holds an `import("x").Name` that is a type (`scriptAst?:
+/// import('@babel/types').Statement[]`): a member read straight off `import(…)` is only
+/// meaningful to TypeScript, as a runtime `import()` gives a promise — but for the promise's
+/// own `then`, `catch` and `finally`.
+fn type_position_import(text: &str) -> bool {
+    text.match_indices("import(").any(|(at, m)| {
+        let rest = text[at + m.len()..].trim_start();
+        let Some(q) = rest
+            .chars()
+            .next()
+            .filter(|c| matches!(c, '"' | '\'' | '`'))
+        else {
+            return false;
+        };
+        let Some((_, after)) = rest[1..].split_once(q) else {
+            return false;
+        };
+        let Some(member) = after
+            .trim_start()
+            .strip_prefix(')')
+            .and_then(|a| a.strip_prefix('.'))
+        else {
+            return false;
+        };
+        let name: String = member
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+            .collect();
+        !name.is_empty() && !matches!(name.as_str(), "then" | "catch" | "finally")
+    })
 }
 
 /// Whether the statement that ends on 1-based `line` of `src` (a multi-line `import type {`
@@ -221,6 +254,16 @@ mod tests {
             "src/worker.ts",
             "let prettier: typeof import('prettier');"
         ));
+        // vue's compiler-sfc: a type read off `import()`; a runtime one's promise is not.
+        assert!(type_only_text(
+            "src/parse.ts",
+            "  scriptAst?: import('@babel/types').Statement[]"
+        ));
+        assert!(!type_only_text(
+            "src/a.ts",
+            "const m = import(\"x\").then(m => m.default);"
+        ));
+        assert!(!type_only_text("src/a.ts", "const m = await import('x');"));
         // pretty-format's react-is-modules.d.ts: `export * from 'react-is'` in a module block.
         assert!(type_only_text(
             "src/react-is-modules.d.ts",

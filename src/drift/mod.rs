@@ -498,7 +498,8 @@ fn module_drift(
 /// Python findings `py` without the unused ones when no Python code of the module is here to
 /// judge by: a package its pyproject names is missing and no shipped Python file is there
 /// (its code is put together at build time: a build script copies another package's sources
-/// in), or there is no Python file at all (a meta-package, or one assembled whole).
+/// in), or there is no Python file at all, or none it ships imports anything (a
+/// meta-package, whose code is a version string, or one assembled whole).
 fn without_unused_when_no_code(
     world: &World,
     rec: &crate::store::ModuleRecord,
@@ -514,16 +515,26 @@ fn without_unused_when_no_code(
             .iter()
             .any(|f| f.language == Language::Python && kind.is_none_or(|k| f.kind == k))
     };
+    // A meta-package's code is a version string: it exists to install its dependencies.
+    let imports_nothing = rec
+        .files
+        .iter()
+        .filter(|f| f.language == Language::Python && f.kind == ImportKind::Build)
+        .all(|f| f.imports.is_empty());
     let why = match (absent, python(Some(ImportKind::Build)), python(None)) {
         (_, _, false) => Some("the module has no Python file".to_string()),
         (Some(note), false, _) => Some(format!("{note}, and no shipped Python file is there")),
+        (_, true, _) if imports_nothing => {
+            Some("no shipped Python file of the module imports anything".to_string())
+        }
         _ => None,
     };
     if let Some(why) = why {
-        py.retain(|f| f.kind != DriftKind::Unused);
+        // What ships is not here: nothing is unused, nor used by tests alone.
+        py.retain(|f| !matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly));
         if let Some(p) = world.probe {
             p.say(format!(
-                "{why}: its code is put together at build time (or it only pulls its dependencies in), so nothing is called unused"
+                "{why}: its code is put together at build time (or it only pulls its dependencies in), so nothing is called unused or dev-only"
             ));
         }
     }
@@ -650,8 +661,32 @@ fn go_drift(
             .chain(decls.iter().map(|d| &d.d.name))
             .any(|p| p.len() > module_path.len() && names::segment_prefix(p, key, "/"))
     };
+    // A `testdata/` package the module's code imports by path is compiled with it.
+    let testdata = go_testdata_imports(world, m, &module_path, uses);
+    let testdata_uses: Vec<Use> = testdata
+        .iter()
+        .flat_map(|(file, scan, kind)| {
+            let third_party = scan.imports.iter().filter(|imp| !stdlib::go(&imp.name));
+            third_party.map(move |imp| Use {
+                language: Language::Go,
+                key: Cow::Borrowed(imp.name.as_str()),
+                kind: (*kind).min(imp.kind),
+                optional: false,
+                build_script: false,
+                type_only: false,
+                continued: false,
+                aliased: None,
+                stylesheet: false,
+                glob_scoped: false,
+                doc_link: false,
+                file: file.as_str(),
+                line: imp.line,
+            })
+        })
+        .collect();
     let go_uses: Vec<&Use> = uses
         .iter()
+        .chain(testdata_uses.iter())
         .filter(|u| {
             u.language == Language::Go
                 && (!names::segment_prefix(&module_path, &u.key, "/") || nested(&u.key))
@@ -664,6 +699,70 @@ fn go_drift(
         probe: world.probe,
     };
     compare(m, Language::Go, &decls, &go_uses, &path, &around, out);
+}
+
+/// The Go files of the module's `testdata/` packages that its code imports by path (a test
+/// importing `…/internal/testdata` gets protobufs generated there): test data is not read
+/// when the module is scanned, but the go command compiles a package imported by path, and
+/// `go mod tidy` keeps what it imports. Each comes with its scan and the kind of the code
+/// that imports it, followed through testdata packages importing others (8 at most). A file
+/// that cannot be read is left out.
+fn go_testdata_imports(
+    world: &World,
+    m: &ModuleSource,
+    module_path: &str,
+    uses: &[Use],
+) -> Vec<(String, mesh_imports::FileScan, ImportKind)> {
+    let mut out = Vec::new();
+    if module_path.is_empty() {
+        return out;
+    }
+    let mut todo: Vec<(String, ImportKind)> = uses
+        .iter()
+        .filter(|u| u.language == Language::Go && u.key.split('/').any(|p| p == "testdata"))
+        .map(|u| (u.key.to_string(), u.kind))
+        .collect();
+    let mut seen = HashSet::new();
+    let snap = world.loaded.snapshot.repo_of(m);
+    let Ok(root) = snap.root_tree() else {
+        return out;
+    };
+    while let Some((key, kind)) = todo.pop() {
+        let Some(rel) = key
+            .strip_prefix(module_path)
+            .and_then(|r| r.strip_prefix('/'))
+        else {
+            continue;
+        };
+        if seen.len() >= 8 || !seen.insert(key.clone()) {
+            continue;
+        }
+        let dir = source::join(&m.dir, rel);
+        let Ok(Some(entry)) = root.lookup_entry_by_path(&dir) else {
+            continue;
+        };
+        let Ok(tree) = snap.repo.find_tree(entry.object_id()) else {
+            continue;
+        };
+        for e in tree.iter().flatten() {
+            let name = e.filename().to_string();
+            if !e.mode().is_blob() || !name.ends_with(".go") || name.ends_with("_test.go") {
+                continue;
+            }
+            let Ok(blob) = snap.repo.find_blob(e.object_id()) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&blob.data);
+            let scan = mesh_imports::scan_file(Language::Go, &text);
+            for imp in scan.imports.iter() {
+                if imp.name.split('/').any(|p| p == "testdata") {
+                    todo.push((imp.name.clone(), kind));
+                }
+            }
+            out.push((source::join(&dir, &name), scan, kind));
+        }
+    }
+    out
 }
 
 /// A crate's Cargo.toml beside its imports, by Rust's rules (see [`rust`]).
@@ -688,11 +787,27 @@ fn rust_drift(
         .collect();
     let declared = |key: &str| decls.iter().any(|d| d.keys.iter().any(|k| k == key));
     let own_modules = rust::own_module_names(&rec.files, &m.dir);
+    // `extern crate ra_ap_rustc_abi as rustc_abi;` puts the alias in the extern prelude of
+    // every file of the crate: a path through it is the declared crate's.
+    let extern_aliases = rust::extern_aliases(&rec.files);
+    let renamed: Vec<Use> = uses
+        .iter()
+        .filter(|u| u.language == Language::Rust && !declared(&u.key))
+        .filter_map(|u| {
+            let (_, krate) = extern_aliases.iter().find(|(alias, _)| *alias == u.key)?;
+            Some(Use {
+                key: Cow::Owned(krate.clone()),
+                ..u.clone()
+            })
+        })
+        .collect();
     let mut rust_uses: Vec<&Use> = uses
         .iter()
         .filter(|u| u.language == Language::Rust)
+        .filter(|u| !extern_aliases.iter().any(|(alias, _)| *alias == u.key))
         // A name of the crate's own modules (brought in by a glob re-export) is no crate.
         .filter(|u| declared(&u.key) || !own_modules.iter().any(|o| *o == u.key))
+        .chain(renamed.iter())
         .collect();
     // A derive crate's output names its runtime crate: a use of the one uses the other.
     let implied: Vec<Use> = rust_uses

@@ -28,7 +28,37 @@ pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("mysqlclient", &["MySQLdb"]),
     ("opencv-python", &["cv2"]),
     ("opencv-python-headless", &["cv2"]),
-    ("opentelemetry-api", &["opentelemetry"]),
+    // The API ships the namespace's own modules, not the namespace: `opentelemetry.semconv`
+    // and `opentelemetry.util.http` are other distributions' (see PYTHON_NAMESPACE_OWN).
+    (
+        "opentelemetry-api",
+        &[
+            "opentelemetry._events",
+            "opentelemetry._logs",
+            "opentelemetry.attributes",
+            "opentelemetry.baggage",
+            "opentelemetry.context",
+            "opentelemetry.environment_variables",
+            "opentelemetry.metrics",
+            "opentelemetry.propagate",
+            "opentelemetry.propagators.composite",
+            "opentelemetry.propagators.textmap",
+            "opentelemetry.trace",
+            "opentelemetry.util._decorator",
+            "opentelemetry.util._importlib_metadata",
+            "opentelemetry.util._once",
+            "opentelemetry.util._providers",
+            "opentelemetry.util.re",
+            "opentelemetry.util.types",
+            "opentelemetry.version",
+        ],
+    ),
+    (
+        "opentelemetry-semantic-conventions",
+        &["opentelemetry.semconv"],
+    ),
+    ("opentelemetry-test-utils", &["opentelemetry.test"]),
+    ("opentelemetry-util-http", &["opentelemetry.util.http"]),
     ("pillow", &["PIL"]),
     ("protobuf", &["google.protobuf"]),
     ("psycopg2-binary", &["psycopg2"]),
@@ -417,7 +447,29 @@ mod tests {
         );
         assert_eq!(python_dist_for("google.protobuf.message"), "protobuf");
         assert_eq!(python_dist_for("yaml.loader"), "pyyaml");
-        assert_eq!(python_keys("opentelemetry-api"), ["opentelemetry"]);
+        // The API answers for its own modules only: semconv and util.http are others'.
+        let api = python_keys("opentelemetry-api");
+        assert!(api.contains(&"opentelemetry.trace".to_string()), "{api:?}");
+        assert!(
+            !api.iter()
+                .any(|k| k == "opentelemetry" || k.contains("semconv"))
+        );
+        assert_eq!(
+            python_keys("opentelemetry-semantic-conventions"),
+            ["opentelemetry.semconv"]
+        );
+        assert_eq!(
+            python_dist_for("opentelemetry.semconv.trace"),
+            "opentelemetry-semantic-conventions"
+        );
+        assert_eq!(
+            python_dist_for("opentelemetry.util.http"),
+            "opentelemetry-util-http"
+        );
+        assert_eq!(
+            python_dist_for("opentelemetry.util.types"),
+            "opentelemetry-api"
+        );
         // pydantic-ai-slim's `griffelib` and `fastmcp-slim`; its tests' `from _pytest…`.
         assert_eq!(python_keys("griffelib"), ["griffe"]);
         assert_eq!(python_keys("fastmcp-slim"), ["fastmcp"]);

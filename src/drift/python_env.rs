@@ -111,19 +111,38 @@ fn local_or_egg(target: &str) -> Option<Req> {
 /// read as the directory of the tox.ini.
 fn tox_deps(text: &str) -> Vec<(u32, Req)> {
     let mut out = Vec::new();
-    for (line, value) in mesh_imports::setup_cfg::ini_values(text, "deps", |s| {
+    let values = mesh_imports::setup_cfg::ini_values(text, "deps", |s| {
         s == "testenv" || s.starts_with("testenv:")
-    }) {
+    });
+    tox_values(text, values, 0, &mut out);
+    out
+}
+
+/// Pushes the requirements of tox `deps` lines: a `{[section]key}` reference
+/// (`{[testenv]test_deps}`) stands for that key's lines, followed four deep; a reference to
+/// another `deps` is left, as every testenv's `deps` is read already.
+fn tox_values(text: &str, values: Vec<(u32, String)>, depth: usize, out: &mut Vec<(u32, Req)>) {
+    for (line, value) in values {
         let value = without_factor(&value)
             .replace("{toxinidir}", ".")
             .replace("{tox_root}", ".");
+        let reference = value
+            .strip_prefix("{[")
+            .and_then(|r| r.strip_suffix('}'))
+            .and_then(|r| r.split_once(']'));
+        if let Some((section, key)) = reference {
+            if key != "deps" && depth < 4 {
+                let more = mesh_imports::setup_cfg::ini_values(text, key, |s| s == section);
+                tox_values(text, more, depth + 1, out);
+            }
+            continue;
+        }
         out.extend(
             requirement_lines(&value)
                 .into_iter()
                 .map(|(_, r)| (line, r)),
         );
     }
-    out
 }
 
 /// A tox deps line without its factor condition: `api: -r x` is `-r x`.
@@ -611,7 +630,7 @@ mod tests {
 
     #[test]
     fn tox_deps_of_every_testenv_with_factors_and_toxinidir() {
-        let tox = "[tox]\nenvlist = py3{10,11}-{api,sdk}\n\n[testenv]\ndeps =\n  api: -r {toxinidir}/opentelemetry-api/test-requirements.txt\n  py3{10,11}-sdk: -r {toxinidir}/opentelemetry-sdk/test-requirements.txt\n  -c {toxinidir}/dev-requirements.txt\n  {[testenv:lint]deps}\ncommands = pytest\n\n[testenv:lint]\ndeps = pylint\n\n[pytest]\ndeps = not-tox\n";
+        let tox = "[tox]\nenvlist = py3{10,11}-{api,sdk}\n\n[testenv]\ndeps =\n  api: -r {toxinidir}/opentelemetry-api/test-requirements.txt\n  py3{10,11}-sdk: -r {toxinidir}/opentelemetry-sdk/test-requirements.txt\n  -c {toxinidir}/dev-requirements.txt\n  {[testenv:lint]deps}\n  distro: {[testenv]test_deps}\ncommands = pytest\ntest_deps =\n  opentelemetry-test-utils\n\n[testenv:lint]\ndeps = pylint\n\n[pytest]\ndeps = not-tox\n";
         assert_eq!(
             tox_deps(tox),
             [
@@ -623,7 +642,8 @@ mod tests {
                     7,
                     Req::Include("./opentelemetry-sdk/test-requirements.txt".into())
                 ),
-                (13, Req::Name("pylint".into())),
+                (13, Req::Name("opentelemetry-test-utils".into())),
+                (16, Req::Name("pylint".into())),
             ]
         );
     }

@@ -204,6 +204,32 @@ pub(crate) fn runtime_of(key: &str) -> Option<&str> {
         .filter(|stem| !stem.is_empty())
 }
 
+/// The `extern crate NAME as ALIAS;` renames of the crate's files, as (alias, crate) pairs:
+/// read from the import's line, which the scanner keeps.
+pub(crate) fn extern_aliases(files: &[ScannedFile]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for f in files
+        .iter()
+        .filter(|f| f.language == mesh_imports::Language::Rust)
+    {
+        for imp in f.imports.iter() {
+            let Some(rest) = imp.text.split("extern crate ").nth(1) else {
+                continue;
+            };
+            let mut words = rest.split(|c: char| c.is_whitespace() || c == ';');
+            let words: Vec<&str> = words.by_ref().filter(|w| !w.is_empty()).take(3).collect();
+            if let [krate, "as", alias] = words[..]
+                && *krate == imp.name
+                && alias != "_"
+                && !out.iter().any(|(a, _)| a == alias)
+            {
+                out.push((alias.to_string(), krate.to_string()));
+            }
+        }
+    }
+    out
+}
+
 /// The names the crate's own modules can have, from the paths of its Rust files (every
 /// directory and file stem below the module directory): a glob re-export (`pub use
 /// dataframe::*;` in nu_plugin_polars) brings `command::` and `values::` into scope, and an

@@ -161,6 +161,38 @@ fn nested_go_modules_are_their_own_not_the_enclosing_ones() {
     );
 }
 
+/// kratos' `contrib/middleware/validate`: a test imports the module's own
+/// `internal/testdata` package by path, whose generated code imports what go.mod requires.
+/// The go command compiles it (and `go mod tidy` keeps the requires); a testdata directory
+/// nothing imports stays unread.
+#[test]
+fn a_testdata_package_imported_by_path_uses_what_it_imports() {
+    let t = TestMesh::new();
+    t.empty_repo("ws");
+    t.write("mesh.toml", MESH);
+    module(&t, "validate", "validate");
+    t.write(
+        "ws/validate/go.mod",
+        "module example.com/validate\n\ngo 1.22\n\nrequire (\n\tbuf.build/gen/go/protovalidate v1.0.0\n\tgithub.com/unused/only v1.0.0\n)\n",
+    );
+    t.write(
+        "ws/validate/validate_test.go",
+        "package validate\n\nimport (\n\t\"testing\"\n\n\t\"example.com/validate/internal/testdata\"\n)\n\nfunc TestX(t *testing.T) { _ = testdata.Msg{} }\n",
+    );
+    t.write("ws/validate/validate.go", "package validate\n");
+    t.write(
+        "ws/validate/internal/testdata/test.pb.go",
+        "package testdata\n\nimport _ \"buf.build/gen/go/protovalidate/protocolbuffers\"\n\ntype Msg struct{}\n",
+    );
+    t.write(
+        "ws/validate/other/testdata/fixture.go",
+        "package fixture\n\nimport _ \"github.com/unused/only\"\n",
+    );
+    t.commit("ws", "kratos shapes");
+    let found = findings(&t.json(&["drift"]));
+    assert_eq!(found, ["validate unused github.com/unused/only"]);
+}
+
 /// Shipped JS code that imports a package declared only for development: a bundled package
 /// inlines it (nothing to say), any other misses it at run time (`shipped-dev`, not
 /// `undeclared`: it is declared, in the wrong section).
@@ -291,6 +323,21 @@ fn python_packages_built_elsewhere_test_projects_and_commands_make_no_false_unus
         "ws/suite/pyproject.toml",
         "[project]\nname = \"suite\"\ndependencies = [\"pytest\", \"pytest-xdist\", \"gunicorn\", \"attrs\", \"weird-dist\"]\n",
     );
+    // prefect-client: hatch builds `src/prefect`, which client/build_client.sh copies in; a
+    // CI smoke script beside the manifest is not what the wheel ships.
+    module(&t, "copied", "copied");
+    t.write(
+        "ws/copied/pyproject.toml",
+        "[project]\nname = \"copied\"\ndependencies = [\"requests\", \"dateparser\"]\n\n[tool.hatch.build.targets.wheel]\npackages = [\"src/copied_pkg\"]\n",
+    );
+    t.write("ws/copied/client_flow.py", "import requests\n");
+    // opentelemetry-contrib-instrumentations: a meta-package whose code is its version.
+    module(&t, "meta", "meta");
+    t.write(
+        "ws/meta/pyproject.toml",
+        "[project]\nname = \"meta\"\ndependencies = [\"instrument-a\", \"instrument-b\"]\n",
+    );
+    t.write("ws/meta/src/meta/version.py", "__version__ = \"1.0\"\n");
     t.write("ws/suite/Makefile", "serve:\n\tgunicorn suite.app:app\n");
     t.write("ws/suite/suite/__init__.py", "");
     t.write("ws/suite/suite/app.py", "import pytest\nimport wd\n");
@@ -327,8 +374,15 @@ fn python_packages_built_elsewhere_test_projects_and_commands_make_no_false_unus
             .any(|f| f.contains("weird-dist") || f.ends_with(" wd")),
         "{found:?}"
     );
+    assert!(!found.iter().any(|f| f.starts_with("meta ")), "{found:?}");
+    assert!(!found.iter().any(|f| f.starts_with("copied ")), "{found:?}");
     let e = t.ok(&["drift", "--explain", "assembled", "requests"]);
     assert!(e.contains("put together at build time"), "{e}");
+    let e = t.ok(&["drift", "--explain", "meta", "instrument-a"]);
+    assert!(
+        e.contains("no shipped Python file of the module imports anything"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -478,6 +532,37 @@ fn tool_ignore_lists_glob_imports_and_intra_doc_links_make_no_false_rust_finding
     );
     let e = explained(&t, "links", "disqualified");
     assert!(e.contains("an intra-doc link"), "{e}");
+}
+
+/// rust-analyzer's and helix's shapes: a tool's attribute (`#[rust_analyzer::rust_fixture]`),
+/// an `extern crate X as Y;` at the root used as `Y::` in another file, the toolchain's own
+/// crates under `#![feature(rustc_private)]`, a parser's `test_data/` inputs, and a bare `use`
+/// of a function of the file. None is a crate to declare, and the renamed crate is used.
+#[test]
+fn tool_attributes_extern_renames_toolchain_crates_and_test_data_are_no_rust_findings() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "ide", "ide");
+    t.write(
+        "ws/ide/Cargo.toml",
+        "[package]\nname = \"ide\"\n\n[dependencies]\nra_ap_rustc_abi = \"0.1\"\n",
+    );
+    t.write(
+        "ws/ide/src/lib.rs",
+        "#![feature(rustc_private)]\nextern crate rustc_driver;\nextern crate ra_ap_rustc_abi as rustc_abi;\nmod layout;\npub fn check(#[rust_analyzer::rust_fixture] fixture: &str) {}\nfn byte_from_hex(b: u8) -> u8 { b }\nfn parse() { use byte_from_hex as pair; }\n",
+    );
+    t.write(
+        "ws/ide/src/layout.rs",
+        "pub fn size() -> rustc_abi::Size { rustc_span::DUMMY; rustc_abi::Size::ZERO }\n",
+    );
+    t.write(
+        "ws/ide/test_data/parser/ok/0001.rs",
+        "use not_a_dependency::x;\n",
+    );
+    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.commit("ws", "rust-analyzer shapes");
+    let found = findings(&t.json(&["drift"]));
+    assert!(found.is_empty(), "{found:?}");
 }
 
 /// opentelemetry-python's shapes: distributions sharing the PEP 420 namespace `opentelemetry`

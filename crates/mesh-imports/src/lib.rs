@@ -71,7 +71,9 @@ pub struct ScannedFile {
 /// a shipped package whose own path says test is shipped code (14 is JavaScript's).
 /// 16: Rust: a path beside a glob import says so (`glob_scoped`), and the crates intra-doc
 /// links name are read (`in_doc_link`, for drift only).
-pub const SCANNER_VERSION: u32 = 16;
+/// 17: Rust: a bare `use` of a function of the file, and `#[rust_analyzer::…]`/`#[miri::…]`,
+/// name no crate; `test_data/`, `test-data/` anywhere and `samples/` in tests are test data.
+pub const SCANNER_VERSION: u32 = 17;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

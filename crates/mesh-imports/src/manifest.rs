@@ -76,8 +76,18 @@ pub fn read_facts(files: &[(&str, &str)], python_files: &[&str]) -> ManifestFact
     if !python_files.is_empty() {
         let shipped =
             super::python_packages::shipped(pyproject_table.as_ref(), python_files, &mut f.notes);
-        for (name, dir) in shipped.packages {
-            push(&mut f, Language::Python, name);
+        // A package the build names but a build script copies in is still where the module's
+        // shipped code lies: the files beside it (CI smoke scripts) are not shipped.
+        let missing = shipped.missing.into_iter().map(|dir| (None, dir));
+        for (name, dir) in shipped
+            .packages
+            .into_iter()
+            .map(|(n, d)| (Some(n), d))
+            .chain(missing)
+        {
+            if let Some(name) = name {
+                push(&mut f, Language::Python, name);
+            }
             if shipped.declared && !f.python_shipped.contains(&dir) {
                 f.python_shipped.push(dir);
             }

@@ -10,6 +10,9 @@ const TEST_DATA: &[&str] = &[
     // Packages committed as installed (a resolver's test root): another package's code.
     "node_modules",
     "testdata",
+    // Inputs a test reads as text wherever they stand (rust-analyzer's parser `test_data/`).
+    "test_data",
+    "test-data",
     "__fixtures__",
     "__testfixtures__",
     "__snapshots__",
@@ -22,15 +25,15 @@ const TEST_DIRS: &[&str] = &["test", "tests", "__tests__", "e2e", "spec"];
 /// test reads or runs a tool on, whose imports are their own, not the module's.
 const TEST_DATA_IN_TESTS: &[&str] = &[
     "fixtures",
-    "test-data",
+    // A compiler's test inputs, read as text and compiled (svelte's `tests/*/samples/`).
+    "samples",
     "test-projects",
-    "test_data",
     "test_projects",
 ];
 
-/// Whether a module-relative path is test data, never read: Go's `testdata/`,
-/// `__fixtures__/`, `__testfixtures__/`, `__snapshots__/`, and inside a test directory
-/// `fixtures/`, `test-projects/`, `test_projects/`, `test-data/`, `test_data/`.
+/// Whether a module-relative path is test data, never read: Go's `testdata/`, `test_data/`,
+/// `test-data/`, `__fixtures__/`, `__testfixtures__/`, `__snapshots__/`, and inside a test
+/// directory `fixtures/`, `samples/`, `test-projects/`, `test_projects/`.
 pub fn is_test_data(rel: &str) -> bool {
     let dirs: Vec<&str> = rel.split('/').collect();
     let dirs = &dirs[..dirs.len().saturating_sub(1)];
@@ -204,6 +207,11 @@ mod tests {
         // A fixture project a test runs a tool on (pytest plugins' `tests/**/test-projects`).
         assert!(is_test_data("tests/unit/test-projects/app/main.py"));
         assert!(is_test_data("tests/test_data/sample/setup.py"));
+        // svelte's compiler inputs; a `samples/` outside tests is code.
+        assert!(is_test_data("tests/validator/samples/a11y/input.svelte"));
+        assert!(!is_test_data("src/samples/demo.ts"));
+        // rust-analyzer's parser inputs stand beside `src/`, not in a test directory.
+        assert!(is_test_data("crates/parser/test_data/parser/ok/0001.rs"));
         assert!(!is_test_data("src/test_data.py"));
         assert!(
             !is_test_data("test_projects/app/main.py"),

@@ -38,8 +38,9 @@ pub fn shipped(
         packages: &packages,
         files,
     };
+    let mut missing = Vec::new();
     let declared = pyproject
-        .map(|t| declared(t, &tree, notes))
+        .map(|t| declared(t, &tree, notes, &mut missing))
         .unwrap_or_default();
     let by_pyproject = declared.is_some();
     let mut out = match declared {
@@ -63,6 +64,7 @@ pub fn shipped(
     Shipped {
         packages: out,
         declared: by_pyproject,
+        missing,
     }
 }
 
@@ -73,6 +75,10 @@ pub struct Shipped {
     /// Whether `pyproject.toml` named them (then the module's other Python files are not part
     /// of what it ships); inferred packages say nothing of a service's `main.py` beside them.
     pub declared: bool,
+    /// The module-relative directories of packages the build names that are not here (a
+    /// build script copies them in): what the module ships lies there, not in the files
+    /// beside them.
+    pub missing: Vec<String>,
 }
 
 /// Which directory names [`NOT_PACKAGES`] keeps out of what [`Tree::infer`] finds.
@@ -232,6 +238,7 @@ fn declared(
     t: &toml::Table,
     tree: &Tree,
     notes: &mut Vec<String>,
+    missing: &mut Vec<String>,
 ) -> Option<Vec<(String, String)>> {
     let mut named = Named::default();
     if let Some(found) = setuptools(t, tree, &mut named) {
@@ -244,7 +251,7 @@ fn declared(
     if !named.any {
         return None;
     }
-    let found = located(&named.pairs, tree, notes);
+    let found = located(&named.pairs, tree, notes, missing);
     Some(namespaces_expanded(found, tree))
 }
 
@@ -373,6 +380,7 @@ fn located(
     named: &[(String, String)],
     tree: &Tree,
     notes: &mut Vec<String>,
+    missing_dirs: &mut Vec<String>,
 ) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut missing = BTreeSet::new();
@@ -381,6 +389,17 @@ fn located(
             Some(dir) => out.push((name.clone(), dir)),
             None => {
                 missing.insert(name.clone());
+            }
+        }
+    }
+    for name in &missing {
+        if !out.iter().any(|(n, _)| n == name) {
+            for (_, base) in named.iter().filter(|(n, _)| n == name) {
+                let dir = name.replace('.', "/");
+                missing_dirs.push(match base.as_str() {
+                    "" => dir,
+                    base => format!("{base}/{dir}"),
+                });
             }
         }
     }

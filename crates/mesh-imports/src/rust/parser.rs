@@ -15,6 +15,9 @@ enum Origin {
     Extern,
     /// A path written in place.
     Path,
+    /// A `use` tree that is its root alone (`use name as other;`): since the 2018 edition it
+    /// may name a function of the file as well as a crate.
+    BareUse,
 }
 
 /// Walks the tokens once, gathering candidate crate names and the local names that hide them.
@@ -42,6 +45,9 @@ pub(super) struct Parser<'a, 't> {
     /// one of the standard library's) is in scope in: it may bring a module whose name a path
     /// there starts with.
     globs: Vec<(usize, usize)>,
+    /// Functions the file defines, with the block each is visible in: a bare `use` of one
+    /// (`use byte_from_hex as pair;`) names it, not a crate.
+    fns: HashMap<&'a str, Vec<(usize, usize)>>,
     /// Where the root of the use tree being read starts: a glob's own root is the crate it
     /// comes from, never a name it brings.
     root_at: usize,
@@ -81,6 +87,7 @@ impl<'a, 't> Parser<'a, 't> {
             blocks,
             use_at: 0,
             globs: Vec::new(),
+            fns: HashMap::new(),
             root_at: usize::MAX,
             glob_roots: Vec::new(),
         }
@@ -114,7 +121,9 @@ impl<'a, 't> Parser<'a, 't> {
         };
         for &(offset, name, origin) in &self.found {
             let hidden = origin != Origin::Extern
-                && (within(&self.local_mods, name, offset) || within(&self.aliases, name, offset));
+                && (within(&self.local_mods, name, offset)
+                    || within(&self.aliases, name, offset)
+                    || (origin == Origin::BareUse && within(&self.fns, name, offset)));
             if !hidden {
                 c.push(offset, name);
                 let in_glob = self.globs.iter().any(|&(s, e)| s <= offset && offset < e);
@@ -155,6 +164,11 @@ impl<'a, 't> Parser<'a, 't> {
                 end
             }
             "extern" if self.keyword(i + 1) == "crate" => self.extern_crate(i + 2),
+            "fn" if kind_at(self.toks, i + 1, Kind::Ident) => {
+                let scope = self.scope(i);
+                self.fns.entry(self.value(i + 1)).or_default().push(scope);
+                i + 2
+            }
             // A proc-macro's `quote! { … }` writes code for its users: the paths in it are
             // theirs to import, not the macro crate's own.
             "quote" | "quote_spanned" | "parse_quote" | "parse_quote_spanned"
@@ -273,6 +287,17 @@ impl<'a, 't> Parser<'a, 't> {
             !leading && matches!(follows, Some(Kind::PathSep | Kind::Punct(b'.' | b'$')));
         let name = tok.value(self.src);
         let turbofish = punct_at(self.toks, i + 2, b'<'); // `size_of::<T>()`: a generic item
+        // `#[rust_analyzer::rust_fixture]`, `#[miri::…]`: a tool's attribute, no crate (a
+        // path elsewhere may still be a crate of that name).
+        let attribute_head = i >= 2
+            && punct_at(self.toks, i - 1, b'[')
+            && (punct_at(self.toks, i - 2, b'#')
+                || (i >= 3
+                    && punct_at(self.toks, i - 2, b'!')
+                    && punct_at(self.toks, i - 3, b'#')));
+        if attribute_head && matches!(name, "rust_analyzer" | "miri") {
+            return;
+        }
         if kind_at(self.toks, i + 1, Kind::PathSep)
             && !continues
             && !turbofish
@@ -310,6 +335,12 @@ impl<'a, 't> Parser<'a, 't> {
                         root = Some(name);
                         self.use_root(i, name);
                         self.root_at = self.toks[i].start;
+                        let bare = !kind_at(self.toks, i + 1, Kind::PathSep);
+                        if let Some(last) = self.found.last_mut().filter(|_| bare)
+                            && last.0 == self.root_at
+                        {
+                            last.2 = Origin::BareUse;
+                        }
                     }
                     if name != "self" {
                         last = Some(name);

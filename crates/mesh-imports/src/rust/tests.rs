@@ -460,3 +460,12 @@ fn intra_doc_links_name_crates_for_drift_and_not_in_code_blocks() {
         ["b::c", "d::e", "g::h"]
     );
 }
+
+#[test]
+fn a_bare_use_of_a_function_of_the_file_is_no_crate() {
+    // helix's graphics.rs: `use byte_from_hex as pair;` inside a function names the file's
+    // own `fn byte_from_hex`. A path through a crate of the same name is still the crate
+    // (a function is in the value namespace), and so is a bare use with no such function.
+    let src = "fn byte_from_hex(b: u8) -> u8 { b }\nfn parse() {\n    use byte_from_hex as pair;\n    use serde as s;\n}\nfn log() {}\nfn f() { log::info!(\"x\"); }\n";
+    assert_eq!(pairs(&scan(src)), [(4, "serde"), (7, "log")]);
+}
