@@ -10,6 +10,7 @@ pub mod cache;
 mod compare;
 pub mod declared;
 pub mod explain;
+mod go;
 pub mod js;
 pub mod names;
 pub mod python;
@@ -130,12 +131,12 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
         let go_mod = match &manifests[i].go_mod {
             Some(_) => None,
             None if has(&loaded.records[i].files, Language::Go) => {
-                nearest_go_mod(snapshot.repo_of(m), m.repo, &m.dir, &mut go_memo)?
+                go::nearest_go_mod(snapshot.repo_of(m), m.repo, &m.dir, &mut go_memo)?
             }
             None => None,
         };
         let workspace = if has(&loaded.records[i].files, Language::Go) {
-            go_workspace(snapshot.repo_of(m), m.repo, &m.dir, &mut work_memo)?
+            go::workspace(snapshot.repo_of(m), m.repo, &m.dir, &mut work_memo)?
         } else {
             Vec::new()
         };
@@ -262,51 +263,6 @@ impl Manifests {
             python_env: Vec::new(),
         })
     }
-}
-
-/// The nearest `go.mod` above `dir` (its repo-relative path and text).
-fn nearest_go_mod(
-    snap: &RepoSnapshot,
-    repo: usize,
-    dir: &str,
-    memo: &mut source::Nearest<(String, String)>,
-) -> Result<Option<(String, String)>> {
-    let Some(above) = source::above(dir) else {
-        return Ok(None);
-    };
-    let root = snap.root_tree()?;
-    source::nearest(repo, above, memo, |at| -> Result<_> {
-        let path = source::join(at, "go.mod");
-        Ok(blob_text(snap, &root, &path)?.map(|t| (path, t)))
-    })
-}
-
-/// The module paths of the Go modules the nearest `go.work` at or above `dir` uses: in
-/// workspace mode they are found without a `require`.
-fn go_workspace(
-    snap: &RepoSnapshot,
-    repo: usize,
-    dir: &str,
-    memo: &mut source::Nearest<Vec<String>>,
-) -> Result<Vec<String>> {
-    let root = snap.root_tree()?;
-    let found = source::nearest(repo, dir, memo, |d| -> Result<_> {
-        let Some(text) = blob_text(snap, &root, &source::join(d, "go.work"))? else {
-            return Ok(None);
-        };
-        let mut paths = Vec::new();
-        for used in declared::go_work_uses(&text) {
-            let go_mod = source::join(&source::join(d, &used), "go.mod");
-            if let Some(p) = blob_text(snap, &root, &go_mod)?
-                .as_deref()
-                .and_then(mesh_imports::manifest::go_module_path)
-            {
-                paths.push(p);
-            }
-        }
-        Ok(Some(paths))
-    })?;
-    Ok(found.unwrap_or_default())
 }
 
 /// What every module needs to know about the others: Python distributions the mesh holds
@@ -452,7 +408,7 @@ fn module_drift(
     }
     let mut out = Vec::new();
     if let Some(text) = &man.cargo {
-        rust_drift(world, rec, m, text, &uses, &mut out);
+        rust::drift(world, rec, m, text, &uses, &mut out);
     }
     let check = |lang: Language, decls: Vec<Decl>, manifest: &str, out: &mut Vec<Finding>| {
         let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();
@@ -490,7 +446,7 @@ fn module_drift(
         (None, None) => None,
     };
     if let Some(go) = go {
-        go_drift(world, m, go, go_workspace, &uses, &mut out);
+        go::drift(world, m, go, go_workspace, &uses, &mut out);
     }
     out
 }
@@ -531,8 +487,12 @@ fn without_unused_when_no_code(
     };
     if let Some(why) = why {
         // What ships is not here: nothing is unused, nor used by tests alone.
-        py.retain(|f| !matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly));
-        if let Some(p) = world.probe {
+        let quiet = |f: &Finding| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly);
+        let probed = world
+            .probe
+            .filter(|p| py.iter().any(|f| quiet(f) && p.names(&f.dependency)));
+        py.retain(|f| !quiet(f));
+        if let Some(p) = probed {
             p.say(format!(
                 "{why}: its code is put together at build time (or it only pulls its dependencies in), so nothing is called unused or dev-only"
             ));
@@ -614,253 +574,6 @@ fn python_decls(world: &World, man: &Manifests, dir: &str) -> Option<(Vec<Decl>,
         })
         .collect();
     Some((decls, file))
-}
-
-/// A Go module's imports beside the go.mod that governs it (`path`, its `text`; `own` when
-/// it is the module's own, not one above it) and the go.work's modules.
-fn go_drift(
-    world: &World,
-    m: &ModuleSource,
-    (path, text, own): (String, &str, bool),
-    go_workspace: &[String],
-    uses: &[Use],
-    out: &mut Vec<Finding>,
-) {
-    let g = declared::go_mod(text);
-    let module_path = g.module.unwrap_or_default();
-    // The modules of a go.work are found without a require: declared, never unused.
-    let workspace = go_workspace.iter().map(|p| Declared {
-        language: Language::Go,
-        name: p.clone(),
-        scope: Scope::Normal,
-        manifest: "go.work".into(),
-        elsewhere: None,
-        line: 1,
-        indirect: true,
-    });
-    let decls: Vec<Decl> = g
-        .requires
-        .into_iter()
-        .chain(workspace)
-        .map(|mut d| {
-            // A go.mod above this module is another module's to keep tidy: only what this
-            // one imports is checked against it.
-            d.indirect |= !own;
-            Decl {
-                keys: vec![d.name.clone()],
-                d,
-            }
-        })
-        .collect();
-    // A package is the module's own when no longer module path (a module nested below
-    // it: opentelemetry-go's root requires go.opentelemetry.io/otel/metric) holds it.
-    let nested = |key: &str| {
-        world
-            .go_modules
-            .iter()
-            .chain(decls.iter().map(|d| &d.d.name))
-            .any(|p| p.len() > module_path.len() && names::segment_prefix(p, key, "/"))
-    };
-    // A `testdata/` package the module's code imports by path is compiled with it.
-    let testdata = go_testdata_imports(world, m, &module_path, uses);
-    let testdata_uses: Vec<Use> = testdata
-        .iter()
-        .flat_map(|(file, scan, kind)| {
-            let third_party = scan.imports.iter().filter(|imp| !stdlib::go(&imp.name));
-            third_party.map(move |imp| Use {
-                language: Language::Go,
-                key: Cow::Borrowed(imp.name.as_str()),
-                kind: (*kind).min(imp.kind),
-                optional: false,
-                build_script: false,
-                type_only: false,
-                continued: false,
-                aliased: None,
-                stylesheet: false,
-                glob_scoped: false,
-                doc_link: false,
-                file: file.as_str(),
-                line: imp.line,
-            })
-        })
-        .collect();
-    let go_uses: Vec<&Use> = uses
-        .iter()
-        .chain(testdata_uses.iter())
-        .filter(|u| {
-            u.language == Language::Go
-                && (!names::segment_prefix(&module_path, &u.key, "/") || nested(&u.key))
-        })
-        .collect();
-    let around = Around {
-        tools: &ToolEvidence::default(),
-        go_modules: &world.go_modules,
-        python_dists: &world.python_dists,
-        probe: world.probe,
-    };
-    compare(m, Language::Go, &decls, &go_uses, &path, &around, out);
-}
-
-/// The Go files of the module's `testdata/` packages that its code imports by path (a test
-/// importing `…/internal/testdata` gets protobufs generated there): test data is not read
-/// when the module is scanned, but the go command compiles a package imported by path, and
-/// `go mod tidy` keeps what it imports. Each comes with its scan and the kind of the code
-/// that imports it, followed through testdata packages importing others (8 at most). A file
-/// that cannot be read is left out.
-fn go_testdata_imports(
-    world: &World,
-    m: &ModuleSource,
-    module_path: &str,
-    uses: &[Use],
-) -> Vec<(String, mesh_imports::FileScan, ImportKind)> {
-    let mut out = Vec::new();
-    if module_path.is_empty() {
-        return out;
-    }
-    let mut todo: Vec<(String, ImportKind)> = uses
-        .iter()
-        .filter(|u| u.language == Language::Go && u.key.split('/').any(|p| p == "testdata"))
-        .map(|u| (u.key.to_string(), u.kind))
-        .collect();
-    let mut seen = HashSet::new();
-    let snap = world.loaded.snapshot.repo_of(m);
-    let Ok(root) = snap.root_tree() else {
-        return out;
-    };
-    while let Some((key, kind)) = todo.pop() {
-        let Some(rel) = key
-            .strip_prefix(module_path)
-            .and_then(|r| r.strip_prefix('/'))
-        else {
-            continue;
-        };
-        if seen.len() >= 8 || !seen.insert(key.clone()) {
-            continue;
-        }
-        let dir = source::join(&m.dir, rel);
-        let Ok(Some(entry)) = root.lookup_entry_by_path(&dir) else {
-            continue;
-        };
-        let Ok(tree) = snap.repo.find_tree(entry.object_id()) else {
-            continue;
-        };
-        for e in tree.iter().flatten() {
-            let name = e.filename().to_string();
-            if !e.mode().is_blob() || !name.ends_with(".go") || name.ends_with("_test.go") {
-                continue;
-            }
-            let Ok(blob) = snap.repo.find_blob(e.object_id()) else {
-                continue;
-            };
-            let text = String::from_utf8_lossy(&blob.data);
-            let scan = mesh_imports::scan_file(Language::Go, &text);
-            for imp in scan.imports.iter() {
-                if imp.name.split('/').any(|p| p == "testdata") {
-                    todo.push((imp.name.clone(), kind));
-                }
-            }
-            out.push((source::join(&dir, &name), scan, kind));
-        }
-    }
-    out
-}
-
-/// A crate's Cargo.toml beside its imports, by Rust's rules (see [`rust`]).
-fn rust_drift(
-    world: &World,
-    rec: &crate::store::ModuleRecord,
-    m: &ModuleSource,
-    cargo_toml: &str,
-    uses: &[Use],
-    out: &mut Vec<Finding>,
-) {
-    let decls: Vec<Decl> = declared::cargo(cargo_toml)
-        .into_iter()
-        .map(|d| {
-            let ident = mesh_imports::manifest::rust_ident(&d.name);
-            let renamed = rec.manifests.rust_renames.iter().any(|(l, _)| *l == ident);
-            Decl {
-                keys: rust::keys(&d.name, renamed, &world.rust_libs),
-                d,
-            }
-        })
-        .collect();
-    let declared = |key: &str| decls.iter().any(|d| d.keys.iter().any(|k| k == key));
-    let own_modules = rust::own_module_names(&rec.files, &m.dir);
-    // `extern crate ra_ap_rustc_abi as rustc_abi;` puts the alias in the extern prelude of
-    // every file of the crate: a path through it is the declared crate's.
-    let extern_aliases = rust::extern_aliases(&rec.files);
-    let renamed: Vec<Use> = uses
-        .iter()
-        .filter(|u| u.language == Language::Rust && !declared(&u.key))
-        .filter_map(|u| {
-            let (_, krate) = extern_aliases.iter().find(|(alias, _)| *alias == u.key)?;
-            Some(Use {
-                key: Cow::Owned(krate.clone()),
-                ..u.clone()
-            })
-        })
-        .collect();
-    let mut rust_uses: Vec<&Use> = uses
-        .iter()
-        .filter(|u| u.language == Language::Rust)
-        .filter(|u| !extern_aliases.iter().any(|(alias, _)| *alias == u.key))
-        // A name of the crate's own modules (brought in by a glob re-export) is no crate.
-        .filter(|u| declared(&u.key) || !own_modules.iter().any(|o| *o == u.key))
-        .chain(renamed.iter())
-        .collect();
-    // A derive crate's output names its runtime crate: a use of the one uses the other.
-    let implied: Vec<Use> = rust_uses
-        .iter()
-        .filter_map(|u| {
-            let runtime = rust::runtime_of(&u.key).filter(|r| declared(r))?;
-            Some(Use {
-                key: Cow::Borrowed(runtime),
-                ..(*u).clone()
-            })
-        })
-        .collect();
-    rust_uses.extend(implied.iter());
-    let around = Around {
-        tools: &ToolEvidence::default(),
-        go_modules: &world.go_modules,
-        python_dists: &world.python_dists,
-        probe: world.probe,
-    };
-    let manifest = source::join(&m.dir, "Cargo.toml");
-    let from = out.len();
-    compare(
-        m,
-        Language::Rust,
-        &decls,
-        &rust_uses,
-        &manifest,
-        &around,
-        out,
-    );
-    // The maintainers' word for an unused-dependency tool: used where no import shows it.
-    let ignored = rust::tool_ignored(cargo_toml);
-    let silenced = |f: &Finding| {
-        let quiet = matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly);
-        ignored
-            .iter()
-            .find(|(name, _, _)| quiet && *name == f.dependency)
-    };
-    if let Some(p) = world.probe {
-        for f in out[from..].iter().filter(|f| p.names(&f.dependency)) {
-            if let Some((_, table, line)) = silenced(f) {
-                p.say(format!(
-                    "`[package.metadata.{table}]` in {manifest}:{line} lists it as used where no import shows it: not called {}",
-                    f.kind.as_str()
-                ));
-            }
-        }
-    }
-    let kept: Vec<Finding> = out
-        .drain(from..)
-        .filter(|f| silenced(f).is_none())
-        .collect();
-    out.extend(kept);
 }
 
 /// Every import of the module that a declaration could answer: standard libraries, its own

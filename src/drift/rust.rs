@@ -3,10 +3,114 @@
 //! it includes with `#[path]`), the runtime crates a derive or macro crate's output names,
 //! and the crate's own module names a glob re-export brings into scope.
 
+use super::compare::{Around, compare};
+use super::tools::ToolEvidence;
+use super::{Decl, DriftKind, Finding, Use, World, declared};
 use crate::source;
+use crate::source::ModuleSource;
+use mesh_imports::Language;
 use mesh_imports::ScannedFile;
 use mesh_imports::manifest::rust_ident;
+use std::borrow::Cow;
 use std::collections::HashMap;
+
+/// A crate's Cargo.toml beside its imports, by Rust's rules (see this module).
+pub(super) fn drift(
+    world: &World,
+    rec: &crate::store::ModuleRecord,
+    m: &ModuleSource,
+    cargo_toml: &str,
+    uses: &[Use],
+    out: &mut Vec<Finding>,
+) {
+    let decls: Vec<Decl> = declared::cargo(cargo_toml)
+        .into_iter()
+        .map(|d| {
+            let ident = mesh_imports::manifest::rust_ident(&d.name);
+            let renamed = rec.manifests.rust_renames.iter().any(|(l, _)| *l == ident);
+            Decl {
+                keys: keys(&d.name, renamed, &world.rust_libs),
+                d,
+            }
+        })
+        .collect();
+    let declared = |key: &str| decls.iter().any(|d| d.keys.iter().any(|k| k == key));
+    let own_modules = own_module_names(&rec.files, &m.dir);
+    // `extern crate ra_ap_rustc_abi as rustc_abi;` puts the alias in the extern prelude of
+    // every file of the crate: a path through it is the declared crate's.
+    let extern_aliases = extern_aliases(&rec.files);
+    let renamed: Vec<Use> = uses
+        .iter()
+        .filter(|u| u.language == Language::Rust && !declared(&u.key))
+        .filter_map(|u| {
+            let (_, krate) = extern_aliases.iter().find(|(alias, _)| *alias == u.key)?;
+            Some(Use {
+                key: Cow::Owned(krate.clone()),
+                ..u.clone()
+            })
+        })
+        .collect();
+    let mut rust_uses: Vec<&Use> = uses
+        .iter()
+        .filter(|u| u.language == Language::Rust)
+        .filter(|u| !extern_aliases.iter().any(|(alias, _)| *alias == u.key))
+        // A name of the crate's own modules (brought in by a glob re-export) is no crate.
+        .filter(|u| declared(&u.key) || !own_modules.iter().any(|o| *o == u.key))
+        .chain(renamed.iter())
+        .collect();
+    // A derive crate's output names its runtime crate: a use of the one uses the other.
+    let implied: Vec<Use> = rust_uses
+        .iter()
+        .filter_map(|u| {
+            let runtime = runtime_of(&u.key).filter(|r| declared(r))?;
+            Some(Use {
+                key: Cow::Borrowed(runtime),
+                ..(*u).clone()
+            })
+        })
+        .collect();
+    rust_uses.extend(implied.iter());
+    let around = Around {
+        tools: &ToolEvidence::default(),
+        go_modules: &world.go_modules,
+        python_dists: &world.python_dists,
+        probe: world.probe,
+    };
+    let manifest = source::join(&m.dir, "Cargo.toml");
+    let from = out.len();
+    compare(
+        m,
+        Language::Rust,
+        &decls,
+        &rust_uses,
+        &manifest,
+        &around,
+        out,
+    );
+    // The maintainers' word for an unused-dependency tool: used where no import shows it.
+    let ignored = tool_ignored(cargo_toml);
+    let silenced = |f: &Finding| {
+        let quiet = matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly);
+        ignored
+            .iter()
+            .find(|(name, _, _)| quiet && *name == f.dependency)
+    };
+    if let Some(p) = world.probe {
+        for f in out[from..].iter().filter(|f| p.names(&f.dependency)) {
+            if let Some((_, table, line)) = silenced(f) {
+                p.say(format!(
+                    "`[package.metadata.{table}]` in {manifest}:{line} lists it as used where no import shows it: not called {}",
+                    f.kind.as_str()
+                ));
+            }
+        }
+    }
+    let kept: Vec<Finding> = out
+        .drain(from..)
+        .filter(|f| silenced(f).is_none())
+        .collect();
+    out.extend(kept);
+}
 
 /// External packages whose library is named otherwise than the package (and than the
 /// `rust-`/`-rs` rule of [`keys`] finds), from crates.io. What no table knows,

@@ -1,0 +1,207 @@
+//! Go's own drift rules: the go.mod that governs a module (its own, or the nearest above),
+//! the modules a go.work puts in workspace mode, and the testdata packages a module's code
+//! imports by path.
+
+use super::compare::{Around, compare};
+use super::declared::{self, Declared, Scope};
+use super::tools::ToolEvidence;
+use super::{Decl, Finding, Use, World, names, stdlib};
+use crate::Result;
+use crate::source::{self, ModuleSource, RepoSnapshot, blob_text};
+use mesh_imports::{ImportKind, Language};
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// The nearest `go.mod` above `dir` (its repo-relative path and text).
+pub(super) fn nearest_go_mod(
+    snap: &RepoSnapshot,
+    repo: usize,
+    dir: &str,
+    memo: &mut source::Nearest<(String, String)>,
+) -> Result<Option<(String, String)>> {
+    let Some(above) = source::above(dir) else {
+        return Ok(None);
+    };
+    let root = snap.root_tree()?;
+    source::nearest(repo, above, memo, |at| -> Result<_> {
+        let path = source::join(at, "go.mod");
+        Ok(blob_text(snap, &root, &path)?.map(|t| (path, t)))
+    })
+}
+
+/// The module paths of the Go modules the nearest `go.work` at or above `dir` uses: in
+/// workspace mode they are found without a `require`.
+pub(super) fn workspace(
+    snap: &RepoSnapshot,
+    repo: usize,
+    dir: &str,
+    memo: &mut source::Nearest<Vec<String>>,
+) -> Result<Vec<String>> {
+    let root = snap.root_tree()?;
+    let found = source::nearest(repo, dir, memo, |d| -> Result<_> {
+        let Some(text) = blob_text(snap, &root, &source::join(d, "go.work"))? else {
+            return Ok(None);
+        };
+        let mut paths = Vec::new();
+        for used in declared::go_work_uses(&text) {
+            let go_mod = source::join(&source::join(d, &used), "go.mod");
+            if let Some(p) = blob_text(snap, &root, &go_mod)?
+                .as_deref()
+                .and_then(mesh_imports::manifest::go_module_path)
+            {
+                paths.push(p);
+            }
+        }
+        Ok(Some(paths))
+    })?;
+    Ok(found.unwrap_or_default())
+}
+
+/// A Go module's imports beside the go.mod that governs it (`path`, its `text`; `own` when
+/// it is the module's own, not one above it) and the go.work's modules.
+pub(super) fn drift(
+    world: &World,
+    m: &ModuleSource,
+    (path, text, own): (String, &str, bool),
+    go_workspace: &[String],
+    uses: &[Use],
+    out: &mut Vec<Finding>,
+) {
+    let g = declared::go_mod(text);
+    let module_path = g.module.unwrap_or_default();
+    // The modules of a go.work are found without a require: declared, never unused.
+    let workspace = go_workspace.iter().map(|p| Declared {
+        language: Language::Go,
+        name: p.clone(),
+        scope: Scope::Normal,
+        manifest: "go.work".into(),
+        elsewhere: None,
+        line: 1,
+        indirect: true,
+    });
+    let decls: Vec<Decl> = g
+        .requires
+        .into_iter()
+        .chain(workspace)
+        .map(|mut d| {
+            // A go.mod above this module is another module's to keep tidy: only what this
+            // one imports is checked against it.
+            d.indirect |= !own;
+            Decl {
+                keys: vec![d.name.clone()],
+                d,
+            }
+        })
+        .collect();
+    // A package is the module's own when no longer module path (a module nested below
+    // it: opentelemetry-go's root requires go.opentelemetry.io/otel/metric) holds it.
+    let nested = |key: &str| {
+        world
+            .go_modules
+            .iter()
+            .chain(decls.iter().map(|d| &d.d.name))
+            .any(|p| p.len() > module_path.len() && names::segment_prefix(p, key, "/"))
+    };
+    // A `testdata/` package the module's code imports by path is compiled with it.
+    let testdata = go_testdata_imports(world, m, &module_path, uses);
+    let testdata_uses: Vec<Use> = testdata
+        .iter()
+        .flat_map(|(file, scan, kind)| {
+            let third_party = scan.imports.iter().filter(|imp| !stdlib::go(&imp.name));
+            third_party.map(move |imp| Use {
+                language: Language::Go,
+                key: Cow::Borrowed(imp.name.as_str()),
+                kind: (*kind).min(imp.kind),
+                optional: false,
+                build_script: false,
+                type_only: false,
+                continued: false,
+                aliased: None,
+                stylesheet: false,
+                glob_scoped: false,
+                doc_link: false,
+                file: file.as_str(),
+                line: imp.line,
+            })
+        })
+        .collect();
+    let go_uses: Vec<&Use> = uses
+        .iter()
+        .chain(testdata_uses.iter())
+        .filter(|u| {
+            u.language == Language::Go
+                && (!names::segment_prefix(&module_path, &u.key, "/") || nested(&u.key))
+        })
+        .collect();
+    let around = Around {
+        tools: &ToolEvidence::default(),
+        go_modules: &world.go_modules,
+        python_dists: &world.python_dists,
+        probe: world.probe,
+    };
+    compare(m, Language::Go, &decls, &go_uses, &path, &around, out);
+}
+
+/// The Go files of the module's `testdata/` packages that its code imports by path (a test
+/// importing `…/internal/testdata` gets protobufs generated there): test data is not read
+/// when the module is scanned, but the go command compiles a package imported by path, and
+/// `go mod tidy` keeps what it imports. Each comes with its scan and the kind of the code
+/// that imports it, followed through testdata packages importing others (8 at most). A file
+/// that cannot be read is left out.
+fn go_testdata_imports(
+    world: &World,
+    m: &ModuleSource,
+    module_path: &str,
+    uses: &[Use],
+) -> Vec<(String, mesh_imports::FileScan, ImportKind)> {
+    let mut out = Vec::new();
+    if module_path.is_empty() {
+        return out;
+    }
+    let mut todo: Vec<(String, ImportKind)> = uses
+        .iter()
+        .filter(|u| u.language == Language::Go && u.key.split('/').any(|p| p == "testdata"))
+        .map(|u| (u.key.to_string(), u.kind))
+        .collect();
+    let mut seen = HashSet::new();
+    let snap = world.loaded.snapshot.repo_of(m);
+    let Ok(root) = snap.root_tree() else {
+        return out;
+    };
+    while let Some((key, kind)) = todo.pop() {
+        let Some(rel) = key
+            .strip_prefix(module_path)
+            .and_then(|r| r.strip_prefix('/'))
+        else {
+            continue;
+        };
+        if seen.len() >= 8 || !seen.insert(key.clone()) {
+            continue;
+        }
+        let dir = source::join(&m.dir, rel);
+        let Ok(Some(entry)) = root.lookup_entry_by_path(&dir) else {
+            continue;
+        };
+        let Ok(tree) = snap.repo.find_tree(entry.object_id()) else {
+            continue;
+        };
+        for e in tree.iter().flatten() {
+            let name = e.filename().to_string();
+            if !e.mode().is_blob() || !name.ends_with(".go") || name.ends_with("_test.go") {
+                continue;
+            }
+            let Ok(blob) = snap.repo.find_blob(e.object_id()) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&blob.data);
+            let scan = mesh_imports::scan_file(Language::Go, &text);
+            for imp in scan.imports.iter() {
+                if imp.name.split('/').any(|p| p == "testdata") {
+                    todo.push((imp.name.clone(), kind));
+                }
+            }
+            out.push((source::join(&dir, &name), scan, kind));
+        }
+    }
+    out
+}
