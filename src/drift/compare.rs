@@ -18,6 +18,8 @@ pub(super) struct Around<'a> {
     /// The mesh's Python distributions (PEP 503 name → the import names they provide): an
     /// undeclared import one of them provides is named by it.
     pub python_dists: &'a HashMap<String, Vec<String>>,
+    /// The required peers the repository's lockfile records (JS).
+    pub js_peers: Option<&'a super::lockfile::Peers>,
     /// The dependency `--explain` looks at.
     pub probe: Option<&'a Probe>,
 }
@@ -38,7 +40,7 @@ pub(super) fn compare(
     if let Some(p) = around.probe {
         probe(p, &matcher, uses, manifest, tools, &m.dir);
     }
-    declared_findings(m, &matcher, uses, manifest, tools, out);
+    declared_findings(m, &matcher, uses, manifest, around, out);
     let undeclared = undeclared(&matcher, uses);
     for (name, u) in undeclared {
         // Declared, for development: say what is true — and nothing when the package bundles
@@ -195,10 +197,34 @@ fn declared_findings(
     matcher: &Matcher,
     uses: &[&Use],
     manifest: &str,
-    tools: &ToolEvidence,
+    around: &Around,
     out: &mut Vec<Finding>,
 ) {
+    let tools = around.tools;
     let all: Vec<Declared> = matcher.decls.iter().map(|d| d.d.clone()).collect();
+    // A declared package the module uses (by shipped code when `shipped`), by an import or a
+    // tool, that requires `d` installed beside it, as the lockfile records.
+    let peer_of_used = |d: &Decl, shipped: bool| -> Option<&Decl> {
+        let peers = around.js_peers?;
+        matcher.decls.iter().find(|q| {
+            q.d.name != d.d.name
+                && peers.requires(&q.d.name, &d.d.name)
+                && (uses
+                    .iter()
+                    .any(|u| matcher.matches(q, u) && (!shipped || u.kind != ImportKind::Dev))
+                    || (!shipped && tools.uses(&q.d, &all)))
+        })
+    };
+    let say_peer = |d: &Decl, q: &Decl, kind: &str| {
+        if let (Some(p), Some(peers)) = (around.probe, around.js_peers)
+            && p.names(&d.d.name)
+        {
+            p.say(format!(
+                "{} requires it installed beside it ({} records the peer), and the module uses {}: not {kind}",
+                q.d.name, peers.file, q.d.name
+            ));
+        }
+    };
     for d in matcher.decls {
         let used: Vec<&&Use> = uses
             .iter()
@@ -211,14 +237,32 @@ fn declared_findings(
         // against the normal dependencies), so it is not dev-only.
         if used.iter().all(|u| u.doc_link) {
             let tool = tools.uses(&d.d, &all);
-            if !d.d.indirect && !tool {
+            let peer = match tool || d.d.indirect {
+                true => None,
+                false => peer_of_used(d, false),
+            };
+            if let Some(q) = peer {
+                say_peer(d, q, "unused");
+            }
+            if !d.d.indirect && !tool && peer.is_none() {
                 out.push(declared_finding(m, manifest, &d.d, DriftKind::Unused, None));
             }
             continue;
         }
         let shipped_use = used.iter().any(|u| u.kind != ImportKind::Dev);
         // Go has one list of requirements: nowhere to move a test-only one.
-        if d.d.scope == Scope::Normal && !shipped_use && matcher.lang != Language::Go {
+        let peer = match d.d.scope == Scope::Normal && !shipped_use {
+            true => peer_of_used(d, true),
+            false => None,
+        };
+        if let Some(q) = peer {
+            say_peer(d, q, "dev-only");
+        }
+        if d.d.scope == Scope::Normal
+            && !shipped_use
+            && peer.is_none()
+            && matcher.lang != Language::Go
+        {
             let evidence = Some(used[0].evidence());
             out.push(declared_finding(
                 m,
@@ -372,6 +416,9 @@ fn describe(u: &Use) -> String {
                 "beside a glob import (`use x::*`), which may bring a module of this name"
             }
             Language::Rust => "in a macro's body: it resolves where the macro expands",
+            Language::Js if super::js::component_runtime(u.file) == Some(&*u.key) => {
+                "a component, whose compiled code imports its framework's runtime"
+            }
             _ => "guarded",
         });
     }

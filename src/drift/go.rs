@@ -137,6 +137,7 @@ pub(super) fn drift(
         tools: &ToolEvidence::default(),
         go_modules: &world.go_modules,
         python_dists: &world.python_dists,
+        js_peers: None,
         probe: world.probe,
     };
     compare(m, Language::Go, &decls, &go_uses, &path, &around, out);

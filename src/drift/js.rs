@@ -51,6 +51,15 @@ pub(crate) fn enclosing(
     Ok(out)
 }
 
+/// The package a component file's compiled code imports (`.astro` → `astro`, `.svelte` →
+/// `svelte`, `.vue` → `vue`), which its text never names.
+pub(crate) fn component_runtime(path: &str) -> Option<&'static str> {
+    [(".astro", "astro"), (".svelte", "svelte"), (".vue", "vue")]
+        .into_iter()
+        .find(|(ext, _)| path.ends_with(ext))
+        .map(|(_, runtime)| runtime)
+}
+
 /// One tsconfig `paths` alias: an import it matches names a file of the repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Alias {

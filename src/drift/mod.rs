@@ -12,6 +12,7 @@ pub mod declared;
 pub mod explain;
 mod go;
 pub mod js;
+mod lockfile;
 pub mod names;
 pub mod python;
 mod python_env;
@@ -118,6 +119,10 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
         world.js_root_aliases.push(match js {
             true => js::root_aliases(snap)?,
             false => Vec::new(),
+        });
+        world.js_peers.push(match js {
+            true => root_lockfile(snap)?,
+            false => None,
         });
     }
     let mut go_memo = HashMap::new();
@@ -280,6 +285,19 @@ struct World<'a> {
     probe: Option<&'a explain::Probe>,
     /// Per repository, its root's tsconfig aliases (see [`js::root_aliases`]).
     js_root_aliases: Vec<Vec<js::Alias>>,
+    /// Per repository, the required peers its root's lockfile records.
+    js_peers: Vec<Option<lockfile::Peers>>,
+}
+
+/// The required peers of the first lockfile at the repository's root (see [`lockfile`]).
+fn root_lockfile(snap: &RepoSnapshot) -> Result<Option<lockfile::Peers>> {
+    let root = snap.root_tree()?;
+    for file in lockfile::LOCKFILES {
+        if let Some(text) = blob_text(snap, &root, file)? {
+            return Ok(Some(lockfile::peers(file, &text)));
+        }
+    }
+    Ok(None)
 }
 
 impl<'a> World<'a> {
@@ -338,6 +356,7 @@ impl<'a> World<'a> {
             rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
             probe: None,
             js_root_aliases: Vec::new(),
+            js_peers: Vec::new(),
         }
     }
 }
@@ -416,6 +435,7 @@ fn module_drift(
             tools: &man.tools,
             go_modules: &world.go_modules,
             python_dists: &world.python_dists,
+            js_peers: world.js_peers.get(m.repo).and_then(Option::as_ref),
             probe: world.probe,
         };
         compare(m, lang, &decls, &uses, manifest, &around, out);
@@ -673,8 +693,37 @@ fn uses<'a>(
             }
             push_import(&mut out, &mut seen, one, script.1);
         }
+        if let Some(runtime) = component_runtime(f) {
+            push_import(&mut out, &mut seen, runtime, false);
+        }
     }
     out
+}
+
+/// A component file's compiled code imports its framework's runtime (`.astro` pages compile to
+/// imports of `astro/compiler-runtime`, `.svelte` to `svelte/internal`, `.vue` to `vue`), which
+/// its text never names: a use of that package by the file's code, never one owed (the
+/// framework's own tooling supplies it in a repository that declares nothing).
+fn component_runtime(f: &ScannedFile) -> Option<Use<'_>> {
+    if f.language != Language::Js {
+        return None;
+    }
+    let runtime = js::component_runtime(&f.path)?;
+    Some(Use {
+        language: Language::Js,
+        key: Cow::Borrowed(runtime),
+        kind: f.kind,
+        optional: true,
+        build_script: false,
+        type_only: false,
+        continued: false,
+        aliased: None,
+        stylesheet: false,
+        glob_scoped: false,
+        doc_link: false,
+        file: &f.path,
+        line: 1,
+    })
 }
 
 /// What a module calls its own, by which an import's name becomes the key a declaration

@@ -74,6 +74,7 @@ pub(super) fn drift(
         tools: &ToolEvidence::default(),
         go_modules: &world.go_modules,
         python_dists: &world.python_dists,
+        js_peers: None,
         probe: world.probe,
     };
     let manifest = source::join(&m.dir, "Cargo.toml");

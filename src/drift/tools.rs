@@ -227,8 +227,25 @@ pub(crate) fn quoted_strings(text: &str) -> Vec<String> {
 /// The packages a config string may name: the package of the specifier itself, and the
 /// names its tool completes a short name to: babel's presets and plugins (`@babel/env` →
 /// `@babel/preset-env`, `minify` → `babel-preset-minify`), jest's environments and runners
-/// (`testEnvironment: "jsdom"` → `jest-environment-jsdom`), eslint's plugins and configs.
+/// (`testEnvironment: "jsdom"` → `jest-environment-jsdom`), eslint's plugins and configs
+/// (a legacy `plugin:@scope/name/recommended` → `@scope/eslint-plugin-name`).
 fn completions(s: &str) -> Vec<String> {
+    // ESLint's legacy `extends: "plugin:@scope/name/config"` and `"plugin:name/config"`.
+    if let Some(plugin) = s.strip_prefix("plugin:") {
+        let (scope, rest) = match plugin.strip_prefix('@').and_then(|r| r.split_once('/')) {
+            Some((scope, rest)) => (Some(scope), rest),
+            None => (None, plugin),
+        };
+        let name = rest.split('/').next().unwrap_or(rest);
+        return match (scope, name) {
+            (Some(scope), "") => vec![format!("@{scope}/eslint-plugin")],
+            (Some(scope), name) => vec![
+                format!("@{scope}/eslint-plugin-{name}"),
+                format!("@{scope}/eslint-plugin"),
+            ],
+            (None, name) => vec![format!("eslint-plugin-{name}")],
+        };
+    }
     let mut out: Vec<String> = names::js_package(s)
         .map(str::to_string)
         .into_iter()
@@ -730,6 +747,19 @@ mod tests {
         assert_eq!(
             completions("jest-preset-angular/presets"),
             ["jest-preset-angular"]
+        );
+        // ESLint's legacy `extends` of a plugin's config (TanStack's examples).
+        assert!(
+            completions("plugin:@tanstack/query/recommended")
+                .contains(&"@tanstack/eslint-plugin-query".to_string())
+        );
+        assert!(
+            completions("plugin:@typescript-eslint/recommended")
+                .contains(&"@typescript-eslint/eslint-plugin".to_string())
+        );
+        assert_eq!(
+            completions("plugin:react/recommended"),
+            ["eslint-plugin-react"]
         );
         assert_eq!(
             completions("@docusaurus/tsconfig")[0],

@@ -565,6 +565,79 @@ fn tool_attributes_extern_renames_toolchain_crates_and_test_data_are_no_rust_fin
     assert!(found.is_empty(), "{found:?}");
 }
 
+/// The third held-out set's shapes fixed as rules: a component file's compiled code imports its
+/// framework (astro's sites, svelte's components: the package is used though no line names
+/// it), ESLint's legacy `plugin:` configs name their plugin packages (TanStack's examples),
+/// `pytest.importorskip("x")` is a guarded import (langgraph's optional test dependencies),
+/// and a package another used one requires as a peer (the lockfile says so) is used. Beside
+/// them, what nothing uses is still found.
+#[test]
+fn component_runtimes_eslint_plugin_configs_and_importorskip_make_no_false_findings() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "site", "site");
+    t.write(
+        "ws/site/package.json",
+        "{\"name\": \"site\", \"dependencies\": {\"astro\": \"5\", \"svelte\": \"5\", \"left-pad\": \"1\"}, \"devDependencies\": {\"eslint-plugin-react\": \"7\"}}\n",
+    );
+    t.write("ws/site/src/pages/index.astro", "<h1>Hi</h1>\n");
+    // TanStack's next examples: `react-dom` is next's required peer, as the root's
+    // pnpm-lock.yaml records; no line of the module imports it. `graphql`, an optional peer,
+    // is still unused.
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/package.json",
+        "{\"name\": \"app\", \"dependencies\": {\"next\": \"15\", \"react-dom\": \"19\", \"graphql\": \"16\"}}\n",
+    );
+    t.write("ws/app/src/page.js", "import Link from 'next/link'\n");
+    t.write(
+        "ws/pnpm-lock.yaml",
+        "lockfileVersion: '9.0'\n\npackages:\n\n  next@15.0.0:\n    resolution: {integrity: sha512-z}\n    peerDependencies:\n      graphql: '*'\n      react: ^19\n      react-dom: ^19\n    peerDependenciesMeta:\n      graphql:\n        optional: true\n",
+    );
+    t.write("ws/site/src/Counter.svelte", "<button>+</button>\n");
+    t.write(
+        "ws/site/.eslintrc.json",
+        "{\"extends\": [\"plugin:react/recommended\"]}\n",
+    );
+    module(&t, "graph", "graph");
+    t.write(
+        "ws/graph/pyproject.toml",
+        "[project]\nname = \"graph\"\ndependencies = []\n",
+    );
+    t.write("ws/graph/graph/__init__.py", "import os\n");
+    t.write(
+        "ws/graph/tests/test_redis.py",
+        "import pytest\nredis = pytest.importorskip(\"redis\")\n",
+    );
+    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.commit("ws", "round 4 shapes");
+    let found = findings(&t.json(&["drift"]));
+    assert!(
+        found.iter().all(|f| [
+            "site unused left-pad",
+            "graph undeclared pytest",
+            "app unused graphql"
+        ]
+        .contains(&f.as_str())),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"site unused left-pad".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"app unused graphql".to_string()),
+        "{found:?}"
+    );
+    let e = explained(&t, "app", "react-dom");
+    assert!(
+        e.contains("next requires it installed beside it (pnpm-lock.yaml records"),
+        "{e}"
+    );
+    let e = explained(&t, "site", "astro");
+    assert!(e.contains("compiled code imports its framework"), "{e}");
+}
+
 /// opentelemetry-python's shapes: distributions sharing the PEP 420 namespace `opentelemetry`
 /// (no `__init__.py`; each wheel ships `src/opentelemetry` whole), test dependencies declared
 /// only in a `test-requirements.txt` the root's tox.ini installs (`-e` sibling paths, pins,

@@ -73,7 +73,8 @@ pub struct ScannedFile {
 /// links name are read (`in_doc_link`, for drift only).
 /// 17: Rust: a bare `use` of a function of the file, and `#[rust_analyzer::…]`/`#[miri::…]`,
 /// name no crate; `test_data/`, `test-data/` anywhere and `samples/` in tests are test data.
-pub const SCANNER_VERSION: u32 = 17;
+/// 18: Python: `pytest.importorskip("x")` is a guarded import of `x`.
+pub const SCANNER_VERSION: u32 = 18;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -352,6 +352,7 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
 
 /// `__import__("a.b")` or `import_module("a.b")` (as `importlib.import_module` or imported
 /// by name) with a literal: reports "a.b". A relative name (`".x"`) stays inside the module.
+/// `pytest.importorskip("a")` is reported too, as guarded (the test is skipped without it).
 fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
     let word = toks[i].text(src);
     let after_dot = i.checked_sub(1).is_some_and(|p| punct_at(toks, p, b'.'));
@@ -362,6 +363,13 @@ fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
                 || i.checked_sub(2)
                     .and_then(|p| toks.get(p))
                     .is_some_and(|t| t.text(src) == "importlib")
+        }
+        // `pytest.importorskip("x")` skips the test when `x` is absent: a guarded import.
+        "importorskip" => {
+            !after_dot
+                || i.checked_sub(2)
+                    .and_then(|p| toks.get(p))
+                    .is_some_and(|t| t.text(src) == "pytest")
         }
         _ => false,
     };
@@ -378,6 +386,9 @@ fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
             });
         if valid {
             c.push_value(arg);
+            if word == "importorskip" {
+                c.weaken(arg.start, arg.end, ImportKind::Optional);
+            }
         }
     }
 }
@@ -681,6 +692,24 @@ mod tests {
     fn dynamic_imports_with_a_literal() {
         let src = "m = __import__(\"a.b\")\nimportlib.import_module('c')\nimport_module(\"d\", package=None)\nimportlib.import_module(name)\nimportlib.import_module('.rel', 'pkg')\nx.__import__('e')\nother.import_module('f')\n";
         assert_eq!(pairs(&scan(src)), [(1, "a.b"), (2, "c"), (3, "d")]);
+    }
+
+    #[test]
+    fn pytest_importorskip_is_a_guarded_import() {
+        // langgraph's optional test dependencies: the test is skipped without them.
+        use crate::lex::ImportKind::Optional;
+        let src = "import pytest\nredis = pytest.importorskip(\"redis\")\nfrom pytest import importorskip\nimportorskip('numpy.linalg', minversion='1')\nother.importorskip('x')\n";
+        let got: Vec<_> = kinds(src)
+            .into_iter()
+            .filter(|(l, _, _)| *l != 1 && *l != 3)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (2, "redis".into(), Optional),
+                (4, "numpy.linalg".into(), Optional)
+            ]
+        );
     }
 
     #[test]
