@@ -11,6 +11,7 @@ mod compare;
 pub mod declared;
 pub mod explain;
 mod go;
+mod ignores;
 pub mod js;
 mod lockfile;
 pub mod names;
@@ -124,6 +125,10 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
             true => root_lockfile(snap)?,
             false => None,
         });
+        world.knip.push(match js {
+            true => root_knip(snap)?,
+            false => None,
+        });
     }
     let mut go_memo = HashMap::new();
     let mut work_memo = HashMap::new();
@@ -171,6 +176,30 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
             }
         }
         found.retain(|f| !ignore.is_match(&f.dependency));
+        // What the maintainers told knip or deptry to leave alone.
+        let mut listed = Vec::new();
+        if manifests[i].package_json.is_some()
+            && let Some(Some((file, text))) = world.knip.get(m.repo)
+        {
+            listed.extend(ignores::knip(text, file, &m.dir));
+        }
+        if let Some(py) = &manifests[i].pyproject {
+            listed.extend(ignores::deptry(py));
+        }
+        let said_by = |f: &Finding| {
+            let js = f.manifest.ends_with("package.json");
+            listed
+                .iter()
+                .find(|l| l.silences(&f.dependency, f.kind) && js == l.at.starts_with("knip"))
+        };
+        if let Some(p) = probe {
+            for f in found.iter().filter(|f| p.names(&f.dependency)) {
+                if let Some(l) = said_by(f) {
+                    p.say(format!("{} lists it: not called {}", l.at, f.kind.as_str()));
+                }
+            }
+        }
+        found.retain(|f| said_by(f).is_none());
         found.sort_by(|a, b| {
             (&a.manifest, &a.dependency, a.kind).cmp(&(&b.manifest, &b.dependency, b.kind))
         });
@@ -287,6 +316,22 @@ struct World<'a> {
     js_root_aliases: Vec<Vec<js::Alias>>,
     /// Per repository, the required peers its root's lockfile records.
     js_peers: Vec<Option<lockfile::Peers>>,
+    /// Per repository, its root's knip config: (file, text).
+    knip: Vec<Option<(String, String)>>,
+}
+
+/// The knip config at the repository's root: a knip.json (or .jsonc, or dotted), else the
+/// root package.json when it has a `knip` key.
+fn root_knip(snap: &RepoSnapshot) -> Result<Option<(String, String)>> {
+    let root = snap.root_tree()?;
+    for file in ignores::KNIP_CONFIGS {
+        if let Some(text) = blob_text(snap, &root, file)? {
+            return Ok(Some((file.to_string(), text)));
+        }
+    }
+    Ok(blob_text(snap, &root, "package.json")?
+        .filter(|t| t.contains("\"knip\""))
+        .map(|t| ("package.json".to_string(), t)))
 }
 
 /// The required peers of the first lockfile at the repository's root (see [`lockfile`]).
@@ -357,6 +402,7 @@ impl<'a> World<'a> {
             probe: None,
             js_root_aliases: Vec::new(),
             js_peers: Vec::new(),
+            knip: Vec::new(),
         }
     }
 }

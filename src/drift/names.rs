@@ -104,7 +104,8 @@ pub(crate) fn pep503(name: &str) -> String {
 /// (a dotted name such as `zope.interface` keeps its dots); a namespace distribution's parts
 /// as a dotted path whose last parts are joined with `_` or with nothing (`google-genai` →
 /// `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`); without a wrapper word the import drops
-/// (`tavily-python` → `tavily`, `python-foo`, `py-foo`, `foo-lib`, `foo-core`, `foo-py`, a
+/// (`tavily-python` → `tavily`, `python-foo`, `py-foo`, `foo-lib`, `foo-core`, `foo-py`,
+/// `foo-sdk`, `foo-client`, `foo-ai`, `foo-cpu`, a
 /// `-python-` in the middle: `foo-python-bar` → `foo_bar`); and a type-stub distribution
 /// (`types-requests`, `pandas-stubs`) is used when what it describes is.
 pub(crate) fn python_keys(dist: &str) -> Vec<String> {
@@ -137,6 +138,13 @@ fn python_table(norm: &str) -> Option<&'static [&'static str]> {
         .map(|(_, names)| *names)
 }
 
+/// Last words of a distribution's name that its import drops: `tavily-python`, `foo-lib`,
+/// `foo-core`, `foo-py`, and a client's or build's word (`linkup-sdk` → `linkup`,
+/// `weaviate-client` → `weaviate`, `faiss-cpu` → `faiss`, `haystack-ai` → `haystack`).
+const WRAPPER_SUFFIXES: &[&str] = &[
+    "python", "py", "lib", "core", "sdk", "client", "ai", "cpu", "gpu",
+];
+
 /// The names [`python_keys`]' rules derive from a distribution's name, without the tables.
 /// scripts/python-names re-implements them to keep the generated table to their exceptions.
 fn python_rule_keys(dist: &str) -> Vec<String> {
@@ -163,7 +171,7 @@ fn python_rule_keys(dist: &str) -> Vec<String> {
             let first = *i == 0;
             let last = *i + 1 == parts.len();
             !((first && matches!(**p, "python" | "py"))
-                || (last && matches!(**p, "python" | "py" | "lib" | "core"))
+                || (last && WRAPPER_SUFFIXES.contains(*p))
                 || (!first && !last && **p == "python"))
         })
         .map(|(_, p)| *p)
@@ -307,10 +315,10 @@ pub(crate) fn js_package(spec: &str) -> Option<&str> {
         cut.next()
     };
     let pkg = &spec[..end.unwrap_or(spec.len())];
-    // npm has refused capitals in new names since before scopes existed: a scoped name with
-    // one is a bundler alias (Docusaurus' `@docusaurus/Link`, `@theme/Layout`).
-    let alias = spec.starts_with('@') && pkg.chars().any(|c| c.is_ascii_uppercase());
-    (!pkg.ends_with('@') && pkg != "@" && !alias).then_some(pkg)
+    // A scoped name with capitals (Docusaurus' `@theme/Layout` alias, or pulumi's published
+    // `@pulumi/camelNames`) is kept: it matches a declaration of that name, and is never
+    // undeclared otherwise (see [`npm_new_name`]).
+    (!pkg.ends_with('@') && pkg != "@").then_some(pkg)
 }
 
 /// Whether npm would accept `pkg` as a new package name (validate-npm-package-name's rules
@@ -396,6 +404,15 @@ mod tests {
         assert!(python_keys("foo-lib").contains(&"foo".to_string()));
         assert!(python_keys("py-foo").contains(&"foo".to_string()));
         assert!(python_keys("bar-core").contains(&"bar".to_string()));
+        // A client's, an SDK's or a build's last word (haystack-core-integrations' shapes).
+        for (dist, import) in [
+            ("haystack-ai", "haystack"),
+            ("weaviate-client", "weaviate"),
+            ("linkup-sdk", "linkup"),
+            ("faiss-cpu", "faiss"),
+        ] {
+            assert!(python_keys(dist).contains(&import.to_string()), "{dist}");
+        }
         assert!(python_keys("foo-python-bar").contains(&"foo_bar".to_string()));
         // A namespace distribution's last parts joined either way.
         let keys = python_keys("a-b-c-d");
@@ -545,11 +562,14 @@ mod tests {
             "@/comp",
             "virtual:x",
             "https://x",
-            "@docusaurus/Link",
-            "@theme/Layout",
             "",
         ] {
             assert_eq!(js_package(not), None, "{not}");
+        }
+        // A bundler's alias with capitals is kept to match a declaration, never owed.
+        for alias in ["@docusaurus/Link", "@theme/Layout", "@pulumi/camelNames"] {
+            assert_eq!(js_package(alias), Some(alias));
+            assert!(!npm_new_name(alias), "{alias}");
         }
         // jest-runtime's test root: `require('RegularModule')` and friends are haste names.
         for not in [

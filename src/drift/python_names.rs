@@ -43,8 +43,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("apertium", &["apertium_core"]),
     // Debian's `python3-streamparser`.
     ("apertium-streamparser", &["streamparser"]),
-    // Debian's `python3-aptly-api-client`.
-    ("aptly-api-client", &["aptly_api"]),
     // Debian's `python3-argon2`.
     ("argon2-cffi", &["argon2"]),
     // Debian's `python3-argparse-manpage`.
@@ -490,8 +488,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("ipykernel", &["ipykernel", "ipykernel_launcher"]),
     // Debian's `python3-isospec`.
     ("isospecpy", &["IsoSpecCppPy", "IsoSpecPy"]),
-    // Debian's `python3-jack-client`.
-    ("jack-client", &["jack"]),
     // Debian's `python3-javaobj`.
     ("javaobj-py3", &["javaobj"]),
     // Debian's `python3-jenkins-job-builder`.
@@ -1208,8 +1204,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ),
     // Debian's `python3-webdavclient`.
     ("webdavclient3", &["webdav3"]),
-    // Debian's `python3-websocket`.
-    ("websocket-client", &["websocket"]),
     // Debian's `python3-websocketd`.
     ("websocket-httpd", &["websocketd"]),
     // Debian's `python3-wsgiproxy`.

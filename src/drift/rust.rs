@@ -106,11 +106,44 @@ pub(super) fn drift(
             }
         }
     }
+    // A crate with no library and no binary (only benches, examples, tests: tokio's
+    // `benches` crate) ships nothing: its `[dependencies]` serve those targets, so none is
+    // "used only by tests".
+    let ships = ships_a_target(&rec.files, &m.dir, cargo_toml);
+    if !ships
+        && let Some(p) = world.probe
+        && out[from..]
+            .iter()
+            .any(|f| f.kind == DriftKind::DevOnly && p.names(&f.dependency))
+    {
+        p.say(
+            "the crate has no library and no binary (only benches, examples or tests): its [dependencies] serve them, so nothing is dev-only".to_string(),
+        );
+    }
     let kept: Vec<Finding> = out
         .drain(from..)
         .filter(|f| silenced(f).is_none())
+        .filter(|f| ships || f.kind != DriftKind::DevOnly)
         .collect();
     out.extend(kept);
+}
+
+/// Whether the crate builds a library or a binary: `src/lib.rs`, `src/main.rs`,
+/// `src/bin/`, or a `[lib]`/`[[bin]]` table naming one elsewhere.
+fn ships_a_target(files: &[ScannedFile], dir: &str, cargo_toml: &str) -> bool {
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
+    let by_layout = files.iter().any(|f| {
+        let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
+        matches!(rel, "src/lib.rs" | "src/main.rs") || rel.starts_with("src/bin/")
+    });
+    by_layout
+        || cargo_toml
+            .lines()
+            .any(|l| matches!(l.trim(), "[lib]" | "[[bin]]"))
 }
 
 /// External packages whose library is named otherwise than the package (and than the

@@ -638,6 +638,65 @@ fn component_runtimes_eslint_plugin_configs_and_importorskip_make_no_false_findi
     assert!(e.contains("compiled code imports its framework"), "{e}");
 }
 
+/// The fourth held-out set's shapes fixed as rules: the maintainers' lists for knip (nuxt's
+/// `ignoreDependencies`, top-level and per workspace glob) and deptry (`per_rule_ignores`)
+/// silence what they name, as cargo-shear's does; a crate with no library and no binary
+/// (tokio's benches) has nothing dev-only. Beside each, an unlisted finding stays.
+#[test]
+fn knip_and_deptry_lists_and_a_crate_that_ships_nothing() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    t.write(
+        "ws/knip.json",
+        "{\n  \"ignoreDependencies\": [\"ofetch\"],\n  \"workspaces\": {\"fixtures/*\": {\"ignoreDependencies\": [\"nuxt\"]}}\n}\n",
+    );
+    module(&t, "fixtures/basic", "basic");
+    t.write(
+        "ws/fixtures/basic/package.json",
+        "{\"name\": \"basic\", \"dependencies\": {\"ofetch\": \"1\", \"nuxt\": \"4\", \"left-pad\": \"1\", \"@pulumi/camelNames\": \"1\"}}\n",
+    );
+    // pulumi's published `@pulumi/camelNames`: a scoped name with capitals, declared and
+    // imported, is used (it was dropped as a bundler alias before).
+    t.write(
+        "ws/fixtures/basic/app.js",
+        "import * as c from \"@pulumi/camelNames\";\nexport default c\n",
+    );
+    module(&t, "api", "api");
+    t.write(
+        "ws/api/pyproject.toml",
+        "[project]\nname = \"api\"\ndependencies = [\"uvicorn\", \"attrs\"]\n\n[tool.deptry.per_rule_ignores]\nDEP002 = [\"uvicorn\"]\n",
+    );
+    t.write("ws/api/api/__init__.py", "import os\n");
+    module(&t, "benches", "benches");
+    t.write(
+        "ws/benches/Cargo.toml",
+        "[package]\nname = \"benches\"\npublish = false\n\n[dependencies]\ncriterion = \"0.5\"\nunused_one = \"1\"\n\n[[bench]]\nname = \"spawn\"\nharness = false\n",
+    );
+    t.write(
+        "ws/benches/benches/spawn.rs",
+        "fn main() { criterion::black_box(1); }\n",
+    );
+    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.commit("ws", "round 5 shapes");
+    let mut found = findings(&t.json(&["drift"]));
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "api unused attrs",
+            "basic unused left-pad",
+            "benches unused unused_one"
+        ]
+    );
+    let e = explained(&t, "basic", "nuxt");
+    assert!(
+        e.contains("knip's `workspaces.fixtures/*.ignoreDependencies` in knip.json"),
+        "{e}"
+    );
+    let e = explained(&t, "benches", "criterion");
+    assert!(e.contains("no library and no binary"), "{e}");
+}
+
 /// opentelemetry-python's shapes: distributions sharing the PEP 420 namespace `opentelemetry`
 /// (no `__init__.py`; each wheel ships `src/opentelemetry` whole), test dependencies declared
 /// only in a `test-requirements.txt` the root's tox.ini installs (`-e` sibling paths, pins,

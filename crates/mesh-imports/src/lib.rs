@@ -74,7 +74,9 @@ pub struct ScannedFile {
 /// 17: Rust: a bare `use` of a function of the file, and `#[rust_analyzer::…]`/`#[miri::…]`,
 /// name no crate; `test_data/`, `test-data/` anywhere and `samples/` in tests are test data.
 /// 18: Python: `pytest.importorskip("x")` is a guarded import of `x`.
-pub const SCANNER_VERSION: u32 = 18;
+/// 19: Rust: what a macro call's body declares (`cfg_x! { #[path = …] mod imp; }`) is local
+/// around the call, as its items expand there.
+pub const SCANNER_VERSION: u32 = 19;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -39,6 +39,9 @@ pub(super) struct Parser<'a, 't> {
     block_of: Vec<u32>,
     /// Byte ranges of the file's `{…}` blocks (an unclosed one runs to the end).
     blocks: Vec<(usize, usize)>,
+    /// Per block, the block around it (`NO_BLOCK` at the top), and whether it is a macro
+    /// call's body (`cfg_unix! { … }`), whose items expand into the block around it.
+    parents: Vec<(u32, bool)>,
     /// The `use` keyword of the statement being read: its bindings hold in that one's block.
     use_at: usize,
     /// Byte ranges of the blocks a glob import (`use crate::*;`, `use x::prelude::*;`, not
@@ -62,9 +65,10 @@ impl<'a, 't> Parser<'a, 't> {
     /// A parser over `toks`, the tokens of `src`.
     pub(super) fn new(src: &'a str, toks: &'t [Token]) -> Parser<'a, 't> {
         let mut blocks: Vec<(usize, usize)> = Vec::new();
+        let mut parents: Vec<(u32, bool)> = Vec::new();
         let mut block_of = Vec::with_capacity(toks.len());
         let mut open: Vec<u32> = Vec::new();
-        for t in toks {
+        for (i, t) in toks.iter().enumerate() {
             if t.is_punct(b'}')
                 && let Some(b) = open.pop()
             {
@@ -72,6 +76,9 @@ impl<'a, 't> Parser<'a, 't> {
             }
             block_of.push(open.last().copied().unwrap_or(NO_BLOCK));
             if t.is_punct(b'{') {
+                let macro_body =
+                    i >= 2 && punct_at(toks, i - 1, b'!') && kind_at(toks, i - 2, Kind::Ident);
+                parents.push((open.last().copied().unwrap_or(NO_BLOCK), macro_body));
                 open.push(blocks.len() as u32);
                 blocks.push((t.start, usize::MAX));
             }
@@ -85,6 +92,7 @@ impl<'a, 't> Parser<'a, 't> {
             statements: Vec::new(),
             block_of,
             blocks,
+            parents,
             use_at: 0,
             globs: Vec::new(),
             fns: HashMap::new(),
@@ -139,9 +147,14 @@ impl<'a, 't> Parser<'a, 't> {
 
     /// The byte range a name declared at token `i` is visible in: its block, or the file.
     fn scope(&self, i: usize) -> (usize, usize) {
-        match self.block_of.get(i) {
-            Some(&b) if b != NO_BLOCK => self.blocks[b as usize],
-            _ => (0, usize::MAX),
+        let mut b = self.block_of.get(i).copied().unwrap_or(NO_BLOCK);
+        // A macro call's body is no scope: what it declares expands around it.
+        while let Some(&(parent, true)) = self.parents.get(b as usize) {
+            b = parent;
+        }
+        match b {
+            NO_BLOCK => (0, usize::MAX),
+            b => self.blocks[b as usize],
         }
     }
 

@@ -469,3 +469,11 @@ fn a_bare_use_of_a_function_of_the_file_is_no_crate() {
     let src = "fn byte_from_hex(b: u8) -> u8 { b }\nfn parse() {\n    use byte_from_hex as pair;\n    use serde as s;\n}\nfn log() {}\nfn f() { log::info!(\"x\"); }\n";
     assert_eq!(pairs(&scan(src)), [(4, "serde"), (7, "log")]);
 }
+
+#[test]
+fn a_module_declared_in_a_macro_call_is_local_around_it() {
+    // tokio's `cfg_x! { #[path = "imp/unix.rs"] mod imp; }` then `imp::x()`: a macro call's
+    // items expand into the module around it. A function body stays a scope of its own.
+    let src = "cfg_x! {\n    #[path = \"imp/unix.rs\"]\n    mod imp;\n}\nfn f() { imp::x(); }\nfn g() { mod inner {} }\nfn h() { inner::y(); }\n";
+    assert_eq!(pairs(&scan(src)), [(7, "inner")]);
+}
