@@ -24,6 +24,20 @@ pub(super) struct Around<'a> {
     pub probe: Option<&'a Probe>,
 }
 
+impl<'a> Around<'a> {
+    /// What Go's and Rust's comparisons read: the mesh's facts, no tool evidence (`none`,
+    /// an empty one) and no lockfile.
+    pub(super) fn without_tools(world: &'a super::World, none: &'a ToolEvidence) -> Around<'a> {
+        Around {
+            tools: none,
+            go_modules: &world.go_modules,
+            python_dists: &world.python_dists,
+            js_peers: None,
+            probe: world.probe,
+        }
+    }
+}
+
 /// Sets one ecosystem's declarations beside its imports and adds the findings to `out`.
 pub(super) fn compare(
     m: &ModuleSource,

@@ -108,20 +108,9 @@ pub(super) fn drift(
         .iter()
         .flat_map(|(file, scan, kind)| {
             let third_party = scan.imports.iter().filter(|imp| !stdlib::go(&imp.name));
-            third_party.map(move |imp| Use {
-                language: Language::Go,
-                key: Cow::Borrowed(imp.name.as_str()),
-                kind: (*kind).min(imp.kind),
-                optional: false,
-                build_script: false,
-                type_only: false,
-                continued: false,
-                aliased: None,
-                stylesheet: false,
-                glob_scoped: false,
-                doc_link: false,
-                file: file.as_str(),
-                line: imp.line,
+            third_party.map(move |imp| {
+                let key = Cow::Borrowed(imp.name.as_str());
+                Use::plain(Language::Go, key, (*kind).min(imp.kind), file, imp.line)
             })
         })
         .collect();
@@ -133,13 +122,8 @@ pub(super) fn drift(
                 && (!names::segment_prefix(&module_path, &u.key, "/") || nested(&u.key))
         })
         .collect();
-    let around = Around {
-        tools: &ToolEvidence::default(),
-        go_modules: &world.go_modules,
-        python_dists: &world.python_dists,
-        js_peers: None,
-        probe: world.probe,
-    };
+    let tools = ToolEvidence::default();
+    let around = Around::without_tools(world, &tools);
     compare(m, Language::Go, &decls, &go_uses, &path, &around, out);
 }
 

@@ -443,7 +443,34 @@ struct Use<'a> {
     line: u32,
 }
 
-impl Use<'_> {
+impl<'a> Use<'a> {
+    /// A use of `key` by `file:line`, of `kind`, with none of the special cases an import's
+    /// text or place may add (for uses no import line makes: a component's runtime, a
+    /// testdata package's imports).
+    fn plain(
+        language: Language,
+        key: Cow<'a, str>,
+        kind: ImportKind,
+        file: &'a str,
+        line: u32,
+    ) -> Use<'a> {
+        Use {
+            language,
+            key,
+            kind,
+            optional: false,
+            build_script: false,
+            type_only: false,
+            continued: false,
+            aliased: None,
+            stylesheet: false,
+            glob_scoped: false,
+            doc_link: false,
+            file,
+            line,
+        }
+    }
+
     fn evidence(&self) -> String {
         format!("{}:{}", self.file, self.line)
     }
@@ -755,20 +782,10 @@ fn component_runtime(f: &ScannedFile) -> Option<Use<'_>> {
         return None;
     }
     let runtime = js::component_runtime(&f.path)?;
+    let plain = Use::plain(Language::Js, Cow::Borrowed(runtime), f.kind, &f.path, 1);
     Some(Use {
-        language: Language::Js,
-        key: Cow::Borrowed(runtime),
-        kind: f.kind,
         optional: true,
-        build_script: false,
-        type_only: false,
-        continued: false,
-        aliased: None,
-        stylesheet: false,
-        glob_scoped: false,
-        doc_link: false,
-        file: &f.path,
-        line: 1,
+        ..plain
     })
 }
 

@@ -70,13 +70,8 @@ pub(super) fn drift(
         })
         .collect();
     rust_uses.extend(implied.iter());
-    let around = Around {
-        tools: &ToolEvidence::default(),
-        go_modules: &world.go_modules,
-        python_dists: &world.python_dists,
-        js_peers: None,
-        probe: world.probe,
-    };
+    let tools = ToolEvidence::default();
+    let around = Around::without_tools(world, &tools);
     let manifest = source::join(&m.dir, "Cargo.toml");
     let from = out.len();
     compare(
