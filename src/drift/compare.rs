@@ -332,11 +332,6 @@ fn undeclared<'u, 'a>(matcher: &Matcher, uses: &'u [&'u Use<'a>]) -> BTreeMap<St
         {
             continue;
         }
-        // A toolchain crate `#![feature(rustc_private)]` links (`rustc_driver`,
-        // `rustc_span`) cannot be declared: never owed.
-        if matcher.lang == Language::Rust && u.key.starts_with("rustc_") && !matcher.satisfied(u) {
-            continue;
-        }
         if !matcher.satisfied(u) {
             // Named once per import key: a module imports the same names from many files.
             let name = named

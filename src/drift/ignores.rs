@@ -12,6 +12,7 @@ pub(crate) const KNIP_CONFIGS: &[&str] = &["knip.json", "knip.jsonc", ".knip.jso
 /// One dependency a list names, the findings it silences and where it is said.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Ignored {
+    /// The dependency, as the finding names it (a Python one PEP 503-normalized).
     pub name: String,
     /// The kinds of finding the list turns off for it.
     pub kinds: &'static [DriftKind],
@@ -22,7 +23,12 @@ pub(crate) struct Ignored {
 impl Ignored {
     /// Whether it silences a finding of `kind` about `dependency`.
     pub(crate) fn silences(&self, dependency: &str, kind: DriftKind) -> bool {
-        self.name == dependency && self.kinds.contains(&kind)
+        let python = self.at.contains("deptry");
+        let same = match python {
+            true => self.name == super::names::pep503(dependency),
+            false => self.name == dependency,
+        };
+        same && self.kinds.contains(&kind)
     }
 }
 
@@ -109,8 +115,14 @@ pub(crate) fn deptry(pyproject: &str) -> Vec<Ignored> {
     let mut add = |list: Option<&toml::Value>, kinds: &'static [DriftKind], key: &str| {
         for name in list.and_then(|l| l.as_array()).into_iter().flatten() {
             if let Some(name) = name.as_str() {
+                // DEP001 and DEP003 list import names (`yaml`); a finding names the
+                // distribution to declare (`pyyaml`).
+                let name = match kinds == MISSING {
+                    true => super::names::python_dist_for(name),
+                    false => name.to_string(),
+                };
                 out.push(Ignored {
-                    name: name.to_string(),
+                    name: super::names::pep503(&name),
                     kinds,
                     at: format!("`[tool.deptry] {key}` in pyproject.toml"),
                 });
@@ -173,7 +185,7 @@ mod tests {
 
     #[test]
     fn deptry_rules_and_the_older_keys() {
-        let text = "[project]\nname = \"x\"\n\n[tool.deptry]\nignore_notused = [\"uvicorn\"]\n\n[tool.deptry.per_rule_ignores]\nDEP001 = [\"pkg_resources\"]\nDEP002 = [\"psycopg2-binary\"]\nDEP004 = [\"pytest\"]\n";
+        let text = "[project]\nname = \"x\"\n\n[tool.deptry]\nignore_notused = [\"uvicorn\"]\n\n[tool.deptry.per_rule_ignores]\nDEP001 = [\"yaml\"]\nDEP002 = [\"psycopg2-binary\"]\nDEP004 = [\"pytest\"]\n";
         let got = deptry(text);
         let said: Vec<(&str, bool, bool)> = got
             .iter()
@@ -188,11 +200,14 @@ mod tests {
         assert_eq!(
             said,
             [
-                ("pkg_resources", false, true),
+                ("pyyaml", false, true),
                 ("psycopg2-binary", true, false),
                 ("uvicorn", true, false)
             ]
         );
+        // The finding names the distribution as written; the list, its import name.
+        assert!(got[0].silences("PyYAML", DriftKind::Undeclared));
+        assert!(got[1].silences("psycopg2_binary", DriftKind::Unused));
         assert!(deptry("[project]\nname = \"x\"\n").is_empty());
         assert!(deptry("[tool.deptry\n").is_empty());
     }

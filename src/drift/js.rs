@@ -90,7 +90,12 @@ pub(crate) fn tsconfig_aliases(
 ) -> Result<Vec<Alias>, SourceError> {
     let root = snap.root_tree()?;
     let mut todo = vec![(path.to_string(), text.to_string(), 0)];
+    let mut seen = std::collections::HashSet::new();
     while let Some((path, text, depth)) = todo.pop() {
+        // A config extending itself, or one another many times, is read once.
+        if !seen.insert(path.clone()) {
+            continue;
+        }
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
         if mesh_imports::tsconfig::has_paths(&text) {
             return Ok(aliases_of(dir, &path, &text));

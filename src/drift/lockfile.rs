@@ -166,7 +166,9 @@ fn unquote(s: &str) -> &str {
 /// (`@scope/name@1.0.0(peer@2)` → `@scope/name`, `react-dom@npm:^18, react-dom@npm:^17` →
 /// `react-dom`); none for a key with no version (a section, an importer's dependency).
 fn entry_name(key: &str) -> Option<String> {
+    // pnpm 6 to 8 write `/name@version` (`/@angular/core@16.0.0`).
     let first = unquote(key.split(", ").next().unwrap_or(key));
+    let first = first.strip_prefix('/').unwrap_or(first);
     let after_scope = usize::from(first.starts_with('@'));
     let at = first.get(after_scope..)?.find('@')? + after_scope;
     let name = &first[..at];
@@ -193,6 +195,11 @@ mod tests {
         assert!(!p.requires("@angular/platform-browser", "@angular/animations"));
         assert!(!p.requires("@0no-co/graphql.web", "graphql"));
         assert!(!p.required.contains_key("@eslint-react/eslint-plugin"));
+        // pnpm 8's keys start with `/`.
+        let v6 = "lockfileVersion: '6.0'\n\npackages:\n\n  /@angular/common@16.0.0(rxjs@7.8.1):\n    resolution: {integrity: sha512-a}\n    peerDependencies:\n      '@angular/core': 16.0.0\n      rxjs: ^7.4.0\n";
+        let p = peers("pnpm-lock.yaml", v6);
+        assert!(p.requires("@angular/common", "@angular/core"));
+        assert!(p.requires("@angular/common", "rxjs"));
     }
 
     #[test]

@@ -1015,10 +1015,12 @@ fn push_first<'a>(out: &mut Vec<Use<'a>>, seen: &mut HashSet<(Cow<'a, str>, u16)
         u.continued,
         u.aliased.is_some(),
         u.stylesheet,
+        u.glob_scoped,
+        u.doc_link,
     ]
     .iter()
     .fold(0u16, |acc, &b| (acc << 1) | u16::from(b));
-    let alike = (lang * 3 + kind) << 6 | flags;
+    let alike = (lang * 3 + kind) << 8 | flags;
     if seen.insert((u.key.clone(), alike)) {
         out.push(u);
     }

@@ -114,14 +114,19 @@ fn tox_deps(text: &str) -> Vec<(u32, Req)> {
     let values = mesh_imports::setup_cfg::ini_values(text, "deps", |s| {
         s == "testenv" || s.starts_with("testenv:")
     });
-    tox_values(text, values, 0, &mut out);
+    tox_values(text, values, &mut Vec::new(), &mut out);
     out
 }
 
 /// Pushes the requirements of tox `deps` lines: a `{[section]key}` reference
-/// (`{[testenv]test_deps}`) stands for that key's lines, followed four deep; a reference to
-/// another `deps` is left, as every testenv's `deps` is read already.
-fn tox_values(text: &str, values: Vec<(u32, String)>, depth: usize, out: &mut Vec<(u32, Req)>) {
+/// (`{[testenv]test_deps}`) stands for that key's lines, each reference followed once (16 at
+/// most); a reference to another `deps` is left, as every testenv's `deps` is read already.
+fn tox_values(
+    text: &str,
+    values: Vec<(u32, String)>,
+    followed: &mut Vec<(String, String)>,
+    out: &mut Vec<(u32, Req)>,
+) {
     for (line, value) in values {
         let value = without_factor(&value)
             .replace("{toxinidir}", ".")
@@ -131,9 +136,12 @@ fn tox_values(text: &str, values: Vec<(u32, String)>, depth: usize, out: &mut Ve
             .and_then(|r| r.strip_suffix('}'))
             .and_then(|r| r.split_once(']'));
         if let Some((section, key)) = reference {
-            if key != "deps" && depth < 4 {
+            let pair = (section.to_string(), key.to_string());
+            // Each reference once (a reference to itself, or many to one, is read once).
+            if key != "deps" && followed.len() < 16 && !followed.contains(&pair) {
+                followed.push(pair);
                 let more = mesh_imports::setup_cfg::ini_values(text, key, |s| s == section);
-                tox_values(text, more, depth + 1, out);
+                tox_values(text, more, followed, out);
             }
             continue;
         }
@@ -249,6 +257,9 @@ struct Found<'m> {
     modules: Vec<(usize, &'m str)>,
     /// Per module index, its environment's declarations.
     out: HashMap<usize, Vec<EnvDecl>>,
+    /// The (module, requirements file) pairs already read: a file listing `-r` of itself,
+    /// or another many times, is read once.
+    included: std::collections::HashSet<(usize, String)>,
 }
 
 impl Found<'_> {
@@ -288,6 +299,7 @@ pub(super) fn declarations(
         let mut found = Found {
             modules,
             out: HashMap::new(),
+            included: Default::default(),
         };
         runners(&mut reader, &mut found)?;
         let mut memo = source::Nearest::default();
@@ -376,6 +388,9 @@ fn take(
             let Some(owner) = owner else {
                 return Ok(());
             };
+            if !found.included.insert((owner, path.clone())) {
+                return Ok(());
+            }
             let (inc_dir, inc_file) = path.rsplit_once('/').unwrap_or(("", path.as_str()));
             let (inc_dir, inc_file) = (inc_dir.to_string(), inc_file.to_string());
             let via = match depth {

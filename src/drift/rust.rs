@@ -50,9 +50,17 @@ pub(super) fn drift(
             })
         })
         .collect();
+    // A crate built with `#![feature(rustc_private)]` links the toolchain's own `rustc_*`
+    // crates (`extern crate rustc_driver;`), which no manifest can declare: never owed.
+    let rustc_private = rec.files.iter().any(|f| {
+        f.imports
+            .iter()
+            .any(|i| i.text.contains("extern crate rustc_"))
+    });
+    let toolchain = |u: &Use| rustc_private && u.key.starts_with("rustc_") && !declared(&u.key);
     let mut rust_uses: Vec<&Use> = uses
         .iter()
-        .filter(|u| u.language == Language::Rust)
+        .filter(|u| u.language == Language::Rust && !toolchain(u))
         .filter(|u| !extern_aliases.iter().any(|(alias, _)| *alias == u.key))
         // A name of the crate's own modules (brought in by a glob re-export) is no crate.
         .filter(|u| declared(&u.key) || !own_modules.iter().any(|o| *o == u.key))
