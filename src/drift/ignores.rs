@@ -2,9 +2,12 @@
 //! `ignoreDependencies` (JS) and deptry's `per_rule_ignores` (Python), as cargo-shear's list
 //! is read for Rust (see [`super::rust::tool_ignored`]). Such a list is the maintainers' word
 //! that a dependency is right where no import shows it (a package loaded by name, a
-//! framework's convention), so drift says nothing of it either.
+//! framework's convention), so drift says nothing of it either. [`apply`] is the one place
+//! every ecosystem's list is applied.
 
-use super::DriftKind;
+use super::explain::Probe;
+use super::{DriftKind, Finding};
+use mesh_imports::Language;
 
 /// Knip's config files at the repository's root, in the order knip looks for them.
 pub(crate) const KNIP_CONFIGS: &[&str] = &["knip.json", "knip.jsonc", ".knip.json", ".knip.jsonc"];
@@ -18,19 +21,48 @@ pub(crate) struct Ignored {
     pub kinds: &'static [DriftKind],
     /// The file and key that say so, for `--explain`.
     pub at: String,
+    /// The ecosystem of the list: a Python name is matched PEP 503-normalized.
+    pub language: Language,
 }
 
 impl Ignored {
     /// Whether it silences a finding of `kind` about `dependency`.
     pub(crate) fn silences(&self, dependency: &str, kind: DriftKind) -> bool {
-        let python = self.at.contains("deptry");
-        let same = match python {
-            true => self.name == super::names::pep503(dependency),
-            false => self.name == dependency,
+        let same = match self.language {
+            Language::Python => self.name == super::names::pep503(dependency),
+            _ => self.name == dependency,
         };
         same && self.kinds.contains(&kind)
     }
 }
+
+/// Drops from `found` (one ecosystem's findings of one module) what `lists` silence, telling
+/// `probe` which list says so.
+pub(super) fn apply(lists: &[Ignored], probe: Option<&Probe>, found: &mut Vec<Finding>) {
+    if lists.is_empty() {
+        return;
+    }
+    let said_by = |f: &Finding| lists.iter().find(|l| l.silences(&f.dependency, f.kind));
+    if let Some(p) = probe {
+        for f in found.iter().filter(|f| p.names(&f.dependency)) {
+            if let Some(l) = said_by(f) {
+                let how = match f.kind {
+                    DriftKind::Unused | DriftKind::DevOnly => " as used where no import shows it",
+                    _ => "",
+                };
+                p.say(format!(
+                    "{} lists it{how}: not called {}",
+                    l.at,
+                    f.kind.as_str()
+                ));
+            }
+        }
+    }
+    found.retain(|f| said_by(f).is_none());
+}
+
+/// Unused and dev-only: a list of what an unused-dependency check must leave alone.
+pub(super) const USED: &[DriftKind] = &[DriftKind::Unused, DriftKind::DevOnly];
 
 /// Every kind: knip's `ignoreDependencies` turns off its unused and unlisted reports alike.
 const ALL: &[DriftKind] = &[
@@ -64,6 +96,7 @@ pub(crate) fn knip(text: &str, file: &str, dir: &str) -> Vec<Ignored> {
                     name: name.to_string(),
                     kinds: ALL,
                     at: format!("knip's `{key}` in {file}"),
+                    language: Language::Js,
                 });
             }
         }
@@ -110,7 +143,6 @@ pub(crate) fn deptry(pyproject: &str) -> Vec<Ignored> {
         return Vec::new();
     };
     const MISSING: &[DriftKind] = &[DriftKind::Undeclared];
-    const UNUSED: &[DriftKind] = &[DriftKind::Unused, DriftKind::DevOnly];
     let mut out = Vec::new();
     let mut add = |list: Option<&toml::Value>, kinds: &'static [DriftKind], key: &str| {
         for name in list.and_then(|l| l.as_array()).into_iter().flatten() {
@@ -125,12 +157,13 @@ pub(crate) fn deptry(pyproject: &str) -> Vec<Ignored> {
                     name: super::names::pep503(&name),
                     kinds,
                     at: format!("`[tool.deptry] {key}` in pyproject.toml"),
+                    language: Language::Python,
                 });
             }
         }
     };
     let rules = deptry.get("per_rule_ignores");
-    for (rule, kinds) in [("DEP001", MISSING), ("DEP002", UNUSED), ("DEP003", MISSING)] {
+    for (rule, kinds) in [("DEP001", MISSING), ("DEP002", USED), ("DEP003", MISSING)] {
         add(
             rules.and_then(|r| r.get(rule)),
             kinds,
@@ -138,7 +171,7 @@ pub(crate) fn deptry(pyproject: &str) -> Vec<Ignored> {
         );
     }
     add(deptry.get("ignore_missing"), MISSING, "ignore_missing");
-    add(deptry.get("ignore_notused"), UNUSED, "ignore_notused");
+    add(deptry.get("ignore_notused"), USED, "ignore_notused");
     add(
         deptry.get("ignore_transitive"),
         MISSING,

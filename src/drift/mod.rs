@@ -110,24 +110,17 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
     }
     let mut world = World::new(loaded, &manifests);
     world.probe = probe;
-    // The repository roots' tsconfig aliases, read once per repository with JS modules.
+    // What each repository's root says of its JS packages, read once per repository with
+    // JS modules.
     for (r, snap) in snapshot.repos.iter().enumerate() {
         let js = snapshot
             .modules
             .iter()
             .zip(&manifests)
             .any(|(m, man)| m.repo == r && man.package_json.is_some());
-        world.js_root_aliases.push(match js {
-            true => js::root_aliases(snap)?,
-            false => Vec::new(),
-        });
-        world.js_peers.push(match js {
-            true => root_lockfile(snap)?,
-            false => None,
-        });
-        world.knip.push(match js {
-            true => root_knip(snap)?,
-            false => None,
+        world.js_roots.push(match js {
+            true => JsRoot::read(snap)?,
+            false => JsRoot::default(),
         });
     }
     let mut go_memo = HashMap::new();
@@ -176,30 +169,6 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
             }
         }
         found.retain(|f| !ignore.is_match(&f.dependency));
-        // What the maintainers told knip or deptry to leave alone.
-        let mut listed = Vec::new();
-        if manifests[i].package_json.is_some()
-            && let Some(Some((file, text))) = world.knip.get(m.repo)
-        {
-            listed.extend(ignores::knip(text, file, &m.dir));
-        }
-        if let Some(py) = &manifests[i].pyproject {
-            listed.extend(ignores::deptry(py));
-        }
-        let said_by = |f: &Finding| {
-            let js = f.manifest.ends_with("package.json");
-            listed
-                .iter()
-                .find(|l| l.silences(&f.dependency, f.kind) && js == l.at.starts_with("knip"))
-        };
-        if let Some(p) = probe {
-            for f in found.iter().filter(|f| p.names(&f.dependency)) {
-                if let Some(l) = said_by(f) {
-                    p.say(format!("{} lists it: not called {}", l.at, f.kind.as_str()));
-                }
-            }
-        }
-        found.retain(|f| said_by(f).is_none());
         found.sort_by(|a, b| {
             (&a.manifest, &a.dependency, a.kind).cmp(&(&b.manifest, &b.dependency, b.kind))
         });
@@ -312,37 +281,45 @@ struct World<'a> {
     rust_libs: HashMap<String, String>,
     /// The dependency `--explain` looks at, told what the comparison sees of it.
     probe: Option<&'a explain::Probe>,
-    /// Per repository, its root's tsconfig aliases (see [`js::root_aliases`]).
-    js_root_aliases: Vec<Vec<js::Alias>>,
-    /// Per repository, the required peers its root's lockfile records.
-    js_peers: Vec<Option<lockfile::Peers>>,
-    /// Per repository, its root's knip config: (file, text).
-    knip: Vec<Option<(String, String)>>,
+    /// Per repository, what its root says of its JS packages.
+    js_roots: Vec<JsRoot>,
 }
 
-/// The knip config at the repository's root: a knip.json (or .jsonc, or dotted), else the
-/// root package.json when it has a `knip` key.
-fn root_knip(snap: &RepoSnapshot) -> Result<Option<(String, String)>> {
-    let root = snap.root_tree()?;
-    for file in ignores::KNIP_CONFIGS {
-        if let Some(text) = blob_text(snap, &root, file)? {
-            return Ok(Some((file.to_string(), text)));
-        }
-    }
-    Ok(blob_text(snap, &root, "package.json")?
-        .filter(|t| t.contains("\"knip\""))
-        .map(|t| ("package.json".to_string(), t)))
+/// What a repository's root says of every JS package in it, whatever its module.
+#[derive(Default)]
+struct JsRoot {
+    /// Its tsconfig aliases (see [`js::root_aliases`]).
+    aliases: Vec<js::Alias>,
+    /// The required peers its lockfile records (see [`lockfile`]).
+    peers: Option<lockfile::Peers>,
+    /// Its knip config, (file, text): a knip.json (or .jsonc, or dotted), else the root
+    /// package.json when it has a `knip` key.
+    knip: Option<(String, String)>,
 }
 
-/// The required peers of the first lockfile at the repository's root (see [`lockfile`]).
-fn root_lockfile(snap: &RepoSnapshot) -> Result<Option<lockfile::Peers>> {
-    let root = snap.root_tree()?;
-    for file in lockfile::LOCKFILES {
-        if let Some(text) = blob_text(snap, &root, file)? {
-            return Ok(Some(lockfile::peers(file, &text)));
-        }
+impl JsRoot {
+    /// Reads the root of `snap`.
+    fn read(snap: &RepoSnapshot) -> Result<JsRoot> {
+        let root = snap.root_tree()?;
+        let first = |files: &[&str]| -> Result<Option<(String, String)>> {
+            for file in files {
+                if let Some(text) = blob_text(snap, &root, file)? {
+                    return Ok(Some((file.to_string(), text)));
+                }
+            }
+            Ok(None)
+        };
+        let peers = first(lockfile::LOCKFILES)?.map(|(file, text)| lockfile::peers(&file, &text));
+        let knip = match first(ignores::KNIP_CONFIGS)? {
+            Some(found) => Some(found),
+            None => first(&["package.json"])?.filter(|(_, t)| t.contains("\"knip\"")),
+        };
+        Ok(JsRoot {
+            aliases: js::root_aliases(snap)?,
+            peers,
+            knip,
+        })
     }
-    Ok(None)
 }
 
 impl<'a> World<'a> {
@@ -400,9 +377,7 @@ impl<'a> World<'a> {
             go_modules,
             rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
             probe: None,
-            js_root_aliases: Vec::new(),
-            js_peers: Vec::new(),
-            knip: Vec::new(),
+            js_roots: Vec::new(),
         }
     }
 }
@@ -508,19 +483,25 @@ fn module_drift(
             tools: &man.tools,
             go_modules: &world.go_modules,
             python_dists: &world.python_dists,
-            js_peers: world.js_peers.get(m.repo).and_then(Option::as_ref),
+            js_peers: world.js_roots.get(m.repo).and_then(|r| r.peers.as_ref()),
             probe: world.probe,
         };
         compare(m, lang, &decls, &uses, manifest, &around, out);
     };
     if let Some((decls, _)) = package_json {
         let decls = js_decls(decls, js_root);
+        let mut js = Vec::new();
         check(
             Language::Js,
             decls,
             &source::join(&m.dir, "package.json"),
-            &mut out,
+            &mut js,
         );
+        let knip = world.js_roots.get(m.repo).and_then(|r| r.knip.as_ref());
+        if let Some((file, text)) = knip {
+            ignores::apply(&ignores::knip(text, file, &m.dir), world.probe, &mut js);
+        }
+        out.extend(js);
     }
     if let Some((decls, file)) = python_decls(world, man, &m.dir) {
         let mut py = Vec::new();
@@ -531,6 +512,9 @@ fn module_drift(
             &mut py,
         );
         without_unused_when_no_code(world, rec, &mut py);
+        if let Some(text) = &man.pyproject {
+            ignores::apply(&ignores::deptry(text), world.probe, &mut py);
+        }
         out.extend(py);
     }
     let go = match (&man.go_mod, go_above) {
@@ -680,9 +664,9 @@ fn uses<'a>(
 ) -> Vec<Use<'a>> {
     let rust_build = man.rust_build.as_ref();
     let root_aliases = world
-        .js_root_aliases
+        .js_roots
         .get(m.repo)
-        .map_or(&[][..], Vec::as_slice);
+        .map_or(&[][..], |r| r.aliases.as_slice());
     let ignore = mesh_imports::globs(&m.manifest.ignore, false);
     let prefix = if m.dir.is_empty() {
         String::new()

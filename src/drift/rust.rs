@@ -4,6 +4,7 @@
 //! and the crate's own module names a glob re-export brings into scope.
 
 use super::compare::{Around, compare};
+use super::ignores::{self, Ignored};
 use super::tools::ToolEvidence;
 use super::{Decl, DriftKind, Finding, Use, World, declared};
 use crate::source;
@@ -26,7 +27,7 @@ pub(super) fn drift(
     let decls: Vec<Decl> = declared::cargo(cargo_toml)
         .into_iter()
         .map(|d| {
-            let ident = mesh_imports::manifest::rust_ident(&d.name);
+            let ident = rust_ident(&d.name);
             let renamed = rec.manifests.rust_renames.iter().any(|(l, _)| *l == ident);
             Decl {
                 keys: keys(&d.name, renamed, &world.rust_libs),
@@ -92,30 +93,24 @@ pub(super) fn drift(
         out,
     );
     // The maintainers' word for an unused-dependency tool: used where no import shows it.
-    let ignored = tool_ignored(cargo_toml);
-    let silenced = |f: &Finding| {
-        let quiet = matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly);
-        ignored
-            .iter()
-            .find(|(name, _, _)| quiet && *name == f.dependency)
-    };
-    if let Some(p) = world.probe {
-        for f in out[from..].iter().filter(|f| p.names(&f.dependency)) {
-            if let Some((_, table, line)) = silenced(f) {
-                p.say(format!(
-                    "`[package.metadata.{table}]` in {manifest}:{line} lists it as used where no import shows it: not called {}",
-                    f.kind.as_str()
-                ));
-            }
-        }
-    }
+    let lists: Vec<Ignored> = tool_ignored(cargo_toml)
+        .into_iter()
+        .map(|(name, table, line)| Ignored {
+            name,
+            kinds: ignores::USED,
+            at: format!("`[package.metadata.{table}]` in {manifest}:{line}"),
+            language: Language::Rust,
+        })
+        .collect();
+    let mut found = out.split_off(from);
+    ignores::apply(&lists, world.probe, &mut found);
     // A crate with no library and no binary (only benches, examples, tests: tokio's
     // `benches` crate) ships nothing: its `[dependencies]` serve those targets, so none is
     // "used only by tests".
     let ships = ships_a_target(&rec.files, &m.dir, cargo_toml);
     if !ships
         && let Some(p) = world.probe
-        && out[from..]
+        && found
             .iter()
             .any(|f| f.kind == DriftKind::DevOnly && p.names(&f.dependency))
     {
@@ -123,12 +118,8 @@ pub(super) fn drift(
             "the crate has no library and no binary (only benches, examples or tests): its [dependencies] serve them, so nothing is dev-only".to_string(),
         );
     }
-    let kept: Vec<Finding> = out
-        .drain(from..)
-        .filter(|f| silenced(f).is_none())
-        .filter(|f| ships || f.kind != DriftKind::DevOnly)
-        .collect();
-    out.extend(kept);
+    found.retain(|f| ships || f.kind != DriftKind::DevOnly);
+    out.extend(found);
 }
 
 /// Whether the crate builds a library or a binary: `src/lib.rs`, `src/main.rs`,
