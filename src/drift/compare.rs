@@ -49,8 +49,7 @@ pub(super) fn compare(
     out: &mut Vec<Finding>,
 ) {
     let tools = around.tools;
-    let mut matcher = Matcher::new(lang, decls, around.go_modules);
-    matcher.python_dists = Some(around.python_dists);
+    let matcher = Matcher::new(lang, decls, around);
     if let Some(p) = around.probe {
         probe(p, &matcher, uses, manifest, tools, &m.dir);
     }
@@ -100,12 +99,12 @@ struct Matcher<'a> {
     /// What a key's segments are split by (Go `/`, Python `.`); empty where keys match whole.
     sep: &'static str,
     /// The mesh's Python distributions, by what they provide.
-    python_dists: Option<&'a HashMap<String, Vec<String>>>,
+    python_dists: &'a HashMap<String, Vec<String>>,
 }
 
 impl<'a> Matcher<'a> {
-    /// The matcher for `lang`'s declarations `decls`.
-    fn new(lang: Language, decls: &'a [Decl], go_modules: &'a [String]) -> Matcher<'a> {
+    /// The matcher for `lang`'s declarations `decls`, with the mesh's facts `around`.
+    fn new(lang: Language, decls: &'a [Decl], around: &Around<'a>) -> Matcher<'a> {
         let sep = match lang {
             Language::Go => "/",
             Language::Python => ".",
@@ -114,9 +113,9 @@ impl<'a> Matcher<'a> {
         Matcher {
             lang,
             decls,
-            go_modules,
+            go_modules: around.go_modules,
             sep,
-            python_dists: None,
+            python_dists: around.python_dists,
         }
     }
 
@@ -186,8 +185,7 @@ impl<'a> Matcher<'a> {
             // (`opentelemetry.semconv` is opentelemetry-semantic-conventions').
             Language::Python => self
                 .python_dists
-                .into_iter()
-                .flatten()
+                .iter()
                 .filter_map(|(dist, provided)| {
                     let longest = provided
                         .iter()
