@@ -1,9 +1,194 @@
-//! Python's own drift rules: which names a module's own files answer to, so that its imports
-//! of itself, and of files beside a script or a test, are no dependencies.
+//! Python's own drift rules: a module's declarations (its manifests and what its test
+//! environment installs), which names its own files answer to, so that its imports of
+//! itself, and of files beside a script or a test, are no dependencies, and when nothing of
+//! it can be called unused.
 
-use mesh_imports::{Language, ScannedFile};
+use super::explain::Probe;
+use super::{Decl, DriftKind, Finding, Manifests, UseKeys, World, declared, names};
+use mesh_imports::{ImportKind, Language, ScannedFile};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+
+/// Python findings `py` without the unused ones when no Python code of the module is here to
+/// judge by: a package its pyproject names is missing and no shipped Python file is there
+/// (its code is put together at build time: a build script copies another package's sources
+/// in), or there is no Python file at all, or none it ships imports anything (a
+/// meta-package, whose code is a version string, or one assembled whole).
+pub(super) fn without_unused_when_no_code(
+    world: &World,
+    rec: &crate::store::ModuleRecord,
+    py: &mut Vec<Finding>,
+) {
+    let absent = rec
+        .manifests
+        .notes
+        .iter()
+        .find(|n| n.contains("which is not in the module"));
+    let python = |kind: Option<ImportKind>| {
+        rec.files
+            .iter()
+            .any(|f| f.language == Language::Python && kind.is_none_or(|k| f.kind == k))
+    };
+    // A meta-package's code is a version string: it exists to install its dependencies.
+    let imports_nothing = rec
+        .files
+        .iter()
+        .filter(|f| f.language == Language::Python && f.kind == ImportKind::Build)
+        .all(|f| f.imports.is_empty());
+    let why = match (absent, python(Some(ImportKind::Build)), python(None)) {
+        (_, _, false) => Some("the module has no Python file".to_string()),
+        (Some(note), false, _) => Some(format!("{note}, and no shipped Python file is there")),
+        (_, true, _) if imports_nothing => {
+            Some("no shipped Python file of the module imports anything".to_string())
+        }
+        _ => None,
+    };
+    if let Some(why) = why {
+        // What ships is not here: nothing is unused, nor used by tests alone.
+        let quiet = |f: &Finding| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly);
+        let probed = world
+            .probe
+            .filter(|p| py.iter().any(|f| quiet(f) && p.names(&f.dependency)));
+        py.retain(|f| !quiet(f));
+        if let Some(p) = probed {
+            p.say(format!(
+                "{why}: its code is put together at build time (or it only pulls its dependencies in), so nothing is called unused or dev-only"
+            ));
+        }
+    }
+}
+
+/// A Python module's declarations (pyproject.toml and setup.cfg, and what its test
+/// environment installs) with the import names each provides, and the file an undeclared
+/// import is named against; none without either file. `dir` is the module's directory.
+pub(super) fn declarations(
+    world: &World,
+    man: &Manifests,
+    dir: &str,
+) -> Option<(Vec<Decl>, &'static str)> {
+    if man.pyproject.is_none() && man.setup_cfg.is_none() {
+        return None;
+    }
+    let mut found = man
+        .pyproject
+        .as_deref()
+        .map(declared::pyproject)
+        .unwrap_or_default();
+    found.extend(
+        man.setup_cfg
+            .as_deref()
+            .map(declared::setup_cfg)
+            .unwrap_or_default(),
+    );
+    // Undeclared imports are named against the file a person would add them to.
+    let file = match (&man.pyproject, found.first()) {
+        (Some(_), Some(d)) if d.manifest == "setup.cfg" => "setup.cfg",
+        (Some(_), _) => "pyproject.toml",
+        (None, _) => "setup.cfg",
+    };
+    // What the test environment installs answers test imports: said to `--explain` with
+    // what installs it.
+    for e in &man.python_env {
+        if let Some(p) = world.probe.filter(|p| p.names(&e.d.name)) {
+            p.say(format!(
+                "{}:{} declares it, and {}",
+                e.d.path(dir),
+                e.d.line,
+                e.via
+            ));
+        }
+    }
+    found.extend(man.python_env.iter().map(|e| e.d.clone()));
+    // `pkg[a,b]` in pkg's own extras or groups (recursive extras) names no dependency.
+    let own = man
+        .pyproject
+        .as_deref()
+        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+        .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503));
+    let decls = found
+        .into_iter()
+        .filter(|d| own.as_deref() != Some(names::pep503(&d.name).as_str()))
+        .map(|d| {
+            let keys = world
+                .python_dists
+                .get(&names::pep503(&d.name))
+                .or_else(|| man.installed_python.get(&names::pep503(&d.name)))
+                .cloned()
+                .unwrap_or_else(|| names::python_keys(&d.name));
+            Decl { d, keys }
+        })
+        .collect();
+    Some((decls, file))
+}
+
+/// Whether `--explain`'s probe looks at the Python import `key`: by its top name or by the
+/// distribution it would be declared as.
+pub(super) fn probed(p: &Probe, key: &str) -> bool {
+    p.names(key.split('.').next().unwrap_or(key)) || p.names(&names::python_dist_for(key))
+}
+
+/// Tells `--explain` why the Python import `imp` of `f` is the module's own, when it is: once
+/// per package of the module (`said` holds those told).
+pub(super) fn own_evidence(
+    world: &World,
+    keys: &UseKeys,
+    f: &ScannedFile,
+    imp: &mesh_imports::Import,
+    said: &mut HashSet<String>,
+) {
+    let Some(p) = world.probe else {
+        return;
+    };
+    let lower = imp.name.to_lowercase();
+    if lower.starts_with('.') || !probed(p, &lower) {
+        return;
+    }
+    if let Some(own) = keys
+        .own_python
+        .iter()
+        .find(|o| names::segment_prefix(o, &lower, "."))
+        && said.insert(own.clone())
+    {
+        p.say(format!(
+            "imported by {}:{}, and it is the module's own: the module ships `{own}`",
+            f.path, imp.line
+        ));
+    }
+}
+
+/// Whether the Python import `key` of `f` names only a namespace package (`opentelemetry`
+/// of `from opentelemetry import trace`) whose submodule the same statement imports too
+/// (`opentelemetry.trace`): no distribution provides a namespace whole, so the submodule is
+/// what a declaration must answer, and the namespace is left out.
+pub(super) fn namespace_only(
+    world: &World,
+    keys: &UseKeys,
+    f: &ScannedFile,
+    imp: &mesh_imports::Import,
+    key: &str,
+) -> bool {
+    let namespace = world.python_namespaces.contains(key)
+        || keys
+            .own_python
+            .iter()
+            .any(|o| names::segment_prefix(key, o, ".") && o != key)
+        || names::is_python_namespace(key);
+    if !namespace {
+        return false;
+    }
+    let below = f.imports.iter().any(|other| {
+        other.line == imp.line
+            && other.name.len() > key.len()
+            && names::segment_prefix(key, &other.name.to_lowercase(), ".")
+    });
+    if below && let Some(p) = world.probe.filter(|p| probed(p, key)) {
+        p.say(format!(
+            "{}:{} names the namespace `{key}`, which no distribution provides whole: the submodule the same line imports is matched instead",
+            f.path, imp.line
+        ));
+    }
+    below
+}
 
 /// The Python names a module provides that its own files hold: a package directory or a
 /// `.py` file of that name somewhere in it. A meta-package's project name gives it an import
