@@ -202,17 +202,7 @@ fn resolve(dir: &str, rel: &str) -> Option<String> {
     if rel.starts_with('/') {
         return None;
     }
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for p in rel.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            p => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
+    mesh_imports::repo_path(&[dir, rel])
 }
 
 /// Reads the files of one repository at its configured ref, each once.

@@ -114,10 +114,34 @@ pub fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// `parts` joined as one repo-relative path, `.` and `..` folded (`["a/b", "../c"]` →
+/// `a/c`); `None` when it climbs above the repository's root. How a path a config names
+/// (a tsconfig target, a requirements file's `-r`) becomes a path of the repository.
+pub fn repo_path(parts: &[&str]) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for seg in parts.iter().flat_map(|p| p.split('/')) {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            s => out.push(s),
+        }
+    }
+    Some(out.join("/"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use lex::tests::{ADVERSARIAL, garbage, names};
+
+    #[test]
+    fn repo_paths_fold_dots_and_stop_at_the_root() {
+        assert_eq!(repo_path(&["a/b", "../c/./d"]).as_deref(), Some("a/c/d"));
+        assert_eq!(repo_path(&["", "x"]).as_deref(), Some("x"));
+        assert_eq!(repo_path(&["a", "../.."]), None);
+    }
 
     /// Nearest first, the root (`""`) last, once; the root's only ancestor is itself.
     #[test]

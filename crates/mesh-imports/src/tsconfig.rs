@@ -34,7 +34,7 @@ pub fn paths(dir: &str, text: &str) -> Vec<(String, String)> {
         if pattern.matches('*').count() > 1 || target.matches('*').count() > 1 {
             continue;
         }
-        if let Some(repo_path) = normalize(&[dir, base, target]) {
+        if let Some(repo_path) = crate::repo_path(&[dir, base, target]) {
             out.push((pattern.clone(), repo_path));
         }
     }
@@ -60,7 +60,7 @@ pub fn extends(dir: &str, text: &str) -> Vec<String> {
         .into_iter()
         .filter(|n| n.starts_with("./") || n.starts_with("../"))
         .filter_map(|n| {
-            let path = normalize(&[dir, n])?;
+            let path = crate::repo_path(&[dir, n])?;
             Some(match path.ends_with(".json") {
                 true => path,
                 false => format!("{path}.json"),
@@ -99,21 +99,6 @@ pub fn apply(aliases: &[(String, String)], spec: &str) -> Option<String> {
         }?;
         Some(target.replacen('*', matched, 1))
     })
-}
-
-/// `parts` joined and `.`/`..` folded; `None` when it climbs above the repository root.
-fn normalize(parts: &[&str]) -> Option<String> {
-    let mut out: Vec<&str> = Vec::new();
-    for seg in parts.iter().flat_map(|p| p.split('/')) {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                out.pop()?;
-            }
-            s => out.push(s),
-        }
-    }
-    Some(out.join("/"))
 }
 
 /// JSON with comments (`//`, `/* */`) and trailing commas made plain JSON; strings kept.
