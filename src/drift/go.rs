@@ -170,15 +170,14 @@ fn go_testdata_imports(
         let Ok(tree) = snap.repo.find_tree(entry.object_id()) else {
             continue;
         };
-        for e in tree.iter().flatten() {
-            let name = e.filename().to_string();
-            if !e.mode().is_blob() || !name.ends_with(".go") || name.ends_with("_test.go") {
+        let names = source::file_names(snap, &tree).unwrap_or_default();
+        for name in names {
+            if !name.ends_with(".go") || name.ends_with("_test.go") {
                 continue;
             }
-            let Ok(blob) = snap.repo.find_blob(e.object_id()) else {
+            let Ok(Some(text)) = blob_text(snap, &tree, &name) else {
                 continue;
             };
-            let text = String::from_utf8_lossy(&blob.data);
             let scan = mesh_imports::scan_file(Language::Go, &text);
             for imp in scan.imports.iter() {
                 if imp.name.split('/').any(|p| p == "testdata") {

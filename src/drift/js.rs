@@ -134,14 +134,7 @@ fn aliases_of(dir: &str, path: &str, text: &str) -> Vec<Alias> {
 /// `vitest.config.mts` turns `tsconfig.test.json`'s `paths` into `resolve.alias`).
 pub(crate) fn root_aliases(snap: &RepoSnapshot) -> Result<Vec<Alias>, SourceError> {
     let root = snap.root_tree()?;
-    let mut files = Vec::new();
-    for entry in root.iter() {
-        let entry = entry
-            .map_err(|err| SourceError::git(&snap.name, "cannot decode the root tree", err))?;
-        if entry.mode().is_blob() {
-            files.push(entry.filename().to_string());
-        }
-    }
+    let files = source::file_names(snap, &root)?;
     let mut runner_text = String::new();
     for f in files
         .iter()

@@ -465,15 +465,7 @@ fn root_files(
     tree: &gix::Tree,
     e: &mut ToolEvidence,
 ) -> std::result::Result<(), SourceError> {
-    let mut files = Vec::new();
-    for entry in tree.iter() {
-        let entry = entry
-            .map_err(|err| SourceError::git(&snap.name, "cannot decode a module's tree", err))?;
-        if entry.mode().is_blob() {
-            files.push(entry.filename().to_string());
-        }
-    }
-    for f in &files {
+    for f in &crate::source::file_names(snap, tree)? {
         let (config, command) = (is_js_config(f), is_command_file(f));
         if !config && !command {
             continue;

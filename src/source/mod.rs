@@ -406,6 +406,23 @@ pub fn above(dir: &str) -> Option<&str> {
     ancestors(dir).nth(1)
 }
 
+/// The names of the files (not the directories) directly in `tree`: where drift looks for
+/// configs by name at a module's or a repository's root.
+pub(crate) fn file_names(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+) -> Result<Vec<String>, SourceError> {
+    let mut files = Vec::new();
+    for entry in tree.iter() {
+        let entry =
+            entry.map_err(|err| SourceError::git(&snap.name, "cannot decode a tree", err))?;
+        if entry.mode().is_blob() {
+            files.push(entry.filename().to_string());
+        }
+    }
+    Ok(files)
+}
+
 /// The text of the file at `path` (repository-relative) in `tree`, when it is a file: read
 /// lossily as UTF-8. How the graph and drift read manifests and configs at a ref.
 pub(crate) fn blob_text(
