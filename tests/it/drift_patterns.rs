@@ -226,7 +226,7 @@ fn a_dev_dependency_imported_by_shipped_code_is_said_as_such_and_not_for_a_bundl
         "{\n  \"private\": true,\n  \"workspaces\": [\"lib\", \"app\"],\n  \"devDependencies\": {\"prettier\": \"3\"}\n}\n",
     );
     t.write("ws/lib/src/index.test.js", "import 'prettier';\n");
-    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.empty_repo("ws");
     t.commit("ws", "two packages");
     let found = findings(&t.json(&["drift"]));
     assert!(
@@ -348,7 +348,7 @@ fn python_packages_built_elsewhere_test_projects_and_commands_make_no_false_unus
         "ws/suite/.venv/lib/python3.12/site-packages/weird_dist-2.0.dist-info/top_level.txt",
         "wd\n",
     );
-    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.empty_repo("ws");
     t.commit("ws", "python shapes");
     let found = findings(&t.json(&["drift"]));
     assert!(
@@ -420,7 +420,7 @@ fn python_names_on_sys_path_and_exported_macro_bodies_are_not_undeclared() {
         "ws/mac/src/lib.rs",
         "#[macro_export]\nmacro_rules! trace_it {\n    ($e:expr) => { ::tracing::info!(\"{}\", $e) };\n}\n",
     );
-    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.empty_repo("ws");
     t.commit("ws", "path shapes");
     let found = findings(&t.json(&["drift"]));
     assert!(
@@ -455,7 +455,7 @@ fn a_doc_test_uses_a_dev_dependency_only_when_the_library_s_doc_tests_run() {
             "/// Adds.\n///\n/// ```\n/// let d = tempfile::tempdir().unwrap();\n/// ```\npub fn add() {}\n",
         );
     }
-    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.empty_repo("ws");
     t.commit("ws", "doc tests");
     let found = findings(&t.json(&["drift"]));
     assert!(
@@ -511,7 +511,7 @@ fn tool_ignore_lists_glob_imports_and_intra_doc_links_make_no_false_rust_finding
         "ws/links/src/lib.rs",
         "//! Names are shortened as [`disqualified::ShortName`] does, cased as [`linked_only::Case`].\n//!\n//! ```text\n//! [x](only_tests::Thing)\n//! ```\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { disqualified::ShortName::of::<u8>(); only_tests::run(); }\n}\n",
     );
-    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.empty_repo("ws");
     t.commit("ws", "rust shapes");
     let mut found = findings(&t.json(&["drift"]));
     found.sort();
@@ -559,7 +559,7 @@ fn tool_attributes_extern_renames_toolchain_crates_and_test_data_are_no_rust_fin
         "ws/ide/test_data/parser/ok/0001.rs",
         "use not_a_dependency::x;\n",
     );
-    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.empty_repo("ws");
     t.commit("ws", "rust-analyzer shapes");
     let found = findings(&t.json(&["drift"]));
     assert!(found.is_empty(), "{found:?}");
@@ -609,7 +609,7 @@ fn component_runtimes_eslint_plugin_configs_and_importorskip_make_no_false_findi
         "ws/graph/tests/test_redis.py",
         "import pytest\nredis = pytest.importorskip(\"redis\")\n",
     );
-    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.empty_repo("ws");
     t.commit("ws", "round 4 shapes");
     let found = findings(&t.json(&["drift"]));
     assert!(
@@ -676,7 +676,7 @@ fn knip_and_deptry_lists_and_a_crate_that_ships_nothing() {
         "ws/benches/benches/spawn.rs",
         "fn main() { criterion::black_box(1); }\n",
     );
-    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.empty_repo("ws");
     t.commit("ws", "round 5 shapes");
     let mut found = findings(&t.json(&["drift"]));
     found.sort();
@@ -757,7 +757,7 @@ fn python_namespaces_test_requirements_and_a_shipped_test_package() {
         "ws/tox.ini",
         "[tox]\nenvlist = sdk\n\n[testenv]\ndeps =\n  sdk: -r {toxinidir}/sdk/test-requirements.txt\n  -c {toxinidir}/constraints.txt\n",
     );
-    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.empty_repo("ws");
     t.commit("ws", "otel shapes");
     let found = findings(&t.json(&["drift"]));
     assert!(found.is_empty(), "{found:?}");
@@ -815,7 +815,7 @@ fn a_uv_workspace_root_s_default_groups_serve_its_members_tests() {
         "ws/python/packages/acme-core/tests/test_a.py",
         "import pytest\nimport pytest_asyncio\nimport sphinx\n",
     );
-    crate::common::git(&t.path("ws"), &["init", "-q", "-b", "main"]);
+    t.empty_repo("ws");
     t.commit("ws", "uv workspace");
     let found = findings(&t.json(&["drift"]));
     assert_eq!(found, ["acme-core undeclared sphinx"], "{found:?}");
