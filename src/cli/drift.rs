@@ -15,16 +15,22 @@ use std::fmt::Write;
 /// that builds on a laptop and breaks on a clean machine), `dev-only` (declared for shipping,
 /// imported only by tests, benches and examples), `shipped-dev` (declared for development,
 /// imported by shipped JS code that is not bundled) — the manifest's line, and the import that
-/// shows it. Standard libraries never count. `[drift] ignore = ["name"]` in a module's
-/// mesh-module.toml silences a dependency. `--check` exits 3 when anything is found.
+/// shows it. Standard libraries never count. A finding the module holds evidence against that
+/// mesh cannot weigh (its name written in a config or a string, an import only examples and
+/// scripts make, an import named like a local file) is *unsure*: counted, listed by
+/// `--unsure` with that evidence, never failing `--check`. `[drift] ignore = ["name"]` in a
+/// module's mesh-module.toml silences a dependency. `--check` exits 3 when a finding is sure.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only these modules (default: every module).
     #[arg(value_name = "MODULE")]
     modules: Vec<String>,
-    /// Exit 3 when anything is found, for CI.
+    /// Exit 3 when a sure finding is there, for CI.
     #[arg(long)]
     check: bool,
+    /// List the unsure findings too, each with the evidence that makes it unsure.
+    #[arg(long)]
+    unsure: bool,
     /// Every piece of evidence for and against a finding about DEP in MODULE: where it is
     /// declared, which files import it and what kind of code they are, which tool or rule
     /// counts it used.
@@ -34,7 +40,10 @@ pub struct Args {
 
 #[derive(Serialize)]
 struct DriftJson<'a> {
+    /// The sure findings.
     drift: &'a [Finding],
+    /// The unsure ones, each with its `doubt`.
+    unsure: &'a [Finding],
 }
 
 /// Runs `mesh drift` and returns its exit code.
@@ -49,21 +58,31 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             "`mesh graph` lists the modules",
         ));
     }
-    let found: Vec<Finding> = if a.modules.is_empty() {
-        all.findings
-    } else {
-        all.findings
-            .into_iter()
-            .filter(|f| a.modules.contains(&f.module))
-            .collect()
-    };
+    let (unsure, found): (Vec<Finding>, Vec<Finding>) = all
+        .findings
+        .into_iter()
+        .filter(|f| a.modules.is_empty() || a.modules.contains(&f.module))
+        .partition(|f| f.doubt.is_some());
     if ui.json {
-        ui.json_data(&DriftJson { drift: &found });
-    } else if !found.is_empty() {
-        ui.data(table(&found));
+        ui.json_data(&DriftJson {
+            drift: &found,
+            unsure: &unsure,
+        });
+    } else {
+        let mut out = table(&found);
+        if a.unsure && !unsure.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str("unsure\n");
+            out.push_str(&table(&unsure));
+        }
+        if !out.is_empty() {
+            ui.data(out);
+        }
     }
     if found.is_empty() {
-        ui.note("no drift: every manifest matches its imports");
+        ui.note("no drift: every manifest matches its imports, as far as mesh can be sure");
     } else {
         let count = |k: DriftKind| found.iter().filter(|f| f.kind == k).count() as u64;
         ui.note(format!(
@@ -93,6 +112,20 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             ));
         }
         ui.hint("remove what is unused, declare what is imported, move test-only dependencies to the dev section; `[drift] ignore` in mesh-module.toml silences one");
+    }
+    if !unsure.is_empty() {
+        let listed = match a.unsure || ui.json {
+            true => "listed above with the evidence that makes each unsure",
+            false => "`--unsure` lists them with the evidence that makes each unsure",
+        };
+        ui.note(format!(
+            "{} more {} mesh cannot be sure of: {listed}",
+            unsure.len(),
+            match unsure.len() {
+                1 => "finding",
+                _ => "findings",
+            }
+        ));
     }
     Ok(if a.check && !found.is_empty() { 3 } else { 0 })
 }
@@ -171,6 +204,9 @@ fn table(found: &[Finding]) -> String {
             f.kind.as_str(),
             f.dependency
         );
+        if let Some(doubt) = &f.doubt {
+            let _ = writeln!(out, "    unsure: {doubt}");
+        }
     }
     out
 }

@@ -22,6 +22,8 @@ pub(super) struct Around<'a> {
     pub js_peers: Option<&'a super::lockfile::Peers>,
     /// The dependency `--explain` looks at.
     pub probe: Option<&'a Probe>,
+    /// The repository's file and directory names, which an undeclared import may be.
+    pub local: &'a super::doubt::LocalNames,
 }
 
 impl<'a> Around<'a> {
@@ -34,6 +36,7 @@ impl<'a> Around<'a> {
             python_dists: &world.python_dists,
             js_peers: None,
             probe: world.probe,
+            local: &world.no_local_names,
         }
     }
 }
@@ -55,7 +58,8 @@ pub(super) fn compare(
     }
     declared_findings(m, &matcher, uses, manifest, around, out);
     let undeclared = undeclared(&matcher, uses);
-    for (name, u) in undeclared {
+    for (name, all) in undeclared {
+        let u = all[0];
         // Declared, for development: say what is true — and nothing when the package bundles
         // what its code imports.
         if let Some(d) = matcher.dev_declaration(u) {
@@ -86,6 +90,7 @@ pub(super) fn compare(
             manifest: manifest.to_string(),
             line: None,
             evidence: Some(u.evidence()),
+            doubt: super::doubt::undeclared(lang, &all, &m.dir, around.local),
         });
     }
 }
@@ -308,13 +313,17 @@ fn declared_finding(
         },
         line: Some(d.line),
         evidence,
+        doubt: None,
     }
 }
 
 /// The imports no declaration answers, by the dependency each would be declared as (in name
-/// order), each with its first import as the evidence.
-fn undeclared<'u, 'a>(matcher: &Matcher, uses: &'u [&'u Use<'a>]) -> BTreeMap<String, &'u Use<'a>> {
-    let mut undeclared: BTreeMap<String, &Use> = BTreeMap::new();
+/// order), each with its imports (the first is the evidence).
+fn undeclared<'u, 'a>(
+    matcher: &Matcher,
+    uses: &'u [&'u Use<'a>],
+) -> BTreeMap<String, Vec<&'u Use<'a>>> {
+    let mut undeclared: BTreeMap<String, Vec<&Use>> = BTreeMap::new();
     let mut named: HashMap<&str, String> = HashMap::new();
     for u in uses {
         // An import a tsconfig alias maps to a file, or a stylesheet's, is no package owed.
@@ -335,9 +344,7 @@ fn undeclared<'u, 'a>(matcher: &Matcher, uses: &'u [&'u Use<'a>]) -> BTreeMap<St
             let name = named
                 .entry(u.key.as_ref())
                 .or_insert_with(|| matcher.dependency_name(&u.key));
-            if !undeclared.contains_key(name.as_str()) {
-                undeclared.insert(name.clone(), u);
-            }
+            undeclared.entry(name.clone()).or_default().push(u);
         }
     }
     undeclared
@@ -424,7 +431,7 @@ fn describe(u: &Use) -> String {
             }
             Language::Rust => "in a macro's body: it resolves where the macro expands",
             Language::Js if super::js::component_runtime(u.file) == Some(&*u.key) => {
-                "a component, whose compiled code imports its framework's runtime"
+                "a component or JSX, whose compiled code imports its runtime"
             }
             _ => "guarded",
         });

@@ -66,7 +66,10 @@ impl Explanation {
                         "declared for development and imported by shipped code"
                     }
                 };
-                format!("{}: {what}", f.kind.as_str())
+                match &f.doubt {
+                    Some(doubt) => format!("{} (unsure: {doubt}): {what}", f.kind.as_str()),
+                    None => format!("{}: {what}", f.kind.as_str()),
+                }
             })
             .collect::<Vec<_>>()
             .join("; ")

@@ -52,12 +52,20 @@ pub(crate) fn enclosing(
 }
 
 /// The package a component file's compiled code imports (`.astro` → `astro`, `.svelte` →
-/// `svelte`, `.vue` → `vue`), which its text never names.
+/// `svelte`, `.vue` → `vue`), which its text never names; and JSX's automatic runtime
+/// (`.jsx`/`.tsx` compile to imports of `react/jsx-runtime`; a project with another
+/// `jsxImportSource` declares no `react`, so the use is of nothing there).
 pub(crate) fn component_runtime(path: &str) -> Option<&'static str> {
-    [(".astro", "astro"), (".svelte", "svelte"), (".vue", "vue")]
-        .into_iter()
-        .find(|(ext, _)| path.ends_with(ext))
-        .map(|(_, runtime)| runtime)
+    [
+        (".astro", "astro"),
+        (".svelte", "svelte"),
+        (".vue", "vue"),
+        (".jsx", "react"),
+        (".tsx", "react"),
+    ]
+    .into_iter()
+    .find(|(ext, _)| path.ends_with(ext))
+    .map(|(_, runtime)| runtime)
 }
 
 /// One tsconfig `paths` alias: an import it matches names a file of the repository.

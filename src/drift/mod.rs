@@ -9,6 +9,7 @@
 pub mod cache;
 mod compare;
 pub mod declared;
+mod doubt;
 pub mod explain;
 mod go;
 mod ignores;
@@ -75,6 +76,10 @@ pub struct Finding {
     pub line: Option<u32>,
     /// The import that shows it (`file:line`, repo-relative), where there is one.
     pub evidence: Option<String>,
+    /// Why it may not be what it says, when the module holds evidence the comparison cannot
+    /// weigh (the name written in a config, an import only examples make): such a finding is
+    /// *unsure*, listed apart and never failing `--check` (see [`doubt`]).
+    pub doubt: Option<String>,
 }
 
 /// The findings of every module asked about, grouped by module (in name order), then by
@@ -123,6 +128,19 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
             false => JsRoot::default(),
         });
     }
+    let provided = world.provided();
+    for (r, snap) in snapshot.repos.iter().enumerate() {
+        let local = snapshot
+            .modules
+            .iter()
+            .zip(&manifests)
+            .zip(&python)
+            .any(|((m, man), &py)| m.repo == r && (py || man.package_json.is_some()));
+        world.local_names.push(match local {
+            true => doubt::LocalNames::read(snap, &provided)?,
+            false => doubt::LocalNames::default(),
+        });
+    }
     let mut go_memo = HashMap::new();
     let mut work_memo = HashMap::new();
     let mut js_memo = HashMap::new();
@@ -157,6 +175,7 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
             &workspace,
             &js_root,
         );
+        doubt::mentions(snapshot.repo_of(m), m, &mut found)?;
         let ignore = mesh_imports::globs(&m.manifest.drift_ignore, false);
         if let Some(p) = probe {
             for f in found.iter().filter(|f| p.names(&f.dependency)) {
@@ -283,6 +302,11 @@ struct World<'a> {
     probe: Option<&'a explain::Probe>,
     /// Per repository, what its root says of its JS packages.
     js_roots: Vec<JsRoot>,
+    /// Per repository with JS or Python modules, its file and directory names (see
+    /// [`doubt::LocalNames`]).
+    local_names: Vec<doubt::LocalNames>,
+    /// None, for the repositories and ecosystems that need none.
+    no_local_names: doubt::LocalNames,
 }
 
 /// What a repository's root says of every JS package in it, whatever its module.
@@ -323,6 +347,17 @@ impl JsRoot {
 }
 
 impl<'a> World<'a> {
+    /// Every JS package and top Python import name a module of the mesh provides
+    /// (lowercase).
+    fn provided(&self) -> HashSet<String> {
+        self.loaded
+            .records
+            .iter()
+            .flat_map(|r| r.manifests.provides.iter())
+            .map(|(_, n)| n.split('.').next().unwrap_or(n).to_lowercase())
+            .collect()
+    }
+
     fn new(loaded: &'a Loaded, manifests: &[Manifests]) -> World<'a> {
         let mut python_dists = HashMap::new();
         let mut go_modules = Vec::new();
@@ -378,6 +413,8 @@ impl<'a> World<'a> {
             rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
             probe: None,
             js_roots: Vec::new(),
+            local_names: Vec::new(),
+            no_local_names: doubt::LocalNames::default(),
         }
     }
 }
@@ -485,6 +522,10 @@ fn module_drift(
             python_dists: &world.python_dists,
             js_peers: world.js_roots.get(m.repo).and_then(|r| r.peers.as_ref()),
             probe: world.probe,
+            local: world
+                .local_names
+                .get(m.repo)
+                .unwrap_or(&world.no_local_names),
         };
         compare(m, lang, &decls, &uses, manifest, &around, out);
     };
@@ -501,6 +542,10 @@ fn module_drift(
         if let Some((file, text)) = knip {
             ignores::apply(&ignores::knip(text, file, &m.dir), world.probe, &mut js);
         }
+        if let Some(text) = &man.package_json {
+            doubt::private_package(text, &mut js);
+        }
+        doubt::sibling_sources(world, i, &mut js);
         out.extend(js);
     }
     if let Some((decls, file)) = python::declarations(world, man, &m.dir) {
@@ -512,6 +557,13 @@ fn module_drift(
             &mut py,
         );
         python::without_unused_when_no_code(world, rec, &mut py);
+        let known = |dist: &str| {
+            let norm = names::pep503(dist);
+            names::python_known(&norm)
+                || world.python_dists.contains_key(&norm)
+                || man.installed_python.contains_key(&norm)
+        };
+        doubt::python_guesses(&mut py, &known);
         if let Some(text) = &man.pyproject {
             ignores::apply(&ignores::deptry(text), world.probe, &mut py);
         }

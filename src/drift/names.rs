@@ -2,7 +2,7 @@
 //! package's sub-paths and scopes, Go's module-path prefixes, Python's distribution names
 //! against import names.
 
-use super::python_names::GENERATED_PYTHON_IMPORT_NAMES;
+use super::python_names::{DERIVED_PYTHON_DISTRIBUTIONS, GENERATED_PYTHON_IMPORT_NAMES};
 
 /// Python distributions whose import name is not their own name normalized, as
 /// (distribution, import names), by hand: ones drift runs met, and `dnspython`, whose `dns`
@@ -121,6 +121,22 @@ pub(crate) fn python_keys(dist: &str) -> Vec<String> {
         return python_keys(described);
     }
     python_rule_keys(dist)
+}
+
+/// Whether mesh knows what the distribution `dist` is imported as — a table names it, or
+/// Debian's packages of it show the rules derive it — rather than guessing from its name. A
+/// type stub is known when what it describes is.
+pub(crate) fn python_known(dist: &str) -> bool {
+    let norm = pep503(dist);
+    python_table(&norm).is_some()
+        || DERIVED_PYTHON_DISTRIBUTIONS
+            .binary_search(&norm.as_str())
+            .is_ok()
+        || norm
+            .strip_prefix("types-")
+            .or_else(|| norm.strip_suffix("-stubs"))
+            .filter(|d| !d.is_empty())
+            .is_some_and(python_known)
 }
 
 /// The import names the tables give the distribution `norm` (PEP 503-normalized): the
@@ -386,6 +402,21 @@ pub(crate) fn go_module_guess(path: &str, known: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn known_distributions_are_the_tables_and_debian_s_not_guesses() {
+        for d in [
+            "requests",
+            "PyYAML",
+            "types-requests",
+            "python-dateutil",
+            "Pillow",
+        ] {
+            assert!(python_known(d), "{d}");
+        }
+        assert!(!python_known("surely-no-such-distribution"));
+        assert!(DERIVED_PYTHON_DISTRIBUTIONS.is_sorted());
+    }
 
     #[test]
     fn python_names() {

@@ -26,6 +26,25 @@ fn findings(v: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Each unsure finding as `module kind dependency: doubt`.
+fn unsure(v: &Value) -> Vec<String> {
+    v["unsure"]
+        .as_array()
+        .expect("an unsure list")
+        .iter()
+        .map(|f| {
+            let s = |k: &str| f[k].as_str().unwrap_or("-").to_string();
+            format!(
+                "{} {} {}: {}",
+                s("module"),
+                s("kind"),
+                s("dependency"),
+                s("doubt")
+            )
+        })
+        .collect()
+}
+
 /// A Cargo workspace shaped like nushell's (github.com/nushell/nushell).
 fn nushell_shapes(t: &TestMesh) {
     // The root package: `build = "scripts/build.rs"` uses a build dependency.
@@ -409,7 +428,7 @@ fn python_names_on_sys_path_and_exported_macro_bodies_are_not_undeclared() {
         "import fakes\nimport toolbox\n",
     );
     t.write("ws/svc/tools/toolbox.py", "Y = 2\n");
-    t.write("ws/svc/scripts/run.py", "import fakes\n");
+    t.write("ws/svc/bin/run.py", "import fakes\n");
     // A crate whose exported macro's body names `tracing`: the crates calling it declare it.
     module(&t, "mac", "mac");
     t.write(
@@ -422,11 +441,17 @@ fn python_names_on_sys_path_and_exported_macro_bodies_are_not_undeclared() {
     );
     t.empty_repo("ws");
     t.commit("ws", "path shapes");
-    let found = findings(&t.json(&["drift"]));
+    let v = t.json(&["drift"]);
+    // The script has no sys.path change, so it owes a declaration of `fakes` — but a file of
+    // the repository bears that name, so the finding is unsure, and says why.
+    let doubts = unsure(&v);
     assert!(
-        found.contains(&"svc undeclared fakes".to_string()),
-        "the script has no sys.path change: {found:?}"
+        doubts
+            .iter()
+            .any(|d| d.starts_with("svc undeclared fakes: `svc/tests/helpers/fakes.py`")),
+        "the script has no sys.path change: {doubts:?}"
     );
+    let found = findings(&v);
     assert!(!found.iter().any(|f| f.ends_with(" toolbox")), "{found:?}");
     assert!(!found.iter().any(|f| f.starts_with("mac ")), "{found:?}");
     let e = t.ok(&["drift", "--explain", "svc", "fakes"]);
@@ -578,9 +603,14 @@ fn component_runtimes_eslint_plugin_configs_and_importorskip_make_no_false_findi
     module(&t, "site", "site");
     t.write(
         "ws/site/package.json",
-        "{\"name\": \"site\", \"dependencies\": {\"astro\": \"5\", \"svelte\": \"5\", \"left-pad\": \"1\"}, \"devDependencies\": {\"eslint-plugin-react\": \"7\"}}\n",
+        "{\"name\": \"site\", \"dependencies\": {\"astro\": \"5\", \"svelte\": \"5\", \"react\": \"19\", \"left-pad\": \"1\"}, \"devDependencies\": {\"eslint-plugin-react\": \"7\"}}\n",
     );
     t.write("ws/site/src/pages/index.astro", "<h1>Hi</h1>\n");
+    // JSX compiles to imports of `react/jsx-runtime`, which no line names.
+    t.write(
+        "ws/site/src/Button.tsx",
+        "export const B = () => <b>hi</b>;\n",
+    );
     // TanStack's next examples: `react-dom` is next's required peer, as the root's
     // pnpm-lock.yaml records; no line of the module imports it. `graphql`, an optional peer,
     // is still unused.
@@ -635,7 +665,7 @@ fn component_runtimes_eslint_plugin_configs_and_importorskip_make_no_false_findi
         "{e}"
     );
     let e = explained(&t, "site", "astro");
-    assert!(e.contains("compiled code imports its framework"), "{e}");
+    assert!(e.contains("compiled code imports its runtime"), "{e}");
 }
 
 /// The fourth held-out set's shapes fixed as rules: the maintainers' lists for knip (nuxt's
@@ -911,13 +941,15 @@ fn pages_stylesheets_enclosing_packages_and_bundler_configs_make_no_false_findin
     );
     t.commit("ws", "vite shapes");
 
-    let found = findings(&t.json(&["drift"]));
-    assert_eq!(
-        found,
-        [
-            "nested-deps unused unused-one",
-            "ssr-html shipped-dev express"
-        ]
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["nested-deps unused unused-one"]);
+    // The playground is private: it runs where its dev dependencies are installed.
+    assert!(
+        unsure(&v)
+            .iter()
+            .any(|d| d.starts_with("ssr-html shipped-dev express: the package is private")),
+        "{:?}",
+        unsure(&v)
     );
     // The page's import is an edge of the graph, as a JS file's would be.
     let graph = t.json(&["graph"]);
@@ -1030,6 +1062,146 @@ fn root_tsconfig_aliases_answer_tests_and_an_extended_tsconfig_counts() {
     let e = explained(&t, "app", "@acme/core");
     assert!(
         e.contains("imported by examples/app/src/main.ts:1 (shipped code)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_check() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    // A JS package whose code loads a plugin by a name in a string, whose task file runs a
+    // tool, and a dependency nothing names: only the last is sure.
+    module(&t, "web", "web");
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "dependencies": {"left-pad": "1", "shiny-plugin": "1"}, "devDependencies": {"task-tool": "3", "unused-thing": "1"}}"#,
+    );
+    t.write(
+        "ws/web/src/index.js",
+        "import pad from 'left-pad';\n// unused-thing was here\nexport const plugins = ['shiny-plugin'].map((n) => import(n));\n",
+    );
+    t.write("ws/web/tasks.yml", "fmt:\n  run: task-tool --write src\n");
+    t.write(
+        "ws/web/README.md",
+        "Run by task-tool; loads shiny-plugin; once unused-thing.\n",
+    );
+    // A Python package whose examples import what a reader installs, and whose shipped code
+    // imports a name a directory elsewhere in the repository bears.
+    module(&t, "py", "py");
+    t.write(
+        "ws/py/pyproject.toml",
+        "[project]\nname = \"py\"\ndependencies = []\n",
+    );
+    t.write(
+        "ws/py/py/__init__.py",
+        "import requests\nimport helpers_x\n",
+    );
+    t.write("ws/py/examples/demo.py", "import matplotlib\n");
+    t.write("ws/tools/helpers_x/__init__.py", "");
+    // A private app importing a dev dependency (built where dev dependencies are installed),
+    // and a builder whose bundle inlines a sibling's source by path (nuxt's rspack builder
+    // imports ../../webpack/src, whose `webpack-hot` it declares).
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/package.json",
+        r#"{"name": "app", "private": true, "devDependencies": {"chalk": "5"}}"#,
+    );
+    t.write("ws/app/src/main.js", "import chalk from 'chalk';\n");
+    module(&t, "packs/webpack", "webpack-builder");
+    t.write(
+        "ws/packs/webpack/package.json",
+        r#"{"name": "webpack-builder", "dependencies": {"webpack-hot": "1"}}"#,
+    );
+    t.write(
+        "ws/packs/webpack/src/index.js",
+        "import hot from 'webpack-hot';\n",
+    );
+    module(&t, "packs/rspack", "rspack-builder");
+    t.write(
+        "ws/packs/rspack/package.json",
+        r#"{"name": "rspack-builder", "dependencies": {"webpack-hot": "1"}}"#,
+    );
+    t.write(
+        "ws/packs/rspack/src/index.js",
+        "export * from '../../webpack/src/index.js';\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "doubts");
+    let v = t.json(&["drift"]);
+    let found = findings(&v);
+    let doubts = unsure(&v);
+    assert!(
+        found.contains(&"web unused unused-thing".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"py undeclared requests".to_string()),
+        "{found:?}"
+    );
+    for name in [
+        "shiny-plugin",
+        "task-tool",
+        "matplotlib",
+        "helpers-x",
+        "helpers_x",
+    ] {
+        assert!(
+            !found.iter().any(|f| f.ends_with(name)),
+            "{name} is unsure: {found:?}"
+        );
+    }
+    let has = |prefix: &str| doubts.iter().any(|d| d.starts_with(prefix));
+    assert!(
+        has("web unused shiny-plugin: named at web/src/index.js:3"),
+        "{doubts:?}"
+    );
+    assert!(
+        has("web unused task-tool: named at web/tasks.yml:2"),
+        "{doubts:?}"
+    );
+    assert!(
+        has("py undeclared matplotlib: imported only by py/examples/demo.py:1"),
+        "{doubts:?}"
+    );
+    assert!(
+        doubts
+            .iter()
+            .any(|d| d.contains(" undeclared helpers") && d.contains("`tools/helpers_x`")),
+        "{doubts:?}"
+    );
+    assert!(
+        has("app shipped-dev chalk: the package is private"),
+        "{doubts:?}"
+    );
+    assert!(
+        has(
+            "rspack-builder unused webpack-hot: its code imports webpack-builder's files by path (packs/rspack/src/index.js:1)"
+        ),
+        "{doubts:?}"
+    );
+    // The table lists the sure ones, and counts the rest; `--unsure` lists them with why.
+    let run = t.run(&["drift"]);
+    assert!(!run.stdout.contains("shiny-plugin"), "{run}");
+    assert!(
+        run.stderr
+            .contains("6 more findings mesh cannot be sure of"),
+        "{run}"
+    );
+    let all = t.ok(&["drift", "--unsure"]);
+    assert!(all.contains("unsure: named at web/src/index.js:3"), "{all}");
+    // `--check` fails on the sure findings only.
+    t.write(
+        "ws/web/src/index.test.js",
+        "import u from 'unused-thing';\n",
+    );
+    t.write("ws/py/py/__init__.py", "import helpers_x\n");
+    t.commit("ws", "only unsure findings left");
+    let run = t.run(&["drift", "--check"]);
+    assert_eq!(run.code, 0, "only unsure findings: {run}");
+    let e = t.ok(&["drift", "--explain", "web", "task-tool"]);
+    assert!(
+        e.contains("unused (unsure: named at web/tasks.yml:2"),
         "{e}"
     );
 }

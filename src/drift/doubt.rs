@@ -1,0 +1,733 @@
+//! Doubt: what makes a finding a guess rather than a fact.
+//!
+//! The comparison weighs declarations against imports. Some evidence it cannot weigh: a
+//! dependency's name written in a config or a string (a loader, a plugin, a preset, a command
+//! a task runner calls — loaded by name, never imported), an import that only scripts run by
+//! hand make, an import whose name is also a file or directory of the repository (a local
+//! module on a path mesh does not follow). A finding with such evidence is *unsure*: listed
+//! apart, with the evidence, and never failing `--check` — a finding a maintainer cannot trust
+//! is worse than none.
+
+use super::Use;
+use super::{DriftKind, Finding, names};
+use crate::source::{self, ModuleSource, RepoSnapshot, SourceError};
+use mesh_imports::Language;
+use std::collections::{HashMap, HashSet};
+
+/// Directory names whose files a person runs by hand, with what they install themselves:
+/// examples, scripts, docs, benchmarks, notebooks.
+const BY_HAND: &[&str] = &[
+    "example",
+    "examples",
+    "script",
+    "scripts",
+    "doc",
+    "docs",
+    "demo",
+    "demos",
+    "benchmark",
+    "benchmarks",
+    "tutorial",
+    "tutorials",
+    "notebook",
+    "notebooks",
+    "cookbook",
+    "cookbooks",
+    "recipes",
+    "playground",
+    "sandbox",
+];
+
+/// Files that declare dependencies (or pin, or schedule their updates) rather than use them:
+/// a name written there is no evidence of use.
+const DECLARING: &[&str] = &[
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "pnpm-workspace.yaml",
+    "bun.lock",
+    "bun.lockb",
+    "deno.json",
+    "deno.lock",
+    "cargo.toml",
+    "cargo.lock",
+    "go.mod",
+    "go.sum",
+    "go.work",
+    "go.work.sum",
+    "setup.cfg",
+    "setup.py",
+    "pipfile",
+    "pipfile.lock",
+    "poetry.lock",
+    "uv.lock",
+    "pdm.lock",
+    "environment.yml",
+    "environment.yaml",
+    "mesh-module.toml",
+    "renovate.json",
+    "renovate.json5",
+    ".renovaterc",
+    ".renovaterc.json",
+    "dependabot.yml",
+    "knip.json",
+    "knip.jsonc",
+    ".knip.json",
+    ".knip.jsonc",
+];
+
+/// Prose: a name written there describes, it does not load.
+const PROSE_EXTENSIONS: &[&str] = &[
+    "md", "markdown", "rst", "txt", "adoc", "asciidoc", "rdoc", "org", "textile",
+];
+
+/// Prose files by name, whatever their extension.
+const PROSE_NAMES: &[&str] = &[
+    "readme",
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "license",
+    "licence",
+    "notice",
+    "authors",
+    "contributors",
+    "contributing",
+    "copying",
+    "codeowners",
+];
+
+/// Larger files are data, not configs: not read for mentions.
+const MENTION_LIMIT: u64 = 1 << 20;
+
+/// Whether a file (module-relative `rel`) lies in a directory of files run by hand.
+fn by_hand(rel: &str) -> bool {
+    let mut dirs = rel.split('/').rev().skip(1);
+    dirs.any(|d| BY_HAND.contains(&d.to_ascii_lowercase().as_str()))
+}
+
+/// The doubt about an undeclared import of `lang` whose unanswered uses are `uses` (the first
+/// is the finding's evidence) in the module at `dir`: imported only by files run by hand, or
+/// named like a file or directory of the repository (`local`) that no package of the mesh is.
+pub(super) fn undeclared(
+    lang: Language,
+    uses: &[&Use],
+    dir: &str,
+    local: &LocalNames,
+) -> Option<String> {
+    // Rust's and Go's examples are compiled by the build tool's own test command: an
+    // undeclared import there breaks `cargo test`, so it is a fact.
+    if !matches!(lang, Language::Js | Language::Python) {
+        return None;
+    }
+    let first = uses.first()?;
+    let prefix = format!("{dir}/");
+    let rel = |u: &Use| match dir.is_empty() {
+        true => u.file.to_string(),
+        false => u.file.strip_prefix(&prefix).unwrap_or(u.file).to_string(),
+    };
+    if uses.iter().all(|u| by_hand(&rel(u))) {
+        let more = match uses.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        return Some(format!(
+            "imported only by {}{more}, in a directory of files run by hand (examples, scripts, docs): they run with what their reader installs",
+            first.evidence()
+        ));
+    }
+    let top = match lang {
+        Language::Python => first.key.split('.').next().unwrap_or(&first.key),
+        _ if first.key.starts_with('@') => return None,
+        _ => &first.key,
+    };
+    let at = local.at(top, lang)?;
+    Some(format!(
+        "`{at}` in the repository bears its name: it may be a local module on a path mesh does not follow (a `sys.path` entry, a bundler alias, a runner's roots)"
+    ))
+}
+
+/// Every file and directory name of a repository (a file's without its extensions), with the
+/// first path that bears it: what an import of a local module on an unfollowed path is named.
+#[derive(Default)]
+pub(super) struct LocalNames {
+    dirs: HashMap<String, String>,
+    files: HashMap<String, String>,
+}
+
+impl LocalNames {
+    /// The names of `snap`'s tree, less those a package of the mesh provides (`provided`,
+    /// lowercase): an import of one of those is a phantom dependency, a fact.
+    pub(super) fn read(
+        snap: &RepoSnapshot,
+        provided: &HashSet<String>,
+    ) -> Result<LocalNames, SourceError> {
+        let mut names = LocalNames::default();
+        for f in source::module_files(snap, "", snap.tree, &[])? {
+            let parts: Vec<&str> = f.path.split('/').collect();
+            for (i, part) in parts.iter().enumerate() {
+                let stem = part.split('.').next().unwrap_or(part).to_ascii_lowercase();
+                if stem.is_empty() || stem == "__init__" || provided.contains(&stem) {
+                    continue;
+                }
+                let map = match i + 1 == parts.len() {
+                    true => &mut names.files,
+                    false => &mut names.dirs,
+                };
+                map.entry(stem).or_insert_with(|| parts[..=i].join("/"));
+            }
+        }
+        Ok(names)
+    }
+
+    /// The first path named `name` (case aside), if any: a directory, or for Python a file
+    /// too (a module). A JS bare name reaches a local file only through a directory on a
+    /// resolver's roots, so a JS file's name alone says nothing.
+    fn at(&self, name: &str, lang: Language) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.dirs
+            .get(&name)
+            .or_else(|| match lang {
+                Language::Python => self.files.get(&name),
+                _ => None,
+            })
+            .map(String::as_str)
+    }
+}
+
+/// Marks each unused JS finding of module `i` that another module's code imports, when module
+/// `i`'s code imports that module's files by relative path (a package whose bundler inlines a
+/// sibling's source ships what that source imports, declared here).
+pub(super) fn sibling_sources(world: &super::World, i: usize, found: &mut [Finding]) {
+    let snapshot = &world.loaded.snapshot;
+    let m = &snapshot.modules[i];
+    let rec = &world.loaded.records[i];
+    let mut siblings: Vec<(usize, String)> = Vec::new();
+    for f in rec.files.iter().filter(|f| f.language == Language::Js) {
+        let from = f.path.rsplit_once('/').map_or("", |(d, _)| d);
+        for imp in f.imports.iter().filter(|i| i.name.starts_with("../")) {
+            let Some(target) = mesh_imports::repo_path(&[from, &imp.name]) else {
+                continue;
+            };
+            if target == m.dir || source::is_below(&target, &m.dir) {
+                continue;
+            }
+            let owner = snapshot
+                .modules
+                .iter()
+                .enumerate()
+                .filter(|(j, o)| *j != i && o.repo == m.repo && source::is_below(&target, &o.dir))
+                .max_by_key(|(_, o)| o.dir.len());
+            if let Some((j, _)) = owner
+                && !siblings.iter().any(|(k, _)| *k == j)
+            {
+                siblings.push((j, format!("{}:{}", f.path, imp.line)));
+            }
+        }
+    }
+    if siblings.is_empty() {
+        return;
+    }
+    for f in found
+        .iter_mut()
+        .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none())
+    {
+        let importer = siblings.iter().find(|(j, _)| {
+            world.loaded.records[*j].files.iter().any(|sf| {
+                sf.imports
+                    .iter()
+                    .any(|imp| names::js_package(&imp.name) == Some(f.dependency.as_str()))
+            })
+        });
+        if let Some((j, at)) = importer {
+            f.doubt = Some(format!(
+                "its code imports {}'s files by path ({at}), and {} imports it: a bundle of both ships it",
+                snapshot.modules[*j].name(),
+                snapshot.modules[*j].name()
+            ));
+        }
+    }
+}
+
+/// Marks the shipped-dev findings of a private package (`"private": true` in its
+/// `package_json`): it is never installed from a registry, so it runs where its dev
+/// dependencies were installed too, unless a deploy leaves them out — which the repository
+/// does not say.
+pub(super) fn private_package(package_json: &str, found: &mut [Finding]) {
+    let private = serde_json::from_str::<serde_json::Value>(package_json)
+        .is_ok_and(|v| v.get("private") == Some(&serde_json::Value::Bool(true)));
+    if !private {
+        return;
+    }
+    for f in found
+        .iter_mut()
+        .filter(|f| f.kind == DriftKind::ShippedDev && f.doubt.is_none())
+    {
+        f.doubt = Some(
+            "the package is private: it runs where it was built, dev dependencies installed, unless a deploy leaves them out (`npm ci --omit=dev`)"
+                .to_string(),
+        );
+    }
+}
+
+/// Marks the Python findings of one manifest (`found`) that may be one dependency seen twice:
+/// a distribution declared and unused whose import names mesh only guesses (`known` says
+/// which it knows: the tables, Debian's packages, an installed environment, the mesh's own),
+/// beside an import declared nowhere that no known distribution provides, or whose name is a
+/// word of the distribution's (`faiss-gpu-cu12` is imported as `faiss`). The import may be
+/// the distribution's, so neither is sure; either alone is.
+pub(super) fn python_guesses(found: &mut [Finding], known: &dyn Fn(&str) -> bool) {
+    let guessed: Vec<String> = found
+        .iter()
+        .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none() && !known(&f.dependency))
+        .map(|f| f.dependency.clone())
+        .collect();
+    if guessed.is_empty() {
+        return;
+    }
+    // The distributions an undeclared import may be: every guessed one when no known
+    // distribution provides it, else those one of whose words it is.
+    let may_be = |f: &Finding| -> Vec<&String> {
+        let unknown = !known(&f.dependency);
+        let name = f.dependency.to_ascii_lowercase().replace(['-', '.'], "_");
+        guessed
+            .iter()
+            .filter(|d| {
+                unknown
+                    || d.to_ascii_lowercase()
+                        .split(['-', '_', '.'])
+                        .any(|w| w == name)
+            })
+            .collect()
+    };
+    let pairs: Vec<(usize, Vec<&String>)> = (0..found.len())
+        .filter(|&i| found[i].kind == DriftKind::Undeclared && found[i].doubt.is_none())
+        .map(|i| (i, may_be(&found[i])))
+        .filter(|(_, d)| !d.is_empty())
+        .collect();
+    let list = |names: &mut dyn Iterator<Item = &String>| {
+        names
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut doubts: Vec<(usize, String)> = Vec::new();
+    for (i, dists) in &pairs {
+        doubts.push((
+            *i,
+            format!(
+                "{} is declared and imported by no name mesh knows: it may provide this",
+                list(&mut dists.iter().copied())
+            ),
+        ));
+    }
+    for (i, f) in found.iter().enumerate() {
+        if f.kind != DriftKind::Unused || !guessed.contains(&f.dependency) {
+            continue;
+        }
+        let mut imports = pairs
+            .iter()
+            .filter(|(_, d)| d.contains(&&f.dependency))
+            .map(|(j, _)| &found[*j].dependency)
+            .peekable();
+        if imports.peek().is_some() {
+            doubts.push((
+                i,
+                format!(
+                    "no table says what it is imported as, and the module imports {}, which no declaration answers: it may be this one's",
+                    list(&mut imports)
+                ),
+            ));
+        }
+    }
+    for (i, doubt) in doubts {
+        found[i].doubt = Some(doubt);
+    }
+}
+
+/// Marks each unused finding in `found` (of module `m`) whose name the module writes outside
+/// its manifests and prose: in a config, a script, or a string of its code — where a tool or a
+/// loader takes it by name, which no import shows.
+pub(super) fn mentions(
+    snap: &RepoSnapshot,
+    m: &ModuleSource,
+    found: &mut [Finding],
+) -> Result<(), SourceError> {
+    let wanted: Vec<usize> = (0..found.len())
+        .filter(|&i| found[i].kind == DriftKind::Unused && found[i].doubt.is_none())
+        .collect();
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let files: Vec<_> = source::module_files(snap, &m.dir, m.tree, &m.nested)?
+        .into_iter()
+        .filter(|f| readable(&f.path))
+        .collect();
+    let ids: Vec<_> = files.iter().map(|f| f.id).collect();
+    let mut paths: HashMap<_, Vec<&str>> = HashMap::new();
+    for f in &files {
+        paths.entry(f.id).or_default().push(f.path.as_str());
+    }
+    let mut open = wanted;
+    source::blobs::read_many(
+        &snap.repo,
+        &snap.name,
+        &ids,
+        MENTION_LIMIT,
+        Vec::new,
+        |id, blob| {
+            let source::blobs::Blob::Data(data) = blob else {
+                return true;
+            };
+            if data[..data.len().min(8000)].contains(&0) {
+                return true;
+            }
+            let text = String::from_utf8_lossy(&data);
+            for path in paths.get(&id).into_iter().flatten() {
+                let parts = config_parts(path, &text);
+                open.retain(|&i| {
+                    let f = &mut found[i];
+                    let at = match &parts {
+                        // A manifest's own tool configs: `package.json`'s `"jest"`,
+                        // `pyproject.toml`'s `[tool.pytest.ini_options]`.
+                        Some(parts) => parts.iter().find_map(|(key, part)| {
+                            mention("config", part, &f.dependency, &f.manifest)
+                                .map(|_| format!("in {path}'s {key}"))
+                        }),
+                        None => mention(path, &text, &f.dependency, &f.manifest)
+                            .map(|line| format!("at {path}:{line}")),
+                    };
+                    match at {
+                        Some(at) => {
+                            f.doubt = Some(format!(
+                                "named {at}, outside the declarations: a tool, a loader or a config may take it by name"
+                            ));
+                            false
+                        }
+                        None => true,
+                    }
+                });
+            }
+            !open.is_empty()
+        },
+    )
+}
+
+/// Keys of a package.json that declare, pin or describe rather than configure a tool.
+const PACKAGE_JSON_DECLARING: &[&str] = &[
+    "name",
+    "version",
+    "description",
+    "dependencies",
+    "devDependencies",
+    "peerDependencies",
+    "peerDependenciesMeta",
+    "optionalDependencies",
+    "bundledDependencies",
+    "bundleDependencies",
+    "dependenciesMeta",
+    "overrides",
+    "resolutions",
+    "pnpm",
+    "catalog",
+    "catalogs",
+    "workspaces",
+    "knip",
+    "repository",
+    "homepage",
+    "bugs",
+    "author",
+    "contributors",
+    "maintainers",
+    "keywords",
+    "license",
+    "funding",
+    "publishConfig",
+    "packageManager",
+    "engines",
+];
+
+/// The parts of a manifest that configure tools, as (where, text), for a package.json or a
+/// pyproject.toml; `None` for any other file (read whole). The parts that declare
+/// dependencies are left out: a name written there is the declaration, not a use.
+fn config_parts(path: &str, text: &str) -> Option<Vec<(String, String)>> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name {
+        "package.json" => {
+            let map: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(text).unwrap_or_default();
+            Some(
+                map.into_iter()
+                    .filter(|(k, _)| !PACKAGE_JSON_DECLARING.contains(&k.as_str()))
+                    // The key too: `"jest": {…}` configures jest.
+                    .map(|(k, v)| (format!("`\"{k}\"`"), format!("\"{k}\": {v}")))
+                    .collect(),
+            )
+        }
+        "pyproject.toml" => {
+            let table: toml::Table = toml::from_str(text).unwrap_or_default();
+            let Some(toml::Value::Table(tools)) = table.get("tool") else {
+                return Some(Vec::new());
+            };
+            Some(
+                tools
+                    .iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "poetry" | "uv" | "pdm" | "deptry"))
+                    .map(|(k, v)| {
+                        let mut v = v.clone();
+                        without_declarations(&mut v);
+                        (format!("`[tool.{k}]`"), v.to_string())
+                    })
+                    .collect(),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// `v` without the keys that declare what an environment installs (`dependencies`,
+/// `extra-dependencies`, `requires`, `features`), at any depth.
+fn without_declarations(v: &mut toml::Value) {
+    match v {
+        toml::Value::Table(t) => {
+            t.retain(|k, _| !(k.contains("depend") || k.contains("requires") || k == "features"));
+            t.iter_mut().for_each(|(_, v)| without_declarations(v));
+        }
+        toml::Value::Array(a) => a.iter_mut().for_each(without_declarations),
+        _ => {}
+    }
+}
+
+/// Whether a file may hold a mention: not a lockfile, a declaring file or prose.
+fn readable(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let stem = name.split('.').next().unwrap_or(&name);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    !(DECLARING.contains(&name.as_str())
+        || PROSE_NAMES.contains(&stem)
+        || PROSE_EXTENSIONS.contains(&ext)
+        || name.starts_with("requirements")
+        || name.starts_with("constraints"))
+}
+
+/// The line of `text` (the file at `path`) that names the dependency `dep` (declared in
+/// `manifest`) as a whole word: in a config or script, anywhere; in code of its own
+/// ecosystem, only as the start of a string (`"babel-loader"`, `'pytest_asyncio'`), since its
+/// code's imports were read already and a word in a comment is no use. Rust's and Go's code
+/// loads no crate or module by name, so theirs is not read at all.
+fn mention(path: &str, text: &str, dep: &str, manifest: &str) -> Option<u32> {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    let ecosystem = manifest.rsplit('/').next().unwrap_or(manifest);
+    let python = matches!(ecosystem, "pyproject.toml" | "setup.cfg")
+        || ecosystem.starts_with("requirements");
+    match (ecosystem, ext) {
+        ("Cargo.toml", "rs") | ("go.mod", "go") => return None,
+        _ => {}
+    }
+    let code = match ext {
+        "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" | "vue" | "svelte"
+        | "astro" => ecosystem == "package.json",
+        "py" | "pyi" => python,
+        _ => false,
+    };
+    // Python compares names with `-`, `_` and `.` alike, and code writes the import name.
+    let needles: Vec<String> = match python {
+        true => {
+            let lower = dep.to_ascii_lowercase();
+            let mut v = vec![
+                lower.replace(['_', '.'], "-"),
+                lower.replace(['-', '.'], "_"),
+            ];
+            v.dedup();
+            v
+        }
+        false => vec![dep.to_string()],
+    };
+    let hay: std::borrow::Cow<str> = match python {
+        true => std::borrow::Cow::Owned(text.to_ascii_lowercase()),
+        false => std::borrow::Cow::Borrowed(text),
+    };
+    let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '@');
+    for needle in &needles {
+        for (at, _) in hay.match_indices(needle.as_str()) {
+            let before = hay[..at].chars().next_back();
+            let after = hay[at + needle.len()..].chars().next();
+            let starts = match code {
+                true => matches!(before, Some('"' | '\'' | '`')),
+                false => !before.is_some_and(|c| word(c) || matches!(c, '/' | '.')),
+            };
+            if starts && !after.is_some_and(word) {
+                return Some(1 + hay[..at].matches('\n').count() as u32);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_names_a_loader_anywhere_code_only_in_a_string() {
+        let pj = "packages/web/package.json";
+        let config = "module.exports = {\n  use: ['style-loader', 'css-loader'],\n};\n";
+        assert_eq!(
+            mention("packages/web/webpack.config.js", config, "css-loader", pj),
+            Some(2)
+        );
+        // In code, a word in a comment is no use; a string is.
+        let code = "// unlike css-loader, this one\nconst x = 1;\n";
+        assert_eq!(mention("src/a.ts", code, "css-loader", pj), None);
+        // In a config that is no code, a word is enough.
+        let yaml = "steps:\n  - run: prettier --check .\n";
+        assert_eq!(mention(".ci.yml", yaml, "prettier", pj), Some(2));
+        // Part of a longer name is not the name.
+        assert_eq!(
+            mention("a.yml", "x: prettier-plugin-foo", "prettier", pj),
+            None
+        );
+        assert_eq!(mention("a.yml", "x: @scope/prettier", "prettier", pj), None);
+        assert_eq!(
+            mention(
+                "a.json",
+                "{\"extends\": \"@scope/cfg/base\"}",
+                "@scope/cfg",
+                pj
+            ),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn python_names_match_with_separators_and_case_alike() {
+        let pp = "pyproject.toml";
+        let ini = "[pytest]\naddopts = -p pytest_randomly\n";
+        assert_eq!(mention("pytest.ini", ini, "pytest-randomly", pp), Some(2));
+        let code = "importlib.import_module(\"Foo_Bar.sub\")\n";
+        assert_eq!(mention("pkg/load.py", code, "foo-bar", pp), Some(1));
+        assert_eq!(mention("pkg/load.py", "# foo_bar\n", "foo-bar", pp), None);
+    }
+
+    #[test]
+    fn a_manifest_s_tool_configs_name_what_its_declarations_do_not() {
+        let pj = r#"{"name": "x-eslint-config", "devDependencies": {"ts-jest": "1", "wireit": "1", "x-eslint-config": "1"},
+            "jest": {"preset": "ts-jest"}, "wireit": {"build": {"command": "tsc"}}}"#;
+        let parts = config_parts("a/package.json", pj).unwrap_or_default();
+        let named = |dep: &str| {
+            parts
+                .iter()
+                .find(|(_, t)| mention("config", t, dep, "a/package.json").is_some())
+                .map(|(k, _)| k.clone())
+        };
+        assert_eq!(named("ts-jest").as_deref(), Some("`\"jest\"`"));
+        assert_eq!(
+            named("wireit").as_deref(),
+            Some("`\"wireit\"`"),
+            "its config's key"
+        );
+        assert_eq!(named("x-eslint-config"), None, "the package's own name");
+        let pp = "[project]\ndependencies = [\"pytest-xdist\"]\n[tool.pytest.ini_options]\naddopts = \"-p xdist\"\n[tool.hatch.envs.test]\ndependencies = [\"coverage\"]\n[tool.mypy]\nplugins = [\"pydantic.mypy\"]\n";
+        let parts = config_parts("pyproject.toml", pp).unwrap_or_default();
+        let named = |dep: &str| {
+            parts
+                .iter()
+                .find(|(_, t)| mention("config", t, dep, "pyproject.toml").is_some())
+                .map(|(k, _)| k.clone())
+        };
+        assert_eq!(named("pydantic").as_deref(), Some("`[tool.mypy]`"));
+        assert_eq!(named("coverage"), None);
+        assert_eq!(named("pytest-xdist"), None);
+        assert!(config_parts("a/tox.ini", "").is_none());
+    }
+
+    #[test]
+    fn rust_and_go_code_is_never_read_for_a_name() {
+        let code = "let s = \"serde\";\n";
+        assert_eq!(mention("src/lib.rs", code, "serde", "Cargo.toml"), None);
+        assert_eq!(
+            mention("deny.toml", "skip = [\"serde\"]\n", "serde", "Cargo.toml"),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn manifests_lockfiles_and_prose_hold_no_mention() {
+        for f in [
+            "a/pnpm-lock.yaml",
+            "a/README.md",
+            "a/docs/guide.rst",
+            "a/requirements-dev.txt",
+            "a/CHANGELOG",
+            "a/Cargo.toml",
+        ] {
+            assert!(!readable(f), "{f}");
+        }
+        for f in [
+            "a/vite.config.ts",
+            "a/tox.ini",
+            "a/.github/ci.yml",
+            "a/Makefile",
+        ] {
+            assert!(readable(f), "{f}");
+        }
+    }
+
+    #[test]
+    fn files_run_by_hand_lie_in_their_directories() {
+        assert!(by_hand("examples/basic/main.py"));
+        assert!(by_hand("Scripts/gen.ts"));
+        assert!(!by_hand("src/examples.py"));
+        assert!(!by_hand("src/lib/a.py"));
+    }
+
+    fn finding(kind: DriftKind, dep: &str) -> Finding {
+        Finding {
+            module: "m".into(),
+            dependency: dep.into(),
+            kind,
+            manifest: "m/pyproject.toml".into(),
+            line: None,
+            evidence: None,
+            doubt: None,
+        }
+    }
+
+    #[test]
+    fn a_guessed_distribution_beside_an_unknown_import_is_unsure_either_alone_is_sure() {
+        let known = |d: &str| crate::drift::names::python_known(d);
+        // `faiss-cpu` is imported as `faiss`: no table says so, and the import is undeclared.
+        // `faiss-gpu-cu12` is imported as `faiss` (a known distribution's name too), and
+        // `odd-toolkit` as `oddtk`, which no table knows.
+        let mut found = vec![
+            finding(DriftKind::Unused, "faiss-gpu-cu12"),
+            finding(DriftKind::Undeclared, "faiss"),
+            finding(DriftKind::Undeclared, "requests"),
+            finding(DriftKind::Unused, "requests-toolbelt-x"),
+            finding(DriftKind::Unused, "numpy"),
+        ];
+        python_guesses(&mut found, &known);
+        let doubt = |i: usize| found[i].doubt.clone().unwrap_or_default();
+        assert!(doubt(0).contains("`faiss`"), "{}", doubt(0));
+        assert!(doubt(1).contains("`faiss-gpu-cu12`"), "{}", doubt(1));
+        // A known import is only a guessed distribution's when it is one of its words.
+        assert!(doubt(2).contains("`requests-toolbelt-x`"), "{}", doubt(2));
+        assert!(!doubt(2).contains("faiss"), "{}", doubt(2));
+        // Debian's packages show what `numpy` is imported as: no guess.
+        assert_eq!(found[4].doubt, None);
+        let mut found = vec![
+            finding(DriftKind::Unused, "odd-toolkit"),
+            finding(DriftKind::Undeclared, "oddtk"),
+        ];
+        python_guesses(&mut found, &known);
+        assert!(found.iter().all(|f| f.doubt.is_some()), "{found:?}");
+        let mut alone = vec![finding(DriftKind::Unused, "odd-toolkit")];
+        python_guesses(&mut alone, &known);
+        assert_eq!(alone[0].doubt, None);
+        let mut alone = vec![finding(DriftKind::Undeclared, "oddtk")];
+        python_guesses(&mut alone, &known);
+        assert_eq!(alone[0].doubt, None);
+    }
+}
