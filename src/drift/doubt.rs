@@ -99,6 +99,15 @@ const PROSE_NAMES: &[&str] = &[
     "codeowners",
 ];
 
+/// Binary formats by extension: no name is written in them.
+const BINARY_EXTENSIONS: &[&str] = &[
+    "png", "gif", "jpg", "jpeg", "webp", "ico", "bmp", "tif", "tiff", "avif", "pdf", "zip", "gz",
+    "tgz", "tar", "xz", "bz2", "zst", "7z", "jar", "war", "whl", "so", "dylib", "dll", "exe",
+    "wasm", "woff", "woff2", "ttf", "otf", "eot", "mp3", "mp4", "mov", "webm", "wav", "ogg",
+    "flac", "psd", "sqlite", "db", "pyc", "class", "o", "a", "parquet", "pkl", "npy", "npz",
+    "onnx", "pt",
+];
+
 /// Larger files are data, not configs: not read for mentions.
 const MENTION_LIMIT: u64 = 1 << 20;
 
@@ -361,9 +370,10 @@ pub(super) fn mentions(
     if wanted.is_empty() {
         return Ok(());
     }
+    // A blob a partial clone does not hold is not read (nothing to read it from).
     let files: Vec<_> = source::module_files(snap, &m.dir, m.tree, &m.nested)?
         .into_iter()
-        .filter(|f| readable(&f.path))
+        .filter(|f| readable(&f.path) && snap.repo.has_object(f.id))
         .collect();
     let ids: Vec<_> = files.iter().map(|f| f.id).collect();
     let mut paths: HashMap<_, Vec<&str>> = HashMap::new();
@@ -508,6 +518,7 @@ fn readable(path: &str) -> bool {
     !(DECLARING.contains(&name.as_str())
         || PROSE_NAMES.contains(&stem)
         || PROSE_EXTENSIONS.contains(&ext)
+        || BINARY_EXTENSIONS.contains(&ext)
         || name.starts_with("requirements")
         || name.starts_with("constraints"))
 }
@@ -662,6 +673,7 @@ mod tests {
             "a/requirements-dev.txt",
             "a/CHANGELOG",
             "a/Cargo.toml",
+            "a/docs/shot.png",
         ] {
             assert!(!readable(f), "{f}");
         }

@@ -76,7 +76,8 @@ pub struct ScannedFile {
 /// 18: Python: `pytest.importorskip("x")` is a guarded import of `x`.
 /// 19: Rust: what a macro call's body declares (`cfg_x! { #[path = …] mod imp; }`) is local
 /// around the call, as its items expand there.
-pub const SCANNER_VERSION: u32 = 19;
+/// 20: Rust: `#[cfg(test)] mod tests;` inside an inline `mod a { … }` names `a/tests.rs`.
+pub const SCANNER_VERSION: u32 = 20;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

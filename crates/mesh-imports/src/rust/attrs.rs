@@ -42,7 +42,10 @@ pub(super) fn test_items(
                     ));
                 }
                 if let Some(name) = mod_declaration(toks, item_start, src) {
-                    mods.push(name);
+                    // Inside `mod a { … }`, `mod tests;` is the file `a/tests.rs`.
+                    let mut path = enclosing_mods(toks, i, src);
+                    path.push(name);
+                    mods.push(path.join("/"));
                 }
                 c.weaken(start, end.min(src.len()), ImportKind::Dev);
             }
@@ -208,6 +211,24 @@ fn item_extent(toks: &[Token], mut j: usize) -> (usize, usize) {
 }
 
 /// `[pub[(…)]] mod name;` at `j`: the module's name (an inline `mod name { … }` has no file).
+/// The inline modules (`mod a { mod b { … } }`) the token at `upto` stands in, outermost
+/// first: where an out-of-line module declared there has its file.
+fn enclosing_mods(toks: &[Token], upto: usize, src: &str) -> Vec<String> {
+    let mut open: Vec<Option<String>> = Vec::new();
+    for j in 0..upto.min(toks.len()) {
+        if punct_at(toks, j, b'{') {
+            let named = j >= 2
+                && toks[j - 1].kind == Kind::Ident
+                && toks[j - 2].kind == Kind::Ident
+                && toks[j - 2].text(src) == "mod";
+            open.push(named.then(|| toks[j - 1].value(src).to_string()));
+        } else if punct_at(toks, j, b'}') {
+            open.pop();
+        }
+    }
+    open.into_iter().flatten().collect()
+}
+
 fn mod_declaration(toks: &[Token], mut j: usize, src: &str) -> Option<String> {
     let word = |k: usize| {
         toks.get(k)

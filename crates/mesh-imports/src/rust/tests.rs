@@ -48,6 +48,20 @@ fn cfg_test_module_declarations_are_named() {
 }
 
 #[test]
+fn a_cfg_test_module_inside_an_inline_module_is_named_by_its_path() {
+    // gitoxide's gix-ref: `pub mod create_or_update { #[cfg(test)] mod tests; }` in
+    // reflog.rs is reflog/create_or_update/tests.rs, whose imports are test code.
+    let f = scan_file(
+        "pub mod create_or_update {\n    fn f() { if x { } }\n    #[cfg(test)]\n    mod tests;\n}\nmod later {}\n#[cfg(test)]\nmod top;\n",
+    );
+    assert_eq!(f.test_mods, ["create_or_update/tests", "top"]);
+    assert_eq!(
+        crate::place::rust_test_files("src/reflog.rs", &f.test_mods)[0],
+        "src/reflog/create_or_update/tests.rs"
+    );
+}
+
+#[test]
 fn an_inner_cfg_test_makes_the_whole_file_dev() {
     let got = kinds("//! helpers\n#![cfg(test)]\nuse a::b;\nfn f() { c::d(); }\n");
     assert!(got.iter().all(|(_, _, k)| *k == ImportKind::Dev), "{got:?}");
