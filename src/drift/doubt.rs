@@ -152,57 +152,90 @@ pub(super) fn undeclared(
         _ if first.key.starts_with('@') => return None,
         _ => &first.key,
     };
-    let at = local.at(top, lang)?;
+    let at = local.at(top, lang, dir)?;
     Some(format!(
         "`{at}` in the repository bears its name: it may be a local module on a path mesh does not follow (a `sys.path` entry, a bundler alias, a runner's roots)"
     ))
 }
 
-/// Every file and directory name of a repository (a file's without its extensions), with the
-/// first path that bears it: what an import of a local module on an unfollowed path is named.
+/// Where a repository's own modules could be imported from by a bare name: the Python modules
+/// that stand at the top of some directory (a `.py` file, or a directory holding `.py` files,
+/// whose parent is no package — no `__init__.py`), which a `sys.path` entry or a runner's
+/// roots make importable; and every directory, which a JS bundler alias or a `baseUrl` makes
+/// importable from the module that holds it.
 #[derive(Default)]
 pub(super) struct LocalNames {
-    dirs: HashMap<String, String>,
-    files: HashMap<String, String>,
+    /// Python top-level module name (lowercase) → its first path.
+    python: HashMap<String, String>,
+    /// Every directory of the repository.
+    dirs: HashSet<String>,
 }
 
 impl LocalNames {
-    /// The names of `snap`'s tree, less those a package of the mesh provides (`provided`,
-    /// lowercase): an import of one of those is a phantom dependency, a fact.
+    /// The local names of `snap`'s tree, less those a package of the mesh provides
+    /// (`provided`, lowercase): an import of one of those is a phantom dependency, a fact.
     pub(super) fn read(
         snap: &RepoSnapshot,
         provided: &HashSet<String>,
     ) -> Result<LocalNames, SourceError> {
-        let mut names = LocalNames::default();
-        for f in source::module_files(snap, "", snap.tree, &[])? {
-            let parts: Vec<&str> = f.path.split('/').collect();
-            for (i, part) in parts.iter().enumerate() {
-                let stem = part.split('.').next().unwrap_or(part).to_ascii_lowercase();
-                if stem.is_empty() || stem == "__init__" || provided.contains(&stem) {
-                    continue;
+        let files = source::module_files(snap, "", snap.tree, &[])?;
+        let parent = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        let mut packages = HashSet::new();
+        let mut py_dirs = HashSet::new();
+        let mut dirs = HashSet::new();
+        for f in &files {
+            let mut d = parent(&f.path);
+            while !d.is_empty() && dirs.insert(d.clone()) {
+                d = parent(&d);
+            }
+            if let Some(stem) = f.path.strip_suffix(".py") {
+                py_dirs.insert(parent(&f.path));
+                if stem.ends_with("/__init__") || stem == "__init__" {
+                    packages.insert(parent(&f.path));
                 }
-                let map = match i + 1 == parts.len() {
-                    true => &mut names.files,
-                    false => &mut names.dirs,
-                };
-                map.entry(stem).or_insert_with(|| parts[..=i].join("/"));
             }
         }
-        Ok(names)
+        let mut python = HashMap::new();
+        // (the module's path without `.py`, the path to show)
+        let modules = files
+            .iter()
+            .filter_map(|f| Some((f.path.strip_suffix(".py")?, f.path.as_str())))
+            .filter(|(stem, _)| !stem.ends_with("__init__"))
+            .map(|(stem, path)| (stem.to_string(), path.to_string()))
+            .chain(
+                py_dirs
+                    .iter()
+                    .filter(|d| !d.is_empty())
+                    .map(|d| (d.clone(), d.clone())),
+            );
+        for (module, path) in modules {
+            if packages.contains(&parent(&module)) {
+                continue;
+            }
+            let name = module
+                .rsplit('/')
+                .next()
+                .unwrap_or(&module)
+                .to_ascii_lowercase();
+            if !provided.contains(&name) {
+                python.entry(name).or_insert(path);
+            }
+        }
+        Ok(LocalNames { python, dirs })
     }
 
-    /// The first path named `name` (case aside), if any: a directory, or for Python a file
-    /// too (a module). A JS bare name reaches a local file only through a directory on a
-    /// resolver's roots, so a JS file's name alone says nothing.
-    fn at(&self, name: &str, lang: Language) -> Option<&str> {
-        let name = name.to_ascii_lowercase();
-        self.dirs
-            .get(&name)
-            .or_else(|| match lang {
-                Language::Python => self.files.get(&name),
-                _ => None,
-            })
-            .map(String::as_str)
+    /// The local module a bare import `name` (the top of a Python name, a JS package) of a
+    /// file of the module at `dir` may be, if any.
+    fn at(&self, name: &str, lang: Language, dir: &str) -> Option<String> {
+        match lang {
+            Language::Python => self.python.get(&name.to_ascii_lowercase()).cloned(),
+            _ => [
+                source::join(dir, name),
+                source::join(dir, &format!("src/{name}")),
+            ]
+            .into_iter()
+            .find(|d| self.dirs.contains(d)),
+        }
     }
 }
 
@@ -311,8 +344,9 @@ pub(super) fn python_guesses(found: &mut [Finding], known: &dyn Fn(&str) -> bool
             })
             .collect()
     };
+    // An undeclared import already unsure for another reason still makes its pair unsure.
     let pairs: Vec<(usize, Vec<&String>)> = (0..found.len())
-        .filter(|&i| found[i].kind == DriftKind::Undeclared && found[i].doubt.is_none())
+        .filter(|&i| found[i].kind == DriftKind::Undeclared)
         .map(|i| (i, may_be(&found[i])))
         .filter(|(_, d)| !d.is_empty())
         .collect();
@@ -323,7 +357,7 @@ pub(super) fn python_guesses(found: &mut [Finding], known: &dyn Fn(&str) -> bool
             .join(", ")
     };
     let mut doubts: Vec<(usize, String)> = Vec::new();
-    for (i, dists) in &pairs {
+    for (i, dists) in pairs.iter().filter(|(i, _)| found[*i].doubt.is_none()) {
         doubts.push((
             *i,
             format!(
@@ -741,5 +775,22 @@ mod tests {
         let mut alone = vec![finding(DriftKind::Undeclared, "oddtk")];
         python_guesses(&mut alone, &known);
         assert_eq!(alone[0].doubt, None);
+        // An import already unsure for another reason still makes its pair unsure, and keeps
+        // its own doubt.
+        let mut found = vec![
+            finding(DriftKind::Unused, "odd-toolkit"),
+            Finding {
+                doubt: Some("a local name".into()),
+                ..finding(DriftKind::Undeclared, "oddtk")
+            },
+        ];
+        python_guesses(&mut found, &known);
+        assert!(
+            found[0]
+                .doubt
+                .as_deref()
+                .is_some_and(|d| d.contains("`oddtk`"))
+        );
+        assert_eq!(found[1].doubt.as_deref(), Some("a local name"));
     }
 }

@@ -24,8 +24,23 @@ pub(super) fn drift(
     uses: &[Use],
     out: &mut Vec<Finding>,
 ) {
+    // A dependency of the crate on itself (`gix-odb = { path = ".", features = […] }`) switches
+    // features on for its own tests, which import it by its own name: never a finding.
+    let own = toml::from_str::<toml::Table>(cargo_toml)
+        .ok()
+        .and_then(|t| t.get("package")?.get("name")?.as_str().map(str::to_string));
     let decls: Vec<Decl> = declared::cargo(cargo_toml)
         .into_iter()
+        .filter(|d| {
+            let itself = own.as_deref() == Some(d.name.as_str());
+            if let Some(p) = world.probe.filter(|p| itself && p.names(&d.name)) {
+                p.say(format!(
+                    "the crate's dependency on itself ({}/Cargo.toml:{}): it switches features on for its own tests and examples, which import it by its own name",
+                    m.dir, d.line
+                ));
+            }
+            !itself
+        })
         .map(|d| {
             let ident = rust_ident(&d.name);
             let renamed = rec.manifests.rust_renames.iter().any(|(l, _)| *l == ident);

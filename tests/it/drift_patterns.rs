@@ -58,13 +58,15 @@ fn nushell_shapes(t: &TestMesh) {
         "ws/scripts/build.rs",
         "fn main() { winresource::WindowsResource::new(); }\n",
     );
+    // A dev-dependency of the crate on itself switches features on for its tests (gitoxide's
+    // `gix-odb = { path = "." }`).
     // nu_plugin_formats: `rust-ini` is imported as `ini`; nu_plugin_polars: `pub use
     // dataframe::*` brings the modules `command` and `values` in; nu-protocol: the
     // `strum_macros` derive expands to `::strum::…`.
     module(t, "crates/formats", "nu-formats");
     t.write(
         "ws/crates/formats/Cargo.toml",
-        "[package]\nname = \"nu-formats\"\n\n[dependencies]\nrust-ini = \"0.21\"\nstrum = \"0.26\"\nstrum_macros = \"0.26\"\nplanus = \"1\"\n\n[dev-dependencies]\nnu-test-support = { path = \"../testsupport\" }\n",
+        "[package]\nname = \"nu-formats\"\n\n[dependencies]\nrust-ini = \"0.21\"\nstrum = \"0.26\"\nstrum_macros = \"0.26\"\nplanus = \"1\"\n\n[dev-dependencies]\nnu-test-support = { path = \"../testsupport\" }\nnu-formats = { path = \".\", features = [\"full\"] }\n",
     );
     t.write(
         "ws/crates/formats/src/lib.rs",
@@ -1079,8 +1081,12 @@ fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_chec
     );
     t.write(
         "ws/web/src/index.js",
-        "import pad from 'left-pad';\n// unused-thing was here\nexport const plugins = ['shiny-plugin'].map((n) => import(n));\n",
+        "import pad from 'left-pad';\n// unused-thing was here\nexport const plugins = ['shiny-plugin'].map((n) => import(n));\nimport B from 'components/Button';\nimport chalk from 'chalk';\n",
     );
+    // `components/` on the package's baseUrl is a local module; a `chalk/` directory deep in
+    // another package is no alias's.
+    t.write("ws/web/src/components/Button.js", "export default 1;\n");
+    t.write("ws/lib/src/adapters/chalk/index.js", "export default 1;\n");
     t.write("ws/web/tasks.yml", "fmt:\n  run: task-tool --write src\n");
     t.write(
         "ws/web/README.md",
@@ -1095,8 +1101,13 @@ fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_chec
     );
     t.write(
         "ws/py/py/__init__.py",
-        "import requests\nimport helpers_x\n",
+        "import requests\nimport helpers_x\nimport openai\nimport yaml\n",
     );
+    // Names that are no module a bare import could reach: a directory of YAML samples, and a
+    // subpackage of another package (its parent holds `__init__.py`).
+    t.write("ws/samples/openai/agent.yaml", "model: x\n");
+    t.write("ws/other/pkg/__init__.py", "");
+    t.write("ws/other/pkg/yaml/__init__.py", "");
     t.write("ws/py/examples/demo.py", "import matplotlib\n");
     t.write("ws/tools/helpers_x/__init__.py", "");
     // A private app importing a dev dependency (built where dev dependencies are installed),
@@ -1135,9 +1146,19 @@ fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_chec
         found.contains(&"web unused unused-thing".to_string()),
         "{found:?}"
     );
+    for sure in [
+        "py undeclared requests",
+        "py undeclared openai",
+        "py undeclared pyyaml",
+        "web undeclared chalk",
+    ] {
+        assert!(found.contains(&sure.to_string()), "{sure}: {found:?}");
+    }
     assert!(
-        found.contains(&"py undeclared requests".to_string()),
-        "{found:?}"
+        doubts
+            .iter()
+            .any(|d| d.starts_with("web undeclared components: `web/src/components`")),
+        "{doubts:?}"
     );
     for name in [
         "shiny-plugin",
@@ -1185,7 +1206,7 @@ fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_chec
     assert!(!run.stdout.contains("shiny-plugin"), "{run}");
     assert!(
         run.stderr
-            .contains("6 more findings mesh cannot be sure of"),
+            .contains("7 more findings mesh cannot be sure of"),
         "{run}"
     );
     let all = t.ok(&["drift", "--unsure"]);
@@ -1196,6 +1217,10 @@ fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_chec
         "import u from 'unused-thing';\n",
     );
     t.write("ws/py/py/__init__.py", "import helpers_x\n");
+    t.write(
+        "ws/web/src/index.js",
+        "import pad from 'left-pad';\nexport const plugins = ['shiny-plugin'].map((n) => import(n));\nimport B from 'components/Button';\n",
+    );
     t.commit("ws", "only unsure findings left");
     let run = t.run(&["drift", "--check"]);
     assert_eq!(run.code, 0, "only unsure findings: {run}");
