@@ -147,28 +147,29 @@ pub(super) fn undeclared(
             first.evidence()
         ));
     }
-    let top = match lang {
-        Language::Python => first.key.split('.').next().unwrap_or(&first.key),
-        _ if first.key.starts_with('@') => return None,
-        _ => &first.key,
-    };
-    let at = local.at(top, lang, dir)?;
+    if lang == Language::Js && first.key.starts_with('@') {
+        return None;
+    }
+    let at = local.at(&first.key, lang, dir)?;
     Some(format!(
         "`{at}` in the repository bears its name: it may be a local module on a path mesh does not follow (a `sys.path` entry, a bundler alias, a runner's roots)"
     ))
 }
 
 /// Where a repository's own modules could be imported from by a bare name: the Python modules
-/// that stand at the top of some directory (a `.py` file, or a directory holding `.py` files,
-/// whose parent is no package — no `__init__.py`), which a `sys.path` entry or a runner's
-/// roots make importable; and every directory, which a JS bundler alias or a `baseUrl` makes
-/// importable from the module that holds it.
+/// that stand at the top of some directory (a `.py` file or a package, whose parent is no
+/// package), which a `sys.path` entry or a runner's roots make importable — and the namespace
+/// directories there (`.py` files, no `__init__.py`), which only a dotted name reaches through
+/// (`import azure.core` needs `azure/core`); and every directory, which a JS bundler alias or a
+/// `baseUrl` makes importable from the module that holds it.
 #[derive(Default)]
 pub(super) struct LocalNames {
-    /// Python top-level module name (lowercase) → its first path.
+    /// Python top-level module or package name (lowercase) → its first path.
     python: HashMap<String, String>,
-    /// Every directory of the repository.
-    dirs: HashSet<String>,
+    /// Python top-level namespace directory name (lowercase) → its paths.
+    namespaces: HashMap<String, Vec<String>>,
+    /// Every directory of the repository, and every `.py` file without its extension.
+    paths: HashSet<String>,
 }
 
 impl LocalNames {
@@ -182,59 +183,76 @@ impl LocalNames {
         let parent = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_string();
         let mut packages = HashSet::new();
         let mut py_dirs = HashSet::new();
-        let mut dirs = HashSet::new();
+        let mut paths = HashSet::new();
         for f in &files {
             let mut d = parent(&f.path);
-            while !d.is_empty() && dirs.insert(d.clone()) {
+            while !d.is_empty() && paths.insert(d.clone()) {
                 d = parent(&d);
             }
             if let Some(stem) = f.path.strip_suffix(".py") {
                 py_dirs.insert(parent(&f.path));
                 if stem.ends_with("/__init__") || stem == "__init__" {
                     packages.insert(parent(&f.path));
+                } else {
+                    paths.insert(stem.to_string());
                 }
             }
         }
-        let mut python = HashMap::new();
+        let name_of = |p: &str| p.rsplit('/').next().unwrap_or(p).to_ascii_lowercase();
+        let mut names = LocalNames::default();
         // (the module's path without `.py`, the path to show)
         let modules = files
             .iter()
             .filter_map(|f| Some((f.path.strip_suffix(".py")?, f.path.as_str())))
             .filter(|(stem, _)| !stem.ends_with("__init__"))
             .map(|(stem, path)| (stem.to_string(), path.to_string()))
-            .chain(
-                py_dirs
-                    .iter()
-                    .filter(|d| !d.is_empty())
-                    .map(|d| (d.clone(), d.clone())),
-            );
+            .chain(packages.iter().map(|d| (d.clone(), d.clone())));
         for (module, path) in modules {
-            if packages.contains(&parent(&module)) {
-                continue;
-            }
-            let name = module
-                .rsplit('/')
-                .next()
-                .unwrap_or(&module)
-                .to_ascii_lowercase();
-            if !provided.contains(&name) {
-                python.entry(name).or_insert(path);
+            let name = name_of(&module);
+            if !module.is_empty()
+                && !packages.contains(&parent(&module))
+                && !provided.contains(&name)
+            {
+                names.python.entry(name).or_insert(path);
             }
         }
-        Ok(LocalNames { python, dirs })
+        for d in py_dirs
+            .iter()
+            .filter(|d| !d.is_empty() && !packages.contains(*d))
+        {
+            let name = name_of(d);
+            if !packages.contains(&parent(d)) && !provided.contains(&name) {
+                names.namespaces.entry(name).or_default().push(d.clone());
+            }
+        }
+        names.paths = paths;
+        Ok(names)
     }
 
-    /// The local module a bare import `name` (the top of a Python name, a JS package) of a
-    /// file of the module at `dir` may be, if any.
-    fn at(&self, name: &str, lang: Language, dir: &str) -> Option<String> {
+    /// The local module a bare import of `key` (a Python dotted name, a JS package) by a file
+    /// of the module at `dir` may be, if any.
+    fn at(&self, key: &str, lang: Language, dir: &str) -> Option<String> {
         match lang {
-            Language::Python => self.python.get(&name.to_ascii_lowercase()).cloned(),
+            Language::Python => {
+                let key = key.to_ascii_lowercase();
+                let mut parts = key.split('.');
+                let top = parts.next()?;
+                if let Some(p) = self.python.get(top) {
+                    return Some(p.clone());
+                }
+                let next = parts.next()?;
+                self.namespaces
+                    .get(top)?
+                    .iter()
+                    .map(|ns| format!("{ns}/{next}"))
+                    .find(|p| self.paths.contains(p))
+            }
             _ => [
-                source::join(dir, name),
-                source::join(dir, &format!("src/{name}")),
+                source::join(dir, key),
+                source::join(dir, &format!("src/{key}")),
             ]
             .into_iter()
-            .find(|d| self.dirs.contains(d)),
+            .find(|d| self.paths.contains(d)),
         }
     }
 }

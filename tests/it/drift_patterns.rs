@@ -1101,8 +1101,12 @@ fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_chec
     );
     t.write(
         "ws/py/py/__init__.py",
-        "import requests\nimport helpers_x\nimport openai\nimport yaml\n",
+        "import requests\nimport helpers_x\nimport openai\nimport yaml\nimport azure.core\nimport tooling.helper\n",
     );
+    // A directory of sample scripts named `azure` (no `__init__.py`) holds no `azure.core`; a
+    // namespace directory `tooling` holding `helper.py` is what `tooling.helper` may be.
+    t.write("ws/samples/azure/run.py", "print(1)\n");
+    t.write("ws/devtools/tooling/helper.py", "X = 1\n");
     // Names that are no module a bare import could reach: a directory of YAML samples, and a
     // subpackage of another package (its parent holds `__init__.py`).
     t.write("ws/samples/openai/agent.yaml", "model: x\n");
@@ -1150,6 +1154,7 @@ fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_chec
         "py undeclared requests",
         "py undeclared openai",
         "py undeclared pyyaml",
+        "py undeclared azure-core",
         "web undeclared chalk",
     ] {
         assert!(found.contains(&sure.to_string()), "{sure}: {found:?}");
@@ -1158,6 +1163,12 @@ fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_chec
         doubts
             .iter()
             .any(|d| d.starts_with("web undeclared components: `web/src/components`")),
+        "{doubts:?}"
+    );
+    assert!(
+        doubts
+            .iter()
+            .any(|d| d.starts_with("py undeclared tooling: `devtools/tooling/helper`")),
         "{doubts:?}"
     );
     for name in [
@@ -1206,7 +1217,7 @@ fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_chec
     assert!(!run.stdout.contains("shiny-plugin"), "{run}");
     assert!(
         run.stderr
-            .contains("7 more findings mesh cannot be sure of"),
+            .contains("8 more findings mesh cannot be sure of"),
         "{run}"
     );
     let all = t.ok(&["drift", "--unsure"]);
