@@ -236,9 +236,10 @@ fn declared_findings(
         if let (Some(p), Some(peers)) = (around.probe, around.js_peers)
             && p.names(&d.d.name)
         {
+            let by = peers.recorded_by(&q.d.name, &d.d.name).unwrap_or_default();
             p.say(format!(
-                "{} requires it installed beside it ({} records the peer), and the module uses {}: not {kind}",
-                q.d.name, peers.file, q.d.name
+                "{} requires it installed beside it ({by}), and the module uses {}: not {kind}",
+                q.d.name, q.d.name
             ));
         }
     };

@@ -254,6 +254,35 @@ pub(crate) fn statement_is_type_only(src: &str, line: u32) -> bool {
         .is_some_and(|l| type_only_text("", l))
 }
 
+/// A package.json's `name`, and the peers it declares (required or optional) that the
+/// package's shipped files (of `files`) import: what it needs installed beside it to run.
+pub(crate) fn imported_peers(
+    package_json: &str,
+    files: &[mesh_imports::ScannedFile],
+) -> (Option<String>, Vec<String>) {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(package_json) else {
+        return (None, Vec::new());
+    };
+    let name = v.get("name").and_then(|n| n.as_str()).map(str::to_string);
+    let Some(peers) = v.get("peerDependencies").and_then(|p| p.as_object()) else {
+        return (name, Vec::new());
+    };
+    let imported: std::collections::HashSet<&str> = files
+        .iter()
+        .filter(|f| {
+            f.language == mesh_imports::Language::Js && f.kind != mesh_imports::ImportKind::Dev
+        })
+        .flat_map(|f| f.imports.iter())
+        .filter_map(|i| super::names::js_package(&i.name))
+        .collect();
+    let peers = peers
+        .keys()
+        .filter(|p| imported.contains(p.as_str()))
+        .cloned()
+        .collect();
+    (name, peers)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

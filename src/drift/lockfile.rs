@@ -16,14 +16,34 @@ pub(crate) struct Peers {
     pub file: String,
     /// Package → its required peers.
     pub required: HashMap<String, Vec<String>>,
+    /// A workspace package of the mesh → the peers (required or optional) its own code
+    /// imports: what it needs installed beside it, read from its package.json and its code
+    /// rather than from a lockfile (`@trpc/next` imports `@tanstack/react-query`, an optional
+    /// peer, so an app using `@trpc/next` needs it).
+    pub workspace: HashMap<String, Vec<String>>,
 }
 
 impl Peers {
     /// Whether `package` requires `peer` installed beside it.
     pub(crate) fn requires(&self, package: &str, peer: &str) -> bool {
-        self.required
-            .get(package)
-            .is_some_and(|p| p.iter().any(|x| x == peer))
+        self.recorded_by(package, peer).is_some()
+    }
+
+    /// Where it is recorded that `package` requires `peer`: the lockfile, or the workspace
+    /// package's own peerDependencies with its imports.
+    pub(crate) fn recorded_by(&self, package: &str, peer: &str) -> Option<String> {
+        let has = |m: &HashMap<String, Vec<String>>| {
+            m.get(package).is_some_and(|p| p.iter().any(|x| x == peer))
+        };
+        if has(&self.required) {
+            Some(format!("{} records the peer", self.file))
+        } else if has(&self.workspace) {
+            Some(format!(
+                "{package}'s package.json declares it a peer, and its code imports it"
+            ))
+        } else {
+            None
+        }
     }
 }
 
@@ -36,6 +56,7 @@ pub(crate) fn peers(file: &str, text: &str) -> Peers {
     Peers {
         file: file.to_string(),
         required,
+        workspace: HashMap::new(),
     }
 }
 

@@ -128,6 +128,21 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
             false => JsRoot::default(),
         });
     }
+    // What each workspace package needs beside it: the peers its own code imports.
+    for (i, (m, man)) in snapshot.modules.iter().zip(&manifests).enumerate() {
+        let Some(text) = man.package_json.as_deref() else {
+            continue;
+        };
+        let (name, peers) = js::imported_peers(text, &loaded.records[i].files);
+        if let (Some(name), false) = (name, peers.is_empty())
+            && let Some(root) = world.js_roots.get_mut(m.repo)
+        {
+            root.peers
+                .get_or_insert_with(lockfile::Peers::default)
+                .workspace
+                .insert(name, peers);
+        }
+    }
     let provided = world.provided();
     for (r, snap) in snapshot.repos.iter().enumerate() {
         let local = snapshot

@@ -1241,3 +1241,52 @@ fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_chec
         "{e}"
     );
 }
+
+#[test]
+fn a_workspace_package_s_peers_its_code_imports_are_used_by_the_apps_that_use_it() {
+    // trpc's `@trpc/next` imports `@tanstack/react-query`, which it declares only as an
+    // (optional) peer: the example apps using `@trpc/next` declare it, and import nothing of
+    // it. A peer the package's code never imports is still unused in the app.
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "packages/next", "trpc-next");
+    t.write(
+        "ws/packages/next/package.json",
+        r#"{"name": "@acme/next", "peerDependencies": {"@tanstack/react-query": "5", "left-x": "1"}, "peerDependenciesMeta": {"@tanstack/react-query": {"optional": true}}}"#,
+    );
+    t.write(
+        "ws/packages/next/src/index.js",
+        "import { QueryClient } from '@tanstack/react-query';\n",
+    );
+    t.write(
+        "ws/packages/next/test/a.test.js",
+        "import x from 'left-x';\n",
+    );
+    module(&t, "examples/app", "app");
+    t.write(
+        "ws/examples/app/package.json",
+        r#"{"name": "app", "dependencies": {"@acme/next": "1", "@tanstack/react-query": "5", "left-x": "1"}}"#,
+    );
+    t.write(
+        "ws/examples/app/src/main.js",
+        "import { withTRPC } from '@acme/next';\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "workspace peers");
+    let found = findings(&t.json(&["drift"]));
+    assert!(
+        found.contains(&"app unused left-x".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        !found
+            .iter()
+            .any(|f| f.starts_with("app ") && f.ends_with("react-query")),
+        "{found:?}"
+    );
+    let e = explained(&t, "app", "@tanstack/react-query");
+    assert!(
+        e.contains("@acme/next's package.json declares it a peer, and its code imports it"),
+        "{e}"
+    );
+}
