@@ -347,18 +347,24 @@ pub(super) fn python_guesses(found: &mut [Finding], known: &dyn Fn(&str) -> bool
     if guessed.is_empty() {
         return;
     }
-    // The distributions an undeclared import may be: every guessed one when no known
-    // distribution provides it, else those one of whose words it is.
+    // The distributions an undeclared import may be: those one of whose words it is or begins
+    // (`faiss` of `faiss-gpu-cu12`, `mem0` of `mem0ai`) — or, when the manifest has one guess
+    // and one import no known distribution provides, that one. A guess never casts doubt on
+    // every import of a module.
+    let unknown_imports = found
+        .iter()
+        .filter(|f| f.kind == DriftKind::Undeclared && !known(&f.dependency))
+        .count();
     let may_be = |f: &Finding| -> Vec<&String> {
-        let unknown = !known(&f.dependency);
+        let alone = guessed.len() == 1 && unknown_imports == 1 && !known(&f.dependency);
         let name = f.dependency.to_ascii_lowercase().replace(['-', '.'], "_");
         guessed
             .iter()
             .filter(|d| {
-                unknown
+                alone
                     || d.to_ascii_lowercase()
                         .split(['-', '_', '.'])
-                        .any(|w| w == name)
+                        .any(|w| w == name || (name.len() >= 3 && w.starts_with(&name)))
             })
             .collect()
     };
@@ -787,6 +793,26 @@ mod tests {
         ];
         python_guesses(&mut found, &known);
         assert!(found.iter().all(|f| f.doubt.is_some()), "{found:?}");
+        // Two guesses and an unrelated unknown import: no pairing (pydantic-ai's dev names
+        // once put every import of its root in doubt).
+        let mut found = vec![
+            finding(DriftKind::Unused, "odd-toolkit"),
+            finding(DriftKind::Unused, "another-odd"),
+            finding(DriftKind::Undeclared, "oddtk"),
+        ];
+        python_guesses(&mut found, &known);
+        assert!(found.iter().all(|f| f.doubt.is_none()), "{found:?}");
+        let mut found = vec![
+            finding(DriftKind::Unused, "mem0ai"),
+            finding(DriftKind::Unused, "another-odd"),
+            finding(DriftKind::Undeclared, "mem0"),
+        ];
+        python_guesses(&mut found, &known);
+        assert!(
+            found[0].doubt.is_some() && found[2].doubt.is_some(),
+            "{found:?}"
+        );
+        assert!(found[1].doubt.is_none(), "{found:?}");
         let mut alone = vec![finding(DriftKind::Unused, "odd-toolkit")];
         python_guesses(&mut alone, &known);
         assert_eq!(alone[0].doubt, None);
