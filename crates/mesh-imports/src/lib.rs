@@ -77,7 +77,10 @@ pub struct ScannedFile {
 /// 19: Rust: what a macro call's body declares (`cfg_x! { #[path = …] mod imp; }`) is local
 /// around the call, as its items expand there.
 /// 20: Rust: `#[cfg(test)] mod tests;` inside an inline `mod a { … }` names `a/tests.rs`.
-pub const SCANNER_VERSION: u32 = 20;
+/// 21: JS: a `require` or `import()` in a short `try` whose `catch` neither throws nor exits
+/// is optional (a native-addon loader's alternatives); comment pragmas that load a package
+/// (`@jsxImportSource x`, `@jest-environment x`, `@vitest-environment x`) are imports.
+pub const SCANNER_VERSION: u32 = 21;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

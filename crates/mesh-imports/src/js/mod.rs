@@ -27,12 +27,19 @@ fn scan(src: &str, whole: bool) -> FileScan {
     let found = survey(src.as_bytes());
     let marker = has_marker(src);
     let mut c = Collector::with_marker(src, marker);
+    let pragmas = pragmas(src, &mut c);
     let whole = whole || marker || found.catches || found.virtual_;
     let stop = if whole {
         None
     } else {
         match last_candidate(src.as_bytes()) {
             Some(at) => Some(at),
+            None if pragmas => {
+                return FileScan {
+                    imports: c.finish().into(),
+                    ..FileScan::default()
+                };
+            }
             None => return FileScan::default(),
         }
     };
@@ -53,6 +60,83 @@ fn scan(src: &str, whole: bool) -> FileScan {
     FileScan {
         imports: imports.into(),
         ..FileScan::default()
+    }
+}
+
+static JSX_SOURCE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("@jsxImportSource"));
+static ENVIRONMENT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("-environment"));
+
+/// Records the packages a file's comment pragmas load, which no import names: JSX compiled
+/// against `/** @jsxImportSource preact */` imports `preact/jsx-runtime`, and a test file
+/// whose docblock says `@jest-environment jsdom` runs in `jest-environment-jsdom` (vitest's
+/// `@vitest-environment happy-dom` in `happy-dom`). Only a pragma that opens a comment line
+/// counts (`// @x`, `/** @x`, ` * @x`), never one a string or code holds. Whether any was.
+fn pragmas(src: &str, c: &mut Collector) -> bool {
+    let b = src.as_bytes();
+    let mut any = false;
+    let value = |at: usize| -> Option<(usize, &str)> {
+        let line_start = src[..at].rfind('\n').map_or(0, |n| n + 1);
+        let lead = &src[line_start..at];
+        if !lead
+            .bytes()
+            .all(|c| matches!(c, b' ' | b'\t' | b'/' | b'*'))
+            || !lead.contains(['/', '*'])
+        {
+            return None;
+        }
+        let rest = &src[at..];
+        let word_start = rest.find(char::is_whitespace)?;
+        let after = &rest[word_start..];
+        let trimmed = after.trim_start_matches([' ', '\t']);
+        let start = at + word_start + (after.len() - trimmed.len());
+        let end = trimmed
+            .find(|c: char| c.is_whitespace() || c == '*')
+            .unwrap_or(trimmed.len());
+        Some((start, &trimmed[..end])).filter(|(_, v)| !v.is_empty())
+    };
+    for at in JSX_SOURCE.find_iter(b) {
+        if let Some((start, v)) = value(at) {
+            c.push(start, format!("{v}/jsx-runtime"));
+            any = true;
+        }
+    }
+    for at in ENVIRONMENT.find_iter(b) {
+        let Some(runner) = ["@jest", "@vitest"]
+            .into_iter()
+            .find(|r| src[..at].ends_with(r))
+        else {
+            continue;
+        };
+        let Some((start, v)) = value(at - runner.len()) else {
+            continue;
+        };
+        if let Some(package) = environment_package(runner, v) {
+            c.push(start, package);
+            any = true;
+        }
+    }
+    any
+}
+
+/// The package a test runner loads for the environment `v` a docblock names: none for Node's
+/// own or a file path; jest completes a short name (`jsdom` → `jest-environment-jsdom`),
+/// vitest has `jsdom`, `happy-dom` and `edge-runtime` built in (their packages are peers) and
+/// completes the rest (`vitest-environment-x`).
+fn environment_package(runner: &str, v: &str) -> Option<String> {
+    if v == "node" || v.starts_with(['.', '/', '<']) {
+        return None;
+    }
+    let prefix = match runner {
+        "@jest" => "jest-environment-",
+        _ => match v {
+            "jsdom" | "happy-dom" => return Some(v.to_string()),
+            "edge-runtime" => return Some("@edge-runtime/vm".to_string()),
+            _ => "vitest-environment-",
+        },
+    };
+    match v.starts_with('@') || v.starts_with(prefix) {
+        true => Some(v.to_string()),
+        false => Some(format!("{prefix}{v}")),
     }
 }
 
@@ -486,10 +570,12 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
 }
 
 /// Marks the body of every `try { … } catch` that handles a missing module as optional: its
-/// `catch` names `MODULE_NOT_FOUND` (or `ERR_MODULE_NOT_FOUND`), or swallows the error whole
-/// (an empty block). The code runs without the package (jest-config's
-/// `try { require.resolve('jest-jasmine2') } catch (error) { if (error.code ===
-/// 'MODULE_NOT_FOUND') … }`).
+/// `catch` names `MODULE_NOT_FOUND` (or `ERR_MODULE_NOT_FOUND`), or the `try` is short and
+/// its `catch` neither throws nor exits (empty, a log, an error kept for later). The code runs
+/// without the package: jest-config's `try { require.resolve('jest-jasmine2') } catch (error)
+/// { if (error.code === 'MODULE_NOT_FOUND') … }`, and the chain of alternatives a native-addon
+/// loader tries in turn (`try { return require('@x/binding-linux-x64-gnu') } catch (e) {
+/// loadErrors.push(e) }`). A long `try` whose `catch` logs wraps a program, not a lookup.
 fn optional_requires(toks: &[Token], src: &str, c: &mut Collector) {
     for (i, t) in toks.iter().enumerate() {
         if t.kind != Kind::Ident || t.text(src) != "try" || !punct_at(toks, i + 1, b'{') {
@@ -521,14 +607,33 @@ fn optional_requires(toks: &[Token], src: &str, c: &mut Collector) {
             continue;
         };
         let handler = &toks[open + 1..catch_end];
-        let handles = handler.is_empty()
-            || handler
-                .iter()
-                .any(|t| t.kind == Kind::Str && t.text(src).contains("MODULE_NOT_FOUND"));
+        let names_missing = handler
+            .iter()
+            .any(|t| t.kind == Kind::Str && t.text(src).contains("MODULE_NOT_FOUND"));
+        let short = body_end - (i + 1) <= SHORT_TRY_TOKENS;
+        let handles = names_missing || (short && !gives_up(handler, src));
         if handles {
             c.weaken(toks[i + 1].start, toks[body_end].end, ImportKind::Optional);
         }
     }
+}
+
+/// The most tokens a `try` body whose `catch` carries on may hold for its imports to be
+/// alternatives: a lookup or two with a version check (a native-addon loader's is about 60),
+/// not a program.
+const SHORT_TRY_TOKENS: usize = 200;
+
+/// Whether a `catch` body stops the program after all: it throws, rethrows or exits
+/// (`process.exit(1)`), so the package the `try` needed was required.
+fn gives_up(handler: &[Token], src: &str) -> bool {
+    handler.iter().enumerate().any(|(j, t)| {
+        t.kind == Kind::Ident
+            && match t.text(src) {
+                "throw" => true,
+                "exit" => j > 0 && punct_at(handler, j - 1, b'.'),
+                _ => false,
+            }
+    })
 }
 
 /// The index of the bracket that closes the one at `open` (`{`, `(` or `[`).

@@ -68,16 +68,26 @@ fn require_resolve_is_a_use() {
 #[test]
 fn requires_guarded_by_a_missing_module_catch_are_optional() {
     use crate::lex::ImportKind::{Build, Optional};
-    // jest-config's normalize.ts, an empty catch, and a catch for something else.
-    let src = "const a = require('a');\ntry {\n  options.testRunner = require.resolve('jest-jasmine2');\n} catch (error: any) {\n  if (error.code === 'MODULE_NOT_FOUND') {\n    throw createConfigError('x');\n  }\n  throw error;\n}\ntry { require('fsevents'); } catch {}\ntry {\n  require('b');\n} catch (e) {\n  log(e);\n}\ntry { await import('c') } catch (e) { if (e.code === 'ERR_MODULE_NOT_FOUND') return; }\n";
+    // jest-config's normalize.ts, an empty catch, a catch that rethrows, one that exits, a
+    // native-addon loader's chain of alternatives (each catch keeps the error for later), and
+    // a catch that logs after a try too long to be a lookup.
+    let long = "x();".repeat(60);
+    let src = format!(
+        "const a = require('a');\ntry {{\n  options.testRunner = require.resolve('jest-jasmine2');\n}} catch (error: any) {{\n  if (error.code === 'MODULE_NOT_FOUND') {{\n    throw createConfigError('x');\n  }}\n  throw error;\n}}\ntry {{ require('fsevents'); }} catch {{}}\ntry {{\n  require('b');\n}} catch (e) {{\n  log(e);\n  throw e;\n}}\ntry {{ await import('c') }} catch (e) {{ if (e.code === 'ERR_MODULE_NOT_FOUND') return; }}\ntry {{ require('d') }} catch (e) {{ console.error(e); process.exit(1) }}\ntry {{\n  return require('./x.linux-x64-gnu.node')\n}} catch (e) {{\n  loadErrors.push(e)\n}}\ntry {{\n  const binding = require('@x/binding-linux-x64-gnu')\n  const v = require('@x/binding-linux-x64-gnu/package.json').version\n  if (v !== '1.0.0') {{\n    throw new Error('mismatch')\n  }}\n  return binding\n}} catch (e) {{\n  loadErrors.push(e)\n}}\ntry {{\n  const app = require('e');\n  {long}\n}} catch (e) {{\n  console.error(e);\n}}\n"
+    );
     assert_eq!(
-        kinds(&scan_file(src).imports),
+        kinds(&scan_file(&src).imports),
         [
             (1, "a".into(), Build),
             (3, "jest-jasmine2".into(), Optional),
             (10, "fsevents".into(), Optional),
             (12, "b".into(), Build),
-            (16, "c".into(), Optional),
+            (17, "c".into(), Optional),
+            (18, "d".into(), Build),
+            (20, "./x.linux-x64-gnu.node".into(), Optional),
+            (25, "@x/binding-linux-x64-gnu".into(), Optional),
+            (26, "@x/binding-linux-x64-gnu/package.json".into(), Optional),
+            (35, "e".into(), Build),
         ]
     );
 }
@@ -302,4 +312,24 @@ proptest::proptest! {
         let src = parts.concat();
         proptest::prop_assert_eq!(super::scan(&src, false), super::scan(&src, true));
     }
+}
+
+#[test]
+fn comment_pragmas_load_packages_no_import_names() {
+    // vitest's `test/unit/test/snapshot-react-18.test.jsx`, a jest docblock, vitest's
+    // built-in and custom environments, a file path, and pragmas a string or code holds.
+    let src = "/**\n * @vitest-environment happy-dom\n */\n// @jsxImportSource react-18\n/** @jest-environment jsdom */\n// @vitest-environment edge-runtime\n// @vitest-environment custom\n// @jest-environment ./env.js\n// @vitest-environment node\nconst s = '@jsxImportSource nope';\nx = a; // not at a comment's start: @jsxImportSource nope2\n";
+    assert_eq!(
+        pairs(&scan(src)),
+        [
+            (2, "happy-dom"),
+            (4, "react-18/jsx-runtime"),
+            (5, "jest-environment-jsdom"),
+            (6, "@edge-runtime/vm"),
+            (7, "vitest-environment-custom"),
+        ]
+    );
+    // Imports after the docblock are still read.
+    let src = "/** @jest-environment jsdom */\nimport a from 'a';\n";
+    assert_eq!(pairs(&scan(src)), [(1, "jest-environment-jsdom"), (2, "a")]);
 }
