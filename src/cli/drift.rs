@@ -146,6 +146,7 @@ fn findings(ctx: &Ctx, ui: &Ui) -> Result<cache::Answer> {
         key: mesh::graph::cache::key(&ctx.config, &loaded.snapshot),
         modules: loaded.snapshot.module_names().into_iter().collect(),
         findings: mesh::drift::drift(&loaded, &[])?,
+        installs: cache::installs(&loaded),
     };
     // Kept for the next run; a store that cannot take it costs that run only.
     if let Err(e) = Store::open(state).and_then(|s| s.write(|w| cache::write(w, &answer))) {

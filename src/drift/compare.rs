@@ -222,10 +222,9 @@ fn declared_findings(
     // A declared package the module uses (by shipped code when `shipped`), by an import or a
     // tool, that requires `d` installed beside it, as the lockfile records.
     let peer_of_used = |d: &Decl, shipped: bool| -> Option<&Decl> {
-        let peers = around.js_peers?;
         matcher.decls.iter().find(|q| {
             q.d.name != d.d.name
-                && peers.requires(&q.d.name, &d.d.name)
+                && peer_recorded(around, &q.d.name, &d.d.name).is_some()
                 && (uses
                     .iter()
                     .any(|u| matcher.matches(q, u) && (!shipped || u.kind != ImportKind::Dev))
@@ -233,10 +232,10 @@ fn declared_findings(
         })
     };
     let say_peer = |d: &Decl, q: &Decl, kind: &str| {
-        if let (Some(p), Some(peers)) = (around.probe, around.js_peers)
+        if let Some(p) = around.probe
             && p.names(&d.d.name)
         {
-            let by = peers.recorded_by(&q.d.name, &d.d.name).unwrap_or_default();
+            let by = peer_recorded(around, &q.d.name, &d.d.name).unwrap_or_default();
             p.say(format!(
                 "{} requires it installed beside it ({by}), and the module uses {}: not {kind}",
                 q.d.name, q.d.name
@@ -293,6 +292,23 @@ fn declared_findings(
     }
 }
 
+/// Where it is recorded that the JS package `package` requires `peer` installed beside it:
+/// the repository's lockfile, a workspace package's own manifest, or the package as installed
+/// in `node_modules`.
+fn peer_recorded(around: &Around, package: &str, peer: &str) -> Option<String> {
+    around
+        .js_peers
+        .and_then(|p| p.recorded_by(package, peer))
+        .or_else(|| {
+            around
+                .tools
+                .installed_peers
+                .get(package)
+                .is_some_and(|p| p.iter().any(|x| x == peer))
+                .then(|| "its installed package.json in node_modules declares the peer".to_string())
+        })
+}
+
 /// A finding about the declaration `d`, at its line in the file that holds it.
 fn declared_finding(
     m: &ModuleSource,
@@ -327,8 +343,9 @@ fn undeclared<'u, 'a>(
     let mut undeclared: BTreeMap<String, Vec<&Use>> = BTreeMap::new();
     let mut named: HashMap<&str, String> = HashMap::new();
     for u in uses {
-        // An import a tsconfig alias maps to a file, or a stylesheet's, is no package owed.
-        if u.optional || u.key == "node:" || u.aliased.is_some() || u.stylesheet {
+        // An import a tsconfig alias maps to a file, one a nested package declares, or a
+        // stylesheet's, is no package owed.
+        if u.optional || u.key == "node:" || u.answered_apart.is_some() || u.stylesheet {
             continue;
         }
         // A JS name npm would refuse for a new package (`RegularModule`, a haste name in
@@ -401,8 +418,8 @@ fn probe(
         if !(p.names(&matcher.dependency_name(&u.key)) || p.names(&u.key)) {
             continue;
         }
-        let why = match (&u.aliased, u.stylesheet) {
-            (Some(alias), _) => format!("and {alias}: a file of the repository, no package to declare"),
+        let why = match (&u.answered_apart, u.stylesheet) {
+            (Some(why), _) => format!("and {why}"),
             (None, true) => "and no declaration answers it: a stylesheet's bare name may be a file on the preprocessor's load path, so it is never called undeclared".to_string(),
             (None, false) => "and no declaration a clean build reads answers it".to_string(),
         };

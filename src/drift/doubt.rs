@@ -311,24 +311,27 @@ pub(super) fn sibling_sources(world: &super::World, i: usize, found: &mut [Findi
     }
 }
 
-/// Marks the shipped-dev findings of a private package (`"private": true` in its
-/// `package_json`): it is never installed from a registry, so it runs where its dev
+/// Marks the shipped-dev and dev-only findings of a private package (`"private": true` in
+/// its `package_json`): it is never installed from a registry, so it runs where its dev
 /// dependencies were installed too, unless a deploy leaves them out — which the repository
-/// does not say.
+/// does not say; which section holds a dependency changes no install of it.
 pub(super) fn private_package(package_json: &str, found: &mut [Finding]) {
     let private = serde_json::from_str::<serde_json::Value>(package_json)
         .is_ok_and(|v| v.get("private") == Some(&serde_json::Value::Bool(true)));
     if !private {
         return;
     }
-    for f in found
-        .iter_mut()
-        .filter(|f| f.kind == DriftKind::ShippedDev && f.doubt.is_none())
-    {
-        f.doubt = Some(
-            "the package is private: it runs where it was built, dev dependencies installed, unless a deploy leaves them out (`npm ci --omit=dev`)"
-                .to_string(),
-        );
+    for f in found.iter_mut().filter(|f| f.doubt.is_none()) {
+        f.doubt = match f.kind {
+            DriftKind::ShippedDev => Some(
+                "the package is private: it runs where it was built, dev dependencies installed, unless a deploy leaves them out (`npm ci --omit=dev`)",
+            ),
+            DriftKind::DevOnly => Some(
+                "the package is private: it is installed where it runs with its dev dependencies, so the section changes no install unless a deploy leaves them out",
+            ),
+            _ => None,
+        }
+        .map(str::to_string);
     }
 }
 

@@ -25,7 +25,8 @@ pub(crate) struct Peers {
 
 impl Peers {
     /// Whether `package` requires `peer` installed beside it.
-    pub(crate) fn requires(&self, package: &str, peer: &str) -> bool {
+    #[cfg(test)]
+    fn requires(&self, package: &str, peer: &str) -> bool {
         self.recorded_by(package, peer).is_some()
     }
 
@@ -78,22 +79,31 @@ fn package_lock(text: &str) -> HashMap<String, Vec<String>> {
         else {
             continue;
         };
-        let optional = |peer: &str| {
-            entry
-                .get("peerDependenciesMeta")
-                .and_then(|m| m.get(peer))
-                .and_then(|m| m.get("optional"))
-                .and_then(|o| o.as_bool())
-                .unwrap_or(false)
-        };
-        let peers = entry.get("peerDependencies").and_then(|p| p.as_object());
-        for peer in peers.into_iter().flat_map(|p| p.keys()) {
-            if !optional(peer) {
-                add(&mut out, name, peer);
-            }
+        for peer in required_peers(entry) {
+            add(&mut out, name, &peer);
         }
     }
     out
+}
+
+/// The required peers of one package's entry (a lockfile's, or an installed package.json):
+/// its `peerDependencies` less those its `peerDependenciesMeta` marks optional.
+pub(crate) fn required_peers(entry: &serde_json::Value) -> Vec<String> {
+    let optional = |peer: &str| {
+        entry
+            .get("peerDependenciesMeta")
+            .and_then(|m| m.get(peer))
+            .and_then(|m| m.get("optional"))
+            .and_then(|o| o.as_bool())
+            .unwrap_or(false)
+    };
+    let peers = entry.get("peerDependencies").and_then(|p| p.as_object());
+    peers
+        .into_iter()
+        .flat_map(|p| p.keys())
+        .filter(|p| !optional(p))
+        .cloned()
+        .collect()
 }
 
 /// pnpm's `pnpm-lock.yaml` and yarn's (berry) `yarn.lock`, read by indentation: an entry's

@@ -454,10 +454,11 @@ struct Use<'a> {
     /// A JS import whose statement begins on an earlier line (`} from "x";`): whether it is
     /// type-only is read from its file when it matters.
     continued: bool,
-    /// A JS import a tsconfig alias maps to a file of the repository (`tsconfig.test.json:8
-    /// maps it to packages/x/src/index.ts`): it uses a declaration of its name, but is never
-    /// undeclared.
-    aliased: Option<String>,
+    /// Why a JS import is answered apart from the module's declarations, as `--explain` says
+    /// it: a tsconfig alias maps it to a file of the repository (`tsconfig.test.json:8 maps it
+    /// to packages/x/src/index.ts`), or a package.json nested in the module declares it for
+    /// the files below it. It uses a declaration of its name, but is never undeclared.
+    answered_apart: Option<String>,
     /// A stylesheet's `@import`/`@use`: it uses a declaration of its name, but is never
     /// undeclared (a bare name may be a file on the preprocessor's load path, which is not
     /// read) nor shipped code's dev dependency (a build inlines stylesheets).
@@ -489,7 +490,7 @@ impl<'a> Use<'a> {
             build_script: false,
             type_only: false,
             continued: false,
-            aliased: None,
+            answered_apart: None,
             stylesheet: false,
             glob_scoped: false,
             doc_link: false,
@@ -639,6 +640,7 @@ fn uses<'a>(
         let tree = tree.get_or_insert_with(|| snap.repo.find_tree(m.tree).ok());
         blob_text(snap, tree.as_ref()?, rel).ok().flatten()
     });
+    let mut nested = js::NestedPackages::new(snap, m.tree, &prefix);
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut own_said = HashSet::new();
@@ -704,8 +706,19 @@ fn uses<'a>(
             let mut one = new_use(f, imp, key, file_kind, script.0);
             if one.language == Language::Js {
                 let dev = one.kind == ImportKind::Dev || one.type_only;
-                one.aliased = js::alias_for(&man.js_paths, root_aliases, &imp.name, dev)
-                    .map(|a| format!("{} maps it to {}", a.at, a.path_of(&imp.name)));
+                one.answered_apart = js::alias_for(&man.js_paths, root_aliases, &imp.name, dev)
+                    .map(|a| {
+                        format!(
+                            "{} maps it to {}: a file of the repository, no package to declare",
+                            a.at,
+                            a.path_of(&imp.name)
+                        )
+                    })
+                    .or_else(|| {
+                        nested.declaring(rel, &one.key).map(|p| {
+                            format!("{p} declares it for the files below it, a package of its own")
+                        })
+                    });
             }
             push_import(&mut out, &mut seen, one, script.1);
         }
@@ -840,7 +853,7 @@ fn new_use<'a>(
         build_script,
         type_only: js && js::type_only_text(&f.path, text),
         continued: js && text.starts_with('}'),
-        aliased: None,
+        answered_apart: None,
         stylesheet: js && mesh_imports::style::syntax_of(&f.path).is_some(),
         glob_scoped: imp.glob_scoped,
         doc_link: imp.in_doc_link,
@@ -887,7 +900,7 @@ fn push_first<'a>(out: &mut Vec<Use<'a>>, seen: &mut HashSet<(Cow<'a, str>, u16)
         u.build_script,
         u.type_only,
         u.continued,
-        u.aliased.is_some(),
+        u.answered_apart.is_some(),
         u.stylesheet,
         u.glob_scoped,
         u.doc_link,

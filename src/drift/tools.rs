@@ -84,6 +84,10 @@ pub struct ToolEvidence {
     /// The commands each declared JS package installed in `node_modules` (the module's, or
     /// the repository's root's, in the work tree beside the repository) says in its `bin`.
     pub installed_bins: std::collections::HashMap<String, Vec<String>>,
+    /// The peers each declared JS package installed in `node_modules` requires beside it (its
+    /// `peerDependencies` less those `peerDependenciesMeta` marks optional): what a lockfile
+    /// would record, read where the repository keeps none.
+    pub installed_peers: std::collections::HashMap<String, Vec<String>>,
     /// A library bundler's config at the module's root (`rolldown.config.ts`,
     /// `tsdown.config.ts`): the package is built by that bundler.
     pub bundler_config: Option<String>,
@@ -164,7 +168,8 @@ pub(crate) fn is_test_support(rel: &str, setup: &[String]) -> bool {
 /// Whether a module-root file is a JS tool's config whose strings name packages.
 pub(crate) fn is_js_config(file: &str) -> bool {
     let config_ext = [".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".json"];
-    (file.contains(".config.") && config_ext.iter().any(|e| file.ends_with(e)))
+    ((file.contains(".config.") || file.contains(".conf."))
+        && config_ext.iter().any(|e| file.ends_with(e)))
         || file.starts_with(".babelrc")
         || file.starts_with(".eslintrc")
         || file.starts_with(".prettierrc")
@@ -182,6 +187,7 @@ pub(crate) fn is_command_file(file: &str) -> bool {
         file,
         "Makefile" | "makefile" | "GNUmakefile" | "justfile" | "tox.ini" | "noxfile.py"
     ) || file == ".pre-commit-config.yaml"
+        || file.ends_with(".sh")
 }
 
 /// The strings of the config file `file`: a JSON one (`*.json`, `.babelrc`, `.eslintrc`) may
@@ -228,7 +234,9 @@ pub(crate) fn quoted_strings(text: &str) -> Vec<String> {
 /// names its tool completes a short name to: babel's presets and plugins (`@babel/env` →
 /// `@babel/preset-env`, `minify` → `babel-preset-minify`), jest's environments and runners
 /// (`testEnvironment: "jsdom"` → `jest-environment-jsdom`), eslint's plugins and configs
-/// (a legacy `plugin:@scope/name/recommended` → `@scope/eslint-plugin-name`).
+/// (a legacy `plugin:@scope/name/recommended` → `@scope/eslint-plugin-name`), and the
+/// plugins of [`SHORT_NAMES`]'s tools (vitest's `provider: 'v8'` → `@vitest/coverage-v8`,
+/// wdio's `framework: 'mocha'` → `@wdio/mocha-framework`).
 fn completions(s: &str) -> Vec<String> {
     // ESLint's legacy `extends: "plugin:@scope/name/config"` and `"plugin:name/config"`.
     if let Some(plugin) = s.strip_prefix("plugin:") {
@@ -277,10 +285,40 @@ fn completions(s: &str) -> Vec<String> {
             for p in PREFIXES {
                 out.push(format!("{p}{s}"));
             }
+            // Short names are words: `v8`, `mocha`, `Chrome` (karma's launchers).
+            if s.len() <= 40 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+                let lower = s.to_ascii_lowercase();
+                out.extend(SHORT_NAMES.iter().map(|p| p.replace("{}", &lower)));
+            }
         }
     }
     out
 }
+
+/// How tools complete a plugin's short name in their configs to its package (`{}` is the
+/// name): vitest's coverage and browser providers and environments, WebdriverIO's runner,
+/// framework, reporters and services, karma's frameworks and launchers, docusaurus's presets,
+/// plugins and themes, prettier's, remark's and rehype's plugins, stylelint's configs.
+const SHORT_NAMES: &[&str] = &[
+    "@vitest/coverage-{}",
+    "@vitest/browser-{}",
+    "vitest-environment-{}",
+    "@wdio/{}-runner",
+    "@wdio/{}-framework",
+    "@wdio/{}-reporter",
+    "@wdio/{}-service",
+    "wdio-{}-reporter",
+    "wdio-{}-service",
+    "karma-{}",
+    "karma-{}-launcher",
+    "@docusaurus/preset-{}",
+    "@docusaurus/plugin-{}",
+    "@docusaurus/theme-{}",
+    "prettier-plugin-{}",
+    "remark-{}",
+    "rehype-{}",
+    "stylelint-config-{}",
+];
 
 /// Commands that bundle a JS package: what they bundle is inlined, so shipped code may import
 /// a dev dependency.
@@ -426,6 +464,11 @@ impl ToolEvidence {
             line.split(|c: char| {
                 c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')' | '"' | '\'' | '`')
             })
+            // `./node_modules/.bin/wait-port` runs the command `wait-port`.
+            .map(|w| {
+                w.rsplit_once("node_modules/.bin/")
+                    .map_or(w, |(_, bin)| bin)
+            })
             .any(|w| w == name || bins.iter().any(|b| b == w))
         })
     }
@@ -448,7 +491,7 @@ pub(super) fn evidence(
     }
     if let Some(text) = package_json {
         package_json_tools(text, &mut e);
-        e.installed_bins = installed_bins(&snap.path, &m.dir, text);
+        (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, text);
     }
     if let Some(tool) = pyproject
         .and_then(|t| toml::from_str::<toml::Table>(t).ok())
@@ -529,17 +572,14 @@ fn workflows(
     Ok(())
 }
 
-/// The `bin` commands of each package `package_json` declares that is installed in the work
-/// tree at `repo` (in `node_modules` of the module's directory `dir`, else of the root): what
-/// a script runs it by. Nothing for a bare repository or a package not installed.
-fn installed_bins(
-    repo: &std::path::Path,
-    dir: &str,
-    package_json: &str,
-) -> std::collections::HashMap<String, Vec<String>> {
-    let mut out = std::collections::HashMap::new();
+/// What each package `package_json` declares says of itself where it is installed in the
+/// work tree at `repo` (in `node_modules` of the module's directory `dir`, else of the
+/// root): its `bin` commands, what a script runs it by, and its required peers. Nothing for
+/// a bare repository or a package not installed.
+fn installed(repo: &std::path::Path, dir: &str, package_json: &str) -> (Installed, Installed) {
+    let (mut out, mut peers) = (Installed::new(), Installed::new());
     let Ok(v) = serde_json::from_str::<serde_json::Value>(package_json) else {
-        return out;
+        return (out, peers);
     };
     let names = ["dependencies", "devDependencies", "optionalDependencies"]
         .iter()
@@ -556,7 +596,14 @@ fn installed_bins(
                 .ok()?;
                 serde_json::from_str::<serde_json::Value>(&text).ok()
             });
-        let bins: Vec<String> = match found.as_ref().and_then(|p| p.get("bin")) {
+        let Some(found) = found else {
+            continue;
+        };
+        let required = super::lockfile::required_peers(&found);
+        if !required.is_empty() {
+            peers.insert(name.clone(), required);
+        }
+        let bins: Vec<String> = match found.get("bin") {
             Some(serde_json::Value::String(_)) => {
                 vec![name.rsplit('/').next().unwrap_or(&name).to_string()]
             }
@@ -565,8 +612,11 @@ fn installed_bins(
         };
         out.insert(name, bins);
     }
-    out
+    (out, peers)
 }
+
+/// Per installed package, names it says (its commands, its required peers).
+type Installed = std::collections::HashMap<String, Vec<String>>;
 
 /// Adds a package.json's `scripts` to `e`'s commands and the strings of its tool keys
 /// (`jest`, `babel`, `eslintConfig`, `prettier`) to its config strings; nothing when it does
@@ -625,6 +675,15 @@ mod tests {
         assert!(e.runs("npm-run-all"));
         assert!(e.runs("@swc/cli"));
         assert!(!e.runs("forked-tool"));
+        // A shell script runs an installed command by its path.
+        let sh = ToolEvidence {
+            commands: "./node_modules/.bin/wait-port 127.0.0.1:3000\nnode dist/wait-for.js\n"
+                .into(),
+            ..ToolEvidence::default()
+        };
+        assert!(sh.runs("wait-port"));
+        assert!(!sh.runs("wait-for"));
+        assert!(is_command_file("run_test.sh"));
         // A fork that kept the old command: its installed `bin` says so.
         e.installed_bins
             .insert("forked-tool".into(), vec!["fork-cmd".into()]);
@@ -633,11 +692,15 @@ mod tests {
         let repo = tempfile::tempdir().unwrap();
         let pkg = repo.path().join("web/node_modules/@acme/forked-tool");
         std::fs::create_dir_all(&pkg).unwrap();
-        std::fs::write(pkg.join("package.json"), r#"{"bin": {"fork-cmd": "x.js"}}"#).unwrap();
-        let bins = installed_bins(
+        std::fs::write(pkg.join("package.json"), r#"{"bin": {"fork-cmd": "x.js"}, "peerDependencies": {"react": "19", "sass": "*"}, "peerDependenciesMeta": {"sass": {"optional": true}}}"#).unwrap();
+        let (bins, peers) = installed(
             repo.path(),
             "web",
             r#"{"devDependencies": {"@acme/forked-tool": "1", "absent": "1"}}"#,
+        );
+        assert_eq!(
+            peers.get("@acme/forked-tool"),
+            Some(&vec!["react".to_string()])
         );
         assert_eq!(
             bins.get("@acme/forked-tool"),
@@ -757,6 +820,27 @@ mod tests {
             completions("@docusaurus/tsconfig")[0],
             "@docusaurus/tsconfig"
         );
+        // A plugin's short name in its tool's config: vitest's coverage provider, wdio's
+        // runner and framework (`wdio.conf.js` is a config), karma's launcher.
+        let wdio = "export const config = {\n  runner: 'local',\n  framework: 'mocha',\n  reporters: ['spec'],\n  coverage: { provider: 'v8' },\n  browsers: ['Chrome'],\n};\n";
+        let short = ToolEvidence {
+            config_strings: config_strings("wdio.conf.js", wdio),
+            ..ToolEvidence::default()
+        };
+        for used in [
+            "@wdio/local-runner",
+            "@wdio/mocha-framework",
+            "@wdio/spec-reporter",
+            "@vitest/coverage-v8",
+            "karma-chrome-launcher",
+            "mocha",
+        ] {
+            assert!(short.uses(&dev(Language::Js, used), &[]), "{used}");
+        }
+        assert!(!short.uses(&dev(Language::Js, "@wdio/jasmine-framework"), &[]));
+        assert!(!short.uses(&dev(Language::Js, "@vitest/coverage-istanbul"), &[]));
+        assert!(is_js_config("wdio.conf.js"));
+        assert!(is_js_config("karma.conf.cjs"));
         let ts = ToolEvidence {
             tsconfig: true,
             commands: "crowdin upload".into(),

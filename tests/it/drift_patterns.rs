@@ -903,7 +903,11 @@ fn pages_stylesheets_enclosing_packages_and_bundler_configs_make_no_false_findin
     module(&t, "playground/nested-deps", "nested-deps");
     t.write(
         "ws/playground/nested-deps/package.json",
-        "{\"name\": \"nested-deps\", \"private\": true, \"dependencies\": {\"@acme/self-ref\": \"workspace:*\", \"tailwindcss\": \"4\", \"@acme/scss-theme\": \"1\", \"unused-one\": \"1\"}}\n",
+        "{\"name\": \"nested-deps\", \"private\": true, \"dependencies\": {\"@acme/self-ref\": \"workspace:*\", \"tailwindcss\": \"4\", \"@acme/scss-theme\": \"1\", \"unused-one\": \"1\", \"chai\": \"5\"}}\n",
+    );
+    t.write(
+        "ws/playground/nested-deps/__tests__/a.spec.js",
+        "import { expect } from 'chai';\n",
     );
     t.write(
         "ws/playground/nested-deps/index.html",
@@ -950,6 +954,15 @@ fn pages_stylesheets_enclosing_packages_and_bundler_configs_make_no_false_findin
         unsure(&v)
             .iter()
             .any(|d| d.starts_with("ssr-html shipped-dev express: the package is private")),
+        "{:?}",
+        unsure(&v)
+    );
+    // Nor is a private package's dependency only its tests use a sure dev-only: its
+    // sections change no install where it runs.
+    assert!(
+        unsure(&v)
+            .iter()
+            .any(|d| d.starts_with("nested-deps dev-only chai: the package is private")),
         "{:?}",
         unsure(&v)
     );
@@ -1287,6 +1300,85 @@ fn a_workspace_package_s_peers_its_code_imports_are_used_by_the_apps_that_use_it
     let e = explained(&t, "app", "@tanstack/react-query");
     assert!(
         e.contains("@acme/next's package.json declares it a peer, and its code imports it"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_package_json_nested_in_a_module_answers_the_imports_of_its_files() {
+    // kubeflow/pipelines' `frontend/server/package.json`: no name, no module, its own
+    // dependencies for the server the frontend's build deploys beside the pages.
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "web", "web");
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "dependencies": {"react": "19"}}"#,
+    );
+    t.write(
+        "ws/web/src/app.js",
+        "import React from 'react';\nimport x from 'left-pad';\n",
+    );
+    t.write(
+        "ws/web/server/package.json",
+        r#"{"dependencies": {"express": "5"}, "devDependencies": {"supertest": "7"}}"#,
+    );
+    t.write(
+        "ws/web/server/handlers/app.js",
+        "import express from 'express';\nimport chalk from 'chalk';\n",
+    );
+    t.write(
+        "ws/web/server/app.test.js",
+        "import request from 'supertest';\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a nested package");
+    let found = findings(&t.json(&["drift"]));
+    assert_eq!(
+        found,
+        ["web undeclared chalk", "web undeclared left-pad"],
+        "{found:?}"
+    );
+    let e = explained(&t, "web", "express");
+    assert!(
+        e.contains("web/server/package.json declares it for the files below it"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_installed_package_s_peers_are_used_where_no_lockfile_records_them() {
+    // kubeflow/pipelines' frontend: `@mui/material` needs `@emotion/styled` installed beside
+    // it, which no code imports; the repository keeps no lockfile at its root, and the
+    // installed package says it.
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "web", "web");
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "dependencies": {"@mui/material": "5", "@emotion/styled": "11", "left-x": "1"}}"#,
+    );
+    t.write(
+        "ws/web/src/app.js",
+        "import { Button } from '@mui/material';\n",
+    );
+    t.write("ws/.gitignore", "node_modules/\n");
+    t.empty_repo("ws");
+    t.commit("ws", "a frontend");
+    let before = findings(&t.json(&["drift"]));
+    assert!(
+        before.contains(&"web unused @emotion/styled".to_string()),
+        "{before:?}"
+    );
+    t.write(
+        "ws/web/node_modules/@mui/material/package.json",
+        r#"{"name": "@mui/material", "peerDependencies": {"@emotion/styled": "^11", "@types/react": "*"}, "peerDependenciesMeta": {"@types/react": {"optional": true}}}"#,
+    );
+    let after = findings(&t.json(&["drift"]));
+    assert_eq!(after, ["web unused left-x"], "{after:?}");
+    let e = explained(&t, "web", "@emotion/styled");
+    assert!(
+        e.contains("@mui/material requires it installed beside it (its installed package.json"),
         "{e}"
     );
 }
