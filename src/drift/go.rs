@@ -5,7 +5,7 @@
 use super::compare::{Around, compare};
 use super::declared::{self, Declared, Scope};
 use super::tools::ToolEvidence;
-use super::{Decl, Finding, Use, World, names, stdlib};
+use super::{Decl, DriftKind, Finding, Use, World, names, stdlib};
 use crate::Result;
 use crate::source::{self, ModuleSource, RepoSnapshot, blob_text};
 use mesh_imports::{ImportKind, Language};
@@ -64,7 +64,7 @@ pub(super) fn drift(
     m: &ModuleSource,
     (path, text, own): (String, &str, bool),
     go_workspace: &[String],
-    uses: &[Use],
+    (rec, uses): (&crate::store::ModuleRecord, &[Use]),
     out: &mut Vec<Finding>,
 ) {
     let g = declared::go_mod(text);
@@ -124,7 +124,78 @@ pub(super) fn drift(
         .collect();
     let tools = ToolEvidence::default();
     let around = Around::without_tools(world, &tools);
-    compare(m, Language::Go, &decls, &go_uses, &path, &around, out);
+    let mut found = Vec::new();
+    compare(
+        m,
+        Language::Go,
+        &decls,
+        &go_uses,
+        &path,
+        &around,
+        &mut found,
+    );
+    if own && let Some(why) = absent_own_package(world, m, &module_path, rec) {
+        for f in found
+            .iter_mut()
+            .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none())
+        {
+            f.doubt = Some(why.clone());
+        }
+    }
+    out.extend(found);
+}
+
+/// The first package of the module's own that its code imports and the repository lacks (no
+/// `.go` file where its path points: code `go generate` or a tool such as `dagger develop`
+/// writes, kept out of git), said as a doubt: what that code imports is unknown, so a
+/// requirement nothing here imports may be its.
+fn absent_own_package(
+    world: &World,
+    m: &ModuleSource,
+    module_path: &str,
+    rec: &crate::store::ModuleRecord,
+) -> Option<String> {
+    if module_path.is_empty() {
+        return None;
+    }
+    let snap = world.loaded.snapshot.repo_of(m);
+    let tree = snap.repo.find_tree(m.tree).ok()?;
+    let mut seen = HashSet::new();
+    // Every import, not only the uses: a module path without a dot (`dagger/mod`) reads as
+    // the standard library's.
+    let imports = rec
+        .files
+        .iter()
+        .filter(|f| f.language == Language::Go)
+        .flat_map(|f| f.imports.iter().map(move |imp| (f, imp)));
+    for (f, imp) in imports {
+        let Some(rel) = imp
+            .name
+            .strip_prefix(module_path)
+            .and_then(|r| r.strip_prefix('/'))
+        else {
+            continue;
+        };
+        if !seen.insert(rel) {
+            continue;
+        }
+        let has_go = match tree.lookup_entry_by_path(rel) {
+            Ok(Some(e)) if e.mode().is_tree() => snap
+                .repo
+                .find_tree(e.object_id())
+                .ok()
+                .and_then(|t| source::file_names(snap, &t).ok())
+                .is_some_and(|names| names.iter().any(|n| n.ends_with(".go"))),
+            _ => false,
+        };
+        if !has_go {
+            return Some(format!(
+                "its code imports `{}` ({}:{}), a package of its own the repository lacks (generated, kept out of git): what that code imports is unknown",
+                imp.name, f.path, imp.line
+            ));
+        }
+    }
+    None
 }
 
 /// The Go files of the module's `testdata/` packages that its code imports by path (a test

@@ -591,7 +591,7 @@ fn module_drift(
         (None, None) => None,
     };
     if let Some(go) = go {
-        go::drift(world, m, go, go_workspace, &uses, &mut out);
+        go::drift(world, m, go, go_workspace, (rec, &uses), &mut out);
     }
     out
 }
