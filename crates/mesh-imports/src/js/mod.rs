@@ -69,8 +69,10 @@ static ENVIRONMENT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("-e
 /// Records the packages a file's comment pragmas load, which no import names: JSX compiled
 /// against `/** @jsxImportSource preact */` imports `preact/jsx-runtime`, and a test file
 /// whose docblock says `@jest-environment jsdom` runs in `jest-environment-jsdom` (vitest's
-/// `@vitest-environment happy-dom` in `happy-dom`). Only a pragma that opens a comment line
-/// counts (`// @x`, `/** @x`, ` * @x`), never one a string or code holds. Whether any was.
+/// `@vitest-environment happy-dom` in `happy-dom`) — optional, since the runner resolves an
+/// environment from its own root, so the file's package need not declare it. Only a pragma
+/// that opens a comment line counts (`// @x`, `/** @x`, ` * @x`), never one a string or code
+/// holds. Whether any was.
 fn pragmas(src: &str, c: &mut Collector) -> bool {
     let b = src.as_bytes();
     let mut any = false;
@@ -111,7 +113,10 @@ fn pragmas(src: &str, c: &mut Collector) -> bool {
             continue;
         };
         if let Some(package) = environment_package(runner, v) {
+            // The runner loads it from its own root, not the file's package: a use, never
+            // owed by the file's manifest.
             c.push(start, package);
+            c.weaken(start, start + v.len(), ImportKind::Optional);
             any = true;
         }
     }

@@ -319,14 +319,15 @@ fn comment_pragmas_load_packages_no_import_names() {
     // vitest's `test/unit/test/snapshot-react-18.test.jsx`, a jest docblock, vitest's
     // built-in and custom environments, a file path, and pragmas a string or code holds.
     let src = "/**\n * @vitest-environment happy-dom\n */\n// @jsxImportSource react-18\n/** @jest-environment jsdom */\n// @vitest-environment edge-runtime\n// @vitest-environment custom\n// @jest-environment ./env.js\n// @vitest-environment node\nconst s = '@jsxImportSource nope';\nx = a; // not at a comment's start: @jsxImportSource nope2\n";
+    use crate::lex::ImportKind::{Build, Optional};
     assert_eq!(
-        pairs(&scan(src)),
+        kinds(&scan(src)),
         [
-            (2, "happy-dom"),
-            (4, "react-18/jsx-runtime"),
-            (5, "jest-environment-jsdom"),
-            (6, "@edge-runtime/vm"),
-            (7, "vitest-environment-custom"),
+            (2, "happy-dom".into(), Optional),
+            (4, "react-18/jsx-runtime".into(), Build),
+            (5, "jest-environment-jsdom".into(), Optional),
+            (6, "@edge-runtime/vm".into(), Optional),
+            (7, "vitest-environment-custom".into(), Optional),
         ]
     );
     // Imports after the docblock are still read.
