@@ -80,7 +80,8 @@ pub struct ScannedFile {
 /// 21: JS: a `require` or `import()` in a short `try` whose `catch` neither throws nor exits
 /// is optional (a native-addon loader's alternatives); comment pragmas that load a package
 /// (`@jsxImportSource x`, `@jest-environment x`, `@vitest-environment x`) are imports.
-pub const SCANNER_VERSION: u32 = 21;
+/// 22: JS: an environment pragma's package is optional (the runner resolves it).
+pub const SCANNER_VERSION: u32 = 22;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).
