@@ -84,6 +84,12 @@ pub struct ToolEvidence {
     /// The commands each declared JS package installed in `node_modules` (the module's, or
     /// the repository's root's, in the work tree beside the repository) says in its `bin`.
     pub installed_bins: std::collections::HashMap<String, Vec<String>>,
+    /// Each package a config string names or completes to ([`completions`]), with the first
+    /// such string: made on first use, as `command_words` is.
+    pub config_names: std::cell::OnceCell<std::collections::HashMap<String, String>>,
+    /// The words of `commands` (a command's path to `node_modules/.bin/` dropped), made on
+    /// first use: whether a command names a tool is asked once per declaration.
+    pub command_words: std::cell::OnceCell<std::collections::HashSet<String>>,
     /// The peers each declared JS package installed in `node_modules` requires beside it (its
     /// `peerDependencies` less those `peerDependenciesMeta` marks optional): what a lockfile
     /// would record, read where the repository keeps none.
@@ -418,9 +424,17 @@ impl ToolEvidence {
         if let Some(line) = self.run_by(name) {
             return Some(format!("a command runs it: `{line}`"));
         }
-        self.config_strings
-            .iter()
-            .find(|s| completions(s).iter().any(|c| c == name))
+        let named = self.config_names.get_or_init(|| {
+            let mut named = std::collections::HashMap::new();
+            for s in &self.config_strings {
+                for c in completions(s) {
+                    named.entry(c).or_insert_with(|| s.clone());
+                }
+            }
+            named
+        });
+        named
+            .get(name)
             .map(|s| format!("a tool config names it: \"{s}\""))
     }
 
@@ -460,18 +474,34 @@ impl ToolEvidence {
         if let Some(installed) = self.installed_bins.get(name) {
             bins.extend(installed.iter().cloned());
         }
-        self.commands.lines().map(str::trim).find(|line| {
-            line.split(|c: char| {
-                c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')' | '"' | '\'' | '`')
-            })
-            // `./node_modules/.bin/wait-port` runs the command `wait-port`.
-            .map(|w| {
-                w.rsplit_once("node_modules/.bin/")
-                    .map_or(w, |(_, bin)| bin)
-            })
-            .any(|w| w == name || bins.iter().any(|b| b == w))
-        })
+        let words = self.command_words.get_or_init(|| {
+            self.commands
+                .lines()
+                .flat_map(command_words)
+                .map(str::to_string)
+                .collect()
+        });
+        if !words.contains(name) && !bins.iter().any(|b| words.contains(b)) {
+            return None;
+        }
+        self.commands
+            .lines()
+            .map(str::trim)
+            .find(|line| command_words(line).any(|w| w == name || bins.iter().any(|b| b == w)))
     }
+}
+
+/// The words of one command line; `./node_modules/.bin/wait-port` runs `wait-port`.
+fn command_words(line: &str) -> impl Iterator<Item = &str> {
+    line.split(|c: char| {
+        c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')' | '"' | '\'' | '`')
+    })
+    .map(|w| match w.len() > 18 && w.contains("node_modules/.bin/") {
+        true => w
+            .rsplit_once("node_modules/.bin/")
+            .map_or(w, |(_, bin)| bin),
+        false => w,
+    })
 }
 
 /// Reads what a module's tools use: its package.json `scripts` and tool keys, the configs and
