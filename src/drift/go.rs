@@ -134,7 +134,7 @@ pub(super) fn drift(
         &around,
         &mut found,
     );
-    if own && let Some(why) = absent_own_package(world, m, &module_path, rec) {
+    if own && let Some(why) = absent_own_package(world, m, &module_path, rec, &nested) {
         for f in found
             .iter_mut()
             .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none())
@@ -148,12 +148,14 @@ pub(super) fn drift(
 /// The first package of the module's own that its code imports and the repository lacks (no
 /// `.go` file where its path points: code `go generate` or a tool such as `dagger develop`
 /// writes, kept out of git), said as a doubt: what that code imports is unknown, so a
-/// requirement nothing here imports may be its.
+/// requirement nothing here imports may be its. A package of a module nested below
+/// (`nested`) is that module's, not this one's.
 fn absent_own_package(
     world: &World,
     m: &ModuleSource,
     module_path: &str,
     rec: &crate::store::ModuleRecord,
+    nested: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
     if module_path.is_empty() {
         return None;
@@ -176,7 +178,8 @@ fn absent_own_package(
         else {
             continue;
         };
-        if !seen.insert(rel) {
+        // A package of a module nested below (its own go.mod) is that module's.
+        if !seen.insert(rel) || nested(&imp.name) {
             continue;
         }
         let has_go = match tree.lookup_entry_by_path(rel) {
