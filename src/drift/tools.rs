@@ -15,15 +15,29 @@ use mesh_imports::Language;
 /// installed (with `node_modules` there, its own `bin` says).
 pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
     ("@angular/cli", &["ng"]),
+    ("@antfu/ni", &["ni", "nr", "nlx", "nu", "nun", "nci", "na"]),
     ("@biomejs/biome", &["biome"]),
     ("@changesets/cli", &["changeset"]),
     ("@crowdin/cli", &["crowdin"]),
+    ("@cucumber/cucumber", &["cucumber-js"]),
+    ("@docusaurus/core", &["docusaurus"]),
+    ("@electron/rebuild", &["electron-rebuild"]),
     ("@graphql-codegen/cli", &["graphql-codegen", "gql-gen"]),
     ("@lhci/cli", &["lhci"]),
     ("@microsoft/api-extractor", &["api-extractor"]),
+    ("@napi-rs/cli", &["napi"]),
     ("@nestjs/cli", &["nest"]),
     ("@playwright/test", &["playwright"]),
+    ("@react-router/dev", &["react-router"]),
+    ("@remix-run/dev", &["remix"]),
+    ("@sentry/cli", &["sentry-cli"]),
+    ("@stencil/core", &["stencil"]),
     ("@storybook/cli", &["sb", "storybook"]),
+    ("@sveltejs/kit", &["svelte-kit"]),
+    ("@tauri-apps/cli", &["tauri"]),
+    ("@typescript/native-preview", &["tsgo"]),
+    ("@vue/cli-service", &["vue-cli-service"]),
+    ("@web/test-runner", &["web-test-runner", "wtr"]),
     ("griffecli", &["griffe"]),
     ("npm-run-all", &["npm-run-all", "run-p", "run-s"]),
     ("npm-run-all2", &["npm-run-all", "run-p", "run-s"]),
@@ -698,6 +712,8 @@ mod tests {
             ["@scope/tool-cli", "tool-cli", "tool"]
         );
         assert_eq!(command_names("typescript"), ["tsc", "tsserver"]);
+        assert!(command_names("@antfu/ni").contains(&"nr".to_string()));
+        assert_eq!(command_names("@napi-rs/cli"), ["napi"]);
         let mut e = ToolEvidence {
             commands: "run-p lint test\nswc src -d dist\nfork-cmd --check\n".into(),
             ..ToolEvidence::default()
