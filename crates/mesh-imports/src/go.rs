@@ -8,14 +8,14 @@ use super::lex::{
 
 /// Scans a Go file: every import path (single, grouped, aliased, dot, blank, raw-string).
 /// A file constrained by `//go:build ignore` (a generator or tool run with `go run`) is never
-/// part of a build: its imports are dev. Go files declare no test-only modules, so only the
-/// imports are filled in.
+/// part of a build, and `go mod tidy` keeps no requirement for it: its imports are optional.
+/// Go files declare no test-only modules, so only the imports are filled in.
 pub fn scan_file(src: &str) -> FileScan {
     let mut c = Collector::new(src);
     let toks = lex(src.as_bytes(), &mut c);
     collect(&toks, src, &mut c);
     if build_ignored(src) {
-        c.weaken(0, src.len(), ImportKind::Dev);
+        c.weaken(0, src.len(), ImportKind::Optional);
     }
     FileScan {
         imports: c.finish().into(),
@@ -142,10 +142,11 @@ mod tests {
     }
 
     #[test]
-    fn build_ignore_files_are_dev() {
+    fn build_ignore_files_are_optional() {
+        // ent's `examples/migration/ent/migrate/main.go`, run with `go run -mod=mod`.
         use crate::lex::ImportKind;
         let tool = scan("//go:build ignore\n\npackage main\n\nimport \"example.com/x\"\n");
-        assert_eq!(tool[0].kind, ImportKind::Dev);
+        assert_eq!(tool[0].kind, ImportKind::Optional);
         let linux = scan("//go:build linux\n\npackage a\n\nimport \"example.com/x\"\n");
         assert_eq!(linux[0].kind, ImportKind::Build);
         let either = scan("//go:build ignore || linux\npackage a\nimport \"x\"\n");

@@ -81,7 +81,9 @@ pub struct ScannedFile {
 /// is optional (a native-addon loader's alternatives); comment pragmas that load a package
 /// (`@jsxImportSource x`, `@jest-environment x`, `@vitest-environment x`) are imports.
 /// 22: JS: an environment pragma's package is optional (the runner resolves it).
-pub const SCANNER_VERSION: u32 = 22;
+/// 23: Go: a `//go:build ignore` file's imports are optional, not dev (`go mod tidy` keeps no
+/// requirement for them).
+pub const SCANNER_VERSION: u32 = 23;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).
