@@ -134,6 +134,21 @@ pub(super) fn drift(
         );
     }
     found.retain(|f| ships || f.kind != DriftKind::DevOnly);
+    // A manifest with no Rust file beside it (a test's fixture `Cargo.toml`, a crate whose
+    // sources a build writes) has no code to weigh its dependencies against: none is unused.
+    let has_code = rec.files.iter().any(|f| f.language == Language::Rust);
+    if !has_code {
+        if let Some(p) = world.probe
+            && found
+                .iter()
+                .any(|f| f.kind == DriftKind::Unused && p.names(&f.dependency))
+        {
+            p.say(
+                "the module has no Rust file: its code is not in the repository (a test's fixture manifest, or sources a build writes), so nothing is unused".to_string(),
+            );
+        }
+        found.retain(|f| f.kind != DriftKind::Unused);
+    }
     out.extend(found);
 }
 

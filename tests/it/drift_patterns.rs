@@ -611,10 +611,25 @@ fn tool_attributes_extern_renames_toolchain_crates_and_test_data_are_no_rust_fin
         "ws/ide/test_data/parser/ok/0001.rs",
         "use not_a_dependency::x;\n",
     );
+    // cargo's `tests/testsuite/cargo_add/*/in/Cargo.toml`: a test's fixture manifest, no
+    // code beside it; a crate with code beside it is still held to its manifest.
+    module(&t, "tests/fixture/in", "fixture");
+    t.write(
+        "ws/tests/fixture/in/Cargo.toml",
+        "[package]\nname = \"cargo-list-test-fixture\"\n\n[dependencies]\nmy-package = \"0.1\"\n",
+    );
+    module(&t, "tool", "tool");
+    t.write(
+        "ws/tool/Cargo.toml",
+        "[package]\nname = \"tool\"\n\n[dependencies]\nleft-over = \"1\"\n",
+    );
+    t.write("ws/tool/src/main.rs", "fn main() {}\n");
     t.empty_repo("ws");
     t.commit("ws", "rust-analyzer shapes");
     let found = findings(&t.json(&["drift"]));
-    assert!(found.is_empty(), "{found:?}");
+    assert_eq!(found, ["tool unused left-over"]);
+    let e = explained(&t, "fixture", "my-package");
+    assert!(e.contains("the module has no Rust file"), "{e}");
 }
 
 /// The third held-out set's shapes fixed as rules: a component file's compiled code imports its

@@ -83,7 +83,8 @@ pub struct ScannedFile {
 /// 22: JS: an environment pragma's package is optional (the runner resolves it).
 /// 23: Go: a `//go:build ignore` file's imports are optional, not dev (`go mod tidy` keeps no
 /// requirement for them).
-pub const SCANNER_VERSION: u32 = 23;
+/// 24: Rust: a `compile_fail` doc block is not read (its code is meant not to build).
+pub const SCANNER_VERSION: u32 = 24;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -95,8 +95,9 @@ fn doc_imports(doc: &str) -> Vec<Import> {
 }
 
 /// The code of `src`'s doc tests, line for line: a fenced block in `///` or `//!` comments
-/// whose info string is empty or Rust's (`rust`, `no_run`, `should_panic`, `compile_fail`,
-/// `edition2021`…; not `text`, `ignore`, another language), its hidden lines (`# use x;`)
+/// whose info string is empty or Rust's (`rust`, `no_run`, `should_panic`, `edition2021`…;
+/// not `text`, `ignore`, another language, nor `compile_fail`, whose code is meant not to
+/// build, so what it names is owed nothing), its hidden lines (`# use x;`)
 /// included; every other line empty. Empty when the file has none. A block ends as Markdown
 /// says: at a fence of its own character, at least as long, with nothing after it, indented
 /// at most three spaces more than its opening one (an indented fence inside a Python
@@ -246,7 +247,7 @@ fn is_rust_block(info: &str) -> bool {
         .all(|w| {
             matches!(
                 w,
-                "rust" | "no_run" | "should_panic" | "compile_fail" | "test_harness" | "allow_fail"
+                "rust" | "no_run" | "should_panic" | "test_harness" | "allow_fail"
             ) || w.starts_with("edition")
         })
 }
