@@ -201,6 +201,31 @@ fn absent_own_package(
     None
 }
 
+/// The imports of the Go files of a module with no go.mod of its own, as uses of the go.mod
+/// above it (a web UI's `embed.go` in a JS package): they use its requirements, but are never
+/// undeclared there, as their own module checks them against it already.
+pub(super) fn guest_uses(rec: &crate::store::ModuleRecord) -> Vec<Use<'_>> {
+    rec.files
+        .iter()
+        .filter(|f| f.language == Language::Go)
+        .flat_map(|f| {
+            f.imports
+                .iter()
+                .filter(|imp| !stdlib::go(&imp.name))
+                .map(move |imp| Use {
+                    optional: true,
+                    ..Use::plain(
+                        Language::Go,
+                        Cow::Borrowed(imp.name.as_str()),
+                        f.kind.min(imp.kind),
+                        &f.path,
+                        imp.line,
+                    )
+                })
+        })
+        .collect()
+}
+
 /// The Go files of the module's `testdata/` packages that its code imports by path (a test
 /// importing `…/internal/testdata` gets protobufs generated there): test data is not read
 /// when the module is scanned, but the go command compiles a package imported by path, and

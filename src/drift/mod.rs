@@ -159,18 +159,34 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
     let mut go_memo = HashMap::new();
     let mut work_memo = HashMap::new();
     let mut js_memo = HashMap::new();
-    let mut out = Vec::new();
+    // The go.mod above each module with Go files and none of its own (a JS package holding a
+    // web UI's embed.go): that Go module's files, so their imports use its requirements.
+    let mut go_above = Vec::with_capacity(snapshot.modules.len());
+    let mut guests: HashMap<(usize, String), Vec<Use>> = HashMap::new();
     for (i, m) in snapshot.modules.iter().enumerate() {
-        if !only.is_empty() && !only.iter().any(|o| o == m.name()) {
-            continue;
-        }
-        let go_mod = match &manifests[i].go_mod {
+        let above = match &manifests[i].go_mod {
             Some(_) => None,
             None if has(&loaded.records[i].files, Language::Go) => {
                 go::nearest_go_mod(snapshot.repo_of(m), m.repo, &m.dir, &mut go_memo)?
             }
             None => None,
         };
+        if let Some((path, _)) = &above {
+            guests
+                .entry((m.repo, path.clone()))
+                .or_default()
+                .extend(go::guest_uses(&loaded.records[i]));
+        }
+        go_above.push(above);
+    }
+    let mut out = Vec::new();
+    for (i, m) in snapshot.modules.iter().enumerate() {
+        if !only.is_empty() && !only.iter().any(|o| o == m.name()) {
+            continue;
+        }
+        let go_mod = go_above[i].take();
+        let own_go_mod = (m.repo, source::join(&m.dir, "go.mod"));
+        let go_guests = guests.get(&own_go_mod).map_or(&[][..], Vec::as_slice);
         let workspace = if has(&loaded.records[i].files, Language::Go) {
             go::workspace(snapshot.repo_of(m), m.repo, &m.dir, &mut work_memo)?
         } else {
@@ -186,7 +202,7 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
             i,
             m,
             &manifests[i],
-            go_mod.as_ref(),
+            (go_mod.as_ref(), go_guests),
             &workspace,
             &js_root,
         );
@@ -516,7 +532,7 @@ fn module_drift(
     i: usize,
     m: &ModuleSource,
     man: &Manifests,
-    go_above: Option<&(String, String)>,
+    (go_above, go_guests): (Option<&(String, String)>, &[Use]),
     go_workspace: &[String],
     js_root: &[Declared],
 ) -> Vec<Finding> {
@@ -591,6 +607,7 @@ fn module_drift(
         (None, None) => None,
     };
     if let Some(go) = go {
+        let uses: Vec<Use> = uses.iter().chain(go_guests).cloned().collect();
         go::drift(world, m, go, go_workspace, (rec, &uses), &mut out);
     }
     out

@@ -1422,3 +1422,30 @@ fn an_installed_package_s_peers_are_used_where_no_lockfile_records_them() {
         "{e}"
     );
 }
+
+#[test]
+fn go_files_of_a_module_without_a_go_mod_use_the_requirements_above_it() {
+    // prometheus' `web/ui`: a JS package whose directory also holds the Go package that
+    // embeds the built UI, compiled into the root's Go module.
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "", "server");
+    t.write(
+        "ws/go.mod",
+        "module example.com/server\n\ngo 1.22\n\nrequire (\n\tgithub.com/prometheus/common v0.60.0\n\tgithub.com/left/over v1.0.0\n)\n",
+    );
+    t.write(
+        "ws/main.go",
+        "package main\n\nimport _ \"example.com/server/web/ui\"\n\nfunc main() {}\n",
+    );
+    module(&t, "web/ui", "ui");
+    t.write("ws/web/ui/package.json", r#"{"name": "ui"}"#);
+    t.write(
+        "ws/web/ui/ui.go",
+        "package ui\n\nimport _ \"github.com/prometheus/common/assets\"\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a web UI embedded in a Go module");
+    let found = findings(&t.json(&["drift"]));
+    assert_eq!(found, ["server unused github.com/left/over"]);
+}
