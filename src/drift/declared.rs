@@ -349,6 +349,57 @@ pub(crate) fn pep508_name(req: &str) -> Option<&str> {
     (!name.is_empty()).then_some(name)
 }
 
+/// The extras a PEP 508 requirement asks for (`livekit-agents[openai,groq]>=1` → `openai`,
+/// `groq`), PEP 503-normalized.
+pub(crate) fn pep508_extras(req: &str) -> Vec<String> {
+    let Some(name) = pep508_name(req) else {
+        return Vec::new();
+    };
+    let rest = req.trim()[name.len()..].trim_start();
+    let Some(inner) = rest.strip_prefix('[').and_then(|r| r.split_once(']')) else {
+        return Vec::new();
+    };
+    inner
+        .0
+        .split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(super::names::pep503)
+        .collect()
+}
+
+/// Each requirement of `[project] dependencies` and extras in a pyproject.toml that asks for
+/// extras: its name and the extras.
+pub(crate) fn pyproject_requirement_extras(t: &toml::Table) -> Vec<(String, Vec<String>)> {
+    let extras = toml_at(t, &["project", "optional-dependencies"])
+        .and_then(|v| v.as_table())
+        .into_iter()
+        .flat_map(|t| t.values());
+    toml_at(t, &["project", "dependencies"])
+        .into_iter()
+        .chain(extras)
+        .filter_map(|v| v.as_array())
+        .flatten()
+        .filter_map(|s| s.as_str())
+        .filter_map(|r| {
+            let extras = pep508_extras(r);
+            let name = pep508_name(r)?;
+            (!extras.is_empty()).then(|| (name.to_string(), extras))
+        })
+        .collect()
+}
+
+/// A pyproject.toml's extras (`[project.optional-dependencies]`), by PEP 503 name, each with
+/// the names of the distributions it installs.
+pub(crate) fn pyproject_extras(t: &toml::Table) -> HashMap<String, Vec<String>> {
+    toml_at(t, &["project", "optional-dependencies"])
+        .and_then(|v| v.as_table())
+        .into_iter()
+        .flatten()
+        .map(|(extra, list)| (super::names::pep503(extra), requirement_names(Some(list))))
+        .collect()
+}
+
 /// The dependencies a `pyproject.toml` declares: PEP 621 `[project]` dependencies and extras,
 /// PEP 735 `[dependency-groups]`, poetry's dependencies and groups, uv's and pdm's dev lists.
 pub fn pyproject(text: &str) -> Vec<Declared> {

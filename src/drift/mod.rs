@@ -323,6 +323,9 @@ impl Manifests {
 struct World<'a> {
     loaded: &'a Loaded,
     python_dists: HashMap<String, Vec<String>>,
+    /// The extras of the mesh's Python distributions (PEP 503 names), each with what it
+    /// installs: a module declaring `livekit-agents[openai]` has `livekit-plugins-openai`.
+    python_extras: HashMap<String, HashMap<String, Vec<String>>>,
     /// Dotted prefixes of the Python names the mesh's modules provide that no module
     /// provides itself: PEP 420 namespaces shared by distributions (`opentelemetry`).
     python_namespaces: HashSet<String>,
@@ -391,6 +394,7 @@ impl<'a> World<'a> {
 
     fn new(loaded: &'a Loaded, manifests: &[Manifests]) -> World<'a> {
         let mut python_dists = HashMap::new();
+        let mut python_extras = HashMap::new();
         let mut go_modules = Vec::new();
         for (rec, man) in loaded.records.iter().zip(manifests) {
             let pyproject = man
@@ -415,6 +419,9 @@ impl<'a> World<'a> {
                     .filter(|(l, _)| *l == Language::Python)
                     .map(|(_, n)| n.to_lowercase())
                     .collect();
+                if let Some(t) = &table {
+                    python_extras.insert(name.clone(), declared::pyproject_extras(t));
+                }
                 python_dists.insert(name, provided);
             }
             if let Some(p) = man
@@ -439,6 +446,7 @@ impl<'a> World<'a> {
         World {
             loaded,
             python_dists,
+            python_extras,
             python_namespaces,
             go_modules,
             rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),

@@ -99,6 +99,7 @@ pub(super) fn declarations(
         }
     }
     found.extend(man.python_env.iter().map(|e| e.d.clone()));
+    found.extend(through_extras(world, man, dir));
     // `pkg[a,b]` in pkg's own extras or groups (recursive extras) names no dependency.
     let own = man
         .pyproject
@@ -119,6 +120,47 @@ pub(super) fn declarations(
         })
         .collect();
     Some((decls, file))
+}
+
+/// What the extras of the mesh's distributions that the module's requirements ask for install
+/// (`livekit-agents[openai]` installs `livekit-plugins-openai`): declared for the module, in
+/// the requirement's section, never unused (the requirement is the module's declaration).
+fn through_extras(world: &World, man: &Manifests, dir: &str) -> Vec<declared::Declared> {
+    let Some(t) = man
+        .pyproject
+        .as_deref()
+        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+    else {
+        return Vec::new();
+    };
+    let own = declared::pyproject(man.pyproject.as_deref().unwrap_or(""));
+    let mut out = Vec::new();
+    for (name, extras) in declared::pyproject_requirement_extras(&t) {
+        let dist = names::pep503(&name);
+        let Some(of) = world.python_extras.get(&dist) else {
+            continue;
+        };
+        let Some(req) = own.iter().find(|d| names::pep503(&d.name) == dist) else {
+            continue;
+        };
+        for extra in &extras {
+            for dep in of.get(extra).into_iter().flatten() {
+                if let Some(p) = world.probe.filter(|p| p.names(dep)) {
+                    p.say(format!(
+                        "{}:{} asks for {name}[{extra}], which installs it",
+                        req.path(dir),
+                        req.line
+                    ));
+                }
+                out.push(declared::Declared {
+                    name: dep.clone(),
+                    indirect: true,
+                    ..req.clone()
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Whether `--explain`'s probe looks at the Python import `key`: by its top name or by the

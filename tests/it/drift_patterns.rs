@@ -1449,3 +1449,41 @@ fn go_files_of_a_module_without_a_go_mod_use_the_requirements_above_it() {
     let found = findings(&t.json(&["drift"]));
     assert_eq!(found, ["server unused github.com/left/over"]);
 }
+
+#[test]
+fn a_requirement_s_extras_declare_what_they_install() {
+    // livekit/agents: `livekit-plugins-azure` asks for `livekit-agents[openai]`, whose extra
+    // installs `livekit-plugins-openai`, and imports it.
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "agents", "agents");
+    t.write(
+        "ws/agents/pyproject.toml",
+        "[project]\nname = \"acme-agents\"\ndependencies = []\n\n[project.optional-dependencies]\nopenai = [\"acme-plugins-openai>=1.0\"]\n",
+    );
+    t.write("ws/agents/acme_agents/__init__.py", "");
+    module(&t, "plugins/openai", "openai");
+    t.write(
+        "ws/plugins/openai/pyproject.toml",
+        "[project]\nname = \"acme-plugins-openai\"\ndependencies = []\n",
+    );
+    t.write("ws/plugins/openai/acme_openai/__init__.py", "");
+    module(&t, "plugins/azure", "azure");
+    t.write(
+        "ws/plugins/azure/pyproject.toml",
+        "[project]\nname = \"acme-plugins-azure\"\ndependencies = [\"acme-agents[openai]>=1.0\"]\n",
+    );
+    t.write(
+        "ws/plugins/azure/acme_azure/__init__.py",
+        "import acme_agents\nimport acme_openai\nimport acme_other\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "extras that install plugins");
+    let found = findings(&t.json(&["drift"]));
+    assert_eq!(found, ["azure undeclared acme_other"], "{found:?}");
+    let e = explained(&t, "azure", "acme-plugins-openai");
+    assert!(
+        e.contains("asks for acme-agents[openai], which installs it"),
+        "{e}"
+    );
+}
