@@ -274,10 +274,22 @@ fn completions(s: &str) -> Vec<String> {
             (None, name) => vec![format!("eslint-plugin-{name}")],
         };
     }
+    // A path into an installed package (`"extends":
+    // "./node_modules/@vercel/ai-tsconfig/ts-library.json"`) names that package.
+    if let Some((_, inside)) = s.rsplit_once("node_modules/") {
+        return names::js_package(inside)
+            .map(str::to_string)
+            .into_iter()
+            .collect();
+    }
     let mut out: Vec<String> = names::js_package(s)
         .map(str::to_string)
         .into_iter()
         .collect();
+    // vitest's `environment: 'edge-runtime'` runs in `@edge-runtime/vm`.
+    if s == "edge-runtime" {
+        out.push("@edge-runtime/vm".to_string());
+    }
     if s.contains('/') && !s.starts_with('@') {
         return out;
     }
@@ -569,6 +581,11 @@ fn root_files(
             }
             e.babel_config |= is_babel_config(f);
             e.tsconfig |= f.starts_with("tsconfig");
+            // `importHelpers` makes the compiled output import its helpers from `tslib`.
+            let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+            if f.starts_with("tsconfig") && squeezed.contains("\"importHelpers\":true") {
+                e.config_strings.push("tslib".to_string());
+            }
             if is_bundler_config(f) {
                 e.bundler_config = Some(f.clone());
             }
@@ -886,6 +903,13 @@ mod tests {
         assert!(!short.uses(&dev(Language::Js, "@wdio/jasmine-framework"), &[]));
         assert!(!short.uses(&dev(Language::Js, "@vitest/coverage-istanbul"), &[]));
         assert!(is_js_config("wdio.conf.js"));
+        // A path into an installed package names it (vercel/ai's tsconfigs extend their
+        // shared config so); vitest's edge runtime environment.
+        assert_eq!(
+            completions("./node_modules/@vercel/ai-tsconfig/ts-library.json"),
+            ["@vercel/ai-tsconfig"]
+        );
+        assert!(completions("edge-runtime").contains(&"@edge-runtime/vm".to_string()));
         assert!(is_js_config("karma.conf.cjs"));
         let ts = ToolEvidence {
             tsconfig: true,

@@ -1487,3 +1487,25 @@ fn a_requirement_s_extras_declare_what_they_install() {
         "{e}"
     );
 }
+
+#[test]
+fn a_tsconfig_uses_the_package_it_extends_by_path_and_tslib_for_its_helpers() {
+    // vercel/ai's packages: `"extends": "./node_modules/@vercel/ai-tsconfig/ts-library.json"`,
+    // and a compile whose output imports its helpers from tslib.
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "lib", "lib");
+    t.write(
+        "ws/lib/package.json",
+        r#"{"name": "lib", "dependencies": {"tslib": "2", "left-x": "1"}, "devDependencies": {"@acme/tsconfig": "1"}}"#,
+    );
+    t.write(
+        "ws/lib/tsconfig.json",
+        "{\n  \"extends\": \"./node_modules/@acme/tsconfig/ts-library.json\",\n  \"compilerOptions\": { \"importHelpers\": true }\n}\n",
+    );
+    t.write("ws/lib/src/index.ts", "export const a = 1;\n");
+    t.empty_repo("ws");
+    t.commit("ws", "tsconfig shapes");
+    let found = findings(&t.json(&["drift"]));
+    assert_eq!(found, ["lib unused left-x"], "{found:?}");
+}
