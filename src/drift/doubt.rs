@@ -335,13 +335,15 @@ pub(super) fn private_package(package_json: &str, found: &mut [Finding]) {
     }
 }
 
-/// Marks the Python findings of one manifest (`found`) that may be one dependency seen twice:
-/// a distribution declared and unused whose import names mesh only guesses (`known` says
-/// which it knows: the tables, Debian's packages, an installed environment, the mesh's own),
-/// beside an import declared nowhere that no known distribution provides, or whose name is a
-/// word of the distribution's (`faiss-gpu-cu12` is imported as `faiss`). The import may be
-/// the distribution's, so neither is sure; either alone is.
-pub(super) fn python_guesses(found: &mut [Finding], known: &dyn Fn(&str) -> bool) {
+/// Marks the findings of one manifest (`found`) that may be one dependency seen twice: a
+/// package declared and unused whose import name mesh only guesses (`known` says which it
+/// knows: for Python the tables, Debian's packages, an installed environment, the mesh's own;
+/// for Rust the workspace's crates), beside an import declared nowhere whose name is a word of
+/// the package's or begins one (`faiss-gpu-cu12` is imported as `faiss`, the crate
+/// `criterion2` as `criterion`, `rolldown-notify` as `notify`) — or, when `alone` pairs are
+/// taken (Python), the one such import beside the one such package. The import may be the
+/// package's, so neither is sure; either alone is.
+pub(super) fn name_guesses(found: &mut [Finding], known: &dyn Fn(&str) -> bool, alone: bool) {
     let guessed: Vec<String> = found
         .iter()
         .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none() && !known(&f.dependency))
@@ -359,7 +361,7 @@ pub(super) fn python_guesses(found: &mut [Finding], known: &dyn Fn(&str) -> bool
         .filter(|f| f.kind == DriftKind::Undeclared && !known(&f.dependency))
         .count();
     let may_be = |f: &Finding| -> Vec<&String> {
-        let alone = guessed.len() == 1 && unknown_imports == 1 && !known(&f.dependency);
+        let alone = alone && guessed.len() == 1 && unknown_imports == 1 && !known(&f.dependency);
         let name = f.dependency.to_ascii_lowercase().replace(['-', '.'], "_");
         guessed
             .iter()
@@ -769,6 +771,27 @@ mod tests {
     }
 
     #[test]
+    fn a_crate_whose_library_is_named_otherwise_pairs_only_by_its_words() {
+        // rolldown's `criterion2` (imported as `criterion`) and `rolldown-notify` (`notify`);
+        // no pair alone for Rust: an unused `left-over` beside an undeclared `regex` stays.
+        let known = |c: &str| c == "workspace-crate";
+        let mut found = vec![
+            finding(DriftKind::Unused, "criterion2"),
+            finding(DriftKind::Undeclared, "criterion"),
+            finding(DriftKind::Unused, "rolldown-notify"),
+            finding(DriftKind::Undeclared, "notify"),
+        ];
+        name_guesses(&mut found, &known, false);
+        assert!(found.iter().all(|f| f.doubt.is_some()), "{found:?}");
+        let mut found = vec![
+            finding(DriftKind::Unused, "left-over"),
+            finding(DriftKind::Undeclared, "regex"),
+        ];
+        name_guesses(&mut found, &known, false);
+        assert!(found.iter().all(|f| f.doubt.is_none()), "{found:?}");
+    }
+
+    #[test]
     fn a_guessed_distribution_beside_an_unknown_import_is_unsure_either_alone_is_sure() {
         let known = |d: &str| crate::drift::names::python_known(d);
         // `faiss-cpu` is imported as `faiss`: no table says so, and the import is undeclared.
@@ -781,7 +804,7 @@ mod tests {
             finding(DriftKind::Unused, "requests-toolbelt-x"),
             finding(DriftKind::Unused, "numpy"),
         ];
-        python_guesses(&mut found, &known);
+        name_guesses(&mut found, &known, true);
         let doubt = |i: usize| found[i].doubt.clone().unwrap_or_default();
         assert!(doubt(0).contains("`faiss`"), "{}", doubt(0));
         assert!(doubt(1).contains("`faiss-gpu-cu12`"), "{}", doubt(1));
@@ -794,7 +817,7 @@ mod tests {
             finding(DriftKind::Unused, "odd-toolkit"),
             finding(DriftKind::Undeclared, "oddtk"),
         ];
-        python_guesses(&mut found, &known);
+        name_guesses(&mut found, &known, true);
         assert!(found.iter().all(|f| f.doubt.is_some()), "{found:?}");
         // Two guesses and an unrelated unknown import: no pairing (pydantic-ai's dev names
         // once put every import of its root in doubt).
@@ -803,24 +826,24 @@ mod tests {
             finding(DriftKind::Unused, "another-odd"),
             finding(DriftKind::Undeclared, "oddtk"),
         ];
-        python_guesses(&mut found, &known);
+        name_guesses(&mut found, &known, true);
         assert!(found.iter().all(|f| f.doubt.is_none()), "{found:?}");
         let mut found = vec![
             finding(DriftKind::Unused, "mem0ai"),
             finding(DriftKind::Unused, "another-odd"),
             finding(DriftKind::Undeclared, "mem0"),
         ];
-        python_guesses(&mut found, &known);
+        name_guesses(&mut found, &known, true);
         assert!(
             found[0].doubt.is_some() && found[2].doubt.is_some(),
             "{found:?}"
         );
         assert!(found[1].doubt.is_none(), "{found:?}");
         let mut alone = vec![finding(DriftKind::Unused, "odd-toolkit")];
-        python_guesses(&mut alone, &known);
+        name_guesses(&mut alone, &known, true);
         assert_eq!(alone[0].doubt, None);
         let mut alone = vec![finding(DriftKind::Undeclared, "oddtk")];
-        python_guesses(&mut alone, &known);
+        name_guesses(&mut alone, &known, true);
         assert_eq!(alone[0].doubt, None);
         // An import already unsure for another reason still makes its pair unsure, and keeps
         // its own doubt.
@@ -831,7 +854,7 @@ mod tests {
                 ..finding(DriftKind::Undeclared, "oddtk")
             },
         ];
-        python_guesses(&mut found, &known);
+        name_guesses(&mut found, &known, true);
         assert!(
             found[0]
                 .doubt

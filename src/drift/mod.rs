@@ -326,6 +326,9 @@ struct World<'a> {
     /// The extras of the mesh's Python distributions (PEP 503 names), each with what it
     /// installs: a module declaring `livekit-agents[openai]` has `livekit-plugins-openai`.
     python_extras: HashMap<String, HashMap<String, Vec<String>>>,
+    /// What each of the mesh's Python distributions requires to run (PEP 503 names): a plugin
+    /// requires the package it plugs into.
+    python_requires: HashMap<String, Vec<String>>,
     /// Dotted prefixes of the Python names the mesh's modules provide that no module
     /// provides itself: PEP 420 namespaces shared by distributions (`opentelemetry`).
     python_namespaces: HashSet<String>,
@@ -395,6 +398,7 @@ impl<'a> World<'a> {
     fn new(loaded: &'a Loaded, manifests: &[Manifests]) -> World<'a> {
         let mut python_dists = HashMap::new();
         let mut python_extras = HashMap::new();
+        let mut python_requires = HashMap::new();
         let mut go_modules = Vec::new();
         for (rec, man) in loaded.records.iter().zip(manifests) {
             let pyproject = man
@@ -422,6 +426,16 @@ impl<'a> World<'a> {
                 if let Some(t) = &table {
                     python_extras.insert(name.clone(), declared::pyproject_extras(t));
                 }
+                let requires = man
+                    .pyproject
+                    .as_deref()
+                    .map(declared::pyproject)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|d| d.scope == Scope::Normal)
+                    .map(|d| names::pep503(&d.name))
+                    .collect();
+                python_requires.insert(name.clone(), requires);
                 python_dists.insert(name, provided);
             }
             if let Some(p) = man
@@ -447,6 +461,7 @@ impl<'a> World<'a> {
             loaded,
             python_dists,
             python_extras,
+            python_requires,
             python_namespaces,
             go_modules,
             rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
@@ -597,13 +612,14 @@ fn module_drift(
             &mut py,
         );
         python::without_unused_when_no_code(world, rec, &mut py);
+        python::without_unused_plugin_bundles(world, man, &mut py);
         let known = |dist: &str| {
             let norm = names::pep503(dist);
             names::python_known(&norm)
                 || world.python_dists.contains_key(&norm)
                 || man.installed_python.contains_key(&norm)
         };
-        doubt::python_guesses(&mut py, &known);
+        doubt::name_guesses(&mut py, &known, true);
         if let Some(text) = &man.pyproject {
             ignores::apply(&ignores::deptry(text), world.probe, &mut py);
         }

@@ -122,6 +122,53 @@ pub(super) fn declarations(
     Some((decls, file))
 }
 
+/// Drops the unused findings of an extra that installs a plugin of the module's own
+/// distribution (`livekit-agents[groq]` installs `livekit-plugins-groq`, which requires
+/// `livekit-agents`): a bundle for its users to install, which the package itself never
+/// imports (a plugin importing it back would make a cycle).
+pub(super) fn without_unused_plugin_bundles(world: &World, man: &Manifests, py: &mut Vec<Finding>) {
+    let Some(t) = man
+        .pyproject
+        .as_deref()
+        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+    else {
+        return;
+    };
+    let Some(own) = t
+        .get("project")
+        .and_then(|p| p.get("name")?.as_str())
+        .map(names::pep503)
+    else {
+        return;
+    };
+    let extras = declared::pyproject_extras(&t);
+    let bundle = |dep: &str| -> Option<String> {
+        let dist = names::pep503(dep);
+        let plugs_in = world
+            .python_requires
+            .get(&dist)
+            .is_some_and(|r| r.contains(&own));
+        let extra = extras
+            .iter()
+            .find(|(_, deps)| deps.iter().any(|d| names::pep503(d) == dist))?;
+        plugs_in.then(|| extra.0.clone())
+    };
+    py.retain(|f| {
+        if f.kind != DriftKind::Unused {
+            return true;
+        }
+        let Some(extra) = bundle(&f.dependency) else {
+            return true;
+        };
+        if let Some(p) = world.probe.filter(|p| p.names(&f.dependency)) {
+            p.say(format!(
+                "the extra `{extra}` installs it, a plugin that requires {own} back: a bundle for users to install, never imported by the package itself"
+            ));
+        }
+        false
+    });
+}
+
 /// What the extras of the mesh's distributions that the module's requirements ask for install
 /// (`livekit-agents[openai]` installs `livekit-plugins-openai`): declared for the module, in
 /// the requirement's section, never unused (the requirement is the module's declaration).

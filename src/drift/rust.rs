@@ -134,6 +134,9 @@ pub(super) fn drift(
         );
     }
     found.retain(|f| ships || f.kind != DriftKind::DevOnly);
+    // A crate whose library is named otherwise (`criterion2` is `criterion`) reads as one
+    // unused and one undeclared: neither is sure.
+    super::doubt::name_guesses(&mut found, &|c| world.rust_libs.contains_key(c), false);
     // A manifest with no Rust file beside it (a test's fixture `Cargo.toml`, a crate whose
     // sources a build writes) has no code to weigh its dependencies against: none is unused.
     let has_code = rec.files.iter().any(|f| f.language == Language::Rust);

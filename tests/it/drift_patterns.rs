@@ -1459,15 +1459,19 @@ fn a_requirement_s_extras_declare_what_they_install() {
     module(&t, "agents", "agents");
     t.write(
         "ws/agents/pyproject.toml",
-        "[project]\nname = \"acme-agents\"\ndependencies = []\n\n[project.optional-dependencies]\nopenai = [\"acme-plugins-openai>=1.0\"]\n",
+        "[project]\nname = \"acme-agents\"\ndependencies = []\n\n[project.optional-dependencies]\nopenai = [\"acme-plugins-openai>=1.0\"]\nyaml = [\"pyyaml\"]\n",
     );
-    t.write("ws/agents/acme_agents/__init__.py", "");
+    t.write("ws/agents/acme_agents/__init__.py", "import os\n");
+    // The plugin requires the package back: the extra is a bundle, never imported by it.
     module(&t, "plugins/openai", "openai");
     t.write(
         "ws/plugins/openai/pyproject.toml",
-        "[project]\nname = \"acme-plugins-openai\"\ndependencies = []\n",
+        "[project]\nname = \"acme-plugins-openai\"\ndependencies = [\"acme-agents\"]\n",
     );
-    t.write("ws/plugins/openai/acme_openai/__init__.py", "");
+    t.write(
+        "ws/plugins/openai/acme_openai/__init__.py",
+        "import acme_agents\n",
+    );
     module(&t, "plugins/azure", "azure");
     t.write(
         "ws/plugins/azure/pyproject.toml",
@@ -1480,12 +1484,18 @@ fn a_requirement_s_extras_declare_what_they_install() {
     t.empty_repo("ws");
     t.commit("ws", "extras that install plugins");
     let found = findings(&t.json(&["drift"]));
-    assert_eq!(found, ["azure undeclared acme_other"], "{found:?}");
+    assert_eq!(
+        found,
+        ["agents unused pyyaml", "azure undeclared acme_other"],
+        "{found:?}"
+    );
     let e = explained(&t, "azure", "acme-plugins-openai");
     assert!(
         e.contains("asks for acme-agents[openai], which installs it"),
         "{e}"
     );
+    let e = explained(&t, "agents", "acme-plugins-openai");
+    assert!(e.contains("a plugin that requires acme-agents back"), "{e}");
 }
 
 #[test]
