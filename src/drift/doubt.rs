@@ -575,6 +575,14 @@ fn without_declarations(v: &mut toml::Value) {
 
 /// Whether a file may hold a mention: not a lockfile, a declaring file or prose.
 fn readable(path: &str) -> bool {
+    // A recorded HTTP exchange (vcrpy's and pytest-recording's `cassettes/`, nock's
+    // `__recordings__`) is data a test replays, naming whatever a server said.
+    if path
+        .split('/')
+        .any(|d| matches!(d, "cassettes" | "__recordings__" | "__snapshots__"))
+    {
+        return false;
+    }
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     let stem = name.split('.').next().unwrap_or(&name);
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
@@ -768,6 +776,16 @@ mod tests {
             evidence: None,
             doubt: None,
         }
+    }
+
+    #[test]
+    fn recorded_exchanges_and_prose_are_not_read_for_mentions() {
+        // crewAI's tests replay HTTP exchanges whose bodies name packages.
+        assert!(!readable("lib/crewai/tests/cassettes/test_agent.yaml"));
+        assert!(!readable("src/__tests__/__snapshots__/a.test.ts.snap"));
+        assert!(!readable("README.md"));
+        assert!(readable("tests/conftest.yaml"));
+        assert!(readable(".github/workflows/ci.yml"));
     }
 
     #[test]

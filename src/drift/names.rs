@@ -65,7 +65,7 @@ pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("pycryptodome", &["Crypto"]),
     ("pygithub", &["github"]),
     ("pyjwt", &["jwt"]),
-    ("pymupdf", &["fitz"]),
+    ("pymupdf", &["fitz", "pymupdf"]),
     ("pyopenssl", &["OpenSSL"]),
     ("pyserial", &["serial"]),
     ("pytest", &["pytest", "_pytest"]),
