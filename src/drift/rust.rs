@@ -138,17 +138,32 @@ pub(super) fn drift(
     // unused and one undeclared: neither is sure.
     super::doubt::name_guesses(&mut found, &|c| world.rust_libs.contains_key(c), false);
     // A manifest with no Rust file beside it (a test's fixture `Cargo.toml`, a crate whose
-    // sources a build writes) has no code to weigh its dependencies against: none is unused.
-    let has_code = rec.files.iter().any(|f| f.language == Language::Rust);
-    if !has_code {
+    // sources a build writes), or a test's fixture crate whose files name nothing at all (an
+    // empty `lib.rs` under `tests/`), has no code to weigh its dependencies against: none is
+    // unused.
+    let rust = || rec.files.iter().filter(|f| f.language == Language::Rust);
+    let in_tests = m.dir.split('/').any(|d| {
+        matches!(
+            d,
+            "tests" | "test" | "testsuite" | "testdata" | "test_data" | "fixtures"
+        )
+    });
+    let why = match (rust().next(), rust().all(|f| f.imports.is_empty())) {
+        (None, _) => Some("the module has no Rust file"),
+        (Some(_), true) if in_tests => {
+            Some("the module is a test's fixture (under a test directory) whose files name nothing")
+        }
+        _ => None,
+    };
+    if let Some(why) = why {
         if let Some(p) = world.probe
             && found
                 .iter()
                 .any(|f| f.kind == DriftKind::Unused && p.names(&f.dependency))
         {
-            p.say(
-                "the module has no Rust file: its code is not in the repository (a test's fixture manifest, or sources a build writes), so nothing is unused".to_string(),
-            );
+            p.say(format!(
+                "{why}: no code is there to weigh its dependencies against (a test's fixture manifest, or sources a build writes), so nothing is unused"
+            ));
         }
         found.retain(|f| f.kind != DriftKind::Unused);
     }

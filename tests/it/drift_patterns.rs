@@ -618,12 +618,19 @@ fn tool_attributes_extern_renames_toolchain_crates_and_test_data_are_no_rust_fin
         "ws/tests/fixture/in/Cargo.toml",
         "[package]\nname = \"cargo-list-test-fixture\"\n\n[dependencies]\nmy-package = \"0.1\"\n",
     );
+    // Or beside an empty `src/lib.rs` (cargo's `cargo_add/*/in/primary`).
+    module(&t, "tests/stub/in", "stub");
+    t.write(
+        "ws/tests/stub/in/Cargo.toml",
+        "[package]\nname = \"bar\"\n\n[dependencies]\nfoo = \"0.1\"\n",
+    );
+    t.write("ws/tests/stub/in/src/lib.rs", "");
     module(&t, "tool", "tool");
     t.write(
         "ws/tool/Cargo.toml",
         "[package]\nname = \"tool\"\n\n[dependencies]\nleft-over = \"1\"\n",
     );
-    t.write("ws/tool/src/main.rs", "fn main() {}\n");
+    t.write("ws/tool/src/main.rs", "use std::env;\nfn main() {}\n");
     t.empty_repo("ws");
     t.commit("ws", "rust-analyzer shapes");
     let found = findings(&t.json(&["drift"]));
