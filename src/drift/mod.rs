@@ -113,6 +113,7 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
                 .unwrap_or_default(),
         );
     }
+    workspace_tools(snapshot, &mut manifests);
     let mut world = World::new(loaded, &manifests);
     world.probe = probe;
     // What each repository's root says of its JS packages, read once per repository with
@@ -230,6 +231,33 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
     Ok(out)
 }
 
+/// Gives each JS workspace root (a package.json with `workspaces`, or a
+/// `pnpm-workspace.yaml` beside it) the commands and config strings of the JS modules below
+/// it: its dev tools are installed for them all, and a member runs `tsc` or names a jest
+/// preset its root declares (prometheus' `web/ui`).
+fn workspace_tools(snapshot: &source::Snapshot, manifests: &mut [Manifests]) {
+    for r in 0..manifests.len() {
+        if !manifests[r].js_workspace_root {
+            continue;
+        }
+        let root = &snapshot.modules[r];
+        let mut commands = String::new();
+        let mut strings = Vec::new();
+        for (j, m) in snapshot.modules.iter().enumerate() {
+            let member = j != r
+                && m.repo == root.repo
+                && source::is_below(&m.dir, &root.dir)
+                && manifests[j].package_json.is_some();
+            if member {
+                commands.push_str(&manifests[j].tools.commands);
+                strings.extend(manifests[j].tools.config_strings.iter().cloned());
+            }
+        }
+        manifests[r].tools.commands.push_str(&commands);
+        manifests[r].tools.config_strings.extend(strings);
+    }
+}
+
 fn has(files: &[ScannedFile], lang: Language) -> bool {
     files.iter().any(|f| f.language == lang)
 }
@@ -252,6 +280,9 @@ struct Manifests {
     js_paths: Vec<js::Alias>,
     /// What its tools' configs and commands say they use.
     tools: ToolEvidence,
+    /// A JS workspace root: its package.json names `workspaces`, or a `pnpm-workspace.yaml`
+    /// is beside it.
+    js_workspace_root: bool,
     /// The Rust build script (module-relative) and the files it includes with `#[path]`.
     rust_build: Option<(String, Vec<String>)>,
     /// Whether the crate's doc tests are compiled (`[lib] doctest = false` says not): a doc
@@ -272,6 +303,14 @@ impl Manifests {
             .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
         let read = |name: &str| blob_text(snap, &tree, name);
         let package_json = read("package.json")?;
+        let js_workspace_root = match package_json.as_deref() {
+            Some(t) => {
+                serde_json::from_str::<serde_json::Value>(t)
+                    .is_ok_and(|v| v.get("workspaces").is_some())
+                    || read("pnpm-workspace.yaml")?.is_some()
+            }
+            None => false,
+        };
         let pyproject = read("pyproject.toml")?;
         let tools = tools::evidence(
             snap,
@@ -313,6 +352,7 @@ impl Manifests {
                 (None, None) => Vec::new(),
             },
             tools,
+            js_workspace_root,
             python_env: Vec::new(),
         })
     }

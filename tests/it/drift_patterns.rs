@@ -1526,3 +1526,30 @@ fn a_tsconfig_uses_the_package_it_extends_by_path_and_tslib_for_its_helpers() {
     let found = findings(&t.json(&["drift"]));
     assert_eq!(found, ["lib unused left-x"], "{found:?}");
 }
+
+#[test]
+fn a_workspace_root_s_dev_tools_are_used_by_what_its_members_run() {
+    // prometheus' `web/ui`: the workspace root declares typescript and ts-jest for its
+    // members, whose scripts run `tsc` and whose jest config names the preset.
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "web/ui", "ui");
+    t.write(
+        "ws/web/ui/package.json",
+        r#"{"name": "ui", "private": true, "workspaces": ["app"], "devDependencies": {"typescript": "5", "ts-jest": "29", "left-x": "1"}}"#,
+    );
+    module(&t, "web/ui/app", "app");
+    t.write(
+        "ws/web/ui/app/package.json",
+        r#"{"name": "app", "scripts": {"build": "tsc -b"}}"#,
+    );
+    t.write(
+        "ws/web/ui/app/jest.config.cjs",
+        "module.exports = { preset: 'ts-jest' };\n",
+    );
+    t.write("ws/web/ui/app/src/index.js", "export const a = 1;\n");
+    t.empty_repo("ws");
+    t.commit("ws", "a workspace below the root");
+    let found = findings(&t.json(&["drift"]));
+    assert_eq!(found, ["ui unused left-x"], "{found:?}");
+}
