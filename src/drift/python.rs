@@ -99,7 +99,8 @@ pub(super) fn declarations(
         }
     }
     found.extend(man.python_env.iter().map(|e| e.d.clone()));
-    found.extend(through_extras(world, man, dir));
+    let installed_by_extras = through_extras(world, man, dir, &found);
+    found.extend(installed_by_extras);
     // `pkg[a,b]` in pkg's own extras or groups (recursive extras) names no dependency.
     let own = man
         .pyproject
@@ -169,10 +170,16 @@ pub(super) fn without_unused_plugin_bundles(world: &World, man: &Manifests, py: 
     });
 }
 
-/// What the extras of the mesh's distributions that the module's requirements ask for install
-/// (`livekit-agents[openai]` installs `livekit-plugins-openai`): declared for the module, in
-/// the requirement's section, never unused (the requirement is the module's declaration).
-fn through_extras(world: &World, man: &Manifests, dir: &str) -> Vec<declared::Declared> {
+/// What the extras of the mesh's distributions that the module's requirements (`own`, its
+/// declarations read already) ask for install (`livekit-agents[openai]` installs
+/// `livekit-plugins-openai`): declared for the module, in the requirement's section, never
+/// unused (the requirement is the module's declaration).
+fn through_extras(
+    world: &World,
+    man: &Manifests,
+    dir: &str,
+    own: &[declared::Declared],
+) -> Vec<declared::Declared> {
     let Some(t) = man
         .pyproject
         .as_deref()
@@ -180,7 +187,6 @@ fn through_extras(world: &World, man: &Manifests, dir: &str) -> Vec<declared::De
     else {
         return Vec::new();
     };
-    let own = declared::pyproject(man.pyproject.as_deref().unwrap_or(""));
     let mut out = Vec::new();
     for (name, extras) in declared::pyproject_requirement_extras(&t) {
         let dist = names::pep503(&name);

@@ -582,9 +582,11 @@ fn root_files(
             e.babel_config |= is_babel_config(f);
             e.tsconfig |= f.starts_with("tsconfig");
             // `importHelpers` makes the compiled output import its helpers from `tslib`.
-            let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-            if f.starts_with("tsconfig") && squeezed.contains("\"importHelpers\":true") {
-                e.config_strings.push("tslib".to_string());
+            if f.starts_with("tsconfig") {
+                let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+                if squeezed.contains("\"importHelpers\":true") {
+                    e.config_strings.push("tslib".to_string());
+                }
             }
             if is_bundler_config(f) {
                 e.bundler_config = Some(f.clone());
