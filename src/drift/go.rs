@@ -10,10 +10,50 @@ use crate::Result;
 use crate::source::{self, ModuleSource, RepoSnapshot, blob_text};
 use mesh_imports::{ImportKind, Language};
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+
+/// The go.mod above each module with Go files and none of its own (a JS package holding a
+/// web UI's embed.go), as (path, text), and per such go.mod (repository, path) the imports of
+/// those guest files: so their imports use its requirements.
+pub(super) type Guests<'a> = (
+    Vec<Option<(String, String)>>,
+    HashMap<(usize, String), Vec<Use<'a>>>,
+);
+
+/// Finds each module's Go guests: see [`Guests`].
+pub(super) fn guests<'a>(
+    loaded: &'a crate::graph::Loaded,
+    manifests: &[super::Manifests],
+) -> Result<Guests<'a>> {
+    let snapshot = &loaded.snapshot;
+    let mut memo = HashMap::new();
+    let mut above_each = Vec::with_capacity(snapshot.modules.len());
+    let mut guests: HashMap<(usize, String), Vec<Use>> = HashMap::new();
+    for (i, m) in snapshot.modules.iter().enumerate() {
+        let above = match &manifests[i].go_mod {
+            Some(_) => None,
+            None if loaded.records[i]
+                .files
+                .iter()
+                .any(|f| f.language == Language::Go) =>
+            {
+                nearest_go_mod(snapshot.repo_of(m), m.repo, &m.dir, &mut memo)?
+            }
+            None => None,
+        };
+        if let Some((path, _)) = &above {
+            guests
+                .entry((m.repo, path.clone()))
+                .or_default()
+                .extend(guest_uses(&loaded.records[i]));
+        }
+        above_each.push(above);
+    }
+    Ok((above_each, guests))
+}
 
 /// The nearest `go.mod` above `dir` (its repo-relative path and text).
-pub(super) fn nearest_go_mod(
+fn nearest_go_mod(
     snap: &RepoSnapshot,
     repo: usize,
     dir: &str,

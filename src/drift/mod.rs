@@ -113,7 +113,7 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
                 .unwrap_or_default(),
         );
     }
-    workspace_tools(snapshot, &mut manifests);
+    tools::workspace_tools(snapshot, &mut manifests);
     let mut world = World::new(loaded, &manifests);
     world.probe = probe;
     // What each repository's root says of its JS packages, read once per repository with
@@ -157,29 +157,9 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
             false => doubt::LocalNames::default(),
         });
     }
-    let mut go_memo = HashMap::new();
     let mut work_memo = HashMap::new();
     let mut js_memo = HashMap::new();
-    // The go.mod above each module with Go files and none of its own (a JS package holding a
-    // web UI's embed.go): that Go module's files, so their imports use its requirements.
-    let mut go_above = Vec::with_capacity(snapshot.modules.len());
-    let mut guests: HashMap<(usize, String), Vec<Use>> = HashMap::new();
-    for (i, m) in snapshot.modules.iter().enumerate() {
-        let above = match &manifests[i].go_mod {
-            Some(_) => None,
-            None if has(&loaded.records[i].files, Language::Go) => {
-                go::nearest_go_mod(snapshot.repo_of(m), m.repo, &m.dir, &mut go_memo)?
-            }
-            None => None,
-        };
-        if let Some((path, _)) = &above {
-            guests
-                .entry((m.repo, path.clone()))
-                .or_default()
-                .extend(go::guest_uses(&loaded.records[i]));
-        }
-        go_above.push(above);
-    }
+    let (mut go_above, guests) = go::guests(loaded, &manifests)?;
     let mut out = Vec::new();
     for (i, m) in snapshot.modules.iter().enumerate() {
         if !only.is_empty() && !only.iter().any(|o| o == m.name()) {
@@ -229,33 +209,6 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
         out.extend(found);
     }
     Ok(out)
-}
-
-/// Gives each JS workspace root (a package.json with `workspaces`, or a
-/// `pnpm-workspace.yaml` beside it) the commands and config strings of the JS modules below
-/// it: its dev tools are installed for them all, and a member runs `tsc` or names a jest
-/// preset its root declares (prometheus' `web/ui`).
-fn workspace_tools(snapshot: &source::Snapshot, manifests: &mut [Manifests]) {
-    for r in 0..manifests.len() {
-        if !manifests[r].js_workspace_root {
-            continue;
-        }
-        let root = &snapshot.modules[r];
-        let mut commands = String::new();
-        let mut strings = Vec::new();
-        for (j, m) in snapshot.modules.iter().enumerate() {
-            let member = j != r
-                && m.repo == root.repo
-                && source::is_below(&m.dir, &root.dir)
-                && manifests[j].package_json.is_some();
-            if member {
-                commands.push_str(&manifests[j].tools.commands);
-                strings.extend(manifests[j].tools.config_strings.iter().cloned());
-            }
-        }
-        manifests[r].tools.commands.push_str(&commands);
-        manifests[r].tools.config_strings.extend(strings);
-    }
 }
 
 fn has(files: &[ScannedFile], lang: Language) -> bool {

@@ -5,10 +5,19 @@
 //! what the repository itself says; the one table ([`TOOL_BINS`]) is for commands whose name
 //! differs from their package's.
 
+use super::Manifests;
 use super::declared::{Declared, Scope};
 use super::names;
-use crate::source::{ModuleSource, RepoSnapshot, SourceError, blob_text};
+use crate::source::{ModuleSource, RepoSnapshot, Snapshot, SourceError, blob_text};
 use mesh_imports::Language;
+
+mod configs;
+
+use configs::{completions, setup_strings};
+pub(crate) use configs::{
+    config_strings, is_babel_config, is_js_config, is_test_runner_config, is_test_support,
+    quoted_strings,
+};
 
 /// Dev tools whose command is neither their package's name nor what the rules of
 /// [`command_names`] make of it, as (package, commands): read when the package is not
@@ -113,94 +122,6 @@ pub struct ToolEvidence {
     pub bundler_config: Option<String>,
 }
 
-/// The keys of a test runner's config whose values name files run around the tests.
-const SETUP_KEYS: &[&str] = &[
-    "globalSetup",
-    "globalTeardown",
-    "setupFiles",
-    "setupFilesAfterEach",
-    "setupFilesAfterEnv",
-];
-
-/// Whether a module-root file is a test runner's config.
-pub(crate) fn is_test_runner_config(file: &str) -> bool {
-    [
-        "jest.config.",
-        "vitest.config.",
-        "vitest.workspace.",
-        "vite.config.",
-        "playwright.config.",
-    ]
-    .iter()
-    .any(|p| file.starts_with(p))
-}
-
-/// The strings a config's setup keys name: each key's value, a string or a list of them.
-fn setup_strings(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for key in SETUP_KEYS {
-        for (at, _) in text.match_indices(key) {
-            let rest = text[at + key.len()..].trim_start_matches(['"', '\'', ' ']);
-            let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
-                continue;
-            };
-            let end = match value.starts_with('[') {
-                true => value.find(']').unwrap_or(value.len()),
-                false => value.find([',', '\n', '}']).unwrap_or(value.len()),
-            };
-            out.extend(quoted_strings(&value[..end]));
-        }
-    }
-    out
-}
-
-/// Whether the module-relative JS file `rel` is test support: named by a test runner's setup
-/// keys (`setup`, as written there: `./jest.setup.js`, `<rootDir>/test/setup`, without its
-/// extension or not), or named as such (`jest.setup.*`, `vitest.setup.*`, `setupTests.*`,
-/// `test-setup.*`, `global-setup.*`, `*.test-utils.*`, `*.test-helpers.*`).
-pub(crate) fn is_test_support(rel: &str, setup: &[String]) -> bool {
-    let named = setup.iter().any(|s| {
-        let s = s.trim_start_matches("<rootDir>/").trim_start_matches("./");
-        !s.is_empty()
-            && (rel == s
-                || rel
-                    .strip_prefix(s)
-                    .is_some_and(|ext| ext.starts_with('.') && !ext[1..].contains('/')))
-    });
-    let file = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
-    let stem = file.split('.').next().unwrap_or(&file);
-    let setup_name = matches!(
-        stem,
-        "setuptests"
-            | "setup-tests"
-            | "test-setup"
-            | "testsetup"
-            | "global-setup"
-            | "globalsetup"
-            | "global-teardown"
-            | "globalteardown"
-    ) || file.starts_with("jest.setup.")
-        || file.starts_with("vitest.setup.");
-    let helper = file.contains(".test-") || file.contains(".spec-");
-    named || setup_name || helper
-}
-
-/// Whether a module-root file is a JS tool's config whose strings name packages.
-pub(crate) fn is_js_config(file: &str) -> bool {
-    let config_ext = [".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".json"];
-    ((file.contains(".config.") || file.contains(".conf."))
-        && config_ext.iter().any(|e| file.ends_with(e)))
-        || file.starts_with(".babelrc")
-        || file.starts_with(".eslintrc")
-        || file.starts_with(".prettierrc")
-        || (file.starts_with("tsconfig") && file.ends_with(".json"))
-}
-
-/// Whether a babel config file (babel reads these by name).
-pub(crate) fn is_babel_config(file: &str) -> bool {
-    file.starts_with(".babelrc") || file.starts_with("babel.config.")
-}
-
 /// Whether a module-root file holds commands a person or CI runs.
 pub(crate) fn is_command_file(file: &str) -> bool {
     matches!(
@@ -209,149 +130,6 @@ pub(crate) fn is_command_file(file: &str) -> bool {
     ) || file == ".pre-commit-config.yaml"
         || file.ends_with(".sh")
 }
-
-/// The strings of the config file `file`: a JSON one (`*.json`, `.babelrc`, `.eslintrc`) may
-/// have comments — tsconfig's are JSONC — so they are left out first, lest a quote or
-/// backtick in one swallow the strings after it.
-pub(crate) fn config_strings(file: &str, text: &str) -> Vec<String> {
-    let json = file.ends_with(".json") || (file.starts_with('.') && file.matches('.').count() == 1);
-    match json {
-        true => quoted_strings(&mesh_imports::tsconfig::strip_jsonc(text)),
-        false => quoted_strings(text),
-    }
-}
-
-/// The contents of every quoted string in `text` ('…', "…" and `…`; escapes skipped).
-pub(crate) fn quoted_strings(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if !matches!(c, '\'' | '"' | '`') {
-            continue;
-        }
-        let mut s = String::new();
-        let mut escaped = false;
-        for d in chars.by_ref() {
-            match (escaped, d) {
-                (true, _) => {
-                    escaped = false;
-                    s.push(d);
-                }
-                (false, '\\') => escaped = true,
-                (false, d) if d == c => break,
-                (false, '\n') if c != '`' => break,
-                (false, d) => s.push(d),
-            }
-        }
-        if !s.is_empty() && s.len() <= 214 {
-            out.push(s);
-        }
-    }
-    out
-}
-
-/// The packages a config string may name: the package of the specifier itself, and the
-/// names its tool completes a short name to: babel's presets and plugins (`@babel/env` →
-/// `@babel/preset-env`, `minify` → `babel-preset-minify`), jest's environments and runners
-/// (`testEnvironment: "jsdom"` → `jest-environment-jsdom`), eslint's plugins and configs
-/// (a legacy `plugin:@scope/name/recommended` → `@scope/eslint-plugin-name`), and the
-/// plugins of [`SHORT_NAMES`]'s tools (vitest's `provider: 'v8'` → `@vitest/coverage-v8`,
-/// wdio's `framework: 'mocha'` → `@wdio/mocha-framework`).
-fn completions(s: &str) -> Vec<String> {
-    // ESLint's legacy `extends: "plugin:@scope/name/config"` and `"plugin:name/config"`.
-    if let Some(plugin) = s.strip_prefix("plugin:") {
-        let (scope, rest) = match plugin.strip_prefix('@').and_then(|r| r.split_once('/')) {
-            Some((scope, rest)) => (Some(scope), rest),
-            None => (None, plugin),
-        };
-        let name = rest.split('/').next().unwrap_or(rest);
-        return match (scope, name) {
-            (Some(scope), "") => vec![format!("@{scope}/eslint-plugin")],
-            (Some(scope), name) => vec![
-                format!("@{scope}/eslint-plugin-{name}"),
-                format!("@{scope}/eslint-plugin"),
-            ],
-            (None, name) => vec![format!("eslint-plugin-{name}")],
-        };
-    }
-    // A path into an installed package (`"extends":
-    // "./node_modules/@vercel/ai-tsconfig/ts-library.json"`) names that package.
-    if let Some((_, inside)) = s.rsplit_once("node_modules/") {
-        return names::js_package(inside)
-            .map(str::to_string)
-            .into_iter()
-            .collect();
-    }
-    let mut out: Vec<String> = names::js_package(s)
-        .map(str::to_string)
-        .into_iter()
-        .collect();
-    // vitest's `environment: 'edge-runtime'` runs in `@edge-runtime/vm`.
-    if s == "edge-runtime" {
-        out.push("@edge-runtime/vm".to_string());
-    }
-    if s.contains('/') && !s.starts_with('@') {
-        return out;
-    }
-    const PREFIXES: &[&str] = &[
-        "babel-preset-",
-        "babel-plugin-",
-        "jest-environment-",
-        "jest-runner-",
-        "eslint-plugin-",
-        "eslint-config-",
-    ];
-    match s.strip_prefix('@').and_then(|r| r.split_once('/')) {
-        Some((scope, name)) if !name.contains('/') => {
-            for p in PREFIXES {
-                out.push(format!("@{scope}/{p}{name}"));
-            }
-            if scope == "babel" {
-                out.push(format!("@babel/preset-{name}"));
-                out.push(format!("@babel/plugin-{name}"));
-            }
-        }
-        Some(_) => {}
-        None if s.starts_with('@') => out.push(format!("{s}/eslint-plugin")),
-        None => {
-            for p in PREFIXES {
-                out.push(format!("{p}{s}"));
-            }
-            // Short names are words: `v8`, `mocha`, `Chrome` (karma's launchers).
-            if s.len() <= 40 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-                let lower = s.to_ascii_lowercase();
-                out.extend(SHORT_NAMES.iter().map(|p| p.replace("{}", &lower)));
-            }
-        }
-    }
-    out
-}
-
-/// How tools complete a plugin's short name in their configs to its package (`{}` is the
-/// name): vitest's coverage and browser providers and environments, WebdriverIO's runner,
-/// framework, reporters and services, karma's frameworks and launchers, docusaurus's presets,
-/// plugins and themes, prettier's, remark's and rehype's plugins, stylelint's configs.
-const SHORT_NAMES: &[&str] = &[
-    "@vitest/coverage-{}",
-    "@vitest/browser-{}",
-    "vitest-environment-{}",
-    "@wdio/{}-runner",
-    "@wdio/{}-framework",
-    "@wdio/{}-reporter",
-    "@wdio/{}-service",
-    "wdio-{}-reporter",
-    "wdio-{}-service",
-    "karma-{}",
-    "karma-{}-launcher",
-    "@docusaurus/preset-{}",
-    "@docusaurus/plugin-{}",
-    "@docusaurus/theme-{}",
-    "prettier-plugin-{}",
-    "remark-{}",
-    "rehype-{}",
-    "stylelint-config-{}",
-];
-
 /// Commands that bundle a JS package: what they bundle is inlined, so shipped code may import
 /// a dev dependency.
 const BUNDLERS: &[&str] = &[
@@ -705,6 +483,33 @@ fn package_json_tools(text: &str, e: &mut ToolEvidence) {
     }
 }
 
+/// Gives each JS workspace root (a package.json with `workspaces`, or a
+/// `pnpm-workspace.yaml` beside it) the commands and config strings of the JS modules below
+/// it: its dev tools are installed for them all, and a member runs `tsc` or names a jest
+/// preset its root declares (prometheus' `web/ui`).
+pub(super) fn workspace_tools(snapshot: &Snapshot, manifests: &mut [Manifests]) {
+    for r in 0..manifests.len() {
+        if !manifests[r].js_workspace_root {
+            continue;
+        }
+        let root = &snapshot.modules[r];
+        let mut commands = String::new();
+        let mut strings = Vec::new();
+        for (j, m) in snapshot.modules.iter().enumerate() {
+            let member = j != r
+                && m.repo == root.repo
+                && crate::source::is_below(&m.dir, &root.dir)
+                && manifests[j].package_json.is_some();
+            if member {
+                commands.push_str(&manifests[j].tools.commands);
+                strings.extend(manifests[j].tools.config_strings.iter().cloned());
+            }
+        }
+        manifests[r].tools.commands.push_str(&commands);
+        manifests[r].tools.config_strings.extend(strings);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -772,37 +577,6 @@ mod tests {
             Some(&vec!["fork-cmd".to_string()])
         );
         assert!(!bins.contains_key("absent"));
-    }
-
-    #[test]
-    fn test_setup_files_are_named_by_runner_configs_and_by_their_names() {
-        let vitest = "export default defineConfig({\n  test: {\n    setupFiles: ['./test/setup.ts', 'vitest.polyfills'],\n    globalSetup: './test/global.ts',\n    include: ['src/**/*.test.ts'],\n  },\n});\n";
-        let setup = setup_strings(vitest);
-        assert_eq!(
-            setup,
-            ["./test/global.ts", "./test/setup.ts", "vitest.polyfills"]
-        );
-        assert!(is_test_support("test/setup.ts", &setup));
-        assert!(is_test_support("test/global.ts", &setup));
-        assert!(
-            !is_test_support("src/index.ts", &setup),
-            "`include` names no setup"
-        );
-        let jest = r#"{"setupFilesAfterEnv":["<rootDir>/jest/after-env"]}"#;
-        let setup = setup_strings(jest);
-        assert!(is_test_support("jest/after-env.js", &setup));
-        assert!(!is_test_support("jest/after-env/x.js", &setup));
-        for by_name in [
-            "jest.setup.js",
-            "src/setupTests.ts",
-            "tools/test-setup.mjs",
-            "a.test-utils.ts",
-        ] {
-            assert!(is_test_support(by_name, &[]), "{by_name}");
-        }
-        for shipped in ["src/setup.ts", "src/app-setup.js", "lib/testing.js"] {
-            assert!(!is_test_support(shipped, &[]), "{shipped}");
-        }
     }
 
     #[test]
@@ -953,34 +727,5 @@ mod tests {
         let mut normal = dev(Language::Python, "mypy");
         normal.scope = Scope::Normal;
         assert!(!e.uses(&normal, &all));
-    }
-
-    #[test]
-    fn a_json_config_s_comments_do_not_hide_its_strings() {
-        // A generated tsconfig: its comments hold a stray backtick and apostrophes.
-        let text = "{\n  \"compilerOptions\": {\n    // \"jsxImportSource\": \"\", /* when using `jsx: react-jsx*`.` */\n    \"types\": [\n      \"@cloudflare/workers-types\"\n    ] /* don't forget */,\n  }\n}\n";
-        assert!(!quoted_strings(text).contains(&"@cloudflare/workers-types".to_string()));
-        assert!(
-            config_strings("tsconfig.json", text)
-                .contains(&"@cloudflare/workers-types".to_string())
-        );
-        assert!(
-            config_strings(".babelrc", "// it's\n{\"presets\": [\"@babel/env\"]}")
-                .contains(&"@babel/env".to_string())
-        );
-    }
-
-    #[test]
-    fn quoted_strings_skip_escapes() {
-        assert_eq!(
-            quoted_strings(r#"a 'b' "c\"d" `e` 'unclosed"#),
-            ["b", "c\"d", "e", "unclosed"]
-        );
-        assert!(is_js_config("docusaurus.config.mjs"));
-        assert!(is_js_config(".babelrc"));
-        assert!(is_js_config("tsconfig.build.json"));
-        assert!(!is_js_config("index.js"));
-        assert!(is_babel_config("babel.config.js"));
-        assert!(is_command_file("Makefile"));
     }
 }
