@@ -9,7 +9,7 @@
 //! is worse than none.
 
 use super::Use;
-use super::{DriftKind, Finding, names};
+use super::{DriftKind, Finding, lockfile, names};
 use crate::source::{self, ModuleSource, RepoSnapshot, SourceError};
 use mesh_imports::Language;
 use std::collections::{HashMap, HashSet};
@@ -306,6 +306,40 @@ pub(super) fn sibling_sources(world: &super::World, i: usize, found: &mut [Findi
                 "its code imports {}'s files by path ({at}), and {} imports it: a bundle of both ships it",
                 snapshot.modules[*j].name(),
                 snapshot.modules[*j].name()
+            ));
+        }
+    }
+}
+
+/// Marks each unused finding whose package another declaration of the module (`declared`,
+/// in the finding's ecosystem) depends on itself, as the lockfile `lock` records: it comes
+/// with that one anyway, and a declaration of it is most often a pin of the version that one
+/// gets or a switch of its features (`getrandom = { features = ["js"] }` under `rand`, a
+/// `tokenizers` floor under `chromadb`, `@vue/runtime-core` beside `vue`), which no import
+/// shows. A package declared for nothing is that too: the finding is unsure, and says which.
+/// `may_pin` says which findings' declarations could be such a pin or switch.
+pub(super) fn transitive(
+    found: &mut [Finding],
+    declared: &[String],
+    lock: &lockfile::Depends,
+    may_pin: &dyn Fn(&Finding) -> bool,
+) {
+    let unused: Vec<String> = found
+        .iter()
+        .filter(|f| f.kind == DriftKind::Unused)
+        .map(|f| f.dependency.clone())
+        .collect();
+    for f in found
+        .iter_mut()
+        .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none() && may_pin(f))
+    {
+        let by = declared
+            .iter()
+            .find(|q| **q != f.dependency && !unused.contains(q) && lock.on(q, &f.dependency));
+        if let Some(q) = by {
+            f.doubt = Some(format!(
+                "{q}, also declared, depends on it ({} records it): it may be declared to pin the version {q} gets or to switch on its features",
+                lock.file
             ));
         }
     }

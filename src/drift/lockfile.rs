@@ -1,7 +1,10 @@
-//! What a JS lockfile at the repository's root records that no manifest of a module says:
-//! which packages each package needs installed beside it (its required peers). `next` needs
-//! `react-dom`, `@angular/platform-browser` needs `@angular/common`: a module declares them
-//! for the package that uses them, and no line of its code imports them.
+//! What a lockfile records that no manifest of a module says. A JS lockfile at the
+//! repository's root: which packages each package needs installed beside it (its required
+//! peers). `next` needs `react-dom`, `@angular/platform-browser` needs `@angular/common`: a
+//! module declares them for the package that uses them, and no line of its code imports them.
+//! Any lockfile (JS, `uv.lock`, `poetry.lock`, `Cargo.lock`): what each package itself
+//! depends on, so a declaration of a package another declaration brings anyway can be told
+//! for what it likely is — a pin of that copy's version or a switch of its features.
 
 use std::collections::HashMap;
 
@@ -48,28 +51,120 @@ impl Peers {
     }
 }
 
-/// The required peers a lockfile named `file` (one of [`LOCKFILES`]) records in `text`.
-pub(crate) fn peers(file: &str, text: &str) -> Peers {
-    let required = match file.rsplit('/').next() {
-        Some("package-lock.json") => package_lock(text),
-        _ => yaml_lock(text),
-    };
-    Peers {
-        file: file.to_string(),
-        required,
-        workspace: HashMap::new(),
+/// Per package name (as its ecosystem normalizes it), the packages it depends on itself, as
+/// one lockfile records them: what comes with a package whether or not a module declares it.
+#[derive(Debug)]
+pub(crate) struct Depends {
+    /// The lockfile's repo-relative path.
+    pub file: String,
+    /// Package → what it depends on (required and optional), both normalized by `norm`.
+    pub of: HashMap<String, Vec<String>>,
+    /// How the ecosystem compares names: PEP 503 for Python, `-` for `_` in Rust's.
+    norm: fn(&str) -> String,
+}
+
+impl Depends {
+    /// Whether `package` depends on `dependency`, as the lockfile records.
+    pub(crate) fn on(&self, package: &str, dependency: &str) -> bool {
+        let dependency = (self.norm)(dependency);
+        self.of
+            .get(&(self.norm)(package))
+            .is_some_and(|d| d.contains(&dependency))
     }
 }
 
+/// The lockfiles of Python projects read for [`Depends`], looked for beside a module's
+/// manifest and in each directory above it.
+pub(crate) const PYTHON_LOCKFILES: &[&str] = &["uv.lock", "poetry.lock"];
+
+/// The lockfile of a Rust crate or workspace, looked for as [`PYTHON_LOCKFILES`] are.
+pub(crate) const RUST_LOCKFILES: &[&str] = &["Cargo.lock"];
+
+/// The required peers and the dependencies a JS lockfile named `file` (one of
+/// [`LOCKFILES`]) records in `text`.
+pub(crate) fn js(file: &str, text: &str) -> (Peers, Depends) {
+    let (required, of) = match file.rsplit('/').next() {
+        Some("package-lock.json") => package_lock(text),
+        _ => yaml_lock(text),
+    };
+    let peers = Peers {
+        file: file.to_string(),
+        required,
+        workspace: HashMap::new(),
+    };
+    let depends = Depends {
+        file: file.to_string(),
+        of,
+        norm: str::to_string,
+    };
+    (peers, depends)
+}
+
+/// What a `uv.lock`, `poetry.lock` or `Cargo.lock` named `file` records in `text` of each
+/// package's dependencies (an unreadable one records none): each `[[package]]`'s
+/// `dependencies` — uv's `{ name = … }` tables, Cargo's `"name version"` strings, poetry's
+/// table keys — and uv's `optional-dependencies`.
+pub(crate) fn toml(file: &str, text: &str) -> Depends {
+    let norm: fn(&str) -> String = match file.ends_with("Cargo.lock") {
+        true => |n| n.to_ascii_lowercase().replace('_', "-"),
+        false => |n| super::names::pep503(n),
+    };
+    let mut of: HashMap<String, Vec<String>> = HashMap::new();
+    let table = ::toml::from_str::<::toml::Table>(text).unwrap_or_default();
+    let packages = table.get("package").and_then(|p| p.as_array());
+    for p in packages.into_iter().flatten() {
+        let Some(name) = p.get("name").and_then(|n| n.as_str()) else {
+            continue;
+        };
+        let optional = p
+            .get("optional-dependencies")
+            .and_then(|o| o.as_table())
+            .into_iter()
+            .flat_map(|t| t.values());
+        for list in p.get("dependencies").into_iter().chain(optional) {
+            for dep in toml_names(list) {
+                add(&mut of, &norm(name), &norm(&dep));
+            }
+        }
+    }
+    Depends {
+        file: file.to_string(),
+        of,
+        norm,
+    }
+}
+
+/// The package names a lockfile's dependency list holds: a list of `"name version"` strings
+/// or `{ name = … }` tables, or a table keyed by name.
+fn toml_names(list: &::toml::Value) -> Vec<String> {
+    match list {
+        ::toml::Value::Array(items) => items
+            .iter()
+            .filter_map(|i| match i {
+                ::toml::Value::String(s) => s.split_whitespace().next().map(str::to_string),
+                ::toml::Value::Table(t) => t.get("name")?.as_str().map(str::to_string),
+                _ => None,
+            })
+            .collect(),
+        ::toml::Value::Table(t) => t.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Package → packages, as a lockfile reader gives them.
+type ByPackage = HashMap<String, Vec<String>>;
+
 /// npm's `package-lock.json` (v2, v3): each `packages` entry's `peerDependencies`, less
-/// those its `peerDependenciesMeta` marks optional.
-fn package_lock(text: &str) -> HashMap<String, Vec<String>> {
-    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+/// those its `peerDependenciesMeta` marks optional; and its `dependencies` and
+/// `optionalDependencies`.
+fn package_lock(text: &str) -> (ByPackage, ByPackage) {
+    let mut out: ByPackage = HashMap::new();
+    let mut depends: ByPackage = HashMap::new();
     let Ok(json) = serde_json::from_str::<serde_json::Value>(text) else {
-        return out;
+        return (out, depends);
     };
     let Some(packages) = json.get("packages").and_then(|p| p.as_object()) else {
-        return out;
+        return (out, depends);
     };
     for (path, entry) in packages {
         let Some(name) = path
@@ -82,8 +177,14 @@ fn package_lock(text: &str) -> HashMap<String, Vec<String>> {
         for peer in required_peers(entry) {
             add(&mut out, name, &peer);
         }
+        for key in ["dependencies", "optionalDependencies"] {
+            let deps = entry.get(key).and_then(|d| d.as_object());
+            for dep in deps.into_iter().flat_map(|d| d.keys()) {
+                add(&mut depends, name, dep);
+            }
+        }
     }
-    out
+    (out, depends)
 }
 
 /// The required peers of one package's entry (a lockfile's, or an installed package.json):
@@ -106,12 +207,13 @@ pub(crate) fn required_peers(entry: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// pnpm's `pnpm-lock.yaml` and yarn's (berry) `yarn.lock`, read by indentation: an entry's
-/// key (`'@angular/platform-browser@20.0.0':`, `"react-dom@npm:^18.2.0":`), its
-/// `peerDependencies:` and `peerDependenciesMeta:` blocks below it. Yarn 1's lockfile records
-/// no peers, and gives none.
-fn yaml_lock(text: &str) -> HashMap<String, Vec<String>> {
-    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+/// pnpm's `pnpm-lock.yaml` and yarn's `yarn.lock`, read by indentation: an entry's key
+/// (`'@angular/platform-browser@20.0.0':`, `"react-dom@npm:^18.2.0":`), its
+/// `peerDependencies:` and `peerDependenciesMeta:` blocks below it (the peers; yarn 1's
+/// lockfile records none), and its `dependencies:` and `optionalDependencies:` blocks.
+fn yaml_lock(text: &str) -> (ByPackage, ByPackage) {
+    let mut out: ByPackage = HashMap::new();
+    let mut depends: ByPackage = HashMap::new();
     // The entry being read: its name and indentation.
     let mut entry: Option<(String, usize)> = None;
     // The block being read inside it (`peerDependencies` or `peerDependenciesMeta`) and its
@@ -156,7 +258,15 @@ fn yaml_lock(text: &str) -> HashMap<String, Vec<String>> {
                     entry = Some((name, indent));
                 }
             }
-            (None, Some(k @ ("peerDependencies" | "peerDependenciesMeta"))) => {
+            (
+                None,
+                Some(
+                    k @ ("peerDependencies"
+                    | "peerDependenciesMeta"
+                    | "dependencies"
+                    | "optionalDependencies"),
+                ),
+            ) => {
                 block = Some((k, indent));
             }
             (Some(("peerDependenciesMeta", at)), Some(k)) if indent == at + 2 => {
@@ -170,19 +280,31 @@ fn yaml_lock(text: &str) -> HashMap<String, Vec<String>> {
                 }
             }
             (Some(("peerDependencies", at)), _) if indent == at + 2 => {
-                let name = match trimmed.chars().next() {
-                    Some(q @ ('\'' | '"')) => trimmed[1..].split(q).next().unwrap_or(""),
-                    _ => trimmed.split_once(':').map_or(trimmed, |(k, _)| k).trim(),
-                };
+                let name = block_name(trimmed);
                 if !name.is_empty() {
                     peers.push(name.to_string());
+                }
+            }
+            (Some((_, at)), _) if indent == at + 2 => {
+                let name = block_name(trimmed);
+                if let (Some((package, _)), false) = (&entry, name.is_empty()) {
+                    add(&mut depends, package, name);
                 }
             }
             _ => {}
         }
     }
     flush(&entry, &mut peers, &mut optional);
-    out
+    (out, depends)
+}
+
+/// The package a line of a lockfile's dependency block names: `react: ^19`,
+/// `'@angular/core': 20.0.0`, yarn 1's `"@babel/core" "^7.0.0"` and `lodash "^4.17.0"`.
+fn block_name(line: &str) -> &str {
+    match line.chars().next() {
+        Some(q @ ('\'' | '"')) => line[1..].split(q).next().unwrap_or(""),
+        _ => line.split([':', ' ']).next().unwrap_or("").trim(),
+    }
 }
 
 /// `'x'` or `"x"` as `x`.
@@ -220,7 +342,7 @@ mod tests {
     #[test]
     fn pnpm_lock_peers_without_the_optional_ones() {
         let text = "lockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    devDependencies:\n      '@eslint-react/eslint-plugin':\n        specifier: ^2.0.1\n        version: 2.13.0\n\npackages:\n\n  '@0no-co/graphql.web@1.2.0':\n    resolution: {integrity: sha512-x}\n    peerDependencies:\n      graphql: ^14.0.0 || ^15.0.0\n    peerDependenciesMeta:\n      graphql:\n        optional: true\n\n  '@angular/platform-browser@20.0.0':\n    resolution: {integrity: sha512-y}\n    peerDependencies:\n      '@angular/animations': 20.0.0\n      '@angular/common': 20.0.0\n      '@angular/core': 20.0.0\n    peerDependenciesMeta:\n      '@angular/animations':\n        optional: true\n\n  next@15.0.0:\n    resolution: {integrity: sha512-z}\n    peerDependencies:\n      react: ^19\n      react-dom: ^19\n";
-        let p = peers("pnpm-lock.yaml", text);
+        let p = js("pnpm-lock.yaml", text).0;
         assert!(p.requires("next", "react-dom"));
         assert!(p.requires("@angular/platform-browser", "@angular/common"));
         assert!(!p.requires("@angular/platform-browser", "@angular/animations"));
@@ -228,7 +350,7 @@ mod tests {
         assert!(!p.required.contains_key("@eslint-react/eslint-plugin"));
         // pnpm 8's keys start with `/`.
         let v6 = "lockfileVersion: '6.0'\n\npackages:\n\n  /@angular/common@16.0.0(rxjs@7.8.1):\n    resolution: {integrity: sha512-a}\n    peerDependencies:\n      '@angular/core': 16.0.0\n      rxjs: ^7.4.0\n";
-        let p = peers("pnpm-lock.yaml", v6);
+        let p = js("pnpm-lock.yaml", v6).0;
         assert!(p.requires("@angular/common", "@angular/core"));
         assert!(p.requires("@angular/common", "rxjs"));
     }
@@ -236,15 +358,40 @@ mod tests {
     #[test]
     fn yarn_berry_and_package_lock_peers() {
         let yarn = "__metadata:\n  version: 8\n\n\"@algolia/autocomplete-shared@npm:1.19.2\":\n  version: 1.19.2\n  peerDependencies:\n    \"@algolia/client-search\": \">= 4.9.1 < 6\"\n    algoliasearch: \">= 4.9.1 < 6\"\n  checksum: 10/x\n\n\"react-dom@npm:^18.0.0, react-dom@npm:^18.2.0\":\n  version: 18.2.0\n  peerDependencies:\n    react: ^18.2.0\n";
-        let p = peers("yarn.lock", yarn);
+        let p = js("yarn.lock", yarn).0;
         assert!(p.requires("@algolia/autocomplete-shared", "@algolia/client-search"));
         assert!(p.requires("@algolia/autocomplete-shared", "algoliasearch"));
         assert!(p.requires("react-dom", "react"));
         let npm = "{\"packages\": {\"\": {\"name\": \"root\"}, \"node_modules/next\": {\"peerDependencies\": {\"react\": \"^19\", \"sass\": \"*\"}, \"peerDependenciesMeta\": {\"sass\": {\"optional\": true}}}}}";
-        let p = peers("package-lock.json", npm);
+        let p = js("package-lock.json", npm).0;
         assert!(p.requires("next", "react") && !p.requires("next", "sass"));
         // Garbage gives nothing, never a panic.
-        assert!(peers("pnpm-lock.yaml", "::\n  - ]\n'@").required.is_empty());
-        assert!(peers("package-lock.json", "{").required.is_empty());
+        assert!(js("pnpm-lock.yaml", "::\n  - ]\n'@").0.required.is_empty());
+        assert!(js("package-lock.json", "{").0.required.is_empty());
+    }
+
+    #[test]
+    fn what_each_package_depends_on_in_every_lockfile() {
+        let yarn1 = "# yarn lockfile v1\n\n\"@fortawesome/fontawesome-svg-core@^6.7.2\":\n  version \"6.7.2\"\n  dependencies:\n    \"@fortawesome/fontawesome-common-types\" \"6.7.2\"\n    lodash \"^4\"\n";
+        let d = js("yarn.lock", yarn1).1;
+        assert!(d.on(
+            "@fortawesome/fontawesome-svg-core",
+            "@fortawesome/fontawesome-common-types"
+        ));
+        assert!(d.on("@fortawesome/fontawesome-svg-core", "lodash"));
+        let npm = "{\"packages\": {\"node_modules/vue\": {\"dependencies\": {\"@vue/shared\": \"3\"}, \"optionalDependencies\": {\"fsevents\": \"2\"}}}}";
+        let d = js("package-lock.json", npm).1;
+        assert!(d.on("vue", "@vue/shared") && d.on("vue", "fsevents") && !d.on("vue", "react"));
+        // A pnpm importer's dependencies are the module's own, not a package's.
+        let pnpm = "importers:\n  .:\n    dependencies:\n      vue:\n        specifier: '3'\n";
+        assert!(js("pnpm-lock.yaml", pnpm).1.of.is_empty());
+        let poetry = "[[package]]\nname = \"Chroma_DB\"\nversion = \"1\"\n\n[package.dependencies]\ntokenizers = \">=0.13\"\n";
+        let d = toml("poetry.lock", poetry);
+        assert!(d.on("chroma-db", "Tokenizers"));
+        let uv = "[[package]]\nname = \"agents\"\n\n[package.optional-dependencies]\naws = [{ name = \"aws-sdk-signers\" }]\n";
+        assert!(toml("uv.lock", uv).on("agents", "aws_sdk_signers"));
+        let cargo = "[[package]]\nname = \"gix\"\nversion = \"1\"\ndependencies = [\"gix-transport 0.45.0\"]\n";
+        assert!(toml("Cargo.lock", cargo).on("gix", "gix_transport"));
+        assert!(toml("Cargo.lock", "[[package").of.is_empty());
     }
 }

@@ -337,7 +337,13 @@ struct World<'a> {
     local_names: Vec<doubt::LocalNames>,
     /// None, for the repositories and ecosystems that need none.
     no_local_names: doubt::LocalNames,
+    /// Each Python or Rust lockfile looked for, by (repository, path): what it records, or
+    /// `None` where there is none. Read on first need.
+    locks: std::cell::RefCell<HashMap<(usize, String), Lock>>,
 }
+
+/// A lockfile's dependencies, shared by the modules below it; `None` where there is none.
+type Lock = Option<std::rc::Rc<lockfile::Depends>>;
 
 /// What a repository's root says of every JS package in it, whatever its module.
 #[derive(Default)]
@@ -346,6 +352,8 @@ struct JsRoot {
     aliases: Vec<js::Alias>,
     /// The required peers its lockfile records (see [`lockfile`]).
     peers: Option<lockfile::Peers>,
+    /// What each package depends on, as its lockfile records.
+    depends: Option<lockfile::Depends>,
     /// Its knip config, (file, text): a knip.json (or .jsonc, or dotted), else the root
     /// package.json when it has a `knip` key.
     knip: Option<(String, String)>,
@@ -363,7 +371,13 @@ impl JsRoot {
             }
             Ok(None)
         };
-        let peers = first(lockfile::LOCKFILES)?.map(|(file, text)| lockfile::peers(&file, &text));
+        let (peers, depends) = match first(lockfile::LOCKFILES)? {
+            Some((file, text)) => {
+                let (peers, depends) = lockfile::js(&file, &text);
+                (Some(peers), Some(depends))
+            }
+            None => (None, None),
+        };
         let knip = match first(ignores::KNIP_CONFIGS)? {
             Some(found) => Some(found),
             None => first(&["package.json"])?.filter(|(_, t)| t.contains("\"knip\"")),
@@ -371,12 +385,51 @@ impl JsRoot {
         Ok(JsRoot {
             aliases: js::root_aliases(snap)?,
             peers,
+            depends,
             knip,
         })
     }
 }
 
 impl<'a> World<'a> {
+    /// The nearest of the lockfiles `names` (Python's or Rust's, see [`lockfile`]) beside the
+    /// module `m` or in a directory above it, and what it records: a workspace keeps one at
+    /// its root. An unreadable lockfile is as none: it only ever adds doubt.
+    fn lock_above(
+        &self,
+        m: &ModuleSource,
+        names: &[&str],
+    ) -> Option<std::rc::Rc<lockfile::Depends>> {
+        let snap = self.loaded.snapshot.repo_of(m);
+        let root = snap.root_tree().ok()?;
+        let mut dir = m.dir.as_str();
+        loop {
+            for name in names {
+                let path = source::join(dir, name);
+                let key = (m.repo, path.clone());
+                let found = self.locks.borrow().get(&key).cloned();
+                let found = match found {
+                    Some(found) => found,
+                    None => {
+                        let read = blob_text(snap, &root, &path)
+                            .ok()
+                            .flatten()
+                            .map(|text| std::rc::Rc::new(lockfile::toml(&path, &text)));
+                        self.locks.borrow_mut().insert(key, read.clone());
+                        read
+                    }
+                };
+                if found.is_some() {
+                    return found;
+                }
+            }
+            if dir.is_empty() {
+                return None;
+            }
+            dir = dir.rsplit_once('/').map_or("", |(parent, _)| parent);
+        }
+    }
+
     /// Every JS package and top Python import name a module of the mesh provides
     /// (lowercase).
     fn provided(&self) -> HashSet<String> {
@@ -462,6 +515,7 @@ impl<'a> World<'a> {
             js_roots: Vec::new(),
             local_names: Vec::new(),
             no_local_names: doubt::LocalNames::default(),
+            locks: Default::default(),
         }
     }
 }
@@ -579,6 +633,7 @@ fn module_drift(
     };
     if let Some((decls, _)) = package_json {
         let decls = js_decls(decls, js_root);
+        let names: Vec<String> = decls.iter().map(|d| d.d.name.clone()).collect();
         let mut js = Vec::new();
         check(
             Language::Js,
@@ -594,9 +649,14 @@ fn module_drift(
             doubt::private_package(text, &mut js);
         }
         doubt::sibling_sources(world, i, &mut js);
+        let depends = world.js_roots.get(m.repo).and_then(|r| r.depends.as_ref());
+        if let Some(lock) = depends {
+            doubt::transitive(&mut js, &names, lock, &|_| true);
+        }
         out.extend(js);
     }
     if let Some((decls, file)) = python::declarations(world, man, &m.dir) {
+        let names: Vec<String> = decls.iter().map(|d| d.d.name.clone()).collect();
         let mut py = Vec::new();
         check(
             Language::Python,
@@ -613,6 +673,11 @@ fn module_drift(
                 || man.installed_python.contains_key(&norm)
         };
         doubt::name_guesses(&mut py, &known, true);
+        if py.iter().any(|f| f.kind == DriftKind::Unused)
+            && let Some(lock) = world.lock_above(m, lockfile::PYTHON_LOCKFILES)
+        {
+            doubt::transitive(&mut py, &names, &lock, &|_| true);
+        }
         if let Some(text) = &man.pyproject {
             ignores::apply(&ignores::deptry(text), world.probe, &mut py);
         }

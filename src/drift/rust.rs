@@ -13,7 +13,7 @@ use mesh_imports::Language;
 use mesh_imports::ScannedFile;
 use mesh_imports::manifest::rust_ident;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A crate's Cargo.toml beside its imports, by Rust's rules (see this module).
 pub(super) fn drift(
@@ -137,6 +137,17 @@ pub(super) fn drift(
     // A crate whose library is named otherwise (`criterion2` is `criterion`) reads as one
     // unused and one undeclared: neither is sure.
     super::doubt::name_guesses(&mut found, &|c| world.rust_libs.contains_key(c), false);
+    if found.iter().any(|f| f.kind == DriftKind::Unused)
+        && let Some(lock) = world.lock_above(m, super::lockfile::RUST_LOCKFILES)
+    {
+        // A crate's version is resolved once for the whole graph, so a Rust declaration of a
+        // crate another brings is there to switch its features.
+        let names: Vec<String> = decls.iter().map(|d| d.d.name.clone()).collect();
+        let switches = feature_switches(cargo_toml);
+        super::doubt::transitive(&mut found, &names, &lock, &|f| {
+            switches.contains(&f.dependency)
+        });
+    }
     // A manifest with no Rust file beside it (a test's fixture `Cargo.toml`, a crate whose
     // sources a build writes), or a test's fixture crate whose files name nothing at all (an
     // empty `lib.rs` under `tests/`), has no code to weigh its dependencies against: none is
@@ -434,6 +445,31 @@ pub(crate) fn own_module_names(files: &[ScannedFile], dir: &str) -> Vec<String> 
         }
     }
     out
+}
+
+/// The dependencies a `Cargo.toml` declares with features chosen (`features = […]`, or the
+/// default ones off), in any of its dependency tables.
+fn feature_switches(cargo_toml: &str) -> HashSet<String> {
+    let Ok(table) = toml::from_str::<toml::Table>(cargo_toml) else {
+        return HashSet::new();
+    };
+    let sections = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let targets = table
+        .get("target")
+        .and_then(|t| t.as_table())
+        .into_iter()
+        .flat_map(|t| t.values().filter_map(|v| v.as_table()));
+    std::iter::once(&table)
+        .chain(targets)
+        .flat_map(|t| sections.iter().filter_map(|s| t.get(*s)?.as_table()))
+        .flat_map(|t| t.iter())
+        .filter(|(_, spec)| {
+            ["features", "default-features", "default_features"]
+                .iter()
+                .any(|k| spec.get(k).is_some())
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
 }
 
 #[cfg(test)]

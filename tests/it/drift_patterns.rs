@@ -1553,3 +1553,87 @@ fn a_workspace_root_s_dev_tools_are_used_by_what_its_members_run() {
     let found = findings(&t.json(&["drift"]));
     assert_eq!(found, ["ui unused left-x"], "{found:?}");
 }
+
+/// Round 7's true-by-rule shapes: a package declared for the tool whose config is beside it
+/// (vercel/ai's sites: `postcss` beside `postcss.config.mjs`) is used; one another declared
+/// package depends on itself, as the lockfile records, is unsure — most often a pin of the
+/// version that one gets (`@vue/runtime-core` beside `vue`, crewAI's `tokenizers` under
+/// `chromadb`) or, in Rust, a switch of its features (cargo's `gix-transport` under `gix`,
+/// with `features` chosen). Beside each, a dependency nothing brings and nothing uses is sure.
+#[test]
+fn a_config_s_tool_is_used_and_a_dependency_another_brings_is_unsure() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "site", "site");
+    t.write(
+        "ws/site/package.json",
+        r#"{"name": "site", "dependencies": {"vue": "3", "@vue/runtime-core": "3.5.0", "left-x": "1"}, "devDependencies": {"postcss": "8", "@tailwindcss/postcss": "4"}}"#,
+    );
+    t.write(
+        "ws/site/postcss.config.mjs",
+        "export default { plugins: { '@tailwindcss/postcss': {} } };\n",
+    );
+    t.write("ws/site/src/main.js", "import { createApp } from 'vue';\n");
+    t.write(
+        "ws/pnpm-lock.yaml",
+        "lockfileVersion: '9.0'\n\nimporters:\n\n  site:\n    dependencies:\n      vue:\n        specifier: '3'\n        version: 3.5.0\n\npackages:\n\n  vue@3.5.0:\n    resolution: {integrity: sha512-v}\n\nsnapshots:\n\n  vue@3.5.0:\n    dependencies:\n      '@vue/runtime-core': 3.5.0\n      '@vue/shared': 3.5.0\n",
+    );
+    module(&t, "crew", "crew");
+    t.write(
+        "ws/crew/pyproject.toml",
+        "[project]\nname = \"crew\"\ndependencies = [\"chromadb>=0.5\", \"tokenizers>=0.20.3\", \"left-y\"]\n",
+    );
+    t.write("ws/crew/crew/__init__.py", "import chromadb\n");
+    t.write(
+        "ws/crew/uv.lock",
+        "version = 1\n\n[[package]]\nname = \"chromadb\"\nversion = \"0.5.0\"\ndependencies = [\n    { name = \"tokenizers\" },\n    { name = \"Left_Z\" },\n]\n\n[[package]]\nname = \"tokenizers\"\nversion = \"0.20.3\"\n",
+    );
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/Cargo.toml",
+        "[package]\nname = \"app\"\n\n[dependencies]\nrand = \"0.8\"\nserde_json = \"1\"\nserde = \"1\"\n\n[dev-dependencies]\ngetrandom = { version = \"0.2\", features = [\"js\"] }\n",
+    );
+    t.write(
+        "ws/app/src/lib.rs",
+        "pub fn roll() -> u8 { rand::random() }\npub fn v() -> serde_json::Value { serde_json::Value::Null }\n",
+    );
+    t.write(
+        "ws/app/Cargo.lock",
+        "version = 4\n\n[[package]]\nname = \"rand\"\nversion = \"0.8.5\"\ndependencies = [\n \"getrandom\",\n \"libc\",\n]\n\n[[package]]\nname = \"serde_json\"\nversion = \"1.0.0\"\ndependencies = [\n \"serde 1.0.0 (registry+https://github.com/rust-lang/crates.io-index)\",\n]\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "round 7 true-by-rule shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "app unused serde",
+            "crew unused left-y",
+            "site unused left-x"
+        ],
+        "{found:?}"
+    );
+    let doubts = unsure(&v);
+    let has = |prefix: &str| doubts.iter().any(|d| d.starts_with(prefix));
+    assert!(
+        has(
+            "site unused @vue/runtime-core: vue, also declared, depends on it (pnpm-lock.yaml records it)"
+        ),
+        "{doubts:?}"
+    );
+    assert!(
+        has(
+            "crew unused tokenizers: chromadb, also declared, depends on it (crew/uv.lock records it)"
+        ),
+        "{doubts:?}"
+    );
+    assert!(
+        has("app unused getrandom: rand, also declared, depends on it (app/Cargo.lock records it)"),
+        "{doubts:?}"
+    );
+    assert_eq!(doubts.len(), 3, "{doubts:?}");
+    let e = explained(&t, "site", "postcss");
+    assert!(e.contains("postcss.config.mjs is its config"), "{e}");
+}

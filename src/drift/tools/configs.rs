@@ -77,6 +77,66 @@ pub(crate) fn is_test_support(rel: &str, setup: &[String]) -> bool {
     named || setup_name || helper
 }
 
+/// Tools a config file beside the package says run it, by the file's name as each tool looks
+/// for it (name prefix, package): PostCSS loads `postcss.config.js` (the Tailwind plugin it
+/// names is PostCSS's, and so is the `postcss` host its install guide declares), prettier a
+/// `.prettierrc`, eslint an `eslint.config.mjs`. The package is declared for its tool, which
+/// no import shows.
+const CONFIG_HOSTS: &[(&str, &str)] = &[
+    (".c8rc", "c8"),
+    (".commitlintrc", "@commitlint/cli"),
+    (".eslintrc", "eslint"),
+    (".lintstagedrc", "lint-staged"),
+    (".mocharc", "mocha"),
+    (".nycrc", "nyc"),
+    (".postcssrc", "postcss"),
+    (".prettierrc", "prettier"),
+    (".releaserc", "semantic-release"),
+    (".size-limit.", "size-limit"),
+    (".stylelintrc", "stylelint"),
+    (".swcrc", "@swc/core"),
+    ("astro.config.", "astro"),
+    ("ava.config.", "ava"),
+    ("biome.json", "@biomejs/biome"),
+    ("commitlint.config.", "@commitlint/cli"),
+    ("cypress.config.", "cypress"),
+    ("docusaurus.config.", "@docusaurus/core"),
+    ("eslint.config.", "eslint"),
+    ("jest.config.", "jest"),
+    ("karma.conf.", "karma"),
+    ("lerna.json", "lerna"),
+    ("lint-staged.config.", "lint-staged"),
+    ("next.config.", "next"),
+    ("nuxt.config.", "nuxt"),
+    ("nx.json", "nx"),
+    ("playwright.config.", "@playwright/test"),
+    ("postcss.config.", "postcss"),
+    ("prettier.config.", "prettier"),
+    ("release.config.", "semantic-release"),
+    ("rolldown.config.", "rolldown"),
+    ("rollup.config.", "rollup"),
+    ("stylelint.config.", "stylelint"),
+    ("tailwind.config.", "tailwindcss"),
+    ("tsdown.config.", "tsdown"),
+    ("tsup.config.", "tsup"),
+    ("turbo.json", "turbo"),
+    ("typedoc.json", "typedoc"),
+    ("vite.config.", "vite"),
+    ("vitest.config.", "vitest"),
+    ("vitest.workspace.", "vitest"),
+    ("webpack.config.", "webpack"),
+    ("wrangler.json", "wrangler"),
+    ("wrangler.toml", "wrangler"),
+];
+
+/// The tool whose config the module-root file `file` is, by its name ([`CONFIG_HOSTS`]).
+pub(crate) fn config_host(file: &str) -> Option<&'static str> {
+    CONFIG_HOSTS
+        .iter()
+        .find(|(prefix, _)| file.starts_with(prefix))
+        .map(|(_, package)| *package)
+}
+
 /// Whether a module-root file is a JS tool's config whose strings name packages.
 pub(crate) fn is_js_config(file: &str) -> bool {
     let config_ext = [".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".json"];
@@ -298,5 +358,16 @@ mod tests {
         assert!(!is_js_config("index.js"));
         assert!(is_babel_config("babel.config.js"));
         assert!(is_command_file("Makefile"));
+    }
+
+    #[test]
+    fn a_config_file_s_name_says_its_tool() {
+        assert_eq!(config_host("postcss.config.mjs"), Some("postcss"));
+        assert_eq!(config_host(".prettierrc.json"), Some("prettier"));
+        assert_eq!(config_host("eslint.config.js"), Some("eslint"));
+        assert_eq!(config_host("wrangler.toml"), Some("wrangler"));
+        assert_eq!(config_host("tsconfig.json"), None);
+        assert_eq!(config_host("postcss-plugin.js"), None);
+        assert_eq!(config_host("my.postcss.config.js"), None);
     }
 }

@@ -15,8 +15,8 @@ mod configs;
 
 use configs::{completions, setup_strings};
 pub(crate) use configs::{
-    config_strings, is_babel_config, is_js_config, is_test_runner_config, is_test_support,
-    quoted_strings,
+    config_host, config_strings, is_babel_config, is_js_config, is_test_runner_config,
+    is_test_support, quoted_strings,
 };
 
 /// Dev tools whose command is neither their package's name nor what the rules of
@@ -117,6 +117,9 @@ pub struct ToolEvidence {
     /// `peerDependencies` less those `peerDependenciesMeta` marks optional): what a lockfile
     /// would record, read where the repository keeps none.
     pub installed_peers: std::collections::HashMap<String, Vec<String>>,
+    /// The tools whose config files are at the module's root, by the file's name (see
+    /// [`config_host`]), as (package, file).
+    pub config_hosts: Vec<(String, String)>,
     /// A library bundler's config at the module's root (`rolldown.config.ts`,
     /// `tsdown.config.ts`): the package is built by that bundler.
     pub bundler_config: Option<String>,
@@ -227,6 +230,9 @@ impl ToolEvidence {
         }
         if let Some(line) = self.run_by(name) {
             return Some(format!("a command runs it: `{line}`"));
+        }
+        if let Some((_, file)) = self.config_hosts.iter().find(|(p, _)| p == name) {
+            return Some(format!("{file} is its config: {name} runs with it"));
         }
         let named = self.config_names.get_or_init(|| {
             let mut named = std::collections::HashMap::new();
@@ -343,6 +349,9 @@ fn root_files(
     e: &mut ToolEvidence,
 ) -> std::result::Result<(), SourceError> {
     for f in &crate::source::file_names(snap, tree)? {
+        if let Some(host) = config_host(f) {
+            e.config_hosts.push((host.to_string(), f.clone()));
+        }
         let (config, command) = (is_js_config(f), is_command_file(f));
         if !config && !command {
             continue;
@@ -484,9 +493,10 @@ fn package_json_tools(text: &str, e: &mut ToolEvidence) {
 }
 
 /// Gives each JS workspace root (a package.json with `workspaces`, or a
-/// `pnpm-workspace.yaml` beside it) the commands and config strings of the JS modules below
-/// it: its dev tools are installed for them all, and a member runs `tsc` or names a jest
-/// preset its root declares (prometheus' `web/ui`).
+/// `pnpm-workspace.yaml` beside it) the commands, config strings and configs' tools of the
+/// JS modules below it: its dev tools are installed for them all, and a member runs `tsc`,
+/// names a jest preset or keeps an `eslint.config.js` its root declares (prometheus'
+/// `web/ui`).
 pub(super) fn workspace_tools(snapshot: &Snapshot, manifests: &mut [Manifests]) {
     for r in 0..manifests.len() {
         if !manifests[r].js_workspace_root {
@@ -495,6 +505,7 @@ pub(super) fn workspace_tools(snapshot: &Snapshot, manifests: &mut [Manifests]) 
         let root = &snapshot.modules[r];
         let mut commands = String::new();
         let mut strings = Vec::new();
+        let mut hosts = Vec::new();
         for (j, m) in snapshot.modules.iter().enumerate() {
             let member = j != r
                 && m.repo == root.repo
@@ -503,8 +514,14 @@ pub(super) fn workspace_tools(snapshot: &Snapshot, manifests: &mut [Manifests]) 
             if member {
                 commands.push_str(&manifests[j].tools.commands);
                 strings.extend(manifests[j].tools.config_strings.iter().cloned());
+                let dir = &m.dir;
+                hosts.extend(
+                    (manifests[j].tools.config_hosts.iter())
+                        .map(|(p, f)| (p.clone(), crate::source::join(dir, f))),
+                );
             }
         }
+        manifests[r].tools.config_hosts.extend(hosts);
         manifests[r].tools.commands.push_str(&commands);
         manifests[r].tools.config_strings.extend(strings);
     }
