@@ -311,18 +311,19 @@ pub(super) fn sibling_sources(world: &super::World, i: usize, found: &mut [Findi
     }
 }
 
-/// Marks each unused finding whose package another declaration of the module (`declared`,
-/// in the finding's ecosystem) depends on itself, as the lockfile `lock` records: it comes
-/// with that one anyway, and a declaration of it is most often a pin of the version that one
-/// gets or a switch of its features (`getrandom = { features = ["js"] }` under `rand`, a
-/// `tokenizers` floor under `chromadb`, `@vue/runtime-core` beside `vue`), which no import
-/// shows. A package declared for nothing is that too: the finding is unsure, and says which.
-/// `may_pin` says which findings' declarations could be such a pin or switch.
+/// Marks each unused finding whose package another declaration of the same manifest
+/// (`declared`) depends on itself, as the lockfile `lock` records, where `kin` says the pair
+/// is one a maintainer declares on purpose: it comes with that one anyway, and a declaration
+/// of it is then most often a pin of the version that one gets or a switch of its features
+/// (`@vue/runtime-core` beside `vue`, `aws-sdk-signers` beside `aws-sdk-bedrock-runtime`,
+/// `getrandom` with features beside `rand`), which no import shows. Not every such pair:
+/// a package as common as `chalk` is a dependency of something in every manifest, and
+/// declaring it unused is most often a leftover.
 pub(super) fn transitive(
     found: &mut [Finding],
     declared: &[String],
     lock: &lockfile::Depends,
-    may_pin: &dyn Fn(&Finding) -> bool,
+    kin: &dyn Fn(&Finding, &str) -> bool,
 ) {
     let unused: Vec<String> = found
         .iter()
@@ -331,11 +332,11 @@ pub(super) fn transitive(
         .collect();
     for f in found
         .iter_mut()
-        .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none() && may_pin(f))
+        .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none())
     {
-        let by = declared
-            .iter()
-            .find(|q| **q != f.dependency && !unused.contains(q) && lock.on(q, &f.dependency));
+        let by = declared.iter().find(|q| {
+            **q != f.dependency && !unused.contains(q) && kin(f, q) && lock.on(q, &f.dependency)
+        });
         if let Some(q) = by {
             f.doubt = Some(format!(
                 "{q}, also declared, depends on it ({} records it): it may be declared to pin the version {q} gets or to switch on its features",
@@ -343,6 +344,16 @@ pub(super) fn transitive(
             ));
         }
     }
+}
+
+/// A package's family: the first word of its scope, or of its name when it has none
+/// (`@vue/runtime-core` and `vue` are `vue`'s, `aws-sdk-signers` is `aws`'s), lowercase.
+pub(super) fn family(package: &str) -> String {
+    let name = package.strip_prefix('@').unwrap_or(package);
+    name.split(['/', '-', '_', '.'])
+        .next()
+        .unwrap_or(name)
+        .to_ascii_lowercase()
 }
 
 /// Marks the shipped-dev and dev-only findings of a private package (`"private": true` in

@@ -226,6 +226,9 @@ struct Manifests {
     go_mod: Option<String>,
     /// `pyproject.toml`.
     pyproject: Option<String>,
+    /// `pyproject.toml` parsed, once for every rule that reads it (none when it does not
+    /// parse: its declarations are then none either).
+    pyproject_table: Option<toml::Table>,
     /// `setup.cfg`.
     setup_cfg: Option<String>,
     /// Its `tsconfig.json` (else `jsconfig.json`) `paths` aliases, through its `extends`:
@@ -265,12 +268,15 @@ impl Manifests {
             None => false,
         };
         let pyproject = read("pyproject.toml")?;
+        let pyproject_table = pyproject
+            .as_deref()
+            .and_then(|t| toml::from_str::<toml::Table>(t).ok());
         let tools = tools::evidence(
             snap,
             &tree,
             m,
             package_json.as_deref(),
-            pyproject.as_deref(),
+            pyproject_table.as_ref(),
         )?;
         let cargo = read("Cargo.toml")?.filter(|t| declared::cargo_has_package(t));
         let rust_build = match cargo.as_deref().and_then(rust::build_script) {
@@ -294,6 +300,7 @@ impl Manifests {
             package_json,
             go_mod: read("go.mod")?,
             pyproject,
+            pyproject_table,
             setup_cfg: read("setup.cfg")?,
             js_paths: match (read("tsconfig.json")?, read("jsconfig.json")?) {
                 (Some(t), _) => {
@@ -392,6 +399,24 @@ impl JsRoot {
 }
 
 impl<'a> World<'a> {
+    /// Whether `name` (as declared in `lang`'s manifests) is a package a module of the mesh
+    /// provides: the workspace's own version, which no declaration pins.
+    fn mesh_package(&self, lang: Language, name: &str) -> bool {
+        let provided = |n: &str| {
+            self.loaded.records.iter().any(|r| {
+                r.manifests
+                    .provides
+                    .iter()
+                    .any(|(l, p)| *l == lang && p == n)
+            })
+        };
+        match lang {
+            Language::Python => self.python_dists.contains_key(&names::pep503(name)),
+            Language::Rust => provided(&mesh_imports::manifest::rust_ident(name)),
+            _ => provided(name),
+        }
+    }
+
     /// The nearest of the lockfiles `names` (Python's or Rust's, see [`lockfile`]) beside the
     /// module `m` or in a directory above it, and what it records: a workspace keeps one at
     /// its root. An unreadable lockfile is as none: it only ever adds doubt.
@@ -447,10 +472,7 @@ impl<'a> World<'a> {
         let mut python_requires = HashMap::new();
         let mut go_modules = Vec::new();
         for (rec, man) in loaded.records.iter().zip(manifests) {
-            let pyproject = man
-                .pyproject
-                .as_deref()
-                .and_then(|t| toml::from_str::<toml::Table>(t).ok());
+            let pyproject = man.pyproject_table.clone();
             let table = match &man.setup_cfg {
                 Some(cfg) => Some(mesh_imports::setup_cfg::merged(
                     pyproject,
@@ -633,7 +655,7 @@ fn module_drift(
     };
     if let Some((decls, _)) = package_json {
         let decls = js_decls(decls, js_root);
-        let names: Vec<String> = decls.iter().map(|d| d.d.name.clone()).collect();
+        let names = own_names(&decls);
         let mut js = Vec::new();
         check(
             Language::Js,
@@ -651,12 +673,15 @@ fn module_drift(
         doubt::sibling_sources(world, i, &mut js);
         let depends = world.js_roots.get(m.repo).and_then(|r| r.depends.as_ref());
         if let Some(lock) = depends {
-            doubt::transitive(&mut js, &names, lock, &|_| true);
+            doubt::transitive(&mut js, &names, lock, &|f, q| {
+                doubt::family(q) == doubt::family(&f.dependency)
+                    && !world.mesh_package(Language::Js, &f.dependency)
+            });
         }
         out.extend(js);
     }
     if let Some((decls, file)) = python::declarations(world, man, &m.dir) {
-        let names: Vec<String> = decls.iter().map(|d| d.d.name.clone()).collect();
+        let names = own_names(&decls);
         let mut py = Vec::new();
         check(
             Language::Python,
@@ -676,7 +701,10 @@ fn module_drift(
         if py.iter().any(|f| f.kind == DriftKind::Unused)
             && let Some(lock) = world.lock_above(m, lockfile::PYTHON_LOCKFILES)
         {
-            doubt::transitive(&mut py, &names, &lock, &|_| true);
+            doubt::transitive(&mut py, &names, &lock, &|f, q| {
+                doubt::family(q) == doubt::family(&f.dependency)
+                    && !world.mesh_package(Language::Python, &f.dependency)
+            });
         }
         if let Some(text) = &man.pyproject {
             ignores::apply(&ignores::deptry(text), world.probe, &mut py);
@@ -693,6 +721,16 @@ fn module_drift(
         go::drift(world, m, go, go_workspace, (rec, &uses), &mut out);
     }
     out
+}
+
+/// The names the module's own manifests declare (not a workspace root's, not a test
+/// runner's environment).
+fn own_names(decls: &[Decl]) -> Vec<String> {
+    decls
+        .iter()
+        .filter(|d| d.d.elsewhere.is_none())
+        .map(|d| d.d.name.clone())
+        .collect()
 }
 
 /// A package.json's declarations, and its workspace root's, with the import names each

@@ -103,9 +103,8 @@ pub(super) fn declarations(
     found.extend(installed_by_extras);
     // `pkg[a,b]` in pkg's own extras or groups (recursive extras) names no dependency.
     let own = man
-        .pyproject
-        .as_deref()
-        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+        .pyproject_table
+        .as_ref()
         .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503));
     let decls = found
         .into_iter()
@@ -128,11 +127,7 @@ pub(super) fn declarations(
 /// `livekit-agents`): a bundle for its users to install, which the package itself never
 /// imports (a plugin importing it back would make a cycle).
 pub(super) fn without_unused_plugin_bundles(world: &World, man: &Manifests, py: &mut Vec<Finding>) {
-    let Some(t) = man
-        .pyproject
-        .as_deref()
-        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
-    else {
+    let Some(t) = man.pyproject_table.as_ref() else {
         return;
     };
     let Some(own) = t
@@ -142,7 +137,7 @@ pub(super) fn without_unused_plugin_bundles(world: &World, man: &Manifests, py: 
     else {
         return;
     };
-    let extras = declared::pyproject_extras(&t);
+    let extras = declared::pyproject_extras(t);
     let bundle = |dep: &str| -> Option<String> {
         let dist = names::pep503(dep);
         let plugs_in = world
@@ -180,15 +175,11 @@ fn through_extras(
     dir: &str,
     own: &[declared::Declared],
 ) -> Vec<declared::Declared> {
-    let Some(t) = man
-        .pyproject
-        .as_deref()
-        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
-    else {
+    let Some(t) = man.pyproject_table.as_ref() else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for (name, extras) in declared::pyproject_requirement_extras(&t) {
+    for (name, extras) in declared::pyproject_requirement_extras(t) {
         let dist = names::pep503(&name);
         let Some(of) = world.python_extras.get(&dist) else {
             continue;

@@ -140,12 +140,13 @@ pub(super) fn drift(
     if found.iter().any(|f| f.kind == DriftKind::Unused)
         && let Some(lock) = world.lock_above(m, super::lockfile::RUST_LOCKFILES)
     {
-        // A crate's version is resolved once for the whole graph, so a Rust declaration of a
-        // crate another brings is there to switch its features.
+        // A crate's version is resolved once for the whole graph: a Rust declaration of a
+        // crate another brings, with features switched on, is there to switch them (of any
+        // family: `getrandom`'s `js` under `rand`).
         let names: Vec<String> = decls.iter().map(|d| d.d.name.clone()).collect();
         let switches = feature_switches(cargo_toml);
-        super::doubt::transitive(&mut found, &names, &lock, &|f| {
-            switches.contains(&f.dependency)
+        super::doubt::transitive(&mut found, &names, &lock, &|f, _| {
+            switches.contains(&f.dependency) && !world.mesh_package(Language::Rust, &f.dependency)
         });
     }
     // A manifest with no Rust file beside it (a test's fixture `Cargo.toml`, a crate whose
@@ -447,8 +448,8 @@ pub(crate) fn own_module_names(files: &[ScannedFile], dir: &str) -> Vec<String> 
     out
 }
 
-/// The dependencies a `Cargo.toml` declares with features chosen (`features = […]`, or the
-/// default ones off), in any of its dependency tables.
+/// The dependencies a `Cargo.toml` declares with features switched on (`features = […]`, not
+/// empty), in any of its dependency tables.
 fn feature_switches(cargo_toml: &str) -> HashSet<String> {
     let Ok(table) = toml::from_str::<toml::Table>(cargo_toml) else {
         return HashSet::new();
@@ -464,9 +465,9 @@ fn feature_switches(cargo_toml: &str) -> HashSet<String> {
         .flat_map(|t| sections.iter().filter_map(|s| t.get(*s)?.as_table()))
         .flat_map(|t| t.iter())
         .filter(|(_, spec)| {
-            ["features", "default-features", "default_features"]
-                .iter()
-                .any(|k| spec.get(k).is_some())
+            spec.get("features")
+                .and_then(|f| f.as_array())
+                .is_some_and(|f| !f.is_empty())
         })
         .map(|(name, _)| name.clone())
         .collect()

@@ -1556,10 +1556,12 @@ fn a_workspace_root_s_dev_tools_are_used_by_what_its_members_run() {
 
 /// Round 7's true-by-rule shapes: a package declared for the tool whose config is beside it
 /// (vercel/ai's sites: `postcss` beside `postcss.config.mjs`) is used; one another declared
-/// package depends on itself, as the lockfile records, is unsure — most often a pin of the
-/// version that one gets (`@vue/runtime-core` beside `vue`, crewAI's `tokenizers` under
-/// `chromadb`) or, in Rust, a switch of its features (cargo's `gix-transport` under `gix`,
-/// with `features` chosen). Beside each, a dependency nothing brings and nothing uses is sure.
+/// package of its family depends on itself, as the lockfile records, is unsure — most often
+/// a pin of the version that one gets (`@vue/runtime-core` beside `vue`, livekit's
+/// `aws-sdk-signers` beside `aws-sdk-bedrock-runtime`) — and in Rust one declared with
+/// features another brings, of any family (a switch: `getrandom`'s `js` under `rand`).
+/// Beside each, what nothing brings, or brings from another family (`chalk`, `tokenizers`),
+/// or a bare Rust declaration, is sure.
 #[test]
 fn a_config_s_tool_is_used_and_a_dependency_another_brings_is_unsure() {
     let t = TestMesh::new();
@@ -1567,7 +1569,7 @@ fn a_config_s_tool_is_used_and_a_dependency_another_brings_is_unsure() {
     module(&t, "site", "site");
     t.write(
         "ws/site/package.json",
-        r#"{"name": "site", "dependencies": {"vue": "3", "@vue/runtime-core": "3.5.0", "left-x": "1"}, "devDependencies": {"postcss": "8", "@tailwindcss/postcss": "4"}}"#,
+        r#"{"name": "site", "dependencies": {"vue": "3", "@vue/runtime-core": "3.5.0", "chalk": "5", "left-x": "1"}, "devDependencies": {"postcss": "8", "@tailwindcss/postcss": "4"}}"#,
     );
     t.write(
         "ws/site/postcss.config.mjs",
@@ -1576,17 +1578,20 @@ fn a_config_s_tool_is_used_and_a_dependency_another_brings_is_unsure() {
     t.write("ws/site/src/main.js", "import { createApp } from 'vue';\n");
     t.write(
         "ws/pnpm-lock.yaml",
-        "lockfileVersion: '9.0'\n\nimporters:\n\n  site:\n    dependencies:\n      vue:\n        specifier: '3'\n        version: 3.5.0\n\npackages:\n\n  vue@3.5.0:\n    resolution: {integrity: sha512-v}\n\nsnapshots:\n\n  vue@3.5.0:\n    dependencies:\n      '@vue/runtime-core': 3.5.0\n      '@vue/shared': 3.5.0\n",
+        "lockfileVersion: '9.0'\n\nimporters:\n\n  site:\n    dependencies:\n      vue:\n        specifier: '3'\n        version: 3.5.0\n\npackages:\n\n  vue@3.5.0:\n    resolution: {integrity: sha512-v}\n\nsnapshots:\n\n  vue@3.5.0:\n    dependencies:\n      '@vue/runtime-core': 3.5.0\n      '@vue/shared': 3.5.0\n      chalk: 5.0.0\n",
     );
     module(&t, "crew", "crew");
     t.write(
         "ws/crew/pyproject.toml",
-        "[project]\nname = \"crew\"\ndependencies = [\"chromadb>=0.5\", \"tokenizers>=0.20.3\", \"left-y\"]\n",
+        "[project]\nname = \"crew\"\ndependencies = [\"chromadb>=0.5\", \"tokenizers>=0.20.3\", \"aws-sdk-bedrock-runtime\", \"aws-sdk-signers\", \"left-y\"]\n",
     );
-    t.write("ws/crew/crew/__init__.py", "import chromadb\n");
+    t.write(
+        "ws/crew/crew/__init__.py",
+        "import chromadb\nimport aws_sdk_bedrock_runtime\n",
+    );
     t.write(
         "ws/crew/uv.lock",
-        "version = 1\n\n[[package]]\nname = \"chromadb\"\nversion = \"0.5.0\"\ndependencies = [\n    { name = \"tokenizers\" },\n    { name = \"Left_Z\" },\n]\n\n[[package]]\nname = \"tokenizers\"\nversion = \"0.20.3\"\n",
+        "version = 1\n\n[[package]]\nname = \"chromadb\"\nversion = \"0.5.0\"\ndependencies = [\n    { name = \"tokenizers\" },\n    { name = \"Left_Z\" },\n]\n\n[[package]]\nname = \"aws-sdk-bedrock-runtime\"\nversion = \"0.1\"\ndependencies = [{ name = \"aws-sdk-signers\" }]\n",
     );
     module(&t, "app", "app");
     t.write(
@@ -1611,6 +1616,8 @@ fn a_config_s_tool_is_used_and_a_dependency_another_brings_is_unsure() {
         [
             "app unused serde",
             "crew unused left-y",
+            "crew unused tokenizers",
+            "site unused chalk",
             "site unused left-x"
         ],
         "{found:?}"
@@ -1625,7 +1632,7 @@ fn a_config_s_tool_is_used_and_a_dependency_another_brings_is_unsure() {
     );
     assert!(
         has(
-            "crew unused tokenizers: chromadb, also declared, depends on it (crew/uv.lock records it)"
+            "crew unused aws-sdk-signers: aws-sdk-bedrock-runtime, also declared, depends on it (crew/uv.lock records it)"
         ),
         "{doubts:?}"
     );

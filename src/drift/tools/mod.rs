@@ -322,7 +322,7 @@ pub(super) fn evidence(
     tree: &gix::Tree,
     m: &ModuleSource,
     package_json: Option<&str>,
-    pyproject: Option<&str>,
+    pyproject: Option<&toml::Table>,
 ) -> std::result::Result<ToolEvidence, SourceError> {
     let mut e = ToolEvidence::default();
     root_files(snap, tree, &mut e)?;
@@ -333,10 +333,7 @@ pub(super) fn evidence(
         package_json_tools(text, &mut e);
         (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, text);
     }
-    if let Some(tool) = pyproject
-        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
-        .and_then(|t| t.get("tool")?.as_table().cloned())
-    {
+    if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
         e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
     }
     Ok(e)
