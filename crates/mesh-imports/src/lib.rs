@@ -84,7 +84,10 @@ pub struct ScannedFile {
 /// 23: Go: a `//go:build ignore` file's imports are optional, not dev (`go mod tidy` keeps no
 /// requirement for them).
 /// 24: Rust: a `compile_fail` doc block is not read (its code is meant not to build).
-pub const SCANNER_VERSION: u32 = 24;
+/// 25: Rust: in a file that writes code with `quote!`, a leading-`::` path in a macro call's
+/// arguments is code handed on to a `quote!`, not the file's import; a leading-`::` path
+/// after an attribute's `]` is the crate's.
+pub const SCANNER_VERSION: u32 = 25;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -56,6 +56,10 @@ pub(super) struct Parser<'a, 't> {
     root_at: usize,
     /// The roots of glob imports, by offset.
     glob_roots: Vec<usize>,
+    /// In a file that writes code with `quote!`, the token ranges of its macro calls'
+    /// arguments: a path with a leading `::` there is code handed on to a `quote!` (tauri's
+    /// `literal_struct!(tokens, ::tauri::utils::Config, …)`), the generated code's import.
+    token_args: Vec<(usize, usize)>,
 }
 
 /// `block_of` for a token outside every block.
@@ -83,6 +87,25 @@ impl<'a, 't> Parser<'a, 't> {
                 blocks.push((t.start, usize::MAX));
             }
         }
+        let quotes = toks.iter().enumerate().any(|(i, t)| {
+            t.kind == Kind::Ident
+                && matches!(t.value(src), "quote" | "quote_spanned")
+                && punct_at(toks, i + 1, b'!')
+        });
+        let token_args = match quotes {
+            true => (0..toks.len())
+                .filter(|&i| {
+                    kind_at(toks, i, Kind::Ident)
+                        && punct_at(toks, i + 1, b'!')
+                        && matches!(
+                            toks.get(i + 2).map(|t| t.kind),
+                            Some(Kind::Punct(b'(' | b'[' | b'{'))
+                        )
+                })
+                .map(|i| (i + 2, matching(toks, i + 2)))
+                .collect(),
+            false => Vec::new(),
+        };
         Parser {
             src,
             toks,
@@ -98,6 +121,7 @@ impl<'a, 't> Parser<'a, 't> {
             fns: HashMap::new(),
             root_at: usize::MAX,
             glob_roots: Vec::new(),
+            token_args,
         }
     }
 
@@ -286,7 +310,7 @@ impl<'a, 't> Parser<'a, 't> {
             .and_then(|p| self.toks.get(p))
             .map(|t| t.kind);
         // `a::b` continues a path; a leading `::b` (nothing path-like before the `::`) is a
-        // crate path of its own.
+        // crate path of its own — after an attribute's `]` too (`#[from] ::cargo_metadata::Error`).
         let before_sep = i
             .checked_sub(2)
             .and_then(|p| self.toks.get(p))
@@ -294,7 +318,7 @@ impl<'a, 't> Parser<'a, 't> {
         let leading = follows == Some(Kind::PathSep)
             && !matches!(
                 before_sep,
-                Some(Kind::Ident | Kind::Punct(b'>' | b')' | b']' | b'$'))
+                Some(Kind::Ident | Kind::Punct(b'>' | b')' | b'$'))
             );
         let continues =
             !leading && matches!(follows, Some(Kind::PathSep | Kind::Punct(b'.' | b'$')));
@@ -309,6 +333,9 @@ impl<'a, 't> Parser<'a, 't> {
                     && punct_at(self.toks, i - 2, b'!')
                     && punct_at(self.toks, i - 3, b'#')));
         if attribute_head && matches!(name, "rust_analyzer" | "miri") {
+            return;
+        }
+        if leading && self.token_args.iter().any(|&(s, e)| s < i && i < e) {
             return;
         }
         if kind_at(self.toks, i + 1, Kind::PathSep)

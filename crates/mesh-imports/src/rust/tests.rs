@@ -106,6 +106,22 @@ fn quote_bodies_are_the_generated_codes_imports_not_the_macros() {
     assert_eq!(names(&scan(src)), ["proc_macro2", "quote", "syn", "syn"]);
     // An unclosed body runs to the end without a panic.
     assert_eq!(names(&scan("use a::b;\nquote! { c::d(")), ["a"]);
+    // tauri-utils: a local macro hands a path on to its `quote!`; in a file that writes
+    // code, a leading-`::` path in a macro call's arguments is the generated code's. A
+    // plain path there, and a leading one outside a macro call, are the file's own.
+    let src = "use quote::quote;\nmacro_rules! lit { ($t:ident, $s:path) => { $t.extend(quote! { $s {} }) } }\nfn f() { lit!(tokens, ::tauri::utils::Config); lit!(tokens, serde_json::Value); let _ = ::anyhow::anyhow!(\"x\"); }\n";
+    assert_eq!(names(&scan(src)), ["quote", "serde_json", "anyhow"]);
+    assert_eq!(
+        names(&scan("fn f() { lit!(tokens, ::tauri::utils::Config); }")),
+        ["tauri"]
+    );
+    // A leading `::` path after an attribute is the crate's (tauri-utils' thiserror enum).
+    assert_eq!(
+        names(&scan(
+            "enum E {\n    Metadata(#[from] ::cargo_metadata::Error),\n}\n"
+        )),
+        ["cargo_metadata"]
+    );
     // `quote` that is no macro call is an ordinary path.
     assert_eq!(
         names(&scan("fn f() { quote::format_ident!(\"x\"); }")),
