@@ -25,6 +25,34 @@ pub struct FileEntry {
     pub id: ObjectId,
 }
 
+/// The blob a symbolic link in directory `dir` points to, when its target is a file of the
+/// repository (`root`): a relative path that stays inside it. An absolute target, one
+/// outside, or one that is no file is none.
+fn link_target(
+    snap: &RepoSnapshot,
+    root: &gix::Tree,
+    dir: &str,
+    link: ObjectId,
+) -> Option<ObjectId> {
+    let blob = snap.repo.find_blob(link).ok()?;
+    let target = std::str::from_utf8(&blob.data).ok()?.trim_end_matches('\n');
+    if target.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    let entry = root.lookup_entry_by_path(parts.join("/")).ok()??;
+    entry.mode().is_blob().then(|| entry.object_id())
+}
+
 fn git_err(snap: &RepoSnapshot, what: &str, e: impl std::fmt::Display) -> SourceError {
     SourceError::git(&snap.name, what, e)
 }
@@ -181,6 +209,7 @@ pub(crate) fn module_files(
 ) -> Result<Vec<FileEntry>, SourceError> {
     let mut out = Vec::new();
     let mut stack = vec![(dir.to_string(), tree)];
+    let mut root: Option<gix::Tree<'_>> = None;
     while let Some((d, id)) = stack.pop() {
         let t = snap
             .repo
@@ -198,6 +227,17 @@ pub(crate) fn module_files(
                     path,
                     id: entry.object_id(),
                 }),
+                // A source file linked to another in the repository (etcd's
+                // `client/v3/example_metrics_test.go`) is compiled as that file's text.
+                EntryKind::Link if mesh_imports::Language::of_path(&path).is_some() => {
+                    let root = match &root {
+                        Some(root) => root,
+                        None => root.insert(snap.root_tree()?),
+                    };
+                    if let Some(id) = link_target(snap, root, &d, entry.object_id()) {
+                        out.push(FileEntry { path, id });
+                    }
+                }
                 _ => {}
             }
         }
