@@ -147,6 +147,18 @@ pub(super) fn undeclared(
             first.evidence()
         ));
     }
+    // `import 'uno.css'`: a stylesheet's name, which a bundler plugin serves as a virtual
+    // module — or a package so named (`normalize.css`), which only the bundler config tells.
+    let style = [".css", ".scss", ".sass", ".less", ".styl"];
+    if lang == Language::Js
+        && !first.key.contains('/')
+        && style.iter().any(|s| first.key.ends_with(s))
+    {
+        return Some(format!(
+            "`{}` is a stylesheet's name: a bundler plugin may serve it as a virtual module (`uno.css`)",
+            first.key
+        ));
+    }
     if lang == Language::Js && first.key.starts_with('@') {
         return None;
     }
@@ -354,6 +366,24 @@ pub(super) fn family(package: &str) -> String {
         .next()
         .unwrap_or(name)
         .to_ascii_lowercase()
+}
+
+/// Marks the undeclared findings of a JS package the bundler config at its workspace root
+/// builds (`how` says so) whose package is one of the mesh's (`mesh`): one config building
+/// them all inlines the packages' sources through an alias (vue's `@vue/compat` is one
+/// bundle of its siblings), leaving nothing to install — or the package lacks one, which
+/// only that config tells. A package with a bundler of its own resolves a sibling as any
+/// package: undeclared, it is missing.
+pub(super) fn bundled_siblings(found: &mut [Finding], how: &str, mesh: &dyn Fn(&str) -> bool) {
+    for f in found
+        .iter_mut()
+        .filter(|f| f.kind == DriftKind::Undeclared && f.doubt.is_none() && mesh(&f.dependency))
+    {
+        f.doubt = Some(format!(
+            "the package is bundled ({how}) and {} is a package of the workspace: the bundler may inline its sources",
+            f.dependency
+        ));
+    }
 }
 
 /// Marks the shipped-dev and dev-only findings of a private package (`"private": true` in

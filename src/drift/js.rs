@@ -51,6 +51,63 @@ pub(crate) fn enclosing(
     Ok(out)
 }
 
+/// The bundler config at the JS workspace root above `dir` (the nearest ancestor whose
+/// package.json names `workspaces`, or with a `pnpm-workspace.yaml`), repo-relative: one
+/// config there builds the member packages that have no build command of their own (vue's
+/// root `rollup.config.js` bundles every `packages/*`). Looked up once per directory.
+pub(crate) fn workspace_bundler(
+    snap: &RepoSnapshot,
+    repo: usize,
+    dir: &str,
+    memo: &mut HashMap<(usize, String), Option<String>>,
+) -> Result<Option<String>, SourceError> {
+    let Some(above) = source::above(dir) else {
+        return Ok(None);
+    };
+    let root = snap.root_tree()?;
+    for at in mesh_imports::ancestors(above) {
+        let key = (repo, at.to_string());
+        if let Some(found) = memo.get(&key) {
+            return Ok(found.clone());
+        }
+        let workspace = match blob_text(snap, &root, &source::join(at, "package.json"))? {
+            Some(text) => {
+                serde_json::from_str::<serde_json::Value>(&text)
+                    .is_ok_and(|v| v.get("workspaces").is_some())
+                    || blob_text(snap, &root, &source::join(at, "pnpm-workspace.yaml"))?.is_some()
+            }
+            None => false,
+        };
+        if !workspace {
+            continue;
+        }
+        let tree = match at.is_empty() {
+            true => Some(root.clone()),
+            false => root
+                .lookup_entry_by_path(at)
+                .map_err(|e| SourceError::git(&snap.name, "cannot look up a workspace root", e))?
+                .filter(|e| e.mode().is_tree())
+                .and_then(|e| snap.repo.find_tree(e.object_id()).ok()),
+        };
+        let config = match tree {
+            Some(tree) => source::file_names(snap, &tree)?
+                .into_iter()
+                .find(|f| super::tools::is_bundler_config(f))
+                .map(|f| source::join(at, &f)),
+            None => None,
+        };
+        memo.insert(key, config.clone());
+        return Ok(config);
+    }
+    Ok(None)
+}
+
+/// Whether a package.json's `scripts` has a `build` command of its own.
+pub(crate) fn has_build_script(package_json: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(package_json)
+        .is_ok_and(|v| v.get("scripts").and_then(|s| s.get("build")).is_some())
+}
+
 /// The `package.json` files inside a module, below its root, each a package of its own that
 /// no module stands for (kubeflow's nameless `frontend/server/package.json`, built and
 /// deployed apart): Node resolves its files' imports through its `node_modules` first, so

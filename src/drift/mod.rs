@@ -114,6 +114,18 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
         );
     }
     tools::workspace_tools(snapshot, &mut manifests);
+    // A JS package with no build command and no bundler config of its own is built by the
+    // bundler config at its workspace root, when there is one.
+    let mut bundler_memo = HashMap::new();
+    for (m, man) in snapshot.modules.iter().zip(manifests.iter_mut()) {
+        let Some(text) = man.package_json.as_deref() else {
+            continue;
+        };
+        if man.tools.bundler_config.is_none() && !js::has_build_script(text) {
+            man.tools.workspace_bundler =
+                js::workspace_bundler(snapshot.repo_of(m), m.repo, &m.dir, &mut bundler_memo)?;
+        }
+    }
     let mut world = World::new(loaded, &manifests);
     world.probe = probe;
     // What each repository's root says of its JS packages, read once per repository with
@@ -671,6 +683,9 @@ fn module_drift(
             doubt::private_package(text, &mut js);
         }
         doubt::sibling_sources(world, i, &mut js);
+        if let (Some(how), Some(_)) = (man.tools.bundler(), &man.tools.workspace_bundler) {
+            doubt::bundled_siblings(&mut js, &how, &|p| world.mesh_package(Language::Js, p));
+        }
         let depends = world.js_roots.get(m.repo).and_then(|r| r.depends.as_ref());
         if let Some(lock) = depends {
             doubt::transitive(&mut js, &names, lock, &|f, q| {

@@ -1644,3 +1644,115 @@ fn a_config_s_tool_is_used_and_a_dependency_another_brings_is_unsure() {
     let e = explained(&t, "site", "postcss");
     assert!(e.contains("postcss.config.mjs is its config"), "{e}");
 }
+
+/// Round 8's JavaScript shapes, fixed after its measurement: a bundler config at the
+/// workspace root builds the members with no build command of their own (vue's
+/// `rollup.config.js`): their shipped code's dev dependencies are inlined, and an import of
+/// a sibling package may be (unsure); an `angular.json` names its polyfills; a legacy ESLint
+/// `plugin:` may write the plugin's package in full; `svelte-package` is
+/// `@sveltejs/package`'s command; UnoCSS's icon preset loads an `@iconify-json/*` set by its
+/// name, and serves `uno.css` as a virtual module (an import named like a stylesheet is
+/// unsure). Beside them, what nothing uses is still found.
+#[test]
+fn a_workspace_root_s_bundler_builds_its_members_and_angular_and_eslint_name_packages() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    t.write(
+        "ws/package.json",
+        r#"{"name": "root", "private": true, "workspaces": ["packages/*"]}"#,
+    );
+    t.write("ws/rollup.config.js", "export default [];\n");
+    module(&t, "packages/compat", "compat");
+    t.write(
+        "ws/packages/compat/package.json",
+        r#"{"name": "@acme/compat", "devDependencies": {"hash-sum": "2"}}"#,
+    );
+    t.write(
+        "ws/packages/compat/src/index.js",
+        "import { x } from '@acme/shared';\nimport hash from 'hash-sum';\nimport q from 'left-q';\n",
+    );
+    module(&t, "packages/shared", "shared");
+    t.write(
+        "ws/packages/shared/package.json",
+        r#"{"name": "@acme/shared"}"#,
+    );
+    t.write("ws/packages/shared/src/index.js", "export const x = 1;\n");
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/package.json",
+        r#"{"name": "app", "scripts": {"build": "svelte-package -o dist"}, "dependencies": {"zone.js": "0.15", "left-x": "1"}, "devDependencies": {"@sveltejs/package": "2", "@tanstack/eslint-plugin-query": "5", "unocss": "66", "@iconify-json/mdi": "1"}}"#,
+    );
+    t.write(
+        "ws/app/angular.json",
+        "{\"projects\": {\"app\": {\"architect\": {\"build\": {\"options\": {\"polyfills\": [\"zone.js\"]}}}}}}\n",
+    );
+    t.write(
+        "ws/app/.eslintrc.cjs",
+        "module.exports = { extends: ['plugin:@tanstack/eslint-plugin-query/recommended'] };\n",
+    );
+    t.write(
+        "ws/app/src/main.js",
+        "import 'uno.css';\nexport const a = 1;\n",
+    );
+    t.write(
+        "ws/app/uno.config.ts",
+        "import { defineConfig, presetIcons } from 'unocss';\nexport default defineConfig({ presets: [presetIcons()] });\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "round 8 JS shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["app unused left-x", "compat undeclared left-q"],
+        "{found:?}"
+    );
+    let doubts = unsure(&v);
+    assert!(
+        doubts.iter().any(|d| d.starts_with(
+            "compat undeclared @acme/shared: the package is bundled (rollup.config.js at its workspace root builds it"
+        )),
+        "{doubts:?}"
+    );
+    assert!(
+        doubts
+            .iter()
+            .any(|d| d.starts_with("app undeclared uno.css: `uno.css` is a stylesheet's name")),
+        "{doubts:?}"
+    );
+}
+
+/// Round 8's Go shape, fixed after its measurement: a test file linked to another file of
+/// the repository (etcd's `client/v3/example_metrics_test.go`, a symlink into
+/// `tests/integration`) is compiled as that file: its imports are the module's. A link out
+/// of the repository, or to nothing, is no file.
+#[test]
+fn a_source_file_linked_to_another_is_read_as_that_file() {
+    let t = TestMesh::new();
+    t.empty_repo("ws");
+    t.write("mesh.toml", MESH);
+    module(&t, "client", "client");
+    t.write(
+        "ws/client/go.mod",
+        "module example.com/client\n\ngo 1.22\n\nrequire (\n\tgithub.com/acme/metrics v1.0.0\n\tgithub.com/acme/left v1.0.0\n)\n",
+    );
+    t.write("ws/client/client.go", "package client\n");
+    t.write(
+        "ws/tests/metrics_test.go",
+        "package client_test\n\nimport \"github.com/acme/metrics\"\n\nvar _ = metrics.X\n",
+    );
+    for (link, target) in [
+        (
+            "ws/client/example_metrics_test.go",
+            "../tests/metrics_test.go",
+        ),
+        ("ws/client/outside_test.go", "../../elsewhere_test.go"),
+        ("ws/client/dangling_test.go", "../tests/absent_test.go"),
+    ] {
+        std::os::unix::fs::symlink(target, t.path(link)).expect("a symlink");
+    }
+    t.commit("ws", "a linked test file");
+    let found = findings(&t.json(&["drift"]));
+    assert_eq!(found, ["client unused github.com/acme/left"], "{found:?}");
+}

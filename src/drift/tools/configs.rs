@@ -95,6 +95,7 @@ const CONFIG_HOSTS: &[(&str, &str)] = &[
     (".size-limit.", "size-limit"),
     (".stylelintrc", "stylelint"),
     (".swcrc", "@swc/core"),
+    ("angular.json", "@angular/cli"),
     ("astro.config.", "astro"),
     ("ava.config.", "ava"),
     ("biome.json", "@biomejs/biome"),
@@ -145,6 +146,7 @@ pub(crate) fn is_js_config(file: &str) -> bool {
         || file.starts_with(".babelrc")
         || file.starts_with(".eslintrc")
         || file.starts_with(".prettierrc")
+        || file == "angular.json"
         || (file.starts_with("tsconfig") && file.ends_with(".json"))
 }
 
@@ -208,6 +210,13 @@ pub(super) fn completions(s: &str) -> Vec<String> {
             None => (None, plugin),
         };
         let name = rest.split('/').next().unwrap_or(rest);
+        // `plugin:@tanstack/eslint-plugin-query/recommended` names the package in full.
+        if name.starts_with("eslint-plugin") {
+            return vec![match scope {
+                Some(scope) => format!("@{scope}/{name}"),
+                None => name.to_string(),
+            }];
+        }
         return match (scope, name) {
             (Some(scope), "") => vec![format!("@{scope}/eslint-plugin")],
             (Some(scope), name) => vec![

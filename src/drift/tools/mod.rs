@@ -43,6 +43,7 @@ pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
     ("@stencil/core", &["stencil"]),
     ("@storybook/cli", &["sb", "storybook"]),
     ("@sveltejs/kit", &["svelte-kit"]),
+    ("@sveltejs/package", &["svelte-package"]),
     ("@tauri-apps/cli", &["tauri"]),
     ("@typescript/native-preview", &["tsgo"]),
     ("@vue/cli-service", &["vue-cli-service"]),
@@ -123,6 +124,9 @@ pub struct ToolEvidence {
     /// A library bundler's config at the module's root (`rolldown.config.ts`,
     /// `tsdown.config.ts`): the package is built by that bundler.
     pub bundler_config: Option<String>,
+    /// The bundler config at the JS workspace root above a package with no build command of
+    /// its own (repo-relative): that config builds it.
+    pub workspace_bundler: Option<String>,
 }
 
 /// Whether a module-root file holds commands a person or CI runs.
@@ -165,7 +169,7 @@ const BUNDLER_CONFIGS: &[&str] = &[
 ];
 
 /// Whether a module-root file is a library bundler's config.
-fn is_bundler_config(file: &str) -> bool {
+pub(crate) fn is_bundler_config(file: &str) -> bool {
     BUNDLER_CONFIGS.iter().any(|p| file.starts_with(p))
 }
 
@@ -190,12 +194,13 @@ impl ToolEvidence {
                 edge(before) && edge(after)
             })
         });
-        match command {
-            Some(c) => Some(format!("its commands run `{c}`")),
-            None => self
-                .bundler_config
-                .as_ref()
-                .map(|f| format!("{f} is beside it")),
+        match (command, &self.bundler_config, &self.workspace_bundler) {
+            (Some(c), _, _) => Some(format!("its commands run `{c}`")),
+            (None, Some(f), _) => Some(format!("{f} is beside it")),
+            (None, None, Some(f)) => Some(format!(
+                "{f} at its workspace root builds it, and it has no build command of its own"
+            )),
+            (None, None, None) => None,
         }
     }
 
@@ -208,7 +213,7 @@ impl ToolEvidence {
     /// how, as a sentence: the evidence `mesh drift --explain` shows.
     pub fn why(&self, d: &Declared, all: &[Declared]) -> Option<String> {
         match d.language {
-            Language::Js => self.js_why(&d.name),
+            Language::Js => self.js_why(&d.name).or_else(|| icon_set(&d.name, all)),
             Language::Python => self.python_why(d, all),
             _ => None,
         }
@@ -299,6 +304,30 @@ impl ToolEvidence {
             .map(str::trim)
             .find(|line| command_words(line).any(|w| w == name || bins.iter().any(|b| b == w)))
     }
+}
+
+/// The icon loaders that find an Iconify set by its name (`i-mdi-home` loads
+/// `@iconify-json/mdi`): UnoCSS's icon preset, unplugin-icons, Iconify's Tailwind plugins.
+const ICON_LOADERS: &[&str] = &[
+    "unocss",
+    "@unocss/preset-icons",
+    "unplugin-icons",
+    "@iconify/tailwind",
+    "@iconify/tailwind4",
+    "@egoist/tailwindcss-icons",
+];
+
+/// Why an `@iconify-json/*` icon set is used: the module declares a loader that finds it by
+/// its name, not by an import.
+fn icon_set(name: &str, all: &[Declared]) -> Option<String> {
+    name.strip_prefix("@iconify-json/")?;
+    let loader = all
+        .iter()
+        .find(|d| d.language == Language::Js && ICON_LOADERS.contains(&d.name.as_str()))?;
+    Some(format!(
+        "an icon set {} loads by its name (`i-<set>-<icon>`), not by an import",
+        loader.name
+    ))
 }
 
 /// The words of one command line; `./node_modules/.bin/wait-port` runs `wait-port`.
@@ -667,6 +696,15 @@ mod tests {
         );
         assert_eq!(
             completions("plugin:react/recommended"),
+            ["eslint-plugin-react"]
+        );
+        // The plugin's package written in full (TanStack's solid examples).
+        assert_eq!(
+            completions("plugin:@tanstack/eslint-plugin-query/recommended"),
+            ["@tanstack/eslint-plugin-query"]
+        );
+        assert_eq!(
+            completions("plugin:eslint-plugin-react/recommended"),
             ["eslint-plugin-react"]
         );
         assert_eq!(
