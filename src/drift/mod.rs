@@ -114,6 +114,7 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
         );
     }
     tools::workspace_tools(snapshot, &mut manifests);
+    tools::workspace_bins(&mut manifests);
     // A JS package with no build command and no bundler config of its own is built by the
     // bundler config at its workspace root, when there is one.
     let mut bundler_memo = HashMap::new();
@@ -961,7 +962,7 @@ impl UseKeys {
                 Some(Cow::Borrowed(name))
             }
             Language::Python => {
-                let lower = name.to_lowercase();
+                let lower = names::google_unversioned(&name.to_lowercase()).into_owned();
                 if lower.starts_with('.')
                     || stdlib::python(name.split('.').next().unwrap_or(""))
                     || self

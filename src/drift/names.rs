@@ -21,6 +21,25 @@ pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("dnspython", &["dns"]),
     ("fastmcp-slim", &["fastmcp"]),
     ("google-api-python-client", &["googleapiclient"]),
+    // The Vertex AI SDK ships `vertexai` beside its namespace package.
+    (
+        "google-cloud-aiplatform",
+        &["google.cloud.aiplatform", "vertexai"],
+    ),
+    // The namespace's shared modules, which every `google-cloud-*` client requires.
+    (
+        "google-cloud-core",
+        &[
+            "google.cloud._helpers",
+            "google.cloud._http",
+            "google.cloud.client",
+            "google.cloud.environment_vars",
+            "google.cloud.exceptions",
+            "google.cloud.obsolete",
+            "google.cloud.operation",
+            "google.cloud.version",
+        ],
+    ),
     ("griffelib", &["griffe"]),
     ("grpcio", &["grpc"]),
     ("ipython", &["IPython"]),
@@ -79,6 +98,38 @@ pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("scikit-learn", &["sklearn"]),
     ("setuptools", &["setuptools", "pkg_resources"]),
 ];
+
+/// A Python import with the version of a Google generated client's module dropped
+/// (`google.cloud.modelarmor_v1.types` → `google.cloud.modelarmor.types`,
+/// `aiplatform_v1beta1` → `aiplatform`): each `google-cloud-*` distribution ships its
+/// versioned modules beside the plain one. Any other import is as it is.
+pub(crate) fn google_unversioned(import: &str) -> std::borrow::Cow<'_, str> {
+    if !import.starts_with("google.") {
+        return std::borrow::Cow::Borrowed(import);
+    }
+    let versioned = |seg: &str| {
+        seg.rsplit_once("_v").is_some_and(|(head, v)| {
+            !head.is_empty()
+                && v.starts_with(|c: char| c.is_ascii_digit())
+                && v.trim_start_matches(|c: char| c.is_ascii_digit())
+                    .trim_start_matches("alpha")
+                    .trim_start_matches("beta")
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+        })
+    };
+    if !import.split('.').any(versioned) {
+        return std::borrow::Cow::Borrowed(import);
+    }
+    let parts: Vec<&str> = import
+        .split('.')
+        .map(|seg| match versioned(seg) {
+            true => seg.rsplit_once("_v").map_or(seg, |(head, _)| head),
+            false => seg,
+        })
+        .collect();
+    std::borrow::Cow::Owned(parts.join("."))
+}
 
 /// A Python distribution name normalized as PEP 503 says (`Foo_Bar.baz` → `foo-bar-baz`).
 pub(crate) fn pep503(name: &str) -> String {
@@ -402,6 +453,27 @@ pub(crate) fn go_module_guess(path: &str, known: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_google_client_s_versioned_module_is_its_package_s() {
+        assert_eq!(
+            google_unversioned("google.cloud.modelarmor_v1.types"),
+            "google.cloud.modelarmor.types"
+        );
+        assert_eq!(
+            google_unversioned("google.cloud.aiplatform_v1beta1"),
+            "google.cloud.aiplatform"
+        );
+        assert_eq!(
+            google_unversioned("google.cloud.storage"),
+            "google.cloud.storage"
+        );
+        assert_eq!(google_unversioned("acme.client_v1"), "acme.client_v1");
+        assert_eq!(
+            google_unversioned("google.cloud.dev_vm"),
+            "google.cloud.dev_vm"
+        );
+    }
 
     #[test]
     fn known_distributions_are_the_tables_and_debian_s_not_guesses() {

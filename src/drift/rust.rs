@@ -149,6 +149,33 @@ pub(super) fn drift(
             switches.contains(&f.dependency) && !world.mesh_package(Language::Rust, &f.dependency)
         });
     }
+    // An undeclared crate only files no `mod` declaration reaches import (helix-tui's
+    // `widgets/list.rs` under a `// mod list;`): cargo does not compile them.
+    let snap = world.loaded.snapshot.repo_of(m);
+    if let Ok(root) = snap.root_tree() {
+        let text = |path: &str| crate::source::blob_text(snap, &root, path).ok().flatten();
+        for f in found
+            .iter_mut()
+            .filter(|f| f.kind == DriftKind::Undeclared && f.doubt.is_none())
+        {
+            let files: Vec<&str> = rust_uses
+                .iter()
+                .filter(|u| u.key == f.dependency)
+                .map(|u| u.file)
+                .collect();
+            let unreached: Vec<&str> = files
+                .iter()
+                .copied()
+                .filter(|file| unreached(&m.dir, file, &text))
+                .collect();
+            if !files.is_empty() && unreached.len() == files.len() {
+                f.doubt = Some(format!(
+                    "only {} imports it, and no `mod` declaration reaches that file: cargo does not compile it",
+                    unreached[0]
+                ));
+            }
+        }
+    }
     // A manifest with no Rust file beside it (a test's fixture `Cargo.toml`, a crate whose
     // sources a build writes), or a test's fixture crate whose files name nothing at all (an
     // empty `lib.rs` under `tests/`), has no code to weigh its dependencies against: none is
@@ -180,6 +207,65 @@ pub(super) fn drift(
         found.retain(|f| f.kind != DriftKind::Unused);
     }
     out.extend(found);
+}
+
+/// Whether the crate's source file `file` (repo-relative, in the crate at `dir`) is a module
+/// its parent never declares: a file under `src/` (not a crate root, not a binary of
+/// `src/bin/`) whose parent module's files (`text` reads them) exist and hold no `mod name`
+/// outside a comment, nor a `#[path]` that could reach it under another name.
+fn unreached(dir: &str, file: &str, text: &dyn Fn(&str) -> Option<String>) -> bool {
+    let prefix = match dir.is_empty() {
+        true => String::new(),
+        false => format!("{dir}/"),
+    };
+    let Some(rel) = file
+        .strip_prefix(&prefix)
+        .and_then(|r| r.strip_prefix("src/"))
+    else {
+        return false;
+    };
+    let Some(path) = rel.strip_suffix(".rs") else {
+        return false;
+    };
+    let path = path.strip_suffix("/mod").unwrap_or(path);
+    if matches!(path, "lib" | "main") || path.starts_with("bin/") {
+        return false;
+    }
+    let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let parents: Vec<String> = match parent {
+        "" => vec!["lib.rs".into(), "main.rs".into()],
+        p => vec![format!("{p}.rs"), format!("{p}/mod.rs")],
+    };
+    let texts: Vec<String> = parents
+        .iter()
+        .filter_map(|p| text(&format!("{prefix}src/{p}")))
+        .collect();
+    if texts.is_empty() {
+        return false;
+    }
+    !texts
+        .iter()
+        .any(|t| t.contains("#[path") || t.lines().any(|line| declares_mod(line, name)))
+}
+
+/// Whether a line of Rust declares the module `name` (`mod name;`, `pub(crate) mod name {`),
+/// not in a line comment.
+fn declares_mod(line: &str, name: &str) -> bool {
+    let mut rest = line.trim_start();
+    if rest.starts_with("//") {
+        return false;
+    }
+    if let Some(r) = rest.strip_prefix("pub") {
+        rest = r.trim_start();
+        if rest.starts_with('(') {
+            rest = rest.split_once(')').map_or("", |(_, r)| r).trim_start();
+        }
+    }
+    rest.strip_prefix("mod")
+        .filter(|r| r.starts_with(char::is_whitespace))
+        .map(str::trim_start)
+        .and_then(|r| r.strip_prefix(name))
+        .is_some_and(|r| r.trim_start().starts_with([';', '{']))
 }
 
 /// Whether the crate builds a library or a binary: `src/lib.rs`, `src/main.rs`,
@@ -476,6 +562,30 @@ fn feature_switches(cargo_toml: &str) -> HashSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_no_mod_declares_is_unreached() {
+        let files = |path: &str| -> Option<String> {
+            match path {
+                "tui/src/lib.rs" => Some("pub mod widgets;\n".into()),
+                "tui/src/widgets/mod.rs" => {
+                    Some("mod block;\n// mod list;\npub(crate) mod table {\n}\n".into())
+                }
+                _ => None,
+            }
+        };
+        assert!(unreached("tui", "tui/src/widgets/list.rs", &files));
+        assert!(!unreached("tui", "tui/src/widgets/block.rs", &files));
+        assert!(!unreached("tui", "tui/src/widgets/table/mod.rs", &files));
+        assert!(!unreached("tui", "tui/src/widgets/mod.rs", &files));
+        // Roots, binaries, tests, and a file whose parent is not there are never said to be.
+        assert!(!unreached("tui", "tui/src/lib.rs", &files));
+        assert!(!unreached("tui", "tui/src/bin/x.rs", &files));
+        assert!(!unreached("tui", "tui/tests/it.rs", &files));
+        assert!(!unreached("tui", "tui/src/gone/x.rs", &files));
+        assert!(declares_mod("    pub mod list;", "list"));
+        assert!(!declares_mod("mod listing;", "list"));
+    }
 
     #[test]
     fn a_library_is_found_by_its_lib_name() {

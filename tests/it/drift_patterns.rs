@@ -1756,3 +1756,70 @@ fn a_source_file_linked_to_another_is_read_as_that_file() {
     let found = findings(&t.json(&["drift"]));
     assert_eq!(found, ["client unused github.com/acme/left"], "{found:?}");
 }
+
+/// Round 9's shapes, fixed after its measurement: a workspace package declared for the
+/// command its own `bin` names (radix's `@repo/builder`, run as `radix-build`); an npm alias
+/// runs its package's commands (`"@typescript/native": "npm:typescript@^7"` is `tsc`);
+/// `attw` is `@arethetypeswrong/cli`'s; a Google client's versioned module is its package's
+/// (`google.cloud.modelarmor_v1`), `vertexai` is `google-cloud-aiplatform`'s; a Rust file no
+/// `mod` reaches is not compiled, so what only it imports is unsure. Beside them, what
+/// nothing uses is still found.
+#[test]
+fn workspace_bins_npm_aliases_google_versions_and_unreached_rust_files() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "tools/builder", "builder");
+    t.write(
+        "ws/tools/builder/package.json",
+        r#"{"name": "@repo/builder", "bin": {"radix-build": "./bin.js"}}"#,
+    );
+    t.write("ws/tools/builder/bin.js", "console.log(1);\n");
+    module(&t, "packages/avatar", "avatar");
+    t.write(
+        "ws/packages/avatar/package.json",
+        r#"{"name": "avatar", "scripts": {"build": "radix-build && tsc --noEmit && attw --pack ."}, "devDependencies": {"@repo/builder": "workspace:*", "@typescript/native": "npm:typescript@^7", "@arethetypeswrong/cli": "0.18", "left-x": "1"}}"#,
+    );
+    t.write("ws/packages/avatar/src/index.js", "export const a = 1;\n");
+    module(&t, "genai", "genai");
+    t.write(
+        "ws/genai/pyproject.toml",
+        "[project]\nname = \"genai\"\ndependencies = [\"google-cloud-modelarmor\", \"google-cloud-aiplatform\", \"left-y\"]\n",
+    );
+    t.write(
+        "ws/genai/genai/__init__.py",
+        "from google.cloud import modelarmor_v1\nimport vertexai\n",
+    );
+    module(&t, "tui", "tui");
+    t.write(
+        "ws/tui/Cargo.toml",
+        "[package]\nname = \"tui\"\n\n[dependencies]\nleft-z = \"1\"\n",
+    );
+    t.write("ws/tui/src/lib.rs", "pub mod widgets;\n");
+    t.write("ws/tui/src/widgets/mod.rs", "mod block;\n// mod list;\n");
+    t.write("ws/tui/src/widgets/block.rs", "pub struct Block;\n");
+    t.write(
+        "ws/tui/src/widgets/list.rs",
+        "use unicode_width::UnicodeWidthStr;\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "round 9 shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "avatar unused left-x",
+            "genai unused left-y",
+            "tui unused left-z"
+        ],
+        "{found:?}"
+    );
+    let doubts = unsure(&v);
+    assert!(
+        doubts.iter().any(|d| d.starts_with(
+            "tui undeclared unicode_width: only tui/src/widgets/list.rs imports it, and no `mod` declaration reaches that file"
+        )),
+        "{doubts:?}"
+    );
+}

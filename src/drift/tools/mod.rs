@@ -24,6 +24,7 @@ pub(crate) use configs::{
 /// installed (with `node_modules` there, its own `bin` says).
 pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
     ("@angular/cli", &["ng"]),
+    ("@arethetypeswrong/cli", &["attw"]),
     ("@antfu/ni", &["ni", "nr", "nlx", "nu", "nun", "nci", "na"]),
     ("@biomejs/biome", &["biome"]),
     ("@changesets/cli", &["changeset"]),
@@ -457,11 +458,22 @@ fn installed(repo: &std::path::Path, dir: &str, package_json: &str) -> (Installe
     let Ok(v) = serde_json::from_str::<serde_json::Value>(package_json) else {
         return (out, peers);
     };
-    let names = ["dependencies", "devDependencies", "optionalDependencies"]
-        .iter()
-        .filter_map(|k| v.get(k)?.as_object())
-        .flat_map(|o| o.keys().cloned())
-        .collect::<Vec<_>>();
+    let sections = ["dependencies", "devDependencies", "optionalDependencies"];
+    let declared = sections.iter().filter_map(|k| v.get(k)?.as_object());
+    // An npm alias (`"@typescript/native": "npm:typescript@^7"`) installs the package it
+    // names under another: that package's commands (`tsc`).
+    for (alias, spec) in declared.clone().flat_map(|o| o.iter()) {
+        if let Some(target) = spec.as_str().and_then(|s| s.strip_prefix("npm:")) {
+            // `typescript@^7`, `@scope/name@1`: the name ends at the `@` after its first
+            // character.
+            let package = match target.get(1..).and_then(|r| r.find('@')) {
+                Some(at) => &target[..at + 1],
+                None => target,
+            };
+            out.insert(alias.clone(), command_names(package));
+        }
+    }
+    let names = declared.flat_map(|o| o.keys().cloned()).collect::<Vec<_>>();
     for name in names {
         let found = [repo.join(dir), repo.to_path_buf()]
             .into_iter()
@@ -479,16 +491,53 @@ fn installed(repo: &std::path::Path, dir: &str, package_json: &str) -> (Installe
         if !required.is_empty() {
             peers.insert(name.clone(), required);
         }
-        let bins: Vec<String> = match found.get("bin") {
-            Some(serde_json::Value::String(_)) => {
-                vec![name.rsplit('/').next().unwrap_or(&name).to_string()]
-            }
-            Some(serde_json::Value::Object(o)) => o.keys().cloned().collect(),
-            _ => continue,
-        };
-        out.insert(name, bins);
+        if let Some(bins) = bins_of(&name, &found) {
+            out.insert(name, bins);
+        }
     }
     (out, peers)
+}
+
+/// The commands a package's manifest (`package`, named `name`) says in its `bin`: a string
+/// is the command of the package's name less its scope, an object names each.
+fn bins_of(name: &str, package: &serde_json::Value) -> Option<Vec<String>> {
+    match package.get("bin")? {
+        serde_json::Value::String(_) => {
+            Some(vec![name.rsplit('/').next().unwrap_or(name).to_string()])
+        }
+        serde_json::Value::Object(o) => Some(o.keys().cloned().collect()),
+        _ => None,
+    }
+}
+
+/// Gives each JS module the commands the mesh's own packages say in their `bin`, for those
+/// not installed: a workspace package declared for its command (radix's `@repo/builder`,
+/// whose `radix-build` every package's build script runs) is used by the script, as an
+/// installed one is.
+pub(super) fn workspace_bins(manifests: &mut [Manifests]) {
+    let mut bins = std::collections::HashMap::new();
+    for man in manifests.iter() {
+        let Some(v) = man
+            .package_json
+            .as_deref()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        else {
+            continue;
+        };
+        if let Some(name) = v.get("name").and_then(|n| n.as_str())
+            && let Some(b) = bins_of(name, &v)
+        {
+            bins.insert(name.to_string(), b);
+        }
+    }
+    for man in manifests.iter_mut().filter(|m| m.package_json.is_some()) {
+        for (name, b) in &bins {
+            man.tools
+                .installed_bins
+                .entry(name.clone())
+                .or_insert_with(|| b.clone());
+        }
+    }
 }
 
 /// Per installed package, names it says (its commands, its required peers).
