@@ -565,9 +565,20 @@ fn uv_groups(t: &toml::Table, text: &str) -> Vec<Declared> {
         .collect()
 }
 
+/// What hatch's internal `hatch-test` environment installs by default.
+const HATCH_TEST: &[&str] = &[
+    "coverage",
+    "pytest",
+    "pytest-mock",
+    "pytest-randomly",
+    "pytest-rerunfailures",
+    "pytest-xdist",
+];
+
 /// The dependencies of each hatch environment a module's `pyproject.toml` defines
-/// (`[tool.hatch.envs.test] dependencies`, `extra-dependencies`): hatch installs them to run
-/// its tests and scripts.
+/// (`[tool.hatch.envs.test] dependencies`, `extra-dependencies`), and what the internal
+/// `hatch-test` environment installs when the module configures it: hatch installs them to
+/// run its tests and scripts.
 pub(super) fn hatch_envs(text: &str) -> Vec<EnvDecl> {
     let Ok(t) = toml::from_str::<toml::Table>(text) else {
         return Vec::new();
@@ -579,6 +590,25 @@ pub(super) fn hatch_envs(text: &str) -> Vec<EnvDecl> {
         .and_then(|e| e.as_table());
     let mut out = Vec::new();
     for (env, table) in envs.into_iter().flatten() {
+        // `hatch test` runs in the internal `hatch-test` environment, which installs pytest
+        // and its own plugins whatever the table adds (markitdown's tests import pytest,
+        // declared nowhere).
+        if env == "hatch-test" {
+            for name in HATCH_TEST {
+                out.push(EnvDecl {
+                    d: Declared {
+                        language: Language::Python,
+                        line: declared::python_line(text, "hatch-test"),
+                        name: name.to_string(),
+                        scope: Scope::Dev,
+                        manifest: "pyproject.toml".into(),
+                        elsewhere: None,
+                        indirect: true,
+                    },
+                    via: "hatch's internal `hatch-test` environment installs it".to_string(),
+                });
+            }
+        }
         for key in ["dependencies", "extra-dependencies"] {
             for req in table
                 .get(key)
@@ -680,6 +710,15 @@ mod tests {
             got,
             [("pytest".to_string(), 5), ("coverage".to_string(), 6)]
         );
+    }
+
+    #[test]
+    fn hatch_s_own_test_environment_installs_pytest() {
+        let text = "[project]\nname = \"x\"\n\n[tool.hatch.envs.hatch-test]\nextra-dependencies = [\"openai\"]\n";
+        let got: Vec<String> = hatch_envs(text).into_iter().map(|e| e.d.name).collect();
+        assert!(got.contains(&"pytest".to_string()), "{got:?}");
+        assert!(got.contains(&"openai".to_string()), "{got:?}");
+        assert!(hatch_envs("[tool.hatch.envs.test]\n").is_empty());
     }
 
     #[test]

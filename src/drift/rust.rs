@@ -149,6 +149,27 @@ pub(super) fn drift(
             switches.contains(&f.dependency) && !world.mesh_package(Language::Rust, &f.dependency)
         });
     }
+    // A crate whose build script writes Rust code with a code generator (tonic's examples:
+    // `tonic-prost-build` builds what `include_proto!` pulls in) compiles code no file holds:
+    // what that code uses, and the modules it makes, no file here shows.
+    let generator = decls.iter().find(|d| {
+        d.d.scope == declared::Scope::BuildScript && CODE_GENERATORS.contains(&d.d.name.as_str())
+    });
+    if let Some(g) = generator {
+        for f in found.iter_mut().filter(|f| {
+            f.doubt.is_none()
+                && matches!(
+                    f.kind,
+                    DriftKind::Unused | DriftKind::DevOnly | DriftKind::Undeclared
+                )
+                && !(f.kind != DriftKind::Undeclared && f.dependency == g.d.name)
+        }) {
+            f.doubt = Some(format!(
+                "the build script generates Rust code with {} (a build-dependency) that the crate includes: what that code uses, no file here shows",
+                g.d.name
+            ));
+        }
+    }
     // An undeclared crate only files no `mod` declaration reaches import (helix-tui's
     // `widgets/list.rs` under a `// mod list;`): cargo does not compile them.
     let snap = world.loaded.snapshot.repo_of(m);
@@ -208,6 +229,27 @@ pub(super) fn drift(
     }
     out.extend(found);
 }
+
+/// Build-dependencies that write Rust code for the crate to include (`include!(concat!(env!(
+/// "OUT_DIR"), …))`, `tonic::include_proto!`, `uniffi::include_scaffolding!`): gRPC and
+/// protobuf generators, C bindings, parser generators, build facts.
+const CODE_GENERATORS: &[&str] = &[
+    "bindgen",
+    "built",
+    "capnpc",
+    "lalrpop",
+    "progenitor",
+    "prost-build",
+    "protobuf-codegen",
+    "protoc-rust",
+    "shadow-rs",
+    "tonic-build",
+    "tonic-prost-build",
+    "typify",
+    "uniffi",
+    "uniffi_build",
+    "windows-bindgen",
+];
 
 /// Whether the crate's source file `file` (repo-relative, in the crate at `dir`) is a module
 /// its parent never declares: a file under `src/` (not a crate root, not a binary of

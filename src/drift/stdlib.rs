@@ -7,6 +7,9 @@
 const PYTHON: &[&str] = &[
     "__future__",
     "_thread",
+    // typeshed's own module, which only type checkers know (imported in stubs and under
+    // `TYPE_CHECKING`).
+    "_typeshed",
     "abc",
     "aifc",
     "antigravity",

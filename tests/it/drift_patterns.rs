@@ -1823,3 +1823,43 @@ fn workspace_bins_npm_aliases_google_versions_and_unreached_rust_files() {
         "{doubts:?}"
     );
 }
+
+/// Round 10's Rust shape, fixed after its measurement: a crate whose build script writes
+/// code with a generator (tonic's examples: `tonic-prost-build`, pulled in by
+/// `include_proto!`) uses what that code uses, which no file shows — its findings are
+/// unsure. A crate without one keeps its unused sure.
+#[test]
+fn a_build_script_s_generated_code_makes_a_crate_s_findings_unsure() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "routeguide", "routeguide");
+    t.write(
+        "ws/routeguide/Cargo.toml",
+        "[package]\nname = \"routeguide\"\n\n[dependencies]\ntonic = \"0.14\"\nprost = \"0.14\"\n\n[build-dependencies]\ntonic-prost-build = \"0.14\"\n",
+    );
+    t.write(
+        "ws/routeguide/build.rs",
+        "fn main() { tonic_prost_build::compile_protos(\"proto/route_guide.proto\").unwrap(); }\n",
+    );
+    t.write(
+        "ws/routeguide/src/main.rs",
+        "mod routeguide { tonic::include_proto!(\"routeguide\"); }\nfn main() {}\n",
+    );
+    module(&t, "plain", "plain");
+    t.write(
+        "ws/plain/Cargo.toml",
+        "[package]\nname = \"plain\"\n\n[dependencies]\nleft-z = \"1\"\n",
+    );
+    t.write("ws/plain/src/lib.rs", "pub fn f() {}\n");
+    t.empty_repo("ws");
+    t.commit("ws", "generated code");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["plain unused left-z"]);
+    let doubts = unsure(&v);
+    assert!(
+        doubts.iter().any(|d| d.starts_with(
+            "routeguide unused prost: the build script generates Rust code with tonic-prost-build"
+        )),
+        "{doubts:?}"
+    );
+}

@@ -87,7 +87,10 @@ pub struct ScannedFile {
 /// 25: Rust: in a file that writes code with `quote!`, a leading-`::` path in a macro call's
 /// arguments is code handed on to a `quote!`, not the file's import; a leading-`::` path
 /// after an attribute's `]` is the crate's.
-pub const SCANNER_VERSION: u32 = 25;
+/// 26: JS: `__e2e__/` and `__a11y__/` directories are test code; Rust: a `#![doc = …]`
+/// between doc comments keeps an open code block open; Python: a `.pyi` stub file's
+/// imports are optional (type checkers read it; nothing runs it).
+pub const SCANNER_VERSION: u32 = 26;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -84,6 +84,10 @@ impl Places {
             };
         if is_dev {
             ImportKind::Dev
+        } else if lang == Language::Python && rel.ends_with(".pyi") {
+            // A stub file is read by type checkers only, never run (logfire-api's `.pyi`
+            // shims): what it imports is no more owed than a guarded import.
+            ImportKind::Optional
         } else {
             ImportKind::Build
         }
@@ -139,8 +143,9 @@ impl Places {
     }
 }
 
-/// JS/TS: tests (with type tests, as tstyche and tsd keep them), specs, stories, mocks,
-/// benchmarks and tool configs.
+/// JS/TS: tests (with type tests, as tstyche and tsd keep them, and end-to-end and
+/// accessibility tests in `__e2e__`/`__a11y__`), specs, stories, mocks, benchmarks and tool
+/// configs.
 fn js_dev(rel: &str) -> bool {
     let (dirs, file) = rel.rsplit_once('/').unwrap_or(("", rel));
     let dev_dir = dirs.split('/').any(|d| {
@@ -150,6 +155,8 @@ fn js_dev(rel: &str) -> bool {
                 | "__mocks__"
                 | "__typetests__"
                 | "__benchmarks__"
+                | "__e2e__"
+                | "__a11y__"
                 | "test"
                 | "tests"
                 | "e2e"
@@ -339,9 +346,16 @@ mod tests {
             // jest's packages: tstyche type tests and benchmarks.
             "__typetests__/expect.test.ts",
             "__benchmarks__/test.js",
+            // starlight's end-to-end and accessibility test helpers.
+            "packages/starlight/__e2e__/test-utils.ts",
+            "__a11y__/test-utils.ts",
         ] {
             assert_eq!(p.kind(Language::Js, dev), ImportKind::Dev, "{dev}");
         }
+        assert_eq!(
+            Places::default().kind(Language::Python, "logfire_api/__init__.pyi"),
+            ImportKind::Optional
+        );
         for build in [
             "src/index.ts",
             "src/config.ts",

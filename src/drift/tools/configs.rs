@@ -138,6 +138,34 @@ pub(crate) fn config_host(file: &str) -> Option<&'static str> {
         .map(|(_, package)| *package)
 }
 
+/// The type packages a tsconfig's `compilerOptions.types` loads: each name as TypeScript
+/// resolves it (`"bun"` → `@types/bun`, `"@scope/x"` → `@types/scope__x`; a path, or a
+/// name already under `@types/`, as written).
+pub(crate) fn tsconfig_types(text: &str) -> Vec<String> {
+    let text = mesh_imports::tsconfig::strip_jsonc(text);
+    let Some(at) = text.find("\"types\"") else {
+        return Vec::new();
+    };
+    let rest = text[at + "\"types\"".len()..].trim_start();
+    let Some(list) = rest
+        .strip_prefix(':')
+        .map(str::trim_start)
+        .and_then(|r| r.strip_prefix('['))
+        .and_then(|r| r.split(']').next())
+    else {
+        return Vec::new();
+    };
+    quoted_strings(list)
+        .into_iter()
+        .filter(|t| !t.starts_with('.') && !t.starts_with('/'))
+        .map(|t| match t.strip_prefix('@') {
+            Some(_) if t.starts_with("@types/") => t,
+            Some(scoped) => format!("@types/{}", scoped.replacen('/', "__", 1)),
+            None => format!("@types/{t}"),
+        })
+        .collect()
+}
+
 /// Whether a module-root file is a JS tool's config whose strings name packages.
 pub(crate) fn is_js_config(file: &str) -> bool {
     let config_ext = [".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".json"];
@@ -378,5 +406,19 @@ mod tests {
         assert_eq!(config_host("tsconfig.json"), None);
         assert_eq!(config_host("postcss-plugin.js"), None);
         assert_eq!(config_host("my.postcss.config.js"), None);
+    }
+
+    #[test]
+    fn a_tsconfig_s_types_are_type_packages() {
+        let text = "{\n  // \"types\": [\"old\"]\n  \"compilerOptions\": {\n    \"types\": [\"bun\", \"@cloudflare/workers-types\", \"@types/jest\", \"./local.d.ts\"]\n  }\n}\n";
+        assert_eq!(
+            tsconfig_types(text),
+            [
+                "@types/bun",
+                "@types/cloudflare__workers-types",
+                "@types/jest"
+            ]
+        );
+        assert!(tsconfig_types("{\"compilerOptions\": {}}").is_empty());
     }
 }

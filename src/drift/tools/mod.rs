@@ -237,6 +237,18 @@ impl ToolEvidence {
         if let Some(line) = self.run_by(name) {
             return Some(format!("a command runs it: `{line}`"));
         }
+        // `vitest --coverage` loads its coverage provider (v8 unless a config names another).
+        if name.starts_with("@vitest/coverage-")
+            && let Some(line) = self
+                .commands
+                .lines()
+                .map(str::trim)
+                .find(|l| l.contains("--coverage") && command_words(l).any(|w| w == "vitest"))
+        {
+            return Some(format!(
+                "a command runs vitest with --coverage, which loads its coverage provider: `{line}`"
+            ));
+        }
         if let Some((_, file)) = self.config_hosts.iter().find(|(p, _)| p == name) {
             return Some(format!("{file} is its config: {name} runs with it"));
         }
@@ -395,8 +407,10 @@ fn root_files(
             }
             e.babel_config |= is_babel_config(f);
             e.tsconfig |= f.starts_with("tsconfig");
-            // `importHelpers` makes the compiled output import its helpers from `tslib`.
+            // `importHelpers` makes the compiled output import its helpers from `tslib`;
+            // `"types": ["bun"]` loads `@types/bun`.
             if f.starts_with("tsconfig") {
+                e.config_strings.extend(configs::tsconfig_types(&text));
                 let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
                 if squeezed.contains("\"importHelpers\":true") {
                     e.config_strings.push("tslib".to_string());
@@ -669,6 +683,21 @@ mod tests {
             Some(&vec!["fork-cmd".to_string()])
         );
         assert!(!bins.contains_key("absent"));
+    }
+
+    #[test]
+    fn vitest_with_coverage_uses_its_provider() {
+        let e = ToolEvidence {
+            commands: "\"test\": \"vitest run --coverage\"\n".into(),
+            ..ToolEvidence::default()
+        };
+        let all = [dev(Language::Js, "@vitest/coverage-v8")];
+        assert!(e.uses(&all[0], &all));
+        let plain = ToolEvidence {
+            commands: "\"test\": \"vitest run\"\n".into(),
+            ..ToolEvidence::default()
+        };
+        assert!(!plain.uses(&all[0], &all));
     }
 
     #[test]

@@ -137,7 +137,12 @@ fn doc_lines(src: &str) -> impl Iterator<Item = DocLine<'_>> {
             .filter(|r| !r.starts_with('/'))
             .or_else(|| t.strip_prefix("//!"));
         let Some(d) = doc else {
-            fence = None;
+            // A `#![doc = include_str!(…)]` between doc comments is part of the same doc
+            // (clap's tutorials put each example's file inside a fence written around it):
+            // the open block stays open.
+            if !(t.starts_with("#![doc") || t.starts_with("#[doc")) {
+                fence = None;
+            }
             return DocLine::Other;
         };
         let d = d.strip_prefix(' ').unwrap_or(d);

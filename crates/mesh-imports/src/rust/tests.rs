@@ -509,3 +509,11 @@ fn a_module_declared_in_a_macro_call_is_local_around_it() {
     let src = "cfg_x! {\n    #[path = \"imp/unix.rs\"]\n    mod imp;\n}\nfn f() { imp::x(); }\nfn g() { mod inner {} }\nfn h() { inner::y(); }\n";
     assert_eq!(pairs(&scan(src)), [(7, "inner")]);
 }
+
+#[test]
+fn a_doc_attribute_inside_a_fence_keeps_it_open() {
+    // clap's tutorials: the example file is included inside a fence written around it, so
+    // the prose after the closing fence is prose, not code.
+    let src = "//! ```rust\n#![doc = include_str!(\"../examples/quick.rs\")]\n//! ```\n//! Alternatively, you can use a struct for your arguments:\n//! ```rust\n//! use serde_json::Value;\n//! ```\n";
+    assert_eq!(names(&scan(src)), ["serde_json"]);
+}
