@@ -999,7 +999,9 @@ fn new_use<'a>(
         language: f.language,
         key,
         kind,
+        // A `.pyi` stub's imports are optional where the file stands, whatever each says.
         optional: imp.kind == ImportKind::Optional
+            || file_kind == ImportKind::Optional
             || imp.in_macro
             || imp.glob_scoped
             || imp.in_doc_link,

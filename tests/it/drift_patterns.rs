@@ -1863,3 +1863,26 @@ fn a_build_script_s_generated_code_makes_a_crate_s_findings_unsure() {
         "{doubts:?}"
     );
 }
+
+/// Round 10's Python shape, fixed after its measurement: a `.pyi` stub file is read by type
+/// checkers only (logfire-api's shims of logfire), so what it imports is owed nothing — but
+/// a declared package it names is used. Beside it, a shipped `.py` file's import is owed.
+#[test]
+fn a_stub_file_s_imports_are_owed_nothing() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "api", "api");
+    t.write(
+        "ws/api/pyproject.toml",
+        "[project]\nname = \"acme-api\"\ndependencies = [\"typing-extensions\"]\n\n[tool.hatch.build.targets.wheel]\npackages = [\"acme_api\"]\n",
+    );
+    t.write(
+        "ws/api/acme_api/__init__.pyi",
+        "import rich\nfrom _typeshed import StrPath\nfrom typing_extensions import Self\n",
+    );
+    t.write("ws/api/acme_api/__init__.py", "import requests\n");
+    t.empty_repo("ws");
+    t.commit("ws", "a stub file");
+    let found = findings(&t.json(&["drift"]));
+    assert_eq!(found, ["api undeclared requests"], "{found:?}");
+}
