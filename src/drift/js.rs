@@ -102,10 +102,21 @@ pub(crate) fn workspace_bundler(
     Ok(None)
 }
 
-/// Whether a package.json's `scripts` has a `build` command of its own.
+/// Whether a package.json's `scripts` build the package themselves: a `build` or `build:*`,
+/// `compile`, `prepack`, `prepare` or `prepublishOnly` script.
 pub(crate) fn has_build_script(package_json: &str) -> bool {
-    serde_json::from_str::<serde_json::Value>(package_json)
-        .is_ok_and(|v| v.get("scripts").and_then(|s| s.get("build")).is_some())
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(package_json) else {
+        return false;
+    };
+    let scripts = v.get("scripts").and_then(|s| s.as_object());
+    scripts.into_iter().flat_map(|s| s.keys()).any(|k| {
+        k == "build"
+            || k.starts_with("build:")
+            || matches!(
+                k.as_str(),
+                "compile" | "prepack" | "prepare" | "prepublishOnly"
+            )
+    })
 }
 
 /// The `package.json` files inside a module, below its root, each a package of its own that

@@ -684,7 +684,7 @@ fn module_drift(
             doubt::private_package(text, &mut js);
         }
         doubt::sibling_sources(world, i, &mut js);
-        if let (Some(how), Some(_)) = (man.tools.bundler(), &man.tools.workspace_bundler) {
+        if let (None, Some(how)) = (man.tools.own_bundler(), man.tools.bundler()) {
             doubt::bundled_siblings(&mut js, &how, &|p| world.mesh_package(Language::Js, p));
         }
         let depends = world.js_roots.get(m.repo).and_then(|r| r.depends.as_ref());
@@ -962,7 +962,7 @@ impl UseKeys {
                 Some(Cow::Borrowed(name))
             }
             Language::Python => {
-                let lower = names::google_unversioned(&name.to_lowercase()).into_owned();
+                let lower = name.to_lowercase();
                 if lower.starts_with('.')
                     || stdlib::python(name.split('.').next().unwrap_or(""))
                     || self
@@ -973,7 +973,9 @@ impl UseKeys {
                 {
                     return None;
                 }
-                Some(Cow::Owned(lower))
+                // Matched to a declaration with a Google client's module version dropped:
+                // the mesh's own and local names are matched as written, first.
+                Some(Cow::Owned(names::google_unversioned(&lower).into_owned()))
             }
         }
     }

@@ -107,16 +107,28 @@ pub(crate) fn google_unversioned(import: &str) -> std::borrow::Cow<'_, str> {
     if !import.starts_with("google.") {
         return std::borrow::Cow::Borrowed(import);
     }
+    // `v1`, `v2beta3`, `v1p1beta1`: digits, an optional `p` and digits, an optional
+    // `alpha` or `beta` and digits.
+    let digits = |s: &str| s.trim_start_matches(|c: char| c.is_ascii_digit()).len() < s.len();
+    let version = |v: &str| {
+        let rest = v.trim_start_matches(|c: char| c.is_ascii_digit());
+        if !digits(v) {
+            return false;
+        }
+        let rest = match rest.strip_prefix('p') {
+            Some(p) if digits(p) => p.trim_start_matches(|c: char| c.is_ascii_digit()),
+            Some(_) => return false,
+            None => rest,
+        };
+        let rest = rest
+            .strip_prefix("alpha")
+            .or_else(|| rest.strip_prefix("beta"))
+            .unwrap_or(rest);
+        rest.chars().all(|c| c.is_ascii_digit())
+    };
     let versioned = |seg: &str| {
-        seg.rsplit_once("_v").is_some_and(|(head, v)| {
-            !head.is_empty()
-                && v.starts_with(|c: char| c.is_ascii_digit())
-                && v.trim_start_matches(|c: char| c.is_ascii_digit())
-                    .trim_start_matches("alpha")
-                    .trim_start_matches("beta")
-                    .chars()
-                    .all(|c| c.is_ascii_digit())
-        })
+        seg.rsplit_once("_v")
+            .is_some_and(|(head, v)| !head.is_empty() && version(v))
     };
     if !import.split('.').any(versioned) {
         return std::borrow::Cow::Borrowed(import);
@@ -467,6 +479,14 @@ mod tests {
         assert_eq!(
             google_unversioned("google.cloud.storage"),
             "google.cloud.storage"
+        );
+        assert_eq!(
+            google_unversioned("google.cloud.speech_v1p1beta1"),
+            "google.cloud.speech"
+        );
+        assert_eq!(
+            google_unversioned("google.cloud.x_vp1"),
+            "google.cloud.x_vp1"
         );
         assert_eq!(google_unversioned("acme.client_v1"), "acme.client_v1");
         assert_eq!(

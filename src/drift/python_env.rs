@@ -577,8 +577,8 @@ const HATCH_TEST: &[&str] = &[
 
 /// The dependencies of each hatch environment a module's `pyproject.toml` defines
 /// (`[tool.hatch.envs.test] dependencies`, `extra-dependencies`), and what the internal
-/// `hatch-test` environment installs when the module configures it: hatch installs them to
-/// run its tests and scripts.
+/// `hatch-test` environment installs by default when the module configures it without
+/// replacing its `dependencies`: hatch installs them to run its tests and scripts.
 pub(super) fn hatch_envs(text: &str) -> Vec<EnvDecl> {
     let Ok(t) = toml::from_str::<toml::Table>(text) else {
         return Vec::new();
@@ -593,7 +593,7 @@ pub(super) fn hatch_envs(text: &str) -> Vec<EnvDecl> {
         // `hatch test` runs in the internal `hatch-test` environment, which installs pytest
         // and its own plugins whatever the table adds (markitdown's tests import pytest,
         // declared nowhere).
-        if env == "hatch-test" {
+        if env == "hatch-test" && table.get("dependencies").is_none() {
             for name in HATCH_TEST {
                 out.push(EnvDecl {
                     d: Declared {
@@ -719,6 +719,9 @@ mod tests {
         assert!(got.contains(&"pytest".to_string()), "{got:?}");
         assert!(got.contains(&"openai".to_string()), "{got:?}");
         assert!(hatch_envs("[tool.hatch.envs.test]\n").is_empty());
+        let own = "[tool.hatch.envs.hatch-test]\ndependencies = [\"ward\"]\n";
+        let got: Vec<String> = hatch_envs(own).into_iter().map(|e| e.d.name).collect();
+        assert_eq!(got, ["ward"]);
     }
 
     #[test]

@@ -230,19 +230,18 @@ pub(super) fn drift(
     out.extend(found);
 }
 
-/// Build-dependencies that write Rust code for the crate to include (`include!(concat!(env!(
-/// "OUT_DIR"), …))`, `tonic::include_proto!`, `uniffi::include_scaffolding!`): gRPC and
-/// protobuf generators, C bindings, parser generators, build facts.
+/// Build-dependencies that write Rust code using other crates for the crate to include
+/// (`include!(concat!(env!("OUT_DIR"), …))`, `tonic::include_proto!`,
+/// `uniffi::include_scaffolding!`): gRPC and protobuf generators, schema and parser
+/// generators, bindings to Windows. (A generator whose output uses only the standard library
+/// — `bindgen`, `built`, `shadow-rs` — hides nothing.)
 const CODE_GENERATORS: &[&str] = &[
-    "bindgen",
-    "built",
     "capnpc",
     "lalrpop",
     "progenitor",
     "prost-build",
     "protobuf-codegen",
     "protoc-rust",
-    "shadow-rs",
     "tonic-build",
     "tonic-prost-build",
     "typify",
@@ -253,8 +252,9 @@ const CODE_GENERATORS: &[&str] = &[
 
 /// Whether the crate's source file `file` (repo-relative, in the crate at `dir`) is a module
 /// its parent never declares: a file under `src/` (not a crate root, not a binary of
-/// `src/bin/`) whose parent module's files (`text` reads them) exist and hold no `mod name`
-/// outside a comment, nor a `#[path]` that could reach it under another name.
+/// `src/bin/`, not a target the manifest names by path) whose parent module's files (`text`
+/// reads them) exist and hold no `mod name` outside a comment, nor a `#[path]` or an
+/// `include!` that could reach it otherwise.
 fn unreached(dir: &str, file: &str, text: &dyn Fn(&str) -> Option<String>) -> bool {
     let prefix = match dir.is_empty() {
         true => String::new(),
@@ -285,9 +285,14 @@ fn unreached(dir: &str, file: &str, text: &dyn Fn(&str) -> Option<String>) -> bo
     if texts.is_empty() {
         return false;
     }
-    !texts
-        .iter()
-        .any(|t| t.contains("#[path") || t.lines().any(|line| declares_mod(line, name)))
+    // A target the manifest names by path (`[[bin]] path = "src/tool.rs"`) is a root.
+    let named = text(&format!("{prefix}Cargo.toml")).is_some_and(|c| c.contains(rel));
+    !named
+        && !texts.iter().any(|t| {
+            t.contains("#[path")
+                || t.contains("include!(")
+                || t.lines().any(|line| declares_mod(line, name))
+        })
 }
 
 /// Whether a line of Rust declares the module `name` (`mod name;`, `pub(crate) mod name {`),
@@ -296,6 +301,13 @@ fn declares_mod(line: &str, name: &str) -> bool {
     let mut rest = line.trim_start();
     if rest.starts_with("//") {
         return false;
+    }
+    // `#[cfg(unix)] mod unix;`: the attributes before it on the line.
+    while let Some(attr) = rest.strip_prefix("#[") {
+        let Some((_, after)) = attr.split_once(']') else {
+            return false;
+        };
+        rest = after.trim_start();
     }
     if let Some(r) = rest.strip_prefix("pub") {
         rest = r.trim_start();
@@ -626,6 +638,7 @@ mod tests {
         assert!(!unreached("tui", "tui/tests/it.rs", &files));
         assert!(!unreached("tui", "tui/src/gone/x.rs", &files));
         assert!(declares_mod("    pub mod list;", "list"));
+        assert!(declares_mod("#[cfg(unix)] pub(crate) mod list;", "list"));
         assert!(!declares_mod("mod listing;", "list"));
     }
 

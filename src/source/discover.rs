@@ -26,11 +26,13 @@ pub struct FileEntry {
 }
 
 /// The blob a symbolic link in directory `dir` points to, when its target is a file of the
-/// repository (`root`): a relative path that stays inside it. An absolute target, one
-/// outside, or one that is no file is none.
+/// module at `module` (`root` is the repository's tree), outside its `nested` modules: a
+/// relative path that stays inside the module. An absolute target, one outside, or one that
+/// is no file is none.
 fn link_target(
     snap: &RepoSnapshot,
     root: &gix::Tree,
+    (module, nested): (&str, &[String]),
     dir: &str,
     link: ObjectId,
 ) -> Option<ObjectId> {
@@ -49,7 +51,12 @@ fn link_target(
             p => parts.push(p),
         }
     }
-    let entry = root.lookup_entry_by_path(parts.join("/")).ok()??;
+    let target = parts.join("/");
+    let outside = !module.is_empty() && !is_below(&target, module);
+    if outside || nested.iter().any(|n| is_below(&target, n)) {
+        return None;
+    }
+    let entry = root.lookup_entry_by_path(target).ok()??;
     entry.mode().is_blob().then(|| entry.object_id())
 }
 
@@ -199,8 +206,10 @@ fn hash_tree(
     Ok(())
 }
 
-/// Every regular file a module owns: its tree without nested modules' subtrees. Symlinks and
-/// submodules are not files of the module.
+/// Every regular file a module owns: its tree without nested modules' subtrees, and each
+/// source file that is a symlink to a file of the module's own tree, as that file. A link
+/// out of the module is no file of it: the module's source id (its tree) would not move when
+/// the target changes, and its kept scan would go stale. Submodules are not files either.
 pub(crate) fn module_files(
     snap: &RepoSnapshot,
     dir: &str,
@@ -234,7 +243,8 @@ pub(crate) fn module_files(
                         Some(root) => root,
                         None => root.insert(snap.root_tree()?),
                     };
-                    if let Some(id) = link_target(snap, root, &d, entry.object_id()) {
+                    if let Some(id) = link_target(snap, root, (dir, nested), &d, entry.object_id())
+                    {
                         out.push(FileEntry { path, id });
                     }
                 }

@@ -1723,10 +1723,11 @@ fn a_workspace_root_s_bundler_builds_its_members_and_angular_and_eslint_name_pac
     );
 }
 
-/// Round 8's Go shape, fixed after its measurement: a test file linked to another file of
-/// the repository (etcd's `client/v3/example_metrics_test.go`, a symlink into
-/// `tests/integration`) is compiled as that file: its imports are the module's. A link out
-/// of the repository, or to nothing, is no file.
+/// Round 8's Go shape: a test file linked to another file of the module (etcd's
+/// `client/v3/example_metrics_test.go` links to a shared example) is compiled as that file:
+/// its imports are the module's, even where the target itself is not read (test data). A link out of the module is no file of it (the module's
+/// source id would not move with its target, and the kept scan would go stale), nor is a
+/// link to nothing.
 #[test]
 fn a_source_file_linked_to_another_is_read_as_that_file() {
     let t = TestMesh::new();
@@ -1739,16 +1740,20 @@ fn a_source_file_linked_to_another_is_read_as_that_file() {
     );
     t.write("ws/client/client.go", "package client\n");
     t.write(
-        "ws/tests/metrics_test.go",
+        "ws/client/testdata/metrics_test.go",
         "package client_test\n\nimport \"github.com/acme/metrics\"\n\nvar _ = metrics.X\n",
+    );
+    t.write(
+        "ws/tests/left_test.go",
+        "package client_test\n\nimport \"github.com/acme/left\"\n\nvar _ = left.X\n",
     );
     for (link, target) in [
         (
             "ws/client/example_metrics_test.go",
-            "../tests/metrics_test.go",
+            "testdata/metrics_test.go",
         ),
-        ("ws/client/outside_test.go", "../../elsewhere_test.go"),
-        ("ws/client/dangling_test.go", "../tests/absent_test.go"),
+        ("ws/client/outside_test.go", "../tests/left_test.go"),
+        ("ws/client/dangling_test.go", "testdata/absent_test.go"),
     ] {
         std::os::unix::fs::symlink(target, t.path(link)).expect("a symlink");
     }

@@ -182,9 +182,21 @@ impl ToolEvidence {
         self.bundler().is_some()
     }
 
-    /// What says the module is bundled: the bundler command its commands run, or the
-    /// bundler config beside it.
+    /// What says the module is bundled: the bundler command its commands run, the bundler
+    /// config beside it, or the one at its workspace root.
     pub fn bundler(&self) -> Option<String> {
+        self.own_bundler().or_else(|| {
+            self.workspace_bundler.as_ref().map(|f| {
+                format!(
+                    "{f} at its workspace root builds it, and it has no build command of its own"
+                )
+            })
+        })
+    }
+
+    /// What says the module bundles itself: the bundler command its commands run, or the
+    /// bundler config beside it.
+    pub fn own_bundler(&self) -> Option<String> {
         let command = BUNDLERS.iter().find(|b| {
             self.commands.match_indices(*b).any(|(i, _)| {
                 let before = self.commands[..i].chars().next_back();
@@ -195,13 +207,12 @@ impl ToolEvidence {
                 edge(before) && edge(after)
             })
         });
-        match (command, &self.bundler_config, &self.workspace_bundler) {
-            (Some(c), _, _) => Some(format!("its commands run `{c}`")),
-            (None, Some(f), _) => Some(format!("{f} is beside it")),
-            (None, None, Some(f)) => Some(format!(
-                "{f} at its workspace root builds it, and it has no build command of its own"
-            )),
-            (None, None, None) => None,
+        match command {
+            Some(c) => Some(format!("its commands run `{c}`")),
+            None => self
+                .bundler_config
+                .as_ref()
+                .map(|f| format!("{f} is beside it")),
         }
     }
 
@@ -237,8 +248,9 @@ impl ToolEvidence {
         if let Some(line) = self.run_by(name) {
             return Some(format!("a command runs it: `{line}`"));
         }
-        // `vitest --coverage` loads its coverage provider (v8 unless a config names another).
-        if name.starts_with("@vitest/coverage-")
+        // `vitest --coverage` loads its default coverage provider (a config naming another
+        // names it: `provider: 'istanbul'`).
+        if name == "@vitest/coverage-v8"
             && let Some(line) = self
                 .commands
                 .lines()
@@ -691,8 +703,12 @@ mod tests {
             commands: "\"test\": \"vitest run --coverage\"\n".into(),
             ..ToolEvidence::default()
         };
-        let all = [dev(Language::Js, "@vitest/coverage-v8")];
+        let all = [
+            dev(Language::Js, "@vitest/coverage-v8"),
+            dev(Language::Js, "@vitest/coverage-istanbul"),
+        ];
         assert!(e.uses(&all[0], &all));
+        assert!(!e.uses(&all[1], &all), "only the default provider");
         let plain = ToolEvidence {
             commands: "\"test\": \"vitest run\"\n".into(),
             ..ToolEvidence::default()
