@@ -80,6 +80,52 @@ pub(crate) const PYTHON_LOCKFILES: &[&str] = &["uv.lock", "poetry.lock"];
 /// The lockfile of a Rust crate or workspace, looked for as [`PYTHON_LOCKFILES`] are.
 pub(crate) const RUST_LOCKFILES: &[&str] = &["Cargo.lock"];
 
+/// A lockfile's dependencies, shared by the modules below it; `None` where there is none.
+pub(crate) type Lock = Option<std::rc::Rc<Depends>>;
+
+/// The Python and Rust lockfiles looked for, by (repository, path): what each records, or
+/// `None` where there is none. Each is read once, on first need (a module with an unused
+/// finding).
+#[derive(Default)]
+pub(crate) struct Locks(std::cell::RefCell<HashMap<(usize, String), Lock>>);
+
+impl Locks {
+    /// The nearest of the lockfiles `names` in `dir` of repository `repo` (`snap`) or in a
+    /// directory above it, and what it records: a workspace keeps one at its root. An
+    /// unreadable lockfile is as none: it only ever adds doubt.
+    pub(crate) fn above(
+        &self,
+        snap: &crate::source::RepoSnapshot,
+        repo: usize,
+        dir: &str,
+        names: &[&str],
+    ) -> Lock {
+        let root = snap.root_tree().ok()?;
+        for at in mesh_imports::ancestors(dir) {
+            for name in names {
+                let path = crate::source::join(at, name);
+                let key = (repo, path.clone());
+                let cached = self.0.borrow().get(&key).cloned();
+                let found = match cached {
+                    Some(found) => found,
+                    None => {
+                        let read = crate::source::blob_text(snap, &root, &path)
+                            .ok()
+                            .flatten()
+                            .map(|text| std::rc::Rc::new(toml(&path, &text)));
+                        self.0.borrow_mut().insert(key, read.clone());
+                        read
+                    }
+                };
+                if found.is_some() {
+                    return found;
+                }
+            }
+        }
+        None
+    }
+}
+
 /// The required peers and the dependencies a JS lockfile named `file` (one of
 /// [`LOCKFILES`]) records in `text`.
 pub(crate) fn js(file: &str, text: &str) -> (Peers, Depends) {

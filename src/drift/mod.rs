@@ -357,13 +357,9 @@ struct World<'a> {
     local_names: Vec<doubt::LocalNames>,
     /// None, for the repositories and ecosystems that need none.
     no_local_names: doubt::LocalNames,
-    /// Each Python or Rust lockfile looked for, by (repository, path): what it records, or
-    /// `None` where there is none. Read on first need.
-    locks: std::cell::RefCell<HashMap<(usize, String), Lock>>,
+    /// Each Python or Rust lockfile looked for, read on first need.
+    locks: lockfile::Locks,
 }
-
-/// A lockfile's dependencies, shared by the modules below it; `None` where there is none.
-type Lock = Option<std::rc::Rc<lockfile::Depends>>;
 
 /// What a repository's root says of every JS package in it, whatever its module.
 #[derive(Default)]
@@ -430,42 +426,11 @@ impl<'a> World<'a> {
         }
     }
 
-    /// The nearest of the lockfiles `names` (Python's or Rust's, see [`lockfile`]) beside the
-    /// module `m` or in a directory above it, and what it records: a workspace keeps one at
-    /// its root. An unreadable lockfile is as none: it only ever adds doubt.
-    fn lock_above(
-        &self,
-        m: &ModuleSource,
-        names: &[&str],
-    ) -> Option<std::rc::Rc<lockfile::Depends>> {
-        let snap = self.loaded.snapshot.repo_of(m);
-        let root = snap.root_tree().ok()?;
-        let mut dir = m.dir.as_str();
-        loop {
-            for name in names {
-                let path = source::join(dir, name);
-                let key = (m.repo, path.clone());
-                let found = self.locks.borrow().get(&key).cloned();
-                let found = match found {
-                    Some(found) => found,
-                    None => {
-                        let read = blob_text(snap, &root, &path)
-                            .ok()
-                            .flatten()
-                            .map(|text| std::rc::Rc::new(lockfile::toml(&path, &text)));
-                        self.locks.borrow_mut().insert(key, read.clone());
-                        read
-                    }
-                };
-                if found.is_some() {
-                    return found;
-                }
-            }
-            if dir.is_empty() {
-                return None;
-            }
-            dir = dir.rsplit_once('/').map_or("", |(parent, _)| parent);
-        }
+    /// The nearest of the lockfiles `names` (Python's or Rust's) beside the module `m` or
+    /// above it, and what it records (see [`lockfile::Locks`]).
+    fn lock_above(&self, m: &ModuleSource, names: &[&str]) -> lockfile::Lock {
+        self.locks
+            .above(self.loaded.snapshot.repo_of(m), m.repo, &m.dir, names)
     }
 
     /// Every JS package and top Python import name a module of the mesh provides
