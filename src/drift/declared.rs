@@ -403,12 +403,17 @@ pub(crate) fn pyproject_extras(t: &toml::Table) -> HashMap<String, Vec<String>> 
 /// The dependencies a `pyproject.toml` declares: PEP 621 `[project]` dependencies and extras,
 /// PEP 735 `[dependency-groups]`, poetry's dependencies and groups, uv's and pdm's dev lists.
 pub fn pyproject(text: &str) -> Vec<Declared> {
-    let Ok(t) = toml::from_str::<toml::Table>(text) else {
-        return Vec::new();
-    };
+    match toml::from_str::<toml::Table>(text) {
+        Ok(t) => pyproject_of(&t, text),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// [`pyproject`] of a pyproject.toml parsed already (`t`), its `text` giving the lines.
+pub fn pyproject_of(t: &toml::Table, text: &str) -> Vec<Declared> {
     let mut reqs: Vec<(String, Scope)> = Vec::new();
-    pyproject_lists(&t, &mut reqs);
-    poetry_tables(&t, &mut reqs);
+    pyproject_lists(t, &mut reqs);
+    poetry_tables(t, &mut reqs);
     // A name declared in two sections (shipping and a dev group) is at two lines: the n-th
     // declaration of a name is taken to be its n-th line.
     let mut seen: HashMap<String, usize> = HashMap::new();

@@ -387,13 +387,11 @@ pub(super) fn bundled_siblings(found: &mut [Finding], how: &str, mesh: &dyn Fn(&
 }
 
 /// Marks the shipped-dev and dev-only findings of a private package (`"private": true` in
-/// its `package_json`): it is never installed from a registry, so it runs where its dev
-/// dependencies were installed too, unless a deploy leaves them out — which the repository
-/// does not say; which section holds a dependency changes no install of it.
-pub(super) fn private_package(package_json: &str, found: &mut [Finding]) {
-    let private = serde_json::from_str::<serde_json::Value>(package_json)
-        .is_ok_and(|v| v.get("private") == Some(&serde_json::Value::Bool(true)));
-    if !private {
+/// its `package_json`, parsed): it is never installed from a registry, so it runs where its
+/// dev dependencies were installed too, unless a deploy leaves them out — which the
+/// repository does not say; which section holds a dependency changes no install of it.
+pub(super) fn private_package(package_json: &serde_json::Value, found: &mut [Finding]) {
+    if package_json.get("private") != Some(&serde_json::Value::Bool(true)) {
         return;
     }
     for f in found.iter_mut().filter(|f| f.doubt.is_none()) {

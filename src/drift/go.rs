@@ -32,11 +32,7 @@ pub(super) fn guests<'a>(
     for (i, m) in snapshot.modules.iter().enumerate() {
         let above = match &manifests[i].go_mod {
             Some(_) => None,
-            None if loaded.records[i]
-                .files
-                .iter()
-                .any(|f| f.language == Language::Go) =>
-            {
+            None if super::has(&loaded.records[i].files, Language::Go) => {
                 nearest_go_mod(snapshot.repo_of(m), m.repo, &m.dir, &mut memo)?
             }
             None => None,

@@ -70,10 +70,11 @@ pub(crate) fn workspace_bundler(
         if let Some(found) = memo.get(&key) {
             return Ok(found.clone());
         }
-        let workspace = match blob_text(snap, &root, &source::join(at, "package.json"))? {
-            Some(text) => {
-                serde_json::from_str::<serde_json::Value>(&text)
-                    .is_ok_and(|v| v.get("workspaces").is_some())
+        let package = blob_text(snap, &root, &source::join(at, "package.json"))?
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+        let workspace = match package {
+            Some(v) => {
+                names_workspaces(&v)
                     || blob_text(snap, &root, &source::join(at, "pnpm-workspace.yaml"))?.is_some()
             }
             None => false,
@@ -102,13 +103,16 @@ pub(crate) fn workspace_bundler(
     Ok(None)
 }
 
-/// Whether a package.json's `scripts` build the package themselves: a `build` or `build:*`,
-/// `compile`, `prepack`, `prepare` or `prepublishOnly` script.
-pub(crate) fn has_build_script(package_json: &str) -> bool {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(package_json) else {
-        return false;
-    };
-    let scripts = v.get("scripts").and_then(|s| s.as_object());
+/// Whether a package.json (parsed) names `workspaces`: with a `pnpm-workspace.yaml` beside
+/// it, what makes its directory a JS workspace root.
+pub(crate) fn names_workspaces(package_json: &serde_json::Value) -> bool {
+    package_json.get("workspaces").is_some()
+}
+
+/// Whether a package.json's (parsed) `scripts` build the package themselves: a `build` or
+/// `build:*`, `compile`, `prepack`, `prepare` or `prepublishOnly` script.
+pub(crate) fn has_build_script(package_json: &serde_json::Value) -> bool {
+    let scripts = package_json.get("scripts").and_then(|s| s.as_object());
     scripts.into_iter().flat_map(|s| s.keys()).any(|k| {
         k == "build"
             || k.starts_with("build:")
@@ -377,15 +381,12 @@ pub(crate) fn statement_is_type_only(src: &str, line: u32) -> bool {
         .is_some_and(|l| type_only_text("", l))
 }
 
-/// A package.json's `name`, and the peers it declares (required or optional) that the
-/// package's shipped files (of `files`) import: what it needs installed beside it to run.
+/// A package.json's (parsed) `name`, and the peers it declares (required or optional) that
+/// the package's shipped files (of `files`) import: what it needs installed beside it to run.
 pub(crate) fn imported_peers(
-    package_json: &str,
+    v: &serde_json::Value,
     files: &[mesh_imports::ScannedFile],
 ) -> (Option<String>, Vec<String>) {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(package_json) else {
-        return (None, Vec::new());
-    };
     let name = v.get("name").and_then(|n| n.as_str()).map(str::to_string);
     let Some(peers) = v.get("peerDependencies").and_then(|p| p.as_object()) else {
         return (name, Vec::new());

@@ -106,12 +106,9 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
         .zip(python_env::declarations(snapshot, &python)?)
     {
         man.python_env = env;
-        man.python_env.extend(
-            man.pyproject
-                .as_deref()
-                .map(python_env::hatch_envs)
-                .unwrap_or_default(),
-        );
+        if let (Some(t), Some(text)) = (&man.pyproject_table, &man.pyproject) {
+            man.python_env.extend(python_env::hatch_envs(t, text));
+        }
     }
     tools::workspace_tools(snapshot, &mut manifests);
     tools::workspace_bins(&mut manifests);
@@ -119,10 +116,10 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
     // bundler config at its workspace root, when there is one.
     let mut bundler_memo = HashMap::new();
     for (m, man) in snapshot.modules.iter().zip(manifests.iter_mut()) {
-        let Some(text) = man.package_json.as_deref() else {
+        let Some(v) = &man.package_json_value else {
             continue;
         };
-        if man.tools.bundler_config.is_none() && !js::has_build_script(text) {
+        if man.tools.bundler_config.is_none() && !js::has_build_script(v) {
             man.tools.workspace_bundler =
                 js::workspace_bundler(snapshot.repo_of(m), m.repo, &m.dir, &mut bundler_memo)?;
         }
@@ -144,10 +141,10 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
     }
     // What each workspace package needs beside it: the peers its own code imports.
     for (i, (m, man)) in snapshot.modules.iter().zip(&manifests).enumerate() {
-        let Some(text) = man.package_json.as_deref() else {
+        let Some(v) = &man.package_json_value else {
             continue;
         };
-        let (name, peers) = js::imported_peers(text, &loaded.records[i].files);
+        let (name, peers) = js::imported_peers(v, &loaded.records[i].files);
         if let (Some(name), false) = (name, peers.is_empty())
             && let Some(root) = world.js_roots.get_mut(m.repo)
         {
@@ -235,6 +232,9 @@ struct Manifests {
     cargo: Option<String>,
     /// `package.json`.
     package_json: Option<String>,
+    /// `package.json` parsed, once for every rule that reads its keys (none when it does not
+    /// parse).
+    package_json_value: Option<serde_json::Value>,
     /// `go.mod`.
     go_mod: Option<String>,
     /// `pyproject.toml`.
@@ -242,6 +242,9 @@ struct Manifests {
     /// `pyproject.toml` parsed, once for every rule that reads it (none when it does not
     /// parse: its declarations are then none either).
     pyproject_table: Option<toml::Table>,
+    /// The dependencies `pyproject.toml` declares, read once: the module's own comparison and
+    /// the mesh's view of its distribution both need them.
+    pyproject_decls: Vec<Declared>,
     /// `setup.cfg`.
     setup_cfg: Option<String>,
     /// Its `tsconfig.json` (else `jsconfig.json`) `paths` aliases, through its `extends`:
@@ -272,12 +275,11 @@ impl Manifests {
             .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
         let read = |name: &str| blob_text(snap, &tree, name);
         let package_json = read("package.json")?;
-        let js_workspace_root = match package_json.as_deref() {
-            Some(t) => {
-                serde_json::from_str::<serde_json::Value>(t)
-                    .is_ok_and(|v| v.get("workspaces").is_some())
-                    || read("pnpm-workspace.yaml")?.is_some()
-            }
+        let package_json_value = package_json
+            .as_deref()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok());
+        let js_workspace_root = match &package_json_value {
+            Some(v) => js::names_workspaces(v) || read("pnpm-workspace.yaml")?.is_some(),
             None => false,
         };
         let pyproject = read("pyproject.toml")?;
@@ -288,7 +290,7 @@ impl Manifests {
             snap,
             &tree,
             m,
-            package_json.as_deref(),
+            package_json_value.as_ref(),
             pyproject_table.as_ref(),
         )?;
         let cargo = read("Cargo.toml")?.filter(|t| declared::cargo_has_package(t));
@@ -311,7 +313,12 @@ impl Manifests {
             rust_build,
             installed_python,
             package_json,
+            package_json_value,
             go_mod: read("go.mod")?,
+            pyproject_decls: match (&pyproject_table, &pyproject) {
+                (Some(t), Some(text)) => declared::pyproject_of(t, text),
+                _ => Vec::new(),
+            },
             pyproject,
             pyproject_table,
             setup_cfg: read("setup.cfg")?,
@@ -359,6 +366,9 @@ struct World<'a> {
     no_local_names: doubt::LocalNames,
     /// Each Python or Rust lockfile looked for, read on first need.
     locks: lockfile::Locks,
+    /// Every name a module of the mesh provides, with its language: asked for each pair of
+    /// declarations a doubt weighs, so made once.
+    provides: HashSet<(Language, String)>,
 }
 
 /// What a repository's root says of every JS package in it, whatever its module.
@@ -411,18 +421,12 @@ impl<'a> World<'a> {
     /// Whether `name` (as declared in `lang`'s manifests) is a package a module of the mesh
     /// provides: the workspace's own version, which no declaration pins.
     fn mesh_package(&self, lang: Language, name: &str) -> bool {
-        let provided = |n: &str| {
-            self.loaded.records.iter().any(|r| {
-                r.manifests
-                    .provides
-                    .iter()
-                    .any(|(l, p)| *l == lang && p == n)
-            })
-        };
         match lang {
             Language::Python => self.python_dists.contains_key(&names::pep503(name)),
-            Language::Rust => provided(&mesh_imports::manifest::rust_ident(name)),
-            _ => provided(name),
+            Language::Rust => self
+                .provides
+                .contains(&(lang, mesh_imports::manifest::rust_ident(name))),
+            _ => self.provides.contains(&(lang, name.to_string())),
         }
     }
 
@@ -473,11 +477,8 @@ impl<'a> World<'a> {
                     python_extras.insert(name.clone(), declared::pyproject_extras(t));
                 }
                 let requires = man
-                    .pyproject
-                    .as_deref()
-                    .map(declared::pyproject)
-                    .unwrap_or_default()
-                    .into_iter()
+                    .pyproject_decls
+                    .iter()
                     .filter(|d| d.scope == Scope::Normal)
                     .map(|d| names::pep503(&d.name))
                     .collect();
@@ -516,6 +517,11 @@ impl<'a> World<'a> {
             local_names: Vec::new(),
             no_local_names: doubt::LocalNames::default(),
             locks: Default::default(),
+            provides: loaded
+                .records
+                .iter()
+                .flat_map(|r| r.manifests.provides.iter().cloned())
+                .collect(),
         }
     }
 }
@@ -645,8 +651,8 @@ fn module_drift(
         if let Some((file, text)) = knip {
             ignores::apply(&ignores::knip(text, file, &m.dir), world.probe, &mut js);
         }
-        if let Some(text) = &man.package_json {
-            doubt::private_package(text, &mut js);
+        if let Some(v) = &man.package_json_value {
+            doubt::private_package(v, &mut js);
         }
         doubt::sibling_sources(world, i, &mut js);
         if let (None, Some(how)) = (man.tools.own_bundler(), man.tools.bundler()) {

@@ -69,11 +69,7 @@ pub(super) fn declarations(
     if man.pyproject.is_none() && man.setup_cfg.is_none() {
         return None;
     }
-    let mut found = man
-        .pyproject
-        .as_deref()
-        .map(declared::pyproject)
-        .unwrap_or_default();
+    let mut found = man.pyproject_decls.clone();
     found.extend(
         man.setup_cfg
             .as_deref()

@@ -579,10 +579,7 @@ const HATCH_TEST: &[&str] = &[
 /// (`[tool.hatch.envs.test] dependencies`, `extra-dependencies`), and what the internal
 /// `hatch-test` environment installs by default when the module configures it without
 /// replacing its `dependencies`: hatch installs them to run its tests and scripts.
-pub(super) fn hatch_envs(text: &str) -> Vec<EnvDecl> {
-    let Ok(t) = toml::from_str::<toml::Table>(text) else {
-        return Vec::new();
-    };
+pub(super) fn hatch_envs(t: &toml::Table, text: &str) -> Vec<EnvDecl> {
     let envs = t
         .get("tool")
         .and_then(|t| t.get("hatch"))
@@ -699,10 +696,15 @@ mod tests {
         assert_eq!(resolve("a", "../../x"), None);
     }
 
+    /// [`hatch_envs`] of a pyproject's text.
+    fn envs(text: &str) -> Vec<EnvDecl> {
+        hatch_envs(&toml::from_str(text).expect("parses"), text)
+    }
+
     #[test]
     fn hatch_environments_install_their_dependencies() {
         let text = "[project]\nname = \"x\"\n\n[tool.hatch.envs.test]\ndependencies = [\"pytest>=8\"]\nextra-dependencies = [\"coverage[toml]\"]\n";
-        let got: Vec<(String, u32)> = hatch_envs(text)
+        let got: Vec<(String, u32)> = envs(text)
             .into_iter()
             .map(|e| (e.d.name, e.d.line))
             .collect();
@@ -715,12 +717,12 @@ mod tests {
     #[test]
     fn hatch_s_own_test_environment_installs_pytest() {
         let text = "[project]\nname = \"x\"\n\n[tool.hatch.envs.hatch-test]\nextra-dependencies = [\"openai\"]\n";
-        let got: Vec<String> = hatch_envs(text).into_iter().map(|e| e.d.name).collect();
+        let got: Vec<String> = envs(text).into_iter().map(|e| e.d.name).collect();
         assert!(got.contains(&"pytest".to_string()), "{got:?}");
         assert!(got.contains(&"openai".to_string()), "{got:?}");
-        assert!(hatch_envs("[tool.hatch.envs.test]\n").is_empty());
+        assert!(envs("[tool.hatch.envs.test]\n").is_empty());
         let own = "[tool.hatch.envs.hatch-test]\ndependencies = [\"ward\"]\n";
-        let got: Vec<String> = hatch_envs(own).into_iter().map(|e| e.d.name).collect();
+        let got: Vec<String> = envs(own).into_iter().map(|e| e.d.name).collect();
         assert_eq!(got, ["ward"]);
     }
 

@@ -26,9 +26,11 @@ pub(super) fn drift(
 ) {
     // A dependency of the crate on itself (`gix-odb = { path = ".", features = […] }`) switches
     // features on for its own tests, which import it by its own name: never a finding.
-    let own = toml::from_str::<toml::Table>(cargo_toml)
-        .ok()
-        .and_then(|t| t.get("package")?.get("name")?.as_str().map(str::to_string));
+    let table = toml::from_str::<toml::Table>(cargo_toml).unwrap_or_default();
+    let own = table
+        .get("package")
+        .and_then(|p| p.get("name")?.as_str())
+        .map(str::to_string);
     let decls: Vec<Decl> = declared::cargo(cargo_toml)
         .into_iter()
         .filter(|d| {
@@ -144,7 +146,7 @@ pub(super) fn drift(
         // crate another brings, with features switched on, is there to switch them (of any
         // family: `getrandom`'s `js` under `rand`).
         let names: Vec<String> = decls.iter().map(|d| d.d.name.clone()).collect();
-        let switches = feature_switches(cargo_toml);
+        let switches = feature_switches(&table);
         super::doubt::transitive(&mut found, &names, &lock, &|f, _| {
             switches.contains(&f.dependency) && !world.mesh_package(Language::Rust, &f.dependency)
         });
@@ -187,7 +189,7 @@ pub(super) fn drift(
             let unreached: Vec<&str> = files
                 .iter()
                 .copied()
-                .filter(|file| unreached(&m.dir, file, &text))
+                .filter(|file| unreached(&m.dir, file, cargo_toml, &text))
                 .collect();
             if !files.is_empty() && unreached.len() == files.len() {
                 f.doubt = Some(format!(
@@ -250,12 +252,17 @@ const CODE_GENERATORS: &[&str] = &[
     "windows-bindgen",
 ];
 
-/// Whether the crate's source file `file` (repo-relative, in the crate at `dir`) is a module
-/// its parent never declares: a file under `src/` (not a crate root, not a binary of
+/// Whether the crate's source file `file` (repo-relative, in the crate at `dir`, whose
+/// manifest is `cargo_toml`) is a module its parent never declares: a file under `src/` (not a crate root, not a binary of
 /// `src/bin/`, not a target the manifest names by path) whose parent module's files (`text`
 /// reads them) exist and hold no `mod name` outside a comment, nor a `#[path]` or an
 /// `include!` that could reach it otherwise.
-fn unreached(dir: &str, file: &str, text: &dyn Fn(&str) -> Option<String>) -> bool {
+fn unreached(
+    dir: &str,
+    file: &str,
+    cargo_toml: &str,
+    text: &dyn Fn(&str) -> Option<String>,
+) -> bool {
     let prefix = match dir.is_empty() {
         true => String::new(),
         false => format!("{dir}/"),
@@ -286,7 +293,7 @@ fn unreached(dir: &str, file: &str, text: &dyn Fn(&str) -> Option<String>) -> bo
         return false;
     }
     // A target the manifest names by path (`[[bin]] path = "src/tool.rs"`) is a root.
-    let named = text(&format!("{prefix}Cargo.toml")).is_some_and(|c| c.contains(rel));
+    let named = cargo_toml.contains(rel);
     !named
         && !texts.iter().any(|t| {
             t.contains("#[path")
@@ -588,19 +595,16 @@ pub(crate) fn own_module_names(files: &[ScannedFile], dir: &str) -> Vec<String> 
     out
 }
 
-/// The dependencies a `Cargo.toml` declares with features switched on (`features = […]`, not
+/// The dependencies a `Cargo.toml` (parsed) declares with features switched on (`features = […]`, not
 /// empty), in any of its dependency tables.
-fn feature_switches(cargo_toml: &str) -> HashSet<String> {
-    let Ok(table) = toml::from_str::<toml::Table>(cargo_toml) else {
-        return HashSet::new();
-    };
+fn feature_switches(table: &toml::Table) -> HashSet<String> {
     let sections = ["dependencies", "dev-dependencies", "build-dependencies"];
     let targets = table
         .get("target")
         .and_then(|t| t.as_table())
         .into_iter()
         .flat_map(|t| t.values().filter_map(|v| v.as_table()));
-    std::iter::once(&table)
+    std::iter::once(table)
         .chain(targets)
         .flat_map(|t| sections.iter().filter_map(|s| t.get(*s)?.as_table()))
         .flat_map(|t| t.iter())
@@ -619,6 +623,7 @@ mod tests {
 
     #[test]
     fn a_file_no_mod_declares_is_unreached() {
+        let cargo = "[package]\nname = \"tui\"\n";
         let files = |path: &str| -> Option<String> {
             match path {
                 "tui/src/lib.rs" => Some("pub mod widgets;\n".into()),
@@ -628,15 +633,20 @@ mod tests {
                 _ => None,
             }
         };
-        assert!(unreached("tui", "tui/src/widgets/list.rs", &files));
-        assert!(!unreached("tui", "tui/src/widgets/block.rs", &files));
-        assert!(!unreached("tui", "tui/src/widgets/table/mod.rs", &files));
-        assert!(!unreached("tui", "tui/src/widgets/mod.rs", &files));
+        assert!(unreached("tui", "tui/src/widgets/list.rs", cargo, &files));
+        assert!(!unreached("tui", "tui/src/widgets/block.rs", cargo, &files));
+        assert!(!unreached(
+            "tui",
+            "tui/src/widgets/table/mod.rs",
+            cargo,
+            &files
+        ));
+        assert!(!unreached("tui", "tui/src/widgets/mod.rs", cargo, &files));
         // Roots, binaries, tests, and a file whose parent is not there are never said to be.
-        assert!(!unreached("tui", "tui/src/lib.rs", &files));
-        assert!(!unreached("tui", "tui/src/bin/x.rs", &files));
-        assert!(!unreached("tui", "tui/tests/it.rs", &files));
-        assert!(!unreached("tui", "tui/src/gone/x.rs", &files));
+        assert!(!unreached("tui", "tui/src/lib.rs", cargo, &files));
+        assert!(!unreached("tui", "tui/src/bin/x.rs", cargo, &files));
+        assert!(!unreached("tui", "tui/tests/it.rs", cargo, &files));
+        assert!(!unreached("tui", "tui/src/gone/x.rs", cargo, &files));
         assert!(declares_mod("    pub mod list;", "list"));
         assert!(declares_mod("#[cfg(unix)] pub(crate) mod list;", "list"));
         assert!(!declares_mod("mod listing;", "list"));

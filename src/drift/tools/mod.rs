@@ -138,6 +138,7 @@ pub(crate) fn is_command_file(file: &str) -> bool {
     ) || file == ".pre-commit-config.yaml"
         || file.ends_with(".sh")
 }
+
 /// Commands that bundle a JS package: what they bundle is inlined, so shipped code may import
 /// a dev dependency.
 const BUNDLERS: &[&str] = &[
@@ -375,7 +376,7 @@ pub(super) fn evidence(
     snap: &RepoSnapshot,
     tree: &gix::Tree,
     m: &ModuleSource,
-    package_json: Option<&str>,
+    package_json: Option<&serde_json::Value>,
     pyproject: Option<&toml::Table>,
 ) -> std::result::Result<ToolEvidence, SourceError> {
     let mut e = ToolEvidence::default();
@@ -383,9 +384,9 @@ pub(super) fn evidence(
     if m.dir.is_empty() {
         workflows(snap, tree, &mut e)?;
     }
-    if let Some(text) = package_json {
-        package_json_tools(text, &mut e);
-        (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, text);
+    if let Some(v) = package_json {
+        package_json_tools(v, &mut e);
+        (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, v);
     }
     if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
         e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
@@ -479,11 +480,8 @@ fn workflows(
 /// work tree at `repo` (in `node_modules` of the module's directory `dir`, else of the
 /// root): its `bin` commands, what a script runs it by, and its required peers. Nothing for
 /// a bare repository or a package not installed.
-fn installed(repo: &std::path::Path, dir: &str, package_json: &str) -> (Installed, Installed) {
+fn installed(repo: &std::path::Path, dir: &str, v: &serde_json::Value) -> (Installed, Installed) {
     let (mut out, mut peers) = (Installed::new(), Installed::new());
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(package_json) else {
-        return (out, peers);
-    };
     let sections = ["dependencies", "devDependencies", "optionalDependencies"];
     let declared = sections.iter().filter_map(|k| v.get(k)?.as_object());
     // An npm alias (`"@typescript/native": "npm:typescript@^7"`) installs the package it
@@ -543,15 +541,11 @@ fn bins_of(name: &str, package: &serde_json::Value) -> Option<Vec<String>> {
 pub(super) fn workspace_bins(manifests: &mut [Manifests]) {
     let mut bins = std::collections::HashMap::new();
     for man in manifests.iter() {
-        let Some(v) = man
-            .package_json
-            .as_deref()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-        else {
+        let Some(v) = &man.package_json_value else {
             continue;
         };
         if let Some(name) = v.get("name").and_then(|n| n.as_str())
-            && let Some(b) = bins_of(name, &v)
+            && let Some(b) = bins_of(name, v)
         {
             bins.insert(name.to_string(), b);
         }
@@ -572,10 +566,7 @@ type Installed = std::collections::HashMap<String, Vec<String>>;
 /// Adds a package.json's `scripts` to `e`'s commands and the strings of its tool keys
 /// (`jest`, `babel`, `eslintConfig`, `prettier`) to its config strings; nothing when it does
 /// not parse.
-fn package_json_tools(text: &str, e: &mut ToolEvidence) {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
-        return;
-    };
+fn package_json_tools(v: &serde_json::Value, e: &mut ToolEvidence) {
     if let Some(scripts) = v.get("scripts").and_then(|s| s.as_object()) {
         for c in scripts.values().filter_map(|c| c.as_str()) {
             e.commands.push_str(c);
@@ -684,7 +675,7 @@ mod tests {
         let (bins, peers) = installed(
             repo.path(),
             "web",
-            r#"{"devDependencies": {"@acme/forked-tool": "1", "absent": "1"}}"#,
+            &serde_json::json!({"devDependencies": {"@acme/forked-tool": "1", "absent": "1"}}),
         );
         assert_eq!(
             peers.get("@acme/forked-tool"),
