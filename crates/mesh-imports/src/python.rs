@@ -23,11 +23,32 @@ pub fn scan_file(src: &str) -> FileScan {
     let mut notes = Vec::new();
     guarded(&toks, src, &mut c, &mut notes);
     type_checking(&toks, src, &mut c);
+    if inline_script(src) {
+        c.weaken(0, src.len(), ImportKind::Optional);
+    }
     FileScan {
         imports: c.finish().into(),
         test_mods: Vec::new(),
         notes,
     }
+}
+
+/// Whether the file declares its own dependencies as a script (PEP 723: a `# /// script`
+/// comment block closed by `# ///`, every line between a comment): whoever runs it (`uv run`,
+/// `pipx run`) installs those, so its imports are owed nothing by the package around it.
+fn inline_script(src: &str) -> bool {
+    let mut lines = src.lines().map(|l| l.trim_end());
+    while lines.by_ref().any(|l| l == "# /// script") {
+        for l in lines.by_ref() {
+            if l == "# ///" {
+                return true;
+            }
+            if !(l == "#" || l.starts_with("# ")) {
+                break;
+            }
+        }
+    }
+    false
 }
 
 /// One logical line: its tokens `toks[start..end]` and the indentation of its first token.
@@ -686,6 +707,25 @@ mod tests {
                 (8, "c".into(), Build)
             ]
         );
+    }
+
+    #[test]
+    fn a_script_declaring_its_own_dependencies_owes_its_imports_nothing() {
+        use crate::lex::ImportKind::{Build, Optional};
+        let script = "# /// script\n# requires-python = \">=3.11\"\n# dependencies = [\n#   \"numpy\",\n# ]\n# ///\nimport numpy\n";
+        assert_eq!(kinds(script), [(7, "numpy".into(), Optional)]);
+        // Not closed, another block type, or a non-comment line inside: not a script block.
+        for src in [
+            "# /// script\n# dependencies = []\nimport numpy\n",
+            "# /// pyproject\n# x = 1\n# ///\nimport numpy\n",
+            "# /// script\nx = 1\n# ///\nimport numpy\n",
+        ] {
+            assert_eq!(
+                kinds(src),
+                [(src.lines().count() as u32, "numpy".into(), Build)],
+                "{src}"
+            );
+        }
     }
 
     #[test]
