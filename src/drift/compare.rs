@@ -262,7 +262,10 @@ fn declared_findings(
                 say_peer(d, q, "unused");
             }
             if !d.d.indirect && !tool && peer.is_none() {
-                out.push(declared_finding(m, manifest, &d.d, DriftKind::Unused, None));
+                push_once(
+                    out,
+                    declared_finding(m, manifest, &d.d, DriftKind::Unused, None),
+                );
             }
             continue;
         }
@@ -281,13 +284,10 @@ fn declared_findings(
             && matcher.lang != Language::Go
         {
             let evidence = Some(used[0].evidence());
-            out.push(declared_finding(
-                m,
-                manifest,
-                &d.d,
-                DriftKind::DevOnly,
-                evidence,
-            ));
+            push_once(
+                out,
+                declared_finding(m, manifest, &d.d, DriftKind::DevOnly, evidence),
+            );
         }
     }
 }
@@ -310,6 +310,21 @@ fn peer_recorded(around: &Around, package: &str, peer: &str) -> Option<String> {
 }
 
 /// A finding about the declaration `d`, at its line in the file that holds it.
+/// Adds `f` unless the same manifest's same dependency is already found so: a package
+/// declared in several extras or groups (`all` and `audio`) is one thing to fix, said once at
+/// its first declaration (`mesh drift --explain` lists every one).
+fn push_once(out: &mut Vec<Finding>, f: Finding) {
+    let seen = out.iter().any(|o| {
+        o.module == f.module
+            && o.manifest == f.manifest
+            && o.dependency == f.dependency
+            && o.kind == f.kind
+    });
+    if !seen {
+        out.push(f);
+    }
+}
+
 fn declared_finding(
     m: &ModuleSource,
     manifest: &str,

@@ -337,6 +337,53 @@ pub(super) fn transitive(
     lock: &lockfile::Depends,
     kin: &dyn Fn(&Finding, &str) -> bool,
 ) {
+    unused_beside(
+        found,
+        declared,
+        &|f, q| kin(f, q) && lock.on(q, &f.dependency),
+        &|q| {
+            format!(
+                "{q}, also declared, depends on it ({} records it): it may be declared to pin the version {q} gets or to switch on its features",
+                lock.file
+            )
+        },
+    );
+}
+
+/// Marks each unused finding whose package another declaration of the same manifest
+/// (`declared`, itself not unused) has as an optional dependency, as the lockfile `lock`
+/// records: that one loads it whenever it could be installed (`astro`'s image service looks
+/// for `sharp`; a tool for its platform binary), so declaring it is how its users make sure
+/// it is — which no import of theirs shows. Of any family: an optional dependency may fail
+/// to install quietly, and a declaration is the way to have it fail loudly. An optional
+/// *peer* is not taken: the host loads it only when configured to (vitest's `jsdom`, vite's
+/// `sass`), which a config already shows when it is so.
+pub(super) fn optionally_loaded(
+    found: &mut [Finding],
+    declared: &[String],
+    lock: &lockfile::Depends,
+) {
+    unused_beside(
+        found,
+        declared,
+        &|f, q| lock.loads(q, &f.dependency),
+        &|q| {
+            format!(
+                "{q}, also declared, loads it when it is installed: it is an optional dependency of {q} ({} records it), which a declaration makes sure is installed",
+                lock.file
+            )
+        },
+    );
+}
+
+/// Marks each sure unused finding with `why` of the first other declaration `q` of the same
+/// manifest (`declared`), itself not unused, for which `by(finding, q)` holds.
+fn unused_beside(
+    found: &mut [Finding],
+    declared: &[String],
+    by: &dyn Fn(&Finding, &str) -> bool,
+    why: &dyn Fn(&str) -> String,
+) {
     let unused: Vec<String> = found
         .iter()
         .filter(|f| f.kind == DriftKind::Unused)
@@ -346,14 +393,11 @@ pub(super) fn transitive(
         .iter_mut()
         .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none())
     {
-        let by = declared.iter().find(|q| {
-            **q != f.dependency && !unused.contains(q) && kin(f, q) && lock.on(q, &f.dependency)
-        });
-        if let Some(q) = by {
-            f.doubt = Some(format!(
-                "{q}, also declared, depends on it ({} records it): it may be declared to pin the version {q} gets or to switch on its features",
-                lock.file
-            ));
+        let q = declared
+            .iter()
+            .find(|q| **q != f.dependency && !unused.contains(q) && by(f, q));
+        if let Some(q) = q {
+            f.doubt = Some(why(q));
         }
     }
 }
@@ -420,6 +464,8 @@ pub(super) fn name_guesses(found: &mut [Finding], known: &dyn Fn(&str) -> bool, 
     let guessed: Vec<String> = found
         .iter()
         .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none() && !known(&f.dependency))
+        // A type stub provides no module code imports: never a guess at one.
+        .filter(|f| names::stub_of(&names::pep503(&f.dependency)).is_none())
         .map(|f| f.dependency.clone())
         .collect();
     if guessed.is_empty() {

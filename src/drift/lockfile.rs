@@ -59,6 +59,9 @@ pub(crate) struct Depends {
     pub file: String,
     /// Package → what it depends on (required and optional), both normalized by `norm`.
     pub of: HashMap<String, Vec<String>>,
+    /// Package → its optional dependencies: what it loads when they could be installed (JS
+    /// lockfiles; none recorded for the others).
+    pub optional: HashMap<String, Vec<String>>,
     /// How the ecosystem compares names: PEP 503 for Python, `-` for `_` in Rust's.
     norm: fn(&str) -> String,
 }
@@ -68,6 +71,15 @@ impl Depends {
     pub(crate) fn on(&self, package: &str, dependency: &str) -> bool {
         let dependency = (self.norm)(dependency);
         self.of
+            .get(&(self.norm)(package))
+            .is_some_and(|d| d.contains(&dependency))
+    }
+
+    /// Whether `package` has `dependency` as an optional dependency, as the lockfile records:
+    /// it loads it when it could be installed.
+    pub(crate) fn loads(&self, package: &str, dependency: &str) -> bool {
+        let dependency = (self.norm)(dependency);
+        self.optional
             .get(&(self.norm)(package))
             .is_some_and(|d| d.contains(&dependency))
     }
@@ -129,7 +141,12 @@ impl Locks {
 /// The required peers and the dependencies a JS lockfile named `file` (one of
 /// [`LOCKFILES`]) records in `text`.
 pub(crate) fn js(file: &str, text: &str) -> (Peers, Depends) {
-    let (required, of) = match file.rsplit('/').next() {
+    let Read {
+        peers: required,
+        depends: of,
+        optional,
+        ..
+    } = match file.rsplit('/').next() {
         Some("package-lock.json") => package_lock(text),
         _ => yaml_lock(text),
     };
@@ -141,6 +158,7 @@ pub(crate) fn js(file: &str, text: &str) -> (Peers, Depends) {
     let depends = Depends {
         file: file.to_string(),
         of,
+        optional,
         norm: str::to_string,
     };
     (peers, depends)
@@ -176,6 +194,7 @@ pub(crate) fn toml(file: &str, text: &str) -> Depends {
     Depends {
         file: file.to_string(),
         of,
+        optional: HashMap::new(),
         norm,
     }
 }
@@ -200,17 +219,28 @@ fn toml_names(list: &::toml::Value) -> Vec<String> {
 /// Package → packages, as a lockfile reader gives them.
 type ByPackage = HashMap<String, Vec<String>>;
 
+/// What a JS lockfile reader gives: per package, its required peers, its dependencies
+/// (required and optional), and its optional dependencies.
+#[derive(Default)]
+struct Read {
+    peers: ByPackage,
+    depends: ByPackage,
+    optional: ByPackage,
+    /// Every peer, optional or not: pnpm's snapshots list a resolved optional peer among
+    /// the `optionalDependencies`, which it is not.
+    any_peers: ByPackage,
+}
+
 /// npm's `package-lock.json` (v2, v3): each `packages` entry's `peerDependencies`, less
 /// those its `peerDependenciesMeta` marks optional; and its `dependencies` and
 /// `optionalDependencies`.
-fn package_lock(text: &str) -> (ByPackage, ByPackage) {
-    let mut out: ByPackage = HashMap::new();
-    let mut depends: ByPackage = HashMap::new();
+fn package_lock(text: &str) -> Read {
+    let mut read = Read::default();
     let Ok(json) = serde_json::from_str::<serde_json::Value>(text) else {
-        return (out, depends);
+        return read;
     };
     let Some(packages) = json.get("packages").and_then(|p| p.as_object()) else {
-        return (out, depends);
+        return read;
     };
     for (path, entry) in packages {
         let Some(name) = path
@@ -221,16 +251,19 @@ fn package_lock(text: &str) -> (ByPackage, ByPackage) {
             continue;
         };
         for peer in required_peers(entry) {
-            add(&mut out, name, &peer);
+            add(&mut read.peers, name, &peer);
         }
         for key in ["dependencies", "optionalDependencies"] {
             let deps = entry.get(key).and_then(|d| d.as_object());
             for dep in deps.into_iter().flat_map(|d| d.keys()) {
-                add(&mut depends, name, dep);
+                add(&mut read.depends, name, dep);
+                if key == "optionalDependencies" {
+                    add(&mut read.optional, name, dep);
+                }
             }
         }
     }
-    (out, depends)
+    read
 }
 
 /// The required peers of one package's entry (a lockfile's, or an installed package.json):
@@ -257,9 +290,8 @@ pub(crate) fn required_peers(entry: &serde_json::Value) -> Vec<String> {
 /// (`'@angular/platform-browser@20.0.0':`, `"react-dom@npm:^18.2.0":`), its
 /// `peerDependencies:` and `peerDependenciesMeta:` blocks below it (the peers; yarn 1's
 /// lockfile records none), and its `dependencies:` and `optionalDependencies:` blocks.
-fn yaml_lock(text: &str) -> (ByPackage, ByPackage) {
-    let mut out: ByPackage = HashMap::new();
-    let mut depends: ByPackage = HashMap::new();
+fn yaml_lock(text: &str) -> Read {
+    let mut read = Read::default();
     // The entry being read: its name and indentation.
     let mut entry: Option<(String, usize)> = None;
     // The block being read inside it (`peerDependencies` or `peerDependenciesMeta`) and its
@@ -268,18 +300,21 @@ fn yaml_lock(text: &str) -> (ByPackage, ByPackage) {
     let mut meta_peer: Option<String> = None;
     let mut peers: Vec<String> = Vec::new();
     let mut optional: Vec<String> = Vec::new();
-    let mut flush =
-        |entry: &Option<(String, usize)>, peers: &mut Vec<String>, optional: &mut Vec<String>| {
-            if let Some((name, _)) = entry {
-                for p in peers.drain(..) {
-                    if !optional.contains(&p) {
-                        add(&mut out, name, &p);
-                    }
+    let flush = |read: &mut Read,
+                 entry: &Option<(String, usize)>,
+                 peers: &mut Vec<String>,
+                 optional: &mut Vec<String>| {
+        if let Some((name, _)) = entry {
+            for p in peers.drain(..) {
+                add(&mut read.any_peers, name, &p);
+                if !optional.contains(&p) {
+                    add(&mut read.peers, name, &p);
                 }
             }
-            peers.clear();
-            optional.clear();
-        };
+        }
+        peers.clear();
+        optional.clear();
+    };
     for line in text.lines() {
         let trimmed = line.trim_start();
         if trimmed.is_empty() || trimmed.starts_with('#') {
@@ -294,7 +329,7 @@ fn yaml_lock(text: &str) -> (ByPackage, ByPackage) {
         if let Some((_, at)) = &entry
             && indent <= *at
         {
-            flush(&entry, &mut peers, &mut optional);
+            flush(&mut read, &entry, &mut peers, &mut optional);
             entry = None;
         }
         let key = trimmed.strip_suffix(':').map(unquote);
@@ -334,14 +369,22 @@ fn yaml_lock(text: &str) -> (ByPackage, ByPackage) {
             (Some((_, at)), _) if indent == at + 2 => {
                 let name = block_name(trimmed);
                 if let (Some((package, _)), false) = (&entry, name.is_empty()) {
-                    add(&mut depends, package, name);
+                    add(&mut read.depends, package, name);
+                    if block.is_some_and(|(k, _)| k == "optionalDependencies") {
+                        add(&mut read.optional, package, name);
+                    }
                 }
             }
             _ => {}
         }
     }
-    flush(&entry, &mut peers, &mut optional);
-    (out, depends)
+    flush(&mut read, &entry, &mut peers, &mut optional);
+    for (package, list) in read.optional.iter_mut() {
+        if let Some(peers) = read.any_peers.get(package) {
+            list.retain(|d| !peers.contains(d));
+        }
+    }
+    read
 }
 
 /// The package a line of a lockfile's dependency block names: `react: ^19`,

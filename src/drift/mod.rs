@@ -660,6 +660,7 @@ fn module_drift(
         }
         let depends = world.js_roots.get(m.repo).and_then(|r| r.depends.as_ref());
         if let Some(lock) = depends {
+            doubt::optionally_loaded(&mut js, &names, lock);
             doubt::transitive(&mut js, &names, lock, &|f, q| {
                 doubt::family(q) == doubt::family(&f.dependency)
                     && !world.mesh_package(Language::Js, &f.dependency)

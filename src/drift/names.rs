@@ -86,17 +86,95 @@ pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("pyjwt", &["jwt"]),
     ("pymupdf", &["fitz", "pymupdf"]),
     ("pyopenssl", &["OpenSSL"]),
+    // Windows only, so absent from Debian's archive the generated table is read from;
+    // pypiwin32 is its old name.
+    ("pypiwin32", PYWIN32_MODULES),
     ("pyserial", &["serial"]),
     ("pytest", &["pytest", "_pytest"]),
     ("python-dateutil", &["dateutil"]),
     ("python-dotenv", &["dotenv"]),
     ("python-multipart", &["multipart"]),
     ("pytz", &["pytz"]),
+    ("pywin32", PYWIN32_MODULES),
     ("pyyaml", &["yaml"]),
     ("pyzmq", &["zmq"]),
     ("scikit-image", &["skimage"]),
     ("scikit-learn", &["sklearn"]),
     ("setuptools", &["setuptools", "pkg_resources"]),
+    ("speechrecognition", &["speech_recognition"]),
+    // Valkey's GLIDE clients: the async and the sync client, each with the shared modules.
+    ("valkey-glide", &["glide", "glide_shared"]),
+    ("valkey-glide-sync", &["glide_shared", "glide_sync"]),
+];
+
+/// The modules pywin32 installs (its `top_level.txt`), sorted.
+const PYWIN32_MODULES: &[&str] = &[
+    "_win32sysloader",
+    "adodbapi",
+    "afxres",
+    "commctrl",
+    "dde",
+    "isapi",
+    "mmapfile",
+    "netbios",
+    "ntsecuritycon",
+    "odbc",
+    "perfmon",
+    "pythoncom",
+    "pythonwin",
+    "pywintypes",
+    "rasutil",
+    "regutil",
+    "servicemanager",
+    "sspi",
+    "sspicon",
+    "timer",
+    "win2kras",
+    "win32",
+    "win32api",
+    "win32clipboard",
+    "win32com",
+    "win32comext",
+    "win32con",
+    "win32console",
+    "win32cred",
+    "win32crypt",
+    "win32cryptcon",
+    "win32event",
+    "win32evtlog",
+    "win32file",
+    "win32gui",
+    "win32gui_struct",
+    "win32help",
+    "win32inet",
+    "win32job",
+    "win32lz",
+    "win32net",
+    "win32netcon",
+    "win32pdh",
+    "win32pdhutil",
+    "win32pipe",
+    "win32print",
+    "win32process",
+    "win32profile",
+    "win32ras",
+    "win32rcparser",
+    "win32security",
+    "win32service",
+    "win32serviceutil",
+    "win32timezone",
+    "win32trace",
+    "win32transaction",
+    "win32ts",
+    "win32ui",
+    "win32uiole",
+    "win32verstamp",
+    "win32wnet",
+    "winerror",
+    "winioctlcon",
+    "winnt",
+    "winperf",
+    "winxpgui",
 ];
 
 /// A Python import with the version of a Google generated client's module dropped
@@ -176,11 +254,7 @@ pub(crate) fn python_keys(dist: &str) -> Vec<String> {
     if let Some(names) = python_table(&norm) {
         return names.iter().map(|n| n.to_lowercase()).collect();
     }
-    if let Some(described) = norm
-        .strip_prefix("types-")
-        .or_else(|| norm.strip_suffix("-stubs"))
-        .filter(|d| !d.is_empty())
-    {
+    if let Some(described) = stub_of(&norm) {
         return python_keys(described);
     }
     python_rule_keys(dist)
@@ -195,11 +269,16 @@ pub(crate) fn python_known(dist: &str) -> bool {
         || DERIVED_PYTHON_DISTRIBUTIONS
             .binary_search(&norm.as_str())
             .is_ok()
-        || norm
-            .strip_prefix("types-")
-            .or_else(|| norm.strip_suffix("-stubs"))
-            .filter(|d| !d.is_empty())
-            .is_some_and(python_known)
+        || stub_of(&norm).is_some_and(python_known)
+}
+
+/// What the type-stub distribution `norm` (PEP 503) describes (`types-requests`,
+/// `pandas-stubs`); `None` for any other. A stub is read by type checkers only: it never
+/// provides a module code imports.
+pub(crate) fn stub_of(norm: &str) -> Option<&str> {
+    norm.strip_prefix("types-")
+        .or_else(|| norm.strip_suffix("-stubs"))
+        .filter(|d| !d.is_empty())
 }
 
 /// The import names the tables give the distribution `norm` (PEP 503-normalized): the

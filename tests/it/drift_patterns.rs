@@ -1891,3 +1891,74 @@ fn a_stub_file_s_imports_are_owed_nothing() {
     let found = findings(&t.json(&["drift"]));
     assert_eq!(found, ["api undeclared requests"], "{found:?}");
 }
+
+/// Round 10's shapes, fixed after its measurement: a package another declared one has as an
+/// optional dependency, as the lockfile records (starlight's sites declare `sharp` for
+/// `astro`'s image service), is unsure, of any family — an optional peer is not, though
+/// pnpm's snapshot lists it among the optional dependencies (`jsdom` beside vitest stays
+/// sure); a script declaring its own dependencies (PEP 723, mcp's examples) owes the
+/// package around it nothing; a distribution declared in two extras is one finding
+/// (markitdown's `lxml`); `pywin32`'s modules are its own; an MkDocs config loads the
+/// theme, plugins and mkdocstrings handlers it names. Beside each, what nothing uses is
+/// still found.
+#[test]
+fn optional_loads_inline_scripts_extras_pywin32_and_mkdocs_make_no_false_findings() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "site", "site");
+    t.write(
+        "ws/site/package.json",
+        r#"{"name": "site", "scripts": {"test": "vitest"}, "dependencies": {"astro": "7", "sharp": "0.35", "left-x": "1"}, "devDependencies": {"vitest": "4", "jsdom": "26"}}"#,
+    );
+    t.write("ws/site/astro.config.mjs", "export default {};\n");
+    t.write("ws/site/src/main.js", "import 'astro';\n");
+    t.write(
+        "ws/pnpm-lock.yaml",
+        "lockfileVersion: '9.0'\n\npackages:\n\n  astro@7.1.6:\n    resolution: {integrity: sha512-a}\n\n  vitest@4.0.0:\n    resolution: {integrity: sha512-v}\n    peerDependencies:\n      jsdom: '*'\n    peerDependenciesMeta:\n      jsdom:\n        optional: true\n\nsnapshots:\n\n  astro@7.1.6:\n    dependencies:\n      vite: 7.0.0\n    optionalDependencies:\n      sharp: 0.35.3\n\n  vitest@4.0.0(jsdom@26.0.0):\n    optionalDependencies:\n      jsdom: 26.0.0\n",
+    );
+    module(&t, "py", "py");
+    t.write(
+        "ws/py/pyproject.toml",
+        "[project]\nname = \"py\"\ndependencies = [\"pywin32>=311; sys_platform == 'win32'\"]\n\n[project.optional-dependencies]\nall = [\"lxml\", \"left-y\"]\ndocx = [\"lxml\"]\n\n[dependency-groups]\ndocs = [\"mkdocs-material\", \"mkdocstrings-python\", \"mkdocs-redirects\"]\n",
+    );
+    t.write(
+        "ws/py/mkdocs.yml",
+        "site_name: py\ntheme:\n  name: material\nplugins:\n  - mkdocstrings:\n      handlers:\n        python:\n          paths: [src]\n",
+    );
+    t.write(
+        "ws/py/py/__init__.py",
+        "import sys\nif sys.platform == 'win32':\n    import pywintypes\n    import win32job\n",
+    );
+    t.write(
+        "ws/py/py/tool.py",
+        "# /// script\n# dependencies = [\"numpy\"]\n# ///\nimport numpy\n",
+    );
+    t.write("ws/py/py/other.py", "import pandas\n");
+    t.empty_repo("ws");
+    t.commit("ws", "round 10 shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "py undeclared pandas",
+            "py unused left-y",
+            "py unused lxml",
+            "py unused mkdocs-redirects",
+            "site unused jsdom",
+            "site unused left-x"
+        ],
+        "{found:?}"
+    );
+    let doubts = unsure(&v);
+    assert_eq!(
+        doubts,
+        [
+            "site unused sharp: astro, also declared, loads it when it is installed: it is an optional dependency of astro (pnpm-lock.yaml records it), which a declaration makes sure is installed"
+        ],
+        "{doubts:?}"
+    );
+    let e = explained(&t, "py", "mkdocstrings-python");
+    assert!(e.contains("mkdocs.yml names it"), "{e}");
+}

@@ -332,6 +332,54 @@ const SHORT_NAMES: &[&str] = &[
     "stylelint-config-{}",
 ];
 
+/// Whether a module-root file is MkDocs' config.
+pub(super) fn is_mkdocs_config(file: &str) -> bool {
+    matches!(file, "mkdocs.yml" | "mkdocs.yaml")
+}
+
+/// The name under which an MkDocs config (`text`) loads the Python distribution `dist`
+/// (PEP 503), if it does: MkDocs itself; a theme (`name: material` for `mkdocs-material`),
+/// plugin or Markdown extension (a list item: `- awesome-pages`) named as the distribution
+/// is, or as its name less `mkdocs-` and `-plugin`; an mkdocstrings handler
+/// (`mkdocstrings-python` is `handlers: python:`); PyMdown's `pymdownx.*` extensions.
+pub(super) fn mkdocs_names(text: &str, dist: &str) -> Option<String> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.split(" #").next().unwrap_or(l).trim())
+        .filter(|l| !l.starts_with('#'))
+        .collect();
+    // A list item's or a theme's name: `- x`, `- x:`, `name: x`.
+    let items: std::collections::HashSet<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("- ").or_else(|| l.strip_prefix("name:")))
+        .map(|l| l.trim().trim_end_matches(':').trim_matches(['"', '\'']))
+        .collect();
+    let keys: std::collections::HashSet<&str> =
+        lines.iter().filter_map(|l| l.strip_suffix(':')).collect();
+    let named = |w: &str| items.contains(w) || items.contains(w.replace('-', "_").as_str());
+    if dist == "mkdocs" {
+        return Some("mkdocs".into());
+    }
+    if dist == "pymdown-extensions" {
+        return items
+            .iter()
+            .find(|w| w.starts_with("pymdownx."))
+            .map(|w| w.to_string());
+    }
+    if let Some(handler) = dist.strip_prefix("mkdocstrings-") {
+        return (named("mkdocstrings") && keys.contains(handler))
+            .then(|| format!("mkdocstrings: {handler}"));
+    }
+    let short = dist
+        .strip_prefix("mkdocs-")
+        .map(|s| s.strip_suffix("-plugin").unwrap_or(s));
+    [Some(dist), short]
+        .into_iter()
+        .flatten()
+        .find(|w| named(w))
+        .map(str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -420,5 +468,40 @@ mod tests {
             ]
         );
         assert!(tsconfig_types("{\"compilerOptions\": {}}").is_empty());
+    }
+
+    #[test]
+    fn an_mkdocs_config_names_its_theme_plugins_handlers_and_extensions() {
+        let yml = "site_name: x\ntheme:\n  name: material\nplugins:\n  - search\n  - awesome-pages\n  - mkdocstrings:\n      handlers:\n        python:\n          paths: [src]\nmarkdown_extensions:\n  - pymdownx.superfences\n  - mdx_truly_sane_lists\n# - redirects\n";
+        let named = |d: &str| mkdocs_names(yml, d);
+        assert_eq!(named("mkdocs").as_deref(), Some("mkdocs"));
+        assert_eq!(named("mkdocs-material").as_deref(), Some("material"));
+        assert_eq!(
+            named("mkdocs-awesome-pages-plugin").as_deref(),
+            Some("awesome-pages")
+        );
+        assert_eq!(named("mkdocstrings").as_deref(), Some("mkdocstrings"));
+        assert_eq!(
+            named("mkdocstrings-python").as_deref(),
+            Some("mkdocstrings: python")
+        );
+        assert_eq!(
+            named("pymdown-extensions").as_deref(),
+            Some("pymdownx.superfences")
+        );
+        assert_eq!(
+            named("mdx-truly-sane-lists").as_deref(),
+            Some("mdx-truly-sane-lists")
+        );
+        // A commented-out plugin, a handler not configured, a name only inside a word: none.
+        for none in [
+            "mkdocs-redirects",
+            "mkdocstrings-crystal",
+            "mkdocs-search-x",
+            "paths",
+            "src",
+        ] {
+            assert_eq!(named(none), None, "{none}");
+        }
     }
 }

@@ -128,6 +128,9 @@ pub struct ToolEvidence {
     /// The bundler config at the JS workspace root above a package with no build command of
     /// its own (repo-relative): that config builds it.
     pub workspace_bundler: Option<String>,
+    /// The MkDocs config at the module's root (`mkdocs.yml`) and its text: MkDocs (and the
+    /// tools reading its config) load the theme, plugins and Markdown extensions it names.
+    pub mkdocs: Option<(String, String)>,
 }
 
 /// Whether a module-root file holds commands a person or CI runs.
@@ -287,7 +290,8 @@ impl ToolEvidence {
     fn python_why(&self, d: &Declared, all: &[Declared]) -> Option<String> {
         let norm = names::pep503(&d.name);
         // pytest loads every installed plugin through its `pytest11` entry point.
-        let pytest_plugin = norm.starts_with("pytest-")
+        let pytest_plugin = (norm.starts_with("pytest-")
+            || UNPREFIXED_PYTEST_PLUGINS.contains(&norm.as_str()))
             && all.iter().any(|p| {
                 p.language == Language::Python
                     && names::pep503(&p.name) == "pytest"
@@ -298,6 +302,11 @@ impl ToolEvidence {
         }
         if d.scope == Scope::Dev && self.python_tools.contains(&norm) {
             return Some(format!("pyproject.toml configures it: [tool.{norm}]"));
+        }
+        if let Some((file, text)) = &self.mkdocs
+            && let Some(name) = configs::mkdocs_names(text, &norm)
+        {
+            return Some(format!("{file} names it: `{name}` (MkDocs loads it)"));
         }
         self.run_by(&d.name)
             .map(|line| format!("a command runs it: `{line}`"))
@@ -331,6 +340,18 @@ impl ToolEvidence {
             .find(|line| command_words(line).any(|w| w == name || bins.iter().any(|b| b == w)))
     }
 }
+
+/// Python distributions whose main use is the pytest plugin they register without a
+/// `pytest-` name: their fixtures (`snapshot`, `time_machine`) and options
+/// (`--snapshot-update`, `--typeguard-packages`) come with no import.
+const UNPREFIXED_PYTEST_PLUGINS: &[&str] = &[
+    "inline-snapshot",
+    "nbval",
+    "syrupy",
+    "time-machine",
+    "typeguard",
+    "xdoctest",
+];
 
 /// The icon loaders that find an Iconify set by its name (`i-mdi-home` loads
 /// `@iconify-json/mdi`): UnoCSS's icon preset, unplugin-icons, Iconify's Tailwind plugins.
@@ -403,6 +424,11 @@ fn root_files(
     for f in &crate::source::file_names(snap, tree)? {
         if let Some(host) = config_host(f) {
             e.config_hosts.push((host.to_string(), f.clone()));
+        }
+        if configs::is_mkdocs_config(f)
+            && let Some(text) = blob_text(snap, tree, f)?
+        {
+            e.mkdocs = Some((f.clone(), text));
         }
         let (config, command) = (is_js_config(f), is_command_file(f));
         if !config && !command {
@@ -860,6 +886,9 @@ mod tests {
         }
         assert!(!e.uses(&dev(Language::Python, "pytest-xdist"), &[]));
         assert!(!e.uses(&dev(Language::Python, "markdownify"), &all));
+        // A plugin without pytest's prefix, beside pytest: its fixtures need no import.
+        assert!(e.uses(&dev(Language::Python, "syrupy"), &all));
+        assert!(!e.uses(&dev(Language::Python, "syrupy"), &[]));
         // A shipped dependency is never a tool's only.
         let mut normal = dev(Language::Python, "mypy");
         normal.scope = Scope::Normal;
