@@ -176,9 +176,9 @@ pub(super) fn undeclared(
 /// `baseUrl` makes importable from the module that holds it.
 #[derive(Default)]
 pub(super) struct LocalNames {
-    /// Python top-level module or package name (lowercase) → its first path.
+    /// Python top-level module or package name (lowercase) → its first path (in path order).
     python: HashMap<String, String>,
-    /// Python top-level namespace directory name (lowercase) → its paths.
+    /// Python top-level namespace directory name (lowercase) → its paths, in order.
     namespaces: HashMap<String, Vec<String>>,
     /// Every directory of the repository, and every `.py` file without its extension.
     paths: HashSet<String>,
@@ -225,7 +225,11 @@ impl LocalNames {
                 && !packages.contains(&parent(&module))
                 && !provided.contains(&name)
             {
-                names.python.entry(name).or_insert(path);
+                // The first path in order, whatever order the sets above give.
+                let first = names.python.entry(name).or_insert_with(|| path.clone());
+                if path < *first {
+                    *first = path;
+                }
             }
         }
         for d in py_dirs
@@ -236,6 +240,9 @@ impl LocalNames {
             if !packages.contains(&parent(d)) && !provided.contains(&name) {
                 names.namespaces.entry(name).or_default().push(d.clone());
             }
+        }
+        for dirs in names.namespaces.values_mut() {
+            dirs.sort();
         }
         names.paths = paths;
         Ok(names)
