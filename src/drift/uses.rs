@@ -1,0 +1,421 @@
+//! A module's imports as drift matches them: each a [`Use`] with the key its ecosystem
+//! matches declarations by, and what its file and text say of it.
+
+use super::declared::{Declared, Scope};
+use super::world::{Manifests, World};
+use super::{js, names, python, stdlib, tools};
+use crate::source::{ModuleSource, RepoSnapshot, blob_text};
+use mesh_imports::{ImportKind, Language, ScannedFile};
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+/// One import, ready to match: the key its ecosystem matches declarations by.
+#[derive(Clone)]
+pub(super) struct Use<'a> {
+    pub(super) language: Language,
+    /// Rust crate name, JS package, Go import path, Python dotted name (lowercase); `node:`
+    /// for a Node built-in (only `@types/node` matches it). Borrowed from the import's name
+    /// where it can be.
+    pub(super) key: Cow<'a, str>,
+    pub(super) kind: ImportKind,
+    /// Guarded (`try/except ImportError`, `if TYPE_CHECKING:`, a `MODULE_NOT_FOUND` catch):
+    /// the code runs without it, in shipped and test files alike, so it is never undeclared.
+    pub(super) optional: bool,
+    /// Imported by Rust's `build.rs`.
+    pub(super) build_script: bool,
+    /// A TypeScript `import type` / `export type`, a `typeof import("x")`, an import of a
+    /// `.d.ts`: erased from the build.
+    pub(super) type_only: bool,
+    /// A JS import whose statement begins on an earlier line (`} from "x";`): whether it is
+    /// type-only is read from its file when it matters.
+    pub(super) continued: bool,
+    /// Why a JS import is answered apart from the module's declarations, as `--explain` says
+    /// it: a tsconfig alias maps it to a file of the repository (`tsconfig.test.json:8 maps it
+    /// to packages/x/src/index.ts`), or a package.json nested in the module declares it for
+    /// the files below it. It uses a declaration of its name, but is never undeclared.
+    pub(super) answered_apart: Option<String>,
+    /// A stylesheet's `@import`/`@use`: it uses a declaration of its name, but is never
+    /// undeclared (a bare name may be a file on the preprocessor's load path, which is not
+    /// read) nor shipped code's dev dependency (a build inlines stylesheets).
+    pub(super) stylesheet: bool,
+    /// A Rust path beside a glob import that may bring a module of its name (optional too).
+    pub(super) glob_scoped: bool,
+    /// A crate a Rust intra-doc link names (optional too, of its file's kind).
+    pub(super) doc_link: bool,
+    pub(super) file: &'a str,
+    pub(super) line: u32,
+}
+
+impl<'a> Use<'a> {
+    /// A use of `key` by `file:line`, of `kind`, with none of the special cases an import's
+    /// text or place may add (for uses no import line makes: a component's runtime, a
+    /// testdata package's imports).
+    pub(super) fn plain(
+        language: Language,
+        key: Cow<'a, str>,
+        kind: ImportKind,
+        file: &'a str,
+        line: u32,
+    ) -> Use<'a> {
+        Use {
+            language,
+            key,
+            kind,
+            optional: false,
+            build_script: false,
+            type_only: false,
+            continued: false,
+            answered_apart: None,
+            stylesheet: false,
+            glob_scoped: false,
+            doc_link: false,
+            file,
+            line,
+        }
+    }
+
+    pub(super) fn evidence(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+}
+
+/// A declaration with the keys imports match it by.
+pub(super) struct Decl {
+    pub(super) d: Declared,
+    pub(super) keys: Vec<String>,
+}
+
+/// Every import of the module that a declaration could answer: standard libraries, its own
+/// names (Python's through `sys.path` too), relative paths and `[imports] ignore` patterns
+/// left out. A Rust file the build script (`rust_build`) is or includes counts for it.
+pub(super) fn uses<'a>(
+    world: &World,
+    rec: &'a crate::store::ModuleRecord,
+    m: &ModuleSource,
+    man: &Manifests,
+) -> Vec<Use<'a>> {
+    let rust_build = man.rust_build.as_ref();
+    let root_aliases = world
+        .js_roots
+        .get(m.repo)
+        .map_or(&[][..], |r| r.aliases.as_slice());
+    let ignore = mesh_imports::globs(&m.manifest.ignore, false);
+    let prefix = if m.dir.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", m.dir)
+    };
+    let keys = UseKeys::new(rec, m, &prefix);
+    let snap = world.loaded.snapshot.repo_of(m);
+    let mut tree = None;
+    let mut on_path = python::SysPath::new(&rec.files, &prefix, |rel: &str| {
+        let tree = tree.get_or_insert_with(|| snap.repo.find_tree(m.tree).ok());
+        blob_text(snap, tree.as_ref()?, rel).ok().flatten()
+    });
+    let mut nested = js::NestedPackages::new(snap, m.tree, &prefix);
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut own_said = HashSet::new();
+    for f in &rec.files {
+        let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
+        for imp in f.imports.iter() {
+            // An empty set still splits every name into a candidate path: skip it.
+            if !ignore.is_empty() && ignore.is_match(&imp.name) {
+                continue;
+            }
+            let Some(key) = keys.key(f.language, rel, &imp.name) else {
+                if f.language == Language::Python {
+                    python::own_evidence(world, &keys, f, imp, &mut own_said);
+                }
+                continue;
+            };
+            if imp.in_doc && !man.rust_doctests {
+                if let Some(p) = world.probe.filter(|p| p.names(&key)) {
+                    p.say(format!(
+                        "{}:{} names it in a doc test, which rustdoc does not compile: `[lib] doctest = false` in Cargo.toml",
+                        f.path, imp.line
+                    ));
+                }
+                continue;
+            }
+            if f.language == Language::Python {
+                let top = key.split('.').next().unwrap_or(&key);
+                if let Some(why) = on_path.local(&keys.local_python, rel, &key) {
+                    if let Some(p) = world.probe.filter(|p| p.names(top)) {
+                        p.say(format!(
+                            "imported by {}:{}, and it is the module's own: {why}",
+                            f.path, imp.line
+                        ));
+                    }
+                    continue;
+                }
+                if python::namespace_only(world, &keys, f, imp, &key) {
+                    continue;
+                }
+                if let Some(dir) = keys.local_python.namespace_miss(rel, &key)
+                    && let Some(p) = world.probe.filter(|p| python::probed(p, &key))
+                {
+                    p.say(format!(
+                        "imported by {}:{}, and not the module's own: `{dir}/` beside it is a namespace directory (no __init__.py) that does not hold `{key}`",
+                        f.path, imp.line
+                    ));
+                }
+            }
+            // A JS test runner's setup file is test code wherever it lies.
+            let test_support = f.language == Language::Js
+                && f.kind == ImportKind::Build
+                && tools::is_test_support(rel, &man.tools.test_setup);
+            let file_kind = match test_support {
+                true => ImportKind::Dev,
+                false => f.kind,
+            };
+            let script = match rust_build {
+                Some((s, inc)) if f.language == Language::Rust => {
+                    (rel == s, inc.iter().any(|i| i == rel))
+                }
+                _ => (false, false),
+            };
+            let mut one = new_use(f, imp, key, file_kind, script.0);
+            if one.language == Language::Js {
+                let dev = one.kind == ImportKind::Dev || one.type_only;
+                one.answered_apart = js::alias_for(&man.js_paths, root_aliases, &imp.name, dev)
+                    .map(|a| {
+                        format!(
+                            "{} maps it to {}: a file of the repository, no package to declare",
+                            a.at,
+                            a.path_of(&imp.name)
+                        )
+                    })
+                    .or_else(|| {
+                        nested.declaring(rel, &one.key).map(|p| {
+                            format!("{p} declares it for the files below it, a package of its own")
+                        })
+                    });
+            }
+            push_import(&mut out, &mut seen, one, script.1);
+        }
+        if let Some(runtime) = component_runtime(f) {
+            push_import(&mut out, &mut seen, runtime, false);
+        }
+    }
+    out
+}
+
+/// A component file's compiled code imports its framework's runtime (`.astro` pages compile to
+/// imports of `astro/compiler-runtime`, `.svelte` to `svelte/internal`, `.vue` to `vue`), which
+/// its text never names: a use of that package by the file's code, never one owed (the
+/// framework's own tooling supplies it in a repository that declares nothing).
+pub(super) fn component_runtime(f: &ScannedFile) -> Option<Use<'_>> {
+    if f.language != Language::Js {
+        return None;
+    }
+    let runtime = js::component_runtime(&f.path)?;
+    let plain = Use::plain(Language::Js, Cow::Borrowed(runtime), f.kind, &f.path, 1);
+    Some(Use {
+        optional: true,
+        ..plain
+    })
+}
+
+/// What a module calls its own, by which an import's name becomes the key a declaration
+/// matches, or none (a standard library, the module's own names).
+pub(super) struct UseKeys {
+    pub(super) own_rust: Vec<String>,
+    pub(super) own_js: Vec<String>,
+    pub(super) own_python: Vec<String>,
+    pub(super) local_python: python::LocalPython,
+}
+
+impl UseKeys {
+    /// The names module `m` (`rec`, its files below `prefix`) provides and resolves itself.
+    pub(super) fn new(rec: &crate::store::ModuleRecord, m: &ModuleSource, prefix: &str) -> UseKeys {
+        let own = |lang: Language| -> Vec<String> {
+            rec.manifests
+                .provides
+                .iter()
+                .filter(|(l, _)| *l == lang)
+                .map(|(_, n)| n.to_lowercase())
+                .collect()
+        };
+        let (own_rust, own_js) = (own(Language::Rust), own(Language::Js));
+        let own_python = python::own_python_names(own(Language::Python), &rec.files, prefix);
+        let local_python = python::local_python_names(&rec.files, &m.dir, &own_python);
+        UseKeys {
+            own_rust,
+            own_js,
+            own_python,
+            local_python,
+        }
+    }
+
+    /// The key an import `name` of a `lang` file (module-relative `rel`) is matched by; `None`
+    /// when no declaration could answer it.
+    pub(super) fn key<'n>(&self, lang: Language, rel: &str, name: &'n str) -> Option<Cow<'n, str>> {
+        match lang {
+            Language::Rust => {
+                let top = name.split("::").next().unwrap_or(name);
+                // A crate name is lowercase: `Kind::` or `TokenTree::` in a `use` is an
+                // item of this crate (an enum's variants brought in), never a dependency.
+                if stdlib::rust(top)
+                    || self.own_rust.iter().any(|o| o == top)
+                    || !top.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                {
+                    return None;
+                }
+                Some(Cow::Borrowed(top))
+            }
+            Language::Js => {
+                if stdlib::node(name) {
+                    Some(Cow::Borrowed("node:"))
+                } else {
+                    match names::js_package(name) {
+                        Some(p) if !self.own_js.iter().any(|o| o == p) => Some(Cow::Borrowed(p)),
+                        _ => None,
+                    }
+                }
+            }
+            Language::Go => {
+                if stdlib::go(name) {
+                    return None;
+                }
+                Some(Cow::Borrowed(name))
+            }
+            Language::Python => {
+                let lower = name.to_lowercase();
+                if lower.starts_with('.')
+                    || stdlib::python(name.split('.').next().unwrap_or(""))
+                    || self
+                        .own_python
+                        .iter()
+                        .any(|o| names::segment_prefix(o, &lower, "."))
+                    || self.local_python.is_local(rel, &lower)
+                {
+                    return None;
+                }
+                // Matched to a declaration with a Google client's module version dropped:
+                // the mesh's own and local names are matched as written, first.
+                Some(Cow::Owned(names::google_unversioned(&lower).into_owned()))
+            }
+        }
+    }
+}
+
+/// The use the import `imp` of file `f` (whose code is of `file_kind`) makes of `key`;
+/// `build_script` when the file is the build script.
+fn new_use<'a>(
+    f: &'a ScannedFile,
+    imp: &'a mesh_imports::Import,
+    key: Cow<'a, str>,
+    file_kind: ImportKind,
+    build_script: bool,
+) -> Use<'a> {
+    let text = imp.text.trim_start();
+    let js = f.language == Language::Js;
+    // rustdoc resolves an intra-doc link against the normal dependencies: shipped code's use.
+    let kind = match imp.in_doc_link {
+        true => file_kind,
+        false => imp.kind.min(file_kind),
+    };
+    Use {
+        language: f.language,
+        key,
+        kind,
+        // A `.pyi` stub's imports are optional where the file stands, whatever each says.
+        optional: imp.kind == ImportKind::Optional
+            || file_kind == ImportKind::Optional
+            || imp.in_macro
+            || imp.glob_scoped
+            || imp.in_doc_link,
+        build_script,
+        type_only: js && js::type_only_text(&f.path, text),
+        continued: js && text.starts_with('}'),
+        answered_apart: None,
+        stylesheet: js && mesh_imports::style::syntax_of(&f.path).is_some(),
+        glob_scoped: imp.glob_scoped,
+        doc_link: imp.in_doc_link,
+        file: &f.path,
+        line: imp.line,
+    }
+}
+
+/// Pushes the use `one`, after the build script's use of the same import when the build
+/// script includes its file (`included`).
+fn push_import<'a>(
+    out: &mut Vec<Use<'a>>,
+    seen: &mut HashSet<(Cow<'a, str>, u16)>,
+    one: Use<'a>,
+    included: bool,
+) {
+    if included {
+        let also = Use {
+            build_script: true,
+            ..one.clone()
+        };
+        push_first(out, seen, also);
+    }
+    push_first(out, seen, one);
+}
+
+/// Pushes `u` unless a use alike in all that matching reads (key, language, kind, guard,
+/// build script, type-only, statement begun earlier) came before: the first is the evidence,
+/// and a module imports the same names from many files.
+fn push_first<'a>(out: &mut Vec<Use<'a>>, seen: &mut HashSet<(Cow<'a, str>, u16)>, u: Use<'a>) {
+    let lang: u16 = match u.language {
+        Language::Rust => 0,
+        Language::Js => 1,
+        Language::Go => 2,
+        Language::Python => 3,
+    };
+    let kind: u16 = match u.kind {
+        ImportKind::Dev => 0,
+        ImportKind::Optional => 1,
+        ImportKind::Build => 2,
+    };
+    let flags = [
+        u.optional,
+        u.build_script,
+        u.type_only,
+        u.continued,
+        u.answered_apart.is_some(),
+        u.stylesheet,
+        u.glob_scoped,
+        u.doc_link,
+    ]
+    .iter()
+    .fold(0u16, |acc, &b| (acc << 1) | u16::from(b));
+    let alike = (lang * 3 + kind) << 8 | flags;
+    if seen.insert((u.key.clone(), alike)) {
+        out.push(u);
+    }
+}
+
+/// Reads whether the multi-line statements of shipped JS imports that only a dev declaration
+/// (or none) answers are `import type { … } from "x"`: the scan keeps the specifier's line
+/// (`} from "x";`), so the statement's first line is read from the file, once per file and
+/// only for these.
+pub(super) fn js_statements(snap: &RepoSnapshot, decls: &[Declared], uses: &mut [Use]) {
+    let shipped: Vec<&str> = decls
+        .iter()
+        .filter(|d| d.scope != Scope::Dev && names::js_typed_package(&d.name).is_none())
+        .map(|d| d.name.as_str())
+        .collect();
+    let Ok(root) = snap.repo.find_tree(snap.tree) else {
+        return;
+    };
+    let mut files: HashMap<&str, Option<String>> = HashMap::new();
+    for u in uses.iter_mut() {
+        if !u.continued
+            || u.type_only
+            || u.kind != ImportKind::Build
+            || shipped.contains(&u.key.as_ref())
+        {
+            continue;
+        }
+        let src = files
+            .entry(u.file)
+            .or_insert_with(|| blob_text(snap, &root, u.file).ok().flatten());
+        u.type_only = src
+            .as_deref()
+            .is_some_and(|s| js::statement_is_type_only(s, u.line));
+    }
+}

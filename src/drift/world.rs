@@ -1,0 +1,317 @@
+//! What drift reads once per module (its manifests) and once per run (the mesh's view of
+//! every module: the distributions, packages and workspace roots the modules make).
+
+use super::declared::{Declared, Scope};
+use super::tools::ToolEvidence;
+use super::{
+    declared, doubt, explain, ignores, js, lockfile, names, python, python_env, rust, tools,
+};
+use crate::Result;
+use crate::graph::Loaded;
+use crate::source::{self, ModuleSource, RepoSnapshot, SourceError, blob_text};
+use mesh_imports::Language;
+use std::collections::{HashMap, HashSet};
+
+/// A module's language manifests, read at the configured ref.
+#[derive(Default)]
+pub(super) struct Manifests {
+    /// `Cargo.toml`, when it describes a package.
+    pub(super) cargo: Option<String>,
+    /// `package.json`.
+    pub(super) package_json: Option<String>,
+    /// `package.json` parsed, once for every rule that reads its keys (none when it does not
+    /// parse).
+    pub(super) package_json_value: Option<serde_json::Value>,
+    /// `go.mod`.
+    pub(super) go_mod: Option<String>,
+    /// `pyproject.toml`.
+    pub(super) pyproject: Option<String>,
+    /// `pyproject.toml` parsed, once for every rule that reads it (none when it does not
+    /// parse: its declarations are then none either).
+    pub(super) pyproject_table: Option<toml::Table>,
+    /// The dependencies `pyproject.toml` declares, read once: the module's own comparison and
+    /// the mesh's view of its distribution both need them.
+    pub(super) pyproject_decls: Vec<Declared>,
+    /// `setup.cfg`.
+    pub(super) setup_cfg: Option<String>,
+    /// Its `tsconfig.json` (else `jsconfig.json`) `paths` aliases, through its `extends`:
+    /// imports through them are files, not packages.
+    pub(super) js_paths: Vec<js::Alias>,
+    /// What its tools' configs and commands say they use.
+    pub(super) tools: ToolEvidence,
+    /// A JS workspace root: its package.json names `workspaces`, or a `pnpm-workspace.yaml`
+    /// is beside it.
+    pub(super) js_workspace_root: bool,
+    /// The Rust build script (module-relative) and the files it includes with `#[path]`.
+    pub(super) rust_build: Option<(String, Vec<String>)>,
+    /// Whether the crate's doc tests are compiled (`[lib] doctest = false` says not): a doc
+    /// test's import uses a dependency only when they are.
+    pub(super) rust_doctests: bool,
+    /// What each Python distribution installed beside the module says it is imported by.
+    pub(super) installed_python: HashMap<String, Vec<String>>,
+    /// What its Python test environment installs besides its manifests: requirements files a
+    /// test runner installs, the uv workspace root's groups.
+    pub(super) python_env: Vec<python_env::EnvDecl>,
+}
+
+impl Manifests {
+    pub(super) fn read(
+        snap: &RepoSnapshot,
+        m: &ModuleSource,
+    ) -> std::result::Result<Manifests, SourceError> {
+        let tree = snap
+            .repo
+            .find_tree(m.tree)
+            .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
+        let read = |name: &str| blob_text(snap, &tree, name);
+        let package_json = read("package.json")?;
+        let package_json_value = package_json
+            .as_deref()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok());
+        let js_workspace_root = match &package_json_value {
+            Some(v) => js::names_workspaces(v) || read("pnpm-workspace.yaml")?.is_some(),
+            None => false,
+        };
+        let pyproject = read("pyproject.toml")?;
+        let pyproject_table = pyproject
+            .as_deref()
+            .and_then(|t| toml::from_str::<toml::Table>(t).ok());
+        let tools = tools::evidence(
+            snap,
+            &tree,
+            m,
+            package_json_value.as_ref(),
+            pyproject_table.as_ref(),
+        )?;
+        let cargo = read("Cargo.toml")?.filter(|t| declared::cargo_has_package(t));
+        let rust_build = match cargo.as_deref().and_then(rust::build_script) {
+            Some(script) => {
+                let includes = read(&script)?
+                    .map(|t| rust::build_includes(&script, &t))
+                    .unwrap_or_default();
+                Some((script, includes))
+            }
+            None => None,
+        };
+        let installed_python = match pyproject.is_some() {
+            true => python::installed(&python::environments(&snap.path, &m.dir)),
+            false => HashMap::new(),
+        };
+        Ok(Manifests {
+            rust_doctests: cargo.as_deref().is_none_or(rust::doc_tests_run),
+            cargo,
+            rust_build,
+            installed_python,
+            package_json,
+            package_json_value,
+            go_mod: read("go.mod")?,
+            pyproject_decls: match (&pyproject_table, &pyproject) {
+                (Some(t), Some(text)) => declared::pyproject_of(t, text),
+                _ => Vec::new(),
+            },
+            pyproject,
+            pyproject_table,
+            setup_cfg: read("setup.cfg")?,
+            js_paths: match (read("tsconfig.json")?, read("jsconfig.json")?) {
+                (Some(t), _) => {
+                    js::tsconfig_aliases(snap, &source::join(&m.dir, "tsconfig.json"), &t)?
+                }
+                (None, Some(t)) => {
+                    js::tsconfig_aliases(snap, &source::join(&m.dir, "jsconfig.json"), &t)?
+                }
+                (None, None) => Vec::new(),
+            },
+            tools,
+            js_workspace_root,
+            python_env: Vec::new(),
+        })
+    }
+}
+
+/// What every module needs to know about the others: Python distributions the mesh holds
+/// (normalized project name → the import names that module provides), and Go module paths.
+pub(super) struct World<'a> {
+    pub(super) loaded: &'a Loaded,
+    pub(super) python_dists: HashMap<String, Vec<String>>,
+    /// The extras of the mesh's Python distributions (PEP 503 names), each with what it
+    /// installs: a module declaring `livekit-agents[openai]` has `livekit-plugins-openai`.
+    pub(super) python_extras: HashMap<String, HashMap<String, Vec<String>>>,
+    /// What each of the mesh's Python distributions requires to run (PEP 503 names): a plugin
+    /// requires the package it plugs into.
+    pub(super) python_requires: HashMap<String, Vec<String>>,
+    /// Dotted prefixes of the Python names the mesh's modules provide that no module
+    /// provides itself: PEP 420 namespaces shared by distributions (`opentelemetry`).
+    pub(super) python_namespaces: HashSet<String>,
+    pub(super) go_modules: Vec<String>,
+    /// Workspace crates whose `[lib] name` is not their package's.
+    pub(super) rust_libs: HashMap<String, String>,
+    /// The dependency `--explain` looks at, told what the comparison sees of it.
+    pub(super) probe: Option<&'a explain::Probe>,
+    /// Per repository, what its root says of its JS packages.
+    pub(super) js_roots: Vec<JsRoot>,
+    /// Per repository with JS or Python modules, its file and directory names (see
+    /// [`doubt::LocalNames`]).
+    pub(super) local_names: Vec<doubt::LocalNames>,
+    /// None, for the repositories and ecosystems that need none.
+    pub(super) no_local_names: doubt::LocalNames,
+    /// Each Python or Rust lockfile looked for, read on first need.
+    pub(super) locks: lockfile::Locks,
+    /// Every name a module of the mesh provides, with its language: asked for each pair of
+    /// declarations a doubt weighs, so made once.
+    pub(super) provides: HashSet<(Language, String)>,
+}
+
+/// What a repository's root says of every JS package in it, whatever its module.
+#[derive(Default)]
+pub(super) struct JsRoot {
+    /// Its tsconfig aliases (see [`js::root_aliases`]).
+    pub(super) aliases: Vec<js::Alias>,
+    /// The required peers its lockfile records (see [`lockfile`]).
+    pub(super) peers: Option<lockfile::Peers>,
+    /// What each package depends on, as its lockfile records.
+    pub(super) depends: Option<lockfile::Depends>,
+    /// Its knip config, (file, text): a knip.json (or .jsonc, or dotted), else the root
+    /// package.json when it has a `knip` key.
+    pub(super) knip: Option<(String, String)>,
+}
+
+impl JsRoot {
+    /// Reads the root of `snap`.
+    pub(super) fn read(snap: &RepoSnapshot) -> Result<JsRoot> {
+        let root = snap.root_tree()?;
+        let first = |files: &[&str]| -> Result<Option<(String, String)>> {
+            for file in files {
+                if let Some(text) = blob_text(snap, &root, file)? {
+                    return Ok(Some((file.to_string(), text)));
+                }
+            }
+            Ok(None)
+        };
+        let (peers, depends) = match first(lockfile::LOCKFILES)? {
+            Some((file, text)) => {
+                let (peers, depends) = lockfile::js(&file, &text);
+                (Some(peers), Some(depends))
+            }
+            None => (None, None),
+        };
+        let knip = match first(ignores::KNIP_CONFIGS)? {
+            Some(found) => Some(found),
+            None => first(&["package.json"])?.filter(|(_, t)| t.contains("\"knip\"")),
+        };
+        Ok(JsRoot {
+            aliases: js::root_aliases(snap)?,
+            peers,
+            depends,
+            knip,
+        })
+    }
+}
+
+impl<'a> World<'a> {
+    /// Whether `name` (as declared in `lang`'s manifests) is a package a module of the mesh
+    /// provides: the workspace's own version, which no declaration pins.
+    pub(super) fn mesh_package(&self, lang: Language, name: &str) -> bool {
+        match lang {
+            Language::Python => self.python_dists.contains_key(&names::pep503(name)),
+            Language::Rust => self
+                .provides
+                .contains(&(lang, mesh_imports::manifest::rust_ident(name))),
+            _ => self.provides.contains(&(lang, name.to_string())),
+        }
+    }
+
+    /// The nearest of the lockfiles `names` (Python's or Rust's) beside the module `m` or
+    /// above it, and what it records (see [`lockfile::Locks`]).
+    pub(super) fn lock_above(&self, m: &ModuleSource, names: &[&str]) -> lockfile::Lock {
+        self.locks
+            .above(self.loaded.snapshot.repo_of(m), m.repo, &m.dir, names)
+    }
+
+    /// Every JS package and top Python import name a module of the mesh provides
+    /// (lowercase).
+    pub(super) fn provided(&self) -> HashSet<String> {
+        self.loaded
+            .records
+            .iter()
+            .flat_map(|r| r.manifests.provides.iter())
+            .map(|(_, n)| n.split('.').next().unwrap_or(n).to_lowercase())
+            .collect()
+    }
+
+    pub(super) fn new(loaded: &'a Loaded, manifests: &[Manifests]) -> World<'a> {
+        let mut python_dists = HashMap::new();
+        let mut python_extras = HashMap::new();
+        let mut python_requires = HashMap::new();
+        let mut go_modules = Vec::new();
+        for (rec, man) in loaded.records.iter().zip(manifests) {
+            let pyproject = man.pyproject_table.clone();
+            let table = match &man.setup_cfg {
+                Some(cfg) => Some(mesh_imports::setup_cfg::merged(
+                    pyproject,
+                    &mesh_imports::setup_cfg::read(cfg),
+                )),
+                None => pyproject,
+            };
+            if let Some(name) = table
+                .as_ref()
+                .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503))
+            {
+                let provided = rec
+                    .manifests
+                    .provides
+                    .iter()
+                    .filter(|(l, _)| *l == Language::Python)
+                    .map(|(_, n)| n.to_lowercase())
+                    .collect();
+                if let Some(t) = &table {
+                    python_extras.insert(name.clone(), declared::pyproject_extras(t));
+                }
+                let requires = man
+                    .pyproject_decls
+                    .iter()
+                    .filter(|d| d.scope == Scope::Normal)
+                    .map(|d| names::pep503(&d.name))
+                    .collect();
+                python_requires.insert(name.clone(), requires);
+                python_dists.insert(name, provided);
+            }
+            if let Some(p) = man
+                .go_mod
+                .as_deref()
+                .and_then(mesh_imports::manifest::go_module_path)
+            {
+                go_modules.push(p);
+            }
+        }
+        let provided: HashSet<&str> = python_dists
+            .values()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let python_namespaces = provided
+            .iter()
+            .flat_map(|n| n.match_indices('.').map(move |(i, _)| &n[..i]))
+            .filter(|prefix| !provided.contains(prefix))
+            .map(str::to_string)
+            .collect();
+        World {
+            loaded,
+            python_dists,
+            python_extras,
+            python_requires,
+            python_namespaces,
+            go_modules,
+            rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
+            probe: None,
+            js_roots: Vec::new(),
+            local_names: Vec::new(),
+            no_local_names: doubt::LocalNames::default(),
+            locks: Default::default(),
+            provides: loaded
+                .records
+                .iter()
+                .flat_map(|r| r.manifests.provides.iter().cloned())
+                .collect(),
+        }
+    }
+}
