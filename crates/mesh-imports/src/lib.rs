@@ -90,7 +90,10 @@ pub struct ScannedFile {
 /// 26: JS: `__e2e__/` and `__a11y__/` directories are test code; Rust: a `#![doc = …]`
 /// between doc comments keeps an open code block open; Python: a `.pyi` stub file's
 /// imports are optional (type checkers read it; nothing runs it).
-pub const SCANNER_VERSION: u32 = 27;
+/// 27: Python: every import of a script declaring its own dependencies (PEP 723) is optional.
+/// 28: JS: a JSDoc comment's `@import … from 'x'` and `import('x')` are imports (type-only);
+/// Rust: what a `#[cfg_attr(test, …)]` applies is dev code.
+pub const SCANNER_VERSION: u32 = 28;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -27,7 +27,7 @@ fn scan(src: &str, whole: bool) -> FileScan {
     let found = survey(src.as_bytes());
     let marker = has_marker(src);
     let mut c = Collector::with_marker(src, marker);
-    let pragmas = pragmas(src, &mut c);
+    let pragmas = pragmas(src, &mut c) | jsdoc_imports(src, &mut c);
     let whole = whole || marker || found.catches || found.virtual_;
     let stop = if whole {
         None
@@ -117,6 +117,75 @@ fn pragmas(src: &str, c: &mut Collector) -> bool {
             // owed by the file's manifest.
             c.push(start, package);
             c.weaken(start, start + v.len(), ImportKind::Optional);
+            any = true;
+        }
+    }
+    any
+}
+
+static JSDOC_IMPORT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("import"));
+
+/// Records the packages a file's JSDoc comments import types from, which TypeScript reads in
+/// JavaScript it checks: `/** @import { Foo } from 'x' */` and `@type {import('x').Foo}`.
+/// A comment never runs, so each is a type-only use (drift reads it so from its line), and
+/// optional: owed nothing, as the file does not say whether anything checks it. Only
+/// an `import` in a comment counts: on a comment line (`*`, `//`, `/*` first), or after a
+/// `/*` its line does not close before it. Whether any was.
+fn jsdoc_imports(src: &str, c: &mut Collector) -> bool {
+    // A line's bytes looked at around a match, either way: a longer line (minified code)
+    // is not read whole for each match, which would make one long line quadratic.
+    const REACH: usize = 256;
+    let b = src.as_bytes();
+    let mut any = false;
+    let (mut line_start, mut seen) = (0, 0);
+    for at in JSDOC_IMPORT.find_iter(b) {
+        if let Some(nl) = memchr::memrchr(b'\n', &b[seen..at]) {
+            line_start = seen + nl + 1;
+        }
+        seen = at;
+        let first = src[line_start..].trim_start_matches([' ', '\t']);
+        let mut from = line_start.max(at.saturating_sub(REACH));
+        while !src.is_char_boundary(from) {
+            from += 1;
+        }
+        let lead = &src[from..at];
+        let in_comment = first.starts_with('*')
+            || first.starts_with("//")
+            || first.starts_with("/*")
+            || lead.rfind("/*").is_some_and(|o| !lead[o..].contains("*/"));
+        if !in_comment || (at > 0 && is_ident_continue(b[at - 1])) {
+            continue;
+        }
+        let mut to = (at + "import".len() + REACH).min(src.len());
+        while !src.is_char_boundary(to) {
+            to -= 1;
+        }
+        let rest = &src[at + "import".len()..to];
+        let line_rest = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        // `import('x')`, or `@import … from 'x'` on the same line.
+        let spec = if let Some(r) = line_rest.strip_prefix('(') {
+            Some(r.trim_start())
+        } else if at > 0 && b[at - 1] == b'@' {
+            line_rest
+                .find(" from ")
+                .map(|f| line_rest[f + " from ".len()..].trim_start())
+        } else {
+            None
+        };
+        let Some(spec) = spec else {
+            continue;
+        };
+        let Some(q) = spec.chars().next().filter(|q| matches!(q, '\'' | '"')) else {
+            continue;
+        };
+        let Some(end) = spec[1..].find(q) else {
+            continue;
+        };
+        let name = &spec[1..1 + end];
+        if !name.is_empty() && !name.contains(char::is_whitespace) {
+            let offset = spec.as_ptr() as usize - src.as_ptr() as usize + 1;
+            c.push(offset, name);
+            c.weaken(offset, offset + name.len(), ImportKind::Optional);
             any = true;
         }
     }

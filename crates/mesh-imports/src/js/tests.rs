@@ -334,3 +334,25 @@ fn comment_pragmas_load_packages_no_import_names() {
     let src = "/** @jest-environment jsdom */\nimport a from 'a';\n";
     assert_eq!(pairs(&scan(src)), [(1, "jest-environment-jsdom"), (2, "a")]);
 }
+
+#[test]
+fn jsdoc_comments_import_types() {
+    // sveltekit's JavaScript, type-checked from JSDoc: an `@import` tag, a type cast, a
+    // parameter's type, on comment lines and after an open `/*`; an `import(` in code, in a
+    // string, after a closed comment, or in a comment naming no string is none of these.
+    let src = "/** @import { Handle } from '@sveltejs/kit' */\n/**\n * @param {import('estree').Node} node\n * @import {X} from \"@types/deno\"\n */\nconst a = /** @type {import('node:http').Server} */ (b);\nconst c = import('lazy');\nconst s = \"// import('nope')\";\n/* x */ const d = 1; // import(e)\nconst r = reimport('no');\n";
+    assert_eq!(
+        pairs(&scan(src)),
+        [
+            (1, "@sveltejs/kit"),
+            (3, "estree"),
+            (4, "@types/deno"),
+            (6, "node:http"),
+            (7, "lazy")
+        ]
+    );
+    use crate::lex::ImportKind::{Build, Optional};
+    let got = kinds(&scan(src));
+    assert_eq!(got[0], (1, "@sveltejs/kit".into(), Optional));
+    assert_eq!(got[4], (7, "lazy".into(), Build));
+}

@@ -6,7 +6,8 @@ use crate::lex::{Collector, ImportKind, Kind, Token, kind_at, punct_at};
 
 /// Marks the items compiled only for tests as dev code: an item under `#[cfg(test)]` (also
 /// inside `all(…)`/`any(…)`, never under `not(…)`) or a test function (`#[test]`,
-/// `#[tokio::test]`); an inner `#![cfg(test)]` marks the whole file. Returns the names of
+/// `#[tokio::test]`), and the attributes a `#[cfg_attr(test, …)]` applies; an inner
+/// `#![cfg(test)]` marks the whole file. Returns the names of
 /// `#[cfg(test)] mod name;` declarations. An item whose braces never close runs to the end.
 pub(super) fn test_items(
     toks: &[Token],
@@ -49,10 +50,25 @@ pub(super) fn test_items(
                 }
                 c.weaken(start, end.min(src.len()), ImportKind::Dev);
             }
+        } else if is_test_cfg_attr(attr, src) {
+            // `#[cfg_attr(test, derive(strum::EnumIter))]`: what it applies exists in test
+            // builds only; the item stays.
+            let end = toks.get(close).map_or(src.len(), |t| t.end);
+            c.weaken(toks[i].start, end, ImportKind::Dev);
         }
         i = close + 1;
     }
     mods
+}
+
+/// Whether an attribute's tokens (inside `#[…]`) are a `cfg_attr` whose predicate holds only
+/// in test builds.
+fn is_test_cfg_attr(attr: &[Token], src: &str) -> bool {
+    if attr.first().map(|t| t.text(src)) != Some("cfg_attr") || !punct_at(attr, 1, b'(') {
+        return false;
+    }
+    let mut i = 2;
+    implies_test(attr, &mut i, src, 0)
 }
 
 /// The token ranges (inclusive) of what attributes write like paths that are none:

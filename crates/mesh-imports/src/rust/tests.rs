@@ -15,6 +15,24 @@ fn kinds(src: &str) -> Vec<(u32, String, ImportKind)> {
 }
 
 #[test]
+fn what_a_test_only_cfg_attr_applies_is_dev() {
+    // naga's `#[cfg_attr(test, derive(strum::EnumIter))]`: the derive exists in test builds
+    // only; the item, and an attribute applied in every build, stay shipped code.
+    let src = "#[cfg_attr(test, derive(strum::EnumIter))]\n#[cfg_attr(feature = \"serde\", derive(serde::Serialize))]\npub enum E { A }\nfn f() { g::h(); }\n#[cfg_attr(all(test, unix), derive(\n    proptest_derive::Arbitrary\n))]\nstruct S;\n";
+    let dev = ImportKind::Dev;
+    let build = ImportKind::Build;
+    assert_eq!(
+        kinds(src),
+        [
+            (1, "strum".into(), dev),
+            (2, "serde".into(), build),
+            (4, "g".into(), build),
+            (6, "proptest_derive".into(), dev),
+        ]
+    );
+}
+
+#[test]
 fn cfg_test_items_and_test_functions_are_dev() {
     let src = "use a::x;\n#[cfg(test)]\nmod tests {\n    use b::y;\n    #[test]\n    fn t() { c::z(); }\n}\n#[tokio::test]\nasync fn u() { d::w(); }\n#[cfg(all(test, unix))]\nuse e::v;\n#[cfg(not(test))]\nuse f::u;\nfn g() { h::i(); }\n#[cfg(any(test, feature = \"testing\"))]\nuse j::k;\n#[cfg(any(test, all(test, unix)))]\nuse l::m;\n#[cfg(any(test, not(test)))]\nuse n::o;\n";
     let got = kinds(src);
