@@ -269,6 +269,12 @@ fn declared_findings(
             }
             continue;
         }
+        // A package only JSDoc comments name (`@type {import('x').T}`) is used, for types:
+        // where those comments stand says nothing of where it runs (a config's type names
+        // the package its tool loads), so no dev-only.
+        if used.iter().all(|u| u.jsdoc()) {
+            continue;
+        }
         let shipped_use = used.iter().any(|u| u.kind != ImportKind::Dev);
         // Go has one list of requirements: nowhere to move a test-only one.
         let peer = match d.d.scope == Scope::Normal && !shipped_use {

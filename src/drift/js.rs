@@ -322,7 +322,8 @@ pub(crate) fn alias_for<'a>(
 
 /// Whether an import is a type only, from its file and its line's text: every import of a
 /// declaration file (`.d.ts`), `import type` / `export type`, and `typeof import("x")` (a
-/// type query: `let prettier: typeof import('prettier')` in jest-snapshot).
+/// type query: `let prettier: typeof import('prettier')` in jest-snapshot), and a JSDoc
+/// comment's `@import` or `{import('x').T}`.
 pub(crate) fn type_only_text(path: &str, text: &str) -> bool {
     let dts = [".d.ts", ".d.mts", ".d.cts"]
         .iter()
@@ -333,6 +334,14 @@ pub(crate) fn type_only_text(path: &str, text: &str) -> bool {
         || text.starts_with("export type{")
         || text.contains("typeof import(")
         || type_position_import(text)
+        || jsdoc_import(text)
+}
+
+/// Whether `text` is a comment line that imports (a JSDoc `@import … from 'x'` or
+/// `{import('x')}`): TypeScript reads its types, nothing runs it.
+fn jsdoc_import(text: &str) -> bool {
+    (text.starts_with('*') || text.starts_with("/*") || text.starts_with("//"))
+        && (text.contains("@import") || text.contains("import("))
 }
 
 /// Whether `text` holds an `import("x").Name` that is a type (`scriptAst?:

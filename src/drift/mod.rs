@@ -109,7 +109,16 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
     {
         man.python_env = env;
         if let (Some(t), Some(text)) = (&man.pyproject_table, &man.pyproject) {
-            man.python_env.extend(python_env::hatch_envs(t, text));
+            let envs = t.get("tool").and_then(|t| t.get("hatch"));
+            let envs = envs.and_then(|h| h.get("envs")).and_then(|e| e.as_table());
+            man.python_env
+                .extend(python_env::hatch_envs(envs, text, "pyproject.toml"));
+        }
+        if let Some(text) = &man.hatch_toml {
+            let t = toml::from_str::<toml::Table>(text).unwrap_or_default();
+            let envs = t.get("envs").and_then(|e| e.as_table());
+            man.python_env
+                .extend(python_env::hatch_envs(envs, text, "hatch.toml"));
         }
     }
     tools::workspace_tools(snapshot, &mut manifests);
@@ -140,6 +149,18 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
             true => JsRoot::read(snap)?,
             false => JsRoot::default(),
         });
+    }
+    // The stylesheet languages each module's files are written in: their compiler is used.
+    for (man, rec) in manifests.iter_mut().zip(&loaded.records) {
+        man.tools.stylesheets = rec
+            .files
+            .iter()
+            .filter_map(|f| f.path.rsplit_once('.').map(|(_, ext)| ext))
+            .filter(|ext| matches!(*ext, "scss" | "sass" | "less" | "styl"))
+            .map(str::to_string)
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
     }
     // What each workspace package needs beside it: the peers its own code imports.
     for (i, (m, man)) in snapshot.modules.iter().zip(&manifests).enumerate() {

@@ -486,12 +486,24 @@ pub(super) struct SysPath<'f, R> {
     pythonpath: Option<Vec<(String, &'static str)>>,
     /// Per file read, the line that changes `sys.path` (its number and text), if any.
     changes: HashMap<String, Option<(u32, String)>>,
+    /// The module's commands (Makefile, tox.ini, package scripts, …: [`super::tools`]).
+    commands: &'f str,
+    /// (directory, the command line, the names of the modules and packages directly in it)
+    /// of each of the module's Python files a command or pyproject.toml runs as a script
+    /// (`streamlit run app/home.py`), once read: Python puts a script's directory first on
+    /// `sys.path`, package or not.
+    scripts: Option<Vec<(String, String, HashSet<String>)>>,
 }
 
 impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
     /// The `sys.path` evidence of a module whose files are `files` (below `prefix`), read
     /// through `read`.
-    pub(super) fn new(files: &'f [ScannedFile], prefix: &str, read: R) -> SysPath<'f, R> {
+    pub(super) fn new(
+        files: &'f [ScannedFile],
+        prefix: &str,
+        commands: &'f str,
+        read: R,
+    ) -> SysPath<'f, R> {
         let python = files
             .iter()
             .filter(|f| f.language == Language::Python)
@@ -502,6 +514,8 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
             python,
             pythonpath: None,
             changes: HashMap::new(),
+            commands,
+            scripts: None,
         }
     }
 
@@ -509,6 +523,27 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
     /// through `sys.path`, as a sentence; `None` when it is not.
     pub(super) fn local(&mut self, local: &LocalPython, rel: &str, key: &str) -> Option<String> {
         let top = key.split('.').next().unwrap_or(key);
+        if self.scripts.is_none() {
+            self.scripts = Some(self.read_scripts());
+        }
+        // For the files at or below the script's directory: what the script imports, and
+        // what those import in turn.
+        let beside_script = self.scripts.iter().flatten().find(|(d, _, names)| {
+            names.contains(top)
+                && (d.is_empty()
+                    || rel
+                        .strip_prefix(d.as_str())
+                        .is_some_and(|r| r.starts_with('/')))
+        });
+        if let Some((dir, line, _)) = beside_script {
+            let place = match dir.as_str() {
+                "" => format!("`{top}` is in the module's root"),
+                d => format!("`{top}` is in `{d}/`"),
+            };
+            return Some(format!(
+                "{place}, the directory of a script a command runs (`{line}`): Python puts it on sys.path"
+            ));
+        }
         let holders: Vec<&str> = local.holders(key).collect();
         let first = *holders.first()?;
         let place = |d: &str| match d {
@@ -553,6 +588,49 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
         None
     }
 
+    /// The directories of the module's Python files that its commands or its pyproject.toml
+    /// run as a script (`streamlit run app/home_page.py`, `python scripts/gen.py`, `uv run
+    /// x.py`: the path right after `python…` or `run`), with the line naming each.
+    fn read_scripts(&mut self) -> Vec<(String, String, HashSet<String>)> {
+        let pyproject = (self.read)("pyproject.toml").unwrap_or_default();
+        let mut out: Vec<(String, String, HashSet<String>)> = Vec::new();
+        for line in self.commands.lines().chain(pyproject.lines()) {
+            let words: Vec<&str> = line
+                .split(|c: char| c.is_whitespace() || "\"'=;&|()".contains(c))
+                .filter(|w| !w.is_empty())
+                .collect();
+            // A path right after what runs a file as a script: `python x.py`, `streamlit run
+            // x.py`, `uv run x.py` (not `pytest x.py`, which imports it as a test module).
+            let scripts = words.windows(2).filter(|p| {
+                let runner = p[0].rsplit('/').next().unwrap_or(p[0]);
+                runner.starts_with("python") || runner == "run"
+            });
+            for w in scripts.map(|p| p[1]).filter(|w| w.ends_with(".py")) {
+                let path = w.trim_start_matches("./");
+                if !self.python.contains(path) {
+                    continue;
+                }
+                let dir = path.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+                if out.iter().any(|(d, _, _)| *d == dir) {
+                    continue;
+                }
+                let names = self
+                    .python
+                    .iter()
+                    .filter_map(|p| match dir.as_str() {
+                        "" => Some(*p),
+                        d => p.strip_prefix(d)?.strip_prefix('/'),
+                    })
+                    .filter_map(|r| r.split('/').next())
+                    .map(|n| n.trim_end_matches(".py").to_string())
+                    .collect();
+                let shown: String = line.trim().chars().take(120).collect();
+                out.push((dir, shown, names));
+            }
+        }
+        out
+    }
+
     /// The directories pytest's `pythonpath` names in the module's `pyproject.toml`,
     /// `pytest.ini`, `tox.ini` or `setup.cfg`, module-relative.
     fn read_pythonpath(&mut self) -> Vec<(String, &'static str)> {
@@ -591,6 +669,74 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
                 (if d == "." { "" } else { d }.to_string(), f)
             })
             .collect()
+    }
+}
+
+/// The requirements files nested in a module, below its root (`tools/ci/requirements.txt`
+/// beside a CI script, a hand-run directory's `requirements.in`): each declares for the files
+/// below it, which run in an environment it describes, not the package's. Read on demand,
+/// once per directory.
+pub(super) struct NestedRequirements<'s> {
+    snap: &'s crate::source::RepoSnapshot,
+    tree: Option<gix::Tree<'s>>,
+    /// The module's directory with a trailing `/` (empty at the root).
+    prefix: String,
+    /// Per module-relative directory, (its requirements file, the import names of what it
+    /// lists, lowercase), `None` without one.
+    memo: HashMap<String, Option<(String, Vec<String>)>>,
+}
+
+/// The file names read as a nested requirements file.
+const REQUIREMENTS_FILES: &[&str] = &["requirements.txt", "requirements.in"];
+
+impl<'s> NestedRequirements<'s> {
+    /// The nested requirements of the module whose tree is `tree`, at `prefix`.
+    pub(super) fn new(
+        snap: &'s crate::source::RepoSnapshot,
+        tree: gix::ObjectId,
+        prefix: &str,
+    ) -> Self {
+        NestedRequirements {
+            snap,
+            tree: snap.repo.find_tree(tree).ok(),
+            prefix: prefix.to_string(),
+            memo: HashMap::new(),
+        }
+    }
+
+    /// The repository path of the nearest requirements file below the module's root and
+    /// above its file `rel` that lists what the import `key` (dotted, lowercase) is.
+    pub(super) fn declaring(&mut self, rel: &str, key: &str) -> Option<String> {
+        let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        for at in mesh_imports::ancestors(dir).filter(|d| !d.is_empty()) {
+            if !self.memo.contains_key(at) {
+                let found = REQUIREMENTS_FILES.iter().find_map(|name| {
+                    let path = crate::source::join(at, name);
+                    let text =
+                        crate::source::blob_text(self.snap, self.tree.as_ref()?, &path).ok()??;
+                    let keys = text
+                        .lines()
+                        .map(|l| l.split('#').next().unwrap_or("").trim())
+                        .filter(|l| !l.is_empty() && !l.starts_with('-'))
+                        .filter_map(declared::pep508_name)
+                        .flat_map(names::python_keys)
+                        .collect();
+                    Some((path, keys))
+                });
+                self.memo.insert(at.to_string(), found);
+            }
+            if let Some(Some((path, keys))) = self.memo.get(at)
+                && keys.iter().any(|k| {
+                    key == k
+                        || key
+                            .strip_prefix(k.as_str())
+                            .is_some_and(|r| r.starts_with('.'))
+                })
+            {
+                return Some(format!("{}{path}", self.prefix));
+            }
+        }
+        None
     }
 }
 
@@ -799,7 +945,7 @@ mod tests {
         .collect();
         let local = local_python_names(&files, "m", &[]);
         let mut reads = Vec::new();
-        let mut on_path = SysPath::new(&files, "m/", |rel: &str| {
+        let mut on_path = SysPath::new(&files, "m/", "", |rel: &str| {
             reads.push(rel.to_string());
             texts.get(rel).map(|t| t.to_string())
         });

@@ -575,16 +575,16 @@ const HATCH_TEST: &[&str] = &[
     "pytest-xdist",
 ];
 
-/// The dependencies of each hatch environment a module's `pyproject.toml` defines
-/// (`[tool.hatch.envs.test] dependencies`, `extra-dependencies`), and what the internal
+/// The dependencies of each hatch environment of `envs` — a module's `pyproject.toml`'s
+/// `[tool.hatch.envs]`, or its `hatch.toml`'s `[envs]`, the file `manifest` whose `text`
+/// gives the lines — (`dependencies`, `extra-dependencies`), and what the internal
 /// `hatch-test` environment installs by default when the module configures it without
 /// replacing its `dependencies`: hatch installs them to run its tests and scripts.
-pub(super) fn hatch_envs(t: &toml::Table, text: &str) -> Vec<EnvDecl> {
-    let envs = t
-        .get("tool")
-        .and_then(|t| t.get("hatch"))
-        .and_then(|h| h.get("envs"))
-        .and_then(|e| e.as_table());
+pub(super) fn hatch_envs(
+    envs: Option<&toml::Table>,
+    text: &str,
+    manifest: &'static str,
+) -> Vec<EnvDecl> {
     let mut out = Vec::new();
     for (env, table) in envs.into_iter().flatten() {
         // `hatch test` runs in the internal `hatch-test` environment, which installs pytest
@@ -598,7 +598,7 @@ pub(super) fn hatch_envs(t: &toml::Table, text: &str) -> Vec<EnvDecl> {
                         line: declared::python_line(text, "hatch-test"),
                         name: name.to_string(),
                         scope: Scope::Dev,
-                        manifest: "pyproject.toml".into(),
+                        manifest: manifest.into(),
                         elsewhere: None,
                         indirect: true,
                     },
@@ -623,7 +623,7 @@ pub(super) fn hatch_envs(t: &toml::Table, text: &str) -> Vec<EnvDecl> {
                         line: declared::python_line(text, name),
                         name: name.to_string(),
                         scope: Scope::Dev,
-                        manifest: "pyproject.toml".into(),
+                        manifest: manifest.into(),
                         elsewhere: None,
                         indirect: true,
                     },
@@ -698,7 +698,13 @@ mod tests {
 
     /// [`hatch_envs`] of a pyproject's text.
     fn envs(text: &str) -> Vec<EnvDecl> {
-        hatch_envs(&toml::from_str(text).expect("parses"), text)
+        let t: toml::Table = toml::from_str(text).expect("parses");
+        let envs = t.get("tool").and_then(|t| t.get("hatch"));
+        hatch_envs(
+            envs.and_then(|h| h.get("envs")).and_then(|e| e.as_table()),
+            text,
+            "pyproject.toml",
+        )
     }
 
     #[test]

@@ -151,6 +151,16 @@ pub(super) fn drift(
             switches.contains(&f.dependency) && !world.mesh_package(Language::Rust, &f.dependency)
         });
     }
+    // A native library's crate with features switched on is there to switch them, whatever
+    // brings it (diesel's examples: `pq-sys` with `bundled`, `openssl-sys` with `vendored`).
+    let native = native_switches(&table);
+    for f in found.iter_mut().filter(|f| {
+        f.kind == DriftKind::Unused && f.doubt.is_none() && native.contains(&f.dependency)
+    }) {
+        f.doubt = Some(
+            "declared to switch features on of a crate that builds or picks a native library (a `-sys` or `-src` crate, `getrandom`): a crate using it through others gets them, as Cargo unifies features".to_string(),
+        );
+    }
     // A crate whose build script writes Rust code with a code generator (tonic's examples:
     // `tonic-prost-build` builds what `include_proto!` pulls in) compiles code no file holds:
     // what that code uses, and the modules it makes, no file here shows.
@@ -598,7 +608,15 @@ pub(crate) fn own_module_names(files: &[ScannedFile], dir: &str) -> Vec<String> 
 /// The dependencies a `Cargo.toml` (parsed) declares with features switched on (`features = […]`, not
 /// empty), in any of its dependency tables.
 fn feature_switches(table: &toml::Table) -> HashSet<String> {
-    let sections = ["dependencies", "dev-dependencies", "build-dependencies"];
+    switch_declarations(table)
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// The declarations of `table` that switch features on (a non-empty `features`), as (key,
+/// spec), in every dependency section and target.
+fn switch_declarations(table: &toml::Table) -> impl Iterator<Item = (&String, &toml::Value)> + '_ {
+    const SECTIONS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
     let targets = table
         .get("target")
         .and_then(|t| t.as_table())
@@ -606,14 +624,27 @@ fn feature_switches(table: &toml::Table) -> HashSet<String> {
         .flat_map(|t| t.values().filter_map(|v| v.as_table()));
     std::iter::once(table)
         .chain(targets)
-        .flat_map(|t| sections.iter().filter_map(|s| t.get(*s)?.as_table()))
+        .flat_map(|t| SECTIONS.iter().filter_map(|s| t.get(*s)?.as_table()))
         .flat_map(|t| t.iter())
         .filter(|(_, spec)| {
             spec.get("features")
                 .and_then(|f| f.as_array())
                 .is_some_and(|f| !f.is_empty())
         })
-        .map(|(name, _)| name.clone())
+}
+
+/// The declarations of `table` (by key) that switch features on of a crate whose features
+/// choose how a native library is built or found — a `*-sys` or `*-src` crate (`bundled`,
+/// `vendored`, `static`) — or which entropy source `getrandom` uses: declared for a crate that
+/// uses it through others, which Cargo's unified features reach however deep it is.
+fn native_switches(table: &toml::Table) -> HashSet<String> {
+    switch_declarations(table)
+        .filter(|(key, spec)| {
+            let package = spec.get("package").and_then(|p| p.as_str());
+            let name = package.unwrap_or(key.as_str()).replace('_', "-");
+            name.ends_with("-sys") || name.ends_with("-src") || name == "getrandom"
+        })
+        .map(|(key, _)| key.clone())
         .collect()
 }
 

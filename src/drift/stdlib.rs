@@ -1,7 +1,8 @@
 //! The standard libraries: imports of them never need a declaration, in any ecosystem.
 
 /// Python's standard library: `sys.stdlib_module_names` of CPython 3.11 (the private `_x`
-/// modules left out), with the modules 3.8–3.10 still had. A module removed in a later version
+/// modules left out), with the modules 3.8–3.10 still had and those 3.14 added
+/// (`annotationlib`, `compression`). A module removed in a later version
 /// (`asyncore`, `distutils`, `imp`) stays here: code that runs on the older versions it
 /// supports may still import it.
 const PYTHON: &[&str] = &[
@@ -12,6 +13,7 @@ const PYTHON: &[&str] = &[
     "_typeshed",
     "abc",
     "aifc",
+    "annotationlib",
     "antigravity",
     "argparse",
     "array",
@@ -41,6 +43,7 @@ const PYTHON: &[&str] = &[
     "collections",
     "colorsys",
     "compileall",
+    "compression",
     "concurrent",
     "configparser",
     "contextlib",

@@ -74,6 +74,12 @@ impl<'a> Use<'a> {
         }
     }
 
+    /// Whether a JSDoc comment makes this use (`@import … from 'x'`, `{import('x').T}`):
+    /// the JS scanner's only imports that are both type-only and optional.
+    pub(super) fn jsdoc(&self) -> bool {
+        self.language == Language::Js && self.type_only && self.optional
+    }
+
     pub(super) fn evidence(&self) -> String {
         format!("{}:{}", self.file, self.line)
     }
@@ -108,11 +114,13 @@ pub(super) fn uses<'a>(
     let keys = UseKeys::new(rec, m, &prefix);
     let snap = world.loaded.snapshot.repo_of(m);
     let mut tree = None;
-    let mut on_path = python::SysPath::new(&rec.files, &prefix, |rel: &str| {
-        let tree = tree.get_or_insert_with(|| snap.repo.find_tree(m.tree).ok());
-        blob_text(snap, tree.as_ref()?, rel).ok().flatten()
-    });
+    let mut on_path =
+        python::SysPath::new(&rec.files, &prefix, &man.tools.commands, |rel: &str| {
+            let tree = tree.get_or_insert_with(|| snap.repo.find_tree(m.tree).ok());
+            blob_text(snap, tree.as_ref()?, rel).ok().flatten()
+        });
     let mut nested = js::NestedPackages::new(snap, m.tree, &prefix);
+    let mut nested_requirements = python::NestedRequirements::new(snap, m.tree, &prefix);
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut own_said = HashSet::new();
@@ -191,6 +199,11 @@ pub(super) fn uses<'a>(
                             format!("{p} declares it for the files below it, a package of its own")
                         })
                     });
+            }
+            if one.language == Language::Python {
+                one.answered_apart = nested_requirements
+                    .declaring(rel, &one.key)
+                    .map(|p| format!("{p} declares it for the files below it, which run apart"));
             }
             push_import(&mut out, &mut seen, one, script.1);
         }

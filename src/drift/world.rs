@@ -26,6 +26,9 @@ pub(super) struct Manifests {
     pub(super) go_mod: Option<String>,
     /// `pyproject.toml`.
     pub(super) pyproject: Option<String>,
+    /// `hatch.toml` beside `pyproject.toml`: hatch's config kept apart from the pyproject
+    /// (its `[envs.*]` are the pyproject's `[tool.hatch.envs.*]`).
+    pub(super) hatch_toml: Option<String>,
     /// `pyproject.toml` parsed, once for every rule that reads it (none when it does not
     /// parse: its declarations are then none either).
     pub(super) pyproject_table: Option<toml::Table>,
@@ -108,6 +111,10 @@ impl Manifests {
             pyproject_decls: match (&pyproject_table, &pyproject) {
                 (Some(t), Some(text)) => declared::pyproject_of(t, text),
                 _ => Vec::new(),
+            },
+            hatch_toml: match pyproject.is_some() {
+                true => read("hatch.toml")?,
+                false => None,
             },
             pyproject,
             pyproject_table,

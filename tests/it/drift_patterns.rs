@@ -1962,3 +1962,96 @@ fn optional_loads_inline_scripts_extras_pywin32_and_mkdocs_make_no_false_finding
     let e = explained(&t, "py", "mkdocstrings-python");
     assert!(e.contains("mkdocs.yml names it"), "{e}");
 }
+
+/// Round 11's shapes, fixed after its measurement: hatch's environments kept in
+/// `hatch.toml` (hatch's tests run there, with the pytest its `hatch-test` brings); a native library's crate declared to switch its
+/// features on (`pq-sys` with `bundled`, diesel's examples); 3.14's `annotationlib`; a
+/// module's `.scss` files compiled by `sass`; JSDoc comments' type imports (sveltekit: a
+/// `@types/*` package they name is used, and a config's type names no dev-only); a
+/// `[tool.pyright]` tool in a `dev` extra; the directory of a script a command runs
+/// (`streamlit run app/home.py`, a package or not) on `sys.path`; a requirements file
+/// nested in the module declaring for the files below it (a CI script's). Beside each, what
+/// nothing uses is still found.
+#[test]
+fn hatch_toml_native_switches_jsdoc_scripts_and_nested_requirements_make_no_false_findings() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "py", "py");
+    t.write(
+        "ws/py/pyproject.toml",
+        "[project]\nname = \"py\"\ndependencies = [\"streamlit\"]\n\n[project.optional-dependencies]\ndev = [\"pyright\", \"six\"]\n\n[tool.pyright]\nstrict = true\n\n[tool.poe.tasks]\nstart = \"streamlit run app/home.py\"\n",
+    );
+    t.write(
+        "ws/py/hatch.toml",
+        "[envs.hatch-test]\nextra-dependencies = [\n  \"trustme\",\n]\n",
+    );
+    t.write("ws/py/app/__init__.py", "");
+    t.write(
+        "ws/py/app/home.py",
+        "import annotationlib\nimport streamlit\nfrom app_logic import run\nfrom rag.typing import T\n",
+    );
+    t.write("ws/py/app/app_logic.py", "def run(): pass\n");
+    t.write("ws/py/app/rag/__init__.py", "");
+    t.write("ws/py/app/rag/typing.py", "T = 1\n");
+    t.write(
+        "ws/py/tests/test_x.py",
+        "import pytest\nimport trustme\nimport app_logic_elsewhere\n",
+    );
+    t.write(
+        "ws/py/ci/people/requirements.txt",
+        "pyyaml\nrequests>=2  # the API\n",
+    );
+    t.write(
+        "ws/py/ci/people/people.py",
+        "import yaml\nimport requests\n",
+    );
+    module(&t, "crate", "crate");
+    t.write(
+        "ws/crate/Cargo.toml",
+        "[package]\nname = \"crate\"\n\n[dependencies]\npq-sys = { version = \"0.6\", features = [\"bundled\"] }\nserde = { version = \"1\", features = [\"derive\"] }\n",
+    );
+    t.write("ws/crate/src/lib.rs", "pub fn f() {}\n");
+    module(&t, "web", "web");
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "dependencies": {"sass": "1", "left-js": "1"}, "devDependencies": {"@types/deno": "2"}, "scripts": {"build": "vite build"}}"#,
+    );
+    t.write("ws/web/src/style.scss", "$c: red;\n");
+    t.write(
+        "ws/web/src/index.js",
+        "/** @import {} from 'deno' */\n/** @param {import('node:http').Server} s */\nexport function f(s) {}\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "round 11 shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "crate unused serde",
+            "py undeclared app_logic_elsewhere",
+            "py unused six",
+            "web unused left-js"
+        ],
+        "{found:?}"
+    );
+    let doubts = unsure(&v);
+    assert_eq!(
+        doubts,
+        [
+            "crate unused pq-sys: declared to switch features on of a crate that builds or picks a native library (a `-sys` or `-src` crate, `getrandom`): a crate using it through others gets them, as Cargo unifies features"
+        ],
+        "{doubts:?}"
+    );
+    let e = explained(&t, "py", "app_logic");
+    assert!(
+        e.contains("the directory of a script a command runs"),
+        "{e}"
+    );
+    let e = explained(&t, "py", "yaml");
+    assert!(
+        e.contains("py/ci/people/requirements.txt declares it"),
+        "{e}"
+    );
+}

@@ -102,6 +102,9 @@ pub struct ToolEvidence {
     pub tsconfig: bool,
     /// The keys of pyproject.toml's `[tool]` table, PEP 503-normalized.
     pub python_tools: Vec<String>,
+    /// The distributions (PEP 503) pyproject.toml's development extras list (`dev`, `test`,
+    /// `lint`, `typing`, `docs`, …: [`DEV_EXTRAS`]): a tool there is a development tool.
+    pub python_dev_extras: Vec<String>,
     /// The files a JS test runner's config names to run around the tests (`setupFiles`,
     /// `setupFilesAfterEnv`, `globalSetup`, `globalTeardown` of jest, vitest, vite and
     /// playwright configs and package.json's `jest`), as written: test code, not shipped.
@@ -131,6 +134,9 @@ pub struct ToolEvidence {
     /// The MkDocs config at the module's root (`mkdocs.yml`) and its text: MkDocs (and the
     /// tools reading its config) load the theme, plugins and Markdown extensions it names.
     pub mkdocs: Option<(String, String)>,
+    /// The extensions of the module's stylesheets a preprocessor compiles (`scss`, `sass`,
+    /// `less`, `styl`), each once: a bundler hands them to that compiler by name.
+    pub stylesheets: Vec<String>,
 }
 
 /// Whether a module-root file holds commands a person or CI runs.
@@ -252,6 +258,15 @@ impl ToolEvidence {
         if let Some(line) = self.run_by(name) {
             return Some(format!("a command runs it: `{line}`"));
         }
+        if let Some(ext) = self
+            .stylesheets
+            .iter()
+            .find(|ext| stylesheet_compilers(ext).contains(&name))
+        {
+            return Some(format!(
+                "the module has .{ext} stylesheets: a bundler compiles them with {name}, which it loads by name"
+            ));
+        }
         // `vitest --coverage` loads its default coverage provider (a config naming another
         // names it: `provider: 'istanbul'`).
         if name == "@vitest/coverage-v8"
@@ -300,7 +315,8 @@ impl ToolEvidence {
         if pytest_plugin {
             return Some("a pytest plugin beside pytest: pytest loads it".into());
         }
-        if d.scope == Scope::Dev && self.python_tools.contains(&norm) {
+        let dev = d.scope == Scope::Dev || self.python_dev_extras.contains(&norm);
+        if dev && self.python_tools.contains(&norm) {
             return Some(format!("pyproject.toml configures it: [tool.{norm}]"));
         }
         if let Some((file, text)) = &self.mkdocs
@@ -338,6 +354,32 @@ impl ToolEvidence {
             .lines()
             .map(str::trim)
             .find(|line| command_words(line).any(|w| w == name || bins.iter().any(|b| b == w)))
+    }
+}
+
+/// The names of the extras a Python project keeps its development tools in, PEP 503: what
+/// `pip install -e .[dev]` installs for working on it, never for its users.
+const DEV_EXTRAS: &[&str] = &[
+    "dev",
+    "develop",
+    "development",
+    "docs",
+    "lint",
+    "linting",
+    "test",
+    "testing",
+    "tests",
+    "typing",
+];
+
+/// The packages that compile stylesheets with the extension `ext` (vite, webpack's loaders,
+/// Parcel and the frameworks look each up by name).
+fn stylesheet_compilers(ext: &str) -> &'static [&'static str] {
+    match ext {
+        "scss" | "sass" => &["sass", "sass-embedded", "node-sass"],
+        "less" => &["less"],
+        "styl" => &["stylus"],
+        _ => &[],
     }
 }
 
@@ -411,6 +453,22 @@ pub(super) fn evidence(
     }
     if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
         e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
+    }
+    let extras = pyproject
+        .and_then(|t| t.get("project")?.get("optional-dependencies")?.as_table())
+        .into_iter()
+        .flatten()
+        .filter(|(extra, _)| DEV_EXTRAS.contains(&names::pep503(extra).as_str()));
+    for (_, list) in extras {
+        let reqs = list
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.as_str());
+        e.python_dev_extras.extend(
+            reqs.filter_map(crate::drift::declared::pep508_name)
+                .map(names::pep503),
+        );
     }
     Ok(e)
 }
