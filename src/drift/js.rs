@@ -123,59 +123,16 @@ pub(crate) fn has_build_script(package_json: &serde_json::Value) -> bool {
     })
 }
 
-/// The `package.json` files inside a module, below its root, each a package of its own that
-/// no module stands for (kubeflow's nameless `frontend/server/package.json`, built and
-/// deployed apart): Node resolves its files' imports through its `node_modules` first, so
-/// its declarations answer them. Read once per directory, on demand.
-pub(crate) struct NestedPackages<'s> {
-    snap: &'s RepoSnapshot,
-    tree: Option<gix::Tree<'s>>,
-    /// The module's directory with a trailing `/` (empty at the root).
-    prefix: String,
-    /// Each module-relative directory's declared names, `None` without a `package.json`.
-    memo: HashMap<String, Option<Vec<String>>>,
-}
-
-impl<'s> NestedPackages<'s> {
-    /// The nested packages of the module whose tree is `tree`, at `prefix` in the repository.
-    pub(crate) fn new(snap: &'s RepoSnapshot, tree: gix::ObjectId, prefix: &str) -> Self {
-        NestedPackages {
-            snap,
-            tree: snap.repo.find_tree(tree).ok(),
-            prefix: prefix.to_string(),
-            memo: HashMap::new(),
-        }
-    }
-
-    /// The repository path of the nearest `package.json` below the module's root and above
-    /// the module file `rel` that declares `name`, in any section (Node walks up through
-    /// every `node_modules`).
-    pub(crate) fn declaring(&mut self, rel: &str, name: &str) -> Option<String> {
-        let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
-        for at in mesh_imports::ancestors(dir).filter(|d| !d.is_empty()) {
-            if !self.memo.contains_key(at) {
-                let text = self.tree.as_ref().and_then(|t| {
-                    blob_text(self.snap, t, &source::join(at, "package.json"))
-                        .ok()
-                        .flatten()
-                });
-                let names = text.map(|t| {
-                    declared::package_json(&t)
-                        .0
-                        .into_iter()
-                        .map(|d| d.name)
-                        .collect()
-                });
-                self.memo.insert(at.to_string(), names);
-            }
-            if let Some(Some(names)) = self.memo.get(at)
-                && names.iter().any(|n| n == name)
-            {
-                return Some(format!("{}{at}/package.json", self.prefix));
-            }
-        }
-        None
-    }
+/// The names a `package.json` nested in a module declares, in any section (Node walks up
+/// through every `node_modules`): a package of its own that no module stands for
+/// (kubeflow's nameless `frontend/server/package.json`, built and deployed apart), whose
+/// declarations answer its files' imports.
+pub(crate) fn nested_package_names(text: &str) -> Vec<String> {
+    declared::package_json(text)
+        .0
+        .into_iter()
+        .map(|d| d.name)
+        .collect()
 }
 
 /// The package a component file's compiled code imports (`.astro` → `astro`, `.svelte` →

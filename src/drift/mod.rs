@@ -16,6 +16,7 @@ mod ignores;
 pub mod js;
 mod lockfile;
 pub mod names;
+mod nested;
 pub mod python;
 mod python_env;
 mod python_names;

@@ -672,72 +672,20 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
     }
 }
 
-/// The requirements files nested in a module, below its root (`tools/ci/requirements.txt`
-/// beside a CI script, a hand-run directory's `requirements.in`): each declares for the files
-/// below it, which run in an environment it describes, not the package's. Read on demand,
-/// once per directory.
-pub(super) struct NestedRequirements<'s> {
-    snap: &'s crate::source::RepoSnapshot,
-    tree: Option<gix::Tree<'s>>,
-    /// The module's directory with a trailing `/` (empty at the root).
-    prefix: String,
-    /// Per module-relative directory, (its requirements file, the import names of what it
-    /// lists, lowercase), `None` without one.
-    memo: HashMap<String, Option<(String, Vec<String>)>>,
-}
+/// The file names read as a requirements file nested in a module, below its root
+/// (`tools/ci/requirements.txt` beside a CI script, a hand-run directory's
+/// `requirements.in`): each declares for the files below it, which run in an environment it
+/// describes, not the package's.
+pub(super) const REQUIREMENTS_FILES: &[&str] = &["requirements.txt", "requirements.in"];
 
-/// The file names read as a nested requirements file.
-const REQUIREMENTS_FILES: &[&str] = &["requirements.txt", "requirements.in"];
-
-impl<'s> NestedRequirements<'s> {
-    /// The nested requirements of the module whose tree is `tree`, at `prefix`.
-    pub(super) fn new(
-        snap: &'s crate::source::RepoSnapshot,
-        tree: gix::ObjectId,
-        prefix: &str,
-    ) -> Self {
-        NestedRequirements {
-            snap,
-            tree: snap.repo.find_tree(tree).ok(),
-            prefix: prefix.to_string(),
-            memo: HashMap::new(),
-        }
-    }
-
-    /// The repository path of the nearest requirements file below the module's root and
-    /// above its file `rel` that lists what the import `key` (dotted, lowercase) is.
-    pub(super) fn declaring(&mut self, rel: &str, key: &str) -> Option<String> {
-        let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
-        for at in mesh_imports::ancestors(dir).filter(|d| !d.is_empty()) {
-            if !self.memo.contains_key(at) {
-                let found = REQUIREMENTS_FILES.iter().find_map(|name| {
-                    let path = crate::source::join(at, name);
-                    let text =
-                        crate::source::blob_text(self.snap, self.tree.as_ref()?, &path).ok()??;
-                    let keys = text
-                        .lines()
-                        .map(|l| l.split('#').next().unwrap_or("").trim())
-                        .filter(|l| !l.is_empty() && !l.starts_with('-'))
-                        .filter_map(declared::pep508_name)
-                        .flat_map(names::python_keys)
-                        .collect();
-                    Some((path, keys))
-                });
-                self.memo.insert(at.to_string(), found);
-            }
-            if let Some(Some((path, keys))) = self.memo.get(at)
-                && keys.iter().any(|k| {
-                    key == k
-                        || key
-                            .strip_prefix(k.as_str())
-                            .is_some_and(|r| r.starts_with('.'))
-                })
-            {
-                return Some(format!("{}{path}", self.prefix));
-            }
-        }
-        None
-    }
+/// The import names (lowercase) of what a requirements file's `text` lists.
+pub(super) fn requirement_keys(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty() && !l.starts_with('-'))
+        .filter_map(declared::pep508_name)
+        .flat_map(names::python_keys)
+        .collect()
 }
 
 /// The first line of `text` that changes `sys.path` (its number, and its text cut at 120

@@ -2,6 +2,7 @@
 //! matches declarations by, and what its file and text say of it.
 
 use super::declared::{Declared, Scope};
+use super::nested::Nested;
 use super::world::{Manifests, World};
 use super::{js, names, python, stdlib, tools};
 use crate::source::{ModuleSource, RepoSnapshot, blob_text};
@@ -119,8 +120,20 @@ pub(super) fn uses<'a>(
             let tree = tree.get_or_insert_with(|| snap.repo.find_tree(m.tree).ok());
             blob_text(snap, tree.as_ref()?, rel).ok().flatten()
         });
-    let mut nested = js::NestedPackages::new(snap, m.tree, &prefix);
-    let mut nested_requirements = python::NestedRequirements::new(snap, m.tree, &prefix);
+    let mut nested = Nested::new(
+        snap,
+        m.tree,
+        &prefix,
+        &["package.json"],
+        js::nested_package_names,
+    );
+    let mut nested_requirements = Nested::new(
+        snap,
+        m.tree,
+        &prefix,
+        python::REQUIREMENTS_FILES,
+        python::requirement_keys,
+    );
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut own_said = HashSet::new();
@@ -186,23 +199,34 @@ pub(super) fn uses<'a>(
             let mut one = new_use(f, imp, key, file_kind, script.0);
             if one.language == Language::Js {
                 let dev = one.kind == ImportKind::Dev || one.type_only;
-                one.answered_apart = js::alias_for(&man.js_paths, root_aliases, &imp.name, dev)
-                    .map(|a| {
-                        format!(
-                            "{} maps it to {}: a file of the repository, no package to declare",
-                            a.at,
-                            a.path_of(&imp.name)
-                        )
-                    })
-                    .or_else(|| {
-                        nested.declaring(rel, &one.key).map(|p| {
+                one.answered_apart =
+                    js::alias_for(&man.js_paths, root_aliases, &imp.name, dev)
+                        .map(|a| {
+                            format!(
+                                "{} maps it to {}: a file of the repository, no package to declare",
+                                a.at,
+                                a.path_of(&imp.name)
+                            )
+                        })
+                        .or_else(|| {
+                            let key = &one.key;
+                            nested.answering(rel, |names| names.iter().any(|n| n == key)).map(|p| {
                             format!("{p} declares it for the files below it, a package of its own")
                         })
-                    });
+                        });
             }
             if one.language == Language::Python {
+                let key = &one.key;
+                let lists = |keys: &Vec<String>| {
+                    keys.iter().any(|k| {
+                        key == k
+                            || key
+                                .strip_prefix(k.as_str())
+                                .is_some_and(|r| r.starts_with('.'))
+                    })
+                };
                 one.answered_apart = nested_requirements
-                    .declaring(rel, &one.key)
+                    .answering(rel, lists)
                     .map(|p| format!("{p} declares it for the files below it, which run apart"));
             }
             push_import(&mut out, &mut seen, one, script.1);
