@@ -93,7 +93,9 @@ pub struct ScannedFile {
 /// 27: Python: every import of a script declaring its own dependencies (PEP 723) is optional.
 /// 28: JS: a JSDoc comment's `@import … from 'x'` and `import('x')` are imports (type-only);
 /// Rust: what a `#[cfg_attr(test, …)]` applies is dev code.
-pub const SCANNER_VERSION: u32 = 28;
+/// 29: Rust: `#name::` (a `quote!` interpolation) starts no crate path; `#[cfg(doctest)]`
+/// items are dev code.
+pub const SCANNER_VERSION: u32 = 29;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

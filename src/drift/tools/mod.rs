@@ -37,6 +37,7 @@ pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
     ("@microsoft/api-extractor", &["api-extractor"]),
     ("@napi-rs/cli", &["napi"]),
     ("@nestjs/cli", &["nest"]),
+    ("@nuxt/module-builder", &["nuxt-module-build"]),
     ("@playwright/test", &["playwright"]),
     ("@react-router/dev", &["react-router"]),
     ("@remix-run/dev", &["remix"]),

@@ -159,7 +159,7 @@ fn is_test_attr(attr: &[Token], src: &str) -> bool {
 }
 
 /// Whether a cfg predicate (the tokens after `cfg`, parentheses included) holds only in test
-/// builds: `test`, `all(…)` with a part that does, `any(…)` whose every branch does; never
+/// builds: `test` or `doctest`, `all(…)` with a part that does, `any(…)` whose every branch does; never
 /// `not(…)` (`#[cfg(any(test, feature = "testing"))]` is also compiled in normal builds).
 fn cfg_has_test(pred: &[Token], src: &str) -> bool {
     let mut i = 0;
@@ -183,7 +183,8 @@ fn implies_test(toks: &[Token], i: &mut usize, src: &str, depth: usize) -> bool 
         return false;
     }
     if !punct_at(toks, *i, b'(') || depth > MAX_USE_DEPTH {
-        return word == "test";
+        // `doctest` holds only while rustdoc collects doc tests.
+        return matches!(word, "test" | "doctest");
     }
     *i += 1;
     let mut parts = Vec::new();

@@ -335,6 +335,10 @@ impl<'a, 't> Parser<'a, 't> {
         if attribute_head && matches!(name, "rust_analyzer" | "miri") {
             return;
         }
+        // `#this_value::#variant` in a `quote!`: a variable interpolated, no crate.
+        if follows == Some(Kind::Punct(b'#')) {
+            return;
+        }
         if leading && self.token_args.iter().any(|&(s, e)| s < i && i < e) {
             return;
         }

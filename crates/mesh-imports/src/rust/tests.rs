@@ -15,6 +15,19 @@ fn kinds(src: &str) -> Vec<(u32, String, ImportKind)> {
 }
 
 #[test]
+fn quote_interpolations_and_doctest_items_are_no_shipped_crates() {
+    // serde_derive: `_serde::#private2::Ok` and `#this_value::#variant` in `quote!` are
+    // variables interpolated; rayon's `#[cfg(doctest)]` item exists for rustdoc's tests only.
+    let src = "fn f() { quote!(_serde::#private2::Ok; #this_value::#v) }\n#[cfg(doctest)]\nmod readme { doc_comment::doctest!(\"r.md\"); }\nfn g() { h::i(); }\n";
+    let dev = ImportKind::Dev;
+    let build = ImportKind::Build;
+    assert_eq!(
+        kinds(src),
+        [(3, "doc_comment".into(), dev), (4, "h".into(), build)]
+    );
+}
+
+#[test]
 fn what_a_test_only_cfg_attr_applies_is_dev() {
     // naga's `#[cfg_attr(test, derive(strum::EnumIter))]`: the derive exists in test builds
     // only; the item, and an attribute applied in every build, stay shipped code.
