@@ -315,7 +315,6 @@ fn peer_recorded(around: &Around, package: &str, peer: &str) -> Option<String> {
         })
 }
 
-/// A finding about the declaration `d`, at its line in the file that holds it.
 /// Adds `f` unless the same manifest's same dependency is already found so: a package
 /// declared in several extras or groups (`all` and `audio`) is one thing to fix, said once at
 /// its first declaration (`mesh drift --explain` lists every one).
@@ -331,6 +330,7 @@ fn push_once(out: &mut Vec<Finding>, f: Finding) {
     }
 }
 
+/// A finding about the declaration `d`, at its line in the file that holds it.
 fn declared_finding(
     m: &ModuleSource,
     manifest: &str,

@@ -294,11 +294,18 @@ pub(crate) fn type_only_text(path: &str, text: &str) -> bool {
         || jsdoc_import(text)
 }
 
-/// Whether `text` is a comment line that imports (a JSDoc `@import … from 'x'` or
-/// `{import('x')}`): TypeScript reads its types, nothing runs it.
+/// Whether `text`'s import stands inside a JSDoc block (a JSDoc `@import … from 'x'` or
+/// `{import('x')}`, after a `/**` not closed before it, or on a line going on with `*`), as
+/// the scanner reads it: TypeScript reads its types, nothing runs it.
 fn jsdoc_import(text: &str) -> bool {
-    (text.starts_with('*') || text.starts_with("/*") || text.starts_with("//"))
-        && (text.contains("@import") || text.contains("import("))
+    let Some(at) = text.find("@import").or_else(|| text.find("import(")) else {
+        return false;
+    };
+    let lead = &text[..at];
+    match lead.rfind("*/") {
+        Some(closed) => lead[closed..].contains("/**"),
+        None => (text.starts_with('*') && !text.starts_with("*/")) || lead.contains("/**"),
+    }
 }
 
 /// Whether `text` holds an `import("x").Name` that is a type (`scriptAst?:
@@ -398,6 +405,21 @@ mod tests {
             "const m = import(\"x\").then(m => m.default);"
         ));
         assert!(!type_only_text("src/a.ts", "const m = await import('x');"));
+        // A JSDoc block's import is a type; code after a closed comment is not.
+        assert!(type_only_text("src/a.js", "/** @import { X } from 'x' */"));
+        assert!(type_only_text("src/a.js", "* @param {import('x').T} t"));
+        assert!(type_only_text(
+            "src/a.js",
+            "const a = /** @type {import('x').T} */ (b);"
+        ));
+        assert!(!type_only_text(
+            "src/a.js",
+            "/* c8 ignore next */ export const m = await import('x');"
+        ));
+        assert!(!type_only_text(
+            "src/a.js",
+            "// const m = await import('x');"
+        ));
         // pretty-format's react-is-modules.d.ts: `export * from 'react-is'` in a module block.
         assert!(type_only_text(
             "src/react-is-modules.d.ts",

@@ -75,6 +75,14 @@ impl Depends {
             .is_some_and(|d| d.contains(&dependency))
     }
 
+    /// Whether a package other than `own` depends on `dependency`, as the lockfile records.
+    pub(crate) fn brought_by_other(&self, dependency: &str, own: &str) -> bool {
+        let (dependency, own) = ((self.norm)(dependency), (self.norm)(own));
+        self.of
+            .iter()
+            .any(|(p, deps)| *p != own && deps.contains(&dependency))
+    }
+
     /// Whether `package` has `dependency` as an optional dependency, as the lockfile records:
     /// it loads it when it could be installed.
     pub(crate) fn loads(&self, package: &str, dependency: &str) -> bool {

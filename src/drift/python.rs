@@ -342,6 +342,11 @@ impl LocalPython {
         })
     }
 
+    /// Whether the module-relative directory `dir` is a regular package (`__init__.py`).
+    pub(super) fn is_package(&self, dir: &str) -> bool {
+        self.packages.contains(&dir.to_lowercase())
+    }
+
     /// Where the top of `key` stands beside the file `rel` only as a namespace directory
     /// that does not hold what `key` names: (that directory, the missing part's path), the
     /// evidence `--explain` gives for an import that is not the module's own.
@@ -683,6 +688,11 @@ pub(super) fn requirement_keys(text: &str) -> Vec<String> {
     text.lines()
         .map(|l| l.split('#').next().unwrap_or("").trim())
         .filter(|l| !l.is_empty() && !l.starts_with('-'))
+        // A URL or a path (`git+https://…`, `./pkg`) names no distribution before it.
+        .filter(|l| {
+            let first = l.split_whitespace().next().unwrap_or("");
+            !first.contains([':', '/'])
+        })
         .filter_map(declared::pep508_name)
         .flat_map(names::python_keys)
         .collect()

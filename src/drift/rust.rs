@@ -153,9 +153,24 @@ pub(super) fn drift(
     }
     // A native library's crate with features switched on is there to switch them, whatever
     // brings it (diesel's examples: `pq-sys` with `bundled`, `openssl-sys` with `vendored`).
+    // Where a lockfile is kept, it must show another crate bringing it.
     let native = native_switches(&table);
+    let lock = match native.is_empty() {
+        true => None,
+        false => world.lock_above(m, super::lockfile::RUST_LOCKFILES),
+    };
+    let own = table
+        .get("package")
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str())
+        .unwrap_or("");
     for f in found.iter_mut().filter(|f| {
-        f.kind == DriftKind::Unused && f.doubt.is_none() && native.contains(&f.dependency)
+        f.kind == DriftKind::Unused
+            && f.doubt.is_none()
+            && native.get(&f.dependency).is_some_and(|package| {
+                lock.as_ref()
+                    .is_none_or(|l| l.brought_by_other(package, own))
+            })
     }) {
         f.doubt = Some(
             "declared to switch features on of a crate that builds or picks a native library (a `-sys` or `-src` crate, `getrandom`): a crate using it through others gets them, as Cargo unifies features".to_string(),
@@ -633,18 +648,39 @@ fn switch_declarations(table: &toml::Table) -> impl Iterator<Item = (&String, &t
         })
 }
 
-/// The declarations of `table` (by key) that switch features on of a crate whose features
-/// choose how a native library is built or found — a `*-sys` or `*-src` crate (`bundled`,
-/// `vendored`, `static`) — or which entropy source `getrandom` uses: declared for a crate that
-/// uses it through others, which Cargo's unified features reach however deep it is.
-fn native_switches(table: &toml::Table) -> HashSet<String> {
+/// The declarations of `table` that switch on a feature choosing how a native library is
+/// built or found, of a `*-sys` or `*-src` crate (`bundled`, `vendored`, `static`,
+/// `pkg-config`, …), or which entropy source `getrandom` uses (`js`, `wasm_js`, `custom`,
+/// `rdrand`), as key → package: declared for a crate that uses it through others, which
+/// Cargo's unified features reach however deep it is.
+fn native_switches(table: &toml::Table) -> HashMap<String, String> {
+    const NATIVE: &[&str] = &[
+        "bundle",
+        "vendor",
+        "static",
+        "system",
+        "pkg-config",
+        "pkg_config",
+    ];
+    const ENTROPY: &[&str] = &["js", "wasm_js", "custom", "rdrand"];
     switch_declarations(table)
-        .filter(|(key, spec)| {
+        .filter_map(|(key, spec)| {
             let package = spec.get("package").and_then(|p| p.as_str());
             let name = package.unwrap_or(key.as_str()).replace('_', "-");
-            name.ends_with("-sys") || name.ends_with("-src") || name == "getrandom"
+            let features = spec.get("features").and_then(|f| f.as_array())?;
+            let switches = |words: &[&str], exact: bool| {
+                features.iter().filter_map(|f| f.as_str()).any(|f| {
+                    let f = f.to_ascii_lowercase();
+                    words
+                        .iter()
+                        .any(|w| if exact { f == *w } else { f.contains(w) })
+                })
+            };
+            let native =
+                (name.ends_with("-sys") || name.ends_with("-src")) && switches(NATIVE, false);
+            let entropy = name == "getrandom" && switches(ENTROPY, true);
+            (native || entropy).then(|| (key.clone(), name))
         })
-        .map(|(key, _)| key.clone())
         .collect()
 }
 

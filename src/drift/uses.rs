@@ -76,7 +76,8 @@ impl<'a> Use<'a> {
     }
 
     /// Whether a JSDoc comment makes this use (`@import … from 'x'`, `{import('x').T}`):
-    /// the JS scanner's only imports that are both type-only and optional.
+    /// the JS scanner's only imports that are both type-only and optional (a guarded
+    /// `require` is no type; a type import is guarded only so).
     pub(super) fn jsdoc(&self) -> bool {
         self.language == Language::Js && self.type_only && self.optional
     }
@@ -225,8 +226,15 @@ pub(super) fn uses<'a>(
                                 .is_some_and(|r| r.starts_with('.'))
                     })
                 };
+                // Not inside a package the module ships: its files run where it is installed.
+                let apart = |p: &String| {
+                    let dir = p.strip_prefix(prefix.as_str()).unwrap_or(p);
+                    let dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+                    !keys.local_python.is_package(dir)
+                };
                 one.answered_apart = nested_requirements
                     .answering(rel, lists)
+                    .filter(apart)
                     .map(|p| format!("{p} declares it for the files below it, which run apart"));
             }
             push_import(&mut out, &mut seen, one, script.1);

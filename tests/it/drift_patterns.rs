@@ -1964,12 +1964,13 @@ fn optional_loads_inline_scripts_extras_pywin32_and_mkdocs_make_no_false_finding
 }
 
 /// Round 11's shapes, fixed after its measurement: hatch's environments kept in
-/// `hatch.toml` (hatch's tests run there, with the pytest its `hatch-test` brings); a native library's crate declared to switch its
-/// features on (`pq-sys` with `bundled`, diesel's examples); 3.14's `annotationlib`; a
-/// module's `.scss` files compiled by `sass`; JSDoc comments' type imports (sveltekit: a
-/// `@types/*` package they name is used, and a config's type names no dev-only); a
-/// `[tool.pyright]` tool in a `dev` extra; the directory of a script a command runs
-/// (`streamlit run app/home.py`, a package or not) on `sys.path`; a requirements file
+/// `hatch.toml` (hatch's tests run there, with the pytest its `hatch-test` brings); a native
+/// library's crate declared to switch how it is built (`pq-sys` with `bundled`, diesel's
+/// examples; not `web-sys`'s API features); 3.14's `annotationlib`; a module's `.scss` files
+/// compiled by `sass`; JSDoc comments' type imports (sveltekit: a `@types/*` package they
+/// name is used, and a config's type names no dev-only); a `[tool.pyright]` tool in a `dev`
+/// extra (a runtime declaration of a tool stays unused); the directory of a script a command
+/// runs (`streamlit run app/home.py`, a package or not) on `sys.path`; a requirements file
 /// nested in the module declaring for the files below it (a CI script's). Beside each, what
 /// nothing uses is still found.
 #[test]
@@ -1979,7 +1980,7 @@ fn hatch_toml_native_switches_jsdoc_scripts_and_nested_requirements_make_no_fals
     module(&t, "py", "py");
     t.write(
         "ws/py/pyproject.toml",
-        "[project]\nname = \"py\"\ndependencies = [\"streamlit\"]\n\n[project.optional-dependencies]\ndev = [\"pyright\", \"six\"]\n\n[tool.pyright]\nstrict = true\n\n[tool.poe.tasks]\nstart = \"streamlit run app/home.py\"\n",
+        "[project]\nname = \"py\"\ndependencies = [\"streamlit\", \"mypy\"]\n\n[project.optional-dependencies]\ndev = [\"pyright\", \"six\", \"mypy\"]\n\n[tool.pyright]\nstrict = true\n\n[tool.mypy]\nstrict = true\n\n[tool.poe.tasks]\nstart = \"streamlit run app/home.py\"\n",
     );
     t.write(
         "ws/py/hatch.toml",
@@ -2008,7 +2009,7 @@ fn hatch_toml_native_switches_jsdoc_scripts_and_nested_requirements_make_no_fals
     module(&t, "crate", "crate");
     t.write(
         "ws/crate/Cargo.toml",
-        "[package]\nname = \"crate\"\n\n[dependencies]\npq-sys = { version = \"0.6\", features = [\"bundled\"] }\nserde = { version = \"1\", features = [\"derive\"] }\n",
+        "[package]\nname = \"crate\"\n\n[dependencies]\npq-sys = { version = \"0.6\", features = [\"bundled\"] }\nserde = { version = \"1\", features = [\"derive\"] }\nweb-sys = { version = \"0.3\", features = [\"console\"] }\n",
     );
     t.write("ws/crate/src/lib.rs", "pub fn f() {}\n");
     module(&t, "web", "web");
@@ -2030,7 +2031,9 @@ fn hatch_toml_native_switches_jsdoc_scripts_and_nested_requirements_make_no_fals
         found,
         [
             "crate unused serde",
+            "crate unused web-sys",
             "py undeclared app_logic_elsewhere",
+            "py unused mypy",
             "py unused six",
             "web unused left-js"
         ],

@@ -240,6 +240,9 @@ pub(crate) struct Collector<'a> {
     macros: Vec<(usize, usize)>,
     /// Offsets of names a glob import may bring (see [`Import::glob_scoped`]).
     globbed: Vec<usize>,
+    /// Offsets of imports optional by themselves (a JSDoc comment's): one each, where a
+    /// range each would make every import scan them all.
+    optional_at: Vec<usize>,
 }
 
 impl<'a> Collector<'a> {
@@ -260,6 +263,7 @@ impl<'a> Collector<'a> {
             statements: Vec::new(),
             macros: Vec::new(),
             globbed: Vec::new(),
+            optional_at: Vec::new(),
         }
     }
 
@@ -309,6 +313,12 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// Records an import at `offset` that is optional by itself, whatever range holds it.
+    pub fn push_optional(&mut self, offset: usize, name: impl Into<String>) {
+        self.optional_at.push(offset);
+        self.push(offset, name);
+    }
+
     /// Records the value of a literal token as an import.
     pub fn push_value(&mut self, tok: &Token) {
         self.push(tok.start, tok.value(self.src));
@@ -337,6 +347,7 @@ impl<'a> Collector<'a> {
 
         self.found.sort_by_key(|&(offset, _)| offset); // stable: keeps order at one offset
         self.globbed.sort_unstable();
+        self.optional_at.sort_unstable();
         let mut lines = LineCursor::new(self.src);
         let mut text = (0, String::new()); // the last line's text, reused by its other imports
         let mut out: Vec<Import> = Vec::with_capacity(self.found.len());
@@ -364,6 +375,12 @@ impl<'a> Collector<'a> {
                 .iter()
                 .filter(|(start, end, _)| (*start..*end).contains(&offset))
                 .map(|r| r.2)
+                .chain(
+                    self.optional_at
+                        .binary_search(&offset)
+                        .is_ok()
+                        .then_some(ImportKind::Optional),
+                )
                 .min()
                 .unwrap_or_default();
             let in_macro = self

@@ -95,7 +95,9 @@ pub struct ScannedFile {
 /// Rust: what a `#[cfg_attr(test, …)]` applies is dev code.
 /// 29: Rust: `#name::` (a `quote!` interpolation) starts no crate path; `#[cfg(doctest)]`
 /// items are dev code.
-pub const SCANNER_VERSION: u32 = 29;
+/// 30: JS: only a JSDoc block's imports are read (not a `//` or `/* */` comment's), each
+/// recorded optional by itself.
+pub const SCANNER_VERSION: u32 = 30;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

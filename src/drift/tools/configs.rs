@@ -363,7 +363,8 @@ pub(super) fn mkdocs_names(text: &str, dist: &str) -> Option<String> {
     if dist == "pymdown-extensions" {
         return items
             .iter()
-            .find(|w| w.starts_with("pymdownx."))
+            .filter(|w| w.starts_with("pymdownx."))
+            .min()
             .map(|w| w.to_string());
     }
     if let Some(handler) = dist.strip_prefix("mkdocstrings-") {

@@ -316,7 +316,8 @@ impl ToolEvidence {
         if pytest_plugin {
             return Some("a pytest plugin beside pytest: pytest loads it".into());
         }
-        let dev = d.scope == Scope::Dev || self.python_dev_extras.contains(&norm);
+        let dev = d.scope == Scope::Dev
+            || (d.scope == Scope::Optional && self.python_dev_extras.contains(&norm));
         if dev && self.python_tools.contains(&norm) {
             return Some(format!("pyproject.toml configures it: [tool.{norm}]"));
         }

@@ -128,9 +128,9 @@ static JSDOC_IMPORT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("i
 /// Records the packages a file's JSDoc comments import types from, which TypeScript reads in
 /// JavaScript it checks: `/** @import { Foo } from 'x' */` and `@type {import('x').Foo}`.
 /// A comment never runs, so each is a type-only use (drift reads it so from its line), and
-/// optional: owed nothing, as the file does not say whether anything checks it. Only
-/// an `import` in a comment counts: on a comment line (`*`, `//`, `/*` first), or after a
-/// `/*` its line does not close before it. Whether any was.
+/// optional: owed nothing, as the file does not say whether anything checks it. Only an
+/// `import` inside a JSDoc block counts: after a `/**` its line does not close before it, or
+/// on a line going on with `*`. Whether any was.
 fn jsdoc_imports(src: &str, c: &mut Collector) -> bool {
     // A line's bytes looked at around a match, either way: a longer line (minified code)
     // is not read whole for each match, which would make one long line quadratic.
@@ -149,10 +149,12 @@ fn jsdoc_imports(src: &str, c: &mut Collector) -> bool {
             from += 1;
         }
         let lead = &src[from..at];
-        let in_comment = first.starts_with('*')
-            || first.starts_with("//")
-            || first.starts_with("/*")
-            || lead.rfind("/*").is_some_and(|o| !lead[o..].contains("*/"));
+        // Inside a JSDoc block (`/** … */`, or a line of one going on: ` * @param …`) not
+        // closed before the match; a `//` or `/* */` comment TypeScript does not read.
+        let in_comment = match lead.rfind("*/") {
+            Some(closed) => lead[closed..].contains("/**"),
+            None => first.starts_with('*') && !first.starts_with("*/") || lead.contains("/**"),
+        };
         if !in_comment || (at > 0 && is_ident_continue(b[at - 1])) {
             continue;
         }
@@ -183,9 +185,7 @@ fn jsdoc_imports(src: &str, c: &mut Collector) -> bool {
         };
         let name = &spec[1..1 + end];
         if !name.is_empty() && !name.contains(char::is_whitespace) {
-            let offset = spec.as_ptr() as usize - src.as_ptr() as usize + 1;
-            c.push(offset, name);
-            c.weaken(offset, offset + name.len(), ImportKind::Optional);
+            c.push_optional(spec.as_ptr() as usize - src.as_ptr() as usize + 1, name);
             any = true;
         }
     }

@@ -340,7 +340,7 @@ fn jsdoc_comments_import_types() {
     // sveltekit's JavaScript, type-checked from JSDoc: an `@import` tag, a type cast, a
     // parameter's type, on comment lines and after an open `/*`; an `import(` in code, in a
     // string, after a closed comment, or in a comment naming no string is none of these.
-    let src = "/** @import { Handle } from '@sveltejs/kit' */\n/**\n * @param {import('estree').Node} node\n * @import {X} from \"@types/deno\"\n */\nconst a = /** @type {import('node:http').Server} */ (b);\nconst c = import('lazy');\nconst s = \"// import('nope')\";\n/* x */ const d = 1; // import(e)\nconst r = reimport('no');\n";
+    let src = "/** @import { Handle } from '@sveltejs/kit' */\n/**\n * @param {import('estree').Node} node\n * @import {X} from \"@types/deno\"\n */\nconst a = /** @type {import('node:http').Server} */ (b);\nconst c = import('lazy');\nconst s = \"// import('nope')\";\n/* x */ const d = 1; // import(e)\nconst r = reimport('no');\n// const m = await import('commented');\n/* c8 ignore next */ const n = import('code');\n/*! banner */ x(import('minified'));\n";
     assert_eq!(
         pairs(&scan(src)),
         [
@@ -348,7 +348,9 @@ fn jsdoc_comments_import_types() {
             (3, "estree"),
             (4, "@types/deno"),
             (6, "node:http"),
-            (7, "lazy")
+            (7, "lazy"),
+            (12, "code"),
+            (13, "minified")
         ]
     );
     use crate::lex::ImportKind::{Build, Optional};
