@@ -491,8 +491,9 @@ pub(super) struct SysPath<'f, R> {
     pythonpath: Option<Vec<(String, &'static str)>>,
     /// Per file read, the line that changes `sys.path` (its number and text), if any.
     changes: HashMap<String, Option<(u32, String)>>,
-    /// The module's commands (Makefile, tox.ini, package scripts, …: [`super::tools`]).
-    commands: &'f str,
+    /// The module's manifests: its pyproject and its commands (Makefile, tox.ini, package
+    /// scripts, …: [`super::tools`]), read already.
+    man: &'f Manifests,
     /// (directory, the command line, the names of the modules and packages directly in it)
     /// of each of the module's Python files a command or pyproject.toml runs as a script
     /// (`streamlit run app/home.py`), once read: Python puts a script's directory first on
@@ -506,7 +507,7 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
     pub(super) fn new(
         files: &'f [ScannedFile],
         prefix: &str,
-        commands: &'f str,
+        man: &'f Manifests,
         read: R,
     ) -> SysPath<'f, R> {
         let python = files
@@ -519,7 +520,7 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
             python,
             pythonpath: None,
             changes: HashMap::new(),
-            commands,
+            man,
             scripts: None,
         }
     }
@@ -597,9 +598,9 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
     /// run as a script (`streamlit run app/home_page.py`, `python scripts/gen.py`, `uv run
     /// x.py`: the path right after `python…` or `run`), with the line naming each.
     fn read_scripts(&mut self) -> Vec<(String, String, HashSet<String>)> {
-        let pyproject = (self.read)("pyproject.toml").unwrap_or_default();
+        let pyproject = self.man.pyproject.as_deref().unwrap_or_default();
         let mut out: Vec<(String, String, HashSet<String>)> = Vec::new();
-        for line in self.commands.lines().chain(pyproject.lines()) {
+        for line in self.man.tools.commands.lines().chain(pyproject.lines()) {
             let words: Vec<&str> = line
                 .split(|c: char| c.is_whitespace() || "\"'=;&|()".contains(c))
                 .filter(|w| !w.is_empty())
@@ -640,9 +641,7 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
     /// `pytest.ini`, `tox.ini` or `setup.cfg`, module-relative.
     fn read_pythonpath(&mut self) -> Vec<(String, &'static str)> {
         let mut out = Vec::new();
-        if let Some(t) =
-            (self.read)("pyproject.toml").and_then(|t| toml::from_str::<toml::Table>(&t).ok())
-        {
+        if let Some(t) = &self.man.pyproject_table {
             let pytest = t.get("tool").and_then(|t| t.get("pytest"));
             let value = pytest
                 .and_then(|p| p.get("ini_options"))
@@ -685,16 +684,9 @@ pub(super) const REQUIREMENTS_FILES: &[&str] = &["requirements.txt", "requiremen
 
 /// The import names (lowercase) of what a requirements file's `text` lists.
 pub(super) fn requirement_keys(text: &str) -> Vec<String> {
-    text.lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty() && !l.starts_with('-'))
-        // A URL or a path (`git+https://…`, `./pkg`) names no distribution before it.
-        .filter(|l| {
-            let first = l.split_whitespace().next().unwrap_or("");
-            !first.contains([':', '/'])
-        })
-        .filter_map(declared::pep508_name)
-        .flat_map(names::python_keys)
+    super::python_env::requirement_names(text)
+        .iter()
+        .flat_map(|name| names::python_keys(name))
         .collect()
 }
 
@@ -903,7 +895,8 @@ mod tests {
         .collect();
         let local = local_python_names(&files, "m", &[]);
         let mut reads = Vec::new();
-        let mut on_path = SysPath::new(&files, "m/", "", |rel: &str| {
+        let man = Manifests::default();
+        let mut on_path = SysPath::new(&files, "m/", &man, |rel: &str| {
             reads.push(rel.to_string());
             texts.get(rel).map(|t| t.to_string())
         });

@@ -64,6 +64,18 @@ fn requirement_lines(text: &str) -> Vec<(u32, Req)> {
     out
 }
 
+/// The distributions a requirements file's text names (see [`requirement_lines`]); includes,
+/// editables and local paths left out.
+pub(super) fn requirement_names(text: &str) -> Vec<String> {
+    requirement_lines(text)
+        .into_iter()
+        .filter_map(|(_, r)| match r {
+            Req::Name(name) => Some(name),
+            Req::Include(_) | Req::Local(_) => None,
+        })
+        .collect()
+}
+
 /// One requirement line, trimmed; `None` for what installs nothing mesh can name.
 fn requirement(line: &str) -> Option<Req> {
     if line.is_empty() || line.contains('{') {

@@ -159,11 +159,7 @@ pub(super) fn drift(
         true => None,
         false => world.lock_above(m, super::lockfile::RUST_LOCKFILES),
     };
-    let own = table
-        .get("package")
-        .and_then(|p| p.get("name"))
-        .and_then(|n| n.as_str())
-        .unwrap_or("");
+    let own = own.as_deref().unwrap_or("");
     for f in found.iter_mut().filter(|f| {
         f.kind == DriftKind::Unused
             && f.doubt.is_none()

@@ -116,11 +116,10 @@ pub(super) fn uses<'a>(
     let keys = UseKeys::new(rec, m, &prefix);
     let snap = world.loaded.snapshot.repo_of(m);
     let mut tree = None;
-    let mut on_path =
-        python::SysPath::new(&rec.files, &prefix, &man.tools.commands, |rel: &str| {
-            let tree = tree.get_or_insert_with(|| snap.repo.find_tree(m.tree).ok());
-            blob_text(snap, tree.as_ref()?, rel).ok().flatten()
-        });
+    let mut on_path = python::SysPath::new(&rec.files, &prefix, man, |rel: &str| {
+        let tree = tree.get_or_insert_with(|| snap.repo.find_tree(m.tree).ok());
+        blob_text(snap, tree.as_ref()?, rel).ok().flatten()
+    });
     let mut nested = Nested::new(
         snap,
         m.tree,

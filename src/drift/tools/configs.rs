@@ -4,6 +4,7 @@
 //! runner's config names to run around the tests.
 
 use crate::drift::names;
+use std::collections::HashSet;
 
 /// The keys of a test runner's config whose values name files run around the tests.
 const SETUP_KEYS: &[&str] = &[
@@ -337,48 +338,74 @@ pub(super) fn is_mkdocs_config(file: &str) -> bool {
     matches!(file, "mkdocs.yml" | "mkdocs.yaml")
 }
 
-/// The name under which an MkDocs config (`text`) loads the Python distribution `dist`
-/// (PEP 503), if it does: MkDocs itself; a theme (`name: material` for `mkdocs-material`),
-/// plugin or Markdown extension (a list item: `- awesome-pages`) named as the distribution
-/// is, or as its name less `mkdocs-` and `-plugin`; an mkdocstrings handler
-/// (`mkdocstrings-python` is `handlers: python:`); PyMdown's `pymdownx.*` extensions.
-pub(super) fn mkdocs_names(text: &str, dist: &str) -> Option<String> {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(|l| l.split(" #").next().unwrap_or(l).trim())
-        .filter(|l| !l.starts_with('#'))
-        .collect();
-    // A list item's or a theme's name: `- x`, `- x:`, `name: x`.
-    let items: std::collections::HashSet<&str> = lines
-        .iter()
-        .filter_map(|l| l.strip_prefix("- ").or_else(|| l.strip_prefix("name:")))
-        .map(|l| l.trim().trim_end_matches(':').trim_matches(['"', '\'']))
-        .collect();
-    let keys: std::collections::HashSet<&str> =
-        lines.iter().filter_map(|l| l.strip_suffix(':')).collect();
-    let named = |w: &str| items.contains(w) || items.contains(w.replace('-', "_").as_str());
-    if dist == "mkdocs" {
-        return Some("mkdocs".into());
-    }
-    if dist == "pymdown-extensions" {
-        return items
+/// An MkDocs config at a module's root, read once for every declaration asked about.
+#[derive(Debug)]
+pub struct MkDocs {
+    /// The config's file name.
+    pub file: String,
+    /// A list item's or a theme's name: `- x`, `- x:`, `name: x`.
+    items: HashSet<String>,
+    /// Every key (`python:` under `handlers:`).
+    keys: HashSet<String>,
+}
+
+impl MkDocs {
+    /// The config `file` holding `text`, comments left out.
+    pub(super) fn read(file: &str, text: &str) -> MkDocs {
+        let lines: Vec<&str> = text
+            .lines()
+            .map(|l| l.split(" #").next().unwrap_or(l).trim())
+            .filter(|l| !l.starts_with('#'))
+            .collect();
+        let items = lines
             .iter()
-            .filter(|w| w.starts_with("pymdownx."))
-            .min()
-            .map(|w| w.to_string());
+            .filter_map(|l| l.strip_prefix("- ").or_else(|| l.strip_prefix("name:")))
+            .map(|l| l.trim().trim_end_matches(':').trim_matches(['"', '\'']))
+            .map(str::to_string)
+            .collect();
+        let keys = lines
+            .iter()
+            .filter_map(|l| l.strip_suffix(':'))
+            .map(str::to_string)
+            .collect();
+        MkDocs {
+            file: file.to_string(),
+            items,
+            keys,
+        }
     }
-    if let Some(handler) = dist.strip_prefix("mkdocstrings-") {
-        return (named("mkdocstrings") && keys.contains(handler))
-            .then(|| format!("mkdocstrings: {handler}"));
+
+    /// The name under which the config loads the Python distribution `dist` (PEP 503), if it
+    /// does: MkDocs itself; a theme (`name: material` for `mkdocs-material`), plugin or
+    /// Markdown extension (a list item: `- awesome-pages`) named as the distribution is, or
+    /// as its name less `mkdocs-` and `-plugin`; an mkdocstrings handler
+    /// (`mkdocstrings-python` is `handlers: python:`); PyMdown's `pymdownx.*` extensions.
+    pub(super) fn names(&self, dist: &str) -> Option<String> {
+        let named = |w: &str| self.items.contains(w) || self.items.contains(&w.replace('-', "_"));
+        if dist == "mkdocs" {
+            return Some("mkdocs".into());
+        }
+        if dist == "pymdown-extensions" {
+            return self
+                .items
+                .iter()
+                .filter(|w| w.starts_with("pymdownx."))
+                .min()
+                .cloned();
+        }
+        if let Some(handler) = dist.strip_prefix("mkdocstrings-") {
+            return (named("mkdocstrings") && self.keys.contains(handler))
+                .then(|| format!("mkdocstrings: {handler}"));
+        }
+        let short = dist
+            .strip_prefix("mkdocs-")
+            .map(|s| s.strip_suffix("-plugin").unwrap_or(s));
+        [Some(dist), short]
+            .into_iter()
+            .flatten()
+            .find(|w| named(w))
+            .map(str::to_string)
     }
-    let short = dist
-        .strip_prefix("mkdocs-")
-        .map(|s| s.strip_suffix("-plugin").unwrap_or(s));
-    [Some(dist), short]
-        .into_iter()
-        .flatten()
-        .find(|w| named(w))
-        .map(str::to_string)
 }
 
 #[cfg(test)]
@@ -474,7 +501,8 @@ mod tests {
     #[test]
     fn an_mkdocs_config_names_its_theme_plugins_handlers_and_extensions() {
         let yml = "site_name: x\ntheme:\n  name: material\nplugins:\n  - search\n  - awesome-pages\n  - mkdocstrings:\n      handlers:\n        python:\n          paths: [src]\nmarkdown_extensions:\n  - pymdownx.superfences\n  - mdx_truly_sane_lists\n# - redirects\n";
-        let named = |d: &str| mkdocs_names(yml, d);
+        let config = MkDocs::read("mkdocs.yml", yml);
+        let named = |d: &str| config.names(d);
         assert_eq!(named("mkdocs").as_deref(), Some("mkdocs"));
         assert_eq!(named("mkdocs-material").as_deref(), Some("material"));
         assert_eq!(

@@ -132,9 +132,9 @@ pub struct ToolEvidence {
     /// The bundler config at the JS workspace root above a package with no build command of
     /// its own (repo-relative): that config builds it.
     pub workspace_bundler: Option<String>,
-    /// The MkDocs config at the module's root (`mkdocs.yml`) and its text: MkDocs (and the
-    /// tools reading its config) load the theme, plugins and Markdown extensions it names.
-    pub mkdocs: Option<(String, String)>,
+    /// The MkDocs config at the module's root (`mkdocs.yml`), read: MkDocs (and the tools
+    /// reading its config) load the theme, plugins and Markdown extensions it names.
+    pub mkdocs: Option<configs::MkDocs>,
     /// The extensions of the module's stylesheets a preprocessor compiles (`scss`, `sass`,
     /// `less`, `styl`), each once: a bundler hands them to that compiler by name.
     pub stylesheets: Vec<String>,
@@ -321,10 +321,13 @@ impl ToolEvidence {
         if dev && self.python_tools.contains(&norm) {
             return Some(format!("pyproject.toml configures it: [tool.{norm}]"));
         }
-        if let Some((file, text)) = &self.mkdocs
-            && let Some(name) = configs::mkdocs_names(text, &norm)
+        if let Some(config) = &self.mkdocs
+            && let Some(name) = config.names(&norm)
         {
-            return Some(format!("{file} names it: `{name}` (MkDocs loads it)"));
+            return Some(format!(
+                "{} names it: `{name}` (MkDocs loads it)",
+                config.file
+            ));
         }
         self.run_by(&d.name)
             .map(|line| format!("a command runs it: `{line}`"))
@@ -456,22 +459,14 @@ pub(super) fn evidence(
     if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
         e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
     }
-    let extras = pyproject
-        .and_then(|t| t.get("project")?.get("optional-dependencies")?.as_table())
+    let extras = pyproject.map(crate::drift::declared::pyproject_extras);
+    e.python_dev_extras = extras
         .into_iter()
         .flatten()
-        .filter(|(extra, _)| DEV_EXTRAS.contains(&names::pep503(extra).as_str()));
-    for (_, list) in extras {
-        let reqs = list
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|r| r.as_str());
-        e.python_dev_extras.extend(
-            reqs.filter_map(crate::drift::declared::pep508_name)
-                .map(names::pep503),
-        );
-    }
+        .filter(|(extra, _)| DEV_EXTRAS.contains(&extra.as_str()))
+        .flat_map(|(_, names)| names)
+        .map(|n| names::pep503(&n))
+        .collect();
     Ok(e)
 }
 
@@ -488,7 +483,7 @@ fn root_files(
         if configs::is_mkdocs_config(f)
             && let Some(text) = blob_text(snap, tree, f)?
         {
-            e.mkdocs = Some((f.clone(), text));
+            e.mkdocs = Some(configs::MkDocs::read(f, &text));
         }
         let (config, command) = (is_js_config(f), is_command_file(f));
         if !config && !command {
