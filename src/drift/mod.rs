@@ -20,6 +20,7 @@ mod nested;
 pub mod python;
 mod python_env;
 mod python_names;
+mod python_path;
 pub mod rust;
 pub mod stdlib;
 pub mod tools;

@@ -4,7 +4,7 @@
 use super::declared::{Declared, Scope};
 use super::nested::Nested;
 use super::world::{Manifests, World};
-use super::{js, names, python, stdlib, tools};
+use super::{js, names, python, python_path, stdlib, tools};
 use crate::source::{ModuleSource, RepoSnapshot, blob_text};
 use mesh_imports::{ImportKind, Language, ScannedFile};
 use std::borrow::Cow;
@@ -116,7 +116,7 @@ pub(super) fn uses<'a>(
     let keys = UseKeys::new(rec, m, &prefix);
     let snap = world.loaded.snapshot.repo_of(m);
     let mut tree = None;
-    let mut on_path = python::SysPath::new(&rec.files, &prefix, man, |rel: &str| {
+    let mut on_path = python_path::SysPath::new(&rec.files, &prefix, man, |rel: &str| {
         let tree = tree.get_or_insert_with(|| snap.repo.find_tree(m.tree).ok());
         blob_text(snap, tree.as_ref()?, rel).ok().flatten()
     });
@@ -131,8 +131,8 @@ pub(super) fn uses<'a>(
         snap,
         m.tree,
         &prefix,
-        python::REQUIREMENTS_FILES,
-        python::requirement_keys,
+        python_path::REQUIREMENTS_FILES,
+        python_path::requirement_keys,
     );
     let mut out = Vec::new();
     let mut seen = HashSet::new();
@@ -267,7 +267,7 @@ pub(super) struct UseKeys {
     pub(super) own_rust: Vec<String>,
     pub(super) own_js: Vec<String>,
     pub(super) own_python: Vec<String>,
-    pub(super) local_python: python::LocalPython,
+    pub(super) local_python: python_path::LocalPython,
 }
 
 impl UseKeys {
@@ -282,8 +282,8 @@ impl UseKeys {
                 .collect()
         };
         let (own_rust, own_js) = (own(Language::Rust), own(Language::Js));
-        let own_python = python::own_python_names(own(Language::Python), &rec.files, prefix);
-        let local_python = python::local_python_names(&rec.files, &m.dir, &own_python);
+        let own_python = python_path::own_python_names(own(Language::Python), &rec.files, prefix);
+        let local_python = python_path::local_python_names(&rec.files, &m.dir, &own_python);
         UseKeys {
             own_rust,
             own_js,
