@@ -523,11 +523,17 @@ impl<'a> ModuleScan<'a> {
         // Where each file stands decides the kind of its imports.
         self.rust_test_files
             .extend(facts.rust_dev_paths.iter().cloned());
+        let sdist_only: Vec<String> = texts
+            .iter()
+            .filter(|(name, _)| *name == "pyproject.toml")
+            .flat_map(|(_, text)| mesh_imports::python_packages::sdist_only(text))
+            .collect();
         let places = place::Places::new(
             &m.manifest.dev,
             facts.python_shipped.clone(),
             self.rust_test_files,
-        );
+        )
+        .with_python_sdist_only(&sdist_only);
         for file in &mut self.scanned {
             let rel = file.path.strip_prefix(prefix).unwrap_or(&file.path);
             file.kind = places.kind(file.language, rel);

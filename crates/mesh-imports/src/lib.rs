@@ -97,7 +97,9 @@ pub struct ScannedFile {
 /// items are dev code.
 /// 30: JS: only a JSDoc block's imports are read (not a `//` or `/* */` comment's), each
 /// recorded optional by itself.
-pub const SCANNER_VERSION: u32 = 30;
+/// 31: Python: what the build puts in the source distribution only (pdm `source-includes`,
+/// flit `[tool.flit.sdist] include`) is dev code.
+pub const SCANNER_VERSION: u32 = 31;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

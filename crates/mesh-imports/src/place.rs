@@ -54,6 +54,9 @@ pub struct Places {
     /// Module-relative path prefixes of Rust files declared only for tests
     /// (`#[cfg(test)] mod tests;` → `src/tests.rs`, `src/tests/`).
     rust_test_files: Vec<String>,
+    /// Globs over the paths the Python build puts in its source distribution only
+    /// ([`crate::python_packages::sdist_only`]): never in the wheel, so dev code.
+    python_sdist_only: Option<GlobSet>,
 }
 
 impl Places {
@@ -69,7 +72,15 @@ impl Places {
             dev,
             python_shipped,
             rust_test_files,
+            python_sdist_only: None,
         }
+    }
+
+    /// These places, with the Python files matching `globs` (what the build puts in the
+    /// source distribution only) dev code unless a package the build names holds them.
+    pub fn with_python_sdist_only(mut self, globs: &[String]) -> Places {
+        self.python_sdist_only = (!globs.is_empty()).then(|| crate::globs(globs, true));
+        self
     }
 
     /// The kind of the imports of the file at `rel` (module-relative), before what the file
@@ -139,7 +150,12 @@ impl Places {
             || stem.ends_with("_test")
             || stem == "tests";
         let outside = !self.python_shipped.is_empty() && shipped.is_none();
-        dev_dir || dev_file || outside
+        let sdist_only = shipped.is_none()
+            && self
+                .python_sdist_only
+                .as_ref()
+                .is_some_and(|g| g.is_match(rel));
+        dev_dir || dev_file || outside || sdist_only
     }
 }
 
@@ -327,6 +343,47 @@ mod tests {
             helpers.kind(Language::Python, "tests/test_utils.py"),
             ImportKind::Dev
         );
+    }
+
+    #[test]
+    fn what_only_the_source_distribution_holds_is_dev_code() {
+        // pdm's `source-includes`: tested documentation examples and maintainer scripts
+        // travel in the sdist, never in the wheel, whatever their directory is called.
+        let globs = crate::python_packages::sdist_only(
+            "[tool.pdm.build]\nsource-includes = [\"tests/\", \"docs_src/\", \"tools/gen.py\", \"requirements*.txt\"]\n",
+        );
+        let inferred = Places::default().with_python_sdist_only(&globs);
+        for dev in ["docs_src/wsgi/tutorial001.py", "tools/gen.py"] {
+            assert_eq!(
+                inferred.kind(Language::Python, dev),
+                ImportKind::Dev,
+                "{dev}"
+            );
+        }
+        for shipped in ["app/main.py", "docs_srcx/a.py", "tools/other.py"] {
+            assert_eq!(
+                inferred.kind(Language::Python, shipped),
+                ImportKind::Build,
+                "{shipped}"
+            );
+        }
+        // flit's `[tool.flit.sdist] include`; a package the build names stays shipped even
+        // when the list names a path inside it.
+        let globs = crate::python_packages::sdist_only(
+            "[tool.flit.sdist]\ninclude = [\"./examples_app/\", \"/pkg/data\"]\n",
+        );
+        let named = Places::new(&[], vec!["pkg".into()], vec![]).with_python_sdist_only(&globs);
+        assert_eq!(
+            named.kind(Language::Python, "pkg/data/load.py"),
+            ImportKind::Build
+        );
+        assert_eq!(
+            Places::default()
+                .with_python_sdist_only(&globs)
+                .kind(Language::Python, "examples_app/run.py"),
+            ImportKind::Dev
+        );
+        assert!(crate::python_packages::sdist_only("not toml [").is_empty());
     }
 
     #[test]

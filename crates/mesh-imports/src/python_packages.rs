@@ -450,6 +450,30 @@ fn setuptools_find(find: &toml::Value, tree: &Tree) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Globs (module-relative) over the paths the build puts in the source distribution only:
+/// pdm's `[tool.pdm.build] source-includes` and flit's `[tool.flit.sdist] include`. They
+/// never reach the wheel, so a file there (fastapi's tested `docs_src/` examples, its
+/// `scripts/`) is no more shipped code than a test is, whatever its directory is called.
+pub fn sdist_only(pyproject_text: &str) -> Vec<String> {
+    let Ok(t) = toml::from_str::<toml::Table>(pyproject_text) else {
+        return Vec::new();
+    };
+    [
+        &["tool", "pdm", "build", "source-includes"][..],
+        &["tool", "flit", "sdist", "include"][..],
+    ]
+    .into_iter()
+    .flat_map(|path| strings(lookup(&t, path)))
+    .flat_map(|entry| {
+        let entry = entry.trim_start_matches("./").trim_matches('/').to_string();
+        // An entry is a file, a directory (everything below it) or a glob of either.
+        let below = format!("{entry}/**");
+        [entry, below]
+    })
+    .filter(|g| !g.is_empty() && g != "/**" && !g.starts_with("**"))
+    .collect()
+}
+
 /// The value at a path of keys.
 fn lookup<'a>(t: &'a toml::Table, path: &[&str]) -> Option<&'a toml::Value> {
     let (first, rest) = path.split_first()?;
