@@ -11,7 +11,7 @@
 use super::Use;
 use super::{DriftKind, Finding, lockfile, names};
 use crate::source::{self, ModuleSource, RepoSnapshot, SourceError};
-use mesh_imports::Language;
+use mesh_imports::{ImportKind, Language};
 use std::collections::{HashMap, HashSet};
 
 /// Directory names whose files a person runs by hand, with what they install themselves:
@@ -145,6 +145,23 @@ pub(super) fn undeclared(
         return Some(format!(
             "imported only by {}{more}, in a directory of files run by hand (examples, scripts, docs): they run with what their reader installs",
             first.evidence()
+        ));
+    }
+    // Every shipped import of it inside a function: it runs when the function is called,
+    // the idiom for an optional integration (marimo's formatters import `altair` so, behind
+    // a check that it is installed) — or a declaration forgotten, which only reading tells.
+    let shipped: Vec<&&Use> = uses
+        .iter()
+        .filter(|u| u.kind == ImportKind::Build && !u.optional)
+        .collect();
+    if lang == Language::Python && !shipped.is_empty() && shipped.iter().all(|u| u.in_function) {
+        let more = match shipped.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        return Some(format!(
+            "shipped code imports it only inside functions ({}{more}): a lazy import runs when its function is called, as a library imports an optional integration its caller installs",
+            shipped[0].evidence()
         ));
     }
     // `import 'uno.css'`: a stylesheet's name, which a bundler plugin serves as a virtual

@@ -152,6 +152,17 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
             false => JsRoot::default(),
         });
     }
+    // A JS package with no tsconfig of its own is checked with the repository root's: the
+    // type packages it loads are the package's too.
+    for (m, man) in snapshot.modules.iter().zip(manifests.iter_mut()) {
+        if man.package_json.is_some()
+            && !man.tools.tsconfig
+            && !m.dir.is_empty()
+            && let Some(root) = world.js_roots.get(m.repo)
+        {
+            (man.tools.config_strings).extend(root.tsconfig_types.iter().cloned());
+        }
+    }
     // The stylesheet languages each module's files are written in: their compiler is used.
     for (man, rec) in manifests.iter_mut().zip(&loaded.records) {
         man.tools.stylesheets = rec

@@ -118,6 +118,15 @@ pub(super) fn drift(
             at: format!("`[package.metadata.{table}]` in {manifest}:{line}"),
             language: Language::Rust,
         })
+        .chain(decls.iter().filter(|d| is_workspace_hack(&d.d.name)).map(|d| Ignored {
+            name: d.d.name.clone(),
+            kinds: ignores::USED,
+            at: format!(
+                "the cargo-hakari convention (a workspace-hack crate unifies the workspace's features and is never imported), for {manifest}:{}",
+                d.d.line
+            ),
+            language: Language::Rust,
+        }))
         .collect();
     let mut found = out.split_off(from);
     ignores::apply(&lists, world.probe, &mut found);
@@ -459,6 +468,15 @@ pub(crate) fn doc_tests_run(cargo_toml: &str) -> bool {
         table.as_ref().and_then(|t| t.get("lib")?.get("doctest")),
         Some(toml::Value::Boolean(false))
     )
+}
+
+/// Whether `name` is a workspace-hack crate by cargo-hakari's naming (`workspace-hack`,
+/// `<project>-workspace-hack`): every crate of the workspace depends on it so that one
+/// feature set of each shared dependency is built, and none imports it — unused by design,
+/// as cargo-machete's docs have its users list it.
+fn is_workspace_hack(name: &str) -> bool {
+    let name = name.replace('_', "-");
+    name == "workspace-hack" || name.ends_with("-workspace-hack")
 }
 
 /// A dependency the maintainers told an unused-dependency tool to leave alone: its name and

@@ -43,6 +43,8 @@ pub(super) struct Use<'a> {
     pub(super) glob_scoped: bool,
     /// A crate a Rust intra-doc link names (optional too, of its file's kind).
     pub(super) doc_link: bool,
+    /// A Python import inside a function's body (see `Import::in_function`).
+    pub(super) in_function: bool,
     pub(super) file: &'a str,
     pub(super) line: u32,
 }
@@ -70,6 +72,7 @@ impl<'a> Use<'a> {
             stylesheet: false,
             glob_scoped: false,
             doc_link: false,
+            in_function: false,
             file,
             line,
         }
@@ -377,6 +380,7 @@ fn new_use<'a>(
         stylesheet: js && mesh_imports::style::syntax_of(&f.path).is_some(),
         glob_scoped: imp.glob_scoped,
         doc_link: imp.in_doc_link,
+        in_function: imp.in_function,
         file: &f.path,
         line: imp.line,
     }
@@ -424,10 +428,11 @@ fn push_first<'a>(out: &mut Vec<Use<'a>>, seen: &mut HashSet<(Cow<'a, str>, u16)
         u.stylesheet,
         u.glob_scoped,
         u.doc_link,
+        u.in_function,
     ]
     .iter()
     .fold(0u16, |acc, &b| (acc << 1) | u16::from(b));
-    let alike = (lang * 3 + kind) << 8 | flags;
+    let alike = (lang * 3 + kind) << 9 | flags;
     if seen.insert((u.key.clone(), alike)) {
         out.push(u);
     }

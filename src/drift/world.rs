@@ -180,6 +180,10 @@ pub(super) struct JsRoot {
     /// Its knip config, (file, text): a knip.json (or .jsonc, or dotted), else the root
     /// package.json when it has a `knip` key.
     pub(super) knip: Option<(String, String)>,
+    /// The type packages its `tsconfig.json` loads (`compilerOptions.types`): TypeScript
+    /// reads the nearest tsconfig.json above a file, so a package without its own is checked
+    /// and built with these (vueuse's root names `@types/web-bluetooth` for `core`).
+    pub(super) tsconfig_types: Vec<String>,
 }
 
 impl JsRoot {
@@ -205,11 +209,15 @@ impl JsRoot {
             Some(found) => Some(found),
             None => first(&["package.json"])?.filter(|(_, t)| t.contains("\"knip\"")),
         };
+        let tsconfig_types = blob_text(snap, &root, "tsconfig.json")?
+            .map(|t| tools::tsconfig_types(&t))
+            .unwrap_or_default();
         Ok(JsRoot {
             aliases: js::root_aliases(snap)?,
             peers,
             depends,
             knip,
+            tsconfig_types,
         })
     }
 }

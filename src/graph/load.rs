@@ -782,6 +782,7 @@ mod tests {
                 in_doc: false,
                 glob_scoped: false,
                 in_doc_link: false,
+                in_function: false,
             }]
             .into(),
             ..FileScan::default()

@@ -2058,3 +2058,76 @@ fn hatch_toml_native_switches_jsdoc_scripts_and_nested_requirements_make_no_fals
         "{e}"
     );
 }
+
+/// Round 13's shapes: what only the sdist holds (fastapi's `docs_src/`), lazy imports of
+/// optional integrations (marimo's formatters), a cargo-hakari workspace-hack (dbt-fusion),
+/// a `#[path]` test module one directory down (zellij), the root tsconfig's type packages
+/// and a documentation demo (vueuse).
+#[test]
+fn sdist_files_lazy_imports_workspace_hacks_path_tests_root_types_and_demos() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "py", "py");
+    t.write(
+        "ws/py/pyproject.toml",
+        "[project]\nname = \"py\"\ndependencies = [\"starlette\"]\n\n[dependency-groups]\ntests = [\"flask\"]\n\n[tool.pdm.build]\nsource-includes = [\"tests/\", \"docs_src/\"]\n",
+    );
+    t.write("ws/py/py/__init__.py", "import starlette\n");
+    t.write(
+        "ws/py/py/formatters.py",
+        "def register():\n    import altair\n    return altair\n\nimport owed_at_import\n",
+    );
+    t.write("ws/py/docs_src/wsgi/tutorial001.py", "import flask\n");
+    module(&t, "crate", "crate");
+    t.write(
+        "ws/crate/Cargo.toml",
+        "[package]\nname = \"crate\"\n\n[dependencies]\nacme-workspace-hack = { version = \"0.1\" }\nsnap = \"1\"\n\n[dev-dependencies]\ninsta = \"1\"\n",
+    );
+    t.write("ws/crate/src/lib.rs", "pub mod panes;\n");
+    t.write("ws/crate/src/panes/mod.rs", "pub mod interceptor;\n");
+    t.write(
+        "ws/crate/src/panes/interceptor.rs",
+        "pub fn f() {}\n#[path = \"./unit/interceptor_tests.rs\"]\n#[cfg(test)]\nmod interceptor_tests;\n",
+    );
+    t.write(
+        "ws/crate/src/panes/unit/interceptor_tests.rs",
+        "use insta::assert_snapshot;\nuse snap::raw;\n",
+    );
+    t.write(
+        "ws/tsconfig.json",
+        "{\"compilerOptions\": {\"types\": [\"@types/web-bluetooth\"]}}\n",
+    );
+    module(&t, "web", "web");
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "dependencies": {"@types/web-bluetooth": "1", "left-pad": "1"}, "devDependencies": {"@web/components": "1"}}"#,
+    );
+    t.write(
+        "ws/web/index.ts",
+        "import pad from 'left-pad'\nexport const p = pad\n",
+    );
+    t.write(
+        "ws/web/useBluetooth/demo.vue",
+        "<script setup>\nimport { Thing } from '@web/components'\n</script>\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "round 13 shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["crate dev-only snap", "py undeclared owed_at_import"],
+        "{found:?}"
+    );
+    let doubts = unsure(&v);
+    assert_eq!(
+        doubts,
+        [
+            "py undeclared altair: shipped code imports it only inside functions (py/py/formatters.py:2): a lazy import runs when its function is called, as a library imports an optional integration its caller installs"
+        ],
+        "{doubts:?}"
+    );
+    let e = explained(&t, "crate", "acme-workspace-hack");
+    assert!(e.contains("the cargo-hakari convention"), "{e}");
+}

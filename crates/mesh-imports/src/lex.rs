@@ -120,6 +120,10 @@ pub struct Import {
     /// so drift counts it as shipped code's use of a declared crate, never as one owed. Its
     /// kind is dev: docs are not the build.
     pub in_doc_link: bool,
+    /// A Python import inside a function's body: it runs when the function is called, not
+    /// when the module is imported — the idiom for an optional integration whose caller
+    /// installs it (a plotting formatter's `import altair`), so drift is unsure it is owed.
+    pub in_function: bool,
 }
 
 /// What a scanner read from one file: its imports, and the file-level facts that decide the
@@ -243,6 +247,8 @@ pub(crate) struct Collector<'a> {
     /// Offsets of imports optional by themselves (a JSDoc comment's): one each, where a
     /// range each would make every import scan them all.
     optional_at: Vec<usize>,
+    /// Byte ranges of Python function bodies (see [`Import::in_function`]).
+    functions: Vec<(usize, usize)>,
 }
 
 impl<'a> Collector<'a> {
@@ -264,6 +270,7 @@ impl<'a> Collector<'a> {
             macros: Vec::new(),
             globbed: Vec::new(),
             optional_at: Vec::new(),
+            functions: Vec::new(),
         }
     }
 
@@ -278,6 +285,13 @@ impl<'a> Collector<'a> {
     pub fn in_macro(&mut self, start: usize, end: usize) {
         if start < end {
             self.macros.push((start, end));
+        }
+    }
+
+    /// Marks `start..end` as a Python function's body: its imports run when it is called.
+    pub fn in_function(&mut self, start: usize, end: usize) {
+        if start < end {
+            self.functions.push((start, end));
         }
     }
 
@@ -396,6 +410,10 @@ impl<'a> Collector<'a> {
                 in_doc: false,
                 glob_scoped: self.globbed.binary_search(&offset).is_ok(),
                 in_doc_link: false,
+                in_function: self
+                    .functions
+                    .iter()
+                    .any(|(start, end)| (*start..*end).contains(&offset)),
             });
         }
         out

@@ -99,7 +99,9 @@ pub struct ScannedFile {
 /// recorded optional by itself.
 /// 31: Python: what the build puts in the source distribution only (pdm `source-includes`,
 /// flit `[tool.flit.sdist] include`) is dev code.
-pub const SCANNER_VERSION: u32 = 31;
+/// 32: Python: an import inside a function's body says so (`Import::in_function`); Rust: a
+/// `#[cfg(test)] #[path = "…"] mod x;` is that file; JS: documentation demos are dev code.
+pub const SCANNER_VERSION: u32 = 32;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -160,8 +160,9 @@ impl Places {
 }
 
 /// JS/TS: tests (with type tests, as tstyche and tsd keep them, and end-to-end and
-/// accessibility tests in `__e2e__`/`__a11y__`), specs, stories, mocks, benchmarks and tool
-/// configs.
+/// accessibility tests in `__e2e__`/`__a11y__`), specs, stories, mocks, benchmarks, tool
+/// configs, and documentation demos (`demo.vue` beside a composable, `button/demo/*.tsx`):
+/// a docs site builds them, never the package.
 fn js_dev(rel: &str) -> bool {
     let (dirs, file) = rel.rsplit_once('/').unwrap_or(("", rel));
     let dev_dir = dirs.split('/').any(|d| {
@@ -177,14 +178,20 @@ fn js_dev(rel: &str) -> bool {
                 | "tests"
                 | "e2e"
                 | ".storybook"
+                | "demo"
+                | "demos"
         )
     });
     let parts: Vec<&str> = file.split('.').collect();
     let middle = parts.get(1..parts.len().saturating_sub(1)).unwrap_or(&[]);
     let dev_file = file.starts_with('.')
-        || middle
-            .iter()
-            .any(|p| matches!(*p, "test" | "spec" | "stories" | "story" | "config"));
+        || parts.first() == Some(&"demo")
+        || middle.iter().any(|p| {
+            matches!(
+                *p,
+                "test" | "spec" | "stories" | "story" | "config" | "demo"
+            )
+        });
     dev_dir || dev_file
 }
 
@@ -212,8 +219,27 @@ pub fn rust_test_files(rel: &str, mods: &[String]) -> Vec<String> {
         }
     };
     mods.iter()
-        .flat_map(|m| [join(&format!("{m}.rs")), join(&format!("{m}/"))])
+        .flat_map(|m| match m.strip_suffix(".rs") {
+            // A `#[path]` file: relative to the declaring file's own directory.
+            Some(_) => vec![relative_to(dir, m)],
+            None => vec![join(&format!("{m}.rs")), join(&format!("{m}/"))],
+        })
         .collect()
+}
+
+/// `path` (`./unit/x.rs`, `../common/y.rs`) from the directory `dir`, normalized.
+fn relative_to(dir: &str, path: &str) -> String {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    parts.join("/")
 }
 
 #[cfg(test)]
@@ -406,6 +432,10 @@ mod tests {
             // starlight's end-to-end and accessibility test helpers.
             "packages/starlight/__e2e__/test-utils.ts",
             "__a11y__/test-utils.ts",
+            // Documentation demos: vueuse's `useX/demo.vue`, ant-design's `button/demo/`.
+            "core/useBluetooth/demo.vue",
+            "components/button/demo/basic.tsx",
+            "src/select.demo.tsx",
         ] {
             assert_eq!(p.kind(Language::Js, dev), ImportKind::Dev, "{dev}");
         }
@@ -418,6 +448,7 @@ mod tests {
             "src/config.ts",
             "src/testing.ts",
             "lib/spec-parser.js",
+            "src/demographics.ts",
         ] {
             assert_eq!(p.kind(Language::Js, build), ImportKind::Build, "{build}");
         }

@@ -23,6 +23,7 @@ pub fn scan_file(src: &str) -> FileScan {
     let mut notes = Vec::new();
     guarded(&toks, src, &mut c, &mut notes);
     type_checking(&toks, src, &mut c);
+    function_bodies(&toks, src, &mut c);
     if inline_script(src) {
         c.weaken(0, src.len(), ImportKind::Optional);
     }
@@ -156,6 +157,33 @@ fn guarded(toks: &[Token], src: &str, c: &mut Collector, notes: &mut Vec<String>
             let (s, e) = span(from, to);
             c.weaken(s, e, ImportKind::Optional);
         }
+    }
+}
+
+/// Marks the body of every function (`def`, `async def`, methods and nested ones too): its
+/// imports run when it is called, not when the module is imported.
+fn function_bodies(toks: &[Token], src: &str, c: &mut Collector) {
+    if !src.contains("def") {
+        return;
+    }
+    let lines = logical_lines(toks, src);
+    for (h, line) in lines.iter().enumerate() {
+        let first = toks[line.start].text(src);
+        let second = toks.get(line.start + 1).map(|t| t.text(src));
+        if !(first == "def" || (first == "async" && second == Some("def"))) {
+            continue;
+        }
+        let mut k = h + 1;
+        while lines.get(k).is_some_and(|l| l.indent > line.indent) {
+            k += 1;
+        }
+        // From the header (a one-line `def f(): import x` holds its body) to the end of the
+        // deeper-indented lines below.
+        let last = &lines[k - 1];
+        let end = toks
+            .get(last.end.saturating_sub(1))
+            .map_or(src.len(), |t| t.end);
+        c.in_function(toks[line.start].start, end);
     }
 }
 
@@ -629,6 +657,28 @@ mod tests {
     /// (line, name, kind) triples.
     fn kinds(src: &str) -> Vec<(u32, String, crate::lex::ImportKind)> {
         crate::lex::tests::kinds(&scan_file(src).imports)
+    }
+
+    #[test]
+    fn imports_in_a_function_run_when_it_is_called() {
+        let src = "import os\ndef f():\n    import altair\n    class C:\n        import a\nclass K:\n    import b\n    async def g(self): import c\n\n    def h(\n        self,\n    ):\n        from d import e\nimport z\n@decorated\ndef i(): pass\nimport y\n";
+        let lazy: Vec<(String, bool)> = scan(src)
+            .into_iter()
+            .map(|i| (i.name, i.in_function))
+            .collect();
+        let want = [
+            ("os", false),
+            ("altair", true),
+            ("a", true),
+            ("b", false),
+            ("c", true),
+            ("d.e", true),
+            ("d", true),
+            ("z", false),
+            ("y", false),
+        ];
+        let want: Vec<(String, bool)> = want.iter().map(|(n, l)| (n.to_string(), *l)).collect();
+        assert_eq!(lazy, want);
     }
 
     #[test]

@@ -16,7 +16,7 @@ mod configs;
 use configs::{completions, setup_strings};
 pub(crate) use configs::{
     config_host, config_strings, is_babel_config, is_js_config, is_test_runner_config,
-    is_test_support, quoted_strings,
+    is_test_support, quoted_strings, tsconfig_types,
 };
 
 /// Dev tools whose command is neither their package's name nor what the rules of

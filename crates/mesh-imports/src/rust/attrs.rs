@@ -8,7 +8,8 @@ use crate::lex::{Collector, ImportKind, Kind, Token, kind_at, punct_at};
 /// inside `all(…)`/`any(…)`, never under `not(…)`) or a test function (`#[test]`,
 /// `#[tokio::test]`), and the attributes a `#[cfg_attr(test, …)]` applies; an inner
 /// `#![cfg(test)]` marks the whole file. Returns the names of
-/// `#[cfg(test)] mod name;` declarations. An item whose braces never close runs to the end.
+/// `#[cfg(test)] mod name;` declarations (a `#[path = "…"]` one's path, ending `.rs`, when
+/// no inline module encloses it). An item whose braces never close runs to the end.
 pub(super) fn test_items(
     toks: &[Token],
     src: &str,
@@ -17,6 +18,9 @@ pub(super) fn test_items(
 ) -> Vec<String> {
     let mut mods = Vec::new();
     let mut i = 0;
+    // Where the run of outer attributes `toks[i]` belongs to starts, and where the last
+    // attribute read ended: `#[path = "…"]` may stand before `#[cfg(test)]`.
+    let (mut run_start, mut last_end) = (0, usize::MAX);
     while i < toks.len() {
         if !punct_at(toks, i, b'#') {
             i += 1;
@@ -28,6 +32,9 @@ pub(super) fn test_items(
             i += 1;
             continue;
         }
+        if last_end != i {
+            run_start = i;
+        }
         let close = matching(toks, open);
         let attr = toks.get(open + 1..close).unwrap_or(&[]);
         if is_test_attr(attr, src) {
@@ -35,18 +42,25 @@ pub(super) fn test_items(
             if inner {
                 c.weaken(start, src.len(), ImportKind::Dev);
             } else {
-                let (item_start, end) = item_extent(toks, close + 1);
+                let (_, end) = item_extent(toks, close + 1);
                 if end == usize::MAX {
                     let line = src.get(..start).map_or(0, |s| s.matches('\n').count()) + 1;
                     notes.push(format!(
                         "line {line}: a test-only item never closes: the rest of the file is read as test code"
                     ));
                 }
-                if let Some(name) = mod_declaration(toks, item_start, src) {
+                if let Some((name, at)) = mod_declaration(toks, run_start, src) {
                     // Inside `mod a { … }`, `mod tests;` is the file `a/tests.rs`.
                     let mut path = enclosing_mods(toks, i, src);
-                    path.push(name);
-                    mods.push(path.join("/"));
+                    match at {
+                        // `#[path = "unit/x_tests.rs"]` outside any inline module: the file,
+                        // relative to the declaring file's directory.
+                        Some(file) if path.is_empty() => mods.push(file),
+                        _ => {
+                            path.push(name);
+                            mods.push(path.join("/"));
+                        }
+                    }
                 }
                 c.weaken(start, end.min(src.len()), ImportKind::Dev);
             }
@@ -57,6 +71,7 @@ pub(super) fn test_items(
             c.weaken(toks[i].start, end, ImportKind::Dev);
         }
         i = close + 1;
+        last_end = i;
     }
     mods
 }
@@ -227,7 +242,6 @@ fn item_extent(toks: &[Token], mut j: usize) -> (usize, usize) {
     (start, usize::MAX)
 }
 
-/// `[pub[(…)]] mod name;` at `j`: the module's name (an inline `mod name { … }` has no file).
 /// The inline modules (`mod a { mod b { … } }`) the token at `upto` stands in, outermost
 /// first: where an out-of-line module declared there has its file.
 fn enclosing_mods(toks: &[Token], upto: usize, src: &str) -> Vec<String> {
@@ -246,12 +260,27 @@ fn enclosing_mods(toks: &[Token], upto: usize, src: &str) -> Vec<String> {
     open.into_iter().flatten().collect()
 }
 
-fn mod_declaration(toks: &[Token], mut j: usize, src: &str) -> Option<String> {
+/// `[#[…]…] [pub[(…)]] mod name;` at `j`: the module's name (an inline `mod name { … }` has
+/// no file), and the file a `#[path = "….rs"]` among its attributes names.
+fn mod_declaration(toks: &[Token], mut j: usize, src: &str) -> Option<(String, Option<String>)> {
     let word = |k: usize| {
         toks.get(k)
             .filter(|t| t.kind == Kind::Ident)
             .map(|t| t.text(src))
     };
+    // Outer attributes before it; a `#[path = "…"]` names its file.
+    let mut file = None;
+    while punct_at(toks, j, b'#') && punct_at(toks, j + 1, b'[') {
+        let close = matching(toks, j + 1);
+        if word(j + 2) == Some("path") && punct_at(toks, j + 3, b'=') {
+            file = toks
+                .get(j + 4)
+                .filter(|t| t.kind == Kind::Str)
+                .map(|t| t.value(src).to_string())
+                .filter(|f| f.ends_with(".rs"));
+        }
+        j = close + 1;
+    }
     if word(j) == Some("pub") {
         j += 1;
         if punct_at(toks, j, b'(') {
@@ -263,5 +292,5 @@ fn mod_declaration(toks: &[Token], mut j: usize, src: &str) -> Option<String> {
     }
     toks.get(j + 1)
         .filter(|t| t.kind == Kind::Ident)
-        .map(|t| t.value(src).to_string())
+        .map(|t| (t.value(src).to_string(), file))
 }

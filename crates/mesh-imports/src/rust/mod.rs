@@ -201,6 +201,7 @@ fn doc_links(src: &str) -> Vec<Import> {
                 in_doc: false,
                 glob_scoped: false,
                 in_doc_link: true,
+                in_function: false,
             });
         }
     }

@@ -74,8 +74,34 @@ fn cfg_test_module_declarations_are_named() {
     let f = scan_file(
         "#[cfg(test)]\nmod tests;\n#[cfg(test)]\n#[path = \"x.rs\"]\npub(crate) mod more;\nmod real;\n#[cfg(test)]\nmod inline { use a::b; }\n",
     );
-    assert_eq!(f.test_mods, ["tests", "more"]);
+    assert_eq!(f.test_mods, ["tests", "x.rs"]);
     assert_eq!(f.imports[0].kind, ImportKind::Dev);
+}
+
+#[test]
+fn a_cfg_test_module_with_a_path_attribute_is_that_file() {
+    // zellij-server's `src/panes/floating_panes/mod.rs`-less shape: a file one directory
+    // down names its tests' file relative to its own directory.
+    let f = scan_file(
+        "fn f() {}\n#[cfg(test)]\n#[path = \"./unit/interceptor_tests.rs\"]\nmod interceptor_tests;\n#[cfg(test)]\n#[allow(dead_code)]\nmod plain;\n#[path = \"unit/before.rs\"]\n#[cfg(test)]\nmod before;\n#[path = \"shipped.rs\"]\nmod shipped;\n",
+    );
+    assert_eq!(
+        f.test_mods,
+        ["./unit/interceptor_tests.rs", "plain", "unit/before.rs"]
+    );
+    assert_eq!(
+        crate::place::rust_test_files("src/panes/interceptor.rs", &f.test_mods),
+        [
+            "src/panes/unit/interceptor_tests.rs",
+            "src/panes/interceptor/plain.rs",
+            "src/panes/interceptor/plain/",
+            "src/panes/unit/before.rs"
+        ]
+    );
+    assert_eq!(
+        crate::place::rust_test_files("src/a/mod.rs", &["../common/t.rs".to_string()]),
+        ["src/common/t.rs"]
+    );
 }
 
 #[test]
