@@ -154,7 +154,9 @@ pub(super) fn undeclared(
         .iter()
         .filter(|u| u.kind == ImportKind::Build && !u.optional)
         .collect();
-    if lang == Language::Python && !shipped.is_empty() && shipped.iter().all(|u| u.in_function) {
+    // A `__main__.py` runs whole whenever the program does.
+    let lazy = |u: &&&Use| u.in_function && !u.file.ends_with("__main__.py");
+    if lang == Language::Python && !shipped.is_empty() && shipped.iter().all(lazy) {
         let more = match shipped.len() {
             1 => String::new(),
             n => format!(" and {} more", n - 1),

@@ -101,7 +101,11 @@ pub struct ScannedFile {
 /// flit `[tool.flit.sdist] include`) is dev code.
 /// 32: Python: an import inside a function's body says so (`Import::in_function`); Rust: a
 /// `#[cfg(test)] #[path = "…"] mod x;` is that file; JS: documentation demos are dev code.
-pub const SCANNER_VERSION: u32 = 32;
+/// 33: a review's narrowings: a Python entry point's imports are no lazy ones (`main`, a
+/// CLI command, a function the module calls at import); an inner attribute starts no run of
+/// a test module's attributes, a `#[path]` `mod.rs`'s directory is test code too; flit's root
+/// globs are not sdist-only; `demo/` and a root or `src/` `demo.*` are no demos.
+pub const SCANNER_VERSION: u32 = 33;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -161,8 +161,8 @@ impl Places {
 
 /// JS/TS: tests (with type tests, as tstyche and tsd keep them, and end-to-end and
 /// accessibility tests in `__e2e__`/`__a11y__`), specs, stories, mocks, benchmarks, tool
-/// configs, and documentation demos (`demo.vue` beside a composable, `button/demo/*.tsx`):
-/// a docs site builds them, never the package.
+/// configs, and documentation demos (`demo.vue` beside a composable, naive-ui's
+/// `button/demos/*.tsx`): a docs site builds them, never the package.
 fn js_dev(rel: &str) -> bool {
     let (dirs, file) = rel.rsplit_once('/').unwrap_or(("", rel));
     let dev_dir = dirs.split('/').any(|d| {
@@ -178,14 +178,16 @@ fn js_dev(rel: &str) -> bool {
                 | "tests"
                 | "e2e"
                 | ".storybook"
-                | "demo"
                 | "demos"
         )
     });
     let parts: Vec<&str> = file.split('.').collect();
     let middle = parts.get(1..parts.len().saturating_sub(1)).unwrap_or(&[]);
     let dev_file = file.starts_with('.')
-        || parts.first() == Some(&"demo")
+        // `useX/demo.vue` beside what it shows; a package's own `src/demo.ts` may be its
+        // entry.
+        || (parts.first() == Some(&"demo")
+            && !matches!(dirs.rsplit('/').next(), Some("" | "src" | "lib")))
         || middle.iter().any(|p| {
             matches!(
                 *p,
@@ -220,26 +222,37 @@ pub fn rust_test_files(rel: &str, mods: &[String]) -> Vec<String> {
     };
     mods.iter()
         .flat_map(|m| match m.strip_suffix(".rs") {
-            // A `#[path]` file: relative to the declaring file's own directory.
-            Some(_) => vec![relative_to(dir, m)],
+            // A `#[path]` file: relative to the declaring file's own directory; a `mod.rs`
+            // one's directory holds its submodules too. One outside the module is not its.
+            Some(_) => match relative_to(dir, m) {
+                Some(file) => match file.strip_suffix("mod.rs") {
+                    Some(below) if below.is_empty() || below.ends_with('/') => {
+                        vec![file.clone(), below.to_string()]
+                    }
+                    _ => vec![file],
+                },
+                None => Vec::new(),
+            },
             None => vec![join(&format!("{m}.rs")), join(&format!("{m}/"))],
         })
+        .filter(|p| !p.is_empty())
         .collect()
 }
 
-/// `path` (`./unit/x.rs`, `../common/y.rs`) from the directory `dir`, normalized.
-fn relative_to(dir: &str, path: &str) -> String {
+/// `path` (`./unit/x.rs`, `../common/y.rs`) from the directory `dir`, normalized; `None`
+/// when it climbs above the module's root.
+fn relative_to(dir: &str, path: &str) -> Option<String> {
     let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
     for p in path.split('/') {
         match p {
             "" | "." => {}
             ".." => {
-                parts.pop();
+                parts.pop()?;
             }
             p => parts.push(p),
         }
     }
-    parts.join("/")
+    Some(parts.join("/"))
 }
 
 #[cfg(test)]
@@ -409,6 +422,11 @@ mod tests {
                 .kind(Language::Python, "examples_app/run.py"),
             ImportKind::Dev
         );
+        // A root glob in flit's list would take the module its wheel holds: not read.
+        let globs = crate::python_packages::sdist_only(
+            "[tool.flit.sdist]\ninclude = [\"*.py\", \"doc/\"]\n",
+        );
+        assert_eq!(globs, ["doc", "doc/**"]);
         assert!(crate::python_packages::sdist_only("not toml [").is_empty());
     }
 
@@ -434,7 +452,7 @@ mod tests {
             "__a11y__/test-utils.ts",
             // Documentation demos: vueuse's `useX/demo.vue`, ant-design's `button/demo/`.
             "core/useBluetooth/demo.vue",
-            "components/button/demo/basic.tsx",
+            "src/button/demos/basic.tsx",
             "src/select.demo.tsx",
         ] {
             assert_eq!(p.kind(Language::Js, dev), ImportKind::Dev, "{dev}");
@@ -449,6 +467,10 @@ mod tests {
             "src/testing.ts",
             "lib/spec-parser.js",
             "src/demographics.ts",
+            // A package named demo, or one exporting its demo module.
+            "src/demo.ts",
+            "demo.js",
+            "src/demo/index.ts",
         ] {
             assert_eq!(p.kind(Language::Js, build), ImportKind::Build, "{build}");
         }

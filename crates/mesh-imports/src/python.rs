@@ -160,30 +160,87 @@ fn guarded(toks: &[Token], src: &str, c: &mut Collector, notes: &mut Vec<String>
     }
 }
 
-/// Marks the body of every function (`def`, `async def`, methods and nested ones too): its
-/// imports run when it is called, not when the module is imported.
+/// Marks the body of every function (`def`, `async def`, methods and nested ones too) that
+/// runs only when something calls it: its imports run then, not when the module is
+/// imported. An entry point is left out — a `main`, a command a CLI framework's decorator
+/// registers (`@app.command()`, `@click.group()`), a top-level function the module's own
+/// top-level code calls (`CONFIG = _load()`) — since it runs whenever the program does.
 fn function_bodies(toks: &[Token], src: &str, c: &mut Collector) {
     if !src.contains("def") {
         return;
     }
     let lines = logical_lines(toks, src);
+    // (name, top level, body start, body end) of each function not an entry point by its
+    // name or decorators.
+    let mut bodies: Vec<(&str, bool, usize, usize)> = Vec::new();
+    let mut entry_bodies: Vec<(usize, usize)> = Vec::new();
     for (h, line) in lines.iter().enumerate() {
-        let first = toks[line.start].text(src);
-        let second = toks.get(line.start + 1).map(|t| t.text(src));
-        if !(first == "def" || (first == "async" && second == Some("def"))) {
-            continue;
-        }
+        let text = |i: usize| toks.get(i).map(|t| t.text(src));
+        let def_at = match (text(line.start), text(line.start + 1)) {
+            (Some("def"), _) => line.start,
+            (Some("async"), Some("def")) => line.start + 1,
+            _ => continue,
+        };
+        let name = text(def_at + 1).unwrap_or("");
         let mut k = h + 1;
         while lines.get(k).is_some_and(|l| l.indent > line.indent) {
             k += 1;
         }
+        // The decorators right above it: `@x.command(…)` registers a command.
+        let command = lines[..h]
+            .iter()
+            .rev()
+            .take_while(|l| l.indent == line.indent && toks[l.start].is_punct(b'@'))
+            .any(|l| {
+                let words = toks[l.start + 1..l.end]
+                    .iter()
+                    .take_while(|t| !t.is_punct(b'('))
+                    .filter(|t| t.kind == Kind::Ident);
+                words
+                    .last()
+                    .is_some_and(|t| matches!(t.text(src), "command" | "group" | "callback"))
+            });
         // From the header (a one-line `def f(): import x` holds its body) to the end of the
         // deeper-indented lines below.
         let last = &lines[k - 1];
         let end = toks
             .get(last.end.saturating_sub(1))
             .map_or(src.len(), |t| t.end);
-        c.in_function(toks[line.start].start, end);
+        if name == "main" || command {
+            entry_bodies.push((toks[line.start].start, end));
+            continue;
+        }
+        bodies.push((name, line.indent == 0, toks[line.start].start, end));
+    }
+    // What the module's top-level code calls: names before `(` outside every function's
+    // body, a method's too (the outermost bodies, in source order and apart: one walk with
+    // a cursor). An entry point's body counts as a function's: what `main` calls is no more
+    // called at import than what any function calls.
+    let mut top: Vec<(usize, usize)> = Vec::new();
+    let mut all: Vec<(usize, usize)> = bodies.iter().map(|&(_, _, s, e)| (s, e)).collect();
+    all.extend(entry_bodies);
+    all.sort_unstable();
+    for (s, e) in all {
+        match top.last_mut() {
+            Some(last) if s < last.1 => last.1 = last.1.max(e),
+            _ => top.push((s, e)),
+        }
+    }
+    let mut called = std::collections::HashSet::new();
+    let mut next = 0;
+    for w in toks.windows(2) {
+        while top.get(next).is_some_and(|&(_, e)| e <= w[0].start) {
+            next += 1;
+        }
+        let inside = top.get(next).is_some_and(|&(s, _)| s <= w[0].start);
+        if !inside && w[0].kind == Kind::Ident && w[1].is_punct(b'(') {
+            called.insert(w[0].text(src));
+        }
+    }
+    for &(name, top, start, end) in &bodies {
+        if !(top && called.contains(name)) {
+            c.in_function(start, end);
+        }
     }
 }
 
@@ -657,6 +714,27 @@ mod tests {
     /// (line, name, kind) triples.
     fn kinds(src: &str) -> Vec<(u32, String, crate::lex::ImportKind)> {
         crate::lex::tests::kinds(&scan_file(src).imports)
+    }
+
+    #[test]
+    fn an_entry_point_s_imports_run_when_the_program_does() {
+        let src = "class K:\n    def m(self):\n        return _helper()\ndef _helper():\n    import lazy_one\ndef main():\n    import rich\n@app.command()\ndef plot():\n    import matplotlib\n@click.group\ndef cli(): import click_extra\ndef _load():\n    import yaml\nCONFIG = _load()\ndef later():\n    import altair\nif __name__ == '__main__':\n    main()\n";
+        let lazy: Vec<(String, bool)> = scan(src)
+            .into_iter()
+            .map(|i| (i.name, i.in_function))
+            .collect();
+        let want: Vec<(String, bool)> = [
+            ("lazy_one", true),
+            ("rich", false),
+            ("matplotlib", false),
+            ("click_extra", false),
+            ("yaml", false),
+            ("altair", true),
+        ]
+        .iter()
+        .map(|(n, l)| (n.to_string(), *l))
+        .collect();
+        assert_eq!(lazy, want);
     }
 
     #[test]

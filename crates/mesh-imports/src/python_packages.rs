@@ -458,20 +458,22 @@ pub fn sdist_only(pyproject_text: &str) -> Vec<String> {
     let Ok(t) = toml::from_str::<toml::Table>(pyproject_text) else {
         return Vec::new();
     };
-    [
-        &["tool", "pdm", "build", "source-includes"][..],
-        &["tool", "flit", "sdist", "include"][..],
-    ]
-    .into_iter()
-    .flat_map(|path| strings(lookup(&t, path)))
-    .flat_map(|entry| {
-        let entry = entry.trim_start_matches("./").trim_matches('/').to_string();
-        // An entry is a file, a directory (everything below it) or a glob of either.
-        let below = format!("{entry}/**");
-        [entry, below]
-    })
-    .filter(|g| !g.is_empty() && g != "/**" && !g.starts_with("**"))
-    .collect()
+    // flit's wheel holds its module whatever the sdist list says, and mesh may know that
+    // module only by inference: a glob at the root (`*.py`) would take it too.
+    let flit = strings(lookup(&t, &["tool", "flit", "sdist", "include"]))
+        .into_iter()
+        .filter(|e| e.contains('/') || !e.contains(['*', '?', '[']));
+    strings(lookup(&t, &["tool", "pdm", "build", "source-includes"]))
+        .into_iter()
+        .chain(flit)
+        .flat_map(|entry| {
+            let entry = entry.trim_start_matches("./").trim_matches('/').to_string();
+            // An entry is a file, a directory (everything below it) or a glob of either.
+            let below = format!("{entry}/**");
+            [entry, below]
+        })
+        .filter(|g| !g.is_empty() && g != "/**" && !g.starts_with("**"))
+        .collect()
 }
 
 /// The value at a path of keys.

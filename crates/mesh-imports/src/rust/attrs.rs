@@ -71,7 +71,9 @@ pub(super) fn test_items(
             c.weaken(toks[i].start, end, ImportKind::Dev);
         }
         i = close + 1;
-        last_end = i;
+        // An inner attribute (`#![allow(…)]`) belongs to the enclosing module: it starts no
+        // run of the next item's attributes.
+        last_end = if inner { usize::MAX } else { i };
     }
     mods
 }

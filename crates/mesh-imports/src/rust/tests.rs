@@ -102,6 +102,18 @@ fn a_cfg_test_module_with_a_path_attribute_is_that_file() {
         crate::place::rust_test_files("src/a/mod.rs", &["../common/t.rs".to_string()]),
         ["src/common/t.rs"]
     );
+    // A `mod.rs` named so holds its submodules beside it; a path out of the crate is none
+    // of its files.
+    assert_eq!(
+        crate::place::rust_test_files("src/a/mod.rs", &["tests/mod.rs".to_string()]),
+        ["src/a/tests/mod.rs", "src/a/tests/"]
+    );
+    assert!(
+        crate::place::rust_test_files("src/lib.rs", &["../../shared/t.rs".to_string()]).is_empty()
+    );
+    // An inner attribute before the test module starts no run of its attributes.
+    let f = scan_file("#![allow(dead_code)]\n#[cfg(test)]\nmod tests;\n");
+    assert_eq!(f.test_mods, ["tests"]);
 }
 
 #[test]
