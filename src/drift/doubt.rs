@@ -589,6 +589,10 @@ pub(super) fn mentions(
         paths.entry(f.id).or_default().push(f.path.as_str());
     }
     let mut open = wanted;
+    let sought: HashMap<usize, Mention> = open
+        .iter()
+        .map(|&i| (i, Mention::new(&found[i].dependency, &found[i].manifest)))
+        .collect();
     source::blobs::read_many(
         &snap.repo,
         &snap.name,
@@ -603,18 +607,25 @@ pub(super) fn mentions(
                 return true;
             }
             let text = String::from_utf8_lossy(&data);
+            let lower = text.to_ascii_lowercase();
             for path in paths.get(&id).into_iter().flatten() {
                 let parts = config_parts(path, &text);
                 open.retain(|&i| {
                     let f = &mut found[i];
+                    let Some(sought) = sought.get(&i) else {
+                        return true;
+                    };
                     let at = match &parts {
                         // A manifest's own tool configs: `package.json`'s `"jest"`,
                         // `pyproject.toml`'s `[tool.pytest.ini_options]`.
                         Some(parts) => parts.iter().find_map(|(key, part)| {
-                            mention("config", part, &f.dependency, &f.manifest)
+                            let lower = part.to_ascii_lowercase();
+                            sought
+                                .line("config", part, &lower)
                                 .map(|_| format!("in {path}'s {key}"))
                         }),
-                        None => mention(path, &text, &f.dependency, &f.manifest)
+                        None => sought
+                            .line(path, &text, &lower)
                             .map(|line| format!("at {path}:{line}")),
                     };
                     match at {
@@ -739,63 +750,96 @@ fn readable(path: &str) -> bool {
         || name.starts_with("constraints"))
 }
 
-/// The line of `text` (the file at `path`) that names the dependency `dep` (declared in
+/// What names a dependency: made once per dependency and asked of every file, it finds
+/// the line of `text` (the file at `path`) that names the dependency `dep` (declared in
 /// `manifest`) as a whole word: in a config or script, anywhere; in code of its own
 /// ecosystem, only as the start of a string (`"babel-loader"`, `'pytest_asyncio'`), since its
 /// code's imports were read already and a word in a comment is no use. Rust's and Go's code
 /// loads no crate or module by name, so theirs is not read at all.
-fn mention(path: &str, text: &str, dep: &str, manifest: &str) -> Option<u32> {
-    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
-    let ecosystem = manifest.rsplit('/').next().unwrap_or(manifest);
-    let python = matches!(ecosystem, "pyproject.toml" | "setup.cfg")
-        || ecosystem.starts_with("requirements");
-    match (ecosystem, ext) {
-        ("Cargo.toml", "rs") | ("go.mod", "go") => return None,
-        _ => {}
-    }
-    let code = match ext {
-        "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" | "vue" | "svelte"
-        | "astro" => ecosystem == "package.json",
-        "py" | "pyi" => python,
-        _ => false,
-    };
-    // Python compares names with `-`, `_` and `.` alike, and code writes the import name.
-    let needles: Vec<String> = match python {
-        true => {
-            let lower = dep.to_ascii_lowercase();
-            let mut v = vec![
-                lower.replace(['_', '.'], "-"),
-                lower.replace(['-', '.'], "_"),
-            ];
-            v.dedup();
-            v
+struct Mention {
+    /// The manifest's file name: which ecosystem's code may load it by name.
+    ecosystem: String,
+    /// Whether it is a Python distribution: its name is sought in lowercase, with `-`, `_`
+    /// and `.` alike.
+    python: bool,
+    /// The spellings sought.
+    needles: Vec<memchr::memmem::Finder<'static>>,
+}
+
+impl Mention {
+    fn new(dep: &str, manifest: &str) -> Mention {
+        let ecosystem = manifest.rsplit('/').next().unwrap_or(manifest).to_string();
+        let python = matches!(ecosystem.as_str(), "pyproject.toml" | "setup.cfg")
+            || ecosystem.starts_with("requirements");
+        // Python compares names with `-`, `_` and `.` alike, and code writes the import name.
+        let mut spellings: Vec<String> = match python {
+            true => {
+                let lower = dep.to_ascii_lowercase();
+                vec![
+                    lower.replace(['_', '.'], "-"),
+                    lower.replace(['-', '.'], "_"),
+                ]
+            }
+            false => vec![dep.to_string()],
+        };
+        spellings.dedup();
+        Mention {
+            ecosystem,
+            python,
+            needles: spellings
+                .iter()
+                .map(|n| memchr::memmem::Finder::new(n.as_bytes()).into_owned())
+                .collect(),
         }
-        false => vec![dep.to_string()],
-    };
-    let hay: std::borrow::Cow<str> = match python {
-        true => std::borrow::Cow::Owned(text.to_ascii_lowercase()),
-        false => std::borrow::Cow::Borrowed(text),
-    };
-    let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '@');
-    for needle in &needles {
-        for (at, _) in hay.match_indices(needle.as_str()) {
-            let before = hay[..at].chars().next_back();
-            let after = hay[at + needle.len()..].chars().next();
-            let starts = match code {
-                true => matches!(before, Some('"' | '\'' | '`')),
-                false => !before.is_some_and(|c| word(c) || matches!(c, '/' | '.')),
-            };
-            if starts && !after.is_some_and(word) {
-                return Some(1 + hay[..at].matches('\n').count() as u32);
+    }
+
+    /// The line of the file at `path` that names it: `text`, and `lower` (its ASCII
+    /// lowercase, which Python names are sought in).
+    fn line(&self, path: &str, text: &str, lower: &str) -> Option<u32> {
+        let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+        match (self.ecosystem.as_str(), ext) {
+            ("Cargo.toml", "rs") | ("go.mod", "go") => return None,
+            _ => {}
+        }
+        let code = match ext {
+            "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" | "vue" | "svelte"
+            | "astro" => self.ecosystem == "package.json",
+            "py" | "pyi" => self.python,
+            _ => false,
+        };
+        let hay = if self.python { lower } else { text };
+        let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '@');
+        for needle in &self.needles {
+            let len = needle.needle().len();
+            for at in needle.find_iter(hay.as_bytes()) {
+                // Needles are whole strings and the text is UTF-8: a match's ends are char
+                // boundaries.
+                let before = hay.get(..at).and_then(|h| h.chars().next_back());
+                let after = hay.get(at + len..).and_then(|h| h.chars().next());
+                let starts = match code {
+                    true => matches!(before, Some('"' | '\'' | '`')),
+                    false => !before.is_some_and(|c| word(c) || matches!(c, '/' | '.')),
+                };
+                if starts && !after.is_some_and(word) {
+                    return Some(
+                        1 + memchr::memchr_iter(b'\n', &hay.as_bytes()[..at]).count() as u32,
+                    );
+                }
             }
         }
+        None
     }
-    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`Mention::line`] of one dependency in one file.
+    fn mention(path: &str, text: &str, dep: &str, manifest: &str) -> Option<u32> {
+        let lower = text.to_ascii_lowercase();
+        Mention::new(dep, manifest).line(path, text, &lower)
+    }
 
     #[test]
     fn a_config_names_a_loader_anywhere_code_only_in_a_string() {
