@@ -716,34 +716,37 @@ mod tests {
         crate::lex::tests::kinds(&scan_file(src).imports)
     }
 
+    /// Each import's name and whether it is inside a function's body that runs only when
+    /// called.
+    fn lazy(src: &str) -> Vec<(String, bool)> {
+        scan(src)
+            .into_iter()
+            .map(|i| (i.name, i.in_function))
+            .collect()
+    }
+
+    /// `want` as [`lazy`] answers it.
+    fn owned(want: &[(&str, bool)]) -> Vec<(String, bool)> {
+        want.iter().map(|(n, l)| (n.to_string(), *l)).collect()
+    }
+
     #[test]
     fn an_entry_point_s_imports_run_when_the_program_does() {
         let src = "class K:\n    def m(self):\n        return _helper()\ndef _helper():\n    import lazy_one\ndef main():\n    import rich\n@app.command()\ndef plot():\n    import matplotlib\n@click.group\ndef cli(): import click_extra\ndef _load():\n    import yaml\nCONFIG = _load()\ndef later():\n    import altair\nif __name__ == '__main__':\n    main()\n";
-        let lazy: Vec<(String, bool)> = scan(src)
-            .into_iter()
-            .map(|i| (i.name, i.in_function))
-            .collect();
-        let want: Vec<(String, bool)> = [
+        let want = [
             ("lazy_one", true),
             ("rich", false),
             ("matplotlib", false),
             ("click_extra", false),
             ("yaml", false),
             ("altair", true),
-        ]
-        .iter()
-        .map(|(n, l)| (n.to_string(), *l))
-        .collect();
-        assert_eq!(lazy, want);
+        ];
+        assert_eq!(lazy(src), owned(&want));
     }
 
     #[test]
     fn imports_in_a_function_run_when_it_is_called() {
         let src = "import os\ndef f():\n    import altair\n    class C:\n        import a\nclass K:\n    import b\n    async def g(self): import c\n\n    def h(\n        self,\n    ):\n        from d import e\nimport z\n@decorated\ndef i(): pass\nimport y\n";
-        let lazy: Vec<(String, bool)> = scan(src)
-            .into_iter()
-            .map(|i| (i.name, i.in_function))
-            .collect();
         let want = [
             ("os", false),
             ("altair", true),
@@ -755,8 +758,7 @@ mod tests {
             ("z", false),
             ("y", false),
         ];
-        let want: Vec<(String, bool)> = want.iter().map(|(n, l)| (n.to_string(), *l)).collect();
-        assert_eq!(lazy, want);
+        assert_eq!(lazy(src), owned(&want));
     }
 
     #[test]
