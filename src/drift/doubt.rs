@@ -767,6 +767,7 @@ struct Mention {
 }
 
 impl Mention {
+    /// What to seek for `dep`, declared in `manifest`.
     fn new(dep: &str, manifest: &str) -> Mention {
         let ecosystem = manifest.rsplit('/').next().unwrap_or(manifest).to_string();
         let python = matches!(ecosystem.as_str(), "pyproject.toml" | "setup.cfg")
