@@ -2131,3 +2131,47 @@ fn sdist_files_lazy_imports_workspace_hacks_path_tests_root_types_and_demos() {
     let e = explained(&t, "crate", "acme-workspace-hack");
     assert!(e.contains("the cargo-hakari convention"), "{e}");
 }
+
+/// Round 14's shape: a package bundled by a script its build command runs (drizzle-kit's
+/// `tsx build.ts`, which calls esbuild's API): its shipped code's dev dependencies are
+/// inlined, so none is shipped-dev — and one whose build script calls no bundler keeps them.
+#[test]
+fn a_build_script_calling_a_bundler_s_api_bundles_the_package() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    for (dir, build) in [
+        (
+            "kit",
+            "import * as esbuild from 'esbuild'\nawait esbuild.build({})\n",
+        ),
+        (
+            "plain",
+            "import { cp } from 'node:fs/promises'\nawait cp('src', 'dist')\n",
+        ),
+    ] {
+        module(&t, dir, dir);
+        t.write(
+            &format!("ws/{dir}/package.json"),
+            &format!(
+                r#"{{"name": "{dir}", "scripts": {{"build": "rm -rf dist && tsx build.ts"}}, "devDependencies": {{"chalk": "5", "esbuild": "0.25", "tsx": "4"}}}}"#
+            ),
+        );
+        t.write(&format!("ws/{dir}/build.ts"), build);
+        t.write(
+            &format!("ws/{dir}/src/index.ts"),
+            "import chalk from 'chalk'\nexport const c = chalk\n",
+        );
+    }
+    t.empty_repo("ws");
+    t.commit("ws", "round 14 shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["plain shipped-dev chalk", "plain unused esbuild"],
+        "{found:?}"
+    );
+    let e = explained(&t, "kit", "chalk");
+    assert!(e.contains("its build script build.ts calls esbuild"), "{e}");
+}

@@ -105,7 +105,9 @@ pub struct ScannedFile {
 /// CLI command, a function the module calls at import); an inner attribute starts no run of
 /// a test module's attributes, a `#[path]` `mod.rs`'s directory is test code too; flit's root
 /// globs are not sdist-only; `demo/` and a root or `src/` `demo.*` are no demos.
-pub const SCANNER_VERSION: u32 = 33;
+/// 34: Rust: a test-only field, variant, arm or argument ends at its `,` or at what closes
+/// its holder (it ran on to the next `;`, making shipped code after it test code).
+pub const SCANNER_VERSION: u32 = 34;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -129,6 +129,10 @@ pub struct ToolEvidence {
     /// A library bundler's config at the module's root (`rolldown.config.ts`,
     /// `tsdown.config.ts`): the package is built by that bundler.
     pub bundler_config: Option<String>,
+    /// A script a build command runs (`tsx build.ts`, `node scripts/build.mjs`) that imports
+    /// a bundler's API, as (its path in the module, the bundler): drizzle-kit's `build.ts`
+    /// calls esbuild and tsup.
+    pub bundler_script: Option<(String, String)>,
     /// The bundler config at the JS workspace root above a package with no build command of
     /// its own (repo-relative): that config builds it.
     pub workspace_bundler: Option<String>,
@@ -223,7 +227,11 @@ impl ToolEvidence {
             None => self
                 .bundler_config
                 .as_ref()
-                .map(|f| format!("{f} is beside it")),
+                .map(|f| format!("{f} is beside it"))
+                .or_else(|| {
+                    (self.bundler_script.as_ref())
+                        .map(|(f, b)| format!("its build script {f} calls {b}"))
+                }),
         }
     }
 
@@ -454,6 +462,7 @@ pub(super) fn evidence(
     }
     if let Some(v) = package_json {
         package_json_tools(v, &mut e);
+        e.bundler_script = bundler_script(snap, tree, v)?;
         (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, v);
     }
     if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
@@ -663,6 +672,67 @@ fn package_json_tools(v: &serde_json::Value, e: &mut ToolEvidence) {
     if let Some(jest) = v.get("jest") {
         e.test_setup.extend(setup_strings(&jest.to_string()));
     }
+}
+
+/// The bundlers whose API a build script may call, by the package it imports.
+const BUNDLER_APIS: &[&str] = &[
+    "esbuild",
+    "tsup",
+    "rollup",
+    "rolldown",
+    "tsdown",
+    "vite",
+    "webpack",
+    "@rspack/core",
+    "@vercel/ncc",
+];
+
+/// The script of the module's own that a build command of its package.json (parsed: `build`,
+/// `build:*`, `compile`, `prepack`, `prepare`, `prepublishOnly`) runs with a JS runtime
+/// (`tsx build.ts`, `node scripts/build.mjs`, `bun build.ts`), when it imports a bundler's
+/// API: (its path, the bundler). A script is read only when a build command names it.
+fn bundler_script(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    package_json: &serde_json::Value,
+) -> std::result::Result<Option<(String, String)>, SourceError> {
+    let Some(scripts) = package_json.get("scripts").and_then(|s| s.as_object()) else {
+        return Ok(None);
+    };
+    let builds = scripts.iter().filter(|(k, _)| {
+        *k == "build"
+            || k.starts_with("build:")
+            || matches!(
+                k.as_str(),
+                "compile" | "prepack" | "prepare" | "prepublishOnly"
+            )
+    });
+    let script_ext = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
+    for command in builds.filter_map(|(_, c)| c.as_str()) {
+        let words: Vec<&str> = command_words(command).filter(|w| !w.is_empty()).collect();
+        for pair in words.windows(2) {
+            let runs = matches!(
+                pair[0],
+                "node" | "tsx" | "bun" | "ts-node" | "esno" | "jiti" | "vite-node" | "deno"
+            );
+            let file = pair[1].trim_start_matches("./");
+            if !runs || !script_ext.iter().any(|x| file.ends_with(x)) || file.contains("..") {
+                continue;
+            }
+            let Some(text) = blob_text(snap, tree, file)? else {
+                continue;
+            };
+            let imports = mesh_imports::js::scan_file(&text);
+            if let Some(b) = imports
+                .imports
+                .iter()
+                .find_map(|i| BUNDLER_APIS.iter().find(|b| i.name == **b))
+            {
+                return Ok(Some((file.to_string(), b.to_string())));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Gives each JS workspace root (a package.json with `workspaces`, or a

@@ -220,18 +220,29 @@ fn implies_test(toks: &[Token], i: &mut usize, src: &str, depth: usize) -> bool 
 }
 
 /// The item after an attribute that ends at `j`: (index of its first token after further
-/// attributes, byte offset where it ends: its `;` or its block's closing brace).
+/// attributes, byte offset where it ends: its `;` or its block's closing brace — or, for a
+/// field, a variant, a match arm or an argument, the `,` after it or the brace or
+/// parenthesis closing what holds it).
 fn item_extent(toks: &[Token], mut j: usize) -> (usize, usize) {
     while punct_at(toks, j, b'#') && punct_at(toks, j + 1, b'[') {
         j = matching(toks, j + 1) + 1;
     }
     let start = j;
     let mut depth = 0usize;
+    // Generic arguments' `<…>` (`HashMap<K, V>`): their commas end nothing. `->` and `=>`
+    // close none.
+    let mut angles = 0usize;
     let mut k = j;
     while let Some(t) = toks.get(k) {
+        let after_arrow = k > 0 && (punct_at(toks, k - 1, b'-') || punct_at(toks, k - 1, b'='));
         match t.kind {
             Kind::Punct(b'(' | b'[') => depth += 1,
+            Kind::Punct(b')' | b']') if depth == 0 => return (start, t.start),
+            Kind::Punct(b'}') if depth == 0 => return (start, t.start),
             Kind::Punct(b')' | b']') => depth = depth.saturating_sub(1),
+            Kind::Punct(b'<') if depth == 0 => angles += 1,
+            Kind::Punct(b'>') if depth == 0 && !after_arrow => angles = angles.saturating_sub(1),
+            Kind::Punct(b',') if depth == 0 && angles == 0 => return (start, t.end),
             Kind::Punct(b';') if depth == 0 => return (start, t.end),
             Kind::Punct(b'{') if depth == 0 => {
                 let close = matching(toks, k);

@@ -79,6 +79,32 @@ fn cfg_test_module_declarations_are_named() {
 }
 
 #[test]
+fn a_test_only_field_variant_or_arm_ends_at_its_comma() {
+    // meilisearch: `#[cfg(test)]` on a struct's field made the shipped code after the struct
+    // test code, up to the next `;`.
+    let f = scan_file(
+        "struct S {\n    #[cfg(test)]\n    seen: std::collections::HashMap<u8, testonly::X>,\n    other: u8\n}\nenum E {\n    #[cfg(test)]\n    Probe(probe::P),\n    Real,\n}\nfn f(s: S) {\n    match s { #[cfg(test)] _ if tcheck::go() => {}, _ => {} }\n    let x = shipped::make();\n}\nstruct T {\n    #[cfg(test)]\n    last: lastdev::L\n}\nuse after::Thing;\n",
+    );
+    let kinds: Vec<(&str, ImportKind)> = f
+        .imports
+        .iter()
+        .map(|i| (i.name.as_str(), i.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("std", ImportKind::Dev),
+            ("testonly", ImportKind::Dev),
+            ("probe", ImportKind::Dev),
+            ("tcheck", ImportKind::Dev),
+            ("shipped", ImportKind::Build),
+            ("lastdev", ImportKind::Dev),
+            ("after", ImportKind::Build),
+        ]
+    );
+}
+
+#[test]
 fn a_cfg_test_module_with_a_path_attribute_is_that_file() {
     // zellij-server's `src/panes/floating_panes/mod.rs`-less shape: a file one directory
     // down names its tests' file relative to its own directory.
