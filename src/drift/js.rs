@@ -109,18 +109,22 @@ pub(crate) fn names_workspaces(package_json: &serde_json::Value) -> bool {
     package_json.get("workspaces").is_some()
 }
 
-/// Whether a package.json's (parsed) `scripts` build the package themselves: a `build` or
-/// `build:*`, `compile`, `prepack`, `prepare` or `prepublishOnly` script.
+/// Whether a package.json's (parsed) `scripts` build the package themselves (see
+/// [`is_build_script`]).
 pub(crate) fn has_build_script(package_json: &serde_json::Value) -> bool {
     let scripts = package_json.get("scripts").and_then(|s| s.as_object());
-    scripts.into_iter().flat_map(|s| s.keys()).any(|k| {
-        k == "build"
-            || k.starts_with("build:")
-            || matches!(
-                k.as_str(),
-                "compile" | "prepack" | "prepare" | "prepublishOnly"
-            )
-    })
+    scripts
+        .into_iter()
+        .flat_map(|s| s.keys())
+        .any(|k| is_build_script(k))
+}
+
+/// Whether a package.json script of this name builds the package: `build` or `build:*`,
+/// `compile`, `prepack`, `prepare` or `prepublishOnly`.
+pub(crate) fn is_build_script(name: &str) -> bool {
+    name == "build"
+        || name.starts_with("build:")
+        || matches!(name, "compile" | "prepack" | "prepare" | "prepublishOnly")
 }
 
 /// The names a `package.json` nested in a module declares, in any section (Node walks up

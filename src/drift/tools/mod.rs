@@ -687,8 +687,8 @@ const BUNDLER_APIS: &[&str] = &[
     "@vercel/ncc",
 ];
 
-/// The script of the module's own that a build command of its package.json (parsed: `build`,
-/// `build:*`, `compile`, `prepack`, `prepare`, `prepublishOnly`) runs with a JS runtime
+/// The script of the module's own that a build command of its package.json (parsed; see
+/// [`super::js::is_build_script`]) runs with a JS runtime
 /// (`tsx build.ts`, `node scripts/build.mjs`, `bun build.ts`), when it imports a bundler's
 /// API: (its path, the bundler). A script is read only when a build command names it.
 fn bundler_script(
@@ -699,14 +699,9 @@ fn bundler_script(
     let Some(scripts) = package_json.get("scripts").and_then(|s| s.as_object()) else {
         return Ok(None);
     };
-    let builds = scripts.iter().filter(|(k, _)| {
-        *k == "build"
-            || k.starts_with("build:")
-            || matches!(
-                k.as_str(),
-                "compile" | "prepack" | "prepare" | "prepublishOnly"
-            )
-    });
+    let builds = scripts
+        .iter()
+        .filter(|(k, _)| super::js::is_build_script(k));
     let script_ext = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
     for command in builds.filter_map(|(_, c)| c.as_str()) {
         let words: Vec<&str> = command_words(command).filter(|w| !w.is_empty()).collect();
