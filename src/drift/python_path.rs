@@ -452,27 +452,34 @@ mod tests {
     use super::*;
     use mesh_imports::ImportKind;
 
+    /// Shipped Python files of the module in `dir`, at these paths below it.
+    fn python_files(dir: &str, paths: &[&str]) -> Vec<ScannedFile> {
+        paths
+            .iter()
+            .map(|p| ScannedFile {
+                path: format!("{dir}/{p}"),
+                language: Language::Python,
+                kind: ImportKind::Build,
+                imports: Default::default(),
+            })
+            .collect()
+    }
+
     #[test]
     fn local_python_names_stop_at_packages() {
         // pydantic-ai: pydantic_ai_slim/pydantic_ai/models/openai.py is no top-level
         // `openai`; a test beside its helper, and the module root's entries, are local.
-        let file = |p: &str| ScannedFile {
-            path: format!("pydantic_ai_slim/{p}"),
-            language: Language::Python,
-            kind: ImportKind::Build,
-            imports: Default::default(),
-        };
-        let files: Vec<ScannedFile> = [
-            "pydantic_ai/__init__.py",
-            "pydantic_ai/models/__init__.py",
-            "pydantic_ai/models/openai.py",
-            "tests/helpers.py",
-            "tests/test_x.py",
-            "scripts/gen.py",
-        ]
-        .iter()
-        .map(|p| file(p))
-        .collect();
+        let files = python_files(
+            "pydantic_ai_slim",
+            &[
+                "pydantic_ai/__init__.py",
+                "pydantic_ai/models/__init__.py",
+                "pydantic_ai/models/openai.py",
+                "tests/helpers.py",
+                "tests/test_x.py",
+                "scripts/gen.py",
+            ],
+        );
         let local = local_python_names(&files, "pydantic_ai_slim", &[]);
         assert!(!local.is_local("pydantic_ai/models/openai.py", "openai"));
         assert!(!local.is_local("pydantic_ai/agent.py", "models"));
@@ -487,22 +494,16 @@ mod tests {
         // opentelemetry-python's exporter: `src/opentelemetry/` is a namespace (no
         // `__init__.py`) the module shares with the api; its package
         // `opentelemetry.exporter.otlp.proto.grpc` is no top-level `grpc`.
-        let file = |p: &str| ScannedFile {
-            path: format!("exp/{p}"),
-            language: Language::Python,
-            kind: ImportKind::Build,
-            imports: Default::default(),
-        };
-        let files: Vec<ScannedFile> = [
-            "src/opentelemetry/exporter/otlp/proto/grpc/__init__.py",
-            "src/opentelemetry/exporter/otlp/proto/grpc/exporter.py",
-            "src/opentelemetry/exporter/otlp/proto/common.py",
-            "scripts/helpers/util.py",
-            "scripts/run.py",
-        ]
-        .iter()
-        .map(|p| file(p))
-        .collect();
+        let files = python_files(
+            "exp",
+            &[
+                "src/opentelemetry/exporter/otlp/proto/grpc/__init__.py",
+                "src/opentelemetry/exporter/otlp/proto/grpc/exporter.py",
+                "src/opentelemetry/exporter/otlp/proto/common.py",
+                "scripts/helpers/util.py",
+                "scripts/run.py",
+            ],
+        );
         let own = ["opentelemetry.exporter.otlp.proto.grpc".to_string()];
         let local = local_python_names(&files, "exp", &own);
         let rel = "src/opentelemetry/exporter/otlp/proto/grpc/exporter.py";
@@ -523,26 +524,20 @@ mod tests {
 
     #[test]
     fn names_on_sys_path_are_local_where_the_path_is_changed() {
-        let file = |p: &str| ScannedFile {
-            path: format!("m/{p}"),
-            language: Language::Python,
-            kind: ImportKind::Build,
-            imports: Default::default(),
-        };
-        let files: Vec<ScannedFile> = [
-            "pkg/__init__.py",
-            "pkg/inner/__init__.py",
-            "pkg/inner/util.py",
-            "tests/conftest.py",
-            "tests/support/fixtures_db.py",
-            "tests/unit/test_a.py",
-            "bench/run.py",
-            "lib/extra.py",
-            "docs/conf.py",
-        ]
-        .iter()
-        .map(|p| file(p))
-        .collect();
+        let files = python_files(
+            "m",
+            &[
+                "pkg/__init__.py",
+                "pkg/inner/__init__.py",
+                "pkg/inner/util.py",
+                "tests/conftest.py",
+                "tests/support/fixtures_db.py",
+                "tests/unit/test_a.py",
+                "bench/run.py",
+                "lib/extra.py",
+                "docs/conf.py",
+            ],
+        );
         let texts: HashMap<&str, &str> = [
             (
                 "tests/conftest.py",
