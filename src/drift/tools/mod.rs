@@ -11,8 +11,11 @@ use super::names;
 use crate::source::{ModuleSource, RepoSnapshot, Snapshot, SourceError, blob_text};
 use mesh_imports::Language;
 
+mod bundlers;
 mod configs;
 
+use bundlers::bundler_script;
+pub(crate) use bundlers::is_bundler_config;
 use configs::{completions, setup_strings};
 pub(crate) use configs::{
     config_host, config_strings, is_babel_config, is_js_config, is_test_runner_config,
@@ -153,42 +156,6 @@ pub(crate) fn is_command_file(file: &str) -> bool {
         || file.ends_with(".sh")
 }
 
-/// Commands that bundle a JS package: what they bundle is inlined, so shipped code may import
-/// a dev dependency.
-const BUNDLERS: &[&str] = &[
-    "bun build",
-    "esbuild",
-    "microbundle",
-    "ncc build",
-    "parcel build",
-    "pkgroll",
-    "rolldown",
-    "rollup",
-    "rslib build",
-    "rspack",
-    "tsdown",
-    "tsup",
-    "unbuild",
-    "vite build",
-    "webpack",
-];
-
-/// The config files of library bundlers, by the name each bundler looks for beside the
-/// package (`rolldown.config.ts`, `tsdown.config.mjs`): their presence says how the package
-/// is built even when a script runs the bundler through another tool.
-const BUNDLER_CONFIGS: &[&str] = &[
-    "rolldown.config.",
-    "rollup.config.",
-    "rslib.config.",
-    "tsdown.config.",
-    "tsup.config.",
-];
-
-/// Whether a module-root file is a library bundler's config.
-pub(crate) fn is_bundler_config(file: &str) -> bool {
-    BUNDLER_CONFIGS.iter().any(|p| file.starts_with(p))
-}
-
 impl ToolEvidence {
     /// Whether the module is bundled (`vite build`, `webpack`, `tsup`, `rollup`… in its
     /// commands, or a bundler's config beside it): a dev dependency its shipped code imports
@@ -212,17 +179,7 @@ impl ToolEvidence {
     /// What says the module bundles itself: the bundler command its commands run, or the
     /// bundler config beside it.
     pub fn own_bundler(&self) -> Option<String> {
-        let command = BUNDLERS.iter().find(|b| {
-            self.commands.match_indices(*b).any(|(i, _)| {
-                let before = self.commands[..i].chars().next_back();
-                let after = self.commands[i + b.len()..].chars().next();
-                let edge = |c: Option<char>| {
-                    c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-                };
-                edge(before) && edge(after)
-            })
-        });
-        match command {
+        match bundlers::command(&self.commands) {
             Some(c) => Some(format!("its commands run `{c}`")),
             None => self
                 .bundler_config
@@ -672,62 +629,6 @@ fn package_json_tools(v: &serde_json::Value, e: &mut ToolEvidence) {
     if let Some(jest) = v.get("jest") {
         e.test_setup.extend(setup_strings(&jest.to_string()));
     }
-}
-
-/// The bundlers whose API a build script may call, by the package it imports.
-const BUNDLER_APIS: &[&str] = &[
-    "esbuild",
-    "tsup",
-    "rollup",
-    "rolldown",
-    "tsdown",
-    "vite",
-    "webpack",
-    "@rspack/core",
-    "@vercel/ncc",
-];
-
-/// The script of the module's own that a build command of its package.json (parsed; see
-/// [`super::js::is_build_script`]) runs with a JS runtime
-/// (`tsx build.ts`, `node scripts/build.mjs`, `bun build.ts`), when it imports a bundler's
-/// API: (its path, the bundler). A script is read only when a build command names it.
-fn bundler_script(
-    snap: &RepoSnapshot,
-    tree: &gix::Tree,
-    package_json: &serde_json::Value,
-) -> std::result::Result<Option<(String, String)>, SourceError> {
-    let Some(scripts) = package_json.get("scripts").and_then(|s| s.as_object()) else {
-        return Ok(None);
-    };
-    let builds = scripts
-        .iter()
-        .filter(|(k, _)| super::js::is_build_script(k));
-    let script_ext = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
-    for command in builds.filter_map(|(_, c)| c.as_str()) {
-        let words: Vec<&str> = command_words(command).filter(|w| !w.is_empty()).collect();
-        for pair in words.windows(2) {
-            let runs = matches!(
-                pair[0],
-                "node" | "tsx" | "bun" | "ts-node" | "esno" | "jiti" | "vite-node" | "deno"
-            );
-            let file = pair[1].trim_start_matches("./");
-            if !runs || !script_ext.iter().any(|x| file.ends_with(x)) || file.contains("..") {
-                continue;
-            }
-            let Some(text) = blob_text(snap, tree, file)? else {
-                continue;
-            };
-            let imports = mesh_imports::js::scan_file(&text);
-            if let Some(b) = imports
-                .imports
-                .iter()
-                .find_map(|i| BUNDLER_APIS.iter().find(|b| i.name == **b))
-            {
-                return Ok(Some((file.to_string(), b.to_string())));
-            }
-        }
-    }
-    Ok(None)
 }
 
 /// Gives each JS workspace root (a package.json with `workspaces`, or a

@@ -1,0 +1,114 @@
+//! How a JS package is bundled, read from what it runs: a bundler's command in its scripts, a
+//! library bundler's config beside it, or a build script of its own that calls a bundler's
+//! API. A bundled package inlines what it imports, so its shipped code may import a dev
+//! dependency.
+
+use super::command_words;
+use crate::source::{RepoSnapshot, SourceError, blob_text};
+
+/// Commands that bundle a JS package: what they bundle is inlined, so shipped code may import
+/// a dev dependency.
+const BUNDLERS: &[&str] = &[
+    "bun build",
+    "esbuild",
+    "microbundle",
+    "ncc build",
+    "parcel build",
+    "pkgroll",
+    "rolldown",
+    "rollup",
+    "rslib build",
+    "rspack",
+    "tsdown",
+    "tsup",
+    "unbuild",
+    "vite build",
+    "webpack",
+];
+
+/// The config files of library bundlers, by the name each bundler looks for beside the
+/// package (`rolldown.config.ts`, `tsdown.config.mjs`): their presence says how the package
+/// is built even when a script runs the bundler through another tool.
+const BUNDLER_CONFIGS: &[&str] = &[
+    "rolldown.config.",
+    "rollup.config.",
+    "rslib.config.",
+    "tsdown.config.",
+    "tsup.config.",
+];
+
+/// Whether a module-root file is a library bundler's config.
+pub(crate) fn is_bundler_config(file: &str) -> bool {
+    BUNDLER_CONFIGS.iter().any(|p| file.starts_with(p))
+}
+
+/// The bundler command `commands` run, matched as whole words (`vite build`, but not
+/// `node scripts/rollup-notes.js`).
+pub(super) fn command(commands: &str) -> Option<&'static str> {
+    BUNDLERS.iter().copied().find(|b| {
+        commands.match_indices(*b).any(|(i, _)| {
+            let before = commands[..i].chars().next_back();
+            let after = commands[i + b.len()..].chars().next();
+            let edge = |c: Option<char>| {
+                c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            };
+            edge(before) && edge(after)
+        })
+    })
+}
+
+/// The bundlers whose API a build script may call, by the package it imports.
+const BUNDLER_APIS: &[&str] = &[
+    "esbuild",
+    "tsup",
+    "rollup",
+    "rolldown",
+    "tsdown",
+    "vite",
+    "webpack",
+    "@rspack/core",
+    "@vercel/ncc",
+];
+
+/// The script of the module's own that a build command of its package.json (parsed; see
+/// [`crate::drift::js::is_build_script`]) runs with a JS runtime
+/// (`tsx build.ts`, `node scripts/build.mjs`, `bun build.ts`), when it imports a bundler's
+/// API: (its path, the bundler). A script is read only when a build command names it.
+pub(super) fn bundler_script(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    package_json: &serde_json::Value,
+) -> std::result::Result<Option<(String, String)>, SourceError> {
+    let Some(scripts) = package_json.get("scripts").and_then(|s| s.as_object()) else {
+        return Ok(None);
+    };
+    let builds = scripts
+        .iter()
+        .filter(|(k, _)| crate::drift::js::is_build_script(k));
+    let script_ext = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
+    for command in builds.filter_map(|(_, c)| c.as_str()) {
+        let words: Vec<&str> = command_words(command).filter(|w| !w.is_empty()).collect();
+        for pair in words.windows(2) {
+            let runs = matches!(
+                pair[0],
+                "node" | "tsx" | "bun" | "ts-node" | "esno" | "jiti" | "vite-node" | "deno"
+            );
+            let file = pair[1].trim_start_matches("./");
+            if !runs || !script_ext.iter().any(|x| file.ends_with(x)) || file.contains("..") {
+                continue;
+            }
+            let Some(text) = blob_text(snap, tree, file)? else {
+                continue;
+            };
+            let imports = mesh_imports::js::scan_file(&text);
+            if let Some(b) = imports
+                .imports
+                .iter()
+                .find_map(|i| BUNDLER_APIS.iter().find(|b| i.name == **b))
+            {
+                return Ok(Some((file.to_string(), b.to_string())));
+            }
+        }
+    }
+    Ok(None)
+}
