@@ -63,6 +63,18 @@ pub(super) fn compare(
         // Declared, for development: say what is true — and nothing when the package bundles
         // what its code imports.
         if let Some(d) = matcher.dev_declaration(u) {
+            // A `@types/*` package is erased by the build: what runs is the module it types,
+            // which the host supplies (`vscode` in an editor extension) or another
+            // declaration brings. A dev declaration is where it belongs.
+            if names::js_typed_package(&d.d.name).is_some() {
+                if let Some(p) = around.probe.filter(|p| p.names(&d.d.name)) {
+                    p.say(format!(
+                        "{} holds types only, which the build erases: a dev declaration is where it belongs, so it is never shipped-dev",
+                        d.d.name
+                    ));
+                }
+                continue;
+            }
             let bundler = tools.bundler();
             if let Some(p) = around.probe.filter(|p| p.names(&d.d.name))
                 && let Some(how) = &bundler
@@ -140,7 +152,9 @@ impl<'a> Matcher<'a> {
     /// Whether `u` imports what `d` declares, whatever the kinds of either.
     fn matches(&self, d: &Decl, u: &Use) -> bool {
         d.keys.iter().any(|k| {
-            if self.sep.is_empty() {
+            if u.prefix {
+                k.len() > u.key.len() && k.starts_with(u.key.as_ref())
+            } else if self.sep.is_empty() {
                 *k == u.key
             } else if self.lang == Language::Go {
                 self.go_owner(&u.key) == Some(k.as_str())
@@ -436,6 +450,10 @@ fn probe(
         }
     }
     for u in uses.iter().filter(|u| !matcher.satisfied(u)) {
+        // A proc macro's output uses a declaration, and is never owed one.
+        if u.expanded_from.is_some() {
+            continue;
+        }
         if !(p.names(&matcher.dependency_name(&u.key)) || p.names(&u.key)) {
             continue;
         }
@@ -459,7 +477,13 @@ fn describe(u: &Use) -> String {
         ImportKind::Dev => "test, bench or example code",
         ImportKind::Optional => "guarded: the code runs without it",
     }];
-    if u.optional && u.kind != ImportKind::Optional {
+    let through;
+    if let Some(p) = &u.expanded_from {
+        through = format!(
+            "through the output of {p}, a proc-macro crate of the workspace, whose expansion here needs it"
+        );
+        words.push(&through);
+    } else if u.optional && u.kind != ImportKind::Optional {
         // Rust's only such imports stand in a macro's body or beside a glob import.
         words.push(match u.language {
             Language::Rust if u.doc_link => {

@@ -6,6 +6,36 @@ use super::declared::{self, Declared, Scope};
 use crate::source::{self, RepoSnapshot, SourceError, blob_text};
 use std::collections::HashMap;
 
+/// JS findings `js` without the unused and dev-only ones when the package's shipped code is
+/// not in the repository: its package.json names an entry (`main`, `module`, `exports`,
+/// `bin`) and no JS file of the module is shipped code. The build makes it (prisma's
+/// `@prisma/orm-*` packages generate `src-gen/` from internal packages and bundle them),
+/// so nothing can be judged unused by its imports; the probe says why once.
+pub(super) fn without_unused_when_no_code(
+    probe: Option<&super::explain::Probe>,
+    rec: &crate::store::ModuleRecord,
+    package_json: &serde_json::Value,
+    js: &mut Vec<super::Finding>,
+) {
+    use super::DriftKind;
+    let entry = ["main", "module", "exports", "bin"]
+        .iter()
+        .find(|k| package_json.get(**k).is_some());
+    let shipped = rec.files.iter().any(|f| {
+        f.language == mesh_imports::Language::Js && f.kind == mesh_imports::ImportKind::Build
+    });
+    let Some(entry) = entry.filter(|_| !shipped) else {
+        return;
+    };
+    let quiet = |f: &super::Finding| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly);
+    if let Some(p) = probe.filter(|p| js.iter().any(|f| quiet(f) && p.names(&f.dependency))) {
+        p.say(format!(
+            "its package.json names `{entry}`, but no shipped JS file of the package is in the repository: its code is made at build time, so nothing is called unused or dev-only"
+        ));
+    }
+    js.retain(|f| !quiet(f));
+}
+
 /// The declarations of every `package.json` above `dir` up to the repository's root, nearest
 /// first, each said where it is (`elsewhere`). `memo` keeps each directory's own.
 ///
@@ -225,9 +255,10 @@ fn aliases_of(dir: &str, path: &str, text: &str) -> Vec<Alias> {
 }
 
 /// The aliases of the repository root's tsconfigs, which a test runner or editor run from
-/// the root applies to every package: `tsconfig.json` (else `jsconfig.json`), and each
-/// `tsconfig.*.json` there that a root test runner config names (lexical's
-/// `vitest.config.mts` turns `tsconfig.test.json`'s `paths` into `resolve.alias`).
+/// the root applies to every package: `tsconfig.json` (else `jsconfig.json`) with the
+/// configs its `references` name, and each `tsconfig.*.json` there that a root test runner
+/// config names (lexical's `vitest.config.mts` turns `tsconfig.test.json`'s `paths` into
+/// `resolve.alias`).
 pub(crate) fn root_aliases(snap: &RepoSnapshot) -> Result<Vec<Alias>, SourceError> {
     let root = snap.root_tree()?;
     let files = source::file_names(snap, &root)?;
@@ -254,6 +285,14 @@ pub(crate) fn root_aliases(snap: &RepoSnapshot) -> Result<Vec<Alias>, SourceErro
     {
         if let Some(text) = blob_text(snap, &root, f)? {
             out.extend(tsconfig_aliases(snap, f, &text)?);
+            // A solution config's projects (effect's `tsconfig.json` references
+            // `tsconfig.tests.json`, whose `paths` its tests resolve through, as vite's
+            // `tsconfigPaths` does).
+            for r in mesh_imports::tsconfig::references("", &text) {
+                if let Some(t) = blob_text(snap, &root, &r)? {
+                    out.extend(tsconfig_aliases(snap, &r, &t)?);
+                }
+            }
         }
     }
     Ok(out)

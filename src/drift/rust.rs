@@ -9,9 +9,9 @@ use super::tools::ToolEvidence;
 use super::{Decl, DriftKind, Finding, Use, World, declared};
 use crate::source;
 use crate::source::ModuleSource;
-use mesh_imports::Language;
 use mesh_imports::ScannedFile;
 use mesh_imports::manifest::rust_ident;
+use mesh_imports::{ImportKind, Language};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
@@ -96,6 +96,25 @@ pub(super) fn drift(
         })
         .collect();
     rust_uses.extend(implied.iter());
+    // A workspace proc-macro crate writes paths into the crates expanding its macros
+    // (typst's `#[typst_macros::time]` writes `::typst_timing::…`): a use of it uses what they
+    // name. Never one owed: a use may re-export the macro (`pub use wgpu_macros::gpu_test;`)
+    // for other crates to expand.
+    let expanded: Vec<Use> = rust_uses
+        .iter()
+        .flat_map(|u| {
+            let names = world.rust_generated.get(u.key.as_ref());
+            (names.into_iter().flatten())
+                .filter(|n| declared(n))
+                .map(|n| Use {
+                    key: Cow::Borrowed(n.as_str()),
+                    optional: true,
+                    expanded_from: Some(u.key.to_string()),
+                    ..(*u).clone()
+                })
+        })
+        .collect();
+    rust_uses.extend(expanded.iter());
     let tools = ToolEvidence::default();
     let around = Around::without_tools(world, &tools);
     let manifest = source::join(&m.dir, "Cargo.toml");
@@ -440,6 +459,58 @@ pub(crate) fn workspace_libs<'a>(
         }
     }
     out
+}
+
+/// Per workspace proc-macro crate (by the Rust name it provides), the crates its shipped
+/// code writes paths to for the crates expanding its macros
+/// ([`mesh_imports::Import::generated`]), less the standard library's and its own. A
+/// proc-macro crate is only ever used by expanding it; a library's other macros, expanded
+/// or not by a crate using it, are no such evidence (sea-orm's exported `debug_print!`
+/// names `tracing`, which few of its users call).
+pub(super) fn generated_names(
+    records: &[crate::store::ModuleRecord],
+    manifests: &[super::Manifests],
+) -> HashMap<String, Vec<String>> {
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for (rec, man) in records.iter().zip(manifests) {
+        let Some((_, own)) = (rec.manifests.provides.iter()).find(|(l, _)| *l == Language::Rust)
+        else {
+            continue;
+        };
+        if !man.cargo.as_deref().is_some_and(is_proc_macro) {
+            continue;
+        }
+        let mut names: Vec<String> = (rec.files.iter())
+            .filter(|f| f.language == Language::Rust && f.kind == ImportKind::Build)
+            .flat_map(|f| f.imports.iter())
+            .filter(|i| i.generated && i.kind == ImportKind::Build)
+            .map(|i| i.name.clone())
+            .filter(|n| {
+                n != own
+                    && !matches!(
+                        n.as_str(),
+                        "std" | "core" | "alloc" | "crate" | "self" | "super"
+                    )
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        if !names.is_empty() {
+            out.insert(own.clone(), names);
+        }
+    }
+    out
+}
+
+/// Whether a `Cargo.toml` makes a proc-macro crate (`[lib] proc-macro = true`).
+fn is_proc_macro(cargo_toml: &str) -> bool {
+    let Ok(table) = toml::from_str::<toml::Table>(cargo_toml) else {
+        return false;
+    };
+    let lib = table.get("lib");
+    ["proc-macro", "proc_macro"]
+        .iter()
+        .any(|k| lib.and_then(|l| l.get(*k)).and_then(|v| v.as_bool()) == Some(true))
 }
 
 /// The module-relative path of the package's build script: `[package] build = "…"`, none

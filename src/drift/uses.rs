@@ -45,6 +45,12 @@ pub(super) struct Use<'a> {
     pub(super) doc_link: bool,
     /// A Python import inside a function's body (see `Import::in_function`).
     pub(super) in_function: bool,
+    /// A Python module name known by its start (see `Import::prefix`; optional too): it
+    /// uses each declaration whose import name it begins.
+    pub(super) prefix: bool,
+    /// A use the output of a workspace proc-macro crate makes, by the name that crate is
+    /// imported by (see `World::rust_generated`; optional too).
+    pub(super) expanded_from: Option<String>,
     pub(super) file: &'a str,
     pub(super) line: u32,
 }
@@ -73,6 +79,8 @@ impl<'a> Use<'a> {
             glob_scoped: false,
             doc_link: false,
             in_function: false,
+            prefix: false,
+            expanded_from: None,
             file,
             line,
         }
@@ -143,6 +151,11 @@ pub(super) fn uses<'a>(
     for f in &rec.files {
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
         for imp in f.imports.iter() {
+            // Code written for the crates expanding a proc macro is theirs: see
+            // `World::rust_generated`.
+            if imp.generated {
+                continue;
+            }
             // An empty set still splits every name into a candidate path: skip it.
             if !ignore.is_empty() && ignore.is_match(&imp.name) {
                 continue;
@@ -371,6 +384,7 @@ fn new_use<'a>(
         optional: imp.kind == ImportKind::Optional
             || file_kind == ImportKind::Optional
             || imp.in_macro
+            || imp.prefix
             || imp.glob_scoped
             || imp.in_doc_link,
         build_script,
@@ -381,6 +395,8 @@ fn new_use<'a>(
         glob_scoped: imp.glob_scoped,
         doc_link: imp.in_doc_link,
         in_function: imp.in_function,
+        prefix: imp.prefix,
+        expanded_from: None,
         file: &f.path,
         line: imp.line,
     }
@@ -429,10 +445,11 @@ fn push_first<'a>(out: &mut Vec<Use<'a>>, seen: &mut HashSet<(Cow<'a, str>, u16)
         u.glob_scoped,
         u.doc_link,
         u.in_function,
+        u.prefix,
     ]
     .iter()
     .fold(0u16, |acc, &b| (acc << 1) | u16::from(b));
-    let alike = (lang * 3 + kind) << 9 | flags;
+    let alike = (lang * 3 + kind) << 10 | flags;
     if seen.insert((u.key.clone(), alike)) {
         out.push(u);
     }

@@ -152,6 +152,9 @@ pub(super) struct World<'a> {
     pub(super) go_modules: Vec<String>,
     /// Workspace crates whose `[lib] name` is not their package's.
     pub(super) rust_libs: HashMap<String, String>,
+    /// What the shipped code of each workspace proc-macro crate (by the name it is imported
+    /// by) writes for the crates expanding its macros (see [`rust::generated_names`]).
+    pub(super) rust_generated: HashMap<String, Vec<String>>,
     /// The dependency `--explain` looks at, told what the comparison sees of it.
     pub(super) probe: Option<&'a explain::Probe>,
     /// Per repository, what its root says of its JS packages.
@@ -317,6 +320,7 @@ impl<'a> World<'a> {
             python_namespaces,
             go_modules,
             rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
+            rust_generated: rust::generated_names(&loaded.records, manifests),
             probe: None,
             js_roots: Vec::new(),
             local_names: Vec::new(),

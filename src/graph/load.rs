@@ -783,6 +783,8 @@ mod tests {
                 glob_scoped: false,
                 in_doc_link: false,
                 in_function: false,
+                generated: false,
+                prefix: false,
             }]
             .into(),
             ..FileScan::default()

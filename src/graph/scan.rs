@@ -431,6 +431,8 @@ struct ModuleScan<'a> {
     python_files: Vec<&'a str>,
     /// Module-relative paths of Rust files that are test code.
     rust_test_files: Vec<String>,
+    /// Module-relative directories Rust files compile code in from (`include!`, `#[path]`).
+    rust_included: Vec<String>,
 }
 
 impl<'a> ModuleScan<'a> {
@@ -448,6 +450,7 @@ impl<'a> ModuleScan<'a> {
             manifest_texts: Vec::new(),
             python_files: Vec::new(),
             rust_test_files: Vec::new(),
+            rust_included: Vec::new(),
         }
     }
 
@@ -493,6 +496,8 @@ impl<'a> ModuleScan<'a> {
         };
         self.rust_test_files
             .extend(place::rust_test_files(rel, &found.test_mods));
+        self.rust_included
+            .extend(place::rust_included(rel, &found.includes));
         let repo_name = self.repo_name;
         self.skipped.extend(
             found
@@ -528,12 +533,37 @@ impl<'a> ModuleScan<'a> {
             .filter(|(name, _)| *name == "pyproject.toml")
             .flat_map(|(_, text)| mesh_imports::python_packages::sdist_only(text))
             .collect();
+        let rust_compiled = texts
+            .iter()
+            .find(|(name, _)| *name == "Cargo.toml")
+            .and_then(|(_, text)| manifest::cargo_compiled(text))
+            .map(|mut dirs| {
+                dirs.append(&mut self.rust_included);
+                dirs
+            });
         let places = place::Places::new(
             &m.manifest.dev,
             facts.python_shipped.clone(),
             self.rust_test_files,
         )
-        .with_python_sdist_only(&sdist_only);
+        .with_python_sdist_only(&sdist_only)
+        .with_rust_compiled(rust_compiled);
+        // Code no target of the build compiles is data: never read.
+        let compiled: Vec<bool> = (self.scanned.iter())
+            .map(|f| places.compiled(f.language, f.path.strip_prefix(prefix).unwrap_or(&f.path)))
+            .collect();
+        if compiled.contains(&false) {
+            let mut keep = compiled.iter();
+            self.blobs.retain(|_| keep.next().is_some_and(|k| *k));
+            for (f, _) in (self.scanned.iter()).zip(&compiled).filter(|(_, c)| !**c) {
+                self.skipped.push(format!(
+                    "{}:{}: no target of Cargo.toml compiles it (outside src/, tests/, benches/, examples/ and the paths it names), so it is data: not read",
+                    self.repo_name, f.path
+                ));
+            }
+            let mut keep = compiled.iter();
+            self.scanned.retain(|_| keep.next().is_some_and(|k| *k));
+        }
         for file in &mut self.scanned {
             let rel = file.path.strip_prefix(prefix).unwrap_or(&file.path);
             file.kind = places.kind(file.language, rel);

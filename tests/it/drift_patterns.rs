@@ -2175,3 +2175,174 @@ fn a_build_script_calling_a_bundler_s_api_bundles_the_package() {
     let e = explained(&t, "kit", "chalk");
     assert!(e.contains("its build script build.ts calls esbuild"), "{e}");
 }
+
+/// Round 15's Rust shapes: typst's proc macro writes `::typst_timing::…` into the functions it
+/// marks, so every crate using it declares `typst-timing` without naming it; sea-orm-cli keeps
+/// a project template's sources (which import the crate that depends on it) outside any
+/// target, and zellij includes generated code from `assets/`.
+#[test]
+fn a_proc_macro_s_output_and_code_cargo_never_compiles_make_no_false_findings() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    let krate = |dir: &str, toml: &str, files: &[(&str, &str)]| {
+        module(&t, dir, dir);
+        t.write(&format!("ws/{dir}/Cargo.toml"), toml);
+        for (f, text) in files {
+            t.write(&format!("ws/{dir}/{f}"), text);
+        }
+    };
+    krate(
+        "timing-macros",
+        "[package]\nname = \"timing-macros\"\n\n[lib]\nproc-macro = true\n\n[dependencies]\nquote = \"1\"\nsyn = \"2\"\n\n[dev-dependencies]\nrocket = \"0.5\"\n",
+        &[(
+            "src/lib.rs",
+            "use quote::quote;\npub fn time(item: syn::ItemFn) {\n    let stmt: syn::Stmt = syn::parse_quote! { let __s = ::timing::Scope::new(); };\n    let _ = quote! { impl rocket::Sentinel for X {} };\n}\n",
+        )],
+    );
+    krate(
+        "timing",
+        "[package]\nname = \"timing\"\n",
+        &[("src/lib.rs", "pub struct Scope;\n")],
+    );
+    krate(
+        "eval",
+        "[package]\nname = \"eval\"\n\n[dependencies]\ntiming = { path = \"../timing\" }\ntiming-macros = { path = \"../timing-macros\" }\n",
+        &[(
+            "src/lib.rs",
+            "#[timing_macros::time(name = \"eval\")]\npub fn eval() {}\n",
+        )],
+    );
+    krate(
+        "other",
+        "[package]\nname = \"other\"\n\n[dependencies]\ntiming = { path = \"../timing\" }\n",
+        &[("src/lib.rs", "pub fn f() {}\n")],
+    );
+    // The template imports `migration`, which depends on `cli`: read as code, a cycle.
+    krate(
+        "cli",
+        "[package]\nname = \"cli\"\n\n[dependencies]\nprost = \"0.13\"\n",
+        &[
+            (
+                "src/lib.rs",
+                "pub mod api {\n    include!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/assets/gen/api.rs\"));\n}\npub const MAIN: &str = include_str!(\"../template/migration/src/main.rs\");\n",
+            ),
+            ("assets/gen/api.rs", "include!(\"api.action.rs\");\n"),
+            (
+                "assets/gen/api.action.rs",
+                "#[derive(prost::Message)]\npub struct Action {}\n",
+            ),
+            (
+                "template/migration/src/main.rs",
+                "fn main() { migration::run(); sea_orm_migration::cli::run(); }\n",
+            ),
+        ],
+    );
+    krate(
+        "migration",
+        "[package]\nname = \"migration\"\n\n[dependencies]\ncli = { path = \"../cli\" }\n",
+        &[("src/lib.rs", "pub fn run() { cli::MAIN.len(); }\n")],
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "round 15 rust shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["other unused timing", "timing-macros unused rocket"],
+        "{found:?}"
+    );
+    let e = explained(&t, "eval", "timing");
+    assert!(
+        e.contains("src/lib.rs:1 (shipped code, through the output of timing_macros"),
+        "{e}"
+    );
+    // No cycle through the template: the graph orders them.
+    let g = t.mesh(&["graph"]).output().expect("mesh graph runs");
+    assert!(g.status.success(), "{}", String::from_utf8_lossy(&g.stderr));
+}
+
+/// Round 15's other shapes: loki's vendored Go packages, prisma's packages whose code the
+/// build generates, typst's `@types/vscode`, textual's grammars loaded by a computed name and
+/// its split MkDocs config, and effect's type tests, benchmarks and solution tsconfig.
+#[test]
+fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/go.mod",
+        "module example.com/app\n\ngo 1.22\n\nrequire github.com/x/y v1.0.0\n",
+    );
+    t.write(
+        "ws/app/main.go",
+        "package main\n\nimport \"github.com/x/y\"\n\nfunc main() { y.Run() }\n",
+    );
+    t.write(
+        "ws/app/vendor/github.com/x/y/y.go",
+        "package y\n\nimport \"github.com/q/r\"\n\nfunc Run() { r.Go() }\n",
+    );
+    module(&t, "orm", "orm");
+    t.write(
+        "ws/orm/package.json",
+        r#"{"name": "orm", "exports": {"./runtime": "./dist/runtime.mjs"}, "dependencies": {"arktype": "2"}, "devDependencies": {"tsdown": "0.15"}}"#,
+    );
+    t.write("ws/orm/tsdown.config.ts", "export default {}\n");
+    module(&t, "ext", "ext");
+    t.write(
+        "ws/ext/package.json",
+        r#"{"name": "ext", "main": "./dist/ext.js", "dependencies": {"left-pad": "1"}, "devDependencies": {"@types/vscode": "1", "tstyche": "4", "tinybench": "2"}}"#,
+    );
+    t.write(
+        "ws/ext/src/ext.ts",
+        "import * as vscode from 'vscode'\nexport const w = vscode.window\n",
+    );
+    t.write(
+        "ws/ext/typetest/index.tst.ts",
+        "import { expect } from 'tstyche'\nexpect(1).type.toBe<number>()\n",
+    );
+    t.write(
+        "ws/ext/benchmark/pool.ts",
+        "import { Bench } from 'tinybench'\nnew Bench()\n",
+    );
+    module(&t, "tui", "tui");
+    t.write(
+        "ws/tui/pyproject.toml",
+        "[project]\nname = \"tui\"\ndependencies = [\"tree-sitter-json\", \"tree-sitter-css\", \"stale-thing\"]\n\n[dependency-groups]\ndocs = [\"mkdocs-rss-plugin\"]\n",
+    );
+    t.write("ws/tui/mkdocs-common.yml", "plugins:\n  - rss\n");
+    t.write("ws/tui/mkdocs-online.yml", "INHERIT: mkdocs-common.yml\n");
+    // effect's solution tsconfig: its tests resolve through a referenced config's `paths`.
+    t.write(
+        "ws/tsconfig.json",
+        "{\"files\": [], \"references\": [{\"path\": \"tsconfig.tests.json\"}]}\n",
+    );
+    t.write(
+        "ws/tsconfig.tests.json",
+        "{\"compilerOptions\": {\"paths\": {\"ext-test/*\": [\"./ext/test/utils/*\"]}}}\n",
+    );
+    t.write(
+        "ws/ext/test/window.test.ts",
+        "import { fake } from 'ext-test/fake'\nfake()\n",
+    );
+    t.write("ws/ext/test/utils/fake.ts", "export const fake = () => 1\n");
+    t.write(
+        "ws/tui/tui/__init__.py",
+        "from importlib import import_module\n\ndef language(name):\n    return import_module(f\"tree_sitter_{name}\")\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "round 15 shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["ext unused left-pad", "tui unused stale-thing"],
+        "{found:?}"
+    );
+    assert!(unsure(&v).is_empty(), "{:?}", unsure(&v));
+    let e = explained(&t, "orm", "arktype");
+    assert!(e.contains("made at build time"), "{e}");
+    let e = explained(&t, "ext", "@types/vscode");
+    assert!(e.contains("types only"), "{e}");
+}

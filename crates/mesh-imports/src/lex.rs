@@ -124,6 +124,15 @@ pub struct Import {
     /// when the module is imported — the idiom for an optional integration whose caller
     /// installs it (a plotting formatter's `import altair`), so drift is unsure it is owed.
     pub in_function: bool,
+    /// In code this Rust file writes for other crates: the body of a `quote!` (or
+    /// `quote_spanned!`, `parse_quote!`), or a `::path` handed on to one. The crate expanding
+    /// a proc macro needs the name, not the macro's crate, so it is no import of this file
+    /// and makes no build edge; drift counts it for the crates that use a proc-macro crate.
+    pub generated: bool,
+    /// A Python module name known only by its start: `import_module(f"tree_sitter_{lang}")`
+    /// loads whichever module whose name starts so the caller asks for (textual's grammar
+    /// packages). `name` is that start; it uses any declaration it begins, and is never owed.
+    pub prefix: bool,
 }
 
 /// What a scanner read from one file: its imports, and the file-level facts that decide the
@@ -135,6 +144,11 @@ pub struct FileScan {
     /// Modules this file declares only for tests (`#[cfg(test)] mod tests;`): their files are
     /// dev code.
     pub test_mods: Vec<String>,
+    /// Files this Rust file compiles in from elsewhere, as written: a `#[path = "…"]`
+    /// module's file and an `include!("…")` source, relative to the file's directory, and an
+    /// `include!(concat!(env!("CARGO_MANIFEST_DIR"), "/…"))` source, starting `/`: relative to
+    /// the crate's root. Cargo compiles what they name wherever it stands.
+    pub includes: Vec<String>,
     /// What a person should know about reading it (a block that never closes), for `-v`.
     pub notes: Vec<String>,
 }
@@ -249,6 +263,10 @@ pub(crate) struct Collector<'a> {
     optional_at: Vec<usize>,
     /// Byte ranges of Python function bodies (see [`Import::in_function`]).
     functions: Vec<(usize, usize)>,
+    /// Byte ranges of code written for other crates (see [`Import::generated`]).
+    generated: Vec<(usize, usize)>,
+    /// Offsets of names known only by their start (see [`Import::prefix`]).
+    prefix_at: Vec<usize>,
 }
 
 impl<'a> Collector<'a> {
@@ -271,6 +289,8 @@ impl<'a> Collector<'a> {
             globbed: Vec::new(),
             optional_at: Vec::new(),
             functions: Vec::new(),
+            generated: Vec::new(),
+            prefix_at: Vec::new(),
         }
     }
 
@@ -285,6 +305,13 @@ impl<'a> Collector<'a> {
     pub fn in_macro(&mut self, start: usize, end: usize) {
         if start < end {
             self.macros.push((start, end));
+        }
+    }
+
+    /// Marks `start..end` as code written for other crates (see [`Import::generated`]).
+    pub fn generated(&mut self, start: usize, end: usize) {
+        if start < end {
+            self.generated.push((start, end));
         }
     }
 
@@ -325,6 +352,12 @@ impl<'a> Collector<'a> {
         if !name.is_empty() {
             self.found.push((offset, name));
         }
+    }
+
+    /// Records the start of a module name at `offset` (see [`Import::prefix`]).
+    pub fn push_prefix(&mut self, offset: usize, start: impl Into<String>) {
+        self.prefix_at.push(offset);
+        self.push(offset, start);
     }
 
     /// Records an import at `offset` that is optional by itself, whatever range holds it.
@@ -414,6 +447,11 @@ impl<'a> Collector<'a> {
                     .functions
                     .iter()
                     .any(|(start, end)| (*start..*end).contains(&offset)),
+                generated: self
+                    .generated
+                    .iter()
+                    .any(|(start, end)| (*start..*end).contains(&offset)),
+                prefix: self.prefix_at.contains(&offset),
             });
         }
         out

@@ -107,7 +107,11 @@ pub struct ScannedFile {
 /// globs are not sdist-only; `demo/` and a root or `src/` `demo.*` are no demos.
 /// 34: Rust: a test-only field, variant, arm or argument ends at its `,` or at what closes
 /// its holder (it ran on to the next `;`, making shipped code after it test code).
-pub const SCANNER_VERSION: u32 = 34;
+/// 35: Rust: a `quote!` body's paths are marked `generated` (read, not skipped); a file
+/// names what it `include!`s or `#[path]`s (`FileScan::includes`); code no target of the
+/// crate compiles, and Go's `vendor/`, are not read; Python: `import_module(f"x_{y}")` is
+/// a `prefix` import; JS: `typetest/`, `*.tst.*`, `benchmark(s)/`, `*.bench.*` are dev code.
+pub const SCANNER_VERSION: u32 = 35;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

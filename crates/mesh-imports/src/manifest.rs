@@ -169,6 +169,42 @@ fn cargo(text: &str, f: &mut ManifestFacts) {
     }
 }
 
+/// Where Cargo compiles a crate's code from, by its `Cargo.toml`: module-relative prefixes,
+/// the directories it finds targets in by itself (`src/`, `tests/`, `benches/`, `examples/`)
+/// and the directory of each target the manifest places (a `path` of `[lib]`, `[[bin]]`,
+/// `[[test]]`, `[[bench]]`, `[[example]]`; `package.build`). Other directories hold data to
+/// Cargo (a project template's sources, a disabled bench suite). `None` when that cannot be
+/// said: no `[package]` (a virtual workspace), a manifest that does not parse, or a target at
+/// the crate's root other than `build.rs`, whose modules may stand in any directory.
+pub fn cargo_compiled(text: &str) -> Option<Vec<String>> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    let package = table.get("package")?.as_table()?;
+    let mut dirs: Vec<String> = ["src/", "tests/", "benches/", "examples/"]
+        .map(String::from)
+        .to_vec();
+    let lib = table.get("lib").and_then(|l| l.get("path"));
+    let listed = ["bin", "test", "bench", "example"]
+        .iter()
+        .filter_map(|k| table.get(*k)?.as_array())
+        .flatten()
+        .filter_map(|t| t.get("path"));
+    let build = (package.get("build"))
+        .filter(|b| b.as_str().map(|p| p.trim_start_matches("./")) != Some("build.rs"));
+    for path in lib.into_iter().chain(listed).chain(build) {
+        let Some(p) = path.as_str() else { continue };
+        let p = p.trim_start_matches("./");
+        match p.rsplit_once('/') {
+            Some((dir, _)) if !dir.is_empty() && !dir.split('/').any(|d| d == "..") => {
+                dirs.push(format!("{dir}/"));
+            }
+            _ => return None,
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    Some(dirs)
+}
+
 /// The renames a workspace's `Cargo.toml` gives the dependencies its members inherit:
 /// `[workspace.dependencies] bee = { package = "b-crate", … }` → (`bee`, `b_crate`) for each of
 /// `inherited` it renames.
@@ -320,6 +356,30 @@ nix2 = { package = "nix", version = "1" }
             [("bee".to_string(), "b_crate".to_string())]
         );
         assert!(workspace_renames("[package", &["bee".into()]).is_empty());
+    }
+
+    #[test]
+    fn cargo_compiles_from_its_target_directories_only() {
+        let dirs = |t: &str| cargo_compiled(t);
+        let plain = "[package]\nname = \"cli\"\n";
+        assert_eq!(
+            dirs(plain).unwrap(),
+            ["benches/", "examples/", "src/", "tests/"]
+        );
+        // ripgrep's binary at `crates/core/main.rs`; a fuzz target; a build script in `build/`.
+        let placed = "[package]\nname = \"rg\"\nbuild = \"build/main.rs\"\n[[bin]]\nname = \"rg\"\npath = \"crates/core/main.rs\"\n[[bin]]\nname = \"f\"\npath = \"./fuzz_targets/f.rs\"\n";
+        let d = dirs(placed).unwrap();
+        for dir in ["build/", "crates/core/", "fuzz_targets/", "src/"] {
+            assert!(d.contains(&dir.to_string()), "{dir}: {d:?}");
+        }
+        // The default build script at the root is no reason to read every directory.
+        assert!(dirs("[package]\nname = \"a\"\nbuild = \"build.rs\"\n").is_some());
+        // A library at the root may have modules anywhere; a virtual workspace compiles
+        // nothing itself; a manifest that does not parse says nothing.
+        assert!(dirs("[package]\nname = \"a\"\n[lib]\npath = \"lib.rs\"\n").is_none());
+        assert!(dirs("[package]\nname = \"a\"\n[[bin]]\npath = \"../x/main.rs\"\n").is_none());
+        assert!(dirs("[workspace]\nmembers = [\"a\"]\n").is_none());
+        assert!(dirs("[package").is_none());
     }
 
     #[test]

@@ -40,7 +40,14 @@ pub fn is_test_data(rel: &str) -> bool {
     dirs.iter().enumerate().any(|(k, d)| {
         TEST_DATA.contains(d)
             || (TEST_DATA_IN_TESTS.contains(d) && dirs[..k].iter().any(|p| TEST_DIRS.contains(p)))
-    })
+    }) || is_go_vendored(rel)
+}
+
+/// Whether a module-relative path is a Go file in a `vendor/` directory: a copy of another
+/// module's package that `go mod vendor` made (loki vendors 13,709 files), built as that
+/// module, never as this one. Its imports are the other module's.
+fn is_go_vendored(rel: &str) -> bool {
+    rel.ends_with(".go") && rel.split('/').rev().skip(1).any(|d| d == "vendor")
 }
 
 /// What decides the kind of a module's files beyond their own path.
@@ -57,6 +64,10 @@ pub struct Places {
     /// Globs over the paths the Python build puts in its source distribution only
     /// ([`crate::python_packages::sdist_only`]): never in the wheel, so dev code.
     python_sdist_only: Option<GlobSet>,
+    /// Module-relative prefixes of where Cargo compiles the crate's code from
+    /// ([`crate::manifest::cargo_compiled`], with what its files include); `None` when
+    /// every directory may hold its code.
+    rust_compiled: Option<Vec<String>>,
 }
 
 impl Places {
@@ -73,6 +84,7 @@ impl Places {
             python_shipped,
             rust_test_files,
             python_sdist_only: None,
+            rust_compiled: None,
         }
     }
 
@@ -81,6 +93,30 @@ impl Places {
     pub fn with_python_sdist_only(mut self, globs: &[String]) -> Places {
         self.python_sdist_only = (!globs.is_empty()).then(|| crate::globs(globs, true));
         self
+    }
+
+    /// These places, with the crate's code compiled only from `prefixes` (module-relative; a
+    /// directory ends with `/`): see [`Places::compiled`].
+    pub fn with_rust_compiled(mut self, prefixes: Option<Vec<String>>) -> Places {
+        self.rust_compiled = prefixes;
+        self
+    }
+
+    /// Whether the file at `rel` (module-relative) is code its module's build may compile.
+    /// A Rust file in a directory Cargo takes no target from, and that no compiled file
+    /// includes, is data: a project template's `src/main.rs`, a disabled bench suite. Its
+    /// imports are not the crate's, and a template importing the crate that generates it
+    /// would make a cycle Cargo never sees. Files at the crate's root always count.
+    pub fn compiled(&self, lang: Language, rel: &str) -> bool {
+        match (&self.rust_compiled, lang) {
+            (Some(prefixes), Language::Rust) => {
+                !rel.contains('/')
+                    || prefixes
+                        .iter()
+                        .any(|p| rel == p || (p.ends_with('/') && rel.starts_with(p.as_str())))
+            }
+            _ => true,
+        }
     }
 
     /// The kind of the imports of the file at `rel` (module-relative), before what the file
@@ -159,9 +195,10 @@ impl Places {
     }
 }
 
-/// JS/TS: tests (with type tests, as tstyche and tsd keep them, and end-to-end and
-/// accessibility tests in `__e2e__`/`__a11y__`), specs, stories, mocks, benchmarks, tool
-/// configs, and documentation demos (`demo.vue` beside a composable, naive-ui's
+/// JS/TS: tests (with type tests, as tstyche and tsd keep them in `typetest/` and
+/// `*.tst.ts`, and end-to-end and accessibility tests in `__e2e__`/`__a11y__`), specs,
+/// stories, mocks, benchmarks (`benchmark/`, vitest's `*.bench.ts`), tool configs, and
+/// documentation demos (`demo.vue` beside a composable, naive-ui's
 /// `button/demos/*.tsx`): a docs site builds them, never the package.
 fn js_dev(rel: &str) -> bool {
     let (dirs, file) = rel.rsplit_once('/').unwrap_or(("", rel));
@@ -174,6 +211,10 @@ fn js_dev(rel: &str) -> bool {
                 | "__benchmarks__"
                 | "__e2e__"
                 | "__a11y__"
+                | "benchmark"
+                | "benchmarks"
+                | "typetest"
+                | "typetests"
                 | "test"
                 | "tests"
                 | "e2e"
@@ -191,7 +232,7 @@ fn js_dev(rel: &str) -> bool {
         || middle.iter().any(|p| {
             matches!(
                 *p,
-                "test" | "spec" | "stories" | "story" | "config" | "demo"
+                "test" | "spec" | "stories" | "story" | "config" | "demo" | "bench" | "tst"
             )
         });
     dev_dir || dev_file
@@ -236,6 +277,23 @@ pub fn rust_test_files(rel: &str, mods: &[String]) -> Vec<String> {
             None => vec![join(&format!("{m}.rs")), join(&format!("{m}/"))],
         })
         .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The module-relative directories (each ending `/`) of what a Rust file at `rel` compiles in
+/// from elsewhere, by its [`crate::FileScan::includes`]: an included file's neighbours may be
+/// included by it in turn (prost's generated `include!("api.action.rs")`), a `#[path]`
+/// module's submodules stand beside it. The root's directory is left out (its files always
+/// count), as is anything above the module.
+pub fn rust_included(rel: &str, includes: &[String]) -> Vec<String> {
+    let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    includes
+        .iter()
+        .filter_map(|p| match p.strip_prefix('/') {
+            Some(below_root) => relative_to("", below_root),
+            None => relative_to(dir, p),
+        })
+        .filter_map(|file| file.rsplit_once('/').map(|(d, _)| format!("{d}/")))
         .collect()
 }
 
@@ -287,6 +345,13 @@ mod tests {
             "src/__tests__/test_root/node_modules/npm3-main-dep/index.js"
         ));
         assert!(!is_test_data("testdata.go"));
+        // Go's vendored packages are other modules' code; JS or Python code a package vendors
+        // by hand is its own.
+        assert!(is_test_data("vendor/github.com/x/y/y.go"));
+        assert!(is_test_data("tools/vendor/golang.org/x/z.go"));
+        assert!(!is_test_data("vendor.go"));
+        assert!(!is_test_data("src/vendor/lib.js"));
+        assert!(!is_test_data("pip/_vendor/rich/console.py"));
         assert!(!is_test_data("src/lib.rs"));
     }
 
@@ -454,6 +519,12 @@ mod tests {
             "core/useBluetooth/demo.vue",
             "src/button/demos/basic.tsx",
             "src/select.demo.tsx",
+            // Type tests as tstyche names them, benchmark suites and vitest bench files.
+            "typetest/index.tst.ts",
+            "src/Schema.tst.ts",
+            "benchmark/PgCodec.ts",
+            "benchmarks/parse.mjs",
+            "src/pool.bench.ts",
         ] {
             assert_eq!(p.kind(Language::Js, dev), ImportKind::Dev, "{dev}");
         }
@@ -471,6 +542,8 @@ mod tests {
             "src/demo.ts",
             "demo.js",
             "src/demo/index.ts",
+            "src/benchmark-report.ts",
+            "src/bench.ts",
         ] {
             assert_eq!(p.kind(Language::Js, build), ImportKind::Build, "{build}");
         }

@@ -29,8 +29,8 @@ pub fn scan_file(src: &str) -> FileScan {
     }
     FileScan {
         imports: c.finish().into(),
-        test_mods: Vec::new(),
         notes,
+        ..FileScan::default()
     }
 }
 
@@ -482,6 +482,34 @@ fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
     if !callee || !punct_at(toks, i + 1, b'(') {
         return;
     }
+    // `import_module(f"tree_sitter_{name}")`, `import_module("plugins_" + name)`: a name
+    // known by its start.
+    if let Some(arg) = toks.get(i + 2).filter(|t| t.kind == Kind::Str)
+        && word == "import_module"
+    {
+        let text = arg.text(src);
+        let fstring = text.starts_with(['f', 'F'])
+            || text
+                .get(..2)
+                .is_some_and(|p| p.eq_ignore_ascii_case("rf") || p.eq_ignore_ascii_case("fr"));
+        let value = arg.value(src);
+        let start = match (fstring, value.find('{')) {
+            (true, Some(at)) => Some(&value[..at]),
+            _ if punct_at(toks, i + 3, b'+') => Some(value),
+            _ => None,
+        };
+        let known = start.filter(|s| {
+            s.len() >= 3
+                && s.bytes()
+                    .all(|b| b == b'_' || b == b'.' || b.is_ascii_alphanumeric())
+                && !s.starts_with('.')
+                && s.bytes().any(|b| b.is_ascii_alphabetic())
+        });
+        if let Some(s) = known {
+            c.push_prefix(arg.start, s);
+            return;
+        }
+    }
     if let Some(arg) = toks.get(i + 2).filter(|t| t.kind == Kind::Str)
         && (punct_at(toks, i + 3, b')') || punct_at(toks, i + 3, b','))
     {
@@ -821,6 +849,27 @@ mod tests {
                 (11, "h".into(), Build),
                 (12, "i".into(), Optional),
                 (15, "j".into(), Build),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_module_named_by_its_start_is_a_prefix() {
+        // textual's grammars; a concatenation; too short, or a computed start, says nothing.
+        let src = "from importlib import import_module\nm = import_module(f\"tree_sitter_{name}\")\nn = importlib.import_module(\"plugins.\" + kind)\nimport_module(f\"x{y}\")\nimport_module(f\"{pkg}.sub\")\nimport_module(\"plain\")\n";
+        let found: Vec<(String, bool)> = scan_file(src)
+            .imports
+            .iter()
+            .map(|i| (i.name.clone(), i.prefix))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("importlib.import_module".to_string(), false),
+                ("importlib".to_string(), false),
+                ("tree_sitter_".to_string(), true),
+                ("plugins.".to_string(), true),
+                ("plain".to_string(), false),
             ]
         );
     }

@@ -113,7 +113,8 @@ fn edges(
         for file in m.files {
             for imp in file.imports.iter() {
                 // A rustdoc link is read by drift; docs make no build edge.
-                if imp.in_doc_link {
+                // Nor does code written for other crates (a `quote!` body): theirs to build.
+                if imp.in_doc_link || imp.generated {
                     continue;
                 }
                 if let Some(ignore) = &ignore

@@ -69,6 +69,29 @@ pub fn extends(dir: &str, text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The repository paths of the configs a tsconfig in `dir` names under `references` (a
+/// solution config: `{"files": [], "references": [{"path": "tsconfig.tests.json"}]}`); a
+/// directory named stands for its `tsconfig.json`. Paths above the repository are left out.
+pub fn references(dir: &str, text: &str) -> Vec<String> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&strip_jsonc(text)) else {
+        return Vec::new();
+    };
+    let listed = v.get("references").and_then(|r| r.as_array());
+    listed
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.get("path")?.as_str())
+        .filter_map(|p| {
+            let path = crate::repo_path(&[dir, p])?;
+            Some(match path.ends_with(".json") {
+                true => path,
+                false if path.is_empty() => "tsconfig.json".to_string(),
+                false => format!("{path}/tsconfig.json"),
+            })
+        })
+        .collect()
+}
+
 /// Whether a tsconfig sets `compilerOptions.paths` itself: then its aliases replace, rather
 /// than add to, those of the configs it extends.
 pub fn has_paths(text: &str) -> bool {
@@ -165,6 +188,17 @@ mod tests {
     },
   },
 }"#;
+
+    #[test]
+    fn a_solution_config_names_its_projects() {
+        let text = "{\n  // a solution\n  \"files\": [],\n  \"references\": [{\"path\": \"tsconfig.tests.json\"}, {\"path\": \"./packages/a\"}, {\"path\": \"../../out\"}]\n}";
+        assert_eq!(
+            references("", text),
+            ["tsconfig.tests.json", "packages/a/tsconfig.json"]
+        );
+        assert_eq!(references("web", text)[1], "web/packages/a/tsconfig.json");
+        assert!(references("", "{").is_empty());
+    }
 
     #[test]
     fn aliases_from_a_real_tsconfig() {

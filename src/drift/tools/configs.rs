@@ -333,9 +333,16 @@ const SHORT_NAMES: &[&str] = &[
     "stylelint-config-{}",
 ];
 
-/// Whether a module-root file is MkDocs' config.
+/// Whether a module-root file is MkDocs' config: `mkdocs.yml`, or one of a set split by
+/// purpose that `INHERIT:` joins (textual's `mkdocs-common.yml`, `mkdocs-online.yml`).
 pub(super) fn is_mkdocs_config(file: &str) -> bool {
-    matches!(file, "mkdocs.yml" | "mkdocs.yaml")
+    let Some(stem) = file
+        .strip_suffix(".yml")
+        .or_else(|| file.strip_suffix(".yaml"))
+    else {
+        return false;
+    };
+    stem == "mkdocs" || stem.starts_with("mkdocs-") || stem.starts_with("mkdocs.")
 }
 
 /// An MkDocs config at a module's root, read once for every declaration asked about.
@@ -373,6 +380,13 @@ impl MkDocs {
             items,
             keys,
         }
+    }
+
+    /// This config with `other`'s names too: the files of one split config.
+    pub(super) fn merge(&mut self, other: MkDocs) {
+        self.file = format!("{}, {}", self.file, other.file);
+        self.items.extend(other.items);
+        self.keys.extend(other.keys);
     }
 
     /// The name under which the config loads the Python distribution `dist` (PEP 503), if it
@@ -532,5 +546,24 @@ mod tests {
         ] {
             assert_eq!(named(none), None, "{none}");
         }
+    }
+
+    #[test]
+    fn a_split_mkdocs_config_is_read_whole() {
+        // textual's: the plugins in one file, the theme in another that `INHERIT`s it.
+        for f in ["mkdocs.yml", "mkdocs-common.yml", "mkdocs.insiders.yaml"] {
+            assert!(is_mkdocs_config(f), "{f}");
+        }
+        for f in ["mkdocs.py", "mkdocs_hooks.yml", "docs.yml"] {
+            assert!(!is_mkdocs_config(f), "{f}");
+        }
+        let mut config = MkDocs::read("mkdocs-common.yml", "plugins:\n  - rss\n");
+        config.merge(MkDocs::read(
+            "mkdocs-online.yml",
+            "INHERIT: mkdocs-common.yml\ntheme:\n  name: material\n",
+        ));
+        assert_eq!(config.file, "mkdocs-common.yml, mkdocs-online.yml");
+        assert!(config.names("mkdocs-rss-plugin").is_some());
+        assert!(config.names("mkdocs-material").is_some());
     }
 }

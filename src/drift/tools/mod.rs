@@ -449,7 +449,11 @@ fn root_files(
         if configs::is_mkdocs_config(f)
             && let Some(text) = blob_text(snap, tree, f)?
         {
-            e.mkdocs = Some(configs::MkDocs::read(f, &text));
+            let config = configs::MkDocs::read(f, &text);
+            match &mut e.mkdocs {
+                Some(first) => first.merge(config),
+                None => e.mkdocs = Some(config),
+            }
         }
         let (config, command) = (is_js_config(f), is_command_file(f));
         if !config && !command {

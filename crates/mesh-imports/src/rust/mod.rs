@@ -48,8 +48,59 @@ pub fn scan_file(src: &str) -> FileScan {
     FileScan {
         imports: imports.into(),
         test_mods,
+        includes: includes(&toks, src),
         notes,
     }
+}
+
+/// The files this file compiles in from elsewhere (see [`FileScan::includes`]): each
+/// `#[path = "…"]` and each `include!` whose source is a literal, or a literal below
+/// `CARGO_MANIFEST_DIR`.
+fn includes(toks: &[Token], src: &str) -> Vec<String> {
+    let word = |k: usize| {
+        toks.get(k)
+            .filter(|t| t.kind == Kind::Ident)
+            .map(|t| t.text(src))
+    };
+    let literal = |k: usize| {
+        toks.get(k)
+            .filter(|t| t.kind == Kind::Str)
+            .map(|t| t.value(src).to_string())
+    };
+    let mut out = Vec::new();
+    for i in 0..toks.len() {
+        let found = if punct_at(toks, i, b'#')
+            && punct_at(toks, i + 1, b'[')
+            && word(i + 2) == Some("path")
+            && punct_at(toks, i + 3, b'=')
+        {
+            literal(i + 4)
+        } else if word(i) == Some("include")
+            && punct_at(toks, i + 1, b'!')
+            && punct_at(toks, i + 2, b'(')
+        {
+            // `include!("x.rs")`, or `include!(concat!(env!("CARGO_MANIFEST_DIR"), "/x.rs"))`.
+            let below_root = word(i + 3) == Some("concat")
+                && punct_at(toks, i + 4, b'!')
+                && punct_at(toks, i + 5, b'(')
+                && word(i + 6) == Some("env")
+                && punct_at(toks, i + 7, b'!')
+                && punct_at(toks, i + 8, b'(')
+                && literal(i + 9).as_deref() == Some("CARGO_MANIFEST_DIR")
+                && punct_at(toks, i + 10, b')')
+                && punct_at(toks, i + 11, b',');
+            match below_root {
+                true => literal(i + 12).map(|p| format!("/{}", p.trim_start_matches('/'))),
+                false => literal(i + 3),
+            }
+        } else {
+            None
+        };
+        out.extend(found.filter(|p| p.ends_with(".rs")));
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Marks the body of every `macro_rules!` macro: its paths resolve where it expands — in the
@@ -202,6 +253,8 @@ fn doc_links(src: &str) -> Vec<Import> {
                 glob_scoped: false,
                 in_doc_link: true,
                 in_function: false,
+                generated: false,
+                prefix: false,
             });
         }
     }

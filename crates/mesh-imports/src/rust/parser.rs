@@ -60,7 +60,20 @@ pub(super) struct Parser<'a, 't> {
     /// arguments: a path with a leading `::` there is code handed on to a `quote!` (tauri's
     /// `literal_struct!(tokens, ::tauri::utils::Config, …)`), the generated code's import.
     token_args: Vec<(usize, usize)>,
+    /// Byte ranges of the `quote!`-family calls' arguments: code written for other crates.
+    quote_bodies: Vec<(usize, usize)>,
+    /// Offsets of leading `::` paths in `token_args`: handed on to a `quote!`.
+    handed_on: Vec<usize>,
 }
+
+/// The macros that write code as tokens for a proc macro to return: the paths in their
+/// arguments are the expanding crate's, not this one's.
+const QUOTE_MACROS: &[&str] = &[
+    "quote",
+    "quote_spanned",
+    "parse_quote",
+    "parse_quote_spanned",
+];
 
 /// `block_of` for a token outside every block.
 const NO_BLOCK: u32 = u32::MAX;
@@ -89,9 +102,30 @@ impl<'a, 't> Parser<'a, 't> {
         }
         let quotes = toks.iter().enumerate().any(|(i, t)| {
             t.kind == Kind::Ident
-                && matches!(t.value(src), "quote" | "quote_spanned")
+                && QUOTE_MACROS.contains(&t.value(src))
                 && punct_at(toks, i + 1, b'!')
         });
+        let quote_bodies = match quotes {
+            true => (0..toks.len())
+                .filter(|&i| {
+                    kind_at(toks, i, Kind::Ident)
+                        && QUOTE_MACROS.contains(&toks[i].value(src))
+                        && punct_at(toks, i + 1, b'!')
+                        && matches!(
+                            toks.get(i + 2).map(|t| t.kind),
+                            Some(Kind::Punct(b'(' | b'[' | b'{'))
+                        )
+                })
+                .map(|i| {
+                    let close = matching(toks, i + 2);
+                    (
+                        toks[i + 2].start,
+                        toks.get(close).map_or(src.len(), |t| t.end),
+                    )
+                })
+                .collect(),
+            false => Vec::new(),
+        };
         let token_args = match quotes {
             true => (0..toks.len())
                 .filter(|&i| {
@@ -122,6 +156,8 @@ impl<'a, 't> Parser<'a, 't> {
             root_at: usize::MAX,
             glob_roots: Vec::new(),
             token_args,
+            quote_bodies,
+            handed_on: Vec::new(),
         }
     }
 
@@ -158,6 +194,14 @@ impl<'a, 't> Parser<'a, 't> {
                     || (origin == Origin::BareUse && within(&self.fns, name, offset)));
             if !hidden {
                 c.push(offset, name);
+                if self.handed_on.contains(&offset)
+                    || self
+                        .quote_bodies
+                        .iter()
+                        .any(|&(s, e)| s <= offset && offset < e)
+                {
+                    c.generated(offset, offset + name.len());
+                }
                 let in_glob = self.globs.iter().any(|&(s, e)| s <= offset && offset < e);
                 if origin != Origin::Extern && in_glob && !self.glob_roots.contains(&offset) {
                     c.glob_scoped(offset);
@@ -205,17 +249,6 @@ impl<'a, 't> Parser<'a, 't> {
                 let scope = self.scope(i);
                 self.fns.entry(self.value(i + 1)).or_default().push(scope);
                 i + 2
-            }
-            // A proc-macro's `quote! { … }` writes code for its users: the paths in it are
-            // theirs to import, not the macro crate's own.
-            "quote" | "quote_spanned" | "parse_quote" | "parse_quote_spanned"
-                if punct_at(self.toks, i + 1, b'!')
-                    && matches!(
-                        self.toks.get(i + 2).map(|t| t.kind),
-                        Some(Kind::Punct(b'{' | b'(' | b'['))
-                    ) =>
-            {
-                matching(self.toks, i + 2) + 1
             }
             "mod" => {
                 if kind_at(self.toks, i + 1, Kind::Ident) {
@@ -340,7 +373,7 @@ impl<'a, 't> Parser<'a, 't> {
             return;
         }
         if leading && self.token_args.iter().any(|&(s, e)| s < i && i < e) {
-            return;
+            self.handed_on.push(tok.start);
         }
         if kind_at(self.toks, i + 1, Kind::PathSep)
             && !continues

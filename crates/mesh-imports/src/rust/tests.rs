@@ -194,22 +194,50 @@ fn raw_identifiers_of_keywords_are_names() {
     assert!(scan("fn f() { type::x(); async::y(); }").is_empty());
 }
 
+/// The names a file imports itself, and those it writes for the crates expanding its macros.
+fn own_and_generated(src: &str) -> (Vec<String>, Vec<String>) {
+    let (generated, own): (Vec<Import>, Vec<Import>) =
+        scan(src).into_iter().partition(|i| i.generated);
+    let names = |v: Vec<Import>| v.into_iter().map(|i| i.name).collect::<Vec<_>>();
+    (names(own), names(generated))
+}
+
 #[test]
 fn quote_bodies_are_the_generated_codes_imports_not_the_macros() {
-    // The shape of every derive crate (serde_derive, thiserror-impl, nushell's macros).
-    let src = "use proc_macro2::TokenStream;\nuse quote::quote;\n\npub fn derive(input: syn::DeriveInput) -> TokenStream {\n    let name = &input.ident;\n    let body = quote_spanned! { name.span() => nu_protocol::Value::test() };\n    let extra: syn::Expr = syn::parse_quote!(serde_json::Value::Null);\n    quote! {\n        impl nu_protocol::FromValue for #name {\n            fn from(v: ::nu_engine::Value) -> Self { #body; std::process::exit(0) }\n        }\n    }\n}\n";
-    assert_eq!(names(&scan(src)), ["proc_macro2", "quote", "syn", "syn"]);
+    // The shape of every derive crate (serde_derive, thiserror-impl, nushell's macros), and
+    // typst's `#[time]`, whose `parse_quote!` writes `::typst_timing::…` into the function.
+    let src = "use proc_macro2::TokenStream;\nuse quote::quote;\n\npub fn derive(input: syn::DeriveInput) -> TokenStream {\n    let name = &input.ident;\n    let body = quote_spanned! { name.span() => nu_protocol::Value::test() };\n    let extra: syn::Expr = syn::parse_quote!(serde_json::Value::Null);\n    item.block.stmts.insert(0, parse_quote! { let __scope = ::typst_timing::TimingScope::#construct; });\n    quote! {\n        impl nu_protocol::FromValue for #name {\n            fn from(v: ::nu_engine::Value) -> Self { #body; std::process::exit(0) }\n        }\n    }\n}\n";
+    let (own, generated) = own_and_generated(src);
+    assert_eq!(own, ["proc_macro2", "quote", "syn", "syn"]);
+    assert_eq!(
+        generated,
+        [
+            "nu_protocol",
+            "serde_json",
+            "typst_timing",
+            "nu_protocol",
+            "nu_engine",
+            "std"
+        ]
+    );
     // An unclosed body runs to the end without a panic.
-    assert_eq!(names(&scan("use a::b;\nquote! { c::d(")), ["a"]);
+    assert_eq!(own_and_generated("use a::b;\nquote! { c::d(").0, ["a"]);
     // tauri-utils: a local macro hands a path on to its `quote!`; in a file that writes
     // code, a leading-`::` path in a macro call's arguments is the generated code's. A
     // plain path there, and a leading one outside a macro call, are the file's own.
     let src = "use quote::quote;\nmacro_rules! lit { ($t:ident, $s:path) => { $t.extend(quote! { $s {} }) } }\nfn f() { lit!(tokens, ::tauri::utils::Config); lit!(tokens, serde_json::Value); let _ = ::anyhow::anyhow!(\"x\"); }\n";
-    assert_eq!(names(&scan(src)), ["quote", "serde_json", "anyhow"]);
+    assert_eq!(
+        own_and_generated(src),
+        (
+            vec!["quote".into(), "serde_json".into(), "anyhow".into()],
+            vec!["tauri".into()]
+        )
+    );
     assert_eq!(
         names(&scan("fn f() { lit!(tokens, ::tauri::utils::Config); }")),
         ["tauri"]
     );
+    assert!(!scan("fn f() { lit!(tokens, ::tauri::utils::Config); }")[0].generated);
     // A leading `::` path after an attribute is the crate's (tauri-utils' thiserror enum).
     assert_eq!(
         names(&scan(
@@ -221,6 +249,25 @@ fn quote_bodies_are_the_generated_codes_imports_not_the_macros() {
     assert_eq!(
         names(&scan("fn f() { quote::format_ident!(\"x\"); }")),
         ["quote"]
+    );
+}
+
+#[test]
+fn a_file_names_what_it_compiles_in_from_elsewhere() {
+    // zellij's generated protobuf code, included from the crate's root and from beside it,
+    // and a `#[path]` module; `include_str!` and a computed path are no code.
+    let src = "pub mod api {\n    include!(concat!(\n        env!(\"CARGO_MANIFEST_DIR\"),\n        \"/assets/prost/generated_plugin_api.rs\"\n    ));\n}\nmod action { include!(\"api.action.rs\"); }\n#[path = \"../shared/util.rs\"]\nmod util;\nconst T: &str = include_str!(\"../template/main.rs\");\ninclude!(concat!(env!(\"OUT_DIR\"), \"/gen.rs\"));\n";
+    assert_eq!(
+        scan_file(src).includes,
+        [
+            "../shared/util.rs",
+            "/assets/prost/generated_plugin_api.rs",
+            "api.action.rs"
+        ]
+    );
+    assert_eq!(
+        crate::place::rust_included("src/plugin_api/mod.rs", &scan_file(src).includes),
+        ["src/shared/", "assets/prost/", "src/plugin_api/"]
     );
 }
 
