@@ -167,6 +167,14 @@ impl<'a> Matcher<'a> {
     /// Whether a declaration answers `u` for the code that imports it: a build script's from
     /// build-dependencies, shipped code's from a shipping section (or a dev one for a type).
     fn satisfied(&self, u: &Use) -> bool {
+        // A bare namespace (`import google`) comes with any declaration below it
+        // (`google-cloud-bigquery`); it names none of them, so it uses none.
+        if self.lang == Language::Python && names::is_python_namespace(&u.key) {
+            let below = format!("{}.", u.key);
+            if (self.decls.iter()).any(|d| d.keys.iter().any(|k| k.starts_with(&below))) {
+                return true;
+            }
+        }
         self.decls.iter().any(|d| {
             self.matches(d, u)
                 && match (u.build_script, u.kind, d.d.scope) {

@@ -428,6 +428,51 @@ pub fn pyproject_of(t: &toml::Table, text: &str) -> Vec<Declared> {
         .collect()
 }
 
+/// The requirements files setuptools reads a pyproject's dependencies from
+/// (`[tool.setuptools.dynamic] dependencies = {file = ["requirements.txt"]}`, and each
+/// `optional-dependencies.<extra>` alike), module-relative, with what they declare for:
+/// jupyterhub keeps its runtime dependencies in `requirements.txt` so.
+pub(crate) fn setuptools_dynamic_files(t: &toml::Table) -> Vec<(String, Scope)> {
+    let files = |v: Option<&toml::Value>| -> Vec<String> {
+        match v.and_then(|d| d.get("file")) {
+            Some(toml::Value::String(f)) => vec![f.clone()],
+            Some(toml::Value::Array(a)) => a
+                .iter()
+                .filter_map(|f| f.as_str())
+                .map(String::from)
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let dynamic = toml_at(t, &["tool", "setuptools", "dynamic"]);
+    let mut out: Vec<(String, Scope)> = files(dynamic.and_then(|d| d.get("dependencies")))
+        .into_iter()
+        .map(|f| (f, Scope::Normal))
+        .collect();
+    let extras = dynamic
+        .and_then(|d| d.get("optional-dependencies"))
+        .and_then(|o| o.as_table());
+    for extra in extras.into_iter().flat_map(|o| o.values()) {
+        out.extend(files(Some(extra)).into_iter().map(|f| (f, Scope::Optional)));
+    }
+    out.iter_mut()
+        .for_each(|(f, _)| *f = f.trim_start_matches("./").to_string());
+    out.retain(|(f, _)| !f.contains(".."));
+    out
+}
+
+/// The declarations a requirements file setuptools reads (see [`setuptools_dynamic_files`])
+/// makes: `file` its module-relative name, `text` its content.
+pub(crate) fn requirements_file(file: &str, text: &str, scope: Scope) -> Vec<Declared> {
+    super::python_env::named_requirements(text)
+        .into_iter()
+        .map(|(line, name)| Declared {
+            manifest: std::borrow::Cow::Owned(file.to_string()),
+            ..declared(Language::Python, name, scope, "pyproject.toml", line)
+        })
+        .collect()
+}
+
 /// Pushes the requirements a pyproject.toml lists as PEP 508 strings (PEP 621, PEP 735, pdm,
 /// hatch metadata hooks, uv), in that order.
 fn pyproject_lists(t: &toml::Table, reqs: &mut Vec<(String, Scope)>) {

@@ -462,6 +462,9 @@ pub(crate) fn js_package(spec: &str) -> Option<&str> {
         || spec.starts_with('#')
         || spec.starts_with('~')
         || spec.starts_with("@/")
+        // Docusaurus' aliases of the site's directory and its build's generated files.
+        || spec.starts_with("@site/")
+        || spec.starts_with("@generated/")
         || spec.contains(':')
     {
         return None;
@@ -762,6 +765,9 @@ mod tests {
             "#sub",
             "~/a",
             "@/comp",
+            // Docusaurus: the site's `static/`, its build's generated config.
+            "@site/static/img/logo.png",
+            "@generated/docusaurus.config",
             "virtual:x",
             "https://x",
             "",

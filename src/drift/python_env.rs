@@ -64,6 +64,18 @@ fn requirement_lines(text: &str) -> Vec<(u32, Req)> {
     out
 }
 
+/// The distributions a requirements file's text names, each with its 1-based line (see
+/// [`requirement_lines`]); includes, editables and local paths left out.
+pub(super) fn named_requirements(text: &str) -> Vec<(u32, String)> {
+    requirement_lines(text)
+        .into_iter()
+        .filter_map(|(line, r)| match r {
+            Req::Name(name) => Some((line, name)),
+            Req::Include(_) | Req::Local(_) => None,
+        })
+        .collect()
+}
+
 /// The distributions a requirements file's text names (see [`requirement_lines`]); includes,
 /// editables and local paths left out.
 pub(super) fn requirement_names(text: &str) -> Vec<String> {

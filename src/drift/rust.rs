@@ -483,7 +483,7 @@ pub(super) fn generated_names(
         let mut names: Vec<String> = (rec.files.iter())
             .filter(|f| f.language == Language::Rust && f.kind == ImportKind::Build)
             .flat_map(|f| f.imports.iter())
-            .filter(|i| i.generated && i.kind == ImportKind::Build)
+            .filter(|i| i.generated && !i.in_macro && i.kind == ImportKind::Build)
             .map(|i| i.name.clone())
             .filter(|n| {
                 n != own

@@ -7,6 +7,8 @@
 /// supports may still import it.
 const PYTHON: &[&str] = &[
     "__future__",
+    // The running program's own module (`import __main__`), always there.
+    "__main__",
     "_thread",
     // typeshed's own module, which only type checkers know (imported in stubs and under
     // `TYPE_CHECKING`).

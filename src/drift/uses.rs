@@ -152,8 +152,9 @@ pub(super) fn uses<'a>(
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
         for imp in f.imports.iter() {
             // Code written for the crates expanding a proc macro is theirs: see
-            // `World::rust_generated`.
-            if imp.generated {
+            // `World::rust_generated`. An exported `macro_rules!` body is also this crate's
+            // (`in_macro`): it may expand it itself.
+            if imp.generated && !imp.in_macro {
                 continue;
             }
             // An empty set still splits every name into a candidate path: skip it.

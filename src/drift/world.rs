@@ -96,6 +96,20 @@ impl Manifests {
             }
             None => None,
         };
+        // Dependencies setuptools reads from requirements files are the pyproject's own.
+        let mut pyproject_decls = match (&pyproject_table, &pyproject) {
+            (Some(t), Some(text)) => declared::pyproject_of(t, text),
+            _ => Vec::new(),
+        };
+        for (file, scope) in pyproject_table
+            .as_ref()
+            .map(declared::setuptools_dynamic_files)
+            .unwrap_or_default()
+        {
+            if let Some(text) = read(&file)? {
+                pyproject_decls.extend(declared::requirements_file(&file, &text, scope));
+            }
+        }
         let installed_python = match pyproject.is_some() {
             true => python::installed(&python::environments(&snap.path, &m.dir)),
             false => HashMap::new(),
@@ -108,10 +122,7 @@ impl Manifests {
             package_json,
             package_json_value,
             go_mod: read("go.mod")?,
-            pyproject_decls: match (&pyproject_table, &pyproject) {
-                (Some(t), Some(text)) => declared::pyproject_of(t, text),
-                _ => Vec::new(),
-            },
+            pyproject_decls,
             hatch_toml: match pyproject.is_some() {
                 true => read("hatch.toml")?,
                 false => None,

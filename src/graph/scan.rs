@@ -433,6 +433,8 @@ struct ModuleScan<'a> {
     rust_test_files: Vec<String>,
     /// Module-relative directories Rust files compile code in from (`include!`, `#[path]`).
     rust_included: Vec<String>,
+    /// Module-relative prefixes of the files Rust files declare as modules (`mod x;`).
+    rust_mod_files: Vec<String>,
 }
 
 impl<'a> ModuleScan<'a> {
@@ -451,6 +453,7 @@ impl<'a> ModuleScan<'a> {
             python_files: Vec::new(),
             rust_test_files: Vec::new(),
             rust_included: Vec::new(),
+            rust_mod_files: Vec::new(),
         }
     }
 
@@ -498,6 +501,8 @@ impl<'a> ModuleScan<'a> {
             .extend(place::rust_test_files(rel, &found.test_mods));
         self.rust_included
             .extend(place::rust_included(rel, &found.includes));
+        self.rust_mod_files
+            .extend(place::rust_mod_files(rel, &found.mods));
         let repo_name = self.repo_name;
         self.skipped.extend(
             found
@@ -526,12 +531,33 @@ impl<'a> ModuleScan<'a> {
             .collect();
         let mut facts: ManifestFacts = manifest::read_facts(&texts, &self.python_files);
         // Where each file stands decides the kind of its imports.
-        self.rust_test_files
-            .extend(facts.rust_dev_paths.iter().cloned());
+        // A dev target's root keeps its modules in its own directory (dioxus-desktop's
+        // `[[test]] path = "headless_tests/events.rs"` and its `headless_tests/utils.rs`).
+        for p in &facts.rust_dev_paths {
+            self.rust_test_files.push(p.clone());
+            if let Some((dir, _)) = p.rsplit_once('/')
+                && !dir.is_empty()
+                && dir.split('/').next() != Some("src")
+            {
+                self.rust_test_files.push(format!("{dir}/"));
+            }
+        }
         let sdist_only: Vec<String> = texts
             .iter()
             .filter(|(name, _)| *name == "pyproject.toml")
             .flat_map(|(_, text)| mesh_imports::python_packages::sdist_only(text))
+            .collect();
+        // A Rust file in a test directory's `fixtures/` is code only where a module
+        // declaration or an include reaches it.
+        let reached = |rel: &str| {
+            (self.rust_mod_files.iter().chain(&self.rust_included))
+                .any(|p| rel == p || (p.ends_with('/') && rel.starts_with(p.as_str())))
+        };
+        let fixture: Vec<bool> = (self.scanned.iter())
+            .map(|f| {
+                let rel = f.path.strip_prefix(prefix).unwrap_or(&f.path);
+                f.language == Language::Rust && place::is_test_data_in_tests(rel) && !reached(rel)
+            })
             .collect();
         let rust_compiled = texts
             .iter()
@@ -549,15 +575,18 @@ impl<'a> ModuleScan<'a> {
         .with_python_sdist_only(&sdist_only)
         .with_rust_compiled(rust_compiled);
         // Code no target of the build compiles is data: never read.
-        let compiled: Vec<bool> = (self.scanned.iter())
-            .map(|f| places.compiled(f.language, f.path.strip_prefix(prefix).unwrap_or(&f.path)))
+        let compiled: Vec<bool> = (self.scanned.iter().zip(&fixture))
+            .map(|(f, fixture)| {
+                !fixture
+                    && places.compiled(f.language, f.path.strip_prefix(prefix).unwrap_or(&f.path))
+            })
             .collect();
         if compiled.contains(&false) {
             let mut keep = compiled.iter();
             self.blobs.retain(|_| keep.next().is_some_and(|k| *k));
             for (f, _) in (self.scanned.iter()).zip(&compiled).filter(|(_, c)| !**c) {
                 self.skipped.push(format!(
-                    "{}:{}: no target of Cargo.toml compiles it (outside src/, tests/, benches/, examples/ and the paths it names), so it is data: not read",
+                    "{}:{}: no target compiles it (outside src/, tests/, benches/, examples/ and the paths Cargo.toml names, or a test's fixture no `mod` reaches), so it is data: not read",
                     self.repo_name, f.path
                 ));
             }

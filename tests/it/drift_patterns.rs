@@ -2179,7 +2179,8 @@ fn a_build_script_calling_a_bundler_s_api_bundles_the_package() {
 /// Round 15's Rust shapes: typst's proc macro writes `::typst_timing::…` into the functions it
 /// marks, so every crate using it declares `typst-timing` without naming it; sea-orm-cli keeps
 /// a project template's sources (which import the crate that depends on it) outside any
-/// target, and zellij includes generated code from `assets/`.
+/// target, and zellij includes generated code from `assets/`. Round 16's: leptos_dom's
+/// exported macro and dioxus-desktop's test helper name the crate depending on theirs.
 #[test]
 fn a_proc_macro_s_output_and_code_cargo_never_compiles_make_no_false_findings() {
     let t = TestMesh::new();
@@ -2216,6 +2217,44 @@ fn a_proc_macro_s_output_and_code_cargo_never_compiles_make_no_false_findings() 
         "other",
         "[package]\nname = \"other\"\n\n[dependencies]\ntiming = { path = \"../timing\" }\n",
         &[("src/lib.rs", "pub fn f() {}\n")],
+    );
+    // leptos_dom's exported macro names `::leptos`, which depends on it; dioxus-desktop's
+    // test target keeps a helper beside it that imports `dioxus`, which depends on it too.
+    krate(
+        "dom",
+        "[package]\nname = \"dom\"\n\n[[test]]\nname = \"events\"\npath = \"headless_tests/events.rs\"\n\n[dev-dependencies]\nweb = { path = \"../web\" }\n",
+        &[
+            (
+                "src/lib.rs",
+                "#[macro_export]\nmacro_rules! props { () => { ::web::tracing::span!() }; }\n",
+            ),
+            ("headless_tests/events.rs", "mod utils;\n"),
+            ("headless_tests/utils.rs", "use web::launch;\n"),
+        ],
+    );
+    krate(
+        "web",
+        "[package]\nname = \"web\"\n\n[dependencies]\ndom = { path = \"../dom\" }\ntracing = \"0.1\"\n",
+        &[(
+            "src/lib.rs",
+            "pub use dom::props;\npub use tracing;\npub fn launch() {}\n",
+        )],
+    );
+    // leptos' cucumber suites declare `mod fixtures;`: compiled test code; a fixture no
+    // `mod` reaches stays data.
+    krate(
+        "suite",
+        "[package]\nname = \"suite\"\n\n[dev-dependencies]\nfantoccini = \"0.21\"\n",
+        &[
+            ("src/lib.rs", "pub fn f() {}\n"),
+            ("tests/app_suite.rs", "mod fixtures;\n"),
+            ("tests/fixtures/mod.rs", "pub mod steps;\n"),
+            ("tests/fixtures/steps.rs", "use fantoccini::Client;\n"),
+            (
+                "tests/data/fixtures/expected.rs",
+                "use rust_decimal::Decimal;\n",
+            ),
+        ],
     );
     // The template imports `migration`, which depends on `cli`: read as code, a cycle.
     krate(
@@ -2311,6 +2350,25 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
         "[project]\nname = \"tui\"\ndependencies = [\"tree-sitter-json\", \"tree-sitter-css\", \"stale-thing\"]\n\n[dependency-groups]\ndocs = [\"mkdocs-rss-plugin\"]\n",
     );
     t.write("ws/tui/mkdocs-common.yml", "plugins:\n  - rss\n");
+    // Round 16: jupyterhub's dependencies live in the requirements file setuptools reads;
+    // `import __main__` and a bare namespace; Docusaurus' `@site` alias.
+    module(&t, "hub", "hub");
+    t.write(
+        "ws/hub/pyproject.toml",
+        "[project]\nname = \"hub\"\ndynamic = [\"dependencies\"]\n\n[tool.setuptools.dynamic]\ndependencies = {file = \"requirements.txt\"}\n",
+    );
+    t.write(
+        "ws/hub/requirements.txt",
+        "tornado>=6.5\ngoogle-cloud-bigquery\nunused-req\n",
+    );
+    t.write(
+        "ws/hub/hub/__init__.py",
+        "import __main__\nimport google\nimport tornado\nfrom google.cloud import bigquery\n",
+    );
+    t.write(
+        "ws/ext/src/logo.ts",
+        "import logo from '@site/static/img/logo.png'\nexport default logo\n",
+    );
     t.write("ws/tui/mkdocs-online.yml", "INHERIT: mkdocs-common.yml\n");
     // effect's solution tsconfig: its tests resolve through a referenced config's `paths`.
     t.write(
@@ -2337,7 +2395,11 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
     found.sort();
     assert_eq!(
         found,
-        ["ext unused left-pad", "tui unused stale-thing"],
+        [
+            "ext unused left-pad",
+            "hub unused unused-req",
+            "tui unused stale-thing"
+        ],
         "{found:?}"
     );
     assert!(unsure(&v).is_empty(), "{:?}", unsure(&v));
@@ -2345,4 +2407,9 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
     assert!(e.contains("made at build time"), "{e}");
     let e = explained(&t, "ext", "@types/vscode");
     assert!(e.contains("types only"), "{e}");
+    let e = explained(&t, "hub", "tornado");
+    assert!(
+        e.contains("declared in hub/requirements.txt:1 for shipping"),
+        "{e}"
+    );
 }

@@ -125,9 +125,11 @@ pub struct Import {
     /// installs it (a plotting formatter's `import altair`), so drift is unsure it is owed.
     pub in_function: bool,
     /// In code this Rust file writes for other crates: the body of a `quote!` (or
-    /// `quote_spanned!`, `parse_quote!`), or a `::path` handed on to one. The crate expanding
-    /// a proc macro needs the name, not the macro's crate, so it is no import of this file
-    /// and makes no build edge; drift counts it for the crates that use a proc-macro crate.
+    /// `quote_spanned!`, `parse_quote!`), a `::path` handed on to one, or a
+    /// `#[macro_export]` macro's body (with `in_macro`). The crate expanding it needs the
+    /// name, so it makes no build edge (leptos_dom's exported macro names `::leptos`, which
+    /// depends on leptos_dom); a proc macro's output is no import of this file at all, and
+    /// drift counts it for the crates that use a proc-macro crate.
     pub generated: bool,
     /// A Python module name known only by its start: `import_module(f"tree_sitter_{lang}")`
     /// loads whichever module whose name starts so the caller asks for (textual's grammar
@@ -149,6 +151,9 @@ pub struct FileScan {
     /// `include!(concat!(env!("CARGO_MANIFEST_DIR"), "/…"))` source, starting `/`: relative to
     /// the crate's root. Cargo compiles what they name wherever it stands.
     pub includes: Vec<String>,
+    /// The modules this Rust file declares out of line (`mod name;`), by name: where their
+    /// files stand says which files of a test directory are compiled code.
+    pub mods: Vec<String>,
     /// What a person should know about reading it (a block that never closes), for `-v`.
     pub notes: Vec<String>,
 }

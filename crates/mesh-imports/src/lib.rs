@@ -111,7 +111,11 @@ pub struct ScannedFile {
 /// names what it `include!`s or `#[path]`s (`FileScan::includes`); code no target of the
 /// crate compiles, and Go's `vendor/`, are not read; Python: `import_module(f"x_{y}")` is
 /// a `prefix` import; JS: `typetest/`, `*.tst.*`, `benchmark(s)/`, `*.bench.*` are dev code.
-pub const SCANNER_VERSION: u32 = 35;
+/// 36: Rust: a `#[macro_export]` macro's body is `generated` too (no build edge); a dev
+/// target's directory (`[[test]] path = "headless_tests/x.rs"`) is dev code; a file names
+/// its out-of-line modules (`FileScan::mods`), and a test's `fixtures/` file is code where
+/// one reaches it.
+pub const SCANNER_VERSION: u32 = 36;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -34,13 +34,26 @@ const TEST_DATA_IN_TESTS: &[&str] = &[
 /// Whether a module-relative path is test data, never read: Go's `testdata/`, `test_data/`,
 /// `test-data/`, `__fixtures__/`, `__testfixtures__/`, `__snapshots__/`, and inside a test
 /// directory `fixtures/`, `samples/`, `test-projects/`, `test_projects/`.
+///
+/// A Rust file in `fixtures/` or `samples/` inside a test directory is read, and kept only
+/// when a module declaration reaches it ([`is_test_data_in_tests`]): a cucumber suite's
+/// `tests/app_suite.rs` declares `mod fixtures;` (leptos' e2e crates).
 pub fn is_test_data(rel: &str) -> bool {
     let dirs: Vec<&str> = rel.split('/').collect();
     let dirs = &dirs[..dirs.len().saturating_sub(1)];
+    dirs.iter().any(|d| TEST_DATA.contains(d))
+        || (!rel.ends_with(".rs") && is_test_data_in_tests(rel))
+        || is_go_vendored(rel)
+}
+
+/// Whether a module-relative path stands in a test-data directory inside a test directory
+/// (`tests/fixtures/`, `tests/*/samples/`, `test-projects/`).
+pub fn is_test_data_in_tests(rel: &str) -> bool {
+    let dirs: Vec<&str> = rel.split('/').collect();
+    let dirs = &dirs[..dirs.len().saturating_sub(1)];
     dirs.iter().enumerate().any(|(k, d)| {
-        TEST_DATA.contains(d)
-            || (TEST_DATA_IN_TESTS.contains(d) && dirs[..k].iter().any(|p| TEST_DIRS.contains(p)))
-    }) || is_go_vendored(rel)
+        TEST_DATA_IN_TESTS.contains(d) && dirs[..k].iter().any(|p| TEST_DIRS.contains(p))
+    })
 }
 
 /// Whether a module-relative path is a Go file in a `vendor/` directory: a copy of another
@@ -238,6 +251,30 @@ fn js_dev(rel: &str) -> bool {
     dev_dir || dev_file
 }
 
+/// The module-relative prefixes of the files of the modules `mods` a Rust file at `rel`
+/// declares out of line (`mod name;`): `dir/name.rs` and `dir/name/`, where `dir` is the
+/// file's own directory for a crate root (`lib.rs`, `main.rs`, `mod.rs`, a file directly in
+/// `tests/`, `benches/`, `examples/` or `src/bin/`, `build.rs`), else the directory named
+/// after it.
+pub fn rust_mod_files(rel: &str, mods: &[String]) -> Vec<String> {
+    let (dir, file) = rel.rsplit_once('/').map_or(("", rel), |(d, f)| (d, f));
+    let root = matches!(file, "lib.rs" | "main.rs" | "mod.rs" | "build.rs")
+        || matches!(dir, "tests" | "benches" | "examples" | "src/bin");
+    let base = match root {
+        true => dir.to_string(),
+        false => format!("{dir}/{}", file.trim_end_matches(".rs"))
+            .trim_start_matches('/')
+            .to_string(),
+    };
+    let join = |x: &str| match base.is_empty() {
+        true => x.to_string(),
+        false => format!("{base}/{x}"),
+    };
+    mods.iter()
+        .flat_map(|m| [join(&format!("{m}.rs")), join(&format!("{m}/"))])
+        .collect()
+}
+
 /// The module-relative prefixes of the files a Rust file at `rel` declares with
 /// `#[cfg(test)] mod name;`: `dir/name.rs` and `dir/name/`, where `dir` is the file's own
 /// directory for `lib.rs`, `main.rs` and `mod.rs`, else the directory named after it.
@@ -345,6 +382,26 @@ mod tests {
             "src/__tests__/test_root/node_modules/npm3-main-dep/index.js"
         ));
         assert!(!is_test_data("testdata.go"));
+        // A Rust fixture directory is read, to be kept where a `mod` reaches it.
+        assert!(!is_test_data("e2e/tests/fixtures/steps.rs"));
+        assert!(is_test_data_in_tests("e2e/tests/fixtures/steps.rs"));
+        assert!(is_test_data("e2e/tests/fixtures/steps.py"));
+        assert!(is_test_data("crates/parser/test_data/ok/0001.rs"));
+        assert_eq!(
+            rust_mod_files("e2e/tests/app_suite.rs", &["fixtures".into()]),
+            [
+                "e2e/tests/app_suite/fixtures.rs",
+                "e2e/tests/app_suite/fixtures/"
+            ]
+        );
+        assert_eq!(
+            rust_mod_files("tests/app_suite.rs", &["fixtures".into()]),
+            ["tests/fixtures.rs", "tests/fixtures/"]
+        );
+        assert_eq!(
+            rust_mod_files("src/panes.rs", &["grid".into()]),
+            ["src/panes/grid.rs", "src/panes/grid/"]
+        );
         // Go's vendored packages are other modules' code; JS or Python code a package vendors
         // by hand is its own.
         assert!(is_test_data("vendor/github.com/x/y/y.go"));

@@ -191,8 +191,33 @@ pub(crate) fn config_strings(file: &str, text: &str) -> Vec<String> {
     let json = file.ends_with(".json") || (file.starts_with('.') && file.matches('.').count() == 1);
     match json {
         true => quoted_strings(&mesh_imports::tsconfig::strip_jsonc(text)),
-        false => quoted_strings(text),
+        false => quoted_strings(&without_comment_lines(text)),
     }
+}
+
+/// `text` without the lines a JS comment fills (`// import terser from '…'`, a `/* … */`
+/// block begun at a line's start): a plugin commented out is not loaded (zod's rollup
+/// config). A comment after code stays, as a string may hold `//`.
+fn without_comment_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_block = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if in_block {
+            in_block = !t.contains("*/");
+            continue;
+        }
+        if t.starts_with("//") {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("/*") {
+            in_block = !rest.contains("*/");
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// The contents of every quoted string in `text` ('…', "…" and `…`; escapes skipped).
@@ -471,6 +496,19 @@ mod tests {
             config_strings(".babelrc", "// it's\n{\"presets\": [\"@babel/env\"]}")
                 .contains(&"@babel/env".to_string())
         );
+    }
+
+    #[test]
+    fn a_js_config_s_commented_out_lines_name_nothing() {
+        // zod's rollup config; a URL's `//` inside a string stays.
+        let text = "import resolve from \"@rollup/plugin-node-resolve\";\n// import terser from \"@rollup/plugin-terser\";\n  /* import a from \"old-a\";\n  import b from \"old-b\"; */\nexport default { url: \"https://x.dev\", p: [\"kept\"] } // \"trailing\"\n";
+        let found = config_strings("rollup.config.js", text);
+        for kept in ["@rollup/plugin-node-resolve", "https://x.dev", "kept"] {
+            assert!(found.contains(&kept.to_string()), "{kept}: {found:?}");
+        }
+        for gone in ["@rollup/plugin-terser", "old-a", "old-b"] {
+            assert!(!found.contains(&gone.to_string()), "{gone}: {found:?}");
+        }
     }
 
     #[test]

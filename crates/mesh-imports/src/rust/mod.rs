@@ -49,8 +49,25 @@ pub fn scan_file(src: &str) -> FileScan {
         imports: imports.into(),
         test_mods,
         includes: includes(&toks, src),
+        mods: out_of_line_mods(&toks, src),
         notes,
     }
+}
+
+/// The names of the modules the file declares out of line (`[pub] mod name;`).
+fn out_of_line_mods(toks: &[Token], src: &str) -> Vec<String> {
+    let mut out: Vec<String> = (0..toks.len())
+        .filter(|&i| {
+            toks[i].kind == Kind::Ident
+                && toks[i].text(src) == "mod"
+                && kind_at(toks, i + 1, Kind::Ident)
+                && punct_at(toks, i + 2, b';')
+        })
+        .map(|i| toks[i + 1].value(src).to_string())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The files this file compiles in from elsewhere (see [`FileScan::includes`]): each
@@ -126,7 +143,42 @@ fn macro_bodies(toks: &[Token], src: &str, c: &mut Collector) {
         let close = attrs::matching(toks, open);
         let end = toks.get(close).map_or(src.len(), |t| t.end);
         c.in_macro(toks[open].start, end);
+        if exported(toks, src, i) {
+            c.generated(toks[open].start, end);
+        }
     }
+}
+
+/// Whether the item at token `i` has `#[macro_export]` among the outer attributes right
+/// before it (doc comments are no tokens): its body is written for the crates calling it.
+fn exported(toks: &[Token], src: &str, mut i: usize) -> bool {
+    while i >= 3 && punct_at(toks, i - 1, b']') {
+        // Back to the attribute's `#[`.
+        let mut depth = 0usize;
+        let mut j = i - 1;
+        loop {
+            match toks[j].kind {
+                Kind::Punct(b']') => depth += 1,
+                Kind::Punct(b'[') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth == 0 || j == 0 {
+                break;
+            }
+            j -= 1;
+        }
+        if depth != 0 || j == 0 || !punct_at(toks, j - 1, b'#') {
+            return false;
+        }
+        if toks
+            .get(j + 1)
+            .is_some_and(|t| t.text(src) == "macro_export")
+        {
+            return true;
+        }
+        i = j - 1;
+    }
+    false
 }
 
 /// The imports of the doc tests' code (`doc`: the file's lines, each doc-test line's code in

@@ -506,19 +506,22 @@ fn a_macro_body_says_so_and_keeps_its_kind() {
     // A macro's paths resolve where it expands: `::tracing::info!` in an exported macro is
     // for its callers to declare, `shell_error::…` in nushell's test macro is bound by each
     // call site's `use nu_protocol::shell_error`. Their kind (the graph's edges) stays.
-    let src = "#[macro_export]\n#[doc(hidden)]\nmacro_rules! log_it {\n    ($e:expr) => { ::tracing::info!(\"{}\", $e) };\n}\nmacro_rules! here (\n    () => { shell_error::io::x() }\n);\nfn f() { serde_json::json!({}); }\n";
+    // An exported macro is written for other crates too (`generated`: no build edge):
+    // leptos_dom's `tracing_props!` names `::leptos`, which depends on leptos_dom.
+    let src = "#[macro_export]\n#[doc(hidden)]\nmacro_rules! log_it {\n    ($e:expr) => { ::tracing::info!(\"{}\", $e) };\n}\nmacro_rules! here (\n    () => { shell_error::io::x() }\n);\nfn f() { serde_json::json!({}); }\n#[macro_export]\n/// Use for tracing property\nmacro_rules! tracing_props { () => { ::leptos::tracing::span!() }; }\n";
     let scanned = scan_file(src);
-    let found: Vec<(u32, &str, ImportKind, bool)> = scanned
+    let found: Vec<(u32, &str, ImportKind, bool, bool)> = scanned
         .imports
         .iter()
-        .map(|i| (i.line, i.name.as_str(), i.kind, i.in_macro))
+        .map(|i| (i.line, i.name.as_str(), i.kind, i.in_macro, i.generated))
         .collect();
     assert_eq!(
         found,
         [
-            (4, "tracing", ImportKind::Build, true),
-            (7, "shell_error", ImportKind::Build, true),
-            (9, "serde_json", ImportKind::Build, false),
+            (4, "tracing", ImportKind::Build, true, true),
+            (7, "shell_error", ImportKind::Build, true, false),
+            (9, "serde_json", ImportKind::Build, false, false),
+            (12, "leptos", ImportKind::Build, true, true),
         ]
     );
 }
