@@ -63,10 +63,10 @@ pub(super) fn compare(
         // Declared, for development: say what is true — and nothing when the package bundles
         // what its code imports.
         if let Some(d) = matcher.dev_declaration(u) {
-            // A `@types/*` package is erased by the build: what runs is the module it types,
-            // which the host supplies (`vscode` in an editor extension) or another
-            // declaration brings. A dev declaration is where it belongs.
-            if names::js_typed_package(&d.d.name).is_some() {
+            // A `@types/*` package is erased by the build; what runs is the module it types.
+            // When the host supplies that (`vscode` to an extension, `bun` to a Bun program),
+            // a dev declaration of its types is where they belong.
+            if names::js_typed_package(&d.d.name).is_some() && HOST_MODULES.contains(&&*u.key) {
                 if let Some(p) = around.probe.filter(|p| p.names(&d.d.name)) {
                     p.say(format!(
                         "{} holds types only, which the build erases: a dev declaration is where it belongs, so it is never shipped-dev",
@@ -106,6 +106,11 @@ pub(super) fn compare(
         });
     }
 }
+
+/// JS modules a host supplies at run time, which no package installs: an import of one
+/// needs only its types (`@types/vscode`, `@types/bun`), for development. VS Code gives an
+/// extension `vscode`; the Bun runtime gives every program `bun`.
+const HOST_MODULES: &[&str] = &["bun", "vscode"];
 
 /// One ecosystem's declarations and the rules its imports match them by.
 struct Matcher<'a> {
@@ -199,9 +204,9 @@ impl<'a> Matcher<'a> {
         if self.lang != Language::Js || u.kind != ImportKind::Build || u.build_script {
             return None;
         }
-        self.decls
-            .iter()
-            .find(|d| d.d.scope == Scope::Dev && self.matches(d, u))
+        // The package itself before its types (`lodash` beside `@types/lodash`).
+        let dev = |d: &&Decl| d.d.scope == Scope::Dev && self.matches(d, u);
+        (self.decls.iter().filter(dev)).min_by_key(|d| names::js_typed_package(&d.d.name).is_some())
     }
 
     /// The dependency an undeclared import would be declared as.

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 
 /// JS findings `js` without the unused and dev-only ones when the package's shipped code is
 /// not in the repository: its package.json names an entry (`main`, `module`, `exports`,
-/// `bin`) and no JS file of the module is shipped code. The build makes it (prisma's
+/// `bin`) that is not among the module's files, and no JS file of the module is shipped
+/// code. The build makes it (prisma's
 /// `@prisma/orm-*` packages generate `src-gen/` from internal packages and bundle them),
 /// so nothing can be judged unused by its imports; the probe says why once.
 pub(super) fn without_unused_when_no_code(
@@ -24,7 +25,20 @@ pub(super) fn without_unused_when_no_code(
     let shipped = rec.files.iter().any(|f| {
         f.language == mesh_imports::Language::Js && f.kind == mesh_imports::ImportKind::Build
     });
-    let Some(entry) = entry.filter(|_| !shipped) else {
+    // An entry that is in the repository (a config file named as `main`) is code here.
+    let mut targets = Vec::new();
+    for k in ["main", "module", "exports", "bin"] {
+        if let Some(v) = package_json.get(k) {
+            string_leaves(v, &mut targets);
+        }
+    }
+    let present = targets.iter().any(|t| {
+        let t = t.trim_start_matches("./");
+        rec.files
+            .iter()
+            .any(|f| f.path == t || f.path.strip_suffix(t).is_some_and(|dir| dir.ends_with('/')))
+    });
+    let Some(entry) = entry.filter(|_| !shipped && !present) else {
         return;
     };
     let quiet = |f: &super::Finding| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly);
@@ -34,6 +48,16 @@ pub(super) fn without_unused_when_no_code(
         ));
     }
     js.retain(|f| !quiet(f));
+}
+
+/// Every string inside `v` (an `exports` map's targets, a `bin` map's files).
+fn string_leaves(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| string_leaves(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| string_leaves(x, out)),
+        _ => {}
+    }
 }
 
 /// The declarations of every `package.json` above `dir` up to the repository's root, nearest

@@ -431,10 +431,9 @@ struct ModuleScan<'a> {
     python_files: Vec<&'a str>,
     /// Module-relative paths of Rust files that are test code.
     rust_test_files: Vec<String>,
-    /// Module-relative directories Rust files compile code in from (`include!`, `#[path]`).
-    rust_included: Vec<String>,
-    /// Module-relative prefixes of the files Rust files declare as modules (`mod x;`).
-    rust_mod_files: Vec<String>,
+    /// Per scanned file, in the same order, the module-relative prefixes of what it declares
+    /// as modules (`mod x;`) or compiles in (`include!`, `#[path]`): see `place::rust_kept`.
+    reach: Vec<Vec<String>>,
 }
 
 impl<'a> ModuleScan<'a> {
@@ -452,8 +451,7 @@ impl<'a> ModuleScan<'a> {
             manifest_texts: Vec::new(),
             python_files: Vec::new(),
             rust_test_files: Vec::new(),
-            rust_included: Vec::new(),
-            rust_mod_files: Vec::new(),
+            reach: Vec::new(),
         }
     }
 
@@ -499,10 +497,9 @@ impl<'a> ModuleScan<'a> {
         };
         self.rust_test_files
             .extend(place::rust_test_files(rel, &found.test_mods));
-        self.rust_included
-            .extend(place::rust_included(rel, &found.includes));
-        self.rust_mod_files
-            .extend(place::rust_mod_files(rel, &found.mods));
+        let mut reach = place::rust_mod_files(rel, &found.mods);
+        reach.extend(place::rust_included(rel, &found.includes));
+        self.reach.push(reach);
         let repo_name = self.repo_name;
         self.skipped.extend(
             found
@@ -532,14 +529,22 @@ impl<'a> ModuleScan<'a> {
         let mut facts: ManifestFacts = manifest::read_facts(&texts, &self.python_files);
         // Where each file stands decides the kind of its imports.
         // A dev target's root keeps its modules in its own directory (dioxus-desktop's
-        // `[[test]] path = "headless_tests/events.rs"` and its `headless_tests/utils.rs`).
+        // `[[test]] path = "headless_tests/events.rs"` and its `headless_tests/utils.rs`),
+        // unless a shipped target stands there too.
+        let cargo_toml = texts.iter().find(|(name, _)| *name == "Cargo.toml");
+        let shipped_dirs = cargo_toml
+            .map(|(_, text)| manifest::cargo_shipped_dirs(text))
+            .unwrap_or_default();
         for p in &facts.rust_dev_paths {
             self.rust_test_files.push(p.clone());
             if let Some((dir, _)) = p.rsplit_once('/')
                 && !dir.is_empty()
                 && dir.split('/').next() != Some("src")
             {
-                self.rust_test_files.push(format!("{dir}/"));
+                let dir = format!("{dir}/");
+                if !shipped_dirs.iter().any(|s| s.starts_with(&dir)) {
+                    self.rust_test_files.push(dir);
+                }
             }
         }
         let sdist_only: Vec<String> = texts
@@ -547,40 +552,29 @@ impl<'a> ModuleScan<'a> {
             .filter(|(name, _)| *name == "pyproject.toml")
             .flat_map(|(_, text)| mesh_imports::python_packages::sdist_only(text))
             .collect();
-        // A Rust file in a test directory's `fixtures/` is code only where a module
-        // declaration or an include reaches it.
-        let reached = |rel: &str| {
-            (self.rust_mod_files.iter().chain(&self.rust_included))
-                .any(|p| rel == p || (p.ends_with('/') && rel.starts_with(p.as_str())))
-        };
-        let fixture: Vec<bool> = (self.scanned.iter())
-            .map(|f| {
-                let rel = f.path.strip_prefix(prefix).unwrap_or(&f.path);
-                f.language == Language::Rust && place::is_test_data_in_tests(rel) && !reached(rel)
-            })
-            .collect();
-        let rust_compiled = texts
-            .iter()
-            .find(|(name, _)| *name == "Cargo.toml")
-            .and_then(|(_, text)| manifest::cargo_compiled(text))
-            .map(|mut dirs| {
-                dirs.append(&mut self.rust_included);
-                dirs
-            });
         let places = place::Places::new(
             &m.manifest.dev,
             facts.python_shipped.clone(),
             self.rust_test_files,
         )
-        .with_python_sdist_only(&sdist_only)
-        .with_rust_compiled(rust_compiled);
-        // Code no target of the build compiles is data: never read.
-        let compiled: Vec<bool> = (self.scanned.iter().zip(&fixture))
-            .map(|(f, fixture)| {
-                !fixture
-                    && places.compiled(f.language, f.path.strip_prefix(prefix).unwrap_or(&f.path))
+        .with_python_sdist_only(&sdist_only);
+        // Rust code no target of the build compiles is data: never read.
+        let base = cargo_toml.and_then(|(_, text)| manifest::cargo_compiled(text));
+        let rust: Vec<usize> = (0..self.scanned.len())
+            .filter(|&i| self.scanned[i].language == Language::Rust)
+            .collect();
+        let files: Vec<(&str, Vec<String>)> = (rust.iter())
+            .map(|&i| {
+                let path = &self.scanned[i].path;
+                let rel = path.strip_prefix(prefix).unwrap_or(path);
+                (rel, self.reach.get(i).cloned().unwrap_or_default())
             })
             .collect();
+        let kept = place::rust_kept(&files, base.as_deref());
+        let mut compiled = vec![true; self.scanned.len()];
+        for (&i, k) in rust.iter().zip(kept) {
+            compiled[i] = k;
+        }
         if compiled.contains(&false) {
             let mut keep = compiled.iter();
             self.blobs.retain(|_| keep.next().is_some_and(|k| *k));

@@ -2240,6 +2240,23 @@ fn a_proc_macro_s_output_and_code_cargo_never_compiles_make_no_false_findings() 
             "pub use dom::props;\npub use tracing;\npub fn launch() {}\n",
         )],
     );
+    // A build script's modules in a directory of their own; an exported macro the crate
+    // expands itself, naming a crate that does not depend on it: an edge.
+    krate(
+        "bindings",
+        "[package]\nname = \"bindings\"\n\n[dependencies]\ntiming = { path = \"../timing\" }\n\n[build-dependencies]\nbindgen = \"0.70\"\n",
+        &[
+            ("build.rs", "mod codegen;\nfn main() { codegen::run(); }\n"),
+            (
+                "codegen/mod.rs",
+                "pub fn run() { bindgen::Builder::default(); }\n",
+            ),
+            (
+                "src/lib.rs",
+                "#[macro_export]\nmacro_rules! scope { () => { ::timing::Scope }; }\npub fn f() { let _ = scope!(); }\n",
+            ),
+        ],
+    );
     // leptos' cucumber suites declare `mod fixtures;`: compiled test code; a fixture no
     // `mod` reaches stays data.
     krate(
@@ -2296,9 +2313,20 @@ fn a_proc_macro_s_output_and_code_cargo_never_compiles_make_no_false_findings() 
         e.contains("src/lib.rs:1 (shipped code, through the output of timing_macros"),
         "{e}"
     );
-    // No cycle through the template: the graph orders them.
-    let g = t.mesh(&["graph"]).output().expect("mesh graph runs");
-    assert!(g.status.success(), "{}", String::from_utf8_lossy(&g.stderr));
+    // No cycle through the template, the exported macro or the test helper; the macro a
+    // crate expands itself still orders it after the crate it names.
+    let graph = t.json(&["graph"]);
+    let edges: Vec<String> = (graph["edges"].as_array().expect("edges").iter())
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or("-").to_string();
+            format!("{} {} {}", s("from"), s("to"), s("kind"))
+        })
+        .collect();
+    assert!(
+        edges.contains(&"bindings timing build".to_string()),
+        "{edges:?}"
+    );
+    assert!(edges.contains(&"dom web dev".to_string()), "{edges:?}");
 }
 
 /// Round 15's other shapes: loki's vendored Go packages, prisma's packages whose code the
@@ -2330,7 +2358,7 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
     module(&t, "ext", "ext");
     t.write(
         "ws/ext/package.json",
-        r#"{"name": "ext", "main": "./dist/ext.js", "dependencies": {"left-pad": "1"}, "devDependencies": {"@types/vscode": "1", "tstyche": "4", "tinybench": "2"}}"#,
+        r#"{"name": "ext", "main": "./dist/ext.js", "dependencies": {"left-pad": "1"}, "devDependencies": {"@types/vscode": "1", "tstyche": "4", "tinybench": "2", "lodash": "4", "@types/lodash": "4"}}"#,
     );
     t.write(
         "ws/ext/src/ext.ts",
@@ -2365,6 +2393,11 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
         "ws/hub/hub/__init__.py",
         "import __main__\nimport google\nimport tornado\nfrom google.cloud import bigquery\n",
     );
+    // A shipped import of a dev package beside its types is said of the package.
+    t.write(
+        "ws/ext/src/wait.ts",
+        "import debounce from 'lodash/debounce'\nexport const d = debounce\n",
+    );
     t.write(
         "ws/ext/src/logo.ts",
         "import logo from '@site/static/img/logo.png'\nexport default logo\n",
@@ -2396,6 +2429,7 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
     assert_eq!(
         found,
         [
+            "ext shipped-dev lodash",
             "ext unused left-pad",
             "hub unused unused-req",
             "tui unused stale-thing"

@@ -126,10 +126,10 @@ pub struct Import {
     pub in_function: bool,
     /// In code this Rust file writes for other crates: the body of a `quote!` (or
     /// `quote_spanned!`, `parse_quote!`), a `::path` handed on to one, or a
-    /// `#[macro_export]` macro's body (with `in_macro`). The crate expanding it needs the
-    /// name, so it makes no build edge (leptos_dom's exported macro names `::leptos`, which
-    /// depends on leptos_dom); a proc macro's output is no import of this file at all, and
-    /// drift counts it for the crates that use a proc-macro crate.
+    /// `#[macro_export]` macro's body (with `in_macro`). A proc macro's output is no import of
+    /// this file and makes no build edge; drift counts it for the crates that use a
+    /// proc-macro crate. An exported macro's path is an edge unless the crate it names
+    /// depends on this one (leptos_dom's macro names `::leptos`, which depends on leptos_dom).
     pub generated: bool,
     /// A Python module name known only by its start: `import_module(f"tree_sitter_{lang}")`
     /// loads whichever module whose name starts so the caller asks for (textual's grammar

@@ -172,10 +172,13 @@ fn cargo(text: &str, f: &mut ManifestFacts) {
 /// Where Cargo compiles a crate's code from, by its `Cargo.toml`: module-relative prefixes,
 /// the directories it finds targets in by itself (`src/`, `tests/`, `benches/`, `examples/`)
 /// and the directory of each target the manifest places (a `path` of `[lib]`, `[[bin]]`,
-/// `[[test]]`, `[[bench]]`, `[[example]]`; `package.build`). Other directories hold data to
-/// Cargo (a project template's sources, a disabled bench suite). `None` when that cannot be
-/// said: no `[package]` (a virtual workspace), a manifest that does not parse, or a target at
-/// the crate's root other than `build.rs`, whose modules may stand in any directory.
+/// `[[test]]`, `[[bench]]`, `[[example]]`; `package.build`), and the crates it builds beside
+/// itself (workspace members, path dependencies inside it). What a compiled file declares as
+/// a module or includes is compiled too (see [`crate::place::rust_kept`]); other directories
+/// hold data to Cargo (a project template's sources, a disabled bench suite). `None` when
+/// that cannot be said: no `[package]` (a virtual workspace), a manifest that does not parse,
+/// a target at the crate's root other than `build.rs` (whose modules may stand in any
+/// directory), or a workspace member glob at the root.
 pub fn cargo_compiled(text: &str) -> Option<Vec<String>> {
     let table: toml::Table = toml::from_str(text).ok()?;
     let package = table.get("package")?.as_table()?;
@@ -200,9 +203,73 @@ pub fn cargo_compiled(text: &str) -> Option<Vec<String>> {
             _ => return None,
         }
     }
+    // The crates it builds beside itself: its workspace's members (`crates/*`) and the path
+    // dependencies inside it.
+    let members = (table.get("workspace"))
+        .and_then(|w| w.get("members"))
+        .and_then(|m| m.as_array());
+    for m in members.into_iter().flatten().filter_map(|m| m.as_str()) {
+        let m = m.trim_start_matches("./");
+        let fixed = m.split(['*', '?', '[']).next().unwrap_or("");
+        let glob = fixed.len() != m.len();
+        let dir = match glob {
+            false => m.trim_end_matches('/'),
+            true => fixed.rsplit_once('/').map_or("", |(d, _)| d),
+        };
+        if dir.split('/').any(|d| d == "..") {
+            continue;
+        }
+        match (dir.is_empty(), glob) {
+            (true, true) => return None,
+            (true, false) => {}
+            (false, _) => dirs.push(format!("{dir}/")),
+        }
+    }
+    let sections = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let mut dep_tables: Vec<&toml::Table> = (sections.iter())
+        .filter_map(|k| table.get(*k)?.as_table())
+        .collect();
+    let targets = table.get("target").and_then(|t| t.as_table());
+    for spec in targets.into_iter().flat_map(|t| t.values()) {
+        dep_tables.extend(sections.iter().filter_map(|k| spec.get(*k)?.as_table()));
+    }
+    for dep in dep_tables.into_iter().flat_map(|t| t.values()) {
+        let Some(p) = dep.get("path").and_then(|p| p.as_str()) else {
+            continue;
+        };
+        let p = p.trim_start_matches("./").trim_end_matches('/');
+        if !p.is_empty() && p != "." && !p.split('/').any(|d| d == "..") {
+            dirs.push(format!("{p}/"));
+        }
+    }
     dirs.sort();
     dirs.dedup();
     Some(dirs)
+}
+
+/// The module-relative directories of the targets a `Cargo.toml` ships from where it places
+/// them itself (`[lib]`, `[[bin]]` and `build` paths): a dev target beside one (`[[test]]
+/// path = "rust/it.rs"` beside `[lib] path = "rust/lib.rs"`) does not make its directory
+/// test code.
+pub fn cargo_shipped_dirs(text: &str) -> Vec<String> {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+        return Vec::new();
+    };
+    let lib = table.get("lib").and_then(|l| l.get("path"));
+    let bins = (table
+        .get("bin")
+        .and_then(|b| b.as_array())
+        .into_iter()
+        .flatten())
+    .filter_map(|t| t.get("path"));
+    let build = table.get("package").and_then(|p| p.get("build"));
+    lib.into_iter()
+        .chain(bins)
+        .chain(build)
+        .filter_map(|p| p.as_str())
+        .filter_map(|p| p.trim_start_matches("./").rsplit_once('/'))
+        .map(|(dir, _)| format!("{dir}/"))
+        .collect()
 }
 
 /// The renames a workspace's `Cargo.toml` gives the dependencies its members inherit:
@@ -374,6 +441,19 @@ nix2 = { package = "nix", version = "1" }
         }
         // The default build script at the root is no reason to read every directory.
         assert!(dirs("[package]\nname = \"a\"\nbuild = \"build.rs\"\n").is_some());
+        // A root package that is a workspace too builds its members and path dependencies.
+        let ws = "[package]\nname = \"app\"\n\n[dependencies]\nhelper = { path = \"crates/helper\" }\nup = { path = \"../up\" }\n\n[workspace]\nmembers = [\"crates/*\", \"tools/gen\"]\n";
+        let d = dirs(ws).unwrap();
+        for dir in ["crates/", "crates/helper/", "tools/gen/"] {
+            assert!(d.contains(&dir.to_string()), "{dir}: {d:?}");
+        }
+        assert!(!d.iter().any(|x| x.contains("..")), "{d:?}");
+        assert_eq!(
+            cargo_shipped_dirs(
+                "[package]\nname = \"a\"\n[lib]\npath = \"rust/lib.rs\"\n[[test]]\nname = \"it\"\npath = \"rust/it.rs\"\n"
+            ),
+            ["rust/"]
+        );
         // A library at the root may have modules anywhere; a virtual workspace compiles
         // nothing itself; a manifest that does not parse says nothing.
         assert!(dirs("[package]\nname = \"a\"\n[lib]\npath = \"lib.rs\"\n").is_none());

@@ -35,9 +35,9 @@ const TEST_DATA_IN_TESTS: &[&str] = &[
 /// `test-data/`, `__fixtures__/`, `__testfixtures__/`, `__snapshots__/`, and inside a test
 /// directory `fixtures/`, `samples/`, `test-projects/`, `test_projects/`.
 ///
-/// A Rust file in `fixtures/` or `samples/` inside a test directory is read, and kept only
-/// when a module declaration reaches it ([`is_test_data_in_tests`]): a cucumber suite's
-/// `tests/app_suite.rs` declares `mod fixtures;` (leptos' e2e crates).
+/// A Rust file in one of the test-data directories inside a test directory is read, and
+/// kept only when a compiled file reaches it ([`is_test_data_in_tests`], [`rust_kept`]): a
+/// cucumber suite's `tests/app_suite.rs` declares `mod fixtures;` (leptos' e2e crates).
 pub fn is_test_data(rel: &str) -> bool {
     let dirs: Vec<&str> = rel.split('/').collect();
     let dirs = &dirs[..dirs.len().saturating_sub(1)];
@@ -77,10 +77,6 @@ pub struct Places {
     /// Globs over the paths the Python build puts in its source distribution only
     /// ([`crate::python_packages::sdist_only`]): never in the wheel, so dev code.
     python_sdist_only: Option<GlobSet>,
-    /// Module-relative prefixes of where Cargo compiles the crate's code from
-    /// ([`crate::manifest::cargo_compiled`], with what its files include); `None` when
-    /// every directory may hold its code.
-    rust_compiled: Option<Vec<String>>,
 }
 
 impl Places {
@@ -97,7 +93,6 @@ impl Places {
             python_shipped,
             rust_test_files,
             python_sdist_only: None,
-            rust_compiled: None,
         }
     }
 
@@ -106,30 +101,6 @@ impl Places {
     pub fn with_python_sdist_only(mut self, globs: &[String]) -> Places {
         self.python_sdist_only = (!globs.is_empty()).then(|| crate::globs(globs, true));
         self
-    }
-
-    /// These places, with the crate's code compiled only from `prefixes` (module-relative; a
-    /// directory ends with `/`): see [`Places::compiled`].
-    pub fn with_rust_compiled(mut self, prefixes: Option<Vec<String>>) -> Places {
-        self.rust_compiled = prefixes;
-        self
-    }
-
-    /// Whether the file at `rel` (module-relative) is code its module's build may compile.
-    /// A Rust file in a directory Cargo takes no target from, and that no compiled file
-    /// includes, is data: a project template's `src/main.rs`, a disabled bench suite. Its
-    /// imports are not the crate's, and a template importing the crate that generates it
-    /// would make a cycle Cargo never sees. Files at the crate's root always count.
-    pub fn compiled(&self, lang: Language, rel: &str) -> bool {
-        match (&self.rust_compiled, lang) {
-            (Some(prefixes), Language::Rust) => {
-                !rel.contains('/')
-                    || prefixes
-                        .iter()
-                        .any(|p| rel == p || (p.ends_with('/') && rel.starts_with(p.as_str())))
-            }
-            _ => true,
-        }
     }
 
     /// The kind of the imports of the file at `rel` (module-relative), before what the file
@@ -210,7 +181,8 @@ impl Places {
 
 /// JS/TS: tests (with type tests, as tstyche and tsd keep them in `typetest/` and
 /// `*.tst.ts`, and end-to-end and accessibility tests in `__e2e__`/`__a11y__`), specs,
-/// stories, mocks, benchmarks (`benchmark/`, vitest's `*.bench.ts`), tool configs, and
+/// stories, mocks, benchmarks (`benchmark/` beside the sources, vitest's `*.bench.ts`),
+/// tool configs, and
 /// documentation demos (`demo.vue` beside a composable, naive-ui's
 /// `button/demos/*.tsx`): a docs site builds them, never the package.
 fn js_dev(rel: &str) -> bool {
@@ -224,10 +196,6 @@ fn js_dev(rel: &str) -> bool {
                 | "__benchmarks__"
                 | "__e2e__"
                 | "__a11y__"
-                | "benchmark"
-                | "benchmarks"
-                | "typetest"
-                | "typetests"
                 | "test"
                 | "tests"
                 | "e2e"
@@ -235,6 +203,14 @@ fn js_dev(rel: &str) -> bool {
                 | "demos"
         )
     });
+    // A benchmark or type-test suite: `benchmarks/` wherever it stands (zod's
+    // `src/v3/benchmarks/`), a singular `benchmark/` or `typetest/` only beside the package's
+    // sources, since a feature may be named so inside them (vitest's `src/runtime/benchmark/`).
+    let suite = dirs.split('/').any(|d| d == "benchmarks")
+        || matches!(
+            dirs.split('/').next(),
+            Some("benchmark" | "typetest" | "typetests")
+        );
     let parts: Vec<&str> = file.split('.').collect();
     let middle = parts.get(1..parts.len().saturating_sub(1)).unwrap_or(&[]);
     let dev_file = file.starts_with('.')
@@ -248,7 +224,7 @@ fn js_dev(rel: &str) -> bool {
                 "test" | "spec" | "stories" | "story" | "config" | "demo" | "bench" | "tst"
             )
         });
-    dev_dir || dev_file
+    dev_dir || dev_file || suite
 }
 
 /// The module-relative prefixes of the files of the modules `mods` a Rust file at `rel`
@@ -257,6 +233,15 @@ fn js_dev(rel: &str) -> bool {
 /// `tests/`, `benches/`, `examples/` or `src/bin/`, `build.rs`), else the directory named
 /// after it.
 pub fn rust_mod_files(rel: &str, mods: &[String]) -> Vec<String> {
+    let join = module_join(rel);
+    mods.iter()
+        .flat_map(|m| [join(&format!("{m}.rs")), join(&format!("{m}/"))])
+        .collect()
+}
+
+/// How the modules a Rust file at `rel` declares are found: joined to the file's own
+/// directory for a crate root or a `mod.rs`, else to the directory named after the file.
+fn module_join(rel: &str) -> impl Fn(&str) -> String {
     let (dir, file) = rel.rsplit_once('/').map_or(("", rel), |(d, f)| (d, f));
     let root = matches!(file, "lib.rs" | "main.rs" | "mod.rs" | "build.rs")
         || matches!(dir, "tests" | "benches" | "examples" | "src/bin");
@@ -266,38 +251,18 @@ pub fn rust_mod_files(rel: &str, mods: &[String]) -> Vec<String> {
             .trim_start_matches('/')
             .to_string(),
     };
-    let join = |x: &str| match base.is_empty() {
+    move |x: &str| match base.is_empty() {
         true => x.to_string(),
         false => format!("{base}/{x}"),
-    };
-    mods.iter()
-        .flat_map(|m| [join(&format!("{m}.rs")), join(&format!("{m}/"))])
-        .collect()
+    }
 }
 
 /// The module-relative prefixes of the files a Rust file at `rel` declares with
-/// `#[cfg(test)] mod name;`: `dir/name.rs` and `dir/name/`, where `dir` is the file's own
-/// directory for `lib.rs`, `main.rs` and `mod.rs`, else the directory named after it.
+/// `#[cfg(test)] mod name;`: `dir/name.rs` and `dir/name/`, `dir` as for
+/// [`rust_mod_files`].
 pub fn rust_test_files(rel: &str, mods: &[String]) -> Vec<String> {
-    let (dir, file) = rel.rsplit_once('/').map_or(("", rel), |(d, f)| (d, f));
-    let base = match file {
-        "lib.rs" | "main.rs" | "mod.rs" => dir.to_string(),
-        f => {
-            let stem = f.trim_end_matches(".rs");
-            if dir.is_empty() {
-                stem.to_string()
-            } else {
-                format!("{dir}/{stem}")
-            }
-        }
-    };
-    let join = |x: &str| {
-        if base.is_empty() {
-            x.to_string()
-        } else {
-            format!("{base}/{x}")
-        }
-    };
+    let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let join = module_join(rel);
     mods.iter()
         .flat_map(|m| match m.strip_suffix(".rs") {
             // A `#[path]` file: relative to the declaring file's own directory; a `mod.rs`
@@ -315,6 +280,43 @@ pub fn rust_test_files(rel: &str, mods: &[String]) -> Vec<String> {
         })
         .filter(|p| !p.is_empty())
         .collect()
+}
+
+/// Which of a crate's Rust files Cargo compiles: `files` are (module-relative path, the
+/// prefixes of what it declares as modules or includes: [`rust_mod_files`],
+/// [`rust_included`]), `base` the directories Cargo takes targets from
+/// ([`crate::manifest::cargo_compiled`]; `None`: any). A file is compiled when it stands at the
+/// crate's root or in `base`, and not in a test's `fixtures/` ([`is_test_data_in_tests`]), or
+/// when a compiled file reaches it: a build script's `mod codegen;`, a suite's
+/// `mod fixtures;`, zellij's `include!` of `assets/`. What an uncompiled file declares
+/// reaches nothing (a project template's `mod util;`).
+pub fn rust_kept(files: &[(&str, Vec<String>)], base: Option<&[String]>) -> Vec<bool> {
+    let matches =
+        |p: &String, rel: &str| rel == p || (p.ends_with('/') && rel.starts_with(p.as_str()));
+    let mut kept: Vec<bool> = files
+        .iter()
+        .map(|(rel, _)| {
+            let in_base =
+                !rel.contains('/') || base.is_none_or(|b| b.iter().any(|p| matches(p, rel)));
+            in_base && !is_test_data_in_tests(rel)
+        })
+        .collect();
+    loop {
+        let reach: Vec<&String> = (files.iter().zip(&kept))
+            .filter(|(_, k)| **k)
+            .flat_map(|((_, r), _)| r)
+            .collect();
+        let mut grew = false;
+        for (k, (rel, _)) in kept.iter_mut().zip(files) {
+            if !*k && reach.iter().any(|p| matches(p, rel)) {
+                *k = true;
+                grew = true;
+            }
+        }
+        if !grew {
+            return kept;
+        }
+    }
 }
 
 /// The module-relative directories (each ending `/`) of what a Rust file at `rel` compiles in
@@ -382,6 +384,37 @@ mod tests {
             "src/__tests__/test_root/node_modules/npm3-main-dep/index.js"
         ));
         assert!(!is_test_data("testdata.go"));
+        // What Cargo compiles: a build script's module directory, a suite's fixtures a `mod`
+        // reaches; not a template, nor what a fixture project declares for itself.
+        let files: Vec<(&str, Vec<String>)> = vec![
+            ("build.rs", rust_mod_files("build.rs", &["codegen".into()])),
+            (
+                "codegen/mod.rs",
+                rust_mod_files("codegen/mod.rs", &["tables".into()]),
+            ),
+            ("codegen/tables.rs", vec![]),
+            ("src/lib.rs", vec![]),
+            (
+                "tests/app.rs",
+                rust_mod_files("tests/app.rs", &["fixtures".into()]),
+            ),
+            ("tests/fixtures/mod.rs", vec![]),
+            (
+                "tests/data/fixtures/proj/src/main.rs",
+                rust_mod_files("tests/data/fixtures/proj/src/main.rs", &["util".into()]),
+            ),
+            ("tests/data/fixtures/proj/src/util.rs", vec![]),
+            ("template/src/main.rs", vec![]),
+        ];
+        let base: Vec<String> = ["src/", "tests/"].map(String::from).to_vec();
+        assert_eq!(
+            rust_kept(&files, Some(&base)),
+            [true, true, true, true, true, true, false, false, false]
+        );
+        assert_eq!(
+            rust_kept(&files, None),
+            [true, true, true, true, true, true, false, false, true]
+        );
         // A Rust fixture directory is read, to be kept where a `mod` reaches it.
         assert!(!is_test_data("e2e/tests/fixtures/steps.rs"));
         assert!(is_test_data_in_tests("e2e/tests/fixtures/steps.rs"));
@@ -581,6 +614,7 @@ mod tests {
             "src/Schema.tst.ts",
             "benchmark/PgCodec.ts",
             "benchmarks/parse.mjs",
+            "src/v3/benchmarks/datetime.ts",
             "src/pool.bench.ts",
         ] {
             assert_eq!(p.kind(Language::Js, dev), ImportKind::Dev, "{dev}");
@@ -601,6 +635,8 @@ mod tests {
             "src/demo/index.ts",
             "src/benchmark-report.ts",
             "src/bench.ts",
+            "src/runtime/benchmark/run.ts",
+            "src/typetest.ts",
         ] {
             assert_eq!(p.kind(Language::Js, build), ImportKind::Build, "{build}");
         }

@@ -107,6 +107,8 @@ fn edges(
     // Separator positions of the name being looked up, reused for every import.
     let mut cuts = Vec::new();
     let mut edges: FxHashMap<(usize, usize), Vec<Evidence>> = HashMap::default();
+    // The edges only an exported macro's body makes, added last (see below).
+    let mut exported: FxHashMap<(usize, usize), Vec<Evidence>> = HashMap::default();
     for (from, m) in modules.iter().enumerate() {
         // Most modules ignore nothing: no glob set, no candidate per import.
         let ignore = (!m.ignore.is_empty()).then(|| crate::globs(m.ignore, false));
@@ -114,7 +116,7 @@ fn edges(
             for imp in file.imports.iter() {
                 // A rustdoc link is read by drift; docs make no build edge.
                 // Nor does code written for other crates (a `quote!` body): theirs to build.
-                if imp.in_doc_link || imp.generated {
+                if imp.in_doc_link || (imp.generated && !imp.in_macro) {
                     continue;
                 }
                 if let Some(ignore) = &ignore
@@ -146,13 +148,47 @@ fn edges(
                 if targets.contains(&from) {
                     continue;
                 }
+                let into = match imp.generated {
+                    true => &mut exported,
+                    false => &mut edges,
+                };
                 for &to in targets {
-                    add_evidence(edges.entry((from, to)).or_default(), file, imp);
+                    add_evidence(into.entry((from, to)).or_default(), file, imp);
                 }
             }
         }
     }
+    // An exported macro's body is written for its callers, and the crate may expand it
+    // itself: its path is an edge unless the crate it names depends on this one already
+    // (leptos_dom's `tracing_props!` names `::leptos`, which depends on leptos_dom): Cargo
+    // forbids that cycle, so the path is the callers'.
+    let mut pending: Vec<((usize, usize), Vec<Evidence>)> = exported.into_iter().collect();
+    pending.sort_by_key(|(k, _)| *k);
+    for ((from, to), evidence) in pending {
+        if reaches(&edges, to, from) {
+            continue;
+        }
+        edges.entry((from, to)).or_default().extend(evidence);
+    }
     edges
+}
+
+/// Whether module `to` is reached from module `from` along `edges`.
+fn reaches(edges: &FxHashMap<(usize, usize), Vec<Evidence>>, from: usize, to: usize) -> bool {
+    let mut seen = vec![from];
+    let mut todo = vec![from];
+    while let Some(at) = todo.pop() {
+        if at == to {
+            return true;
+        }
+        for &(a, b) in edges.keys() {
+            if a == at && !seen.contains(&b) {
+                seen.push(b);
+                todo.push(b);
+            }
+        }
+    }
+    false
 }
 
 /// Adds an import line to an edge's evidence unless this file already gave the same line.

@@ -195,26 +195,34 @@ pub(crate) fn config_strings(file: &str, text: &str) -> Vec<String> {
     }
 }
 
-/// `text` without the lines a JS comment fills (`// import terser from '…'`, a `/* … */`
-/// block begun at a line's start): a plugin commented out is not loaded (zod's rollup
-/// config). A comment after code stays, as a string may hold `//`.
+/// `text` without its JS comment lines (`// import terser from '…'`, and a `/* … */` begun
+/// at a line's start, up to its end): a plugin commented out is not loaded (zod's rollup
+/// config). Code after a block's end stays, and so does a comment after code, as a string
+/// may hold `//`.
 fn without_comment_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_block = false;
     for line in text.lines() {
-        let t = line.trim_start();
+        let mut t = line.trim_start();
         if in_block {
-            in_block = !t.contains("*/");
-            continue;
+            match t.split_once("*/") {
+                Some((_, after)) => (t, in_block) = (after, false),
+                None => continue,
+            }
+        }
+        while let Some(rest) = t.strip_prefix("/*") {
+            match rest.split_once("*/") {
+                Some((_, after)) => t = after.trim_start(),
+                None => {
+                    in_block = true;
+                    t = "";
+                }
+            }
         }
         if t.starts_with("//") {
             continue;
         }
-        if let Some(rest) = t.strip_prefix("/*") {
-            in_block = !rest.contains("*/");
-            continue;
-        }
-        out.push_str(line);
+        out.push_str(t);
         out.push('\n');
     }
     out
@@ -501,9 +509,15 @@ mod tests {
     #[test]
     fn a_js_config_s_commented_out_lines_name_nothing() {
         // zod's rollup config; a URL's `//` inside a string stays.
-        let text = "import resolve from \"@rollup/plugin-node-resolve\";\n// import terser from \"@rollup/plugin-terser\";\n  /* import a from \"old-a\";\n  import b from \"old-b\"; */\nexport default { url: \"https://x.dev\", p: [\"kept\"] } // \"trailing\"\n";
+        let text = "import resolve from \"@rollup/plugin-node-resolve\";\n// import terser from \"@rollup/plugin-terser\";\n  /* import a from \"old-a\";\n  import b from \"old-b\"; */ import c from \"after-block\";\n/* prettier */ module.exports = { plugins: [\"prettier-plugin-tailwindcss\"] }\nexport default { url: \"https://x.dev\", p: [\"kept\"] } // \"trailing\"\n";
         let found = config_strings("rollup.config.js", text);
-        for kept in ["@rollup/plugin-node-resolve", "https://x.dev", "kept"] {
+        for kept in [
+            "@rollup/plugin-node-resolve",
+            "after-block",
+            "prettier-plugin-tailwindcss",
+            "https://x.dev",
+            "kept",
+        ] {
             assert!(found.contains(&kept.to_string()), "{kept}: {found:?}");
         }
         for gone in ["@rollup/plugin-terser", "old-a", "old-b"] {

@@ -54,7 +54,8 @@ pub fn scan_file(src: &str) -> FileScan {
     }
 }
 
-/// The names of the modules the file declares out of line (`[pub] mod name;`).
+/// The names of the modules the file declares out of line (`[pub] mod name;`), wherever
+/// they stand (an inline module's are taken as the file's: a wider reach, never a narrower).
 fn out_of_line_mods(toks: &[Token], src: &str) -> Vec<String> {
     let mut out: Vec<String> = (0..toks.len())
         .filter(|&i| {

@@ -214,7 +214,14 @@ impl<'a, 't> Parser<'a, 't> {
     }
 
     /// The byte range a name declared at token `i` is visible in: its block, or the file.
+    ///
+    /// A name declared inside a `quote!` body is the generated code's: it is visible nowhere
+    /// in this file (`quote! { use serde::de::*; }` brings nothing into the function around it).
     fn scope(&self, i: usize) -> (usize, usize) {
+        let at = self.toks.get(i).map_or(0, |t| t.start);
+        if self.quote_bodies.iter().any(|&(s, e)| s <= at && at < e) {
+            return (0, 0);
+        }
         let mut b = self.block_of.get(i).copied().unwrap_or(NO_BLOCK);
         // A macro call's body is no scope: what it declares expands around it.
         while let Some(&(parent, true)) = self.parents.get(b as usize) {
@@ -254,6 +261,10 @@ impl<'a, 't> Parser<'a, 't> {
                 if kind_at(self.toks, i + 1, Kind::Ident) {
                     let name = self.value(i + 1);
                     let (start, end) = self.scope(i + 1);
+                    if start == end {
+                        // Visible nowhere: declared in a `quote!` body.
+                        return i + 2;
+                    }
                     // `mod serde { use serde::Serialize; }`: inside its own body the module's
                     // name is the crate's again (the module is its parent's item).
                     let scopes = match punct_at(self.toks, i + 2, b'{') {

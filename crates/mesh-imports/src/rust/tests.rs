@@ -220,6 +220,12 @@ fn quote_bodies_are_the_generated_codes_imports_not_the_macros() {
             "std"
         ]
     );
+    // What a body declares is the generated code's: it hides nothing around it (a derive
+    // crate's own `convert_case::…`, and `heck::…` beside a body's glob import).
+    let src = "fn f() {\n    let x = convert_case::Case::Snake;\n    let t = quote! { mod convert_case {} use serde::de::*; };\n    heck::AsSnakeCase(x);\n}\n";
+    let (own, _) = own_and_generated(src);
+    assert_eq!(own, ["convert_case", "heck"]);
+    assert!(scan(src).iter().all(|i| !i.glob_scoped));
     // An unclosed body runs to the end without a panic.
     assert_eq!(own_and_generated("use a::b;\nquote! { c::d(").0, ["a"]);
     // tauri-utils: a local macro hands a path on to its `quote!`; in a file that writes
