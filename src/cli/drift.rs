@@ -1,7 +1,7 @@
 //! `mesh drift`: each module's manifests beside its imports, in every ecosystem at once.
 
 use super::{Ctx, Ui};
-use mesh::drift::{DriftKind, Finding, cache};
+use mesh::drift::{DriftKind, Finding, Unchecked, cache};
 use mesh::store::Store;
 use mesh::{Error, Result};
 use serde::Serialize;
@@ -44,6 +44,9 @@ struct DriftJson<'a> {
     drift: &'a [Finding],
     /// The unsure ones, each with its `doubt`.
     unsure: &'a [Finding],
+    /// The modules whose imports were not checked, each with why: absence of a finding
+    /// there is no agreement.
+    unchecked: &'a [Unchecked],
 }
 
 /// Runs `mesh drift` and returns its exit code.
@@ -58,15 +61,20 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             "`mesh graph` lists the modules",
         ));
     }
+    let asked = |m: &String| a.modules.is_empty() || a.modules.contains(m);
+    let unchecked: Vec<Unchecked> = (all.unchecked.into_iter())
+        .filter(|u| asked(&u.module))
+        .collect();
     let (unsure, found): (Vec<Finding>, Vec<Finding>) = all
         .findings
         .into_iter()
-        .filter(|f| a.modules.is_empty() || a.modules.contains(&f.module))
+        .filter(|f| asked(&f.module))
         .partition(|f| f.doubt.is_some());
     if ui.json {
         ui.json_data(&DriftJson {
             drift: &found,
             unsure: &unsure,
+            unchecked: &unchecked,
         });
     } else {
         let mut out = table(&found);
@@ -81,8 +89,13 @@ pub fn run(ctx: &Ctx, ui: &Ui, a: &Args) -> Result<i32> {
             ui.data(out);
         }
     }
-    if found.is_empty() {
+    for u in &unchecked {
+        ui.note(format!("{} not checked: {}", u.module, u.why));
+    }
+    if found.is_empty() && unchecked.is_empty() {
         ui.note("no drift: every manifest matches its imports, as far as mesh can be sure");
+    } else if found.is_empty() {
+        ui.note("no drift in what mesh checked, as far as it can be sure");
     } else {
         let count = |k: DriftKind| found.iter().filter(|f| f.kind == k).count() as u64;
         ui.note(format!(
@@ -146,6 +159,7 @@ fn findings(ctx: &Ctx, ui: &Ui) -> Result<cache::Answer> {
         key: mesh::graph::cache::key(&ctx.config, &loaded.snapshot),
         modules: loaded.snapshot.module_names().into_iter().collect(),
         findings: mesh::drift::drift(&loaded, &[])?,
+        unchecked: mesh::drift::unchecked(&loaded)?,
         installs: cache::installs(&loaded),
     };
     // Kept for the next run; a store that cannot take it costs that run only.

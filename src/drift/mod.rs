@@ -29,7 +29,7 @@ mod world;
 
 use crate::Result;
 use crate::graph::Loaded;
-use crate::source::{self, ModuleSource};
+use crate::source::{self, ModuleSource, SourceError, blob_text};
 use compare::{Around, compare};
 use declared::Declared;
 use mesh_imports::{Language, ScannedFile};
@@ -84,6 +84,55 @@ pub struct Finding {
     /// weigh (the name written in a config, an import only examples make): such a finding is
     /// *unsure*, listed apart and never failing `--check` (see [`doubt`]).
     pub doubt: Option<String>,
+}
+
+/// A module whose code drift could not set beside a manifest: what it did not check, said
+/// so rather than read as agreement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unchecked {
+    /// The module.
+    pub module: String,
+    /// What was not checked, and why.
+    pub why: String,
+}
+
+/// The modules with Python code and no manifest mesh reads (no `pyproject.toml`, `setup.cfg`,
+/// nor another language's): their dependencies are declared where mesh does not read (a
+/// `setup.py`, which would have to be run), so nothing of their imports was compared
+/// (celery's examples).
+pub fn unchecked(loaded: &Loaded) -> Result<Vec<Unchecked>> {
+    let snapshot = &loaded.snapshot;
+    let mut out = Vec::new();
+    for (m, rec) in snapshot.modules.iter().zip(&loaded.records) {
+        if !rec.files.iter().any(|f| f.language == Language::Python) {
+            continue;
+        }
+        let snap = snapshot.repo_of(m);
+        let tree = snap
+            .repo
+            .find_tree(m.tree)
+            .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
+        let has = |name: &str| blob_text(snap, &tree, name).map(|t| t.is_some());
+        // A module of another language may keep a Python script beside its code.
+        let others = ["Cargo.toml", "package.json", "go.mod"];
+        if has("pyproject.toml")?
+            || has("setup.cfg")?
+            || others.iter().any(|o| has(o).unwrap_or(true))
+        {
+            continue;
+        }
+        let why = match has("setup.py")? {
+            true => {
+                "its Python imports: its dependencies are declared in setup.py, which mesh does not run (declare them in pyproject.toml's [project] or setup.cfg to have them checked)"
+            }
+            false => "its Python imports: no pyproject.toml or setup.cfg declares its dependencies",
+        };
+        out.push(Unchecked {
+            module: m.name().to_string(),
+            why: why.to_string(),
+        });
+    }
+    Ok(out)
 }
 
 /// The findings of every module asked about, grouped by module (in name order), then by

@@ -2398,6 +2398,14 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
         "ws/ext/src/wait.ts",
         "import debounce from 'lodash/debounce'\nexport const d = debounce\n",
     );
+    // celery's example: a package whose dependencies only its setup.py declares is not
+    // checked, and says so rather than "no drift".
+    module(&t, "tasks", "tasks");
+    t.write(
+        "ws/tasks/setup.py",
+        "from setuptools import setup\nsetup(name='tasks', install_requires=['celery'])\n",
+    );
+    t.write("ws/tasks/proj/__init__.py", "import celery\n");
     t.write(
         "ws/ext/src/logo.ts",
         "import logo from '@site/static/img/logo.png'\nexport default logo\n",
@@ -2437,6 +2445,17 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
         "{found:?}"
     );
     assert!(unsure(&v).is_empty(), "{:?}", unsure(&v));
+    let unchecked: Vec<&str> = (v["unchecked"].as_array().expect("an unchecked list").iter())
+        .filter_map(|u| u["module"].as_str())
+        .collect();
+    assert_eq!(unchecked, ["tasks"]);
+    let run = t.run(&["drift", "tasks"]);
+    assert!(
+        run.stderr.contains(
+            "tasks not checked: its Python imports: its dependencies are declared in setup.py"
+        ) && !run.stderr.contains("every manifest matches"),
+        "{run}"
+    );
     let e = explained(&t, "orm", "arktype");
     assert!(e.contains("made at build time"), "{e}");
     let e = explained(&t, "ext", "@types/vscode");
