@@ -155,11 +155,12 @@ fn findings(ctx: &Ctx, ui: &Ui) -> Result<cache::Answer> {
         return Ok(answer);
     }
     let loaded = mesh::graph::load_with_records(&ctx.config, state)?;
+    let (findings, unchecked) = mesh::drift::drift(&loaded, &[])?;
     let answer = cache::Answer {
         key: mesh::graph::cache::key(&ctx.config, &loaded.snapshot),
         modules: loaded.snapshot.module_names().into_iter().collect(),
-        findings: mesh::drift::drift(&loaded, &[])?,
-        unchecked: mesh::drift::unchecked(&loaded)?,
+        findings,
+        unchecked,
         installs: cache::installs(&loaded),
     };
     // Kept for the next run; a store that cannot take it costs that run only.

@@ -25,7 +25,7 @@ pub struct Answer {
     pub modules: Vec<String>,
     /// The findings of every module, in [`super::drift`]'s order.
     pub findings: Vec<Finding>,
-    /// The modules whose imports were not checked ([`super::unchecked`]).
+    /// The modules whose imports were not checked, with why.
     pub unchecked: Vec<super::Unchecked>,
     /// The install directories drift read (or would have read) beside the trees, as they
     /// stood: an install since (`npm install` adds a package's `bin` and peers) moves one.

@@ -83,6 +83,7 @@ pub fn explain(loaded: &Loaded, module: &str, dependency: &str) -> Result<Explan
         seen: RefCell::new(Vec::new()),
     };
     let findings: Vec<Finding> = super::run(loaded, &[module.to_string()], Some(&probe))?
+        .0
         .into_iter()
         .filter(|f| probe.names(&f.dependency))
         .collect();

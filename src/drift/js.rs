@@ -19,18 +19,18 @@ pub(super) fn without_unused_when_no_code(
     js: &mut Vec<super::Finding>,
 ) {
     use super::DriftKind;
-    let entry = ["main", "module", "exports", "bin"]
-        .iter()
-        .find(|k| package_json.get(**k).is_some());
+    let entries: Vec<(&str, &serde_json::Value)> = ["main", "module", "exports", "bin"]
+        .into_iter()
+        .filter_map(|k| Some((k, package_json.get(k)?)))
+        .collect();
+    let entry = entries.first().map(|(k, _)| *k);
     let shipped = rec.files.iter().any(|f| {
         f.language == mesh_imports::Language::Js && f.kind == mesh_imports::ImportKind::Build
     });
     // An entry that is in the repository (a config file named as `main`) is code here.
     let mut targets = Vec::new();
-    for k in ["main", "module", "exports", "bin"] {
-        if let Some(v) = package_json.get(k) {
-            string_leaves(v, &mut targets);
-        }
+    for (_, v) in &entries {
+        string_leaves(v, &mut targets);
     }
     let present = targets.iter().any(|t| {
         let t = t.trim_start_matches("./");

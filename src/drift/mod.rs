@@ -29,7 +29,7 @@ mod world;
 
 use crate::Result;
 use crate::graph::Loaded;
-use crate::source::{self, ModuleSource, SourceError, blob_text};
+use crate::source::{self, ModuleSource};
 use compare::{Around, compare};
 use declared::Declared;
 use mesh_imports::{Language, ScannedFile};
@@ -96,53 +96,50 @@ pub struct Unchecked {
     pub why: String,
 }
 
-/// The modules with Python code and no manifest mesh reads (no `pyproject.toml`, `setup.cfg`,
-/// nor another language's): their dependencies are declared where mesh does not read (a
-/// `setup.py`, which would have to be run), so nothing of their imports was compared
-/// (celery's examples).
-pub fn unchecked(loaded: &Loaded) -> Result<Vec<Unchecked>> {
-    let snapshot = &loaded.snapshot;
-    let mut out = Vec::new();
-    for (m, rec) in snapshot.modules.iter().zip(&loaded.records) {
-        if !rec.files.iter().any(|f| f.language == Language::Python) {
-            continue;
-        }
-        let snap = snapshot.repo_of(m);
-        let tree = snap
-            .repo
-            .find_tree(m.tree)
-            .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
-        let has = |name: &str| blob_text(snap, &tree, name).map(|t| t.is_some());
-        // A module of another language may keep a Python script beside its code.
-        let others = ["Cargo.toml", "package.json", "go.mod"];
-        if has("pyproject.toml")?
-            || has("setup.cfg")?
-            || others.iter().any(|o| has(o).unwrap_or(true))
-        {
-            continue;
-        }
-        let why = match has("setup.py")? {
-            true => {
-                "its Python imports: its dependencies are declared in setup.py, which mesh does not run (declare them in pyproject.toml's [project] or setup.cfg to have them checked)"
-            }
-            false => "its Python imports: no pyproject.toml or setup.cfg declares its dependencies",
-        };
-        out.push(Unchecked {
-            module: m.name().to_string(),
-            why: why.to_string(),
-        });
+/// Why module `m` (`rec`, `man`) is not checked, when it has Python code and no manifest
+/// mesh reads (no `pyproject.toml`, `setup.cfg`, nor another language's: a module of another
+/// language may keep a Python script beside its code): its dependencies are declared where
+/// mesh does not read (a `setup.py`, which would have to be run), so nothing of its imports
+/// was compared (celery's examples).
+fn unchecked(
+    m: &ModuleSource,
+    rec: &crate::store::ModuleRecord,
+    man: &Manifests,
+) -> Option<Unchecked> {
+    let manifest = man.pyproject.is_some()
+        || man.setup_cfg.is_some()
+        || man.has_cargo_toml
+        || man.package_json.is_some()
+        || man.go_mod.is_some();
+    if manifest || !has(&rec.files, Language::Python) {
+        return None;
     }
-    Ok(out)
+    let setup_py = source::join(&m.dir, "setup.py");
+    let why = match rec.files.iter().any(|f| f.path == setup_py) {
+        true => {
+            "its Python imports: its dependencies are declared in setup.py, which mesh does not run (declare them in pyproject.toml's [project] or setup.cfg to have them checked)"
+        }
+        false => "its Python imports: no pyproject.toml or setup.cfg declares its dependencies",
+    };
+    Some(Unchecked {
+        module: m.name().to_string(),
+        why: why.to_string(),
+    })
 }
 
 /// The findings of every module asked about, grouped by module (in name order), then by
 /// manifest and dependency.
-pub fn drift(loaded: &Loaded, only: &[String]) -> Result<Vec<Finding>> {
+pub fn drift(loaded: &Loaded, only: &[String]) -> Result<(Vec<Finding>, Vec<Unchecked>)> {
     run(loaded, only, None)
 }
 
 /// [`drift`], saying to `probe` what it sees of the dependency it looks at.
-fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Result<Vec<Finding>> {
+/// Also the modules whose imports were not checked ([`unchecked`]).
+fn run(
+    loaded: &Loaded,
+    only: &[String],
+    probe: Option<&explain::Probe>,
+) -> Result<(Vec<Finding>, Vec<Unchecked>)> {
     let snapshot = &loaded.snapshot;
     let mut manifests: Vec<Manifests> = snapshot
         .modules
@@ -256,10 +253,12 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
     let mut js_memo = HashMap::new();
     let (mut go_above, guests) = go::guests(loaded, &manifests)?;
     let mut out = Vec::new();
+    let mut not_checked = Vec::new();
     for (i, m) in snapshot.modules.iter().enumerate() {
         if !only.is_empty() && !only.iter().any(|o| o == m.name()) {
             continue;
         }
+        not_checked.extend(unchecked(m, &loaded.records[i], &manifests[i]));
         let go_mod = go_above[i].take();
         let own_go_mod = (m.repo, source::join(&m.dir, "go.mod"));
         let go_guests = guests.get(&own_go_mod).map_or(&[][..], Vec::as_slice);
@@ -303,7 +302,7 @@ fn run(loaded: &Loaded, only: &[String], probe: Option<&explain::Probe>) -> Resu
         found.dedup();
         out.extend(found);
     }
-    Ok(out)
+    Ok((out, not_checked))
 }
 
 fn has(files: &[ScannedFile], lang: Language) -> bool {

@@ -504,6 +504,10 @@ pub(super) fn generated_names(
 
 /// Whether a `Cargo.toml` makes a proc-macro crate (`[lib] proc-macro = true`).
 fn is_proc_macro(cargo_toml: &str) -> bool {
+    // Most crates name neither key: no parse for them (as `workspace_libs`).
+    if !(cargo_toml.contains("proc-macro") || cargo_toml.contains("proc_macro")) {
+        return false;
+    }
     let Ok(table) = toml::from_str::<toml::Table>(cargo_toml) else {
         return false;
     };

@@ -17,6 +17,8 @@ use std::collections::{HashMap, HashSet};
 pub(super) struct Manifests {
     /// `Cargo.toml`, when it describes a package.
     pub(super) cargo: Option<String>,
+    /// Whether a `Cargo.toml` is there at all (a virtual workspace's too).
+    pub(super) has_cargo_toml: bool,
     /// `package.json`.
     pub(super) package_json: Option<String>,
     /// `package.json` parsed, once for every rule that reads its keys (none when it does not
@@ -62,10 +64,7 @@ impl Manifests {
         snap: &RepoSnapshot,
         m: &ModuleSource,
     ) -> std::result::Result<Manifests, SourceError> {
-        let tree = snap
-            .repo
-            .find_tree(m.tree)
-            .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
+        let tree = snap.module_tree(m)?;
         let read = |name: &str| blob_text(snap, &tree, name);
         let package_json = read("package.json")?;
         let package_json_value = package_json
@@ -86,7 +85,9 @@ impl Manifests {
             package_json_value.as_ref(),
             pyproject_table.as_ref(),
         )?;
-        let cargo = read("Cargo.toml")?.filter(|t| declared::cargo_has_package(t));
+        let cargo_toml = read("Cargo.toml")?;
+        let has_cargo_toml = cargo_toml.is_some();
+        let cargo = cargo_toml.filter(|t| declared::cargo_has_package(t));
         let rust_build = match cargo.as_deref().and_then(rust::build_script) {
             Some(script) => {
                 let includes = read(&script)?
@@ -117,6 +118,7 @@ impl Manifests {
         Ok(Manifests {
             rust_doctests: cargo.as_deref().is_none_or(rust::doc_tests_run),
             cargo,
+            has_cargo_toml,
             rust_build,
             installed_python,
             package_json,

@@ -3,7 +3,7 @@
 
 use super::cache::Facts;
 use crate::Result;
-use crate::source::{self, RepoSnapshot, Snapshot, SourceError, blob_text};
+use crate::source::{self, RepoSnapshot, Snapshot, blob_text};
 use mesh_imports::manifest;
 use mesh_imports::tsconfig;
 use std::collections::HashMap;
@@ -86,10 +86,7 @@ pub(super) fn js_paths(
             continue;
         }
         let snap = snapshot.repo_of(m);
-        let tree = snap
-            .repo
-            .find_tree(m.tree)
-            .map_err(|e| SourceError::git(&snap.name, "cannot read a module's tree", e))?;
+        let tree = snap.module_tree(m)?;
         let mut aliases = Vec::new();
         for name in ["tsconfig.json", "jsconfig.json"] {
             if let Some(text) = blob_text(snap, &tree, name)? {

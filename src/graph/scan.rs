@@ -531,9 +531,12 @@ impl<'a> ModuleScan<'a> {
         // A dev target's root keeps its modules in its own directory (dioxus-desktop's
         // `[[test]] path = "headless_tests/events.rs"` and its `headless_tests/utils.rs`),
         // unless a shipped target stands there too.
-        let cargo_toml = texts.iter().find(|(name, _)| *name == "Cargo.toml");
+        let cargo_toml = (texts.iter())
+            .find(|(name, _)| *name == "Cargo.toml")
+            .and_then(|(_, text)| toml::from_str::<toml::Table>(text).ok());
         let shipped_dirs = cargo_toml
-            .map(|(_, text)| manifest::cargo_shipped_dirs(text))
+            .as_ref()
+            .map(manifest::cargo_shipped_dirs)
             .unwrap_or_default();
         for p in &facts.rust_dev_paths {
             self.rust_test_files.push(p.clone());
@@ -559,15 +562,15 @@ impl<'a> ModuleScan<'a> {
         )
         .with_python_sdist_only(&sdist_only);
         // Rust code no target of the build compiles is data: never read.
-        let base = cargo_toml.and_then(|(_, text)| manifest::cargo_compiled(text));
+        let base = cargo_toml.as_ref().and_then(manifest::cargo_compiled);
         let rust: Vec<usize> = (0..self.scanned.len())
             .filter(|&i| self.scanned[i].language == Language::Rust)
             .collect();
-        let files: Vec<(&str, Vec<String>)> = (rust.iter())
+        let files: Vec<(&str, &[String])> = (rust.iter())
             .map(|&i| {
                 let path = &self.scanned[i].path;
                 let rel = path.strip_prefix(prefix).unwrap_or(path);
-                (rel, self.reach.get(i).cloned().unwrap_or_default())
+                (rel, self.reach.get(i).map_or(&[][..], Vec::as_slice))
             })
             .collect();
         let kept = place::rust_kept(&files, base.as_deref());

@@ -362,6 +362,13 @@ impl RepoSnapshot {
             .find_tree(self.tree)
             .map_err(|e| SourceError::git(&self.name, "cannot read the root tree", e))
     }
+
+    /// The tree of module `m` (one of this repository's), at the commit it was read at.
+    pub(crate) fn module_tree(&self, m: &ModuleSource) -> Result<gix::Tree<'_>, SourceError> {
+        self.repo
+            .find_tree(m.tree)
+            .map_err(|e| SourceError::git(&self.name, "cannot read a module's tree", e))
+    }
 }
 
 /// `dir` and every directory above it, nearest first: the scanners' walk, shared.

@@ -176,11 +176,10 @@ fn cargo(text: &str, f: &mut ManifestFacts) {
 /// itself (workspace members, path dependencies inside it). What a compiled file declares as
 /// a module or includes is compiled too (see [`crate::place::rust_kept`]); other directories
 /// hold data to Cargo (a project template's sources, a disabled bench suite). `None` when
-/// that cannot be said: no `[package]` (a virtual workspace), a manifest that does not parse,
-/// a target at the crate's root other than `build.rs` (whose modules may stand in any
-/// directory), or a workspace member glob at the root.
-pub fn cargo_compiled(text: &str) -> Option<Vec<String>> {
-    let table: toml::Table = toml::from_str(text).ok()?;
+/// that cannot be said: no `[package]` (a virtual workspace), a target at the crate's root
+/// other than `build.rs` (whose modules may stand in any directory), or a workspace member
+/// glob at the root. The caller parses the manifest (one that does not parse says nothing).
+pub fn cargo_compiled(table: &toml::Table) -> Option<Vec<String>> {
     let package = table.get("package")?.as_table()?;
     let mut dirs: Vec<String> = ["src/", "tests/", "benches/", "examples/"]
         .map(String::from)
@@ -251,10 +250,7 @@ pub fn cargo_compiled(text: &str) -> Option<Vec<String>> {
 /// them itself (`[lib]`, `[[bin]]` and `build` paths): a dev target beside one (`[[test]]
 /// path = "rust/it.rs"` beside `[lib] path = "rust/lib.rs"`) does not make its directory
 /// test code.
-pub fn cargo_shipped_dirs(text: &str) -> Vec<String> {
-    let Ok(table) = toml::from_str::<toml::Table>(text) else {
-        return Vec::new();
-    };
+pub fn cargo_shipped_dirs(table: &toml::Table) -> Vec<String> {
     let lib = table.get("lib").and_then(|l| l.get("path"));
     let bins = (table
         .get("bin")
@@ -427,7 +423,7 @@ nix2 = { package = "nix", version = "1" }
 
     #[test]
     fn cargo_compiles_from_its_target_directories_only() {
-        let dirs = |t: &str| cargo_compiled(t);
+        let dirs = |t: &str| toml::from_str(t).ok().and_then(|t| cargo_compiled(&t));
         let plain = "[package]\nname = \"cli\"\n";
         assert_eq!(
             dirs(plain).unwrap(),
@@ -450,7 +446,10 @@ nix2 = { package = "nix", version = "1" }
         assert!(!d.iter().any(|x| x.contains("..")), "{d:?}");
         assert_eq!(
             cargo_shipped_dirs(
-                "[package]\nname = \"a\"\n[lib]\npath = \"rust/lib.rs\"\n[[test]]\nname = \"it\"\npath = \"rust/it.rs\"\n"
+                &toml::from_str(
+                    "[package]\nname = \"a\"\n[lib]\npath = \"rust/lib.rs\"\n[[test]]\nname = \"it\"\npath = \"rust/it.rs\"\n"
+                )
+                .expect("valid TOML")
             ),
             ["rust/"]
         );

@@ -290,7 +290,7 @@ pub fn rust_test_files(rel: &str, mods: &[String]) -> Vec<String> {
 /// when a compiled file reaches it: a build script's `mod codegen;`, a suite's
 /// `mod fixtures;`, zellij's `include!` of `assets/`. What an uncompiled file declares
 /// reaches nothing (a project template's `mod util;`).
-pub fn rust_kept(files: &[(&str, Vec<String>)], base: Option<&[String]>) -> Vec<bool> {
+pub fn rust_kept(files: &[(&str, &[String])], base: Option<&[String]>) -> Vec<bool> {
     let matches =
         |p: &String, rel: &str| rel == p || (p.ends_with('/') && rel.starts_with(p.as_str()));
     let mut kept: Vec<bool> = files
@@ -304,7 +304,7 @@ pub fn rust_kept(files: &[(&str, Vec<String>)], base: Option<&[String]>) -> Vec<
     loop {
         let reach: Vec<&String> = (files.iter().zip(&kept))
             .filter(|(_, k)| **k)
-            .flat_map(|((_, r), _)| r)
+            .flat_map(|((_, r), _)| r.iter())
             .collect();
         let mut grew = false;
         for (k, (rel, _)) in kept.iter_mut().zip(files) {
@@ -406,6 +406,7 @@ mod tests {
             ("tests/data/fixtures/proj/src/util.rs", vec![]),
             ("template/src/main.rs", vec![]),
         ];
+        let files: Vec<(&str, &[String])> = files.iter().map(|(f, r)| (*f, &r[..])).collect();
         let base: Vec<String> = ["src/", "tests/"].map(String::from).to_vec();
         assert_eq!(
             rust_kept(&files, Some(&base)),

@@ -105,28 +105,9 @@ impl<'a, 't> Parser<'a, 't> {
                 && QUOTE_MACROS.contains(&t.value(src))
                 && punct_at(toks, i + 1, b'!')
         });
-        let quote_bodies = match quotes {
-            true => (0..toks.len())
-                .filter(|&i| {
-                    kind_at(toks, i, Kind::Ident)
-                        && QUOTE_MACROS.contains(&toks[i].value(src))
-                        && punct_at(toks, i + 1, b'!')
-                        && matches!(
-                            toks.get(i + 2).map(|t| t.kind),
-                            Some(Kind::Punct(b'(' | b'[' | b'{'))
-                        )
-                })
-                .map(|i| {
-                    let close = matching(toks, i + 2);
-                    (
-                        toks[i + 2].start,
-                        toks.get(close).map_or(src.len(), |t| t.end),
-                    )
-                })
-                .collect(),
-            false => Vec::new(),
-        };
-        let token_args = match quotes {
+        // In a file that writes code, every macro call's arguments (`token_args`); those of
+        // the `quote!` family are the code written (`quote_bodies`, as byte ranges).
+        let calls: Vec<(usize, usize)> = match quotes {
             true => (0..toks.len())
                 .filter(|&i| {
                     kind_at(toks, i, Kind::Ident)
@@ -136,10 +117,18 @@ impl<'a, 't> Parser<'a, 't> {
                             Some(Kind::Punct(b'(' | b'[' | b'{'))
                         )
                 })
-                .map(|i| (i + 2, matching(toks, i + 2)))
+                .map(|i| (i, matching(toks, i + 2)))
                 .collect(),
             false => Vec::new(),
         };
+        let quote_bodies = (calls.iter())
+            .filter(|&&(i, _)| QUOTE_MACROS.contains(&toks[i].value(src)))
+            .map(|&(i, close)| {
+                let end = toks.get(close).map_or(src.len(), |t| t.end);
+                (toks[i + 2].start, end)
+            })
+            .collect();
+        let token_args = calls.iter().map(|&(i, close)| (i + 2, close)).collect();
         Parser {
             src,
             toks,
