@@ -280,7 +280,7 @@ fn declared_findings(
         // a use by tests, the links are why it is declared for shipping (rustdoc resolves them
         // against the normal dependencies), so it is not dev-only.
         if used.iter().all(|u| u.doc_link) {
-            let tool = tools.uses(&d.d, &all);
+            let tool = tools.uses(&d.d, &all) || ambient_test_types(d, uses, around);
             let peer = match tool || d.d.indirect {
                 true => None,
                 false => peer_of_used(d, false),
@@ -323,6 +323,34 @@ fn declared_findings(
             );
         }
     }
+}
+
+/// The `@types` packages of test runners' globals (`describe`, `it`, `expect`), which tests
+/// use without an import.
+const TEST_GLOBAL_TYPES: &[&str] = &["@types/jest", "@types/jasmine", "@types/mocha"];
+
+/// Whether `d` types a test runner's globals and the module has tests to use them: with a
+/// tsconfig that lists no `types`, TypeScript loads every `@types` package installed, and a
+/// test calls `describe` with no import naming its runner (a Create React App's `App.test.tsx`
+/// runs under `react-scripts test`).
+fn ambient_test_types(d: &Decl, uses: &[&Use], around: &Around) -> bool {
+    let tools = around.tools;
+    if !TEST_GLOBAL_TYPES.contains(&d.d.name.as_str())
+        || !tools.tsconfig
+        || tools.tsconfig_lists_types
+    {
+        return false;
+    }
+    let Some(test) = uses.iter().find(|u| u.kind == ImportKind::Dev) else {
+        return false;
+    };
+    if let Some(p) = around.probe.filter(|p| p.names(&d.d.name)) {
+        p.say(format!(
+            "it types a test runner's globals, which tests use with no import, and TypeScript loads it (no tsconfig lists `types`): the module has tests ({})",
+            test.file
+        ));
+    }
+    true
 }
 
 /// Where it is recorded that the JS package `package` requires `peer` installed beside it:

@@ -428,6 +428,34 @@ pub fn pyproject_of(t: &toml::Table, text: &str) -> Vec<Declared> {
         .collect()
 }
 
+/// What a pyproject's `[build-system] requires` installs to build the package (setuptools,
+/// hatchling, Cython): the environment its `setup.py` runs in, so that file's
+/// `import setuptools` is declared there. For development, and never unused (a build backend
+/// is run, not imported).
+pub(crate) fn build_requires(t: &toml::Table, text: &str) -> Vec<Declared> {
+    let Some(requires) = toml_at(t, &["build-system", "requires"]).and_then(|r| r.as_array())
+    else {
+        return Vec::new();
+    };
+    requires
+        .iter()
+        .filter_map(|r| pep508_name(r.as_str()?))
+        .map(|name| {
+            let line = python_lines(text, name).first().copied().unwrap_or(1);
+            Declared {
+                indirect: true,
+                ..declared(
+                    Language::Python,
+                    name.to_string(),
+                    Scope::Dev,
+                    "pyproject.toml",
+                    line,
+                )
+            }
+        })
+        .collect()
+}
+
 /// The requirements files setuptools reads a pyproject's dependencies from
 /// (`[tool.setuptools.dynamic] dependencies = {file = ["requirements.txt"]}`, and each
 /// `optional-dependencies.<extra>` alike), module-relative, with what they declare for:

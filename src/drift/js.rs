@@ -136,15 +136,7 @@ pub(crate) fn workspace_bundler(
         if !workspace {
             continue;
         }
-        let tree = match at.is_empty() {
-            true => Some(root.clone()),
-            false => root
-                .lookup_entry_by_path(at)
-                .map_err(|e| SourceError::git(&snap.name, "cannot look up a workspace root", e))?
-                .filter(|e| e.mode().is_tree())
-                .and_then(|e| snap.repo.find_tree(e.object_id()).ok()),
-        };
-        let config = match tree {
+        let config = match snap.dir_tree(at)? {
             Some(tree) => source::file_names(snap, &tree)?
                 .into_iter()
                 .find(|f| super::tools::is_bundler_config(f))

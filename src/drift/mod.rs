@@ -321,6 +321,7 @@ fn module_drift(
 ) -> Vec<Finding> {
     let rec = &world.loaded.records[i];
     let mut uses = uses(world, rec, m, man);
+    python::runners_own(world, &mut uses);
     let package_json = man.package_json.as_deref().map(declared::package_json);
     if let Some((decls, _)) = &package_json {
         js_statements(world.loaded.snapshot.repo_of(m), decls, &mut uses);

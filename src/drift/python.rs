@@ -4,7 +4,7 @@
 //! `python_path.rs`.
 
 use super::explain::Probe;
-use super::{Decl, DriftKind, Finding, Manifests, UseKeys, World, declared, names};
+use super::{Decl, DriftKind, Finding, Manifests, Use, UseKeys, World, declared, names};
 use mesh_imports::{ImportKind, Language, ScannedFile};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -95,6 +95,10 @@ pub(super) fn declarations(
         }
     }
     found.extend(man.python_env.iter().map(|e| e.d.clone()));
+    // The build backend's environment, where `setup.py` runs.
+    if let (Some(t), Some(text)) = (&man.pyproject_table, &man.pyproject) {
+        found.extend(declared::build_requires(t, text));
+    }
     let installed_by_extras = through_extras(world, man, dir, &found);
     found.extend(installed_by_extras);
     // `pkg[a,b]` in pkg's own extras or groups (recursive extras) names no dependency.
@@ -102,20 +106,100 @@ pub(super) fn declarations(
         .pyproject_table
         .as_ref()
         .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503));
+    let services = man
+        .pyproject_table
+        .as_ref()
+        .map(service_stubs)
+        .unwrap_or_default();
     let decls = found
         .into_iter()
         .filter(|d| own.as_deref() != Some(names::pep503(&d.name).as_str()))
         .map(|d| {
-            let keys = world
+            let mut keys = world
                 .python_dists
                 .get(&names::pep503(&d.name))
                 .or_else(|| man.installed_python.get(&names::pep503(&d.name)))
                 .cloned()
                 .unwrap_or_else(|| names::python_keys(&d.name));
+            keys.extend(
+                (services.iter())
+                    .filter(|(dist, _)| *dist == names::pep503(&d.name))
+                    .map(|(_, key)| key.clone()),
+            );
             Decl { d, keys }
         })
         .collect();
     Some((decls, file))
+}
+
+/// Type stub bundles whose extras each install one service's stubs as a distribution of its
+/// own, with the module prefix that distribution is imported by: `boto3-stubs[s3]` installs
+/// `mypy-boto3-s3`, imported as `mypy_boto3_s3`.
+const SERVICE_STUBS: &[(&str, &str)] = &[
+    ("boto3-stubs", "mypy_boto3_"),
+    ("types-boto3", "types_boto3_"),
+    ("types-aiobotocore", "types_aiobotocore_"),
+    ("types-aioboto3", "types_aioboto3_"),
+];
+
+/// The service stub modules ([`SERVICE_STUBS`]) a pyproject's requirements ask for, in any
+/// section (dlt's dev group declares `boto3-stubs[lakeformation,s3,s3tables]`), as
+/// (the bundle's PEP 503 name, the module its extra installs).
+fn service_stubs(t: &toml::Table) -> Vec<(String, String)> {
+    fn strings<'t>(v: &'t toml::Value, out: &mut Vec<&'t str>) {
+        match v {
+            toml::Value::String(s) => out.push(s),
+            toml::Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+            toml::Value::Table(t) => t.values().for_each(|v| strings(v, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    t.values().for_each(|v| strings(v, &mut all));
+    let mut out = Vec::new();
+    for req in all {
+        let Some(name) = declared::pep508_name(req) else {
+            continue;
+        };
+        let dist = names::pep503(name);
+        if let Some((_, prefix)) = SERVICE_STUBS.iter().find(|(d, _)| *d == dist) {
+            for extra in declared::pep508_extras(req) {
+                out.push((dist.clone(), format!("{prefix}{}", extra.replace('-', "_"))));
+            }
+        }
+    }
+    out
+}
+
+/// Files a command runs, each with the module that command's own distribution provides:
+/// `noxfile.py` is run by nox, `fabfile.py` by Fabric, `dodo.py` by doit. The command is
+/// installed apart (pipx, a CI image), and the file's `import nox` comes with it.
+const RUN_BY: &[(&str, &str)] = &[
+    ("noxfile.py", "nox"),
+    ("fabfile.py", "fabric"),
+    ("dodo.py", "doit"),
+];
+
+/// Makes the import of its runner by a file a command runs ([`RUN_BY`]) optional: it uses a
+/// declaration of that name, but is never undeclared (jupyterhub's `noxfile.py`).
+pub(super) fn runners_own(world: &World, uses: &mut [Use]) {
+    for u in uses.iter_mut() {
+        if u.language != Language::Python || u.optional {
+            continue;
+        }
+        let base = u.file.rsplit('/').next().unwrap_or(u.file);
+        let top = u.key.split('.').next().unwrap_or(&u.key);
+        let Some((_, runner)) = RUN_BY.iter().find(|(f, m)| *f == base && *m == top) else {
+            continue;
+        };
+        if let Some(p) = world.probe.filter(|p| probed(p, &u.key)) {
+            p.say(format!(
+                "{} is run by the {runner} command, which brings {runner} with it: never undeclared",
+                u.file
+            ));
+        }
+        u.optional = true;
+    }
 }
 
 /// Drops the unused findings of an extra that installs a plugin of the module's own

@@ -143,8 +143,9 @@ fn tox_deps(text: &str) -> Vec<(u32, Req)> {
 }
 
 /// Pushes the requirements of tox `deps` lines: a `{[section]key}` reference
-/// (`{[testenv]test_deps}`) stands for that key's lines, each reference followed once (16 at
-/// most); a reference to another `deps` is left, as every testenv's `deps` is read already.
+/// (`{[testenv]test_deps}`, scrapy's `{[test-requirements]deps}`) stands for that key's lines,
+/// each reference followed once (16 at most); a reference to a testenv's `deps` is left, as
+/// every testenv's `deps` is read already.
 fn tox_values(
     text: &str,
     values: Vec<(u32, String)>,
@@ -162,7 +163,8 @@ fn tox_values(
         if let Some((section, key)) = reference {
             let pair = (section.to_string(), key.to_string());
             // Each reference once (a reference to itself, or many to one, is read once).
-            if key != "deps" && followed.len() < 16 && !followed.contains(&pair) {
+            let testenv = section == "testenv" || section.starts_with("testenv:");
+            if !(testenv && key == "deps") && followed.len() < 16 && !followed.contains(&pair) {
                 followed.push(pair);
                 let more = mesh_imports::setup_cfg::ini_values(text, key, |s| s == section);
                 tox_values(text, more, followed, out);
@@ -512,10 +514,7 @@ fn uv_workspace_groups(
     let Some(root) = found else {
         return Ok(Vec::new());
     };
-    let rel = match root.dir.is_empty() {
-        true => dir,
-        false => dir.strip_prefix(&format!("{}/", root.dir)).unwrap_or(dir),
-    };
+    let rel = crate::source::relative(dir, &root.dir);
     let matches = |globs: &[String]| mesh_imports::globs(globs, false).is_match(rel);
     match matches(&root.members) && !matches(&root.exclude) {
         true => Ok(root.decls),
@@ -686,7 +685,7 @@ mod tests {
 
     #[test]
     fn tox_deps_of_every_testenv_with_factors_and_toxinidir() {
-        let tox = "[tox]\nenvlist = py3{10,11}-{api,sdk}\n\n[testenv]\ndeps =\n  api: -r {toxinidir}/opentelemetry-api/test-requirements.txt\n  py3{10,11}-sdk: -r {toxinidir}/opentelemetry-sdk/test-requirements.txt\n  -c {toxinidir}/dev-requirements.txt\n  {[testenv:lint]deps}\n  distro: {[testenv]test_deps}\ncommands = pytest\ntest_deps =\n  opentelemetry-test-utils\n\n[testenv:lint]\ndeps = pylint\n\n[pytest]\ndeps = not-tox\n";
+        let tox = "[tox]\nenvlist = py3{10,11}-{api,sdk}\n\n[testenv]\ndeps =\n  api: -r {toxinidir}/opentelemetry-api/test-requirements.txt\n  py3{10,11}-sdk: -r {toxinidir}/opentelemetry-sdk/test-requirements.txt\n  -c {toxinidir}/dev-requirements.txt\n  {[testenv:lint]deps}\n  distro: {[testenv]test_deps}\ncommands = pytest\ntest_deps =\n  opentelemetry-test-utils\n  {[test-requirements]deps}\n\n[testenv:lint]\ndeps = pylint\n\n[test-requirements]\ndeps = pyftpdlib\n\n[pytest]\ndeps = not-tox\n";
         assert_eq!(
             tox_deps(tox),
             [
@@ -699,7 +698,9 @@ mod tests {
                     Req::Include("./opentelemetry-sdk/test-requirements.txt".into())
                 ),
                 (13, Req::Name("opentelemetry-test-utils".into())),
-                (16, Req::Name("pylint".into())),
+                // A section of shared lines that is no testenv (scrapy's).
+                (20, Req::Name("pyftpdlib".into())),
+                (17, Req::Name("pylint".into())),
             ]
         );
     }

@@ -363,6 +363,26 @@ impl RepoSnapshot {
             .map_err(|e| SourceError::git(&self.name, "cannot read the root tree", e))
     }
 
+    /// The tree of the directory `dir` (repository-relative, `""` the root) at the commit it
+    /// was read at, or `None` where no directory stands there.
+    pub(crate) fn dir_tree(&self, dir: &str) -> Result<Option<gix::Tree<'_>>, SourceError> {
+        let root = self.root_tree()?;
+        if dir.is_empty() {
+            return Ok(Some(root));
+        }
+        let entry = root
+            .lookup_entry_by_path(dir)
+            .map_err(|e| SourceError::git(&self.name, &format!("cannot look up {dir}"), e))?;
+        match entry.filter(|e| e.mode().is_tree()) {
+            Some(e) => self
+                .repo
+                .find_tree(e.object_id())
+                .map(Some)
+                .map_err(|e| SourceError::git(&self.name, &format!("cannot read {dir}"), e)),
+            None => Ok(None),
+        }
+    }
+
     /// The tree of module `m` (one of this repository's), at the commit it was read at.
     pub(crate) fn module_tree(&self, m: &ModuleSource) -> Result<gix::Tree<'_>, SourceError> {
         self.repo
@@ -456,6 +476,18 @@ pub(crate) fn manifest_name(repo: &str, dir: &str) -> String {
         format!("{repo}:{MODULE_MANIFEST}")
     } else {
         format!("{repo}:{dir}/{MODULE_MANIFEST}")
+    }
+}
+
+/// The path `d` (repo-relative) as seen from the directory `parent` above it: `d` itself when
+/// `parent` is the root or not above it.
+pub(crate) fn relative<'d>(d: &'d str, parent: &str) -> &'d str {
+    match parent.is_empty() {
+        true => d,
+        false => d
+            .strip_prefix(parent)
+            .and_then(|r| r.strip_prefix('/'))
+            .unwrap_or(d),
     }
 }
 

@@ -2466,3 +2466,124 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
         "{e}"
     );
 }
+
+/// Round 16's remaining classes: configs in the directories above a package (redux-toolkit's
+/// root `.eslintrc.js`, effect's root vitest `projects`, a root `netlify.toml` building the
+/// site below), git hook tools configured in package.json, GraphQL Code Generator's plugins
+/// by short name, a test runner's ambient `@types`; in Python, tox's shared sections
+/// (scrapy), `setup.py` in the build backend's environment and `noxfile.py` under nox
+/// (jupyterhub), and a stub bundle's service extras (dlt).
+#[test]
+fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    t.write(
+        "ws/package.json",
+        "{\"private\": true, \"workspaces\": [\"packages/*\", \"site\"]}\n",
+    );
+    t.write(
+        "ws/.eslintrc.js",
+        "module.exports = {\n  extends: ['prettier'],\n  rules: { 'react-hooks/exhaustive-deps': 'warn' },\n}\n",
+    );
+    t.write(
+        "ws/vitest.config.ts",
+        "export default { test: { projects: [{ test: { environment: 'jsdom' } }] } }\n",
+    );
+    t.write(
+        "ws/netlify.toml",
+        "[build]\nbase = \"site\"\n\n[[plugins]]\npackage = \"netlify-plugin-cache\"\n",
+    );
+    module(&t, "packages/kit", "kit");
+    t.write(
+        "ws/packages/kit/package.json",
+        r#"{"name": "kit", "scripts": {"lint": "eslint src", "test": "vitest"},
+  "devDependencies": {"eslint": "9", "vitest": "3", "eslint-config-prettier": "9",
+    "eslint-plugin-react-hooks": "5", "jsdom": "26", "husky": "4", "pretty-quick": "4",
+    "@types/jest": "29", "@testing-library/react": "16", "stale-dev": "1"},
+  "husky": {"hooks": {"pre-commit": "pretty-quick --staged"}}}
+"#,
+    );
+    t.write("ws/packages/kit/tsconfig.json", "{}\n");
+    t.write("ws/packages/kit/src/index.ts", "export const x = 1\n");
+    t.write(
+        "ws/packages/kit/src/index.test.tsx",
+        "import { render } from '@testing-library/react'\ndescribe('x', () => { it('renders', () => render(null)) })\n",
+    );
+    // A tsconfig that lists `types` loads only those: `@types/jest` is unused there.
+    module(&t, "packages/typed", "typed");
+    t.write(
+        "ws/packages/typed/package.json",
+        r#"{"name": "typed", "devDependencies": {"@types/jest": "29", "@testing-library/react": "16"}}"#,
+    );
+    t.write(
+        "ws/packages/typed/tsconfig.json",
+        "{\"compilerOptions\": {\"types\": [\"node\"]}}\n",
+    );
+    t.write("ws/packages/typed/src/index.ts", "export const y = 2\n");
+    t.write(
+        "ws/packages/typed/src/index.test.tsx",
+        "import { render } from '@testing-library/react'\nrender(null)\n",
+    );
+    module(&t, "packages/gql", "gql");
+    t.write(
+        "ws/packages/gql/package.json",
+        r#"{"name": "gql", "scripts": {"codegen": "graphql-codegen"},
+  "devDependencies": {"@graphql-codegen/cli": "5", "@graphql-codegen/typescript-operations": "4",
+    "@graphql-codegen/near-operation-file-preset": "3"}}
+"#,
+    );
+    t.write(
+        "ws/packages/gql/codegen.yml",
+        "schema: schema.graphql\ngenerates:\n  src/:\n    preset: near-operation-file # beside each\n    plugins:\n      - typescript-operations\n",
+    );
+    t.write("ws/packages/gql/src/index.ts", "export const z = 3\n");
+    module(&t, "site", "site");
+    t.write(
+        "ws/site/package.json",
+        r#"{"name": "site", "devDependencies": {"netlify-plugin-cache": "1"}}"#,
+    );
+    t.write("ws/site/src/index.js", "export const page = 1\n");
+    module(&t, "py", "py");
+    t.write(
+        "ws/py/pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools>=77\", \"setuptools-scm\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"py\"\ndependencies = []\n\n[dependency-groups]\ndev = [\"boto3-stubs[s3]\"]\n",
+    );
+    t.write(
+        "ws/py/setup.py",
+        "import setuptools\nimport setuptools_scm\nsetuptools.setup()\n",
+    );
+    t.write(
+        "ws/py/noxfile.py",
+        "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
+    );
+    t.write(
+        "ws/py/tox.ini",
+        "[test-requirements]\ndeps =\n    pyftpdlib >= 2.0.1\n\n[testenv]\ndeps =\n    {[test-requirements]deps}\ncommands = pytest\n",
+    );
+    t.write(
+        "ws/py/tests/test_ftp.py",
+        "import pyftpdlib\nimport mypy_boto3_s3\n",
+    );
+    t.write("ws/py/py/__init__.py", "import requests\n");
+    t.empty_repo("ws");
+    t.commit("ws", "round 16 shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "kit unused stale-dev",
+            "py undeclared requests",
+            "typed unused @types/jest"
+        ],
+        "{found:?}"
+    );
+    assert!(unsure(&v).is_empty(), "{:?}", unsure(&v));
+    let e = explained(&t, "kit", "@types/jest");
+    assert!(e.contains("test runner's globals"), "{e}");
+    let e = explained(&t, "kit", "pretty-quick");
+    assert!(e.contains("pretty-quick --staged"), "{e}");
+    let e = explained(&t, "py", "nox");
+    assert!(e.contains("run by the nox command"), "{e}");
+}

@@ -100,6 +100,7 @@ const CONFIG_HOSTS: &[(&str, &str)] = &[
     ("astro.config.", "astro"),
     ("ava.config.", "ava"),
     ("biome.json", "@biomejs/biome"),
+    ("codegen.", "@graphql-codegen/cli"),
     ("commitlint.config.", "@commitlint/cli"),
     ("cypress.config.", "cypress"),
     ("docusaurus.config.", "@docusaurus/core"),
@@ -177,6 +178,106 @@ pub(crate) fn is_js_config(file: &str) -> bool {
         || file.starts_with(".prettierrc")
         || file == "angular.json"
         || (file.starts_with("tsconfig") && file.ends_with(".json"))
+}
+
+/// Configs a tool also reads for the packages below them, by the file's name, with the
+/// commands that run the tool there: ESLint and Prettier look upwards from the file they
+/// check (a member's `lint` script runs eslint, which reads the workspace root's
+/// `.eslintrc.js`); a workspace root's vitest or jest config gives its projects their test
+/// environment; Netlify's `netlify.toml` builds the site below it (its `base`) with the
+/// `[[plugins]]` it names, whatever the site's commands.
+const READ_FROM_BELOW: &[(&str, &[&str])] = &[
+    (".eslintrc", &["eslint"]),
+    ("eslint.config.", &["eslint"]),
+    (".prettierrc", &["prettier", "pretty-quick"]),
+    ("prettier.config.", &["prettier", "pretty-quick"]),
+    ("vitest.config.", &["vitest"]),
+    ("vitest.workspace.", &["vitest"]),
+    ("jest.config.", &["jest"]),
+    ("netlify.toml", &[]),
+];
+
+/// The commands that make a package below the config file `file` read it, when it is one of
+/// [`READ_FROM_BELOW`] (empty: every package below reads it).
+pub(crate) fn read_from_below(file: &str) -> Option<&'static [&'static str]> {
+    READ_FROM_BELOW
+        .iter()
+        .find(|(prefix, _)| file.starts_with(prefix))
+        .map(|(_, commands)| *commands)
+}
+
+/// Whether the config `file` read from a directory above gives its members only its test
+/// environments ([`test_environments`]): a test runner's config also names aliases, setup
+/// files and plugins of its own directory's packages.
+pub(crate) fn gives_environments_only(file: &str) -> bool {
+    file.starts_with("vitest.") || file.starts_with("jest.")
+}
+
+/// The test environments a vitest or jest config names (`environment: "jsdom"`,
+/// `testEnvironment: 'node'`), in every project.
+pub(crate) fn test_environments(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("nvironment") {
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at + "nvironment".len()..];
+        if !matches!(before, Some('e' | 'E')) {
+            continue;
+        }
+        let value = rest
+            .trim_start_matches(['"', '\''])
+            .trim_start()
+            .strip_prefix(':')
+            .map(str::trim_start);
+        let Some(value) = value else { continue };
+        let Some(quote) = value
+            .chars()
+            .next()
+            .filter(|c| matches!(c, '"' | '\'' | '`'))
+        else {
+            continue;
+        };
+        if let Some((name, _)) = value[1..].split_once(quote) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+/// Whether a module-root file is GraphQL Code Generator's config (`codegen.yml`,
+/// `codegen.ts`): its `plugins` and `preset` name packages by short name
+/// (`typescript-operations` → `@graphql-codegen/typescript-operations`).
+pub(crate) fn is_graphql_codegen_config(file: &str) -> bool {
+    file.strip_prefix("codegen.")
+        .is_some_and(|ext| ["yml", "yaml", "json", "ts", "js", "mjs", "cjs"].contains(&ext))
+}
+
+/// The words of a YAML config: each key and value, unquoted (a list item's too), comments
+/// left out. YAML names packages without quotes (`plugins:\n  - typescript-operations`).
+pub(crate) fn yaml_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = match line.find(" #") {
+            Some(at) => &line[..at],
+            None => line,
+        };
+        let line = line.trim();
+        if line.starts_with('#') {
+            continue;
+        }
+        let item = line.strip_prefix("- ").unwrap_or(line);
+        let (key, value) = match item.split_once(": ") {
+            Some((k, v)) => (k, v),
+            None => (item.strip_suffix(':').unwrap_or(item), ""),
+        };
+        for w in [key, value] {
+            let w = w.trim().trim_matches(|c| c == '"' || c == '\'');
+            if !w.is_empty() {
+                out.push(w.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// Whether a babel config file (babel reads these by name).
@@ -305,6 +406,17 @@ pub(super) fn completions(s: &str) -> Vec<String> {
         out.push("@edge-runtime/vm".to_string());
     }
     if s.contains('/') && !s.starts_with('@') {
+        // An ESLint rule of a plugin, `react-hooks/exhaustive-deps`, is the plugin's
+        // (`eslint-plugin-react-hooks`).
+        if let Some((plugin, rule)) = s.split_once('/')
+            && [plugin, rule].iter().all(|w| {
+                !w.is_empty()
+                    && w.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            })
+        {
+            out.push(format!("eslint-plugin-{plugin}"));
+        }
         return out;
     }
     const PREFIXES: &[&str] = &[
@@ -344,7 +456,8 @@ pub(super) fn completions(s: &str) -> Vec<String> {
 /// How tools complete a plugin's short name in their configs to its package (`{}` is the
 /// name): vitest's coverage and browser providers and environments, WebdriverIO's runner,
 /// framework, reporters and services, karma's frameworks and launchers, docusaurus's presets,
-/// plugins and themes, prettier's, remark's and rehype's plugins, stylelint's configs.
+/// plugins and themes, prettier's, remark's and rehype's plugins, stylelint's configs, GraphQL
+/// Code Generator's plugins and presets.
 const SHORT_NAMES: &[&str] = &[
     "@vitest/coverage-{}",
     "@vitest/browser-{}",
@@ -364,6 +477,8 @@ const SHORT_NAMES: &[&str] = &[
     "remark-{}",
     "rehype-{}",
     "stylelint-config-{}",
+    "@graphql-codegen/{}",
+    "@graphql-codegen/{}-preset",
 ];
 
 /// Whether a module-root file is MkDocs' config: `mkdocs.yml`, or one of a set split by
@@ -459,6 +574,28 @@ impl MkDocs {
 mod tests {
     use super::*;
     use crate::drift::tools::is_command_file;
+
+    #[test]
+    fn a_test_runner_config_names_its_projects_environments_and_yaml_its_plugins() {
+        let vitest = "export default defineConfig({ test: { projects: [\n  { test: { environment: \"jsdom\" } },\n  { test: { environment: 'happy-dom', alias: { '@x/y': 'z' } } },\n] } })\n";
+        assert_eq!(test_environments(vitest), ["jsdom", "happy-dom"]);
+        assert_eq!(
+            test_environments("{\"testEnvironment\": \"node\", \"environmentOptions\": {}}"),
+            ["node"]
+        );
+        assert!(gives_environments_only("vitest.config.ts"));
+        assert_eq!(read_from_below(".eslintrc.js"), Some(&["eslint"][..]));
+        assert_eq!(read_from_below("netlify.toml"), Some(&[][..]));
+        assert_eq!(read_from_below("package.json"), None);
+        let yaml = "# codegen\ngenerates:\n  src/:\n    preset: near-operation-file # x\n    plugins:\n      - 'typescript-operations'\n      - add:\n          content: '// hi'\n";
+        let words = yaml_words(yaml);
+        for w in ["near-operation-file", "typescript-operations", "add"] {
+            assert!(words.contains(&w.to_string()), "{w}: {words:?}");
+        }
+        assert!(!words.iter().any(|w| w.contains("codegen")));
+        assert!(is_graphql_codegen_config("codegen.yml"));
+        assert!(!is_graphql_codegen_config("codegen.rs"));
+    }
 
     #[test]
     fn test_setup_files_are_named_by_runner_configs_and_by_their_names() {

@@ -104,6 +104,9 @@ pub struct ToolEvidence {
     /// A `tsconfig.json` is there: `typescript` compiles it, and `@types/node` types the
     /// Node globals its code uses without an import.
     pub tsconfig: bool,
+    /// A tsconfig at the module's root lists `compilerOptions.types`: TypeScript then loads
+    /// only those `@types` packages, not every one installed.
+    pub tsconfig_lists_types: bool,
     /// The keys of pyproject.toml's `[tool]` table, PEP 503-normalized.
     pub python_tools: Vec<String>,
     /// The distributions (PEP 503) pyproject.toml's development extras list (`dev`, `test`,
@@ -421,6 +424,7 @@ pub(super) fn evidence(
         package_json_tools(v, &mut e);
         e.bundler_script = bundler_script(snap, tree, v)?;
         (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, v);
+        configs_above(snap, &m.dir, &mut e)?;
     }
     if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
         e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
@@ -434,6 +438,60 @@ pub(super) fn evidence(
         .map(|n| names::pep503(&n))
         .collect();
     Ok(e)
+}
+
+/// Adds the strings of the configs in the directories above the module `dir` (to the
+/// repository's root) that its tools read for it ([`configs::read_from_below`]): those of
+/// tools its commands run, and of a test runner only the environments. Read after the
+/// module's own commands.
+fn configs_above(
+    snap: &RepoSnapshot,
+    dir: &str,
+    e: &mut ToolEvidence,
+) -> std::result::Result<(), SourceError> {
+    let Some(above) = crate::source::above(dir) else {
+        return Ok(());
+    };
+    let words: std::collections::HashSet<&str> =
+        e.commands.lines().flat_map(command_words).collect();
+    let mut strings = Vec::new();
+    for at in crate::source::ancestors(above) {
+        let Some(tree) = snap.dir_tree(at)? else {
+            continue;
+        };
+        for f in &crate::source::file_names(snap, &tree)? {
+            let Some(commands) = configs::read_from_below(f) else {
+                continue;
+            };
+            let run = commands.is_empty() || commands.iter().any(|c| words.contains(c));
+            let environments = configs::gives_environments_only(f);
+            if !run && !environments {
+                continue;
+            }
+            let Some(text) = blob_text(snap, &tree, f)? else {
+                continue;
+            };
+            // A workspace root's test runner runs a member it names as a project (effect's
+            // `project("@effect/atom-react", "packages/atom/react", …)`), whatever the
+            // member's own commands.
+            let member = crate::source::relative(dir, at);
+            let names_member = || {
+                quoted_strings(&text).iter().any(|s| {
+                    let s = s.trim_start_matches("./").trim_end_matches('/');
+                    s == member || s.starts_with(&format!("{member}/"))
+                })
+            };
+            match environments {
+                true if run || names_member() => {
+                    strings.extend(configs::test_environments(&text));
+                }
+                true => {}
+                false => strings.extend(config_strings(f, &text)),
+            }
+        }
+    }
+    e.config_strings.extend(strings);
+    Ok(())
 }
 
 /// Adds the JS tool configs and command files at the module's root to `e`.
@@ -455,6 +513,15 @@ fn root_files(
                 None => e.mkdocs = Some(config),
             }
         }
+        if configs::is_graphql_codegen_config(f)
+            && let Some(text) = blob_text(snap, tree, f)?
+        {
+            e.config_strings
+                .extend(match f.ends_with(".yml") || f.ends_with(".yaml") {
+                    true => configs::yaml_words(&text),
+                    false => config_strings(f, &text),
+                });
+        }
         let (config, command) = (is_js_config(f), is_command_file(f));
         if !config && !command {
             continue;
@@ -474,7 +541,9 @@ fn root_files(
             // `importHelpers` makes the compiled output import its helpers from `tslib`;
             // `"types": ["bun"]` loads `@types/bun`.
             if f.starts_with("tsconfig") {
-                e.config_strings.extend(configs::tsconfig_types(&text));
+                let types = configs::tsconfig_types(&text);
+                e.tsconfig_lists_types |= !types.is_empty();
+                e.config_strings.extend(types);
                 let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
                 if squeezed.contains("\"importHelpers\":true") {
                     e.config_strings.push("tslib".to_string());
@@ -633,7 +702,23 @@ fn package_json_tools(v: &serde_json::Value, e: &mut ToolEvidence) {
     if let Some(jest) = v.get("jest") {
         e.test_setup.extend(setup_strings(&jest.to_string()));
     }
+    // Git hook tools read their config from a key of package.json, whose strings are the
+    // commands each hook runs (husky 4's `"husky": {"hooks": {"pre-commit": "pretty-quick
+    // --staged"}}`, lint-staged's globs): the tool is configured, and what it runs is used.
+    for key in GIT_HOOK_KEYS {
+        if let Some(k) = v.get(key) {
+            e.config_hosts
+                .push((key.to_string(), "package.json".to_string()));
+            for c in quoted_strings(&k.to_string()) {
+                e.commands.push_str(&c);
+                e.commands.push('\n');
+            }
+        }
+    }
 }
+
+/// The package.json keys git hook tools read their config from, each the tool's package name.
+const GIT_HOOK_KEYS: &[&str] = &["husky", "lint-staged", "nano-staged", "simple-git-hooks"];
 
 /// Gives each JS workspace root (a package.json with `workspaces`, or a
 /// `pnpm-workspace.yaml` beside it) the commands, config strings and configs' tools of the
@@ -818,9 +903,15 @@ mod tests {
                 .contains(&"@typescript-eslint/eslint-plugin".to_string())
         );
         assert_eq!(
-            completions("jest-preset-angular/presets"),
-            ["jest-preset-angular"]
+            completions("jest-preset-angular/presets")[0],
+            "jest-preset-angular"
         );
+        // An ESLint rule names its plugin.
+        assert!(
+            completions("react-hooks/exhaustive-deps")
+                .contains(&"eslint-plugin-react-hooks".to_string())
+        );
+        assert!(!completions("src/index.ts").contains(&"eslint-plugin-src".to_string()));
         // ESLint's legacy `extends` of a plugin's config (TanStack's examples).
         assert!(
             completions("plugin:@tanstack/query/recommended")
