@@ -24,6 +24,9 @@ pub(super) struct Around<'a> {
     pub probe: Option<&'a Probe>,
     /// The repository's file and directory names, which an undeclared import may be.
     pub local: &'a super::doubt::LocalNames,
+    /// A test file of the module, by its name (`*.test.*`, `*.spec.*`, `__tests__/`, a
+    /// `test/` directory): JS test runners' globals are used there.
+    pub test_file: Option<&'a str>,
 }
 
 impl<'a> Around<'a> {
@@ -37,6 +40,7 @@ impl<'a> Around<'a> {
             js_peers: None,
             probe: world.probe,
             local: &world.no_local_names,
+            test_file: None,
         }
     }
 }
@@ -280,7 +284,7 @@ fn declared_findings(
         // a use by tests, the links are why it is declared for shipping (rustdoc resolves them
         // against the normal dependencies), so it is not dev-only.
         if used.iter().all(|u| u.doc_link) {
-            let tool = tools.uses(&d.d, &all) || ambient_test_types(d, uses, around);
+            let tool = tools.uses(&d.d, &all) || ambient_test_types(d, around);
             let peer = match tool || d.d.indirect {
                 true => None,
                 false => peer_of_used(d, false),
@@ -325,29 +329,42 @@ fn declared_findings(
     }
 }
 
+/// Whether the file at `path` is a JS test by its name: `*.test.*`, `*.spec.*`, in
+/// `__tests__/` or a `test/` or `tests/` directory.
+pub(super) fn is_js_test_file(path: &str) -> bool {
+    [".test.", ".spec.", "__tests__/"]
+        .iter()
+        .any(|p| path.contains(p))
+        || ["test/", "tests/"]
+            .iter()
+            .any(|p| path.starts_with(p) || path.contains(&format!("/{p}")))
+}
+
 /// The `@types` packages of test runners' globals (`describe`, `it`, `expect`), which tests
 /// use without an import.
 const TEST_GLOBAL_TYPES: &[&str] = &["@types/jest", "@types/jasmine", "@types/mocha"];
 
-/// Whether `d` types a test runner's globals and the module has tests to use them: with a
-/// tsconfig that lists no `types`, TypeScript loads every `@types` package installed, and a
-/// test calls `describe` with no import naming its runner (a Create React App's `App.test.tsx`
-/// runs under `react-scripts test`).
-fn ambient_test_types(d: &Decl, uses: &[&Use], around: &Around) -> bool {
+/// Whether `d` types a test runner's globals and the module has tests run by that runner to
+/// use them: with a tsconfig that sets no `types`, TypeScript loads every `@types` package
+/// installed, and a test calls `describe` with no import naming its runner (a Create React
+/// App's `App.test.tsx` runs under `react-scripts test`). A leftover `@types/jest` in a
+/// package whose tests moved to vitest stays unused.
+fn ambient_test_types(d: &Decl, around: &Around) -> bool {
     let tools = around.tools;
     if !TEST_GLOBAL_TYPES.contains(&d.d.name.as_str())
         || !tools.tsconfig
         || tools.tsconfig_lists_types
+        || !tools.runs_tests_with(&d.d.name)
     {
         return false;
     }
-    let Some(test) = uses.iter().find(|u| u.kind == ImportKind::Dev) else {
+    let Some(test) = around.test_file else {
         return false;
     };
     if let Some(p) = around.probe.filter(|p| p.names(&d.d.name)) {
         p.say(format!(
             "it types a test runner's globals, which tests use with no import, and TypeScript loads it (no tsconfig lists `types`): the module has tests ({})",
-            test.file
+            test
         ));
     }
     true
@@ -532,6 +549,9 @@ fn describe(u: &Use) -> String {
             }
             Language::Rust if u.glob_scoped => {
                 "beside a glob import (`use x::*`), which may bring a module of this name"
+            }
+            Language::Python if super::python::runner_of(u.file, &u.key).is_some() => {
+                "in a file its own command runs (nox runs noxfile.py), which brings it"
             }
             Language::Rust => "in a macro's body: it resolves where the macro expands",
             Language::Js if super::js::component_runtime(u.file) == Some(&*u.key) => {

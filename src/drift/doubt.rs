@@ -126,12 +126,20 @@ pub(super) fn undeclared(
     dir: &str,
     local: &LocalNames,
 ) -> Option<String> {
+    let first = uses.first()?;
+    // wasmtime's `bindgen!({ … })` makes the modules (`exports`, `types`) the paths beside it
+    // start with: a crate or the macro's output, which only expanding it tells.
+    if lang == Language::Rust && uses.iter().all(|u| u.macro_scoped) {
+        return Some(format!(
+            "{} stands beside an item macro's call in its module (`bindgen!`, `from_witx!`), whose output may be a module of this name",
+            first.evidence()
+        ));
+    }
     // Rust's and Go's examples are compiled by the build tool's own test command: an
     // undeclared import there breaks `cargo test`, so it is a fact.
     if !matches!(lang, Language::Js | Language::Python) {
         return None;
     }
-    let first = uses.first()?;
     let prefix = format!("{dir}/");
     let rel = |u: &Use| match dir.is_empty() {
         true => u.file.to_string(),

@@ -169,6 +169,8 @@ fn run(
                 .extend(python_env::hatch_envs(envs, text, "hatch.toml"));
         }
     }
+    // Configs above a package, by its own commands: before a root takes its members'.
+    tools::configs_above(snapshot, &mut manifests)?;
     tools::workspace_tools(snapshot, &mut manifests);
     tools::workspace_bins(&mut manifests);
     // A JS package with no build command and no bundler config of its own is built by the
@@ -321,7 +323,6 @@ fn module_drift(
 ) -> Vec<Finding> {
     let rec = &world.loaded.records[i];
     let mut uses = uses(world, rec, m, man);
-    python::runners_own(world, &mut uses);
     let package_json = man.package_json.as_deref().map(declared::package_json);
     if let Some((decls, _)) = &package_json {
         js_statements(world.loaded.snapshot.repo_of(m), decls, &mut uses);
@@ -342,6 +343,9 @@ fn module_drift(
                 .local_names
                 .get(m.repo)
                 .unwrap_or(&world.no_local_names),
+            test_file: (rec.files.iter())
+                .find(|f| f.language == lang && compare::is_js_test_file(&f.path))
+                .map(|f| f.path.as_str()),
         };
         compare(m, lang, &decls, &uses, manifest, &around, out);
     };

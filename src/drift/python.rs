@@ -4,7 +4,7 @@
 //! `python_path.rs`.
 
 use super::explain::Probe;
-use super::{Decl, DriftKind, Finding, Manifests, Use, UseKeys, World, declared, names};
+use super::{Decl, DriftKind, Finding, Manifests, UseKeys, World, declared, names};
 use mesh_imports::{ImportKind, Language, ScannedFile};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -180,26 +180,16 @@ const RUN_BY: &[(&str, &str)] = &[
     ("dodo.py", "doit"),
 ];
 
-/// Makes the import of its runner by a file a command runs ([`RUN_BY`]) optional: it uses a
-/// declaration of that name, but is never undeclared (jupyterhub's `noxfile.py`).
-pub(super) fn runners_own(world: &World, uses: &mut [Use]) {
-    for u in uses.iter_mut() {
-        if u.language != Language::Python || u.optional {
-            continue;
-        }
-        let base = u.file.rsplit('/').next().unwrap_or(u.file);
-        let top = u.key.split('.').next().unwrap_or(&u.key);
-        let Some((_, runner)) = RUN_BY.iter().find(|(f, m)| *f == base && *m == top) else {
-            continue;
-        };
-        if let Some(p) = world.probe.filter(|p| probed(p, &u.key)) {
-            p.say(format!(
-                "{} is run by the {runner} command, which brings {runner} with it: never undeclared",
-                u.file
-            ));
-        }
-        u.optional = true;
-    }
+/// The command that runs the Python file `file` and brings the module `key` imports with it
+/// ([`RUN_BY`]): such an import uses a declaration of its name but is never undeclared
+/// (jupyterhub's `noxfile.py`).
+pub(super) fn runner_of(file: &str, key: &str) -> Option<&'static str> {
+    let base = file.rsplit('/').next().unwrap_or(file);
+    let top = key.split('.').next().unwrap_or(key);
+    RUN_BY
+        .iter()
+        .find(|(f, m)| *f == base && *m == top)
+        .map(|(_, m)| *m)
 }
 
 /// Drops the unused findings of an extra that installs a plugin of the module's own

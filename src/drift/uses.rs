@@ -41,6 +41,8 @@ pub(super) struct Use<'a> {
     pub(super) stylesheet: bool,
     /// A Rust path beside a glob import that may bring a module of its name (optional too).
     pub(super) glob_scoped: bool,
+    /// A Rust path beside an item macro's call (see [`mesh_imports::Import::macro_scoped`]).
+    pub(super) macro_scoped: bool,
     /// A crate a Rust intra-doc link names (optional too, of its file's kind).
     pub(super) doc_link: bool,
     /// A Python import inside a function's body (see `Import::in_function`).
@@ -77,6 +79,7 @@ impl<'a> Use<'a> {
             answered_apart: None,
             stylesheet: false,
             glob_scoped: false,
+            macro_scoped: false,
             doc_link: false,
             in_function: false,
             prefix: false,
@@ -372,6 +375,9 @@ fn new_use<'a>(
 ) -> Use<'a> {
     let text = imp.text.trim_start();
     let js = f.language == Language::Js;
+    // `import nox` in the noxfile nox runs: the command brings it.
+    let run_by_runner =
+        f.language == Language::Python && super::python::runner_of(&f.path, &key).is_some();
     // rustdoc resolves an intra-doc link against the normal dependencies: shipped code's use.
     let kind = match imp.in_doc_link {
         true => file_kind,
@@ -387,13 +393,15 @@ fn new_use<'a>(
             || imp.in_macro
             || imp.prefix
             || imp.glob_scoped
-            || imp.in_doc_link,
+            || imp.in_doc_link
+            || run_by_runner,
         build_script,
         type_only: js && js::type_only_text(&f.path, text),
         continued: js && text.starts_with('}'),
         answered_apart: None,
         stylesheet: js && mesh_imports::style::syntax_of(&f.path).is_some(),
         glob_scoped: imp.glob_scoped,
+        macro_scoped: imp.macro_scoped,
         doc_link: imp.in_doc_link,
         in_function: imp.in_function,
         prefix: imp.prefix,
@@ -444,13 +452,14 @@ fn push_first<'a>(out: &mut Vec<Use<'a>>, seen: &mut HashSet<(Cow<'a, str>, u16)
         u.answered_apart.is_some(),
         u.stylesheet,
         u.glob_scoped,
+        u.macro_scoped,
         u.doc_link,
         u.in_function,
         u.prefix,
     ]
     .iter()
     .fold(0u16, |acc, &b| (acc << 1) | u16::from(b));
-    let alike = (lang * 3 + kind) << 10 | flags;
+    let alike = (lang * 3 + kind) << 11 | flags;
     if seen.insert((u.key.clone(), alike)) {
         out.push(u);
     }

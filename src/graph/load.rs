@@ -781,6 +781,7 @@ mod tests {
                 in_macro: false,
                 in_doc: false,
                 glob_scoped: false,
+                macro_scoped: false,
                 in_doc_link: false,
                 in_function: false,
                 generated: false,

@@ -2487,7 +2487,17 @@ fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
     );
     t.write(
         "ws/vitest.config.ts",
-        "export default { test: { projects: [{ test: { environment: 'jsdom' } }] } }\n",
+        "export default { test: { projects: [\n  { test: { root: './packages/kit', environment: 'jsdom' } },\n  // { test: { root: './packages/api', environment: 'happy-dom' } },\n] } }\n",
+    );
+    // jest stops at a package's own package.json: a root config that names no project is
+    // not the member's.
+    t.write(
+        "ws/jest.config.js",
+        "module.exports = { testEnvironment: 'node' }\n",
+    );
+    t.write(
+        "ws/.prettierrc",
+        "{\"plugins\": [\"prettier-plugin-tailwindcss\"]}\n",
     );
     t.write(
         "ws/netlify.toml",
@@ -2496,8 +2506,8 @@ fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
     module(&t, "packages/kit", "kit");
     t.write(
         "ws/packages/kit/package.json",
-        r#"{"name": "kit", "scripts": {"lint": "eslint src", "test": "vitest"},
-  "devDependencies": {"eslint": "9", "vitest": "3", "eslint-config-prettier": "9",
+        r#"{"name": "kit", "scripts": {"lint": "eslint src", "test": "react-scripts test"},
+  "devDependencies": {"eslint": "9", "react-scripts": "5", "eslint-config-prettier": "9",
     "eslint-plugin-react-hooks": "5", "jsdom": "26", "husky": "4", "pretty-quick": "4",
     "@types/jest": "29", "@testing-library/react": "16", "stale-dev": "1"},
   "husky": {"hooks": {"pre-commit": "pretty-quick --staged"}}}
@@ -2537,6 +2547,48 @@ fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
         "schema: schema.graphql\ngenerates:\n  src/:\n    preset: near-operation-file # beside each\n    plugins:\n      - typescript-operations\n",
     );
     t.write("ws/packages/gql/src/index.ts", "export const z = 3\n");
+    // The nearest config wins: a package with its own `.prettierrc` or `eslint.config.js`
+    // reads no config above; a site is Netlify's only where it is the `base`.
+    module(&t, "packages/own", "own");
+    t.write(
+        "ws/packages/own/package.json",
+        r#"{"name": "own", "scripts": {"fmt": "prettier --check .", "lint": "eslint ."},
+  "dependencies": {"ms": "2"},
+  "devDependencies": {"prettier": "3", "eslint": "9", "prettier-plugin-tailwindcss": "0.6",
+    "eslint-config-prettier": "9", "netlify-plugin-cache": "1"}}
+"#,
+    );
+    t.write("ws/packages/own/.prettierrc", "{}\n");
+    t.write("ws/packages/own/eslint.config.js", "export default []\n");
+    t.write(
+        "ws/packages/own/src/index.js",
+        "import ms from 'ms'\nexport const o = ms\n",
+    );
+    // A rule-shaped string outside an ESLint config, a codegen script that is no config, the
+    // globals' types of a runner that does not run, `packages/api`'s jest environment.
+    module(&t, "packages/api", "api");
+    t.write(
+        "ws/packages/api/package.json",
+        r#"{"name": "api", "scripts": {"test": "jest", "gen": "sh codegen.sh", "build": "vite build"},
+  "dependencies": {"ms": "2"},
+  "devDependencies": {"jest": "29", "vite": "6", "vitest": "3", "jest-environment-jsdom": "29",
+    "eslint-plugin-react": "7", "@graphql-codegen/cli": "5", "@types/mocha": "10"}}
+"#,
+    );
+    t.write(
+        "ws/packages/api/vite.config.ts",
+        "export default { optimizeDeps: { include: ['react/jsx-runtime'] } }\n",
+    );
+    t.write("ws/packages/api/codegen.sh", "echo none\n");
+    t.write("ws/packages/api/tsconfig.json", "{}\n");
+    t.write(
+        "ws/packages/api/src/index.ts",
+        "import ms from 'ms'\nexport const a = ms\n",
+    );
+    t.write(
+        "ws/packages/api/src/index.test.ts",
+        "import { describe } from 'vitest'\ndescribe('a', () => {})\n",
+    );
     module(&t, "site", "site");
     t.write(
         "ws/site/package.json",
@@ -2564,6 +2616,8 @@ fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
         "ws/py/tests/test_ftp.py",
         "import pyftpdlib\nimport mypy_boto3_s3\n",
     );
+    // A test's own `import nox` is owed, whatever the noxfile's.
+    t.write("ws/py/tests/test_nox.py", "import nox\n");
     t.write("ws/py/py/__init__.py", "import requests\n");
     t.empty_repo("ws");
     t.commit("ws", "round 16 shapes");
@@ -2573,7 +2627,15 @@ fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
     assert_eq!(
         found,
         [
+            "api unused @graphql-codegen/cli",
+            "api unused @types/mocha",
+            "api unused eslint-plugin-react",
+            "api unused jest-environment-jsdom",
             "kit unused stale-dev",
+            "own unused eslint-config-prettier",
+            "own unused netlify-plugin-cache",
+            "own unused prettier-plugin-tailwindcss",
+            "py undeclared nox",
             "py undeclared requests",
             "typed unused @types/jest"
         ],
@@ -2585,5 +2647,5 @@ fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
     let e = explained(&t, "kit", "pretty-quick");
     assert!(e.contains("pretty-quick --staged"), "{e}");
     let e = explained(&t, "py", "nox");
-    assert!(e.contains("run by the nox command"), "{e}");
+    assert!(e.contains("in a file its own command runs"), "{e}");
 }

@@ -115,6 +115,10 @@ pub struct Import {
     /// a crate. Drift counts it as a use of what the module declares but never makes the
     /// module owe a declaration, as [`Import::in_macro`].
     pub glob_scoped: bool,
+    /// A Rust path beside an item macro's call in the same module (`bindgen!({ … });` then
+    /// `exports::…`, wiggle's `from_witx!` then `types::…`): the macro's output may bring a
+    /// module of its first name, which only expanding it tells. Drift is unsure it is owed.
+    pub macro_scoped: bool,
     /// A crate an intra-doc link of a `///` or `//!` comment names
     /// (`[x](criterion::BenchmarkId)`): rustdoc resolves it against the normal dependencies,
     /// so drift counts it as shipped code's use of a declared crate, never as one owed. Its
@@ -263,6 +267,8 @@ pub(crate) struct Collector<'a> {
     macros: Vec<(usize, usize)>,
     /// Offsets of names a glob import may bring (see [`Import::glob_scoped`]).
     globbed: Vec<usize>,
+    /// Offsets of names an item macro's output may bring (see [`Import::macro_scoped`]).
+    macro_scoped: Vec<usize>,
     /// Offsets of imports optional by themselves (a JSDoc comment's): one each, where a
     /// range each would make every import scan them all.
     optional_at: Vec<usize>,
@@ -292,6 +298,7 @@ impl<'a> Collector<'a> {
             statements: Vec::new(),
             macros: Vec::new(),
             globbed: Vec::new(),
+            macro_scoped: Vec::new(),
             optional_at: Vec::new(),
             functions: Vec::new(),
             generated: Vec::new(),
@@ -327,7 +334,12 @@ impl<'a> Collector<'a> {
         }
     }
 
-    /// Marks the name pushed at `offset` as one a glob import in scope may bring.
+    /// Marks the name pushed at `offset` as one an item macro's output may bring.
+    pub fn macro_scoped(&mut self, offset: usize) {
+        self.macro_scoped.push(offset);
+    }
+
+    /// Marks the name at `offset` as one a glob import in scope may bring.
     pub fn glob_scoped(&mut self, offset: usize) {
         self.globbed.push(offset);
     }
@@ -399,6 +411,7 @@ impl<'a> Collector<'a> {
 
         self.found.sort_by_key(|&(offset, _)| offset); // stable: keeps order at one offset
         self.globbed.sort_unstable();
+        self.macro_scoped.sort_unstable();
         self.optional_at.sort_unstable();
         let mut lines = LineCursor::new(self.src);
         let mut text = (0, String::new()); // the last line's text, reused by its other imports
@@ -447,6 +460,7 @@ impl<'a> Collector<'a> {
                 in_macro,
                 in_doc: false,
                 glob_scoped: self.globbed.binary_search(&offset).is_ok(),
+                macro_scoped: self.macro_scoped.binary_search(&offset).is_ok(),
                 in_doc_link: false,
                 in_function: self
                     .functions

@@ -118,7 +118,10 @@ pub struct ScannedFile {
 /// 37: a review's narrowings: a name a `quote!` body declares hides nothing around it; a
 /// singular `benchmark/` or `typetest/` is dev code only at the package's root; what a
 /// compiled Rust file declares or includes is compiled, what an uncompiled one does is not.
-pub const SCANNER_VERSION: u32 = 37;
+/// 38: Rust: a type the file defines (`enum wasm_kind_t`) is a local path root, and an item
+/// macro's output (`bindgen!({ … })` in a module) may bring modules: paths beside it say
+/// so (`macro_scoped`).
+pub const SCANNER_VERSION: u32 = 38;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

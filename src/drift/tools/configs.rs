@@ -100,7 +100,6 @@ const CONFIG_HOSTS: &[(&str, &str)] = &[
     ("astro.config.", "astro"),
     ("ava.config.", "ava"),
     ("biome.json", "@biomejs/biome"),
-    ("codegen.", "@graphql-codegen/cli"),
     ("commitlint.config.", "@commitlint/cli"),
     ("cypress.config.", "cypress"),
     ("docusaurus.config.", "@docusaurus/core"),
@@ -180,39 +179,6 @@ pub(crate) fn is_js_config(file: &str) -> bool {
         || (file.starts_with("tsconfig") && file.ends_with(".json"))
 }
 
-/// Configs a tool also reads for the packages below them, by the file's name, with the
-/// commands that run the tool there: ESLint and Prettier look upwards from the file they
-/// check (a member's `lint` script runs eslint, which reads the workspace root's
-/// `.eslintrc.js`); a workspace root's vitest or jest config gives its projects their test
-/// environment; Netlify's `netlify.toml` builds the site below it (its `base`) with the
-/// `[[plugins]]` it names, whatever the site's commands.
-const READ_FROM_BELOW: &[(&str, &[&str])] = &[
-    (".eslintrc", &["eslint"]),
-    ("eslint.config.", &["eslint"]),
-    (".prettierrc", &["prettier", "pretty-quick"]),
-    ("prettier.config.", &["prettier", "pretty-quick"]),
-    ("vitest.config.", &["vitest"]),
-    ("vitest.workspace.", &["vitest"]),
-    ("jest.config.", &["jest"]),
-    ("netlify.toml", &[]),
-];
-
-/// The commands that make a package below the config file `file` read it, when it is one of
-/// [`READ_FROM_BELOW`] (empty: every package below reads it).
-pub(crate) fn read_from_below(file: &str) -> Option<&'static [&'static str]> {
-    READ_FROM_BELOW
-        .iter()
-        .find(|(prefix, _)| file.starts_with(prefix))
-        .map(|(_, commands)| *commands)
-}
-
-/// Whether the config `file` read from a directory above gives its members only its test
-/// environments ([`test_environments`]): a test runner's config also names aliases, setup
-/// files and plugins of its own directory's packages.
-pub(crate) fn gives_environments_only(file: &str) -> bool {
-    file.starts_with("vitest.") || file.starts_with("jest.")
-}
-
 /// The test environments a vitest or jest config names (`environment: "jsdom"`,
 /// `testEnvironment: 'node'`), in every project.
 pub(crate) fn test_environments(text: &str) -> Vec<String> {
@@ -242,6 +208,52 @@ pub(crate) fn test_environments(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether a module-root file is ESLint's config (`.eslintrc*`, `eslint.config.*`).
+pub(crate) fn is_eslint_config(file: &str) -> bool {
+    file.starts_with(".eslintrc") || file.starts_with("eslint.config.")
+}
+
+/// The plugins an ESLint config's rules name: a rule `react-hooks/exhaustive-deps` is
+/// `eslint-plugin-react-hooks`'s (a shared config may load the plugin; the rule says whose).
+pub(crate) fn eslint_rule_plugins(strings: &[String]) -> Vec<String> {
+    let word = |w: &str| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    };
+    strings
+        .iter()
+        .filter_map(|s| s.split_once('/'))
+        .filter(|(plugin, rule)| word(plugin) && word(rule))
+        .map(|(plugin, _)| format!("eslint-plugin-{plugin}"))
+        .collect()
+}
+
+/// The packages GraphQL Code Generator loads for the words of its config: each plugin or
+/// preset by its short name (`typescript-operations`, `near-operation-file` →
+/// `@graphql-codegen/near-operation-file-preset`).
+pub(crate) fn graphql_codegen_packages(words: &[String]) -> Vec<String> {
+    let short = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    words
+        .iter()
+        .filter(|w| short(w))
+        .flat_map(|w| {
+            [
+                format!("@graphql-codegen/{w}"),
+                format!("@graphql-codegen/{w}-preset"),
+            ]
+        })
+        .collect()
+}
+
+/// Whether a tsconfig sets `compilerOptions.types` at all (an empty list too): TypeScript
+/// then loads only the `@types` packages it lists.
+pub(crate) fn tsconfig_sets_types(text: &str) -> bool {
+    let text = mesh_imports::tsconfig::strip_jsonc(text);
+    text.match_indices("\"types\"")
+        .any(|(at, key)| text[at + key.len()..].trim_start().starts_with(':'))
 }
 
 /// Whether a module-root file is GraphQL Code Generator's config (`codegen.yml`,
@@ -300,7 +312,7 @@ pub(crate) fn config_strings(file: &str, text: &str) -> Vec<String> {
 /// at a line's start, up to its end): a plugin commented out is not loaded (zod's rollup
 /// config). Code after a block's end stays, and so does a comment after code, as a string
 /// may hold `//`.
-fn without_comment_lines(text: &str) -> String {
+pub(super) fn without_comment_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_block = false;
     for line in text.lines() {
@@ -406,17 +418,6 @@ pub(super) fn completions(s: &str) -> Vec<String> {
         out.push("@edge-runtime/vm".to_string());
     }
     if s.contains('/') && !s.starts_with('@') {
-        // An ESLint rule of a plugin, `react-hooks/exhaustive-deps`, is the plugin's
-        // (`eslint-plugin-react-hooks`).
-        if let Some((plugin, rule)) = s.split_once('/')
-            && [plugin, rule].iter().all(|w| {
-                !w.is_empty()
-                    && w.chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            })
-        {
-            out.push(format!("eslint-plugin-{plugin}"));
-        }
         return out;
     }
     const PREFIXES: &[&str] = &[
@@ -456,8 +457,7 @@ pub(super) fn completions(s: &str) -> Vec<String> {
 /// How tools complete a plugin's short name in their configs to its package (`{}` is the
 /// name): vitest's coverage and browser providers and environments, WebdriverIO's runner,
 /// framework, reporters and services, karma's frameworks and launchers, docusaurus's presets,
-/// plugins and themes, prettier's, remark's and rehype's plugins, stylelint's configs, GraphQL
-/// Code Generator's plugins and presets.
+/// plugins and themes, prettier's, remark's and rehype's plugins, stylelint's configs.
 const SHORT_NAMES: &[&str] = &[
     "@vitest/coverage-{}",
     "@vitest/browser-{}",
@@ -477,8 +477,6 @@ const SHORT_NAMES: &[&str] = &[
     "remark-{}",
     "rehype-{}",
     "stylelint-config-{}",
-    "@graphql-codegen/{}",
-    "@graphql-codegen/{}-preset",
 ];
 
 /// Whether a module-root file is MkDocs' config: `mkdocs.yml`, or one of a set split by
@@ -583,10 +581,29 @@ mod tests {
             test_environments("{\"testEnvironment\": \"node\", \"environmentOptions\": {}}"),
             ["node"]
         );
-        assert!(gives_environments_only("vitest.config.ts"));
-        assert_eq!(read_from_below(".eslintrc.js"), Some(&["eslint"][..]));
-        assert_eq!(read_from_below("netlify.toml"), Some(&[][..]));
-        assert_eq!(read_from_below("package.json"), None);
+        // A project commented out has no environment.
+        assert!(
+            test_environments(&without_comment_lines("// environment: 'happy-dom'\n")).is_empty()
+        );
+        let rules = [
+            "react-hooks/exhaustive-deps".to_string(),
+            "src/index.ts".to_string(),
+        ];
+        assert_eq!(eslint_rule_plugins(&rules), ["eslint-plugin-react-hooks"]);
+        assert!(tsconfig_sets_types(
+            "{\"compilerOptions\": {\"types\": []}}"
+        ));
+        assert!(!tsconfig_sets_types(
+            "{\"compilerOptions\": {\"typeRoots\": [\"x\"]}} // \"types\": [\"a\"]"
+        ));
+        let words = ["near-operation-file".to_string(), "src/".to_string()];
+        assert_eq!(
+            graphql_codegen_packages(&words),
+            [
+                "@graphql-codegen/near-operation-file",
+                "@graphql-codegen/near-operation-file-preset"
+            ]
+        );
         let yaml = "# codegen\ngenerates:\n  src/:\n    preset: near-operation-file # x\n    plugins:\n      - 'typescript-operations'\n      - add:\n          content: '// hi'\n";
         let words = yaml_words(yaml);
         for w in ["near-operation-file", "typescript-operations", "add"] {

@@ -11,8 +11,11 @@ use super::names;
 use crate::source::{ModuleSource, RepoSnapshot, Snapshot, SourceError, blob_text};
 use mesh_imports::Language;
 
+mod above;
 mod bundlers;
 mod configs;
+
+pub(super) use above::configs_above;
 
 use bundlers::bundler_script;
 pub(crate) use bundlers::is_bundler_config;
@@ -107,6 +110,9 @@ pub struct ToolEvidence {
     /// A tsconfig at the module's root lists `compilerOptions.types`: TypeScript then loads
     /// only those `@types` packages, not every one installed.
     pub tsconfig_lists_types: bool,
+    /// The configs in the directories above the module its tools read for it (see
+    /// [`above`]), shared with the other modules below them.
+    pub above: Vec<std::sync::Arc<above::AboveConfig>>,
     /// The keys of pyproject.toml's `[tool]` table, PEP 503-normalized.
     pub python_tools: Vec<String>,
     /// The distributions (PEP 503) pyproject.toml's development extras list (`dev`, `test`,
@@ -195,6 +201,36 @@ impl ToolEvidence {
         }
     }
 
+    /// Whether the module's tests run under the runner whose globals the `@types` package
+    /// `types` describes (`@types/jest`, `@types/mocha`, `@types/jasmine`): by a command
+    /// naming the runner (jest also under Create React App's `react-scripts test`, jasmine
+    /// under karma) or the runner's config beside the package.
+    pub fn runs_tests_with(&self, types: &str) -> bool {
+        // (runner, wrappers: each with whether it runs tests only under `test`).
+        let (runner, wrappers): (&str, &[(&str, bool)]) = match types {
+            "@types/jest" => (
+                "jest",
+                &[
+                    ("react-scripts", true),
+                    ("craco", true),
+                    ("react-app-rewired", true),
+                ],
+            ),
+            "@types/mocha" => ("mocha", &[]),
+            "@types/jasmine" => ("jasmine", &[("karma", false)]),
+            _ => return false,
+        };
+        let hosts = |p: &str| p == runner || wrappers.iter().any(|(w, _)| *w == p);
+        self.config_hosts.iter().any(|(p, _)| hosts(p))
+            || self.commands.lines().any(|line| {
+                let words: Vec<&str> = command_words(line).collect();
+                words.contains(&runner)
+                    || wrappers
+                        .iter()
+                        .any(|(w, test)| words.contains(w) && (!test || words.contains(&"test")))
+            })
+    }
+
     /// Whether a tool uses the declared dependency `d`, whose module also declares `all`.
     pub fn uses(&self, d: &Declared, all: &[Declared]) -> bool {
         self.why(d, all).is_some()
@@ -261,9 +297,13 @@ impl ToolEvidence {
             }
             named
         });
-        named
-            .get(name)
-            .map(|s| format!("a tool config names it: \"{s}\""))
+        if let Some(s) = named.get(name) {
+            return Some(format!("a tool config names it: \"{s}\""));
+        }
+        self.above.iter().find_map(|c| {
+            c.names(name)
+                .map(|s| format!("{}, above the package, names it: \"{s}\"", c.file))
+        })
     }
 
     /// A Python dependency a tool uses: a pytest plugin declared beside pytest (in the same
@@ -424,7 +464,6 @@ pub(super) fn evidence(
         package_json_tools(v, &mut e);
         e.bundler_script = bundler_script(snap, tree, v)?;
         (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, v);
-        configs_above(snap, &m.dir, &mut e)?;
     }
     if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
         e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
@@ -438,60 +477,6 @@ pub(super) fn evidence(
         .map(|n| names::pep503(&n))
         .collect();
     Ok(e)
-}
-
-/// Adds the strings of the configs in the directories above the module `dir` (to the
-/// repository's root) that its tools read for it ([`configs::read_from_below`]): those of
-/// tools its commands run, and of a test runner only the environments. Read after the
-/// module's own commands.
-fn configs_above(
-    snap: &RepoSnapshot,
-    dir: &str,
-    e: &mut ToolEvidence,
-) -> std::result::Result<(), SourceError> {
-    let Some(above) = crate::source::above(dir) else {
-        return Ok(());
-    };
-    let words: std::collections::HashSet<&str> =
-        e.commands.lines().flat_map(command_words).collect();
-    let mut strings = Vec::new();
-    for at in crate::source::ancestors(above) {
-        let Some(tree) = snap.dir_tree(at)? else {
-            continue;
-        };
-        for f in &crate::source::file_names(snap, &tree)? {
-            let Some(commands) = configs::read_from_below(f) else {
-                continue;
-            };
-            let run = commands.is_empty() || commands.iter().any(|c| words.contains(c));
-            let environments = configs::gives_environments_only(f);
-            if !run && !environments {
-                continue;
-            }
-            let Some(text) = blob_text(snap, &tree, f)? else {
-                continue;
-            };
-            // A workspace root's test runner runs a member it names as a project (effect's
-            // `project("@effect/atom-react", "packages/atom/react", …)`), whatever the
-            // member's own commands.
-            let member = crate::source::relative(dir, at);
-            let names_member = || {
-                quoted_strings(&text).iter().any(|s| {
-                    let s = s.trim_start_matches("./").trim_end_matches('/');
-                    s == member || s.starts_with(&format!("{member}/"))
-                })
-            };
-            match environments {
-                true if run || names_member() => {
-                    strings.extend(configs::test_environments(&text));
-                }
-                true => {}
-                false => strings.extend(config_strings(f, &text)),
-            }
-        }
-    }
-    e.config_strings.extend(strings);
-    Ok(())
 }
 
 /// Adds the JS tool configs and command files at the module's root to `e`.
@@ -516,11 +501,15 @@ fn root_files(
         if configs::is_graphql_codegen_config(f)
             && let Some(text) = blob_text(snap, tree, f)?
         {
+            e.config_hosts
+                .push(("@graphql-codegen/cli".to_string(), f.clone()));
+            let words = match f.ends_with(".yml") || f.ends_with(".yaml") {
+                true => configs::yaml_words(&text),
+                false => config_strings(f, &text),
+            };
             e.config_strings
-                .extend(match f.ends_with(".yml") || f.ends_with(".yaml") {
-                    true => configs::yaml_words(&text),
-                    false => config_strings(f, &text),
-                });
+                .extend(configs::graphql_codegen_packages(&words));
+            e.config_strings.extend(words);
         }
         let (config, command) = (is_js_config(f), is_command_file(f));
         if !config && !command {
@@ -532,7 +521,12 @@ fn root_files(
         if config {
             // A JSON config may have comments (tsconfig's are JSONC): a quote or backtick in
             // one must not swallow the strings after it.
-            e.config_strings.extend(config_strings(f, &text));
+            let strings = config_strings(f, &text);
+            if configs::is_eslint_config(f) {
+                e.config_strings
+                    .extend(configs::eslint_rule_plugins(&strings));
+            }
+            e.config_strings.extend(strings);
             if is_test_runner_config(f) {
                 e.test_setup.extend(setup_strings(&text));
             }
@@ -541,9 +535,8 @@ fn root_files(
             // `importHelpers` makes the compiled output import its helpers from `tslib`;
             // `"types": ["bun"]` loads `@types/bun`.
             if f.starts_with("tsconfig") {
-                let types = configs::tsconfig_types(&text);
-                e.tsconfig_lists_types |= !types.is_empty();
-                e.config_strings.extend(types);
+                e.tsconfig_lists_types |= configs::tsconfig_sets_types(&text);
+                e.config_strings.extend(configs::tsconfig_types(&text));
                 let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
                 if squeezed.contains("\"importHelpers\":true") {
                     e.config_strings.push("tslib".to_string());
@@ -695,7 +688,12 @@ fn package_json_tools(v: &serde_json::Value, e: &mut ToolEvidence) {
     }
     for key in ["jest", "babel", "eslintConfig", "prettier"] {
         if let Some(k) = v.get(key) {
-            e.config_strings.extend(quoted_strings(&k.to_string()));
+            let strings = quoted_strings(&k.to_string());
+            if key == "eslintConfig" {
+                e.config_strings
+                    .extend(configs::eslint_rule_plugins(&strings));
+            }
+            e.config_strings.extend(strings);
             e.babel_config |= key == "babel";
         }
     }
@@ -903,15 +901,11 @@ mod tests {
                 .contains(&"@typescript-eslint/eslint-plugin".to_string())
         );
         assert_eq!(
-            completions("jest-preset-angular/presets")[0],
-            "jest-preset-angular"
+            completions("jest-preset-angular/presets"),
+            ["jest-preset-angular"]
         );
-        // An ESLint rule names its plugin.
-        assert!(
-            completions("react-hooks/exhaustive-deps")
-                .contains(&"eslint-plugin-react-hooks".to_string())
-        );
-        assert!(!completions("src/index.ts").contains(&"eslint-plugin-src".to_string()));
+        // A rule-shaped string names no ESLint plugin outside an ESLint config.
+        assert!(!completions("react/jsx-runtime").contains(&"eslint-plugin-react".to_string()));
         // ESLint's legacy `extends` of a plugin's config (TanStack's examples).
         assert!(
             completions("plugin:@tanstack/query/recommended")

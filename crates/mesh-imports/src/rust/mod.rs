@@ -304,6 +304,7 @@ fn doc_links(src: &str) -> Vec<Import> {
                 in_macro: false,
                 in_doc: false,
                 glob_scoped: false,
+                macro_scoped: false,
                 in_doc_link: true,
                 in_function: false,
                 generated: false,

@@ -42,8 +42,15 @@ pub(super) struct Parser<'a, 't> {
     /// Per block, the block around it (`NO_BLOCK` at the top), and whether it is a macro
     /// call's body (`cfg_unix! { … }`), whose items expand into the block around it.
     parents: Vec<(u32, bool)>,
+    /// Per block, whether it is a `mod name { … }` body: a module's items stand there.
+    mod_bodies: Vec<bool>,
     /// The `use` keyword of the statement being read: its bindings hold in that one's block.
     use_at: usize,
+    /// Byte ranges of the modules an item macro is called in (`bindgen!({ … });`), and the
+    /// offsets of the macros' own roots: its output may bring a module a path there starts
+    /// with.
+    item_macros: Vec<(usize, usize)>,
+    macro_roots: Vec<usize>,
     /// Byte ranges of the blocks a glob import (`use crate::*;`, `use x::prelude::*;`, not
     /// one of the standard library's) is in scope in: it may bring a module whose name a path
     /// there starts with.
@@ -75,6 +82,30 @@ const QUOTE_MACROS: &[&str] = &[
     "parse_quote_spanned",
 ];
 
+/// Macros called at item level that make no module: what they expand to is statics, types,
+/// impls or assertions (or the items of their body, which are read as written).
+const NO_MODULES: &[&str] = &[
+    "macro_rules",
+    "thread_local",
+    "lazy_static",
+    "bitflags",
+    "cfg_if",
+    "compile_error",
+    "const_assert",
+    "const_assert_eq",
+    "assert_impl_all",
+    "assert_not_impl_any",
+    "assert_eq_size",
+    "assert_obj_safe",
+    "static_assertions",
+    "pin_project",
+    "doctest",
+    "debug_assert",
+    "assert",
+    "println",
+    "eprintln",
+];
+
 /// `block_of` for a token outside every block.
 const NO_BLOCK: u32 = u32::MAX;
 
@@ -83,6 +114,7 @@ impl<'a, 't> Parser<'a, 't> {
     pub(super) fn new(src: &'a str, toks: &'t [Token]) -> Parser<'a, 't> {
         let mut blocks: Vec<(usize, usize)> = Vec::new();
         let mut parents: Vec<(u32, bool)> = Vec::new();
+        let mut mod_bodies: Vec<bool> = Vec::new();
         let mut block_of = Vec::with_capacity(toks.len());
         let mut open: Vec<u32> = Vec::new();
         for (i, t) in toks.iter().enumerate() {
@@ -96,6 +128,12 @@ impl<'a, 't> Parser<'a, 't> {
                 let macro_body =
                     i >= 2 && punct_at(toks, i - 1, b'!') && kind_at(toks, i - 2, Kind::Ident);
                 parents.push((open.last().copied().unwrap_or(NO_BLOCK), macro_body));
+                mod_bodies.push(
+                    i >= 2
+                        && kind_at(toks, i - 1, Kind::Ident)
+                        && toks[i - 2].kind == Kind::Ident
+                        && toks[i - 2].text(src) == "mod",
+                );
                 open.push(blocks.len() as u32);
                 blocks.push((t.start, usize::MAX));
             }
@@ -139,8 +177,11 @@ impl<'a, 't> Parser<'a, 't> {
             block_of,
             blocks,
             parents,
+            mod_bodies,
             use_at: 0,
             globs: Vec::new(),
+            item_macros: Vec::new(),
+            macro_roots: Vec::new(),
             fns: HashMap::new(),
             root_at: usize::MAX,
             glob_roots: Vec::new(),
@@ -194,6 +235,10 @@ impl<'a, 't> Parser<'a, 't> {
                 let in_glob = self.globs.iter().any(|&(s, e)| s <= offset && offset < e);
                 if origin != Origin::Extern && in_glob && !self.glob_roots.contains(&offset) {
                     c.glob_scoped(offset);
+                }
+                let by_macro = (self.item_macros.iter()).any(|&(s, e)| s <= offset && offset < e);
+                if origin != Origin::Extern && by_macro && !self.macro_roots.contains(&offset) {
+                    c.macro_scoped(offset);
                 }
             }
         }
@@ -275,6 +320,14 @@ impl<'a, 't> Parser<'a, 't> {
                 self.declare(i + 2, self.value(i + 2));
                 i + 3
             }
+            // A type the file defines, whatever its case (a C API's `wasm_kind_t`), is a
+            // path's root there (`wasm_kind_t::A`), not a crate.
+            "struct" | "enum" | "union" | "trait" | "type"
+                if kind_at(self.toks, i + 1, Kind::Ident) =>
+            {
+                self.declare(i + 1, self.value(i + 1));
+                i + 2
+            }
             // An item-level macro call naming one identifier makes a module of that name
             // (shadow-rs's `shadow!(build);`, then `build::BRANCH`).
             _ if kind_at(self.toks, i, Kind::Ident)
@@ -288,10 +341,68 @@ impl<'a, 't> Parser<'a, 't> {
                 i + 6
             }
             _ => {
+                self.item_macro(i);
                 self.path(i);
                 i + 1
             }
         }
+    }
+
+    /// When token `i` is the name of a macro called where an item stands in a module
+    /// (`wasmtime::component::bindgen!({ … });`, `wiggle::from_witx!({ … });` at a file's
+    /// top or in a `mod { … }`), its output may bring modules (`exports`, `types`) the paths
+    /// around it start with: they are macro-scoped there. The macro's own crate stays firm. Macros known to make no module ([`NO_MODULES`]) and
+    /// calls inside functions (statements) change nothing.
+    fn item_macro(&mut self, i: usize) {
+        if !(kind_at(self.toks, i, Kind::Ident)
+            && punct_at(self.toks, i + 1, b'!')
+            && matches!(
+                self.toks.get(i + 2).map(|t| t.kind),
+                Some(Kind::Punct(b'(' | b'[' | b'{'))
+            ))
+            || NO_MODULES.contains(&self.value(i))
+        {
+            return;
+        }
+        // Back over the macro's path (`a::b::name`, `::a::name`) to where it starts.
+        let mut start = i;
+        while start >= 2
+            && self.toks[start - 1].kind == Kind::PathSep
+            && kind_at(self.toks, start - 2, Kind::Ident)
+        {
+            start -= 2;
+        }
+        if start >= 1 && self.toks[start - 1].kind == Kind::PathSep {
+            start -= 1;
+        }
+        let item_start = start == 0
+            || matches!(
+                self.toks[start - 1].kind,
+                Kind::Punct(b';' | b'}' | b']' | b'{')
+            );
+        if !item_start || !self.in_module(i) {
+            return;
+        }
+        let scope = self.scope(i);
+        if scope.0 == scope.1 {
+            return;
+        }
+        self.item_macros.push(scope);
+        if let Some(root) = self.toks.get(start).filter(|t| t.kind == Kind::Ident) {
+            self.macro_roots.push(root.start);
+        } else if let Some(root) = self.toks.get(start + 1) {
+            self.macro_roots.push(root.start);
+        }
+    }
+
+    /// Whether token `i` stands among a module's items: at the file's top, or in a
+    /// `mod name { … }` body (a macro call's body is looked through), not in a function's.
+    fn in_module(&self, i: usize) -> bool {
+        let mut b = self.block_of.get(i).copied().unwrap_or(NO_BLOCK);
+        while let Some(&(parent, true)) = self.parents.get(b as usize) {
+            b = parent;
+        }
+        b == NO_BLOCK || self.mod_bodies.get(b as usize).copied().unwrap_or(false)
     }
 
     /// The text of an identifier token as a keyword (raw identifiers never match), else "".

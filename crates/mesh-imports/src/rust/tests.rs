@@ -668,3 +668,39 @@ fn a_doc_attribute_inside_a_fence_keeps_it_open() {
     let src = "//! ```rust\n#![doc = include_str!(\"../examples/quick.rs\")]\n//! ```\n//! Alternatively, you can use a struct for your arguments:\n//! ```rust\n//! use serde_json::Value;\n//! ```\n";
     assert_eq!(names(&scan(src)), ["serde_json"]);
 }
+
+#[test]
+fn raw_mod_names_local_types_and_item_macro_output() {
+    // wasmtime's c-api: `mod r#async;` declares `async.rs`.
+    assert_eq!(
+        scan_file("mod r#async;\nmod plain;\n").mods,
+        ["async", "plain"]
+    );
+    // A C-style type the file defines, used by path, is no crate.
+    assert!(
+        scan("pub enum wasm_kind_t { A }\nstruct my_t;\ntype other_t = u8;\nfn f() { wasm_kind_t::A; my_t::new(); }\n")
+            .is_empty()
+    );
+    // wasmtime's `bindgen!`, wiggle's `from_witx!`: an item macro's output may bring a module
+    // (`exports`, `types`) the paths beside it start with; the macro's own crate stays firm.
+    let src = "wasmtime::component::bindgen!({ world: \"x\" });\nuse exports::y::Z;\nfn f() { types::T::new(); serde_json::to_string(&1); }\n";
+    let flags: Vec<(String, bool)> = scan(src)
+        .into_iter()
+        .map(|i| (i.name, i.macro_scoped && !i.glob_scoped))
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            ("wasmtime".to_string(), false),
+            ("exports".to_string(), true),
+            ("types".to_string(), true),
+            ("serde_json".to_string(), true)
+        ]
+    );
+    // Inside a function, a macro call is a statement: nothing beside it changes.
+    let src = "fn f() { println!(\"x\"); tokio::spawn(g()); }\n";
+    assert!(scan(src).iter().all(|i| !i.macro_scoped));
+    // Macros known to define no module leave the paths beside them alone.
+    let src = "thread_local! { static X: u8 = 1; }\nbitflags::bitflags! { struct F: u8 {} }\nfn f() { tokio::spawn(g()); }\n";
+    assert!(scan(src).iter().all(|i| !i.macro_scoped), "{:?}", scan(src));
+}

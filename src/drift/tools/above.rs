@@ -1,0 +1,217 @@
+//! Configs a tool reads for the packages below them: the nearest ESLint or Prettier config
+//! upwards, for a package whose commands run that tool (each looks upwards from the file it
+//! checks, and the nearest one wins); a vitest or jest config above that names the package's
+//! directory as a project (its test environments); and the `netlify.toml` whose `base` is
+//! the package (its `[[plugins]]`). Each directory's configs are read once and shared by
+//! every package below them.
+
+use super::configs::{self, completions, config_strings, quoted_strings};
+use super::{Manifests, command_words};
+use crate::source::{self, RepoSnapshot, Snapshot, SourceError, blob_text};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// The tools whose configs count for the packages below them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Eslint,
+    Prettier,
+    Vitest,
+    Jest,
+    Netlify,
+}
+
+impl Family {
+    /// The family of a config file, by its name.
+    fn of(file: &str) -> Option<Family> {
+        const NAMES: &[(&str, Family)] = &[
+            (".eslintrc", Family::Eslint),
+            ("eslint.config.", Family::Eslint),
+            (".prettierrc", Family::Prettier),
+            ("prettier.config.", Family::Prettier),
+            ("vitest.config.", Family::Vitest),
+            ("vitest.workspace.", Family::Vitest),
+            ("jest.config.", Family::Jest),
+            ("netlify.toml", Family::Netlify),
+        ];
+        NAMES
+            .iter()
+            .find(|(prefix, _)| file.starts_with(prefix))
+            .map(|(_, f)| *f)
+    }
+
+    /// The commands that make a package read the nearest config of this family upwards
+    /// (none: the family is found another way).
+    fn commands(self) -> &'static [&'static str] {
+        match self {
+            Family::Eslint => &["eslint"],
+            Family::Prettier => &["prettier", "pretty-quick"],
+            Family::Vitest | Family::Jest | Family::Netlify => &[],
+        }
+    }
+}
+
+/// One config in a directory above packages, with the packages it names.
+#[derive(Debug)]
+pub struct AboveConfig {
+    /// Its path in the repository.
+    pub file: String,
+    family: Family,
+    /// Each package its strings name or complete to, with the string.
+    names: HashMap<String, String>,
+    /// A test runner config's strings, where a project's directory is named.
+    strings: Vec<String>,
+    /// Netlify's `[build] base`, relative to the config's directory.
+    base: Option<String>,
+}
+
+impl AboveConfig {
+    /// The string of this config that names the package `name`.
+    pub fn names(&self, name: &str) -> Option<&str> {
+        self.names.get(name).map(String::as_str)
+    }
+
+    /// Whether a test runner's config names `member` (a directory below its own) as a
+    /// project (effect's `project("@effect/atom-react", "packages/atom/react", …)`).
+    fn names_project(&self, member: &str) -> bool {
+        self.strings.iter().any(|s| {
+            let s = s.trim_start_matches("./").trim_end_matches('/');
+            !s.is_empty() && (s == member || s.starts_with(&format!("{member}/")))
+        })
+    }
+}
+
+/// The configs of each directory read, by (repository, directory).
+type Memo = HashMap<(usize, String), Arc<Vec<Arc<AboveConfig>>>>;
+
+/// Gives each JS module the configs above it that its tools read (see the module's doc), by
+/// its own commands and configs: run before a workspace root takes its members'.
+pub(in crate::drift) fn configs_above(
+    snapshot: &Snapshot,
+    manifests: &mut [Manifests],
+) -> Result<(), SourceError> {
+    let mut memo = Memo::new();
+    for (m, man) in snapshot.modules.iter().zip(manifests.iter_mut()) {
+        let Some(v) = &man.package_json_value else {
+            continue;
+        };
+        let snap = snapshot.repo_of(m);
+        let words: HashSet<&str> = man.tools.commands.lines().flat_map(command_words).collect();
+        // A config of the package's own is the nearest (package.json's keys count).
+        let mut nearest: Vec<Family> = (man.tools.config_hosts.iter())
+            .filter_map(|(_, file)| Family::of(file))
+            .collect();
+        if v.get("eslintConfig").is_some() {
+            nearest.push(Family::Eslint);
+        }
+        if v.get("prettier").is_some() {
+            nearest.push(Family::Prettier);
+        }
+        let mut found = Vec::new();
+        for at in source::ancestors(&m.dir) {
+            let own = at == m.dir;
+            let member = source::relative(&m.dir, at);
+            let member = if own { "" } else { member };
+            for c in dir_configs(snap, m.repo, at, &mut memo)?.iter() {
+                let applies = match c.family {
+                    Family::Eslint | Family::Prettier => {
+                        if own || nearest.contains(&c.family) {
+                            continue;
+                        }
+                        nearest.push(c.family);
+                        c.family.commands().iter().any(|w| words.contains(w))
+                    }
+                    Family::Vitest | Family::Jest => !own && c.names_project(member),
+                    Family::Netlify => {
+                        if nearest.contains(&c.family) {
+                            continue;
+                        }
+                        nearest.push(c.family);
+                        let base = c.base.as_deref().unwrap_or("");
+                        base.trim_start_matches("./").trim_end_matches('/') == member
+                            || (base == "." && member.is_empty())
+                    }
+                };
+                if applies {
+                    found.push(Arc::clone(c));
+                }
+            }
+        }
+        man.tools.above = found;
+    }
+    Ok(())
+}
+
+/// The configs [`Family::of`] knows in the directory `at` of repository `repo`, read once.
+fn dir_configs(
+    snap: &RepoSnapshot,
+    repo: usize,
+    at: &str,
+    memo: &mut Memo,
+) -> Result<Arc<Vec<Arc<AboveConfig>>>, SourceError> {
+    let key = (repo, at.to_string());
+    if let Some(found) = memo.get(&key) {
+        return Ok(Arc::clone(found));
+    }
+    let mut found = Vec::new();
+    if let Some(tree) = snap.dir_tree(at)? {
+        for f in source::file_names(snap, &tree)? {
+            let Some(family) = Family::of(&f) else {
+                continue;
+            };
+            let Some(text) = blob_text(snap, &tree, &f)? else {
+                continue;
+            };
+            found.push(Arc::new(read(source::join(at, &f), &f, family, &text)));
+        }
+    }
+    let found = Arc::new(found);
+    memo.insert(key, Arc::clone(&found));
+    Ok(found)
+}
+
+/// One config of `family`, named `name` and at `path`, from its text.
+fn read(path: String, name: &str, family: Family, text: &str) -> AboveConfig {
+    let (said, strings, base) = match family {
+        Family::Eslint => {
+            let mut said = config_strings(name, text);
+            said.extend(configs::eslint_rule_plugins(&said));
+            (said, Vec::new(), None)
+        }
+        Family::Prettier => (config_strings(name, text), Vec::new(), None),
+        // Only the environments: a root test config also aliases every package.
+        Family::Vitest | Family::Jest => {
+            let code = configs::without_comment_lines(text);
+            (
+                configs::test_environments(&code),
+                quoted_strings(&code),
+                None,
+            )
+        }
+        Family::Netlify => {
+            let t = toml::from_str::<toml::Table>(text).unwrap_or_default();
+            let base = (t.get("build").and_then(|b| b.get("base")))
+                .and_then(|b| b.as_str())
+                .map(str::to_string);
+            let plugins = (t.get("plugins").and_then(|p| p.as_array()).into_iter())
+                .flatten()
+                .filter_map(|p| p.get("package")?.as_str())
+                .map(str::to_string)
+                .collect();
+            (plugins, Vec::new(), Some(base.unwrap_or_default()))
+        }
+    };
+    let mut names = HashMap::new();
+    for s in &said {
+        for c in completions(s) {
+            names.entry(c).or_insert_with(|| s.clone());
+        }
+    }
+    AboveConfig {
+        file: path,
+        family,
+        names,
+        strings,
+        base,
+    }
+}
