@@ -553,6 +553,11 @@ fn describe(u: &Use) -> String {
             Language::Python if super::python::runner_of(u.file, &u.key).is_some() => {
                 "in a file its own command runs (nox runs noxfile.py), which brings it"
             }
+            Language::Python
+                if super::stdlib::python_removed(u.key.split('.').next().unwrap_or("")) =>
+            {
+                "a module newer Pythons removed from the standard library: its backport serves them, older ones have it"
+            }
             Language::Rust => "in a macro's body: it resolves where the macro expands",
             Language::Js if super::js::component_runtime(u.file) == Some(&*u.key) => {
                 "a component or JSX, whose compiled code imports its runtime"

@@ -458,8 +458,9 @@ pub(crate) fn build_requires(t: &toml::Table, text: &str) -> Vec<Declared> {
 
 /// The requirements files setuptools reads a pyproject's dependencies from
 /// (`[tool.setuptools.dynamic] dependencies = {file = ["requirements.txt"]}`, and each
-/// `optional-dependencies.<extra>` alike), module-relative, with what they declare for:
-/// jupyterhub keeps its runtime dependencies in `requirements.txt` so.
+/// `optional-dependencies.<extra>` alike) or hatch's requirements hook reads them from,
+/// module-relative, with what they declare for: jupyterhub and gradio keep their runtime
+/// dependencies in `requirements.txt` so.
 pub(crate) fn setuptools_dynamic_files(t: &toml::Table) -> Vec<(String, Scope)> {
     let files = |v: Option<&toml::Value>| -> Vec<String> {
         match v.and_then(|d| d.get("file")) {
@@ -482,6 +483,29 @@ pub(crate) fn setuptools_dynamic_files(t: &toml::Table) -> Vec<(String, Scope)> 
         .and_then(|o| o.as_table());
     for extra in extras.into_iter().flat_map(|o| o.values()) {
         out.extend(files(Some(extra)).into_iter().map(|f| (f, Scope::Optional)));
+    }
+    // hatch-requirements-txt: `[tool.hatch.metadata.hooks.requirements_txt]` with `files`
+    // (or the older `filename`; `requirements.txt` when neither is set), and per extra under
+    // its `optional-dependencies` (gradio's).
+    if let Some(hook) = toml_at(
+        t,
+        &["tool", "hatch", "metadata", "hooks", "requirements_txt"],
+    ) {
+        let named: Vec<String> = match (hook.get("files"), hook.get("filename")) {
+            (Some(toml::Value::Array(a)), _) => a
+                .iter()
+                .filter_map(|f| f.as_str())
+                .map(String::from)
+                .collect(),
+            (_, Some(toml::Value::String(f))) => vec![f.clone()],
+            _ => vec!["requirements.txt".to_string()],
+        };
+        out.extend(named.into_iter().map(|f| (f, Scope::Normal)));
+        let extras = hook.get("optional-dependencies").and_then(|o| o.as_table());
+        for list in extras.into_iter().flat_map(|o| o.values()) {
+            let names = (list.as_array().into_iter().flatten()).filter_map(|f| f.as_str());
+            out.extend(names.map(|f| (f.to_string(), Scope::Optional)));
+        }
     }
     out.iter_mut()
         .for_each(|(f, _)| *f = f.trim_start_matches("./").to_string());
@@ -520,10 +544,14 @@ fn pyproject_lists(t: &toml::Table, reqs: &mut Vec<(String, Scope)>) {
     );
     // `dynamic = ["dependencies"]` filled by a hatch metadata hook (uv-dynamic-versioning's
     // `[tool.hatch.metadata.hooks.uv-dynamic-versioning] dependencies`, as in pydantic-ai).
+    // hatch-requirements-txt's hook lists files, not requirements (see
+    // [`setuptools_dynamic_files`]).
     for hook in toml_at(t, &["tool", "hatch", "metadata", "hooks"])
         .and_then(|h| h.as_table())
         .into_iter()
-        .flat_map(|h| h.values())
+        .flat_map(|h| h.iter())
+        .filter(|(name, _)| *name != "requirements_txt")
+        .map(|(_, hook)| hook)
     {
         for name in requirement_names(hook.get("dependencies")) {
             reqs.push((name, Scope::Normal));

@@ -493,8 +493,15 @@ pub(super) fn private_package(package_json: &serde_json::Value, found: &mut [Fin
 /// the package's or begins one (`faiss-gpu-cu12` is imported as `faiss`, the crate
 /// `criterion2` as `criterion`, `rolldown-notify` as `notify`) — or, when `alone` pairs are
 /// taken (Python), the one such import beside the one such package. The import may be the
-/// package's, so neither is sure; either alone is.
-pub(super) fn name_guesses(found: &mut [Finding], known: &dyn Fn(&str) -> bool, alone: bool) {
+/// package's, so neither is sure; either alone is. A guarded import no declaration answers
+/// (`guarded`: `try: import mem0`, which is never owed) pairs the same way, and makes the
+/// package unsure.
+pub(super) fn name_guesses(
+    found: &mut [Finding],
+    known: &dyn Fn(&str) -> bool,
+    alone: bool,
+    guarded: &[String],
+) {
     let guessed: Vec<String> = found
         .iter()
         .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none() && !known(&f.dependency))
@@ -548,14 +555,22 @@ pub(super) fn name_guesses(found: &mut [Finding], known: &dyn Fn(&str) -> bool, 
             ),
         ));
     }
+    let word_of = |d: &str, name: &str| {
+        let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
+        d.to_ascii_lowercase()
+            .split(['-', '_', '.'])
+            .any(|w| w == name || (name.len() >= 3 && w.starts_with(&name)))
+    };
     for (i, f) in found.iter().enumerate() {
         if f.kind != DriftKind::Unused || !guessed.contains(&f.dependency) {
             continue;
         }
+        let guarded_pair = guarded.iter().filter(|g| word_of(&f.dependency, g));
         let mut imports = pairs
             .iter()
             .filter(|(_, d)| d.contains(&&f.dependency))
             .map(|(j, _)| &found[*j].dependency)
+            .chain(guarded_pair)
             .peekable();
         if imports.peek().is_some() {
             doubts.push((
@@ -997,13 +1012,13 @@ mod tests {
             finding(DriftKind::Unused, "rolldown-notify"),
             finding(DriftKind::Undeclared, "notify"),
         ];
-        name_guesses(&mut found, &known, false);
+        name_guesses(&mut found, &known, false, &[]);
         assert!(found.iter().all(|f| f.doubt.is_some()), "{found:?}");
         let mut found = vec![
             finding(DriftKind::Unused, "left-over"),
             finding(DriftKind::Undeclared, "regex"),
         ];
-        name_guesses(&mut found, &known, false);
+        name_guesses(&mut found, &known, false, &[]);
         assert!(found.iter().all(|f| f.doubt.is_none()), "{found:?}");
     }
 
@@ -1020,7 +1035,7 @@ mod tests {
             finding(DriftKind::Unused, "requests-toolbelt-x"),
             finding(DriftKind::Unused, "numpy"),
         ];
-        name_guesses(&mut found, &known, true);
+        name_guesses(&mut found, &known, true, &[]);
         let doubt = |i: usize| found[i].doubt.clone().unwrap_or_default();
         assert!(doubt(0).contains("`faiss`"), "{}", doubt(0));
         assert!(doubt(1).contains("`faiss-gpu-cu12`"), "{}", doubt(1));
@@ -1033,7 +1048,7 @@ mod tests {
             finding(DriftKind::Unused, "odd-toolkit"),
             finding(DriftKind::Undeclared, "oddtk"),
         ];
-        name_guesses(&mut found, &known, true);
+        name_guesses(&mut found, &known, true, &[]);
         assert!(found.iter().all(|f| f.doubt.is_some()), "{found:?}");
         // Two guesses and an unrelated unknown import: no pairing (pydantic-ai's dev names
         // once put every import of its root in doubt).
@@ -1042,24 +1057,24 @@ mod tests {
             finding(DriftKind::Unused, "another-odd"),
             finding(DriftKind::Undeclared, "oddtk"),
         ];
-        name_guesses(&mut found, &known, true);
+        name_guesses(&mut found, &known, true, &[]);
         assert!(found.iter().all(|f| f.doubt.is_none()), "{found:?}");
         let mut found = vec![
             finding(DriftKind::Unused, "mem0ai"),
             finding(DriftKind::Unused, "another-odd"),
             finding(DriftKind::Undeclared, "mem0"),
         ];
-        name_guesses(&mut found, &known, true);
+        name_guesses(&mut found, &known, true, &[]);
         assert!(
             found[0].doubt.is_some() && found[2].doubt.is_some(),
             "{found:?}"
         );
         assert!(found[1].doubt.is_none(), "{found:?}");
         let mut alone = vec![finding(DriftKind::Unused, "odd-toolkit")];
-        name_guesses(&mut alone, &known, true);
+        name_guesses(&mut alone, &known, true, &[]);
         assert_eq!(alone[0].doubt, None);
         let mut alone = vec![finding(DriftKind::Undeclared, "oddtk")];
-        name_guesses(&mut alone, &known, true);
+        name_guesses(&mut alone, &known, true, &[]);
         assert_eq!(alone[0].doubt, None);
         // An import already unsure for another reason still makes its pair unsure, and keeps
         // its own doubt.
@@ -1070,7 +1085,7 @@ mod tests {
                 ..finding(DriftKind::Undeclared, "oddtk")
             },
         ];
-        name_guesses(&mut found, &known, true);
+        name_guesses(&mut found, &known, true, &[]);
         assert!(
             found[0]
                 .doubt

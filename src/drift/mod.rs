@@ -383,6 +383,7 @@ fn module_drift(
     }
     if let Some((decls, file)) = python::declarations(world, man, &m.dir) {
         let names = own_names(&decls);
+        let guarded = python::guarded_unanswered(&uses, &decls);
         let mut py = Vec::new();
         check(
             Language::Python,
@@ -398,7 +399,8 @@ fn module_drift(
                 || world.python_dists.contains_key(&norm)
                 || man.installed_python.contains_key(&norm)
         };
-        doubt::name_guesses(&mut py, &known, true);
+        doubt::name_guesses(&mut py, &known, true, &guarded);
+        python::nested_code(world, m, &mut py);
         if py.iter().any(|f| f.kind == DriftKind::Unused)
             && let Some(lock) = world.lock_above(m, lockfile::PYTHON_LOCKFILES)
         {

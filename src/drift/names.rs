@@ -254,6 +254,10 @@ pub(crate) fn python_keys(dist: &str) -> Vec<String> {
     if let Some(names) = python_table(&norm) {
         return names.iter().map(|n| n.to_lowercase()).collect();
     }
+    let backported = super::stdlib::python_backported(&norm);
+    if !backported.is_empty() {
+        return backported;
+    }
     if let Some(described) = stub_of(&norm) {
         return python_keys(described);
     }

@@ -4,7 +4,8 @@
 //! `python_path.rs`.
 
 use super::explain::Probe;
-use super::{Decl, DriftKind, Finding, Manifests, UseKeys, World, declared, names};
+use super::{Decl, DriftKind, Finding, Manifests, Use, UseKeys, World, declared, names};
+use crate::source::ModuleSource;
 use mesh_imports::{ImportKind, Language, ScannedFile};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -130,6 +131,69 @@ pub(super) fn declarations(
         })
         .collect();
     Some((decls, file))
+}
+
+/// Makes the module's unused and dev-only Python findings unsure when its own Python
+/// package's directory
+/// (`gradio/` of the distribution providing `gradio`, or `src/gradio/`) is a module nested in
+/// it: gradio's `gradio/` is a JS package too, with a
+/// package.json, so mesh reads its `.py` files as that module's, and what they import is
+/// not seen here.
+pub(super) fn nested_code(world: &World, m: &ModuleSource, py: &mut [Finding]) {
+    let loaded = world.loaded;
+    let Some(i) = (loaded.snapshot.modules.iter()).position(|x| x.repo == m.repo && x.dir == m.dir)
+    else {
+        return;
+    };
+    let own: Vec<&str> = (loaded.records[i].manifests.provides.iter())
+        .filter(|(l, _)| *l == Language::Python)
+        .map(|(_, n)| n.as_str())
+        .collect();
+    let nested = (loaded.snapshot.modules.iter().zip(&loaded.records)).find(|(n, r)| {
+        let rel = crate::source::relative(&n.dir, &m.dir);
+        n.repo == m.repo
+            && m.nested.contains(&n.dir)
+            && own
+                .iter()
+                .any(|o| rel == *o || rel.strip_prefix("src/") == Some(*o))
+            && r.files.iter().any(|f| f.language == Language::Python)
+    });
+    let Some((n, _)) = nested else {
+        return;
+    };
+    for f in py
+        .iter_mut()
+        .filter(|f| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) && f.doubt.is_none())
+    {
+        f.doubt = Some(format!(
+            "{}/ holds Python files and no Python manifest: they may be this package's code and import it, but mesh reads them as {}'s",
+            n.dir,
+            n.name()
+        ));
+    }
+}
+
+/// The top names of the module's guarded Python imports (`try: import mem0`) no declaration
+/// answers, each once: never owed, but a declaration imported by a name mesh does not know
+/// may be theirs.
+pub(super) fn guarded_unanswered(uses: &[Use], decls: &[Decl]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for u in uses {
+        if u.language != Language::Python || !u.optional {
+            continue;
+        }
+        let answered = decls.iter().any(|d| {
+            d.keys
+                .iter()
+                .any(|k| u.key == *k || names::segment_prefix(k, &u.key, "."))
+        });
+        let top = u.key.split('.').next().unwrap_or(&u.key);
+        // A namespace (`google`, `opentelemetry`) is a word of many distributions' names.
+        if !answered && !names::is_python_namespace(top) && !out.iter().any(|o| o == top) {
+            out.push(top.to_string());
+        }
+    }
+    out
 }
 
 /// Type stub bundles whose extras each install one service's stubs as a distribution of its

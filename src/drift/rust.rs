@@ -166,7 +166,7 @@ pub(super) fn drift(
     found.retain(|f| ships || f.kind != DriftKind::DevOnly);
     // A crate whose library is named otherwise (`criterion2` is `criterion`) reads as one
     // unused and one undeclared: neither is sure.
-    super::doubt::name_guesses(&mut found, &|c| world.rust_libs.contains_key(c), false);
+    super::doubt::name_guesses(&mut found, &|c| world.rust_libs.contains_key(c), false, &[]);
     if found.iter().any(|f| f.kind == DriftKind::Unused)
         && let Some(lock) = world.lock_above(m, super::lockfile::RUST_LOCKFILES)
     {
@@ -408,8 +408,8 @@ const LIB_NAMES: &[(&str, &str)] = &[
 /// The names a dependency declared as `name` may be imported by: its name with `-` as `_`;
 /// when no `package = "…"` rename decides the name in code (`renamed`), also its library's
 /// name: a workspace crate's `[lib] name` (`workspace_libs`, by package name), a name from
-/// [`LIB_NAMES`], or the name without a `rust-` prefix or `-rs` suffix (`rust-ini` is `ini`,
-/// `xml-rs` is `xml`), which is how such packages name their library.
+/// [`LIB_NAMES`], the name without a `rust-` prefix or `-rs` suffix (`rust-ini` is `ini`,
+/// `xml-rs` is `xml`), which is how such packages name their library, or in lowercase.
 pub fn keys(name: &str, renamed: bool, workspace_libs: &HashMap<String, String>) -> Vec<String> {
     let ident = rust_ident(name);
     let mut out = vec![ident.clone()];
@@ -432,6 +432,9 @@ pub fn keys(name: &str, renamed: bool, workspace_libs: &HashMap<String, String>)
         .or_else(|| name.strip_suffix("-rs"))
         .unwrap_or(name);
     add(rust_ident(bare));
+    // A package named with capitals names its library in lowercase (`Inflector` is
+    // `inflector`): crates.io treats names alike whatever their case.
+    add(ident.to_lowercase());
     out
 }
 
@@ -816,6 +819,7 @@ mod tests {
         assert_eq!(keys("xml-rs", false, &none), ["xml_rs", "xml"]);
         assert_eq!(keys("md-5", false, &none), ["md_5", "md5"]);
         assert_eq!(keys("serde", false, &none), ["serde"]);
+        assert_eq!(keys("Inflector", false, &none), ["Inflector", "inflector"]);
         // A rename decides the name in code alone.
         assert_eq!(keys("rust-ini", true, &none), ["rust_ini"]);
         let ws = workspace_libs(

@@ -292,6 +292,44 @@ const NODE: &[&str] = &[
 /// The crates every Rust toolchain ships.
 const RUST: &[&str] = &["std", "core", "alloc", "proc_macro", "test"];
 
+/// Modules removed from the standard library (PEP 594: Python 3.12 and 3.13), each with the
+/// distributions that bring it back on a newer Python (`audioop-lts` installs `audioop`).
+const PYTHON_REMOVED: &[(&str, &[&str])] = &[
+    ("aifc", &["standard-aifc"]),
+    ("asynchat", &["standard-asynchat", "pyasynchat"]),
+    ("asyncore", &["standard-asyncore", "pyasyncore"]),
+    ("audioop", &["audioop-lts"]),
+    ("cgi", &["legacy-cgi", "standard-cgi"]),
+    ("cgitb", &["legacy-cgi", "standard-cgitb"]),
+    ("chunk", &["standard-chunk"]),
+    ("imghdr", &["standard-imghdr"]),
+    ("mailcap", &["standard-mailcap"]),
+    ("nntplib", &["standard-nntplib"]),
+    ("pipes", &["standard-pipes"]),
+    ("smtpd", &["standard-smtpd"]),
+    ("sndhdr", &["standard-sndhdr"]),
+    ("sunau", &["standard-sunau"]),
+    ("telnetlib", &["standard-telnetlib"]),
+    ("uu", &["standard-uu"]),
+    ("xdrlib", &["standard-xdrlib"]),
+];
+
+/// Whether the standard library's `name` was removed from newer Pythons: an import of it
+/// then needs its backport, so it is matched to one declared (never owed: older Pythons
+/// have it).
+pub fn python_removed(name: &str) -> bool {
+    PYTHON_REMOVED.iter().any(|(m, _)| *m == name)
+}
+
+/// The removed modules ([`PYTHON_REMOVED`]) the backport distribution `norm` (PEP 503)
+/// brings back.
+pub fn python_backported(norm: &str) -> Vec<String> {
+    (PYTHON_REMOVED.iter())
+        .filter(|(_, dists)| dists.contains(&norm))
+        .map(|(m, _)| m.to_string())
+        .collect()
+}
+
 /// Whether the Python top-level module `name` is in the standard library.
 pub fn python(name: &str) -> bool {
     PYTHON.binary_search(&name).is_ok()

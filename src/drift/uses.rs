@@ -346,8 +346,9 @@ impl UseKeys {
             }
             Language::Python => {
                 let lower = name.to_lowercase();
+                let top = name.split('.').next().unwrap_or("");
                 if lower.starts_with('.')
-                    || stdlib::python(name.split('.').next().unwrap_or(""))
+                    || (stdlib::python(top) && !stdlib::python_removed(top))
                     || self
                         .own_python
                         .iter()
@@ -375,9 +376,11 @@ fn new_use<'a>(
 ) -> Use<'a> {
     let text = imp.text.trim_start();
     let js = f.language == Language::Js;
-    // `import nox` in the noxfile nox runs: the command brings it.
-    let run_by_runner =
-        f.language == Language::Python && super::python::runner_of(&f.path, &key).is_some();
+    // `import nox` in the noxfile nox runs: the command brings it. `import audioop`, which
+    // newer Pythons dropped, is owed nothing: older ones have it.
+    let never_owed = f.language == Language::Python
+        && (super::python::runner_of(&f.path, &key).is_some()
+            || stdlib::python_removed(key.split('.').next().unwrap_or("")));
     // rustdoc resolves an intra-doc link against the normal dependencies: shipped code's use.
     let kind = match imp.in_doc_link {
         true => file_kind,
@@ -394,7 +397,7 @@ fn new_use<'a>(
             || imp.prefix
             || imp.glob_scoped
             || imp.in_doc_link
-            || run_by_runner,
+            || never_owed,
         build_script,
         type_only: js && js::type_only_text(&f.path, text),
         continued: js && text.starts_with('}'),

@@ -2649,3 +2649,76 @@ fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
     let e = explained(&t, "py", "nox");
     assert!(e.contains("in a file its own command runs"), "{e}");
 }
+
+/// Round 17's shapes: gradio's requirements read by hatch's requirements hook and its
+/// package directory that is a JS module too; pipecat's guarded imports of distributions
+/// named otherwise and the backport of a module newer Pythons dropped; wasmtime's item
+/// macros and C-style types; lapce's capitalized crate.
+#[test]
+fn hatch_requirements_nested_package_guarded_pairs_backports_and_item_macros() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "hub", "hub");
+    t.write(
+        "ws/hub/pyproject.toml",
+        "[build-system]\nrequires = [\"hatchling\", \"hatch-requirements-txt\"]\n\n[project]\nname = \"hub\"\ndynamic = [\"dependencies\", \"optional-dependencies\"]\n\n[tool.hatch.metadata.hooks.requirements_txt]\nfilename = \"requirements.txt\"\n\n[tool.hatch.metadata.hooks.requirements_txt.optional-dependencies]\nmcp = [\"requirements-mcp.txt\"]\n",
+    );
+    t.write("ws/hub/requirements.txt", "anyio\nstale-req\n");
+    t.write("ws/hub/requirements-mcp.txt", "mcp\n");
+    t.write("ws/hub/demo/run.py", "import anyio\n");
+    // The package directory is a JS package too: its own module.
+    module(&t, "hub/hub", "hub-frontend");
+    t.write(
+        "ws/hub/hub/package.json",
+        r#"{"name": "hub-frontend", "private": true}"#,
+    );
+    t.write("ws/hub/hub/__init__.py", "import anyio\nimport mcp\n");
+    module(&t, "pc", "pc");
+    t.write(
+        "ws/pc/pyproject.toml",
+        "[project]\nname = \"pc\"\ndependencies = [\"mem0ai\", \"audioop-lts\", \"stale-dep\", \"httpx\"]\n",
+    );
+    t.write(
+        "ws/pc/pc/__init__.py",
+        "import audioop\nimport httpx\n\ntry:\n    import mem0\nexcept ImportError:\n    mem0 = None\n",
+    );
+    module(&t, "wt", "wt");
+    t.write(
+        "ws/wt/Cargo.toml",
+        "[package]\nname = \"wt\"\n\n[dependencies]\nwasmtime = \"30\"\nInflector = \"0.11\"\n",
+    );
+    t.write(
+        "ws/wt/src/lib.rs",
+        "wasmtime::component::bindgen!({ world: \"x\" });\n\npub enum wt_kind_t { A }\n\npub fn f() {\n    let _ = wt_kind_t::A;\n    exports::run();\n    inflector::cases::x();\n}\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "round 17 shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(found, ["pc unused stale-dep"], "{found:?}");
+    let mut doubted = unsure(&v);
+    doubted.sort();
+    let kinds: Vec<&str> = doubted
+        .iter()
+        .map(|d| d.split(':').next().unwrap_or(d))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "hub unused mcp",
+            "hub unused stale-req",
+            "pc unused mem0ai",
+            "wt undeclared exports"
+        ],
+        "{doubted:?}"
+    );
+    assert!(
+        doubted[0].contains("hub/hub/ holds Python files"),
+        "{doubted:?}"
+    );
+    assert!(doubted[2].contains("`mem0`"), "{doubted:?}");
+    assert!(doubted[3].contains("item macro"), "{doubted:?}");
+    let e = explained(&t, "pc", "audioop-lts");
+    assert!(e.contains("removed from the standard library"), "{e}");
+}
