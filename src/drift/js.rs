@@ -149,6 +149,68 @@ pub(crate) fn workspace_bundler(
     Ok(None)
 }
 
+/// Drops the unused JS findings of the workspace root `i` whose package a member below it
+/// imports without declaring it itself: the member resolves it through the root's
+/// `node_modules`, and its own check counts the root's declaration as the answer (gradio's
+/// root declares `@gradio/tabs`, which `js/core` imports). The member's reading and the
+/// root's now agree.
+pub(super) fn serving_members(
+    loaded: &crate::graph::Loaded,
+    manifests: &[super::Manifests],
+    i: usize,
+    probe: Option<&super::explain::Probe>,
+    found: &mut Vec<super::Finding>,
+) {
+    let unused = |f: &super::Finding| {
+        f.kind == super::DriftKind::Unused && f.manifest.ends_with("package.json")
+    };
+    if !manifests[i].js_workspace_root || !found.iter().any(unused) {
+        return;
+    }
+    let modules = &loaded.snapshot.modules;
+    let root = &modules[i];
+    let mut imported: HashMap<&str, &str> = HashMap::new();
+    for (j, m) in modules.iter().enumerate() {
+        let Some(v) = manifests[j].package_json_value.as_ref() else {
+            continue;
+        };
+        if m.repo != root.repo || !source::is_below(&m.dir, &root.dir) {
+            continue;
+        }
+        let declares = |name: &str| {
+            [
+                "dependencies",
+                "devDependencies",
+                "peerDependencies",
+                "optionalDependencies",
+            ]
+            .iter()
+            .any(|s| v.get(s).and_then(|d| d.get(name)).is_some())
+        };
+        let files = loaded.records[j].files.iter();
+        for f in files.filter(|f| f.language == mesh_imports::Language::Js) {
+            for imp in f.imports.iter() {
+                if let Some(p) = super::names::js_package(&imp.name)
+                    && !declares(p)
+                {
+                    imported.entry(p).or_insert(f.path.as_str());
+                }
+            }
+        }
+    }
+    found.retain(|f| {
+        let Some(file) = imported.get(f.dependency.as_str()).filter(|_| unused(f)) else {
+            return true;
+        };
+        if let Some(p) = probe.filter(|p| p.names(&f.dependency)) {
+            p.say(format!(
+                "{file}, in a package below this workspace root, imports it and declares it nowhere: the root's declaration is what it resolves"
+            ));
+        }
+        false
+    });
+}
+
 /// Whether a package.json (parsed) names `workspaces`: with a `pnpm-workspace.yaml` beside
 /// it, what makes its directory a JS workspace root.
 pub(crate) fn names_workspaces(package_json: &serde_json::Value) -> bool {

@@ -283,6 +283,7 @@ fn run(
             &workspace,
             &js_root,
         );
+        js::serving_members(loaded, &manifests, i, probe, &mut found);
         doubt::mentions(snapshot.repo_of(m), m, &mut found)?;
         let ignore = mesh_imports::globs(&m.manifest.drift_ignore, false);
         if let Some(p) = probe {

@@ -149,6 +149,19 @@ pub(super) fn nested_code(world: &World, m: &ModuleSource, py: &mut [Finding]) {
         .filter(|(l, _)| *l == Language::Python)
         .map(|(_, n)| n.as_str())
         .collect();
+    let snap = loaded.snapshot.repo_of(m);
+    let Ok(tree) = snap.root_tree() else {
+        return;
+    };
+    // A nested module with a Python manifest of its own is its own distribution.
+    let manifest = |dir: &str| {
+        ["pyproject.toml", "setup.cfg", "setup.py"].iter().any(|f| {
+            crate::source::blob_text(snap, &tree, &crate::source::join(dir, f))
+                .ok()
+                .flatten()
+                .is_some()
+        })
+    };
     let nested = (loaded.snapshot.modules.iter().zip(&loaded.records)).find(|(n, r)| {
         let rel = crate::source::relative(&n.dir, &m.dir);
         n.repo == m.repo
@@ -157,6 +170,7 @@ pub(super) fn nested_code(world: &World, m: &ModuleSource, py: &mut [Finding]) {
                 .iter()
                 .any(|o| rel == *o || rel.strip_prefix("src/") == Some(*o))
             && r.files.iter().any(|f| f.language == Language::Python)
+            && !manifest(&n.dir)
     });
     let Some((n, _)) = nested else {
         return;
@@ -166,7 +180,7 @@ pub(super) fn nested_code(world: &World, m: &ModuleSource, py: &mut [Finding]) {
         .filter(|f| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) && f.doubt.is_none())
     {
         f.doubt = Some(format!(
-            "{}/ holds Python files and no Python manifest: they may be this package's code and import it, but mesh reads them as {}'s",
+            "{}/ is its Python package's directory and a module of its own: its files may import it, but mesh reads them as {}'s",
             n.dir,
             n.name()
         ));
@@ -174,12 +188,16 @@ pub(super) fn nested_code(world: &World, m: &ModuleSource, py: &mut [Finding]) {
 }
 
 /// The top names of the module's guarded Python imports (`try: import mem0`) no declaration
-/// answers, each once: never owed, but a declaration imported by a name mesh does not know
-/// may be theirs.
+/// answers and no distribution mesh knows provides, each once: never owed, but a declaration
+/// imported by a name mesh does not know may be theirs. A `TYPE_CHECKING` import, a stub's,
+/// a runner's or a removed standard module's is no such guess.
 pub(super) fn guarded_unanswered(uses: &[Use], decls: &[Decl]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for u in uses {
-        if u.language != Language::Python || !u.optional {
+        if u.language != Language::Python || u.kind != ImportKind::Optional || u.type_only {
+            continue;
+        }
+        if u.file.ends_with(".pyi") || names::python_known(&names::python_dist_for(&u.key)) {
             continue;
         }
         let answered = decls.iter().any(|d| {

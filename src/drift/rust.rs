@@ -432,8 +432,8 @@ pub fn keys(name: &str, renamed: bool, workspace_libs: &HashMap<String, String>)
         .or_else(|| name.strip_suffix("-rs"))
         .unwrap_or(name);
     add(rust_ident(bare));
-    // A package named with capitals names its library in lowercase (`Inflector` is
-    // `inflector`): crates.io treats names alike whatever their case.
+    // A package named with capitals often names its library in lowercase (`Inflector`'s
+    // `[lib] name = "inflector"`; Cargo keeps the case by default).
     add(ident.to_lowercase());
     out
 }

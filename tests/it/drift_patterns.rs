@@ -2564,6 +2564,23 @@ fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
         "ws/packages/own/src/index.js",
         "import ms from 'ms'\nexport const o = ms\n",
     );
+    // A legacy `.eslintrc.json` of its own without `root: true` cascades to the root's; a
+    // generated `.eslintrc-auto-import.json` is no config.
+    module(&t, "packages/legacy", "legacy");
+    t.write(
+        "ws/packages/legacy/package.json",
+        r#"{"name": "legacy", "scripts": {"lint": "eslint ."}, "dependencies": {"ms": "2"},
+  "devDependencies": {"eslint": "8", "eslint-plugin-react-hooks": "5"}}"#,
+    );
+    t.write("ws/packages/legacy/.eslintrc.json", "{\"rules\": {}}\n");
+    t.write(
+        "ws/packages/legacy/.eslintrc-auto-import.json",
+        "{\"globals\": {}}\n",
+    );
+    t.write(
+        "ws/packages/legacy/src/index.js",
+        "import ms from 'ms'\nexport const l = ms\n",
+    );
     // A rule-shaped string outside an ESLint config, a codegen script that is no config, the
     // globals' types of a runner that does not run, `packages/api`'s jest environment.
     module(&t, "packages/api", "api");
@@ -2691,12 +2708,30 @@ fn hatch_requirements_nested_package_guarded_pairs_backports_and_item_macros() {
         "ws/wt/src/lib.rs",
         "wasmtime::component::bindgen!({ world: \"x\" });\n\npub enum wt_kind_t { A }\n\npub fn f() {\n    let _ = wt_kind_t::A;\n    exports::run();\n    inflector::cases::x();\n}\n",
     );
+    // A workspace root's declaration a member imports without declaring it is used.
+    module(&t, "web", "web");
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "private": true, "workspaces": ["pkgs/*"],
+  "devDependencies": {"left-pad": "1", "stale-root": "1", "ms": "2"}}"#,
+    );
+    t.write("ws/web/test/run.test.js", "import ms from 'ms'\nms(1)\n");
+    module(&t, "web/pkgs/a", "web-a");
+    t.write("ws/web/pkgs/a/package.json", r#"{"name": "web-a"}"#);
+    t.write(
+        "ws/web/pkgs/a/src/index.test.js",
+        "import leftPad from 'left-pad'\nleftPad('a', 2)\n",
+    );
     t.empty_repo("ws");
     t.commit("ws", "round 17 shapes");
     let v = t.json(&["drift"]);
     let mut found = findings(&v);
     found.sort();
-    assert_eq!(found, ["pc unused stale-dep"], "{found:?}");
+    assert_eq!(
+        found,
+        ["pc unused stale-dep", "web unused stale-root"],
+        "{found:?}"
+    );
     let mut doubted = unsure(&v);
     doubted.sort();
     let kinds: Vec<&str> = doubted
@@ -2714,11 +2749,13 @@ fn hatch_requirements_nested_package_guarded_pairs_backports_and_item_macros() {
         "{doubted:?}"
     );
     assert!(
-        doubted[0].contains("hub/hub/ holds Python files"),
+        doubted[0].contains("hub/hub/ is its Python package's directory"),
         "{doubted:?}"
     );
     assert!(doubted[2].contains("`mem0`"), "{doubted:?}");
     assert!(doubted[3].contains("item macro"), "{doubted:?}");
     let e = explained(&t, "pc", "audioop-lts");
     assert!(e.contains("removed from the standard library"), "{e}");
+    let e = explained(&t, "web", "left-pad");
+    assert!(e.contains("in a package below this workspace root"), "{e}");
 }

@@ -1,9 +1,10 @@
-//! Configs a tool reads for the packages below them: the nearest ESLint or Prettier config
-//! upwards, for a package whose commands run that tool (each looks upwards from the file it
-//! checks, and the nearest one wins); a vitest or jest config above that names the package's
-//! directory as a project (its test environments); and the `netlify.toml` whose `base` is
-//! the package (its `[[plugins]]`). Each directory's configs are read once and shared by
-//! every package below them.
+//! Configs a tool reads for the packages below them, for a package whose commands run that
+//! tool: ESLint's legacy `.eslintrc*` files upwards until one says `root: true`, else the
+//! nearest flat `eslint.config.*`, and the nearest Prettier config (each looks upwards from
+//! the file it checks); a vitest or jest config above that names the package's directory as
+//! a project (the environments it names); and the `netlify.toml` whose `base` is the package
+//! (its `[[plugins]]`). Each directory's configs are read once and shared by every package
+//! below them.
 
 use super::configs::{self, completions, config_strings, quoted_strings};
 use super::{Manifests, command_words};
@@ -22,21 +23,25 @@ enum Family {
 }
 
 impl Family {
-    /// The family of a config file, by its name.
+    /// The family of a config file, by its name: `.eslintrc` itself or with an extension
+    /// (`.eslintrc-auto-import.json`, a generated globals file, is none).
     fn of(file: &str) -> Option<Family> {
         const NAMES: &[(&str, Family)] = &[
             (".eslintrc", Family::Eslint),
-            ("eslint.config.", Family::Eslint),
+            ("eslint.config", Family::Eslint),
             (".prettierrc", Family::Prettier),
-            ("prettier.config.", Family::Prettier),
-            ("vitest.config.", Family::Vitest),
-            ("vitest.workspace.", Family::Vitest),
-            ("jest.config.", Family::Jest),
+            ("prettier.config", Family::Prettier),
+            ("vitest.config", Family::Vitest),
+            ("vitest.workspace", Family::Vitest),
+            ("jest.config", Family::Jest),
             ("netlify.toml", Family::Netlify),
         ];
         NAMES
             .iter()
-            .find(|(prefix, _)| file.starts_with(prefix))
+            .find(|(name, _)| {
+                file.strip_prefix(name)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+            })
             .map(|(_, f)| *f)
     }
 
@@ -63,6 +68,9 @@ pub struct AboveConfig {
     strings: Vec<String>,
     /// Netlify's `[build] base`, relative to the config's directory.
     base: Option<String>,
+    /// An ESLint config that ends the upward search: a flat config, or a legacy one saying
+    /// `root: true`.
+    last: bool,
 }
 
 impl AboveConfig {
@@ -75,7 +83,8 @@ impl AboveConfig {
     /// project (effect's `project("@effect/atom-react", "packages/atom/react", …)`).
     fn names_project(&self, member: &str) -> bool {
         self.strings.iter().any(|s| {
-            let s = s.trim_start_matches("./").trim_end_matches('/');
+            let s = s.trim_start_matches("<rootDir>/").trim_start_matches("./");
+            let s = s.trim_end_matches('/');
             !s.is_empty() && (s == member || s.starts_with(&format!("{member}/")))
         })
     }
@@ -97,11 +106,12 @@ pub(in crate::drift) fn configs_above(
         };
         let snap = snapshot.repo_of(m);
         let words: HashSet<&str> = man.tools.commands.lines().flat_map(command_words).collect();
-        // A config of the package's own is the nearest (package.json's keys count).
-        let mut nearest: Vec<Family> = (man.tools.config_hosts.iter())
-            .filter_map(|(_, file)| Family::of(file))
-            .collect();
-        if v.get("eslintConfig").is_some() {
+        // The package's own configs come first (package.json's keys count): Prettier's
+        // nearest wins, ESLint's too unless a legacy one leaves `root: true` unsaid.
+        let mut nearest: Vec<Family> = Vec::new();
+        if let Some(c) = v.get("eslintConfig")
+            && c.get("root").and_then(|r| r.as_bool()) == Some(true)
+        {
             nearest.push(Family::Eslint);
         }
         if v.get("prettier").is_some() {
@@ -115,11 +125,14 @@ pub(in crate::drift) fn configs_above(
             for c in dir_configs(snap, m.repo, at, &mut memo)?.iter() {
                 let applies = match c.family {
                     Family::Eslint | Family::Prettier => {
-                        if own || nearest.contains(&c.family) {
+                        if nearest.contains(&c.family) {
                             continue;
                         }
-                        nearest.push(c.family);
-                        c.family.commands().iter().any(|w| words.contains(w))
+                        if c.family == Family::Prettier || c.last {
+                            nearest.push(c.family);
+                        }
+                        // The package's own config is read as its own (`root_files`).
+                        !own && c.family.commands().iter().any(|w| words.contains(w))
                     }
                     Family::Vitest | Family::Jest => !own && c.names_project(member),
                     Family::Netlify => {
@@ -164,6 +177,10 @@ fn dir_configs(
             };
             found.push(Arc::new(read(source::join(at, &f), &f, family, &text)));
         }
+        // A flat ESLint config beside a legacy one wins (ESLint 9 reads it first).
+        if found.iter().any(|c| c.family == Family::Eslint && c.last) {
+            found.retain(|c| c.family != Family::Eslint || c.last);
+        }
     }
     let found = Arc::new(found);
     memo.insert(key, Arc::clone(&found));
@@ -172,6 +189,11 @@ fn dir_configs(
 
 /// One config of `family`, named `name` and at `path`, from its text.
 fn read(path: String, name: &str, family: Family, text: &str) -> AboveConfig {
+    let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let last = family == Family::Eslint
+        && (name.starts_with("eslint.config")
+            || squeezed.contains("root:true")
+            || squeezed.contains("\"root\":true"));
     let (said, strings, base) = match family {
         Family::Eslint => {
             let mut said = config_strings(name, text);
@@ -213,5 +235,6 @@ fn read(path: String, name: &str, family: Family, text: &str) -> AboveConfig {
         names,
         strings,
         base,
+        last,
     }
 }

@@ -214,9 +214,10 @@ impl ToolEvidence {
                     ("react-scripts", true),
                     ("craco", true),
                     ("react-app-rewired", true),
+                    ("vue-cli-service", false),
                 ],
             ),
-            "@types/mocha" => ("mocha", &[]),
+            "@types/mocha" => ("mocha", &[("ts-mocha", false), ("karma", false)]),
             "@types/jasmine" => ("jasmine", &[("karma", false)]),
             _ => return false,
         };

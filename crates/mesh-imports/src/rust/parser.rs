@@ -51,6 +51,13 @@ pub(super) struct Parser<'a, 't> {
     /// with.
     item_macros: Vec<(usize, usize)>,
     macro_roots: Vec<usize>,
+    /// The crates item macros called by a bare name come from (`use wiggle::from_witx;`):
+    /// never a module the macro writes.
+    macro_crates: Vec<&'a str>,
+    /// What each `use` binds a name to: its tree's root (`from_witx` → `wiggle`).
+    use_roots: HashMap<&'a str, &'a str>,
+    /// The file's own `macro_rules!` names, each with whether its body declares a `mod`.
+    local_macros: HashMap<&'a str, bool>,
     /// Byte ranges of the blocks a glob import (`use crate::*;`, `use x::prelude::*;`, not
     /// one of the standard library's) is in scope in: it may bring a module whose name a path
     /// there starts with.
@@ -97,13 +104,14 @@ const NO_MODULES: &[&str] = &[
     "assert_not_impl_any",
     "assert_eq_size",
     "assert_obj_safe",
-    "static_assertions",
     "pin_project",
     "doctest",
-    "debug_assert",
-    "assert",
-    "println",
-    "eprintln",
+    "criterion_group",
+    "criterion_main",
+    "proptest",
+    "prop_compose",
+    "quickcheck",
+    "global_asm",
 ];
 
 /// `block_of` for a token outside every block.
@@ -167,6 +175,24 @@ impl<'a, 't> Parser<'a, 't> {
             })
             .collect();
         let token_args = calls.iter().map(|&(i, close)| (i + 2, close)).collect();
+        let local_macros = (0..toks.len())
+            .filter(|&i| {
+                toks[i].kind == Kind::Ident
+                    && toks[i].text(src) == "macro_rules"
+                    && punct_at(toks, i + 1, b'!')
+                    && kind_at(toks, i + 2, Kind::Ident)
+                    && matches!(
+                        toks.get(i + 3).map(|t| t.kind),
+                        Some(Kind::Punct(b'(' | b'[' | b'{'))
+                    )
+            })
+            .map(|i| {
+                let close = matching(toks, i + 3).min(toks.len());
+                let makes_mod = (toks[i + 3..close].iter())
+                    .any(|t| t.kind == Kind::Ident && t.text(src) == "mod");
+                (toks[i + 2].value(src), makes_mod)
+            })
+            .collect();
         Parser {
             src,
             toks,
@@ -182,6 +208,9 @@ impl<'a, 't> Parser<'a, 't> {
             globs: Vec::new(),
             item_macros: Vec::new(),
             macro_roots: Vec::new(),
+            macro_crates: Vec::new(),
+            use_roots: HashMap::new(),
+            local_macros,
             fns: HashMap::new(),
             root_at: usize::MAX,
             glob_roots: Vec::new(),
@@ -237,7 +266,11 @@ impl<'a, 't> Parser<'a, 't> {
                     c.glob_scoped(offset);
                 }
                 let by_macro = (self.item_macros.iter()).any(|&(s, e)| s <= offset && offset < e);
-                if origin != Origin::Extern && by_macro && !self.macro_roots.contains(&offset) {
+                if origin != Origin::Extern
+                    && by_macro
+                    && !self.macro_roots.contains(&offset)
+                    && !self.macro_crates.contains(&name)
+                {
                     c.macro_scoped(offset);
                 }
             }
@@ -351,8 +384,10 @@ impl<'a, 't> Parser<'a, 't> {
     /// When token `i` is the name of a macro called where an item stands in a module
     /// (`wasmtime::component::bindgen!({ … });`, `wiggle::from_witx!({ … });` at a file's
     /// top or in a `mod { … }`), its output may bring modules (`exports`, `types`) the paths
-    /// around it start with: they are macro-scoped there. The macro's own crate stays firm. Macros known to make no module ([`NO_MODULES`]) and
-    /// calls inside functions (statements) change nothing.
+    /// around it start with: they are macro-scoped there. The macro's own crate stays firm
+    /// (written as its path's root, or the root of the `use` that names it). Macros known to
+    /// make no module ([`NO_MODULES`]), the file's own `macro_rules!` whose body declares no
+    /// `mod`, calls inside a function (statements) or inside `(…)`/`[…]` change nothing.
     fn item_macro(&mut self, i: usize) {
         if !(kind_at(self.toks, i, Kind::Ident)
             && punct_at(self.toks, i + 1, b'!')
@@ -361,6 +396,7 @@ impl<'a, 't> Parser<'a, 't> {
                 Some(Kind::Punct(b'(' | b'[' | b'{'))
             ))
             || NO_MODULES.contains(&self.value(i))
+            || self.local_macros.get(self.value(i)) == Some(&false)
         {
             return;
         }
@@ -380,7 +416,7 @@ impl<'a, 't> Parser<'a, 't> {
                 self.toks[start - 1].kind,
                 Kind::Punct(b';' | b'}' | b']' | b'{')
             );
-        if !item_start || !self.in_module(i) {
+        if !item_start || !self.in_module(i) || self.in_group(start) {
             return;
         }
         let scope = self.scope(i);
@@ -393,6 +429,28 @@ impl<'a, 't> Parser<'a, 't> {
         } else if let Some(root) = self.toks.get(start + 1) {
             self.macro_roots.push(root.start);
         }
+        if start == i
+            && let Some(root) = self.use_roots.get(self.value(i))
+        {
+            self.macro_crates.push(root);
+        }
+    }
+
+    /// Whether token `start` stands inside a `(…)` or `[…]` of its block (an array type's
+    /// length, `[u8; size!(u8)]`, is an expression, not an item). Looks back 256 tokens at
+    /// most, to the block's start.
+    fn in_group(&self, start: usize) -> bool {
+        let mut depth = 0usize;
+        for t in self.toks[start.saturating_sub(256)..start].iter().rev() {
+            match t.kind {
+                Kind::Punct(b')' | b']') => depth += 1,
+                Kind::Punct(b'(' | b'[') if depth == 0 => return true,
+                Kind::Punct(b'(' | b'[') => depth -= 1,
+                Kind::Punct(b'{' | b'}') if depth == 0 => return false,
+                _ => {}
+            }
+        }
+        false
     }
 
     /// Whether token `i` stands among a module's items: at the file's top, or in a
@@ -604,6 +662,9 @@ impl<'a, 't> Parser<'a, 't> {
     /// Records that `name` is bound locally, in the block of token `i`; binding a crate's own
     /// name (`use serde;`) hides nothing.
     fn bind(&mut self, i: usize, name: &'a str, root: Option<&'a str>) {
+        if let Some(root) = root {
+            self.use_roots.insert(name, root);
+        }
         if Some(name) != root {
             let scope = self.scope(i);
             self.aliases.entry(name).or_default().push(scope);

@@ -704,3 +704,30 @@ fn raw_mod_names_local_types_and_item_macro_output() {
     let src = "thread_local! { static X: u8 = 1; }\nbitflags::bitflags! { struct F: u8 {} }\nfn f() { tokio::spawn(g()); }\n";
     assert!(scan(src).iter().all(|i| !i.macro_scoped), "{:?}", scan(src));
 }
+
+#[test]
+fn macros_that_write_no_module_leave_paths_sure() {
+    let firm = |src: &str| scan(src).iter().all(|i| !i.macro_scoped);
+    // The file's own macro whose body declares no module; criterion's and proptest's.
+    assert!(firm(
+        "macro_rules! impl_zero { ($($t:ty),*) => { $(impl Z for $t {})* } }\nimpl_zero!(u8, u16);\nfn f() { regex::Regex::new(\"x\"); }\n"
+    ));
+    assert!(firm(
+        "criterion_group!(benches, b);\ncriterion_main!(benches);\nfn b() { rand::random::<u8>(); }\n"
+    ));
+    // A macro in an array type's length is an expression.
+    assert!(firm(
+        "pub struct B([u8; size!(u8, u16)]);\nfn f() { five::x(); }\n"
+    ));
+    // A local macro that declares a module may write one.
+    assert!(!firm(
+        "macro_rules! gen { () => { mod made {} } }\ngen!();\nfn f() { made::x(); }\n"
+    ));
+    // The crate a macro called by its bare name comes from stays firm.
+    let src = "use wiggle::from_witx;\nfrom_witx!({ witx: [\"a.witx\"] });\nfn f() { types::T::new(); wiggle::run(); }\n";
+    let flags: Vec<(String, bool)> = scan(src)
+        .into_iter()
+        .map(|i| (i.name, i.macro_scoped))
+        .collect();
+    assert!(flags.iter().all(|(n, m)| (n == "types") == *m), "{flags:?}");
+}
