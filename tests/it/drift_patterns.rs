@@ -2487,7 +2487,7 @@ fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
     );
     t.write(
         "ws/vitest.config.ts",
-        "export default { test: { projects: [\n  { test: { root: './packages/kit', environment: 'jsdom' } },\n  // { test: { root: './packages/api', environment: 'happy-dom' } },\n] } }\n",
+        "export default { test: { projects: [\n  { test: { root: './packages/kit', environment: 'jsdom' } },\n  { test: { root: './packages/own', environment: 'node' } },\n  // { test: { root: './packages/api', environment: 'happy-dom' } },\n] } }\n",
     );
     // jest stops at a package's own package.json: a root config that names no project is
     // not the member's.
@@ -2555,7 +2555,7 @@ fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
         r#"{"name": "own", "scripts": {"fmt": "prettier --check .", "lint": "eslint ."},
   "dependencies": {"ms": "2"},
   "devDependencies": {"prettier": "3", "eslint": "9", "prettier-plugin-tailwindcss": "0.6",
-    "eslint-config-prettier": "9", "netlify-plugin-cache": "1"}}
+    "eslint-config-prettier": "9", "netlify-plugin-cache": "1", "jsdom": "26"}}
 "#,
     );
     t.write("ws/packages/own/.prettierrc", "{}\n");
@@ -2650,6 +2650,7 @@ fn configs_above_hook_keys_codegen_test_globals_build_requires_and_runners() {
             "api unused jest-environment-jsdom",
             "kit unused stale-dev",
             "own unused eslint-config-prettier",
+            "own unused jsdom",
             "own unused netlify-plugin-cache",
             "own unused prettier-plugin-tailwindcss",
             "py undeclared nox",

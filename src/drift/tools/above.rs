@@ -2,11 +2,11 @@
 //! tool: ESLint's legacy `.eslintrc*` files upwards until one says `root: true`, else the
 //! nearest flat `eslint.config.*`, and the nearest Prettier config (each looks upwards from
 //! the file it checks); a vitest or jest config above that names the package's directory as
-//! a project (the environments it names); and the `netlify.toml` whose `base` is the package
+//! a project (that project's environment); and the `netlify.toml` whose `base` is the package
 //! (its `[[plugins]]`). Each directory's configs are read once and shared by every package
 //! below them.
 
-use super::configs::{self, completions, config_strings, quoted_strings};
+use super::configs::{self, completions, config_strings};
 use super::{Manifests, command_words};
 use crate::source::{self, RepoSnapshot, Snapshot, SourceError, blob_text};
 use std::collections::{HashMap, HashSet};
@@ -64,8 +64,10 @@ pub struct AboveConfig {
     family: Family,
     /// Each package its strings name or complete to, with the string.
     names: HashMap<String, String>,
-    /// A test runner config's strings, where a project's directory is named.
-    strings: Vec<String>,
+    /// A test runner config's code (comment lines out), where a project's directory is
+    /// named, and the environments it names, each where its key stands.
+    code: String,
+    environments: Vec<(usize, String)>,
     /// Netlify's `[build] base`, relative to the config's directory.
     base: Option<String>,
     /// An ESLint config that ends the upward search: a flat config, or a legacy one saying
@@ -79,14 +81,32 @@ impl AboveConfig {
         self.names.get(name).map(String::as_str)
     }
 
-    /// Whether a test runner's config names `member` (a directory below its own) as a
-    /// project (effect's `project("@effect/atom-react", "packages/atom/react", …)`).
-    fn names_project(&self, member: &str) -> bool {
-        self.strings.iter().any(|s| {
-            let s = s.trim_start_matches("<rootDir>/").trim_start_matches("./");
-            let s = s.trim_end_matches('/');
-            !s.is_empty() && (s == member || s.starts_with(&format!("{member}/")))
-        })
+    /// The environment a test runner's config gives `member` (a directory below its own)
+    /// when it names it as a project (effect's `project("@effect/atom-react",
+    /// "packages/atom/react", { test: { environment: "jsdom" } })`): the one whose key stands
+    /// nearest the directory's mention, within a project's few hundred bytes.
+    fn project_environment(&self, member: &str) -> Option<&str> {
+        if member.is_empty() {
+            return None;
+        }
+        let bytes = self.code.as_bytes();
+        let mentions = self
+            .code
+            .match_indices(member)
+            .map(|(at, _)| at)
+            .filter(|&at| {
+                let before = at.checked_sub(1).map(|b| bytes[b]);
+                let after = bytes.get(at + member.len()).copied();
+                matches!(before, Some(b'"' | b'\'' | b'`' | b'/'))
+                    && matches!(after, Some(b'"' | b'\'' | b'`' | b'/'))
+            });
+        mentions
+            .flat_map(|at| {
+                (self.environments.iter()).map(move |(key, name)| (key.abs_diff(at), name))
+            })
+            .filter(|(distance, _)| *distance <= 400)
+            .min_by_key(|(distance, _)| *distance)
+            .map(|(_, name)| name.as_str())
     }
 }
 
@@ -134,7 +154,13 @@ pub(in crate::drift) fn configs_above(
                         // The package's own config is read as its own (`root_files`).
                         !own && c.family.commands().iter().any(|w| words.contains(w))
                     }
-                    Family::Vitest | Family::Jest => !own && c.names_project(member),
+                    Family::Vitest | Family::Jest => {
+                        // The member's own project's environment, apart from the others'.
+                        if let Some(env) = c.project_environment(member).filter(|_| !own) {
+                            found.push(Arc::new(environment_of(c, env)));
+                        }
+                        continue;
+                    }
                     Family::Netlify => {
                         if nearest.contains(&c.family) {
                             continue;
@@ -194,21 +220,21 @@ fn read(path: String, name: &str, family: Family, text: &str) -> AboveConfig {
         && (name.starts_with("eslint.config")
             || squeezed.contains("root:true")
             || squeezed.contains("\"root\":true"));
-    let (said, strings, base) = match family {
+    let mut code = String::new();
+    let mut environments = Vec::new();
+    let (said, base) = match family {
         Family::Eslint => {
             let mut said = config_strings(name, text);
             said.extend(configs::eslint_rule_plugins(&said));
-            (said, Vec::new(), None)
+            (said, None)
         }
-        Family::Prettier => (config_strings(name, text), Vec::new(), None),
-        // Only the environments: a root test config also aliases every package.
+        Family::Prettier => (config_strings(name, text), None),
+        // Only a project's environment, per member ([`environment_of`]): a root test config
+        // also aliases every package.
         Family::Vitest | Family::Jest => {
-            let code = configs::without_comment_lines(text);
-            (
-                configs::test_environments(&code),
-                quoted_strings(&code),
-                None,
-            )
+            code = configs::without_comment_lines(text);
+            environments = configs::test_environments(&code);
+            (Vec::new(), None)
         }
         Family::Netlify => {
             let t = toml::from_str::<toml::Table>(text).unwrap_or_default();
@@ -220,7 +246,7 @@ fn read(path: String, name: &str, family: Family, text: &str) -> AboveConfig {
                 .filter_map(|p| p.get("package")?.as_str())
                 .map(str::to_string)
                 .collect();
-            (plugins, Vec::new(), Some(base.unwrap_or_default()))
+            (plugins, Some(base.unwrap_or_default()))
         }
     };
     let mut names = HashMap::new();
@@ -233,8 +259,26 @@ fn read(path: String, name: &str, family: Family, text: &str) -> AboveConfig {
         file: path,
         family,
         names,
-        strings,
+        code,
+        environments,
         base,
         last,
+    }
+}
+
+/// What the test runner config `c` gives one member: the environment `env` of its project,
+/// by the packages it completes to (`jsdom` → `jest-environment-jsdom` too).
+fn environment_of(c: &AboveConfig, env: &str) -> AboveConfig {
+    AboveConfig {
+        file: c.file.clone(),
+        family: c.family,
+        names: completions(env)
+            .into_iter()
+            .map(|p| (p, env.to_string()))
+            .collect(),
+        code: String::new(),
+        environments: Vec::new(),
+        base: None,
+        last: false,
     }
 }

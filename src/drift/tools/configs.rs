@@ -180,12 +180,13 @@ pub(crate) fn is_js_config(file: &str) -> bool {
 }
 
 /// The test environments a vitest or jest config names (`environment: "jsdom"`,
-/// `testEnvironment: 'node'`), in every project.
-pub(crate) fn test_environments(text: &str) -> Vec<String> {
+/// `testEnvironment: 'node'`), in every project, each with where its key stands.
+pub(crate) fn test_environments(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(at) = rest.find("nvironment") {
         let before = rest[..at].chars().next_back();
+        let key_at = text.len() - rest.len() + at;
         rest = &rest[at + "nvironment".len()..];
         if !matches!(before, Some('e' | 'E')) {
             continue;
@@ -204,7 +205,7 @@ pub(crate) fn test_environments(text: &str) -> Vec<String> {
             continue;
         };
         if let Some((name, _)) = value[1..].split_once(quote) {
-            out.push(name.to_string());
+            out.push((key_at, name.to_string()));
         }
     }
     out
@@ -576,9 +577,11 @@ mod tests {
     #[test]
     fn a_test_runner_config_names_its_projects_environments_and_yaml_its_plugins() {
         let vitest = "export default defineConfig({ test: { projects: [\n  { test: { environment: \"jsdom\" } },\n  { test: { environment: 'happy-dom', alias: { '@x/y': 'z' } } },\n] } })\n";
-        assert_eq!(test_environments(vitest), ["jsdom", "happy-dom"]);
+        let names =
+            |t: &str| -> Vec<String> { test_environments(t).into_iter().map(|(_, n)| n).collect() };
+        assert_eq!(names(vitest), ["jsdom", "happy-dom"]);
         assert_eq!(
-            test_environments("{\"testEnvironment\": \"node\", \"environmentOptions\": {}}"),
+            names("{\"testEnvironment\": \"node\", \"environmentOptions\": {}}"),
             ["node"]
         );
         // A project commented out has no environment.

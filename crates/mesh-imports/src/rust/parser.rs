@@ -356,7 +356,9 @@ impl<'a, 't> Parser<'a, 't> {
             // A type the file defines, whatever its case (a C API's `wasm_kind_t`), is a
             // path's root there (`wasm_kind_t::A`), not a crate.
             "struct" | "enum" | "union" | "trait" | "type"
-                if kind_at(self.toks, i + 1, Kind::Ident) =>
+                if kind_at(self.toks, i + 1, Kind::Ident)
+                    // An `impl`'s or a trait's associated type is no path root by its name.
+                    && (self.keyword(i) != "type" || self.in_module(i) || self.in_fn_body(i)) =>
             {
                 self.declare(i + 1, self.value(i + 1));
                 i + 2
@@ -451,6 +453,20 @@ impl<'a, 't> Parser<'a, 't> {
             }
         }
         false
+    }
+
+    /// Whether token `i` stands in a block that is neither a module's nor a macro call's body,
+    /// and whose opening `{` follows a `)` or a return type (a function's body), as far as
+    /// one token tells: `fn f() {`, `fn f() -> T {`.
+    fn in_fn_body(&self, i: usize) -> bool {
+        let b = self.block_of.get(i).copied().unwrap_or(NO_BLOCK);
+        let Some(&(open, _)) = self.blocks.get(b as usize) else {
+            return false;
+        };
+        let Ok(at) = self.toks.binary_search_by(|t| t.start.cmp(&open)) else {
+            return false;
+        };
+        at >= 1 && punct_at(self.toks, at - 1, b')')
     }
 
     /// Whether token `i` stands among a module's items: at the file's top, or in a

@@ -719,6 +719,10 @@ fn macros_that_write_no_module_leave_paths_sure() {
     assert!(firm(
         "pub struct B([u8; size!(u8, u16)]);\nfn f() { five::x(); }\n"
     ));
+    // An associated type is no path root by its name; a crate of that name stays one.
+    let src =
+        "impl Codec for S {\n    type bytes = Vec<u8>;\n    fn enc() { bytes::Bytes::new(); }\n}\n";
+    assert_eq!(names(&scan(src)), ["bytes"]);
     // A local macro that declares a module may write one.
     assert!(!firm(
         "macro_rules! gen { () => { mod made {} } }\ngen!();\nfn f() { made::x(); }\n"
