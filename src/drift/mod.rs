@@ -344,7 +344,9 @@ fn module_drift(
                 .local_names
                 .get(m.repo)
                 .unwrap_or(&world.no_local_names),
+            // Read only for JS: a test runner's globals' types.
             test_file: (rec.files.iter())
+                .filter(|_| lang == Language::Js)
                 .find(|f| f.language == lang && compare::is_js_test_file(&f.path))
                 .map(|f| f.path.as_str()),
         };
@@ -401,7 +403,7 @@ fn module_drift(
                 || man.installed_python.contains_key(&norm)
         };
         doubt::name_guesses(&mut py, &known, true, &guarded);
-        python::nested_code(world, m, &mut py);
+        python::nested_code(world, m, rec, &mut py);
         if py.iter().any(|f| f.kind == DriftKind::Unused)
             && let Some(lock) = world.lock_above(m, lockfile::PYTHON_LOCKFILES)
         {

@@ -114,17 +114,18 @@ pub(super) fn declarations(
         .unwrap_or_default();
     let decls = found
         .into_iter()
-        .filter(|d| own.as_deref() != Some(names::pep503(&d.name).as_str()))
-        .map(|d| {
+        .map(|d| (names::pep503(&d.name), d))
+        .filter(|(norm, _)| own.as_deref() != Some(norm.as_str()))
+        .map(|(norm, d)| {
             let mut keys = world
                 .python_dists
-                .get(&names::pep503(&d.name))
-                .or_else(|| man.installed_python.get(&names::pep503(&d.name)))
+                .get(&norm)
+                .or_else(|| man.installed_python.get(&norm))
                 .cloned()
                 .unwrap_or_else(|| names::python_keys(&d.name));
             keys.extend(
                 (services.iter())
-                    .filter(|(dist, _)| *dist == names::pep503(&d.name))
+                    .filter(|(dist, _)| *dist == norm)
                     .map(|(_, key)| key.clone()),
             );
             Decl { d, keys }
@@ -134,18 +135,23 @@ pub(super) fn declarations(
 }
 
 /// Makes the module's unused and dev-only Python findings unsure when its own Python
-/// package's directory
-/// (`gradio/` of the distribution providing `gradio`, or `src/gradio/`) is a module nested in
-/// it: gradio's `gradio/` is a JS package too, with a
-/// package.json, so mesh reads its `.py` files as that module's, and what they import is
-/// not seen here.
-pub(super) fn nested_code(world: &World, m: &ModuleSource, py: &mut [Finding]) {
-    let loaded = world.loaded;
-    let Some(i) = (loaded.snapshot.modules.iter()).position(|x| x.repo == m.repo && x.dir == m.dir)
-    else {
+/// package's directory (`gradio/` of the distribution providing `gradio`, or
+/// `src/gradio/`) is a module nested in it (`rec` is the module's record): gradio's
+/// `gradio/` is a JS package too, with a package.json, so mesh reads its `.py` files as that
+/// module's, and what they import is not seen here.
+pub(super) fn nested_code(
+    world: &World,
+    m: &ModuleSource,
+    rec: &crate::store::ModuleRecord,
+    py: &mut [Finding],
+) {
+    let open =
+        |f: &Finding| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) && f.doubt.is_none();
+    if m.nested.is_empty() || !py.iter().any(open) {
         return;
-    };
-    let own: Vec<&str> = (loaded.records[i].manifests.provides.iter())
+    }
+    let loaded = world.loaded;
+    let own: Vec<&str> = (rec.manifests.provides.iter())
         .filter(|(l, _)| *l == Language::Python)
         .map(|(_, n)| n.as_str())
         .collect();
@@ -175,10 +181,7 @@ pub(super) fn nested_code(world: &World, m: &ModuleSource, py: &mut [Finding]) {
     let Some((n, _)) = nested else {
         return;
     };
-    for f in py
-        .iter_mut()
-        .filter(|f| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) && f.doubt.is_none())
-    {
+    for f in py.iter_mut().filter(|f| open(f)) {
         f.doubt = Some(format!(
             "{}/ is its Python package's directory and a module of its own: its files may import it, but mesh reads them as {}'s",
             n.dir,
@@ -200,11 +203,8 @@ pub(super) fn guarded_unanswered(uses: &[Use], decls: &[Decl]) -> Vec<String> {
         if u.file.ends_with(".pyi") || names::python_known(&names::python_dist_for(&u.key)) {
             continue;
         }
-        let answered = decls.iter().any(|d| {
-            d.keys
-                .iter()
-                .any(|k| u.key == *k || names::segment_prefix(k, &u.key, "."))
-        });
+        let answered =
+            (decls.iter()).any(|d| d.keys.iter().any(|k| names::segment_prefix(k, &u.key, ".")));
         let top = u.key.split('.').next().unwrap_or(&u.key);
         // A namespace (`google`, `opentelemetry`) is a word of many distributions' names.
         if !answered && !names::is_python_namespace(top) && !out.iter().any(|o| o == top) {

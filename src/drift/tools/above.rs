@@ -215,11 +215,12 @@ fn dir_configs(
 
 /// One config of `family`, named `name` and at `path`, from its text.
 fn read(path: String, name: &str, family: Family, text: &str) -> AboveConfig {
-    let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    // Only a legacy ESLint config's text is read for `root: true`.
     let last = family == Family::Eslint
-        && (name.starts_with("eslint.config")
-            || squeezed.contains("root:true")
-            || squeezed.contains("\"root\":true"));
+        && (name.starts_with("eslint.config") || {
+            let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+            squeezed.contains("root:true") || squeezed.contains("\"root\":true")
+        });
     let mut code = String::new();
     let mut environments = Vec::new();
     let (said, base) = match family {
