@@ -443,6 +443,11 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
         if t.kind == Kind::Ident {
             dynamic_import(toks, i, src, c);
         }
+        if t.kind == Kind::Str
+            && let Some(driver) = url_driver(t.value(src))
+        {
+            c.push_optional(t.start, driver);
+        }
         match t.kind {
             Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
             Kind::Punct(b')' | b']' | b'}') => depth = depth.saturating_sub(1),
@@ -454,6 +459,48 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
             _ => false,
         };
     }
+}
+
+/// The database drivers SQLAlchemy loads by the name a URL gives (`dialect+driver://`), with
+/// the module each imports.
+const URL_DRIVERS: &[(&str, &str)] = &[
+    ("aiomysql", "aiomysql"),
+    ("aioodbc", "aioodbc"),
+    ("aiosqlite", "aiosqlite"),
+    ("asyncmy", "asyncmy"),
+    ("asyncpg", "asyncpg"),
+    ("cx_oracle", "cx_Oracle"),
+    ("mariadbconnector", "mariadb"),
+    ("mysqlconnector", "mysql.connector"),
+    ("mysqldb", "MySQLdb"),
+    ("oracledb", "oracledb"),
+    ("pg8000", "pg8000"),
+    ("psycopg", "psycopg"),
+    ("psycopg2", "psycopg2"),
+    ("psycopg2cffi", "psycopg2cffi"),
+    ("pymssql", "pymssql"),
+    ("pymysql", "pymysql"),
+    ("pyodbc", "pyodbc"),
+];
+
+/// The module a database URL's driver names (`"sqlite+aiosqlite:///app.db"` → `aiosqlite`):
+/// SQLAlchemy imports it when an engine is made from the URL, so the string is the driver's
+/// only mention. Reported as optional: a use of a declared driver, never one owed (the URL
+/// may be an example or a default the user replaces).
+fn url_driver(value: &str) -> Option<&'static str> {
+    let (scheme, _) = value.split_once("://")?;
+    let (dialect, driver) = scheme.split_once('+')?;
+    if dialect.is_empty()
+        || !dialect
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    {
+        return None;
+    }
+    URL_DRIVERS
+        .iter()
+        .find(|(name, _)| *name == driver)
+        .map(|(_, module)| *module)
 }
 
 /// `__import__("a.b")` or `import_module("a.b")` (as `importlib.import_module` or imported
@@ -935,6 +982,24 @@ mod tests {
     fn an_ignore_marker_anywhere_in_a_multi_line_statement() {
         let src = "from a import (  # mesh: ignore\n    b,\n)\nfrom c import (\n    d,  # mesh: ignore\n)\nimport e, \\\n    f  # mesh: ignore\nimport g\n";
         assert_eq!(names(&scan(src)), ["g"]);
+    }
+
+    #[test]
+    fn a_database_url_names_its_driver() {
+        // agno's `db_url = "sqlite+aiosqlite:///tmp.db"`: SQLAlchemy imports the driver.
+        let src = "URL = \"sqlite+aiosqlite:///tmp.db\"\nengine = create_engine(f\"mysql+mysqldb://{user}@h/db\")\nDOC = \"postgresql://h/db\"\nX = \"a+unknown://x\"\nY = \"see sqlite+aiosqlite://\"\n";
+        let found: Vec<_> = scan(src)
+            .into_iter()
+            .map(|i| (i.line, i.name, i.kind))
+            .collect();
+        let optional = crate::lex::ImportKind::Optional;
+        assert_eq!(
+            found,
+            [
+                (1, "aiosqlite".into(), optional),
+                (2, "MySQLdb".into(), optional)
+            ]
+        );
     }
 
     #[test]

@@ -104,6 +104,14 @@ pub fn has_paths(text: &str) -> bool {
         })
 }
 
+/// `compilerOptions.baseUrl` of a tsconfig's `text`: the directory (relative to the config)
+/// bare imports resolve against before packages.
+pub fn base_url(text: &str) -> Option<String> {
+    let v = serde_json::from_str::<serde_json::Value>(&strip_jsonc(text)).ok()?;
+    let base = v.get("compilerOptions")?.get("baseUrl")?.as_str()?;
+    Some(base.to_string())
+}
+
 /// The 1-based line where `pattern` is written as a key of `text` (1 when it is not found).
 pub fn pattern_line(text: &str, pattern: &str) -> u32 {
     let quoted = format!("\"{pattern}\"");

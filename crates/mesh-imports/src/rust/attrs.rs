@@ -137,6 +137,68 @@ pub(super) fn no_paths(toks: &[Token], src: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// The keys of attribute arguments whose string value is a path: serde's
+/// `#[serde(with = "serde_bytes")]`, `serialize_with`, `deserialize_with`, `default`,
+/// `crate`, `remote`, `from`, `try_from`, `into`, `getter`, and schemars' `schema_with` and
+/// validator's `function` (the derive expands the string into code). Only `with` and
+/// `crate` name a module by a bare word; the others need a `::` to name a crate (a bare
+/// `default = "port"` is a function of the file).
+const PATH_KEYS: &[(&str, bool)] = &[
+    ("with", true),
+    ("crate", true),
+    ("serialize_with", false),
+    ("deserialize_with", false),
+    ("default", false),
+    ("remote", false),
+    ("from", false),
+    ("try_from", false),
+    ("into", false),
+    ("getter", false),
+    ("schema_with", false),
+    ("function", false),
+];
+
+/// The string literals in attributes that a derive expands into a path (see [`PATH_KEYS`]),
+/// as the byte range of each path's first segment in `src`: where a crate is named only in a
+/// string (`#[serde(with = "serde_bytes")]`).
+pub(super) fn string_paths(toks: &[Token], src: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let open = match punct_at(toks, i + 1, b'!') {
+            true => i + 2,
+            false => i + 1,
+        };
+        if !punct_at(toks, i, b'#') || !punct_at(toks, open, b'[') {
+            i += 1;
+            continue;
+        }
+        let close = matching(toks, open);
+        for j in open + 3..close.min(toks.len()) {
+            let (key, eq, s) = (&toks[j - 2], &toks[j - 1], &toks[j]);
+            let Some(&(_, bare)) =
+                (key.kind == Kind::Ident && eq.is_punct(b'=') && s.kind == Kind::Str)
+                    .then(|| PATH_KEYS.iter().find(|(k, _)| *k == key.text(src)))
+                    .flatten()
+            else {
+                continue;
+            };
+            let value = s.value(src);
+            let first = value.split("::").next().unwrap_or("");
+            let is_path = !first.is_empty()
+                && (bare || value.contains("::"))
+                && value.split("::").all(|seg| {
+                    !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                });
+            if is_path {
+                out.push((s.value.0, s.value.0 + first.len()));
+            }
+        }
+        i = close + 1;
+    }
+    out
+}
+
 /// The index of the bracket closing the one at `open` (counting `[`/`]`), or the end.
 pub(super) fn matching(toks: &[Token], open: usize) -> usize {
     let (o, c) = match toks.get(open).map(|t| t.kind) {

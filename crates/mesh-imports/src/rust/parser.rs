@@ -1,7 +1,7 @@
 //! One walk over the tokens: candidate crate names and the local names that hide them.
 
 use super::MAX_USE_DEPTH;
-use super::attrs::{matching, no_paths};
+use super::attrs::{matching, no_paths, string_paths};
 use crate::lex::{Collector, Kind, Token, kind_at, punct_at};
 use std::collections::HashMap;
 
@@ -18,6 +18,9 @@ enum Origin {
     /// A `use` tree that is its root alone (`use name as other;`): since the 2018 edition it
     /// may name a function of the file as well as a crate.
     BareUse,
+    /// A path an attribute writes as a string (`#[serde(with = "serde_bytes")]`): a use of a
+    /// declared crate, never one owed (a compile-fail fixture names what does not exist).
+    Attribute,
 }
 
 /// Walks the tokens once, gathering candidate crate names and the local names that hide them.
@@ -237,6 +240,15 @@ impl<'a, 't> Parser<'a, 't> {
             }
             i = self.step(i).max(i + 1);
         }
+        // A crate an attribute names in a string (`#[serde(with = "serde_bytes")]`): the
+        // derive writes it as a path there.
+        for (start, end) in string_paths(self.toks, self.src) {
+            let name = self.src.get(start..end).unwrap_or("");
+            if name.starts_with(|c: char| c.is_ascii_lowercase()) && !is_reserved(name) {
+                self.found.push((start, name, Origin::Attribute));
+            }
+        }
+        self.found.sort_by_key(|&(offset, _, _)| offset);
     }
 
     /// Pushes the candidates that survive the file's local names into `c`.
@@ -252,7 +264,10 @@ impl<'a, 't> Parser<'a, 't> {
                     || within(&self.aliases, name, offset)
                     || (origin == Origin::BareUse && within(&self.fns, name, offset)));
             if !hidden {
-                c.push(offset, name);
+                match origin {
+                    Origin::Attribute => c.push_optional(offset, name),
+                    _ => c.push(offset, name),
+                }
                 if self.handed_on.contains(&offset)
                     || self
                         .quote_bodies
@@ -533,11 +548,16 @@ impl<'a, 't> Parser<'a, 't> {
             .checked_sub(2)
             .and_then(|p| self.toks.get(p))
             .map(|t| t.kind);
+        // A keyword before the `::` ends no path: `match ::image::load(…)`, `impl ::serde::Serialize`.
+        let keyword_before = i >= 2
+            && kind_at(self.toks, i - 2, Kind::Ident)
+            && precedes_path(self.toks[i - 2].text(self.src));
         let leading = follows == Some(Kind::PathSep)
-            && !matches!(
-                before_sep,
-                Some(Kind::Ident | Kind::Punct(b'>' | b')' | b'$'))
-            );
+            && (keyword_before
+                || !matches!(
+                    before_sep,
+                    Some(Kind::Ident | Kind::Punct(b'>' | b')' | b'$'))
+                ));
         let continues =
             !leading && matches!(follows, Some(Kind::PathSep | Kind::Punct(b'.' | b'$')));
         let name = tok.value(self.src);
@@ -686,6 +706,33 @@ impl<'a, 't> Parser<'a, 't> {
             self.aliases.entry(name).or_default().push(scope);
         }
     }
+}
+
+/// Keywords after which a `::` starts a path of its own rather than continuing one.
+fn precedes_path(word: &str) -> bool {
+    matches!(
+        word,
+        "as" | "box"
+            | "break"
+            | "const"
+            | "dyn"
+            | "else"
+            | "for"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "match"
+            | "move"
+            | "mut"
+            | "ref"
+            | "return"
+            | "static"
+            | "unsafe"
+            | "where"
+            | "while"
+            | "yield"
+    )
 }
 
 /// Keywords, primitive types and tool attribute namespaces (`#[allow(clippy::x)]`): never

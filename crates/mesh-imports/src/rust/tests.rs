@@ -735,3 +735,45 @@ fn macros_that_write_no_module_leave_paths_sure() {
         .collect();
     assert!(flags.iter().all(|(n, m)| (n == "types") == *m), "{flags:?}");
 }
+
+#[test]
+fn paths_serde_attributes_write_as_strings() {
+    // egui's `#[serde(with = "serde_bytes")]`: the derive expands the string into a path, the
+    // crate's only mention. A bare function (`default = "port"`), a type of the file, a
+    // module of the file or a name a `use` binds is no crate.
+    let src = "use chrono::serde::ts_seconds;\nmod local_fmt {}\n#[derive(serde::Deserialize)]\n#[serde(crate = \"self::serde\")]\nstruct S {\n    #[serde(with = \"serde_bytes\")]\n    a: Vec<u8>,\n    #[serde(default = \"port\", deserialize_with = \"humantime_serde::deserialize\")]\n    b: u16,\n    #[serde(with = \"ts_seconds\", serialize_with = \"local_fmt::write\")]\n    c: i64,\n    #[serde(rename = \"x::y\", with = \"not a path\")]\n    d: u8,\n}\nfn f() { let with = \"nope\"; }\n";
+    assert_eq!(
+        pairs(&scan(src)),
+        [
+            (1, "chrono"),
+            (3, "serde"),
+            (6, "serde_bytes"),
+            (8, "humantime_serde")
+        ]
+    );
+    // Named only in a string: a use of what is declared, never owed (a compile-fail
+    // fixture's `with = "w"` names nothing).
+    let optional = kinds(src)
+        .into_iter()
+        .filter(|(_, _, k)| *k == ImportKind::Optional)
+        .map(|(_, n, _)| n)
+        .collect::<Vec<_>>();
+    assert_eq!(optional, ["serde_bytes", "humantime_serde"]);
+}
+
+#[test]
+fn a_keyword_before_leading_colons_starts_a_crate_path() {
+    // iced's gallery: `match ::image::load_from_memory(…)`, where `image` is also a widget
+    // module in scope; `impl ::serde::Serialize`, `x as ::core::primitive::u8`.
+    let src = "use iced::widget::image;\nfn f() { match ::image::load(b) { _ => {} } }\nimpl ::serde::Serialize for S {}\nfn g() { let _ = x as ::num_traits::Zero; }\nfn h() { a::b::c(); }\n";
+    assert_eq!(
+        pairs(&scan(src)),
+        [
+            (1, "iced"),
+            (2, "image"),
+            (3, "serde"),
+            (4, "num_traits"),
+            (5, "a")
+        ]
+    );
+}
