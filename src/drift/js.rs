@@ -1,6 +1,5 @@
 //! JavaScript's own drift rules: what the package.json files above a package declare for it,
-//! the tsconfig aliases that make an import a file of the repository, and which imports are
-//! types only (erased from the build).
+//! and which imports are types only (erased from the build).
 
 use super::declared::{self, Declared, Scope};
 use crate::source::{self, RepoSnapshot, SourceError, blob_text};
@@ -227,6 +226,18 @@ pub(crate) fn has_build_script(package_json: &serde_json::Value) -> bool {
         .any(|k| is_build_script(k))
 }
 
+/// Whether a package.json declares `package` in any of its dependency sections.
+pub(crate) fn declares(package_json: &serde_json::Value, package: &str) -> bool {
+    [
+        "dependencies",
+        "devDependencies",
+        "peerDependencies",
+        "optionalDependencies",
+    ]
+    .iter()
+    .any(|k| package_json.get(k).and_then(|d| d.get(package)).is_some())
+}
+
 /// Whether a package.json script of this name builds the package: `build` or `build:*`,
 /// `compile`, `prepack`, `prepare` or `prepublishOnly`.
 pub(crate) fn is_build_script(name: &str) -> bool {
@@ -262,140 +273,6 @@ pub(crate) fn component_runtime(path: &str) -> Option<&'static str> {
     .into_iter()
     .find(|(ext, _)| path.ends_with(ext))
     .map(|(_, runtime)| runtime)
-}
-
-/// One tsconfig `paths` alias: an import it matches names a file of the repository.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Alias {
-    /// The pattern, with at most one `*` (`@lexical/*`).
-    pub pattern: String,
-    /// The repo-relative target, the `*` kept.
-    pub target: String,
-    /// Where it is written (`tsconfig.test.json:8`), for `--explain`.
-    pub at: String,
-}
-
-impl Alias {
-    /// The path the import `spec` (which this alias matches) names: the target with the
-    /// `*` filled in.
-    pub(crate) fn path_of(&self, spec: &str) -> String {
-        mesh_imports::tsconfig::apply(&[(self.pattern.clone(), self.target.clone())], spec)
-            .unwrap_or_else(|| self.target.clone())
-    }
-}
-
-/// The aliases of the tsconfig at `path` (repo-relative, its `text`): its own `paths`, or
-/// when it sets none, those of the configs its `extends` names in the repository (the last
-/// one listed that has any, as TypeScript merges them), up to 8 configs deep.
-pub(crate) fn tsconfig_aliases(
-    snap: &RepoSnapshot,
-    path: &str,
-    text: &str,
-) -> Result<Vec<Alias>, SourceError> {
-    let root = snap.root_tree()?;
-    let mut todo = vec![(path.to_string(), text.to_string(), 0)];
-    let mut seen = std::collections::HashSet::new();
-    while let Some((path, text, depth)) = todo.pop() {
-        // A config extending itself, or one another many times, is read once.
-        if !seen.insert(path.clone()) {
-            continue;
-        }
-        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-        if mesh_imports::tsconfig::has_paths(&text) {
-            return Ok(aliases_of(dir, &path, &text));
-        }
-        if depth >= 8 {
-            continue;
-        }
-        // Later configs override earlier ones: popped first.
-        for e in mesh_imports::tsconfig::extends(dir, &text) {
-            if let Some(t) = blob_text(snap, &root, &e)? {
-                todo.push((e, t, depth + 1));
-            }
-        }
-    }
-    Ok(Vec::new())
-}
-
-/// The aliases of one tsconfig at `path` in `dir`.
-fn aliases_of(dir: &str, path: &str, text: &str) -> Vec<Alias> {
-    mesh_imports::tsconfig::paths(dir, text)
-        .into_iter()
-        .map(|(pattern, target)| Alias {
-            at: format!(
-                "{path}:{}",
-                mesh_imports::tsconfig::pattern_line(text, &pattern)
-            ),
-            pattern,
-            target,
-        })
-        .collect()
-}
-
-/// The aliases of the repository root's tsconfigs, which a test runner or editor run from
-/// the root applies to every package: `tsconfig.json` (else `jsconfig.json`) with the
-/// configs its `references` name, and each `tsconfig.*.json` there that a root test runner
-/// config names (lexical's `vitest.config.mts` turns `tsconfig.test.json`'s `paths` into
-/// `resolve.alias`).
-pub(crate) fn root_aliases(snap: &RepoSnapshot) -> Result<Vec<Alias>, SourceError> {
-    let root = snap.root_tree()?;
-    let files = source::file_names(snap, &root)?;
-    let mut runner_text = String::new();
-    for f in files
-        .iter()
-        .filter(|f| super::tools::is_test_runner_config(f))
-    {
-        runner_text.push_str(&blob_text(snap, &root, f)?.unwrap_or_default());
-    }
-    let named = |f: &str| {
-        f.starts_with("tsconfig.")
-            && f.ends_with(".json")
-            && f != "tsconfig.json"
-            && runner_text.contains(f)
-    };
-    let mut out = Vec::new();
-    let plain = ["tsconfig.json", "jsconfig.json"]
-        .into_iter()
-        .find(|p| files.iter().any(|f| f == p));
-    for f in plain
-        .into_iter()
-        .chain(files.iter().map(String::as_str).filter(|f| named(f)))
-    {
-        if let Some(text) = blob_text(snap, &root, f)? {
-            out.extend(tsconfig_aliases(snap, f, &text)?);
-            // A solution config's projects (effect's `tsconfig.json` references
-            // `tsconfig.tests.json`, whose `paths` its tests resolve through, as vite's
-            // `tsconfigPaths` does).
-            for r in mesh_imports::tsconfig::references("", &text) {
-                if let Some(t) = blob_text(snap, &root, &r)? {
-                    out.extend(tsconfig_aliases(snap, &r, &t)?);
-                }
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// The alias that maps the import `spec` to a file, if one does: the module's own (its
-/// tsconfig, through its `extends`), which its build compiles every file with, or — for a
-/// test or type-only import (`dev`) — the repository root's, which only runs in the
-/// repository (a published package cannot reach it).
-pub(crate) fn alias_for<'a>(
-    own: &'a [Alias],
-    root: &'a [Alias],
-    spec: &str,
-    dev: bool,
-) -> Option<&'a Alias> {
-    let matches = |a: &&Alias| match a.pattern.split_once('*') {
-        None => spec == a.pattern,
-        Some((pre, post)) => spec
-            .strip_prefix(pre)
-            .is_some_and(|rest| rest.ends_with(post)),
-    };
-    let root = root.iter().filter(|_| dev);
-    own.iter()
-        .find(matches)
-        .or_else(|| root.clone().find(matches))
 }
 
 /// Whether an import is a type only, from its file and its line's text: every import of a
@@ -548,32 +425,6 @@ mod tests {
         ));
         assert!(!type_only_text("src/a.ts", "import {typeOf} from 'x';"));
         assert!(!type_only_text("src/a.ts", "} from 'prettier-v2';"));
-    }
-
-    #[test]
-    fn root_aliases_answer_test_and_type_imports_only() {
-        // lexical's shape: the root's `tsconfig.test.json` maps each sibling package to its
-        // source; a package's own tsconfig maps `@/*` into itself.
-        let root = aliases_of(
-            "",
-            "tsconfig.test.json",
-            "{\"compilerOptions\": {\"paths\": {\n  \"@lexical/clipboard\": [\"./packages/lexical-clipboard/src/index.ts\"],\n  \"lexical/src/*\": [\"./packages/lexical/src/*\"]\n}}}",
-        );
-        let own = aliases_of(
-            "packages/app",
-            "packages/app/tsconfig.json",
-            "{\"compilerOptions\": {\"paths\": {\"@/*\": [\"./src/*\"]}}}",
-        );
-        let test = alias_for(&own, &root, "@lexical/clipboard", true).expect("aliased");
-        assert_eq!(test.at, "tsconfig.test.json:2");
-        assert_eq!(test.target, "packages/lexical-clipboard/src/index.ts");
-        assert!(alias_for(&own, &root, "lexical/src/__tests__/utils", true).is_some());
-        // Shipped code is published without the repository's root: its aliases are not its.
-        assert!(alias_for(&own, &root, "@lexical/clipboard", false).is_none());
-        // The package's own aliases count for all its code.
-        let mine = alias_for(&own, &root, "@/utils/x", false).expect("own alias");
-        assert_eq!(mine.path_of("@/utils/x"), "packages/app/src/utils/x");
-        assert!(alias_for(&own, &root, "@lexical/clipboardx", true).is_none());
     }
 
     #[test]

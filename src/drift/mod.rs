@@ -6,6 +6,7 @@
 //! imports come from what [`crate::graph::load`] already learned (the store's scans, with their
 //! kinds); only the manifests are read again, for the lines a finding points at.
 
+mod aliases;
 pub mod cache;
 mod compare;
 pub mod declared;

@@ -339,6 +339,7 @@ fn runners(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError> {
             dirs.push(d.to_string());
         }
     }
+    ci_installs(reader, found)?;
     for dir in dirs {
         for (file, tox) in [("tox.ini", true), ("noxfile.py", false)] {
             let path = source::join(&dir, file);
@@ -353,6 +354,58 @@ fn runners(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError> {
                 let via = format!("{path}:{line} installs it for tests");
                 let here = (dir.as_str(), file, line);
                 take(reader, found, None, here, req, &via, 0)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The requirements files CI installs with pip (`pip install -r test/requirements.txt` in a
+/// workflow or a composite action under `.github/actions/`), run from the repository's
+/// root: gradio's tests run with what `.github/actions/install-all-deps` installs.
+fn ci_installs(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError> {
+    let mut files = Vec::new();
+    for dir in [".github/workflows", ".github/actions"] {
+        let Some(tree) = reader.snap.dir_tree(dir)? else {
+            continue;
+        };
+        let mut todo = vec![(dir.to_string(), tree, 0)];
+        while let Some((at, tree, depth)) = todo.pop() {
+            for entry in tree.iter() {
+                let entry = entry.map_err(|err| {
+                    SourceError::git(&reader.snap.name, "cannot decode CI's files", err)
+                })?;
+                let name = source::join(&at, &entry.filename().to_string());
+                if entry.mode().is_tree() && depth < 3 {
+                    if let Some(t) = reader.snap.dir_tree(&name)? {
+                        todo.push((name, t, depth + 1));
+                    }
+                } else if entry.mode().is_blob()
+                    && (name.ends_with(".yml") || name.ends_with(".yaml"))
+                {
+                    files.push(name);
+                }
+            }
+        }
+    }
+    files.sort();
+    for file in files {
+        let Some(text) = reader.text(&file)? else {
+            continue;
+        };
+        for (n, line) in text.lines().enumerate() {
+            if !line.contains("pip install") && !line.contains("pip3 install") {
+                continue;
+            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            for pair in words.windows(2) {
+                if matches!(pair[0], "-r" | "--requirement") {
+                    let rel = pair[1].trim_matches(['"', '\'']);
+                    let line = n as u32 + 1;
+                    let via = format!("{file}:{line} installs it in CI");
+                    let req = Req::Include(rel.to_string());
+                    take(reader, found, None, ("", &file, line), req, &via, 0)?;
+                }
             }
         }
     }

@@ -4,7 +4,7 @@
 use super::declared::{Declared, Scope};
 use super::nested::Nested;
 use super::world::{Manifests, World};
-use super::{js, names, python, python_path, stdlib, tools};
+use super::{aliases, js, names, python, python_path, stdlib, tools};
 use crate::source::{ModuleSource, RepoSnapshot, blob_text};
 use mesh_imports::{ImportKind, Language, ScannedFile};
 use std::borrow::Cow;
@@ -127,7 +127,20 @@ pub(super) fn uses<'a>(
     } else {
         format!("{}/", m.dir)
     };
-    let keys = UseKeys::new(rec, m, &prefix);
+    let mut keys = UseKeys::new(rec, m, &prefix);
+    // A package that declares itself (pnpm's `"@pnpm/x": "workspace:*"` devDependency, so its
+    // tests import it by name, as its users do) uses that declaration when its tests import
+    // itself; its shipped code's own name resolves without it (Node's self-reference).
+    let mut self_declared = Vec::new();
+    if let Some(v) = &man.package_json_value {
+        keys.own_js.retain(|own| match js::declares(v, own) {
+            true => {
+                self_declared.push(own.clone());
+                false
+            }
+            false => true,
+        });
+    }
     let snap = world.loaded.snapshot.repo_of(m);
     let mut tree = None;
     let mut on_path = python_path::SysPath::new(&rec.files, &prefix, man, |rel: &str| {
@@ -217,10 +230,13 @@ pub(super) fn uses<'a>(
                 _ => (false, false),
             };
             let mut one = new_use(f, imp, key, file_kind, script.0);
+            if one.kind == ImportKind::Build && self_declared.iter().any(|o| *o == one.key) {
+                continue;
+            }
             if one.language == Language::Js {
                 let dev = one.kind == ImportKind::Dev || one.type_only;
                 one.answered_apart =
-                    js::alias_for(&man.js_paths, root_aliases, &imp.name, dev)
+                    aliases::alias_for(&man.js_paths, root_aliases, &imp.name, dev)
                         .map(|a| {
                             format!(
                                 "{} maps it to {}: a file of the repository, no package to declare",

@@ -4,7 +4,8 @@
 use super::declared::{Declared, Scope};
 use super::tools::ToolEvidence;
 use super::{
-    declared, doubt, explain, ignores, js, lockfile, names, python, python_env, rust, tools,
+    aliases, declared, doubt, explain, ignores, js, lockfile, names, python, python_env, rust,
+    tools,
 };
 use crate::Result;
 use crate::graph::Loaded;
@@ -39,9 +40,10 @@ pub(super) struct Manifests {
     pub(super) pyproject_decls: Vec<Declared>,
     /// `setup.cfg`.
     pub(super) setup_cfg: Option<String>,
-    /// Its `tsconfig.json` (else `jsconfig.json`) `paths` aliases, through its `extends`:
-    /// imports through them are files, not packages.
-    pub(super) js_paths: Vec<js::Alias>,
+    /// Its `tsconfig.json` (else `jsconfig.json`) `paths` and `baseUrl` aliases, through its
+    /// `extends`, and its bundler's and test runner's aliases: imports through them are
+    /// files, not packages.
+    pub(super) js_paths: Vec<aliases::Alias>,
     /// What its tools' configs and commands say they use.
     pub(super) tools: ToolEvidence,
     /// A JS workspace root: its package.json names `workspaces`, or a `pnpm-workspace.yaml`
@@ -85,6 +87,18 @@ impl Manifests {
             package_json_value.as_ref(),
             pyproject_table.as_ref(),
         )?;
+        let mut js_paths = match (read("tsconfig.json")?, read("jsconfig.json")?) {
+            (Some(t), _) => {
+                aliases::tsconfig_aliases(snap, &source::join(&m.dir, "tsconfig.json"), &t)?
+            }
+            (None, Some(t)) => {
+                aliases::tsconfig_aliases(snap, &source::join(&m.dir, "jsconfig.json"), &t)?
+            }
+            (None, None) => Vec::new(),
+        };
+        if package_json_value.is_some() {
+            js_paths.extend(aliases::own_config_aliases(snap, &tree, &m.dir)?);
+        }
         let cargo_toml = read("Cargo.toml")?;
         let has_cargo_toml = cargo_toml.is_some();
         let cargo = cargo_toml.filter(|t| declared::cargo_has_package(t));
@@ -132,15 +146,7 @@ impl Manifests {
             pyproject,
             pyproject_table,
             setup_cfg: read("setup.cfg")?,
-            js_paths: match (read("tsconfig.json")?, read("jsconfig.json")?) {
-                (Some(t), _) => {
-                    js::tsconfig_aliases(snap, &source::join(&m.dir, "tsconfig.json"), &t)?
-                }
-                (None, Some(t)) => {
-                    js::tsconfig_aliases(snap, &source::join(&m.dir, "jsconfig.json"), &t)?
-                }
-                (None, None) => Vec::new(),
-            },
+            js_paths,
             tools,
             js_workspace_root,
             python_env: Vec::new(),
@@ -187,8 +193,8 @@ pub(super) struct World<'a> {
 /// What a repository's root says of every JS package in it, whatever its module.
 #[derive(Default)]
 pub(super) struct JsRoot {
-    /// Its tsconfig aliases (see [`js::root_aliases`]).
-    pub(super) aliases: Vec<js::Alias>,
+    /// Its tsconfig aliases (see [`aliases::root_aliases`]).
+    pub(super) aliases: Vec<aliases::Alias>,
     /// The required peers its lockfile records (see [`lockfile`]).
     pub(super) peers: Option<lockfile::Peers>,
     /// What each package depends on, as its lockfile records.
@@ -229,7 +235,7 @@ impl JsRoot {
             .map(|t| tools::tsconfig_types(&t))
             .unwrap_or_default();
         Ok(JsRoot {
-            aliases: js::root_aliases(snap)?,
+            aliases: aliases::root_aliases(snap)?,
             peers,
             depends,
             knip,

@@ -2760,3 +2760,144 @@ fn hatch_requirements_nested_package_guarded_pairs_backports_and_item_macros() {
     let e = explained(&t, "web", "left-pad");
     assert!(e.contains("in a package below this workspace root"), "{e}");
 }
+
+/// Round 18's shapes: a crate named only in a serde attribute's string and one after a
+/// keyword's `::`; bundler and test runner aliases, a root `baseUrl`, a script outside the
+/// package, a root test config's setup file, jest's TypeScript config and a Babel scope;
+/// a database URL's driver, CI's requirements files and a tox plugin.
+#[test]
+fn attribute_strings_aliases_outside_scripts_setup_files_urls_and_ci_requirements() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "eg", "eg");
+    t.write(
+        "ws/eg/Cargo.toml",
+        "[package]\nname = \"eg\"\n\n[dependencies]\nserde = \"1\"\nserde_bytes = \"0.11\"\nimage = \"0.25\"\nstale_rs = \"1\"\n",
+    );
+    t.write(
+        "ws/eg/src/lib.rs",
+        "use crate::widget::image;\n#[derive(serde::Serialize)]\npub struct P {\n    #[serde(with = \"serde_bytes\")]\n    pub bytes: Vec<u8>,\n}\npub fn f(b: &[u8]) {\n    match ::image::load_from_memory(b) { _ => {} }\n}\n",
+    );
+    // A JS workspace: a root vitest config with a setup file, a root tsconfig with baseUrl.
+    module(&t, "web", "web");
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "private": true, "workspaces": ["app", "pkgs/*"],
+  "devDependencies": {"vitest": "3", "vitest-canvas-mock": "0.3"}}"#,
+    );
+    t.write(
+        "ws/web/vitest.config.mts",
+        "export default { test: { setupFiles: [\"./setupTests.ts\"] } }\n",
+    );
+    t.write(
+        "ws/web/setupTests.ts",
+        "import \"@testing-library/jest-dom\";\nimport \"vitest-canvas-mock\";\nimport \"./more\";\n",
+    );
+    t.write(
+        "ws/tsconfig.json",
+        "{ \"compilerOptions\": { \"baseUrl\": \".\" } }\n",
+    );
+    t.write("ws/web/client/src/index.ts", "export type T = number;\n");
+    t.write(
+        "ws/web/scripts/buildPackage.js",
+        "const sass = require(\"esbuild-sass-plugin\");\nrequire(\"./woff2/plugins\");\n",
+    );
+    t.write(
+        "ws/web/scripts/woff2/plugins.js",
+        "const which = require(\"which\");\n",
+    );
+    module(&t, "web/app", "web-app");
+    t.write(
+        "ws/web/app/package.json",
+        r#"{"name": "web-app", "private": true, "dependencies": {"react": "19"}}"#,
+    );
+    t.write(
+        "ws/web/app/vite.config.mts",
+        "export default { resolve: { alias: [\n  { find: /^@web\\/lib\\/(.*?)/, replacement: path.resolve(__dirname, \"../pkgs/lib/src/$1\") },\n] } }\n",
+    );
+    t.write(
+        "ws/web/app/src/main.tsx",
+        "import React from 'react'\nimport { x } from '@web/lib/x'\nimport { y } from '@web/other'\n",
+    );
+    module(&t, "web/pkgs/lib", "web-lib");
+    t.write(
+        "ws/web/pkgs/lib/package.json",
+        r#"{"name": "@web/lib", "main": "src/index.ts",
+  "scripts": {"build": "node ../../scripts/buildPackage.js"},
+  "dependencies": {"ms": "2"},
+  "devDependencies": {"@testing-library/jest-dom": "6", "esbuild-sass-plugin": "3", "which": "4", "stale-js": "1", "vitest-canvas-mock": "0.3"}}"#,
+    );
+    t.write(
+        "ws/web/pkgs/lib/src/index.ts",
+        "import ms from 'ms'\nimport type { T } from 'web/client/src'\nexport const a = ms('1s')\n",
+    );
+    t.write(
+        "ws/web/pkgs/lib/src/index.test.ts",
+        "import { a } from './index'\n",
+    );
+    module(&t, "web/pkgs/ui", "web-ui");
+    t.write(
+        "ws/web/pkgs/ui/package.json",
+        r#"{"name": "@web/ui", "main": "src/index.js", "dependencies": {"ms": "2"},
+  "devDependencies": {"jest": "30", "ts-node": "10", "@emotion/babel-plugin": "11", "@web/ui": "workspace:*"}}"#,
+    );
+    t.write("ws/web/pkgs/ui/jest.config.ts", "export default {}\n");
+    t.write(
+        "ws/web/pkgs/ui/.babelrc",
+        "{ \"plugins\": [\"@emotion\"] }\n",
+    );
+    t.write("ws/web/pkgs/ui/src/index.js", "import ms from 'ms'\n");
+    // It declares itself so that its tests import it by name, as its users do.
+    t.write(
+        "ws/web/pkgs/ui/src/index.test.js",
+        "import { a } from '@web/ui'\n",
+    );
+    // Python: a driver a URL names, CI's test requirements, a tox plugin.
+    module(&t, "py", "py");
+    t.write(
+        "ws/py/pyproject.toml",
+        "[project]\nname = \"py\"\ndependencies = [\"sqlalchemy\", \"aiosqlite\", \"stale-py\"]\n\n[dependency-groups]\ndev = [\"tox\", \"tox-uv\"]\n\n[tool.tox]\nenv_list = [\"py\"]\n",
+    );
+    t.write(
+        "ws/py/py/__init__.py",
+        "import sqlalchemy\nURL = \"sqlite+aiosqlite:///app.db\"\n",
+    );
+    t.write("ws/py/tests/test_x.py", "import tqdm\n");
+    t.write("ws/py/test/requirements.txt", "tqdm\n");
+    t.write(
+        "ws/.github/workflows/ci.yml",
+        "jobs:\n  t:\n    steps:\n      - run: pip install -r py/test/requirements.txt\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "round 18 shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "eg unused stale_rs",
+            "py unused stale-py",
+            // The root's own setup file imports it undeclared: it resolves only by hoisting.
+            "web undeclared @testing-library/jest-dom",
+            "web-app undeclared @web/other",
+            "web-lib unused stale-js",
+            // The root declares what its setup file imports: the member's is its own, unused.
+            "web-lib unused vitest-canvas-mock",
+        ],
+        "{found:?}"
+    );
+    let doubted = unsure(&v);
+    assert!(
+        doubted.iter().all(|u| !u.starts_with("web-ui ")),
+        "{doubted:?}"
+    );
+    let e = explained(&t, "web-lib", "which");
+    assert!(e.contains("scripts/buildPackage.js, outside it"), "{e}");
+    let e = explained(&t, "web-lib", "@testing-library/jest-dom");
+    assert!(e.contains("vitest.config.mts, above the package"), "{e}");
+    let e = explained(&t, "web-ui", "ts-node");
+    assert!(e.contains("jest.config.ts"), "{e}");
+    let e = explained(&t, "py", "tqdm");
+    assert!(e.contains(".github/workflows/ci.yml:4"), "{e}");
+}

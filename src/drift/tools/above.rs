@@ -2,8 +2,9 @@
 //! tool: ESLint's legacy `.eslintrc*` files upwards until one says `root: true`, else the
 //! nearest flat `eslint.config.*`, and the nearest Prettier config (each looks upwards from
 //! the file it checks); a vitest or jest config above that names the package's directory as
-//! a project (that project's environment); and the `netlify.toml` whose `base` is the package
-//! (its `[[plugins]]`). Each directory's configs are read once and shared by every package
+//! a project (that project's environment), and the nearest one's setup files for a package
+//! without a runner config of its own (what they import that the config's own package does
+//! not declare); and the `netlify.toml` whose `base` is the package (its `[[plugins]]`). Each directory's configs are read once and shared by every package
 //! below them.
 
 use super::configs::{self, completions, config_strings};
@@ -73,6 +74,8 @@ pub struct AboveConfig {
     /// An ESLint config that ends the upward search: a flat config, or a legacy one saying
     /// `root: true`.
     last: bool,
+    /// A test runner config's setup files' package imports: each package with the file.
+    setup: HashMap<String, String>,
 }
 
 impl AboveConfig {
@@ -137,6 +140,8 @@ pub(in crate::drift) fn configs_above(
         if v.get("prettier").is_some() {
             nearest.push(Family::Prettier);
         }
+        let own_runner =
+            (man.tools.config_hosts.iter()).any(|(host, _)| host == "vitest" || host == "jest");
         let mut found = Vec::new();
         for at in source::ancestors(&m.dir) {
             let own = at == m.dir;
@@ -158,6 +163,13 @@ pub(in crate::drift) fn configs_above(
                         // The member's own project's environment, apart from the others'.
                         if let Some(env) = c.project_environment(member).filter(|_| !own) {
                             found.push(Arc::new(environment_of(c, env)));
+                        }
+                        // The nearest one's setup files, unless the package runs its own.
+                        if !own && !own_runner && !nearest.contains(&c.family) {
+                            nearest.push(c.family);
+                            if !c.setup.is_empty() {
+                                found.push(Arc::new(setup_of(c)));
+                            }
                         }
                         continue;
                     }
@@ -201,7 +213,19 @@ fn dir_configs(
             let Some(text) = blob_text(snap, &tree, &f)? else {
                 continue;
             };
-            found.push(Arc::new(read(source::join(at, &f), &f, family, &text)));
+            let mut config = read(source::join(at, &f), &f, family, &text);
+            if matches!(family, Family::Vitest | Family::Jest) {
+                config.setup = setup_imports(snap, at, &text)?;
+                // What the config's own package declares answers its setup files' imports.
+                let own = blob_text(snap, &tree, "package.json")?
+                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+                if let Some(own) = own {
+                    config
+                        .setup
+                        .retain(|package, _| !crate::drift::js::declares(&own, package));
+                }
+            }
+            found.push(Arc::new(config));
         }
         // A flat ESLint config beside a legacy one wins (ESLint 9 reads it first).
         if found.iter().any(|c| c.family == Family::Eslint && c.last) {
@@ -264,6 +288,7 @@ fn read(path: String, name: &str, family: Family, text: &str) -> AboveConfig {
         environments,
         base,
         last,
+        setup: HashMap::new(),
     }
 }
 
@@ -281,5 +306,61 @@ fn environment_of(c: &AboveConfig, env: &str) -> AboveConfig {
         environments: Vec::new(),
         base: None,
         last: false,
+        setup: HashMap::new(),
     }
+}
+
+/// What the test runner config `c` above a package without its own runs the package's tests
+/// with: its setup files, whose package imports are the package's tests' (excalidraw's root
+/// `vitest.config.mts` names `setupTests.ts`, which imports `@testing-library/jest-dom` for
+/// every package's tests).
+fn setup_of(c: &AboveConfig) -> AboveConfig {
+    AboveConfig {
+        file: c.file.clone(),
+        family: c.family,
+        names: c.setup.clone(),
+        code: String::new(),
+        environments: Vec::new(),
+        base: None,
+        last: false,
+        setup: HashMap::new(),
+    }
+}
+
+/// The packages the setup files a test runner config at `dir` names (`text`) import, each
+/// with the file: a name as written there, without its extension or with.
+fn setup_imports(
+    snap: &RepoSnapshot,
+    dir: &str,
+    text: &str,
+) -> Result<HashMap<String, String>, SourceError> {
+    const EXTENSIONS: &[&str] = &[
+        "", ".ts", ".js", ".tsx", ".jsx", ".mts", ".mjs", ".cts", ".cjs",
+    ];
+    let root = snap.root_tree()?;
+    let mut out = HashMap::new();
+    for s in configs::setup_strings(text) {
+        let rel = s.trim_start_matches("<rootDir>");
+        if !(rel.starts_with('.') || rel.starts_with('/')) {
+            continue;
+        }
+        let Some(path) = mesh_imports::repo_path(&[dir, rel]) else {
+            continue;
+        };
+        for ext in EXTENSIONS {
+            let file = format!("{path}{ext}");
+            let Some(code) = blob_text(snap, &root, &file)? else {
+                continue;
+            };
+            let scan = mesh_imports::scan_file(mesh_imports::Language::Js, &code);
+            for imp in scan.imports.iter() {
+                if let Some(package) = crate::drift::names::js_package(&imp.name) {
+                    out.entry(package.to_string())
+                        .or_insert_with(|| file.clone());
+                }
+            }
+            break;
+        }
+    }
+    Ok(out)
 }

@@ -82,17 +82,31 @@ pub(super) fn bundler_script(
     let Some(scripts) = package_json.get("scripts").and_then(|s| s.as_object()) else {
         return Ok(None);
     };
-    let builds = scripts
+    let builds: Vec<&str> = scripts
         .iter()
-        .filter(|(k, _)| crate::drift::js::is_build_script(k));
+        .filter(|(k, _)| crate::drift::js::is_build_script(k))
+        .filter_map(|(_, c)| c.as_str())
+        .collect();
+    // And the scripts a build runs by name (pnpm's `"build": "… && pn bundle"`).
+    let named: Vec<&str> = scripts
+        .iter()
+        .filter(|(k, _)| {
+            !crate::drift::js::is_build_script(k)
+                && builds
+                    .iter()
+                    .any(|b| command_words(b).any(|w| w == k.as_str()))
+        })
+        .filter_map(|(_, c)| c.as_str())
+        .collect();
     let script_ext = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
-    for command in builds.filter_map(|(_, c)| c.as_str()) {
+    for command in builds.into_iter().chain(named) {
         let words: Vec<&str> = command_words(command).filter(|w| !w.is_empty()).collect();
         for pair in words.windows(2) {
+            // `node@runtime:24` is pnpm's pinned node.
             let runs = matches!(
                 pair[0],
                 "node" | "tsx" | "bun" | "ts-node" | "esno" | "jiti" | "vite-node" | "deno"
-            );
+            ) || pair[0].starts_with("node@");
             let file = pair[1].trim_start_matches("./");
             if !runs || !script_ext.iter().any(|x| file.ends_with(x)) || file.contains("..") {
                 continue;

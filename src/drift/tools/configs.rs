@@ -393,6 +393,13 @@ pub(super) fn completions(s: &str) -> Vec<String> {
                 None => name.to_string(),
             }];
         }
+        // eslint-plugin-prettier's `recommended` config extends eslint-config-prettier.
+        if scope.is_none() && name == "prettier" && rest.ends_with("/recommended") {
+            return vec![
+                "eslint-plugin-prettier".to_string(),
+                "eslint-config-prettier".to_string(),
+            ];
+        }
         return match (scope, name) {
             (Some(scope), "") => vec![format!("@{scope}/eslint-plugin")],
             (Some(scope), name) => vec![
@@ -440,7 +447,12 @@ pub(super) fn completions(s: &str) -> Vec<String> {
             }
         }
         Some(_) => {}
-        None if s.starts_with('@') => out.push(format!("{s}/eslint-plugin")),
+        // A scope alone: ESLint's `@scope` plugin, Babel's `@emotion` → `@emotion/babel-plugin`.
+        None if s.starts_with('@') => {
+            out.push(format!("{s}/eslint-plugin"));
+            out.push(format!("{s}/babel-plugin"));
+            out.push(format!("{s}/babel-preset"));
+        }
         None => {
             for p in PREFIXES {
                 out.push(format!("{p}{s}"));

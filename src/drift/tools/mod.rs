@@ -14,6 +14,7 @@ use mesh_imports::Language;
 mod above;
 mod bundlers;
 mod configs;
+mod scripts;
 
 pub(super) use above::configs_above;
 
@@ -154,6 +155,9 @@ pub struct ToolEvidence {
     /// The extensions of the module's stylesheets a preprocessor compiles (`scss`, `sass`,
     /// `less`, `styl`), each once: a bundler hands them to that compiler by name.
     pub stylesheets: Vec<String>,
+    /// The packages the scripts outside the package that its scripts run import, each with
+    /// the script (see [`scripts`]).
+    pub outside_scripts: std::collections::HashMap<String, String>,
 }
 
 /// Whether a module-root file holds commands a person or CI runs.
@@ -264,6 +268,21 @@ impl ToolEvidence {
         if let Some(line) = self.run_by(name) {
             return Some(format!("a command runs it: `{line}`"));
         }
+        if let Some(script) = self.outside_scripts.get(name) {
+            return Some(format!(
+                "a script of the package runs {script}, outside it, which imports it (or a file it imports does)"
+            ));
+        }
+        // Jest reads a TypeScript config through ts-node.
+        if name == "ts-node"
+            && let Some((_, file)) = self.config_hosts.iter().find(|(host, f)| {
+                host == "jest" && [".ts", ".mts", ".cts"].iter().any(|e| f.ends_with(e))
+            })
+        {
+            return Some(format!(
+                "{file} is jest's config in TypeScript: jest reads it through ts-node"
+            ));
+        }
         if let Some(ext) = self
             .stylesheets
             .iter()
@@ -314,16 +333,24 @@ impl ToolEvidence {
     /// Procfile is a runtime dependency no code imports).
     fn python_why(&self, d: &Declared, all: &[Declared]) -> Option<String> {
         let norm = names::pep503(&d.name);
-        // pytest loads every installed plugin through its `pytest11` entry point.
-        let pytest_plugin = (norm.starts_with("pytest-")
-            || UNPREFIXED_PYTEST_PLUGINS.contains(&norm.as_str()))
-            && all.iter().any(|p| {
+        // A tool declared in the plugin's section, or among the dev ones: a test project
+        // declares its plugins where it declares the tool.
+        let beside = |tool: &str| {
+            all.iter().any(|p| {
                 p.language == Language::Python
-                    && names::pep503(&p.name) == "pytest"
+                    && names::pep503(&p.name) == tool
                     && (p.scope == d.scope || p.scope == Scope::Dev)
-            });
-        if pytest_plugin {
+            })
+        };
+        // pytest loads every installed plugin through its `pytest11` entry point, tox through
+        // its `tox` one (`tox-uv`).
+        if (norm.starts_with("pytest-") || UNPREFIXED_PYTEST_PLUGINS.contains(&norm.as_str()))
+            && beside("pytest")
+        {
             return Some("a pytest plugin beside pytest: pytest loads it".into());
+        }
+        if norm.starts_with("tox-") && beside("tox") {
+            return Some("a tox plugin beside tox: tox loads it".into());
         }
         let dev = d.scope == Scope::Dev
             || (d.scope == Scope::Optional && self.python_dev_extras.contains(&norm));
@@ -464,6 +491,7 @@ pub(super) fn evidence(
     if let Some(v) = package_json {
         package_json_tools(v, &mut e);
         e.bundler_script = bundler_script(snap, tree, v)?;
+        e.outside_scripts = scripts::outside_script_imports(snap, &m.dir, v)?;
         (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, v);
     }
     if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
@@ -897,6 +925,13 @@ mod tests {
         // Short names, a scope's eslint plugin, a tsconfig's `extends`, a sub-path.
         assert!(completions("@babel/env").contains(&"@babel/preset-env".to_string()));
         assert!(completions("minify").contains(&"babel-preset-minify".to_string()));
+        // Babel's scope alone, and eslint-plugin-prettier's config that needs
+        // eslint-config-prettier.
+        assert!(completions("@emotion").contains(&"@emotion/babel-plugin".to_string()));
+        assert_eq!(
+            completions("plugin:prettier/recommended"),
+            ["eslint-plugin-prettier", "eslint-config-prettier"]
+        );
         assert!(
             completions("@typescript-eslint")
                 .contains(&"@typescript-eslint/eslint-plugin".to_string())

@@ -1,0 +1,94 @@
+//! Scripts outside a JS package that its package.json runs (excalidraw's
+//! `"build:esm": "node ../../scripts/buildPackage.js"`): what they import, and what the local
+//! files they import import, is the package's tooling, declared by the package that runs it.
+
+use super::command_words;
+use crate::source::{RepoSnapshot, SourceError, blob_text};
+use std::collections::HashMap;
+
+/// How many local files a script's imports are followed through.
+const MAX_FILES: usize = 24;
+
+/// The runtimes a script file is run with.
+const RUNTIMES: &[&str] = &[
+    "node",
+    "tsx",
+    "bun",
+    "ts-node",
+    "esno",
+    "jiti",
+    "vite-node",
+    "deno",
+    "zx",
+];
+
+/// Extensions a JS script or an extensionless local import may have.
+const EXTENSIONS: &[&str] = &[
+    "",
+    ".js",
+    ".mjs",
+    ".cjs",
+    ".ts",
+    ".mts",
+    ".cts",
+    "/index.js",
+    "/index.ts",
+];
+
+/// The packages the scripts outside the package at `dir` (its `package_json`) that its
+/// `scripts` run import, each with the script that runs it: followed through the local files
+/// they import, up to [`MAX_FILES`] files.
+pub(super) fn outside_script_imports(
+    snap: &RepoSnapshot,
+    dir: &str,
+    package_json: &serde_json::Value,
+) -> Result<HashMap<String, String>, SourceError> {
+    let mut out = HashMap::new();
+    let Some(scripts) = package_json.get("scripts").and_then(|s| s.as_object()) else {
+        return Ok(out);
+    };
+    let mut todo: Vec<(String, String)> = Vec::new();
+    for command in scripts.values().filter_map(|c| c.as_str()) {
+        let words: Vec<&str> = command_words(command).filter(|w| !w.is_empty()).collect();
+        for pair in words.windows(2) {
+            if RUNTIMES.contains(&pair[0])
+                && pair[1].starts_with("..")
+                && let Some(path) = mesh_imports::repo_path(&[dir, pair[1]])
+            {
+                todo.push((path.clone(), path));
+            }
+        }
+    }
+    if todo.is_empty() {
+        return Ok(out);
+    }
+    let root = snap.root_tree()?;
+    let mut seen = std::collections::HashSet::new();
+    while let Some((path, script)) = todo.pop() {
+        if seen.len() >= MAX_FILES || !seen.insert(path.clone()) {
+            continue;
+        }
+        let mut found = None;
+        for ext in EXTENSIONS {
+            if let Some(text) = blob_text(snap, &root, &format!("{path}{ext}"))? {
+                found = Some(text);
+                break;
+            }
+        }
+        let Some(text) = found else {
+            continue;
+        };
+        let file_dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        for imp in mesh_imports::js::scan_file(&text).imports.iter() {
+            if imp.name.starts_with('.') {
+                if let Some(next) = mesh_imports::repo_path(&[file_dir, &imp.name]) {
+                    todo.push((next, script.clone()));
+                }
+            } else if let Some(package) = crate::drift::names::js_package(&imp.name) {
+                out.entry(package.to_string())
+                    .or_insert_with(|| script.clone());
+            }
+        }
+    }
+    Ok(out)
+}
