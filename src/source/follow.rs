@@ -305,7 +305,16 @@ fn fetch(path: &Path, url: &str, spec: &str) -> Result<(), FetchError> {
     let (done, said) = with_stderr_captured(|| fetch_quietly(path, url, spec));
     match done {
         Err(FetchError::Other(e)) => {
-            let said = said_lines(&said);
+            let mut said = said_lines(&said);
+            // gix waits 5 ms for ssh's words once the connection closes: on a busy machine
+            // they come later and are lost. Asked again, ssh says why.
+            if said.is_empty() && e.contains("handshake") {
+                let configured = gix::open(path).ok().and_then(|r| {
+                    let command = r.config_snapshot().string("core.sshCommand")?;
+                    Some(command.to_string())
+                });
+                said = ssh_cause(url, configured.as_deref()).unwrap_or_default();
+            }
             Err(FetchError::Other(if said.is_empty() || e.contains(&said) {
                 e
             } else {
@@ -314,6 +323,40 @@ fn fetch(path: &Path, url: &str, spec: &str) -> Result<(), FetchError> {
         }
         done => done,
     }
+}
+
+/// Why ssh cannot reach the host of `url` (an `ssh://` or `user@host:path` URL), in ssh's
+/// own words: it is run again alone, as git would run it (`GIT_SSH_COMMAND`, else the
+/// clone's `core.sshCommand`, `configured`, else `ssh`), non-interactive, to run `true`
+/// there; its stderr, as one line. `None` when the URL is no ssh one or ssh says nothing. A
+/// password in the URL is never passed on.
+fn ssh_cause(url: &str, configured: Option<&str>) -> Option<String> {
+    let parsed = gix::url::parse(gix::bstr::BStr::new(url)).ok()?;
+    if parsed.scheme != gix::url::Scheme::Ssh {
+        return None;
+    }
+    let host = parsed.host()?;
+    let target = match parsed.user() {
+        Some(user) => format!("{user}@{host}"),
+        None => host.to_string(),
+    };
+    let ssh = std::env::var("GIT_SSH_COMMAND")
+        .ok()
+        .or_else(|| configured.map(str::to_string))
+        .filter(|c| !c.trim().is_empty())
+        .unwrap_or_else(|| "ssh".to_string());
+    let port = parsed.port.map(|p| format!(" -p {p}")).unwrap_or_default();
+    // `$1` is the target, passed apart so that the shell never reads it as code.
+    let script = format!("{ssh} -o BatchMode=yes -o ConnectTimeout=10{port} -- \"$1\" true");
+    let out = std::process::Command::new("sh")
+        .args(["-c", &script, "sh", &target])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .ok()?;
+    let said = said_lines(&String::from_utf8_lossy(&out.stderr));
+    (!out.status.success() && !said.is_empty()).then_some(said)
 }
 
 /// An error and its chain of causes on one line ("Transport handshake failed" says nothing
@@ -466,7 +509,18 @@ pub(crate) fn last_fetch_said(clone: &Path) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{remote_ref, tracking_ref};
+    use super::{remote_ref, ssh_cause, tracking_ref};
+
+    #[test]
+    fn ssh_asked_again_says_why_it_cannot_connect() {
+        // Port 1 of this machine: nobody listens. The password never reaches ssh's words.
+        let said =
+            ssh_cause("ssh://deploy:s3cret@127.0.0.1:1/tmp/x.git", None).expect("ssh says why");
+        assert!(said.contains("Connection refused"), "{said}");
+        assert!(!said.contains("s3cret"), "{said}");
+        assert_eq!(ssh_cause("https://127.0.0.1:1/x.git", None), None);
+        assert_eq!(ssh_cause("/tmp/x.git", None), None);
+    }
 
     #[test]
     fn a_ref_setting_names_what_is_fetched_and_where_it_is_kept() {
