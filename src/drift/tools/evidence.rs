@@ -1,0 +1,319 @@
+//! Where a module's tool evidence is read from: its package.json's `scripts` and tool keys,
+//! the configs and command files at its root, pyproject.toml's `[tool]` keys, the CI
+//! workflows (for a module at the repository's root), what its installed packages say of
+//! themselves, and what a JS workspace root's members run.
+
+use super::*;
+
+/// Reads what a module's tools use: its package.json `scripts` and tool keys, the configs and
+/// command files at its root, pyproject.toml's `[tool]` keys, and for a module at the
+/// repository's root, its CI workflows.
+pub(in crate::drift) fn evidence(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    m: &ModuleSource,
+    package_json: Option<&serde_json::Value>,
+    pyproject: Option<&toml::Table>,
+) -> std::result::Result<ToolEvidence, SourceError> {
+    let mut e = ToolEvidence::default();
+    root_files(snap, tree, &mut e)?;
+    if m.dir.is_empty() {
+        workflows(snap, tree, &mut e)?;
+    }
+    if let Some(v) = package_json {
+        package_json_tools(v, &mut e);
+        e.bundler_script = bundler_script(snap, tree, v)?;
+        e.outside_scripts = scripts::outside_script_imports(snap, &m.dir, v)?;
+        (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, v);
+    }
+    if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
+        e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
+    }
+    let extras = pyproject.map(crate::drift::declared::pyproject_extras);
+    e.python_dev_extras = extras
+        .into_iter()
+        .flatten()
+        .filter(|(extra, _)| DEV_EXTRAS.contains(&extra.as_str()))
+        .flat_map(|(_, names)| names)
+        .map(|n| names::pep503(&n))
+        .collect();
+    Ok(e)
+}
+
+/// Adds the JS tool configs and command files at the module's root to `e`.
+fn root_files(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    e: &mut ToolEvidence,
+) -> std::result::Result<(), SourceError> {
+    for f in &crate::source::file_names(snap, tree)? {
+        if let Some(host) = config_host(f) {
+            e.config_hosts.push((host.to_string(), f.clone()));
+        }
+        if configs::is_mkdocs_config(f)
+            && let Some(text) = blob_text(snap, tree, f)?
+        {
+            let config = configs::MkDocs::read(f, &text);
+            match &mut e.mkdocs {
+                Some(first) => first.merge(config),
+                None => e.mkdocs = Some(config),
+            }
+        }
+        if configs::is_graphql_codegen_config(f)
+            && let Some(text) = blob_text(snap, tree, f)?
+        {
+            e.config_hosts
+                .push(("@graphql-codegen/cli".to_string(), f.clone()));
+            let words = match f.ends_with(".yml") || f.ends_with(".yaml") {
+                true => configs::yaml_words(&text),
+                false => config_strings(f, &text),
+            };
+            e.config_strings
+                .extend(configs::graphql_codegen_packages(&words));
+            e.config_strings.extend(words);
+        }
+        let (config, command) = (is_js_config(f), is_command_file(f));
+        if !config && !command {
+            continue;
+        }
+        let Some(text) = blob_text(snap, tree, f)? else {
+            continue;
+        };
+        if config {
+            // A JSON config may have comments (tsconfig's are JSONC): a quote or backtick in
+            // one must not swallow the strings after it.
+            let strings = config_strings(f, &text);
+            if configs::is_eslint_config(f) {
+                e.config_strings
+                    .extend(configs::eslint_rule_plugins(&strings));
+            }
+            e.config_strings.extend(strings);
+            if is_test_runner_config(f) {
+                e.test_setup.extend(setup_strings(&text));
+            }
+            e.babel_config |= is_babel_config(f);
+            e.tsconfig |= f.starts_with("tsconfig");
+            // `importHelpers` makes the compiled output import its helpers from `tslib`;
+            // `"types": ["bun"]` loads `@types/bun`.
+            if f.starts_with("tsconfig") {
+                e.tsconfig_lists_types |= configs::tsconfig_sets_types(&text);
+                e.config_strings.extend(configs::tsconfig_types(&text));
+                let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+                if squeezed.contains("\"importHelpers\":true") {
+                    e.config_strings.push("tslib".to_string());
+                }
+            }
+            if is_bundler_config(f) {
+                e.bundler_config = Some(f.clone());
+            }
+        } else {
+            e.commands.push_str(&text);
+            e.commands.push('\n');
+        }
+    }
+    Ok(())
+}
+
+/// Adds the repository's CI workflows (`.github/workflows/*.{yml,yaml}`) to `e`'s commands:
+/// read only for a module at the repository's root, whose `tree` this is.
+fn workflows(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    e: &mut ToolEvidence,
+) -> std::result::Result<(), SourceError> {
+    let Some(wf) = tree
+        .lookup_entry_by_path(".github/workflows")
+        .map_err(|err| SourceError::git(&snap.name, "cannot look up CI workflows", err))?
+        .filter(|w| w.mode().is_tree())
+    else {
+        return Ok(());
+    };
+    let wf = snap
+        .repo
+        .find_tree(wf.object_id())
+        .map_err(|err| SourceError::git(&snap.name, "cannot read CI workflows", err))?;
+    let mut names = Vec::new();
+    for entry in wf.iter() {
+        let entry =
+            entry.map_err(|err| SourceError::git(&snap.name, "cannot decode CI workflows", err))?;
+        let name = entry.filename().to_string();
+        if entry.mode().is_blob() && (name.ends_with(".yml") || name.ends_with(".yaml")) {
+            names.push(name);
+        }
+    }
+    for name in names {
+        if let Some(text) = blob_text(snap, &wf, &name)? {
+            e.commands.push_str(&text);
+            e.commands.push('\n');
+        }
+    }
+    Ok(())
+}
+
+/// What each package `package_json` declares says of itself where it is installed in the
+/// work tree at `repo` (in `node_modules` of the module's directory `dir`, else of the
+/// root): its `bin` commands, what a script runs it by, and its required peers. Nothing for
+/// a bare repository or a package not installed.
+pub(super) fn installed(
+    repo: &std::path::Path,
+    dir: &str,
+    v: &serde_json::Value,
+) -> (Installed, Installed) {
+    let (mut out, mut peers) = (Installed::new(), Installed::new());
+    let sections = ["dependencies", "devDependencies", "optionalDependencies"];
+    let declared = sections.iter().filter_map(|k| v.get(k)?.as_object());
+    // An npm alias (`"@typescript/native": "npm:typescript@^7"`) installs the package it
+    // names under another: that package's commands (`tsc`).
+    for (alias, spec) in declared.clone().flat_map(|o| o.iter()) {
+        if let Some(target) = spec.as_str().and_then(|s| s.strip_prefix("npm:")) {
+            // `typescript@^7`, `@scope/name@1`: the name ends at the `@` after its first
+            // character.
+            let package = match target.get(1..).and_then(|r| r.find('@')) {
+                Some(at) => &target[..at + 1],
+                None => target,
+            };
+            out.insert(alias.clone(), command_names(package));
+        }
+    }
+    let names = declared.flat_map(|o| o.keys().cloned()).collect::<Vec<_>>();
+    for name in names {
+        let found = [repo.join(dir), repo.to_path_buf()]
+            .into_iter()
+            .find_map(|base| {
+                let text = std::fs::read_to_string(
+                    base.join("node_modules").join(&name).join("package.json"),
+                )
+                .ok()?;
+                serde_json::from_str::<serde_json::Value>(&text).ok()
+            });
+        let Some(found) = found else {
+            continue;
+        };
+        let required = crate::drift::lockfile::required_peers(&found);
+        if !required.is_empty() {
+            peers.insert(name.clone(), required);
+        }
+        if let Some(bins) = bins_of(&name, &found) {
+            out.insert(name, bins);
+        }
+    }
+    (out, peers)
+}
+
+/// The commands a package's manifest (`package`, named `name`) says in its `bin`: a string
+/// is the command of the package's name less its scope, an object names each.
+fn bins_of(name: &str, package: &serde_json::Value) -> Option<Vec<String>> {
+    match package.get("bin")? {
+        serde_json::Value::String(_) => {
+            Some(vec![name.rsplit('/').next().unwrap_or(name).to_string()])
+        }
+        serde_json::Value::Object(o) => Some(o.keys().cloned().collect()),
+        _ => None,
+    }
+}
+
+/// Gives each JS module the commands the mesh's own packages say in their `bin`, for those
+/// not installed: a workspace package declared for its command (radix's `@repo/builder`,
+/// whose `radix-build` every package's build script runs) is used by the script, as an
+/// installed one is.
+pub(in crate::drift) fn workspace_bins(manifests: &mut [Manifests]) {
+    let mut bins = std::collections::HashMap::new();
+    for man in manifests.iter() {
+        let Some(v) = &man.package_json_value else {
+            continue;
+        };
+        if let Some(name) = v.get("name").and_then(|n| n.as_str())
+            && let Some(b) = bins_of(name, v)
+        {
+            bins.insert(name.to_string(), b);
+        }
+    }
+    for man in manifests.iter_mut().filter(|m| m.package_json.is_some()) {
+        for (name, b) in &bins {
+            man.tools
+                .installed_bins
+                .entry(name.clone())
+                .or_insert_with(|| b.clone());
+        }
+    }
+}
+
+/// Per installed package, names it says (its commands, its required peers).
+type Installed = std::collections::HashMap<String, Vec<String>>;
+
+/// Adds a package.json's `scripts` to `e`'s commands and the strings of its tool keys
+/// (`jest`, `babel`, `eslintConfig`, `prettier`) to its config strings; nothing when it does
+/// not parse.
+fn package_json_tools(v: &serde_json::Value, e: &mut ToolEvidence) {
+    if let Some(scripts) = v.get("scripts").and_then(|s| s.as_object()) {
+        for c in scripts.values().filter_map(|c| c.as_str()) {
+            e.commands.push_str(c);
+            e.commands.push('\n');
+        }
+    }
+    for key in ["jest", "babel", "eslintConfig", "prettier"] {
+        if let Some(k) = v.get(key) {
+            let strings = quoted_strings(&k.to_string());
+            if key == "eslintConfig" {
+                e.config_strings
+                    .extend(configs::eslint_rule_plugins(&strings));
+            }
+            e.config_strings.extend(strings);
+            e.babel_config |= key == "babel";
+        }
+    }
+    if let Some(jest) = v.get("jest") {
+        e.test_setup.extend(setup_strings(&jest.to_string()));
+    }
+    // Git hook tools read their config from a key of package.json, whose strings are the
+    // commands each hook runs (husky 4's `"husky": {"hooks": {"pre-commit": "pretty-quick
+    // --staged"}}`, lint-staged's globs): the tool is configured, and what it runs is used.
+    for key in GIT_HOOK_KEYS {
+        if let Some(k) = v.get(key) {
+            e.config_hosts
+                .push((key.to_string(), "package.json".to_string()));
+            for c in quoted_strings(&k.to_string()) {
+                e.commands.push_str(&c);
+                e.commands.push('\n');
+            }
+        }
+    }
+}
+
+/// The package.json keys git hook tools read their config from, each the tool's package name.
+const GIT_HOOK_KEYS: &[&str] = &["husky", "lint-staged", "nano-staged", "simple-git-hooks"];
+
+/// Gives each JS workspace root (a package.json with `workspaces`, or a
+/// `pnpm-workspace.yaml` beside it) the commands, config strings and configs' tools of the
+/// JS modules below it: its dev tools are installed for them all, and a member runs `tsc`,
+/// names a jest preset or keeps an `eslint.config.js` its root declares (prometheus'
+/// `web/ui`).
+pub(in crate::drift) fn workspace_tools(snapshot: &Snapshot, manifests: &mut [Manifests]) {
+    for r in 0..manifests.len() {
+        if !manifests[r].js_workspace_root {
+            continue;
+        }
+        let root = &snapshot.modules[r];
+        let mut commands = String::new();
+        let mut strings = Vec::new();
+        let mut hosts = Vec::new();
+        for (j, m) in snapshot.modules.iter().enumerate() {
+            let member = j != r
+                && m.repo == root.repo
+                && crate::source::is_below(&m.dir, &root.dir)
+                && manifests[j].package_json.is_some();
+            if member {
+                commands.push_str(&manifests[j].tools.commands);
+                strings.extend(manifests[j].tools.config_strings.iter().cloned());
+                let dir = &m.dir;
+                hosts.extend(
+                    (manifests[j].tools.config_hosts.iter())
+                        .map(|(p, f)| (p.clone(), crate::source::join(dir, f))),
+                );
+            }
+        }
+        manifests[r].tools.config_hosts.extend(hosts);
+        manifests[r].tools.commands.push_str(&commands);
+        manifests[r].tools.config_strings.extend(strings);
+    }
+}
