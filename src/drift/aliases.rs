@@ -17,6 +17,9 @@ pub(crate) struct Alias {
     /// Whether only the module's tests resolve through it (a test runner's config): its
     /// shipped code is built without it.
     pub tests_only: bool,
+    /// A `baseUrl` one: it holds only where the file it names is there (TypeScript falls
+    /// back to `node_modules` otherwise).
+    pub base_url: bool,
 }
 
 impl Alias {
@@ -77,9 +80,10 @@ pub(crate) fn tsconfig_aliases(
 
 /// What a tsconfig's `baseUrl` (the repository directory `dir`, set at `at`) makes importable
 /// by a bare name, which TypeScript resolves before packages (gradio's root `"baseUrl": "."`
-/// makes `client/js/src` a file of the repository): each directory's files (`client/*`) and
-/// each script by its stem. A directory's own name stays a package's unless a path below it
-/// is imported: TypeScript falls back to `node_modules` when the directory has no index.
+/// makes `client/js/src` a file of the repository): the paths below each directory
+/// (`client/*`) and each script by its stem. Each holds only where the file it names is there
+/// ([`file_there`]): TypeScript falls back to `node_modules` otherwise, so `firebase/auth`
+/// beside a `src/firebase/config.ts` is still the package.
 fn base_url_aliases(snap: &RepoSnapshot, dir: &str, at: &str) -> Result<Vec<Alias>, SourceError> {
     const SCRIPTS: &[&str] = &[
         ".d.ts", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json", ".svelte",
@@ -101,6 +105,7 @@ fn base_url_aliases(snap: &RepoSnapshot, dir: &str, at: &str) -> Result<Vec<Alia
             target,
             at: format!("{at} (baseUrl)"),
             tests_only: false,
+            base_url: true,
         };
         if entry.mode().is_tree() {
             out.push(alias(
@@ -126,6 +131,7 @@ fn aliases_of(dir: &str, path: &str, text: &str) -> Vec<Alias> {
             pattern,
             target,
             tests_only: false,
+            base_url: false,
         })
         .collect()
 }
@@ -178,11 +184,22 @@ fn alias_config(file: &str) -> Option<bool> {
 /// package (`react` → `preact/compat`, or into `node_modules`) still needs that package.
 /// A regex counts by its anchored literal start. `tests_only` for a test runner's config.
 pub(crate) fn config_aliases(path: &str, text: &str, tests_only: bool) -> Vec<Alias> {
+    /// A config is code a person writes: one larger is generated, and not read for aliases.
+    const MAX_CONFIG: usize = 512 * 1024;
+    /// How many `alias` keys a config is read at (each scans to its value's end).
+    const MAX_KEYS: usize = 64;
+    if text.len() > MAX_CONFIG {
+        return Vec::new();
+    }
     let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset);
     let mut out = Vec::new();
     for key in ["alias", "moduleNameMapper"] {
         let regex_keys = key == "moduleNameMapper";
-        for (at, _) in text.match_indices(key) {
+        for (at, _) in text.match_indices(key).take(MAX_KEYS) {
             let before = text[..at].chars().next_back();
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
                 continue;
@@ -201,6 +218,10 @@ pub(crate) fn config_aliases(path: &str, text: &str, tests_only: bool) -> Vec<Al
                 + key.len()
                 + (rest.len() - value.len())
                 + (value.len() - value.trim_start().len());
+            // Only an object or a list (`alias: aliases` names a variable mesh does not follow).
+            if !matches!(text.as_bytes().get(open), Some(b'[' | b'{')) {
+                continue;
+            }
             let Some(end) = js_span_end(text, open) else {
                 continue;
             };
@@ -254,22 +275,27 @@ pub(crate) fn config_aliases(path: &str, text: &str, tests_only: bool) -> Vec<Al
                     // A string key matches itself and the paths below it.
                     None => {
                         let k = unquote(&find);
-                        match k.ends_with('/') {
-                            true => vec![(format!("{k}*"), format!("{target}/*"))],
-                            false => vec![
+                        // webpack's `xyz$` matches `xyz` alone.
+                        if let Some(exact) = k.strip_suffix('$') {
+                            vec![(exact.to_string(), target.clone())]
+                        } else if k.ends_with('/') {
+                            vec![(format!("{k}*"), format!("{target}/*"))]
+                        } else {
+                            vec![
                                 (k.clone(), target.clone()),
                                 (format!("{k}/*"), format!("{target}/*")),
-                            ],
+                            ]
                         }
                     }
                 };
-                let line = text[..find_at.min(text.len())].matches('\n').count() + 1;
+                let line = line_of(find_at);
                 for (pattern, target) in patterns.into_iter().filter(|(p, _)| p.len() >= 2) {
                     out.push(Alias {
                         pattern,
                         target,
                         at: format!("{path}:{line}"),
                         tests_only,
+                        base_url: false,
                     });
                 }
             }
@@ -278,13 +304,18 @@ pub(crate) fn config_aliases(path: &str, text: &str, tests_only: bool) -> Vec<Al
     out
 }
 
-/// The patterns an anchored alias regex matches by its literal start
-/// (`^@x\/common$` → `@x/common`; `^@x\/common\/(.*?)` → `@x/common/*`); none for one
-/// that is not anchored or starts with no literal.
+/// The patterns an anchored alias regex matches by its literal start: `^@x\/y$` is `@x/y`
+/// alone, `^@x\/y\/(.*?)` and `^@x\/y\/` the paths below `@x/y/`, `^@x\/y(\/.*)?$` both, and
+/// `^@x` whatever starts so. None for a regex that is not anchored, has alternatives (`|`),
+/// or whose literal start a group or class continues within a path segment
+/// (`^@(components|hooks)\/` would be every scoped package).
 fn regex_patterns(re: &str) -> Vec<String> {
     let Some(re) = re.strip_prefix('^') else {
         return Vec::new();
     };
+    if re.contains('|') {
+        return Vec::new();
+    }
     let mut prefix = String::new();
     let mut chars = re.char_indices().peekable();
     let mut rest_at = re.len();
@@ -300,7 +331,7 @@ fn regex_patterns(re: &str) -> Vec<String> {
                     break;
                 }
             },
-            '(' | '[' | '.' | '*' | '+' | '?' | '|' | '{' | '$' | ')' => {
+            '(' | '[' | '.' | '*' | '+' | '?' | '{' | '$' | ')' => {
                 rest_at = i;
                 break;
             }
@@ -310,9 +341,15 @@ fn regex_patterns(re: &str) -> Vec<String> {
     if prefix.is_empty() {
         return Vec::new();
     }
-    match &re[rest_at..] {
-        "" | "$" => vec![prefix],
-        _ => vec![format!("{prefix}*")],
+    let rest = &re[rest_at..];
+    match rest {
+        "" => vec![format!("{prefix}*")],
+        "$" => vec![prefix],
+        _ if prefix.ends_with('/') => vec![format!("{prefix}*")],
+        _ if rest.starts_with("(\\/") || rest.starts_with("(/") => {
+            vec![prefix.clone(), format!("{prefix}/*")]
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -446,7 +483,7 @@ fn js_items(text: &str, open: usize, end: usize) -> Vec<(usize, &str)> {
                     _ => js_literal_end(text, i),
                 };
                 let comment = c == b'/' && matches!(text.as_bytes().get(i + 1), Some(b'/' | b'*'));
-                let before_blank = text[start..i].trim().is_empty();
+                let before_blank = text.get(start..i).is_none_or(|t| t.trim().is_empty());
                 i = next.unwrap_or(end).max(i + 1);
                 // A comment before an item is none of it.
                 if comment && before_blank {
@@ -455,20 +492,19 @@ fn js_items(text: &str, open: usize, end: usize) -> Vec<(usize, &str)> {
                 continue;
             }
             b',' => {
-                out.push((start, &text[start..i]));
+                out.push((start, text.get(start..i).unwrap_or("")));
                 start = i + 1;
             }
             _ => {}
         }
         i += 1;
     }
-    if text[start..end.saturating_sub(1).max(start)]
-        .trim()
-        .is_empty()
-    {
-        return out;
+    let last = text
+        .get(start..end.saturating_sub(1).max(start))
+        .unwrap_or("");
+    if !last.trim().is_empty() {
+        out.push((start, last));
     }
-    out.push((start, &text[start..end.saturating_sub(1).max(start)]));
     out
 }
 
@@ -556,6 +592,38 @@ pub(crate) fn root_aliases(snap: &RepoSnapshot) -> Result<Vec<Alias>, SourceErro
     Ok(out)
 }
 
+/// Whether the repository path `path` that a `baseUrl` alias names is there, as TypeScript
+/// and bundlers look for it: a file as named or with a script's extension, or a directory
+/// with an index.
+pub(crate) fn file_there(tree: &gix::Tree, path: &str) -> bool {
+    const TRIES: &[&str] = &[
+        "",
+        ".ts",
+        ".tsx",
+        ".d.ts",
+        ".js",
+        ".jsx",
+        ".mjs",
+        ".cjs",
+        ".mts",
+        ".cts",
+        ".json",
+        ".svelte",
+        ".vue",
+        "/index.ts",
+        "/index.tsx",
+        "/index.js",
+        "/index.jsx",
+        "/index.mjs",
+    ];
+    TRIES.iter().any(|ext| {
+        tree.lookup_entry_by_path(format!("{path}{ext}"))
+            .ok()
+            .flatten()
+            .is_some_and(|e| e.mode().is_blob())
+    })
+}
+
 /// The alias that maps the import `spec` to a file, if one does: the module's own (its
 /// tsconfig, through its `extends`), which its build compiles every file with, or — for a
 /// test or type-only import (`dev`) — the repository root's, which only runs in the
@@ -565,12 +633,16 @@ pub(crate) fn alias_for<'a>(
     root: &'a [Alias],
     spec: &str,
     dev: bool,
+    exists: &dyn Fn(&str) -> bool,
 ) -> Option<&'a Alias> {
-    let matches = |a: &&Alias| match a.pattern.split_once('*') {
-        None => spec == a.pattern,
-        Some((pre, post)) => spec
-            .strip_prefix(pre)
-            .is_some_and(|rest| rest.ends_with(post)),
+    let matches = |a: &&Alias| {
+        let matched = match a.pattern.split_once('*') {
+            None => spec == a.pattern,
+            Some((pre, post)) => spec
+                .strip_prefix(pre)
+                .is_some_and(|rest| rest.ends_with(post)),
+        };
+        matched && (!a.base_url || exists(&a.path_of(spec)))
     };
     let root = root.iter().filter(|_| dev);
     own.iter()
@@ -597,16 +669,16 @@ mod tests {
             "packages/app/tsconfig.json",
             "{\"compilerOptions\": {\"paths\": {\"@/*\": [\"./src/*\"]}}}",
         );
-        let test = alias_for(&own, &root, "@lexical/clipboard", true).expect("aliased");
+        let test = alias_for(&own, &root, "@lexical/clipboard", true, &|_| true).expect("aliased");
         assert_eq!(test.at, "tsconfig.test.json:2");
         assert_eq!(test.target, "packages/lexical-clipboard/src/index.ts");
-        assert!(alias_for(&own, &root, "lexical/src/__tests__/utils", true).is_some());
+        assert!(alias_for(&own, &root, "lexical/src/__tests__/utils", true, &|_| true).is_some());
         // Shipped code is published without the repository's root: its aliases are not its.
-        assert!(alias_for(&own, &root, "@lexical/clipboard", false).is_none());
+        assert!(alias_for(&own, &root, "@lexical/clipboard", false, &|_| true).is_none());
         // The package's own aliases count for all its code.
-        let mine = alias_for(&own, &root, "@/utils/x", false).expect("own alias");
+        let mine = alias_for(&own, &root, "@/utils/x", false, &|_| true).expect("own alias");
         assert_eq!(mine.path_of("@/utils/x"), "packages/app/src/utils/x");
-        assert!(alias_for(&own, &root, "@lexical/clipboardx", true).is_none());
+        assert!(alias_for(&own, &root, "@lexical/clipboardx", true, &|_| true).is_none());
     }
 
     #[test]
@@ -616,16 +688,17 @@ mod tests {
         let own = config_aliases("app/vite.config.mts", vite, false);
         let patterns: Vec<_> = own.iter().map(|a| a.pattern.as_str()).collect();
         assert_eq!(patterns, ["@excalidraw/common", "@excalidraw/common/*"]);
-        let a = alias_for(&own, &[], "@excalidraw/common/utils", false).expect("aliased");
+        let a =
+            alias_for(&own, &[], "@excalidraw/common/utils", false, &|_| true).expect("aliased");
         assert_eq!(a.at, "app/vite.config.mts:9");
         assert_eq!(
             a.path_of("@excalidraw/common/utils"),
             "packages/common/src/utils"
         );
-        assert!(alias_for(&own, &[], "@excalidraw/element", false).is_none());
-        assert!(alias_for(&own, &[], "react", false).is_none());
-        assert!(alias_for(&own, &[], "graphql", false).is_none());
-        assert!(alias_for(&own, &[], "@old", false).is_none());
+        assert!(alias_for(&own, &[], "@excalidraw/element", false, &|_| true).is_none());
+        assert!(alias_for(&own, &[], "react", false, &|_| true).is_none());
+        assert!(alias_for(&own, &[], "graphql", false, &|_| true).is_none());
+        assert!(alias_for(&own, &[], "@old", false, &|_| true).is_none());
 
         // An object of aliases, and jest's regex keys; a test runner's count for tests only.
         let vitest = "export default { resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)), vue: 'vue/dist/vue.esm-bundler.js' } } }";
@@ -636,16 +709,46 @@ mod tests {
         assert_eq!(patterns, ["@/*", "@/*"]);
         assert_eq!(tests[0].path_of("@/x/y"), "web/src/x/y");
         assert_eq!(tests[1].at, "web/jest.config.js:3");
-        assert!(alias_for(&tests, &[], "@/x", true).is_some());
-        assert!(alias_for(&tests, &[], "@/x", false).is_none());
-        assert!(alias_for(&tests, &[], "@scope/pkg", true).is_none());
+        assert!(alias_for(&tests, &[], "@/x", true, &|_| true).is_some());
+        assert!(alias_for(&tests, &[], "@/x", false, &|_| true).is_none());
+        assert!(alias_for(&tests, &[], "@scope/pkg", true, &|_| true).is_none());
     }
 
     #[test]
     fn alias_regexes_count_by_their_anchored_start() {
         assert_eq!(regex_patterns("^@x\\/y$"), ["@x/y"]);
         assert_eq!(regex_patterns("^~\\/(.*)"), ["~/*"]);
+        assert_eq!(regex_patterns("^@x\\/y(\\/.*)?$"), ["@x/y", "@x/y/*"]);
+        // Anchored at its start only: whatever starts so.
+        assert_eq!(regex_patterns("^@app\\/"), ["@app/*"]);
         assert!(regex_patterns("@x").is_empty());
         assert!(regex_patterns("^(.*)\\.svg$").is_empty());
+        // A group within the first segment, or alternatives, would take every scoped package.
+        assert!(regex_patterns("^@(components|hooks)\\/(.*)$").is_empty());
+        assert!(regex_patterns("^@x(y)\\/").is_empty());
+        assert!(regex_patterns("^react$|^@/(.*)").is_empty());
+    }
+
+    #[test]
+    fn odd_config_text_reads_no_alias_and_never_panics() {
+        // Text after `alias:` that is no object: a string with multi-byte characters, an
+        // unclosed list, a key at the end, a variable.
+        for text in [
+            "define: { N: JSON.stringify('alias: ñandú (x)') }",
+            "alias: [ { find: 'ü', replacement: './ß",
+            "resolve: { alias",
+            "resolve: { alias: aliases }",
+            "alias: /ñ[/, x: 'é'",
+            "alias: {'é': './ü', 'ñ/': `./ñ`}",
+        ] {
+            let found = config_aliases("vite.config.js", text, false);
+            assert!(found.iter().all(|a| !a.pattern.is_empty()), "{text}");
+        }
+        // webpack's `xyz$` is `xyz` alone.
+        let webpack =
+            "module.exports = { resolve: { alias: { vue$: path.resolve(__dirname, 'vue.js') } } }";
+        let found = config_aliases("webpack.config.js", webpack, false);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].pattern, "vue");
     }
 }

@@ -253,13 +253,17 @@ fn service_stubs(t: &toml::Table) -> Vec<(String, String)> {
     out
 }
 
-/// Files a command runs, each with the module that command's own distribution provides:
-/// `noxfile.py` is run by nox, `fabfile.py` by Fabric, `dodo.py` by doit. The command is
-/// installed apart (pipx, a CI image), and the file's `import nox` comes with it.
+/// Files a command runs (a name, or a `*` pattern), each with the module that command's own
+/// distribution provides: `noxfile.py` is run by nox, `fabfile.py` by Fabric, `dodo.py` by
+/// doit, a PyInstaller hook (`hook-mitmproxy.py`, a runtime hook `pyi_rth_x.py`) by
+/// PyInstaller as it freezes the package. The command is installed apart (pipx, a CI image),
+/// and the file's `import nox` comes with it.
 const RUN_BY: &[(&str, &str)] = &[
     ("noxfile.py", "nox"),
     ("fabfile.py", "fabric"),
     ("dodo.py", "doit"),
+    ("hook-*.py", "pyinstaller"),
+    ("pyi_rth_*.py", "pyinstaller"),
 ];
 
 /// The command that runs the Python file `file` and brings the module `key` imports with it
@@ -268,9 +272,13 @@ const RUN_BY: &[(&str, &str)] = &[
 pub(super) fn runner_of(file: &str, key: &str) -> Option<&'static str> {
     let base = file.rsplit('/').next().unwrap_or(file);
     let top = key.split('.').next().unwrap_or(key);
+    let named = |f: &str| match f.split_once('*') {
+        Some((pre, post)) => base.starts_with(pre) && base.ends_with(post),
+        None => f == base,
+    };
     RUN_BY
         .iter()
-        .find(|(f, m)| *f == base && *m == top)
+        .find(|(f, m)| named(f) && m.eq_ignore_ascii_case(top))
         .map(|(_, m)| *m)
 }
 

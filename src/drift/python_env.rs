@@ -463,7 +463,7 @@ fn take(
             let (inc_dir, inc_file) = path.rsplit_once('/').unwrap_or(("", path.as_str()));
             let (inc_dir, inc_file) = (inc_dir.to_string(), inc_file.to_string());
             let via = match depth {
-                0 => format!("{here}:{line} installs it for tests"),
+                0 => via.to_string(),
                 _ => format!("{here}:{line} includes it ({via})"),
             };
             for (l, r) in requirement_lines(&text) {

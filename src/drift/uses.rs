@@ -130,7 +130,8 @@ pub(super) fn uses<'a>(
     let mut keys = UseKeys::new(rec, m, &prefix);
     // A package that declares itself (pnpm's `"@pnpm/x": "workspace:*"` devDependency, so its
     // tests import it by name, as its users do) uses that declaration when its tests import
-    // itself; its shipped code's own name resolves without it (Node's self-reference).
+    // itself; its shipped code importing its own name is left unjudged, as before (Node
+    // resolves it through the package's `exports`, or the import fails whatever it declares).
     let mut self_declared = Vec::new();
     if let Some(v) = &man.package_json_value {
         keys.own_js.retain(|own| match js::declares(v, own) {
@@ -142,6 +143,8 @@ pub(super) fn uses<'a>(
         });
     }
     let snap = world.loaded.snapshot.repo_of(m);
+    // Read once, when a `baseUrl` alias asks whether a file is there.
+    let root_tree = std::cell::OnceCell::new();
     let mut tree = None;
     let mut on_path = python_path::SysPath::new(&rec.files, &prefix, man, |rel: &str| {
         let tree = tree.get_or_insert_with(|| snap.repo.find_tree(m.tree).ok());
@@ -235,8 +238,12 @@ pub(super) fn uses<'a>(
             }
             if one.language == Language::Js {
                 let dev = one.kind == ImportKind::Dev || one.type_only;
+                let there = |path: &str| {
+                    let tree = root_tree.get_or_init(|| snap.root_tree().ok());
+                    tree.as_ref().is_some_and(|t| aliases::file_there(t, path))
+                };
                 one.answered_apart =
-                    aliases::alias_for(&man.js_paths, root_aliases, &imp.name, dev)
+                    aliases::alias_for(&man.js_paths, root_aliases, &imp.name, dev, &there)
                         .map(|a| {
                             format!(
                                 "{} maps it to {}: a file of the repository, no package to declare",

@@ -2764,7 +2764,8 @@ fn hatch_requirements_nested_package_guarded_pairs_backports_and_item_macros() {
 /// Round 18's shapes: a crate named only in a serde attribute's string and one after a
 /// keyword's `::`; bundler and test runner aliases, a root `baseUrl`, a script outside the
 /// package, a root test config's setup file, jest's TypeScript config and a Babel scope;
-/// a database URL's driver, CI's requirements files and a tox plugin.
+/// a database URL's driver, a framework feature's need, a PyInstaller hook, CI's
+/// requirements files and a tox plugin.
 #[test]
 fn attribute_strings_aliases_outside_scripts_setup_files_urls_and_ci_requirements() {
     let t = TestMesh::new();
@@ -2798,6 +2799,8 @@ fn attribute_strings_aliases_outside_scripts_setup_files_urls_and_ci_requirement
         "{ \"compilerOptions\": { \"baseUrl\": \".\" } }\n",
     );
     t.write("ws/web/client/src/index.ts", "export type T = number;\n");
+    // `web/firebase/` holds no `auth`: the import falls back to a package, owed.
+    t.write("ws/web/firebase/config.ts", "export const c = 1;\n");
     t.write(
         "ws/web/scripts/buildPackage.js",
         "const sass = require(\"esbuild-sass-plugin\");\nrequire(\"./woff2/plugins\");\n",
@@ -2833,7 +2836,7 @@ fn attribute_strings_aliases_outside_scripts_setup_files_urls_and_ci_requirement
     );
     t.write(
         "ws/web/pkgs/lib/src/index.test.ts",
-        "import { a } from './index'\n",
+        "import { a } from './index'\nimport { c } from 'web/firebase/config'\nimport { getAuth } from 'web/firebase/auth'\n",
     );
     module(&t, "web/pkgs/ui", "web-ui");
     t.write(
@@ -2856,13 +2859,19 @@ fn attribute_strings_aliases_outside_scripts_setup_files_urls_and_ci_requirement
     module(&t, "py", "py");
     t.write(
         "ws/py/pyproject.toml",
-        "[project]\nname = \"py\"\ndependencies = [\"sqlalchemy\", \"aiosqlite\", \"stale-py\"]\n\n[dependency-groups]\ndev = [\"tox\", \"tox-uv\"]\n\n[tool.tox]\nenv_list = [\"py\"]\n",
+        "[project]\nname = \"py\"\ndependencies = [\"sqlalchemy\", \"aiosqlite\", \"stale-py\", \"fastapi\", \"python-multipart\"]\n\n[dependency-groups]\ndev = [\"tox\", \"tox-uv\"]\n\n[tool.tox]\nenv_list = [\"py\"]\n",
     );
     t.write(
         "ws/py/py/__init__.py",
         "import sqlalchemy\nURL = \"sqlite+aiosqlite:///app.db\"\n",
     );
     t.write("ws/py/tests/test_x.py", "import tqdm\n");
+    // FastAPI parses forms with python-multipart; PyInstaller runs its hooks.
+    t.write("ws/py/py/api.py", "from fastapi import FastAPI, Form\n");
+    t.write(
+        "ws/py/py/_pyinstaller/hook-py.py",
+        "from PyInstaller.utils.hooks import collect_data_files\n",
+    );
     t.write("ws/py/test/requirements.txt", "tqdm\n");
     t.write(
         "ws/.github/workflows/ci.yml",
@@ -2881,6 +2890,7 @@ fn attribute_strings_aliases_outside_scripts_setup_files_urls_and_ci_requirement
             // The root's own setup file imports it undeclared: it resolves only by hoisting.
             "web undeclared @testing-library/jest-dom",
             "web-app undeclared @web/other",
+            "web-lib undeclared web",
             "web-lib unused stale-js",
             // The root declares what its setup file imports: the member's is its own, unused.
             "web-lib unused vitest-canvas-mock",

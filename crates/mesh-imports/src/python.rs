@@ -601,11 +601,34 @@ fn from_module(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
         // `from a.b import c` may import the submodule `a.b.c`, which another module can
         // provide (a namespace package, a plugin): report both, at the statement's line.
         for sub in imported_names(toks, next + 1, src) {
+            if let Some((_, _, need)) = FEATURE_NEEDS
+                .iter()
+                .find(|(m, n, _)| *m == name && *n == sub)
+            {
+                // At the name's own offset: optional marks every import at its offset.
+                let at = (sub.as_ptr() as usize).saturating_sub(src.as_ptr() as usize);
+                c.push_optional(at, *need);
+            }
             c.push(offset, format!("{name}.{sub}"));
         }
         c.push(offset, name);
     }
 }
+
+/// What a framework imports by itself when a feature of it is used (module, name, the
+/// module it imports): FastAPI's `Form`, `File` and `UploadFile` parse the body with
+/// python-multipart, pydantic's `EmailStr` validates with email-validator, Starlette's
+/// `Jinja2Templates` renders with jinja2. Reported as optional: a use of what is declared,
+/// never owed (an import of the feature alone does not say it runs).
+const FEATURE_NEEDS: &[(&str, &str, &str)] = &[
+    ("fastapi", "Form", "multipart"),
+    ("fastapi", "File", "multipart"),
+    ("fastapi", "UploadFile", "multipart"),
+    ("pydantic", "EmailStr", "email_validator"),
+    ("pydantic", "NameEmail", "email_validator"),
+    ("fastapi.templating", "Jinja2Templates", "jinja2"),
+    ("starlette.templating", "Jinja2Templates", "jinja2"),
+];
 
 /// The names after `from … import`: `c, d as e`, `(c,\n d)`; none for `*`.
 fn imported_names<'a>(toks: &[Token], mut i: usize, src: &'a str) -> Vec<&'a str> {
@@ -982,6 +1005,24 @@ mod tests {
     fn an_ignore_marker_anywhere_in_a_multi_line_statement() {
         let src = "from a import (  # mesh: ignore\n    b,\n)\nfrom c import (\n    d,  # mesh: ignore\n)\nimport e, \\\n    f  # mesh: ignore\nimport g\n";
         assert_eq!(names(&scan(src)), ["g"]);
+    }
+
+    #[test]
+    fn a_framework_feature_imports_what_it_needs() {
+        // agno's `from fastapi import Form`: FastAPI parses forms with python-multipart.
+        let src = "from fastapi import FastAPI, Form\nfrom pydantic import BaseModel, EmailStr\n";
+        let optional: Vec<_> = scan(src)
+            .into_iter()
+            .filter(|i| i.kind == crate::lex::ImportKind::Optional)
+            .map(|i| (i.line, i.name))
+            .collect();
+        assert_eq!(
+            optional,
+            [
+                (1, "multipart".to_string()),
+                (2, "email_validator".to_string())
+            ]
+        );
     }
 
     #[test]

@@ -70,15 +70,17 @@ pub(super) fn outside_script_imports(
         }
         let mut found = None;
         for ext in EXTENSIONS {
-            if let Some(text) = blob_text(snap, &root, &format!("{path}{ext}"))? {
-                found = Some(text);
+            let file = format!("{path}{ext}");
+            if let Some(text) = blob_text(snap, &root, &file)? {
+                found = Some((file, text));
                 break;
             }
         }
-        let Some(text) = found else {
+        let Some((file, text)) = found else {
             continue;
         };
-        let file_dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        // Relative imports resolve from the file found (`dir/index.js`'s own directory).
+        let file_dir = file.rsplit_once('/').map_or("", |(d, _)| d);
         for imp in mesh_imports::js::scan_file(&text).imports.iter() {
             if imp.name.starts_with('.') {
                 if let Some(next) = mesh_imports::repo_path(&[file_dir, &imp.name]) {
