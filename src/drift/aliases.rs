@@ -199,7 +199,11 @@ pub(crate) fn config_aliases(path: &str, text: &str, tests_only: bool) -> Vec<Al
     let mut out = Vec::new();
     for key in ["alias", "moduleNameMapper"] {
         let regex_keys = key == "moduleNameMapper";
-        for (at, _) in text.match_indices(key).take(MAX_KEYS) {
+        let mut read = 0;
+        for (at, _) in text.match_indices(key) {
+            if read >= MAX_KEYS {
+                break;
+            }
             let before = text[..at].chars().next_back();
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
                 continue;
@@ -222,6 +226,7 @@ pub(crate) fn config_aliases(path: &str, text: &str, tests_only: bool) -> Vec<Al
             if !matches!(text.as_bytes().get(open), Some(b'[' | b'{')) {
                 continue;
             }
+            read += 1;
             let Some(end) = js_span_end(text, open) else {
                 continue;
             };
@@ -313,8 +318,18 @@ fn regex_patterns(re: &str) -> Vec<String> {
     let Some(re) = re.strip_prefix('^') else {
         return Vec::new();
     };
-    if re.contains('|') {
-        return Vec::new();
+    // Alternatives at the top (`^react$|^@/(.*)`): each would need its own reading.
+    let mut depth = 0i32;
+    let mut escaped = false;
+    for c in re.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '|' if depth <= 0 => return Vec::new(),
+            _ => {}
+        }
     }
     let mut prefix = String::new();
     let mut chars = re.char_indices().peekable();
@@ -346,8 +361,13 @@ fn regex_patterns(re: &str) -> Vec<String> {
         "" => vec![format!("{prefix}*")],
         "$" => vec![prefix],
         _ if prefix.ends_with('/') => vec![format!("{prefix}*")],
+        // `(\/.*)?`: the path itself, and those below it when the group is optional.
         _ if rest.starts_with("(\\/") || rest.starts_with("(/") => {
-            vec![prefix.clone(), format!("{prefix}/*")]
+            let close = rest.find(')').map_or(rest.len(), |i| i + 1);
+            match rest[close..].starts_with('?') {
+                true => vec![prefix.clone(), format!("{prefix}/*")],
+                false => vec![format!("{prefix}/*")],
+            }
         }
         _ => Vec::new(),
     }
@@ -593,35 +613,25 @@ pub(crate) fn root_aliases(snap: &RepoSnapshot) -> Result<Vec<Alias>, SourceErro
 }
 
 /// Whether the repository path `path` that a `baseUrl` alias names is there, as TypeScript
-/// and bundlers look for it: a file as named or with a script's extension, or a directory
-/// with an index.
+/// and bundlers look for it: a file as named or with a script's extension (a `.js` name for
+/// its `.ts` source too), or a directory with an index or a package.json.
 pub(crate) fn file_there(tree: &gix::Tree, path: &str) -> bool {
-    const TRIES: &[&str] = &[
-        "",
-        ".ts",
-        ".tsx",
-        ".d.ts",
-        ".js",
-        ".jsx",
-        ".mjs",
-        ".cjs",
-        ".mts",
-        ".cts",
-        ".json",
-        ".svelte",
-        ".vue",
-        "/index.ts",
-        "/index.tsx",
-        "/index.js",
-        "/index.jsx",
-        "/index.mjs",
-    ];
-    TRIES.iter().any(|ext| {
-        tree.lookup_entry_by_path(format!("{path}{ext}"))
+    let blob = |p: &str| {
+        tree.lookup_entry_by_path(p)
             .ok()
             .flatten()
             .is_some_and(|e| e.mode().is_blob())
-    })
+    };
+    // ESM TypeScript names its `.ts` file by the `.js` it compiles to.
+    let compiled = [".js", ".jsx", ".mjs", ".cjs"]
+        .iter()
+        .find_map(|ext| path.strip_suffix(ext));
+    let ts = [".ts", ".tsx", ".mts", ".cts", ".d.ts"];
+    super::js::RESOLVE_TRIES
+        .iter()
+        .any(|ext| blob(&format!("{path}{ext}")))
+        || compiled.is_some_and(|stem| ts.iter().any(|ext| blob(&format!("{stem}{ext}"))))
+        || blob(&format!("{path}/package.json"))
 }
 
 /// The alias that maps the import `spec` to a file, if one does: the module's own (its
@@ -719,6 +729,13 @@ mod tests {
         assert_eq!(regex_patterns("^@x\\/y$"), ["@x/y"]);
         assert_eq!(regex_patterns("^~\\/(.*)"), ["~/*"]);
         assert_eq!(regex_patterns("^@x\\/y(\\/.*)?$"), ["@x/y", "@x/y/*"]);
+        // A required group: the paths below only.
+        assert_eq!(regex_patterns("^@x\\/y(\\/.*)$"), ["@x/y/*"]);
+        // Alternatives inside a group after the literal start are that group's.
+        assert_eq!(
+            regex_patterns("^@app\\/(components|hooks)\\/(.*)$"),
+            ["@app/*"]
+        );
         // Anchored at its start only: whatever starts so.
         assert_eq!(regex_patterns("^@app\\/"), ["@app/*"]);
         assert!(regex_patterns("@x").is_empty());
@@ -744,6 +761,12 @@ mod tests {
             let found = config_aliases("vite.config.js", text, false);
             assert!(found.iter().all(|a| !a.pattern.is_empty()), "{text}");
         }
+        // Mentions of the word before the key are not keys: they leave the cap alone.
+        let noisy = format!(
+            "{}export default {{ resolve: {{ alias: {{ '@': path.resolve(__dirname, 'src') }} }} }}",
+            "// alias note\nconst aliasName = 1;\n".repeat(70)
+        );
+        assert_eq!(config_aliases("vite.config.js", &noisy, false).len(), 1);
         // webpack's `xyz$` is `xyz` alone.
         let webpack =
             "module.exports = { resolve: { alias: { vue$: path.resolve(__dirname, 'vue.js') } } }";

@@ -226,6 +226,29 @@ pub(crate) fn has_build_script(package_json: &serde_json::Value) -> bool {
         .any(|k| is_build_script(k))
 }
 
+/// How a relative or aliased JS path names a file, in the order resolvers try: as written,
+/// with a script's extension, or a directory's index.
+pub(crate) const RESOLVE_TRIES: &[&str] = &[
+    "",
+    ".ts",
+    ".tsx",
+    ".d.ts",
+    ".js",
+    ".jsx",
+    ".mjs",
+    ".cjs",
+    ".mts",
+    ".cts",
+    ".json",
+    ".svelte",
+    ".vue",
+    "/index.ts",
+    "/index.tsx",
+    "/index.js",
+    "/index.jsx",
+    "/index.mjs",
+];
+
 /// Whether a package.json declares `package` in any of its dependency sections.
 pub(crate) fn declares(package_json: &serde_json::Value, package: &str) -> bool {
     [

@@ -255,15 +255,14 @@ fn service_stubs(t: &toml::Table) -> Vec<(String, String)> {
 
 /// Files a command runs (a name, or a `*` pattern), each with the module that command's own
 /// distribution provides: `noxfile.py` is run by nox, `fabfile.py` by Fabric, `dodo.py` by
-/// doit, a PyInstaller hook (`hook-mitmproxy.py`, a runtime hook `pyi_rth_x.py`) by
-/// PyInstaller as it freezes the package. The command is installed apart (pipx, a CI image),
-/// and the file's `import nox` comes with it.
+/// doit, a PyInstaller hook (`hook-mitmproxy.py`) by PyInstaller as it freezes the package.
+/// The command is installed apart (pipx, a CI image), and the file's `import nox` comes with
+/// it.
 const RUN_BY: &[(&str, &str)] = &[
     ("noxfile.py", "nox"),
     ("fabfile.py", "fabric"),
     ("dodo.py", "doit"),
     ("hook-*.py", "pyinstaller"),
-    ("pyi_rth_*.py", "pyinstaller"),
 ];
 
 /// The command that runs the Python file `file` and brings the module `key` imports with it

@@ -327,10 +327,19 @@ fn fetch(path: &Path, url: &str, spec: &str) -> Result<(), FetchError> {
 
 /// Why ssh cannot reach the host of `url` (an `ssh://` or `user@host:path` URL), in ssh's
 /// own words: it is run again alone, as git would run it (`GIT_SSH_COMMAND`, else the
-/// clone's `core.sshCommand`, `configured`, else `ssh`), non-interactive, to run `true`
-/// there; its stderr, as one line. `None` when the URL is no ssh one or ssh says nothing. A
-/// password in the URL is never passed on.
+/// clone's `core.sshCommand`, `configured`, else `GIT_SSH`, else `ssh`), non-interactive, to
+/// run `true` there, for [`SSH_CAUSE_DEADLINE`] at most; its stderr, as one line. `None` when
+/// the URL is no ssh one or ssh says nothing. A password in the URL is never passed on.
 fn ssh_cause(url: &str, configured: Option<&str>) -> Option<String> {
+    ssh_cause_within(url, configured, SSH_CAUSE_DEADLINE)
+}
+
+/// [`ssh_cause`], ssh given `deadline` at most.
+fn ssh_cause_within(
+    url: &str,
+    configured: Option<&str>,
+    deadline: std::time::Duration,
+) -> Option<String> {
     let parsed = gix::url::parse(gix::bstr::BStr::new(url)).ok()?;
     if parsed.scheme != gix::url::Scheme::Ssh {
         return None;
@@ -340,24 +349,46 @@ fn ssh_cause(url: &str, configured: Option<&str>) -> Option<String> {
         Some(user) => format!("{user}@{host}"),
         None => host.to_string(),
     };
-    let ssh = std::env::var("GIT_SSH_COMMAND")
-        .ok()
-        .or_else(|| configured.map(str::to_string))
-        .filter(|c| !c.trim().is_empty())
+    // As git picks it: GIT_SSH_COMMAND, core.sshCommand, GIT_SSH (a program), ssh.
+    let set = |v: Option<String>| v.filter(|c| !c.trim().is_empty());
+    let ssh = set(std::env::var("GIT_SSH_COMMAND").ok())
+        .or_else(|| set(configured.map(str::to_string)))
+        .or_else(|| {
+            set(std::env::var("GIT_SSH").ok()).map(|p| format!("'{}'", p.replace('\'', "'\\''")))
+        })
         .unwrap_or_else(|| "ssh".to_string());
     let port = parsed.port.map(|p| format!(" -p {p}")).unwrap_or_default();
     // `$1` is the target, passed apart so that the shell never reads it as code.
     let script = format!("{ssh} -o BatchMode=yes -o ConnectTimeout=10{port} -- \"$1\" true");
-    let out = std::process::Command::new("sh")
+    use std::io::{Read, Seek};
+    use std::os::unix::process::CommandExt;
+    let mut said = tempfile::tempfile().ok()?;
+    let mut child = std::process::Command::new("sh")
         .args(["-c", &script, "sh", &target])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .output()
+        .stderr(said.try_clone().ok()?)
+        .process_group(0)
+        .spawn()
         .ok()?;
-    let said = said_lines(&String::from_utf8_lossy(&out.stderr));
-    (!out.status.success() && !said.is_empty()).then_some(said)
+    // ConnectTimeout bounds the connection and the banner, not a server that stalls after
+    // them: the whole group is stopped at the deadline, and what ssh said by then is used.
+    let status = match mesh_node::process::wait_until(&mut child, deadline) {
+        Ok(Some(status)) => Some(status),
+        _ => {
+            mesh_node::process::stop(&mut child);
+            None
+        }
+    };
+    let mut bytes = Vec::new();
+    said.rewind().ok()?;
+    said.read_to_end(&mut bytes).ok()?;
+    let said = said_lines(&String::from_utf8_lossy(&bytes));
+    (!status.is_some_and(|s| s.success()) && !said.is_empty()).then_some(said)
 }
+
+/// How long ssh is given to say why it cannot connect (see [`ssh_cause`]).
+const SSH_CAUSE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// An error and its chain of causes on one line ("Transport handshake failed" says nothing
 /// without them).
@@ -520,6 +551,26 @@ mod tests {
         assert!(!said.contains("s3cret"), "{said}");
         assert_eq!(ssh_cause("https://127.0.0.1:1/x.git", None), None);
         assert_eq!(ssh_cause("/tmp/x.git", None), None);
+    }
+
+    #[test]
+    fn ssh_asked_again_is_stopped_when_a_server_stalls() {
+        // A server that sends its banner and then nothing: ConnectTimeout does not end it.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("address").port();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for stream in listener.incoming().flatten() {
+                use std::io::Write;
+                let mut stream = stream;
+                let _ = stream.write_all(b"SSH-2.0-OpenSSH_9.6\r\n");
+                held.push(stream);
+            }
+        });
+        let url = format!("ssh://127.0.0.1:{port}/x.git");
+        let deadline = std::time::Duration::from_secs(2);
+        // It returns (stopped at the deadline), whatever ssh managed to say by then.
+        let _ = super::ssh_cause_within(&url, None, deadline);
     }
 
     #[test]

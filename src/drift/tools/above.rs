@@ -334,9 +334,6 @@ fn setup_imports(
     dir: &str,
     text: &str,
 ) -> Result<HashMap<String, String>, SourceError> {
-    const EXTENSIONS: &[&str] = &[
-        "", ".ts", ".js", ".tsx", ".jsx", ".mts", ".mjs", ".cts", ".cjs",
-    ];
     let root = snap.root_tree()?;
     let mut out = HashMap::new();
     for s in configs::setup_strings(text) {
@@ -347,7 +344,7 @@ fn setup_imports(
         let Some(path) = mesh_imports::repo_path(&[dir, rel]) else {
             continue;
         };
-        for ext in EXTENSIONS {
+        for ext in crate::drift::js::RESOLVE_TRIES {
             let file = format!("{path}{ext}");
             let Some(code) = blob_text(snap, &root, &file)? else {
                 continue;

@@ -22,19 +22,6 @@ const RUNTIMES: &[&str] = &[
     "zx",
 ];
 
-/// Extensions a JS script or an extensionless local import may have.
-const EXTENSIONS: &[&str] = &[
-    "",
-    ".js",
-    ".mjs",
-    ".cjs",
-    ".ts",
-    ".mts",
-    ".cts",
-    "/index.js",
-    "/index.ts",
-];
-
 /// The packages the scripts outside the package at `dir` (its `package_json`) that its
 /// `scripts` run import, each with the script that runs it: followed through the local files
 /// they import, up to [`MAX_FILES`] files.
@@ -69,7 +56,7 @@ pub(super) fn outside_script_imports(
             continue;
         }
         let mut found = None;
-        for ext in EXTENSIONS {
+        for ext in crate::drift::js::RESOLVE_TRIES {
             let file = format!("{path}{ext}");
             if let Some(text) = blob_text(snap, &root, &file)? {
                 found = Some((file, text));
