@@ -2788,7 +2788,7 @@ fn attribute_strings_aliases_outside_scripts_setup_files_urls_and_ci_requirement
     );
     t.write(
         "ws/web/vitest.config.mts",
-        "export default { test: { setupFiles: [\"./setupTests.ts\"] } }\n",
+        "export default { test: { setupFiles: [\"./setupTests.ts\", \"vitest-localstorage-mock\"] } }\n",
     );
     t.write(
         "ws/web/setupTests.ts",
@@ -2828,7 +2828,7 @@ fn attribute_strings_aliases_outside_scripts_setup_files_urls_and_ci_requirement
         r#"{"name": "@web/lib", "main": "src/index.ts",
   "scripts": {"build": "node ../../scripts/buildPackage.js"},
   "dependencies": {"ms": "2"},
-  "devDependencies": {"@testing-library/jest-dom": "6", "esbuild-sass-plugin": "3", "which": "4", "stale-js": "1", "vitest-canvas-mock": "0.3"}}"#,
+  "devDependencies": {"@testing-library/jest-dom": "6", "esbuild-sass-plugin": "3", "which": "4", "stale-js": "1", "vitest-canvas-mock": "0.3", "vitest-localstorage-mock": "0.1"}}"#,
     );
     t.write(
         "ws/web/pkgs/lib/src/index.ts",
@@ -2905,6 +2905,8 @@ fn attribute_strings_aliases_outside_scripts_setup_files_urls_and_ci_requirement
     let e = explained(&t, "web-lib", "which");
     assert!(e.contains("scripts/buildPackage.js, outside it"), "{e}");
     let e = explained(&t, "web-lib", "@testing-library/jest-dom");
+    assert!(e.contains("vitest.config.mts, above the package"), "{e}");
+    let e = explained(&t, "web-lib", "vitest-localstorage-mock");
     assert!(e.contains("vitest.config.mts, above the package"), "{e}");
     let e = explained(&t, "web-ui", "ts-node");
     assert!(e.contains("jest.config.ts"), "{e}");

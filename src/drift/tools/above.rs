@@ -4,8 +4,8 @@
 //! the file it checks); a vitest or jest config above that names the package's directory as
 //! a project (that project's environment), and the nearest one's setup files for a package
 //! without a runner config of its own (what they import that the config's own package does
-//! not declare); and the `netlify.toml` whose `base` is the package (its `[[plugins]]`). Each directory's configs are read once and shared by every package
-//! below them.
+//! not declare); and the `netlify.toml` whose `base` is the package (its `[[plugins]]`). Each
+//! directory's configs are read once and shared by every package below them.
 
 use super::configs::{self, completions, config_strings};
 use super::{Manifests, command_words};
@@ -328,7 +328,8 @@ fn setup_of(c: &AboveConfig) -> AboveConfig {
 }
 
 /// The packages the setup files a test runner config at `dir` names (`text`) import, each
-/// with the file: a name as written there, without its extension or with.
+/// with the file (a name as written there, without its extension or with), and the packages
+/// it names as setup files themselves.
 fn setup_imports(
     snap: &RepoSnapshot,
     dir: &str,
@@ -338,7 +339,12 @@ fn setup_imports(
     let mut out = HashMap::new();
     for s in configs::setup_strings(text) {
         let rel = s.trim_start_matches("<rootDir>");
+        // A package named as a setup file itself (`setupFilesAfterEnv:
+        // ["@testing-library/jest-dom"]`).
         if !(rel.starts_with('.') || rel.starts_with('/')) {
+            if let Some(package) = crate::drift::names::js_package(rel) {
+                out.entry(package.to_string()).or_insert_with(|| s.clone());
+            }
             continue;
         }
         let Some(path) = mesh_imports::repo_path(&[dir, rel]) else {
