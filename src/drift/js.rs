@@ -249,6 +249,22 @@ pub(crate) const RESOLVE_TRIES: &[&str] = &[
     "/index.mjs",
 ];
 
+/// The first file a relative JS path (repository-relative `path`) names, tried in
+/// [`RESOLVE_TRIES`]' order, with its text.
+pub(crate) fn resolve_file(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    path: &str,
+) -> Result<Option<(String, String)>, SourceError> {
+    for ext in RESOLVE_TRIES {
+        let file = format!("{path}{ext}");
+        if let Some(text) = blob_text(snap, tree, &file)? {
+            return Ok(Some((file, text)));
+        }
+    }
+    Ok(None)
+}
+
 /// Whether a package.json declares `package` in any of its dependency sections.
 pub(crate) fn declares(package_json: &serde_json::Value, package: &str) -> bool {
     [

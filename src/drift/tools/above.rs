@@ -350,19 +350,14 @@ fn setup_imports(
         let Some(path) = mesh_imports::repo_path(&[dir, rel]) else {
             continue;
         };
-        for ext in crate::drift::js::RESOLVE_TRIES {
-            let file = format!("{path}{ext}");
-            let Some(code) = blob_text(snap, &root, &file)? else {
-                continue;
-            };
-            let scan = mesh_imports::scan_file(mesh_imports::Language::Js, &code);
-            for imp in scan.imports.iter() {
-                if let Some(package) = crate::drift::names::js_package(&imp.name) {
-                    out.entry(package.to_string())
-                        .or_insert_with(|| file.clone());
-                }
+        let Some((file, code)) = crate::drift::js::resolve_file(snap, &root, &path)? else {
+            continue;
+        };
+        for imp in mesh_imports::js::scan_file(&code).imports.iter() {
+            if let Some(package) = crate::drift::names::js_package(&imp.name) {
+                out.entry(package.to_string())
+                    .or_insert_with(|| file.clone());
             }
-            break;
         }
     }
     Ok(out)

@@ -102,11 +102,7 @@ pub(super) fn bundler_script(
     for command in builds.into_iter().chain(named) {
         let words: Vec<&str> = command_words(command).filter(|w| !w.is_empty()).collect();
         for pair in words.windows(2) {
-            // `node@runtime:24` is pnpm's pinned node.
-            let runs = matches!(
-                pair[0],
-                "node" | "tsx" | "bun" | "ts-node" | "esno" | "jiti" | "vite-node" | "deno"
-            ) || pair[0].starts_with("node@");
+            let runs = super::scripts::is_runtime(pair[0]);
             let file = pair[1].trim_start_matches("./");
             if !runs || !script_ext.iter().any(|x| file.ends_with(x)) || file.contains("..") {
                 continue;

@@ -3,7 +3,7 @@
 //! files they import import, is the package's tooling, declared by the package that runs it.
 
 use super::command_words;
-use crate::source::{RepoSnapshot, SourceError, blob_text};
+use crate::source::{RepoSnapshot, SourceError};
 use std::collections::HashMap;
 
 /// How many local files a script's imports are followed through.
@@ -22,6 +22,12 @@ const RUNTIMES: &[&str] = &[
     "zx",
 ];
 
+/// Whether a command's word is a JS runtime that runs the script named after it
+/// (`node`, `tsx`, …; `node@runtime:24` is pnpm's pinned node).
+pub(super) fn is_runtime(word: &str) -> bool {
+    RUNTIMES.contains(&word) || word.starts_with("node@")
+}
+
 /// The packages the scripts outside the package at `dir` (its `package_json`) that its
 /// `scripts` run import, each with the script that runs it: followed through the local files
 /// they import, up to [`MAX_FILES`] files.
@@ -38,7 +44,7 @@ pub(super) fn outside_script_imports(
     for command in scripts.values().filter_map(|c| c.as_str()) {
         let words: Vec<&str> = command_words(command).filter(|w| !w.is_empty()).collect();
         for pair in words.windows(2) {
-            if RUNTIMES.contains(&pair[0])
+            if is_runtime(pair[0])
                 && pair[1].starts_with("..")
                 && let Some(path) = mesh_imports::repo_path(&[dir, pair[1]])
             {
@@ -55,15 +61,7 @@ pub(super) fn outside_script_imports(
         if seen.len() >= MAX_FILES || !seen.insert(path.clone()) {
             continue;
         }
-        let mut found = None;
-        for ext in crate::drift::js::RESOLVE_TRIES {
-            let file = format!("{path}{ext}");
-            if let Some(text) = blob_text(snap, &root, &file)? {
-                found = Some((file, text));
-                break;
-            }
-        }
-        let Some((file, text)) = found else {
+        let Some((file, text)) = crate::drift::js::resolve_file(snap, &root, &path)? else {
             continue;
         };
         // Relative imports resolve from the file found (`dir/index.js`'s own directory).
