@@ -364,30 +364,8 @@ fn runners(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError> {
 /// workflow or a composite action under `.github/actions/`), run from the repository's
 /// root: gradio's tests run with what `.github/actions/install-all-deps` installs.
 fn ci_installs(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError> {
-    let mut files = Vec::new();
-    for dir in [".github/workflows", ".github/actions"] {
-        let Some(tree) = reader.snap.dir_tree(dir)? else {
-            continue;
-        };
-        let mut todo = vec![(dir.to_string(), tree, 0)];
-        while let Some((at, tree, depth)) = todo.pop() {
-            for entry in tree.iter() {
-                let entry = entry.map_err(|err| {
-                    SourceError::git(&reader.snap.name, "cannot decode CI's files", err)
-                })?;
-                let name = source::join(&at, &entry.filename().to_string());
-                if entry.mode().is_tree() && depth < 3 {
-                    if let Some(t) = reader.snap.dir_tree(&name)? {
-                        todo.push((name, t, depth + 1));
-                    }
-                } else if entry.mode().is_blob()
-                    && (name.ends_with(".yml") || name.ends_with(".yaml"))
-                {
-                    files.push(name);
-                }
-            }
-        }
-    }
+    let mut files = source::yaml_files(reader.snap, ".github/workflows", 3)?;
+    files.extend(source::yaml_files(reader.snap, ".github/actions", 3)?);
     files.sort();
     for file in files {
         let Some(text) = reader.text(&file)? else {

@@ -450,6 +450,38 @@ pub(crate) fn file_names(
     Ok(files)
 }
 
+/// The YAML files (`.yml`, `.yaml`) in the directory `dir` of the repository and in its
+/// directories up to `depth` levels below, repository-relative and sorted: CI's workflows
+/// and composite actions, which drift reads for the commands and installs they run.
+pub(crate) fn yaml_files(
+    snap: &RepoSnapshot,
+    dir: &str,
+    depth: usize,
+) -> Result<Vec<String>, SourceError> {
+    let mut files = Vec::new();
+    let Some(tree) = snap.dir_tree(dir)? else {
+        return Ok(files);
+    };
+    let mut todo = vec![(dir.to_string(), tree, 0)];
+    while let Some((at, tree, level)) = todo.pop() {
+        for entry in tree.iter() {
+            let entry =
+                entry.map_err(|err| SourceError::git(&snap.name, "cannot decode a tree", err))?;
+            let name = join(&at, &entry.filename().to_string());
+            if entry.mode().is_tree() && level < depth {
+                if let Some(t) = snap.dir_tree(&name)? {
+                    todo.push((name, t, level + 1));
+                }
+            } else if entry.mode().is_blob() && (name.ends_with(".yml") || name.ends_with(".yaml"))
+            {
+                files.push(name);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
 /// The text of the file at `path` (repository-relative) in `tree`, when it is a file: read
 /// lossily as UTF-8. How the graph and drift read manifests and configs at a ref.
 pub(crate) fn blob_text(

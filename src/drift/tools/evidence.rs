@@ -121,28 +121,8 @@ fn workflows(
     tree: &gix::Tree,
     e: &mut ToolEvidence,
 ) -> std::result::Result<(), SourceError> {
-    let Some(wf) = tree
-        .lookup_entry_by_path(".github/workflows")
-        .map_err(|err| SourceError::git(&snap.name, "cannot look up CI workflows", err))?
-        .filter(|w| w.mode().is_tree())
-    else {
-        return Ok(());
-    };
-    let wf = snap
-        .repo
-        .find_tree(wf.object_id())
-        .map_err(|err| SourceError::git(&snap.name, "cannot read CI workflows", err))?;
-    let mut names = Vec::new();
-    for entry in wf.iter() {
-        let entry =
-            entry.map_err(|err| SourceError::git(&snap.name, "cannot decode CI workflows", err))?;
-        let name = entry.filename().to_string();
-        if entry.mode().is_blob() && (name.ends_with(".yml") || name.ends_with(".yaml")) {
-            names.push(name);
-        }
-    }
-    for name in names {
-        if let Some(text) = blob_text(snap, &wf, &name)? {
+    for path in crate::source::yaml_files(snap, ".github/workflows", 0)? {
+        if let Some(text) = blob_text(snap, tree, &path)? {
             e.commands.push_str(&text);
             e.commands.push('\n');
         }
