@@ -1,0 +1,387 @@
+//! The Python scanner's cases, each from a real pattern.
+
+use super::scan_file;
+use crate::lex::Import;
+use crate::lex::tests::{assert_survives, names, pairs};
+
+/// The imports `scan_file` finds in `src`, for compact assertions.
+fn scan(src: &str) -> Vec<Import> {
+    scan_file(src).imports.to_vec()
+}
+
+#[test]
+fn plain_imports() {
+    assert_eq!(pairs(&scan("import a.b.c\n")), [(1, "a.b.c")]);
+    assert_eq!(
+        names(&scan("import a, b.c as d, e as f")),
+        ["a", "b.c", "e"]
+    );
+    assert_eq!(names(&scan("import a . b")), ["a.b"]);
+}
+
+#[test]
+fn from_imports() {
+    assert_eq!(
+        pairs(&scan("from a.b import c, d as e\n")),
+        [(1, "a.b.c"), (1, "a.b.d"), (1, "a.b")]
+    );
+    assert_eq!(names(&scan("from a import *")), ["a"]);
+    assert_eq!(
+        names(&scan("from __future__ import annotations")),
+        ["__future__.annotations", "__future__"]
+    );
+}
+
+#[test]
+fn parenthesised_from_import_spans_lines() {
+    let src = "from a.b import (\n    c,\n    d,  # import e\n)\nimport f\n";
+    assert_eq!(
+        pairs(&scan(src)),
+        [(1, "a.b.c"), (1, "a.b.d"), (1, "a.b"), (5, "f")]
+    );
+}
+
+#[test]
+fn backslash_continuations() {
+    assert_eq!(
+        pairs(&scan("import a, \\\n    b\nimport c")),
+        [(1, "a"), (2, "b"), (3, "c")]
+    );
+    assert_eq!(
+        pairs(&scan("from a \\\n  import b\r\nimport c")),
+        [(1, "a.b"), (1, "a"), (3, "c")]
+    );
+    assert!(scan("x = \\\nimport y").is_empty());
+}
+
+#[test]
+fn relative_imports_are_local() {
+    let src = "from . import x\nfrom .mod import y\nfrom ..pkg import z\nfrom ... import w";
+    assert!(scan(src).is_empty());
+}
+
+#[test]
+fn indented_and_nested_imports_count() {
+    let src = "def f():\n    import os\n    if x:\n        from json import loads\ntry: import yaml\nexcept ImportError: yaml = None\nelse: import toml\n";
+    assert_eq!(
+        pairs(&scan(src)),
+        [
+            (2, "os"),
+            (4, "json.loads"),
+            (4, "json"),
+            (5, "yaml"),
+            (7, "toml")
+        ]
+    );
+}
+
+#[test]
+fn semicolons_start_statements() {
+    assert_eq!(
+        names(&scan("x = 1; import a; from b import c")),
+        ["a", "b.c", "b"]
+    );
+}
+
+#[test]
+fn import_must_start_a_statement() {
+    let src = "x = 1 if importer else 2\nsomething.import_x()\ny = a.from_b\nprint(import_)\nz = {k: v for k in w}\n";
+    assert!(scan(src).is_empty());
+    assert!(scan("d = {1: 2}\nf(a=b, import_=3)").is_empty());
+    assert!(scan("yield from gen()").is_empty());
+}
+
+#[test]
+fn comments_are_not_imports() {
+    assert_eq!(
+        pairs(&scan("# import a\nx = 1  # from b import c\nimport d")),
+        [(3, "d")]
+    );
+}
+
+#[test]
+fn strings_are_not_imports() {
+    let src = "s = 'import a'\nt = \"from b import c\"\nu = r'\\'import d'\nv = b\"import e\"\nw = f'{x!r} import f'\nimport real\n";
+    assert_eq!(pairs(&scan(src)), [(6, "real")]);
+}
+
+#[test]
+fn docstrings_are_not_imports() {
+    let src = "\"\"\"Module doc.\n\nimport os\nfrom sys import path\n\"\"\"\ndef f():\n    '''\n    import json\n    '''\n    import re\nx = rb'''\nimport z'''\n";
+    assert_eq!(pairs(&scan(src)), [(10, "re")]);
+}
+
+#[test]
+fn triple_quotes_with_inner_quotes() {
+    let src = "s = \"\"\"a \"quoted\" ''' b\"\"\"\nimport real";
+    assert_eq!(names(&scan(src)), ["real"]);
+}
+
+#[test]
+fn an_unclosed_single_quote_ends_at_the_line() {
+    assert_eq!(names(&scan("s = 'oops\nimport real")), ["real"]);
+}
+
+#[test]
+fn mesh_ignore() {
+    let src = "import foo  # mesh: ignore\nimport bar\nfrom baz import q  # mesh: ignore";
+    assert_eq!(names(&scan(src)), ["bar"]);
+}
+
+#[test]
+fn duplicates_on_a_line_collapse() {
+    assert_eq!(
+        pairs(&scan("import a, a, b; import a")),
+        [(1, "a"), (1, "b")]
+    );
+}
+
+#[test]
+fn text_is_the_trimmed_line() {
+    let imports = scan("if x:\n    from a.b import (c,\n    d)   \n");
+    assert_eq!(imports[0].text, "from a.b import (c,");
+    assert_eq!(imports[0].line, 2);
+}
+
+/// (line, name, kind) triples.
+fn kinds(src: &str) -> Vec<(u32, String, crate::lex::ImportKind)> {
+    crate::lex::tests::kinds(&scan_file(src).imports)
+}
+
+/// Each import's name and whether it is inside a function's body that runs only when
+/// called.
+fn lazy(src: &str) -> Vec<(String, bool)> {
+    scan(src)
+        .into_iter()
+        .map(|i| (i.name, i.in_function))
+        .collect()
+}
+
+/// `want` as [`lazy`] answers it.
+fn owned(want: &[(&str, bool)]) -> Vec<(String, bool)> {
+    want.iter().map(|(n, l)| (n.to_string(), *l)).collect()
+}
+
+#[test]
+fn an_entry_point_s_imports_run_when_the_program_does() {
+    let src = "class K:\n    def m(self):\n        return _helper()\ndef _helper():\n    import lazy_one\ndef main():\n    import rich\n@app.command()\ndef plot():\n    import matplotlib\n@click.group\ndef cli(): import click_extra\ndef _load():\n    import yaml\nCONFIG = _load()\ndef later():\n    import altair\nif __name__ == '__main__':\n    main()\n";
+    let want = [
+        ("lazy_one", true),
+        ("rich", false),
+        ("matplotlib", false),
+        ("click_extra", false),
+        ("yaml", false),
+        ("altair", true),
+    ];
+    assert_eq!(lazy(src), owned(&want));
+}
+
+#[test]
+fn imports_in_a_function_run_when_it_is_called() {
+    let src = "import os\ndef f():\n    import altair\n    class C:\n        import a\nclass K:\n    import b\n    async def g(self): import c\n\n    def h(\n        self,\n    ):\n        from d import e\nimport z\n@decorated\ndef i(): pass\nimport y\n";
+    let want = [
+        ("os", false),
+        ("altair", true),
+        ("a", true),
+        ("b", false),
+        ("c", true),
+        ("d.e", true),
+        ("d", true),
+        ("z", false),
+        ("y", false),
+    ];
+    assert_eq!(lazy(src), owned(&want));
+}
+
+#[test]
+fn type_checking_imports_are_optional() {
+    use crate::lex::ImportKind::{Build, Optional};
+    // pydantic_graph/_utils.py's pattern, with the `typing.` and one-line forms.
+    let src = "from typing import TYPE_CHECKING\nimport typing\nif TYPE_CHECKING:\n    from opentelemetry.trace import Span\n    import a\nelse:\n    import b\nif typing.TYPE_CHECKING: import c\nif not TYPE_CHECKING:\n    import d\nimport e\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (1, "typing.TYPE_CHECKING".into(), Build),
+            (1, "typing".into(), Build),
+            (2, "typing".into(), Build),
+            (4, "opentelemetry.trace.Span".into(), Optional),
+            (4, "opentelemetry.trace".into(), Optional),
+            (5, "a".into(), Optional),
+            (7, "b".into(), Build),
+            (8, "c".into(), Optional),
+            (10, "d".into(), Build),
+            (11, "e".into(), Build),
+        ]
+    );
+}
+
+#[test]
+fn suppressed_import_errors_are_optional() {
+    use crate::lex::ImportKind::{Build, Optional};
+    // pydantic-ai's tests/conftest.py: `with suppress(ImportError):\n    import pandas`;
+    // the `contextlib.` form with several exceptions, and a `suppress` of something else.
+    let src = "from contextlib import suppress\nimport contextlib\nwith suppress(ImportError):\n    import pandas  # noqa: F401\nwith contextlib.suppress(KeyError, ModuleNotFoundError): import numpy\nwith suppress(KeyError):\n    import b\nwith open('x') as f, suppress(ImportError):\n    import c\nimport d\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (1, "contextlib.suppress".into(), Build),
+            (1, "contextlib".into(), Build),
+            (2, "contextlib".into(), Build),
+            (4, "pandas".into(), Optional),
+            (5, "numpy".into(), Optional),
+            (7, "b".into(), Build),
+            (9, "c".into(), Optional),
+            (10, "d".into(), Build),
+        ]
+    );
+}
+
+#[test]
+fn guarded_imports_are_optional_in_body_and_handlers() {
+    use crate::lex::ImportKind::{Build, Optional};
+    let src = "import a\ntry:\n    import b\n    from c import d\nexcept (ImportError, OSError):\n    import e\nelse:\n    import f\nfinally:\n    import g\nimport h\ntry: import i\nexcept ModuleNotFoundError: i = None\ntry:\n    import j\nexcept ValueError:\n    pass\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (1, "a".into(), Build),
+            (3, "b".into(), Optional),
+            (4, "c.d".into(), Optional),
+            (4, "c".into(), Optional),
+            (6, "e".into(), Optional),
+            (8, "f".into(), Build),
+            (10, "g".into(), Build),
+            (11, "h".into(), Build),
+            (12, "i".into(), Optional),
+            (15, "j".into(), Build),
+        ]
+    );
+}
+
+#[test]
+fn a_module_named_by_its_start_is_a_prefix() {
+    // textual's grammars; a concatenation; too short, or a computed start, says nothing.
+    let src = "from importlib import import_module\nm = import_module(f\"tree_sitter_{name}\")\nn = importlib.import_module(\"plugins.\" + kind)\nimport_module(f\"x{y}\")\nimport_module(f\"{pkg}.sub\")\nimport_module(\"plain\")\n";
+    let found: Vec<(String, bool)> = scan_file(src)
+        .imports
+        .iter()
+        .map(|i| (i.name.clone(), i.prefix))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("importlib.import_module".to_string(), false),
+            ("importlib".to_string(), false),
+            ("tree_sitter_".to_string(), true),
+            ("plugins.".to_string(), true),
+            ("plain".to_string(), false),
+        ]
+    );
+}
+
+#[test]
+fn nested_guards_and_a_try_without_except() {
+    use crate::lex::ImportKind::{Build, Optional};
+    let src = "def f():\n    try:\n        import a\n    except ImportError:\n        pass\n    import b\ntry:\n    import c\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (3, "a".into(), Optional),
+            (6, "b".into(), Build),
+            (8, "c".into(), Build)
+        ]
+    );
+}
+
+#[test]
+fn a_script_declaring_its_own_dependencies_owes_its_imports_nothing() {
+    use crate::lex::ImportKind::{Build, Optional};
+    let script = "# /// script\n# requires-python = \">=3.11\"\n# dependencies = [\n#   \"numpy\",\n# ]\n# ///\nimport numpy\n";
+    assert_eq!(kinds(script), [(7, "numpy".into(), Optional)]);
+    // Not closed, another block type, or a non-comment line inside: not a script block.
+    for src in [
+        "# /// script\n# dependencies = []\nimport numpy\n",
+        "# /// pyproject\n# x = 1\n# ///\nimport numpy\n",
+        "# /// script\nx = 1\n# ///\nimport numpy\n",
+    ] {
+        assert_eq!(
+            kinds(src),
+            [(src.lines().count() as u32, "numpy".into(), Build)],
+            "{src}"
+        );
+    }
+}
+
+#[test]
+fn dynamic_imports_with_a_literal() {
+    let src = "m = __import__(\"a.b\")\nimportlib.import_module('c')\nimport_module(\"d\", package=None)\nimportlib.import_module(name)\nimportlib.import_module('.rel', 'pkg')\nx.__import__('e')\nother.import_module('f')\n";
+    assert_eq!(pairs(&scan(src)), [(1, "a.b"), (2, "c"), (3, "d")]);
+}
+
+#[test]
+fn pytest_importorskip_is_a_guarded_import() {
+    // langgraph's optional test dependencies: the test is skipped without them.
+    use crate::lex::ImportKind::Optional;
+    let src = "import pytest\nredis = pytest.importorskip(\"redis\")\nfrom pytest import importorskip\nimportorskip('numpy.linalg', minversion='1')\nother.importorskip('x')\n";
+    let got: Vec<_> = kinds(src)
+        .into_iter()
+        .filter(|(l, _, _)| *l != 1 && *l != 3)
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (2, "redis".into(), Optional),
+            (4, "numpy.linalg".into(), Optional)
+        ]
+    );
+}
+
+#[test]
+fn an_ignore_marker_anywhere_in_a_multi_line_statement() {
+    let src = "from a import (  # mesh: ignore\n    b,\n)\nfrom c import (\n    d,  # mesh: ignore\n)\nimport e, \\\n    f  # mesh: ignore\nimport g\n";
+    assert_eq!(names(&scan(src)), ["g"]);
+}
+
+#[test]
+fn a_framework_feature_imports_what_it_needs() {
+    // agno's `from fastapi import Form`: FastAPI parses forms with python-multipart.
+    let src = "from fastapi import FastAPI, Form\nfrom pydantic import BaseModel, EmailStr\n";
+    let optional: Vec<_> = scan(src)
+        .into_iter()
+        .filter(|i| i.kind == crate::lex::ImportKind::Optional)
+        .map(|i| (i.line, i.name))
+        .collect();
+    assert_eq!(
+        optional,
+        [
+            (1, "multipart".to_string()),
+            (2, "email_validator".to_string())
+        ]
+    );
+}
+
+#[test]
+fn a_database_url_names_its_driver() {
+    // agno's `db_url = "sqlite+aiosqlite:///tmp.db"`: SQLAlchemy imports the driver.
+    let src = "URL = \"sqlite+aiosqlite:///tmp.db\"\nengine = create_engine(f\"mysql+mysqldb://{user}@h/db\")\nDOC = \"postgresql://h/db\"\nX = \"a+unknown://x\"\nY = \"see sqlite+aiosqlite://\"\n";
+    let found: Vec<_> = scan(src)
+        .into_iter()
+        .map(|i| (i.line, i.name, i.kind))
+        .collect();
+    let optional = crate::lex::ImportKind::Optional;
+    assert_eq!(
+        found,
+        [
+            (1, "aiosqlite".into(), optional),
+            (2, "MySQLdb".into(), optional)
+        ]
+    );
+}
+
+#[test]
+fn garbage_does_not_panic() {
+    assert!(scan("'''import a").is_empty());
+    assert!(scan("f'").is_empty());
+    assert!(scan("(((\nimport a").is_empty());
+    assert_eq!(names(&scan(")))\nimport a")), ["a"]);
+    assert_survives(scan_file);
+}
