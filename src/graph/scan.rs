@@ -431,6 +431,8 @@ struct ModuleScan<'a> {
     python_files: Vec<&'a str>,
     /// Module-relative paths of Rust files that are test code.
     rust_test_files: Vec<String>,
+    /// Whether the module has `src/lib.rs` (see `manifest::cargo_has_lib`).
+    rust_lib_file: bool,
     /// Per scanned file, in the same order, the module-relative prefixes of what it declares
     /// as modules (`mod x;`) or compiles in (`include!`, `#[path]`): see `place::rust_kept`.
     reach: Vec<Vec<String>>,
@@ -451,6 +453,7 @@ impl<'a> ModuleScan<'a> {
             manifest_texts: Vec::new(),
             python_files: Vec::new(),
             rust_test_files: Vec::new(),
+            rust_lib_file: false,
             reach: Vec::new(),
         }
     }
@@ -477,6 +480,7 @@ impl<'a> ModuleScan<'a> {
         if lang == Some(Language::Python) {
             self.python_files.push(rel);
         }
+        self.rust_lib_file |= rel == "src/lib.rs";
         let Some(lang) = lang else { return Ok(()) };
         // A blob scanned before comes from the store; any other was scanned in this load.
         let found = if let Some(found) = self.scans.known.get(&f.id) {
@@ -534,6 +538,16 @@ impl<'a> ModuleScan<'a> {
         let cargo_toml = (texts.iter())
             .find(|(name, _)| *name == "Cargo.toml")
             .and_then(|(_, text)| toml::from_str::<toml::Table>(text).ok());
+        // A package of binaries only provides no crate name: nothing depends on it.
+        if cargo_toml.as_ref().is_some_and(|t| {
+            t.contains_key("package") && !manifest::cargo_has_lib(t, self.rust_lib_file)
+        }) {
+            facts.provides.retain(|(lang, _)| *lang != Language::Rust);
+            facts.notes.push(
+                "Cargo.toml builds no library (no [lib], no src/lib.rs): it provides no crate name"
+                    .into(),
+            );
+        }
         let shipped_dirs = cargo_toml
             .as_ref()
             .map(manifest::cargo_shipped_dirs)

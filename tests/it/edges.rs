@@ -390,6 +390,10 @@ fn damaged_files_are_read_as_far_as_they_go() {
     ] {
         module(&t, dir, name, "true");
         t.write(&format!("mono/{dir}/{}", manifest.0), manifest.1);
+        // A crate others import has a library.
+        if manifest.0 == "Cargo.toml" {
+            t.write(&format!("mono/{dir}/src/lib.rs"), "");
+        }
     }
     t.commit("mono", "damage");
     let run = t.run(&["graph", "--json", "-v"]);
@@ -447,6 +451,7 @@ fn manifest_facts_found_on_real_repositories() {
         "[package]\nname = \"benches\"\n[[bench]]\nname = \"fs\"\npath = \"fs.rs\"\n",
     );
     t.write("mono/ws/benches/fs.rs", "use a_crate::y;\n");
+    t.write("mono/ws/benches/src/lib.rs", "pub fn y() {}\n");
     module(&t, "py/inst", "inst", "true");
     t.write(
         "mono/py/inst/src/otel/instrumentation/instrumentor.py",
@@ -666,4 +671,31 @@ fn tsconfig_paths_aliases_resolve_like_relative_imports() {
     assert!(why.contains("apps/web/src/main.tsx:2"), "{why}");
     let d = t.json(&["drift"]);
     assert_eq!(d["drift"], serde_json::json!([]), "{d}");
+}
+
+/// yew's shape: an example app named `futures` beside packages that use the registry's
+/// `futures`. A package with no library provides no crate name (Cargo ignores a dependency
+/// on it), so their imports make no edge to it, and its own import of them is no cycle.
+#[test]
+fn a_package_without_a_library_provides_no_crate_name() {
+    let t = TestMesh::new();
+    t.empty_repo("mono");
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app", "true");
+    t.write(
+        "mono/app/Cargo.toml",
+        "[package]\nname = \"app\"\n[dependencies]\nfutures = \"0.3\"\n",
+    );
+    t.write("mono/app/src/lib.rs", "use futures::StreamExt;\n");
+    module(&t, "examples/futures", "futures", "true");
+    t.write(
+        "mono/examples/futures/Cargo.toml",
+        "[package]\nname = \"futures\"\n[dependencies]\napp = { path = \"../../app\" }\n",
+    );
+    t.write("mono/examples/futures/src/main.rs", "use app::x;\nfn main() {}\n");
+    t.commit("mono", "an example named as a crate");
+    let run = t.run(&["graph", "--json", "-v"]);
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(edges(&run.json(), "build"), set(&[("futures", "app")]));
+    assert!(run.stderr.contains("builds no library"), "{}", run.stderr);
 }

@@ -169,6 +169,20 @@ fn cargo(text: &str, f: &mut ManifestFacts) {
     }
 }
 
+/// Whether the package of this `Cargo.toml` has a library other crates can depend on: a
+/// `[lib]` table, or `src/lib.rs` (`lib_file`, whether the package has it) unless
+/// `autolib = false`. A package of binaries only (an example app) provides no crate name:
+/// Cargo ignores a dependency on it, so an import of its name is another crate's (yew's
+/// `examples/futures` beside the `futures` crate its packages use).
+pub fn cargo_has_lib(table: &toml::Table, lib_file: bool) -> bool {
+    let autolib = table
+        .get("package")
+        .and_then(|p| p.get("autolib"))
+        .and_then(|a| a.as_bool())
+        != Some(false);
+    table.contains_key("lib") || (lib_file && autolib)
+}
+
 /// Where Cargo compiles a crate's code from, by its `Cargo.toml`: module-relative prefixes,
 /// the directories it finds targets in by itself (`src/`, `tests/`, `benches/`, `examples/`)
 /// and the directory of each target the manifest places (a `path` of `[lib]`, `[[bin]]`,
@@ -371,6 +385,22 @@ pub fn go_module_path(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_package_with_a_library_can_be_depended_on() {
+        let t = |s: &str| toml::from_str::<toml::Table>(s).unwrap();
+        let bin = t("[package]\nname = \"futures\"\n");
+        assert!(!cargo_has_lib(&bin, false));
+        assert!(cargo_has_lib(&bin, true));
+        assert!(cargo_has_lib(
+            &t("[package]\nname = \"x\"\n[lib]\npath = \"lib.rs\"\n"),
+            false
+        ));
+        assert!(!cargo_has_lib(
+            &t("[package]\nname = \"x\"\nautolib = false\n"),
+            true
+        ));
+    }
 
     #[test]
     fn cargo_name_and_renames() {
