@@ -247,7 +247,8 @@ pub(crate) fn pep503(name: &str) -> String {
 /// `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`); without a wrapper word the import drops
 /// (`tavily-python` → `tavily`, `python-foo`, `py-foo`, `foo-lib`, `foo-core`, `foo-py`,
 /// `foo-sdk`, `foo-client`, `foo-ai`, `foo-cpu`, a
-/// `-python-` in the middle: `foo-python-bar` → `foo_bar`); and a type-stub distribution
+/// `-python-` in the middle: `foo-python-bar` → `foo_bar`); its parts joined with nothing
+/// (`opensearch-py` → `opensearchpy`, `cel-python` → `celpy`); and a type-stub distribution
 /// (`types-requests`, `pandas-stubs`) is used when what it describes is.
 pub(crate) fn python_keys(dist: &str) -> Vec<String> {
     let norm = pep503(dist);
@@ -342,6 +343,15 @@ fn python_rule_keys(dist: &str) -> Vec<String> {
         add(unwrapped.join("_"));
         if unwrapped.len() > 1 {
             add(unwrapped.join("."));
+        }
+    }
+    // The parts joined with nothing (`opensearch-py` → `opensearchpy`, Debian's
+    // `gevent-websocket` → `geventwebsocket`), a last `python` shortened to `py`
+    // (`cel-python` → `celpy`, `meson-python` → `mesonpy`); never a namespace's parts.
+    if parts.len() > 1 && !is_python_namespace(parts[0]) {
+        add(parts.concat());
+        if parts.last() == Some(&"python") {
+            add(format!("{}py", parts[..parts.len() - 1].concat()));
         }
     }
     keys
@@ -604,7 +614,7 @@ mod tests {
         assert_eq!(python_keys("python_dateutil"), ["dateutil"]);
         assert_eq!(
             python_keys("typing-extensions"),
-            ["typing_extensions", "typing.extensions"]
+            ["typing_extensions", "typing.extensions", "typingextensions"]
         );
         // Type stubs are used when what they describe is.
         assert_eq!(python_keys("types-PyYAML"), ["yaml"]);
@@ -623,6 +633,9 @@ mod tests {
             assert!(python_keys(dist).contains(&import.to_string()), "{dist}");
         }
         assert!(python_keys("foo-python-bar").contains(&"foo_bar".to_string()));
+        // The parts joined with nothing, a last `python` as `py`.
+        assert!(python_keys("searchengine-py").contains(&"searchenginepy".to_string()));
+        assert!(python_keys("expr-python").contains(&"exprpy".to_string()));
         // A namespace distribution's last parts joined either way.
         let keys = python_keys("a-b-c-d");
         for k in ["a.b.c_d", "a.b.cd", "a.b.c.d"] {
@@ -635,7 +648,13 @@ mod tests {
         );
         assert_eq!(
             python_keys("tavily-python"),
-            ["tavily_python", "tavily.python", "tavily"]
+            [
+                "tavily_python",
+                "tavily.python",
+                "tavily",
+                "tavilypython",
+                "tavilypy"
+            ]
         );
         // The suggestion for a namespace import names the distribution, not the namespace.
         assert_eq!(
@@ -752,7 +771,7 @@ mod tests {
         // A distribution the rules get right is in neither table.
         assert_eq!(
             python_keys("python-xlib"),
-            ["python_xlib", "python.xlib", "xlib"]
+            ["python_xlib", "python.xlib", "xlib", "pythonxlib"]
         );
         assert_eq!(python_dist_for("Xlib.display"), "Xlib");
     }

