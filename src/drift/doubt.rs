@@ -170,7 +170,7 @@ pub(super) fn undeclared(
             n => format!(" and {} more", n - 1),
         };
         return Some(format!(
-            "shipped code imports it only inside functions ({}{more}): a lazy import runs when its function is called, as a library imports an optional integration its caller installs",
+            "shipped code imports it only inside functions or a `__main__` block ({}{more}): a lazy import runs when its function is called, as a library imports an optional integration its caller installs, and a `__main__` block only when a person runs the file",
             shipped[0].evidence()
         ));
     }

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 /// `bin`) that is not among the module's files, and no JS file of the module is shipped
 /// code. The build makes it (prisma's
 /// `@prisma/orm-*` packages generate `src-gen/` from internal packages and bundle them),
-/// so nothing can be judged unused by its imports; the probe says why once.
+/// so nothing can be judged unused by its imports; the probe says why once. And without the
+/// unused and dev-only runtime dependencies of a package with no JS file at all.
 pub(super) fn without_unused_when_no_code(
     probe: Option<&super::explain::Probe>,
     rec: &crate::store::ModuleRecord,
@@ -37,14 +38,38 @@ pub(super) fn without_unused_when_no_code(
             .iter()
             .any(|f| f.path == t || f.path.strip_suffix(t).is_some_and(|dir| dir.ends_with('/')))
     });
-    let Some(entry) = entry.filter(|_| !shipped && !present) else {
+    let unused = |f: &super::Finding| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly);
+    if let Some(entry) = entry.filter(|_| !shipped && !present) {
+        if let Some(p) = probe.filter(|p| js.iter().any(|f| unused(f) && p.names(&f.dependency))) {
+            p.say(format!(
+                "its package.json names `{entry}`, but no shipped JS file of the package is in the repository: its code is made at build time, so nothing is called unused or dev-only"
+            ));
+        }
+        js.retain(|f| !unused(f));
         return;
-    };
-    let quiet = |f: &super::Finding| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly);
+    }
+    // No JS file at all beside a manifest that declares what code would import: the
+    // manifest a framework writes for the app it generates (reflex's `reflex.lock/`), or a
+    // package whose code is copied in by its build. Its dev dependencies may still be tools
+    // its scripts run, and are judged.
+    if rec
+        .files
+        .iter()
+        .any(|f| f.language == mesh_imports::Language::Js)
+    {
+        return;
+    }
+    let runtime: Vec<&str> = ["dependencies", "optionalDependencies", "peerDependencies"]
+        .into_iter()
+        .filter_map(|k| package_json.get(k)?.as_object())
+        .flat_map(|o| o.keys().map(String::as_str))
+        .collect();
+    let quiet = |f: &super::Finding| unused(f) && runtime.contains(&f.dependency.as_str());
     if let Some(p) = probe.filter(|p| js.iter().any(|f| quiet(f) && p.names(&f.dependency))) {
-        p.say(format!(
-            "its package.json names `{entry}`, but no shipped JS file of the package is in the repository: its code is made at build time, so nothing is called unused or dev-only"
-        ));
+        p.say(
+            "the package has no JS file: the code its dependencies serve is made or put elsewhere (an app a framework generates from this manifest), so none of them is called unused or dev-only"
+                .to_string(),
+        );
     }
     js.retain(|f| !quiet(f));
 }

@@ -326,8 +326,9 @@ pub(super) fn without_unused_plugin_bundles(world: &World, man: &Manifests, py: 
 
 /// What the extras of the mesh's distributions that the module's requirements (`own`, its
 /// declarations read already) ask for install (`livekit-agents[openai]` installs
-/// `livekit-plugins-openai`): declared for the module, in the requirement's section, never
-/// unused (the requirement is the module's declaration).
+/// `livekit-plugins-openai`), and for another distribution the one its extra's name makes
+/// (`psycopg[pool]` → `psycopg-pool`): declared for the module, in the requirement's
+/// section, never unused (the requirement is the module's declaration).
 fn through_extras(
     world: &World,
     man: &Manifests,
@@ -340,10 +341,27 @@ fn through_extras(
     let mut out = Vec::new();
     for (name, extras) in declared::pyproject_requirement_extras(t) {
         let dist = names::pep503(&name);
-        let Some(of) = world.python_extras.get(&dist) else {
+        let Some(req) = own.iter().find(|d| names::pep503(&d.name) == dist) else {
             continue;
         };
-        let Some(req) = own.iter().find(|d| names::pep503(&d.name) == dist) else {
+        let Some(of) = world.python_extras.get(&dist) else {
+            // A distribution outside the mesh: its extra `e` installs `dist-e` by the common
+            // convention (`psycopg[pool]` → `psycopg-pool`, imported as `psycopg_pool`).
+            for extra in &extras {
+                let dep = format!("{dist}-{}", names::pep503(extra));
+                if let Some(p) = world.probe.filter(|p| p.names(&dep)) {
+                    p.say(format!(
+                        "{}:{} asks for {name}[{extra}], whose extra installs {dep} by its name",
+                        req.path(dir),
+                        req.line
+                    ));
+                }
+                out.push(declared::Declared {
+                    name: dep,
+                    indirect: true,
+                    ..req.clone()
+                });
+            }
             continue;
         };
         for extra in &extras {

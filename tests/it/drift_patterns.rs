@@ -2124,7 +2124,7 @@ fn sdist_files_lazy_imports_workspace_hacks_path_tests_root_types_and_demos() {
     assert_eq!(
         doubts,
         [
-            "py undeclared altair: shipped code imports it only inside functions (py/py/formatters.py:2): a lazy import runs when its function is called, as a library imports an optional integration its caller installs"
+            "py undeclared altair: shipped code imports it only inside functions or a `__main__` block (py/py/formatters.py:2): a lazy import runs when its function is called, as a library imports an optional integration its caller installs, and a `__main__` block only when a person runs the file"
         ],
         "{doubts:?}"
     );
@@ -2912,4 +2912,104 @@ fn attribute_strings_aliases_outside_scripts_setup_files_urls_and_ci_requirement
     assert!(e.contains("jest.config.ts"), "{e}");
     let e = explained(&t, "py", "tqdm");
     assert!(e.contains(".github/workflows/ci.yml:4"), "{e}");
+}
+
+/// Round 19's classes: a binary-only crate named like a registry crate another crate uses
+/// (an example app `futures` beside the `futures` crate), a distribution imported by its
+/// name's parts joined, an import under `if __name__ == "__main__":`, TypeScript's
+/// triple-slash type references, a loader in `NODE_OPTIONS`, swc's plugins, a package shipped
+/// code runs through `npx`, and ESM's `import.meta.resolve`.
+#[test]
+fn binary_crates_joined_names_main_blocks_type_references_loaders_and_runners() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/Cargo.toml",
+        "[package]\nname = \"app\"\n\n[dependencies]\nfutures = \"0.3\"\n",
+    );
+    t.write("ws/app/src/lib.rs", "pub use futures::stream::Stream;\n");
+    // An example app named as the registry crate: it has no library, so nothing imports it.
+    module(&t, "examples/futures", "futures");
+    t.write(
+        "ws/examples/futures/Cargo.toml",
+        "[package]\nname = \"futures\"\npublish = false\n\n[dependencies]\napp = { path = \"../../app\" }\n",
+    );
+    t.write(
+        "ws/examples/futures/src/main.rs",
+        "use app::Stream;\nfn main() {}\n",
+    );
+    module(&t, "py", "py");
+    t.write(
+        "ws/py/pyproject.toml",
+        "[project]\nname = \"py\"\ndependencies = [\"searchengine-py\", \"expr-python\", \"psycopg[pool]\"]\n\n[dependency-groups]\ndev = [\"requests\"]\n",
+    );
+    t.write(
+        "ws/py/py/__init__.py",
+        "import searchenginepy\nimport exprpy\nimport psycopg\nfrom psycopg_pool import ConnectionPool\n\nif __name__ == \"__main__\":\n    import requests\n    import click\n",
+    );
+    module(&t, "web", "web");
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "private": true,
+  "scripts": {"e2e": "NODE_OPTIONS=\"--import=tsx/esm\" playwright test", "build": "swc src -d dist",
+    "codegen": "graphql-codegen --require dotenv/config --config gql-codegen.yml",
+    "protos": "pbjs -t static-module -o src/p.js p.proto && pbts -o src/p.d.ts src/p.js"},
+  "dependencies": {"@cloudflare/workers-types": "4", "prettier": "3"},
+  "devDependencies": {"tsx": "4", "@playwright/test": "1", "@swc/cli": "0.7", "@swc/core": "1", "swc-plugin-remove-x": "1", "@babel/plugin-y": "7", "stale-js": "1",
+    "@graphql-codegen/cli": "6", "@graphql-codegen/typed-document-node": "6", "@graphql-typed-document-node/core": "3", "dotenv": "16", "postcss": "8", "autoprefixer": "10", "protobufjs-cli": "1"}}"#,
+    );
+    // A codegen config under the name `--config` gives it, whose generated code is not
+    // committed; PostCSS's plugins by key.
+    t.write(
+        "ws/web/gql-codegen.yml",
+        "generates:\n  src/gql.ts:\n    plugins:\n      - typed-document-node\n",
+    );
+    t.write(
+        "ws/web/postcss.config.cjs",
+        "module.exports = {\n  plugins: {\n    autoprefixer: {},\n  },\n}\n",
+    );
+    t.write(
+        "ws/web/.swcrc",
+        "{ \"jsc\": { \"experimental\": { \"plugins\": [[\"swc-plugin-remove-x\", {}]] } } }\n",
+    );
+    t.write(
+        "ws/web/src/env.d.ts",
+        "/// <reference types=\"@cloudflare/workers-types/2023-07-01\" />\n",
+    );
+    t.write(
+        "ws/web/src/format.ts",
+        "import { execSync } from 'node:child_process'\nexport const f = (p: string) => execSync(`npx prettier --write ${p}`)\n",
+    );
+    t.write(
+        "ws/web/test/transform.js",
+        "export default { plugins: [import.meta.resolve('@babel/plugin-y')] }\n",
+    );
+    // The manifest a framework writes for the app it generates: no JS file beside it.
+    module(&t, "site/app.lock", "site-lock");
+    t.write(
+        "ws/site/app.lock/package.json",
+        r#"{"name": "site", "scripts": {"dev": "vite"}, "dependencies": {"@radix-ui/themes": "3"}, "devDependencies": {"vite": "6", "stale-dev": "1"}}"#,
+    );
+    t.write("ws/site/app.lock/bun.lock", "{}\n");
+    t.empty_repo("ws");
+    t.commit("ws", "round 19 shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["site-lock unused stale-dev", "web unused stale-js"],
+        "{found:?}"
+    );
+    let e = explained(&t, "site-lock", "@radix-ui/themes");
+    assert!(e.contains("has no JS file"), "{e}");
+    let doubted = unsure(&v);
+    assert!(
+        doubted
+            .iter()
+            .any(|u| u.starts_with("py undeclared click: ") && u.contains("`__main__` block")),
+        "{doubted:?}"
+    );
+    assert_eq!(doubted.len(), 2, "{doubted:?}");
 }

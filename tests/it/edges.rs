@@ -692,7 +692,10 @@ fn a_package_without_a_library_provides_no_crate_name() {
         "mono/examples/futures/Cargo.toml",
         "[package]\nname = \"futures\"\n[dependencies]\napp = { path = \"../../app\" }\n",
     );
-    t.write("mono/examples/futures/src/main.rs", "use app::x;\nfn main() {}\n");
+    t.write(
+        "mono/examples/futures/src/main.rs",
+        "use app::x;\nfn main() {}\n",
+    );
     t.commit("mono", "an example named as a crate");
     let run = t.run(&["graph", "--json", "-v"]);
     assert!(run.success(), "{}", run.stderr);

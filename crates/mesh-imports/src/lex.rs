@@ -124,9 +124,10 @@ pub struct Import {
     /// so drift counts it as shipped code's use of a declared crate, never as one owed. Its
     /// kind is dev: docs are not the build.
     pub in_doc_link: bool,
-    /// A Python import inside a function's body: it runs when the function is called, not
-    /// when the module is imported — the idiom for an optional integration whose caller
-    /// installs it (a plotting formatter's `import altair`), so drift is unsure it is owed.
+    /// A Python import inside a function's body (or an `if __name__ == "__main__":` block):
+    /// it runs when the function is called (the file run as a script), not when the module is
+    /// imported — the idiom for an optional integration whose caller installs it (a plotting
+    /// formatter's `import altair`), so drift is unsure it is owed.
     pub in_function: bool,
     /// In code this Rust file writes for other crates: the body of a `quote!` (or
     /// `quote_spanned!`, `parse_quote!`), a `::path` handed on to one, or a

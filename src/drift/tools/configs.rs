@@ -175,6 +175,9 @@ pub(crate) fn is_js_config(file: &str) -> bool {
         || file.starts_with(".babelrc")
         || file.starts_with(".eslintrc")
         || file.starts_with(".prettierrc")
+        // swc's plugins (`jsc.experimental.plugins`), mocha's `require`d loaders.
+        || file == ".swcrc"
+        || file.starts_with(".mocharc")
         || file == "angular.json"
         || (file.starts_with("tsconfig") && file.ends_with(".json"))
 }
@@ -237,7 +240,7 @@ pub(crate) fn eslint_rule_plugins(strings: &[String]) -> Vec<String> {
 /// `@graphql-codegen/near-operation-file-preset`).
 pub(crate) fn graphql_codegen_packages(words: &[String]) -> Vec<String> {
     let short = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-    words
+    let mut out: Vec<String> = words
         .iter()
         .filter(|w| short(w))
         .flat_map(|w| {
@@ -246,7 +249,46 @@ pub(crate) fn graphql_codegen_packages(words: &[String]) -> Vec<String> {
                 format!("@graphql-codegen/{w}-preset"),
             ]
         })
-        .collect()
+        .collect();
+    // The code the typed-document-node plugin writes imports its runtime types, and that
+    // code is generated, often left out of the repository.
+    if words.iter().any(|w| w.ends_with("typed-document-node")) {
+        out.push("@graphql-typed-document-node/core".to_string());
+    }
+    out
+}
+
+/// The keys of a JS config's objects, unquoted (`plugins: { autoprefixer: {} }`): PostCSS
+/// loads each plugin its config's `plugins` object names by key.
+pub(crate) fn object_keys(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$');
+    let mut out = Vec::new();
+    // The last byte before here that is no whitespace: a key follows `{` or `,`.
+    let mut prev = 0u8;
+    let mut i = 0;
+    while i < b.len() {
+        if !(b[i].is_ascii_alphabetic() || matches!(b[i], b'_' | b'$')) {
+            if !b[i].is_ascii_whitespace() {
+                prev = b[i];
+            }
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && ident(b[i]) {
+            i += 1;
+        }
+        let mut j = i;
+        while j < b.len() && matches!(b[j], b' ' | b'\t') {
+            j += 1;
+        }
+        if matches!(prev, b'{' | b',') && b.get(j) == Some(&b':') && b.get(j + 1) != Some(&b':') {
+            out.push(text[start..i].to_string());
+        }
+        prev = b'a';
+    }
+    out
 }
 
 /// Whether a tsconfig sets `compilerOptions.types` at all (an empty list too): TypeScript
@@ -258,11 +300,14 @@ pub(crate) fn tsconfig_sets_types(text: &str) -> bool {
 }
 
 /// Whether a module-root file is GraphQL Code Generator's config (`codegen.yml`,
-/// `codegen.ts`): its `plugins` and `preset` name packages by short name
+/// `codegen.ts`, `gql-codegen.yml`): its `plugins` and `preset` name packages by short name
 /// (`typescript-operations` → `@graphql-codegen/typescript-operations`).
 pub(crate) fn is_graphql_codegen_config(file: &str) -> bool {
-    file.strip_prefix("codegen.")
-        .is_some_and(|ext| ["yml", "yaml", "json", "ts", "js", "mjs", "cjs"].contains(&ext))
+    // Its default name, or one a `--config` names after it (`gql-codegen.yml`).
+    file.rsplit_once('.').is_some_and(|(stem, ext)| {
+        (stem == "codegen" || stem.ends_with("-codegen") || stem == "codegen.config")
+            && ["yml", "yaml", "json", "ts", "js", "mjs", "cjs"].contains(&ext)
+    })
 }
 
 /// The words of a YAML config: each key and value, unquoted (a list item's too), comments
@@ -627,6 +672,19 @@ mod tests {
         assert!(!words.iter().any(|w| w.contains("codegen")));
         assert!(is_graphql_codegen_config("codegen.yml"));
         assert!(!is_graphql_codegen_config("codegen.rs"));
+        // A name `--config` gives it; the runtime the typed-document-node plugin's code imports.
+        assert!(is_graphql_codegen_config("gql-codegen.yml"));
+        assert!(!is_graphql_codegen_config("mycodegen.yml"));
+        let words = vec!["typed-document-node".to_string()];
+        assert!(
+            graphql_codegen_packages(&words).contains(&"@graphql-typed-document-node/core".into())
+        );
+    }
+
+    #[test]
+    fn a_postcss_config_names_its_plugins_by_key() {
+        let cjs = "const config = {\n  plugins: {\n    tailwindcss: {},\n    autoprefixer: {}, // x\n    'postcss-nested': {},\n  },\n};\nconst t = a ? b : c;\nfoo::bar\n";
+        assert_eq!(object_keys(cjs), ["plugins", "tailwindcss", "autoprefixer"]);
     }
 
     #[test]

@@ -83,6 +83,10 @@ fn root_files(
             // A JSON config may have comments (tsconfig's are JSONC): a quote or backtick in
             // one must not swallow the strings after it.
             let strings = config_strings(f, &text);
+            // PostCSS names its plugins by the keys of its `plugins` object.
+            if config_host(f) == Some("postcss") {
+                e.config_strings.extend(configs::object_keys(&text));
+            }
             if configs::is_eslint_config(f) {
                 e.config_strings
                     .extend(configs::eslint_rule_plugins(&strings));

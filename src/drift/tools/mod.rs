@@ -61,6 +61,7 @@ pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
     ("@web/test-runner", &["web-test-runner", "wtr"]),
     ("griffecli", &["griffe"]),
     ("npm-run-all", &["npm-run-all", "run-p", "run-s"]),
+    ("protobufjs-cli", &["pbjs", "pbts"]),
     ("npm-run-all2", &["npm-run-all", "run-p", "run-s"]),
     ("typescript", &["tsc", "tsserver"]),
     ("webpack-cli", &["webpack", "webpack-cli"]),
@@ -462,16 +463,40 @@ fn icon_set(name: &str, all: &[Declared]) -> Option<String> {
     ))
 }
 
-/// The words of one command line; `./node_modules/.bin/wait-port` runs `wait-port`.
+/// Node's flags that load a module before the program (`--import=tsx/esm` in
+/// `NODE_OPTIONS`, `-r ts-node/register`, mocha's `--require`), by the package they name.
+const LOADER_FLAGS: &[&str] = &[
+    "--import",
+    "--loader",
+    "--experimental-loader",
+    "--require",
+    "-r",
+];
+
+/// The words of one command line; `./node_modules/.bin/wait-port` runs `wait-port`, and a
+/// loader flag's module is its package (`--import=tsx/esm` and `-r ts-node/register` use
+/// `tsx` and `ts-node`).
 fn command_words(line: &str) -> impl Iterator<Item = &str> {
+    let mut after_flag = false;
     line.split(|c: char| {
         c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')' | '"' | '\'' | '`')
     })
-    .map(|w| match w.len() > 18 && w.contains("node_modules/.bin/") {
-        true => w
-            .rsplit_once("node_modules/.bin/")
-            .map_or(w, |(_, bin)| bin),
-        false => w,
+    .filter(|w| !w.is_empty())
+    .map(move |w| {
+        let flagged = std::mem::replace(&mut after_flag, LOADER_FLAGS.contains(&w));
+        let loaded = match w.split_once('=') {
+            Some((flag, module)) if LOADER_FLAGS.contains(&flag) => Some(module),
+            _ => flagged.then_some(w),
+        };
+        if let Some(package) = loaded.and_then(names::js_package) {
+            return package;
+        }
+        match w.len() > 18 && w.contains("node_modules/.bin/") {
+            true => w
+                .rsplit_once("node_modules/.bin/")
+                .map_or(w, |(_, bin)| bin),
+            false => w,
+        }
     })
 }
 
@@ -520,6 +545,21 @@ mod tests {
         assert!(sh.runs("wait-port"));
         assert!(!sh.runs("wait-for"));
         assert!(is_command_file("run_test.sh"));
+        // A module Node loads before the program, by its package.
+        let loaders = ToolEvidence {
+            commands: "NODE_OPTIONS=\"--import=tsx/esm\" playwright test\nmocha -r ts-node/register --require=@swc-node/register/esm\nnode --loader  @esbuild-kit/esm-loader x.js\nrm -r dist\n".into(),
+            ..ToolEvidence::default()
+        };
+        for used in [
+            "tsx",
+            "ts-node",
+            "@swc-node/register",
+            "@esbuild-kit/esm-loader",
+            "@playwright/test",
+        ] {
+            assert!(loaders.runs(used), "{used}");
+        }
+        assert!(!loaders.runs("esm"));
         // A fork that kept the old command: its installed `bin` says so.
         e.installed_bins
             .insert("forked-tool".into(), vec!["fork-cmd".into()]);

@@ -27,8 +27,8 @@ fn scan(src: &str, whole: bool) -> FileScan {
     let found = survey(src.as_bytes());
     let marker = has_marker(src);
     let mut c = Collector::with_marker(src, marker);
-    let pragmas = pragmas(src, &mut c) | jsdoc_imports(src, &mut c);
-    let whole = whole || marker || found.catches || found.virtual_;
+    let pragmas = pragmas(src, &mut c) | jsdoc_imports(src, &mut c) | reference_types(src, &mut c);
+    let whole = whole || marker || found.catches || found.virtual_ || found.runs;
     let stop = if whole {
         None
     } else {
@@ -47,6 +47,9 @@ fn scan(src: &str, whole: bool) -> FileScan {
     collect(&toks, src, &mut c);
     if found.catches {
         optional_requires(&toks, src, &mut c);
+    }
+    if found.runs {
+        commands_run(&toks, src, &mut c);
     }
     let mut imports = c.finish();
     let virtual_modules = if found.virtual_ {
@@ -190,6 +193,104 @@ fn jsdoc_imports(src: &str, c: &mut Collector) -> bool {
         }
     }
     any
+}
+
+static REFERENCE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("<reference"));
+
+/// Records the packages a TypeScript triple-slash directive loads the types of, which no
+/// import names: `/// <reference types="vite/client" />` makes the compiler read that
+/// package's declarations (a `react-app-env.d.ts`'s `react-scripts`, a test's ambient
+/// `@cloudflare/workers-types`). A type-only use, optional like a JSDoc import: the file does
+/// not say whether anything checks it. Only a directive opening its line counts (`///`
+/// first); `path` and `lib` references name no package. Whether any was.
+fn reference_types(src: &str, c: &mut Collector) -> bool {
+    let b = src.as_bytes();
+    let mut any = false;
+    for at in REFERENCE.find_iter(b) {
+        let line_start = memchr::memrchr(b'\n', &b[..at]).map_or(0, |n| n + 1);
+        if src[line_start..at].trim() != "///" {
+            continue;
+        }
+        let rest = &src[at + "<reference".len()..line_end(b, at)];
+        let Some(after) = rest.trim_start().strip_prefix("types") else {
+            continue;
+        };
+        let Some(after) = after.trim_start().strip_prefix('=') else {
+            continue;
+        };
+        let after = after.trim_start();
+        let Some(q) = after.chars().next().filter(|q| matches!(q, '"' | '\'')) else {
+            continue;
+        };
+        let Some(end) = after[1..].find(q) else {
+            continue;
+        };
+        let name = &after[1..1 + end];
+        if !name.is_empty() && !name.contains(char::is_whitespace) {
+            c.push_optional(after.as_ptr() as usize - src.as_ptr() as usize + 1, name);
+            any = true;
+        }
+    }
+    any
+}
+
+/// The commands that run a package by its name, fetching it when it is not installed:
+/// `npx prettier`, `pnpm exec tsc`, `yarn dlx create-x`.
+const RUNNERS: &[&[&str]] = &[
+    &["npx"],
+    &["bunx"],
+    &["npm", "exec"],
+    &["pnpm", "exec"],
+    &["pnpm", "dlx"],
+    &["yarn", "exec"],
+    &["yarn", "dlx"],
+];
+
+/// Records the packages the file's code runs as commands through a package runner: a string
+/// (or a template literal's text before its first `${`) that starts `npx prettier --write`
+/// (create-payload-app's `execSync`). The runner takes the package from the install around
+/// it, so a declaration of it is used; optional, since `npx` fetches what is not installed.
+/// The word is taken as the package's name: a command named otherwise (`npx tsc`) names no
+/// declaration, and is left to the package's other uses.
+fn commands_run(toks: &[Token], src: &str, c: &mut Collector) {
+    for t in toks {
+        let text = match t.kind {
+            Kind::Str => t.value(src),
+            Kind::Other if t.text(src).starts_with('`') => {
+                let raw = &t.text(src)[1..];
+                &raw[..raw.find("${").unwrap_or(raw.len())]
+            }
+            _ => continue,
+        };
+        let mut words = text.split_ascii_whitespace();
+        let first: Vec<&str> = words.by_ref().take(2).collect();
+        let Some(runner) = RUNNERS.iter().find(|r| first.starts_with(r)) else {
+            continue;
+        };
+        // The runner's words, then its flags (`npx -y`, `npx --yes`), then the package.
+        let rest = first[runner.len()..].iter().copied().chain(words);
+        let Some(spec) = rest.into_iter().find(|w| !w.starts_with('-')) else {
+            continue;
+        };
+        if let Some(name) = runner_package(spec) {
+            c.push_optional(t.start, name);
+        }
+    }
+}
+
+/// The package a runner's word names: `prettier@3` → `prettier`, `@scope/x@1` → `@scope/x`;
+/// `None` for what no package name looks like (a path, a variable's text).
+fn runner_package(spec: &str) -> Option<&str> {
+    let (scope, rest) = match spec.strip_prefix('@') {
+        Some(r) => {
+            let slash = r.find('/')?;
+            (slash + 2, &spec[slash + 2..])
+        }
+        None => (0, spec),
+    };
+    let name = &spec[..scope + rest.find('@').unwrap_or(rest.len())];
+    let ok = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "-._@/".contains(c);
+    (!rest.is_empty() && name.chars().all(ok) && !name.starts_with(['.', '/'])).then_some(name)
 }
 
 /// The package a test runner loads for the environment `v` a docblock names: none for Node's
@@ -370,7 +471,8 @@ impl<'a, 'c, 's> Lexer<'a, 'c, 's> {
                 Some(_) => ended |= ends_clauses(last.kind),
                 None => {}
             }
-            if ended && past.is_some_and(|k| self.toks.len() > k + 5) {
+            // The longest form after its keyword: `import . meta . resolve ( "s"`.
+            if ended && past.is_some_and(|k| self.toks.len() > k + 7) {
                 break;
             }
         }
@@ -535,6 +637,8 @@ struct Survey {
     catches: bool,
     /// `virtual` occurs (see [`virtual_mocks`]).
     virtual_: bool,
+    /// A package runner's word occurs (see [`commands_run`]).
+    runs: bool,
 }
 
 /// Searchers for the words the scanner looks for in whole files, built once (each search
@@ -546,6 +650,10 @@ struct Words {
     try_: Finder<'static>,
     catch: Finder<'static>,
     virtual_: Finder<'static>,
+    npx: Finder<'static>,
+    exec: Finder<'static>,
+    dlx: Finder<'static>,
+    bunx: Finder<'static>,
 }
 
 static WORDS: LazyLock<Words> = LazyLock::new(|| Words {
@@ -555,6 +663,10 @@ static WORDS: LazyLock<Words> = LazyLock::new(|| Words {
     try_: Finder::new("try"),
     catch: Finder::new("catch"),
     virtual_: Finder::new("virtual"),
+    npx: Finder::new("npx "),
+    exec: Finder::new(" exec "),
+    dlx: Finder::new(" dlx "),
+    bunx: Finder::new("bunx "),
 });
 
 /// Surveys `b` for the words of a [`Survey`].
@@ -563,6 +675,7 @@ fn survey(b: &[u8]) -> Survey {
     Survey {
         catches: has(&WORDS.try_) && has(&WORDS.catch),
         virtual_: has(&WORDS.virtual_),
+        runs: has(&WORDS.npx) || has(&WORDS.exec) || has(&WORDS.dlx) || has(&WORDS.bunx),
     }
 }
 
@@ -604,6 +717,12 @@ fn last_candidate(b: &[u8]) -> Option<usize> {
     .max()
 }
 
+/// Whether the token at `i` is the identifier `word`.
+fn ident_at(toks: &[Token], i: usize, src: &str, word: &str) -> bool {
+    toks.get(i)
+        .is_some_and(|t| t.kind == Kind::Ident && t.text(src) == word)
+}
+
 /// Whether `c` can start a JS identifier (`$` too).
 fn is_js_ident_start(c: u8) -> bool {
     c == b'$' || is_ident_start(c)
@@ -623,14 +742,19 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
             continue;
         }
         let specifier = match t.text(src) {
+            // `import.meta.resolve("s")`, ESM's `require.resolve`.
+            "import" if punct_at(toks, i + 1, b'.') => (ident_at(toks, i + 2, src, "meta")
+                && punct_at(toks, i + 3, b'.')
+                && ident_at(toks, i + 4, src, "resolve"))
+            .then(|| call_argument(toks, i + 5, false))
+            .flatten(),
             "import" => import(toks, i, src),
             "export" => export(toks, i, src),
             // `require.resolve("s")` finds a package by name to load it later (a babel
             // preset, a test runner): the package is used as much as by `require`.
-            "require" if punct_at(toks, i + 1, b'.') => toks
-                .get(i + 2)
-                .filter(|r| r.kind == Kind::Ident && r.text(src) == "resolve")
-                .and_then(|_| call_argument(toks, i + 3, false)),
+            "require" if punct_at(toks, i + 1, b'.') => ident_at(toks, i + 2, src, "resolve")
+                .then(|| call_argument(toks, i + 3, false))
+                .flatten(),
             "require" => call_argument(toks, i + 1, false),
             _ => None,
         };

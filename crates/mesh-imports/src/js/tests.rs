@@ -358,3 +358,51 @@ fn jsdoc_comments_import_types() {
     assert_eq!(got[0], (1, "@sveltejs/kit".into(), Optional));
     assert_eq!(got[4], (7, "lazy".into(), Build));
 }
+
+#[test]
+fn triple_slash_references_load_a_package_s_types() {
+    // A `react-app-env.d.ts`, a Vite app's `vite-env.d.ts`, a test's ambient types: each a
+    // type-only use, never owed; a `path` or `lib` reference, or one not opening its line,
+    // names no package.
+    let src = "/// <reference types=\"react-scripts\" />\n///<reference types='vite/client'/>\n/// <reference types=\"@cloudflare/workers-types/2023-07-01\" />\n/// <reference path=\"./globals.d.ts\" />\n/// <reference lib=\"dom\" />\nconst s = '/// <reference types=\"nope\" />';\n// /// <reference types=\"commented\" />\n";
+    assert_eq!(
+        pairs(&scan(src)),
+        [
+            (1, "react-scripts"),
+            (2, "vite/client"),
+            (3, "@cloudflare/workers-types/2023-07-01")
+        ]
+    );
+    use crate::lex::ImportKind::Optional;
+    assert!(kinds(&scan(src)).iter().all(|(_, _, k)| *k == Optional));
+}
+
+#[test]
+fn import_meta_resolve_finds_a_package_as_require_resolve_does() {
+    // pnpm's jest transform hands babel a plugin by its resolved path.
+    let src = "const p = import.meta.resolve('@babel/plugin-x')\nconst u = import.meta.url\nconst q = require.resolve(\"q\")\nobj.import.meta.resolve('no')\n";
+    assert_eq!(names(&scan(src)), ["@babel/plugin-x", "q"]);
+    // The file's last import form: the lexer reads on to its string.
+    let last = "export default { plugins: [import.meta.resolve('@babel/plugin-y')] }\n";
+    assert_eq!(names(&scan(last)), ["@babel/plugin-y"]);
+}
+
+#[test]
+fn packages_run_through_a_runner_in_code_are_used() {
+    // create-payload-app's `execSync('npx prettier …')`; a template literal's text before its
+    // first `${`; flags and versions skipped; a path, an interpolated package or a runner
+    // not first in the string names nothing.
+    let src = "execSync('npx prettier --write file.ts')\nexecSync(`pnpm exec eslint --fix ${dir}`)\nrun(\"npx -y @scope/tool@1.2 init\")\nrun('yarn dlx create-thing@latest')\nrun(`npx ${pkg}`)\nrun('npx ./local.js')\nlog('run npx eslint to fix')\nrun(\"bunx --bun vitest\")\n";
+    assert_eq!(
+        pairs(&scan(src)),
+        [
+            (1, "prettier"),
+            (2, "eslint"),
+            (3, "@scope/tool"),
+            (4, "create-thing"),
+            (8, "vitest")
+        ]
+    );
+    use crate::lex::ImportKind::Optional;
+    assert!(kinds(&scan(src)).iter().all(|(_, _, k)| *k == Optional));
+}

@@ -24,6 +24,7 @@ pub fn scan_file(src: &str) -> FileScan {
     guarded(&toks, src, &mut c, &mut notes);
     type_checking(&toks, src, &mut c);
     function_bodies(&toks, src, &mut c);
+    main_block(&toks, src, &mut c);
     if inline_script(src) {
         c.weaken(0, src.len(), ImportKind::Optional);
     }
@@ -241,6 +242,44 @@ fn function_bodies(toks: &[Token], src: &str, c: &mut Collector) {
         if !(top && called.contains(name)) {
             c.in_function(start, end);
         }
+    }
+}
+
+/// Marks the body of `if __name__ == "__main__":` as a function's: it runs when the file is
+/// run as a script, never when the module is imported — a developer's command at the foot of
+/// a library module (mitmproxy's `utils/emoji.py` regenerating itself with `requests`), so
+/// drift is unsure an import there is owed, as it is of a lazy one.
+fn main_block(toks: &[Token], src: &str, c: &mut Collector) {
+    if !src.contains("__main__") {
+        return;
+    }
+    let lines = logical_lines(toks, src);
+    for (h, line) in lines.iter().enumerate() {
+        let header = &toks[line.start..line.end];
+        if !(header.first().is_some_and(|t| t.text(src) == "if")
+            && header.iter().any(|t| t.text(src) == "__name__"))
+        {
+            continue;
+        }
+        // The header's colon: the first after the `"__main__"` it compares with.
+        let Some(main) =
+            (header.iter()).position(|t| t.kind == Kind::Str && t.value(src) == "__main__")
+        else {
+            continue;
+        };
+        let Some(colon) = header[main..].iter().position(|t| t.is_punct(b':')) else {
+            continue;
+        };
+        let colon = main + colon;
+        let mut k = h + 1;
+        while lines.get(k).is_some_and(|l| l.indent > line.indent) {
+            k += 1;
+        }
+        let last = &lines[k - 1];
+        let end = toks
+            .get(last.end.saturating_sub(1))
+            .map_or(src.len(), |t| t.end);
+        c.in_function(header[colon].end, end);
     }
 }
 

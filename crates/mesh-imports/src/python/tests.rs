@@ -385,3 +385,25 @@ fn garbage_does_not_panic() {
     assert_eq!(names(&scan(")))\nimport a")), ["a"]);
     assert_survives(scan_file);
 }
+
+#[test]
+fn a_main_block_runs_only_as_a_script() {
+    // mitmproxy's `utils/emoji.py` regenerates itself with `requests` at its foot; a
+    // one-line block, and a header with `==` the other way round, too.
+    let src = "import json\n\nif __name__ == \"__main__\":\n    import requests\n    main()\nimport after\nif '__main__' == __name__: import click\nif __name__ == \"other\":\n    import kept\n";
+    let got: Vec<(String, bool)> = scan_file(src)
+        .imports
+        .iter()
+        .map(|i| (i.name.clone(), i.in_function))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("json".to_string(), false),
+            ("requests".to_string(), true),
+            ("after".to_string(), false),
+            ("click".to_string(), true),
+            ("kept".to_string(), false),
+        ]
+    );
+}
