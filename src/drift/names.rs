@@ -42,6 +42,12 @@ pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ),
     ("griffelib", &["griffe"]),
     ("grpcio", &["grpc"]),
+    // gRPC's own add-ons, each `grpc_` and its first word.
+    ("grpcio-channelz", &["grpc_channelz"]),
+    ("grpcio-health-checking", &["grpc_health"]),
+    ("grpcio-reflection", &["grpc_reflection"]),
+    ("grpcio-status", &["grpc_status"]),
+    ("grpcio-testing", &["grpc_testing"]),
     ("ipython", &["IPython"]),
     ("msgpack-python", &["msgpack"]),
     ("mysqlclient", &["MySQLdb"]),

@@ -279,6 +279,22 @@ pub(super) fn uses<'a>(
                     .filter(apart)
                     .map(|p| format!("{p} declares it for the files below it, which run apart"));
             }
+            // In a bundled package a built-in's bare name (`import process from "process"`) is
+            // also the npm polyfill of that name, which a browser bundle resolves it to: a
+            // use of such a declaration, never owed. (Node itself resolves the built-in.)
+            if one.language == Language::Js
+                && one.key == "node:"
+                && !imp.name.starts_with("node:")
+                && man.tools.bundles()
+            {
+                let bare = imp.name.split('/').next().unwrap_or(&imp.name);
+                let polyfill = Use {
+                    key: Cow::Borrowed(bare),
+                    optional: true,
+                    ..one.clone()
+                };
+                push_first(&mut out, &mut seen, polyfill);
+            }
             push_import(&mut out, &mut seen, one, script.1);
         }
         if let Some(runtime) = component_runtime(f) {

@@ -2942,8 +2942,15 @@ fn binary_crates_joined_names_main_blocks_type_references_loaders_and_runners() 
     module(&t, "py", "py");
     t.write(
         "ws/py/pyproject.toml",
-        "[project]\nname = \"py\"\ndependencies = [\"searchengine-py\", \"expr-python\", \"psycopg[pool]\"]\n\n[dependency-groups]\ndev = [\"requests\"]\n",
+        "[project]\nname = \"py\"\ndependencies = [\"searchengine-py\", \"expr-python\", \"psycopg[pool]\"]\n\n[dependency-groups]\ndev = [\"requests\", \"sphinx\", \"grpcio-testing\"]\n",
     );
+    // A Makefile that makes in a directory below; gRPC's testing add-on.
+    t.write("ws/py/Makefile", "docs:\n\tcd docs && $(MAKE) html\n");
+    t.write(
+        "ws/py/docs/Makefile",
+        "html:\n\tpython -m sphinx -b html . _build\n",
+    );
+    t.write("ws/py/tests/test_rpc.py", "import grpc_testing\n");
     t.write(
         "ws/py/py/__init__.py",
         "import searchenginepy\nimport exprpy\nimport psycopg\nfrom psycopg_pool import ConnectionPool\n\nif __name__ == \"__main__\":\n    import requests\n    import click\n",
@@ -2952,12 +2959,12 @@ fn binary_crates_joined_names_main_blocks_type_references_loaders_and_runners() 
     t.write(
         "ws/web/package.json",
         r#"{"name": "web", "private": true,
-  "scripts": {"e2e": "NODE_OPTIONS=\"--import=tsx/esm\" playwright test", "build": "swc src -d dist",
+  "scripts": {"e2e": "NODE_OPTIONS=\"--import=tsx/esm\" playwright test", "build": "swc src -d dist", "app": "vite build",
     "codegen": "graphql-codegen --require dotenv/config --config gql-codegen.yml",
     "protos": "pbjs -t static-module -o src/p.js p.proto && pbts -o src/p.d.ts src/p.js"},
-  "dependencies": {"@cloudflare/workers-types": "4", "prettier": "3"},
+  "dependencies": {"@cloudflare/workers-types": "4", "prettier": "3", "process": "0.11"},
   "devDependencies": {"tsx": "4", "@playwright/test": "1", "@swc/cli": "0.7", "@swc/core": "1", "swc-plugin-remove-x": "1", "@babel/plugin-y": "7", "stale-js": "1",
-    "@graphql-codegen/cli": "6", "@graphql-codegen/typed-document-node": "6", "@graphql-typed-document-node/core": "3", "dotenv": "16", "postcss": "8", "autoprefixer": "10", "protobufjs-cli": "1"}}"#,
+    "@graphql-codegen/cli": "6", "@graphql-codegen/typed-document-node": "6", "@graphql-typed-document-node/core": "3", "dotenv": "16", "postcss": "8", "autoprefixer": "10", "protobufjs-cli": "1", "@nestjs/schematics": "11"}}"#,
     );
     // A codegen config under the name `--config` gives it, whose generated code is not
     // committed; PostCSS's plugins by key.
@@ -2966,12 +2973,21 @@ fn binary_crates_joined_names_main_blocks_type_references_loaders_and_runners() 
         "generates:\n  src/gql.ts:\n    plugins:\n      - typed-document-node\n",
     );
     t.write(
+        "ws/web/nest-cli.json",
+        "{ \"collection\": \"@nestjs/schematics\", \"sourceRoot\": \"src\" }\n",
+    );
+    t.write(
         "ws/web/postcss.config.cjs",
         "module.exports = {\n  plugins: {\n    autoprefixer: {},\n  },\n}\n",
     );
     t.write(
         "ws/web/.swcrc",
         "{ \"jsc\": { \"experimental\": { \"plugins\": [[\"swc-plugin-remove-x\", {}]] } } }\n",
+    );
+    // A browser bundle's polyfill of a Node built-in, by the built-in's bare name.
+    t.write(
+        "ws/web/index.html",
+        "<script type=\"module\">\n  import process from \"process\"\n  window.process = process\n</script>\n",
     );
     t.write(
         "ws/web/src/env.d.ts",

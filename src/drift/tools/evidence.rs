@@ -113,6 +113,15 @@ fn root_files(
         } else {
             e.commands.push_str(&text);
             e.commands.push('\n');
+            // A Makefile that runs make in a directory below runs that one's commands too.
+            if f.ends_with("akefile") {
+                for dir in configs::sub_makes(&text) {
+                    if let Some(sub) = blob_text(snap, tree, &format!("{dir}/Makefile"))? {
+                        e.commands.push_str(&sub);
+                        e.commands.push('\n');
+                    }
+                }
+            }
         }
     }
     Ok(())
