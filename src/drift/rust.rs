@@ -221,9 +221,26 @@ pub(super) fn drift(
             ));
         }
     }
+    // A crate whose root includes a file its build script writes (`include!(concat!(
+    // env!("OUT_DIR"), "/x.rs"))`, `tonic::include_proto!`: yew's website-test compiles the
+    // Rust blocks of its docs so) compiles code no file holds: what it uses, no file shows.
+    let snap = world.loaded.snapshot.repo_of(m);
+    if generator.is_none()
+        && found
+            .iter()
+            .any(|f| f.doubt.is_none() && matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly))
+        && let Some(root_file) = includes_build_output(snap, &m.dir, &table, &rec.files)
+    {
+        for f in found.iter_mut().filter(|f| {
+            f.doubt.is_none() && matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly)
+        }) {
+            f.doubt = Some(format!(
+                "{root_file} includes code the build script writes (from OUT_DIR): what that code uses, no file here shows"
+            ));
+        }
+    }
     // An undeclared crate only files no `mod` declaration reaches import (helix-tui's
     // `widgets/list.rs` under a `// mod list;`): cargo does not compile them.
-    let snap = world.loaded.snapshot.repo_of(m);
     if let Ok(root) = snap.root_tree() {
         let text = |path: &str| crate::source::blob_text(snap, &root, path).ok().flatten();
         for f in found
@@ -353,6 +370,33 @@ fn unreached(
 
 /// Whether a line of Rust declares the module `name` (`mod name;`, `pub(crate) mod name {`),
 /// not in a line comment.
+/// The crate root (`src/lib.rs`, `src/main.rs`, repo-relative) that includes a file its build
+/// script writes, when the crate has a build script (`build.rs`, or `package.build`).
+fn includes_build_output(
+    snap: &crate::source::RepoSnapshot,
+    dir: &str,
+    table: &toml::Table,
+    files: &[ScannedFile],
+) -> Option<String> {
+    let build_key = table
+        .get("package")
+        .and_then(|p| p.get("build"))
+        .is_some_and(|b| b.as_str().is_some() || b.as_bool() == Some(true));
+    let build_rs = crate::source::join(dir, "build.rs");
+    if !build_key && !files.iter().any(|f| f.path == build_rs) {
+        return None;
+    }
+    let root = snap.root_tree().ok()?;
+    ["src/lib.rs", "src/main.rs"].into_iter().find_map(|f| {
+        let path = crate::source::join(dir, f);
+        let text = crate::source::blob_text(snap, &root, &path).ok()??;
+        let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        (squeezed.contains("include!(concat!(env!(\"OUT_DIR\")")
+            || squeezed.contains("include_proto!("))
+        .then_some(path)
+    })
+}
+
 fn declares_mod(line: &str, name: &str) -> bool {
     let mut rest = line.trim_start();
     if rest.starts_with("//") {

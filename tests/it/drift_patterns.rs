@@ -2939,6 +2939,17 @@ fn binary_crates_joined_names_main_blocks_type_references_loaders_and_runners() 
         "ws/examples/futures/src/main.rs",
         "use app::Stream;\nfn main() {}\n",
     );
+    // A crate that compiles what its build script writes (its docs' code blocks).
+    module(&t, "docs-test", "docs-test");
+    t.write(
+        "ws/docs-test/Cargo.toml",
+        "[package]\nname = \"docs-test\"\n\n[dev-dependencies]\ntokio = \"1\"\n",
+    );
+    t.write("ws/docs-test/build.rs", "fn main() {}\n");
+    t.write(
+        "ws/docs-test/src/lib.rs",
+        "include!(concat!(env!(\"OUT_DIR\"), \"/website_tests.rs\"));\n",
+    );
     module(&t, "py", "py");
     t.write(
         "ws/py/pyproject.toml",
@@ -3027,5 +3038,10 @@ fn binary_crates_joined_names_main_blocks_type_references_loaders_and_runners() 
             .any(|u| u.starts_with("py undeclared click: ") && u.contains("`__main__` block")),
         "{doubted:?}"
     );
-    assert_eq!(doubted.len(), 2, "{doubted:?}");
+    assert!(
+        doubted.iter().any(|u| u.starts_with("docs-test unused tokio: ")
+            && u.contains("build script writes")),
+        "{doubted:?}"
+    );
+    assert_eq!(doubted.len(), 3, "{doubted:?}");
 }
