@@ -177,22 +177,28 @@ fn jsdoc_imports(src: &str, c: &mut Collector) -> bool {
         } else {
             None
         };
-        let Some(spec) = spec else {
-            continue;
-        };
-        let Some(q) = spec.chars().next().filter(|q| matches!(q, '\'' | '"')) else {
-            continue;
-        };
-        let Some(end) = spec[1..].find(q) else {
-            continue;
-        };
-        let name = &spec[1..1 + end];
-        if !name.is_empty() && !name.contains(char::is_whitespace) {
-            c.push_optional(spec.as_ptr() as usize - src.as_ptr() as usize + 1, name);
-            any = true;
+        if let Some(spec) = spec {
+            any |= push_quoted(src, spec, c);
         }
     }
     any
+}
+
+/// Pushes the name `s` (a part of `src`) opens with in quotes (`'x'`, `"x"`) as an optional
+/// import: a comment's, read by a type checker only. Whether there was one.
+fn push_quoted(src: &str, s: &str, c: &mut Collector) -> bool {
+    let Some(q) = s.chars().next().filter(|q| matches!(q, '\'' | '"')) else {
+        return false;
+    };
+    let Some(end) = s[1..].find(q) else {
+        return false;
+    };
+    let name = &s[1..1 + end];
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return false;
+    }
+    c.push_optional(s.as_ptr() as usize - src.as_ptr() as usize + 1, name);
+    true
 }
 
 static REFERENCE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("<reference"));
@@ -207,7 +213,14 @@ fn reference_types(src: &str, c: &mut Collector) -> bool {
     let b = src.as_bytes();
     let mut any = false;
     for at in REFERENCE.find_iter(b) {
-        let line_start = memchr::memrchr(b'\n', &b[..at]).map_or(0, |n| n + 1);
+        // The directive opens its line: `///` and blanks before it, looked for a short way
+        // back (a long line is no directive's).
+        let from = at.saturating_sub(32);
+        let line_start = match memchr::memrchr(b'\n', &b[from..at]) {
+            Some(n) => from + n + 1,
+            None if from == 0 => 0,
+            None => continue,
+        };
         if src[line_start..at].trim() != "///" {
             continue;
         }
@@ -218,18 +231,7 @@ fn reference_types(src: &str, c: &mut Collector) -> bool {
         let Some(after) = after.trim_start().strip_prefix('=') else {
             continue;
         };
-        let after = after.trim_start();
-        let Some(q) = after.chars().next().filter(|q| matches!(q, '"' | '\'')) else {
-            continue;
-        };
-        let Some(end) = after[1..].find(q) else {
-            continue;
-        };
-        let name = &after[1..1 + end];
-        if !name.is_empty() && !name.contains(char::is_whitespace) {
-            c.push_optional(after.as_ptr() as usize - src.as_ptr() as usize + 1, name);
-            any = true;
-        }
+        any |= push_quoted(src, after.trim_start(), c);
     }
     any
 }
