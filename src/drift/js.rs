@@ -11,11 +11,13 @@ use std::collections::HashMap;
 /// code. The build makes it (prisma's
 /// `@prisma/orm-*` packages generate `src-gen/` from internal packages and bundle them),
 /// so nothing can be judged unused by its imports; the probe says why once. And without the
-/// unused and dev-only runtime dependencies of a package with no JS file at all.
+/// unused and dev-only runtime dependencies of a package with no JS file at all (not a
+/// workspace root).
 pub(super) fn without_unused_when_no_code(
     probe: Option<&super::explain::Probe>,
     rec: &crate::store::ModuleRecord,
     package_json: &serde_json::Value,
+    workspace_root: bool,
     js: &mut Vec<super::Finding>,
 ) {
     use super::DriftKind;
@@ -51,11 +53,12 @@ pub(super) fn without_unused_when_no_code(
     // No JS file at all beside a manifest that declares what code would import: the
     // manifest a framework writes for the app it generates (reflex's `reflex.lock/`), or a
     // package whose code is copied in by its build. Its dev dependencies may still be tools
-    // its scripts run, and are judged.
-    if rec
-        .files
-        .iter()
-        .any(|f| f.language == mesh_imports::Language::Js)
+    // its scripts run, and are judged; a workspace root's code is its members'.
+    if workspace_root
+        || rec
+            .files
+            .iter()
+            .any(|f| f.language == mesh_imports::Language::Js)
     {
         return;
     }

@@ -368,7 +368,7 @@ fn module_drift(
             ignores::apply(&ignores::knip(text, file, &m.dir), world.probe, &mut js);
         }
         if let Some(v) = &man.package_json_value {
-            js::without_unused_when_no_code(world.probe, rec, v, &mut js);
+            js::without_unused_when_no_code(world.probe, rec, v, man.js_workspace_root, &mut js);
             doubt::private_package(v, &mut js);
         }
         doubt::sibling_sources(world, i, &mut js);

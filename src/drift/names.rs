@@ -445,6 +445,9 @@ pub(crate) fn python_dist_for(key: &str) -> String {
             return d;
         }
     }
+    if !namespace && let Some(d) = joined_dist(parts[0]) {
+        return d.to_string();
+    }
     if namespace {
         let own = PYTHON_NAMESPACE_OWN
             .iter()
@@ -459,6 +462,43 @@ pub(crate) fn python_dist_for(key: &str) -> String {
         return parts[..parts.len().min(depth)].join("-").replace('_', "-");
     }
     key.split('.').next().unwrap_or(key).to_string()
+}
+
+/// The distribution of Debian's that the rules derive the import name `name` (lowercase)
+/// for by joining its parts (`geventwebsocket` → `gevent-websocket`, `mesonpy` →
+/// `meson-python`), if exactly one: the generated table leaves those to the rules, so the
+/// way back from an import is made here, once.
+fn joined_dist(name: &str) -> Option<&'static str> {
+    use std::collections::HashMap;
+    static JOINED: std::sync::LazyLock<HashMap<String, Option<&'static str>>> =
+        std::sync::LazyLock::new(|| {
+            let mut by: HashMap<String, Option<&'static str>> = HashMap::new();
+            let mut add = |k: String, d: &'static str| {
+                by.entry(k)
+                    .and_modify(|v| {
+                        if *v != Some(d) {
+                            *v = None
+                        }
+                    })
+                    .or_insert(Some(d));
+            };
+            for d in DERIVED_PYTHON_DISTRIBUTIONS.iter().copied() {
+                let parts: Vec<&str> = d.split('-').collect();
+                if parts.len() < 2 || is_python_namespace(parts[0]) {
+                    continue;
+                }
+                add(parts.concat(), d);
+                if parts.last() == Some(&"python") {
+                    add(format!("{}py", parts[..parts.len() - 1].concat()), d);
+                }
+            }
+            by
+        });
+    // A distribution of that very name is the one its import names.
+    if DERIVED_PYTHON_DISTRIBUTIONS.binary_search(&name).is_ok() {
+        return None;
+    }
+    JOINED.get(name).copied().flatten()
 }
 
 /// The one distribution the generated table gives the import name `name` (lowercase), if
@@ -728,6 +768,10 @@ mod tests {
         assert_eq!(python_keys("zope.interface"), ["zope.interface"]);
         assert_eq!(python_dist_for("yaml"), "pyyaml");
         assert_eq!(python_dist_for("requests"), "requests");
+        // Back from a joined name the generated table leaves to the rules.
+        assert_eq!(python_dist_for("geventwebsocket"), "gevent-websocket");
+        assert_eq!(python_dist_for("mesonpy.x"), "meson-python");
+        assert_eq!(python_dist_for("pythonjsonlogger"), "python-json-logger");
         assert!(PYTHON_IMPORT_NAMES.windows(2).all(|w| w[0].0 < w[1].0));
         assert!(PYTHON_IMPORT_NAMES.iter().all(|(d, _)| pep503(d) == *d));
     }

@@ -544,7 +544,7 @@ impl<'a> ModuleScan<'a> {
         }) {
             facts.provides.retain(|(lang, _)| *lang != Language::Rust);
             facts.notes.push(
-                "Cargo.toml builds no library (no [lib], no src/lib.rs): it provides no crate name"
+                "Cargo.toml builds no library (no [lib] table, and no src/lib.rs Cargo finds by itself): it provides no crate name"
                     .into(),
             );
         }

@@ -3019,6 +3019,12 @@ fn binary_crates_joined_names_main_blocks_type_references_loaders_and_runners() 
         r#"{"name": "site", "scripts": {"dev": "vite"}, "dependencies": {"@radix-ui/themes": "3"}, "devDependencies": {"vite": "6", "stale-dev": "1"}}"#,
     );
     t.write("ws/site/app.lock/bun.lock", "{}\n");
+    // A workspace root with no code of its own still owes nothing it does not use.
+    module(&t, "mono", "mono");
+    t.write(
+        "ws/mono/package.json",
+        r#"{"name": "mono", "private": true, "workspaces": ["packages/*"], "dependencies": {"left-pad": "1"}}"#,
+    );
     t.empty_repo("ws");
     t.commit("ws", "round 19 shapes");
     let v = t.json(&["drift"]);
@@ -3026,7 +3032,11 @@ fn binary_crates_joined_names_main_blocks_type_references_loaders_and_runners() 
     found.sort();
     assert_eq!(
         found,
-        ["site-lock unused stale-dev", "web unused stale-js"],
+        [
+            "mono unused left-pad",
+            "site-lock unused stale-dev",
+            "web unused stale-js"
+        ],
         "{found:?}"
     );
     let e = explained(&t, "site-lock", "@radix-ui/themes");

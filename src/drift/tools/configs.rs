@@ -296,35 +296,67 @@ pub(crate) fn graphql_codegen_packages(words: &[String]) -> Vec<String> {
     out
 }
 
-/// The keys of a JS config's objects, unquoted (`plugins: { autoprefixer: {} }`): PostCSS
-/// loads each plugin its config's `plugins` object names by key.
-pub(crate) fn object_keys(text: &str) -> Vec<String> {
+/// The keys of a PostCSS config's `plugins` object, unquoted (`plugins: { autoprefixer: {} }`):
+/// PostCSS loads each plugin by its key. Comment lines are left out first; strings are
+/// skipped; only the object's own keys count, not its plugins' options.
+pub(crate) fn plugin_keys(text: &str) -> Vec<String> {
+    let text = without_comment_lines(text);
     let b = text.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$');
     let mut out = Vec::new();
-    // The last byte before here that is no whitespace: a key follows `{` or `,`.
-    let mut prev = 0u8;
-    let mut i = 0;
-    while i < b.len() {
-        if !(b[i].is_ascii_alphabetic() || matches!(b[i], b'_' | b'$')) {
-            if !b[i].is_ascii_whitespace() {
-                prev = b[i];
+    let Some(at) = text.find("plugins") else {
+        return out;
+    };
+    let rest = text[at + "plugins".len()..].trim_start();
+    let Some(rest) = rest.strip_prefix(':').map(str::trim_start) else {
+        return out;
+    };
+    if !rest.starts_with('{') {
+        return out;
+    }
+    let mut i = b.len() - rest.len() + 1;
+    let (mut depth, mut prev) = (1u32, b'{');
+    while i < b.len() && depth > 0 {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                prev = q;
+                i += 1;
             }
-            i += 1;
-            continue;
+            b'{' | b'[' | b'(' => {
+                depth += 1;
+                prev = b[i];
+                i += 1;
+            }
+            b'}' | b']' | b')' => {
+                depth -= 1;
+                prev = b[i];
+                i += 1;
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' || c == b'$' => {
+                let start = i;
+                while i < b.len() && ident(b[i]) {
+                    i += 1;
+                }
+                let mut j = i;
+                while j < b.len() && matches!(b[j], b' ' | b'\t') {
+                    j += 1;
+                }
+                if depth == 1 && matches!(prev, b'{' | b',') && b.get(j) == Some(&b':') {
+                    out.push(text[start..i].to_string());
+                }
+                prev = b'a';
+            }
+            c => {
+                if !c.is_ascii_whitespace() {
+                    prev = c;
+                }
+                i += 1;
+            }
         }
-        let start = i;
-        while i < b.len() && ident(b[i]) {
-            i += 1;
-        }
-        let mut j = i;
-        while j < b.len() && matches!(b[j], b' ' | b'\t') {
-            j += 1;
-        }
-        if matches!(prev, b'{' | b',') && b.get(j) == Some(&b':') && b.get(j + 1) != Some(&b':') {
-            out.push(text[start..i].to_string());
-        }
-        prev = b'a';
     }
     out
 }
@@ -343,8 +375,10 @@ pub(crate) fn tsconfig_sets_types(text: &str) -> bool {
 pub(crate) fn is_graphql_codegen_config(file: &str) -> bool {
     // Its default name, or one a `--config` names after it (`gql-codegen.yml`).
     file.rsplit_once('.').is_some_and(|(stem, ext)| {
-        (stem == "codegen" || stem.ends_with("-codegen") || stem == "codegen.config")
-            && ["yml", "yaml", "json", "ts", "js", "mjs", "cjs"].contains(&ext)
+        matches!(
+            stem,
+            "codegen" | "codegen.config" | "gql-codegen" | "graphql-codegen" | "graphql.codegen"
+        ) && ["yml", "yaml", "json", "ts", "js", "mjs", "cjs"].contains(&ext)
     })
 }
 
@@ -713,6 +747,7 @@ mod tests {
         // A name `--config` gives it; the runtime the typed-document-node plugin's code imports.
         assert!(is_graphql_codegen_config("gql-codegen.yml"));
         assert!(!is_graphql_codegen_config("mycodegen.yml"));
+        assert!(!is_graphql_codegen_config("openapi-codegen.json"));
         let words = vec!["typed-document-node".to_string()];
         assert!(
             graphql_codegen_packages(&words).contains(&"@graphql-typed-document-node/core".into())
@@ -727,8 +762,10 @@ mod tests {
 
     #[test]
     fn a_postcss_config_names_its_plugins_by_key() {
-        let cjs = "const config = {\n  plugins: {\n    tailwindcss: {},\n    autoprefixer: {}, // x\n    'postcss-nested': {},\n  },\n};\nconst t = a ? b : c;\nfoo::bar\n";
-        assert_eq!(object_keys(cjs), ["plugins", "tailwindcss", "autoprefixer"]);
+        let cjs = "const config = {\n  plugins: {\n    // Tailwind first\n    tailwindcss: { config: './tw.js', url: 'a, b: c' },\n    autoprefixer: {}, // x\n    'postcss-nested': {},\n  },\n};\nconst t = { path: a ? b : c };\n";
+        assert_eq!(plugin_keys(cjs), ["tailwindcss", "autoprefixer"]);
+        assert!(plugin_keys("module.exports = { plugins: [require('x')] }").is_empty());
+        assert!(plugin_keys("{ plugins: { a: 1 ").len() == 1);
     }
 
     #[test]

@@ -85,7 +85,7 @@ fn root_files(
             let strings = config_strings(f, &text);
             // PostCSS names its plugins by the keys of its `plugins` object.
             if config_host(f) == Some("postcss") {
-                e.config_strings.extend(configs::object_keys(&text));
+                e.config_strings.extend(configs::plugin_keys(&text));
             }
             if configs::is_eslint_config(f) {
                 e.config_strings

@@ -473,19 +473,42 @@ const LOADER_FLAGS: &[&str] = &[
     "-r",
 ];
 
-/// The words of one command line; `./node_modules/.bin/wait-port` runs `wait-port`, and a
-/// loader flag's module is its package (`--import=tsx/esm` and `-r ts-node/register` use
-/// `tsx` and `ts-node`).
-fn command_words(line: &str) -> impl Iterator<Item = &str> {
-    let mut after_flag = false;
+/// The words of a command line, split at blanks, quotes and the shell's operators.
+fn split_words(line: &str) -> impl Iterator<Item = &str> {
     line.split(|c: char| {
         c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')' | '"' | '\'' | '`')
     })
     .filter(|w| !w.is_empty())
-    .map(move |w| {
-        let flagged = std::mem::replace(&mut after_flag, LOADER_FLAGS.contains(&w));
+}
+
+/// The programs that read Node's loader flags (`NODE_OPTIONS` too): elsewhere `-r` is
+/// `rm -r`'s, `--loader` esbuild's.
+const NODE_PROGRAMS: &[&str] = &[
+    "node",
+    "ts-node",
+    "tsx",
+    "mocha",
+    "nyc",
+    "c8",
+    "ava",
+    "jest",
+    "vitest",
+    "graphql-codegen",
+];
+
+/// The words of one command line; `./node_modules/.bin/wait-port` runs `wait-port`, and on a
+/// line that runs Node, a loader flag's module is its package (`--import=tsx/esm` in
+/// `NODE_OPTIONS`, quoted or not, and `-r ts-node/register` use `tsx` and `ts-node`).
+fn command_words(line: &str) -> impl Iterator<Item = &str> {
+    let node =
+        split_words(line).any(|w| w.starts_with("NODE_OPTIONS=") || NODE_PROGRAMS.contains(&w));
+    let mut after_flag = false;
+    split_words(line).map(move |w| {
+        let w = w.strip_prefix("NODE_OPTIONS=").unwrap_or(w);
+        let flag = node && LOADER_FLAGS.contains(&w);
+        let flagged = std::mem::replace(&mut after_flag, flag);
         let loaded = match w.split_once('=') {
-            Some((flag, module)) if LOADER_FLAGS.contains(&flag) => Some(module),
+            Some((flag, module)) if node && LOADER_FLAGS.contains(&flag) => Some(module),
             _ => flagged.then_some(w),
         };
         if let Some(package) = loaded.and_then(names::js_package) {
@@ -547,7 +570,7 @@ mod tests {
         assert!(is_command_file("run_test.sh"));
         // A module Node loads before the program, by its package.
         let loaders = ToolEvidence {
-            commands: "NODE_OPTIONS=\"--import=tsx/esm\" playwright test\nmocha -r ts-node/register --require=@swc-node/register/esm\nnode --loader  @esbuild-kit/esm-loader x.js\nrm -r dist\n".into(),
+            commands: "NODE_OPTIONS=\"--import=tsx/esm\" playwright test\nmocha -r ts-node/register --require=@swc-node/register/esm\nnode --loader  @esbuild-kit/esm-loader x.js\nNODE_OPTIONS=--import=@x/loader node y.js\nrm -r lib/generated\nesbuild --loader=ts-x src/a.ts\n".into(),
             ..ToolEvidence::default()
         };
         for used in [
@@ -556,10 +579,14 @@ mod tests {
             "@swc-node/register",
             "@esbuild-kit/esm-loader",
             "@playwright/test",
+            "@x/loader",
         ] {
             assert!(loaders.runs(used), "{used}");
         }
-        assert!(!loaders.runs("esm"));
+        // `rm -r` and esbuild's `--loader` load no module.
+        for unused in ["esm", "lib", "ts-x"] {
+            assert!(!loaders.runs(unused), "{unused}");
+        }
         // A fork that kept the old command: its installed `bin` says so.
         e.installed_bins
             .insert("forked-tool".into(), vec!["fork-cmd".into()]);

@@ -225,13 +225,23 @@ fn reference_types(src: &str, c: &mut Collector) -> bool {
             continue;
         }
         let rest = &src[at + "<reference".len()..line_end(b, at)];
+        if !rest.starts_with(char::is_whitespace) {
+            continue;
+        }
         let Some(after) = rest.trim_start().strip_prefix("types") else {
             continue;
         };
         let Some(after) = after.trim_start().strip_prefix('=') else {
             continue;
         };
-        any |= push_quoted(src, after.trim_start(), c);
+        let after = after.trim_start();
+        // `types="node"` is Node's own types: what a `node:` import uses.
+        if after.starts_with("\"node\"") || after.starts_with("'node'") {
+            c.push_optional(after.as_ptr() as usize - src.as_ptr() as usize + 1, "node:");
+            any = true;
+            continue;
+        }
+        any |= push_quoted(src, after, c);
     }
     any
 }
@@ -448,7 +458,7 @@ impl<'a, 'c, 's> Lexer<'a, 'c, 's> {
 
     /// Lexes the input (comments are recorded, not returned): all of it, or with `stop`, only
     /// as far as every import form that starts before `stop` needs. Each form reads at most
-    /// five tokens past its keyword, and a clause (`import {a, b} from "s"`) ends at the
+    /// seven tokens past its keyword (`import . meta . resolve ( "s"`), and a clause (`import {a, b} from "s"`) ends at the
     /// first token that is no name, string, `,`, `*`, `{` or `}`: lexing stops once both are
     /// past the first token at or after `stop`.
     fn run(mut self, stop: Option<usize>) -> Vec<Token> {

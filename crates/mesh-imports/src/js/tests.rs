@@ -364,13 +364,14 @@ fn triple_slash_references_load_a_package_s_types() {
     // A `react-app-env.d.ts`, a Vite app's `vite-env.d.ts`, a test's ambient types: each a
     // type-only use, never owed; a `path` or `lib` reference, or one not opening its line,
     // names no package.
-    let src = "/// <reference types=\"react-scripts\" />\n///<reference types='vite/client'/>\n/// <reference types=\"@cloudflare/workers-types/2023-07-01\" />\n/// <reference path=\"./globals.d.ts\" />\n/// <reference lib=\"dom\" />\nconst s = '/// <reference types=\"nope\" />';\n// /// <reference types=\"commented\" />\n";
+    let src = "/// <reference types=\"react-scripts\" />\n///<reference types='vite/client'/>\n/// <reference types=\"@cloudflare/workers-types/2023-07-01\" />\n/// <reference path=\"./globals.d.ts\" />\n/// <reference lib=\"dom\" />\n/// <reference types=\"node\" />\n/// <referencetypes=\"glued\" />\nconst s = '/// <reference types=\"nope\" />';\n// /// <reference types=\"commented\" />\n";
     assert_eq!(
         pairs(&scan(src)),
         [
             (1, "react-scripts"),
             (2, "vite/client"),
-            (3, "@cloudflare/workers-types/2023-07-01")
+            (3, "@cloudflare/workers-types/2023-07-01"),
+            (6, "node:")
         ]
     );
     use crate::lex::ImportKind::Optional;

@@ -256,21 +256,29 @@ fn main_block(toks: &[Token], src: &str, c: &mut Collector) {
     let lines = logical_lines(toks, src);
     for (h, line) in lines.iter().enumerate() {
         let header = &toks[line.start..line.end];
-        if !(header.first().is_some_and(|t| t.text(src) == "if")
-            && header.iter().any(|t| t.text(src) == "__name__"))
+        if !header
+            .first()
+            .is_some_and(|t| matches!(t.text(src), "if" | "elif"))
         {
             continue;
         }
-        // The header's colon: the first after the `"__main__"` it compares with.
-        let Some(main) =
-            (header.iter()).position(|t| t.kind == Kind::Str && t.value(src) == "__main__")
-        else {
+        // Exactly `__name__ == "__main__"` (either way round), then the colon.
+        let Some(colon) = header.iter().position(|t| t.is_punct(b':')) else {
             continue;
         };
-        let Some(colon) = header[main..].iter().position(|t| t.is_punct(b':')) else {
+        let compared: String = header[1..colon]
+            .iter()
+            .map(|t| match t.kind {
+                Kind::Str => format!("'{}'", t.value(src)),
+                _ => t.text(src).to_string(),
+            })
+            .collect();
+        if !matches!(
+            compared.as_str(),
+            "__name__=='__main__'" | "'__main__'==__name__"
+        ) {
             continue;
-        };
-        let colon = main + colon;
+        }
         let mut k = h + 1;
         while lines.get(k).is_some_and(|l| l.indent > line.indent) {
             k += 1;

@@ -390,7 +390,7 @@ fn garbage_does_not_panic() {
 fn a_main_block_runs_only_as_a_script() {
     // mitmproxy's `utils/emoji.py` regenerates itself with `requests` at its foot; a
     // one-line block, and a header with `==` the other way round, too.
-    let src = "import json\n\nif __name__ == \"__main__\":\n    import requests\n    main()\nimport after\nif '__main__' == __name__: import click\nif __name__ == \"other\":\n    import kept\n";
+    let src = "import json\n\nif __name__ == \"__main__\":\n    import requests\n    main()\nimport after\nif '__main__' == __name__: import click\nif __name__ == \"other\":\n    import kept\nif __name__ != \"__main__\":\n    import lib_only\nif cond(__name__) and mode == \"__main__\":\n    import not_guard\nif x:\n    pass\nelif __name__ == \"__main__\":\n    import script\n";
     let got: Vec<(String, bool)> = scan_file(src)
         .imports
         .iter()
@@ -404,6 +404,9 @@ fn a_main_block_runs_only_as_a_script() {
             ("after".to_string(), false),
             ("click".to_string(), true),
             ("kept".to_string(), false),
+            ("lib_only".to_string(), false),
+            ("not_guard".to_string(), false),
+            ("script".to_string(), true),
         ]
     );
 }
