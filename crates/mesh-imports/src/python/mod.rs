@@ -21,10 +21,13 @@ pub fn scan_file(src: &str) -> FileScan {
     let toks = lex(src.as_bytes(), &mut c);
     collect(&toks, src, &mut c);
     let mut notes = Vec::new();
-    guarded(&toks, src, &mut c, &mut notes);
-    type_checking(&toks, src, &mut c);
-    function_bodies(&toks, src, &mut c);
-    main_block(&toks, src, &mut c);
+    // The logical lines, made once for the passes that need them (most files need none).
+    let lines = std::cell::OnceCell::new();
+    let lines = || lines.get_or_init(|| logical_lines(&toks, src)).as_slice();
+    guarded(&toks, src, &lines, &mut c, &mut notes);
+    type_checking(&toks, src, &lines, &mut c);
+    function_bodies(&toks, src, &lines, &mut c);
+    main_block(&toks, src, &lines, &mut c);
     if inline_script(src) {
         c.weaken(0, src.len(), ImportKind::Optional);
     }
@@ -93,11 +96,17 @@ fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
 
 /// Marks the body and the handlers of every `try` statement that handles `ImportError` or
 /// `ModuleNotFoundError` as optional. A `try` with no `except` guards nothing.
-fn guarded(toks: &[Token], src: &str, c: &mut Collector, notes: &mut Vec<String>) {
+fn guarded<'l>(
+    toks: &[Token],
+    src: &str,
+    lines: &dyn Fn() -> &'l [Line],
+    c: &mut Collector,
+    notes: &mut Vec<String>,
+) {
     if !src.contains("try") {
         return;
     }
-    let lines = logical_lines(toks, src);
+    let lines = lines();
     let first_word = |l: &Line| toks.get(l.start).map_or("", |t| t.text(src));
     // The end (exclusive line index) of the block whose header is line `h`: the lines after
     // it that are indented deeper.
@@ -166,11 +175,16 @@ fn guarded(toks: &[Token], src: &str, c: &mut Collector, notes: &mut Vec<String>
 /// imported. An entry point is left out — a `main`, a command a CLI framework's decorator
 /// registers (`@app.command()`, `@click.group()`), a top-level function the module's own
 /// top-level code calls (`CONFIG = _load()`) — since it runs whenever the program does.
-fn function_bodies(toks: &[Token], src: &str, c: &mut Collector) {
+fn function_bodies<'l>(
+    toks: &[Token],
+    src: &str,
+    lines: &dyn Fn() -> &'l [Line],
+    c: &mut Collector,
+) {
     if !src.contains("def") {
         return;
     }
-    let lines = logical_lines(toks, src);
+    let lines = lines();
     // (name, top level, body start, body end) of each function not an entry point by its
     // name or decorators.
     let mut bodies: Vec<(&str, bool, usize, usize)> = Vec::new();
@@ -249,11 +263,11 @@ fn function_bodies(toks: &[Token], src: &str, c: &mut Collector) {
 /// run as a script, never when the module is imported — a developer's command at the foot of
 /// a library module (mitmproxy's `utils/emoji.py` regenerating itself with `requests`), so
 /// drift is unsure an import there is owed, as it is of a lazy one.
-fn main_block(toks: &[Token], src: &str, c: &mut Collector) {
+fn main_block<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], c: &mut Collector) {
     if !src.contains("__main__") {
         return;
     }
-    let lines = logical_lines(toks, src);
+    let lines = lines();
     for (h, line) in lines.iter().enumerate() {
         let header = &toks[line.start..line.end];
         if !header
@@ -297,11 +311,11 @@ fn main_block(toks: &[Token], src: &str, c: &mut Collector) {
 /// `with suppress(ImportError):` (or `contextlib.suppress(…, ModuleNotFoundError)`): the
 /// `try/except ImportError` of the context-manager form (pydantic-ai's `tests/conftest.py`
 /// guards `import pandas` so).
-fn type_checking(toks: &[Token], src: &str, c: &mut Collector) {
+fn type_checking<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], c: &mut Collector) {
     if !src.contains("TYPE_CHECKING") && !src.contains("suppress") {
         return;
     }
-    let lines = logical_lines(toks, src);
+    let lines = lines();
     for (h, line) in lines.iter().enumerate() {
         let header: Vec<&str> = toks[line.start..line.end]
             .iter()
