@@ -351,16 +351,25 @@ fn python_rule_keys(dist: &str) -> Vec<String> {
             add(unwrapped.join("."));
         }
     }
-    // The parts joined with nothing (`opensearch-py` → `opensearchpy`, Debian's
-    // `gevent-websocket` → `geventwebsocket`), a last `python` shortened to `py`
-    // (`cel-python` → `celpy`, `meson-python` → `mesonpy`); never a namespace's parts.
-    if parts.len() > 1 && !is_python_namespace(parts[0]) {
-        add(parts.concat());
-        if parts.last() == Some(&"python") {
-            add(format!("{}py", parts[..parts.len() - 1].concat()));
-        }
+    for k in joined_keys(&parts) {
+        add(k);
     }
     keys
+}
+
+/// A distribution's name parts (PEP 503) joined with nothing (`opensearch-py` →
+/// `opensearchpy`, Debian's `gevent-websocket` → `geventwebsocket`), and with a last `python`
+/// shortened to `py` (`cel-python` → `celpy`, `meson-python` → `mesonpy`); none for one part
+/// or a namespace's parts.
+fn joined_keys(parts: &[&str]) -> Vec<String> {
+    if parts.len() < 2 || is_python_namespace(parts[0]) {
+        return Vec::new();
+    }
+    let mut out = vec![parts.concat()];
+    if parts.last() == Some(&"python") {
+        out.push(format!("{}py", parts[..parts.len() - 1].concat()));
+    }
+    out
 }
 
 /// Top-level names shared by many distributions (namespace packages): an import below one
@@ -484,12 +493,8 @@ fn joined_dist(name: &str) -> Option<&'static str> {
             };
             for d in DERIVED_PYTHON_DISTRIBUTIONS.iter().copied() {
                 let parts: Vec<&str> = d.split('-').collect();
-                if parts.len() < 2 || is_python_namespace(parts[0]) {
-                    continue;
-                }
-                add(parts.concat(), d);
-                if parts.last() == Some(&"python") {
-                    add(format!("{}py", parts[..parts.len() - 1].concat()), d);
+                for k in joined_keys(&parts) {
+                    add(k, d);
                 }
             }
             by
