@@ -229,7 +229,7 @@ pub(super) fn drift(
         && found
             .iter()
             .any(|f| f.doubt.is_none() && matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly))
-        && let Some(root_file) = includes_build_output(snap, &m.dir, &table, &rec.files)
+        && let Some(root_file) = includes_build_output(snap, &m.dir, cargo_toml, &rec.files)
     {
         for f in found.iter_mut().filter(|f| {
             f.doubt.is_none() && matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly)
@@ -371,19 +371,15 @@ fn unreached(
 /// Whether a line of Rust declares the module `name` (`mod name;`, `pub(crate) mod name {`),
 /// not in a line comment.
 /// The crate root (`src/lib.rs`, `src/main.rs`, repo-relative) that includes a file its build
-/// script writes, when the crate has a build script (`build.rs`, or `package.build`).
+/// script writes, when the crate has a build script ([`build_script`], and its file there).
 fn includes_build_output(
     snap: &crate::source::RepoSnapshot,
     dir: &str,
-    table: &toml::Table,
+    cargo_toml: &str,
     files: &[ScannedFile],
 ) -> Option<String> {
-    let build_key = table
-        .get("package")
-        .and_then(|p| p.get("build"))
-        .is_some_and(|b| b.as_str().is_some() || b.as_bool() == Some(true));
-    let build_rs = crate::source::join(dir, "build.rs");
-    if !build_key && !files.iter().any(|f| f.path == build_rs) {
+    let script = crate::source::join(dir, &build_script(cargo_toml)?);
+    if !files.iter().any(|f| f.path == script) {
         return None;
     }
     let root = snap.root_tree().ok()?;
