@@ -168,41 +168,6 @@ pub(crate) fn tsconfig_types(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The directories below a Makefile whose own Makefile it runs: `$(MAKE) -C docs`, `make
-/// -C docs`, `cd sdk/python/docs && $(MAKE)` (feast's `build-sphinx`), each once, at most
-/// 8, none above the module or absolute.
-pub(crate) fn sub_makes(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let make = |w: &str| matches!(w, "$(MAKE)" | "${MAKE}" | "make");
-    for line in text.lines() {
-        let words: Vec<&str> = line
-            .split(|c: char| c.is_whitespace() || c == ';')
-            .filter(|w| !w.is_empty())
-            .collect();
-        for (i, w) in words.iter().enumerate() {
-            let dir = match *w {
-                "-C" if i > 0 && make(words[i - 1]) => words.get(i + 1),
-                "cd" if words.get(i + 2) == Some(&"&&")
-                    && words.get(i + 3).is_some_and(|m| make(m)) =>
-                {
-                    words.get(i + 1)
-                }
-                _ => None,
-            };
-            let Some(dir) = dir.map(|d| d.trim_end_matches('/')) else {
-                continue;
-            };
-            let plain = !dir.is_empty()
-                && !dir.starts_with('/')
-                && !dir.split('/').any(|p| p == ".." || p.contains('$'));
-            if plain && out.len() < 8 && !out.iter().any(|o| o == dir) {
-                out.push(dir.trim_start_matches("./").to_string());
-            }
-        }
-    }
-    out
-}
-
 /// Whether a module-root file is a JS tool's config whose strings name packages.
 pub(crate) fn is_js_config(file: &str) -> bool {
     let config_ext = [".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".json"];
@@ -752,12 +717,6 @@ mod tests {
         assert!(
             graphql_codegen_packages(&words).contains(&"@graphql-typed-document-node/core".into())
         );
-    }
-
-    #[test]
-    fn a_makefile_runs_the_makefiles_it_makes_in() {
-        let mk = "docs:\n\tcd sdk/python/docs && $(MAKE) html\nsub:\n\t$(MAKE) -C ./tools/gen/ all; make -C web\nno:\n\tcd .. && make\n\tcd $(DIR) && make\n\tcd /abs && make\n\trm -C x\n";
-        assert_eq!(sub_makes(mk), ["sdk/python/docs", "tools/gen", "web"]);
     }
 
     #[test]

@@ -115,7 +115,7 @@ fn root_files(
             e.commands.push('\n');
             // A Makefile that runs make in a directory below runs that one's commands too.
             if f.ends_with("akefile") {
-                for dir in configs::sub_makes(&text) {
+                for dir in sub_makes(&text) {
                     if let Some(sub) = blob_text(snap, tree, &format!("{dir}/Makefile"))? {
                         e.commands.push_str(&sub);
                         e.commands.push('\n');
@@ -125,6 +125,41 @@ fn root_files(
         }
     }
     Ok(())
+}
+
+/// The directories below a Makefile whose own Makefile it runs: `$(MAKE) -C docs`, `make
+/// -C docs`, `cd sdk/python/docs && $(MAKE)` (feast's `build-sphinx`), each once, at most
+/// 8, none above the module or absolute.
+fn sub_makes(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let make = |w: &str| matches!(w, "$(MAKE)" | "${MAKE}" | "make");
+    for line in text.lines() {
+        let words: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || c == ';')
+            .filter(|w| !w.is_empty())
+            .collect();
+        for (i, w) in words.iter().enumerate() {
+            let dir = match *w {
+                "-C" if i > 0 && make(words[i - 1]) => words.get(i + 1),
+                "cd" if words.get(i + 2) == Some(&"&&")
+                    && words.get(i + 3).is_some_and(|m| make(m)) =>
+                {
+                    words.get(i + 1)
+                }
+                _ => None,
+            };
+            let Some(dir) = dir.map(|d| d.trim_end_matches('/')) else {
+                continue;
+            };
+            let plain = !dir.is_empty()
+                && !dir.starts_with('/')
+                && !dir.split('/').any(|p| p == ".." || p.contains('$'));
+            if plain && out.len() < 8 && !out.iter().any(|o| o == dir) {
+                out.push(dir.trim_start_matches("./").to_string());
+            }
+        }
+    }
+    out
 }
 
 /// Adds the repository's CI workflows (`.github/workflows/*.{yml,yaml}`) to `e`'s commands:
@@ -308,5 +343,16 @@ pub(in crate::drift) fn workspace_tools(snapshot: &Snapshot, manifests: &mut [Ma
         manifests[r].tools.config_hosts.extend(hosts);
         manifests[r].tools.commands.push_str(&commands);
         manifests[r].tools.config_strings.extend(strings);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_makefile_runs_the_makefiles_it_makes_in() {
+        let mk = "docs:\n\tcd sdk/python/docs && $(MAKE) html\nsub:\n\t$(MAKE) -C ./tools/gen/ all; make -C web\nno:\n\tcd .. && make\n\tcd $(DIR) && make\n\tcd /abs && make\n\trm -C x\n";
+        assert_eq!(sub_makes(mk), ["sdk/python/docs", "tools/gen", "web"]);
     }
 }
