@@ -13,7 +13,7 @@ use mesh_imports::ScannedFile;
 use mesh_imports::manifest::rust_ident;
 use mesh_imports::{ImportKind, Language};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// A crate's Cargo.toml beside its imports, by Rust's rules (see this module).
 pub(super) fn drift(
@@ -173,10 +173,25 @@ pub(super) fn drift(
         // A crate's version is resolved once for the whole graph: a Rust declaration of a
         // crate another brings, with features switched on, is there to switch them (of any
         // family: `getrandom`'s `js` under `rand`).
+        // A crate of the mesh that already switches them on itself needs no one to (biome's
+        // members inherit `serde`'s `derive` from the workspace, each of its own entry).
         let names: Vec<String> = decls.iter().map(|d| d.d.name.clone()).collect();
         let switches = feature_switches(&table);
-        super::doubt::transitive(&mut found, &names, &lock, &|f, _| {
-            switches.contains(&f.dependency) && !world.mesh_package(Language::Rust, &f.dependency)
+        let features = |krate: &str, dep: &str| {
+            world
+                .rust_features
+                .get(&rust_ident(krate))
+                .and_then(|f| f.get(dep))
+        };
+        let switched_by =
+            |q: &str, dep: &str| match (features(own.as_deref()?, dep), features(q, dep)) {
+                (Some(ours), Some(theirs)) => Some(ours.is_subset(theirs)),
+                _ => None,
+            };
+        super::doubt::transitive(&mut found, &names, &lock, &|f, q| {
+            switches.contains(&f.dependency)
+                && !world.mesh_package(Language::Rust, &f.dependency)
+                && switched_by(q, &f.dependency) != Some(true)
         });
     }
     // A native library's crate with features switched on is there to switch them, whatever
@@ -760,9 +775,8 @@ fn feature_switches(table: &toml::Table) -> HashSet<String> {
         .collect()
 }
 
-/// The declarations of `table` that switch features on (a non-empty `features`), as (key,
-/// spec), in every dependency section and target.
-fn switch_declarations(table: &toml::Table) -> impl Iterator<Item = (&String, &toml::Value)> + '_ {
+/// Every declaration of `table`, as (key, spec), in every dependency section and target.
+fn declarations(table: &toml::Table) -> impl Iterator<Item = (&String, &toml::Value)> + '_ {
     const SECTIONS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
     let targets = table
         .get("target")
@@ -773,11 +787,44 @@ fn switch_declarations(table: &toml::Table) -> impl Iterator<Item = (&String, &t
         .chain(targets)
         .flat_map(|t| SECTIONS.iter().filter_map(|s| t.get(*s)?.as_table()))
         .flat_map(|t| t.iter())
-        .filter(|(_, spec)| {
-            spec.get("features")
-                .and_then(|f| f.as_array())
-                .is_some_and(|f| !f.is_empty())
-        })
+}
+
+/// The declarations of `table` that switch features on (a non-empty `features`), as (key,
+/// spec), in every dependency section and target.
+fn switch_declarations(table: &toml::Table) -> impl Iterator<Item = (&String, &toml::Value)> + '_ {
+    declarations(table).filter(|(_, spec)| !spec_features(spec).is_empty())
+}
+
+/// The features a declaration's spec names (`features = [...]`).
+fn spec_features(spec: &toml::Value) -> Vec<&str> {
+    (spec
+        .get("features")
+        .and_then(|f| f.as_array())
+        .into_iter()
+        .flatten())
+    .filter_map(|f| f.as_str())
+    .collect()
+}
+
+/// Every feature a crate's `Cargo.toml` (`table`) switches on of each crate it declares (by
+/// the key declared, in any section), with what an inheriting entry (`workspace = true`)
+/// gets from its workspace's `[workspace.dependencies]` (`workspace`): Cargo adds the two.
+pub(super) fn declared_features(
+    table: &toml::Table,
+    workspace: Option<&toml::Table>,
+) -> HashMap<String, BTreeSet<String>> {
+    let inherited = workspace.and_then(|w| w.get("workspace")?.get("dependencies")?.as_table());
+    let mut out: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for (key, spec) in declarations(table) {
+        let entry = out.entry(key.clone()).or_default();
+        entry.extend(spec_features(spec).into_iter().map(str::to_string));
+        if spec.get("workspace").and_then(|w| w.as_bool()) == Some(true)
+            && let Some(ws) = inherited.and_then(|d| d.get(key))
+        {
+            entry.extend(spec_features(ws).into_iter().map(str::to_string));
+        }
+    }
+    out
 }
 
 /// The declarations of `table` that switch on a feature choosing how a native library is

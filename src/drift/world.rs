@@ -11,7 +11,8 @@ use crate::Result;
 use crate::graph::Loaded;
 use crate::source::{self, ModuleSource, RepoSnapshot, SourceError, blob_text};
 use mesh_imports::Language;
-use std::collections::{HashMap, HashSet};
+use mesh_imports::manifest::rust_ident;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// A module's language manifests, read at the configured ref.
 #[derive(Default)]
@@ -171,6 +172,9 @@ pub(super) struct World<'a> {
     pub(super) go_modules: Vec<String>,
     /// Workspace crates whose `[lib] name` is not their package's.
     pub(super) rust_libs: HashMap<String, String>,
+    /// Per crate of the mesh (by [`rust_ident`] of its package name), the features its
+    /// `Cargo.toml` switches on of each crate it declares (see [`rust::declared_features`]).
+    pub(super) rust_features: HashMap<String, HashMap<String, BTreeSet<String>>>,
     /// What the shipped code of each workspace proc-macro crate (by the name it is imported
     /// by) writes for the crates expanding its macros (see [`rust::generated_names`]).
     pub(super) rust_generated: HashMap<String, Vec<String>>,
@@ -340,6 +344,7 @@ impl<'a> World<'a> {
             go_modules,
             rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
             rust_generated: rust::generated_names(&loaded.records, manifests),
+            rust_features: rust_features(loaded, manifests),
             probe: None,
             js_roots: Vec::new(),
             local_names: Vec::new(),
@@ -352,4 +357,40 @@ impl<'a> World<'a> {
                 .collect(),
         }
     }
+}
+
+/// Every crate's declared features, with what its entries inherit from its workspace's
+/// `Cargo.toml` (read once per workspace). A workspace manifest that cannot be read adds
+/// nothing: a doubt it would clear stays.
+fn rust_features(
+    loaded: &Loaded,
+    manifests: &[Manifests],
+) -> HashMap<String, HashMap<String, BTreeSet<String>>> {
+    let mut memo = source::Nearest::new();
+    let mut parsed: HashMap<String, Option<toml::Table>> = HashMap::new();
+    let mut out = HashMap::new();
+    for (m, man) in loaded.snapshot.modules.iter().zip(manifests) {
+        let Some(table) = man
+            .cargo
+            .as_deref()
+            .and_then(|t| t.parse::<toml::Table>().ok())
+        else {
+            continue;
+        };
+        let Some(name) = table.get("package").and_then(|p| p.get("name")?.as_str()) else {
+            continue;
+        };
+        let snap = loaded.snapshot.repo_of(m);
+        let text = source::cargo_workspace(snap, m.repo, &m.dir, &mut memo)
+            .ok()
+            .flatten();
+        let workspace = text.and_then(|text| {
+            parsed
+                .entry(text)
+                .or_insert_with_key(|t| t.parse::<toml::Table>().ok())
+                .as_ref()
+        });
+        out.insert(rust_ident(name), rust::declared_features(&table, workspace));
+    }
+    out
 }

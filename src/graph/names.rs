@@ -53,7 +53,8 @@ pub(super) fn rust_renames(
     for (m, facts) in snapshot.modules.iter().zip(facts) {
         let mut renames = facts.rust_renames.clone();
         if !facts.rust_workspace_deps.is_empty()
-            && let Some(text) = workspace_manifest(snapshot.repo_of(m), m.repo, &m.dir, &mut memo)?
+            && let Some(text) =
+                source::cargo_workspace(snapshot.repo_of(m), m.repo, &m.dir, &mut memo)?
         {
             for pair in manifest::workspace_renames(&text, &facts.rust_workspace_deps) {
                 if !renames.contains(&pair) {
@@ -97,27 +98,6 @@ pub(super) fn js_paths(
         out.push(aliases);
     }
     Ok(out)
-}
-
-/// The text of the nearest `Cargo.toml` at or above `dir` that declares a `[workspace]`.
-fn workspace_manifest(
-    snap: &RepoSnapshot,
-    repo: usize,
-    dir: &str,
-    memo: &mut source::Nearest<String>,
-) -> Result<Option<String>> {
-    let root = snap.root_tree()?;
-    source::nearest(repo, dir, memo, |d| {
-        workspace_text(snap, &root, &source::join(d, "Cargo.toml"))
-    })
-}
-
-/// The text of the `Cargo.toml` at `path`, if there is one and it declares a `[workspace]`.
-fn workspace_text(snap: &RepoSnapshot, root: &gix::Tree, path: &str) -> Result<Option<String>> {
-    Ok(blob_text(snap, root, path)?.filter(|text| {
-        text.lines()
-            .any(|l| l.trim() == "[workspace]" || l.trim().starts_with("[workspace."))
-    }))
 }
 
 /// (directory of the nearest go.mod at or above `dir`, its module path).

@@ -427,6 +427,25 @@ pub fn nearest<T: Clone, E>(
     Ok(found)
 }
 
+/// The text of the nearest `Cargo.toml` at or above `dir` that declares a `[workspace]`:
+/// what a member's `workspace = true` entries inherit (renames, features).
+pub(crate) fn cargo_workspace(
+    snap: &RepoSnapshot,
+    repo: usize,
+    dir: &str,
+    memo: &mut Nearest<String>,
+) -> Result<Option<String>, SourceError> {
+    let root = snap.root_tree()?;
+    nearest(repo, dir, memo, |d| {
+        Ok(
+            blob_text(snap, &root, &join(d, "Cargo.toml"))?.filter(|text| {
+                text.lines()
+                    .any(|l| l.trim() == "[workspace]" || l.trim().starts_with("[workspace."))
+            }),
+        )
+    })
+}
+
 /// The directory above `dir` (none above the repository's root, `""`): where a walk for
 /// what is *above* a module starts.
 pub fn above(dir: &str) -> Option<&str> {

@@ -3055,3 +3055,53 @@ fn binary_crates_joined_names_main_blocks_type_references_loaders_and_runners() 
     );
     assert_eq!(doubted.len(), 3, "{doubted:?}");
 }
+
+/// A Rust crate that declares, with features, a crate another workspace crate it declares
+/// depends on is unsure (it may switch them on for that one), unless that crate already
+/// switches every one of them on itself — here through the workspace's entry both inherit
+/// (biome's members and `serde`'s `derive`). What it switches on that the other lacks stays
+/// unsure.
+#[test]
+fn a_feature_another_workspace_crate_already_switches_on_is_no_switch() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    t.write(
+        "ws/Cargo.toml",
+        "[workspace]\nmembers = [\"base\", \"cli\", \"web\"]\n\n[workspace.dependencies]\nserde = { version = \"1\", features = [\"derive\"] }\n",
+    );
+    module(&t, "base", "base");
+    t.write(
+        "ws/base/Cargo.toml",
+        "[package]\nname = \"base\"\n\n[dependencies]\nserde = { workspace = true, optional = true }\n",
+    );
+    t.write(
+        "ws/base/src/lib.rs",
+        "#[derive(serde::Serialize)]\npub struct A;\n",
+    );
+    for (dir, features) in [("cli", "\"derive\""), ("web", "\"derive\", \"rc\"")] {
+        module(&t, dir, dir);
+        t.write(
+            &format!("ws/{dir}/Cargo.toml"),
+            &format!(
+                "[package]\nname = \"{dir}\"\n\n[dependencies]\nbase = {{ path = \"../base\" }}\nserde = {{ workspace = true, features = [{features}] }}\n"
+            ),
+        );
+        t.write(&format!("ws/{dir}/src/lib.rs"), "pub use base::A;\n");
+    }
+    t.write(
+        "ws/Cargo.lock",
+        "version = 4\n\n[[package]]\nname = \"base\"\nversion = \"0.1.0\"\ndependencies = [\n \"serde\",\n]\n\n[[package]]\nname = \"serde\"\nversion = \"1.0.0\"\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a feature switched on twice");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["cli unused serde"], "{v}");
+    let doubts = unsure(&v);
+    assert_eq!(
+        doubts,
+        [
+            "web unused serde: base, also declared, depends on it (Cargo.lock records it): it may be declared to pin the version base gets or to switch on its features"
+        ],
+        "{doubts:?}"
+    );
+}
