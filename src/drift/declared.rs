@@ -456,6 +456,16 @@ pub(crate) fn build_requires(t: &toml::Table, text: &str) -> Vec<Declared> {
         .collect()
 }
 
+/// A declaration no file writes that a tool's convention makes (setuptools under a
+/// `setup.py` without a `[build-system]`): at `file`'s first line, for development, never
+/// unused.
+pub(crate) fn implied(language: Language, name: &str, file: &'static str) -> Declared {
+    Declared {
+        indirect: true,
+        ..declared(language, name.to_string(), Scope::Dev, file, 1)
+    }
+}
+
 /// The requirements files setuptools reads a pyproject's dependencies from
 /// (`[tool.setuptools.dynamic] dependencies = {file = ["requirements.txt"]}`, and each
 /// `optional-dependencies.<extra>` alike) or hatch's requirements hook reads them from,
@@ -628,17 +638,25 @@ fn poetry_keys(v: Option<&toml::Value>) -> Vec<String> {
 /// The requirements a `setup.cfg` declares: `install_requires` for shipping,
 /// `[options.extras_require]` optional, `tests_require` dev.
 pub(crate) fn setup_cfg(text: &str) -> Vec<Declared> {
-    mesh_imports::setup_cfg::read(text)
-        .requirements
-        .into_iter()
+    setup_requirements(&mesh_imports::setup_cfg::read(text), "setup.cfg")
+}
+
+/// The requirements of a `setup.cfg` or a `setup.py` read as one (`file`), by what each is
+/// for.
+pub(crate) fn setup_requirements(
+    cfg: &mesh_imports::setup_cfg::SetupCfg,
+    file: &'static str,
+) -> Vec<Declared> {
+    cfg.requirements
+        .iter()
         .filter_map(|(req, what, line)| {
-            let scope = match what {
+            let scope = match *what {
                 "normal" => Scope::Normal,
                 "extra" => Scope::Optional,
                 _ => Scope::Dev,
             };
-            let name = pep508_name(&req)?.to_string();
-            Some(declared(Language::Python, name, scope, "setup.cfg", line))
+            let name = pep508_name(req)?.to_string();
+            Some(declared(Language::Python, name, scope, file, *line))
         })
         .collect()
 }

@@ -793,8 +793,10 @@ impl Mention {
     /// What to seek for `dep`, declared in `manifest`.
     fn new(dep: &str, manifest: &str) -> Mention {
         let ecosystem = manifest.rsplit('/').next().unwrap_or(manifest).to_string();
-        let python = matches!(ecosystem.as_str(), "pyproject.toml" | "setup.cfg")
-            || ecosystem.starts_with("requirements");
+        let python = matches!(
+            ecosystem.as_str(),
+            "pyproject.toml" | "setup.cfg" | "setup.py"
+        ) || ecosystem.starts_with("requirements");
         // Python compares names with `-`, `_` and `.` alike, and code writes the import name.
         let mut spellings: Vec<String> = match python {
             true => {

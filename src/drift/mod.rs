@@ -109,6 +109,7 @@ fn unchecked(
 ) -> Option<Unchecked> {
     let manifest = man.pyproject.is_some()
         || man.setup_cfg.is_some()
+        || man.setup_py.is_some()
         || man.has_cargo_toml
         || man.package_json.is_some()
         || man.go_mod.is_some();
@@ -118,7 +119,7 @@ fn unchecked(
     let setup_py = source::join(&m.dir, "setup.py");
     let why = match rec.files.iter().any(|f| f.path == setup_py) {
         true => {
-            "its Python imports: its dependencies are declared in setup.py, which mesh does not run (declare them in pyproject.toml's [project] or setup.cfg to have them checked)"
+            "its Python imports: its setup.py computes what it declares, and mesh does not run it (declare them in literals in its setup() call, in pyproject.toml's [project] or in setup.cfg to have them checked)"
         }
         false => "its Python imports: no pyproject.toml or setup.cfg declares its dependencies",
     };
@@ -150,7 +151,7 @@ fn run(
     // What Python test runners and uv workspace roots install for each module.
     let python: Vec<bool> = manifests
         .iter()
-        .map(|m| m.pyproject.is_some() || m.setup_cfg.is_some())
+        .map(|m| m.pyproject.is_some() || m.setup_cfg.is_some() || m.setup_py.is_some())
         .collect();
     for (man, env) in manifests
         .iter_mut()

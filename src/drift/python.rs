@@ -59,7 +59,7 @@ pub(super) fn without_unused_when_no_code(
     }
 }
 
-/// A Python module's declarations (pyproject.toml and setup.cfg, and what its test
+/// A Python module's declarations (pyproject.toml, setup.cfg and a literal setup.py, and what its test
 /// environment installs) with the import names each provides, and the file an undeclared
 /// import is named against; none without either file. `dir` is the module's directory.
 pub(super) fn declarations(
@@ -67,7 +67,7 @@ pub(super) fn declarations(
     man: &Manifests,
     dir: &str,
 ) -> Option<(Vec<Decl>, &'static str)> {
-    if man.pyproject.is_none() && man.setup_cfg.is_none() {
+    if man.pyproject.is_none() && man.setup_cfg.is_none() && man.setup_py.is_none() {
         return None;
     }
     let mut found = man.pyproject_decls.clone();
@@ -77,11 +77,16 @@ pub(super) fn declarations(
             .map(declared::setup_cfg)
             .unwrap_or_default(),
     );
+    if let Some(py) = &man.setup_py {
+        found.extend(declared::setup_requirements(py, "setup.py"));
+    }
     // Undeclared imports are named against the file a person would add them to.
     let file = match (&man.pyproject, found.first()) {
         (Some(_), Some(d)) if d.manifest == "setup.cfg" => "setup.cfg",
+        (Some(_), Some(d)) if d.manifest == "setup.py" => "setup.py",
         (Some(_), _) => "pyproject.toml",
-        (None, _) => "setup.cfg",
+        (None, _) if man.setup_cfg.is_some() => "setup.cfg",
+        (None, _) => "setup.py",
     };
     // What the test environment installs answers test imports: said to `--explain` with
     // what installs it.
@@ -97,9 +102,20 @@ pub(super) fn declarations(
     }
     found.extend(man.python_env.iter().map(|e| e.d.clone()));
     // The build backend's environment, where `setup.py` runs.
-    if let (Some(t), Some(text)) = (&man.pyproject_table, &man.pyproject) {
-        found.extend(declared::build_requires(t, text));
+    let build = match (&man.pyproject_table, &man.pyproject) {
+        (Some(t), Some(text)) => declared::build_requires(t, text),
+        _ => Vec::new(),
+    };
+    // Without a `[build-system]`, pip builds a `setup.py` with setuptools (PEP 517's
+    // fallback): what `setup.py` imports of it is there.
+    if build.is_empty() && man.setup_py.is_some() {
+        found.push(declared::implied(
+            Language::Python,
+            "setuptools",
+            "setup.py",
+        ));
     }
+    found.extend(build);
     let installed_by_extras = through_extras(world, man, dir, &found);
     found.extend(installed_by_extras);
     // `pkg[a,b]` in pkg's own extras or groups (recursive extras) names no dependency.

@@ -41,6 +41,9 @@ pub(super) struct Manifests {
     pub(super) pyproject_decls: Vec<Declared>,
     /// `setup.cfg`.
     pub(super) setup_cfg: Option<String>,
+    /// `setup.py`, when its `setup(...)` call declares in literals (see
+    /// [`mesh_imports::setup_py`]): none when it would have to be run.
+    pub(super) setup_py: Option<mesh_imports::setup_cfg::SetupCfg>,
     /// Its `tsconfig.json` (else `jsconfig.json`) `paths` and `baseUrl` aliases, through its
     /// `extends`, and its bundler's and test runner's aliases: imports through them are
     /// files, not packages.
@@ -147,6 +150,7 @@ impl Manifests {
             pyproject,
             pyproject_table,
             setup_cfg: read("setup.cfg")?,
+            setup_py: read("setup.py")?.and_then(|t| mesh_imports::setup_py::read(&t)),
             js_paths,
             tools,
             js_workspace_root,
@@ -286,13 +290,18 @@ impl<'a> World<'a> {
         let mut go_modules = Vec::new();
         for (rec, man) in loaded.records.iter().zip(manifests) {
             let pyproject = man.pyproject_table.clone();
-            let table = match &man.setup_cfg {
+            // setuptools reads setup.cfg, then setup.py's keywords, for what pyproject.toml
+            // does not say.
+            let mut table = match &man.setup_cfg {
                 Some(cfg) => Some(mesh_imports::setup_cfg::merged(
                     pyproject,
                     &mesh_imports::setup_cfg::read(cfg),
                 )),
                 None => pyproject,
             };
+            if let Some(py) = &man.setup_py {
+                table = Some(mesh_imports::setup_cfg::merged(table, py));
+            }
             if let Some(name) = table
                 .as_ref()
                 .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503))

@@ -2398,12 +2398,12 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
         "ws/ext/src/wait.ts",
         "import debounce from 'lodash/debounce'\nexport const d = debounce\n",
     );
-    // celery's example: a package whose dependencies only its setup.py declares is not
+    // celery's example: a package whose dependencies only its setup.py computes is not
     // checked, and says so rather than "no drift".
     module(&t, "tasks", "tasks");
     t.write(
         "ws/tasks/setup.py",
-        "from setuptools import setup\nsetup(name='tasks', install_requires=['celery'])\n",
+        "from setuptools import setup\nsetup(name='tasks', install_requires=open('requirements.txt').read().splitlines())\n",
     );
     t.write("ws/tasks/proj/__init__.py", "import celery\n");
     t.write(
@@ -2452,7 +2452,7 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
     let run = t.run(&["drift", "tasks"]);
     assert!(
         run.stderr.contains(
-            "tasks not checked: its Python imports: its dependencies are declared in setup.py"
+            "tasks not checked: its Python imports: its setup.py computes what it declares"
         ) && !run.stderr.contains("every manifest matches"),
         "{run}"
     );
@@ -3104,4 +3104,45 @@ fn a_feature_another_workspace_crate_already_switches_on_is_no_switch() {
         ],
         "{doubts:?}"
     );
+}
+
+/// A package whose `setup.py` declares in literals (flytekit's plugins: a name bound to a
+/// list, an f-string name) is checked like one with a setup.cfg: its findings are named
+/// against `setup.py`, and the setuptools its `setup.py` imports is pip's (no
+/// `[build-system]`).
+#[test]
+fn a_literal_setup_py_is_read_as_a_manifest() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "plugin", "plugin");
+    t.write(
+        "ws/plugin/setup.py",
+        "from setuptools import setup\n\nPLUGIN = \"athena\"\nplugin_requires = [\n    \"celery>=5\",\n    \"stale-dep\",\n]\n\nsetup(\n    name=f\"acme-{PLUGIN}\",\n    packages=[f\"acmeplugins.{PLUGIN}\"],\n    install_requires=plugin_requires,\n    extras_require={\"s3\": [\"boto3\"]},\n)\n",
+    );
+    t.write(
+        "ws/plugin/acmeplugins/athena/__init__.py",
+        "import celery\nimport requests\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a plugin declared in setup.py");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "plugin undeclared requests",
+            "plugin unused boto3",
+            "plugin unused stale-dep"
+        ],
+        "{v}"
+    );
+    let at = |dep: &str| {
+        v["drift"]
+            .as_array()
+            .and_then(|a| a.iter().find(|f| f["dependency"] == dep))
+            .map(|f| format!("{}:{}", f["manifest"].as_str().unwrap_or("-"), f["line"]))
+    };
+    assert_eq!(at("stale-dep").as_deref(), Some("plugin/setup.py:6"));
+    assert_eq!(v["unchecked"].as_array().map(Vec::len), Some(0), "{v}");
 }

@@ -21,6 +21,7 @@ pub mod python_packages;
 pub mod resolve;
 pub mod rust;
 pub mod setup_cfg;
+pub mod setup_py;
 pub mod style;
 pub mod tsconfig;
 
