@@ -555,6 +555,12 @@ pub(crate) fn js_package(spec: &str) -> Option<&str> {
 /// prefix (`image!x`). A legacy package with capitals (`JSONStream`) is still matched when a
 /// manifest declares it: this only decides what counts as undeclared.
 pub(crate) fn npm_new_name(pkg: &str) -> bool {
+    // Docusaurus' client API aliases with no capital (`@docusaurus/router`), which
+    // `@docusaurus/core`'s bundler config resolves to its own files, as it does
+    // `@docusaurus/Link`: no package of those names is published.
+    if matches!(pkg, "@docusaurus/router" | "@docusaurus/constants") {
+        return false;
+    }
     let part_ok = |p: &str| {
         !p.is_empty()
             && !p.starts_with(['.', '_'])
@@ -853,7 +859,12 @@ mod tests {
             assert_eq!(js_package(not), None, "{not}");
         }
         // A bundler's alias with capitals is kept to match a declaration, never owed.
-        for alias in ["@docusaurus/Link", "@theme/Layout", "@pulumi/camelNames"] {
+        for alias in [
+            "@docusaurus/Link",
+            "@docusaurus/router",
+            "@theme/Layout",
+            "@pulumi/camelNames",
+        ] {
             assert_eq!(js_package(alias), Some(alias));
             assert!(!npm_new_name(alias), "{alias}");
         }
