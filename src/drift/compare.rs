@@ -315,10 +315,13 @@ fn declared_findings(
         if let Some(q) = peer {
             say_peer(d, q, "dev-only");
         }
+        // Another package's declaration (an enclosing package.json's) is not this one's to
+        // move.
         if d.d.scope == Scope::Normal
             && !shipped_use
             && peer.is_none()
             && matcher.lang != Language::Go
+            && d.d.elsewhere.is_none()
         {
             let evidence = Some(used[0].evidence());
             push_once(
@@ -485,6 +488,9 @@ fn probe(
             Scope::Optional => "as optional (an extra or a peer)",
         };
         let indirect = match (d.d.indirect, &d.d.elsewhere) {
+            (true, Some(_)) if matcher.lang == Language::Js && d.d.scope == Scope::Normal => {
+                " by an enclosing package.json (Node resolves a bare import through every node_modules above the file, and the package is installed only from this repository — private, or its entry TypeScript source — whose production install puts it there: it answers shipped imports too, and is never called unused here)"
+            }
             (true, Some(_)) if matcher.lang == Language::Js => {
                 " by an enclosing package.json (Node resolves a bare import through every node_modules above the file: it answers test and type-only imports, and is never called unused here)"
             }

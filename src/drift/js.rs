@@ -96,11 +96,15 @@ fn string_leaves(v: &serde_json::Value, out: &mut Vec<String>) {
 /// is nested below (vite's `playground/package.json` holds the `kill-port` its playgrounds'
 /// test helpers import), whether or not it is a module. They come back as dev declarations
 /// that are never unused: they satisfy dev and type-only imports, never a shipped one (a
-/// published package cannot reach the directories above it).
+/// published package cannot reach the directories above it) — unless the package is
+/// `internal` (see [`is_internal`]): then what an enclosing package.json declares for
+/// shipping (`dependencies`) stays so, as the repository's own production install puts it
+/// beside the package (documenso keeps its UI's `@radix-ui/*` in the root's).
 pub(crate) fn enclosing(
     snap: &RepoSnapshot,
     repo: usize,
     dir: &str,
+    internal: bool,
     memo: &mut HashMap<(usize, String), Vec<Declared>>,
 ) -> Result<Vec<Declared>, SourceError> {
     let Some(above) = source::above(dir) else {
@@ -119,7 +123,6 @@ pub(crate) fn enclosing(
             let decls = decls
                 .into_iter()
                 .map(|mut d| {
-                    d.scope = Scope::Dev;
                     d.indirect = true;
                     d.elsewhere = Some(at.to_string());
                     d
@@ -127,9 +130,37 @@ pub(crate) fn enclosing(
                 .collect();
             memo.insert(key.clone(), decls);
         }
-        out.extend(memo.get(&key).into_iter().flatten().cloned());
+        out.extend(memo.get(&key).into_iter().flatten().map(|d| {
+            let mut d = d.clone();
+            if !(internal && d.scope == Scope::Normal) {
+                d.scope = Scope::Dev;
+            }
+            d
+        }));
     }
     Ok(out)
+}
+
+/// Whether a package's `package.json` (`v`) says it is never installed on its own, only
+/// from this repository: `"private": true`, or an entry (`main`, `types`, `exports`) that is
+/// TypeScript source (`./index.ts`: Turborepo's internal packages, which no registry could
+/// serve uncompiled).
+pub(crate) fn is_internal(v: &serde_json::Value) -> bool {
+    if v.get("private").and_then(|p| p.as_bool()) == Some(true) {
+        return true;
+    }
+    let mut entries = Vec::new();
+    for key in ["main", "types", "exports"] {
+        if let Some(e) = v.get(key) {
+            string_leaves(e, &mut entries);
+        }
+    }
+    entries.iter().any(|e| {
+        [".ts", ".tsx", ".mts", ".cts"]
+            .iter()
+            .any(|x| e.ends_with(x))
+            && ![".d.ts", ".d.mts", ".d.cts"].iter().any(|x| e.ends_with(x))
+    })
 }
 
 /// The bundler config at the JS workspace root above `dir` (the nearest ancestor whose

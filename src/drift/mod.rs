@@ -213,7 +213,8 @@ fn run(
             (man.tools.config_strings).extend(root.tsconfig_types.iter().cloned());
         }
     }
-    // The stylesheet languages each module's files are written in: their compiler is used.
+    // The stylesheet languages each module's files are written in: their compiler is used;
+    // and TypeScript's, when any is TypeScript.
     for (man, rec) in manifests.iter_mut().zip(&loaded.records) {
         man.tools.stylesheets = rec
             .files
@@ -224,6 +225,14 @@ fn run(
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
+        man.tools.typescript_sources = rec.files.iter().any(|f| {
+            [".ts", ".tsx", ".mts", ".cts"]
+                .iter()
+                .any(|ext| f.path.ends_with(ext))
+                && ![".d.ts", ".d.mts", ".d.cts"]
+                    .iter()
+                    .any(|ext| f.path.ends_with(ext))
+        });
     }
     // What each workspace package needs beside it: the peers its own code imports.
     for (i, (m, man)) in snapshot.modules.iter().zip(&manifests).enumerate() {
@@ -272,7 +281,8 @@ fn run(
             Vec::new()
         };
         let js_root = if manifests[i].package_json.is_some() {
-            js::enclosing(snapshot.repo_of(m), m.repo, &m.dir, &mut js_memo)?
+            let internal = (manifests[i].package_json_value.as_ref()).is_some_and(js::is_internal);
+            js::enclosing(snapshot.repo_of(m), m.repo, &m.dir, internal, &mut js_memo)?
         } else {
             Vec::new()
         };

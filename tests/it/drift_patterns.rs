@@ -3146,3 +3146,88 @@ fn a_literal_setup_py_is_read_as_a_manifest() {
     assert_eq!(at("stale-dep").as_deref(), Some("plugin/setup.py:6"));
     assert_eq!(v["unchecked"].as_array().map(Vec::len), Some(0), "{v}");
 }
+
+/// A workspace root's `dependencies` answer a shipped import of a member that is installed
+/// only from the repository (private, or its entry TypeScript source: documenso's UI keeps
+/// its `@radix-ui/*` in the root's), as the repository's production install puts them beside
+/// it; never a published member's, and never the root's `devDependencies`. Nor is one the
+/// member's tests alone import dev-only: it is not the member's to move.
+#[test]
+fn a_workspace_root_s_dependencies_ship_with_its_internal_packages() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    t.write(
+        "ws/package.json",
+        r#"{"name": "root", "private": true, "workspaces": ["packages/*"], "dependencies": {"radix-dialog": "1", "test-only-lib": "1"}, "devDependencies": {"orm-client": "5"}}"#,
+    );
+    for (dir, manifest) in [
+        (
+            "ui",
+            r#"{"name": "@acme/ui", "version": "0.0.0", "main": "./index.ts"}"#,
+        ),
+        ("app", r#"{"name": "@acme/app", "private": true}"#),
+        (
+            "sdk",
+            r#"{"name": "@acme/sdk", "version": "1.2.0", "main": "./dist/index.js"}"#,
+        ),
+    ] {
+        module(&t, &format!("packages/{dir}"), dir);
+        t.write(&format!("ws/packages/{dir}/package.json"), manifest);
+        t.write(
+            &format!("ws/packages/{dir}/index.ts"),
+            "import { Dialog } from 'radix-dialog'\nimport { Role } from 'orm-client'\nexport { Dialog, Role }\n",
+        );
+        t.write(
+            &format!("ws/packages/{dir}/index.test.ts"),
+            "import lib from 'test-only-lib'\nlib()\n",
+        );
+    }
+    t.empty_repo("ws");
+    t.commit("ws", "root dependencies");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "sdk shipped-dev orm-client",
+            "sdk shipped-dev radix-dialog",
+            "ui shipped-dev orm-client",
+        ],
+        "{v}"
+    );
+    // A private package's dev dependency may be installed where it runs: unsure, as ever.
+    let doubts = unsure(&v);
+    assert_eq!(doubts.len(), 1, "{doubts:?}");
+    assert!(
+        doubts[0].starts_with("app shipped-dev orm-client: the package is private"),
+        "{doubts:?}"
+    );
+    let e = explained(&t, "ui", "radix-dialog");
+    assert!(e.contains("installed only from this repository"), "{e}");
+}
+
+/// A package with TypeScript sources uses the `typescript` it declares, tsconfig or not
+/// (react-scripts compiles an app's `.tsx` and writes the tsconfig on first run); one with
+/// declaration files only does not.
+#[test]
+fn typescript_sources_use_typescript() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    for (dir, file) in [("app", "src/index.tsx"), ("types", "index.d.ts")] {
+        module(&t, dir, dir);
+        t.write(
+            &format!("ws/{dir}/package.json"),
+            &format!(
+                r#"{{"name": "{dir}", "private": true, "scripts": {{"build": "react-scripts build"}}, "dependencies": {{"react-scripts": "5"}}, "devDependencies": {{"typescript": "5"}}}}"#
+            ),
+        );
+        t.write(&format!("ws/{dir}/{file}"), "export const a: number = 1;\n");
+    }
+    t.empty_repo("ws");
+    t.commit("ws", "typescript sources");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["types unused typescript"], "{v}");
+    let e = explained(&t, "app", "typescript");
+    assert!(e.contains("TypeScript sources"), "{e}");
+}

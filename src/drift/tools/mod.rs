@@ -158,6 +158,10 @@ pub struct ToolEvidence {
     /// The extensions of the module's stylesheets a preprocessor compiles (`scss`, `sass`,
     /// `less`, `styl`), each once: a bundler hands them to that compiler by name.
     pub stylesheets: Vec<String>,
+    /// The module has TypeScript sources (`.ts`, `.tsx`, not only `.d.ts`): something
+    /// compiles or checks them with `typescript` (react-scripts does for an app's `.tsx`
+    /// without a tsconfig of its own, which it writes on first run).
+    pub typescript_sources: bool,
     /// The packages the scripts outside the package that its scripts run import, each with
     /// the script (see [`scripts`]).
     pub outside_scripts: std::collections::HashMap<String, String>,
@@ -270,6 +274,11 @@ impl ToolEvidence {
         }
         if let Some(line) = self.run_by(name) {
             return Some(format!("a command runs it: `{line}`"));
+        }
+        if self.typescript_sources && name == "typescript" {
+            return Some(
+                "the module has TypeScript sources: typescript compiles or checks them".into(),
+            );
         }
         if let Some(script) = self.outside_scripts.get(name) {
             return Some(format!(
