@@ -322,6 +322,7 @@ fn declared_findings(
             && peer.is_none()
             && matcher.lang != Language::Go
             && d.d.elsewhere.is_none()
+            && !tools.loads_at_run_time(&d.d, &all)
         {
             let evidence = Some(used[0].evidence());
             push_once(

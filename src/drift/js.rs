@@ -96,15 +96,18 @@ fn string_leaves(v: &serde_json::Value, out: &mut Vec<String>) {
 /// is nested below (vite's `playground/package.json` holds the `kill-port` its playgrounds'
 /// test helpers import), whether or not it is a module. They come back as dev declarations
 /// that are never unused: they satisfy dev and type-only imports, never a shipped one (a
-/// published package cannot reach the directories above it) — unless the package is
-/// `internal` (see [`is_internal`]): then what an enclosing package.json declares for
-/// shipping (`dependencies`) stays so, as the repository's own production install puts it
-/// beside the package (documenso keeps its UI's `@radix-ui/*` in the root's).
+/// published package cannot reach the directories above it) — except where the package
+/// ships with the enclosing one (`ships_with` says of each enclosing directory): an
+/// internal package (see [`is_internal`]) with the repository's production install, which
+/// puts the root's `dependencies` beside it (documenso keeps its UI's `@radix-ui/*` in the
+/// root's), or one the enclosing package's bundler builds (see [`built_by_enclosing`]),
+/// whose shipping declarations and peers are then its own. What such an enclosing
+/// package.json declares for shipping (or as a peer) stays so.
 pub(crate) fn enclosing(
     snap: &RepoSnapshot,
     repo: usize,
     dir: &str,
-    internal: bool,
+    ships_with: &dyn Fn(&str) -> bool,
     memo: &mut HashMap<(usize, String), Vec<Declared>>,
 ) -> Result<Vec<Declared>, SourceError> {
     let Some(above) = source::above(dir) else {
@@ -130,15 +133,47 @@ pub(crate) fn enclosing(
                 .collect();
             memo.insert(key.clone(), decls);
         }
+        let ships = ships_with(at);
         out.extend(memo.get(&key).into_iter().flatten().map(|d| {
             let mut d = d.clone();
-            if !(internal && d.scope == Scope::Normal) {
+            if !(ships && matches!(d.scope, Scope::Normal | Scope::Optional)) {
                 d.scope = Scope::Dev;
             }
             d
         }));
     }
     Ok(out)
+}
+
+/// The directory of the package enclosing module `i` (a JS package, a module of the mesh)
+/// whose bundler config at its root names a file inside module `i`'s directory (mem0's
+/// `tsup.config.ts` builds `src/oss/src/index.ts`, the sources of the package.json in
+/// `src/oss`): its bundle ships that code, under its own declarations.
+pub(super) fn built_by_enclosing(
+    snapshot: &crate::source::Snapshot,
+    manifests: &[super::world::Manifests],
+    i: usize,
+) -> Result<Option<String>, SourceError> {
+    let m = &snapshot.modules[i];
+    let mut found: Option<&crate::source::ModuleSource> = None;
+    for (e, man) in snapshot.modules.iter().zip(manifests) {
+        let Some(config) = &man.tools.bundler_config else {
+            continue;
+        };
+        let inside = e.repo == m.repo
+            && e.dir != m.dir
+            && (e.dir.is_empty() || m.dir.starts_with(&format!("{}/", e.dir)));
+        if !inside || found.is_some_and(|f| f.dir.len() > e.dir.len()) {
+            continue;
+        }
+        let rel = m.dir[e.dir.len()..].trim_start_matches('/');
+        let snap = snapshot.repo_of(e);
+        let text = blob_text(snap, &snap.root_tree()?, &source::join(&e.dir, config))?;
+        if text.is_some_and(|t| t.contains(&format!("{rel}/"))) {
+            found = Some(e);
+        }
+    }
+    Ok(found.map(|e| e.dir.clone()))
 }
 
 /// Whether a package's `package.json` (`v`) says it is never installed on its own, only

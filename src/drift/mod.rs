@@ -282,7 +282,15 @@ fn run(
         };
         let js_root = if manifests[i].package_json.is_some() {
             let internal = (manifests[i].package_json_value.as_ref()).is_some_and(js::is_internal);
-            js::enclosing(snapshot.repo_of(m), m.repo, &m.dir, internal, &mut js_memo)?
+            let builder = js::built_by_enclosing(snapshot, &manifests, i)?;
+            let ships_with = |at: &str| internal || builder.as_deref() == Some(at);
+            js::enclosing(
+                snapshot.repo_of(m),
+                m.repo,
+                &m.dir,
+                &ships_with,
+                &mut js_memo,
+            )?
         } else {
             Vec::new()
         };

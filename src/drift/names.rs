@@ -96,7 +96,9 @@ pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     // pypiwin32 is its old name.
     ("pypiwin32", PYWIN32_MODULES),
     ("pyserial", &["serial"]),
-    ("pytest", &["pytest", "_pytest"]),
+    // pytest 7.2 and later ship `py.py`, the part of the retired `py` library it still
+    // needed: `import py` is pytest's.
+    ("pytest", &["pytest", "_pytest", "py"]),
     ("python-dateutil", &["dateutil"]),
     ("python-dotenv", &["dotenv"]),
     ("python-multipart", &["multipart"]),
@@ -775,7 +777,7 @@ mod tests {
         // pydantic-ai-slim's `griffelib` and `fastmcp-slim`; its tests' `from _pytest…`.
         assert_eq!(python_keys("griffelib"), ["griffe"]);
         assert_eq!(python_keys("fastmcp-slim"), ["fastmcp"]);
-        assert_eq!(python_keys("pytest"), ["pytest", "_pytest"]);
+        assert_eq!(python_keys("pytest"), ["pytest", "_pytest", "py"]);
         assert_eq!(python_keys("zope.interface"), ["zope.interface"]);
         assert_eq!(python_dist_for("yaml"), "pyyaml");
         assert_eq!(python_dist_for("requests"), "requests");

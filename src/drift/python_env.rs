@@ -340,6 +340,12 @@ fn runners(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError> {
         }
     }
     ci_installs(reader, found)?;
+    for dir in &dirs {
+        make_installs(reader, found, dir)?;
+    }
+    for (_, dir) in found.modules.clone() {
+        dev_requirement_files(reader, found, dir)?;
+    }
     for dir in dirs {
         for (file, tox) in [("tox.ini", true), ("noxfile.py", false)] {
             let path = source::join(&dir, file);
@@ -371,19 +377,92 @@ fn ci_installs(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError
         let Some(text) = reader.text(&file)? else {
             continue;
         };
-        for (n, line) in text.lines().enumerate() {
-            if !line.contains("pip install") && !line.contains("pip3 install") {
-                continue;
-            }
-            let words: Vec<&str> = line.split_whitespace().collect();
-            for pair in words.windows(2) {
-                if matches!(pair[0], "-r" | "--requirement") {
-                    let rel = pair[1].trim_matches(['"', '\'']);
-                    let line = n as u32 + 1;
-                    let via = format!("{file}:{line} installs it in CI");
-                    let req = Req::Include(rel.to_string());
-                    take(reader, found, None, ("", &file, line), req, &via, 0)?;
-                }
+        pip_requirement_files(reader, found, ("", &file), &text, "in CI")?;
+    }
+    Ok(())
+}
+
+/// The names a requirements file for a package's development and tests goes by, beside its
+/// manifest: pip-tools' `dev-requirements.in` and the `requirements-dev.txt` family.
+const DEV_REQUIREMENTS: &[&str] = &[
+    "dev-requirements.in",
+    "dev-requirements.txt",
+    "requirements-dev.in",
+    "requirements-dev.txt",
+    "requirements_dev.txt",
+    "test-requirements.in",
+    "test-requirements.txt",
+    "requirements-test.in",
+    "requirements-test.txt",
+    "requirements_test.txt",
+    "requirements-tests.txt",
+];
+
+/// The development requirements file of the module in `dir`, by its name (see
+/// [`DEV_REQUIREMENTS`]; the `.in` before the `.txt` pip-tools compiles from it): what its
+/// developers install to run its tests (each of flytekit's plugins keeps one beside its
+/// setup.py).
+fn dev_requirement_files(
+    reader: &mut Reader,
+    found: &mut Found,
+    dir: &str,
+) -> Result<(), SourceError> {
+    for name in DEV_REQUIREMENTS {
+        let path = source::join(dir, name);
+        if name.ends_with(".txt")
+            && DEV_REQUIREMENTS.contains(&name.replace(".txt", ".in").as_str())
+            && reader
+                .text(&source::join(dir, &name.replace(".txt", ".in")))?
+                .is_some()
+        {
+            continue;
+        }
+        if reader.text(&path)?.is_some() {
+            let via = format!("{path} is its development requirements file");
+            let req = Req::Include(name.to_string());
+            take(reader, found, None, (dir, name, 1), req, &via, 0)?;
+        }
+    }
+    Ok(())
+}
+
+/// The requirements files a Makefile in `dir` (the repository's root, or a Python module's
+/// directory) installs with pip (flytekit's `make setup-global-uv`: `uv pip install -r
+/// dev-requirements.in`, which its CI runs before the tests), from that directory, where
+/// make runs its recipes.
+fn make_installs(reader: &mut Reader, found: &mut Found, dir: &str) -> Result<(), SourceError> {
+    for name in ["Makefile", "makefile", "GNUmakefile"] {
+        let file = source::join(dir, name);
+        if let Some(text) = reader.text(&file)? {
+            pip_requirement_files(reader, found, (dir, name), &text, "with make")?;
+        }
+    }
+    Ok(())
+}
+
+/// Takes each requirements file that a line of `text` (the file `file` in `dir`) installs
+/// with pip (`pip install -r x.txt`, `uv pip install --system -r x.in`), relative to `dir`,
+/// saying `how` (`in CI`).
+fn pip_requirement_files(
+    reader: &mut Reader,
+    found: &mut Found,
+    (dir, file): (&str, &str),
+    text: &str,
+    how: &str,
+) -> Result<(), SourceError> {
+    let path = source::join(dir, file);
+    for (n, line) in text.lines().enumerate() {
+        if !line.contains("pip install") && !line.contains("pip3 install") {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for pair in words.windows(2) {
+            if matches!(pair[0], "-r" | "--requirement") {
+                let rel = pair[1].trim_matches(['"', '\'']);
+                let line = n as u32 + 1;
+                let via = format!("{path}:{line} installs it {how}");
+                let req = Req::Include(rel.to_string());
+                take(reader, found, None, (dir, file, line), req, &via, 0)?;
             }
         }
     }

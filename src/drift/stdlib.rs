@@ -1,7 +1,7 @@
 //! The standard libraries: imports of them never need a declaration, in any ecosystem.
 
 /// Python's standard library: `sys.stdlib_module_names` of CPython 3.11 (the private `_x`
-/// modules left out), with the modules 3.8–3.10 still had and those 3.14 added
+/// modules too), with the modules 3.8–3.10 still had and those 3.14 added
 /// (`annotationlib`, `compression`). A module removed in a later version
 /// (`asyncore`, `distutils`, `imp`) stays here: code that runs on the older versions it
 /// supports may still import it.
@@ -9,10 +9,98 @@ const PYTHON: &[&str] = &[
     "__future__",
     // The running program's own module (`import __main__`), always there.
     "__main__",
+    // The private modules behind the public ones (`_datetime`, `_thread`): imported by
+    // code that wants the C accelerator itself.
+    "_abc",
+    "_aix_support",
+    "_ast",
+    "_asyncio",
+    "_bisect",
+    "_blake2",
+    "_bootsubprocess",
+    "_bz2",
+    "_codecs",
+    "_codecs_cn",
+    "_codecs_hk",
+    "_codecs_iso2022",
+    "_codecs_jp",
+    "_codecs_kr",
+    "_codecs_tw",
+    "_collections",
+    "_collections_abc",
+    "_compat_pickle",
+    "_compression",
+    "_contextvars",
+    "_crypt",
+    "_csv",
+    "_ctypes",
+    "_curses",
+    "_curses_panel",
+    "_datetime",
+    "_dbm",
+    "_decimal",
+    "_elementtree",
+    "_frozen_importlib",
+    "_frozen_importlib_external",
+    "_functools",
+    "_gdbm",
+    "_hashlib",
+    "_heapq",
+    "_imp",
+    "_io",
+    "_json",
+    "_locale",
+    "_lsprof",
+    "_lzma",
+    "_markupbase",
+    "_md5",
+    "_msi",
+    "_multibytecodec",
+    "_multiprocessing",
+    "_opcode",
+    "_operator",
+    "_osx_support",
+    "_overlapped",
+    "_pickle",
+    "_posixshmem",
+    "_posixsubprocess",
+    "_py_abc",
+    "_pydecimal",
+    "_pyio",
+    "_queue",
+    "_random",
+    "_scproxy",
+    "_sha1",
+    "_sha256",
+    "_sha3",
+    "_sha512",
+    "_signal",
+    "_sitebuiltins",
+    "_socket",
+    "_sqlite3",
+    "_sre",
+    "_ssl",
+    "_stat",
+    "_statistics",
+    "_string",
+    "_strptime",
+    "_struct",
+    "_symtable",
     "_thread",
+    "_threading_local",
+    "_tkinter",
+    "_tokenize",
+    "_tracemalloc",
     // typeshed's own module, which only type checkers know (imported in stubs and under
     // `TYPE_CHECKING`).
     "_typeshed",
+    "_typing",
+    "_uuid",
+    "_warnings",
+    "_weakref",
+    "_weakrefset",
+    "_winapi",
+    "_zoneinfo",
     "abc",
     "aifc",
     "annotationlib",
@@ -361,6 +449,8 @@ mod tests {
         assert!(PYTHON.windows(2).all(|w| w[0] < w[1]));
         assert!(python("os") && python("tomllib") && python("asyncore") && python("cProfile"));
         assert!(!python("yaml") && !python("typing_extensions"));
+        // The private modules behind the public ones, never a distribution's (`_pytest`).
+        assert!(python("_datetime") && python("_collections_abc") && !python("_pytest"));
     }
 
     #[test]

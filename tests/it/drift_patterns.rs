@@ -812,7 +812,7 @@ fn python_namespaces_test_requirements_and_a_shipped_test_package() {
         "import pytest\nimport flaky\nfrom opentelemetry.sdk import trace\nfrom opentelemetry.test.helpers import T\n",
     );
     t.write(
-        "ws/sdk/test-requirements.txt",
+        "ws/sdk/tox-requirements.txt",
         "-c ../constraints.txt\npytest==9.0.3  # the runner\n-r common-requirements.txt\n-e api\n-e test-utils\n-e sdk\n",
     );
     t.write("ws/sdk/common-requirements.txt", "flaky==3.8.1\n");
@@ -834,7 +834,7 @@ fn python_namespaces_test_requirements_and_a_shipped_test_package() {
     );
     t.write(
         "ws/tox.ini",
-        "[tox]\nenvlist = sdk\n\n[testenv]\ndeps =\n  sdk: -r {toxinidir}/sdk/test-requirements.txt\n  -c {toxinidir}/constraints.txt\n",
+        "[tox]\nenvlist = sdk\n\n[testenv]\ndeps =\n  sdk: -r {toxinidir}/sdk/tox-requirements.txt\n  -c {toxinidir}/constraints.txt\n",
     );
     t.empty_repo("ws");
     t.commit("ws", "otel shapes");
@@ -843,7 +843,7 @@ fn python_namespaces_test_requirements_and_a_shipped_test_package() {
     let e = t.ok(&["drift", "--explain", "opentelemetry-sdk", "flaky"]);
     assert!(
         e.contains("sdk/common-requirements.txt:1 declares it")
-            && e.contains("sdk/test-requirements.txt:3 includes it"),
+            && e.contains("sdk/tox-requirements.txt:3 includes it"),
         "{e}"
     );
     let e = t.ok(&[
@@ -857,7 +857,8 @@ fn python_namespaces_test_requirements_and_a_shipped_test_package() {
         "a shipped import of the api is seen: {e}"
     );
 
-    // Without the requirements file, the same imports are undeclared, named by the
+    // Without the runner, the same imports are undeclared (the file tox installs has no
+    // name of a package's development requirements), named by the
     // distributions of the mesh that provide them; and a sibling's namespace directory
     // never makes the api the module's own.
     t.write("ws/tox.ini", "[tox]\nenvlist = none\n");
@@ -3230,4 +3231,97 @@ fn typescript_sources_use_typescript() {
     assert_eq!(findings(&v), ["types unused typescript"], "{v}");
     let e = explained(&t, "app", "typescript");
     assert!(e.contains("TypeScript sources"), "{e}");
+}
+
+/// Round 20's Python classes: a private standard module (`_datetime`), fsspec's filesystems
+/// beside what opens paths through it (never unused, never dev-only), pytest's own `py`,
+/// the requirements a Makefile installs with pip, and a package's own development
+/// requirements file beside its manifest. Beside them, what nothing uses is still found.
+#[test]
+fn private_stdlib_fsspec_filesystems_and_make_and_dev_requirements() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "", "kit");
+    t.write(
+        "ws/pyproject.toml",
+        "[project]\nname = \"kit\"\ndependencies = [\"fsspec\", \"s3fs\", \"gcsfs\", \"requests\"]\n",
+    );
+    t.write("ws/kit/__init__.py", "import fsspec\nimport _datetime\n");
+    t.write(
+        "ws/tests/test_io.py",
+        "import py\nimport s3fs\nimport hypothesis\nimport yaml\n",
+    );
+    t.write(
+        "ws/Makefile",
+        ".PHONY: setup\nsetup:\n\tuv pip install --system -r dev-requirements.in\n",
+    );
+    t.write("ws/dev-requirements.in", "pytest\nhypothesis\n");
+    module(&t, "plugins/athena", "athena");
+    t.write(
+        "ws/plugins/athena/setup.py",
+        "from setuptools import setup\nsetup(name='kit-athena', install_requires=['kit'])\n",
+    );
+    t.write("ws/plugins/athena/dev-requirements.in", "aioresponses\n");
+    t.write(
+        "ws/plugins/athena/kitplugins/athena/__init__.py",
+        "import kit\n",
+    );
+    t.write(
+        "ws/plugins/athena/tests/test_athena.py",
+        "import aioresponses\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "round 20 python shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["kit undeclared pyyaml", "kit unused requests"],
+        "{v}"
+    );
+    let e = explained(&t, "kit", "hypothesis");
+    assert!(e.contains("Makefile:3 installs it with make"), "{e}");
+    let e = explained(&t, "athena", "aioresponses");
+    assert!(
+        e.contains("plugins/athena/dev-requirements.in is its development requirements file"),
+        "{e}"
+    );
+    let e = explained(&t, "kit", "gcsfs");
+    assert!(e.contains("an fsspec filesystem beside fsspec"), "{e}");
+}
+
+/// A package whose sources the enclosing package's bundler builds (mem0's `tsup.config.ts`
+/// takes `src/oss/src/index.ts`, beside `src/oss/package.json`) ships in that bundle: the
+/// enclosing package's peers and dependencies answer its shipped imports. A nested package
+/// the config does not name still cannot reach them.
+#[test]
+fn a_package_the_enclosing_bundler_builds_ships_under_its_declarations() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "sdk", "sdk");
+    t.write(
+        "ws/sdk/package.json",
+        r#"{"name": "sdk", "version": "2.0.0", "main": "./dist/index.js", "scripts": {"build": "tsup"}, "peerDependencies": {"vec-db": "1"}, "peerDependenciesMeta": {"vec-db": {"optional": true}}, "devDependencies": {"tsup": "8"}}"#,
+    );
+    t.write(
+        "ws/sdk/tsup.config.ts",
+        "import { defineConfig } from 'tsup';\nexport default defineConfig([{ entry: ['src/client/index.ts'] }, { entry: ['src/oss/src/index.ts'], external: ['vec-db'] }]);\n",
+    );
+    t.write("ws/sdk/src/client/index.ts", "export const c = 1;\n");
+    for dir in ["oss", "other"] {
+        module(&t, &format!("sdk/src/{dir}"), dir);
+        t.write(
+            &format!("ws/sdk/src/{dir}/package.json"),
+            &format!(r#"{{"name": "sdk-{dir}", "version": "1.0.0", "main": "dist/index.js"}}"#),
+        );
+        t.write(
+            &format!("ws/sdk/src/{dir}/src/index.ts"),
+            "import { connect } from 'vec-db'\nexport const db = connect\n",
+        );
+    }
+    t.empty_repo("ws");
+    t.commit("ws", "a nested package the bundler builds");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["other shipped-dev vec-db"], "{v}");
 }

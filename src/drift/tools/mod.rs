@@ -61,8 +61,9 @@ pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
     ("@web/test-runner", &["web-test-runner", "wtr"]),
     ("griffecli", &["griffe"]),
     ("npm-run-all", &["npm-run-all", "run-p", "run-s"]),
-    ("protobufjs-cli", &["pbjs", "pbts"]),
     ("npm-run-all2", &["npm-run-all", "run-p", "run-s"]),
+    ("protobufjs-cli", &["pbjs", "pbts"]),
+    ("react-email", &["email"]),
     ("typescript", &["tsc", "tsserver"]),
     ("webpack-cli", &["webpack", "webpack-cli"]),
 ];
@@ -364,6 +365,11 @@ impl ToolEvidence {
         if norm.starts_with("tox-") && beside("tox") {
             return Some("a tox plugin beside tox: tox loads it".into());
         }
+        if let Some(host) = fsspec_host(d, all) {
+            return Some(format!(
+                "an fsspec filesystem beside {host}: fsspec loads it by its URL's protocol"
+            ));
+        }
         let dev = d.scope == Scope::Dev
             || (d.scope == Scope::Optional && self.python_dev_extras.contains(&norm));
         if dev && self.python_tools.contains(&norm) {
@@ -379,6 +385,13 @@ impl ToolEvidence {
         }
         self.run_by(&d.name)
             .map(|line| format!("a command runs it: `{line}`"))
+    }
+
+    /// Whether what uses the declared dependency `d` (beside `all`) loads it where the
+    /// module runs, not only where it is developed: then it is no dev-only dependency
+    /// whatever imports it in tests (fsspec's filesystems).
+    pub fn loads_at_run_time(&self, d: &Declared, all: &[Declared]) -> bool {
+        fsspec_host(d, all).is_some()
     }
 
     /// Whether a command names the tool: its package name or its command.
@@ -424,6 +437,42 @@ const DEV_EXTRAS: &[&str] = &[
     "tests",
     "typing",
 ];
+
+/// What loads `d` when it is one of fsspec's filesystems declared beside a library that
+/// opens paths through fsspec (`s3://` → `s3fs`), in the same section or for development.
+fn fsspec_host(d: &Declared, all: &[Declared]) -> Option<&'static str> {
+    if d.language != Language::Python
+        || !FSSPEC_FILESYSTEMS.contains(&names::pep503(&d.name).as_str())
+    {
+        return None;
+    }
+    FSSPEC_HOSTS.iter().copied().find(|host| {
+        all.iter().any(|p| {
+            p.language == Language::Python
+                && names::pep503(&p.name) == *host
+                && (p.scope == d.scope || p.scope == Scope::Dev)
+        })
+    })
+}
+
+/// fsspec's filesystems for a URL protocol, by distribution (its `known_implementations`):
+/// no code imports them, fsspec does when a path names their protocol.
+const FSSPEC_FILESYSTEMS: &[&str] = &[
+    "adlfs",
+    "boxfs",
+    "dropboxdrivefs",
+    "gcsfs",
+    "gdrivefs",
+    "ocifs",
+    "ossfs",
+    "s3fs",
+    "sshfs",
+    "webdav4",
+];
+
+/// What opens paths through fsspec, so loads its filesystems: fsspec, and the data
+/// libraries that hand it their URLs.
+const FSSPEC_HOSTS: &[&str] = &["fsspec", "pandas", "dask", "xarray"];
 
 /// The packages that compile stylesheets with the extension `ext` (vite, webpack's loaders,
 /// Parcel and the frameworks look each up by name).
@@ -559,6 +608,7 @@ mod tests {
             ["@scope/tool-cli", "tool-cli", "tool"]
         );
         assert_eq!(command_names("typescript"), ["tsc", "tsserver"]);
+        assert_eq!(command_names("react-email"), ["email"]);
         assert!(command_names("@antfu/ni").contains(&"nr".to_string()));
         assert_eq!(command_names("@napi-rs/cli"), ["napi"]);
         let mut e = ToolEvidence {
