@@ -171,6 +171,7 @@ fn run(
                 .extend(python_env::hatch_envs(envs, text, "hatch.toml"));
         }
     }
+    python_env::enclosing(snapshot, &python, &mut manifests);
     // Configs above a package, by its own commands: before a root takes its members'.
     tools::configs_above(snapshot, &mut manifests)?;
     tools::workspace_tools(snapshot, &mut manifests);

@@ -330,6 +330,44 @@ pub(super) fn declarations(
     Ok(all)
 }
 
+/// Gives each Python module (`python` says which) the test environment of every Python
+/// module enclosing it, as the JS workspace root's dev dependencies serve its members' tests:
+/// a repository's developers run a nested package's tests in the environment made at its
+/// root (flytekit's CI runs `make setup-global-uv`, installing the root's
+/// `dev-requirements.in`, before each plugin's tests). Dev declarations: they answer test
+/// imports, never a shipped one, and are never unused.
+pub(super) fn enclosing(
+    snapshot: &crate::source::Snapshot,
+    python: &[bool],
+    manifests: &mut [super::world::Manifests],
+) {
+    let modules = &snapshot.modules;
+    let inherited: Vec<Vec<EnvDecl>> = (0..modules.len())
+        .map(|i| {
+            let m = &modules[i];
+            (0..modules.len())
+                .filter(|&j| {
+                    let e = &modules[j];
+                    j != i
+                        && python[j]
+                        && python[i]
+                        && e.repo == m.repo
+                        && e.dir != m.dir
+                        && (e.dir.is_empty() || m.dir.starts_with(&format!("{}/", e.dir)))
+                })
+                .flat_map(|j| manifests[j].python_env.iter())
+                .map(|e| EnvDecl {
+                    d: e.d.clone(),
+                    via: format!("{}, around the packages below it too", e.via),
+                })
+                .collect()
+        })
+        .collect();
+    for (man, more) in manifests.iter_mut().zip(inherited) {
+        man.python_env.extend(more);
+    }
+}
+
 /// Reads the test runners' files of a repository — `tox.ini` and `noxfile.py` at its root
 /// and in each Python module's directory — and what they install, into `found`.
 fn runners(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError> {

@@ -3266,9 +3266,10 @@ fn private_stdlib_fsspec_filesystems_and_make_and_dev_requirements() {
         "ws/plugins/athena/kitplugins/athena/__init__.py",
         "import kit\n",
     );
+    // The plugin's tests run in the environment its enclosing package's Makefile makes.
     t.write(
         "ws/plugins/athena/tests/test_athena.py",
-        "import aioresponses\n",
+        "import aioresponses\nimport pytest\n",
     );
     t.empty_repo("ws");
     t.commit("ws", "round 20 python shapes");
@@ -3289,6 +3290,37 @@ fn private_stdlib_fsspec_filesystems_and_make_and_dev_requirements() {
     );
     let e = explained(&t, "kit", "gcsfs");
     assert!(e.contains("an fsspec filesystem beside fsspec"), "{e}");
+    let e = explained(&t, "athena", "pytest");
+    assert!(e.contains("around the packages below it too"), "{e}");
+}
+
+/// A Python tool configured in a pyproject.toml above the package (chainlit's root holds
+/// `[tool.ruff]` and `[tool.mypy]` for `backend/`) is configured for it, and an extra named
+/// for a configured tool (`mypy = ["mypy", …]`) installs development tools.
+#[test]
+fn a_python_tool_configured_above_the_package_is_used() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    t.write(
+        "ws/pyproject.toml",
+        "[tool.ruff]\nline-length = 100\n\n[tool.mypy]\nstrict = true\n\n[tool.uv.workspace]\nmembers = [\"backend\"]\n",
+    );
+    module(&t, "backend", "backend");
+    t.write(
+        "ws/backend/pyproject.toml",
+        "[project]\nname = \"backend\"\ndependencies = [\"requests\"]\n\n[project.optional-dependencies]\nmypy = [\"mypy\", \"black\"]\n\n[dependency-groups]\ndev = [\"ruff\", \"isort\"]\n",
+    );
+    t.write("ws/backend/backend/__init__.py", "import requests\n");
+    t.empty_repo("ws");
+    t.commit("ws", "tools configured above");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["backend unused black", "backend unused isort"],
+        "{v}"
+    );
 }
 
 /// A package whose sources the enclosing package's bundler builds (mem0's `tsup.config.ts`

@@ -29,11 +29,34 @@ pub(in crate::drift) fn evidence(
     if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
         e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
     }
+    // A Python tool reads the nearest pyproject.toml configuring it up the tree (ruff, and
+    // mypy and pytest run from the root): a `[tool.X]` above the package configures it for
+    // the package too (chainlit's root holds `[tool.ruff]` and `[tool.mypy]` for `backend/`).
+    if pyproject.is_some()
+        && let Some(above) = crate::source::above(&m.dir)
+    {
+        let root = snap.root_tree()?;
+        for at in mesh_imports::ancestors(above) {
+            let path = crate::source::join(at, "pyproject.toml");
+            let Some(text) = blob_text(snap, &root, &path)? else {
+                continue;
+            };
+            let table = toml::from_str::<toml::Table>(&text).unwrap_or_default();
+            if let Some(tool) = table.get("tool").and_then(|t| t.as_table()) {
+                e.python_tools.extend(tool.keys().map(|k| names::pep503(k)));
+            }
+        }
+    }
+
+    // An extra named for development (`dev`, `lint`), or for a tool a `[tool.X]` configures
+    // (chainlit's `mypy` extra beside `[tool.mypy]`), installs development tools.
     let extras = pyproject.map(crate::drift::declared::pyproject_extras);
     e.python_dev_extras = extras
         .into_iter()
         .flatten()
-        .filter(|(extra, _)| DEV_EXTRAS.contains(&extra.as_str()))
+        .filter(|(extra, _)| {
+            DEV_EXTRAS.contains(&extra.as_str()) || e.python_tools.contains(&names::pep503(extra))
+        })
         .flat_map(|(_, names)| names)
         .map(|n| names::pep503(&n))
         .collect();
