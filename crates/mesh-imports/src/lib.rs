@@ -122,7 +122,8 @@ pub struct ScannedFile {
 /// 38: Rust: a type the file defines (`enum wasm_kind_t`) is a local path root, and an item
 /// macro's output (`bindgen!({ … })` in a module) may bring modules: paths beside it say
 /// so (`macro_scoped`).
-pub const SCANNER_VERSION: u32 = 43;
+/// 44: Python: `lazy_module("a.b")` imports `a.b`, optionally.
+pub const SCANNER_VERSION: u32 = 44;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -564,9 +564,10 @@ fn url_driver(value: &str) -> Option<&'static str> {
         .map(|(_, module)| *module)
 }
 
-/// `__import__("a.b")` or `import_module("a.b")` (as `importlib.import_module` or imported
-/// by name) with a literal: reports "a.b". A relative name (`".x"`) stays inside the module.
-/// `pytest.importorskip("a")` is reported too, as guarded (the test is skipped without it).
+/// `__import__("a.b")`, `import_module("a.b")` (as `importlib.import_module` or imported
+/// by name) or `lazy_module("a.b")` with a literal: reports "a.b". A relative name (`".x"`) stays inside the module.
+/// `pytest.importorskip("a")` is reported too, as guarded (the test is skipped without it),
+/// and so is `lazy_module("a")` (a stand-in when it is absent).
 fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
     let word = toks[i].text(src);
     let after_dot = i.checked_sub(1).is_some_and(|p| punct_at(toks, p, b'.'));
@@ -578,6 +579,10 @@ fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
                     .and_then(|p| toks.get(p))
                     .is_some_and(|t| t.text(src) == "importlib")
         }
+        // A lazy importer's module (`lazy_module("kubernetes.client")`, the `lazy_import`
+        // package's and flytekit's own): imported on first use, and a stand-in when it is
+        // not installed — an optional import.
+        "lazy_module" => true,
         // `pytest.importorskip("x")` skips the test when `x` is absent: a guarded import.
         "importorskip" => {
             !after_dot
@@ -628,7 +633,7 @@ fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
             });
         if valid {
             c.push_value(arg);
-            if word == "importorskip" {
+            if matches!(word, "importorskip" | "lazy_module") {
                 c.weaken(arg.start, arg.end, ImportKind::Optional);
             }
         }

@@ -313,15 +313,18 @@ fn a_script_declaring_its_own_dependencies_owes_its_imports_nothing() {
 
 #[test]
 fn dynamic_imports_with_a_literal() {
-    let src = "m = __import__(\"a.b\")\nimportlib.import_module('c')\nimport_module(\"d\", package=None)\nimportlib.import_module(name)\nimportlib.import_module('.rel', 'pkg')\nx.__import__('e')\nother.import_module('f')\n";
-    assert_eq!(pairs(&scan(src)), [(1, "a.b"), (2, "c"), (3, "d")]);
+    let src = "m = __import__(\"a.b\")\nimportlib.import_module('c')\nimport_module(\"d\", package=None)\nimportlib.import_module(name)\nimportlib.import_module('.rel', 'pkg')\nx.__import__('e')\nother.import_module('f')\nk8s = lazy_module(\"kubernetes.client\")\nlazy_module(name)\n";
+    assert_eq!(
+        pairs(&scan(src)),
+        [(1, "a.b"), (2, "c"), (3, "d"), (8, "kubernetes.client")]
+    );
 }
 
 #[test]
 fn pytest_importorskip_is_a_guarded_import() {
     // langgraph's optional test dependencies: the test is skipped without them.
     use crate::lex::ImportKind::Optional;
-    let src = "import pytest\nredis = pytest.importorskip(\"redis\")\nfrom pytest import importorskip\nimportorskip('numpy.linalg', minversion='1')\nother.importorskip('x')\n";
+    let src = "import pytest\nredis = pytest.importorskip(\"redis\")\nfrom pytest import importorskip\nimportorskip('numpy.linalg', minversion='1')\nother.importorskip('x')\npa = lazy_module(\"pyarrow\")\n";
     let got: Vec<_> = kinds(src)
         .into_iter()
         .filter(|(l, _, _)| *l != 1 && *l != 3)
@@ -330,7 +333,8 @@ fn pytest_importorskip_is_a_guarded_import() {
         got,
         [
             (2, "redis".into(), Optional),
-            (4, "numpy.linalg".into(), Optional)
+            (4, "numpy.linalg".into(), Optional),
+            (6, "pyarrow".into(), Optional)
         ]
     );
 }
