@@ -171,26 +171,38 @@ pub fn read(text: &str) -> SetupCfg {
         packages.insert("find".into(), toml::Value::Table(find));
         setuptools.insert("packages".into(), toml::Value::Table(packages));
     }
-    let deps: Vec<toml::Value> = reqs
-        .iter()
-        .filter(|(_, what, _)| *what == "normal")
-        .map(|(r, _, _)| toml::Value::String(r.clone()))
-        .collect();
-    if !deps.is_empty() {
-        project.insert("dependencies".into(), toml::Value::Array(deps));
-    }
-    let mut table = toml::Table::new();
-    if !project.is_empty() {
-        table.insert("project".into(), toml::Value::Table(project));
-    }
-    if !setuptools.is_empty() {
-        let mut tool = toml::Table::new();
-        tool.insert("setuptools".into(), toml::Value::Table(setuptools));
-        table.insert("tool".into(), toml::Value::Table(tool));
-    }
-    SetupCfg {
-        table,
-        requirements: reqs,
+    SetupCfg::new(project, setuptools, reqs)
+}
+
+impl SetupCfg {
+    /// What a setuptools configuration says, as pyproject.toml would: `project` (its name)
+    /// with `[project] dependencies` from what `requirements` installs to run, and
+    /// `[tool.setuptools]` (`setuptools`, its packages), each left out when empty.
+    pub fn new(
+        mut project: toml::Table,
+        setuptools: toml::Table,
+        requirements: Vec<(String, &'static str, u32)>,
+    ) -> SetupCfg {
+        let deps: Vec<toml::Value> = (requirements.iter())
+            .filter(|(_, what, _)| *what == "normal")
+            .map(|(r, _, _)| toml::Value::String(r.clone()))
+            .collect();
+        if !deps.is_empty() {
+            project.insert("dependencies".into(), toml::Value::Array(deps));
+        }
+        let mut table = toml::Table::new();
+        if !project.is_empty() {
+            table.insert("project".into(), toml::Value::Table(project));
+        }
+        if !setuptools.is_empty() {
+            let mut tool = toml::Table::new();
+            tool.insert("setuptools".into(), toml::Value::Table(setuptools));
+            table.insert("tool".into(), toml::Value::Table(tool));
+        }
+        SetupCfg {
+            table,
+            requirements,
+        }
     }
 }
 

@@ -531,15 +531,11 @@ pub fn read(text: &str) -> Option<SetupCfg> {
         return None;
     }
     let arg = |k: &str| kwargs.iter().find(|(n, _)| n == k).map(|(_, v)| v);
-    let mut cfg = SetupCfg {
-        table: toml::Table::new(),
-        requirements: Vec::new(),
-    };
+    let mut requirements = Vec::new();
     for (key, what) in [("install_requires", "normal"), ("tests_require", "dev")] {
         if let Some(v) = arg(key) {
             let reqs = strings(&resolve(v, &env, 8)?)?;
-            cfg.requirements
-                .extend(reqs.into_iter().map(|(l, r)| (r, what, l)));
+            requirements.extend(reqs.into_iter().map(|(l, r)| (r, what, l)));
         }
     }
     if let Some(v) = arg("extras_require") {
@@ -548,20 +544,12 @@ pub fn read(text: &str) -> Option<SetupCfg> {
         };
         for (_, reqs) in extras {
             let reqs = strings(&reqs)?;
-            cfg.requirements
-                .extend(reqs.into_iter().map(|(l, r)| (r, "extra", l)));
+            requirements.extend(reqs.into_iter().map(|(l, r)| (r, "extra", l)));
         }
     }
     let mut project = toml::Table::new();
     if let Some(Value::Str { s, .. }) = arg("name").and_then(|v| resolve(v, &env, 8)) {
         project.insert("name".into(), toml::Value::String(s));
-    }
-    let deps: Vec<toml::Value> = (cfg.requirements.iter())
-        .filter(|(_, what, _)| *what == "normal")
-        .map(|(r, _, _)| toml::Value::String(r.clone()))
-        .collect();
-    if !deps.is_empty() {
-        project.insert("dependencies".into(), toml::Value::Array(deps));
     }
     let mut setuptools = toml::Table::new();
     let list = |v: Vec<(u32, String)>| {
@@ -607,16 +595,7 @@ pub fn read(text: &str) -> Option<SetupCfg> {
     {
         setuptools.insert("py-modules".into(), list(names));
     }
-    if !project.is_empty() {
-        cfg.table
-            .insert("project".into(), toml::Value::Table(project));
-    }
-    if !setuptools.is_empty() {
-        let mut tool = toml::Table::new();
-        tool.insert("setuptools".into(), toml::Value::Table(setuptools));
-        cfg.table.insert("tool".into(), toml::Value::Table(tool));
-    }
-    Some(cfg)
+    Some(SetupCfg::new(project, setuptools, requirements))
 }
 
 #[cfg(test)]
