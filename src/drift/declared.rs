@@ -417,10 +417,15 @@ pub fn pyproject_of(t: &toml::Table, text: &str) -> Vec<Declared> {
     // A name declared in two sections (shipping and a dev group) is at two lines: the n-th
     // declaration of a name is taken to be its n-th line.
     let mut seen: HashMap<String, usize> = HashMap::new();
+    let may_declare = requirement_lines(text);
     reqs.into_iter()
         .map(|(name, scope)| {
             let nth = seen.entry(name.clone()).or_default();
-            let lines = python_lines(text, &name);
+            let all = python_lines(text, &name);
+            let lines: Vec<u32> = (all.iter().copied())
+                .filter(|l| may_declare.get(*l as usize - 1).copied().unwrap_or(true))
+                .collect();
+            let lines = if lines.is_empty() { all } else { lines };
             let line = lines.get(*nth).or(lines.last()).copied().unwrap_or(1);
             *nth += 1;
             declared(Language::Python, name, scope, "pyproject.toml", line)
@@ -667,6 +672,43 @@ pub(crate) fn python_line(text: &str, name: &str) -> u32 {
 }
 
 /// Every 1-based line that declares `name`, in order.
+/// Per line of a pyproject.toml, whether it may hold a requirement of the project: not in
+/// `[build-system]`, not under another `[project]` key than `dependencies` (`keywords =
+/// ["openai"]`, `classifiers`), not in a `[tool.X]` table other than those that declare
+/// dependencies (poetry, pdm, uv, hatch). A name is sought at such lines first.
+fn requirement_lines(text: &str) -> Vec<bool> {
+    const DECLARING_TOOLS: [&str; 4] = ["tool.poetry", "tool.pdm", "tool.uv", "tool.hatch"];
+    let mut header = String::new();
+    let mut key: Option<String> = None;
+    let mut depth = 0;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if depth == 0 && t.starts_with('[') {
+            header = t.trim_matches(['[', ']']).trim().to_string();
+            key = None;
+            out.push(false);
+            continue;
+        }
+        if depth == 0
+            && let Some(k) = line_key(t)
+        {
+            key = Some(k);
+        }
+        depth = bracket_depth(line, depth).max(0);
+        let ok = match header.as_str() {
+            "build-system" => false,
+            "project" => key.as_deref() == Some("dependencies"),
+            h if h.starts_with("tool.") => DECLARING_TOOLS
+                .iter()
+                .any(|d| h == *d || h.starts_with(&format!("{d}."))),
+            _ => true,
+        };
+        out.push(ok);
+    }
+    out
+}
+
 fn python_lines(text: &str, name: &str) -> Vec<u32> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -692,6 +734,19 @@ mod tests {
         d.iter()
             .map(|d| (d.name.clone(), d.scope, d.line))
             .collect()
+    }
+
+    #[test]
+    fn a_pyproject_requirement_is_at_its_declaration_not_a_keyword_or_the_build_system() {
+        // chainlit's `keywords = ["openai", …]`, flytekit's `[build-system]` setuptools.
+        let text = "[build-system]\nrequires = [\"setuptools<82\"]\n\n[project]\nname = \"x\"\nkeywords = [\"openai\", \"llm\"]\ndependencies = [\n  \"setuptools<82\",\n]\n\n[project.optional-dependencies]\ntests = [\"openai\"]\n\n[tool.codespell]\nignore = [\"openai\"]\n";
+        assert_eq!(
+            names(&pyproject(text)),
+            [
+                ("setuptools".into(), Scope::Normal, 8),
+                ("openai".into(), Scope::Optional, 12),
+            ]
+        );
     }
 
     #[test]
