@@ -490,7 +490,7 @@ fn probe(
         };
         let indirect = match (d.d.indirect, &d.d.elsewhere) {
             (true, Some(_)) if matcher.lang == Language::Js && d.d.scope == Scope::Normal => {
-                " by an enclosing package.json (Node resolves a bare import through every node_modules above the file, and the package is installed only from this repository — private, or its entry TypeScript source — whose production install puts it there: it answers shipped imports too, and is never called unused here)"
+                " by an enclosing package.json (Node resolves a bare import through every node_modules above the file, and the package ships with that one — installed only from this repository (private, or its entry TypeScript source), or built by that package's bundler: it answers shipped imports too, and is never called unused here)"
             }
             (true, Some(_)) if matcher.lang == Language::Js => {
                 " by an enclosing package.json (Node resolves a bare import through every node_modules above the file: it answers test and type-only imports, and is never called unused here)"

@@ -153,6 +153,7 @@ pub(super) fn built_by_enclosing(
     snapshot: &crate::source::Snapshot,
     manifests: &[super::world::Manifests],
     i: usize,
+    memo: &mut HashMap<(usize, String), Option<String>>,
 ) -> Result<Option<String>, SourceError> {
     let m = &snapshot.modules[i];
     let mut found: Option<&crate::source::ModuleSource> = None;
@@ -167,13 +168,30 @@ pub(super) fn built_by_enclosing(
             continue;
         }
         let rel = m.dir[e.dir.len()..].trim_start_matches('/');
-        let snap = snapshot.repo_of(e);
-        let text = blob_text(snap, &snap.root_tree()?, &source::join(&e.dir, config))?;
-        if text.is_some_and(|t| t.contains(&format!("{rel}/"))) {
+        let path = source::join(&e.dir, config);
+        let text = match memo.entry((e.repo, path)) {
+            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let snap = snapshot.repo_of(e);
+                let text = blob_text(snap, &snap.root_tree()?, v.key().1.as_str())?;
+                v.insert(text)
+            }
+        };
+        if text.as_deref().is_some_and(|t| names_path_below(t, rel)) {
             found = Some(e);
         }
     }
     Ok(found.map(|e| e.dir.clone()))
+}
+
+/// Whether `text` names a path below `rel` from its start (`"src/oss/x.ts"`,
+/// `'./src/oss/x.ts'`), not one that merely ends so (`src/client/x.ts` for `client`).
+fn names_path_below(text: &str, rel: &str) -> bool {
+    let needle = format!("{rel}/");
+    text.match_indices(&needle).any(|(at, _)| {
+        let before = text[..at].strip_suffix("./").unwrap_or(&text[..at]);
+        before.is_empty() || before.ends_with(['"', '\'', '`', ' ', '(', '[', ','])
+    })
 }
 
 /// Whether a package's `package.json` (`v`) says it is never installed on its own, only
@@ -184,18 +202,40 @@ pub(crate) fn is_internal(v: &serde_json::Value) -> bool {
     if v.get("private").and_then(|p| p.as_bool()) == Some(true) {
         return true;
     }
-    let mut entries = Vec::new();
-    for key in ["main", "types", "exports"] {
-        if let Some(e) = v.get(key) {
-            string_leaves(e, &mut entries);
-        }
+    // `publishConfig` rewrites the entries when it is packed: published.
+    if v.get("publishConfig").is_some() {
+        return false;
     }
-    entries.iter().any(|e| {
+    let source = |e: &str| {
         [".ts", ".tsx", ".mts", ".cts"]
             .iter()
             .any(|x| e.ends_with(x))
             && ![".d.ts", ".d.mts", ".d.cts"].iter().any(|x| e.ends_with(x))
-    })
+    };
+    // What Node loads: `main`, and every entry of `exports` but a `source`, `types` or
+    // `development` condition's (a published package points those at its sources).
+    let mut entries = Vec::new();
+    if let Some(main) = v.get("main").and_then(|m| m.as_str()) {
+        entries.push(main.to_string());
+    }
+    if let Some(e) = v.get("exports") {
+        runtime_leaves(e, &mut entries);
+    }
+    !entries.is_empty() && entries.iter().all(|e| source(e))
+}
+
+/// The strings of an `exports` map Node may load, conditions that name sources or types
+/// (`source`, `types`, `development`) left out.
+fn runtime_leaves(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| runtime_leaves(x, out)),
+        serde_json::Value::Object(o) => o
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "source" | "types" | "development"))
+            .for_each(|(_, x)| runtime_leaves(x, out)),
+        _ => {}
+    }
 }
 
 /// The bundler config at the JS workspace root above `dir` (the nearest ancestor whose
@@ -514,6 +554,33 @@ pub(crate) fn imported_peers(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn internal_packages_and_the_paths_a_bundler_config_names() {
+        let v = |t: &str| serde_json::from_str::<serde_json::Value>(t).expect("json");
+        for internal in [
+            r#"{"private": true, "main": "dist/x.js"}"#,
+            r#"{"main": "./index.ts"}"#,
+            r#"{"exports": {".": "./src/index.ts", "./ui": {"import": "./src/ui.tsx"}}}"#,
+        ] {
+            assert!(is_internal(&v(internal)), "{internal}");
+        }
+        for published in [
+            r#"{"main": "./src/index.ts", "publishConfig": {"main": "./dist/index.js"}}"#,
+            r#"{"exports": {".": {"source": "./src/index.ts", "types": "./dist/index.d.ts", "default": "./dist/index.js"}}}"#,
+            r#"{"main": "./dist/index.js", "types": "./src/index.ts"}"#,
+            r#"{"types": "./index.d.ts"}"#,
+            r#"{}"#,
+        ] {
+            assert!(!is_internal(&v(published)), "{published}");
+        }
+        let config =
+            "export default [{ entry: ['src/oss/src/index.ts'] }, { entry: [\"./lib/x.ts\"] }]";
+        assert!(names_path_below(config, "src/oss"));
+        assert!(names_path_below(config, "lib"));
+        assert!(!names_path_below(config, "oss"));
+        assert!(!names_path_below(config, "src/client"));
+    }
 
     #[test]
     fn type_only_forms() {

@@ -226,10 +226,12 @@ fn run(
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
+        // A tool's config in TypeScript (`vite.config.ts`) is loaded by the tool, not compiled.
         man.tools.typescript_sources = rec.files.iter().any(|f| {
-            [".ts", ".tsx", ".mts", ".cts"]
-                .iter()
-                .any(|ext| f.path.ends_with(ext))
+            !f.path.rsplit('/').next().unwrap_or("").contains(".config.")
+                && [".ts", ".tsx", ".mts", ".cts"]
+                    .iter()
+                    .any(|ext| f.path.ends_with(ext))
                 && ![".d.ts", ".d.mts", ".d.cts"]
                     .iter()
                     .any(|ext| f.path.ends_with(ext))
@@ -268,6 +270,8 @@ fn run(
     let (mut go_above, guests) = go::guests(loaded, &manifests)?;
     let mut out = Vec::new();
     let mut not_checked = Vec::new();
+    // Each enclosing package's bundler config, read once.
+    let mut config_memo = HashMap::new();
     for (i, m) in snapshot.modules.iter().enumerate() {
         if !only.is_empty() && !only.iter().any(|o| o == m.name()) {
             continue;
@@ -283,7 +287,7 @@ fn run(
         };
         let js_root = if manifests[i].package_json.is_some() {
             let internal = (manifests[i].package_json_value.as_ref()).is_some_and(js::is_internal);
-            let builder = js::built_by_enclosing(snapshot, &manifests, i)?;
+            let builder = js::built_by_enclosing(snapshot, &manifests, i, &mut config_memo)?;
             let ships_with = |at: &str| internal || builder.as_deref() == Some(at);
             js::enclosing(
                 snapshot.repo_of(m),

@@ -85,6 +85,7 @@ pub(super) fn declarations(
         (Some(_), Some(d)) if d.manifest == "setup.cfg" => "setup.cfg",
         (Some(_), Some(d)) if d.manifest == "setup.py" => "setup.py",
         (Some(_), _) => "pyproject.toml",
+        (None, Some(d)) if d.manifest == "setup.py" => "setup.py",
         (None, _) if man.setup_cfg.is_some() => "setup.cfg",
         (None, _) => "setup.py",
     };

@@ -177,17 +177,18 @@ pub(super) fn drift(
         // members inherit `serde`'s `derive` from the workspace, each of its own entry).
         let names: Vec<String> = decls.iter().map(|d| d.d.name.clone()).collect();
         let switches = feature_switches(&table);
-        let features = |krate: &str, dep: &str| {
-            world
-                .rust_features
-                .get(&rust_ident(krate))
-                .and_then(|f| f.get(dep))
+        // Ours in any section; theirs as a normal build of theirs resolves them.
+        let features = |krate: &str| world.rust_features.get(&(m.repo, rust_ident(krate)));
+        let switched_by = |q: &str, dep: &str| {
+            let ours = features(own.as_deref()?)?.all.get(dep)?;
+            let theirs = features(q)?;
+            match theirs.normal.get(dep) {
+                Some(normal) => Some(ours.is_subset(normal)),
+                // Theirs only for its tests, benches or build script: its build has nothing
+                // of it for this one to switch on, and its tests switch on their own.
+                None => theirs.all.contains_key(dep).then_some(true),
+            }
         };
-        let switched_by =
-            |q: &str, dep: &str| match (features(own.as_deref()?, dep), features(q, dep)) {
-                (Some(ours), Some(theirs)) => Some(ours.is_subset(theirs)),
-                _ => None,
-            };
         super::doubt::transitive(&mut found, &names, &lock, &|f, q| {
             switches.contains(&f.dependency)
                 && !world.mesh_package(Language::Rust, &f.dependency)
@@ -806,25 +807,64 @@ fn spec_features(spec: &toml::Value) -> Vec<&str> {
     .collect()
 }
 
-/// Every feature a crate's `Cargo.toml` (`table`) switches on of each crate it declares (by
-/// the key declared, in any section), with what an inheriting entry (`workspace = true`)
-/// gets from its workspace's `[workspace.dependencies]` (`workspace`): Cargo adds the two.
+/// What a crate's `Cargo.toml` (`table`) switches on of each crate it declares (by the key
+/// declared), with what an inheriting entry (`workspace = true`) gets from its workspace's
+/// `[workspace.dependencies]` (`workspace`): Cargo adds the two. Its default features count
+/// as the feature `default` unless an entry turns them off. In every section (`all`), and in
+/// those a normal build of it resolves (`normal`: `[dependencies]`, a target's too), which is
+/// what it switches on for the crates built with it.
 pub(super) fn declared_features(
     table: &toml::Table,
     workspace: Option<&toml::Table>,
-) -> HashMap<String, BTreeSet<String>> {
+) -> DeclaredFeatures {
     let inherited = workspace.and_then(|w| w.get("workspace")?.get("dependencies")?.as_table());
-    let mut out: HashMap<String, BTreeSet<String>> = HashMap::new();
-    for (key, spec) in declarations(table) {
-        let entry = out.entry(key.clone()).or_default();
-        entry.extend(spec_features(spec).into_iter().map(str::to_string));
-        if spec.get("workspace").and_then(|w| w.as_bool()) == Some(true)
-            && let Some(ws) = inherited.and_then(|d| d.get(key))
-        {
-            entry.extend(spec_features(ws).into_iter().map(str::to_string));
+    let targets = table
+        .get("target")
+        .and_then(|t| t.as_table())
+        .into_iter()
+        .flat_map(|t| t.values().filter_map(|v| v.as_table()));
+    let mut out = DeclaredFeatures::default();
+    for t in std::iter::once(table).chain(targets) {
+        for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            let Some(deps) = t.get(section).and_then(|d| d.as_table()) else {
+                continue;
+            };
+            for (key, spec) in deps {
+                let ws = (spec.get("workspace").and_then(|w| w.as_bool()) == Some(true))
+                    .then(|| inherited.and_then(|d| d.get(key)))
+                    .flatten();
+                let mut on: BTreeSet<String> = spec_features(spec)
+                    .into_iter()
+                    .chain(ws.map(spec_features).unwrap_or_default())
+                    .map(str::to_string)
+                    .collect();
+                let no_default = |s: &toml::Value| {
+                    s.get("default-features").and_then(|d| d.as_bool()) == Some(false)
+                };
+                if !no_default(spec) && !ws.is_some_and(no_default) {
+                    on.insert("default".to_string());
+                }
+                out.all
+                    .entry(key.clone())
+                    .or_default()
+                    .extend(on.iter().cloned());
+                if section == "dependencies" {
+                    out.normal.entry(key.clone()).or_default().extend(on);
+                }
+            }
         }
     }
     out
+}
+
+/// What a crate's `Cargo.toml` switches on of the crates it declares (see
+/// [`declared_features`]).
+#[derive(Default)]
+pub(super) struct DeclaredFeatures {
+    /// In every section.
+    pub(super) all: HashMap<String, BTreeSet<String>>,
+    /// In the sections a normal build resolves.
+    pub(super) normal: HashMap<String, BTreeSet<String>>,
 }
 
 /// The declarations of `table` that switch on a feature choosing how a native library is
@@ -866,6 +906,25 @@ fn native_switches(table: &toml::Table) -> HashMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn declared_features_add_the_workspace_s_and_defaults_and_keep_normal_apart() {
+        let ws: toml::Table = toml::from_str(
+            "[workspace.dependencies]\nserde = { version = \"1\", features = [\"derive\"] }\nlog = { version = \"0.4\", default-features = false }\n",
+        )
+        .expect("toml");
+        let krate: toml::Table = toml::from_str(
+            "[dependencies]\nserde = { workspace = true, features = [\"rc\"] }\nlog.workspace = true\n\n[dev-dependencies]\nrand = { version = \"0.8\", features = [\"small_rng\"] }\n\n[target.'cfg(unix)'.dependencies]\nnix = { version = \"0.29\", default-features = false }\n",
+        )
+        .expect("toml");
+        let f = declared_features(&krate, Some(&ws));
+        let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+        assert_eq!(f.normal["serde"], set(&["default", "derive", "rc"]));
+        assert_eq!(f.normal["log"], set(&[]));
+        assert_eq!(f.normal["nix"], set(&[]));
+        assert!(!f.normal.contains_key("rand"));
+        assert_eq!(f.all["rand"], set(&["default", "small_rng"]));
+    }
 
     #[test]
     fn a_file_no_mod_declares_is_unreached() {

@@ -12,7 +12,7 @@ use crate::graph::Loaded;
 use crate::source::{self, ModuleSource, RepoSnapshot, SourceError, blob_text};
 use mesh_imports::Language;
 use mesh_imports::manifest::rust_ident;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 /// A module's language manifests, read at the configured ref.
 #[derive(Default)]
@@ -176,9 +176,9 @@ pub(super) struct World<'a> {
     pub(super) go_modules: Vec<String>,
     /// Workspace crates whose `[lib] name` is not their package's.
     pub(super) rust_libs: HashMap<String, String>,
-    /// Per crate of the mesh (by [`rust_ident`] of its package name), the features its
+    /// Per crate of the mesh (by repository and [`rust_ident`] of its package name), the features its
     /// `Cargo.toml` switches on of each crate it declares (see [`rust::declared_features`]).
-    pub(super) rust_features: HashMap<String, HashMap<String, BTreeSet<String>>>,
+    pub(super) rust_features: HashMap<(usize, String), rust::DeclaredFeatures>,
     /// What the shipped code of each workspace proc-macro crate (by the name it is imported
     /// by) writes for the crates expanding its macros (see [`rust::generated_names`]).
     pub(super) rust_generated: HashMap<String, Vec<String>>,
@@ -374,7 +374,7 @@ impl<'a> World<'a> {
 fn rust_features(
     loaded: &Loaded,
     manifests: &[Manifests],
-) -> HashMap<String, HashMap<String, BTreeSet<String>>> {
+) -> HashMap<(usize, String), rust::DeclaredFeatures> {
     let mut memo = source::Nearest::new();
     let mut parsed: HashMap<String, Option<toml::Table>> = HashMap::new();
     let mut out = HashMap::new();
@@ -399,7 +399,10 @@ fn rust_features(
                 .or_insert_with_key(|t| t.parse::<toml::Table>().ok())
                 .as_ref()
         });
-        out.insert(rust_ident(name), rust::declared_features(&table, workspace));
+        out.insert(
+            (m.repo, rust_ident(name)),
+            rust::declared_features(&table, workspace),
+        );
     }
     out
 }

@@ -2,12 +2,22 @@
 //! literals: strings, lists, dicts, `+`, and names the file binds once to such a value
 //! (`plugin_requires = ["flytekit>=1.3"]` … `install_requires=plugin_requires`). Read as the
 //! `setup.cfg` it stands for ([`SetupCfg`]), so one reader of packages and dependencies serves
-//! all three files. Anything computed (a call, a comprehension, a name changed after it is
-//! bound, `**kwargs`) makes the file unread: setuptools would have to run it, and a
-//! dependency list mesh guessed at would make findings no one could trust.
+//! all three files. A requirement argument that is computed (a call, a comprehension, a name
+//! used otherwise than read after it is bound, `**kwargs`) makes the file unread: setuptools
+//! would have to run it, and a dependency list mesh guessed at would make findings no one
+//! could trust. What else the call says (its name, packages) is taken when literal.
+//!
+//! Bounded on any input: brackets nested deeper than [`MAX_DEPTH`] make the file unread, and
+//! evaluation stops past [`BUDGET`] values made (a name doubled into itself many times).
 
 use crate::setup_cfg::SetupCfg;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+/// How deep brackets may nest in a file that is read (CPython's parser stops at 200).
+const MAX_DEPTH: i32 = 100;
+
+/// How many values (and string bytes / 64) one file's evaluation may make.
+const BUDGET: usize = 20_000;
 
 /// A token of Python source, with its 1-based line.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,7 +29,9 @@ enum Tok {
     },
     Name(String),
     Punct(char),
-    /// `+=`, `**`, a number, an operator mesh does not evaluate.
+    /// `+=`, `-=`, …: the name before it changes.
+    AugAssign,
+    /// `**`, `==`, a number, an operator mesh does not evaluate.
     Other,
     /// The end of a logical line (a newline outside brackets).
     End,
@@ -58,7 +70,7 @@ fn tokens(text: &str) -> Vec<(Tok, u32)> {
                 i += 2;
             }
             b'\'' | b'"' => {
-                let (s, next, lines) = string(b, i);
+                let (s, next, lines) = string(b, i, false);
                 out.push((Tok::Str { s, f: false }, line));
                 line += lines;
                 i = next;
@@ -74,7 +86,7 @@ fn tokens(text: &str) -> Vec<(Tok, u32)> {
                     && word.chars().all(|c| "rRbBuUfF".contains(c))
                     && matches!(b.get(i), Some(b'\'' | b'"'));
                 if prefix {
-                    let (s, next, lines) = string(b, i);
+                    let (s, next, lines) = string(b, i, word.contains(['r', 'R']));
                     let f = word.contains(['f', 'F']);
                     out.push((Tok::Str { s, f }, line));
                     line += lines;
@@ -98,9 +110,12 @@ fn tokens(text: &str) -> Vec<(Tok, u32)> {
                 // evaluate.
                 let two = matches!(b.get(i + 1), Some(b'='))
                     || (c == b'*' && b.get(i + 1) == Some(&b'*'));
+                let augmented =
+                    two && b.get(i + 1) == Some(&b'=') && !matches!(c, b'<' | b'>' | b'!');
                 out.push((
                     match (c, two) {
                         (b'+', false) => Tok::Punct('+'),
+                        _ if augmented => Tok::AugAssign,
                         _ => Tok::Other,
                     },
                     line,
@@ -127,8 +142,9 @@ fn tokens(text: &str) -> Vec<(Tok, u32)> {
 }
 
 /// The string literal opening at `b[i]`: (its value, the index after it, the newlines in it).
-/// Escapes keep the escaped character; an unterminated string ends the file.
-fn string(b: &[u8], i: usize) -> (String, usize, u32) {
+/// `\n`, `\t` and `\r` are what they stand for, other escapes the escaped character, and
+/// in a `raw` string both; an unterminated string ends the file.
+fn string(b: &[u8], i: usize, raw: bool) -> (String, usize, u32) {
     let q = b[i];
     let triple = b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q);
     let mut j = i + if triple { 3 } else { 1 };
@@ -137,10 +153,16 @@ fn string(b: &[u8], i: usize) -> (String, usize, u32) {
     while j < b.len() {
         let c = b[j];
         if c == b'\\' && j + 1 < b.len() {
-            if b[j + 1] == b'\n' {
-                lines += 1;
-            } else {
-                s.push(b[j + 1]);
+            match (raw, b[j + 1]) {
+                (_, b'\n') => lines += 1,
+                (true, c) => s.extend([b'\\', c]),
+                (false, b'n') => s.push(b'\n'),
+                (false, b't') => s.push(b'\t'),
+                (false, b'r') => s.push(b'\r'),
+                (false, c) => s.push(c),
+            }
+            if raw && b[j + 1] == b'\n' {
+                s.extend([b'\\', b'\n']);
             }
             j += 2;
             continue;
@@ -172,7 +194,8 @@ enum Value {
     List(Vec<Value>),
     Dict(Vec<(Value, Value)>),
     Name(String),
-    Add(Box<Value>, Box<Value>),
+    /// `a + b + …`, flat.
+    Concat(Vec<Value>),
     /// A call, by its dotted name, with its keyword arguments (`find_packages(where="src")`).
     Call(String, Vec<(String, Value)>),
     /// What mesh does not evaluate.
@@ -205,11 +228,14 @@ impl Parser<'_> {
     /// `term ('+' term)*`; anything after it up to `,`, a closing bracket or the line's end
     /// (a comparison, a conditional expression) makes it [`Value::Unknown`].
     fn expr(&mut self) -> Value {
-        let mut v = self.term();
+        let mut terms = vec![self.term()];
         while self.eat('+') {
-            let rhs = self.term();
-            v = Value::Add(Box::new(v), Box::new(rhs));
+            terms.push(self.term());
         }
+        let v = match terms.len() {
+            1 => terms.pop().unwrap_or(Value::Unknown),
+            _ => Value::Concat(terms),
+        };
         if !matches!(
             self.peek(),
             Tok::Punct(',' | ')' | ']' | '}' | ':') | Tok::End
@@ -360,118 +386,190 @@ impl Parser<'_> {
     }
 }
 
-/// What the file binds at its top level, once: a name bound twice, in a block, or changed
-/// after (`x += […]`, `x.append(…)`, `x.extend(…)`) is none of these.
+/// What the file binds at its top level, once, and only reads after: a name bound twice, in
+/// a block, after a `;` or a `:` (`if x: reqs = …`), by `import`, `for`, `as`, `def`, or
+/// changed (`reqs += …`, `reqs.append(…)`, `reqs[0] = …`, `del reqs`) is none of these.
 fn bindings(toks: &[(Tok, u32)]) -> HashMap<String, Value> {
     let mut out = HashMap::new();
-    let mut seen: HashMap<String, u32> = HashMap::new();
-    let mut changed = Vec::new();
-    let mut at = 0;
-    let mut start = true;
+    let mut unknown: HashSet<String> = HashSet::new();
+    let (mut depth, mut at) = (0i32, 0usize);
+    // At a statement's start; in an indented one; in an `import`, `def` or `class` line; in
+    // a `for` target (up to its `in`).
+    let (mut start, mut indented, mut binding_line, mut for_target) = (true, false, false, false);
     while at < toks.len() {
-        let (t, _) = &toks[at];
-        if *t == Tok::End {
-            start = true;
-            at += 1;
-            continue;
-        }
-        if *t == Tok::Indent {
-            // A name bound in a block (`if …:` `reqs = […]`) may be bound or not.
-            if let (Some((Tok::Name(n), _)), Some((Tok::Punct('='), _))) =
-                (toks.get(at + 1), toks.get(at + 2))
-            {
-                changed.push(n.clone());
+        let t = &toks[at].0;
+        match t {
+            Tok::End => {
+                (start, indented, binding_line, for_target) = (true, false, false, false);
+                at += 1;
+                continue;
             }
-            start = false;
-            at += 1;
-            continue;
+            Tok::Indent => {
+                indented = true;
+                at += 1;
+                continue;
+            }
+            _ => {}
         }
         if let Tok::Name(n) = t {
-            match toks.get(at + 1).map(|(t, _)| t) {
-                Some(Tok::Punct('=')) if start => {
-                    *seen.entry(n.clone()).or_default() += 1;
-                    let mut p = Parser { toks, at: at + 2 };
-                    out.insert(n.clone(), p.expr());
-                    at = p.at;
-                    start = false;
-                    continue;
-                }
-                Some(Tok::Other) => changed.push(n.clone()),
-                Some(Tok::Punct('.')) => {
-                    if let Some((Tok::Name(m), _)) = toks.get(at + 2)
-                        && matches!(m.as_str(), "append" | "extend" | "insert" | "update")
-                    {
-                        changed.push(n.clone());
-                    }
-                }
-                _ => {}
+            let next = toks.get(at + 1).map(|(t, _)| t);
+            let prev = match start {
+                true => None,
+                false => at.checked_sub(1).map(|p| &toks[p].0),
+            };
+            if start && matches!(n.as_str(), "import" | "from" | "def" | "class") {
+                binding_line = true;
             }
+            if n == "for" {
+                for_target = true;
+            } else if n == "in" {
+                for_target = false;
+            }
+            if start && !indented && depth == 0 && next == Some(&Tok::Punct('=')) {
+                if out.contains_key(n) {
+                    unknown.insert(n.clone());
+                }
+                let mut p = Parser { toks, at: at + 2 };
+                let v = p.expr();
+                // `reqs = […]; more` is not a value alone.
+                if *p.peek() != Tok::End {
+                    unknown.insert(n.clone());
+                }
+                out.insert(n.clone(), v);
+                // What the value names is read: scanned as the rest of the file is.
+                (start, at) = (false, at + 2);
+                continue;
+            }
+            let keyword_arg = depth > 0
+                && next == Some(&Tok::Punct('='))
+                && matches!(prev, Some(Tok::Punct('(' | ',')));
+            let attribute = prev == Some(&Tok::Punct('.'));
+            if !keyword_arg
+                && !attribute
+                && (binding_line
+                    || for_target
+                    || !read_only(prev, next, toks.get(at + 2).map(|(t, _)| t)))
+            {
+                unknown.insert(n.clone());
+            }
+        }
+        match t {
+            Tok::Punct('(' | '[' | '{') => depth += 1,
+            Tok::Punct(')' | ']' | '}') => depth -= 1,
+            _ => {}
         }
         start = false;
         at += 1;
     }
-    for (n, times) in seen {
-        if times > 1 {
-            out.insert(n, Value::Unknown);
-        }
-    }
-    for n in changed {
+    for n in unknown {
         out.insert(n, Value::Unknown);
     }
     out
 }
 
+/// Whether a name between `prev` and `next` (and `after`, the token after `next`) is only
+/// read there: a value in an expression, not a target, not changed, not called.
+fn read_only(prev: Option<&Tok>, next: Option<&Tok>, after: Option<&Tok>) -> bool {
+    let Some(prev) = prev else {
+        // A statement that starts with the name: an assignment of some shape, a call.
+        return false;
+    };
+    if let Tok::Name(p) = prev
+        && matches!(
+            p.as_str(),
+            "as" | "del" | "global" | "nonlocal" | "lambda" | "import"
+        )
+    {
+        return false;
+    }
+    match next {
+        None | Some(Tok::End | Tok::Name(_) | Tok::Other | Tok::Str { .. }) => true,
+        // `(reqs := …)` binds it.
+        Some(Tok::Punct(':')) => after != Some(&Tok::Punct('=')),
+        Some(Tok::Punct(',' | ')' | ']' | '}' | '+')) => true,
+        Some(_) => false,
+    }
+}
+
 /// `v` with names resolved (at most `depth` deep) and f-strings filled: `None` when any part
-/// is not a literal.
-fn resolve(v: &Value, env: &HashMap<String, Value>, depth: u8) -> Option<Value> {
-    if depth == 0 {
+/// is not a literal, or when `budget` (values made) runs out.
+fn resolve(
+    v: &Value,
+    env: &HashMap<String, Value>,
+    depth: u8,
+    budget: &mut usize,
+) -> Option<Value> {
+    if depth == 0 || *budget == 0 {
         return None;
     }
+    *budget -= 1;
     Some(match v {
         Value::Str { s, line, f: true } => Value::Str {
-            s: fill(s, env)?,
+            s: fill(s, env, depth - 1, budget)?,
             line: *line,
             f: false,
         },
-        Value::Str { .. } => v.clone(),
-        Value::Name(n) => resolve(env.get(n)?, env, depth - 1)?,
+        Value::Str { s, .. } => {
+            *budget = budget.checked_sub(s.len() / 64)?;
+            v.clone()
+        }
+        Value::Name(n) => resolve(env.get(n)?, env, depth - 1, budget)?,
         Value::List(items) => Value::List(
             items
                 .iter()
-                .map(|i| resolve(i, env, depth))
+                .map(|i| resolve(i, env, depth, budget))
                 .collect::<Option<_>>()?,
         ),
         Value::Dict(items) => Value::Dict(
             items
                 .iter()
-                .map(|(k, v)| Some((resolve(k, env, depth)?, resolve(v, env, depth)?)))
+                .map(|(k, v)| {
+                    Some((
+                        resolve(k, env, depth, budget)?,
+                        resolve(v, env, depth, budget)?,
+                    ))
+                })
                 .collect::<Option<_>>()?,
         ),
-        Value::Add(a, b) => match (resolve(a, env, depth)?, resolve(b, env, depth)?) {
-            (Value::List(mut a), Value::List(b)) => {
-                a.extend(b);
-                Value::List(a)
+        Value::Concat(terms) => {
+            let (first, rest) = terms.split_first()?;
+            match resolve(first, env, depth, budget)? {
+                Value::List(mut all) => {
+                    for t in rest {
+                        let Value::List(more) = resolve(t, env, depth, budget)? else {
+                            return None;
+                        };
+                        all.extend(more);
+                    }
+                    Value::List(all)
+                }
+                Value::Str { mut s, line, .. } => {
+                    for t in rest {
+                        let Value::Str { s: more, .. } = resolve(t, env, depth, budget)? else {
+                            return None;
+                        };
+                        s.push_str(&more);
+                        *budget = budget.checked_sub(more.len() / 64)?;
+                    }
+                    Value::Str { s, line, f: false }
+                }
+                _ => return None,
             }
-            (Value::Str { s, line, .. }, Value::Str { s: t, .. }) => Value::Str {
-                s: s + &t,
-                line,
-                f: false,
-            },
-            _ => return None,
-        },
+        }
         Value::Call(..) | Value::Unknown => return None,
     })
 }
 
-/// An f-string's `{name}`s filled with the strings the file binds them to.
-fn fill(s: &str, env: &HashMap<String, Value>) -> Option<String> {
+/// An f-string's `{name}`s filled with the strings the file binds them to (at most `depth`
+/// names deep, within `budget`).
+fn fill(s: &str, env: &HashMap<String, Value>, depth: u8, budget: &mut usize) -> Option<String> {
     let mut out = String::new();
     let mut rest = s;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let close = rest[open..].find('}')? + open;
         let name = &rest[open + 1..close];
-        match resolve(env.get(name)?, env, 4)? {
+        match resolve(env.get(name)?, env, depth, budget)? {
             Value::Str { s, .. } => out.push_str(&s),
             _ => return None,
         }
@@ -513,10 +611,44 @@ fn strings(v: &Value) -> Option<Vec<(u32, String)>> {
 /// `package_dir` and `py_modules` are taken when literal and left out otherwise.
 pub fn read(text: &str) -> Option<SetupCfg> {
     let toks = tokens(text);
+    let mut depth = 0;
+    for (t, _) in &toks {
+        match t {
+            Tok::Punct('(' | '[' | '{') => depth += 1,
+            Tok::Punct(')' | ']' | '}') => depth -= 1,
+            _ => {}
+        }
+        if depth > MAX_DEPTH {
+            return None;
+        }
+    }
     let env = bindings(&toks);
+    // setuptools' (or distutils') `setup`, imported by name or called on the module; a file
+    // that binds `setup` to anything else (`def setup`, `setup = …`) is not read.
+    let imported = text.lines().any(|l| {
+        let l = l.trim_start();
+        (l.starts_with("from setuptools import") || l.starts_with("from distutils.core import"))
+            && l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w == "setup")
+    });
+    let setup = Tok::Name("setup".to_string());
+    let rebound = toks.windows(2).any(|w| {
+        (w[0].0 == Tok::Name("def".to_string()) && w[1].0 == setup)
+            || (w[0].0 == setup && matches!(w[1].0, Tok::Punct('=') | Tok::AugAssign))
+    });
+    if !imported && !text.contains("import setuptools") || rebound {
+        return None;
+    }
     let mut calls = toks.iter().enumerate().filter(|(i, (t, _))| {
-        matches!(t, Tok::Name(n) if n == "setup" || n == "setuptools.setup")
+        let on = |m: &str| {
+            i.checked_sub(2).and_then(|p| toks.get(p)).map(|(t, _)| t)
+                == Some(&Tok::Name(m.to_string()))
+        };
+        let after_dot =
+            i.checked_sub(1).and_then(|p| toks.get(p)).map(|(t, _)| t) == Some(&Tok::Punct('.'));
+        matches!(t, Tok::Name(n) if n == "setup")
             && toks.get(i + 1).map(|(t, _)| t) == Some(&Tok::Punct('('))
+            && (!after_dot && imported || after_dot && on("setuptools"))
             && !matches!(toks.get(i.wrapping_sub(1)), Some((Tok::Name(d), _)) if d == "def")
     });
     let (at, _) = calls.next()?;
@@ -531,15 +663,16 @@ pub fn read(text: &str) -> Option<SetupCfg> {
         return None;
     }
     let arg = |k: &str| kwargs.iter().find(|(n, _)| n == k).map(|(_, v)| v);
+    let mut budget = BUDGET;
     let mut requirements = Vec::new();
     for (key, what) in [("install_requires", "normal"), ("tests_require", "dev")] {
         if let Some(v) = arg(key) {
-            let reqs = strings(&resolve(v, &env, 8)?)?;
+            let reqs = strings(&resolve(v, &env, 8, &mut budget)?)?;
             requirements.extend(reqs.into_iter().map(|(l, r)| (r, what, l)));
         }
     }
     if let Some(v) = arg("extras_require") {
-        let Value::Dict(extras) = resolve(v, &env, 8)? else {
+        let Value::Dict(extras) = resolve(v, &env, 8, &mut budget)? else {
             return None;
         };
         for (_, reqs) in extras {
@@ -548,14 +681,14 @@ pub fn read(text: &str) -> Option<SetupCfg> {
         }
     }
     let mut project = toml::Table::new();
-    if let Some(Value::Str { s, .. }) = arg("name").and_then(|v| resolve(v, &env, 8)) {
+    if let Some(Value::Str { s, .. }) = arg("name").and_then(|v| resolve(v, &env, 8, &mut budget)) {
         project.insert("name".into(), toml::Value::String(s));
     }
     let mut setuptools = toml::Table::new();
     let list = |v: Vec<(u32, String)>| {
         toml::Value::Array(v.into_iter().map(|(_, s)| toml::Value::String(s)).collect())
     };
-    match arg("packages").map(|v| (v, resolve(v, &env, 8))) {
+    match arg("packages").map(|v| (v, resolve(v, &env, 8, &mut budget))) {
         Some((_, Some(v))) => {
             if let Some(names) = strings(&v) {
                 setuptools.insert("packages".into(), list(names));
@@ -566,7 +699,7 @@ pub fn read(text: &str) -> Option<SetupCfg> {
         {
             let mut find = toml::Table::new();
             for (k, v) in kw {
-                if let Some(words) = resolve(v, &env, 8).as_ref().and_then(strings) {
+                if let Some(words) = resolve(v, &env, 8, &mut budget).as_ref().and_then(strings) {
                     find.insert(k.clone(), list(words));
                 }
             }
@@ -576,7 +709,9 @@ pub fn read(text: &str) -> Option<SetupCfg> {
         }
         _ => {}
     }
-    if let Some(Value::Dict(dirs)) = arg("package_dir").and_then(|v| resolve(v, &env, 8)) {
+    if let Some(Value::Dict(dirs)) =
+        arg("package_dir").and_then(|v| resolve(v, &env, 8, &mut budget))
+    {
         let dirs: toml::Table = dirs
             .into_iter()
             .filter_map(|(k, v)| match (k, v) {
@@ -589,7 +724,7 @@ pub fn read(text: &str) -> Option<SetupCfg> {
         setuptools.insert("package-dir".into(), toml::Value::Table(dirs));
     }
     if let Some(names) = arg("py_modules")
-        .and_then(|v| resolve(v, &env, 8))
+        .and_then(|v| resolve(v, &env, 8, &mut budget))
         .as_ref()
         .and_then(strings)
     {
@@ -676,6 +811,106 @@ mod tests {
     }
 
     #[test]
+    fn a_name_used_otherwise_than_read_is_not_read() {
+        let head = "from setuptools import setup\nimport sys\nreqs = ['a']\nextras = {'test': ['pytest']}\n";
+        for change in [
+            "if sys.platform == 'win32': reqs = ['b']\n",
+            "x = 1; reqs = ['b']\n",
+            "x = reqs = ['b']\n",
+            "reqs, x = ['b'], 1\n",
+            "reqs: list = ['b']\n",
+            "reqs[0] = 'c'\n",
+            "del reqs[0]\n",
+            "reqs.remove('a')\n",
+            "reqs += ['b']\n",
+            "for reqs in [['b']]:\n    pass\n",
+            "with open('x') as reqs:\n    pass\n",
+            "from other import reqs\n",
+            "y = (reqs := ['b'])\n",
+            "if x: \\\n    reqs = ['b']\n",
+            "for a, reqs in []:\n    pass\n",
+            "def f(a, reqs):\n    pass\n",
+        ] {
+            let text = format!("{head}{change}setup(install_requires=reqs)\n");
+            assert!(read(&text).is_none(), "{text}");
+        }
+        for change in [
+            "extras['dev'] = extras['test'] + ['hypothesis']\n",
+            "extras.setdefault('b', ['y'])\n",
+        ] {
+            let text =
+                format!("{head}{change}setup(install_requires=reqs, extras_require=extras)\n");
+            assert!(read(&text).is_none(), "{text}");
+        }
+        // Only read: the list stands.
+        let text = format!(
+            "{head}print(reqs, len(reqs) > 0, 'a' in reqs)\nsetup(install_requires=reqs + ['z'])\n"
+        );
+        let got: Vec<String> = read(&text)
+            .expect("read")
+            .requirements
+            .into_iter()
+            .map(|r| r.0)
+            .collect();
+        assert_eq!(got, ["a", "z"]);
+    }
+
+    #[test]
+    fn only_setuptools_setup_is_read_and_escapes_are_what_they_stand_for() {
+        for text in [
+            "def setup(**kw):\n    pass\nsetup(install_requires=['a'])\n",
+            "from other import setup\nsetup(install_requires=['a'])\n",
+            "from setuptools import setup\nsetup = wrapped(setup)\nsetup(install_requires=['a'])\n",
+            "from setuptools import setup\nhelpers.setup(install_requires=['a'])\n",
+        ] {
+            assert!(read(text).is_none(), "{text}");
+        }
+        let cfg = read("import setuptools\nsetuptools.setup(install_requires='requests\\nrich', tests_require=[r'a\\b'])\n")
+            .expect("read");
+        let got: Vec<String> = cfg.requirements.into_iter().map(|r| r.0).collect();
+        assert_eq!(got, ["requests", "rich", "a\\b"]);
+    }
+
+    #[test]
+    fn deep_long_and_doubling_input_is_bounded() {
+        let deep = format!(
+            "from setuptools import setup\nsetup(install_requires={}'a'{})\n",
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        assert!(read(&deep).is_none());
+        let unclosed = format!("x = {}\n", "[".repeat(10_000));
+        assert!(read(&unclosed).is_none());
+        let long = format!(
+            "from setuptools import setup\nsetup(install_requires=['a']{})\n",
+            " + ['a']".repeat(15_000)
+        );
+        let _ = read(&long);
+        let mut fan = String::from("from setuptools import setup\na0 = ['x']\n");
+        for k in 1..=6 {
+            let terms = vec![format!("a{}", k - 1); 20].join(" + ");
+            fan.push_str(&format!("a{k} = {terms}\n"));
+        }
+        fan.push_str("setup(install_requires=a6)\n");
+        assert!(read(&fan).is_none());
+        let mut doubling = String::from("from setuptools import setup\na0 = 'x'\n");
+        for k in 1..=30 {
+            doubling.push_str(&format!("a{k} = f'{{a{0}}}{{a{0}}}'\n", k - 1));
+        }
+        doubling.push_str("setup(name=a30, install_requires=['b'])\n");
+        assert!(
+            read(&doubling).is_some_and(|c| c
+                .table
+                .get("project")
+                .and_then(|p| p.get("name"))
+                .is_none())
+        );
+        // A name that names itself, bound after an import of it.
+        let own = "from setuptools import setup\nfrom meta import NAME\nNAME = f'acme-{NAME}'\nA = f'{B}'\nB = f'{A}'\nsetup(name=NAME, version=A, install_requires=['requests'])\n";
+        assert!(read(own).is_some());
+    }
+
+    #[test]
     fn odd_input_never_panics() {
         for text in [
             "",
@@ -692,6 +927,9 @@ mod tests {
         ] {
             let _ = read(text);
         }
-        assert!(read("setup()").is_some_and(|c| c.requirements.is_empty()));
+        assert!(
+            read("from setuptools import setup\nsetup()")
+                .is_some_and(|c| c.requirements.is_empty())
+        );
     }
 }

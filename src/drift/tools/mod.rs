@@ -439,7 +439,7 @@ const DEV_EXTRAS: &[&str] = &[
 ];
 
 /// What loads `d` when it is one of fsspec's filesystems declared beside a library that
-/// opens paths through fsspec (`s3://` → `s3fs`), in the same section or for development.
+/// opens paths through fsspec (`s3://` → `s3fs`), in the same section or for shipping.
 fn fsspec_host(d: &Declared, all: &[Declared]) -> Option<&'static str> {
     if d.language != Language::Python
         || !FSSPEC_FILESYSTEMS.contains(&names::pep503(&d.name).as_str())
@@ -447,10 +447,11 @@ fn fsspec_host(d: &Declared, all: &[Declared]) -> Option<&'static str> {
         return None;
     }
     FSSPEC_HOSTS.iter().copied().find(|host| {
+        // Declared where it ships at least as far: a runtime host for a runtime filesystem.
         all.iter().any(|p| {
             p.language == Language::Python
                 && names::pep503(&p.name) == *host
-                && (p.scope == d.scope || p.scope == Scope::Dev)
+                && (p.scope == d.scope || p.scope == Scope::Normal)
         })
     })
 }
@@ -596,6 +597,31 @@ mod tests {
             line: 1,
             indirect: false,
         }
+    }
+
+    #[test]
+    fn an_fsspec_filesystem_is_loaded_by_a_host_declared_as_far() {
+        let at = |name: &str, scope: Scope| Declared {
+            scope,
+            ..dev(Language::Python, name)
+        };
+        let s3 = at("s3fs", Scope::Normal);
+        assert_eq!(
+            fsspec_host(&s3, &[at("fsspec", Scope::Normal)]),
+            Some("fsspec")
+        );
+        // A dev-only pandas loads nothing where the package runs.
+        assert_eq!(fsspec_host(&s3, &[at("pandas", Scope::Dev)]), None);
+        // An extra's filesystem beside a runtime fsspec.
+        let extra = at("gcsfs", Scope::Optional);
+        assert_eq!(
+            fsspec_host(&extra, &[at("fsspec", Scope::Normal)]),
+            Some("fsspec")
+        );
+        assert_eq!(
+            fsspec_host(&at("boto3", Scope::Normal), &[at("fsspec", Scope::Normal)]),
+            None
+        );
     }
 
     #[test]
