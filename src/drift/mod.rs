@@ -23,6 +23,7 @@ mod python_env;
 mod python_names;
 mod python_path;
 pub mod rust;
+mod rust_features;
 pub mod stdlib;
 pub mod tools;
 mod uses;

@@ -177,8 +177,8 @@ pub(super) struct World<'a> {
     /// Workspace crates whose `[lib] name` is not their package's.
     pub(super) rust_libs: HashMap<String, String>,
     /// Per crate of the mesh (by repository and [`rust_ident`] of its package name), the features its
-    /// `Cargo.toml` switches on of each crate it declares (see [`rust::declared_features`]).
-    pub(super) rust_features: HashMap<(usize, String), rust::DeclaredFeatures>,
+    /// `Cargo.toml` switches on of each crate it declares (see [`rust_features::declared_features`]).
+    pub(super) rust_features: HashMap<(usize, String), super::rust_features::DeclaredFeatures>,
     /// What the shipped code of each workspace proc-macro crate (by the name it is imported
     /// by) writes for the crates expanding its macros (see [`rust::generated_names`]).
     pub(super) rust_generated: HashMap<String, Vec<String>>,
@@ -374,7 +374,7 @@ impl<'a> World<'a> {
 fn rust_features(
     loaded: &Loaded,
     manifests: &[Manifests],
-) -> HashMap<(usize, String), rust::DeclaredFeatures> {
+) -> HashMap<(usize, String), super::rust_features::DeclaredFeatures> {
     let mut memo = source::Nearest::new();
     let mut parsed: HashMap<String, Option<toml::Table>> = HashMap::new();
     let mut out = HashMap::new();
@@ -401,7 +401,7 @@ fn rust_features(
         });
         out.insert(
             (m.repo, rust_ident(name)),
-            rust::declared_features(&table, workspace),
+            super::rust_features::declared_features(&table, workspace),
         );
     }
     out
