@@ -671,7 +671,6 @@ pub(crate) fn python_line(text: &str, name: &str) -> u32 {
     python_lines(text, name).first().copied().unwrap_or(1)
 }
 
-/// Every 1-based line that declares `name`, in order.
 /// Per line of a pyproject.toml, whether it may hold a requirement of the project: not in
 /// `[build-system]`, not under another `[project]` key than `dependencies` (`keywords =
 /// ["openai"]`, `classifiers`), not in a `[tool.X]` table other than those that declare
@@ -709,6 +708,7 @@ fn requirement_lines(text: &str) -> Vec<bool> {
     out
 }
 
+/// Every 1-based line that declares `name`, in order.
 fn python_lines(text: &str, name: &str) -> Vec<u32> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {

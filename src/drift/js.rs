@@ -161,9 +161,7 @@ pub(super) fn built_by_enclosing(
         let Some(config) = &man.tools.bundler_config else {
             continue;
         };
-        let inside = e.repo == m.repo
-            && e.dir != m.dir
-            && (e.dir.is_empty() || m.dir.starts_with(&format!("{}/", e.dir)));
+        let inside = e.repo == m.repo && source::is_below(&m.dir, &e.dir);
         if !inside || found.is_some_and(|f| f.dir.len() > e.dir.len()) {
             continue;
         }
@@ -206,12 +204,6 @@ pub(crate) fn is_internal(v: &serde_json::Value) -> bool {
     if v.get("publishConfig").is_some() {
         return false;
     }
-    let source = |e: &str| {
-        [".ts", ".tsx", ".mts", ".cts"]
-            .iter()
-            .any(|x| e.ends_with(x))
-            && ![".d.ts", ".d.mts", ".d.cts"].iter().any(|x| e.ends_with(x))
-    };
     // What Node loads: `main`, and every entry of `exports` but a `source`, `types` or
     // `development` condition's (a published package points those at its sources).
     let mut entries = Vec::new();
@@ -221,7 +213,7 @@ pub(crate) fn is_internal(v: &serde_json::Value) -> bool {
     if let Some(e) = v.get("exports") {
         runtime_leaves(e, &mut entries);
     }
-    !entries.is_empty() && entries.iter().all(|e| source(e))
+    !entries.is_empty() && entries.iter().all(|e| is_typescript_source(e))
 }
 
 /// The strings of an `exports` map Node may load, conditions that name sources or types
@@ -448,15 +440,29 @@ pub(crate) fn component_runtime(path: &str) -> Option<&'static str> {
     .map(|(_, runtime)| runtime)
 }
 
+/// Whether `path` is a TypeScript declaration file (`.d.ts`, `.d.mts`, `.d.cts`): types only.
+pub(crate) fn is_declaration_file(path: &str) -> bool {
+    [".d.ts", ".d.mts", ".d.cts"]
+        .iter()
+        .any(|e| path.ends_with(e))
+}
+
+/// Whether `path` is TypeScript source a compiler turns into JS (`.ts`, `.tsx`, `.mts`,
+/// `.cts`), not a declaration file.
+pub(crate) fn is_typescript_source(path: &str) -> bool {
+    [".ts", ".tsx", ".mts", ".cts"]
+        .iter()
+        .any(|e| path.ends_with(e))
+        && !is_declaration_file(path)
+}
+
 /// Whether an import is a type only, from its file and its line's text: every import of a
 /// declaration file (`.d.ts`), `import type` / `export type`, and `typeof import("x")` (a
 /// type query: `let prettier: typeof import('prettier')` in jest-snapshot), and a JSDoc
 /// comment's `@import` or `{import('x').T}`.
 pub(crate) fn type_only_text(path: &str, text: &str) -> bool {
-    let dts = [".d.ts", ".d.mts", ".d.cts"]
-        .iter()
-        .any(|e| path.ends_with(e));
-    dts || text.starts_with("import type ")
+    is_declaration_file(path)
+        || text.starts_with("import type ")
         || text.starts_with("import type{")
         || text.starts_with("export type ")
         || text.starts_with("export type{")

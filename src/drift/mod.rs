@@ -108,9 +108,7 @@ fn unchecked(
     rec: &crate::store::ModuleRecord,
     man: &Manifests,
 ) -> Option<Unchecked> {
-    let manifest = man.pyproject.is_some()
-        || man.setup_cfg.is_some()
-        || man.setup_py.is_some()
+    let manifest = man.declares_python()
         || man.has_cargo_toml
         || man.package_json.is_some()
         || man.go_mod.is_some();
@@ -150,10 +148,7 @@ fn run(
         .map(|m| Manifests::read(snapshot.repo_of(m), m))
         .collect::<std::result::Result<_, _>>()?;
     // What Python test runners and uv workspace roots install for each module.
-    let python: Vec<bool> = manifests
-        .iter()
-        .map(|m| m.pyproject.is_some() || m.setup_cfg.is_some() || m.setup_py.is_some())
-        .collect();
+    let python: Vec<bool> = manifests.iter().map(Manifests::declares_python).collect();
     for (man, env) in manifests
         .iter_mut()
         .zip(python_env::declarations(snapshot, &python)?)
@@ -230,12 +225,7 @@ fn run(
         // A tool's config in TypeScript (`vite.config.ts`) is loaded by the tool, not compiled.
         man.tools.typescript_sources = rec.files.iter().any(|f| {
             !f.path.rsplit('/').next().unwrap_or("").contains(".config.")
-                && [".ts", ".tsx", ".mts", ".cts"]
-                    .iter()
-                    .any(|ext| f.path.ends_with(ext))
-                && ![".d.ts", ".d.mts", ".d.cts"]
-                    .iter()
-                    .any(|ext| f.path.ends_with(ext))
+                && js::is_typescript_source(&f.path)
         });
     }
     // What each workspace package needs beside it: the peers its own code imports.

@@ -67,7 +67,7 @@ pub(super) fn declarations(
     man: &Manifests,
     dir: &str,
 ) -> Option<(Vec<Decl>, &'static str)> {
-    if man.pyproject.is_none() && man.setup_cfg.is_none() && man.setup_py.is_none() {
+    if !man.declares_python() {
         return None;
     }
     let mut found = man.pyproject_decls.clone();

@@ -342,20 +342,13 @@ pub(super) fn enclosing(
     manifests: &mut [super::world::Manifests],
 ) {
     let modules = &snapshot.modules;
-    let inherited: Vec<Vec<EnvDecl>> = (0..modules.len())
-        .map(|i| {
-            let m = &modules[i];
-            (0..modules.len())
-                .filter(|&j| {
-                    let e = &modules[j];
-                    j != i
-                        && python[j]
-                        && python[i]
-                        && e.repo == m.repo
-                        && e.dir != m.dir
-                        && (e.dir.is_empty() || m.dir.starts_with(&format!("{}/", e.dir)))
+    let inherited: Vec<Vec<EnvDecl>> = (modules.iter().zip(python))
+        .map(|(m, &python_i)| {
+            (modules.iter().zip(python).zip(manifests.iter()))
+                .filter(|((e, python_e), _)| {
+                    python_i && **python_e && e.repo == m.repo && source::is_below(&m.dir, &e.dir)
                 })
-                .flat_map(|j| manifests[j].python_env.iter())
+                .flat_map(|(_, man)| man.python_env.iter())
                 .map(|e| EnvDecl {
                     d: e.d.clone(),
                     via: format!("{}, around the packages below it too", e.via),

@@ -385,8 +385,6 @@ fn unreached(
         })
 }
 
-/// Whether a line of Rust declares the module `name` (`mod name;`, `pub(crate) mod name {`),
-/// not in a line comment.
 /// The crate root (`src/lib.rs`, `src/main.rs`, repo-relative) that includes a file its build
 /// script writes, when the crate has a build script ([`build_script`], and its file there).
 fn includes_build_output(
@@ -410,6 +408,8 @@ fn includes_build_output(
     })
 }
 
+/// Whether a line of Rust declares the module `name` (`mod name;`, `pub(crate) mod name {`),
+/// not in a line comment.
 fn declares_mod(line: &str, name: &str) -> bool {
     let mut rest = line.trim_start();
     if rest.starts_with("//") {

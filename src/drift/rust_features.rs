@@ -12,18 +12,24 @@ pub(super) fn feature_switches(table: &toml::Table) -> HashSet<String> {
         .collect()
 }
 
-/// Every declaration of `table`, as (key, spec), in every dependency section and target.
-fn declarations(table: &toml::Table) -> impl Iterator<Item = (&String, &toml::Value)> + '_ {
+/// Every dependency table of `table`, as (its section's name, the table), the targets' too.
+fn sections(table: &toml::Table) -> impl Iterator<Item = (&'static str, &toml::Table)> + '_ {
     const SECTIONS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
     let targets = table
         .get("target")
         .and_then(|t| t.as_table())
         .into_iter()
         .flat_map(|t| t.values().filter_map(|v| v.as_table()));
-    std::iter::once(table)
-        .chain(targets)
-        .flat_map(|t| SECTIONS.iter().filter_map(|s| t.get(*s)?.as_table()))
-        .flat_map(|t| t.iter())
+    std::iter::once(table).chain(targets).flat_map(|t| {
+        SECTIONS
+            .iter()
+            .filter_map(|s| Some((*s, t.get(*s)?.as_table()?)))
+    })
+}
+
+/// Every declaration of `table`, as (key, spec), in every dependency section and target.
+fn declarations(table: &toml::Table) -> impl Iterator<Item = (&String, &toml::Value)> + '_ {
+    sections(table).flat_map(|(_, deps)| deps.iter())
 }
 
 /// The declarations of `table` that switch features on (a non-empty `features`), as (key,
@@ -54,39 +60,29 @@ pub(super) fn declared_features(
     workspace: Option<&toml::Table>,
 ) -> DeclaredFeatures {
     let inherited = workspace.and_then(|w| w.get("workspace")?.get("dependencies")?.as_table());
-    let targets = table
-        .get("target")
-        .and_then(|t| t.as_table())
-        .into_iter()
-        .flat_map(|t| t.values().filter_map(|v| v.as_table()));
     let mut out = DeclaredFeatures::default();
-    for t in std::iter::once(table).chain(targets) {
-        for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
-            let Some(deps) = t.get(section).and_then(|d| d.as_table()) else {
-                continue;
+    for (section, deps) in sections(table) {
+        for (key, spec) in deps {
+            let ws = (spec.get("workspace").and_then(|w| w.as_bool()) == Some(true))
+                .then(|| inherited.and_then(|d| d.get(key)))
+                .flatten();
+            let mut on: BTreeSet<String> = spec_features(spec)
+                .into_iter()
+                .chain(ws.map(spec_features).unwrap_or_default())
+                .map(str::to_string)
+                .collect();
+            let no_default = |s: &toml::Value| {
+                s.get("default-features").and_then(|d| d.as_bool()) == Some(false)
             };
-            for (key, spec) in deps {
-                let ws = (spec.get("workspace").and_then(|w| w.as_bool()) == Some(true))
-                    .then(|| inherited.and_then(|d| d.get(key)))
-                    .flatten();
-                let mut on: BTreeSet<String> = spec_features(spec)
-                    .into_iter()
-                    .chain(ws.map(spec_features).unwrap_or_default())
-                    .map(str::to_string)
-                    .collect();
-                let no_default = |s: &toml::Value| {
-                    s.get("default-features").and_then(|d| d.as_bool()) == Some(false)
-                };
-                if !no_default(spec) && !ws.is_some_and(no_default) {
-                    on.insert("default".to_string());
-                }
-                out.all
-                    .entry(key.clone())
-                    .or_default()
-                    .extend(on.iter().cloned());
-                if section == "dependencies" {
-                    out.normal.entry(key.clone()).or_default().extend(on);
-                }
+            if !no_default(spec) && !ws.is_some_and(no_default) {
+                on.insert("default".to_string());
+            }
+            out.all
+                .entry(key.clone())
+                .or_default()
+                .extend(on.iter().cloned());
+            if section == "dependencies" {
+                out.normal.entry(key.clone()).or_default().extend(on);
             }
         }
     }
@@ -122,9 +118,9 @@ pub(super) fn native_switches(table: &toml::Table) -> HashMap<String, String> {
         .filter_map(|(key, spec)| {
             let package = spec.get("package").and_then(|p| p.as_str());
             let name = package.unwrap_or(key.as_str()).replace('_', "-");
-            let features = spec.get("features").and_then(|f| f.as_array())?;
+            let features = spec_features(spec);
             let switches = |words: &[&str], exact: bool| {
-                features.iter().filter_map(|f| f.as_str()).any(|f| {
+                features.iter().any(|f| {
                     let f = f.to_ascii_lowercase();
                     words
                         .iter()

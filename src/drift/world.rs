@@ -66,6 +66,12 @@ pub(super) struct Manifests {
 }
 
 impl Manifests {
+    /// Whether a Python manifest mesh reads declares the module's dependencies:
+    /// pyproject.toml, setup.cfg, or a `setup.py` declaring in literals.
+    pub(super) fn declares_python(&self) -> bool {
+        self.pyproject.is_some() || self.setup_cfg.is_some() || self.setup_py.is_some()
+    }
+
     pub(super) fn read(
         snap: &RepoSnapshot,
         m: &ModuleSource,
