@@ -572,6 +572,14 @@ fn describe(u: &Use) -> String {
             _ => "guarded",
         });
     }
+    if u.in_function {
+        words.push("inside a function");
+    }
+    let loaded;
+    if let Some(by) = &u.loaded_by {
+        loaded = format!("in a file loaded only under a guard ({by})");
+        words.push(&loaded);
+    }
     if u.type_only {
         words.push("type-only");
     }

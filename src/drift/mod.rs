@@ -22,6 +22,7 @@ pub mod python;
 mod python_env;
 mod python_names;
 mod python_path;
+mod python_reach;
 pub mod rust;
 mod rust_features;
 pub mod stdlib;

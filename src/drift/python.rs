@@ -35,7 +35,7 @@ pub(super) fn without_unused_when_no_code(
         .files
         .iter()
         .filter(|f| f.language == Language::Python && f.kind == ImportKind::Build)
-        .all(|f| f.imports.is_empty());
+        .all(|f| f.imports.iter().all(|i| i.name.starts_with('.')));
     let why = match (absent, python(Some(ImportKind::Build)), python(None)) {
         (_, _, false) => Some("the module has no Python file".to_string()),
         (Some(note), false, _) => Some(format!("{note}, and no shipped Python file is there")),

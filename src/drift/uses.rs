@@ -3,6 +3,7 @@
 
 use super::declared::{Declared, Scope};
 use super::nested::Nested;
+use super::python_reach;
 use super::world::{Manifests, World};
 use super::{aliases, js, names, python, python_path, stdlib, tools};
 use crate::source::{ModuleSource, RepoSnapshot, blob_text};
@@ -47,6 +48,10 @@ pub(super) struct Use<'a> {
     pub(super) doc_link: bool,
     /// A Python import inside a function's body (see `Import::in_function`).
     pub(super) in_function: bool,
+    /// The guarded import of another file that loads this use's file
+    /// (`pkg/extras/__init__.py:9`): why the use is optional though its own line is not
+    /// (see [`python_reach::guarded`]).
+    pub(super) loaded_by: Option<String>,
     /// A Python module name known by its start (see `Import::prefix`; optional too): it
     /// uses each declaration whose import name it begins.
     pub(super) prefix: bool,
@@ -82,6 +87,7 @@ impl<'a> Use<'a> {
             macro_scoped: false,
             doc_link: false,
             in_function: false,
+            loaded_by: None,
             prefix: false,
             expanded_from: None,
             file,
@@ -164,10 +170,15 @@ pub(super) fn uses<'a>(
         python_path::REQUIREMENTS_FILES,
         python_path::requirement_keys,
     );
+    let guarded = python_reach::guarded(
+        &rec.files,
+        &python_reach::entry_points(man.pyproject_table.as_ref()),
+    );
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut own_said = HashSet::new();
     for f in &rec.files {
+        let loaded_by = guarded.get(f.path.as_str());
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
         for imp in f.imports.iter() {
             // Code written for the crates expanding a proc macro is theirs: see
@@ -222,9 +233,10 @@ pub(super) fn uses<'a>(
             let test_support = f.language == Language::Js
                 && f.kind == ImportKind::Build
                 && tools::is_test_support(rel, &man.tools.test_setup);
-            let file_kind = match test_support {
-                true => ImportKind::Dev,
-                false => f.kind,
+            let file_kind = match (test_support, loaded_by) {
+                (true, _) => ImportKind::Dev,
+                (false, Some(_)) => ImportKind::Optional,
+                (false, None) => f.kind,
             };
             let script = match rust_build {
                 Some((s, inc)) if f.language == Language::Rust => {
@@ -233,6 +245,9 @@ pub(super) fn uses<'a>(
                 _ => (false, false),
             };
             let mut one = new_use(f, imp, key, file_kind, script.0);
+            if imp.kind == ImportKind::Build {
+                one.loaded_by = loaded_by.cloned();
+            }
             if one.kind == ImportKind::Build && self_declared.iter().any(|o| *o == one.key) {
                 continue;
             }
@@ -446,6 +461,7 @@ fn new_use<'a>(
         macro_scoped: imp.macro_scoped,
         doc_link: imp.in_doc_link,
         in_function: imp.in_function,
+        loaded_by: None,
         prefix: imp.prefix,
         expanded_from: None,
         file: &f.path,

@@ -3357,3 +3357,64 @@ fn a_package_the_enclosing_bundler_builds_ships_under_its_declarations() {
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["other shipped-dev vec-db"], "{v}");
 }
+
+/// A Python file only a guarded import loads (`try: from .checkpoint import …` or an `if`
+/// testing what such a `try` assigns) is as optional as that import: a failed import climbs
+/// the chain of files (flytekit's `extras/pytorch`). A function's import, an entry point or
+/// one unguarded import elsewhere leaves its file's imports owed.
+#[test]
+fn a_file_only_a_guard_loads_imports_optionally() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "", "kit");
+    t.write(
+        "ws/pyproject.toml",
+        "[project]\nname = \"kit\"\ndependencies = []\n[project.scripts]\nkit = \"kit.cli:main\"\n",
+    );
+    t.write(
+        "ws/kit/__init__.py",
+        "from kit.extras import torch\nfrom . import core\n",
+    );
+    t.write("ws/kit/extras/__init__.py", "");
+    t.write(
+        "ws/kit/extras/torch.py",
+        "try:\n    import torch\n    _torch = True\nexcept ImportError:\n    _torch = False\nif _torch:\n    from ._checkpoint import Checkpoint\n",
+    );
+    t.write(
+        "ws/kit/extras/_checkpoint.py",
+        "import torch\nimport safetensors\n",
+    );
+    // Loaded under a guard here, and unguarded by core.py: owed.
+    t.write("ws/kit/extras/_yaml.py", "import yaml\n");
+    t.write(
+        "ws/kit/core.py",
+        "from .extras import _yaml\ntry:\n    from .extras import _yaml as y\nexcept ImportError:\n    y = None\ndef load():\n    from . import _late\n",
+    );
+    // Loaded inside a function: the call fails, nothing catches it.
+    t.write("ws/kit/_late.py", "import orjson\n");
+    // Only a guard imports it, but an entry point names it: owed.
+    t.write("ws/kit/cli.py", "import click\n");
+    t.write(
+        "ws/kit/main.py",
+        "try:\n    from kit import cli\nexcept ImportError:\n    cli = None\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "optional integrations loaded under a guard");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "kit undeclared click",
+            "kit undeclared orjson",
+            "kit undeclared pyyaml"
+        ],
+        "{v}"
+    );
+    let e = explained(&t, "kit", "safetensors");
+    assert!(
+        e.contains("in a file loaded only under a guard (kit/extras/torch.py:7)"),
+        "{e}"
+    );
+}

@@ -123,7 +123,8 @@ pub struct ScannedFile {
 /// macro's output (`bindgen!({ … })` in a module) may bring modules: paths beside it say
 /// so (`macro_scoped`).
 /// 44: Python: `lazy_module("a.b")` imports `a.b`, optionally.
-pub const SCANNER_VERSION: u32 = 44;
+/// 45: Python relative imports reported with their leading dots (`..a.b`).
+pub const SCANNER_VERSION: u32 = 45;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

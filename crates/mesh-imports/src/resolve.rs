@@ -119,6 +119,10 @@ fn edges(
                 if imp.in_doc_link || (imp.generated && !imp.in_macro) {
                     continue;
                 }
+                // A Python relative import stays inside its package, which is this module's.
+                if file.language == Language::Python && imp.name.starts_with('.') {
+                    continue;
+                }
                 if let Some(ignore) = &ignore
                     && ignore.is_match(&imp.name)
                 {

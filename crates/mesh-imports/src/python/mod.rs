@@ -1,6 +1,6 @@
 //! The Python import scanner: the dotted module names of `import` and `from … import`
-//! statements, at any indentation. Relative imports (`from . import x`) stay inside the module
-//! and are not reported.
+//! statements, at any indentation. Relative imports (`from .a import x`) keep their leading
+//! dots: they stay inside the module, and say which of its files loads which.
 //!
 //! f-strings are lexed as plain strings: before Python 3.12 their expressions cannot reuse the
 //! enclosing quote, and a 3.12 reuse still pairs up, so the lexer stays in step.
@@ -95,7 +95,9 @@ fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
 }
 
 /// Marks the body and the handlers of every `try` statement that handles `ImportError` or
-/// `ModuleNotFoundError` as optional. A `try` with no `except` guards nothing.
+/// `ModuleNotFoundError` as optional, and every later `if` (with its `elif`s and `else`)
+/// testing a name such a `try` assigns (`_torch_installed = True`, `torch = None`): the
+/// flag idiom for an optional integration. A `try` with no `except` guards nothing.
 fn guarded<'l>(
     toks: &[Token],
     src: &str,
@@ -118,6 +120,16 @@ fn guarded<'l>(
         }
         k
     };
+    let span = |from: usize, to: usize| {
+        let start = toks[lines[from].start].start;
+        let last = &lines[to - 1];
+        let end = toks
+            .get(last.end.saturating_sub(1))
+            .map_or(src.len(), |t| t.end);
+        (start, end)
+    };
+    // (the line after which it is known, name) of each name a guard binds.
+    let mut flags: Vec<(usize, &str)> = Vec::new();
     for (h, line) in lines.iter().enumerate() {
         if first_word(line) != "try" || !punct_at(toks, line.start + 1, b':') {
             continue;
@@ -153,20 +165,55 @@ fn guarded<'l>(
         if !handles {
             continue;
         }
-        let span = |from: usize, to: usize| {
-            let start = toks[lines[from].start].start;
-            let last = &lines[to - 1];
-            let end = toks
-                .get(last.end.saturating_sub(1))
-                .map_or(src.len(), |t| t.end);
-            (start, end)
-        };
         let (s, e) = span(h, body_end);
         c.weaken(s, e, ImportKind::Optional);
+        // A name the guard binds (`_torch_installed = True`, `torch = None`) says whether
+        // the import worked: a later `if` testing it guards what its branches import.
+        let binds = |l: &Line| {
+            let name = toks.get(l.start).filter(|t| t.kind == Kind::Ident)?;
+            let assigns = punct_at(toks, l.start + 1, b'=') && !punct_at(toks, l.start + 2, b'=');
+            assigns.then(|| name.text(src))
+        };
+        flags.extend(
+            lines[h + 1..body_end]
+                .iter()
+                .filter_map(binds)
+                .map(|n| (k, n)),
+        );
         for (from, to) in clauses {
             let (s, e) = span(from, to);
             c.weaken(s, e, ImportKind::Optional);
+            flags.extend(lines[from + 1..to].iter().filter_map(binds).map(|n| (k, n)));
         }
+    }
+    if flags.is_empty() {
+        return;
+    }
+    let mut h = 0;
+    while let Some(line) = lines.get(h) {
+        let header = toks.get(line.start..line.end).unwrap_or(&[]);
+        let tests_flag = first_word(line) == "if"
+            && header.iter().enumerate().any(|(i, t)| {
+                t.kind == Kind::Ident
+                    && !(i > 0 && header[i - 1].is_punct(b'.'))
+                    && flags
+                        .iter()
+                        .any(|(after, n)| h >= *after && *n == t.text(src))
+            });
+        if !tests_flag {
+            h += 1;
+            continue;
+        }
+        // The `if` and each `elif`/`else` clause after it.
+        let mut end = block_end(h);
+        while let Some(l) = lines.get(end).filter(|l| l.indent == line.indent)
+            && matches!(first_word(l), "elif" | "else")
+        {
+            end = block_end(end);
+        }
+        let (s, e) = span(h, end);
+        c.weaken(s, e, ImportKind::Optional);
+        h = end;
     }
 }
 
@@ -654,10 +701,12 @@ fn import_names(toks: &[Token], mut i: usize, src: &str, c: &mut Collector) {
     }
 }
 
-/// `from a.b import …` after `from`: reports "a.b"; a relative module (leading dots) is local.
+/// `from a.b import …` after `from`: reports "a.b"; a relative module keeps its leading dots
+/// (`from ..a import b` → "..a.b" and "..a", `from . import b` → ".b"): no declaration
+/// answers it, but drift follows it to the file it loads.
 fn from_module(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
     if punct_at(toks, i, b'.') {
-        return;
+        return from_relative(toks, i, src, c);
     }
     if let Some((offset, name, next)) = dotted_name(toks, i, src)
         && toks
@@ -678,6 +727,38 @@ fn from_module(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
             c.push(offset, format!("{name}.{sub}"));
         }
         c.push(offset, name);
+    }
+}
+
+/// `from .a import b` after `from` (at the first dot): reports ".a.b" and ".a"; a bare
+/// `from . import b` reports ".b" alone (the package itself is loaded already).
+fn from_relative(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
+    let Some(start) = toks.get(i).map(|t| t.start) else {
+        return;
+    };
+    let mut j = i;
+    let mut dots = String::new();
+    while punct_at(toks, j, b'.') {
+        dots.push('.');
+        j += 1;
+    }
+    let is_import = |k: usize| {
+        toks.get(k)
+            .is_some_and(|t| t.kind == Kind::Ident && t.text(src) == "import")
+    };
+    let (name, next) = match dotted_name(toks, j, src) {
+        Some((_, name, next)) if !is_import(j) => (format!("{dots}{name}"), next),
+        _ => (dots.clone(), j),
+    };
+    if !is_import(next) {
+        return;
+    }
+    let join = if name == dots { "" } else { "." };
+    for sub in imported_names(toks, next + 1, src) {
+        c.push(start, format!("{name}{join}{sub}"));
+    }
+    if name != dots {
+        c.push(start, name);
     }
 }
 

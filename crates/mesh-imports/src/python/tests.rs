@@ -55,9 +55,24 @@ fn backslash_continuations() {
 }
 
 #[test]
-fn relative_imports_are_local() {
-    let src = "from . import x\nfrom .mod import y\nfrom ..pkg import z\nfrom ... import w";
-    assert!(scan(src).is_empty());
+fn relative_imports_keep_their_dots() {
+    let src = "from . import x\nfrom .mod import y\nfrom ..pkg import (z,\n  v)\nfrom ... import w\nfrom .a.b import *\ndef f():\n    from .lazy import q\n";
+    assert_eq!(
+        pairs(&scan(src)),
+        [
+            (1, ".x"),
+            (2, ".mod.y"),
+            (2, ".mod"),
+            (3, "..pkg.z"),
+            (3, "..pkg.v"),
+            (3, "..pkg"),
+            (5, "...w"),
+            (6, ".a.b"),
+            (8, ".lazy.q"),
+            (8, ".lazy")
+        ]
+    );
+    assert!(scan(src).iter().skip(8).all(|i| i.in_function));
 }
 
 #[test]
@@ -413,4 +428,33 @@ fn a_main_block_runs_only_as_a_script() {
             ("script".to_string(), true),
         ]
     );
+}
+
+#[test]
+fn an_if_testing_what_a_guard_assigns_is_guarded() {
+    let src = "try:\n    import torch\n    _torch = True\nexcept (ImportError, OSError):\n    _torch = False\n    np = None\nif _torch:\n    from .checkpoint import C\nelse:\n    from .fallback import F\nif not np is None: import numpy.linalg\nif self._torch:\n    import a\nif _torch_x:\n    import b\n";
+    let imports = scan(src);
+    let got: Vec<(u32, &str, crate::ImportKind)> = imports
+        .iter()
+        .map(|i| (i.line, i.name.as_str(), i.kind))
+        .collect();
+    let o = crate::ImportKind::Optional;
+    let b = crate::ImportKind::Build;
+    assert_eq!(
+        got,
+        [
+            (2, "torch", o),
+            (8, ".checkpoint.C", o),
+            (8, ".checkpoint", o),
+            (10, ".fallback.F", o),
+            (10, ".fallback", o),
+            (11, "numpy.linalg", o),
+            (13, "a", b),
+            (15, "b", b)
+        ]
+    );
+    // Before the guard, the same test guards nothing.
+    let early =
+        "if flag:\n    import c\ntry:\n    import d\nexcept ImportError:\n    flag = False\n";
+    assert_eq!(scan(early)[0].kind, b);
 }
