@@ -15,8 +15,10 @@ use mesh_imports::{ImportKind, Language};
 use std::collections::{HashMap, HashSet};
 
 /// Directory names whose files a person runs by hand, with what they install themselves:
-/// examples, scripts, docs, benchmarks, notebooks.
+/// examples, scripts, docs, benchmarks, notebooks — and `.github/`, whose scripts a CI
+/// workflow runs after installing what they need (`pip install semver packaging`).
 const BY_HAND: &[&str] = &[
+    ".github",
     "example",
     "examples",
     "script",
@@ -151,7 +153,7 @@ pub(super) fn undeclared(
             n => format!(" and {} more", n - 1),
         };
         return Some(format!(
-            "imported only by {}{more}, in a directory of files run by hand (examples, scripts, docs): they run with what their reader installs",
+            "imported only by {}{more}, in a directory of files run by hand (examples, scripts, docs) or by CI (`.github/`): they run with what their reader or workflow installs",
             first.evidence()
         ));
     }
@@ -189,6 +191,20 @@ pub(super) fn undeclared(
     if lang == Language::Js && first.key.starts_with('@') {
         return None;
     }
+    // `import run_prompt` beside `run_prompt.py`: a script (or a test pytest imports) has its
+    // own directory first on `sys.path`, so the file is what it imports.
+    if lang == Language::Python
+        && let Some(beside) = uses
+            .iter()
+            .map(|u| local.beside(&first.key, u.file))
+            .collect::<Option<Vec<String>>>()
+    {
+        return Some(format!(
+            "`{}` stands beside {}: a file run as a script, or a test pytest runs, has its own directory first on `sys.path`, so it may import that file",
+            beside[0],
+            first.evidence()
+        ));
+    }
     let at = local.at(&first.key, lang, dir)?;
     Some(format!(
         "`{at}` in the repository bears its name: it may be a local module on a path mesh does not follow (a `sys.path` entry, a bundler alias, a runner's roots)"
@@ -209,6 +225,8 @@ pub(super) struct LocalNames {
     namespaces: HashMap<String, Vec<String>>,
     /// Every directory of the repository, and every `.py` file without its extension.
     paths: HashSet<String>,
+    /// Every Python package's directory (one with an `__init__.py`).
+    packages: HashSet<String>,
 }
 
 impl LocalNames {
@@ -272,7 +290,28 @@ impl LocalNames {
             dirs.sort();
         }
         names.paths = paths;
+        names.packages = packages;
         Ok(names)
+    }
+
+    /// The file or directory in the directory of `file` (repository-relative) named as the
+    /// Python import `key` begins, but `file` itself: what the import loads when the file
+    /// runs with its directory on `sys.path` — as a script or a test does, in a directory
+    /// that is no package or one of files run by hand (a package's own module imports a
+    /// distribution by its bare name: ragas' `integrations/langchain.py` imports
+    /// `langsmith` beside `integrations/langsmith.py`).
+    fn beside(&self, key: &str, file: &str) -> Option<String> {
+        let top = key.split('.').next()?.to_ascii_lowercase();
+        let dir = file.rsplit_once('/').map_or("", |(d, _)| d);
+        if self.packages.contains(dir) && !by_hand(file) {
+            return None;
+        }
+        let path = source::join(dir, &top);
+        let own = file
+            .strip_suffix(".py")
+            .unwrap_or(file)
+            .to_ascii_lowercase();
+        (path != own && self.paths.contains(&path)).then_some(path)
     }
 
     /// The local module a bare import of `key` (a Python dotted name, a JS package) by a file

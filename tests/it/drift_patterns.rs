@@ -3418,3 +3418,59 @@ fn a_file_only_a_guard_loads_imports_optionally() {
         "{e}"
     );
 }
+
+/// Round 21's shapes: a built `src/` layout ships only `src/` (sqlfluff's release script
+/// `util.py` at the root is no part of the wheel); a static site's generator bundles it
+/// (VitePress); `.github/` scripts run with what their workflow installs; a bare import
+/// beside a file of its name, outside a package, may be that file.
+#[test]
+fn src_layout_static_sites_ci_scripts_and_files_beside() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "", "kit");
+    t.write(
+        "ws/pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n[project]\nname = \"kit\"\ndependencies = []\n",
+    );
+    t.write("ws/requirements_dev.txt", "ghapi\n");
+    t.write("ws/src/kit/__init__.py", "from . import chains\n");
+    // A package's module imports the distribution, whatever file stands beside it.
+    t.write("ws/src/kit/chains.py", "import langsmith\n");
+    t.write("ws/src/kit/langsmith.py", "X = 1\n");
+    t.write("ws/util.py", "import ghapi\n");
+    t.write("ws/.github/scripts/check_version.py", "import semver\n");
+    // A module of recipes, each a package run as a script beside the file it imports.
+    module(&t, "recipes", "demos");
+    t.write(
+        "ws/recipes/pyproject.toml",
+        "[project]\nname = \"demos\"\ndependencies = []\n",
+    );
+    t.write("ws/recipes/flows/__init__.py", "");
+    t.write("ws/recipes/flows/prompt/__init__.py", "");
+    t.write("ws/recipes/flows/prompt/evals.py", "import run_prompt\n");
+    t.write("ws/recipes/flows/prompt/run_prompt.py", "X = 1\n");
+    module(&t, "site", "site");
+    t.write(
+        "ws/site/package.json",
+        r#"{"name": "site", "private": true, "scripts": {"build": "vitepress build ."}, "devDependencies": {"vitepress": "1", "vue": "3"}}"#,
+    );
+    t.write(
+        "ws/site/theme/index.ts",
+        "import { h } from 'vue'\nimport DefaultTheme from 'vitepress/theme'\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "round 21 shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(found, ["kit undeclared langsmith"], "{v}");
+    let doubts = unsure(&v).join("\n");
+    assert!(
+        doubts.contains("kit undeclared semver: imported only by .github/scripts/check_version.py:1, in a directory of files run by hand (examples, scripts, docs) or by CI (`.github/`)"),
+        "{doubts}"
+    );
+    assert!(
+        doubts.contains("demos undeclared run_prompt: `recipes/flows/prompt/run_prompt` stands beside recipes/flows/prompt/evals.py:1"),
+        "{doubts}"
+    );
+}

@@ -7,9 +7,11 @@ use super::command_words;
 use crate::source::{RepoSnapshot, SourceError, blob_text};
 
 /// Commands that bundle a JS package: what they bundle is inlined, so shipped code may import
-/// a dev dependency.
+/// a dev dependency. A static-site generator's build bundles the whole site (VitePress',
+/// VuePress' and Docusaurus' pages, theme and runtime).
 const BUNDLERS: &[&str] = &[
     "bun build",
+    "docusaurus build",
     "esbuild",
     "microbundle",
     "ncc build",
@@ -23,6 +25,8 @@ const BUNDLERS: &[&str] = &[
     "tsup",
     "unbuild",
     "vite build",
+    "vitepress build",
+    "vuepress build",
     "webpack",
 ];
 

@@ -725,6 +725,9 @@ mod tests {
         assert!(e("\"build\": \"vite build\"").bundles());
         assert!(e("tsup src/index.ts --format esm").bundles());
         assert!(e("webpack --mode production").bundles());
+        // A static site's generator bundles its pages, theme and runtime.
+        assert!(e("\"docs:build\": \"vitepress build docs\"").bundles());
+        assert!(e("\"build\": \"docusaurus build\"").bundles());
         // vite's own `build-bundle`, and Rolldown's library bundler.
         assert!(e("\"build-bundle\": \"rolldown --config rolldown.config.ts\"").bundles());
         assert!(e("\"build\": \"tsdown\"").bundles());
