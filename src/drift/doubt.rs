@@ -114,7 +114,7 @@ const BINARY_EXTENSIONS: &[&str] = &[
 const MENTION_LIMIT: u64 = 1 << 20;
 
 /// Whether a file (module-relative `rel`) lies in a directory of files run by hand.
-fn by_hand(rel: &str) -> bool {
+pub(super) fn by_hand(rel: &str) -> bool {
     let mut dirs = rel.split('/').rev().skip(1);
     dirs.any(|d| BY_HAND.contains(&d.to_ascii_lowercase().as_str()))
 }

@@ -18,6 +18,7 @@ pub mod js;
 mod lockfile;
 pub mod names;
 mod nested;
+mod packed;
 pub mod python;
 mod python_env;
 mod python_names;

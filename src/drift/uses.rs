@@ -5,7 +5,7 @@ use super::declared::{Declared, Scope};
 use super::nested::Nested;
 use super::python_reach;
 use super::world::{Manifests, World};
-use super::{aliases, js, names, python, python_path, stdlib, tools};
+use super::{aliases, js, names, packed, python, python_path, stdlib, tools};
 use crate::source::{ModuleSource, RepoSnapshot, blob_text};
 use mesh_imports::{ImportKind, Language, ScannedFile};
 use std::borrow::Cow;
@@ -170,6 +170,10 @@ pub(super) fn uses<'a>(
         python_path::REQUIREMENTS_FILES,
         python_path::requirement_keys,
     );
+    let packed = man
+        .package_json_value
+        .as_ref()
+        .and_then(packed::Packed::read);
     let guarded = python_reach::guarded(
         &rec.files,
         &python_reach::entry_points(man.pyproject_table.as_ref()),
@@ -233,7 +237,19 @@ pub(super) fn uses<'a>(
             let test_support = f.language == Language::Js
                 && f.kind == ImportKind::Build
                 && tools::is_test_support(rel, &man.tools.test_setup);
-            let file_kind = match (test_support, loaded_by) {
+            // An example outside the package's `files`: never installed, run from the
+            // repository.
+            let unpacked = f.language == Language::Js
+                && f.kind == ImportKind::Build
+                && super::doubt::by_hand(rel)
+                && packed.as_ref().is_some_and(|p| !p.holds(rel));
+            if unpacked && let Some(p) = world.probe.filter(|p| p.names(&key)) {
+                p.say(format!(
+                    "{} is outside the package's `files` list: never installed, so its imports are development code's",
+                    f.path
+                ));
+            }
+            let file_kind = match (test_support || unpacked, loaded_by) {
                 (true, _) => ImportKind::Dev,
                 (false, Some(_)) => ImportKind::Optional,
                 (false, None) => f.kind,

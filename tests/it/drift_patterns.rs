@@ -3421,8 +3421,9 @@ fn a_file_only_a_guard_loads_imports_optionally() {
 
 /// Round 21's shapes: a built `src/` layout ships only `src/` (sqlfluff's release script
 /// `util.py` at the root is no part of the wheel); a static site's generator bundles it
-/// (VitePress); `.github/` scripts run with what their workflow installs; a bare import
-/// beside a file of its name, outside a package, may be that file.
+/// (VitePress); an example outside a package's `files` is never installed; `.github/`
+/// scripts run with what their workflow installs; a bare import beside a file of its name,
+/// outside a package, may be that file.
 #[test]
 fn src_layout_static_sites_ci_scripts_and_files_beside() {
     let t = TestMesh::new();
@@ -3458,12 +3459,28 @@ fn src_layout_static_sites_ci_scripts_and_files_beside() {
         "ws/site/theme/index.ts",
         "import { h } from 'vue'\nimport DefaultTheme from 'vitepress/theme'\n",
     );
+    // An example outside the package's `files` is never installed.
+    module(&t, "otel", "otel");
+    t.write(
+        "ws/otel/package.json",
+        r#"{"name": "otel", "files": ["dist", "src"], "main": "dist/index.js", "dependencies": {"api": "1"}, "devDependencies": {"sdk-node": "1"}}"#,
+    );
+    t.write("ws/otel/src/index.ts", "import { trace } from 'api'\n");
+    t.write(
+        "ws/otel/examples/run.ts",
+        "import { NodeSDK } from 'sdk-node'\n",
+    );
     t.empty_repo("ws");
     t.commit("ws", "round 21 shapes");
     let v = t.json(&["drift"]);
     let mut found = findings(&v);
     found.sort();
     assert_eq!(found, ["kit undeclared langsmith"], "{v}");
+    let e = explained(&t, "otel", "sdk-node");
+    assert!(
+        e.contains("otel/examples/run.ts is outside the package's `files` list"),
+        "{e}"
+    );
     let doubts = unsure(&v).join("\n");
     assert!(
         doubts.contains("kit undeclared semver: imported only by .github/scripts/check_version.py:1, in a directory of files run by hand (examples, scripts, docs) or by CI (`.github/`)"),
