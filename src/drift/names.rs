@@ -252,7 +252,8 @@ pub(crate) fn pep503(name: &str) -> String {
 /// name can stand for under the rules packagers follow — its name lowercased with `-` as `_`
 /// (a dotted name such as `zope.interface` keeps its dots); a namespace distribution's parts
 /// as a dotted path whose last parts are joined with `_` or with nothing (`google-genai` →
-/// `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`); without a wrapper word the import drops
+/// `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`, and under a namespace of two words
+/// `a_b.c.d`); without a wrapper word the import drops
 /// (`tavily-python` → `tavily`, `python-foo`, `py-foo`, `foo-lib`, `foo-core`, `foo-py`,
 /// `foo-sdk`, `foo-client`, `foo-ai`, `foo-cpu`, a
 /// `-python-` in the middle: `foo-python-bar` → `foo_bar`); its parts joined with nothing
@@ -268,7 +269,11 @@ pub(crate) fn python_keys(dist: &str) -> Vec<String> {
         return backported;
     }
     if let Some(described) = stub_of(&norm) {
-        return python_keys(described);
+        // And its own name: `types-aiobotocore-s3` is also the module
+        // `types_aiobotocore_s3`, which code imports for its type definitions.
+        let mut keys = python_keys(described);
+        keys.push(norm.replace('-', "_"));
+        return keys;
     }
     python_rule_keys(dist)
 }
@@ -311,9 +316,10 @@ fn python_table(norm: &str) -> Option<&'static [&'static str]> {
 
 /// Last words of a distribution's name that its import drops: `tavily-python`, `foo-lib`,
 /// `foo-core`, `foo-py`, and a client's or build's word (`linkup-sdk` → `linkup`,
-/// `weaviate-client` → `weaviate`, `faiss-cpu` → `faiss`, `haystack-ai` → `haystack`).
+/// `weaviate-client` → `weaviate`, `faiss-cpu` → `faiss`, `haystack-ai` → `haystack`,
+/// `pydantic-ai-slim` → `pydantic_ai`).
 const WRAPPER_SUFFIXES: &[&str] = &[
-    "python", "py", "lib", "core", "sdk", "client", "ai", "cpu", "gpu",
+    "python", "py", "lib", "core", "sdk", "client", "ai", "cpu", "gpu", "slim",
 ];
 
 /// The names [`python_keys`]' rules derive from a distribution's name, without the tables.
@@ -333,6 +339,12 @@ fn python_rule_keys(dist: &str) -> Vec<String> {
         add(format!("{head}.{}", tail.join("_")));
         if tail.len() > 1 {
             add(format!("{head}.{}", tail.concat()));
+        }
+        // A namespace of two words (`llama_index` of `llama-index-llms-google-genai` →
+        // `llama_index.llms.google_genai`).
+        if split >= 3 {
+            let head = format!("{}_{}", parts[0], parts[1..split].join("."));
+            add(format!("{head}.{}", tail.join("_")));
         }
     }
     let unwrapped: Vec<&str> = parts
@@ -676,8 +688,18 @@ mod tests {
             ["typing_extensions", "typing.extensions", "typingextensions"]
         );
         // Type stubs are used when what they describe is.
-        assert_eq!(python_keys("types-PyYAML"), ["yaml"]);
-        assert_eq!(python_keys("pandas-stubs"), ["pandas"]);
+        assert_eq!(python_keys("types-PyYAML"), ["yaml", "types_pyyaml"]);
+        assert_eq!(python_keys("pandas-stubs"), ["pandas", "pandas_stubs"]);
+        // A stub package of generated clients is a module too.
+        assert!(
+            python_keys("types-aiobotocore-bedrock-runtime")
+                .contains(&"types_aiobotocore_bedrock_runtime".to_string())
+        );
+        assert!(python_keys("pydantic-ai-slim").contains(&"pydantic_ai".to_string()));
+        assert!(
+            python_keys("llama-index-llms-google-genai")
+                .contains(&"llama_index.llms.google_genai".to_string())
+        );
         // Wrapper words the import drops.
         assert!(python_keys("foo-lib").contains(&"foo".to_string()));
         assert!(python_keys("py-foo").contains(&"foo".to_string()));
