@@ -30,7 +30,7 @@ pub struct EnvDecl {
 }
 
 /// One meaningful line of a requirements file (or of tox's `deps`).
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 enum Req {
     /// A requirement by name (`pytest==9.0.3`, `name @ url`, a VCS URL's `#egg=name`).
     Name(String),
@@ -391,6 +391,51 @@ fn runners(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError> {
                 let via = format!("{path}:{line} installs it for tests");
                 let here = (dir.as_str(), file, line);
                 take(reader, found, None, here, req, &via, 0)?;
+            }
+        }
+    }
+    tox_above(reader, found)
+}
+
+/// Reads each `tox.ini` in a directory above Python modules that no module but the
+/// repository's root one holds (openinference's `python/tox.ini`, whose environments
+/// `changedir` into each package):
+/// what its environments install serves the tests of every module below it.
+fn tox_above(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError> {
+    let mut above: Vec<String> = Vec::new();
+    for (_, d) in &found.modules {
+        let mut dir = *d;
+        while let Some((up, _)) = dir.rsplit_once('/') {
+            dir = up;
+            if !above.iter().any(|a| a == up) {
+                above.push(up.to_string());
+            }
+        }
+    }
+    above.sort();
+    for dir in above {
+        let path = source::join(&dir, "tox.ini");
+        // Inside a module (but the repository's root one): that module's own tool.
+        let held = found
+            .owner(&path)
+            .is_some_and(|o| found.modules.iter().any(|(i, d)| *i == o && !d.is_empty()));
+        if held {
+            continue;
+        }
+        let Some(text) = reader.text(&path)? else {
+            continue;
+        };
+        let below: Vec<usize> = found
+            .modules
+            .iter()
+            .filter(|(_, d)| source::is_below(d, &dir))
+            .map(|(i, _)| *i)
+            .collect();
+        for (line, req) in tox_deps(&text) {
+            let via = format!("{path}:{line} installs it for the tests of the packages below it");
+            for &m in &below {
+                let here = (dir.as_str(), "tox.ini", line);
+                take(reader, found, Some(m), here, req.clone(), &via, 0)?;
             }
         }
     }

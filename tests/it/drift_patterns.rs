@@ -3491,3 +3491,44 @@ fn src_layout_static_sites_ci_scripts_and_files_beside() {
         "{doubts}"
     );
 }
+
+/// A `tox.ini` in a directory above the packages, held by none of them (openinference's
+/// `python/tox.ini`: `deps = -r dev-requirements.txt`, each environment `changedir`s into a
+/// package), installs its environments' requirements for the tests of every package below.
+#[test]
+fn a_tox_ini_above_the_packages_serves_their_tests() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    for name in ["alpha", "beta"] {
+        module(&t, &format!("python/{name}"), name);
+        t.write(
+            &format!("ws/python/{name}/pyproject.toml"),
+            &format!("[project]\nname = \"{name}\"\ndependencies = []\n"),
+        );
+        t.write(&format!("ws/python/{name}/src/{name}/__init__.py"), "");
+        t.write(
+            &format!("ws/python/{name}/tests/test_it.py"),
+            "import pytest\nimport vcr\n",
+        );
+    }
+    t.write(
+        "ws/python/tox.ini",
+        "[tox]\nenvlist = py3-{alpha,beta}\n\n[testenv]\ndeps =\n  -r dev-requirements.txt\nchangedir =\n  alpha: alpha/\n  beta: beta/\n",
+    );
+    t.write("ws/python/dev-requirements.txt", "pytest==9.0.3\n");
+    t.empty_repo("ws");
+    t.commit("ws", "a tox.ini above the packages");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["alpha undeclared vcrpy", "beta undeclared vcrpy"],
+        "{v}"
+    );
+    let e = explained(&t, "beta", "pytest");
+    assert!(
+        e.contains("python/tox.ini:6 installs it for the tests of the packages below it"),
+        "{e}"
+    );
+}
