@@ -3532,3 +3532,25 @@ fn a_tox_ini_above_the_packages_serves_their_tests() {
         "{e}"
     );
 }
+
+/// Tools an oxlint config switches on by name: `typeAware` runs its `oxlint-tsgolint`
+/// backend, and its `jsPlugins` load ESLint plugins.
+#[test]
+fn oxlint_s_type_aware_backend_and_js_plugins_are_used() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "js", "web");
+    t.write(
+        "ws/js/package.json",
+        r#"{"name": "web", "scripts": {"lint": "oxlint"}, "devDependencies": {"oxlint": "1", "oxlint-tsgolint": "1", "eslint-plugin-react-hooks": "5", "left-pad": "1"}}"#,
+    );
+    t.write(
+        "ws/js/.oxlintrc.json",
+        "{\n  \"options\": { \"typeAware\": true },\n  \"jsPlugins\": [\"eslint-plugin-react-hooks\"]\n}\n",
+    );
+    t.write("ws/js/src/index.ts", "export const x = 1\n");
+    t.empty_repo("ws");
+    t.commit("ws", "tool configs");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["web unused left-pad"], "{v}");
+}

@@ -90,6 +90,7 @@ const CONFIG_HOSTS: &[(&str, &str)] = &[
     (".lintstagedrc", "lint-staged"),
     (".mocharc", "mocha"),
     (".nycrc", "nyc"),
+    (".oxlintrc", "oxlint"),
     (".postcssrc", "postcss"),
     (".prettierrc", "prettier"),
     (".releaserc", "semantic-release"),
@@ -176,6 +177,8 @@ pub(crate) fn is_js_config(file: &str) -> bool {
         || file.starts_with(".babelrc")
         || file.starts_with(".eslintrc")
         || file.starts_with(".prettierrc")
+        // oxlint's `jsPlugins` (`eslint-plugin-react-hooks`).
+        || file.starts_with(".oxlintrc")
         // swc's plugins (`jsc.experimental.plugins`), mocha's `require`d loaders.
         || file == ".swcrc"
         || file.starts_with(".mocharc")
@@ -633,7 +636,8 @@ impl MkDocs {
     /// The name under which the config loads the Python distribution `dist` (PEP 503), if it
     /// does: MkDocs itself; a theme (`name: material` for `mkdocs-material`), plugin or
     /// Markdown extension (a list item: `- awesome-pages`) named as the distribution is, or
-    /// as its name less `mkdocs-` and `-plugin`; an mkdocstrings handler
+    /// as its name less `mkdocs-` and `-plugin` (and a fork's number after it); an
+    /// mkdocstrings handler
     /// (`mkdocstrings-python` is `handlers: python:`); PyMdown's `pymdownx.*` extensions.
     pub(super) fn names(&self, dist: &str) -> Option<String> {
         let named = |w: &str| self.items.contains(w) || self.items.contains(&w.replace('-', "_"));
@@ -652,9 +656,15 @@ impl MkDocs {
             return (named("mkdocstrings") && self.keys.contains(handler))
                 .then(|| format!("mkdocstrings: {handler}"));
         }
-        let short = dist
-            .strip_prefix("mkdocs-")
-            .map(|s| s.strip_suffix("-plugin").unwrap_or(s));
+        // A fork's number after `-plugin` goes too (`mkdocs-git-committers-plugin-2` is
+        // `git-committers`).
+        let short = dist.strip_prefix("mkdocs-").map(|s| {
+            let s = match s.rsplit_once('-') {
+                Some((head, n)) if n.bytes().all(|b| b.is_ascii_digit()) => head,
+                _ => s,
+            };
+            s.strip_suffix("-plugin").unwrap_or(s)
+        });
         [Some(dist), short]
             .into_iter()
             .flatten()
@@ -833,7 +843,7 @@ mod tests {
 
     #[test]
     fn an_mkdocs_config_names_its_theme_plugins_handlers_and_extensions() {
-        let yml = "site_name: x\ntheme:\n  name: material\nplugins:\n  - search\n  - awesome-pages\n  - mkdocstrings:\n      handlers:\n        python:\n          paths: [src]\nmarkdown_extensions:\n  - pymdownx.superfences\n  - mdx_truly_sane_lists\n# - redirects\n";
+        let yml = "site_name: x\ntheme:\n  name: material\nplugins:\n  - search\n  - awesome-pages\n  - git-committers:\n      repository: a/b\n  - mkdocstrings:\n      handlers:\n        python:\n          paths: [src]\nmarkdown_extensions:\n  - pymdownx.superfences\n  - mdx_truly_sane_lists\n# - redirects\n";
         let config = MkDocs::read("mkdocs.yml", yml);
         let named = |d: &str| config.names(d);
         assert_eq!(named("mkdocs").as_deref(), Some("mkdocs"));
@@ -841,6 +851,10 @@ mod tests {
         assert_eq!(
             named("mkdocs-awesome-pages-plugin").as_deref(),
             Some("awesome-pages")
+        );
+        assert_eq!(
+            named("mkdocs-git-committers-plugin-2").as_deref(),
+            Some("git-committers")
         );
         assert_eq!(named("mkdocstrings").as_deref(), Some("mkdocstrings"));
         assert_eq!(

@@ -133,6 +133,13 @@ fn root_files(
             if is_bundler_config(f) {
                 e.bundler_config = Some(f.clone());
             }
+            // oxlint's type-aware rules run in its `oxlint-tsgolint` backend.
+            if f.starts_with(".oxlintrc") {
+                let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+                if squeezed.contains("\"typeAware\":true") {
+                    e.config_strings.push("oxlint-tsgolint".to_string());
+                }
+            }
         } else {
             e.commands.push_str(&text);
             e.commands.push('\n');
