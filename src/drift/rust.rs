@@ -252,7 +252,7 @@ pub(super) fn drift(
             f.doubt.is_none() && matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly)
         }) {
             f.doubt = Some(format!(
-                "{root_file} includes code the build script writes (from OUT_DIR): what that code uses, no file here shows"
+                "{root_file}: what that code uses, no file here shows"
             ));
         }
     }
@@ -386,7 +386,10 @@ fn unreached(
 }
 
 /// The crate root (`src/lib.rs`, `src/main.rs`, repo-relative) that includes a file its build
-/// script writes, when the crate has a build script ([`build_script`], and its file there).
+/// script writes, when the crate has a build script ([`build_script`], and its file there),
+/// with what says so: an `include!` from `OUT_DIR`, or a `mod name;` whose file the
+/// repository does not hold (sqlfluff's dialects crate: its build writes `src/dialect/`,
+/// which `.gitignore` keeps out).
 fn includes_build_output(
     snap: &crate::source::RepoSnapshot,
     dir: &str,
@@ -402,10 +405,55 @@ fn includes_build_output(
         let path = crate::source::join(dir, f);
         let text = crate::source::blob_text(snap, &root, &path).ok()??;
         let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        (squeezed.contains("include!(concat!(env!(\"OUT_DIR\")")
-            || squeezed.contains("include_proto!("))
-        .then_some(path)
+        if squeezed.contains("include!(concat!(env!(\"OUT_DIR\")")
+            || squeezed.contains("include_proto!(")
+        {
+            return Some(format!("{path} includes code the build script writes (from OUT_DIR)"));
+        }
+        // `mod name;` with neither `src/name.rs` nor `src/name/mod.rs` here (no `#[path]`).
+        let held = |name: &str| {
+            [format!("src/{name}.rs"), format!("src/{name}/mod.rs")]
+                .iter()
+                .any(|p| files.iter().any(|f| f.path == crate::source::join(dir, p)))
+        };
+        // A declaration with a `#[path]` or `#[cfg(test)]` attribute, on its line or the
+        // lines before it, is left alone.
+        let mut attrs = String::new();
+        let missing = text.lines().find_map(|l| {
+            let t = l.trim_start();
+            if t.starts_with("#[") && !t.contains("mod ") {
+                attrs.push_str(t);
+                return None;
+            }
+            let attributed = attrs.contains("#[path") || attrs.contains("#[cfg(test)]");
+            let attributed = attributed || t.contains("#[path") || t.contains("#[cfg(test)]");
+            attrs.clear();
+            out_of_line_mod(l)
+                .filter(|name| !attributed && !held(name))
+                .map(str::to_string)
+        })?;
+        Some(format!(
+            "{path} declares `mod {missing};`, whose file is not in the repository: the build script writes it"
+        ))
     })
+}
+
+/// The module a line declares out of line (`mod name;`, `pub(crate) mod name;`), outside a
+/// line comment.
+fn out_of_line_mod(line: &str) -> Option<&str> {
+    let code = line.split("//").next().unwrap_or(line).trim();
+    let decl = code.strip_suffix(';')?;
+    let rest = decl.rsplit_once("mod ")?;
+    let mut before = rest.0.trim();
+    while let Some(attr) = before.strip_prefix("#[") {
+        before = attr
+            .split_once(']')
+            .map_or("", |(_, after)| after.trim_start());
+    }
+    let visibility = before.is_empty() || before.starts_with("pub");
+    let name = rest.1.trim();
+    (visibility && !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .then_some(name)
 }
 
 /// Whether a line of Rust declares the module `name` (`mod name;`, `pub(crate) mod name {`),
@@ -772,6 +820,34 @@ pub(crate) fn own_module_names(files: &[ScannedFile], dir: &str) -> Vec<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn out_of_line_modules_are_read_from_their_lines() {
+        let got: Vec<Option<&str>> = [
+            "pub mod dialect; // written by build.rs",
+            "mod util;",
+            "#[cfg(unix)] pub(crate) mod unix;",
+            "mod inline { }",
+            "// mod gone;",
+            "let x = mod_value;",
+            "use crate::mod x;",
+        ]
+        .into_iter()
+        .map(out_of_line_mod)
+        .collect();
+        assert_eq!(
+            got,
+            [
+                Some("dialect"),
+                Some("util"),
+                Some("unix"),
+                None,
+                None,
+                None,
+                None
+            ]
+        );
+    }
 
     #[test]
     fn a_file_no_mod_declares_is_unreached() {
