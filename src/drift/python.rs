@@ -109,7 +109,7 @@ pub(super) fn declarations(
     };
     // Without a `[build-system]`, pip builds a `setup.py` with setuptools (PEP 517's
     // fallback): what `setup.py` imports of it is there.
-    if build.is_empty() && man.setup_py.is_some() {
+    if build.is_empty() && man.has_setup_py {
         found.push(declared::implied(
             Language::Python,
             "setuptools",

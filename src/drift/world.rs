@@ -44,6 +44,8 @@ pub(super) struct Manifests {
     /// `setup.py`, when its `setup(...)` call declares in literals (see
     /// [`mesh_imports::setup_py`]): none when it would have to be run.
     pub(super) setup_py: Option<mesh_imports::setup_cfg::SetupCfg>,
+    /// Whether a `setup.py` is there, read or not: pip builds it with setuptools.
+    pub(super) has_setup_py: bool,
     /// Its `tsconfig.json` (else `jsconfig.json`) `paths` and `baseUrl` aliases, through its
     /// `extends`, and its bundler's and test runner's aliases: imports through them are
     /// files, not packages.
@@ -139,6 +141,7 @@ impl Manifests {
             true => python::installed(&python::environments(&snap.path, &m.dir)),
             false => HashMap::new(),
         };
+        let setup_py = read("setup.py")?;
         Ok(Manifests {
             rust_doctests: cargo.as_deref().is_none_or(rust::doc_tests_run),
             cargo,
@@ -156,7 +159,8 @@ impl Manifests {
             pyproject,
             pyproject_table,
             setup_cfg: read("setup.cfg")?,
-            setup_py: read("setup.py")?.and_then(|t| mesh_imports::setup_py::read(&t)),
+            setup_py: setup_py.as_deref().and_then(mesh_imports::setup_py::read),
+            has_setup_py: setup_py.is_some(),
             js_paths,
             tools,
             js_workspace_root,
@@ -294,7 +298,8 @@ impl<'a> World<'a> {
         let mut python_extras = HashMap::new();
         let mut python_requires = HashMap::new();
         let mut go_modules = Vec::new();
-        for (rec, man) in loaded.records.iter().zip(manifests) {
+        let modules = loaded.snapshot.modules.iter();
+        for ((rec, man), m) in loaded.records.iter().zip(manifests).zip(modules) {
             let pyproject = man.pyproject_table.clone();
             // setuptools reads setup.cfg, then setup.py's keywords, for what pyproject.toml
             // does not say.
@@ -308,9 +313,17 @@ impl<'a> World<'a> {
             if let Some(py) = &man.setup_py {
                 table = Some(mesh_imports::setup_cfg::merged(table, py));
             }
+            // A `setup.py` mesh cannot read (phoenix-sqlean's `setup(**get_setup_args())`)
+            // names its distribution as the mesh names the module, which is what other
+            // packages declare.
+            let unread_setup_py = || {
+                (man.setup_py.is_none() && man.has_setup_py)
+                    .then(|| names::pep503(&m.manifest.name))
+            };
             if let Some(name) = table
                 .as_ref()
                 .and_then(|t| t.get("project")?.get("name")?.as_str().map(names::pep503))
+                .or_else(unread_setup_py)
             {
                 let provided = rec
                     .manifests

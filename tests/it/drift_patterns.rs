@@ -3573,3 +3573,32 @@ fn oxlint_s_type_aware_backend_and_js_plugins_are_used() {
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["web unused left-pad"], "{v}");
 }
+
+/// A package of the mesh whose `setup.py` computes its arguments (phoenix-sqlean's
+/// `setuptools.setup(**get_setup_args())`) is the distribution the mesh names it: another
+/// package declaring that name is answered by the packages it ships.
+#[test]
+fn an_unread_setup_py_names_its_distribution_as_the_mesh_does() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "packages/fast-sqlite", "acme-fast-sqlite");
+    t.write(
+        "ws/packages/fast-sqlite/setup.py",
+        "import setuptools\ndef args():\n    return {\"name\": \"acme-fast-sqlite\", \"packages\": [\"fastsqlite\"]}\nsetuptools.setup(**args())\n",
+    );
+    t.write(
+        "ws/packages/fast-sqlite/setup.cfg",
+        "[build_ext]\ninclude_dirs=/usr/include\n",
+    );
+    t.write("ws/packages/fast-sqlite/fastsqlite/__init__.py", "X = 1\n");
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\ndependencies = [\"acme-fast-sqlite\"]\n",
+    );
+    t.write("ws/app/app/__init__.py", "import fastsqlite\n");
+    t.empty_repo("ws");
+    t.commit("ws", "a computed setup.py");
+    let v = t.json(&["drift"]);
+    assert!(findings(&v).is_empty(), "{v}");
+}
