@@ -114,9 +114,14 @@ const BINARY_EXTENSIONS: &[&str] = &[
 const MENTION_LIMIT: u64 = 1 << 20;
 
 /// Whether a file (module-relative `rel`) lies in a directory of files run by hand.
-pub(super) fn by_hand(rel: &str) -> bool {
+fn by_hand(rel: &str) -> bool {
     let mut dirs = rel.split('/').rev().skip(1);
-    dirs.any(|d| BY_HAND.contains(&d.to_ascii_lowercase().as_str()))
+    dirs.any(by_hand_dir)
+}
+
+/// Whether a directory's name is one of files run by hand ([`BY_HAND`]).
+pub(super) fn by_hand_dir(dir: &str) -> bool {
+    BY_HAND.contains(&dir.to_ascii_lowercase().as_str())
 }
 
 /// The doubt about an undeclared import of `lang` whose unanswered uses are `uses` (the first
@@ -227,6 +232,11 @@ pub(super) struct LocalNames {
     paths: HashSet<String>,
     /// Every Python package's directory (one with an `__init__.py`).
     packages: HashSet<String>,
+    /// Every `.py` file, without its extension.
+    modules: HashSet<String>,
+    /// The names a package of the mesh provides (lowercase): an import of one is a phantom
+    /// dependency, a fact.
+    provided: HashSet<String>,
 }
 
 impl LocalNames {
@@ -241,6 +251,7 @@ impl LocalNames {
         let mut packages = HashSet::new();
         let mut py_dirs = HashSet::new();
         let mut paths = HashSet::new();
+        let mut py_modules = HashSet::new();
         for f in &files {
             let mut d = parent(&f.path);
             while !d.is_empty() && paths.insert(d.clone()) {
@@ -252,6 +263,7 @@ impl LocalNames {
                     packages.insert(parent(&f.path));
                 } else {
                     paths.insert(stem.to_string());
+                    py_modules.insert(stem.to_string());
                 }
             }
         }
@@ -291,6 +303,8 @@ impl LocalNames {
         }
         names.paths = paths;
         names.packages = packages;
+        names.modules = py_modules;
+        names.provided = provided.clone();
         Ok(names)
     }
 
@@ -303,7 +317,7 @@ impl LocalNames {
     fn beside(&self, key: &str, file: &str) -> Option<String> {
         let top = key.split('.').next()?.to_ascii_lowercase();
         let dir = file.rsplit_once('/').map_or("", |(d, _)| d);
-        if self.packages.contains(dir) && !by_hand(file) {
+        if (self.packages.contains(dir) && !by_hand(file)) || self.provided.contains(&top) {
             return None;
         }
         let path = source::join(dir, &top);
@@ -311,7 +325,10 @@ impl LocalNames {
             .strip_suffix(".py")
             .unwrap_or(file)
             .to_ascii_lowercase();
-        (path != own && self.paths.contains(&path)).then_some(path)
+        // A module or a regular package: a directory without `__init__.py` is a namespace
+        // portion, which an installed package of the name comes before.
+        let module = self.modules.contains(&path) || self.packages.contains(&path);
+        (path != own && module).then_some(path)
     }
 
     /// The local module a bare import of `key` (a Python dotted name, a JS package) by a file

@@ -25,6 +25,7 @@ mod python_names;
 mod python_path;
 mod python_reach;
 pub mod rust;
+mod rust_doc_md;
 mod rust_features;
 pub mod stdlib;
 pub mod tools;
@@ -348,7 +349,7 @@ fn module_drift(
     }
     let mut out = Vec::new();
     if let Some(text) = &man.cargo {
-        rust::drift(world, rec, m, text, &uses, &mut out);
+        rust::drift(world, rec, m, text, &uses, man.rust_doctests, &mut out);
     }
     let check = |lang: Language, decls: Vec<Decl>, manifest: &str, out: &mut Vec<Finding>| {
         let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();

@@ -19,11 +19,12 @@ enum State {
 }
 
 /// The shipped Python files of a module (`files`) that only guarded imports of other shipped
-/// files load (`try … except ImportError`, `if TYPE_CHECKING:`, an `if` testing what such a
-/// `try` assigns), each with the import that loads it (`path:line`): their own imports are
-/// as optional. A file no other shipped file imports is loaded unguarded (a package's top, a
-/// script, a module its users import by name), and so is a module `entry` names (an entry
-/// point's `pkg.cli`), a `__main__.py`, and a chain of files importing only each other. An
+/// files load (the body of a `try … except ImportError`, an `if` testing what such a `try`
+/// assigns: [`mesh_imports::Import::load_guarded`]), each with the import that loads it
+/// (`path:line`): their own imports are as optional. A file no other shipped file imports
+/// is loaded unguarded (a script, a module its users import by name), and so is a top-level
+/// module or package, a module `entry` names (an entry point's `pkg.cli`) or a `__main__.py`
+/// with their packages' `__init__.py`, and a chain of files importing only each other. An
 /// import inside a function loads its file when the function is called, where no guard
 /// catches what fails (chainlit's CLI loads its whole server so). Tests importing a file say
 /// nothing of how the package loads it.
@@ -53,8 +54,10 @@ pub(super) fn guarded<'a>(files: &'a [ScannedFile], entry: &[String]) -> HashMap
             let Some(to) = packages.resolve(&f.path, &imp.name, &by_name) else {
                 continue;
             };
-            let how = match (imp.kind, imp.in_function) {
-                (ImportKind::Optional, _) => Some(State::Guarded),
+            // A handler's fallback or a `TYPE_CHECKING` import is optional, but guards no
+            // load: it passes its importer's state on, as an unguarded one does.
+            let how = match (imp.load_guarded, imp.in_function) {
+                (true, _) => Some(State::Guarded),
                 (_, true) => Some(State::Exposed),
                 _ => None,
             };
@@ -66,15 +69,22 @@ pub(super) fn guarded<'a>(files: &'a [ScannedFile], entry: &[String]) -> HashMap
             }
         }
     }
+    // An entry point's module and `__main__.py` load with their packages' `__init__.py`.
     let entry: HashSet<usize> = entry
         .iter()
         .filter_map(|e| by_name.get(e.as_str()).copied())
+        .chain((0..python.len()).filter(|&i| python[i].path.ends_with("__main__.py")))
+        .flat_map(|i| packages.with_parents(i, "", &python))
         .collect();
     let mut state = vec![State::Unreached; python.len()];
     let mut by: Vec<Option<(usize, u32)>> = vec![None; python.len()];
     let mut queue = VecDeque::new();
     for (i, f) in python.iter().enumerate().filter(|(i, _)| shipped(*i)) {
-        if !imported[i] || entry.contains(&i) || f.path.ends_with("__main__.py") {
+        // A top-level module or package users import by its name.
+        let top = !packages.is_package(split(&f.path).0)
+            || (f.path.ends_with("/__init__.py")
+                && !packages.is_package(split(split(&f.path).0).0));
+        if !imported[i] || entry.contains(&i) || top {
             state[i] = State::Exposed;
             queue.push_back(i);
         }
@@ -349,6 +359,43 @@ mod tests {
             ),
         ];
         assert_eq!(reached(&files, &["pkg.cli"]), []);
+    }
+
+    #[test]
+    fn fallbacks_type_checking_top_packages_and_entry_packages_are_unguarded() {
+        let b = ImportKind::Build;
+        let files = [
+            file(
+                "pkg/__init__.py",
+                b,
+                "try:\n    from ._speedups import x\nexcept ImportError:\n    from ._pure import x\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .types import T\ntry:\n    import other\nexcept ImportError:\n    other = None\n",
+            ),
+            file("pkg/_speedups.py", b, "import cffi\n"),
+            file("pkg/_pure.py", b, "import six\n"),
+            file("pkg/types.py", b, "import attrs\n"),
+            // A second top-level package, which users import by name.
+            file("other/__init__.py", b, "import yaml\n"),
+            // An entry point's package loads with it.
+            file(
+                "pkg/tools/__init__.py",
+                b,
+                "try:\n    from . import cli\nexcept ImportError:\n    cli = None\n",
+            ),
+            file("pkg/tools/cli.py", b, "import click\n"),
+            file(
+                "pkg/plugins/__init__.py",
+                b,
+                "try:\n    from . import gpu\nexcept ImportError:\n    gpu = None\n",
+            ),
+            file("pkg/plugins/gpu.py", b, "import torch\n"),
+        ];
+        assert_eq!(
+            reached(&files, &["pkg.tools.cli"]),
+            pairs(&[
+                ("pkg/_speedups.py", "pkg/__init__.py:2"),
+                ("pkg/plugins/gpu.py", "pkg/plugins/__init__.py:2"),
+            ])
+        );
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub(super) fn drift(
     m: &ModuleSource,
     cargo_toml: &str,
     uses: &[Use],
+    doc_tests: bool,
     out: &mut Vec<Finding>,
 ) {
     // A dependency of the crate on itself (`gix-odb = { path = ".", features = […] }`) switches
@@ -150,6 +151,31 @@ pub(super) fn drift(
         .collect();
     let mut found = out.split_off(from);
     ignores::apply(&lists, world.probe, &mut found);
+    // A dev-dependency only the doc tests a doc attribute includes from Markdown use
+    // (`#[doc = include_str!("docs.md")]`) is used.
+    let dev_decl = |f: &Finding| {
+        decls.iter().find(|d| {
+            f.kind == DriftKind::Unused
+                && d.d.name == f.dependency
+                && d.d.scope == declared::Scope::Dev
+        })
+    };
+    if doc_tests && found.iter().any(|f| dev_decl(f).is_some()) {
+        let snap = world.loaded.snapshot.repo_of(m);
+        let used = super::rust_doc_md::doc_test_crates(snap, &rec.files);
+        found.retain(|f| {
+            let Some((path, line)) = dev_decl(f).and_then(|d| d.keys.iter().find_map(|k| used.get(k)))
+            else {
+                return true;
+            };
+            if let Some(p) = world.probe.filter(|p| p.names(&f.dependency)) {
+                p.say(format!(
+                    "{path}:{line} uses it in a doc test, which a doc attribute includes (`#[doc = include_str!(…)]`) and `cargo test` compiles with the dev-dependencies"
+                ));
+            }
+            false
+        });
+    }
     // A crate with no library and no binary (only benches, examples, tests: tokio's
     // `benches` crate) ships nothing: its `[dependencies]` serve those targets, so none is
     // "used only by tests".
@@ -416,20 +442,38 @@ fn includes_build_output(
                 .iter()
                 .any(|p| files.iter().any(|f| f.path == crate::source::join(dir, p)))
         };
-        // A declaration with a `#[path]` or `#[cfg(test)]` attribute, on its line or the
-        // lines before it, is left alone.
+        // Only the file's own level (not inside an inline `mod x { … }`), outside block
+        // comments; a declaration with a path (`#[path]`, `#[cfg_attr(…, path = …)]`) or
+        // `#[cfg(test)]`, on its line or the lines before it, is left alone.
         let mut attrs = String::new();
+        let (mut depth, mut in_comment) = (0i32, false);
         let missing = text.lines().find_map(|l| {
-            let t = l.trim_start();
+            let mut code = l.split("//").next().unwrap_or(l);
+            if in_comment {
+                code = match code.split_once("*/") {
+                    Some((_, after)) => {
+                        in_comment = false;
+                        after
+                    }
+                    None => return None,
+                };
+            }
+            if let Some((before, after)) = code.split_once("/*") {
+                in_comment = !after.contains("*/");
+                code = before;
+            }
+            let at = depth;
+            depth += code.matches('{').count() as i32 - code.matches('}').count() as i32;
+            let t = code.trim_start();
             if t.starts_with("#[") && !t.contains("mod ") {
                 attrs.push_str(t);
                 return None;
             }
-            let attributed = attrs.contains("#[path") || attrs.contains("#[cfg(test)]");
-            let attributed = attributed || t.contains("#[path") || t.contains("#[cfg(test)]");
+            let said = format!("{attrs}{t}");
             attrs.clear();
-            out_of_line_mod(l)
-                .filter(|name| !attributed && !held(name))
+            let attributed = said.contains("path") || said.contains("#[cfg(test)]");
+            out_of_line_mod(code)
+                .filter(|name| at == 0 && !attributed && !held(name))
                 .map(str::to_string)
         })?;
         Some(format!(

@@ -237,11 +237,14 @@ pub(super) fn uses<'a>(
             let test_support = f.language == Language::Js
                 && f.kind == ImportKind::Build
                 && tools::is_test_support(rel, &man.tools.test_setup);
-            // An example outside the package's `files`: never installed, run from the
+            // An example outside the package's `files` (in a directory of files run by hand at
+            // the package's top: `examples/`, `scripts/`): never installed, run from the
             // repository.
             let unpacked = f.language == Language::Js
                 && f.kind == ImportKind::Build
-                && super::doubt::by_hand(rel)
+                && rel
+                    .split_once('/')
+                    .is_some_and(|(top, _)| super::doubt::by_hand_dir(top))
                 && packed.as_ref().is_some_and(|p| !p.holds(rel));
             if unpacked && let Some(p) = world.probe.filter(|p| p.names(&key)) {
                 p.say(format!(

@@ -786,6 +786,7 @@ mod tests {
                 in_function: false,
                 generated: false,
                 prefix: false,
+                load_guarded: false,
             }]
             .into(),
             ..FileScan::default()

@@ -2960,7 +2960,7 @@ fn binary_crates_joined_names_main_blocks_type_references_loaders_and_runners() 
     t.write("ws/dialects/build.rs", "fn main() {}\n");
     t.write(
         "ws/dialects/src/lib.rs",
-        "pub mod dialect; // written by build.rs\nmod util;\npub use dialect::*;\n",
+        "/* mod commented;\n mod still; */\nmod inline {\n    mod nested;\n}\n#[cfg_attr(unix, path = \"sys/unix.rs\")]\nmod sys;\n#[cfg(test)]\nmod tests;\npub mod dialect; // written by build.rs\nmod util;\npub use dialect::*;\n",
     );
     t.write("ws/dialects/src/util.rs", "pub fn f() {}\n");
     module(&t, "py", "py");
@@ -3438,13 +3438,11 @@ fn a_file_only_a_guard_loads_imports_optionally() {
     );
 }
 
-/// Round 21's shapes: a built `src/` layout ships only `src/` (sqlfluff's release script
-/// `util.py` at the root is no part of the wheel); a static site's generator bundles it
-/// (VitePress); an example outside a package's `files` is never installed; `.github/`
-/// scripts run with what their workflow installs; a bare import beside a file of its name,
-/// outside a package, may be that file.
+/// Round 21's shapes: a static site's generator bundles it (VitePress); an example outside
+/// a package's `files` is never installed; `.github/` scripts run with what their workflow
+/// installs; a bare import beside a file of its name, outside a package, may be that file.
 #[test]
-fn src_layout_static_sites_ci_scripts_and_files_beside() {
+fn static_sites_examples_ci_scripts_and_files_beside() {
     let t = TestMesh::new();
     t.write("mesh.toml", MESH);
     module(&t, "", "kit");
@@ -3452,12 +3450,10 @@ fn src_layout_static_sites_ci_scripts_and_files_beside() {
         "ws/pyproject.toml",
         "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n[project]\nname = \"kit\"\ndependencies = []\n",
     );
-    t.write("ws/requirements_dev.txt", "ghapi\n");
     t.write("ws/src/kit/__init__.py", "from . import chains\n");
     // A package's module imports the distribution, whatever file stands beside it.
     t.write("ws/src/kit/chains.py", "import langsmith\n");
     t.write("ws/src/kit/langsmith.py", "X = 1\n");
-    t.write("ws/util.py", "import ghapi\n");
     t.write("ws/.github/scripts/check_version.py", "import semver\n");
     // A module of recipes, each a package run as a script beside the file it imports.
     module(&t, "recipes", "demos");
@@ -3472,7 +3468,7 @@ fn src_layout_static_sites_ci_scripts_and_files_beside() {
     module(&t, "site", "site");
     t.write(
         "ws/site/package.json",
-        r#"{"name": "site", "private": true, "scripts": {"build": "vitepress build ."}, "devDependencies": {"vitepress": "1", "vue": "3"}}"#,
+        r#"{"name": "site", "private": true, "scripts": {"docs:build": "vitepress build ."}, "devDependencies": {"vitepress": "1", "vue": "3"}}"#,
     );
     t.write(
         "ws/site/theme/index.ts",
@@ -3552,22 +3548,28 @@ fn a_tox_ini_above_the_packages_serves_their_tests() {
     );
 }
 
-/// Tools an oxlint config switches on by name: `typeAware` runs its `oxlint-tsgolint`
-/// backend, and its `jsPlugins` load ESLint plugins.
+/// oxlint's `typeAware` switch (in its config, or `--type-aware` on its command) runs its
+/// `oxlint-tsgolint` backend.
 #[test]
-fn oxlint_s_type_aware_backend_and_js_plugins_are_used() {
+fn oxlint_s_type_aware_backend_is_used() {
     let t = TestMesh::new();
     t.write("mesh.toml", MESH);
     module(&t, "js", "web");
     t.write(
         "ws/js/package.json",
-        r#"{"name": "web", "scripts": {"lint": "oxlint"}, "devDependencies": {"oxlint": "1", "oxlint-tsgolint": "1", "eslint-plugin-react-hooks": "5", "left-pad": "1"}}"#,
+        r#"{"name": "web", "scripts": {"lint": "oxlint"}, "devDependencies": {"oxlint": "1", "oxlint-tsgolint": "1", "left-pad": "1"}}"#,
     );
     t.write(
         "ws/js/.oxlintrc.json",
-        "{\n  \"options\": { \"typeAware\": true },\n  \"jsPlugins\": [\"eslint-plugin-react-hooks\"]\n}\n",
+        "{\n  \"options\": { \"typeAware\": true },\n  \"plugins\": [\"react\"]\n}\n",
     );
     t.write("ws/js/src/index.ts", "export const x = 1\n");
+    module(&t, "cli", "cli");
+    t.write(
+        "ws/cli/package.json",
+        r#"{"name": "cli", "scripts": {"lint": "oxlint --type-aware src"}, "devDependencies": {"oxlint": "1", "oxlint-tsgolint": "1"}}"#,
+    );
+    t.write("ws/cli/src/index.ts", "export const y = 1\n");
     t.empty_repo("ws");
     t.commit("ws", "tool configs");
     let v = t.json(&["drift"]);
@@ -3601,4 +3603,40 @@ fn an_unread_setup_py_names_its_distribution_as_the_mesh_does() {
     t.commit("ws", "a computed setup.py");
     let v = t.json(&["drift"]);
     assert!(findings(&v).is_empty(), "{v}");
+}
+
+/// Doc tests kept in Markdown a doc attribute includes (`#![doc =
+/// include_str!("../README.md")]`, opendal's `#[doc = include_str!("docs.md")]`) use the
+/// dev-dependencies: `cargo test` compiles their Rust blocks.
+#[test]
+fn markdown_doc_tests_a_doc_attribute_includes_use_dev_dependencies() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "svc", "svc");
+    t.write(
+        "ws/svc/Cargo.toml",
+        "[package]\nname = \"svc\"\n\n[dev-dependencies]\nanyhow = \"1\"\ntokio = \"1\"\ncriterion = \"0.5\"\n",
+    );
+    t.write(
+        "ws/svc/src/lib.rs",
+        "#![doc = include_str!(\"../README.md\")]\nmod backend;\n",
+    );
+    t.write(
+        "ws/svc/src/backend.rs",
+        "#[doc = include_str!(\"docs.md\")]\npub struct Backend;\n",
+    );
+    t.write(
+        "ws/svc/README.md",
+        "# svc\n\n```no_run\nuse anyhow::Result;\n```\n",
+    );
+    t.write(
+        "ws/svc/src/docs.md",
+        "```rust\n#[tokio::main]\nasync fn main() {}\n```\n\n```rust,ignore\nuse criterion::Criterion;\n```\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "markdown doc tests");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["svc unused criterion"], "{v}");
+    let e = explained(&t, "svc", "tokio");
+    assert!(e.contains("svc/src/docs.md:2 uses it in a doc test"), "{e}");
 }

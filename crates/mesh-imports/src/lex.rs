@@ -136,6 +136,11 @@ pub struct Import {
     /// proc-macro crate. An exported macro's path is an edge unless the crate it names
     /// depends on this one (leptos_dom's macro names `::leptos`, which depends on leptos_dom).
     pub generated: bool,
+    /// A Python import in the body of a `try` that handles `ImportError`, or under an `if`
+    /// testing a name such a `try` assigns: when it fails to load (or what it loads fails),
+    /// the guard catches it. (A handler's fallback import and one under `if TYPE_CHECKING:`
+    /// are optional, but guard nothing they load.)
+    pub load_guarded: bool,
     /// A Python module name known only by its start: `import_module(f"tree_sitter_{lang}")`
     /// loads whichever module whose name starts so the caller asks for (textual's grammar
     /// packages). `name` is that start; it uses any declaration it begins, and is never owed.
@@ -279,6 +284,8 @@ pub(crate) struct Collector<'a> {
     generated: Vec<(usize, usize)>,
     /// Offsets of names known only by their start (see [`Import::prefix`]).
     prefix_at: Vec<usize>,
+    /// Byte ranges of Python code a guard loads (see [`Import::load_guarded`]).
+    load_guards: Vec<(usize, usize)>,
 }
 
 impl<'a> Collector<'a> {
@@ -304,6 +311,7 @@ impl<'a> Collector<'a> {
             functions: Vec::new(),
             generated: Vec::new(),
             prefix_at: Vec::new(),
+            load_guards: Vec::new(),
         }
     }
 
@@ -325,6 +333,13 @@ impl<'a> Collector<'a> {
     pub fn generated(&mut self, start: usize, end: usize) {
         if start < end {
             self.generated.push((start, end));
+        }
+    }
+
+    /// Marks `start..end` as Python code a guard loads (see [`Import::load_guarded`]).
+    pub fn load_guard(&mut self, start: usize, end: usize) {
+        if start < end {
+            self.load_guards.push((start, end));
         }
     }
 
@@ -472,6 +487,10 @@ impl<'a> Collector<'a> {
                     .iter()
                     .any(|(start, end)| (*start..*end).contains(&offset)),
                 prefix: self.prefix_at.contains(&offset),
+                load_guarded: self
+                    .load_guards
+                    .iter()
+                    .any(|(start, end)| (*start..*end).contains(&offset)),
             });
         }
         out

@@ -61,15 +61,9 @@ pub fn shipped(
     };
     out.sort();
     out.dedup();
-    // A distribution built from a `src/` layout ships what is under `src/` alone (setuptools'
-    // and hatch's discovery, poetry's and uv_build's default): a release script at the root
-    // (sqlfluff's `util.py`) is no part of it.
-    let src_layout = pyproject.is_some_and(|t| t.contains_key("build-system"))
-        && !out.is_empty()
-        && out.iter().all(|(_, d)| d.starts_with("src/"));
     Shipped {
         packages: out,
-        declared: by_pyproject || src_layout,
+        declared: by_pyproject,
         missing,
     }
 }
@@ -78,9 +72,8 @@ pub fn shipped(
 pub struct Shipped {
     /// (dotted import name, module-relative directory or `.py` file) of every package.
     pub packages: Vec<(String, String)>,
-    /// Whether `pyproject.toml` named them, or a built distribution's `src/` layout holds them
-    /// (then the module's other Python files are not part of what it ships); packages
-    /// inferred otherwise say nothing of a service's `main.py` beside them.
+    /// Whether `pyproject.toml` named them (then the module's other Python files are not part
+    /// of what it ships); inferred packages say nothing of a service's `main.py` beside them.
     pub declared: bool,
     /// The module-relative directories of packages the build names that are not here (a
     /// build script copies them in): what the module ships lies there, not in the files
@@ -523,20 +516,6 @@ mod tests {
             ],
         );
         assert_eq!(pairs(&got), [("other", "src/other"), ("pkg", "pkg")]);
-    }
-
-    #[test]
-    fn a_built_src_layout_ships_only_what_is_under_src() {
-        let files = ["src/pkg/__init__.py", "util.py", "tools/release.py"];
-        let built = "[build-system]\nrequires = [\"setuptools\"]\n";
-        let t: toml::Table = toml::from_str(built).expect("parses");
-        let s = shipped(Some(&t), &files, &mut Vec::new());
-        assert!(s.declared);
-        assert_eq!(pairs(&s.packages), [("pkg", "src/pkg")]);
-        // Unbuilt (a service's `main.py` beside it), or a package at the root too: inferred.
-        assert!(!shipped(None, &files, &mut Vec::new()).declared);
-        let flat = ["src/pkg/__init__.py", "other/__init__.py"];
-        assert!(!shipped(Some(&t), &flat, &mut Vec::new()).declared);
     }
 
     #[test]

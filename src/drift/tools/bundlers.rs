@@ -7,11 +7,9 @@ use super::command_words;
 use crate::source::{RepoSnapshot, SourceError, blob_text};
 
 /// Commands that bundle a JS package: what they bundle is inlined, so shipped code may import
-/// a dev dependency. A static-site generator's build bundles the whole site (VitePress',
-/// VuePress' and Docusaurus' pages, theme and runtime).
+/// a dev dependency.
 const BUNDLERS: &[&str] = &[
     "bun build",
-    "docusaurus build",
     "esbuild",
     "microbundle",
     "ncc build",
@@ -25,10 +23,13 @@ const BUNDLERS: &[&str] = &[
     "tsup",
     "unbuild",
     "vite build",
-    "vitepress build",
-    "vuepress build",
     "webpack",
 ];
+
+/// Static-site generators, whose build bundles the whole site (pages, theme and runtime):
+/// the package is bundled when its own build script runs one (sqlfluff's docs site), not
+/// when a library builds its documentation so (`"docs:build": "vitepress build docs"`).
+const STATIC_SITES: &[&str] = &["docusaurus build", "vitepress build", "vuepress build"];
 
 /// The config files of library bundlers, by the name each bundler looks for beside the
 /// package (`rolldown.config.ts`, `tsdown.config.mjs`): their presence says how the package
@@ -47,9 +48,15 @@ pub(crate) fn is_bundler_config(file: &str) -> bool {
 }
 
 /// The bundler command `commands` run, matched as whole words (`vite build`, but not
-/// `node scripts/rollup-notes.js`).
-pub(super) fn command(commands: &str) -> Option<&'static str> {
-    BUNDLERS.iter().copied().find(|b| {
+/// `node scripts/rollup-notes.js`), or the static-site generator its package.json's build
+/// scripts (`build_commands`) run.
+pub(super) fn command(commands: &str, build_commands: &str) -> Option<&'static str> {
+    bundler_in(BUNDLERS, commands).or_else(|| bundler_in(STATIC_SITES, build_commands))
+}
+
+/// The first of `bundlers` that `commands` run, as whole words.
+fn bundler_in(bundlers: &[&'static str], commands: &str) -> Option<&'static str> {
+    bundlers.iter().copied().find(|b| {
         commands.match_indices(*b).any(|(i, _)| {
             let before = commands[..i].chars().next_back();
             let after = commands[i + b.len()..].chars().next();

@@ -177,8 +177,6 @@ pub(crate) fn is_js_config(file: &str) -> bool {
         || file.starts_with(".babelrc")
         || file.starts_with(".eslintrc")
         || file.starts_with(".prettierrc")
-        // oxlint's `jsPlugins` (`eslint-plugin-react-hooks`).
-        || file.starts_with(".oxlintrc")
         // swc's plugins (`jsc.experimental.plugins`), mocha's `require`d loaders.
         || file == ".swcrc"
         || file.starts_with(".mocharc")

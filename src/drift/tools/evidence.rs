@@ -60,6 +60,12 @@ pub(in crate::drift) fn evidence(
         .flat_map(|(_, names)| names)
         .map(|n| names::pep503(&n))
         .collect();
+    // `oxlint --type-aware` runs its `oxlint-tsgolint` backend, as the config's switch does.
+    if super::command_words(&e.commands).any(|w| w == "--type-aware")
+        && super::command_words(&e.commands).any(|w| w == "oxlint")
+    {
+        e.config_strings.push("oxlint-tsgolint".to_string());
+    }
     Ok(e)
 }
 
@@ -96,13 +102,21 @@ fn root_files(
             e.config_strings.extend(words);
         }
         let (config, command) = (is_js_config(f), is_command_file(f));
-        if !config && !command {
+        let oxlint = f.starts_with(".oxlintrc");
+        if !config && !command && !oxlint {
             continue;
         }
         let Some(text) = blob_text(snap, tree, f)? else {
             continue;
         };
-        if config {
+        if oxlint {
+            // oxlint's type-aware rules run in its `oxlint-tsgolint` backend. (Its config's
+            // other strings are rule and built-in plugin names, no packages.)
+            let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+            if squeezed.contains("\"typeAware\":true") {
+                e.config_strings.push("oxlint-tsgolint".to_string());
+            }
+        } else if config {
             // A JSON config may have comments (tsconfig's are JSONC): a quote or backtick in
             // one must not swallow the strings after it.
             let strings = config_strings(f, &text);
@@ -132,13 +146,6 @@ fn root_files(
             }
             if is_bundler_config(f) {
                 e.bundler_config = Some(f.clone());
-            }
-            // oxlint's type-aware rules run in its `oxlint-tsgolint` backend.
-            if f.starts_with(".oxlintrc") {
-                let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-                if squeezed.contains("\"typeAware\":true") {
-                    e.config_strings.push("oxlint-tsgolint".to_string());
-                }
             }
         } else {
             e.commands.push_str(&text);
@@ -304,9 +311,18 @@ type Installed = std::collections::HashMap<String, Vec<String>>;
 /// not parse.
 fn package_json_tools(v: &serde_json::Value, e: &mut ToolEvidence) {
     if let Some(scripts) = v.get("scripts").and_then(|s| s.as_object()) {
-        for c in scripts.values().filter_map(|c| c.as_str()) {
+        // A package with no entry (no `main`, `exports`, `bin`…) gives an installer nothing
+        // to import: each of its scripts builds what it is (sqlfluff's docs site,
+        // `"docs:build": "… && vitepress build"`).
+        let entry = ["main", "module", "exports", "bin", "types", "browser"];
+        let site = !entry.iter().any(|k| v.get(k).is_some());
+        for (k, c) in scripts.iter().filter_map(|(k, c)| Some((k, c.as_str()?))) {
             e.commands.push_str(c);
             e.commands.push('\n');
+            if site || crate::drift::js::is_build_script(k) {
+                e.build_commands.push_str(c);
+                e.build_commands.push('\n');
+            }
         }
     }
     for key in ["jest", "babel", "eslintConfig", "prettier"] {

@@ -102,6 +102,8 @@ pub struct ToolEvidence {
     /// The text of package.json `scripts`, Makefile, tox.ini, noxfile.py, justfile,
     /// .pre-commit-config.yaml and (for a module at the repository's root) CI workflows.
     pub commands: String,
+    /// The commands of its package.json's build scripts (`build`, `build:*`, `prepack`, …).
+    pub build_commands: String,
     /// The quoted strings of the module's JS tool configs: `*.config.{js,mjs,cjs,ts,json}`,
     /// `.babelrc*`, `.eslintrc*`, `.prettierrc*`, `tsconfig*.json`, and package.json's
     /// `jest`, `babel`, `eslintConfig` and `prettier` keys.
@@ -200,7 +202,7 @@ impl ToolEvidence {
     /// What says the module bundles itself: the bundler command its commands run, or the
     /// bundler config beside it.
     pub fn own_bundler(&self) -> Option<String> {
-        match bundlers::command(&self.commands) {
+        match bundlers::command(&self.commands, &self.build_commands) {
             Some(c) => Some(format!("its commands run `{c}`")),
             None => self
                 .bundler_config
@@ -725,9 +727,15 @@ mod tests {
         assert!(e("\"build\": \"vite build\"").bundles());
         assert!(e("tsup src/index.ts --format esm").bundles());
         assert!(e("webpack --mode production").bundles());
-        // A static site's generator bundles its pages, theme and runtime.
-        assert!(e("\"docs:build\": \"vitepress build docs\"").bundles());
-        assert!(e("\"build\": \"docusaurus build\"").bundles());
+        // A static site's generator bundles its pages, theme and runtime — when the
+        // package's own build runs it, not a library's docs script.
+        let site = |commands: &str, build: &str| ToolEvidence {
+            commands: commands.into(),
+            build_commands: build.into(),
+            ..ToolEvidence::default()
+        };
+        assert!(site("vitepress build\n", "vitepress build\n").bundles());
+        assert!(!site("vitepress build docs\n", "tsc\n").bundles());
         // vite's own `build-bundle`, and Rolldown's library bundler.
         assert!(e("\"build-bundle\": \"rolldown --config rolldown.config.ts\"").bundles());
         assert!(e("\"build\": \"tsdown\"").bundles());

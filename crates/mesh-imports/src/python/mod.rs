@@ -95,9 +95,11 @@ fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
 }
 
 /// Marks the body and the handlers of every `try` statement that handles `ImportError` or
-/// `ModuleNotFoundError` as optional, and every later `if` (with its `elif`s and `else`)
-/// testing a name such a `try` assigns (`_torch_installed = True`, `torch = None`): the
-/// flag idiom for an optional integration. A `try` with no `except` guards nothing.
+/// `ModuleNotFoundError` as optional, and the body of every later `if` testing that a name
+/// a module-level such `try` assigns holds (`if _torch_installed:`, `if np is not None:`;
+/// never its `else`, nor `if not …`): the flag idiom for an optional integration. A `try`
+/// body and such an `if` body are load guards too. A `try` with no `except` guards
+/// nothing.
 fn guarded<'l>(
     toks: &[Token],
     src: &str,
@@ -128,8 +130,8 @@ fn guarded<'l>(
             .map_or(src.len(), |t| t.end);
         (start, end)
     };
-    // (the line after which it is known, name) of each name a guard binds.
-    let mut flags: Vec<(usize, &str)> = Vec::new();
+    // Each name a module-level guard binds, with the line after which it is known.
+    let mut flags: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (h, line) in lines.iter().enumerate() {
         if first_word(line) != "try" || !punct_at(toks, line.start + 1, b':') {
             continue;
@@ -167,53 +169,83 @@ fn guarded<'l>(
         }
         let (s, e) = span(h, body_end);
         c.weaken(s, e, ImportKind::Optional);
-        // A name the guard binds (`_torch_installed = True`, `torch = None`) says whether
-        // the import worked: a later `if` testing it guards what its branches import.
+        c.load_guard(s, e);
+        // A name a module-level guard binds at its own level (`_torch_installed = True`,
+        // `torch = None`) says whether the import worked: a later `if` testing it loads
+        // what its body imports only when it did.
+        let top = line.indent == 0;
         let binds = |l: &Line| {
             let name = toks.get(l.start).filter(|t| t.kind == Kind::Ident)?;
             let assigns = punct_at(toks, l.start + 1, b'=') && !punct_at(toks, l.start + 2, b'=');
             assigns.then(|| name.text(src))
         };
-        flags.extend(
-            lines[h + 1..body_end]
+        let own_level = |from: usize, to: usize| {
+            let indent = lines.get(from + 1).map_or(0, |l| l.indent);
+            lines[from + 1..to]
                 .iter()
-                .filter_map(binds)
-                .map(|n| (k, n)),
-        );
+                .filter(move |l| l.indent == indent)
+        };
+        if top {
+            for n in own_level(h, body_end).filter_map(binds) {
+                flags.entry(n).or_insert(k);
+            }
+        }
         for (from, to) in clauses {
             let (s, e) = span(from, to);
             c.weaken(s, e, ImportKind::Optional);
-            flags.extend(lines[from + 1..to].iter().filter_map(binds).map(|n| (k, n)));
+            if top {
+                for n in own_level(from, to).filter_map(binds) {
+                    flags.entry(n).or_insert(k);
+                }
+            }
         }
     }
     if flags.is_empty() {
         return;
     }
-    let mut h = 0;
-    while let Some(line) = lines.get(h) {
-        let header = toks.get(line.start..line.end).unwrap_or(&[]);
-        let tests_flag = first_word(line) == "if"
-            && header.iter().enumerate().any(|(i, t)| {
-                t.kind == Kind::Ident
-                    && !(i > 0 && header[i - 1].is_punct(b'.'))
-                    && flags
-                        .iter()
-                        .any(|(after, n)| h >= *after && *n == t.text(src))
-            });
-        if !tests_flag {
-            h += 1;
+    for (h, line) in lines.iter().enumerate() {
+        if first_word(line) != "if" {
             continue;
         }
-        // The `if` and each `elif`/`else` clause after it.
-        let mut end = block_end(h);
-        while let Some(l) = lines.get(end).filter(|l| l.indent == line.indent)
-            && matches!(first_word(l), "elif" | "else")
-        {
-            end = block_end(end);
+        let header = toks.get(line.start..line.end).unwrap_or(&[]);
+        // The condition: the tokens between `if` and the colon ending it (at depth 0).
+        let mut depth = 0i32;
+        let colon = header.iter().position(|t| {
+            match t.kind {
+                Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
+                Kind::Punct(b')' | b']' | b'}') => depth -= 1,
+                _ => {}
+            }
+            depth == 0 && t.is_punct(b':')
+        });
+        let Some(colon) = colon else {
+            continue;
+        };
+        let cond = &header[1..colon];
+        let words: Vec<&str> = cond.iter().map(|t| t.text(src)).collect();
+        // `if FLAG:`, `if FLAG is not None:`, `if FLAG and …:` — the branch that runs when
+        // the import worked; a `not` before the name is the other one.
+        let tests_flag = match words.as_slice() {
+            [name] | [name, "is", "not", "None"] => flags.get(name).is_some_and(|&k| h >= k),
+            [name, "and", ..] => flags.get(name).is_some_and(|&k| h >= k),
+            _ => false,
+        };
+        if !tests_flag {
+            continue;
         }
-        let (s, e) = span(h, end);
-        c.weaken(s, e, ImportKind::Optional);
-        h = end;
+        // The body: after the colon (a one-line `if x: import y`) to the deeper lines below.
+        let start = header[colon].end;
+        let end = block_end(h);
+        let end = if end > h + 1 {
+            let last = &lines[end - 1];
+            toks.get(last.end.saturating_sub(1))
+                .map_or(src.len(), |t| t.end)
+        } else {
+            toks.get(line.end.saturating_sub(1))
+                .map_or(src.len(), |t| t.end)
+        };
+        c.weaken(start, end, ImportKind::Optional);
+        c.load_guard(start, end);
     }
 }
 

@@ -432,29 +432,42 @@ fn a_main_block_runs_only_as_a_script() {
 
 #[test]
 fn an_if_testing_what_a_guard_assigns_is_guarded() {
-    let src = "try:\n    import torch\n    _torch = True\nexcept (ImportError, OSError):\n    _torch = False\n    np = None\nif _torch:\n    from .checkpoint import C\nelse:\n    from .fallback import F\nif not np is None: import numpy.linalg\nif self._torch:\n    import a\nif _torch_x:\n    import b\n";
+    let src = "try:\n    import torch\n    _torch = True\nexcept (ImportError, OSError):\n    _torch = False\n    np = None\nif _torch:\n    from .checkpoint import C\nelse:\n    from .fallback import F\nif np is not None: import numpy.linalg\nif self._torch:\n    import a\nif _torch_x:\n    import b\nif not _torch:\n    import c\nif f(_torch=1):\n    import d\n";
     let imports = scan(src);
-    let got: Vec<(u32, &str, crate::ImportKind)> = imports
+    let got: Vec<(u32, &str, crate::ImportKind, bool)> = imports
         .iter()
-        .map(|i| (i.line, i.name.as_str(), i.kind))
+        .map(|i| (i.line, i.name.as_str(), i.kind, i.load_guarded))
         .collect();
     let o = crate::ImportKind::Optional;
     let b = crate::ImportKind::Build;
     assert_eq!(
         got,
         [
-            (2, "torch", o),
-            (8, ".checkpoint.C", o),
-            (8, ".checkpoint", o),
-            (10, ".fallback.F", o),
-            (10, ".fallback", o),
-            (11, "numpy.linalg", o),
-            (13, "a", b),
-            (15, "b", b)
+            (2, "torch", o, true),
+            (8, ".checkpoint.C", o, true),
+            (8, ".checkpoint", o, true),
+            // The branch that runs without it is no guard.
+            (10, ".fallback.F", b, false),
+            (10, ".fallback", b, false),
+            (11, "numpy.linalg", o, true),
+            (13, "a", b, false),
+            (15, "b", b, false),
+            (17, "c", b, false),
+            (19, "d", b, false)
         ]
     );
-    // Before the guard, the same test guards nothing.
+    // Before the guard, the same test guards nothing; a name a function's `try` assigns is
+    // no module's flag; a handler's fallback is optional but guards no load.
     let early =
         "if flag:\n    import c\ntry:\n    import d\nexcept ImportError:\n    flag = False\n";
     assert_eq!(scan(early)[0].kind, b);
+    let local = "def f():\n    try:\n        import e\n        ok = True\n    except ImportError:\n        ok = False\nif ok:\n    import g\n";
+    assert_eq!(scan(local).last().map(|i| i.kind), Some(b));
+    let fallback =
+        "try:\n    from ._speedups import x\nexcept ImportError:\n    from ._pure import x\n";
+    let got: Vec<(crate::ImportKind, bool)> = scan(fallback)
+        .iter()
+        .map(|i| (i.kind, i.load_guarded))
+        .collect();
+    assert_eq!(got, [(o, true), (o, true), (o, false), (o, false)]);
 }

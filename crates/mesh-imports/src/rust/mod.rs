@@ -309,6 +309,7 @@ fn doc_links(src: &str) -> Vec<Import> {
                 in_function: false,
                 generated: false,
                 prefix: false,
+                load_guarded: false,
             });
         }
     }
