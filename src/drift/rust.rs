@@ -154,9 +154,12 @@ pub(super) fn drift(
     // A dev-dependency only the doc tests a doc attribute includes from Markdown use
     // (`#[doc = include_str!("docs.md")]`) is used.
     let dev_decl = |f: &Finding| {
+        // The declaration at the finding's line: a crate declared for both may be unused
+        // in its `[dependencies]` and used by the doc tests through its dev entry.
         decls.iter().find(|d| {
             f.kind == DriftKind::Unused
                 && d.d.name == f.dependency
+                && f.line == Some(d.d.line)
                 && d.d.scope == declared::Scope::Dev
         })
     };
