@@ -26,7 +26,7 @@ pub(super) fn doc_test_crates(
         };
         let dir = f.path.rsplit_once('/').map_or("", |(d, _)| d);
         for rel in doc_includes(&text) {
-            let Some(path) = resolve(dir, rel) else {
+            let Some(path) = mesh_imports::place::relative_to(dir, rel) else {
                 continue;
             };
             if !read.insert(path.clone()) {
@@ -68,22 +68,6 @@ fn doc_includes(text: &str) -> Vec<&str> {
         }
     }
     out
-}
-
-/// `rel` (as an `include_str!` writes it) from the directory `dir`, repository-relative;
-/// `None` when it climbs above the repository.
-fn resolve(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for p in rel.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            p => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 /// The Rust code blocks of a Markdown text that rustdoc compiles (a fence with no language,
@@ -143,11 +127,6 @@ mod tests {
     fn doc_attributes_name_their_markdown() {
         let text = "#![doc = include_str!(\"../README.md\")]\n#[doc = include_str!( \"docs.md\" )]\npub struct X;\nconst S: &str = include_str!(\"data.txt\");\n";
         assert_eq!(doc_includes(text), ["../README.md", "docs.md"]);
-        assert_eq!(
-            resolve("core/src", "../README.md").as_deref(),
-            Some("core/README.md")
-        );
-        assert_eq!(resolve("", "../x.md"), None);
     }
 
     #[test]

@@ -337,8 +337,8 @@ pub fn rust_included(rel: &str, includes: &[String]) -> Vec<String> {
 }
 
 /// `path` (`./unit/x.rs`, `../common/y.rs`) from the directory `dir`, normalized; `None`
-/// when it climbs above the module's root.
-fn relative_to(dir: &str, path: &str) -> Option<String> {
+/// when it climbs above the root `dir` is relative to.
+pub fn relative_to(dir: &str, path: &str) -> Option<String> {
     let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
     for p in path.split('/') {
         match p {

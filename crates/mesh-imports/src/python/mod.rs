@@ -235,15 +235,7 @@ fn guarded<'l>(
         }
         // The body: after the colon (a one-line `if x: import y`) to the deeper lines below.
         let start = header[colon].end;
-        let end = block_end(h);
-        let end = if end > h + 1 {
-            let last = &lines[end - 1];
-            toks.get(last.end.saturating_sub(1))
-                .map_or(src.len(), |t| t.end)
-        } else {
-            toks.get(line.end.saturating_sub(1))
-                .map_or(src.len(), |t| t.end)
-        };
+        let end = body_end(toks, src, lines, h, block_end(h));
         c.weaken(start, end, ImportKind::Optional);
         c.load_guard(start, end);
     }
@@ -411,16 +403,20 @@ fn type_checking<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], 
         // The body: after the colon (a one-line `if TYPE_CHECKING: import x`) to the end of
         // the deeper-indented lines below.
         let start = toks[colon].end;
-        let end = if k > h + 1 {
-            let last = &lines[k - 1];
-            toks.get(last.end.saturating_sub(1))
-                .map_or(src.len(), |t| t.end)
-        } else {
-            toks.get(line.end.saturating_sub(1))
-                .map_or(src.len(), |t| t.end)
-        };
+        let end = body_end(toks, src, lines, h, k);
         c.weaken(start, end, ImportKind::Optional);
     }
+}
+
+/// Where the body of the block whose header is line `h` ends (its lines end at `k`,
+/// exclusive): at its last deeper line, or at the header's own end for a one-line block.
+fn body_end(toks: &[Token], src: &str, lines: &[Line], h: usize, k: usize) -> usize {
+    let last = match k > h + 1 {
+        true => &lines[k - 1],
+        false => &lines[h],
+    };
+    toks.get(last.end.saturating_sub(1))
+        .map_or(src.len(), |t| t.end)
 }
 
 /// The index of the colon that ends a guard's header (its tokens' texts): `if TYPE_CHECKING:`,
