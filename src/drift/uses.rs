@@ -184,6 +184,22 @@ pub(super) fn uses<'a>(
     for f in &rec.files {
         let loaded_by = guarded.get(f.path.as_str());
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
+        let shipped_js = f.language == Language::Js && f.kind == ImportKind::Build;
+        // A JS test runner's setup file is test code wherever it lies.
+        let test_support = shipped_js && tools::is_test_support(rel, &man.tools.test_setup);
+        // An example outside the package's `files` (in a directory of files run by hand at
+        // the package's top: `examples/`, `scripts/`): never installed, run from the
+        // repository.
+        let unpacked = shipped_js
+            && rel
+                .split_once('/')
+                .is_some_and(|(top, _)| super::doubt::by_hand_dir(top))
+            && packed.as_ref().is_some_and(|p| !p.holds(rel));
+        let file_kind = match (test_support || unpacked, loaded_by) {
+            (true, _) => ImportKind::Dev,
+            (false, Some(_)) => ImportKind::Optional,
+            (false, None) => f.kind,
+        };
         for imp in f.imports.iter() {
             // Code written for the crates expanding a proc macro is theirs: see
             // `World::rust_generated`. An exported `macro_rules!` body is also this crate's
@@ -233,30 +249,12 @@ pub(super) fn uses<'a>(
                     ));
                 }
             }
-            // A JS test runner's setup file is test code wherever it lies.
-            let test_support = f.language == Language::Js
-                && f.kind == ImportKind::Build
-                && tools::is_test_support(rel, &man.tools.test_setup);
-            // An example outside the package's `files` (in a directory of files run by hand at
-            // the package's top: `examples/`, `scripts/`): never installed, run from the
-            // repository.
-            let unpacked = f.language == Language::Js
-                && f.kind == ImportKind::Build
-                && rel
-                    .split_once('/')
-                    .is_some_and(|(top, _)| super::doubt::by_hand_dir(top))
-                && packed.as_ref().is_some_and(|p| !p.holds(rel));
             if unpacked && let Some(p) = world.probe.filter(|p| p.names(&key)) {
                 p.say(format!(
                     "{} is outside the package's `files` list: never installed, so its imports are development code's",
                     f.path
                 ));
             }
-            let file_kind = match (test_support || unpacked, loaded_by) {
-                (true, _) => ImportKind::Dev,
-                (false, Some(_)) => ImportKind::Optional,
-                (false, None) => f.kind,
-            };
             let script = match rust_build {
                 Some((s, inc)) if f.language == Language::Rust => {
                     (rel == s, inc.iter().any(|i| i == rel))
