@@ -168,7 +168,7 @@ fn main() -> std::io::Result<()> {
         let path = rel.display().to_string();
         match rel.extension().and_then(|e| e.to_str()) {
             Some("rs") => s.add("imports_rust", name.clone(), bytes.clone()),
-            Some("py") => s.add("imports_python", name.clone(), bytes.clone()),
+            Some("py") => s.add("imports_python", name.clone(), [&[0u8][..], &bytes].concat()),
             Some("go") => s.add("imports_go", name.clone(), bytes.clone()),
             Some("ts" | "js") => s.add("imports_js", name.clone(), [&[0u8][..], &bytes].concat()),
             _ => {}
@@ -214,7 +214,7 @@ fn main() -> std::io::Result<()> {
     }
     for f in ["tests/worker.py"] {
         if let Ok(bytes) = fs::read(repo.join(f)) {
-            s.add("imports_python", name_of(Path::new(f)), bytes);
+            s.add("imports_python", name_of(Path::new(f)), [&[0u8][..], &bytes].concat());
         }
     }
     s.add(
@@ -226,6 +226,11 @@ fn main() -> std::io::Result<()> {
         "manifests",
         "tsconfig.json",
         b"\x05{\n  // Shared settings.\n  \"compilerOptions\": {\n    \"baseUrl\": \".\",\n    /* aliases */\n    \"paths\": {\n      \"@shared/*\": [\"../../libs/shared/src/*\"],\n      \"@/*\": [\"./src/*\"],\n      \"@ui\": [\"../../libs/ui/src/index.ts\",],\n    },\n  },\n}\n".to_vec(),
+    );
+    s.add(
+        "imports_python",
+        "notebook.ipynb",
+        b"\x01{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": [\n    \"%pip install pandas\\n\",\n    \"import pandas as pd\\n\",\n    \"from .local import x\"\n   ]\n  },\n  {\"cell_type\": \"code\", \"source\": \"%%bash\\nimport no\\n\"}\n ],\n \"nbformat\": 4\n}\n".to_vec(),
     );
     s.add(
         "imports_js",

@@ -20,6 +20,8 @@ pub(super) struct Around<'a> {
     pub python_dists: &'a HashMap<String, Vec<String>>,
     /// The required peers the repository's lockfile records (JS).
     pub js_peers: Option<&'a super::lockfile::Peers>,
+    /// The required peers the nearest lockfile below the repository's root records (JS).
+    pub js_near_peers: Option<&'a super::lockfile::Peers>,
     /// The dependency `--explain` looks at.
     pub probe: Option<&'a Probe>,
     /// The repository's file and directory names, which an undeclared import may be.
@@ -38,6 +40,7 @@ impl<'a> Around<'a> {
             go_modules: &world.go_modules,
             python_dists: &world.python_dists,
             js_peers: None,
+            js_near_peers: None,
             probe: world.probe,
             local: &world.no_local_names,
             test_file: None,
@@ -379,8 +382,9 @@ fn ambient_test_types(d: &Decl, around: &Around) -> bool {
 /// in `node_modules`.
 fn peer_recorded(around: &Around, package: &str, peer: &str) -> Option<String> {
     around
-        .js_peers
+        .js_near_peers
         .and_then(|p| p.recorded_by(package, peer))
+        .or_else(|| around.js_peers.and_then(|p| p.recorded_by(package, peer)))
         .or_else(|| {
             around
                 .tools

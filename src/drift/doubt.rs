@@ -113,8 +113,12 @@ const BINARY_EXTENSIONS: &[&str] = &[
 /// Larger files are data, not configs: not read for mentions.
 const MENTION_LIMIT: u64 = 1 << 20;
 
-/// Whether a file (module-relative `rel`) lies in a directory of files run by hand.
+/// Whether a file (module-relative `rel`) is run by hand: a notebook, or a file in a
+/// directory of such files.
 fn by_hand(rel: &str) -> bool {
+    if rel.ends_with(".ipynb") {
+        return true;
+    }
     let mut dirs = rel.split('/').rev().skip(1);
     dirs.any(by_hand_dir)
 }
@@ -158,7 +162,7 @@ pub(super) fn undeclared(
             n => format!(" and {} more", n - 1),
         };
         return Some(format!(
-            "imported only by {}{more}, in a directory of files run by hand (examples, scripts, docs) or by CI (`.github/`): they run with what their reader or workflow installs",
+            "imported only by {}{more}, in a directory of files run by hand (examples, scripts, docs) or by CI (`.github/`), or notebooks: they run with what their reader or workflow installs",
             first.evidence()
         ));
     }

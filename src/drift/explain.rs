@@ -61,7 +61,7 @@ impl Explanation {
                 let what = match f.kind {
                     DriftKind::Unused => "declared and never used",
                     DriftKind::Undeclared => "imported and declared nowhere a clean build looks",
-                    DriftKind::DevOnly => "declared for shipping and used only by tests",
+                    DriftKind::DevOnly => "declared for shipping and used only by dev code (tests, examples, notebooks)",
                     DriftKind::ShippedDev => {
                         "declared for development and imported by shipped code"
                     }

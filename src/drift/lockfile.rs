@@ -103,25 +103,45 @@ pub(crate) const RUST_LOCKFILES: &[&str] = &["Cargo.lock"];
 /// A lockfile's dependencies, shared by the modules below it; `None` where there is none.
 pub(crate) type Lock = Option<std::rc::Rc<Depends>>;
 
-/// The Python and Rust lockfiles looked for, by (repository, path): what each records, or
-/// `None` where there is none. Each is read once, on first need (a module with an unused
-/// finding).
-#[derive(Default)]
-pub(crate) struct Locks(std::cell::RefCell<HashMap<(usize, String), Lock>>);
+/// What a JS lockfile records: the peers each package requires, and what each depends on.
+pub(crate) struct JsLockfile {
+    pub peers: Peers,
+    pub depends: Depends,
+}
 
-impl Locks {
+/// A JS lockfile below the repository's root, shared by the packages below it.
+pub(crate) type JsLock = Option<std::rc::Rc<JsLockfile>>;
+
+/// The lockfiles looked for, by (repository, path): what each records (`T`: a Python or
+/// Rust lockfile's [`Depends`], a JS one's [`JsLockfile`]), or `None` where there is none or
+/// it records nothing. Each is read once, on first need.
+pub(crate) struct Locks<T>(std::cell::RefCell<HashMap<LockKey, Option<std::rc::Rc<T>>>>);
+
+/// A lockfile's place: its repository (by index) and repo-relative path.
+type LockKey = (usize, String);
+
+impl<T> Default for Locks<T> {
+    fn default() -> Self {
+        Locks(Default::default())
+    }
+}
+
+impl<T> Locks<T> {
     /// The nearest of the lockfiles `names` in `dir` of repository `repo` (`snap`) or in a
-    /// directory above it, and what it records: a workspace keeps one at its root. An
-    /// unreadable lockfile is as none: it only ever adds doubt.
+    /// directory above it (the repository's root too when `root_too`), and what `read` makes
+    /// of it: a workspace keeps one at its root. A lockfile that cannot be read, or records
+    /// nothing `read` knows (yarn 1's), is as none, and the walk goes on above it: it only
+    /// ever adds doubt.
     pub(crate) fn above(
         &self,
-        snap: &crate::source::RepoSnapshot,
-        repo: usize,
+        (snap, repo): (&crate::source::RepoSnapshot, usize),
         dir: &str,
         names: &[&str],
-    ) -> Lock {
+        root_too: bool,
+        read: fn(&str, &str) -> Option<T>,
+    ) -> Option<std::rc::Rc<T>> {
         let root = snap.root_tree().ok()?;
-        for at in mesh_imports::ancestors(dir) {
+        for at in mesh_imports::ancestors(dir).filter(|d| root_too || !d.is_empty()) {
             for name in names {
                 let path = crate::source::join(at, name);
                 let key = (repo, path.clone());
@@ -132,7 +152,8 @@ impl Locks {
                         let read = crate::source::blob_text(snap, &root, &path)
                             .ok()
                             .flatten()
-                            .map(|text| std::rc::Rc::new(toml(&path, &text)));
+                            .and_then(|text| read(&path, &text))
+                            .map(std::rc::Rc::new);
                         self.0.borrow_mut().insert(key, read.clone());
                         read
                     }

@@ -214,7 +214,7 @@ fn run(
         }
     }
     // The stylesheet languages each module's files are written in: their compiler is used;
-    // and TypeScript's, when any is TypeScript.
+    // Jupyter, when any is a notebook; and TypeScript's, when any is TypeScript.
     for (man, rec) in manifests.iter_mut().zip(&loaded.records) {
         man.tools.stylesheets = rec
             .files
@@ -225,6 +225,9 @@ fn run(
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
+        man.tools.notebook = (rec.files.iter())
+            .find(|f| f.path.ends_with(".ipynb"))
+            .map(|f| f.path.clone());
         // A tool's config in TypeScript (`vite.config.ts`) is loaded by the tool, not compiled.
         man.tools.typescript_sources = rec.files.iter().any(|f| {
             !f.path.rsplit('/').next().unwrap_or("").contains(".config.")
@@ -351,6 +354,10 @@ fn module_drift(
     if let Some(text) = &man.cargo {
         rust::drift(world, rec, m, text, &uses, man.rust_doctests, &mut out);
     }
+    let js_near = match man.package_json {
+        Some(_) => world.js_lock_below_root(m),
+        None => None,
+    };
     let check = |lang: Language, decls: Vec<Decl>, manifest: &str, out: &mut Vec<Finding>| {
         let uses: Vec<&Use> = uses.iter().filter(|u| u.language == lang).collect();
         let around = Around {
@@ -358,6 +365,7 @@ fn module_drift(
             go_modules: &world.go_modules,
             python_dists: &world.python_dists,
             js_peers: world.js_roots.get(m.repo).and_then(|r| r.peers.as_ref()),
+            js_near_peers: js_near.as_ref().map(|l| &l.peers),
             probe: world.probe,
             local: world
                 .local_names
@@ -393,9 +401,19 @@ fn module_drift(
         if let (None, Some(how)) = (man.tools.own_bundler(), man.tools.bundler()) {
             doubt::bundled_siblings(&mut js, &how, &|p| world.mesh_package(Language::Js, p));
         }
-        let depends = world.js_roots.get(m.repo).and_then(|r| r.depends.as_ref());
-        if let Some(lock) = depends {
+        let root_lock = world.js_roots.get(m.repo).and_then(|r| r.depends.as_ref());
+        for lock in js_near
+            .as_ref()
+            .map(|l| &l.depends)
+            .into_iter()
+            .chain(root_lock)
+        {
             doubt::optionally_loaded(&mut js, &names, lock);
+        }
+        // Measured with the root's lockfile only: read from a front end's own, the family
+        // rule set aside more findings judged real (`@testing-library/dom` beside
+        // `@testing-library/react`) than pins.
+        if let Some(lock) = root_lock {
             doubt::transitive(&mut js, &names, lock, &|f, q| {
                 doubt::family(q) == doubt::family(&f.dependency)
                     && !world.mesh_package(Language::Js, &f.dependency)

@@ -192,7 +192,7 @@ pub(super) fn nested_code(
             && own
                 .iter()
                 .any(|o| rel == *o || rel.strip_prefix("src/") == Some(*o))
-            && r.files.iter().any(|f| f.language == Language::Python)
+            && r.files.iter().any(super::python_path::importable)
             && !manifest(&n.dir)
     });
     let Some((n, _)) = nested else {

@@ -6,6 +6,12 @@ use super::{Manifests, names};
 use mesh_imports::{Language, ScannedFile};
 use std::collections::{HashMap, HashSet};
 
+/// Whether `f` is a Python file an import can load: a module or stub, not a notebook (whose
+/// code cells are read as Python, but no `import` finds it).
+pub(super) fn importable(f: &ScannedFile) -> bool {
+    f.language == Language::Python && !f.path.ends_with(".ipynb")
+}
+
 /// The Python names a module provides that its own files hold: a package directory or a
 /// `.py` file of that name somewhere in it. A meta-package's project name gives it an import
 /// name whose code lives in another module (pydantic-ai's root, `pydantic_ai`, ships nothing
@@ -20,23 +26,20 @@ pub(super) fn own_python_names(
         .into_iter()
         .filter(|name| {
             let top = name.split('.').next().unwrap_or(name);
-            files
-                .iter()
-                .filter(|f| f.language == Language::Python)
-                .any(|f| {
-                    let rel = f.path.strip_prefix(prefix).unwrap_or(&f.path);
-                    let mut parts = rel.split('/').peekable();
-                    let mut hit = false;
-                    while let Some(p) = parts.next() {
-                        let stem = if parts.peek().is_none() {
-                            p.trim_end_matches(".pyi").trim_end_matches(".py")
-                        } else {
-                            p
-                        };
-                        hit |= stem.eq_ignore_ascii_case(top);
-                    }
-                    hit
-                })
+            files.iter().filter(|f| importable(f)).any(|f| {
+                let rel = f.path.strip_prefix(prefix).unwrap_or(&f.path);
+                let mut parts = rel.split('/').peekable();
+                let mut hit = false;
+                while let Some(p) = parts.next() {
+                    let stem = if parts.peek().is_none() {
+                        p.trim_end_matches(".pyi").trim_end_matches(".py")
+                    } else {
+                        p
+                    };
+                    hit |= stem.eq_ignore_ascii_case(top);
+                }
+                hit
+            })
         })
         .collect()
 }
@@ -125,7 +128,7 @@ pub(super) fn local_python_names(files: &[ScannedFile], dir: &str, own: &[String
     };
     let rels: Vec<String> = files
         .iter()
-        .filter(|f| f.language == Language::Python)
+        .filter(|f| importable(f))
         .map(|f| {
             f.path
                 .strip_prefix(&prefix)
@@ -246,7 +249,7 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
     ) -> SysPath<'f, R> {
         let python = files
             .iter()
-            .filter(|f| f.language == Language::Python)
+            .filter(|f| importable(f))
             .map(|f| f.path.strip_prefix(prefix).unwrap_or(&f.path))
             .collect();
         SysPath {

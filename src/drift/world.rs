@@ -202,7 +202,10 @@ pub(super) struct World<'a> {
     /// None, for the repositories and ecosystems that need none.
     pub(super) no_local_names: doubt::LocalNames,
     /// Each Python or Rust lockfile looked for, read on first need.
-    pub(super) locks: lockfile::Locks,
+    pub(super) locks: lockfile::Locks<lockfile::Depends>,
+    /// Each JS lockfile below a repository's root looked for (a front end's own
+    /// `frontend/pnpm-lock.yaml`), read on first need; the root's is [`JsRoot`]'s.
+    pub(super) js_locks: lockfile::Locks<lockfile::JsLockfile>,
     /// Every name a module of the mesh provides, with its language: asked for each pair of
     /// declarations a doubt weighs, so made once.
     pub(super) provides: HashSet<(Language, String)>,
@@ -278,8 +281,24 @@ impl<'a> World<'a> {
     /// The nearest of the lockfiles `names` (Python's or Rust's) beside the module `m` or
     /// above it, and what it records (see [`lockfile::Locks`]).
     pub(super) fn lock_above(&self, m: &ModuleSource, names: &[&str]) -> lockfile::Lock {
-        self.locks
-            .above(self.loaded.snapshot.repo_of(m), m.repo, &m.dir, names)
+        let at = (self.loaded.snapshot.repo_of(m), m.repo);
+        let read =
+            |path: &str, text: &str| Some(lockfile::toml(path, text)).filter(|d| !d.of.is_empty());
+        self.locks.above(at, &m.dir, names, true, read)
+    }
+
+    /// The nearest JS lockfile beside the JS package `m` or above it, below the
+    /// repository's root (whose lockfile [`JsRoot`] holds): a project of its own in a
+    /// directory of the repository, with its own install.
+    pub(super) fn js_lock_below_root(&self, m: &ModuleSource) -> lockfile::JsLock {
+        let at = (self.loaded.snapshot.repo_of(m), m.repo);
+        let read = |path: &str, text: &str| {
+            let (peers, depends) = lockfile::js(path, text);
+            let records = !(peers.required.is_empty() && depends.of.is_empty());
+            records.then_some(lockfile::JsLockfile { peers, depends })
+        };
+        self.js_locks
+            .above(at, &m.dir, lockfile::LOCKFILES, false, read)
     }
 
     /// Every JS package and top Python import name a module of the mesh provides
@@ -378,6 +397,7 @@ impl<'a> World<'a> {
             local_names: Vec::new(),
             no_local_names: doubt::LocalNames::default(),
             locks: Default::default(),
+            js_locks: Default::default(),
             provides: loaded
                 .records
                 .iter()

@@ -119,7 +119,7 @@ pub(super) fn scan_modules(
             .iter()
             .filter(|(i, _)| snapshot.modules[*i].repo == r)
             .flat_map(|(_, files)| files)
-            .filter(|(f, _)| !known.contains_key(&f.id))
+            .filter(|(f, _)| !known.contains_key(&f.id) && !absent_notebook(snap, f))
             .filter_map(|(f, lang)| Some(Job::of(f, (*lang)?)))
             .collect();
         for (id, scans) in scan_blobs(snap, jobs)? {
@@ -171,6 +171,14 @@ pub(super) fn scan_modules(
     new_imports.sort_unstable_by(|a, b| a.key().cmp(b.key()));
     new_imports.dedup_by(|a, b| a.key() == b.key());
     Ok((out, new_imports))
+}
+
+/// Whether `f` is a notebook whose blob the repository lacks: a partial clone leaves out the
+/// largest files, and notebooks keep their outputs. Run by hand, it is dev code no build
+/// needs; it is skipped with a note, and the module's record is not stored, so a later load
+/// reads it once the blob is there.
+fn absent_notebook(snap: &RepoSnapshot, f: &source::FileEntry) -> bool {
+    f.path.ends_with(".ipynb") && !snap.repo.has_object(f.id)
 }
 
 /// What [`scan_modules`] learned: per module (by index) its record, and the scans of the
@@ -436,6 +444,8 @@ struct ModuleScan<'a> {
     /// Per scanned file, in the same order, the module-relative prefixes of what it declares
     /// as modules (`mod x;`) or compiles in (`include!`, `#[path]`): see `place::rust_kept`.
     reach: Vec<Vec<String>>,
+    /// A notebook was skipped for its blob's absence: the record is not stored.
+    partial: bool,
 }
 
 impl<'a> ModuleScan<'a> {
@@ -455,6 +465,7 @@ impl<'a> ModuleScan<'a> {
             rust_test_files: Vec::new(),
             rust_lib_file: false,
             reach: Vec::new(),
+            partial: false,
         }
     }
 
@@ -482,6 +493,14 @@ impl<'a> ModuleScan<'a> {
         }
         self.rust_lib_file |= rel == "src/lib.rs";
         let Some(lang) = lang else { return Ok(()) };
+        if f.path.ends_with(".ipynb") && !self.repo.has_object(f.id) {
+            self.partial = true;
+            self.skipped.push(format!(
+                "{}:{}: not read: its blob is not in the repository (a partial clone left it out; `git fetch` it to have it read)",
+                self.repo_name, f.path
+            ));
+            return Ok(());
+        }
         // A blob scanned before comes from the store; any other was scanned in this load.
         let found = if let Some(found) = self.scans.known.get(&f.id) {
             self.cached += 1;
@@ -620,10 +639,12 @@ impl<'a> ModuleScan<'a> {
             manifests: facts,
         };
         Learned {
-            sealed: Some(MODULES.seal(
-                m.name().as_bytes().to_vec(),
-                &StoredModule::of(&record, &self.blobs),
-            )),
+            sealed: (!self.partial).then(|| {
+                MODULES.seal(
+                    m.name().as_bytes().to_vec(),
+                    &StoredModule::of(&record, &self.blobs),
+                )
+            }),
             record,
             walked: true,
             parsed: self.parsed,

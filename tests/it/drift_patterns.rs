@@ -3640,3 +3640,107 @@ fn markdown_doc_tests_a_doc_attribute_includes_use_dev_dependencies() {
     let e = explained(&t, "svc", "tokio");
     assert!(e.contains("svc/src/docs.md:2 uses it in a doc test"), "{e}");
 }
+
+/// A front end with its own install in a directory of the repository (chainlit's
+/// `frontend/pnpm-lock.yaml`, opendal's `website/`): its lockfile records the peers its
+/// packages require, as a root's does — `plotly.js` beside `react-plotly.js`. The root's
+/// lockfile, for other packages, says nothing of them.
+#[test]
+fn a_front_end_s_own_lockfile_records_its_peers() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "frontend", "app");
+    t.write(
+        "ws/frontend/package.json",
+        r#"{"name": "app", "dependencies": {"react-plotly.js": "2", "plotly.js": "2", "left-pad": "1"}}"#,
+    );
+    t.write(
+        "ws/frontend/src/Plot.js",
+        "import Plot from 'react-plotly.js'\n",
+    );
+    t.write(
+        "ws/frontend/pnpm-lock.yaml",
+        "lockfileVersion: '9.0'\n\npackages:\n\n  react-plotly.js@2.6.0:\n    resolution: {integrity: sha512-z}\n    peerDependencies:\n      plotly.js: '>1.34.0'\n      react: '>0.13.0'\n",
+    );
+    t.write(
+        "ws/pnpm-lock.yaml",
+        "lockfileVersion: '9.0'\n\npackages:\n\n  left-pad@1.0.0:\n    resolution: {integrity: sha512-z}\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a front end of its own");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app unused left-pad"], "{v}");
+    let e = explained(&t, "app", "plotly.js");
+    assert!(
+        e.contains(
+            "react-plotly.js requires it installed beside it (frontend/pnpm-lock.yaml records"
+        ),
+        "{e}"
+    );
+}
+
+/// Notebooks (graphiti's `examples/*.ipynb`, ragas' tutorials): their code cells are read as
+/// Python run by hand — what they import is used, what no declaration answers is unsure,
+/// and a notebook that `%pip install`s its packages owes nothing. Jupyter's kernel and front
+/// ends, declared beside them, run them with no import.
+#[test]
+fn notebooks_are_code_run_by_hand_in_jupyter() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "py", "graph");
+    t.write(
+        "ws/py/pyproject.toml",
+        "[project]\nname = \"graph\"\ndependencies = [\"httpx\", \"notebook\"]\n\n[project.optional-dependencies]\ndev = [\"ipykernel\", \"jupyterlab\", \"langgraph\", \"requests\"]\n",
+    );
+    t.write("ws/py/graph/__init__.py", "import httpx\n");
+    let notebook = |cells: &[&str]| {
+        let cells: Vec<String> = cells
+            .iter()
+            .map(|c| {
+                format!(
+                    "  {{\n   \"cell_type\": \"code\",\n   \"metadata\": {{}},\n   \"outputs\": [],\n   \"source\": [\n    {}\n   ]\n  }}",
+                    serde_json::to_string(c).expect("a string")
+                )
+            })
+            .collect();
+        format!(
+            "{{\n \"cells\": [\n{}\n ],\n \"nbformat\": 4\n}}\n",
+            cells.join(",\n")
+        )
+    };
+    t.write(
+        "ws/py/examples/agent.ipynb",
+        &notebook(&["from langgraph.graph import StateGraph", "import rich"]),
+    );
+    t.write(
+        "ws/py/tutorial.ipynb",
+        &notebook(&["%pip install datasets", "import datasets\nimport polars"]),
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "notebooks");
+    let v = t.json(&["drift"]);
+    // Jupyter declared for shipping is not there to run the examples: still unused.
+    assert_eq!(
+        findings(&v),
+        ["graph unused notebook", "graph unused requests"],
+        "{v}"
+    );
+    let doubts = unsure(&v);
+    assert!(
+        doubts
+            .iter()
+            .any(|d| d
+                .starts_with("graph undeclared rich: imported only by py/examples/agent.ipynb:16")),
+        "{doubts:?}"
+    );
+    assert!(!v.to_string().contains("datasets"), "{v}");
+    // Only what the notebook installs is its own: `polars` is still owed, by hand.
+    assert!(
+        doubts
+            .iter()
+            .any(|d| d.starts_with("graph undeclared polars: imported only by py/tutorial.ipynb")),
+        "{doubts:?}"
+    );
+    let e = explained(&t, "graph", "ipykernel");
+    assert!(e.contains("the module has notebooks (py/"), "{e}");
+}

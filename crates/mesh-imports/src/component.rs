@@ -1,7 +1,8 @@
 //! Files whose imports live inside other markup: single-file components (`.svelte`, `.vue`,
 //! `.astro`), whose imports are in `<script>` blocks (and Astro's `---` frontmatter); HTML
 //! pages, whose inline `<script type="module">` bodies import as a JS file does (vite's
-//! entry is `index.html`); and stylesheets, read by [`crate::style`]. The JS/TS scanner
+//! entry is `index.html`); stylesheets, read by [`crate::style`]; and Jupyter notebooks,
+//! whose code cells [`crate::notebook`] reads as Python. The JS/TS scanner
 //! reads a component or page with everything outside those blocks blanked, so every import
 //! keeps its line number.
 
@@ -20,11 +21,15 @@ pub enum Component {
     Html,
     /// A stylesheet: its `@import`, `@use`, `@forward` rules.
     Style(Syntax),
+    /// A Jupyter notebook: its code cells' Python (see [`crate::notebook`]).
+    Notebook,
 }
 
 /// The kind of file a path is, if its imports are read from parts of it.
 pub fn of(path: &str) -> Option<Component> {
-    if path.ends_with(".astro") {
+    if path.ends_with(".ipynb") {
+        Some(Component::Notebook)
+    } else if path.ends_with(".astro") {
         Some(Component::Astro)
     } else if path.ends_with(".svelte") || path.ends_with(".vue") {
         Some(Component::Script)
@@ -39,8 +44,10 @@ pub fn of(path: &str) -> Option<Component> {
 /// its script blocks. A component with no script block says so (for `-v`); a page with no
 /// module script is ordinary and says nothing.
 pub fn scan(kind: Component, src: &str) -> FileScan {
-    if let Component::Style(syntax) = kind {
-        return style::scan_file(src, syntax);
+    match kind {
+        Component::Style(syntax) => return style::scan_file(src, syntax),
+        Component::Notebook => return crate::notebook::scan(src),
+        _ => {}
     }
     let (script, blocks) = script_blocks(src, kind);
     let mut scan = crate::js::scan_file(&script);

@@ -23,7 +23,7 @@ pub enum Language {
 }
 
 impl Language {
-    /// By file extension: .go; .rs; .py/.pyi; .js .jsx .mjs .cjs .ts .tsx .mts .cts, the
+    /// By file extension: .go; .rs; .py/.pyi and notebooks (.ipynb); .js .jsx .mjs .cjs .ts .tsx .mts .cts, the
     /// components .svelte .vue .astro, HTML pages (.html .htm: their inline module scripts)
     /// and stylesheets (.css .scss .sass .less: their `@import`s), which a JS build reads.
     pub fn of_path(path: &str) -> Option<Language> {
@@ -35,7 +35,8 @@ impl Language {
         match ext {
             "go" => Some(Language::Go),
             "rs" => Some(Language::Rust),
-            "py" | "pyi" => Some(Language::Python),
+            // A Jupyter notebook's code cells (see `notebook`).
+            "py" | "pyi" | "ipynb" => Some(Language::Python),
             "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" => Some(Language::Js),
             // Components: their script blocks are read (see `component`).
             "svelte" | "vue" | "astro" => Some(Language::Js),

@@ -15,6 +15,7 @@ pub mod go;
 pub mod js;
 pub mod lex;
 pub mod manifest;
+pub mod notebook;
 pub mod place;
 pub mod python;
 pub mod python_packages;
@@ -124,7 +125,8 @@ pub struct ScannedFile {
 /// so (`macro_scoped`).
 /// 44: Python: `lazy_module("a.b")` imports `a.b`, optionally.
 /// 45: Python relative imports reported with their leading dots (`..a.b`).
-pub const SCANNER_VERSION: u32 = 45;
+/// 46: Jupyter notebooks' code cells are read as Python (dev code, run by hand).
+pub const SCANNER_VERSION: u32 = 46;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

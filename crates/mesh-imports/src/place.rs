@@ -134,13 +134,17 @@ impl Places {
                 .any(|p| rel == p || (p.ends_with('/') && rel.starts_with(p.as_str())))
     }
 
-    /// Python: tests, docs and examples wherever they stand, the tools beside a package
-    /// (`conftest.py`, `noxfile.py`, `setup.py`), and any file outside the packages the
+    /// Python: notebooks, tests, docs and examples wherever they stand, the tools beside a
+    /// package (`conftest.py`, `noxfile.py`, `setup.py`), and any file outside the packages the
     /// module ships, when it ships some. A package the build names (and ships) whose own
     /// path says test (`src/opentelemetry/test/`, a test-helper library's package) is shipped
     /// code, all of it: its `test_base.py` is what its users import. Only the directories
     /// below a shipped package's own say test or docs.
     fn python_dev(&self, rel: &str) -> bool {
+        // A notebook is run by hand, cell by cell; no build ships it as code.
+        if rel.ends_with(".ipynb") {
+            return true;
+        }
         let shipped = self.python_shipped.iter().find(|p| {
             rel == p.as_str()
                 || rel

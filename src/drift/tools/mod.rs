@@ -168,7 +168,22 @@ pub struct ToolEvidence {
     /// The packages the scripts outside the package that its scripts run import, each with
     /// the script (see [`scripts`]).
     pub outside_scripts: std::collections::HashMap<String, String>,
+    /// A Jupyter notebook of the module (the first, repo-relative): Jupyter's kernel and
+    /// front ends ([`JUPYTER`]), declared for development, run the module's notebooks with no
+    /// import.
+    pub notebook: Option<String>,
 }
+
+/// The distributions that run notebooks: the kernel, and the front ends a person opens them
+/// in.
+const JUPYTER: &[&str] = &[
+    "ipykernel",
+    "jupyter",
+    "jupyterlab",
+    "notebook",
+    "nbclassic",
+    "voila",
+];
 
 /// Whether a module-root file holds commands a person or CI runs.
 pub(crate) fn is_command_file(file: &str) -> bool {
@@ -376,6 +391,14 @@ impl ToolEvidence {
             || (d.scope == Scope::Optional && self.python_dev_extras.contains(&norm));
         if dev && self.python_tools.contains(&norm) {
             return Some(format!("pyproject.toml configures it: [tool.{norm}]"));
+        }
+        if let Some(notebook) = &self.notebook
+            && dev
+            && JUPYTER.contains(&norm.as_str())
+        {
+            return Some(format!(
+                "the module has notebooks ({notebook}): Jupyter runs them in its kernel, with no import"
+            ));
         }
         if let Some(config) = &self.mkdocs
             && let Some(name) = config.names(&norm)
