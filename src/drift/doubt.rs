@@ -156,6 +156,14 @@ pub(super) fn undeclared(
         true => u.file.to_string(),
         false => u.file.strip_prefix(&prefix).unwrap_or(u.file).to_string(),
     };
+    if let Some(p) = &first.package_apart
+        && uses.iter().all(|u| u.package_apart.is_some())
+    {
+        return Some(format!(
+            "imported by {}, a file of the package of {p}, which declares others but not it: that manifest's to declare (mesh checks it not: no module stands for it), not this module's",
+            first.evidence()
+        ));
+    }
     if uses.iter().all(|u| by_hand(&rel(u))) {
         let more = match uses.len() {
             1 => String::new(),
@@ -645,6 +653,25 @@ pub(super) fn name_guesses(
     for (i, doubt) in doubts {
         found[i].doubt = Some(doubt);
     }
+}
+
+/// Marks each sure unused finding of module `m` when some of its code is another
+/// repository's (see [`source::code_not_held`]): what uses the dependency may be there.
+pub(super) fn code_not_held(
+    snap: &RepoSnapshot,
+    m: &ModuleSource,
+    found: &mut [Finding],
+) -> Result<(), SourceError> {
+    let unused = |f: &Finding| f.kind == DriftKind::Unused && f.doubt.is_none();
+    if !found.iter().any(unused) {
+        return Ok(());
+    }
+    if let Some(what) = source::code_not_held(snap, &m.dir, m.tree, &m.nested)? {
+        for f in found.iter_mut().filter(|f| unused(f)) {
+            f.doubt = Some(format!("{what}: code there, not read, may use it"));
+        }
+    }
+    Ok(())
 }
 
 /// Marks each unused finding in `found` (of module `m`) whose name the module writes outside

@@ -36,6 +36,10 @@ pub(super) struct Use<'a> {
     /// to packages/x/src/index.ts`), or a package.json nested in the module declares it for
     /// the files below it. It uses a declaration of its name, but is never undeclared.
     pub(super) answered_apart: Option<String>,
+    /// A JS import of a file below a `package.json` nested in the module that declares
+    /// other packages, not this one (its path): the file is that package's, so it is that
+    /// manifest's to declare, which mesh does not check — the module's is unsure of it.
+    pub(super) package_apart: Option<String>,
     /// A stylesheet's `@import`/`@use`: it uses a declaration of its name, but is never
     /// undeclared (a bare name may be a file on the preprocessor's load path, which is not
     /// read) nor shipped code's dev dependency (a build inlines stylesheets).
@@ -82,6 +86,7 @@ impl<'a> Use<'a> {
             type_only: false,
             continued: false,
             answered_apart: None,
+            package_apart: None,
             stylesheet: false,
             glob_scoped: false,
             macro_scoped: false,
@@ -289,6 +294,11 @@ pub(super) fn uses<'a>(
                             format!("{p} declares it for the files below it, a package of its own")
                         })
                         });
+                // A package of its own (a template copied into a new project with its
+                // manifest, a server deployed apart) declares for its files, not the module.
+                if one.answered_apart.is_none() {
+                    one.package_apart = nested.answering(rel, |names| !names.is_empty());
+                }
             }
             if one.language == Language::Python {
                 let key = &one.key;
@@ -473,6 +483,7 @@ fn new_use<'a>(
         type_only: js && js::type_only_text(&f.path, text),
         continued: js && text.starts_with('}'),
         answered_apart: None,
+        package_apart: None,
         stylesheet: js && mesh_imports::style::syntax_of(&f.path).is_some(),
         glob_scoped: imp.glob_scoped,
         macro_scoped: imp.macro_scoped,

@@ -60,6 +60,69 @@ fn link_target(
     entry.mode().is_blob().then(|| entry.object_id())
 }
 
+/// The first symbolic link in the module at `dir` (tree `tree`, its `nested` modules left
+/// out) into a submodule the repository does not hold, with where it points: novu's
+/// enterprise packages link `src` into a private submodule that is not checked out, so the
+/// module's code is not there to read. `None` when every link stays in the repository.
+pub(crate) fn code_not_held(
+    snap: &RepoSnapshot,
+    dir: &str,
+    tree: ObjectId,
+    nested: &[String],
+) -> Result<Option<String>, SourceError> {
+    let mut stack = vec![(dir.to_string(), tree)];
+    let mut root: Option<gix::Tree<'_>> = None;
+    while let Some((d, id)) = stack.pop() {
+        let t = snap
+            .repo
+            .find_tree(id)
+            .map_err(|e| git_err(snap, &format!("cannot read tree `{d}`"), e))?;
+        for entry in t.iter() {
+            let entry =
+                entry.map_err(|e| git_err(snap, &format!("cannot decode tree `{d}`"), e))?;
+            let path = join(&d, &entry.filename().to_string());
+            match entry.mode().kind() {
+                EntryKind::Tree if !nested.contains(&path) => {
+                    stack.push((path, entry.object_id()));
+                }
+                EntryKind::Link => {
+                    let Ok(blob) = snap.repo.find_blob(entry.object_id()) else {
+                        continue;
+                    };
+                    let target = String::from_utf8_lossy(&blob.data).trim_end().to_string();
+                    let Some(resolved) = mesh_imports::repo_path(&[&d, &target])
+                        .filter(|_| !target.starts_with('/'))
+                    else {
+                        continue;
+                    };
+                    let root = match &root {
+                        Some(root) => root,
+                        None => root.insert(snap.root_tree()?),
+                    };
+                    // The first directory on the target's way that is a submodule.
+                    let submodule = resolved
+                        .match_indices('/')
+                        .map(|(i, _)| &resolved[..i])
+                        .chain([resolved.as_str()])
+                        .find(|prefix| {
+                            root.lookup_entry_by_path(prefix)
+                                .ok()
+                                .flatten()
+                                .is_some_and(|e| e.mode().is_commit())
+                        });
+                    if let Some(sub) = submodule {
+                        return Ok(Some(format!(
+                            "{path} links to {target}, in the submodule {sub}, which mesh does not read"
+                        )));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(None)
+}
+
 fn git_err(snap: &RepoSnapshot, what: &str, e: impl std::fmt::Display) -> SourceError {
     SourceError::git(&snap.name, what, e)
 }

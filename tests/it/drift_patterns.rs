@@ -1381,11 +1381,14 @@ fn a_package_json_nested_in_a_module_answers_the_imports_of_its_files() {
     );
     t.empty_repo("ws");
     t.commit("ws", "a nested package");
-    let found = findings(&t.json(&["drift"]));
-    assert_eq!(
-        found,
-        ["web undeclared chalk", "web undeclared left-pad"],
-        "{found:?}"
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["web undeclared left-pad"], "{v}");
+    // The server's manifest lacks `chalk`: that one is to change, not web's.
+    assert!(
+        unsure(&v).iter().any(|d| d.starts_with(
+            "web undeclared chalk: imported by web/server/handlers/app.js:2, a file of the package of web/server/package.json"
+        )),
+        "{v}"
     );
     let e = explained(&t, "web", "express");
     assert!(
@@ -3743,4 +3746,103 @@ fn notebooks_are_code_run_by_hand_in_jupyter() {
     );
     let e = explained(&t, "graph", "ipykernel");
     assert!(e.contains("the module has notebooks (py/"), "{e}");
+}
+
+/// A template with a manifest of its own (slidev's `create-theme/template/`, copied into a
+/// new project): its files are that package's, so an import there its manifest does not
+/// answer is that manifest's to declare, not the module's: unsure. A `package.json` declaring
+/// nothing (`{"type": "module"}`) is no package of its own: the module owes what files below
+/// it import.
+#[test]
+fn a_template_with_a_manifest_of_its_own_declares_for_its_files() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "create-theme", "create-theme");
+    t.write(
+        "ws/create-theme/package.json",
+        r#"{"name": "create-theme", "bin": "index.mjs", "dependencies": {"prompts": "2"}}"#,
+    );
+    t.write(
+        "ws/create-theme/index.mjs",
+        "import prompts from 'prompts'\n",
+    );
+    t.write(
+        "ws/create-theme/template/package.json",
+        r#"{"name": "theme-starter", "dependencies": {"@slidev/cli": "52"}}"#,
+    );
+    t.write(
+        "ws/create-theme/template/layouts/cover.js",
+        "import { ref } from 'vue'\n",
+    );
+    t.write("ws/create-theme/esm/package.json", r#"{"type": "module"}"#);
+    t.write("ws/create-theme/esm/run.js", "import pad from 'left-pad'\n");
+    t.empty_repo("ws");
+    t.commit("ws", "a template");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["create-theme undeclared left-pad"], "{v}");
+    assert!(
+        unsure(&v).iter().any(|d| d.starts_with(
+            "create-theme undeclared vue: imported by create-theme/template/layouts/cover.js:1, a file of the package of create-theme/template/package.json"
+        )),
+        "{v}"
+    );
+}
+
+/// A package whose code is a link into a submodule the repository does not hold (novu's
+/// enterprise packages: `src` → `../../.source/auth/src`): its declarations may be used
+/// there, so none is surely unused. A link that stays in the repository says nothing.
+#[test]
+fn a_package_linking_its_code_into_a_submodule_is_unsure_of_unused() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    for name in ["auth", "dal"] {
+        module(&t, &format!("ee/{name}"), name);
+        t.write(
+            &format!("ws/ee/{name}/package.json"),
+            &format!(r#"{{"name": "{name}", "dependencies": {{"mongoose": "8"}}}}"#),
+        );
+    }
+    t.write("ws/shared/index.js", "export const x = 1\n");
+    t.write("ws/ee/auth/index.js", "export * from './src/index.js'\n");
+    t.write("ws/ee/dal/index.js", "export const y = 2\n");
+    t.empty_repo("ws");
+    for (link, target) in [
+        ("ws/ee/auth/src", "../../.source/auth/src"),
+        ("ws/ee/dal/shared", "../../shared"),
+    ] {
+        std::os::unix::fs::symlink(target, t.path(link)).expect("a symlink");
+    }
+    t.commit("ws", "code linked");
+    // A submodule not checked out: a gitlink in the tree, nothing in the work tree.
+    let ws = t.path("ws");
+    let sub = "1111111111111111111111111111111111111111";
+    crate::common::git(
+        &ws,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{sub},.source"),
+        ],
+    );
+    crate::common::git(
+        &ws,
+        &[
+            "-c",
+            "user.email=t@example.org",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-q",
+            "-m",
+            "sub",
+        ],
+    );
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["dal unused mongoose"], "{v}");
+    assert!(
+        unsure(&v).iter().any(|d| d
+            == "auth unused mongoose: ee/auth/src links to ../../.source/auth/src, in the submodule .source, which mesh does not read: code there, not read, may use it"),
+        "{v}"
+    );
 }
