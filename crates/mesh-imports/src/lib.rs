@@ -126,7 +126,8 @@ pub struct ScannedFile {
 /// 44: Python: `lazy_module("a.b")` imports `a.b`, optionally.
 /// 45: Python relative imports reported with their leading dots (`..a.b`).
 /// 46: Jupyter notebooks' code cells are read as Python (dev code, run by hand).
-pub const SCANNER_VERSION: u32 = 46;
+/// 47: JS `*.e2e.*`, `*.e2e-spec.*`, `*.cy.*` and `*.test-d.*` files are test code.
+pub const SCANNER_VERSION: u32 = 47;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -183,8 +183,9 @@ impl Places {
     }
 }
 
-/// JS/TS: tests (with type tests, as tstyche and tsd keep them in `typetest/` and
-/// `*.tst.ts`, and end-to-end and accessibility tests in `__e2e__`/`__a11y__`), specs,
+/// JS/TS: tests (with type tests, as tstyche and tsd keep them in `typetest/`, `*.tst.ts`
+/// and `*.test-d.ts`, and end-to-end and accessibility tests in `__e2e__`/`__a11y__`,
+/// `*.e2e.ts`, `*.e2e-spec.ts` and Cypress's `*.cy.ts`), specs,
 /// stories, mocks, benchmarks (`benchmark/` beside the sources, vitest's `*.bench.ts`),
 /// tool configs, and
 /// documentation demos (`demo.vue` beside a composable, naive-ui's
@@ -225,7 +226,20 @@ fn js_dev(rel: &str) -> bool {
         || middle.iter().any(|p| {
             matches!(
                 *p,
-                "test" | "spec" | "stories" | "story" | "config" | "demo" | "bench" | "tst"
+                "test"
+                    | "spec"
+                    | "stories"
+                    | "story"
+                    | "config"
+                    | "demo"
+                    | "bench"
+                    | "tst"
+                    // End-to-end suites (`x.e2e.ts`, Nest's `app.e2e-spec.ts`), Cypress's
+                    // `x.cy.ts`, tsd's type tests (`index.test-d.ts`).
+                    | "e2e"
+                    | "e2e-spec"
+                    | "cy"
+                    | "test-d"
             )
         });
     dev_dir || dev_file || suite
@@ -621,6 +635,12 @@ mod tests {
             "benchmarks/parse.mjs",
             "src/v3/benchmarks/datetime.ts",
             "src/pool.bench.ts",
+            // End-to-end suites by name (novu's mocha `*.e2e.ts`, Nest's `*.e2e-spec.ts`),
+            // Cypress specs and tsd type tests.
+            "src/app/workflows/generate-preview.e2e.ts",
+            "src/app.e2e-spec.ts",
+            "cypress/login.cy.ts",
+            "index.test-d.ts",
         ] {
             assert_eq!(p.kind(Language::Js, dev), ImportKind::Dev, "{dev}");
         }
