@@ -163,8 +163,14 @@ fn findings(ctx: &Ctx, ui: &Ui) -> Result<cache::Answer> {
         unchecked,
         installs: cache::installs(&loaded),
     };
-    // Kept for the next run; a store that cannot take it costs that run only.
-    if let Err(e) = Store::open(state).and_then(|s| s.write(|w| cache::write(w, &answer))) {
+    // Kept for the next run; a store that cannot take it costs that run only. Not when a
+    // file was not read for its blob's absence: fetching it changes no ref of the key.
+    let unread = (loaded.records.iter())
+        .flat_map(|r| r.manifests.notes.iter())
+        .find(|n| n.ends_with(mesh::graph::NOT_IN_REPOSITORY));
+    if let Some(note) = unread {
+        ui.detail(format!("drift answer not kept: {note}"));
+    } else if let Err(e) = Store::open(state).and_then(|s| s.write(|w| cache::write(w, &answer))) {
         ui.detail(format!("drift answer not kept: {e}"));
     }
     // The process exits right after this verb (see `mesh graph`): nothing to free.

@@ -655,20 +655,31 @@ pub(super) fn name_guesses(
     }
 }
 
-/// Marks each sure unused finding of module `m` when some of its code is another
-/// repository's (see [`source::code_not_held`]): what uses the dependency may be there.
-pub(super) fn code_not_held(
+/// Marks each sure unused or dev-only finding of module `m` when some of its code was not
+/// read: a file whose blob the repository lacks (its record notes it, see
+/// [`crate::graph::NOT_IN_REPOSITORY`]), or a link into a submodule (see
+/// [`source::code_not_held`]). What uses the dependency, or uses it in shipped code, may be
+/// there.
+pub(super) fn code_not_read(
     snap: &RepoSnapshot,
-    m: &ModuleSource,
+    (m, rec): (&ModuleSource, &crate::store::ModuleRecord),
     found: &mut [Finding],
 ) -> Result<(), SourceError> {
-    let unused = |f: &Finding| f.kind == DriftKind::Unused && f.doubt.is_none();
-    if !found.iter().any(unused) {
+    let open =
+        |f: &Finding| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) && f.doubt.is_none();
+    if !found.iter().any(open) {
         return Ok(());
     }
-    if let Some(what) = source::code_not_held(snap, &m.dir, m.tree, &m.nested)? {
-        for f in found.iter_mut().filter(|f| unused(f)) {
-            f.doubt = Some(format!("{what}: code there, not read, may use it"));
+    let unread = (rec.manifests.notes.iter())
+        .find(|n| n.ends_with(crate::graph::NOT_IN_REPOSITORY))
+        .cloned();
+    let what = match unread {
+        Some(note) => Some(note),
+        None => source::code_not_held(snap, &m.dir, m.tree, &m.nested)?,
+    };
+    if let Some(what) = what {
+        for f in found.iter_mut().filter(|f| open(f)) {
+            f.doubt = Some(format!("{what}: what is there may use it"));
         }
     }
     Ok(())

@@ -307,7 +307,7 @@ fn run(
         );
         js::serving_members(loaded, &manifests, i, probe, &mut found);
         doubt::mentions(snapshot.repo_of(m), m, &mut found)?;
-        doubt::code_not_held(snapshot.repo_of(m), m, &mut found)?;
+        doubt::code_not_read(snapshot.repo_of(m), (m, &loaded.records[i]), &mut found)?;
         let ignore = mesh_imports::globs(&m.manifest.drift_ignore, false);
         if let Some(p) = probe {
             for f in found.iter().filter(|f| p.names(&f.dependency)) {

@@ -161,6 +161,7 @@ pub(super) fn uses<'a>(
         let tree = tree.get_or_insert_with(|| snap.repo.find_tree(m.tree).ok());
         blob_text(snap, tree.as_ref()?, rel).ok().flatten()
     });
+    let own_package = (man.package_json_value.as_ref()).and_then(|v| v.get("name")?.as_str());
     let mut nested = Nested::new(
         snap,
         m.tree,
@@ -297,7 +298,11 @@ pub(super) fn uses<'a>(
                 // A package of its own (a template copied into a new project with its
                 // manifest, a server deployed apart) declares for its files, not the module.
                 if one.answered_apart.is_none() {
-                    one.package_apart = nested.answering(rel, |names| !names.is_empty());
+                    // Declaring only the module itself (preact's `compat/package.json`,
+                    // whose peer is `preact`) is a subpath of the module, not a package.
+                    one.package_apart = nested.answering(rel, |names| {
+                        names.iter().any(|n| Some(n.as_str()) != own_package)
+                    });
                 }
             }
             if one.language == Language::Python {

@@ -11,6 +11,7 @@ mod scan;
 pub mod stale;
 
 pub use load::{Loaded, Stats, load, load_with_evidence, load_with_records, sources};
+pub use scan::NOT_IN_REPOSITORY;
 
 use crate::config::Kind;
 use mesh_imports::ImportKind;

@@ -173,6 +173,10 @@ pub(super) fn scan_modules(
     Ok((out, new_imports))
 }
 
+/// What a module's record notes of a notebook it could not read (after its path): what
+/// reads the record (drift) is then unsure of what the module uses, and keeps no answer.
+pub const NOT_IN_REPOSITORY: &str = "was not read: its blob is not in the repository (a partial clone left it out; `git fetch` it to have it read)";
+
 /// Whether `f` is a notebook whose blob the repository lacks: a partial clone leaves out the
 /// largest files, and notebooks keep their outputs. Run by hand, it is dev code no build
 /// needs; it is skipped with a note, and the module's record is not stored, so a later load
@@ -444,8 +448,9 @@ struct ModuleScan<'a> {
     /// Per scanned file, in the same order, the module-relative prefixes of what it declares
     /// as modules (`mod x;`) or compiles in (`include!`, `#[path]`): see `place::rust_kept`.
     reach: Vec<Vec<String>>,
-    /// A notebook was skipped for its blob's absence: the record is not stored.
-    partial: bool,
+    /// The first notebook skipped for its blob's absence (module-relative): the record says
+    /// so and is not stored.
+    partial: Option<String>,
 }
 
 impl<'a> ModuleScan<'a> {
@@ -465,7 +470,7 @@ impl<'a> ModuleScan<'a> {
             rust_test_files: Vec::new(),
             rust_lib_file: false,
             reach: Vec::new(),
-            partial: false,
+            partial: None,
         }
     }
 
@@ -494,11 +499,9 @@ impl<'a> ModuleScan<'a> {
         self.rust_lib_file |= rel == "src/lib.rs";
         let Some(lang) = lang else { return Ok(()) };
         if f.path.ends_with(".ipynb") && !self.repo.has_object(f.id) {
-            self.partial = true;
-            self.skipped.push(format!(
-                "{}:{}: not read: its blob is not in the repository (a partial clone left it out; `git fetch` it to have it read)",
-                self.repo_name, f.path
-            ));
+            self.partial.get_or_insert_with(|| f.path.clone());
+            self.skipped
+                .push(format!("{}:{} {NOT_IN_REPOSITORY}", self.repo_name, f.path));
             return Ok(());
         }
         // A blob scanned before comes from the store; any other was scanned in this load.
@@ -632,6 +635,9 @@ impl<'a> ModuleScan<'a> {
                 .notes
                 .retain(|n| !n.starts_with("no language manifest"));
         }
+        if let Some(path) = &self.partial {
+            facts.notes.push(format!("{path} {NOT_IN_REPOSITORY}"));
+        }
         let record = ModuleRecord {
             source_id: m.source_id.clone(),
             scanner_version: SCANNER_VERSION,
@@ -639,7 +645,7 @@ impl<'a> ModuleScan<'a> {
             manifests: facts,
         };
         Learned {
-            sealed: (!self.partial).then(|| {
+            sealed: self.partial.is_none().then(|| {
                 MODULES.seal(
                     m.name().as_bytes().to_vec(),
                     &StoredModule::of(&record, &self.blobs),

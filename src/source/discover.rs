@@ -61,17 +61,82 @@ fn link_target(
 }
 
 /// The first symbolic link in the module at `dir` (tree `tree`, its `nested` modules left
-/// out) into a submodule the repository does not hold, with where it points: novu's
-/// enterprise packages link `src` into a private submodule that is not checked out, so the
-/// module's code is not there to read. `None` when every link stays in the repository.
+/// out) to code in a submodule, whose files mesh never reads, with where it points: novu's
+/// enterprise packages link `src` into a private submodule, so the module's code is not
+/// there to read. A link to a file that is no source (a README) or from test data is none.
+/// `None` when the repository has no submodule (no `.gitmodules`) or no link goes into one.
 pub(crate) fn code_not_held(
     snap: &RepoSnapshot,
     dir: &str,
     tree: ObjectId,
     nested: &[String],
 ) -> Result<Option<String>, SourceError> {
+    let root = snap.root_tree()?;
+    if root
+        .lookup_entry_by_path(".gitmodules")
+        .ok()
+        .flatten()
+        .is_none()
+    {
+        return Ok(None);
+    }
+    let prefix = match dir.is_empty() {
+        true => String::new(),
+        false => format!("{dir}/"),
+    };
+    let mut found = None;
+    module_entries(snap, (dir, tree), nested, &mut |d, path, kind, id| {
+        let rel = path.strip_prefix(&prefix).unwrap_or(path);
+        if kind != EntryKind::Link || mesh_imports::place::is_test_data(rel) {
+            return Ok(false);
+        }
+        let Ok(blob) = snap.repo.find_blob(id) else {
+            return Ok(false);
+        };
+        let target = String::from_utf8_lossy(&blob.data).trim_end().to_string();
+        let Some(resolved) =
+            mesh_imports::repo_path(&[d, &target]).filter(|_| !target.starts_with('/'))
+        else {
+            return Ok(false);
+        };
+        // A directory (no extension) or a source file: code.
+        let name = resolved.rsplit('/').next().unwrap_or(&resolved);
+        if name.contains('.') && mesh_imports::Language::of_path(name).is_none() {
+            return Ok(false);
+        }
+        // The first directory on the target's way that is a submodule.
+        let submodule = resolved
+            .match_indices('/')
+            .map(|(i, _)| &resolved[..i])
+            .chain([resolved.as_str()])
+            .find(|prefix| {
+                root.lookup_entry_by_path(prefix)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|e| e.mode().is_commit())
+            });
+        found = submodule.map(|sub| {
+            format!("{path} links to {target}, in the submodule {sub}, which mesh does not read")
+        });
+        Ok(found.is_some())
+    })?;
+    Ok(found)
+}
+
+/// What [`module_entries`] hands each entry to: (its directory, its path, its kind, its
+/// object) → whether to stop.
+type Visit<'v> = dyn FnMut(&str, &str, EntryKind, ObjectId) -> Result<bool, SourceError> + 'v;
+
+/// Walks the tree `tree` of the module at `dir`, its `nested` modules' subtrees left out,
+/// handing `visit` each entry that is no tree: the directory holding it, its path, its kind
+/// and its object. `visit` returns whether to stop.
+fn module_entries(
+    snap: &RepoSnapshot,
+    (dir, tree): (&str, ObjectId),
+    nested: &[String],
+    visit: &mut Visit<'_>,
+) -> Result<(), SourceError> {
     let mut stack = vec![(dir.to_string(), tree)];
-    let mut root: Option<gix::Tree<'_>> = None;
     while let Some((d, id)) = stack.pop() {
         let t = snap
             .repo
@@ -85,42 +150,16 @@ pub(crate) fn code_not_held(
                 EntryKind::Tree if !nested.contains(&path) => {
                     stack.push((path, entry.object_id()));
                 }
-                EntryKind::Link => {
-                    let Ok(blob) = snap.repo.find_blob(entry.object_id()) else {
-                        continue;
-                    };
-                    let target = String::from_utf8_lossy(&blob.data).trim_end().to_string();
-                    let Some(resolved) = mesh_imports::repo_path(&[&d, &target])
-                        .filter(|_| !target.starts_with('/'))
-                    else {
-                        continue;
-                    };
-                    let root = match &root {
-                        Some(root) => root,
-                        None => root.insert(snap.root_tree()?),
-                    };
-                    // The first directory on the target's way that is a submodule.
-                    let submodule = resolved
-                        .match_indices('/')
-                        .map(|(i, _)| &resolved[..i])
-                        .chain([resolved.as_str()])
-                        .find(|prefix| {
-                            root.lookup_entry_by_path(prefix)
-                                .ok()
-                                .flatten()
-                                .is_some_and(|e| e.mode().is_commit())
-                        });
-                    if let Some(sub) = submodule {
-                        return Ok(Some(format!(
-                            "{path} links to {target}, in the submodule {sub}, which mesh does not read"
-                        )));
+                EntryKind::Tree => {}
+                kind => {
+                    if visit(&d, &path, kind, entry.object_id())? {
+                        return Ok(());
                     }
                 }
-                _ => {}
             }
         }
     }
-    Ok(None)
+    Ok(())
 }
 
 fn git_err(snap: &RepoSnapshot, what: &str, e: impl std::fmt::Display) -> SourceError {
@@ -280,41 +319,31 @@ pub(crate) fn module_files(
     nested: &[String],
 ) -> Result<Vec<FileEntry>, SourceError> {
     let mut out = Vec::new();
-    let mut stack = vec![(dir.to_string(), tree)];
     let mut root: Option<gix::Tree<'_>> = None;
-    while let Some((d, id)) = stack.pop() {
-        let t = snap
-            .repo
-            .find_tree(id)
-            .map_err(|e| git_err(snap, &format!("cannot read tree `{d}`"), e))?;
-        for entry in t.iter() {
-            let entry =
-                entry.map_err(|e| git_err(snap, &format!("cannot decode tree `{d}`"), e))?;
-            let path = join(&d, &entry.filename().to_string());
-            match entry.mode().kind() {
-                EntryKind::Tree if !nested.contains(&path) => {
-                    stack.push((path, entry.object_id()));
+    module_entries(snap, (dir, tree), nested, &mut |d, path, kind, id| {
+        match kind {
+            EntryKind::Blob | EntryKind::BlobExecutable => out.push(FileEntry {
+                path: path.to_string(),
+                id,
+            }),
+            // A source file linked to another in the repository (etcd's
+            // `client/v3/example_metrics_test.go`) is compiled as that file's text.
+            EntryKind::Link if mesh_imports::Language::of_path(path).is_some() => {
+                let root = match &root {
+                    Some(root) => root,
+                    None => root.insert(snap.root_tree()?),
+                };
+                if let Some(id) = link_target(snap, root, (dir, nested), d, id) {
+                    out.push(FileEntry {
+                        path: path.to_string(),
+                        id,
+                    });
                 }
-                EntryKind::Blob | EntryKind::BlobExecutable => out.push(FileEntry {
-                    path,
-                    id: entry.object_id(),
-                }),
-                // A source file linked to another in the repository (etcd's
-                // `client/v3/example_metrics_test.go`) is compiled as that file's text.
-                EntryKind::Link if mesh_imports::Language::of_path(&path).is_some() => {
-                    let root = match &root {
-                        Some(root) => root,
-                        None => root.insert(snap.root_tree()?),
-                    };
-                    if let Some(id) = link_target(snap, root, (dir, nested), &d, entry.object_id())
-                    {
-                        out.push(FileEntry { path, id });
-                    }
-                }
-                _ => {}
             }
+            _ => {}
         }
-    }
+        Ok(false)
+    })?;
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
 }

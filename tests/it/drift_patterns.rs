@@ -3812,6 +3812,10 @@ fn a_package_linking_its_code_into_a_submodule_is_unsure_of_unused() {
     ] {
         std::os::unix::fs::symlink(target, t.path(link)).expect("a symlink");
     }
+    t.write(
+        "ws/.gitmodules",
+        "[submodule \".source\"]\n\tpath = .source\n\turl = https://example.org/ee.git\n",
+    );
     t.commit("ws", "code linked");
     // A submodule not checked out: a gitlink in the tree, nothing in the work tree.
     let ws = t.path("ws");
@@ -3842,7 +3846,68 @@ fn a_package_linking_its_code_into_a_submodule_is_unsure_of_unused() {
     assert_eq!(findings(&v), ["dal unused mongoose"], "{v}");
     assert!(
         unsure(&v).iter().any(|d| d
-            == "auth unused mongoose: ee/auth/src links to ../../.source/auth/src, in the submodule .source, which mesh does not read: code there, not read, may use it"),
+            == "auth unused mongoose: ee/auth/src links to ../../.source/auth/src, in the submodule .source, which mesh does not read: what is there may use it"),
         "{v}"
     );
+}
+
+/// A partial clone leaves a large notebook's blob out: the notebook is not read, so what the
+/// module's declarations are used by is not known — its unused findings are unsure, naming
+/// the file, and no answer is kept: once the blob is fetched, the next run reads it.
+#[test]
+fn a_notebook_a_partial_clone_left_out_makes_unused_unsure_until_fetched() {
+    let t = TestMesh::new();
+    t.write(
+        "mesh.toml",
+        "[mesh]\nname = \"real\"\n\n[[repo]]\nname = \"clone\"\npath = \"clone\"\n",
+    );
+    t.write(
+        "ws/py/mesh-module.toml",
+        "name = \"graph\"\nkind = \"library\"\nbuild = 'true'\n",
+    );
+    t.write(
+        "ws/py/pyproject.toml",
+        "[project]\nname = \"graph\"\ndependencies = [\"httpx\", \"pandas\"]\n",
+    );
+    t.write("ws/py/graph/__init__.py", "import httpx\n");
+    // Outputs make a notebook large: over the clone's 1 KiB filter.
+    let output = format!("    \"{}\\n\"", "x".repeat(4000));
+    t.write(
+        "ws/py/explore.ipynb",
+        &format!(
+            "{{\n \"cells\": [\n  {{\n   \"cell_type\": \"code\",\n   \"metadata\": {{}},\n   \"outputs\": [{{\"text\": [\n{output}\n   ]}}],\n   \"source\": [\n    \"import pandas as pd\"\n   ]\n  }}\n ]\n}}\n"
+        ),
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a notebook");
+    let ws = t.path("ws");
+    crate::common::git(&ws, &["config", "uploadpack.allowFilter", "true"]);
+    crate::common::git(&ws, &["config", "uploadpack.allowAnySHA1InWant", "true"]);
+    let url = format!("file://{}", ws.display());
+    let clone = t.path("clone");
+    crate::common::git(
+        t.dir(),
+        &[
+            "clone",
+            "-q",
+            "--filter=blob:limit=1k",
+            "--no-checkout",
+            &url,
+            &clone.display().to_string(),
+        ],
+    );
+    for _ in 0..2 {
+        let v = t.json(&["drift"]);
+        assert!(findings(&v).is_empty(), "{v}");
+        assert!(
+            unsure(&v).iter().any(|d| d.starts_with(
+                "graph unused pandas: py/explore.ipynb was not read: its blob is not in the repository"
+            )),
+            "{v}"
+        );
+    }
+    let blob = crate::common::git(&clone, &["rev-parse", "HEAD:py/explore.ipynb"]);
+    crate::common::git(&clone, &["cat-file", "-p", blob.trim()]);
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["graph dev-only pandas"], "{v}");
 }
