@@ -92,13 +92,12 @@ pub(super) fn compare(
             }
             if bundler.is_none() {
                 let evidence = Some(u.evidence());
-                out.push(declared_finding(
-                    m,
-                    manifest,
-                    &d.d,
-                    DriftKind::ShippedDev,
-                    evidence,
-                ));
+                let mut f = declared_finding(m, manifest, &d.d, DriftKind::ShippedDev, evidence);
+                // Files of a package of their own (a template) are that package's code.
+                if all.iter().all(|u| u.package_apart.is_some()) {
+                    f.doubt = super::doubt::undeclared(lang, &all, &m.dir, around.local);
+                }
+                out.push(f);
             }
             continue;
         }

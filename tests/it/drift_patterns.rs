@@ -3760,7 +3760,7 @@ fn a_template_with_a_manifest_of_its_own_declares_for_its_files() {
     module(&t, "create-theme", "create-theme");
     t.write(
         "ws/create-theme/package.json",
-        r#"{"name": "create-theme", "bin": "index.mjs", "dependencies": {"prompts": "2"}}"#,
+        r#"{"name": "create-theme", "bin": "index.mjs", "dependencies": {"prompts": "2"}, "devDependencies": {"lodash": "4"}}"#,
     );
     t.write(
         "ws/create-theme/index.mjs",
@@ -3772,7 +3772,11 @@ fn a_template_with_a_manifest_of_its_own_declares_for_its_files() {
     );
     t.write(
         "ws/create-theme/template/layouts/cover.js",
-        "import { ref } from 'vue'\n",
+        "import { ref } from 'vue'\nimport { pick } from 'lodash'\n",
+    );
+    t.write(
+        "ws/create-theme/test/a.test.js",
+        "import { pick } from 'lodash'\n",
     );
     t.write("ws/create-theme/esm/package.json", r#"{"type": "module"}"#);
     t.write("ws/create-theme/esm/run.js", "import pad from 'left-pad'\n");
@@ -3783,6 +3787,13 @@ fn a_template_with_a_manifest_of_its_own_declares_for_its_files() {
     assert!(
         unsure(&v).iter().any(|d| d.starts_with(
             "create-theme undeclared vue: imported by create-theme/template/layouts/cover.js:1, a file of the package of create-theme/template/package.json"
+        )),
+        "{v}"
+    );
+    // Nor is it shipped code of the module's using a dev dependency.
+    assert!(
+        unsure(&v).iter().any(|d| d.starts_with(
+            "create-theme shipped-dev lodash: imported by create-theme/template/layouts/cover.js:2, a file of the package of"
         )),
         "{v}"
     );

@@ -49,16 +49,33 @@ pub fn code(src: &str) -> Option<Code> {
         let first = lines.iter().map(|l| l.trim()).find(|l| !l.is_empty());
         let other_language = first.is_some_and(|f| f.starts_with("%%") && !python_cell(f));
         let mut kept = Vec::with_capacity(lines.len());
+        // An IPython line continued with `\` (`!pip install a \` then `    b`), as one.
+        let mut magic: Option<String> = None;
         for line in lines {
             let t = line.trim_start();
-            if other_language {
+            if let Some(mut m) = magic.take() {
+                m.push(' ');
+                m.push_str(t.trim_end().trim_end_matches('\\'));
+                match t.trim_end().ends_with('\\') {
+                    true => magic = Some(m),
+                    false => code.installs.extend(installed(&m)),
+                }
+                kept.push(None);
+            } else if other_language {
                 kept.push(None);
             } else if t.starts_with('%') || t.starts_with('!') {
-                code.installs.extend(installed(t));
+                let whole = t.trim_end();
+                match whole.ends_with('\\') {
+                    true => magic = Some(whole.trim_end_matches('\\').to_string()),
+                    false => code.installs.extend(installed(whole)),
+                }
                 kept.push(None);
             } else {
                 kept.push(Some(line));
             }
+        }
+        if let Some(m) = magic {
+            code.installs.extend(installed(&m));
         }
         code.cells.push(kept);
     }
@@ -273,8 +290,8 @@ mod tests {
             "%matplotlib inline",
             "!pip install -q pandas==2.2 'rich[jupyter]'",
         );
-        let scan = scan(&nb);
-        let kinds: Vec<(&str, ImportKind)> = scan
+        let first = scan(&nb);
+        let kinds: Vec<(&str, ImportKind)> = first
             .imports
             .iter()
             .map(|i| (i.name.as_str(), i.kind))
@@ -292,6 +309,21 @@ mod tests {
             ["a"]
         );
         assert_eq!(installed("!uv pip install --upgrade pip"), ["pip"]);
+        // `!pip install -q \` continued by `    polars`, as JSON writes the two lines.
+        let continued = NB.replace(
+            r#""import pandas as pd\n","#,
+            r#""!pip install -q \\\n",
+    "    polars\n",
+    "import polars\n","#,
+        );
+        let got = scan(&continued);
+        assert!(
+            got.imports
+                .iter()
+                .any(|i| i.name == "polars" && i.kind == ImportKind::Optional),
+            "{:?}",
+            got.imports
+        );
         assert!(installed("!pip list").is_empty());
         assert!(installed("%matplotlib inline").is_empty());
     }
