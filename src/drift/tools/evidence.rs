@@ -1,13 +1,14 @@
 //! Where a module's tool evidence is read from: its package.json's `scripts` and tool keys,
 //! the configs and command files at its root, pyproject.toml's `[tool]` keys, the CI
-//! workflows (for a module at the repository's root), what its installed packages say of
-//! themselves, and what a JS workspace root's members run.
+//! workflows (for a module at the repository's root; for another, the steps run in its
+//! directory), what its installed packages say of themselves, and what a JS workspace root's
+//! members run.
 
 use super::*;
 
 /// Reads what a module's tools use: its package.json `scripts` and tool keys, the configs and
 /// command files at its root, pyproject.toml's `[tool]` keys, and for a module at the
-/// repository's root, its CI workflows.
+/// repository's root, its CI workflows (for another module, the steps run in its directory).
 pub(in crate::drift) fn evidence(
     snap: &RepoSnapshot,
     tree: &gix::Tree,
@@ -19,6 +20,8 @@ pub(in crate::drift) fn evidence(
     root_files(snap, tree, &mut e)?;
     if m.dir.is_empty() {
         workflows(snap, tree, &mut e)?;
+    } else {
+        workflow_steps_in(snap, &m.dir, &mut e)?;
     }
     if let Some(v) = package_json {
         package_json_tools(v, &mut e);
@@ -215,6 +218,66 @@ fn workflows(
     Ok(())
 }
 
+/// Adds to `e` the CI workflow steps that run in the module's directory `dir` (a step's
+/// `working-directory: dir`): evidently's `pnpm wait-on …` in its visual-testing package.
+fn workflow_steps_in(
+    snap: &RepoSnapshot,
+    dir: &str,
+    e: &mut ToolEvidence,
+) -> std::result::Result<(), SourceError> {
+    let files = crate::source::yaml_files(snap, ".github/workflows", 0)?;
+    if files.is_empty() {
+        return Ok(());
+    }
+    let root = snap.root_tree()?;
+    for path in files {
+        if let Some(text) = blob_text(snap, &root, &path)? {
+            for step in steps_in(&text, dir) {
+                e.commands.push_str(&step);
+                e.commands.push('\n');
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The text of each step of workflow `text` whose `working-directory` is `dir` (as written,
+/// `./` and a trailing `/` aside): the list item holding that key, to the next line indented
+/// no deeper than its dash.
+fn steps_in(text: &str, dir: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(value) = line.trim_start().strip_prefix("working-directory:") else {
+            continue;
+        };
+        let value = value.trim().trim_matches(['"', '\'']);
+        let value = value
+            .strip_prefix("./")
+            .unwrap_or(value)
+            .trim_end_matches('/');
+        if value != dir {
+            continue;
+        }
+        let at = indent(line);
+        // The list item (`- name: …`) the key belongs to: the nearest line above, less
+        // indented, that starts one.
+        let Some(start) = (0..i)
+            .rev()
+            .find(|&j| indent(lines[j]) < at && lines[j].trim_start().starts_with("- "))
+        else {
+            continue;
+        };
+        let dash = indent(lines[start]);
+        let end = (i + 1..lines.len())
+            .find(|&j| !lines[j].trim().is_empty() && indent(lines[j]) <= dash)
+            .unwrap_or(lines.len());
+        out.push(lines[start..end].join("\n"));
+    }
+    out
+}
+
 /// What each package `package_json` declares says of itself where it is installed in the
 /// work tree at `repo` (in `node_modules` of the module's directory `dir`, else of the
 /// root): its `bin` commands, what a script runs it by, and its required peers. Nothing for
@@ -400,5 +463,18 @@ mod tests {
     fn a_makefile_runs_the_makefiles_it_makes_in() {
         let mk = "docs:\n\tcd sdk/python/docs && $(MAKE) html\nsub:\n\t$(MAKE) -C ./tools/gen/ all; make -C web\nno:\n\tcd .. && make\n\tcd $(DIR) && make\n\tcd /abs && make\n\trm -C x\n";
         assert_eq!(sub_makes(mk), ["sdk/python/docs", "tools/gen", "web"]);
+    }
+
+    /// A step is its whole list item, `run: |` block and all; only the steps run in the
+    /// directory, written with or without `./`, quotes or a trailing `/`.
+    #[test]
+    fn a_workflow_step_runs_in_its_working_directory() {
+        let wf = "jobs:\n  test:\n    steps:\n      - uses: actions/checkout@v4\n      - name: serve\n        working-directory: ./ui/service/\n        run: |\n          pnpm build\n          pnpm wait-on tcp:8000\n      - name: other\n        working-directory: ui/other\n        run: pnpm eslint .\n      - run: pnpm vitest\n        working-directory: \"ui/service\"\n";
+        let steps = steps_in(wf, "ui/service");
+        assert_eq!(steps.len(), 2, "{steps:?}");
+        assert!(steps[0].contains("pnpm wait-on tcp:8000"), "{steps:?}");
+        assert!(!steps[0].contains("eslint"), "{steps:?}");
+        assert!(steps[1].contains("pnpm vitest"), "{steps:?}");
+        assert!(steps_in(wf, "ui").is_empty());
     }
 }

@@ -100,7 +100,8 @@ pub(crate) fn command_names(package: &str) -> Vec<String> {
 #[derive(Debug, Default)]
 pub struct ToolEvidence {
     /// The text of package.json `scripts`, Makefile, tox.ini, noxfile.py, justfile,
-    /// .pre-commit-config.yaml and (for a module at the repository's root) CI workflows.
+    /// .pre-commit-config.yaml and CI workflows (for a module at the repository's root; for
+    /// another, the steps run in its directory).
     pub commands: String,
     /// The commands of its package.json's build scripts (`build`, `build:*`, `prepack`, …).
     pub build_commands: String,
