@@ -105,7 +105,9 @@ pub(crate) type Lock = Option<std::rc::Rc<Depends>>;
 
 /// What a JS lockfile records: the peers each package requires, and what each depends on.
 pub(crate) struct JsLockfile {
+    /// The peers each package requires.
     pub peers: Peers,
+    /// What each package depends on.
     pub depends: Depends,
 }
 
