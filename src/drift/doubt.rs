@@ -116,7 +116,7 @@ const MENTION_LIMIT: u64 = 1 << 20;
 /// Whether a file (module-relative `rel`) is run by hand: a notebook, or a file in a
 /// directory of such files.
 fn by_hand(rel: &str) -> bool {
-    if rel.ends_with(".ipynb") {
+    if mesh_imports::notebook::is_notebook(rel) {
         return true;
     }
     let mut dirs = rel.split('/').rev().skip(1);

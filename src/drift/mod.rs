@@ -226,7 +226,7 @@ fn run(
             .into_iter()
             .collect();
         man.tools.notebook = (rec.files.iter())
-            .find(|f| f.path.ends_with(".ipynb"))
+            .find(|f| mesh_imports::notebook::is_notebook(&f.path))
             .map(|f| f.path.clone());
         // A tool's config in TypeScript (`vite.config.ts`) is loaded by the tool, not compiled.
         man.tools.typescript_sources = rec.files.iter().any(|f| {

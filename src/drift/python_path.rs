@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 /// Whether `f` is a Python file an import can load: a module or stub, not a notebook (whose
 /// code cells are read as Python, but no `import` finds it).
 pub(super) fn importable(f: &ScannedFile) -> bool {
-    f.language == Language::Python && !f.path.ends_with(".ipynb")
+    f.language == Language::Python && !mesh_imports::notebook::is_notebook(&f.path)
 }
 
 /// The Python names a module provides that its own files hold: a package directory or a

@@ -119,7 +119,7 @@ pub(super) fn scan_modules(
             .iter()
             .filter(|(i, _)| snapshot.modules[*i].repo == r)
             .flat_map(|(_, files)| files)
-            .filter(|(f, _)| !known.contains_key(&f.id) && !absent_notebook(snap, f))
+            .filter(|(f, _)| !known.contains_key(&f.id) && !absent_notebook(&snap.repo, f))
             .filter_map(|(f, lang)| Some(Job::of(f, (*lang)?)))
             .collect();
         for (id, scans) in scan_blobs(snap, jobs)? {
@@ -181,8 +181,8 @@ pub const NOT_IN_REPOSITORY: &str = "was not read: its blob is not in the reposi
 /// largest files, and notebooks keep their outputs. Run by hand, it is dev code no build
 /// needs; it is skipped with a note, and the module's record is not stored, so a later load
 /// reads it once the blob is there.
-fn absent_notebook(snap: &RepoSnapshot, f: &source::FileEntry) -> bool {
-    f.path.ends_with(".ipynb") && !snap.repo.has_object(f.id)
+fn absent_notebook(repo: &gix::Repository, f: &source::FileEntry) -> bool {
+    mesh_imports::notebook::is_notebook(&f.path) && !repo.has_object(f.id)
 }
 
 /// What [`scan_modules`] learned: per module (by index) its record, and the scans of the
@@ -498,7 +498,7 @@ impl<'a> ModuleScan<'a> {
         }
         self.rust_lib_file |= rel == "src/lib.rs";
         let Some(lang) = lang else { return Ok(()) };
-        if f.path.ends_with(".ipynb") && !self.repo.has_object(f.id) {
+        if absent_notebook(self.repo, f) {
             self.partial.get_or_insert_with(|| f.path.clone());
             self.skipped
                 .push(format!("{}:{} {NOT_IN_REPOSITORY}", self.repo_name, f.path));

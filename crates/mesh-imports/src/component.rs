@@ -27,7 +27,7 @@ pub enum Component {
 
 /// The kind of file a path is, if its imports are read from parts of it.
 pub fn of(path: &str) -> Option<Component> {
-    if path.ends_with(".ipynb") {
+    if crate::notebook::is_notebook(path) {
         Some(Component::Notebook)
     } else if path.ends_with(".astro") {
         Some(Component::Astro)

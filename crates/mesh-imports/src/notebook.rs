@@ -8,6 +8,12 @@
 
 use crate::lex::{FileScan, Import, ImportKind};
 
+/// Whether `path` names a Jupyter notebook: code run by hand, read through [`scan`], which
+/// no `import` loads.
+pub fn is_notebook(path: &str) -> bool {
+    path.ends_with(".ipynb")
+}
+
 /// The cell magics whose cell is still Python, run some way (timed, its output captured).
 const PYTHON_CELL_MAGICS: &[&str] = &["%%time", "%%timeit", "%%capture", "%%prun"];
 
@@ -53,21 +59,17 @@ pub fn code(src: &str) -> Option<Code> {
         let mut magic: Option<String> = None;
         for line in lines {
             let t = line.trim_start();
-            if let Some(mut m) = magic.take() {
-                m.push(' ');
-                m.push_str(t.trim_end().trim_end_matches('\\'));
-                match t.trim_end().ends_with('\\') {
-                    true => magic = Some(m),
-                    false => code.installs.extend(installed(&m)),
-                }
+            if other_language {
                 kept.push(None);
-            } else if other_language {
-                kept.push(None);
-            } else if t.starts_with('%') || t.starts_with('!') {
-                let whole = t.trim_end();
+            } else if magic.is_some() || t.starts_with('%') || t.starts_with('!') {
+                let t = t.trim_end();
+                let whole = match magic.take() {
+                    Some(m) => format!("{m} {t}"),
+                    None => t.to_string(),
+                };
                 match whole.ends_with('\\') {
                     true => magic = Some(whole.trim_end_matches('\\').to_string()),
-                    false => code.installs.extend(installed(whole)),
+                    false => code.installs.extend(installed(&whole)),
                 }
                 kept.push(None);
             } else {

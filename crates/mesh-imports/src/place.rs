@@ -142,7 +142,7 @@ impl Places {
     /// below a shipped package's own say test or docs.
     fn python_dev(&self, rel: &str) -> bool {
         // A notebook is run by hand, cell by cell; no build ships it as code.
-        if rel.ends_with(".ipynb") {
+        if crate::notebook::is_notebook(rel) {
             return true;
         }
         let shipped = self.python_shipped.iter().find(|p| {
