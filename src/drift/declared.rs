@@ -471,6 +471,18 @@ pub(crate) fn implied(language: Language, name: &str, file: &'static str) -> Dec
     }
 }
 
+/// Whether a pyproject.toml leaves its dependencies unsaid: its `[project]` (if any) has no
+/// `dependencies` and does not call them `dynamic` (filled by a build backend mesh reads, or
+/// by a `setup.py`).
+pub(crate) fn declares_no_dependencies(t: &toml::Table) -> bool {
+    let Some(project) = t.get("project") else {
+        return true;
+    };
+    let dynamic = (project.get("dynamic").and_then(|d| d.as_array()))
+        .is_some_and(|d| d.iter().any(|v| v.as_str() == Some("dependencies")));
+    project.get("dependencies").is_none() && !dynamic
+}
+
 /// The requirements files setuptools reads a pyproject's dependencies from
 /// (`[tool.setuptools.dynamic] dependencies = {file = ["requirements.txt"]}`, and each
 /// `optional-dependencies.<extra>` alike) or hatch's requirements hook reads them from,

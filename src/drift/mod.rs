@@ -214,7 +214,8 @@ fn run(
         }
     }
     // The stylesheet languages each module's files are written in: their compiler is used;
-    // Jupyter, when any is a notebook; and TypeScript's, when any is TypeScript.
+    // Jupyter, when any is a notebook; TypeScript's, when any is TypeScript; and whether a
+    // server entry is there.
     for (man, rec) in manifests.iter_mut().zip(&loaded.records) {
         man.tools.stylesheets = rec
             .files
@@ -228,6 +229,13 @@ fn run(
         man.tools.notebook = (rec.files.iter())
             .find(|f| mesh_imports::notebook::is_notebook(&f.path))
             .map(|f| f.path.clone());
+        man.tools.server_entry = (rec.files.iter()).any(|f| {
+            f.path
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .starts_with("entry.server.")
+        });
         // A tool's config in TypeScript (`vite.config.ts`) is loaded by the tool, not compiled.
         man.tools.typescript_sources = rec.files.iter().any(|f| {
             !f.path.rsplit('/').next().unwrap_or("").contains(".config.")
@@ -434,6 +442,7 @@ fn module_drift(
         );
         python::without_unused_when_no_code(world, rec, &mut py);
         python::without_unused_plugin_bundles(world, man, &mut py);
+        python::app_requirements_pins(man, &m.dir, &mut py);
         let known = |dist: &str| {
             let norm = names::pep503(dist);
             names::python_known(&norm)

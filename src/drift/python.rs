@@ -5,7 +5,7 @@
 
 use super::explain::Probe;
 use super::{Decl, DriftKind, Finding, Manifests, Use, UseKeys, World, declared, names};
-use crate::source::ModuleSource;
+use crate::source::{self, ModuleSource};
 use mesh_imports::{ImportKind, Language, ScannedFile};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -82,6 +82,7 @@ pub(super) fn declarations(
     }
     // Undeclared imports are named against the file a person would add them to.
     let file = match (&man.pyproject, found.first()) {
+        _ if !man.app_requirements.is_empty() => "requirements.txt",
         (Some(_), Some(d)) if d.manifest == "setup.cfg" => "setup.cfg",
         (Some(_), Some(d)) if d.manifest == "setup.py" => "setup.py",
         (Some(_), _) => "pyproject.toml",
@@ -541,6 +542,24 @@ fn top_level(dist_info: &Path) -> Vec<String> {
     names.sort();
     names.dedup();
     names
+}
+
+/// Marks each unused finding declared in an application's requirements files (see
+/// [`Manifests::app_requirements`]) unsure: such a file pins the environment the
+/// application runs in, and what a framework loads by a name in its settings (a database
+/// driver, a cache backend, a middleware) or a start script runs (a server) is there for it
+/// as much as what its code imports.
+pub(super) fn app_requirements_pins(man: &Manifests, dir: &str, found: &mut [Finding]) {
+    for f in found.iter_mut() {
+        let pinned =
+            (man.app_requirements.iter()).any(|file| source::join(dir, file) == f.manifest);
+        if f.kind == DriftKind::Unused && f.doubt.is_none() && pinned {
+            f.doubt = Some(format!(
+                "{} pins the application's environment: what it loads by name (a database driver or middleware in its settings) or a script runs (its server) is used without an import",
+                f.manifest
+            ));
+        }
+    }
 }
 
 #[cfg(test)]

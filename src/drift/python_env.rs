@@ -76,6 +76,17 @@ pub(super) fn named_requirements(text: &str) -> Vec<(u32, String)> {
         .collect()
 }
 
+/// The files a requirements file's text includes (`-r FILE`), as written: relative to it.
+pub(super) fn included_files(text: &str) -> Vec<String> {
+    requirement_lines(text)
+        .into_iter()
+        .filter_map(|(_, r)| match r {
+            Req::Include(file) => Some(file),
+            Req::Name(_) | Req::Local(_) => None,
+        })
+        .collect()
+}
+
 /// The distributions a requirements file's text names (see [`requirement_lines`]); includes,
 /// editables and local paths left out.
 pub(super) fn requirement_names(text: &str) -> Vec<String> {

@@ -14,6 +14,9 @@ use mesh_imports::Language;
 use mesh_imports::manifest::rust_ident;
 use std::collections::{HashMap, HashSet};
 
+/// How deep `-r` includes are followed from an application's `requirements.txt`.
+const APP_REQUIREMENTS_DEPTH: usize = 5;
+
 /// A module's language manifests, read at the configured ref.
 #[derive(Default)]
 pub(super) struct Manifests {
@@ -39,6 +42,9 @@ pub(super) struct Manifests {
     /// The dependencies `pyproject.toml` declares, read once: the module's own comparison and
     /// the mesh's view of its distribution both need them.
     pub(super) pyproject_decls: Vec<Declared>,
+    /// The requirements files (module-relative, `requirements.txt` and what it includes)
+    /// that declare the module's dependencies in place of a pyproject.toml declaring none.
+    pub(super) app_requirements: Vec<String>,
     /// `setup.cfg`.
     pub(super) setup_cfg: Option<String>,
     /// `setup.py`, when its `setup(...)` call declares in literals (see
@@ -137,11 +143,63 @@ impl Manifests {
                 pyproject_decls.extend(declared::requirements_file(&file, &text, scope));
             }
         }
+        let setup_cfg = read("setup.cfg")?;
+        let setup_py = read("setup.py")?;
+        // An application's dependencies kept in `requirements.txt` (and the files it `-r`
+        // includes) beside a pyproject.toml that declares none: its pip installs them (plane's
+        // Django API; its `[project]` names it only for tools).
+        let mut app_requirements = Vec::new();
+        let declares_none = pyproject_table
+            .as_ref()
+            .is_some_and(declared::declares_no_dependencies)
+            && !pyproject_decls.iter().any(|d| d.scope == Scope::Normal);
+        if declares_none && setup_cfg.is_none() && setup_py.is_none() {
+            let mut queue = vec![("requirements.txt".to_string(), 0)];
+            while let Some((file, depth)) = queue.pop() {
+                if app_requirements.contains(&file) {
+                    continue;
+                }
+                let Some(text) = read(&file)? else { continue };
+                pyproject_decls.extend(declared::requirements_file(&file, &text, Scope::Normal));
+                let dir = file.rsplit_once('/').map_or("", |(d, _)| d);
+                for rel in python_env::included_files(&text) {
+                    match mesh_imports::repo_path(&[dir, &rel]) {
+                        Some(p) if depth < APP_REQUIREMENTS_DEPTH => queue.push((p, depth + 1)),
+                        _ => {}
+                    }
+                }
+                app_requirements.push(file);
+            }
+            // The other requirements files in a directory of them (`requirements/test.txt`,
+            // `local.txt`) are the environments its developers install: dev, never unused.
+            let dirs: std::collections::BTreeSet<&str> = (app_requirements.iter())
+                .filter_map(|f| f.rsplit_once('/').map(|(d, _)| d))
+                .collect();
+            for dir in dirs {
+                let Some(t) = snap.dir_tree(&source::join(&m.dir, dir))? else {
+                    continue;
+                };
+                for name in source::file_names(snap, &t)? {
+                    let file = format!("{dir}/{name}");
+                    if !(name.ends_with(".txt") || name.ends_with(".in"))
+                        || app_requirements.contains(&file)
+                    {
+                        continue;
+                    }
+                    if let Some(text) = read(&file)? {
+                        let dev = declared::requirements_file(&file, &text, Scope::Dev);
+                        pyproject_decls.extend(dev.into_iter().map(|d| Declared {
+                            indirect: true,
+                            ..d
+                        }));
+                    }
+                }
+            }
+        }
         let installed_python = match pyproject.is_some() {
             true => python::installed(&python::environments(&snap.path, &m.dir)),
             false => HashMap::new(),
         };
-        let setup_py = read("setup.py")?;
         Ok(Manifests {
             rust_doctests: cargo.as_deref().is_none_or(rust::doc_tests_run),
             cargo,
@@ -158,7 +216,8 @@ impl Manifests {
             },
             pyproject,
             pyproject_table,
-            setup_cfg: read("setup.cfg")?,
+            setup_cfg,
+            app_requirements,
             setup_py: setup_py.as_deref().and_then(mesh_imports::setup_py::read),
             has_setup_py: setup_py.is_some(),
             js_paths,

@@ -3922,3 +3922,131 @@ fn a_notebook_a_partial_clone_left_out_makes_unused_unsure_until_fetched() {
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["graph dev-only pandas"], "{v}");
 }
+
+/// An application keeping its dependencies in `requirements.txt` (a Django API whose Docker
+/// image runs `pip install -r requirements.txt`) beside a pyproject.toml that declares none:
+/// the file and what it `-r` includes are its declarations; the other files of a
+/// requirements directory are its developers' environments; what the pinned environment
+/// holds and no code imports is unsure (a framework loads it by a name in its settings, a
+/// script runs it). A Django app's distribution drops `django-` on import.
+#[test]
+fn an_application_s_requirements_txt_declares_when_its_pyproject_does_not() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "api", "api");
+    t.write(
+        "ws/api/pyproject.toml",
+        "[project]\nname = \"api\"\nversion = \"1.0\"\n\n[tool.ruff]\nline-length = 120\n",
+    );
+    t.write(
+        "ws/api/requirements.txt",
+        "# for hosts that look here\n-r requirements/production.txt\n",
+    );
+    t.write(
+        "ws/api/requirements/production.txt",
+        "-r base.txt\ngunicorn==23.0.0\n",
+    );
+    t.write(
+        "ws/api/requirements/base.txt",
+        "Django==4.2\ndjango-crum==0.7.9\ncelery==5.4.0\n",
+    );
+    t.write("ws/api/requirements/test.txt", "-r base.txt\npytest==8.0\n");
+    t.write(
+        "ws/api/app/views.py",
+        "import django\nfrom crum import get_current_user\nimport requests\n",
+    );
+    t.write("ws/api/app/tests/test_views.py", "import pytest\n");
+    t.empty_repo("ws");
+    t.commit("ws", "an application");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["api undeclared requests"], "{v}");
+    assert_eq!(
+        v["drift"][0]["manifest"], "api/requirements.txt",
+        "an undeclared import is named against the file a person adds it to: {v}"
+    );
+    let u = unsure(&v);
+    assert!(
+        u.iter().any(|d| d.starts_with(
+            "api unused celery: api/requirements/base.txt pins the application's environment"
+        )),
+        "{v}"
+    );
+    assert!(
+        u.iter()
+            .any(|d| d.starts_with("api unused gunicorn: api/requirements/production.txt pins")),
+        "{v}"
+    );
+}
+
+/// React Router (and Remix) builds its own server entry when the app keeps none, and that
+/// default imports `isbot` and the framework's Node adapter from the app's dependencies;
+/// an app with its own `entry.server.tsx` imports what it uses itself.
+#[test]
+fn a_framework_s_default_server_entry_uses_what_it_imports() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    for name in ["plain", "custom"] {
+        module(&t, name, name);
+        t.write(
+            &format!("ws/{name}/package.json"),
+            &format!(
+                r#"{{"name": "{name}", "dependencies": {{"react-router": "7", "isbot": "5", "@react-router/node": "7"}}, "devDependencies": {{"@react-router/dev": "7"}}, "scripts": {{"build": "react-router build"}}}}"#
+            ),
+        );
+        t.write(
+            &format!("ws/{name}/app/root.tsx"),
+            "import { Outlet } from 'react-router'\nexport default function App() { return <Outlet /> }\n",
+        );
+    }
+    t.write(
+        "ws/custom/app/entry.server.tsx",
+        "import { ServerRouter } from 'react-router'\nexport default function handleRequest() {}\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "two apps");
+    let v = t.json(&["drift"]);
+    let sure = findings(&v);
+    assert!(sure.contains(&"custom unused isbot".to_string()), "{v}");
+    assert!(
+        !sure
+            .iter()
+            .chain(&unsure(&v))
+            .any(|f| f.starts_with("plain ")),
+        "{v}"
+    );
+    let e = explained(&t, "plain", "isbot");
+    assert!(
+        e.contains("@react-router/dev builds its default one, which imports isbot"),
+        "{e}"
+    );
+}
+
+/// TypeScript code may name React's types through the global namespace `@types/react`
+/// declares (`message: string | React.ReactNode`) with no import: `@types/react` is used.
+/// A comment's `React.FC` is no such use.
+#[test]
+fn react_s_global_namespace_uses_its_types() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    for name in ["constants", "notes"] {
+        module(&t, name, name);
+        t.write(
+            &format!("ws/{name}/package.json"),
+            &format!(
+                r#"{{"name": "{name}", "devDependencies": {{"@types/react": "19", "typescript": "5"}}}}"#
+            ),
+        );
+    }
+    t.write(
+        "ws/constants/src/auth.ts",
+        "export type Message = { message: string | React.ReactNode };\n",
+    );
+    t.write(
+        "ws/notes/src/auth.ts",
+        "// a React.FC would do here\nexport type Message = { message: string };\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "types");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["notes unused @types/react"], "{v}");
+}

@@ -127,7 +127,9 @@ pub struct ScannedFile {
 /// 45: Python relative imports reported with their leading dots (`..a.b`).
 /// 46: Jupyter notebooks' code cells are read as Python (dev code, run by hand).
 /// 47: JS `*.e2e.*`, `*.e2e-spec.*`, `*.cy.*` and `*.test-d.*` files are test code.
-pub const SCANNER_VERSION: u32 = 47;
+/// 48: JS `React.X` of React's global namespace, with no import of `react`, uses `react`
+/// (optional).
+pub const SCANNER_VERSION: u32 = 48;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -173,6 +173,9 @@ pub struct ToolEvidence {
     /// front ends ([`JUPYTER`]), declared for development, run the module's notebooks with no
     /// import.
     pub notebook: Option<String>,
+    /// The module has a server entry of its own (`app/entry.server.tsx`): a framework builds
+    /// its default one only where there is none (see [`DEFAULT_SERVER_ENTRIES`]).
+    pub server_entry: bool,
 }
 
 /// The distributions that run notebooks: the kernel, and the front ends a person opens them
@@ -271,7 +274,9 @@ impl ToolEvidence {
     /// how, as a sentence: the evidence `mesh drift --explain` shows.
     pub fn why(&self, d: &Declared, all: &[Declared]) -> Option<String> {
         match d.language {
-            Language::Js => self.js_why(&d.name).or_else(|| icon_set(&d.name, all)),
+            Language::Js => (self.js_why(&d.name))
+                .or_else(|| icon_set(&d.name, all))
+                .or_else(|| self.default_server_entry(&d.name, all)),
             Language::Python => self.python_why(d, all),
             _ => None,
         }
@@ -534,6 +539,34 @@ const ICON_LOADERS: &[&str] = &[
     "@iconify/tailwind4",
     "@egoist/tailwindcss-icons",
 ];
+
+/// Frameworks that build an app's server entry from their own default when the app keeps
+/// none (`app/entry.server.tsx`), as (the framework's build package, what that default
+/// imports from the app's dependencies): React Router's and Remix's render with `isbot` and
+/// their Node adapter.
+const DEFAULT_SERVER_ENTRIES: &[(&str, &[&str])] = &[
+    ("@react-router/dev", &["isbot", "@react-router/node"]),
+    ("@remix-run/dev", &["isbot", "@remix-run/node"]),
+];
+
+impl ToolEvidence {
+    /// Why `name` is used by the default server entry a declared framework builds into the
+    /// app (see [`DEFAULT_SERVER_ENTRIES`]) when the module has no `entry.server.*` of its own.
+    fn default_server_entry(&self, name: &str, all: &[Declared]) -> Option<String> {
+        if self.server_entry {
+            return None;
+        }
+        let (framework, _) = DEFAULT_SERVER_ENTRIES.iter().find(|(framework, imports)| {
+            imports.contains(&name)
+                && all
+                    .iter()
+                    .any(|d| d.language == Language::Js && d.name == *framework)
+        })?;
+        Some(format!(
+            "the module has no entry.server file: {framework} builds its default one, which imports {name}"
+        ))
+    }
+}
 
 /// Why an `@iconify-json/*` icon set is used: the module declares a loader that finds it by
 /// its name, not by an import.

@@ -407,3 +407,23 @@ fn packages_run_through_a_runner_in_code_are_used() {
     use crate::lex::ImportKind::Optional;
     assert!(kinds(&scan(src)).iter().all(|(_, _, k)| *k == Optional));
 }
+
+/// `React.ReactNode` with no import of `react`: React's global namespace, which
+/// `@types/react` declares — an optional use of `react`, once, at its first line. Not when
+/// the file imports `react` (its import says it), nor a comment's or a property's `React.`.
+#[test]
+fn react_s_global_namespace_is_an_optional_use() {
+    let found = scan("type A = { a: React.ReactNode };\nconst b: React.FC = () => null;\n");
+    assert_eq!(
+        kinds(&found),
+        [(1, "react".to_string(), crate::ImportKind::Optional)]
+    );
+    assert!(
+        scan("// a React.FC would do\n/* React.ReactNode */\nconst x = y.React.z;\nconst MyReact = 1;\n").is_empty()
+    );
+    let imported = scan("import { useState } from 'react';\ntype A = React.ReactNode;\n");
+    assert_eq!(
+        kinds(&imported),
+        [(1, "react".to_string(), crate::ImportKind::Build)]
+    );
+}
