@@ -3,7 +3,7 @@
 
 use super::declared::{self, Declared, Scope};
 use crate::source::{self, RepoSnapshot, SourceError, blob_text};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// JS findings `js` without the unused and dev-only ones when the package's shipped code is
 /// not in the repository: its package.json names an entry (`main`, `module`, `exports`,
@@ -350,6 +350,65 @@ pub(crate) fn has_build_script(package_json: &serde_json::Value) -> bool {
         .into_iter()
         .flat_map(|s| s.keys())
         .any(|k| is_build_script(k))
+}
+
+/// Whether a JS file's name says it is a tool's config (`vite.config.ts`,
+/// `i18n.config.ts`): a `config` part between its stem and its extension.
+fn config_named(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let parts: Vec<&str> = file.split('.').collect();
+    parts.len() > 2 && parts[1..parts.len() - 1].contains(&"config")
+}
+
+/// The module's JS files named like configs (see [`config_named`], dev code by their name)
+/// that are its code: one shipped code imports by a relative path (an app's
+/// `observability.config.ts` its server's start-up hook loads, `i18n.config.ts` its
+/// components import), and every one of a package made of nothing else (a shared
+/// `tailwind-config` package, whose consumers import its `tailwind.config.ts`; not a
+/// workspace root's, whose configs are its members' tools).
+pub(super) fn shipped_configs(
+    files: &[mesh_imports::ScannedFile],
+    workspace_root: bool,
+) -> HashSet<&str> {
+    use mesh_imports::{ImportKind, Language};
+    let js = |f: &&mesh_imports::ScannedFile| f.language == Language::Js;
+    let configs: HashMap<&str, &mesh_imports::ScannedFile> = (files.iter().filter(js))
+        .filter(|f| f.kind == ImportKind::Dev && config_named(&f.path))
+        .map(|f| (f.path.as_str(), f))
+        .collect();
+    let mut shipped: HashSet<&str> = HashSet::new();
+    if configs.is_empty() {
+        return shipped;
+    }
+    let mut todo: Vec<&mesh_imports::ScannedFile> = (files.iter().filter(js))
+        .filter(|f| f.kind == ImportKind::Build)
+        .collect();
+    if todo.is_empty() {
+        let only_configs = files.iter().filter(js).count() == configs.len();
+        return match only_configs && !workspace_root {
+            true => configs.keys().copied().collect(),
+            false => shipped,
+        };
+    }
+    while let Some(f) = todo.pop() {
+        let dir = f.path.rsplit_once('/').map_or("", |(d, _)| d);
+        for imp in f.imports.iter() {
+            if !imp.name.starts_with("./") && !imp.name.starts_with("../") {
+                continue;
+            }
+            let Some(path) = mesh_imports::repo_path(&[dir, &imp.name]) else {
+                continue;
+            };
+            let found = (RESOLVE_TRIES.iter())
+                .find_map(|ext| configs.get_key_value(format!("{path}{ext}").as_str()));
+            if let Some((&at, &g)) = found
+                && shipped.insert(at)
+            {
+                todo.push(g);
+            }
+        }
+    }
+    shipped
 }
 
 /// How a relative or aliased JS path names a file, in the order resolvers try: as written,

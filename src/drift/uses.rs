@@ -184,6 +184,8 @@ pub(super) fn uses<'a>(
         &rec.files,
         &python_reach::entry_points(man.pyproject_table.as_ref()),
     );
+    let test_globs = mesh_imports::globs(&man.tools.test_globs, true);
+    let shipped_configs = js::shipped_configs(&rec.files, man.js_workspace_root);
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut own_said = HashSet::new();
@@ -192,7 +194,8 @@ pub(super) fn uses<'a>(
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
         let shipped_js = f.language == Language::Js && f.kind == ImportKind::Build;
         // A JS test runner's setup file is test code wherever it lies.
-        let test_support = shipped_js && tools::is_test_support(rel, &man.tools.test_setup);
+        let test_support = shipped_js
+            && (tools::is_test_support(rel, &man.tools.test_setup) || test_globs.is_match(rel));
         // An example outside the package's `files` (in a directory of files run by hand at
         // the package's top: `examples/`, `scripts/`): never installed, run from the
         // repository.
@@ -204,6 +207,7 @@ pub(super) fn uses<'a>(
         let file_kind = match (test_support || unpacked, loaded_by) {
             (true, _) => ImportKind::Dev,
             (false, Some(_)) => ImportKind::Optional,
+            (false, None) if shipped_configs.contains(f.path.as_str()) => ImportKind::Build,
             (false, None) => f.kind,
         };
         for imp in f.imports.iter() {

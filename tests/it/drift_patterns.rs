@@ -4050,3 +4050,53 @@ fn react_s_global_namespace_uses_its_types() {
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["notes unused @types/react"], "{v}");
 }
+
+/// A file named like a config is a tool's, unless it is code: an app's runtime module its
+/// start-up hook imports (`observability.config.ts` from `instrumentation.ts`), the configs a
+/// package made of nothing else ships (a shared `tailwind-config` package). A test runner's
+/// config naming test files by a suffix of its own (`include: ['src/**/*.clienttest.tsx']`)
+/// makes them tests wherever they lie.
+#[test]
+fn configs_that_are_code_and_tests_a_runner_names_by_suffix() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "web", "web");
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "private": true, "dependencies": {"dd-trace": "5", "react": "19"}, "devDependencies": {"@testing-library/react": "16", "vitest": "3", "prettier": "3"}, "scripts": {"test": "vitest"}}"#,
+    );
+    t.write(
+        "ws/web/src/instrumentation.ts",
+        "export async function register() { await import('./observability.config') }\n",
+    );
+    t.write(
+        "ws/web/src/observability.config.ts",
+        "import tracer from 'dd-trace'\nexport default tracer\n",
+    );
+    t.write(
+        "ws/web/src/App.tsx",
+        "import { useState } from 'react'\nexport const App = () => useState(0)\n",
+    );
+    t.write(
+        "ws/web/src/App.clienttest.tsx",
+        "import { render } from '@testing-library/react'\nimport { test } from 'vitest'\n",
+    );
+    t.write(
+        "ws/web/vitest.config.ts",
+        "export default { test: { include: ['src/**/*.clienttest.{ts,tsx}'], coverage: { include: ['src/**'] } } }\n",
+    );
+    module(&t, "tailwind-config", "tailwind-config");
+    t.write(
+        "ws/tailwind-config/package.json",
+        r#"{"name": "@x/tailwind-config", "dependencies": {"@tailwindcss/forms": "0.5"}, "devDependencies": {"tailwindcss": "3"}}"#,
+    );
+    t.write(
+        "ws/tailwind-config/tailwind.config.ts",
+        "import forms from '@tailwindcss/forms'\nexport default { plugins: [forms] }\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "configs");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["web unused prettier"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}

@@ -37,14 +37,77 @@ pub(super) fn setup_strings(text: &str) -> Vec<String> {
             let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
                 continue;
             };
-            let end = match value.starts_with('[') {
-                true => value.find(']').unwrap_or(value.len()),
-                false => value.find([',', '\n', '}']).unwrap_or(value.len()),
-            };
+            let end = value_end(value);
             out.extend(quoted_strings(&value[..end]));
         }
     }
     out
+}
+
+/// The keys of a test runner's config whose values are globs of its test files (vitest's
+/// `include`, jest's `testMatch`).
+const TEST_FILE_KEYS: &[&str] = &["include", "testMatch"];
+
+/// The globs of test files a test runner's config names by a suffix of its own
+/// (`include: ['src/**/*.clienttest.{ts,tsx}']`, `testMatch: ['**/*.servertest.ts']`): a
+/// glob whose file name is `*.word.ext`, a literal word before the extension. Globs of whole
+/// trees (`src/**`, `**/*.ts`: coverage's `include`, vite's) say nothing of which files are
+/// tests, and a name list (`optimizeDeps.include`) holds no glob.
+pub(super) fn test_file_globs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for key in TEST_FILE_KEYS {
+        for (at, _) in text.match_indices(key) {
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                continue;
+            }
+            let rest = text[at + key.len()..].trim_start_matches(['"', '\'', ' ']);
+            let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
+                continue;
+            };
+            let end = value_end(value);
+            out.extend(
+                quoted_strings(&value[..end])
+                    .into_iter()
+                    .filter(|g| names_test_suffix(g)),
+            );
+        }
+    }
+    out
+}
+
+/// Whether a glob's file name is `*.word.ext` (or `*.word.{ts,tsx}`), `word` literal.
+fn names_test_suffix(glob: &str) -> bool {
+    let file = glob.rsplit('/').next().unwrap_or(glob);
+    let Some(rest) = file.strip_prefix("*.") else {
+        return false;
+    };
+    let Some((word, _ext)) = rest.split_once('.') else {
+        return false;
+    };
+    !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Where a config key's value that opens `value` ends: a list at its `]` outside quotes (a
+/// glob's `[jt]` is inside them), else at the first `,`, line end or `}`.
+fn value_end(value: &str) -> usize {
+    if !value.starts_with('[') {
+        return value.find([',', '\n', '}']).unwrap_or(value.len());
+    }
+    let mut quote = None;
+    for (i, c) in value.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if matches!(c, '"' | '\'' | '`') => quote = Some(c),
+            None if c == ']' => return i,
+            None => {}
+        }
+    }
+    value.len()
 }
 
 /// Whether the module-relative JS file `rel` is test support: named by a test runner's setup
@@ -733,6 +796,15 @@ mod tests {
         assert_eq!(plugin_keys(cjs), ["tailwindcss", "autoprefixer"]);
         assert!(plugin_keys("module.exports = { plugins: [require('x')] }").is_empty());
         assert!(plugin_keys("{ plugins: { a: 1 ").len() == 1);
+    }
+
+    #[test]
+    fn test_files_a_runner_names_by_a_suffix_of_its_own() {
+        let vitest = "export default defineConfig({ optimizeDeps: { include: ['lodash'] },\n  test: { include: ['src/**/*.clienttest.{ts,tsx}', '**/*.ts'], coverage: { include: ['src/**'] } } })\n";
+        assert_eq!(test_file_globs(vitest), ["src/**/*.clienttest.{ts,tsx}"]);
+        let jest = r#"{"testMatch": ["**/*.servertest.[jt]s"], "roots": ["<rootDir>/src"]}"#;
+        assert_eq!(test_file_globs(jest), ["**/*.servertest.[jt]s"]);
+        assert!(test_file_globs("const excludeInclude = ['x/*.a.ts']").is_empty());
     }
 
     #[test]

@@ -134,6 +134,7 @@ fn root_files(
             e.config_strings.extend(strings);
             if is_test_runner_config(f) {
                 e.test_setup.extend(setup_strings(&text));
+                e.test_globs.extend(configs::test_file_globs(&text));
             }
             e.babel_config |= is_babel_config(f);
             e.tsconfig |= f.starts_with("tsconfig");

@@ -130,6 +130,10 @@ pub struct ToolEvidence {
     /// `setupFilesAfterEnv`, `globalSetup`, `globalTeardown` of jest, vitest, vite and
     /// playwright configs and package.json's `jest`), as written: test code, not shipped.
     pub test_setup: Vec<String>,
+    /// The globs of test files a JS test runner's config names by a suffix of its own
+    /// (`include: ['src/**/*.clienttest.tsx']`; see [`configs::test_file_globs`]), module-relative:
+    /// test code wherever it lies.
+    pub test_globs: Vec<String>,
     /// The commands each declared JS package installed in `node_modules` (the module's, or
     /// the repository's root's, in the work tree beside the repository) says in its `bin`.
     pub installed_bins: std::collections::HashMap<String, Vec<String>>,
