@@ -471,9 +471,10 @@ pub(crate) fn implied(language: Language, name: &str, file: &'static str) -> Dec
     }
 }
 
-/// Whether a pyproject.toml leaves its dependencies unsaid: its `[project]` (if any) has no
-/// `dependencies` and does not call them `dynamic` (filled by a build backend mesh reads, or
-/// by a `setup.py`).
+/// Whether a pyproject.toml's `[project]` leaves its dependencies unsaid: no `dependencies`,
+/// none `dynamic` (filled by a build backend, or by a `setup.py`); true without a
+/// `[project]` (a file of tools' settings; the caller asks whether any other table, such as
+/// Poetry's, declares).
 pub(crate) fn declares_no_dependencies(t: &toml::Table) -> bool {
     let Some(project) = t.get("project") else {
         return true;

@@ -533,21 +533,34 @@ pub(super) fn bundled_siblings(found: &mut [Finding], how: &str, mesh: &dyn Fn(&
 }
 
 /// Marks the shipped-dev and dev-only findings of a private package (`"private": true` in
-/// its `package_json`, parsed): it is never installed from a registry, so it runs where its
+/// its `package_json`, parsed), or of one that `in_place` runs from its sources (see
+/// [`super::js::runs_in_place`]): it is never installed from a registry, so it runs where its
 /// dev dependencies were installed too, unless a deploy leaves them out — which the
 /// repository does not say; which section holds a dependency changes no install of it.
-pub(super) fn private_package(package_json: &serde_json::Value, found: &mut [Finding]) {
-    if package_json.get("private") != Some(&serde_json::Value::Bool(true)) {
+pub(super) fn private_package(
+    package_json: &serde_json::Value,
+    in_place: bool,
+    found: &mut [Finding],
+) {
+    let (shipped_dev, dev_only) = if package_json.get("private")
+        == Some(&serde_json::Value::Bool(true))
+    {
+        (
+            "the package is private: it runs where it was built, dev dependencies installed, unless a deploy leaves them out (`npm ci --omit=dev`)",
+            "the package is private: it is installed where it runs with its dev dependencies, so the section changes no install unless a deploy leaves them out",
+        )
+    } else if in_place {
+        (
+            "the package runs in place: no script builds it and no entry it names is in the repository, so it runs from its sources where it is, dev dependencies installed",
+            "the package runs in place: no script builds it and no entry it names is in the repository, so it is never installed apart from its dev dependencies",
+        )
+    } else {
         return;
-    }
+    };
     for f in found.iter_mut().filter(|f| f.doubt.is_none()) {
         f.doubt = match f.kind {
-            DriftKind::ShippedDev => Some(
-                "the package is private: it runs where it was built, dev dependencies installed, unless a deploy leaves them out (`npm ci --omit=dev`)",
-            ),
-            DriftKind::DevOnly => Some(
-                "the package is private: it is installed where it runs with its dev dependencies, so the section changes no install unless a deploy leaves them out",
-            ),
+            DriftKind::ShippedDev => Some(shipped_dev),
+            DriftKind::DevOnly => Some(dev_only),
             _ => None,
         }
         .map(str::to_string);

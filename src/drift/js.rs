@@ -192,6 +192,45 @@ fn names_path_below(text: &str, rel: &str) -> bool {
     })
 }
 
+/// Whether a package runs where it is, from its sources, never built or installed: no script
+/// builds it (see [`is_build_script`]), it names no `files` or `publishConfig`, and no entry
+/// it names (`main`, `module`, `exports`, `bin`) is a file of the module (`files`,
+/// module-relative paths), and a script runs a source of its own (`tsx ./src/main.ts`): a
+/// workspace's local CLI or migration scripts, whose `main` may still be npm init's
+/// `index.js`.
+pub(crate) fn runs_in_place(v: &serde_json::Value, files: &[&str]) -> bool {
+    let builds = (v.get("scripts").and_then(|s| s.as_object()))
+        .is_some_and(|s| s.keys().any(|k| is_build_script(k)));
+    if builds || v.get("files").is_some() || v.get("publishConfig").is_some() {
+        return false;
+    }
+    let mut targets = Vec::new();
+    for key in ["main", "module", "exports", "bin"] {
+        if let Some(e) = v.get(key) {
+            string_leaves(e, &mut targets);
+        }
+    }
+    let has = |t: &str| {
+        let t = t.trim_start_matches("./");
+        files.contains(&t)
+    };
+    // What says it runs in place: a script runs a source of its own (`tsx ./src/main.ts`).
+    let runs_own = (v.get("scripts").and_then(|s| s.as_object()))
+        .into_iter()
+        .flat_map(|s| s.values())
+        .filter_map(|c| c.as_str())
+        .any(|c| {
+            let words: Vec<&str> = c.split_whitespace().collect();
+            words.windows(2).any(|w| {
+                matches!(
+                    w[0],
+                    "tsx" | "ts-node" | "node" | "bun" | "esno" | "vite-node"
+                ) && has(w[1])
+            })
+        });
+    runs_own && !targets.iter().any(|t| has(t))
+}
+
 /// Whether a package's `package.json` (`v`) says it is never installed on its own, only
 /// from this repository: `"private": true`, or an entry (`main`, `types`, `exports`) that is
 /// TypeScript source (`./index.ts`: Turborepo's internal packages, which no registry could

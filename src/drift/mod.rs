@@ -7,6 +7,7 @@
 //! kinds); only the manifests are read again, for the lines a finding points at.
 
 mod aliases;
+mod app_requirements;
 pub mod cache;
 mod compare;
 pub mod declared;
@@ -216,7 +217,11 @@ fn run(
     // The stylesheet languages each module's files are written in: their compiler is used;
     // Jupyter, when any is a notebook; TypeScript's, when any is TypeScript; and whether a
     // server entry is there.
-    for (man, rec) in manifests.iter_mut().zip(&loaded.records) {
+    for ((man, rec), m) in manifests
+        .iter_mut()
+        .zip(&loaded.records)
+        .zip(&snapshot.modules)
+    {
         man.tools.stylesheets = rec
             .files
             .iter()
@@ -229,12 +234,15 @@ fn run(
         man.tools.notebook = (rec.files.iter())
             .find(|f| mesh_imports::notebook::is_notebook(&f.path))
             .map(|f| f.path.clone());
-        man.tools.server_entry = (rec.files.iter()).any(|f| {
-            f.path
-                .rsplit('/')
-                .next()
-                .unwrap_or("")
-                .starts_with("entry.server.")
+        // An app's own server entry: in its app directory (`app/`, `src/app/`), not in a
+        // directory of files run by hand (a docs example's).
+        man.tools.server_entry = rec.files.iter().any(|f| {
+            let rel = source::relative(&f.path, &m.dir);
+            let (dir, file) = rel.rsplit_once('/').unwrap_or(("", rel));
+            f.kind == mesh_imports::ImportKind::Build
+                && file.starts_with("entry.server.")
+                && dir.split('/').count() <= 2
+                && !doubt::by_hand_dir(dir.split('/').next().unwrap_or(""))
         });
         // A tool's config in TypeScript (`vite.config.ts`) is loaded by the tool, not compiled.
         man.tools.typescript_sources = rec.files.iter().any(|f| {
@@ -404,7 +412,12 @@ fn module_drift(
         }
         if let Some(v) = &man.package_json_value {
             js::without_unused_when_no_code(world.probe, rec, v, man.js_workspace_root, &mut js);
-            doubt::private_package(v, &mut js);
+            // A bundled package's entries are made by its bundler, wherever it runs.
+            let files: Vec<&str> = (rec.files.iter())
+                .map(|f| source::relative(&f.path, &m.dir))
+                .collect();
+            let in_place = !man.tools.bundles() && js::runs_in_place(v, &files);
+            doubt::private_package(v, in_place, &mut js);
         }
         doubt::sibling_sources(world, i, &mut js);
         if let (None, Some(how)) = (man.tools.own_bundler(), man.tools.bundler()) {
@@ -442,7 +455,6 @@ fn module_drift(
         );
         python::without_unused_when_no_code(world, rec, &mut py);
         python::without_unused_plugin_bundles(world, man, &mut py);
-        python::app_requirements_pins(man, &m.dir, &mut py);
         let known = |dist: &str| {
             let norm = names::pep503(dist);
             names::python_known(&norm)
@@ -450,6 +462,7 @@ fn module_drift(
                 || man.installed_python.contains_key(&norm)
         };
         doubt::name_guesses(&mut py, &known, true, &guarded);
+        python::app_requirements_pins(man, &mut py);
         python::nested_code(world, m, rec, &mut py);
         if py.iter().any(|f| f.kind == DriftKind::Unused)
             && let Some(lock) = world.lock_above(m, lockfile::PYTHON_LOCKFILES)

@@ -254,7 +254,7 @@ pub(crate) fn pep503(name: &str) -> String {
 /// as a dotted path whose last parts are joined with `_` or with nothing (`google-genai` →
 /// `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`, and under a namespace of two words
 /// `a_b.c.d`); without a wrapper word the import drops
-/// (`tavily-python` → `tavily`, `python-foo`, `py-foo`, a Django app's `django-foo`, `foo-lib`, `foo-core`, `foo-py`,
+/// (`tavily-python` → `tavily`, `python-foo`, `py-foo`, `foo-lib`, `foo-core`, `foo-py`,
 /// `foo-sdk`, `foo-client`, `foo-ai`, `foo-cpu`, a
 /// `-python-` in the middle: `foo-python-bar` → `foo_bar`); its parts joined with nothing
 /// (`opensearch-py` → `opensearchpy`, `cel-python` → `celpy`); and a type-stub distribution
@@ -353,7 +353,7 @@ fn python_rule_keys(dist: &str) -> Vec<String> {
         .filter(|(i, p)| {
             let first = *i == 0;
             let last = *i + 1 == parts.len();
-            !((first && matches!(**p, "python" | "py" | "django"))
+            !((first && matches!(**p, "python" | "py"))
                 || (last && WRAPPER_SUFFIXES.contains(*p))
                 || (!first && !last && **p == "python"))
         })
@@ -838,8 +838,6 @@ mod tests {
         assert_eq!(python_keys("wxPython"), ["wx"]);
         assert_eq!(python_keys("GitPython"), ["git"]);
         assert_eq!(python_keys("django-cors-headers"), ["corsheaders"]);
-        // A Django app's distribution drops `django-` (django-crum's `crum`).
-        assert!(python_keys("django-crum").contains(&"crum".to_string()));
         assert_eq!(python_keys("PasteDeploy"), ["paste.deploy"]);
         assert_eq!(python_keys("google-auth"), ["google.auth", "google.oauth2"]);
         assert_eq!(python_dist_for("cairo"), "pycairo");

@@ -5,7 +5,7 @@
 
 use super::explain::Probe;
 use super::{Decl, DriftKind, Finding, Manifests, Use, UseKeys, World, declared, names};
-use crate::source::{self, ModuleSource};
+use crate::source::ModuleSource;
 use mesh_imports::{ImportKind, Language, ScannedFile};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -544,18 +544,17 @@ fn top_level(dist_info: &Path) -> Vec<String> {
     names
 }
 
-/// Marks each unused finding declared in an application's requirements files (see
-/// [`Manifests::app_requirements`]) unsure: such a file pins the environment the
+/// Marks each unused and dev-only finding declared in an application's requirements files
+/// (see [`Manifests::app_requirements`]) unsure: such a file pins the environment the
 /// application runs in, and what a framework loads by a name in its settings (a database
 /// driver, a cache backend, a middleware) or a start script runs (a server) is there for it
-/// as much as what its code imports.
-pub(super) fn app_requirements_pins(man: &Manifests, dir: &str, found: &mut [Finding]) {
+/// as much as what its code imports; one file serves its tests and its server alike.
+pub(super) fn app_requirements_pins(man: &Manifests, found: &mut [Finding]) {
     for f in found.iter_mut() {
-        let pinned =
-            (man.app_requirements.iter()).any(|file| source::join(dir, file) == f.manifest);
-        if f.kind == DriftKind::Unused && f.doubt.is_none() && pinned {
+        let pinned = man.app_requirements.contains(&f.manifest);
+        if matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) && f.doubt.is_none() && pinned {
             f.doubt = Some(format!(
-                "{} pins the application's environment: what it loads by name (a database driver or middleware in its settings) or a script runs (its server) is used without an import",
+                "{} pins the application's environment: what it loads by name (a database driver or middleware in its settings) or a script runs (its server) is used without an import, and its tests run in it too",
                 f.manifest
             ));
         }

@@ -17,7 +17,7 @@ use mesh_imports::Language;
 use std::collections::HashMap;
 
 /// How deep `-r` files including other `-r` files are followed.
-const MAX_INCLUDE_DEPTH: usize = 5;
+pub(super) const MAX_INCLUDE_DEPTH: usize = 5;
 
 /// A declaration a module's test environment makes, and what installs it, as `--explain`
 /// says it.

@@ -4,8 +4,8 @@
 use super::declared::{Declared, Scope};
 use super::tools::ToolEvidence;
 use super::{
-    aliases, declared, doubt, explain, ignores, js, lockfile, names, python, python_env, rust,
-    tools,
+    aliases, app_requirements, declared, doubt, explain, ignores, js, lockfile, names, python,
+    python_env, rust, tools,
 };
 use crate::Result;
 use crate::graph::Loaded;
@@ -13,9 +13,6 @@ use crate::source::{self, ModuleSource, RepoSnapshot, SourceError, blob_text};
 use mesh_imports::Language;
 use mesh_imports::manifest::rust_ident;
 use std::collections::{HashMap, HashSet};
-
-/// How deep `-r` includes are followed from an application's `requirements.txt`.
-const APP_REQUIREMENTS_DEPTH: usize = 5;
 
 /// A module's language manifests, read at the configured ref.
 #[derive(Default)]
@@ -42,8 +39,8 @@ pub(super) struct Manifests {
     /// The dependencies `pyproject.toml` declares, read once: the module's own comparison and
     /// the mesh's view of its distribution both need them.
     pub(super) pyproject_decls: Vec<Declared>,
-    /// The requirements files (module-relative, `requirements.txt` and what it includes)
-    /// that declare the module's dependencies in place of a pyproject.toml declaring none.
+    /// The requirements files (repo-relative, `requirements.txt` and what it includes) that
+    /// declare the module's dependencies in place of a pyproject.toml declaring none.
     pub(super) app_requirements: Vec<String>,
     /// `setup.cfg`.
     pub(super) setup_cfg: Option<String>,
@@ -145,57 +142,18 @@ impl Manifests {
         }
         let setup_cfg = read("setup.cfg")?;
         let setup_py = read("setup.py")?;
-        // An application's dependencies kept in `requirements.txt` (and the files it `-r`
-        // includes) beside a pyproject.toml that declares none: its pip installs them (plane's
-        // Django API; its `[project]` names it only for tools).
-        let mut app_requirements = Vec::new();
-        let declares_none = pyproject_table
-            .as_ref()
-            .is_some_and(declared::declares_no_dependencies)
-            && !pyproject_decls.iter().any(|d| d.scope == Scope::Normal);
-        if declares_none && setup_cfg.is_none() && setup_py.is_none() {
-            let mut queue = vec![("requirements.txt".to_string(), 0)];
-            while let Some((file, depth)) = queue.pop() {
-                if app_requirements.contains(&file) {
-                    continue;
-                }
-                let Some(text) = read(&file)? else { continue };
-                pyproject_decls.extend(declared::requirements_file(&file, &text, Scope::Normal));
-                let dir = file.rsplit_once('/').map_or("", |(d, _)| d);
-                for rel in python_env::included_files(&text) {
-                    match mesh_imports::repo_path(&[dir, &rel]) {
-                        Some(p) if depth < APP_REQUIREMENTS_DEPTH => queue.push((p, depth + 1)),
-                        _ => {}
-                    }
-                }
-                app_requirements.push(file);
-            }
-            // The other requirements files in a directory of them (`requirements/test.txt`,
-            // `local.txt`) are the environments its developers install: dev, never unused.
-            let dirs: std::collections::BTreeSet<&str> = (app_requirements.iter())
-                .filter_map(|f| f.rsplit_once('/').map(|(d, _)| d))
-                .collect();
-            for dir in dirs {
-                let Some(t) = snap.dir_tree(&source::join(&m.dir, dir))? else {
-                    continue;
-                };
-                for name in source::file_names(snap, &t)? {
-                    let file = format!("{dir}/{name}");
-                    if !(name.ends_with(".txt") || name.ends_with(".in"))
-                        || app_requirements.contains(&file)
-                    {
-                        continue;
-                    }
-                    if let Some(text) = read(&file)? {
-                        let dev = declared::requirements_file(&file, &text, Scope::Dev);
-                        pyproject_decls.extend(dev.into_iter().map(|d| Declared {
-                            indirect: true,
-                            ..d
-                        }));
-                    }
-                }
-            }
-        }
+        // An application's dependencies kept in `requirements.txt` beside a pyproject.toml
+        // that declares nothing (see [`app_requirements`]).
+        let declares_none = pyproject_decls.is_empty()
+            && pyproject_table
+                .as_ref()
+                .is_some_and(declared::declares_no_dependencies);
+        let app_requirements = match declares_none && setup_cfg.is_none() && setup_py.is_none() {
+            true => app_requirements::read(snap, m)?,
+            false => Default::default(),
+        };
+        pyproject_decls.extend(app_requirements.decls);
+        let app_requirements = app_requirements.files;
         let installed_python = match pyproject.is_some() {
             true => python::installed(&python::environments(&snap.path, &m.dir)),
             false => HashMap::new(),

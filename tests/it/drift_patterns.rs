@@ -3952,14 +3952,35 @@ fn an_application_s_requirements_txt_declares_when_its_pyproject_does_not() {
     );
     t.write("ws/api/requirements/test.txt", "-r base.txt\npytest==8.0\n");
     t.write(
+        "ws/api/requirements/README.txt",
+        "Permission to pin these is granted.\nsix of one\n",
+    );
+    // A library whose pyproject declares its development group: its requirements.txt (an
+    // environment for its developers) declares nothing of its own.
+    module(&t, "lib", "lib");
+    t.write(
+        "ws/lib/pyproject.toml",
+        "[project]\nname = \"lib\"\nversion = \"1.0\"\n\n[dependency-groups]\ndev = [\"pytest\"]\n",
+    );
+    t.write("ws/lib/requirements.txt", "pytest\nblack\n");
+    t.write("ws/lib/lib/__init__.py", "import json\n");
+    t.write("ws/lib/tests/test_lib.py", "import pytest\n");
+    t.write(
         "ws/api/app/views.py",
         "import django\nfrom crum import get_current_user\nimport requests\n",
     );
-    t.write("ws/api/app/tests/test_views.py", "import pytest\n");
+    t.write(
+        "ws/api/app/tests/test_views.py",
+        "import pytest\nimport six\n",
+    );
     t.empty_repo("ws");
     t.commit("ws", "an application");
     let v = t.json(&["drift"]);
-    assert_eq!(findings(&v), ["api undeclared requests"], "{v}");
+    assert_eq!(
+        findings(&v),
+        ["api undeclared requests", "api undeclared six"],
+        "a README in the requirements directory declares nothing: {v}"
+    );
     assert_eq!(
         v["drift"][0]["manifest"], "api/requirements.txt",
         "an undeclared import is named against the file a person adds it to: {v}"
@@ -3974,6 +3995,11 @@ fn an_application_s_requirements_txt_declares_when_its_pyproject_does_not() {
     assert!(
         u.iter()
             .any(|d| d.starts_with("api unused gunicorn: api/requirements/production.txt pins")),
+        "{v}"
+    );
+    // `crum` may be django-crum's import: a name guess, neither sure.
+    assert!(
+        u.iter().any(|d| d.starts_with("api undeclared crum:")),
         "{v}"
     );
 }
@@ -3998,6 +4024,11 @@ fn a_framework_s_default_server_entry_uses_what_it_imports() {
             "import { Outlet } from 'react-router'\nexport default function App() { return <Outlet /> }\n",
         );
     }
+    // A docs example's server entry is no app's own.
+    t.write(
+        "ws/plain/docs/examples/streaming/entry.server.tsx",
+        "import { ServerRouter } from 'react-router'\nexport default function handleRequest() {}\n",
+    );
     t.write(
         "ws/custom/app/entry.server.tsx",
         "import { ServerRouter } from 'react-router'\nexport default function handleRequest() {}\n",

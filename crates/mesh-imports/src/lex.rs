@@ -394,6 +394,11 @@ impl<'a> Collector<'a> {
         self.push(offset, start);
     }
 
+    /// Whether an import found so far has a name `pred` accepts.
+    pub fn found_any(&self, pred: impl Fn(&str) -> bool) -> bool {
+        self.found.iter().any(|(_, n)| pred(n))
+    }
+
     /// Records an import at `offset` that is optional by itself, whatever range holds it.
     pub fn push_optional(&mut self, offset: usize, name: impl Into<String>) {
         self.optional_at.push(offset);

@@ -546,11 +546,14 @@ const ICON_LOADERS: &[&str] = &[
 
 /// Frameworks that build an app's server entry from their own default when the app keeps
 /// none (`app/entry.server.tsx`), as (the framework's build package, what that default
-/// imports from the app's dependencies): React Router's and Remix's render with `isbot` and
-/// their Node adapter.
+/// imports from the app's dependencies): React Router's and Remix's render with `react-dom`'s
+/// server renderer, `isbot` and their Node adapter.
 const DEFAULT_SERVER_ENTRIES: &[(&str, &[&str])] = &[
-    ("@react-router/dev", &["isbot", "@react-router/node"]),
-    ("@remix-run/dev", &["isbot", "@remix-run/node"]),
+    (
+        "@react-router/dev",
+        &["isbot", "@react-router/node", "react-dom"],
+    ),
+    ("@remix-run/dev", &["isbot", "@remix-run/node", "react-dom"]),
 ];
 
 impl ToolEvidence {

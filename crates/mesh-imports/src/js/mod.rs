@@ -10,8 +10,8 @@ use memchr::memmem::Finder;
 use std::sync::LazyLock;
 
 use super::lex::{
-    Collector, FileScan, Import, ImportKind, Kind, Token, at, block_comment, has_marker, ident_end,
-    is_ident_continue, is_ident_start, line_comment, line_end, punct_at, quoted_end,
+    Collector, FileScan, ImportKind, Kind, Token, at, block_comment, has_marker, ident_end,
+    is_ident_continue, is_ident_start, kind_at, line_comment, line_end, punct_at, quoted_end,
 };
 
 /// Scans a JS or TS file: every import specifier given as a string literal. JS files declare
@@ -27,15 +27,9 @@ fn scan(src: &str, whole: bool) -> FileScan {
     let found = survey(src.as_bytes());
     let marker = has_marker(src);
     let mut c = Collector::with_marker(src, marker);
-    let react_global = global_react(src);
-    if let Some(at) = react_global {
-        c.push_optional(at, "react");
-    }
-    let pragmas = pragmas(src, &mut c)
-        | jsdoc_imports(src, &mut c)
-        | reference_types(src, &mut c)
-        | react_global.is_some();
-    let whole = whole || marker || found.catches || found.virtual_ || found.runs;
+    let pragmas = pragmas(src, &mut c) | jsdoc_imports(src, &mut c) | reference_types(src, &mut c);
+    let react_named = REACT_GLOBAL.find(src.as_bytes()).is_some();
+    let whole = whole || marker || found.catches || found.virtual_ || found.runs || react_named;
     let stop = if whole {
         None
     } else {
@@ -52,6 +46,12 @@ fn scan(src: &str, whole: bool) -> FileScan {
     };
     let toks = Lexer::new(src.as_bytes(), &mut c).run(stop);
     collect(&toks, src, &mut c);
+    if react_named
+        && !c.found_any(|n| n == "react" || n.starts_with("react/"))
+        && let Some(at) = global_react(&toks, src)
+    {
+        c.push_optional(at, "react");
+    }
     if found.catches {
         optional_requires(&toks, src, &mut c);
     }
@@ -59,9 +59,6 @@ fn scan(src: &str, whole: bool) -> FileScan {
         commands_run(&toks, src, &mut c);
     }
     let mut imports = c.finish();
-    if let Some(at) = react_global {
-        drop_global_react(src, at, &mut imports);
-    }
     let virtual_modules = if found.virtual_ {
         virtual_mocks(&toks, src)
     } else {
@@ -78,38 +75,31 @@ fn scan(src: &str, whole: bool) -> FileScan {
 
 static REACT_GLOBAL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("React."));
 
-/// Where a file first writes React's global namespace (`React.ReactNode`, `React.FC`): the
-/// name `React` (not a property, not part of a longer name) then `.` and a name, on a line
-/// that opens no comment. `@types/react` declares `React` global, so TypeScript code may name
-/// React's types with no import; the file uses `react` (optional: a global names no
-/// dependency the module must declare).
-fn global_react(src: &str) -> Option<usize> {
-    let b = src.as_bytes();
-    REACT_GLOBAL.find_iter(b).find(|&pos| {
-        let before = pos.checked_sub(1).map(|p| b[p]);
-        if before.is_some_and(|p| is_js_ident_byte(p) || p == b'.') {
-            return false;
-        }
-        if !is_js_ident_start(at(b, pos + "React.".len())) {
-            return false;
-        }
-        let line_start = memchr::memrchr(b'\n', &b[..pos]).map_or(0, |n| n + 1);
-        let head = src[line_start..pos].trim_start();
-        !(head.starts_with("//") || head.starts_with('*') || head.starts_with("/*"))
-    })
-}
-
-/// Drops the use [`global_react`] found at `at` when the file imports `react` too: its
-/// imports say it.
-fn drop_global_react(src: &str, at: usize, imports: &mut Vec<Import>) {
-    let line = 1 + memchr::memchr_iter(b'\n', &src.as_bytes()[..at]).count() as u32;
-    let imported = |i: &Import| {
-        (i.name == "react" || i.name.starts_with("react/"))
-            && !(i.line == line && i.name == "react")
-    };
-    if imports.iter().any(imported) {
-        imports.retain(|i| !(i.line == line && i.name == "react"));
+/// Where a file first writes React's global namespace in code (`React.ReactNode`,
+/// `React.FC`): the name `React`, not a property, then `.` and a name — never in a string, a
+/// template's text or a comment, and not where the file binds `React` itself (`import * as
+/// React from 'preact/compat'`, `const React = …`). `@types/react` declares `React` global, so
+/// TypeScript code may name React's types with no import; the file uses `react` (optional: a
+/// global names no dependency the module must declare).
+fn global_react(toks: &[Token], src: &str) -> Option<usize> {
+    let react = |i: usize| ident_at(toks, i, src, "React");
+    let binds = (1..toks.len()).any(|i| {
+        react(i)
+            && ["import", "as", "const", "let", "var", "function", "class"]
+                .iter()
+                .any(|w| ident_at(toks, i - 1, src, w))
+    });
+    if binds {
+        return None;
     }
+    (0..toks.len())
+        .find(|&i| {
+            react(i)
+                && !i.checked_sub(1).is_some_and(|p| punct_at(toks, p, b'.'))
+                && punct_at(toks, i + 1, b'.')
+                && kind_at(toks, i + 2, Kind::Ident)
+        })
+        .map(|i| toks[i].start)
 }
 
 static JSX_SOURCE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("@jsxImportSource"));

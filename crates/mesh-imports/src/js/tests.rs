@@ -418,8 +418,22 @@ fn react_s_global_namespace_is_an_optional_use() {
         kinds(&found),
         [(1, "react".to_string(), crate::ImportKind::Optional)]
     );
-    assert!(
-        scan("// a React.FC would do\n/* React.ReactNode */\nconst x = y.React.z;\nconst MyReact = 1;\n").is_empty()
+    for none in [
+        "// a React.FC would do\n/* React.ReactNode */\nconst x = y.React.z;\nconst MyReact = 1;\n",
+        "const a = 1; // unlike React.memo\n",
+        "/*\n  see React.memo\n*/\n",
+        "const s = \"Built with React.js\";\n",
+        "const t = `see React.${x}`;\n",
+        "const React = { version: 1 };\nReact.version;\n",
+        "import * as React from 'preact/compat';\ntype A = React.ReactNode;\n",
+    ] {
+        assert!(scan(none).iter().all(|i| i.name != "react"), "{none}");
+    }
+    // On one line with the import, the import is the use.
+    let one_line = scan("export type P = React.FC; import React from \"react\"\n");
+    assert_eq!(
+        kinds(&one_line),
+        [(1, "react".to_string(), crate::ImportKind::Build)]
     );
     let imported = scan("import { useState } from 'react';\ntype A = React.ReactNode;\n");
     assert_eq!(
