@@ -51,6 +51,8 @@ pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("ipython", &["IPython"]),
     ("msgpack-python", &["msgpack"]),
     ("mysqlclient", &["MySQLdb"]),
+    // The OpenAI Agents SDK.
+    ("openai-agents", &["agents"]),
     ("opencv-python", &["cv2"]),
     ("opencv-python-headless", &["cv2"]),
     // The API ships the namespace's own modules, not the namespace: `opentelemetry.semconv`
@@ -837,6 +839,7 @@ mod tests {
         assert_eq!(python_keys("pycairo"), ["cairo"]);
         assert_eq!(python_keys("wxPython"), ["wx"]);
         assert_eq!(python_keys("GitPython"), ["git"]);
+        assert_eq!(python_keys("openai-agents"), ["agents"]);
         assert_eq!(python_keys("django-cors-headers"), ["corsheaders"]);
         assert_eq!(python_keys("PasteDeploy"), ["paste.deploy"]);
         assert_eq!(python_keys("google-auth"), ["google.auth", "google.oauth2"]);

@@ -73,6 +73,19 @@ pub(super) fn test_file_globs(text: &str) -> Vec<String> {
             );
         }
     }
+    // Playwright's `testDir`: every file below it is its tests' (helpers and fixtures too).
+    for (at, _) in text.match_indices("testDir") {
+        let rest = text[at + "testDir".len()..].trim_start_matches(['"', '\'', ' ']);
+        let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
+            continue;
+        };
+        for dir in quoted_strings(&value[..value_end(value)]) {
+            let dir = dir.trim_start_matches("./").trim_end_matches('/');
+            if !dir.is_empty() && dir != "." && !dir.starts_with("..") {
+                out.push(format!("{dir}/**"));
+            }
+        }
+    }
     out
 }
 
@@ -572,6 +585,14 @@ pub(super) fn completions(s: &str) -> Vec<String> {
         out.push("@edge-runtime/vm".to_string());
     }
     if s.contains('/') && !s.starts_with('@') {
+        // ESLint's legacy `extends: "next/core-web-vitals"` is a config of
+        // `eslint-config-next`.
+        if let Some((first, _)) = s.split_once('/')
+            && !first.is_empty()
+            && !first.starts_with('.')
+        {
+            out.push(format!("eslint-config-{first}"));
+        }
         return out;
     }
     const PREFIXES: &[&str] = &[
@@ -799,12 +820,20 @@ mod tests {
     }
 
     #[test]
+    fn an_eslint_config_named_by_its_short_name_and_a_path() {
+        assert!(completions("next/core-web-vitals").contains(&"eslint-config-next".to_string()));
+        assert!(completions("./base.js").is_empty());
+    }
+
+    #[test]
     fn test_files_a_runner_names_by_a_suffix_of_its_own() {
         let vitest = "export default defineConfig({ optimizeDeps: { include: ['lodash'] },\n  test: { include: ['src/**/*.clienttest.{ts,tsx}', '**/*.ts'], coverage: { include: ['src/**'] } } })\n";
         assert_eq!(test_file_globs(vitest), ["src/**/*.clienttest.{ts,tsx}"]);
         let jest = r#"{"testMatch": ["**/*.servertest.[jt]s"], "roots": ["<rootDir>/src"]}"#;
         assert_eq!(test_file_globs(jest), ["**/*.servertest.[jt]s"]);
         assert!(test_file_globs("const excludeInclude = ['x/*.a.ts']").is_empty());
+        let playwright = "export default defineConfig({\n  testDir: './playwright',\n})\n";
+        assert_eq!(test_file_globs(playwright), ["playwright/**"]);
     }
 
     #[test]

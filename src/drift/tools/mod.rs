@@ -60,6 +60,10 @@ pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
     ("@vue/cli-service", &["vue-cli-service"]),
     ("@web/test-runner", &["web-test-runner", "wtr"]),
     ("griffecli", &["griffe"]),
+    (
+        "grpc-tools",
+        &["grpc_tools_node_protoc", "grpc_tools_node_protoc_plugin"],
+    ),
     ("npm-run-all", &["npm-run-all", "run-p", "run-s"]),
     ("npm-run-all2", &["npm-run-all", "run-p", "run-s"]),
     ("protobufjs-cli", &["pbjs", "pbts"]),
