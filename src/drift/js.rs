@@ -215,10 +215,19 @@ pub(crate) fn runs_in_place(v: &serde_json::Value, files: &[&str]) -> bool {
         files.contains(&t)
     };
     // What says it runs in place: a script runs a source of its own (`tsx ./src/main.ts`).
+    // Node's default entry, when none is named.
+    if targets.is_empty() {
+        targets.push("index.js".to_string());
+    }
     let runs_own = (v.get("scripts").and_then(|s| s.as_object()))
         .into_iter()
-        .flat_map(|s| s.values())
-        .filter_map(|c| c.as_str())
+        .flat_map(|s| s.iter())
+        .filter(|(name, _)| {
+            !["test", "lint", "format", "check", "example", "bench"]
+                .iter()
+                .any(|w| name.starts_with(w))
+        })
+        .filter_map(|(_, c)| c.as_str())
         .any(|c| {
             let words: Vec<&str> = c.split_whitespace().collect();
             words.windows(2).any(|w| {
@@ -403,11 +412,12 @@ fn config_named(path: &str) -> bool {
 /// that are its code: one shipped code imports by a relative path (an app's
 /// `observability.config.ts` its server's start-up hook loads, `i18n.config.ts` its
 /// components import), and every one of a package made of nothing else (a shared
-/// `tailwind-config` package, whose consumers import its `tailwind.config.ts`; not a
-/// workspace root's, whose configs are its members' tools).
+/// `tailwind-config` package, whose consumers import its `tailwind.config.ts`, when its
+/// package.json `names_entry` — not another language's project keeping a package.json for
+/// its lint or CSS tools —; not a `workspace_root`'s, whose configs are its members' tools).
 pub(super) fn shipped_configs(
     files: &[mesh_imports::ScannedFile],
-    workspace_root: bool,
+    (names_entry, workspace_root): (bool, bool),
 ) -> HashSet<&str> {
     use mesh_imports::{ImportKind, Language};
     let js = |f: &&mesh_imports::ScannedFile| f.language == Language::Js;
@@ -419,12 +429,14 @@ pub(super) fn shipped_configs(
     if configs.is_empty() {
         return shipped;
     }
-    let mut todo: Vec<&mesh_imports::ScannedFile> = (files.iter().filter(js))
+    // Stylesheets (a theme's CSS beside the config) are no code of the package's own.
+    let script = |f: &&mesh_imports::ScannedFile| mesh_imports::style::syntax_of(&f.path).is_none();
+    let mut todo: Vec<&mesh_imports::ScannedFile> = (files.iter().filter(js).filter(script))
         .filter(|f| f.kind == ImportKind::Build)
         .collect();
     if todo.is_empty() {
-        let only_configs = files.iter().filter(js).count() == configs.len();
-        return match only_configs && !workspace_root {
+        let only_configs = files.iter().filter(js).filter(script).count() == configs.len();
+        return match only_configs && names_entry && !workspace_root {
             true => configs.keys().copied().collect(),
             false => shipped,
         };

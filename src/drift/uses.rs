@@ -185,7 +185,12 @@ pub(super) fn uses<'a>(
         &python_reach::entry_points(man.pyproject_table.as_ref()),
     );
     let test_globs = mesh_imports::globs(&man.tools.test_globs, true);
-    let shipped_configs = js::shipped_configs(&rec.files, man.js_workspace_root);
+    let names_entry = (man.package_json_value.as_ref()).is_some_and(|v| {
+        ["main", "module", "exports"]
+            .iter()
+            .any(|k| v.get(k).is_some())
+    });
+    let shipped_configs = js::shipped_configs(&rec.files, (names_entry, man.js_workspace_root));
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut own_said = HashSet::new();

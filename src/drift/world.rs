@@ -144,7 +144,7 @@ impl Manifests {
         let setup_py = read("setup.py")?;
         // An application's dependencies kept in `requirements.txt` beside a pyproject.toml
         // that declares nothing (see [`app_requirements`]).
-        let declares_none = pyproject_decls.is_empty()
+        let declares_none = !pyproject_decls.iter().any(|d| d.scope == Scope::Normal)
             && pyproject_table
                 .as_ref()
                 .is_some_and(declared::declares_no_dependencies);

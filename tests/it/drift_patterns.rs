@@ -3955,8 +3955,9 @@ fn an_application_s_requirements_txt_declares_when_its_pyproject_does_not() {
         "ws/api/requirements/README.txt",
         "Permission to pin these is granted.\nsix of one\n",
     );
-    // A library whose pyproject declares its development group: its requirements.txt (an
-    // environment for its developers) declares nothing of its own.
+    // A library whose pyproject declares only its development group, and whose
+    // requirements.txt is its developers' environment: what that file lists and only tests
+    // use, or nothing imports, is unsure, never a sure dev-only.
     module(&t, "lib", "lib");
     t.write(
         "ws/lib/pyproject.toml",
@@ -4119,7 +4120,11 @@ fn configs_that_are_code_and_tests_a_runner_names_by_suffix() {
     module(&t, "tailwind-config", "tailwind-config");
     t.write(
         "ws/tailwind-config/package.json",
-        r#"{"name": "@x/tailwind-config", "dependencies": {"@tailwindcss/forms": "0.5"}, "devDependencies": {"tailwindcss": "3"}}"#,
+        r#"{"name": "@x/tailwind-config", "main": "tailwind.config.ts", "dependencies": {"@tailwindcss/forms": "0.5"}, "devDependencies": {"tailwindcss": "3"}}"#,
+    );
+    t.write(
+        "ws/tailwind-config/themes.css",
+        "@import 'tailwindcss/base';\n",
     );
     t.write(
         "ws/tailwind-config/tailwind.config.ts",

@@ -66,22 +66,28 @@ pub(super) fn test_file_globs(text: &str) -> Vec<String> {
                 continue;
             };
             let end = value_end(value);
+            // `include` lists sources too (coverage's, a plugin's): only a test's word.
+            let any_word = *key == "testMatch";
             out.extend(
                 quoted_strings(&value[..end])
                     .into_iter()
-                    .filter(|g| names_test_suffix(g)),
+                    .filter(|g| names_test_suffix(g, any_word)),
             );
         }
     }
-    // Playwright's `testDir`: every file below it is its tests' (helpers and fixtures too).
-    for (at, _) in text.match_indices("testDir") {
+    // Playwright's `testDir`: every file below it is its tests' (helpers and fixtures too) —
+    // unless a `testMatch` picks the tests among other files there, or it is a sources
+    // directory.
+    let picked = text.contains("testMatch");
+    for (at, _) in text.match_indices("testDir").filter(|_| !picked) {
         let rest = text[at + "testDir".len()..].trim_start_matches(['"', '\'', ' ']);
         let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
             continue;
         };
         for dir in quoted_strings(&value[..value_end(value)]) {
             let dir = dir.trim_start_matches("./").trim_end_matches('/');
-            if !dir.is_empty() && dir != "." && !dir.starts_with("..") {
+            let sources = matches!(dir, "src" | "lib" | "app" | "source" | "pages");
+            if !dir.is_empty() && dir != "." && !dir.starts_with("..") && !sources {
                 out.push(format!("{dir}/**"));
             }
         }
@@ -89,8 +95,9 @@ pub(super) fn test_file_globs(text: &str) -> Vec<String> {
     out
 }
 
-/// Whether a glob's file name is `*.word.ext` (or `*.word.{ts,tsx}`), `word` literal.
-fn names_test_suffix(glob: &str) -> bool {
+/// Whether a glob's file name is `*.word.ext` (or `*.word.{ts,tsx}`), `word` literal and,
+/// unless `any_word`, a test's (`clienttest`, `spec`, `e2e`).
+fn names_test_suffix(glob: &str, any_word: bool) -> bool {
     let file = glob.rsplit('/').next().unwrap_or(glob);
     let Some(rest) = file.strip_prefix("*.") else {
         return false;
@@ -98,7 +105,9 @@ fn names_test_suffix(glob: &str) -> bool {
     let Some((word, _ext)) = rest.split_once('.') else {
         return false;
     };
-    !word.is_empty()
+    let testy = any_word || ["test", "spec", "e2e"].iter().any(|t| word.contains(t));
+    testy
+        && !word.is_empty()
         && word
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
@@ -585,14 +594,6 @@ pub(super) fn completions(s: &str) -> Vec<String> {
         out.push("@edge-runtime/vm".to_string());
     }
     if s.contains('/') && !s.starts_with('@') {
-        // ESLint's legacy `extends: "next/core-web-vitals"` is a config of
-        // `eslint-config-next`.
-        if let Some((first, _)) = s.split_once('/')
-            && !first.is_empty()
-            && !first.starts_with('.')
-        {
-            out.push(format!("eslint-config-{first}"));
-        }
         return out;
     }
     const PREFIXES: &[&str] = &[
@@ -820,12 +821,6 @@ mod tests {
     }
 
     #[test]
-    fn an_eslint_config_named_by_its_short_name_and_a_path() {
-        assert!(completions("next/core-web-vitals").contains(&"eslint-config-next".to_string()));
-        assert!(completions("./base.js").is_empty());
-    }
-
-    #[test]
     fn test_files_a_runner_names_by_a_suffix_of_its_own() {
         let vitest = "export default defineConfig({ optimizeDeps: { include: ['lodash'] },\n  test: { include: ['src/**/*.clienttest.{ts,tsx}', '**/*.ts'], coverage: { include: ['src/**'] } } })\n";
         assert_eq!(test_file_globs(vitest), ["src/**/*.clienttest.{ts,tsx}"]);
@@ -834,6 +829,12 @@ mod tests {
         assert!(test_file_globs("const excludeInclude = ['x/*.a.ts']").is_empty());
         let playwright = "export default defineConfig({\n  testDir: './playwright',\n})\n";
         assert_eq!(test_file_globs(playwright), ["playwright/**"]);
+        let beside = "export default { testDir: './e2e', testMatch: '**/*.e2e.ts' }\n";
+        assert_eq!(test_file_globs(beside), ["**/*.e2e.ts"]);
+        assert!(test_file_globs("export default { testDir: './src' }").is_empty());
+        let coverage =
+            "export default { test: { coverage: { include: ['src/**/*.service.ts'] } } }";
+        assert!(test_file_globs(coverage).is_empty());
     }
 
     #[test]
