@@ -309,7 +309,9 @@ pub(crate) fn is_eslint_config(file: &str) -> bool {
 }
 
 /// The plugins an ESLint config's rules name: a rule `react-hooks/exhaustive-deps` is
-/// `eslint-plugin-react-hooks`'s (a shared config may load the plugin; the rule says whose).
+/// `eslint-plugin-react-hooks`'s (a shared config may load the plugin; the rule says whose);
+/// and the shared configs its legacy `extends` names by short name and path
+/// (`next/core-web-vitals` is `eslint-config-next`'s), which read alike.
 pub(crate) fn eslint_rule_plugins(strings: &[String]) -> Vec<String> {
     let word = |w: &str| {
         !w.is_empty()
@@ -320,7 +322,12 @@ pub(crate) fn eslint_rule_plugins(strings: &[String]) -> Vec<String> {
         .iter()
         .filter_map(|s| s.split_once('/'))
         .filter(|(plugin, rule)| word(plugin) && word(rule))
-        .map(|(plugin, _)| format!("eslint-plugin-{plugin}"))
+        .flat_map(|(plugin, _)| {
+            [
+                format!("eslint-plugin-{plugin}"),
+                format!("eslint-config-{plugin}"),
+            ]
+        })
         .collect()
 }
 
@@ -779,7 +786,10 @@ mod tests {
             "react-hooks/exhaustive-deps".to_string(),
             "src/index.ts".to_string(),
         ];
-        assert_eq!(eslint_rule_plugins(&rules), ["eslint-plugin-react-hooks"]);
+        assert_eq!(
+            eslint_rule_plugins(&rules),
+            ["eslint-plugin-react-hooks", "eslint-config-react-hooks"]
+        );
         assert!(tsconfig_sets_types(
             "{\"compilerOptions\": {\"types\": []}}"
         ));
