@@ -214,11 +214,12 @@ pub(crate) fn runs_in_place(v: &serde_json::Value, files: &[&str]) -> bool {
         let t = t.trim_start_matches("./");
         files.contains(&t)
     };
-    // What says it runs in place: a script runs a source of its own (`tsx ./src/main.ts`).
     // Node's default entry, when none is named.
     if targets.is_empty() {
         targets.push("index.js".to_string());
     }
+    // What says it runs in place: a script runs a source of its own (`tsx ./src/main.ts`);
+    // a test's, a linter's or an example's script says nothing of how it is installed.
     let runs_own = (v.get("scripts").and_then(|s| s.as_object()))
         .into_iter()
         .flat_map(|s| s.iter())
