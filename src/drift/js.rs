@@ -193,15 +193,13 @@ fn names_path_below(text: &str, rel: &str) -> bool {
 }
 
 /// Whether a package runs where it is, from its sources, never built or installed: no script
-/// builds it (see [`is_build_script`]), it names no `files` or `publishConfig`, and no entry
+/// builds it (see [`has_build_script`]), it names no `files` or `publishConfig`, and no entry
 /// it names (`main`, `module`, `exports`, `bin`) is a file of the module (`files`,
 /// module-relative paths), and a script runs a source of its own (`tsx ./src/main.ts`): a
 /// workspace's local CLI or migration scripts, whose `main` may still be npm init's
 /// `index.js`.
 pub(crate) fn runs_in_place(v: &serde_json::Value, files: &[&str]) -> bool {
-    let builds = (v.get("scripts").and_then(|s| s.as_object()))
-        .is_some_and(|s| s.keys().any(|k| is_build_script(k)));
-    if builds || v.get("files").is_some() || v.get("publishConfig").is_some() {
+    if has_build_script(v) || v.get("files").is_some() || v.get("publishConfig").is_some() {
         return false;
     }
     let mut targets = Vec::new();

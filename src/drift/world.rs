@@ -143,7 +143,7 @@ impl Manifests {
         let setup_cfg = read("setup.cfg")?;
         let setup_py = read("setup.py")?;
         // An application's dependencies kept in `requirements.txt` beside a pyproject.toml
-        // that declares nothing (see [`app_requirements`]).
+        // that declares none for shipping (see [`app_requirements`]).
         let declares_none = !pyproject_decls.iter().any(|d| d.scope == Scope::Normal)
             && pyproject_table
                 .as_ref()

@@ -30,18 +30,20 @@ pub(crate) fn is_test_runner_config(file: &str) -> bool {
 
 /// The strings a config's setup keys name: each key's value, a string or a list of them.
 pub(super) fn setup_strings(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for key in SETUP_KEYS {
-        for (at, _) in text.match_indices(key) {
-            let rest = text[at + key.len()..].trim_start_matches(['"', '\'', ' ']);
-            let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
-                continue;
-            };
-            let end = value_end(value);
-            out.extend(quoted_strings(&value[..end]));
-        }
-    }
-    out
+    (SETUP_KEYS.iter())
+        .flat_map(|key| key_values(text, key))
+        .flat_map(|(_, strings)| strings)
+        .collect()
+}
+
+/// Each place `text` writes `key:` (quoted or not), with the strings of its value (a string
+/// or a list of them): where it stands, and what it says.
+fn key_values<'t>(text: &'t str, key: &'t str) -> impl Iterator<Item = (usize, Vec<String>)> + 't {
+    text.match_indices(key).filter_map(move |(at, _)| {
+        let rest = text[at + key.len()..].trim_start_matches(['"', '\'', ' ']);
+        let value = rest.strip_prefix(':').map(str::trim_start)?;
+        Some((at, quoted_strings(&value[..value_end(value)])))
+    })
 }
 
 /// The keys of a test runner's config whose values are globs of its test files (vitest's
@@ -56,35 +58,22 @@ const TEST_FILE_KEYS: &[&str] = &["include", "testMatch"];
 pub(super) fn test_file_globs(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for key in TEST_FILE_KEYS {
-        for (at, _) in text.match_indices(key) {
+        for (at, globs) in key_values(text, key) {
             let before = text[..at].chars().next_back();
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
                 continue;
             }
-            let rest = text[at + key.len()..].trim_start_matches(['"', '\'', ' ']);
-            let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
-                continue;
-            };
-            let end = value_end(value);
             // `include` lists sources too (coverage's, a plugin's): only a test's word.
             let any_word = *key == "testMatch";
-            out.extend(
-                quoted_strings(&value[..end])
-                    .into_iter()
-                    .filter(|g| names_test_suffix(g, any_word)),
-            );
+            out.extend(globs.into_iter().filter(|g| names_test_suffix(g, any_word)));
         }
     }
     // Playwright's `testDir`: every file below it is its tests' (helpers and fixtures too) —
     // unless a `testMatch` picks the tests among other files there, or it is a sources
     // directory.
     let picked = text.contains("testMatch");
-    for (at, _) in text.match_indices("testDir").filter(|_| !picked) {
-        let rest = text[at + "testDir".len()..].trim_start_matches(['"', '\'', ' ']);
-        let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
-            continue;
-        };
-        for dir in quoted_strings(&value[..value_end(value)]) {
+    for (_, dirs) in key_values(text, "testDir").filter(|_| !picked) {
+        for dir in dirs {
             let dir = dir.trim_start_matches("./").trim_end_matches('/');
             let sources = matches!(dir, "src" | "lib" | "app" | "source" | "pages");
             if !dir.is_empty() && dir != "." && !dir.starts_with("..") && !sources {
