@@ -101,6 +101,10 @@ pub(super) fn compare(
             }
             continue;
         }
+        let doubt = match lang {
+            Language::Python => host_plugin(&all, uses),
+            _ => None,
+        };
         out.push(Finding {
             module: m.name().to_string(),
             dependency: name,
@@ -108,9 +112,41 @@ pub(super) fn compare(
             manifest: manifest.to_string(),
             line: None,
             evidence: Some(u.evidence()),
-            doubt: super::doubt::undeclared(lang, &all, &m.dir, around.local),
+            doubt: doubt.or_else(|| super::doubt::undeclared(lang, &all, &m.dir, around.local)),
         });
     }
+}
+
+/// Python tools that load plugins a package ships, by the module of the tool's plugin API a
+/// plugin imports: mypy runs `strawberry.ext.mypy_plugin` when a user's config names it.
+const PLUGIN_HOSTS: &[(&str, &str)] = &[
+    ("mypy", "mypy.plugin"),
+    ("pylint", "pylint.checkers"),
+    ("sphinx", "sphinx.application"),
+    ("hatchling", "hatchling.plugin"),
+    ("hatchling", "hatchling.builders.hooks.plugin"),
+];
+
+/// Why an undeclared Python import (`of`, its uses) may be owed nothing: every file importing
+/// it is a plugin of the tool it names (it imports the tool's plugin API, as `all` shows), and
+/// the tool runs it, bringing the import.
+fn host_plugin(of: &[&Use], all: &[&Use]) -> Option<String> {
+    let top = of.first()?.key.split('.').next()?;
+    let api = PLUGIN_HOSTS
+        .iter()
+        .filter(|(host, _)| *host == top)
+        .map(|(_, api)| *api)
+        .collect::<Vec<_>>();
+    let plugin = |file: &str| {
+        all.iter()
+            .any(|u| u.file == file && api.iter().any(|a| names::segment_prefix(a, &u.key, ".")))
+    };
+    (!api.is_empty() && of.iter().all(|u| plugin(u.file))).then(|| {
+        format!(
+            "{} is a plugin of {top} (it imports {top}'s plugin API): {top} loads it and brings the import, so users of the package need not install it",
+            of[0].file
+        )
+    })
 }
 
 /// JS modules a host supplies at run time, which no package installs: an import of one

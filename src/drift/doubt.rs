@@ -123,9 +123,20 @@ fn by_hand(rel: &str) -> bool {
     dirs.any(by_hand_dir)
 }
 
-/// Whether a directory's name is one of files run by hand ([`BY_HAND`]).
+/// Whether a directory's name is one of files run by hand ([`BY_HAND`]), or such a one's
+/// sources (`docs_src`, `examples-code`), or says they are run by hand (`core_manual_tests`:
+/// tests no runner collects).
 pub(super) fn by_hand_dir(dir: &str) -> bool {
-    BY_HAND.contains(&dir.to_ascii_lowercase().as_str())
+    let dir = dir.to_ascii_lowercase();
+    let w: Vec<&str> = words(&dir).collect();
+    BY_HAND.contains(&dir.as_str())
+        || matches!(w[..], [first, "src" | "source" | "sources" | "code"] if BY_HAND.contains(&first))
+        || w.contains(&"manual")
+}
+
+/// The words of a file or directory name, split where `_` or `-` joins them.
+fn words(name: &str) -> impl Iterator<Item = &str> {
+    name.split(['_', '-']).filter(|w| !w.is_empty())
 }
 
 /// The doubt about an undeclared import of `lang` whose unanswered uses are `uses` (the first
@@ -480,7 +491,7 @@ pub(super) fn optionally_loaded(
 
 /// Marks each sure unused finding with `why` of the first other declaration `q` of the same
 /// manifest (`declared`), itself not unused, for which `by(finding, q)` holds.
-fn unused_beside(
+pub(super) fn unused_beside(
     found: &mut [Finding],
     declared: &[String],
     by: &dyn Fn(&Finding, &str) -> bool,
@@ -567,6 +578,26 @@ pub(super) fn private_package(
     }
 }
 
+/// Whether the import (or the distribution it would be) `name` may be the distribution
+/// `d`'s, by their names: it is a word of `d`'s or begins one (`faiss` of `faiss-gpu-cu12`,
+/// `mem0` of `mem0ai`), or the two begin with the same two words, a namespace's
+/// (`llama_index.core` beside `llama-index-readers-file`, which brings it;
+/// `opentelemetry.exporter.cloud_trace` beside `opentelemetry-exporter-gcp-trace`).
+fn word_of(d: &str, name: &str) -> bool {
+    let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
+    let d = d.to_ascii_lowercase();
+    let words = |s: &str| -> Vec<String> {
+        s.split(['-', '_', '.'])
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (dw, nw) = (words(&d), words(&name));
+    dw.iter()
+        .any(|w| *w == name || (name.len() >= 3 && w.starts_with(&name)))
+        || (dw.len() > 2 && nw.len() >= 2 && dw[..2] == nw[..2])
+}
+
 /// Marks the findings of one manifest (`found`) that may be one dependency seen twice: a
 /// package declared and unused whose import name mesh only guesses (`known` says which it
 /// knows: for Python the tables, Debian's packages, an installed environment, the mesh's own;
@@ -606,12 +637,7 @@ pub(super) fn name_guesses(
         let name = f.dependency.to_ascii_lowercase().replace(['-', '.'], "_");
         guessed
             .iter()
-            .filter(|d| {
-                alone
-                    || d.to_ascii_lowercase()
-                        .split(['-', '_', '.'])
-                        .any(|w| w == name || (name.len() >= 3 && w.starts_with(&name)))
-            })
+            .filter(|d| alone || word_of(d, &name))
             .collect()
     };
     // An undeclared import already unsure for another reason still makes its pair unsure.
@@ -636,12 +662,6 @@ pub(super) fn name_guesses(
             ),
         ));
     }
-    let word_of = |d: &str, name: &str| {
-        let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
-        d.to_ascii_lowercase()
-            .split(['-', '_', '.'])
-            .any(|w| w == name || (name.len() >= 3 && w.starts_with(&name)))
-    };
     for (i, f) in found.iter().enumerate() {
         if f.kind != DriftKind::Unused || !guessed.contains(&f.dependency) {
             continue;
@@ -1085,11 +1105,35 @@ mod tests {
     }
 
     #[test]
+    fn a_name_may_be_a_distribution_s_by_its_words() {
+        assert!(word_of("faiss-gpu-cu12", "faiss"));
+        assert!(word_of("mem0ai", "mem0"));
+        // Two first words in common: a namespace's siblings.
+        assert!(word_of("llama-index-readers-file", "llama_index"));
+        assert!(word_of(
+            "opentelemetry-exporter-gcp-trace",
+            "opentelemetry-exporter-cloud-trace"
+        ));
+        assert!(!word_of("llama-index", "llama_index_core"));
+        assert!(!word_of("requests-oauthlib", "oauthlib_extra"));
+    }
+
+    #[test]
     fn files_run_by_hand_lie_in_their_directories() {
         assert!(by_hand("examples/basic/main.py"));
         assert!(by_hand("Scripts/gen.ts"));
         assert!(!by_hand("src/examples.py"));
         assert!(!by_hand("src/lib/a.py"));
+        // A directory whose first word is one of them, or tests said to be run by hand.
+        assert!(by_hand("docs_src/subcommands/tutorial001/main.py"));
+        assert!(by_hand("tests/core_manual_tests/providers/canary.py"));
+        assert!(!by_hand("src/scriptable/a.py"));
+        assert!(!by_hand("src/manuals.py"));
+        // Not a file named for a demo, nor a directory named for examples that are not
+        // their sources (tests' helpers).
+        assert!(!by_hand("components/Demo.vue"));
+        assert!(!by_hand("gdrive_append_example.py"));
+        assert!(!by_hand("tests/example_modules/bank.py"));
     }
 
     fn finding(kind: DriftKind, dep: &str) -> Finding {

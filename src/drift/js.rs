@@ -321,11 +321,12 @@ pub(crate) fn workspace_bundler(
     Ok(None)
 }
 
-/// Drops the unused JS findings of the workspace root `i` whose package a member below it
-/// imports without declaring it itself: the member resolves it through the root's
-/// `node_modules`, and its own check counts the root's declaration as the answer (gradio's
-/// root declares `@gradio/tabs`, which `js/core` imports). The member's reading and the
-/// root's now agree.
+/// Drops the unused JS findings of the package `i` (a workspace root, or any package other
+/// packages are nested below) whose package one below it imports without declaring it
+/// itself: that one resolves it through `i`'s `node_modules`, and its own check counts `i`'s
+/// declaration as the answer (gradio's root declares `@gradio/tabs`, which `js/core`
+/// imports; a test suite's umbrella package declares the database drivers its adapters'
+/// packages import). Their readings now agree.
 pub(super) fn serving_members(
     loaded: &crate::graph::Loaded,
     manifests: &[super::Manifests],
@@ -336,7 +337,7 @@ pub(super) fn serving_members(
     let unused = |f: &super::Finding| {
         f.kind == super::DriftKind::Unused && f.manifest.ends_with("package.json")
     };
-    if !manifests[i].js_workspace_root || !found.iter().any(unused) {
+    if !found.iter().any(unused) {
         return;
     }
     let modules = &loaded.snapshot.modules;
@@ -346,7 +347,7 @@ pub(super) fn serving_members(
         let Some(v) = manifests[j].package_json_value.as_ref() else {
             continue;
         };
-        if m.repo != root.repo || !source::is_below(&m.dir, &root.dir) {
+        if j == i || m.repo != root.repo || !source::is_below(&m.dir, &root.dir) {
             continue;
         }
         let declares = |name: &str| {
@@ -371,12 +372,15 @@ pub(super) fn serving_members(
         }
     }
     found.retain(|f| {
-        let Some(file) = imported.get(f.dependency.as_str()).filter(|_| unused(f)) else {
+        // `@types/x` answers the type imports of `x`.
+        let typed = super::names::js_typed_package(&f.dependency);
+        let name = typed.as_deref().unwrap_or(&f.dependency);
+        let Some(file) = imported.get(name).filter(|_| unused(f)) else {
             return true;
         };
         if let Some(p) = probe.filter(|p| p.names(&f.dependency)) {
             p.say(format!(
-                "{file}, in a package below this workspace root, imports it and declares it nowhere: the root's declaration is what it resolves"
+                "{file}, in a package below this one, imports it and declares it nowhere: this declaration is what it resolves"
             ));
         }
         false
@@ -568,7 +572,7 @@ pub(crate) fn is_typescript_source(path: &str) -> bool {
 /// Whether an import is a type only, from its file and its line's text: every import of a
 /// declaration file (`.d.ts`), `import type` / `export type`, and `typeof import("x")` (a
 /// type query: `let prettier: typeof import('prettier')` in jest-snapshot), and a JSDoc
-/// comment's `@import` or `{import('x').T}`.
+/// comment's `@import` or `{import('x').T}`, and a triple-slash `<reference types>`.
 pub(crate) fn type_only_text(path: &str, text: &str) -> bool {
     is_declaration_file(path)
         || text.starts_with("import type ")
@@ -578,6 +582,14 @@ pub(crate) fn type_only_text(path: &str, text: &str) -> bool {
         || text.contains("typeof import(")
         || type_position_import(text)
         || jsdoc_import(text)
+        || reference_types(text)
+}
+
+/// Whether `text` is a triple-slash directive loading a package's types
+/// (`/// <reference types="@types/google.accounts" />`): the compiler reads them, nothing runs.
+fn reference_types(text: &str) -> bool {
+    text.strip_prefix("///")
+        .is_some_and(|rest| rest.trim_start().starts_with("<reference"))
 }
 
 /// Whether `text`'s import stands inside a JSDoc block (a JSDoc `@import … from 'x'` or
@@ -704,6 +716,12 @@ mod tests {
             "import type {Config} from '@jest/types';"
         ));
         assert!(type_only_text("src/a.ts", "export type {X} from 'x';"));
+        // A triple-slash directive loads types only.
+        assert!(type_only_text(
+            "src/one-tap.ts",
+            "/// <reference types=\"@types/google.accounts\" />"
+        ));
+        assert!(!type_only_text("src/a.ts", "// <reference types=\"x\" />"));
         assert!(type_only_text(
             "src/worker.ts",
             "let prettier: typeof import('prettier');"

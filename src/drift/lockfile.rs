@@ -60,7 +60,7 @@ pub(crate) struct Depends {
     /// Package → what it depends on (required and optional), both normalized by `norm`.
     pub of: HashMap<String, Vec<String>>,
     /// Package → its optional dependencies: what it loads when they could be installed (JS
-    /// lockfiles; none recorded for the others).
+    /// lockfiles), or what its extras install (Python's; none recorded for Cargo's).
     pub optional: HashMap<String, Vec<String>>,
     /// How the ecosystem compares names: PEP 503 for Python, `-` for `_` in Rust's.
     norm: fn(&str) -> String,
@@ -205,27 +205,45 @@ pub(crate) fn toml(file: &str, text: &str) -> Depends {
         false => |n| super::names::pep503(n),
     };
     let mut of: HashMap<String, Vec<String>> = HashMap::new();
+    let mut optional: HashMap<String, Vec<String>> = HashMap::new();
     let table = ::toml::from_str::<::toml::Table>(text).unwrap_or_default();
     let packages = table.get("package").and_then(|p| p.as_array());
     for p in packages.into_iter().flatten() {
         let Some(name) = p.get("name").and_then(|n| n.as_str()) else {
             continue;
         };
-        let optional = p
-            .get("optional-dependencies")
-            .and_then(|o| o.as_table())
+        let extras = |key: &str| {
+            p.get(key)
+                .and_then(|o| o.as_table())
+                .into_iter()
+                .flat_map(|t| t.values())
+        };
+        for list in p
+            .get("dependencies")
             .into_iter()
-            .flat_map(|t| t.values());
-        for list in p.get("dependencies").into_iter().chain(optional) {
+            .chain(extras("optional-dependencies"))
+        {
             for dep in toml_names(list) {
                 add(&mut of, &norm(name), &norm(&dep));
+            }
+        }
+        // What an extra installs (uv's `optional-dependencies`, poetry's `extras`, whose
+        // entries are requirement strings: `"email-validator (>=2.0.0)"`): the package loads
+        // it for a feature.
+        for list in extras("optional-dependencies").chain(extras("extras")) {
+            for dep in toml_names(list) {
+                let dep = dep
+                    .split(['(', '[', ';', '<', '>', '=', '!', '~'])
+                    .next()
+                    .unwrap_or("");
+                add(&mut optional, &norm(name), &norm(dep.trim()));
             }
         }
     }
     Depends {
         file: file.to_string(),
         of,
-        optional: HashMap::new(),
+        optional,
         norm,
     }
 }

@@ -22,12 +22,14 @@ mod nested;
 mod packed;
 pub mod python;
 mod python_env;
+mod python_extras;
 mod python_names;
 mod python_path;
 mod python_reach;
 pub mod rust;
 mod rust_doc_md;
 mod rust_features;
+mod said_why;
 pub mod stdlib;
 pub mod tools;
 mod uses;
@@ -233,6 +235,9 @@ fn run(
             .collect();
         man.tools.notebook = (rec.files.iter())
             .find(|f| mesh_imports::notebook::is_notebook(&f.path))
+            .map(|f| f.path.clone());
+        man.tools.protoc_output = (rec.files.iter())
+            .find(|f| f.path.ends_with("_pb2.py") || f.path.ends_with("_pb2_grpc.py"))
             .map(|f| f.path.clone());
         // An app's own server entry: in its app directory (`app/`, `src/app/`), not in a
         // directory of files run by hand (a docs example's).
@@ -464,13 +469,18 @@ fn module_drift(
         doubt::name_guesses(&mut py, &known, true, &guarded);
         python::app_requirements_pins(man, &mut py);
         python::nested_code(world, m, rec, &mut py);
-        if py.iter().any(|f| f.kind == DriftKind::Unused)
-            && let Some(lock) = world.lock_above(m, lockfile::PYTHON_LOCKFILES)
-        {
-            doubt::transitive(&mut py, &names, &lock, &|f, q| {
-                doubt::family(q) == doubt::family(&f.dependency)
-                    && !world.mesh_package(Language::Python, &f.dependency)
-            });
+        if let Some(text) = &man.pyproject {
+            said_why::commented(&source::join(&m.dir, "pyproject.toml"), text, &mut py);
+        }
+        if py.iter().any(|f| f.kind == DriftKind::Unused) {
+            let lock = world.lock_above(m, lockfile::PYTHON_LOCKFILES);
+            python_extras::loaded_by_framework(&mut py, &names, lock.as_deref());
+            if let Some(lock) = lock {
+                doubt::transitive(&mut py, &names, &lock, &|f, q| {
+                    doubt::family(q) == doubt::family(&f.dependency)
+                        && !world.mesh_package(Language::Python, &f.dependency)
+                });
+            }
         }
         if let Some(text) = &man.pyproject {
             ignores::apply(&ignores::deptry(text), world.probe, &mut py);
@@ -500,15 +510,16 @@ fn own_names(decls: &[Decl]) -> Vec<String> {
 }
 
 /// A package.json's declarations, and its workspace root's, with the import names each
-/// satisfies (`@types/x` satisfies `x`'s type imports, `@types/node` the `node:` ones).
+/// satisfies (`@types/x` satisfies `x`'s type imports, `@types/node` the `node:` ones, and
+/// each `@types/x` its own name, which a `/// <reference types>` directive may write).
 fn js_decls(decls: Vec<Declared>, js_root: &[Declared]) -> Vec<Decl> {
     decls
         .into_iter()
         .chain(js_root.iter().cloned())
         .map(|d| {
             let keys = match names::js_typed_package(&d.name) {
-                Some(t) if t == "node" => vec!["node:".to_string()],
-                Some(t) => vec![t],
+                Some(t) if t == "node" => vec!["node:".to_string(), d.name.clone()],
+                Some(t) => vec![t, d.name.clone()],
                 None => vec![d.name.clone()],
             };
             Decl { d, keys }

@@ -534,9 +534,20 @@ fn python_generated_dist(name: &str) -> Option<&'static str> {
 
 /// The package a JS import specifier names: its first segment, or its first two when scoped
 /// (`lodash/debounce` → `lodash`, `@scope/ui/button` → `@scope/ui`). `None` for what is not a
-/// package: relative and absolute paths, URLs and other schemes (`virtual:`, `bun:`),
+/// package: relative and absolute paths, URLs and other schemes (`virtual:`, `bun:`; not
+/// Deno's `jsr:` and `npm:`, which name one),
 /// subpath imports (`#x`), the usual aliases (`@/x`, `~/x`) and scoped names with capitals.
 pub(crate) fn js_package(spec: &str) -> Option<&str> {
+    // Deno's and Bun's registry specifiers (`jsr:@std/testing@^1/mock`, `npm:chalk@5`): the
+    // package they name, its version range dropped.
+    if let Some(rest) = spec
+        .strip_prefix("jsr:")
+        .or_else(|| spec.strip_prefix("npm:"))
+    {
+        let pkg = js_package(rest.strip_prefix('/').unwrap_or(rest))?;
+        let at = pkg.char_indices().skip(1).find(|(_, c)| *c == '@');
+        return Some(at.map_or(pkg, |(i, _)| &pkg[..i]));
+    }
     if spec.is_empty()
         || spec.starts_with('.')
         || spec.starts_with('/')
@@ -869,6 +880,12 @@ mod tests {
         assert_eq!(js_package("lodash/debounce"), Some("lodash"));
         assert_eq!(js_package("@scope/ui/button"), Some("@scope/ui"));
         assert_eq!(js_package("@scope/ui"), Some("@scope/ui"));
+        // Deno's registry specifiers name the package, with a version or without.
+        assert_eq!(js_package("jsr:@std/testing/mock"), Some("@std/testing"));
+        assert_eq!(js_package("jsr:@std/assert@^1.0.0"), Some("@std/assert"));
+        assert_eq!(js_package("npm:chalk@5.3.0"), Some("chalk"));
+        assert_eq!(js_package("npm:/lodash@4/fp"), Some("lodash"));
+        assert_eq!(js_package("virtual:uno.css"), None);
         for not in [
             "./x",
             "../y",

@@ -476,6 +476,9 @@ fn new_use<'a>(
     let never_owed = f.language == Language::Python
         && (super::python::runner_of(&f.path, &key).is_some()
             || stdlib::python_removed(key.split('.').next().unwrap_or("")));
+    // `jsr:@std/assert` or `npm:chalk@5`: Deno fetches the package the specifier names, so
+    // it answers a declaration of it but owes none.
+    let self_declaring = js && (imp.name.starts_with("jsr:") || imp.name.starts_with("npm:"));
     // rustdoc resolves an intra-doc link against the normal dependencies: shipped code's use.
     let kind = match imp.in_doc_link {
         true => file_kind,
@@ -492,7 +495,8 @@ fn new_use<'a>(
             || imp.prefix
             || imp.glob_scoped
             || imp.in_doc_link
-            || never_owed,
+            || never_owed
+            || self_declaring,
         build_script,
         type_only: js && js::type_only_text(&f.path, text),
         continued: js && text.starts_with('}'),

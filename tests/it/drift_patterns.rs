@@ -2762,7 +2762,7 @@ fn hatch_requirements_nested_package_guarded_pairs_backports_and_item_macros() {
     let e = explained(&t, "pc", "audioop-lts");
     assert!(e.contains("removed from the standard library"), "{e}");
     let e = explained(&t, "web", "left-pad");
-    assert!(e.contains("in a package below this workspace root"), "{e}");
+    assert!(e.contains("in a package below this one"), "{e}");
 }
 
 /// Round 18's shapes: a crate named only in a serde attribute's string and one after a
@@ -4134,5 +4134,148 @@ fn configs_that_are_code_and_tests_a_runner_names_by_suffix() {
     t.commit("ws", "configs");
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["web unused prettier"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}
+
+/// A framework imports the companion its feature needs itself (starlette parses a form with
+/// `python-multipart`): declared beside it and never imported, it is unsure, while a
+/// dependency nothing loads stays unused. A mypy plugin a package ships imports mypy, which
+/// mypy brings when it loads the plugin (strawberry's `ext/mypy_plugin.py`).
+#[test]
+fn a_framework_s_companion_and_a_tool_s_plugin_are_not_sure_drift() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "api", "api");
+    t.write(
+        "ws/api/pyproject.toml",
+        "[project]\nname = \"api\"\nversion = \"1.0\"\ndependencies = [\"starlette\", \"python-multipart\", \"rich\"]\n",
+    );
+    t.write(
+        "ws/api/api/__init__.py",
+        "from starlette.applications import Starlette\n",
+    );
+    t.write(
+        "ws/api/api/mypy_plugin.py",
+        "from mypy.plugin import Plugin\nfrom mypy.nodes import Var\n\ndef plugin(version):\n    return Plugin\n",
+    );
+    t.write("ws/api/api/check.py", "import yaml\n");
+    t.empty_repo("ws");
+    t.commit("ws", "an app");
+    let v = t.json(&["drift"]);
+    let sure = findings(&v);
+    assert_eq!(sure, ["api undeclared pyyaml", "api unused rich"], "{v}");
+    let doubts = unsure(&v);
+    assert!(
+        doubts
+            .iter()
+            .any(|f| f.starts_with("api unused python-multipart: starlette")),
+        "{v}"
+    );
+    assert!(
+        doubts
+            .iter()
+            .any(|f| f.starts_with("api undeclared mypy: ") && f.contains("a plugin of mypy")),
+        "{v}"
+    );
+}
+
+/// Files run by hand by their directories' names: the sources of a docs site's examples
+/// (typer's `docs_src/`, whose tutorials `import items` beside `items.py` in a package
+/// directory), tests no runner collects (`core_manual_tests/`). Their undeclared imports are
+/// unsure; shipped code's are not, nor a demo file's beside the manifest (an examples
+/// package's own code).
+#[test]
+fn files_run_by_hand_by_their_names_are_unsure_of_undeclared() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "cli", "cli");
+    t.write(
+        "ws/cli/pyproject.toml",
+        "[project]\nname = \"cli\"\nversion = \"1.0\"\ndependencies = [\"click\"]\n",
+    );
+    t.write("ws/cli/cli/__init__.py", "import click\nimport attrs\n");
+    t.write("ws/cli/docs_src/__init__.py", "");
+    t.write("ws/cli/docs_src/tutorial001/__init__.py", "");
+    t.write(
+        "ws/cli/docs_src/tutorial001/main.py",
+        "import click\nimport items\n",
+    );
+    t.write("ws/cli/docs_src/tutorial001/items.py", "import click\n");
+    t.write(
+        "ws/cli/tests/core_manual_tests/canary.py",
+        "import ollama\n",
+    );
+    t.write("ws/cli/llamaindex_demo.py", "import dotenv\n");
+    t.empty_repo("ws");
+    t.commit("ws", "a cli");
+    let v = t.json(&["drift"]);
+    assert_eq!(
+        findings(&v),
+        ["cli undeclared attrs", "cli undeclared python-dotenv"],
+        "{v}"
+    );
+    let doubts = unsure(&v);
+    for name in ["items", "ollama"] {
+        assert!(
+            doubts
+                .iter()
+                .any(|f| f.starts_with(&format!("cli undeclared {name}: "))),
+            "{name}: {v}"
+        );
+    }
+}
+
+/// A package other packages are nested below serves them: Node resolves their imports through
+/// its `node_modules` (better-auth's test umbrella declares the database drivers its adapters'
+/// test packages import), so what they import is used, and `@types/x` with `x`.
+#[test]
+fn a_package_serves_the_packages_below_it() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "e2e/adapter", "adapter");
+    module(&t, "e2e/adapter/test/kysely", "kysely");
+    t.write(
+        "ws/package.json",
+        r#"{"name": "root", "private": true, "workspaces": ["e2e/**"]}"#,
+    );
+    t.write(
+        "ws/e2e/adapter/package.json",
+        r#"{"name": "adapter", "private": true, "devDependencies": {"mysql2": "3", "@types/pg": "8", "pg": "8", "leftpad": "1"}}"#,
+    );
+    t.write(
+        "ws/e2e/adapter/test/kysely/package.json",
+        r#"{"name": "kysely", "private": true, "scripts": {"test": "vitest run"}, "devDependencies": {"vitest": "3"}}"#,
+    );
+    t.write(
+        "ws/e2e/adapter/test/kysely/mysql.test.ts",
+        "import { createPool } from 'mysql2/promise'\nimport { Pool } from 'pg'\nimport { test } from 'vitest'\ntest('x', () => { createPool(); new Pool() })\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a workspace");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["adapter unused leftpad"], "{v}");
+}
+
+/// Deno's registry specifiers name a declared package (`jsr:@std/testing/mock` is
+/// `@std/testing`) and owe none (`npm:chalk@5` fetches chalk); a triple-slash
+/// `<reference types>` naming an `@types` package uses it.
+#[test]
+fn registry_specifiers_and_type_references_answer_declarations() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "utils", "utils");
+    t.write(
+        "ws/utils/package.json",
+        r#"{"name": "utils", "version": "1.0.0", "dependencies": {"@std/testing": "jsr:^1.0.19", "@std/expect": "jsr:^1"}, "devDependencies": {"@types/google.accounts": "0.0.14", "typescript": "5"}}"#,
+    );
+    t.write(
+        "ws/utils/src/index.ts",
+        "/// <reference types=\"@types/google.accounts\" />\nimport { spy } from \"jsr:@std/testing@^1/mock\";\nimport chalk from \"npm:chalk@5\";\nexport const s = spy(); export const c = chalk;\n",
+    );
+    t.write("ws/utils/tsconfig.json", "{}\n");
+    t.empty_repo("ws");
+    t.commit("ws", "deno");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["utils unused @std/expect"], "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
 }

@@ -181,10 +181,17 @@ pub struct ToolEvidence {
     /// front ends ([`JUPYTER`]), declared for development, run the module's notebooks with no
     /// import.
     pub notebook: Option<String>,
+    /// A Python file protoc wrote (`service_pb2.py`, `service_pb2_grpc.py`; the first,
+    /// repo-relative): the protobuf compiler a Python project declares made it.
+    pub protoc_output: Option<String>,
     /// The module has a server entry of its own (`app/entry.server.tsx`): a framework builds
     /// its default one only where there is none (see [`DEFAULT_SERVER_ENTRIES`]).
     pub server_entry: bool,
 }
+
+/// The distributions that compile `.proto` files to Python (`grpc_tools.protoc`, its type
+/// stubs' plugin): no code imports them, their output is in the module.
+const PROTOC: &[&str] = &["grpcio-tools", "mypy-protobuf"];
 
 /// The distributions that run notebooks: the kernel, and the front ends a person opens them
 /// in.
@@ -273,6 +280,21 @@ impl ToolEvidence {
             })
     }
 
+    /// What says the module is a Next app, not a library for one: a `next.config.*` beside
+    /// it, or a command running `next build`, `next dev` or `next start`.
+    fn next_app(&self) -> Option<String> {
+        if let Some((_, file)) = self.config_hosts.iter().find(|(host, _)| host == "next") {
+            return Some(format!("{file} is beside it"));
+        }
+        self.commands.lines().find_map(|line| {
+            let words: Vec<&str> = command_words(line).collect();
+            words
+                .windows(2)
+                .find(|w| w[0] == "next" && matches!(w[1], "build" | "dev" | "start"))
+                .map(|w| format!("its commands run `next {}`", w[1]))
+        })
+    }
+
     /// Whether a tool uses the declared dependency `d`, whose module also declares `all`.
     pub fn uses(&self, d: &Declared, all: &[Declared]) -> bool {
         self.why(d, all).is_some()
@@ -303,6 +325,14 @@ impl ToolEvidence {
                 "a tsconfig.json is there: typescript compiles it, @types/node types Node's globals"
                     .into(),
             );
+        }
+        if self.tsconfig
+            && matches!(name, "@types/react" | "@types/react-dom")
+            && let Some(how) = self.next_app()
+        {
+            return Some(format!(
+                "a Next app ({how}) with a tsconfig.json: the next-env.d.ts `next` writes references Next's types, which reference React's and React DOM's"
+            ));
         }
         if let Some(line) = self.run_by(name) {
             return Some(format!("a command runs it: `{line}`"));
@@ -377,13 +407,17 @@ impl ToolEvidence {
     /// Procfile is a runtime dependency no code imports).
     fn python_why(&self, d: &Declared, all: &[Declared]) -> Option<String> {
         let norm = names::pep503(&d.name);
-        // A tool declared in the plugin's section, or among the dev ones: a test project
-        // declares its plugins where it declares the tool.
+        // A tool declared in the plugin's section, or among the dev ones (a dev group, or an
+        // extra of [`DEV_EXTRAS`]): a test project declares its plugins where it declares the
+        // tool, and a project may keep pytest in its `test` extra and a plugin in a group.
         let beside = |tool: &str| {
             all.iter().any(|p| {
                 p.language == Language::Python
                     && names::pep503(&p.name) == tool
-                    && (p.scope == d.scope || p.scope == Scope::Dev)
+                    && (p.scope == d.scope
+                        || p.scope == Scope::Dev
+                        || (p.scope == Scope::Optional
+                            && self.python_dev_extras.iter().any(|e| e == tool)))
             })
         };
         // pytest loads every installed plugin through its `pytest11` entry point, tox through
@@ -406,12 +440,23 @@ impl ToolEvidence {
         if dev && self.python_tools.contains(&norm) {
             return Some(format!("pyproject.toml configures it: [tool.{norm}]"));
         }
+        // Any extra too: a `notebook` extra installs the kernel for the repository's own.
         if let Some(notebook) = &self.notebook
-            && dev
+            && (dev || d.scope == Scope::Optional)
             && JUPYTER.contains(&norm.as_str())
         {
             return Some(format!(
                 "the module has notebooks ({notebook}): Jupyter runs them in its kernel, with no import"
+            ));
+        }
+        // Not a shipped declaration: what it made is in the repository, so its users need
+        // none of it.
+        if let Some(file) = &self.protoc_output
+            && d.scope != Scope::Normal
+            && PROTOC.contains(&norm.as_str())
+        {
+            return Some(format!(
+                "the module holds protoc's output ({file}): `python -m grpc_tools.protoc` wrote it"
             ));
         }
         if let Some(config) = &self.mkdocs
@@ -445,9 +490,15 @@ impl ToolEvidence {
         if let Some(installed) = self.installed_bins.get(name) {
             bins.extend(installed.iter().cloned());
         }
-        let words = self.command_words.get_or_init(|| {
+        // A shell comment runs nothing (`# hf-libero vs metaworld can never collide`).
+        let lines = || {
             self.commands
                 .lines()
+                .map(str::trim)
+                .filter(|l| !l.starts_with('#'))
+        };
+        let words = self.command_words.get_or_init(|| {
+            lines()
                 .flat_map(command_words)
                 .map(str::to_string)
                 .collect()
@@ -455,10 +506,7 @@ impl ToolEvidence {
         if !words.contains(name) && !bins.iter().any(|b| words.contains(b)) {
             return None;
         }
-        self.commands
-            .lines()
-            .map(str::trim)
-            .find(|line| command_words(line).any(|w| w == name || bins.iter().any(|b| b == w)))
+        lines().find(|line| command_words(line).any(|w| w == name || bins.iter().any(|b| b == w)))
     }
 }
 
@@ -960,6 +1008,49 @@ mod tests {
         // A plugin without pytest's prefix, beside pytest: its fixtures need no import.
         assert!(e.uses(&dev(Language::Python, "syrupy"), &all));
         assert!(!e.uses(&dev(Language::Python, "syrupy"), &[]));
+        // pytest in the `test` extra, its plugin in a dev group: beside it. pytest in an
+        // extra for users (`[project.optional-dependencies] testing-plugin`) is not.
+        let mut in_extra = dev(Language::Python, "pytest");
+        in_extra.scope = Scope::Optional;
+        let with_dev_extra = ToolEvidence {
+            python_dev_extras: vec!["pytest".into()],
+            ..ToolEvidence::default()
+        };
+        let timeout = dev(Language::Python, "pytest-timeout");
+        assert!(with_dev_extra.uses(&timeout, std::slice::from_ref(&in_extra)));
+        assert!(!ToolEvidence::default().uses(&timeout, &[in_extra]));
+        // A Next app's generated next-env.d.ts brings React DOM's types; a library for Next
+        // apps (no config, no `next build`) has none.
+        let app = ToolEvidence {
+            tsconfig: true,
+            commands: "\"build\": \"next build\"\n".into(),
+            ..ToolEvidence::default()
+        };
+        assert!(app.uses(&dev(Language::Js, "@types/react-dom"), &[]));
+        let library = ToolEvidence {
+            tsconfig: true,
+            commands: "\"build\": \"tsc\"\n".into(),
+            ..ToolEvidence::default()
+        };
+        assert!(!library.uses(&dev(Language::Js, "@types/react-dom"), &[]));
+        // A shell comment in a workflow runs nothing.
+        let commented = ToolEvidence {
+            commands: "- run: |\n    # hf-libero vs metaworld can never collide\n    uv sync\n"
+                .into(),
+            ..ToolEvidence::default()
+        };
+        assert!(!commented.uses(&dev(Language::Python, "hf-libero"), &[]));
+        assert!(commented.uses(&dev(Language::Python, "uv"), &[]));
+        // protoc's output in the module: its compiler made it; without, nothing says so.
+        let generated = ToolEvidence {
+            protoc_output: Some("src/transport/services_pb2.py".into()),
+            ..ToolEvidence::default()
+        };
+        assert!(generated.uses(&dev(Language::Python, "grpcio-tools"), &[]));
+        let mut shipped = dev(Language::Python, "grpcio-tools");
+        shipped.scope = Scope::Normal;
+        assert!(!generated.uses(&shipped, &[]));
+        assert!(!e.uses(&dev(Language::Python, "grpcio-tools"), &[]));
         // A shipped dependency is never a tool's only.
         let mut normal = dev(Language::Python, "mypy");
         normal.scope = Scope::Normal;

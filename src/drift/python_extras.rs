@@ -1,0 +1,209 @@
+//! Distributions a Python framework loads by name for a feature, which its extras install:
+//! starlette parses a form with `python-multipart`, pydantic validates an `EmailStr` with
+//! `email-validator`, uvicorn serves WebSockets with `websockets`, SQLAlchemy connects
+//! through the driver its URL names. A project declares such a companion beside the framework
+//! and never imports it; the framework does, when the feature is used.
+
+use super::lockfile::Depends;
+use super::{Finding, doubt, names};
+
+/// Frameworks' extras whose distributions the framework imports itself, lazily, when a
+/// feature asks for one — read from each framework's published `Provides-Extra` metadata, by
+/// framework (PEP 503), with what those extras install. Only companions the framework loads
+/// are listed: an extra that installs a library its users import themselves (`openai[datalib]`'s
+/// `pandas`), or one code imports for itself far more often than a framework loads it
+/// (`pyyaml`, `sqlalchemy`, `lxml`, `boto3`), is left out.
+const EXTRAS: &[(&str, &[&str])] = &[
+    ("aiohttp", &["aiodns", "brotli", "brotlicffi"]),
+    // A broker's or serializer's library.
+    ("celery", &["redis", "librabbitmq", "msgpack"]),
+    ("django", &["argon2-cffi", "bcrypt"]),
+    (
+        "dramatiq",
+        &["redis", "pika", "watchdog", "watchdog-gevent"],
+    ),
+    ("elasticsearch", &["aiohttp"]),
+    (
+        "fastapi",
+        &[
+            "python-multipart",
+            "email-validator",
+            "jinja2",
+            "itsdangerous",
+            "ujson",
+            "orjson",
+            "uvicorn",
+            "httpx",
+        ],
+    ),
+    ("flask", &["asgiref", "python-dotenv"]),
+    (
+        "gunicorn",
+        &["gevent", "eventlet", "tornado", "setproctitle"],
+    ),
+    ("httpcore", &["h2", "socksio"]),
+    (
+        "httpx",
+        &["h2", "socksio", "brotli", "brotlicffi", "zstandard"],
+    ),
+    ("hypercorn", &["aioquic", "uvloop"]),
+    ("jinja2", &["babel"]),
+    ("kombu", &["redis", "librabbitmq", "msgpack"]),
+    (
+        "motor",
+        &["dnspython", "pymongocrypt", "python-snappy", "zstandard"],
+    ),
+    (
+        "pandas",
+        &[
+            "openpyxl",
+            "xlrd",
+            "xlsxwriter",
+            "odfpy",
+            "pyxlsb",
+            "python-calamine",
+            "pyarrow",
+            "fastparquet",
+            "tables",
+            "html5lib",
+            "numexpr",
+            "bottleneck",
+            "tabulate",
+        ],
+    ),
+    ("passlib", &["bcrypt", "argon2-cffi"]),
+    ("pydantic", &["email-validator", "tzdata"]),
+    ("pydantic-settings", &["python-dotenv"]),
+    ("pyjwt", &["cryptography"]),
+    (
+        "pymongo",
+        &["dnspython", "pymongocrypt", "python-snappy", "zstandard"],
+    ),
+    ("python-jose", &["cryptography", "pycryptodome"]),
+    ("redis", &["hiredis"]),
+    ("requests", &["pysocks", "chardet"]),
+    ("sanic", &["sanic-testing", "sanic-ext", "aioquic"]),
+    (
+        "sqlalchemy",
+        &[
+            "greenlet",
+            "psycopg2",
+            "psycopg2-binary",
+            "psycopg",
+            "psycopg-binary",
+            "asyncpg",
+            "pg8000",
+            "mysqlclient",
+            "pymysql",
+            "aiomysql",
+            "asyncmy",
+            "aiosqlite",
+            "pyodbc",
+            "aioodbc",
+            "oracledb",
+            "cx-oracle",
+        ],
+    ),
+    (
+        "starlette",
+        &["python-multipart", "itsdangerous", "jinja2", "httpx"],
+    ),
+    (
+        "uvicorn",
+        &[
+            "websockets",
+            "wsproto",
+            "httptools",
+            "uvloop",
+            "watchfiles",
+            "python-dotenv",
+            "colorama",
+        ],
+    ),
+];
+
+/// Whether the framework `framework` loads `companion` by name for a feature (see
+/// [`EXTRAS`]).
+fn loads(framework: &str, companion: &str) -> bool {
+    let (framework, companion) = (names::pep503(framework), names::pep503(companion));
+    EXTRAS
+        .iter()
+        .any(|(f, cs)| *f == framework && cs.contains(&companion.as_str()))
+}
+
+/// Marks each unused Python finding whose distribution another declaration of the module
+/// (`declared`, itself used) loads by name for a feature: by [`EXTRAS`], or as an extra of it
+/// the lockfile `lock` records (`uvicorn[standard]` → `websockets`). Declaring it is how a
+/// project makes sure the feature works, which no import of its own shows; whether the
+/// feature is used only reading tells — so it is unsure, not used.
+pub(super) fn loaded_by_framework(
+    found: &mut [Finding],
+    declared: &[String],
+    lock: Option<&Depends>,
+) {
+    doubt::unused_beside(
+        found,
+        declared,
+        &|f, q| loads(q, &f.dependency) || lock.is_some_and(|l| l.loads(q, &f.dependency)),
+        &|q| {
+            format!(
+                "{q}, also declared, loads it by name for a feature (an extra of {q} installs it): no import shows that, and only reading tells whether the feature is used"
+            )
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drift::DriftKind;
+
+    fn unused(dep: &str) -> Finding {
+        Finding {
+            module: "m".into(),
+            dependency: dep.into(),
+            kind: DriftKind::Unused,
+            manifest: "pyproject.toml".into(),
+            line: Some(1),
+            evidence: None,
+            doubt: None,
+        }
+    }
+
+    #[test]
+    fn a_framework_s_companion_is_unsure_beside_it() {
+        let declared = ["Starlette".to_string(), "python_multipart".to_string()];
+        let mut found = [unused("python_multipart"), unused("rich")];
+        loaded_by_framework(&mut found, &declared, None);
+        assert!(
+            found[0]
+                .doubt
+                .as_deref()
+                .unwrap_or("")
+                .starts_with("Starlette")
+        );
+        // Not a companion of anything declared.
+        assert_eq!(found[1].doubt, None);
+        // Without the framework declared, or with it unused itself, it stays sure.
+        let mut alone = [unused("python-multipart")];
+        loaded_by_framework(&mut alone, &["python-multipart".into()], None);
+        assert_eq!(alone[0].doubt, None);
+        let mut both = [unused("Starlette"), unused("python_multipart")];
+        loaded_by_framework(&mut both, &declared, None);
+        assert_eq!(both[1].doubt, None);
+    }
+
+    #[test]
+    fn a_lockfile_s_extras_name_companions_too() {
+        let lock = super::super::lockfile::toml(
+            "uv.lock",
+            "[[package]]\nname = \"granian\"\n[package.optional-dependencies]\nuvloop = [{ name = \"uvloop\" }]\n",
+        );
+        let declared = ["granian".to_string(), "uvloop".to_string()];
+        let mut found = [unused("uvloop")];
+        loaded_by_framework(&mut found, &declared, None);
+        assert_eq!(found[0].doubt, None);
+        loaded_by_framework(&mut found, &declared, Some(&lock));
+        assert!(found[0].doubt.is_some());
+    }
+}
