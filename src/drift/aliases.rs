@@ -146,6 +146,16 @@ pub(crate) fn own_config_aliases(
 ) -> Result<Vec<Alias>, SourceError> {
     let mut out = Vec::new();
     for f in source::file_names(snap, tree)? {
+        if let Some(tests_only) = import_map(&f) {
+            if let Some(text) = blob_text(snap, tree, &f)? {
+                out.extend(import_map_aliases(
+                    &source::join(dir, &f),
+                    &text,
+                    tests_only,
+                ));
+            }
+            continue;
+        }
         let Some(tests_only) = alias_config(&f) else {
             continue;
         };
@@ -156,6 +166,52 @@ pub(crate) fn own_config_aliases(
         }
     }
     Ok(out)
+}
+
+/// Whether a file at a module's root is Deno's config or an import map (`deno.json`,
+/// `import_map.json`, `test.importmap.json`): `Some(tests_only)`, a test's map by its name.
+fn import_map(file: &str) -> Option<bool> {
+    let lower = file.to_ascii_lowercase();
+    let map = matches!(lower.as_str(), "deno.json" | "deno.jsonc")
+        || lower.ends_with("importmap.json")
+        || lower.ends_with("import_map.json")
+        || lower.ends_with("import-map.json");
+    map.then(|| lower.contains("test"))
+}
+
+/// The aliases an import map (or a `deno.json`'s `imports`) at `path` (its `text`) gives: each
+/// key mapped to a path (`"@openstatus/analytics": "./src/test/analytics.mock.ts"`, a prefix
+/// `"@/": "./src/"`) names a file of the repository; one mapped to a package (`"npm:x@1"`,
+/// a URL) still needs it. `tests_only` for a test's map.
+pub(crate) fn import_map_aliases(path: &str, text: &str, tests_only: bool) -> Vec<Alias> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Vec::new();
+    };
+    let Some(imports) = v.get("imports").and_then(|i| i.as_object()) else {
+        return Vec::new();
+    };
+    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    imports
+        .iter()
+        .filter_map(|(key, target)| {
+            let target = target.as_str()?;
+            if !(target.starts_with("./") || target.starts_with("../")) {
+                return None;
+            }
+            let at = mesh_imports::repo_path(&[dir, target])?;
+            let (pattern, target) = match key.ends_with('/') {
+                true => (format!("{key}*"), format!("{at}/*")),
+                false => (key.clone(), at),
+            };
+            Some(Alias {
+                pattern,
+                target,
+                at: path.to_string(),
+                tests_only,
+                base_url: false,
+            })
+        })
+        .collect()
 }
 
 /// Whether a file at a module's root is a config with aliases: `Some(tests_only)`.
@@ -664,6 +720,28 @@ pub(crate) fn alias_for<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_import_map_names_files_a_test_imports() {
+        let map = r#"{"imports": {"@/": "./src/", "@acme/analytics-real": "../../packages/analytics/src/index.ts", "chalk": "npm:chalk@5", "std/": "https://deno.land/std/"}}"#;
+        let got = import_map_aliases("apps/server/test.importmap.json", map, true);
+        let pairs: Vec<(&str, &str)> = got
+            .iter()
+            .map(|a| (a.pattern.as_str(), a.target.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("@/*", "apps/server/src/*"),
+                ("@acme/analytics-real", "packages/analytics/src/index.ts")
+            ]
+        );
+        assert!(got.iter().all(|a| a.tests_only));
+        assert_eq!(import_map("test.importmap.json"), Some(true));
+        assert_eq!(import_map("deno.json"), Some(false));
+        assert_eq!(import_map("package.json"), None);
+        assert!(import_map_aliases("deno.jsonc", "{ // a comment\n }", false).is_empty());
+    }
 
     #[test]
     fn root_aliases_answer_test_and_type_imports_only() {

@@ -118,11 +118,12 @@ pub(super) fn compare(
 }
 
 /// Python tools that load plugins a package ships, by the module of the tool's plugin API a
-/// plugin imports: mypy runs `strawberry.ext.mypy_plugin` when a user's config names it.
+/// plugin imports (and nothing else does): mypy runs `strawberry.ext.mypy_plugin` when a
+/// user's config names it. Not Sphinx's `sphinx.application`, through which code also runs
+/// Sphinx itself.
 const PLUGIN_HOSTS: &[(&str, &str)] = &[
     ("mypy", "mypy.plugin"),
     ("pylint", "pylint.checkers"),
-    ("sphinx", "sphinx.application"),
     ("hatchling", "hatchling.plugin"),
     ("hatchling", "hatchling.builders.hooks.plugin"),
 ];

@@ -726,6 +726,10 @@ fn python_lines(text: &str, name: &str) -> Vec<u32> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let t = line.trim_start();
+        // A commented-out declaration (`# "torch==2.1",` above the live one) declares nothing.
+        if t.starts_with('#') {
+            continue;
+        }
         let quoted = ['"', '\''].iter().any(|q| {
             line.split(*q)
                 .skip(1)
@@ -752,12 +756,12 @@ mod tests {
     #[test]
     fn a_pyproject_requirement_is_at_its_declaration_not_a_keyword_or_the_build_system() {
         // chainlit's `keywords = ["openai", …]`, flytekit's `[build-system]` setuptools.
-        let text = "[build-system]\nrequires = [\"setuptools<82\"]\n\n[project]\nname = \"x\"\nkeywords = [\"openai\", \"llm\"]\ndependencies = [\n  \"setuptools<82\",\n]\n\n[project.optional-dependencies]\ntests = [\"openai\"]\n\n[tool.codespell]\nignore = [\"openai\"]\n";
+        let text = "[build-system]\nrequires = [\"setuptools<82\"]\n\n[project]\nname = \"x\"\nkeywords = [\"openai\", \"llm\"]\ndependencies = [\n  \"setuptools<82\",\n]\n\n[project.optional-dependencies]\ntests = [\n  # \"openai==1.0\",\n  \"openai\",\n]\n\n[tool.codespell]\nignore = [\"openai\"]\n";
         assert_eq!(
             names(&pyproject(text)),
             [
                 ("setuptools".into(), Scope::Normal, 8),
-                ("openai".into(), Scope::Optional, 12),
+                ("openai".into(), Scope::Optional, 14),
             ]
         );
     }

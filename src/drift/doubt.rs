@@ -124,14 +124,14 @@ fn by_hand(rel: &str) -> bool {
 }
 
 /// Whether a directory's name is one of files run by hand ([`BY_HAND`]), or such a one's
-/// sources (`docs_src`, `examples-code`), or says they are run by hand (`core_manual_tests`:
-/// tests no runner collects).
+/// sources (`docs_src`, `examples-code`), or says its tests are run by hand
+/// (`core_manual_tests`: tests no runner collects; not a package's `manual/` module).
 pub(super) fn by_hand_dir(dir: &str) -> bool {
     let dir = dir.to_ascii_lowercase();
     let w: Vec<&str> = words(&dir).collect();
     BY_HAND.contains(&dir.as_str())
         || matches!(w[..], [first, "src" | "source" | "sources" | "code"] if BY_HAND.contains(&first))
-        || w.contains(&"manual")
+        || (w.contains(&"manual") && w.iter().any(|w| matches!(*w, "test" | "tests")))
 }
 
 /// The words of a file or directory name, split where `_` or `-` joins them.
@@ -580,9 +580,9 @@ pub(super) fn private_package(
 
 /// Whether the import (or the distribution it would be) `name` may be the distribution
 /// `d`'s, by their names: it is a word of `d`'s or begins one (`faiss` of `faiss-gpu-cu12`,
-/// `mem0` of `mem0ai`), or the two begin with the same two words, a namespace's
-/// (`llama_index.core` beside `llama-index-readers-file`, which brings it;
-/// `opentelemetry.exporter.cloud_trace` beside `opentelemetry-exporter-gcp-trace`).
+/// `mem0` of `mem0ai`), or it is the first two words of a longer one, a namespace's top
+/// module (`llama_index`, of `llama_index.core`, beside `llama-index-readers-file`, which
+/// brings it).
 fn word_of(d: &str, name: &str) -> bool {
     let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
     let d = d.to_ascii_lowercase();
@@ -595,7 +595,7 @@ fn word_of(d: &str, name: &str) -> bool {
     let (dw, nw) = (words(&d), words(&name));
     dw.iter()
         .any(|w| *w == name || (name.len() >= 3 && w.starts_with(&name)))
-        || (dw.len() > 2 && nw.len() >= 2 && dw[..2] == nw[..2])
+        || (dw.len() > 2 && nw.len() == 2 && dw[..2] == nw[..])
 }
 
 /// Marks the findings of one manifest (`found`) that may be one dependency seen twice: a
@@ -1108,12 +1108,10 @@ mod tests {
     fn a_name_may_be_a_distribution_s_by_its_words() {
         assert!(word_of("faiss-gpu-cu12", "faiss"));
         assert!(word_of("mem0ai", "mem0"));
-        // Two first words in common: a namespace's siblings.
+        // A namespace's top module, the first two words of a longer name; never two names
+        // of three words sharing their first two.
         assert!(word_of("llama-index-readers-file", "llama_index"));
-        assert!(word_of(
-            "opentelemetry-exporter-gcp-trace",
-            "opentelemetry-exporter-cloud-trace"
-        ));
+        assert!(!word_of("django-rest-knox", "django_rest_passwordreset"));
         assert!(!word_of("llama-index", "llama_index_core"));
         assert!(!word_of("requests-oauthlib", "oauthlib_extra"));
     }
@@ -1129,6 +1127,8 @@ mod tests {
         assert!(by_hand("tests/core_manual_tests/providers/canary.py"));
         assert!(!by_hand("src/scriptable/a.py"));
         assert!(!by_hand("src/manuals.py"));
+        assert!(!by_hand("src/app/manual/drive.py"));
+        assert!(!by_hand("tests/manual/test_smoke.py"));
         // Not a file named for a demo, nor a directory named for examples that are not
         // their sources (tests' helpers).
         assert!(!by_hand("components/Demo.vue"));

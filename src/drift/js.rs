@@ -323,10 +323,12 @@ pub(crate) fn workspace_bundler(
 
 /// Drops the unused JS findings of the package `i` (a workspace root, or any package other
 /// packages are nested below) whose package one below it imports without declaring it
-/// itself: that one resolves it through `i`'s `node_modules`, and its own check counts `i`'s
-/// declaration as the answer (gradio's root declares `@gradio/tabs`, which `js/core`
-/// imports; a test suite's umbrella package declares the database drivers its adapters'
-/// packages import). Their readings now agree.
+/// itself, where that one's own check counts `i`'s declaration as the answer (a dev or
+/// type-only import, or any of an internal package): it resolves it through `i`'s
+/// `node_modules` (gradio's root declares `@gradio/tabs`, which `js/core` imports; a test
+/// suite's umbrella package declares the database drivers its adapters' test packages
+/// import). Their readings now agree: a published package's shipped import stays its own
+/// finding, and `i`'s declaration unused.
 pub(super) fn serving_members(
     loaded: &crate::graph::Loaded,
     manifests: &[super::Manifests],
@@ -360,10 +362,18 @@ pub(super) fn serving_members(
             .iter()
             .any(|s| v.get(s).and_then(|d| d.get(name)).is_some())
         };
+        // What its own check answers with an enclosing declaration (see [`enclosing`]): a
+        // dev or type-only import, or any of an internal package, which ships with it; a
+        // published one's shipped import it owes itself, and says so.
+        let internal = is_internal(v);
         let files = loaded.records[j].files.iter();
         for f in files.filter(|f| f.language == mesh_imports::Language::Js) {
             for imp in f.imports.iter() {
-                if let Some(p) = super::names::js_package(&imp.name)
+                let answered = internal
+                    || imp.kind.min(f.kind) != mesh_imports::ImportKind::Build
+                    || type_only_text(&f.path, imp.text.trim_start());
+                if answered
+                    && let Some(p) = super::names::js_package(&imp.name)
                     && !declares(p)
                 {
                     imported.entry(p).or_insert(f.path.as_str());

@@ -60,7 +60,8 @@ pub(crate) struct Depends {
     /// Package → what it depends on (required and optional), both normalized by `norm`.
     pub of: HashMap<String, Vec<String>>,
     /// Package → its optional dependencies: what it loads when they could be installed (JS
-    /// lockfiles), or what its extras install (Python's; none recorded for Cargo's).
+    /// lockfiles), or what the extras asked of it install (`uv.lock`'s; none recorded for
+    /// poetry's or Cargo's).
     pub optional: HashMap<String, Vec<String>>,
     /// How the ecosystem compares names: PEP 503 for Python, `-` for `_` in Rust's.
     norm: fn(&str) -> String,
@@ -227,16 +228,12 @@ pub(crate) fn toml(file: &str, text: &str) -> Depends {
                 add(&mut of, &norm(name), &norm(&dep));
             }
         }
-        // What an extra installs (uv's `optional-dependencies`, poetry's `extras`, whose
-        // entries are requirement strings: `"email-validator (>=2.0.0)"`): the package loads
-        // it for a feature.
-        for list in extras("optional-dependencies").chain(extras("extras")) {
+        // What an extra something in the resolution asks for installs (uv's
+        // `optional-dependencies`; poetry's `extras` list every extra a package has, asked
+        // for or not, so they say nothing): the package loads it for a feature.
+        for list in extras("optional-dependencies") {
             for dep in toml_names(list) {
-                let dep = dep
-                    .split(['(', '[', ';', '<', '>', '=', '!', '~'])
-                    .next()
-                    .unwrap_or("");
-                add(&mut optional, &norm(name), &norm(dep.trim()));
+                add(&mut optional, &norm(name), &norm(&dep));
             }
         }
     }

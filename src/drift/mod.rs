@@ -236,9 +236,13 @@ fn run(
         man.tools.notebook = (rec.files.iter())
             .find(|f| mesh_imports::notebook::is_notebook(&f.path))
             .map(|f| f.path.clone());
-        man.tools.protoc_output = (rec.files.iter())
-            .find(|f| f.path.ends_with("_pb2.py") || f.path.ends_with("_pb2_grpc.py"))
-            .map(|f| f.path.clone());
+        let generated = |ends: &[&str]| {
+            (rec.files.iter())
+                .find(|f| ends.iter().any(|e| f.path.ends_with(e)))
+                .map(|f| f.path.clone())
+        };
+        man.tools.protoc_output = generated(&["_pb2.py", "_pb2_grpc.py"]);
+        man.tools.protoc_stubs = generated(&["_pb2.pyi", "_pb2_grpc.pyi"]);
         // An app's own server entry: in its app directory (`app/`, `src/app/`), not in a
         // directory of files run by hand (a docs example's).
         man.tools.server_entry = rec.files.iter().any(|f| {
@@ -450,6 +454,9 @@ fn module_drift(
     }
     if let Some((decls, file)) = python::declarations(world, man, &m.dir) {
         let names = own_names(&decls);
+        let scoped: Vec<(String, declared::Scope)> = (decls.iter())
+            .map(|d| (d.d.name.clone(), d.d.scope))
+            .collect();
         let guarded = python::guarded_unanswered(&uses, &decls);
         let mut py = Vec::new();
         check(
@@ -474,7 +481,7 @@ fn module_drift(
         }
         if py.iter().any(|f| f.kind == DriftKind::Unused) {
             let lock = world.lock_above(m, lockfile::PYTHON_LOCKFILES);
-            python_extras::loaded_by_framework(&mut py, &names, lock.as_deref());
+            python_extras::loaded_by_framework(&mut py, &scoped, lock.as_deref());
             if let Some(lock) = lock {
                 doubt::transitive(&mut py, &names, &lock, &|f, q| {
                     doubt::family(q) == doubt::family(&f.dependency)

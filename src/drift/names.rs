@@ -538,7 +538,7 @@ fn python_generated_dist(name: &str) -> Option<&'static str> {
 /// Deno's `jsr:` and `npm:`, which name one),
 /// subpath imports (`#x`), the usual aliases (`@/x`, `~/x`) and scoped names with capitals.
 pub(crate) fn js_package(spec: &str) -> Option<&str> {
-    // Deno's and Bun's registry specifiers (`jsr:@std/testing@^1/mock`, `npm:chalk@5`): the
+    // Deno's registry specifiers (`jsr:@std/testing@^1/mock`, `npm:chalk@5`): the
     // package they name, its version range dropped.
     if let Some(rest) = spec
         .strip_prefix("jsr:")

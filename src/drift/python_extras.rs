@@ -4,6 +4,7 @@
 //! through the driver its URL names. A project declares such a companion beside the framework
 //! and never imports it; the framework does, when the feature is used.
 
+use super::declared::Scope;
 use super::lockfile::Depends;
 use super::{Finding, doubt, names};
 
@@ -11,8 +12,10 @@ use super::{Finding, doubt, names};
 /// feature asks for one — read from each framework's published `Provides-Extra` metadata, by
 /// framework (PEP 503), with what those extras install. Only companions the framework loads
 /// are listed: an extra that installs a library its users import themselves (`openai[datalib]`'s
-/// `pandas`), or one code imports for itself far more often than a framework loads it
-/// (`pyyaml`, `sqlalchemy`, `lxml`, `boto3`), is left out.
+/// `pandas`), one code imports for itself far more often than a framework loads it
+/// (`pyyaml`, `sqlalchemy`, `lxml`, `boto3`), or one a feature's own import shows (starlette's
+/// `jinja2` behind `starlette.templating`, `httpx` behind its test client, fastapi's server
+/// `uvicorn`, which a command runs), is left out.
 const EXTRAS: &[(&str, &[&str])] = &[
     ("aiohttp", &["aiodns", "brotli", "brotlicffi"]),
     // A broker's or serializer's library.
@@ -25,16 +28,7 @@ const EXTRAS: &[(&str, &[&str])] = &[
     ("elasticsearch", &["aiohttp"]),
     (
         "fastapi",
-        &[
-            "python-multipart",
-            "email-validator",
-            "jinja2",
-            "itsdangerous",
-            "ujson",
-            "orjson",
-            "uvicorn",
-            "httpx",
-        ],
+        &["python-multipart", "email-validator", "ujson", "orjson"],
     ),
     ("flask", &["asgiref", "python-dotenv"]),
     (
@@ -104,10 +98,7 @@ const EXTRAS: &[(&str, &[&str])] = &[
             "cx-oracle",
         ],
     ),
-    (
-        "starlette",
-        &["python-multipart", "itsdangerous", "jinja2", "httpx"],
-    ),
+    ("starlette", &["python-multipart"]),
     (
         "uvicorn",
         &[
@@ -132,19 +123,35 @@ fn loads(framework: &str, companion: &str) -> bool {
 }
 
 /// Marks each unused Python finding whose distribution another declaration of the module
-/// (`declared`, itself used) loads by name for a feature: by [`EXTRAS`], or as an extra of it
-/// the lockfile `lock` records (`uvicorn[standard]` → `websockets`). Declaring it is how a
+/// (`declared`, by name with what it is declared for; itself used, and declared for shipping
+/// or where the finding's is) loads by name for a feature: by [`EXTRAS`], or as an extra of
+/// it the lockfile `lock` records (`uvicorn[standard]` → `websockets`). Declaring it is how a
 /// project makes sure the feature works, which no import of its own shows; whether the
 /// feature is used only reading tells — so it is unsure, not used.
 pub(super) fn loaded_by_framework(
     found: &mut [Finding],
-    declared: &[String],
+    declared: &[(String, Scope)],
     lock: Option<&Depends>,
 ) {
+    let scopes = |name: &str| {
+        let name = names::pep503(name);
+        declared
+            .iter()
+            .filter(move |(n, _)| names::pep503(n) == name)
+            .map(|(_, s)| *s)
+    };
+    // A framework declared for development vouches for no shipped companion.
+    let reaches = |framework: &str, companion: &str| {
+        scopes(framework).any(|s| s == Scope::Normal || scopes(companion).any(|c| c == s))
+    };
+    let names: Vec<String> = declared.iter().map(|(n, _)| n.clone()).collect();
     doubt::unused_beside(
         found,
-        declared,
-        &|f, q| loads(q, &f.dependency) || lock.is_some_and(|l| l.loads(q, &f.dependency)),
+        &names,
+        &|f, q| {
+            reaches(q, &f.dependency)
+                && (loads(q, &f.dependency) || lock.is_some_and(|l| l.loads(q, &f.dependency)))
+        },
         &|q| {
             format!(
                 "{q}, also declared, loads it by name for a feature (an extra of {q} installs it): no import shows that, and only reading tells whether the feature is used"
@@ -172,7 +179,8 @@ mod tests {
 
     #[test]
     fn a_framework_s_companion_is_unsure_beside_it() {
-        let declared = ["Starlette".to_string(), "python_multipart".to_string()];
+        let normal = |n: &str| (n.to_string(), Scope::Normal);
+        let declared = [normal("Starlette"), normal("python_multipart")];
         let mut found = [unused("python_multipart"), unused("rich")];
         loaded_by_framework(&mut found, &declared, None);
         assert!(
@@ -186,11 +194,19 @@ mod tests {
         assert_eq!(found[1].doubt, None);
         // Without the framework declared, or with it unused itself, it stays sure.
         let mut alone = [unused("python-multipart")];
-        loaded_by_framework(&mut alone, &["python-multipart".into()], None);
+        loaded_by_framework(&mut alone, &[normal("python-multipart")], None);
         assert_eq!(alone[0].doubt, None);
         let mut both = [unused("Starlette"), unused("python_multipart")];
         loaded_by_framework(&mut both, &declared, None);
         assert_eq!(both[1].doubt, None);
+        // A framework declared for development vouches for no shipped companion.
+        let dev_framework = [
+            ("starlette".to_string(), Scope::Dev),
+            normal("python-multipart"),
+        ];
+        let mut shipped = [unused("python-multipart")];
+        loaded_by_framework(&mut shipped, &dev_framework, None);
+        assert_eq!(shipped[0].doubt, None);
     }
 
     #[test]
@@ -199,7 +215,10 @@ mod tests {
             "uv.lock",
             "[[package]]\nname = \"granian\"\n[package.optional-dependencies]\nuvloop = [{ name = \"uvloop\" }]\n",
         );
-        let declared = ["granian".to_string(), "uvloop".to_string()];
+        let declared = [
+            ("granian".to_string(), Scope::Normal),
+            ("uvloop".to_string(), Scope::Normal),
+        ];
         let mut found = [unused("uvloop")];
         loaded_by_framework(&mut found, &declared, None);
         assert_eq!(found[0].doubt, None);

@@ -37,8 +37,10 @@ pub(super) struct Use<'a> {
     /// the files below it. It uses a declaration of its name, but is never undeclared.
     pub(super) answered_apart: Option<String>,
     /// A JS import of a file below a `package.json` nested in the module that declares
-    /// other packages, not this one (its path): the file is that package's, so it is that
-    /// manifest's to declare, which mesh does not check — the module's is unsure of it.
+    /// other packages, not this one (its path), or a Python one below a `requirements.txt`
+    /// nested so (not a test environment's): the file is that package's or application's,
+    /// so it is that manifest's to declare, which mesh does not check — the module's is
+    /// unsure of it.
     pub(super) package_apart: Option<String>,
     /// A stylesheet's `@import`/`@use`: it uses a declaration of its name, but is never
     /// undeclared (a bare name may be a file on the preprocessor's load path, which is not
@@ -334,6 +336,18 @@ pub(super) fn uses<'a>(
                     .answering(rel, lists)
                     .filter(apart)
                     .map(|p| format!("{p} declares it for the files below it, which run apart"));
+                // One it does not list is still that file's to declare, not the module's: an
+                // application of its own (camel's `apps/dilemma/requirements.txt`) — unless it
+                // is a test environment, which the module's tests run in.
+                if one.answered_apart.is_none() && one.package_apart.is_none() {
+                    let tests = |p: &String| {
+                        p.split('/')
+                            .any(|d| matches!(d, "test" | "tests" | "testing"))
+                    };
+                    one.package_apart = nested_requirements
+                        .answering(rel, |_| true)
+                        .filter(|p| apart(p) && !tests(p));
+                }
             }
             // In a bundled package a built-in's bare name (`import process from "process"`) is
             // also the npm polyfill of that name, which a browser bundle resolves it to: a

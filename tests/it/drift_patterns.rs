@@ -4279,3 +4279,77 @@ fn registry_specifiers_and_type_references_answer_declarations() {
     assert_eq!(findings(&v), ["utils unused @std/expect"], "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
 }
+
+/// A `requirements.txt` nested in a Python module is an application of its own (camel's
+/// `apps/dilemma/`): an import of its files that it does not list is its to declare, unsure
+/// for the module; a test environment's (`tests/requirements.txt`) is the module's tests',
+/// so an import it misses stays sure.
+#[test]
+fn a_nested_application_s_requirements_declare_for_its_files() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "lib", "lib");
+    t.write(
+        "ws/lib/pyproject.toml",
+        "[project]\nname = \"lib\"\nversion = \"1.0\"\ndependencies = [\"requests\"]\n",
+    );
+    t.write("ws/lib/lib/__init__.py", "import requests\n");
+    t.write(
+        "ws/lib/apps/dilemma/requirements.txt",
+        "cloud-sql-python-connector==1.0\nstreamlit\n",
+    );
+    t.write(
+        "ws/lib/apps/dilemma/db.py",
+        "import streamlit\nfrom google.cloud.sql.connector import Connector\n",
+    );
+    t.write("ws/lib/tests/requirements.txt", "pytest\n");
+    t.write(
+        "ws/lib/tests/test_lib.py",
+        "import pytest\nimport responses\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "an app beside");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["lib undeclared responses"], "{v}");
+    assert!(
+        unsure(&v)
+            .iter()
+            .any(|f| f.starts_with("lib undeclared google-cloud-sql: ")
+                && f.contains("apps/dilemma/requirements.txt")),
+        "{v}"
+    );
+}
+
+/// A Deno import map a test runs with (`deno test --import-map=test.importmap.json`) names
+/// files, not packages: an import it maps to a path (openstatus' `@openstatus/analytics-real`)
+/// owes no declaration.
+#[test]
+fn an_import_map_names_files_not_packages() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "server", "server");
+    t.write(
+        "ws/server/package.json",
+        r#"{"name": "server", "private": true, "scripts": {"test": "deno test --import-map=test.importmap.json"}, "dependencies": {"hono": "4"}}"#,
+    );
+    t.write(
+        "ws/server/test.importmap.json",
+        r#"{"imports": {"@acme/analytics-real": "../analytics/src/index.ts", "chalk": "npm:chalk@5"}}"#,
+    );
+    t.write(
+        "ws/analytics/src/index.ts",
+        "export const track = () => {}\n",
+    );
+    t.write(
+        "ws/server/src/app.ts",
+        "import { Hono } from 'hono'\nexport const app = new Hono()\n",
+    );
+    t.write(
+        "ws/server/src/app.test.ts",
+        "import { track } from '@acme/analytics-real'\nimport { app } from './app.ts'\nimport { gone } from '@acme/missing'\ntrack(); app; gone\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "deno");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["server undeclared @acme/missing"], "{v}");
+}

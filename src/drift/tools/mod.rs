@@ -182,16 +182,14 @@ pub struct ToolEvidence {
     /// import.
     pub notebook: Option<String>,
     /// A Python file protoc wrote (`service_pb2.py`, `service_pb2_grpc.py`; the first,
-    /// repo-relative): the protobuf compiler a Python project declares made it.
+    /// repo-relative): `grpcio-tools`, declared for development, made it.
     pub protoc_output: Option<String>,
+    /// A type stub protoc wrote (`service_pb2.pyi`): `mypy-protobuf`'s plugin made it.
+    pub protoc_stubs: Option<String>,
     /// The module has a server entry of its own (`app/entry.server.tsx`): a framework builds
     /// its default one only where there is none (see [`DEFAULT_SERVER_ENTRIES`]).
     pub server_entry: bool,
 }
-
-/// The distributions that compile `.proto` files to Python (`grpc_tools.protoc`, its type
-/// stubs' plugin): no code imports them, their output is in the module.
-const PROTOC: &[&str] = &["grpcio-tools", "mypy-protobuf"];
 
 /// The distributions that run notebooks: the kernel, and the front ends a person opens them
 /// in.
@@ -281,12 +279,18 @@ impl ToolEvidence {
     }
 
     /// What says the module is a Next app, not a library for one: a `next.config.*` beside
-    /// it, or a command running `next build`, `next dev` or `next start`.
+    /// it, or a package.json script running `next build`, `next dev` or `next start`.
     fn next_app(&self) -> Option<String> {
         if let Some((_, file)) = self.config_hosts.iter().find(|(host, _)| host == "next") {
             return Some(format!("{file} is beside it"));
         }
-        self.commands.lines().find_map(|line| {
+        // A package.json script's line (`"build": "next build"`), not a workflow's comment or
+        // a step's name.
+        let mut scripts = self
+            .commands
+            .lines()
+            .filter(|l| l.trim_start().starts_with('"'));
+        scripts.find_map(|line| {
             let words: Vec<&str> = command_words(line).collect();
             words
                 .windows(2)
@@ -440,9 +444,8 @@ impl ToolEvidence {
         if dev && self.python_tools.contains(&norm) {
             return Some(format!("pyproject.toml configures it: [tool.{norm}]"));
         }
-        // Any extra too: a `notebook` extra installs the kernel for the repository's own.
         if let Some(notebook) = &self.notebook
-            && (dev || d.scope == Scope::Optional)
+            && dev
             && JUPYTER.contains(&norm.as_str())
         {
             return Some(format!(
@@ -451,12 +454,17 @@ impl ToolEvidence {
         }
         // Not a shipped declaration: what it made is in the repository, so its users need
         // none of it.
-        if let Some(file) = &self.protoc_output
+        let output = match norm.as_str() {
+            "grpcio-tools" => self.protoc_output.as_ref(),
+            "mypy-protobuf" => self.protoc_stubs.as_ref(),
+            _ => None,
+        };
+        if let Some(file) = output
             && d.scope != Scope::Normal
-            && PROTOC.contains(&norm.as_str())
         {
             return Some(format!(
-                "the module holds protoc's output ({file}): `python -m grpc_tools.protoc` wrote it"
+                "the module holds protoc's output ({file}): `python -m grpc_tools.protoc` wrote it with {}",
+                d.name
             ));
         }
         if let Some(config) = &self.mkdocs
@@ -517,8 +525,11 @@ const DEV_EXTRAS: &[&str] = &[
     "develop",
     "development",
     "docs",
+    "jupyter",
     "lint",
     "linting",
+    "notebook",
+    "notebooks",
     "test",
     "testing",
     "tests",
@@ -1051,6 +1062,8 @@ mod tests {
         shipped.scope = Scope::Normal;
         assert!(!generated.uses(&shipped, &[]));
         assert!(!e.uses(&dev(Language::Python, "grpcio-tools"), &[]));
+        // mypy-protobuf writes the stubs, not the modules.
+        assert!(!generated.uses(&dev(Language::Python, "mypy-protobuf"), &[]));
         // A shipped dependency is never a tool's only.
         let mut normal = dev(Language::Python, "mypy");
         normal.scope = Scope::Normal;
