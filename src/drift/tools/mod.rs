@@ -6,7 +6,7 @@
 //! differs from their package's.
 
 use super::Manifests;
-use super::declared::{Declared, Scope};
+use super::declared::Declared;
 use super::names;
 use crate::source::{ModuleSource, RepoSnapshot, Snapshot, SourceError, blob_text};
 use mesh_imports::Language;
@@ -15,10 +15,12 @@ mod above;
 mod bundlers;
 mod configs;
 mod evidence;
+mod python;
 mod scripts;
 
 pub(super) use above::configs_above;
 pub(super) use evidence::{evidence, workspace_bins, workspace_tools};
+use python::DEV_EXTRAS;
 
 use bundlers::bundler_script;
 pub(crate) use bundlers::is_bundler_config;
@@ -190,17 +192,6 @@ pub struct ToolEvidence {
     /// its default one only where there is none (see [`DEFAULT_SERVER_ENTRIES`]).
     pub server_entry: bool,
 }
-
-/// The distributions that run notebooks: the kernel, and the front ends a person opens them
-/// in.
-const JUPYTER: &[&str] = &[
-    "ipykernel",
-    "jupyter",
-    "jupyterlab",
-    "notebook",
-    "nbclassic",
-    "voila",
-];
 
 /// Whether a module-root file holds commands a person or CI runs.
 pub(crate) fn is_command_file(file: &str) -> bool {
@@ -404,88 +395,6 @@ impl ToolEvidence {
         })
     }
 
-    /// A Python dependency a tool uses: a pytest plugin declared beside pytest (in the same
-    /// section, or pytest among the dev ones: a test project declares its plugins where it
-    /// declares pytest), one pyproject's `[tool]` configures (dev sections only: a runtime
-    /// library may share a tool's name), or one a command runs (any section: `gunicorn` in a
-    /// Procfile is a runtime dependency no code imports).
-    fn python_why(&self, d: &Declared, all: &[Declared]) -> Option<String> {
-        let norm = names::pep503(&d.name);
-        // A tool declared in the plugin's section, or among the dev ones (a dev group, or an
-        // extra of [`DEV_EXTRAS`]): a test project declares its plugins where it declares the
-        // tool, and a project may keep pytest in its `test` extra and a plugin in a group.
-        let beside = |tool: &str| {
-            all.iter().any(|p| {
-                p.language == Language::Python
-                    && names::pep503(&p.name) == tool
-                    && (p.scope == d.scope
-                        || p.scope == Scope::Dev
-                        || (p.scope == Scope::Optional
-                            && self.python_dev_extras.iter().any(|e| e == tool)))
-            })
-        };
-        // pytest loads every installed plugin through its `pytest11` entry point, tox through
-        // its `tox` one (`tox-uv`).
-        if (norm.starts_with("pytest-") || UNPREFIXED_PYTEST_PLUGINS.contains(&norm.as_str()))
-            && beside("pytest")
-        {
-            return Some("a pytest plugin beside pytest: pytest loads it".into());
-        }
-        if norm.starts_with("tox-") && beside("tox") {
-            return Some("a tox plugin beside tox: tox loads it".into());
-        }
-        if let Some(host) = fsspec_host(d, all) {
-            return Some(format!(
-                "an fsspec filesystem beside {host}: fsspec loads it by its URL's protocol"
-            ));
-        }
-        let dev = d.scope == Scope::Dev
-            || (d.scope == Scope::Optional && self.python_dev_extras.contains(&norm));
-        if dev && self.python_tools.contains(&norm) {
-            return Some(format!("pyproject.toml configures it: [tool.{norm}]"));
-        }
-        if let Some(notebook) = &self.notebook
-            && dev
-            && JUPYTER.contains(&norm.as_str())
-        {
-            return Some(format!(
-                "the module has notebooks ({notebook}): Jupyter runs them in its kernel, with no import"
-            ));
-        }
-        // Not a shipped declaration: what it made is in the repository, so its users need
-        // none of it.
-        let output = match norm.as_str() {
-            "grpcio-tools" => self.protoc_output.as_ref(),
-            "mypy-protobuf" => self.protoc_stubs.as_ref(),
-            _ => None,
-        };
-        if let Some(file) = output
-            && d.scope != Scope::Normal
-        {
-            return Some(format!(
-                "the module holds protoc's output ({file}): `python -m grpc_tools.protoc` wrote it with {}",
-                d.name
-            ));
-        }
-        if let Some(config) = &self.mkdocs
-            && let Some(name) = config.names(&norm)
-        {
-            return Some(format!(
-                "{} names it: `{name}` (MkDocs loads it)",
-                config.file
-            ));
-        }
-        self.run_by(&d.name)
-            .map(|line| format!("a command runs it: `{line}`"))
-    }
-
-    /// Whether what uses the declared dependency `d` (beside `all`) loads it where the
-    /// module runs, not only where it is developed: then it is no dev-only dependency
-    /// whatever imports it in tests (fsspec's filesystems).
-    pub fn loads_at_run_time(&self, d: &Declared, all: &[Declared]) -> bool {
-        fsspec_host(d, all).is_some()
-    }
-
     /// Whether a command names the tool: its package name or its command.
     #[cfg(test)]
     fn runs(&self, name: &str) -> bool {
@@ -518,61 +427,6 @@ impl ToolEvidence {
     }
 }
 
-/// The names of the extras a Python project keeps its development tools in, PEP 503: what
-/// `pip install -e .[dev]` installs for working on it, never for its users.
-const DEV_EXTRAS: &[&str] = &[
-    "dev",
-    "develop",
-    "development",
-    "docs",
-    "jupyter",
-    "lint",
-    "linting",
-    "notebook",
-    "notebooks",
-    "test",
-    "testing",
-    "tests",
-    "typing",
-];
-
-/// What loads `d` when it is one of fsspec's filesystems declared beside a library that
-/// opens paths through fsspec (`s3://` → `s3fs`), in the same section or for shipping.
-fn fsspec_host(d: &Declared, all: &[Declared]) -> Option<&'static str> {
-    if d.language != Language::Python
-        || !FSSPEC_FILESYSTEMS.contains(&names::pep503(&d.name).as_str())
-    {
-        return None;
-    }
-    FSSPEC_HOSTS.iter().copied().find(|host| {
-        // Declared where it ships at least as far: a runtime host for a runtime filesystem.
-        all.iter().any(|p| {
-            p.language == Language::Python
-                && names::pep503(&p.name) == *host
-                && (p.scope == d.scope || p.scope == Scope::Normal)
-        })
-    })
-}
-
-/// fsspec's filesystems for a URL protocol, by distribution (its `known_implementations`):
-/// no code imports them, fsspec does when a path names their protocol.
-const FSSPEC_FILESYSTEMS: &[&str] = &[
-    "adlfs",
-    "boxfs",
-    "dropboxdrivefs",
-    "gcsfs",
-    "gdrivefs",
-    "ocifs",
-    "ossfs",
-    "s3fs",
-    "sshfs",
-    "webdav4",
-];
-
-/// What opens paths through fsspec, so loads its filesystems: fsspec, and the data
-/// libraries that hand it their URLs.
-const FSSPEC_HOSTS: &[&str] = &["fsspec", "pandas", "dask", "xarray"];
-
 /// The packages that compile stylesheets with the extension `ext` (vite, webpack's loaders,
 /// Parcel and the frameworks look each up by name).
 fn stylesheet_compilers(ext: &str) -> &'static [&'static str] {
@@ -583,18 +437,6 @@ fn stylesheet_compilers(ext: &str) -> &'static [&'static str] {
         _ => &[],
     }
 }
-
-/// Python distributions whose main use is the pytest plugin they register without a
-/// `pytest-` name: their fixtures (`snapshot`, `time_machine`) and options
-/// (`--snapshot-update`, `--typeguard-packages`) come with no import.
-const UNPREFIXED_PYTEST_PLUGINS: &[&str] = &[
-    "inline-snapshot",
-    "nbval",
-    "syrupy",
-    "time-machine",
-    "typeguard",
-    "xdoctest",
-];
 
 /// The icon loaders that find an Iconify set by its name (`i-mdi-home` loads
 /// `@iconify-json/mdi`): UnoCSS's icon preset, unplugin-icons, Iconify's Tailwind plugins.
@@ -715,8 +557,9 @@ fn command_words(line: &str) -> impl Iterator<Item = &str> {
 mod tests {
     use super::evidence::installed;
     use super::*;
+    use crate::drift::declared::Scope;
 
-    fn dev(language: Language, name: &str) -> Declared {
+    pub(super) fn dev(language: Language, name: &str) -> Declared {
         Declared {
             language,
             name: name.into(),
@@ -726,31 +569,6 @@ mod tests {
             line: 1,
             indirect: false,
         }
-    }
-
-    #[test]
-    fn an_fsspec_filesystem_is_loaded_by_a_host_declared_as_far() {
-        let at = |name: &str, scope: Scope| Declared {
-            scope,
-            ..dev(Language::Python, name)
-        };
-        let s3 = at("s3fs", Scope::Normal);
-        assert_eq!(
-            fsspec_host(&s3, &[at("fsspec", Scope::Normal)]),
-            Some("fsspec")
-        );
-        // A dev-only pandas loads nothing where the package runs.
-        assert_eq!(fsspec_host(&s3, &[at("pandas", Scope::Dev)]), None);
-        // An extra's filesystem beside a runtime fsspec.
-        let extra = at("gcsfs", Scope::Optional);
-        assert_eq!(
-            fsspec_host(&extra, &[at("fsspec", Scope::Normal)]),
-            Some("fsspec")
-        );
-        assert_eq!(
-            fsspec_host(&at("boto3", Scope::Normal), &[at("fsspec", Scope::Normal)]),
-            None
-        );
     }
 
     #[test]
@@ -989,84 +807,5 @@ mod tests {
         // jest-matcher-utils uses `Buffer` with no import.
         assert!(ts.uses(&dev(Language::Js, "@types/node"), &[]));
         assert!(ts.uses(&dev(Language::Js, "@crowdin/cli"), &[]));
-    }
-
-    #[test]
-    fn python_tools_by_section_command_and_plugin() {
-        // pydantic-ai's root: `[tool.mypy]`, `uv run ruff check` in its Makefile, diff-cover
-        // in CI, pytest plugins beside pytest.
-        let e = ToolEvidence {
-            commands: "lint:\n\tuv run ruff check\n\n      - run: uv run diff-cover coverage.xml\n"
-                .into(),
-            python_tools: vec!["mypy".into(), "pyright".into(), "inline-snapshot".into()],
-            ..ToolEvidence::default()
-        };
-        let all = [
-            dev(Language::Python, "pytest"),
-            dev(Language::Python, "pytest-xdist"),
-        ];
-        for used in [
-            "mypy",
-            "ruff",
-            "diff-cover",
-            "pytest-xdist",
-            "inline_snapshot",
-        ] {
-            assert!(e.uses(&dev(Language::Python, used), &all), "{used}");
-        }
-        assert!(!e.uses(&dev(Language::Python, "pytest-xdist"), &[]));
-        assert!(!e.uses(&dev(Language::Python, "markdownify"), &all));
-        // A plugin without pytest's prefix, beside pytest: its fixtures need no import.
-        assert!(e.uses(&dev(Language::Python, "syrupy"), &all));
-        assert!(!e.uses(&dev(Language::Python, "syrupy"), &[]));
-        // pytest in the `test` extra, its plugin in a dev group: beside it. pytest in an
-        // extra for users (`[project.optional-dependencies] testing-plugin`) is not.
-        let mut in_extra = dev(Language::Python, "pytest");
-        in_extra.scope = Scope::Optional;
-        let with_dev_extra = ToolEvidence {
-            python_dev_extras: vec!["pytest".into()],
-            ..ToolEvidence::default()
-        };
-        let timeout = dev(Language::Python, "pytest-timeout");
-        assert!(with_dev_extra.uses(&timeout, std::slice::from_ref(&in_extra)));
-        assert!(!ToolEvidence::default().uses(&timeout, &[in_extra]));
-        // A Next app's generated next-env.d.ts brings React DOM's types; a library for Next
-        // apps (no config, no `next build`) has none.
-        let app = ToolEvidence {
-            tsconfig: true,
-            commands: "\"build\": \"next build\"\n".into(),
-            ..ToolEvidence::default()
-        };
-        assert!(app.uses(&dev(Language::Js, "@types/react-dom"), &[]));
-        let library = ToolEvidence {
-            tsconfig: true,
-            commands: "\"build\": \"tsc\"\n".into(),
-            ..ToolEvidence::default()
-        };
-        assert!(!library.uses(&dev(Language::Js, "@types/react-dom"), &[]));
-        // A shell comment in a workflow runs nothing.
-        let commented = ToolEvidence {
-            commands: "- run: |\n    # hf-libero vs metaworld can never collide\n    uv sync\n"
-                .into(),
-            ..ToolEvidence::default()
-        };
-        assert!(!commented.uses(&dev(Language::Python, "hf-libero"), &[]));
-        assert!(commented.uses(&dev(Language::Python, "uv"), &[]));
-        // protoc's output in the module: its compiler made it; without, nothing says so.
-        let generated = ToolEvidence {
-            protoc_output: Some("src/transport/services_pb2.py".into()),
-            ..ToolEvidence::default()
-        };
-        assert!(generated.uses(&dev(Language::Python, "grpcio-tools"), &[]));
-        let mut shipped = dev(Language::Python, "grpcio-tools");
-        shipped.scope = Scope::Normal;
-        assert!(!generated.uses(&shipped, &[]));
-        assert!(!e.uses(&dev(Language::Python, "grpcio-tools"), &[]));
-        // mypy-protobuf writes the stubs, not the modules.
-        assert!(!generated.uses(&dev(Language::Python, "mypy-protobuf"), &[]));
-        // A shipped dependency is never a tool's only.
-        let mut normal = dev(Language::Python, "mypy");
-        normal.scope = Scope::Normal;
-        assert!(!e.uses(&normal, &all));
     }
 }
