@@ -582,7 +582,8 @@ pub(super) fn private_package(
 /// `d`'s, by their names: it is a word of `d`'s or begins one (`faiss` of `faiss-gpu-cu12`,
 /// `mem0` of `mem0ai`), or it is the first two words of a longer one, a namespace's top
 /// module (`llama_index`, of `llama_index.core`, beside `llama-index-readers-file`, which
-/// brings it).
+/// brings it), or its last words, a framework's prefix dropped (`phonenumber_field` of
+/// `django-phonenumber-field`).
 fn word_of(d: &str, name: &str) -> bool {
     let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
     let d = d.to_ascii_lowercase();
@@ -596,6 +597,9 @@ fn word_of(d: &str, name: &str) -> bool {
     dw.iter()
         .any(|w| *w == name || (name.len() >= 3 && w.starts_with(&name)))
         || (dw.len() > 2 && nw.len() == 2 && dw[..2] == nw[..])
+        // Its words a run of the distribution's, a prefix word dropped
+        // (`phonenumber_field` of `django-phonenumber-field`).
+        || (nw.len() >= 2 && dw.len() > nw.len() && dw.ends_with(&nw))
 }
 
 /// Marks the findings of one manifest (`found`) that may be one dependency seen twice: a
@@ -1112,6 +1116,7 @@ mod tests {
         // of three words sharing their first two.
         assert!(word_of("llama-index-readers-file", "llama_index"));
         assert!(!word_of("django-rest-knox", "django_rest_passwordreset"));
+        assert!(word_of("django-phonenumber-field", "phonenumber_field"));
         assert!(!word_of("llama-index", "llama_index_core"));
         assert!(!word_of("requests-oauthlib", "oauthlib_extra"));
     }

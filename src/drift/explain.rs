@@ -47,11 +47,17 @@ pub struct Explanation {
     pub findings: Vec<Finding>,
     /// Every piece of evidence, in the order the comparison met it.
     pub evidence: Vec<String>,
+    /// Why the module's imports were not checked at all (a `setup.py` that computes its
+    /// requirements): then no finding says nothing of agreement.
+    pub unchecked: Option<String>,
 }
 
 impl Explanation {
     /// The verdict in a line: the findings' kinds, or that there is none.
     pub fn verdict(&self) -> String {
+        if let (true, Some(why)) = (self.findings.is_empty(), &self.unchecked) {
+            return format!("not checked: {why}");
+        }
         if self.findings.is_empty() {
             return format!("no finding: `{}` agrees with the imports", self.dependency);
         }
@@ -82,13 +88,15 @@ pub fn explain(loaded: &Loaded, module: &str, dependency: &str) -> Result<Explan
         dependency: normalized(dependency),
         seen: RefCell::new(Vec::new()),
     };
-    let findings: Vec<Finding> = super::run(loaded, &[module.to_string()], Some(&probe))?
-        .0
-        .into_iter()
+    let (found, unchecked) = super::run(loaded, &[module.to_string()], Some(&probe))?;
+    let findings: Vec<Finding> = (found.into_iter())
         .filter(|f| probe.names(&f.dependency))
         .collect();
+    let unchecked = (unchecked.into_iter())
+        .find(|u| u.module == module)
+        .map(|u| u.why);
     let mut evidence = probe.seen.into_inner();
-    if evidence.is_empty() {
+    if evidence.is_empty() && unchecked.is_none() {
         evidence.push(format!(
             "no manifest of `{module}` declares `{dependency}` and no file of it imports it"
         ));
@@ -98,5 +106,6 @@ pub fn explain(loaded: &Loaded, module: &str, dependency: &str) -> Result<Explan
         dependency: dependency.to_string(),
         findings,
         evidence,
+        unchecked,
     })
 }

@@ -466,6 +466,11 @@ fn module_drift(
             &mut py,
         );
         python::without_unused_when_no_code(world, rec, &mut py);
+        let imported: Vec<&str> = (uses.iter())
+            .filter(|u| u.language == Language::Python)
+            .map(|u| u.key.as_ref())
+            .collect();
+        python_extras::used_by_feature(&mut py, &imported, world.probe);
         python::without_unused_plugin_bundles(world, man, &mut py);
         let known = |dist: &str| {
             let norm = names::pep503(dist);

@@ -53,6 +53,7 @@ pub(crate) const PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("mysqlclient", &["MySQLdb"]),
     // The OpenAI Agents SDK.
     ("openai-agents", &["agents"]),
+    ("openai-whisper", &["whisper"]),
     ("opencv-python", &["cv2"]),
     ("opencv-python-headless", &["cv2"]),
     // The API ships the namespace's own modules, not the namespace: `opentelemetry.semconv`

@@ -5,8 +5,9 @@
 //! and never imports it; the framework does, when the feature is used.
 
 use super::declared::Scope;
+use super::explain::Probe;
 use super::lockfile::Depends;
-use super::{Finding, doubt, names};
+use super::{DriftKind, Finding, doubt, names};
 
 /// Frameworks' extras whose distributions the framework imports itself, lazily, when a
 /// feature asks for one — read from each framework's published `Provides-Extra` metadata, by
@@ -20,7 +21,22 @@ const EXTRAS: &[(&str, &[&str])] = &[
     ("aiohttp", &["aiodns", "brotli", "brotlicffi"]),
     // A broker's or serializer's library.
     ("celery", &["redis", "librabbitmq", "msgpack"]),
-    ("django", &["argon2-cffi", "bcrypt"]),
+    // Password hashers and database drivers its settings name (`"ENGINE":
+    // "django.db.backends.postgresql"`), and the time zones `zoneinfo` reads for `TIME_ZONE`.
+    (
+        "django",
+        &[
+            "argon2-cffi",
+            "bcrypt",
+            "psycopg",
+            "psycopg-binary",
+            "psycopg2",
+            "psycopg2-binary",
+            "mysqlclient",
+            "oracledb",
+            "tzdata",
+        ],
+    ),
     (
         "dramatiq",
         &["redis", "pika", "watchdog", "watchdog-gevent"],
@@ -113,6 +129,45 @@ const EXTRAS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// A framework's modules that import a companion themselves, as (the module, the companion):
+/// code importing the module uses the companion — starlette's session middleware signs with
+/// `itsdangerous`, its templates render with `jinja2`, its test client sends with `httpx`.
+const FEATURE_IMPORTS: &[(&str, &str)] = &[
+    ("starlette.middleware.sessions", "itsdangerous"),
+    ("starlette.templating", "jinja2"),
+    ("fastapi.templating", "jinja2"),
+    ("starlette.testclient", "httpx"),
+    ("fastapi.testclient", "httpx"),
+];
+
+/// Drops each unused Python finding of a companion a feature module the module imports
+/// (`imported`: its import keys, lowercase) imports itself (see [`FEATURE_IMPORTS`]), saying
+/// so to `probe`.
+pub(super) fn used_by_feature(found: &mut Vec<Finding>, imported: &[&str], probe: Option<&Probe>) {
+    found.retain(|f| {
+        if f.kind != DriftKind::Unused {
+            return true;
+        }
+        let dep = names::pep503(&f.dependency);
+        let feature = FEATURE_IMPORTS.iter().find(|(module, companion)| {
+            *companion == dep
+                && imported
+                    .iter()
+                    .any(|k| names::segment_prefix(module, k, "."))
+        });
+        let Some((module, _)) = feature else {
+            return true;
+        };
+        if let Some(p) = probe.filter(|p| p.names(&f.dependency)) {
+            p.say(format!(
+                "the module imports {module}, which imports {} itself",
+                f.dependency
+            ));
+        }
+        false
+    });
+}
+
 /// Whether the framework `framework` loads `companion` by name for a feature (see
 /// [`EXTRAS`]).
 fn loads(framework: &str, companion: &str) -> bool {
@@ -163,7 +218,6 @@ pub(super) fn loaded_by_framework(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::drift::DriftKind;
 
     fn unused(dep: &str) -> Finding {
         Finding {
@@ -207,6 +261,21 @@ mod tests {
         let mut shipped = [unused("python-multipart")];
         loaded_by_framework(&mut shipped, &dev_framework, None);
         assert_eq!(shipped[0].doubt, None);
+    }
+
+    #[test]
+    fn a_feature_s_module_uses_its_companion() {
+        let mut found = vec![unused("itsdangerous"), unused("jinja2")];
+        used_by_feature(
+            &mut found,
+            &[
+                "starlette.middleware.sessions.sessionmiddleware",
+                "starlette",
+            ],
+            None,
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].dependency, "jinja2");
     }
 
     #[test]

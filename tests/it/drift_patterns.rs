@@ -2460,6 +2460,19 @@ fn vendored_go_generated_packages_type_packages_computed_imports_and_benchmarks(
         ) && !run.stderr.contains("every manifest matches"),
         "{run}"
     );
+    // Its explanation says so, never that the dependency agrees with the imports.
+    let e = t.json(&["drift", "--explain", "tasks", "requests"]);
+    assert!(
+        e["unchecked"]
+            .as_str()
+            .is_some_and(|w| w.contains("setup.py computes what it declares")),
+        "{e}"
+    );
+    let text = t.run(&["drift", "--explain", "tasks", "requests"]);
+    assert!(
+        text.stdout.contains("not checked:") && !text.stdout.contains("agrees"),
+        "{text}"
+    );
     let e = explained(&t, "orm", "arktype");
     assert!(e.contains("made at build time"), "{e}");
     let e = explained(&t, "ext", "@types/vscode");
@@ -4352,4 +4365,51 @@ fn an_import_map_names_files_not_packages() {
     t.commit("ws", "deno");
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["server undeclared @acme/missing"], "{v}");
+}
+
+/// Round 27's Python shapes (khoj, docling): Django loads the database driver its settings
+/// name; starlette's session middleware imports `itsdangerous` itself; a Django app's import
+/// name drops the framework's word (`phonenumber_field` of `django-phonenumber-field`, a
+/// guess either way); a Python wrapper of a tool runs the tool's command (`dprint-py` as
+/// `dprint`). A dependency nothing loads stays unused.
+#[test]
+fn a_framework_s_settings_features_and_wrappers_make_no_sure_drift() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\nversion = \"1.0\"\ndependencies = [\"django\", \"psycopg2-binary\", \"starlette\", \"itsdangerous\", \"django-phonenumber-field\", \"rich\"]\n\n[dependency-groups]\ndev = [\"dprint-py\"]\n",
+    );
+    t.write(
+        "ws/app/app/settings.py",
+        "DATABASES = {\"default\": {\"ENGINE\": \"django.db.backends.postgresql\"}}\nimport django\n",
+    );
+    t.write(
+        "ws/app/app/web.py",
+        "from starlette.applications import Starlette\nfrom starlette.middleware.sessions import SessionMiddleware\nfrom phonenumber_field.modelfields import PhoneNumberField\n",
+    );
+    t.write("ws/app/Makefile", "fmt:\n\tuv run dprint check\n");
+    t.empty_repo("ws");
+    t.commit("ws", "an app");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app unused rich"], "{v}");
+    let doubts = unsure(&v);
+    for name in [
+        "unused psycopg2-binary: django",
+        "unused django-phonenumber-field",
+    ] {
+        assert!(
+            doubts.iter().any(|f| f.starts_with(&format!("app {name}"))),
+            "{name}: {v}"
+        );
+    }
+    assert!(
+        doubts
+            .iter()
+            .any(|f| f.starts_with("app undeclared ") && f.contains("django-phonenumber-field")),
+        "{v}"
+    );
+    let e = explained(&t, "app", "itsdangerous");
+    assert!(e.contains("starlette.middleware.sessions"), "{e}");
 }

@@ -94,6 +94,16 @@ pub(crate) fn command_names(package: &str) -> Vec<String> {
     };
     add(bare);
     add(bare.strip_suffix("-cli").unwrap_or(bare));
+    // A Python wrapper of a tool keeps the tool's command (`dprint-py` runs `dprint`,
+    // `python-semantic-release` runs `semantic-release`).
+    for wrapped in [
+        bare.strip_suffix("-py"),
+        bare.strip_suffix("-python"),
+        bare.strip_prefix("python-"),
+        bare.strip_prefix("py-"),
+    ] {
+        add(wrapped.unwrap_or(""));
+    }
     if let Some(scope) = scope
         && bare == "cli"
     {
@@ -575,6 +585,12 @@ mod tests {
     fn a_package_runs_under_the_commands_its_name_makes_or_its_installed_bin_says() {
         assert_eq!(command_names("eslint"), ["eslint"]);
         assert_eq!(command_names("del-cli"), ["del-cli", "del"]);
+        // A Python wrapper runs the tool's own command.
+        assert_eq!(command_names("dprint-py"), ["dprint-py", "dprint"]);
+        assert_eq!(
+            command_names("python-semantic-release"),
+            ["python-semantic-release", "semantic-release"]
+        );
         assert_eq!(command_names("@swc/cli"), ["@swc/cli", "cli", "swc"]);
         assert_eq!(
             command_names("@scope/tool-cli"),
