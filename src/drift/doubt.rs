@@ -582,7 +582,7 @@ pub(super) fn private_package(
 /// `d`'s, by their names: it is a word of `d`'s or begins one (`faiss` of `faiss-gpu-cu12`,
 /// `mem0` of `mem0ai`), or it is the first two words of a longer one, a namespace's top
 /// module (`llama_index`, of `llama_index.core`, beside `llama-index-readers-file`, which
-/// brings it), or its last words, a framework's prefix dropped (`phonenumber_field` of
+/// brings it), or a Django app's name without its first word (`phonenumber_field` of
 /// `django-phonenumber-field`).
 fn word_of(d: &str, name: &str) -> bool {
     let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
@@ -597,9 +597,10 @@ fn word_of(d: &str, name: &str) -> bool {
     dw.iter()
         .any(|w| *w == name || (name.len() >= 3 && w.starts_with(&name)))
         || (dw.len() > 2 && nw.len() == 2 && dw[..2] == nw[..])
-        // Its words a run of the distribution's, a prefix word dropped
-        // (`phonenumber_field` of `django-phonenumber-field`).
-        || (nw.len() >= 2 && dw.len() > nw.len() && dw.ends_with(&nw))
+        // A Django app's, its framework's word dropped (`phonenumber_field` of
+        // `django-phonenumber-field`): no other word, which an integration package puts
+        // before the library it wraps (`langchain-google-genai`).
+        || (nw.len() >= 2 && dw.len() == nw.len() + 1 && dw[0] == "django" && dw[1..] == nw[..])
 }
 
 /// Marks the findings of one manifest (`found`) that may be one dependency seen twice: a
@@ -1117,6 +1118,8 @@ mod tests {
         assert!(word_of("llama-index-readers-file", "llama_index"));
         assert!(!word_of("django-rest-knox", "django_rest_passwordreset"));
         assert!(word_of("django-phonenumber-field", "phonenumber_field"));
+        assert!(!word_of("langchain-google-genai", "google_genai"));
+        assert!(!word_of("acme-cloud-storage", "cloud_storage"));
         assert!(!word_of("llama-index", "llama_index_core"));
         assert!(!word_of("requests-oauthlib", "oauthlib_extra"));
     }

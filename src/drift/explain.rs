@@ -47,8 +47,9 @@ pub struct Explanation {
     pub findings: Vec<Finding>,
     /// Every piece of evidence, in the order the comparison met it.
     pub evidence: Vec<String>,
-    /// Why the module's imports were not checked at all (a `setup.py` that computes its
-    /// requirements): then no finding says nothing of agreement.
+    /// Why the module's imports were not checked (a `setup.py` that computes its
+    /// requirements), when nothing of it was found about the dependency: its verdict is then
+    /// that, not agreement.
     pub unchecked: Option<String>,
 }
 
@@ -92,10 +93,11 @@ pub fn explain(loaded: &Loaded, module: &str, dependency: &str) -> Result<Explan
     let findings: Vec<Finding> = (found.into_iter())
         .filter(|f| probe.names(&f.dependency))
         .collect();
-    let unchecked = (unchecked.into_iter())
-        .find(|u| u.module == module)
-        .map(|u| u.why);
     let mut evidence = probe.seen.into_inner();
+    // A dependency of another language, checked, has evidence of its own.
+    let unchecked = (unchecked.into_iter())
+        .find(|u| u.module == module && evidence.is_empty() && findings.is_empty())
+        .map(|u| u.why);
     if evidence.is_empty() && unchecked.is_none() {
         evidence.push(format!(
             "no manifest of `{module}` declares `{dependency}` and no file of it imports it"

@@ -466,11 +466,11 @@ fn module_drift(
             &mut py,
         );
         python::without_unused_when_no_code(world, rec, &mut py);
-        let imported: Vec<&str> = (uses.iter())
+        let imported: Vec<(&str, bool)> = (uses.iter())
             .filter(|u| u.language == Language::Python)
-            .map(|u| u.key.as_ref())
+            .map(|u| (u.key.as_ref(), u.kind == mesh_imports::ImportKind::Build))
             .collect();
-        python_extras::used_by_feature(&mut py, &imported, world.probe);
+        python_extras::used_by_feature(&mut py, &imported, &scoped, world.probe);
         python::without_unused_plugin_bundles(world, man, &mut py);
         let known = |dist: &str| {
             let norm = names::pep503(dist);

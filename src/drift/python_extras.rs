@@ -21,22 +21,7 @@ const EXTRAS: &[(&str, &[&str])] = &[
     ("aiohttp", &["aiodns", "brotli", "brotlicffi"]),
     // A broker's or serializer's library.
     ("celery", &["redis", "librabbitmq", "msgpack"]),
-    // Password hashers and database drivers its settings name (`"ENGINE":
-    // "django.db.backends.postgresql"`), and the time zones `zoneinfo` reads for `TIME_ZONE`.
-    (
-        "django",
-        &[
-            "argon2-cffi",
-            "bcrypt",
-            "psycopg",
-            "psycopg-binary",
-            "psycopg2",
-            "psycopg2-binary",
-            "mysqlclient",
-            "oracledb",
-            "tzdata",
-        ],
-    ),
+    ("django", &["argon2-cffi", "bcrypt"]),
     (
         "dramatiq",
         &["redis", "pika", "watchdog", "watchdog-gevent"],
@@ -140,24 +125,53 @@ const FEATURE_IMPORTS: &[(&str, &str)] = &[
     ("fastapi.testclient", "httpx"),
 ];
 
-/// Drops each unused Python finding of a companion a feature module the module imports
-/// (`imported`: its import keys, lowercase) imports itself (see [`FEATURE_IMPORTS`]), saying
-/// so to `probe`.
-pub(super) fn used_by_feature(found: &mut Vec<Finding>, imported: &[&str], probe: Option<&Probe>) {
+/// Drops each unused or dev-only Python finding of a companion that a feature module the
+/// module imports imports itself (see [`FEATURE_IMPORTS`]), where that answers it: a feature
+/// imported by shipped code uses a companion declared for shipping (unused, or dev-only for
+/// what only tests import of it), one imported by tests alone a companion declared for
+/// development. `imported` holds the module's Python import keys (lowercase), each with
+/// whether shipped code makes it; `declared` the module's declarations with what each is
+/// for. What it drops it says to `probe`.
+pub(super) fn used_by_feature(
+    found: &mut Vec<Finding>,
+    imported: &[(&str, bool)],
+    declared: &[(String, Scope)],
+    probe: Option<&Probe>,
+) {
     found.retain(|f| {
-        if f.kind != DriftKind::Unused {
+        if !matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) {
             return true;
         }
         let dep = names::pep503(&f.dependency);
-        let feature = FEATURE_IMPORTS.iter().find(|(module, companion)| {
-            *companion == dep
-                && imported
-                    .iter()
-                    .any(|k| names::segment_prefix(module, k, "."))
-        });
-        let Some((module, _)) = feature else {
+        // The feature's module a use of which (shipped or not) imports it.
+        let feature = |shipped: Option<bool>| {
+            FEATURE_IMPORTS.iter().find_map(|(module, companion)| {
+                let imports = imported.iter().any(|(k, s)| {
+                    shipped.is_none_or(|want| *s == want) && names::segment_prefix(module, k, ".")
+                });
+                (*companion == dep && imports).then_some(*module)
+            })
+        };
+        let Some(module) = feature(None) else {
             return true;
         };
+        let scopes = || {
+            declared
+                .iter()
+                .filter(|(n, _)| names::pep503(n) == dep)
+                .map(|(_, s)| *s)
+        };
+        let ships = scopes().any(|s| matches!(s, Scope::Normal | Scope::Optional));
+        let dev = scopes().any(|s| s == Scope::Dev);
+        let answered = match f.kind {
+            DriftKind::Unused => {
+                (feature(Some(true)).is_some() && ships) || (feature(Some(false)).is_some() && dev)
+            }
+            _ => feature(Some(true)).is_some(),
+        };
+        if !answered {
+            return true;
+        }
         if let Some(p) = probe.filter(|p| p.names(&f.dependency)) {
             p.say(format!(
                 "the module imports {module}, which imports {} itself",
@@ -265,17 +279,30 @@ mod tests {
 
     #[test]
     fn a_feature_s_module_uses_its_companion() {
-        let mut found = vec![unused("itsdangerous"), unused("jinja2")];
-        used_by_feature(
-            &mut found,
-            &[
-                "starlette.middleware.sessions.sessionmiddleware",
-                "starlette",
-            ],
-            None,
-        );
-        assert_eq!(found.len(), 1);
-        assert_eq!(found[0].dependency, "jinja2");
+        let shipped = |n: &str| (n.to_string(), Scope::Normal);
+        let declared = [shipped("itsdangerous"), shipped("jinja2"), shipped("httpx")];
+        let mut found = vec![unused("itsdangerous"), unused("jinja2"), unused("httpx")];
+        let imported = [
+            ("starlette.middleware.sessions.sessionmiddleware", true),
+            ("starlette", true),
+            ("starlette.testclient", false),
+        ];
+        used_by_feature(&mut found, &imported, &declared, None);
+        // The test client, in tests only, answers no companion declared for shipping.
+        let left: Vec<&str> = found.iter().map(|f| f.dependency.as_str()).collect();
+        assert_eq!(left, ["jinja2", "httpx"]);
+        // A companion declared for development only is no answer for shipped code.
+        let mut dev_only = vec![unused("itsdangerous")];
+        let dev = [("itsdangerous".to_string(), Scope::Dev)];
+        used_by_feature(&mut dev_only, &imported, &dev, None);
+        assert_eq!(dev_only.len(), 1);
+        // Declared for shipping and imported by tests, used by shipped code's feature.
+        let mut tests_only = vec![Finding {
+            kind: DriftKind::DevOnly,
+            ..unused("itsdangerous")
+        }];
+        used_by_feature(&mut tests_only, &imported, &declared, None);
+        assert!(tests_only.is_empty());
     }
 
     #[test]

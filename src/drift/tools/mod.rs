@@ -94,16 +94,6 @@ pub(crate) fn command_names(package: &str) -> Vec<String> {
     };
     add(bare);
     add(bare.strip_suffix("-cli").unwrap_or(bare));
-    // A Python wrapper of a tool keeps the tool's command (`dprint-py` runs `dprint`,
-    // `python-semantic-release` runs `semantic-release`).
-    for wrapped in [
-        bare.strip_suffix("-py"),
-        bare.strip_suffix("-python"),
-        bare.strip_prefix("python-"),
-        bare.strip_prefix("py-"),
-    ] {
-        add(wrapped.unwrap_or(""));
-    }
     if let Some(scope) = scope
         && bare == "cli"
     {
@@ -190,7 +180,7 @@ pub struct ToolEvidence {
     /// the script (see [`scripts`]).
     pub outside_scripts: std::collections::HashMap<String, String>,
     /// A Jupyter notebook of the module (the first, repo-relative): Jupyter's kernel and
-    /// front ends ([`JUPYTER`]), declared for development, run the module's notebooks with no
+    /// front ends (`tools/python.rs`' table), declared for development, run the module's notebooks with no
     /// import.
     pub notebook: Option<String>,
     /// A Python file protoc wrote (`service_pb2.py`, `service_pb2_grpc.py`; the first,
@@ -585,12 +575,6 @@ mod tests {
     fn a_package_runs_under_the_commands_its_name_makes_or_its_installed_bin_says() {
         assert_eq!(command_names("eslint"), ["eslint"]);
         assert_eq!(command_names("del-cli"), ["del-cli", "del"]);
-        // A Python wrapper runs the tool's own command.
-        assert_eq!(command_names("dprint-py"), ["dprint-py", "dprint"]);
-        assert_eq!(
-            command_names("python-semantic-release"),
-            ["python-semantic-release", "semantic-release"]
-        );
         assert_eq!(command_names("@swc/cli"), ["@swc/cli", "cli", "swc"]);
         assert_eq!(
             command_names("@scope/tool-cli"),

@@ -81,6 +81,7 @@ impl ToolEvidence {
             ));
         }
         self.run_by(&d.name)
+            .or_else(|| self.runs_wrapped(&norm))
             .map(|line| format!("a command runs it: `{line}`"))
     }
 
@@ -89,6 +90,51 @@ impl ToolEvidence {
     /// whatever imports it in tests (fsspec's filesystems).
     pub fn loads_at_run_time(&self, d: &Declared, all: &[Declared]) -> bool {
         fsspec_host(d, all).is_some()
+    }
+}
+
+/// What runs a Python project's tools by their command, each as the words before it: the
+/// command is the first word after them and their options (`uv run --no-sync dprint`).
+const PYTHON_RUNNERS: &[&[&str]] = &[
+    &["uv", "run"],
+    &["uvx"],
+    &["poetry", "run"],
+    &["pdm", "run"],
+    &["hatch", "run"],
+    &["rye", "run"],
+    &["pipx", "run"],
+    &["entry:"],
+];
+
+impl ToolEvidence {
+    /// The first command line that runs the tool a Python wrapper distribution (`norm`,
+    /// PEP 503) wraps under the tool's own command — its name without a `-py`/`-python`
+    /// suffix or a `python-`/`py-` prefix (`dprint-py` runs `dprint`,
+    /// `python-semantic-release` `semantic-release`) — in a Python runner's command position
+    /// ([`PYTHON_RUNNERS`]: `uv run --no-sync dprint check`, a pre-commit hook's `entry:`),
+    /// never as any word of a line (`apt-get install ffmpeg` runs no `ffmpeg-python`).
+    fn runs_wrapped(&self, norm: &str) -> Option<&str> {
+        let tool = [
+            norm.strip_suffix("-py"),
+            norm.strip_suffix("-python"),
+            norm.strip_prefix("python-"),
+            norm.strip_prefix("py-"),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|t| !t.is_empty())?;
+        self.commands.lines().map(str::trim).find(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            PYTHON_RUNNERS.iter().any(|runner| {
+                (0..words.len()).any(|i| {
+                    words[i..].starts_with(runner)
+                        && words[i + runner.len()..]
+                            .iter()
+                            .find(|w| !w.starts_with('-'))
+                            .is_some_and(|w| *w == tool)
+                })
+            })
+        })
     }
 }
 
@@ -273,6 +319,20 @@ mod tests {
         assert!(!e.uses(&dev(Language::Python, "grpcio-tools"), &[]));
         // mypy-protobuf writes the stubs, not the modules.
         assert!(!generated.uses(&dev(Language::Python, "mypy-protobuf"), &[]));
+        // A Python wrapper runs the tool's command in a runner's command position only.
+        let wrapped = ToolEvidence {
+            commands: "lint:\n\tuv run --no-sync dprint check\n\tsudo apt-get install -y ffmpeg\n\tdocker compose up kafka\n      entry: semantic-release version\n".into(),
+            ..ToolEvidence::default()
+        };
+        for used in ["dprint-py", "python-semantic-release"] {
+            assert!(wrapped.uses(&dev(Language::Python, used), &[]), "{used}");
+        }
+        for unused in ["ffmpeg-python", "kafka-python", "py-spy"] {
+            assert!(
+                !wrapped.uses(&dev(Language::Python, unused), &[]),
+                "{unused}"
+            );
+        }
         // A shipped dependency is never a tool's only.
         let mut normal = dev(Language::Python, "mypy");
         normal.scope = Scope::Normal;
