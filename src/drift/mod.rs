@@ -468,7 +468,7 @@ fn module_drift(
         python::without_unused_when_no_code(world, rec, &mut py);
         let imported: Vec<(&str, bool)> = (uses.iter())
             .filter(|u| u.language == Language::Python)
-            .map(|u| (u.key.as_ref(), u.kind == mesh_imports::ImportKind::Build))
+            .map(|u| (u.key.as_ref(), u.kind != mesh_imports::ImportKind::Dev))
             .collect();
         python_extras::used_by_feature(&mut py, &imported, &scoped, world.probe);
         python::without_unused_plugin_bundles(world, man, &mut py);

@@ -130,8 +130,8 @@ const FEATURE_IMPORTS: &[(&str, &str)] = &[
 /// imported by shipped code uses a companion declared for shipping (unused, or dev-only for
 /// what only tests import of it), one imported by tests alone a companion declared for
 /// development. `imported` holds the module's Python import keys (lowercase), each with
-/// whether shipped code makes it; `declared` the module's declarations with what each is
-/// for. What it drops it says to `probe`.
+/// whether shipped code makes it (guarded or not); `declared` the module's declarations with
+/// what each is for. What it drops it says to `probe`.
 pub(super) fn used_by_feature(
     found: &mut Vec<Finding>,
     imported: &[(&str, bool)],
