@@ -106,15 +106,17 @@ pub struct Unchecked {
 
 /// Why module `m` (`rec`, `man`) is not checked, when it has Python code and no manifest
 /// mesh reads (no `pyproject.toml`, `setup.cfg`, nor another language's: a module of another
-/// language may keep a Python script beside its code): its dependencies are declared where
-/// mesh does not read (a `setup.py`, which would have to be run), so nothing of its imports
-/// was compared (celery's examples).
+/// language may keep a Python script beside its code), or only a pyproject.toml that
+/// declares nothing for shipping beside a `setup.py` computing what it declares
+/// (huggingface_hub's root): its dependencies are declared where mesh does not read (a
+/// `setup.py`, which would have to be run), so nothing of its imports was compared (celery's
+/// examples).
 fn unchecked(
     m: &ModuleSource,
     rec: &crate::store::ModuleRecord,
     man: &Manifests,
 ) -> Option<Unchecked> {
-    let manifest = man.declares_python()
+    let manifest = (man.declares_python() && !man.python_unread())
         || man.has_cargo_toml
         || man.package_json.is_some()
         || man.go_mod.is_some();

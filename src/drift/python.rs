@@ -67,7 +67,7 @@ pub(super) fn declarations(
     man: &Manifests,
     dir: &str,
 ) -> Option<(Vec<Decl>, &'static str)> {
-    if !man.declares_python() {
+    if !man.declares_python() || man.python_unread() {
         return None;
     }
     let mut found = man.pyproject_decls.clone();

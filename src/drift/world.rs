@@ -77,6 +77,20 @@ impl Manifests {
         self.pyproject.is_some() || self.setup_cfg.is_some() || self.setup_py.is_some()
     }
 
+    /// Whether the module's Python dependencies are declared where mesh does not read: a
+    /// `setup.py` that computes them, beside no `setup.cfg` and a pyproject.toml that declares
+    /// none for shipping (a file of tools' settings, or `dynamic` ones the `setup.py` fills).
+    /// Read as declaring nothing, every import would be called undeclared.
+    pub(super) fn python_unread(&self) -> bool {
+        self.has_setup_py
+            && self.setup_py.is_none()
+            && self.setup_cfg.is_none()
+            && !self
+                .pyproject_decls
+                .iter()
+                .any(|d| d.scope == Scope::Normal)
+    }
+
     pub(super) fn read(
         snap: &RepoSnapshot,
         m: &ModuleSource,

@@ -4418,3 +4418,40 @@ fn a_framework_s_settings_features_and_wrappers_make_no_sure_drift() {
     let e = explained(&t, "app", "itsdangerous");
     assert!(e.contains("starlette.middleware.sessions"), "{e}");
 }
+
+/// A pyproject.toml of tools' settings beside a `setup.py` that computes what it declares
+/// (huggingface_hub's root): the dependencies are in the `setup.py`, which mesh does not run,
+/// so the module is unchecked — never every import called undeclared. A `setup.py` it can
+/// read declares as ever.
+#[test]
+fn a_tool_settings_pyproject_beside_a_computed_setup_py_is_unchecked() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    for name in ["hub", "lit"] {
+        module(&t, name, name);
+        t.write(
+            &format!("ws/{name}/pyproject.toml"),
+            "[tool.ruff]\nline-length = 119\n",
+        );
+        t.write(
+            &format!("ws/{name}/{name}/__init__.py"),
+            "import requests\nimport tqdm\n",
+        );
+    }
+    t.write(
+        "ws/hub/setup.py",
+        "from setuptools import setup\n\ndef deps():\n    return ['requests', 'tqdm']\n\nsetup(name='hub', install_requires=deps())\n",
+    );
+    t.write(
+        "ws/lit/setup.py",
+        "from setuptools import setup\n\nsetup(name='lit', install_requires=['requests'])\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "two packages");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["lit undeclared tqdm"], "{v}");
+    let unchecked: Vec<&str> = (v["unchecked"].as_array().expect("an unchecked list").iter())
+        .filter_map(|u| u["module"].as_str())
+        .collect();
+    assert_eq!(unchecked, ["hub"], "{v}");
+}
