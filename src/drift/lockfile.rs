@@ -213,28 +213,18 @@ pub(crate) fn toml(file: &str, text: &str) -> Depends {
         let Some(name) = p.get("name").and_then(|n| n.as_str()) else {
             continue;
         };
-        let extras = |key: &str| {
-            p.get(key)
-                .and_then(|o| o.as_table())
-                .into_iter()
-                .flat_map(|t| t.values())
-        };
-        for list in p
-            .get("dependencies")
-            .into_iter()
-            .chain(extras("optional-dependencies"))
-        {
-            for dep in toml_names(list) {
-                add(&mut of, &norm(name), &norm(&dep));
-            }
+        for dep in p.get("dependencies").into_iter().flat_map(toml_names) {
+            add(&mut of, &norm(name), &norm(&dep));
         }
         // What an extra something in the resolution asks for installs (uv's
         // `optional-dependencies`; poetry's `extras` list every extra a package has, asked
-        // for or not, so they say nothing): the package loads it for a feature.
-        for list in extras("optional-dependencies") {
-            for dep in toml_names(list) {
-                add(&mut optional, &norm(name), &norm(&dep));
-            }
+        // for or not, so they say nothing): a dependency the package loads for a feature.
+        let extras = (p.get("optional-dependencies").and_then(|o| o.as_table()))
+            .into_iter()
+            .flat_map(|t| t.values());
+        for dep in extras.flat_map(toml_names) {
+            add(&mut of, &norm(name), &norm(&dep));
+            add(&mut optional, &norm(name), &norm(&dep));
         }
     }
     Depends {

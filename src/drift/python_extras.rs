@@ -155,14 +155,8 @@ pub(super) fn used_by_feature(
         let Some(module) = feature(None) else {
             return true;
         };
-        let scopes = || {
-            declared
-                .iter()
-                .filter(|(n, _)| names::pep503(n) == dep)
-                .map(|(_, s)| *s)
-        };
-        let ships = scopes().any(|s| matches!(s, Scope::Normal | Scope::Optional));
-        let dev = scopes().any(|s| s == Scope::Dev);
+        let ships = scopes(declared, &dep).any(|s| matches!(s, Scope::Normal | Scope::Optional));
+        let dev = scopes(declared, &dep).any(|s| s == Scope::Dev);
         let answered = match f.kind {
             DriftKind::Unused => {
                 (feature(Some(true)).is_some() && ships) || (feature(Some(false)).is_some() && dev)
@@ -180,6 +174,16 @@ pub(super) fn used_by_feature(
         }
         false
     });
+}
+
+/// What the distribution `name` is declared for, by each of its declarations in `declared`
+/// (names compared as PEP 503 does).
+fn scopes<'d>(declared: &'d [(String, Scope)], name: &str) -> impl Iterator<Item = Scope> + 'd {
+    let name = names::pep503(name);
+    declared
+        .iter()
+        .filter(move |(n, _)| names::pep503(n) == name)
+        .map(|(_, s)| *s)
 }
 
 /// Whether the framework `framework` loads `companion` by name for a feature (see
@@ -202,16 +206,10 @@ pub(super) fn loaded_by_framework(
     declared: &[(String, Scope)],
     lock: Option<&Depends>,
 ) {
-    let scopes = |name: &str| {
-        let name = names::pep503(name);
-        declared
-            .iter()
-            .filter(move |(n, _)| names::pep503(n) == name)
-            .map(|(_, s)| *s)
-    };
     // A framework declared for development vouches for no shipped companion.
     let reaches = |framework: &str, companion: &str| {
-        scopes(framework).any(|s| s == Scope::Normal || scopes(companion).any(|c| c == s))
+        scopes(declared, framework)
+            .any(|s| s == Scope::Normal || scopes(declared, companion).any(|c| c == s))
     };
     let names: Vec<String> = declared.iter().map(|(n, _)| n.clone()).collect();
     doubt::unused_beside(
