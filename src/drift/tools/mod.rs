@@ -407,15 +407,8 @@ impl ToolEvidence {
         if let Some(installed) = self.installed_bins.get(name) {
             bins.extend(installed.iter().cloned());
         }
-        // A shell comment runs nothing (`# hf-libero vs metaworld can never collide`).
-        let lines = || {
-            self.commands
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.starts_with('#'))
-        };
         let words = self.command_words.get_or_init(|| {
-            lines()
+            self.command_lines()
                 .flat_map(command_words)
                 .map(str::to_string)
                 .collect()
@@ -423,7 +416,17 @@ impl ToolEvidence {
         if !words.contains(name) && !bins.iter().any(|b| words.contains(b)) {
             return None;
         }
-        lines().find(|line| command_words(line).any(|w| w == name || bins.iter().any(|b| b == w)))
+        self.command_lines()
+            .find(|line| command_words(line).any(|w| w == name || bins.iter().any(|b| b == w)))
+    }
+
+    /// The module's command lines, trimmed, but a shell comment's, which runs nothing
+    /// (`# hf-libero vs metaworld can never collide`).
+    fn command_lines(&self) -> impl Iterator<Item = &str> {
+        self.commands
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.starts_with('#'))
     }
 }
 

@@ -123,7 +123,7 @@ impl ToolEvidence {
         .into_iter()
         .flatten()
         .find(|t| !t.is_empty())?;
-        self.commands.lines().map(str::trim).find(|line| {
+        self.command_lines().find(|line| {
             let words: Vec<&str> = line.split_whitespace().collect();
             PYTHON_RUNNERS.iter().any(|runner| {
                 (0..words.len()).any(|i| {
@@ -321,7 +321,7 @@ mod tests {
         assert!(!generated.uses(&dev(Language::Python, "mypy-protobuf"), &[]));
         // A Python wrapper runs the tool's command in a runner's command position only.
         let wrapped = ToolEvidence {
-            commands: "lint:\n\tuv run --no-sync dprint check\n\tsudo apt-get install -y ffmpeg\n\tdocker compose up kafka\n      entry: semantic-release version\n".into(),
+            commands: "lint:\n\tuv run --no-sync dprint check\n\tsudo apt-get install -y ffmpeg\n\tdocker compose up kafka\n      entry: semantic-release version\n\t# uv run kafka consume\n".into(),
             ..ToolEvidence::default()
         };
         for used in ["dprint-py", "python-semantic-release"] {
