@@ -25,7 +25,7 @@ pub(super) struct Around<'a> {
     /// The dependency `--explain` looks at.
     pub probe: Option<&'a Probe>,
     /// The repository's file and directory names, which an undeclared import may be.
-    pub local: &'a super::doubt::LocalNames,
+    pub local: &'a super::local_names::LocalNames,
     /// A test file of the module, by its name (`*.test.*`, `*.spec.*`, `__tests__/`, a
     /// `test/` directory): JS test runners' globals are used there.
     pub test_file: Option<&'a str>,

@@ -16,6 +16,7 @@ pub mod explain;
 mod go;
 mod ignores;
 pub mod js;
+mod local_names;
 mod lockfile;
 pub mod names;
 mod nested;
@@ -40,6 +41,7 @@ use crate::graph::Loaded;
 use crate::source::{self, ModuleSource};
 use compare::{Around, compare};
 use declared::Declared;
+use local_names::LocalNames;
 use mesh_imports::{Language, ScannedFile};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -285,8 +287,8 @@ fn run(
             .zip(&python)
             .any(|((m, man), &py)| m.repo == r && (py || man.package_json.is_some()));
         world.local_names.push(match local {
-            true => doubt::LocalNames::read(snap, &provided)?,
-            false => doubt::LocalNames::default(),
+            true => LocalNames::read(snap, &provided)?,
+            false => LocalNames::default(),
         });
     }
     let mut work_memo = HashMap::new();

@@ -2,10 +2,11 @@
 //! every module: the distributions, packages and workspace roots the modules make).
 
 use super::declared::{Declared, Scope};
+use super::local_names::LocalNames;
 use super::tools::ToolEvidence;
 use super::{
-    aliases, app_requirements, declared, doubt, explain, ignores, js, lockfile, names, python,
-    python_env, rust, tools,
+    aliases, app_requirements, declared, explain, ignores, js, lockfile, names, python, python_env,
+    rust, tools,
 };
 use crate::Result;
 use crate::graph::Loaded;
@@ -228,10 +229,10 @@ pub(super) struct World<'a> {
     /// Per repository, what its root says of its JS packages.
     pub(super) js_roots: Vec<JsRoot>,
     /// Per repository with JS or Python modules, its file and directory names (see
-    /// [`doubt::LocalNames`]).
-    pub(super) local_names: Vec<doubt::LocalNames>,
+    /// [`LocalNames`]).
+    pub(super) local_names: Vec<LocalNames>,
     /// None, for the repositories and ecosystems that need none.
-    pub(super) no_local_names: doubt::LocalNames,
+    pub(super) no_local_names: LocalNames,
     /// Each Python or Rust lockfile looked for, read on first need.
     pub(super) locks: lockfile::Locks<lockfile::Depends>,
     /// Each JS lockfile below a repository's root looked for (a front end's own
@@ -426,7 +427,7 @@ impl<'a> World<'a> {
             probe: None,
             js_roots: Vec::new(),
             local_names: Vec::new(),
-            no_local_names: doubt::LocalNames::default(),
+            no_local_names: LocalNames::default(),
             locks: Default::default(),
             js_locks: Default::default(),
             provides: loaded
