@@ -82,6 +82,17 @@ pub(super) fn compare(
                 }
                 continue;
             }
+            // The runtime itself (`electron`): what runs is its built-in module; the package
+            // downloads the runtime, which packagers take from the dev declaration.
+            if lang == Language::Js && HOST_RUNTIMES.contains(&d.d.name.as_str()) {
+                if let Some(p) = around.probe.filter(|p| p.names(&d.d.name)) {
+                    p.say(format!(
+                        "{} installs the runtime the shipped code runs in, whose built-in module it imports: a dev declaration is where it belongs (packagers read the runtime's version there), so it is never shipped-dev",
+                        d.d.name
+                    ));
+                }
+                continue;
+            }
             let bundler = tools.bundler();
             if let Some(p) = around.probe.filter(|p| p.names(&d.d.name))
                 && let Some(how) = &bundler
@@ -95,7 +106,13 @@ pub(super) fn compare(
                 let mut f = declared_finding(m, manifest, &d.d, DriftKind::ShippedDev, evidence);
                 // Files of a package of their own (a template) are that package's code.
                 if all.iter().all(|u| u.package_apart.is_some()) {
-                    f.doubt = super::doubt::undeclared(lang, &all, &m.dir, around.local);
+                    f.doubt = super::doubt::undeclared(
+                        lang,
+                        &all,
+                        &m.dir,
+                        around.local,
+                        &around.tools.commands,
+                    );
                 }
                 out.push(f);
             }
@@ -112,7 +129,9 @@ pub(super) fn compare(
             manifest: manifest.to_string(),
             line: None,
             evidence: Some(u.evidence()),
-            doubt: doubt.or_else(|| super::doubt::undeclared(lang, &all, &m.dir, around.local)),
+            doubt: doubt.or_else(|| {
+                super::doubt::undeclared(lang, &all, &m.dir, around.local, &around.tools.commands)
+            }),
         });
     }
 }
@@ -154,6 +173,13 @@ fn host_plugin(of: &[&Use], all: &[&Use]) -> Option<String> {
 /// needs only its types (`@types/vscode`, `@types/bun`), for development. VS Code gives an
 /// extension `vscode`; the Bun runtime gives every program `bun`.
 const HOST_MODULES: &[&str] = &["bun", "vscode"];
+
+/// JS packages that install the runtime a program runs in, whose own module of that name
+/// the runtime supplies: Electron's main process `require('electron')`s its built-in, and
+/// the `electron` package only downloads the binary — declared for development, where
+/// electron-builder and Electron Forge read its version (electron-builder refuses it among
+/// `dependencies`).
+const HOST_RUNTIMES: &[&str] = &["electron"];
 
 /// One ecosystem's declarations and the rules its imports match them by.
 struct Matcher<'a> {

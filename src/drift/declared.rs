@@ -400,6 +400,49 @@ pub(crate) fn pyproject_extras(t: &toml::Table) -> HashMap<String, Vec<String>> 
         .collect()
 }
 
+/// A pyproject.toml's lists of requirements, each with what it is for and its section's name
+/// (PEP 503; empty for the shipping list): each extra (optional), each `[dependency-groups]`
+/// and poetry group (dev) — so a rule can tell what only one kind of section holds, or what
+/// one extra holds together.
+pub(crate) fn pyproject_sections(t: &toml::Table) -> Vec<(Scope, String, Vec<String>)> {
+    let named =
+        |v: Option<&toml::Value>, scope: Scope, list: &dyn Fn(&toml::Value) -> Vec<String>| {
+            v.and_then(|v| v.as_table())
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (scope, super::names::pep503(k), list(v)))
+                .collect::<Vec<_>>()
+        };
+    let list = |v: &toml::Value| requirement_names(Some(v));
+    let mut out = vec![
+        (
+            Scope::Normal,
+            String::new(),
+            requirement_names(toml_at(t, &["project", "dependencies"])),
+        ),
+        (
+            Scope::Normal,
+            String::new(),
+            poetry_keys(toml_at(t, &["tool", "poetry", "dependencies"])),
+        ),
+    ];
+    out.extend(named(
+        toml_at(t, &["project", "optional-dependencies"]),
+        Scope::Optional,
+        &list,
+    ));
+    out.extend(named(toml_at(t, &["dependency-groups"]), Scope::Dev, &list));
+    out.extend(named(
+        toml_at(t, &["tool", "poetry", "group"]),
+        Scope::Dev,
+        &|g| poetry_keys(g.get("dependencies")),
+    ));
+    for (_, _, names) in &mut out {
+        names.iter_mut().for_each(|n| *n = super::names::pep503(n));
+    }
+    out
+}
+
 /// The dependencies a `pyproject.toml` declares: PEP 621 `[project]` dependencies and extras,
 /// PEP 735 `[dependency-groups]`, poetry's dependencies and groups, uv's and pdm's dev lists.
 pub fn pyproject(text: &str) -> Vec<Declared> {

@@ -140,14 +140,36 @@ fn words(name: &str) -> impl Iterator<Item = &str> {
     name.split(['_', '-']).filter(|w| !w.is_empty())
 }
 
+/// Whether a Python file is test code by its path: below a `tests`, `test` or `testing`
+/// directory, or named `test_*.py` or `*_test.py` — not every dev file (an example script at
+/// an examples package's root is run by hand, but no runner's either way).
+fn test_path(file: &str) -> bool {
+    let (dirs, name) = file.rsplit_once('/').unwrap_or(("", file));
+    dirs.split('/')
+        .any(|d| matches!(d, "tests" | "test" | "testing"))
+        || name.starts_with("test_")
+        || name.ends_with("_test.py")
+}
+
+/// ` and N more` of a list of `n` shown by its first.
+fn and_more(n: usize) -> String {
+    match n {
+        0 | 1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    }
+}
+
 /// The doubt about an undeclared import of `lang` whose unanswered uses are `uses` (the first
 /// is the finding's evidence) in the module at `dir`: imported only by files run by hand, or
 /// named like a file or directory of the repository (`local`) that no package of the mesh is.
+/// `commands` are what the module's scripts and CI run: a test script they run is no
+/// person's.
 pub(super) fn undeclared(
     lang: Language,
     uses: &[&Use],
     dir: &str,
     local: &LocalNames,
+    commands: &str,
 ) -> Option<String> {
     let first = uses.first()?;
     // wasmtime's `bindgen!({ … })` makes the modules (`exports`, `types`) the paths beside it
@@ -177,12 +199,26 @@ pub(super) fn undeclared(
         ));
     }
     if uses.iter().all(|u| by_hand(&rel(u))) {
-        let more = match uses.len() {
-            1 => String::new(),
-            n => format!(" and {} more", n - 1),
-        };
+        let more = and_more(uses.len());
         return Some(format!(
             "imported only by {}{more}, in a directory of files run by hand (examples, scripts, docs) or by CI (`.github/`), or notebooks: they run with what their reader or workflow installs",
+            first.evidence()
+        ));
+    }
+    // `tests/memory/test_stress_api.py` with a `__main__` block and no test: no runner
+    // collects it; a person runs it against a live server, with what they installed.
+    // Unless CI runs it (browser-use's `python tests/ci/evaluate_tasks.py`), in the project's
+    // environment.
+    let test_script = |u: &&Use| {
+        u.kind == ImportKind::Dev
+            && u.in_script
+            && test_path(u.file)
+            && !commands.contains(rel(u).as_str())
+    };
+    if lang == Language::Python && uses.iter().all(test_script) {
+        let more = and_more(uses.len());
+        return Some(format!(
+            "imported only by {}{more}, test code that defines no test but a `__main__` block: a script no test runner collects, run by a person with what they installed",
             first.evidence()
         ));
     }
@@ -196,10 +232,7 @@ pub(super) fn undeclared(
     // A `__main__.py` runs whole whenever the program does.
     let lazy = |u: &&&Use| u.in_function && !u.file.ends_with("__main__.py");
     if lang == Language::Python && !shipped.is_empty() && shipped.iter().all(lazy) {
-        let more = match shipped.len() {
-            1 => String::new(),
-            n => format!(" and {} more", n - 1),
-        };
+        let more = and_more(shipped.len());
         return Some(format!(
             "shipped code imports it only inside functions or a `__main__` block ({}{more}): a lazy import runs when its function is called, as a library imports an optional integration its caller installs, and a `__main__` block only when a person runs the file",
             shipped[0].evidence()

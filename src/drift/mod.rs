@@ -11,6 +11,7 @@ mod app_requirements;
 pub mod cache;
 mod compare;
 pub mod declared;
+mod docs_build;
 mod doubt;
 pub mod explain;
 mod go;
@@ -335,6 +336,7 @@ fn run(
             &js_root,
         );
         js::serving_members(loaded, &manifests, i, probe, &mut found);
+        docs_build::built_elsewhere(snapshot.repo_of(m), m, &manifests[i], &mut found)?;
         doubt::mentions(snapshot.repo_of(m), m, &mut found)?;
         doubt::code_not_read(snapshot.repo_of(m), (m, &loaded.records[i]), &mut found)?;
         let ignore = mesh_imports::globs(&m.manifest.drift_ignore, false);
@@ -492,8 +494,25 @@ fn module_drift(
             let lock = world.lock_above(m, lockfile::PYTHON_LOCKFILES);
             python_extras::loaded_by_framework(&mut py, &scoped, lock.as_deref());
             if let Some(lock) = lock {
+                // A transitive package in an extra beside the one that requires it (`pymunk<7`
+                // beside `gym-pusht` in a `pusht` extra): a cap on what users of the extra get.
+                // Measured on extras only: a dev group (phoenix's, of sixty) holds leftovers;
+                // not an extra of everything (`all`), which pairs every two.
+                let sections = (man.pyproject_table.as_ref())
+                    .map(declared::pyproject_sections)
+                    .unwrap_or_default();
+                let in_one_extra = |a: &str, b: &str| {
+                    let (a, b) = (names::pep503(a), names::pep503(b));
+                    (sections.iter()).any(|(scope, name, n)| {
+                        *scope == declared::Scope::Optional
+                            && !matches!(name.as_str(), "all" | "full" | "complete" | "everything")
+                            && n.contains(&a)
+                            && n.contains(&b)
+                    })
+                };
                 doubt::transitive(&mut py, &names, &lock, &|f, q| {
-                    doubt::family(q) == doubt::family(&f.dependency)
+                    (doubt::family(q) == doubt::family(&f.dependency)
+                        || in_one_extra(q, &f.dependency))
                         && !world.mesh_package(Language::Python, &f.dependency)
                 });
             }

@@ -54,6 +54,8 @@ pub(super) struct Use<'a> {
     pub(super) doc_link: bool,
     /// A Python import inside a function's body (see `Import::in_function`).
     pub(super) in_function: bool,
+    /// A Python import of a script that defines no test (see `Import::in_script`).
+    pub(super) in_script: bool,
     /// The guarded import of another file that loads this use's file
     /// (`pkg/extras/__init__.py:9`): why the use is optional though its own line is not
     /// (see [`python_reach::guarded`]).
@@ -94,6 +96,7 @@ impl<'a> Use<'a> {
             macro_scoped: false,
             doc_link: false,
             in_function: false,
+            in_script: false,
             loaded_by: None,
             prefix: false,
             expanded_from: None,
@@ -521,6 +524,7 @@ fn new_use<'a>(
         macro_scoped: imp.macro_scoped,
         doc_link: imp.in_doc_link,
         in_function: imp.in_function,
+        in_script: imp.in_script,
         loaded_by: None,
         prefix: imp.prefix,
         expanded_from: None,

@@ -787,6 +787,7 @@ mod tests {
                 generated: false,
                 prefix: false,
                 load_guarded: false,
+                in_script: false,
             }]
             .into(),
             ..FileScan::default()

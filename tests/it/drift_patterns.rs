@@ -4455,3 +4455,153 @@ fn a_tool_settings_pyproject_beside_a_computed_setup_py_is_unchecked() {
         .collect();
     assert_eq!(unchecked, ["hub"], "{v}");
 }
+
+/// A test directory's script that defines no test but a `__main__` block (crawl4ai's
+/// `tests/memory/test_stress_api.py`, a stress tester run against a live server) is run by a
+/// person, not collected by a runner: its undeclared imports are unsure. A test file's stay
+/// sure, a `__main__` block beside its tests or not, and so do a script's the module's
+/// commands run (browser-use's CI runs `tests/ci/evaluate_tasks.py`).
+#[test]
+fn a_test_directory_s_script_is_unsure_of_undeclared() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "crawler", "crawler");
+    t.write(
+        "ws/crawler/pyproject.toml",
+        "[project]\nname = \"crawler\"\nversion = \"1.0\"\ndependencies = [\"httpx\"]\n",
+    );
+    t.write("ws/crawler/crawler/__init__.py", "import httpx\n");
+    t.write(
+        "ws/crawler/tests/test_stress.py",
+        "import typer\nimport crawler\napp = typer.Typer()\nif __name__ == \"__main__\":\n    app()\n",
+    );
+    t.write(
+        "ws/crawler/tests/test_fetch.py",
+        "import respx\nimport crawler\ndef test_fetch():\n    pass\nif __name__ == \"__main__\":\n    test_fetch()\n",
+    );
+    // One its Makefile runs is run in the project's environment: owed.
+    t.write(
+        "ws/crawler/Makefile",
+        "bench:\n\tpython tests/ci/bench.py\n",
+    );
+    t.write(
+        "ws/crawler/tests/ci/bench.py",
+        "import yaml\nif __name__ == \"__main__\":\n    print(yaml)\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a crawler");
+    let v = t.json(&["drift"]);
+    assert_eq!(
+        findings(&v),
+        ["crawler undeclared pyyaml", "crawler undeclared respx"],
+        "{v}"
+    );
+    assert!(
+        unsure(&v)
+            .iter()
+            .any(|f| f.starts_with("crawler undeclared typer: ") && f.contains("defines no test")),
+        "{v}"
+    );
+}
+
+/// A `docs` extra's toolchain (Sphinx, its theme and extensions) is named by the docs'
+/// config, never imported. With no config in the module (google/adk-python builds its docs
+/// elsewhere), whether they are used only that build tells: unsure. Beside a `conf.py` that
+/// names none of it, a theme is a leftover, sure; one only the docs extra does not hold too.
+#[test]
+fn a_docs_toolchain_built_elsewhere_is_unsure() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "agent", "agent");
+    module(&t, "site", "site");
+    let pyproject = |name: &str| {
+        format!(
+            "[project]\nname = \"{name}\"\nversion = \"1.0\"\ndependencies = [\"httpx\", \"myst-parser\"]\n[project.optional-dependencies]\ndocs = [\"furo\", \"myst-parser\"]\n"
+        )
+    };
+    t.write("ws/agent/pyproject.toml", &pyproject("agent"));
+    t.write("ws/agent/agent/__init__.py", "import httpx\n");
+    t.write("ws/site/pyproject.toml", &pyproject("site"));
+    t.write("ws/site/site/__init__.py", "import httpx\n");
+    t.write(
+        "ws/site/docs/conf.py",
+        "project = 'site'\nhtml_theme = 'alabaster'\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "two packages with docs extras");
+    let v = t.json(&["drift"]);
+    assert_eq!(
+        findings(&v),
+        [
+            "agent unused myst-parser",
+            "site unused furo",
+            "site unused myst-parser"
+        ],
+        "{v}"
+    );
+    assert!(
+        unsure(&v)
+            .iter()
+            .any(|f| f.starts_with("agent unused furo: ") && f.contains("built from elsewhere")),
+        "{v}"
+    );
+}
+
+/// An Electron app's main process `require('electron')`s the runtime's built-in module; the
+/// `electron` package downloads the runtime, and belongs among the dev dependencies where
+/// packagers read its version: never shipped-dev. Another dev package its code imports is.
+#[test]
+fn the_runtime_a_program_runs_in_is_no_shipped_dev() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "desktop", "desktop");
+    t.write(
+        "ws/desktop/package.json",
+        r#"{"name": "desktop", "main": "main.js", "scripts": {"start": "electron ."}, "devDependencies": {"electron": "30", "lodash": "4"}}"#,
+    );
+    t.write(
+        "ws/desktop/main.js",
+        "const { app } = require('electron')\nconst _ = require('lodash')\napp.whenReady()\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "an electron app");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["desktop shipped-dev lodash"], "{v}");
+}
+
+/// A package another declaration requires, declared beside it in one extra (lerobot's
+/// `pymunk>=6.6,<7` beside `gym-pusht` in its `pusht` extra), caps what the extra's users get:
+/// unsure. Not so in the shipping list, nor in an extra of everything (`all`), which pairs
+/// every two: a leftover there stays sure.
+#[test]
+fn a_transitive_package_beside_its_requirer_in_an_extra_is_unsure() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "robot", "robot");
+    t.write(
+        "ws/robot/pyproject.toml",
+        "[project]\nname = \"robot\"\ndependencies = [\"chromadb\", \"tokenizers\"]\n[project.optional-dependencies]\npusht = [\"gym-pusht\", \"pymunk>=6.6,<7\"]\nall = [\"gym-pusht\", \"left-y\"]\n",
+    );
+    t.write(
+        "ws/robot/robot/__init__.py",
+        "import chromadb\nimport gym_pusht\n",
+    );
+    t.write(
+        "ws/robot/uv.lock",
+        "version = 1\n\n[[package]]\nname = \"chromadb\"\nversion = \"0.5.0\"\ndependencies = [{ name = \"tokenizers\" }]\n\n[[package]]\nname = \"gym-pusht\"\nversion = \"0.1\"\ndependencies = [{ name = \"pymunk\" }, { name = \"left-y\" }]\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a robot with extras");
+    let v = t.json(&["drift"]);
+    assert_eq!(
+        findings(&v),
+        ["robot unused left-y", "robot unused tokenizers"],
+        "{v}"
+    );
+    assert!(
+        unsure(&v)
+            .iter()
+            .any(|f| f.starts_with("robot unused pymunk: gym-pusht, also declared, depends on it")),
+        "{v}"
+    );
+}

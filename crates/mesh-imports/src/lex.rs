@@ -142,6 +142,11 @@ pub struct Import {
     /// the guard catches it. (A handler's fallback import and one under `if TYPE_CHECKING:`
     /// are optional, but guard nothing they load.)
     pub load_guarded: bool,
+    /// A Python import of a script that is no test: its file has an
+    /// `if __name__ == "__main__":` block and defines no test (no `def test…`, no
+    /// `class Test…`). In a test directory no runner collects it; a person runs it (a
+    /// benchmark, a diagnostic against a live server), with what they installed.
+    pub in_script: bool,
     /// A Python module name known only by its start: `import_module(f"tree_sitter_{lang}")`
     /// loads whichever module whose name starts so the caller asks for (textual's grammar
     /// packages). `name` is that start; it uses any declaration it begins, and is never owed.
@@ -497,6 +502,7 @@ impl<'a> Collector<'a> {
                     .load_guards
                     .iter()
                     .any(|(start, end)| (*start..*end).contains(&offset)),
+                in_script: false,
             });
         }
         out

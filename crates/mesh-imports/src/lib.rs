@@ -129,7 +129,9 @@ pub struct ScannedFile {
 /// 47: JS `*.e2e.*`, `*.e2e-spec.*`, `*.cy.*` and `*.test-d.*` files are test code.
 /// 48: JS `React.X` of React's global namespace, with no import of `react`, uses `react`
 /// (optional).
-pub const SCANNER_VERSION: u32 = 48;
+/// 49: Python: a script that defines no test (a `__main__` block, no `def test…` nor
+/// `class Test…`) says so on its imports (`Import::in_script`).
+pub const SCANNER_VERSION: u32 = 49;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

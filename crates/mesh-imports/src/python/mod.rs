@@ -27,12 +27,16 @@ pub fn scan_file(src: &str) -> FileScan {
     guarded(&toks, src, &lines, &mut c, &mut notes);
     type_checking(&toks, src, &lines, &mut c);
     function_bodies(&toks, src, &lines, &mut c);
-    main_block(&toks, src, &lines, &mut c);
+    let has_main = main_block(&toks, src, &lines, &mut c);
     if inline_script(src) {
         c.weaken(0, src.len(), ImportKind::Optional);
     }
+    let mut imports = c.finish();
+    if has_main && !defines_test(&toks, src) {
+        imports.iter_mut().for_each(|i| i.in_script = true);
+    }
     FileScan {
-        imports: c.finish().into(),
+        imports: imports.into(),
         notes,
         ..FileScan::default()
     }
@@ -330,14 +334,34 @@ fn function_bodies<'l>(
     }
 }
 
+/// Whether the file defines a test a runner collects: a `def test…` (pytest's functions
+/// and methods, `async` ones too) or a `class Test…` (pytest's classes, unittest's
+/// `TestCase`s by custom).
+fn defines_test(toks: &[Token], src: &str) -> bool {
+    toks.windows(2).any(|w| {
+        w[1].kind == Kind::Ident
+            && match w[0].text(src) {
+                "def" => w[1].text(src).starts_with("test"),
+                "class" => w[1].text(src).starts_with("Test"),
+                _ => false,
+            }
+    })
+}
+
 /// Marks the body of `if __name__ == "__main__":` as a function's: it runs when the file is
 /// run as a script, never when the module is imported — a developer's command at the foot of
 /// a library module (mitmproxy's `utils/emoji.py` regenerating itself with `requests`), so
-/// drift is unsure an import there is owed, as it is of a lazy one.
-fn main_block<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], c: &mut Collector) {
+/// drift is unsure an import there is owed, as it is of a lazy one. Says whether there is one.
+fn main_block<'l>(
+    toks: &[Token],
+    src: &str,
+    lines: &dyn Fn() -> &'l [Line],
+    c: &mut Collector,
+) -> bool {
     if !src.contains("__main__") {
-        return;
+        return false;
     }
+    let mut found = false;
     let lines = lines();
     for (h, line) in lines.iter().enumerate() {
         let header = &toks[line.start..line.end];
@@ -373,7 +397,9 @@ fn main_block<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], c: 
             .get(last.end.saturating_sub(1))
             .map_or(src.len(), |t| t.end);
         c.in_function(header[colon].end, end);
+        found = true;
     }
+    found
 }
 
 /// Marks the body of every `if TYPE_CHECKING:` (or `if typing.TYPE_CHECKING:`) as optional:

@@ -471,3 +471,25 @@ fn an_if_testing_what_a_guard_assigns_is_guarded() {
         .collect();
     assert_eq!(got, [(o, true), (o, true), (o, false), (o, false)]);
 }
+
+#[test]
+fn a_script_that_defines_no_test_says_so_on_every_import() {
+    let script = "import tabulate\ndef bench():\n    import psutil\nif __name__ == \"__main__\":\n    bench()\n";
+    assert!(scan(script).iter().all(|i| i.in_script));
+    // A test a runner collects, beside the block: no script.
+    for test in [
+        "import httpx\ndef test_get():\n    pass\nif __name__ == '__main__':\n    run()\n",
+        "import httpx\nasync def test_get():\n    pass\nif __name__ == '__main__':\n    run()\n",
+        "import httpx\nclass TestGet(unittest.TestCase):\n    pass\nif __name__ == '__main__':\n    unittest.main()\n",
+    ] {
+        assert!(scan(test).iter().all(|i| !i.in_script), "{test}");
+    }
+    // No `__main__` block: a module other files import.
+    assert!(!scan("import tabulate\ndef bench():\n    pass\n")[0].in_script);
+    // `testing` and `Tester` begin so too: a helper named so is taken for a test (the
+    // safe side: the file's imports stay owed).
+    assert!(
+        !scan("import x\ndef testing():\n    pass\nif __name__ == '__main__':\n    testing()\n")[0]
+            .in_script
+    );
+}

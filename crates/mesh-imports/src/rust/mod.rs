@@ -310,6 +310,7 @@ fn doc_links(src: &str) -> Vec<Import> {
                 generated: false,
                 prefix: false,
                 load_guarded: false,
+                in_script: false,
             });
         }
     }
