@@ -39,6 +39,8 @@ const BY_HAND: &[&str] = &[
     "recipes",
     "playground",
     "sandbox",
+    "sample",
+    "samples",
 ];
 
 /// Files that declare dependencies (or pin, or schedule their updates) rather than use them:
@@ -274,17 +276,41 @@ pub(super) fn undeclared(
 }
 
 /// Marks each unused JS finding of module `i` that another module's code imports, when module
-/// `i`'s code imports that module's files by relative path (a package whose bundler inlines a
-/// sibling's source ships what that source imports, declared here).
-pub(super) fn sibling_sources(world: &super::World, i: usize, found: &mut [Finding]) {
+/// `i`'s code imports that module's files by relative path, or — when it bundles — its
+/// shipped code imports them through an alias of its own (`aliases`: a tsconfig `paths` entry
+/// `@acme/server/*` → `../../packages/server/src/*`) and that module's shipped code imports
+/// it, when what imports that module consumes its source (private, or its `main` TypeScript
+/// source, unpublished): a package whose bundler inlines a sibling's source
+/// ships what that source imports, declared here. (A compiler that does not bundle, `tsc` or
+/// `swc`, leaves the import of the sibling's name for `node_modules` to resolve, and a
+/// published sibling is resolved so as its built entry: the alias is for types.)
+pub(super) fn sibling_sources(
+    world: &super::World,
+    i: usize,
+    aliases: Option<&[super::aliases::Alias]>,
+    found: &mut [Finding],
+) {
     let snapshot = &world.loaded.snapshot;
     let m = &snapshot.modules[i];
     let rec = &world.loaded.records[i];
-    let mut siblings: Vec<(usize, String)> = Vec::new();
+    // Each sibling, where the import of its files is, and whether only its shipped code's
+    // imports count (reached through an alias: only what the shipped code imports).
+    let mut siblings: Vec<(usize, String, bool)> = Vec::new();
     for f in rec.files.iter().filter(|f| f.language == Language::Js) {
         let from = f.path.rsplit_once('/').map_or("", |(d, _)| d);
-        for imp in f.imports.iter().filter(|i| i.name.starts_with("../")) {
-            let Some(target) = mesh_imports::repo_path(&[from, &imp.name]) else {
+        for imp in f.imports.iter() {
+            let aliased = |aliases| {
+                let shipped = f.kind == ImportKind::Build && imp.kind == ImportKind::Build;
+                (super::aliases::alias_for(aliases, &[], &imp.name, false, &|_| false))
+                    .filter(|_| shipped)
+                    .map(|a| a.path_of(&imp.name))
+            };
+            let (target, by_alias) = match (imp.name.starts_with("../"), aliases) {
+                (true, _) => (mesh_imports::repo_path(&[from, &imp.name]), false),
+                (false, Some(aliases)) => (aliased(aliases), true),
+                (false, None) => (None, false),
+            };
+            let Some(target) = target else {
                 continue;
             };
             if target == m.dir || source::is_below(&target, &m.dir) {
@@ -297,9 +323,10 @@ pub(super) fn sibling_sources(world: &super::World, i: usize, found: &mut [Findi
                 .filter(|(j, o)| *j != i && o.repo == m.repo && source::is_below(&target, &o.dir))
                 .max_by_key(|(_, o)| o.dir.len());
             if let Some((j, _)) = owner
-                && !siblings.iter().any(|(k, _)| *k == j)
+                && !siblings.iter().any(|(k, _, _)| *k == j)
+                && (!by_alias || world.js_source.get(j) == Some(&true))
             {
-                siblings.push((j, format!("{}:{}", f.path, imp.line)));
+                siblings.push((j, format!("{}:{}", f.path, imp.line), by_alias));
             }
         }
     }
@@ -310,16 +337,19 @@ pub(super) fn sibling_sources(world: &super::World, i: usize, found: &mut [Findi
         .iter_mut()
         .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none())
     {
-        let importer = siblings.iter().find(|(j, _)| {
-            world.loaded.records[*j].files.iter().any(|sf| {
-                sf.imports
-                    .iter()
-                    .any(|imp| names::js_package(&imp.name) == Some(f.dependency.as_str()))
-            })
+        let importer = siblings.iter().find(|(j, _, shipped_only)| {
+            (world.loaded.records[*j].files.iter())
+                .filter(|sf| !shipped_only || sf.kind == ImportKind::Build)
+                .any(|sf| {
+                    sf.imports.iter().any(|imp| {
+                        names::js_package(&imp.name) == Some(f.dependency.as_str())
+                            && (!shipped_only || imp.kind == ImportKind::Build)
+                    })
+                })
         });
-        if let Some((j, at)) = importer {
+        if let Some((j, at, _)) = importer {
             f.doubt = Some(format!(
-                "its code imports {}'s files by path ({at}), and {} imports it: a bundle of both ships it",
+                "its code imports {}'s files by path or an alias to them ({at}), and {} imports it: a bundle of both ships it",
                 snapshot.modules[*j].name(),
                 snapshot.modules[*j].name()
             ));

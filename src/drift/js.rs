@@ -263,6 +263,16 @@ pub(crate) fn is_internal(v: &serde_json::Value) -> bool {
     !entries.is_empty() && entries.iter().all(|e| is_typescript_source(e))
 }
 
+/// Whether a package is consumed as its source by what imports it in the repository: it is
+/// internal ([`is_internal`]), or — not published (no `publishConfig`) — its `main` is
+/// TypeScript source (dokploy's server, whose `exports` add built `require` entries beside
+/// the source `import` ones): a bundler compiling an importer inlines it.
+pub(crate) fn consumed_as_source(v: &serde_json::Value) -> bool {
+    is_internal(v)
+        || (v.get("publishConfig").is_none()
+            && (v.get("main").and_then(|m| m.as_str())).is_some_and(is_typescript_source))
+}
+
 /// The strings of an `exports` map Node may load, conditions that name sources or types
 /// (`source`, `types`, `development`) left out.
 fn runtime_leaves(v: &serde_json::Value, out: &mut Vec<String>) {
@@ -686,6 +696,83 @@ pub(crate) fn imported_peers(
         .cloned()
         .collect();
     (name, peers)
+}
+
+/// JS ORMs and query builders that load a database driver by the name their config's dialect
+/// or client gives (`new Sequelize({ dialect: "postgres" })` requires `pg`; knex's `client:
+/// "mysql2"`; TypeORM's `type: "sqlite"`), with the drivers each loads so — each package's own
+/// optional peers or documented drivers. No import shows the driver; a string of config does.
+const DRIVER_LOADERS: &[(&str, &[&str])] = &[
+    (
+        "sequelize",
+        &[
+            "pg",
+            "pg-hstore",
+            "mysql2",
+            "mariadb",
+            "sqlite3",
+            "tedious",
+            "oracledb",
+            "ibm_db",
+            "snowflake-sdk",
+        ],
+    ),
+    (
+        "knex",
+        &[
+            "pg",
+            "pg-native",
+            "pg-query-stream",
+            "mysql",
+            "mysql2",
+            "sqlite3",
+            "better-sqlite3",
+            "tedious",
+            "oracledb",
+        ],
+    ),
+    (
+        "typeorm",
+        &[
+            "pg",
+            "pg-native",
+            "pg-query-stream",
+            "mysql",
+            "mysql2",
+            "mariadb",
+            "sqlite3",
+            "better-sqlite3",
+            "sql.js",
+            "mssql",
+            "oracledb",
+            "mongodb",
+            "redis",
+            "ioredis",
+            "@sap/hana-client",
+            "hdb-pool",
+            "typeorm-aurora-data-api-driver",
+        ],
+    ),
+];
+
+/// Marks each unused finding of a driver another declaration of the manifest (`declared`)
+/// loads by a dialect's name ([`DRIVER_LOADERS`]): unsure, since only the config's string
+/// tells which driver it loads (outline's `pg` beside `sequelize`).
+pub(super) fn drivers_loaded_by_name(declared: &[String], found: &mut [super::Finding]) {
+    super::doubt::unused_beside(
+        found,
+        declared,
+        &|f, q| {
+            DRIVER_LOADERS
+                .iter()
+                .any(|(l, drivers)| *l == q && drivers.contains(&f.dependency.as_str()))
+        },
+        &|q| {
+            format!(
+                "{q}, also declared, loads a database driver by the name its config gives (a dialect or client string), which no import shows"
+            )
+        },
+    );
 }
 
 #[cfg(test)]

@@ -434,7 +434,9 @@ fn module_drift(
             let in_place = !man.tools.bundles() && js::runs_in_place(v, &files);
             doubt::private_package(v, in_place, &mut js);
         }
-        doubt::sibling_sources(world, i, &mut js);
+        let bundled = man.tools.bundles().then_some(man.js_paths.as_slice());
+        doubt::sibling_sources(world, i, bundled, &mut js);
+        js::drivers_loaded_by_name(&names, &mut js);
         if let (None, Some(how)) = (man.tools.own_bundler(), man.tools.bundler()) {
             doubt::bundled_siblings(&mut js, &how, &|p| world.mesh_package(Language::Js, p));
         }

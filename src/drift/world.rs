@@ -241,6 +241,10 @@ pub(super) struct World<'a> {
     /// Every name a module of the mesh provides, with its language: asked for each pair of
     /// declarations a doubt weighs, so made once.
     pub(super) provides: HashSet<(Language, String)>,
+    /// Per module (by index), whether its package.json says what imports it in the
+    /// repository consumes its source (see [`super::js::consumed_as_source`]): a bundler
+    /// compiles it into what imports it.
+    pub(super) js_source: Vec<bool>,
 }
 
 /// What a repository's root says of every JS package in it, whatever its module.
@@ -434,6 +438,9 @@ impl<'a> World<'a> {
                 .records
                 .iter()
                 .flat_map(|r| r.manifests.provides.iter().cloned())
+                .collect(),
+            js_source: (manifests.iter())
+                .map(|m| (m.package_json_value.as_ref()).is_some_and(super::js::consumed_as_source))
                 .collect(),
         }
     }

@@ -483,7 +483,7 @@ impl<'a> ModuleScan<'a> {
         lang: Option<Language>,
         rel: &'a str,
     ) -> std::result::Result<(), SourceError> {
-        if MANIFEST_FILES.contains(&rel) {
+        if MANIFEST_FILES.contains(&rel) || rel == manifest::DOCKERFILE {
             let blob = self
                 .repo
                 .find_blob(f.id)

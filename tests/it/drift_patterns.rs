@@ -1269,7 +1269,7 @@ fn findings_with_evidence_mesh_cannot_weigh_are_unsure_apart_and_never_fail_chec
     );
     assert!(
         has(
-            "rspack-builder unused webpack-hot: its code imports webpack-builder's files by path (packs/rspack/src/index.js:1)"
+            "rspack-builder unused webpack-hot: its code imports webpack-builder's files by path or an alias to them (packs/rspack/src/index.js:1)"
         ),
         "{doubts:?}"
     );
@@ -4604,4 +4604,169 @@ fn a_transitive_package_beside_its_requirer_in_an_extra_is_unsure() {
             .any(|f| f.starts_with("robot unused pymunk: gym-pusht, also declared, depends on it")),
         "{v}"
     );
+}
+
+/// An app whose own tsconfig maps a workspace library's name to its source
+/// (`@acme/server/*` → `../../packages/server/src/*`) compiles that source into its bundle,
+/// whose bare imports then resolve from the app's `node_modules` (dokploy, logto): what the
+/// library's code imports, declared by the app, is unsure. A dependency neither imports
+/// stays sure, so does what only the library's tests import, an alias only a test imports
+/// through compiles nothing shipped, an app compiled file by file (`tsc`) bundles none, and
+/// a published sibling resolves as its built entry (the alias is for types).
+#[test]
+fn an_alias_to_a_sibling_s_source_ships_what_it_imports() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "apps/web", "web");
+    module(&t, "packages/server", "server");
+    module(&t, "packages/ui", "ui");
+    t.write(
+        "ws/apps/web/package.json",
+        r#"{"name": "web", "scripts": {"build": "vite build"}, "dependencies": {"drizzle-orm": "1", "left-pad": "1", "react-icons": "5", "msw": "2", "chalk": "5"}}"#,
+    );
+    // An app compiled file by file (`tsc`): the alias is for types, the import of the
+    // library's name resolves from `node_modules` at run time.
+    module(&t, "apps/api", "api");
+    t.write(
+        "ws/apps/api/package.json",
+        r#"{"name": "api", "scripts": {"build": "tsc"}, "dependencies": {"drizzle-orm": "1"}}"#,
+    );
+    t.write(
+        "ws/apps/api/tsconfig.json",
+        r#"{"compilerOptions": {"paths": {"@acme/server/*": ["../../packages/server/src/*"]}}}"#,
+    );
+    t.write(
+        "ws/apps/api/src/index.ts",
+        "import { db } from '@acme/server/db'\nexport const x = db\n",
+    );
+    t.write(
+        "ws/apps/web/tsconfig.json",
+        r#"{"compilerOptions": {"paths": {"@acme/server/*": ["../../packages/server/src/*"], "@acme/ui/*": ["../../packages/ui/src/*"], "@acme/kit/*": ["../../packages/kit/src/*"]}}}"#,
+    );
+    t.write(
+        "ws/apps/web/src/index.ts",
+        "import { db } from '@acme/server/db'\nimport { k } from '@acme/kit/k'\nexport const x = [db, k]\n",
+    );
+    // A published sibling resolves as its built entry at run time: the alias is for types.
+    module(&t, "packages/kit", "kit");
+    t.write(
+        "ws/packages/kit/package.json",
+        r#"{"name": "@acme/kit", "main": "dist/index.js", "dependencies": {"chalk": "5"}}"#,
+    );
+    t.write(
+        "ws/packages/kit/src/k.ts",
+        "import chalk from 'chalk'\nexport const k = chalk\n",
+    );
+    t.write(
+        "ws/apps/web/src/index.test.ts",
+        "import { Icon } from '@acme/ui/icon'\nexport const y = Icon\n",
+    );
+    t.write(
+        "ws/packages/server/package.json",
+        r#"{"name": "@acme/server", "main": "./src/index.ts", "exports": {".": "./src/index.ts", "./db": {"import": "./src/db.ts", "require": "./dist/db.cjs"}}, "dependencies": {"drizzle-orm": "1"}}"#,
+    );
+    t.write(
+        "ws/packages/server/src/db.ts",
+        "import { drizzle } from 'drizzle-orm'\nexport const db = drizzle()\n",
+    );
+    // What only the library's tests import is no part of a bundle of its source.
+    t.write(
+        "ws/packages/server/src/db.test.ts",
+        "import { setupServer } from 'msw/node'\nexport const s = setupServer\n",
+    );
+    t.write(
+        "ws/packages/ui/package.json",
+        r#"{"name": "@acme/ui", "dependencies": {"react-icons": "5"}}"#,
+    );
+    t.write(
+        "ws/packages/ui/src/icon.ts",
+        "import { FaBeer } from 'react-icons/fa'\nexport const Icon = FaBeer\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "an app compiling a library's source");
+    let v = t.json(&["drift"]);
+    assert_eq!(
+        findings(&v),
+        [
+            "api unused drizzle-orm",
+            "server undeclared msw",
+            "web unused chalk",
+            "web unused left-pad",
+            "web unused msw",
+            "web unused react-icons"
+        ],
+        "{v}"
+    );
+    assert!(
+        unsure(&v).iter().any(|f| f
+            .starts_with("web unused drizzle-orm: its code imports server's files by path or an alias to them (apps/web/src/index.ts:1)")),
+        "{v}"
+    );
+}
+
+/// An ORM loads its database driver by the name its config gives (`dialect: "postgres"`
+/// makes sequelize require `pg`; outline's server): an unused driver beside a used ORM that
+/// loads drivers so is unsure. Beside an ORM nothing uses, it stays sure.
+#[test]
+fn a_driver_an_orm_loads_by_name_is_unsure() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "server", "server");
+    module(&t, "worker", "worker");
+    t.write(
+        "ws/server/package.json",
+        r#"{"name": "server", "dependencies": {"sequelize": "6", "pg": "8", "left-pad": "1"}}"#,
+    );
+    t.write(
+        "ws/server/index.js",
+        "const { Sequelize } = require('sequelize')\nmodule.exports = new Sequelize({ dialect: 'postgres' })\n",
+    );
+    t.write(
+        "ws/worker/package.json",
+        r#"{"name": "worker", "dependencies": {"knex": "3", "mysql2": "3"}}"#,
+    );
+    t.write("ws/worker/index.js", "module.exports = 1\n");
+    t.empty_repo("ws");
+    t.commit("ws", "an orm and its driver");
+    let v = t.json(&["drift"]);
+    assert_eq!(
+        findings(&v),
+        [
+            "server unused left-pad",
+            "worker unused knex",
+            "worker unused mysql2"
+        ],
+        "{v}"
+    );
+    assert!(
+        unsure(&v).iter().any(|f| f
+            .starts_with("server unused pg: sequelize, also declared, loads a database driver")),
+        "{v}"
+    );
+}
+
+/// An application whose package build names some of its packages (`[tool.setuptools]
+/// packages = ["api"]`) and whose image copies more (`COPY common common`: ragflow's data
+/// connectors, run by its entrypoint): what the image copies ships, so a shipping dependency
+/// only `common/` imports is used, not dev-only. A directory neither names stays dev code.
+#[test]
+fn what_an_image_copies_is_shipped_code() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\nversion = \"1.0\"\ndependencies = [\"flask\", \"jira\", \"rich\"]\n[tool.setuptools]\npackages = [\"api\"]\n",
+    );
+    t.write("ws/app/api/__init__.py", "import flask\n");
+    t.write("ws/app/common/jira_connector.py", "import jira\n");
+    t.write("ws/app/tools/report.py", "import rich\n");
+    t.write(
+        "ws/app/Dockerfile",
+        "FROM python:3.12\nCOPY pyproject.toml ./\nCOPY api api\nCOPY common common\nCMD [\"python\", \"-m\", \"api\"]\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "an app and its image");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app dev-only rich"], "{v}");
 }

@@ -131,7 +131,9 @@ pub struct ScannedFile {
 /// (optional).
 /// 49: Python: a script that defines no test (a `__main__` block, no `def test…` nor
 /// `class Test…`) says so on its imports (`Import::in_script`).
-pub const SCANNER_VERSION: u32 = 49;
+/// 50: Python: the directories a `Dockerfile` beside the manifests copies into the image ship,
+/// beside the packages the build names.
+pub const SCANNER_VERSION: u32 = 50;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -33,6 +33,10 @@ pub const MANIFEST_FILES: &[&str] = &[
     "go.mod",
 ];
 
+/// The container build beside a module's manifests: what its `COPY` puts in the image ships,
+/// whatever the package build names.
+pub const DOCKERFILE: &str = "Dockerfile";
+
 /// `-` → `_`: how a Rust package name is written in code.
 pub fn rust_ident(name: &str) -> String {
     name.replace('-', "_")
@@ -45,8 +49,10 @@ pub fn read_facts(files: &[(&str, &str)], python_files: &[&str]) -> ManifestFact
     let mut f = ManifestFacts::default();
     let mut pyproject_table = None;
     let mut setup_cfg = None;
+    let mut copied = Vec::new();
     for (name, text) in files {
         match *name {
+            DOCKERFILE => copied = docker_copied(text),
             "Cargo.toml" => cargo(text, &mut f),
             "pyproject.toml" => pyproject_table = pyproject(text, &mut f),
             "setup.cfg" => setup_cfg = Some(super::setup_cfg::read(text)),
@@ -92,12 +98,63 @@ pub fn read_facts(files: &[(&str, &str)], python_files: &[&str]) -> ManifestFact
                 f.python_shipped.push(dir);
             }
         }
+        // An application's image copies directories the package build does not name
+        // (ragflow's `COPY common common` beside `packages = ["api", "rag", …]`), and its
+        // entrypoint runs them: they ship too.
+        if shipped.declared {
+            for dir in copied {
+                let holds_python = (python_files.iter()).any(|p| {
+                    p.strip_prefix(dir.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+                });
+                if holds_python && !f.python_shipped.contains(&dir) {
+                    f.python_shipped.push(dir);
+                }
+            }
+        }
     }
     if f.provides.is_empty() && !files.iter().any(|(n, _)| *n == "go.mod") {
         f.notes
             .push("no language manifest (Cargo.toml, pyproject.toml, package.json, go.mod, or a Python package): it provides no import names".into());
     }
     f
+}
+
+/// The directories of the build context a Dockerfile's `COPY` and `ADD` instructions put in
+/// the image, as written (`./common/` → `common`): not what they copy from another stage
+/// (`--from=`), nor the whole context (`.`), a glob, a variable or a URL.
+fn docker_copied(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    // Instructions continue over lines ending in `\`.
+    let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
+    for line in joined.lines() {
+        let mut words = line.split_whitespace();
+        let Some(op) = words.next() else { continue };
+        if !op.eq_ignore_ascii_case("copy") && !op.eq_ignore_ascii_case("add") {
+            continue;
+        }
+        let args: Vec<&str> = words.collect();
+        if args.iter().any(|a| a.starts_with("--from"))
+            || args.first().is_some_and(|a| a.starts_with('['))
+        {
+            continue;
+        }
+        let paths: Vec<&str> = args.into_iter().filter(|a| !a.starts_with("--")).collect();
+        let Some((_, sources)) = paths.split_last() else {
+            continue;
+        };
+        for src in sources {
+            let dir = src.trim_start_matches("./").trim_end_matches('/');
+            let plain = !dir.is_empty()
+                && dir != "."
+                && !dir.contains(['*', '?', '$', ':'])
+                && !dir.split('/').any(|c| c == "..");
+            if plain && !out.iter().any(|o| o == dir) {
+                out.push(dir.to_string());
+            }
+        }
+    }
+    out
 }
 
 fn push(f: &mut ManifestFacts, lang: Language, name: String) {
@@ -508,6 +565,40 @@ nix2 = { package = "nix", version = "1" }
                 (Language::Python, "inventory".to_string()),
             ]
         );
+    }
+
+    #[test]
+    fn what_an_image_copies_ships() {
+        let docker = "FROM python AS base\nCOPY pyproject.toml uv.lock ./\nCOPY --from=builder /venv /venv\nCOPY api api\nCOPY ./common/ common\nADD tools/scripts \\\n    tools/scripts\nCOPY . /src\nCOPY [\"admin\", \"admin\"]\nCOPY docs docs\n";
+        assert_eq!(
+            docker_copied(docker),
+            [
+                "pyproject.toml",
+                "uv.lock",
+                "api",
+                "common",
+                "tools/scripts",
+                "docs"
+            ]
+        );
+        let py = "[project]\nname = \"app\"\n[tool.setuptools]\npackages = [\"api\"]\n";
+        let files = [
+            "api/__init__.py",
+            "common/conn.py",
+            "tools/scripts/migrate.py",
+            "tests/test_api.py",
+        ];
+        let f = read_facts(&[("pyproject.toml", py), (DOCKERFILE, docker)], &files);
+        assert_eq!(f.python_shipped, ["api", "common", "tools/scripts"]);
+        // Where the build names no packages, nothing is dev for standing outside them.
+        let f = read_facts(
+            &[
+                ("pyproject.toml", "[project]\nname = \"app\"\n"),
+                (DOCKERFILE, docker),
+            ],
+            &files,
+        );
+        assert!(f.python_shipped.is_empty(), "{:?}", f.python_shipped);
     }
 
     #[test]
