@@ -494,7 +494,7 @@ fn module_drift(
         }
         if py.iter().any(|f| f.kind == DriftKind::Unused) {
             let lock = world.lock_above(m, lockfile::PYTHON_LOCKFILES);
-            python_extras::loaded_by_framework(&mut py, &scoped, lock.as_deref());
+            python_extras::loaded_by_framework(&mut py, &scoped, &imported, lock.as_deref());
             if let Some(lock) = lock {
                 // A transitive package in an extra beside the one that requires it (`pymunk<7`
                 // beside `gym-pusht` in a `pusht` extra): a cap on what users of the extra get.

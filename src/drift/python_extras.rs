@@ -198,12 +198,15 @@ fn loads(framework: &str, companion: &str) -> bool {
 /// Marks each unused Python finding whose distribution another declaration of the module
 /// (`declared`, by name with what it is declared for; itself used, and declared for shipping
 /// or where the finding's is) loads by name for a feature: by [`EXTRAS`], or as an extra of
-/// it the lockfile `lock` records (`uvicorn[standard]` → `websockets`). Declaring it is how a
-/// project makes sure the feature works, which no import of its own shows; whether the
-/// feature is used only reading tells — so it is unsure, not used.
+/// it the lockfile `lock` records (`uvicorn[standard]` → `websockets`), or by [`EXTRAS`] a
+/// framework no declaration names that the code imports (`imported`: each import key with
+/// whether shipped code makes it). Declaring it is how a project makes sure the feature
+/// works, which no import of its own shows; whether the feature is used only reading tells —
+/// so it is unsure, not used.
 pub(super) fn loaded_by_framework(
     found: &mut [Finding],
     declared: &[(String, Scope)],
+    imported: &[(&str, bool)],
     lock: Option<&Depends>,
 ) {
     // A framework declared for development vouches for no shipped companion.
@@ -225,6 +228,34 @@ pub(super) fn loaded_by_framework(
             )
         },
     );
+    // A framework the code imports but no declaration of the module names (another
+    // dependency brings it: ragflow's `pandas`, commented out of its list, loads the declared
+    // `python-calamine` for `engine="calamine"`): the same, where the code that imports it
+    // is of the companion's kind (shipped code for a shipping companion).
+    for f in found
+        .iter_mut()
+        .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none())
+    {
+        let shipping = scopes(declared, &f.dependency).any(|s| s != Scope::Dev);
+        let framework = EXTRAS.iter().map(|(fw, _)| *fw).find(|fw| {
+            loads(fw, &f.dependency)
+                && scopes(declared, fw).next().is_none()
+                && names::python_keys(fw).iter().any(|k| {
+                    (imported.iter()).any(|(key, shipped)| {
+                        (*shipped || !shipping)
+                            && (key == k
+                                || key
+                                    .strip_prefix(k.as_str())
+                                    .is_some_and(|r| r.starts_with('.')))
+                    })
+                })
+        });
+        if let Some(fw) = framework {
+            f.doubt = Some(format!(
+                "{fw}, which the code imports (declared here nowhere: another dependency brings it), loads it by name for a feature: no import shows that, and only reading tells whether the feature is used"
+            ));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -248,7 +279,7 @@ mod tests {
         let normal = |n: &str| (n.to_string(), Scope::Normal);
         let declared = [normal("Starlette"), normal("python_multipart")];
         let mut found = [unused("python_multipart"), unused("rich")];
-        loaded_by_framework(&mut found, &declared, None);
+        loaded_by_framework(&mut found, &declared, &[], None);
         assert!(
             found[0]
                 .doubt
@@ -260,10 +291,10 @@ mod tests {
         assert_eq!(found[1].doubt, None);
         // Without the framework declared, or with it unused itself, it stays sure.
         let mut alone = [unused("python-multipart")];
-        loaded_by_framework(&mut alone, &[normal("python-multipart")], None);
+        loaded_by_framework(&mut alone, &[normal("python-multipart")], &[], None);
         assert_eq!(alone[0].doubt, None);
         let mut both = [unused("Starlette"), unused("python_multipart")];
-        loaded_by_framework(&mut both, &declared, None);
+        loaded_by_framework(&mut both, &declared, &[], None);
         assert_eq!(both[1].doubt, None);
         // A framework declared for development vouches for no shipped companion.
         let dev_framework = [
@@ -271,7 +302,7 @@ mod tests {
             normal("python-multipart"),
         ];
         let mut shipped = [unused("python-multipart")];
-        loaded_by_framework(&mut shipped, &dev_framework, None);
+        loaded_by_framework(&mut shipped, &dev_framework, &[], None);
         assert_eq!(shipped[0].doubt, None);
     }
 
@@ -304,6 +335,41 @@ mod tests {
     }
 
     #[test]
+    fn a_framework_the_code_imports_undeclared_loads_companions_too() {
+        let declared = [
+            ("python-calamine".to_string(), Scope::Normal),
+            ("aiosqlite".to_string(), Scope::Normal),
+            ("psycopg2-binary".to_string(), Scope::Dev),
+        ];
+        let mut found = [
+            unused("python-calamine"),
+            unused("aiosqlite"),
+            unused("psycopg2-binary"),
+        ];
+        // pandas by shipped code, sqlalchemy by tests only: a shipping companion needs the
+        // framework in shipped code, a dev one in any.
+        let imported = [("pandas", true), ("sqlalchemy.orm", false)];
+        loaded_by_framework(&mut found, &declared, &imported, None);
+        assert!(
+            found[0]
+                .doubt
+                .as_deref()
+                .is_some_and(|d| d.starts_with("pandas, which the code imports"))
+        );
+        assert_eq!(found[1].doubt, None);
+        assert!(
+            found[2]
+                .doubt
+                .as_deref()
+                .is_some_and(|d| d.starts_with("sqlalchemy"))
+        );
+        // A name that only begins like it (`pandasql`) is no import of it.
+        let mut found = [unused("python-calamine")];
+        loaded_by_framework(&mut found, &declared, &[("pandasql", true)], None);
+        assert_eq!(found[0].doubt, None);
+    }
+
+    #[test]
     fn a_lockfile_s_extras_name_companions_too() {
         let lock = super::super::lockfile::toml(
             "uv.lock",
@@ -314,9 +380,9 @@ mod tests {
             ("uvloop".to_string(), Scope::Normal),
         ];
         let mut found = [unused("uvloop")];
-        loaded_by_framework(&mut found, &declared, None);
+        loaded_by_framework(&mut found, &declared, &[], None);
         assert_eq!(found[0].doubt, None);
-        loaded_by_framework(&mut found, &declared, Some(&lock));
+        loaded_by_framework(&mut found, &declared, &[], Some(&lock));
         assert!(found[0].doubt.is_some());
     }
 }

@@ -4770,3 +4770,36 @@ fn what_an_image_copies_is_shipped_code() {
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["app dev-only rich"], "{v}");
 }
+
+/// A framework the code imports that no declaration names (another dependency brings it:
+/// ragflow's `pandas`, commented out of its list) loads a companion by name as a declared one
+/// does (`pd.read_excel(f, engine="calamine")` → `python-calamine`): unsure when unused. A
+/// declaration no framework loads stays sure.
+#[test]
+fn a_companion_of_an_imported_undeclared_framework_is_unsure() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "rag", "rag");
+    t.write(
+        "ws/rag/pyproject.toml",
+        "[project]\nname = \"rag\"\nversion = \"1.0\"\ndependencies = [\"xgboost\", \"python-calamine\", \"left-y\"]\n",
+    );
+    t.write(
+        "ws/rag/rag/__init__.py",
+        "import pandas as pd\nimport xgboost\ndef read(f):\n    return pd.read_excel(f, engine=\"calamine\")\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a parser reading excel through pandas");
+    let v = t.json(&["drift"]);
+    assert_eq!(
+        findings(&v),
+        ["rag unused left-y", "rag undeclared pandas"],
+        "{v}"
+    );
+    assert!(
+        unsure(&v)
+            .iter()
+            .any(|f| f.starts_with("rag unused python-calamine: pandas, which the code imports")),
+        "{v}"
+    );
+}
