@@ -13,13 +13,14 @@
 use libfuzzer_sys::fuzz_target;
 use mesh_imports::{manifest, setup_cfg, tsconfig};
 
-const FILES: [&str; 6] = [
+const FILES: [&str; 7] = [
     "Cargo.toml",
     "pyproject.toml",
     "package.json",
     "go.mod",
     "setup.cfg",
     "tsconfig.json",
+    "Dockerfile",
 ];
 
 fuzz_target!(|data: &[u8]| {
@@ -31,8 +32,8 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(files_part).into_owned();
     let python = String::from_utf8_lossy(python_part).into_owned();
     let python_files: Vec<&str> = python.lines().filter(|l| !l.is_empty()).take(64).collect();
-    let parts: Vec<(&str, &str)> = match usize::from(pick) % 7 {
-        6 => FILES.iter().copied().zip(text.split('\u{fffd}')).collect(),
+    let parts: Vec<(&str, &str)> = match usize::from(pick) % 8 {
+        7 => FILES.iter().copied().zip(text.split('\u{fffd}')).collect(),
         i => vec![(FILES[i], text.as_str())],
     };
     let total = text.len() + python.len() + 1;
@@ -40,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
     let manifests: Vec<(&str, &str)> = parts
         .iter()
         .copied()
-        .filter(|(name, _)| manifest::MANIFEST_FILES.contains(name))
+        .filter(|(name, _)| manifest::MANIFEST_FILES.contains(name) || *name == manifest::DOCKERFILE)
         .collect();
     let facts = manifest::read_facts(&manifests, &python_files);
     assert!(facts.provides.len() <= total && facts.rust_renames.len() <= total);

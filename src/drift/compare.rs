@@ -82,13 +82,22 @@ pub(super) fn compare(
                 }
                 continue;
             }
-            // The runtime itself (`electron`): what runs is its built-in module; the package
-            // downloads the runtime, which packagers take from the dev declaration.
-            if lang == Language::Js && HOST_RUNTIMES.contains(&d.d.name.as_str()) {
+            // The runtime itself (`electron`), in an app it runs (its commands run it, or it
+            // declares a packager of it): what runs is its built-in module; the package
+            // downloads the runtime, which packagers take from the dev declaration. Elsewhere
+            // (a CLI spawning the binary whose path `require('electron')` gives) it is owed.
+            let runtime = HOST_RUNTIMES.iter().find(|(name, _)| *name == d.d.name);
+            if let Some((name, packagers)) = runtime.filter(|_| lang == Language::Js)
+                && (tools.runs_command(name)
+                    || (matcher.decls.iter()).any(|p| {
+                        packagers
+                            .iter()
+                            .any(|k| names::segment_prefix(k, &p.d.name, "/"))
+                    }))
+            {
                 if let Some(p) = around.probe.filter(|p| p.names(&d.d.name)) {
                     p.say(format!(
-                        "{} installs the runtime the shipped code runs in, whose built-in module it imports: a dev declaration is where it belongs (packagers read the runtime's version there), so it is never shipped-dev",
-                        d.d.name
+                        "{name} installs the runtime the app runs in, whose built-in module its shipped code imports: a dev declaration is where it belongs (packagers read the runtime's version there), so it is never shipped-dev"
                     ));
                 }
                 continue;
@@ -175,11 +184,21 @@ fn host_plugin(of: &[&Use], all: &[&Use]) -> Option<String> {
 const HOST_MODULES: &[&str] = &["bun", "vscode"];
 
 /// JS packages that install the runtime a program runs in, whose own module of that name
-/// the runtime supplies: Electron's main process `require('electron')`s its built-in, and
-/// the `electron` package only downloads the binary — declared for development, where
-/// electron-builder and Electron Forge read its version (electron-builder refuses it among
-/// `dependencies`).
-const HOST_RUNTIMES: &[&str] = &["electron"];
+/// the runtime supplies, each with the packagers that build an app for it: Electron's main
+/// process `require('electron')`s its built-in, and the `electron` package only downloads
+/// the binary — declared for development, where electron-builder and Electron Forge read its
+/// version (electron-builder refuses it among `dependencies`).
+const HOST_RUNTIMES: &[(&str, &[&str])] = &[(
+    "electron",
+    &[
+        "electron-builder",
+        "@electron-forge",
+        "electron-vite",
+        "electron-packager",
+        "@electron/packager",
+        "@todesktop",
+    ],
+)];
 
 /// One ecosystem's declarations and the rules its imports match them by.
 struct Matcher<'a> {

@@ -437,6 +437,21 @@ pub(crate) fn pyproject_sections(t: &toml::Table) -> Vec<(Scope, String, Vec<Str
         Scope::Dev,
         &|g| poetry_keys(g.get("dependencies")),
     ));
+    // The older dev lists: pdm's groups, uv's and poetry's one list.
+    out.extend(named(
+        toml_at(t, &["tool", "pdm", "dev-dependencies"]),
+        Scope::Dev,
+        &list,
+    ));
+    let dev = |names: Vec<String>| (Scope::Dev, "dev".to_string(), names);
+    out.push(dev(requirement_names(toml_at(
+        t,
+        &["tool", "uv", "dev-dependencies"],
+    ))));
+    out.push(dev(poetry_keys(toml_at(
+        t,
+        &["tool", "poetry", "dev-dependencies"],
+    ))));
     for (_, _, names) in &mut out {
         names.iter_mut().for_each(|n| *n = super::names::pep503(n));
     }
@@ -794,6 +809,34 @@ mod tests {
         d.iter()
             .map(|d| (d.name.clone(), d.scope, d.line))
             .collect()
+    }
+
+    #[test]
+    fn every_section_of_a_pyproject_with_its_name() {
+        let text = "[project]\ndependencies = [\"httpx\"]\n[project.optional-dependencies]\nDocs = [\"Furo\"]\n[dependency-groups]\ntest = [\"pytest\"]\n[tool.uv]\ndev-dependencies = [\"furo\"]\n[tool.pdm.dev-dependencies]\nlint = [\"ruff\"]\n[tool.poetry.dev-dependencies]\nmypy = \"*\"\n";
+        let t: toml::Table = toml::from_str(text).unwrap();
+        let got: Vec<(Scope, String, Vec<String>)> = pyproject_sections(&t)
+            .into_iter()
+            .filter(|(_, _, n)| !n.is_empty())
+            .collect();
+        let want = |scope, name: &str, names: &[&str]| {
+            (
+                scope,
+                name.to_string(),
+                names.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            got,
+            [
+                want(Scope::Normal, "", &["httpx"]),
+                want(Scope::Optional, "docs", &["furo"]),
+                want(Scope::Dev, "test", &["pytest"]),
+                want(Scope::Dev, "lint", &["ruff"]),
+                want(Scope::Dev, "dev", &["furo"]),
+                want(Scope::Dev, "dev", &["mypy"]),
+            ]
+        );
     }
 
     #[test]

@@ -13,11 +13,15 @@ use crate::source::{self, ModuleSource, RepoSnapshot, SourceError};
 /// The sections (extras, groups; PEP 503) a project keeps its documentation toolchain in.
 const DOCS_SECTIONS: &[&str] = &["docs", "doc", "documentation"];
 
-/// The files a Python documentation build reads its config from: Sphinx's `conf.py`,
-/// MkDocs' `mkdocs.yml`.
+/// The files a Python documentation build reads its config from: Sphinx's `conf.py` in a
+/// docs directory (`docs/source/conf.py`; an app's `conf.py` of settings is none), MkDocs'
+/// `mkdocs.yml`.
 fn is_docs_config(path: &str) -> bool {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    matches!(file, "conf.py" | "mkdocs.yml" | "mkdocs.yaml")
+    let (dirs, file) = path.rsplit_once('/').unwrap_or(("", path));
+    let in_docs = dirs
+        .split('/')
+        .any(|d| d.to_ascii_lowercase().contains("doc") || d.eq_ignore_ascii_case("sphinx"));
+    matches!(file, "mkdocs.yml" | "mkdocs.yaml") || (file == "conf.py" && in_docs)
 }
 
 /// Marks each sure unused Python finding of `found` whose distribution only the module's
@@ -71,7 +75,9 @@ mod tests {
     #[test]
     fn docs_configs_are_known_by_their_file_names() {
         assert!(is_docs_config("docs/source/conf.py"));
-        assert!(is_docs_config("conf.py"));
+        assert!(is_docs_config("documentation/conf.py"));
+        assert!(!is_docs_config("conf.py"));
+        assert!(!is_docs_config("app/conf.py"));
         assert!(is_docs_config("mkdocs.yml"));
         assert!(!is_docs_config("src/app/config.py"));
         assert!(!is_docs_config("docs/myconf.py"));

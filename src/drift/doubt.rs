@@ -122,8 +122,10 @@ pub(super) fn by_hand(rel: &str) -> bool {
     if mesh_imports::notebook::is_notebook(rel) {
         return true;
     }
-    let mut dirs = rel.split('/').rev().skip(1);
-    dirs.any(by_hand_dir)
+    let dirs = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    // `sample/` below the top may be a package's own module (statistical sampling), shipped.
+    (dirs.split('/').enumerate())
+        .any(|(i, d)| by_hand_dir(d) && (i == 0 || !matches!(d, "sample" | "samples")))
 }
 
 /// Whether a directory's name is one of files run by hand ([`BY_HAND`]), or such a one's
@@ -212,10 +214,15 @@ pub(super) fn undeclared(
     // Unless CI runs it (browser-use's `python tests/ci/evaluate_tasks.py`), in the project's
     // environment.
     let test_script = |u: &&Use| {
+        let rel = rel(u);
+        // Named by path, or run as a module (`python -m tests.bench.run`).
+        let dotted = rel.strip_suffix(".py").unwrap_or(&rel).replace('/', ".");
         u.kind == ImportKind::Dev
             && u.in_script
-            && test_path(u.file)
-            && !commands.contains(rel(u).as_str())
+            && test_path(&rel)
+            && !commands.contains(rel.as_str())
+            && !commands.contains(u.file)
+            && !commands.contains(&dotted)
     };
     if lang == Language::Python && uses.iter().all(test_script) {
         let more = and_more(uses.len());
@@ -1049,6 +1056,9 @@ mod tests {
     fn files_run_by_hand_lie_in_their_directories() {
         assert!(by_hand("examples/basic/main.py"));
         assert!(by_hand("Scripts/gen.ts"));
+        assert!(by_hand("samples/concepts/audio/player.py"));
+        assert!(!by_hand("app/sample/__init__.py"));
+        assert!(!by_hand("src/sample/pick.js"));
         assert!(!by_hand("src/examples.py"));
         assert!(!by_hand("src/lib/a.py"));
         // A directory whose first word is one of them, or tests said to be run by hand.

@@ -701,7 +701,7 @@ pub(crate) fn imported_peers(
 /// JS ORMs and query builders that load a database driver by the name their config's dialect
 /// or client gives (`new Sequelize({ dialect: "postgres" })` requires `pg`; knex's `client:
 /// "mysql2"`; TypeORM's `type: "sqlite"`), with the drivers each loads so — each package's own
-/// optional peers or documented drivers. No import shows the driver; a string of config does.
+/// optional peers or documented drivers. Which one the config names is not read: unsure. No import shows the driver; a string of config does.
 const DRIVER_LOADERS: &[(&str, &[&str])] = &[
     (
         "sequelize",
@@ -739,7 +739,6 @@ const DRIVER_LOADERS: &[(&str, &[&str])] = &[
             "pg-query-stream",
             "mysql",
             "mysql2",
-            "mariadb",
             "sqlite3",
             "better-sqlite3",
             "sql.js",
@@ -749,6 +748,7 @@ const DRIVER_LOADERS: &[(&str, &[&str])] = &[
             "redis",
             "ioredis",
             "@sap/hana-client",
+            "@google-cloud/spanner",
             "hdb-pool",
             "typeorm-aurora-data-api-driver",
         ],

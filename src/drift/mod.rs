@@ -498,16 +498,21 @@ fn module_drift(
             if let Some(lock) = lock {
                 // A transitive package in an extra beside the one that requires it (`pymunk<7`
                 // beside `gym-pusht` in a `pusht` extra): a cap on what users of the extra get.
-                // Measured on extras only: a dev group (phoenix's, of sixty) holds leftovers;
-                // not an extra of everything (`all`), which pairs every two.
+                // Measured on extras only: a dev group (phoenix's, of sixty) holds leftovers,
+                // and so does an extra of development tools (`dev`, `test`, `docs`); not an
+                // extra of everything (`all`, `all-extras`), which pairs every two.
                 let sections = (man.pyproject_table.as_ref())
                     .map(declared::pyproject_sections)
                     .unwrap_or_default();
                 let in_one_extra = |a: &str, b: &str| {
                     let (a, b) = (names::pep503(a), names::pep503(b));
                     (sections.iter()).any(|(scope, name, n)| {
+                        let everything =
+                            matches!(name.as_str(), "full" | "complete" | "everything")
+                                || name.split('-').any(|w| w == "all");
                         *scope == declared::Scope::Optional
-                            && !matches!(name.as_str(), "all" | "full" | "complete" | "everything")
+                            && !everything
+                            && !tools::DEV_EXTRAS.contains(&name.as_str())
                             && n.contains(&a)
                             && n.contains(&b)
                     })

@@ -54,7 +54,8 @@ pub(super) struct Use<'a> {
     pub(super) doc_link: bool,
     /// A Python import inside a function's body (see `Import::in_function`).
     pub(super) in_function: bool,
-    /// A Python import of a script that defines no test (see `Import::in_script`).
+    /// A Python import of a script that defines no test (see `Import::in_script`), which is
+    /// not pytest's `conftest.py` and which no file of the module imports.
     pub(super) in_script: bool,
     /// The guarded import of another file that loads this use's file
     /// (`pkg/extras/__init__.py:9`): why the use is optional though its own line is not
@@ -196,11 +197,33 @@ pub(super) fn uses<'a>(
             .any(|k| v.get(k).is_some())
     });
     let shipped_configs = js::shipped_configs(&rec.files, (names_entry, man.js_workspace_root));
+    // The names a Python file of the module imports others by, each dotted part (`from
+    // tests.helpers import mock` → `tests`, `helpers`, `mock`): a script one of them names is
+    // a helper tests import, not one a person runs. Read only when a script is there.
+    let imported_parts: std::cell::OnceCell<HashSet<&str>> = std::cell::OnceCell::new();
+    let imported_parts = || {
+        imported_parts.get_or_init(|| {
+            (rec.files.iter())
+                .filter(|f| f.language == Language::Python)
+                .flat_map(|f| f.imports.iter())
+                .flat_map(|i| i.name.split('.'))
+                .filter(|p| !p.is_empty())
+                .collect()
+        })
+    };
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut own_said = HashSet::new();
     for f in &rec.files {
         let loaded_by = guarded.get(f.path.as_str());
+        // A script of the tests no runner collects: not pytest's `conftest.py`, nor a helper
+        // another file imports.
+        let hand_script =
+            f.language == Language::Python && f.imports.first().is_some_and(|i| i.in_script) && {
+                let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+                let stem = name.strip_suffix(".py").unwrap_or(name);
+                name != "conftest.py" && !imported_parts().contains(stem)
+            };
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
         let shipped_js = f.language == Language::Js && f.kind == ImportKind::Build;
         // A JS test runner's setup file is test code wherever it lies.
@@ -282,6 +305,7 @@ pub(super) fn uses<'a>(
                 _ => (false, false),
             };
             let mut one = new_use(f, imp, key, file_kind, script.0);
+            one.in_script = hand_script;
             if imp.kind == ImportKind::Build {
                 one.loaded_by = loaded_by.cloned();
             }
@@ -524,7 +548,7 @@ fn new_use<'a>(
         macro_scoped: imp.macro_scoped,
         doc_link: imp.in_doc_link,
         in_function: imp.in_function,
-        in_script: imp.in_script,
+        in_script: false,
         loaded_by: None,
         prefix: imp.prefix,
         expanded_from: None,

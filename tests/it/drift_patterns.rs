@@ -4479,21 +4479,44 @@ fn a_test_directory_s_script_is_unsure_of_undeclared() {
         "ws/crawler/tests/test_fetch.py",
         "import respx\nimport crawler\ndef test_fetch():\n    pass\nif __name__ == \"__main__\":\n    test_fetch()\n",
     );
-    // One its Makefile runs is run in the project's environment: owed.
+    // One its Makefile runs, by path or as a module, is run in the project's environment:
+    // owed. So is what pytest's `conftest.py` and a helper the tests import import.
     t.write(
         "ws/crawler/Makefile",
-        "bench:\n\tpython tests/ci/bench.py\n",
+        "bench:\n\tpython tests/ci/bench.py\n\tpython -m tests.ci.modrun\n",
     );
     t.write(
         "ws/crawler/tests/ci/bench.py",
         "import yaml\nif __name__ == \"__main__\":\n    print(yaml)\n",
+    );
+    t.write(
+        "ws/crawler/tests/ci/modrun.py",
+        "import toml\nif __name__ == \"__main__\":\n    print(toml)\n",
+    );
+    t.write(
+        "ws/crawler/tests/conftest.py",
+        "import fakeredis\nif __name__ == \"__main__\":\n    pass\n",
+    );
+    t.write(
+        "ws/crawler/tests/helpers.py",
+        "import freezegun\nif __name__ == \"__main__\":\n    pass\n",
+    );
+    t.write(
+        "ws/crawler/tests/test_time.py",
+        "from tests.helpers import freezegun\ndef test_time():\n    pass\n",
     );
     t.empty_repo("ws");
     t.commit("ws", "a crawler");
     let v = t.json(&["drift"]);
     assert_eq!(
         findings(&v),
-        ["crawler undeclared pyyaml", "crawler undeclared respx"],
+        [
+            "crawler undeclared fakeredis",
+            "crawler undeclared freezegun",
+            "crawler undeclared pyyaml",
+            "crawler undeclared respx",
+            "crawler undeclared toml"
+        ],
         "{v}"
     );
     assert!(
@@ -4549,7 +4572,9 @@ fn a_docs_toolchain_built_elsewhere_is_unsure() {
 
 /// An Electron app's main process `require('electron')`s the runtime's built-in module; the
 /// `electron` package downloads the runtime, and belongs among the dev dependencies where
-/// packagers read its version: never shipped-dev. Another dev package its code imports is.
+/// packagers read its version: never shipped-dev in an app it runs (its commands run it, or it
+/// declares a packager). Another dev package its code imports is, and so is `electron` in a
+/// CLI that spawns the binary.
 #[test]
 fn the_runtime_a_program_runs_in_is_no_shipped_dev() {
     let t = TestMesh::new();
@@ -4563,16 +4588,34 @@ fn the_runtime_a_program_runs_in_is_no_shipped_dev() {
         "ws/desktop/main.js",
         "const { app } = require('electron')\nconst _ = require('lodash')\napp.whenReady()\n",
     );
+    // A CLI that spawns the binary whose path `require('electron')` gives needs the
+    // package where it runs: owed.
+    module(&t, "launcher", "launcher");
+    t.write(
+        "ws/launcher/package.json",
+        r#"{"name": "launcher", "bin": {"run-app": "cli.js"}, "devDependencies": {"electron": "30"}}"#,
+    );
+    t.write(
+        "ws/launcher/cli.js",
+        "const bin = require('electron')\nrequire('child_process').spawn(bin, ['.'])\n",
+    );
     t.empty_repo("ws");
     t.commit("ws", "an electron app");
     let v = t.json(&["drift"]);
-    assert_eq!(findings(&v), ["desktop shipped-dev lodash"], "{v}");
+    assert_eq!(
+        findings(&v),
+        [
+            "desktop shipped-dev lodash",
+            "launcher shipped-dev electron"
+        ],
+        "{v}"
+    );
 }
 
 /// A package another declaration requires, declared beside it in one extra (lerobot's
 /// `pymunk>=6.6,<7` beside `gym-pusht` in its `pusht` extra), caps what the extra's users get:
-/// unsure. Not so in the shipping list, nor in an extra of everything (`all`), which pairs
-/// every two: a leftover there stays sure.
+/// unsure. Not so in the shipping list, an extra of development tools (`dev`), nor an extra
+/// of everything (`all`), which pairs every two: a leftover there stays sure.
 #[test]
 fn a_transitive_package_beside_its_requirer_in_an_extra_is_unsure() {
     let t = TestMesh::new();
@@ -4580,7 +4623,7 @@ fn a_transitive_package_beside_its_requirer_in_an_extra_is_unsure() {
     module(&t, "robot", "robot");
     t.write(
         "ws/robot/pyproject.toml",
-        "[project]\nname = \"robot\"\ndependencies = [\"chromadb\", \"tokenizers\"]\n[project.optional-dependencies]\npusht = [\"gym-pusht\", \"pymunk>=6.6,<7\"]\nall = [\"gym-pusht\", \"left-y\"]\n",
+        "[project]\nname = \"robot\"\ndependencies = [\"chromadb\", \"tokenizers\"]\n[project.optional-dependencies]\npusht = [\"gym-pusht\", \"pymunk>=6.6,<7\"]\nall = [\"gym-pusht\", \"left-y\"]\ndev = [\"pytest\", \"pluggy\"]\n",
     );
     t.write(
         "ws/robot/robot/__init__.py",
@@ -4588,14 +4631,22 @@ fn a_transitive_package_beside_its_requirer_in_an_extra_is_unsure() {
     );
     t.write(
         "ws/robot/uv.lock",
-        "version = 1\n\n[[package]]\nname = \"chromadb\"\nversion = \"0.5.0\"\ndependencies = [{ name = \"tokenizers\" }]\n\n[[package]]\nname = \"gym-pusht\"\nversion = \"0.1\"\ndependencies = [{ name = \"pymunk\" }, { name = \"left-y\" }]\n",
+        "version = 1\n\n[[package]]\nname = \"chromadb\"\nversion = \"0.5.0\"\ndependencies = [{ name = \"tokenizers\" }]\n\n[[package]]\nname = \"gym-pusht\"\nversion = \"0.1\"\ndependencies = [{ name = \"pymunk\" }, { name = \"left-y\" }]\n\n[[package]]\nname = \"pytest\"\nversion = \"8\"\ndependencies = [{ name = \"pluggy\" }]\n",
+    );
+    t.write(
+        "ws/robot/tests/test_robot.py",
+        "import pytest\nimport robot\ndef test_robot():\n    pass\n",
     );
     t.empty_repo("ws");
     t.commit("ws", "a robot with extras");
     let v = t.json(&["drift"]);
     assert_eq!(
         findings(&v),
-        ["robot unused left-y", "robot unused tokenizers"],
+        [
+            "robot unused left-y",
+            "robot unused pluggy",
+            "robot unused tokenizers"
+        ],
         "{v}"
     );
     assert!(
@@ -4676,7 +4727,7 @@ fn an_alias_to_a_sibling_s_source_ships_what_it_imports() {
     );
     t.write(
         "ws/packages/ui/package.json",
-        r#"{"name": "@acme/ui", "dependencies": {"react-icons": "5"}}"#,
+        r#"{"name": "@acme/ui", "private": true, "dependencies": {"react-icons": "5"}}"#,
     );
     t.write(
         "ws/packages/ui/src/icon.ts",

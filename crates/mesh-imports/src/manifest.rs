@@ -121,38 +121,105 @@ pub fn read_facts(files: &[(&str, &str)], python_files: &[&str]) -> ManifestFact
 }
 
 /// The directories of the build context a Dockerfile's `COPY` and `ADD` instructions put in
-/// the image, as written (`./common/` → `common`): not what they copy from another stage
-/// (`--from=`), nor the whole context (`.`), a glob, a variable or a URL.
+/// the image, normalised (`./common/` and `/common` → `common`): not what they copy from
+/// another stage (`--from=`) or a heredoc, nor the whole context (`.`), a glob, a variable or
+/// a URL, nor a directory of tests, docs or examples (a test stage's `COPY tests tests`
+/// ships nothing). Shell form and JSON form; comment lines and heredoc bodies are skipped,
+/// and a line ending in `\` (trailing blanks allowed) continues.
 fn docker_copied(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    // Instructions continue over lines ending in `\`.
-    let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
-    for line in joined.lines() {
-        let mut words = line.split_whitespace();
+    const DEV_DIRS: &[&str] = &[
+        "test",
+        "tests",
+        "testing",
+        "doc",
+        "docs",
+        "example",
+        "examples",
+        "benchmark",
+        "benchmarks",
+        "notebook",
+        "notebooks",
+    ];
+    let mut out: Vec<String> = Vec::new();
+    for instruction in docker_instructions(text) {
+        let mut words = instruction.split_whitespace();
         let Some(op) = words.next() else { continue };
         if !op.eq_ignore_ascii_case("copy") && !op.eq_ignore_ascii_case("add") {
             continue;
         }
-        let args: Vec<&str> = words.collect();
-        if args.iter().any(|a| a.starts_with("--from"))
-            || args.first().is_some_and(|a| a.starts_with('['))
-        {
+        let rest = instruction[op.len()..].trim_start();
+        if rest.contains("--from") || rest.contains("<<") {
             continue;
         }
-        let paths: Vec<&str> = args.into_iter().filter(|a| !a.starts_with("--")).collect();
-        let Some((_, sources)) = paths.split_last() else {
+        let tail: Vec<&str> = (rest.split_whitespace())
+            .skip_while(|w| w.starts_with("--"))
+            .collect();
+        let joined = tail.join(" ");
+        let args: Vec<String> = match joined.starts_with('[') {
+            true => match serde_json::from_str(&joined) {
+                Ok(list) => list,
+                Err(_) => continue,
+            },
+            false => tail.iter().map(|w| w.to_string()).collect(),
+        };
+        let Some((_, sources)) = args.split_last() else {
             continue;
         };
         for src in sources {
-            let dir = src.trim_start_matches("./").trim_end_matches('/');
-            let plain = !dir.is_empty()
-                && dir != "."
-                && !dir.contains(['*', '?', '$', ':'])
-                && !dir.split('/').any(|c| c == "..");
-            if plain && !out.iter().any(|o| o == dir) {
-                out.push(dir.to_string());
+            let parts: Vec<&str> = src
+                .split('/')
+                .filter(|c| !c.is_empty() && *c != ".")
+                .collect();
+            let plain = !parts.is_empty()
+                && !src.contains(['*', '?', '$', ':'])
+                && !parts.iter().any(|c| *c == ".." || DEV_DIRS.contains(c));
+            let dir = parts.join("/");
+            if plain && !out.contains(&dir) {
+                out.push(dir);
             }
         }
+    }
+    out
+}
+
+/// A Dockerfile's instructions, each on one line: continuation lines joined (a `\` at the
+/// end, blanks after it allowed), comment lines and heredoc bodies (`RUN <<EOF` … `EOF`)
+/// left out.
+fn docker_instructions(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut heredoc: Option<String> = None;
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        if let Some(end) = &heredoc {
+            if line.trim() == end {
+                heredoc = None;
+            }
+            continue;
+        }
+        if line.trim_start().starts_with('#') {
+            continue;
+        }
+        let trimmed = line.trim_end();
+        if let Some(body) = trimmed.strip_suffix('\\') {
+            current.push_str(body);
+            current.push(' ');
+            continue;
+        }
+        current.push_str(trimmed);
+        let instruction = std::mem::take(&mut current);
+        if let Some(at) = instruction.find("<<") {
+            let word = instruction[at + 2..]
+                .trim_start_matches('-')
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_matches(['"', '\'']);
+            if !word.is_empty() {
+                heredoc = Some(word.to_string());
+            }
+        }
+        out.push(instruction);
     }
     out
 }
@@ -569,7 +636,7 @@ nix2 = { package = "nix", version = "1" }
 
     #[test]
     fn what_an_image_copies_ships() {
-        let docker = "FROM python AS base\nCOPY pyproject.toml uv.lock ./\nCOPY --from=builder /venv /venv\nCOPY api api\nCOPY ./common/ common\nADD tools/scripts \\\n    tools/scripts\nCOPY . /src\nCOPY [\"admin\", \"admin\"]\nCOPY docs docs\n";
+        let docker = "FROM python AS base\nCOPY pyproject.toml uv.lock ./\nCOPY --from=builder /venv /venv\nCOPY api api\nCOPY ./common/ common\nADD tools/scripts \\\n    tools/scripts\nCOPY . /src\nCOPY [\"admin\", \"/app/admin\"]\nCOPY docs docs\nCOPY tests tests\n";
         assert_eq!(
             docker_copied(docker),
             [
@@ -578,9 +645,13 @@ nix2 = { package = "nix", version = "1" }
                 "api",
                 "common",
                 "tools/scripts",
-                "docs"
+                "admin"
             ]
         );
+        // A comment ending in `\` continues nothing; blanks after a `\` still continue;
+        // a heredoc's body is no instruction; a leading `/` is the context's root.
+        let odd = "# copy the connectors \\\r\nCOPY common common\r\nCOPY api \\  \n  /memory/./ /app/\nRUN <<EOF\nadd secret secret\nEOF\nCOPY <<EOF /app/x\nhi\nEOF\nonbuild COPY later later\n";
+        assert_eq!(docker_copied(odd), ["common", "api", "memory"]);
         let py = "[project]\nname = \"app\"\n[tool.setuptools]\npackages = [\"api\"]\n";
         let files = [
             "api/__init__.py",
@@ -590,6 +661,7 @@ nix2 = { package = "nix", version = "1" }
         ];
         let f = read_facts(&[("pyproject.toml", py), (DOCKERFILE, docker)], &files);
         assert_eq!(f.python_shipped, ["api", "common", "tools/scripts"]);
+        assert!(!f.python_shipped.iter().any(|d| d == "tests"));
         // Where the build names no packages, nothing is dev for standing outside them.
         let f = read_facts(
             &[

@@ -20,7 +20,7 @@ mod scripts;
 
 pub(super) use above::configs_above;
 pub(super) use evidence::{evidence, workspace_bins, workspace_tools};
-use python::DEV_EXTRAS;
+pub(crate) use python::DEV_EXTRAS;
 
 use bundlers::bundler_script;
 pub(crate) use bundlers::is_bundler_config;
@@ -393,6 +393,13 @@ impl ToolEvidence {
             c.names(name)
                 .map(|s| format!("{}, above the package, names it: \"{s}\"", c.file))
         })
+    }
+
+    /// Whether a command line of the module runs `command` (a word in a command's position:
+    /// `electron .`, `yarn electron .`, `npx electron`).
+    pub fn runs_command(&self, command: &str) -> bool {
+        self.command_lines()
+            .any(|line| command_words(line).any(|w| w == command))
     }
 
     /// Whether a command names the tool: its package name or its command.

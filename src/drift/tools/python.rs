@@ -151,7 +151,7 @@ const JUPYTER: &[&str] = &[
 
 /// The names of the extras a Python project keeps its development tools in, PEP 503: what
 /// `pip install -e .[dev]` installs for working on it, never for its users.
-pub(super) const DEV_EXTRAS: &[&str] = &[
+pub(crate) const DEV_EXTRAS: &[&str] = &[
     "dev",
     "develop",
     "development",
