@@ -61,7 +61,7 @@ pub(super) fn built_elsewhere(
     }
     for f in found.iter_mut().filter(|f| open(f)) {
         f.doubt = Some(
-            "declared only for the docs (a `docs` extra or group), and no docs config (`conf.py`, `mkdocs.yml`) is in the module: the docs are built from elsewhere, whose config may name it"
+            "declared only for the docs (a `docs` extra or group), and no docs config (a `conf.py` in a docs directory, `mkdocs.yml`) is in the module: the docs are built from elsewhere, whose config may name it"
                 .to_string(),
         );
     }

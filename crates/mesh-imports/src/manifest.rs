@@ -142,6 +142,7 @@ fn docker_copied(text: &str) -> Vec<String> {
     ];
     let mut out: Vec<String> = Vec::new();
     for instruction in docker_instructions(text) {
+        let instruction = instruction.trim_start();
         let mut words = instruction.split_whitespace();
         let Some(op) = words.next() else { continue };
         if !op.eq_ignore_ascii_case("copy") && !op.eq_ignore_ascii_case("add") {
@@ -215,7 +216,10 @@ fn docker_instructions(text: &str) -> Vec<String> {
                 .next()
                 .unwrap_or("")
                 .trim_matches(['"', '\'']);
-            if !word.is_empty() {
+            // A heredoc's delimiter is a word (`EOF`), not an operand (`$((1<<2))`).
+            let delimiter = word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if delimiter {
                 heredoc = Some(word.to_string());
             }
         }
@@ -652,6 +656,9 @@ nix2 = { package = "nix", version = "1" }
         // a heredoc's body is no instruction; a leading `/` is the context's root.
         let odd = "# copy the connectors \\\r\nCOPY common common\r\nCOPY api \\  \n  /memory/./ /app/\nRUN <<EOF\nadd secret secret\nEOF\nCOPY <<EOF /app/x\nhi\nEOF\nonbuild COPY later later\n";
         assert_eq!(docker_copied(odd), ["common", "api", "memory"]);
+        // Indented instructions; a shift is no heredoc.
+        let shifted = "RUN echo $((1<<2))\n  COPY common common\n";
+        assert_eq!(docker_copied(shifted), ["common"]);
         let py = "[project]\nname = \"app\"\n[tool.setuptools]\npackages = [\"api\"]\n";
         let files = [
             "api/__init__.py",
