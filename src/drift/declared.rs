@@ -476,10 +476,11 @@ pub fn pyproject_of(t: &toml::Table, text: &str) -> Vec<Declared> {
     // declaration of a name is taken to be its n-th line.
     let mut seen: HashMap<String, usize> = HashMap::new();
     let may_declare = requirement_lines(text);
+    let index = python_line_index(text);
     reqs.into_iter()
         .map(|(name, scope)| {
             let nth = seen.entry(name.clone()).or_default();
-            let all = python_lines(text, &name);
+            let all = index.get(&name).cloned().unwrap_or_default();
             let lines: Vec<u32> = (all.iter().copied())
                 .filter(|l| may_declare.get(*l as usize - 1).copied().unwrap_or(true))
                 .collect();
@@ -781,21 +782,36 @@ fn requirement_lines(text: &str) -> Vec<bool> {
 
 /// Every 1-based line that declares `name`, in order.
 fn python_lines(text: &str, name: &str) -> Vec<u32> {
-    let mut out = Vec::new();
+    python_line_index(text).remove(name).unwrap_or_default()
+}
+
+/// Each name the text's lines declare, with every 1-based line that declares it, in order:
+/// a quoted PEP 508 requirement, or a table's key (poetry's `rich = "*"`). Read once for a
+/// manifest, not once per declaration (a pyproject of hundreds).
+fn python_line_index(text: &str) -> HashMap<String, Vec<u32>> {
+    let mut out: HashMap<String, Vec<u32>> = HashMap::new();
     for (n, line) in text.lines().enumerate() {
         let t = line.trim_start();
         // A commented-out declaration (`# "torch==2.1",` above the live one) declares nothing.
         if t.starts_with('#') {
             continue;
         }
-        let quoted = ['"', '\''].iter().any(|q| {
-            line.split(*q)
-                .skip(1)
-                .step_by(2)
-                .any(|s| pep508_name(s) == Some(name))
-        });
-        if quoted || line_key(t).as_deref() == Some(name) {
-            out.push(n as u32 + 1);
+        let line_no = n as u32 + 1;
+        let mut add = |name: &str| {
+            let lines = out.entry(name.to_string()).or_default();
+            if lines.last() != Some(&line_no) {
+                lines.push(line_no);
+            }
+        };
+        for q in ['"', '\''] {
+            for part in line.split(q).skip(1).step_by(2) {
+                if let Some(name) = pep508_name(part) {
+                    add(name);
+                }
+            }
+        }
+        if let Some(key) = line_key(t) {
+            add(&key);
         }
     }
     out

@@ -209,18 +209,31 @@ pub(super) fn loaded_by_framework(
     imported: &[(&str, bool)],
     lock: Option<&Depends>,
 ) {
-    // A framework declared for development vouches for no shipped companion.
+    // A framework declared for development vouches for no shipped companion. (Names made
+    // PEP 503 once: a module may declare hundreds, each paired with each unused one.)
+    let normalized: Vec<(String, Scope)> = (declared.iter())
+        .map(|(n, s)| (names::pep503(n), *s))
+        .collect();
+    let scopes_of = |name: &str| {
+        let name = names::pep503(name);
+        (normalized.iter())
+            .filter(move |(n, _)| *n == name)
+            .map(|(_, s)| *s)
+            .collect::<Vec<Scope>>()
+    };
     let reaches = |framework: &str, companion: &str| {
-        scopes(declared, framework)
-            .any(|s| s == Scope::Normal || scopes(declared, companion).any(|c| c == s))
+        let of_companion = scopes_of(companion);
+        scopes_of(framework)
+            .into_iter()
+            .any(|s| s == Scope::Normal || of_companion.contains(&s))
     };
     let names: Vec<String> = declared.iter().map(|(n, _)| n.clone()).collect();
     doubt::unused_beside(
         found,
         &names,
         &|f, q| {
-            reaches(q, &f.dependency)
-                && (loads(q, &f.dependency) || lock.is_some_and(|l| l.loads(q, &f.dependency)))
+            (loads(q, &f.dependency) || lock.is_some_and(|l| l.loads(q, &f.dependency)))
+                && reaches(q, &f.dependency)
         },
         &|q| {
             format!(
@@ -236,10 +249,10 @@ pub(super) fn loaded_by_framework(
         .iter_mut()
         .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none())
     {
-        let shipping = scopes(declared, &f.dependency).any(|s| s != Scope::Dev);
+        let shipping = scopes_of(&f.dependency).iter().any(|s| *s != Scope::Dev);
         let framework = EXTRAS.iter().map(|(fw, _)| *fw).find(|fw| {
             loads(fw, &f.dependency)
-                && scopes(declared, fw).next().is_none()
+                && scopes_of(fw).is_empty()
                 && names::python_keys(fw).iter().any(|k| {
                     (imported.iter()).any(|(key, shipped)| {
                         (*shipped || !shipping)
