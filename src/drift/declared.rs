@@ -400,58 +400,94 @@ pub(crate) fn pyproject_extras(t: &toml::Table) -> HashMap<String, Vec<String>> 
         .collect()
 }
 
-/// A pyproject.toml's lists of requirements, each with what it is for and its section's name
-/// (PEP 503; empty for the shipping list): each extra (optional), each `[dependency-groups]`
-/// and poetry group (dev) — so a rule can tell what only one kind of section holds, or what
-/// one extra holds together.
+/// A pyproject.toml's lists of requirements, in the order [`pyproject_of`] reads them, each
+/// with what it is for and its section's name (PEP 503; empty for a shipping list, `dev` for
+/// uv's and poetry's one dev list), the names as written: PEP 621 dependencies and extras,
+/// PEP 735 groups, pdm's dev groups, what a hatch metadata hook fills
+/// (`dynamic = ["dependencies"]`: uv-dynamic-versioning's, as in pydantic-ai;
+/// hatch-requirements-txt's lists files, not requirements — see
+/// [`setuptools_dynamic_files`]), uv's dev list, then poetry's dependencies, dev list and
+/// groups. One walk, so a rule can tell what only one kind of section holds, or what one
+/// extra holds together.
 pub(crate) fn pyproject_sections(t: &toml::Table) -> Vec<(Scope, String, Vec<String>)> {
-    let named =
-        |v: Option<&toml::Value>, scope: Scope, list: &dyn Fn(&toml::Value) -> Vec<String>| {
-            v.and_then(|v| v.as_table())
-                .into_iter()
-                .flatten()
-                .map(|(k, v)| (scope, super::names::pep503(k), list(v)))
-                .collect::<Vec<_>>()
-        };
+    sections(t, true)
+}
+
+/// [`pyproject_sections`], with or without what a hatch metadata hook fills.
+fn sections(t: &toml::Table, with_hooks: bool) -> Vec<(Scope, String, Vec<String>)> {
+    type Section = (Scope, String, Vec<String>);
+    let named = |out: &mut Vec<Section>,
+                 v: Option<&toml::Value>,
+                 scope: Scope,
+                 list: &dyn Fn(&toml::Value) -> Vec<String>| {
+        let tables = v.and_then(|v| v.as_table()).into_iter().flatten();
+        out.extend(tables.map(|(k, v)| (scope, super::names::pep503(k), list(v))));
+    };
     let list = |v: &toml::Value| requirement_names(Some(v));
-    let mut out = vec![
-        (
-            Scope::Normal,
-            String::new(),
-            requirement_names(toml_at(t, &["project", "dependencies"])),
-        ),
-        (
-            Scope::Normal,
-            String::new(),
-            poetry_keys(toml_at(t, &["tool", "poetry", "dependencies"])),
-        ),
-    ];
-    out.extend(named(
+    let shipping = |names: Vec<String>| (Scope::Normal, String::new(), names);
+    let dev = |names: Vec<String>| (Scope::Dev, "dev".to_string(), names);
+    let mut out = vec![shipping(requirement_names(toml_at(
+        t,
+        &["project", "dependencies"],
+    )))];
+    named(
+        &mut out,
         toml_at(t, &["project", "optional-dependencies"]),
         Scope::Optional,
         &list,
-    ));
-    out.extend(named(toml_at(t, &["dependency-groups"]), Scope::Dev, &list));
-    out.extend(named(
-        toml_at(t, &["tool", "poetry", "group"]),
+    );
+    named(
+        &mut out,
+        toml_at(t, &["dependency-groups"]),
         Scope::Dev,
-        &|g| poetry_keys(g.get("dependencies")),
-    ));
-    // The older dev lists: pdm's groups, uv's and poetry's one list.
-    out.extend(named(
+        &list,
+    );
+    named(
+        &mut out,
         toml_at(t, &["tool", "pdm", "dev-dependencies"]),
         Scope::Dev,
         &list,
-    ));
-    let dev = |names: Vec<String>| (Scope::Dev, "dev".to_string(), names);
+    );
+    for hook in toml_at(t, &["tool", "hatch", "metadata", "hooks"])
+        .and_then(|h| h.as_table())
+        .into_iter()
+        .flat_map(|h| h.iter())
+        .filter(|(name, _)| with_hooks && *name != "requirements_txt")
+        .map(|(_, hook)| hook)
+    {
+        out.push(shipping(requirement_names(hook.get("dependencies"))));
+        named(
+            &mut out,
+            hook.get("optional-dependencies"),
+            Scope::Optional,
+            &list,
+        );
+    }
     out.push(dev(requirement_names(toml_at(
         t,
         &["tool", "uv", "dev-dependencies"],
+    ))));
+    out.push(shipping(poetry_keys(toml_at(
+        t,
+        &["tool", "poetry", "dependencies"],
     ))));
     out.push(dev(poetry_keys(toml_at(
         t,
         &["tool", "poetry", "dev-dependencies"],
     ))));
+    named(
+        &mut out,
+        toml_at(t, &["tool", "poetry", "group"]),
+        Scope::Dev,
+        &|g| poetry_keys(g.get("dependencies")),
+    );
+    out
+}
+
+/// The sections of the project's own tables (not what a hatch hook fills), with every name
+/// made PEP 503, as rules compare them.
+pub(crate) fn pyproject_sections_pep503(t: &toml::Table) -> Vec<(Scope, String, Vec<String>)> {
+    let mut out = sections(t, false);
     for (_, _, names) in &mut out {
         names.iter_mut().for_each(|n| *n = super::names::pep503(n));
     }
@@ -469,9 +505,8 @@ pub fn pyproject(text: &str) -> Vec<Declared> {
 
 /// [`pyproject`] of a pyproject.toml parsed already (`t`), its `text` giving the lines.
 pub fn pyproject_of(t: &toml::Table, text: &str) -> Vec<Declared> {
-    let mut reqs: Vec<(String, Scope)> = Vec::new();
-    pyproject_lists(t, &mut reqs);
-    poetry_tables(t, &mut reqs);
+    let reqs = (pyproject_sections(t).into_iter())
+        .flat_map(|(scope, _, names)| names.into_iter().map(move |n| (n, scope)));
     // A name declared in two sections (shipping and a dev group) is at two lines: the n-th
     // declaration of a name is taken to be its n-th line.
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -612,62 +647,6 @@ pub(crate) fn requirements_file(file: &str, text: &str, scope: Scope) -> Vec<Dec
         .collect()
 }
 
-/// Pushes the requirements a pyproject.toml lists as PEP 508 strings (PEP 621, PEP 735, pdm,
-/// hatch metadata hooks, uv), in that order.
-fn pyproject_lists(t: &toml::Table, reqs: &mut Vec<(String, Scope)>) {
-    for name in requirement_names(toml_at(t, &["project", "dependencies"])) {
-        reqs.push((name, Scope::Normal));
-    }
-    tables_of_lists(
-        toml_at(t, &["project", "optional-dependencies"]),
-        Scope::Optional,
-        reqs,
-    );
-    tables_of_lists(toml_at(t, &["dependency-groups"]), Scope::Dev, reqs);
-    tables_of_lists(
-        toml_at(t, &["tool", "pdm", "dev-dependencies"]),
-        Scope::Dev,
-        reqs,
-    );
-    // `dynamic = ["dependencies"]` filled by a hatch metadata hook (uv-dynamic-versioning's
-    // `[tool.hatch.metadata.hooks.uv-dynamic-versioning] dependencies`, as in pydantic-ai).
-    // hatch-requirements-txt's hook lists files, not requirements (see
-    // [`setuptools_dynamic_files`]).
-    for hook in toml_at(t, &["tool", "hatch", "metadata", "hooks"])
-        .and_then(|h| h.as_table())
-        .into_iter()
-        .flat_map(|h| h.iter())
-        .filter(|(name, _)| *name != "requirements_txt")
-        .map(|(_, hook)| hook)
-    {
-        for name in requirement_names(hook.get("dependencies")) {
-            reqs.push((name, Scope::Normal));
-        }
-        tables_of_lists(hook.get("optional-dependencies"), Scope::Optional, reqs);
-    }
-    for name in requirement_names(toml_at(t, &["tool", "uv", "dev-dependencies"])) {
-        reqs.push((name, Scope::Dev));
-    }
-}
-
-/// Pushes the dependencies poetry declares as table keys: its dependencies, dev-dependencies
-/// and groups, in that order.
-fn poetry_tables(t: &toml::Table, reqs: &mut Vec<(String, Scope)>) {
-    for name in poetry_keys(toml_at(t, &["tool", "poetry", "dependencies"])) {
-        reqs.push((name, Scope::Normal));
-    }
-    for name in poetry_keys(toml_at(t, &["tool", "poetry", "dev-dependencies"])) {
-        reqs.push((name, Scope::Dev));
-    }
-    if let Some(groups) = toml_at(t, &["tool", "poetry", "group"]).and_then(|g| g.as_table()) {
-        for g in groups.values() {
-            for name in poetry_keys(g.get("dependencies")) {
-                reqs.push((name, Scope::Dev));
-            }
-        }
-    }
-}
-
 /// The value at `path` (not empty) in a TOML table, if every step is there.
 fn toml_at<'t>(t: &'t toml::Table, path: &[&str]) -> Option<&'t toml::Value> {
     let mut v = t.get(path[0])?;
@@ -686,20 +665,6 @@ fn requirement_names(v: Option<&toml::Value>) -> Vec<String> {
         .filter_map(pep508_name)
         .map(str::to_string)
         .collect()
-}
-
-/// Pushes, with `scope`, the names in each list of a table of requirement lists (extras,
-/// groups).
-fn tables_of_lists(v: Option<&toml::Value>, scope: Scope, reqs: &mut Vec<(String, Scope)>) {
-    for list in v
-        .and_then(|v| v.as_table())
-        .into_iter()
-        .flat_map(|t| t.values())
-    {
-        for name in requirement_names(Some(list)) {
-            reqs.push((name, scope));
-        }
-    }
 }
 
 /// A poetry dependency table's keys but `python`, which names the interpreter it needs.
@@ -831,7 +796,7 @@ mod tests {
     fn every_section_of_a_pyproject_with_its_name() {
         let text = "[project]\ndependencies = [\"httpx\"]\n[project.optional-dependencies]\nDocs = [\"Furo\"]\n[dependency-groups]\ntest = [\"pytest\"]\n[tool.uv]\ndev-dependencies = [\"furo\"]\n[tool.pdm.dev-dependencies]\nlint = [\"ruff\"]\n[tool.poetry.dev-dependencies]\nmypy = \"*\"\n";
         let t: toml::Table = toml::from_str(text).unwrap();
-        let got: Vec<(Scope, String, Vec<String>)> = pyproject_sections(&t)
+        let got: Vec<(Scope, String, Vec<String>)> = pyproject_sections_pep503(&t)
             .into_iter()
             .filter(|(_, _, n)| !n.is_empty())
             .collect();

@@ -36,7 +36,7 @@ pub(super) fn built_elsewhere(
         return Ok(());
     };
     let pyproject = source::join(&m.dir, "pyproject.toml");
-    let sections = super::declared::pyproject_sections(table);
+    let sections = super::declared::pyproject_sections_pep503(table);
     let docs_only = |dist: &str| {
         let dist = super::names::pep503(dist);
         let mut holders = (sections.iter())

@@ -502,7 +502,7 @@ fn module_drift(
                 // and so does an extra of development tools (`dev`, `test`, `docs`); not an
                 // extra of everything (`all`, `all-extras`), which pairs every two.
                 let sections = (man.pyproject_table.as_ref())
-                    .map(declared::pyproject_sections)
+                    .map(declared::pyproject_sections_pep503)
                     .unwrap_or_default();
                 let in_one_extra = |a: &str, b: &str| {
                     let (a, b) = (names::pep503(a), names::pep503(b));

@@ -138,6 +138,7 @@ pub(super) fn used_by_feature(
     declared: &[(String, Scope)],
     probe: Option<&Probe>,
 ) {
+    let declared = normalized(declared);
     found.retain(|f| {
         if !matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) {
             return true;
@@ -155,8 +156,9 @@ pub(super) fn used_by_feature(
         let Some(module) = feature(None) else {
             return true;
         };
-        let ships = scopes(declared, &dep).any(|s| matches!(s, Scope::Normal | Scope::Optional));
-        let dev = scopes(declared, &dep).any(|s| s == Scope::Dev);
+        let of_dep = scopes(&declared, &dep);
+        let ships = (of_dep.iter()).any(|s| matches!(s, Scope::Normal | Scope::Optional));
+        let dev = of_dep.contains(&Scope::Dev);
         let answered = match f.kind {
             DriftKind::Unused => {
                 (feature(Some(true)).is_some() && ships) || (feature(Some(false)).is_some() && dev)
@@ -176,14 +178,22 @@ pub(super) fn used_by_feature(
     });
 }
 
-/// What the distribution `name` is declared for, by each of its declarations in `declared`
-/// (names compared as PEP 503 does).
-fn scopes<'d>(declared: &'d [(String, Scope)], name: &str) -> impl Iterator<Item = Scope> + 'd {
+/// The declarations with their names made PEP 503 once, for [`scopes`]: a module may declare
+/// hundreds, each paired with each unused one.
+fn normalized(declared: &[(String, Scope)]) -> Vec<(String, Scope)> {
+    (declared.iter())
+        .map(|(n, s)| (names::pep503(n), *s))
+        .collect()
+}
+
+/// What the distribution `name` is declared for, by each of its declarations in `normalized`
+/// (see [`normalized`]; names compared as PEP 503 does).
+fn scopes(normalized: &[(String, Scope)], name: &str) -> Vec<Scope> {
     let name = names::pep503(name);
-    declared
-        .iter()
-        .filter(move |(n, _)| names::pep503(n) == name)
+    (normalized.iter())
+        .filter(|(n, _)| *n == name)
         .map(|(_, s)| *s)
+        .collect()
 }
 
 /// Whether the framework `framework` loads `companion` by name for a feature (see
@@ -209,18 +219,9 @@ pub(super) fn loaded_by_framework(
     imported: &[(&str, bool)],
     lock: Option<&Depends>,
 ) {
-    // A framework declared for development vouches for no shipped companion. (Names made
-    // PEP 503 once: a module may declare hundreds, each paired with each unused one.)
-    let normalized: Vec<(String, Scope)> = (declared.iter())
-        .map(|(n, s)| (names::pep503(n), *s))
-        .collect();
-    let scopes_of = |name: &str| {
-        let name = names::pep503(name);
-        (normalized.iter())
-            .filter(move |(n, _)| *n == name)
-            .map(|(_, s)| *s)
-            .collect::<Vec<Scope>>()
-    };
+    // A framework declared for development vouches for no shipped companion.
+    let normalized = normalized(declared);
+    let scopes_of = |name: &str| scopes(&normalized, name);
     let reaches = |framework: &str, companion: &str| {
         let of_companion = scopes_of(companion);
         scopes_of(framework)
@@ -255,11 +256,7 @@ pub(super) fn loaded_by_framework(
                 && scopes_of(fw).is_empty()
                 && names::python_keys(fw).iter().any(|k| {
                     (imported.iter()).any(|(key, shipped)| {
-                        (*shipped || !shipping)
-                            && (key == k
-                                || key
-                                    .strip_prefix(k.as_str())
-                                    .is_some_and(|r| r.starts_with('.')))
+                        (*shipped || !shipping) && names::segment_prefix(k, key, ".")
                     })
                 })
         });
