@@ -637,11 +637,14 @@ pub(crate) fn setuptools_dynamic_files(t: &toml::Table) -> Vec<(String, Scope)> 
 
 /// The declarations a requirements file setuptools reads (see [`setuptools_dynamic_files`])
 /// makes: `file` its module-relative name, `text` its content.
+/// A compiled file's transitive pins ([`super::compiled`]) are never called unused.
 pub(crate) fn requirements_file(file: &str, text: &str, scope: Scope) -> Vec<Declared> {
+    let transitive = super::compiled::transitive_pins(text);
     super::python_env::named_requirements(text)
         .into_iter()
         .map(|(line, name)| Declared {
             manifest: std::borrow::Cow::Owned(file.to_string()),
+            indirect: transitive.contains(&line),
             ..declared(Language::Python, name, scope, "pyproject.toml", line)
         })
         .collect()

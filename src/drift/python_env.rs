@@ -543,17 +543,109 @@ fn pip_requirement_files(
             continue;
         }
         let words: Vec<&str> = line.split_whitespace().collect();
+        let at = n as u32 + 1;
+        let via = format!("{path}:{at} installs it {how}");
         for pair in words.windows(2) {
             if matches!(pair[0], "-r" | "--requirement") {
                 let rel = pair[1].trim_matches(['"', '\'']);
-                let line = n as u32 + 1;
-                let via = format!("{path}:{line} installs it {how}");
                 let req = Req::Include(rel.to_string());
-                take(reader, found, None, (dir, file, line), req, &via, 0)?;
+                take(reader, found, None, (dir, file, at), req, &via, 0)?;
             }
+        }
+        // The module holding the file, else the repository's only Python module.
+        let owner = (found.owner(&path)).or(match found.modules[..] {
+            [(only, _)] => Some(only),
+            _ => None,
+        });
+        for name in inline_requirements(&words) {
+            take(
+                reader,
+                found,
+                owner,
+                (dir, file, at),
+                Req::Name(name),
+                &via,
+                0,
+            )?;
         }
     }
     Ok(())
+}
+
+/// The distributions a command line's `pip install` names itself (`pip install
+/// 'playwright>=1.45,<2' pytest`: `playwright`, `pytest`), up to the end of that command:
+/// not a file or directory, a wheel, a URL, a shell variable, nor an option's value.
+fn inline_requirements(words: &[&str]) -> Vec<String> {
+    /// Options whose value is the next word.
+    const TAKES_VALUE: &[&str] = &[
+        "-r",
+        "--requirement",
+        "-c",
+        "--constraint",
+        "-e",
+        "--editable",
+        "-i",
+        "--index-url",
+        "--extra-index-url",
+        "-f",
+        "--find-links",
+        "-t",
+        "--target",
+        "--prefix",
+        "--root",
+        "--python",
+        "-p",
+        "--platform",
+        "--python-version",
+        "--implementation",
+        "--abi",
+        "--only-binary",
+        "--no-binary",
+        "--trusted-host",
+        "--cache-dir",
+        "--src",
+        "--upgrade-strategy",
+        "--index",
+        "--default-index",
+        "--group",
+    ];
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < words.len() {
+        let pip = matches!(words[i], "pip" | "pip3") || words[i].ends_with("/pip");
+        if !(pip && words[i + 1] == "install") {
+            i += 1;
+            continue;
+        }
+        i += 2;
+        while let Some(&w) = words.get(i) {
+            if matches!(w, "&&" | "||" | ";" | "|" | ")" | "\\") || w.starts_with('#') {
+                break;
+            }
+            i += 1;
+            if w.starts_with('-') {
+                i += usize::from(TAKES_VALUE.contains(&w));
+                continue;
+            }
+            let end = w.ends_with(';');
+            let req = w.trim_end_matches(';').trim_matches(['"', '\'']);
+            let path_like = req.contains(['/', '$', '{', '*', '\\', ':'])
+                || req.starts_with('.')
+                || req.ends_with(".whl")
+                || req.ends_with(".tar.gz")
+                || req.ends_with(".zip");
+            if !path_like
+                && let Some(name) = super::declared::pep508_name(req)
+                && name.starts_with(|c: char| c.is_ascii_alphabetic())
+            {
+                out.push(name.to_string());
+            }
+            if end {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// Takes one requirement of the file `file` in `dir` (at `line`) as a declaration of
@@ -858,6 +950,26 @@ pub(super) fn hatch_envs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_inline_pip_install_names_what_it_installs_to_the_end_of_its_command() {
+        let words = |l: &'static str| l.split_whitespace().collect::<Vec<_>>();
+        assert_eq!(
+            inline_requirements(&words(
+                "run: python -m pip install --upgrade 'playwright>=1.45,<2' pytest-xdist -r req.txt && pytest -x"
+            )),
+            ["playwright", "pytest-xdist"]
+        );
+        // Paths, wheels, variables, an editable's and an index's value, other commands.
+        assert_eq!(
+            inline_requirements(&words(
+                "pip3 install -e .[dev] ./pkg dist/*.whl \"$WHEEL\" --index-url https://x/simple torch==2.3; npm install left-pad"
+            )),
+            ["torch"]
+        );
+        assert!(inline_requirements(&words("uv pip compile requirements.in")).is_empty());
+        assert!(inline_requirements(&words("pip install")).is_empty());
+    }
 
     #[test]
     fn requirements_files_name_includes_editables_and_leave_constraints_out() {

@@ -2,6 +2,7 @@
 //! script or test sees beside it, what `sys.path` changes and pytest's `pythonpath` add,
 //! and the requirements files nested in it, which declare for the files below them.
 
+use super::sys_path_dirs::OnPath;
 use super::{Manifests, names};
 use mesh_imports::{Language, ScannedFile};
 use std::collections::{HashMap, HashSet};
@@ -66,6 +67,9 @@ pub(super) struct LocalPython {
     dirs: HashSet<String>,
     /// The module-relative Python files without their `.py`/`.pyi`, lowercase.
     modules: HashSet<String>,
+    /// Every name a directory of the module's Python files or a Python file answers to,
+    /// package or not, lowercase: what a `sys.path` change could make importable.
+    any_entry: HashSet<String>,
 }
 
 impl LocalPython {
@@ -102,7 +106,7 @@ impl LocalPython {
     /// module there, or through namespace directories down to one (a bare namespace, all of
     /// whose path is there, resolves too).
     fn resolves(&self, dir: &str, key: &str) -> bool {
-        let mut path = dir.to_string();
+        let mut path = dir.to_lowercase();
         for part in key.split('.') {
             path = crate::source::join(&path, part);
             if self.packages.contains(&path) || self.modules.contains(&path) {
@@ -175,6 +179,14 @@ pub(super) fn local_python_names(files: &[ScannedFile], dir: &str, own: &[String
             );
         }
     }
+    let any_entry = (rels.iter())
+        .flat_map(|r| r.split('/'))
+        .map(|p| {
+            p.trim_end_matches(".pyi")
+                .trim_end_matches(".py")
+                .to_string()
+        })
+        .collect();
     let mut entries: HashMap<String, Vec<String>> = HashMap::new();
     for rel in &rels {
         let mut parts: Vec<&str> = rel.split('/').collect();
@@ -195,6 +207,7 @@ pub(super) fn local_python_names(files: &[ScannedFile], dir: &str, own: &[String
         packages,
         dirs,
         modules,
+        any_entry,
     }
 }
 
@@ -226,8 +239,10 @@ pub(super) struct SysPath<'f, R> {
     python: HashSet<&'f str>,
     /// (directory, the file that sets it) from pytest's `pythonpath`, once read.
     pythonpath: Option<Vec<(String, &'static str)>>,
-    /// Per file read, the line that changes `sys.path` (its number and text), if any.
-    changes: HashMap<String, Option<(u32, String)>>,
+    /// Per file read, the line that changes `sys.path` (its number and text), if any, and
+    /// the directories its changes put there where they are evaluated
+    /// ([`sys_path_dirs`]).
+    changes: HashMap<String, Change>,
     /// The module's manifests: its pyproject and its commands (Makefile, tox.ini, package
     /// scripts, …: [`super::tools`]), read already.
     man: &'f Manifests,
@@ -237,6 +252,10 @@ pub(super) struct SysPath<'f, R> {
     /// `sys.path`, package or not.
     scripts: Option<Vec<(String, String, HashSet<String>)>>,
 }
+
+/// A file's `sys.path` change: its first line that changes it (number, text), and each
+/// change's directory where it is evaluated (line, text, module-relative directory).
+type Change = Option<((u32, String), Vec<OnPath>)>;
 
 impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
     /// The `sys.path` evidence of a module whose files are `files` (below `prefix`), read
@@ -287,12 +306,29 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
                 "{place}, the directory of a script a command runs (`{line}`): Python puts it on sys.path"
             ));
         }
-        let holders: Vec<&str> = local.holders(key).collect();
-        let first = *holders.first()?;
         let place = |d: &str| match d {
             "" => format!("`{top}` is in the module's root"),
             d => format!("`{top}` is in `{d}/`"),
         };
+        if !local.any_entry.contains(top) {
+            return None;
+        }
+        // A change whose directory is evaluated: what is in it, package or not.
+        for file in self.changing(rel) {
+            let Some((_, dirs)) = self.change_of(&file) else {
+                continue;
+            };
+            if let Some(on) = dirs.iter().find(|on| local.resolves(&on.dir, key)) {
+                return Some(format!(
+                    "{}, which {file}:{} puts on sys.path (`{}`)",
+                    place(&on.dir),
+                    on.line,
+                    on.text
+                ));
+            }
+        }
+        let holders: Vec<&str> = local.holders(key).collect();
+        let first = *holders.first()?;
         if self.pythonpath.is_none() {
             self.pythonpath = Some(self.read_pythonpath());
         }
@@ -307,21 +343,8 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
                 place(dir)
             ));
         }
-        let mut candidates = vec![rel.to_string()];
-        for dir in crate::source::ancestors(rel).skip(1) {
-            for name in ["conftest.py", "__init__.py"] {
-                candidates.push(crate::source::join(dir, name));
-            }
-        }
-        for file in candidates {
-            if !self.python.contains(file.as_str()) {
-                continue;
-            }
-            if !self.changes.contains_key(&file) {
-                let found = (self.read)(&file).and_then(|t| changes_sys_path(&t));
-                self.changes.insert(file.clone(), found);
-            }
-            if let Some(Some((line, text))) = self.changes.get(&file) {
+        for file in self.changing(rel) {
+            if let Some(((line, text), _)) = self.change_of(&file) {
                 return Some(format!(
                     "{}, and {file}:{line} changes sys.path (`{text}`)",
                     place(first)
@@ -329,6 +352,32 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
             }
         }
         None
+    }
+
+    /// The module's files whose `sys.path` changes the file `rel` runs under: itself, and
+    /// the `conftest.py` and `__init__.py` files above it.
+    fn changing(&self, rel: &str) -> Vec<String> {
+        let mut candidates = vec![rel.to_string()];
+        for dir in crate::source::ancestors(rel).skip(1) {
+            for name in ["conftest.py", "__init__.py"] {
+                candidates.push(crate::source::join(dir, name));
+            }
+        }
+        candidates.retain(|f| self.python.contains(f.as_str()));
+        candidates
+    }
+
+    /// The `sys.path` change of the module's file `file`, read once: its first line that
+    /// changes it, and the directories evaluated.
+    fn change_of(&mut self, file: &str) -> Option<&((u32, String), Vec<OnPath>)> {
+        if !self.changes.contains_key(file) {
+            let found = (self.read)(file).and_then(|t| {
+                let first = changes_sys_path(&t)?;
+                Some((first, super::sys_path_dirs::sys_path_dirs(&t, file)))
+            });
+            self.changes.insert(file.to_string(), found);
+        }
+        self.changes.get(file).and_then(Option::as_ref)
     }
 
     /// The directories of the module's Python files that its commands or its pyproject.toml
