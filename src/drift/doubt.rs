@@ -680,27 +680,62 @@ pub(super) fn mentions(
         .iter()
         .map(|&i| (i, Mention::new(&found[i].dependency, &found[i].manifest)))
         .collect();
+    // One pass over each file finds which dependencies it may name at all (any spelling, any
+    // case): most files name none, and only those it may name are looked at closely.
+    let mut owner = Vec::new();
+    let mut spellings = Vec::new();
+    for &i in &open {
+        for n in sought.get(&i).into_iter().flat_map(|m| &m.needles) {
+            owner.push(i);
+            spellings.push(n.needle());
+        }
+    }
+    let prefilter = aho_corasick::AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(&spellings)
+        .ok();
+    // The buffer of the file read last, read into again.
+    let spare = std::cell::Cell::new(Vec::new());
     source::blobs::read_many(
         &snap.repo,
         &snap.name,
         &ids,
         MENTION_LIMIT,
-        Vec::new,
+        || spare.take(),
         |id, blob| {
             let source::blobs::Blob::Data(data) = blob else {
                 return true;
             };
             if data[..data.len().min(8000)].contains(&0) {
+                spare.set(data);
                 return true;
             }
             let text = String::from_utf8_lossy(&data);
-            let lower = text.to_ascii_lowercase();
+            let mut named: Option<std::collections::HashSet<usize>> = None;
+            let lower = std::cell::OnceCell::new();
             for path in paths.get(&id).into_iter().flatten() {
                 let parts = config_parts(path, &text);
+                // A manifest's parts are read back from its parsed form: looked at whole.
+                let named = match (&parts, &prefilter) {
+                    (None, Some(ac)) => Some(&*named.get_or_insert_with(|| {
+                        (ac.find_overlapping_iter(text.as_bytes()))
+                            .map(|m| owner[m.pattern().as_usize()])
+                            .collect()
+                    })),
+                    _ => None,
+                };
                 open.retain(|&i| {
+                    if named.is_some_and(|n| !n.contains(&i)) {
+                        return true;
+                    }
                     let f = &mut found[i];
                     let Some(sought) = sought.get(&i) else {
                         return true;
+                    };
+                    // Python names are sought in the lowercase text, others as written.
+                    let lower = match sought.python {
+                        true => lower.get_or_init(|| text.to_ascii_lowercase()).as_str(),
+                        false => "",
                     };
                     let at = match &parts {
                         // A manifest's own tool configs: `package.json`'s `"jest"`,
@@ -712,7 +747,7 @@ pub(super) fn mentions(
                                 .map(|_| format!("in {path}'s {key}"))
                         }),
                         None => sought
-                            .line(path, &text, &lower)
+                            .line(path, &text, lower)
                             .map(|line| format!("at {path}:{line}")),
                     };
                     match at {
@@ -726,6 +761,8 @@ pub(super) fn mentions(
                     }
                 });
             }
+            drop(text);
+            spare.set(data);
             !open.is_empty()
         },
     )

@@ -237,6 +237,8 @@ pub(super) struct SysPath<'f, R> {
     read: R,
     /// The module's Python files, module-relative.
     python: HashSet<&'f str>,
+    /// Those that import `sys` or `site`: the only ones that may change `sys.path`.
+    path_changing: HashSet<&'f str>,
     /// (directory, the file that sets it) from pytest's `pythonpath`, once read.
     pythonpath: Option<Vec<(String, &'static str)>>,
     /// Per file read, the line that changes `sys.path` (its number and text), if any, and
@@ -266,14 +268,22 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
         man: &'f Manifests,
         read: R,
     ) -> SysPath<'f, R> {
-        let python = files
-            .iter()
-            .filter(|f| importable(f))
-            .map(|f| f.path.strip_prefix(prefix).unwrap_or(&f.path))
+        let rel = |f: &'f ScannedFile| f.path.strip_prefix(prefix).unwrap_or(&f.path);
+        let python = files.iter().filter(|f| importable(f)).map(rel).collect();
+        // A file can change sys.path only with `sys` or `site` imported: no other is read.
+        let path_changing = (files.iter().filter(|f| importable(f)))
+            .filter(|f| {
+                (f.imports.iter()).any(|i| {
+                    let top = i.name.split('.').next().unwrap_or(&i.name);
+                    matches!(top, "sys" | "site")
+                })
+            })
+            .map(rel)
             .collect();
         SysPath {
             read,
             python,
+            path_changing,
             pythonpath: None,
             changes: HashMap::new(),
             man,
@@ -363,7 +373,7 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
                 candidates.push(crate::source::join(dir, name));
             }
         }
-        candidates.retain(|f| self.python.contains(f.as_str()));
+        candidates.retain(|f| self.path_changing.contains(f.as_str()));
         candidates
     }
 
@@ -490,7 +500,14 @@ pub(super) fn changes_sys_path(text: &str) -> Option<(u32, String)> {
         "sys.path=",
         "addsitedir(",
     ];
+    // Most files say neither: not looked at line by line.
+    if !text.contains("sys") && !text.contains("addsitedir") {
+        return None;
+    }
     text.lines().enumerate().find_map(|(n, line)| {
+        if !line.contains("sys") && !line.contains("addsitedir") {
+            return None;
+        }
         let code = line.split('#').next().unwrap_or("");
         let squeezed: String = code.chars().filter(|c| !c.is_whitespace()).collect();
         let changes =
@@ -597,10 +614,24 @@ mod tests {
             ),
             ("docs/conf.py", "import site\nsite.addsitedir('../lib')\nimport extra\n"),
             ("bench/run.py", "import sys\nif sys.path == []: pass\n"),
+            // Not scanned below (its imports stay none): never read.
+            ("tests/unit/test_b.py", "sys.path.insert(0, '.')\n"),
             ("pytest.ini", "[pytest]\npythonpath = ./bench\n  lib/\n"),
         ]
         .into_iter()
         .collect();
+        // Each file's imports, as scanned: only one importing `sys` or `site` is read.
+        let mut files = files;
+        for f in &mut files {
+            let rel = f.path.trim_start_matches("m/");
+            if let Some(text) = texts.get(rel).filter(|_| !rel.ends_with("test_b.py")) {
+                f.imports = mesh_imports::scan_file(Language::Python, text).imports;
+            }
+        }
+        files.push(ScannedFile {
+            path: "m/tests/unit/test_b.py".into(),
+            ..files[0].clone()
+        });
         let local = local_python_names(&files, "m", &[]);
         let mut reads = Vec::new();
         let man = Manifests::default();
@@ -630,11 +661,17 @@ mod tests {
             on_path.local(&local, "tests/unit/test_a.py", "requests"),
             None
         );
+        assert!(
+            on_path
+                .local(&local, "tests/unit/test_b.py", "fixtures_db")
+                .is_some_and(|why| why.contains("tests/conftest.py:3"))
+        );
         drop(on_path);
         assert_eq!(
             reads.iter().filter(|r| *r == "tests/conftest.py").count(),
             1
         );
+        assert!(!reads.iter().any(|r| r.ends_with("test_b.py")), "{reads:?}");
     }
 
     #[test]

@@ -214,7 +214,13 @@ pub(super) fn uses<'a>(
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut own_said = HashSet::new();
+    // Python imports are set beside Python declarations only: a module without them (a JS
+    // app keeping its Python backend's files) reads none of its Python files' paths.
+    let python_checked = man.declares_python() && !man.python_unread();
     for f in &rec.files {
+        if f.language == Language::Python && !python_checked {
+            continue;
+        }
         let loaded_by = guarded.get(f.path.as_str());
         // A script of the tests no runner collects: not pytest's `conftest.py`, nor a helper
         // another file imports.
