@@ -146,9 +146,10 @@ pub struct ToolEvidence {
     /// Each package a config string names or completes to ([`completions`]), with the first
     /// such string: made on first use, as `command_words` is.
     pub config_names: std::cell::OnceCell<std::collections::HashMap<String, String>>,
-    /// The words of `commands` (a command's path to `node_modules/.bin/` dropped), made on
-    /// first use: whether a command names a tool is asked once per declaration.
-    pub command_words: std::cell::OnceCell<std::collections::HashSet<String>>,
+    /// The words of `commands` (a command's path to `node_modules/.bin/` dropped), each with
+    /// the first of [`ToolEvidence::command_lines`] saying it, made on first use: which
+    /// command names a tool is asked once per declaration.
+    pub command_words: std::cell::OnceCell<std::collections::HashMap<String, usize>>,
     /// The peers each declared JS package installed in `node_modules` requires beside it (its
     /// `peerDependencies` less those `peerDependenciesMeta` marks optional): what a lockfile
     /// would record, read where the repository keeps none.
@@ -414,17 +415,19 @@ impl ToolEvidence {
         if let Some(installed) = self.installed_bins.get(name) {
             bins.extend(installed.iter().cloned());
         }
-        let words = self.command_words.get_or_init(|| {
-            self.command_lines()
-                .flat_map(command_words)
-                .map(str::to_string)
-                .collect()
+        let first = self.command_words.get_or_init(|| {
+            let mut first = std::collections::HashMap::new();
+            for (i, line) in self.command_lines().enumerate() {
+                for w in command_words(line) {
+                    first.entry(w.to_string()).or_insert(i);
+                }
+            }
+            first
         });
-        if !words.contains(name) && !bins.iter().any(|b| words.contains(b)) {
-            return None;
-        }
-        self.command_lines()
-            .find(|line| command_words(line).any(|w| w == name || bins.iter().any(|b| b == w)))
+        let at = (std::iter::once(name).chain(bins.iter().map(String::as_str)))
+            .filter_map(|w| first.get(w))
+            .min()?;
+        self.command_lines().nth(*at)
     }
 
     /// The module's command lines, trimmed, but a shell comment's, which runs nothing
