@@ -651,28 +651,87 @@ pub(super) fn code_not_read(
     Ok(())
 }
 
-/// Marks each unused finding in `found` (of module `m`) whose name the module writes outside
-/// its manifests and prose: in a config, a script, or a string of its code — where a tool or a
-/// loader takes it by name, which no import shows.
-pub(super) fn mentions(
+/// What the mentions reader ([`mentions`]) reads for one module: its readable files, held,
+/// with its repository opened anew for the thread that reads them.
+pub(super) struct MentionJob {
+    repo: gix::Repository,
+    what: String,
+    files: Vec<source::FileEntry>,
+}
+
+/// The [`MentionJob`] of module `m`, whose findings are `found`: none when no unused finding
+/// is left to doubt.
+pub(super) fn mention_job(
     snap: &RepoSnapshot,
     m: &ModuleSource,
-    found: &mut [Finding],
-) -> Result<(), SourceError> {
-    let wanted: Vec<usize> = (0..found.len())
-        .filter(|&i| found[i].kind == DriftKind::Unused && found[i].doubt.is_none())
-        .collect();
-    if wanted.is_empty() {
-        return Ok(());
+    found: &[Finding],
+) -> Result<Option<MentionJob>, SourceError> {
+    if !found.iter().any(mentionable) {
+        return Ok(None);
     }
     // A blob a partial clone does not hold is not read (nothing to read it from).
     let files: Vec<_> = source::module_files(snap, &m.dir, m.tree, &m.nested)?
         .into_iter()
         .filter(|f| readable(&f.path) && snap.repo.has_object(f.id))
         .collect();
+    Ok(Some(MentionJob {
+        repo: snap.repo.clone(),
+        what: snap.name.clone(),
+        files,
+    }))
+}
+
+/// Whether the mentions reader looks for the finding's name: a sure unused one.
+fn mentionable(f: &Finding) -> bool {
+    f.kind == DriftKind::Unused && f.doubt.is_none()
+}
+
+/// Each job with the findings it reads for, on every core: a module's files are read apart
+/// from another's, and the next module's job goes to the first reader free.
+pub(super) fn mentions_everywhere(
+    jobs: Vec<(MentionJob, &mut Vec<Finding>)>,
+) -> Result<(), SourceError> {
+    let threads = crate::cores::cores().min(jobs.len());
+    if threads <= 1 {
+        for (job, found) in jobs {
+            mentions(&job, found)?;
+        }
+        return Ok(());
+    }
+    let queue = std::sync::Mutex::new(jobs.into_iter());
+    let results = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    loop {
+                        let next = match queue.lock() {
+                            Ok(mut q) => q.next(),
+                            Err(_) => None,
+                        };
+                        let Some((job, found)) = next else {
+                            return Ok(());
+                        };
+                        mentions(&job, found)?;
+                    }
+                })
+            })
+            .collect();
+        crate::cores::join_all(handles)
+    });
+    results.into_iter().collect()
+}
+
+/// Marks each unused finding in `found` whose name the module (`job`) writes outside its
+/// manifests and prose: in a config, a script, or a string of its code — where a tool or a
+/// loader takes it by name, which no import shows.
+fn mentions(job: &MentionJob, found: &mut [Finding]) -> Result<(), SourceError> {
+    let wanted: Vec<usize> = (0..found.len())
+        .filter(|&i| mentionable(&found[i]))
+        .collect();
+    let files = &job.files;
     let ids: Vec<_> = files.iter().map(|f| f.id).collect();
     let mut paths: HashMap<_, Vec<&str>> = HashMap::new();
-    for f in &files {
+    for f in files {
         paths.entry(f.id).or_default().push(f.path.as_str());
     }
     let mut open = wanted;
@@ -697,8 +756,8 @@ pub(super) fn mentions(
     // The buffer of the file read last, read into again.
     let spare = std::cell::Cell::new(Vec::new());
     source::blobs::read_many(
-        &snap.repo,
-        &snap.name,
+        &job.repo,
+        &job.what,
         &ids,
         MENTION_LIMIT,
         || spare.take(),

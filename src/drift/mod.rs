@@ -301,6 +301,8 @@ fn run(
     let mut not_checked = Vec::new();
     // Each enclosing package's bundler config, read once.
     let mut config_memo = HashMap::new();
+    // Each module's findings so far, with what its mentions reader is to read.
+    let mut per_module = Vec::new();
     for (i, m) in snapshot.modules.iter().enumerate() {
         if !only.is_empty() && !only.iter().any(|o| o == m.name()) {
             continue;
@@ -339,7 +341,16 @@ fn run(
         );
         js::serving_members(loaded, &manifests, i, probe, &mut found);
         docs_build::built_elsewhere(snapshot.repo_of(m), m, &manifests[i], &mut found)?;
-        doubt::mentions(snapshot.repo_of(m), m, &mut found)?;
+        let job = doubt::mention_job(snapshot.repo_of(m), m, &found)?;
+        per_module.push((i, job, found));
+    }
+    // What the modules write of their unused dependencies, read on every core at once.
+    let jobs = (per_module.iter_mut())
+        .filter_map(|(_, job, found)| Some((job.take()?, found)))
+        .collect();
+    doubt::mentions_everywhere(jobs)?;
+    for (i, _, mut found) in per_module {
+        let m = &snapshot.modules[i];
         doubt::code_not_read(snapshot.repo_of(m), (m, &loaded.records[i]), &mut found)?;
         let ignore = mesh_imports::globs(&m.manifest.drift_ignore, false);
         if let Some(p) = probe {
