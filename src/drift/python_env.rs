@@ -557,7 +557,12 @@ fn pip_requirement_files(
             [(only, _)] => Some(only),
             _ => None,
         });
-        for name in inline_requirements(&words) {
+        // A workflow step's `name:` says what it does; its `run:` does it.
+        let said = line
+            .trim_start()
+            .trim_start_matches("- ")
+            .starts_with("name:");
+        for name in inline_requirements(&words).into_iter().filter(|_| !said) {
             take(
                 reader,
                 found,
@@ -608,6 +613,27 @@ fn inline_requirements(words: &[&str]) -> Vec<String> {
         "--index",
         "--default-index",
         "--group",
+        "--progress-bar",
+        "--timeout",
+        "--retries",
+        "--proxy",
+        "--log",
+        "--report",
+        "-C",
+        "--config-settings",
+        "--global-option",
+        "--exclude-newer",
+        "--resolution",
+        "--prerelease",
+        "--extra",
+        "--index-strategy",
+        "--keyring-provider",
+        "--link-mode",
+        "--python-platform",
+        "--torch-backend",
+        "--cert",
+        "--client-cert",
+        "--exists-action",
     ];
     let mut out = Vec::new();
     let mut i = 0;
@@ -627,8 +653,24 @@ fn inline_requirements(words: &[&str]) -> Vec<String> {
                 i += usize::from(TAKES_VALUE.contains(&w));
                 continue;
             }
-            let end = w.ends_with(';');
-            let req = w.trim_end_matches(';').trim_matches(['"', '\'']);
+            // A quoted spec is one word to the shell (`"tomli>=2; python_version<'3.11'"`):
+            // its marker's `;` ends no command.
+            let quote = w.chars().next().filter(|c| matches!(c, '"' | '\''));
+            let mut spec = w.to_string();
+            if let Some(q) = quote
+                && (spec.len() == 1 || !spec.ends_with(q))
+            {
+                while let Some(&more) = words.get(i) {
+                    i += 1;
+                    spec.push(' ');
+                    spec.push_str(more);
+                    if more.ends_with(q) {
+                        break;
+                    }
+                }
+            }
+            let end = quote.is_none() && spec.ends_with(';');
+            let req = spec.trim_end_matches(';').trim_matches(['"', '\'']);
             let path_like = req.contains(['/', '$', '{', '*', '\\', ':'])
                 || req.starts_with('.')
                 || req.ends_with(".whl")
@@ -968,7 +1010,13 @@ mod tests {
             ["torch"]
         );
         assert!(inline_requirements(&words("uv pip compile requirements.in")).is_empty());
-        assert!(inline_requirements(&words("pip install")).is_empty());
+        // Options that take a value (pip's and uv's), a marker's `;` inside quotes.
+        assert_eq!(
+            inline_requirements(&words(
+                "uv pip install --progress-bar off --resolution lowest --extra dev \"tomli>=2; python_version<'3.11'\" pytest"
+            )),
+            ["tomli", "pytest"]
+        );
     }
 
     #[test]

@@ -237,7 +237,7 @@ pub(super) struct SysPath<'f, R> {
     read: R,
     /// The module's Python files, module-relative.
     python: HashSet<&'f str>,
-    /// Those that import `sys` or `site`: the only ones that may change `sys.path`.
+    /// Those that import `sys`, `site` or `os`: the only ones that may change `sys.path`.
     path_changing: HashSet<&'f str>,
     /// (directory, the file that sets it) from pytest's `pythonpath`, once read.
     pythonpath: Option<Vec<(String, &'static str)>>,
@@ -270,12 +270,13 @@ impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {
     ) -> SysPath<'f, R> {
         let rel = |f: &'f ScannedFile| f.path.strip_prefix(prefix).unwrap_or(&f.path);
         let python = files.iter().filter(|f| importable(f)).map(rel).collect();
-        // A file can change sys.path only with `sys` or `site` imported: no other is read.
+        // A file can change sys.path only with `sys`, `site` or `os` (`os.sys.path`)
+        // imported: no other is read.
         let path_changing = (files.iter().filter(|f| importable(f)))
             .filter(|f| {
                 (f.imports.iter()).any(|i| {
                     let top = i.name.split('.').next().unwrap_or(&i.name);
-                    matches!(top, "sys" | "site")
+                    matches!(top, "sys" | "site" | "os")
                 })
             })
             .map(rel)
@@ -604,6 +605,7 @@ mod tests {
                 "tests/unit/test_a.py",
                 "bench/run.py",
                 "lib/extra.py",
+                "lib/boot.py",
                 "docs/conf.py",
             ],
         );
@@ -616,6 +618,8 @@ mod tests {
             ("bench/run.py", "import sys\nif sys.path == []: pass\n"),
             // Not scanned below (its imports stay none): never read.
             ("tests/unit/test_b.py", "sys.path.insert(0, '.')\n"),
+            // `os.sys` is `sys`.
+            ("lib/boot.py", "import os\nos.sys.path.insert(0, os.path.dirname(__file__))\n"),
             ("pytest.ini", "[pytest]\npythonpath = ./bench\n  lib/\n"),
         ]
         .into_iter()
@@ -672,6 +676,15 @@ mod tests {
             1
         );
         assert!(!reads.iter().any(|r| r.ends_with("test_b.py")), "{reads:?}");
+        let mut on_path = SysPath::new(&files, "m/", &man, |rel: &str| {
+            texts.get(rel).map(|t| t.to_string())
+        });
+        let why = on_path.local(&local, "lib/boot.py", "extra");
+        assert!(
+            why.as_deref()
+                .is_some_and(|w| w.contains("lib/boot.py:2 puts on sys.path")),
+            "{why:?}"
+        );
     }
 
     #[test]

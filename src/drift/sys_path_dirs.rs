@@ -23,11 +23,12 @@ pub(super) fn sys_path_dirs(text: &str, rel: &str) -> Vec<OnPath> {
     let mut out = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = code_of(raw).trim();
-        if line.is_empty() {
+        // A path a person writes fits on a line; a generated one is not evaluated.
+        if line.is_empty() || line.len() > MAX_LINE {
             continue;
         }
         if let Some(arg) = inserted(line) {
-            if let Some(dir) = eval(arg, &file, &names) {
+            if let Some(dir) = eval(arg, &file, &names, 0) {
                 out.push(OnPath {
                     line: n as u32 + 1,
                     text: raw.trim().chars().take(120).collect(),
@@ -37,13 +38,48 @@ pub(super) fn sys_path_dirs(text: &str, rel: &str) -> Vec<OnPath> {
             continue;
         }
         if let Some((name, value)) = assignment(line) {
-            match eval(value, &file, &names) {
+            match eval(value, &file, &names, 0) {
                 Some(path) => names.insert(name.to_string(), path),
                 None => names.remove(name),
             };
+        } else {
+            // Bound another way (`X /= "sub"`, `a, X = …`, `for X in`, `with … as X`, `X :=`):
+            // its value is no longer known.
+            names.retain(|name, _| !rebinds(line, name));
         }
     }
     out
+}
+
+/// The longest line evaluated, and the deepest expression: past them it is not one a person
+/// wrote by hand.
+const MAX_LINE: usize = 2000;
+const MAX_DEPTH: usize = 32;
+
+/// Whether `line` (no plain assignment) may bind `name` anew: as the target of an augmented
+/// assignment, in a tuple target, after `for`, `as` or before `:=`.
+fn rebinds(line: &str, name: &str) -> bool {
+    let words: Vec<&str> = line
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if !words.contains(&name) {
+        return false;
+    }
+    let before_eq = line.split_once('=').map(|(l, _)| l);
+    let augmented = before_eq.is_some_and(|l| {
+        let l = l.trim_end();
+        l.ends_with(['+', '-', '*', '/', '%', '&', '|', '^', '@', '<', '>']) && !l.ends_with("==")
+    });
+    let tuple = before_eq.is_some_and(|l| l.contains(','));
+    let in_target = |l: &str| {
+        l.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == name)
+    };
+    (augmented || tuple) && before_eq.is_some_and(in_target)
+        || line.starts_with("for ") && line.split(" in ").next().is_some_and(in_target)
+        || line.contains(" as ") && line.split(" as ").skip(1).any(in_target)
+        || line.contains(":=")
 }
 
 /// The line without a comment (a `#` outside quotes).
@@ -153,12 +189,17 @@ fn eval(
     expr: &str,
     file: &[String],
     names: &std::collections::HashMap<String, Vec<String>>,
+    depth: usize,
 ) -> Option<Vec<String>> {
     let expr = expr.trim();
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let eval = |e: &str| eval(e, file, names, depth + 1);
     // `a / "b" / "c"`: the first part a path, the rest literals.
     let parts = split_top(expr, '/');
     if parts.len() > 1 {
-        let mut path = eval(parts[0], file, names)?;
+        let mut path = eval(parts[0])?;
         for p in &parts[1..] {
             join(&mut path, literal(p)?)?;
         }
@@ -188,15 +229,15 @@ fn eval(
         let callee = expr[..open].trim();
         let args = split_top(args, ',');
         if KEEPING.contains(&callee) && args.len() == 1 {
-            return eval(args[0], file, names);
+            return eval(args[0]);
         }
         if PARENT.contains(&callee) && args.len() == 1 {
-            let mut path = eval(args[0], file, names)?;
+            let mut path = eval(args[0])?;
             path.pop()?;
             return Some(path);
         }
         if JOIN.contains(&callee) {
-            let mut path = eval(args.first()?, file, names)?;
+            let mut path = eval(args.first()?)?;
             for a in &args[1..] {
                 join(&mut path, literal(a)?)?;
             }
@@ -211,7 +252,7 @@ fn eval(
         (".parent", 1),
     ] {
         if let Some(base) = expr.strip_suffix(suffix) {
-            let mut path = eval(base, file, names)?;
+            let mut path = eval(base)?;
             for _ in 0..up {
                 path.pop()?;
             }
@@ -221,7 +262,7 @@ fn eval(
     if let Some(base) = expr.strip_suffix(']')
         && let Some((base, n)) = base.rsplit_once(".parents[")
     {
-        let mut path = eval(base, file, names)?;
+        let mut path = eval(base)?;
         for _ in 0..=n.trim().parse::<usize>().ok()? {
             path.pop()?;
         }
@@ -324,6 +365,36 @@ mod tests {
         assert!(dirs("sys.path.insert(0, str(Path(__file__).parents[3]))", rel).is_empty());
         // Said in a comment, or compared.
         assert!(dirs("# sys.path.insert(0, os.path.dirname(__file__))", rel).is_empty());
-        assert!(dirs("X == Path(__file__).parent", rel).is_empty());
+        assert!(
+            dirs(
+                "X == Path(__file__).parent\nsys.path.insert(0, str(X))",
+                rel
+            )
+            .is_empty()
+        );
+        // Bound again another way: no longer known.
+        for rebound in [
+            "X /= 'vendor'",
+            "X, Y = a, b",
+            "for X in dirs:",
+            "with open(p) as X:",
+            "if (X := f()):",
+        ] {
+            let text = format!("X = Path(__file__).parent\n{rebound}\nsys.path.insert(0, str(X))");
+            assert!(dirs(&text, rel).is_empty(), "{rebound}");
+        }
+        // A generated expression: not evaluated, and no stack to run out of.
+        let deep = format!(
+            "sys.path.insert(0, {}__file__{})",
+            "str(".repeat(5000),
+            ")".repeat(5000)
+        );
+        assert!(dirs(&deep, rel).is_empty());
+        let nested = format!(
+            "sys.path.insert(0, {}__file__{})",
+            "str(".repeat(40),
+            ")".repeat(40)
+        );
+        assert!(dirs(&nested, rel).is_empty());
     }
 }

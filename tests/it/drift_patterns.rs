@@ -4884,7 +4884,7 @@ fn a_sys_path_change_built_from_the_file_and_ci_s_inline_installs_declare() {
     t.write("ws/py/tests/unit/test_other.py", "import freezegun\n");
     t.write(
         "ws/.github/workflows/ci.yml",
-        "jobs:\n  t:\n    steps:\n      - run: python -m pip install -e . 'pytest>=8' respx && pytest\n",
+        "jobs:\n  t:\n    steps:\n      - run: python -m pip install -e . 'pytest>=8' respx && pytest\n      - name: pip install freezegun, said not done\n",
     );
     t.empty_repo("ws");
     t.commit("ws", "sys.path shapes");
