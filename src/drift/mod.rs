@@ -502,6 +502,7 @@ fn module_drift(
         doubt::name_guesses(&mut py, &known, true, &guarded);
         python::app_requirements_pins(man, &mut py);
         python::nested_code(world, m, rec, &mut py);
+        python::setup_py_shim(man, &m.dir, &uses, &mut py);
         if let Some(text) = &man.pyproject {
             said_why::commented(&source::join(&m.dir, "pyproject.toml"), text, &mut py);
         }

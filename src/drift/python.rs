@@ -152,6 +152,34 @@ pub(super) fn declarations(
     Some((decls, file))
 }
 
+/// Makes unsure each sure undeclared finding that only the module's `setup.py` imports when
+/// its pyproject.toml builds with another backend (guidance's stitch: a
+/// `__import__("setuptools").setup()` shim beside hatchling): no build runs that file — it
+/// is there for tools that call `python setup.py` — and whoever runs it brings what it
+/// imports.
+pub(super) fn setup_py_shim(man: &Manifests, dir: &str, uses: &[Use], py: &mut [Finding]) {
+    let backend = (man.pyproject_table.as_ref())
+        .and_then(|t| t.get("build-system")?.get("build-backend")?.as_str());
+    let Some(backend) = backend.filter(|b| !b.starts_with("setuptools")) else {
+        return;
+    };
+    let setup_py = crate::source::join(dir, "setup.py");
+    let elsewhere: HashSet<String> = (uses.iter())
+        .filter(|u| u.language == Language::Python && u.file != setup_py)
+        .map(|u| names::python_dist_for(&u.key))
+        .collect();
+    for f in py.iter_mut().filter(|f| {
+        f.kind == DriftKind::Undeclared
+            && f.doubt.is_none()
+            && !elsewhere.contains(&f.dependency)
+            && (f.evidence.as_deref()).is_some_and(|e| e.starts_with(&format!("{setup_py}:")))
+    }) {
+        f.doubt = Some(format!(
+            "only {setup_py} imports it, and pyproject.toml builds with {backend}, which never runs setup.py: a shim for tools that call it, which bring what it imports"
+        ));
+    }
+}
+
 /// Makes the module's unused and dev-only Python findings unsure when its own Python
 /// package's directory (`gradio/` of the distribution providing `gradio`, or
 /// `src/gradio/`) is a module nested in it (`rec` is the module's record): gradio's

@@ -4927,3 +4927,39 @@ fn a_compiled_requirements_file_declares_only_what_its_in_file_asks_for() {
     // imported, is pinned.
     assert_eq!(findings(&v), ["app unused backoff"], "{v}");
 }
+
+#[test]
+fn a_setup_py_no_build_runs_is_unsure_of_what_it_imports() {
+    // A `setup.py` shim beside a hatchling build (for tools that call `python setup.py`),
+    // and one setuptools itself runs, which owes what it imports.
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "shim", "shim");
+    t.write(
+        "ws/shim/pyproject.toml",
+        "[build-system]\nrequires = [\"hatchling\"]\nbuild-backend = \"hatchling.build\"\n\n[project]\nname = \"shim\"\nversion = \"1.0\"\ndependencies = [\"httpx\"]\n",
+    );
+    t.write("ws/shim/setup.py", "__import__(\"setuptools\").setup()\n");
+    t.write("ws/shim/shim/__init__.py", "import httpx\n");
+    module(&t, "built", "built");
+    t.write(
+        "ws/built/pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"built\"\nversion = \"1.0\"\ndependencies = []\n",
+    );
+    t.write(
+        "ws/built/setup.py",
+        "import setuptools\nimport versioneer\nsetuptools.setup(version=versioneer.get_version())\n",
+    );
+    t.write("ws/built/built/__init__.py", "");
+    t.empty_repo("ws");
+    t.commit("ws", "two setup.py files");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["built undeclared versioneer"], "{v}");
+    assert!(
+        unsure(&v)
+            .iter()
+            .any(|f| f.starts_with("shim undeclared setuptools: ")
+                && f.contains("builds with hatchling.build, which never runs setup.py")),
+        "{v}"
+    );
+}
