@@ -479,6 +479,9 @@ fn module_drift(
             .map(|d| (d.d.name.clone(), d.d.scope))
             .collect();
         let guarded = python::guarded_unanswered(&uses, &decls);
+        let keys: Vec<(String, Vec<String>)> = (decls.iter())
+            .map(|d| (d.d.name.clone(), d.keys.clone()))
+            .collect();
         let mut py = Vec::new();
         check(
             Language::Python,
@@ -503,6 +506,7 @@ fn module_drift(
         python::app_requirements_pins(man, &mut py);
         python::nested_code(world, m, rec, &mut py);
         python::setup_py_shim(man, &m.dir, &uses, &mut py);
+        python::used_in_other_language_module(world, m, &keys, &mut py);
         if let Some(text) = &man.pyproject {
             said_why::commented(&source::join(&m.dir, "pyproject.toml"), text, &mut py);
         }

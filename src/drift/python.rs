@@ -180,6 +180,75 @@ pub(super) fn setup_py_shim(man: &Manifests, dir: &str, uses: &[Use], py: &mut [
     }
 }
 
+/// Makes unsure each sure unused or dev-only finding that a Python file of a module nested
+/// in this one imports, when that module is made by another language's manifest and holds
+/// no Python one (gpt-researcher's `multi_agents/`, Python packages beside a stray
+/// package.json; unsloth's `studio/`, whose `backend/` the root's pyproject ships): mesh
+/// reads those files as that module's, yet they may be this one's code. `keys` are the
+/// import names each declaration (by name) answers to.
+pub(super) fn used_in_other_language_module(
+    world: &World,
+    m: &ModuleSource,
+    keys: &[(String, Vec<String>)],
+    py: &mut [Finding],
+) {
+    let open =
+        |f: &Finding| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) && f.doubt.is_none();
+    if m.nested.is_empty() || !py.iter().any(open) {
+        return;
+    }
+    let loaded = world.loaded;
+    let snap = loaded.snapshot.repo_of(m);
+    let Ok(tree) = snap.root_tree() else {
+        return;
+    };
+    let python_manifest = |dir: &str| {
+        ["pyproject.toml", "setup.cfg", "setup.py"].iter().any(|f| {
+            crate::source::blob_text(snap, &tree, &crate::source::join(dir, f))
+                .ok()
+                .flatten()
+                .is_some()
+        })
+    };
+    // Modules holding Python packages without a Python manifest of their own.
+    let nested = (loaded.snapshot.modules.iter().zip(&loaded.records)).filter(|(n, r)| {
+        n.repo == m.repo
+            && m.nested.contains(&n.dir)
+            && r.manifests
+                .provides
+                .iter()
+                .any(|(l, _)| *l == Language::Python)
+            && !python_manifest(&n.dir)
+    });
+    // The first import of each name in those modules' Python files, in name order.
+    let mut imported: std::collections::BTreeMap<String, (String, u32)> = Default::default();
+    for (_, r) in nested {
+        for f in r.files.iter().filter(|f| super::python_path::importable(f)) {
+            for i in f.imports.iter() {
+                imported
+                    .entry(i.name.to_lowercase())
+                    .or_insert_with(|| (f.path.clone(), i.line));
+            }
+        }
+    }
+    if imported.is_empty() {
+        return;
+    }
+    for f in py.iter_mut().filter(|f| open(f)) {
+        let Some((_, ks)) = keys.iter().find(|(name, _)| *name == f.dependency) else {
+            continue;
+        };
+        let at = imported
+            .iter()
+            .find(|(name, _)| ks.iter().any(|k| names::segment_prefix(k, name, ".")));
+        if let Some((_, (file, line))) = at {
+            f.doubt = Some(format!(
+                "imported by {file}:{line}, a Python file of a module another language's manifest makes: mesh reads it as that module's, but it may be this one's code"
+            ));
+        }
+    }
+}
+
 /// Makes the module's unused and dev-only Python findings unsure when its own Python
 /// package's directory (`gradio/` of the distribution providing `gradio`, or
 /// `src/gradio/`) is a module nested in it (`rec` is the module's record): gradio's

@@ -4963,3 +4963,38 @@ fn a_setup_py_no_build_runs_is_unsure_of_what_it_imports() {
         "{v}"
     );
 }
+
+#[test]
+fn python_packages_in_another_language_s_module_may_use_a_declaration() {
+    // A stray package.json above the module's `agents/` package makes `multi/` a JS module
+    // of its own: mesh reads its Python files as that module's.
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\nversion = \"1.0\"\ndependencies = [\"httpx\", \"langgraph-sdk\", \"stale\"]\n",
+    );
+    t.write("ws/app/app/__init__.py", "import httpx\n");
+    module(&t, "app/multi", "multi-js");
+    t.write(
+        "ws/app/multi/package.json",
+        "{\"name\": \"multi-js\", \"version\": \"1.0.0\"}\n",
+    );
+    t.write("ws/app/multi/agents/__init__.py", "");
+    t.write(
+        "ws/app/multi/agents/graph.py",
+        "from langgraph_sdk import get_client\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a package.json over Python packages");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app unused stale"], "{v}");
+    assert!(
+        unsure(&v)
+            .iter()
+            .any(|f| f
+                .starts_with("app unused langgraph-sdk: imported by app/multi/agents/graph.py:1")),
+        "{v}"
+    );
+}
