@@ -20,6 +20,7 @@ mod ignores;
 pub mod js;
 mod local_names;
 mod lockfile;
+mod mentions;
 pub mod names;
 mod nested;
 mod packed;
@@ -341,14 +342,14 @@ fn run(
         );
         js::serving_members(loaded, &manifests, i, probe, &mut found);
         docs_build::built_elsewhere(snapshot.repo_of(m), m, &manifests[i], &mut found)?;
-        let job = doubt::mention_job(snapshot.repo_of(m), m, &found)?;
+        let job = mentions::mention_job(snapshot.repo_of(m), m, &found)?;
         per_module.push((i, job, found));
     }
     // What the modules write of their unused dependencies, read on every core at once.
     let jobs = (per_module.iter_mut())
         .filter_map(|(_, job, found)| Some((job.take()?, found)))
         .collect();
-    doubt::mentions_everywhere(jobs)?;
+    mentions::mentions_everywhere(jobs)?;
     for (i, _, mut found) in per_module {
         let m = &snapshot.modules[i];
         doubt::code_not_read(snapshot.repo_of(m), (m, &loaded.records[i]), &mut found)?;

@@ -1,0 +1,574 @@
+//! The mentions reader: a dependency's name written in a config, a script or a string of
+//! the module's code — where a tool or a loader takes it by name, which no import shows —
+//! makes an unused finding unsure. Every readable file of a module with such a finding is
+//! read, one module per core.
+
+use super::{DriftKind, Finding};
+use crate::source::{self, ModuleSource, RepoSnapshot, SourceError};
+use std::collections::HashMap;
+
+/// Files that declare dependencies (or pin, or schedule their updates) rather than use them:
+/// a name written there is no evidence of use.
+const DECLARING: &[&str] = &[
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "pnpm-workspace.yaml",
+    "bun.lock",
+    "bun.lockb",
+    "deno.json",
+    "deno.lock",
+    "cargo.toml",
+    "cargo.lock",
+    "go.mod",
+    "go.sum",
+    "go.work",
+    "go.work.sum",
+    "setup.cfg",
+    "setup.py",
+    "pipfile",
+    "pipfile.lock",
+    "poetry.lock",
+    "uv.lock",
+    "pdm.lock",
+    "environment.yml",
+    "environment.yaml",
+    "mesh-module.toml",
+    "renovate.json",
+    "renovate.json5",
+    ".renovaterc",
+    ".renovaterc.json",
+    "dependabot.yml",
+    "knip.json",
+    "knip.jsonc",
+    ".knip.json",
+    ".knip.jsonc",
+];
+
+/// Prose: a name written there describes, it does not load.
+const PROSE_EXTENSIONS: &[&str] = &[
+    "md", "markdown", "rst", "txt", "adoc", "asciidoc", "rdoc", "org", "textile",
+];
+
+/// Prose files by name, whatever their extension.
+const PROSE_NAMES: &[&str] = &[
+    "readme",
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "license",
+    "licence",
+    "notice",
+    "authors",
+    "contributors",
+    "contributing",
+    "copying",
+    "codeowners",
+];
+
+/// Binary formats by extension: no name is written in them.
+const BINARY_EXTENSIONS: &[&str] = &[
+    "png", "gif", "jpg", "jpeg", "webp", "ico", "bmp", "tif", "tiff", "avif", "pdf", "zip", "gz",
+    "tgz", "tar", "xz", "bz2", "zst", "7z", "jar", "war", "whl", "so", "dylib", "dll", "exe",
+    "wasm", "woff", "woff2", "ttf", "otf", "eot", "mp3", "mp4", "mov", "webm", "wav", "ogg",
+    "flac", "psd", "sqlite", "db", "pyc", "class", "o", "a", "parquet", "pkl", "npy", "npz",
+    "onnx", "pt",
+];
+
+/// Larger files are data, not configs: not read for mentions.
+const MENTION_LIMIT: u64 = 1 << 20;
+
+/// What the mentions reader ([`mentions`]) reads for one module: its readable files, held,
+/// with its repository opened anew for the thread that reads them.
+pub(super) struct MentionJob {
+    repo: gix::Repository,
+    what: String,
+    files: Vec<source::FileEntry>,
+}
+
+/// The [`MentionJob`] of module `m`, whose findings are `found`: none when no unused finding
+/// is left to doubt.
+pub(super) fn mention_job(
+    snap: &RepoSnapshot,
+    m: &ModuleSource,
+    found: &[Finding],
+) -> Result<Option<MentionJob>, SourceError> {
+    if !found.iter().any(mentionable) {
+        return Ok(None);
+    }
+    // A blob a partial clone does not hold is not read (nothing to read it from).
+    let files: Vec<_> = source::module_files(snap, &m.dir, m.tree, &m.nested)?
+        .into_iter()
+        .filter(|f| readable(&f.path) && snap.repo.has_object(f.id))
+        .collect();
+    Ok(Some(MentionJob {
+        repo: snap.repo.clone(),
+        what: snap.name.clone(),
+        files,
+    }))
+}
+
+/// Whether the mentions reader looks for the finding's name: a sure unused one.
+fn mentionable(f: &Finding) -> bool {
+    f.kind == DriftKind::Unused && f.doubt.is_none()
+}
+
+/// Each job with the findings it reads for, on every core: a module's files are read apart
+/// from another's, and the next module's job goes to the first reader free.
+pub(super) fn mentions_everywhere(
+    jobs: Vec<(MentionJob, &mut Vec<Finding>)>,
+) -> Result<(), SourceError> {
+    let threads = crate::cores::cores().min(jobs.len());
+    if threads <= 1 {
+        for (job, found) in jobs {
+            mentions(&job, found)?;
+        }
+        return Ok(());
+    }
+    let queue = std::sync::Mutex::new(jobs.into_iter());
+    let results = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    loop {
+                        let next = match queue.lock() {
+                            Ok(mut q) => q.next(),
+                            Err(_) => None,
+                        };
+                        let Some((job, found)) = next else {
+                            return Ok(());
+                        };
+                        mentions(&job, found)?;
+                    }
+                })
+            })
+            .collect();
+        crate::cores::join_all(handles)
+    });
+    results.into_iter().collect()
+}
+
+/// Marks each unused finding in `found` whose name the module (`job`) writes outside its
+/// manifests and prose: in a config, a script, or a string of its code — where a tool or a
+/// loader takes it by name, which no import shows.
+fn mentions(job: &MentionJob, found: &mut [Finding]) -> Result<(), SourceError> {
+    let wanted: Vec<usize> = (0..found.len())
+        .filter(|&i| mentionable(&found[i]))
+        .collect();
+    let files = &job.files;
+    let ids: Vec<_> = files.iter().map(|f| f.id).collect();
+    let mut paths: HashMap<_, Vec<&str>> = HashMap::new();
+    for f in files {
+        paths.entry(f.id).or_default().push(f.path.as_str());
+    }
+    let mut open = wanted;
+    let sought: HashMap<usize, Mention> = open
+        .iter()
+        .map(|&i| (i, Mention::new(&found[i].dependency, &found[i].manifest)))
+        .collect();
+    // One pass over each file finds which dependencies it may name at all (any spelling, any
+    // case): most files name none, and only those it may name are looked at closely.
+    let mut owner = Vec::new();
+    let mut spellings = Vec::new();
+    for &i in &open {
+        for n in sought.get(&i).into_iter().flat_map(|m| &m.needles) {
+            owner.push(i);
+            spellings.push(n.needle());
+        }
+    }
+    let prefilter = aho_corasick::AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(&spellings)
+        .ok();
+    // The buffer of the file read last, read into again.
+    let spare = std::cell::Cell::new(Vec::new());
+    source::blobs::read_many(
+        &job.repo,
+        &job.what,
+        &ids,
+        MENTION_LIMIT,
+        || spare.take(),
+        |id, blob| {
+            let source::blobs::Blob::Data(data) = blob else {
+                return true;
+            };
+            if data[..data.len().min(8000)].contains(&0) {
+                spare.set(data);
+                return true;
+            }
+            let text = String::from_utf8_lossy(&data);
+            let mut named: Option<std::collections::HashSet<usize>> = None;
+            let lower = std::cell::OnceCell::new();
+            for path in paths.get(&id).into_iter().flatten() {
+                let parts = config_parts(path, &text);
+                // A manifest's parts are read back from its parsed form: looked at whole.
+                let named = match (&parts, &prefilter) {
+                    (None, Some(ac)) => Some(&*named.get_or_insert_with(|| {
+                        (ac.find_overlapping_iter(text.as_bytes()))
+                            .map(|m| owner[m.pattern().as_usize()])
+                            .collect()
+                    })),
+                    _ => None,
+                };
+                open.retain(|&i| {
+                    if named.is_some_and(|n| !n.contains(&i)) {
+                        return true;
+                    }
+                    let f = &mut found[i];
+                    let Some(sought) = sought.get(&i) else {
+                        return true;
+                    };
+                    // Python names are sought in the lowercase text, others as written.
+                    let lower = match sought.python {
+                        true => lower.get_or_init(|| text.to_ascii_lowercase()).as_str(),
+                        false => "",
+                    };
+                    let at = match &parts {
+                        // A manifest's own tool configs: `package.json`'s `"jest"`,
+                        // `pyproject.toml`'s `[tool.pytest.ini_options]`.
+                        Some(parts) => parts.iter().find_map(|(key, part)| {
+                            let lower = part.to_ascii_lowercase();
+                            sought
+                                .line("config", part, &lower)
+                                .map(|_| format!("in {path}'s {key}"))
+                        }),
+                        None => sought
+                            .line(path, &text, lower)
+                            .map(|line| format!("at {path}:{line}")),
+                    };
+                    match at {
+                        Some(at) => {
+                            f.doubt = Some(format!(
+                                "named {at}, outside the declarations: a tool, a loader or a config may take it by name"
+                            ));
+                            false
+                        }
+                        None => true,
+                    }
+                });
+            }
+            drop(text);
+            spare.set(data);
+            !open.is_empty()
+        },
+    )
+}
+
+/// Keys of a package.json that declare, pin or describe rather than configure a tool.
+const PACKAGE_JSON_DECLARING: &[&str] = &[
+    "name",
+    "version",
+    "description",
+    "dependencies",
+    "devDependencies",
+    "peerDependencies",
+    "peerDependenciesMeta",
+    "optionalDependencies",
+    "bundledDependencies",
+    "bundleDependencies",
+    "dependenciesMeta",
+    "overrides",
+    "resolutions",
+    "pnpm",
+    "catalog",
+    "catalogs",
+    "workspaces",
+    "knip",
+    "repository",
+    "homepage",
+    "bugs",
+    "author",
+    "contributors",
+    "maintainers",
+    "keywords",
+    "license",
+    "funding",
+    "publishConfig",
+    "packageManager",
+    "engines",
+];
+
+/// The parts of a manifest that configure tools, as (where, text), for a package.json or a
+/// pyproject.toml; `None` for any other file (read whole). The parts that declare
+/// dependencies are left out: a name written there is the declaration, not a use.
+fn config_parts(path: &str, text: &str) -> Option<Vec<(String, String)>> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name {
+        "package.json" => {
+            let map: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(text).unwrap_or_default();
+            Some(
+                map.into_iter()
+                    .filter(|(k, _)| !PACKAGE_JSON_DECLARING.contains(&k.as_str()))
+                    // The key too: `"jest": {…}` configures jest.
+                    .map(|(k, v)| (format!("`\"{k}\"`"), format!("\"{k}\": {v}")))
+                    .collect(),
+            )
+        }
+        "pyproject.toml" => {
+            let table: toml::Table = toml::from_str(text).unwrap_or_default();
+            let Some(toml::Value::Table(tools)) = table.get("tool") else {
+                return Some(Vec::new());
+            };
+            Some(
+                tools
+                    .iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "poetry" | "uv" | "pdm" | "deptry"))
+                    .map(|(k, v)| {
+                        let mut v = v.clone();
+                        without_declarations(&mut v);
+                        (format!("`[tool.{k}]`"), v.to_string())
+                    })
+                    .collect(),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// `v` without the keys that declare what an environment installs (`dependencies`,
+/// `extra-dependencies`, `requires`, `features`), at any depth.
+fn without_declarations(v: &mut toml::Value) {
+    match v {
+        toml::Value::Table(t) => {
+            t.retain(|k, _| !(k.contains("depend") || k.contains("requires") || k == "features"));
+            t.iter_mut().for_each(|(_, v)| without_declarations(v));
+        }
+        toml::Value::Array(a) => a.iter_mut().for_each(without_declarations),
+        _ => {}
+    }
+}
+
+/// Whether a file may hold a mention: not a lockfile, a declaring file or prose.
+fn readable(path: &str) -> bool {
+    // A recorded HTTP exchange (vcrpy's and pytest-recording's `cassettes/`, nock's
+    // `__recordings__`) is data a test replays, naming whatever a server said.
+    if path
+        .split('/')
+        .any(|d| matches!(d, "cassettes" | "__recordings__" | "__snapshots__"))
+    {
+        return false;
+    }
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let stem = name.split('.').next().unwrap_or(&name);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    !(DECLARING.contains(&name.as_str())
+        || PROSE_NAMES.contains(&stem)
+        || PROSE_EXTENSIONS.contains(&ext)
+        || BINARY_EXTENSIONS.contains(&ext)
+        || name.starts_with("requirements")
+        || name.starts_with("constraints"))
+}
+
+/// What names a dependency: made once per dependency and asked of every file, it finds
+/// the line of `text` (the file at `path`) that names the dependency `dep` (declared in
+/// `manifest`) as a whole word: in a config or script, anywhere; in code of its own
+/// ecosystem, only as the start of a string (`"babel-loader"`, `'pytest_asyncio'`), since its
+/// code's imports were read already and a word in a comment is no use. Rust's and Go's code
+/// loads no crate or module by name, so theirs is not read at all.
+struct Mention {
+    /// The manifest's file name: which ecosystem's code may load it by name.
+    ecosystem: String,
+    /// Whether it is a Python distribution: its name is sought in lowercase, with `-`, `_`
+    /// and `.` alike.
+    python: bool,
+    /// The spellings sought.
+    needles: Vec<memchr::memmem::Finder<'static>>,
+}
+
+impl Mention {
+    /// What to seek for `dep`, declared in `manifest`.
+    fn new(dep: &str, manifest: &str) -> Mention {
+        let ecosystem = manifest.rsplit('/').next().unwrap_or(manifest).to_string();
+        let python = matches!(
+            ecosystem.as_str(),
+            "pyproject.toml" | "setup.cfg" | "setup.py"
+        ) || ecosystem.starts_with("requirements");
+        // Python compares names with `-`, `_` and `.` alike, and code writes the import name.
+        let mut spellings: Vec<String> = match python {
+            true => {
+                let lower = dep.to_ascii_lowercase();
+                vec![
+                    lower.replace(['_', '.'], "-"),
+                    lower.replace(['-', '.'], "_"),
+                ]
+            }
+            false => vec![dep.to_string()],
+        };
+        spellings.dedup();
+        Mention {
+            ecosystem,
+            python,
+            needles: spellings
+                .iter()
+                .map(|n| memchr::memmem::Finder::new(n.as_bytes()).into_owned())
+                .collect(),
+        }
+    }
+
+    /// The line of the file at `path` that names it: `text`, and `lower` (its ASCII
+    /// lowercase, which Python names are sought in).
+    fn line(&self, path: &str, text: &str, lower: &str) -> Option<u32> {
+        let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+        match (self.ecosystem.as_str(), ext) {
+            ("Cargo.toml", "rs") | ("go.mod", "go") => return None,
+            _ => {}
+        }
+        let code = match ext {
+            "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" | "vue" | "svelte"
+            | "astro" => self.ecosystem == "package.json",
+            "py" | "pyi" => self.python,
+            _ => false,
+        };
+        let hay = if self.python { lower } else { text };
+        let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '@');
+        for needle in &self.needles {
+            let len = needle.needle().len();
+            for at in needle.find_iter(hay.as_bytes()) {
+                // Needles are whole strings and the text is UTF-8: a match's ends are char
+                // boundaries.
+                let before = hay.get(..at).and_then(|h| h.chars().next_back());
+                let after = hay.get(at + len..).and_then(|h| h.chars().next());
+                let starts = match code {
+                    true => matches!(before, Some('"' | '\'' | '`')),
+                    false => !before.is_some_and(|c| word(c) || matches!(c, '/' | '.')),
+                };
+                if starts && !after.is_some_and(word) {
+                    return Some(
+                        1 + memchr::memchr_iter(b'\n', &hay.as_bytes()[..at]).count() as u32,
+                    );
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`Mention::line`] of one dependency in one file.
+    fn mention(path: &str, text: &str, dep: &str, manifest: &str) -> Option<u32> {
+        let lower = text.to_ascii_lowercase();
+        Mention::new(dep, manifest).line(path, text, &lower)
+    }
+
+    #[test]
+    fn a_config_names_a_loader_anywhere_code_only_in_a_string() {
+        let pj = "packages/web/package.json";
+        let config = "module.exports = {\n  use: ['style-loader', 'css-loader'],\n};\n";
+        assert_eq!(
+            mention("packages/web/webpack.config.js", config, "css-loader", pj),
+            Some(2)
+        );
+        // In code, a word in a comment is no use; a string is.
+        let code = "// unlike css-loader, this one\nconst x = 1;\n";
+        assert_eq!(mention("src/a.ts", code, "css-loader", pj), None);
+        // In a config that is no code, a word is enough.
+        let yaml = "steps:\n  - run: prettier --check .\n";
+        assert_eq!(mention(".ci.yml", yaml, "prettier", pj), Some(2));
+        // Part of a longer name is not the name.
+        assert_eq!(
+            mention("a.yml", "x: prettier-plugin-foo", "prettier", pj),
+            None
+        );
+        assert_eq!(mention("a.yml", "x: @scope/prettier", "prettier", pj), None);
+        assert_eq!(
+            mention(
+                "a.json",
+                "{\"extends\": \"@scope/cfg/base\"}",
+                "@scope/cfg",
+                pj
+            ),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn python_names_match_with_separators_and_case_alike() {
+        let pp = "pyproject.toml";
+        let ini = "[pytest]\naddopts = -p pytest_randomly\n";
+        assert_eq!(mention("pytest.ini", ini, "pytest-randomly", pp), Some(2));
+        let code = "importlib.import_module(\"Foo_Bar.sub\")\n";
+        assert_eq!(mention("pkg/load.py", code, "foo-bar", pp), Some(1));
+        assert_eq!(mention("pkg/load.py", "# foo_bar\n", "foo-bar", pp), None);
+    }
+
+    #[test]
+    fn a_manifest_s_tool_configs_name_what_its_declarations_do_not() {
+        let pj = r#"{"name": "x-eslint-config", "devDependencies": {"ts-jest": "1", "wireit": "1", "x-eslint-config": "1"},
+            "jest": {"preset": "ts-jest"}, "wireit": {"build": {"command": "tsc"}}}"#;
+        let parts = config_parts("a/package.json", pj).unwrap_or_default();
+        let named = |dep: &str| {
+            parts
+                .iter()
+                .find(|(_, t)| mention("config", t, dep, "a/package.json").is_some())
+                .map(|(k, _)| k.clone())
+        };
+        assert_eq!(named("ts-jest").as_deref(), Some("`\"jest\"`"));
+        assert_eq!(
+            named("wireit").as_deref(),
+            Some("`\"wireit\"`"),
+            "its config's key"
+        );
+        assert_eq!(named("x-eslint-config"), None, "the package's own name");
+        let pp = "[project]\ndependencies = [\"pytest-xdist\"]\n[tool.pytest.ini_options]\naddopts = \"-p xdist\"\n[tool.hatch.envs.test]\ndependencies = [\"coverage\"]\n[tool.mypy]\nplugins = [\"pydantic.mypy\"]\n";
+        let parts = config_parts("pyproject.toml", pp).unwrap_or_default();
+        let named = |dep: &str| {
+            parts
+                .iter()
+                .find(|(_, t)| mention("config", t, dep, "pyproject.toml").is_some())
+                .map(|(k, _)| k.clone())
+        };
+        assert_eq!(named("pydantic").as_deref(), Some("`[tool.mypy]`"));
+        assert_eq!(named("coverage"), None);
+        assert_eq!(named("pytest-xdist"), None);
+        assert!(config_parts("a/tox.ini", "").is_none());
+    }
+
+    #[test]
+    fn rust_and_go_code_is_never_read_for_a_name() {
+        let code = "let s = \"serde\";\n";
+        assert_eq!(mention("src/lib.rs", code, "serde", "Cargo.toml"), None);
+        assert_eq!(
+            mention("deny.toml", "skip = [\"serde\"]\n", "serde", "Cargo.toml"),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn manifests_lockfiles_and_prose_hold_no_mention() {
+        for f in [
+            "a/pnpm-lock.yaml",
+            "a/README.md",
+            "a/docs/guide.rst",
+            "a/requirements-dev.txt",
+            "a/CHANGELOG",
+            "a/Cargo.toml",
+            "a/docs/shot.png",
+        ] {
+            assert!(!readable(f), "{f}");
+        }
+        for f in [
+            "a/vite.config.ts",
+            "a/tox.ini",
+            "a/.github/ci.yml",
+            "a/Makefile",
+        ] {
+            assert!(readable(f), "{f}");
+        }
+    }
+
+    #[test]
+    fn recorded_exchanges_and_prose_are_not_read_for_mentions() {
+        // crewAI's tests replay HTTP exchanges whose bodies name packages.
+        assert!(!readable("lib/crewai/tests/cassettes/test_agent.yaml"));
+        assert!(!readable("src/__tests__/__snapshots__/a.test.ts.snap"));
+        assert!(!readable("README.md"));
+        assert!(readable("tests/conftest.yaml"));
+        assert!(readable(".github/workflows/ci.yml"));
+    }
+}
