@@ -192,33 +192,12 @@ pub(super) fn used_in_other_language_module(
     keys: &[(String, Vec<String>)],
     py: &mut [Finding],
 ) {
-    let open =
-        |f: &Finding| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) && f.doubt.is_none();
-    if m.nested.is_empty() || !py.iter().any(open) {
+    if m.nested.is_empty() || !py.iter().any(unused_or_dev_only) {
         return;
     }
-    let loaded = world.loaded;
-    let snap = loaded.snapshot.repo_of(m);
-    let Ok(tree) = snap.root_tree() else {
-        return;
-    };
-    let python_manifest = |dir: &str| {
-        ["pyproject.toml", "setup.cfg", "setup.py"].iter().any(|f| {
-            crate::source::blob_text(snap, &tree, &crate::source::join(dir, f))
-                .ok()
-                .flatten()
-                .is_some()
-        })
-    };
-    // Modules holding Python packages without a Python manifest of their own.
-    let nested = (loaded.snapshot.modules.iter().zip(&loaded.records)).filter(|(n, r)| {
-        n.repo == m.repo
-            && m.nested.contains(&n.dir)
-            && r.manifests
-                .provides
-                .iter()
-                .any(|(l, _)| *l == Language::Python)
-            && !python_manifest(&n.dir)
+    // Those holding Python packages.
+    let nested = without_python_manifest(world, m, |_, r| {
+        (r.manifests.provides.iter()).any(|(l, _)| *l == Language::Python)
     });
     // The first import of each name in those modules' Python files, in name order.
     let mut imported: std::collections::BTreeMap<String, (String, u32)> = Default::default();
@@ -234,7 +213,7 @@ pub(super) fn used_in_other_language_module(
     if imported.is_empty() {
         return;
     }
-    for f in py.iter_mut().filter(|f| open(f)) {
+    for f in py.iter_mut().filter(|f| unused_or_dev_only(f)) {
         let Some((_, ks)) = keys.iter().find(|(name, _)| *name == f.dependency) else {
             continue;
         };
@@ -260,21 +239,50 @@ pub(super) fn nested_code(
     rec: &crate::store::ModuleRecord,
     py: &mut [Finding],
 ) {
-    let open =
-        |f: &Finding| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) && f.doubt.is_none();
-    if m.nested.is_empty() || !py.iter().any(open) {
+    if m.nested.is_empty() || !py.iter().any(unused_or_dev_only) {
         return;
     }
-    let loaded = world.loaded;
     let own: Vec<&str> = (rec.manifests.provides.iter())
         .filter(|(l, _)| *l == Language::Python)
         .map(|(_, n)| n.as_str())
         .collect();
-    let snap = loaded.snapshot.repo_of(m);
-    let Ok(tree) = snap.root_tree() else {
+    let nested = without_python_manifest(world, m, |n, r| {
+        let rel = crate::source::relative(&n.dir, &m.dir);
+        own.iter()
+            .any(|o| rel == *o || rel.strip_prefix("src/") == Some(*o))
+            && r.files.iter().any(super::python_path::importable)
+    });
+    let Some((n, _)) = nested.into_iter().next() else {
         return;
     };
-    // A nested module with a Python manifest of its own is its own distribution.
+    for f in py.iter_mut().filter(|f| unused_or_dev_only(f)) {
+        f.doubt = Some(format!(
+            "{}/ is its Python package's directory and a module of its own: its files may import it, but mesh reads them as {}'s",
+            n.dir,
+            n.name()
+        ));
+    }
+}
+
+/// A sure unused or dev-only finding: what a module's code read elsewhere may use.
+fn unused_or_dev_only(f: &Finding) -> bool {
+    matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly) && f.doubt.is_none()
+}
+
+/// The modules nested in `m` (its repository, below its directory) that `wanted` takes and
+/// that have no Python manifest of their own (`pyproject.toml`, `setup.cfg`, `setup.py`),
+/// which would make them a distribution apart. A manifest is looked for only in a module
+/// `wanted` takes.
+fn without_python_manifest<'w>(
+    world: &'w World,
+    m: &ModuleSource,
+    wanted: impl Fn(&ModuleSource, &crate::store::ModuleRecord) -> bool,
+) -> Vec<(&'w ModuleSource, &'w crate::store::ModuleRecord)> {
+    let loaded = world.loaded;
+    let snap = loaded.snapshot.repo_of(m);
+    let Ok(tree) = snap.root_tree() else {
+        return Vec::new();
+    };
     let manifest = |dir: &str| {
         ["pyproject.toml", "setup.cfg", "setup.py"].iter().any(|f| {
             crate::source::blob_text(snap, &tree, &crate::source::join(dir, f))
@@ -283,26 +291,11 @@ pub(super) fn nested_code(
                 .is_some()
         })
     };
-    let nested = (loaded.snapshot.modules.iter().zip(&loaded.records)).find(|(n, r)| {
-        let rel = crate::source::relative(&n.dir, &m.dir);
-        n.repo == m.repo
-            && m.nested.contains(&n.dir)
-            && own
-                .iter()
-                .any(|o| rel == *o || rel.strip_prefix("src/") == Some(*o))
-            && r.files.iter().any(super::python_path::importable)
-            && !manifest(&n.dir)
-    });
-    let Some((n, _)) = nested else {
-        return;
-    };
-    for f in py.iter_mut().filter(|f| open(f)) {
-        f.doubt = Some(format!(
-            "{}/ is its Python package's directory and a module of its own: its files may import it, but mesh reads them as {}'s",
-            n.dir,
-            n.name()
-        ));
-    }
+    (loaded.snapshot.modules.iter().zip(&loaded.records))
+        .filter(|(n, r)| {
+            n.repo == m.repo && m.nested.contains(&n.dir) && wanted(n, r) && !manifest(&n.dir)
+        })
+        .collect()
 }
 
 /// The top names of the module's guarded Python imports (`try: import mem0`) no declaration
