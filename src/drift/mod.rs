@@ -122,7 +122,7 @@ fn unchecked(
     rec: &crate::store::ModuleRecord,
     man: &Manifests,
 ) -> Option<Unchecked> {
-    let manifest = (man.declares_python() && !man.python_unread())
+    let manifest = man.python_checked()
         || man.has_cargo_toml
         || man.package_json.is_some()
         || man.go_mod.is_some();

@@ -67,7 +67,7 @@ pub(super) fn declarations(
     man: &Manifests,
     dir: &str,
 ) -> Option<(Vec<Decl>, &'static str)> {
-    if !man.declares_python() || man.python_unread() {
+    if !man.python_checked() {
         return None;
     }
     let mut found = man.pyproject_decls.clone();

@@ -538,6 +538,12 @@ fn pip_requirement_files(
     how: &str,
 ) -> Result<(), SourceError> {
     let path = source::join(dir, file);
+    // Whose a distribution named inline is: the module holding the file, else the
+    // repository's only Python module.
+    let owner = (found.owner(&path)).or(match found.modules[..] {
+        [(only, _)] => Some(only),
+        _ => None,
+    });
     for (n, line) in text.lines().enumerate() {
         if !line.contains("pip install") && !line.contains("pip3 install") {
             continue;
@@ -552,11 +558,6 @@ fn pip_requirement_files(
                 take(reader, found, None, (dir, file, at), req, &via, 0)?;
             }
         }
-        // The module holding the file, else the repository's only Python module.
-        let owner = (found.owner(&path)).or(match found.modules[..] {
-            [(only, _)] => Some(only),
-            _ => None,
-        });
         // A workflow step's `name:` says what it does; its `run:` does it.
         let said = line
             .trim_start()

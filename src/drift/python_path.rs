@@ -241,9 +241,7 @@ pub(super) struct SysPath<'f, R> {
     path_changing: HashSet<&'f str>,
     /// (directory, the file that sets it) from pytest's `pythonpath`, once read.
     pythonpath: Option<Vec<(String, &'static str)>>,
-    /// Per file read, the line that changes `sys.path` (its number and text), if any, and
-    /// the directories its changes put there where they are evaluated
-    /// ([`sys_path_dirs`]).
+    /// Per file read, its [`Change`], if any.
     changes: HashMap<String, Change>,
     /// The module's manifests: its pyproject and its commands (Makefile, tox.ini, package
     /// scripts, …: [`super::tools`]), read already.
@@ -256,7 +254,7 @@ pub(super) struct SysPath<'f, R> {
 }
 
 /// A file's `sys.path` change: its first line that changes it (number, text), and each
-/// change's directory where it is evaluated (line, text, module-relative directory).
+/// change whose directory is evaluated ([`OnPath`]).
 type Change = Option<((u32, String), Vec<OnPath>)>;
 
 impl<'f, R: FnMut(&str) -> Option<String>> SysPath<'f, R> {

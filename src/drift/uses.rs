@@ -216,7 +216,7 @@ pub(super) fn uses<'a>(
     let mut own_said = HashSet::new();
     // Python imports are set beside Python declarations only: a module without them (a JS
     // app keeping its Python backend's files) reads none of its Python files' paths.
-    let python_checked = man.declares_python() && !man.python_unread();
+    let python_checked = man.python_checked();
     for f in &rec.files {
         if f.language == Language::Python && !python_checked {
             continue;

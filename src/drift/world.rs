@@ -92,6 +92,12 @@ impl Manifests {
                 .any(|d| d.scope == Scope::Normal)
     }
 
+    /// Whether the module's Python imports are compared: it declares Python dependencies
+    /// where mesh reads them.
+    pub(super) fn python_checked(&self) -> bool {
+        self.declares_python() && !self.python_unread()
+    }
+
     pub(super) fn read(
         snap: &RepoSnapshot,
         m: &ModuleSource,
