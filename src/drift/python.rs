@@ -164,16 +164,24 @@ pub(super) fn setup_py_shim(man: &Manifests, dir: &str, uses: &[Use], py: &mut [
         return;
     };
     let setup_py = crate::source::join(dir, "setup.py");
+    let at_setup_py = format!("{setup_py}:");
+    let only_setup_py = |f: &Finding| {
+        f.kind == DriftKind::Undeclared
+            && f.doubt.is_none()
+            && (f.evidence.as_deref()).is_some_and(|e| e.starts_with(&at_setup_py))
+    };
+    // Most modules have no such finding: the other files' names are read only when one does.
+    if !py.iter().any(only_setup_py) {
+        return;
+    }
     let elsewhere: HashSet<String> = (uses.iter())
         .filter(|u| u.language == Language::Python && u.file != setup_py)
         .map(|u| names::python_dist_for(&u.key))
         .collect();
-    for f in py.iter_mut().filter(|f| {
-        f.kind == DriftKind::Undeclared
-            && f.doubt.is_none()
-            && !elsewhere.contains(&f.dependency)
-            && (f.evidence.as_deref()).is_some_and(|e| e.starts_with(&format!("{setup_py}:")))
-    }) {
+    for f in py
+        .iter_mut()
+        .filter(|f| only_setup_py(f) && !elsewhere.contains(&f.dependency))
+    {
         f.doubt = Some(format!(
             "only {setup_py} imports it, and pyproject.toml builds with {backend}, which never runs setup.py: a shim for tools that call it, which bring what it imports"
         ));
