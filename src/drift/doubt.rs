@@ -551,7 +551,7 @@ pub(super) fn name_guesses(
 /// read: a file whose blob the repository lacks (its record notes it, see
 /// [`crate::graph::NOT_IN_REPOSITORY`]), or a link into a submodule (see
 /// [`source::code_not_held`]). What uses the dependency, or uses it in shipped code, may be
-/// there.
+/// there. A submodule in the module's tree makes only unused findings unsure.
 pub(super) fn code_not_read(
     snap: &RepoSnapshot,
     (m, rec): (&ModuleSource, &crate::store::ModuleRecord),
@@ -565,12 +565,19 @@ pub(super) fn code_not_read(
     let unread = (rec.manifests.notes.iter())
         .find(|n| n.ends_with(crate::graph::NOT_IN_REPOSITORY))
         .cloned();
-    let what = match unread {
-        Some(note) => Some(note),
-        None => source::code_not_held(snap, &m.dir, m.tree, &m.nested)?,
+    // A submodule in the module's tree may use a dependency, but what it is (a benchmark
+    // suite, a private edition) is not known: it says nothing of shipped code.
+    let (what, dev_too) = match unread {
+        Some(note) => (Some(note), true),
+        None => match source::code_not_held(snap, &m.dir, m.tree, &m.nested)? {
+            Some(source::NotHeld::Linked(what)) => (Some(what), true),
+            Some(source::NotHeld::Submodule(what)) => (Some(what), false),
+            None => (None, false),
+        },
     };
     if let Some(what) = what {
-        for f in found.iter_mut().filter(|f| open(f)) {
+        let doubted = |f: &Finding| open(f) && (dev_too || f.kind == DriftKind::Unused);
+        for f in found.iter_mut().filter(|f| doubted(f)) {
             f.doubt = Some(format!("{what}: what is there may use it"));
         }
     }

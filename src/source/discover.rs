@@ -60,17 +60,26 @@ fn link_target(
     entry.mode().is_blob().then(|| entry.object_id())
 }
 
-/// The first symbolic link in the module at `dir` (tree `tree`, its `nested` modules left
-/// out) to code in a submodule, whose files mesh never reads, with where it points: novu's
-/// enterprise packages link `src` into a private submodule, so the module's code is not
-/// there to read. A link to a file that is no source (a README) or from test data is none.
-/// `None` when the repository has no submodule (no `.gitmodules`) or no link goes into one.
+/// Code of a module mesh cannot read, as [`code_not_held`] finds it, saying where it is.
+pub(crate) enum NotHeld {
+    /// A submodule in the module's tree: code of the module, shipped or not.
+    Submodule(String),
+    /// A link from the module's tree into a submodule: the module's own code (its `src`).
+    Linked(String),
+}
+
+/// The first submodule in the module at `dir` (tree `tree`, its `nested` modules left out),
+/// or symbolic link in it to code in a submodule, whose files mesh never reads, with where
+/// it points: docmost's server holds its private `src/ee` as a submodule, novu's enterprise
+/// packages link `src` into one, so the module's code is not there to read. A link to a file
+/// that is no source (a README), or a submodule or link in test data, is none.
+/// `None` when the repository has no submodule (no `.gitmodules`) or none is there.
 pub(crate) fn code_not_held(
     snap: &RepoSnapshot,
     dir: &str,
     tree: ObjectId,
     nested: &[String],
-) -> Result<Option<String>, SourceError> {
+) -> Result<Option<NotHeld>, SourceError> {
     let root = snap.root_tree()?;
     if root
         .lookup_entry_by_path(".gitmodules")
@@ -87,7 +96,18 @@ pub(crate) fn code_not_held(
     let mut found = None;
     module_entries(snap, (dir, tree), nested, &mut |d, path, kind, id| {
         let rel = path.strip_prefix(&prefix).unwrap_or(path);
-        if kind != EntryKind::Link || mesh_imports::place::is_test_data(rel) {
+        if mesh_imports::place::is_test_data(rel) {
+            return Ok(false);
+        }
+        // A submodule in the module's own tree (docmost's private `src/ee`, which CI checks
+        // out before the build): its code is the module's.
+        if kind == EntryKind::Commit {
+            found = Some(NotHeld::Submodule(format!(
+                "{path} is a submodule, which mesh does not read"
+            )));
+            return Ok(true);
+        }
+        if kind != EntryKind::Link {
             return Ok(false);
         }
         let Ok(blob) = snap.repo.find_blob(id) else {
@@ -116,7 +136,9 @@ pub(crate) fn code_not_held(
                     .is_some_and(|e| e.mode().is_commit())
             });
         found = submodule.map(|sub| {
-            format!("{path} links to {target}, in the submodule {sub}, which mesh does not read")
+            NotHeld::Linked(format!(
+                "{path} links to {target}, in the submodule {sub}, which mesh does not read"
+            ))
         });
         Ok(found.is_some())
     })?;

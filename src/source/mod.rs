@@ -7,7 +7,7 @@ pub mod export;
 pub mod follow;
 
 pub use discover::{FileEntry, join};
-pub(crate) use discover::{code_not_held, module_files, source_id};
+pub(crate) use discover::{NotHeld, code_not_held, module_files, source_id};
 
 use crate::config::{MODULE_MANIFEST, MeshConfig, ModuleManifest, RepoConfig};
 use gix::ObjectId;

@@ -3814,12 +3814,14 @@ fn a_template_with_a_manifest_of_its_own_declares_for_its_files() {
 
 /// A package whose code is a link into a submodule the repository does not hold (novu's
 /// enterprise packages: `src` → `../../.source/auth/src`): its declarations may be used
-/// there, so none is surely unused. A link that stays in the repository says nothing.
+/// there, so none is surely unused. So is a package holding a submodule in its own tree
+/// (docmost's private `src/ee`, checked out by CI before the build). A link that stays in
+/// the repository says nothing.
 #[test]
 fn a_package_linking_its_code_into_a_submodule_is_unsure_of_unused() {
     let t = TestMesh::new();
     t.write("mesh.toml", MESH);
-    for name in ["auth", "dal"] {
+    for name in ["auth", "dal", "core"] {
         module(&t, &format!("ee/{name}"), name);
         t.write(
             &format!("ws/ee/{name}/package.json"),
@@ -3829,6 +3831,10 @@ fn a_package_linking_its_code_into_a_submodule_is_unsure_of_unused() {
     t.write("ws/shared/index.js", "export const x = 1\n");
     t.write("ws/ee/auth/index.js", "export * from './src/index.js'\n");
     t.write("ws/ee/dal/index.js", "export const y = 2\n");
+    t.write(
+        "ws/ee/core/index.js",
+        "module.exports = require('./src/ee/mfa')\n",
+    );
     t.empty_repo("ws");
     for (link, target) in [
         ("ws/ee/auth/src", "../../.source/auth/src"),
@@ -3838,21 +3844,23 @@ fn a_package_linking_its_code_into_a_submodule_is_unsure_of_unused() {
     }
     t.write(
         "ws/.gitmodules",
-        "[submodule \".source\"]\n\tpath = .source\n\turl = https://example.org/ee.git\n",
+        "[submodule \".source\"]\n\tpath = .source\n\turl = https://example.org/ee.git\n[submodule \"ee/core/src/ee\"]\n\tpath = ee/core/src/ee\n\turl = https://example.org/core-ee.git\n",
     );
     t.commit("ws", "code linked");
-    // A submodule not checked out: a gitlink in the tree, nothing in the work tree.
+    // Submodules not checked out: gitlinks in the tree, nothing in the work tree.
     let ws = t.path("ws");
     let sub = "1111111111111111111111111111111111111111";
-    crate::common::git(
-        &ws,
-        &[
-            "update-index",
-            "--add",
-            "--cacheinfo",
-            &format!("160000,{sub},.source"),
-        ],
-    );
+    for path in [".source", "ee/core/src/ee"] {
+        crate::common::git(
+            &ws,
+            &[
+                "update-index",
+                "--add",
+                "--cacheinfo",
+                &format!("160000,{sub},{path}"),
+            ],
+        );
+    }
     crate::common::git(
         &ws,
         &[
@@ -3871,6 +3879,11 @@ fn a_package_linking_its_code_into_a_submodule_is_unsure_of_unused() {
     assert!(
         unsure(&v).iter().any(|d| d
             == "auth unused mongoose: ee/auth/src links to ../../.source/auth/src, in the submodule .source, which mesh does not read: what is there may use it"),
+        "{v}"
+    );
+    assert!(
+        unsure(&v).iter().any(|d| d
+            == "core unused mongoose: ee/core/src/ee is a submodule, which mesh does not read: what is there may use it"),
         "{v}"
     );
 }
