@@ -386,17 +386,36 @@ impl Mention {
             ecosystem.as_str(),
             "pyproject.toml" | "setup.cfg" | "setup.py"
         ) || ecosystem.starts_with("requirements");
-        // Python compares names with `-`, `_` and `.` alike, and code writes the import name.
+        // Python compares names with `-`, `_` and `.` alike, and code and configs write the
+        // import name: dotted for a namespace's (Sphinx's `"sphinxcontrib.openapi"`), or the
+        // one the name tables give (`"pythonjsonlogger.jsonlogger.JsonFormatter"` in a logging
+        // config).
         let mut spellings: Vec<String> = match python {
             true => {
                 let lower = dep.to_ascii_lowercase();
-                vec![
+                let mut s = vec![
                     lower.replace(['_', '.'], "-"),
                     lower.replace(['-', '.'], "_"),
-                ]
+                    lower.replace(['-', '_'], "."),
+                ];
+                // Only an import name no common word can be (`yaml`, `writer`, `toolbox` of
+                // `toolbox-core` are): dotted, with `_`, or the name's words joined; never the
+                // name of what a type-stub distribution describes.
+                let norm = super::names::pep503(dep);
+                let joined = norm.replace('-', "");
+                let keys = match super::names::stub_of(&norm) {
+                    Some(_) => Vec::new(),
+                    None => super::names::python_keys(dep),
+                };
+                s.extend(
+                    keys.into_iter()
+                        .filter(|k| k.contains(['.', '_']) || *k == joined),
+                );
+                s
             }
             false => vec![dep.to_string()],
         };
+        spellings.sort();
         spellings.dedup();
         Mention {
             ecosystem,
@@ -494,6 +513,18 @@ mod tests {
         assert_eq!(mention("pytest.ini", ini, "pytest-randomly", pp), Some(2));
         let code = "importlib.import_module(\"Foo_Bar.sub\")\n";
         assert_eq!(mention("pkg/load.py", code, "foo-bar", pp), Some(1));
+        // A namespace package's dotted name; the import name a table gives.
+        let conf = "extensions = [\n    \"sphinxcontrib.openapi\",\n]\n";
+        assert_eq!(
+            mention("docs/conf.py", conf, "sphinxcontrib-openapi", pp),
+            Some(2)
+        );
+        let logging =
+            "formatters:\n  json:\n    class: pythonjsonlogger.jsonlogger.JsonFormatter\n";
+        assert_eq!(
+            mention("logging.yaml", logging, "python-json-logger", pp),
+            Some(3)
+        );
         assert_eq!(mention("pkg/load.py", "# foo_bar\n", "foo-bar", pp), None);
     }
 

@@ -5011,3 +5011,58 @@ fn python_packages_in_another_language_s_module_may_use_a_declaration() {
         "{v}"
     );
 }
+
+/// Three ways Python code uses a dependency no import statement shows: a Celery `tasks.py`
+/// inside the package is shipped code (invoke's `tasks.py` is dev code at the root only);
+/// a project's own optional importer (`attempt_import_or_raise("botocore")`) imports its
+/// argument; a Sphinx config names an extension by its dotted module
+/// (`"sphinxcontrib.openapi"`) and a logging config a class by its import name.
+#[test]
+fn celery_tasks_optional_importers_and_dotted_config_names_use_a_dependency() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "shop", "shop");
+    t.write(
+        "ws/shop/pyproject.toml",
+        "[project]\nname = \"shop\"\ndependencies = [\"sendgrid\", \"botocore\", \"python-json-logger\", \"unused-thing\"]\n\n[dependency-groups]\ndev = [\"invoke\", \"sphinxcontrib-openapi\"]\n",
+    );
+    t.write("ws/shop/shop/__init__.py", "");
+    t.write(
+        "ws/shop/shop/mail/tasks.py",
+        "from sendgrid import SendGridAPIClient\n",
+    );
+    t.write(
+        "ws/shop/shop/storage.py",
+        "from .util import attempt_import_or_raise\nboto = attempt_import_or_raise(\"botocore\")\n",
+    );
+    t.write(
+        "ws/shop/shop/util.py",
+        "import importlib\ndef attempt_import_or_raise(name):\n    return importlib.import_module(name)\n",
+    );
+    t.write(
+        "ws/shop/shop/logging.yaml",
+        "formatters:\n  json:\n    class: pythonjsonlogger.jsonlogger.JsonFormatter\n",
+    );
+    t.write("ws/shop/tasks.py", "from invoke import task\n");
+    t.write(
+        "ws/shop/docs/conf.py",
+        "extensions = [\n    \"sphinxcontrib.openapi\",\n]\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "shop");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["shop unused unused-thing"], "{v}");
+    let unsure = unsure(&v);
+    for (dep, at) in [
+        ("python-json-logger", "shop/shop/logging.yaml:3"),
+        ("sphinxcontrib-openapi", "shop/docs/conf.py:2"),
+    ] {
+        assert!(
+            unsure
+                .iter()
+                .any(|d| d.starts_with(&format!("shop unused {dep}: named at {at}"))),
+            "{dep}: {v}"
+        );
+    }
+    assert_eq!(unsure.len(), 2, "{v}");
+}

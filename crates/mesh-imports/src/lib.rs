@@ -133,7 +133,10 @@ pub struct ScannedFile {
 /// `class Test…`) says so on its imports (`Import::in_script`).
 /// 50: Python: the directories a `Dockerfile` beside the manifests copies into the image ship,
 /// beside the packages the build names.
-pub const SCANNER_VERSION: u32 = 50;
+/// 51: Python: `tasks.py` and `fabfile.py` are dev code at the module's root only (below it a
+/// `tasks.py` is Celery's or Django's task module); a project's own optional importer
+/// (`attempt_import_or_raise("a")`, `lazy_import("a")`) imports its argument, optionally.
+pub const SCANNER_VERSION: u32 = 51;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -167,10 +167,13 @@ impl Places {
                 "tests" | "test" | "examples" | "example" | "docs" | "doc" | "benchmarks"
             )
         });
-        let dev_file = matches!(
-            file,
-            "conftest.py" | "noxfile.py" | "setup.py" | "fabfile.py" | "tasks.py"
-        ) || stem.starts_with("test_")
+        // Invoke's `tasks.py` and Fabric's `fabfile.py` are run from the project's root, where
+        // the tools look for them; below it a `tasks.py` is a module of the code (Celery's and
+        // Django's task modules, shipped).
+        let runner_file = dirs.is_empty() && matches!(file, "fabfile.py" | "tasks.py");
+        let dev_file = matches!(file, "conftest.py" | "noxfile.py" | "setup.py")
+            || runner_file
+            || stem.starts_with("test_")
             || stem.ends_with("_test")
             || stem == "tests";
         let outside = !self.python_shipped.is_empty() && shipped.is_none();
@@ -536,6 +539,17 @@ mod tests {
         assert_eq!(
             shipped.kind(Language::Python, "noxfile.py"),
             ImportKind::Dev
+        );
+        // Invoke's tasks at the root; a Celery or Django `tasks.py` in the package ships.
+        assert_eq!(none.kind(Language::Python, "tasks.py"), ImportKind::Dev);
+        assert_eq!(none.kind(Language::Python, "fabfile.py"), ImportKind::Dev);
+        assert_eq!(
+            none.kind(Language::Python, "shop/plugins/mail/tasks.py"),
+            ImportKind::Build
+        );
+        assert_eq!(
+            shipped.kind(Language::Python, "src/pkg/tasks.py"),
+            ImportKind::Build
         );
         // opentelemetry-test-utils: hatch ships `src/opentelemetry` whole, and its package
         // `opentelemetry.test` is a test-helper library: shipped, `test_base.py` included.

@@ -668,7 +668,8 @@ fn url_driver(value: &str) -> Option<&'static str> {
 /// `__import__("a.b")`, `import_module("a.b")` (as `importlib.import_module` or imported
 /// by name) or `lazy_module("a.b")` with a literal: reports "a.b". A relative name (`".x"`) stays inside the module.
 /// `pytest.importorskip("a")` is reported too, as guarded (the test is skipped without it),
-/// and so is `lazy_module("a")` (a stand-in when it is absent).
+/// and so is `lazy_module("a")` (a stand-in when it is absent), and a project's own optional
+/// importer's (`attempt_import_or_raise("a")`: [`optional_importer`]).
 fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
     let word = toks[i].text(src);
     let after_dot = i.checked_sub(1).is_some_and(|p| punct_at(toks, p, b'.'));
@@ -684,6 +685,10 @@ fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
         // package's and flytekit's own): imported on first use, and a stand-in when it is
         // not installed — an optional import.
         "lazy_module" => true,
+        // A project's own optional importer (`attempt_import_or_raise("botocore")`,
+        // `lazy_import("x")`, pandas' `import_optional_dependency("x")`): a name whose parts
+        // say import and that it may be absent, lazy or attempted.
+        w if optional_importer(w) => true,
         // `pytest.importorskip("x")` skips the test when `x` is absent: a guarded import.
         "importorskip" => {
             !after_dot
@@ -734,11 +739,27 @@ fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
             });
         if valid {
             c.push_value(arg);
-            if matches!(word, "importorskip" | "lazy_module") {
+            if matches!(word, "importorskip" | "lazy_module") || optional_importer(word) {
                 c.weaken(arg.start, arg.end, ImportKind::Optional);
             }
         }
     }
+}
+
+/// Whether a function named `word` imports its argument and tolerates its absence: its
+/// name's `_`-separated parts hold `import` and one saying the import is optional, lazy,
+/// attempted or checked (`lazy_import`, `try_import`, `attempt_import_or_raise`,
+/// `import_optional_dependency`, `safe_import`, `import_or_none`). `import_data("x")` is not.
+fn optional_importer(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    let parts: Vec<&str> = lower.split('_').filter(|p| !p.is_empty()).collect();
+    parts.contains(&"import")
+        && parts.iter().any(|p| {
+            matches!(
+                *p,
+                "lazy" | "try" | "attempt" | "optional" | "safe" | "maybe" | "soft" | "or"
+            )
+        })
 }
 
 /// `import a.b [as x], c …` after the keyword: reports each dotted name.

@@ -355,6 +355,21 @@ fn pytest_importorskip_is_a_guarded_import() {
 }
 
 #[test]
+fn a_project_s_own_optional_importer_imports_its_argument_optionally() {
+    // lancedb's `attempt_import_or_raise("botocore")`, pandas' own helper.
+    use crate::lex::ImportKind::Optional;
+    let src = "boto = attempt_import_or_raise(\"botocore\")\nx = utils.lazy_import('a.b')\npa = import_optional_dependency(\"pyarrow\", extra='x')\nimport_data(\"users\")\nlazy_import(name)\nreimport(\"c\")\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (1, "botocore".into(), Optional),
+            (2, "a.b".into(), Optional),
+            (3, "pyarrow".into(), Optional)
+        ]
+    );
+}
+
+#[test]
 fn an_ignore_marker_anywhere_in_a_multi_line_statement() {
     let src = "from a import (  # mesh: ignore\n    b,\n)\nfrom c import (\n    d,  # mesh: ignore\n)\nimport e, \\\n    f  # mesh: ignore\nimport g\n";
     assert_eq!(names(&scan(src)), ["g"]);
