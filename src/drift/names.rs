@@ -320,9 +320,10 @@ fn python_table(norm: &str) -> Option<&'static [&'static str]> {
 /// Last words of a distribution's name that its import drops: `tavily-python`, `foo-lib`,
 /// `foo-core`, `foo-py`, and a client's or build's word (`linkup-sdk` → `linkup`,
 /// `weaviate-client` → `weaviate`, `faiss-cpu` → `faiss`, `haystack-ai` → `haystack`,
-/// `pydantic-ai-slim` → `pydantic_ai`).
+/// `pydantic-ai-slim` → `pydantic_ai`), and a prebuilt build's (`python-magic-bin` →
+/// `magic`, the Windows wheel of what `python-magic` installs elsewhere).
 const WRAPPER_SUFFIXES: &[&str] = &[
-    "python", "py", "lib", "core", "sdk", "client", "ai", "cpu", "gpu", "slim",
+    "python", "py", "lib", "core", "sdk", "client", "ai", "cpu", "gpu", "slim", "bin", "binary",
 ];
 
 /// The names [`python_keys`]' rules derive from a distribution's name, without the tables.
@@ -724,6 +725,8 @@ mod tests {
             ("weaviate-client", "weaviate"),
             ("linkup-sdk", "linkup"),
             ("faiss-cpu", "faiss"),
+            ("python-magic-bin", "magic"),
+            ("foo-binary", "foo"),
         ] {
             assert!(python_keys(dist).contains(&import.to_string()), "{dist}");
         }

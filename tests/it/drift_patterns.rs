@@ -5066,3 +5066,28 @@ fn celery_tasks_optional_importers_and_dotted_config_names_use_a_dependency() {
     }
     assert_eq!(unsure.len(), 2, "{v}");
 }
+
+/// A prebuilt wheel's distribution (`python-magic-bin`, Windows' build of what
+/// `python-magic` installs elsewhere) provides the same import; poethepoet is configured by
+/// `[tool.poe]`, a section named otherwise than the tool. Neither is unused.
+#[test]
+fn a_prebuilt_build_s_import_and_a_tool_s_own_section_name_use_a_dependency() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\ndependencies = [\n  \"python-magic; sys_platform != 'win32'\",\n  \"python-magic-bin; sys_platform == 'win32'\",\n]\n\n[dependency-groups]\ndev = [\"poethepoet\", \"unused-tool\"]\n\n[tool.poe.tasks]\nlint = \"echo lint\"\n",
+    );
+    t.write("ws/app/app/__init__.py", "import magic\n");
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app unused unused-tool"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+    assert!(
+        explained(&t, "app", "poethepoet").contains("[tool.poe]"),
+        "{}",
+        explained(&t, "app", "poethepoet")
+    );
+}

@@ -30,7 +30,10 @@ pub(in crate::drift) fn evidence(
         (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, v);
     }
     if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
-        e.python_tools = tool.keys().map(|k| names::pep503(k)).collect();
+        e.python_tools = tool
+            .keys()
+            .map(|k| super::python::section_tool(k))
+            .collect();
     }
     // A Python tool reads the nearest pyproject.toml configuring it up the tree (ruff, and
     // mypy and pytest run from the root): a `[tool.X]` above the package configures it for
@@ -46,7 +49,8 @@ pub(in crate::drift) fn evidence(
             };
             let table = toml::from_str::<toml::Table>(&text).unwrap_or_default();
             if let Some(tool) = table.get("tool").and_then(|t| t.as_table()) {
-                e.python_tools.extend(tool.keys().map(|k| names::pep503(k)));
+                e.python_tools
+                    .extend(tool.keys().map(|k| super::python::section_tool(k)));
             }
         }
     }

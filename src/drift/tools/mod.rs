@@ -127,7 +127,8 @@ pub struct ToolEvidence {
     /// The configs in the directories above the module its tools read for it (see
     /// [`above`]), shared with the other modules below them.
     pub above: Vec<std::sync::Arc<above::AboveConfig>>,
-    /// The keys of pyproject.toml's `[tool]` table, PEP 503-normalized.
+    /// The tools pyproject.toml's `[tool]` table configures (PEP 503): its keys, or the tool
+    /// a key is named otherwise than (`poe`: poethepoet).
     pub python_tools: Vec<String>,
     /// The distributions (PEP 503) pyproject.toml's development extras list (`dev`, `test`,
     /// `lint`, `typing`, `docs`, …: [`DEV_EXTRAS`]): a tool there is a development tool.

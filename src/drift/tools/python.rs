@@ -47,7 +47,10 @@ impl ToolEvidence {
         let dev = d.scope == Scope::Dev
             || (d.scope == Scope::Optional && self.python_dev_extras.contains(&norm));
         if dev && self.python_tools.contains(&norm) {
-            return Some(format!("pyproject.toml configures it: [tool.{norm}]"));
+            let section = (TOOL_SECTIONS.iter())
+                .find(|(_, tool)| *tool == norm)
+                .map_or(norm.as_str(), |(section, _)| section);
+            return Some(format!("pyproject.toml configures it: [tool.{section}]"));
         }
         if let Some(notebook) = &self.notebook
             && dev
@@ -216,6 +219,23 @@ const UNPREFIXED_PYTEST_PLUGINS: &[&str] = &[
     "xdoctest",
 ];
 
+/// pyproject.toml sections named otherwise than the tool reading them (its distribution):
+/// `[tool.poe]` is poethepoet's tasks, `[tool.bumpversion]` bump-my-version's,
+/// `[tool.semantic_release]` python-semantic-release's.
+const TOOL_SECTIONS: &[(&str, &str)] = &[
+    ("poe", "poethepoet"),
+    ("bumpversion", "bump-my-version"),
+    ("semantic-release", "python-semantic-release"),
+];
+
+/// The distribution (PEP 503) that reads pyproject.toml's `[tool.KEY]`.
+pub(super) fn section_tool(key: &str) -> String {
+    let norm = names::pep503(key);
+    (TOOL_SECTIONS.iter())
+        .find(|(section, _)| *section == norm)
+        .map_or(norm, |(_, tool)| tool.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::dev;
@@ -253,7 +273,9 @@ mod tests {
         let e = ToolEvidence {
             commands: "lint:\n\tuv run ruff check\n\n      - run: uv run diff-cover coverage.xml\n"
                 .into(),
-            python_tools: vec!["mypy".into(), "pyright".into(), "inline-snapshot".into()],
+            python_tools: ["mypy", "pyright", "inline_snapshot", "poe"]
+                .map(section_tool)
+                .into(),
             ..ToolEvidence::default()
         };
         let all = [
@@ -266,6 +288,7 @@ mod tests {
             "diff-cover",
             "pytest-xdist",
             "inline_snapshot",
+            "poethepoet",
         ] {
             assert!(e.uses(&dev(Language::Python, used), &all), "{used}");
         }
