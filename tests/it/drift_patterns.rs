@@ -5091,3 +5091,37 @@ fn a_prebuilt_build_s_import_and_a_tool_s_own_section_name_use_a_dependency() {
         explained(&t, "app", "poethepoet")
     );
 }
+
+/// A stylesheet importing a path into `node_modules` uses the package after it (paperless'
+/// global `@import "node_modules/bootstrap/dist/css/bootstrap.css"`); a Python import under
+/// `if "x" in sys.modules:` runs only where something imported `x` already, so nothing owes
+/// it a declaration.
+#[test]
+fn a_stylesheet_path_into_node_modules_and_an_import_under_sys_modules() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "ui", "ui");
+    t.write(
+        "ws/ui/package.json",
+        r#"{"name": "ui", "private": true, "scripts": {"build": "vite build"}, "dependencies": {"bootstrap": "5", "unused-thing": "1"}, "devDependencies": {"sass": "1", "vite": "5"}}"#,
+    );
+    t.write(
+        "ws/ui/src/styles.scss",
+        "@import \"node_modules/bootstrap/dist/css/bootstrap.css\";\n",
+    );
+    t.write("ws/ui/src/main.js", "import './styles.scss';\n");
+    module(&t, "py", "py");
+    t.write(
+        "ws/py/pyproject.toml",
+        "[project]\nname = \"py\"\ndependencies = []\n",
+    );
+    t.write(
+        "ws/py/py/__init__.py",
+        "import sys\n\ndef to_numpy(x):\n    if \"torch\" in sys.modules:\n        import torch\n        return torch.as_tensor(x)\n    return x\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "ui and py");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["ui unused unused-thing"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}

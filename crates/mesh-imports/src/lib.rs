@@ -136,7 +136,9 @@ pub struct ScannedFile {
 /// 51: Python: `tasks.py` and `fabfile.py` are dev code at the module's root only (below it a
 /// `tasks.py` is Celery's or Django's task module); a project's own optional importer
 /// (`attempt_import_or_raise("a")`, `lazy_import("a")`) imports its argument, optionally.
-pub const SCANNER_VERSION: u32 = 51;
+/// 52: a stylesheet's path into `node_modules` (`@import "node_modules/bootstrap/x.css"`)
+/// imports the package after it; Python imports under `if "x" in sys.modules:` are optional.
+pub const SCANNER_VERSION: u32 = 52;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

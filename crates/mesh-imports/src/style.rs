@@ -158,6 +158,17 @@ fn push_name(c: &mut Collector, offset: usize, name: &str) {
     if remote || builtin || interpolated {
         return;
     }
+    // A path into `node_modules` (`@import "node_modules/bootstrap/dist/css/bootstrap.css"`,
+    // `../../node_modules/x/y.scss`) names the package after it.
+    if let Some(at) = name.rfind("node_modules/")
+        && (at == 0 || name[..at].ends_with('/'))
+    {
+        let pkg = &name[at + "node_modules/".len()..];
+        if !pkg.is_empty() && !pkg.starts_with(['/', '.']) {
+            c.push(offset + at + "node_modules/".len(), pkg);
+        }
+        return;
+    }
     match name.strip_prefix('~') {
         Some(pkg) if !pkg.starts_with('/') && !pkg.is_empty() => c.push(offset + 1, pkg),
         _ => c.push(offset, name),
@@ -190,6 +201,18 @@ mod tests {
                 (2, "tailwindcss".to_string()),
                 (5, "./theme.css".to_string()),
                 (6, "@tailwindcss/typography".to_string())
+            ]
+        );
+        // A path into node_modules names the package after it (paperless' global styles).
+        assert_eq!(
+            names(
+                "@import \"node_modules/bootstrap/dist/css/bootstrap.css\";\n@import '../../node_modules/@scope/ui/x.scss';\n@import './my_node_modules/a.css';\n",
+                Syntax::Scss
+            ),
+            [
+                "bootstrap/dist/css/bootstrap.css",
+                "@scope/ui/x.scss",
+                "./my_node_modules/a.css"
             ]
         );
         // `//` is no comment in CSS: a remote address is still not a package.

@@ -407,9 +407,11 @@ fn main_block<'l>(
 /// (pydantic-graph's `from opentelemetry.trace import Span`). So is the body of every
 /// `with suppress(ImportError):` (or `contextlib.suppress(…, ModuleNotFoundError)`): the
 /// `try/except ImportError` of the context-manager form (pydantic-ai's `tests/conftest.py`
-/// guards `import pandas` so).
+/// guards `import pandas` so), and of every `if "x" in sys.modules:`, which runs only where
+/// something imported `x` already (lancedb's optional integrations).
 fn type_checking<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], c: &mut Collector) {
-    if !src.contains("TYPE_CHECKING") && !src.contains("suppress") {
+    if !src.contains("TYPE_CHECKING") && !src.contains("suppress") && !src.contains("sys.modules")
+    {
         return;
     }
     let lines = lines();
@@ -454,6 +456,12 @@ fn guard_colon(header: &[&str]) -> Option<usize> {
         ["if", "TYPE_CHECKING", ":", ..] | ["if", _, ".", "TYPE_CHECKING", ":", ..]
     ) {
         return header.iter().position(|t| *t == ":");
+    }
+    // `if "torch" in sys.modules:`: the body runs only where something imported it already.
+    if let ["if" | "elif", name, "in", "sys", ".", "modules", ":", ..] = header
+        && name.starts_with(['"', '\''])
+    {
+        return Some(6);
     }
     if header.first() != Some(&"with") {
         return None;

@@ -355,6 +355,21 @@ fn pytest_importorskip_is_a_guarded_import() {
 }
 
 #[test]
+fn an_import_under_if_name_in_sys_modules_is_optional() {
+    use crate::lex::ImportKind::{Build, Optional};
+    let src = "import sys\nif \"torch\" in sys.modules:\n    import torch\nelif 'jax' in sys.modules:\n    import jax\nif x in sys.modules:\n    import numpy\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (1, "sys".into(), Build),
+            (3, "torch".into(), Optional),
+            (5, "jax".into(), Optional),
+            (7, "numpy".into(), Build)
+        ]
+    );
+}
+
+#[test]
 fn a_project_s_own_optional_importer_imports_its_argument_optionally() {
     // lancedb's `attempt_import_or_raise("botocore")`, pandas' own helper.
     use crate::lex::ImportKind::Optional;
