@@ -5092,6 +5092,44 @@ fn a_prebuilt_build_s_import_and_a_tool_s_own_section_name_use_a_dependency() {
     );
 }
 
+/// A package an Nx target bundles (`@nx/esbuild:esbuild` with `thirdParty: true`, in
+/// package.json's `nx` key or a `project.json` beside it) inlines what its shipped code
+/// imports, so its dev dependencies are right there; esbuild leaving the packages outside
+/// (no `thirdParty`) is no bundle of them.
+#[test]
+fn a_package_an_nx_target_bundles_may_import_its_dev_dependencies() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    let target = |third_party: bool| {
+        format!(
+            r#"{{"targets": {{"build": {{"executor": "@nx/esbuild:esbuild", "options": {{"bundle": true, "thirdParty": {third_party}}}}}}}}}"#
+        )
+    };
+    for dir in ["embed", "project", "external"] {
+        module(&t, dir, dir);
+        let nx = match dir {
+            "embed" => format!(r#", "nx": {}"#, target(true)),
+            _ => String::new(),
+        };
+        t.write(
+            &format!("ws/{dir}/package.json"),
+            &format!(
+                r#"{{"name": "{dir}", "scripts": {{"lint": "tsc --noEmit"}}, "devDependencies": {{"ky": "1", "typescript": "5"}}{nx}}}"#
+            ),
+        );
+        t.write(
+            &format!("ws/{dir}/src/index.ts"),
+            "import ky from 'ky';\nexport const get = ky.get;\n",
+        );
+    }
+    t.write("ws/project/project.json", &target(true));
+    t.write("ws/external/project.json", &target(false));
+    t.empty_repo("ws");
+    t.commit("ws", "three packages");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["external shipped-dev ky"], "{v}");
+}
+
 /// A stylesheet importing a path into `node_modules` uses the package after it (paperless'
 /// global `@import "node_modules/bootstrap/dist/css/bootstrap.css"`); a Python import under
 /// `if "x" in sys.modules:` runs only where something imported `x` already, so nothing owes

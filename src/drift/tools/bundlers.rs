@@ -42,6 +42,64 @@ const BUNDLER_CONFIGS: &[&str] = &[
     "tsup.config.",
 ];
 
+/// Nx executors that bundle, as the bundler command each runs: esbuild's only with
+/// `thirdParty: true` (by default it leaves the packages imported outside the bundle).
+const NX_BUNDLERS: &[(&str, &str)] = &[
+    ("esbuild:esbuild", "esbuild"),
+    ("rollup:rollup", "rollup"),
+    ("rspack:rspack", "rspack"),
+    ("vite:build", "vite build"),
+    ("webpack:webpack", "webpack"),
+];
+
+/// The Nx target of the package that bundles it, as (where it is said, its executor): in
+/// package.json's `"nx": {"targets": …}` or a `project.json` beside it (typebot's embed
+/// library: `@nx/esbuild:esbuild` with `thirdParty: true` inlines every package it imports,
+/// so all of them are dev dependencies on purpose).
+pub(super) fn nx_target(
+    package_json: &serde_json::Value,
+    project_json: Option<&serde_json::Value>,
+) -> Option<String> {
+    let sources = [
+        (
+            "package.json's `nx` targets",
+            package_json.get("nx").and_then(|n| n.get("targets")),
+        ),
+        (
+            "project.json's targets",
+            project_json.and_then(|p| p.get("targets")),
+        ),
+    ];
+    for (said, targets) in sources {
+        let Some(targets) = targets.and_then(|t| t.as_object()) else {
+            continue;
+        };
+        for (name, target) in targets {
+            let Some(executor) = target.get("executor").and_then(|e| e.as_str()) else {
+                continue;
+            };
+            let Some((scope, run)) = executor.split_once('/') else {
+                continue;
+            };
+            if !matches!(scope, "@nx" | "@nrwl") {
+                continue;
+            }
+            let Some((_, command)) = NX_BUNDLERS.iter().find(|(e, _)| *e == run) else {
+                continue;
+            };
+            let option = |k: &str| target.get("options").and_then(|o| o.get(k));
+            if *command == "esbuild"
+                && (option("thirdParty").and_then(|v| v.as_bool()) != Some(true)
+                    || option("bundle").and_then(|v| v.as_bool()) == Some(false))
+            {
+                continue;
+            }
+            return Some(format!("{said}: `{name}` runs {executor}"));
+        }
+    }
+    None
+}
+
 /// Whether a module-root file is a library bundler's config.
 pub(crate) fn is_bundler_config(file: &str) -> bool {
     BUNDLER_CONFIGS.iter().any(|p| file.starts_with(p))

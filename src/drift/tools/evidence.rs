@@ -26,6 +26,9 @@ pub(in crate::drift) fn evidence(
     if let Some(v) = package_json {
         package_json_tools(v, &mut e);
         e.bundler_script = bundler_script(snap, tree, v)?;
+        let project_json = blob_text(snap, tree, "project.json")?
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+        e.nx_bundler = bundlers::nx_target(v, project_json.as_ref());
         e.outside_scripts = scripts::outside_script_imports(snap, &m.dir, v)?;
         (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, v);
     }

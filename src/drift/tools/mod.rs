@@ -165,6 +165,8 @@ pub struct ToolEvidence {
     /// a bundler's API, as (its path in the module, the bundler): drizzle-kit's `build.ts`
     /// calls esbuild and tsup.
     pub bundler_script: Option<(String, String)>,
+    /// An Nx target that bundles the package, said where (see [`bundlers::nx_target`]).
+    pub nx_bundler: Option<String>,
     /// The bundler config at the JS workspace root above a package with no build command of
     /// its own (repo-relative): that config builds it.
     pub workspace_bundler: Option<String>,
@@ -236,7 +238,8 @@ impl ToolEvidence {
                 .or_else(|| {
                     (self.bundler_script.as_ref())
                         .map(|(f, b)| format!("its build script {f} calls {b}"))
-                }),
+                })
+                .or_else(|| self.nx_bundler.clone()),
         }
     }
 
