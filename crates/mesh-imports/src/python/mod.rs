@@ -410,8 +410,7 @@ fn main_block<'l>(
 /// guards `import pandas` so), and of every `if "x" in sys.modules:`, which runs only where
 /// something imported `x` already (lancedb's optional integrations).
 fn type_checking<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], c: &mut Collector) {
-    if !src.contains("TYPE_CHECKING") && !src.contains("suppress") && !src.contains("sys.modules")
-    {
+    if !src.contains("TYPE_CHECKING") && !src.contains("suppress") && !src.contains("sys.modules") {
         return;
     }
     let lines = lines();
