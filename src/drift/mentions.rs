@@ -5,6 +5,7 @@
 
 use super::{DriftKind, Finding};
 use crate::source::{self, ModuleSource, RepoSnapshot, SourceError};
+use gix::ObjectId;
 use std::collections::HashMap;
 
 /// Files that declare dependencies (or pin, or schedule their updates) rather than use them:
@@ -115,15 +116,25 @@ fn mentionable(f: &Finding) -> bool {
     f.kind == DriftKind::Unused && f.doubt.is_none()
 }
 
-/// Each job with the findings it reads for, on every core: a module's files are read apart
-/// from another's, and the next module's job goes to the first reader free.
+/// A module's files read on every core rather than one: as many as the scan reads so.
+const MANY_FILES: usize = 400;
+
+/// Each job with the findings it reads for, on every core: a module with many files alone,
+/// its files read on every core (saleor's one module of 4,600 files), then the others, a
+/// module's files apart from another's, the next module's job to the first reader free.
 pub(super) fn mentions_everywhere(
     jobs: Vec<(MentionJob, &mut Vec<Finding>)>,
 ) -> Result<(), SourceError> {
-    let threads = crate::cores::cores().min(jobs.len());
+    let cores = crate::cores::cores();
+    let (large, jobs): (Vec<_>, Vec<_>) =
+        (jobs.into_iter()).partition(|(job, _)| cores > 1 && job.files.len() > MANY_FILES);
+    for (job, found) in large {
+        mentions(&job, found, cores)?;
+    }
+    let threads = cores.min(jobs.len());
     if threads <= 1 {
         for (job, found) in jobs {
-            mentions(&job, found)?;
+            mentions(&job, found, 1)?;
         }
         return Ok(());
     }
@@ -140,7 +151,7 @@ pub(super) fn mentions_everywhere(
                         let Some((job, found)) = next else {
                             return Ok(());
                         };
-                        mentions(&job, found)?;
+                        mentions(&job, found, 1)?;
                     }
                 })
             })
@@ -150,10 +161,16 @@ pub(super) fn mentions_everywhere(
     results.into_iter().collect()
 }
 
+/// Where a finding was first named: (the blob's place in the reading order, the path's
+/// place among the blob's paths, the doubt it says).
+type Named = (usize, usize, String);
+
 /// Marks each unused finding in `found` whose name the module (`job`) writes outside its
 /// manifests and prose: in a config, a script, or a string of its code — where a tool or a
-/// loader takes it by name, which no import shows.
-fn mentions(job: &MentionJob, found: &mut [Finding]) -> Result<(), SourceError> {
+/// loader takes it by name, which no import shows. The files are read on `threads` workers
+/// beside the reading thread when more than one; each finding gets the first place that
+/// names it in the reading order, as one reader would find.
+fn mentions(job: &MentionJob, found: &mut [Finding], threads: usize) -> Result<(), SourceError> {
     let wanted: Vec<usize> = (0..found.len())
         .filter(|&i| mentionable(&found[i]))
         .collect();
@@ -163,18 +180,16 @@ fn mentions(job: &MentionJob, found: &mut [Finding]) -> Result<(), SourceError> 
     for f in files {
         paths.entry(f.id).or_default().push(f.path.as_str());
     }
-    let mut open = wanted;
-    let sought: HashMap<usize, Mention> = open
-        .iter()
+    let sought: Vec<(usize, Mention)> = (wanted.iter())
         .map(|&i| (i, Mention::new(&found[i].dependency, &found[i].manifest)))
         .collect();
     // One pass over each file finds which dependencies it may name at all (any spelling, any
     // case): most files name none, and only those it may name are looked at closely.
     let mut owner = Vec::new();
     let mut spellings = Vec::new();
-    for &i in &open {
-        for n in sought.get(&i).into_iter().flat_map(|m| &m.needles) {
-            owner.push(i);
+    for (k, (_, m)) in sought.iter().enumerate() {
+        for n in &m.needles {
+            owner.push(k);
             spellings.push(n.needle());
         }
     }
@@ -182,78 +197,119 @@ fn mentions(job: &MentionJob, found: &mut [Finding]) -> Result<(), SourceError> 
         .ascii_case_insensitive(true)
         .build(&spellings)
         .ok();
-    // The buffer of the file read last, read into again.
-    let spare = std::cell::Cell::new(Vec::new());
-    source::blobs::read_many(
-        &job.repo,
-        &job.what,
-        &ids,
-        MENTION_LIMIT,
-        || spare.take(),
-        |id, blob| {
-            let source::blobs::Blob::Data(data) = blob else {
-                return true;
+    // The first place each sought finding is named at so far: a later blob is not read for it.
+    let first: Vec<std::sync::atomic::AtomicUsize> = (0..sought.len())
+        .map(|_| std::sync::atomic::AtomicUsize::new(usize::MAX))
+        .collect();
+    let named_before = |k: usize, n: usize| first[k].load(std::sync::atomic::Ordering::Relaxed) < n;
+    let read = |got: &mut HashMap<usize, Named>,
+                n: usize,
+                id: ObjectId,
+                blob: &source::blobs::Blob| {
+        let source::blobs::Blob::Data(data) = blob else {
+            return;
+        };
+        if data[..data.len().min(8000)].contains(&0) {
+            return;
+        }
+        let text = String::from_utf8_lossy(data);
+        let mut named: Option<std::collections::HashSet<usize>> = None;
+        let lower = std::cell::OnceCell::new();
+        let mut here = std::collections::HashSet::new();
+        for (p, path) in paths.get(&id).into_iter().flatten().enumerate() {
+            let parts = config_parts(path, &text);
+            // A manifest's parts are read back from its parsed form: looked at whole.
+            let named = match (&parts, &prefilter) {
+                (None, Some(ac)) => Some(&*named.get_or_insert_with(|| {
+                    (ac.find_overlapping_iter(text.as_bytes()))
+                        .map(|m| owner[m.pattern().as_usize()])
+                        .collect()
+                })),
+                _ => None,
             };
-            if data[..data.len().min(8000)].contains(&0) {
-                spare.set(data);
-                return true;
-            }
-            let text = String::from_utf8_lossy(&data);
-            let mut named: Option<std::collections::HashSet<usize>> = None;
-            let lower = std::cell::OnceCell::new();
-            for path in paths.get(&id).into_iter().flatten() {
-                let parts = config_parts(path, &text);
-                // A manifest's parts are read back from its parsed form: looked at whole.
-                let named = match (&parts, &prefilter) {
-                    (None, Some(ac)) => Some(&*named.get_or_insert_with(|| {
-                        (ac.find_overlapping_iter(text.as_bytes()))
-                            .map(|m| owner[m.pattern().as_usize()])
-                            .collect()
-                    })),
-                    _ => None,
+            for (k, (_, sought)) in sought.iter().enumerate() {
+                if here.contains(&k) || named_before(k, n) || named.is_some_and(|s| !s.contains(&k))
+                {
+                    continue;
+                }
+                // Python names are sought in the lowercase text, others as written.
+                let lower = match sought.python {
+                    true => lower.get_or_init(|| text.to_ascii_lowercase()).as_str(),
+                    false => "",
                 };
-                open.retain(|&i| {
-                    if named.is_some_and(|n| !n.contains(&i)) {
-                        return true;
+                let at = match &parts {
+                    // A manifest's own tool configs: `package.json`'s `"jest"`,
+                    // `pyproject.toml`'s `[tool.pytest.ini_options]`.
+                    Some(parts) => parts.iter().find_map(|(key, part)| {
+                        let lower = part.to_ascii_lowercase();
+                        sought
+                            .line("config", part, &lower)
+                            .map(|_| format!("in {path}'s {key}"))
+                    }),
+                    None => sought
+                        .line(path, &text, lower)
+                        .map(|line| format!("at {path}:{line}")),
+                };
+                if let Some(at) = at {
+                    here.insert(k);
+                    first[k].fetch_min(n, std::sync::atomic::Ordering::Relaxed);
+                    let doubt = format!(
+                        "named {at}, outside the declarations: a tool, a loader or a config may take it by name"
+                    );
+                    let earlier = got.get(&k).is_some_and(|(m, q, _)| (*m, *q) < (n, p));
+                    if !earlier {
+                        got.insert(k, (n, p, doubt));
                     }
-                    let f = &mut found[i];
-                    let Some(sought) = sought.get(&i) else {
-                        return true;
-                    };
-                    // Python names are sought in the lowercase text, others as written.
-                    let lower = match sought.python {
-                        true => lower.get_or_init(|| text.to_ascii_lowercase()).as_str(),
-                        false => "",
-                    };
-                    let at = match &parts {
-                        // A manifest's own tool configs: `package.json`'s `"jest"`,
-                        // `pyproject.toml`'s `[tool.pytest.ini_options]`.
-                        Some(parts) => parts.iter().find_map(|(key, part)| {
-                            let lower = part.to_ascii_lowercase();
-                            sought
-                                .line("config", part, &lower)
-                                .map(|_| format!("in {path}'s {key}"))
-                        }),
-                        None => sought
-                            .line(path, &text, lower)
-                            .map(|line| format!("at {path}:{line}")),
-                    };
-                    match at {
-                        Some(at) => {
-                            f.doubt = Some(format!(
-                                "named {at}, outside the declarations: a tool, a loader or a config may take it by name"
-                            ));
-                            false
-                        }
-                        None => true,
-                    }
-                });
+                }
             }
-            drop(text);
-            spare.set(data);
-            !open.is_empty()
-        },
-    )
+        }
+    };
+    let more = |n: usize| (0..sought.len()).any(|k| !named_before(k, n));
+    let got = match threads {
+        0 | 1 => {
+            let mut got = HashMap::new();
+            let mut n = 0;
+            // The buffer of the file read last, read into again.
+            let spare = std::cell::Cell::new(Vec::new());
+            source::blobs::read_many(
+                &job.repo,
+                &job.what,
+                &ids,
+                MENTION_LIMIT,
+                || spare.take(),
+                |id, blob| {
+                    read(&mut got, n, id, &blob);
+                    n += 1;
+                    spare.set(blob.into_buffer());
+                    more(n)
+                },
+            )?;
+            vec![got]
+        }
+        _ => source::blobs::read_beside(
+            &job.repo,
+            &job.what,
+            (&ids, MENTION_LIMIT),
+            threads,
+            HashMap::new,
+            read,
+            more,
+        )?,
+    };
+    // Each finding's first place over every worker's.
+    let mut best: HashMap<usize, Named> = HashMap::new();
+    for (k, named) in got.into_iter().flatten() {
+        let earlier = best
+            .get(&k)
+            .is_some_and(|(m, q, _)| (*m, *q) < (named.0, named.1));
+        if !earlier {
+            best.insert(k, named);
+        }
+    }
+    for (k, (_, _, doubt)) in best {
+        found[sought[k].0].doubt = Some(doubt);
+    }
+    Ok(())
 }
 
 /// Keys of a package.json that declare, pin or describe rather than configure a tool.

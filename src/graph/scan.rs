@@ -296,73 +296,16 @@ fn scan_beside(
     threads: usize,
     scan_all: &ScanAll<'_>,
 ) -> std::result::Result<Vec<Scanned>, SourceError> {
-    /// Blobs handed to a scanner at once: few enough to keep every scanner busy, enough that
-    /// handing over costs nothing.
-    const BATCH: usize = 64;
-    type Batch = Vec<(ObjectId, Blob)>;
-    // One queue: whichever scanner is free takes the next batch. Only the scanners hold its
-    // end, so were they all gone the reader's next hand-over fails rather than waits.
-    let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(threads * 2);
-    let receive = std::sync::Arc::new(std::sync::Mutex::new(receive));
-    // The blobs' buffers go back to the reader to be read into again: memory the reader
-    // allocated and a scanner freed would reach the reader again only late, so it would keep
-    // asking for more.
-    let (give_back, returned) = std::sync::mpsc::channel::<Vec<u8>>();
-    let mut out = Vec::new();
-    let read = std::thread::scope(|s| {
-        let scanners: Vec<_> = (0..threads)
-            .map(|_| {
-                let receive = std::sync::Arc::clone(&receive);
-                let give_back = give_back.clone();
-                s.spawn(move || {
-                    let mut got = Vec::new();
-                    loop {
-                        let next = match receive.lock() {
-                            Ok(r) => r.recv(),
-                            Err(_) => break,
-                        };
-                        let Ok(batch) = next else { break };
-                        for (id, blob) in batch {
-                            got.extend(scan_all(id, &blob));
-                            // The reader may be done: then the buffer is simply freed.
-                            let _ = give_back.send(blob.into_buffer());
-                        }
-                    }
-                    got
-                })
-            })
-            .collect();
-        drop(receive);
-        drop(give_back);
-        let mut batch: Batch = Vec::with_capacity(BATCH);
-        let hand_over = |batch: Batch| send.send(batch).is_ok();
-        let mut read = source::blobs::read_many(
-            &snap.repo,
-            &snap.name,
-            ids,
-            MAX_SCANNED_FILE,
-            || returned.try_recv().unwrap_or_default(),
-            |id, blob| {
-                batch.push((id, blob));
-                batch.len() < BATCH
-                    || hand_over(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))
-            },
-        );
-        if read.is_ok() && !batch.is_empty() && !hand_over(batch) {
-            read = Err(SourceError::git(
-                &snap.name,
-                "scanning",
-                "a scanner stopped",
-            ));
-        }
-        drop(send);
-        for got in crate::cores::join_all(scanners) {
-            out.extend(got);
-        }
-        read
-    });
-    read?;
-    Ok(out)
+    let got = source::blobs::read_beside(
+        &snap.repo,
+        &snap.name,
+        (ids, MAX_SCANNED_FILE),
+        threads,
+        Vec::new,
+        |got: &mut Vec<Scanned>, _, id, blob| got.extend(scan_all(id, blob)),
+        |_| true,
+    )?;
+    Ok(got.into_iter().flatten().collect())
 }
 
 /// Scans one blob as `job` says, and seals the scan for the store: too large or binary

@@ -81,6 +81,82 @@ pub(crate) fn read_many(
     Ok(())
 }
 
+/// [`read_many`] on this thread while `threads` workers take what it read, in batches: the
+/// reader inflates, the workers do the rest. Each worker starts from `start()` and hands
+/// each blob to `work` with its place in the reading order (bases first: the same order
+/// for the same ids); the reader reads the blob at place `n` only while `more(n)` says so.
+/// Each worker's result is returned, in no given order.
+pub(crate) fn read_beside<T: Send>(
+    repo: &gix::Repository,
+    what: &str,
+    (ids, limit): (&[ObjectId], u64),
+    threads: usize,
+    start: impl Fn() -> T + Sync,
+    work: impl Fn(&mut T, usize, ObjectId, &Blob) + Sync,
+    more: impl Fn(usize) -> bool,
+) -> Result<Vec<T>, SourceError> {
+    /// Blobs handed to a worker at once: few enough to keep every worker busy, enough that
+    /// handing over costs nothing.
+    const BATCH: usize = 64;
+    type Batch = Vec<(usize, ObjectId, Blob)>;
+    // One queue: whichever worker is free takes the next batch. Only the workers hold its
+    // end, so were they all gone the reader's next hand-over fails rather than waits.
+    let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(threads * 2);
+    let receive = std::sync::Mutex::new(receive);
+    // The blobs' buffers go back to the reader to be read into again: memory the reader
+    // allocated and a worker freed would reach the reader again only late, so it would keep
+    // asking for more.
+    let (give_back, returned) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let (receive, give_back, start, work) =
+                    (&receive, give_back.clone(), &start, &work);
+                s.spawn(move || {
+                    let mut got = start();
+                    loop {
+                        let next = match receive.lock() {
+                            Ok(r) => r.recv(),
+                            Err(_) => break,
+                        };
+                        let Ok(batch) = next else { break };
+                        for (n, id, blob) in batch {
+                            work(&mut got, n, id, &blob);
+                            // The reader may be done: then the buffer is simply freed.
+                            let _ = give_back.send(blob.into_buffer());
+                        }
+                    }
+                    got
+                })
+            })
+            .collect();
+        drop(give_back);
+        let mut batch: Batch = Vec::with_capacity(BATCH);
+        let hand_over = |batch: Batch| send.send(batch).is_ok();
+        let mut n = 0;
+        let mut read = read_many(
+            repo,
+            what,
+            ids,
+            limit,
+            || returned.try_recv().unwrap_or_default(),
+            |id, blob| {
+                batch.push((n, id, blob));
+                n += 1;
+                let handed = batch.len() < BATCH
+                    || hand_over(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+                handed && more(n)
+            },
+        );
+        if read.is_ok() && !batch.is_empty() && !hand_over(batch) {
+            read = Err(SourceError::git(what, "reading blobs", "a worker stopped"));
+        }
+        drop(send);
+        let got = crate::cores::join_all(workers);
+        read.map(|()| got)
+    })
+}
+
 /// Each blob's (delta depth, id, size), read on every core when there are many: a header
 /// walks the blob's whole delta chain.
 fn headers(
