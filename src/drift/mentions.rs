@@ -116,25 +116,27 @@ fn mentionable(f: &Finding) -> bool {
     f.kind == DriftKind::Unused && f.doubt.is_none()
 }
 
-/// A module's files read on every core rather than one: as many as the scan reads so.
+/// A module's files read beside the reading thread rather than on it: as many as the scan
+/// reads so.
 const MANY_FILES: usize = 400;
 
-/// Each job with the findings it reads for, on every core: a module with many files alone,
-/// its files read on every core (saleor's one module of 4,600 files), then the others, a
-/// module's files apart from another's, the next module's job to the first reader free.
+/// Each job with the findings it reads for, on every core: a module's files apart from
+/// another's, the next module's job to the first reader free — or, for one module of many
+/// files (saleor's 4,600), its files matched on the other cores while one reads them.
 pub(super) fn mentions_everywhere(
-    jobs: Vec<(MentionJob, &mut Vec<Finding>)>,
+    mut jobs: Vec<(MentionJob, &mut Vec<Finding>)>,
 ) -> Result<(), SourceError> {
     let cores = crate::cores::cores();
-    let (large, jobs): (Vec<_>, Vec<_>) =
-        (jobs.into_iter()).partition(|(job, _)| cores > 1 && job.files.len() > MANY_FILES);
-    for (job, found) in large {
-        mentions(&job, found, cores)?;
+    if let [(job, found)] = jobs.as_mut_slice()
+        && cores > 1
+        && job.files.len() > MANY_FILES
+    {
+        return mentions(job, found, cores - 1);
     }
     let threads = cores.min(jobs.len());
     if threads <= 1 {
         for (job, found) in jobs {
-            mentions(&job, found, 1)?;
+            mentions(&job, found, 0)?;
         }
         return Ok(());
     }
@@ -151,7 +153,7 @@ pub(super) fn mentions_everywhere(
                         let Some((job, found)) = next else {
                             return Ok(());
                         };
-                        mentions(&job, found, 1)?;
+                        mentions(&job, found, 0)?;
                     }
                 })
             })
@@ -167,9 +169,9 @@ type Named = (usize, usize, String);
 
 /// Marks each unused finding in `found` whose name the module (`job`) writes outside its
 /// manifests and prose: in a config, a script, or a string of its code — where a tool or a
-/// loader takes it by name, which no import shows. The files are read on `threads` workers
-/// beside the reading thread when more than one; each finding gets the first place that
-/// names it in the reading order, as one reader would find.
+/// loader takes it by name, which no import shows. The files are matched on `threads`
+/// workers beside the reading thread, or on it when none; each finding gets the first place
+/// that names it in the reading order, as one reader would find.
 fn mentions(job: &MentionJob, found: &mut [Finding], threads: usize) -> Result<(), SourceError> {
     let wanted: Vec<usize> = (0..found.len())
         .filter(|&i| mentionable(&found[i]))
@@ -266,7 +268,7 @@ fn mentions(job: &MentionJob, found: &mut [Finding], threads: usize) -> Result<(
     };
     let more = |n: usize| (0..sought.len()).any(|k| !named_before(k, n));
     let got = match threads {
-        0 | 1 => {
+        0 => {
             let mut got = HashMap::new();
             let mut n = 0;
             // The buffer of the file read last, read into again.
