@@ -582,7 +582,8 @@ pub(crate) fn declares_no_dependencies(t: &toml::Table) -> bool {
 /// (`[tool.setuptools.dynamic] dependencies = {file = ["requirements.txt"]}`, and each
 /// `optional-dependencies.<extra>` alike) or hatch's requirements hook reads them from,
 /// module-relative, with what they declare for: jupyterhub and gradio keep their runtime
-/// dependencies in `requirements.txt` so.
+/// dependencies in `requirements.txt` so. A custom hatch hook filling them from no table
+/// reads the `requirements.txt` beside it (netbox's).
 pub(crate) fn setuptools_dynamic_files(t: &toml::Table) -> Vec<(String, Scope)> {
     let files = |v: Option<&toml::Value>| -> Vec<String> {
         match v.and_then(|d| d.get("file")) {
@@ -628,6 +629,21 @@ pub(crate) fn setuptools_dynamic_files(t: &toml::Table) -> Vec<(String, Scope)> 
             let names = (list.as_array().into_iter().flatten()).filter_map(|f| f.as_str());
             out.extend(names.map(|f| (f.to_string(), Scope::Optional)));
         }
+    }
+    // A custom hatch hook (`[tool.hatch.metadata.hooks.custom]`, code of the project's own)
+    // filling `dynamic` dependencies that no other table lists reads them from somewhere the
+    // tables do not say: the `requirements.txt` beside it, as netbox's does.
+    let hooks = toml_at(t, &["tool", "hatch", "metadata", "hooks"]).and_then(|h| h.as_table());
+    let listed = (hooks.into_iter().flatten()).any(|(_, h)| h.get("dependencies").is_some());
+    let dynamic = toml_at(t, &["project", "dynamic"])
+        .and_then(|d| d.as_array())
+        .is_some_and(|d| d.iter().any(|v| v.as_str() == Some("dependencies")));
+    if dynamic
+        && !listed
+        && !out.iter().any(|(_, scope)| *scope == Scope::Normal)
+        && hooks.is_some_and(|h| h.contains_key("custom"))
+    {
+        out.push(("requirements.txt".to_string(), Scope::Normal));
     }
     out.iter_mut()
         .for_each(|(f, _)| *f = f.trim_start_matches("./").to_string());
@@ -897,6 +913,22 @@ mod tests {
         let text = "go 1.22\n\nuse ./tools\n\nuse (\n\t.\n\t./svc // the service\n\t\"./lib/\"\n)\n\nreplace x => ./y\n";
         assert_eq!(go_work_uses(text), ["tools", "", "svc", "lib"]);
         assert!(go_work_uses("user ./x\n").is_empty());
+    }
+
+    #[test]
+    fn a_custom_hatch_hook_filling_dependencies_reads_requirements_txt() {
+        let table = |text: &str| toml::from_str::<toml::Table>(text).unwrap_or_default();
+        // netbox: `dynamic = ["dependencies"]`, filled by its own hook from requirements.txt.
+        let custom = "[project]\nname = \"netbox\"\ndynamic = [\"version\", \"dependencies\"]\n\n[tool.hatch.metadata.hooks.custom]\npath = \"scripts/hatch_metadata.py\"\n";
+        assert_eq!(
+            setuptools_dynamic_files(&table(custom)),
+            [("requirements.txt".to_string(), Scope::Normal)]
+        );
+        // Not when the dependencies are static, nor when a table lists them.
+        let stated = custom.replace("\"version\", \"dependencies\"", "\"version\"");
+        assert!(setuptools_dynamic_files(&table(&stated)).is_empty());
+        let listed = format!("{custom}[tool.hatch.metadata.hooks.other]\ndependencies = [\"a\"]\n");
+        assert!(setuptools_dynamic_files(&table(&listed)).is_empty());
     }
 
     #[test]

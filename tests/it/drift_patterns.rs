@@ -5163,3 +5163,29 @@ fn a_stylesheet_path_into_node_modules_and_an_import_under_sys_modules() {
     assert_eq!(findings(&v), ["ui unused unused-thing"], "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
 }
+
+/// A pyproject.toml whose dependencies a custom hatch hook fills (`dynamic =
+/// ["dependencies"]`, `[tool.hatch.metadata.hooks.custom]`: netbox's reads the pinned
+/// `requirements.txt` beside it): that file declares what ships.
+#[test]
+fn a_custom_hatch_hook_s_dependencies_are_the_requirements_beside_it() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[build-system]\nrequires = [\"hatchling\"]\nbuild-backend = \"hatchling.build\"\n\n[project]\nname = \"app\"\ndynamic = [\"version\", \"dependencies\"]\n\n[tool.hatch.metadata.hooks.custom]\npath = \"scripts/hatch_metadata.py\"\n",
+    );
+    t.write(
+        "ws/app/requirements.txt",
+        "Django==6.0.8\ndjango-filter==26.1\nunused-thing==1.0\n",
+    );
+    t.write(
+        "ws/app/app/__init__.py",
+        "import django\nimport django_filters\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app unused unused-thing"], "{v}");
+}
