@@ -304,7 +304,7 @@ pub(crate) fn stub_of(norm: &str) -> Option<&str> {
 
 /// The import names the tables give the distribution `norm` (PEP 503-normalized): the
 /// hand-written table's, else the generated one's.
-fn python_table(norm: &str) -> Option<&'static [&'static str]> {
+pub(super) fn python_table(norm: &str) -> Option<&'static [&'static str]> {
     PYTHON_IMPORT_NAMES
         .iter()
         .find(|(d, _)| *d == norm)
