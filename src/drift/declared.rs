@@ -582,8 +582,7 @@ pub(crate) fn declares_no_dependencies(t: &toml::Table) -> bool {
 /// (`[tool.setuptools.dynamic] dependencies = {file = ["requirements.txt"]}`, and each
 /// `optional-dependencies.<extra>` alike) or hatch's requirements hook reads them from,
 /// module-relative, with what they declare for: jupyterhub and gradio keep their runtime
-/// dependencies in `requirements.txt` so. A custom hatch hook filling them from no table
-/// reads the `requirements.txt` beside it (netbox's).
+/// dependencies in `requirements.txt` so. (A custom hatch hook's: [`custom_hook`].)
 pub(crate) fn setuptools_dynamic_files(t: &toml::Table) -> Vec<(String, Scope)> {
     let files = |v: Option<&toml::Value>| -> Vec<String> {
         match v.and_then(|d| d.get("file")) {
@@ -630,25 +629,29 @@ pub(crate) fn setuptools_dynamic_files(t: &toml::Table) -> Vec<(String, Scope)> 
             out.extend(names.map(|f| (f.to_string(), Scope::Optional)));
         }
     }
-    // A custom hatch hook (`[tool.hatch.metadata.hooks.custom]`, code of the project's own)
-    // filling `dynamic` dependencies that no other table lists reads them from somewhere the
-    // tables do not say: the `requirements.txt` beside it, as netbox's does.
-    let hooks = toml_at(t, &["tool", "hatch", "metadata", "hooks"]).and_then(|h| h.as_table());
-    let listed = (hooks.into_iter().flatten()).any(|(_, h)| h.get("dependencies").is_some());
-    let dynamic = toml_at(t, &["project", "dynamic"])
-        .and_then(|d| d.as_array())
-        .is_some_and(|d| d.iter().any(|v| v.as_str() == Some("dependencies")));
-    if dynamic
-        && !listed
-        && !out.iter().any(|(_, scope)| *scope == Scope::Normal)
-        && hooks.is_some_and(|h| h.contains_key("custom"))
-    {
-        out.push(("requirements.txt".to_string(), Scope::Normal));
-    }
     out.iter_mut()
         .for_each(|(f, _)| *f = f.trim_start_matches("./").to_string());
     out.retain(|(f, _)| !f.contains(".."));
     out
+}
+
+/// The file of the custom hatch hook (`[tool.hatch.metadata.hooks.custom]`: its `path`, else
+/// `hatch_build.py`) that fills a pyproject's `dynamic` dependencies when no table lists
+/// them (module-relative): code of the project's own, which may read them from a
+/// requirements file (netbox's reads `requirements.txt`).
+pub(crate) fn custom_hook(t: &toml::Table) -> Option<String> {
+    let hooks = toml_at(t, &["tool", "hatch", "metadata", "hooks"])?.as_table()?;
+    let custom = hooks.get("custom")?;
+    let listed = hooks.values().any(|h| h.get("dependencies").is_some());
+    let dynamic = toml_at(t, &["project", "dynamic"])
+        .and_then(|d| d.as_array())
+        .is_some_and(|d| d.iter().any(|v| v.as_str() == Some("dependencies")));
+    let path = custom
+        .get("path")
+        .and_then(|p| p.as_str())
+        .unwrap_or("hatch_build.py");
+    let path = path.trim_start_matches("./");
+    (dynamic && !listed && !path.contains("..")).then(|| path.to_string())
 }
 
 /// The declarations a requirements file setuptools reads (see [`setuptools_dynamic_files`])
@@ -916,19 +919,19 @@ mod tests {
     }
 
     #[test]
-    fn a_custom_hatch_hook_filling_dependencies_reads_requirements_txt() {
+    fn a_custom_hatch_hook_filling_dependencies_is_found() {
         let table = |text: &str| toml::from_str::<toml::Table>(text).unwrap_or_default();
-        // netbox: `dynamic = ["dependencies"]`, filled by its own hook from requirements.txt.
+        // netbox: `dynamic = ["dependencies"]`, filled by its own hook.
         let custom = "[project]\nname = \"netbox\"\ndynamic = [\"version\", \"dependencies\"]\n\n[tool.hatch.metadata.hooks.custom]\npath = \"scripts/hatch_metadata.py\"\n";
         assert_eq!(
-            setuptools_dynamic_files(&table(custom)),
-            [("requirements.txt".to_string(), Scope::Normal)]
+            custom_hook(&table(custom)).as_deref(),
+            Some("scripts/hatch_metadata.py")
         );
         // Not when the dependencies are static, nor when a table lists them.
         let stated = custom.replace("\"version\", \"dependencies\"", "\"version\"");
-        assert!(setuptools_dynamic_files(&table(&stated)).is_empty());
+        assert_eq!(custom_hook(&table(&stated)), None);
         let listed = format!("{custom}[tool.hatch.metadata.hooks.other]\ndependencies = [\"a\"]\n");
-        assert!(setuptools_dynamic_files(&table(&listed)).is_empty());
+        assert_eq!(custom_hook(&table(&listed)), None);
     }
 
     #[test]

@@ -566,7 +566,9 @@ pub(super) fn code_not_read(
         .find(|n| n.ends_with(crate::graph::NOT_IN_REPOSITORY))
         .cloned();
     // A submodule in the module's tree may use a dependency, but what it is (a benchmark
-    // suite, a private edition) is not known: it says nothing of shipped code.
+    // suite, a private edition) is not known: it says nothing of shipped code. A crate's
+    // too: the C library a build script compiles from one links what the crate declares
+    // (wezterm's harfbuzz, whose `freetype` its build.rs reads `DEP_FREETYPE_*` of).
     let (what, dev_too) = match unread {
         Some(note) => (Some(note), true),
         None => match source::code_not_held(snap, &m.dir, m.tree, &m.nested)? {

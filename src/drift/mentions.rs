@@ -456,22 +456,15 @@ impl Mention {
                     lower.replace(['-', '.'], "_"),
                     lower.replace(['-', '_'], "."),
                 ];
-                // Only an import name no common word can be (`yaml`, `writer`, `toolbox` of
-                // `toolbox-core` are): one the tables give of six letters or more (Django's
-                // `"corsheaders"` app), or one the rules derive that is dotted, with `_`, or
-                // the name's words joined; never the name of what a type stub describes.
+                // Only an import name no common word can be — dotted, with `_`, or the
+                // name's words joined — since one word may be any word (`github` of pygithub,
+                // `serial`, `agents`, `toolbox` of toolbox-core); never the name of what a
+                // type stub describes.
                 let norm = super::names::pep503(dep);
                 let joined = norm.replace('-', "");
-                let distinct = |k: &String| k.contains(['.', '_']) || *k == joined;
-                match super::names::python_table(&norm) {
-                    Some(names) => s.extend(
-                        (names.iter().map(|n| n.to_ascii_lowercase()))
-                            .filter(|k| k.len() >= 6 || distinct(k)),
-                    ),
-                    None if super::names::stub_of(&norm).is_none() => {
-                        s.extend(super::names::python_keys(dep).into_iter().filter(distinct));
-                    }
-                    None => {}
+                if super::names::stub_of(&norm).is_none() {
+                    let keys = super::names::python_keys(dep).into_iter();
+                    s.extend(keys.filter(|k| k.contains(['.', '_']) || *k == joined));
                 }
                 s
             }
@@ -581,13 +574,9 @@ mod tests {
             mention("docs/conf.py", conf, "sphinxcontrib-openapi", pp),
             Some(2)
         );
-        // Django's settings load an app by its import name, which a table gives.
-        let settings =
-            "INSTALLED_APPS = [\n    \"django.contrib.admin\",\n    \"corsheaders\",\n]\n";
-        assert_eq!(
-            mention("app/settings.py", settings, "django-cors-headers", pp),
-            Some(3)
-        );
+        // A one-word import name may be any word: not sought.
+        let code = "PROVIDERS = [\"github\", \"gitlab\"]\n";
+        assert_eq!(mention("app/auth.py", code, "pygithub", pp), None);
         let logging =
             "formatters:\n  json:\n    class: pythonjsonlogger.jsonlogger.JsonFormatter\n";
         assert_eq!(

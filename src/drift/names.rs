@@ -258,7 +258,8 @@ pub(crate) fn pep503(name: &str) -> String {
 /// `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`, and under a namespace of two words
 /// `a_b.c.d`); without a wrapper word the import drops
 /// (`tavily-python` → `tavily`, `python-foo`, `py-foo`, `foo-lib`, `foo-core`, `foo-py`,
-/// `foo-sdk`, `foo-client`, `foo-ai`, `foo-cpu`, a
+/// `foo-sdk`, `foo-client`, `foo-ai`, `foo-cpu`, `foo-gpu`, `foo-slim`, `foo-bin`,
+/// `foo-binary`, a
 /// `-python-` in the middle: `foo-python-bar` → `foo_bar`); its parts joined with nothing
 /// (`opensearch-py` → `opensearchpy`, `cel-python` → `celpy`); and a type-stub distribution
 /// (`types-requests`, `pandas-stubs`) is used when what it describes is.
@@ -304,7 +305,7 @@ pub(crate) fn stub_of(norm: &str) -> Option<&str> {
 
 /// The import names the tables give the distribution `norm` (PEP 503-normalized): the
 /// hand-written table's, else the generated one's.
-pub(super) fn python_table(norm: &str) -> Option<&'static [&'static str]> {
+fn python_table(norm: &str) -> Option<&'static [&'static str]> {
     PYTHON_IMPORT_NAMES
         .iter()
         .find(|(d, _)| *d == norm)

@@ -152,11 +152,18 @@ impl Manifests {
             (Some(t), Some(text)) => declared::pyproject_of(t, text),
             _ => Vec::new(),
         };
-        for (file, scope) in pyproject_table
-            .as_ref()
+        let mut files = (pyproject_table.as_ref())
             .map(declared::setuptools_dynamic_files)
-            .unwrap_or_default()
+            .unwrap_or_default();
+        // A custom hatch hook filling the dependencies from `requirements.txt` (its code
+        // names the file; netbox's): that file declares them.
+        if !files.iter().any(|(_, scope)| *scope == Scope::Normal)
+            && let Some(hook) = pyproject_table.as_ref().and_then(declared::custom_hook)
+            && read(&hook)?.is_some_and(|code| code.contains("requirements.txt"))
         {
+            files.push(("requirements.txt".to_string(), Scope::Normal));
+        }
+        for (file, scope) in files {
             if let Some(text) = read(&file)? {
                 pyproject_decls.extend(declared::requirements_file(&file, &text, scope));
             }

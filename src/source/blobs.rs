@@ -102,7 +102,7 @@ pub(crate) fn read_beside<T: Send>(
     // One queue: whichever worker is free takes the next batch. Only the workers hold its
     // end, so were they all gone the reader's next hand-over fails rather than waits.
     let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(threads * 2);
-    let receive = std::sync::Mutex::new(receive);
+    let receive = std::sync::Arc::new(std::sync::Mutex::new(receive));
     // The blobs' buffers go back to the reader to be read into again: memory the reader
     // allocated and a worker freed would reach the reader again only late, so it would keep
     // asking for more.
@@ -110,8 +110,8 @@ pub(crate) fn read_beside<T: Send>(
     std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                let (receive, give_back, start, work) =
-                    (&receive, give_back.clone(), &start, &work);
+                let receive = std::sync::Arc::clone(&receive);
+                let (give_back, start, work) = (give_back.clone(), &start, &work);
                 s.spawn(move || {
                     let mut got = start();
                     loop {
@@ -130,6 +130,7 @@ pub(crate) fn read_beside<T: Send>(
                 })
             })
             .collect();
+        drop(receive);
         drop(give_back);
         let mut batch: Batch = Vec::with_capacity(BATCH);
         let hand_over = |batch: Batch| send.send(batch).is_ok();

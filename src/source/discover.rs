@@ -72,7 +72,8 @@ pub(crate) enum NotHeld {
 /// or symbolic link in it to code in a submodule, whose files mesh never reads, with where
 /// it points: docmost's server holds its private `src/ee` as a submodule, novu's enterprise
 /// packages link `src` into one, so the module's code is not there to read. A link to a file
-/// that is no source (a README), or a submodule or link in test data, is none.
+/// that is no source (a README), a submodule or link in test data, or a submodule under
+/// `docs/` (a site's theme), is none.
 /// `None` when the repository has no submodule (no `.gitmodules`) or none is there.
 pub(crate) fn code_not_held(
     snap: &RepoSnapshot,
@@ -101,7 +102,9 @@ pub(crate) fn code_not_held(
         }
         // A submodule in the module's own tree (docmost's private `src/ee`, which CI checks
         // out before the build): its code is the module's.
-        if kind == EntryKind::Commit {
+        // A documentation site's theme (`docs/themes/x`) is no code of the module.
+        let in_docs = rel.split('/').any(|d| matches!(d, "docs" | "doc"));
+        if kind == EntryKind::Commit && !in_docs {
             found = Some(NotHeld::Submodule(format!(
                 "{path} is a submodule, which mesh does not read"
             )));

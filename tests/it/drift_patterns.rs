@@ -3835,6 +3835,13 @@ fn a_package_linking_its_code_into_a_submodule_is_unsure_of_unused() {
         "ws/ee/core/index.js",
         "module.exports = require('./src/ee/mfa')\n",
     );
+    // A `-sys` crate's C library as a submodule: what it links may be declared for it.
+    module(&t, "foo-sys", "foo-sys");
+    t.write(
+        "ws/foo-sys/Cargo.toml",
+        "[package]\nname = \"foo-sys\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nserde = \"1\"\n",
+    );
+    t.write("ws/foo-sys/src/lib.rs", "pub fn f() {}\n");
     t.empty_repo("ws");
     for (link, target) in [
         ("ws/ee/auth/src", "../../.source/auth/src"),
@@ -3850,7 +3857,7 @@ fn a_package_linking_its_code_into_a_submodule_is_unsure_of_unused() {
     // Submodules not checked out: gitlinks in the tree, nothing in the work tree.
     let ws = t.path("ws");
     let sub = "1111111111111111111111111111111111111111";
-    for path in [".source", "ee/core/src/ee"] {
+    for path in [".source", "ee/core/src/ee", "foo-sys/libfoo"] {
         crate::common::git(
             &ws,
             &[
@@ -3876,6 +3883,11 @@ fn a_package_linking_its_code_into_a_submodule_is_unsure_of_unused() {
     );
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["dal unused mongoose"], "{v}");
+    assert!(
+        unsure(&v).iter().any(|d| d
+            == "foo-sys unused serde: foo-sys/libfoo is a submodule, which mesh does not read: what is there may use it"),
+        "{v}"
+    );
     assert!(
         unsure(&v).iter().any(|d| d
             == "auth unused mongoose: ee/auth/src links to ../../.source/auth/src, in the submodule .source, which mesh does not read: what is there may use it"),
@@ -5181,11 +5193,28 @@ fn a_custom_hatch_hook_s_dependencies_are_the_requirements_beside_it() {
         "Django==6.0.8\ndjango-filter==26.1\nunused-thing==1.0\n",
     );
     t.write(
+        "ws/app/scripts/hatch_metadata.py",
+        "from hatchling.metadata.plugin.interface import MetadataHookInterface\n\nclass Hook(MetadataHookInterface):\n    def update(self, metadata):\n        metadata[\"dependencies\"] = open(\"requirements.txt\").read().split()\n",
+    );
+    // A hook whose code names no requirements file fills them from elsewhere: not read.
+    module(&t, "other", "other");
+    t.write(
+        "ws/other/pyproject.toml",
+        "[project]\nname = \"other\"\ndynamic = [\"dependencies\"]\n\n[tool.hatch.metadata.hooks.custom]\n",
+    );
+    t.write("ws/other/hatch_build.py", "DEPS = [\"requests\"]\n");
+    t.write("ws/other/requirements.txt", "pytest\n");
+    t.write("ws/other/other/__init__.py", "import requests\n");
+    t.write(
         "ws/app/app/__init__.py",
         "import django\nimport django_filters\n",
     );
     t.empty_repo("ws");
     t.commit("ws", "app");
     let v = t.json(&["drift"]);
-    assert_eq!(findings(&v), ["app unused unused-thing"], "{v}");
+    assert_eq!(
+        findings(&v),
+        ["app unused unused-thing", "other undeclared requests"],
+        "{v}"
+    );
 }

@@ -328,6 +328,15 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// Marks the imports found in `start..end` of the module `top` (or below it) optional.
+    pub fn weaken_module(&mut self, start: usize, end: usize, top: &str) {
+        let below = |n: &str| n == top || n.strip_prefix(top).is_some_and(|r| r.starts_with('.'));
+        let offsets = (self.found.iter())
+            .filter(|(offset, name)| (start..end).contains(offset) && below(name))
+            .map(|(offset, _)| *offset);
+        self.optional_at.extend(offsets.collect::<Vec<_>>());
+    }
+
     /// Marks `start..end` as a macro's body: its paths resolve where the macro expands.
     pub fn in_macro(&mut self, start: usize, end: usize) {
         if start < end {

@@ -42,11 +42,12 @@ const BUNDLER_CONFIGS: &[&str] = &[
     "tsup.config.",
 ];
 
-/// Nx executors that bundle, as the bundler command each runs: esbuild's only with
-/// `thirdParty: true` (by default it leaves the packages imported outside the bundle).
+/// Nx executors that bundle what the package imports, as the bundler command each runs:
+/// esbuild's only with `thirdParty: true`, webpack's and rspack's only for a target other
+/// than `node` (or with `externalDependencies: "none"`) — else they leave the packages
+/// imported outside the bundle. Nx's rollup executor leaves them out always.
 const NX_BUNDLERS: &[(&str, &str)] = &[
     ("esbuild:esbuild", "esbuild"),
-    ("rollup:rollup", "rollup"),
     ("rspack:rspack", "rspack"),
     ("vite:build", "vite build"),
     ("webpack:webpack", "webpack"),
@@ -88,10 +89,18 @@ pub(super) fn nx_target(
                 continue;
             };
             let option = |k: &str| target.get("options").and_then(|o| o.get(k));
-            if *command == "esbuild"
-                && (option("thirdParty").and_then(|v| v.as_bool()) != Some(true)
-                    || option("bundle").and_then(|v| v.as_bool()) == Some(false))
-            {
+            let externals = match *command {
+                "esbuild" => {
+                    option("thirdParty").and_then(|v| v.as_bool()) != Some(true)
+                        || option("bundle").and_then(|v| v.as_bool()) == Some(false)
+                }
+                "webpack" | "rspack" => {
+                    option("target").and_then(|v| v.as_str()) == Some("node")
+                        && option("externalDependencies").and_then(|v| v.as_str()) != Some("none")
+                }
+                _ => false,
+            };
+            if externals {
                 continue;
             }
             return Some(format!("{said}: `{name}` runs {executor}"));

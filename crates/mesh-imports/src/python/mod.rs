@@ -407,8 +407,9 @@ fn main_block<'l>(
 /// (pydantic-graph's `from opentelemetry.trace import Span`). So is the body of every
 /// `with suppress(ImportError):` (or `contextlib.suppress(…, ModuleNotFoundError)`): the
 /// `try/except ImportError` of the context-manager form (pydantic-ai's `tests/conftest.py`
-/// guards `import pandas` so), and of every `if "x" in sys.modules:`, which runs only where
-/// something imported `x` already (lancedb's optional integrations).
+/// guards `import pandas` so); and `x`'s imports in the body of every
+/// `if "x" in sys.modules:`, which runs only where something imported `x` already (lancedb's
+/// optional integrations) — not the other imports there.
 fn type_checking<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], c: &mut Collector) {
     if !src.contains("TYPE_CHECKING") && !src.contains("suppress") && !src.contains("sys.modules") {
         return;
@@ -431,7 +432,12 @@ fn type_checking<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], 
         // the deeper-indented lines below.
         let start = toks[colon].end;
         let end = body_end(toks, src, lines, h, k);
-        c.weaken(start, end, ImportKind::Optional);
+        // `if "torch" in sys.modules:` guards torch's imports only.
+        let sys_modules = header.get(2) == Some(&"in") && header.get(3) == Some(&"sys");
+        match header.get(1).filter(|_| sys_modules) {
+            Some(name) => c.weaken_module(start, end, name.trim_matches(['"', '\''])),
+            None => c.weaken(start, end, ImportKind::Optional),
+        }
     }
 }
 
@@ -447,8 +453,8 @@ fn body_end(toks: &[Token], src: &str, lines: &[Line], h: usize, k: usize) -> us
 }
 
 /// The index of the colon that ends a guard's header (its tokens' texts): `if TYPE_CHECKING:`,
-/// `if typing.TYPE_CHECKING:`, or a `with` whose items include `suppress(…)` with
-/// `ImportError` or `ModuleNotFoundError` among its arguments.
+/// `if typing.TYPE_CHECKING:`, `if "x" in sys.modules:` (or `elif`), or a `with` whose items
+/// include `suppress(…)` with `ImportError` or `ModuleNotFoundError` among its arguments.
 fn guard_colon(header: &[&str]) -> Option<usize> {
     if matches!(
         header,
@@ -753,20 +759,29 @@ fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
     }
 }
 
-/// Whether a function named `word` imports its argument and tolerates its absence: its
-/// name's `_`-separated parts hold `import` and one saying the import is optional, lazy,
-/// attempted or checked (`lazy_import`, `try_import`, `attempt_import_or_raise`,
-/// `import_optional_dependency`, `safe_import`, `import_or_none`). `import_data("x")` is not.
+/// Whether a function named `word` imports its argument and tolerates its absence, by its
+/// name's `_`-separated words: `import` after a word saying it is optional, lazy or attempted
+/// (`lazy_import`, `try_import`, `safe_import`), `import_optional_…`, or `…import_or_raise`
+/// (`…_or_none`, `…_or_skip`). `import_data("x")`, `try_import_table("x")` and
+/// `import_or_update("x")` are not.
 fn optional_importer(word: &str) -> bool {
     let lower = word.to_ascii_lowercase();
     let parts: Vec<&str> = lower.split('_').filter(|p| !p.is_empty()).collect();
-    parts.contains(&"import")
-        && parts.iter().any(|p| {
-            matches!(
-                *p,
-                "lazy" | "try" | "attempt" | "optional" | "safe" | "maybe" | "soft" | "or"
-            )
-        })
+    let qualifier = |p: &str| {
+        matches!(
+            p,
+            "lazy" | "try" | "attempt" | "optional" | "safe" | "maybe" | "soft"
+        )
+    };
+    match parts.as_slice() {
+        // `lazy_import`, `try_import`, `safe_import`.
+        [.., q, "import"] => qualifier(q),
+        // `import_optional_dependency`, `import_optional_module`.
+        ["import", "optional", ..] => true,
+        // `attempt_import_or_raise`, `import_or_none`.
+        [.., "import", "or", end] => matches!(*end, "raise" | "none" | "skip"),
+        _ => false,
+    }
 }
 
 /// `import a.b [as x], c …` after the keyword: reports each dotted name.

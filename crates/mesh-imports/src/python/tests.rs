@@ -357,14 +357,15 @@ fn pytest_importorskip_is_a_guarded_import() {
 #[test]
 fn an_import_under_if_name_in_sys_modules_is_optional() {
     use crate::lex::ImportKind::{Build, Optional};
-    let src = "import sys\nif \"torch\" in sys.modules:\n    import torch\nelif 'jax' in sys.modules:\n    import jax\nif x in sys.modules:\n    import numpy\n";
+    let src = "import sys\nif \"torch\" in sys.modules:\n    import torch.nn\n    import numpy\nelif 'jax' in sys.modules:\n    import jax\nif x in sys.modules:\n    import numpy\n";
     assert_eq!(
         kinds(src),
         [
             (1, "sys".into(), Build),
-            (3, "torch".into(), Optional),
-            (5, "jax".into(), Optional),
-            (7, "numpy".into(), Build)
+            (3, "torch.nn".into(), Optional),
+            (4, "numpy".into(), Build),
+            (6, "jax".into(), Optional),
+            (8, "numpy".into(), Build)
         ]
     );
 }
@@ -373,7 +374,7 @@ fn an_import_under_if_name_in_sys_modules_is_optional() {
 fn a_project_s_own_optional_importer_imports_its_argument_optionally() {
     // lancedb's `attempt_import_or_raise("botocore")`, pandas' own helper.
     use crate::lex::ImportKind::Optional;
-    let src = "boto = attempt_import_or_raise(\"botocore\")\nx = utils.lazy_import('a.b')\npa = import_optional_dependency(\"pyarrow\", extra='x')\nimport_data(\"users\")\nlazy_import(name)\nreimport(\"c\")\n";
+    let src = "boto = attempt_import_or_raise(\"botocore\")\nx = utils.lazy_import('a.b')\npa = import_optional_dependency(\"pyarrow\", extra='x')\nimport_data(\"users\")\nlazy_import(name)\nreimport(\"c\")\ntry_import_table(\"t\")\nimport_or_update(\"u\")\nmaybe_import_settings(\"s\")\n";
     assert_eq!(
         kinds(src),
         [
