@@ -138,7 +138,10 @@ pub struct ScannedFile {
 /// (`attempt_import_or_raise("a")`, `lazy_import("a")`) imports its argument, optionally.
 /// 52: a stylesheet's path into `node_modules` (`@import "node_modules/bootstrap/x.css"`)
 /// imports the package after it; Python imports under `if "x" in sys.modules:` are optional.
-pub const SCANNER_VERSION: u32 = 52;
+/// 53: Python: `if "x" in sys.modules:` makes only `x`'s imports optional; fewer names are
+/// a project's optional importer (`import` after a qualifier word, `import_optional_…`,
+/// `…import_or_raise`).
+pub const SCANNER_VERSION: u32 = 53;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).
