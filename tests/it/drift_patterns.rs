@@ -5218,3 +5218,27 @@ fn a_custom_hatch_hook_s_dependencies_are_the_requirements_beside_it() {
         "{v}"
     );
 }
+
+/// Django imports the apps, middleware and authentication backends its settings list by
+/// their dotted names (`"corsheaders"`, `"social_core.backends.github.GithubOAuth2"`): a
+/// distribution only a settings list names is used.
+#[test]
+fn django_settings_lists_use_the_apps_they_name() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "site", "site");
+    t.write(
+        "ws/site/pyproject.toml",
+        "[project]\nname = \"site\"\ndependencies = [\"django\", \"django-cors-headers\", \"social-auth-core\", \"unused-thing\"]\n",
+    );
+    t.write("ws/site/site/__init__.py", "");
+    t.write(
+        "ws/site/site/settings.py",
+        "INSTALLED_APPS = [\n    \"django.contrib.admin\",\n    \"corsheaders\",\n]\nMIDDLEWARE = [\"corsheaders.middleware.CorsMiddleware\"]\nAUTHENTICATION_BACKENDS = (\"social_core.backends.github.GithubOAuth2\",)\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "site");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["site unused unused-thing"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}

@@ -141,7 +141,9 @@ pub struct ScannedFile {
 /// 53: Python: `if "x" in sys.modules:` makes only `x`'s imports optional; fewer names are
 /// a project's optional importer (`import` after a qualifier word, `import_optional_…`,
 /// `…import_or_raise`).
-pub const SCANNER_VERSION: u32 = 53;
+/// 54: Python: the strings of Django's `INSTALLED_APPS`, `MIDDLEWARE` and
+/// `AUTHENTICATION_BACKENDS` lists are imports, optionally.
+pub const SCANNER_VERSION: u32 = 54;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -617,6 +617,9 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
         }
         if t.kind == Kind::Ident {
             dynamic_import(toks, i, src, c);
+            if at_start {
+                django_setting(toks, i, src, c);
+            }
         }
         if t.kind == Kind::Str
             && let Some(driver) = url_driver(t.value(src))
@@ -633,6 +636,58 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
             Kind::Punct(b':') => depth == 0,
             _ => false,
         };
+    }
+}
+
+/// Django's settings that list modules and classes Django imports by their dotted names.
+const DJANGO_LISTS: &[&str] = &[
+    "INSTALLED_APPS",
+    "MIDDLEWARE",
+    "MIDDLEWARE_CLASSES",
+    "AUTHENTICATION_BACKENDS",
+];
+
+/// `INSTALLED_APPS = [..., "corsheaders", "django_filters"]` (or `+=`, or a tuple), and
+/// `MIDDLEWARE` and `AUTHENTICATION_BACKENDS` alike: Django imports each string's module, so
+/// each is an import — optional, since the settings file may be one of several and a list
+/// may be trimmed at run time (netbox's `corsheaders`, wagtail's test settings).
+fn django_setting(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
+    if !DJANGO_LISTS.contains(&toks[i].text(src)) {
+        return;
+    }
+    let mut j = i + 1;
+    if punct_at(toks, j, b'+') {
+        j += 1;
+    }
+    if !punct_at(toks, j, b'=') || !(punct_at(toks, j + 1, b'[') || punct_at(toks, j + 1, b'(')) {
+        return;
+    }
+    let mut depth = 0u32;
+    for t in toks.iter().skip(j + 1) {
+        match t.kind {
+            Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
+            Kind::Punct(b')' | b']' | b'}') => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return;
+                }
+            }
+            Kind::Newline => return,
+            Kind::Str if depth == 1 => {
+                let name = t.value(src);
+                let dotted = !name.is_empty()
+                    && name.split('.').all(|p| {
+                        p.bytes()
+                            .next()
+                            .is_some_and(|b| b == b'_' || b.is_ascii_alphabetic())
+                            && p.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+                    });
+                if dotted {
+                    c.push_optional(t.start, name);
+                }
+            }
+            _ => {}
+        }
     }
 }
 

@@ -355,6 +355,25 @@ fn pytest_importorskip_is_a_guarded_import() {
 }
 
 #[test]
+fn django_settings_lists_import_their_modules_optionally() {
+    use crate::lex::ImportKind::Optional;
+    let src = "INSTALLED_APPS = [\n    \"django.contrib.admin\",\n    'corsheaders',\n    f\"{x}\",\n]\nMIDDLEWARE += (\"corsheaders.middleware.CorsMiddleware\",)\nOTHER = [\"not_an_app\"]\nx = INSTALLED_APPS\nAUTHENTICATION_BACKENDS = [\"a b\", \"social_core.backends.github.GithubOAuth2\"]\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (2, "django.contrib.admin".into(), Optional),
+            (3, "corsheaders".into(), Optional),
+            (6, "corsheaders.middleware.CorsMiddleware".into(), Optional),
+            (
+                9,
+                "social_core.backends.github.GithubOAuth2".into(),
+                Optional
+            )
+        ]
+    );
+}
+
+#[test]
 fn an_import_under_if_name_in_sys_modules_is_optional() {
     use crate::lex::ImportKind::{Build, Optional};
     let src = "import sys\nif \"torch\" in sys.modules:\n    import torch.nn\n    import numpy\nelif 'jax' in sys.modules:\n    import jax\nif x in sys.modules:\n    import numpy\n";
