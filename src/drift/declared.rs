@@ -573,9 +573,15 @@ pub(crate) fn declares_no_dependencies(t: &toml::Table) -> bool {
     let Some(project) = t.get("project") else {
         return true;
     };
-    let dynamic = (project.get("dynamic").and_then(|d| d.as_array()))
-        .is_some_and(|d| d.iter().any(|v| v.as_str() == Some("dependencies")));
-    project.get("dependencies").is_none() && !dynamic
+    project.get("dependencies").is_none() && !dynamic_dependencies(t)
+}
+
+/// Whether a pyproject.toml's `[project]` says its dependencies are `dynamic`: filled by a
+/// build backend, a hook or a `setup.py`.
+fn dynamic_dependencies(t: &toml::Table) -> bool {
+    toml_at(t, &["project", "dynamic"])
+        .and_then(|d| d.as_array())
+        .is_some_and(|d| d.iter().any(|v| v.as_str() == Some("dependencies")))
 }
 
 /// The requirements files setuptools reads a pyproject's dependencies from
@@ -643,9 +649,7 @@ pub(crate) fn custom_hook(t: &toml::Table) -> Option<String> {
     let hooks = toml_at(t, &["tool", "hatch", "metadata", "hooks"])?.as_table()?;
     let custom = hooks.get("custom")?;
     let listed = hooks.values().any(|h| h.get("dependencies").is_some());
-    let dynamic = toml_at(t, &["project", "dynamic"])
-        .and_then(|d| d.as_array())
-        .is_some_and(|d| d.iter().any(|v| v.as_str() == Some("dependencies")));
+    let dynamic = dynamic_dependencies(t);
     let path = custom
         .get("path")
         .and_then(|p| p.as_str())

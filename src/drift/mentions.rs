@@ -267,37 +267,15 @@ fn mentions(job: &MentionJob, found: &mut [Finding], threads: usize) -> Result<(
         }
     };
     let more = |n: usize| (0..sought.len()).any(|k| !named_before(k, n));
-    let got = match threads {
-        0 => {
-            let mut got = HashMap::new();
-            let mut n = 0;
-            // The buffer of the file read last, read into again.
-            let spare = std::cell::Cell::new(Vec::new());
-            source::blobs::read_many(
-                &job.repo,
-                &job.what,
-                &ids,
-                MENTION_LIMIT,
-                || spare.take(),
-                |id, blob| {
-                    read(&mut got, n, id, &blob);
-                    n += 1;
-                    spare.set(blob.into_buffer());
-                    more(n)
-                },
-            )?;
-            vec![got]
-        }
-        _ => source::blobs::read_beside(
-            &job.repo,
-            &job.what,
-            (&ids, MENTION_LIMIT),
-            threads,
-            HashMap::new,
-            read,
-            more,
-        )?,
-    };
+    let got = source::blobs::read_beside(
+        &job.repo,
+        &job.what,
+        (&ids, MENTION_LIMIT),
+        threads,
+        HashMap::new,
+        read,
+        more,
+    )?;
     // Each finding's first place over every worker's.
     let mut best: HashMap<usize, Named> = HashMap::new();
     for (k, named) in got.into_iter().flatten() {

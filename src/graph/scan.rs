@@ -245,67 +245,29 @@ fn scan_blobs(snap: &RepoSnapshot, jobs: Vec<Job>) -> std::result::Result<FreshS
         }
     }
     let ids: Vec<ObjectId> = by_id.keys().copied().collect();
-    let threads = threads_for(ids.len());
-    let scan_all = |id: ObjectId, blob: &Blob| -> Vec<Scanned> {
+    // A few hundred are scanned on this thread as they are read.
+    let workers = match threads_for(ids.len()) {
+        1 => 0,
+        n => n,
+    };
+    let scan_all = |got: &mut Vec<Scanned>, _, id: ObjectId, blob: &Blob| {
         let jobs = by_id.get(&id).map_or(&[][..], Vec::as_slice);
-        jobs.iter().map(|&job| scan_blob(job, blob)).collect()
+        got.extend(jobs.iter().map(|&job| scan_blob(job, blob)));
     };
-    let scanned = if threads == 1 {
-        scan_here(snap, &ids, &scan_all)?
-    } else {
-        scan_beside(snap, &ids, threads, &scan_all)?
-    };
+    let scanned = source::blobs::read_beside(
+        &snap.repo,
+        &snap.name,
+        (&ids, MAX_SCANNED_FILE),
+        workers,
+        Vec::new,
+        scan_all,
+        |_| true,
+    )?;
     let mut out = FreshScans::default();
-    for s in scanned {
+    for s in scanned.into_iter().flatten() {
         out.entry(s.job.id).or_default().push(s);
     }
     Ok(out)
-}
-
-/// Scans every blob of `ids`, all on this thread, as it is read.
-fn scan_here(
-    snap: &RepoSnapshot,
-    ids: &[ObjectId],
-    scan_all: &ScanAll<'_>,
-) -> std::result::Result<Vec<Scanned>, SourceError> {
-    let mut out = Vec::new();
-    // Each blob's buffer is the next one's.
-    let spare = std::cell::Cell::new(Vec::new());
-    source::blobs::read_many(
-        &snap.repo,
-        &snap.name,
-        ids,
-        MAX_SCANNED_FILE,
-        || spare.take(),
-        |id, blob| {
-            out.extend(scan_all(id, &blob));
-            spare.set(blob.into_buffer());
-            true
-        },
-    )?;
-    Ok(out)
-}
-
-/// What scans one blob for every job that wants it.
-type ScanAll<'a> = dyn Fn(ObjectId, &Blob) -> Vec<Scanned> + Sync + 'a;
-
-/// Scans every blob of `ids` on `threads` scanners, while this thread reads them, bases first.
-fn scan_beside(
-    snap: &RepoSnapshot,
-    ids: &[ObjectId],
-    threads: usize,
-    scan_all: &ScanAll<'_>,
-) -> std::result::Result<Vec<Scanned>, SourceError> {
-    let got = source::blobs::read_beside(
-        &snap.repo,
-        &snap.name,
-        (ids, MAX_SCANNED_FILE),
-        threads,
-        Vec::new,
-        |got: &mut Vec<Scanned>, _, id, blob| got.extend(scan_all(id, blob)),
-        |_| true,
-    )?;
-    Ok(got.into_iter().flatten().collect())
 }
 
 /// Scans one blob as `job` says, and seals the scan for the store: too large or binary

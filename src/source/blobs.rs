@@ -82,10 +82,11 @@ pub(crate) fn read_many(
 }
 
 /// [`read_many`] on this thread while `threads` workers take what it read, in batches: the
-/// reader inflates, the workers do the rest. Each worker starts from `start()` and hands
-/// each blob to `work` with its place in the reading order (bases first: the same order
-/// for the same ids); the reader reads the blob at place `n` only while `more(n)` says so.
-/// Each worker's result is returned, in no given order.
+/// reader inflates, the workers do the rest — or, with no workers (`threads` 0), all on this
+/// thread as it reads. Each worker starts from `start()` and hands each blob to `work` with
+/// its place in the reading order (bases first: the same order for the same ids); the
+/// reader reads the blob at place `n` only while `more(n)` says so. Each worker's result is
+/// returned, in no given order.
 pub(crate) fn read_beside<T: Send>(
     repo: &gix::Repository,
     what: &str,
@@ -99,6 +100,26 @@ pub(crate) fn read_beside<T: Send>(
     /// handing over costs nothing.
     const BATCH: usize = 64;
     type Batch = Vec<(usize, ObjectId, Blob)>;
+    if threads == 0 {
+        let mut got = start();
+        let mut n = 0;
+        // Each blob's buffer is the next one's.
+        let spare = std::cell::Cell::new(Vec::new());
+        read_many(
+            repo,
+            what,
+            ids,
+            limit,
+            || spare.take(),
+            |id, blob| {
+                work(&mut got, n, id, &blob);
+                n += 1;
+                spare.set(blob.into_buffer());
+                more(n)
+            },
+        )?;
+        return Ok(vec![got]);
+    }
     // One queue: whichever worker is free takes the next batch. Only the workers hold its
     // end, so were they all gone the reader's next hand-over fails rather than waits.
     let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(threads * 2);

@@ -334,7 +334,7 @@ impl<'a> Collector<'a> {
         let offsets = (self.found.iter())
             .filter(|(offset, name)| (start..end).contains(offset) && below(name))
             .map(|(offset, _)| *offset);
-        self.optional_at.extend(offsets.collect::<Vec<_>>());
+        self.optional_at.extend(offsets);
     }
 
     /// Marks `start..end` as a macro's body: its paths resolve where the macro expands.

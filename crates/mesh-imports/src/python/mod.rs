@@ -420,7 +420,7 @@ fn type_checking<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], 
             .iter()
             .map(|t| t.text(src))
             .collect();
-        let Some(colon) = guard_colon(&header) else {
+        let Some((colon, module)) = guard_colon(&header) else {
             continue;
         };
         let colon = line.start + colon;
@@ -433,9 +433,8 @@ fn type_checking<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], 
         let start = toks[colon].end;
         let end = body_end(toks, src, lines, h, k);
         // `if "torch" in sys.modules:` guards torch's imports only.
-        let sys_modules = header.get(2) == Some(&"in") && header.get(3) == Some(&"sys");
-        match header.get(1).filter(|_| sys_modules) {
-            Some(name) => c.weaken_module(start, end, name.trim_matches(['"', '\''])),
+        match module {
+            Some(module) => c.weaken_module(start, end, module),
             None => c.weaken(start, end, ImportKind::Optional),
         }
     }
@@ -452,21 +451,22 @@ fn body_end(toks: &[Token], src: &str, lines: &[Line], h: usize, k: usize) -> us
         .map_or(src.len(), |t| t.end)
 }
 
-/// The index of the colon that ends a guard's header (its tokens' texts): `if TYPE_CHECKING:`,
-/// `if typing.TYPE_CHECKING:`, `if "x" in sys.modules:` (or `elif`), or a `with` whose items
-/// include `suppress(…)` with `ImportError` or `ModuleNotFoundError` among its arguments.
-fn guard_colon(header: &[&str]) -> Option<usize> {
+/// The index of the colon that ends a guard's header (its tokens' texts), with the one
+/// module it guards, if only one: `if TYPE_CHECKING:`, `if typing.TYPE_CHECKING:`,
+/// `if "x" in sys.modules:` (or `elif`; `x`), or a `with` whose items include `suppress(…)`
+/// with `ImportError` or `ModuleNotFoundError` among its arguments.
+fn guard_colon<'h>(header: &[&'h str]) -> Option<(usize, Option<&'h str>)> {
     if matches!(
         header,
         ["if", "TYPE_CHECKING", ":", ..] | ["if", _, ".", "TYPE_CHECKING", ":", ..]
     ) {
-        return header.iter().position(|t| *t == ":");
+        return header.iter().position(|t| *t == ":").map(|c| (c, None));
     }
     // `if "torch" in sys.modules:`: the body runs only where something imported it already.
     if let ["if" | "elif", name, "in", "sys", ".", "modules", ":", ..] = header
         && name.starts_with(['"', '\''])
     {
-        return Some(6);
+        return Some((6, Some(name.trim_matches(['"', '\'']))));
     }
     if header.first() != Some(&"with") {
         return None;
@@ -499,7 +499,7 @@ fn guard_colon(header: &[&str]) -> Option<usize> {
             _ => {}
         }
     }
-    colon.filter(|_| suppressed)
+    colon.filter(|_| suppressed).map(|c| (c, None))
 }
 
 /// Turns Python source into tokens, with a `Newline` at the end of each logical line (none
@@ -740,6 +740,7 @@ fn url_driver(value: &str) -> Option<&'static str> {
 /// importer's (`attempt_import_or_raise("a")`: [`optional_importer`]).
 fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
     let word = toks[i].text(src);
+    let optional = optional_importer(word);
     let after_dot = i.checked_sub(1).is_some_and(|p| punct_at(toks, p, b'.'));
     let callee = match word {
         "__import__" => !after_dot,
@@ -756,7 +757,7 @@ fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
         // A project's own optional importer (`attempt_import_or_raise("botocore")`,
         // `lazy_import("x")`, pandas' `import_optional_dependency("x")`): a name whose parts
         // say import and that it may be absent, lazy or attempted.
-        w if optional_importer(w) => true,
+        _ if optional => true,
         // `pytest.importorskip("x")` skips the test when `x` is absent: a guarded import.
         "importorskip" => {
             !after_dot
@@ -807,7 +808,7 @@ fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
             });
         if valid {
             c.push_value(arg);
-            if matches!(word, "importorskip" | "lazy_module") || optional_importer(word) {
+            if matches!(word, "importorskip" | "lazy_module") || optional {
                 c.weaken(arg.start, arg.end, ImportKind::Optional);
             }
         }
@@ -820,6 +821,10 @@ fn dynamic_import(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
 /// (`…_or_none`, `…_or_skip`). `import_data("x")`, `try_import_table("x")` and
 /// `import_or_update("x")` are not.
 fn optional_importer(word: &str) -> bool {
+    // Asked of every name in every file: most hold no `import` at all.
+    if !(word.as_bytes().windows(6)).any(|w| w.eq_ignore_ascii_case(b"import")) {
+        return false;
+    }
     let lower = word.to_ascii_lowercase();
     let parts: Vec<&str> = lower.split('_').filter(|p| !p.is_empty()).collect();
     let qualifier = |p: &str| {
