@@ -416,13 +416,20 @@ pub(crate) fn pyproject_sections(t: &toml::Table) -> Vec<(Scope, String, Vec<Str
 /// [`pyproject_sections`], with or without what a hatch metadata hook fills.
 fn sections(t: &toml::Table, with_hooks: bool) -> Vec<(Scope, String, Vec<String>)> {
     type Section = (Scope, String, Vec<String>);
-    let named = |out: &mut Vec<Section>,
-                 v: Option<&toml::Value>,
-                 scope: Scope,
-                 list: &dyn Fn(&toml::Value) -> Vec<String>| {
+    let named_as = |out: &mut Vec<Section>,
+                    v: Option<&toml::Value>,
+                    scope: &dyn Fn(&str) -> Scope,
+                    list: &dyn Fn(&toml::Value) -> Vec<String>| {
         let tables = v.and_then(|v| v.as_table()).into_iter().flatten();
-        out.extend(tables.map(|(k, v)| (scope, super::names::pep503(k), list(v))));
+        out.extend(tables.map(|(k, v)| (scope(k), super::names::pep503(k), list(v))));
     };
+    let named =
+        |out: &mut Vec<Section>,
+         v: Option<&toml::Value>,
+         scope: Scope,
+         list: &dyn Fn(&toml::Value) -> Vec<String>| { named_as(out, v, &|_| scope, list) };
+    let app = application(t);
+    let group = |name: &str| group_scope(app, name);
     let list = |v: &toml::Value| requirement_names(Some(v));
     let shipping = |names: Vec<String>| (Scope::Normal, String::new(), names);
     let dev = |names: Vec<String>| (Scope::Dev, "dev".to_string(), names);
@@ -436,12 +443,7 @@ fn sections(t: &toml::Table, with_hooks: bool) -> Vec<(Scope, String, Vec<String
         Scope::Optional,
         &list,
     );
-    named(
-        &mut out,
-        toml_at(t, &["dependency-groups"]),
-        Scope::Dev,
-        &list,
-    );
+    named_as(&mut out, toml_at(t, &["dependency-groups"]), &group, &list);
     named(
         &mut out,
         toml_at(t, &["tool", "pdm", "dev-dependencies"]),
@@ -475,13 +477,71 @@ fn sections(t: &toml::Table, with_hooks: bool) -> Vec<(Scope, String, Vec<String
         t,
         &["tool", "poetry", "dev-dependencies"],
     ))));
-    named(
+    named_as(
         &mut out,
         toml_at(t, &["tool", "poetry", "group"]),
-        Scope::Dev,
+        &group,
         &|g| poetry_keys(g.get("dependencies")),
     );
     out
+}
+
+/// Whether a pyproject is an application's, from which no package is built: uv's
+/// `[tool.uv] package = false`, poetry's `package-mode = false`. What installs its
+/// dependencies is a sync of its groups (redash's image: `uv sync --group all_ds`), not a
+/// wheel's metadata.
+fn application(t: &toml::Table) -> bool {
+    let off = |path: &[&str]| toml_at(t, path).and_then(|v| v.as_bool()) == Some(false);
+    off(&["tool", "uv", "package"]) || off(&["tool", "poetry", "package-mode"])
+}
+
+/// What a dependency group (PEP 735's or poetry's) declares for. In a package, development:
+/// no wheel carries a group. In an application, a group whose name has no development
+/// word (`dev`, `test`, `lint`, `docs`, …) holds optional runtime dependencies a deployment
+/// picks, as an extra does (redash's `all_ds`, the data sources its image installs).
+fn group_scope(application: bool, name: &str) -> Scope {
+    const DEV_WORDS: &[&str] = &[
+        "dev",
+        "develop",
+        "development",
+        "test",
+        "tests",
+        "testing",
+        "lint",
+        "linting",
+        "docs",
+        "doc",
+        "documentation",
+        "typing",
+        "types",
+        "mypy",
+        "format",
+        "formatting",
+        "style",
+        "ci",
+        "bench",
+        "benchmark",
+        "benchmarks",
+        "perf",
+        "debug",
+        "tox",
+        "ruff",
+        "precommit",
+        "pre",
+        "release",
+        "deploy",
+        "notebooks",
+        "examples",
+        "tools",
+        "codegen",
+        "coverage",
+    ];
+    let lower = name.to_ascii_lowercase();
+    let dev_named = lower.split(['-', '_', '.']).any(|w| DEV_WORDS.contains(&w));
+    match application && !dev_named {
+        true => Scope::Optional,
+        false => Scope::Dev,
+    }
 }
 
 /// The sections of the project's own tables (not what a hatch hook fills), with every name
@@ -975,6 +1035,28 @@ mod tests {
                 ("aiohttp".into(), Scope::Normal, 3),
                 ("aiohttp".into(), Scope::Dev, 7),
             ]
+        );
+        // An application's groups (uv's `package = false`) are what its deployment syncs:
+        // one named for development is dev, any other holds optional runtime dependencies.
+        let app = "[tool.uv]\npackage = false\n\n[dependency-groups]\nall_ds = [\"openpyxl\"]\ntest-docs = [\"mkdocs\"]\ndev = [\"ptpython\"]\n";
+        assert_eq!(
+            names(&pyproject(app)),
+            [
+                ("openpyxl".into(), Scope::Optional, 5),
+                ("ptpython".into(), Scope::Dev, 7),
+                ("mkdocs".into(), Scope::Dev, 6),
+            ]
+        );
+        let poetry_app = "[tool.poetry]\npackage-mode = false\n\n[tool.poetry.group.worker.dependencies]\ncelery = \"*\"\n";
+        assert_eq!(
+            names(&pyproject(poetry_app)),
+            [("celery".into(), Scope::Optional, 5)]
+        );
+        // A package's groups are never in its wheel, whatever they are called.
+        let package = "[project]\nname = \"x\"\n\n[dependency-groups]\nserver = [\"uvicorn\"]\n";
+        assert_eq!(
+            names(&pyproject(package)),
+            [("uvicorn".into(), Scope::Dev, 5)]
         );
         assert_eq!(pep508_name(" zope.interface >= 5"), Some("zope.interface"));
         assert_eq!(pep508_name(">=1"), None);

@@ -50,8 +50,8 @@ pub(super) fn walk_all(snapshot: &Snapshot, stale: &[usize]) -> Result<Walked> {
         let foreign = foreign_crates(snap, &files, &prefix)?;
         let files = files
             .into_iter()
-            // Test data is not code: never read.
-            .filter(|f| !place::is_test_data(f.path.strip_prefix(&prefix).unwrap_or(&f.path)))
+            // Test data and committed bundles are not the module's code: never read.
+            .filter(|f| !place::never_read(f.path.strip_prefix(&prefix).unwrap_or(&f.path)))
             // Nor is a crate outside the module's build.
             .filter(|f| {
                 let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
@@ -501,7 +501,13 @@ impl<'a> ModuleScan<'a> {
             facts.python_shipped.clone(),
             self.rust_test_files,
         )
-        .with_python_sdist_only(&sdist_only);
+        .with_python_sdist_only(&sdist_only)
+        .with_python_build_hooks(
+            (texts.iter())
+                .filter(|(name, _)| *name == "pyproject.toml")
+                .flat_map(|(_, text)| mesh_imports::python_packages::build_hooks(text))
+                .collect(),
+        );
         // Rust code no target of the build compiles is data: never read.
         let base = cargo_toml.as_ref().and_then(manifest::cargo_compiled);
         let rust: Vec<usize> = (0..self.scanned.len())

@@ -97,7 +97,7 @@ pub(crate) fn code_not_held(
     let mut found = None;
     module_entries(snap, (dir, tree), nested, &mut |d, path, kind, id| {
         let rel = path.strip_prefix(&prefix).unwrap_or(path);
-        if mesh_imports::place::is_test_data(rel) {
+        if mesh_imports::place::never_read(rel) {
             return Ok(false);
         }
         // A submodule in the module's own tree (docmost's private `src/ee`, which CI checks

@@ -5242,3 +5242,106 @@ fn django_settings_lists_use_the_apps_they_name() {
     assert_eq!(findings(&v), ["site unused unused-thing"], "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
 }
+
+/// An application's dependency groups (uv's `package = false`): a group named for
+/// development is dev, any other holds what a deployment installs (redash's `all_ds`), so
+/// its packages are declared for shipped code, optionally.
+#[test]
+fn an_application_s_runtime_groups_declare_what_its_code_imports() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\ndependencies = [\"flask\"]\n\n[dependency-groups]\nall_ds = [\"openpyxl\", \"pymongo\"]\ndev = [\"pytest\", \"rich\"]\n\n[tool.uv]\npackage = false\n",
+    );
+    t.write(
+        "ws/app/app/__init__.py",
+        "import flask\nimport openpyxl\nimport rich\n",
+    );
+    t.write("ws/app/tests/test_app.py", "import pytest\n");
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    // A dev group is no deployment's: its package imported by shipped code is still owed.
+    assert_eq!(
+        findings(&v),
+        ["app unused pymongo", "app undeclared rich"],
+        "{v}"
+    );
+    // A package's groups are in no wheel, whatever their names.
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\ndependencies = [\"flask\"]\n\n[dependency-groups]\nall_ds = [\"openpyxl\", \"pymongo\"]\ndev = [\"pytest\", \"rich\"]\n",
+    );
+    t.commit("ws", "a package now");
+    let v = t.json(&["drift"]);
+    assert_eq!(
+        findings(&v),
+        [
+            "app undeclared openpyxl",
+            "app unused pymongo",
+            "app undeclared rich"
+        ],
+        "{v}"
+    );
+}
+
+/// Hatch's custom build hook is build code, whatever ships it (onyx's CLI `include`s every
+/// `.py`): `[build-system] requires` declares what it imports. A file that asks whether a
+/// module is installed (`find_spec("x")`) imports it optionally; a test file skipped
+/// without a module (`pytestmark = pytest.mark.skip`) imports it optionally throughout.
+#[test]
+fn build_hooks_installed_checks_and_skipped_test_files() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "cli", "cli");
+    t.write(
+        "ws/cli/pyproject.toml",
+        "[build-system]\nrequires = [\"hatchling\", \"manygo\"]\nbuild-backend = \"hatchling.build\"\n\n[project]\nname = \"cli\"\ndependencies = []\n\n[dependency-groups]\ndev = [\"pytest\"]\n\n[tool.hatch.build]\ninclude = [\"**/*.py\"]\n\n[tool.hatch.build.targets.wheel.hooks.custom]\npath = \"hatch_build.py\"\n",
+    );
+    t.write(
+        "ws/cli/hatch_build.py",
+        "import manygo\nfrom hatchling.builders.hooks.plugin.interface import BuildHookInterface\n",
+    );
+    t.write(
+        "ws/cli/cli/__init__.py",
+        "from importlib.util import find_spec\n\nHAS_XL = find_spec(\"openpyxl\") is not None\nif HAS_XL:\n    import openpyxl\nimport yaml\n",
+    );
+    t.write(
+        "ws/cli/tests/test_sdk.py",
+        "import pytest\ntry:\n    from databricks.sdk import WorkspaceClient\nexcept ImportError:\n    pytestmark = pytest.mark.skip(reason=\"no sdk\")\n\ndef test_client():\n    from databricks.sdk import WorkspaceClient\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "cli");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["cli undeclared pyyaml"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}
+
+/// A JS bundle committed as built (`x.min.js`, `x.umd.js`) is loaded by a `<script>` tag:
+/// its `require("react")` is a branch no browser takes, and no import of the package's.
+#[test]
+fn a_committed_bundle_is_not_the_package_s_code() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "ui", "ui");
+    t.write(
+        "ws/ui/package.json",
+        r#"{"name": "ui", "private": true, "dependencies": {"htmx.org": "2"}}"#,
+    );
+    t.write("ws/ui/src/index.js", "import 'htmx.org';\n");
+    t.write(
+        "ws/ui/dist/graphiql/graphiql.min.js",
+        "!function(e,t){\"object\"==typeof exports?module.exports=t(require(\"react\"),require(\"react-dom\")):e.GraphiQL=t(e.React,e.ReactDOM)}(this,function(r,d){return{}});\n",
+    );
+    t.write(
+        "ws/ui/dist/graphiql/index.umd.js",
+        "(function(g,f){typeof exports==='object'?f(exports,require('graphql')):f(g.X={},g.GraphQL)})(this,function(e,q){});\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "ui");
+    let v = t.json(&["drift"]);
+    assert!(findings(&v).is_empty(), "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}

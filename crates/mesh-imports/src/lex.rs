@@ -328,6 +328,18 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// Marks every import of a module the imports found in `start..end` name (or below it)
+    /// optional, wherever it is in the file.
+    pub fn weaken_modules_of(&mut self, start: usize, end: usize) {
+        let names: Vec<String> = (self.found.iter())
+            .filter(|(offset, _)| (start..end).contains(offset))
+            .map(|(_, name)| name.clone())
+            .collect();
+        for name in names {
+            self.weaken_module(0, usize::MAX, &name);
+        }
+    }
+
     /// Marks the imports found in `start..end` of the module `top` (or below it) optional.
     pub fn weaken_module(&mut self, start: usize, end: usize, top: &str) {
         let below = |n: &str| n == top || n.strip_prefix(top).is_some_and(|r| r.starts_with('.'));

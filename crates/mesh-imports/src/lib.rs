@@ -143,7 +143,9 @@ pub struct ScannedFile {
 /// `…import_or_raise`).
 /// 54: Python: the strings of Django's `INSTALLED_APPS`, `MIDDLEWARE` and
 /// `AUTHENTICATION_BACKENDS` lists are imports, optionally.
-pub const SCANNER_VERSION: u32 = 54;
+/// 55: committed JS bundles (`x.min.js`, `x.umd.js`) are never read; hatch's custom build
+/// hooks are build code; a file asking `find_spec("x")` imports `x` optionally.
+pub const SCANNER_VERSION: u32 = 55;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -46,6 +46,25 @@ pub fn is_test_data(rel: &str) -> bool {
         || is_go_vendored(rel)
 }
 
+/// Whether a module-relative path is never read as the module's code: test data
+/// ([`is_test_data`]) or a bundle committed as built ([`is_committed_bundle`]).
+pub fn never_read(rel: &str) -> bool {
+    is_test_data(rel) || is_committed_bundle(rel)
+}
+
+/// Whether a module-relative path is a JS bundle as a build made it: minified (`x.min.js`)
+/// or UMD (`x.umd.js`), the forms a library is copied into a repository in to be loaded by
+/// a `<script>` tag (netbox's GraphiQL). Its imports were resolved, or left to the page's
+/// globals, where it was built; a UMD's `require("react")` is the branch no browser takes.
+pub fn is_committed_bundle(rel: &str) -> bool {
+    let file = rel.rsplit('/').next().unwrap_or(rel);
+    let Some((stem, ext)) = file.rsplit_once('.') else {
+        return false;
+    };
+    let form = stem.rsplit_once('.').map(|(_, form)| form);
+    matches!(ext, "js" | "mjs" | "cjs") && matches!(form, Some("min" | "umd"))
+}
+
 /// Whether a module-relative path stands in a test-data directory inside a test directory
 /// (`tests/fixtures/`, `tests/*/samples/`, `test-projects/`).
 pub fn is_test_data_in_tests(rel: &str) -> bool {
@@ -77,6 +96,9 @@ pub struct Places {
     /// Globs over the paths the Python build puts in its source distribution only
     /// ([`crate::python_packages::sdist_only`]): never in the wheel, so dev code.
     python_sdist_only: Option<GlobSet>,
+    /// Module-relative paths of the Python files the build runs as hooks
+    /// ([`crate::python_packages::build_hooks`]): build code, like `setup.py`.
+    python_build_hooks: Vec<String>,
 }
 
 impl Places {
@@ -93,6 +115,7 @@ impl Places {
             python_shipped,
             rust_test_files,
             python_sdist_only: None,
+            python_build_hooks: Vec::new(),
         }
     }
 
@@ -100,6 +123,13 @@ impl Places {
     /// source distribution only) dev code unless a package the build names holds them.
     pub fn with_python_sdist_only(mut self, globs: &[String]) -> Places {
         self.python_sdist_only = (!globs.is_empty()).then(|| crate::globs(globs, true));
+        self
+    }
+
+    /// These places, with the Python files at `hooks` (the build's hooks) dev code wherever
+    /// they stand: the build runs them, no user of the package does.
+    pub fn with_python_build_hooks(mut self, hooks: Vec<String>) -> Places {
+        self.python_build_hooks = hooks;
         self
     }
 
@@ -173,6 +203,7 @@ impl Places {
         let runner_file = dirs.is_empty() && matches!(file, "fabfile.py" | "tasks.py");
         let dev_file = matches!(file, "conftest.py" | "noxfile.py" | "setup.py")
             || runner_file
+            || self.python_build_hooks.iter().any(|h| h == rel)
             || stem.starts_with("test_")
             || stem.ends_with("_test")
             || stem == "tests";
@@ -468,6 +499,28 @@ mod tests {
     }
 
     #[test]
+    fn committed_bundles_are_never_read() {
+        for bundle in [
+            "dist/graphiql/graphiql.min.js",
+            "dist/graphiql/index.umd.js",
+            "static/vendor/x.umd.min.js",
+            "lib/y.min.cjs",
+        ] {
+            assert!(never_read(bundle), "{bundle}");
+        }
+        for source in [
+            "src/min.js",
+            "src/umd.js",
+            "src/admin.js",
+            "src/x.min.ts",
+            "dist/index.js",
+        ] {
+            assert!(!never_read(source), "{source}");
+        }
+        assert!(never_read("tests/fixtures/a.ts"));
+    }
+
+    #[test]
     fn go_tests_are_dev() {
         let p = Places::default();
         assert_eq!(p.kind(Language::Go, "x_test.go"), ImportKind::Dev);
@@ -569,6 +622,35 @@ mod tests {
         assert_eq!(
             helpers.kind(Language::Python, "tests/test_utils.py"),
             ImportKind::Dev
+        );
+    }
+
+    #[test]
+    fn a_build_hook_is_build_code_even_where_the_wheel_holds_it() {
+        // onyx's CLI: `include = ["**/*.py"]` puts `hatch_build.py` in the wheel, and
+        // hatchling runs it as the wheel's build hook; what it imports is the build's.
+        let hooks = crate::python_packages::build_hooks(
+            "[tool.hatch.build.targets.wheel.hooks.custom]\npath = \"hatch_build.py\"\n",
+        );
+        let places = Places::new(
+            &[],
+            vec!["hatch_build.py".into(), "internal".into()],
+            vec![],
+        )
+        .with_python_build_hooks(hooks);
+        assert_eq!(
+            places.kind(Language::Python, "hatch_build.py"),
+            ImportKind::Dev
+        );
+        assert_eq!(
+            places.kind(Language::Python, "internal/hatch_build.py"),
+            ImportKind::Build
+        );
+        // Without a hook table the file is only a file.
+        let plain = Places::new(&[], vec!["hatch_build.py".into()], vec![]);
+        assert_eq!(
+            plain.kind(Language::Python, "hatch_build.py"),
+            ImportKind::Build
         );
     }
 

@@ -476,6 +476,40 @@ pub fn sdist_only(pyproject_text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The files of a pyproject's custom hatch hooks (module-relative): each `custom` hook of
+/// `[tool.hatch.build.hooks]`, `[tool.hatch.build.targets.<target>.hooks]` and
+/// `[tool.hatch.metadata.hooks]`, at its `path` or hatch's default `hatch_build.py`. Hatchling
+/// runs them while it builds, in the environment `[build-system] requires` makes; what they
+/// import is the build's, not the package's, even when a broad `include` copies the file
+/// into the wheel (onyx's CLI).
+pub fn build_hooks(pyproject_text: &str) -> Vec<String> {
+    let Ok(t) = toml::from_str::<toml::Table>(pyproject_text) else {
+        return Vec::new();
+    };
+    let targets = lookup(&t, &["tool", "hatch", "build", "targets"])
+        .and_then(|v| v.as_table())
+        .into_iter()
+        .flat_map(|targets| targets.values())
+        .filter_map(|target| target.get("hooks"));
+    let hooks = [
+        lookup(&t, &["tool", "hatch", "build", "hooks"]),
+        lookup(&t, &["tool", "hatch", "metadata", "hooks"]),
+    ];
+    let mut out: Vec<String> = (hooks.into_iter().flatten().chain(targets))
+        .filter_map(|hooks| hooks.get("custom"))
+        .map(|custom| {
+            let path = custom.get("path").and_then(|p| p.as_str());
+            path.unwrap_or("hatch_build.py")
+                .trim_start_matches("./")
+                .to_string()
+        })
+        .filter(|p| !p.is_empty() && !p.contains(".."))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The value at a path of keys.
 fn lookup<'a>(t: &'a toml::Table, path: &[&str]) -> Option<&'a toml::Value> {
     let (first, rest) = path.split_first()?;
@@ -489,6 +523,18 @@ fn lookup<'a>(t: &'a toml::Table, path: &[&str]) -> Option<&'a toml::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn build_hooks_are_hatch_custom_hooks_at_their_paths() {
+        let targets = "[tool.hatch.build.targets.wheel.hooks.custom]\npath = \"hatch_build.py\"\n";
+        assert_eq!(build_hooks(targets), ["hatch_build.py"]);
+        let default = "[tool.hatch.build.hooks.custom]\n[tool.hatch.metadata.hooks.custom]\npath = \"./scripts/meta.py\"\n";
+        assert_eq!(build_hooks(default), ["hatch_build.py", "scripts/meta.py"]);
+        // A plugin's hook (not `custom`) runs the plugin's code, not a file of the project's.
+        let plugin = "[tool.hatch.build.hooks.vcs]\nversion-file = \"v.py\"\n";
+        assert!(build_hooks(plugin).is_empty());
+        assert!(build_hooks("[tool.hatch.build.hooks.custom]\npath = \"../x.py\"\n").is_empty());
+    }
 
     fn run(pyproject: &str, files: &[&str]) -> (Vec<(String, String)>, Vec<String>) {
         let t: Option<toml::Table> = (!pyproject.is_empty())

@@ -26,6 +26,7 @@ pub fn scan_file(src: &str) -> FileScan {
     let lines = || lines.get_or_init(|| logical_lines(&toks, src)).as_slice();
     guarded(&toks, src, &lines, &mut c, &mut notes);
     type_checking(&toks, src, &lines, &mut c);
+    installed_checks(&toks, src, &mut c);
     function_bodies(&toks, src, &lines, &mut c);
     let has_main = main_block(&toks, src, &lines, &mut c);
     if inline_script(src) {
@@ -99,7 +100,8 @@ fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
 }
 
 /// Marks the body and the handlers of every `try` statement that handles `ImportError` or
-/// `ModuleNotFoundError` as optional, and the body of every later `if` testing that a name
+/// `ModuleNotFoundError` as optional (and, when a module-level one's handler skips the whole
+/// test file, every import of what its body imports), and the body of every later `if` testing that a name
 /// a module-level such `try` assigns holds (`if _torch_installed:`, `if np is not None:`;
 /// never its `else`, nor `if not …`): the flag idiom for an optional integration. A `try`
 /// body and such an `if` body are load guards too. A `try` with no `except` guards
@@ -194,14 +196,28 @@ fn guarded<'l>(
                 flags.entry(n).or_insert(k);
             }
         }
+        let mut skips_module = false;
         for (from, to) in clauses {
             let (s, e) = span(from, to);
             c.weaken(s, e, ImportKind::Optional);
             if top {
                 for n in own_level(from, to).filter_map(binds) {
+                    skips_module |= n == "pytestmark";
                     flags.entry(n).or_insert(k);
                 }
+                skips_module |= toks[lines[from].start..lines[to - 1].end]
+                    .iter()
+                    .any(|t| t.text(src) == "allow_module_level");
             }
+        }
+        // pytest's idiom for an optional integration's tests: a module-level guard whose
+        // handler skips the whole file (`pytestmark = pytest.mark.skip(…)`,
+        // `pytest.skip(…, allow_module_level=True)`). No test of the file runs without what
+        // the guard imports, so every import of it there is optional (dspy's
+        // `test_databricks.py` imports `databricks.sdk` again inside its tests).
+        if skips_module {
+            let (s, e) = span(h, body_end);
+            c.weaken_modules_of(s, e);
         }
     }
     if flags.is_empty() {
@@ -436,6 +452,35 @@ fn type_checking<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], 
         match module {
             Some(module) => c.weaken_module(start, end, module),
             None => c.weaken(start, end, ImportKind::Optional),
+        }
+    }
+}
+
+/// Makes optional every import of `x` in a file that asks whether `x` is installed
+/// (`importlib.util.find_spec("x")`, `pkgutil.find_loader("x")`, with a literal): the file is
+/// written to run without it (redash's `openpyxl_installed = find_spec("openpyxl")`, then
+/// `import openpyxl` under `if … openpyxl_installed:`). Imports of other modules keep their
+/// kind.
+fn installed_checks(toks: &[Token], src: &str, c: &mut Collector) {
+    if !src.contains("find_spec") && !src.contains("find_loader") {
+        return;
+    }
+    for (i, t) in toks.iter().enumerate() {
+        if t.kind != Kind::Ident
+            || !matches!(t.text(src), "find_spec" | "find_loader")
+            || !punct_at(toks, i + 1, b'(')
+        {
+            continue;
+        }
+        let Some(arg) = toks.get(i + 2).filter(|a| a.kind == Kind::Str) else {
+            continue;
+        };
+        let name = arg.value(src);
+        let valid = name
+            .split('.')
+            .all(|s| !s.is_empty() && s.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()));
+        if valid && (punct_at(toks, i + 3, b')') || punct_at(toks, i + 3, b',')) {
+            c.weaken_module(0, src.len(), name);
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The Python scanner's cases, each from a real pattern.
 
 use super::scan_file;
-use crate::lex::Import;
 use crate::lex::tests::{assert_survives, names, pairs};
+use crate::lex::{Import, ImportKind};
 
 /// The imports `scan_file` finds in `src`, for compact assertions.
 fn scan(src: &str) -> Vec<Import> {
@@ -541,5 +541,49 @@ fn a_script_that_defines_no_test_says_so_on_every_import() {
     assert!(
         !scan("import x\ndef testing():\n    pass\nif __name__ == '__main__':\n    testing()\n")[0]
             .in_script
+    );
+}
+
+#[test]
+fn a_file_that_asks_whether_a_module_is_installed_imports_it_optionally() {
+    // redash's yandex_disk.py: a flag from `find_spec`, the import under it.
+    let src = "from importlib.util import find_spec\nimport requests\nopenpyxl_installed = find_spec(\"openpyxl\")\nif openpyxl_installed:\n    import openpyxl.styles\nimport yaml\n";
+    let scan = scan_file(src);
+    let kind = |name: &str| {
+        (scan.imports.iter())
+            .find(|i| i.name == name)
+            .map(|i| i.kind)
+            .expect(name)
+    };
+    assert_eq!(kind("openpyxl.styles"), ImportKind::Optional);
+    assert_eq!(kind("requests"), ImportKind::Build);
+    assert_eq!(kind("yaml"), ImportKind::Build);
+    // `importlib.util.find_spec(name)` of a variable checks nothing mesh can name.
+    let var = "import importlib.util\nok = importlib.util.find_spec(name)\nimport openpyxl\n";
+    let scan = scan_file(var);
+    assert!((scan.imports.iter()).all(|i| i.name != "openpyxl" || i.kind == ImportKind::Build));
+}
+
+#[test]
+fn a_test_file_skipped_without_a_module_imports_it_optionally_throughout() {
+    let kind = |src: &str, name: &str| {
+        let scan = scan_file(src);
+        (scan.imports.iter())
+            .filter(|i| i.name == name)
+            .map(|i| i.kind)
+            .collect::<Vec<_>>()
+    };
+    // dspy's test_databricks.py: the module-level guard skips every test without the SDK.
+    let marked = "import pytest\ntry:\n    from databricks.sdk import WorkspaceClient\nexcept (ImportError, Exception):\n    pytestmark = pytest.mark.skip(reason=\"no sdk\")\n\ndef test_x():\n    from databricks.sdk import WorkspaceClient\n    import numpy\n";
+    assert_eq!(kind(marked, "databricks.sdk"), [ImportKind::Optional; 2]);
+    assert_eq!(kind(marked, "numpy"), [ImportKind::Build]);
+    let skipped = "import pytest\ntry:\n    import torch\nexcept ImportError:\n    pytest.skip(\"no torch\", allow_module_level=True)\nimport torch.nn\n";
+    assert_eq!(kind(skipped, "torch.nn"), [ImportKind::Optional]);
+    // A guard whose handler only falls back guards its own body, as before.
+    let fallback =
+        "try:\n    import ujson as json\nexcept ImportError:\n    json = None\nimport ujson\n";
+    assert_eq!(
+        kind(fallback, "ujson"),
+        [ImportKind::Optional, ImportKind::Build]
     );
 }
