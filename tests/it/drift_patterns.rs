@@ -5345,3 +5345,27 @@ fn a_committed_bundle_is_not_the_package_s_code() {
     assert!(findings(&v).is_empty(), "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
 }
+
+/// A Sphinx configuration's extensions and theme are what Sphinx imports by name: each a
+/// use of the distribution providing it, even one whose import name is none of its
+/// distribution's words (`hoverxref` of sphinx-hoverxref).
+#[test]
+fn a_sphinx_configuration_uses_its_extensions_and_theme() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "lib", "lib");
+    t.write(
+        "ws/lib/pyproject.toml",
+        "[project]\nname = \"lib\"\ndependencies = []\n\n[project.optional-dependencies]\ndocs = [\"sphinx\", \"furo\", \"sphinx-hoverxref\", \"sphinxcontrib-spelling\", \"myst-parser\", \"sphinx-autobuild-unused\"]\n",
+    );
+    t.write("ws/lib/lib/__init__.py", "import json\n");
+    t.write(
+        "ws/lib/docs/source/conf.py",
+        "project = \"lib\"\nextensions = [\"sphinx.ext.autodoc\", \"myst_parser\"]\nif not on_rtd:\n    extensions.append(\"sphinxcontrib.spelling\")\nextensions += [\"hoverxref.extension\"]\nhtml_theme = \"furo\"\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "lib");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["lib unused sphinx-autobuild-unused"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}

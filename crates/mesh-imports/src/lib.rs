@@ -145,7 +145,8 @@ pub struct ScannedFile {
 /// `AUTHENTICATION_BACKENDS` lists are imports, optionally.
 /// 55: committed JS bundles (`x.min.js`, `x.umd.js`) are never read; hatch's custom build
 /// hooks are build code; a file asking `find_spec("x")` imports `x` optionally.
-pub const SCANNER_VERSION: u32 = 55;
+/// 56: Python: a Sphinx configuration's extensions and theme are imports, optionally.
+pub const SCANNER_VERSION: u32 = 56;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

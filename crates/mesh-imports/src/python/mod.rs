@@ -640,6 +640,7 @@ fn triple_end(b: &[u8], i: usize, q: u8) -> (usize, usize) {
 /// Finds the import statements: `import` or `from` at the start of a logical statement
 /// (a new line, after `;`, or after a block's `:` as in `try: import x`).
 fn collect(toks: &[Token], src: &str, c: &mut Collector) {
+    let sphinx = sphinx_conf(src);
     let mut at_start = true;
     let mut depth = 0u32;
     for (i, t) in toks.iter().enumerate() {
@@ -664,6 +665,9 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
             dynamic_import(toks, i, src, c);
             if at_start {
                 django_setting(toks, i, src, c);
+                if sphinx {
+                    sphinx_setting(toks, i, src, c);
+                }
             }
         }
         if t.kind == Kind::Str
@@ -697,9 +701,14 @@ const DJANGO_LISTS: &[&str] = &[
 /// each is an import — optional, since the settings file may be one of several and a list
 /// may be trimmed at run time (netbox's `corsheaders`, wagtail's test settings).
 fn django_setting(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
-    if !DJANGO_LISTS.contains(&toks[i].text(src)) {
-        return;
+    if DJANGO_LISTS.contains(&toks[i].text(src)) {
+        assigned_list(toks, i, src, c);
     }
+}
+
+/// At `toks[i]`, a name assigned or extended a list or tuple (`= [`, `+= (`): each string
+/// directly in it that is a dotted module name is an optional import.
+fn assigned_list(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
     let mut j = i + 1;
     if punct_at(toks, j, b'+') {
         j += 1;
@@ -707,8 +716,14 @@ fn django_setting(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
     if !punct_at(toks, j, b'=') || !(punct_at(toks, j + 1, b'[') || punct_at(toks, j + 1, b'(')) {
         return;
     }
+    module_strings(toks, j + 1, 1, src, c);
+}
+
+/// The strings at bracket depth `at` of the bracketed group opening at `toks[open]` that are
+/// dotted module names, each an optional import.
+fn module_strings(toks: &[Token], open: usize, at: u32, src: &str, c: &mut Collector) {
     let mut depth = 0u32;
-    for t in toks.iter().skip(j + 1) {
+    for t in toks.iter().skip(open) {
         match t.kind {
             Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
             Kind::Punct(b')' | b']' | b'}') => {
@@ -718,7 +733,7 @@ fn django_setting(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
                 }
             }
             Kind::Newline => return,
-            Kind::Str if depth == 1 => {
+            Kind::Str if depth == at => {
                 let name = t.value(src);
                 let dotted = !name.is_empty()
                     && name.split('.').all(|p| {
@@ -733,6 +748,52 @@ fn django_setting(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
             }
             _ => {}
         }
+    }
+}
+
+/// Whether a Python file is a Sphinx configuration: it sets `extensions` and one of the
+/// settings only Sphinx reads. The name `extensions` alone is any program's.
+fn sphinx_conf(src: &str) -> bool {
+    src.contains("extensions")
+        && [
+            "html_theme",
+            "templates_path",
+            "master_doc",
+            "root_doc",
+            "source_suffix",
+        ]
+        .iter()
+        .any(|s| src.contains(s))
+}
+
+/// In a Sphinx configuration, the extensions it names — `extensions = [...]` (or `+=`),
+/// `extensions.append("x")`, `.extend([...])`, `.insert(0, "x")` — and its `html_theme`:
+/// Sphinx imports each by its module name (`"sphinxcontrib.spelling"`, bentoml's
+/// `"hoverxref.extension"`; a theme by the entry point its package names so, `"furo"`). So
+/// each is an import, optional: a build may leave an extension out (`if not on_rtd:`).
+fn sphinx_setting(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
+    match toks[i].text(src) {
+        "extensions" if punct_at(toks, i + 1, b'.') => {
+            let method = toks.get(i + 2).map(|t| t.text(src));
+            if matches!(method, Some("append" | "extend" | "insert")) && punct_at(toks, i + 3, b'(')
+            {
+                let at = if method == Some("extend") { 2 } else { 1 };
+                module_strings(toks, i + 3, at, src, c);
+            }
+        }
+        "extensions" => assigned_list(toks, i, src, c),
+        "html_theme" if punct_at(toks, i + 1, b'=') => {
+            if let Some(t) = toks.get(i + 2).filter(|t| t.kind == Kind::Str)
+                && (toks.get(i + 3)).is_none_or(|n| n.kind == Kind::Newline)
+            {
+                let name = t.value(src);
+                if !name.is_empty() && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+                {
+                    c.push_optional(t.start, name);
+                }
+            }
+        }
+        _ => {}
     }
 }
 

@@ -587,3 +587,28 @@ fn a_test_file_skipped_without_a_module_imports_it_optionally_throughout() {
         [ImportKind::Optional, ImportKind::Build]
     );
 }
+
+#[test]
+fn a_sphinx_configuration_imports_its_extensions_and_theme() {
+    let conf = "project = \"x\"\nextensions = [\n    \"sphinx.ext.autodoc\",\n    \"myst_parser\",\n]\nextensions += [\"sphinx_click\"]\nif not on_rtd:\n    extensions.append(\"sphinxcontrib.spelling\")\nextensions.extend([\"hoverxref.extension\", \"sphinx_design\"])\nhtml_theme = \"furo\"\ntemplates_path = [\"_templates\"]\n";
+    let scan = scan_file(conf);
+    let optional: Vec<&str> = (scan.imports.iter())
+        .filter(|i| i.kind == ImportKind::Optional)
+        .map(|i| &*i.name)
+        .collect();
+    assert_eq!(
+        optional,
+        [
+            "sphinx.ext.autodoc",
+            "myst_parser",
+            "sphinx_click",
+            "sphinxcontrib.spelling",
+            "hoverxref.extension",
+            "sphinx_design",
+            "furo"
+        ]
+    );
+    // `extensions` in a program that is no Sphinx configuration is only a name.
+    let program = "extensions = [\"json\", \"yaml\"]\n";
+    assert!(scan_file(program).imports.is_empty());
+}
