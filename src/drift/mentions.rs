@@ -229,8 +229,14 @@ fn mentions(job: &MentionJob, found: &mut [Finding], threads: usize) -> Result<(
                 })),
                 _ => None,
             };
+            // An ESLint config is read whole for the short names of ESLint's packages, which
+            // the prefilter does not seek (`"jest"` is any file's word).
+            let eslint_config = is_eslint_config(path);
             for (k, (_, sought)) in sought.iter().enumerate() {
-                if here.contains(&k) || named_before(k, n) || named.is_some_and(|s| !s.contains(&k))
+                let prefiltered = !(eslint_config && sought.eslint.is_some());
+                if here.contains(&k)
+                    || named_before(k, n)
+                    || (prefiltered && named.is_some_and(|s| !s.contains(&k)))
                 {
                     continue;
                 }
@@ -412,6 +418,43 @@ struct Mention {
     python: bool,
     /// The spellings sought.
     needles: Vec<memchr::memmem::Finder<'static>>,
+    /// For an ESLint plugin or shareable config, the short name ESLint's legacy configs write
+    /// for it (`"no-only-tests"` in `plugins`, `"react-app"` in `extends`, `plugin:x/…`),
+    /// sought in those files only.
+    eslint: Option<memchr::memmem::Finder<'static>>,
+}
+
+/// Whether the file at `path` is a legacy ESLint config (`.eslintrc*`), at any depth: each
+/// applies to the files below it, and names plugins and configs by short names ESLint
+/// expands. A flat config (`eslint.config.*`) imports them, and its rules' prefixes
+/// (`"@typescript-eslint/no-unused-vars"`) load nothing.
+fn is_eslint_config(path: &str) -> bool {
+    path.rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .starts_with(".eslintrc")
+}
+
+/// The name an ESLint config writes for the plugin or shareable config `dep`, as ESLint
+/// expands it back: `eslint-plugin-x` and `eslint-config-x` are `x`, `@s/eslint-plugin` and
+/// `@s/eslint-config` are `@s`, `@s/eslint-plugin-x` is `@s/x`.
+fn eslint_short_name(dep: &str) -> Option<String> {
+    let (scope, name) = match dep.split_once('/') {
+        Some((scope, name)) if scope.starts_with('@') => (Some(scope), name),
+        Some(_) => return None,
+        None => (None, dep),
+    };
+    let rest = ["eslint-plugin", "eslint-config"]
+        .iter()
+        .find_map(|p| name.strip_prefix(p))?;
+    match (scope, rest) {
+        (Some(scope), "") => Some(scope.to_string()),
+        (Some(scope), r) => r.strip_prefix('-').map(|x| format!("{scope}/{x}")),
+        (None, r) => r
+            .strip_prefix('-')
+            .filter(|x| !x.is_empty())
+            .map(str::to_string),
+    }
 }
 
 impl Mention {
@@ -450,7 +493,12 @@ impl Mention {
         };
         spellings.sort();
         spellings.dedup();
+        let eslint = (ecosystem == "package.json")
+            .then(|| eslint_short_name(dep))
+            .flatten()
+            .map(|short| memchr::memmem::Finder::new(short.as_bytes()).into_owned());
         Mention {
+            eslint,
             ecosystem,
             python,
             needles: spellings
@@ -476,6 +524,24 @@ impl Mention {
         };
         let hay = if self.python { lower } else { text };
         let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '@');
+        if let Some(short) = &self.eslint
+            && is_eslint_config(path)
+        {
+            let len = short.needle().len();
+            for at in short.find_iter(hay.as_bytes()) {
+                // A whole string (`"no-only-tests"`), or a plugin's config
+                // (`"plugin:no-only-tests/recommended"`, `"react-app/jest"`).
+                let before = hay.get(..at).and_then(|h| h.chars().next_back());
+                let after = hay.get(at + len..).and_then(|h| h.chars().next());
+                let opens = matches!(before, Some('"' | '\'' | '`'))
+                    || hay.get(..at).is_some_and(|h| h.ends_with("plugin:"));
+                if opens && matches!(after, Some('"' | '\'' | '`' | '/')) {
+                    return Some(
+                        1 + memchr::memchr_iter(b'\n', &hay.as_bytes()[..at]).count() as u32,
+                    );
+                }
+            }
+        }
         for needle in &self.needles {
             let len = needle.needle().len();
             for at in needle.find_iter(hay.as_bytes()) {
@@ -506,6 +572,31 @@ mod tests {
     fn mention(path: &str, text: &str, dep: &str, manifest: &str) -> Option<u32> {
         let lower = text.to_ascii_lowercase();
         Mention::new(dep, manifest).line(path, text, &lower)
+    }
+
+    #[test]
+    fn an_eslint_config_names_a_plugin_or_config_by_its_short_name() {
+        let pj = "package.json";
+        let rc = "module.exports = {\n  extends: [\"react-app\", \"plugin:compat/recommended\"],\n  plugins: [\"jest\", \"no-only-tests\", \"@typescript-eslint\"],\n};\n";
+        let at = |dep: &str| mention("client/.eslintrc.js", rc, dep, pj);
+        assert_eq!(at("eslint-config-react-app"), Some(2));
+        assert_eq!(at("eslint-plugin-compat"), Some(2));
+        assert_eq!(at("eslint-plugin-no-only-tests"), Some(3));
+        assert_eq!(at("@typescript-eslint/eslint-plugin"), Some(3));
+        assert_eq!(at("eslint-plugin-only"), None);
+        assert_eq!(at("eslint-plugin-react"), None);
+        // Elsewhere a short name is any word.
+        assert_eq!(
+            mention("client/src/app.js", rc, "eslint-plugin-jest", pj),
+            None
+        );
+        assert_eq!(
+            eslint_short_name("@s/eslint-plugin-x").as_deref(),
+            Some("@s/x")
+        );
+        assert_eq!(eslint_short_name("@s/eslint-config").as_deref(), Some("@s"));
+        assert_eq!(eslint_short_name("eslint-plugin"), None);
+        assert_eq!(eslint_short_name("eslint"), None);
     }
 
     #[test]

@@ -5369,3 +5369,34 @@ fn a_sphinx_configuration_uses_its_extensions_and_theme() {
     assert_eq!(findings(&v), ["lib unused sphinx-autobuild-unused"], "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
 }
+
+/// A legacy ESLint config below the package's root (`client/.eslintrc.js`) names its plugins
+/// and shareable configs by the short names ESLint expands (`"no-only-tests"` is
+/// eslint-plugin-no-only-tests, `"react-app"` eslint-config-react-app): named, so unsure.
+#[test]
+fn a_nested_eslintrc_names_plugins_by_short_names() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "web", "web");
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "private": true, "devDependencies": {"eslint": "8", "eslint-plugin-no-only-tests": "3", "eslint-config-react-app": "7", "eslint-plugin-unused-thing": "1"}, "scripts": {"lint": "eslint client"}}"#,
+    );
+    t.write(
+        "ws/web/client/.eslintrc.js",
+        "module.exports = {\n  extends: [\"react-app\"],\n  plugins: [\"no-only-tests\"],\n};\n",
+    );
+    t.write("ws/web/client/app.js", "export const x = 1;\n");
+    t.empty_repo("ws");
+    t.commit("ws", "web");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["web unused eslint-plugin-unused-thing"], "{v}");
+    assert_eq!(
+        unsure(&v),
+        [
+            "web unused eslint-config-react-app: named at web/client/.eslintrc.js:2, outside the declarations: a tool, a loader or a config may take it by name",
+            "web unused eslint-plugin-no-only-tests: named at web/client/.eslintrc.js:3, outside the declarations: a tool, a loader or a config may take it by name"
+        ],
+        "{v}"
+    );
+}
