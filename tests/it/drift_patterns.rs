@@ -5390,12 +5390,51 @@ fn a_nested_eslintrc_names_plugins_by_short_names() {
     t.empty_repo("ws");
     t.commit("ws", "web");
     let v = t.json(&["drift"]);
-    assert_eq!(findings(&v), ["web unused eslint-plugin-unused-thing"], "{v}");
+    assert_eq!(
+        findings(&v),
+        ["web unused eslint-plugin-unused-thing"],
+        "{v}"
+    );
     assert_eq!(
         unsure(&v),
         [
             "web unused eslint-config-react-app: named at web/client/.eslintrc.js:2, outside the declarations: a tool, a loader or a config may take it by name",
             "web unused eslint-plugin-no-only-tests: named at web/client/.eslintrc.js:3, outside the declarations: a tool, a loader or a config may take it by name"
+        ],
+        "{v}"
+    );
+}
+
+/// A Python development tool configured by a file of its own — at the module's root, the
+/// repository's (`.pre-commit-config.yaml`), or a section of `setup.cfg` — is run where it is
+/// developed, as a `[tool.X]` section says: not unused. Only for development declarations.
+#[test]
+fn a_python_tool_s_own_config_file_uses_it() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    t.write(
+        "ws/.pre-commit-config.yaml",
+        "repos:\n  - repo: local\n    hooks: []\n",
+    );
+    module(&t, "python", "py");
+    t.write(
+        "ws/python/pyproject.toml",
+        "[project]\nname = \"py\"\ndependencies = [\"mypy\"]\n\n[project.optional-dependencies]\ndev = [\"pre-commit\", \"coverage\", \"yamllint\", \"unused-thing\"]\n",
+    );
+    t.write("ws/python/setup.cfg", "[coverage:run]\nsource = py\n");
+    t.write("ws/python/.yamllint", "extends: default\n");
+    t.write("ws/python/mypy.ini", "[mypy]\nstrict = True\n");
+    t.write("ws/python/py/__init__.py", "import json\n");
+    t.empty_repo("ws");
+    t.commit("ws", "py");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["py unused unused-thing"], "{v}");
+    // mypy is declared to ship: its config does not say the package's users run it, only
+    // that it is named.
+    assert_eq!(
+        unsure(&v),
+        [
+            "py unused mypy: named at python/mypy.ini:1, outside the declarations: a tool, a loader or a config may take it by name"
         ],
         "{v}"
     );

@@ -18,6 +18,7 @@ pub(in crate::drift) fn evidence(
 ) -> std::result::Result<ToolEvidence, SourceError> {
     let mut e = ToolEvidence::default();
     root_files(snap, tree, &mut e)?;
+    python_configs(snap, tree, m, &mut e)?;
     if m.dir.is_empty() {
         workflows(snap, tree, &mut e)?;
     } else {
@@ -77,6 +78,51 @@ pub(in crate::drift) fn evidence(
         e.config_strings.push("oxlint-tsgolint".to_string());
     }
     Ok(e)
+}
+
+/// Adds the Python tools configured by files of their own at the module's root and at the
+/// repository's (pre-commit's config is the repository's) to `e`, and those a `setup.cfg`
+/// or `tox.ini` at the module's root has a section for.
+fn python_configs(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    m: &ModuleSource,
+    e: &mut ToolEvidence,
+) -> std::result::Result<(), SourceError> {
+    let files = crate::source::file_names(snap, tree)?;
+    let python = files.iter().any(|f| {
+        matches!(f.as_str(), "pyproject.toml" | "setup.cfg" | "setup.py")
+            || f.starts_with("requirements")
+    });
+    if !python {
+        return Ok(());
+    }
+    let mut found = Vec::new();
+    for f in files {
+        if let Some(tool) = python::config_file_tool(&f) {
+            found.push((tool.to_string(), crate::source::join(&m.dir, &f)));
+        }
+        if matches!(f.as_str(), "setup.cfg" | "tox.ini")
+            && let Some(text) = blob_text(snap, tree, &f)?
+        {
+            let file = crate::source::join(&m.dir, &f);
+            found.extend(
+                python::ini_section_tools(&text)
+                    .into_iter()
+                    .map(|t| (t, file.clone())),
+            );
+        }
+    }
+    if !m.dir.is_empty() {
+        let root = snap.root_tree()?;
+        for f in crate::source::file_names(snap, &root)? {
+            if let Some(tool) = python::config_file_tool(&f) {
+                found.push((tool.to_string(), f));
+            }
+        }
+    }
+    e.python_configs.extend(found);
+    Ok(())
 }
 
 /// Adds the JS tool configs and command files at the module's root to `e`.

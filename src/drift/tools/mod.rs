@@ -130,6 +130,10 @@ pub struct ToolEvidence {
     /// The tools pyproject.toml's `[tool]` table configures (PEP 503): its keys, or the tool
     /// a key is named otherwise than (`poe`: poethepoet).
     pub python_tools: Vec<String>,
+    /// Python tools configured by a file of their own at the module's root or the
+    /// repository's (`.pre-commit-config.yaml`, `mypy.ini`, a `setup.cfg` section), as
+    /// (tool, PEP 503; the file).
+    pub python_configs: Vec<(String, String)>,
     /// The distributions (PEP 503) pyproject.toml's development extras list (`dev`, `test`,
     /// `lint`, `typing`, `docs`, …: [`DEV_EXTRAS`]): a tool there is a development tool.
     pub python_dev_extras: Vec<String>,

@@ -52,6 +52,10 @@ impl ToolEvidence {
                 .map_or(norm.as_str(), |(section, _)| section);
             return Some(format!("pyproject.toml configures it: [tool.{section}]"));
         }
+        if dev && let Some((_, file)) = (self.python_configs.iter()).find(|(tool, _)| *tool == norm)
+        {
+            return Some(format!("{file} configures it"));
+        }
         if let Some(notebook) = &self.notebook
             && dev
             && JUPYTER.contains(&norm.as_str())
@@ -152,6 +156,66 @@ const JUPYTER: &[&str] = &[
     "voila",
 ];
 
+/// Python development tools by the config files of their own they read (file name, tool):
+/// a developer runs each where its config is (pre-commit's hooks, mypy), as a `[tool.X]`
+/// section says.
+const PYTHON_CONFIG_FILES: &[(&str, &str)] = &[
+    (".bandit", "bandit"),
+    (".codespellrc", "codespell"),
+    (".coveragerc", "coverage"),
+    (".flake8", "flake8"),
+    (".isort.cfg", "isort"),
+    (".mypy.ini", "mypy"),
+    (".pre-commit-config.yaml", "pre-commit"),
+    (".pre-commit-config.yml", "pre-commit"),
+    (".pylintrc", "pylint"),
+    (".ruff.toml", "ruff"),
+    (".sqlfluff", "sqlfluff"),
+    (".yamllint", "yamllint"),
+    (".yamllint.yaml", "yamllint"),
+    (".yamllint.yml", "yamllint"),
+    ("mypy.ini", "mypy"),
+    ("pylintrc", "pylint"),
+    ("pyrightconfig.json", "pyright"),
+    ("pytest.ini", "pytest"),
+    ("ruff.toml", "ruff"),
+    ("tox.ini", "tox"),
+];
+
+/// The Python tool whose config the file named `file` is, by its name.
+pub(super) fn config_file_tool(file: &str) -> Option<&'static str> {
+    (PYTHON_CONFIG_FILES.iter())
+        .find(|(name, _)| *name == file)
+        .map(|(_, tool)| *tool)
+}
+
+/// The tools the sections of an INI file shared by tools (`setup.cfg`, `tox.ini`) configure,
+/// PEP 503: `[coverage:run]` is coverage's, `[tool:pytest]` pytest's, `[mypy-pkg.*]` mypy's,
+/// `[flake8]` flake8's. Setuptools' own sections name no tool a project declares.
+pub(super) fn ini_section_tools(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix('[')?.split_once(']'))
+        .map(|(section, _)| section.trim())
+        .filter_map(|section| match section.split_once(':') {
+            Some(("tool", tool)) => Some(tool),
+            Some((tool, _)) => Some(tool),
+            None => section.split(['-', '.']).next(),
+        })
+        .filter(|tool| {
+            !tool.is_empty()
+                && !matches!(
+                    *tool,
+                    "metadata" | "options" | "bdist_wheel" | "sdist" | "egg_info" | "aliases"
+                )
+        })
+        .map(names::pep503)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The names of the extras a Python project keeps its development tools in, PEP 503: what
 /// `pip install -e .[dev]` installs for working on it, never for its users.
 pub(crate) const DEV_EXTRAS: &[&str] = &[
@@ -240,6 +304,20 @@ pub(super) fn section_tool(key: &str) -> String {
 mod tests {
     use super::super::tests::dev;
     use super::*;
+
+    #[test]
+    fn an_ini_file_s_sections_name_the_tools_they_configure() {
+        let cfg = "[metadata]\nname = x\n\n[coverage:run]\nsource = x\n[tool:pytest]\naddopts = -q\n[mypy-foo.*]\nignore_missing_imports = True\n[flake8]\nmax-line-length = 99\n[bdist_wheel]\nuniversal = 1\n";
+        assert_eq!(
+            ini_section_tools(cfg),
+            ["coverage", "flake8", "mypy", "pytest"]
+        );
+        assert_eq!(
+            config_file_tool(".pre-commit-config.yaml"),
+            Some("pre-commit")
+        );
+        assert_eq!(config_file_tool("config.yaml"), None);
+    }
 
     #[test]
     fn an_fsspec_filesystem_is_loaded_by_a_host_declared_as_far() {
