@@ -701,6 +701,52 @@ pub(crate) fn setuptools_dynamic_files(t: &toml::Table) -> Vec<(String, Scope)> 
     out
 }
 
+/// The requirements files a `setup.py` that computes its requirements reads, by the string
+/// literals of its code that name one (`"requirements.txt"`, `"requirements/base.txt"`,
+/// `"dev-requirements.txt"`; module-relative), each with what it declares for: development
+/// when its name says so (`dev`, `test`, `docs`, `lint`, …), else shipping. ckan reads
+/// `requirements.txt` into an extra, mindsdb `requirements/requirements.txt` into
+/// `install_requires`: those files are what it declares.
+pub(crate) fn setup_py_requirement_files(code: &str) -> Vec<(String, Scope)> {
+    const DEV_WORDS: &[&str] = &[
+        "dev",
+        "develop",
+        "development",
+        "test",
+        "tests",
+        "testing",
+        "docs",
+        "doc",
+        "lint",
+        "ci",
+        "bench",
+        "typing",
+        "style",
+    ];
+    let mut out: Vec<(String, Scope)> = Vec::new();
+    for quote in ['"', '\''] {
+        for piece in code.split(quote).skip(1).step_by(2) {
+            let path = piece.trim_start_matches("./");
+            let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+            let plain = path
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
+            if !plain || path.contains("..") || !name.ends_with(".txt") || !name.contains("require")
+            {
+                continue;
+            }
+            let dev = (name.trim_end_matches(".txt").split(['-', '_', '.']))
+                .chain(path.split('/').rev().skip(1))
+                .any(|w| DEV_WORDS.contains(&w));
+            let scope = if dev { Scope::Dev } else { Scope::Normal };
+            if !out.iter().any(|(p, _)| p == path) {
+                out.push((path.to_string(), scope));
+            }
+        }
+    }
+    out
+}
+
 /// The file of the custom hatch hook (`[tool.hatch.metadata.hooks.custom]`: its `path`, else
 /// `hatch_build.py`) that fills a pyproject's `dynamic` dependencies when no table lists
 /// them (module-relative): code of the project's own, which may read them from a
@@ -1009,6 +1055,26 @@ mod tests {
                 ("pydantic-graph".into(), Scope::Normal, 8),
                 ("openai".into(), Scope::Optional, 12),
                 ("tiktoken".into(), Scope::Optional, 12),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_setup_py_names_the_requirements_files_it_reads() {
+        let ckan = "_extras_groups = [\n    (\"requirements\", \"requirements.txt\"),\n    (\"dev\", \"dev-requirements.txt\"),\n]\nwith open(os.path.join(HERE, filepath)) as f: pass\n";
+        assert_eq!(
+            setup_py_requirement_files(ckan),
+            [
+                ("requirements.txt".to_string(), Scope::Normal),
+                ("dev-requirements.txt".to_string(), Scope::Dev)
+            ]
+        );
+        let nested = "open(os.path.normpath('requirements/requirements.txt'))\nopen('./requirements/test/requirements.txt')\nREADME = 'README.md'\nopen('../requirements.txt')\n";
+        assert_eq!(
+            setup_py_requirement_files(nested),
+            [
+                ("requirements/requirements.txt".to_string(), Scope::Normal),
+                ("requirements/test/requirements.txt".to_string(), Scope::Dev)
             ]
         );
     }

@@ -50,6 +50,9 @@ pub(super) struct Manifests {
     pub(super) setup_py: Option<mesh_imports::setup_cfg::SetupCfg>,
     /// Whether a `setup.py` is there, read or not: pip builds it with setuptools.
     pub(super) has_setup_py: bool,
+    /// Whether a `setup.py` that computes its requirements names files mesh read them from
+    /// (see [`declared::setup_py_requirement_files`]).
+    pub(super) setup_py_files: bool,
     /// Its `tsconfig.json` (else `jsconfig.json`) `paths` and `baseUrl` aliases, through its
     /// `extends`, and its bundler's and test runner's aliases: imports through them are
     /// files, not packages.
@@ -75,7 +78,10 @@ impl Manifests {
     /// Whether a Python manifest mesh reads declares the module's dependencies:
     /// pyproject.toml, setup.cfg, or a `setup.py` declaring in literals.
     pub(super) fn declares_python(&self) -> bool {
-        self.pyproject.is_some() || self.setup_cfg.is_some() || self.setup_py.is_some()
+        self.pyproject.is_some()
+            || self.setup_cfg.is_some()
+            || self.setup_py.is_some()
+            || self.setup_py_files
     }
 
     /// Whether the module's Python dependencies are declared where mesh does not read: a
@@ -170,13 +176,37 @@ impl Manifests {
         }
         let setup_cfg = read("setup.cfg")?;
         let setup_py = read("setup.py")?;
+        let setup_py_literal = setup_py.as_deref().and_then(mesh_imports::setup_py::read);
+        // A `setup.py` computing its requirements from files its code names (ckan's extras,
+        // mindsdb's `install_requires`): those files declare them.
+        let mut setup_py_files = false;
+        if let Some(code) = setup_py.as_deref()
+            && setup_py_literal
+                .as_ref()
+                .is_none_or(|s| s.requirements.is_empty())
+        {
+            for (file, scope) in declared::setup_py_requirement_files(code) {
+                if let Some(text) = read(&file)? {
+                    setup_py_files = true;
+                    pyproject_decls.extend(declared::requirements_file(&file, &text, scope));
+                }
+            }
+        }
         // An application's dependencies kept in `requirements.txt` beside a pyproject.toml
-        // that declares none for shipping (see [`app_requirements`]).
+        // that declares none for shipping (see [`app_requirements`]), nor a `setup.cfg` or
+        // `setup.py` (one that only builds: openlibrary's cythonizes a module).
         let declares_none = !pyproject_decls.iter().any(|d| d.scope == Scope::Normal)
             && pyproject_table
                 .as_ref()
                 .is_some_and(declared::declares_no_dependencies);
-        let app_requirements = match declares_none && setup_cfg.is_none() && setup_py.is_none() {
+        let setup_declares_none = !setup_py_files
+            && setup_py.is_none() == setup_py_literal.is_none()
+            && setup_py_literal
+                .as_ref()
+                .is_none_or(|s| s.requirements.is_empty())
+            && (setup_cfg.as_deref())
+                .is_none_or(|t| mesh_imports::setup_cfg::read(t).requirements.is_empty());
+        let app_requirements = match declares_none && setup_declares_none {
             true => app_requirements::read(snap, m)?,
             false => Default::default(),
         };
@@ -204,8 +234,9 @@ impl Manifests {
             pyproject_table,
             setup_cfg,
             app_requirements,
-            setup_py: setup_py.as_deref().and_then(mesh_imports::setup_py::read),
+            setup_py: setup_py_literal,
             has_setup_py: setup_py.is_some(),
+            setup_py_files,
             js_paths,
             tools,
             js_workspace_root,

@@ -5439,3 +5439,69 @@ fn a_python_tool_s_own_config_file_uses_it() {
         "{v}"
     );
 }
+
+/// A Prisma schema whose generator writes a client (Prisma 7's `prisma-client`, at an
+/// `output` git ignores): the client imports `@prisma/client`'s runtime, so the package's
+/// declaration of it is used though no committed file imports it.
+#[test]
+fn a_prisma_generator_uses_the_client_package() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "db", "db");
+    t.write(
+        "ws/db/package.json",
+        r#"{"name": "db", "private": true, "dependencies": {"@prisma/client": "7", "unused-thing": "1"}}"#,
+    );
+    t.write(
+        "ws/db/prisma/schema.prisma",
+        "datasource db {\n  provider = \"postgresql\"\n}\n\ngenerator client {\n  provider = \"prisma-client\"\n  output   = \"../generated/prisma\"\n}\n",
+    );
+    t.write("ws/db/.gitignore", "generated/\n");
+    t.write(
+        "ws/db/src/index.ts",
+        "import { PrismaClient } from \"../generated/prisma/client\";\nexport const db = new PrismaClient();\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "db");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["db unused unused-thing"], "{v}");
+}
+
+/// A `setup.py` that computes its requirements from files its code names (ckan reads
+/// `requirements.txt` into an extra and `dev-requirements.txt` into another): those files
+/// declare them, the one named for development for development. A `setup.py` that only
+/// builds (openlibrary's cythonizes a module) declares nothing, and an application's
+/// `requirements.txt` beside it is its declaration.
+#[test]
+fn a_setup_py_s_requirements_files_declare_what_it_computes() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "ckan", "ckan");
+    t.write(
+        "ws/ckan/setup.py",
+        "import os\nfrom setuptools import setup\n\nextras_require = {}\nfor group, path in [(\"requirements\", \"requirements.txt\"), (\"dev\", \"dev-requirements.txt\")]:\n    with open(os.path.join(os.path.dirname(__file__), path)) as f:\n        extras_require[group] = f.readlines()\n\nsetup(name=\"ckan\", extras_require=extras_require)\n",
+    );
+    t.write(
+        "ws/ckan/requirements.txt",
+        "flask==3.0\nunused-thing==1.0\n",
+    );
+    t.write("ws/ckan/dev-requirements.txt", "pytest==8.0\n");
+    t.write("ws/ckan/ckan/__init__.py", "import flask\n");
+    t.write("ws/ckan/tests/test_app.py", "import pytest\n");
+    module(&t, "ol", "ol");
+    t.write(
+        "ws/ol/pyproject.toml",
+        "[project]\nname = \"ol\"\nversion = \"1.0\"\n",
+    );
+    t.write(
+        "ws/ol/setup.py",
+        "from setuptools import find_packages, setup\n\nsetup(packages=find_packages(include=[\"ol\"]))\n",
+    );
+    t.write("ws/ol/requirements.txt", "uvicorn==0.30\n");
+    t.write("ws/ol/ol/__init__.py", "import uvicorn\n");
+    t.empty_repo("ws");
+    t.commit("ws", "ckan and ol");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["ckan unused unused-thing"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}

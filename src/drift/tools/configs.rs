@@ -292,6 +292,29 @@ pub(crate) fn test_environments(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// Whether a Prisma schema has a generator writing a JS client: `provider =
+/// "prisma-client-js"` (the client in `node_modules`) or `"prisma-client"` (Prisma 7's, at
+/// the generator's `output`), inside a `generator` block.
+pub(crate) fn prisma_writes_client(schema: &str) -> bool {
+    let mut in_generator = false;
+    for line in schema.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("generator ") {
+            in_generator = rest.trim_end().ends_with('{');
+        } else if line.starts_with('}') {
+            in_generator = false;
+        } else if in_generator
+            && let Some(value) = line.strip_prefix("provider")
+            && let Some(value) = value.trim_start().strip_prefix('=')
+        {
+            let value = value.trim().trim_matches('"');
+            if matches!(value, "prisma-client-js" | "prisma-client") {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// Whether a module-root file is ESLint's config (`.eslintrc*`, `eslint.config.*`).
 pub(crate) fn is_eslint_config(file: &str) -> bool {
     file.starts_with(".eslintrc") || file.starts_with("eslint.config.")
@@ -756,6 +779,19 @@ impl MkDocs {
 mod tests {
     use super::*;
     use crate::drift::tools::is_command_file;
+
+    #[test]
+    fn a_prisma_generator_writes_a_client() {
+        let seven = "datasource db {\n  provider = \"postgresql\"\n}\n\ngenerator client {\n  provider     = \"prisma-client\"\n  output       = \"../generated/prisma\"\n}\n";
+        assert!(prisma_writes_client(seven));
+        assert!(prisma_writes_client(
+            "generator client {\n  provider = \"prisma-client-js\"\n}\n"
+        ));
+        // A datasource's provider, or another generator (docs, types), writes no client.
+        assert!(!prisma_writes_client(
+            "datasource db {\n  provider = \"prisma-client-js\"\n}\ngenerator docs {\n  provider = \"prisma-docs-generator\"\n}\n"
+        ));
+    }
 
     #[test]
     fn a_test_runner_config_names_its_projects_environments_and_yaml_its_plugins() {

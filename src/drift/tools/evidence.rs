@@ -32,6 +32,7 @@ pub(in crate::drift) fn evidence(
         e.nx_bundler = bundlers::nx_target(v, project_json.as_ref());
         e.outside_scripts = scripts::outside_script_imports(snap, &m.dir, v)?;
         (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, v);
+        e.prisma_schema = prisma_schema(snap, tree, m, v)?;
     }
     if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
         e.python_tools = tool
@@ -123,6 +124,37 @@ fn python_configs(
     }
     e.python_configs.extend(found);
     Ok(())
+}
+
+/// The module's Prisma schema (package.json's `prisma.schema`, else `prisma/schema.prisma`
+/// or `schema.prisma`, where Prisma looks) when a generator of it writes a client
+/// (`provider = "prisma-client-js"` or `"prisma-client"`), repository-relative.
+fn prisma_schema(
+    snap: &RepoSnapshot,
+    tree: &gix::Tree,
+    m: &ModuleSource,
+    package_json: &serde_json::Value,
+) -> std::result::Result<Option<String>, SourceError> {
+    let named = (package_json.get("prisma"))
+        .and_then(|p| p.get("schema")?.as_str())
+        .map(|p| p.trim_start_matches("./").to_string());
+    let candidates = named.into_iter().chain(
+        [
+            "prisma/schema.prisma",
+            "schema.prisma",
+            "prisma/schema/schema.prisma",
+        ]
+        .map(String::from),
+    );
+    for path in candidates.filter(|p| !p.contains("..")) {
+        let Some(text) = blob_text(snap, tree, &path)? else {
+            continue;
+        };
+        if configs::prisma_writes_client(&text) {
+            return Ok(Some(crate::source::join(&m.dir, &path)));
+        }
+    }
+    Ok(None)
 }
 
 /// Adds the JS tool configs and command files at the module's root to `e`.

@@ -115,6 +115,10 @@ pub struct ToolEvidence {
     /// `.babelrc*`, `.eslintrc*`, `.prettierrc*`, `tsconfig*.json`, and package.json's
     /// `jest`, `babel`, `eslintConfig` and `prettier` keys.
     pub config_strings: Vec<String>,
+    /// The Prisma schema whose generator writes a client (`prisma-client-js`,
+    /// `prisma-client`): the client it writes imports `@prisma/client`'s runtime wherever it
+    /// is written, a directory git ignores as often as not.
+    pub prisma_schema: Option<String>,
     /// A babel config is there: babel (`@babel/core`) runs, and jest transforms through
     /// `babel-jest` by default.
     pub babel_config: bool,
@@ -340,6 +344,13 @@ impl ToolEvidence {
         }
         if let Some(line) = self.run_by(name) {
             return Some(format!("a command runs it: `{line}`"));
+        }
+        if name == "@prisma/client"
+            && let Some(schema) = &self.prisma_schema
+        {
+            return Some(format!(
+                "{schema} generates a Prisma client, which imports @prisma/client's runtime where it is written"
+            ));
         }
         if self.typescript_sources && name == "typescript" {
             return Some(
