@@ -5505,3 +5505,23 @@ fn a_setup_py_s_requirements_files_declare_what_it_computes() {
     assert_eq!(findings(&v), ["ckan unused unused-thing"], "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
 }
+
+/// Poetry building without `packages` ships the package named as the project, as poetry
+/// finds it: a script directory beside it (mealie's `dev/code-generation/`) is development
+/// code, whose dev-group imports are declared.
+#[test]
+fn poetry_s_default_package_is_what_ships() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[build-system]\nrequires = [\"poetry-core\"]\nbuild-backend = \"poetry.core.masonry.api\"\n\n[tool.poetry]\nname = \"my-app\"\nversion = \"1.0\"\n\n[tool.poetry.dependencies]\npython = \"^3.12\"\nfastapi = \"*\"\n\n[tool.poetry.group.dev.dependencies]\nrich = \"*\"\n",
+    );
+    t.write("ws/app/my_app/__init__.py", "import fastapi\n");
+    t.write("ws/app/dev/code-generation/main.py", "import rich\n");
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    assert!(findings(&v).is_empty(), "{v}");
+}

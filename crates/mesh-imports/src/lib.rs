@@ -146,7 +146,8 @@ pub struct ScannedFile {
 /// 55: committed JS bundles (`x.min.js`, `x.umd.js`) are never read; hatch's custom build
 /// hooks are build code; a file asking `find_spec("x")` imports `x` optionally.
 /// 56: Python: a Sphinx configuration's extensions and theme are imports, optionally.
-pub const SCANNER_VERSION: u32 = 56;
+/// 57: Python: poetry building without `packages` ships the project's own package only.
+pub const SCANNER_VERSION: u32 = 57;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -327,9 +327,24 @@ fn hatch(t: &toml::Table, named: &mut Named) {
     }
 }
 
-/// poetry: `packages = [{ include = "foo", from = "src" }]` (a `.py` include is a module).
+/// poetry: `packages = [{ include = "foo", from = "src" }]` (a `.py` include is a module);
+/// without `packages`, when poetry builds, the package named as the project is (`my-app` →
+/// `my_app`, at the root or under `src`), as poetry's own default: what else the module holds
+/// (mealie's `dev/` scripts) is not in the wheel.
 fn poetry(t: &toml::Table, named: &mut Named) {
     let Some(pkgs) = lookup(t, &["tool", "poetry", "packages"]).and_then(|v| v.as_array()) else {
+        let backend = lookup(t, &["build-system", "build-backend"]).and_then(|b| b.as_str());
+        let name = lookup(t, &["tool", "poetry", "name"])
+            .or_else(|| lookup(t, &["project", "name"]))
+            .and_then(|n| n.as_str());
+        if let (Some(name), Some(backend)) = (name, backend)
+            && backend.starts_with("poetry")
+        {
+            named.any = true;
+            let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
+            named.pairs.push((name.clone(), String::new()));
+            named.pairs.push((name, "src".to_string()));
+        }
         return;
     };
     for p in pkgs {
@@ -605,6 +620,13 @@ mod tests {
             &files,
         );
         assert_eq!(pairs(&got), [("a", "src/a"), ("c", "c.py")]);
+        // Poetry building without `packages`: the project's own package, as poetry finds it.
+        let poetry_default = "[build-system]\nbuild-backend = \"poetry.core.masonry.api\"\n\n[tool.poetry]\nname = \"B\"\n";
+        let (got, _) = run(poetry_default, &files);
+        assert_eq!(pairs(&got), [("b", "b")]);
+        // Without poetry's backend the table is a dependency list only: inferred.
+        let (got, _) = run("[tool.poetry]\nname = \"b\"\n", &files);
+        assert_eq!(pairs(&got), [("a", "src/a"), ("b", "b"), ("d", "src/d")]);
         let (got, _) = run("[tool.flit.module]\nname = \"d\"\n", &files);
         assert_eq!(pairs(&got), [("d", "src/d")]);
         let (got, _) = run("[tool.uv.build-backend]\nmodule-name = \"a\"\n", &files);
