@@ -5525,3 +5525,25 @@ fn poetry_s_default_package_is_what_ships() {
     let v = t.json(&["drift"]);
     assert!(findings(&v).is_empty(), "{v}");
 }
+
+/// A `macro_rules!` defined inside another's rules is defined where that one is called, and
+/// `pub(crate) use name;` re-exports it: no crate (surrealdb's `keyword_t`).
+#[test]
+fn a_macro_a_macro_defines_is_no_crate() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "", "core");
+    t.write(
+        "ws/Cargo.toml",
+        "[package]\nname = \"core\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    t.write(
+        "ws/src/lib.rs",
+        "macro_rules! keywords {\n    ($($name:ident => $value:tt,)*) => {\n        pub enum Keyword { $($name,)* }\n        macro_rules! keyword_t {\n            $(($value) => { $crate::Keyword::$name };)*\n        }\n    };\n}\nkeywords! { Get => \"GET\", }\npub(crate) use keyword_t;\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "core");
+    let v = t.json(&["drift"]);
+    assert!(findings(&v).is_empty(), "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}

@@ -147,7 +147,8 @@ pub struct ScannedFile {
 /// hooks are build code; a file asking `find_spec("x")` imports `x` optionally.
 /// 56: Python: a Sphinx configuration's extensions and theme are imports, optionally.
 /// 57: Python: poetry building without `packages` ships the project's own package only.
-pub const SCANNER_VERSION: u32 = 57;
+/// 58: Rust: a `macro_rules!` defined in another's rules is defined where that one expands.
+pub const SCANNER_VERSION: u32 = 58;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -61,6 +61,10 @@ pub(super) struct Parser<'a, 't> {
     use_roots: HashMap<&'a str, &'a str>,
     /// The file's own `macro_rules!` names, each with whether its body declares a `mod`.
     local_macros: HashMap<&'a str, bool>,
+    /// Token ranges (the `macro_rules` keyword to its body's closing bracket) of the file's
+    /// `macro_rules!` definitions: one defined inside another's rules is defined where that
+    /// one expands.
+    macro_defs: Vec<(usize, usize)>,
     /// Byte ranges of the blocks a glob import (`use crate::*;`, `use x::prelude::*;`, not
     /// one of the standard library's) is in scope in: it may bring a module whose name a path
     /// there starts with.
@@ -178,7 +182,7 @@ impl<'a, 't> Parser<'a, 't> {
             })
             .collect();
         let token_args = calls.iter().map(|&(i, close)| (i + 2, close)).collect();
-        let local_macros = (0..toks.len())
+        let macro_defs: Vec<(usize, usize)> = (0..toks.len())
             .filter(|&i| {
                 toks[i].kind == Kind::Ident
                     && toks[i].text(src) == "macro_rules"
@@ -189,8 +193,10 @@ impl<'a, 't> Parser<'a, 't> {
                         Some(Kind::Punct(b'(' | b'[' | b'{'))
                     )
             })
-            .map(|i| {
-                let close = matching(toks, i + 3).min(toks.len());
+            .map(|i| (i, matching(toks, i + 3).min(toks.len())))
+            .collect();
+        let local_macros = (macro_defs.iter())
+            .map(|&(i, close)| {
                 let makes_mod = (toks[i + 3..close].iter())
                     .any(|t| t.kind == Kind::Ident && t.text(src) == "mod");
                 (toks[i + 2].value(src), makes_mod)
@@ -214,6 +220,7 @@ impl<'a, 't> Parser<'a, 't> {
             macro_crates: Vec::new(),
             use_roots: HashMap::new(),
             local_macros,
+            macro_defs,
             fns: HashMap::new(),
             root_at: usize::MAX,
             glob_roots: Vec::new(),
@@ -361,11 +368,17 @@ impl<'a, 't> Parser<'a, 't> {
                 }
                 i + 2
             }
-            // A local macro, which a `use` may re-export (`pub(crate) use generate_tests;`).
+            // A local macro, which a `use` may re-export (`pub(crate) use generate_tests;`);
+            // one defined in another's rules is defined where that one expands (surrealdb's
+            // `keyword_t`, made by the macro that makes its keywords).
             "macro_rules"
                 if punct_at(self.toks, i + 1, b'!') && kind_at(self.toks, i + 2, Kind::Ident) =>
             {
-                self.declare(i + 2, self.value(i + 2));
+                let outer = (self.macro_defs.iter())
+                    .filter(|&&(start, close)| start < i && i < close)
+                    .map(|&(start, _)| start)
+                    .min();
+                self.declare(outer.unwrap_or(i + 2), self.value(i + 2));
                 i + 3
             }
             // A type the file defines, whatever its case (a C API's `wasm_kind_t`), is a

@@ -505,6 +505,10 @@ fn macro_rules_names_are_local() {
     // real crates), though they resolve where the macro is called.
     let src = "macro_rules! generate_tests {\n    ($e:expr) => {\n        use nu_protocol::Value;\n        fn t() { log::debug!(); }\n    };\n}\npub(crate) use generate_tests;\n";
     assert_eq!(pairs(&scan(src)), [(3, "nu_protocol"), (4, "log")]);
+    // surrealdb's keywords: a macro defined by another macro's rules is defined where that
+    // one is called, and the file re-exports it.
+    let nested = "macro_rules! keywords {\n    ($($name:ident => $value:tt,)*) => {\n        macro_rules! keyword_t {\n            $(($value) => { $crate::Keyword::$name };)*\n        }\n    };\n}\nkeywords! { Get => \"GET\", }\npub(crate) use keyword_t;\nuse serde;\n";
+    assert_eq!(pairs(&scan(nested)), [(10, "serde")]);
 }
 
 #[test]
