@@ -3986,7 +3986,7 @@ fn an_application_s_requirements_txt_declares_when_its_pyproject_does_not() {
     );
     t.write(
         "ws/api/requirements/base.txt",
-        "Django==4.2\ndjango-crum==0.7.9\ncelery==5.4.0\n",
+        "Django==4.2\ndjango-gizmo==0.7.9\ncelery==5.4.0\n",
     );
     t.write("ws/api/requirements/test.txt", "-r base.txt\npytest==8.0\n");
     t.write(
@@ -4006,7 +4006,7 @@ fn an_application_s_requirements_txt_declares_when_its_pyproject_does_not() {
     t.write("ws/lib/tests/test_lib.py", "import pytest\n");
     t.write(
         "ws/api/app/views.py",
-        "import django\nfrom crum import get_current_user\nimport requests\n",
+        "import django\nfrom gizmo import get_current_user\nimport requests\n",
     );
     t.write(
         "ws/api/app/tests/test_views.py",
@@ -4036,9 +4036,9 @@ fn an_application_s_requirements_txt_declares_when_its_pyproject_does_not() {
             .any(|d| d.starts_with("api unused gunicorn: api/requirements/production.txt pins")),
         "{v}"
     );
-    // `crum` may be django-crum's import: a name guess, neither sure.
+    // `gizmo` may be django-gizmo's import (no table knows it): a name guess, neither sure.
     assert!(
-        u.iter().any(|d| d.starts_with("api undeclared crum:")),
+        u.iter().any(|d| d.starts_with("api undeclared gizmo:")),
         "{v}"
     );
 }
@@ -4394,7 +4394,8 @@ fn an_import_map_names_files_not_packages() {
 
 /// Round 27's Python shapes (khoj, docling): starlette's session middleware imports
 /// `itsdangerous` itself; a Django app's import name drops the framework's word
-/// (`phonenumber_field` of `django-phonenumber-field`, a guess either way); a Python wrapper
+/// (`widgetry_field` of a `django-widgetry-field` no table knows, a guess either way, as
+/// `phonenumber_field` was before Debian trixie's table); a Python wrapper
 /// of a tool runs the tool's command in a runner's command position (`uv run dprint` for
 /// `dprint-py`; `apt-get install ffmpeg` runs no `ffmpeg-python`). A dependency nothing
 /// loads stays unused.
@@ -4405,7 +4406,7 @@ fn a_framework_s_settings_features_and_wrappers_make_no_sure_drift() {
     module(&t, "app", "app");
     t.write(
         "ws/app/pyproject.toml",
-        "[project]\nname = \"app\"\nversion = \"1.0\"\ndependencies = [\"django\", \"starlette\", \"itsdangerous\", \"django-phonenumber-field\", \"rich\", \"ffmpeg-python\"]\n\n[dependency-groups]\ndev = [\"dprint-py\"]\n",
+        "[project]\nname = \"app\"\nversion = \"1.0\"\ndependencies = [\"django\", \"starlette\", \"itsdangerous\", \"django-widgetry-field\", \"rich\", \"ffmpeg-python\"]\n\n[dependency-groups]\ndev = [\"dprint-py\"]\n",
     );
     t.write(
         "ws/app/app/settings.py",
@@ -4413,7 +4414,7 @@ fn a_framework_s_settings_features_and_wrappers_make_no_sure_drift() {
     );
     t.write(
         "ws/app/app/web.py",
-        "from starlette.applications import Starlette\nfrom starlette.middleware.sessions import SessionMiddleware\nfrom phonenumber_field.modelfields import PhoneNumberField\n",
+        "from starlette.applications import Starlette\nfrom starlette.middleware.sessions import SessionMiddleware\nfrom widgetry_field.modelfields import PhoneNumberField\n",
     );
     t.write(
         "ws/app/Makefile",
@@ -4431,13 +4432,13 @@ fn a_framework_s_settings_features_and_wrappers_make_no_sure_drift() {
     assert!(
         doubts
             .iter()
-            .any(|f| f.starts_with("app unused django-phonenumber-field")),
+            .any(|f| f.starts_with("app unused django-widgetry-field")),
         "{v}"
     );
     assert!(
         doubts
             .iter()
-            .any(|f| f.starts_with("app undeclared ") && f.contains("django-phonenumber-field")),
+            .any(|f| f.starts_with("app undeclared ") && f.contains("django-widgetry-field")),
         "{v}"
     );
     let e = explained(&t, "app", "itsdangerous");
@@ -5546,4 +5547,30 @@ fn a_macro_a_macro_defines_is_no_crate() {
     let v = t.json(&["drift"]);
     assert!(findings(&v).is_empty(), "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
+}
+
+/// A gulp task copying a package's files out of `node_modules` by path uses the package; a
+/// vendored UMD plugin's `require` is its CommonJS branch, which no page loading it by
+/// `<script>` takes.
+#[test]
+fn node_modules_paths_use_packages_and_umd_requires_are_optional() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "site", "site");
+    t.write(
+        "ws/site/package.json",
+        r#"{"name": "site", "private": true, "scripts": {"postinstall": "gulp vendor"}, "devDependencies": {"gulp": "4", "htmx.org": "2", "unused-thing": "1"}}"#,
+    );
+    t.write(
+        "ws/site/gulpfile.js",
+        "const { src, dest } = require(\"gulp\");\nexports.vendor = () => src(\"node_modules/htmx.org/dist/htmx.js\").pipe(dest(\"public/vendor\"));\n",
+    );
+    t.write(
+        "ws/site/public/vendor/dataTables.scroll.js",
+        "(function (factory) {\n  if (typeof define === 'function' && define.amd) {\n    define(['jquery', 'datatables.net'], factory);\n  } else if (typeof exports === 'object') {\n    module.exports = factory(require('jquery'), require('datatables.net'));\n  } else {\n    factory(jQuery);\n  }\n}(function ($) {}));\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "site");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["site unused unused-thing"], "{v}");
 }

@@ -148,7 +148,9 @@ pub struct ScannedFile {
 /// 56: Python: a Sphinx configuration's extensions and theme are imports, optionally.
 /// 57: Python: poetry building without `packages` ships the project's own package only.
 /// 58: Rust: a `macro_rules!` defined in another's rules is defined where that one expands.
-pub const SCANNER_VERSION: u32 = 58;
+/// 59: JS: a string's path into `node_modules` names the package, optionally; a UMD
+/// wrapper's `require`s are optional.
+pub const SCANNER_VERSION: u32 = 59;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -192,7 +192,8 @@ impl BuildGrid {
     /// Starts a server that also runs builds: its scheduler on a PostgreSQL of its own
     /// (schema made with `bgd migrate apply`), and one worker (`tests/worker.py`) that runs
     /// them on this machine with `worker_env` added to its environment. A build waits at most
-    /// 5 s in the queue (no worker: the engine says so).
+    /// 15 s in the queue (no worker: the engine says so) — long enough for the worker to take
+    /// it on a loaded 2-core machine, where 5 s once ran out with the worker there.
     pub fn executing(worker_env: &[(&str, &str)]) -> BuildGrid {
         let pg = Postgres::start();
         let url = pg.url();
@@ -216,7 +217,7 @@ schedulers:
     action-cache: *main-action
     bot-session-keepalive-timeout: 10
     queue-timeout-job-max-age:
-      seconds: 5
+      seconds: 15
     queue-timeout-period:
       seconds: 1
     assigners:

@@ -29,7 +29,13 @@ fn scan(src: &str, whole: bool) -> FileScan {
     let mut c = Collector::with_marker(src, marker);
     let pragmas = pragmas(src, &mut c) | jsdoc_imports(src, &mut c) | reference_types(src, &mut c);
     let react_named = REACT_GLOBAL.find(src.as_bytes()).is_some();
-    let whole = whole || marker || found.catches || found.virtual_ || found.runs || react_named;
+    let whole = whole
+        || marker
+        || found.catches
+        || found.virtual_
+        || found.runs
+        || found.paths
+        || react_named;
     let stop = if whole {
         None
     } else {
@@ -58,6 +64,16 @@ fn scan(src: &str, whole: bool) -> FileScan {
     if found.runs {
         commands_run(&toks, src, &mut c);
     }
+    if found.paths {
+        node_modules_paths(&toks, src, &mut c);
+    }
+    // A UMD wrapper (`typeof define === "function" && define.amd`, else `exports`, else a
+    // browser global) requires its dependencies only in its CommonJS branch: a page loading
+    // it by `<script>` (ckan's vendored DataTables plugins) takes the global one. Its
+    // `require`s are optional.
+    if found.umd {
+        c.weaken(0, src.len(), ImportKind::Optional);
+    }
     let mut imports = c.finish();
     let virtual_modules = if found.virtual_ {
         virtual_mocks(&toks, src)
@@ -74,6 +90,40 @@ fn scan(src: &str, whole: bool) -> FileScan {
 }
 
 static REACT_GLOBAL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("React."));
+
+/// Records, optionally, the package a string's path to files in `node_modules` names
+/// (`"node_modules/htmx.org/dist/htmx.js"` in a gulp task copying it,
+/// `"./node_modules/@s/x/fonts/*"`): a tool reads its files by path, no import names it.
+fn node_modules_paths(toks: &[Token], src: &str, c: &mut Collector) {
+    const DIR: &str = "node_modules/";
+    for t in toks.iter().filter(|t| t.kind == Kind::Str) {
+        let v = t.value(src);
+        let Some(at) = v.rfind(DIR).filter(|&at| at == 0 || v[..at].ends_with('/')) else {
+            continue;
+        };
+        let rest = &v[at + DIR.len()..];
+        // The package's own segments (`@scope/name` or `name`); a glob may follow them.
+        let segments = if rest.starts_with('@') { 2 } else { 1 };
+        let end = (rest.match_indices('/').nth(segments - 1)).map_or(rest.len(), |(i, _)| i);
+        let pkg = &rest[..end];
+        let plain = pkg.split('/').count() == segments
+            && pkg.split('/').all(|p| {
+                !p.is_empty()
+                    && !p.starts_with('.')
+                    && p.bytes().all(|b| {
+                        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'@')
+                    })
+            });
+        // A file of it, or a glob of its files (`…/dist/htmx.js`, `…/webfonts/*`): read by
+        // path. A bare package directory is a resolution root (a bundler's alias to
+        // `./node_modules/lodash` for what code imports), a directory a test on an id.
+        let last = rest[end..].rsplit('/').next().unwrap_or("");
+        let files = end < rest.len() && (last.contains('*') || last.contains('.'));
+        if plain && files {
+            c.push_optional(t.value.0 + at + DIR.len(), pkg);
+        }
+    }
+}
 
 /// Where a file first writes React's global namespace in code (`React.ReactNode`,
 /// `React.FC`): the name `React`, not a property, then `.` and a name — never in a string, a
@@ -687,6 +737,10 @@ struct Survey {
     virtual_: bool,
     /// A package runner's word occurs (see [`commands_run`]).
     runs: bool,
+    /// `node_modules/` occurs (see [`node_modules_paths`]).
+    paths: bool,
+    /// `define.amd` occurs: a UMD wrapper's test for an AMD loader.
+    umd: bool,
 }
 
 /// Searchers for the words the scanner looks for in whole files, built once (each search
@@ -702,6 +756,8 @@ struct Words {
     exec: Finder<'static>,
     dlx: Finder<'static>,
     bunx: Finder<'static>,
+    node_modules: Finder<'static>,
+    amd: Finder<'static>,
 }
 
 static WORDS: LazyLock<Words> = LazyLock::new(|| Words {
@@ -715,6 +771,8 @@ static WORDS: LazyLock<Words> = LazyLock::new(|| Words {
     exec: Finder::new(" exec "),
     dlx: Finder::new(" dlx "),
     bunx: Finder::new("bunx "),
+    node_modules: Finder::new("node_modules/"),
+    amd: Finder::new("define.amd"),
 });
 
 /// Surveys `b` for the words of a [`Survey`].
@@ -724,6 +782,8 @@ fn survey(b: &[u8]) -> Survey {
         catches: has(&WORDS.try_) && has(&WORDS.catch),
         virtual_: has(&WORDS.virtual_),
         runs: has(&WORDS.npx) || has(&WORDS.exec) || has(&WORDS.dlx) || has(&WORDS.bunx),
+        paths: has(&WORDS.node_modules),
+        umd: has(&WORDS.amd),
     }
 }
 

@@ -441,3 +441,27 @@ fn react_s_global_namespace_is_an_optional_use() {
         [(1, "react".to_string(), crate::ImportKind::Build)]
     );
 }
+
+#[test]
+fn a_path_into_node_modules_names_its_package() {
+    // ckan's gulpfile copies vendored files out of `node_modules` by path.
+    let src = "const { src, dest } = require(\"gulp\");\nconst copy = () => src(\"node_modules/htmx.org/dist/htmx.js\").pipe(dest(\"vendor\"));\nconst fonts = () => src(\"./node_modules/@fortawesome/fontawesome-free/webfonts/*\");\nconst mine = \"./my_node_modules/x.js\";\nconst glob = \"node_modules/*/package.json\";\nconst alias = path.resolve(__dirname, \"./node_modules/lodash\");\nif (id.includes(\"node_modules/monaco-editor/esm/vs/base\")) {}\n";
+    assert_eq!(
+        names(&scan(src)),
+        ["gulp", "htmx.org", "@fortawesome/fontawesome-free"]
+    );
+}
+
+#[test]
+fn a_umd_wrapper_requires_only_in_its_commonjs_branch() {
+    // A vendored DataTables plugin: the page loads it by `<script>` with globals.
+    let src = "(function (factory) {\n  if (typeof define === 'function' && define.amd) {\n    define(['jquery', 'datatables.net'], factory);\n  } else if (typeof exports === 'object') {\n    module.exports = factory(require('jquery'), require('datatables.net'));\n  } else {\n    factory(jQuery);\n  }\n}(function ($) {}));\n";
+    assert!(
+        scan(src)
+            .iter()
+            .all(|i| i.kind == crate::lex::ImportKind::Optional),
+        "{:?}",
+        scan(src)
+    );
+    assert_eq!(names(&scan(src)), ["jquery", "datatables.net"]);
+}
