@@ -5574,3 +5574,25 @@ fn node_modules_paths_use_packages_and_umd_requires_are_optional() {
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["site unused unused-thing"], "{v}");
 }
+
+/// npm's lockfile records each package's commands: a script running `cem` uses
+/// @custom-elements-manifest/analyzer though nothing is installed.
+#[test]
+fn npm_s_lockfile_names_the_commands_scripts_run() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "web", "web");
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "private": true, "scripts": {"analyze": "cem analyze --litelement"}, "devDependencies": {"@custom-elements-manifest/analyzer": "0.10", "unused-thing": "1"}}"#,
+    );
+    t.write(
+        "ws/web/package-lock.json",
+        r#"{"name": "web", "lockfileVersion": 3, "packages": {"": {"name": "web"}, "node_modules/@custom-elements-manifest/analyzer": {"version": "0.10.4", "bin": {"cem": "cem.js", "custom-elements-manifest": "cem.js"}}, "node_modules/unused-thing": {"version": "1.0.0"}}}"#,
+    );
+    t.write("ws/web/src/index.js", "export const x = 1;\n");
+    t.empty_repo("ws");
+    t.commit("ws", "web");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["web unused unused-thing"], "{v}");
+}

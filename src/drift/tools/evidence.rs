@@ -32,6 +32,14 @@ pub(in crate::drift) fn evidence(
         e.nx_bundler = bundlers::nx_target(v, project_json.as_ref());
         e.outside_scripts = scripts::outside_script_imports(snap, &m.dir, v)?;
         (e.installed_bins, e.installed_peers) = installed(&snap.path, &m.dir, v);
+        // npm's lockfile beside the package records each package's commands: what an install
+        // would say, read where nothing is installed (openlibrary's `cem`, which
+        // @custom-elements-manifest/analyzer installs).
+        if let Some(lock) = blob_text(snap, tree, "package-lock.json")? {
+            for (name, bins) in locked_bins(&lock, v) {
+                e.installed_bins.entry(name).or_insert(bins);
+            }
+        }
         e.prisma_schema = prisma_schema(snap, tree, m, v)?;
     }
     if let Some(tool) = pyproject.and_then(|t| t.get("tool")?.as_table()) {
@@ -414,6 +422,31 @@ pub(super) fn installed(
     (out, peers)
 }
 
+/// The commands npm's lockfile (`package-lock.json`, version 2 or 3: `packages`) records for
+/// the packages the package.json `v` declares, by its entries `node_modules/<name>`.
+fn locked_bins(lock: &str, v: &serde_json::Value) -> Installed {
+    let mut out = Installed::new();
+    if !lock.contains("\"bin\"") {
+        return out;
+    }
+    let Some(packages) = serde_json::from_str::<serde_json::Value>(lock)
+        .ok()
+        .and_then(|l| l.get("packages").cloned())
+    else {
+        return out;
+    };
+    let sections = ["dependencies", "devDependencies", "optionalDependencies"];
+    let declared = sections.iter().filter_map(|k| v.get(k)?.as_object());
+    for name in declared.flat_map(|o| o.keys()) {
+        if let Some(bins) =
+            (packages.get(format!("node_modules/{name}"))).and_then(|entry| bins_of(name, entry))
+        {
+            out.insert(name.clone(), bins);
+        }
+    }
+    out
+}
+
 /// The commands a package's manifest (`package`, named `name`) says in its `bin`: a string
 /// is the command of the package's name less its scope, an object names each.
 fn bins_of(name: &str, package: &serde_json::Value) -> Option<Vec<String>> {
@@ -562,5 +595,25 @@ mod tests {
         assert!(!steps[0].contains("eslint"), "{steps:?}");
         assert!(steps[1].contains("pnpm vitest"), "{steps:?}");
         assert!(steps_in(wf, "ui").is_empty());
+    }
+
+    #[test]
+    fn npm_s_lockfile_says_the_commands_of_declared_packages() {
+        let v: serde_json::Value = serde_json::from_str(
+            r#"{"devDependencies": {"@custom-elements-manifest/analyzer": "1", "bundlesize2": "1", "left-pad": "1"}}"#,
+        )
+        .expect("json");
+        let lock = r#"{"lockfileVersion": 3, "packages": {"": {}, "node_modules/@custom-elements-manifest/analyzer": {"bin": {"cem": "cem.js", "custom-elements-manifest": "cem.js"}}, "node_modules/bundlesize2": {"bin": "index.js"}, "node_modules/left-pad": {}, "node_modules/undeclared": {"bin": {"u": "u.js"}}}}"#;
+        let bins = locked_bins(lock, &v);
+        assert_eq!(
+            bins.get("@custom-elements-manifest/analyzer")
+                .map(Vec::as_slice),
+            Some(&["cem".to_string(), "custom-elements-manifest".to_string()][..])
+        );
+        assert_eq!(
+            bins.get("bundlesize2").map(Vec::as_slice),
+            Some(&["bundlesize2".to_string()][..])
+        );
+        assert_eq!(bins.len(), 2);
     }
 }
