@@ -500,48 +500,67 @@ fn application(t: &toml::Table) -> bool {
 /// word (`dev`, `test`, `lint`, `docs`, …) holds optional runtime dependencies a deployment
 /// picks, as an extra does (redash's `all_ds`, the data sources its image installs).
 fn group_scope(application: bool, name: &str) -> Scope {
-    const DEV_WORDS: &[&str] = &[
-        "dev",
-        "develop",
-        "development",
-        "test",
-        "tests",
-        "testing",
-        "lint",
-        "linting",
-        "docs",
-        "doc",
-        "documentation",
-        "typing",
-        "types",
-        "mypy",
-        "format",
-        "formatting",
-        "style",
-        "ci",
-        "bench",
-        "benchmark",
-        "benchmarks",
-        "perf",
-        "debug",
-        "tox",
-        "ruff",
-        "precommit",
-        "pre",
-        "release",
-        "deploy",
-        "notebooks",
-        "examples",
-        "tools",
-        "codegen",
-        "coverage",
-    ];
-    let lower = name.to_ascii_lowercase();
-    let dev_named = lower.split(['-', '_', '.']).any(|w| DEV_WORDS.contains(&w));
-    match application && !dev_named {
+    match application && !dev_named(name) {
         true => Scope::Optional,
         false => Scope::Dev,
     }
+}
+
+/// Words that name a set of dependencies for developing or building a project, not for
+/// running it: in a dependency group's name, a requirements file's.
+const DEV_WORDS: &[&str] = &[
+    "bench",
+    "benchmark",
+    "benchmarks",
+    "build",
+    "check",
+    "ci",
+    "codegen",
+    "coverage",
+    "debug",
+    "deploy",
+    "dev",
+    "develop",
+    "development",
+    "devtools",
+    "doc",
+    "docs",
+    "documentation",
+    "e2e",
+    "examples",
+    "fmt",
+    "format",
+    "formatting",
+    "jupyter",
+    "lint",
+    "linting",
+    "mypy",
+    "notebook",
+    "notebooks",
+    "perf",
+    "pre",
+    "precommit",
+    "qa",
+    "release",
+    "ruff",
+    "stubs",
+    "style",
+    "test",
+    "testing",
+    "tests",
+    "tools",
+    "tox",
+    "typecheck",
+    "types",
+    "typing",
+];
+
+/// Whether a name (a group's, a requirements file's path) has a development word among its
+/// `-`, `_`, `.` or `/`-separated parts: `test-docs`, `requirements/lint.txt`.
+pub(crate) fn dev_named(name: &str) -> bool {
+    name.to_ascii_lowercase()
+        .split(['-', '_', '.', '/'])
+        .any(|w| DEV_WORDS.contains(&w))
 }
 
 /// The sections of the project's own tables (not what a hatch hook fills), with every name
@@ -708,39 +727,42 @@ pub(crate) fn setuptools_dynamic_files(t: &toml::Table) -> Vec<(String, Scope)> 
 /// `requirements.txt` into an extra, mindsdb `requirements/requirements.txt` into
 /// `install_requires`: those files are what it declares.
 pub(crate) fn setup_py_requirement_files(code: &str) -> Vec<(String, Scope)> {
-    const DEV_WORDS: &[&str] = &[
-        "dev",
-        "develop",
-        "development",
-        "test",
-        "tests",
-        "testing",
-        "docs",
-        "doc",
-        "lint",
-        "ci",
-        "bench",
-        "typing",
-        "style",
-    ];
     let mut out: Vec<(String, Scope)> = Vec::new();
-    for quote in ['"', '\''] {
-        for piece in code.split(quote).skip(1).step_by(2) {
-            let path = piece.trim_start_matches("./");
-            let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-            let plain = path
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
-            if !plain || path.contains("..") || !name.ends_with(".txt") || !name.contains("require")
-            {
-                continue;
-            }
-            let dev = (name.trim_end_matches(".txt").split(['-', '_', '.']))
-                .chain(path.split('/').rev().skip(1))
-                .any(|w| DEV_WORDS.contains(&w));
-            let scope = if dev { Scope::Dev } else { Scope::Normal };
-            if !out.iter().any(|(p, _)| p == path) {
-                out.push((path.to_string(), scope));
+    for piece in line_strings(code) {
+        let path = piece.trim_start_matches("./");
+        let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+        let plain = path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
+        if !plain || path.contains("..") || !name.ends_with(".txt") || !name.contains("require") {
+            continue;
+        }
+        let scope = match dev_named(path.trim_end_matches(".txt")) {
+            true => Scope::Dev,
+            false => Scope::Normal,
+        };
+        if !out.iter().any(|(p, _)| p == path) {
+            out.push((path.to_string(), scope));
+        }
+    }
+    out
+}
+
+/// The one-line string literals of Python code, outside its `#` comments: a quote in a
+/// comment (`# the package's requirements`) starts no string.
+fn line_strings(code: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let mut open: Option<(char, usize)> = None;
+        for (i, ch) in line.char_indices() {
+            match (open, ch) {
+                (None, '#') => break,
+                (None, '"' | '\'') => open = Some((ch, i + 1)),
+                (Some((q, start)), c) if c == q => {
+                    out.push(&line[start..i]);
+                    open = None;
+                }
+                _ => {}
             }
         }
     }
@@ -1069,12 +1091,13 @@ mod tests {
                 ("dev-requirements.txt".to_string(), Scope::Dev)
             ]
         );
-        let nested = "open(os.path.normpath('requirements/requirements.txt'))\nopen('./requirements/test/requirements.txt')\nREADME = 'README.md'\nopen('../requirements.txt')\n";
+        let nested = "# Read the package's requirements\nopen(os.path.normpath('requirements/requirements.txt'))\nopen('./requirements/test/requirements.txt')\nREADME = 'README.md'\nopen('../requirements.txt')\nsetup_requires = reqs(\"requirements-build.txt\")\n";
         assert_eq!(
             setup_py_requirement_files(nested),
             [
                 ("requirements/requirements.txt".to_string(), Scope::Normal),
-                ("requirements/test/requirements.txt".to_string(), Scope::Dev)
+                ("requirements/test/requirements.txt".to_string(), Scope::Dev),
+                ("requirements-build.txt".to_string(), Scope::Dev)
             ]
         );
     }

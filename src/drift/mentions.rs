@@ -231,7 +231,7 @@ fn mentions(job: &MentionJob, found: &mut [Finding], threads: usize) -> Result<(
             };
             // An ESLint config is read whole for the short names of ESLint's packages, which
             // the prefilter does not seek (`"jest"` is any file's word).
-            let eslint_config = is_eslint_config(path);
+            let eslint_config = is_legacy_eslintrc(path);
             for (k, (_, sought)) in sought.iter().enumerate() {
                 let prefiltered = !(eslint_config && sought.eslint.is_some());
                 if here.contains(&k)
@@ -428,7 +428,7 @@ struct Mention {
 /// applies to the files below it, and names plugins and configs by short names ESLint
 /// expands. A flat config (`eslint.config.*`) imports them, and its rules' prefixes
 /// (`"@typescript-eslint/no-unused-vars"`) load nothing.
-fn is_eslint_config(path: &str) -> bool {
+fn is_legacy_eslintrc(path: &str) -> bool {
     path.rsplit('/')
         .next()
         .unwrap_or(path)
@@ -525,7 +525,7 @@ impl Mention {
         let hay = if self.python { lower } else { text };
         let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '@');
         if let Some(short) = &self.eslint
-            && is_eslint_config(path)
+            && is_legacy_eslintrc(path)
         {
             let len = short.needle().len();
             for at in short.find_iter(hay.as_bytes()) {
@@ -533,9 +533,20 @@ impl Mention {
                 // (`"plugin:no-only-tests/recommended"`, `"react-app/jest"`).
                 let before = hay.get(..at).and_then(|h| h.chars().next_back());
                 let after = hay.get(at + len..).and_then(|h| h.chars().next());
-                let opens = matches!(before, Some('"' | '\'' | '`'))
-                    || hay.get(..at).is_some_and(|h| h.ends_with("plugin:"));
-                if opens && matches!(after, Some('"' | '\'' | '`' | '/')) {
+                let plugin = hay.get(..at).is_some_and(|h| h.ends_with("plugin:"));
+                let opens = matches!(before, Some('"' | '\'' | '`')) || plugin;
+                // A scope followed by a path is another package of it
+                // (`"@typescript-eslint/parser"`), but in a plugin's config name.
+                let closes = match after {
+                    Some('"' | '\'' | '`') => true,
+                    Some('/') => plugin || !short.needle().starts_with(b"@"),
+                    _ => false,
+                };
+                // A key (`"env": {"node": true}`) loads nothing.
+                let key = hay
+                    .get(at + len + 1..)
+                    .is_some_and(|rest| rest.trim_start().starts_with(':'));
+                if opens && closes && !key {
                     return Some(
                         1 + memchr::memchr_iter(b'\n', &hay.as_bytes()[..at]).count() as u32,
                     );
@@ -585,6 +596,21 @@ mod tests {
         assert_eq!(at("@typescript-eslint/eslint-plugin"), Some(3));
         assert_eq!(at("eslint-plugin-only"), None);
         assert_eq!(at("eslint-plugin-react"), None);
+        // An `env` key, a parser of the scope: no plugin.
+        let env = "{\n  \"env\": {\"node\": true, \"jest\": true},\n  \"parser\": \"@typescript-eslint/parser\"\n}\n";
+        assert_eq!(
+            mention("src/.eslintrc.json", env, "eslint-plugin-jest", pj),
+            None
+        );
+        assert_eq!(
+            mention(
+                "src/.eslintrc.json",
+                env,
+                "@typescript-eslint/eslint-plugin",
+                pj
+            ),
+            None
+        );
         // Elsewhere a short name is any word.
         assert_eq!(
             mention("client/src/app.js", rc, "eslint-plugin-jest", pj),

@@ -245,7 +245,7 @@ fn declared(
         return Some(found);
     }
     hatch(t, &mut named);
-    poetry(t, &mut named);
+    poetry(t, tree, &mut named);
     flit(t, &mut named);
     uv_build(t, &mut named);
     if !named.any {
@@ -331,19 +331,27 @@ fn hatch(t: &toml::Table, named: &mut Named) {
 /// without `packages`, when poetry builds, the package named as the project is (`my-app` →
 /// `my_app`, at the root or under `src`), as poetry's own default: what else the module holds
 /// (mealie's `dev/` scripts) is not in the wheel.
-fn poetry(t: &toml::Table, named: &mut Named) {
+fn poetry(t: &toml::Table, tree: &Tree, named: &mut Named) {
     let Some(pkgs) = lookup(t, &["tool", "poetry", "packages"]).and_then(|v| v.as_array()) else {
         let backend = lookup(t, &["build-system", "build-backend"]).and_then(|b| b.as_str());
         let name = lookup(t, &["tool", "poetry", "name"])
             .or_else(|| lookup(t, &["project", "name"]))
             .and_then(|n| n.as_str());
+        // An application (`package-mode = false`) builds nothing; and a project whose
+        // package is not where poetry looks is left to inference.
+        let application =
+            lookup(t, &["tool", "poetry", "package-mode"]).and_then(|m| m.as_bool()) == Some(false);
         if let (Some(name), Some(backend)) = (name, backend)
             && backend.starts_with("poetry")
+            && !application
         {
-            named.any = true;
             let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
-            named.pairs.push((name.clone(), String::new()));
-            named.pairs.push((name, "src".to_string()));
+            for base in ["", "src"] {
+                if tree.find(base, &name).is_some() {
+                    named.any = true;
+                    named.pairs.push((name.clone(), base.to_string()));
+                }
+            }
         }
         return;
     };
@@ -624,6 +632,12 @@ mod tests {
         let poetry_default = "[build-system]\nbuild-backend = \"poetry.core.masonry.api\"\n\n[tool.poetry]\nname = \"B\"\n";
         let (got, _) = run(poetry_default, &files);
         assert_eq!(pairs(&got), [("b", "b")]);
+        // Nor when its package is not there (code in `app/`), or it builds nothing.
+        let (got, _) = run(&poetry_default.replace("\"B\"", "\"backend\""), &files);
+        assert_eq!(pairs(&got), [("a", "src/a"), ("b", "b"), ("d", "src/d")]);
+        let app = format!("{poetry_default}package-mode = false\n");
+        let (got, _) = run(&app, &files);
+        assert_eq!(pairs(&got), [("a", "src/a"), ("b", "b"), ("d", "src/d")]);
         // Without poetry's backend the table is a dependency list only: inferred.
         let (got, _) = run("[tool.poetry]\nname = \"b\"\n", &files);
         assert_eq!(pairs(&got), [("a", "src/a"), ("b", "b"), ("d", "src/d")]);

@@ -306,7 +306,12 @@ pub(crate) fn prisma_writes_client(schema: &str) -> bool {
             && let Some(value) = line.strip_prefix("provider")
             && let Some(value) = value.trim_start().strip_prefix('=')
         {
-            let value = value.trim().trim_matches('"');
+            let value = value
+                .split("//")
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_matches('"');
             if matches!(value, "prisma-client-js" | "prisma-client") {
                 return true;
             }
@@ -785,7 +790,7 @@ mod tests {
         let seven = "datasource db {\n  provider = \"postgresql\"\n}\n\ngenerator client {\n  provider     = \"prisma-client\"\n  output       = \"../generated/prisma\"\n}\n";
         assert!(prisma_writes_client(seven));
         assert!(prisma_writes_client(
-            "generator client {\n  provider = \"prisma-client-js\"\n}\n"
+            "generator client {\n  provider = \"prisma-client-js\" // the JS client\n}\n"
         ));
         // A datasource's provider, or another generator (docs, types), writes no client.
         assert!(!prisma_writes_client(

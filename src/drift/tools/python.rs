@@ -197,10 +197,15 @@ pub(super) fn ini_section_tools(text: &str) -> Vec<String> {
         .lines()
         .filter_map(|l| l.trim().strip_prefix('[')?.split_once(']'))
         .map(|(section, _)| section.trim())
-        .filter_map(|section| match section.split_once(':') {
-            Some(("tool", tool)) => Some(tool),
-            Some((tool, _)) => Some(tool),
-            None => section.split(['-', '.']).next(),
+        .map(|section| match section.split_once(':') {
+            Some(("tool", tool)) => tool,
+            Some((tool, _)) => tool,
+            // mypy's and pylint's per-module sections (`[mypy-pkg.*]`); another name is the
+            // tool's whole (`[check-manifest]`).
+            None => ["mypy-", "pylint."]
+                .iter()
+                .find(|p| section.starts_with(*p))
+                .map_or(section, |p| &p[..p.len() - 1]),
         })
         .filter(|tool| {
             !tool.is_empty()
@@ -307,10 +312,10 @@ mod tests {
 
     #[test]
     fn an_ini_file_s_sections_name_the_tools_they_configure() {
-        let cfg = "[metadata]\nname = x\n\n[coverage:run]\nsource = x\n[tool:pytest]\naddopts = -q\n[mypy-foo.*]\nignore_missing_imports = True\n[flake8]\nmax-line-length = 99\n[bdist_wheel]\nuniversal = 1\n";
+        let cfg = "[metadata]\nname = x\n\n[coverage:run]\nsource = x\n[tool:pytest]\naddopts = -q\n[mypy-foo.*]\nignore_missing_imports = True\n[flake8]\nmax-line-length = 99\n[bdist_wheel]\nuniversal = 1\n[check-manifest]\nignore = x\n";
         assert_eq!(
             ini_section_tools(cfg),
-            ["coverage", "flake8", "mypy", "pytest"]
+            ["check-manifest", "coverage", "flake8", "mypy", "pytest"]
         );
         assert_eq!(
             config_file_tool(".pre-commit-config.yaml"),

@@ -35,6 +35,7 @@ fn scan(src: &str, whole: bool) -> FileScan {
         || found.virtual_
         || found.runs
         || found.paths
+        || found.umd
         || react_named;
     let stop = if whole {
         None
@@ -67,12 +68,8 @@ fn scan(src: &str, whole: bool) -> FileScan {
     if found.paths {
         node_modules_paths(&toks, src, &mut c);
     }
-    // A UMD wrapper (`typeof define === "function" && define.amd`, else `exports`, else a
-    // browser global) requires its dependencies only in its CommonJS branch: a page loading
-    // it by `<script>` (ckan's vendored DataTables plugins) takes the global one. Its
-    // `require`s are optional.
     if found.umd {
-        c.weaken(0, src.len(), ImportKind::Optional);
+        umd_requires(&toks, src, &mut c);
     }
     let mut imports = c.finish();
     let virtual_modules = if found.virtual_ {
@@ -90,6 +87,30 @@ fn scan(src: &str, whole: bool) -> FileScan {
 }
 
 static REACT_GLOBAL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("React."));
+
+/// Makes a UMD wrapper's `require("x")`s optional: code testing `define.amd` (an AMD
+/// loader), else `exports`, else a browser global requires its dependencies only in its
+/// CommonJS branch, and a page loading it by `<script>` (ckan's vendored DataTables
+/// plugins) takes the global one. Its `import`s, and files that only mention `define.amd`
+/// in a comment or a string, keep their kind.
+fn umd_requires(toks: &[Token], src: &str, c: &mut Collector) {
+    let amd = (0..toks.len()).any(|i| {
+        ident_at(toks, i, src, "define")
+            && punct_at(toks, i + 1, b'.')
+            && ident_at(toks, i + 2, src, "amd")
+    });
+    if !amd {
+        return;
+    }
+    for i in 0..toks.len() {
+        if ident_at(toks, i, src, "require")
+            && punct_at(toks, i + 1, b'(')
+            && let Some(arg) = toks.get(i + 2).filter(|t| t.kind == Kind::Str)
+        {
+            c.weaken(arg.start, arg.end, ImportKind::Optional);
+        }
+    }
+}
 
 /// Records, optionally, the package a string's path to files in `node_modules` names
 /// (`"node_modules/htmx.org/dist/htmx.js"` in a gulp task copying it,

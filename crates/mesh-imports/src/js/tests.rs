@@ -464,4 +464,26 @@ fn a_umd_wrapper_requires_only_in_its_commonjs_branch() {
         scan(src)
     );
     assert_eq!(names(&scan(src)), ["jquery", "datatables.net"]);
+    // A file that only mentions the test keeps its imports and requires.
+    let mention = "// UMD builds test define.amd; this file does not.\nimport MagicString from \"magic-string\";\nconst chalk = require(\"chalk\");\nconst umd = \"if (define.amd) {}\";\n";
+    assert!(
+        scan(mention)
+            .iter()
+            .all(|i| i.kind == crate::lex::ImportKind::Build),
+        "{:?}",
+        scan(mention)
+    );
+    // A wrapper's ES import (a bundler's interop) keeps its kind.
+    let mixed = "import x from \"x\";\nif (typeof define === \"function\" && define.amd) { define([\"y\"], f) } else { f(require(\"y\")) }\n";
+    let kinds: Vec<_> = scan(mixed)
+        .iter()
+        .map(|i| (i.name.to_string(), i.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("x".to_string(), crate::lex::ImportKind::Build),
+            ("y".to_string(), crate::lex::ImportKind::Optional)
+        ]
+    );
 }

@@ -26,7 +26,7 @@ pub fn scan_file(src: &str) -> FileScan {
     let lines = || lines.get_or_init(|| logical_lines(&toks, src)).as_slice();
     guarded(&toks, src, &lines, &mut c, &mut notes);
     type_checking(&toks, src, &lines, &mut c);
-    installed_checks(&toks, src, &mut c);
+    installed_checks(&toks, src, &lines, &mut c);
     function_bodies(&toks, src, &lines, &mut c);
     let has_main = main_block(&toks, src, &lines, &mut c);
     if inline_script(src) {
@@ -100,8 +100,9 @@ fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
 }
 
 /// Marks the body and the handlers of every `try` statement that handles `ImportError` or
-/// `ModuleNotFoundError` as optional (and, when a module-level one's handler skips the whole
-/// test file, every import of what its body imports), and the body of every later `if` testing that a name
+/// `ModuleNotFoundError` as optional (and, when a module-level one's handler skips the
+/// whole test file, every import of what its body imports), and the body of every later
+/// `if` testing that a name
 /// a module-level such `try` assigns holds (`if _torch_installed:`, `if np is not None:`;
 /// never its `else`, nor `if not …`): the flag idiom for an optional integration. A `try`
 /// body and such an `if` body are load guards too. A `try` with no `except` guards
@@ -201,13 +202,19 @@ fn guarded<'l>(
             let (s, e) = span(from, to);
             c.weaken(s, e, ImportKind::Optional);
             if top {
+                // Only a clause handling the import's failure says what happens without it.
+                let header = toks.get(lines[from].start..lines[from].end).unwrap_or(&[]);
+                let import_error = header
+                    .iter()
+                    .any(|t| matches!(t.text(src), "ImportError" | "ModuleNotFoundError"));
                 for n in own_level(from, to).filter_map(binds) {
-                    skips_module |= n == "pytestmark";
+                    skips_module |= import_error && n == "pytestmark";
                     flags.entry(n).or_insert(k);
                 }
-                skips_module |= toks[lines[from].start..lines[to - 1].end]
-                    .iter()
-                    .any(|t| t.text(src) == "allow_module_level");
+                skips_module |= import_error
+                    && toks[lines[from].start..lines[to - 1].end]
+                        .iter()
+                        .any(|t| t.text(src) == "allow_module_level");
             }
         }
         // pytest's idiom for an optional integration's tests: a module-level guard whose
@@ -456,31 +463,103 @@ fn type_checking<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], 
     }
 }
 
-/// Makes optional every import of `x` in a file that asks whether `x` is installed
-/// (`importlib.util.find_spec("x")`, `pkgutil.find_loader("x")`, with a literal): the file is
-/// written to run without it (redash's `openpyxl_installed = find_spec("openpyxl")`, then
-/// `import openpyxl` under `if … openpyxl_installed:`). Imports of other modules keep their
-/// kind.
-fn installed_checks(toks: &[Token], src: &str, c: &mut Collector) {
+/// Makes optional the imports of `x` in the body of an `if` that runs only when `x` is
+/// installed: its condition calls `find_spec("x")` (importlib.util's; `find_loader`, with a
+/// literal), or tests a name the file's top level set from such a call (redash's
+/// `openpyxl_installed = find_spec("openpyxl")`, then `if pandas_installed and
+/// openpyxl_installed:`; reflex's `if find_spec("sqlalchemy"):`) — never after `not`, and
+/// not a check that raises without it, whose import is owed.
+fn installed_checks<'l>(
+    toks: &[Token],
+    src: &str,
+    lines: &dyn Fn() -> &'l [Line],
+    c: &mut Collector,
+) {
     if !src.contains("find_spec") && !src.contains("find_loader") {
         return;
     }
-    for (i, t) in toks.iter().enumerate() {
-        if t.kind != Kind::Ident
-            || !matches!(t.text(src), "find_spec" | "find_loader")
-            || !punct_at(toks, i + 1, b'(')
+    let lines = lines();
+    let words =
+        |l: &Line| -> Vec<&str> { toks[l.start..l.end].iter().map(|t| t.text(src)).collect() };
+    // The modules a run of tokens asks for (`find_spec("x")`), each with whether `not`
+    // comes before the call.
+    let asked = |toks: &[Token]| -> Vec<(String, bool)> {
+        let mut out = Vec::new();
+        for (i, t) in toks.iter().enumerate() {
+            if t.kind != Kind::Ident
+                || !matches!(t.text(src), "find_spec" | "find_loader")
+                || !punct_at(toks, i + 1, b'(')
+            {
+                continue;
+            }
+            let Some(arg) = toks.get(i + 2).filter(|a| a.kind == Kind::Str) else {
+                continue;
+            };
+            let name = arg.value(src);
+            let valid = name.split('.').all(|s| {
+                !s.is_empty() && s.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+            });
+            if valid {
+                let mut k = i;
+                while k > 0
+                    && matches!(
+                        toks[k - 1].text(src),
+                        "." | "util" | "importlib" | "pkgutil"
+                    )
+                {
+                    k -= 1;
+                }
+                let negated = k > 0 && toks[k - 1].text(src) == "not";
+                out.push((name.to_string(), negated));
+            }
+        }
+        out
+    };
+    // Names the top level sets from a check: `x_installed = find_spec("x")` (`is not None`
+    // after it too; `is None` inverts it).
+    let mut flags: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
+    for l in lines.iter().filter(|l| l.indent == 0) {
+        let w = words(l);
+        let assigns = w.len() > 2 && w[1] == "=" && toks[l.start].kind == Kind::Ident;
+        let inverted = w.windows(2).any(|p| p == ["is", "None"]);
+        if assigns
+            && !inverted
+            && let [(module, false)] = asked(&toks[l.start..l.end]).as_slice()
         {
+            flags.insert(w[0], module.clone());
+        }
+    }
+    for (h, line) in lines.iter().enumerate() {
+        let w = words(line);
+        if !matches!(w.first(), Some(&("if" | "elif"))) {
             continue;
         }
-        let Some(arg) = toks.get(i + 2).filter(|a| a.kind == Kind::Str) else {
+        let Some(colon) = w.iter().rposition(|t| *t == ":") else {
             continue;
         };
-        let name = arg.value(src);
-        let valid = name
-            .split('.')
-            .all(|s| !s.is_empty() && s.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()));
-        if valid && (punct_at(toks, i + 3, b')') || punct_at(toks, i + 3, b',')) {
-            c.weaken_module(0, src.len(), name);
+        let cond = &toks[line.start + 1..line.start + colon];
+        let mut modules: Vec<String> = (asked(cond).into_iter())
+            .filter(|(_, negated)| !negated)
+            .map(|(m, _)| m)
+            .collect();
+        for (k, t) in cond.iter().enumerate() {
+            if let Some(m) = flags.get(t.text(src))
+                && !(k > 0 && cond[k - 1].text(src) == "not")
+            {
+                modules.push(m.clone());
+            }
+        }
+        if modules.is_empty() {
+            continue;
+        }
+        let mut k = h + 1;
+        while lines.get(k).is_some_and(|l| l.indent > line.indent) {
+            k += 1;
+        }
+        let start = toks[line.start + colon].end;
+        let end = body_end(toks, src, lines, h, k);
+        for m in modules {
+            c.weaken_module(start, end, &m);
         }
     }
 }
@@ -752,19 +831,34 @@ fn module_strings(toks: &[Token], open: usize, at: u32, src: &str, c: &mut Colle
 }
 
 /// Whether a Python file is a Sphinx configuration: it sets `extensions` and one of the
-/// settings only Sphinx reads. The name `extensions` alone is any program's.
+/// settings only Sphinx reads. The names `extensions` and `templates_path` alone are any
+/// program's.
 fn sphinx_conf(src: &str) -> bool {
-    src.contains("extensions")
-        && [
-            "html_theme",
-            "templates_path",
-            "master_doc",
-            "root_doc",
-            "source_suffix",
-        ]
-        .iter()
-        .any(|s| src.contains(s))
+    const SPHINX_ONLY: &[&str] = &[
+        "html_theme",
+        "master_doc",
+        "root_doc",
+        "html_static_path",
+        "intersphinx_mapping",
+    ];
+    src.contains("extensions") && SPHINX_ONLY.iter().any(|s| src.contains(s))
 }
+
+/// Sphinx's own themes: no package provides them.
+const SPHINX_THEMES: &[&str] = &[
+    "agogo",
+    "basic",
+    "bizstyle",
+    "classic",
+    "default",
+    "epub",
+    "haiku",
+    "nature",
+    "pyramid",
+    "scrolls",
+    "sphinxdoc",
+    "traditional",
+];
 
 /// In a Sphinx configuration, the extensions it names — `extensions = [...]` (or `+=`),
 /// `extensions.append("x")`, `.extend([...])`, `.insert(0, "x")` — and its `html_theme`:
@@ -787,7 +881,9 @@ fn sphinx_setting(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
                 && (toks.get(i + 3)).is_none_or(|n| n.kind == Kind::Newline)
             {
                 let name = t.value(src);
-                if !name.is_empty() && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+                if !name.is_empty()
+                    && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+                    && !SPHINX_THEMES.contains(&name)
                 {
                     c.push_optional(t.start, name);
                 }

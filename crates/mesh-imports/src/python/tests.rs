@@ -547,7 +547,7 @@ fn a_script_that_defines_no_test_says_so_on_every_import() {
 #[test]
 fn a_file_that_asks_whether_a_module_is_installed_imports_it_optionally() {
     // redash's yandex_disk.py: a flag from `find_spec`, the import under it.
-    let src = "from importlib.util import find_spec\nimport requests\nopenpyxl_installed = find_spec(\"openpyxl\")\nif openpyxl_installed:\n    import openpyxl.styles\nimport yaml\n";
+    let src = "from importlib.util import find_spec\nimport requests\nopenpyxl_installed = find_spec(\"openpyxl\")\nif pandas_installed and openpyxl_installed:\n    import openpyxl.styles\nimport yaml\n";
     let scan = scan_file(src);
     let kind = |name: &str| {
         (scan.imports.iter())
@@ -557,6 +557,19 @@ fn a_file_that_asks_whether_a_module_is_installed_imports_it_optionally() {
     };
     assert_eq!(kind("openpyxl.styles"), ImportKind::Optional);
     assert_eq!(kind("requests"), ImportKind::Build);
+    assert_eq!(kind("yaml"), ImportKind::Build);
+    // reflex's direct test, and a check that raises without the module: that import is owed.
+    let direct = "from importlib.util import find_spec\nif find_spec(\"sqlalchemy\") and find_spec(\"alembic\"):\n    import sqlalchemy\n    import alembic\nif importlib.util.find_spec(\"numpy\") is None:\n    raise ImportError(\"numpy is required\")\nimport numpy\nif not find_spec(\"yaml\"):\n    import yaml\n";
+    let scan = scan_file(direct);
+    let kind = |name: &str| {
+        (scan.imports.iter())
+            .find(|i| i.name == name)
+            .map(|i| i.kind)
+            .expect(name)
+    };
+    assert_eq!(kind("sqlalchemy"), ImportKind::Optional);
+    assert_eq!(kind("alembic"), ImportKind::Optional);
+    assert_eq!(kind("numpy"), ImportKind::Build);
     assert_eq!(kind("yaml"), ImportKind::Build);
     // `importlib.util.find_spec(name)` of a variable checks nothing mesh can name.
     let var = "import importlib.util\nok = importlib.util.find_spec(name)\nimport openpyxl\n";
@@ -608,7 +621,11 @@ fn a_sphinx_configuration_imports_its_extensions_and_theme() {
             "furo"
         ]
     );
-    // `extensions` in a program that is no Sphinx configuration is only a name.
-    let program = "extensions = [\"json\", \"yaml\"]\n";
+    // `extensions` in a program that is no Sphinx configuration is only a name, beside a
+    // `templates_path` too.
+    let program = "extensions = [\"json\", \"yaml\"]\ntemplates_path = \"templates\"\n";
     assert!(scan_file(program).imports.is_empty());
+    // Sphinx's own themes are no package's.
+    let builtin = "extensions = []\nhtml_theme = \"pyramid\"\n";
+    assert!(scan_file(builtin).imports.is_empty());
 }

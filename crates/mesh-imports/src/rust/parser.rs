@@ -378,7 +378,15 @@ impl<'a, 't> Parser<'a, 't> {
                     .filter(|&&(start, close)| start < i && i < close)
                     .map(|&(start, _)| start)
                     .min();
-                self.declare(outer.unwrap_or(i + 2), self.value(i + 2));
+                match outer {
+                    // Where the outer one expands is not known: the name answers a bare
+                    // `use` of it anywhere its definition is visible, never a path.
+                    Some(outer) => {
+                        let scope = self.scope(outer);
+                        self.fns.entry(self.value(i + 2)).or_default().push(scope);
+                    }
+                    None => self.declare(i + 2, self.value(i + 2)),
+                }
                 i + 3
             }
             // A type the file defines, whatever its case (a C API's `wasm_kind_t`), is a

@@ -509,6 +509,9 @@ fn macro_rules_names_are_local() {
     // one is called, and the file re-exports it.
     let nested = "macro_rules! keywords {\n    ($($name:ident => $value:tt,)*) => {\n        macro_rules! keyword_t {\n            $(($value) => { $crate::Keyword::$name };)*\n        }\n    };\n}\nkeywords! { Get => \"GET\", }\npub(crate) use keyword_t;\nuse serde;\n";
     assert_eq!(pairs(&scan(nested)), [(10, "serde")]);
+    // Named like a crate, it hides no path of that crate.
+    let like = "macro_rules! make {\n    () => { macro_rules! log { () => {} } };\n}\nmake!();\nfn f() { log::info!(\"hi\"); }\n";
+    assert_eq!(pairs(&scan(like)), [(5, "log")]);
 }
 
 #[test]
