@@ -150,7 +150,10 @@ pub struct ScannedFile {
 /// 58: Rust: a `macro_rules!` defined in another's rules is defined where that one expands.
 /// 59: JS: a string's path into `node_modules` names the package, optionally; a UMD
 /// wrapper's `require`s are optional.
-pub const SCANNER_VERSION: u32 = 59;
+/// 60: the review's narrowing: `find_spec` guards only an `if` body, a UMD wrapper only its
+/// `require`s, Sphinx needs a Sphinx-only setting and not its own themes, a nested macro
+/// hides no crate, `.cjs` bundles are read, poetry's default package only where it is.
+pub const SCANNER_VERSION: u32 = 60;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).
