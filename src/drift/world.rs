@@ -199,11 +199,15 @@ impl Manifests {
             && pyproject_table
                 .as_ref()
                 .is_some_and(declared::declares_no_dependencies);
+        // No `setup.py`, or one read in literals that declares no requirement; a `setup.py`
+        // that computes its requirements may declare anything.
+        let setup_py_declares_none = match (&setup_py, &setup_py_literal) {
+            (None, _) => true,
+            (Some(_), Some(literal)) => literal.requirements.is_empty(),
+            (Some(_), None) => false,
+        };
         let setup_declares_none = !setup_py_files
-            && setup_py.is_none() == setup_py_literal.is_none()
-            && setup_py_literal
-                .as_ref()
-                .is_none_or(|s| s.requirements.is_empty())
+            && setup_py_declares_none
             && (setup_cfg.as_deref())
                 .is_none_or(|t| mesh_imports::setup_cfg::read(t).requirements.is_empty());
         let app_requirements = match declares_none && setup_declares_none {
