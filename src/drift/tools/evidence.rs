@@ -1,8 +1,8 @@
 //! Where a module's tool evidence is read from: its package.json's `scripts` and tool keys,
-//! the configs and command files at its root, pyproject.toml's `[tool]` keys, the CI
-//! workflows (for a module at the repository's root; for another, the steps run in its
-//! directory), what its installed packages say of themselves, and what a JS workspace root's
-//! members run.
+//! the configs and command files at its root, pyproject.toml's `[tool]` keys and Python
+//! tools' own config files, the CI workflows (for a module at the repository's root; for
+//! another, the steps run in its directory), what its installed packages (or npm's lockfile)
+//! say of themselves, its Prisma schema, and what a JS workspace root's members run.
 
 use super::*;
 
