@@ -778,12 +778,9 @@ pub(crate) fn custom_hook(t: &toml::Table) -> Option<String> {
     let custom = hooks.get("custom")?;
     let listed = hooks.values().any(|h| h.get("dependencies").is_some());
     let dynamic = dynamic_dependencies(t);
-    let path = custom
-        .get("path")
-        .and_then(|p| p.as_str())
-        .unwrap_or("hatch_build.py");
-    let path = path.trim_start_matches("./");
-    (dynamic && !listed && !path.contains("..")).then(|| path.to_string())
+    (dynamic && !listed)
+        .then(|| mesh_imports::python_packages::hatch_custom_hook_file(custom))
+        .flatten()
 }
 
 /// The declarations a requirements file setuptools reads (see [`setuptools_dynamic_files`])

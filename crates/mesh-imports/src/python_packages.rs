@@ -520,17 +520,19 @@ pub fn build_hooks(pyproject_text: &str) -> Vec<String> {
     ];
     let mut out: Vec<String> = (hooks.into_iter().flatten().chain(targets))
         .filter_map(|hooks| hooks.get("custom"))
-        .map(|custom| {
-            let path = custom.get("path").and_then(|p| p.as_str());
-            path.unwrap_or("hatch_build.py")
-                .trim_start_matches("./")
-                .to_string()
-        })
-        .filter(|p| !p.is_empty() && !p.contains(".."))
+        .filter_map(hatch_custom_hook_file)
         .collect();
     out.sort();
     out.dedup();
     out
+}
+
+/// The module-relative file of a hatch `custom` hook table: its `path`, else hatch's
+/// default `hatch_build.py`; none for an empty path or one leaving the module.
+pub fn hatch_custom_hook_file(custom: &toml::Value) -> Option<String> {
+    let path = custom.get("path").and_then(|p| p.as_str());
+    let path = path.unwrap_or("hatch_build.py").trim_start_matches("./");
+    (!path.is_empty() && !path.contains("..")).then(|| path.to_string())
 }
 
 /// The value at a path of keys.

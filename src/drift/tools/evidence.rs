@@ -17,8 +17,9 @@ pub(in crate::drift) fn evidence(
     pyproject: Option<&toml::Table>,
 ) -> std::result::Result<ToolEvidence, SourceError> {
     let mut e = ToolEvidence::default();
-    root_files(snap, tree, &mut e)?;
-    python_configs(snap, tree, m, &mut e)?;
+    let files = crate::source::file_names(snap, tree)?;
+    root_files(snap, tree, &files, &mut e)?;
+    python_configs(snap, tree, &files, m, &mut e)?;
     if m.dir.is_empty() {
         workflows(snap, tree, &mut e)?;
     } else {
@@ -95,10 +96,10 @@ pub(in crate::drift) fn evidence(
 fn python_configs(
     snap: &RepoSnapshot,
     tree: &gix::Tree,
+    files: &[String],
     m: &ModuleSource,
     e: &mut ToolEvidence,
 ) -> std::result::Result<(), SourceError> {
-    let files = crate::source::file_names(snap, tree)?;
     let python = files.iter().any(|f| {
         matches!(f.as_str(), "pyproject.toml" | "setup.cfg" | "setup.py")
             || f.starts_with("requirements")
@@ -108,13 +109,13 @@ fn python_configs(
     }
     let mut found = Vec::new();
     for f in files {
-        if let Some(tool) = python::config_file_tool(&f) {
-            found.push((tool.to_string(), crate::source::join(&m.dir, &f)));
+        if let Some(tool) = python::config_file_tool(f) {
+            found.push((tool.to_string(), crate::source::join(&m.dir, f)));
         }
         if matches!(f.as_str(), "setup.cfg" | "tox.ini")
-            && let Some(text) = blob_text(snap, tree, &f)?
+            && let Some(text) = blob_text(snap, tree, f)?
         {
-            let file = crate::source::join(&m.dir, &f);
+            let file = crate::source::join(&m.dir, f);
             found.extend(
                 python::ini_section_tools(&text)
                     .into_iter()
@@ -165,13 +166,14 @@ fn prisma_schema(
     Ok(None)
 }
 
-/// Adds the JS tool configs and command files at the module's root to `e`.
+/// Adds the JS tool configs and command files at the module's root (its `files`) to `e`.
 fn root_files(
     snap: &RepoSnapshot,
     tree: &gix::Tree,
+    files: &[String],
     e: &mut ToolEvidence,
 ) -> std::result::Result<(), SourceError> {
-    for f in &crate::source::file_names(snap, tree)? {
+    for f in files {
         if let Some(host) = config_host(f) {
             e.config_hosts.push((host.to_string(), f.clone()));
         }
@@ -382,8 +384,7 @@ pub(super) fn installed(
     v: &serde_json::Value,
 ) -> (Installed, Installed) {
     let (mut out, mut peers) = (Installed::new(), Installed::new());
-    let sections = ["dependencies", "devDependencies", "optionalDependencies"];
-    let declared = sections.iter().filter_map(|k| v.get(k)?.as_object());
+    let declared = installable(v);
     // An npm alias (`"@typescript/native": "npm:typescript@^7"`) installs the package it
     // names under another: that package's commands (`tsc`).
     for (alias, spec) in declared.clone().flat_map(|o| o.iter()) {
@@ -422,6 +423,15 @@ pub(super) fn installed(
     (out, peers)
 }
 
+/// The sections of a package.json whose packages an install puts in `node_modules`.
+fn installable(
+    v: &serde_json::Value,
+) -> impl Iterator<Item = &serde_json::Map<String, serde_json::Value>> + Clone {
+    ["dependencies", "devDependencies", "optionalDependencies"]
+        .into_iter()
+        .filter_map(|k| v.get(k)?.as_object())
+}
+
 /// The commands npm's lockfile (`package-lock.json`, version 2 or 3: `packages`) records for
 /// the packages the package.json `v` declares, by its entries `node_modules/<name>`.
 fn locked_bins(lock: &str, v: &serde_json::Value) -> Installed {
@@ -435,9 +445,7 @@ fn locked_bins(lock: &str, v: &serde_json::Value) -> Installed {
     else {
         return out;
     };
-    let sections = ["dependencies", "devDependencies", "optionalDependencies"];
-    let declared = sections.iter().filter_map(|k| v.get(k)?.as_object());
-    for name in declared.flat_map(|o| o.keys()) {
+    for name in installable(v).flat_map(|o| o.keys()) {
         if let Some(bins) =
             (packages.get(format!("node_modules/{name}"))).and_then(|entry| bins_of(name, entry))
         {
