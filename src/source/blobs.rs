@@ -12,6 +12,10 @@ use gix::ObjectId;
 /// How much decoded data the reader's pack cache keeps: a few levels of bases.
 const CACHE_BYTES: usize = 16 << 20;
 
+/// The largest buffer read into again (source files are smaller; a delta's buffer holds its
+/// base too).
+const KEPT_BUFFER: usize = 256 << 10;
+
 /// One blob, as [`read_many`] hands it over.
 pub enum Blob {
     /// Its bytes.
@@ -21,14 +25,16 @@ pub enum Blob {
 }
 
 impl Blob {
-    /// Its buffer, emptied, to read another blob into.
+    /// Its buffer, emptied, to read another blob into — or a new one when it grew past
+    /// [`KEPT_BUFFER`]: a few large files would otherwise leave every buffer in circulation
+    /// that large.
     pub(crate) fn into_buffer(self) -> Vec<u8> {
         match self {
-            Blob::Data(mut d) => {
+            Blob::Data(mut d) if d.capacity() <= KEPT_BUFFER => {
                 d.clear();
                 d
             }
-            Blob::TooLarge(_) => Vec::new(),
+            Blob::Data(_) | Blob::TooLarge(_) => Vec::new(),
         }
     }
 }
@@ -56,22 +62,27 @@ pub(crate) fn read_many(
     let mut order = headers(&repo, what, ids)?;
     order.sort_unstable();
     order.dedup_by_key(|(_, id, _)| *id);
+    // Every blob is decoded here, then copied to a buffer of its size: a delta's decoding
+    // needs room for its base and itself, grown step by step, and in each buffer handed on
+    // that room would be faulted in anew.
+    let mut scratch = Vec::new();
     for (_, id, size) in order {
         let blob = if size > limit {
             Blob::TooLarge(size)
         } else if id == ObjectId::empty_blob(id.kind()) {
             Blob::Data(Vec::new())
         } else {
-            let mut data = buffer();
             let kind = repo
                 .objects
-                .find(&id, &mut data)
+                .find(&id, &mut scratch)
                 .map_err(|e| SourceError::git(what, &format!("cannot read blob {id}"), e))?
                 .kind;
             if kind != gix::object::Kind::Blob {
                 let why = format!("cannot read blob {id}");
                 return Err(SourceError::git(what, &why, format!("it is a {kind}")));
             }
+            let mut data = buffer();
+            data.extend_from_slice(&scratch);
             Blob::Data(data)
         };
         if !take(id, blob) {
@@ -98,7 +109,7 @@ pub(crate) fn read_beside<T: Send>(
 ) -> Result<Vec<T>, SourceError> {
     /// Blobs handed to a worker at once: few enough to keep every worker busy, enough that
     /// handing over costs nothing.
-    const BATCH: usize = 64;
+    const BATCH: usize = 16;
     type Batch = Vec<(usize, ObjectId, Blob)>;
     if threads == 0 {
         let mut got = start();

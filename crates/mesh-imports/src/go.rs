@@ -3,7 +3,7 @@
 
 use super::lex::{
     Collector, FileScan, ImportKind, Kind, Token, at, block_comment, ident_end, is_ident_start,
-    kind_at, line_comment, punct_at, quoted_end,
+    kind_at, line_comment, punct_at, quoted_end, recycle_tokens, token_buffer,
 };
 
 /// Scans a Go file: every import path (single, grouped, aliased, dot, blank, raw-string).
@@ -17,6 +17,7 @@ pub fn scan_file(src: &str) -> FileScan {
     if build_ignored(src) {
         c.weaken(0, src.len(), ImportKind::Optional);
     }
+    recycle_tokens(toks);
     FileScan {
         imports: c.finish().into(),
         ..FileScan::default()
@@ -41,7 +42,7 @@ fn build_ignored(src: &str) -> bool {
 
 /// Turns Go source into tokens; comments are recorded, not returned.
 fn lex(b: &[u8], c: &mut Collector) -> Vec<Token> {
-    let mut toks = Vec::new();
+    let mut toks = token_buffer();
     let mut i = 0;
     while let Some(&ch) = b.get(i) {
         let tok = match ch {

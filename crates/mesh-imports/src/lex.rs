@@ -254,6 +254,30 @@ pub(crate) fn punct_at(toks: &[Token], i: usize, p: u8) -> bool {
     toks.get(i).is_some_and(|t| t.is_punct(p))
 }
 
+thread_local! {
+    /// The token buffer the last scan on this thread gave back ([`recycle_tokens`]).
+    static SPARE_TOKENS: std::cell::Cell<Vec<Token>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The most tokens a buffer kept for the next file may hold (a generated file's are let go).
+const KEPT_TOKENS: usize = 1 << 18;
+
+/// An empty buffer to lex a file into: the one the last scan on this thread gave back, so a
+/// scan of thousands of files grows one buffer rather than one per file. Each buffer grown
+/// anew touched fresh memory: the largest share of what a cold scan of 4,600 Python files
+/// faulted in (a token is ten times its bytes of source).
+pub(crate) fn token_buffer() -> Vec<Token> {
+    SPARE_TOKENS.with(std::cell::Cell::take)
+}
+
+/// Gives a file's tokens back for the next file's [`token_buffer`].
+pub(crate) fn recycle_tokens(mut toks: Vec<Token>) {
+    if toks.capacity() <= KEPT_TOKENS {
+        toks.clear();
+        SPARE_TOKENS.with(|spare| spare.set(toks));
+    }
+}
+
 /// Whether `toks[i]` exists and is of this kind.
 pub(crate) fn kind_at(toks: &[Token], i: usize, kind: Kind) -> bool {
     toks.get(i).is_some_and(|t| t.kind == kind)

@@ -12,6 +12,7 @@ use std::sync::LazyLock;
 use super::lex::{
     Collector, FileScan, ImportKind, Kind, Token, at, block_comment, has_marker, ident_end,
     is_ident_continue, is_ident_start, kind_at, line_comment, line_end, punct_at, quoted_end,
+    recycle_tokens, token_buffer,
 };
 
 /// Scans a JS or TS file: every import specifier given as a string literal. JS files declare
@@ -80,6 +81,7 @@ fn scan(src: &str, whole: bool) -> FileScan {
     if !virtual_modules.is_empty() {
         imports.retain(|i| !virtual_modules.contains(&i.name.as_str()));
     }
+    recycle_tokens(toks);
     FileScan {
         imports: imports.into(),
         ..FileScan::default()
@@ -555,7 +557,7 @@ impl<'a, 'c, 's> Lexer<'a, 'c, 's> {
         Lexer {
             b,
             c,
-            toks: Vec::new(),
+            toks: token_buffer(),
             i: 0,
             regex_ok: true,
             line_start: true,

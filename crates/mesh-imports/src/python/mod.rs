@@ -7,7 +7,7 @@
 
 use super::lex::{
     Collector, FileScan, ImportKind, Kind, Token, at, ident_end, is_ident_start, kind_at,
-    line_comment, punct_at, quoted_end,
+    line_comment, punct_at, quoted_end, recycle_tokens, token_buffer,
 };
 
 /// Scans a Python file: its imports, and notes on what could not be read whole.
@@ -36,6 +36,7 @@ pub fn scan_file(src: &str) -> FileScan {
     if has_main && !defines_test(&toks, src) {
         imports.iter_mut().for_each(|i| i.in_script = true);
     }
+    recycle_tokens(toks);
     FileScan {
         imports: imports.into(),
         notes,
@@ -629,7 +630,7 @@ fn guard_colon<'h>(header: &[&'h str]) -> Option<(usize, Option<&'h str>)> {
 /// Turns Python source into tokens, with a `Newline` at the end of each logical line (none
 /// inside brackets or after a backslash continuation); comments are recorded, not returned.
 fn lex(b: &[u8], c: &mut Collector) -> Vec<Token> {
-    let mut toks = Vec::new();
+    let mut toks = token_buffer();
     let mut depth = 0u32;
     let mut i = 0;
     while let Some(&ch) = b.get(i) {

@@ -3,12 +3,12 @@
 
 use crate::lex::{
     Collector, Kind, Token, at, block_comment, ident_end, is_ident_start, line_comment, quoted_end,
-    utf8_len,
+    token_buffer, utf8_len,
 };
 
 /// Turns Rust source into tokens; comments are recorded, not returned.
 pub(super) fn lex(b: &[u8], c: &mut Collector) -> Vec<Token> {
-    let mut toks = Vec::new();
+    let mut toks = token_buffer();
     let mut i = 0;
     while let Some(&ch) = b.get(i) {
         let tok = match ch {

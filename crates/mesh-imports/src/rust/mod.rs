@@ -14,7 +14,9 @@ mod parser;
 #[cfg(test)]
 mod tests;
 
-use super::lex::{Collector, FileScan, Import, ImportKind, Kind, Token, kind_at, punct_at};
+use super::lex::{
+    Collector, FileScan, Import, ImportKind, Kind, Token, kind_at, punct_at, recycle_tokens,
+};
 use attrs::test_items;
 use lexer::lex;
 use parser::Parser;
@@ -45,11 +47,13 @@ pub fn scan_file(src: &str) -> FileScan {
         imports.extend(links);
         imports.sort_by_key(|i| i.line);
     }
+    let (includes, mods) = (includes(&toks, src), out_of_line_mods(&toks, src));
+    recycle_tokens(toks);
     FileScan {
         imports: imports.into(),
         test_mods,
-        includes: includes(&toks, src),
-        mods: out_of_line_mods(&toks, src),
+        includes,
+        mods,
         notes,
     }
 }
@@ -190,6 +194,8 @@ fn doc_imports(doc: &str) -> Vec<Import> {
     let mut parser = Parser::new(doc, &toks);
     parser.run();
     parser.report(&mut c);
+    drop(parser);
+    recycle_tokens(toks);
     let mut imports = c.finish();
     for i in &mut imports {
         i.kind = ImportKind::Dev;
