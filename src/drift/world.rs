@@ -179,13 +179,20 @@ impl Manifests {
         let setup_py_literal = setup_py.as_deref().and_then(mesh_imports::setup_py::read);
         // A `setup.py` computing its requirements from files its code names (ckan's extras,
         // mindsdb's `install_requires`): those files declare them.
+        // Beside an `install_requires` read, the files fill the extras it computes (metaflow's
+        // `dev`, read from `devtools/requirements-devstack.txt`).
         let mut setup_py_files = false;
+        let computed_extras = (setup_py_literal.as_ref())
+            .is_some_and(|s| s.computed_extras && !s.requirements.is_empty());
         if let Some(code) = setup_py.as_deref()
-            && setup_py_literal
-                .as_ref()
-                .is_none_or(|s| s.requirements.is_empty())
+            && (computed_extras
+                || (setup_py_literal.as_ref()).is_none_or(|s| s.requirements.is_empty()))
         {
             for (file, scope) in declared::setup_py_requirement_files(code) {
+                let scope = match scope {
+                    Scope::Normal if computed_extras => Scope::Optional,
+                    scope => scope,
+                };
                 if let Some(text) = read(&file)? {
                     setup_py_files = true;
                     pyproject_decls.extend(declared::requirements_file(&file, &text, scope));

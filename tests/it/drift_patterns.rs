@@ -5596,3 +5596,35 @@ fn npm_s_lockfile_names_the_commands_scripts_run() {
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["web unused unused-thing"], "{v}");
 }
+
+/// A `setup.py` whose `extras_require` computes one extra (metaflow's `"dev":
+/// read_dev_requirements()`) is read for the rest of its call, beside a stub `setup.cfg`, and
+/// the requirements file its code names fills that extra; a bare `except:` guards the import
+/// it tries (Python 2's `cPickle`); a tool a Makefile runs from a virtualenv's `bin`
+/// (`$(VENV)/bin/twine`) is used.
+#[test]
+fn a_computed_extra_a_bare_except_and_a_virtualenv_s_commands() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "mf", "mf");
+    t.write("ws/mf/setup.cfg", "[metadata]\nlicense_files = LICENSE\n");
+    t.write(
+        "ws/mf/setup.py",
+        "from setuptools import setup, find_packages\n\n\ndef read_dev_requirements():\n    with open(\"requirements-devstack.txt\") as f:\n        return [l.strip() for l in f if l.strip()]\n\n\nsetup(\n    name=\"mf\",\n    packages=find_packages(),\n    install_requires=[\"requests\", \"boto3\", \"unused-thing\"],\n    extras_require={\"dev\": read_dev_requirements()},\n)\n",
+    );
+    t.write("ws/mf/requirements-devstack.txt", "pytest\ntwine\n");
+    t.write(
+        "ws/mf/Makefile",
+        "VENV ?= .venv\n\nrelease:\n\t$(VENV)/bin/twine check dist/*.whl\n",
+    );
+    t.write(
+        "ws/mf/mf/__init__.py",
+        "import requests\nimport boto3\n\ntry:\n    import cPickle as pickle\nexcept:\n    import pickle\n",
+    );
+    t.write("ws/mf/tests/test_mf.py", "import pytest\n");
+    t.empty_repo("ws");
+    t.commit("ws", "mf");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["mf unused unused-thing"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}

@@ -106,6 +106,9 @@ fn requirements(e: &Entry) -> Vec<(u32, String)> {
 pub struct SetupCfg {
     /// The equivalent `pyproject.toml` table.
     pub table: toml::Table,
+    /// Whether a `setup.py`'s `extras_require` computes an extra (reads a file, calls a
+    /// function): the rest of the call is read, that extra is not.
+    pub computed_extras: bool,
     /// (requirement as written, what it is for, 1-based line): `install_requires` is
     /// `"normal"`, `extras_require` `"extra"`, `tests_require` `"dev"`.
     pub requirements: Vec<(String, &'static str, u32)>,
@@ -201,6 +204,7 @@ impl SetupCfg {
         }
         SetupCfg {
             table,
+            computed_extras: false,
             requirements,
         }
     }

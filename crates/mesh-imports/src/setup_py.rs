@@ -671,13 +671,25 @@ pub fn read(text: &str) -> Option<SetupCfg> {
             requirements.extend(reqs.into_iter().map(|(l, r)| (r, what, l)));
         }
     }
+    let mut computed_extras = false;
     if let Some(v) = arg("extras_require") {
-        let Value::Dict(extras) = resolve(v, &env, 8, &mut budget)? else {
+        let v = match v {
+            Value::Name(n) => env.get(n)?,
+            v => v,
+        };
+        let Value::Dict(extras) = v else {
             return None;
         };
         for (_, reqs) in extras {
-            let reqs = strings(&reqs)?;
-            requirements.extend(reqs.into_iter().map(|(l, r)| (r, "extra", l)));
+            // An extra the code computes (`"dev": read_requirements()`) is not read; the
+            // others and `install_requires` still are.
+            match resolve(reqs, &env, 8, &mut budget)
+                .as_ref()
+                .and_then(strings)
+            {
+                Some(reqs) => requirements.extend(reqs.into_iter().map(|(l, r)| (r, "extra", l))),
+                None => computed_extras = true,
+            }
         }
     }
     let mut project = toml::Table::new();
@@ -730,7 +742,9 @@ pub fn read(text: &str) -> Option<SetupCfg> {
     {
         setuptools.insert("py-modules".into(), list(names));
     }
-    Some(SetupCfg::new(project, setuptools, requirements))
+    let mut cfg = SetupCfg::new(project, setuptools, requirements);
+    cfg.computed_extras = computed_extras;
+    Some(cfg)
 }
 
 #[cfg(test)]

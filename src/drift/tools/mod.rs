@@ -580,9 +580,22 @@ fn command_words(line: &str) -> impl Iterator<Item = &str> {
             true => w
                 .rsplit_once("node_modules/.bin/")
                 .map_or(w, |(_, bin)| bin),
-            false => w,
+            false => venv_command(w).unwrap_or(w),
         }
     })
+}
+
+/// The command a word runs from a virtualenv's `bin` directory: `$(VENV)/bin/twine`,
+/// `.venv/bin/ruff`, `${VIRTUAL_ENV}/bin/pytest` run `twine`, `ruff` and `pytest` (kinto's
+/// Makefile runs every tool so). The words of a line are split at parentheses, so a
+/// `$(VENV)` is a word of its own and `/bin/twine` follows it.
+fn venv_command(w: &str) -> Option<&str> {
+    let (dir, command) = w.rsplit_once("/bin/")?;
+    let env = dir.rsplit('/').next()?;
+    let env = env.trim_matches(|c: char| matches!(c, '$' | '{' | '}' | '.'));
+    let env = env.to_ascii_lowercase();
+    let is_venv = dir.is_empty() || env.contains("venv") || env == "env" || env == "virtual_env";
+    (is_venv && !command.is_empty() && !command.contains('/')).then_some(command)
 }
 
 #[cfg(test)]
@@ -631,6 +644,15 @@ mod tests {
         };
         assert!(sh.runs("wait-port"));
         assert!(!sh.runs("wait-for"));
+        // A virtualenv's command, by its path; another directory's `bin` runs its own.
+        let venv = ToolEvidence {
+            commands: "$(VENV)/bin/twine check dist/*.whl\n.venv/bin/ruff check .\n${VIRTUAL_ENV}/bin/pytest\nbuild/bin/protoc-gen-x\n".into(),
+            ..ToolEvidence::default()
+        };
+        for used in ["twine", "ruff", "pytest"] {
+            assert!(venv.runs(used), "{used}");
+        }
+        assert!(!venv.runs("protoc-gen-x"));
         assert!(is_command_file("run_test.sh"));
         // A module Node loads before the program, by its package.
         let loaders = ToolEvidence {

@@ -152,9 +152,7 @@ fn guarded<'l>(
             match first_word(l) {
                 "except" => {
                     let header = toks.get(l.start..l.end).unwrap_or(&[]);
-                    handles |= header
-                        .iter()
-                        .any(|t| matches!(t.text(src), "ImportError" | "ModuleNotFoundError"));
+                    handles |= catches_import_error(header, src);
                     let end = block_end(k);
                     clauses.push((k, end));
                     k = end;
@@ -205,9 +203,7 @@ fn guarded<'l>(
             if top {
                 // Only a clause handling the import's failure says what happens without it.
                 let header = toks.get(lines[from].start..lines[from].end).unwrap_or(&[]);
-                let import_error = header
-                    .iter()
-                    .any(|t| matches!(t.text(src), "ImportError" | "ModuleNotFoundError"));
+                let import_error = catches_import_error(header, src);
                 for n in own_level(from, to).filter_map(binds) {
                     skips_module |= import_error && n == "pytestmark";
                     flags.entry(n).or_insert(k);
@@ -625,6 +621,20 @@ fn guard_colon<'h>(header: &[&'h str]) -> Option<(usize, Option<&'h str>)> {
         }
     }
     colon.filter(|_| suppressed).map(|c| (c, None))
+}
+
+/// Whether an `except` clause (its header's tokens) catches an import's failure: it names
+/// `ImportError` or `ModuleNotFoundError`, catches `Exception` or `BaseException` (their
+/// base classes), or is bare (`except:`, Python 2's fallbacks: `try: import cPickle` /
+/// `except: import pickle`).
+fn catches_import_error(header: &[Token], src: &str) -> bool {
+    let bare = header.len() == 2 && header.get(1).is_some_and(|t| t.is_punct(b':'));
+    bare || header.iter().any(|t| {
+        matches!(
+            t.text(src),
+            "ImportError" | "ModuleNotFoundError" | "Exception" | "BaseException"
+        )
+    })
 }
 
 /// Turns Python source into tokens, with a `Newline` at the end of each logical line (none

@@ -273,6 +273,23 @@ fn guarded_imports_are_optional_in_body_and_handlers() {
 }
 
 #[test]
+fn a_bare_except_and_one_catching_exception_guard_too() {
+    use crate::lex::ImportKind::{Build, Optional};
+    // Python 2's fallbacks; a check that catches everything; a handler for another error.
+    let src = "try:\n    import cPickle as pickle\nexcept:\n    import pickle\ntry:\n    import torch\nexcept Exception as e:\n    torch = None\ntry:\n    import x\nexcept BaseException:\n    pass\ntry:\n    import y\nexcept KeyError:\n    pass\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (2, "cPickle".into(), Optional),
+            (4, "pickle".into(), Optional),
+            (6, "torch".into(), Optional),
+            (10, "x".into(), Optional),
+            (14, "y".into(), Build),
+        ]
+    );
+}
+
+#[test]
 fn a_module_named_by_its_start_is_a_prefix() {
     // textual's grammars; a concatenation; too short, or a computed start, says nothing.
     let src = "from importlib import import_module\nm = import_module(f\"tree_sitter_{name}\")\nn = importlib.import_module(\"plugins.\" + kind)\nimport_module(f\"x{y}\")\nimport_module(f\"{pkg}.sub\")\nimport_module(\"plain\")\n";

@@ -196,3 +196,22 @@ fn odd_input_never_panics() {
         read("from setuptools import setup\nsetup()").is_some_and(|c| c.requirements.is_empty())
     );
 }
+
+#[test]
+fn a_computed_extra_leaves_the_rest_read() {
+    // metaflow's: `dev` read from a file, `stubs` formatted with a version read from one.
+    let text = "from setuptools import setup\n\n\ndef read_dev_requirements():\n    with open(\"devtools/requirements-devstack.txt\") as f:\n        return [l.strip() for l in f]\n\n\nsetup(\n    name=\"metaflow\",\n    install_requires=[\"requests\", \"boto3\"],\n    extras_require={\n        \"stubs\": [\"metaflow-stubs==%s\" % version],\n        \"dev\": read_dev_requirements(),\n        \"s3\": [\"s3fs\"],\n    },\n)\n";
+    let cfg = read(text).expect("read but its computed extras");
+    assert!(cfg.computed_extras);
+    assert_eq!(
+        reqs(&cfg),
+        [
+            ("requests".to_string(), "normal", 11),
+            ("boto3".to_string(), "normal", 11),
+            ("s3fs".to_string(), "extra", 15),
+        ]
+    );
+    // Every extra literal: nothing computed.
+    let literal = "from setuptools import setup\nsetup(name=\"x\", install_requires=[\"a\"], extras_require={\"b\": [\"b\"]})\n";
+    assert!(!read(literal).expect("literal").computed_extras);
+}
