@@ -23,7 +23,15 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// the run — each page was faulted and zeroed anew: on a loaded machine, a fifth of a cold
 /// `mesh drift`'s CPU on a 4,700-file repository. `MIMALLOC_PURGE_DELAY` still overrides.
 fn keep_freed_memory() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+    // Set by hand (its old name too), or a node's verbs (`mesh node serve` may live long).
+    let set = ["MIMALLOC_PURGE_DELAY", "MIMALLOC_RESET_DELAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+    if set
+        || std::env::args_os()
+            .nth(1)
+            .is_some_and(|verb| verb == "node")
+    {
         return;
     }
     // SAFETY: sets one option's value before any other thread runs (mi_option_set is not

@@ -85,13 +85,17 @@ impl Manifests {
     }
 
     /// Whether the module's Python dependencies are declared where mesh does not read: a
-    /// `setup.py` that computes them, beside no `setup.cfg` and a pyproject.toml that declares
-    /// none for shipping (a file of tools' settings, or `dynamic` ones the `setup.py` fills).
-    /// Read as declaring nothing, every import would be called undeclared.
+    /// `setup.py` that computes them, beside no `setup.cfg` declaring any and a
+    /// pyproject.toml that declares none for shipping (a file of tools' settings, or
+    /// `dynamic` ones the `setup.py` fills). Read as declaring nothing, every import would be
+    /// called undeclared.
     pub(super) fn python_unread(&self) -> bool {
+        // A `setup.cfg` that declares nothing (`[metadata]` only) is no manifest of its own.
+        let cfg_declares = (self.setup_cfg.as_deref())
+            .is_some_and(|t| !mesh_imports::setup_cfg::read(t).requirements.is_empty());
         self.has_setup_py
             && self.setup_py.is_none()
-            && self.setup_cfg.is_none()
+            && !cfg_declares
             && !self
                 .pyproject_decls
                 .iter()
@@ -176,7 +180,7 @@ impl Manifests {
         }
         let setup_cfg = read("setup.cfg")?;
         let setup_py = read("setup.py")?;
-        let setup_py_literal = setup_py.as_deref().and_then(mesh_imports::setup_py::read);
+        let mut setup_py_literal = setup_py.as_deref().and_then(mesh_imports::setup_py::read);
         // A `setup.py` computing its requirements from files its code names (ckan's extras,
         // mindsdb's `install_requires`): those files declare them.
         // Beside an `install_requires` read, the files fill the extras it computes (metaflow's
@@ -198,6 +202,10 @@ impl Manifests {
                     pyproject_decls.extend(declared::requirements_file(&file, &text, scope));
                 }
             }
+        }
+        // Computed extras no file fills could declare anything: the file is unread.
+        if !setup_py_files && setup_py_literal.as_ref().is_some_and(|s| s.computed_extras) {
+            setup_py_literal = None;
         }
         // An application's dependencies kept in `requirements.txt` beside a pyproject.toml
         // that declares none for shipping (see [`app_requirements`]), nor a `setup.cfg` or

@@ -72,17 +72,16 @@ pub(crate) fn read_many(
         } else if id == ObjectId::empty_blob(id.kind()) {
             Blob::Data(Vec::new())
         } else {
-            let kind = repo
+            let found = repo
                 .objects
                 .find(&id, &mut scratch)
-                .map_err(|e| SourceError::git(what, &format!("cannot read blob {id}"), e))?
-                .kind;
-            if kind != gix::object::Kind::Blob {
-                let why = format!("cannot read blob {id}");
+                .map_err(|e| SourceError::git(what, &format!("cannot read blob {id}"), e))?;
+            if found.kind != gix::object::Kind::Blob {
+                let (why, kind) = (format!("cannot read blob {id}"), found.kind);
                 return Err(SourceError::git(what, &why, format!("it is a {kind}")));
             }
             let mut data = buffer();
-            data.extend_from_slice(&scratch);
+            data.extend_from_slice(found.data);
             Blob::Data(data)
         };
         if !take(id, blob) {

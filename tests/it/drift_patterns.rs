@@ -5600,8 +5600,9 @@ fn npm_s_lockfile_names_the_commands_scripts_run() {
 /// A `setup.py` whose `extras_require` computes one extra (metaflow's `"dev":
 /// read_dev_requirements()`) is read for the rest of its call, beside a stub `setup.cfg`, and
 /// the requirements file its code names fills that extra; a bare `except:` guards the import
-/// it tries (Python 2's `cPickle`); a tool a Makefile runs from a virtualenv's `bin`
-/// (`$(VENV)/bin/twine`) is used.
+/// it tries (Python 2's `cPickle`), and code only Python 2 runs imports optionally; a tool a
+/// Makefile runs from a virtualenv's `bin` (`$(VENV)/bin/twine`) or by a command not its
+/// name (docutils' `rst2html`) is used.
 #[test]
 fn a_computed_extra_a_bare_except_and_a_virtualenv_s_commands() {
     let t = TestMesh::new();
@@ -5612,10 +5613,17 @@ fn a_computed_extra_a_bare_except_and_a_virtualenv_s_commands() {
         "ws/mf/setup.py",
         "from setuptools import setup, find_packages\n\n\ndef read_dev_requirements():\n    with open(\"requirements-devstack.txt\") as f:\n        return [l.strip() for l in f if l.strip()]\n\n\nsetup(\n    name=\"mf\",\n    packages=find_packages(),\n    install_requires=[\"requests\", \"boto3\", \"unused-thing\"],\n    extras_require={\"dev\": read_dev_requirements()},\n)\n",
     );
-    t.write("ws/mf/requirements-devstack.txt", "pytest\ntwine\n");
+    t.write(
+        "ws/mf/requirements-devstack.txt",
+        "pytest\ntwine\ndocutils\n",
+    );
     t.write(
         "ws/mf/Makefile",
-        "VENV ?= .venv\n\nrelease:\n\t$(VENV)/bin/twine check dist/*.whl\n",
+        "VENV ?= .venv\n\nrelease:\n\t$(VENV)/bin/twine check dist/*.whl\n\ndocs:\n\trst2html README.rst > README.html\n",
+    );
+    t.write(
+        "ws/mf/mf/compat.py",
+        "import sys\n\nif sys.version_info[0] == 2:\n    import urlparse\nelse:\n    import urllib.parse\n",
     );
     t.write(
         "ws/mf/mf/__init__.py",

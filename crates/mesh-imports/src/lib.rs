@@ -153,7 +153,8 @@ pub struct ScannedFile {
 /// 60: the review's narrowing: `find_spec` guards only an `if` body, a UMD wrapper only its
 /// `require`s, Sphinx needs a Sphinx-only setting and not its own themes, a nested macro
 /// hides no crate, `.cjs` bundles are read, poetry's default package only where it is.
-/// 61: Python: a bare `except:` or one catching `Exception` guards the imports it tries.
+/// 61: Python: a bare `except:` or one catching `Exception` guards a body of imports; code
+/// only Python 2 runs imports optionally.
 pub const SCANNER_VERSION: u32 = 61;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.

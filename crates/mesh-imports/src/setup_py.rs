@@ -106,15 +106,15 @@ fn tokens(text: &str) -> Vec<(Tok, u32)> {
                 i += 1;
             }
             b'+' | b'*' | b'-' | b'/' | b'|' | b'&' | b'<' | b'>' | b'!' | b'%' | b'@' => {
-                // `+` alone is concatenation; `+=`, `**` and the rest are what mesh does not
-                // evaluate.
+                // `+` alone is concatenation, `%` alone formatting; `+=`, `**` and the rest are
+                // what mesh does not evaluate.
                 let two = matches!(b.get(i + 1), Some(b'='))
                     || (c == b'*' && b.get(i + 1) == Some(&b'*'));
                 let augmented =
                     two && b.get(i + 1) == Some(&b'=') && !matches!(c, b'<' | b'>' | b'!');
                 out.push((
                     match (c, two) {
-                        (b'+', false) => Tok::Punct('+'),
+                        (b'+' | b'%', false) => Tok::Punct(c as char),
                         _ if augmented => Tok::AugAssign,
                         _ => Tok::Other,
                     },
@@ -232,10 +232,21 @@ impl Parser<'_> {
         while self.eat('+') {
             terms.push(self.term());
         }
-        let v = match terms.len() {
+        let mut v = match terms.len() {
             1 => terms.pop().unwrap_or(Value::Unknown),
             _ => Value::Concat(terms),
         };
+        // `"x==%s" % version`: a requirement formatted with its version, whose name is
+        // written before the placeholder (metaflow's `metaflow-stubs`).
+        if matches!(v, Value::Str { f: false, .. }) && self.eat('%') {
+            let _version = self.term();
+            if let Value::Str { s, .. } = &mut v {
+                match s.find("==%") {
+                    Some(at) => s.truncate(at),
+                    None => v = Value::Unknown,
+                }
+            }
+        }
         if !matches!(
             self.peek(),
             Tok::Punct(',' | ')' | ']' | '}' | ':') | Tok::End
@@ -681,14 +692,15 @@ pub fn read(text: &str) -> Option<SetupCfg> {
             return None;
         };
         for (_, reqs) in extras {
-            // An extra the code computes (`"dev": read_requirements()`) is not read; the
-            // others and `install_requires` still are.
+            // An extra a call computes (`"dev": read_requirements()`) is not read; the others
+            // and `install_requires` still are. Anything else unread leaves the file unread.
             match resolve(reqs, &env, 8, &mut budget)
                 .as_ref()
                 .and_then(strings)
             {
                 Some(reqs) => requirements.extend(reqs.into_iter().map(|(l, r)| (r, "extra", l))),
-                None => computed_extras = true,
+                None if matches!(reqs, Value::Call(..)) => computed_extras = true,
+                None => return None,
             }
         }
     }

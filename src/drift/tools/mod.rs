@@ -32,7 +32,9 @@ pub(crate) use configs::{
 
 /// Dev tools whose command is neither their package's name nor what the rules of
 /// [`command_names`] make of it, as (package, commands): read when the package is not
-/// installed (with `node_modules` there, its own `bin` says).
+/// installed (with `node_modules` there, its own `bin` says). Python distributions by their
+/// console scripts, as their documentation names them (searxng runs docutils as
+/// `rst2html`, nautobot's compose file watchdog as `watchmedo`).
 pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
     ("@angular/cli", &["ng"]),
     ("@arethetypeswrong/cli", &["attw"]),
@@ -61,16 +63,45 @@ pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
     ("@typescript/native-preview", &["tsgo"]),
     ("@vue/cli-service", &["vue-cli-service"]),
     ("@web/test-runner", &["web-test-runner", "wtr"]),
+    ("awscli", &["aws"]),
+    ("cython", &["cython", "cythonize"]),
+    ("datamodel-code-generator", &["datamodel-codegen"]),
+    ("django", &["django-admin"]),
+    (
+        "docutils",
+        &["docutils", "rst2html", "rst2html5", "rst2latex", "rst2man"],
+    ),
+    ("fabric", &["fab"]),
     ("griffecli", &["griffe"]),
     (
         "grpc-tools",
         &["grpc_tools_node_protoc", "grpc_tools_node_protoc_plugin"],
     ),
+    ("invoke", &["invoke", "inv"]),
+    ("mypy", &["mypy", "dmypy", "stubgen"]),
     ("npm-run-all", &["npm-run-all", "run-p", "run-s"]),
     ("npm-run-all2", &["npm-run-all", "run-p", "run-s"]),
+    ("pip-tools", &["pip-compile", "pip-sync"]),
+    ("poethepoet", &["poe"]),
     ("protobufjs-cli", &["pbjs", "pbts"]),
+    ("pylint", &["pylint", "pyreverse", "symilar"]),
+    ("pymarkdownlnt", &["pymarkdown"]),
+    ("pytest", &["pytest", "py.test"]),
+    ("python-dotenv", &["dotenv"]),
+    ("python-semantic-release", &["semantic-release"]),
     ("react-email", &["email"]),
+    (
+        "sphinx",
+        &[
+            "sphinx-build",
+            "sphinx-apidoc",
+            "sphinx-autogen",
+            "sphinx-quickstart",
+        ],
+    ),
+    ("taskipy", &["task"]),
     ("typescript", &["tsc", "tsserver"]),
+    ("watchdog", &["watchmedo"]),
     ("webpack-cli", &["webpack", "webpack-cli"]),
 ];
 
@@ -79,7 +110,11 @@ pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
 /// `cpy-cli` `cpy`); and a scope's `cli` package runs the scope's name (`@swc/cli` runs
 /// `swc`, `@babel/cli` `babel`). The table's commands where it names the package.
 pub(crate) fn command_names(package: &str) -> Vec<String> {
-    if let Some((_, bins)) = TOOL_BINS.iter().find(|(p, _)| *p == package) {
+    // Python's names are case-insensitive (`Sphinx`, `Django`).
+    if let Some((_, bins)) = TOOL_BINS
+        .iter()
+        .find(|(p, _)| p.eq_ignore_ascii_case(package))
+    {
         return bins.iter().map(|b| b.to_string()).collect();
     }
     let mut out = vec![package.to_string()];
@@ -580,21 +615,30 @@ fn command_words(line: &str) -> impl Iterator<Item = &str> {
             true => w
                 .rsplit_once("node_modules/.bin/")
                 .map_or(w, |(_, bin)| bin),
-            false => venv_command(w).unwrap_or(w),
+            false => venv_command(line, w).unwrap_or(w),
         }
     })
 }
 
-/// The command a word runs from a virtualenv's `bin` directory: `$(VENV)/bin/twine`,
-/// `.venv/bin/ruff`, `${VIRTUAL_ENV}/bin/pytest` run `twine`, `ruff` and `pytest` (kinto's
-/// Makefile runs every tool so). The words of a line are split at parentheses, so a
-/// `$(VENV)` is a word of its own and `/bin/twine` follows it.
-fn venv_command(w: &str) -> Option<&str> {
+/// The command a word of `line` runs from a virtualenv's `bin` directory:
+/// `$(VENV)/bin/twine`, `.venv/bin/ruff`, `${VIRTUAL_ENV}/bin/pytest` run `twine`, `ruff`
+/// and `pytest` (kinto's Makefile runs every tool so); another directory's `bin`
+/// (`$(GOPATH)/bin/x`, `/bin/sh`) runs nothing here. The words of a line are split at
+/// parentheses, so a `$(VENV)` is a word of its own and `/bin/twine` follows it.
+fn venv_command<'a>(line: &str, w: &'a str) -> Option<&'a str> {
     let (dir, command) = w.rsplit_once("/bin/")?;
-    let env = dir.rsplit('/').next()?;
+    let env = match dir.is_empty() {
+        // The `$(…)` just before the word in the line.
+        true => {
+            let at = (w.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+            let before = line.get(..at)?.strip_suffix(')')?;
+            before.rsplit_once("$(")?.1
+        }
+        false => dir.rsplit('/').next()?,
+    };
     let env = env.trim_matches(|c: char| matches!(c, '$' | '{' | '}' | '.'));
     let env = env.to_ascii_lowercase();
-    let is_venv = dir.is_empty() || env.contains("venv") || env == "env" || env == "virtual_env";
+    let is_venv = env.contains("venv") || env == "env" || env == "virtual_env";
     (is_venv && !command.is_empty() && !command.contains('/')).then_some(command)
 }
 
@@ -620,6 +664,8 @@ mod tests {
     fn a_package_runs_under_the_commands_its_name_makes_or_its_installed_bin_says() {
         assert_eq!(command_names("eslint"), ["eslint"]);
         assert_eq!(command_names("del-cli"), ["del-cli", "del"]);
+        assert_eq!(command_names("watchdog"), ["watchmedo"]);
+        assert!(command_names("Sphinx").contains(&"sphinx-build".to_string()));
         assert_eq!(command_names("@swc/cli"), ["@swc/cli", "cli", "swc"]);
         assert_eq!(
             command_names("@scope/tool-cli"),
@@ -646,13 +692,15 @@ mod tests {
         assert!(!sh.runs("wait-for"));
         // A virtualenv's command, by its path; another directory's `bin` runs its own.
         let venv = ToolEvidence {
-            commands: "$(VENV)/bin/twine check dist/*.whl\n.venv/bin/ruff check .\n${VIRTUAL_ENV}/bin/pytest\nbuild/bin/protoc-gen-x\n".into(),
+            commands: "$(VENV)/bin/twine check dist/*.whl\n.venv/bin/ruff check .\n${VIRTUAL_ENV}/bin/pytest\nbuild/bin/protoc-gen-x\n$(GOPATH)/bin/black\n/bin/sh -c true\n".into(),
             ..ToolEvidence::default()
         };
         for used in ["twine", "ruff", "pytest"] {
             assert!(venv.runs(used), "{used}");
         }
-        assert!(!venv.runs("protoc-gen-x"));
+        for unused in ["protoc-gen-x", "black", "sh"] {
+            assert!(!venv.runs(unused), "{unused}");
+        }
         assert!(is_command_file("run_test.sh"));
         // A module Node loads before the program, by its package.
         let loaders = ToolEvidence {

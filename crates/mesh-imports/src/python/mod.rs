@@ -27,6 +27,7 @@ pub fn scan_file(src: &str) -> FileScan {
     guarded(&toks, src, &lines, &mut c, &mut notes);
     type_checking(&toks, src, &lines, &mut c);
     installed_checks(&toks, src, &lines, &mut c);
+    python2_branches(&toks, src, &lines, &mut c);
     function_bodies(&toks, src, &lines, &mut c);
     let has_main = main_block(&toks, src, &lines, &mut c);
     if inline_script(src) {
@@ -138,6 +139,23 @@ fn guarded<'l>(
             .map_or(src.len(), |t| t.end);
         (start, end)
     };
+    // The first words of the statements of the block whose header is line `h` (its lines
+    // end at `end`): its own level's, or those after the header's colon on its line.
+    let statements = |h: usize, end: usize| -> Vec<&str> {
+        if end > h + 1 {
+            let indent = lines[h + 1].indent;
+            return (lines[h + 1..end].iter())
+                .filter(|l| l.indent == indent)
+                .map(first_word)
+                .collect();
+        }
+        let header = toks.get(lines[h].start..lines[h].end).unwrap_or(&[]);
+        (header.iter().position(|t| t.is_punct(b':')))
+            .and_then(|c| header.get(c + 1))
+            .map(|t| t.text(src))
+            .into_iter()
+            .collect()
+    };
     // Each name a module-level guard binds, with the line after which it is known.
     let mut flags: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (h, line) in lines.iter().enumerate() {
@@ -152,7 +170,21 @@ fn guarded<'l>(
             match first_word(l) {
                 "except" => {
                     let header = toks.get(l.start..l.end).unwrap_or(&[]);
-                    handles |= catches_import_error(header, src);
+                    handles |= match catches(header, src) {
+                        Catches::ImportError => true,
+                        // A handler of everything guards a body of imports alone, and only
+                        // when it goes on (not `raise`, not `sys.exit`): a CLI's body
+                        // wrapped to print an error guards nothing.
+                        Catches::Everything => {
+                            statements(h, body_end)
+                                .iter()
+                                .all(|w| matches!(*w, "import" | "from"))
+                                && !statements(k, block_end(k))
+                                    .iter()
+                                    .any(|w| matches!(*w, "raise" | "sys" | "exit"))
+                        }
+                        Catches::Other => false,
+                    };
                     let end = block_end(k);
                     clauses.push((k, end));
                     k = end;
@@ -203,7 +235,7 @@ fn guarded<'l>(
             if top {
                 // Only a clause handling the import's failure says what happens without it.
                 let header = toks.get(lines[from].start..lines[from].end).unwrap_or(&[]);
-                let import_error = catches_import_error(header, src);
+                let import_error = catches(header, src) == Catches::ImportError;
                 for n in own_level(from, to).filter_map(binds) {
                     skips_module |= import_error && n == "pytestmark";
                     flags.entry(n).or_insert(k);
@@ -561,6 +593,102 @@ fn installed_checks<'l>(
     }
 }
 
+/// Which Python a condition tests for, when it is a version test: `Some(2)` for `PY2`,
+/// `six.PY2`, `sys.version_info[0] == 2`, `sys.version_info < (3, 0)`; `Some(3)` for `PY3`,
+/// `sys.version_info >= (3,)`, `sys.version_info.major == 3`. Anything else (`not PY2`, a
+/// minor version's test) is `None`.
+fn tests_python(cond: &[Token], src: &str) -> Option<u8> {
+    let text: String = cond.iter().map(|t| t.text(src)).collect();
+    // A name or an attribute (`six.PY2`): no `not`, `and`, `or`.
+    let flag = cond.iter().all(|t| {
+        t.is_punct(b'.')
+            || t.kind == Kind::Ident && !matches!(t.text(src), "not" | "and" | "or" | "is" | "in")
+    });
+    if flag && text.ends_with("PY2") {
+        return Some(2);
+    }
+    if flag && text.ends_with("PY3") {
+        return Some(3);
+    }
+    let rest = text
+        .strip_prefix("sys.version_info")
+        .or_else(|| text.strip_prefix("version_info"))?;
+    let (major, rest) = match rest.strip_prefix("[0]").or(rest.strip_prefix(".major")) {
+        Some(rest) => (true, rest),
+        None => (false, rest),
+    };
+    // Against the major version alone: `(3, 11)` tests a minor one.
+    let two = match major {
+        true => ["==2", "<3", "<=2"].contains(&rest),
+        false => ["<(3,)", "<(3,0)", "<(3)"].contains(&rest) || rest.starts_with("<(2"),
+    };
+    let three = match major {
+        true => [">=3", "==3", ">2"].contains(&rest),
+        false => [">=(3,)", ">=(3,0)", ">=(3)"].contains(&rest),
+    };
+    match (two, three) {
+        (true, _) => Some(2),
+        (_, true) => Some(3),
+        _ => None,
+    }
+}
+
+/// Marks as optional the imports of code only Python 2 runs: the body of an `if` or `elif`
+/// testing for Python 2 (`if PY2:`, `if sys.version_info < (3,):`), and the `else` of an
+/// `if` testing for Python 3. No Python a package supports today runs them (metaflow's
+/// vendored click imports `cStringIO` under `if PY2:`), so they owe no declaration.
+fn python2_branches<'l>(
+    toks: &[Token],
+    src: &str,
+    lines: &dyn Fn() -> &'l [Line],
+    c: &mut Collector,
+) {
+    if !src.contains("PY2") && !src.contains("PY3") && !src.contains("version_info") {
+        return;
+    }
+    let lines = lines();
+    let first_word = |l: &Line| toks.get(l.start).map_or("", |t| t.text(src));
+    let block_end = |h: usize| {
+        let mut k = h + 1;
+        while lines.get(k).is_some_and(|l| l.indent > lines[h].indent) {
+            k += 1;
+        }
+        k
+    };
+    for (h, line) in lines.iter().enumerate() {
+        if !matches!(first_word(line), "if" | "elif") {
+            continue;
+        }
+        let header = toks.get(line.start..line.end).unwrap_or(&[]);
+        let Some(colon) = header.iter().rposition(|t| t.is_punct(b':')) else {
+            continue;
+        };
+        let body = |h: usize, colon: usize| {
+            let k = block_end(h);
+            let start = toks[lines[h].start + colon].end;
+            (start, body_end(toks, src, lines, h, k), k)
+        };
+        match tests_python(&header[1..colon], src) {
+            Some(2) => {
+                let (start, end, _) = body(h, colon);
+                c.weaken(start, end, ImportKind::Optional);
+            }
+            Some(3) if first_word(line) == "if" => {
+                let (_, _, k) = body(h, colon);
+                let Some(other) = lines.get(k) else { continue };
+                if other.indent == line.indent
+                    && first_word(other) == "else"
+                    && punct_at(toks, other.start + 1, b':')
+                {
+                    let (start, end, _) = body(k, 1);
+                    c.weaken(start, end, ImportKind::Optional);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Where the body of the block whose header is line `h` ends (its lines end at `k`,
 /// exclusive): at its last deeper line, or at the header's own end for a one-line block.
 fn body_end(toks: &[Token], src: &str, lines: &[Line], h: usize, k: usize) -> usize {
@@ -623,18 +751,33 @@ fn guard_colon<'h>(header: &[&'h str]) -> Option<(usize, Option<&'h str>)> {
     colon.filter(|_| suppressed).map(|c| (c, None))
 }
 
-/// Whether an `except` clause (its header's tokens) catches an import's failure: it names
-/// `ImportError` or `ModuleNotFoundError`, catches `Exception` or `BaseException` (their
-/// base classes), or is bare (`except:`, Python 2's fallbacks: `try: import cPickle` /
-/// `except: import pickle`).
-fn catches_import_error(header: &[Token], src: &str) -> bool {
-    let bare = header.len() == 2 && header.get(1).is_some_and(|t| t.is_punct(b':'));
-    bare || header.iter().any(|t| {
-        matches!(
-            t.text(src),
-            "ImportError" | "ModuleNotFoundError" | "Exception" | "BaseException"
-        )
-    })
+/// What an `except` clause catches of an import's failure.
+#[derive(Debug, PartialEq, Eq)]
+enum Catches {
+    /// It names `ImportError` or `ModuleNotFoundError`.
+    ImportError,
+    /// It catches their base classes (`Exception`, `BaseException`) or is bare (`except:`,
+    /// Python 2's fallbacks: `try: import cPickle` / `except: import pickle`).
+    Everything,
+    /// Neither.
+    Other,
+}
+
+/// What the `except` clause whose header's tokens are `header` catches: read before the
+/// colon ending the header, not in a body on the same line.
+fn catches(header: &[Token], src: &str) -> Catches {
+    let before = header
+        .iter()
+        .position(|t| t.is_punct(b':'))
+        .map_or(header, |c| &header[..c]);
+    let names = || before.iter().map(|t| t.text(src));
+    if names().any(|n| matches!(n, "ImportError" | "ModuleNotFoundError")) {
+        return Catches::ImportError;
+    }
+    match before.len() == 1 || names().any(|n| matches!(n, "Exception" | "BaseException")) {
+        true => Catches::Everything,
+        false => Catches::Other,
+    }
 }
 
 /// Turns Python source into tokens, with a `Newline` at the end of each logical line (none

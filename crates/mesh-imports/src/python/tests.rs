@@ -275,8 +275,9 @@ fn guarded_imports_are_optional_in_body_and_handlers() {
 #[test]
 fn a_bare_except_and_one_catching_exception_guard_too() {
     use crate::lex::ImportKind::{Build, Optional};
-    // Python 2's fallbacks; a check that catches everything; a handler for another error.
-    let src = "try:\n    import cPickle as pickle\nexcept:\n    import pickle\ntry:\n    import torch\nexcept Exception as e:\n    torch = None\ntry:\n    import x\nexcept BaseException:\n    pass\ntry:\n    import y\nexcept KeyError:\n    pass\n";
+    // Python 2's fallbacks; a check that catches everything; one on a line; a handler for
+    // another error.
+    let src = "try:\n    import cPickle as pickle\nexcept:\n    import pickle\ntry:\n    import torch\nexcept Exception as e:\n    torch = None\ntry:\n    import x\nexcept BaseException:\n    pass\ntry:\n    import y\nexcept KeyError: raise Exception(\"y\")\ntry: import ujson\nexcept: pass\n";
     assert_eq!(
         kinds(src),
         [
@@ -285,6 +286,39 @@ fn a_bare_except_and_one_catching_exception_guard_too() {
             (6, "torch".into(), Optional),
             (10, "x".into(), Optional),
             (14, "y".into(), Build),
+            (16, "ujson".into(), Optional),
+        ]
+    );
+    // Not a body that does more than import, nor a handler that gives up.
+    let src = "try:\n    import click\n    main()\nexcept Exception:\n    sys.exit(1)\ntry:\n    import boto3\nexcept Exception:\n    log.exception(\"no\")\n    raise\ntry:\n    bucket = os.environ[\"B\"]\nexcept Exception:\n    bucket = None\nif bucket:\n    import s3fs\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (2, "click".into(), Build),
+            (7, "boto3".into(), Build),
+            (16, "s3fs".into(), Build),
+        ]
+    );
+}
+
+#[test]
+fn imports_only_python_2_runs_are_optional() {
+    use crate::lex::ImportKind::{Build, Optional};
+    // `if PY2:`, a version test, the `else` of a Python 3 test; not `not PY2`, nor a minor
+    // version's test.
+    let src = "if PY2:\n    from cStringIO import StringIO\nelse:\n    import io\nif six.PY3:\n    import queue\nelse:\n    import Queue\nif sys.version_info < (3, 0):\n    import urlparse\nif sys.version_info[0] >= 3:\n    pass\nelse:\n    import cPickle\nif not PY2:\n    import a\nif sys.version_info < (3, 11):\n    import tomli\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (2, "cStringIO.StringIO".into(), Optional),
+            (2, "cStringIO".into(), Optional),
+            (4, "io".into(), Build),
+            (6, "queue".into(), Build),
+            (8, "Queue".into(), Optional),
+            (10, "urlparse".into(), Optional),
+            (14, "cPickle".into(), Optional),
+            (16, "a".into(), Build),
+            (18, "tomli".into(), Build),
         ]
     );
 }

@@ -208,9 +208,13 @@ fn a_computed_extra_leaves_the_rest_read() {
         [
             ("requests".to_string(), "normal", 11),
             ("boto3".to_string(), "normal", 11),
+            ("metaflow-stubs".to_string(), "extra", 13),
             ("s3fs".to_string(), "extra", 15),
         ]
     );
+    // An extra neither literal nor a call leaves the file unread.
+    let other = "from setuptools import setup\nsetup(name=\"x\", install_requires=[\"a\"], extras_require={\"b\": [x for x in y]})\n";
+    assert!(read(other).is_none());
     // Every extra literal: nothing computed.
     let literal = "from setuptools import setup\nsetup(name=\"x\", install_requires=[\"a\"], extras_require={\"b\": [\"b\"]})\n";
     assert!(!read(literal).expect("literal").computed_extras);
