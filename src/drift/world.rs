@@ -53,6 +53,9 @@ pub(super) struct Manifests {
     /// Whether a `setup.py` that computes its requirements names files mesh read them from
     /// (see [`declared::setup_py_requirement_files`]).
     pub(super) setup_py_files: bool,
+    /// Whether its `setup.cfg` declares any requirement (one with `[metadata]` alone is no
+    /// manifest of its own).
+    pub(super) setup_cfg_declares: bool,
     /// Its `tsconfig.json` (else `jsconfig.json`) `paths` and `baseUrl` aliases, through its
     /// `extends`, and its bundler's and test runner's aliases: imports through them are
     /// files, not packages.
@@ -90,12 +93,9 @@ impl Manifests {
     /// `dynamic` ones the `setup.py` fills). Read as declaring nothing, every import would be
     /// called undeclared.
     pub(super) fn python_unread(&self) -> bool {
-        // A `setup.cfg` that declares nothing (`[metadata]` only) is no manifest of its own.
-        let cfg_declares = (self.setup_cfg.as_deref())
-            .is_some_and(|t| !mesh_imports::setup_cfg::read(t).requirements.is_empty());
         self.has_setup_py
             && self.setup_py.is_none()
-            && !cfg_declares
+            && !self.setup_cfg_declares
             && !self
                 .pyproject_decls
                 .iter()
@@ -182,9 +182,9 @@ impl Manifests {
         let setup_py = read("setup.py")?;
         let mut setup_py_literal = setup_py.as_deref().and_then(mesh_imports::setup_py::read);
         // A `setup.py` computing its requirements from files its code names (ckan's extras,
-        // mindsdb's `install_requires`): those files declare them.
-        // Beside an `install_requires` read, the files fill the extras it computes (metaflow's
-        // `dev`, read from `devtools/requirements-devstack.txt`).
+        // mindsdb's `install_requires`): those files declare them. Beside an
+        // `install_requires` read, they fill the extras it computes (metaflow's `dev`, read
+        // from `devtools/requirements-devstack.txt`).
         let mut setup_py_files = false;
         let computed_extras = (setup_py_literal.as_ref())
             .is_some_and(|s| s.computed_extras && !s.requirements.is_empty());
@@ -221,10 +221,9 @@ impl Manifests {
             (Some(_), Some(literal)) => literal.requirements.is_empty(),
             (Some(_), None) => false,
         };
-        let setup_declares_none = !setup_py_files
-            && setup_py_declares_none
-            && (setup_cfg.as_deref())
-                .is_none_or(|t| mesh_imports::setup_cfg::read(t).requirements.is_empty());
+        let setup_cfg_declares = (setup_cfg.as_deref())
+            .is_some_and(|t| !mesh_imports::setup_cfg::read(t).requirements.is_empty());
+        let setup_declares_none = !setup_py_files && setup_py_declares_none && !setup_cfg_declares;
         let app_requirements = match declares_none && setup_declares_none {
             true => app_requirements::read(snap, m)?,
             false => Default::default(),
@@ -256,6 +255,7 @@ impl Manifests {
             setup_py: setup_py_literal,
             has_setup_py: setup_py.is_some(),
             setup_py_files,
+            setup_cfg_declares,
             js_paths,
             tools,
             js_workspace_root,

@@ -684,10 +684,15 @@ pub fn read(text: &str) -> Option<SetupCfg> {
     }
     let mut computed_extras = false;
     if let Some(v) = arg("extras_require") {
-        let v = match v {
-            Value::Name(n) => env.get(n)?,
-            v => v,
-        };
+        // A name bound to the dict (through names, as `resolve` follows them); its values
+        // are resolved one by one below.
+        let mut v = v;
+        for _ in 0..8 {
+            match v {
+                Value::Name(n) => v = env.get(n)?,
+                _ => break,
+            }
+        }
         let Value::Dict(extras) = v else {
             return None;
         };

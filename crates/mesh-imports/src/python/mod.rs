@@ -101,6 +101,21 @@ fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
     lines
 }
 
+/// The end (exclusive line index) of the block whose header is line `h`: the lines after it
+/// that are indented deeper.
+fn block_end(lines: &[Line], h: usize) -> usize {
+    let mut k = h + 1;
+    while lines.get(k).is_some_and(|l| l.indent > lines[h].indent) {
+        k += 1;
+    }
+    k
+}
+
+/// The text of a line's first token ("" for none).
+fn first_word<'s>(toks: &[Token], src: &'s str, l: &Line) -> &'s str {
+    toks.get(l.start).map_or("", |t| t.text(src))
+}
+
 /// Marks the body and the handlers of every `try` statement that handles `ImportError` or
 /// `ModuleNotFoundError` as optional (and, when a module-level one's handler skips the
 /// whole test file, every import of what its body imports), and the body of every later
@@ -120,17 +135,8 @@ fn guarded<'l>(
         return;
     }
     let lines = lines();
-    let first_word = |l: &Line| toks.get(l.start).map_or("", |t| t.text(src));
-    // The end (exclusive line index) of the block whose header is line `h`: the lines after
-    // it that are indented deeper.
-    let block_end = |h: usize| {
-        let indent = lines[h].indent;
-        let mut k = h + 1;
-        while lines.get(k).is_some_and(|l| l.indent > indent) {
-            k += 1;
-        }
-        k
-    };
+    let first_word = |l: &Line| first_word(toks, src, l);
+    let block_end = |h: usize| block_end(lines, h);
     let span = |from: usize, to: usize| {
         let start = toks[lines[from].start].start;
         let last = &lines[to - 1];
@@ -324,10 +330,7 @@ fn function_bodies<'l>(
             _ => continue,
         };
         let name = text(def_at + 1).unwrap_or("");
-        let mut k = h + 1;
-        while lines.get(k).is_some_and(|l| l.indent > line.indent) {
-            k += 1;
-        }
+        let k = block_end(lines, h);
         // The decorators right above it: `@x.command(…)` registers a command.
         let command = lines[..h]
             .iter()
@@ -440,10 +443,7 @@ fn main_block<'l>(
         ) {
             continue;
         }
-        let mut k = h + 1;
-        while lines.get(k).is_some_and(|l| l.indent > line.indent) {
-            k += 1;
-        }
+        let k = block_end(lines, h);
         let last = &lines[k - 1];
         let end = toks
             .get(last.end.saturating_sub(1))
@@ -476,10 +476,7 @@ fn type_checking<'l>(toks: &[Token], src: &str, lines: &dyn Fn() -> &'l [Line], 
             continue;
         };
         let colon = line.start + colon;
-        let mut k = h + 1;
-        while lines.get(k).is_some_and(|l| l.indent > line.indent) {
-            k += 1;
-        }
+        let k = block_end(lines, h);
         // The body: after the colon (a one-line `if TYPE_CHECKING: import x`) to the end of
         // the deeper-indented lines below.
         let start = toks[colon].end;
@@ -581,10 +578,7 @@ fn installed_checks<'l>(
         if modules.is_empty() {
             continue;
         }
-        let mut k = h + 1;
-        while lines.get(k).is_some_and(|l| l.indent > line.indent) {
-            k += 1;
-        }
+        let k = block_end(lines, h);
         let start = toks[line.start + colon].end;
         let end = body_end(toks, src, lines, h, k);
         for m in modules {
@@ -647,14 +641,7 @@ fn python2_branches<'l>(
         return;
     }
     let lines = lines();
-    let first_word = |l: &Line| toks.get(l.start).map_or("", |t| t.text(src));
-    let block_end = |h: usize| {
-        let mut k = h + 1;
-        while lines.get(k).is_some_and(|l| l.indent > lines[h].indent) {
-            k += 1;
-        }
-        k
-    };
+    let first_word = |l: &Line| first_word(toks, src, l);
     for (h, line) in lines.iter().enumerate() {
         if !matches!(first_word(line), "if" | "elif") {
             continue;
@@ -664,7 +651,7 @@ fn python2_branches<'l>(
             continue;
         };
         let body = |h: usize, colon: usize| {
-            let k = block_end(h);
+            let k = block_end(lines, h);
             let start = toks[lines[h].start + colon].end;
             (start, body_end(toks, src, lines, h, k), k)
         };

@@ -212,6 +212,17 @@ fn a_computed_extra_leaves_the_rest_read() {
             ("s3fs".to_string(), "extra", 15),
         ]
     );
+    // The dict through names bound to it.
+    let named = "from setuptools import setup\nBASE = {\"b\": [\"b\"], \"dev\": reqs()}\nEXTRAS = BASE\nsetup(name=\"x\", install_requires=[\"a\"], extras_require=EXTRAS)\n";
+    let cfg = read(named).expect("read through names");
+    assert!(cfg.computed_extras);
+    assert_eq!(
+        reqs(&cfg),
+        [
+            ("a".to_string(), "normal", 4),
+            ("b".to_string(), "extra", 2)
+        ]
+    );
     // An extra neither literal nor a call leaves the file unread.
     let other = "from setuptools import setup\nsetup(name=\"x\", install_requires=[\"a\"], extras_require={\"b\": [x for x in y]})\n";
     assert!(read(other).is_none());
