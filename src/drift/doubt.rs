@@ -65,6 +65,13 @@ pub(super) fn by_hand_dir(dir: &str) -> bool {
         || (w.contains(&"manual") && w.iter().any(|w| matches!(*w, "test" | "tests")))
 }
 
+/// Whether a file (module-relative `rel`) is in a directory of vendored code (`_vendor/`,
+/// `vendored/`): another project's sources copied in.
+fn vendored(rel: &str) -> bool {
+    let dirs = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    (dirs.split('/')).any(|d| matches!(d, "_vendor" | "vendor" | "vendored" | "_vendored"))
+}
+
 /// The words of a file or directory name, split where `_` or `-` joins them.
 fn words(name: &str) -> impl Iterator<Item = &str> {
     name.split(['_', '-']).filter(|w| !w.is_empty())
@@ -132,6 +139,15 @@ pub(super) fn undeclared(
         let more = and_more(uses.len());
         return Some(format!(
             "imported only by {}{more}, in a directory of files run by hand (examples, scripts, docs) or by CI (`.github/`), or notebooks: they run with what their reader or workflow installs",
+            first.evidence()
+        ));
+    }
+    // `metaflow/_vendor/typeguard/_pytest_plugin.py`: a library copied in whole, whose
+    // optional parts (a pytest plugin, a Python 2 path) its host may never load.
+    if lang == Language::Python && uses.iter().all(|u| vendored(&rel(u))) {
+        let more = and_more(uses.len());
+        return Some(format!(
+            "imported only by {}{more}, in a vendored copy of another project: its optional parts may be code the module never loads",
             first.evidence()
         ));
     }
@@ -626,6 +642,14 @@ mod tests {
         assert!(!by_hand("components/Demo.vue"));
         assert!(!by_hand("gdrive_append_example.py"));
         assert!(!by_hand("tests/example_modules/bank.py"));
+    }
+
+    #[test]
+    fn vendored_code_lies_in_its_directories() {
+        assert!(vendored("metaflow/_vendor/typeguard/_pytest_plugin.py"));
+        assert!(vendored("src/vendored/six.py"));
+        assert!(!vendored("src/vendors/stripe.py"));
+        assert!(!vendored("vendor.py"));
     }
 
     fn finding(kind: DriftKind, dep: &str) -> Finding {

@@ -511,7 +511,10 @@ fn module_drift(
         if let Some(text) = &man.pyproject {
             said_why::commented(&source::join(&m.dir, "pyproject.toml"), text, &mut py);
         }
-        if py.iter().any(|f| f.kind == DriftKind::Unused) {
+        if py
+            .iter()
+            .any(|f| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly))
+        {
             let lock = world.lock_above(m, lockfile::PYTHON_LOCKFILES);
             python_extras::loaded_by_framework(&mut py, &scoped, &imported, lock.as_deref());
             if let Some(lock) = lock {

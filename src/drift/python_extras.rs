@@ -11,7 +11,10 @@ use super::{DriftKind, Finding, doubt, names};
 
 /// Frameworks' extras whose distributions the framework imports itself, lazily, when a
 /// feature asks for one — read from each framework's published `Provides-Extra` metadata, by
-/// framework (PEP 503), with what those extras install. Only companions the framework loads
+/// framework (PEP 503), with what those extras install; for Django, which leaves its
+/// database drivers and image library out of its extras, what its documentation names for
+/// its backends (`ENGINE: django.db.backends.mysql` imports `MySQLdb`, an `ImageField`
+/// imports `PIL`) and its caches. Only companions the framework loads
 /// are listed: an extra that installs a library its users import themselves (`openai[datalib]`'s
 /// `pandas`), one code imports for itself far more often than a framework loads it
 /// (`pyyaml`, `sqlalchemy`, `lxml`, `boto3`), or one a feature's own import shows (starlette's
@@ -21,7 +24,24 @@ const EXTRAS: &[(&str, &[&str])] = &[
     ("aiohttp", &["aiodns", "brotli", "brotlicffi"]),
     // A broker's or serializer's library.
     ("celery", &["redis", "librabbitmq", "msgpack"]),
-    ("django", &["argon2-cffi", "bcrypt"]),
+    (
+        "django",
+        &[
+            "argon2-cffi",
+            "bcrypt",
+            "mysqlclient",
+            "psycopg",
+            "psycopg-binary",
+            "psycopg2",
+            "psycopg2-binary",
+            "oracledb",
+            "cx-oracle",
+            "pillow",
+            "pylibmc",
+            "pymemcache",
+            "geoip2",
+        ],
+    ),
     (
         "dramatiq",
         &["redis", "pika", "watchdog", "watchdog-gevent"],
@@ -212,7 +232,8 @@ fn loads(framework: &str, companion: &str) -> bool {
 /// framework no declaration names that the code imports (`imported`: each import key with
 /// whether shipped code makes it). Declaring it is how a project makes sure the feature
 /// works, which no import of its own shows; whether the feature is used only reading tells —
-/// so it is unsure, not used.
+/// so it is unsure, not used. A dev-only finding (declared for shipping, imported by tests
+/// alone) of a companion a framework declared for shipping loads is unsure too.
 pub(super) fn loaded_by_framework(
     found: &mut [Finding],
     declared: &[(String, Scope)],
@@ -242,6 +263,29 @@ pub(super) fn loaded_by_framework(
             )
         },
     );
+    // Declared for shipping, imported by tests alone — and loaded by a framework shipped code
+    // runs (nautobot's `pillow` beside Django, for its `ImageField`s): the tests' imports do
+    // not show what the shipped feature needs.
+    let unused: Vec<&str> = (found.iter())
+        .filter(|f| f.kind == DriftKind::Unused)
+        .map(|f| f.dependency.as_str())
+        .collect();
+    let framework_of = |dep: &str| {
+        (declared.iter()).find(|(q, s)| {
+            *s == Scope::Normal
+                && !unused.iter().any(|u| names::pep503(u) == names::pep503(q))
+                && (loads(q, dep) || lock.is_some_and(|l| l.loads(q, dep)))
+        })
+    };
+    let shipped_companions: Vec<(usize, String)> = (found.iter().enumerate())
+        .filter(|(_, f)| f.kind == DriftKind::DevOnly && f.doubt.is_none())
+        .filter_map(|(i, f)| framework_of(&f.dependency).map(|(q, _)| (i, q.clone())))
+        .collect();
+    for (i, q) in shipped_companions {
+        found[i].doubt = Some(format!(
+            "{q}, declared for shipping, loads it by name for a feature: that only tests import it does not show whether shipped code needs it"
+        ));
+    }
     // A framework the code imports but no declaration of the module names (another
     // dependency brings it: ragflow's `pandas`, commented out of its list, loads the declared
     // `python-calamine` for `engine="calamine"`): the same, where the code that imports it
@@ -314,6 +358,40 @@ mod tests {
         let mut shipped = [unused("python-multipart")];
         loaded_by_framework(&mut shipped, &dev_framework, &[], None);
         assert_eq!(shipped[0].doubt, None);
+    }
+
+    #[test]
+    fn django_s_drivers_and_image_library_are_its_companions() {
+        let normal = |n: &str| (n.to_string(), Scope::Normal);
+        let declared = [normal("Django"), normal("mysqlclient"), normal("Pillow")];
+        let pillow = Finding {
+            kind: DriftKind::DevOnly,
+            ..unused("Pillow")
+        };
+        let mut found = [unused("mysqlclient"), pillow.clone()];
+        loaded_by_framework(&mut found, &declared, &[], None);
+        assert!(
+            found[0]
+                .doubt
+                .as_deref()
+                .is_some_and(|d| d.starts_with("Django"))
+        );
+        assert!(
+            (found[1].doubt.as_deref())
+                .is_some_and(|d| d.starts_with("Django, declared for shipping"))
+        );
+        // Django for development only, or unused itself, vouches for neither.
+        let dev = [
+            ("django".to_string(), Scope::Dev),
+            normal("mysqlclient"),
+            normal("Pillow"),
+        ];
+        let mut found = [unused("mysqlclient"), pillow.clone()];
+        loaded_by_framework(&mut found, &dev, &[], None);
+        assert!(found.iter().all(|f| f.doubt.is_none()));
+        let mut found = [unused("Django"), pillow];
+        loaded_by_framework(&mut found, &declared, &[], None);
+        assert_eq!(found[1].doubt, None);
     }
 
     #[test]

@@ -5636,3 +5636,56 @@ fn a_computed_extra_a_bare_except_and_a_virtualenv_s_commands() {
     assert_eq!(findings(&v), ["mf unused unused-thing"], "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
 }
+
+#[test]
+fn django_s_drivers_a_sibling_s_python_2_fallback_vendored_code_and_compose_commands() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\nversion = \"1\"\ndependencies = [\"django\", \"mysqlclient\", \"pillow\", \"unused-thing\"]\n\n[dependency-groups]\ndev = [\"watchdog\"]\n",
+    );
+    // Django imports the driver its `ENGINE` names, and Pillow for an image field; the tests
+    // alone import PIL.
+    t.write(
+        "ws/app/app/settings.py",
+        "DATABASES = {\"default\": {\"ENGINE\": \"django.db.backends.mysql\"}}\n",
+    );
+    t.write(
+        "ws/app/app/models.py",
+        "from django.db import models\n\n\nclass Photo(models.Model):\n    image = models.ImageField()\n",
+    );
+    t.write("ws/app/tests/test_photo.py", "from PIL import Image\n");
+    // Python 2's fallback for a relative import names the sibling.
+    t.write("ws/app/app/__init__.py", "");
+    t.write("ws/app/app/tpl/__init__.py", "");
+    t.write("ws/app/app/tpl/metadata.py", "version = \"1\"\n");
+    t.write(
+        "ws/app/app/tpl/main.py",
+        "try:\n    from .metadata import version\nexcept (ValueError, SystemError):\n    from metadata import version\n",
+    );
+    // A vendored library's pytest plugin, which the module never loads.
+    t.write("ws/app/app/_vendor/__init__.py", "");
+    t.write("ws/app/app/_vendor/typeguard/__init__.py", "");
+    t.write(
+        "ws/app/app/_vendor/typeguard/_pytest_plugin.py",
+        "import pytest\n",
+    );
+    // The worker runs under watchdog's `watchmedo` in the development containers.
+    t.write(
+        "ws/app/development/docker-compose.yml",
+        "services:\n  worker:\n    image: app\n    command: watchmedo auto-restart -- celery worker\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app unused unused-thing"], "{v}");
+    let unsure = unsure(&v);
+    assert_eq!(unsure.len(), 1, "{v}");
+    assert!(
+        unsure[0].starts_with("app undeclared pytest: imported only by")
+            && unsure[0].contains("vendored copy"),
+        "{v}"
+    );
+}

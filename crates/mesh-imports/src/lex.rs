@@ -449,6 +449,32 @@ impl<'a> Collector<'a> {
         self.found.iter().any(|(_, n)| pred(n))
     }
 
+    /// The sibling modules (`x` of `.x`, `.x.y`) imported relatively by one dot between
+    /// `start` and `end`.
+    pub fn relative_siblings(&self, start: usize, end: usize) -> Vec<String> {
+        (self.found.iter())
+            .filter(|(o, _)| (start..end).contains(o))
+            .filter_map(|(_, n)| {
+                let rest = n.strip_prefix('.').filter(|r| !r.starts_with('.'))?;
+                Some(rest.split('.').next().unwrap_or(rest).to_string())
+            })
+            .collect()
+    }
+
+    /// Makes each import between `start` and `end` of the module `top` (or below it)
+    /// relative to the file's own package: Python 2 read a bare `import x` as the sibling
+    /// `x` first.
+    pub fn make_relative(&mut self, start: usize, end: usize, top: &str) {
+        for (o, n) in &mut self.found {
+            let below = n
+                .strip_prefix(top)
+                .is_some_and(|r| r.is_empty() || r.starts_with('.'));
+            if (start..end).contains(o) && below {
+                n.insert(0, '.');
+            }
+        }
+    }
+
     /// Records an import at `offset` that is optional by itself, whatever range holds it.
     pub fn push_optional(&mut self, offset: usize, name: impl Into<String>) {
         self.optional_at.push(offset);

@@ -25,6 +25,7 @@ pub(in crate::drift) fn evidence(
     } else {
         workflow_steps_in(snap, &m.dir, &mut e)?;
     }
+    compose_files(snap, &m.dir, &mut e)?;
     if let Some(v) = package_json {
         package_json_tools(v, &mut e);
         e.bundler_script = bundler_script(snap, tree, v)?;
@@ -314,6 +315,75 @@ fn workflows(
     Ok(())
 }
 
+/// Adds to `e`'s commands what the Compose files at the module's root or one directory down
+/// (`development/docker-compose.yml`) run in their containers: each service's `command` and
+/// `entrypoint` (nautobot's worker under `watchmedo auto-restart`). Not the rest of the file:
+/// an `image: redis` names no command.
+fn compose_files(
+    snap: &RepoSnapshot,
+    dir: &str,
+    e: &mut ToolEvidence,
+) -> std::result::Result<(), SourceError> {
+    let files = crate::source::yaml_files(snap, dir, 1)?;
+    let compose = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        name.starts_with("docker-compose") || name.starts_with("compose.")
+    };
+    let files: Vec<String> = files.into_iter().filter(|f| compose(f)).collect();
+    if files.is_empty() {
+        return Ok(());
+    }
+    let root = snap.root_tree()?;
+    for path in files {
+        if let Some(text) = blob_text(snap, &root, &path)? {
+            for command in compose_commands(&text) {
+                e.commands.push_str(&command);
+                e.commands.push('\n');
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Each `command:` and `entrypoint:` of a Compose file's `text`, as one line of words: a
+/// string, a flow list (`["watchmedo", "auto-restart"]`) or a block below the key (a list,
+/// or a folded string).
+fn compose_commands(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let words = |v: &str| {
+        v.replace(['[', ']', '"', '\'', ','], " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        let Some(value) = (t.strip_prefix("command:")).or_else(|| t.strip_prefix("entrypoint:"))
+        else {
+            continue;
+        };
+        let value = value.trim();
+        let mut command = match value {
+            "" | ">" | "|" | ">-" | "|-" => String::new(),
+            v => words(v),
+        };
+        if command.is_empty() {
+            let below = lines[i + 1..]
+                .iter()
+                .take_while(|l| l.trim().is_empty() || indent(l) > indent(line));
+            for l in below {
+                let item = l.trim().strip_prefix("- ").unwrap_or(l.trim());
+                command.push(' ');
+                command.push_str(&words(item));
+            }
+        }
+        out.push(command.trim().to_string());
+    }
+    out
+}
+
 /// Adds to `e` the CI workflow steps that run in the module's directory `dir` (a step's
 /// `working-directory: dir`): evidently's `pnpm wait-on …` in its visual-testing package.
 fn workflow_steps_in(
@@ -585,6 +655,19 @@ pub(in crate::drift) fn workspace_tools(snapshot: &Snapshot, manifests: &mut [Ma
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compose_file_s_commands_and_entrypoints() {
+        let text = "services:\n  worker:\n    image: redis\n    command: watchmedo auto-restart -- celery\n  beat:\n    entrypoint: [\"granian\", \"--reload\"]\n  web:\n    command:\n      - gunicorn\n      - app:wsgi\n    ports: []\n";
+        assert_eq!(
+            compose_commands(text),
+            [
+                "watchmedo auto-restart -- celery",
+                "granian --reload",
+                "gunicorn app:wsgi"
+            ]
+        );
+    }
 
     #[test]
     fn a_makefile_runs_the_makefiles_it_makes_in() {

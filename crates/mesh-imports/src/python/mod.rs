@@ -208,10 +208,20 @@ fn guarded<'l>(
                 "line {line}: `try:` has no `except` or `finally`: nothing is guarded"
             ));
         }
+        // Python 2's fallback for a sibling (`try: from .metadata import version` /
+        // `except …: from metadata import version`): the handler's bare name is the sibling
+        // the body imports relatively, as Python 2 read it.
+        let (s, e) = span(h, body_end);
+        let siblings = c.relative_siblings(s, e);
+        for &(from, to) in &clauses {
+            let (cs, ce) = span(from, to);
+            for top in &siblings {
+                c.make_relative(cs, ce, top);
+            }
+        }
         if !handles {
             continue;
         }
-        let (s, e) = span(h, body_end);
         c.weaken(s, e, ImportKind::Optional);
         c.load_guard(s, e);
         // A name a module-level guard binds at its own level (`_torch_installed = True`,
@@ -890,10 +900,23 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
                 }
             }
         }
-        if t.kind == Kind::Str
-            && let Some(driver) = url_driver(t.value(src))
+        if t.kind == Kind::Str {
+            let value = t.value(src);
+            if let Some(driver) = url_driver(value) {
+                c.push_optional(t.start, driver);
+            }
+            for driver in backend_drivers(value) {
+                c.push_optional(t.start, *driver);
+            }
+        }
+        // `models.ImageField(…)`: Django validates and measures images with Pillow, which
+        // no import of the project shows (its system check refuses the field without it).
+        if t.kind == Kind::Ident
+            && IMAGE_FIELDS.contains(&t.text(src))
+            && (punct_at(toks, i + 1, b'(') || (i > 0 && punct_at(toks, i - 1, b'.')))
+            && src.contains("django")
         {
-            c.push_optional(t.start, driver);
+            c.push_optional(t.start, "PIL");
         }
         match t.kind {
             Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
@@ -1075,6 +1098,36 @@ fn url_driver(value: &str) -> Option<&'static str> {
         .find(|(name, _)| *name == driver)
         .map(|(_, module)| *module)
 }
+
+/// Django's database backends by their last parts (the `ENGINE` string's, Django's own or a
+/// wrapper's such as `django_prometheus.db.backends.mysql`), with the driver modules each
+/// imports: PostgreSQL tries psycopg 3, then psycopg2; Oracle `oracledb`, then `cx_Oracle`.
+const DJANGO_BACKENDS: &[(&str, &[&str])] = &[
+    ("mysql", &["MySQLdb"]),
+    ("postgresql", &["psycopg", "psycopg2"]),
+    ("postgresql_psycopg2", &["psycopg2"]),
+    ("postgis", &["psycopg", "psycopg2"]),
+    ("oracle", &["oracledb", "cx_Oracle"]),
+];
+
+/// The driver modules a Django database backend named by `value` imports
+/// (`"django.db.backends.mysql"` → `MySQLdb`): the setting is the driver's only mention.
+/// Reported as optional, as a URL's driver is.
+fn backend_drivers(value: &str) -> &'static [&'static str] {
+    let Some((path, last)) = value.rsplit_once('.') else {
+        return &[];
+    };
+    if !path.ends_with(".db.backends") || value.contains(char::is_whitespace) {
+        return &[];
+    }
+    (DJANGO_BACKENDS.iter())
+        .find(|(name, _)| *name == last)
+        .map_or(&[], |(_, drivers)| drivers)
+}
+
+/// The image fields of Django's models and forms and of Django REST framework's serializers,
+/// all of which need Pillow.
+const IMAGE_FIELDS: &[&str] = &["ImageField"];
 
 /// `__import__("a.b")`, `import_module("a.b")` (as `importlib.import_module` or imported
 /// by name) or `lazy_module("a.b")` with a literal: reports "a.b". A relative name (`".x"`) stays inside the module.

@@ -302,6 +302,46 @@ fn a_bare_except_and_one_catching_exception_guard_too() {
 }
 
 #[test]
+fn python_2_s_fallback_for_a_relative_import_is_the_sibling() {
+    use crate::lex::ImportKind::Build;
+    // Vendored chevron's fallback: the bare name is the sibling the body imports relatively;
+    // another name in the same handler, or one no relative import names, stays absolute.
+    let src = "try:\n    from .metadata import version\nexcept (ValueError, SystemError):\n    from metadata import version\n    import yaml\ntry:\n    import tokenizer\nexcept ValueError:\n    import metadata\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (2, ".metadata.version".into(), Build),
+            (2, ".metadata".into(), Build),
+            (4, ".metadata.version".into(), Build),
+            (4, ".metadata".into(), Build),
+            (5, "yaml".into(), Build),
+            (7, "tokenizer".into(), Build),
+            (9, "metadata".into(), Build),
+        ]
+    );
+}
+
+#[test]
+fn django_s_backends_and_image_fields_name_their_drivers() {
+    use crate::lex::ImportKind::{Build, Optional};
+    // A backend's driver, by its dotted name (a wrapper's too); Pillow behind an image
+    // field; not a backend of another name, nor a field outside Django.
+    let src = "from django.db import models\nDATABASES = {\"default\": {\"ENGINE\": \"django.db.backends.mysql\"}}\nE = \"django_prometheus.db.backends.postgresql\"\nF = \"django.db.backends.sqlite3\"\nclass A(models.Model):\n    image = models.ImageField()\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (1, "django.db.models".into(), Build),
+            (1, "django.db".into(), Build),
+            (2, "MySQLdb".into(), Optional),
+            (3, "psycopg".into(), Optional),
+            (3, "psycopg2".into(), Optional),
+            (6, "PIL".into(), Optional),
+        ]
+    );
+    assert_eq!(kinds("class A:\n    image = ImageField()\n"), []);
+}
+
+#[test]
 fn imports_only_python_2_runs_are_optional() {
     use crate::lex::ImportKind::{Build, Optional};
     // `if PY2:`, a version test, the `else` of a Python 3 test; not `not PY2`, nor a minor
