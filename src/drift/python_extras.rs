@@ -14,7 +14,7 @@ use super::{DriftKind, Finding, doubt, names};
 /// framework (PEP 503), with what those extras install; for Django, which leaves its
 /// database drivers and image library out of its extras, what its documentation names for
 /// its backends (`ENGINE: django.db.backends.mysql` imports `MySQLdb`, an `ImageField`
-/// imports `PIL`) and its caches. Only companions the framework loads
+/// imports `PIL`), its caches, and `tblib`, which its parallel test runner loads. Only companions the framework loads
 /// are listed: an extra that installs a library its users import themselves (`openai[datalib]`'s
 /// `pandas`), one code imports for itself far more often than a framework loads it
 /// (`pyyaml`, `sqlalchemy`, `lxml`, `boto3`), or one a feature's own import shows (starlette's
@@ -40,6 +40,18 @@ const EXTRAS: &[(&str, &[&str])] = &[
             "pylibmc",
             "pymemcache",
             "geoip2",
+            "tblib",
+        ],
+    ),
+    (
+        "django-storages",
+        &[
+            "boto3",
+            "google-cloud-storage",
+            "azure-storage-blob",
+            "paramiko",
+            "dropbox",
+            "apache-libcloud",
         ],
     ),
     (
@@ -259,7 +271,7 @@ pub(super) fn loaded_by_framework(
         },
         &|q| {
             format!(
-                "{q}, also declared, loads it by name for a feature (an extra of {q} installs it): no import shows that, and only reading tells whether the feature is used"
+                "{q}, also declared, loads it by name for a feature (an extra of {q} installs it, or its documentation names it): no import shows that, and only reading tells whether the feature is used"
             )
         },
     );

@@ -126,6 +126,64 @@ pub(super) fn guarded<'a>(files: &'a [ScannedFile], entry: &[String]) -> HashMap
         .collect()
 }
 
+/// The module's Python files that stand outside what it ships but that its shipped code
+/// imports, directly or through one another: a Django project's `settings/` beside its
+/// package, which `wsgi.py` names as `DJANGO_SETTINGS_MODULE` and which runs with it, is
+/// shipped code too. Not a test's, a doc's or an example's file (by its path): shipped code
+/// importing one says nothing of what the file ships with. `prefix` is the module's
+/// directory with its slash (`""` at the root).
+pub(super) fn shipped_by_import<'a>(files: &'a [ScannedFile], prefix: &str) -> HashSet<&'a str> {
+    let python: Vec<&ScannedFile> = (files.iter())
+        .filter(|f| f.language == Language::Python && f.path.ends_with(".py"))
+        .collect();
+    if !python.iter().any(|f| f.kind == ImportKind::Dev) {
+        return HashSet::new();
+    }
+    let paths: HashMap<&str, usize> = (python.iter().enumerate())
+        .map(|(i, f)| (f.path.as_str(), i))
+        .collect();
+    let packages = Packages { paths: &paths };
+    let by_name: HashMap<String, usize> = (python.iter().enumerate())
+        .filter_map(|(i, f)| Some((packages.dotted(&f.path)?, i)))
+        .collect();
+    let eligible = |i: usize| {
+        let path = python[i].path.as_str();
+        let path = path.strip_prefix(prefix).unwrap_or(path);
+        let (dirs, name) = split(path);
+        python[i].kind == ImportKind::Dev
+            && !super::doubt::by_hand(path)
+            && !name.starts_with("test_")
+            && !name.ends_with("_test.py")
+            && !matches!(name, "conftest.py" | "setup.py" | "noxfile.py")
+            && !dirs.split('/').any(|d| {
+                matches!(
+                    d,
+                    "tests" | "test" | "testing" | "docs" | "doc" | "benchmarks"
+                )
+            })
+    };
+    let mut shipped: HashSet<usize> = HashSet::new();
+    let mut queue: VecDeque<usize> = (0..python.len())
+        .filter(|&i| python[i].kind == ImportKind::Build)
+        .collect();
+    while let Some(from) = queue.pop_front() {
+        for imp in python[from].imports.iter() {
+            let Some(to) = packages.resolve(&python[from].path, &imp.name, &by_name) else {
+                continue;
+            };
+            for to in packages.with_parents(to, &python[from].path, &python) {
+                if eligible(to) && shipped.insert(to) {
+                    queue.push_back(to);
+                }
+            }
+        }
+    }
+    shipped
+        .into_iter()
+        .map(|i| python[i].path.as_str())
+        .collect()
+}
+
 /// The module's Python files by path, read as packages: a directory with an `__init__.py`.
 struct Packages<'p> {
     paths: &'p HashMap<&'p str, usize>,
@@ -263,6 +321,35 @@ mod tests {
             kind,
             imports: scan.imports,
         }
+    }
+
+    #[test]
+    fn files_shipped_code_imports_ship_with_it() {
+        use ImportKind::{Build, Dev};
+        let files = [
+            file(
+                "app/wsgi.py",
+                Build,
+                "import os\nos.environ.setdefault(\"DJANGO_SETTINGS_MODULE\", \"settings.main\")\nfrom tests import helpers\n",
+            ),
+            file("app/__init__.py", Build, ""),
+            file("settings/__init__.py", Dev, ""),
+            file("settings/main.py", Dev, "from .globals import *\n"),
+            file("settings/globals.py", Dev, "import axes\n"),
+            file("settings/local_dev.py", Dev, "import debug_toolbar\n"),
+            file("tests/__init__.py", Dev, ""),
+            file("tests/helpers.py", Dev, ""),
+        ];
+        let mut got: Vec<&str> = shipped_by_import(&files, "").into_iter().collect();
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "settings/__init__.py",
+                "settings/globals.py",
+                "settings/main.py"
+            ]
+        );
     }
 
     fn reached(files: &[ScannedFile], entry: &[&str]) -> Vec<(String, String)> {

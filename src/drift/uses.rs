@@ -190,6 +190,7 @@ pub(super) fn uses<'a>(
         &rec.files,
         &python_reach::entry_points(man.pyproject_table.as_ref()),
     );
+    let shipped_python = python_reach::shipped_by_import(&rec.files, &prefix);
     let test_globs = mesh_imports::globs(&man.tools.test_globs, true);
     let names_entry = (man.package_json_value.as_ref()).is_some_and(|v| {
         ["main", "module", "exports"]
@@ -246,7 +247,12 @@ pub(super) fn uses<'a>(
         let file_kind = match (test_support || unpacked, loaded_by) {
             (true, _) => ImportKind::Dev,
             (false, Some(_)) => ImportKind::Optional,
-            (false, None) if shipped_configs.contains(f.path.as_str()) => ImportKind::Build,
+            (false, None)
+                if shipped_configs.contains(f.path.as_str())
+                    || shipped_python.contains(f.path.as_str()) =>
+            {
+                ImportKind::Build
+            }
             (false, None) => f.kind,
         };
         for imp in f.imports.iter() {

@@ -5689,3 +5689,53 @@ fn django_s_drivers_a_sibling_s_python_2_fallback_vendored_code_and_compose_comm
         "{v}"
     );
 }
+
+#[test]
+fn a_django_project_s_settings_ship_and_karma_and_babel_load_their_packages() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "site", "site");
+    t.write(
+        "ws/site/pyproject.toml",
+        "[project]\nname = \"site\"\nversion = \"1\"\ndependencies = [\"django\", \"django-axes\", \"django-storages\", \"boto3\", \"unused-thing\"]\n\n[dependency-groups]\ndev = [\"tblib\"]\n\n[tool.hatch.build.targets.wheel]\npackages = [\"site\"]\n",
+    );
+    // The settings package beside the shipped one: `wsgi.py` names it, Django loads it.
+    t.write("ws/site/site/__init__.py", "");
+    t.write(
+        "ws/site/site/wsgi.py",
+        "import os\n\nfrom django.core.wsgi import get_wsgi_application\n\nos.environ.setdefault(\"DJANGO_SETTINGS_MODULE\", \"settings.main\")\napplication = get_wsgi_application()\n",
+    );
+    t.write("ws/site/settings/__init__.py", "");
+    t.write("ws/site/settings/main.py", "from .base import *\n");
+    t.write(
+        "ws/site/settings/base.py",
+        "INSTALLED_APPS = [\"django.contrib.admin\", \"axes\", \"storages\"]\nSTORAGES = {\"default\": {\"BACKEND\": \"storages.backends.s3boto3.S3Boto3Storage\"}}\n",
+    );
+    // The front end's tests run under karma; babel's runtime transform imports its helpers.
+    t.write(
+        "ws/site/package.json",
+        r#"{"name": "site-js", "private": true, "dependencies": {"@babel/runtime": "7"}, "devDependencies": {"karma": "6", "karma-jasmine": "5", "left-pad": "1"}}"#,
+    );
+    t.write(
+        "ws/site/.babelrc",
+        r#"{"presets": ["@babel/preset-env"], "plugins": ["@babel/plugin-transform-runtime"]}"#,
+    );
+    t.write(
+        "ws/site/karma.conf.js",
+        "module.exports = (config) => config.set({ frameworks: ['jasmine'] });\n",
+    );
+    t.write("ws/site/static/js/app.js", "export const a = 1;\n");
+    t.empty_repo("ws");
+    t.commit("ws", "site");
+    let v = t.json(&["drift"]);
+    assert_eq!(
+        findings(&v),
+        ["site unused left-pad", "site unused unused-thing"],
+        "{v}"
+    );
+    // What Django loads by name for a feature: unsure, with the framework that loads it.
+    let unsure = unsure(&v);
+    assert_eq!(unsure.len(), 2, "{v}");
+    assert!(unsure[0].starts_with("site unused boto3: django-storages"), "{v}");
+    assert!(unsure[1].starts_with("site unused tblib: django"), "{v}");
+}

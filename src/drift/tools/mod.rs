@@ -349,6 +349,7 @@ impl ToolEvidence {
         match d.language {
             Language::Js => (self.js_why(&d.name))
                 .or_else(|| icon_set(&d.name, all))
+                .or_else(|| karma_plugin(&d.name, all))
                 .or_else(|| self.default_server_entry(&d.name, all)),
             Language::Python => self.python_why(d, all),
             _ => None,
@@ -443,6 +444,20 @@ impl ToolEvidence {
         });
         if let Some(s) = named.get(name) {
             return Some(format!("a tool config names it: \"{s}\""));
+        }
+        // Babel's runtime transform makes the compiled code import its helpers from the
+        // runtime package rather than inline them.
+        let transform = match name {
+            "@babel/runtime" | "@babel/runtime-corejs2" | "@babel/runtime-corejs3" => {
+                "@babel/plugin-transform-runtime"
+            }
+            "babel-runtime" => "babel-plugin-transform-runtime",
+            _ => "",
+        };
+        if let Some(s) = named.get(transform) {
+            return Some(format!(
+                "a babel config names its runtime transform (\"{s}\"): the compiled code imports {name}'s helpers"
+            ));
         }
         self.above.iter().find_map(|c| {
             c.names(name)
@@ -549,6 +564,17 @@ impl ToolEvidence {
 
 /// Why an `@iconify-json/*` icon set is used: the module declares a loader that finds it by
 /// its name, not by an import.
+/// A karma plugin declared beside karma: karma loads every installed `karma-*` package
+/// unless its config lists its `plugins` (which then names each one it loads, as a config
+/// string).
+fn karma_plugin(name: &str, all: &[Declared]) -> Option<String> {
+    let beside = (all.iter()).any(|d| d.language == Language::Js && d.name == "karma");
+    (name.starts_with("karma-") && beside).then(|| {
+        "a karma plugin beside karma: karma loads every installed karma-* package by default"
+            .to_string()
+    })
+}
+
 fn icon_set(name: &str, all: &[Declared]) -> Option<String> {
     name.strip_prefix("@iconify-json/")?;
     let loader = all
@@ -826,6 +852,19 @@ mod tests {
         }
         assert!(!e.uses(&dev(Language::Js, "react-dom"), &[]));
         assert!(!e.uses(&dev(Language::Js, "typescript"), &[]));
+        // Babel's runtime transform uses the runtime; karma its plugins beside it.
+        assert!(!e.uses(&dev(Language::Js, "@babel/runtime"), &[]));
+        let runtime = ToolEvidence {
+            config_strings: quoted_strings("{\"plugins\": [\"@babel/transform-runtime\"]}"),
+            ..ToolEvidence::default()
+        };
+        assert!(runtime.uses(&dev(Language::Js, "@babel/runtime"), &[]));
+        let karma = [
+            dev(Language::Js, "karma"),
+            dev(Language::Js, "karma-jasmine"),
+        ];
+        assert!(e.uses(&karma[1], &karma));
+        assert!(!e.uses(&karma[1], &karma[1..]));
         // Short names, a scope's eslint plugin, a tsconfig's `extends`, a sub-path.
         assert!(completions("@babel/env").contains(&"@babel/preset-env".to_string()));
         assert!(completions("minify").contains(&"babel-preset-minify".to_string()));

@@ -908,6 +908,9 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
             for driver in backend_drivers(value) {
                 c.push_optional(t.start, *driver);
             }
+            if value == "DJANGO_SETTINGS_MODULE" {
+                settings_module(toks, i, src, c);
+            }
         }
         // `models.ImageField(…)`: Django validates and measures images with Pillow, which
         // no import of the project shows (its system check refuses the field without it).
@@ -978,20 +981,24 @@ fn module_strings(toks: &[Token], open: usize, at: u32, src: &str, c: &mut Colle
             Kind::Newline => return,
             Kind::Str if depth == at => {
                 let name = t.value(src);
-                let dotted = !name.is_empty()
-                    && name.split('.').all(|p| {
-                        p.bytes()
-                            .next()
-                            .is_some_and(|b| b == b'_' || b.is_ascii_alphabetic())
-                            && p.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
-                    });
-                if dotted {
+                if dotted_module(name) {
                     c.push_optional(t.start, name);
                 }
             }
             _ => {}
         }
     }
+}
+
+/// Whether `name` is a dotted module name (`a.b_c`): identifiers joined by dots.
+fn dotted_module(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('.').all(|p| {
+            p.bytes()
+                .next()
+                .is_some_and(|b| b == b'_' || b.is_ascii_alphabetic())
+                && p.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+        })
 }
 
 /// Whether a Python file is a Sphinx configuration: it sets `extensions` and one of the
@@ -1123,6 +1130,26 @@ fn backend_drivers(value: &str) -> &'static [&'static str] {
     (DJANGO_BACKENDS.iter())
         .find(|(name, _)| *name == last)
         .map_or(&[], |(_, drivers)| drivers)
+}
+
+/// `os.environ.setdefault("DJANGO_SETTINGS_MODULE", "settings.main")` or
+/// `os.environ["DJANGO_SETTINGS_MODULE"] = "settings.main"` at `toks[i]` (the key): Django
+/// imports the module the value names when it starts. Optional: the environment may name
+/// another.
+fn settings_module(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
+    let value = match (toks.get(i + 1), toks.get(i + 2), toks.get(i + 3)) {
+        (Some(a), Some(v), _) if a.is_punct(b',') && v.kind == Kind::Str => v,
+        (Some(a), Some(b), Some(v))
+            if a.is_punct(b']') && b.is_punct(b'=') && v.kind == Kind::Str =>
+        {
+            v
+        }
+        _ => return,
+    };
+    let name = value.value(src);
+    if dotted_module(name) {
+        c.push_optional(value.start, name);
+    }
 }
 
 /// The image fields of Django's models and forms and of Django REST framework's serializers,

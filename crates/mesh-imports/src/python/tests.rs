@@ -339,6 +339,15 @@ fn django_s_backends_and_image_fields_name_their_drivers() {
         ]
     );
     assert_eq!(kinds("class A:\n    image = ImageField()\n"), []);
+    // The settings module Django loads at start, by either spelling; not a value computed.
+    let src = "os.environ.setdefault(\"DJANGO_SETTINGS_MODULE\", \"settings.main\")\nos.environ[\"DJANGO_SETTINGS_MODULE\"] = \"site.conf\"\nos.environ.setdefault(\"DJANGO_SETTINGS_MODULE\", f\"{x}\")\n";
+    assert_eq!(
+        kinds(src),
+        [
+            (1, "settings.main".into(), Optional),
+            (2, "site.conf".into(), Optional),
+        ]
+    );
 }
 
 #[test]
