@@ -99,9 +99,21 @@ pub(super) fn mention_job(
     if !found.iter().any(mentionable) {
         return Ok(None);
     }
+    // Code that loads nothing by name is not read for a name: Rust's, for crates, Go's for
+    // modules (see [`Mention::line`]). When every finding sought is of one such ecosystem,
+    // its code files are not read at all — most of a Rust workspace's files.
+    let ecosystem = |f: &Finding| f.manifest.rsplit('/').next().unwrap_or("").to_string();
+    let mut sought = found.iter().filter(|f| mentionable(f)).map(ecosystem);
+    let first = sought.next().unwrap_or_default();
+    let unread = match (first.as_str(), sought.all(|e| e == first)) {
+        ("Cargo.toml", true) => ".rs",
+        ("go.mod", true) => ".go",
+        _ => "",
+    };
     // A blob a partial clone does not hold is not read (nothing to read it from).
     let files: Vec<_> = source::module_files(snap, &m.dir, m.tree, &m.nested)?
         .into_iter()
+        .filter(|f| unread.is_empty() || !f.path.ends_with(unread))
         .filter(|f| readable(&f.path) && snap.repo.has_object(f.id))
         .collect();
     Ok(Some(MentionJob {

@@ -5736,6 +5736,9 @@ fn a_django_project_s_settings_ship_and_karma_and_babel_load_their_packages() {
     // What Django loads by name for a feature: unsure, with the framework that loads it.
     let unsure = unsure(&v);
     assert_eq!(unsure.len(), 2, "{v}");
-    assert!(unsure[0].starts_with("site unused boto3: django-storages"), "{v}");
+    assert!(
+        unsure[0].starts_with("site unused boto3: django-storages"),
+        "{v}"
+    );
     assert!(unsure[1].starts_with("site unused tblib: django"), "{v}");
 }

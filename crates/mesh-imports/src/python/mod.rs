@@ -23,13 +23,14 @@ pub fn scan_file(src: &str) -> FileScan {
     let mut notes = Vec::new();
     // The logical lines, made once for the passes that need them (most files need none).
     let lines = std::cell::OnceCell::new();
-    let lines = || lines.get_or_init(|| logical_lines(&toks, src)).as_slice();
-    guarded(&toks, src, &lines, &mut c, &mut notes);
-    type_checking(&toks, src, &lines, &mut c);
-    installed_checks(&toks, src, &lines, &mut c);
-    python2_branches(&toks, src, &lines, &mut c);
-    function_bodies(&toks, src, &lines, &mut c);
-    let has_main = main_block(&toks, src, &lines, &mut c);
+    let lines_of = || lines.get_or_init(|| logical_lines(&toks, src)).as_slice();
+    let lines_of = &lines_of;
+    guarded(&toks, src, lines_of, &mut c, &mut notes);
+    type_checking(&toks, src, lines_of, &mut c);
+    installed_checks(&toks, src, lines_of, &mut c);
+    python2_branches(&toks, src, lines_of, &mut c);
+    function_bodies(&toks, src, lines_of, &mut c);
+    let has_main = main_block(&toks, src, lines_of, &mut c);
     if inline_script(src) {
         c.weaken(0, src.len(), ImportKind::Optional);
     }
@@ -38,6 +39,9 @@ pub fn scan_file(src: &str) -> FileScan {
         imports.iter_mut().for_each(|i| i.in_script = true);
     }
     recycle_tokens(toks);
+    if let Some(lines) = lines.into_inner() {
+        recycle_lines(lines);
+    }
     FileScan {
         imports: imports.into(),
         notes,
@@ -70,6 +74,23 @@ struct Line {
     indent: usize,
 }
 
+thread_local! {
+    /// The lines buffer the last scan on this thread gave back ([`recycle_lines`]).
+    static SPARE_LINES: std::cell::Cell<Vec<Line>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The most lines a buffer kept for the next file may hold.
+const KEPT_LINES: usize = 1 << 16;
+
+/// Gives a file's lines back for the next file's [`logical_lines`]: as with tokens, one
+/// buffer grown per thread rather than one per file, each touching fresh memory.
+fn recycle_lines(mut lines: Vec<Line>) {
+    if lines.capacity() <= KEPT_LINES {
+        lines.clear();
+        SPARE_LINES.with(|spare| spare.set(lines));
+    }
+}
+
 /// The logical lines (those with tokens), with their indentation in bytes.
 fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
     let b = src.as_bytes();
@@ -85,7 +106,7 @@ fn logical_lines(toks: &[Token], src: &str) -> Vec<Line> {
             indent: first - line_start,
         }
     };
-    let mut lines = Vec::new();
+    let mut lines = SPARE_LINES.with(std::cell::Cell::take);
     let mut start = 0;
     for (i, t) in toks.iter().enumerate() {
         if t.kind == Kind::Newline {
