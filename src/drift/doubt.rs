@@ -65,6 +65,36 @@ pub(super) fn by_hand_dir(dir: &str) -> bool {
         || (w.contains(&"manual") && w.iter().any(|w| matches!(*w, "test" | "tests")))
 }
 
+/// Whether a Python import name says that it names no module (`not_a_package`,
+/// `no_such_module`, `nonexistingmodule`, `does_not_exist`), its separators aside.
+fn says_missing(key: &str) -> bool {
+    const SAID: &[&str] = &[
+        "nonexist",
+        "notexist",
+        "doesnotexist",
+        "doesntexist",
+        "dontexist",
+        "inexistent",
+        "nosuchmodule",
+        "nosuchpackage",
+        "notamodule",
+        "notapackage",
+        "notarealmodule",
+        "notarealpackage",
+        "missingmodule",
+        "missingpackage",
+        "fakemodule",
+        "fakepackage",
+        "bogusmodule",
+        "boguspackage",
+    ];
+    let squashed: String = (key.chars())
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    SAID.iter().any(|s| squashed.contains(s))
+}
+
 /// Whether a file (module-relative `rel`) is in a directory of vendored code (`_vendor/`,
 /// `vendored/`): another project's sources copied in.
 fn vendored(rel: &str) -> bool {
@@ -139,6 +169,15 @@ pub(super) fn undeclared(
         let more = and_more(uses.len());
         return Some(format!(
             "imported only by {}{more}, in a directory of files run by hand (examples, scripts, docs) or by CI (`.github/`), or notebooks: they run with what their reader or workflow installs",
+            first.evidence()
+        ));
+    }
+    // `import not_a_package` in a test of what a failed import does (nautobot's
+    // `no_such_module`, django-cms's `nonexistingmodule`): the name says no package has it.
+    if lang == Language::Python && says_missing(&first.key) {
+        return Some(format!(
+            "`{}` is named as no module (imported by {}): code testing what a failed import does imports one that does not exist",
+            first.key,
             first.evidence()
         ));
     }
@@ -642,6 +681,22 @@ mod tests {
         assert!(!by_hand("components/Demo.vue"));
         assert!(!by_hand("gdrive_append_example.py"));
         assert!(!by_hand("tests/example_modules/bank.py"));
+    }
+
+    #[test]
+    fn a_name_may_say_it_is_no_module() {
+        for missing in [
+            "not_a_package",
+            "no_such_module",
+            "nonexistingmodule",
+            "pkg.does_not_exist",
+            "fake_module",
+        ] {
+            assert!(says_missing(missing), "{missing}");
+        }
+        for real in ["nose", "notebook", "fakeredis", "existing", "such"] {
+            assert!(!says_missing(real), "{real}");
+        }
     }
 
     #[test]

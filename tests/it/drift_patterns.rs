@@ -5742,3 +5742,37 @@ fn a_django_project_s_settings_ship_and_karma_and_babel_load_their_packages() {
     );
     assert!(unsure[1].starts_with("site unused tblib: django"), "{v}");
 }
+
+#[test]
+fn a_test_tree_an_image_copies_stays_tests_and_a_module_named_as_missing_is_unsure() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\nversion = \"1\"\ndependencies = [\"requests\"]\n\n[dependency-groups]\ndev = [\"pytest\"]\n\n[tool.hatch.build.targets.wheel]\npackages = [\"/app\"]\n",
+    );
+    t.write("ws/app/app/__init__.py", "import requests\n");
+    // The image copies the test tree to run it there: it ships nothing.
+    t.write(
+        "ws/app/Dockerfile",
+        "FROM python\nCOPY app app\nCOPY test_app test_app\n",
+    );
+    t.write("ws/app/test_app/unit_utils.py", "import pytest\n");
+    // A test of what a failed import does.
+    t.write(
+        "ws/app/test_app/test_utils.py",
+        "import pytest\n\n\ndef test_missing():\n    with pytest.raises(ImportError):\n        import not_a_package\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    assert!(findings(&v).is_empty(), "{v}");
+    let unsure = unsure(&v);
+    assert_eq!(unsure.len(), 1, "{v}");
+    assert!(
+        unsure[0]
+            .starts_with("app undeclared not_a_package: `not_a_package` is named as no module"),
+        "{v}"
+    );
+}

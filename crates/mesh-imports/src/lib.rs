@@ -155,7 +155,7 @@ pub struct ScannedFile {
 /// hides no crate, `.cjs` bundles are read, poetry's default package only where it is.
 /// 61: Python: a bare `except:` or one catching `Exception` guards a body of imports; code
 /// only Python 2 runs imports optionally.
-pub const SCANNER_VERSION: u32 = 63;
+pub const SCANNER_VERSION: u32 = 64;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -124,8 +124,9 @@ pub fn read_facts(files: &[(&str, &str)], python_files: &[&str]) -> ManifestFact
 /// the image, normalised (`./common/` and `/common` → `common`): not what they copy from
 /// another stage (`--from=`) or a heredoc, nor the whole context (`.`), a glob, a variable or
 /// a URL, nor a directory of tests, docs or examples (a test stage's `COPY tests tests`
-/// ships nothing). Shell form and JSON form; comment lines and heredoc bodies are skipped,
-/// and a line ending in `\` (trailing blanks allowed) continues.
+/// ships nothing; nor does `COPY test_app test_app`). Shell form and JSON form; comment
+/// lines and heredoc bodies are skipped, and a line ending in `\` (trailing blanks allowed)
+/// continues.
 fn docker_copied(text: &str) -> Vec<String> {
     const DEV_DIRS: &[&str] = &[
         "test",
@@ -173,7 +174,9 @@ fn docker_copied(text: &str) -> Vec<String> {
                 .collect();
             let plain = !parts.is_empty()
                 && !src.contains(['*', '?', '$', ':'])
-                && !parts.iter().any(|c| *c == ".." || DEV_DIRS.contains(c));
+                && !parts
+                    .iter()
+                    .any(|c| *c == ".." || DEV_DIRS.contains(c) || test_named(c));
             let dir = parts.join("/");
             if plain && !out.contains(&dir) {
                 out.push(dir);
@@ -181,6 +184,12 @@ fn docker_copied(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether a directory's name says test by one of its words (`test_unstructured`,
+/// `api-tests`): a test tree, whatever the package it tests is called.
+fn test_named(dir: &str) -> bool {
+    (dir.split(['_', '-'])).any(|w| matches!(w, "test" | "tests" | "testing"))
 }
 
 /// A Dockerfile's instructions, each on one line: continuation lines joined (a `\` at the
@@ -640,7 +649,7 @@ nix2 = { package = "nix", version = "1" }
 
     #[test]
     fn what_an_image_copies_ships() {
-        let docker = "FROM python AS base\nCOPY pyproject.toml uv.lock ./\nCOPY --from=builder /venv /venv\nCOPY api api\nCOPY ./common/ common\nADD tools/scripts \\\n    tools/scripts\nCOPY . /src\nCOPY [\"admin\", \"/app/admin\"]\nCOPY docs docs\nCOPY tests tests\n";
+        let docker = "FROM python AS base\nCOPY pyproject.toml uv.lock ./\nCOPY --from=builder /venv /venv\nCOPY api api\nCOPY ./common/ common\nADD tools/scripts \\\n    tools/scripts\nCOPY . /src\nCOPY [\"admin\", \"/app/admin\"]\nCOPY docs docs\nCOPY tests tests\nCOPY test_app test_app\nCOPY contest contest\n";
         assert_eq!(
             docker_copied(docker),
             [
@@ -649,7 +658,8 @@ nix2 = { package = "nix", version = "1" }
                 "api",
                 "common",
                 "tools/scripts",
-                "admin"
+                "admin",
+                "contest"
             ]
         );
         // A comment ending in `\` continues nothing; blanks after a `\` still continue;
