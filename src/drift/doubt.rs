@@ -96,10 +96,11 @@ fn says_missing(key: &str) -> bool {
 }
 
 /// Whether a file (module-relative `rel`) is in a directory of vendored code (`_vendor/`,
-/// `vendored/`): another project's sources copied in.
+/// `vendored/`): another project's sources copied in. Not a `vendor/` (a marketplace's
+/// sellers are vendors too).
 fn vendored(rel: &str) -> bool {
     let dirs = rel.rsplit_once('/').map_or("", |(d, _)| d);
-    (dirs.split('/')).any(|d| matches!(d, "_vendor" | "vendor" | "vendored" | "_vendored"))
+    (dirs.split('/')).any(|d| matches!(d, "_vendor" | "vendored" | "_vendored"))
 }
 
 /// The words of a file or directory name, split where `_` or `-` joins them.
@@ -704,6 +705,7 @@ mod tests {
         assert!(vendored("metaflow/_vendor/typeguard/_pytest_plugin.py"));
         assert!(vendored("src/vendored/six.py"));
         assert!(!vendored("src/vendors/stripe.py"));
+        assert!(!vendored("shop/vendor/payouts.py"));
         assert!(!vendored("vendor.py"));
     }
 

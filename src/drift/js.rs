@@ -775,6 +775,20 @@ pub(super) fn drivers_loaded_by_name(declared: &[String], found: &mut [super::Fi
     );
 }
 
+/// Marks each unused `karma-*` finding beside a declared karma (itself not unused): karma
+/// loads every installed `karma-*` package unless its config lists its `plugins`, which only
+/// that config tells — so unsure, not used.
+pub(super) fn karma_plugins(declared: &[String], found: &mut [super::Finding]) {
+    super::doubt::unused_beside(
+        found,
+        declared,
+        &|f, q| q == "karma" && f.dependency.starts_with("karma-"),
+        &|_| {
+            "karma, also declared, loads every installed karma-* package unless its config lists its `plugins`".to_string()
+        },
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -451,6 +451,7 @@ fn module_drift(
         let bundled = man.tools.bundles().then_some(man.js_paths.as_slice());
         doubt::sibling_sources(world, i, bundled, &mut js);
         js::drivers_loaded_by_name(&names, &mut js);
+        js::karma_plugins(&names, &mut js);
         if let (None, Some(how)) = (man.tools.own_bundler(), man.tools.bundler()) {
             doubt::bundled_siblings(&mut js, &how, &|p| world.mesh_package(Language::Js, p));
         }
@@ -511,10 +512,7 @@ fn module_drift(
         if let Some(text) = &man.pyproject {
             said_why::commented(&source::join(&m.dir, "pyproject.toml"), text, &mut py);
         }
-        if py
-            .iter()
-            .any(|f| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly))
-        {
+        if py.iter().any(|f| f.kind == DriftKind::Unused) {
             let lock = world.lock_above(m, lockfile::PYTHON_LOCKFILES);
             python_extras::loaded_by_framework(&mut py, &scoped, &imported, lock.as_deref());
             if let Some(lock) = lock {

@@ -14,10 +14,12 @@ use super::{DriftKind, Finding, doubt, names};
 /// framework (PEP 503), with what those extras install; for Django, which leaves its
 /// database drivers and image library out of its extras, what its documentation names for
 /// its backends (`ENGINE: django.db.backends.mysql` imports `MySQLdb`, an `ImageField`
-/// imports `PIL`), its caches, and `tblib`, which its parallel test runner loads. Only companions the framework loads
-/// are listed: an extra that installs a library its users import themselves (`openai[datalib]`'s
+/// imports `PIL`), its caches, and `tblib`, which its parallel test runner loads. Only
+/// companions the framework loads are listed: an extra that installs a library its users
+/// import themselves (`openai[datalib]`'s
 /// `pandas`), one code imports for itself far more often than a framework loads it
-/// (`pyyaml`, `sqlalchemy`, `lxml`, `boto3`), or one a feature's own import shows (starlette's
+/// (`pyyaml`, `sqlalchemy`, `lxml`; `boto3` but as django-storages' S3 backend, which no
+/// import of the project shows), or one a feature's own import shows (starlette's
 /// `jinja2` behind `starlette.templating`, `httpx` behind its test client, fastapi's server
 /// `uvicorn`, which a command runs), is left out.
 const EXTRAS: &[(&str, &[&str])] = &[
@@ -244,8 +246,7 @@ fn loads(framework: &str, companion: &str) -> bool {
 /// framework no declaration names that the code imports (`imported`: each import key with
 /// whether shipped code makes it). Declaring it is how a project makes sure the feature
 /// works, which no import of its own shows; whether the feature is used only reading tells —
-/// so it is unsure, not used. A dev-only finding (declared for shipping, imported by tests
-/// alone) of a companion a framework declared for shipping loads is unsure too.
+/// so it is unsure, not used.
 pub(super) fn loaded_by_framework(
     found: &mut [Finding],
     declared: &[(String, Scope)],
@@ -275,29 +276,6 @@ pub(super) fn loaded_by_framework(
             )
         },
     );
-    // Declared for shipping, imported by tests alone — and loaded by a framework shipped code
-    // runs (nautobot's `pillow` beside Django, for its `ImageField`s): the tests' imports do
-    // not show what the shipped feature needs.
-    let unused: Vec<&str> = (found.iter())
-        .filter(|f| f.kind == DriftKind::Unused)
-        .map(|f| f.dependency.as_str())
-        .collect();
-    let framework_of = |dep: &str| {
-        (declared.iter()).find(|(q, s)| {
-            *s == Scope::Normal
-                && !unused.iter().any(|u| names::pep503(u) == names::pep503(q))
-                && (loads(q, dep) || lock.is_some_and(|l| l.loads(q, dep)))
-        })
-    };
-    let shipped_companions: Vec<(usize, String)> = (found.iter().enumerate())
-        .filter(|(_, f)| f.kind == DriftKind::DevOnly && f.doubt.is_none())
-        .filter_map(|(i, f)| framework_of(&f.dependency).map(|(q, _)| (i, q.clone())))
-        .collect();
-    for (i, q) in shipped_companions {
-        found[i].doubt = Some(format!(
-            "{q}, declared for shipping, loads it by name for a feature: that only tests import it does not show whether shipped code needs it"
-        ));
-    }
     // A framework the code imports but no declaration of the module names (another
     // dependency brings it: ragflow's `pandas`, commented out of its list, loads the declared
     // `python-calamine` for `engine="calamine"`): the same, where the code that imports it
@@ -373,14 +351,15 @@ mod tests {
     }
 
     #[test]
-    fn django_s_drivers_and_image_library_are_its_companions() {
+    fn django_s_drivers_and_storages_backends_are_companions() {
         let normal = |n: &str| (n.to_string(), Scope::Normal);
-        let declared = [normal("Django"), normal("mysqlclient"), normal("Pillow")];
-        let pillow = Finding {
-            kind: DriftKind::DevOnly,
-            ..unused("Pillow")
-        };
-        let mut found = [unused("mysqlclient"), pillow.clone()];
+        let declared = [
+            normal("Django"),
+            normal("mysqlclient"),
+            normal("django-storages"),
+            normal("boto3"),
+        ];
+        let mut found = [unused("mysqlclient"), unused("boto3")];
         loaded_by_framework(&mut found, &declared, &[], None);
         assert!(
             found[0]
@@ -388,22 +367,12 @@ mod tests {
                 .as_deref()
                 .is_some_and(|d| d.starts_with("Django"))
         );
-        assert!(
-            (found[1].doubt.as_deref())
-                .is_some_and(|d| d.starts_with("Django, declared for shipping"))
-        );
-        // Django for development only, or unused itself, vouches for neither.
-        let dev = [
-            ("django".to_string(), Scope::Dev),
-            normal("mysqlclient"),
-            normal("Pillow"),
-        ];
-        let mut found = [unused("mysqlclient"), pillow.clone()];
+        assert!((found[1].doubt.as_deref()).is_some_and(|d| d.starts_with("django-storages")));
+        // Django for development only vouches for no shipped driver.
+        let dev = [("django".to_string(), Scope::Dev), normal("mysqlclient")];
+        let mut found = [unused("mysqlclient")];
         loaded_by_framework(&mut found, &dev, &[], None);
-        assert!(found.iter().all(|f| f.doubt.is_none()));
-        let mut found = [unused("Django"), pillow];
-        loaded_by_framework(&mut found, &declared, &[], None);
-        assert_eq!(found[1].doubt, None);
+        assert_eq!(found[0].doubt, None);
     }
 
     #[test]

@@ -29,21 +29,9 @@ enum State {
 /// catches what fails (chainlit's CLI loads its whole server so). Tests importing a file say
 /// nothing of how the package loads it.
 pub(super) fn guarded<'a>(files: &'a [ScannedFile], entry: &[String]) -> HashMap<&'a str, String> {
-    let python: Vec<&ScannedFile> = files
-        .iter()
-        .filter(|f| f.language == Language::Python && f.path.ends_with(".py"))
-        .collect();
-    let paths: HashMap<&str, usize> = python
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.path.as_str(), i))
-        .collect();
-    let packages = Packages { paths: &paths };
-    let by_name: HashMap<String, usize> = python
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| Some((packages.dotted(&f.path)?, i)))
-        .collect();
+    let files = PythonFiles::of(files);
+    let (python, by_name) = (&files.files, &files.by_name);
+    let packages = files.packages();
     let shipped = |i: usize| python[i].kind == ImportKind::Build;
     // Each file's imports of others: (file, the state the edge leaves — `None` passes the
     // importer's on —, line).
@@ -51,7 +39,7 @@ pub(super) fn guarded<'a>(files: &'a [ScannedFile], entry: &[String]) -> HashMap
     let mut imported = vec![false; python.len()];
     for (from, f) in python.iter().enumerate().filter(|(i, _)| shipped(*i)) {
         for imp in f.imports.iter() {
-            let Some(to) = packages.resolve(&f.path, &imp.name, &by_name) else {
+            let Some(to) = packages.resolve(&f.path, &imp.name, by_name) else {
                 continue;
             };
             // A handler's fallback or a `TYPE_CHECKING` import is optional, but guards no
@@ -61,7 +49,7 @@ pub(super) fn guarded<'a>(files: &'a [ScannedFile], entry: &[String]) -> HashMap
                 (_, true) => Some(State::Exposed),
                 _ => None,
             };
-            for to in packages.with_parents(to, &f.path, &python) {
+            for to in packages.with_parents(to, &f.path, python) {
                 if to != from && shipped(to) {
                     out[from].push((to, how, imp.line));
                     imported[to] = true;
@@ -74,7 +62,7 @@ pub(super) fn guarded<'a>(files: &'a [ScannedFile], entry: &[String]) -> HashMap
         .iter()
         .filter_map(|e| by_name.get(e.as_str()).copied())
         .chain((0..python.len()).filter(|&i| python[i].path.ends_with("__main__.py")))
-        .flat_map(|i| packages.with_parents(i, "", &python))
+        .flat_map(|i| packages.with_parents(i, "", python))
         .collect();
     let mut state = vec![State::Unreached; python.len()];
     let mut by: Vec<Option<(usize, u32)>> = vec![None; python.len()];
@@ -127,61 +115,103 @@ pub(super) fn guarded<'a>(files: &'a [ScannedFile], entry: &[String]) -> HashMap
 }
 
 /// The module's Python files that stand outside what it ships but that its shipped code
-/// imports, directly or through one another: a Django project's `settings/` beside its
-/// package, which `wsgi.py` names as `DJANGO_SETTINGS_MODULE` and which runs with it, is
-/// shipped code too. Not a test's, a doc's or an example's file (by its path): shipped code
-/// importing one says nothing of what the file ships with. `prefix` is the module's
-/// directory with its slash (`""` at the root).
+/// loads, directly or through one another: a Django project's `settings/` package beside its
+/// own, which `wsgi.py` names as `DJANGO_SETTINGS_MODULE` and which runs with it, is shipped
+/// code too. Only an import that runs when its file does is followed (not one in a function,
+/// a guard or `if TYPE_CHECKING:`, which are optional — but the settings module Django loads
+/// at start), and only into a package (a directory with `__init__.py`: a loose `tools/redis.py`
+/// is no `import redis`). Not a test's, a doc's, an example's or a script's file (by its
+/// path): shipped code importing one says nothing of what the file ships with. `prefix` is
+/// the module's directory with its slash (`""` at the root).
 pub(super) fn shipped_by_import<'a>(files: &'a [ScannedFile], prefix: &str) -> HashSet<&'a str> {
-    let python: Vec<&ScannedFile> = (files.iter())
-        .filter(|f| f.language == Language::Python && f.path.ends_with(".py"))
-        .collect();
-    if !python.iter().any(|f| f.kind == ImportKind::Dev) {
+    if !(files.iter()).any(|f| f.language == Language::Python && f.kind == ImportKind::Dev) {
         return HashSet::new();
     }
-    let paths: HashMap<&str, usize> = (python.iter().enumerate())
-        .map(|(i, f)| (f.path.as_str(), i))
-        .collect();
-    let packages = Packages { paths: &paths };
-    let by_name: HashMap<String, usize> = (python.iter().enumerate())
-        .filter_map(|(i, f)| Some((packages.dotted(&f.path)?, i)))
-        .collect();
+    let python = PythonFiles::of(files);
+    let packages = python.packages();
     let eligible = |i: usize| {
-        let path = python[i].path.as_str();
-        let path = path.strip_prefix(prefix).unwrap_or(path);
-        let (dirs, name) = split(path);
-        python[i].kind == ImportKind::Dev
-            && !super::doubt::by_hand(path)
-            && !name.starts_with("test_")
-            && !name.ends_with("_test.py")
-            && !matches!(name, "conftest.py" | "setup.py" | "noxfile.py")
-            && !dirs.split('/').any(|d| {
-                matches!(
-                    d,
-                    "tests" | "test" | "testing" | "docs" | "doc" | "benchmarks"
-                )
-            })
+        let path = python.files[i].path.as_str();
+        let rel = path.strip_prefix(prefix).unwrap_or(path);
+        python.files[i].kind == ImportKind::Dev
+            && packages.is_package(split(path).0)
+            && !dev_named(rel)
+    };
+    let runs = |imp: &mesh_imports::Import| {
+        (imp.kind == ImportKind::Build && !imp.in_function && !imp.load_guarded)
+            || imp.text.contains("DJANGO_SETTINGS_MODULE")
     };
     let mut shipped: HashSet<usize> = HashSet::new();
-    let mut queue: VecDeque<usize> = (0..python.len())
-        .filter(|&i| python[i].kind == ImportKind::Build)
+    let mut queue: VecDeque<usize> = (0..python.files.len())
+        .filter(|&i| python.files[i].kind == ImportKind::Build)
         .collect();
     while let Some(from) = queue.pop_front() {
-        for imp in python[from].imports.iter() {
-            let Some(to) = packages.resolve(&python[from].path, &imp.name, &by_name) else {
+        let importer = python.files[from].path.as_str();
+        for imp in python.files[from].imports.iter().filter(|i| runs(i)) {
+            let Some(to) = packages.resolve(importer, &imp.name, &python.by_name) else {
                 continue;
             };
-            for to in packages.with_parents(to, &python[from].path, &python) {
+            for to in packages.with_parents(to, importer, &python.files) {
                 if eligible(to) && shipped.insert(to) {
                     queue.push_back(to);
                 }
             }
         }
     }
-    shipped
-        .into_iter()
-        .map(|i| python[i].path.as_str())
+    (shipped.into_iter())
+        .map(|i| python.files[i].path.as_str())
         .collect()
+}
+
+/// Whether a module-relative Python file is a test's, a doc's, an example's, a script's or
+/// a tool's by its path: a directory one of whose words says test (`tests/`,
+/// `integration_tests/`, `test_app/`), `e2e/`, a directory of files run by hand (`docs/`,
+/// `examples/`, `scripts/`), or a name the tools give their files.
+fn dev_named(rel: &str) -> bool {
+    let (dirs, name) = split(rel);
+    let stem = name.strip_suffix(".py").unwrap_or(name);
+    super::doubt::by_hand(rel)
+        || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || matches!(
+            stem,
+            "tests" | "conftest" | "setup" | "noxfile" | "tasks" | "fabfile" | "manage"
+        )
+        || (dirs.split('/')).any(|d| {
+            matches!(d, "e2e" | "benchmarks")
+                || (d.split(['_', '-'])).any(|w| matches!(w, "test" | "tests" | "testing"))
+        })
+}
+
+/// A module's Python files (`.py`, not stubs), by path and by the dotted name each is
+/// imported by.
+struct PythonFiles<'a> {
+    files: Vec<&'a ScannedFile>,
+    paths: HashMap<&'a str, usize>,
+    by_name: HashMap<String, usize>,
+}
+
+impl<'a> PythonFiles<'a> {
+    fn of(all: &'a [ScannedFile]) -> PythonFiles<'a> {
+        let files: Vec<&ScannedFile> = (all.iter())
+            .filter(|f| f.language == Language::Python && f.path.ends_with(".py"))
+            .collect();
+        let paths: HashMap<&str, usize> = (files.iter().enumerate())
+            .map(|(i, f)| (f.path.as_str(), i))
+            .collect();
+        let packages = Packages { paths: &paths };
+        let by_name = (files.iter().enumerate())
+            .filter_map(|(i, f)| Some((packages.dotted(&f.path)?, i)))
+            .collect();
+        PythonFiles {
+            files,
+            paths,
+            by_name,
+        }
+    }
+
+    fn packages(&self) -> Packages<'_> {
+        Packages { paths: &self.paths }
+    }
 }
 
 /// The module's Python files by path, read as packages: a directory with an `__init__.py`.
@@ -333,12 +363,27 @@ mod tests {
                 "import os\nos.environ.setdefault(\"DJANGO_SETTINGS_MODULE\", \"settings.main\")\nfrom tests import helpers\n",
             ),
             file("app/__init__.py", Build, ""),
+            file(
+                "app/core.py",
+                Build,
+                "import inspect\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from devtools.strategies import S\n\n\ndef f():\n    from devtools import more\n",
+            ),
             file("settings/__init__.py", Dev, ""),
-            file("settings/main.py", Dev, "from .globals import *\n"),
+            file(
+                "settings/main.py",
+                Dev,
+                "from .globals import *\ntry:\n    from .local import *\nexcept ImportError:\n    pass\n",
+            ),
             file("settings/globals.py", Dev, "import axes\n"),
-            file("settings/local_dev.py", Dev, "import debug_toolbar\n"),
+            file("settings/local.py", Dev, "import debug_toolbar\n"),
             file("tests/__init__.py", Dev, ""),
             file("tests/helpers.py", Dev, ""),
+            // A loose file is no package's module; a type checker's import and a function's
+            // load nothing at start.
+            file("tools/inspect.py", Dev, "import pkginfo\n"),
+            file("devtools/__init__.py", Dev, ""),
+            file("devtools/strategies.py", Dev, "import hypothesis\n"),
+            file("devtools/more.py", Dev, "import hypothesis\n"),
         ];
         let mut got: Vec<&str> = shipped_by_import(&files, "").into_iter().collect();
         got.sort();

@@ -155,7 +155,12 @@ pub struct ScannedFile {
 /// hides no crate, `.cjs` bundles are read, poetry's default package only where it is.
 /// 61: Python: a bare `except:` or one catching `Exception` guards a body of imports; code
 /// only Python 2 runs imports optionally.
-pub const SCANNER_VERSION: u32 = 64;
+/// 62: Python: a Django backend's name imports its driver, an `ImageField` Pillow; Python 2's
+/// fallback for a relative import names the sibling.
+/// 63: Python: `DJANGO_SETTINGS_MODULE` names a module Django imports.
+/// 64: a Dockerfile's copy of a test tree (`test_app/`) ships nothing.
+/// 65: Python 2's sibling fallback only in a handler of what a relative import raises.
+pub const SCANNER_VERSION: u32 = 65;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -25,7 +25,7 @@ pub(in crate::drift) fn evidence(
     } else {
         workflow_steps_in(snap, &m.dir, &mut e)?;
     }
-    compose_files(snap, &m.dir, &mut e)?;
+    compose_files(snap, m, &mut e)?;
     if let Some(v) = package_json {
         package_json_tools(v, &mut e);
         e.bundler_script = bundler_script(snap, tree, v)?;
@@ -316,18 +316,20 @@ fn workflows(
 }
 
 /// Adds to `e`'s commands what the Compose files at the module's root or one directory down
-/// (`development/docker-compose.yml`) run in their containers: each service's `command` and
-/// `entrypoint` (nautobot's worker under `watchmedo auto-restart`). Not the rest of the file:
-/// an `image: redis` names no command.
+/// (`development/docker-compose.yml`; not in a module nested there) run in the containers of
+/// the module's own image: each such service's `command` and `entrypoint` (nautobot's worker
+/// under `watchmedo auto-restart`). Not the rest of the file (an `image: redis` names no
+/// command), nor a service running another's image.
 fn compose_files(
     snap: &RepoSnapshot,
-    dir: &str,
+    m: &ModuleSource,
     e: &mut ToolEvidence,
 ) -> std::result::Result<(), SourceError> {
-    let files = crate::source::yaml_files(snap, dir, 1)?;
+    let files = crate::source::yaml_files(snap, &m.dir, 1)?;
     let compose = |path: &str| {
-        let name = path.rsplit('/').next().unwrap_or(path);
-        name.starts_with("docker-compose") || name.starts_with("compose.")
+        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+        let nested = (m.nested.iter()).any(|n| n == dir);
+        (name.starts_with("docker-compose") || name.starts_with("compose.")) && !nested
     };
     let files: Vec<String> = files.into_iter().filter(|f| compose(f)).collect();
     if files.is_empty() {
@@ -345,9 +347,10 @@ fn compose_files(
     Ok(())
 }
 
-/// Each `command:` and `entrypoint:` of a Compose file's `text`, as one line of words: a
-/// string, a flow list (`["watchmedo", "auto-restart"]`) or a block below the key (a list,
-/// or a folded string).
+/// The `command` and `entrypoint` of each service of a Compose file's `text` that runs an
+/// image the file builds (a service with `build`, or one naming the `image` such a service
+/// builds), each as one line of words: a string, a flow list (`["watchmedo",
+/// "auto-restart"]`) or a block below the key (a list, or a folded string).
 fn compose_commands(text: &str) -> Vec<String> {
     let lines: Vec<&str> = text.lines().collect();
     let indent = |l: &str| l.len() - l.trim_start().len();
@@ -357,31 +360,81 @@ fn compose_commands(text: &str) -> Vec<String> {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let mut out = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        let t = line.trim_start();
-        let Some(value) = (t.strip_prefix("command:")).or_else(|| t.strip_prefix("entrypoint:"))
-        else {
+    /// One service: whether it builds, its image, its commands.
+    #[derive(Default)]
+    struct Service {
+        builds: bool,
+        image: Option<String>,
+        commands: Vec<String>,
+    }
+    let Some(at) = lines.iter().position(|l| l.trim_end() == "services:") else {
+        return Vec::new();
+    };
+    let mut services: Vec<Service> = Vec::new();
+    let (mut service_indent, mut key_indent) = (None, None);
+    let mut i = at + 1;
+    while i < lines.len() {
+        let line = lines[i];
+        let t = line.trim();
+        i += 1;
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let n = indent(line);
+        if n == 0 {
+            break;
+        }
+        if service_indent.is_none_or(|s| n <= s) {
+            service_indent = Some(n);
+            key_indent = None;
+            services.push(Service::default());
+            continue;
+        }
+        let Some(service) = services.last_mut() else {
             continue;
         };
-        let value = value.trim();
-        let mut command = match value {
-            "" | ">" | "|" | ">-" | "|-" => String::new(),
-            v => words(v),
-        };
-        if command.is_empty() {
-            let below = lines[i + 1..]
-                .iter()
-                .take_while(|l| l.trim().is_empty() || indent(l) > indent(line));
-            for l in below {
-                let item = l.trim().strip_prefix("- ").unwrap_or(l.trim());
-                command.push(' ');
-                command.push_str(&words(item));
-            }
+        if key_indent.is_none_or(|k| n < k) {
+            key_indent = Some(n);
         }
-        out.push(command.trim().to_string());
+        if Some(n) != key_indent {
+            continue;
+        }
+        let (key, value) = t.split_once(':').unwrap_or((t, ""));
+        let value = value.trim();
+        match key {
+            "build" => service.builds = true,
+            "image" => service.image = Some(value.trim_matches(['"', '\'']).to_string()),
+            "command" | "entrypoint" => {
+                let mut command = match value {
+                    "" | ">" | "|" | ">-" | "|-" => String::new(),
+                    v => words(v),
+                };
+                if command.is_empty() {
+                    // The block below the key: deeper lines, or a list at the key's own indent.
+                    while let Some(l) = lines.get(i).filter(|l| {
+                        l.trim().is_empty()
+                            || indent(l) > n
+                            || (indent(l) == n && l.trim_start().starts_with("- "))
+                    }) {
+                        let item = l.trim().strip_prefix("- ").unwrap_or(l.trim());
+                        command.push(' ');
+                        command.push_str(&words(item));
+                        i += 1;
+                    }
+                }
+                service.commands.push(command.trim().to_string());
+            }
+            _ => {}
+        }
     }
-    out
+    let built: Vec<&String> = (services.iter())
+        .filter(|s| s.builds)
+        .filter_map(|s| s.image.as_ref())
+        .collect();
+    (services.iter())
+        .filter(|s| s.builds || s.image.as_ref().is_some_and(|i| built.contains(&i)))
+        .flat_map(|s| s.commands.iter().cloned())
+        .collect()
 }
 
 /// Adds to `e` the CI workflow steps that run in the module's directory `dir` (a step's
@@ -658,15 +711,18 @@ mod tests {
 
     #[test]
     fn a_compose_file_s_commands_and_entrypoints() {
-        let text = "services:\n  worker:\n    image: redis\n    command: watchmedo auto-restart -- celery\n  beat:\n    entrypoint: [\"granian\", \"--reload\"]\n  web:\n    command:\n      - gunicorn\n      - app:wsgi\n    ports: []\n";
+        // The services of the image it builds; not one running another's image.
+        let text = "services:\n  app:\n    build:\n      context: ..\n    image: local/app\n    command: gunicorn app:wsgi\n  worker:\n    image: local/app\n    command: watchmedo auto-restart -- celery\n  beat:\n    image: \"local/app\"\n    entrypoint: [\"granian\", \"--reload\"]\n  web:\n    image: local/app\n    command:\n    - uvicorn\n    - app:asgi\n  legacy:\n    image: example/legacy:1\n    command: [\"flower\"]\n";
         assert_eq!(
             compose_commands(text),
             [
+                "gunicorn app:wsgi",
                 "watchmedo auto-restart -- celery",
                 "granian --reload",
-                "gunicorn app:wsgi"
+                "uvicorn app:asgi"
             ]
         );
+        assert!(compose_commands("command: x\n").is_empty());
     }
 
     #[test]

@@ -349,7 +349,6 @@ impl ToolEvidence {
         match d.language {
             Language::Js => (self.js_why(&d.name))
                 .or_else(|| icon_set(&d.name, all))
-                .or_else(|| karma_plugin(&d.name, all))
                 .or_else(|| self.default_server_entry(&d.name, all)),
             Language::Python => self.python_why(d, all),
             _ => None,
@@ -449,12 +448,12 @@ impl ToolEvidence {
         // runtime package rather than inline them.
         let transform = match name {
             "@babel/runtime" | "@babel/runtime-corejs2" | "@babel/runtime-corejs3" => {
-                "@babel/plugin-transform-runtime"
+                Some("@babel/plugin-transform-runtime")
             }
-            "babel-runtime" => "babel-plugin-transform-runtime",
-            _ => "",
+            "babel-runtime" => Some("babel-plugin-transform-runtime"),
+            _ => None,
         };
-        if let Some(s) = named.get(transform) {
+        if let Some(s) = transform.and_then(|t| named.get(t)) {
             return Some(format!(
                 "a babel config names its runtime transform (\"{s}\"): the compiled code imports {name}'s helpers"
             ));
@@ -564,17 +563,6 @@ impl ToolEvidence {
 
 /// Why an `@iconify-json/*` icon set is used: the module declares a loader that finds it by
 /// its name, not by an import.
-/// A karma plugin declared beside karma: karma loads every installed `karma-*` package
-/// unless its config lists its `plugins` (which then names each one it loads, as a config
-/// string).
-fn karma_plugin(name: &str, all: &[Declared]) -> Option<String> {
-    let beside = (all.iter()).any(|d| d.language == Language::Js && d.name == "karma");
-    (name.starts_with("karma-") && beside).then(|| {
-        "a karma plugin beside karma: karma loads every installed karma-* package by default"
-            .to_string()
-    })
-}
-
 fn icon_set(name: &str, all: &[Declared]) -> Option<String> {
     name.strip_prefix("@iconify-json/")?;
     let loader = all
@@ -852,19 +840,13 @@ mod tests {
         }
         assert!(!e.uses(&dev(Language::Js, "react-dom"), &[]));
         assert!(!e.uses(&dev(Language::Js, "typescript"), &[]));
-        // Babel's runtime transform uses the runtime; karma its plugins beside it.
+        // Babel's runtime transform uses the runtime.
         assert!(!e.uses(&dev(Language::Js, "@babel/runtime"), &[]));
         let runtime = ToolEvidence {
             config_strings: quoted_strings("{\"plugins\": [\"@babel/transform-runtime\"]}"),
             ..ToolEvidence::default()
         };
         assert!(runtime.uses(&dev(Language::Js, "@babel/runtime"), &[]));
-        let karma = [
-            dev(Language::Js, "karma"),
-            dev(Language::Js, "karma-jasmine"),
-        ];
-        assert!(e.uses(&karma[1], &karma));
-        assert!(!e.uses(&karma[1], &karma[1..]));
         // Short names, a scope's eslint plugin, a tsconfig's `extends`, a sub-path.
         assert!(completions("@babel/env").contains(&"@babel/preset-env".to_string()));
         assert!(completions("minify").contains(&"babel-preset-minify".to_string()));

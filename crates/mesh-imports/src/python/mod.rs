@@ -230,11 +230,19 @@ fn guarded<'l>(
             ));
         }
         // Python 2's fallback for a sibling (`try: from .metadata import version` /
-        // `except …: from metadata import version`): the handler's bare name is the sibling
-        // the body imports relatively, as Python 2 read it.
+        // `except (ValueError, SystemError): from metadata import version`): the handler's
+        // bare name is the sibling the body imports relatively, as Python 2 read it. Only a
+        // handler of what a relative import raises where it cannot be one (`ImportError`,
+        // `ValueError`, `SystemError`, or everything).
         let (s, e) = span(h, body_end);
         let siblings = c.relative_siblings(s, e);
         for &(from, to) in &clauses {
+            let header = toks.get(lines[from].start..lines[from].end).unwrap_or(&[]);
+            let relative_failure = catches(header, src) != Catches::Other
+                || (header.iter()).any(|t| matches!(t.text(src), "ValueError" | "SystemError"));
+            if !relative_failure {
+                continue;
+            }
             let (cs, ce) = span(from, to);
             for top in &siblings {
                 c.make_relative(cs, ce, top);

@@ -306,7 +306,7 @@ fn python_2_s_fallback_for_a_relative_import_is_the_sibling() {
     use crate::lex::ImportKind::Build;
     // Vendored chevron's fallback: the bare name is the sibling the body imports relatively;
     // another name in the same handler, or one no relative import names, stays absolute.
-    let src = "try:\n    from .metadata import version\nexcept (ValueError, SystemError):\n    from metadata import version\n    import yaml\ntry:\n    import tokenizer\nexcept ValueError:\n    import metadata\n";
+    let src = "try:\n    from .metadata import version\nexcept (ValueError, SystemError):\n    from metadata import version\n    import yaml\ntry:\n    import tokenizer\nexcept ValueError:\n    import metadata\ntry:\n    from .yaml import load\nexcept AttributeError:\n    from yaml import load\n";
     assert_eq!(
         kinds(src),
         [
@@ -317,6 +317,10 @@ fn python_2_s_fallback_for_a_relative_import_is_the_sibling() {
             (5, "yaml".into(), Build),
             (7, "tokenizer".into(), Build),
             (9, "metadata".into(), Build),
+            (11, ".yaml.load".into(), Build),
+            (11, ".yaml".into(), Build),
+            (13, "yaml.load".into(), Build),
+            (13, "yaml".into(), Build),
         ]
     );
 }
