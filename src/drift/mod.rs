@@ -512,9 +512,24 @@ fn module_drift(
         if let Some(text) = &man.pyproject {
             said_why::commented(&source::join(&m.dir, "pyproject.toml"), text, &mut py);
         }
-        if py.iter().any(|f| f.kind == DriftKind::Unused) {
+        if (py.iter()).any(|f| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly)) {
             let lock = world.lock_above(m, lockfile::PYTHON_LOCKFILES);
-            python_extras::loaded_by_framework(&mut py, &scoped, &imported, lock.as_deref());
+            // Named by dev code only through optional imports (see `loaded_by_framework`).
+            let weak_dev = |dist: &str| {
+                let keys = names::python_keys(dist);
+                let mut naming = (uses.iter())
+                    .filter(|u| u.language == Language::Python)
+                    .filter(|u| keys.iter().any(|k| names::segment_prefix(k, &u.key, ".")))
+                    .peekable();
+                naming.peek().is_some() && naming.all(|u| u.optional)
+            };
+            python_extras::loaded_by_framework(
+                &mut py,
+                &scoped,
+                &imported,
+                lock.as_deref(),
+                &weak_dev,
+            );
             if let Some(lock) = lock {
                 // A transitive package in an extra beside the one that requires it (`pymunk<7`
                 // beside `gym-pusht` in a `pusht` extra): a cap on what users of the extra get.

@@ -246,12 +246,14 @@ fn loads(framework: &str, companion: &str) -> bool {
 /// framework no declaration names that the code imports (`imported`: each import key with
 /// whether shipped code makes it). Declaring it is how a project makes sure the feature
 /// works, which no import of its own shows; whether the feature is used only reading tells —
-/// so it is unsure, not used.
+/// so it is unsure, not used. A dev-only finding of such a companion that only optional
+/// imports of dev code name (`weak_dev` says which) is unsure too.
 pub(super) fn loaded_by_framework(
     found: &mut [Finding],
     declared: &[(String, Scope)],
     imported: &[(&str, bool)],
     lock: Option<&Depends>,
+    weak_dev: &dyn Fn(&str) -> bool,
 ) {
     // A framework declared for development vouches for no shipped companion.
     let normalized = normalized(declared);
@@ -276,6 +278,27 @@ pub(super) fn loaded_by_framework(
             )
         },
     );
+    // Declared for shipping and named only by optional imports of dev code — a settings
+    // file for development naming a database backend (wger's `local_dev.py`), a guarded
+    // import — beside a framework declared for shipping that loads it by name: the dev
+    // code's names do not show what the shipped configuration loads. (A test's plain import
+    // of it keeps it sure.)
+    let unused: Vec<String> = (found.iter())
+        .filter(|f| f.kind == DriftKind::Unused)
+        .map(|f| names::pep503(&f.dependency))
+        .collect();
+    for f in (found.iter_mut())
+        .filter(|f| f.kind == DriftKind::DevOnly && f.doubt.is_none())
+        .filter(|f| weak_dev(&f.dependency))
+    {
+        let framework = (normalized.iter())
+            .find(|(q, s)| *s == Scope::Normal && !unused.contains(q) && loads(q, &f.dependency));
+        if let Some((q, _)) = framework {
+            f.doubt = Some(format!(
+                "{q}, declared for shipping, loads it by name for a feature, and only dev code's optional imports name it (a settings file for development, a guarded import): what the shipped configuration loads no import shows"
+            ));
+        }
+    }
     // A framework the code imports but no declaration of the module names (another
     // dependency brings it: ragflow's `pandas`, commented out of its list, loads the declared
     // `python-calamine` for `engine="calamine"`): the same, where the code that imports it
@@ -323,7 +346,7 @@ mod tests {
         let normal = |n: &str| (n.to_string(), Scope::Normal);
         let declared = [normal("Starlette"), normal("python_multipart")];
         let mut found = [unused("python_multipart"), unused("rich")];
-        loaded_by_framework(&mut found, &declared, &[], None);
+        loaded_by_framework(&mut found, &declared, &[], None, &|_| false);
         assert!(
             found[0]
                 .doubt
@@ -335,10 +358,16 @@ mod tests {
         assert_eq!(found[1].doubt, None);
         // Without the framework declared, or with it unused itself, it stays sure.
         let mut alone = [unused("python-multipart")];
-        loaded_by_framework(&mut alone, &[normal("python-multipart")], &[], None);
+        loaded_by_framework(
+            &mut alone,
+            &[normal("python-multipart")],
+            &[],
+            None,
+            &|_| false,
+        );
         assert_eq!(alone[0].doubt, None);
         let mut both = [unused("Starlette"), unused("python_multipart")];
-        loaded_by_framework(&mut both, &declared, &[], None);
+        loaded_by_framework(&mut both, &declared, &[], None, &|_| false);
         assert_eq!(both[1].doubt, None);
         // A framework declared for development vouches for no shipped companion.
         let dev_framework = [
@@ -346,7 +375,7 @@ mod tests {
             normal("python-multipart"),
         ];
         let mut shipped = [unused("python-multipart")];
-        loaded_by_framework(&mut shipped, &dev_framework, &[], None);
+        loaded_by_framework(&mut shipped, &dev_framework, &[], None, &|_| false);
         assert_eq!(shipped[0].doubt, None);
     }
 
@@ -360,7 +389,7 @@ mod tests {
             normal("boto3"),
         ];
         let mut found = [unused("mysqlclient"), unused("boto3")];
-        loaded_by_framework(&mut found, &declared, &[], None);
+        loaded_by_framework(&mut found, &declared, &[], None, &|_| false);
         assert!(
             found[0]
                 .doubt
@@ -371,7 +400,7 @@ mod tests {
         // Django for development only vouches for no shipped driver.
         let dev = [("django".to_string(), Scope::Dev), normal("mysqlclient")];
         let mut found = [unused("mysqlclient")];
-        loaded_by_framework(&mut found, &dev, &[], None);
+        loaded_by_framework(&mut found, &dev, &[], None, &|_| false);
         assert_eq!(found[0].doubt, None);
     }
 
@@ -418,7 +447,7 @@ mod tests {
         // pandas by shipped code, sqlalchemy by tests only: a shipping companion needs the
         // framework in shipped code, a dev one in any.
         let imported = [("pandas", true), ("sqlalchemy.orm", false)];
-        loaded_by_framework(&mut found, &declared, &imported, None);
+        loaded_by_framework(&mut found, &declared, &imported, None, &|_| false);
         assert!(
             found[0]
                 .doubt
@@ -434,7 +463,9 @@ mod tests {
         );
         // A name that only begins like it (`pandasql`) is no import of it.
         let mut found = [unused("python-calamine")];
-        loaded_by_framework(&mut found, &declared, &[("pandasql", true)], None);
+        loaded_by_framework(&mut found, &declared, &[("pandasql", true)], None, &|_| {
+            false
+        });
         assert_eq!(found[0].doubt, None);
     }
 
@@ -449,9 +480,9 @@ mod tests {
             ("uvloop".to_string(), Scope::Normal),
         ];
         let mut found = [unused("uvloop")];
-        loaded_by_framework(&mut found, &declared, &[], None);
+        loaded_by_framework(&mut found, &declared, &[], None, &|_| false);
         assert_eq!(found[0].doubt, None);
-        loaded_by_framework(&mut found, &declared, &[], Some(&lock));
+        loaded_by_framework(&mut found, &declared, &[], Some(&lock), &|_| false);
         assert!(found[0].doubt.is_some());
     }
 }

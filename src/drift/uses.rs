@@ -537,6 +537,18 @@ fn new_use<'a>(
         true => file_kind,
         false => imp.kind.min(file_kind),
     };
+    // A task runner's build (ckan's `gulpfile.js`) copying a package's files out of
+    // `node_modules` into the static assets it ships: what it copies ships, while what it
+    // `require`s (its plugins) only builds.
+    let copied = js
+        && f.kind == ImportKind::Dev
+        && (f.path.split('/').map(str::to_ascii_lowercase))
+            .any(|p| p.starts_with("gulpfile.") || p.starts_with("gruntfile."))
+        && text.contains("node_modules/");
+    let kind = match copied {
+        true => ImportKind::Build,
+        false => kind,
+    };
     Use {
         language: f.language,
         key,

@@ -5781,3 +5781,50 @@ fn a_test_tree_an_image_copies_stays_tests_and_a_module_named_as_missing_is_unsu
         "{v}"
     );
 }
+
+#[test]
+fn a_gulp_build_is_build_code_and_copies_what_ships() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "web", "web");
+    // gulp and its plugins build the assets; htmx.org is copied out of node_modules into
+    // what ships; lefthook runs from its config, cog from the justfile.
+    t.write(
+        "ws/web/package.json",
+        r#"{"name": "web", "private": true, "version": "", "dependencies": {"htmx.org": "2"}, "devDependencies": {"gulp": "5", "gulp-concat": "2", "lefthook": "1", "left-pad": "1"}}"#,
+    );
+    t.write(
+        "ws/web/gulpfile.js",
+        "const gulp = require('gulp');\nconst concat = require('gulp-concat');\nexports.vendor = () => gulp.src('node_modules/htmx.org/dist/htmx.min.js').pipe(gulp.dest('static/'));\nexports.css = () => gulp.src('css/*.css').pipe(concat('all.css'));\n",
+    );
+    t.write(
+        "ws/web/lefthook.yml",
+        "pre-commit:\n  commands:\n    lint:\n      run: npx gulp lint\n",
+    );
+    t.write(
+        "ws/web/pyproject.toml",
+        "[project]\nname = \"web\"\nversion = \"1\"\ndependencies = [\"django\", \"psycopg\"]\n\n[dependency-groups]\ndev = [\"cogapp\"]\n\n[tool.hatch.build.targets.wheel]\npackages = [\"web\"]\n",
+    );
+    t.write("ws/web/justfile", "docs:\n    cog -r README.md\n");
+    t.write("ws/web/web/__init__.py", "");
+    t.write(
+        "ws/web/web/views.py",
+        "from django.http import HttpResponse\n",
+    );
+    // Only the development settings name the production database's backend; production
+    // takes it from the environment.
+    t.write(
+        "ws/web/settings/local_dev.py",
+        "DATABASES = {\"default\": {\"ENGINE\": \"django.db.backends.postgresql\"}}\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "web");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["web unused left-pad"], "{v}");
+    let unsure = unsure(&v);
+    assert_eq!(unsure.len(), 1, "{v}");
+    assert!(
+        unsure[0].starts_with("web dev-only psycopg: django, declared for shipping"),
+        "{v}"
+    );
+}

@@ -160,7 +160,8 @@ pub struct ScannedFile {
 /// 63: Python: `DJANGO_SETTINGS_MODULE` names a module Django imports.
 /// 64: a Dockerfile's copy of a test tree (`test_app/`) ships nothing.
 /// 65: Python 2's sibling fallback only in a handler of what a relative import raises.
-pub const SCANNER_VERSION: u32 = 65;
+/// 66: JS: a `gulpfile`/`Gruntfile` at the package's root is build code.
+pub const SCANNER_VERSION: u32 = 66;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -222,7 +222,7 @@ impl Places {
 /// and `*.test-d.ts`, and end-to-end and accessibility tests in `__e2e__`/`__a11y__`,
 /// `*.e2e.ts`, `*.e2e-spec.ts` and Cypress's `*.cy.ts`), specs,
 /// stories, mocks, benchmarks (`benchmark/` beside the sources, vitest's `*.bench.ts`),
-/// tool configs, and
+/// tool configs, a task runner's build definition (`gulpfile.js`), and
 /// documentation demos (`demo.vue` beside a composable, naive-ui's
 /// `button/demos/*.tsx`): a docs site builds them, never the package.
 fn js_dev(rel: &str) -> bool {
@@ -253,7 +253,12 @@ fn js_dev(rel: &str) -> bool {
         );
     let parts: Vec<&str> = file.split('.').collect();
     let middle = parts.get(1..parts.len().saturating_sub(1)).unwrap_or(&[]);
+    // A task runner's build definition at the package's root (`gulpfile.js`,
+    // `Gruntfile.js`, or gulp's `gulpfile.js/` directory of tasks): what it runs builds the
+    // package, and is never part of it.
+    let task_file = is_task_file(rel);
     let dev_file = file.starts_with('.')
+        || task_file
         // `useX/demo.vue` beside what it shows; a package's own `src/demo.ts` may be its
         // entry.
         || (parts.first() == Some(&"demo")
@@ -278,6 +283,14 @@ fn js_dev(rel: &str) -> bool {
             )
         });
     dev_dir || dev_file || suite
+}
+
+/// Whether a module-relative JS file is a task runner's build definition: `gulpfile.*` or
+/// `Gruntfile.*` at the package's root, or a file of gulp's `gulpfile.js/` directory.
+fn is_task_file(rel: &str) -> bool {
+    let first = rel.split('/').next().unwrap_or(rel).to_ascii_lowercase();
+    let at_root = !rel.contains('/');
+    first.starts_with("gulpfile.") || (at_root && first.starts_with("gruntfile."))
 }
 
 /// The module-relative prefixes of the files of the modules `mods` a Rust file at `rel`
@@ -738,6 +751,10 @@ mod tests {
             "src/app.e2e-spec.ts",
             "cypress/login.cy.ts",
             "index.test-d.ts",
+            // A task runner's build definition at the package's root.
+            "gulpfile.js",
+            "Gruntfile.cjs",
+            "gulpfile.js/subtasks/copy.js",
         ] {
             assert_eq!(p.kind(Language::Js, dev), ImportKind::Dev, "{dev}");
         }
@@ -747,6 +764,7 @@ mod tests {
         );
         for build in [
             "src/index.ts",
+            "src/gulpfile.js",
             "src/config.ts",
             "src/testing.ts",
             "lib/spec-parser.js",

@@ -64,6 +64,7 @@ pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
     ("@vue/cli-service", &["vue-cli-service"]),
     ("@web/test-runner", &["web-test-runner", "wtr"]),
     ("awscli", &["aws"]),
+    ("cogapp", &["cog"]),
     ("cython", &["cython", "cythonize"]),
     ("datamodel-code-generator", &["datamodel-codegen"]),
     ("django", &["django-admin"]),
@@ -679,6 +680,8 @@ mod tests {
         assert_eq!(command_names("eslint"), ["eslint"]);
         assert_eq!(command_names("del-cli"), ["del-cli", "del"]);
         assert_eq!(command_names("watchdog"), ["watchmedo"]);
+        assert_eq!(command_names("cogapp"), ["cog"]);
+        assert_eq!(config_host("lefthook.yml"), Some("lefthook"));
         assert!(command_names("Sphinx").contains(&"sphinx-build".to_string()));
         assert_eq!(command_names("@swc/cli"), ["@swc/cli", "cli", "swc"]);
         assert_eq!(
