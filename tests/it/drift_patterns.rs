@@ -5828,3 +5828,26 @@ fn a_gulp_build_is_build_code_and_copies_what_ships() {
         "{v}"
     );
 }
+
+#[test]
+fn a_package_a_test_writes_onto_its_path_is_its_own() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\nversion = \"1\"\n\n[dependency-groups]\ndev = [\"pytest\"]\n\n[tool.hatch.build.targets.wheel]\npackages = [\"app\"]\n",
+    );
+    t.write("ws/app/app/__init__.py", "");
+    // The test writes `plugin_pkg` into a directory it puts on sys.path, then imports it;
+    // `yaml` it imports and never declares.
+    t.write(
+        "ws/app/tests/test_plugins.py",
+        "import sys\n\nimport pytest\nimport yaml\n\n\ndef test_loads(tmp_path):\n    (tmp_path / \"plugin_pkg\").mkdir()\n    (tmp_path / \"plugin_pkg\" / \"__init__.py\").write_text(\"X = 1\")\n    sys.path.insert(0, str(tmp_path))\n    import plugin_pkg\n    assert plugin_pkg.X == 1\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app undeclared pyyaml"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}

@@ -373,6 +373,11 @@ impl<'a> Collector<'a> {
         self.optional_at.extend(offsets);
     }
 
+    /// Whether an import found so far starts at `offset` (a dynamic import's string).
+    pub fn import_at(&self, offset: usize) -> bool {
+        self.found.iter().any(|(o, _)| *o == offset)
+    }
+
     /// Marks `start..end` as a macro's body: its paths resolve where the macro expands.
     pub fn in_macro(&mut self, start: usize, end: usize) {
         if start < end {

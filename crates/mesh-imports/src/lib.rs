@@ -161,7 +161,9 @@ pub struct ScannedFile {
 /// 64: a Dockerfile's copy of a test tree (`test_app/`) ships nothing.
 /// 65: Python 2's sibling fallback only in a handler of what a relative import raises.
 /// 66: JS: a `gulpfile`/`Gruntfile` at the package's root is build code.
-pub const SCANNER_VERSION: u32 = 66;
+/// 67: Python: a module a file that changes `sys.path` makes (a string used as its path) is
+/// imported optionally.
+pub const SCANNER_VERSION: u32 = 67;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -34,6 +34,9 @@ pub fn scan_file(src: &str) -> FileScan {
     if inline_script(src) {
         c.weaken(0, src.len(), ImportKind::Optional);
     }
+    if src.contains("sys.path") || src.contains("syspath_prepend") {
+        made_modules(&toks, src, &mut c);
+    }
     let mut imports = c.finish();
     if has_main && !defines_test(&toks, src) {
         imports.iter_mut().for_each(|i| i.in_script = true);
@@ -46,6 +49,38 @@ pub fn scan_file(src: &str) -> FileScan {
         imports: imports.into(),
         notes,
         ..FileScan::default()
+    }
+}
+
+/// A file that changes `sys.path` and names a module in a string of its own besides any
+/// import of it — a test writing a package into a directory it puts on the path
+/// (django-oscar's `fork_app("basket", …)` then `__import__("basket.apps")`, metaflow's
+/// `tmp_path / "fixture_retry_dep" / "__init__.py"`): its imports of that module are of one
+/// it makes, optional.
+fn made_modules(toks: &[Token], src: &str, c: &mut Collector) {
+    // A string used as a path: joined with `/` (`tmp_path / "pkg"`), holding one, or given
+    // to a call that makes a directory or a package (`tmpdir.mkdir("fork")`,
+    // `fork_app("basket", …)`, `os.path.join(d, "pkg")`).
+    const MAKERS: &[&str] = &[
+        "dir", "path", "join", "fork", "app", "package", "module", "write", "make", "create",
+    ];
+    let mut named: Vec<&str> = Vec::new();
+    for (i, t) in toks.iter().enumerate().filter(|(_, t)| t.kind == Kind::Str) {
+        let value = t.value(src);
+        let first = value.split('/').next().unwrap_or(value);
+        let identifier = !first.is_empty() && !first.contains('.') && dotted_module(first);
+        let joined = punct_at(toks, i + 1, b'/') || (i > 0 && punct_at(toks, i - 1, b'/'));
+        let made = i >= 2
+            && punct_at(toks, i - 1, b'(')
+            && kind_at(toks, i - 2, Kind::Ident)
+            && (MAKERS.iter()).any(|m| toks[i - 2].text(src).to_ascii_lowercase().contains(m));
+        let as_path = value.contains('/') || joined || made;
+        if identifier && as_path && !c.import_at(t.start) && !named.contains(&first) {
+            named.push(first);
+        }
+    }
+    for name in named {
+        c.weaken_module(0, usize::MAX, name);
     }
 }
 

@@ -355,6 +355,27 @@ fn django_s_backends_and_image_fields_name_their_drivers() {
 }
 
 #[test]
+fn a_module_a_test_makes_on_its_path_is_optional() {
+    use crate::lex::ImportKind::{Build, Optional};
+    // The test writes `basket` and `fixture_dep` where it puts them on the path; `requests`
+    // it imports and names in a string no path is made of; a file that leaves `sys.path`
+    // alone makes nothing.
+    let src = "import sys\nimport requests\n\n\ndef test_fork(tmpdir):\n    fork_app(\"basket\", tmpdir)\n    sys.path.append(str(tmpdir))\n    __import__(\"basket.apps\")\n    (tmpdir / \"fixture_dep\" / \"__init__.py\").write_text(\"\")\n    import fixture_dep\n    r = requests.get(\"requests\")\n";
+    let got: Vec<(String, ImportKind)> = scan(src).into_iter().map(|i| (i.name, i.kind)).collect();
+    assert_eq!(
+        got,
+        [
+            ("sys".to_string(), Build),
+            ("requests".to_string(), Build),
+            ("basket.apps".to_string(), Optional),
+            ("fixture_dep".to_string(), Optional),
+        ]
+    );
+    let src = "import basket\nx = \"basket\"\n";
+    assert_eq!(kinds(src), [(1, "basket".into(), Build)]);
+}
+
+#[test]
 fn imports_only_python_2_runs_are_optional() {
     use crate::lex::ImportKind::{Build, Optional};
     // `if PY2:`, a version test, the `else` of a Python 3 test; not `not PY2`, nor a minor
