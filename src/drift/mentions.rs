@@ -102,10 +102,11 @@ pub(super) fn mention_job(
     // Code that loads nothing by name is not read for a name: Rust's, for crates, Go's for
     // modules (see [`Mention::line`]). When every finding sought is of one such ecosystem,
     // its code files are not read at all — most of a Rust workspace's files.
-    let ecosystem = |f: &Finding| f.manifest.rsplit('/').next().unwrap_or("").to_string();
-    let mut sought = found.iter().filter(|f| mentionable(f)).map(ecosystem);
+    let mut sought = (found.iter())
+        .filter(|f| mentionable(f))
+        .map(|f| f.manifest.rsplit('/').next().unwrap_or(""));
     let first = sought.next().unwrap_or_default();
-    let unread = match (first.as_str(), sought.all(|e| e == first)) {
+    let unread = match (first, sought.all(|e| e == first)) {
         ("Cargo.toml", true) => ".rs",
         ("go.mod", true) => ".go",
         _ => "",

@@ -176,10 +176,8 @@ fn dev_named(rel: &str) -> bool {
             stem,
             "tests" | "conftest" | "setup" | "noxfile" | "tasks" | "fabfile" | "manage"
         )
-        || (dirs.split('/')).any(|d| {
-            matches!(d, "e2e" | "benchmarks")
-                || (d.split(['_', '-'])).any(|w| matches!(w, "test" | "tests" | "testing"))
-        })
+        || (dirs.split('/'))
+            .any(|d| matches!(d, "e2e" | "benchmarks") || mesh_imports::manifest::test_named(d))
 }
 
 /// A module's Python files (`.py`, not stubs), by path and by the dotted name each is

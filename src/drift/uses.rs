@@ -233,6 +233,9 @@ pub(super) fn uses<'a>(
             };
         let rel = f.path.strip_prefix(&prefix).unwrap_or(&f.path);
         let shipped_js = f.language == Language::Js && f.kind == ImportKind::Build;
+        let task_file = f.language == Language::Js
+            && f.kind == ImportKind::Dev
+            && mesh_imports::place::is_task_file(rel);
         // A JS test runner's setup file is test code wherever it lies.
         let test_support = shipped_js
             && (tools::is_test_support(rel, &man.tools.test_setup) || test_globs.is_match(rel));
@@ -317,6 +320,12 @@ pub(super) fn uses<'a>(
                 _ => (false, false),
             };
             let mut one = new_use(f, imp, key, file_kind, script.0);
+            // A task runner's build (ckan's `gulpfile.js`) copying a package's files out of
+            // `node_modules` into the static assets it ships: what it copies ships, while
+            // what it `require`s (its plugins) only builds.
+            if task_file && imp.text.contains("node_modules/") {
+                one.kind = ImportKind::Build;
+            }
             one.in_script = hand_script;
             if imp.kind == ImportKind::Build {
                 one.loaded_by = loaded_by.cloned();
@@ -536,18 +545,6 @@ fn new_use<'a>(
     let kind = match imp.in_doc_link {
         true => file_kind,
         false => imp.kind.min(file_kind),
-    };
-    // A task runner's build (ckan's `gulpfile.js`) copying a package's files out of
-    // `node_modules` into the static assets it ships: what it copies ships, while what it
-    // `require`s (its plugins) only builds.
-    let copied = js
-        && f.kind == ImportKind::Dev
-        && (f.path.split('/').map(str::to_ascii_lowercase))
-            .any(|p| p.starts_with("gulpfile.") || p.starts_with("gruntfile."))
-        && text.contains("node_modules/");
-    let kind = match copied {
-        true => ImportKind::Build,
-        false => kind,
     };
     Use {
         language: f.language,

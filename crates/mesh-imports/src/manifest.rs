@@ -188,7 +188,7 @@ fn docker_copied(text: &str) -> Vec<String> {
 
 /// Whether a directory's name says test by one of its words (`test_unstructured`,
 /// `api-tests`): a test tree, whatever the package it tests is called.
-fn test_named(dir: &str) -> bool {
+pub fn test_named(dir: &str) -> bool {
     (dir.split(['_', '-'])).any(|w| matches!(w, "test" | "tests" | "testing"))
 }
 

@@ -287,7 +287,7 @@ fn js_dev(rel: &str) -> bool {
 
 /// Whether a module-relative JS file is a task runner's build definition: `gulpfile.*` or
 /// `Gruntfile.*` at the package's root, or a file of gulp's `gulpfile.js/` directory.
-fn is_task_file(rel: &str) -> bool {
+pub fn is_task_file(rel: &str) -> bool {
     let first = rel.split('/').next().unwrap_or(rel).to_ascii_lowercase();
     let at_root = !rel.contains('/');
     first.starts_with("gulpfile.") || (at_root && first.starts_with("gruntfile."))
