@@ -70,10 +70,10 @@ fn made_modules(toks: &[Token], src: &str, c: &mut Collector) {
         let first = value.split('/').next().unwrap_or(value);
         let identifier = !first.is_empty() && !first.contains('.') && dotted_module(first);
         let joined = punct_at(toks, i + 1, b'/') || (i > 0 && punct_at(toks, i - 1, b'/'));
-        let made = i >= 2
-            && punct_at(toks, i - 1, b'(')
-            && kind_at(toks, i - 2, Kind::Ident)
-            && (MAKERS.iter()).any(|m| toks[i - 2].text(src).to_ascii_lowercase().contains(m));
+        let made = i >= 2 && punct_at(toks, i - 1, b'(') && kind_at(toks, i - 2, Kind::Ident) && {
+            let call = toks[i - 2].text(src).to_ascii_lowercase();
+            MAKERS.iter().any(|m| call.contains(m))
+        };
         let as_path = value.contains('/') || joined || made;
         if identifier && as_path && !c.import_at(t.start) && !named.contains(&first) {
             named.push(first);
@@ -958,7 +958,7 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
         if t.kind == Kind::Ident {
             dynamic_import(toks, i, src, c);
             if at_start {
-                django_setting(toks, i, src, c);
+                django::setting(toks, i, src, c);
                 if sphinx {
                     sphinx_setting(toks, i, src, c);
                 }
@@ -969,21 +969,10 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
             if let Some(driver) = url_driver(value) {
                 c.push_optional(t.start, driver);
             }
-            for driver in backend_drivers(value) {
-                c.push_optional(t.start, *driver);
-            }
-            if value == "DJANGO_SETTINGS_MODULE" {
-                settings_module(toks, i, src, c);
-            }
+            django::string(toks, i, src, c);
         }
-        // `models.ImageField(…)`: Django validates and measures images with Pillow, which
-        // no import of the project shows (its system check refuses the field without it).
-        if t.kind == Kind::Ident
-            && IMAGE_FIELDS.contains(&t.text(src))
-            && (punct_at(toks, i + 1, b'(') || (i > 0 && punct_at(toks, i - 1, b'.')))
-            && src.contains("django")
-        {
-            c.push_optional(t.start, "PIL");
+        if t.kind == Kind::Ident {
+            django::image_field(toks, i, src, c);
         }
         match t.kind {
             Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
@@ -995,24 +984,6 @@ fn collect(toks: &[Token], src: &str, c: &mut Collector) {
             Kind::Punct(b':') => depth == 0,
             _ => false,
         };
-    }
-}
-
-/// Django's settings that list modules and classes Django imports by their dotted names.
-const DJANGO_LISTS: &[&str] = &[
-    "INSTALLED_APPS",
-    "MIDDLEWARE",
-    "MIDDLEWARE_CLASSES",
-    "AUTHENTICATION_BACKENDS",
-];
-
-/// `INSTALLED_APPS = [..., "corsheaders", "django_filters"]` (or `+=`, or a tuple), and
-/// `MIDDLEWARE` and `AUTHENTICATION_BACKENDS` alike: Django imports each string's module, so
-/// each is an import — optional, since the settings file may be one of several and a list
-/// may be trimmed at run time (netbox's `corsheaders`, wagtail's test settings).
-fn django_setting(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
-    if DJANGO_LISTS.contains(&toks[i].text(src)) {
-        assigned_list(toks, i, src, c);
     }
 }
 
@@ -1169,56 +1140,6 @@ fn url_driver(value: &str) -> Option<&'static str> {
         .find(|(name, _)| *name == driver)
         .map(|(_, module)| *module)
 }
-
-/// Django's database backends by their last parts (the `ENGINE` string's, Django's own or a
-/// wrapper's such as `django_prometheus.db.backends.mysql`), with the driver modules each
-/// imports: PostgreSQL tries psycopg 3, then psycopg2; Oracle `oracledb`, then `cx_Oracle`.
-const DJANGO_BACKENDS: &[(&str, &[&str])] = &[
-    ("mysql", &["MySQLdb"]),
-    ("postgresql", &["psycopg", "psycopg2"]),
-    ("postgresql_psycopg2", &["psycopg2"]),
-    ("postgis", &["psycopg", "psycopg2"]),
-    ("oracle", &["oracledb", "cx_Oracle"]),
-];
-
-/// The driver modules a Django database backend named by `value` imports
-/// (`"django.db.backends.mysql"` → `MySQLdb`): the setting is the driver's only mention.
-/// Reported as optional, as a URL's driver is.
-fn backend_drivers(value: &str) -> &'static [&'static str] {
-    let Some((path, last)) = value.rsplit_once('.') else {
-        return &[];
-    };
-    if !path.ends_with(".db.backends") || value.contains(char::is_whitespace) {
-        return &[];
-    }
-    (DJANGO_BACKENDS.iter())
-        .find(|(name, _)| *name == last)
-        .map_or(&[], |(_, drivers)| drivers)
-}
-
-/// `os.environ.setdefault("DJANGO_SETTINGS_MODULE", "settings.main")` or
-/// `os.environ["DJANGO_SETTINGS_MODULE"] = "settings.main"` at `toks[i]` (the key): Django
-/// imports the module the value names when it starts. Optional: the environment may name
-/// another.
-fn settings_module(toks: &[Token], i: usize, src: &str, c: &mut Collector) {
-    let value = match (toks.get(i + 1), toks.get(i + 2), toks.get(i + 3)) {
-        (Some(a), Some(v), _) if a.is_punct(b',') && v.kind == Kind::Str => v,
-        (Some(a), Some(b), Some(v))
-            if a.is_punct(b']') && b.is_punct(b'=') && v.kind == Kind::Str =>
-        {
-            v
-        }
-        _ => return,
-    };
-    let name = value.value(src);
-    if dotted_module(name) {
-        c.push_optional(value.start, name);
-    }
-}
-
-/// The image fields of Django's models and forms and of Django REST framework's serializers,
-/// all of which need Pillow.
-const IMAGE_FIELDS: &[&str] = &["ImageField"];
 
 /// `__import__("a.b")`, `import_module("a.b")` (as `importlib.import_module` or imported
 /// by name) or `lazy_module("a.b")` with a literal: reports "a.b". A relative name (`".x"`) stays inside the module.
@@ -1454,6 +1375,8 @@ fn dotted_name(toks: &[Token], i: usize, src: &str) -> Option<(usize, String, us
     }
     Some((first.start, name, j))
 }
+
+mod django;
 
 #[cfg(test)]
 mod tests;
