@@ -18,7 +18,7 @@ pub enum Scope {
     /// fine).
     Optional,
     /// Only for tests, benches and examples: `[dev-dependencies]`, `devDependencies`,
-    /// `[dependency-groups]`, poetry groups, uv and pdm dev lists.
+    /// `[dependency-groups]`, poetry groups, uv's, rye's and pdm's dev lists.
     Dev,
     /// Only for Rust's `build.rs`: `[build-dependencies]`.
     BuildScript,
@@ -469,6 +469,11 @@ fn sections(t: &toml::Table, with_hooks: bool) -> Vec<(Scope, String, Vec<String
         t,
         &["tool", "uv", "dev-dependencies"],
     ))));
+    // Rye's dev list, the one uv's took its name and shape from.
+    out.push(dev(requirement_names(toml_at(
+        t,
+        &["tool", "rye", "dev-dependencies"],
+    ))));
     out.push(shipping(poetry_keys(toml_at(
         t,
         &["tool", "poetry", "dependencies"],
@@ -573,8 +578,32 @@ pub(crate) fn pyproject_sections_pep503(t: &toml::Table) -> Vec<(Scope, String, 
     out
 }
 
+/// The oldest Python 3 minor version a `pyproject.toml` allows: the lower bound of
+/// `[project] requires-python` (`>=3.10`, `~=3.10`, `==3.11.*`), else of poetry's `python`
+/// dependency (`^3.10`). `None` when neither bounds Python 3 from below (`>=2.7`, absent).
+/// Code only older Pythons run never runs (see `Import::before_python`).
+pub(crate) fn min_python(t: &toml::Table) -> Option<u8> {
+    let spec = toml_at(t, &["project", "requires-python"])
+        .or_else(|| toml_at(t, &["tool", "poetry", "dependencies", "python"]))?
+        .as_str()?;
+    (spec.split([',', '|']).map(str::trim))
+        .filter_map(|clause| {
+            let version = [">=", "~=", "==", "^", "~", ">"]
+                .into_iter()
+                .find_map(|op| clause.strip_prefix(op))?
+                .trim();
+            let mut parts = version.split('.');
+            (parts.next()? == "3").then_some(())?;
+            parts.next().unwrap_or("0").parse::<u8>().ok()
+        })
+        .max()
+        // An `||` of ranges (poetry's `^3.8 || ^3.10`) allows the oldest.
+        .filter(|_| !spec.contains("||"))
+}
+
 /// The dependencies a `pyproject.toml` declares: PEP 621 `[project]` dependencies and extras,
-/// PEP 735 `[dependency-groups]`, poetry's dependencies and groups, uv's and pdm's dev lists.
+/// PEP 735 `[dependency-groups]`, poetry's dependencies and groups, uv's, rye's and pdm's dev
+/// lists.
 pub fn pyproject(text: &str) -> Vec<Declared> {
     match toml::from_str::<toml::Table>(text) {
         Ok(t) => pyproject_of(&t, text),
@@ -944,8 +973,29 @@ mod tests {
     }
 
     #[test]
+    fn the_oldest_python_a_pyproject_allows() {
+        let min = |text: &str| min_python(&toml::from_str(text).unwrap());
+        assert_eq!(min("[project]\nrequires-python = \">=3.10\"\n"), Some(10));
+        assert_eq!(
+            min("[project]\nrequires-python = \">= 3.9, <4\"\n"),
+            Some(9)
+        );
+        assert_eq!(min("[project]\nrequires-python = \"~=3.11\"\n"), Some(11));
+        assert_eq!(min("[project]\nrequires-python = \">=2.7\"\n"), None);
+        assert_eq!(min("[project]\nname = \"x\"\n"), None);
+        assert_eq!(
+            min("[tool.poetry.dependencies]\npython = \"^3.12\"\n"),
+            Some(12)
+        );
+        assert_eq!(
+            min("[tool.poetry.dependencies]\npython = \"^3.8 || ^3.10\"\n"),
+            None
+        );
+    }
+
+    #[test]
     fn every_section_of_a_pyproject_with_its_name() {
-        let text = "[project]\ndependencies = [\"httpx\"]\n[project.optional-dependencies]\nDocs = [\"Furo\"]\n[dependency-groups]\ntest = [\"pytest\"]\n[tool.uv]\ndev-dependencies = [\"furo\"]\n[tool.pdm.dev-dependencies]\nlint = [\"ruff\"]\n[tool.poetry.dev-dependencies]\nmypy = \"*\"\n";
+        let text = "[project]\ndependencies = [\"httpx\"]\n[project.optional-dependencies]\nDocs = [\"Furo\"]\n[dependency-groups]\ntest = [\"pytest\"]\n[tool.uv]\ndev-dependencies = [\"furo\"]\n[tool.rye]\ndev-dependencies = [\"pytest-cov\"]\n[tool.pdm.dev-dependencies]\nlint = [\"ruff\"]\n[tool.poetry.dev-dependencies]\nmypy = \"*\"\n";
         let t: toml::Table = toml::from_str(text).unwrap();
         let got: Vec<(Scope, String, Vec<String>)> = pyproject_sections_pep503(&t)
             .into_iter()
@@ -966,6 +1016,7 @@ mod tests {
                 want(Scope::Dev, "test", &["pytest"]),
                 want(Scope::Dev, "lint", &["ruff"]),
                 want(Scope::Dev, "dev", &["furo"]),
+                want(Scope::Dev, "dev", &["pytest-cov"]),
                 want(Scope::Dev, "dev", &["mypy"]),
             ]
         );

@@ -492,8 +492,9 @@ pub(super) fn private_package(
 /// `d`'s, by their names: it is a word of `d`'s or begins one (`faiss` of `faiss-gpu-cu12`,
 /// `mem0` of `mem0ai`), or it is the first two words of a longer one, a namespace's top
 /// module (`llama_index`, of `llama_index.core`, beside `llama-index-readers-file`, which
-/// brings it), or a Django app's name without its first word (`phonenumber_field` of
-/// `django-phonenumber-field`).
+/// brings it), a Django app's name without its first word (`phonenumber_field` of
+/// `django-phonenumber-field`), or the last word behind the others' initials (`ftlangdetect`
+/// of `fasttext-langdetect`).
 fn word_of(d: &str, name: &str) -> bool {
     let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
     let d = d.to_ascii_lowercase();
@@ -511,6 +512,22 @@ fn word_of(d: &str, name: &str) -> bool {
         // `django-phonenumber-field`): no other word, which an integration package puts
         // before the library it wraps (`langchain-google-genai`).
         || (nw.len() >= 2 && dw.len() == nw.len() + 1 && dw[0] == "django" && dw[1..] == nw[..])
+        // The last word behind the initials of those before it (`ftlangdetect` of
+        // `fasttext-langdetect`, "f" and "t" of fasttext's).
+        || (nw.len() == 1 && dw.len() >= 2 && dw.last().is_some_and(|last| {
+            let head = dw[..dw.len() - 1].concat();
+            last.len() >= 4
+                && name.strip_suffix(last.as_str()).is_some_and(|initials| {
+                    head.chars().next().is_some_and(|c| initials.starts_with(c))
+                        && subsequence(initials, &head)
+                })
+        }))
+}
+
+/// Whether the letters of `short` are in `long`, in order.
+fn subsequence(short: &str, long: &str) -> bool {
+    let mut rest = long.chars();
+    short.chars().all(|c| rest.any(|l| l == c))
 }
 
 /// Marks the findings of one manifest (`found`) that may be one dependency seen twice: a
@@ -655,6 +672,9 @@ mod tests {
         assert!(word_of("llama-index-readers-file", "llama_index"));
         assert!(!word_of("django-rest-knox", "django_rest_passwordreset"));
         assert!(word_of("django-phonenumber-field", "phonenumber_field"));
+        assert!(word_of("fasttext-langdetect", "ftlangdetect"));
+        assert!(!word_of("fasttext-langdetect", "langdetectx"));
+        assert!(!word_of("fasttext-langdetect", "xlangdetect"));
         assert!(!word_of("langchain-google-genai", "google_genai"));
         assert!(!word_of("acme-cloud-storage", "cloud_storage"));
         assert!(!word_of("llama-index", "llama_index_core"));

@@ -255,14 +255,14 @@ pub(crate) fn pep503(name: &str) -> String {
 /// name can stand for under the rules packagers follow — its name lowercased with `-` as `_`
 /// (a dotted name such as `zope.interface` keeps its dots); a namespace distribution's parts
 /// as a dotted path whose last parts are joined with `_` or with nothing (`google-genai` →
-/// `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`, and under a namespace of two words
-/// `a_b.c.d`); without a wrapper word the import drops
+/// `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`, and of three to six parts each place
+/// between them `.` or `_`: `a_b.c_d.e`); without a wrapper word the import drops
 /// (`tavily-python` → `tavily`, `python-foo`, `py-foo`, `foo-lib`, `foo-core`, `foo-py`,
 /// `foo-sdk`, `foo-client`, `foo-ai`, `foo-cpu`, `foo-gpu`, `foo-slim`, `foo-bin`,
 /// `foo-binary`, a
 /// `-python-` in the middle: `foo-python-bar` → `foo_bar`); its parts joined with nothing
 /// (`opensearch-py` → `opensearchpy`, `cel-python` → `celpy`); and a type-stub distribution
-/// (`types-requests`, `pandas-stubs`) is used when what it describes is.
+/// (`types-requests`, `pandas-stubs`, `celery-types`) is used when what it describes is.
 pub(crate) fn python_keys(dist: &str) -> Vec<String> {
     let norm = pep503(dist);
     if let Some(names) = python_table(&norm) {
@@ -295,11 +295,14 @@ pub(crate) fn python_known(dist: &str) -> bool {
 }
 
 /// What the type-stub distribution `norm` (PEP 503) describes (`types-requests`,
-/// `pandas-stubs`); `None` for any other. A stub is read by type checkers only: it never
-/// provides a module code imports.
+/// `pandas-stubs`, `celery-types`); `None` for any other. A stub is read by type checkers
+/// only: it never provides a module code imports.
 pub(crate) fn stub_of(norm: &str) -> Option<&str> {
     norm.strip_prefix("types-")
         .or_else(|| norm.strip_suffix("-stubs"))
+        // `-types` ends real packages' names too (`pydantic-extra-types`): a stub only of a
+        // distribution mesh knows.
+        .or_else(|| norm.strip_suffix("-types").filter(|d| python_known(d)))
         .filter(|d| !d.is_empty())
 }
 
@@ -350,6 +353,20 @@ fn python_rule_keys(dist: &str) -> Vec<String> {
         if split >= 3 {
             let head = format!("{}_{}", parts[0], parts[1..split].join("."));
             add(format!("{head}.{}", tail.join("_")));
+        }
+    }
+    // A namespace's multi-word parts keep their `_` where the dotted path is split
+    // (`llama-index-vector-stores-qdrant` → `llama_index.vector_stores.qdrant`,
+    // `llama-index-storage-index-store-postgres` → `llama_index.storage.index_store.postgres`):
+    // each place between parts is `.` or `_`.
+    if (3..=6).contains(&parts.len()) {
+        for places in 0..1u32 << (parts.len() - 1) {
+            let mut k = parts[0].to_string();
+            for (i, p) in parts[1..].iter().enumerate() {
+                k.push(if places >> i & 1 == 1 { '.' } else { '_' });
+                k.push_str(p);
+            }
+            add(k);
         }
     }
     let unwrapped: Vec<&str> = parts
@@ -706,6 +723,20 @@ mod tests {
         // Type stubs are used when what they describe is.
         assert_eq!(python_keys("types-PyYAML"), ["yaml", "types_pyyaml"]);
         assert_eq!(python_keys("pandas-stubs"), ["pandas", "pandas_stubs"]);
+        assert_eq!(python_keys("celery-types"), ["celery", "celery_types"]);
+        // A namespace's parts of more than one word keep their `_`.
+        for (dist, import) in [
+            (
+                "llama-index-vector-stores-qdrant",
+                "llama_index.vector_stores.qdrant",
+            ),
+            ("acme-storage-index-store-pg", "acme.storage.index_store.pg"),
+        ] {
+            assert!(python_keys(dist).contains(&import.into()), "{dist}");
+        }
+        // A real package whose name ends in `types` is no stub.
+        assert_eq!(stub_of("pydantic-extra-types"), None);
+        assert!(python_keys("pydantic-extra-types").contains(&"pydantic_extra_types".into()));
         // A stub package of generated clients is a module too.
         assert!(
             python_keys("types-aiobotocore-bedrock-runtime")

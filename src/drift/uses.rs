@@ -134,6 +134,7 @@ pub(super) fn uses<'a>(
     man: &Manifests,
 ) -> Vec<Use<'a>> {
     let rust_build = man.rust_build.as_ref();
+    let min_python = (man.pyproject_table.as_ref()).and_then(super::declared::min_python);
     let root_aliases = world
         .js_roots
         .get(m.repo)
@@ -320,6 +321,14 @@ pub(super) fn uses<'a>(
                 _ => (false, false),
             };
             let mut one = new_use(f, imp, key, file_kind, script.0);
+            // Code only Pythons older than the project allows run (a backport's import in
+            // the `else` of `if sys.version_info >= (3, 10):`) never runs: owed nothing.
+            if imp
+                .before_python
+                .is_some_and(|n| min_python.is_some_and(|m| m >= n))
+            {
+                one.optional = true;
+            }
             // A task runner's build (ckan's `gulpfile.js`) copying a package's files out of
             // `node_modules` into the static assets it ships: what it copies ships, while
             // what it `require`s (its plugins) only builds.

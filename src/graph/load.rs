@@ -788,6 +788,7 @@ mod tests {
                 prefix: false,
                 load_guarded: false,
                 in_script: false,
+                before_python: None,
             }]
             .into(),
             ..FileScan::default()

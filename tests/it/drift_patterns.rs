@@ -5851,3 +5851,28 @@ fn a_package_a_test_writes_onto_its_path_is_its_own() {
     assert_eq!(findings(&v), ["app undeclared pyyaml"], "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
 }
+
+#[test]
+fn a_backport_older_pythons_import_stubs_by_suffix_and_a_namespace_s_worded_parts() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    // The project requires 3.10: the backport in the `else` never runs. `tomli` under
+    // `< (3, 12)` still runs on 3.10 and 3.11, so it is owed. `celery-types` describes
+    // celery; the qdrant integration is imported by its worded parts; rye's dev list
+    // declares pytest.
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\nversion = \"1\"\nrequires-python = \">=3.10\"\ndependencies = [\"celery\", \"llama-index-core\", \"llama-index-vector-stores-qdrant\"]\n\n[project.optional-dependencies]\ntyping = [\"celery-types\"]\n\n[tool.rye]\ndev-dependencies = [\"pytest\"]\n\n[tool.hatch.build.targets.wheel]\npackages = [\"app\"]\n",
+    );
+    t.write(
+        "ws/app/app/__init__.py",
+        "import sys\n\nimport celery\nfrom llama_index.core import Settings\nfrom llama_index.vector_stores.qdrant import QdrantVectorStore\n\nif sys.version_info >= (3, 10):\n    import importlib.metadata as importlib_metadata\nelse:\n    import importlib_metadata\n\nif sys.version_info < (3, 12):\n    import tomli\n",
+    );
+    t.write("ws/app/tests/test_app.py", "import pytest\n");
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app undeclared tomli"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}

@@ -151,6 +151,11 @@ pub struct Import {
     /// loads whichever module whose name starts so the caller asks for (textual's grammar
     /// packages). `name` is that start; it uses any declaration it begins, and is never owed.
     pub prefix: bool,
+    /// A Python import in code only Pythons older than 3.N run: the body of
+    /// `if sys.version_info < (3, N):`, the `else` of `if sys.version_info >= (3, N):` (a
+    /// backport's import beside the standard module's). N; where the project requires 3.N or
+    /// newer, the code never runs and owes nothing.
+    pub before_python: Option<u8>,
 }
 
 /// What a scanner read from one file: its imports, and the file-level facts that decide the
@@ -316,6 +321,9 @@ pub(crate) struct Collector<'a> {
     prefix_at: Vec<usize>,
     /// Byte ranges of Python code a guard loads (see [`Import::load_guarded`]).
     load_guards: Vec<(usize, usize)>,
+    /// Byte ranges of Python code only Pythons before 3.N run, with N (see
+    /// [`Import::before_python`]).
+    before_python: Vec<(usize, usize, u8)>,
 }
 
 impl<'a> Collector<'a> {
@@ -342,6 +350,7 @@ impl<'a> Collector<'a> {
             generated: Vec::new(),
             prefix_at: Vec::new(),
             load_guards: Vec::new(),
+            before_python: Vec::new(),
         }
     }
 
@@ -349,6 +358,13 @@ impl<'a> Collector<'a> {
     pub fn weaken(&mut self, start: usize, end: usize, kind: ImportKind) {
         if start < end {
             self.ranges.push((start, end, kind));
+        }
+    }
+
+    /// Marks `start..end` as code only Pythons before 3.`minor` run.
+    pub fn before_python(&mut self, start: usize, end: usize, minor: u8) {
+        if start < end {
+            self.before_python.push((start, end, minor));
         }
     }
 
@@ -579,6 +595,11 @@ impl<'a> Collector<'a> {
                     .iter()
                     .any(|(start, end)| (*start..*end).contains(&offset)),
                 in_script: false,
+                // Inside several such branches, the newest Python any of them leaves out.
+                before_python: (self.before_python.iter())
+                    .filter(|(start, end, _)| (*start..*end).contains(&offset))
+                    .map(|r| r.2)
+                    .min(),
             });
         }
         out

@@ -163,7 +163,8 @@ pub struct ScannedFile {
 /// 66: JS: a `gulpfile`/`Gruntfile` at the package's root is build code.
 /// 67: Python: a module a file that changes `sys.path` makes (a string used as its path) is
 /// imported optionally.
-pub const SCANNER_VERSION: u32 = 67;
+/// 68: Python: an import only Pythons older than 3.N run says N (`Import::before_python`).
+pub const SCANNER_VERSION: u32 = 68;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -661,11 +661,22 @@ fn installed_checks<'l>(
     }
 }
 
-/// Which Python a condition tests for, when it is a version test: `Some(2)` for `PY2`,
-/// `six.PY2`, `sys.version_info[0] == 2`, `sys.version_info < (3, 0)`; `Some(3)` for `PY3`,
-/// `sys.version_info >= (3,)`, `sys.version_info.major == 3`. Anything else (`not PY2`, a
-/// minor version's test) is `None`.
-fn tests_python(cond: &[Token], src: &str) -> Option<u8> {
+/// What a version test asks of the running Python.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Version {
+    /// Python 2: `PY2`, `six.PY2`, `sys.version_info[0] == 2`, `sys.version_info < (3, 0)`.
+    Two,
+    /// Python 3, any: `PY3`, `sys.version_info >= (3,)`, `sys.version_info.major == 3`.
+    Three,
+    /// Older than 3.N: `sys.version_info < (3, N)` (or `[:2] <= (3, N - 1)`).
+    Before(u8),
+    /// 3.N or newer: `sys.version_info >= (3, N)` (or `> (3, N - 1)`).
+    From(u8),
+}
+
+/// Which Python a condition tests for, when it is a version test (see [`Version`]); anything
+/// else (`not PY2`, `sys.version_info.minor`, an `and`) is `None`.
+fn tests_python(cond: &[Token], src: &str) -> Option<Version> {
     let text: String = cond.iter().map(|t| t.text(src)).collect();
     // A name or an attribute (`six.PY2`): no `not`, `and`, `or`.
     let flag = cond.iter().all(|t| {
@@ -673,30 +684,49 @@ fn tests_python(cond: &[Token], src: &str) -> Option<u8> {
             || t.kind == Kind::Ident && !matches!(t.text(src), "not" | "and" | "or" | "is" | "in")
     });
     if flag && text.ends_with("PY2") {
-        return Some(2);
+        return Some(Version::Two);
     }
     if flag && text.ends_with("PY3") {
-        return Some(3);
+        return Some(Version::Three);
     }
     let rest = text
         .strip_prefix("sys.version_info")
         .or_else(|| text.strip_prefix("version_info"))?;
-    let (major, rest) = match rest.strip_prefix("[0]").or(rest.strip_prefix(".major")) {
-        Some(rest) => (true, rest),
-        None => (false, rest),
+    if let Some(rest) = rest.strip_prefix("[0]").or(rest.strip_prefix(".major")) {
+        // Against the major version alone.
+        return match rest {
+            "==2" | "<3" | "<=2" => Some(Version::Two),
+            ">=3" | "==3" | ">2" => Some(Version::Three),
+            _ => None,
+        };
+    }
+    let rest = rest
+        .strip_prefix("[:2]")
+        .or(rest.strip_prefix("[0:2]"))
+        .unwrap_or(rest);
+    let (op, tuple) = ["<=", ">=", "<", ">"]
+        .into_iter()
+        .find_map(|op| Some((op, rest.strip_prefix(op)?)))?;
+    let tuple = tuple.strip_prefix('(')?.strip_suffix(')')?;
+    let mut parts = tuple.split(',').filter(|p| !p.is_empty());
+    let major: u8 = parts.next()?.parse().ok()?;
+    let minor: Option<u8> = match parts.next() {
+        Some(m) => Some(m.parse().ok()?),
+        None => None,
     };
-    // Against the major version alone: `(3, 11)` tests a minor one.
-    let two = match major {
-        true => ["==2", "<3", "<=2"].contains(&rest),
-        false => ["<(3,)", "<(3,0)", "<(3)"].contains(&rest) || rest.starts_with("<(2"),
-    };
-    let three = match major {
-        true => [">=3", "==3", ">2"].contains(&rest),
-        false => [">=(3,)", ">=(3,0)", ">=(3)"].contains(&rest),
-    };
-    match (two, three) {
-        (true, _) => Some(2),
-        (_, true) => Some(3),
+    // A later part (`(3, 10, 0)`) is a micro version: `0` alone leaves the test as it is.
+    if parts.any(|p| p != "0") {
+        return None;
+    }
+    match (major, minor.unwrap_or(0), op) {
+        (2, _, "<" | "<=") | (3, 0, "<") => Some(Version::Two),
+        (3, 0, ">=") | (2, _, ">") => Some(Version::Three),
+        // `<= (3, 9)` also holds for 3.9 itself where the tuple is sliced: the older bound
+        // would call 3.9's code dead, so the newer one is taken.
+        (3, n, "<") => Some(Version::Before(n)),
+        (3, n, "<=") => Some(Version::Before(n.checked_add(1)?)),
+        (3, n, ">=") => Some(Version::From(n)),
+        (3, n, ">") => Some(Version::From(n.checked_add(1)?)),
         _ => None,
     }
 }
@@ -704,7 +734,10 @@ fn tests_python(cond: &[Token], src: &str) -> Option<u8> {
 /// Marks as optional the imports of code only Python 2 runs: the body of an `if` or `elif`
 /// testing for Python 2 (`if PY2:`, `if sys.version_info < (3,):`), and the `else` of an
 /// `if` testing for Python 3. No Python a package supports today runs them (metaflow's
-/// vendored click imports `cStringIO` under `if PY2:`), so they owe no declaration.
+/// vendored click imports `cStringIO` under `if PY2:`), so they owe no declaration. The
+/// imports of code only Pythons older than 3.N run (`if sys.version_info < (3, 10):`, the
+/// `else` of `>= (3, 10)`) are marked with N: whether they run is the project's minimum
+/// Python's to say (datasette's `import importlib_metadata` under `>= (3, 10)`'s `else`).
 fn python2_branches<'l>(
     toks: &[Token],
     src: &str,
@@ -729,20 +762,32 @@ fn python2_branches<'l>(
             let start = toks[lines[h].start + colon].end;
             (start, body_end(toks, src, lines, h, k), k)
         };
+        // The `else` of this `if` (not of an `elif` chain), if it has one.
+        let else_body = || {
+            let (_, _, k) = body(h, colon);
+            let other = lines.get(k)?;
+            let is_else = other.indent == line.indent
+                && first_word(other) == "else"
+                && punct_at(toks, other.start + 1, b':');
+            is_else.then(|| body(k, 1))
+        };
         match tests_python(&header[1..colon], src) {
-            Some(2) => {
+            Some(Version::Two) => {
                 let (start, end, _) = body(h, colon);
                 c.weaken(start, end, ImportKind::Optional);
             }
-            Some(3) if first_word(line) == "if" => {
-                let (_, _, k) = body(h, colon);
-                let Some(other) = lines.get(k) else { continue };
-                if other.indent == line.indent
-                    && first_word(other) == "else"
-                    && punct_at(toks, other.start + 1, b':')
-                {
-                    let (start, end, _) = body(k, 1);
+            Some(Version::Before(n)) => {
+                let (start, end, _) = body(h, colon);
+                c.before_python(start, end, n);
+            }
+            Some(Version::Three) if first_word(line) == "if" => {
+                if let Some((start, end, _)) = else_body() {
                     c.weaken(start, end, ImportKind::Optional);
+                }
+            }
+            Some(Version::From(n)) if first_word(line) == "if" => {
+                if let Some((start, end, _)) = else_body() {
+                    c.before_python(start, end, n);
                 }
             }
             _ => {}

@@ -398,6 +398,33 @@ fn imports_only_python_2_runs_are_optional() {
 }
 
 #[test]
+fn imports_only_older_pythons_run_say_which() {
+    // The body of a test for an older Python, the `else` of one for a newer; a slice, a
+    // micro version of 0, `<=` and `>` (the newer bound); not an `elif`'s `else`, nor a test
+    // of something else.
+    let src = "if sys.version_info < (3, 11):\n    import tomli\nif sys.version_info >= (3, 10):\n    import importlib.metadata as md\nelse:\n    import importlib_metadata as md\nif sys.version_info[:2] <= (3, 8):\n    import a\nif sys.version_info > (3, 7, 0):\n    pass\nelse:\n    import b\nif sys.version_info < (3, 9):\n    if sys.version_info < (3, 8):\n        import c\nif x:\n    pass\nelif sys.version_info >= (3, 9):\n    pass\nelse:\n    import d\nif sys.version_info < (3, 9, 1):\n    import e\nimport f\n";
+    let found: Vec<(String, Option<u8>)> = scan(src)
+        .into_iter()
+        .map(|i| (i.name, i.before_python))
+        .collect();
+    let want: Vec<(String, Option<u8>)> = [
+        ("tomli", Some(11)),
+        ("importlib.metadata", None),
+        ("importlib_metadata", Some(10)),
+        ("a", Some(9)),
+        ("b", Some(8)),
+        ("c", Some(8)),
+        ("d", None),
+        ("e", None),
+        ("f", None),
+    ]
+    .into_iter()
+    .map(|(n, v)| (n.to_string(), v))
+    .collect();
+    assert_eq!(found, want);
+}
+
+#[test]
 fn a_module_named_by_its_start_is_a_prefix() {
     // textual's grammars; a concatenation; too short, or a computed start, says nothing.
     let src = "from importlib import import_module\nm = import_module(f\"tree_sitter_{name}\")\nn = importlib.import_module(\"plugins.\" + kind)\nimport_module(f\"x{y}\")\nimport_module(f\"{pkg}.sub\")\nimport_module(\"plain\")\n";

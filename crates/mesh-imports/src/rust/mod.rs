@@ -317,6 +317,7 @@ fn doc_links(src: &str) -> Vec<Import> {
                 prefix: false,
                 load_guarded: false,
                 in_script: false,
+                before_python: None,
             });
         }
     }
