@@ -214,6 +214,29 @@ pub(crate) fn import_map_aliases(path: &str, text: &str, tests_only: bool) -> Ve
         .collect()
 }
 
+/// The names a `deno.json` nested in a module maps in its `imports` (`"@std/assert":
+/// "jsr:@std/assert@^1"`, a prefix `"@std/": …`): Deno resolves its files' imports of them
+/// through the map — a package it fetches by the specifier, or a file of the repository —
+/// so the module's manifest owes none (hono's Deno tests, run with `deno test -c`).
+pub(crate) fn deno_import_keys(text: &str) -> Vec<String> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Vec::new();
+    };
+    (v.get("imports").and_then(|i| i.as_object()))
+        .map(|imports| imports.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Whether a `deno.json`'s import map key `key` (from [`deno_import_keys`]) maps `name`: the
+/// same name, a prefix key ending in `/`, or a path below the key (`@std/testing/mock` of
+/// `"@std/testing": "jsr:@std/testing@^1"`: Deno resolves a registry package's subpaths).
+pub(crate) fn deno_maps(key: &str, name: &str) -> bool {
+    match name.strip_prefix(key) {
+        Some(rest) => rest.is_empty() || key.ends_with('/') || rest.starts_with('/'),
+        None => false,
+    }
+}
+
 /// Whether a file at a module's root is a config with aliases: `Some(tests_only)`.
 fn alias_config(file: &str) -> Option<bool> {
     const BUILD: &[&str] = &[
@@ -720,6 +743,21 @@ pub(crate) fn alias_for<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_nested_deno_json_maps_names_and_what_is_below_them() {
+        let keys = deno_import_keys(
+            r#"{"imports": {"@std/assert": "jsr:@std/assert@^1", "std/": "https://deno.land/std/"}}"#,
+        );
+        assert_eq!(keys, ["@std/assert", "std/"]);
+        let maps = |name: &str| keys.iter().any(|k| deno_maps(k, name));
+        assert!(maps("@std/assert"));
+        assert!(maps("@std/assert/equals"));
+        assert!(maps("std/path/mod.ts"));
+        assert!(!maps("@std/assertx"));
+        assert!(!maps("zod"));
+        assert!(deno_import_keys("{ // jsonc\n }").is_empty());
+    }
 
     #[test]
     fn an_import_map_names_files_a_test_imports() {

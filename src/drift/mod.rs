@@ -508,6 +508,7 @@ fn module_drift(
         python::app_requirements_pins(man, &mut py);
         python::nested_code(world, m, rec, &mut py);
         python::setup_py_shim(man, &m.dir, &uses, &mut py);
+        python::requirements_missing(man, &m.dir, &mut py);
         python::used_in_other_language_module(world, m, &keys, &mut py);
         if let Some(text) = &man.pyproject {
             said_why::commented(&source::join(&m.dir, "pyproject.toml"), text, &mut py);

@@ -152,6 +152,24 @@ pub(super) fn declarations(
     Some((decls, file))
 }
 
+/// Makes unsure each sure undeclared finding of a module whose pyproject reads its
+/// dependencies from a requirements file that is not in the repository (baserow's
+/// `deps/base.txt`, which its image build makes from `requirements/base.in`): what it
+/// declares is unknown, so no import can be said to be declared nowhere — the missing file is
+/// what to look at.
+pub(super) fn requirements_missing(man: &Manifests, dir: &str, py: &mut [Finding]) {
+    let Some(file) = &man.requirements_missing else {
+        return;
+    };
+    let pyproject = crate::source::join(dir, "pyproject.toml");
+    let file = crate::source::join(dir, file);
+    for f in (py.iter_mut()).filter(|f| f.kind == DriftKind::Undeclared && f.doubt.is_none()) {
+        f.doubt = Some(format!(
+            "{pyproject} reads its dependencies from {file}, which is not in the repository (a build may make it): what the module declares is unknown"
+        ));
+    }
+}
+
 /// Makes unsure each sure undeclared finding that only the module's `setup.py` imports when
 /// its pyproject.toml builds with another backend (guidance's stitch: a
 /// `__import__("setuptools").setup()` shim beside hatchling): no build runs that file — it

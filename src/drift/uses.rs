@@ -176,6 +176,13 @@ pub(super) fn uses<'a>(
         &["package.json"],
         js::nested_package_names,
     );
+    let mut nested_deno = Nested::new(
+        snap,
+        m.tree,
+        &prefix,
+        &["deno.json", "deno.jsonc"],
+        aliases::deno_import_keys,
+    );
     let mut nested_requirements = Nested::new(
         snap,
         m.tree,
@@ -359,9 +366,21 @@ pub(super) fn uses<'a>(
                         })
                         .or_else(|| {
                             let key = &one.key;
-                            nested.answering(rel, |names| names.iter().any(|n| n == key)).map(|p| {
+                            nested
+                        .answering(rel, |names| names.iter().any(|n| n == key))
+                        .map(|p| {
                             format!("{p} declares it for the files below it, a package of its own")
                         })
+                        })
+                        .or_else(|| {
+                            let maps = |keys: &Vec<String>| {
+                                keys.iter().any(|k| aliases::deno_maps(k, &imp.name))
+                            };
+                            nested_deno.answering(rel, maps).map(|p| {
+                        format!(
+                            "{p} maps it in its `imports`: Deno resolves it for the files below it"
+                        )
+                    })
                         });
                 // A package of its own (a template copied into a new project with its
                 // manifest, a server deployed apart) declares for its files, not the module.

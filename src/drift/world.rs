@@ -43,6 +43,10 @@ pub(super) struct Manifests {
     /// The requirements files (repo-relative, `requirements.txt` and what it includes) that
     /// declare the module's dependencies in place of a pyproject.toml declaring none.
     pub(super) app_requirements: Vec<String>,
+    /// A requirements file (module-relative) the pyproject reads its dependencies from
+    /// (`[tool.setuptools.dynamic] dependencies = {file = …}`) that is not in the tree: what
+    /// the module declares for shipping is unknown.
+    pub(super) requirements_missing: Option<String>,
     /// `setup.cfg`.
     pub(super) setup_cfg: Option<String>,
     /// `setup.py`, when its `setup(...)` call declares in literals (see
@@ -173,9 +177,14 @@ impl Manifests {
         {
             files.push(("requirements.txt".to_string(), Scope::Normal));
         }
+        let mut requirements_missing = None;
         for (file, scope) in files {
-            if let Some(text) = read(&file)? {
-                pyproject_decls.extend(declared::requirements_file(&file, &text, scope));
+            match read(&file)? {
+                Some(text) => {
+                    pyproject_decls.extend(declared::requirements_file(&file, &text, scope))
+                }
+                None if scope == Scope::Normal => requirements_missing = Some(file),
+                None => {}
             }
         }
         let setup_cfg = read("setup.cfg")?;
@@ -250,6 +259,7 @@ impl Manifests {
             },
             pyproject,
             pyproject_table,
+            requirements_missing,
             setup_cfg,
             app_requirements,
             setup_py: setup_py_literal,

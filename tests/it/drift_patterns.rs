@@ -5876,3 +5876,69 @@ fn a_backport_older_pythons_import_stubs_by_suffix_and_a_namespace_s_worded_part
     assert_eq!(findings(&v), ["app undeclared tomli"], "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
 }
+
+#[test]
+fn deno_s_import_map_bun_s_types_and_a_composite_action_s_commands() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "", "web");
+    // The Deno tests import through their own `deno.json`'s map; the Bun build script
+    // imports Bun's built-in module, typed by `bun-types`; a composite action runs `tsgo`.
+    t.write(
+        "ws/package.json",
+        r#"{"name": "web", "version": "1.0.0", "devDependencies": {"bun-types": "1", "@typescript/native-preview": "7", "left-pad": "1"}}"#,
+    );
+    t.write("ws/src/index.ts", "export const a = 1;\n");
+    t.write(
+        "ws/build/build.ts",
+        "import { $ } from 'bun';\nawait $`tsc`;\n",
+    );
+    t.write(
+        "ws/runtime-tests/deno/deno.json",
+        r#"{"imports": {"@std/assert": "jsr:@std/assert@^1", "@std/path/": "jsr:/@std/path@^1/", "@std/testing": "jsr:@std/testing@^1"}}"#,
+    );
+    t.write(
+        "ws/runtime-tests/deno/index.test.ts",
+        "import { assertEquals } from '@std/assert';\nimport { join } from '@std/path/posix';\nimport { spy } from '@std/testing/mock';\nimport { z } from 'zod';\n",
+    );
+    t.write(
+        "ws/.github/actions/perf/action.yml",
+        "runs:\n  using: composite\n  steps:\n    - run: bunx tsgo --noEmit\n      shell: bash\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "web");
+    let v = t.json(&["drift"]);
+    assert_eq!(
+        findings(&v),
+        ["web unused left-pad", "web undeclared zod"],
+        "{v}"
+    );
+}
+
+#[test]
+fn a_dependencies_file_a_build_makes_leaves_every_import_unsure() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    // `deps/base.txt` is made by the image build: not in the repository. The dev extra's
+    // file is there, and what it declares is still checked.
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\nversion = \"1\"\ndynamic = [\"dependencies\", \"optional-dependencies\"]\n\n[tool.setuptools.dynamic]\ndependencies = { file = [\"deps/base.txt\"] }\noptional-dependencies.dev = { file = [\"requirements/dev.txt\"] }\n\n[tool.setuptools.packages.find]\nwhere = [\"src\"]\n",
+    );
+    t.write("ws/app/requirements/dev.txt", "pytest\nleft-pad\n");
+    t.write("ws/app/src/app/__init__.py", "import redis\n");
+    t.write("ws/app/tests/test_app.py", "import pytest\n");
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app unused left-pad"], "{v}");
+    let unsure = unsure(&v);
+    assert_eq!(unsure.len(), 1, "{v}");
+    assert!(
+        unsure[0].starts_with(
+            "app undeclared redis: app/pyproject.toml reads its dependencies from app/deps/base.txt"
+        ),
+        "{v}"
+    );
+}

@@ -299,14 +299,22 @@ fn sub_makes(text: &str) -> Vec<String> {
     out
 }
 
-/// Adds the repository's CI workflows (`.github/workflows/*.{yml,yaml}`) to `e`'s commands:
-/// read only for a module at the repository's root, whose `tree` this is.
+/// Adds the repository's CI workflows (`.github/workflows/*.{yml,yaml}`) and the composite
+/// actions its workflows call (`.github/actions/*/action.yml`: hono's perf action runs
+/// `tsgo`) to `e`'s commands: read only for a module at the repository's root, whose `tree`
+/// this is.
 fn workflows(
     snap: &RepoSnapshot,
     tree: &gix::Tree,
     e: &mut ToolEvidence,
 ) -> std::result::Result<(), SourceError> {
-    for path in crate::source::yaml_files(snap, ".github/workflows", 0)? {
+    let actions = crate::source::yaml_files(snap, ".github/actions", 1)?
+        .into_iter()
+        .filter(|p| p.ends_with("/action.yml") || p.ends_with("/action.yaml"));
+    for path in crate::source::yaml_files(snap, ".github/workflows", 0)?
+        .into_iter()
+        .chain(actions)
+    {
         if let Some(text) = blob_text(snap, tree, &path)? {
             e.commands.push_str(&text);
             e.commands.push('\n');

@@ -39,6 +39,11 @@ impl ToolEvidence {
         if norm.starts_with("tox-") && beside("tox") {
             return Some("a tox plugin beside tox: tox loads it".into());
         }
+        // flake8 registers every installed plugin's checks through its `flake8.extension`
+        // entry point (quivr's `flake8-black`).
+        if norm.starts_with("flake8-") && beside("flake8") {
+            return Some("a flake8 plugin beside flake8: flake8 loads it".into());
+        }
         if let Some(host) = fsspec_host(d, all) {
             return Some(format!(
                 "an fsspec filesystem beside {host}: fsspec loads it by its URL's protocol"
@@ -377,6 +382,10 @@ mod tests {
         }
         assert!(!e.uses(&dev(Language::Python, "pytest-xdist"), &[]));
         assert!(!e.uses(&dev(Language::Python, "markdownify"), &all));
+        // flake8's plugins beside flake8; not without it.
+        let flake8 = [dev(Language::Python, "flake8")];
+        assert!(e.uses(&dev(Language::Python, "flake8-black"), &flake8));
+        assert!(!e.uses(&dev(Language::Python, "flake8-black"), &[]));
         // A plugin without pytest's prefix, beside pytest: its fixtures need no import.
         assert!(e.uses(&dev(Language::Python, "syrupy"), &all));
         assert!(!e.uses(&dev(Language::Python, "syrupy"), &[]));
