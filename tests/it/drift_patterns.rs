@@ -5942,3 +5942,30 @@ fn a_dependencies_file_a_build_makes_leaves_every_import_unsure() {
         "{v}"
     );
 }
+
+#[test]
+fn mkdocs_loads_markdown_extensions_by_module_and_entry_point() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "docs", "docs");
+    t.write(
+        "ws/docs/pyproject.toml",
+        "[project]\nname = \"docs\"\nversion = \"1\"\ndependencies = [\"mkdocs\", \"mdx-include\", \"markdown-callouts\", \"markdown-exec\"]\n\n[tool.setuptools]\npackages = [\"site_hooks\"]\n",
+    );
+    t.write("ws/docs/site_hooks/__init__.py", "import mkdocs\n");
+    // A mapping's key names one extension by its module, a list item another by its entry
+    // point's name; `markdown-exec` is named nowhere.
+    t.write(
+        "ws/docs/mkdocs.yml",
+        "site_name: x\nmarkdown_extensions:\n  mdx_include:\n    base_path: docs\n  toc:\n    permalink: true\n",
+    );
+    t.write(
+        "ws/docs/mkdocs-ext.yml",
+        "INHERIT: mkdocs.yml\nmarkdown_extensions:\n  - github-callouts\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "docs");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["docs unused markdown-exec"], "{v}");
+    assert!(unsure(&v).is_empty(), "{v}");
+}

@@ -774,11 +774,34 @@ impl MkDocs {
             };
             s.strip_suffix("-plugin").unwrap_or(s)
         });
-        [Some(dist), short]
-            .into_iter()
-            .flatten()
-            .find(|w| named(w))
-            .map(str::to_string)
+        if let Some(w) = [Some(dist), short].into_iter().flatten().find(|w| named(w)) {
+            return Some(w.to_string());
+        }
+        // A Markdown extension by its module (`mdx_include` of `mdx-include`,
+        // `markdown_include.include`) — a list item, or a key of `markdown_extensions`
+        // written as a mapping (sqlmodel's `mdx_include:`), where a module's `_` or `.`
+        // tells it from the config's own keys — or, for a `markdown-`/`mdx-` distribution,
+        // by an entry point's name ending in the rest of its name (markdown-callouts'
+        // `callouts` and `github-callouts`, as niri's config loads it).
+        let keys = crate::drift::names::python_keys(dist);
+        let module_keys = (self.keys.iter()).filter(|k| k.contains(['_', '.']));
+        let by_module = (self.items.iter()).chain(module_keys).filter(|item| {
+            keys.iter()
+                .any(|k| crate::drift::names::segment_prefix(k, item, "."))
+        });
+        if let Some(item) = by_module.min() {
+            return Some(item.clone());
+        }
+        let rest = dist
+            .strip_prefix("markdown-")
+            .or_else(|| dist.strip_prefix("mdx-"))?;
+        (self.items.iter())
+            .filter(|item| {
+                item.strip_suffix(rest)
+                    .is_some_and(|head| head.is_empty() || head.ends_with('-'))
+            })
+            .min()
+            .cloned()
     }
 }
 
@@ -1011,6 +1034,21 @@ mod tests {
             named("mdx-truly-sane-lists").as_deref(),
             Some("mdx-truly-sane-lists")
         );
+        // Extensions by their modules, as a mapping's keys too, and by an entry point's name.
+        let yml = "markdown_extensions:\n  - github-callouts\n  - markdown_include.include:\n      base_path: docs\n  mdx_include:\n  toc:\n";
+        let config = MkDocs::read("mkdocs.yml", yml);
+        let named = |d: &str| config.names(d);
+        assert_eq!(
+            named("markdown-callouts").as_deref(),
+            Some("github-callouts")
+        );
+        assert_eq!(
+            named("markdown-include").as_deref(),
+            Some("markdown_include.include")
+        );
+        assert_eq!(named("mdx-include").as_deref(), Some("mdx_include"));
+        assert_eq!(named("toc"), None);
+        assert_eq!(named("markdown-include-variants"), None);
         // A commented-out plugin, a handler not configured, a name only inside a word: none.
         for none in [
             "mkdocs-redirects",

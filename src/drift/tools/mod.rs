@@ -101,6 +101,7 @@ pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
         ],
     ),
     ("taskipy", &["task"]),
+    ("trigger.dev", &["trigger"]),
     ("typescript", &["tsc", "tsserver"]),
     ("watchdog", &["watchmedo"]),
     ("webpack-cli", &["webpack", "webpack-cli"]),
@@ -689,6 +690,7 @@ mod tests {
             ["@scope/tool-cli", "tool-cli", "tool"]
         );
         assert_eq!(command_names("typescript"), ["tsc", "tsserver"]);
+        assert_eq!(command_names("trigger.dev"), ["trigger"]);
         assert_eq!(command_names("react-email"), ["email"]);
         assert!(command_names("@antfu/ni").contains(&"nr".to_string()));
         assert_eq!(command_names("@napi-rs/cli"), ["napi"]);
