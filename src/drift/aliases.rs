@@ -214,25 +214,35 @@ pub(crate) fn import_map_aliases(path: &str, text: &str, tests_only: bool) -> Ve
         .collect()
 }
 
-/// The names a `deno.json` nested in a module maps in its `imports` (`"@std/assert":
-/// "jsr:@std/assert@^1"`, a prefix `"@std/": …`): Deno resolves its files' imports of them
-/// through the map — a package it fetches by the specifier, or a file of the repository —
-/// so the module's manifest owes none (hono's Deno tests, run with `deno test -c`).
-pub(crate) fn deno_import_keys(text: &str) -> Vec<String> {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+/// The names a `deno.json` (or `deno.jsonc`) nested in a module maps in its `imports`
+/// (`"@std/assert": "jsr:@std/assert@^1"`, a prefix `"@std/": …`), each with whether it
+/// maps to a registry package (`jsr:`, `npm:`) rather than a file or a URL: Deno resolves its
+/// files' imports of them through the map, so the module's manifest owes none (hono's Deno
+/// tests, run with `deno test -c`).
+pub(crate) fn deno_import_keys(text: &str) -> Vec<(String, bool)> {
+    let text = mesh_imports::tsconfig::strip_jsonc(text);
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
         return Vec::new();
     };
-    (v.get("imports").and_then(|i| i.as_object()))
-        .map(|imports| imports.keys().cloned().collect())
-        .unwrap_or_default()
+    let Some(imports) = v.get("imports").and_then(|i| i.as_object()) else {
+        return Vec::new();
+    };
+    (imports.iter())
+        .map(|(key, target)| {
+            let target = target.as_str().unwrap_or("");
+            let registry = target.starts_with("jsr:") || target.starts_with("npm:");
+            (key.clone(), registry)
+        })
+        .collect()
 }
 
-/// Whether a `deno.json`'s import map key `key` (from [`deno_import_keys`]) maps `name`: the
-/// same name, a prefix key ending in `/`, or a path below the key (`@std/testing/mock` of
-/// `"@std/testing": "jsr:@std/testing@^1"`: Deno resolves a registry package's subpaths).
-pub(crate) fn deno_maps(key: &str, name: &str) -> bool {
-    match name.strip_prefix(key) {
-        Some(rest) => rest.is_empty() || key.ends_with('/') || rest.starts_with('/'),
+/// Whether a `deno.json`'s import map entry (`key`, whether it maps to a registry package:
+/// [`deno_import_keys`]) maps `name`: the same name, below a prefix key ending in `/`, or
+/// below a registry package's key (`@std/testing/mock` of `"@std/testing":
+/// "jsr:@std/testing@^1"`: Deno resolves such a package's subpaths, not a file's).
+pub(crate) fn deno_maps((key, registry): &(String, bool), name: &str) -> bool {
+    match name.strip_prefix(key.as_str()) {
+        Some(rest) => rest.is_empty() || key.ends_with('/') || (*registry && rest.starts_with('/')),
         None => false,
     }
 }
@@ -747,16 +757,17 @@ mod tests {
     #[test]
     fn a_nested_deno_json_maps_names_and_what_is_below_them() {
         let keys = deno_import_keys(
-            r#"{"imports": {"@std/assert": "jsr:@std/assert@^1", "std/": "https://deno.land/std/"}}"#,
+            "{\"imports\": {\n  // the standard library\n  \"@std/assert\": \"jsr:@std/assert@^1\",\n  \"std/\": \"https://deno.land/std/\",\n  \"utils\": \"./utils.ts\",\n}}",
         );
-        assert_eq!(keys, ["@std/assert", "std/"]);
         let maps = |name: &str| keys.iter().any(|k| deno_maps(k, name));
         assert!(maps("@std/assert"));
         assert!(maps("@std/assert/equals"));
         assert!(maps("std/path/mod.ts"));
+        assert!(maps("utils"));
+        // A file's key maps only itself; a name merely beginning a key, nothing.
+        assert!(!maps("utils/extra"));
         assert!(!maps("@std/assertx"));
         assert!(!maps("zod"));
-        assert!(deno_import_keys("{ // jsonc\n }").is_empty());
     }
 
     #[test]

@@ -200,6 +200,28 @@ const HOST_RUNTIMES: &[(&str, &[&str])] = &[(
     ],
 )];
 
+/// Whether the Python declaration `d` installs the module `key` it matches: a type stub
+/// (`types-requests`, `celery-types`) describes a module and does not install it — it is
+/// used when what it describes is, and answers no import of that — while its own modules
+/// (`types_aiobotocore_s3`, boto3-stubs' `mypy_boto3_s3`, which code imports for their type
+/// definitions) it does.
+fn installs(d: &Decl, key: &str) -> bool {
+    let name = d.d.name.as_bytes();
+    let maybe_stub = name
+        .windows(5)
+        .any(|w| w.eq_ignore_ascii_case(b"types") || w.eq_ignore_ascii_case(b"stubs"));
+    if !maybe_stub {
+        return true;
+    }
+    let norm = names::pep503(&d.d.name);
+    match names::stub_of(&norm) {
+        None => true,
+        Some(described) => {
+            !(names::python_keys(described).iter()).any(|k| names::segment_prefix(k, key, "."))
+        }
+    }
+}
+
 /// One ecosystem's declarations and the rules its imports match them by.
 struct Matcher<'a> {
     lang: Language,
@@ -270,6 +292,7 @@ impl<'a> Matcher<'a> {
         }
         self.decls.iter().any(|d| {
             self.matches(d, u)
+                && (self.lang != Language::Python || installs(d, &u.key))
                 && match (u.build_script, u.kind, d.d.scope) {
                     (true, _, scope) => scope == Scope::BuildScript,
                     (false, _, Scope::BuildScript) => false,

@@ -597,8 +597,8 @@ pub(crate) fn min_python(t: &toml::Table) -> Option<u8> {
             parts.next().unwrap_or("0").parse::<u8>().ok()
         })
         .max()
-        // An `||` of ranges (poetry's `^3.8 || ^3.10`) allows the oldest.
-        .filter(|_| !spec.contains("||"))
+        // An or of ranges (poetry's `^3.8 || ^3.10`, or `|`) allows the oldest.
+        .filter(|_| !spec.contains('|'))
 }
 
 /// The dependencies a `pyproject.toml` declares: PEP 621 `[project]` dependencies and extras,
@@ -989,6 +989,10 @@ mod tests {
         );
         assert_eq!(
             min("[tool.poetry.dependencies]\npython = \"^3.8 || ^3.10\"\n"),
+            None
+        );
+        assert_eq!(
+            min("[tool.poetry.dependencies]\npython = \"~2.7 | ^3.6\"\n"),
             None
         );
     }

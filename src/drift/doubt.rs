@@ -493,9 +493,8 @@ pub(super) fn private_package(
 /// `mem0` of `mem0ai`), or it is the first two words of a longer one, a namespace's top
 /// module (`llama_index`, of `llama_index.core`, beside `llama-index-readers-file`, which
 /// brings it), a Django app's name without its first word (`phonenumber_field` of
-/// `django-phonenumber-field`), its words and one more (`hypothesis_crosshair_provider` of
-/// `hypothesis-crosshair`), or the last word behind the others' initials (`ftlangdetect` of
-/// `fasttext-langdetect`).
+/// `django-phonenumber-field`), or the last word behind two letters of the words before it,
+/// the first theirs (`ftlangdetect` of `fasttext-langdetect`).
 fn word_of(d: &str, name: &str) -> bool {
     let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
     let d = d.to_ascii_lowercase();
@@ -513,15 +512,15 @@ fn word_of(d: &str, name: &str) -> bool {
         // `django-phonenumber-field`): no other word, which an integration package puts
         // before the library it wraps (`langchain-google-genai`).
         || (nw.len() >= 2 && dw.len() == nw.len() + 1 && dw[0] == "django" && dw[1..] == nw[..])
-        // Its words and one more (`hypothesis_crosshair_provider` of `hypothesis-crosshair`).
-        || (dw.len() >= 2 && nw.len() == dw.len() + 1 && nw[..dw.len()] == dw[..])
-        // The last word behind the initials of those before it (`ftlangdetect` of
-        // `fasttext-langdetect`, "f" and "t" of fasttext's).
+        // The last word behind two letters of those before it, the first theirs
+        // (`ftlangdetect` of `fasttext-langdetect`); not a third (`aioredis` is no
+        // `asyncio-redis`).
         || (nw.len() == 1 && dw.len() >= 2 && dw.last().is_some_and(|last| {
             let head = dw[..dw.len() - 1].concat();
             last.len() >= 4
                 && name.strip_suffix(last.as_str()).is_some_and(|initials| {
-                    head.chars().next().is_some_and(|c| initials.starts_with(c))
+                    initials.len() <= 2
+                        && head.chars().next().is_some_and(|c| initials.starts_with(c))
                         && subsequence(initials, &head)
                 })
         }))
@@ -676,16 +675,15 @@ mod tests {
         assert!(!word_of("django-rest-knox", "django_rest_passwordreset"));
         assert!(word_of("django-phonenumber-field", "phonenumber_field"));
         assert!(word_of("fasttext-langdetect", "ftlangdetect"));
-        assert!(word_of(
-            "hypothesis-crosshair",
-            "hypothesis_crosshair_provider"
-        ));
+        // Not a package beside the one that replaced it: its words and one more, three
+        // letters before its last word.
+        assert!(!word_of("flask-jwt", "flask_jwt_extended"));
+        assert!(!word_of("asyncio-redis", "aioredis"));
         assert!(!word_of("fasttext-langdetect", "langdetectx"));
         assert!(!word_of("fasttext-langdetect", "xlangdetect"));
         assert!(!word_of("langchain-google-genai", "google_genai"));
         assert!(!word_of("acme-cloud-storage", "cloud_storage"));
-        // One word more, not two.
-        assert!(!word_of("llama-index", "llama_index_core_x"));
+        assert!(!word_of("llama-index", "llama_index_core"));
         assert!(!word_of("requests-oauthlib", "oauthlib_extra"));
     }
 

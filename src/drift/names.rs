@@ -258,7 +258,7 @@ pub(crate) fn pep503(name: &str) -> String {
 /// `google.genai`, `a-b-c-d` → `a.b.c_d` or `a.b.cd`, and of three to six parts each place
 /// between them `.` or `_`: `a_b.c_d.e`); without a wrapper word the import drops
 /// (`tavily-python` → `tavily`, `python-foo`, `py-foo`, `foo-lib`, `foo-core`, `foo-py`,
-/// `foo-sdk`, `foo-client`, `foo-ai`, `foo-cpu`, `foo-gpu`, `foo-slim`, `foo-bin`, `foo-tool`,
+/// `foo-sdk`, `foo-client`, `foo-ai`, `foo-cpu`, `foo-gpu`, `foo-slim`, `foo-bin`,
 /// `foo-binary`, a
 /// `-python-` in the middle: `foo-python-bar` → `foo_bar`); its parts joined with nothing
 /// (`opensearch-py` → `opensearchpy`, `cel-python` → `celpy`); and a type-stub distribution
@@ -322,14 +322,12 @@ fn python_table(norm: &str) -> Option<&'static [&'static str]> {
 }
 
 /// Last words of a distribution's name that its import drops: `tavily-python`, `foo-lib`,
-/// `foo-core`, `foo-py`, `foo-tool` (`crosshair-tool` → `crosshair`), and a client's or
-/// build's word (`linkup-sdk` → `linkup`,
+/// `foo-core`, `foo-py`, and a client's or build's word (`linkup-sdk` → `linkup`,
 /// `weaviate-client` → `weaviate`, `faiss-cpu` → `faiss`, `haystack-ai` → `haystack`,
 /// `pydantic-ai-slim` → `pydantic_ai`), and a prebuilt build's (`python-magic-bin` →
 /// `magic`, the Windows wheel of what `python-magic` installs elsewhere).
 const WRAPPER_SUFFIXES: &[&str] = &[
     "python", "py", "lib", "core", "sdk", "client", "ai", "cpu", "gpu", "slim", "bin", "binary",
-    "tool",
 ];
 
 /// The names [`python_keys`]' rules derive from a distribution's name, without the tables.

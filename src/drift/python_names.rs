@@ -641,6 +641,8 @@ pub(crate) const GENERATED_PYTHON_IMPORT_NAMES: &[(&str, &[&str])] = &[
     ("millheater", &["mill"]),
     // Debian's `python3-pdbx`.
     ("mmcif-pdbx", &["pdbx"]),
+    // Debian's `python3-msoffcrypto-tool`.
+    ("msoffcrypto-tool", &["msoffcrypto"]),
     // Debian's `python3-mssql-django`.
     ("mssql-django", &["mssql"]),
     // Debian's `python3-mt940`.
@@ -3456,7 +3458,6 @@ pub(crate) const DERIVED_PYTHON_DISTRIBUTIONS: &[&str] = &[
     "msgpack-numpy",
     "msgspec",
     "msmb-theme",
-    "msoffcrypto-tool",
     "msrest",
     "msrestazure",
     "mt-940",

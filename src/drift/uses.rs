@@ -373,7 +373,11 @@ pub(super) fn uses<'a>(
                         })
                         })
                         .or_else(|| {
-                            let maps = |keys: &Vec<String>| {
+                            // Not in what npm ships: there the package's manifest declares.
+                            if one.kind == ImportKind::Build {
+                                return None;
+                            }
+                            let maps = |keys: &Vec<(String, bool)>| {
                                 keys.iter().any(|k| aliases::deno_maps(k, &imp.name))
                             };
                             nested_deno.answering(rel, maps).map(|p| {

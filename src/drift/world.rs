@@ -169,6 +169,14 @@ impl Manifests {
         let mut files = (pyproject_table.as_ref())
             .map(declared::setuptools_dynamic_files)
             .unwrap_or_default();
+        // setuptools reads the dependencies' file only when `[project] dynamic` says they are.
+        let dynamic = (pyproject_table.as_ref())
+            .and_then(|t| t.get("project")?.get("dynamic")?.as_array().cloned())
+            .is_some_and(|d| d.iter().any(|v| v.as_str() == Some("dependencies")));
+        let dynamic_files: Vec<String> = (files.iter())
+            .filter(|(_, scope)| dynamic && *scope == Scope::Normal)
+            .map(|(f, _)| f.clone())
+            .collect();
         // A custom hatch hook filling the dependencies from `requirements.txt` (its code
         // names the file; netbox's): that file declares them.
         if !files.iter().any(|(_, scope)| *scope == Scope::Normal)
@@ -183,7 +191,7 @@ impl Manifests {
                 Some(text) => {
                     pyproject_decls.extend(declared::requirements_file(&file, &text, scope))
                 }
-                None if scope == Scope::Normal => requirements_missing = Some(file),
+                None if dynamic_files.contains(&file) => requirements_missing = Some(file),
                 None => {}
             }
         }

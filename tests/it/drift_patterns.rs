@@ -5969,3 +5969,24 @@ fn mkdocs_loads_markdown_extensions_by_module_and_entry_point() {
     assert_eq!(findings(&v), ["docs unused markdown-exec"], "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
 }
+
+#[test]
+fn a_type_stub_declares_none_of_what_it_describes() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    // `types-requests` is used by the import of requests, which it does not install; the
+    // service stubs `boto3-stubs[s3]` brings are modules of their own.
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\nversion = \"1\"\ndependencies = [\"types-requests\", \"boto3-stubs[s3]\"]\n\n[tool.hatch.build.targets.wheel]\npackages = [\"app\"]\n",
+    );
+    t.write(
+        "ws/app/app/__init__.py",
+        "import requests\nfrom mypy_boto3_s3 import S3Client\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app undeclared requests"], "{v}");
+}

@@ -308,19 +308,52 @@ fn workflows(
     tree: &gix::Tree,
     e: &mut ToolEvidence,
 ) -> std::result::Result<(), SourceError> {
-    let actions = crate::source::yaml_files(snap, ".github/actions", 1)?
-        .into_iter()
-        .filter(|p| p.ends_with("/action.yml") || p.ends_with("/action.yaml"));
-    for path in crate::source::yaml_files(snap, ".github/workflows", 0)?
-        .into_iter()
-        .chain(actions)
-    {
+    for path in crate::source::yaml_files(snap, ".github/workflows", 0)? {
         if let Some(text) = blob_text(snap, tree, &path)? {
             e.commands.push_str(&text);
             e.commands.push('\n');
         }
     }
+    // An action's `description`s are prose: only its steps' `run:` text runs.
+    let actions = crate::source::yaml_files(snap, ".github/actions", 1)?
+        .into_iter()
+        .filter(|p| p.ends_with("/action.yml") || p.ends_with("/action.yaml"));
+    for path in actions {
+        if let Some(text) = blob_text(snap, tree, &path)? {
+            e.commands.push_str(&run_text(&text));
+        }
+    }
     Ok(())
+}
+
+/// The commands the steps of a YAML file run: each `run:` value, a block scalar's
+/// (`run: |`) lines too, one per line.
+fn run_text(text: &str) -> String {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut out = String::new();
+    let mut block: Option<usize> = None;
+    for line in text.lines() {
+        if let Some(at) = block {
+            if line.trim().is_empty() || indent(line) > at {
+                out.push_str(line.trim());
+                out.push('\n');
+                continue;
+            }
+            block = None;
+        }
+        let key = line.trim_start().trim_start_matches("- ");
+        let Some(value) = key.strip_prefix("run:") else {
+            continue;
+        };
+        let value = value.trim();
+        if value.starts_with(['|', '>']) {
+            block = Some(indent(line) + (line.trim_start().len() - key.len()));
+        } else {
+            out.push_str(value.trim_matches(['"', '\'']));
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Adds to `e`'s commands what the Compose files at the module's root or one directory down
@@ -716,6 +749,15 @@ pub(in crate::drift) fn workspace_tools(snapshot: &Snapshot, manifests: &mut [Ma
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_action_runs_its_steps_run_text_not_its_descriptions() {
+        let action = "name: perf\ndescription: Check with eslint\ninputs:\n  fmt:\n    description: Also check formatting with prettier\nruns:\n  using: composite\n  steps:\n    - run: bunx tsgo --noEmit\n      shell: bash\n    - name: size\n      run: |\n        bun run build\n        npx size-limit\n      shell: bash\n    - run: \"echo done\"\n";
+        assert_eq!(
+            run_text(action),
+            "bunx tsgo --noEmit\nbun run build\nnpx size-limit\necho done\n"
+        );
+    }
 
     #[test]
     fn a_compose_file_s_commands_and_entrypoints() {

@@ -40,8 +40,14 @@ impl ToolEvidence {
             return Some("a tox plugin beside tox: tox loads it".into());
         }
         // flake8 registers every installed plugin's checks through its `flake8.extension`
-        // entry point (quivr's `flake8-black`).
-        if norm.starts_with("flake8-") && beside("flake8") {
+        // entry point (quivr's `flake8-black`): where flake8 itself runs — a config of its
+        // own, `[tool.flake8]`, a command.
+        let flake8_runs = || {
+            (self.python_configs.iter()).any(|(tool, _)| tool == "flake8")
+                || self.python_tools.iter().any(|t| t == "flake8")
+                || self.runs_command("flake8")
+        };
+        if norm.starts_with("flake8-") && beside("flake8") && flake8_runs() {
             return Some("a flake8 plugin beside flake8: flake8 loads it".into());
         }
         if let Some(host) = fsspec_host(d, all) {
@@ -382,10 +388,16 @@ mod tests {
         }
         assert!(!e.uses(&dev(Language::Python, "pytest-xdist"), &[]));
         assert!(!e.uses(&dev(Language::Python, "markdownify"), &all));
-        // flake8's plugins beside flake8; not without it.
+        // flake8's plugins beside a flake8 that runs; not without it, nor beside one that
+        // never does.
         let flake8 = [dev(Language::Python, "flake8")];
-        assert!(e.uses(&dev(Language::Python, "flake8-black"), &flake8));
-        assert!(!e.uses(&dev(Language::Python, "flake8-black"), &[]));
+        let linted = ToolEvidence {
+            python_configs: vec![("flake8".into(), ".flake8".into())],
+            ..ToolEvidence::default()
+        };
+        assert!(linted.uses(&dev(Language::Python, "flake8-black"), &flake8));
+        assert!(!linted.uses(&dev(Language::Python, "flake8-black"), &[]));
+        assert!(!e.uses(&dev(Language::Python, "flake8-black"), &flake8));
         // A plugin without pytest's prefix, beside pytest: its fixtures need no import.
         assert!(e.uses(&dev(Language::Python, "syrupy"), &all));
         assert!(!e.uses(&dev(Language::Python, "syrupy"), &[]));

@@ -388,10 +388,8 @@ fn tests_python(cond: &[Token], src: &str) -> Option<Version> {
             _ => None,
         };
     }
-    let rest = rest
-        .strip_prefix("[:2]")
-        .or(rest.strip_prefix("[0:2]"))
-        .unwrap_or(rest);
+    let sliced = rest.strip_prefix("[:2]").or(rest.strip_prefix("[0:2]"));
+    let rest = sliced.unwrap_or(rest);
     let (op, tuple) = ["<=", ">=", "<", ">"]
         .into_iter()
         .find_map(|op| Some((op, rest.strip_prefix(op)?)))?;
@@ -402,8 +400,9 @@ fn tests_python(cond: &[Token], src: &str) -> Option<Version> {
         Some(m) => Some(m.parse().ok()?),
         None => None,
     };
-    // A later part (`(3, 10, 0)`) is a micro version: `0` alone leaves the test as it is.
-    if parts.any(|p| p != "0") {
+    // A later part (`(3, 10, 0)`) is a micro version: `0` alone leaves the test as it is —
+    // except against a slice of two, which is less than it on 3.10 itself.
+    if parts.any(|p| p != "0" || sliced.is_some()) {
         return None;
     }
     match (major, minor.unwrap_or(0), op) {

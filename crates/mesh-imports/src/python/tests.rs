@@ -402,7 +402,7 @@ fn imports_only_older_pythons_run_say_which() {
     // The body of a test for an older Python, the `else` of one for a newer; a slice, a
     // micro version of 0, `<=` and `>` (the newer bound); not an `elif`'s `else`, nor a test
     // of something else.
-    let src = "if sys.version_info < (3, 11):\n    import tomli\nif sys.version_info >= (3, 10):\n    import importlib.metadata as md\nelse:\n    import importlib_metadata as md\nif sys.version_info[:2] <= (3, 8):\n    import a\nif sys.version_info > (3, 7, 0):\n    pass\nelse:\n    import b\nif sys.version_info < (3, 9):\n    if sys.version_info < (3, 8):\n        import c\nif x:\n    pass\nelif sys.version_info >= (3, 9):\n    pass\nelse:\n    import d\nif sys.version_info < (3, 9, 1):\n    import e\nimport f\n";
+    let src = "if sys.version_info < (3, 11):\n    import tomli\nif sys.version_info >= (3, 10):\n    import importlib.metadata as md\nelse:\n    import importlib_metadata as md\nif sys.version_info[:2] <= (3, 8):\n    import a\nif sys.version_info > (3, 7, 0):\n    pass\nelse:\n    import b\nif sys.version_info < (3, 9):\n    if sys.version_info < (3, 8):\n        import c\nif x:\n    pass\nelif sys.version_info >= (3, 9):\n    pass\nelse:\n    import d\nif sys.version_info < (3, 9, 1):\n    import e\nif sys.version_info[:2] >= (3, 10, 0):\n    pass\nelse:\n    import g\nimport f\n";
     let found: Vec<(String, Option<u8>)> = scan(src)
         .into_iter()
         .map(|i| (i.name, i.before_python))
@@ -416,6 +416,7 @@ fn imports_only_older_pythons_run_say_which() {
         ("c", Some(8)),
         ("d", None),
         ("e", None),
+        ("g", None),
         ("f", None),
     ]
     .into_iter()
