@@ -67,6 +67,22 @@ pub(super) fn compare(
     let undeclared = undeclared(&matcher, uses);
     for (name, all) in undeclared {
         let u = all[0];
+        // A host's module (`bun`, `vscode`) whose types a section declares, whichever (elysia
+        // declares `@types/bun` as a peer as well as for development): the host supplies the
+        // module, so nothing is owed.
+        if lang == Language::Js
+            && HOST_MODULES.contains(&&*u.key)
+            && matcher.dev_declaration(u).is_none()
+            && let Some(d) = matcher.decls.iter().find(|d| matcher.matches(d, u))
+        {
+            if let Some(p) = around.probe.filter(|p| p.names(&name)) {
+                p.say(format!(
+                    "{} holds its types, and the host supplies the module: nothing is owed",
+                    d.d.name
+                ));
+            }
+            continue;
+        }
         // Declared, for development: say what is true — and nothing when the package bundles
         // what its code imports.
         if let Some(d) = matcher.dev_declaration(u) {

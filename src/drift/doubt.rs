@@ -493,8 +493,9 @@ pub(super) fn private_package(
 /// `mem0` of `mem0ai`), or it is the first two words of a longer one, a namespace's top
 /// module (`llama_index`, of `llama_index.core`, beside `llama-index-readers-file`, which
 /// brings it), a Django app's name without its first word (`phonenumber_field` of
-/// `django-phonenumber-field`), or the last word behind two letters of the words before it,
-/// the first theirs (`ftlangdetect` of `fasttext-langdetect`).
+/// `django-phonenumber-field`), a word behind `py` (`xdg` of `pyxdg`), or the last word
+/// behind two letters of the words before it, the first theirs (`ftlangdetect` of
+/// `fasttext-langdetect`).
 fn word_of(d: &str, name: &str) -> bool {
     let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
     let d = d.to_ascii_lowercase();
@@ -507,6 +508,8 @@ fn word_of(d: &str, name: &str) -> bool {
     let (dw, nw) = (words(&d), words(&name));
     dw.iter()
         .any(|w| *w == name || (name.len() >= 3 && w.starts_with(&name)))
+        // A word that is the name behind `py` (`pyxdg` is imported as `xdg`).
+        || (name.len() >= 3 && dw.iter().any(|w| w.strip_prefix("py") == Some(name.as_str())))
         || (dw.len() > 2 && nw.len() == 2 && dw[..2] == nw[..])
         // A Django app's, its framework's word dropped (`phonenumber_field` of
         // `django-phonenumber-field`): no other word, which an integration package puts
@@ -675,6 +678,8 @@ mod tests {
         assert!(!word_of("django-rest-knox", "django_rest_passwordreset"));
         assert!(word_of("django-phonenumber-field", "phonenumber_field"));
         assert!(word_of("fasttext-langdetect", "ftlangdetect"));
+        assert!(word_of("pyxdg", "xdg"));
+        assert!(!word_of("pyxdg", "x"));
         // Not a package beside the one that replaced it: its words and one more, three
         // letters before its last word.
         assert!(!word_of("flask-jwt", "flask_jwt_extended"));

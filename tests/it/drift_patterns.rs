@@ -5886,7 +5886,7 @@ fn deno_s_import_map_bun_s_types_and_a_composite_action_s_commands() {
     // imports Bun's built-in module, typed by `bun-types`; a composite action runs `tsgo`.
     t.write(
         "ws/package.json",
-        r#"{"name": "web", "version": "1.0.0", "devDependencies": {"bun-types": "1", "@typescript/native-preview": "7", "left-pad": "1"}}"#,
+        r#"{"name": "web", "version": "1.0.0", "devDependencies": {"bun-types": "1", "@typescript/native-preview": "7", "left-pad": "1"}, "peerDependencies": {"bun-types": ">=1"}}"#,
     );
     t.write("ws/src/index.ts", "export const a = 1;\n");
     t.write(
@@ -5989,4 +5989,32 @@ fn a_type_stub_declares_none_of_what_it_describes() {
     t.commit("ws", "app");
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["app undeclared requests"], "{v}");
+}
+
+#[test]
+fn a_requirements_file_s_comment_says_why_a_pin_is_there() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    // setup.py reads requirements.txt; greenlet's comment says why it is there, left-pad's
+    // declaration says nothing.
+    t.write(
+        "ws/app/setup.py",
+        "from setuptools import setup\nsetup(name='app', install_requires=open('requirements.txt').readlines(), packages=['app'])\n",
+    );
+    t.write(
+        "ws/app/requirements.txt",
+        "flask\n# Needed for > 3.10, playwright's greenlet is too old\ngreenlet>=3.0.3\nleft-pad\n",
+    );
+    t.write("ws/app/app/__init__.py", "import flask\n");
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app unused left-pad"], "{v}");
+    let unsure = unsure(&v);
+    assert_eq!(unsure.len(), 1, "{v}");
+    assert!(
+        unsure[0].starts_with("app unused greenlet: app/requirements.txt:2 says why"),
+        "{v}"
+    );
 }
