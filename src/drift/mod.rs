@@ -48,7 +48,7 @@ use declared::Declared;
 use local_names::LocalNames;
 use mesh_imports::{Language, ScannedFile};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use uses::{Decl, Use, UseKeys, js_statements, uses};
 use world::{JsRoot, Manifests, World};
 
@@ -513,24 +513,7 @@ fn module_drift(
         if let Some(text) = &man.pyproject {
             said_why::commented(&source::join(&m.dir, "pyproject.toml"), text, &mut py);
         }
-        // A requirements file's comments say why as a pyproject's do (changedetection's
-        // `# Needed for > 3.10, …` above `greenlet`).
-        let requirement_files: BTreeSet<String> = (py.iter())
-            .filter(|f| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly))
-            .filter(|f| f.doubt.is_none() && !f.manifest.ends_with(".toml"))
-            .filter(|f| f.manifest.ends_with(".txt") || f.manifest.ends_with(".in"))
-            .map(|f| f.manifest.to_string())
-            .collect();
-        if !requirement_files.is_empty() {
-            let snap = world.loaded.snapshot.repo_of(m);
-            if let Ok(tree) = snap.root_tree() {
-                for file in requirement_files {
-                    if let Ok(Some(text)) = source::blob_text(snap, &tree, &file) {
-                        said_why::commented(&file, &text, &mut py);
-                    }
-                }
-            }
-        }
+        said_why::commented_requirements(world.loaded.snapshot.repo_of(m), &mut py);
         if (py.iter()).any(|f| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly)) {
             let lock = world.lock_above(m, lockfile::PYTHON_LOCKFILES);
             // Named by dev code only through optional imports (see `loaded_by_framework`).

@@ -6,8 +6,10 @@
 //! cap, a platform's build tool. Whether the reason still holds only reading tells.
 
 use super::{DriftKind, Finding};
+use crate::source::{RepoSnapshot, blob_text};
+use std::collections::BTreeSet;
 
-/// Marks each sure unused or dev-only finding of the TOML manifest `manifest` (repo-relative,
+/// Marks each sure unused or dev-only finding of the manifest `manifest` (repo-relative,
 /// its text `text`) whose declaration the manifest comments on as unsure, quoting the comment.
 pub(super) fn commented(manifest: &str, text: &str, found: &mut [Finding]) {
     let lines: Vec<&str> = text.lines().collect();
@@ -24,6 +26,29 @@ pub(super) fn commented(manifest: &str, text: &str, found: &mut [Finding]) {
                 "{manifest}:{} says why it is declared (`# {comment}`): a pin, a cap or a choice its maintainers made on purpose",
                 n + 1
             ));
+        }
+    }
+}
+
+/// [`commented`] for the requirements files (`.txt`, `.in`; repo-relative) that declare
+/// the unused and dev-only Python findings of `found`, read from `snap`: their comments say
+/// why as a pyproject's do (changedetection's `# Needed for > 3.10, …` above `greenlet`).
+pub(super) fn commented_requirements(snap: &RepoSnapshot, found: &mut [Finding]) {
+    let files: BTreeSet<String> = (found.iter())
+        .filter(|f| matches!(f.kind, DriftKind::Unused | DriftKind::DevOnly))
+        .filter(|f| f.doubt.is_none())
+        .filter(|f| f.manifest.ends_with(".txt") || f.manifest.ends_with(".in"))
+        .map(|f| f.manifest.to_string())
+        .collect();
+    if files.is_empty() {
+        return;
+    }
+    let Ok(tree) = snap.root_tree() else {
+        return;
+    };
+    for file in files {
+        if let Ok(Some(text)) = blob_text(snap, &tree, &file) {
+            commented(&file, &text, found);
         }
     }
 }

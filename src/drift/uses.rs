@@ -355,37 +355,33 @@ pub(super) fn uses<'a>(
                     let tree = root_tree.get_or_init(|| snap.root_tree().ok());
                     tree.as_ref().is_some_and(|t| aliases::file_there(t, path))
                 };
-                one.answered_apart =
-                    aliases::alias_for(&man.js_paths, root_aliases, &imp.name, dev, &there)
-                        .map(|a| {
-                            format!(
-                                "{} maps it to {}: a file of the repository, no package to declare",
-                                a.at,
-                                a.path_of(&imp.name)
-                            )
-                        })
-                        .or_else(|| {
-                            let key = &one.key;
-                            nested
-                        .answering(rel, |names| names.iter().any(|n| n == key))
-                        .map(|p| {
-                            format!("{p} declares it for the files below it, a package of its own")
-                        })
-                        })
-                        .or_else(|| {
-                            // Not in what npm ships: there the package's manifest declares.
-                            if one.kind == ImportKind::Build {
-                                return None;
-                            }
-                            let maps = |keys: &Vec<(String, bool)>| {
-                                keys.iter().any(|k| aliases::deno_maps(k, &imp.name))
-                            };
-                            nested_deno.answering(rel, maps).map(|p| {
-                        format!(
-                            "{p} maps it in its `imports`: Deno resolves it for the files below it"
-                        )
-                    })
-                        });
+                let key = &one.key;
+                let aliased = aliases::alias_for(
+                    &man.js_paths,
+                    root_aliases,
+                    &imp.name,
+                    dev,
+                    &there,
+                )
+                .map(|a| {
+                    let to = a.path_of(&imp.name);
+                    format!(
+                        "{} maps it to {to}: a file of the repository, no package to declare",
+                        a.at
+                    )
+                });
+                let declared_apart = || {
+                    let by = nested.answering(rel, |names| names.iter().any(|n| n == key))?;
+                    Some(format!(
+                        "{by} declares it for the files below it, a package of its own"
+                    ))
+                };
+                // Not in what npm ships: there the package's manifest declares.
+                let mapped = || match one.kind {
+                    ImportKind::Build => None,
+                    _ => deno_mapped(&mut nested_deno, rel, &imp.name),
+                };
+                one.answered_apart = aliased.or_else(declared_apart).or_else(mapped);
                 // A package of its own (a template copied into a new project with its
                 // manifest, a server deployed apart) declares for its files, not the module.
                 if one.answered_apart.is_none() {
@@ -552,6 +548,15 @@ impl UseKeys {
             }
         }
     }
+}
+
+/// Why a JS import of the module's file `rel` named `name` is answered by a `deno.json`
+/// nested above the file (`nested`, read by [`aliases::deno_import_keys`]), if one maps it.
+fn deno_mapped(nested: &mut Nested<Vec<(String, bool)>>, rel: &str, name: &str) -> Option<String> {
+    let by = nested.answering(rel, |keys| keys.iter().any(|k| aliases::deno_maps(k, name)))?;
+    Some(format!(
+        "{by} maps it in its `imports`: Deno resolves it for the files below it"
+    ))
 }
 
 /// The use the import `imp` of file `f` (whose code is of `file_kind`) makes of `key`;

@@ -425,7 +425,7 @@ fn tests_python(cond: &[Token], src: &str) -> Option<Version> {
 /// imports of code only Pythons older than 3.N run (`if sys.version_info < (3, 10):`, the
 /// `else` of `>= (3, 10)`) are marked with N: whether they run is the project's minimum
 /// Python's to say (datasette's `import importlib_metadata` under `>= (3, 10)`'s `else`).
-pub(super) fn python2_branches<'l>(
+pub(super) fn version_branches<'l>(
     toks: &[Token],
     src: &str,
     lines: &dyn Fn() -> &'l [Line],

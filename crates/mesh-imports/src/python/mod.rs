@@ -28,7 +28,7 @@ pub fn scan_file(src: &str) -> FileScan {
     guards::guarded(&toks, src, lines_of, &mut c, &mut notes);
     guards::type_checking(&toks, src, lines_of, &mut c);
     guards::installed_checks(&toks, src, lines_of, &mut c);
-    guards::python2_branches(&toks, src, lines_of, &mut c);
+    guards::version_branches(&toks, src, lines_of, &mut c);
     function_bodies(&toks, src, lines_of, &mut c);
     let has_main = main_block(&toks, src, lines_of, &mut c);
     if inline_script(src) {
