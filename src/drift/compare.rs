@@ -667,11 +667,17 @@ fn describe(u: &Use) -> String {
         ImportKind::Optional => "guarded: the code runs without it",
     }];
     let through;
+    let older;
     if let Some(p) = &u.expanded_from {
         through = format!(
             "through the output of {p}, a proc-macro crate of the workspace, whose expansion here needs it"
         );
         words.push(&through);
+    } else if let Some(n) = u.older_python {
+        older = format!(
+            "in code only Pythons older than 3.{n} run, which the project's minimum Python leaves out"
+        );
+        words.push(&older);
     } else if u.optional && u.kind != ImportKind::Optional {
         // Rust's only such imports stand in a macro's body or beside a glob import.
         words.push(match u.language {

@@ -64,6 +64,9 @@ pub(super) struct Use<'a> {
     /// A Python module name known by its start (see `Import::prefix`; optional too): it
     /// uses each declaration whose import name it begins.
     pub(super) prefix: bool,
+    /// A Python import in code only Pythons older than 3.N run (`Import::before_python`),
+    /// when the project requires 3.N or newer: N. It never runs, so it is optional.
+    pub(super) older_python: Option<u8>,
     /// A use the output of a workspace proc-macro crate makes, by the name that crate is
     /// imported by (see `World::rust_generated`; optional too).
     pub(super) expanded_from: Option<String>,
@@ -101,6 +104,7 @@ impl<'a> Use<'a> {
             loaded_by: None,
             prefix: false,
             expanded_from: None,
+            older_python: None,
             file,
             line,
         }
@@ -335,6 +339,7 @@ pub(super) fn uses<'a>(
                 .is_some_and(|n| min_python.is_some_and(|m| m >= n))
             {
                 one.optional = true;
+                one.older_python = imp.before_python;
             }
             // A task runner's build (ckan's `gulpfile.js`) copying a package's files out of
             // `node_modules` into the static assets it ships: what it copies ships, while
@@ -610,6 +615,7 @@ fn new_use<'a>(
         loaded_by: None,
         prefix: imp.prefix,
         expanded_from: None,
+        older_python: None,
         file: &f.path,
         line: imp.line,
     }

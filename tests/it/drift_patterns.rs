@@ -5875,6 +5875,12 @@ fn a_backport_older_pythons_import_stubs_by_suffix_and_a_namespace_s_worded_part
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["app undeclared tomli"], "{v}");
     assert!(unsure(&v).is_empty(), "{v}");
+    let text = t.run(&["drift", "--explain", "app", "importlib-metadata"]);
+    assert!(
+        text.stdout
+            .contains("in code only Pythons older than 3.10 run, which the project's minimum Python leaves out"),
+        "{text}"
+    );
 }
 
 #[test]
