@@ -67,12 +67,13 @@ pub(super) fn compare(
     let undeclared = undeclared(&matcher, uses);
     for (name, all) in undeclared {
         let u = all[0];
+        let dev = matcher.dev_declaration(u);
         // A host's module (`bun`, `vscode`) whose types a section declares, whichever (elysia
         // declares `@types/bun` as a peer as well as for development): the host supplies the
         // module, so nothing is owed.
         if lang == Language::Js
             && HOST_MODULES.contains(&&*u.key)
-            && matcher.dev_declaration(u).is_none()
+            && dev.is_none()
             && let Some(d) = matcher.decls.iter().find(|d| matcher.matches(d, u))
         {
             if let Some(p) = around.probe.filter(|p| p.names(&name)) {
@@ -85,7 +86,7 @@ pub(super) fn compare(
         }
         // Declared, for development: say what is true — and nothing when the package bundles
         // what its code imports.
-        if let Some(d) = matcher.dev_declaration(u) {
+        if let Some(d) = dev {
             // A `@types/*` package is erased by the build; what runs is the module it types.
             // When the host supplies that (`vscode` to an extension, `bun` to a Bun program),
             // a dev declaration of its types is where they belong.

@@ -169,14 +169,12 @@ impl Manifests {
         let mut files = (pyproject_table.as_ref())
             .map(declared::setuptools_dynamic_files)
             .unwrap_or_default();
-        // setuptools reads the dependencies' file only when `[project] dynamic` says they are.
+        // setuptools reads the dependencies' file only when `[project] dynamic` says they are;
+        // a hook's file pushed below is a guess, never missing.
         let dynamic = (pyproject_table.as_ref())
-            .and_then(|t| t.get("project")?.get("dynamic")?.as_array().cloned())
+            .and_then(|t| t.get("project")?.get("dynamic")?.as_array())
             .is_some_and(|d| d.iter().any(|v| v.as_str() == Some("dependencies")));
-        let dynamic_files: Vec<String> = (files.iter())
-            .filter(|(_, scope)| dynamic && *scope == Scope::Normal)
-            .map(|(f, _)| f.clone())
-            .collect();
+        let setuptools_files = files.len();
         // A custom hatch hook filling the dependencies from `requirements.txt` (its code
         // names the file; netbox's): that file declares them.
         if !files.iter().any(|(_, scope)| *scope == Scope::Normal)
@@ -186,12 +184,14 @@ impl Manifests {
             files.push(("requirements.txt".to_string(), Scope::Normal));
         }
         let mut requirements_missing = None;
-        for (file, scope) in files {
+        for (i, (file, scope)) in files.into_iter().enumerate() {
             match read(&file)? {
                 Some(text) => {
                     pyproject_decls.extend(declared::requirements_file(&file, &text, scope))
                 }
-                None if dynamic_files.contains(&file) => requirements_missing = Some(file),
+                None if dynamic && scope == Scope::Normal && i < setuptools_files => {
+                    requirements_missing = Some(file)
+                }
                 None => {}
             }
         }
