@@ -667,13 +667,9 @@ fn describe(u: &Use) -> String {
         ImportKind::Dev => "test, bench or example code",
         ImportKind::Optional => "guarded: the code runs without it",
     }];
-    let through;
     let older;
-    if let Some(p) = &u.expanded_from {
-        through = format!(
-            "through the output of {p}, a proc-macro crate of the workspace, whose expansion here needs it"
-        );
-        words.push(&through);
+    if let Some(through) = &u.expanded_from {
+        words.push(through);
     } else if let Some(n) = u.older_python {
         older = format!(
             "in code only Pythons older than 3.{n} run, which the project's minimum Python leaves out"
@@ -695,6 +691,11 @@ fn describe(u: &Use) -> String {
                 if super::stdlib::python_removed(u.key.split('.').next().unwrap_or("")) =>
             {
                 "a module newer Pythons removed from the standard library: its backport serves them, older ones have it"
+            }
+            Language::Python
+                if super::stdlib::python_platform(u.key.split('.').next().unwrap_or("")) =>
+            {
+                "a standard module some platform's Python lacks (Windows' `curses`): its distribution brings it there"
             }
             Language::Rust => "in a macro's body: it resolves where the macro expands",
             Language::Js if super::js::component_runtime(u.file) == Some(&*u.key) => {

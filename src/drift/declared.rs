@@ -396,7 +396,10 @@ pub(crate) fn pyproject_extras(t: &toml::Table) -> HashMap<String, Vec<String>> 
         .and_then(|v| v.as_table())
         .into_iter()
         .flatten()
-        .map(|(extra, list)| (super::names::pep503(extra), requirement_names(Some(list))))
+        .map(|(extra, list)| {
+            let names = requirement_names(Some(list), &|_| true);
+            (super::names::pep503(extra), names)
+        })
         .collect()
 }
 
@@ -410,11 +413,18 @@ pub(crate) fn pyproject_extras(t: &toml::Table) -> HashMap<String, Vec<String>> 
 /// groups. One walk, so a rule can tell what only one kind of section holds, or what one
 /// extra holds together.
 pub(crate) fn pyproject_sections(t: &toml::Table) -> Vec<(Scope, String, Vec<String>)> {
-    sections(t, true)
+    sections(t, true, &|_| true)
 }
 
-/// [`pyproject_sections`], with or without what a hatch metadata hook fills.
-fn sections(t: &toml::Table, with_hooks: bool) -> Vec<(Scope, String, Vec<String>)> {
+/// [`pyproject_sections`], with or without what a hatch metadata hook fills, of the
+/// requirements whose text `keep` takes (a PEP 508 string, or a poetry entry's version).
+fn sections(
+    t: &toml::Table,
+    with_hooks: bool,
+    keep: &dyn Fn(&str) -> bool,
+) -> Vec<(Scope, String, Vec<String>)> {
+    let requirement_names = |v: Option<&toml::Value>| requirement_names(v, keep);
+    let poetry_keys = |v: Option<&toml::Value>| poetry_keys(v, keep);
     type Section = (Scope, String, Vec<String>);
     let named_as = |out: &mut Vec<Section>,
                     v: Option<&toml::Value>,
@@ -571,7 +581,40 @@ pub(crate) fn dev_named(name: &str) -> bool {
 /// The sections of the project's own tables (not what a hatch hook fills), with every name
 /// made PEP 503, as rules compare them.
 pub(crate) fn pyproject_sections_pep503(t: &toml::Table) -> Vec<(Scope, String, Vec<String>)> {
-    let mut out = sections(t, false);
+    pep503_sections(sections(t, false, &|_| true))
+}
+
+/// [`pyproject_sections_pep503`] of the requirements pinned to one version (`==1.4.1`,
+/// poetry's bare `1.4.1`; not `==1.*`): a version chosen, which says nothing of a use.
+pub(crate) fn pyproject_exact_pins(t: &toml::Table) -> Vec<(Scope, String, Vec<String>)> {
+    pep503_sections(sections(t, false, &exact_pin))
+}
+
+/// Whether a requirement's text (PEP 508: `name==1.2.3`, `===` too) pins one version, with
+/// no wildcard nor second clause.
+fn exact_pin(text: &str) -> bool {
+    let spec = text.split(';').next().unwrap_or(text).trim();
+    let Some(name) = pep508_name(spec) else {
+        return false;
+    };
+    let rest = spec[name.len()..].trim_start();
+    // Past the extras (`psycopg[binary]==3.2`).
+    let rest = match rest.strip_prefix('[') {
+        Some(r) => r.split_once(']').map_or("", |(_, v)| v).trim_start(),
+        None => rest,
+    };
+    let Some(version) = rest.strip_prefix("===").or_else(|| rest.strip_prefix("==")) else {
+        return false;
+    };
+    let version = version.trim();
+    !version.contains([',', '*', '|', '<', '>', '~', '^', '!', '='])
+        && version.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// PEP 503 names in each section.
+fn pep503_sections(
+    mut out: Vec<(Scope, String, Vec<String>)>,
+) -> Vec<(Scope, String, Vec<String>)> {
     for (_, _, names) in &mut out {
         names.iter_mut().for_each(|n| *n = super::names::pep503(n));
     }
@@ -837,23 +880,37 @@ fn toml_at<'t>(t: &'t toml::Table, path: &[&str]) -> Option<&'t toml::Value> {
 }
 
 /// The names of a list of PEP 508 requirements; none when `v` is no list.
-fn requirement_names(v: Option<&toml::Value>) -> Vec<String> {
+fn requirement_names(v: Option<&toml::Value>, keep: &dyn Fn(&str) -> bool) -> Vec<String> {
     v.and_then(|v| v.as_array())
         .into_iter()
         .flatten()
         .filter_map(|s| s.as_str())
+        .filter(|s| keep(s))
         .filter_map(pep508_name)
         .map(str::to_string)
         .collect()
 }
 
-/// A poetry dependency table's keys but `python`, which names the interpreter it needs.
-fn poetry_keys(v: Option<&toml::Value>) -> Vec<String> {
+/// A poetry dependency table's keys but `python`, which names the interpreter it needs, of
+/// the entries `keep` takes as PEP 508 (`x = "1.2"` as `x==1.2`, `{ version = "^1" }` as
+/// `x^1`).
+fn poetry_keys(v: Option<&toml::Value>, keep: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let version = |v: &toml::Value| match v {
+        toml::Value::String(s) => s.clone(),
+        other => (other.get("version").and_then(|v| v.as_str()))
+            .unwrap_or("")
+            .to_string(),
+    };
+    // As PEP 508 says it: a bare version is poetry's exact one.
+    let requirement = |k: &str, v: &toml::Value| match version(v) {
+        bare if bare.starts_with(|c: char| c.is_ascii_digit()) => format!("{k}=={bare}"),
+        spec => format!("{k}{spec}"),
+    };
     v.and_then(|v| v.as_table())
         .into_iter()
-        .flat_map(|t| t.keys())
-        .filter(|k| k.as_str() != "python")
-        .cloned()
+        .flat_map(|t| t.iter())
+        .filter(|(k, v)| k.as_str() != "python" && keep(&requirement(k, v)))
+        .map(|(k, _)| k.clone())
         .collect()
 }
 
@@ -970,6 +1027,28 @@ mod tests {
         d.iter()
             .map(|d| (d.name.clone(), d.scope, d.line))
             .collect()
+    }
+
+    #[test]
+    fn exact_pins_are_one_version_without_a_wildcard_or_a_second_clause() {
+        let t: toml::Table = toml::from_str(
+            "[dependency-groups]\ndocs = [\"sphinx==7.4.7\", \"alabaster===0.7.16\", \"psycopg[binary] == 3.2.1 ; python_version >= '3.9'\", \"pygments>=2.21\", \"babel==2.*\", \"imagesize==1.4.1,!=1.4.0\", \"docutils\"]\n[tool.poetry.group.dev.dependencies]\nblack = \"24.1.0\"\nruff = \"^0.4\"\nmypy = { version = \"==1.10.0\" }\n",
+        )
+        .unwrap();
+        let pins: Vec<(String, Vec<String>)> = (pyproject_exact_pins(&t).into_iter())
+            .filter(|(_, _, n)| !n.is_empty())
+            .map(|(_, name, n)| (name, n))
+            .collect();
+        assert_eq!(
+            pins,
+            [
+                (
+                    "docs".to_string(),
+                    vec!["sphinx".to_string(), "alabaster".into(), "psycopg".into()]
+                ),
+                ("dev".to_string(), vec!["black".to_string(), "mypy".into()]),
+            ]
+        );
     }
 
     #[test]

@@ -290,7 +290,8 @@ fn runtime_leaves(v: &serde_json::Value, out: &mut Vec<String>) {
 /// The bundler config at the JS workspace root above `dir` (the nearest ancestor whose
 /// package.json names `workspaces`, or with a `pnpm-workspace.yaml`), repo-relative: one
 /// config there builds the member packages that have no build command of their own (vue's
-/// root `rollup.config.js` bundles every `packages/*`). Looked up once per directory.
+/// root `rollup.config.js` bundles every `packages/*`; slate's root scripts hand rollup
+/// `config/rollup/rollup.config.js`). Looked up once per directory.
 pub(crate) fn workspace_bundler(
     snap: &RepoSnapshot,
     repo: usize,
@@ -308,9 +309,9 @@ pub(crate) fn workspace_bundler(
         }
         let package = blob_text(snap, &root, &source::join(at, "package.json"))?
             .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
-        let workspace = match package {
+        let workspace = match &package {
             Some(v) => {
-                names_workspaces(&v)
+                names_workspaces(v)
                     || blob_text(snap, &root, &source::join(at, "pnpm-workspace.yaml"))?.is_some()
             }
             None => false,
@@ -318,13 +319,22 @@ pub(crate) fn workspace_bundler(
         if !workspace {
             continue;
         }
-        let config = match snap.dir_tree(at)? {
+        let mut config = match snap.dir_tree(at)? {
             Some(tree) => source::file_names(snap, &tree)?
                 .into_iter()
                 .find(|f| super::tools::is_bundler_config(f))
                 .map(|f| source::join(at, &f)),
             None => None,
         };
+        // Else the config its scripts hand a bundler, where it is.
+        if config.is_none()
+            && let Some(path) = (package.as_ref())
+                .and_then(super::tools::script_config)
+                .map(|p| source::join(at, &p))
+            && blob_text(snap, &root, &path)?.is_some()
+        {
+            config = Some(path);
+        }
         memo.insert(key, config.clone());
         return Ok(config);
     }

@@ -189,13 +189,26 @@ fn run(
     // A JS package with no build command and no bundler config of its own is built by the
     // bundler config at its workspace root, when there is one.
     let mut bundler_memo = HashMap::new();
+    let mut bundler_strings: HashMap<(usize, String), Vec<String>> = HashMap::new();
     for (m, man) in snapshot.modules.iter().zip(manifests.iter_mut()) {
         let Some(v) = &man.package_json_value else {
             continue;
         };
         if man.tools.bundler_config.is_none() && !js::has_build_script(v) {
-            man.tools.workspace_bundler =
-                js::workspace_bundler(snapshot.repo_of(m), m.repo, &m.dir, &mut bundler_memo)?;
+            let snap = snapshot.repo_of(m);
+            let found = js::workspace_bundler(snap, m.repo, &m.dir, &mut bundler_memo)?;
+            if let Some(f) = &found {
+                let strings = match bundler_strings.get(&(m.repo, f.clone())) {
+                    Some(s) => s,
+                    None => {
+                        let text = source::blob_text(snap, &snap.root_tree()?, f)?;
+                        let s = (text.map(|t| tools::config_strings(f, &t))).unwrap_or_default();
+                        bundler_strings.entry((m.repo, f.clone())).or_insert(s)
+                    }
+                };
+                man.tools.workspace_bundler_strings = strings.clone();
+            }
+            man.tools.workspace_bundler = found;
         }
     }
     let mut world = World::new(loaded, &manifests);
@@ -498,6 +511,7 @@ fn module_drift(
             .collect();
         python_extras::used_by_feature(&mut py, &imported, &scoped, world.probe);
         python::without_unused_plugin_bundles(world, man, &mut py);
+        python::own_plugins(man, &mut py);
         let known = |dist: &str| {
             let norm = names::pep503(dist);
             names::python_known(&norm)
@@ -558,6 +572,25 @@ fn module_drift(
                     (doubt::family(q) == doubt::family(&f.dependency)
                         || in_one_extra(q, &f.dependency))
                         && !world.mesh_package(Language::Python, &f.dependency)
+                });
+                // Pinned to one version in the list of one that depends on it (locust's docs
+                // group: `alabaster==0.7.16` beside `sphinx==7.4.7`): a version chosen for
+                // what that one gets, as a compiled requirements file lists it — of any
+                // section, since an exact pin says a version, not a use.
+                let pins = (man.pyproject_table.as_ref())
+                    .map(declared::pyproject_exact_pins)
+                    .unwrap_or_default();
+                let pinned_beside = |f: &Finding, q: &str| {
+                    let (a, b) = (names::pep503(&f.dependency), names::pep503(q));
+                    (pins.iter().zip(&sections)).any(|((_, _, pinned), (_, _, all))| {
+                        pinned.contains(&a) && all.contains(&b)
+                    }) && lock.on(q, &f.dependency)
+                };
+                doubt::unused_beside(&mut py, &names, &pinned_beside, &|q| {
+                    format!(
+                        "pinned to one version beside {q}, which depends on it ({} records it): a version chosen for what {q} gets, as a compiled requirements file pins it",
+                        lock.file
+                    )
                 });
             }
         }

@@ -458,6 +458,32 @@ pub(super) fn without_unused_plugin_bundles(world: &World, man: &Manifests, py: 
     });
 }
 
+/// Marks each unused distribution named after the module's own (`OctoPrint-FileCheck` in
+/// OctoPrint's `[project] dependencies`): a plugin of it, bundled — the project loads its
+/// plugins through entry points, by their names, never by an import.
+pub(super) fn own_plugins(man: &Manifests, py: &mut [Finding]) {
+    let Some(own) = (man.pyproject_table.as_ref())
+        .and_then(|t| t.get("project")?.get("name")?.as_str())
+        .map(names::pep503)
+    else {
+        return;
+    };
+    for f in py
+        .iter_mut()
+        .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none())
+    {
+        let dist = names::pep503(&f.dependency);
+        if dist
+            .strip_prefix(own.as_str())
+            .is_some_and(|r| r.len() > 1 && r.starts_with('-'))
+        {
+            f.doubt = Some(format!(
+                "named after the project itself ({own}): a plugin of it, which a project loads through its entry points rather than an import"
+            ));
+        }
+    }
+}
+
 /// What the extras of the mesh's distributions that the module's requirements (`own`, its
 /// declarations read already) ask for install (`livekit-agents[openai]` installs
 /// `livekit-plugins-openai`), and for another distribution the one its extra's name makes

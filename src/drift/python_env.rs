@@ -545,7 +545,10 @@ fn pip_requirement_files(
         _ => None,
     });
     for (n, line) in text.lines().enumerate() {
-        if !line.contains("pip install") && !line.contains("pip3 install") {
+        // A comment line (YAML's, make's) runs nothing: glances' commented-out CI step.
+        if line.trim_start().starts_with('#')
+            || (!line.contains("pip install") && !line.contains("pip3 install"))
+        {
             continue;
         }
         let words: Vec<&str> = line.split_whitespace().collect();

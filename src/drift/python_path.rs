@@ -529,6 +529,7 @@ mod tests {
                 language: Language::Python,
                 kind: ImportKind::Build,
                 imports: Default::default(),
+                rust_macros: None,
             })
             .collect()
     }
@@ -694,6 +695,7 @@ mod tests {
             language: Language::Python,
             kind: ImportKind::Dev,
             imports: Default::default(),
+            rust_macros: None,
         };
         let root = [file("tests/test_agent.py"), file("tests/conftest.py")];
         assert!(own_python_names(vec!["pydantic_ai".into()], &root, "").is_empty());

@@ -348,6 +348,7 @@ mod tests {
             language: Language::Python,
             kind,
             imports: scan.imports,
+            rust_macros: None,
         }
     }
 

@@ -10,8 +10,8 @@ use super::tools::ToolEvidence;
 use super::{Decl, DriftKind, Finding, Use, World, declared};
 use crate::source;
 use crate::source::ModuleSource;
-use mesh_imports::ScannedFile;
 use mesh_imports::manifest::rust_ident;
+use mesh_imports::{ExportedMacro, ScannedFile};
 use mesh_imports::{ImportKind, Language};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -111,12 +111,22 @@ pub(super) fn drift(
                 .map(|n| Use {
                     key: Cow::Borrowed(n.as_str()),
                     optional: true,
-                    expanded_from: Some(u.key.to_string()),
+                    expanded_from: Some(format!(
+                        "through the output of {}, a proc-macro crate of the workspace, whose expansion here needs it",
+                        u.key
+                    )),
                     ..(*u).clone()
                 })
         })
         .collect();
     rust_uses.extend(expanded.iter());
+    // Another workspace crate's exported `macro_rules!` expands here: what its body names
+    // by path is this crate's to declare (yazi's `act!` writes `paste::paste!`).
+    let own_name = (rec.manifests.provides.iter())
+        .find(|(l, _)| *l == Language::Rust)
+        .map(|(_, n)| n.as_str());
+    let through_macros = macro_uses(world, &rec.files, own_name, &declared);
+    rust_uses.extend(through_macros.iter());
     let tools = ToolEvidence::default();
     let around = Around::without_tools(world, &tools);
     let manifest = source::join(&m.dir, "Cargo.toml");
@@ -652,6 +662,109 @@ pub(super) fn generated_names(
         names.dedup();
         if !names.is_empty() {
             out.insert(own.clone(), names);
+        }
+    }
+    out
+}
+
+/// A `#[macro_export]` macro of a workspace crate's shipped code, and its file.
+pub(super) struct MacroDef<'a> {
+    file: &'a str,
+    def: &'a ExportedMacro,
+}
+
+/// Per workspace crate (by the Rust name it provides), the exported macros of its shipped
+/// code: they expand in the crates calling them (see [`macro_uses`]).
+pub(super) fn exported_macros(
+    records: &[crate::store::ModuleRecord],
+) -> HashMap<&str, Vec<MacroDef<'_>>> {
+    let mut out: HashMap<&str, Vec<MacroDef>> = HashMap::new();
+    for rec in records {
+        let Some((_, own)) = (rec.manifests.provides.iter()).find(|(l, _)| *l == Language::Rust)
+        else {
+            continue;
+        };
+        for f in (rec.files.iter()).filter(|f| f.language == Language::Rust) {
+            let Some(m) = f
+                .rust_macros
+                .as_deref()
+                .filter(|_| f.kind == ImportKind::Build)
+            else {
+                continue;
+            };
+            for def in &m.exported {
+                out.entry(own.as_str())
+                    .or_default()
+                    .push(MacroDef { file: &f.path, def });
+            }
+        }
+    }
+    out
+}
+
+/// The most macros one call is followed through (an exported macro calling others).
+const MAX_EXPANSIONS: usize = 64;
+
+/// The uses the crate's calls of other workspace crates' exported macros make: each crate
+/// an expanded body names by path that the crate declares (optional: an arm the crate never
+/// matches may name it, so never one owed). A bare call (`use m::act;` then `act!`) is of a
+/// crate the crate declares; the bodies' own calls expand here too, followed.
+fn macro_uses<'a>(
+    world: &World<'a>,
+    files: &'a [ScannedFile],
+    own: Option<&str>,
+    declared: &dyn Fn(&str) -> bool,
+) -> Vec<Use<'a>> {
+    let mut out = Vec::new();
+    if world.rust_macros.is_empty() {
+        return out;
+    }
+    for f in files.iter().filter(|f| f.language == Language::Rust) {
+        let Some(m) = f.rust_macros.as_deref() else {
+            continue;
+        };
+        for call in &m.calls {
+            let owners: Vec<&str> = match call.path.as_deref() {
+                Some("crate" | "self" | "super" | "$crate") => continue,
+                Some(p) => vec![p],
+                None => (world.rust_macros.keys())
+                    .filter(|k| declared(k))
+                    .copied()
+                    .collect(),
+            };
+            let kind = f.kind.min(call.kind);
+            let mut todo: Vec<(&str, &str)> = (owners.into_iter())
+                .filter(|o| Some(*o) != own)
+                .map(|o| (o, call.name.as_str()))
+                .collect();
+            let mut seen: Vec<(&str, &str)> = Vec::new();
+            while let Some((krate, name)) = todo.pop() {
+                if seen.contains(&(krate, name)) || seen.len() >= MAX_EXPANSIONS {
+                    continue;
+                }
+                seen.push((krate, name));
+                let defs = world.rust_macros.get(krate).map_or(&[][..], Vec::as_slice);
+                for d in defs.iter().filter(|d| d.def.name == name) {
+                    for n in (d.def.names.iter()).filter(|n| declared(n) && Some(n.as_str()) != own)
+                    {
+                        out.push(Use {
+                            optional: true,
+                            expanded_from: Some(format!(
+                                "through `{name}!` of {krate} ({}:{}), an exported macro whose expansion here names it",
+                                d.file, d.def.line
+                            )),
+                            ..Use::plain(Language::Rust, Cow::Borrowed(n), kind, &f.path, call.line)
+                        });
+                    }
+                    for c in &d.def.calls {
+                        match c.path.as_deref() {
+                            Some("crate" | "self" | "super") => {}
+                            Some("$crate") | None => todo.push((krate, &c.name)),
+                            Some(p) => todo.push((p, &c.name)),
+                        }
+                    }
+                }
+            }
         }
     }
     out

@@ -402,6 +402,15 @@ const PYTHON_REMOVED: &[(&str, &[&str])] = &[
     ("xdrlib", &["standard-xdrlib"]),
 ];
 
+/// Standard modules some platform's Python lacks, each with the distribution that brings it
+/// there: `windows-curses` installs `curses` on Windows, `pyreadline3` `readline`, and
+/// `zoneinfo` reads `tzdata` where the system has no time zone database.
+const PYTHON_PLATFORM: &[(&str, &[&str])] = &[
+    ("curses", &["windows-curses"]),
+    ("readline", &["pyreadline3"]),
+    ("zoneinfo", &["tzdata"]),
+];
+
 /// Whether the standard library's `name` was removed from newer Pythons: an import of it
 /// then needs its backport, so it is matched to one declared (never owed: older Pythons
 /// have it).
@@ -409,10 +418,22 @@ pub fn python_removed(name: &str) -> bool {
     PYTHON_REMOVED.iter().any(|(m, _)| *m == name)
 }
 
-/// The removed modules ([`PYTHON_REMOVED`]) the backport distribution `norm` (PEP 503)
-/// brings back.
+/// Whether the standard library's `name` is one some platform's Python lacks
+/// ([`PYTHON_PLATFORM`]): matched to a declared distribution that brings it, never owed.
+pub fn python_platform(name: &str) -> bool {
+    PYTHON_PLATFORM.iter().any(|(m, _)| *m == name)
+}
+
+/// Whether an import of the standard library's `name` may need a distribution: removed
+/// from newer Pythons, or missing on some platform.
+pub fn python_filled(name: &str) -> bool {
+    python_removed(name) || python_platform(name)
+}
+
+/// The standard modules the distribution `norm` (PEP 503) brings back ([`PYTHON_REMOVED`])
+/// or to a platform lacking them ([`PYTHON_PLATFORM`]).
 pub fn python_backported(norm: &str) -> Vec<String> {
-    (PYTHON_REMOVED.iter())
+    (PYTHON_REMOVED.iter().chain(PYTHON_PLATFORM))
         .filter(|(_, dists)| dists.contains(&norm))
         .map(|(m, _)| m.to_string())
         .collect()

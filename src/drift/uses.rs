@@ -67,8 +67,9 @@ pub(super) struct Use<'a> {
     /// A Python import in code only Pythons older than 3.N run (`Import::before_python`),
     /// when the project requires 3.N or newer: N. It never runs, so it is optional.
     pub(super) older_python: Option<u8>,
-    /// A use the output of a workspace proc-macro crate makes, by the name that crate is
-    /// imported by (see `World::rust_generated`; optional too).
+    /// A use an expansion makes here — a workspace proc-macro crate's output (see
+    /// `World::rust_generated`), another crate's exported `macro_rules!` (`World::rust_macros`)
+    /// — with what expands, as `--explain` says it (optional too).
     pub(super) expanded_from: Option<String>,
     pub(super) file: &'a str,
     pub(super) line: u32,
@@ -538,7 +539,7 @@ impl UseKeys {
                 let lower = name.to_lowercase();
                 let top = name.split('.').next().unwrap_or("");
                 if lower.starts_with('.')
-                    || (stdlib::python(top) && !stdlib::python_removed(top))
+                    || (stdlib::python(top) && !stdlib::python_filled(top))
                     || self
                         .own_python
                         .iter()
@@ -576,10 +577,11 @@ fn new_use<'a>(
     let text = imp.text.trim_start();
     let js = f.language == Language::Js;
     // `import nox` in the noxfile nox runs: the command brings it. `import audioop`, which
-    // newer Pythons dropped, is owed nothing: older ones have it.
+    // newer Pythons dropped, is owed nothing: older ones have it (as `curses` is owed
+    // nothing where only Windows lacks it).
     let never_owed = f.language == Language::Python
         && (super::python::runner_of(&f.path, &key).is_some()
-            || stdlib::python_removed(key.split('.').next().unwrap_or("")));
+            || stdlib::python_filled(key.split('.').next().unwrap_or("")));
     // `jsr:@std/assert` or `npm:chalk@5`: Deno fetches the package the specifier names, so
     // it answers a declaration of it but owes none.
     let self_declaring = js && (imp.name.starts_with("jsr:") || imp.name.starts_with("npm:"));

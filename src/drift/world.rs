@@ -305,6 +305,9 @@ pub(super) struct World<'a> {
     /// What the shipped code of each workspace proc-macro crate (by the name it is imported
     /// by) writes for the crates expanding its macros (see [`rust::generated_names`]).
     pub(super) rust_generated: HashMap<String, Vec<String>>,
+    /// The `#[macro_export]` macros of each workspace crate's shipped code (by the name it is
+    /// imported by), each with its file (see [`rust::exported_macros`]).
+    pub(super) rust_macros: HashMap<&'a str, Vec<rust::MacroDef<'a>>>,
     /// The dependency `--explain` looks at, told what the comparison sees of it.
     pub(super) probe: Option<&'a explain::Probe>,
     /// Per repository, what its root says of its JS packages.
@@ -508,6 +511,7 @@ impl<'a> World<'a> {
             go_modules,
             rust_libs: rust::workspace_libs(manifests.iter().filter_map(|m| m.cargo.as_deref())),
             rust_generated: rust::generated_names(&loaded.records, manifests),
+            rust_macros: rust::exported_macros(&loaded.records),
             rust_features: rust_features(loaded, manifests),
             probe: None,
             js_roots: Vec::new(),

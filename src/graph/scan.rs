@@ -444,6 +444,7 @@ impl<'a> ModuleScan<'a> {
             language: lang,
             kind: mesh_imports::ImportKind::Build,
             imports: found.imports.clone(),
+            rust_macros: found.rust_macros.clone(),
         });
         Ok(())
     }

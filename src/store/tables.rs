@@ -137,6 +137,7 @@ impl StoredModule {
                 language: f.language,
                 kind: f.kind,
                 imports: scan.imports,
+                rust_macros: scan.rust_macros,
             });
         }
         Some(ModuleRecord {

@@ -4910,7 +4910,7 @@ fn a_sys_path_change_built_from_the_file_and_ci_s_inline_installs_declare() {
     t.write("ws/py/tests/unit/test_other.py", "import freezegun\n");
     t.write(
         "ws/.github/workflows/ci.yml",
-        "jobs:\n  t:\n    steps:\n      - run: python -m pip install -e . 'pytest>=8' respx && pytest\n      - name: pip install freezegun, said not done\n",
+        "jobs:\n  t:\n    steps:\n      - run: python -m pip install -e . 'pytest>=8' respx && pytest\n      - name: pip install freezegun, said not done\n      # - run: pip install freezegun (glances: a step commented out)\n",
     );
     t.empty_repo("ws");
     t.commit("ws", "sys.path shapes");
@@ -6022,5 +6022,223 @@ fn a_requirements_file_s_comment_says_why_a_pin_is_there() {
     assert!(
         unsure[0].starts_with("app unused greenlet: app/requirements.txt:2 says why"),
         "{v}"
+    );
+}
+
+/// yazi's (round 39), fish-shell's and sway's shape: a workspace crate's exported
+/// `macro_rules!` expands in the crate calling it, so what its body names by path —
+/// `paste::paste!`, `::inventory::submit!`, another crate's macro and what that one names —
+/// the caller declares though none of its files names it. A crate that calls none of the
+/// macros still owes its leftovers, and a crate's calls of its own macros add nothing.
+#[test]
+fn what_another_crate_s_exported_macro_names_is_used_where_it_expands() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    let krate = |dir: &str, deps: &str, lib: &str| {
+        module(&t, dir, dir);
+        t.write(
+            &format!("ws/{dir}/Cargo.toml"),
+            &format!("[package]\nname = \"{dir}\"\n\n[dependencies]\n{deps}"),
+        );
+        t.write(&format!("ws/{dir}/src/lib.rs"), lib);
+    };
+    krate(
+        "macros",
+        "",
+        "#[macro_export]\nmacro_rules! act {\n    (@pre $l:ident) => { parser::spark!($l) };\n    ($l:ident) => { paste::paste! { $crate::act!(@pre $l); } };\n}\n#[macro_export]\nmacro_rules! data { () => { ::inventory::submit! {} }; }\n",
+    );
+    krate(
+        "parser",
+        "serde_json = \"1\"\n",
+        "#[macro_export]\nmacro_rules! spark { ($l:ident) => { ::serde_json::json!({}) }; }\n",
+    );
+    krate(
+        "fm",
+        "macros = { path = \"../macros\" }\nparser = { path = \"../parser\" }\npaste = \"1\"\nserde_json = \"1\"\ntokio = \"1\"\n",
+        "use macros::act;\npub fn f() { act!(x); }\n",
+    );
+    krate(
+        "dds",
+        "macros = { path = \"../macros\" }\ninventory = \"0.3\"\n",
+        "pub fn f() { macros::data!(); }\n",
+    );
+    krate(
+        "plain",
+        "macros = { path = \"../macros\" }\npaste = \"1\"\n",
+        "pub fn f() { let _ = macros::act; }\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "macros expanding elsewhere");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(found, ["fm unused tokio", "plain unused paste"], "{v}");
+    assert_eq!(unsure(&v), Vec::<String>::new(), "{v}");
+    let e = explained(&t, "fm", "serde_json");
+    assert!(
+        e.contains("src/lib.rs:2 (shipped code, through `spark!` of parser (parser/src/lib.rs:2)"),
+        "{e}"
+    );
+}
+
+/// locust's docs group (round 38): `alabaster==0.7.16` beside `sphinx==7.4.7`, which
+/// depends on it — a version pinned for what another declaration gets, as a compiled
+/// requirements file pins one, whatever the list. A range beside the same (`>=`) is no pin of
+/// one version and stays sure, as a leftover pinned exactly with nothing depending on it.
+#[test]
+fn an_exact_pin_of_what_another_declaration_depends_on_is_unsure() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\ndependencies = [\"flask==3.0.0\", \"werkzeug==3.0.1\", \"itsdangerous>=2.1\", \"left-pad==1.0\"]\n",
+    );
+    t.write("ws/app/app/__init__.py", "import flask\n");
+    t.write(
+        "ws/app/uv.lock",
+        "version = 1\n\n[[package]]\nname = \"flask\"\nversion = \"3.0.0\"\ndependencies = [\n    { name = \"werkzeug\" },\n    { name = \"itsdangerous\" },\n]\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["app unused itsdangerous", "app unused left-pad"],
+        "{v}"
+    );
+    assert_eq!(
+        unsure(&v),
+        [
+            "app unused werkzeug: pinned to one version beside flask, which depends on it (app/uv.lock records it): a version chosen for what flask gets, as a compiled requirements file pins it"
+        ],
+        "{v}"
+    );
+}
+
+/// OctoPrint's shapes (round 39): plugins named after the project, bundled in its
+/// dependencies and loaded through entry points; `go-task-bin`, which runs the root's
+/// `Taskfile.yml`, whose tasks run tools as a Makefile's recipes do.
+#[test]
+fn own_plugins_and_a_taskfile_s_runner_and_tasks_make_no_sure_unused() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"OctoPrint\"\ndependencies = [\"OctoPrint-FileCheck>=2\", \"left-pad\"]\n\n[project.optional-dependencies]\ndevelop = [\"go-task-bin\", \"pip-check\", \"left-dev\"]\n",
+    );
+    t.write("ws/app/octoprint/__init__.py", "import os\n");
+    t.write(
+        "ws/app/Taskfile.yml",
+        "version: '3'\ntasks:\n  check-deps:\n    cmds:\n      - pip-check -H\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(found, ["app unused left-dev", "app unused left-pad"], "{v}");
+    assert_eq!(
+        unsure(&v),
+        [
+            "app unused OctoPrint-FileCheck: named after the project itself (octoprint): a plugin of it, which a project loads through its entry points rather than an import"
+        ],
+        "{v}"
+    );
+}
+
+/// slate's shape (round 39): the root's script hands rollup a config kept in a directory of
+/// its own, which builds every package and runs Babel's runtime transform, so each
+/// package's compiled code imports `@babel/runtime`'s helpers though no source names it. A
+/// package with a build of its own is not built by it. And the root's jest config runs one
+/// package's tests by naming its directory (`testMatch`), so that one's `@types/jest`
+/// describes its tests' globals.
+#[test]
+fn a_root_script_s_bundler_config_running_babel_s_runtime_transform_uses_the_runtime() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    t.write(
+        "ws/package.json",
+        r#"{"name": "root", "private": true, "workspaces": ["packages/*"], "scripts": {"build:rollup": "rollup --config ./config/rollup/rollup.config.js --bundleConfigAsCjs"}}"#,
+    );
+    t.write(
+        "ws/config/rollup/rollup.config.js",
+        "import babel from 'rollup-plugin-babel';\nexport default { plugins: [babel({ plugins: [['@babel/plugin-transform-runtime', {}]] })] };\n",
+    );
+    t.write(
+        "ws/jest.config.js",
+        "module.exports = { testMatch: ['<rootDir>/packages/editor/test/**/*.ts'], preset: 'ts-jest' };\n",
+    );
+    for (dir, scripts) in [("editor", ""), ("own", r#""scripts": {"build": "tsc"}, "#)] {
+        module(&t, &format!("packages/{dir}"), dir);
+        t.write(
+            &format!("ws/packages/{dir}/package.json"),
+            &format!(r#"{{"name": "{dir}", {scripts}"devDependencies": {{"@babel/runtime": "7", "@types/jest": "29", "left-pad": "1"}}}}"#),
+        );
+        t.write(
+            &format!("ws/packages/{dir}/test/a.test.ts"),
+            "describe('x', () => {});\n",
+        );
+        t.write(&format!("ws/packages/{dir}/tsconfig.json"), "{}\n");
+        t.write(
+            &format!("ws/packages/{dir}/src/index.ts"),
+            "export const x = 1;\n",
+        );
+    }
+    t.empty_repo("ws");
+    t.commit("ws", "slate's shape");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "editor unused left-pad",
+            "own unused @babel/runtime",
+            "own unused @types/jest",
+            "own unused left-pad"
+        ],
+        "{v}"
+    );
+    let e = explained(&t, "editor", "@babel/runtime");
+    assert!(
+        e.contains("config/rollup/rollup.config.js at its workspace root builds it and names Babel's runtime transform"),
+        "{e}"
+    );
+}
+
+/// glances' shapes (round 39): `windows-curses` brings `curses` to Windows' Python (and
+/// `tzdata` the time zones `zoneinfo` reads where the system has none), so an import of
+/// the standard module uses it; `memory-profiler` runs as `mprof`; `REUSE.toml` is the
+/// config of `reuse`, which a developer runs where it is.
+#[test]
+fn platform_fills_of_the_standard_library_and_tools_by_command_or_config_are_used() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"glances\"\ndependencies = [\"windows-curses; sys_platform == 'win32'\", \"tzdata\", \"left-pad\"]\n\n[dependency-groups]\ndev = [\"memory-profiler\", \"reuse\", \"left-dev\"]\n",
+    );
+    t.write(
+        "ws/app/glances/__init__.py",
+        "import curses\nimport zoneinfo\nimport readline\n",
+    );
+    t.write("ws/app/Makefile", "profile:\n\tuv run mprof run glances\n");
+    t.write("ws/app/REUSE.toml", "version = 1\n");
+    t.empty_repo("ws");
+    t.commit("ws", "app");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(found, ["app unused left-dev", "app unused left-pad"], "{v}");
+    assert_eq!(unsure(&v), Vec::<String>::new(), "{v}");
+    let e = explained(&t, "app", "windows-curses");
+    assert!(
+        e.contains("a standard module some platform's Python lacks"),
+        "{e}"
     );
 }

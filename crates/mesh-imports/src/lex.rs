@@ -177,6 +177,49 @@ pub struct FileScan {
     pub mods: Vec<String>,
     /// What a person should know about reading it (a block that never closes), for `-v`.
     pub notes: Vec<String>,
+    /// A Rust file's macro calls and exported `macro_rules!` (none when it has neither):
+    /// what an exported macro's body names is the calling crate's to declare.
+    pub rust_macros: Option<std::sync::Arc<RustMacros>>,
+}
+
+/// The `macro_rules!` facts of one Rust file that drift needs across crates: an exported
+/// macro expands in the crate calling it, so the crates its body names by path
+/// (`::inventory::submit!`, `paste::paste!`) must be that crate's dependencies, though none of
+/// its own files names them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RustMacros {
+    /// The macros the file calls outside its exported macros' bodies (the standard library's
+    /// left out), each once per path and kind.
+    pub calls: Vec<MacroCall>,
+    /// The `#[macro_export]` macros it defines.
+    pub exported: Vec<ExportedMacro>,
+}
+
+/// One call of a macro (`name!(…)`, `path::name!{…}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MacroCall {
+    /// The first segment of its path (`yazi_macro` of `yazi_macro::act!`, `$crate` inside a
+    /// macro's body), none for a bare name (brought by a `use` or `#[macro_use]`).
+    pub path: Option<String>,
+    /// The macro's name.
+    pub name: String,
+    /// 1-based line of the call.
+    pub line: u32,
+    /// Where it stands, as an import there would be (a `#[cfg(test)]` item's is dev).
+    pub kind: ImportKind,
+}
+
+/// A `#[macro_export] macro_rules!` macro: what its expansion names in the calling crate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedMacro {
+    /// Its name.
+    pub name: String,
+    /// 1-based line of its `macro_rules!`.
+    pub line: u32,
+    /// The crates its body names by path (not `$crate`, nor the standard library's).
+    pub names: Vec<String>,
+    /// The macros its body calls, which expand in the calling crate too.
+    pub calls: Vec<MacroCall>,
 }
 
 /// A comment containing this drops the imports found on its line: the way to silence an
@@ -507,6 +550,24 @@ impl<'a> Collector<'a> {
         self.push(tok.start, tok.value(self.src));
     }
 
+    /// The kind an import at byte `offset` would have: the weakest of the ranges holding it
+    /// (offsets optional by themselves are searched sorted: before [`Collector::finish`],
+    /// only where none were pushed, as in Rust).
+    pub fn kind_of(&self, offset: usize) -> ImportKind {
+        self.ranges
+            .iter()
+            .filter(|(start, end, _)| (*start..*end).contains(&offset))
+            .map(|r| r.2)
+            .chain(
+                self.optional_at
+                    .binary_search(&offset)
+                    .is_ok()
+                    .then_some(ImportKind::Optional),
+            )
+            .min()
+            .unwrap_or_default()
+    }
+
     /// The imports: in source order, without ignored lines or repeated (line, name) pairs.
     /// Lines are counted here, in one forward pass, rather than indexed up front.
     pub fn finish(mut self) -> Vec<Import> {
@@ -554,19 +615,7 @@ impl<'a> Collector<'a> {
             if text.0 != line {
                 text = (line, lines.text());
             }
-            let kind = self
-                .ranges
-                .iter()
-                .filter(|(start, end, _)| (*start..*end).contains(&offset))
-                .map(|r| r.2)
-                .chain(
-                    self.optional_at
-                        .binary_search(&offset)
-                        .is_ok()
-                        .then_some(ImportKind::Optional),
-                )
-                .min()
-                .unwrap_or_default();
+            let kind = self.kind_of(offset);
             let in_macro = self
                 .macros
                 .iter()

@@ -26,7 +26,7 @@ pub mod setup_py;
 pub mod style;
 pub mod tsconfig;
 
-pub use lex::{FileScan, Import, ImportKind, Language};
+pub use lex::{ExportedMacro, FileScan, Import, ImportKind, Language, MacroCall, RustMacros};
 pub use manifest::ManifestFacts;
 
 use serde::{Deserialize, Serialize};
@@ -42,6 +42,8 @@ pub struct ScannedFile {
     pub kind: ImportKind,
     /// What it imports.
     pub imports: std::sync::Arc<[Import]>,
+    /// A Rust file's macro calls and exported macros (see [`RustMacros`]).
+    pub rust_macros: Option<std::sync::Arc<RustMacros>>,
 }
 
 /// Bumped whenever any scanner's output could change, so cached results are re-read.
@@ -164,7 +166,9 @@ pub struct ScannedFile {
 /// 67: Python: a module a file that changes `sys.path` makes (a string used as its path) is
 /// imported optionally.
 /// 68: Python: an import only Pythons older than 3.N run says N (`Import::before_python`).
-pub const SCANNER_VERSION: u32 = 68;
+/// 69: Rust: a file's macro calls and its exported macros' names and calls
+/// (`FileScan::rust_macros`).
+pub const SCANNER_VERSION: u32 = 69;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -89,27 +89,29 @@ impl AboveConfig {
     /// "packages/atom/react", { test: { environment: "jsdom" } })`): the one whose key stands
     /// nearest the directory's mention, within a project's few hundred bytes.
     fn project_environment(&self, member: &str) -> Option<&str> {
-        if member.is_empty() {
-            return None;
-        }
-        let bytes = self.code.as_bytes();
-        let mentions = self
-            .code
-            .match_indices(member)
-            .map(|(at, _)| at)
-            .filter(|&at| {
-                let before = at.checked_sub(1).map(|b| bytes[b]);
-                let after = bytes.get(at + member.len()).copied();
-                matches!(before, Some(b'"' | b'\'' | b'`' | b'/'))
-                    && matches!(after, Some(b'"' | b'\'' | b'`' | b'/'))
-            });
-        mentions
+        self.mentions(member)
             .flat_map(|at| {
                 (self.environments.iter()).map(move |(key, name)| (key.abs_diff(at), name))
             })
             .filter(|(distance, _)| *distance <= 400)
             .min_by_key(|(distance, _)| *distance)
             .map(|(_, name)| name.as_str())
+    }
+
+    /// Where the config's code names `member` (a directory below its own) as a path of its
+    /// own: quoted or after a `/`, and ending there or at a `/` (`packages/slate` is not
+    /// named by `packages/slate-react`).
+    fn mentions<'s>(&'s self, member: &'s str) -> impl Iterator<Item = usize> + 's {
+        let bytes = self.code.as_bytes();
+        (self.code.match_indices(member))
+            .map(|(at, _)| at)
+            .filter(move |&at| {
+                let before = at.checked_sub(1).map(|b| bytes[b]);
+                let after = bytes.get(at + member.len()).copied();
+                !member.is_empty()
+                    && matches!(before, Some(b'"' | b'\'' | b'`' | b'/'))
+                    && matches!(after, Some(b'"' | b'\'' | b'`' | b'/'))
+            })
     }
 }
 
@@ -143,6 +145,7 @@ pub(in crate::drift) fn configs_above(
         let own_runner =
             (man.tools.config_hosts.iter()).any(|(host, _)| host == "vitest" || host == "jest");
         let mut found = Vec::new();
+        let mut hosts = Vec::new();
         for at in source::ancestors(&m.dir) {
             let own = at == m.dir;
             let member = source::relative(&m.dir, at);
@@ -163,6 +166,15 @@ pub(in crate::drift) fn configs_above(
                         // The member's own project's environment, apart from the others'.
                         if let Some(env) = c.project_environment(member).filter(|_| !own) {
                             found.push(Arc::new(environment_of(c, env)));
+                        }
+                        // A config naming the member's directory runs its tests (slate's
+                        // root `testMatch: ['<rootDir>/packages/slate-react/test/**']`).
+                        if !own && c.mentions(member).next().is_some() {
+                            let runner = match c.family {
+                                Family::Jest => "jest",
+                                _ => "vitest",
+                            };
+                            hosts.push((runner.to_string(), c.file.clone()));
                         }
                         // The nearest one's setup files, unless the package runs its own.
                         if !own && !own_runner && !nearest.contains(&c.family) {
@@ -189,6 +201,7 @@ pub(in crate::drift) fn configs_above(
             }
         }
         man.tools.above = found;
+        man.tools.config_hosts.extend(hosts);
     }
     Ok(())
 }

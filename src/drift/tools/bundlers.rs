@@ -114,6 +114,34 @@ pub(crate) fn is_bundler_config(file: &str) -> bool {
     BUNDLER_CONFIGS.iter().any(|p| file.starts_with(p))
 }
 
+/// The config file a package.json script hands a bundler (`rollup --config
+/// ./config/rollup/rollup.config.js`, `-c path`, `--config=path`), relative to the package,
+/// as written less a leading `./`: slate's root builds every package with a config kept
+/// in a directory of its own.
+pub(crate) fn script_config(package_json: &serde_json::Value) -> Option<String> {
+    let scripts = package_json.get("scripts")?.as_object()?;
+    scripts
+        .values()
+        .filter_map(|v| v.as_str())
+        .find_map(|line| {
+            let words: Vec<&str> = command_words(line).collect();
+            let at = (words.iter())
+                .position(|w| BUNDLERS.iter().any(|b| b.split(' ').next() == Some(*w)))?;
+            let mut rest = words[at + 1..].iter();
+            while let Some(w) = rest.next() {
+                let path = match w.strip_prefix("--config=") {
+                    Some(p) => Some(p),
+                    None if matches!(*w, "--config" | "-c") => rest.next().copied(),
+                    None => None,
+                };
+                if let Some(p) = path.filter(|p| p.contains('.') && !p.starts_with('-')) {
+                    return Some(p.trim_start_matches("./").to_string());
+                }
+            }
+            None
+        })
+}
+
 /// The bundler command `commands` run, matched as whole words (`vite build`, but not
 /// `node scripts/rollup-notes.js`), or the static-site generator its package.json's build
 /// scripts (`build_commands`) run.

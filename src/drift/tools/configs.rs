@@ -979,6 +979,7 @@ mod tests {
         assert!(!is_js_config("index.js"));
         assert!(is_babel_config("babel.config.js"));
         assert!(is_command_file("Makefile"));
+        assert!(is_command_file("Taskfile.yml"));
     }
 
     #[test]

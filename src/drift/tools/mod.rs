@@ -23,7 +23,7 @@ pub(super) use evidence::{evidence, workspace_bins, workspace_tools};
 pub(crate) use python::DEV_EXTRAS;
 
 use bundlers::bundler_script;
-pub(crate) use bundlers::is_bundler_config;
+pub(crate) use bundlers::{is_bundler_config, script_config};
 use configs::{completions, setup_strings};
 pub(crate) use configs::{
     config_host, config_strings, is_babel_config, is_js_config, is_test_runner_config,
@@ -79,6 +79,7 @@ pub(crate) const TOOL_BINS: &[(&str, &[&str])] = &[
         &["grpc_tools_node_protoc", "grpc_tools_node_protoc_plugin"],
     ),
     ("invoke", &["invoke", "inv"]),
+    ("memory-profiler", &["mprof"]),
     ("mypy", &["mypy", "dmypy", "stubgen"]),
     ("npm-run-all", &["npm-run-all", "run-p", "run-s"]),
     ("npm-run-all2", &["npm-run-all", "run-p", "run-s"]),
@@ -131,6 +132,8 @@ pub(crate) fn command_names(package: &str) -> Vec<String> {
     };
     add(bare);
     add(bare.strip_suffix("-cli").unwrap_or(bare));
+    // A `-bin` package ships the binary of its name (`go-task-bin` runs `go-task`).
+    add(bare.strip_suffix("-bin").unwrap_or(bare));
     if let Some(scope) = scope
         && bare == "cli"
     {
@@ -215,6 +218,9 @@ pub struct ToolEvidence {
     /// The bundler config at the JS workspace root above a package with no build command of
     /// its own (repo-relative): that config builds it.
     pub workspace_bundler: Option<String>,
+    /// The strings of that config (see [`configs::config_strings`]): a Babel transform it
+    /// runs writes imports into the package's compiled code.
+    pub workspace_bundler_strings: Vec<String>,
     /// The MkDocs config at the module's root (`mkdocs.yml`), read: MkDocs (and the tools
     /// reading its config) load the theme, plugins and Markdown extensions it names.
     pub mkdocs: Option<configs::MkDocs>,
@@ -246,7 +252,18 @@ pub struct ToolEvidence {
 pub(crate) fn is_command_file(file: &str) -> bool {
     matches!(
         file,
-        "Makefile" | "makefile" | "GNUmakefile" | "justfile" | "tox.ini" | "noxfile.py"
+        "Makefile"
+            | "makefile"
+            | "GNUmakefile"
+            | "justfile"
+            | "Justfile"
+            | ".justfile"
+            | "tox.ini"
+            | "noxfile.py"
+            | "Taskfile.yml"
+            | "Taskfile.yaml"
+            | "taskfile.yml"
+            | "taskfile.yaml"
     ) || file == ".pre-commit-config.yaml"
         || file.ends_with(".sh")
 }
@@ -458,6 +475,14 @@ impl ToolEvidence {
         if let Some(s) = transform.and_then(|t| named.get(t)) {
             return Some(format!(
                 "a babel config names its runtime transform (\"{s}\"): the compiled code imports {name}'s helpers"
+            ));
+        }
+        if let Some((t, f)) = transform.zip(self.workspace_bundler.as_ref())
+            && let Some(s) = (self.workspace_bundler_strings.iter())
+                .find(|s| completions(s).iter().any(|c| c == t))
+        {
+            return Some(format!(
+                "{f} at its workspace root builds it and names Babel's runtime transform (\"{s}\"): the compiled code imports {name}'s helpers"
             ));
         }
         self.above.iter().find_map(|c| {
@@ -682,6 +707,7 @@ mod tests {
         assert_eq!(command_names("del-cli"), ["del-cli", "del"]);
         assert_eq!(command_names("watchdog"), ["watchmedo"]);
         assert_eq!(command_names("cogapp"), ["cog"]);
+        assert_eq!(command_names("go-task-bin"), ["go-task-bin", "go-task"]);
         assert_eq!(config_host("lefthook.yml"), Some("lefthook"));
         assert!(command_names("Sphinx").contains(&"sphinx-build".to_string()));
         assert_eq!(command_names("@swc/cli"), ["@swc/cli", "cli", "swc"]);

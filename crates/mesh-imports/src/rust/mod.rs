@@ -10,6 +10,7 @@
 
 mod attrs;
 mod lexer;
+mod macros;
 mod parser;
 #[cfg(test)]
 mod tests;
@@ -36,8 +37,10 @@ pub fn scan_file(src: &str) -> FileScan {
     parser.report(&mut c);
     let mut notes = Vec::new();
     let test_mods = test_items(&toks, src, &mut c, &mut notes);
-    macro_bodies(&toks, src, &mut c);
+    let exported = macro_bodies(&toks, src, &mut c);
+    let calls = macros::calls(&toks, src, &c);
     let mut imports = c.finish();
+    let rust_macros = macros::facts(src, calls, &exported, &toks, &imports).map(Into::into);
     let doc = doc_tests(src);
     if !doc.is_empty() {
         imports.extend(doc_imports(&doc));
@@ -55,6 +58,7 @@ pub fn scan_file(src: &str) -> FileScan {
         includes,
         mods,
         notes,
+        rust_macros,
     }
 }
 
@@ -129,8 +133,9 @@ fn includes(toks: &[Token], src: &str) -> Vec<String> {
 /// crates calling an exported one, or beside a call site's own `use`s (`shell_error::…` bound
 /// by the caller) — so drift counts them as uses of what the crate declares but never makes it
 /// owe a declaration (a macro the crate expands itself cannot name an undeclared crate and
-/// compile). Their kind, and so the graph's edges, are unchanged.
-fn macro_bodies(toks: &[Token], src: &str, c: &mut Collector) {
+/// compile). Their kind, and so the graph's edges, are unchanged. Returns the exported ones.
+fn macro_bodies<'a>(toks: &[Token], src: &'a str, c: &mut Collector) -> Vec<macros::Exported<'a>> {
+    let mut exported = Vec::new();
     for (i, t) in toks.iter().enumerate() {
         let is_macro_rules = t.kind == Kind::Ident
             && t.text(src) == "macro_rules"
@@ -148,15 +153,21 @@ fn macro_bodies(toks: &[Token], src: &str, c: &mut Collector) {
         let close = attrs::matching(toks, open);
         let end = toks.get(close).map_or(src.len(), |t| t.end);
         c.in_macro(toks[open].start, end);
-        if exported(toks, src, i) {
+        if is_exported(toks, src, i) {
             c.generated(toks[open].start, end);
+            exported.push(macros::Exported {
+                name: toks[i + 2].value(src),
+                at: i,
+                body: (toks[open].start, end),
+            });
         }
     }
+    exported
 }
 
 /// Whether the item at token `i` has `#[macro_export]` among the outer attributes right
 /// before it (doc comments are no tokens): its body is written for the crates calling it.
-fn exported(toks: &[Token], src: &str, mut i: usize) -> bool {
+fn is_exported(toks: &[Token], src: &str, mut i: usize) -> bool {
     while i >= 3 && punct_at(toks, i - 1, b']') {
         // Back to the attribute's `#[`.
         let mut depth = 0usize;

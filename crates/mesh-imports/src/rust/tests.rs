@@ -540,6 +540,44 @@ fn a_macro_body_says_so_and_keeps_its_kind() {
 }
 
 #[test]
+fn an_exported_macro_says_what_it_names_and_calls_and_a_file_its_calls() {
+    // yazi-macro's `act!` writes `paste::paste!` and calls another crate's `spark!` and its
+    // own rules through `$crate`; a caller's `act!`, `m::act!` and a test's call are calls,
+    // a matcher's `$m!` and the standard library's `format!` are not.
+    let src = "#[macro_export]\nmacro_rules! act {\n    (@pre $l:ident) => { yazi_parser::spark!($l) };\n    ($l:ident) => {\n        paste::paste! { $crate::act!(@pre $l); ::inventory::submit! {} }\n    };\n    ($m:ident !) => { $m!() };\n}\nmacro_rules! local { () => { log::debug!(\"x\") }; }\nfn f() { act!(x); m::act!(y); format!(\"{}\", 1); local!(); }\n#[cfg(test)]\nmod tests { fn t() { act!(z); } }\n";
+    let scanned = scan_file(src);
+    let facts = scanned.rust_macros.expect("macro facts");
+    let call = |c: &crate::lex::MacroCall| (c.path.clone(), c.name.clone(), c.line, c.kind);
+    let (build, dev) = (ImportKind::Build, ImportKind::Dev);
+    assert_eq!(
+        facts.calls.iter().map(call).collect::<Vec<_>>(),
+        [
+            (Some("log".into()), "debug".into(), 9, build),
+            (None, "act".into(), 10, build),
+            (Some("m".into()), "act".into(), 10, build),
+            (None, "local".into(), 10, build),
+            (None, "act".into(), 12, dev),
+        ]
+    );
+    let [act] = &facts.exported[..] else {
+        panic!("one exported macro: {:?}", facts.exported)
+    };
+    assert_eq!((act.name.as_str(), act.line), ("act", 2));
+    assert_eq!(act.names, ["inventory", "paste", "yazi_parser"]);
+    assert_eq!(
+        act.calls.iter().map(call).collect::<Vec<_>>(),
+        [
+            (Some("yazi_parser".into()), "spark".into(), 3, build),
+            (Some("paste".into()), "paste".into(), 5, build),
+            (Some("$crate".into()), "act".into(), 5, build),
+            (Some("inventory".into()), "submit".into(), 5, build),
+        ]
+    );
+    // A file with neither has none.
+    assert_eq!(scan_file("fn f() { println!(\"x\"); }\n").rust_macros, None);
+}
+
+#[test]
 fn a_global_path_and_a_use_inside_a_module_of_the_same_name_name_the_crate() {
     // ruff_options_metadata's lib.rs: `derive(::serde::Serialize)` under `cfg_attr`, and an
     // inline `mod serde { use serde::Serializer; }` — inside its own body the module's name is
