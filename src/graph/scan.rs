@@ -388,7 +388,10 @@ impl<'a> ModuleScan<'a> {
         lang: Option<Language>,
         rel: &'a str,
     ) -> std::result::Result<(), SourceError> {
-        if MANIFEST_FILES.contains(&rel) || rel == manifest::DOCKERFILE {
+        if MANIFEST_FILES.contains(&rel)
+            || rel == manifest::DOCKERFILE
+            || manifest::is_path_file(rel)
+        {
             let blob = self
                 .repo
                 .find_blob(f.id)

@@ -6242,3 +6242,29 @@ fn platform_fills_of_the_standard_library_and_tools_by_command_or_config_are_use
         "{e}"
     );
 }
+
+/// rerun's shape (round 40): the SDK ships `rerun_sdk/rerun` with a `rerun_sdk.pth` that puts
+/// `rerun_sdk` on `sys.path`, so its examples' `import rerun` is the `rerun-sdk` they declare.
+#[test]
+fn a_path_file_s_directory_makes_its_packages_importable_by_their_own_names() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "rerun_py", "rerun_py");
+    t.write(
+        "ws/rerun_py/pyproject.toml",
+        "[project]\nname = \"rerun-sdk\"\ndependencies = []\n\n[tool.maturin]\nname = \"rerun_bindings\"\npython-packages = [\"rerun_sdk/rerun\"]\ninclude = [\"rerun_sdk.pth\"]\n",
+    );
+    t.write("ws/rerun_py/rerun_sdk.pth", "rerun_sdk\n");
+    t.write("ws/rerun_py/rerun_sdk/rerun/__init__.py", "X = 1\n");
+    module(&t, "examples/ocr", "ocr");
+    t.write(
+        "ws/examples/ocr/pyproject.toml",
+        "[project]\nname = \"ocr\"\ndependencies = [\"rerun-sdk\", \"left-pad\"]\n",
+    );
+    t.write("ws/examples/ocr/ocr.py", "import rerun as rr\n");
+    t.empty_repo("ws");
+    t.commit("ws", "rerun's shape");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["ocr unused left-pad"], "{v}");
+    assert_eq!(unsure(&v), Vec::<String>::new(), "{v}");
+}

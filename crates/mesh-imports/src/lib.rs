@@ -168,7 +168,9 @@ pub struct ScannedFile {
 /// 68: Python: an import only Pythons older than 3.N run says N (`Import::before_python`).
 /// 69: Rust: a file's macro calls and its exported macros' names and calls
 /// (`FileScan::rust_macros`).
-pub const SCANNER_VERSION: u32 = 69;
+/// 70: Python: a `.pth` file at a module's root puts the packages of the directories it names
+/// on `sys.path`, by their own names too.
+pub const SCANNER_VERSION: u32 = 70;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -37,6 +37,32 @@ pub const MANIFEST_FILES: &[&str] = &[
 /// whatever the package build names.
 pub const DOCKERFILE: &str = "Dockerfile";
 
+/// Whether a module-relative file is a `.pth` file at the module's root: one the package
+/// ships into site-packages (maturin's `include`) puts the directories it names on
+/// `sys.path`, so the packages in them import by their own names (rerun's `rerun_sdk.pth`
+/// makes `rerun_sdk/rerun` `rerun`).
+pub fn is_path_file(rel: &str) -> bool {
+    rel.ends_with(".pth") && !rel.contains('/')
+}
+
+/// The directories a `.pth` file's lines put on `sys.path`, relative to it: not a comment,
+/// an `import` line (which site runs), an absolute path nor one above it.
+fn path_file_dirs(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| {
+            !(l.is_empty()
+                || l.starts_with('#')
+                || l.starts_with("import ")
+                || l.starts_with("import\t")
+                || l.starts_with('/')
+                || l.contains(".."))
+        })
+        .map(|l| l.trim_start_matches("./").trim_end_matches('/').to_string())
+        .filter(|l| !l.is_empty() && l != ".")
+        .collect()
+}
+
 /// `-` → `_`: how a Rust package name is written in code.
 pub fn rust_ident(name: &str) -> String {
     name.replace('-', "_")
@@ -50,7 +76,11 @@ pub fn read_facts(files: &[(&str, &str)], python_files: &[&str]) -> ManifestFact
     let mut pyproject_table = None;
     let mut setup_cfg = None;
     let mut copied = Vec::new();
+    let mut path_dirs = Vec::new();
     for (name, text) in files {
+        if is_path_file(name) {
+            path_dirs.extend(path_file_dirs(text));
+        }
         match *name {
             DOCKERFILE => copied = docker_copied(text),
             "Cargo.toml" => cargo(text, &mut f),
@@ -92,7 +122,15 @@ pub fn read_facts(files: &[(&str, &str)], python_files: &[&str]) -> ManifestFact
             .chain(missing)
         {
             if let Some(name) = name {
+                // Below a directory a `.pth` file puts on `sys.path`, it is also imported by
+                // the name it has there.
+                let on_path = (path_dirs.iter())
+                    .find_map(|d| name.strip_prefix(&format!("{}.", d.replace('/', "."))))
+                    .map(str::to_string);
                 push(&mut f, Language::Python, name);
+                if let Some(short) = on_path {
+                    push(&mut f, Language::Python, short);
+                }
             }
             if shipped.declared && !f.python_shipped.contains(&dir) {
                 f.python_shipped.push(dir);
@@ -537,6 +575,38 @@ mod tests {
             &t("[package]\nname = \"x\"\nautolib = false\n"),
             true
         ));
+    }
+
+    #[test]
+    fn a_path_file_at_the_root_puts_its_directories_packages_on_sys_path() {
+        // rerun's `rerun_sdk.pth` names `rerun_sdk`, a namespace holding `rerun`; comments,
+        // `import` lines, absolute paths and a parent's are no such directory.
+        let f = read_facts(
+            &[
+                ("pyproject.toml", "[project]\nname = \"rerun-sdk\"\n"),
+                (
+                    "rerun_sdk.pth",
+                    "# the sdk\nrerun_sdk\nimport site\n/opt/x\n../up\n",
+                ),
+            ],
+            &[
+                "rerun_sdk/rerun/__init__.py",
+                "rerun_sdk/rerun_cli/__init__.py",
+            ],
+        );
+        let names: Vec<&str> = (f.provides.iter()).map(|(_, n)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "rerun_sdk",
+                "rerun_sdk.rerun",
+                "rerun",
+                "rerun_sdk.rerun_cli",
+                "rerun_cli"
+            ]
+        );
+        assert!(is_path_file("rerun_sdk.pth"));
+        assert!(!is_path_file("sub/x.pth"));
     }
 
     #[test]
