@@ -330,6 +330,17 @@ const WRAPPER_SUFFIXES: &[&str] = &[
     "python", "py", "lib", "core", "sdk", "client", "ai", "cpu", "gpu", "slim", "bin", "binary",
 ];
 
+/// Whether a distribution's last word names one build of it, whose import is the name
+/// before it: a CUDA or ROCm build (`cupy-cuda11x`, `cupy-cuda102`, `torch-cu121`), a
+/// wheel chooser (`cupy-wheel`). scripts/python-names mirrors it.
+fn build_variant(word: &str) -> bool {
+    ["cuda", "cu", "rocm"].iter().any(|prefix| {
+        word.strip_prefix(prefix)
+            .map(|rest| rest.trim_end_matches('x'))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    }) || word == "wheel"
+}
+
 /// The names [`python_keys`]' rules derive from a distribution's name, without the tables.
 /// scripts/python-names re-implements them to keep the generated table to their exceptions.
 fn python_rule_keys(dist: &str) -> Vec<String> {
@@ -377,6 +388,7 @@ fn python_rule_keys(dist: &str) -> Vec<String> {
             let last = *i + 1 == parts.len();
             !((first && matches!(**p, "python" | "py"))
                 || (last && WRAPPER_SUFFIXES.contains(*p))
+                || (last && !first && build_variant(p))
                 || (!first && !last && **p == "python"))
         })
         .map(|(_, p)| *p)
@@ -764,6 +776,10 @@ mod tests {
             ("faiss-cpu", "faiss"),
             ("python-magic-bin", "magic"),
             ("foo-binary", "foo"),
+            // spaCy's GPU extras: one build of cupy each (round 40).
+            ("cupy-cuda102", "cupy"),
+            ("cupy-cuda11x", "cupy"),
+            ("cupy-wheel", "cupy"),
         ] {
             assert!(python_keys(dist).contains(&import.to_string()), "{dist}");
         }
