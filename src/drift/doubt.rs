@@ -457,7 +457,9 @@ pub(super) fn bundled_siblings(found: &mut [Finding], how: &str, mesh: &dyn Fn(&
 /// its `package_json`, parsed), or of one that `in_place` runs from its sources (see
 /// [`super::js::runs_in_place`]): it is never installed from a registry, so it runs where its
 /// dev dependencies were installed too, unless a deploy leaves them out — which the
-/// repository does not say; which section holds a dependency changes no install of it.
+/// repository does not say; which section holds a dependency changes no install of it. So
+/// are the dev-only findings of an app that keeps everything in one section
+/// ([`app_in_one_section`]).
 pub(super) fn private_package(
     package_json: &serde_json::Value,
     in_place: bool,
@@ -475,17 +477,35 @@ pub(super) fn private_package(
             "the package runs in place: no script builds it and no entry it names is in the repository, so it runs from its sources where it is, dev dependencies installed",
             "the package runs in place: no script builds it and no entry it names is in the repository, so it is never installed apart from its dev dependencies",
         )
+    } else if app_in_one_section(package_json) {
+        (
+            "",
+            "the package declares no devDependencies and publishes no entry (`main`, `exports`, `bin`, `files`): an app keeping all it needs in one section, where which section holds a dependency changes no install",
+        )
     } else {
         return;
     };
     for f in found.iter_mut().filter(|f| f.doubt.is_none()) {
         f.doubt = match f.kind {
-            DriftKind::ShippedDev => Some(shipped_dev),
+            // (An app with no dev section has no shipped-dev finding.)
+            DriftKind::ShippedDev => Some(shipped_dev).filter(|s| !s.is_empty()),
             DriftKind::DevOnly => Some(dev_only),
             _ => None,
         }
         .map(str::to_string);
     }
+}
+
+/// Whether a package.json is an app's that keeps every dependency in one section: no
+/// `devDependencies`, and no entry a registry's users would load (`main`, `module`,
+/// `exports`, `bin`, `types`, `typings`, `files`) — jj's Astro site, whose config loads the
+/// remark plugins it declares beside astro.
+fn app_in_one_section(package_json: &serde_json::Value) -> bool {
+    const ENTRIES: &[&str] = &[
+        "main", "module", "exports", "bin", "types", "typings", "files",
+    ];
+    package_json.get("devDependencies").is_none()
+        && !ENTRIES.iter().any(|k| package_json.get(*k).is_some())
 }
 
 /// Whether the import (or the distribution it would be) `name` may be the distribution

@@ -6290,3 +6290,39 @@ fn a_cuda_build_s_distribution_is_imported_by_the_name_before_its_build_word() {
     let v = t.json(&["drift"]);
     assert_eq!(findings(&v), ["app unused left-pad"], "{v}");
 }
+
+/// jj's docs site (round 40): an Astro app with no devDependencies and no entry for a
+/// registry's users keeps everything in `dependencies`, so what only its config loads is no
+/// sure dev-only finding; a library (with `exports`) still has one.
+#[test]
+fn an_app_keeping_all_in_one_section_has_no_sure_dev_only() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    for (dir, entry) in [("site", ""), ("lib", r#""exports": "./src/index.js", "#)] {
+        module(&t, dir, dir);
+        t.write(
+            &format!("ws/{dir}/package.json"),
+            &format!(r#"{{"name": "{dir}", {entry}"scripts": {{"build": "astro build"}}, "dependencies": {{"astro": "5", "remark-gfm": "4"}}}}"#),
+        );
+        t.write(
+            &format!("ws/{dir}/astro.config.mjs"),
+            "import { defineConfig } from 'astro/config';\nimport remarkGfm from 'remark-gfm';\nexport default defineConfig({ markdown: { remarkPlugins: [remarkGfm] } });\n",
+        );
+        t.write(&format!("ws/{dir}/src/index.js"), "export const x = 1;\n");
+    }
+    t.empty_repo("ws");
+    t.commit("ws", "jj's docs site");
+    let v = t.json(&["drift"]);
+    assert_eq!(
+        findings(&v),
+        ["lib dev-only astro", "lib dev-only remark-gfm"],
+        "{v}"
+    );
+    let u = unsure(&v);
+    assert_eq!(u.len(), 2, "{v}");
+    assert!(
+        (u.iter()).all(|d| d.starts_with("site dev-only ")
+            && d.contains(": the package declares no devDependencies")),
+        "{v}"
+    );
+}
