@@ -382,6 +382,7 @@ fn runners(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError> {
         }
     }
     ci_installs(reader, found)?;
+    docs_host_installs(reader, found)?;
     for dir in &dirs {
         make_installs(reader, found, dir)?;
     }
@@ -465,6 +466,42 @@ fn ci_installs(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError
             continue;
         };
         pip_requirement_files(reader, found, ("", &file), &text, "in CI")?;
+    }
+    Ok(())
+}
+
+/// Where Read the Docs looks for its config: the repository's root, or where a project
+/// points it (ArchiveBox keeps it in `.github/`).
+const READTHEDOCS_CONFIGS: &[&str] = &[
+    ".readthedocs.yaml",
+    ".readthedocs.yml",
+    ".github/.readthedocs.yaml",
+    ".github/.readthedocs.yml",
+];
+
+/// The requirements files Read the Docs installs before it builds the docs (`python:
+/// install: - requirements: requirements.d/docs.txt`, relative to the repository's root):
+/// the docs' environment, as CI's is the tests' (borg's `guzzle_sphinx_theme`).
+fn docs_host_installs(reader: &mut Reader, found: &mut Found) -> Result<(), SourceError> {
+    for file in READTHEDOCS_CONFIGS {
+        let Some(text) = reader.text(file)? else {
+            continue;
+        };
+        for (n, line) in text.lines().enumerate() {
+            let item = line.trim_start().trim_start_matches("- ").trim_start();
+            let Some(path) = item.strip_prefix("requirements:") else {
+                continue;
+            };
+            let path = path.split(" #").next().unwrap_or(path).trim();
+            let path = path.trim_matches(['"', '\'']).trim_start_matches("./");
+            if path.is_empty() {
+                continue;
+            }
+            let at = n as u32 + 1;
+            let via = format!("{file}:{at} installs it for the docs build (Read the Docs)");
+            let req = Req::Include(path.to_string());
+            take(reader, found, None, ("", file, at), req, &via, 0)?;
+        }
     }
     Ok(())
 }

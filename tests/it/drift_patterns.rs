@@ -6326,3 +6326,36 @@ fn an_app_keeping_all_in_one_section_has_no_sure_dev_only() {
         "{v}"
     );
 }
+
+/// borg's shapes (round 40): an in-package test suite (`borg/testsuite/`, run by `pytest
+/// --pyargs borg.testsuite`) is test code, and Read the Docs installs the docs'
+/// requirements file its config names, which declares what `docs/conf.py` imports.
+#[test]
+fn an_in_package_testsuite_and_the_docs_host_s_requirements() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"borg\"\ndependencies = [\"left-pad\"]\n\n[dependency-groups]\ndev = [\"pytest\"]\n",
+    );
+    t.write("ws/app/borg/__init__.py", "import os\n");
+    t.write("ws/app/borg/testsuite/__init__.py", "import pytest\n");
+    t.write(
+        "ws/app/docs/conf.py",
+        "import guzzle_sphinx_theme\nhtml_theme = 'guzzle_sphinx_theme'\n",
+    );
+    t.write(
+        "ws/app/requirements.d/docs.txt",
+        "sphinx\nguzzle_sphinx_theme\n",
+    );
+    t.write(
+        "ws/.readthedocs.yaml",
+        "version: 2\npython:\n  install:\n    - requirements: app/requirements.d/docs.txt\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "borg's shapes");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app unused left-pad"], "{v}");
+    assert_eq!(unsure(&v), Vec::<String>::new(), "{v}");
+}

@@ -170,7 +170,8 @@ pub struct ScannedFile {
 /// (`FileScan::rust_macros`).
 /// 70: Python: a `.pth` file at a module's root puts the packages of the directories it names
 /// on `sys.path`, by their own names too.
-pub const SCANNER_VERSION: u32 = 70;
+/// 71: Python: a `testsuite/` directory is tests (borg's in-package suite).
+pub const SCANNER_VERSION: u32 = 71;
 
 /// Scans one file's text with its language's scanner: its imports and file-level facts.
 /// Never panics on any input (arbitrary bytes decoded lossily are passed in).

@@ -182,7 +182,7 @@ impl Places {
                     .strip_prefix(p.as_str())
                     .is_some_and(|r| r.starts_with('/'))
         });
-        let test_named = |d: &str| matches!(d, "tests" | "test" | "testing");
+        let test_named = |d: &str| matches!(d, "tests" | "test" | "testing" | "testsuite");
         if shipped.is_some_and(|p| p.split('/').any(test_named)) {
             return false;
         }
@@ -195,7 +195,15 @@ impl Places {
         let dev_dir = below.split('/').any(|d| {
             matches!(
                 d,
-                "tests" | "test" | "examples" | "example" | "docs" | "doc" | "benchmarks"
+                "tests"
+                    | "test"
+                    // borg's in-package suite, run by `pytest --pyargs borg.testsuite`.
+                    | "testsuite"
+                    | "examples"
+                    | "example"
+                    | "docs"
+                    | "doc"
+                    | "benchmarks"
             )
         });
         // Invoke's `tasks.py` and Fabric's `fabfile.py` are run from the project's root, where
@@ -593,6 +601,11 @@ mod tests {
         );
         assert_eq!(
             shipped.kind(Language::Python, "src/pkg/tests/t.py"),
+            ImportKind::Dev
+        );
+        // borg's in-package suite (`pytest --pyargs borg.testsuite`).
+        assert_eq!(
+            shipped.kind(Language::Python, "src/pkg/testsuite/archiver/__init__.py"),
             ImportKind::Dev
         );
         assert_eq!(
