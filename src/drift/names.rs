@@ -279,6 +279,17 @@ pub(crate) fn python_keys(dist: &str) -> Vec<String> {
         keys.push(norm.replace('-', "_"));
         return keys;
     }
+    // A fork named as its original with a word before it (`ft-scikit-optimize`, freqtrade's
+    // scikit-optimize, imported as `skopt`), where a table says the original's import is not
+    // its name: a plugin is named the other way round (`django-redis`), and an original the
+    // rules name (`redis`) is left to them.
+    if let Some((_, original)) = norm.split_once('-')
+        && let Some(names) = python_table(original)
+    {
+        let mut keys: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
+        keys.extend(python_rule_keys(dist));
+        return keys;
+    }
     python_rule_keys(dist)
 }
 
@@ -778,6 +789,8 @@ mod tests {
             ("foo-binary", "foo"),
             // spaCy's GPU extras: one build of cupy each (round 40).
             ("cupy-cuda102", "cupy"),
+            // freqtrade's fork of scikit-optimize (round 40).
+            ("ft-scikit-optimize", "skopt"),
             ("cupy-cuda11x", "cupy"),
             ("cupy-wheel", "cupy"),
         ] {

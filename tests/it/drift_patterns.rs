@@ -6271,7 +6271,7 @@ fn a_path_file_s_directory_makes_its_packages_importable_by_their_own_names() {
 
 /// spaCy's GPU extras (round 40): one per CUDA build of cupy (`cupy-cuda102`,
 /// `cupy-cuda11x`) and a wheel chooser (`cupy-wheel`), each installing the `cupy` the code
-/// imports.
+/// imports; freqtrade's fork `ft-scikit-optimize`, imported as scikit-optimize is (`skopt`).
 #[test]
 fn a_cuda_build_s_distribution_is_imported_by_the_name_before_its_build_word() {
     let t = TestMesh::new();
@@ -6279,11 +6279,11 @@ fn a_cuda_build_s_distribution_is_imported_by_the_name_before_its_build_word() {
     module(&t, "app", "app");
     t.write(
         "ws/app/pyproject.toml",
-        "[project]\nname = \"app\"\ndependencies = []\n\n[project.optional-dependencies]\ncuda102 = [\"cupy-cuda102>=5\"]\ncuda11x = [\"cupy-cuda11x>=11\"]\ncuda-autodetect = [\"cupy-wheel>=11\"]\nleft = [\"left-pad\"]\n",
+        "[project]\nname = \"app\"\ndependencies = []\n\n[project.optional-dependencies]\ncuda102 = [\"cupy-cuda102>=5\"]\ncuda11x = [\"cupy-cuda11x>=11\"]\ncuda-autodetect = [\"cupy-wheel>=11\"]\nleft = [\"left-pad\"]\nhyperopt = [\"ft-scikit-optimize\"]\n",
     );
     t.write(
         "ws/app/app/__init__.py",
-        "try:\n    import cupy\nexcept ImportError:\n    cupy = None\n",
+        "try:\n    import cupy\nexcept ImportError:\n    cupy = None\nimport skopt\n",
     );
     t.empty_repo("ws");
     t.commit("ws", "spaCy's shape");
