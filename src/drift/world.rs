@@ -205,9 +205,15 @@ impl Manifests {
         let mut setup_py_files = false;
         let computed_extras = (setup_py_literal.as_ref())
             .is_some_and(|s| s.computed_extras && !s.requirements.is_empty());
+        // setuptools merges `setup.cfg`: where its `install_requires` declares them, a file
+        // setup.py's code names is for something else (spaCy's copies `requirements.txt`
+        // into a test package).
+        let setup_cfg_declares = (setup_cfg.as_deref())
+            .is_some_and(|t| !mesh_imports::setup_cfg::read(t).requirements.is_empty());
         if let Some(code) = setup_py.as_deref()
             && (computed_extras
-                || (setup_py_literal.as_ref()).is_none_or(|s| s.requirements.is_empty()))
+                || ((setup_py_literal.as_ref()).is_none_or(|s| s.requirements.is_empty())
+                    && !setup_cfg_declares))
         {
             for (file, scope) in declared::setup_py_requirement_files(code) {
                 let scope = match scope {
@@ -238,8 +244,6 @@ impl Manifests {
             (Some(_), Some(literal)) => literal.requirements.is_empty(),
             (Some(_), None) => false,
         };
-        let setup_cfg_declares = (setup_cfg.as_deref())
-            .is_some_and(|t| !mesh_imports::setup_cfg::read(t).requirements.is_empty());
         let setup_declares_none = !setup_py_files && setup_py_declares_none && !setup_cfg_declares;
         let app_requirements = match declares_none && setup_declares_none {
             true => app_requirements::read(snap, m)?,

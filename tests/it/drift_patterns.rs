@@ -6359,3 +6359,32 @@ fn an_in_package_testsuite_and_the_docs_host_s_requirements() {
     assert_eq!(findings(&v), ["app unused left-pad"], "{v}");
     assert_eq!(unsure(&v), Vec::<String>::new(), "{v}");
 }
+
+/// spaCy's shape (round 40): setup.cfg's `install_requires` declares what ships; setup.py's
+/// code names `requirements.txt` only to copy it into a test package, and CI installs that
+/// file as the development environment — so pytest there is no dev-only declaration.
+#[test]
+fn a_file_setup_py_names_beside_setup_cfg_s_requirements_declares_nothing_shipped() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/setup.cfg",
+        "[metadata]\nname = app\n\n[options]\npackages = find:\ninstall_requires =\n    requests\n    left-pad\n",
+    );
+    t.write(
+        "ws/app/setup.py",
+        "from pathlib import Path\nfrom setuptools import setup\nROOT = Path(__file__).parent\nCOPY = {ROOT / \"requirements.txt\": ROOT / \"app\" / \"tests\" / \"test.txt\"}\nsetup()\n",
+    );
+    t.write("ws/app/requirements.txt", "requests\npytest\n");
+    t.write("ws/app/app/__init__.py", "import requests\n");
+    t.write("ws/app/app/tests/test_a.py", "import pytest\n");
+    t.write(
+        "ws/.github/workflows/tests.yml",
+        "jobs:\n  t:\n    steps:\n      - run: pip install -r app/requirements.txt\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "spaCy's shape");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app unused left-pad"], "{v}");
+}
