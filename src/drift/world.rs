@@ -205,15 +205,21 @@ impl Manifests {
         let mut setup_py_files = false;
         let computed_extras = (setup_py_literal.as_ref())
             .is_some_and(|s| s.computed_extras && !s.requirements.is_empty());
-        // setuptools merges `setup.cfg`: where its `install_requires` declares them, a file
-        // setup.py's code names is for something else (spaCy's copies `requirements.txt`
-        // into a test package).
+        // setuptools merges `setup.cfg`: where its `install_requires` declares them and
+        // setup.py's code names no requirements keyword, a file that code names is for
+        // something else (spaCy's copies `requirements.txt` into a test package; ckan's
+        // reads it into `extras_require` beside setup.cfg's one requirement).
         let setup_cfg_declares = (setup_cfg.as_deref())
             .is_some_and(|t| !mesh_imports::setup_cfg::read(t).requirements.is_empty());
+        let names_requirements = |code: &str| {
+            ["install_requires", "extras_require", "tests_require"]
+                .iter()
+                .any(|k| code.contains(k))
+        };
         if let Some(code) = setup_py.as_deref()
             && (computed_extras
                 || ((setup_py_literal.as_ref()).is_none_or(|s| s.requirements.is_empty())
-                    && !setup_cfg_declares))
+                    && (!setup_cfg_declares || names_requirements(code))))
         {
             for (file, scope) in declared::setup_py_requirement_files(code) {
                 let scope = match scope {

@@ -6364,7 +6364,7 @@ fn an_in_package_testsuite_and_the_docs_host_s_requirements() {
 /// code names `requirements.txt` only to copy it into a test package, and CI installs that
 /// file as the development environment — so pytest there is no dev-only declaration.
 #[test]
-fn a_file_setup_py_names_beside_setup_cfg_s_requirements_declares_nothing_shipped() {
+fn a_file_setup_py_names_beside_setup_cfg_s_requirements_declares_only_through_a_keyword() {
     let t = TestMesh::new();
     t.write("mesh.toml", MESH);
     module(&t, "app", "app");
@@ -6383,8 +6383,27 @@ fn a_file_setup_py_names_beside_setup_cfg_s_requirements_declares_nothing_shippe
         "ws/.github/workflows/tests.yml",
         "jobs:\n  t:\n    steps:\n      - run: pip install -r app/requirements.txt\n",
     );
+    // ckan's: setup.py reads `requirements.txt` into `extras_require` beside setup.cfg's
+    // one requirement: that file declares.
+    module(&t, "ckan", "ckan");
+    t.write(
+        "ws/ckan/setup.cfg",
+        "[metadata]\nname = ckan\n\n[options]\npackages = find:\ninstall_requires =\n    setuptools\n",
+    );
+    t.write(
+        "ws/ckan/setup.py",
+        "from setuptools import setup\nextras_require = {}\nfor group, path in [(\"requirements\", \"requirements.txt\")]:\n    with open(path) as f:\n        extras_require[group] = f.readlines()\nsetup(extras_require=extras_require)\n",
+    );
+    t.write("ws/ckan/requirements.txt", "flask\n");
+    t.write("ws/ckan/ckan/__init__.py", "import flask\n");
     t.empty_repo("ws");
     t.commit("ws", "spaCy's shape");
     let v = t.json(&["drift"]);
-    assert_eq!(findings(&v), ["app unused left-pad"], "{v}");
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["app unused left-pad", "ckan dev-only setuptools"],
+        "{v}"
+    );
 }
