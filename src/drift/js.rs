@@ -799,6 +799,51 @@ pub(super) fn karma_plugins(declared: &[String], found: &mut [super::Finding]) {
     );
 }
 
+/// Drops each undeclared JS finding whose package a `node_modules` directory committed to
+/// the repository holds, above the file that shows it (nitro's test fixture app imports
+/// `@fixture/nitro-lib`, kept in `test/fixture/node_modules/`): Node resolves the import
+/// there, from the repository itself, with nothing to install.
+pub(super) fn committed_packages(
+    snap: &RepoSnapshot,
+    probe: Option<&super::explain::Probe>,
+    found: &mut Vec<super::Finding>,
+) -> Result<(), SourceError> {
+    let undeclared = |f: &super::Finding| {
+        f.kind == super::DriftKind::Undeclared && f.manifest.ends_with("package.json")
+    };
+    if !found.iter().any(undeclared) {
+        return Ok(());
+    }
+    let root = snap.root_tree()?;
+    let mut kept = Vec::with_capacity(found.len());
+    for f in found.drain(..) {
+        let file = (f.evidence.as_deref())
+            .filter(|_| undeclared(&f))
+            .map(|e| e.rsplit_once(':').map_or(e, |(file, _)| file));
+        let dir = file.map(|p| p.rsplit_once('/').map_or("", |(d, _)| d));
+        let mut holder = None;
+        for at in dir.into_iter().flat_map(mesh_imports::ancestors) {
+            let manifest = source::join(at, &format!("node_modules/{}/package.json", f.dependency));
+            if blob_text(snap, &root, &manifest)?.is_some() {
+                holder = Some(manifest);
+                break;
+            }
+        }
+        match holder {
+            Some(at) => {
+                if let Some(p) = probe.filter(|p| p.names(&f.dependency)) {
+                    p.say(format!(
+                        "{at} is committed to the repository: Node resolves the import there, with nothing to install"
+                    ));
+                }
+            }
+            None => kept.push(f),
+        }
+    }
+    *found = kept;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

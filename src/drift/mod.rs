@@ -354,6 +354,7 @@ fn run(
             &js_root,
         );
         js::serving_members(loaded, &manifests, i, probe, &mut found);
+        js::committed_packages(snapshot.repo_of(m), probe, &mut found)?;
         docs_build::built_elsewhere(snapshot.repo_of(m), m, &manifests[i], &mut found)?;
         let job = mentions::mention_job(snapshot.repo_of(m), m, &found)?;
         per_module.push((i, job, found));

@@ -6407,3 +6407,50 @@ fn a_file_setup_py_names_beside_setup_cfg_s_requirements_declares_only_through_a
         "{v}"
     );
 }
+
+/// nitro's shapes (round 40): its test fixture app imports packages committed under
+/// `test/fixture/node_modules/`, which Node resolves there; its vitest config's `coverage`
+/// block names no provider, so vitest loads its default, `@vitest/coverage-v8`.
+#[test]
+fn committed_node_modules_and_vitest_s_default_coverage_provider() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "nitro", "nitropack");
+    t.write(
+        "ws/nitro/package.json",
+        r#"{"name": "nitropack", "exports": "./dist/index.mjs", "devDependencies": {"vitest": "2", "@vitest/coverage-v8": "2", "left-pad": "1"}}"#,
+    );
+    t.write("ws/nitro/src/index.ts", "export const x = 1;\n");
+    t.write(
+        "ws/nitro/vitest.config.ts",
+        "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { coverage: { reporter: ['text'] } } });\n",
+    );
+    t.write("ws/nitro/test/a.test.ts", "import { it } from 'vitest';\n");
+    t.write(
+        "ws/nitro/test/fixture/routes/modules.ts",
+        "import lib from '@fixture/nitro-lib';\nimport other from 'left-q';\n",
+    );
+    t.write(
+        "ws/nitro/test/fixture/node_modules/@fixture/nitro-lib/package.json",
+        r#"{"name": "@fixture/nitro-lib", "version": "1.0.0"}"#,
+    );
+    t.write(
+        "ws/nitro/test/fixture/node_modules/@fixture/nitro-lib/index.mjs",
+        "export default 1;\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "nitro's shapes");
+    let v = t.json(&["drift"]);
+    let mut found = findings(&v);
+    found.sort();
+    assert_eq!(
+        found,
+        ["nitropack undeclared left-q", "nitropack unused left-pad"],
+        "{v}"
+    );
+    let e = explained(&t, "nitropack", "@fixture/nitro-lib");
+    assert!(
+        e.contains("nitro/test/fixture/node_modules/@fixture/nitro-lib/package.json is committed"),
+        "{e}"
+    );
+}

@@ -232,6 +232,14 @@ fn root_files(
                 e.test_setup.extend(setup_strings(&text));
                 e.test_globs.extend(configs::test_file_globs(&text));
             }
+            // A vitest config's `coverage` block that names no `provider` is for v8, vitest's
+            // default, which loads `@vitest/coverage-v8` when coverage runs (nitro's).
+            if (f.starts_with("vitest.config") || f.starts_with("vite.config"))
+                && text.contains("coverage:")
+                && !text.contains("provider")
+            {
+                e.config_strings.push("@vitest/coverage-v8".to_string());
+            }
             e.babel_config |= is_babel_config(f);
             e.tsconfig |= f.starts_with("tsconfig");
             // `importHelpers` makes the compiled output import its helpers from `tslib`;
