@@ -327,9 +327,10 @@ pub(super) fn uses<'a>(
                 ));
             }
             let script = match rust_build {
-                Some((s, inc)) if f.language == Language::Rust => {
-                    (rel == s, inc.iter().any(|i| i == rel))
-                }
+                Some((s, inc, modules)) if f.language == Language::Rust => (
+                    rel == s || modules.iter().any(|m| m == rel),
+                    inc.iter().any(|i| i == rel),
+                ),
                 _ => (false, false),
             };
             let mut one = new_use(f, imp, key, file_kind, script.0);

@@ -69,8 +69,10 @@ pub(super) struct Manifests {
     /// A JS workspace root: its package.json names `workspaces`, or a `pnpm-workspace.yaml`
     /// is beside it.
     pub(super) js_workspace_root: bool,
-    /// The Rust build script (module-relative) and the files it includes with `#[path]`.
-    pub(super) rust_build: Option<(String, Vec<String>)>,
+    /// The Rust build script (module-relative), the files it includes with `#[path]` (code
+    /// of the crate too, as nu-cmd-lang's theme file of `src/`), and the modules its `mod x;`
+    /// declare, down theirs (build-script code only: bat's `build/application.rs`).
+    pub(super) rust_build: Option<(String, Vec<String>, Vec<String>)>,
     /// Whether the crate's doc tests are compiled (`[lib] doctest = false` says not): a doc
     /// test's import uses a dependency only when they are.
     pub(super) rust_doctests: bool,
@@ -154,10 +156,29 @@ impl Manifests {
         let cargo = cargo_toml.filter(|t| declared::cargo_has_package(t));
         let rust_build = match cargo.as_deref().and_then(rust::build_script) {
             Some(script) => {
-                let includes = read(&script)?
-                    .map(|t| rust::build_includes(&script, &t))
-                    .unwrap_or_default();
-                Some((script, includes))
+                let (mut includes, mut modules) = (Vec::new(), Vec::new());
+                // The script's `#[path]` files, and the modules its `mod x;` declare, down
+                // their own (bat's `build/main.rs` declares `mod application;`).
+                let mut todo = vec![script.clone()];
+                while let Some(file) = todo.pop() {
+                    let Some(text) = read(&file)? else { continue };
+                    includes.extend(rust::build_includes(&file, &text));
+                    for name in mesh_imports::rust::scan_file(&text).mods {
+                        let found = rust::mod_file_candidates(&file, file == script, &name);
+                        for candidate in found {
+                            let known = candidate == script || modules.contains(&candidate);
+                            if known || modules.len() >= rust::MAX_BUILD_FILES {
+                                break;
+                            }
+                            if read(&candidate)?.is_some() {
+                                modules.push(candidate.clone());
+                                todo.push(candidate);
+                                break;
+                            }
+                        }
+                    }
+                }
+                Some((script, includes, modules))
             }
             None => None,
         };

@@ -6454,3 +6454,70 @@ fn committed_node_modules_and_vitest_s_default_coverage_provider() {
         "{e}"
     );
 }
+
+/// bat's shape (round 41): `build = "build/main.rs"`, whose `mod application;` and `mod
+/// util;` are `build/application.rs` and `build/util/mod.rs` (and that one's `mod more;`
+/// `build/util/more.rs`): build-script code, using the build-dependencies.
+#[test]
+fn a_build_script_s_modules_are_build_script_code() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "bat", "bat");
+    t.write(
+        "ws/bat/Cargo.toml",
+        "[package]\nname = \"bat\"\nbuild = \"build/main.rs\"\n\n[dependencies]\nregex = \"1\"\n\n[build-dependencies]\nserde = \"1\"\nonce_cell = \"1\"\nclap = \"4\"\n",
+    );
+    t.write(
+        "ws/bat/src/lib.rs",
+        "pub fn f() { regex::Regex::new(\"x\").ok(); }\n",
+    );
+    t.write(
+        "ws/bat/build/main.rs",
+        "mod application;\nmod util;\nfn main() { application::run(); }\n",
+    );
+    t.write(
+        "ws/bat/build/application.rs",
+        "use serde::Deserialize;\npub fn run() {}\n",
+    );
+    t.write("ws/bat/build/util/mod.rs", "mod more;\n");
+    t.write(
+        "ws/bat/build/util/more.rs",
+        "static X: once_cell::sync::Lazy<u8> = once_cell::sync::Lazy::new(|| 1);\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "bat's shape");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["bat unused clap"], "{v}");
+    assert_eq!(unsure(&v), Vec::<String>::new(), "{v}");
+}
+
+/// difftastic's vendored tree-sitter grammars (round 41): each Node binding's `binding.gyp`
+/// finds its headers through the packages it runs Node to `require`, so `nan` and
+/// `node-addon-api` are used though no JS file imports them.
+#[test]
+fn packages_a_binding_gyp_requires_are_used() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "grammar", "grammar");
+    t.write(
+        "ws/grammar/package.json",
+        r#"{"name": "tree-sitter-x", "main": "bindings/node", "dependencies": {"nan": "2", "node-addon-api": "8", "left-pad": "1"}}"#,
+    );
+    t.write(
+        "ws/grammar/binding.gyp",
+        "{\n  'targets': [{\n    'include_dirs': [\"<!(node -e \\\"require('nan')\\\")\", \"<!@(node -p \\\"require('node-addon-api').include\\\")\"],\n    'sources': ['bindings/node/binding.cc']\n  }]\n}\n",
+    );
+    t.write(
+        "ws/grammar/bindings/node/binding.cc",
+        "#include \"nan.h\"\n#include <napi.h>\n",
+    );
+    t.write(
+        "ws/grammar/bindings/node/index.js",
+        "module.exports = require('../../build/Release/x.node');\n",
+    );
+    t.empty_repo("ws");
+    t.commit("ws", "a grammar's node binding");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["grammar unused left-pad"], "{v}");
+    assert_eq!(unsure(&v), Vec::<String>::new(), "{v}");
+}

@@ -805,10 +805,39 @@ impl MkDocs {
     }
 }
 
+/// The packages a text names in `require('x')` calls, wherever they stand (inside a
+/// node-gyp command string: `"<!(node -e \"require('node-addon-api').include\")"`).
+pub(crate) fn required_in_text(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (at, _) in text.match_indices("require(") {
+        let rest = text[at + "require(".len()..].trim_start_matches(['\\', ' ']);
+        let Some(quote) = rest.chars().next().filter(|c| matches!(c, '\'' | '"')) else {
+            continue;
+        };
+        let Some((spec, _)) = rest[1..].split_once(quote) else {
+            continue;
+        };
+        if let Some(name) = super::super::names::js_package(spec.trim_end_matches('\\'))
+            && !out.iter().any(|o| o == name)
+        {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::drift::tools::is_command_file;
+
+    #[test]
+    fn packages_a_node_gyp_command_requires() {
+        // tree-sitter's bindings: one `require` in single quotes, one escaped double.
+        let gyp = "{'targets': [{'include_dirs': [\"<!(node -e \\\"require('nan')\\\")\", \"<!@(node -p \\\"require(\\\\\\\"node-addon-api\\\\\\\").include\\\")\"]}]}";
+        assert_eq!(required_in_text(gyp), ["nan", "node-addon-api"]);
+        assert!(required_in_text("no calls here").is_empty());
+    }
 
     #[test]
     fn a_prisma_generator_writes_a_client() {

@@ -200,6 +200,13 @@ fn root_files(
                 .extend(configs::graphql_codegen_packages(&words));
             e.config_strings.extend(words);
         }
+        // node-gyp's `binding.gyp` finds a native addon's headers through the packages it
+        // runs Node to `require` (`<!(node -e "require('nan')")`, tree-sitter's bindings).
+        if f == "binding.gyp"
+            && let Some(text) = blob_text(snap, tree, f)?
+        {
+            e.config_strings.extend(configs::required_in_text(&text));
+        }
         let (config, command) = (is_js_config(f), is_command_file(f));
         let oxlint = f.starts_with(".oxlintrc");
         if !config && !command && !oxlint {
