@@ -6521,3 +6521,24 @@ fn packages_a_binding_gyp_requires_are_used() {
     assert_eq!(findings(&v), ["grammar unused left-pad"], "{v}");
     assert_eq!(unsure(&v), Vec::<String>::new(), "{v}");
 }
+
+/// tox's dev group (round 41): `flaky` registers a pytest plugin under its own name, and
+/// `pre-commit-uv` patches the pre-commit its config runs; neither is imported.
+#[test]
+fn flaky_and_a_pre_commit_plugin_beside_the_tools_they_plug_into_are_used() {
+    let t = TestMesh::new();
+    t.write("mesh.toml", MESH);
+    module(&t, "app", "app");
+    t.write(
+        "ws/app/pyproject.toml",
+        "[project]\nname = \"app\"\ndependencies = []\n\n[dependency-groups]\ndev = [\"pytest\", \"flaky\", \"pre-commit\", \"pre-commit-uv\", \"left-dev\"]\n",
+    );
+    t.write("ws/app/app/__init__.py", "import os\n");
+    t.write("ws/app/tests/test_a.py", "import pytest\n");
+    t.write("ws/app/.pre-commit-config.yaml", "repos: []\n");
+    t.empty_repo("ws");
+    t.commit("ws", "tox's dev group");
+    let v = t.json(&["drift"]);
+    assert_eq!(findings(&v), ["app unused left-dev"], "{v}");
+    assert_eq!(unsure(&v), Vec::<String>::new(), "{v}");
+}

@@ -39,6 +39,14 @@ impl ToolEvidence {
         if norm.starts_with("tox-") && beside("tox") {
             return Some("a tox plugin beside tox: tox loads it".into());
         }
+        // pre-commit's plugins patch it as it starts (`pre-commit-uv`, through a `.pth`
+        // file): beside a pre-commit that runs (its config at the root).
+        if norm.starts_with("pre-commit-")
+            && beside("pre-commit")
+            && (self.python_configs.iter()).any(|(tool, _)| tool == "pre-commit")
+        {
+            return Some("a pre-commit plugin beside pre-commit: pre-commit loads it".into());
+        }
         // flake8 registers every installed plugin's checks through its `flake8.extension`
         // entry point (quivr's `flake8-black`): where flake8 itself runs — a config of its
         // own, `[tool.flake8]`, a command.
@@ -294,6 +302,8 @@ const FSSPEC_HOSTS: &[&str] = &["fsspec", "pandas", "dask", "xarray"];
 /// `pytest-` name: their fixtures (`snapshot`, `time_machine`) and options
 /// (`--snapshot-update`, `--typeguard-packages`) come with no import.
 const UNPREFIXED_PYTEST_PLUGINS: &[&str] = &[
+    // Its `@flaky` marker and `--force-flaky` option (tox's suite).
+    "flaky",
     "inline-snapshot",
     "nbval",
     "syrupy",
