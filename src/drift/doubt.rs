@@ -462,7 +462,7 @@ pub(super) fn bundled_siblings(found: &mut [Finding], how: &str, mesh: &dyn Fn(&
 /// ([`app_in_one_section`]).
 pub(super) fn private_package(
     package_json: &serde_json::Value,
-    in_place: bool,
+    (in_place, default_entry): (bool, bool),
     found: &mut [Finding],
 ) {
     let (shipped_dev, dev_only) = if package_json.get("private")
@@ -477,7 +477,7 @@ pub(super) fn private_package(
             "the package runs in place: no script builds it and no entry it names is in the repository, so it runs from its sources where it is, dev dependencies installed",
             "the package runs in place: no script builds it and no entry it names is in the repository, so it is never installed apart from its dev dependencies",
         )
-    } else if app_in_one_section(package_json) {
+    } else if app_in_one_section(package_json, default_entry) {
         (
             "",
             "the package declares no devDependencies and publishes no entry (`main`, `exports`, `bin`, `files`): an app keeping all it needs in one section, where which section holds a dependency changes no install",
@@ -497,15 +497,26 @@ pub(super) fn private_package(
 }
 
 /// Whether a package.json is an app's that keeps every dependency in one section: no
-/// `devDependencies`, and no entry a registry's users would load (`main`, `module`,
-/// `exports`, `bin`, `types`, `typings`, `files`) — jj's Astro site, whose config loads the
-/// remark plugins it declares beside astro.
-fn app_in_one_section(package_json: &serde_json::Value) -> bool {
-    const ENTRIES: &[&str] = &[
-        "main", "module", "exports", "bin", "types", "typings", "files",
+/// `devDependencies`, and nothing a published library has — no entry a registry's users
+/// would load (`main`, `module`, `exports`, `bin`, `types`, `typings`, `files`, nor Node's
+/// default `index.js`: `default_entry`), no `license`, `repository` or `publishConfig` —
+/// jj's Astro site, whose config loads the remark plugins it declares beside astro.
+fn app_in_one_section(package_json: &serde_json::Value, default_entry: bool) -> bool {
+    const LIBRARY_KEYS: &[&str] = &[
+        "main",
+        "module",
+        "exports",
+        "bin",
+        "types",
+        "typings",
+        "files",
+        "license",
+        "repository",
+        "publishConfig",
     ];
     package_json.get("devDependencies").is_none()
-        && !ENTRIES.iter().any(|k| package_json.get(*k).is_some())
+        && !default_entry
+        && !LIBRARY_KEYS.iter().any(|k| package_json.get(*k).is_some())
 }
 
 /// Whether the import (or the distribution it would be) `name` may be the distribution

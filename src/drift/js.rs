@@ -800,11 +800,13 @@ pub(super) fn karma_plugins(declared: &[String], found: &mut [super::Finding]) {
 }
 
 /// Drops each undeclared JS finding whose package a `node_modules` directory committed to
-/// the repository holds, above the file that shows it (nitro's test fixture app imports
-/// `@fixture/nitro-lib`, kept in `test/fixture/node_modules/`): Node resolves the import
-/// there, from the repository itself, with nothing to install.
+/// the repository holds above every file of the module that imports it (nitro's test
+/// fixture app imports `@fixture/nitro-lib`, kept in `test/fixture/node_modules/`): Node
+/// resolves the import there, from the repository itself, with nothing to install. One
+/// importing file with none above it still needs the declaration.
 pub(super) fn committed_packages(
     snap: &RepoSnapshot,
+    files: &[mesh_imports::ScannedFile],
     probe: Option<&super::explain::Probe>,
     found: &mut Vec<super::Finding>,
 ) -> Result<(), SourceError> {
@@ -815,25 +817,57 @@ pub(super) fn committed_packages(
         return Ok(());
     }
     let root = snap.root_tree()?;
-    let mut kept = Vec::with_capacity(found.len());
-    for f in found.drain(..) {
-        let file = (f.evidence.as_deref())
-            .filter(|_| undeclared(&f))
-            .map(|e| e.rsplit_once(':').map_or(e, |(file, _)| file));
-        let dir = file.map(|p| p.rsplit_once('/').map_or("", |(d, _)| d));
-        let mut holder = None;
-        for at in dir.into_iter().flat_map(mesh_imports::ancestors) {
-            let manifest = source::join(at, &format!("node_modules/{}/package.json", f.dependency));
+    // The committed package.json of `package` nearest above `dir`, by (dir, package).
+    let mut memo: HashMap<(String, String), Option<String>> = HashMap::new();
+    let mut holder = |dir: &str, package: &str| -> Result<Option<String>, SourceError> {
+        let key = (dir.to_string(), package.to_string());
+        if let Some(found) = memo.get(&key) {
+            return Ok(found.clone());
+        }
+        let mut at_hand = None;
+        for at in mesh_imports::ancestors(dir) {
+            let manifest = source::join(at, &format!("node_modules/{package}/package.json"));
             if blob_text(snap, &root, &manifest)?.is_some() {
-                holder = Some(manifest);
+                at_hand = Some(manifest);
                 break;
             }
         }
-        match holder {
+        memo.insert(key, at_hand.clone());
+        Ok(at_hand)
+    };
+    let mut kept = Vec::with_capacity(found.len());
+    for f in found.drain(..) {
+        if !undeclared(&f) {
+            kept.push(f);
+            continue;
+        }
+        let dep = f.dependency.as_str();
+        let importing = (files.iter())
+            .filter(|file| file.language == mesh_imports::Language::Js)
+            .filter(|file| {
+                (file.imports.iter()).any(|i| {
+                    i.name == dep || i.name.strip_prefix(dep).is_some_and(|r| r.starts_with('/'))
+                })
+            });
+        let mut first = None;
+        let mut every = true;
+        for file in importing {
+            let dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
+            match holder(dir, dep)? {
+                Some(at) => {
+                    first.get_or_insert(at);
+                }
+                None => {
+                    every = false;
+                    break;
+                }
+            }
+        }
+        match first.filter(|_| every) {
             Some(at) => {
-                if let Some(p) = probe.filter(|p| p.names(&f.dependency)) {
+                if let Some(p) = probe.filter(|p| p.names(dep)) {
                     p.say(format!(
-                        "{at} is committed to the repository: Node resolves the import there, with nothing to install"
+                        "{at} is committed to the repository, above every file importing it: Node resolves the import there, with nothing to install"
                     ));
                 }
             }

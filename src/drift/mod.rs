@@ -354,7 +354,8 @@ fn run(
             &js_root,
         );
         js::serving_members(loaded, &manifests, i, probe, &mut found);
-        js::committed_packages(snapshot.repo_of(m), probe, &mut found)?;
+        let files = &loaded.records[i].files;
+        js::committed_packages(snapshot.repo_of(m), files, probe, &mut found)?;
         docs_build::built_elsewhere(snapshot.repo_of(m), m, &manifests[i], &mut found)?;
         let job = mentions::mention_job(snapshot.repo_of(m), m, &found)?;
         per_module.push((i, job, found));
@@ -460,7 +461,8 @@ fn module_drift(
                 .map(|f| source::relative(&f.path, &m.dir))
                 .collect();
             let in_place = !man.tools.bundles() && js::runs_in_place(v, &files);
-            doubt::private_package(v, in_place, &mut js);
+            let default_entry = files.contains(&"index.js");
+            doubt::private_package(v, (in_place, default_entry), &mut js);
         }
         let bundled = man.tools.bundles().then_some(man.js_paths.as_slice());
         doubt::sibling_sources(world, i, bundled, &mut js);
@@ -512,7 +514,7 @@ fn module_drift(
             .collect();
         python_extras::used_by_feature(&mut py, &imported, &scoped, world.probe);
         python::without_unused_plugin_bundles(world, man, &mut py);
-        python::own_plugins(man, &mut py);
+        python::own_plugins(world, man, &mut py);
         let known = |dist: &str| {
             let norm = names::pep503(dist);
             names::python_known(&norm)

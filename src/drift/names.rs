@@ -268,8 +268,11 @@ pub(crate) fn python_keys(dist: &str) -> Vec<String> {
     if let Some(names) = python_table(&norm) {
         return names.iter().map(|n| n.to_lowercase()).collect();
     }
-    let backported = super::stdlib::python_backported(&norm);
+    // A backport or a platform's fill is imported by the standard module's name, and by its
+    // own (`from pyreadline3 import Readline`, `import tzdata`).
+    let mut backported = super::stdlib::python_backported(&norm);
     if !backported.is_empty() {
+        backported.extend(python_rule_keys(dist));
         return backported;
     }
     if let Some(described) = stub_of(&norm) {
@@ -279,11 +282,13 @@ pub(crate) fn python_keys(dist: &str) -> Vec<String> {
         keys.push(norm.replace('-', "_"));
         return keys;
     }
-    // A fork named as its original with a word before it (`ft-scikit-optimize`, freqtrade's
-    // scikit-optimize, imported as `skopt`), where a table says the original's import is not
-    // its name: a plugin is named the other way round (`django-redis`), and an original the
-    // rules name (`redis`) is left to them.
-    if let Some((_, original)) = norm.split_once('-')
+    // A fork named as its original with initials before it (`ft-scikit-optimize`,
+    // freqtrade's scikit-optimize, imported as `skopt`), where a table says the original's
+    // import is not its name. Only two letters: a longer word before a name is a plugin's or
+    // a tool's host (`mypy-protobuf`, `pydata-google-auth`, `django-libsass`), and an
+    // original the rules name (`redis`) is left to them.
+    if let Some((fork, original)) = norm.split_once('-')
+        && fork.len() <= 2
         && let Some(names) = python_table(original)
     {
         let mut keys: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
@@ -791,10 +796,22 @@ mod tests {
             ("cupy-cuda102", "cupy"),
             // freqtrade's fork of scikit-optimize (round 40).
             ("ft-scikit-optimize", "skopt"),
+            // A platform's fill is imported by its own name too.
+            ("pyreadline3", "readline"),
+            ("pyreadline3", "pyreadline3"),
+            ("tzdata", "tzdata"),
             ("cupy-cuda11x", "cupy"),
             ("cupy-wheel", "cupy"),
         ] {
             assert!(python_keys(dist).contains(&import.to_string()), "{dist}");
+        }
+        // A longer word before a name is a host's plugin or tool, not a fork.
+        for (dist, not) in [
+            ("mypy-protobuf", "google.protobuf"),
+            ("pydata-google-auth", "google.auth"),
+            ("django-libsass", "sass"),
+        ] {
+            assert!(!python_keys(dist).contains(&not.to_string()), "{dist}");
         }
         assert!(python_keys("foo-python-bar").contains(&"foo_bar".to_string()));
         // The parts joined with nothing, a last `python` as `py`.

@@ -461,7 +461,7 @@ pub(super) fn without_unused_plugin_bundles(world: &World, man: &Manifests, py: 
 /// Marks each unused distribution named after the module's own (`OctoPrint-FileCheck` in
 /// OctoPrint's `[project] dependencies`): a plugin of it, bundled — the project loads its
 /// plugins through entry points, by their names, never by an import.
-pub(super) fn own_plugins(man: &Manifests, py: &mut [Finding]) {
+pub(super) fn own_plugins(world: &World, man: &Manifests, py: &mut [Finding]) {
     let Some(own) = (man.pyproject_table.as_ref())
         .and_then(|t| t.get("project")?.get("name")?.as_str())
         .map(names::pep503)
@@ -473,6 +473,11 @@ pub(super) fn own_plugins(man: &Manifests, py: &mut [Finding]) {
         .filter(|f| f.kind == DriftKind::Unused && f.doubt.is_none())
     {
         let dist = names::pep503(&f.dependency);
+        // A distribution of the mesh is a library of the project's own (langchain's
+        // `langchain-core`), no plugin it loads.
+        if world.mesh_package(Language::Python, &f.dependency) {
+            continue;
+        }
         if dist
             .strip_prefix(own.as_str())
             .is_some_and(|r| r.len() > 1 && r.starts_with('-'))

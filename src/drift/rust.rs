@@ -125,7 +125,8 @@ pub(super) fn drift(
     let own_name = (rec.manifests.provides.iter())
         .find(|(l, _)| *l == Language::Rust)
         .map(|(_, n)| n.as_str());
-    let through_macros = macro_uses(world, &rec.files, own_name, &declared);
+    let renames = rec.manifests.rust_renames.as_slice();
+    let through_macros = macro_uses(world, &rec.files, (own_name, renames), &declared);
     rust_uses.extend(through_macros.iter());
     let tools = ToolEvidence::default();
     let around = Around::without_tools(world, &tools);
@@ -712,13 +713,26 @@ const MAX_EXPANSIONS: usize = 64;
 fn macro_uses<'a>(
     world: &World<'a>,
     files: &'a [ScannedFile],
-    own: Option<&str>,
+    (own, renames): (Option<&str>, &'a [(String, String)]),
     declared: &dyn Fn(&str) -> bool,
 ) -> Vec<Use<'a>> {
     let mut out = Vec::new();
     if world.rust_macros.is_empty() {
         return out;
     }
+    // The workspace crate a name in the code stands for: through a Cargo.toml rename
+    // (`m = { package = "macros" }`), else itself.
+    let crate_of = |name: &'a str| -> &'a str {
+        (renames.iter())
+            .find(|(local, _)| local == name)
+            .map_or(name, |(_, real)| real.as_str())
+    };
+    // A crate-wide `#[macro_use] extern crate x;` brings x's macros into every file.
+    let extern_crates: Vec<&str> = (files.iter())
+        .flat_map(|f| f.imports.iter())
+        .filter(|i| i.text.starts_with("extern crate"))
+        .map(|i| crate_of(&i.name))
+        .collect();
     for f in files.iter().filter(|f| f.language == Language::Rust) {
         let Some(m) = f.rust_macros.as_deref() else {
             continue;
@@ -726,10 +740,24 @@ fn macro_uses<'a>(
         for call in &m.calls {
             let owners: Vec<&str> = match call.path.as_deref() {
                 Some("crate" | "self" | "super" | "$crate") => continue,
-                Some(p) => vec![p],
-                None => (world.rust_macros.keys())
-                    .filter(|k| declared(k))
-                    .copied()
+                Some(p) => vec![crate_of(p)],
+                // A bare call is of the crate whose `use` in the file names it (`use
+                // macros::act;`, `use macros::*;`), or of one brought crate-wide: not
+                // another crate's same name (`use log::error;` beside a workspace
+                // `error!`).
+                None => (f.imports.iter())
+                    .filter(|i| {
+                        let t = i.text.trim_start();
+                        let a_use =
+                            t.starts_with("use ") || (t.starts_with("pub") && t.contains(" use "));
+                        let named = |w: &str| w == call.name || w == "*";
+                        a_use
+                            && (t.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '*')))
+                                .any(named)
+                    })
+                    .map(|i| crate_of(&i.name))
+                    .chain(extern_crates.iter().copied())
+                    .filter(|k| world.rust_macros.contains_key(k))
                     .collect(),
             };
             let kind = f.kind.min(call.kind);

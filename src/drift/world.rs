@@ -228,8 +228,9 @@ impl Manifests {
             .is_some_and(|s| s.computed_extras && !s.requirements.is_empty());
         // setuptools merges `setup.cfg`: where its `install_requires` declares them and
         // setup.py's code names no requirements keyword, a file that code names is for
-        // something else (spaCy's copies `requirements.txt` into a test package; ckan's
-        // reads it into `extras_require` beside setup.cfg's one requirement).
+        // something else (spaCy's copies `requirements.txt` into a test package), while one
+        // it reads into a keyword declares (ckan's `extras_require`, beside setup.cfg's one
+        // requirement).
         let setup_cfg_declares = (setup_cfg.as_deref())
             .is_some_and(|t| !mesh_imports::setup_cfg::read(t).requirements.is_empty());
         let names_requirements = |code: &str| {

@@ -6067,12 +6067,33 @@ fn what_another_crate_s_exported_macro_names_is_used_where_it_expands() {
         "macros = { path = \"../macros\" }\npaste = \"1\"\n",
         "pub fn f() { let _ = macros::act; }\n",
     );
+    // A bare `error!` brought by `use log::error;` is log's, not the workspace's same name
+    // (the review's case): `tracing` stays a leftover. And a renamed dependency's macro
+    // (`m = { package = "macros" }`, `m::data!`) expands too.
+    krate(
+        "util",
+        "",
+        "#[macro_export]\nmacro_rules! error { ($e:expr) => { ::tracing::error!($e) }; }\n",
+    );
+    krate(
+        "app",
+        "util = { path = \"../util\" }\nlog = \"0.4\"\ntracing = \"0.1\"\nm = { package = \"macros\", path = \"../macros\" }\ninventory = \"0.3\"\n",
+        "use log::error;\npub fn f() { error!(\"x\"); let _ = util::X; m::data!(); }\n",
+    );
     t.empty_repo("ws");
     t.commit("ws", "macros expanding elsewhere");
     let v = t.json(&["drift"]);
     let mut found = findings(&v);
     found.sort();
-    assert_eq!(found, ["fm unused tokio", "plain unused paste"], "{v}");
+    assert_eq!(
+        found,
+        [
+            "app unused tracing",
+            "fm unused tokio",
+            "plain unused paste"
+        ],
+        "{v}"
+    );
     assert_eq!(unsure(&v), Vec::<String>::new(), "{v}");
     let e = explained(&t, "fm", "serde_json");
     assert!(
@@ -6170,7 +6191,7 @@ fn a_root_script_s_bundler_config_running_babel_s_runtime_transform_uses_the_run
     );
     t.write(
         "ws/jest.config.js",
-        "module.exports = { testMatch: ['<rootDir>/packages/editor/test/**/*.ts'], preset: 'ts-jest' };\n",
+        "module.exports = {\n  testMatch: ['<rootDir>/packages/editor/test/**/*.ts'],\n  testPathIgnorePatterns: ['<rootDir>/packages/own/'],\n  preset: 'ts-jest',\n};\n",
     );
     for (dir, scripts) in [("editor", ""), ("own", r#""scripts": {"build": "tsc"}, "#)] {
         module(&t, &format!("packages/{dir}"), dir);
@@ -6438,6 +6459,19 @@ fn committed_node_modules_and_vitest_s_default_coverage_provider() {
         "ws/nitro/test/fixture/node_modules/@fixture/nitro-lib/index.mjs",
         "export default 1;\n",
     );
+    // The review's case: shipped code imports what only a fixture's committed
+    // `node_modules` holds: Node cannot resolve it from `src/`, so it is still owed.
+    module(&t, "tiny", "tiny");
+    t.write(
+        "ws/tiny/package.json",
+        r#"{"name": "tiny", "main": "src/index.js"}"#,
+    );
+    t.write("ws/tiny/src/index.js", "require('left-pad');\n");
+    t.write("ws/tiny/fixtures/app/index.js", "require('left-pad');\n");
+    t.write(
+        "ws/tiny/fixtures/app/node_modules/left-pad/package.json",
+        r#"{"name": "left-pad"}"#,
+    );
     t.empty_repo("ws");
     t.commit("ws", "nitro's shapes");
     let v = t.json(&["drift"]);
@@ -6445,12 +6479,16 @@ fn committed_node_modules_and_vitest_s_default_coverage_provider() {
     found.sort();
     assert_eq!(
         found,
-        ["nitropack undeclared left-q", "nitropack unused left-pad"],
+        [
+            "nitropack undeclared left-q",
+            "nitropack unused left-pad",
+            "tiny undeclared left-pad"
+        ],
         "{v}"
     );
     let e = explained(&t, "nitropack", "@fixture/nitro-lib");
     assert!(
-        e.contains("nitro/test/fixture/node_modules/@fixture/nitro-lib/package.json is committed"),
+        e.contains("nitro/test/fixture/node_modules/@fixture/nitro-lib/package.json is committed to the repository, above every file"),
         "{e}"
     );
 }

@@ -98,6 +98,36 @@ impl AboveConfig {
             .map(|(_, name)| name.as_str())
     }
 
+    /// Whether a test runner's config selects `member`'s tests: a mention of its directory
+    /// whose key is one that chooses test files or projects (`testMatch`, `roots`,
+    /// `projects`, `include`, …) — not one that leaves it out or maps it
+    /// (`testPathIgnorePatterns`, `moduleNameMapper`, `coverage…`).
+    fn selects_tests_of(&self, member: &str) -> bool {
+        const SELECTING: &[&str] = &[
+            "testMatch",
+            "testRegex",
+            "roots",
+            "projects",
+            "include",
+            "dir",
+            "root",
+        ];
+        self.mentions(member).any(|at| {
+            let before = &self.code[..at];
+            // The nearest `key:` before the mention (a URL's `://` is none).
+            let key = (before.match_indices(':').rev())
+                .filter(|(i, _)| !before[i + 1..].starts_with("//"))
+                .find_map(|(i, _)| {
+                    let head = before[..i].trim_end().trim_end_matches(['"', '\'']);
+                    let word: String = (head.chars().rev())
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    (!word.is_empty()).then(|| word.chars().rev().collect::<String>())
+                });
+            key.is_some_and(|k| SELECTING.contains(&k.as_str()))
+        })
+    }
+
     /// Where the config's code names `member` (a directory below its own) as a path of its
     /// own: quoted or after a `/`, and ending there or at a `/` (`packages/slate` is not
     /// named by `packages/slate-react`).
@@ -169,7 +199,7 @@ pub(in crate::drift) fn configs_above(
                         }
                         // A config naming the member's directory runs its tests (slate's
                         // root `testMatch: ['<rootDir>/packages/slate-react/test/**']`).
-                        if !own && c.mentions(member).next().is_some() {
+                        if !own && c.selects_tests_of(member) {
                             let runner = match c.family {
                                 Family::Jest => "jest",
                                 _ => "vitest",

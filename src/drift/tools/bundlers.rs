@@ -114,15 +114,17 @@ pub(crate) fn is_bundler_config(file: &str) -> bool {
     BUNDLER_CONFIGS.iter().any(|p| file.starts_with(p))
 }
 
-/// The config file a package.json script hands a bundler (`rollup --config
+/// The config file a package.json build script hands a bundler (`rollup --config
 /// ./config/rollup/rollup.config.js`, `-c path`, `--config=path`), relative to the package,
 /// as written less a leading `./`: slate's root builds every package with a config kept
 /// in a directory of its own.
 pub(crate) fn script_config(package_json: &serde_json::Value) -> Option<String> {
     let scripts = package_json.get("scripts")?.as_object()?;
-    scripts
-        .values()
-        .filter_map(|v| v.as_str())
+    // A build script's only: a docs site's or a playground's (`docs:build`, `vite --config
+    // playground/…`) builds none of the packages.
+    (scripts.iter())
+        .filter(|(name, _)| crate::drift::js::is_build_script(name))
+        .filter_map(|(_, v)| v.as_str())
         .find_map(|line| {
             let words: Vec<&str> = command_words(line).collect();
             let at = (words.iter())
