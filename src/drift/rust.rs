@@ -746,6 +746,8 @@ fn macro_uses<'a>(
                 // another crate's same name (`use log::error;` beside a workspace
                 // `error!`).
                 None => (f.imports.iter())
+                    // The crate first: most imports are of no crate exporting macros.
+                    .filter(|i| world.rust_macros.contains_key(crate_of(&i.name)))
                     .filter(|i| {
                         let t = i.text.trim_start();
                         let a_use =
