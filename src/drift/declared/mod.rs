@@ -362,7 +362,8 @@ pub(crate) fn implied(language: Language, name: &str, file: &'static str) -> Dec
 mod tests {
     use super::*;
 
-    fn names(d: &[Declared]) -> Vec<(String, Scope, u32)> {
+    /// Each declaration as (name, scope, line), for compact assertions (Python's tests too).
+    pub(super) fn names(d: &[Declared]) -> Vec<(String, Scope, u32)> {
         d.iter()
             .map(|d| (d.name.clone(), d.scope, d.line))
             .collect()

@@ -679,13 +679,8 @@ fn python_line_index(text: &str) -> HashMap<String, Vec<u32>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::names;
     use super::*;
-
-    fn names(d: &[Declared]) -> Vec<(String, Scope, u32)> {
-        d.iter()
-            .map(|d| (d.name.clone(), d.scope, d.line))
-            .collect()
-    }
 
     #[test]
     fn exact_pins_are_one_version_without_a_wildcard_or_a_second_clause() {
