@@ -465,21 +465,26 @@ pub(super) fn private_package(
     (in_place, default_entry): (bool, bool),
     found: &mut [Finding],
 ) {
+    // (An app with no dev section has no shipped-dev finding to doubt.)
     let (shipped_dev, dev_only) = if package_json.get("private")
         == Some(&serde_json::Value::Bool(true))
     {
         (
-            "the package is private: it runs where it was built, dev dependencies installed, unless a deploy leaves them out (`npm ci --omit=dev`)",
+            Some(
+                "the package is private: it runs where it was built, dev dependencies installed, unless a deploy leaves them out (`npm ci --omit=dev`)",
+            ),
             "the package is private: it is installed where it runs with its dev dependencies, so the section changes no install unless a deploy leaves them out",
         )
     } else if in_place {
         (
-            "the package runs in place: no script builds it and no entry it names is in the repository, so it runs from its sources where it is, dev dependencies installed",
+            Some(
+                "the package runs in place: no script builds it and no entry it names is in the repository, so it runs from its sources where it is, dev dependencies installed",
+            ),
             "the package runs in place: no script builds it and no entry it names is in the repository, so it is never installed apart from its dev dependencies",
         )
     } else if app_in_one_section(package_json, default_entry) {
         (
-            "",
+            None,
             "the package declares no devDependencies and publishes no entry (`main`, `exports`, `bin`, `files`): an app keeping all it needs in one section, where which section holds a dependency changes no install",
         )
     } else {
@@ -487,8 +492,7 @@ pub(super) fn private_package(
     };
     for f in found.iter_mut().filter(|f| f.doubt.is_none()) {
         f.doubt = match f.kind {
-            // (An app with no dev section has no shipped-dev finding.)
-            DriftKind::ShippedDev => Some(shipped_dev).filter(|s| !s.is_empty()),
+            DriftKind::ShippedDev => shipped_dev,
             DriftKind::DevOnly => Some(dev_only),
             _ => None,
         }

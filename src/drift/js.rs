@@ -845,9 +845,7 @@ pub(super) fn committed_packages(
         let importing = (files.iter())
             .filter(|file| file.language == mesh_imports::Language::Js)
             .filter(|file| {
-                (file.imports.iter()).any(|i| {
-                    i.name == dep || i.name.strip_prefix(dep).is_some_and(|r| r.starts_with('/'))
-                })
+                (file.imports.iter()).any(|i| super::names::js_package(&i.name) == Some(dep))
             });
         let mut first = None;
         let mut every = true;

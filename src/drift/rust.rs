@@ -933,21 +933,6 @@ pub(crate) fn build_includes(script: &str, text: &str) -> Vec<String> {
 /// The most files a build script's modules are followed to.
 pub(crate) const MAX_BUILD_FILES: usize = 64;
 
-/// Where `mod name;` in `file` puts the module's file, as rustc looks: beside a crate root
-/// (`root`: the build script) or a `mod.rs`, else in the directory named after the file
-/// (`build/a.rs`'s `mod b;` is `build/a/b.rs`); `name.rs`, then `name/mod.rs`.
-pub(crate) fn mod_file_candidates(file: &str, root: bool, name: &str) -> [String; 2] {
-    let (dir, base) = file.rsplit_once('/').unwrap_or(("", file));
-    let owner = match root || base == "mod.rs" {
-        true => dir.to_string(),
-        false => source::join(dir, base.trim_end_matches(".rs")),
-    };
-    [
-        source::join(&owner, &format!("{name}.rs")),
-        source::join(&owner, &format!("{name}/mod.rs")),
-    ]
-}
-
 /// `a/./b/../c` as `a/c`.
 fn normalize(path: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();

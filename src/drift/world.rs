@@ -158,21 +158,25 @@ impl Manifests {
             Some(script) => {
                 let (mut includes, mut modules) = (Vec::new(), Vec::new());
                 // The script's `#[path]` files, and the modules its `mod x;` declare, down
-                // their own (bat's `build/main.rs` declares `mod application;`).
-                let mut todo = vec![script.clone()];
-                while let Some(file) = todo.pop() {
-                    let Some(text) = read(&file)? else { continue };
+                // their own (bat's `build/main.rs` declares `mod application;`); each file
+                // read once.
+                let mut todo = match read(&script)? {
+                    Some(text) => vec![(script.clone(), text)],
+                    None => Vec::new(),
+                };
+                while let Some((file, text)) = todo.pop() {
                     includes.extend(rust::build_includes(&file, &text));
                     for name in mesh_imports::rust::scan_file(&text).mods {
-                        let found = rust::mod_file_candidates(&file, file == script, &name);
-                        for candidate in found {
+                        let candidates =
+                            mesh_imports::place::rust_mod_candidates(&file, file == script, &name);
+                        for candidate in candidates {
                             let known = candidate == script || modules.contains(&candidate);
                             if known || modules.len() >= rust::MAX_BUILD_FILES {
                                 break;
                             }
-                            if read(&candidate)?.is_some() {
+                            if let Some(text) = read(&candidate)? {
                                 modules.push(candidate.clone());
-                                todo.push(candidate);
+                                todo.push((candidate, text));
                                 break;
                             }
                         }

@@ -316,8 +316,15 @@ pub fn rust_mod_files(rel: &str, mods: &[String]) -> Vec<String> {
 /// How the modules a Rust file at `rel` declares are found: joined to the file's own
 /// directory for a crate root or a `mod.rs`, else to the directory named after the file.
 fn module_join(rel: &str) -> impl Fn(&str) -> String {
+    module_join_as(rel, false)
+}
+
+/// [`module_join`], for a file known to be a crate root whatever its name (`crate_root`: a
+/// build script `build = "…"` names).
+fn module_join_as(rel: &str, crate_root: bool) -> impl Fn(&str) -> String {
     let (dir, file) = rel.rsplit_once('/').map_or(("", rel), |(d, f)| (d, f));
-    let root = matches!(file, "lib.rs" | "main.rs" | "mod.rs" | "build.rs")
+    let root = crate_root
+        || matches!(file, "lib.rs" | "main.rs" | "mod.rs" | "build.rs")
         || matches!(dir, "tests" | "benches" | "examples" | "src/bin");
     let base = match root {
         true => dir.to_string(),
@@ -329,6 +336,14 @@ fn module_join(rel: &str) -> impl Fn(&str) -> String {
         true => x.to_string(),
         false => format!("{base}/{x}"),
     }
+}
+
+/// The files `mod name;` in a Rust file at `rel` may stand in, in the order rustc tries them
+/// (`name.rs`, then `name/mod.rs`), where [`module_join`] puts them; `crate_root` for a file
+/// that is one whatever its name (a build script).
+pub fn rust_mod_candidates(rel: &str, crate_root: bool, name: &str) -> [String; 2] {
+    let join = module_join_as(rel, crate_root);
+    [join(&format!("{name}.rs")), join(&format!("{name}/mod.rs"))]
 }
 
 /// The module-relative prefixes of the files a Rust file at `rel` declares with
